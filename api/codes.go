@@ -1,0 +1,58 @@
+package api
+
+// Result codes of CheckTx and of each tx in FinalizeBlock. They are part of
+// the consensus-critical tx results: never renumber them.
+const (
+	CodeOK uint32 = 0
+
+	// Rejections of the envelope (CheckTx and FinalizeBlock).
+	CodeMalformed    uint32 = 1 // bytes are not a canonical relchain envelope
+	CodeWrongChain   uint32 = 2 // chain id differs from this network's
+	CodeBadSignature uint32 = 3 // ed25519 signature does not verify
+	CodeTooLarge     uint32 = 4 // envelope larger than the genesis max_tx_bytes
+	CodeNoStatements uint32 = 5 // envelope carries no statement
+	CodeSyntax       uint32 = 6 // a statement cannot be parsed, or is not exactly one statement
+
+	// Execution failures (FinalizeBlock only). The tx was rolled back.
+	CodeExecFailed   uint32 = 10 // a statement failed; data names the class and SQLSTATE
+	CodeBlockAborted uint32 = 11 // block_atomic: another tx of the block failed, so this one was rolled back too
+
+	// Query failures.
+	CodeQueryFailed   uint32 = 20 // the read failed; log has the backend's message
+	CodeQueryBadInput uint32 = 21 // the query request could not be decoded
+	CodeQueryTimeout  uint32 = 22 // min_height was not reached in time
+	CodeUnknownPath   uint32 = 23 // abci_query path is not served
+)
+
+// CodeName returns a short name for a code, for logs and CLI output.
+func CodeName(code uint32) string {
+	switch code {
+	case CodeOK:
+		return "ok"
+	case CodeMalformed:
+		return "malformed"
+	case CodeWrongChain:
+		return "wrong_chain"
+	case CodeBadSignature:
+		return "bad_signature"
+	case CodeTooLarge:
+		return "too_large"
+	case CodeNoStatements:
+		return "no_statements"
+	case CodeSyntax:
+		return "syntax"
+	case CodeExecFailed:
+		return "exec_failed"
+	case CodeBlockAborted:
+		return "block_aborted"
+	case CodeQueryFailed:
+		return "query_failed"
+	case CodeQueryBadInput:
+		return "query_bad_input"
+	case CodeQueryTimeout:
+		return "query_timeout"
+	case CodeUnknownPath:
+		return "unknown_path"
+	}
+	return "unknown"
+}

@@ -1,0 +1,50 @@
+package api
+
+// QueryPath is the abci_query path of the SQL read path.
+const QueryPath = "/sql"
+
+// QueryRequest is the JSON body (abci_query data) of a /sql query.
+type QueryRequest struct {
+	SQL  string `json:"sql"`
+	Args []any  `json:"args,omitempty"`
+	// MinHeight makes the node wait until it has committed this height.
+	MinHeight int64 `json:"min_height,omitempty"`
+	// WaitMillis bounds that wait (capped by the node's own limit).
+	WaitMillis int64 `json:"wait_ms,omitempty"`
+}
+
+// QueryResponse is the JSON value of a successful /sql query.
+type QueryResponse struct {
+	Height  int64    `json:"height"`
+	Columns []string `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+}
+
+// StatementResult is the outcome of one statement of a committed tx:
+// returned columns and rows (SELECT, RETURNING) and rows affected.
+type StatementResult struct {
+	Columns      []string `json:"columns,omitempty"`
+	Rows         [][]any  `json:"rows,omitempty"`
+	RowsAffected int64    `json:"rows_affected"`
+}
+
+// ExecData is the JSON document in a successful tx's result data: one
+// entry per statement, in order.
+type ExecData struct {
+	Results []StatementResult `json:"results"`
+}
+
+// FailureData is the JSON document in a failed tx's result data. Every
+// field is deterministic; the backend's message is in the result log.
+type FailureData struct {
+	Statement int    `json:"statement,omitempty"` // 1-based index of the failing statement
+	Class     string `json:"class,omitempty"`     // failure class, e.g. "constraint"
+	SQLState  string `json:"sqlstate,omitempty"`
+	Reason    string `json:"reason,omitempty"` // envelope rejections: what was wrong
+}
+
+// InfoData is the JSON in abci_info's data.
+type InfoData struct {
+	Backend     string `json:"backend"`
+	BlockAtomic bool   `json:"block_atomic"`
+}

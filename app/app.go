@@ -1,0 +1,107 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/relchain/relchain/api"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/cometbft/cometbft/libs/log"
+)
+
+// Version is reported in Info.
+const Version = "0.1.0"
+
+// AppVersion is the application protocol version (Info.AppVersion).
+const AppVersion uint64 = 1
+
+// App is the ABCI application. It only translates between CometBFT and the
+// Executor.
+type App struct {
+	abci.BaseApplication
+	ex     *Executor
+	logger log.Logger
+
+	// MaxQueryWait bounds how long a query waits for its min_height.
+	MaxQueryWait time.Duration
+}
+
+var _ abci.Application = (*App)(nil)
+
+// New returns an App over ex.
+func New(ex *Executor, logger log.Logger) *App {
+	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second}
+}
+
+// Executor returns the executor behind the app.
+func (a *App) Executor() *Executor { return a.ex }
+
+// Info reports the last committed height and AppHash from the database, so
+// that CometBFT's handshake replays exactly the blocks the database lacks.
+func (a *App) Info(_ context.Context, _ *abci.RequestInfo) (*abci.ResponseInfo, error) {
+	st := a.ex.State()
+	data, _ := json.Marshal(api.InfoData{Backend: a.ex.Backend().Dialect(), BlockAtomic: a.ex.Params().BlockAtomic})
+	return &abci.ResponseInfo{
+		Data:             string(data),
+		Version:          Version,
+		AppVersion:       AppVersion,
+		LastBlockHeight:  st.Height,
+		LastBlockAppHash: st.AppHash,
+	}, nil
+}
+
+// InitChain checks that the genesis app_state is the one the executor was
+// built with.
+func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.ResponseInitChain, error) {
+	p, err := ParseParams(req.AppStateBytes)
+	if err != nil {
+		return nil, fmt.Errorf("init chain: %w", err)
+	}
+	if p != a.ex.Params() {
+		return nil, fmt.Errorf("init chain: genesis app_state %+v differs from the parameters the node loaded %+v", p, a.ex.Params())
+	}
+	if req.ChainId != a.ex.chainID {
+		return nil, fmt.Errorf("init chain: chain id %q differs from the node's %q", req.ChainId, a.ex.chainID)
+	}
+	return &abci.ResponseInitChain{}, nil
+}
+
+// CheckTx admits a tx to the mempool after the envelope and syntax checks.
+// It never executes SQL. A recheck after a block is free: nothing the
+// checks depend on changes with the state.
+func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.ResponseCheckTx, error) {
+	if req.Type == abci.CheckTxType_Recheck {
+		return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
+	}
+	if _, rej := a.ex.Check(ctx, req.Tx); rej != nil {
+		return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
+	}
+	return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
+}
+
+// FinalizeBlock executes the decided block.
+func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock) (*abci.ResponseFinalizeBlock, error) {
+	results, appHash, err := a.ex.FinalizeBlock(ctx, req.Height, req.Txs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*abci.ExecTxResult, len(results))
+	for i, r := range results {
+		out[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log}
+		if r.Code != api.CodeOK {
+			out[i].Codespace = "relchain"
+		}
+	}
+	return &abci.ResponseFinalizeBlock{TxResults: out, AppHash: appHash}, nil
+}
+
+// Commit makes the finalized block durable.
+func (a *App) Commit(ctx context.Context, _ *abci.RequestCommit) (*abci.ResponseCommit, error) {
+	if _, err := a.ex.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return &abci.ResponseCommit{}, nil
+}

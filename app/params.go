@@ -1,0 +1,63 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Params are the network-wide execution settings. They come from the
+// genesis file's app_state so that every validator uses the same values:
+// anything that changes how a block executes belongs here, never in a
+// node's own configuration.
+type Params struct {
+	// BlockAtomic reproduces the paper's behaviour: when any bc-transaction
+	// of a block fails, the whole block's writes are rolled back. Off by
+	// default: a failing bc-transaction is rolled back alone.
+	BlockAtomic bool `json:"block_atomic"`
+	// MaxTxBytes bounds an encoded envelope.
+	MaxTxBytes int `json:"max_tx_bytes"`
+	// Backend is the SQL dialect every validator must run ("sqlite",
+	// "postgres"). Results and digests are only comparable within one.
+	Backend string `json:"backend"`
+}
+
+// DefaultParams are used for fields the genesis app_state leaves out.
+func DefaultParams() Params {
+	return Params{MaxTxBytes: 1 << 20, Backend: "sqlite"}
+}
+
+// ParseParams reads the genesis app_state. Empty input gives the defaults;
+// unknown fields are an error so that a typo cannot silently change
+// execution on some nodes only.
+func ParseParams(appState []byte) (Params, error) {
+	p := DefaultParams()
+	if len(appState) == 0 || string(appState) == "null" {
+		return p, nil
+	}
+	var raw struct {
+		BlockAtomic *bool   `json:"block_atomic"`
+		MaxTxBytes  *int    `json:"max_tx_bytes"`
+		Backend     *string `json:"backend"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(appState))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return p, fmt.Errorf("genesis app_state: %w", err)
+	}
+	if raw.BlockAtomic != nil {
+		p.BlockAtomic = *raw.BlockAtomic
+	}
+	if raw.MaxTxBytes != nil {
+		if *raw.MaxTxBytes <= 0 {
+			return p, fmt.Errorf("genesis app_state: max_tx_bytes must be positive, got %d", *raw.MaxTxBytes)
+		}
+		p.MaxTxBytes = *raw.MaxTxBytes
+	}
+	if raw.Backend != nil {
+		p.Backend = *raw.Backend
+	}
+	return p, nil
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

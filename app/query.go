@@ -1,0 +1,81 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/relchain/relchain/api"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+)
+
+// Query serves read-only SQL on committed state.
+func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.ResponseQuery, error) {
+	if req.Path != api.QueryPath {
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q", req.Path, api.QueryPath)}, nil
+	}
+	var q api.QueryRequest
+	dec := json.NewDecoder(bytesReader(req.Data))
+	dec.UseNumber()
+	if err := dec.Decode(&q); err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("query request is not valid JSON {\"sql\":..., \"args\":[...], \"min_height\":N}: %v", err)}, nil
+	}
+	if q.SQL == "" {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: "query request has no sql"}, nil
+	}
+	args, err := queryArgs(q.Args)
+	if err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}, nil
+	}
+	if q.MinHeight > 0 {
+		wait := a.MaxQueryWait
+		if q.WaitMillis > 0 && time.Duration(q.WaitMillis)*time.Millisecond < wait {
+			wait = time.Duration(q.WaitMillis) * time.Millisecond
+		}
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		err := a.ex.WaitHeight(wctx, q.MinHeight)
+		cancel()
+		if err != nil {
+			return &abci.ResponseQuery{Code: api.CodeQueryTimeout, Log: fmt.Sprintf("min_height %d not reached within %s (node at height %d); retry later or ask another node", q.MinHeight, wait, a.ex.State().Height)}, nil
+		}
+	}
+	rows, height, err := a.ex.Backend().Query(ctx, q.SQL, args)
+	if err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error(), Height: a.ex.State().Height}, nil
+	}
+	sanitizeRows(rows)
+	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Rows: rows.Rows}
+	if resp.Columns == nil {
+		resp.Columns = []string{}
+	}
+	if resp.Rows == nil {
+		resp.Rows = [][]any{}
+	}
+	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: height}, nil
+}
+
+// queryArgs converts JSON arguments: integers stay int64, other numbers
+// become float64; objects {"bytes": "<base64>"} are not supported yet.
+func queryArgs(in []any) ([]any, error) {
+	out := make([]any, len(in))
+	for i, v := range in {
+		switch x := v.(type) {
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				out[i] = n
+			} else if f, err := x.Float64(); err == nil {
+				out[i] = f
+			} else {
+				return nil, fmt.Errorf("argument %d: %q is not a number", i+1, x)
+			}
+		case nil, string, bool:
+			out[i] = x
+		default:
+			return nil, errors.New("argument " + fmt.Sprint(i+1) + ": only null, booleans, numbers and strings are accepted")
+		}
+	}
+	return out, nil
+}

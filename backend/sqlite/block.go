@@ -1,0 +1,362 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
+)
+
+type block struct{ b *Backend }
+
+// Begin implements backend.Backend.
+func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	if b.w == nil {
+		return nil, fmt.Errorf("sqlite backend is closed")
+	}
+	if b.open {
+		return nil, backend.ErrBlockOpen
+	}
+	if err := b.internalExec("BEGIN IMMEDIATE"); err != nil {
+		return nil, fmt.Errorf("begin block: %w", err)
+	}
+	b.open = true
+	return &block{b: b}, nil
+}
+
+func (b *Backend) internalExec(sql string) error {
+	b.internal = true
+	defer func() { b.internal = false }()
+	return b.w.Exec(sql)
+}
+
+func (k *block) lock() (*Backend, error) {
+	k.b.wmu.Lock()
+	if !k.b.open {
+		k.b.wmu.Unlock()
+		return nil, fmt.Errorf("block db-transaction is not open")
+	}
+	return k.b, nil
+}
+
+func (k *block) Savepoint(ctx context.Context) error {
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	return b.internalExec("SAVEPOINT " + savepoint)
+}
+
+func (k *block) Release(ctx context.Context) error {
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	return b.internalExec("RELEASE " + savepoint)
+}
+
+// RollbackTo undoes everything since Savepoint and removes the savepoint.
+func (k *block) RollbackTo(ctx context.Context) error {
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	return b.internalExec("ROLLBACK TO " + savepoint + "; RELEASE " + savepoint)
+}
+
+// Exec runs one statement. Prepared statements are cached by text; SQLite
+// re-prepares a cached statement itself when the schema changes, so the
+// cache cannot change an outcome.
+func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	b, err := k.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer b.wmu.Unlock()
+	stmt, ok := b.stmts[sql]
+	if !ok {
+		if stmt, err = prepareOne(b.w, sql); err != nil {
+			return nil, err
+		}
+		b.cache(sql, stmt)
+	}
+	rows, err := run(stmt, args)
+	rerr := stmt.Reset()
+	if cerr := stmt.ClearBindings(); rerr == nil {
+		rerr = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rerr != nil {
+		if err := classify(rerr); backend.AsError(err) == nil {
+			return nil, err
+		}
+	}
+	if err := b.afterSchemaChange(); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (b *Backend) cache(sql string, stmt *sqlite3.Stmt) {
+	if len(b.stmtOrder) >= stmtCache {
+		old := b.stmtOrder[0]
+		b.stmtOrder = b.stmtOrder[1:]
+		if s := b.stmts[old]; s != nil {
+			s.Close()
+		}
+		delete(b.stmts, old)
+	}
+	b.stmts[sql] = stmt
+	b.stmtOrder = append(b.stmtOrder, sql)
+}
+
+func (b *Backend) schemaVersion() (int64, error) {
+	st, _, err := b.w.Prepare("PRAGMA schema_version")
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	defer st.Close()
+	var v int64
+	if st.Step() {
+		v = st.ColumnInt64(0)
+	}
+	return v, st.Err()
+}
+
+// afterSchemaChange keeps the capture triggers in step with the schema:
+// when a statement changed the schema (SQLite bumps schema_version on every
+// DDL), every replicated table gets triggers for its current columns. It
+// runs inside the tx's savepoint, so it rolls back with a failed tx.
+func (b *Backend) afterSchemaChange() error {
+	b.internal = true
+	defer func() { b.internal = false }()
+	v, err := b.schemaVersion()
+	if err != nil {
+		return err
+	}
+	if v == b.schemaVer {
+		return nil
+	}
+	if err := b.reconcileTriggers(); err != nil {
+		return fmt.Errorf("install change-capture triggers: %w", err)
+	}
+	b.schemaVer, err = b.schemaVersion()
+	return err
+}
+
+type tableInfo struct {
+	name string
+	cols []string
+}
+
+func (b *Backend) reconcileTriggers() error {
+	tables, err := b.replicatedTables()
+	if err != nil {
+		return err
+	}
+	existing, err := b.captureTriggers()
+	if err != nil {
+		return err
+	}
+	want := make(map[string]string)
+	for _, t := range tables {
+		for _, op := range []string{"I", "U", "D"} {
+			name, sql := triggerSQL(t, op)
+			want[name] = sql
+		}
+	}
+	// Drop stale triggers first (sorted for a deterministic order).
+	for _, name := range sortedKeys(existing) {
+		if want[name] != existing[name] {
+			if err := b.w.Exec("DROP TRIGGER " + quoteIdent(name)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range sortedKeys(want) {
+		if existing[name] != want[name] {
+			if err := b.w.Exec(want[name]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *Backend) replicatedTables() ([]tableInfo, error) {
+	st, _, err := b.w.Prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'
+		AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND name NOT LIKE 'relchain\_%' ESCAPE '\'
+		AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for st.Step() {
+		names = append(names, st.ColumnText(0))
+	}
+	err = st.Err()
+	st.Close()
+	if err != nil {
+		return nil, err
+	}
+	cols, _, err := b.w.Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid")
+	if err != nil {
+		return nil, err
+	}
+	defer cols.Close()
+	out := make([]tableInfo, 0, len(names))
+	for _, n := range names {
+		t := tableInfo{name: n}
+		if err := cols.BindText(1, n); err != nil {
+			return nil, err
+		}
+		for cols.Step() {
+			t.cols = append(t.cols, cols.ColumnText(0))
+		}
+		if err := cols.Err(); err != nil {
+			return nil, err
+		}
+		if err := cols.Reset(); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (b *Backend) captureTriggers() (map[string]string, error) {
+	st, _, err := b.w.Prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'relchain\_cap\_%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	m := make(map[string]string)
+	for st.Step() {
+		m[st.ColumnText(0)] = st.ColumnText(1)
+	}
+	return m, st.Err()
+}
+
+// triggerSQL returns the capture trigger of table t for op (I, U or D). The
+// row image is SQLite's quote() of every column in declaration order: a
+// canonical text encoding, identical on every node running the same SQLite.
+func triggerSQL(t tableInfo, op string) (name, sql string) {
+	event, row := map[string][2]string{"I": {"INSERT", "NEW"}, "U": {"UPDATE", "NEW"}, "D": {"DELETE", "OLD"}}[op][0], map[string]string{"I": "NEW", "U": "NEW", "D": "OLD"}[op]
+	parts := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		parts[i] = "quote(" + row + "." + quoteIdent(c) + ")"
+	}
+	name = triggerPfx + strings.ToLower(op) + "_" + t.name
+	sql = fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN INSERT INTO relchain_changes (tbl, op, img) VALUES (%s, '%s', %s); END",
+		quoteIdent(name), event, quoteIdent(t.name), quoteLiteral(t.name), op, strings.Join(parts, "||','||"))
+	return name, sql
+}
+
+func quoteIdent(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func quoteLiteral(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ChangeDigest hashes the captured row changes in capture order and clears
+// them. Rolled-back savepoints took their captured rows with them.
+func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
+	b, err := k.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer b.wmu.Unlock()
+	b.internal = true
+	defer func() { b.internal = false }()
+	st, _, err := b.w.Prepare("SELECT tbl, op, img FROM relchain_changes ORDER BY rowid")
+	if err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	h := sha256.New()
+	var n [8]byte
+	field := func(s []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write(s)
+	}
+	for st.Step() {
+		field(st.ColumnRawText(0))
+		field(st.ColumnRawText(1))
+		field(st.ColumnRawText(2))
+	}
+	err = st.Err()
+	st.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	if err := b.w.Exec("DELETE FROM relchain_changes"); err != nil {
+		return nil, fmt.Errorf("clear changes: %w", err)
+	}
+	return h.Sum(nil), nil
+}
+
+// Commit records the state and commits the block; with synchronous=FULL
+// in WAL mode the commit is durable when it returns.
+func (k *block) Commit(ctx context.Context, s backend.State) error {
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	b.internal = true
+	defer func() { b.internal = false }()
+	st, _, err := b.w.Prepare("INSERT OR REPLACE INTO relchain_meta (id, height, app_hash) VALUES (1, ?, ?)")
+	if err != nil {
+		return fmt.Errorf("record state: %w", err)
+	}
+	err = st.BindInt64(1, s.Height)
+	if err == nil {
+		err = st.BindBlob(2, s.AppHash)
+	}
+	if err == nil {
+		err = st.Exec()
+	}
+	st.Close()
+	if err != nil {
+		return fmt.Errorf("record state: %w", err)
+	}
+	if err := b.w.Exec("COMMIT"); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	b.open = false
+	return nil
+}
+
+func (k *block) Rollback(ctx context.Context) error {
+	b, err := k.lock()
+	if err != nil {
+		return nil // already finished
+	}
+	defer b.wmu.Unlock()
+	b.open = false
+	if err := b.internalExec("ROLLBACK"); err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	// The schema may have gone back; re-read it on the next statement.
+	b.schemaVer = -1
+	return nil
+}

@@ -1,0 +1,401 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
+)
+
+const (
+	metaTable    = "relchain_meta"
+	changesTable = "relchain_changes"
+	triggerPfx   = "relchain_cap_"
+	savepoint    = "relchain_tx"
+	readers      = 4
+	stmtCache    = 512
+)
+
+// schema is created on first open, in one transaction.
+const schema = `
+CREATE TABLE IF NOT EXISTS relchain_meta (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	height INTEGER NOT NULL,
+	app_hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS relchain_changes (
+	tbl TEXT NOT NULL,
+	op TEXT NOT NULL,
+	img TEXT NOT NULL
+);`
+
+// pragmas pinned on every connection. foreign_keys, recursive_triggers
+// and case_sensitive_like change results, so they are fixed here rather
+// than left to compile-time defaults.
+var pragmas = []string{
+	"PRAGMA busy_timeout = 10000",
+	"PRAGMA foreign_keys = ON",
+	"PRAGMA recursive_triggers = OFF",
+	"PRAGMA case_sensitive_like = OFF",
+	"PRAGMA trusted_schema = OFF",
+}
+
+// Backend is a SQLite database file.
+type Backend struct {
+	path string
+
+	wmu       sync.Mutex // guards the writer and open
+	w         *sqlite3.Conn
+	open      bool
+	internal  bool // the writer runs relchain's own statements: authorizer allows
+	stmts     map[string]*sqlite3.Stmt
+	stmtOrder []string
+	schemaVer int64
+
+	readPool chan *sqlite3.Conn
+	nreaders int
+
+	syntaxMu sync.Mutex
+	syntax   map[string]error
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Open opens (creating if needed) the database file at path.
+func Open(ctx context.Context, path string) (*Backend, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create database directory: %w", err)
+	}
+	w, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE|sqlite3.OPEN_NOMUTEX)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	b := &Backend{path: path, w: w, stmts: make(map[string]*sqlite3.Stmt), syntax: make(map[string]error), readPool: make(chan *sqlite3.Conn, readers)}
+	init := append([]string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"}, pragmas...)
+	for _, p := range init {
+		if err := w.Exec(p); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open %s: %s: %w", path, p, err)
+		}
+	}
+	if err := w.Exec("BEGIN IMMEDIATE;" + schema + "COMMIT"); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: create relchain tables: %w", path, err)
+	}
+	if err := w.SetAuthorizer(b.authorize); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: set authorizer: %w", path, err)
+	}
+	for i := 0; i < readers; i++ {
+		r, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
+		if err == nil {
+			for _, p := range append(pragmas, "PRAGMA query_only = ON") {
+				if err = r.Exec(p); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("open %s: reader: %w", path, err)
+		}
+		b.readPool <- r
+		b.nreaders++
+	}
+	if b.schemaVer, err = b.schemaVersion(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Dialect implements backend.Backend.
+func (b *Backend) Dialect() string { return "sqlite" }
+
+// Path returns the database file.
+func (b *Backend) Path() string { return b.path }
+
+// authorize guards the block's db-transaction against statements that
+// would end it or reach outside it, and protects relchain's own tables.
+// The full determinism gate is a separate layer; this is the backstop that
+// keeps a block atomic whatever reaches the backend.
+func (b *Backend) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
+	if b.internal {
+		return sqlite3.AUTH_OK
+	}
+	switch action {
+	case sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT, sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH:
+		return sqlite3.AUTH_DENY
+	case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
+		if isRelchainName(name3rd) && !(name3rd == changesTable && strings.HasPrefix(inner, triggerPfx)) {
+			return sqlite3.AUTH_DENY
+		}
+	case sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_ALTER_TABLE, sqlite3.AUTH_CREATE_INDEX, sqlite3.AUTH_DROP_INDEX:
+		tbl := name3rd
+		if action == sqlite3.AUTH_ALTER_TABLE || action == sqlite3.AUTH_CREATE_INDEX || action == sqlite3.AUTH_DROP_INDEX {
+			tbl = name4th
+		}
+		if isRelchainName(tbl) {
+			return sqlite3.AUTH_DENY
+		}
+	case sqlite3.AUTH_CREATE_TABLE, sqlite3.AUTH_CREATE_VIEW, sqlite3.AUTH_DROP_VIEW:
+		if isRelchainName(name3rd) {
+			return sqlite3.AUTH_DENY
+		}
+	case sqlite3.AUTH_CREATE_TRIGGER, sqlite3.AUTH_DROP_TRIGGER:
+		if isRelchainName(name3rd) || isRelchainName(name4th) {
+			return sqlite3.AUTH_DENY
+		}
+	}
+	return sqlite3.AUTH_OK
+}
+
+func isRelchainName(s string) bool {
+	return len(s) >= 9 && strings.EqualFold(s[:9], "relchain_")
+}
+
+// LoadState implements backend.Backend.
+func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
+	r, err := b.reader(ctx)
+	if err != nil {
+		return backend.State{}, err
+	}
+	defer b.release(r)
+	return readState(r)
+}
+
+func readState(c *sqlite3.Conn) (backend.State, error) {
+	st, _, err := c.Prepare("SELECT height, app_hash FROM relchain_meta WHERE id = 1")
+	if err != nil {
+		return backend.State{}, fmt.Errorf("read state: %w", err)
+	}
+	defer st.Close()
+	var s backend.State
+	if st.Step() {
+		s.Height = st.ColumnInt64(0)
+		s.AppHash = st.ColumnBlob(1, nil)
+	}
+	if err := st.Err(); err != nil {
+		return backend.State{}, fmt.Errorf("read state: %w", err)
+	}
+	return s, nil
+}
+
+func (b *Backend) reader(ctx context.Context) (*sqlite3.Conn, error) {
+	select {
+	case r, ok := <-b.readPool:
+		if !ok {
+			return nil, errors.New("sqlite backend is closed")
+		}
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (b *Backend) release(r *sqlite3.Conn) { b.readPool <- r }
+
+// Query implements backend.Backend. The statement and the height are read
+// in one read transaction, so they describe the same committed state.
+func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
+	r, err := b.reader(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer b.release(r)
+	if err := r.Exec("BEGIN"); err != nil {
+		return nil, 0, fmt.Errorf("query: begin: %w", err)
+	}
+	defer r.Exec("ROLLBACK")
+	st, err := readState(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	stmt, err := prepareOne(r, sql)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer stmt.Close()
+	if !stmt.ReadOnly() {
+		return nil, 0, &backend.Error{Class: backend.ClassPermission, SQLState: "25006", Message: "the query path is read-only: submit writes as transactions (relchain exec)"}
+	}
+	old := r.SetInterrupt(ctx)
+	defer r.SetInterrupt(old)
+	rows, err := run(stmt, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rows, st.Height, nil
+}
+
+// CheckSyntax implements backend.Backend: it prepares (never steps) the
+// statement on a read connection. Verdicts are cached by text: whether a
+// text parses does not depend on the schema.
+func (b *Backend) CheckSyntax(ctx context.Context, sql string) error {
+	b.syntaxMu.Lock()
+	verdict, ok := b.syntax[sql]
+	b.syntaxMu.Unlock()
+	if ok {
+		return verdict
+	}
+	r, err := b.reader(ctx)
+	if err != nil {
+		return err
+	}
+	stmt, err := prepareOne(r, sql)
+	b.release(r)
+	if err == nil {
+		stmt.Close()
+	}
+	if err != nil && isSchemaError(err) {
+		err = nil
+	}
+	if err != nil && backend.AsError(err) == nil {
+		return err // infrastructure trouble: no verdict
+	}
+	b.syntaxMu.Lock()
+	if len(b.syntax) >= 4096 {
+		clear(b.syntax)
+	}
+	b.syntax[sql] = err
+	b.syntaxMu.Unlock()
+	return err
+}
+
+// prepareOne prepares exactly one statement: empty text and trailing
+// statements are rejected, so nothing the checks did not see can execute.
+func prepareOne(c *sqlite3.Conn, sql string) (*sqlite3.Stmt, error) {
+	stmt, tail, err := c.Prepare(sql)
+	if err != nil {
+		return nil, classify(err)
+	}
+	if stmt == nil {
+		return nil, &backend.Error{Class: backend.ClassInvalid, SQLState: "42601", Message: "empty statement"}
+	}
+	if strings.TrimSpace(tail) != "" {
+		extra, _, err := c.Prepare(tail)
+		if extra != nil {
+			extra.Close()
+		}
+		if extra != nil || err != nil {
+			stmt.Close()
+			return nil, &backend.Error{Class: backend.ClassInvalid, SQLState: "42601", Message: "more than one statement in one entry: send each statement as its own entry of the transaction"}
+		}
+	}
+	return stmt, nil
+}
+
+// run binds args, steps stmt to completion and collects its rows.
+func run(stmt *sqlite3.Stmt, args []any) (*backend.Rows, error) {
+	if n := stmt.BindCount(); n != len(args) {
+		return nil, &backend.Error{Class: backend.ClassInvalid, SQLState: "07001", Message: fmt.Sprintf("statement has %d placeholders but %d arguments were given", n, len(args))}
+	}
+	for i, a := range args {
+		if err := bind(stmt, i+1, a); err != nil {
+			return nil, err
+		}
+	}
+	out := &backend.Rows{}
+	ncol := stmt.ColumnCount()
+	if ncol > 0 {
+		out.Columns = make([]string, ncol)
+		for i := range out.Columns {
+			out.Columns[i] = stmt.ColumnName(i)
+		}
+	}
+	for stmt.Step() {
+		row := make([]any, ncol)
+		for i := range row {
+			switch stmt.ColumnType(i) {
+			case sqlite3.INTEGER:
+				row[i] = stmt.ColumnInt64(i)
+			case sqlite3.FLOAT:
+				row[i] = stmt.ColumnFloat(i)
+			case sqlite3.TEXT:
+				row[i] = stmt.ColumnText(i)
+			case sqlite3.BLOB:
+				row[i] = stmt.ColumnBlob(i, []byte{})
+			default:
+				row[i] = nil
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	if err := stmt.Err(); err != nil {
+		return nil, classify(err)
+	}
+	if !stmt.ReadOnly() {
+		out.RowsAffected = stmt.Conn().Changes()
+	}
+	return out, nil
+}
+
+func bind(stmt *sqlite3.Stmt, i int, v any) error {
+	var err error
+	switch x := v.(type) {
+	case nil:
+		err = stmt.BindNull(i)
+	case int64:
+		err = stmt.BindInt64(i, x)
+	case int:
+		err = stmt.BindInt64(i, int64(x))
+	case float64:
+		err = stmt.BindFloat(i, x)
+	case string:
+		err = stmt.BindText(i, x)
+	case []byte:
+		if x == nil {
+			x = []byte{}
+		}
+		err = stmt.BindBlob(i, x)
+	case bool:
+		err = stmt.BindBool(i, x)
+	default:
+		return &backend.Error{Class: backend.ClassInvalid, SQLState: "22023", Message: fmt.Sprintf("argument %d has unsupported type %T", i, v)}
+	}
+	if err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
+// Close implements backend.Backend.
+func (b *Backend) Close() error {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	var errs []error
+	if b.w != nil {
+		if b.open {
+			errs = append(errs, b.w.Exec("ROLLBACK"))
+			b.open = false
+		}
+		for _, s := range b.stmts {
+			errs = append(errs, s.Close())
+		}
+		b.stmts = nil
+		errs = append(errs, b.w.Close())
+		b.w = nil
+	}
+	if b.readPool != nil {
+		deadline := time.After(10 * time.Second)
+	drain:
+		for i := 0; i < b.nreaders; i++ {
+			select {
+			case r := <-b.readPool:
+				errs = append(errs, r.Close())
+			case <-deadline:
+				break drain
+			}
+		}
+		b.readPool = nil
+	}
+	return errors.Join(errs...)
+}

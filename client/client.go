@@ -1,0 +1,305 @@
+package client
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+	ctypes "github.com/cometbft/cometbft/rpc/core/types"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/txn"
+)
+
+// DefaultNode is the RPC address used when none is given.
+const DefaultNode = "http://127.0.0.1:26657"
+
+// Mode says how long Exec waits.
+type Mode string
+
+// Modes of Exec.
+const (
+	// ModeCommit waits until the tx is in a committed block and returns
+	// its result.
+	ModeCommit Mode = "commit"
+	// ModeSync returns after the node's CheckTx admitted the tx.
+	ModeSync Mode = "sync"
+	// ModeAsync returns as soon as the node received the tx.
+	ModeAsync Mode = "async"
+)
+
+// ParseMode parses a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case ModeCommit, ModeSync, ModeAsync:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("unknown mode %q: use commit, sync or async", s)
+}
+
+// Client talks to one node.
+type Client struct {
+	url string
+	rpc *rpchttp.HTTP
+	key ed25519.PrivateKey
+
+	mu      sync.Mutex
+	chainID string
+}
+
+// New returns a client of the node at url (e.g. http://127.0.0.1:26657)
+// that signs with key (may be nil for a read-only client).
+func New(url string, key ed25519.PrivateKey) (*Client, error) {
+	if url == "" {
+		url = DefaultNode
+	}
+	if !strings.Contains(url, "://") {
+		url = "http://" + url
+	}
+	rpc, err := rpchttp.New(url, "/websocket")
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", url, err)
+	}
+	return &Client{url: url, rpc: rpc, key: key}, nil
+}
+
+// URL returns the node's address.
+func (c *Client) URL() string { return c.url }
+
+// RPC returns the underlying CometBFT RPC client.
+func (c *Client) RPC() *rpchttp.HTTP { return c.rpc }
+
+// ChainID returns the network's chain id (asked once, then remembered).
+func (c *Client) ChainID(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	id := c.chainID
+	c.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	st, err := c.rpc.Status(ctx)
+	if err != nil {
+		return "", c.wrap("status", err)
+	}
+	c.mu.Lock()
+	c.chainID = st.NodeInfo.Network
+	c.mu.Unlock()
+	return st.NodeInfo.Network, nil
+}
+
+// SetChainID sets the chain id instead of asking the node.
+func (c *Client) SetChainID(id string) {
+	c.mu.Lock()
+	c.chainID = id
+	c.mu.Unlock()
+}
+
+func (c *Client) wrap(what string, err error) error {
+	return fmt.Errorf("%s on node %s: %w (is the node running? start one with `relchain localnet` or pass --node)", what, c.url, err)
+}
+
+// Sign builds and signs the envelope of a bc-transaction. Each tx gets a
+// fresh random nonce, so identical statements still make distinct txs.
+func (c *Client) Sign(ctx context.Context, stmts []txn.Statement) ([]byte, error) {
+	if c.key == nil {
+		return nil, errors.New("this client has no signing key")
+	}
+	chainID, err := c.ChainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var nb [8]byte
+	if _, err := rand.Read(nb[:]); err != nil {
+		return nil, fmt.Errorf("nonce: %w", err)
+	}
+	tx := &txn.Tx{ChainID: chainID, Nonce: binary.BigEndian.Uint64(nb[:]), Statements: stmts}
+	tx.Sign(c.key)
+	return txn.Encode(tx), nil
+}
+
+// Result is the outcome of a submitted bc-transaction. In commit mode all
+// fields are set; in sync mode Code and Log are CheckTx's; in async mode
+// only Hash is.
+type Result struct {
+	Hash    string                `json:"hash"`
+	Height  int64                 `json:"height,omitempty"`
+	Code    uint32                `json:"code"`
+	Error   string                `json:"error,omitempty"`
+	Failure *api.FailureData      `json:"failure,omitempty"`
+	Results []api.StatementResult `json:"results,omitempty"`
+}
+
+// OK reports whether the tx was accepted (and, in commit mode, applied).
+func (r *Result) OK() bool { return r.Code == api.CodeOK }
+
+// Err returns an error describing a rejected or failed tx, or nil.
+func (r *Result) Err() error {
+	if r.OK() {
+		return nil
+	}
+	return &TxError{Code: r.Code, Message: r.Error, Failure: r.Failure}
+}
+
+// TxError is a rejected or failed bc-transaction.
+type TxError struct {
+	Code    uint32
+	Message string
+	Failure *api.FailureData
+}
+
+func (e *TxError) Error() string {
+	return fmt.Sprintf("transaction %s (code %d): %s", api.CodeName(e.Code), e.Code, e.Message)
+}
+
+// Exec signs and submits one bc-transaction of the given statements.
+func (c *Client) Exec(ctx context.Context, mode Mode, stmts ...txn.Statement) (*Result, error) {
+	raw, err := c.Sign(ctx, stmts)
+	if err != nil {
+		return nil, err
+	}
+	return c.Broadcast(ctx, mode, raw)
+}
+
+// Broadcast submits an already signed envelope.
+func (c *Client) Broadcast(ctx context.Context, mode Mode, raw []byte) (*Result, error) {
+	hash := strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
+	switch mode {
+	case ModeAsync:
+		if _, err := c.rpc.BroadcastTxAsync(ctx, raw); err != nil {
+			return nil, c.wrap("broadcast_tx_async", err)
+		}
+		return &Result{Hash: hash}, nil
+	case ModeSync:
+		r, err := c.rpc.BroadcastTxSync(ctx, raw)
+		if err != nil {
+			return nil, c.wrap("broadcast_tx_sync", err)
+		}
+		return &Result{Hash: hash, Code: r.Code, Error: r.Log}, nil
+	case ModeCommit, "":
+		r, err := c.rpc.BroadcastTxCommit(ctx, raw)
+		if err != nil {
+			return nil, c.wrap("broadcast_tx_commit", err)
+		}
+		return commitResult(hash, r), nil
+	}
+	return nil, fmt.Errorf("unknown mode %q", mode)
+}
+
+func commitResult(hash string, r *ctypes.ResultBroadcastTxCommit) *Result {
+	if r.CheckTx.Code != api.CodeOK {
+		return &Result{Hash: hash, Code: r.CheckTx.Code, Error: r.CheckTx.Log}
+	}
+	return ExecResult(hash, r.Height, &r.TxResult)
+}
+
+// ExecResult converts a committed tx's result.
+func ExecResult(hash string, height int64, r *abci.ExecTxResult) *Result {
+	res := &Result{Hash: hash, Height: height, Code: r.Code, Error: r.Log}
+	if r.Code == api.CodeOK {
+		var d api.ExecData
+		if err := decodeJSON(r.Data, &d); err != nil {
+			res.Code, res.Error = api.CodeExecFailed, "cannot decode the result data: "+err.Error()
+			return res
+		}
+		res.Results = d.Results
+		return res
+	}
+	var f api.FailureData
+	if decodeJSON(r.Data, &f) == nil {
+		res.Failure = &f
+	}
+	return res
+}
+
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// QueryError is a failed read.
+type QueryError struct {
+	Code    uint32
+	Message string
+}
+
+func (e *QueryError) Error() string {
+	return fmt.Sprintf("query %s (code %d): %s", api.CodeName(e.Code), e.Code, e.Message)
+}
+
+// Query runs one read-only statement on the node's committed state. With
+// minHeight > 0 the node first waits until it has committed that height.
+func (c *Client) Query(ctx context.Context, minHeight int64, sql string, args ...any) (*api.QueryResponse, error) {
+	body, err := json.Marshal(api.QueryRequest{SQL: sql, Args: args, MinHeight: minHeight})
+	if err != nil {
+		return nil, fmt.Errorf("encode query: %w", err)
+	}
+	r, err := c.rpc.ABCIQuery(ctx, api.QueryPath, body)
+	if err != nil {
+		return nil, c.wrap("abci_query", err)
+	}
+	if r.Response.Code != api.CodeOK {
+		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+	}
+	var out api.QueryResponse
+	if err := decodeJSON(r.Response.Value, &out); err != nil {
+		return nil, fmt.Errorf("decode query response: %w", err)
+	}
+	return &out, nil
+}
+
+// Status is what `relchain status` shows.
+type Status struct {
+	Node        string   `json:"node"`
+	ChainID     string   `json:"chain_id"`
+	Moniker     string   `json:"moniker"`
+	Height      int64    `json:"height"`
+	AppHash     string   `json:"app_hash"`
+	CatchingUp  bool     `json:"catching_up"`
+	Backend     string   `json:"backend"`
+	BlockAtomic bool     `json:"block_atomic"`
+	Validators  []string `json:"validators"`
+}
+
+// Status returns the node's view of the chain. Height and AppHash are the
+// application's (the last block the database committed).
+func (c *Client) Status(ctx context.Context) (*Status, error) {
+	st, err := c.rpc.Status(ctx)
+	if err != nil {
+		return nil, c.wrap("status", err)
+	}
+	info, err := c.rpc.ABCIInfo(ctx)
+	if err != nil {
+		return nil, c.wrap("abci_info", err)
+	}
+	var d api.InfoData
+	_ = json.Unmarshal([]byte(info.Response.Data), &d)
+	out := &Status{
+		Node:        c.url,
+		ChainID:     st.NodeInfo.Network,
+		Moniker:     st.NodeInfo.Moniker,
+		Height:      info.Response.LastBlockHeight,
+		AppHash:     strings.ToUpper(hex.EncodeToString(info.Response.LastBlockAppHash)),
+		CatchingUp:  st.SyncInfo.CatchingUp,
+		Backend:     d.Backend,
+		BlockAtomic: d.BlockAtomic,
+	}
+	perPage := 100
+	vals, err := c.rpc.Validators(ctx, nil, nil, &perPage)
+	if err != nil {
+		return nil, c.wrap("validators", err)
+	}
+	for _, v := range vals.Validators {
+		out.Validators = append(out.Validators, fmt.Sprintf("%s power=%d", v.Address, v.VotingPower))
+	}
+	return out, nil
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
+)
+
+func initCmd() *cobra.Command {
+	var home, backendKind, dsn, chainID string
+	var blockAtomic bool
+	var timeoutCommit time.Duration
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create a single-validator node home",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p := app.DefaultParams()
+			p.BlockAtomic = blockAtomic
+			t := node.DefaultTuning()
+			t.TimeoutCommit = timeoutCommit
+			g, err := node.Init(home, node.InitOptions{
+				ChainID: chainID,
+				Backend: node.BackendConfig{Kind: backendKind, DSN: dsn},
+				Params:  p,
+				Tuning:  t,
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Printf("initialized node home %s (chain %s, backend %s)\nstart it with: relchain node --home %s\n", home, g.ChainID, backendKind, home)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
+	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite or postgres")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres), or SQLite file (default HOME/data/relchain.db)")
+	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
+	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
+	cmd.Flags().DurationVar(&timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	return cmd
+}
+
+func nodeCmd() *cobra.Command {
+	var home string
+	cmd := &cobra.Command{
+		Use:   "node",
+		Short: "Run a validator until SIGINT/SIGTERM",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			n, err := node.New(ctx, home, nil)
+			if err != nil {
+				return err
+			}
+			if err := n.Start(); err != nil {
+				_ = n.Stop()
+				return err
+			}
+			<-ctx.Done()
+			return n.Stop()
+		},
+	}
+	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
+	return cmd
+}
+
+type netFlags struct {
+	validators    int
+	backend       string
+	dsnTemplate   string
+	chainID       string
+	blockAtomic   bool
+	timeoutCommit time.Duration
+	basePort      int
+}
+
+func (f *netFlags) register(cmd *cobra.Command, basePort int) {
+	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators")
+	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite or postgres")
+	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable")
+	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
+	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
+	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p) and BASE+10i+1 (RPC); 0 picks free ports")
+}
+
+func (f *netFlags) options(dir string, hosts []string) netctl.Options {
+	p := app.DefaultParams()
+	p.BlockAtomic = f.blockAtomic
+	t := node.DefaultTuning()
+	t.TimeoutCommit = f.timeoutCommit
+	if len(hosts) > 0 {
+		// Real hosts: keep CometBFT's gossip pacing, tuned for WANs.
+		t.FastGossip = false
+	}
+	return netctl.Options{
+		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend,
+		DSNTemplate: f.dsnTemplate, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
+	}
+}
+
+func testnetCmd() *cobra.Command {
+	var f netFlags
+	var output, hosts string
+	cmd := &cobra.Command{
+		Use:   "testnet",
+		Short: "Create the node homes of a network (loopback, or one host per validator)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var hs []string
+			if hosts != "" {
+				hs = strings.Split(hosts, ",")
+			}
+			nodes, err := netctl.Generate(f.options(output, hs))
+			if err != nil {
+				return err
+			}
+			for _, n := range nodes {
+				fmt.Printf("%s  home=%s  rpc=%s  p2p=%s\n", n.Name, n.Home, n.RPC, n.P2P)
+			}
+			fmt.Printf("start each with: relchain node --home HOME\n")
+			return nil
+		},
+	}
+	f.register(cmd, 26656)
+	cmd.Flags().StringVar(&output, "output", "./testnet", "directory for the node homes (must be empty)")
+	cmd.Flags().StringVar(&hosts, "hosts", "", "comma-separated host per validator, for a multi-machine deployment")
+	return cmd
+}
+
+func localnetCmd() *cobra.Command {
+	var f netFlags
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "localnet",
+		Short: "Create (if DIR is empty) and run a whole network on loopback until SIGINT/SIGTERM",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			nodes, err := netctl.LoadNodes(dir)
+			if err != nil {
+				if entries, rerr := os.ReadDir(dir); rerr == nil && len(entries) > 0 {
+					return fmt.Errorf("%s is neither empty nor a relchain network: %w", dir, err)
+				}
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				if nodes, err = netctl.Generate(f.options(dir, nil)); err != nil {
+					return err
+				}
+				fmt.Printf("created a %d-validator %s network in %s\n", len(nodes), f.backend, dir)
+			}
+			bin, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			net := netctl.NewNetwork(bin, nodes)
+			if err := net.StartAll(); err != nil {
+				return err
+			}
+			defer net.StopAll()
+			for _, n := range nodes {
+				fmt.Printf("%s rpc=%s log=%s/node.log\n", n.Name, n.RPC, n.Home)
+			}
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			err = net.WaitReady(rctx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("network did not become ready: %w", err)
+			}
+			fmt.Printf("ready: %d validators committed a block; nodes listed in %s/nodes.json; Ctrl-C stops\n", len(nodes), dir)
+			// A node that dies is reported; the others keep running (a BFT
+			// network tolerates f of 3f+1 failures).
+			for i := range nodes {
+				go func(i int) {
+					select {
+					case <-net.Exited(i):
+						if ctx.Err() == nil {
+							fmt.Fprintf(os.Stderr, "warning: %s exited; see %s\n", nodes[i].Name, net.LogFile(i))
+						}
+					case <-ctx.Done():
+					}
+				}(i)
+			}
+			<-ctx.Done()
+			fmt.Println("stopping")
+			return nil
+		},
+	}
+	f.register(cmd, 26656)
+	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
+	return cmd
+}

@@ -1,0 +1,186 @@
+package netctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/relchain/relchain/client"
+)
+
+// Network runs the nodes of a generated network as child processes of the
+// relchain binary Bin (`Bin node --home HOME`), each logging to
+// HOME/node.log.
+type Network struct {
+	Bin   string
+	Nodes []NodeInfo
+
+	mu    sync.Mutex
+	procs []*proc
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// NewNetwork prepares to run nodes with the relchain binary bin.
+func NewNetwork(bin string, nodes []NodeInfo) *Network {
+	return &Network{Bin: bin, Nodes: nodes, procs: make([]*proc, len(nodes))}
+}
+
+// LogFile is the log of node i.
+func (n *Network) LogFile(i int) string { return filepath.Join(n.Nodes[i].Home, "node.log") }
+
+// Start starts node i; it fails if it is already running.
+func (n *Network) Start(i int) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p := n.procs[i]; p != nil && !p.exited() {
+		return fmt.Errorf("%s is already running", n.Nodes[i].Name)
+	}
+	logf, err := os.OpenFile(n.LogFile(i), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: open log: %w", n.Nodes[i].Name, err)
+	}
+	cmd := exec.Command(n.Bin, "node", "--home", n.Nodes[i].Home)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("%s: start %s: %w", n.Nodes[i].Name, n.Bin, err)
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	n.procs[i] = p
+	return nil
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// StartAll starts every node.
+func (n *Network) StartAll() error {
+	for i := range n.Nodes {
+		if err := n.Start(i); err != nil {
+			n.StopAll()
+			return err
+		}
+	}
+	return nil
+}
+
+// Kill sends SIGKILL to node i and waits for it to die.
+func (n *Network) Kill(i int) error { return n.signal(i, syscall.SIGKILL, 10*time.Second) }
+
+// Stop sends SIGTERM to node i and waits (then SIGKILL after 30 s).
+func (n *Network) Stop(i int) error {
+	err := n.signal(i, syscall.SIGTERM, 30*time.Second)
+	if errors.Is(err, errTimeout) {
+		return n.Kill(i)
+	}
+	return err
+}
+
+var errTimeout = errors.New("timed out waiting for the process to exit")
+
+func (n *Network) signal(i int, sig syscall.Signal, wait time.Duration) error {
+	n.mu.Lock()
+	p := n.procs[i]
+	n.mu.Unlock()
+	if p == nil || p.exited() {
+		return nil
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("%s: signal: %w", n.Nodes[i].Name, err)
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(wait):
+		return fmt.Errorf("%s: %w", n.Nodes[i].Name, errTimeout)
+	}
+}
+
+// StopAll stops every running node.
+func (n *Network) StopAll() {
+	var wg sync.WaitGroup
+	for i := range n.Nodes {
+		wg.Add(1)
+		go func(i int) { defer wg.Done(); _ = n.Stop(i) }(i)
+	}
+	wg.Wait()
+}
+
+// Running reports whether node i's process is alive.
+func (n *Network) Running(i int) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.procs[i] != nil && !n.procs[i].exited()
+}
+
+// Exited returns a channel closed when node i's current process exits.
+func (n *Network) Exited(i int) <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.procs[i] == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return n.procs[i].done
+}
+
+// Client returns a client of node i.
+func (n *Network) Client(i int, key []byte) (*client.Client, error) {
+	return client.New(n.Nodes[i].RPC, key)
+}
+
+// WaitHeight waits until node i's application has committed height h. It
+// fails early if the node's process exits.
+func (n *Network) WaitHeight(ctx context.Context, i int, h int64) error {
+	c, err := client.New(n.Nodes[i].RPC, nil)
+	if err != nil {
+		return err
+	}
+	exited := n.Exited(i)
+	for {
+		if info, err := c.RPC().ABCIInfo(ctx); err == nil && info.Response.LastBlockHeight >= h {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not reach height %d: %w (log: %s)", n.Nodes[i].Name, h, ctx.Err(), n.LogFile(i))
+		case <-exited:
+			return fmt.Errorf("%s exited before reaching height %d (log: %s)", n.Nodes[i].Name, h, n.LogFile(i))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// WaitReady waits until every node has committed at least one block.
+func (n *Network) WaitReady(ctx context.Context) error {
+	for i := range n.Nodes {
+		if err := n.WaitHeight(ctx, i, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package netctl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cometbft/cometbft/p2p"
+	"github.com/cometbft/cometbft/types"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/node"
+)
+
+// NodeInfo describes one node of a generated network; nodes.json holds a
+// list of them.
+type NodeInfo struct {
+	Name string `json:"name"`
+	Home string `json:"home"`
+	RPC  string `json:"rpc"`
+	P2P  string `json:"p2p"`
+}
+
+// Options describe a network to generate.
+type Options struct {
+	Validators int
+	Dir        string
+	ChainID    string
+	Backend    string
+	// DSNTemplate is the PostgreSQL DSN with {node} replaced by the node's
+	// name, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable.
+	DSNTemplate string
+	// Hosts puts node i on Hosts[i] (a multi-machine deployment; standard
+	// ports). Empty means loopback.
+	Hosts []string
+	// BasePort numbers loopback ports: node i listens for p2p on
+	// BasePort+10*i and for RPC on BasePort+10*i+1. 0 picks free ports.
+	BasePort int
+	Params   app.Params
+	Tuning   node.Tuning
+}
+
+// NodesFile is the list of nodes written into a network's directory.
+const NodesFile = "nodes.json"
+
+// Generate creates the homes of a network and writes nodes.json.
+func Generate(o Options) ([]NodeInfo, error) {
+	if o.Validators < 1 {
+		return nil, fmt.Errorf("a network needs at least one validator, got %d", o.Validators)
+	}
+	if len(o.Hosts) > 0 && len(o.Hosts) != o.Validators {
+		return nil, fmt.Errorf("--hosts lists %d hosts for %d validators: give exactly one host per validator", len(o.Hosts), o.Validators)
+	}
+	if o.Backend == "" {
+		o.Backend = "sqlite"
+	}
+	if o.Backend == "postgres" && !strings.Contains(o.DSNTemplate, "{node}") {
+		return nil, errors.New("backend postgres needs --dsn-template with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable")
+	}
+	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("%s is not empty: choose an empty output directory", o.Dir)
+	}
+	o.Params.Backend = o.Backend
+	nodes := make([]NodeInfo, o.Validators)
+	vals := make([]types.GenesisValidator, o.Validators)
+	ids := make([]p2p.ID, o.Validators)
+	ports, err := choosePorts(o)
+	if err != nil {
+		return nil, err
+	}
+	for i := range nodes {
+		name := fmt.Sprintf("node%d", i)
+		home, err := filepath.Abs(filepath.Join(o.Dir, name))
+		if err != nil {
+			return nil, err
+		}
+		host, listen := "127.0.0.1", "127.0.0.1"
+		if len(o.Hosts) > 0 {
+			host, listen = o.Hosts[i], "0.0.0.0"
+		}
+		p2pPort, rpcPort := ports[2*i], ports[2*i+1]
+		nodes[i] = NodeInfo{
+			Name: name,
+			Home: home,
+			RPC:  fmt.Sprintf("http://%s:%d", host, rpcPort),
+			P2P:  fmt.Sprintf("%s:%d", host, p2pPort),
+		}
+		cc := node.CometConfig(o.Tuning)
+		cc.Moniker = name
+		cc.P2P.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, p2pPort)
+		cc.RPC.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, rpcPort)
+		rc := node.DefaultConfig()
+		rc.Backend.Kind = o.Backend
+		if o.Backend == "postgres" {
+			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
+		}
+		if err := node.SaveConfig(home, cc, rc); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		keys, err := node.EnsureKeys(cc, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		vals[i], ids[i] = keys.Validator, keys.NodeID
+	}
+	gen, err := node.NewGenesis(o.ChainID, vals, o.Params)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range nodes {
+		cc, rc, err := node.LoadConfig(n.Home)
+		if err != nil {
+			return nil, err
+		}
+		var peers []string
+		for j, m := range nodes {
+			if j != i {
+				peers = append(peers, p2p.IDAddressString(ids[j], m.P2P))
+			}
+		}
+		cc.P2P.PersistentPeers = strings.Join(peers, ",")
+		if err := node.SaveConfig(n.Home, cc, rc); err != nil {
+			return nil, err
+		}
+		if err := gen.SaveAs(cc.GenesisFile()); err != nil {
+			return nil, fmt.Errorf("%s: write genesis: %w", n.Name, err)
+		}
+	}
+	if err := SaveNodes(o.Dir, nodes); err != nil {
+		return nil, err
+	}
+	return nodes, nil
+}
+
+func choosePorts(o Options) ([]int, error) {
+	ports := make([]int, 2*o.Validators)
+	for i := 0; i < o.Validators; i++ {
+		switch {
+		case len(o.Hosts) > 0:
+			ports[2*i], ports[2*i+1] = 26656, 26657
+		case o.BasePort > 0:
+			ports[2*i], ports[2*i+1] = o.BasePort+10*i, o.BasePort+10*i+1
+		}
+	}
+	if len(o.Hosts) > 0 || o.BasePort > 0 {
+		return ports, nil
+	}
+	// Hold every listener until all ports are chosen so none repeats.
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("pick a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
+// SaveNodes writes dir/nodes.json.
+func SaveNodes(dir string, nodes []NodeInfo) error {
+	b, err := json.MarshalIndent(nodes, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, NodesFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", NodesFile, err)
+	}
+	return nil
+}
+
+// LoadNodes reads dir/nodes.json.
+func LoadNodes(dir string) ([]NodeInfo, error) {
+	b, err := os.ReadFile(filepath.Join(dir, NodesFile))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", NodesFile, err)
+	}
+	var nodes []NodeInfo
+	if err := json.Unmarshal(b, &nodes); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", filepath.Join(dir, NodesFile), err)
+	}
+	return nodes, nil
+}

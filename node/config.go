@@ -1,0 +1,126 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	cmtcfg "github.com/cometbft/cometbft/config"
+	"github.com/spf13/viper"
+)
+
+// RelchainConfigFile is relchain's own settings file inside a node home.
+const RelchainConfigFile = "config/relchain.toml"
+
+// Backends this build supports.
+var Backends = []string{"sqlite", "postgres"}
+
+// Config is a node's relchain section: where its database lives. Settings
+// that change how blocks execute are network-wide and live in the genesis
+// app_state instead (see app.Params).
+type Config struct {
+	Backend BackendConfig `toml:"backend"`
+	// Query bounds the read path.
+	Query QueryConfig `toml:"query"`
+}
+
+// BackendConfig selects and locates the database.
+type BackendConfig struct {
+	// Kind is "sqlite" (default) or "postgres".
+	Kind string `toml:"kind"`
+	// DSN is the PostgreSQL connection string (one database per node), or
+	// for SQLite the database file, relative to the node home
+	// (default data/relchain.db).
+	DSN string `toml:"dsn"`
+}
+
+// QueryConfig bounds the read path.
+type QueryConfig struct {
+	// MaxWait bounds how long a query waits for its min_height, e.g. "10s".
+	MaxWait string `toml:"max_wait"`
+}
+
+// DefaultConfig is the relchain section of a new node.
+func DefaultConfig() Config {
+	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"}}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	switch c.Backend.Kind {
+	case "sqlite":
+	case "postgres":
+		if c.Backend.DSN == "" {
+			return errors.New("backend postgres needs a dsn, e.g. postgres://user@127.0.0.1:5432/relchain_node0?sslmode=disable")
+		}
+	default:
+		return fmt.Errorf("unknown backend %q (supported: %s)", c.Backend.Kind, strings.Join(Backends, ", "))
+	}
+	return nil
+}
+
+// SQLitePath returns the SQLite database file for a node home.
+func (c Config) SQLitePath(home string) string {
+	p := c.Backend.DSN
+	if p == "" {
+		p = filepath.Join("data", "relchain.db")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(home, p)
+	}
+	return p
+}
+
+// LoadConfig reads a node home: CometBFT's config.toml (as CometBFT's own
+// binary reads it) and relchain.toml.
+func LoadConfig(home string) (*cmtcfg.Config, Config, error) {
+	rc := DefaultConfig()
+	cfgPath := filepath.Join(home, "config", "config.toml")
+	if _, err := os.Stat(cfgPath); err != nil {
+		return nil, rc, fmt.Errorf("no node at %s (%w): create one with `relchain init --home %s`", home, err, home)
+	}
+	v := viper.New()
+	v.SetConfigFile(cfgPath)
+	if err := v.ReadInConfig(); err != nil {
+		return nil, rc, fmt.Errorf("read %s: %w", cfgPath, err)
+	}
+	cc := cmtcfg.DefaultConfig()
+	if err := v.Unmarshal(cc); err != nil {
+		return nil, rc, fmt.Errorf("parse %s: %w", cfgPath, err)
+	}
+	cc.SetRoot(home)
+	if err := cc.ValidateBasic(); err != nil {
+		return nil, rc, fmt.Errorf("invalid %s: %w", cfgPath, err)
+	}
+	rcPath := filepath.Join(home, RelchainConfigFile)
+	if _, err := toml.DecodeFile(rcPath, &rc); err != nil {
+		return nil, rc, fmt.Errorf("read %s: %w", rcPath, err)
+	}
+	if err := rc.Validate(); err != nil {
+		return nil, rc, fmt.Errorf("invalid %s: %w", rcPath, err)
+	}
+	return cc, rc, nil
+}
+
+// SaveConfig writes both configuration files of a node home.
+func SaveConfig(home string, cc *cmtcfg.Config, rc Config) error {
+	if err := rc.Validate(); err != nil {
+		return err
+	}
+	cmtcfg.EnsureRoot(home)
+	cc.SetRoot(home)
+	cmtcfg.WriteConfigFile(filepath.Join(home, "config", "config.toml"), cc)
+	f, err := os.Create(filepath.Join(home, RelchainConfigFile))
+	if err != nil {
+		return fmt.Errorf("write relchain config: %w", err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "# relchain node settings. Network-wide execution settings live in genesis.json app_state.")
+	if err := toml.NewEncoder(f).Encode(rc); err != nil {
+		return fmt.Errorf("write relchain config: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,157 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	cmtcfg "github.com/cometbft/cometbft/config"
+	"github.com/cometbft/cometbft/p2p"
+	"github.com/cometbft/cometbft/privval"
+	cmtrand "github.com/cometbft/cometbft/libs/rand"
+	cmttime "github.com/cometbft/cometbft/types/time"
+	"github.com/cometbft/cometbft/types"
+
+	"github.com/relchain/relchain/app"
+)
+
+// Tuning is the subset of CometBFT settings relchain chooses for a network.
+// The defaults come from measurements on loopback (see BENCHMARKS.md).
+type Tuning struct {
+	// TimeoutCommit is how long a node waits after a commit before the next
+	// height; 0 proposes as soon as there are txs.
+	TimeoutCommit time.Duration
+	// FastGossip lowers p2p flush_throttle_timeout and consensus
+	// peer_gossip_sleep_duration from 100 ms to 1 ms: right for loopback and
+	// LANs, wasteful on a WAN.
+	FastGossip bool
+}
+
+// DefaultTuning is the default for local and LAN networks.
+func DefaultTuning() Tuning {
+	return Tuning{TimeoutCommit: 0, FastGossip: true}
+}
+
+// CometConfig returns CometBFT's configuration for a relchain node.
+func CometConfig(t Tuning) *cmtcfg.Config {
+	c := cmtcfg.DefaultConfig()
+	// Blocks only when there are txs (plus the proof block CometBFT makes
+	// after a block that changes the AppHash).
+	c.Consensus.CreateEmptyBlocks = false
+	c.Consensus.TimeoutCommit = t.TimeoutCommit
+	if t.FastGossip {
+		c.P2P.FlushThrottleTimeout = time.Millisecond
+		c.Consensus.PeerGossipSleepDuration = time.Millisecond
+		c.Consensus.PeerQueryMaj23SleepDuration = 100 * time.Millisecond
+	}
+	// Async clients submit thousands of txs; the defaults (5,000 txs, 5 MB/s
+	// per peer) throttle them long before the backend does.
+	c.Mempool.Size = 50000
+	c.Mempool.CacheSize = 100000
+	c.Mempool.MaxTxsBytes = 1 << 30
+	c.P2P.SendRate = 100 << 20
+	c.P2P.RecvRate = 100 << 20
+	c.RPC.MaxSubscriptionClients = 1000
+	c.RPC.MaxSubscriptionsPerClient = 100
+	c.RPC.TimeoutBroadcastTxCommit = 30 * time.Second
+	c.RPC.MaxOpenConnections = 2000
+	c.LogLevel = "state:info,*:error"
+	c.P2P.AddrBookStrict = false
+	c.P2P.AllowDuplicateIP = true
+	return c
+}
+
+// InitOptions describe a single-validator network.
+type InitOptions struct {
+	ChainID string
+	Moniker string
+	Backend BackendConfig
+	Params  app.Params
+	Tuning  Tuning
+}
+
+// Key material of a node home, created if missing.
+type Keys struct {
+	Validator types.GenesisValidator
+	NodeID    p2p.ID
+}
+
+// EnsureKeys creates the validator key and node key of a home if missing.
+func EnsureKeys(cc *cmtcfg.Config, name string) (Keys, error) {
+	if err := os.MkdirAll(filepath.Dir(cc.PrivValidatorKeyFile()), 0o700); err != nil {
+		return Keys{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(cc.PrivValidatorStateFile()), 0o700); err != nil {
+		return Keys{}, err
+	}
+	pv := privval.LoadOrGenFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
+	nk, err := p2p.LoadOrGenNodeKey(cc.NodeKeyFile())
+	if err != nil {
+		return Keys{}, fmt.Errorf("node key: %w", err)
+	}
+	pub, err := pv.GetPubKey()
+	if err != nil {
+		return Keys{}, fmt.Errorf("validator key: %w", err)
+	}
+	return Keys{
+		Validator: types.GenesisValidator{Address: pub.Address(), PubKey: pub, Power: 10, Name: name},
+		NodeID:    nk.ID(),
+	}, nil
+}
+
+// NewGenesis builds the genesis document of a network.
+func NewGenesis(chainID string, vals []types.GenesisValidator, params app.Params) (*types.GenesisDoc, error) {
+	if chainID == "" {
+		chainID = "relchain-" + cmtrand.Str(6)
+	}
+	appState, err := json.MarshalIndent(params, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	g := &types.GenesisDoc{
+		ChainID:         chainID,
+		GenesisTime:     cmttime.Now(),
+		ConsensusParams: types.DefaultConsensusParams(),
+		Validators:      vals,
+		AppState:        appState,
+	}
+	if err := g.ValidateAndComplete(); err != nil {
+		return nil, fmt.Errorf("genesis: %w", err)
+	}
+	return g, nil
+}
+
+// Init creates a single-validator node home. It refuses to overwrite an
+// existing one.
+func Init(home string, o InitOptions) (*types.GenesisDoc, error) {
+	if _, err := os.Stat(filepath.Join(home, "config", "genesis.json")); err == nil {
+		return nil, fmt.Errorf("%s already holds a node (config/genesis.json exists); choose another --home or remove it", home)
+	}
+	if o.Backend.Kind == "" {
+		o.Backend.Kind = "sqlite"
+	}
+	o.Params.Backend = o.Backend.Kind
+	rc := DefaultConfig()
+	rc.Backend = o.Backend
+	cc := CometConfig(o.Tuning)
+	if o.Moniker != "" {
+		cc.Moniker = o.Moniker
+	}
+	if err := SaveConfig(home, cc, rc); err != nil {
+		return nil, err
+	}
+	keys, err := EnsureKeys(cc, cc.Moniker)
+	if err != nil {
+		return nil, err
+	}
+	g, err := NewGenesis(o.ChainID, []types.GenesisValidator{keys.Validator}, o.Params)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.SaveAs(cc.GenesisFile()); err != nil {
+		return nil, fmt.Errorf("write genesis: %w", err)
+	}
+	return g, nil
+}

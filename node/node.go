@@ -1,0 +1,124 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	cmtcfg "github.com/cometbft/cometbft/config"
+	cmtflags "github.com/cometbft/cometbft/libs/cli/flags"
+	"github.com/cometbft/cometbft/libs/log"
+	nm "github.com/cometbft/cometbft/node"
+	"github.com/cometbft/cometbft/p2p"
+	"github.com/cometbft/cometbft/privval"
+	"github.com/cometbft/cometbft/proxy"
+	"github.com/cometbft/cometbft/types"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/sqlite"
+)
+
+// Node is a running validator (or full node): CometBFT plus relchain's app.
+type Node struct {
+	cmt *nm.Node
+	app *app.App
+	be  backend.Backend
+}
+
+// OpenBackend opens the database a node home is configured with.
+func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
+	switch rc.Backend.Kind {
+	case "sqlite":
+		return sqlite.Open(ctx, rc.SQLitePath(home))
+	case "postgres":
+		return postgres.Open(ctx, rc.Backend.DSN)
+	}
+	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
+}
+
+// New loads the node home and builds the node; Start runs it.
+func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
+	cc, rc, err := LoadConfig(home)
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = log.NewTMLogger(log.NewSyncWriter(os.Stdout))
+		if logger, err = cmtflags.ParseLogLevel(cc.LogLevel, logger, cmtcfg.DefaultLogLevel); err != nil {
+			return nil, fmt.Errorf("log_level in config.toml: %w", err)
+		}
+	}
+	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
+	if err != nil {
+		return nil, fmt.Errorf("load genesis: %w", err)
+	}
+	params, err := app.ParseParams(gen.AppState)
+	if err != nil {
+		return nil, err
+	}
+	maxWait, err := time.ParseDuration(rc.Query.MaxWait)
+	if err != nil {
+		return nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
+	}
+	be, err := OpenBackend(ctx, home, rc)
+	if err != nil {
+		return nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
+	}
+	ex, err := app.NewExecutor(ctx, be, gen.ChainID, params)
+	if err != nil {
+		be.Close()
+		return nil, err
+	}
+	a := app.New(ex, logger.With("module", "relchain"))
+	a.MaxQueryWait = maxWait
+
+	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
+	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("load node key: %w", err)
+	}
+	// Conn-sync, not the default global mutex: queries and CheckTx must run
+	// while a block executes (and a query waiting for min_height must not
+	// block the block it waits for). The app is safe for that: one writer,
+	// readers on committed state.
+	n, err := nm.NewNode(cc, pv, nodeKey,
+		proxy.NewConnSyncLocalClientCreator(a),
+		func() (*types.GenesisDoc, error) { return gen, nil },
+		cmtcfg.DefaultDBProvider,
+		nm.DefaultMetricsProvider(cc.Instrumentation),
+		logger)
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("create cometbft node: %w", err)
+	}
+	return &Node{cmt: n, app: a, be: be}, nil
+}
+
+// Start starts CometBFT (handshake, replay of missing blocks, p2p, RPC).
+func (n *Node) Start() error {
+	if err := n.cmt.Start(); err != nil {
+		return fmt.Errorf("start node: %w", err)
+	}
+	return nil
+}
+
+// Stop stops CometBFT and closes the database.
+func (n *Node) Stop() error {
+	var err error
+	if n.cmt.IsRunning() {
+		err = n.cmt.Stop()
+		n.cmt.Wait()
+	}
+	_ = n.app.Executor().Close(context.Background())
+	if cerr := n.be.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// CometBFT returns the embedded CometBFT node.
+func (n *Node) CometBFT() *nm.Node { return n.cmt }
