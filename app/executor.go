@@ -163,7 +163,10 @@ func (e *Executor) FinalizeBlock(ctx context.Context, height int64, txs [][]byte
 		_ = block.Rollback(ctx)
 		return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
 	}
-	appHash := ComputeAppHash(committed.AppHash, height, results, changes)
+	appHash := committed.AppHash
+	if len(txs) > 0 {
+		appHash = ComputeAppHash(committed.AppHash, height, results, changes)
+	}
 	e.mu.Lock()
 	e.pending = &pendingBlock{height: height, block: block, appHash: appHash}
 	e.mu.Unlock()
@@ -327,6 +330,11 @@ func (e *Executor) Close(ctx context.Context) error {
 // a result) and the change digest is the backend's digest of every row the
 // block changed. A later version replaces the change digest with a full-state
 // digest; it stays behind this function.
+//
+// A block without txs leaves the state and so the AppHash unchanged (the
+// executor does not call this for it): otherwise every block would change
+// the AppHash and CometBFT would follow each with an empty proof block,
+// forever.
 func ComputeAppHash(prev []byte, height int64, results []TxResult, changes []byte) []byte {
 	rh := sha256.New()
 	var n [8]byte

@@ -311,6 +311,10 @@ func run(stmt *sqlite3.Stmt, args []any) (*backend.Rows, error) {
 			out.Columns[i] = stmt.ColumnName(i)
 		}
 	}
+	// changes() keeps the count of the last DML statement, so it is only
+	// read when this statement changed something (DDL and SELECT do not
+	// move total_changes).
+	before := stmt.Conn().TotalChanges()
 	for stmt.Step() {
 		row := make([]any, ncol)
 		for i := range row {
@@ -332,7 +336,7 @@ func run(stmt *sqlite3.Stmt, args []any) (*backend.Rows, error) {
 	if err := stmt.Err(); err != nil {
 		return nil, classify(err)
 	}
-	if !stmt.ReadOnly() {
+	if stmt.Conn().TotalChanges() != before {
 		out.RowsAffected = stmt.Conn().Changes()
 	}
 	return out, nil
@@ -374,7 +378,7 @@ func (b *Backend) Close() error {
 	var errs []error
 	if b.w != nil {
 		if b.open {
-			errs = append(errs, b.w.Exec("ROLLBACK"))
+			errs = append(errs, b.internalExec("ROLLBACK"))
 			b.open = false
 		}
 		for _, s := range b.stmts {
