@@ -1,0 +1,622 @@
+package backendtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// Open opens the Backend under test for t.
+//
+// The first call for a given t opens a fresh, empty database unique to t; a
+// later call with the same t, after the Backend returned before was closed,
+// reopens that same database (so the suite can check durability). The
+// suite closes every Backend it opens: open must not close it itself.
+type Open func(t *testing.T) backend.Backend
+
+// Run runs the conformance suite against the backend that open provides.
+func Run(t *testing.T, open Open) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Open)
+	}{
+		{"FreshStateIsZero", testFreshStateIsZero},
+		{"CommitPersistsDataAndStateAcrossReopen", testCommitPersists},
+		{"RollbackDiscardsBlock", testRollbackDiscards},
+		{"FailedTxRollsBackToSavepointOnly", testSavepointIsolation},
+		{"ErrorClasses", testErrorClasses},
+		{"CheckSyntax", testCheckSyntax},
+		{"QueryIgnoresOpenBlockAndReportsHeight", testQueryIsolation},
+		{"QueryRejectsWrites", testQueryRejectsWrites},
+		{"ReturningRows", testReturning},
+		{"RowsAffected", testRowsAffected},
+		{"ChangeDigestDeterministic", testChangeDigest},
+		{"ChangeDigestExcludesRolledBackChanges", testChangeDigestRollback},
+		{"BeginWhileOpenFails", testBeginWhileOpen},
+		{"ValuesRoundTrip", testValuesRoundTrip},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+	}
+}
+
+// ph returns the placeholder for positional argument n in dialect d.
+func ph(d string, n int) string {
+	switch d {
+	case "postgres":
+		return "$" + strconv.Itoa(n)
+	case "sqlite":
+		return "?" + strconv.Itoa(n)
+	case "mysql":
+		return "?"
+	}
+	panic(fmt.Sprintf("backendtest: unknown dialect %q", d))
+}
+
+// types names column types per dialect, for the few that differ.
+var types = map[string]map[string]string{
+	"postgres": {"BLOB": "BYTEA", "DOUBLE": "DOUBLE PRECISION"},
+	"sqlite":   {"BLOB": "BLOB", "DOUBLE": "REAL"},
+	"mysql":    {"BLOB": "BLOB", "DOUBLE": "DOUBLE"},
+}
+
+var (
+	placeholder = regexp.MustCompile(`\$([0-9]+)`)
+	typeName    = regexp.MustCompile(`\{([A-Z]+)\}`)
+)
+
+// q adapts the suite's SQL to dialect d: $N becomes d's placeholder and
+// {BLOB}, {DOUBLE} d's type names.
+func q(d, sql string) string {
+	sql = placeholder.ReplaceAllStringFunc(sql, func(m string) string {
+		n, _ := strconv.Atoi(m[1:])
+		return ph(d, n)
+	})
+	return typeName.ReplaceAllStringFunc(sql, func(m string) string {
+		if s, ok := types[d][m[1:len(m)-1]]; ok {
+			return s
+		}
+		panic(fmt.Sprintf("backendtest: no type %s for dialect %q", m, d))
+	})
+}
+
+// node is a Backend under test with helpers that fail the test on error.
+type node struct {
+	t *testing.T
+	backend.Backend
+	d     string
+	close func()
+}
+
+// mustOpen opens a Backend for t and closes it at the end of the test,
+// unless it was closed before.
+func mustOpen(t *testing.T, open Open) *node {
+	t.Helper()
+	b := open(t)
+	if b == nil {
+		t.Fatal("open returned a nil Backend")
+	}
+	var once sync.Once
+	n := &node{t: t, Backend: b, d: b.Dialect()}
+	n.close = func() {
+		once.Do(func() {
+			if err := b.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(n.close)
+	return n
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func (n *node) begin() backend.Block {
+	n.t.Helper()
+	blk, err := n.Begin(ctx(n.t))
+	if err != nil {
+		n.t.Fatalf("Begin: %v", err)
+	}
+	return blk
+}
+
+// exec runs sql (in the suite's dialect-neutral form) and fails on error.
+func (n *node) exec(blk backend.Block, sql string, args ...any) *backend.Rows {
+	n.t.Helper()
+	rows, err := blk.Exec(ctx(n.t), q(n.d, sql), args)
+	if err != nil {
+		n.t.Fatalf("Exec %q: %v", sql, err)
+	}
+	return rows
+}
+
+// tx runs statements as one bc-transaction: in a savepoint, released on
+// success, rolled back to on the first failure, whose error it returns.
+func (n *node) tx(blk backend.Block, stmts ...string) error {
+	n.t.Helper()
+	c := ctx(n.t)
+	if err := blk.Savepoint(c); err != nil {
+		n.t.Fatalf("Savepoint: %v", err)
+	}
+	for _, s := range stmts {
+		if _, err := blk.Exec(c, q(n.d, s), nil); err != nil {
+			if backend.AsError(err) == nil {
+				n.t.Fatalf("Exec %q: not a statement failure (*backend.Error): %v", s, err)
+			}
+			if err := blk.RollbackTo(c); err != nil {
+				n.t.Fatalf("RollbackTo: %v", err)
+			}
+			return err
+		}
+	}
+	if err := blk.Release(c); err != nil {
+		n.t.Fatalf("Release: %v", err)
+	}
+	return nil
+}
+
+func (n *node) commit(blk backend.Block, height int64) {
+	n.t.Helper()
+	if err := blk.Commit(ctx(n.t), backend.State{Height: height, AppHash: appHash(height)}); err != nil {
+		n.t.Fatalf("Commit %d: %v", height, err)
+	}
+}
+
+func (n *node) digest(blk backend.Block) []byte {
+	n.t.Helper()
+	d, err := blk.ChangeDigest(ctx(n.t))
+	if err != nil {
+		n.t.Fatalf("ChangeDigest: %v", err)
+	}
+	if len(d) == 0 {
+		n.t.Fatal("ChangeDigest returned an empty digest")
+	}
+	return d
+}
+
+func (n *node) query(sql string, args ...any) (*backend.Rows, int64) {
+	n.t.Helper()
+	rows, h, err := n.Query(ctx(n.t), q(n.d, sql), args)
+	if err != nil {
+		n.t.Fatalf("Query %q: %v", sql, err)
+	}
+	return rows, h
+}
+
+// ids returns the first column of a query's rows, which must be integers.
+func (n *node) ids(sql string) []int64 {
+	n.t.Helper()
+	rows, _ := n.query(sql)
+	out := []int64{}
+	for _, r := range rows.Rows {
+		v, ok := r[0].(int64)
+		if !ok {
+			n.t.Fatalf("Query %q: first column is %T, want int64", sql, r[0])
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func appHash(h int64) []byte { return []byte(fmt.Sprintf("apphash-%d", h)) }
+
+const createT = `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`
+
+// setup commits block 1: table t with rows (1,'a') and (2,'b').
+func (n *node) setup() {
+	n.t.Helper()
+	blk := n.begin()
+	n.exec(blk, createT)
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (1, 'a')`)
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (2, 'b')`)
+	n.commit(blk, 1)
+}
+
+func wantClass(t *testing.T, what string, err error, want backend.Class) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: succeeded, want a %s error", what, want)
+	}
+	e := backend.AsError(err)
+	if e == nil {
+		t.Fatalf("%s: error %v is not a *backend.Error", what, err)
+	}
+	if e.Class != want {
+		t.Fatalf("%s: class %s (%v), want %s", what, e.Class, err, want)
+	}
+}
+
+func testFreshStateIsZero(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	s, err := n.LoadState(ctx(t))
+	if err != nil {
+		t.Fatalf("LoadState: %v", err)
+	}
+	if s.Height != 0 || len(s.AppHash) != 0 {
+		t.Fatalf("LoadState on a fresh database = %+v, want height 0 and empty AppHash", s)
+	}
+}
+
+func testCommitPersists(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	blk := n.begin()
+	n.exec(blk, createT)
+	n.exec(blk, `INSERT INTO t (id, v) VALUES ($1, $2)`, int64(7), "seven")
+	n.commit(blk, 1)
+	n.close()
+
+	n = mustOpen(t, open)
+	s, err := n.LoadState(ctx(t))
+	if err != nil {
+		t.Fatalf("LoadState after reopen: %v", err)
+	}
+	if s.Height != 1 || !bytes.Equal(s.AppHash, appHash(1)) {
+		t.Fatalf("LoadState after reopen = {%d %q}, want {1 %q}", s.Height, s.AppHash, appHash(1))
+	}
+	rows, h := n.query(`SELECT id, v FROM t`)
+	if h != 1 {
+		t.Errorf("Query height = %d, want 1", h)
+	}
+	want := [][]any{{int64(7), "seven"}}
+	if !reflect.DeepEqual(rows.Rows, want) {
+		t.Fatalf("rows after reopen = %#v, want %#v", rows.Rows, want)
+	}
+
+	// The next block commits on top.
+	blk = n.begin()
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (8, 'eight')`)
+	n.commit(blk, 2)
+	if s, _ := n.LoadState(ctx(t)); s.Height != 2 {
+		t.Fatalf("LoadState after block 2: height %d, want 2", s.Height)
+	}
+}
+
+func testRollbackDiscards(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	n.setup()
+	blk := n.begin()
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (3, 'c')`)
+	n.exec(blk, `DELETE FROM t WHERE id = 1`)
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	if got := n.ids(`SELECT id FROM t ORDER BY id`); !reflect.DeepEqual(got, []int64{1, 2}) {
+		t.Fatalf("ids after Rollback = %v, want [1 2]", got)
+	}
+	if s, _ := n.LoadState(ctx(t)); s.Height != 1 {
+		t.Fatalf("height after Rollback = %d, want 1", s.Height)
+	}
+	// A new block can begin after a rollback.
+	blk = n.begin()
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (3, 'c')`)
+	n.commit(blk, 2)
+	if got := n.ids(`SELECT id FROM t ORDER BY id`); !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+		t.Fatalf("ids after block 2 = %v, want [1 2 3]", got)
+	}
+}
+
+func testSavepointIsolation(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	blk := n.begin()
+	n.exec(blk, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`)
+	if err := n.tx(blk, `INSERT INTO t (id, v) VALUES (1, 'tx1')`); err != nil {
+		t.Fatalf("tx 1: %v", err)
+	}
+	err := n.tx(blk,
+		`INSERT INTO t (id, v) VALUES (2, 'tx2')`, // succeeds, then is undone
+		`INSERT INTO t (id, v) VALUES (1, 'dup')`) // fails
+	wantClass(t, "tx 2 (duplicate key)", err, backend.ClassConstraint)
+	if err := n.tx(blk, `INSERT INTO t (id, v) VALUES (3, 'tx3')`); err != nil {
+		t.Fatalf("tx 3: %v", err)
+	}
+	n.commit(blk, 1)
+	rows, _ := n.query(`SELECT id, v FROM t ORDER BY id`)
+	want := [][]any{{int64(1), "tx1"}, {int64(3), "tx3"}}
+	if !reflect.DeepEqual(rows.Rows, want) {
+		t.Fatalf("rows = %#v, want %#v", rows.Rows, want)
+	}
+}
+
+func testErrorClasses(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	n.setup()
+	c := ctx(t)
+	wantClass(t, "CheckSyntax of SELEC", n.CheckSyntax(c, "SELEC 1"), backend.ClassSyntax)
+
+	blk := n.begin()
+	defer blk.Rollback(c)
+	wantClass(t, "INSERT into a missing table", n.tx(blk, `INSERT INTO missing (id) VALUES (1)`), backend.ClassUndefined)
+	wantClass(t, "SELECT of a missing column", n.tx(blk, `SELECT nope FROM t`), backend.ClassUndefined)
+	wantClass(t, "duplicate primary key", n.tx(blk, `INSERT INTO t (id, v) VALUES (1, 'x')`), backend.ClassConstraint)
+	wantClass(t, "NOT NULL", n.tx(blk, `CREATE TABLE nn (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`,
+		`INSERT INTO nn (id, v) VALUES (1, NULL)`), backend.ClassConstraint)
+	wantClass(t, "CREATE TABLE that exists", n.tx(blk, createT), backend.ClassDuplicate)
+	// The block is still usable after the failures.
+	if err := n.tx(blk, `INSERT INTO t (id, v) VALUES (3, 'c')`); err != nil {
+		t.Fatalf("tx after failures: %v", err)
+	}
+}
+
+func testCheckSyntax(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	c := ctx(t)
+	for _, ok := range []string{
+		`SELECT 1`,
+		`SELECT * FROM no_such_table`, // schema errors are not syntax errors
+		`INSERT INTO no_such_table (a) VALUES (1)`,
+		`SELECT 1;`, // one statement with its terminator
+		q(n.d, `UPDATE t SET v = $1 WHERE id = $2`),
+	} {
+		if err := n.CheckSyntax(c, ok); err != nil {
+			t.Errorf("CheckSyntax(%q) = %v, want nil", ok, err)
+		}
+	}
+	wantClass(t, "two statements", n.CheckSyntax(c, `SELECT 1; SELECT 2`), backend.ClassInvalid)
+	wantClass(t, "empty text", n.CheckSyntax(c, ``), backend.ClassInvalid)
+	wantClass(t, "blank text", n.CheckSyntax(c, "  \n "), backend.ClassInvalid)
+	wantClass(t, "garbage", n.CheckSyntax(c, `INSERT INTO VALUES`), backend.ClassSyntax)
+	// Verdicts are stable (a cache must not change them).
+	wantClass(t, "two statements again", n.CheckSyntax(c, `SELECT 1; SELECT 2`), backend.ClassInvalid)
+	wantClass(t, "SELEC again", n.CheckSyntax(c, `SELEC 1`), backend.ClassSyntax)
+	wantClass(t, "SELEC again", n.CheckSyntax(c, `SELEC 1`), backend.ClassSyntax)
+}
+
+func testQueryIsolation(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	n.setup()
+	blk := n.begin()
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (3, 'c')`)
+	n.exec(blk, `DELETE FROM t WHERE id = 1`)
+
+	rows, h := n.query(`SELECT id FROM t ORDER BY id`)
+	if h != 1 {
+		t.Errorf("Query height during block 2 = %d, want 1", h)
+	}
+	if len(rows.Rows) != 2 || rows.Rows[0][0] != int64(1) || rows.Rows[1][0] != int64(2) {
+		t.Fatalf("Query during block 2 = %v, want ids [1 2] (committed state only)", rows.Rows)
+	}
+	n.commit(blk, 2)
+	rows, h = n.query(`SELECT id FROM t ORDER BY id`)
+	if h != 2 {
+		t.Errorf("Query height after block 2 = %d, want 2", h)
+	}
+	if got := n.ids(`SELECT id FROM t ORDER BY id`); !reflect.DeepEqual(got, []int64{2, 3}) {
+		t.Fatalf("ids after block 2 = %v, want [2 3]", got)
+	}
+	if rows.Columns[0] != "id" {
+		t.Errorf("columns = %v, want [id]", rows.Columns)
+	}
+
+	// A query on a fresh database reports height 0.
+	t.Run("fresh", func(t *testing.T) {
+		n := mustOpen(t, open)
+		if _, h := n.query(`SELECT 1`); h != 0 {
+			t.Errorf("Query height on a fresh database = %d, want 0", h)
+		}
+	})
+}
+
+func testQueryRejectsWrites(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	n.setup()
+	c := ctx(t)
+	for _, w := range []string{
+		`INSERT INTO t (id, v) VALUES (9, 'z')`,
+		`UPDATE t SET v = 'z'`,
+		`DELETE FROM t`,
+		`CREATE TABLE u (id INTEGER PRIMARY KEY)`,
+	} {
+		if _, _, err := n.Query(c, q(n.d, w), nil); err == nil {
+			t.Errorf("Query(%q) succeeded, want it rejected", w)
+		}
+	}
+	if got := n.ids(`SELECT id FROM t ORDER BY id`); !reflect.DeepEqual(got, []int64{1, 2}) {
+		t.Fatalf("ids = %v after rejected writes, want [1 2]", got)
+	}
+}
+
+func testReturning(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	n.setup()
+	blk := n.begin()
+	defer blk.Rollback(ctx(t))
+	rows := n.exec(blk, `INSERT INTO t (id, v) VALUES ($1, $2) RETURNING id, v`, int64(5), "e")
+	if !reflect.DeepEqual(rows.Columns, []string{"id", "v"}) {
+		t.Errorf("RETURNING columns = %v, want [id v]", rows.Columns)
+	}
+	if want := [][]any{{int64(5), "e"}}; !reflect.DeepEqual(rows.Rows, want) {
+		t.Errorf("RETURNING rows = %#v, want %#v", rows.Rows, want)
+	}
+	rows = n.exec(blk, `UPDATE t SET v = 'z' WHERE id >= 2 RETURNING id`)
+	var got []int64
+	for _, r := range rows.Rows {
+		got = append(got, r[0].(int64))
+	}
+	if len(got) != 2 {
+		t.Errorf("UPDATE ... RETURNING rows = %v, want 2 rows", rows.Rows)
+	}
+}
+
+func testRowsAffected(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	n.setup()
+	blk := n.begin()
+	defer blk.Rollback(ctx(t))
+	for _, tc := range []struct {
+		sql  string
+		want int64
+	}{
+		{`INSERT INTO t (id, v) VALUES (3, 'c')`, 1},
+		{`UPDATE t SET v = 'x' WHERE id >= 2`, 2},
+		{`UPDATE t SET v = 'x' WHERE id > 100`, 0},
+		{`DELETE FROM t WHERE id <> 2`, 2},
+	} {
+		if got := n.exec(blk, tc.sql).RowsAffected; got != tc.want {
+			t.Errorf("%s: RowsAffected = %d, want %d", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// digestRun runs the blocks on a fresh backend and returns the digest of
+// each block. A statement starting with "!" is expected to fail, and
+// ends its bc-transaction.
+func digestRun(t *testing.T, open Open, blocks [][][]string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	t.Run(fmt.Sprintf("node%d", len(blocks)), func(t *testing.T) {
+		n := mustOpen(t, open)
+		for h, txs := range blocks {
+			blk := n.begin()
+			for _, stmts := range txs {
+				err := n.tx(blk, stmts...)
+				if err != nil && !expectFail(stmts) {
+					t.Fatalf("tx %v: %v", stmts, err)
+				}
+				if err == nil && expectFail(stmts) {
+					t.Fatalf("tx %v succeeded, want a failure", stmts)
+				}
+			}
+			out = append(out, n.digest(blk))
+			n.commit(blk, int64(h+1))
+		}
+	})
+	if len(out) != len(blocks) {
+		t.FailNow()
+	}
+	return out
+}
+
+// expectFail reports whether a tx's statements are marked to fail: the
+// suite marks them by a trailing "-- fails" comment on the last statement.
+func expectFail(stmts []string) bool {
+	return len(stmts) > 0 && strings.HasSuffix(stmts[len(stmts)-1], "-- fails")
+}
+
+func testChangeDigest(t *testing.T, open Open) {
+	schema := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`, `INSERT INTO t (id, v) VALUES (2, 'b')`}}
+	same := [][][]string{
+		schema,
+		{{`UPDATE t SET v = 'c' WHERE id = 1`}, {`DELETE FROM t WHERE id = 2`}, {`INSERT INTO t (id, v) VALUES (3, 'd')`}},
+		{}, // a block without changes
+	}
+	a := digestRun(t, open, same)
+	b := digestRun(t, open, same)
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Fatalf("block %d: digests differ between two backends running the same statements: %x vs %x", i+1, a[i], b[i])
+		}
+	}
+	if bytes.Equal(a[1], a[2]) {
+		t.Fatal("a block with changes has the digest of a block without")
+	}
+
+	other := [][][]string{
+		schema,
+		{{`UPDATE t SET v = 'C' WHERE id = 1`}, {`DELETE FROM t WHERE id = 2`}, {`INSERT INTO t (id, v) VALUES (3, 'd')`}},
+		{},
+	}
+	c := digestRun(t, open, other)
+	if !bytes.Equal(a[0], c[0]) {
+		t.Fatalf("block 1: digests differ for the same statements")
+	}
+	if bytes.Equal(a[1], c[1]) {
+		t.Fatalf("block 2: digest is the same although one update wrote 'c' and the other 'C'")
+	}
+	if !bytes.Equal(a[2], c[2]) {
+		t.Fatalf("block 3: empty blocks have different digests: %x vs %x", a[2], c[2])
+	}
+}
+
+func testChangeDigestRollback(t *testing.T, open Open) {
+	ok := []string{`INSERT INTO t (id, v) VALUES (1, 'a')`}
+	failed := []string{`INSERT INTO t (id, v) VALUES (2, 'b')`, `INSERT INTO t (id, v) VALUES (1, 'dup') -- fails`}
+	a := digestRun(t, open, [][][]string{{{createT}}, {ok, failed}})
+	b := digestRun(t, open, [][][]string{{{createT}}, {ok}})
+	if !bytes.Equal(a[1], b[1]) {
+		t.Fatalf("digest of [ok, failed] = %x, digest of [ok] = %x; a tx rolled back to its savepoint must leave no trace", a[1], b[1])
+	}
+
+	// ChangeDigest resets: a second call in the same block sees nothing new.
+	n := mustOpen(t, open)
+	blk := n.begin()
+	defer blk.Rollback(ctx(t))
+	n.exec(blk, createT)
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (1, 'a')`)
+	first := n.digest(blk)
+	second := n.digest(blk)
+	n.exec(blk, `INSERT INTO t (id, v) VALUES (2, 'b')`)
+	third := n.digest(blk)
+	if bytes.Equal(first, second) {
+		t.Error("second ChangeDigest equals the first: it did not reset")
+	}
+	if bytes.Equal(second, third) {
+		t.Error("ChangeDigest after a new change equals the empty digest")
+	}
+}
+
+func testBeginWhileOpen(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	blk := n.begin()
+	if _, err := n.Begin(ctx(t)); !errors.Is(err, backend.ErrBlockOpen) {
+		t.Fatalf("second Begin = %v, want backend.ErrBlockOpen", err)
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	blk = n.begin()
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+}
+
+func testValuesRoundTrip(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	blk := n.begin()
+	n.exec(blk, `CREATE TABLE vals (id INTEGER PRIMARY KEY, i BIGINT, f {DOUBLE}, s TEXT, b {BLOB}, z TEXT)`)
+	in := [][]any{
+		{int64(1), int64(-42), 1.5, "héllo, wörld", []byte{0, 1, 2, 0xff}, nil},
+		{int64(2), int64(1) << 40, 0.1, "", []byte("x"), nil},
+		{int64(3), nil, nil, nil, nil, nil},
+	}
+	for _, r := range in {
+		n.exec(blk, `INSERT INTO vals (id, i, f, s, b, z) VALUES ($1, $2, $3, $4, $5, $6)`, r...)
+	}
+	sel := `SELECT id, i, f, s, b, z FROM vals ORDER BY id`
+	check := func(where string, rows *backend.Rows) {
+		t.Helper()
+		if !reflect.DeepEqual(rows.Columns, []string{"id", "i", "f", "s", "b", "z"}) {
+			t.Errorf("%s: columns = %v", where, rows.Columns)
+		}
+		if !reflect.DeepEqual(rows.Rows, in) {
+			t.Errorf("%s: rows =\n%#v\nwant\n%#v", where, rows.Rows, in)
+		}
+	}
+	check("Exec in block", n.exec(blk, sel))
+	n.commit(blk, 1)
+	rows, _ := n.query(sel)
+	check("Query", rows)
+
+	rows, _ = n.query(`SELECT 1 + 1, 'text', 2.5 * 2`)
+	want := []any{int64(2), "text"}
+	if len(rows.Rows) != 1 || !reflect.DeepEqual(rows.Rows[0][:2], want) {
+		t.Errorf("SELECT of literals = %#v, want %#v first", rows.Rows, want)
+	}
+	rows, _ = n.query(`SELECT id FROM vals WHERE i = $1 AND s = $2`, int64(-42), "héllo, wörld")
+	if len(rows.Rows) != 1 || rows.Rows[0][0] != int64(1) {
+		t.Errorf("Query with arguments = %#v, want id 1", rows.Rows)
+	}
+}

@@ -1,0 +1,202 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// savepoint is the one savepoint name relchain uses; RollbackTo releases it
+// as well, so savepoints never nest.
+const savepoint = "relchain_tx"
+
+var errBlockDone = errors.New("postgres: block is already committed or rolled back")
+
+// block is the open db-transaction on the writer connection. Its methods
+// hold the backend's mutex, so Close cannot interleave with them.
+type block struct {
+	b    *Backend
+	conn *pgx.Conn
+	done bool
+}
+
+var _ backend.Block = (*block)(nil)
+
+// simple runs a fixed statement (no arguments) with the simple protocol.
+func (k *block) simple(ctx context.Context, what, sql string) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return errBlockDone
+	}
+	if _, err := k.conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	return nil
+}
+
+func (k *block) Savepoint(ctx context.Context) error {
+	return k.simple(ctx, "savepoint", "SAVEPOINT "+savepoint)
+}
+
+func (k *block) Release(ctx context.Context) error {
+	return k.simple(ctx, "release savepoint", "RELEASE SAVEPOINT "+savepoint)
+}
+
+// RollbackTo undoes everything since Savepoint and then releases the
+// savepoint, so a block of many failed txs does not pile up nested
+// savepoints.
+func (k *block) RollbackTo(ctx context.Context) error {
+	return k.simple(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint)
+}
+
+// Exec runs one statement. A statement failure is returned as a
+// *backend.Error; a failure of the node (connection lost, disk full,
+// context cancelled: see nodeFault) is returned as an ordinary error, since
+// another node would not fail the same way.
+//
+// Rows of a statement without a top-level ORDER BY (RETURNING, SELECT
+// without ORDER BY) are sorted by their text form: PostgreSQL returns them
+// in physical order, which differs between nodes holding the same rows
+// (autovacuum and HOT pruning run on each node's own schedule).
+func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	st, err := k.b.syntax.check(sql)
+	if err != nil {
+		return nil, err
+	}
+	if st.forbidden != "" {
+		return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
+	}
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return nil, errBlockDone
+	}
+	rows, err := execParams(ctx, k.conn.PgConn(), sql, args, !st.ordered)
+	if err == nil {
+		return rows, nil
+	}
+	if e := backend.AsError(err); e != nil { // argument encoding
+		return nil, e
+	}
+	var pgErr *pgconn.PgError
+	if ctx.Err() != nil || !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
+		return nil, fmt.Errorf("postgres: exec: %w", err)
+	}
+	return nil, asBackendError(err)
+}
+
+// ChangeDigest consumes the change records of the block so far and hashes
+// them.
+//
+// Records are hashed in canonical order (sorted by table, operation and row
+// image), not in the order the triggers wrote them: a statement touching
+// many rows visits them in physical order, which differs between nodes (see
+// Exec), while the multiset of row images does not. Each record is
+// length-prefixed: uvarint(len(tbl)) tbl op uvarint(len(img)) img.
+func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return nil, errBlockDone
+	}
+	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img", nil, nil, nil, nil)
+	type rec struct{ tbl, op, img []byte }
+	var recs []rec
+	for res.NextRow() {
+		v := res.Values()
+		recs = append(recs, rec{bytes.Clone(v[0]), bytes.Clone(v[1]), bytes.Clone(v[2])})
+	}
+	if _, err := res.Close(); err != nil {
+		return nil, fmt.Errorf("postgres: change digest: %w", err)
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
+			return c < 0
+		}
+		if c := bytes.Compare(recs[i].op, recs[j].op); c != 0 {
+			return c < 0
+		}
+		return bytes.Compare(recs[i].img, recs[j].img) < 0
+	})
+	h := sha256.New()
+	var buf []byte
+	for _, r := range recs {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(r.tbl)))
+		buf = append(buf, r.tbl...)
+		buf = append(buf, r.op...)
+		buf = binary.AppendUvarint(buf, uint64(len(r.img)))
+		buf = append(buf, r.img...)
+		h.Write(buf)
+	}
+	return h.Sum(nil), nil
+}
+
+// Commit writes s into relchain.meta and commits; with synchronous_commit
+// on, data and state are durable together when it returns.
+func (k *block) Commit(ctx context.Context, s backend.State) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return errBlockDone
+	}
+	appHash := s.AppHash
+	if appHash == nil {
+		appHash = []byte{}
+	}
+	_, err := k.conn.Exec(ctx, `INSERT INTO relchain.meta (id, height, app_hash) VALUES (1, $1, $2)
+		ON CONFLICT (id) DO UPDATE SET height = EXCLUDED.height, app_hash = EXCLUDED.app_hash`, s.Height, appHash)
+	if err != nil {
+		_ = k.rollback(ctx)
+		return fmt.Errorf("postgres: commit height %d: write state: %w", s.Height, err)
+	}
+	tag, err := k.conn.PgConn().Exec(ctx, "COMMIT").ReadAll()
+	k.finish(err != nil)
+	if err != nil {
+		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
+	}
+	// COMMIT of a failed transaction rolls back and says so only in the tag.
+	if len(tag) != 1 || tag[0].CommandTag.String() != "COMMIT" {
+		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
+	}
+	return nil
+}
+
+func (k *block) Rollback(ctx context.Context) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return nil
+	}
+	return k.rollback(ctx)
+}
+
+// rollback ends the block; the caller holds the backend's mutex.
+func (k *block) rollback(ctx context.Context) error {
+	_, err := k.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
+	k.finish(err != nil)
+	if err != nil {
+		return fmt.Errorf("postgres: rollback: %w", err)
+	}
+	return nil
+}
+
+// finish marks the block done; if the writer's state is unknown (an error
+// while ending the transaction) it is dropped and the next Begin
+// reconnects.
+func (k *block) finish(dropConn bool) {
+	k.done = true
+	k.b.open = nil
+	if dropConn || k.conn.IsClosed() {
+		k.b.dropWriter()
+	}
+}

@@ -1,0 +1,403 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/relchain/relchain/backend"
+)
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Defaults for Options.
+const (
+	DefaultQueryTimeout = 30 * time.Second
+	DefaultMaxReaders   = 8
+)
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	queryTimeout time.Duration
+	maxReaders   int32
+}
+
+// WithQueryTimeout sets the statement_timeout of Query's connections (0
+// disables it). It never applies to the block writer: a timeout must not
+// decide a transaction's outcome.
+func WithQueryTimeout(d time.Duration) Option { return func(o *options) { o.queryTimeout = d } }
+
+// WithMaxReaders sets the size of Query's connection pool.
+func WithMaxReaders(n int) Option { return func(o *options) { o.maxReaders = int32(n) } }
+
+// sessionSettings are pinned on every connection (writer and readers) in the
+// startup packet, where they override ALTER DATABASE/ROLE ... SET and
+// postgresql.conf: every node must render and compute values identically,
+// whatever its server's configuration.
+func sessionSettings() map[string]string {
+	return map[string]string{
+		// timestamptz input/output and date arithmetic in one zone.
+		"TimeZone": "UTC",
+		// Text form of dates and timestamps: ISO 8601 style, Y-M-D order
+		// for ambiguous input such as '01/02/03'.
+		"DateStyle": "ISO, YMD",
+		// Text form of intervals: PostgreSQL's default, pinned.
+		"IntervalStyle": "postgres",
+		// Floats printed in the shortest form that round-trips exactly.
+		"extra_float_digits": "3",
+		// No parallel plans: parallel workers make row order and float
+		// aggregation order (sum of doubles) depend on timing.
+		"max_parallel_workers_per_gather": "0",
+		// A sequential scan always starts at block 0, instead of joining a
+		// scan already running in another session.
+		"synchronize_seqscans": "off",
+		// bytea text form; we decode it, and it appears in row images.
+		"bytea_output":    "hex",
+		"client_encoding": "UTF8",
+		// Unqualified names resolve in public only.
+		"search_path": "public",
+		// Backslashes in '...' literals are literal, as in the standard.
+		"standard_conforming_strings": "on",
+		// Same handling of = NULL everywhere (off is the default).
+		"transform_null_equals": "off",
+		// Lock waits never time out (the writer is alone; a timeout must not
+		// decide an outcome).
+		"lock_timeout": "0",
+		// Locale-dependent formatting (money, to_char) in the C locale.
+		"lc_monetary": "C",
+		"lc_numeric":  "C",
+		"lc_time":     "C",
+		// initdb picks it from the OS locale; to_tsvector(text) uses it.
+		"default_text_search_config": "pg_catalog.simple",
+		// Input of zone abbreviations such as 'EST'.
+		"timezone_abbreviations": "Default",
+		// Defaults that change results if altered, pinned.
+		"xmloption":              "content",
+		"xmlbinary":              "base64",
+		"gin_fuzzy_search_limit": "0",
+		"array_nulls":            "on",
+		"quote_all_identifiers":  "off",
+		"geqo_seed":              "0",
+		"row_security":           "on",
+		"application_name":       "relchain",
+	}
+}
+
+// superuserSettings are pinned like sessionSettings but only a superuser
+// may set them, so they are added after Open has checked the role (a
+// non-superuser would otherwise fail at connect with a less useful error).
+func superuserSettings() map[string]string {
+	return map[string]string{
+		// "replica" would silently disable the change-capture triggers.
+		"session_replication_role": "origin",
+		// Messages are not part of results (only SQLSTATE classes are), but
+		// logs compare better across nodes in one language.
+		"lc_messages": "C",
+	}
+}
+
+// Backend is a PostgreSQL database of one validator: one dedicated writer
+// connection for blocks and a pool of read-only connections for Query.
+type Backend struct {
+	writerCfg *pgx.ConnConfig
+	pool      *pgxpool.Pool
+	syntax    syntaxCache
+
+	mu     sync.Mutex // guards writer, open, closed
+	writer *pgx.Conn  // nil until the first Begin, and after it was lost
+	open   *block
+	closed bool
+}
+
+// Open connects to the database named by dsn, creating it (UTF8, collation
+// C) if it does not exist, checks that it is fit for relchain (collation C,
+// superuser role) and installs relchain's schema and change capture.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
+	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders}
+	for _, f := range opts {
+		f(&o)
+	}
+
+	writerCfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	if writerCfg.Database == "" {
+		writerCfg.Database = writerCfg.User
+	}
+	for k, v := range sessionSettings() {
+		writerCfg.RuntimeParams[k] = v
+	}
+	// The writer is the only writer: read committed is enough, and it
+	// waits for locks rather than failing with serialization errors.
+	writerCfg.RuntimeParams["default_transaction_isolation"] = "read committed"
+	writerCfg.RuntimeParams["default_transaction_read_only"] = "off"
+	// Commit must be durable when it returns.
+	writerCfg.RuntimeParams["synchronous_commit"] = "on"
+	// No timeouts on the writer: they depend on timing, not on the block.
+	writerCfg.RuntimeParams["statement_timeout"] = "0"
+	writerCfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
+	// See execParams: statements run as unnamed statements with no
+	// client-side cache; this mode applies to anything run through pgx.
+	writerCfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	writerCfg.StatementCacheCapacity = 0
+	writerCfg.DescriptionCacheCapacity = 0
+
+	conn, err := connectOrCreate(ctx, writerCfg)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	if err := checkDatabase(ctx, conn); err != nil {
+		return nil, err
+	}
+	if err := install(ctx, conn); err != nil {
+		return nil, err
+	}
+	for k, v := range superuserSettings() {
+		writerCfg.RuntimeParams[k] = v
+	}
+
+	poolCfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	poolCfg.ConnConfig.Database = writerCfg.Database
+	for k, v := range sessionSettings() {
+		poolCfg.ConnConfig.RuntimeParams[k] = v
+	}
+	for k, v := range superuserSettings() {
+		poolCfg.ConnConfig.RuntimeParams[k] = v
+	}
+	poolCfg.ConnConfig.RuntimeParams["application_name"] = "relchain-query"
+	poolCfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(o.queryTimeout.Milliseconds(), 10)
+	poolCfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(2*o.queryTimeout.Milliseconds(), 10)
+	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	poolCfg.ConnConfig.StatementCacheCapacity = 0
+	poolCfg.ConnConfig.DescriptionCacheCapacity = 0
+	poolCfg.MaxConns = o.maxReaders
+	poolCfg.MinConns = 0
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open query pool: %w", err)
+	}
+	return &Backend{writerCfg: writerCfg, pool: pool, syntax: newSyntaxCache()}, nil
+}
+
+// connectOrCreate connects to cfg's database, creating it through the
+// maintenance database "postgres" on the same server if it does not exist.
+func connectOrCreate(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		return conn, nil
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "3D000" { // invalid_catalog_name
+		return nil, fmt.Errorf("postgres: connect to %q: %w", cfg.Database, err)
+	}
+	maint := cfg.Copy()
+	maint.Database = "postgres"
+	mconn, err := pgx.ConnectConfig(ctx, maint)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: database %q does not exist; connect to maintenance database to create it: %w", cfg.Database, err)
+	}
+	_, err = mconn.Exec(ctx, fmt.Sprintf(`CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+		pgx.Identifier{cfg.Database}.Sanitize()))
+	mconn.Close(ctx)
+	if err != nil && !(errors.As(err, &pgErr) && pgErr.Code == "42P04") { // created concurrently
+		return nil, fmt.Errorf("postgres: create database %q: %w", cfg.Database, err)
+	}
+	conn, err = pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect to %q: %w", cfg.Database, err)
+	}
+	return conn, nil
+}
+
+// checkDatabase verifies what relchain cannot pin per session: the
+// database's collation and encoding, and a superuser role (event triggers,
+// which capture changes, can only be created by a superuser).
+func checkDatabase(ctx context.Context, conn *pgx.Conn) error {
+	var name, collate, ctype, encoding, provider string
+	var super bool
+	var version int
+	err := conn.QueryRow(ctx, `SELECT current_database(), datcollate, datctype, pg_encoding_to_char(encoding),
+			current_setting('is_superuser') = 'on', current_setting('server_version_num')::int
+		FROM pg_database WHERE datname = current_database()`).
+		Scan(&name, &collate, &ctype, &encoding, &super, &version)
+	if err != nil {
+		return fmt.Errorf("postgres: inspect database: %w", err)
+	}
+	if version >= 150000 {
+		if err := conn.QueryRow(ctx, `SELECT datlocprovider::text FROM pg_database WHERE datname = current_database()`).Scan(&provider); err != nil {
+			return fmt.Errorf("postgres: inspect database: %w", err)
+		}
+	}
+	isC := func(s string) bool { return s == "C" || s == "POSIX" }
+	if !isC(collate) || !isC(ctype) || (provider != "" && provider != "c") || encoding != "UTF8" {
+		return fmt.Errorf("postgres: database %q has encoding %s, collation %q, ctype %q (provider %q); "+
+			"relchain needs UTF8 with collation and ctype C so that ORDER BY, comparisons and unique indexes "+
+			"behave identically on every node, whatever locales the OS has. "+
+			"Fix: point the DSN at a database that does not exist yet (relchain creates it), or create it with "+
+			"CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
+			name, encoding, collate, ctype, provider, pgx.Identifier{name}.Sanitize())
+	}
+	if !super {
+		return fmt.Errorf("postgres: the role connecting to database %q is not a superuser; relchain needs one "+
+			"to install the event trigger that attaches change capture to new tables. "+
+			"Fix: connect as a superuser, or ALTER ROLE ... SUPERUSER", name)
+	}
+	return nil
+}
+
+// install creates relchain's schema and change capture in one
+// db-transaction. It is idempotent.
+func install(ctx context.Context, conn *pgx.Conn) error {
+	// Simple protocol: the script holds many statements.
+	_, err := conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s COMMIT;",
+		installLockKey, schemaSQL)).ReadAll()
+	if err != nil {
+		return fmt.Errorf("postgres: install relchain schema: %w", err)
+	}
+	return nil
+}
+
+// Dialect implements backend.Backend.
+func (b *Backend) Dialect() string { return "postgres" }
+
+// LoadState implements backend.Backend.
+func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
+	var s backend.State
+	err := b.pool.QueryRow(ctx, `SELECT height, app_hash FROM relchain.meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return backend.State{}, nil
+	}
+	if err != nil {
+		return backend.State{}, fmt.Errorf("postgres: load state: %w", err)
+	}
+	return s, nil
+}
+
+// Begin implements backend.Backend.
+func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("postgres: begin: backend is closed")
+	}
+	if b.open != nil {
+		return nil, backend.ErrBlockOpen
+	}
+	if b.writer != nil && b.writer.IsClosed() {
+		b.writer = nil
+	}
+	if b.writer == nil {
+		conn, err := pgx.ConnectConfig(ctx, b.writerCfg)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: begin: connect writer: %w", err)
+		}
+		b.writer = conn
+	}
+	// One round trip: open the db-transaction and drop changes that a
+	// previous block recorded but never digested.
+	_, err := b.writer.PgConn().Exec(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED; DELETE FROM relchain.changes").ReadAll()
+	if err != nil {
+		b.dropWriter()
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	b.open = &block{b: b, conn: b.writer}
+	return b.open, nil
+}
+
+// dropWriter closes the writer connection; the next Begin reconnects. The
+// caller holds b.mu.
+func (b *Backend) dropWriter() {
+	if b.writer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = b.writer.Close(ctx)
+		cancel()
+		b.writer = nil
+	}
+}
+
+// Query implements backend.Backend. The statement runs in a read-only,
+// repeatable-read db-transaction that also reads the height, so rows and
+// height describe the same snapshot. It runs as the predefined role
+// pg_read_all_data (PostgreSQL 14 and later), which can read every table
+// but holds none of the superuser's other powers (signalling backends,
+// reading server files): defence in depth behind the statement gate.
+func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
+	st, err := b.syntax.check(sql)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.forbidden != "" {
+		return nil, 0, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
+	}
+	conn, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: query: acquire connection: %w", err)
+	}
+	defer conn.Release()
+	pc := conn.Conn().PgConn()
+
+	res, err := pc.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+		SELECT CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('role', 'pg_read_all_data', true) END;
+		SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).ReadAll()
+	if err != nil {
+		conn.Conn().Close(context.Background()) // state unknown: do not reuse
+		return nil, 0, fmt.Errorf("postgres: query: begin: %w", err)
+	}
+	height, err := strconv.ParseInt(string(res[2].Rows[0][0]), 10, 64)
+	if err != nil {
+		conn.Conn().Close(context.Background())
+		return nil, 0, fmt.Errorf("postgres: query: read height: %w", err)
+	}
+
+	rows, err := execParams(ctx, pc, sql, args, !st.ordered)
+	// End the read-only transaction whatever happened; it wrote nothing.
+	if _, rbErr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rbErr != nil {
+		conn.Conn().Close(context.Background())
+	}
+	if err != nil {
+		if e := asBackendError(err); e != nil {
+			return nil, 0, e
+		}
+		return nil, 0, fmt.Errorf("postgres: query: %w", err)
+	}
+	return rows, height, nil
+}
+
+// CheckSyntax implements backend.Backend.
+func (b *Backend) CheckSyntax(_ context.Context, sql string) error {
+	_, err := b.syntax.check(sql)
+	return err
+}
+
+// Close implements backend.Backend.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	var err error
+	if b.open != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = b.open.rollback(ctx)
+		cancel()
+	}
+	b.dropWriter()
+	b.pool.Close()
+	return err
+}

@@ -1,0 +1,165 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/backendtest"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// dsns remembers each test's database, so that opening again for the same
+// test reopens it (backendtest.Open's contract).
+var dsns sync.Map // *testing.T -> string
+
+func openForTest(t *testing.T) backend.Backend {
+	t.Helper()
+	dsn, ok := dsns.Load(t)
+	if !ok {
+		dsn = pgtest.DSN(t)
+		dsns.Store(t, dsn)
+		t.Cleanup(func() { dsns.Delete(t) })
+	}
+	return mustOpen(t, dsn.(string))
+}
+
+func mustOpen(tb testing.TB, dsn string) *postgres.Backend {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("postgres.Open: %v", err)
+	}
+	return b
+}
+
+func TestConformance(t *testing.T) {
+	backendtest.Run(t, openForTest)
+}
+
+func BenchmarkBlock(b *testing.B) {
+	backendtest.BenchmarkBlock(b, func(b *testing.B) backend.Backend { return mustOpen(b, pgtest.DSN(b)) })
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestOpenCreatesMissingDatabase(t *testing.T) {
+	dsn, _ := pgtest.UncreatedDSN(t)
+	b := mustOpen(t, dsn)
+	defer b.Close()
+	rows, _, err := b.Query(ctx(t), `SELECT datcollate FROM pg_database WHERE datname = current_database()`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rows.Rows[0][0]; got != "C" {
+		t.Fatalf("datcollate of the created database = %v, want C", got)
+	}
+	b.Close()
+	mustOpen(t, dsn).Close() // a second Open of the installed database
+}
+
+func TestSessionSettingsPinned(t *testing.T) {
+	// The database's own defaults say otherwise; the connection must win.
+	dsn, name := pgtest.UncreatedDSN(t)
+	pgtest.Exec(t, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`)
+	pgtest.Exec(t, `ALTER DATABASE `+name+` SET TimeZone = 'America/New_York'`)
+	pgtest.Exec(t, `ALTER DATABASE `+name+` SET DateStyle = 'SQL, DMY'`)
+	pgtest.Exec(t, `ALTER DATABASE `+name+` SET session_replication_role = 'replica'`)
+	b := mustOpen(t, dsn)
+	defer b.Close()
+
+	want := map[string]string{
+		"TimeZone":                        "UTC",
+		"DateStyle":                       "ISO, YMD",
+		"IntervalStyle":                   "postgres",
+		"extra_float_digits":              "3",
+		"max_parallel_workers_per_gather": "0",
+		"synchronize_seqscans":            "off",
+		"bytea_output":                    "hex",
+		"search_path":                     "public",
+		"standard_conforming_strings":     "on",
+		"session_replication_role":        "origin",
+	}
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx(t))
+	for name, v := range want {
+		rows, err := blk.Exec(ctx(t), "SHOW "+name, nil)
+		if err != nil {
+			t.Fatalf("writer: SHOW %s: %v", name, err)
+		}
+		if got := rows.Rows[0][0]; got != v {
+			t.Errorf("writer: %s = %v, want %s", name, got, v)
+		}
+		rows, _, err = b.Query(ctx(t), "SHOW "+name, nil)
+		if err != nil {
+			t.Fatalf("reader: SHOW %s: %v", name, err)
+		}
+		if got := rows.Rows[0][0]; got != v {
+			t.Errorf("reader: %s = %v, want %s", name, got, v)
+		}
+	}
+	for _, w := range []struct{ setting, want string }{
+		{"statement_timeout", "0"}, {"synchronous_commit", "on"}, {"transaction_isolation", "read committed"},
+	} {
+		rows, err := blk.Exec(ctx(t), "SHOW "+w.setting, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rows.Rows[0][0]; got != w.want {
+			t.Errorf("writer: %s = %v, want %s", w.setting, got, w.want)
+		}
+	}
+	rows, _, err := b.Query(ctx(t), "SHOW statement_timeout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rows.Rows[0][0]; got != "30s" {
+		t.Errorf("reader: statement_timeout = %v, want 30s", got)
+	}
+}
+
+func TestOpenRejectsNonCCollation(t *testing.T) {
+	dsn, name := pgtest.UncreatedDSN(t)
+	pgtest.Exec(t, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`)
+	b, err := postgres.Open(ctx(t), dsn)
+	if err == nil {
+		b.Close()
+		t.Fatal("Open succeeded on a database with collation C.UTF-8")
+	}
+	for _, want := range []string{"collation", "C.UTF-8", "LC_COLLATE 'C'"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestOpenRejectsNonSuperuser(t *testing.T) {
+	dsn, name := pgtest.UncreatedDSN(t)
+	pgtest.Exec(t, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`)
+	role := name + "_user"
+	pgtest.Exec(t, `CREATE ROLE `+role+` LOGIN`)
+	t.Cleanup(func() { pgtest.Exec(t, `DROP ROLE IF EXISTS `+role) })
+	b, err := postgres.Open(ctx(t), strings.Replace(dsn, "postgres@", role+"@", 1))
+	if err == nil {
+		b.Close()
+		t.Fatal("Open succeeded for a role that is not a superuser")
+	}
+	if !strings.Contains(err.Error(), "superuser") {
+		t.Errorf("error %q does not say a superuser is needed", err)
+	}
+}

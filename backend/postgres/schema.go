@@ -1,0 +1,142 @@
+package postgres
+
+// installLockKey serialises concurrent installs on one database (two
+// processes opening the same DSN): CREATE OR REPLACE FUNCTION is not safe to
+// run concurrently ("tuple concurrently updated").
+const installLockKey = 0x72656c636861696e // "relchain"
+
+// schemaSQL installs relchain's own objects, idempotently, in one
+// db-transaction at Open. Everything lives in the schema relchain, which
+// change capture ignores.
+//
+//   - relchain.meta: the committed State, one row.
+//   - relchain.changes: the row changes of the open block, appended by
+//     triggers and consumed (deleted) by ChangeDigest. Being an ordinary table
+//     written in the block's db-transaction, changes rolled back to a
+//     savepoint vanish with it.
+//   - relchain.capture(): the row trigger: one record per changed row with
+//     the row's JSON image (NEW, or OLD for DELETE), and one 'T' record per
+//     TRUNCATE (which fires no row triggers).
+//   - relchain.on_ddl(): an event trigger on ddl_command_end. It attaches
+//     capture() to every new permanent table outside the relchain schema
+//     (CREATE TABLE, CREATE TABLE AS, SELECT INTO; for the latter two it also
+//     records the rows the table was born with, which no trigger saw), and
+//     records every DDL command ('S', object identity, command tag), so that
+//     schema changes that rewrite no rows (ALTER TABLE ADD COLUMN ... DEFAULT,
+//     CREATE INDEX) still enter the digest.
+//   - relchain.on_drop(): an event trigger on sql_drop recording every dropped
+//     object ('X').
+//
+// Temporary objects are ignored: their schema name (pg_temp_N) differs
+// between nodes, and they are not state.
+const schemaSQL = `
+CREATE SCHEMA IF NOT EXISTS relchain;
+
+CREATE TABLE IF NOT EXISTS relchain.meta (
+	id       int PRIMARY KEY CHECK (id = 1),
+	height   bigint NOT NULL,
+	app_hash bytea NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS relchain.changes (
+	seq bigint GENERATED ALWAYS AS IDENTITY,
+	tbl text NOT NULL,
+	op  char(1) NOT NULL,
+	img text NOT NULL
+);
+
+CREATE OR REPLACE FUNCTION relchain.capture() RETURNS trigger
+LANGUAGE plpgsql AS $fn$
+BEGIN
+	IF TG_OP = 'DELETE' THEN
+		INSERT INTO relchain.changes (tbl, op, img)
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'D', row_to_json(OLD)::text);
+	ELSIF TG_OP = 'TRUNCATE' THEN
+		INSERT INTO relchain.changes (tbl, op, img)
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'T', '');
+	ELSE
+		INSERT INTO relchain.changes (tbl, op, img)
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, left(TG_OP, 1), row_to_json(NEW)::text);
+	END IF;
+	RETURN NULL;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION relchain.attach(rel regclass, existing_rows boolean) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	c record;
+BEGIN
+	SELECT n.nspname, cl.relname, cl.relkind, cl.relpersistence INTO c
+	FROM pg_class cl JOIN pg_namespace n ON n.oid = cl.relnamespace
+	WHERE cl.oid = rel;
+	IF NOT FOUND OR c.nspname = 'relchain' OR c.relpersistence = 't' OR c.relkind NOT IN ('r', 'p') THEN
+		RETURN;
+	END IF;
+	-- A partition inherits (a clone of) its parent's trigger.
+	IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'relchain_capture') THEN
+		EXECUTE format('CREATE TRIGGER relchain_capture AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION relchain.capture()', rel);
+	END IF;
+	IF c.relkind = 'r' AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'relchain_capture_truncate') THEN
+		EXECUTE format('CREATE TRIGGER relchain_capture_truncate AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION relchain.capture()', rel);
+	END IF;
+	IF existing_rows THEN
+		EXECUTE format('INSERT INTO relchain.changes (tbl, op, img) SELECT %L, ''I'', row_to_json(x)::text FROM %s x',
+			c.nspname || '.' || c.relname, rel);
+	END IF;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION relchain.on_ddl() RETURNS event_trigger
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT * FROM pg_event_trigger_ddl_commands() LOOP
+		IF r.schema_name = 'relchain' OR r.schema_name LIKE 'pg\_temp\_%' OR r.in_extension
+			OR (r.object_type = 'schema' AND r.object_identity = 'relchain') THEN
+			CONTINUE;
+		END IF;
+		INSERT INTO relchain.changes (tbl, op, img)
+		VALUES (coalesce(r.object_identity, ''), 'S', r.command_tag);
+		IF r.object_type = 'table' AND r.command_tag IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO') THEN
+			PERFORM relchain.attach(r.objid::regclass, r.command_tag <> 'CREATE TABLE');
+		END IF;
+	END LOOP;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION relchain.on_drop() RETURNS event_trigger
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT * FROM pg_event_trigger_dropped_objects() LOOP
+		IF r.schema_name = 'relchain' OR r.is_temporary OR r.object_identity IS NULL THEN
+			CONTINUE;
+		END IF;
+		INSERT INTO relchain.changes (tbl, op, img)
+		VALUES (r.object_identity, 'X', r.object_type);
+	END LOOP;
+END
+$fn$;
+
+DO $do$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'relchain_on_ddl') THEN
+		CREATE EVENT TRIGGER relchain_on_ddl ON ddl_command_end EXECUTE FUNCTION relchain.on_ddl();
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'relchain_on_drop') THEN
+		CREATE EVENT TRIGGER relchain_on_drop ON sql_drop EXECUTE FUNCTION relchain.on_drop();
+	END IF;
+END
+$do$;
+
+-- Tables that existed before relchain was installed are captured too.
+SELECT relchain.attach(c.oid, false)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p') AND c.relpersistence <> 't'
+	AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema', 'pg_toast')
+	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'
+ORDER BY c.oid;
+`

@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// Bounds of the syntax cache. Texts longer than maxCachedText are parsed
+// every time; when the cache is full it is emptied (verdicts are cheap to
+// recompute, and the hot statements of a workload come back at once).
+const (
+	maxCachedEntries = 4096
+	maxCachedText    = 16 << 10
+)
+
+// stmtInfo is what relchain learns from parsing one statement text.
+type stmtInfo struct {
+	// ordered: a top-level SELECT with ORDER BY, whose row order is the
+	// statement's own. Other rows are sorted (see block.Exec).
+	ordered bool
+	// forbidden, if not empty, says why the statement may not run through
+	// Exec or Query: it would change session or transaction state that
+	// relchain manages (savepoints, settings, prepared statements,
+	// cursors). The statement gate rejects these first; this is a backstop
+	// that keeps the backend's own invariants.
+	forbidden string
+}
+
+type syntaxEntry struct {
+	info stmtInfo
+	err  error
+}
+
+// syntaxCache parses statements with libpg_query, PostgreSQL's own parser
+// (of the version pg_query_go bundles), without a server, and remembers the
+// verdict per text: parsing depends only on the text, never on the schema.
+type syntaxCache struct {
+	mu sync.Mutex
+	m  map[string]syntaxEntry
+}
+
+func newSyntaxCache() syntaxCache { return syntaxCache{m: make(map[string]syntaxEntry)} }
+
+func (c *syntaxCache) check(sql string) (stmtInfo, error) {
+	c.mu.Lock()
+	e, ok := c.m[sql]
+	c.mu.Unlock()
+	if ok {
+		return e.info, e.err
+	}
+	e.info, e.err = parseOne(sql)
+	if len(sql) <= maxCachedText {
+		c.mu.Lock()
+		if len(c.m) >= maxCachedEntries {
+			clear(c.m)
+		}
+		c.m[sql] = e
+		c.mu.Unlock()
+	}
+	return e.info, e.err
+}
+
+func parseOne(sql string) (stmtInfo, error) {
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		var pe *parser.Error
+		msg := err.Error()
+		if errors.As(err, &pe) && pe.Cursorpos > 0 {
+			msg = fmt.Sprintf("%s (at character %d)", pe.Message, pe.Cursorpos)
+		}
+		return stmtInfo{}, &backend.Error{Class: backend.ClassSyntax, SQLState: "42601", Message: msg}
+	}
+	switch n := len(tree.GetStmts()); {
+	case n == 0:
+		return stmtInfo{}, &backend.Error{Class: backend.ClassInvalid, Message: "empty statement: the text holds no SQL statement"}
+	case n > 1:
+		return stmtInfo{}, &backend.Error{Class: backend.ClassInvalid,
+			Message: fmt.Sprintf("the text holds %d statements; exactly one is allowed per statement text", n)}
+	}
+	node := tree.GetStmts()[0].GetStmt()
+	var info stmtInfo
+	if sel := node.GetSelectStmt(); sel != nil && len(sel.GetSortClause()) > 0 {
+		info.ordered = true
+	}
+	kind := ""
+	switch {
+	case node.GetTransactionStmt() != nil:
+		kind = "transaction control (BEGIN, COMMIT, ROLLBACK, SAVEPOINT ...)"
+	case node.GetVariableSetStmt() != nil:
+		kind = "SET / RESET"
+	case node.GetDiscardStmt() != nil:
+		kind = "DISCARD"
+	case node.GetPrepareStmt() != nil, node.GetExecuteStmt() != nil, node.GetDeallocateStmt() != nil:
+		kind = "PREPARE / EXECUTE / DEALLOCATE"
+	case node.GetDeclareCursorStmt() != nil, node.GetFetchStmt() != nil, node.GetClosePortalStmt() != nil:
+		kind = "cursors (DECLARE, FETCH, MOVE, CLOSE)"
+	case node.GetLoadStmt() != nil:
+		kind = "LOAD"
+	}
+	if kind != "" {
+		info.forbidden = kind + " is not allowed: relchain manages the session and transaction state"
+	}
+	return info, nil
+}

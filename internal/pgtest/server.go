@@ -1,0 +1,354 @@
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNotFound is returned by FindBinDir when no PostgreSQL installation is
+// found.
+var ErrNotFound = errors.New("pgtest: PostgreSQL server binaries (initdb, postgres) not found in PATH or /usr/lib/postgresql/*/bin")
+
+// Server is a private PostgreSQL cluster: a data directory and, while it
+// runs, one postmaster listening on a loopback port and a Unix socket in
+// Dir. The superuser is "postgres" with trust authentication.
+type Server struct {
+	Dir    string // cluster root: data/ (PGDATA), the socket and postgres.log live here
+	Port   int
+	BinDir string
+
+	cmd  *exec.Cmd     // the postmaster when started by this process in the foreground
+	done chan struct{} // closed when cmd has exited
+}
+
+// Options configure Start.
+type Options struct {
+	// Port to listen on; 0 picks a free loopback port.
+	Port int
+	// Detach starts the postmaster in its own session, so that it outlives
+	// this process; stop it with Stop (which then uses pg_ctl). Without
+	// Detach the postmaster gets SIGINT (fast shutdown) when this process
+	// dies.
+	Detach bool
+}
+
+// DSN returns a URL for the superuser on the maintenance database "postgres".
+func (s *Server) DSN() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+}
+
+// FindBinDir returns the directory holding initdb and postgres: the one on
+// PATH, else the newest /usr/lib/postgresql/<version>/bin.
+func FindBinDir() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		dir := filepath.Dir(p)
+		if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
+			return dir, nil
+		}
+	}
+	type cand struct {
+		dir string
+		ver []int
+	}
+	var cands []cand
+	for _, root := range []string{"/usr/lib/postgresql", "/usr/local/lib/postgresql"} {
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			dir := filepath.Join(root, e.Name(), "bin")
+			if _, err := os.Stat(filepath.Join(dir, "initdb")); err != nil {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(dir, "postgres")); err != nil {
+				continue
+			}
+			cands = append(cands, cand{dir, parseVersion(e.Name())})
+		}
+	}
+	if len(cands) == 0 {
+		return "", ErrNotFound
+	}
+	sort.Slice(cands, func(i, j int) bool { return versionLess(cands[j].ver, cands[i].ver) })
+	return cands[0].dir, nil
+}
+
+var digits = regexp.MustCompile(`\d+`)
+
+func parseVersion(s string) []int {
+	var v []int
+	for _, d := range digits.FindAllString(s, -1) {
+		n, _ := strconv.Atoi(d)
+		v = append(v, n)
+	}
+	return v
+}
+
+func versionLess(a, b []int) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return len(a) < len(b)
+}
+
+// Start initialises dir as a cluster unless it already is one, and starts a
+// postmaster on it. When running as root, initdb and postgres run as the
+// "postgres" OS user (they refuse to run as root) and dir is chowned to it.
+// If a postmaster already runs on dir, Start returns it (Port from its
+// postmaster.pid) without starting another.
+func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
+	bin, err := FindBinDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("pgtest: create %s: %w", dir, err)
+	}
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, fmt.Errorf("pgtest: chown %s to postgres: %w", dir, err)
+		}
+	}
+	s := &Server{Dir: dir, BinDir: bin}
+	data := filepath.Join(dir, "data")
+
+	if port, ok := runningPort(data); ok {
+		s.Port = port
+		if err := s.waitReady(ctx, 30*time.Second); err == nil {
+			return s, nil
+		}
+	}
+
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
+		out, err := s.command(cred, "initdb", "-D", data, "-U", "postgres", "-A", "trust",
+			"-E", "UTF8", "--locale=C", "--no-sync").CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("pgtest: initdb %s: %w\n%s", data, err, out)
+		}
+	}
+
+	// The free port is only free until someone else takes it: retry.
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		s.Port = opts.Port
+		if s.Port == 0 {
+			if s.Port, err = freePort(); err != nil {
+				return nil, err
+			}
+		}
+		if lastErr = s.start(ctx, cred, data, opts.Detach); lastErr == nil {
+			return s, nil
+		}
+		if opts.Port != 0 {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func (s *Server) start(ctx context.Context, cred *syscall.Credential, data string, detach bool) error {
+	logPath := filepath.Join(s.Dir, "postgres.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("pgtest: open log: %w", err)
+	}
+	defer logf.Close()
+	if cred != nil {
+		_ = os.Chown(logPath, int(cred.Uid), int(cred.Gid))
+	}
+	cmd := s.command(cred, "postgres", "-D", data,
+		"-p", strconv.Itoa(s.Port),
+		"-c", "listen_addresses=127.0.0.1",
+		"-k", s.Dir, // Unix socket in the private dir, never /var/run/postgresql
+		"-c", "fsync=off", // test data is disposable
+		"-c", "full_page_writes=off",
+		"-c", "max_connections=200",
+		"-c", "shared_buffers=32MB",
+		"-c", "logging_collector=off",
+	)
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	if detach {
+		cmd.SysProcAttr.Setsid = true
+	} else {
+		// Stop the postmaster (fast shutdown) if this process dies without
+		// calling Stop, e.g. when go test kills a hung test binary.
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("pgtest: start postgres: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	s.cmd, s.done = cmd, done
+	if err := s.waitReady(ctx, 60*time.Second); err != nil {
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		<-done
+		s.cmd, s.done = nil, nil
+		log, _ := os.ReadFile(logPath)
+		return fmt.Errorf("pgtest: postgres did not become ready on port %d: %w\n%s", s.Port, err, tail(log, 2000))
+	}
+	if detach {
+		// The postmaster is on its own now; Stop uses pg_ctl.
+		s.cmd = nil
+	}
+	return nil
+}
+
+func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	var lastErr error
+	for time.Now().Before(deadline) {
+		if s.done != nil {
+			select {
+			case <-s.done:
+				return errors.New("postgres exited")
+			default:
+			}
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, s.DSN())
+		if err == nil {
+			err = conn.Ping(cctx)
+			conn.Close(cctx)
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return lastErr
+}
+
+// Stop shuts the postmaster down (fast shutdown) and waits for it. It does
+// not remove Dir.
+func (s *Server) Stop() error {
+	if s.cmd != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+			<-s.done
+		}
+		s.cmd = nil
+		return nil
+	}
+	cred, err := credential()
+	if err != nil {
+		return err
+	}
+	out, err := s.command(cred, "pg_ctl", "stop", "-D", filepath.Join(s.Dir, "data"), "-m", "fast", "-w").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// StopDir stops a (detached) postmaster running on the cluster in dir.
+func StopDir(dir string) error {
+	bin, err := FindBinDir()
+	if err != nil {
+		return err
+	}
+	s := &Server{Dir: dir, BinDir: bin}
+	return s.Stop()
+}
+
+// command builds a command for one of the server binaries, run as the
+// postgres OS user when this process is root. Setting the credential
+// directly (instead of wrapping in runuser) keeps the postmaster our direct
+// child, so signals and Pdeathsig reach it.
+func (s *Server) command(cred *syscall.Credential, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(s.BinDir, name), args...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if cred != nil {
+		cmd.Env = append(cmd.Env, "HOME="+s.Dir, "USER=postgres", "LOGNAME=postgres")
+	}
+	return cmd
+}
+
+// credential returns the postgres user's credential when running as root,
+// nil otherwise.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: running as root needs an OS user named postgres to run the server: %w", err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// runningPort reports the port of a postmaster whose pid file is in data and
+// whose process is alive.
+func runningPort(data string) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 4 {
+		return 0, false
+	}
+	pid, err1 := strconv.Atoi(strings.TrimSpace(lines[0]))
+	port, err2 := strconv.Atoi(strings.TrimSpace(lines[3]))
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return 0, false
+	}
+	return port, true
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pgtest: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
