@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sourced by the other scripts: finds or installs what relchain's build and
+# tests need (Go, PostgreSQL server binaries) on a Debian machine.
+
+find_go() {
+  if ! command -v go >/dev/null 2>&1; then
+    if [ -x /usr/local/go/bin/go ]; then
+      export PATH="/usr/local/go/bin:$PATH"
+    else
+      echo "relchain needs Go 1.26 or newer (https://go.dev/dl/); 'go' is not on PATH" >&2
+      exit 1
+    fi
+  fi
+}
+
+have_postgres() {
+  command -v initdb >/dev/null 2>&1 && return 0
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1
+}
+
+# ensure_postgres installs PostgreSQL's server binaries from Debian's
+# packages when they are missing. Tests never use a system server: they
+# start private clusters on free ports under temporary directories.
+ensure_postgres() {
+  have_postgres && return 0
+  echo "PostgreSQL server binaries (initdb) not found: installing Debian's postgresql package" >&2
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "cannot install PostgreSQL: not root and no sudo; install the 'postgresql' package or set RELCHAIN_TEST_PG" >&2
+      exit 1
+    fi
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+  have_postgres || { echo "installing postgresql did not provide initdb" >&2; exit 1; }
+}

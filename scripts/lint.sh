@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# gofmt, go vet and staticcheck (pinned).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+find_go
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
+go vet ./...
+go run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+echo "lint: clean"

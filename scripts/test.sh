@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# relchain's test suite: every package against real SQLite and a real,
+# private PostgreSQL (installed from Debian's packages when missing, started
+# on a free port in a temporary directory, stopped at the end), plus real
+# multi-validator CometBFT networks on loopback.
+#
+#   RACE=1 scripts/test.sh      run with the race detector
+#   RELCHAIN_TEST_PG=DSN ...    use an existing server (superuser DSN) instead
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+find_go
+
+tmp=$(mktemp -d /tmp/relchain-test.XXXXXX)
+chmod 755 "$tmp"
+cleanup() {
+  if [ -x "$tmp/pgserver" ] && [ -d "$tmp/pg" ]; then "$tmp/pgserver" -dir "$tmp/pg" -stop || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ -z "${RELCHAIN_TEST_PG:-}" ] && [ "${RELCHAIN_SKIP_PG:-}" != 1 ]; then
+  ensure_postgres
+  go build -o "$tmp/pgserver" ./internal/pgtest/cmd/pgserver
+  RELCHAIN_TEST_PG=$("$tmp/pgserver" -dir "$tmp/pg")
+  export RELCHAIN_TEST_PG
+  echo "private PostgreSQL for this run: $RELCHAIN_TEST_PG"
+fi
+
+echo "== go vet"
+go vet ./...
+echo "== go test"
+race=()
+if [ "${RACE:-}" = 1 ]; then race=(-race); fi
+set +e
+go test "${race[@]}" -count=1 -timeout 25m -v ./... 2>&1 | tee "$tmp/test.log"
+status=${PIPESTATUS[0]}
+set -e
+echo "== summary"
+passed=$(grep -cE '^\s*--- PASS' "$tmp/test.log" || true)
+failed=$(grep -cE '^\s*--- FAIL' "$tmp/test.log" || true)
+skipped=$(grep -cE '^\s*--- SKIP' "$tmp/test.log" || true)
+grep -E '^(ok|FAIL)\s' "$tmp/test.log" || true
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+exit "$status"
