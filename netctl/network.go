@@ -20,6 +20,9 @@ import (
 type Network struct {
 	Bin   string
 	Nodes []NodeInfo
+	// ExtraArgs are appended to every node's command line, e.g.
+	// {"--app", "kvstore"} for the consensus-ceiling network.
+	ExtraArgs []string
 
 	mu    sync.Mutex
 	procs []*proc
@@ -50,7 +53,7 @@ func (n *Network) Start(i int) error {
 	if err != nil {
 		return fmt.Errorf("%s: open log: %w", n.Nodes[i].Name, err)
 	}
-	cmd := exec.Command(n.Bin, "node", "--home", n.Nodes[i].Home)
+	cmd := exec.Command(n.Bin, append([]string{"node", "--home", n.Nodes[i].Home}, n.ExtraArgs...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -65,6 +65,11 @@ func Generate(o Options) ([]NodeInfo, error) {
 		return nil, fmt.Errorf("%s is not empty: choose an empty output directory", o.Dir)
 	}
 	o.Params.Backend = o.Backend
+	if o.Params.MaxTxBytes == 0 {
+		// A zero Params must still give a network that starts: the node
+		// rejects a genesis whose max_tx_bytes is not positive.
+		o.Params.MaxTxBytes = app.DefaultParams().MaxTxBytes
+	}
 	nodes := make([]NodeInfo, o.Validators)
 	vals := make([]types.GenesisValidator, o.Validators)
 	ids := make([]p2p.ID, o.Validators)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/cometbft/cometbft/abci/example/kvstore"
 	cmtcfg "github.com/cometbft/cometbft/config"
 	cmtflags "github.com/cometbft/cometbft/libs/cli/flags"
 	"github.com/cometbft/cometbft/libs/log"
@@ -24,8 +26,8 @@ import (
 // Node is a running validator (or full node): CometBFT plus relchain's app.
 type Node struct {
 	cmt *nm.Node
-	app *app.App
-	be  backend.Backend
+	app *app.App        // nil for the kvstore ceiling node
+	be  backend.Backend // nil for the kvstore ceiling node
 }
 
 // OpenBackend opens the database a node home is configured with.
@@ -75,27 +77,59 @@ func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
 	a := app.New(ex, logger.With("module", "relchain"))
 	a.MaxQueryWait = maxWait
 
-	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
-	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())
-	if err != nil {
-		be.Close()
-		return nil, fmt.Errorf("load node key: %w", err)
-	}
 	// Conn-sync, not the default global mutex: queries and CheckTx must run
 	// while a block executes (and a query waiting for min_height must not
 	// block the block it waits for). The app is safe for that: one writer,
 	// readers on committed state.
-	n, err := nm.NewNode(cc, pv, nodeKey,
-		proxy.NewConnSyncLocalClientCreator(a),
+	n, err := newCometNode(cc, gen, proxy.NewConnSyncLocalClientCreator(a), logger)
+	if err != nil {
+		be.Close()
+		return nil, err
+	}
+	return &Node{cmt: n, app: a, be: be}, nil
+}
+
+// NewKVStore builds a node of the same home that runs CometBFT's example
+// kvstore application instead of relchain: the consensus ceiling that
+// benchmarks compare relchain with on an identically configured network.
+func NewKVStore(home string, logger log.Logger) (*Node, error) {
+	cc, _, err := LoadConfig(home)
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = log.NewTMLogger(log.NewSyncWriter(os.Stdout))
+		if logger, err = cmtflags.ParseLogLevel(cc.LogLevel, logger, cmtcfg.DefaultLogLevel); err != nil {
+			return nil, fmt.Errorf("log_level in config.toml: %w", err)
+		}
+	}
+	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
+	if err != nil {
+		return nil, fmt.Errorf("load genesis: %w", err)
+	}
+	kv := kvstore.NewPersistentApplication(filepath.Join(cc.DBDir(), "kvstore"))
+	n, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{cmt: n}, nil
+}
+
+func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger) (*nm.Node, error) {
+	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
+	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())
+	if err != nil {
+		return nil, fmt.Errorf("load node key: %w", err)
+	}
+	n, err := nm.NewNode(cc, pv, nodeKey, creator,
 		func() (*types.GenesisDoc, error) { return gen, nil },
 		cmtcfg.DefaultDBProvider,
 		nm.DefaultMetricsProvider(cc.Instrumentation),
 		logger)
 	if err != nil {
-		be.Close()
 		return nil, fmt.Errorf("create cometbft node: %w", err)
 	}
-	return &Node{cmt: n, app: a, be: be}, nil
+	return n, nil
 }
 
 // Start starts CometBFT (handshake, replay of missing blocks, p2p, RPC).
@@ -113,9 +147,13 @@ func (n *Node) Stop() error {
 		err = n.cmt.Stop()
 		n.cmt.Wait()
 	}
-	_ = n.app.Executor().Close(context.Background())
-	if cerr := n.be.Close(); err == nil {
-		err = cerr
+	if n.app != nil {
+		_ = n.app.Executor().Close(context.Background())
+	}
+	if n.be != nil {
+		if cerr := n.be.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

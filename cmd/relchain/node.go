@@ -52,7 +52,7 @@ func initCmd() *cobra.Command {
 }
 
 func nodeCmd() *cobra.Command {
-	var home string
+	var home, appKind string
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a validator until SIGINT/SIGTERM",
@@ -60,7 +60,16 @@ func nodeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			n, err := node.New(ctx, home, nil)
+			var n *node.Node
+			var err error
+			switch appKind {
+			case "relchain":
+				n, err = node.New(ctx, home, nil)
+			case "kvstore":
+				n, err = node.NewKVStore(home, nil)
+			default:
+				err = fmt.Errorf("unknown --app %q: use relchain or kvstore", appKind)
+			}
 			if err != nil {
 				return err
 			}
@@ -73,6 +82,7 @@ func nodeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
+	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
 	return cmd
 }
 

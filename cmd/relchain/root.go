@@ -30,7 +30,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(initCmd(), nodeCmd(), testnetCmd(), localnetCmd(),
-		execCmd(), queryCmd(), statusCmd(), keysCmd(), versionCmd())
+		execCmd(), queryCmd(), statusCmd(), keysCmd(), benchCmd(), versionCmd())
 	return root
 }
 

@@ -1,0 +1,365 @@
+package bench
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/txn"
+)
+
+// Config describes one measurement.
+type Config struct {
+	// Workload is "update" (single-row UPDATEs over a table of Rows rows)
+	// or "kvstore" (CometBFT's example app: key=value txs).
+	Workload string
+	// Mode is "commit" (each client waits for its tx's block) or "async"
+	// (submit with broadcast_tx_sync, learn the outcome from blocks).
+	Mode    string
+	Clients int
+	Txs     int
+	Rows    int
+	// Dialect selects placeholders: "sqlite" or "postgres".
+	Dialect string
+	Nodes   []string
+	Seed    uint64
+	// Progress, when set, is called with the number of txs done.
+	Progress func(done int)
+}
+
+// Latency summarises latencies in milliseconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+}
+
+// Result is one measurement.
+type Result struct {
+	Workload        string   `json:"workload"`
+	Mode            string   `json:"mode"`
+	Clients         int      `json:"clients"`
+	Validators      int      `json:"validators"`
+	Backend         string   `json:"backend"`
+	Txs             int      `json:"txs"`
+	Succeeded       int      `json:"succeeded"`
+	Failed          int      `json:"failed"`
+	Seconds         float64  `json:"seconds"`
+	TPS             float64  `json:"tps"`
+	LatencyMS       *Latency `json:"latency_ms,omitempty"`
+	Blocks          int      `json:"blocks"`
+	TxBlocks        int      `json:"blocks_with_txs"`
+	TxsPerBlockMean float64  `json:"txs_per_block_mean"`
+}
+
+// Setup prepares the workload's schema and data through consensus.
+func Setup(ctx context.Context, cfg Config) error {
+	if cfg.Workload != "update" {
+		return nil
+	}
+	c, err := newClient(cfg.Nodes[0])
+	if err != nil {
+		return err
+	}
+	res, err := c.Exec(ctx, client.ModeCommit,
+		txn.Statement{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
+		txn.Statement{SQL: fmt.Sprintf("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM s", cfg.Rows)})
+	if err != nil {
+		return fmt.Errorf("set up update workload: %w", err)
+	}
+	if err := res.Err(); err != nil {
+		return fmt.Errorf("set up update workload: %w", err)
+	}
+	return nil
+}
+
+func newClient(url string) (*client.Client, error) {
+	_, key, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(url, key)
+}
+
+// txMaker builds the i-th tx of a client.
+type txMaker func(c *client.Client, r *rand.Rand) ([]byte, error)
+
+func maker(ctx context.Context, cfg Config) txMaker {
+	ph := "?"
+	if cfg.Dialect == "postgres" {
+		ph = "$1"
+	}
+	sql := "UPDATE bench_acct SET bal = bal + 1 WHERE id = " + ph
+	var seq atomic.Int64
+	return func(c *client.Client, r *rand.Rand) ([]byte, error) {
+		if cfg.Workload == "kvstore" {
+			n := seq.Add(1)
+			return []byte(fmt.Sprintf("k%d=v%d", r.IntN(1<<30), n)), nil
+		}
+		id := int64(r.IntN(cfg.Rows)) + 1
+		return c.Sign(ctx, []txn.Statement{{SQL: sql, Args: []txn.Arg{txn.Int(id)}}})
+	}
+}
+
+// Run measures the workload. The network must already be set up (Setup).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if len(cfg.Nodes) == 0 {
+		return nil, errors.New("no nodes to send to")
+	}
+	if cfg.Clients < 1 {
+		cfg.Clients = 1
+	}
+	clients := make([]*client.Client, cfg.Clients)
+	for i := range clients {
+		c, err := newClient(cfg.Nodes[i%len(cfg.Nodes)])
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Workload != "kvstore" {
+			if _, err := c.ChainID(ctx); err != nil {
+				return nil, err
+			}
+		}
+		clients[i] = c
+	}
+	obs, err := newClient(cfg.Nodes[0])
+	if err != nil {
+		return nil, err
+	}
+	startHeight, err := latestHeight(ctx, obs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Workload: cfg.Workload, Mode: cfg.Mode, Clients: cfg.Clients, Txs: cfg.Txs}
+	switch cfg.Mode {
+	case "commit":
+		err = runCommit(ctx, cfg, clients, res)
+	case "async":
+		err = runAsync(ctx, cfg, clients, obs, startHeight, res)
+	default:
+		err = fmt.Errorf("unknown mode %q: use commit or async", cfg.Mode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	end, err := latestHeight(ctx, obs)
+	if err != nil {
+		return nil, err
+	}
+	if err := countBlocks(ctx, obs, startHeight+1, end, res); err != nil {
+		return nil, err
+	}
+	if res.Seconds > 0 {
+		res.TPS = float64(res.Succeeded+res.Failed) / res.Seconds
+	}
+	return res, nil
+}
+
+func latestHeight(ctx context.Context, c *client.Client) (int64, error) {
+	st, err := c.RPC().Status(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("status: %w", err)
+	}
+	return st.SyncInfo.LatestBlockHeight, nil
+}
+
+func split(total, parts, i int) int {
+	n := total / parts
+	if i < total%parts {
+		n++
+	}
+	return n
+}
+
+func runCommit(ctx context.Context, cfg Config, clients []*client.Client, res *Result) error {
+	mk := maker(ctx, cfg)
+	var mu sync.Mutex
+	var lat []float64
+	var done atomic.Int64
+	var firstErr error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for ci, c := range clients {
+		wg.Add(1)
+		go func(ci int, c *client.Client) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(cfg.Seed, uint64(ci)))
+			for k := 0; k < split(cfg.Txs, len(clients), ci); k++ {
+				raw, err := mk(c, r)
+				if err != nil {
+					setErr(&mu, &firstErr, err)
+					return
+				}
+				t0 := time.Now()
+				out, err := c.Broadcast(ctx, client.ModeCommit, raw)
+				d := time.Since(t0)
+				if err != nil {
+					setErr(&mu, &firstErr, err)
+					return
+				}
+				mu.Lock()
+				lat = append(lat, float64(d.Microseconds())/1000)
+				if out.Code == api.CodeOK {
+					res.Succeeded++
+				} else {
+					res.Failed++
+				}
+				mu.Unlock()
+				if cfg.Progress != nil {
+					cfg.Progress(int(done.Add(1)))
+				}
+			}
+		}(ci, c)
+	}
+	wg.Wait()
+	res.Seconds = time.Since(start).Seconds()
+	if firstErr != nil {
+		return firstErr
+	}
+	res.LatencyMS = summarize(lat)
+	return nil
+}
+
+func setErr(mu *sync.Mutex, dst *error, err error) {
+	mu.Lock()
+	if *dst == nil {
+		*dst = err
+	}
+	mu.Unlock()
+}
+
+func summarize(lat []float64) *Latency {
+	if len(lat) == 0 {
+		return nil
+	}
+	sort.Float64s(lat)
+	q := func(p float64) float64 { return lat[int(p*float64(len(lat)-1)+0.5)] }
+	return &Latency{P50: q(0.50), P95: q(0.95), P99: q(0.99)}
+}
+
+// runAsync submits every tx with broadcast_tx_sync (admitted to the
+// mempool) from all clients at once, then follows committed blocks until
+// all admitted txs are in blocks. Time runs from the first submission to
+// the moment the last tx is seen committed.
+func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *client.Client, startHeight int64, res *Result) error {
+	mk := maker(ctx, cfg)
+	var admitted atomic.Int64
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for ci, c := range clients {
+		wg.Add(1)
+		go func(ci int, c *client.Client) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(cfg.Seed, uint64(ci)))
+			for k := 0; k < split(cfg.Txs, len(clients), ci); k++ {
+				raw, err := mk(c, r)
+				if err != nil {
+					setErr(&mu, &firstErr, err)
+					return
+				}
+				for attempt := 0; ; attempt++ {
+					out, err := c.Broadcast(ctx, client.ModeSync, raw)
+					if err != nil && strings.Contains(err.Error(), "mempool is full") && attempt < 1000 {
+						time.Sleep(10 * time.Millisecond)
+						continue
+					}
+					if err != nil {
+						setErr(&mu, &firstErr, err)
+						return
+					}
+					if out.Code == api.CodeOK {
+						admitted.Add(1)
+					} else {
+						mu.Lock()
+						res.Failed++
+						mu.Unlock()
+					}
+					break
+				}
+			}
+		}(ci, c)
+	}
+	// Follow the chain while submitting, until every admitted tx is in a
+	// committed block.
+	var committed, ok, failed int
+	next := startHeight + 1
+	submitDone := make(chan struct{})
+	go func() { wg.Wait(); close(submitDone) }()
+	for {
+		submitted := false
+		select {
+		case <-submitDone:
+			submitted = true
+		default:
+		}
+		h, err := latestHeight(ctx, obs)
+		if err != nil {
+			return err
+		}
+		for ; next <= h; next++ {
+			br, err := obs.RPC().BlockResults(ctx, &next)
+			if err != nil {
+				return fmt.Errorf("block_results %d: %w", next, err)
+			}
+			for _, r := range br.TxsResults {
+				committed++
+				if r.Code == api.CodeOK {
+					ok++
+				} else {
+					failed++
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(committed)
+		}
+		if submitted && int64(committed) >= admitted.Load() {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if firstErr != nil {
+		return firstErr
+	}
+	res.Succeeded = ok
+	res.Failed += failed
+	return nil
+}
+
+func countBlocks(ctx context.Context, c *client.Client, from, to int64, res *Result) error {
+	txs := 0
+	for lo := from; lo <= to; lo += 20 {
+		hi := min(lo+19, to)
+		info, err := c.RPC().BlockchainInfo(ctx, lo, hi)
+		if err != nil {
+			return fmt.Errorf("blockchain %d-%d: %w", lo, hi, err)
+		}
+		for _, m := range info.BlockMetas {
+			res.Blocks++
+			if m.NumTxs > 0 {
+				res.TxBlocks++
+				txs += m.NumTxs
+			}
+		}
+	}
+	if res.TxBlocks > 0 {
+		res.TxsPerBlockMean = float64(txs) / float64(res.TxBlocks)
+	}
+	return nil
+}

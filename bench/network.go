@@ -1,0 +1,61 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
+)
+
+// NetworkOptions describe a local network started for a measurement.
+type NetworkOptions struct {
+	Bin         string // the relchain binary
+	Dir         string // parent directory for the network
+	Validators  int
+	Backend     string
+	DSNTemplate string
+	Tuning      node.Tuning
+	// App is "relchain" or "kvstore" (the ceiling).
+	App string
+}
+
+// StartNetwork generates and starts a loopback network and waits until
+// every node has committed a block. Stop it with StopAll.
+func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error) {
+	dir, err := os.MkdirTemp(o.Dir, o.App+"-")
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := netctl.Generate(netctl.Options{
+		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: o.DSNTemplate,
+		Params: app.DefaultParams(), Tuning: o.Tuning,
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := netctl.NewNetwork(o.Bin, nodes)
+	if o.App == "kvstore" {
+		n.ExtraArgs = []string{"--app", "kvstore"}
+	}
+	if err := n.StartAll(); err != nil {
+		return nil, err
+	}
+	if err := n.WaitReady(ctx); err != nil {
+		n.StopAll()
+		return nil, fmt.Errorf("network in %s: %w", filepath.Base(dir), err)
+	}
+	return n, nil
+}
+
+// RPCs lists the nodes' RPC addresses.
+func RPCs(n *netctl.Network) []string {
+	out := make([]string, len(n.Nodes))
+	for i, nd := range n.Nodes {
+		out[i] = nd.RPC
+	}
+	return out
+}
