@@ -1,0 +1,3 @@
+// Package lint holds tests that keep the architecture true: which packages
+// may depend on which (after pebble's internal/lint).
+package lint
