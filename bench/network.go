@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/netctl"
@@ -30,8 +31,10 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 	if err != nil {
 		return nil, err
 	}
+	// Each run gets its own databases: {node} becomes <run>_<node>.
+	dsn := strings.ReplaceAll(o.DSNTemplate, "{node}", strings.ReplaceAll(filepath.Base(dir), "-", "_")+"_{node}")
 	nodes, err := netctl.Generate(netctl.Options{
-		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: o.DSNTemplate,
+		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: dsn,
 		Params: app.DefaultParams(), Tuning: o.Tuning,
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 type benchReport struct {
 	*bench.Result
 	TimeoutCommit string          `json:"timeout_commit"`
+	FastGossip    bool            `json:"fast_gossip"`
 	Ceiling       *ceilingSummary `json:"ceiling,omitempty"`
 	// RatioToCeiling is relchain's throughput over the ceiling's (async) or
 	// its p50 latency over the ceiling's (commit).
@@ -38,7 +39,7 @@ func benchCmd() *cobra.Command {
 	var cfg bench.Config
 	var f netFlags
 	var nodes, output, dir string
-	var ceiling bool
+	var ceiling, slowGossip bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -73,9 +74,11 @@ async (submit everything, follow committed blocks: throughput).`,
 			}
 			tuning := node.DefaultTuning()
 			tuning.TimeoutCommit = f.timeoutCommit
+			tuning.FastGossip = !slowGossip
 			nopts := bench.NetworkOptions{Bin: bin, Dir: dir, Validators: f.validators, Backend: f.backend, DSNTemplate: f.dsnTemplate, Tuning: tuning, App: "relchain"}
 			var rep benchReport
 			rep.TimeoutCommit = f.timeoutCommit.String()
+			rep.FastGossip = tuning.FastGossip
 			res, err := measure(ctx, cfg, nodes, nopts)
 			if err != nil {
 				return err
@@ -114,6 +117,7 @@ async (submit everything, follow committed blocks: throughput).`,
 	cmd.Flags().IntVar(&cfg.Rows, "rows", 100000, "rows in the update workload's table")
 	cmd.Flags().Uint64Var(&cfg.Seed, "seed", 1, "random seed of the workload")
 	cmd.Flags().StringVar(&nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
+	cmd.Flags().BoolVar(&slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
 	cmd.Flags().BoolVar(&ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
 	cmd.Flags().StringVar(&output, "output", "", "write the result as JSON to this file")
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")

@@ -31,6 +31,8 @@ type Server struct {
 	Port   int
 	BinDir string
 
+	durable bool
+
 	cmd  *exec.Cmd     // the postmaster when started by this process in the foreground
 	done chan struct{} // closed when cmd has exited
 }
@@ -44,6 +46,9 @@ type Options struct {
 	// Detach the postmaster gets SIGINT (fast shutdown) when this process
 	// dies.
 	Detach bool
+	// Durable keeps PostgreSQL's default fsync and full-page writes, for
+	// benchmarks that compare durable systems; tests leave them off.
+	Durable bool
 }
 
 // DSN returns a URL for the superuser on the maintenance database "postgres".
@@ -134,7 +139,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("pgtest: chown %s to postgres: %w", dir, err)
 		}
 	}
-	s := &Server{Dir: dir, BinDir: bin}
+	s := &Server{Dir: dir, BinDir: bin, durable: opts.Durable}
 	data := filepath.Join(dir, "data")
 
 	if port, ok := runningPort(data); ok {
@@ -181,16 +186,19 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 	if cred != nil {
 		_ = os.Chown(logPath, int(cred.Uid), int(cred.Gid))
 	}
-	cmd := s.command(cred, "postgres", "-D", data,
+	args := []string{"-D", data,
 		"-p", strconv.Itoa(s.Port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-k", s.Dir, // Unix socket in the private dir, never /var/run/postgresql
-		"-c", "fsync=off", // test data is disposable
-		"-c", "full_page_writes=off",
 		"-c", "max_connections=200",
-		"-c", "shared_buffers=32MB",
 		"-c", "logging_collector=off",
-	)
+	}
+	if s.durable {
+		args = append(args, "-c", "shared_buffers=256MB")
+	} else {
+		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "shared_buffers=32MB") // test data is disposable
+	}
+	cmd := s.command(cred, "postgres", args...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	if detach {

@@ -29,6 +29,7 @@ func main() {
 	port := flag.Int("port", 0, "TCP port on 127.0.0.1 (0: a free one)")
 	foreground := flag.Bool("foreground", false, "keep running until SIGINT/SIGTERM, then stop the server")
 	stop := flag.Bool("stop", false, "stop the server running on -dir and exit")
+	durable := flag.Bool("durable", false, "keep fsync and full-page writes on (for benchmarks); tests run without")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "pgserver: -dir is required")
@@ -43,7 +44,7 @@ func main() {
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := pgtest.Start(ctx, *dir, pgtest.Options{Port: *port, Detach: !*foreground})
+	s, err := pgtest.Start(ctx, *dir, pgtest.Options{Port: *port, Detach: !*foreground, Durable: *durable})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgserver:", err)
