@@ -164,12 +164,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// latestHeight is the last height the node's application committed: its
+// results are stored by then (the block store's height can be one ahead).
 func latestHeight(ctx context.Context, c *client.Client) (int64, error) {
-	st, err := c.RPC().Status(ctx)
+	info, err := c.RPC().ABCIInfo(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("status: %w", err)
+		return 0, fmt.Errorf("abci_info: %w", err)
 	}
-	return st.SyncInfo.LatestBlockHeight, nil
+	return info.Response.LastBlockHeight, nil
 }
 
 func split(total, parts, i int) int {
