@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 
@@ -104,7 +105,11 @@ func (c *Client) SetChainID(id string) {
 }
 
 func (c *Client) wrap(what string, err error) error {
-	return fmt.Errorf("%s on node %s: %w (is the node running? start one with `relchain localnet` or pass --node)", what, c.url, err)
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return fmt.Errorf("%s on node %s: %w (is the node running? start one with `relchain localnet` or pass --node)", what, c.url, err)
+	}
+	return fmt.Errorf("%s on node %s: %w", what, c.url, err)
 }
 
 // Sign builds and signs the envelope of a bc-transaction. Each tx gets a

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
+	cmtrand "github.com/cometbft/cometbft/libs/rand"
 	"github.com/cometbft/cometbft/p2p"
 	"github.com/cometbft/cometbft/privval"
-	cmtrand "github.com/cometbft/cometbft/libs/rand"
-	cmttime "github.com/cometbft/cometbft/types/time"
 	"github.com/cometbft/cometbft/types"
+	cmttime "github.com/cometbft/cometbft/types/time"
 
 	"github.com/relchain/relchain/app"
 )
@@ -53,6 +53,9 @@ func CometConfig(t Tuning) *cmtcfg.Config {
 	c.Mempool.MaxTxsBytes = 1 << 30
 	c.P2P.SendRate = 100 << 20
 	c.P2P.RecvRate = 100 << 20
+	// A tx travels base64-encoded inside JSON-RPC: 1 MiB of tx needs about
+	// 1.4 MB of request body, more than CometBFT's default 1 MB limit.
+	c.RPC.MaxBodyBytes = 3 << 20
 	c.RPC.MaxSubscriptionClients = 1000
 	c.RPC.MaxSubscriptionsPerClient = 100
 	c.RPC.TimeoutBroadcastTxCommit = 30 * time.Second

@@ -1,0 +1,406 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/txn"
+)
+
+// relchainBin is the relchain binary built by TestMain.
+var relchainBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "relchain-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	relchainBin = filepath.Join(dir, "relchain")
+	if err := buildBinary(relchainBin); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	code := m.Run()
+	pgtest.Shutdown()
+	return code
+}
+
+// buildBinary builds ./cmd/relchain from the module root into out.
+func buildBinary(out string) error {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	args := []string{"build", "-o", out}
+	if os.Getenv("RELCHAIN_E2E_RACE_BIN") == "1" {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/relchain")...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build relchain in %s: %w\n%s", root, err, b)
+	}
+	return nil
+}
+
+const validators = 4
+
+// cluster is a running 4-validator network on loopback.
+type cluster struct {
+	t       *testing.T
+	backend string
+	net     *netctl.Network
+	nodes   []netctl.NodeInfo
+	chainID string
+	admin   ed25519.PrivateKey // signs schema changes
+}
+
+type clusterOptions struct {
+	backend    string // "sqlite" (default) or "postgres"
+	maxTxBytes int    // genesis max_tx_bytes; 0 keeps the default
+}
+
+// mustStartCluster generates and starts a network and waits until every
+// node has committed a block. The network is stopped when the test ends;
+// if the test failed, the tail of every node's log is printed first.
+func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
+	t.Helper()
+	if o.backend == "" {
+		o.backend = "sqlite"
+	}
+	dir := filepath.Join(t.TempDir(), "net")
+	opts := netctl.Options{Validators: validators, Dir: dir, Backend: o.backend}
+	opts.Tuning.FastGossip = true
+	opts.Params.MaxTxBytes = o.maxTxBytes
+	if o.backend == "postgres" {
+		opts.DSNTemplate = pgDSNTemplate(t)
+	}
+	nodes, err := netctl.Generate(opts)
+	if err != nil {
+		t.Fatalf("generate network: %v", err)
+	}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: newKey(t)}
+	// Cleanups run last-registered first: stop the nodes, then show logs.
+	t.Cleanup(func() {
+		c.checkRaces()
+		if t.Failed() {
+			c.dumpLogs()
+		}
+	})
+	t.Cleanup(c.net.StopAll)
+	if err := c.net.StartAll(); err != nil {
+		t.Fatalf("start network: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.net.WaitReady(ctx); err != nil {
+		t.Fatalf("network did not become ready: %v", err)
+	}
+	for i := range nodes {
+		st, err := c.client(i, nil).Status(ctx)
+		if err != nil {
+			t.Fatalf("status of %s: %v", nodes[i].Name, err)
+		}
+		if st.Backend != o.backend {
+			t.Fatalf("%s runs backend %q, want %q", nodes[i].Name, st.Backend, o.backend)
+		}
+		c.chainID = st.ChainID
+	}
+	return c
+}
+
+// pgDSNTemplate returns a DSN template with {node} on the test server; the
+// nodes' backends create the databases, which are dropped when the test
+// ends.
+func pgDSNTemplate(t *testing.T) string {
+	t.Helper()
+	base := pgtest.ServerDSN(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("pgtest server DSN %q: %v", base, err)
+	}
+	if p := u.Port(); p == "" || p == "5432" {
+		t.Fatalf("pgtest server DSN %q uses the default port: the e2e tests must not touch the system PostgreSQL", base)
+	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	prefix := "relchain_e2e_" + hex.EncodeToString(rnd[:])
+	u.Path = "/" + prefix + "_NODENAME"
+	tmpl := strings.Replace(u.String(), "NODENAME", "{node}", 1)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Logf("drop test databases: %v", err)
+			return
+		}
+		defer conn.Close(ctx)
+		for i := 0; i < validators; i++ {
+			name := fmt.Sprintf("%s_node%d", prefix, i)
+			if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+				t.Logf("drop %s: %v", name, err)
+			}
+		}
+	})
+	return tmpl
+}
+
+// checkRaces fails the test if a node built with the race detector
+// (RELCHAIN_E2E_RACE_BIN=1) reported a data race in its log.
+func (c *cluster) checkRaces() {
+	for i := range c.nodes {
+		b, err := os.ReadFile(c.net.LogFile(i))
+		if err != nil {
+			continue
+		}
+		if j := bytes.Index(b, []byte("WARNING: DATA RACE")); j >= 0 {
+			c.t.Errorf("%s reported a data race:\n%s", c.nodes[i].Name, b[j:min(len(b), j+6000)])
+		}
+	}
+}
+
+func (c *cluster) dumpLogs() {
+	for i := range c.nodes {
+		b, err := os.ReadFile(c.net.LogFile(i))
+		if err != nil {
+			c.t.Logf("%s: no log: %v", c.nodes[i].Name, err)
+			continue
+		}
+		c.t.Logf("---- tail of %s (%s) ----\n%s", c.nodes[i].Name, c.net.LogFile(i), tail(b, 40))
+	}
+}
+
+// tail returns the last n lines of b.
+func tail(b []byte, n int) string {
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+func newKey(t *testing.T) ed25519.PrivateKey {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return priv
+}
+
+// client returns a client of node i signing with key (nil: read-only).
+func (c *cluster) client(i int, key ed25519.PrivateKey) *client.Client {
+	c.t.Helper()
+	cl, err := c.net.Client(i, key)
+	if err != nil {
+		c.t.Fatalf("client of %s: %v", c.nodes[i].Name, err)
+	}
+	if c.chainID != "" {
+		cl.SetChainID(c.chainID)
+	}
+	return cl
+}
+
+// ph returns the i-th (1-based) positional placeholder of the backend's dialect.
+func (c *cluster) ph(i int) string {
+	if c.backend == "postgres" {
+		return fmt.Sprintf("$%d", i)
+	}
+	return fmt.Sprintf("?%d", i)
+}
+
+// mustExec submits one bc-transaction through node i in commit mode,
+// signed by the admin key, and fails the test unless it is applied.
+func (c *cluster) mustExec(ctx context.Context, i int, stmts ...txn.Statement) *client.Result {
+	c.t.Helper()
+	res, err := c.client(i, c.admin).Exec(ctx, client.ModeCommit, stmts...)
+	if err != nil {
+		c.t.Fatalf("exec %v on %s: %v", stmts, c.nodes[i].Name, err)
+	}
+	if !res.OK() {
+		c.t.Fatalf("exec %v on %s: %v", stmts, c.nodes[i].Name, res.Err())
+	}
+	return res
+}
+
+func stmt(sql string, args ...txn.Arg) txn.Statement { return txn.Statement{SQL: sql, Args: args} }
+
+// nodeState is one node's committed height and AppHash.
+type nodeState struct {
+	Height  int64
+	AppHash string
+}
+
+// states returns every node's application height and AppHash (abci_info).
+func (c *cluster) states(ctx context.Context) ([]nodeState, error) {
+	out := make([]nodeState, len(c.nodes))
+	for i := range c.nodes {
+		st, err := c.client(i, nil).Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = nodeState{st.Height, st.AppHash}
+	}
+	return out, nil
+}
+
+// maxHeight is the highest height any reachable node has committed.
+func (c *cluster) maxHeight(ctx context.Context, nodes ...int) int64 {
+	var h int64
+	for _, i := range nodes {
+		if info, err := c.client(i, nil).RPC().ABCIInfo(ctx); err == nil && info.Response.LastBlockHeight > h {
+			h = info.Response.LastBlockHeight
+		}
+	}
+	return h
+}
+
+// consistentRead waits until every node has committed the same height H
+// (the highest any of them has), checks that all report the same AppHash
+// at H, and runs each query on every node at exactly H. It returns H and
+// the rows, indexed [query][node]. A node that reports a different AppHash
+// at the same height fails the test.
+func (c *cluster) consistentRead(ctx context.Context, queries ...string) (int64, [][][][]any) {
+	c.t.Helper()
+	var lastErr error
+	for {
+		h, err := c.settle(ctx)
+		if err == nil {
+			rows, moved, qerr := c.readAt(ctx, h, queries)
+			if qerr == nil && !moved {
+				return h, rows
+			}
+			err = qerr
+		}
+		if err != nil {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			c.t.Fatalf("nodes did not settle on one height: %v (last error: %v)", ctx.Err(), lastErr)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// settle returns the height every node has committed, or an error if the
+// nodes are not (yet) at the same height.
+func (c *cluster) settle(ctx context.Context) (int64, error) {
+	c.t.Helper()
+	sts, err := c.states(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range sts[1:] {
+		if s.Height != sts[0].Height {
+			return 0, fmt.Errorf("heights differ: %v", sts)
+		}
+	}
+	for i, s := range sts[1:] {
+		if s.AppHash != sts[0].AppHash {
+			c.t.Fatalf("AppHash differs at height %d: %s has %s, %s has %s",
+				s.Height, c.nodes[0].Name, sts[0].AppHash, c.nodes[i+1].Name, s.AppHash)
+		}
+	}
+	return sts[0].Height, nil
+}
+
+// readAt runs the queries on every node with min_height h; moved reports
+// that some node answered at another height (the chain moved on).
+func (c *cluster) readAt(ctx context.Context, h int64, queries []string) ([][][][]any, bool, error) {
+	out := make([][][][]any, len(queries))
+	for q, sql := range queries {
+		out[q] = make([][][]any, len(c.nodes))
+		for i := range c.nodes {
+			res, err := c.client(i, nil).Query(ctx, h, sql)
+			if err != nil {
+				return nil, false, fmt.Errorf("%s: %s: %w", c.nodes[i].Name, sql, err)
+			}
+			if res.Height != h {
+				return nil, true, nil
+			}
+			out[q][i] = res.Rows
+		}
+	}
+	return out, false, nil
+}
+
+// requireSameRows fails unless every node returned identical rows.
+func (c *cluster) requireSameRows(h int64, sql string, perNode [][][]any) {
+	c.t.Helper()
+	for i := 1; i < len(perNode); i++ {
+		if !reflect.DeepEqual(perNode[0], perNode[i]) {
+			c.t.Fatalf("at height %d %s and %s disagree on %q:\n%s: %s\n%s: %s", h,
+				c.nodes[0].Name, c.nodes[i].Name, sql,
+				c.nodes[0].Name, abbrev(perNode[0]), c.nodes[i].Name, abbrev(perNode[i]))
+		}
+	}
+}
+
+func abbrev(rows [][]any) string {
+	s := fmt.Sprint(rows)
+	if len(s) > 2000 {
+		s = s[:2000] + "..."
+	}
+	return fmt.Sprintf("%d rows %s", len(rows), s)
+}
+
+// asInt converts a JSON number cell to int64.
+func asInt(t *testing.T, v any) int64 {
+	t.Helper()
+	switch x := v.(type) {
+	case interface{ Int64() (int64, error) }:
+		n, err := x.Int64()
+		if err != nil {
+			t.Fatalf("cell %v is not an integer: %v", v, err)
+		}
+		return n
+	case float64:
+		return int64(x)
+	case int64:
+		return x
+	}
+	t.Fatalf("cell %v (%T) is not an integer", v, v)
+	return 0
+}
+
+// waitFor polls cond every 100 ms until it holds or ctx ends.
+func waitFor(ctx context.Context, what string, cond func() bool) error {
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// codeName names a result code for messages.
+func codeName(code uint32) string { return fmt.Sprintf("%d (%s)", code, api.CodeName(code)) }
