@@ -39,6 +39,6 @@ run async-postgres-4 --validators 4 --mode async --txs 20000 --clients 4 --backe
 for tc in 0s 5ms 10ms 20ms 50ms; do
   run "tc-$tc" --validators 4 --txs 200 --timeout-commit "$tc" --ceiling
 done
-run tc-10ms-cometbft-gossip --validators 4 --txs 200 --timeout-commit 10ms --cometbft-gossip-defaults --ceiling
-run tc-0s-cometbft-gossip --validators 4 --txs 200 --timeout-commit 0s --cometbft-gossip-defaults --ceiling
+run tc-10ms-cometbft-gossip --validators 4 --txs 50 --timeout-commit 10ms --cometbft-gossip-defaults --ceiling
+run tc-0s-cometbft-gossip --validators 4 --txs 50 --timeout-commit 0s --cometbft-gossip-defaults --ceiling
 echo "results in $out"
