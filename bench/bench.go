@@ -24,7 +24,10 @@ type Config struct {
 	Workload string
 	// Mode is "commit" (each client waits for its tx's block) or "async"
 	// (submit with broadcast_tx_sync, learn the outcome from blocks).
-	Mode    string
+	Mode string
+	// Submit is how async mode hands txs over: "sync" (broadcast_tx_sync:
+	// wait for CheckTx, default) or "async" (broadcast_tx_async: do not).
+	Submit  string
 	Clients int
 	Txs     int
 	Rows    int
@@ -270,8 +273,12 @@ func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *cl
 					setErr(&mu, &firstErr, err)
 					return
 				}
+				mode := client.ModeSync
+				if cfg.Submit == "async" {
+					mode = client.ModeAsync
+				}
 				for attempt := 0; ; attempt++ {
-					out, err := c.Broadcast(ctx, client.ModeSync, raw)
+					out, err := c.Broadcast(ctx, mode, raw)
 					if err != nil && strings.Contains(err.Error(), "mempool is full") && attempt < 1000 {
 						time.Sleep(10 * time.Millisecond)
 						continue

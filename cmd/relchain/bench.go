@@ -112,6 +112,7 @@ async (submit everything, follow committed blocks: throughput).`,
 	f.register(cmd, 0)
 	cmd.Flags().StringVar(&cfg.Workload, "workload", "update", "workload: update")
 	cmd.Flags().StringVar(&cfg.Mode, "mode", "commit", "commit or async")
+	cmd.Flags().StringVar(&cfg.Submit, "submit", "sync", "async mode: hand txs over with broadcast_tx_sync (sync) or broadcast_tx_async (async)")
 	cmd.Flags().IntVar(&cfg.Clients, "clients", 1, "concurrent clients (spread over the nodes)")
 	cmd.Flags().IntVar(&cfg.Txs, "txs", 500, "bc-transactions to send")
 	cmd.Flags().IntVar(&cfg.Rows, "rows", 100000, "rows in the update workload's table")
