@@ -1,0 +1,14 @@
+package modernc
+
+import (
+	"testing"
+
+	"sqlitebench/sqlbench"
+	_ "modernc.org/sqlite"
+)
+
+func dsn(p string) string { return "file:" + p }
+
+func BenchmarkBlock(b *testing.B)       { sqlbench.Block(b, "sqlite", dsn) }
+func BenchmarkPointSelect(b *testing.B) { sqlbench.PointSelect(b, "sqlite", dsn) }
+func BenchmarkPrepare(b *testing.B)     { sqlbench.Prepare(b, "sqlite", dsn) }
