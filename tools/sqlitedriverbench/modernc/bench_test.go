@@ -3,8 +3,8 @@ package modernc
 import (
 	"testing"
 
-	"sqlitebench/sqlbench"
 	_ "modernc.org/sqlite"
+	"sqlitebench/sqlbench"
 )
 
 func dsn(p string) string { return "file:" + p }
