@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
@@ -61,6 +62,9 @@ type Backend struct {
 	schemaVer int64
 
 	readPool chan *sqlite3.Conn
+	// restricted marks a read connection that is running a client's query:
+	// its authorizer then allows reading only (see authorizeRead).
+	restricted map[*sqlite3.Conn]*atomic.Bool
 	nreaders int
 
 	syntaxMu sync.Mutex
@@ -78,7 +82,7 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b := &Backend{path: path, w: w, stmts: make(map[string]*sqlite3.Stmt), syntax: make(map[string]error), readPool: make(chan *sqlite3.Conn, readers)}
+	b := &Backend{path: path, w: w, stmts: make(map[string]*sqlite3.Stmt), syntax: make(map[string]error), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool)}
 	init := append([]string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"}, pragmas...)
 	for _, p := range init {
 		if err := w.Exec(p); err != nil {
@@ -103,10 +107,15 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 				}
 			}
 		}
+		flag := new(atomic.Bool)
+		if err == nil {
+			err = r.SetAuthorizer(authorizeRead(flag))
+		}
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("open %s: reader: %w", path, err)
 		}
+		b.restricted[r] = flag
 		b.readPool <- r
 		b.nreaders++
 	}
@@ -156,6 +165,22 @@ func (b *Backend) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4t
 		}
 	}
 	return sqlite3.AUTH_OK
+}
+
+// authorizeRead lets a client's query read and call functions, nothing
+// else: no PRAGMA (it would change the shared read connection's settings
+// for later queries), no transaction control, no ATTACH.
+func authorizeRead(restricted *atomic.Bool) func(sqlite3.AuthorizerActionCode, string, string, string, string) sqlite3.AuthorizerReturnCode {
+	return func(action sqlite3.AuthorizerActionCode, _, _, _, _ string) sqlite3.AuthorizerReturnCode {
+		if !restricted.Load() {
+			return sqlite3.AUTH_OK
+		}
+		switch action {
+		case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_FUNCTION, sqlite3.AUTH_RECURSIVE:
+			return sqlite3.AUTH_OK
+		}
+		return sqlite3.AUTH_DENY
+	}
 }
 
 func isRelchainName(s string) bool {
@@ -219,6 +244,9 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	if err != nil {
 		return nil, 0, err
 	}
+	restricted := b.restricted[r]
+	restricted.Store(true)
+	defer restricted.Store(false)
 	stmt, err := prepareOne(r, sql)
 	if err != nil {
 		return nil, 0, err

@@ -45,3 +45,21 @@ func BenchmarkBlock(b *testing.B) {
 		return be
 	})
 }
+
+// A client's query must not change the shared read connections' settings.
+func TestQueryCannotRunPragmaOrTransactionControl(t *testing.T) {
+	b, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "relchain.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, sql := range []string{"PRAGMA case_sensitive_like = ON", "PRAGMA foreign_keys", "COMMIT", "ATTACH ':memory:' AS x"} {
+		if _, _, err := b.Query(context.Background(), sql, nil); backend.AsError(err) == nil {
+			t.Errorf("query %q: err = %v, want a statement failure", sql, err)
+		}
+	}
+	rows, _, err := b.Query(context.Background(), "SELECT 'a' LIKE 'A'", nil)
+	if err != nil || len(rows.Rows) != 1 || rows.Rows[0][0] != int64(1) {
+		t.Fatalf("LIKE is case-insensitive after the refused pragma: rows %v, err %v", rows, err)
+	}
+}
