@@ -65,7 +65,7 @@ type Backend struct {
 	// restricted marks a read connection that is running a client's query:
 	// its authorizer then allows reading only (see authorizeRead).
 	restricted map[*sqlite3.Conn]*atomic.Bool
-	nreaders int
+	nreaders   int
 
 	syntaxMu sync.Mutex
 	syntax   map[string]error
