@@ -185,14 +185,15 @@ func split(total, parts, i int) int {
 	return n
 }
 
-func runCommit(ctx context.Context, cfg Config, clients []*client.Client, res *Result) error {
+// submitAll has every client send its share of the workload's txs through
+// send, concurrently. The channel closes when all are done; firstErr then
+// gives the first error (a client stops at its first error).
+func submitAll(ctx context.Context, cfg Config, clients []*client.Client, send func(c *client.Client, raw []byte) error) (done <-chan struct{}, firstErr func() error) {
 	mk := maker(ctx, cfg)
 	var mu sync.Mutex
-	var lat []float64
-	var done atomic.Int64
-	var firstErr error
+	var first error
+	ch := make(chan struct{})
 	var wg sync.WaitGroup
-	start := time.Now()
 	for ci, c := range clients {
 		wg.Add(1)
 		go func(ci int, c *client.Client) {
@@ -200,46 +201,56 @@ func runCommit(ctx context.Context, cfg Config, clients []*client.Client, res *R
 			r := rand.New(rand.NewPCG(cfg.Seed, uint64(ci)))
 			for k := 0; k < split(cfg.Txs, len(clients), ci); k++ {
 				raw, err := mk(c, r)
+				if err == nil {
+					err = send(c, raw)
+				}
 				if err != nil {
-					setErr(&mu, &firstErr, err)
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
 					return
-				}
-				t0 := time.Now()
-				out, err := c.Broadcast(ctx, client.ModeCommit, raw)
-				d := time.Since(t0)
-				if err != nil {
-					setErr(&mu, &firstErr, err)
-					return
-				}
-				mu.Lock()
-				lat = append(lat, float64(d.Microseconds())/1000)
-				if out.Code == api.CodeOK {
-					res.Succeeded++
-				} else {
-					res.Failed++
-				}
-				mu.Unlock()
-				if cfg.Progress != nil {
-					cfg.Progress(int(done.Add(1)))
 				}
 			}
 		}(ci, c)
 	}
-	wg.Wait()
+	go func() { wg.Wait(); close(ch) }()
+	return ch, func() error { mu.Lock(); defer mu.Unlock(); return first }
+}
+
+func runCommit(ctx context.Context, cfg Config, clients []*client.Client, res *Result) error {
+	var mu sync.Mutex
+	var lat []float64
+	var done atomic.Int64
+	start := time.Now()
+	finished, firstErr := submitAll(ctx, cfg, clients, func(c *client.Client, raw []byte) error {
+		t0 := time.Now()
+		out, err := c.Broadcast(ctx, client.ModeCommit, raw)
+		d := time.Since(t0)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		lat = append(lat, float64(d.Microseconds())/1000)
+		if out.Code == api.CodeOK {
+			res.Succeeded++
+		} else {
+			res.Failed++
+		}
+		mu.Unlock()
+		if cfg.Progress != nil {
+			cfg.Progress(int(done.Add(1)))
+		}
+		return nil
+	})
+	<-finished
 	res.Seconds = time.Since(start).Seconds()
-	if firstErr != nil {
-		return firstErr
+	if err := firstErr(); err != nil {
+		return err
 	}
 	res.LatencyMS = summarize(lat)
 	return nil
-}
-
-func setErr(mu *sync.Mutex, dst *error, err error) {
-	mu.Lock()
-	if *dst == nil {
-		*dst = err
-	}
-	mu.Unlock()
 }
 
 func summarize(lat []float64) *Latency {
@@ -256,55 +267,34 @@ func summarize(lat []float64) *Latency {
 // all admitted txs are in blocks. Time runs from the first submission to
 // the moment the last tx is seen committed.
 func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *client.Client, startHeight int64, res *Result) error {
-	mk := maker(ctx, cfg)
-	var admitted atomic.Int64
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
-	start := time.Now()
-	for ci, c := range clients {
-		wg.Add(1)
-		go func(ci int, c *client.Client) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(cfg.Seed, uint64(ci)))
-			for k := 0; k < split(cfg.Txs, len(clients), ci); k++ {
-				raw, err := mk(c, r)
-				if err != nil {
-					setErr(&mu, &firstErr, err)
-					return
-				}
-				mode := client.ModeSync
-				if cfg.Submit == "async" {
-					mode = client.ModeAsync
-				}
-				for attempt := 0; ; attempt++ {
-					out, err := c.Broadcast(ctx, mode, raw)
-					if err != nil && strings.Contains(err.Error(), "mempool is full") && attempt < 1000 {
-						time.Sleep(10 * time.Millisecond)
-						continue
-					}
-					if err != nil {
-						setErr(&mu, &firstErr, err)
-						return
-					}
-					if out.Code == api.CodeOK {
-						admitted.Add(1)
-					} else {
-						mu.Lock()
-						res.Failed++
-						mu.Unlock()
-					}
-					break
-				}
-			}
-		}(ci, c)
+	mode := client.ModeSync
+	if cfg.Submit == "async" {
+		mode = client.ModeAsync
 	}
+	var admitted, rejected atomic.Int64
+	start := time.Now()
+	submitDone, firstErr := submitAll(ctx, cfg, clients, func(c *client.Client, raw []byte) error {
+		for attempt := 0; ; attempt++ {
+			out, err := c.Broadcast(ctx, mode, raw)
+			if err != nil && strings.Contains(err.Error(), "mempool is full") && attempt < 1000 {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if out.Code == api.CodeOK {
+				admitted.Add(1)
+			} else {
+				rejected.Add(1)
+			}
+			return nil
+		}
+	})
 	// Follow the chain while submitting, until every admitted tx is in a
 	// committed block.
 	var committed, ok, failed int
 	next := startHeight + 1
-	submitDone := make(chan struct{})
-	go func() { wg.Wait(); close(submitDone) }()
 	for {
 		submitted := false
 		select {
@@ -343,11 +333,11 @@ func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *cl
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
-	if firstErr != nil {
-		return firstErr
+	if err := firstErr(); err != nil {
+		return err
 	}
 	res.Succeeded = ok
-	res.Failed += failed
+	res.Failed = failed + int(rejected.Load())
 	return nil
 }
 

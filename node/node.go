@@ -41,21 +41,31 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }
 
-// New loads the node home and builds the node; Start runs it.
-func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
+// loadHome reads a node home's configuration and genesis, and makes the
+// logger config.toml asks for unless one is given.
+func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.GenesisDoc, log.Logger, error) {
 	cc, rc, err := LoadConfig(home)
 	if err != nil {
-		return nil, err
+		return nil, rc, nil, nil, err
 	}
 	if logger == nil {
 		logger = log.NewTMLogger(log.NewSyncWriter(os.Stdout))
 		if logger, err = cmtflags.ParseLogLevel(cc.LogLevel, logger, cmtcfg.DefaultLogLevel); err != nil {
-			return nil, fmt.Errorf("log_level in config.toml: %w", err)
+			return nil, rc, nil, nil, fmt.Errorf("log_level in config.toml: %w", err)
 		}
 	}
 	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
 	if err != nil {
-		return nil, fmt.Errorf("load genesis: %w", err)
+		return nil, rc, nil, nil, fmt.Errorf("load genesis: %w", err)
+	}
+	return cc, rc, gen, logger, nil
+}
+
+// New loads the node home and builds the node; Start runs it.
+func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
+	cc, rc, gen, logger, err := loadHome(home, logger)
+	if err != nil {
+		return nil, err
 	}
 	params, err := app.ParseParams(gen.AppState)
 	if err != nil {
@@ -93,19 +103,9 @@ func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
 // kvstore application instead of relchain: the consensus ceiling that
 // benchmarks compare relchain with on an identically configured network.
 func NewKVStore(home string, logger log.Logger) (*Node, error) {
-	cc, _, err := LoadConfig(home)
+	cc, _, gen, logger, err := loadHome(home, logger)
 	if err != nil {
 		return nil, err
-	}
-	if logger == nil {
-		logger = log.NewTMLogger(log.NewSyncWriter(os.Stdout))
-		if logger, err = cmtflags.ParseLogLevel(cc.LogLevel, logger, cmtcfg.DefaultLogLevel); err != nil {
-			return nil, fmt.Errorf("log_level in config.toml: %w", err)
-		}
-	}
-	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
-	if err != nil {
-		return nil, fmt.Errorf("load genesis: %w", err)
 	}
 	kv := kvstore.NewPersistentApplication(filepath.Join(cc.DBDir(), "kvstore"))
 	n, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger)
