@@ -12,6 +12,7 @@ const (
 	CodeTooLarge     uint32 = 4 // envelope larger than the genesis max_tx_bytes
 	CodeNoStatements uint32 = 5 // envelope carries no statement
 	CodeSyntax       uint32 = 6 // a statement cannot be parsed, or is not exactly one statement
+	CodeForbidden    uint32 = 7 // a statement is not allowed by the determinism and safety gate
 
 	// Execution failures (FinalizeBlock only). The tx was rolled back.
 	CodeExecFailed   uint32 = 10 // a statement failed; data names the class and SQLSTATE
@@ -41,6 +42,8 @@ func CodeName(code uint32) string {
 		return "no_statements"
 	case CodeSyntax:
 		return "syntax"
+	case CodeForbidden:
+		return "forbidden"
 	case CodeExecFailed:
 		return "exec_failed"
 	case CodeBlockAborted:

@@ -30,6 +30,29 @@ type Executor struct {
 	pending   *pendingBlock
 
 	verified *verifiedCache
+	gate     Gate
+}
+
+// Gate is the determinism and safety check of one statement. It must be a
+// pure function of the statement's text: every node must reach the same
+// verdict. It returns nil to allow the statement, or an error whose text
+// names the offending construct.
+type Gate func(sql string) error
+
+// SetGate installs the gate; call it before the first block or CheckTx.
+func (e *Executor) SetGate(g Gate) { e.gate = g }
+
+// checkGate runs the gate over every statement of tx.
+func (e *Executor) checkGate(tx *txn.Tx) *Rejection {
+	if e.gate == nil {
+		return nil
+	}
+	for i, st := range tx.Statements {
+		if err := e.gate(st.SQL); err != nil {
+			return &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d is not allowed: %v", i+1, err)}
+		}
+	}
+	return nil
 }
 
 type pendingBlock struct {
@@ -90,6 +113,9 @@ func (r *Rejection) Error() string {
 func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) {
 	tx, rej := e.validate(raw, false)
 	if rej != nil {
+		return nil, rej
+	}
+	if rej := e.checkGate(tx); rej != nil {
 		return nil, rej
 	}
 	for i, st := range tx.Statements {
@@ -181,6 +207,9 @@ func (e *Executor) execute(ctx context.Context, block backend.Block, txs [][]byt
 		var h [32]byte
 		copy(h[:], txn.Hash(raw))
 		tx, rej := e.validate(raw, e.verified.take(h))
+		if rej == nil {
+			rej = e.checkGate(tx)
+		}
 		if rej != nil {
 			results[i] = TxResult{Code: rej.Code, Data: encodeJSON(api.FailureData{Reason: rej.Reason}), Log: rej.Error()}
 			continue
