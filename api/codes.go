@@ -13,6 +13,7 @@ const (
 	CodeNoStatements uint32 = 5 // envelope carries no statement
 	CodeSyntax       uint32 = 6 // a statement cannot be parsed, or is not exactly one statement
 	CodeForbidden    uint32 = 7 // a statement is not allowed by the determinism and safety gate
+	CodeReplayed     uint32 = 8 // the key already executed this nonce, or the nonce is too old
 
 	// Execution failures (FinalizeBlock only). The tx was rolled back.
 	CodeExecFailed   uint32 = 10 // a statement failed; data names the class and SQLSTATE
@@ -44,6 +45,8 @@ func CodeName(code uint32) string {
 		return "syntax"
 	case CodeForbidden:
 		return "forbidden"
+	case CodeReplayed:
+		return "replayed"
 	case CodeExecFailed:
 		return "exec_failed"
 	case CodeBlockAborted:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/txn"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
@@ -74,6 +75,13 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 // checks depend on changes with the state.
 func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.ResponseCheckTx, error) {
 	if req.Type == abci.CheckTxType_Recheck {
+		// After a block only the replay window can have changed: evict a
+		// tx whose nonce a committed tx of the same key has used.
+		if tx, err := txn.Decode(req.Tx); err == nil {
+			if rej := a.ex.CheckReplay(tx); rej != nil {
+				return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
+			}
+		}
 		return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
 	}
 	if _, rej := a.ex.Check(ctx, req.Tx); rej != nil {

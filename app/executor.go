@@ -31,6 +31,7 @@ type Executor struct {
 
 	verified *verifiedCache
 	gate     Gate
+	replay   map[string]replayState // committed replay windows, by public key; guarded by mu
 }
 
 // Gate is the determinism and safety check of one statement. It must be a
@@ -41,6 +42,24 @@ type Gate func(sql string) error
 
 // SetGate installs the gate; call it before the first block or CheckTx.
 func (e *Executor) SetGate(g Gate) { e.gate = g }
+
+// CheckReplay refuses a tx whose nonce its key already executed (or that is
+// too old), against committed state: CheckTx and the mempool's recheck.
+func (e *Executor) CheckReplay(tx *txn.Tx) *Rejection {
+	e.mu.Lock()
+	w, ok := e.replay[string(tx.PubKey)]
+	e.mu.Unlock()
+	var why string
+	if ok {
+		why = w.check(tx.Nonce)
+	} else {
+		why = (*replayState)(nil).check(tx.Nonce)
+	}
+	if why != "" {
+		return &Rejection{Code: api.CodeReplayed, Reason: why}
+	}
+	return nil
+}
 
 // checkGate runs the gate over every statement of tx.
 func (e *Executor) checkGate(tx *txn.Tx) *Rejection {
@@ -59,6 +78,7 @@ type pendingBlock struct {
 	height  int64
 	block   backend.Block
 	appHash []byte
+	replay  map[string]replayState // windows this block changed
 }
 
 // NewExecutor loads the committed state from be.
@@ -70,7 +90,20 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, fmt.Errorf("load committed state: %w", err)
 	}
+	stored, err := be.LoadReplayWindows(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load replay windows: %w", err)
+	}
+	replay := make(map[string]replayState, len(stored))
+	for k, v := range stored {
+		w, err := decodeReplayState(v)
+		if err != nil {
+			return nil, fmt.Errorf("load replay window of key %X: %w", k, err)
+		}
+		replay[k] = *w
+	}
 	return &Executor{
+		replay:    replay,
 		be:        be,
 		chainID:   chainID,
 		params:    params,
@@ -113,6 +146,9 @@ func (r *Rejection) Error() string {
 func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) {
 	tx, rej := e.validate(raw, false)
 	if rej != nil {
+		return nil, rej
+	}
+	if rej := e.CheckReplay(tx); rej != nil {
 		return nil, rej
 	}
 	if rej := e.checkGate(tx); rej != nil {
@@ -176,9 +212,13 @@ func (e *Executor) FinalizeBlock(ctx context.Context, height int64, txs [][]byte
 	if err != nil {
 		return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 	}
-	results, err := e.execute(ctx, block, txs)
+	replay := make(map[string]replayState)
+	results, err := e.execute(ctx, block, txs, replay)
 	if err == nil && e.params.BlockAtomic && anyFailed(results) {
 		block, err = e.abortBlock(ctx, block, results)
+	}
+	if err == nil {
+		err = e.saveReplay(ctx, block, replay)
 	}
 	if err != nil {
 		_ = block.Rollback(ctx)
@@ -194,19 +234,22 @@ func (e *Executor) FinalizeBlock(ctx context.Context, height int64, txs [][]byte
 		appHash = ComputeAppHash(committed.AppHash, height, results, changes)
 	}
 	e.mu.Lock()
-	e.pending = &pendingBlock{height: height, block: block, appHash: appHash}
+	e.pending = &pendingBlock{height: height, block: block, appHash: appHash, replay: replay}
 	e.mu.Unlock()
 	return results, appHash, nil
 }
 
 // execute runs every tx of the block in its own savepoint. An error return
 // means the backend itself failed (not a tx): the block cannot be applied.
-func (e *Executor) execute(ctx context.Context, block backend.Block, txs [][]byte) ([]TxResult, error) {
+func (e *Executor) execute(ctx context.Context, block backend.Block, txs [][]byte, replay map[string]replayState) ([]TxResult, error) {
 	results := make([]TxResult, len(txs))
 	for i, raw := range txs {
 		var h [32]byte
 		copy(h[:], txn.Hash(raw))
 		tx, rej := e.validate(raw, e.verified.take(h))
+		if rej == nil {
+			rej = e.consumeNonce(tx, replay)
+		}
 		if rej == nil {
 			rej = e.checkGate(tx)
 		}
@@ -252,6 +295,40 @@ func (e *Executor) executeTx(ctx context.Context, block backend.Block, tx *txn.T
 		return TxResult{}, fmt.Errorf("release savepoint: %w", err)
 	}
 	return TxResult{Code: api.CodeOK, Data: encodeJSON(out)}, nil
+}
+
+// consumeNonce checks tx's nonce against the committed window as changed by
+// earlier txs of this block, and marks it executed. Every tx that passed
+// the envelope checks consumes its nonce, whatever its statements do.
+func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState) *Rejection {
+	key := string(tx.PubKey)
+	w, ok := replay[key]
+	if !ok {
+		e.mu.Lock()
+		w = e.replay[key]
+		e.mu.Unlock()
+	}
+	if why := w.check(tx.Nonce); why != "" {
+		return &Rejection{Code: api.CodeReplayed, Reason: why}
+	}
+	w.mark(tx.Nonce)
+	replay[key] = w
+	return nil
+}
+
+// saveReplay writes the windows the block changed into its db-transaction.
+func (e *Executor) saveReplay(ctx context.Context, block backend.Block, replay map[string]replayState) error {
+	if len(replay) == 0 {
+		return nil
+	}
+	enc := make(map[string][]byte, len(replay))
+	for k, w := range replay {
+		enc[k] = w.encode()
+	}
+	if err := block.SaveReplayWindows(ctx, enc); err != nil {
+		return fmt.Errorf("save replay windows: %w", err)
+	}
+	return nil
 }
 
 // abortBlock implements block_atomic: it discards every write of the block
@@ -316,6 +393,9 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.mu.Lock()
 	e.pending = nil
 	e.committed = st
+	for k, w := range p.replay {
+		e.replay[k] = w
+	}
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	e.mu.Unlock()

@@ -349,3 +349,61 @@ func TestCheckTxRejectsBadEnvelopes(t *testing.T) {
 		t.Errorf("codes in block = %s, want [3 10 10 0]", got)
 	}
 }
+
+func TestTxExecutesAtMostOnce(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newStore func() store) {
+		s := newStore()
+		f := mustNewFixture(t, s, app.DefaultParams())
+		f.createAcct()
+		first := f.insert(1)
+		failing := f.insert(1) // duplicate key: fails, but consumes its nonce
+		res, _ := f.block(first, failing)
+		if got := fmt.Sprint(codes(res)); got != fmt.Sprint([]uint32{api.CodeOK, api.CodeExecFailed}) {
+			t.Fatalf("codes = %s, want [0 10]", got)
+		}
+		// The same bytes in a later block, and a new tx reusing a nonce
+		// within the same block, are refused.
+		sameNonce := func() []byte { f.nonce--; return f.insert(2) }()
+		res, _ = f.block(first, failing, f.insert(3), sameNonce)
+		if got := fmt.Sprint(codes(res)); got != fmt.Sprint([]uint32{api.CodeReplayed, api.CodeReplayed, api.CodeOK, api.CodeReplayed}) {
+			t.Fatalf("codes = %s, want [8 8 0 8]; logs %q %q", got, res[0].Log, res[3].Log)
+		}
+		if got := fmt.Sprint(f.ids("acct")); got != "[1 3]" {
+			t.Fatalf("rows = %s, want [1 3]", got)
+		}
+		// After a restart (the mempool cache is gone) CheckTx still refuses.
+		if err := f.be.Close(); err != nil {
+			t.Fatal(err)
+		}
+		be := s.open(t)
+		t.Cleanup(func() { be.Close() })
+		ex, err := app.NewExecutor(context.Background(), be, chainID, app.Params{MaxTxBytes: 1 << 20, Backend: s.dialect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := app.New(ex, log.NewNopLogger())
+		for _, raw := range [][]byte{first, failing} {
+			for _, typ := range []abci.CheckTxType{abci.CheckTxType_New, abci.CheckTxType_Recheck} {
+				r, err := a.CheckTx(context.Background(), &abci.RequestCheckTx{Tx: raw, Type: typ})
+				if err != nil || r.Code != api.CodeReplayed || !strings.Contains(r.Log, "already executed") {
+					t.Fatalf("CheckTx (%v) of an executed tx after restart: code %d log %q err %v; want code 8", typ, r.GetCode(), r.GetLog(), err)
+				}
+			}
+		}
+	})
+}
+
+func TestBlockAtomicAbortStillConsumesNonces(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newStore func() store) {
+		p := app.DefaultParams()
+		p.BlockAtomic = true
+		f := mustNewFixture(t, newStore(), p)
+		f.createAcct()
+		ok, bad := f.insert(1), f.tx(stmt("INSERT INTO nowhere VALUES (1)"))
+		f.block(ok, bad)
+		res, _ := f.block(ok)
+		if res[0].Code != api.CodeReplayed {
+			t.Fatalf("a tx rolled back with its block was executed again: code %d", res[0].Code)
+		}
+	})
+}

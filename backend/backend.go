@@ -45,6 +45,10 @@ type Backend interface {
 	// ClassInvalid for multiple statements or empty text.
 	CheckSyntax(ctx context.Context, sql string) error
 
+	// LoadReplayWindows returns every client key's replay-protection state
+	// as committed (opaque bytes owned by the executor), keyed by public key.
+	LoadReplayWindows(ctx context.Context) (map[string][]byte, error)
+
 	// Close releases every resource. An open Block is rolled back.
 	Close() error
 }
@@ -64,6 +68,9 @@ type Block interface {
 	RollbackTo(ctx context.Context) error
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
 	ChangeDigest(ctx context.Context) ([]byte, error)
+	// SaveReplayWindows upserts replay-protection states in the block's
+	// db-transaction (outside the change digest and savepoints).
+	SaveReplayWindows(ctx context.Context, windows map[string][]byte) error
 	Commit(ctx context.Context, s State) error
 	Rollback(ctx context.Context) error
 }

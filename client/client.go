@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
@@ -55,6 +55,23 @@ type Client struct {
 
 	mu      sync.Mutex
 	chainID string
+	nonce   *atomic.Uint64 // shared by every Client of this key in the process
+}
+
+// nonces holds one counter per signing key for the whole process, so that
+// several Clients (of several nodes, say) never reuse each other's nonces.
+var nonces sync.Map // string(public key) -> *atomic.Uint64
+
+func nonceCounter(key ed25519.PrivateKey) *atomic.Uint64 {
+	if key == nil {
+		return new(atomic.Uint64)
+	}
+	// A counter starts at the clock in nanoseconds, so a restarted process
+	// continues above every nonce it used before.
+	fresh := new(atomic.Uint64)
+	fresh.Store(uint64(time.Now().UnixNano()))
+	c, _ := nonces.LoadOrStore(string(key.Public().(ed25519.PublicKey)), fresh)
+	return c.(*atomic.Uint64)
 }
 
 // New returns a client of the node at url (e.g. http://127.0.0.1:26657)
@@ -70,7 +87,7 @@ func New(url string, key ed25519.PrivateKey) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", url, err)
 	}
-	return &Client{url: url, rpc: rpc, key: key}, nil
+	return &Client{url: url, rpc: rpc, key: key, nonce: nonceCounter(key)}, nil
 }
 
 // URL returns the node's address.
@@ -112,8 +129,11 @@ func (c *Client) wrap(what string, err error) error {
 	return fmt.Errorf("%s on node %s: %w", what, c.url, err)
 }
 
-// Sign builds and signs the envelope of a bc-transaction. Each tx gets a
-// fresh random nonce, so identical statements still make distinct txs.
+// Sign builds and signs the envelope of a bc-transaction with the client's
+// next nonce. The chain executes a (key, nonce) at most once and accepts
+// nonces up to 1,024 below the key's highest executed one. Clients of one
+// key in one process share a counter; one key should not be used by two
+// processes at a time.
 func (c *Client) Sign(ctx context.Context, stmts []txn.Statement) ([]byte, error) {
 	if c.key == nil {
 		return nil, errors.New("this client has no signing key")
@@ -122,11 +142,7 @@ func (c *Client) Sign(ctx context.Context, stmts []txn.Statement) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	var nb [8]byte
-	if _, err := rand.Read(nb[:]); err != nil {
-		return nil, fmt.Errorf("nonce: %w", err)
-	}
-	tx := &txn.Tx{ChainID: chainID, Nonce: binary.BigEndian.Uint64(nb[:]), Statements: stmts}
+	tx := &txn.Tx{ChainID: chainID, Nonce: c.nonce.Add(1), Statements: stmts}
 	tx.Sign(c.key)
 	return txn.Encode(tx), nil
 }

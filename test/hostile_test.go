@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -36,11 +35,11 @@ func TestHostileInputIsRejected(t *testing.T) {
 	rpc := c.client(1, nil).RPC()
 	key := newKey(t)
 
-	// sign builds a signed envelope for chainID.
+	// sign builds a signed envelope for chainID with the key's next nonce.
+	var nonce uint64
 	sign := func(chainID string, stmts ...txn.Statement) []byte {
-		var nb [8]byte
-		_, _ = rand.Read(nb[:])
-		tx := &txn.Tx{ChainID: chainID, Nonce: binary.BigEndian.Uint64(nb[:]), Statements: stmts}
+		nonce++
+		tx := &txn.Tx{ChainID: chainID, Nonce: nonce, Statements: stmts}
 		tx.Sign(key)
 		return txn.Encode(tx)
 	}

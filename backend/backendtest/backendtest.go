@@ -44,6 +44,7 @@ func Run(t *testing.T, open Open) {
 		{"ChangeDigestExcludesRolledBackChanges", testChangeDigestRollback},
 		{"BeginWhileOpenFails", testBeginWhileOpen},
 		{"ValuesRoundTrip", testValuesRoundTrip},
+		{"ReplayWindowsCommitWithBlockOnly", testReplayWindows},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
@@ -618,5 +619,38 @@ func testValuesRoundTrip(t *testing.T, open Open) {
 	rows, _ = n.query(`SELECT id FROM vals WHERE i = $1 AND s = $2`, int64(-42), "héllo, wörld")
 	if len(rows.Rows) != 1 || rows.Rows[0][0] != int64(1) {
 		t.Errorf("Query with arguments = %#v, want id 1", rows.Rows)
+	}
+}
+
+// Replay windows are written in the block's db-transaction: committed with
+// it, gone with a rolled-back block, and still there after a reopen.
+func testReplayWindows(t *testing.T, open Open) {
+	n := mustOpen(t, open)
+	blk := n.begin()
+	if err := blk.SaveReplayWindows(ctx(t), map[string][]byte{"key-b": []byte("b1"), "key-a": []byte("a1")}); err != nil {
+		t.Fatalf("SaveReplayWindows: %v", err)
+	}
+	if got, err := n.LoadReplayWindows(ctx(t)); err != nil || len(got) != 0 {
+		t.Fatalf("windows visible before commit: %v (%v)", got, err)
+	}
+	n.commit(blk, 1)
+	blk = n.begin()
+	if err := blk.SaveReplayWindows(ctx(t), map[string][]byte{"key-a": []byte("a2"), "key-c": []byte("c1")}); err != nil {
+		t.Fatalf("SaveReplayWindows: %v", err)
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	blk = n.begin()
+	if err := blk.SaveReplayWindows(ctx(t), map[string][]byte{"key-a": []byte("a3")}); err != nil {
+		t.Fatalf("SaveReplayWindows: %v", err)
+	}
+	n.commit(blk, 2)
+	n.close()
+	n = mustOpen(t, open)
+	got, err := n.LoadReplayWindows(ctx(t))
+	want := map[string][]byte{"key-a": []byte("a3"), "key-b": []byte("b1")}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("windows after reopen = %q (%v), want %q", got, err, want)
 	}
 }

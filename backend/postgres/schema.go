@@ -38,6 +38,11 @@ CREATE TABLE IF NOT EXISTS relchain.meta (
 	app_hash bytea NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS relchain.replay (
+	pubkey bytea PRIMARY KEY,
+	state  bytea NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS relchain.changes (
 	seq bigint GENERATED ALWAYS AS IDENTITY,
 	tbl text NOT NULL,

@@ -32,6 +32,10 @@ CREATE TABLE IF NOT EXISTS relchain_meta (
 	height INTEGER NOT NULL,
 	app_hash BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS relchain_replay (
+	pubkey BLOB PRIMARY KEY,
+	state BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS relchain_changes (
 	tbl TEXT NOT NULL,
 	op TEXT NOT NULL,

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// ReplayWindow is how many nonces below a key's highest executed nonce are
+// still tracked. A bc-transaction executes at most once, forever:
+//
+//   - a nonce above the key's highest executed nonce is new;
+//   - a nonce within ReplayWindow below it is new unless its bit is set;
+//   - anything older is refused as too old.
+//
+// Every tx that passes the envelope checks in a block consumes its nonce,
+// whether its statements succeed or fail (a failed transfer replayed later,
+// when funds exist, must not succeed). The state per key is fixed-size
+// (8 + ReplayWindow/8 bytes), stored in the block's db-transaction, so it is
+// bounded by the number of keys and survives restarts and the mempool cache
+// forgetting a tx. Clients number their txs with a counter (client.Client
+// starts it from the clock, so a restarted client never goes back); up to
+// ReplayWindow txs of one key may be reordered between submission and
+// inclusion. One key should be used by one client process at a time.
+const ReplayWindow = 1024
+
+// replayState is one key's window: Max is the highest executed nonce; bit i
+// of Seen is set when nonce Max-i was executed.
+type replayState struct {
+	Max  uint64
+	Seen [ReplayWindow / 64]uint64
+}
+
+const replayStateSize = 8 + ReplayWindow/8
+
+func (s *replayState) encode() []byte {
+	b := make([]byte, 0, replayStateSize)
+	b = binary.BigEndian.AppendUint64(b, s.Max)
+	for _, w := range s.Seen {
+		b = binary.BigEndian.AppendUint64(b, w)
+	}
+	return b
+}
+
+func decodeReplayState(b []byte) (*replayState, error) {
+	if len(b) != replayStateSize {
+		return nil, fmt.Errorf("replay state has %d bytes, want %d", len(b), replayStateSize)
+	}
+	s := &replayState{Max: binary.BigEndian.Uint64(b)}
+	for i := range s.Seen {
+		s.Seen[i] = binary.BigEndian.Uint64(b[8+8*i:])
+	}
+	return s, nil
+}
+
+// check reports why nonce n may not execute, or "" if it may.
+func (s *replayState) check(n uint64) string {
+	if n == 0 {
+		return "nonce 0 is not allowed: number transactions from 1"
+	}
+	if s == nil || n > s.Max {
+		return ""
+	}
+	off := s.Max - n
+	if off >= ReplayWindow {
+		return fmt.Sprintf("nonce %d is too old: this key has executed nonce %d, and only the %d nonces below it are still accepted", n, s.Max, ReplayWindow)
+	}
+	if s.Seen[off/64]&(1<<(off%64)) != 0 {
+		return fmt.Sprintf("nonce %d of this key was already executed (replay)", n)
+	}
+	return ""
+}
+
+// mark records nonce n as executed; check(n) must have returned "".
+func (s *replayState) mark(n uint64) {
+	if n > s.Max {
+		shift := n - s.Max
+		s.Max = n
+		s.shift(shift)
+	}
+	off := s.Max - n
+	s.Seen[off/64] |= 1 << (off % 64)
+}
+
+// shift moves every bit up by k positions (older), dropping those that
+// leave the window.
+func (s *replayState) shift(k uint64) {
+	if k >= ReplayWindow {
+		s.Seen = [ReplayWindow / 64]uint64{}
+		return
+	}
+	words, bits := int(k/64), k%64
+	for i := len(s.Seen) - 1; i >= 0; i-- {
+		var v uint64
+		if j := i - words; j >= 0 {
+			v = s.Seen[j] << bits
+			if bits > 0 && j-1 >= 0 {
+				v |= s.Seen[j-1] >> (64 - bits)
+			}
+		}
+		s.Seen[i] = v
+	}
+}
