@@ -83,6 +83,9 @@ type pendingBlock struct {
 
 // NewExecutor loads the committed state from be.
 func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params Params) (*Executor, error) {
+	if params.MaxStatements == 0 {
+		params.MaxStatements = DefaultParams().MaxStatements
+	}
 	if params.Backend != "" && params.Backend != be.Dialect() {
 		return nil, fmt.Errorf("genesis says the network runs backend %q, this node is configured with %q: every validator must run the same backend", params.Backend, be.Dialect())
 	}
@@ -181,6 +184,9 @@ func (e *Executor) validate(raw []byte, trusted bool) (*txn.Tx, *Rejection) {
 	}
 	if len(tx.Statements) == 0 {
 		return nil, &Rejection{Code: api.CodeNoStatements, Reason: "transaction has no statements"}
+	}
+	if len(tx.Statements) > e.params.MaxStatements {
+		return nil, &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction has %d statements, the network's limit (genesis max_statements) is %d", len(tx.Statements), e.params.MaxStatements)}
 	}
 	if !trusted {
 		if err := tx.Verify(); err != nil {

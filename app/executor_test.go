@@ -407,3 +407,16 @@ func TestBlockAtomicAbortStillConsumesNonces(t *testing.T) {
 		}
 	})
 }
+
+func TestTooManyStatementsIsRejected(t *testing.T) {
+	f := mustNewFixture(t, stores(t)[0], app.Params{MaxTxBytes: 1 << 20, MaxStatements: 3, Backend: "sqlite"})
+	many := f.tx(stmt("SELECT 1"), stmt("SELECT 2"), stmt("SELECT 3"), stmt("SELECT 4"))
+	_, rej := f.ex.Check(context.Background(), many)
+	if rej == nil || rej.Code != api.CodeTooLarge || !strings.Contains(rej.Reason, "max_statements") {
+		t.Fatalf("4 statements with max_statements 3: %v, want code %d naming max_statements", rej, api.CodeTooLarge)
+	}
+	res, _ := f.block(many)
+	if res[0].Code != api.CodeTooLarge {
+		t.Fatalf("in a block: code %d, want %d", res[0].Code, api.CodeTooLarge)
+	}
+}

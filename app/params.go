@@ -17,6 +17,8 @@ type Params struct {
 	BlockAtomic bool `json:"block_atomic"`
 	// MaxTxBytes bounds an encoded envelope.
 	MaxTxBytes int `json:"max_tx_bytes"`
+	// MaxStatements bounds the statements of one bc-transaction.
+	MaxStatements int `json:"max_statements"`
 	// Backend is the SQL dialect every validator must run ("sqlite",
 	// "postgres"). Results and digests are only comparable within one.
 	Backend string `json:"backend"`
@@ -24,7 +26,7 @@ type Params struct {
 
 // DefaultParams are used for fields the genesis app_state leaves out.
 func DefaultParams() Params {
-	return Params{MaxTxBytes: 1 << 20, Backend: "sqlite"}
+	return Params{MaxTxBytes: 1 << 20, MaxStatements: 256, Backend: "sqlite"}
 }
 
 // ParseParams reads the genesis app_state. Empty input gives the defaults;
@@ -38,6 +40,7 @@ func ParseParams(appState []byte) (Params, error) {
 	var raw struct {
 		BlockAtomic *bool   `json:"block_atomic"`
 		MaxTxBytes  *int    `json:"max_tx_bytes"`
+		MaxStmts    *int    `json:"max_statements"`
 		Backend     *string `json:"backend"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(appState))
@@ -53,6 +56,12 @@ func ParseParams(appState []byte) (Params, error) {
 			return p, fmt.Errorf("genesis app_state: max_tx_bytes must be positive, got %d", *raw.MaxTxBytes)
 		}
 		p.MaxTxBytes = *raw.MaxTxBytes
+	}
+	if raw.MaxStmts != nil {
+		if *raw.MaxStmts <= 0 {
+			return p, fmt.Errorf("genesis app_state: max_statements must be positive, got %d", *raw.MaxStmts)
+		}
+		p.MaxStatements = *raw.MaxStmts
 	}
 	if raw.Backend != nil {
 		p.Backend = *raw.Backend
