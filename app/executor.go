@@ -11,6 +11,7 @@ import (
 	"github.com/relchain/relchain/api"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -37,7 +38,8 @@ type Executor struct {
 // Gate is the determinism and safety check of one statement. It must be a
 // pure function of the statement's text: every node must reach the same
 // verdict. It returns nil to allow the statement, or an error whose text
-// names the offending construct.
+// names the offending construct; an error wrapping sqlcheck.ErrUnparseable
+// is reported as a syntax error (code 6) rather than a refusal (code 7).
 type Gate func(sql string) error
 
 // SetGate installs the gate; call it before the first block or CheckTx.
@@ -68,6 +70,9 @@ func (e *Executor) checkGate(tx *txn.Tx) *Rejection {
 	}
 	for i, st := range tx.Statements {
 		if err := e.gate(st.SQL); err != nil {
+			if errors.Is(err, sqlcheck.ErrUnparseable) {
+				return &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d cannot be accepted: %v", i+1, err)}
+			}
 			return &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d is not allowed: %v", i+1, err)}
 		}
 	}

@@ -67,8 +67,12 @@ func Generate(o Options) ([]NodeInfo, error) {
 	o.Params.Backend = o.Backend
 	if o.Params.MaxTxBytes == 0 {
 		// A zero Params must still give a network that starts: the node
-		// rejects a genesis whose max_tx_bytes is not positive.
+		// rejects a genesis whose max_tx_bytes or max_statements is not
+		// positive.
 		o.Params.MaxTxBytes = app.DefaultParams().MaxTxBytes
+	}
+	if o.Params.MaxStatements == 0 {
+		o.Params.MaxStatements = app.DefaultParams().MaxStatements
 	}
 	nodes := make([]NodeInfo, o.Validators)
 	vals := make([]types.GenesisValidator, o.Validators)

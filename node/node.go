@@ -21,6 +21,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
+	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // Node is a running validator (or full node): CometBFT plus relchain's app.
@@ -83,6 +84,11 @@ func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
 	if err != nil {
 		be.Close()
 		return nil, err
+	}
+	if rc.Backend.Kind == "postgres" {
+		// The determinism and safety gate of the PostgreSQL dialect: every
+		// statement, in CheckTx and again in FinalizeBlock.
+		ex.SetGate(pgcheck.Check)
 	}
 	a := app.New(ex, logger.With("module", "relchain"))
 	a.MaxQueryWait = maxWait

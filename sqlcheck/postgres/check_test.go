@@ -1,0 +1,46 @@
+package postgres
+
+import (
+	"strings"
+	"testing"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+func TestCorpus(t *testing.T) {
+	if len(corpus) < 150 {
+		t.Fatalf("corpus has %d statements, want at least 150", len(corpus))
+	}
+	seen := map[string]bool{}
+	for _, c := range corpus {
+		if seen[c.sql] {
+			t.Errorf("duplicate corpus entry %q", c.sql)
+		}
+		seen[c.sql] = true
+		err := check(c.sql)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: rejected (%v), want accepted", c.sql, err)
+		case c.want != "" && err == nil:
+			t.Errorf("%q: accepted, want rejected with %q", c.sql, c.want)
+		case c.want != "" && !strings.Contains(err.Error(), c.want):
+			t.Errorf("%q: rejected with %q, want %q in the message", c.sql, err, c.want)
+		}
+	}
+}
+
+// TestCheckIsCachedAndStable checks that the cached verdict is the uncached
+// one, call after call.
+func TestCheckIsCachedAndStable(t *testing.T) {
+	for _, c := range corpus {
+		want := check(c.sql)
+		for range 3 {
+			got := Check(c.sql)
+			if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+				t.Fatalf("%q: Check = %v, check = %v", c.sql, got, want)
+			}
+		}
+	}
+}
+
+func parseOnly(sql string) (any, error) { return pg_query.Parse(sql) }
