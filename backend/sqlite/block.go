@@ -28,6 +28,15 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	if err := b.internalExec("BEGIN IMMEDIATE"); err != nil {
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
+	// Load the schema now if a rollback discarded it, so that loading it
+	// never counts against a statement's work limit (see fuel).
+	b.internal = true
+	_, err := b.schemaVersion()
+	b.internal = false
+	if err != nil {
+		b.internalExec("ROLLBACK")
+		return nil, fmt.Errorf("begin block: %w", err)
+	}
 	b.open = true
 	return &block{b: b}, nil
 }
@@ -72,11 +81,27 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return err
 	}
 	defer b.wmu.Unlock()
-	return b.internalExec("ROLLBACK TO " + savepoint + "; RELEASE " + savepoint)
+	if err := b.internalExec("ROLLBACK TO " + savepoint + "; RELEASE " + savepoint); err != nil {
+		return err
+	}
+	// The schema (and its capture triggers) went back with the savepoint:
+	// remember its version, or a later DDL that happens to bring the cookie
+	// back to the remembered value would go unnoticed (no capture triggers,
+	// no vetting).
+	b.internal = true
+	defer func() { b.internal = false }()
+	v, err := b.schemaVersion()
+	if err != nil {
+		return err
+	}
+	b.schemaVer = v
+	return nil
 }
 
-// Exec runs one statement. Prepared statements are cached by text; SQLite
-// re-prepares a cached statement itself when the schema changes, so the
+// Exec runs one statement. It is compiled under the gate (gate.go): a
+// refused statement fails with ClassPermission before anything runs.
+// Prepared statements are cached by text; SQLite re-prepares a cached
+// statement itself when the schema changes, again under the gate, so the
 // cache cannot change an outcome.
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	b, err := k.lock()
@@ -86,12 +111,38 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	defer b.wmu.Unlock()
 	stmt, ok := b.stmts[sql]
 	if !ok {
-		if stmt, err = prepareOne(b.w, sql); err != nil {
+		if stmt, err = prepareGated(b.w, &b.wgate, sql); err != nil {
 			return nil, err
 		}
-		b.cache(sql, stmt)
+		if altered := b.wgate.altered; altered != "" {
+			// The capture triggers name every column: SQLite would refuse to
+			// drop one they use. Drop them (inside the tx's savepoint: a
+			// failure brings them back); afterSchemaChange re-creates them.
+			// ALTER statements are not cached, so this runs every time.
+			defer stmt.Close()
+			if err := b.ddl().dropCapture(altered); err != nil {
+				return nil, err
+			}
+		} else {
+			b.cache(sql, stmt)
+		}
+	}
+	b.wgate.reset() // a re-prepare while stepping is judged afresh
+	// Only a read-only statement runs on fuel: SQLite answers an interrupt
+	// of a writing statement by rolling back the whole transaction, which
+	// here is the block's (see DESIGN.md, work limit).
+	f := &fuel{Context: context.Background(), left: workLimit}
+	if stmt.ReadOnly() {
+		old := b.w.SetInterrupt(f)
+		defer b.w.SetInterrupt(old)
 	}
 	rows, err := run(stmt, args)
+	b.w.SetInterrupt(context.Background())
+	if f.out {
+		err = errWorkLimit
+	} else if err != nil {
+		err = b.wgate.gateError(err)
+	}
 	rerr := stmt.Reset()
 	if cerr := stmt.ClearBindings(); rerr == nil {
 		rerr = cerr
@@ -142,14 +193,20 @@ func (b *Backend) schemaVersion() (int64, error) {
 // runs inside the tx's savepoint, so it rolls back with a failed tx.
 func (b *Backend) afterSchemaChange() error {
 	b.internal = true
-	defer func() { b.internal = false }()
 	v, err := b.schemaVersion()
+	b.internal = false
 	if err != nil {
 		return err
 	}
 	if v == b.schemaVer {
 		return nil
 	}
+	if err := b.ddl().vetSchema(); err != nil {
+		return err
+	}
+	b.blockDDL = true
+	b.internal = true
+	defer func() { b.internal = false }()
 	if err := b.reconcileTriggers(); err != nil {
 		return fmt.Errorf("install change-capture triggers: %w", err)
 	}
@@ -158,8 +215,9 @@ func (b *Backend) afterSchemaChange() error {
 }
 
 type tableInfo struct {
-	name string
-	cols []string
+	name  string
+	cols  []string
+	rowid string // a name of the rowid not shadowed by a column; "" for WITHOUT ROWID
 }
 
 func (b *Backend) reconcileTriggers() error {
@@ -175,6 +233,9 @@ func (b *Backend) reconcileTriggers() error {
 	for _, t := range tables {
 		for _, op := range []string{"I", "U", "D"} {
 			name, sql := triggerSQL(t, op)
+			want[name] = sql
+		}
+		if name, sql := guardSQL(t); name != "" {
 			want[name] = sql
 		}
 	}
@@ -217,6 +278,11 @@ func (b *Backend) replicatedTables() ([]tableInfo, error) {
 		return nil, err
 	}
 	defer cols.Close()
+	wr, _, err := b.w.Prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?")
+	if err != nil {
+		return nil, err
+	}
+	defer wr.Close()
 	out := make([]tableInfo, 0, len(names))
 	for _, n := range names {
 		t := tableInfo{name: n}
@@ -231,6 +297,19 @@ func (b *Backend) replicatedTables() ([]tableInfo, error) {
 		}
 		if err := cols.Reset(); err != nil {
 			return nil, err
+		}
+		if err := wr.BindText(1, n); err != nil {
+			return nil, err
+		}
+		withoutRowid := wr.Step() && wr.ColumnInt(0) != 0
+		if err := wr.Err(); err != nil {
+			return nil, err
+		}
+		if err := wr.Reset(); err != nil {
+			return nil, err
+		}
+		if !withoutRowid {
+			t.rowid = rowidAlias(t.cols)
 		}
 		out = append(out, t)
 	}
@@ -262,6 +341,37 @@ func triggerSQL(t tableInfo, op string) (name, sql string) {
 	name = triggerPfx + strings.ToLower(op) + "_" + t.name
 	sql = fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN INSERT INTO relchain_changes (tbl, op, img) VALUES (%s, '%s', %s); END",
 		quoteIdent(name), event, quoteIdent(t.name), quoteLiteral(t.name), op, strings.Join(parts, "||','||"))
+	return name, sql
+}
+
+// rowidAlias returns rowid, oid or _rowid_, the first that no column
+// shadows, or "".
+func rowidAlias(cols []string) string {
+next:
+	for _, a := range []string{"rowid", "oid", "_rowid_"} {
+		for _, c := range cols {
+			if strings.EqualFold(c, a) {
+				continue next
+			}
+		}
+		return a
+	}
+	return ""
+}
+
+// guardSQL returns the rowid guard of a rowid table: once a table holds the
+// largest rowid, SQLite picks the next rowid AT RANDOM (or, with
+// AUTOINCREMENT, fails with SQLITE_FULL, which looks like a full disk and
+// would halt every node). The guard refuses any insert into such a table
+// first, as a deterministic constraint failure. It costs one b-tree seek
+// per inserted row.
+func guardSQL(t tableInfo) (name, sql string) {
+	if t.rowid == "" {
+		return "", ""
+	}
+	name = triggerPfx + "g_" + t.name
+	sql = fmt.Sprintf("CREATE TRIGGER %s BEFORE INSERT ON %s WHEN (SELECT max(%s) FROM %s) = 9223372036854775807 BEGIN SELECT RAISE(ABORT, %s); END",
+		quoteIdent(name), quoteIdent(t.name), t.rowid, quoteIdent(t.name), quoteLiteral("relchain: the rowid space of table "+t.name+" is exhausted"))
 	return name, sql
 }
 
@@ -343,6 +453,11 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false
+	if b.blockDDL {
+		// CheckSyntax verdicts taken on the old schema are stale now.
+		b.schemaGen.Add(1)
+		b.blockDDL = false
+	}
 	return nil
 }
 
@@ -358,5 +473,6 @@ func (k *block) Rollback(ctx context.Context) error {
 	}
 	// The schema may have gone back; re-read it on the next statement.
 	b.schemaVer = -1
+	b.blockDDL = false
 	return nil
 }

@@ -51,6 +51,9 @@ var pragmas = []string{
 	"PRAGMA recursive_triggers = OFF",
 	"PRAGMA case_sensitive_like = OFF",
 	"PRAGMA trusted_schema = OFF",
+	// Row order without ORDER BY must stay SQLite's deterministic scan
+	// order (see DESIGN.md, gate).
+	"PRAGMA reverse_unordered_selects = OFF",
 }
 
 // Backend is a SQLite database file.
@@ -61,6 +64,10 @@ type Backend struct {
 	w         *sqlite3.Conn
 	open      bool
 	internal  bool // the writer runs relchain's own statements: authorizer allows
+	wgate     gate // the gate's state for the writer's statement being compiled
+	vetted    map[string]string
+	blockDDL  bool         // the open block changed the schema
+	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
 	stmts     map[string]*sqlite3.Stmt
 	stmtOrder []string
 	schemaVer int64
@@ -69,10 +76,27 @@ type Backend struct {
 	// restricted marks a read connection that is running a client's query:
 	// its authorizer then allows reading only (see authorizeRead).
 	restricted map[*sqlite3.Conn]*atomic.Bool
-	nreaders   int
+	// gating holds each read connection's gate, used by CheckSyntax.
+	gating   map[*sqlite3.Conn]*readGate
+	nreaders int
 
 	syntaxMu sync.Mutex
-	syntax   map[string]error
+	syntax   map[string]verdict
+	dry      dryRun // CheckSyntax's copy of the schema, for DDL
+}
+
+// verdict is a cached CheckSyntax result. Syntax errors hold for any
+// schema; every other verdict only for the committed schema generation it
+// was taken on.
+type verdict struct {
+	err error
+	gen int64
+}
+
+// readGate switches a read connection's authorizer to the gate.
+type readGate struct {
+	on atomic.Bool
+	g  gate
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -86,7 +110,7 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b := &Backend{path: path, w: w, stmts: make(map[string]*sqlite3.Stmt), syntax: make(map[string]error), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool)}
+	b := &Backend{path: path, w: w, stmts: make(map[string]*sqlite3.Stmt), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate)}
 	init := append([]string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"}, pragmas...)
 	for _, p := range init {
 		if err := w.Exec(p); err != nil {
@@ -97,6 +121,14 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 	if err := w.Exec("BEGIN IMMEDIATE;" + schema + "COMMIT"); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open %s: create relchain tables: %w", path, err)
+	}
+	if b.wgate.modules, err = loadModules(w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if b.vetted, err = b.ddl().schemaObjects(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if err := w.SetAuthorizer(b.authorize); err != nil {
 		w.Close()
@@ -111,19 +143,24 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 				}
 			}
 		}
-		flag := new(atomic.Bool)
+		flag, rg := new(atomic.Bool), new(readGate)
+		rg.g.modules = b.wgate.modules
 		if err == nil {
-			err = r.SetAuthorizer(authorizeRead(flag))
+			err = r.SetAuthorizer(authorizeRead(flag, rg))
 		}
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("open %s: reader: %w", path, err)
 		}
 		b.restricted[r] = flag
+		b.gating[r] = rg
 		b.readPool <- r
 		b.nreaders++
 	}
-	if b.schemaVer, err = b.schemaVersion(); err != nil {
+	b.internal = true
+	b.schemaVer, err = b.schemaVersion()
+	b.internal = false
+	if err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -136,46 +173,26 @@ func (b *Backend) Dialect() string { return "sqlite" }
 // Path returns the database file.
 func (b *Backend) Path() string { return b.path }
 
-// authorize guards the block's db-transaction against statements that
-// would end it or reach outside it, and protects relchain's own tables.
-// The full determinism gate is a separate layer; this is the backstop that
-// keeps a block atomic whatever reaches the backend.
+// authorize is the writer's authorizer: relchain's own statements run
+// unchecked, every client statement through the gate (gate.go), which also
+// keeps the block atomic (no transaction control) and protects relchain's
+// tables.
 func (b *Backend) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
 	if b.internal {
 		return sqlite3.AUTH_OK
 	}
-	switch action {
-	case sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT, sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH:
-		return sqlite3.AUTH_DENY
-	case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
-		if isRelchainName(name3rd) && !(name3rd == changesTable && strings.HasPrefix(inner, triggerPfx)) {
-			return sqlite3.AUTH_DENY
-		}
-	case sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_ALTER_TABLE, sqlite3.AUTH_CREATE_INDEX, sqlite3.AUTH_DROP_INDEX:
-		tbl := name3rd
-		if action == sqlite3.AUTH_ALTER_TABLE || action == sqlite3.AUTH_CREATE_INDEX || action == sqlite3.AUTH_DROP_INDEX {
-			tbl = name4th
-		}
-		if isRelchainName(tbl) {
-			return sqlite3.AUTH_DENY
-		}
-	case sqlite3.AUTH_CREATE_TABLE, sqlite3.AUTH_CREATE_VIEW, sqlite3.AUTH_DROP_VIEW:
-		if isRelchainName(name3rd) {
-			return sqlite3.AUTH_DENY
-		}
-	case sqlite3.AUTH_CREATE_TRIGGER, sqlite3.AUTH_DROP_TRIGGER:
-		if isRelchainName(name3rd) || isRelchainName(name4th) {
-			return sqlite3.AUTH_DENY
-		}
-	}
-	return sqlite3.AUTH_OK
+	return b.wgate.check(action, name3rd, name4th, schema, inner)
 }
 
 // authorizeRead lets a client's query read and call functions, nothing
 // else: no PRAGMA (it would change the shared read connection's settings
 // for later queries), no transaction control, no ATTACH.
-func authorizeRead(restricted *atomic.Bool) func(sqlite3.AuthorizerActionCode, string, string, string, string) sqlite3.AuthorizerReturnCode {
-	return func(action sqlite3.AuthorizerActionCode, _, _, _, _ string) sqlite3.AuthorizerReturnCode {
+// While CheckSyntax prepares a statement, the connection's gate decides.
+func authorizeRead(restricted *atomic.Bool, rg *readGate) func(sqlite3.AuthorizerActionCode, string, string, string, string) sqlite3.AuthorizerReturnCode {
+	return func(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
+		if rg.on.Load() {
+			return rg.g.check(action, name3rd, name4th, schema, inner)
+		}
 		if !restricted.Load() {
 			return sqlite3.AUTH_OK
 		}
@@ -269,25 +286,39 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 }
 
 // CheckSyntax implements backend.Backend: it prepares (never steps) the
-// statement on a read connection. Verdicts are cached by text: whether a
-// text parses does not depend on the schema.
+// statement on a read connection, under the gate (gate.go), on committed
+// state. Errors that depend on the schema (a missing table) are accepted: an
+// earlier tx of the block may create what is missing. A statement the gate
+// refuses is rejected (ClassPermission), as Exec would refuse it. Verdicts
+// are cached by text: syntax verdicts forever, others until a block that
+// changed the schema commits.
 func (b *Backend) CheckSyntax(ctx context.Context, sql string) error {
+	gen := b.schemaGen.Load()
 	b.syntaxMu.Lock()
-	verdict, ok := b.syntax[sql]
+	v, ok := b.syntax[sql]
 	b.syntaxMu.Unlock()
-	if ok {
-		return verdict
+	if ok && (v.gen == gen || isSyntaxError(v.err)) {
+		return v.err
 	}
 	r, err := b.reader(ctx)
 	if err != nil {
 		return err
 	}
-	stmt, err := prepareOne(r, sql)
+	rg := b.gating[r]
+	rg.on.Store(true)
+	stmt, err := prepareGated(r, &rg.g, sql)
+	rg.on.Store(false)
+	// CREATE TABLE ... AS SELECT is not dry-run: its columns have no
+	// DEFAULT, its query was judged above, and running it could be costly.
+	ddlKind := isDDLKind(rg.g.kind) && !(rg.g.kind == sqlite3.AUTH_CREATE_TABLE && rg.g.query)
 	b.release(r)
 	if err == nil {
 		stmt.Close()
+		if ddlKind {
+			err = b.dryRunDDL(ctx, sql, gen)
+		}
 	}
-	if err != nil && isSchemaError(err) {
+	if err != nil && isSchemaError(err) && backend.AsError(err).Class != backend.ClassPermission {
 		err = nil
 	}
 	if err != nil && backend.AsError(err) == nil {
@@ -297,9 +328,14 @@ func (b *Backend) CheckSyntax(ctx context.Context, sql string) error {
 	if len(b.syntax) >= 4096 {
 		clear(b.syntax)
 	}
-	b.syntax[sql] = err
+	b.syntax[sql] = verdict{err: err, gen: gen}
 	b.syntaxMu.Unlock()
 	return err
+}
+
+func isSyntaxError(err error) bool {
+	e := backend.AsError(err)
+	return e != nil && (e.Class == backend.ClassSyntax || e.Class == backend.ClassInvalid)
 }
 
 // prepareOne prepares exactly one statement: empty text and trailing
@@ -420,6 +456,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.w.Close())
 		b.w = nil
 	}
+	b.dry.close()
 	if b.readPool != nil {
 		deadline := time.After(10 * time.Second)
 	drain:
