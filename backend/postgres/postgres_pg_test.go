@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,12 +227,10 @@ func TestQueryHasNoSuperuserPowersAndTimesOut(t *testing.T) {
 			t.Errorf("Query(%q) = %v, want a permission error", s, err)
 		}
 	}
-	start := time.Now()
-	if _, _, err := b.Query(ctx(t), `SELECT pg_sleep(5)`, nil); err == nil {
-		t.Error("Query of pg_sleep(5) succeeded despite a 200ms timeout")
-	}
-	if time.Since(start) > 3*time.Second {
-		t.Error("statement_timeout did not stop the query")
+	// Without the timeout pg_sleep(5) would succeed; an error proves the
+	// statement_timeout stopped it (no wall-clock assertion needed).
+	if _, _, err := b.Query(ctx(t), `SELECT pg_sleep(5)`, nil); err == nil || !strings.Contains(err.Error(), "statement timeout") {
+		t.Errorf("Query of pg_sleep(5) with a 200ms timeout: %v, want a statement timeout error", err)
 	}
 	// The pool still works.
 	if _, _, err := b.Query(ctx(t), `SELECT 1`, nil); err != nil {
