@@ -2,7 +2,11 @@
 // parser-based check every statement passes before it can enter a block
 // (CheckTx) and again before it executes (FinalizeBlock). One implementation
 // per SQL dialect lives in a subpackage (sqlcheck/postgres; the SQLite
-// dialect is backend/sqlite's authorizer-based gate).
+// dialect is backend/sqlite's authorizer-based gate). Besides the verdict,
+// a gate reports what an accepted statement does (Analysis: DDL or not,
+// the tables it writes, whether it reads the clock or random numbers), and
+// a dialect whose gate rewrites clock and random functions does so from
+// the tx's Env.
 //
 // # Policy
 //
@@ -12,10 +16,14 @@
 // message, which the executor records as the tx's deterministic failure
 // reason (code 7). Checkers walk their parse trees in a fixed order, so the
 // first offending construct, and thus the message, is the same everywhere.
+// The gate, its rewriting included, is consensus-relevant: changing it (or
+// the pinned parser version) changes which txs succeed and what they write,
+// and must be rolled out as a protocol upgrade.
 //
 // Checkers FAIL CLOSED. A statement passes only if
 //   - the text holds exactly one statement that the parser accepts,
-//   - its kind is on an allowlist (queries, DML, and table/index/view DDL),
+//   - its kind is on an allowlist (queries, DML, table/index/view DDL and,
+//     for PostgreSQL, functions, procedures and triggers),
 //   - every node type of its parse tree is one the checker knows to be
 //     harmless (an unknown construct is rejected, naming it),
 //   - every function it calls is on an allowlist of deterministic,
@@ -24,14 +32,14 @@
 //   - it touches no system catalog and none of relchain's own objects.
 //
 // Everything else is rejected with a message naming the construct: clocks
-// and random numbers, node-local values (backend pid, version, sizes,
-// transaction ids, system columns), order-dependence (LIMIT/OFFSET/FETCH
-// without ORDER BY, DISTINCT ON without ORDER BY, order-sensitive
-// aggregates without ORDER BY inside the call, TABLESAMPLE, window
-// functions), locking clauses, transaction and session control, COPY, DO,
-// LOAD, LISTEN/NOTIFY, LOCK, maintenance commands, prepared statements,
-// cursors, EXPLAIN, roles, grants, databases, tablespaces, extensions and
-// foreign data.
+// and random numbers where they are not rewritten, node-local values
+// (backend pid, version, sizes, transaction ids, system columns, object
+// identifiers), order-dependence (LIMIT/OFFSET/FETCH without ORDER BY,
+// DISTINCT ON without ORDER BY, order-sensitive aggregates without ORDER BY
+// inside the call, TABLESAMPLE, window functions), locking clauses,
+// transaction and session control, COPY, DO, LOAD, LISTEN/NOTIFY, LOCK,
+// maintenance commands, prepared statements, cursors, EXPLAIN, roles,
+// grants, databases, tablespaces, extensions and foreign data.
 //
 // Sequences (SERIAL, IDENTITY, nextval, CREATE SEQUENCE) are rejected. They
 // would be deterministic as long as every node executed exactly the same
@@ -44,10 +52,128 @@
 // Clients should supply keys (or derive them deterministically, e.g.
 // max(id)+1 under the block's serial execution).
 //
-// Rewriting is future work: now()/current_timestamp could be rewritten to
-// the block's consensus time and random() to a generator seeded by (block
-// hash, tx index), deterministically on every node. Until then they are
-// rejected.
+// # PostgreSQL: clock and random numbers (sqlcheck/postgres.Rewrite)
+//
+// In SELECT, INSERT, UPDATE, DELETE, MERGE and CALL (including their
+// subqueries and CTEs), the clock functions now(), current_timestamp[(p)],
+// transaction_timestamp(), statement_timestamp(), clock_timestamp(),
+// localtimestamp[(p)], current_date, current_time[(p)] and localtime[(p)]
+// (unqualified or pg_catalog., any case unless quoted) are accepted and
+// Analysis.UsesEnv is set. The executor runs Rewrite's text instead, in
+// which each call is a literal of Env.Time (the block's BFT time, UTC,
+// microseconds, truncated) of the call's type and precision, e.g.
+// '2026-11-22 07:21:43.123456+00'::timestamptz, '2026-11-22'::date,
+// '07:21:43.123456'::time(3). All calls of a tx read the same instant, as
+// now() does within a PostgreSQL transaction; clock_timestamp() no longer
+// advances. Text literals that PostgreSQL resolves with the clock ('now',
+// 'today', 'tomorrow', 'yesterday') and timeofday() stay rejected, as does
+// age(x) with one argument (age(x, now()) is fine).
+//
+// random() is rewritten too, but only where each call site is evaluated
+// exactly once, in an order the text fixes: the statement reads no table,
+// view or CTE (no FROM clause anywhere), is no UPDATE, DELETE or MERGE, has
+// no ON CONFLICT DO UPDATE, no set-returning function (generate_series,
+// unnest, any user-defined function), no IN/ANY/ALL subquery, and random()
+// is not in RETURNING. SELECT random() and INSERT ... VALUES (random(),
+// random()) qualify. Elsewhere random() is rejected: evaluated once per
+// row, its values would follow a scan order that can differ between nodes.
+// The k-th call site (k = 0, 1, ... in the gate's walk order, which is the
+// field order of pg_query's parse tree, depth first) becomes the float8
+// literal of the top 53 bits of SHA-256("relchain/random/v1" | Env.Seed |
+// k) times 2^-53. random(min, max), random_normal(), setseed() and the
+// UUID and byte generators stay rejected.
+//
+// The rewritten text is PostgreSQL's own deparse of the statement's parse
+// tree with the call nodes replaced; a statement whose deparse does not
+// parse back to the identical tree is rejected, so what executes is exactly
+// what the gate checked. Output columns keep their names: a select-list or
+// RETURNING entry without AS that holds a rewritten call gets, as AS, the
+// name PostgreSQL gives the original expression (SELECT now() still yields
+// a column now); where that name cannot be told from the text the
+// statement is rejected (name it with AS), and so is a clock or random
+// call used directly as a FROM item. It is cached per text as a template, so Rewrite
+// costs a few hundred nanoseconds, and nothing for a statement without
+// clock or random calls.
+//
+// Clock and random calls stay rejected wherever they would be evaluated
+// outside a rewritten statement: in DDL (column DEFAULT, CHECK, generated
+// columns, index expressions and predicates, view bodies, CREATE TABLE AS,
+// ALTER ... USING, trigger WHEN conditions, parameter defaults) and in
+// function and procedure bodies. Pass the value as an argument instead.
+//
+// # PostgreSQL: functions, procedures and triggers
+//
+// CREATE [OR REPLACE] FUNCTION and PROCEDURE are allowed (as DDL) in
+// LANGUAGE sql or plpgsql, in schema public (unqualified or public.name,
+// not starting with pg_). Options: IMMUTABLE/STABLE/VOLATILE, STRICT,
+// CALLED ON NULL INPUT, COST, ROWS, SECURITY INVOKER, NOT LEAKPROOF,
+// PARALLEL UNSAFE. Rejected: SECURITY DEFINER (the node's role is a
+// superuser), SET, LEAKPROOF, PARALLEL SAFE/RESTRICTED (whether a parallel
+// plan runs depends on each node), WINDOW, SUPPORT, TRANSFORM, every other
+// language, and IMMUTABLE for a body that reads a table or calls a
+// user-defined function (PostgreSQL may fold an immutable call at plan time
+// into a cached plan, whose lifetime differs between nodes). Argument and
+// return types come from the type allowlist, plus table row types named
+// public.t, and trigger, void, record and SETOF/TABLE results. ALTER
+// FUNCTION is rejected (use CREATE OR REPLACE); DROP FUNCTION, PROCEDURE
+// and ROUTINE are allowed for public routines.
+//
+// Bodies pass the same gate as statement texts, without clock and random
+// functions (rejected there, see above). A SQL body (a string, BEGIN ATOMIC
+// or RETURN expr) is parsed and every statement checked. A SQL routine that
+// returns one row (not SETOF, TABLE or void; a procedure with OUT or INOUT
+// parameters) returns the first row of its last statement, so that
+// statement must return at most one row as far as the text shows (no FROM,
+// or aggregates without GROUP BY, and no set-returning or user-defined
+// function in the select list; no UNION; no RETURNING) or have ORDER BY:
+// write SELECT (SELECT x FROM t WHERE id = $1), RETURN expr, or ORDER BY
+// ... LIMIT 1. A PL/pgSQL body is
+// parsed by PostgreSQL's PL/pgSQL front end and walked fail-closed: every
+// node type and every field must be known to the gate, and every embedded
+// statement and expression is checked as a statement (an expression as
+// SELECT expr, which is how PL/pgSQL runs it; an assignment's target and
+// value separately). Declared variable types come from the type allowlist,
+// record, t%ROWTYPE, public.t or x%TYPE. Allowed: assignments, IF, CASE,
+// LOOP, WHILE, EXIT/CONTINUE, FOR over an integer range, FOR over a query
+// with ORDER BY, FOREACH over an array, RETURN, RETURN NEXT, RETURN QUERY,
+// RAISE (any level), PERFORM, CALL, SQL statements, SELECT ... INTO STRICT
+// (or INTO with ORDER BY; DML ... RETURNING INTO), GET DIAGNOSTICS (all
+// items but PG_ROUTINE_OID). Rejected: EXECUTE and every other dynamic SQL
+// (FOR ... IN EXECUTE, RETURN QUERY EXECUTE), COMMIT and ROLLBACK, cursors
+// (their row order is the scan's), ASSERT (whether it runs is each node's
+// plpgsql.check_asserts), TG_RELID (an object identifier), SELECT ... INTO
+// without STRICT or ORDER BY (it keeps the first of several rows), FOR over
+// a query without ORDER BY, and exception handlers for anything but data
+// exceptions (class 22), integrity violations (23) and PL/pgSQL's own
+// errors (P0: RAISE, NO_DATA_FOUND, TOO_MANY_ROWS). WHEN OTHERS and the
+// other classes are rejected because they also catch one node's own
+// failures (out of memory, disk full, stack depth, cancellation, I/O and
+// internal errors) and would turn them into a different committed outcome
+// on that node only.
+//
+// User-defined functions are called only schema-qualified, as
+// public.name(...), and procedures as CALL public.name(...): an unknown
+// unqualified name could otherwise resolve to a built-in of pg_catalog
+// outside the allowlist. CREATE [OR REPLACE] TRIGGER is allowed (DDL) for
+// row and statement triggers, BEFORE, AFTER or INSTEAD OF, on INSERT,
+// UPDATE, DELETE or TRUNCATE, with transition tables, executing a function
+// named public.name(); its WHEN condition passes the gate without clock and
+// random functions. Constraint triggers (deferred to the block's commit)
+// and event triggers are rejected, and trigger names starting with relchain
+// (its change capture) can be neither created, replaced nor dropped.
+// DROP TRIGGER is allowed. What a routine or trigger writes is not listed
+// in Analysis.Writes: it is its owner's (an admin's) decision.
+//
+// # PostgreSQL: deterministic work bounds
+//
+// PostgreSQL has no deterministic instruction counter, and a statement
+// timeout decides differently on each node, so the work of a statement is
+// bounded by its text where the gate can: WITH RECURSIVE is rejected
+// (unbounded recursion cannot be bounded deterministically on PostgreSQL);
+// generate_series takes constant integer bounds only, and the product of
+// the spans of all generate_series calls of a statement is at most
+// 1,000,000 rows; lpad and rpad take a constant length of at most
+// 1,000,000; repeat is not allowed.
 //
 // # Residual risks (not closed by a text-level check)
 //
@@ -58,13 +184,32 @@
 //     such parameter values).
 //   - ORDER BY on non-unique keys before LIMIT, string_agg/array_agg
 //     ordered by non-unique keys, UPDATE ... FROM with several matching
-//     rows: PostgreSQL picks one of several valid answers. Only a schema-aware
-//     check (is the ORDER BY key unique?) closes this.
+//     rows, SELECT ... INTO or FOR loops in PL/pgSQL ordered by non-unique
+//     keys: PostgreSQL picks one of several valid answers. Only a
+//     schema-aware check (is the ORDER BY key unique?) closes this.
+//   - Order of side effects per row: row-level triggers on a multi-row
+//     statement, and volatile user-defined functions called once per row,
+//     run in the scan's order, which can differ between nodes. A body whose
+//     effect depends on the order of earlier calls (counters, max(id)+1
+//     keys, order-sensitive accumulation) can diverge. Routine owners must
+//     write order-independent bodies.
 //   - Float arithmetic in libm functions (power on float8) may differ across
 //     C libraries; nodes should run the same build.
 //   - Time zone names in literals depend on each node's tzdata version.
-//   - Unbounded work: recursive CTEs, cartesian joins, large lpad/repeat
-//     allocations. They are deterministic (every node stalls or fails alike)
-//     but a deterministic work bound (issue 3, item 4) is still to be done;
-//     generate_series is allowed only with constant integer bounds.
+//   - Unbounded work that the text does not show: cartesian joins of large
+//     tables (SELECT ... FROM a, b, c), repeated self-joins, and loops and
+//     recursion in PL/pgSQL and SQL functions (a LOOP without EXIT, a
+//     function calling itself). They are deterministic (every node stalls
+//     or fails alike) but can stall the chain; only a deterministic work
+//     counter (which PostgreSQL lacks) closes this. Deep recursion fails
+//     with "stack depth limit exceeded" at a depth that depends on each
+//     node's max_stack_depth, which nodes must therefore share.
+//   - Schema public must hold only what the chain created: a function a
+//     node operator installed there (CREATE EXTENSION pgcrypto into public,
+//     say) would be callable as public.name(...) on that node only. The
+//     backend should refuse a database whose public schema holds routines
+//     or extensions it did not create.
+//   - PL/pgSQL settings (plpgsql.variable_conflict, plpgsql.extra_errors)
+//     and check_function_bodies change how bodies compile; nodes must share
+//     them (the backend should pin them with the session settings).
 package sqlcheck

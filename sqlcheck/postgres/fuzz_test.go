@@ -1,7 +1,11 @@
 package postgres
 
 import (
+	"reflect"
 	"testing"
+	"time"
+
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 // FuzzCheck: the checker never panics, and its verdict is a pure function
@@ -20,41 +24,58 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
+// FuzzRewrite: for any text the gate accepts, Rewrite is deterministic
+// (twice, and uncached), and its output parses, passes the gate with the
+// same analysis and needs no further rewrite; for any text it rejects,
+// Rewrite fails with Check's error.
+func FuzzRewrite(f *testing.F) {
+	for i, c := range corpus {
+		f.Add(c.sql, int64(1_790_000_000+i*7919), uint32(i*104729), byte(i))
+	}
+	f.Fuzz(func(t *testing.T, sql string, sec int64, nsec uint32, seed byte) {
+		const span = 253_402_300_799 // seconds from 1970 to the end of 9999
+		sec %= span
+		if sec < 0 {
+			sec += span
+		}
+		env := sqlcheck.Env{Time: time.Unix(sec, int64(nsec%1_000_000_000)), Seed: [32]byte{seed, seed ^ 0x5a}}
+		a, err := Analyze(sql)
+		r, rerr := Rewrite(sql, env)
+		if err != nil {
+			if !sameVerdict(err, rerr) {
+				t.Fatalf("%q: Rewrite error %v, want Check's %v", sql, rerr, err)
+			}
+			return
+		}
+		if rerr != nil {
+			t.Fatalf("%q: accepted, but Rewrite fails: %v", sql, rerr)
+		}
+		if again, _ := Rewrite(sql, env); again != r {
+			t.Fatalf("%q: Rewrite is not deterministic: %q, then %q", sql, r, again)
+		}
+		if !a.UsesEnv {
+			if r != sql {
+				t.Fatalf("%q: rewritten to %q without UsesEnv", sql, r)
+			}
+			return
+		}
+		if fresh, err := analyze(sql).tmpl.fill(env); err != nil || fresh != r {
+			t.Fatalf("%q: uncached rewrite %q (%v) differs from %q", sql, fresh, err, r)
+		}
+		b, err := Analyze(r)
+		if err != nil {
+			t.Fatalf("%q: the rewritten %q fails the gate: %v", sql, r, err)
+		}
+		a.UsesEnv = false
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%q: the rewritten %q analyzes to %+v, want %+v", sql, r, b, a)
+		}
+	})
+}
+
 func sameVerdict(a, b error) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	return a.Error() == b.Error()
-}
-
-var benchStatements = []struct{ name, sql string }{
-	{"smallbank-update", "UPDATE checking SET bal = bal + $1 WHERE custid = $2"},
-	{"tpcc-neworder-insert", "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"},
-	{"tpcc-neworder-select", "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3"},
-}
-
-// BenchmarkCheck measures the gate per statement: uncached (parse and walk
-// every time) and cached (the verdict cache hit CheckTx and FinalizeBlock
-// see for a workload's repeated statement texts).
-func BenchmarkCheck(b *testing.B) {
-	for _, s := range benchStatements {
-		if err := check(s.sql); err != nil {
-			b.Fatalf("%s: %v", s.name, err)
-		}
-		b.Run(s.name+"/uncached", func(b *testing.B) {
-			for b.Loop() {
-				_ = check(s.sql)
-			}
-		})
-		b.Run(s.name+"/parse-only", func(b *testing.B) {
-			for b.Loop() {
-				_, _ = parseOnly(s.sql)
-			}
-		})
-		b.Run(s.name+"/cached", func(b *testing.B) {
-			for b.Loop() {
-				_ = Check(s.sql)
-			}
-		})
-	}
 }

@@ -1,25 +1,17 @@
 package postgres
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-
-	pg_query "github.com/pganalyze/pg_query_go/v6"
-)
-
 const sequenceReason = "sequences are not transactional: a node that crashes mid-block and replays it advances them twice, on that node only; supply key values explicitly"
-
-// maxSeriesRows bounds generate_series.
-const maxSeriesRows = 1_000_000
 
 // allowedNodes are the parse-tree node types the gate knows to be harmless
 // (given the per-type checks in visit). Anything else is rejected.
 var allowedNodes = setOf(
 	// Statements (top-level kinds are restricted further by checkTopLevel;
 	// INSERT/UPDATE/DELETE may appear in WITH clauses).
-	"RawStmt", "SelectStmt", "InsertStmt", "UpdateStmt", "DeleteStmt",
-	"CreateStmt", "AlterTableStmt", "AlterTableCmd", "DropStmt", "IndexStmt", "ViewStmt",
+	"RawStmt", "SelectStmt", "InsertStmt", "UpdateStmt", "DeleteStmt", "MergeStmt", "MergeWhenClause",
+	"CallStmt", "CreateStmt", "CreateTableAsStmt", "IntoClause", "AlterTableStmt", "AlterTableCmd",
+	"DropStmt", "IndexStmt", "ViewStmt",
+	// Functions, procedures and triggers (see routine.go).
+	"CreateFunctionStmt", "FunctionParameter", "ObjectWithArgs", "CreateTrigStmt", "TriggerTransition",
 	// Query structure.
 	"ResTarget", "RangeVar", "Alias", "RangeSubselect", "RangeFunction", "JoinExpr",
 	"WithClause", "CommonTableExpr", "CTESearchClause", "CTECycleClause",
@@ -28,7 +20,7 @@ var allowedNodes = setOf(
 	"A_Const", "A_Expr", "A_Star", "A_Indices", "A_Indirection", "A_ArrayExpr", "ColumnRef",
 	"ParamRef", "FuncCall", "TypeCast", "TypeName", "CollateClause", "BoolExpr", "CaseExpr",
 	"CaseWhen", "CoalesceExpr", "MinMaxExpr", "NullTest", "BooleanTest", "SubLink", "RowExpr",
-	"SQLValueFunction", // rejected by its own check, naming the function
+	"SQLValueFunction", // clock values are rewritten, the others rejected
 	// Values and lists.
 	"String", "Integer", "Float", "Boolean", "BitString", "List",
 	// DDL pieces.
@@ -45,10 +37,8 @@ var nodeReasons = map[string]string{
 	"XmlExpr":          "XML functions are not allowed",
 	"XmlSerialize":     "XML functions are not allowed",
 	"RangeTableFunc":   "XMLTABLE is not allowed",
-	"IntoClause":       "SELECT INTO is not allowed: use CREATE TABLE and INSERT ... SELECT",
 	"RoleSpec":         "role references are not allowed",
 	"PartitionCmd":     "ATTACH/DETACH PARTITION is not supported by the gate yet",
-	"MergeStmt":        "MERGE is not supported by the gate yet",
 }
 
 // stmtReasons name the rejected statement kinds.
@@ -79,11 +69,9 @@ var stmtReasons = func() map[string]string {
 		"CreateExtensionStmt", "AlterExtensionStmt", "AlterExtensionContentsStmt", "CreatePLangStmt", "CreateForeignServerStmt",
 		"AlterForeignServerStmt", "CreateFdwStmt", "AlterFdwStmt", "CreateForeignTableStmt", "CreateUserMappingStmt",
 		"AlterUserMappingStmt", "DropUserMappingStmt", "ImportForeignSchemaStmt")
-	add("CREATE FUNCTION/PROCEDURE is not supported yet: function bodies are not checked by the gate", "CreateFunctionStmt", "AlterFunctionStmt")
-	add("CALL is not supported yet (CREATE PROCEDURE is not)", "CallStmt")
-	add("triggers and rules are not supported yet", "CreateTrigStmt", "CreateEventTrigStmt", "AlterEventTrigStmt", "RuleStmt")
+	add("ALTER FUNCTION/PROCEDURE/ROUTINE is not allowed: use CREATE OR REPLACE, whose body and options the gate checks", "AlterFunctionStmt")
+	add("event triggers and rules are not allowed", "CreateEventTrigStmt", "AlterEventTrigStmt", "RuleStmt")
 	add("sequences are not allowed: "+sequenceReason, "CreateSeqStmt", "AlterSeqStmt")
-	add("CREATE TABLE AS / CREATE MATERIALIZED VIEW / SELECT INTO are not allowed: use CREATE TABLE and INSERT ... SELECT", "CreateTableAsStmt")
 	add("TRUNCATE is not supported by the gate yet: use DELETE", "TruncateStmt")
 	add("SECURITY LABEL and COMMENT are not allowed", "SecLabelStmt", "CommentStmt")
 	return m
@@ -131,8 +119,10 @@ var allowedFuncs = setOf(
 	// Arrays.
 	"array_length", "cardinality", "array_upper", "array_lower", "array_position", "array_append",
 	"array_prepend", "array_cat", "array_remove", "array_replace", "array_to_string", "unnest",
-	// Bounded (see checkSeries).
+	// Bounded (see checkSeries and checkPad).
 	"generate_series",
+	// Two-argument form only (see funcCall).
+	"age",
 )
 
 // orderedAggs are aggregates whose result depends on the order of their
@@ -147,10 +137,10 @@ var funcReasons = func() map[string]string {
 			m[n] = why
 		}
 	}
-	add("it is non-deterministic (rewriting random() to a block-seeded generator is future work)",
-		"random", "random_normal", "setseed", "gen_random_uuid", "uuid_generate_v1", "uuid_generate_v4", "gen_random_bytes")
-	add("it reads the node's clock (rewriting to block time is future work)",
-		"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday", "age")
+	add("it is non-deterministic (only random() is rewritten to block-seeded values)",
+		"random_normal", "setseed", "gen_random_uuid", "uuid_generate_v1", "uuid_generate_v4", "gen_random_bytes")
+	add("it reads the node's clock as text (use now(), which is rewritten to the block's time)", "timeofday")
+	add("with one argument it reads the node's clock (use age(x, now()), which is rewritten to the block's time)", "age")
 	add("it returns a node-local value",
 		"txid_current", "txid_current_if_assigned", "txid_current_snapshot", "pg_current_xact_id",
 		"pg_current_xact_id_if_assigned", "pg_current_snapshot", "pg_backend_pid", "inet_server_addr",
@@ -169,75 +159,6 @@ var funcReasons = func() map[string]string {
 	add("AT TIME ZONE depends on each node's time zone database", "timezone")
 	return m
 }()
-
-func checkFuncCall(f *pg_query.FuncCall) error {
-	names := stringsOf(f.GetFuncname())
-	var name string
-	switch {
-	case len(names) == 1:
-		name = names[0]
-	case len(names) == 2 && names[0] == "pg_catalog":
-		name = names[1]
-	default:
-		return fmt.Errorf("function %s is not allowed: only built-in functions (unqualified or pg_catalog.) are", strings.Join(names, "."))
-	}
-	if !allowedFuncs[name] {
-		if why, ok := funcReasons[name]; ok {
-			return fmt.Errorf("function %s is not allowed: %s", name, why)
-		}
-		if strings.HasPrefix(name, "pg_") && strings.HasSuffix(name, "_size") {
-			return fmt.Errorf("function %s is not allowed: sizes on disk differ between nodes", name)
-		}
-		return fmt.Errorf("function %s is not allowed: it is not on the gate's allowlist of deterministic functions", name)
-	}
-	if f.GetOver() != nil {
-		return fmt.Errorf("window function %s(...) OVER is not supported by the gate yet", name)
-	}
-	if f.GetAggWithinGroup() {
-		return fmt.Errorf("%s(...) WITHIN GROUP is not supported by the gate yet", name)
-	}
-	if orderedAggs[name] && len(f.GetAggOrder()) == 0 {
-		return fmt.Errorf("aggregate %s without ORDER BY inside the call is not allowed: its result depends on row order, which differs between nodes", name)
-	}
-	if name == "generate_series" {
-		return checkSeries(f.GetArgs())
-	}
-	return nil
-}
-
-// checkSeries allows generate_series only over constant integer bounds
-// spanning at most maxSeriesRows rows: its work must be bounded and known
-// from the text.
-func checkSeries(args []*pg_query.Node) error {
-	bad := fmt.Errorf("generate_series is allowed only with constant integer bounds spanning at most %d rows", maxSeriesRows)
-	if len(args) < 2 || len(args) > 3 {
-		return bad
-	}
-	v := make([]int64, 3)
-	v[2] = 1
-	for i, a := range args {
-		iv := a.GetAConst().GetIval()
-		if iv == nil {
-			return bad
-		}
-		v[i] = int64(iv.GetIval())
-	}
-	start, stop, step := v[0], v[1], v[2]
-	if step == 0 {
-		return errors.New("generate_series with step 0 is not allowed")
-	}
-	var n int64
-	switch {
-	case step > 0 && stop >= start:
-		n = (stop-start)/step + 1
-	case step < 0 && stop <= start:
-		n = (start-stop)/(-step) + 1
-	}
-	if n > maxSeriesRows {
-		return bad
-	}
-	return nil
-}
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

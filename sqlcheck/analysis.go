@@ -1,0 +1,55 @@
+package sqlcheck
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"time"
+)
+
+// Analysis is what an accepted statement does, as far as relchain's on-chain
+// permissions are concerned. It is a function of the statement text (and,
+// for dialects whose gate runs inside the engine, of the replicated schema),
+// never of the node.
+type Analysis struct {
+	// DDL: the statement creates, alters or drops a schema object (table,
+	// index, view, trigger, function, procedure). Only admins may.
+	DDL bool
+	// Writes are the tables the statement itself inserts into, updates or
+	// deletes from (including data-modifying CTEs), normalized (unquoted
+	// lower-case unless quoted, the default schema's qualifier dropped),
+	// sorted and without duplicates. Writes a trigger or function body does
+	// are the object owner's (an admin's) decision and are not listed.
+	Writes []string
+	// UsesEnv: the statement reads the clock or random numbers, and the
+	// dialect's gate accepted it only on condition that it is executed as
+	// rewritten with the tx's Env (for PostgreSQL: sqlcheck/postgres.Rewrite).
+	// When false, the text runs as it is and rewriting can be skipped.
+	UsesEnv bool
+}
+
+// Env is the deterministic environment one bc-transaction executes in.
+// Where a dialect rewrites clock and random functions, they read from here:
+// every node sees the same values for the same tx of the same block.
+type Env struct {
+	// Time is the block's consensus time (CometBFT's BFT time, UTC).
+	Time time.Time
+	// Seed seeds the tx's random-number generator.
+	Seed [32]byte
+}
+
+// NewEnv derives the environment of tx number index (0-based) of the block
+// with the given hash and time.
+func NewEnv(blockTime time.Time, blockHash []byte, index int) Env {
+	h := sha256.New()
+	h.Write([]byte("relchain/seed/v1"))
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(blockHash)))
+	h.Write(n[:])
+	h.Write(blockHash)
+	binary.BigEndian.PutUint64(n[:], uint64(index))
+	h.Write(n[:])
+	var e Env
+	copy(e.Seed[:], h.Sum(nil))
+	e.Time = blockTime.UTC()
+	return e
+}

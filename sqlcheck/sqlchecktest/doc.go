@@ -1,0 +1,7 @@
+// Package sqlchecktest holds the gate corpora's shared file format: each
+// dialect's unit tests keep a table of statements with the verdict the gate
+// must reach, export it as a JSON file beside them (kept current by a golden
+// test), and the black-box network tests in test/ read that file to send the
+// same statements to a real network over RPC. It depends on the standard
+// library only, so black-box tests may import it.
+package sqlchecktest
