@@ -14,6 +14,7 @@ const (
 	CodeSyntax       uint32 = 6 // a statement cannot be parsed, or is not exactly one statement
 	CodeForbidden    uint32 = 7 // a statement is not allowed by the determinism and safety gate
 	CodeReplayed     uint32 = 8 // the key already executed this nonce, or the nonce is too old
+	CodeUnauthorized uint32 = 9 // the sender's key lacks the on-chain permission (admin, or a grant on the table)
 
 	// Execution failures (FinalizeBlock only). The tx was rolled back.
 	CodeExecFailed   uint32 = 10 // a statement failed; data names the class and SQLSTATE
@@ -45,6 +46,8 @@ func CodeName(code uint32) string {
 		return "syntax"
 	case CodeForbidden:
 		return "forbidden"
+	case CodeUnauthorized:
+		return "unauthorized"
 	case CodeReplayed:
 		return "replayed"
 	case CodeExecFailed:

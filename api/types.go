@@ -3,6 +3,31 @@ package api
 // QueryPath is the abci_query path of the SQL read path.
 const QueryPath = "/sql"
 
+// GrantsPath is the abci_query path of the permission state: the genesis
+// admins and every key's grants (no request data).
+const GrantsPath = "/grants"
+
+// System statements: a statement whose text is exactly one of these is a
+// relchain system transaction, executed by relchain itself (never by the
+// database), by an admin key only. Arguments: the grantee's 32-byte ed25519
+// public key (bytes) and a table name (text), or "*" for every table.
+const (
+	SystemGrant  = "@relchain grant write"
+	SystemRevoke = "@relchain revoke write"
+)
+
+// AllTables in a grant means every table, present and future.
+const AllTables = "*"
+
+// Grants is the JSON value of a /grants query.
+type Grants struct {
+	Height int64 `json:"height"`
+	// Open: the genesis names no admin, so every key may do everything.
+	Open   bool                `json:"open"`
+	Admins []string            `json:"admins"` // hex public keys
+	Grants map[string][]string `json:"grants"` // hex public key -> tables it may write
+}
+
 // QueryRequest is the JSON body (abci_query data) of a /sql query.
 type QueryRequest struct {
 	SQL  string `json:"sql"`

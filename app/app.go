@@ -28,6 +28,34 @@ type App struct {
 
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
+
+	// UnsafeInject, if set, is called when this node proposes a block; the
+	// raw txs it returns are put first in the proposal, unchecked. It turns
+	// the node into a byzantine proposer, for tests that prove every node
+	// fails such txs identically in FinalizeBlock. Never set in production.
+	UnsafeInject func() [][]byte
+}
+
+// PrepareProposal proposes the mempool's txs as CometBFT reaped them
+// (within the block's byte limit), preceded by injected ones if the node
+// is a test's byzantine proposer.
+func (a *App) PrepareProposal(_ context.Context, req *abci.RequestPrepareProposal) (*abci.ResponsePrepareProposal, error) {
+	var txs [][]byte
+	var size int64
+	if a.UnsafeInject != nil {
+		for _, tx := range a.UnsafeInject() {
+			size += int64(len(tx))
+			txs = append(txs, tx)
+		}
+	}
+	for _, tx := range req.Txs {
+		if size+int64(len(tx)) > req.MaxTxBytes {
+			break
+		}
+		size += int64(len(tx))
+		txs = append(txs, tx)
+	}
+	return &abci.ResponsePrepareProposal{Txs: txs}, nil
 }
 
 var _ abci.Application = (*App)(nil)
@@ -61,7 +89,7 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 	if err != nil {
 		return nil, fmt.Errorf("init chain: %w", err)
 	}
-	if p != a.ex.Params() {
+	if !p.Equal(a.ex.Params()) {
 		return nil, fmt.Errorf("init chain: genesis app_state %+v differs from the parameters the node loaded %+v", p, a.ex.Params())
 	}
 	if req.ChainId != a.ex.chainID {
@@ -92,7 +120,7 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 
 // FinalizeBlock executes the decided block.
 func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock) (*abci.ResponseFinalizeBlock, error) {
-	results, appHash, err := a.ex.FinalizeBlock(ctx, req.Height, req.Txs)
+	results, appHash, err := a.ex.FinalizeBlock(ctx, BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}, req.Txs)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/relchain/relchain/api"
 
@@ -31,19 +33,18 @@ type Executor struct {
 	pending   *pendingBlock
 
 	verified *verifiedCache
-	gate     Gate
 	replay   map[string]replayState // committed replay windows, by public key; guarded by mu
+	perms    perms                  // admins (fixed) and committed grants (guarded by mu)
 }
 
-// Gate is the determinism and safety check of one statement. It must be a
-// pure function of the statement's text: every node must reach the same
-// verdict. It returns nil to allow the statement, or an error whose text
-// names the offending construct; an error wrapping sqlcheck.ErrUnparseable
-// is reported as a syntax error (code 6) rather than a refusal (code 7).
-type Gate func(sql string) error
-
-// SetGate installs the gate; call it before the first block or CheckTx.
-func (e *Executor) SetGate(g Gate) { e.gate = g }
+// BlockInfo is what the executor needs to know of a decided block besides
+// its txs: its height, and the consensus time and hash from which each tx's
+// deterministic environment (clock, random seed) is derived.
+type BlockInfo struct {
+	Height int64
+	Time   time.Time
+	Hash   []byte
+}
 
 // CheckReplay refuses a tx whose nonce its key already executed (or that is
 // too old), against committed state: CheckTx and the mempool's recheck.
@@ -63,20 +64,22 @@ func (e *Executor) CheckReplay(tx *txn.Tx) *Rejection {
 	return nil
 }
 
-// checkGate runs the gate over every statement of tx.
-func (e *Executor) checkGate(tx *txn.Tx) *Rejection {
-	if e.gate == nil {
+// analysisRejection maps a backend's Analyze failure of statement i (1-based)
+// to a rejection: the gate's refusal is code 7 with its deterministic
+// message, a parse failure code 6. Other classes are statement failures
+// (code 10). It returns nil if err is not a statement failure.
+func analysisRejection(i int, err error) *Rejection {
+	be := backend.AsError(err)
+	if be == nil {
 		return nil
 	}
-	for i, st := range tx.Statements {
-		if err := e.gate(st.SQL); err != nil {
-			if errors.Is(err, sqlcheck.ErrUnparseable) {
-				return &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d cannot be accepted: %v", i+1, err)}
-			}
-			return &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d is not allowed: %v", i+1, err)}
-		}
+	switch be.Class {
+	case backend.ClassPermission:
+		return &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d is not allowed: %s", i, be.Message)}
+	case backend.ClassSyntax, backend.ClassInvalid:
+		return &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d cannot be accepted", i), Detail: be.Error()}
 	}
-	return nil
+	return &Rejection{Code: api.CodeExecFailed, Reason: fmt.Sprintf("statement %d failed", i), Detail: be.Error()}
 }
 
 type pendingBlock struct {
@@ -84,6 +87,7 @@ type pendingBlock struct {
 	block   backend.Block
 	appHash []byte
 	replay  map[string]replayState // windows this block changed
+	grants  map[string]grantSet    // grants this block changed
 }
 
 // NewExecutor loads the committed state from be.
@@ -98,20 +102,37 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, fmt.Errorf("load committed state: %w", err)
 	}
-	stored, err := be.LoadReplayWindows(ctx)
+	admins, err := parseAdmins(params.Admins)
 	if err != nil {
-		return nil, fmt.Errorf("load replay windows: %w", err)
+		return nil, err
 	}
-	replay := make(map[string]replayState, len(stored))
+	stored, err := be.LoadSystem(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load system state: %w", err)
+	}
+	replay := make(map[string]replayState)
+	grants := make(map[string]grantSet)
 	for k, v := range stored {
-		w, err := decodeReplayState(v)
-		if err != nil {
-			return nil, fmt.Errorf("load replay window of key %X: %w", k, err)
+		switch {
+		case strings.HasPrefix(k, replayKeyPrefix):
+			w, err := decodeReplayState(v)
+			if err != nil {
+				return nil, fmt.Errorf("load replay window of key %X: %w", k[len(replayKeyPrefix):], err)
+			}
+			replay[k[len(replayKeyPrefix):]] = *w
+		case strings.HasPrefix(k, grantKeyPrefix):
+			g, err := decodeGrantSet(v)
+			if err != nil {
+				return nil, fmt.Errorf("load grants of key %X: %w", k[len(grantKeyPrefix):], err)
+			}
+			grants[k[len(grantKeyPrefix):]] = g
+		default:
+			return nil, fmt.Errorf("load system state: unknown key %q (written by a newer relchain?)", k)
 		}
-		replay[k] = *w
 	}
 	return &Executor{
 		replay:    replay,
+		perms:     perms{admins: admins, grants: grants},
 		be:        be,
 		chainID:   chainID,
 		params:    params,
@@ -119,6 +140,13 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		heightCh:  make(chan struct{}),
 		verified:  newVerifiedCache(1 << 16),
 	}, nil
+}
+
+// Grants returns the committed permission state.
+func (e *Executor) Grants() api.Grants {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.perms.view(e.committed.Height, e.params.Admins)
 }
 
 // Backend returns the executor's backend.
@@ -159,12 +187,34 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 	if rej := e.CheckReplay(tx); rej != nil {
 		return nil, rej
 	}
-	if rej := e.checkGate(tx); rej != nil {
-		return nil, rej
+	e.mu.Lock()
+	why := e.perms.admit(tx)
+	e.mu.Unlock()
+	if why != "" {
+		return nil, &Rejection{Code: api.CodeUnauthorized, Reason: why}
 	}
+	sender := string(tx.PubKey)
 	for i, st := range tx.Statements {
-		if err := e.be.CheckSyntax(ctx, st.SQL); err != nil {
-			return nil, &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d cannot be accepted", i+1), Detail: err.Error()}
+		if isSystem(st.SQL) {
+			if _, err := parseSystem(st, e.be.Dialect()); err != nil {
+				return nil, &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d: %v", i+1, err)}
+			}
+			continue
+		}
+		a, err := e.be.Analyze(ctx, st.SQL)
+		if err != nil {
+			if rej := analysisRejection(i+1, err); rej != nil && rej.Code != api.CodeExecFailed {
+				return nil, rej
+			}
+			// A failure that depends on state (a table created by an
+			// earlier tx of the same block, say): the block decides.
+			continue
+		}
+		e.mu.Lock()
+		why := e.perms.authorize(sender, a)
+		e.mu.Unlock()
+		if why != "" {
+			return nil, &Rejection{Code: api.CodeUnauthorized, Reason: fmt.Sprintf("statement %d: %s", i+1, why)}
 		}
 	}
 	var h [32]byte
@@ -201,11 +251,12 @@ func (e *Executor) validate(raw []byte, trusted bool) (*txn.Tx, *Rejection) {
 	return tx, nil
 }
 
-// FinalizeBlock executes the block at height in one db-transaction and
-// returns one result per tx and the AppHash. The writes become durable
-// only at Commit. Calling FinalizeBlock again for the same height before
-// Commit discards the earlier attempt.
-func (e *Executor) FinalizeBlock(ctx context.Context, height int64, txs [][]byte) ([]TxResult, []byte, error) {
+// FinalizeBlock executes the block in one db-transaction and returns one
+// result per tx and the AppHash. The writes become durable only at Commit.
+// Calling FinalizeBlock again for the same height before Commit discards
+// the earlier attempt.
+func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte) ([]TxResult, []byte, error) {
+	height := b.Height
 	e.mu.Lock()
 	committed := e.committed
 	pending := e.pending
@@ -219,56 +270,92 @@ func (e *Executor) FinalizeBlock(ctx context.Context, height int64, txs [][]byte
 	if height != committed.Height+1 {
 		return nil, nil, fmt.Errorf("finalize block %d: the database has committed height %d, expected block %d", height, committed.Height, committed.Height+1)
 	}
-	block, err := e.be.Begin(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
+	// A statement whose deterministic failure cost the backend the whole
+	// db-transaction (backend.ErrBlockLost) is recorded in forced, and the
+	// block runs again from the start: every node fails the same statement
+	// the same way, so every node runs the same attempts. Each attempt adds
+	// one entry, so there are at most len(txs)+1.
+	forced := make(map[int]TxResult)
+	for {
+		blk, err := e.be.Begin(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
+		}
+		p := &pendingBlock{height: height, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		results, err := e.execute(ctx, b, p, txs, forced)
+		var lost *lostBlock
+		if errors.As(err, &lost) {
+			_ = p.block.Rollback(ctx)
+			forced[lost.index] = lost.result
+			continue
+		}
+		if err == nil && e.params.BlockAtomic && anyFailed(results) {
+			err = e.abortBlock(ctx, p, results)
+		}
+		if err == nil {
+			err = e.saveSystem(ctx, p)
+		}
+		if err != nil {
+			_ = p.block.Rollback(ctx)
+			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
+		}
+		changes, err := p.block.ChangeDigest(ctx)
+		if err != nil {
+			_ = p.block.Rollback(ctx)
+			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
+		}
+		p.appHash = committed.AppHash
+		if len(txs) > 0 {
+			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes)
+		}
+		e.mu.Lock()
+		e.pending = p
+		e.mu.Unlock()
+		return results, p.appHash, nil
 	}
-	replay := make(map[string]replayState)
-	results, err := e.execute(ctx, block, txs, replay)
-	if err == nil && e.params.BlockAtomic && anyFailed(results) {
-		block, err = e.abortBlock(ctx, block, results)
-	}
-	if err == nil {
-		err = e.saveReplay(ctx, block, replay)
-	}
-	if err != nil {
-		_ = block.Rollback(ctx)
-		return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
-	}
-	changes, err := block.ChangeDigest(ctx)
-	if err != nil {
-		_ = block.Rollback(ctx)
-		return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
-	}
-	appHash := committed.AppHash
-	if len(txs) > 0 {
-		appHash = ComputeAppHash(committed.AppHash, height, results, changes)
-	}
-	e.mu.Lock()
-	e.pending = &pendingBlock{height: height, block: block, appHash: appHash, replay: replay}
-	e.mu.Unlock()
-	return results, appHash, nil
+}
+
+// lostBlock is returned by execute when tx index failed deterministically
+// and the backend lost the block's db-transaction with it.
+type lostBlock struct {
+	index  int
+	result TxResult
+}
+
+func (l *lostBlock) Error() string {
+	return fmt.Sprintf("tx %d lost the block's db-transaction", l.index)
 }
 
 // execute runs every tx of the block in its own savepoint. An error return
 // means the backend itself failed (not a tx): the block cannot be applied.
-func (e *Executor) execute(ctx context.Context, block backend.Block, txs [][]byte, replay map[string]replayState) ([]TxResult, error) {
+func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, error) {
 	results := make([]TxResult, len(txs))
 	for i, raw := range txs {
 		var h [32]byte
 		copy(h[:], txn.Hash(raw))
 		tx, rej := e.validate(raw, e.verified.take(h))
 		if rej == nil {
-			rej = e.consumeNonce(tx, replay)
+			rej = e.consumeNonce(tx, p.replay)
 		}
 		if rej == nil {
-			rej = e.checkGate(tx)
+			if why := e.perms.admit(tx, p.grants); why != "" {
+				rej = &Rejection{Code: api.CodeUnauthorized, Reason: why}
+			}
 		}
 		if rej != nil {
-			results[i] = TxResult{Code: rej.Code, Data: encodeJSON(api.FailureData{Reason: rej.Reason}), Log: rej.Error()}
+			results[i] = rejectionResult(0, rej)
 			continue
 		}
-		res, err := e.executeTx(ctx, block, tx)
+		if r, ok := forced[i]; ok {
+			results[i] = r
+			continue
+		}
+		res, err := e.executeTx(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
+		var lost *lostBlock
+		if errors.As(err, &lost) {
+			lost.index = i
+			return nil, lost
+		}
 		if err != nil {
 			return nil, fmt.Errorf("tx %d (%X): %w", i, h[:6], err)
 		}
@@ -277,12 +364,62 @@ func (e *Executor) execute(ctx context.Context, block backend.Block, txs [][]byt
 	return results, nil
 }
 
-func (e *Executor) executeTx(ctx context.Context, block backend.Block, tx *txn.Tx) (TxResult, error) {
-	if err := block.Savepoint(ctx); err != nil {
+// rejectionResult is the deterministic result of a rejected tx; statement
+// is the 1-based failing statement, or 0 for the envelope.
+func rejectionResult(statement int, rej *Rejection) TxResult {
+	return TxResult{Code: rej.Code, Data: encodeJSON(api.FailureData{Statement: statement, Reason: rej.Reason}), Log: rej.Error()}
+}
+
+// executeTx runs one bc-transaction: its statements in order, each first
+// analyzed by the backend on the block's state (the gate's verdict and the
+// tables it writes) and authorized, then executed. System statements
+// change the grants in a tx-local overlay that joins the block's only if
+// every statement succeeds.
+func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, error) {
+	block := p.block
+	if err := block.Savepoint(ctx, env); err != nil {
 		return TxResult{}, fmt.Errorf("savepoint: %w", err)
 	}
+	sender := string(tx.PubKey)
+	txGrants := make(map[string]grantSet)
 	out := execData{Results: make([]*backend.Rows, 0, len(tx.Statements))}
+	fail := func(res TxResult) (TxResult, error) {
+		if rerr := block.RollbackTo(ctx); rerr != nil {
+			return TxResult{}, fmt.Errorf("roll back to savepoint: %w", rerr)
+		}
+		return res, nil
+	}
 	for j, st := range tx.Statements {
+		if isSystem(st.SQL) {
+			op, err := parseSystem(st, e.be.Dialect())
+			if err != nil {
+				return fail(rejectionResult(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
+			}
+			key := string(op.grantee)
+			g := e.perms.grantsOf(key, txGrants, p.grants)
+			if op.grant {
+				g = g.with(op.table)
+			} else {
+				g = g.without(op.table)
+			}
+			txGrants[key] = g
+			out.Results = append(out.Results, &backend.Rows{})
+			continue
+		}
+		a, err := block.Analyze(ctx, st.SQL)
+		if err != nil {
+			rej := analysisRejection(j+1, err)
+			if rej == nil {
+				return TxResult{}, fmt.Errorf("statement %d: analyze: %w", j+1, err)
+			}
+			if rej.Code == api.CodeExecFailed {
+				return fail(execFailure(j+1, backend.AsError(err)))
+			}
+			return fail(rejectionResult(j+1, rej))
+		}
+		if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
+			return fail(rejectionResult(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}))
+		}
 		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
 		if err == nil {
 			sanitizeRows(rows)
@@ -293,19 +430,33 @@ func (e *Executor) executeTx(ctx context.Context, block backend.Block, tx *txn.T
 		if be == nil {
 			return TxResult{}, fmt.Errorf("statement %d: %w", j+1, err)
 		}
-		if rerr := block.RollbackTo(ctx); rerr != nil {
-			return TxResult{}, fmt.Errorf("roll back to savepoint after statement %d failed: %w", j+1, rerr)
+		if errors.Is(err, backend.ErrBlockLost) {
+			return TxResult{}, &lostBlock{result: execFailure(j+1, be)}
 		}
-		return TxResult{
-			Code: api.CodeExecFailed,
-			Data: encodeJSON(api.FailureData{Statement: j + 1, Class: string(be.Class), SQLState: be.SQLState}),
-			Log:  fmt.Sprintf("statement %d failed: %s", j+1, be.Error()),
-		}, nil
+		if be.Class == backend.ClassPermission {
+			// The gate refused it at execution (SQLite re-judges a
+			// statement whenever it is compiled): same code as Analyze.
+			return fail(rejectionResult(j+1, analysisRejection(j+1, be)))
+		}
+		return fail(execFailure(j+1, be))
 	}
 	if err := block.Release(ctx); err != nil {
 		return TxResult{}, fmt.Errorf("release savepoint: %w", err)
 	}
+	for k, g := range txGrants {
+		p.grants[k] = g
+	}
 	return TxResult{Code: api.CodeOK, Data: encodeJSON(out)}, nil
+}
+
+// execFailure is the result of a statement the backend failed: the class
+// and SQLSTATE are deterministic, the message goes to the log.
+func execFailure(statement int, be *backend.Error) TxResult {
+	return TxResult{
+		Code: api.CodeExecFailed,
+		Data: encodeJSON(api.FailureData{Statement: statement, Class: string(be.Class), SQLState: be.SQLState}),
+		Log:  fmt.Sprintf("statement %d failed: %s", statement, be.Error()),
+	}
 }
 
 // consumeNonce checks tx's nonce against the committed window as changed by
@@ -327,27 +478,36 @@ func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState) *Reje
 	return nil
 }
 
-// saveReplay writes the windows the block changed into its db-transaction.
-func (e *Executor) saveReplay(ctx context.Context, block backend.Block, replay map[string]replayState) error {
-	if len(replay) == 0 {
+// saveSystem writes the replay windows and grants the block changed into
+// its db-transaction.
+func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
+	if len(p.replay) == 0 && len(p.grants) == 0 {
 		return nil
 	}
-	enc := make(map[string][]byte, len(replay))
-	for k, w := range replay {
-		enc[k] = w.encode()
+	kv := make(map[string][]byte, len(p.replay)+len(p.grants))
+	for k, w := range p.replay {
+		kv[replayKeyPrefix+k] = w.encode()
 	}
-	if err := block.SaveReplayWindows(ctx, enc); err != nil {
-		return fmt.Errorf("save replay windows: %w", err)
+	for k, g := range p.grants {
+		if len(g) == 0 {
+			kv[grantKeyPrefix+k] = nil
+		} else {
+			kv[grantKeyPrefix+k] = g.encode()
+		}
+	}
+	if err := p.block.SaveSystem(ctx, kv); err != nil {
+		return fmt.Errorf("save system state: %w", err)
 	}
 	return nil
 }
 
 // abortBlock implements block_atomic: it discards every write of the block
-// and marks the txs that succeeded as aborted. It returns a fresh, empty
-// db-transaction in which Commit will record the height.
-func (e *Executor) abortBlock(ctx context.Context, block backend.Block, results []TxResult) (backend.Block, error) {
-	if err := block.Rollback(ctx); err != nil {
-		return block, fmt.Errorf("block_atomic: roll back block: %w", err)
+// (grant changes included) and marks the txs that succeeded as aborted. It
+// leaves p with a fresh, empty db-transaction in which Commit will record
+// the height and the consumed nonces.
+func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []TxResult) error {
+	if err := p.block.Rollback(ctx); err != nil {
+		return fmt.Errorf("block_atomic: roll back block: %w", err)
 	}
 	for i := range results {
 		if results[i].Code == api.CodeOK {
@@ -358,11 +518,13 @@ func (e *Executor) abortBlock(ctx context.Context, block backend.Block, results 
 			}
 		}
 	}
+	clear(p.grants)
 	nb, err := e.be.Begin(ctx)
 	if err != nil {
-		return block, fmt.Errorf("block_atomic: begin: %w", err)
+		return fmt.Errorf("block_atomic: begin: %w", err)
 	}
-	return nb, nil
+	p.block = nb
+	return nil
 }
 
 func anyFailed(rs []TxResult) bool {
@@ -406,6 +568,13 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.committed = st
 	for k, w := range p.replay {
 		e.replay[k] = w
+	}
+	for k, g := range p.grants {
+		if len(g) == 0 {
+			delete(e.perms.grants, k)
+		} else {
+			e.perms.grants[k] = g
+		}
 	}
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Params are the network-wide execution settings. They come from the
@@ -22,6 +24,16 @@ type Params struct {
 	// Backend is the SQL dialect every validator must run ("sqlite",
 	// "postgres"). Results and digests are only comparable within one.
 	Backend string `json:"backend"`
+	// Admins are the hex ed25519 public keys that may run DDL and grant
+	// write access (see perm.go). None: an open network where every key may
+	// do everything.
+	Admins []string `json:"admins,omitempty"`
+}
+
+// Equal reports whether two parameter sets are the same.
+func (p Params) Equal(q Params) bool {
+	return p.BlockAtomic == q.BlockAtomic && p.MaxTxBytes == q.MaxTxBytes && p.MaxStatements == q.MaxStatements &&
+		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins)
 }
 
 // DefaultParams are used for fields the genesis app_state leaves out.
@@ -38,10 +50,11 @@ func ParseParams(appState []byte) (Params, error) {
 		return p, nil
 	}
 	var raw struct {
-		BlockAtomic *bool   `json:"block_atomic"`
-		MaxTxBytes  *int    `json:"max_tx_bytes"`
-		MaxStmts    *int    `json:"max_statements"`
-		Backend     *string `json:"backend"`
+		BlockAtomic *bool    `json:"block_atomic"`
+		MaxTxBytes  *int     `json:"max_tx_bytes"`
+		MaxStmts    *int     `json:"max_statements"`
+		Backend     *string  `json:"backend"`
+		Admins      []string `json:"admins"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(appState))
 	dec.DisallowUnknownFields()
@@ -65,6 +78,17 @@ func ParseParams(appState []byte) (Params, error) {
 	}
 	if raw.Backend != nil {
 		p.Backend = *raw.Backend
+	}
+	if len(raw.Admins) > 0 {
+		admins := make([]string, len(raw.Admins))
+		for i, a := range raw.Admins {
+			admins[i] = strings.ToLower(a)
+		}
+		if _, err := parseAdmins(admins); err != nil {
+			return p, err
+		}
+		slices.Sort(admins)
+		p.Admins = slices.Compact(admins)
 	}
 	return p, nil
 }

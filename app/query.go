@@ -14,8 +14,12 @@ import (
 
 // Query serves read-only SQL on committed state.
 func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.ResponseQuery, error) {
+	if req.Path == api.GrantsPath {
+		g := a.ex.Grants()
+		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(g), Height: g.Height}, nil
+	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q", req.Path, api.QueryPath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q and %q", req.Path, api.QueryPath, api.GrantsPath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))

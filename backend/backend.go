@@ -3,6 +3,8 @@ package backend
 import (
 	"context"
 	"errors"
+
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 // State is what relchain records about the chain inside the database, in the
@@ -16,7 +18,7 @@ type State struct {
 // Backend is one validator's database.
 //
 // Concurrency: exactly one Block is open at a time (the executor is the only
-// writer). Query and CheckSyntax may run concurrently with each other and
+// writer). Query and Analyze may run concurrently with each other and
 // with an open Block; they never see the open Block's writes.
 //
 // Determinism: everything a Block returns (rows, rows affected, error
@@ -38,16 +40,20 @@ type Backend interface {
 	// committed state and returns its rows and the height they reflect.
 	Query(ctx context.Context, sql string, args []any) (*Rows, int64, error)
 
-	// CheckSyntax reports whether sql is exactly one statement the backend
-	// can parse, without executing it. Errors that depend on the schema (a
-	// missing table, say) are not syntax errors: a tx earlier in the same
-	// block may create the table. It returns an *Error with ClassSyntax, or
-	// ClassInvalid for multiple statements or empty text.
-	CheckSyntax(ctx context.Context, sql string) error
+	// Analyze is CheckTx's verdict on one statement text, without executing
+	// it, against committed state: sql must be exactly one statement the
+	// backend can parse and its dialect's determinism and safety gate
+	// accepts. It returns an *Error with ClassSyntax (cannot be parsed),
+	// ClassInvalid (several statements, empty text) or ClassPermission (the
+	// gate refuses it; the message names the construct). Errors that depend
+	// on the schema (a missing table, say) are no verdict: a tx earlier in
+	// the same block may create the table; Analyze then returns what it
+	// could learn and nil. The block decides (Block.Analyze).
+	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 
-	// LoadReplayWindows returns every client key's replay-protection state
-	// as committed (opaque bytes owned by the executor), keyed by public key.
-	LoadReplayWindows(ctx context.Context) (map[string][]byte, error)
+	// LoadSystem returns relchain's system state as committed: opaque values
+	// owned by the executor (replay windows, grants), by key.
+	LoadSystem(ctx context.Context) (map[string][]byte, error)
 
 	// Close releases every resource. An open Block is rolled back.
 	Close() error
@@ -62,15 +68,31 @@ type Backend interface {
 // Commit writes State in the same db-transaction as the data and makes
 // both durable before it returns; after a crash either both or neither are
 // present.
+//
+// A statement that fails deterministically may still cost the backend the
+// whole db-transaction (SQLite rolls back the transaction when it
+// interrupts a writing statement at the work limit): Exec then returns an
+// error that wraps both ErrBlockLost and the statement's *Error, and the
+// Block only accepts Rollback. The executor re-runs the block with that
+// statement's tx recorded as failed.
 type Block interface {
-	Savepoint(ctx context.Context) error
+	// Savepoint opens a bc-transaction's savepoint; its statements see env
+	// (clock and random functions, where the dialect rewrites them).
+	Savepoint(ctx context.Context, env sqlcheck.Env) error
 	Release(ctx context.Context) error
 	RollbackTo(ctx context.Context) error
+	// Analyze is the block's verdict on one statement before it runs, on
+	// the block's own state (a table created earlier in the block exists):
+	// the gate's refusal as an *Error with ClassPermission, any other
+	// failure to compile as the matching class, or what the statement
+	// does. Exec applies the same gate again.
+	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
 	ChangeDigest(ctx context.Context) ([]byte, error)
-	// SaveReplayWindows upserts replay-protection states in the block's
-	// db-transaction (outside the change digest and savepoints).
-	SaveReplayWindows(ctx context.Context, windows map[string][]byte) error
+	// SaveSystem upserts system state in the block's db-transaction
+	// (outside the change digest and savepoints); a nil value deletes the
+	// key. Keys are written in sorted order.
+	SaveSystem(ctx context.Context, kv map[string][]byte) error
 	Commit(ctx context.Context, s State) error
 	Rollback(ctx context.Context) error
 }
@@ -83,6 +105,10 @@ type Rows struct {
 	Rows         [][]any  `json:"rows,omitempty"`
 	RowsAffected int64    `json:"rows_affected"`
 }
+
+// ErrBlockLost is wrapped (with the statement's *Error) by an Exec failure
+// that also rolled back the block's whole db-transaction.
+var ErrBlockLost = errors.New("the backend rolled back the block's db-transaction")
 
 // ErrBlockOpen is returned by Begin when a Block is already open.
 var ErrBlockOpen = errors.New("a block db-transaction is already open")

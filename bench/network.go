@@ -22,6 +22,9 @@ type NetworkOptions struct {
 	Tuning      node.Tuning
 	// App is "relchain" or "kvstore" (the ceiling).
 	App string
+	// NoGate runs relchain with the determinism and safety gate off
+	// (backend.unsafe_no_gate), to measure the gate's cost.
+	NoGate bool
 }
 
 // StartNetwork generates and starts a loopback network and waits until
@@ -35,7 +38,7 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 	dsn := strings.ReplaceAll(o.DSNTemplate, "{node}", strings.ReplaceAll(filepath.Base(dir), "-", "_")+"_{node}")
 	nodes, err := netctl.Generate(netctl.Options{
 		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: dsn,
-		Params: app.DefaultParams(), Tuning: o.Tuning,
+		Params: app.DefaultParams(), Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
 	})
 	if err != nil {
 		return nil, err

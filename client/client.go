@@ -278,6 +278,34 @@ func (c *Client) Query(ctx context.Context, minHeight int64, sql string, args ..
 	return &out, nil
 }
 
+// Grants returns the node's committed permission state.
+func (c *Client) Grants(ctx context.Context) (*api.Grants, error) {
+	r, err := c.rpc.ABCIQuery(ctx, api.GrantsPath, nil)
+	if err != nil {
+		return nil, c.wrap("abci_query", err)
+	}
+	if r.Response.Code != api.CodeOK {
+		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+	}
+	var out api.Grants
+	if err := decodeJSON(r.Response.Value, &out); err != nil {
+		return nil, fmt.Errorf("decode grants: %w", err)
+	}
+	return &out, nil
+}
+
+// GrantWrite is the system statement that lets grantee write table (or
+// api.AllTables); only an admin key's tx may carry it.
+func GrantWrite(grantee ed25519.PublicKey, table string) txn.Statement {
+	return txn.Statement{SQL: api.SystemGrant, Args: []txn.Arg{txn.Bytes(grantee), txn.Text(table)}}
+}
+
+// RevokeWrite is the system statement that takes a grant back; revoking
+// api.AllTables revokes every grant of the key.
+func RevokeWrite(grantee ed25519.PublicKey, table string) txn.Statement {
+	return txn.Statement{SQL: api.SystemRevoke, Args: []txn.Arg{txn.Bytes(grantee), txn.Text(table)}}
+}
+
 // Status is what `relchain status` shows.
 type Status struct {
 	Node        string   `json:"node"`

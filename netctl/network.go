@@ -23,6 +23,11 @@ type Network struct {
 	// ExtraArgs are appended to every node's command line, e.g.
 	// {"--app", "kvstore"} for the consensus-ceiling network.
 	ExtraArgs []string
+	// NodeArgs and NodeEnv, if set, add arguments and environment variables
+	// ("NAME=value") for node i only (e.g. a byzantine proposer, or a node
+	// with another time zone).
+	NodeArgs [][]string
+	NodeEnv  [][]string
 
 	mu    sync.Mutex
 	procs []*proc
@@ -53,7 +58,14 @@ func (n *Network) Start(i int) error {
 	if err != nil {
 		return fmt.Errorf("%s: open log: %w", n.Nodes[i].Name, err)
 	}
-	cmd := exec.Command(n.Bin, append([]string{"node", "--home", n.Nodes[i].Home}, n.ExtraArgs...)...)
+	args := append([]string{"node", "--home", n.Nodes[i].Home}, n.ExtraArgs...)
+	if i < len(n.NodeArgs) {
+		args = append(args, n.NodeArgs[i]...)
+	}
+	cmd := exec.Command(n.Bin, args...)
+	if i < len(n.NodeEnv) && len(n.NodeEnv[i]) > 0 {
+		cmd.Env = append(os.Environ(), n.NodeEnv[i]...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

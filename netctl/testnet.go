@@ -42,6 +42,9 @@ type Options struct {
 	BasePort int
 	Params   app.Params
 	Tuning   node.Tuning
+	// UnsafeNoGate turns the determinism and safety gate off on every node
+	// (benchmarks of the gate's cost only).
+	UnsafeNoGate bool
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -104,6 +107,7 @@ func Generate(o Options) ([]NodeInfo, error) {
 		cc.RPC.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, rpcPort)
 		rc := node.DefaultConfig()
 		rc.Backend.Kind = o.Backend
+		rc.Backend.UnsafeNoGate = o.UnsafeNoGate
 		if o.Backend == "postgres" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}

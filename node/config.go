@@ -35,6 +35,14 @@ type BackendConfig struct {
 	// for SQLite the database file, relative to the node home
 	// (default data/relchain.db).
 	DSN string `toml:"dsn"`
+	// UnsafeNoGate turns relchain's determinism and safety gate off. Only
+	// for benchmarks that measure the gate's cost: a node without the gate
+	// executes statements every other node refuses, and diverges.
+	UnsafeNoGate bool `toml:"unsafe_no_gate"`
+	// ExecTimeout (PostgreSQL) bounds one statement of a block on this node,
+	// e.g. "60s"; exceeding it halts the node without recording an outcome
+	// (it retries the block when restarted). Empty: the default, 60s.
+	ExecTimeout string `toml:"exec_timeout"`
 }
 
 // QueryConfig bounds the read path.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/cometbft/cometbft/abci/example/kvstore"
@@ -21,7 +22,6 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
-	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // Node is a running validator (or full node): CometBFT plus relchain's app.
@@ -35,9 +35,24 @@ type Node struct {
 func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
 	switch rc.Backend.Kind {
 	case "sqlite":
-		return sqlite.Open(ctx, rc.SQLitePath(home))
+		var opts []sqlite.Option
+		if rc.Backend.UnsafeNoGate {
+			opts = append(opts, sqlite.WithoutGate())
+		}
+		return sqlite.Open(ctx, rc.SQLitePath(home), opts...)
 	case "postgres":
-		return postgres.Open(ctx, rc.Backend.DSN)
+		var opts []postgres.Option
+		if rc.Backend.UnsafeNoGate {
+			opts = append(opts, postgres.WithoutGate())
+		}
+		if rc.Backend.ExecTimeout != "" {
+			d, err := time.ParseDuration(rc.Backend.ExecTimeout)
+			if err != nil {
+				return nil, fmt.Errorf("relchain.toml backend.exec_timeout: %w", err)
+			}
+			opts = append(opts, postgres.WithExecTimeout(d))
+		}
+		return postgres.Open(ctx, rc.Backend.DSN, opts...)
 	}
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }
@@ -62,8 +77,45 @@ func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.Ge
 	return cc, rc, gen, logger, nil
 }
 
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	injectDir string
+}
+
+// WithUnsafeInjectDir makes the node a byzantine proposer, for tests: every
+// block it proposes starts with the raw txs found in dir (files *.tx, in
+// name order, each removed once proposed), unchecked by CheckTx.
+func WithUnsafeInjectDir(dir string) Option { return func(o *options) { o.injectDir = dir } }
+
+// injectFrom reads and removes the *.tx files of dir.
+func injectFrom(dir string, logger log.Logger) func() [][]byte {
+	return func() [][]byte {
+		names, _ := filepath.Glob(filepath.Join(dir, "*.tx"))
+		sort.Strings(names)
+		var txs [][]byte
+		for _, n := range names {
+			b, err := os.ReadFile(n)
+			if err != nil {
+				continue
+			}
+			if err := os.Remove(n); err != nil {
+				continue
+			}
+			logger.Info("unsafe: injecting a tx into this node's proposal", "file", filepath.Base(n), "bytes", len(b))
+			txs = append(txs, b)
+		}
+		return txs
+	}
+}
+
 // New loads the node home and builds the node; Start runs it.
-func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
+func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*Node, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	cc, rc, gen, logger, err := loadHome(home, logger)
 	if err != nil {
 		return nil, err
@@ -85,13 +137,18 @@ func New(ctx context.Context, home string, logger log.Logger) (*Node, error) {
 		be.Close()
 		return nil, err
 	}
-	if rc.Backend.Kind == "postgres" {
-		// The determinism and safety gate of the PostgreSQL dialect: every
-		// statement, in CheckTx and again in FinalizeBlock.
-		ex.SetGate(pgcheck.Check)
+	if rc.Backend.UnsafeNoGate {
+		logger.Error("backend.unsafe_no_gate is set: this node does not enforce relchain's determinism and safety gate and will diverge from the network on the first statement the gate refuses; use it for benchmarks only")
+	}
+	if len(params.Admins) == 0 {
+		logger.Info("the genesis names no admin: open network, every key may change the schema and write every table")
 	}
 	a := app.New(ex, logger.With("module", "relchain"))
 	a.MaxQueryWait = maxWait
+	if o.injectDir != "" {
+		logger.Error("unsafe: this node injects unchecked txs into its proposals (a byzantine proposer, for tests)", "dir", o.injectDir)
+		a.UnsafeInject = injectFrom(o.injectDir, logger)
+	}
 
 	// Conn-sync, not the default global mutex: queries and CheckTx must run
 	// while a block executes (and a query waiting for min_height must not

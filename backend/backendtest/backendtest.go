@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 // Open opens the Backend under test for t.
@@ -35,7 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"RollbackDiscardsBlock", testRollbackDiscards},
 		{"FailedTxRollsBackToSavepointOnly", testSavepointIsolation},
 		{"ErrorClasses", testErrorClasses},
-		{"CheckSyntax", testCheckSyntax},
+		{"Analyze", testAnalyze},
 		{"QueryIgnoresOpenBlockAndReportsHeight", testQueryIsolation},
 		{"QueryRejectsWrites", testQueryRejectsWrites},
 		{"ReturningRows", testReturning},
@@ -44,7 +45,7 @@ func Run(t *testing.T, open Open) {
 		{"ChangeDigestExcludesRolledBackChanges", testChangeDigestRollback},
 		{"BeginWhileOpenFails", testBeginWhileOpen},
 		{"ValuesRoundTrip", testValuesRoundTrip},
-		{"ReplayWindowsCommitWithBlockOnly", testReplayWindows},
+		{"SystemStateCommitsWithBlockOnly", testSystemState},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
@@ -150,7 +151,7 @@ func (n *node) exec(blk backend.Block, sql string, args ...any) *backend.Rows {
 func (n *node) tx(blk backend.Block, stmts ...string) error {
 	n.t.Helper()
 	c := ctx(n.t)
-	if err := blk.Savepoint(c); err != nil {
+	if err := blk.Savepoint(c, sqlcheck.Env{}); err != nil {
 		n.t.Fatalf("Savepoint: %v", err)
 	}
 	for _, s := range stmts {
@@ -336,7 +337,7 @@ func testErrorClasses(t *testing.T, open Open) {
 	n := mustOpen(t, open)
 	n.setup()
 	c := ctx(t)
-	wantClass(t, "CheckSyntax of SELEC", n.CheckSyntax(c, "SELEC 1"), backend.ClassSyntax)
+	wantClass(t, "Analyze of SELEC", analyzeErr(n.Analyze(c, "SELEC 1")), backend.ClassSyntax)
 
 	blk := n.begin()
 	defer blk.Rollback(c)
@@ -352,8 +353,14 @@ func testErrorClasses(t *testing.T, open Open) {
 	}
 }
 
-func testCheckSyntax(t *testing.T, open Open) {
+// refused is a statement each dialect's gate refuses (a node-local value).
+var refused = map[string]string{"sqlite": `SELECT sqlite_version()`, "postgres": `SELECT pg_backend_pid()`}
+
+func analyzeErr(_ sqlcheck.Analysis, err error) error { return err }
+
+func testAnalyze(t *testing.T, open Open) {
 	n := mustOpen(t, open)
+	n.setup()
 	c := ctx(t)
 	for _, ok := range []string{
 		`SELECT 1`,
@@ -362,18 +369,65 @@ func testCheckSyntax(t *testing.T, open Open) {
 		`SELECT 1;`, // one statement with its terminator
 		q(n.d, `UPDATE t SET v = $1 WHERE id = $2`),
 	} {
-		if err := n.CheckSyntax(c, ok); err != nil {
-			t.Errorf("CheckSyntax(%q) = %v, want nil", ok, err)
+		if _, err := n.Analyze(c, ok); err != nil {
+			t.Errorf("Analyze(%q) = %v, want nil", ok, err)
 		}
 	}
-	wantClass(t, "two statements", n.CheckSyntax(c, `SELECT 1; SELECT 2`), backend.ClassInvalid)
-	wantClass(t, "empty text", n.CheckSyntax(c, ``), backend.ClassInvalid)
-	wantClass(t, "blank text", n.CheckSyntax(c, "  \n "), backend.ClassInvalid)
-	wantClass(t, "garbage", n.CheckSyntax(c, `INSERT INTO VALUES`), backend.ClassSyntax)
+	wantClass(t, "two statements", analyzeErr(n.Analyze(c, `SELECT 1; SELECT 2`)), backend.ClassInvalid)
+	wantClass(t, "empty text", analyzeErr(n.Analyze(c, ``)), backend.ClassInvalid)
+	wantClass(t, "blank text", analyzeErr(n.Analyze(c, "  \n ")), backend.ClassInvalid)
+	wantClass(t, "garbage", analyzeErr(n.Analyze(c, `INSERT INTO VALUES`)), backend.ClassSyntax)
 	// Verdicts are stable (a cache must not change them).
-	wantClass(t, "two statements again", n.CheckSyntax(c, `SELECT 1; SELECT 2`), backend.ClassInvalid)
-	wantClass(t, "SELEC again", n.CheckSyntax(c, `SELEC 1`), backend.ClassSyntax)
-	wantClass(t, "SELEC again", n.CheckSyntax(c, `SELEC 1`), backend.ClassSyntax)
+	wantClass(t, "two statements again", analyzeErr(n.Analyze(c, `SELECT 1; SELECT 2`)), backend.ClassInvalid)
+	wantClass(t, "SELEC again", analyzeErr(n.Analyze(c, `SELEC 1`)), backend.ClassSyntax)
+	wantClass(t, "SELEC again", analyzeErr(n.Analyze(c, `SELEC 1`)), backend.ClassSyntax)
+	// The gate refuses what would make nodes differ, naming it.
+	wantClass(t, "a refused statement", analyzeErr(n.Analyze(c, refused[n.d])), backend.ClassPermission)
+
+	// What a statement does, on committed state and in the block.
+	cases := []struct {
+		sql  string
+		want sqlcheck.Analysis
+	}{
+		{`SELECT v FROM t WHERE id = 1`, sqlcheck.Analysis{}},
+		{`INSERT INTO t (id, v) VALUES (9, 'x')`, sqlcheck.Analysis{Writes: []string{"t"}}},
+		{`UPDATE T SET v = 'y' WHERE id = 1`, sqlcheck.Analysis{Writes: []string{"t"}}},
+		{`DELETE FROM t WHERE id IN (SELECT id FROM t WHERE v = 'a')`, sqlcheck.Analysis{Writes: []string{"t"}}},
+		{`CREATE TABLE u (id INTEGER PRIMARY KEY)`, sqlcheck.Analysis{DDL: true}},
+		{`CREATE INDEX t_v ON t (v)`, sqlcheck.Analysis{DDL: true}},
+		{`DROP TABLE t`, sqlcheck.Analysis{DDL: true}},
+	}
+	for _, tc := range cases {
+		got, err := n.Analyze(c, tc.sql)
+		if err != nil || !reflect.DeepEqual(normalize(got), tc.want) {
+			t.Errorf("Analyze(%q) = %+v, %v; want %+v", tc.sql, got, err, tc.want)
+		}
+	}
+	blk := n.begin()
+	defer blk.Rollback(c)
+	if err := n.tx(blk, `CREATE TABLE fresh (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatalf("create table in block: %v", err)
+	}
+	got, err := blk.Analyze(c, `INSERT INTO fresh (id) VALUES (1)`)
+	if err != nil || !reflect.DeepEqual(normalize(got), sqlcheck.Analysis{Writes: []string{"fresh"}}) {
+		t.Errorf("Block.Analyze of an insert into a table created in the block = %+v, %v", got, err)
+	}
+	for _, tc := range cases[:len(cases)-1] {
+		got, err := blk.Analyze(c, tc.sql)
+		if err != nil || !reflect.DeepEqual(normalize(got), tc.want) {
+			t.Errorf("Block.Analyze(%q) = %+v, %v; want %+v", tc.sql, got, err, tc.want)
+		}
+	}
+	_, err = blk.Analyze(c, refused[n.d])
+	wantClass(t, "Block.Analyze of a refused statement", err, backend.ClassPermission)
+}
+
+// normalize makes an empty Writes nil, so analyses compare with DeepEqual.
+func normalize(a sqlcheck.Analysis) sqlcheck.Analysis {
+	if len(a.Writes) == 0 {
+		a.Writes = nil
+	}
+	return a
 }
 
 func testQueryIsolation(t *testing.T, open Open) {
@@ -622,35 +676,36 @@ func testValuesRoundTrip(t *testing.T, open Open) {
 	}
 }
 
-// Replay windows are written in the block's db-transaction: committed with
-// it, gone with a rolled-back block, and still there after a reopen.
-func testReplayWindows(t *testing.T, open Open) {
+// System state is written in the block's db-transaction: committed with it,
+// gone with a rolled-back block, deleted by a nil value, and still there
+// after a reopen.
+func testSystemState(t *testing.T, open Open) {
 	n := mustOpen(t, open)
 	blk := n.begin()
-	if err := blk.SaveReplayWindows(ctx(t), map[string][]byte{"key-b": []byte("b1"), "key-a": []byte("a1")}); err != nil {
-		t.Fatalf("SaveReplayWindows: %v", err)
+	if err := blk.SaveSystem(ctx(t), map[string][]byte{"key-b": []byte("b1"), "key-a": []byte("a1"), "key-d": []byte("d1")}); err != nil {
+		t.Fatalf("SaveSystem: %v", err)
 	}
-	if got, err := n.LoadReplayWindows(ctx(t)); err != nil || len(got) != 0 {
-		t.Fatalf("windows visible before commit: %v (%v)", got, err)
+	if got, err := n.LoadSystem(ctx(t)); err != nil || len(got) != 0 {
+		t.Fatalf("system state visible before commit: %v (%v)", got, err)
 	}
 	n.commit(blk, 1)
 	blk = n.begin()
-	if err := blk.SaveReplayWindows(ctx(t), map[string][]byte{"key-a": []byte("a2"), "key-c": []byte("c1")}); err != nil {
-		t.Fatalf("SaveReplayWindows: %v", err)
+	if err := blk.SaveSystem(ctx(t), map[string][]byte{"key-a": []byte("a2"), "key-c": []byte("c1")}); err != nil {
+		t.Fatalf("SaveSystem: %v", err)
 	}
 	if err := blk.Rollback(ctx(t)); err != nil {
 		t.Fatalf("Rollback: %v", err)
 	}
 	blk = n.begin()
-	if err := blk.SaveReplayWindows(ctx(t), map[string][]byte{"key-a": []byte("a3")}); err != nil {
-		t.Fatalf("SaveReplayWindows: %v", err)
+	if err := blk.SaveSystem(ctx(t), map[string][]byte{"key-a": []byte("a3"), "key-d": nil, "key-e": nil}); err != nil {
+		t.Fatalf("SaveSystem: %v", err)
 	}
 	n.commit(blk, 2)
 	n.close()
 	n = mustOpen(t, open)
-	got, err := n.LoadReplayWindows(ctx(t))
+	got, err := n.LoadSystem(ctx(t))
 	want := map[string][]byte{"key-a": []byte("a3"), "key-b": []byte("b1")}
 	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("windows after reopen = %q (%v), want %q", got, err, want)
+		t.Fatalf("system state after reopen = %q (%v), want %q", got, err, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 // BenchUpdates is the number of single-row UPDATEs per block in
@@ -46,7 +47,7 @@ func BenchmarkBlock(b *testing.B, open func(b *testing.B) backend.Backend) {
 		blk, err := be.Begin(ctx)
 		must(err)
 		for i := 0; i < BenchUpdates; i++ {
-			must(blk.Savepoint(ctx))
+			must(blk.Savepoint(ctx, sqlcheck.Env{}))
 			_, err = blk.Exec(ctx, upd, []any{int64(i)})
 			must(err)
 			must(blk.Release(ctx))

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // savepoint is the one savepoint name relchain uses; RollbackTo releases it
@@ -27,6 +29,7 @@ type block struct {
 	b    *Backend
 	conn *pgx.Conn
 	done bool
+	env  sqlcheck.Env // of the current bc-transaction
 }
 
 var _ backend.Block = (*block)(nil)
@@ -44,8 +47,17 @@ func (k *block) simple(ctx context.Context, what, sql string) error {
 	return nil
 }
 
-func (k *block) Savepoint(ctx context.Context) error {
+// Savepoint opens the tx's savepoint; statements that read the clock or
+// random numbers are rewritten with env (sqlcheck/postgres.Rewrite).
+func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
+	k.env = env
 	return k.simple(ctx, "savepoint", "SAVEPOINT "+savepoint)
+}
+
+// Analyze implements backend.Block: the verdict is a function of the text
+// alone (see Backend.Analyze).
+func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	return k.b.Analyze(ctx, sql)
 }
 
 func (k *block) Release(ctx context.Context) error {
@@ -69,12 +81,17 @@ func (k *block) RollbackTo(ctx context.Context) error {
 // in physical order, which differs between nodes holding the same rows
 // (autovacuum and HOT pruning run on each node's own schedule).
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
-	st, err := k.b.syntax.check(sql)
+	st, err := k.b.syntax.gated(sql)
 	if err != nil {
 		return nil, err
 	}
 	if st.forbidden != "" {
 		return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
+	}
+	if st.analysis.UsesEnv {
+		if sql, err = pgcheck.Rewrite(sql, k.env); err != nil {
+			return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
+		}
 	}
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 var _ backend.Backend = (*Backend)(nil)
@@ -29,7 +30,25 @@ type Option func(*options)
 type options struct {
 	queryTimeout time.Duration
 	maxReaders   int32
+	execTimeout  time.Duration
+	noGate       bool
 }
+
+// DefaultExecTimeout bounds one statement of a block on the writer. It is
+// not a deterministic work bound (PostgreSQL has no instruction counter;
+// the gate refuses what it can see is unbounded): a statement that runs
+// longer fails the block on this node as a node fault, so the node halts
+// without recording an outcome and retries the block when restarted.
+const DefaultExecTimeout = 60 * time.Second
+
+// WithExecTimeout sets the writer's statement_timeout (0 disables it). A
+// block statement that exceeds it is a node fault, never a tx result.
+func WithExecTimeout(d time.Duration) Option { return func(o *options) { o.execTimeout = d } }
+
+// WithoutGate turns the determinism and safety gate (sqlcheck/postgres) off.
+// For benchmarks that measure the gate's cost only: a node without the gate
+// executes statements every other node refuses, and diverges.
+func WithoutGate() Option { return func(o *options) { o.noGate = true } }
 
 // WithQueryTimeout sets the statement_timeout of Query's connections (0
 // disables it). It never applies to the block writer: a timeout must not
@@ -122,7 +141,7 @@ type Backend struct {
 // C) if it does not exist, checks that it is fit for relchain (collation C,
 // superuser role) and installs relchain's schema and change capture.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
-	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders}
+	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders, execTimeout: DefaultExecTimeout}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -143,8 +162,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	writerCfg.RuntimeParams["default_transaction_read_only"] = "off"
 	// Commit must be durable when it returns.
 	writerCfg.RuntimeParams["synchronous_commit"] = "on"
-	// No timeouts on the writer: they depend on timing, not on the block.
-	writerCfg.RuntimeParams["statement_timeout"] = "0"
+	// The writer's statement timeout depends on timing, not on the block:
+	// hitting it is a node fault (the node halts, no outcome is recorded).
+	writerCfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(o.execTimeout.Milliseconds(), 10)
 	writerCfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
 	// See execParams: statements run as unnamed statements with no
 	// client-side cache; this mode applies to anything run through pgx.
@@ -190,7 +210,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open query pool: %w", err)
 	}
-	return &Backend{writerCfg: writerCfg, pool: pool, syntax: newSyntaxCache()}, nil
+	return &Backend{writerCfg: writerCfg, pool: pool, syntax: newSyntaxCache(!o.noGate)}, nil
 }
 
 // connectOrCreate connects to cfg's database, creating it through the
@@ -377,10 +397,12 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	return rows, height, nil
 }
 
-// CheckSyntax implements backend.Backend.
-func (b *Backend) CheckSyntax(_ context.Context, sql string) error {
-	_, err := b.syntax.check(sql)
-	return err
+// Analyze implements backend.Backend: PostgreSQL's parser and the gate,
+// both pure functions of the text, so the verdict does not depend on
+// committed state.
+func (b *Backend) Analyze(_ context.Context, sql string) (sqlcheck.Analysis, error) {
+	st, err := b.syntax.gated(sql)
+	return st.analysis, err
 }
 
 // Close implements backend.Backend.

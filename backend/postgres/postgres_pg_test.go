@@ -65,7 +65,7 @@ func TestDigestAndRowsIgnorePhysicalOrder(t *testing.T) {
 
 func TestDigestCoversDDLTruncateAndCreateTableAs(t *testing.T) {
 	digest := func(stmts ...string) []byte {
-		b := mustOpen(t, pgtest.DSN(t))
+		b := mustOpenUngated(t, pgtest.DSN(t))
 		defer b.Close()
 		block(t, b, 1, `CREATE TABLE t (id int PRIMARY KEY, v text)`, `INSERT INTO t VALUES (1, 'a'), (2, 'b')`)
 		_, d := block(t, b, 2, stmts...)
@@ -171,7 +171,7 @@ func TestExecRejectsSessionAndTransactionControl(t *testing.T) {
 }
 
 func TestNodeFaultsAreNotTxFailures(t *testing.T) {
-	b := mustOpen(t, pgtest.DSN(t))
+	b := mustOpenUngated(t, pgtest.DSN(t))
 	defer b.Close()
 	block(t, b, 1, `CREATE TABLE t (id int PRIMARY KEY)`)
 

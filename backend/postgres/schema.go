@@ -38,9 +38,9 @@ CREATE TABLE IF NOT EXISTS relchain.meta (
 	app_hash bytea NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS relchain.replay (
-	pubkey bytea PRIMARY KEY,
-	state  bytea NOT NULL
+CREATE TABLE IF NOT EXISTS relchain.system (
+	key   bytea PRIMARY KEY,
+	value bytea NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS relchain.changes (

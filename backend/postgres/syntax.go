@@ -9,6 +9,8 @@ import (
 	"github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // Bounds of the syntax cache. Texts longer than maxCachedText are parsed
@@ -30,31 +32,65 @@ type stmtInfo struct {
 	// cursors). The statement gate rejects these first; this is a backstop
 	// that keeps the backend's own invariants.
 	forbidden string
+	// analysis is the gate's account of the statement (what it writes,
+	// whether it is DDL, whether it needs rewriting with the tx's Env).
+	analysis sqlcheck.Analysis
 }
 
 type syntaxEntry struct {
-	info stmtInfo
-	err  error
+	info    stmtInfo
+	err     error // parse error
+	gateErr error // the gate's refusal of a statement that parses
 }
 
 // syntaxCache parses statements with libpg_query, PostgreSQL's own parser
 // (of the version pg_query_go bundles), without a server, and remembers the
 // verdict per text: parsing depends only on the text, never on the schema.
+//
+// With the gate on, a statement that parses is also judged by
+// sqlcheck/postgres (relchain's determinism and safety gate); a refusal is
+// an *backend.Error of ClassPermission naming the construct.
 type syntaxCache struct {
-	mu sync.Mutex
-	m  map[string]syntaxEntry
+	mu   sync.Mutex
+	m    map[string]syntaxEntry
+	gate bool
 }
 
-func newSyntaxCache() syntaxCache { return syntaxCache{m: make(map[string]syntaxEntry)} }
+func newSyntaxCache(gate bool) syntaxCache {
+	return syntaxCache{m: make(map[string]syntaxEntry), gate: gate}
+}
 
+// check is the parser's verdict alone (Query: reads are node-local and
+// not gated).
 func (c *syntaxCache) check(sql string) (stmtInfo, error) {
+	e := c.lookup(sql)
+	return e.info, e.err
+}
+
+// gated is the parser's verdict and then the gate's (blocks and CheckTx).
+func (c *syntaxCache) gated(sql string) (stmtInfo, error) {
+	e := c.lookup(sql)
+	if e.err != nil {
+		return e.info, e.err
+	}
+	return e.info, e.gateErr
+}
+
+func (c *syntaxCache) lookup(sql string) syntaxEntry {
 	c.mu.Lock()
 	e, ok := c.m[sql]
 	c.mu.Unlock()
 	if ok {
-		return e.info, e.err
+		return e
 	}
 	e.info, e.err = parseOne(sql)
+	if e.err == nil && c.gate {
+		a, err := pgcheck.Analyze(sql)
+		if err != nil {
+			e.gateErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
+		}
+		e.info.analysis = a
+	}
 	if len(sql) <= maxCachedText {
 		c.mu.Lock()
 		if len(c.m) >= maxCachedEntries {
@@ -63,7 +99,7 @@ func (c *syntaxCache) check(sql string) (stmtInfo, error) {
 		c.m[sql] = e
 		c.mu.Unlock()
 	}
-	return e.info, e.err
+	return e
 }
 
 func parseOne(sql string) (stmtInfo, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,9 +12,16 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
-type block struct{ b *Backend }
+type block struct {
+	b   *Backend
+	gen int64
+}
+
+// errLost is what every call of a lost block but Rollback returns.
+var errLost = fmt.Errorf("%w: only Rollback is possible; re-run the block", backend.ErrBlockLost)
 
 // Begin implements backend.Backend.
 func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
@@ -29,16 +37,44 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
 	// Load the schema now if a rollback discarded it, so that loading it
-	// never counts against a statement's work limit (see fuel).
-	b.internal = true
-	_, err := b.schemaVersion()
-	b.internal = false
-	if err != nil {
+	// never counts against a statement's work limit (see fuel). The
+	// remembered version stays: a schema changed out of band since (or any
+	// schema, after a Rollback) is reconciled after the first statement.
+	if _, err := b.loadSchema(); err != nil {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
-	b.open = true
-	return &block{b: b}, nil
+	b.open, b.lost = true, false
+	b.blockGen++
+	// Statements before the first Savepoint see the zero Env.
+	b.rw.setEnv(sqlcheck.Env{})
+	return &block{b: b, gen: b.blockGen}, nil
+}
+
+// loadSchema makes SQLite read the schema if it is not loaded (after a
+// rollback discarded it) and returns its version. Compiling a statement
+// that names a table loads it; PRAGMA schema_version alone does not.
+func (b *Backend) loadSchema() (int64, error) {
+	b.internal = true
+	defer func() { b.internal = false }()
+	st, _, err := b.w.Prepare("SELECT 1 FROM sqlite_schema LIMIT 0")
+	if err != nil {
+		return 0, fmt.Errorf("load schema: %w", err)
+	}
+	st.Close()
+	return b.schemaVersion()
+}
+
+// dropStatements empties the writer's statement cache. It runs whenever
+// the schema changed or went back: a cached statement is then always
+// compiled on the current schema, so SQLite never re-prepares one while it
+// runs on fuel (which would count instructions a fresh statement does not).
+func (b *Backend) dropStatements() {
+	for _, c := range b.stmts {
+		c.stmt.Close()
+	}
+	clear(b.stmts)
+	b.stmtOrder = b.stmtOrder[:0]
 }
 
 func (b *Backend) internalExec(sql string) error {
@@ -49,19 +85,28 @@ func (b *Backend) internalExec(sql string) error {
 
 func (k *block) lock() (*Backend, error) {
 	k.b.wmu.Lock()
-	if !k.b.open {
+	if !k.b.open || k.b.blockGen != k.gen {
 		k.b.wmu.Unlock()
 		return nil, fmt.Errorf("block db-transaction is not open")
+	}
+	if k.b.lost {
+		k.b.wmu.Unlock()
+		return nil, errLost
 	}
 	return k.b, nil
 }
 
-func (k *block) Savepoint(ctx context.Context) error {
+// Savepoint implements backend.Block: from here on the tx's statements see
+// env (rewrite.go): 'now' is env.Time, and random() and randomblob() draw
+// from ChaCha8 seeded with env.Seed, started afresh.
+func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	b, err := k.lock()
 	if err != nil {
 		return err
 	}
 	defer b.wmu.Unlock()
+	b.rw.setEnv(env)
+	b.txDDL = false
 	return b.internalExec("SAVEPOINT " + savepoint)
 }
 
@@ -87,67 +132,125 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	// The schema (and its capture triggers) went back with the savepoint:
 	// remember its version, or a later DDL that happens to bring the cookie
 	// back to the remembered value would go unnoticed (no capture triggers,
-	// no vetting).
-	b.internal = true
-	defer func() { b.internal = false }()
-	v, err := b.schemaVersion()
+	// no vetting). SQLite discarded the schema it had loaded: load it again
+	// now, outside any statement's fuel, and forget statements compiled on
+	// the undone schema.
+	v, err := b.loadSchema()
 	if err != nil {
 		return err
 	}
-	b.schemaVer = v
+	if v != b.schemaVer || b.txDDL {
+		// Undoing a schema change (even one whose version the rollback
+		// restored, like dropped capture triggers) expires every statement:
+		// SQLite would re-prepare a cached one while it runs on fuel.
+		b.dropStatements()
+	}
+	b.schemaVer, b.txDDL = v, false
 	return nil
 }
 
-// Exec runs one statement. It is compiled under the gate (gate.go): a
-// refused statement fails with ClassPermission before anything runs.
-// Prepared statements are cached by text; SQLite re-prepares a cached
-// statement itself when the schema changes, again under the gate, so the
-// cache cannot change an outcome.
+// prepare returns the writer's compiled statement for sql, from the cache
+// or compiled now under the gate (gate.go): a refused statement fails with
+// ClassPermission before anything runs. ALTER TABLE statements are not
+// cached (temp: the caller closes them): Exec drops the altered table's
+// capture triggers before each run.
+func (b *Backend) prepare(sql string) (c *cached, temp bool, err error) {
+	if c, ok := b.stmts[sql]; ok {
+		return c, false, nil
+	}
+	stmt, err := prepareGated(b.w, &b.wgate, sql)
+	if err != nil {
+		return nil, false, err
+	}
+	c = &cached{stmt: stmt, an: b.wgate.analysis()}
+	if b.wgate.altered != "" {
+		return c, true, nil
+	}
+	b.cache(sql, c)
+	return c, false, nil
+}
+
+// Analyze implements backend.Block: the statement is compiled on the writer
+// under the gate, on the block's state, and kept in the statement cache for
+// the Exec that follows.
+func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	b, err := k.lock()
+	if err != nil {
+		return sqlcheck.Analysis{}, err
+	}
+	defer b.wmu.Unlock()
+	c, temp, err := b.prepare(sql)
+	if err != nil {
+		an := b.wgate.analysis()
+		an.DDL = an.DDL || startsDDL(sql)
+		return an, err
+	}
+	if temp {
+		c.stmt.Close()
+	}
+	return cloneAnalysis(c.an), nil
+}
+
+// Exec runs one statement, compiled under the gate (see prepare), on fuel
+// (WorkLimit). Prepared statements are cached by text; the cache is emptied
+// whenever the schema changes, so it cannot change an outcome.
+//
+// When SQLite rolled back the block's transaction while the statement ran
+// (it does so when it interrupts a writing statement at the work limit, and
+// for INSERT OR ROLLBACK, ON CONFLICT ROLLBACK and RAISE(ROLLBACK)), the
+// error wraps backend.ErrBlockLost and the statement's *backend.Error, and
+// the block only accepts Rollback.
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	b, err := k.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer b.wmu.Unlock()
-	stmt, ok := b.stmts[sql]
-	if !ok {
-		if stmt, err = prepareGated(b.w, &b.wgate, sql); err != nil {
+	c, temp, err := b.prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	stmt := c.stmt
+	if c.an.DDL || temp {
+		b.txDDL = true
+	}
+	if temp {
+		// The capture triggers name every column: SQLite would refuse to
+		// drop one they use. Drop them (inside the tx's savepoint: a
+		// failure brings them back); afterSchemaChange re-creates them.
+		defer stmt.Close()
+		if err := b.ddl().dropCapture(b.wgate.altered); err != nil {
 			return nil, err
-		}
-		if altered := b.wgate.altered; altered != "" {
-			// The capture triggers name every column: SQLite would refuse to
-			// drop one they use. Drop them (inside the tx's savepoint: a
-			// failure brings them back); afterSchemaChange re-creates them.
-			// ALTER statements are not cached, so this runs every time.
-			defer stmt.Close()
-			if err := b.ddl().dropCapture(altered); err != nil {
-				return nil, err
-			}
-		} else {
-			b.cache(sql, stmt)
 		}
 	}
 	b.wgate.reset() // a re-prepare while stepping is judged afresh
-	// Only a read-only statement runs on fuel: SQLite answers an interrupt
-	// of a writing statement by rolling back the whole transaction, which
-	// here is the block's (see DESIGN.md, work limit).
-	f := &fuel{Context: context.Background(), left: workLimit}
-	if stmt.ReadOnly() {
-		old := b.w.SetInterrupt(f)
-		defer b.w.SetInterrupt(old)
-	}
-	rows, err := run(stmt, args)
-	b.w.SetInterrupt(context.Background())
-	if f.out {
-		err = errWorkLimit
-	} else if err != nil {
+	rows, err := b.runOnFuel(stmt, args, newFuel(b.workLimit))
+	if err != nil && err != errWorkLimit {
 		err = b.wgate.gateError(err)
 	}
 	rerr := stmt.Reset()
 	if cerr := stmt.ClearBindings(); rerr == nil {
 		rerr = cerr
 	}
+	if b.w.GetAutocommit() {
+		// SQLite rolled back the block's transaction: nothing of the block
+		// is left, not even the savepoints.
+		b.lost = true
+		if err == nil {
+			err = errors.New("the statement ended the block's transaction")
+		}
+		return nil, fmt.Errorf("%w: %w", backend.ErrBlockLost, err)
+	}
 	if err != nil {
+		if c.an.DDL || temp {
+			// SQLite discards its schema when a statement that changed it
+			// fails: reload it now, not on the next statement's fuel, and
+			// forget the statements it expired.
+			b.dropStatements()
+			if _, lerr := b.loadSchema(); lerr != nil {
+				return nil, lerr
+			}
+		}
 		return nil, err
 	}
 	if rerr != nil {
@@ -161,16 +264,32 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	return rows, nil
 }
 
-func (b *Backend) cache(sql string, stmt *sqlite3.Stmt) {
+// runOnFuel runs a client statement on f. The run's instructions are
+// counted from zero: SQLite carries a statement's VM_STEP count across runs
+// of a cached statement, and the progress handler fires when that count
+// crosses a multiple of 1,000, so a cached statement would otherwise be
+// interrupted at another point than a fresh one on a node that restarted.
+func (b *Backend) runOnFuel(stmt *sqlite3.Stmt, args []any, f *fuel) (*backend.Rows, error) {
+	stmt.Status(sqlite3.STMTSTATUS_VM_STEP, true)
+	b.w.SetInterrupt(f)
+	rows, err := run(stmt, args)
+	b.w.SetInterrupt(context.Background())
+	if f.out {
+		return nil, errWorkLimit
+	}
+	return rows, err
+}
+
+func (b *Backend) cache(sql string, c *cached) {
 	if len(b.stmtOrder) >= stmtCache {
 		old := b.stmtOrder[0]
 		b.stmtOrder = b.stmtOrder[1:]
 		if s := b.stmts[old]; s != nil {
-			s.Close()
+			s.stmt.Close()
 		}
 		delete(b.stmts, old)
 	}
-	b.stmts[sql] = stmt
+	b.stmts[sql] = c
 	b.stmtOrder = append(b.stmtOrder, sql)
 }
 
@@ -201,6 +320,7 @@ func (b *Backend) afterSchemaChange() error {
 	if v == b.schemaVer {
 		return nil
 	}
+	b.dropStatements()
 	if err := b.ddl().vetSchema(); err != nil {
 		return err
 	}
@@ -449,30 +569,41 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	if err != nil {
 		return fmt.Errorf("record state: %w", err)
 	}
+	if b.w.GetAutocommit() {
+		return errors.New("commit: the block's db-transaction is gone")
+	}
 	if err := b.w.Exec("COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false
 	if b.blockDDL {
-		// CheckSyntax verdicts taken on the old schema are stale now.
+		// Analyze verdicts taken on the old schema are stale now.
 		b.schemaGen.Add(1)
 		b.blockDDL = false
 	}
 	return nil
 }
 
+// Rollback implements backend.Block; it is the one call a lost block
+// accepts.
 func (k *block) Rollback(ctx context.Context) error {
-	b, err := k.lock()
-	if err != nil {
+	b := k.b
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	if !b.open || b.blockGen != k.gen {
 		return nil // already finished
 	}
-	defer b.wmu.Unlock()
-	b.open = false
+	b.open, b.lost = false, false
+	// The schema may have gone back: forget statements compiled on it, and
+	// re-read its version on the next statement.
+	b.dropStatements()
+	b.schemaVer = -1
+	b.blockDDL = false
+	if b.w.GetAutocommit() {
+		return nil // SQLite rolled the transaction back already
+	}
 	if err := b.internalExec("ROLLBACK"); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
-	// The schema may have gone back; re-read it on the next statement.
-	b.schemaVer = -1
-	b.blockDDL = false
 	return nil
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
@@ -11,7 +10,7 @@ import (
 	"github.com/relchain/relchain/backend"
 )
 
-// dryRun lets CheckSyntax see what the authorizer only sees once DDL has
+// dryRun lets Analyze see what the authorizer only sees once DDL has
 // run (DEFAULT expressions, view and trigger bodies: see vetSchema). A
 // client's CREATE TABLE / VIEW / TRIGGER or ALTER TABLE is executed, inside
 // a savepoint that is always rolled back, on a private in-memory database
@@ -22,22 +21,29 @@ import (
 type dryRun struct {
 	mu       sync.Mutex
 	c        *sqlite3.Conn
+	rw       *rewriter // never evaluated (DDL on an empty copy runs no client expression)
 	g        gate
 	internal bool
 	vetted   map[string]string
 	gen      int64
+	scratch  *scratch
 }
 
 func (d *dryRun) ddl() ddlConn {
-	return ddlConn{c: d.c, g: &d.g, internal: &d.internal, vetted: d.vetted}
+	return ddlConn{c: d.c, g: &d.g, internal: &d.internal, vetted: d.vetted, scratch: d.scratch}
 }
 
 func (d *dryRun) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.closeConn()
+}
+
+func (d *dryRun) closeConn() {
 	if d.c != nil {
 		d.c.Close()
 		d.c = nil
+		d.rw.close()
 	}
 }
 
@@ -66,22 +72,20 @@ func (b *Backend) dryRunDDL(ctx context.Context, sql string, gen int64) error {
 	err := d.c.Exec("SAVEPOINT relchain_dry")
 	d.internal = false
 	if err != nil {
-		d.c.Close()
-		d.c = nil
+		d.closeConn()
 		return nil
 	}
 	defer func() {
 		d.internal = true
 		if err := d.c.Exec("ROLLBACK TO relchain_dry; RELEASE relchain_dry"); err != nil {
-			d.c.Close()
-			d.c = nil
+			d.closeConn()
 		}
 		d.internal = false
 	}()
 	ddl := d.ddl()
 	stmt, err := prepareGated(d.c, &d.g, sql)
 	if err != nil {
-		return nil // CheckSyntax prepared it under the same gate already
+		return nil // Analyze prepared it under the same gate already
 	}
 	defer stmt.Close()
 	if altered := d.g.altered; altered != "" {
@@ -108,10 +112,7 @@ func (b *Backend) dryRunDDL(ctx context.Context, sql string, gen int64) error {
 // own, in creation order) into a fresh in-memory database.
 func (b *Backend) rebuildDryRun(ctx context.Context, gen int64) error {
 	d := &b.dry
-	if d.c != nil {
-		d.c.Close()
-		d.c = nil
-	}
+	d.closeConn()
 	r, err := b.reader(ctx)
 	if err != nil {
 		return err
@@ -133,38 +134,34 @@ func (b *Backend) rebuildDryRun(ctx context.Context, gen int64) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range pragmas {
-		if strings.Contains(p, "busy_timeout") {
-			continue
-		}
-		if err := c.Exec(p); err != nil {
-			c.Close()
-			return err
-		}
+	rw := newRewriter()
+	if err := initConn(c, rw); err != nil {
+		c.Close()
+		rw.close()
+		return err
 	}
 	for _, s := range ddl {
 		if err := c.Exec(s); err != nil {
 			c.Close()
+			rw.close()
 			return fmt.Errorf("copy schema: %s: %w", s, err)
 		}
 	}
-	d.c, d.gen, d.g = c, gen, gate{modules: b.wgate.modules}
+	d.c, d.rw, d.gen, d.g, d.scratch = c, rw, gen, gate{modules: b.wgate.modules, off: b.opts.noGate}, &b.scratch
 	if err := c.SetAuthorizer(func(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
 		if d.internal {
 			return sqlite3.AUTH_OK
 		}
 		return d.g.check(action, name3rd, name4th, schema, inner)
 	}); err != nil {
-		c.Close()
-		d.c = nil
+		d.closeConn()
 		return err
 	}
 	d.internal = true
 	d.vetted, err = d.ddl().schemaObjects()
 	d.internal = false
 	if err != nil {
-		c.Close()
-		d.c = nil
+		d.closeConn()
 	}
 	return err
 }

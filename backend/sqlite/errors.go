@@ -59,6 +59,10 @@ func classify(err error) error {
 // bundled in its binary).
 func classOfMessage(msg string) (backend.Class, string) {
 	switch {
+	case strings.Contains(msg, gateMessage):
+		// A rewritten function refused its arguments while running (a
+		// 'localtime' modifier, say): the gate's refusal, found late.
+		return backend.ClassPermission, "42501"
 	case strings.Contains(msg, "syntax error"), strings.Contains(msg, "incomplete input"),
 		strings.Contains(msg, "unrecognized token"):
 		return backend.ClassSyntax, "42601"

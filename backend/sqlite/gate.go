@@ -1,14 +1,16 @@
 package sqlite
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 // The determinism and safety gate, SQLite dialect.
@@ -22,7 +24,7 @@ import (
 // callback, fail-closed: an action code it does not know is denied. Its
 // verdict is taken on the writer when a block's statement is prepared (and
 // again whenever SQLite re-prepares it after a schema change), and on a read
-// connection by CheckSyntax at CheckTx. What the authorizer never sees (DEFAULT
+// connection by Analyze at CheckTx. What the authorizer never sees (DEFAULT
 // expressions, view and trigger bodies at CREATE time) is checked by
 // vetSchema after the DDL ran, inside the tx's savepoint. See
 // ../DESIGN.md ("SQLite: determinism and safety gate").
@@ -38,14 +40,46 @@ type gate struct {
 	schemaWrite bool
 	altered     string          // the table an ALTER TABLE changes
 	query       bool            // the statement has a SELECT (CREATE TABLE ... AS SELECT)
+	rewritten   string          // the first rewritten function the statement calls
+	target      string          // the table the statement itself writes (lower case)
 	modules     map[string]bool // eponymous virtual tables (lower case)
+	// off (WithoutGate, benchmarks only): refuse only what would break the
+	// block or reach relchain's own tables (denyAlways), allow the rest.
+	off bool
 }
 
 func (g *gate) reset() {
-	g.kind, g.actions, g.reason, g.inner, g.schemaWrite, g.altered, g.query = 0, 0, "", "", false, "", false
+	g.kind, g.actions, g.reason, g.inner, g.schemaWrite, g.altered, g.query, g.rewritten, g.target = 0, 0, "", "", false, "", false, "", ""
 }
 
+// analysis is what the statement just compiled under g does. A SQLite
+// statement writes at most one table itself (no data-modifying CTEs), and
+// SQLite authorizes it before anything the schema adds: trigger bodies
+// (named as the inner context) and foreign-key actions (which come with no
+// inner context at all, hence "the first write" rather than "every write
+// outside a trigger"). DDL lists no writes. UsesEnv: the statement, or a
+// view or trigger body compiled into it, calls a rewritten function (a
+// DEFAULT evaluated by an INSERT is never authorized, so it does not show;
+// the SQLite backend installs the env at every Savepoint regardless).
+func (g *gate) analysis() sqlcheck.Analysis {
+	a := sqlcheck.Analysis{DDL: g.kind != 0, UsesEnv: g.rewritten != ""}
+	if !a.DDL && g.target != "" {
+		a.Writes = []string{g.target}
+	}
+	return a
+}
+
+// deny refuses a construct for determinism or safety; WithoutGate allows it.
 func (g *gate) deny(format string, a ...any) sqlite3.AuthorizerReturnCode {
+	if g.off {
+		return sqlite3.AUTH_OK
+	}
+	return g.denyAlways(format, a...)
+}
+
+// denyAlways refuses what would break the block's transaction or reach
+// relchain's own tables, even WithoutGate.
+func (g *gate) denyAlways(format string, a ...any) sqlite3.AuthorizerReturnCode {
 	if g.reason == "" {
 		g.reason = fmt.Sprintf(format, a...)
 		if g.inner != "" {
@@ -90,8 +124,6 @@ var allowedFunctions = setOf(
 // deniedFunctions give the reason for the refusals clients are most likely
 // to meet; any other function not in allowedFunctions is refused too.
 var deniedFunctions = map[string]string{
-	"random":                     "is not deterministic",
-	"randomblob":                 "is not deterministic",
 	"changes":                    "depends on connection state",
 	"total_changes":              "depends on connection state",
 	"last_insert_rowid":          "depends on connection state",
@@ -101,16 +133,6 @@ var deniedFunctions = map[string]string{
 	"sqlite_compileoption_used":  "depends on the node's SQLite build",
 	"sqlite_log":                 "writes to the node's log",
 	"load_extension":             "loads code into the node",
-	"date":                       "is a date/time function: it can read the node's clock or time zone",
-	"time":                       "is a date/time function: it can read the node's clock or time zone",
-	"datetime":                   "is a date/time function: it can read the node's clock or time zone",
-	"julianday":                  "is a date/time function: it can read the node's clock or time zone",
-	"unixepoch":                  "is a date/time function: it can read the node's clock or time zone",
-	"strftime":                   "is a date/time function: it can read the node's clock or time zone",
-	"timediff":                   "is a date/time function: it can read the node's clock or time zone",
-	"current_date":               "reads the node's clock",
-	"current_time":               "reads the node's clock",
-	"current_timestamp":          "reads the node's clock",
 	"subtype":                    "is not on the allowlist",
 	"sqlite_offset":              "depends on the physical layout of the database file",
 	"fts3_tokenizer":             "is not on the allowlist",
@@ -122,6 +144,11 @@ var deniedFunctions = map[string]string{
 	"sqlite_rename_quotefix":     "is internal to SQLite",
 	"sqlite_fts3_tokenizer_name": "is not on the allowlist",
 }
+
+// The rewritten functions (random, randomblob and the date/time functions,
+// see rewrite.go) are accepted in statements, DEFAULTs, view and trigger
+// bodies, which run inside a tx with its env, and refused in CHECK
+// constraints, generated columns and indexes (see prepareGated).
 
 // allowedVirtual are the eponymous virtual tables a statement may read.
 var allowedVirtual = setOf("json_each", "json_tree")
@@ -190,16 +217,26 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 			return sqlite3.AUTH_OK // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
 		case hasPrefixFold(name3rd, "sqlite_"):
 			return g.deny("reading SQLite's internal table %s", name3rd)
+		case strings.EqualFold(name3rd, "pragma_quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE:
+			// ALTER TABLE ... ADD COLUMN with a CHECK constraint checks the
+			// table's rows with it (SQLite's own nested statement; the
+			// constraint itself is vetted by vetTable).
+			return sqlite3.AUTH_OK
 		case hasPrefixFold(name3rd, "pragma_"):
 			return g.deny("pragma table-valued function %s", name3rd)
 		case isRelchainName(name3rd):
-			return g.deny("reading relchain's table %s", name3rd)
+			return g.denyAlways("reading relchain's table %s", name3rd)
 		case g.modules[strings.ToLower(name3rd)] && !allowedVirtual[strings.ToLower(name3rd)]:
 			return g.deny("table-valued function %s", name3rd)
 		}
 		return sqlite3.AUTH_OK
 
 	case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
+		if g.target == "" && inner == "" && !hasPrefixFold(name3rd, "sqlite_") && !isRelchainName(name3rd) {
+			// What the statement itself writes (SQLite names are ASCII
+			// case-insensitive; the authorizer passes the schema's spelling).
+			g.target = asciiLower([]byte(name3rd))
+		}
 		switch {
 		case isSchemaTable(name3rd):
 			// DDL writes here; SQLite itself refuses a client's write to the
@@ -215,13 +252,19 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 			if strings.EqualFold(name3rd, changesTable) && action == sqlite3.AUTH_INSERT && capture {
 				return sqlite3.AUTH_OK
 			}
-			return g.deny("writing relchain's table %s", name3rd)
+			return g.denyAlways("writing relchain's table %s", name3rd)
 		}
 		return sqlite3.AUTH_OK
 
 	case sqlite3.AUTH_FUNCTION:
 		fn := strings.ToLower(name4th)
 		if allowedFunctions[fn] {
+			return sqlite3.AUTH_OK
+		}
+		if rewrittenFunctions[fn] {
+			if g.rewritten == "" {
+				g.rewritten = fn // judged with the statement's kind in prepareGated
+			}
 			return sqlite3.AUTH_OK
 		}
 		if rewritesSchema(g.kind) && (strings.HasPrefix(fn, "sqlite_rename_") || fn == "sqlite_drop_column") {
@@ -234,30 +277,30 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 
 	case sqlite3.AUTH_CREATE_TABLE, sqlite3.AUTH_CREATE_VIEW, sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_DROP_VIEW:
 		if isRelchainName(name3rd) {
-			return g.deny("DDL on relchain's table %s", name3rd)
+			return g.denyAlways("DDL on relchain's table %s", name3rd)
 		}
 		if hasPrefixFold(name3rd, "sqlite_") && !(action == sqlite3.AUTH_CREATE_TABLE && g.kind == sqlite3.AUTH_CREATE_TABLE && strings.EqualFold(name3rd, "sqlite_sequence")) {
 			return g.deny("DDL on SQLite's internal table %s", name3rd)
 		}
 	case sqlite3.AUTH_CREATE_INDEX, sqlite3.AUTH_DROP_INDEX:
 		if isRelchainName(name3rd) || isRelchainName(name4th) {
-			return g.deny("index on relchain's table %s", name4th)
+			return g.denyAlways("index on relchain's table %s", name4th)
 		}
 	case sqlite3.AUTH_ALTER_TABLE:
 		if isRelchainName(name4th) {
-			return g.deny("ALTER TABLE of relchain's table %s", name4th)
+			return g.denyAlways("ALTER TABLE of relchain's table %s", name4th)
 		}
 		if g.altered == "" {
 			g.altered = name4th
 		}
 	case sqlite3.AUTH_CREATE_TRIGGER:
 		if isRelchainName(name3rd) || isRelchainName(name4th) {
-			return g.deny("trigger %s on %s", name3rd, name4th)
+			return g.denyAlways("trigger %s on %s", name3rd, name4th)
 		}
 	case sqlite3.AUTH_DROP_TRIGGER:
 		// DROP TABLE drops the table's capture triggers with it.
 		if isRelchainName(name4th) || (isRelchainName(name3rd) && !(g.kind == sqlite3.AUTH_DROP_TABLE && hasPrefixFold(name3rd, triggerPfx))) {
-			return g.deny("dropping relchain's trigger %s", name3rd)
+			return g.denyAlways("dropping relchain's trigger %s", name3rd)
 		}
 
 	case sqlite3.AUTH_REINDEX:
@@ -266,15 +309,18 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 		}
 		return g.deny("REINDEX")
 	case sqlite3.AUTH_PRAGMA:
+		if strings.EqualFold(name3rd, "quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE {
+			return sqlite3.AUTH_OK // see pragma_quick_check above
+		}
 		return g.deny("PRAGMA %s", name3rd)
 	case sqlite3.AUTH_TRANSACTION:
-		return g.deny("transaction control (%s): every tx runs inside the block's db-transaction", name3rd)
+		return g.denyAlways("transaction control (%s): every tx runs inside the block's db-transaction", name3rd)
 	case sqlite3.AUTH_SAVEPOINT:
-		return g.deny("savepoint control (%s %s): every tx runs inside the block's db-transaction", name3rd, name4th)
+		return g.denyAlways("savepoint control (%s %s): every tx runs inside the block's db-transaction", name3rd, name4th)
 	case sqlite3.AUTH_ATTACH:
-		return g.deny("ATTACH")
+		return g.denyAlways("ATTACH")
 	case sqlite3.AUTH_DETACH:
-		return g.deny("DETACH")
+		return g.denyAlways("DETACH")
 	case sqlite3.AUTH_ANALYZE:
 		return g.deny("ANALYZE: planner statistics would change query plans")
 	case sqlite3.AUTH_CREATE_VTABLE, sqlite3.AUTH_DROP_VTABLE:
@@ -286,7 +332,7 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 		return g.deny("authorizer action %d", int(action))
 	}
 	// An allowed DDL action.
-	if schema == "temp" {
+	if schema == "temp" && !g.off {
 		return g.deny("temporary object %s", name3rd)
 	}
 	if g.kind == 0 {
@@ -295,21 +341,47 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 	return sqlite3.AUTH_OK
 }
 
+// gateMessage starts the message of every refusal.
+const gateMessage = "refused by relchain's determinism and safety gate"
+
 // refusal is the error of a statement the gate refused.
 func refusal(reason string) error {
-	return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: "refused by relchain's determinism and safety gate: " + reason}
+	return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: gateMessage + ": " + reason}
 }
 
 // gateError turns err, from compiling or running a statement under g, into
-// the gate's refusal when the authorizer denied it.
+// the gate's refusal when the authorizer denied something: SQLite may report
+// another error first (a generated column's "non-deterministic functions
+// prohibited", say), but the verdict is the gate's, always ClassPermission.
 func (g *gate) gateError(err error) error {
-	if g.reason == "" {
+	if g.reason == "" || err == nil {
 		return err
 	}
-	if e := backend.AsError(err); e != nil && e.Class == backend.ClassPermission {
-		return refusal(g.reason)
+	if e := backend.AsError(err); e == nil && !isAuthError(err) {
+		return err // infrastructure trouble stays what it is
 	}
-	return err
+	return refusal(g.reason)
+}
+
+func isAuthError(err error) bool {
+	var se *sqlite3.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.AUTH
+}
+
+// contextRefusal refuses a rewritten function where its value would be
+// evaluated outside a tx's env or must stay stable: CREATE TABLE without AS
+// SELECT calls functions only in CHECK constraints and generated columns
+// (DEFAULTs are not authorized), CREATE INDEX only in index expressions and
+// the partial-index WHERE. (The order of the authorizer's calls does not tell
+// a CHECK from CREATE TABLE ... AS SELECT, so this is judged after the
+// statement compiled.)
+func (g *gate) contextRefusal() {
+	if g.off || g.reason != "" || g.rewritten == "" {
+		return
+	}
+	if g.kind == sqlite3.AUTH_CREATE_INDEX || (g.kind == sqlite3.AUTH_CREATE_TABLE && !g.query) {
+		g.reason = fmt.Sprintf("function %s() in a CHECK constraint, generated column or index: its value depends on the tx that evaluates it (allowed in statements, DEFAULTs, views and triggers)", g.rewritten)
+	}
 }
 
 // prepareGated prepares exactly one statement of a client under the gate
@@ -319,7 +391,20 @@ func (g *gate) gateError(err error) error {
 func prepareGated(c *sqlite3.Conn, g *gate, sql string) (*sqlite3.Stmt, error) {
 	g.reset()
 	stmt, err := prepareOne(c, sql)
-	if g.schemaWrite && g.kind == 0 && g.reason == "" {
+	if e := backend.AsError(err); e != nil && e.Class == backend.ClassInvalid {
+		return nil, err // empty, or a second statement (whose compilation the gate also saw)
+	}
+	g.contextRefusal()
+	if g.reason != "" {
+		if stmt != nil {
+			stmt.Close()
+		}
+		if err == nil || backend.AsError(err) != nil || isAuthError(err) {
+			return nil, refusal(g.reason)
+		}
+		return nil, err
+	}
+	if g.schemaWrite && g.kind == 0 {
 		if stmt != nil {
 			stmt.Close()
 		}
@@ -351,16 +436,70 @@ func loadModules(c *sqlite3.Conn) (map[string]bool, error) {
 }
 
 // ddlConn is a connection on which clients' DDL runs under the gate: the
-// writer, or the scratch copy of the schema CheckSyntax dry-runs DDL on.
+// writer, or the copy of the committed schema Analyze dry-runs DDL on.
 type ddlConn struct {
 	c        *sqlite3.Conn
 	g        *gate
 	internal *bool // set: the authorizer lets relchain's own statements through
 	vetted   map[string]string
+	scratch  *scratch
 }
 
 func (b *Backend) ddl() ddlConn {
-	return ddlConn{c: b.w, g: &b.wgate, internal: &b.internal, vetted: b.vetted}
+	return ddlConn{c: b.w, g: &b.wgate, internal: &b.internal, vetted: b.vetted, scratch: &b.scratch}
+}
+
+// scratch is an empty private database on which vetTable compiles (never
+// runs) a table's CREATE statement under the gate. Shared by the writer and
+// the dry run.
+type scratch struct {
+	mu sync.Mutex
+	c  *sqlite3.Conn
+	g  gate
+	rw *rewriter
+}
+
+func (s *scratch) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.c != nil {
+		s.c.Close()
+		s.c = nil
+		s.rw.close()
+	}
+}
+
+// compile compiles sql under the scratch database's gate and returns the
+// gate's refusal reason, or why it could not be compiled.
+func (s *scratch) compile(sql string, modules map[string]bool, off bool) (reason string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.c == nil {
+		c, err := sqlite3.OpenFlags(":memory:", sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE|sqlite3.OPEN_MEMORY|sqlite3.OPEN_NOMUTEX)
+		if err != nil {
+			return "", err
+		}
+		rw := newRewriter()
+		err = initConn(c, rw)
+		if err == nil {
+			err = c.SetAuthorizer(s.g.check)
+		}
+		if err != nil {
+			c.Close()
+			rw.close()
+			return "", err
+		}
+		s.c, s.rw = c, rw
+	}
+	s.g.modules, s.g.off = modules, off
+	stmt, err := prepareGated(s.c, &s.g, sql)
+	if stmt != nil {
+		stmt.Close()
+	}
+	if err != nil && s.g.reason != "" {
+		return s.g.reason, nil
+	}
+	return "", err
 }
 
 // dropCapture drops table's capture triggers and rowid guard.
@@ -424,6 +563,9 @@ func (d ddlConn) vetSchema() error {
 		switch typ {
 		case "table":
 			err = d.vetDefaults(name)
+			if err == nil {
+				err = d.vetTable(name, objs[k])
+			}
 		case "view":
 			err = d.probe("view "+name, "SELECT * FROM "+quoteIdent(name))
 		case "trigger":
@@ -490,6 +632,25 @@ func (d ddlConn) vetDefaults(table string) error {
 	return nil
 }
 
+// vetTable compiles the table's CREATE statement (as SQLite stored it) on
+// the scratch database under the gate: ALTER TABLE ... ADD COLUMN never
+// authorizes the new column's CHECK constraint or generated expression, but
+// CREATE TABLE does (and refuses rewritten functions there).
+func (d ddlConn) vetTable(table, sql string) error {
+	reason, err := d.scratch.compile(sql, d.g.modules, d.g.off)
+	switch {
+	case reason != "":
+		return refusal(fmt.Sprintf("table %s: %s", table, reason))
+	case err == nil:
+		return nil
+	case backend.AsError(err) == nil:
+		return err // the scratch database is unavailable: a node fault
+	}
+	// SQLite accepted this table; the same text cannot fail to compile on
+	// an empty database with the same build (no verdict to take here).
+	return refusal(fmt.Sprintf("table %s cannot be checked: %v", table, err))
+}
+
 // vetTrigger compiles (never runs) an INSERT, an UPDATE of every column and
 // a DELETE on the trigger's table or view, which compiles the trigger's body
 // under the gate. Errors other than a gate refusal (a DELETE on a view
@@ -548,39 +709,5 @@ func (d ddlConn) probe(what, sql string) error {
 	if e := backend.AsError(err); e.Class == backend.ClassPermission && d.g.reason != "" {
 		return refusal(what + ": " + d.g.reason)
 	}
-	return nil
-}
-
-// workLimit bounds the work of one read-only client statement, in units of the
-// driver's progress callback (every 1,000 SQLite virtual machine
-// instructions, plus one per row stepped): 100,000 units, about 10^8
-// instructions. The count is a function of the statement, the data and the
-// SQLite build, never of time or load, so a statement over the limit fails
-// identically on every node (ClassResource) instead of running forever (a
-// recursive CTE without a bound) and stalling the chain. Changing it
-// changes tx outcomes: it is consensus-relevant. Writing statements are not
-// bounded yet: SQLite rolls back the whole transaction (the block's) when
-// it interrupts one.
-const workLimit = 100_000
-
-var errWorkLimit = &backend.Error{Class: backend.ClassResource, SQLState: "54000",
-	Message: "statement exceeded relchain's deterministic work limit (about 10^8 SQLite instructions); bound recursive CTEs and joins"}
-
-// fuel is the writer's interrupt context while a client statement runs:
-// go-sqlite3 consults Err from SQLite's progress handler, every 1,000
-// virtual machine instructions, and once per step. It never looks at the
-// clock.
-type fuel struct {
-	context.Context
-	left int64
-	out  bool
-}
-
-func (f *fuel) Err() error {
-	if f.left <= 0 {
-		f.out = true
-		return errWorkLimit
-	}
-	f.left--
 	return nil
 }

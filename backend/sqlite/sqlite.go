@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,10 +15,12 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 const (
 	metaTable    = "relchain_meta"
+	systemTable  = "relchain_system"
 	changesTable = "relchain_changes"
 	triggerPfx   = "relchain_cap_"
 	savepoint    = "relchain_tx"
@@ -32,9 +35,9 @@ CREATE TABLE IF NOT EXISTS relchain_meta (
 	height INTEGER NOT NULL,
 	app_hash BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS relchain_replay (
-	pubkey BLOB PRIMARY KEY,
-	state BLOB NOT NULL
+CREATE TABLE IF NOT EXISTS relchain_system (
+	key BLOB PRIMARY KEY,
+	value BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS relchain_changes (
 	tbl TEXT NOT NULL,
@@ -59,39 +62,69 @@ var pragmas = []string{
 // Backend is a SQLite database file.
 type Backend struct {
 	path string
+	opts options
 
 	wmu       sync.Mutex // guards the writer and open
 	w         *sqlite3.Conn
 	open      bool
-	internal  bool // the writer runs relchain's own statements: authorizer allows
-	wgate     gate // the gate's state for the writer's statement being compiled
+	blockGen  int64 // counts Begin: a Block only acts while its generation is open
+	workLimit int64 // WorkLimit; lower only in tests (export_test.go)
+	lost      bool  // SQLite rolled back the open block's transaction
+	txDDL     bool  // a DDL statement ran (or failed) since the last Savepoint
+	internal  bool  // the writer runs relchain's own statements: authorizer allows
+	wgate     gate  // the gate's state for the writer's statement being compiled
+	rw        *rewriter
 	vetted    map[string]string
 	blockDDL  bool         // the open block changed the schema
 	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
-	stmts     map[string]*sqlite3.Stmt
+	stmts     map[string]*cached
 	stmtOrder []string
 	schemaVer int64
+	scratch   scratch
 
 	readPool chan *sqlite3.Conn
 	// restricted marks a read connection that is running a client's query:
 	// its authorizer then allows reading only (see authorizeRead).
 	restricted map[*sqlite3.Conn]*atomic.Bool
-	// gating holds each read connection's gate, used by CheckSyntax.
+	// gating holds each read connection's gate, used by Analyze.
 	gating   map[*sqlite3.Conn]*readGate
 	nreaders int
 
 	syntaxMu sync.Mutex
 	syntax   map[string]verdict
-	dry      dryRun // CheckSyntax's copy of the schema, for DDL
+	dry      dryRun // Analyze's copy of the schema, for DDL
 }
 
-// verdict is a cached CheckSyntax result. Syntax errors hold for any
-// schema; every other verdict only for the committed schema generation it
-// was taken on.
+// cached is a prepared statement of the writer and what it does.
+type cached struct {
+	stmt *sqlite3.Stmt
+	an   sqlcheck.Analysis
+}
+
+// verdict is a cached Analyze result. Syntax errors hold for any schema;
+// every other verdict only for the committed schema generation it was taken
+// on.
 type verdict struct {
+	an  sqlcheck.Analysis
 	err error
 	gen int64
 }
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	noGate bool
+}
+
+// WithoutGate is for benchmarks only (gate on vs off, end to end): the
+// authorizer then allows every client action except access to relchain's
+// own tables and what would break the block's db-transaction (transaction
+// and savepoint control, ATTACH, DETACH, VACUUM). Clock and random functions
+// are still rewritten and the work limit still applies. A node running
+// without the gate does not follow the chain's determinism rules: never use
+// it on a network.
+func WithoutGate() Option { return func(o *options) { o.noGate = true } }
 
 // readGate switches a read connection's authorizer to the gate.
 type readGate struct {
@@ -102,7 +135,7 @@ type readGate struct {
 var _ backend.Backend = (*Backend)(nil)
 
 // Open opens (creating if needed) the database file at path.
-func Open(ctx context.Context, path string) (*Backend, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create database directory: %w", err)
 	}
@@ -110,29 +143,35 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b := &Backend{path: path, w: w, stmts: make(map[string]*sqlite3.Stmt), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate)}
-	init := append([]string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"}, pragmas...)
-	for _, p := range init {
+	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate)}
+	for _, o := range opts {
+		o(&b.opts)
+	}
+	b.wgate.off = b.opts.noGate
+	fail := func(format string, a ...any) (*Backend, error) {
+		w.Close()
+		b.rw.close()
+		return nil, fmt.Errorf("open %s: "+format, append([]any{path}, a...)...)
+	}
+	for _, p := range []string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"} {
 		if err := w.Exec(p); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("open %s: %s: %w", path, p, err)
+			return fail("%s: %w", p, err)
 		}
 	}
+	if err := initConn(w, b.rw); err != nil {
+		return fail("%w", err)
+	}
 	if err := w.Exec("BEGIN IMMEDIATE;" + schema + "COMMIT"); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: create relchain tables: %w", path, err)
+		return fail("create relchain tables: %w", err)
 	}
 	if b.wgate.modules, err = loadModules(w); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return fail("%w", err)
 	}
 	if b.vetted, err = b.ddl().schemaObjects(); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return fail("%w", err)
 	}
 	if err := w.SetAuthorizer(b.authorize); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: set authorizer: %w", path, err)
+		return fail("set authorizer: %w", err)
 	}
 	for i := 0; i < readers; i++ {
 		r, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
@@ -144,7 +183,7 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 			}
 		}
 		flag, rg := new(atomic.Bool), new(readGate)
-		rg.g.modules = b.wgate.modules
+		rg.g.modules, rg.g.off = b.wgate.modules, b.opts.noGate
 		if err == nil {
 			err = r.SetAuthorizer(authorizeRead(flag, rg))
 		}
@@ -167,6 +206,17 @@ func Open(ctx context.Context, path string) (*Backend, error) {
 	return b, nil
 }
 
+// initConn pins the pragmas of a connection that runs clients' statements
+// or their DDL, and installs the rewritten clock and random functions.
+func initConn(c *sqlite3.Conn, rw *rewriter) error {
+	for _, p := range pragmas {
+		if err := c.Exec(p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return rw.register(c)
+}
+
 // Dialect implements backend.Backend.
 func (b *Backend) Dialect() string { return "sqlite" }
 
@@ -186,8 +236,9 @@ func (b *Backend) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4t
 
 // authorizeRead lets a client's query read and call functions, nothing
 // else: no PRAGMA (it would change the shared read connection's settings
-// for later queries), no transaction control, no ATTACH.
-// While CheckSyntax prepares a statement, the connection's gate decides.
+// for later queries), no transaction control, no ATTACH, and no reads of
+// relchain's own tables.
+// While Analyze prepares a statement, the connection's gate decides.
 func authorizeRead(restricted *atomic.Bool, rg *readGate) func(sqlite3.AuthorizerActionCode, string, string, string, string) sqlite3.AuthorizerReturnCode {
 	return func(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
 		if rg.on.Load() {
@@ -197,7 +248,12 @@ func authorizeRead(restricted *atomic.Bool, rg *readGate) func(sqlite3.Authorize
 			return sqlite3.AUTH_OK
 		}
 		switch action {
-		case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_FUNCTION, sqlite3.AUTH_RECURSIVE:
+		case sqlite3.AUTH_READ:
+			if isRelchainName(name3rd) {
+				return sqlite3.AUTH_DENY // relchain's own state (system state included) is not client-visible
+			}
+			return sqlite3.AUTH_OK
+		case sqlite3.AUTH_SELECT, sqlite3.AUTH_FUNCTION, sqlite3.AUTH_RECURSIVE:
 			return sqlite3.AUTH_OK
 		}
 		return sqlite3.AUTH_DENY
@@ -285,29 +341,31 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	return rows, st.Height, nil
 }
 
-// CheckSyntax implements backend.Backend: it prepares (never steps) the
+// Analyze implements backend.Backend: it prepares (never steps) the
 // statement on a read connection, under the gate (gate.go), on committed
-// state. Errors that depend on the schema (a missing table) are accepted: an
-// earlier tx of the block may create what is missing. A statement the gate
-// refuses is rejected (ClassPermission), as Exec would refuse it. Verdicts
-// are cached by text: syntax verdicts forever, others until a block that
-// changed the schema commits.
-func (b *Backend) CheckSyntax(ctx context.Context, sql string) error {
+// state. Errors that depend on the schema (a missing table) are no verdict:
+// an earlier tx of the block may create what is missing; the analysis then
+// holds what could be learned (DDL from the statement's first keyword). A
+// statement the gate refuses is rejected (ClassPermission), as Exec would
+// refuse it. Verdicts are cached by text: syntax verdicts forever, others
+// until a block that changed the schema commits.
+func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
 	gen := b.schemaGen.Load()
 	b.syntaxMu.Lock()
 	v, ok := b.syntax[sql]
 	b.syntaxMu.Unlock()
 	if ok && (v.gen == gen || isSyntaxError(v.err)) {
-		return v.err
+		return cloneAnalysis(v.an), v.err
 	}
 	r, err := b.reader(ctx)
 	if err != nil {
-		return err
+		return sqlcheck.Analysis{}, err
 	}
 	rg := b.gating[r]
 	rg.on.Store(true)
 	stmt, err := prepareGated(r, &rg.g, sql)
 	rg.on.Store(false)
+	an := rg.g.analysis()
 	// CREATE TABLE ... AS SELECT is not dry-run: its columns have no
 	// DEFAULT, its query was judged above, and running it could be costly.
 	ddlKind := isDDLKind(rg.g.kind) && !(rg.g.kind == sqlite3.AUTH_CREATE_TABLE && rg.g.query)
@@ -319,18 +377,60 @@ func (b *Backend) CheckSyntax(ctx context.Context, sql string) error {
 		}
 	}
 	if err != nil && isSchemaError(err) && backend.AsError(err).Class != backend.ClassPermission {
+		// No verdict; what the statement does is partly unknown.
+		an.DDL = an.DDL || startsDDL(sql)
 		err = nil
 	}
 	if err != nil && backend.AsError(err) == nil {
-		return err // infrastructure trouble: no verdict
+		return an, err // infrastructure trouble: no verdict
 	}
 	b.syntaxMu.Lock()
 	if len(b.syntax) >= 4096 {
 		clear(b.syntax)
 	}
-	b.syntax[sql] = verdict{err: err, gen: gen}
+	b.syntax[sql] = verdict{an: an, err: err, gen: gen}
 	b.syntaxMu.Unlock()
-	return err
+	return cloneAnalysis(an), err
+}
+
+func cloneAnalysis(a sqlcheck.Analysis) sqlcheck.Analysis {
+	a.Writes = slices.Clone(a.Writes)
+	return a
+}
+
+// startsDDL reports whether sql's first keyword (after blanks and comments)
+// is CREATE, DROP or ALTER.
+func startsDDL(sql string) bool {
+	s := sql
+	for {
+		s = strings.TrimLeft(s, " \t\n\r\f\v")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return false
+			}
+			s = s[i+1:]
+			continue
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s[2:], "*/")
+			if i < 0 {
+				return false
+			}
+			s = s[i+4:]
+			continue
+		}
+		break
+	}
+	end := 0
+	for end < len(s) && ('a' <= s[end]|0x20 && s[end]|0x20 <= 'z') {
+		end++
+	}
+	switch asciiLower([]byte(s[:end])) {
+	case "create", "drop", "alter":
+		return true
+	}
+	return false
 }
 
 func isSyntaxError(err error) bool {
@@ -445,18 +545,20 @@ func (b *Backend) Close() error {
 	defer b.wmu.Unlock()
 	var errs []error
 	if b.w != nil {
-		if b.open {
+		if b.open && !b.w.GetAutocommit() {
 			errs = append(errs, b.internalExec("ROLLBACK"))
-			b.open = false
 		}
+		b.open = false
 		for _, s := range b.stmts {
-			errs = append(errs, s.Close())
+			errs = append(errs, s.stmt.Close())
 		}
 		b.stmts = nil
 		errs = append(errs, b.w.Close())
 		b.w = nil
+		b.rw.close()
 	}
 	b.dry.close()
+	b.scratch.close()
 	if b.readPool != nil {
 		deadline := time.After(10 * time.Second)
 	drain:

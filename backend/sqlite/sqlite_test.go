@@ -3,12 +3,15 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/sqlcheck"
 )
 
 // openPerTest gives each test its own database file and reopens the same
@@ -53,7 +56,8 @@ func TestQueryCannotRunPragmaOrTransactionControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	for _, sql := range []string{"PRAGMA case_sensitive_like = ON", "PRAGMA foreign_keys", "COMMIT", "ATTACH ':memory:' AS x"} {
+	for _, sql := range []string{"PRAGMA case_sensitive_like = ON", "PRAGMA foreign_keys", "COMMIT", "ATTACH ':memory:' AS x",
+		"SELECT * FROM relchain_system", "SELECT count(*) FROM RELCHAIN_META", "SELECT * FROM relchain_changes"} {
 		if _, _, err := b.Query(context.Background(), sql, nil); backend.AsError(err) == nil {
 			t.Errorf("query %q: err = %v, want a statement failure", sql, err)
 		}
@@ -61,5 +65,165 @@ func TestQueryCannotRunPragmaOrTransactionControl(t *testing.T) {
 	rows, _, err := b.Query(context.Background(), "SELECT 'a' LIKE 'A'", nil)
 	if err != nil || len(rows.Rows) != 1 || rows.Rows[0][0] != int64(1) {
 		t.Fatalf("LIKE is case-insensitive after the refused pragma: rows %v, err %v", rows, err)
+	}
+}
+
+// WithoutGate (benchmarks only) allows what the gate refuses for
+// determinism, but still keeps clients away from relchain's tables and from
+// the block's transaction, and still reports what statements do.
+func TestWithoutGate(t *testing.T) {
+	ctx := context.Background()
+	b, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithoutGate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx)
+	if _, err := blk.Exec(ctx, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`SELECT sqlite_version(), changes(), last_insert_rowid()`,
+		`SELECT count(*) FROM sqlite_schema`,
+		`SELECT * FROM pragma_table_info('t')`,
+		`CREATE TABLE c (v INT CHECK (random() <> 0), w INT DEFAULT (total_changes()))`,
+		`CREATE VIEW sv AS SELECT sqlite_source_id() AS s`,
+		`INSERT INTO t (id, v) VALUES (1, sqlite_version())`,
+	} {
+		if _, err := b.Analyze(ctx, sql); err != nil {
+			t.Errorf("Analyze(%q) without the gate: %v", sql, err)
+		}
+		if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := blk.Exec(ctx, sql, nil); err != nil {
+			t.Errorf("Exec(%q) without the gate: %v", sql, err)
+		}
+		if err := blk.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sql := range []string{
+		`SELECT * FROM relchain_meta`,
+		`SELECT * FROM relchain_system`,
+		`INSERT INTO relchain_system (key, value) VALUES (x'00', x'00')`,
+		`DELETE FROM relchain_changes`,
+		`DROP TABLE relchain_changes`,
+		`CREATE TRIGGER x AFTER INSERT ON relchain_system BEGIN SELECT 1; END`,
+		`CREATE VIEW leak AS SELECT * FROM relchain_system`,
+		`COMMIT`,
+		`ROLLBACK`,
+		`SAVEPOINT x`,
+		`RELEASE relchain_tx`,
+		`ATTACH ':memory:' AS x`,
+		`VACUUM`,
+	} {
+		if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := blk.Exec(ctx, sql, nil)
+		if e := backend.AsError(err); e == nil || e.Class != backend.ClassPermission {
+			t.Errorf("Exec(%q) without the gate: %v, want refused", sql, err)
+		}
+		if err := blk.RollbackTo(ctx); err != nil {
+			t.Fatalf("after %q: %v", sql, err)
+		}
+	}
+	if a, err := blk.Analyze(ctx, `UPDATE t SET v = 'x'`); err != nil || len(a.Writes) != 1 || a.Writes[0] != "t" {
+		t.Errorf("Analyze without the gate: %+v, %v", a, err)
+	}
+	if d, err := blk.ChangeDigest(ctx); err != nil || len(d) == 0 {
+		t.Fatalf("ChangeDigest: %x, %v", d, err)
+	}
+}
+
+// unique makes statement texts that no cache has seen.
+var unique atomic.Int64
+
+// BenchmarkAnalyze measures the gate's verdict on a Smallbank and a TPC-C
+// NewOrder statement: at CheckTx from the verdict cache and compiled afresh
+// (with and without the gate), and in the block (compiled on the writer and
+// kept for Exec, from its statement cache and afresh).
+func BenchmarkAnalyze(b *testing.B) {
+	ctx := context.Background()
+	open := func(b *testing.B, opts ...sqlite.Option) *sqlite.Backend {
+		be, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "relchain.db"), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		blk, err := be.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range []string{
+			`CREATE TABLE checking (customer_id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)`,
+			`CREATE TABLE district (d_w_id INTEGER NOT NULL, d_id INTEGER NOT NULL, d_name TEXT, d_street_1 TEXT,
+				d_street_2 TEXT, d_city TEXT, d_state TEXT, d_zip TEXT, d_tax REAL NOT NULL, d_ytd REAL NOT NULL,
+				d_next_o_id INTEGER NOT NULL, PRIMARY KEY (d_w_id, d_id))`,
+		} {
+			if _, err := blk.Exec(ctx, s, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := blk.Commit(ctx, backend.State{Height: 1, AppHash: []byte{1}}); err != nil {
+			b.Fatal(err)
+		}
+		return be
+	}
+	stmts := []struct{ name, sql string }{
+		{"smallbank", `UPDATE checking SET balance = balance + ?1 WHERE customer_id = ?2`},
+		{"tpcc-neworder", `UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ?1 AND d_id = ?2 RETURNING d_next_o_id, d_tax`},
+	}
+	gated, ungated := open(b), open(b, sqlite.WithoutGate())
+	defer gated.Close()
+	defer ungated.Close()
+	for _, s := range stmts {
+		b.Run(s.name+"/checktx-cached", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := gated.Analyze(ctx, s.sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		for _, g := range []struct {
+			name string
+			be   *sqlite.Backend
+		}{{"checktx", gated}, {"checktx-nogate", ungated}} {
+			b.Run(s.name+"/"+g.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := g.be.Analyze(ctx, s.sql+" -- "+strconv.FormatInt(unique.Add(1), 10)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		b.Run(s.name+"/block", func(b *testing.B) {
+			blk, err := gated.Begin(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer blk.Rollback(ctx)
+			for b.Loop() {
+				if _, err := blk.Analyze(ctx, s.sql+" -- "+strconv.FormatInt(unique.Add(1), 10)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(s.name+"/block-cached", func(b *testing.B) {
+			blk, err := gated.Begin(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer blk.Rollback(ctx)
+			for b.Loop() {
+				if _, err := blk.Analyze(ctx, s.sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -26,6 +26,11 @@ type benchReport struct {
 	// RatioToCeiling is relchain's throughput over the ceiling's (async) or
 	// its p50 latency over the ceiling's (commit).
 	RatioToCeiling float64 `json:"ratio_to_ceiling,omitempty"`
+	// GateOff is the same measurement with the gate off (--gate-off), and
+	// GateCost the relative throughput lost to the gate (async) or the
+	// relative p50 latency added (commit).
+	GateOff  *ceilingSummary `json:"gate_off,omitempty"`
+	GateCost float64         `json:"gate_cost,omitempty"`
 }
 
 type ceilingSummary struct {
@@ -39,7 +44,7 @@ func benchCmd() *cobra.Command {
 	var cfg bench.Config
 	var f netFlags
 	var nodes, output, dir string
-	var ceiling, slowGossip bool
+	var ceiling, slowGossip, gateOff bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -99,6 +104,21 @@ async (submit everything, follow committed blocks: throughput).`,
 					rep.RatioToCeiling = res.LatencyMS.P50 / kres.LatencyMS.P50
 				}
 			}
+			if gateOff {
+				ocfg := cfg
+				onopts := nopts
+				onopts.App, onopts.NoGate = "relchain", true
+				ores, err := measure(ctx, ocfg, "", onopts)
+				if err != nil {
+					return fmt.Errorf("gate off: %w", err)
+				}
+				rep.GateOff = &ceilingSummary{TPS: ores.TPS, LatencyMS: ores.LatencyMS, Blocks: ores.Blocks, TxsPerBlk: ores.TxsPerBlockMean}
+				if cfg.Mode == "async" && ores.TPS > 0 {
+					rep.GateCost = 1 - res.TPS/ores.TPS
+				} else if res.LatencyMS != nil && ores.LatencyMS != nil && ores.LatencyMS.P50 > 0 {
+					rep.GateCost = res.LatencyMS.P50/ores.LatencyMS.P50 - 1
+				}
+			}
 			printReport(&rep)
 			if output != "" {
 				b, _ := json.MarshalIndent(rep, "", "  ")
@@ -120,6 +140,7 @@ async (submit everything, follow committed blocks: throughput).`,
 	cmd.Flags().StringVar(&nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
 	cmd.Flags().BoolVar(&slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
 	cmd.Flags().BoolVar(&ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
+	cmd.Flags().BoolVar(&gateOff, "gate-off", false, "also measure relchain with the determinism and safety gate off (its cost)")
 	cmd.Flags().StringVar(&output, "output", "", "write the result as JSON to this file")
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up after this long")
@@ -183,5 +204,12 @@ func printReport(r *benchReport) {
 			fmt.Printf(", p50 %.1f ms, p95 %.1f ms", r.Ceiling.LatencyMS.P50, r.Ceiling.LatencyMS.P95)
 		}
 		fmt.Printf("; relchain/ceiling ratio %.2f\n", r.RatioToCeiling)
+	}
+	if r.GateOff != nil {
+		fmt.Printf("gate off (same network config): %.0f tx/s", r.GateOff.TPS)
+		if r.GateOff.LatencyMS != nil {
+			fmt.Printf(", p50 %.1f ms", r.GateOff.LatencyMS.P50)
+		}
+		fmt.Printf("; cost of the gate %.1f%%\n", 100*r.GateCost)
 	}
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 )
@@ -20,6 +24,7 @@ func initCmd() *cobra.Command {
 	var home, backendKind, dsn, chainID string
 	var blockAtomic bool
 	var timeoutCommit time.Duration
+	var admins adminFlags
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create a single-validator node home",
@@ -27,6 +32,9 @@ func initCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p := app.DefaultParams()
 			p.BlockAtomic = blockAtomic
+			if err := admins.apply(&p); err != nil {
+				return err
+			}
 			t := node.DefaultTuning()
 			t.TimeoutCommit = timeoutCommit
 			g, err := node.Init(home, node.InitOptions{
@@ -48,11 +56,12 @@ func initCmd() *cobra.Command {
 	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	cmd.Flags().DurationVar(&timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	admins.register(cmd)
 	return cmd
 }
 
 func nodeCmd() *cobra.Command {
-	var home, appKind string
+	var home, appKind, injectDir string
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a validator until SIGINT/SIGTERM",
@@ -64,7 +73,11 @@ func nodeCmd() *cobra.Command {
 			var err error
 			switch appKind {
 			case "relchain":
-				n, err = node.New(ctx, home, nil)
+				var opts []node.Option
+				if injectDir != "" {
+					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
+				}
+				n, err = node.New(ctx, home, nil, opts...)
 			case "kvstore":
 				n, err = node.NewKVStore(home, nil)
 			default:
@@ -83,10 +96,54 @@ func nodeCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
 	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
+	cmd.Flags().StringVar(&injectDir, "unsafe-inject-dir", "", "TESTS ONLY: propose the raw txs in DIR/*.tx unchecked (a byzantine proposer)")
+	_ = cmd.Flags().MarkHidden("unsafe-inject-dir")
 	return cmd
 }
 
+// adminFlags choose the genesis admins.
+type adminFlags struct {
+	admins []string
+	open   bool
+}
+
+func (a *adminFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&a.admins, "admin", nil, "genesis admin: a hex public key or the name of a key in HOME/keys (repeatable; default: this machine's default key)")
+	cmd.Flags().BoolVar(&a.open, "open", false, "no admin: an open network where every key may change the schema and write every table (development only)")
+}
+
+// apply puts the admins into p, resolving key names in the default home.
+func (a *adminFlags) apply(p *app.Params) error {
+	if a.open {
+		if len(a.admins) > 0 {
+			return fmt.Errorf("--open and --admin contradict each other")
+		}
+		fmt.Println("open network: no admin; every key may change the schema and write every table")
+		return nil
+	}
+	if len(a.admins) == 0 {
+		k, err := keyring.Dir(filepath.Join(defaultHome(), "keys")).LoadOrCreateDefault()
+		if err != nil {
+			return fmt.Errorf("default admin key: %w", err)
+		}
+		p.Admins = []string{k.PublicHex()}
+		fmt.Printf("admin: %s (%s; 'relchain admin grant' lets other keys write)\n", k.PublicHex(), filepath.Join(defaultHome(), "keys", k.Name+".json"))
+		return nil
+	}
+	for _, s := range a.admins {
+		k, err := resolveKey(defaultHome(), s)
+		if err != nil {
+			return fmt.Errorf("--admin: %w", err)
+		}
+		p.Admins = append(p.Admins, hex.EncodeToString(k))
+	}
+	slices.Sort(p.Admins)
+	p.Admins = slices.Compact(p.Admins)
+	return nil
+}
+
 type netFlags struct {
+	adminFlags
 	validators    int
 	backend       string
 	dsnTemplate   string
@@ -106,9 +163,12 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p) and BASE+10i+1 (RPC); 0 picks free ports")
 }
 
-func (f *netFlags) options(dir string, hosts []string) netctl.Options {
+func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 	p := app.DefaultParams()
 	p.BlockAtomic = f.blockAtomic
+	if err := f.apply(&p); err != nil {
+		return netctl.Options{}, err
+	}
 	t := node.DefaultTuning()
 	t.TimeoutCommit = f.timeoutCommit
 	if len(hosts) > 0 {
@@ -118,7 +178,7 @@ func (f *netFlags) options(dir string, hosts []string) netctl.Options {
 	return netctl.Options{
 		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend,
 		DSNTemplate: f.dsnTemplate, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
-	}
+	}, nil
 }
 
 func testnetCmd() *cobra.Command {
@@ -133,7 +193,11 @@ func testnetCmd() *cobra.Command {
 			if hosts != "" {
 				hs = strings.Split(hosts, ",")
 			}
-			nodes, err := netctl.Generate(f.options(output, hs))
+			o, err := f.options(output, hs)
+			if err != nil {
+				return err
+			}
+			nodes, err := netctl.Generate(o)
 			if err != nil {
 				return err
 			}
@@ -145,6 +209,7 @@ func testnetCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd, 26656)
+	f.adminFlags.register(cmd)
 	cmd.Flags().StringVar(&output, "output", "./testnet", "directory for the node homes (must be empty)")
 	cmd.Flags().StringVar(&hosts, "hosts", "", "comma-separated host per validator, for a multi-machine deployment")
 	return cmd
@@ -168,7 +233,11 @@ func localnetCmd() *cobra.Command {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return err
 				}
-				if nodes, err = netctl.Generate(f.options(dir, nil)); err != nil {
+				o, err := f.options(dir, nil)
+				if err != nil {
+					return err
+				}
+				if nodes, err = netctl.Generate(o); err != nil {
 					return err
 				}
 				fmt.Printf("created a %d-validator %s network in %s\n", len(nodes), f.backend, dir)
@@ -211,6 +280,7 @@ func localnetCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd, 26656)
+	f.adminFlags.register(cmd)
 	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
 	return cmd
 }

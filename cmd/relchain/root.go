@@ -30,7 +30,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(initCmd(), nodeCmd(), testnetCmd(), localnetCmd(),
-		execCmd(), queryCmd(), statusCmd(), keysCmd(), benchCmd(), versionCmd())
+		execCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
 	return root
 }
 
