@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/relchain
 
-.PHONY: build test test-race lint demo bench clean
+.PHONY: build test test-race lint demo bench fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/relchain
@@ -21,6 +21,10 @@ demo: build
 
 bench: build
 	./scripts/bench.sh
+
+# Every fuzz target for FUZZTIME each (default 5m).
+fuzz:
+	./scripts/fuzz.sh
 
 clean:
 	rm -rf bin localnet

@@ -83,6 +83,13 @@ type cluster struct {
 type clusterOptions struct {
 	backend    string // "sqlite" (default) or "postgres"
 	maxTxBytes int    // genesis max_tx_bytes; 0 keeps the default
+	// permissioned names the cluster's admin key in the genesis (otherwise
+	// the network is open).
+	permissioned bool
+	// nodeArgs and nodeEnv add command-line arguments and environment
+	// variables for node i.
+	nodeArgs [][]string
+	nodeEnv  [][]string
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -97,6 +104,10 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	opts := netctl.Options{Validators: validators, Dir: dir, Backend: o.backend}
 	opts.Tuning.FastGossip = true
 	opts.Params.MaxTxBytes = o.maxTxBytes
+	admin := newKey(t)
+	if o.permissioned {
+		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
+	}
 	if o.backend == "postgres" {
 		opts.DSNTemplate = pgDSNTemplate(t)
 	}
@@ -104,7 +115,8 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if err != nil {
 		t.Fatalf("generate network: %v", err)
 	}
-	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: newKey(t)}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: admin}
+	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
 	// Cleanups run last-registered first: stop the nodes, then show logs.
 	t.Cleanup(func() {
 		c.checkRaces()

@@ -26,7 +26,11 @@ import (
 // the nodes listed in nodes.json, and stops the network with SIGTERM.
 func TestLocalnetCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "localnet")
+	// The CLI's home: localnet makes its default key the genesis admin, and
+	// exec signs with the same key.
+	home := t.TempDir()
 	cmd := exec.Command(relchainBin, "localnet", "--validators", "4", "--home", dir, "--base-port", "0")
+	cmd.Env = append(os.Environ(), "RELCHAIN_HOME="+home)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -99,8 +103,7 @@ func TestLocalnetCommand(t *testing.T) {
 		}
 	}
 
-	home := t.TempDir() // holds the CLI's signing key
-	run := func(args ...string) string {
+	try := func(args ...string) (string, string, error) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -108,10 +111,16 @@ func TestLocalnetCommand(t *testing.T) {
 		c.Env = append(os.Environ(), "RELCHAIN_HOME="+home)
 		var so, se bytes.Buffer
 		c.Stdout, c.Stderr = &so, &se
-		if err := c.Run(); err != nil {
-			t.Fatalf("relchain %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, &so, &se)
+		err := c.Run()
+		return so.String(), se.String(), err
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		so, se, err := try(args...)
+		if err != nil {
+			t.Fatalf("relchain %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, so, se)
 		}
-		return so.String()
+		return so
 	}
 	run("exec", "--node", nodes[0].RPC, "CREATE TABLE greeting (id INTEGER PRIMARY KEY, msg TEXT NOT NULL)")
 	run("exec", "--node", nodes[1].RPC, "INSERT INTO greeting (id, msg) VALUES (?1, ?2)", "1", "hello")
@@ -153,6 +162,28 @@ func TestLocalnetCommand(t *testing.T) {
 		if want := "[[1 hello] [2 42]]"; fmt.Sprint(got.Rows) != want {
 			t.Errorf("%s: rows %v, want %s", n.Name, got.Rows, want)
 		}
+	}
+
+	// Permissions: another key may write nothing until the admin (the
+	// default key) grants it a table.
+	run("keys", "add", "bob")
+	bobKey := filepath.Join(home, "keys", "bob.json")
+	insertAsBob := []string{"exec", "--node", nodes[2].RPC, "--key", bobKey, "INSERT INTO greeting (id, msg) VALUES (3, 'from bob')"}
+	if so, se, err := try(insertAsBob...); err == nil || !strings.Contains(so+se, "unauthorized") {
+		t.Fatalf("bob's insert before any grant: err %v, output %q %q; want an unauthorized failure", err, so, se)
+	}
+	run("admin", "grant", "--node", nodes[1].RPC, "bob", "greeting")
+	run(insertAsBob...)
+	if so, se, err := try("exec", "--node", nodes[2].RPC, "--key", bobKey, "DROP TABLE greeting"); err == nil || !strings.Contains(so+se, "only an admin") {
+		t.Fatalf("bob's DROP TABLE: err %v, output %q %q; want refused (only an admin)", err, so, se)
+	}
+	if shown := run("admin", "show", "--node", nodes[3].RPC, "bob"); !strings.Contains(shown, "greeting") {
+		t.Errorf("admin show bob = %q, want the grant on greeting", shown)
+	}
+	run("admin", "revoke", "--node", nodes[0].RPC, "bob", "greeting")
+	insertAsBob[len(insertAsBob)-1] = "INSERT INTO greeting (id, msg) VALUES (4, 'from bob again')"
+	if so, se, err := try(insertAsBob...); err == nil || !strings.Contains(so+se, "unauthorized") {
+		t.Fatalf("bob's insert after the revoke: err %v, output %q %q; want an unauthorized failure", err, so, se)
 	}
 
 	for _, n := range nodes {

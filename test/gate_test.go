@@ -1,0 +1,254 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/sqlcheck/sqlchecktest"
+	"github.com/relchain/relchain/txn"
+)
+
+// corpusPaths are the dialects' gate corpora as their unit tests export
+// them (kept in step with the Go tables by TestCorpusFileIsCurrent in each
+// dialect's package).
+var corpusPaths = map[string]string{
+	"sqlite":   "../backend/sqlite/testdata/gate_corpus.json",
+	"postgres": "../sqlcheck/postgres/testdata/corpus.json",
+}
+
+func loadCorpus(t *testing.T, dialect string) sqlchecktest.Corpus {
+	t.Helper()
+	c, err := sqlchecktest.Load(corpusPaths[dialect])
+	if err != nil {
+		t.Fatalf("the %s gate corpus: %v", dialect, err)
+	}
+	if c.Dialect != dialect || len(c.Entries) < 100 {
+		t.Fatalf("%s: dialect %q with %d entries; want %q and a real corpus", corpusPaths[dialect], c.Dialect, len(c.Entries), dialect)
+	}
+	return c
+}
+
+func TestGateRefusesCorpusOverRPC_SQLite(t *testing.T)   { testGateRefusesCorpusOverRPC(t, "sqlite") }
+func TestGateRefusesCorpusOverRPC_Postgres(t *testing.T) { testGateRefusesCorpusOverRPC(t, "postgres") }
+
+// testGateRefusesCorpusOverRPC sends every statement the dialect's corpus
+// refuses, each in its own signed tx, to the nodes of a 4-validator
+// network in turn: each must be refused at CheckTx with the refusal's code
+// and a log naming the construct, and the network must keep committing.
+func testGateRefusesCorpusOverRPC(t *testing.T, backend string) {
+	corpus := loadCorpus(t, backend)
+	c := mustStartCluster(t, clusterOptions{backend: backend})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for _, s := range corpus.Schema {
+		c.mustExec(ctx, 0, stmt(s))
+	}
+	key := newKey(t)
+	var nonce uint64
+	refused := 0
+	for i, e := range corpus.Entries {
+		var want uint32
+		switch e.Verdict {
+		case sqlchecktest.Reject:
+			want = api.CodeForbidden
+		case sqlchecktest.Syntax:
+			want = api.CodeSyntax
+		default:
+			continue
+		}
+		nonce++
+		tx := &txn.Tx{ChainID: c.chainID, Nonce: nonce, Statements: []txn.Statement{stmt(e.SQL)}}
+		tx.Sign(key)
+		res, err := c.client(i%validators, nil).RPC().BroadcastTxSync(ctx, txn.Encode(tx))
+		if err != nil {
+			t.Fatalf("entry %d %q: broadcast_tx_sync: %v", i, e.SQL, err)
+		}
+		if res.Code != want || !strings.Contains(res.Log, e.Reason) {
+			t.Errorf("entry %d %q: code %s log %q; want code %s naming %q", i, e.SQL, codeName(res.Code), res.Log, codeName(want), e.Reason)
+		}
+		refused++
+	}
+	t.Logf("%d refused statements of the %s corpus were refused over RPC", refused, backend)
+	if refused < 50 {
+		t.Fatalf("only %d refused entries in the corpus", refused)
+	}
+	// The network is unharmed: it still commits, and every node agrees.
+	c.mustExec(ctx, 3, stmt("CREATE TABLE after_corpus (id INTEGER PRIMARY KEY)"))
+	c.mustExec(ctx, 1, stmt("INSERT INTO after_corpus (id) VALUES (1)"))
+	h, rows := c.consistentRead(ctx, "SELECT count(*) FROM after_corpus")
+	c.requireSameRows(h, "after_corpus", rows[0])
+}
+
+func TestByzantineProposerBlockFailsAlike_SQLite(t *testing.T) {
+	testByzantineProposerBlockFailsAlike(t, "sqlite")
+}
+func TestByzantineProposerBlockFailsAlike_Postgres(t *testing.T) {
+	testByzantineProposerBlockFailsAlike(t, "postgres")
+}
+
+// testByzantineProposerBlockFailsAlike makes node0 a byzantine proposer:
+// its proposals carry txs that CheckTx refuses (malformed, forged, wrong
+// chain, replayed, refused by the gate, unauthorized). Every node must
+// execute that block, fail exactly those txs with the same codes, apply
+// the valid one, agree on the AppHash and keep running.
+func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
+	corpus := loadCorpus(t, backend)
+	injectDir := t.TempDir()
+	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true,
+		nodeArgs: [][]string{{"--unsafe-inject-dir", injectDir}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, s := range corpus.Schema {
+		c.mustExec(ctx, 0, stmt(s))
+	}
+	c.mustExec(ctx, 0, stmt("CREATE TABLE byz (id INTEGER PRIMARY KEY, v TEXT)"))
+	user := newKey(t)
+	c.mustExec(ctx, 1, stmt(api.SystemGrant, txn.Bytes(user.Public().(ed25519.PublicKey)), txn.Text("byz")))
+
+	var nonce uint64
+	sign := func(chainID string, stmts ...txn.Statement) []byte {
+		nonce++
+		tx := &txn.Tx{ChainID: chainID, Nonce: nonce, Statements: stmts}
+		tx.Sign(user)
+		return txn.Encode(tx)
+	}
+	committed := sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (1, 'committed')"))
+	if res, err := c.client(2, nil).Broadcast(ctx, client.ModeCommit, committed); err != nil || !res.OK() {
+		t.Fatalf("the user's first insert: %v %+v", err, res)
+	}
+	forged := sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (2, 'forged')"))
+	forged[len(forged)-1] ^= 1
+	type injected struct {
+		name string
+		raw  []byte
+		code uint32
+	}
+	txs := []injected{
+		{"malformed", []byte("not an envelope"), api.CodeMalformed},
+		{"forged signature", forged, api.CodeBadSignature},
+		{"wrong chain", sign("other-chain", stmt("INSERT INTO byz (id, v) VALUES (3, 'x')")), api.CodeWrongChain},
+		{"replayed", committed, api.CodeReplayed},
+		{"not granted", sign(c.chainID, stmt("CREATE TABLE mine (id INTEGER PRIMARY KEY)")), api.CodeUnauthorized},
+		{"valid", sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (4, 'valid')")), api.CodeOK},
+	}
+	gated := 0
+	for _, e := range corpus.Entries {
+		if e.Verdict == sqlchecktest.Reject && gated < 5 {
+			// The gate judges a statement before its target tables are
+			// authorized: these fail with the gate's code.
+			txs = append(txs, injected{"gate: " + e.SQL, sign(c.chainID, stmt(e.SQL)), api.CodeForbidden})
+			gated++
+		}
+	}
+	for i, tx := range txs {
+		tmp := filepath.Join(injectDir, fmt.Sprintf("%03d.tmp", i))
+		if err := os.WriteFile(tmp, tx.raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, strings.TrimSuffix(tmp, ".tmp")+".tx"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Blocks are only made when there are txs: keep the chain moving with
+	// valid writes until node0 has proposed the injected txs.
+	filler := newKey(t)
+	c.mustExec(ctx, 0, stmt(api.SystemGrant, txn.Bytes(filler.Public().(ed25519.PublicKey)), txn.Text("byz")))
+	for n := 100; ; n++ {
+		left, _ := filepath.Glob(filepath.Join(injectDir, "*.tx"))
+		if len(left) == 0 {
+			break
+		}
+		if _, err := c.client(n%validators, filler).Exec(ctx, client.ModeCommit, stmt(fmt.Sprintf("INSERT INTO byz (id, v) VALUES (%d, 'filler')", n))); err != nil {
+			t.Fatalf("filler tx: %v", err)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("node0 never proposed the injected txs")
+		}
+	}
+	// Every node recorded the same outcome for every injected tx.
+	var height int64
+	for _, tx := range txs {
+		for i := range c.nodes {
+			var r *struct {
+				Height int64
+				Code   uint32
+				Log    string
+			}
+			if err := waitFor(ctx, "injected tx indexed", func() bool {
+				res, err := c.client(i, nil).RPC().Tx(ctx, txn.Hash(tx.raw), false)
+				if err != nil {
+					return false
+				}
+				r = &struct {
+					Height int64
+					Code   uint32
+					Log    string
+				}{res.Height, res.TxResult.Code, res.TxResult.Log}
+				return true
+			}); err != nil {
+				// The replayed tx has the same hash as the committed one:
+				// the index holds the first; it is checked below by height.
+				t.Fatalf("%s on %s: %v", tx.name, c.nodes[i].Name, err)
+			}
+			if tx.name == "replayed" {
+				continue
+			}
+			if r.Code != tx.code {
+				t.Errorf("%s on %s: code %s (%s), want %s", tx.name, c.nodes[i].Name, codeName(r.Code), r.Log, codeName(tx.code))
+			}
+			if height == 0 {
+				height = r.Height
+			}
+			if r.Height != height {
+				t.Errorf("%s on %s: in block %d, the others in %d", tx.name, c.nodes[i].Name, r.Height, height)
+			}
+		}
+	}
+	// The injected block's results, as every node recorded them.
+	var want []uint32
+	for i := range c.nodes {
+		br, err := c.client(i, nil).RPC().BlockResults(ctx, &height)
+		if err != nil {
+			t.Fatalf("block_results %d on %s: %v", height, c.nodes[i].Name, err)
+		}
+		var got []uint32
+		for _, r := range br.TxsResults {
+			got = append(got, r.Code)
+		}
+		if want == nil {
+			want = got
+		} else if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("block %d results on %s: %v, on %s: %v", height, c.nodes[i].Name, got, c.nodes[0].Name, want)
+		}
+	}
+	t.Logf("block %d from the byzantine proposer: result codes %v", height, want)
+	foundReplay := false
+	for _, code := range want {
+		if code == api.CodeReplayed {
+			foundReplay = true
+		}
+	}
+	if !foundReplay {
+		t.Errorf("the replayed tx is not in block %d as a replay: %v", height, want)
+	}
+	// Every node keeps running, commits further blocks and agrees.
+	c.mustExec(ctx, 2, stmt("INSERT INTO byz (id, v) VALUES (99, 'after')"))
+	h, rows := c.consistentRead(ctx, "SELECT id, v FROM byz WHERE v <> 'filler' ORDER BY id")
+	c.requireSameRows(h, "byz", rows[0])
+	if got := fmt.Sprint(rows[0][0]); got != "[[1 committed] [4 valid] [99 after]]" {
+		t.Errorf("rows = %s, want the committed, valid and later inserts only", got)
+	}
+	for i := range c.nodes {
+		if !c.net.Running(i) {
+			t.Errorf("%s stopped", c.nodes[i].Name)
+		}
+	}
+}
