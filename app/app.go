@@ -25,6 +25,7 @@ type App struct {
 	abci.BaseApplication
 	ex     *Executor
 	logger log.Logger
+	halted chan error // the first block this node could not apply or commit
 
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
@@ -62,7 +63,26 @@ var _ abci.Application = (*App)(nil)
 
 // New returns an App over ex.
 func New(ex *Executor, logger log.Logger) *App {
-	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second}
+	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second, halted: make(chan error, 1)}
+}
+
+// Halted delivers the error of the first block this node failed to apply or
+// commit for a reason of its own (the database went away, the disk is full:
+// never a transaction's deterministic failure, which is a result code). Its
+// consensus has stopped at that height, nothing of the block was recorded,
+// and CometBFT re-applies the block from its block store when the node
+// restarts. The process should stop and say so rather than run on without
+// consensus.
+func (a *App) Halted() <-chan error { return a.halted }
+
+// halt reports err on Halted (the first one only) and returns it.
+func (a *App) halt(err error) error {
+	a.logger.Error("this node cannot apply the block and stops; nothing of the block was recorded: fix the cause and restart the node to retry", "err", err)
+	select {
+	case a.halted <- err:
+	default:
+	}
+	return err
 }
 
 // Executor returns the executor behind the app.
@@ -122,7 +142,7 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock) (*abci.ResponseFinalizeBlock, error) {
 	results, appHash, err := a.ex.FinalizeBlock(ctx, BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}, req.Txs)
 	if err != nil {
-		return nil, err
+		return nil, a.halt(err)
 	}
 	out := make([]*abci.ExecTxResult, len(results))
 	for i, r := range results {
@@ -137,7 +157,7 @@ func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock)
 // Commit makes the finalized block durable.
 func (a *App) Commit(ctx context.Context, _ *abci.RequestCommit) (*abci.ResponseCommit, error) {
 	if _, err := a.ex.Commit(ctx); err != nil {
-		return nil, err
+		return nil, a.halt(err)
 	}
 	return &abci.ResponseCommit{}, nil
 }

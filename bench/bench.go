@@ -73,9 +73,20 @@ func Setup(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("set up update workload: %w", err)
+	}
+	// Each dialect's gate admits one bounded row generator: PostgreSQL
+	// generate_series with constant bounds (no WITH RECURSIVE), SQLite a
+	// recursive CTE (no generate_series), which its work limit bounds.
+	fill := fmt.Sprintf("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM s", cfg.Rows)
+	if st.Backend == "postgres" {
+		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM generate_series(1, %d) AS s(i)", cfg.Rows)
+	}
 	res, err := c.Exec(ctx, client.ModeCommit,
 		txn.Statement{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
-		txn.Statement{SQL: fmt.Sprintf("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM s", cfg.Rows)})
+		txn.Statement{SQL: fill})
 	if err != nil {
 		return fmt.Errorf("set up update workload: %w", err)
 	}

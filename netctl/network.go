@@ -163,6 +163,17 @@ func (n *Network) Exited(i int) <-chan struct{} {
 	return n.procs[i].done
 }
 
+// ExitError is how node i's current process ended: nil while it runs or
+// after a clean exit, the *exec.ExitError (or signal) otherwise.
+func (n *Network) ExitError(i int) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p := n.procs[i]; p != nil && p.exited() {
+		return p.err
+	}
+	return nil
+}
+
 // Client returns a client of node i.
 func (n *Network) Client(i int, key []byte) (*client.Client, error) {
 	return client.New(n.Nodes[i].RPC, key)

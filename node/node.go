@@ -221,5 +221,14 @@ func (n *Node) Stop() error {
 	return err
 }
 
+// Halted delivers the error of a block this node could not apply or commit
+// (see app.App.Halted); its consensus has stopped. Never for a kvstore node.
+func (n *Node) Halted() <-chan error {
+	if n.app == nil {
+		return nil
+	}
+	return n.app.Halted()
+}
+
 // CometBFT returns the embedded CometBFT node.
 func (n *Node) CometBFT() *nm.Node { return n.cmt }

@@ -78,6 +78,7 @@ type cluster struct {
 	nodes   []netctl.NodeInfo
 	chainID string
 	admin   ed25519.PrivateKey // signs schema changes
+	pgDSN   string             // postgres: the nodes' DSN template ({node})
 }
 
 type clusterOptions struct {
@@ -115,7 +116,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if err != nil {
 		t.Fatalf("generate network: %v", err)
 	}
-	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: admin}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: admin, pgDSN: opts.DSNTemplate}
 	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
 	// Cleanups run last-registered first: stop the nodes, then show logs.
 	t.Cleanup(func() {

@@ -90,8 +90,13 @@ func nodeCmd() *cobra.Command {
 				_ = n.Stop()
 				return err
 			}
-			<-ctx.Done()
-			return n.Stop()
+			select {
+			case <-ctx.Done():
+				return n.Stop()
+			case herr := <-n.Halted():
+				_ = n.Stop()
+				return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
+			}
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")

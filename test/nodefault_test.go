@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/internal/pgtest"
+)
+
+// TestDatabaseLossStopsOnlyThatNode_Postgres takes one validator's database
+// away under load (its sessions are ended and it refuses new ones): a
+// node-local failure, not a transaction's. That node must stop with a
+// message saying what happened and what to do, without recording the
+// block; the other three keep committing. Once the database is back, the
+// restarted node re-applies the block from its block store, catches up and
+// holds exactly the others' rows, every acknowledged write once.
+func TestDatabaseLossStopsOnlyThatNode_Postgres(t *testing.T) {
+	const phase = 60
+	c := mustStartCluster(t, clusterOptions{backend: "postgres"})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	c.mustExec(ctx, 0, stmt("CREATE TABLE log (writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
+
+	admin, err := pgx.Connect(ctx, pgtest.ServerDSN(t))
+	if err != nil {
+		t.Fatalf("connect to the test server: %v", err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	db := c.pgDatabase(victim)
+	allow := func(ctx context.Context, on bool) error {
+		_, err := admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s ALLOW_CONNECTIONS %t", pgx.Identifier{db}.Sanitize(), on))
+		if err != nil {
+			return fmt.Errorf("allow connections %t on %s: %w", on, db, err)
+		}
+		return nil
+	}
+	// Before the databases are dropped (cleanups run last-registered first).
+	t.Cleanup(func() { _ = allow(context.Background(), true) })
+
+	l := startLoad(t, c, []int{0, 1, 2})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			l.stopAndWait()
+			t.Fatalf("%v (load: %s)", err, l.summary())
+		}
+	}
+	must(l.waitAcked(ctx, phase))
+
+	must(allow(ctx, false))
+	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", db); err != nil {
+		t.Fatalf("end %s's sessions: %v", db, err)
+	}
+	select {
+	case <-c.net.Exited(victim):
+	case <-time.After(2 * time.Minute):
+		must(fmt.Errorf("%s still runs 2 minutes after its database went away", c.nodes[victim].Name))
+	}
+	if c.net.ExitError(victim) == nil {
+		t.Errorf("%s exited with status 0 after failing a block, want a failure status", c.nodes[victim].Name)
+	}
+	logText, _ := os.ReadFile(c.net.LogFile(victim))
+	for _, want := range []string{"cannot apply the block", "start it again"} {
+		if !strings.Contains(string(logText), want) {
+			t.Errorf("%s's log does not say %q", c.nodes[victim].Name, want)
+		}
+	}
+	stoppedAt := c.maxHeight(ctx, 0, 1, 2)
+	t.Logf("%s stopped; the others are at height %d (load: %s)", c.nodes[victim].Name, stoppedAt, l.summary())
+	must(l.waitAcked(ctx, l.ackedCount()+phase))
+
+	must(allow(ctx, true))
+	if err := c.net.Start(victim); err != nil {
+		t.Fatalf("restart %s: %v", c.nodes[victim].Name, err)
+	}
+	target := c.maxHeight(ctx, 0, 1, 2)
+	must(c.net.WaitHeight(ctx, victim, target))
+	t.Logf("%s is back at height %d", c.nodes[victim].Name, target)
+	must(l.waitAcked(ctx, l.ackedCount()+phase/2))
+	l.stopAndWait()
+	if len(l.unexpected) > 0 {
+		t.Fatalf("valid writes failed with a result code: %v", l.unexpected[:min(5, len(l.unexpected))])
+	}
+
+	const (
+		qRows    = "SELECT writer, seq, count(*) FROM log GROUP BY writer, seq ORDER BY writer, seq"
+		qCounter = "SELECT (SELECT n FROM counter WHERE id = 1), (SELECT count(*) FROM log)"
+	)
+	h, res := c.consistentRead(ctx, qRows, qCounter)
+	c.requireSameRows(h, qRows, res[0])
+	c.requireSameRows(h, qCounter, res[1])
+	present := make(map[[2]int64]int64)
+	for _, r := range res[0][victim] {
+		present[[2]int64{asInt(t, r[0]), asInt(t, r[1])}] = asInt(t, r[2])
+	}
+	for key := range l.acked {
+		if present[key] != 1 {
+			t.Errorf("acknowledged write (writer %d, seq %d) appears %d times on %s", key[0], key[1], present[key], c.nodes[victim].Name)
+		}
+	}
+	t.Logf("all %d nodes agree at height %d: %d acknowledged writes", validators, h, len(l.acked))
+}
+
+// pgDatabase is the name of node i's PostgreSQL database.
+func (c *cluster) pgDatabase(i int) string {
+	c.t.Helper()
+	u, err := url.Parse(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+	if err != nil || c.pgDSN == "" {
+		c.t.Fatalf("the DSN of %s: %q %v", c.nodes[i].Name, c.pgDSN, err)
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
