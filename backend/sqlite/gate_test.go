@@ -410,6 +410,21 @@ func openGateDB(t testing.TB) backend.Backend {
 	return b
 }
 
+// mustBeginGateBlock opens the corpus database and a block on it; both are
+// rolled back and closed when the test ends.
+func mustBeginGateBlock(t testing.TB) (backend.Backend, backend.Block) {
+	t.Helper()
+	ctx := context.Background()
+	b := openGateDB(t)
+	t.Cleanup(func() { b.Close() })
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { blk.Rollback(ctx) })
+	return b, blk
+}
+
 // checkVerdict reports whether err is the verdict c expects.
 func checkVerdict(c gateCase, err error, exec bool) string {
 	fails := c.v == reject || c.class != ""
@@ -687,13 +702,7 @@ func FuzzGate(f *testing.F) {
 // every node): the rowid guard refuses the insert deterministically.
 func TestRowidExhaustionIsAConstraintFailure(t *testing.T) {
 	ctx := context.Background()
-	b := openGateDB(t)
-	defer b.Close()
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx)
+	_, blk := mustBeginGateBlock(t)
 	for _, s := range []string{
 		`CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT)`,
 		`CREATE TABLE sh (rowid TEXT, v TEXT)`,
@@ -751,13 +760,7 @@ func TestDropColumnKeepsCapture(t *testing.T) {
 // to exactly the value remembered before the rollback.
 func TestDDLAfterRolledBackDDLIsCapturedAndVetted(t *testing.T) {
 	ctx := context.Background()
-	b := openGateDB(t)
-	defer b.Close()
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx)
+	_, blk := mustBeginGateBlock(t)
 	exec := func(sql string, release bool) error {
 		if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
 			t.Fatal(err)
@@ -775,7 +778,7 @@ func TestDDLAfterRolledBackDDLIsCapturedAndVetted(t *testing.T) {
 	if err := exec(`DROP TABLE acct`, false); err != nil {
 		t.Fatal(err)
 	}
-	err = exec(`CREATE VIEW rv AS SELECT sqlite_source_id() AS r`, true)
+	err := exec(`CREATE VIEW rv AS SELECT sqlite_source_id() AS r`, true)
 	if e := backend.AsError(err); e == nil || e.Class != backend.ClassPermission {
 		t.Fatalf("view calling sqlite_source_id() after a rolled-back DROP: %v, want refused", err)
 	}

@@ -36,13 +36,7 @@ func txRows(t *testing.T, blk backend.Block, env sqlcheck.Env, stmts ...string) 
 // views and triggers, from literals and from bound parameters.
 func TestClockIsTheTxEnv(t *testing.T) {
 	ctx := context.Background()
-	b := openGateDB(t)
-	defer b.Close()
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx)
+	b, blk := mustBeginGateBlock(t)
 	at := time.Date(2024, 2, 29, 23, 59, 58, 987654321, time.FixedZone("elsewhere", -7*3600)) // UTC 2024-03-01 06:59:58.987
 	env := sqlcheck.NewEnv(at, []byte("h"), 0)
 	got := txRows(t, blk, env, `SELECT CURRENT_TIMESTAMP, current_date, current_time, date(), time(), datetime(),

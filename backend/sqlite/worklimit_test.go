@@ -90,14 +90,7 @@ func TestWritingStatementOverTheWorkLimitLosesTheBlock(t *testing.T) {
 
 // Bounded writes, large ones included, stay within the limit.
 func TestBoundedWriteWithinTheWorkLimit(t *testing.T) {
-	ctx := context.Background()
-	b := openGateDB(t)
-	defer b.Close()
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx)
+	_, blk := mustBeginGateBlock(t)
 	txRows(t, blk, envA,
 		`CREATE TABLE bench_acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)`,
 		// The bench's setup statement: 100,000 rows with their capture triggers.

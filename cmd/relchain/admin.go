@@ -65,11 +65,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 				for _, t := range args[1:] {
 					stmts = append(stmts, stmt(grantee, t))
 				}
-				key, err := loadKey(home, keyFile)
-				if err != nil {
-					return err
-				}
-				c, err := client.New(nodeURL, key.Private)
+				c, err := signingClient(home, keyFile, nodeURL)
 				if err != nil {
 					return err
 				}

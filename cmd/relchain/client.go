@@ -82,6 +82,16 @@ func parseArgs(ss []string) ([]txn.Arg, error) {
 	return out, nil
 }
 
+// signingClient is a client of nodeURL that signs with the key of --key,
+// or the home's default key.
+func signingClient(home, keyFile, nodeURL string) (*client.Client, error) {
+	key, err := loadKey(home, keyFile)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(nodeURL, key.Private)
+}
+
 func loadKey(home, keyFile string) (keyring.Key, error) {
 	if keyFile != "" {
 		return keyring.LoadFile(keyFile)
@@ -113,11 +123,7 @@ func execCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			key, err := loadKey(home, keyFile)
-			if err != nil {
-				return err
-			}
-			c, err := client.New(nodeURL, key.Private)
+			c, err := signingClient(home, keyFile, nodeURL)
 			if err != nil {
 				return err
 			}
