@@ -118,15 +118,16 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 	return &abci.ResponseInitChain{}, nil
 }
 
-// CheckTx admits a tx to the mempool after the envelope and syntax checks.
-// It never executes SQL. A recheck after a block is free: nothing the
-// checks depend on changes with the state.
+// CheckTx admits a tx to the mempool after the envelope, replay, gate and
+// permission checks. It never executes SQL. A recheck after a block only
+// looks at what a block can change (Executor.Recheck).
 func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.ResponseCheckTx, error) {
 	if req.Type == abci.CheckTxType_Recheck {
-		// After a block only the replay window can have changed: evict a
-		// tx whose nonce a committed tx of the same key has used.
+		// After a block only the replay windows and the grants can have
+		// changed: evict a tx whose nonce a committed tx of the same key
+		// has used, or whose key lost its grants.
 		if tx, err := txn.Decode(req.Tx); err == nil {
-			if rej := a.ex.CheckReplay(tx); rej != nil {
+			if rej := a.ex.Recheck(tx); rej != nil {
 				return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
 			}
 		}

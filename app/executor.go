@@ -176,6 +176,24 @@ func (r *Rejection) Error() string {
 	return r.Reason
 }
 
+// Recheck is CheckTx's verdict on a tx still in the mempool after a block:
+// only what a block can change is checked again, the replay window and
+// whether the sender still holds any grant (a revoked key's txs leave the
+// mempool instead of failing in a block). Grants on single tables are
+// checked in the block.
+func (e *Executor) Recheck(tx *txn.Tx) *Rejection {
+	if rej := e.CheckReplay(tx); rej != nil {
+		return rej
+	}
+	e.mu.Lock()
+	why := e.perms.admit(tx)
+	e.mu.Unlock()
+	if why != "" {
+		return &Rejection{Code: api.CodeUnauthorized, Reason: why}
+	}
+	return nil
+}
+
 // Check runs the envelope checks CheckTx performs: size, decoding, chain
 // id, signature, statements present and each one parseable. It never
 // executes a statement. A nil error means the tx may enter a block.

@@ -167,3 +167,25 @@ func TestGenesisAdminsAreValidated(t *testing.T) {
 		t.Fatalf("admins normalized = %v (%v), want one lower-case key", p.Admins, err)
 	}
 }
+
+// A tx admitted to the mempool is evicted at the recheck after the block
+// that revoked its key's last grant, and kept while the key holds one.
+func TestRecheckEvictsTxsOfARevokedKey(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newStore func() store) {
+		f := permissioned(t, newStore())
+		user := newSigner()
+		f.checkAndRun("admin grants acct", f.tx(grant(user, "acct")), api.CodeOK, "")
+		pending, err := txn.Decode(user.tx(stmt("INSERT INTO acct (id, bal) VALUES (7, 0)")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rej := f.ex.Recheck(pending); rej != nil {
+			t.Fatalf("recheck while granted: %v", rej)
+		}
+		f.checkAndRun("admin revokes acct", f.tx(revoke(user, "acct")), api.CodeOK, "")
+		rej := f.ex.Recheck(pending)
+		if rej == nil || rej.Code != api.CodeUnauthorized || !strings.Contains(rej.Reason, "holds no grant") {
+			t.Fatalf("recheck after the revoke = %v, want unauthorized (holds no grant)", rej)
+		}
+	})
+}
