@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -29,8 +30,12 @@ type Executor struct {
 
 	mu        sync.Mutex
 	committed backend.State
-	heightCh  chan struct{} // closed and replaced at every commit
-	pending   *pendingBlock
+	// stateDigest is the state digest (package statedigest) after the
+	// committed block: an empty block that leaves it unchanged leaves the
+	// AppHash unchanged.
+	stateDigest []byte
+	heightCh    chan struct{} // closed and replaced at every commit
+	pending     *pendingBlock
 
 	verified *verifiedCache
 	replay   map[string]replayState // committed replay windows, by public key; guarded by mu
@@ -83,11 +88,12 @@ func analysisRejection(i int, err error) *Rejection {
 }
 
 type pendingBlock struct {
-	height  int64
-	block   backend.Block
-	appHash []byte
-	replay  map[string]replayState // windows this block changed
-	grants  map[string]grantSet    // grants this block changed
+	height      int64
+	block       backend.Block
+	appHash     []byte
+	stateDigest []byte
+	replay      map[string]replayState // windows this block changed
+	grants      map[string]grantSet    // grants this block changed
 }
 
 // NewExecutor loads the committed state from be.
@@ -101,6 +107,10 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	st, err := be.LoadState(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load committed state: %w", err)
+	}
+	sums, _, err := be.StoredState(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load the state digest: %w", err)
 	}
 	admins, err := parseAdmins(params.Admins)
 	if err != nil {
@@ -131,15 +141,22 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		}
 	}
 	return &Executor{
-		replay:    replay,
-		perms:     perms{admins: admins, grants: grants},
-		be:        be,
-		chainID:   chainID,
-		params:    params,
-		committed: st,
-		heightCh:  make(chan struct{}),
-		verified:  newVerifiedCache(1 << 16),
+		replay:      replay,
+		perms:       perms{admins: admins, grants: grants},
+		be:          be,
+		chainID:     chainID,
+		params:      params,
+		committed:   st,
+		stateDigest: sums.Digest(),
+		heightCh:    make(chan struct{}),
+		verified:    newVerifiedCache(1 << 16),
 	}, nil
+}
+
+func (e *Executor) committedStateDigest() []byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stateDigest
 }
 
 // Grants returns the committed permission state.
@@ -322,9 +339,15 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
 		}
+		if p.stateDigest, err = p.block.StateDigest(ctx); err != nil {
+			_ = p.block.Rollback(ctx)
+			return nil, nil, fmt.Errorf("finalize block %d: state digest: %w", height, err)
+		}
 		p.appHash = committed.AppHash
-		if len(txs) > 0 {
-			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes)
+		// An empty block changes nothing, unless this node's database
+		// changed outside the chain: then its AppHash must differ.
+		if len(txs) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
+			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes, p.stateDigest)
 		}
 		e.mu.Lock()
 		e.pending = p
@@ -584,6 +607,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.mu.Lock()
 	e.pending = nil
 	e.committed = st
+	e.stateDigest = p.stateDigest
 	for k, w := range p.replay {
 		e.replay[k] = w
 	}
@@ -631,18 +655,21 @@ func (e *Executor) Close(ctx context.Context) error {
 
 // ComputeAppHash is the one place the AppHash is defined:
 //
-//	H("relchain/apphash/v1" | prev AppHash | height | H(results) | change digest)
+//	H("relchain/apphash/v2" | prev AppHash | height | H(results) | change digest | state digest)
 //
 // where H(results) covers each tx's code and data (the deterministic part of
-// a result) and the change digest is the backend's digest of every row the
-// block changed. A later version replaces the change digest with a full-state
-// digest; it stays behind this function.
+// a result), the change digest is the backend's digest of every row change
+// the block captured, and the state digest (package statedigest) covers
+// every row of every replicated table after the block. The change digest
+// pins what the block did; the state digest pins what the database holds,
+// so a node whose database deviated for any reason computes another
+// AppHash, and `relchain verify` can re-check a database against it.
 //
-// A block without txs leaves the state and so the AppHash unchanged (the
-// executor does not call this for it): otherwise every block would change
-// the AppHash and CometBFT would follow each with an empty proof block,
-// forever.
-func ComputeAppHash(prev []byte, height int64, results []TxResult, changes []byte) []byte {
+// A block without txs that leaves the state digest unchanged leaves the
+// AppHash unchanged (the executor does not call this for it): otherwise
+// every block would change the AppHash and CometBFT would follow each with
+// an empty proof block, forever.
+func ComputeAppHash(prev []byte, height int64, results []TxResult, changes, state []byte) []byte {
 	rh := sha256.New()
 	var n [8]byte
 	for _, r := range results {
@@ -653,7 +680,7 @@ func ComputeAppHash(prev []byte, height int64, results []TxResult, changes []byt
 		rh.Write(r.Data)
 	}
 	h := sha256.New()
-	h.Write([]byte("relchain/apphash/v1"))
+	h.Write([]byte("relchain/apphash/v2"))
 	binary.BigEndian.PutUint64(n[:], uint64(len(prev)))
 	h.Write(n[:])
 	h.Write(prev)
@@ -661,6 +688,7 @@ func ComputeAppHash(prev []byte, height int64, results []TxResult, changes []byt
 	h.Write(n[:])
 	h.Write(rh.Sum(nil))
 	h.Write(changes)
+	h.Write(state)
 	return h.Sum(nil)
 }
 

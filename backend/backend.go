@@ -55,6 +55,9 @@ type Backend interface {
 	// owned by the executor (replay windows, grants), by key.
 	LoadSystem(ctx context.Context) (map[string][]byte, error)
 
+	// StateReader reads the committed state digest and recomputes it.
+	StateReader
+
 	// Close releases every resource. An open Block is rolled back.
 	Close() error
 }
@@ -89,6 +92,13 @@ type Block interface {
 	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
 	ChangeDigest(ctx context.Context) ([]byte, error)
+	// StateDigest folds every change ChangeDigest consumed in this block
+	// into the stored per-table sums (package statedigest), in the block's
+	// db-transaction, and returns the state digest after the block: a
+	// digest of every row of every replicated table. A block that changed
+	// the schema recomputes the sums by a full scan. Call it once, after
+	// the block's last ChangeDigest and before Commit.
+	StateDigest(ctx context.Context) ([]byte, error)
 	// SaveSystem upserts system state in the block's db-transaction
 	// (outside the change digest and savepoints); a nil value deletes the
 	// key. Keys are written in sorted order.

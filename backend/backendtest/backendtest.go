@@ -47,7 +47,7 @@ func Run(t *testing.T, open Open) {
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"SystemStateCommitsWithBlockOnly", testSystemState},
 	}
-	for _, tc := range tests {
+	for _, tc := range append(tests, stateTests...) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
 }

@@ -30,6 +30,10 @@ type block struct {
 	conn *pgx.Conn
 	done bool
 	env  sqlcheck.Env // of the current bc-transaction
+	// delta is the digested changes' effect on the table sums; ddl records
+	// that one of them changed the schema (StateDigest then rescans).
+	delta backend.TableDelta
+	ddl   bool
 }
 
 var _ backend.Block = (*block)(nil)
@@ -148,6 +152,10 @@ func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
 	h := sha256.New()
 	var buf []byte
 	for _, r := range recs {
+		k.delta.Record(r.tbl, r.op, r.img)
+		if len(r.op) == 1 && (r.op[0] == 'S' || r.op[0] == 'X' || r.op[0] == 'T') {
+			k.ddl = true
+		}
 		buf = binary.AppendUvarint(buf[:0], uint64(len(r.tbl)))
 		buf = append(buf, r.tbl...)
 		buf = append(buf, r.op...)

@@ -14,9 +14,12 @@ const installLockKey = 0x72656c636861696e // "relchain"
 //     triggers and consumed (deleted) by ChangeDigest. Being an ordinary table
 //     written in the block's db-transaction, changes rolled back to a
 //     savepoint vanish with it.
+//   - relchain.digest: the state digest's sum of every replicated table
+//     (package statedigest), updated by each block.
 //   - relchain.capture(): the row trigger: one record per changed row with
-//     the row's JSON image (NEW, or OLD for DELETE), and one 'T' record per
-//     TRUNCATE (which fires no row triggers).
+//     the row's JSON image (NEW; OLD for DELETE; an UPDATE records OLD as
+//     'B' and NEW as 'U'), and one 'T' record per TRUNCATE (which fires no
+//     row triggers).
 //   - relchain.on_ddl(): an event trigger on ddl_command_end. It attaches
 //     capture() to every new permanent table outside the relchain schema
 //     (CREATE TABLE, CREATE TABLE AS, SELECT INTO; for the latter two it also
@@ -43,6 +46,11 @@ CREATE TABLE IF NOT EXISTS relchain.system (
 	value bytea NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS relchain.digest (
+	tbl text PRIMARY KEY,
+	sum bytea NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS relchain.changes (
 	seq bigint GENERATED ALWAYS AS IDENTITY,
 	tbl text NOT NULL,
@@ -59,9 +67,13 @@ BEGIN
 	ELSIF TG_OP = 'TRUNCATE' THEN
 		INSERT INTO relchain.changes (tbl, op, img)
 		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'T', '');
+	ELSIF TG_OP = 'UPDATE' THEN
+		INSERT INTO relchain.changes (tbl, op, img)
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'B', row_to_json(OLD)::text),
+			(TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', row_to_json(NEW)::text);
 	ELSE
 		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, left(TG_OP, 1), row_to_json(NEW)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'I', row_to_json(NEW)::text);
 	END IF;
 	RETURN NULL;
 END

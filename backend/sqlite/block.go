@@ -46,6 +46,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	b.open, b.lost = true, false
 	b.blockGen++
+	b.delta = make(backend.TableDelta)
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
 	return &block{b: b, gen: b.blockGen}, nil
@@ -377,8 +378,12 @@ func (b *Backend) reconcileTriggers() error {
 	return nil
 }
 
-func (b *Backend) replicatedTables() ([]tableInfo, error) {
-	st, _, err := b.w.Prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'
+func (b *Backend) replicatedTables() ([]tableInfo, error) { return replicatedTables(b.w) }
+
+// replicatedTables lists the tables relchain captures and digests, by name,
+// as connection c sees the schema.
+func replicatedTables(c *sqlite3.Conn) ([]tableInfo, error) {
+	st, _, err := c.Prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'
 		AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND name NOT LIKE 'relchain\_%' ESCAPE '\'
 		AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`)
 	if err != nil {
@@ -393,12 +398,12 @@ func (b *Backend) replicatedTables() ([]tableInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols, _, err := b.w.Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid")
+	cols, _, err := c.Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid")
 	if err != nil {
 		return nil, err
 	}
 	defer cols.Close()
-	wr, _, err := b.w.Prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?")
+	wr, _, err := c.Prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?")
 	if err != nil {
 		return nil, err
 	}
@@ -449,19 +454,37 @@ func (b *Backend) captureTriggers() (map[string]string, error) {
 	return m, st.Err()
 }
 
-// triggerSQL returns the capture trigger of table t for op (I, U or D). The
-// row image is SQLite's quote() of every column in declaration order: a
-// canonical text encoding, identical on every node running the same SQLite.
+// triggerSQL returns the capture trigger of table t for op (I, U or D). It
+// records the row's image after the change ('I', 'U') and before it ('D',
+// and 'B' before an update's 'U'), so that the state digest can remove the
+// old row and add the new one.
 func triggerSQL(t tableInfo, op string) (name, sql string) {
-	event, row := map[string][2]string{"I": {"INSERT", "NEW"}, "U": {"UPDATE", "NEW"}, "D": {"DELETE", "OLD"}}[op][0], map[string]string{"I": "NEW", "U": "NEW", "D": "OLD"}[op]
-	parts := make([]string, len(t.cols))
-	for i, c := range t.cols {
-		parts[i] = "quote(" + row + "." + quoteIdent(c) + ")"
+	tbl := quoteLiteral(t.name)
+	var event, values string
+	switch op {
+	case "I":
+		event, values = "INSERT", fmt.Sprintf("(%s, 'I', %s)", tbl, rowImage(t, "NEW."))
+	case "U":
+		event, values = "UPDATE", fmt.Sprintf("(%s, 'B', %s), (%s, 'U', %s)", tbl, rowImage(t, "OLD."), tbl, rowImage(t, "NEW."))
+	case "D":
+		event, values = "DELETE", fmt.Sprintf("(%s, 'D', %s)", tbl, rowImage(t, "OLD."))
 	}
 	name = triggerPfx + strings.ToLower(op) + "_" + t.name
-	sql = fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN INSERT INTO relchain_changes (tbl, op, img) VALUES (%s, '%s', %s); END",
-		quoteIdent(name), event, quoteIdent(t.name), quoteLiteral(t.name), op, strings.Join(parts, "||','||"))
+	sql = fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN INSERT INTO relchain_changes (tbl, op, img) VALUES %s; END",
+		quoteIdent(name), event, quoteIdent(t.name), values)
 	return name, sql
+}
+
+// rowImage is the SQL expression of a row's canonical image: SQLite's
+// quote() of every column in declaration order, joined by commas, a text
+// encoding identical on every node running the same SQLite. prefix is
+// "NEW." or "OLD." in a trigger, "" in a scan: both give the same text.
+func rowImage(t tableInfo, prefix string) string {
+	parts := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		parts[i] = "quote(" + prefix + quoteIdent(c) + ")"
+	}
+	return strings.Join(parts, "||','||")
 }
 
 // rowidAlias returns rowid, oid or _rowid_, the first that no column
@@ -508,7 +531,8 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // ChangeDigest hashes the captured row changes in capture order and clears
-// them. Rolled-back savepoints took their captured rows with them.
+// them, keeping their effect on the table sums for StateDigest. Rolled-back
+// savepoints took their captured rows with them.
 func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
 	b, err := k.lock()
 	if err != nil {
@@ -529,9 +553,11 @@ func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
 		h.Write(s)
 	}
 	for st.Step() {
-		field(st.ColumnRawText(0))
-		field(st.ColumnRawText(1))
-		field(st.ColumnRawText(2))
+		tbl, op, img := st.ColumnRawText(0), st.ColumnRawText(1), st.ColumnRawText(2)
+		field(tbl)
+		field(op)
+		field(img)
+		b.delta.Record(tbl, op, img)
 	}
 	err = st.Err()
 	st.Close()

@@ -22,6 +22,7 @@ const (
 	metaTable    = "relchain_meta"
 	systemTable  = "relchain_system"
 	changesTable = "relchain_changes"
+	digestTable  = "relchain_digest"
 	triggerPfx   = "relchain_cap_"
 	savepoint    = "relchain_tx"
 	readers      = 4
@@ -43,7 +44,11 @@ CREATE TABLE IF NOT EXISTS relchain_changes (
 	tbl TEXT NOT NULL,
 	op TEXT NOT NULL,
 	img TEXT NOT NULL
-);`
+);
+CREATE TABLE IF NOT EXISTS relchain_digest (
+	tbl TEXT PRIMARY KEY,
+	sum BLOB NOT NULL
+) WITHOUT ROWID;`
 
 // pragmas pinned on every connection. foreign_keys, recursive_triggers
 // and case_sensitive_like change results, so they are fixed here rather
@@ -76,6 +81,7 @@ type Backend struct {
 	rw        *rewriter
 	vetted    map[string]string
 	blockDDL  bool         // the open block changed the schema
+	delta     backend.TableDelta // the open block's digested changes, for StateDigest
 	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
 	stmts     map[string]*cached
 	stmtOrder []string

@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/statedigest"
+)
+
+var _ backend.StateReader = (*Backend)(nil)
+
+// replicatedTablesSQL lists the replicated leaf tables (those relchain
+// attaches capture to: permanent, outside its own and the system schemas),
+// by their name as the capture trigger records it (schema.table) and as
+// SQL names it. A partitioned table's rows are its partitions'. A table
+// whose capture trigger was dropped is still listed: its rows still count.
+const replicatedTablesSQL = `SELECT n.nspname || '.' || c.relname, format('%I.%I', n.nspname, c.relname)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'r' AND c.relpersistence <> 't'
+	AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema', 'pg_toast')
+	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'
+ORDER BY 1`
+
+// querier is what a scan needs of a connection or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// StateDigest implements backend.Block: the changes ChangeDigest consumed
+// are folded into relchain.digest in the block's db-transaction; a block
+// that changed the schema rescans every table instead.
+func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return nil, errBlockDone
+	}
+	var tables statedigest.Tables
+	var changed []string
+	var err error
+	if k.ddl {
+		if tables, err = scanTables(ctx, k.conn); err != nil {
+			return nil, fmt.Errorf("postgres: state digest: rescan after a schema change: %w", err)
+		}
+		if _, err := k.conn.Exec(ctx, "DELETE FROM relchain.digest"); err != nil {
+			return nil, fmt.Errorf("postgres: state digest: %w", err)
+		}
+		for name := range tables {
+			changed = append(changed, name)
+		}
+		slices.Sort(changed)
+	} else {
+		if tables, err = loadSums(ctx, k.conn); err != nil {
+			return nil, fmt.Errorf("postgres: state digest: %w", err)
+		}
+		changed = k.delta.Apply(tables)
+	}
+	k.delta, k.ddl = make(backend.TableDelta), false
+	if len(changed) > 0 {
+		names := make([]string, len(changed))
+		sums := make([][]byte, len(changed))
+		for i, name := range changed {
+			names[i], sums[i] = name, tables[name][:]
+		}
+		if _, err := k.conn.Exec(ctx, `INSERT INTO relchain.digest (tbl, sum) SELECT * FROM unnest($1::text[], $2::bytea[])
+			ON CONFLICT (tbl) DO UPDATE SET sum = excluded.sum`, names, sums); err != nil {
+			return nil, fmt.Errorf("postgres: state digest: save table sums: %w", err)
+		}
+	}
+	return tables.Digest(), nil
+}
+
+// StoredState implements backend.StateReader.
+func (b *Backend) StoredState(ctx context.Context) (statedigest.Tables, int64, error) {
+	return b.readSnapshot(ctx, loadSums)
+}
+
+// ScanState implements backend.StateReader: one REPEATABLE READ read-only
+// transaction, so it may run while blocks commit.
+func (b *Backend) ScanState(ctx context.Context) (statedigest.Tables, int64, error) {
+	return b.readSnapshot(ctx, scanTables)
+}
+
+func (b *Backend) readSnapshot(ctx context.Context, read func(context.Context, querier) (statedigest.Tables, error)) (statedigest.Tables, int64, error) {
+	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: read state: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	var height int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&height); err != nil {
+		return nil, 0, fmt.Errorf("postgres: read state: %w", err)
+	}
+	tables, err := read(ctx, tx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: read state at height %d: %w", height, err)
+	}
+	return tables, height, nil
+}
+
+func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
+	rows, err := q.Query(ctx, "SELECT tbl, sum FROM relchain.digest")
+	if err != nil {
+		return nil, fmt.Errorf("load table sums: %w", err)
+	}
+	defer rows.Close()
+	tables := make(statedigest.Tables)
+	for rows.Next() {
+		var name string
+		var raw []byte
+		if err := rows.Scan(&name, &raw); err != nil {
+			return nil, fmt.Errorf("load table sums: %w", err)
+		}
+		s, err := statedigest.Load(raw)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		tables[name] = &s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load table sums: %w", err)
+	}
+	return tables, nil
+}
+
+// scanTables computes every captured table's sum from its rows, with the
+// row image the capture trigger records (row_to_json).
+func scanTables(ctx context.Context, q querier) (statedigest.Tables, error) {
+	rows, err := q.Query(ctx, replicatedTablesSQL)
+	if err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	var names, idents []string
+	for rows.Next() {
+		var n, id string
+		if err := rows.Scan(&n, &id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list tables: %w", err)
+		}
+		names, idents = append(names, n), append(idents, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	tables := make(statedigest.Tables, len(names))
+	for i, name := range names {
+		sum := tables.Table(name)
+		if err := scanTable(ctx, q, name, idents[i], sum); err != nil {
+			return nil, err
+		}
+	}
+	return tables, nil
+}
+
+func scanTable(ctx context.Context, q querier, name, ident string, sum *statedigest.Sum) error {
+	rows, err := q.Query(ctx, "SELECT row_to_json(x)::text FROM ONLY "+ident+" x", pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", name, err)
+	}
+	defer rows.Close()
+	tbl := []byte(name)
+	for rows.Next() {
+		sum.Add(statedigest.Row(tbl, rows.RawValues()[0]))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan %s: %w", name, err)
+	}
+	return nil
+}

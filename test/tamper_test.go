@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	sqlite3 "github.com/ncruces/go-sqlite3"
+)
+
+func TestTamperedNodeIsCaught_SQLite(t *testing.T)   { testTamperedNodeIsCaught(t, "sqlite") }
+func TestTamperedNodeIsCaught_Postgres(t *testing.T) { testTamperedNodeIsCaught(t, "postgres") }
+
+// testTamperedNodeIsCaught changes node 3's database outside the chain:
+//   - with relchain's capture triggers dropped first, an UPDATE leaves no
+//     trace but the row: `relchain verify` names the table and fails;
+//   - with the triggers active, `relchain verify` fails too, and once the
+//     node runs again its next block's AppHash differs from the network's:
+//     it cannot follow the chain (CometBFT refuses the next header), while
+//     the other three keep committing.
+//
+// Untouched, `relchain verify` passes, and it passes on the others at the
+// end.
+func testTamperedNodeIsCaught(t *testing.T, backend string) {
+	c := mustStartCluster(t, clusterOptions{backend: backend})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("CREATE TABLE other (id INTEGER PRIMARY KEY)"))
+	for i := 1; i <= 20; i++ {
+		c.mustExec(ctx, i%validators, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, %d)", i, 100*i)))
+	}
+
+	// With triggers: verify fails, and the node cannot follow the chain.
+	if err := c.net.Stop(victim); err != nil {
+		t.Fatal(err)
+	}
+	c.mustVerify(victim, true, "")
+	c.tamper(victim, `UPDATE acct SET bal = bal + 1 WHERE id = 7`)
+	c.mustVerify(victim, false, "acct")
+	if err := c.net.Start(victim); err != nil {
+		t.Fatal(err)
+	}
+	before := c.maxHeight(ctx, 0, 1)
+	for i := 0; i < 5; i++ {
+		c.mustExec(ctx, i%2, stmt(fmt.Sprintf("INSERT INTO other (id) VALUES (%d)", i)))
+	}
+	after := c.maxHeight(ctx, 0, 1)
+	var refusal string
+	if err := waitFor(ctx, "node 3 to refuse the network's AppHash", func() bool {
+		b, _ := os.ReadFile(c.net.LogFile(victim))
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "wrong Block.Header.AppHash") {
+				refusal = line
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("%v: node 3 never reported the AppHash mismatch", err)
+	}
+	t.Logf("node 3's log: %.400s", refusal)
+	st, err := c.client(victim, nil).Status(ctx)
+	if err == nil && st.Height >= after {
+		t.Errorf("the tampered node reached height %d, the network is at %d: it followed a chain its database does not match", st.Height, after)
+	}
+	t.Logf("the network went from height %d to %d; the tampered node stopped at %v", before, after, func() any {
+		if err != nil {
+			return err
+		}
+		return st.Height
+	}())
+	// Without triggers: only verify can tell. (The network has lost its
+	// quorum now: two of four nodes are left.)
+	const quiet = 2
+	if err := c.net.Stop(quiet); err != nil {
+		t.Fatal(err)
+	}
+	c.mustVerify(quiet, true, "")
+	dropTrigger := map[string]string{
+		"sqlite":   `DROP TRIGGER relchain_cap_u_acct`,
+		"postgres": `DROP TRIGGER relchain_capture ON acct`,
+	}[backend]
+	c.tamper(quiet, dropTrigger, `UPDATE acct SET bal = 1 WHERE id = 5`)
+	c.mustVerify(quiet, false, "acct")
+
+	// An untouched node verifies.
+	if err := c.net.Stop(0); err != nil {
+		t.Fatal(err)
+	}
+	c.mustVerify(0, true, "")
+}
+
+// mustVerify runs `relchain verify` on node i's home and checks its verdict
+// (and, for a mismatch, that it names table).
+func (c *cluster) mustVerify(i int, ok bool, table string) {
+	c.t.Helper()
+	out, err := exec.Command(relchainBin, "verify", "--home", c.nodes[i].Home).CombinedOutput()
+	switch {
+	case ok && err != nil:
+		c.t.Fatalf("verify %s: %v\n%s", c.nodes[i].Name, err, out)
+	case !ok && err == nil:
+		c.t.Fatalf("verify %s passed on a tampered database:\n%s", c.nodes[i].Name, out)
+	case !ok && !strings.Contains(string(out), "MISMATCH") || !strings.Contains(string(out), table):
+		c.t.Fatalf("verify %s does not name the table %q:\n%s", c.nodes[i].Name, table, out)
+	}
+	c.t.Logf("verify %s: %s", c.nodes[i].Name, strings.TrimSpace(string(out)))
+}
+
+// tamper runs statements directly on node i's database, outside the chain
+// (the node must be stopped for SQLite).
+func (c *cluster) tamper(i int, stmts ...string) {
+	c.t.Helper()
+	switch c.backend {
+	case "sqlite":
+		db, err := sqlite3.Open(filepath.Join(c.nodes[i].Home, "data", "relchain.db"))
+		if err != nil {
+			c.t.Fatalf("open %s's database: %v", c.nodes[i].Name, err)
+		}
+		defer db.Close()
+		for _, s := range stmts {
+			if err := db.Exec(s); err != nil {
+				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
+			}
+		}
+	case "postgres":
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		if err != nil {
+			c.t.Fatalf("connect to %s's database: %v", c.nodes[i].Name, err)
+		}
+		defer conn.Close(ctx)
+		for _, s := range stmts {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
+			}
+		}
+	}
+}
