@@ -80,9 +80,9 @@ type Backend struct {
 	wgate     gate  // the gate's state for the writer's statement being compiled
 	rw        *rewriter
 	vetted    map[string]string
-	blockDDL  bool         // the open block changed the schema
+	blockDDL  bool               // the open block changed the schema
 	delta     backend.TableDelta // the open block's digested changes, for StateDigest
-	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
+	schemaGen atomic.Int64       // bumped when a block that changed the schema commits
 	stmts     map[string]*cached
 	stmtOrder []string
 	schemaVer int64
