@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/internal/pgtest"
 )
 
 func TestTamperedNodeIsCaught_SQLite(t *testing.T)   { testTamperedNodeIsCaught(t, "sqlite") }
@@ -76,6 +78,23 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 		}
 		return st.Height
 	}())
+	// Rebuilt from nothing, node 3 replays the chain from its peers and
+	// ends with their state.
+	if err := c.net.Stop(victim); err != nil {
+		t.Fatal(err)
+	}
+	c.wipe(victim)
+	if err := c.net.Start(victim); err != nil {
+		t.Fatal(err)
+	}
+	target := c.maxHeight(ctx, 0, 1, 2)
+	if err := c.net.WaitHeight(ctx, victim, target); err != nil {
+		t.Fatalf("the rebuilt node 3: %v", err)
+	}
+	h, rows := c.consistentRead(ctx, "SELECT id, bal FROM acct ORDER BY id")
+	c.requireSameRows(h, "acct", rows[0])
+	t.Logf("node 3, rebuilt, holds the network's rows at height %d", h)
+
 	// Without triggers: only verify can tell. (The network has lost its
 	// quorum now: two of four nodes are left.)
 	const quiet = 2
@@ -111,6 +130,37 @@ func (c *cluster) mustVerify(i int, ok bool, table string) {
 		c.t.Fatalf("verify %s does not name the table %q:\n%s", c.nodes[i].Name, table, out)
 	}
 	c.t.Logf("verify %s: %s", c.nodes[i].Name, strings.TrimSpace(string(out)))
+}
+
+// wipe deletes node i's database and CometBFT's data except the
+// validator's signing state (the node must be stopped).
+func (c *cluster) wipe(i int) {
+	c.t.Helper()
+	data := filepath.Join(c.nodes[i].Home, "data")
+	entries, err := os.ReadDir(data)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "priv_validator_state.json" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(data, e.Name())); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	if c.backend == "postgres" {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, pgtest.ServerDSN(c.t))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		db := c.pgDatabase(i)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+pgx.Identifier{db}.Sanitize()+" WITH (FORCE)"); err != nil {
+			c.t.Fatalf("drop %s: %v", db, err)
+		}
+	}
 }
 
 // tamper runs statements directly on node i's database, outside the chain
