@@ -2,12 +2,12 @@ package statedigest
 
 import (
 	"crypto/sha256"
+	"crypto/sha3"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 
-	"golang.org/x/crypto/blake2b"
 )
 
 // Size is the byte length of a Sum: 1024 lanes of 16 bits.
@@ -17,25 +17,26 @@ const Size = 2048
 // sum of the empty multiset.
 type Sum [Size]byte
 
-// expand is the element's 2048-byte BLAKE2b XOF output.
-func expand(elem []byte) *[Size]byte {
-	x, err := blake2b.NewXOF(Size, nil)
-	if err != nil {
-		panic(fmt.Sprintf("statedigest: blake2b XOF: %v", err)) // Size is a valid constant length
-	}
-	_, _ = x.Write(elem)
-	var out [Size]byte
-	if _, err := x.Read(out[:]); err != nil {
-		panic(fmt.Sprintf("statedigest: blake2b XOF read: %v", err))
-	}
-	return &out
+// expand writes the element's 2048-byte SHAKE128 output to out.
+func expand(elem []byte, out *[Size]byte) {
+	h := sha3.NewSHAKE128()
+	_, _ = h.Write(elem)
+	_, _ = h.Read(out[:])
 }
 
 // Add adds one element.
-func (s *Sum) Add(elem []byte) { s.addLanes(expand(elem), false) }
+func (s *Sum) Add(elem []byte) {
+	var x [Size]byte
+	expand(elem, &x)
+	s.addLanes(&x, false)
+}
 
 // Remove removes one element (that was added before).
-func (s *Sum) Remove(elem []byte) { s.addLanes(expand(elem), true) }
+func (s *Sum) Remove(elem []byte) {
+	var x [Size]byte
+	expand(elem, &x)
+	s.addLanes(&x, true)
+}
 
 // Combine adds every element of o.
 func (s *Sum) Combine(o *Sum) { s.addLanes((*[Size]byte)(o), false) }
@@ -43,16 +44,25 @@ func (s *Sum) Combine(o *Sum) { s.addLanes((*[Size]byte)(o), false) }
 // Subtract removes every element of o.
 func (s *Sum) Subtract(o *Sum) { s.addLanes((*[Size]byte)(o), true) }
 
+// laneHigh has the top bit of each 16-bit lane of a 64-bit word.
+const laneHigh = 0x8000800080008000
+
+// addLanes adds (or subtracts) x to s lane by lane, mod 2^16, four lanes
+// per 64-bit word: the low 15 bits of each lane are added with the top
+// bits cleared, so no carry crosses a lane, and the top bits are then set
+// by their XOR (SWAR arithmetic; TestLanesMatchScalar checks it against
+// the lane-by-lane definition).
 func (s *Sum) addLanes(x *[Size]byte, negate bool) {
-	for i := 0; i < Size; i += 2 {
-		a := binary.LittleEndian.Uint16(s[i:])
-		b := binary.LittleEndian.Uint16(x[i:])
+	for i := 0; i < Size; i += 8 {
+		a := binary.LittleEndian.Uint64(s[i:])
+		b := binary.LittleEndian.Uint64(x[i:])
+		var r uint64
 		if negate {
-			a -= b
+			r = ((a | laneHigh) - (b &^ laneHigh)) ^ ((a ^ ^b) & laneHigh)
 		} else {
-			a += b
+			r = ((a &^ laneHigh) + (b &^ laneHigh)) ^ ((a ^ b) & laneHigh)
 		}
-		binary.LittleEndian.PutUint16(s[i:], a)
+		binary.LittleEndian.PutUint64(s[i:], r)
 	}
 }
 

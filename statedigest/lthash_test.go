@@ -158,3 +158,54 @@ func BenchmarkAdd(b *testing.B) {
 		s.Add(elem)
 	}
 }
+
+// The four-lanes-per-word arithmetic equals lane-by-lane addition and
+// subtraction mod 2^16, including lanes that overflow and underflow.
+func TestLanesMatchScalar(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 200; round++ {
+		var a, b Sum
+		for i := range a {
+			a[i], b[i] = byte(r.Uint32()), byte(r.Uint32())
+		}
+		if round%3 == 0 {
+			for i := range a { // extremes: 0xFFFF and 0x8000 lanes
+				a[i] = 0xFF
+				if i%4 == 1 {
+					b[i] = 0x80
+				}
+			}
+		}
+		for _, negate := range []bool{false, true} {
+			got := a
+			got.addLanes((*[Size]byte)(&b), negate)
+			for i := 0; i < Size; i += 2 {
+				x := uint16(a[i]) | uint16(a[i+1])<<8
+				y := uint16(b[i]) | uint16(b[i+1])<<8
+				want := x + y
+				if negate {
+					want = x - y
+				}
+				if g := uint16(got[i]) | uint16(got[i+1])<<8; g != want {
+					t.Fatalf("lane %d: %#x %s %#x = %#x, want %#x", i/2, x, map[bool]string{false: "+", true: "-"}[negate], y, g, want)
+				}
+			}
+		}
+	}
+}
+
+func TestScanEqualsSequentialSum(t *testing.T) {
+	for _, n := range []int{0, 1, batchSize - 1, batchSize, 3*batchSize + 17} {
+		var want Sum
+		scan := NewScan("t")
+		buf := make([]byte, 0, 32)
+		for i := range n {
+			img := fmt.Appendf(buf[:0], "%d,'x'", i)
+			want.Add(Row([]byte("t"), img))
+			scan.Add(img) // buf is reused: Add must copy
+		}
+		if got := scan.Sum(); got != want {
+			t.Fatalf("%d rows: the parallel scan's sum differs from the sequential one", n)
+		}
+	}
+}

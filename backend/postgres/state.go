@@ -149,26 +149,29 @@ func scanTables(ctx context.Context, q querier) (statedigest.Tables, error) {
 	}
 	tables := make(statedigest.Tables, len(names))
 	for i, name := range names {
-		sum := tables.Table(name)
-		if err := scanTable(ctx, q, name, idents[i], sum); err != nil {
+		sum, err := scanTable(ctx, q, name, idents[i])
+		if err != nil {
 			return nil, err
 		}
+		tables[name] = &sum
 	}
 	return tables, nil
 }
 
-func scanTable(ctx context.Context, q querier, name, ident string, sum *statedigest.Sum) error {
+func scanTable(ctx context.Context, q querier, name, ident string) (statedigest.Sum, error) {
+	scan := statedigest.NewScan(name)
 	rows, err := q.Query(ctx, "SELECT row_to_json(x)::text FROM ONLY "+ident+" x", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
-		return fmt.Errorf("scan %s: %w", name, err)
+		scan.Sum()
+		return statedigest.Sum{}, fmt.Errorf("scan %s: %w", name, err)
 	}
-	defer rows.Close()
-	tbl := []byte(name)
 	for rows.Next() {
-		sum.Add(statedigest.Row(tbl, rows.RawValues()[0]))
+		scan.Add(rows.RawValues()[0])
 	}
+	rows.Close()
+	sum := scan.Sum()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("scan %s: %w", name, err)
+		return statedigest.Sum{}, fmt.Errorf("scan %s: %w", name, err)
 	}
-	return nil
+	return sum, nil
 }

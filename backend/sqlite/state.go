@@ -129,15 +129,16 @@ func scanTables(c *sqlite3.Conn) (statedigest.Tables, error) {
 	}
 	tables := make(statedigest.Tables, len(infos))
 	for _, t := range infos {
-		sum := tables.Table(t.name)
 		st, _, err := c.Prepare("SELECT " + rowImage(t, "") + " FROM " + quoteIdent(t.name))
 		if err != nil {
 			return nil, fmt.Errorf("scan %s: %w", t.name, err)
 		}
-		name := []byte(t.name)
+		scan := statedigest.NewScan(t.name)
 		for st.Step() {
-			sum.Add(statedigest.Row(name, st.ColumnRawText(0)))
+			scan.Add(st.ColumnRawText(0))
 		}
+		sum := scan.Sum()
+		tables[t.name] = &sum
 		err = st.Err()
 		st.Close()
 		if err != nil {
