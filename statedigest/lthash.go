@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
 )
 
 // Size is the byte length of a Sum: 1024 lanes of 16 bits.
