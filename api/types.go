@@ -54,14 +54,9 @@ type StatementResult struct {
 }
 
 // ExecData is the JSON document in a successful tx's result data: one
-// entry per statement, in order, and the tx's effect digest.
+// entry per statement, in order.
 type ExecData struct {
 	Results []StatementResult `json:"results"`
-	// Effect is the hex digest of every row change the tx made (the
-	// backend's change records, as they enter the state digest). Nodes
-	// that disagree on a block's AppHash can compare their results tx by
-	// tx: the first tx whose Effect differs is where they went apart.
-	Effect string `json:"effect,omitempty"`
 }
 
 // FailureData is the JSON document in a failed tx's result data. Every

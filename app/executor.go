@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -318,14 +317,6 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
 		p := &pendingBlock{height: height, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
-		// Change records that precede the block can only come from writes
-		// made outside the chain: they enter this block's AppHash, not a
-		// tx's effect digest.
-		before, err := blk.ChangeDigest(ctx)
-		if err != nil {
-			_ = blk.Rollback(ctx)
-			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
-		}
 		results, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -343,12 +334,11 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
 		}
-		after, err := p.block.ChangeDigest(ctx)
+		changes, err := p.block.ChangeDigest(ctx)
 		if err != nil {
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
 		}
-		changes := sha256.Sum256(append(before, after...))
 		if p.stateDigest, err = p.block.StateDigest(ctx); err != nil {
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: state digest: %w", height, err)
@@ -357,7 +347,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 		// An empty block changes nothing, unless this node's database
 		// changed outside the chain: then its AppHash must differ.
 		if len(txs) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes[:], p.stateDigest)
+			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes, p.stateDigest)
 		}
 		e.mu.Lock()
 		e.pending = p
@@ -494,11 +484,6 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 	if err := block.Release(ctx); err != nil {
 		return TxResult{}, fmt.Errorf("release savepoint: %w", err)
 	}
-	effect, err := block.ChangeDigest(ctx)
-	if err != nil {
-		return TxResult{}, fmt.Errorf("effect digest: %w", err)
-	}
-	out.Effect = hex.EncodeToString(effect)
 	for k, g := range txGrants {
 		p.grants[k] = g
 	}
@@ -673,12 +658,8 @@ func (e *Executor) Close(ctx context.Context) error {
 //	H("relchain/apphash/v2" | prev AppHash | height | H(results) | change digest | state digest)
 //
 // where H(results) covers each tx's code and data (the deterministic part of
-// a result, which for a successful tx includes its effect digest: the
-// backend's digest of every row change the tx made), the change digest
-// covers the change records found before the block's first tx (only writes
-// made outside the chain leave any) and after its last (none, unless the
-// backend captured something outside every tx), and the state digest
-// (package statedigest) covers
+// a result), the change digest is the backend's digest of every row change
+// the block captured, and the state digest (package statedigest) covers
 // every row of every replicated table after the block. The change digest
 // pins what the block did; the state digest pins what the database holds,
 // so a node whose database deviated for any reason computes another

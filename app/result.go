@@ -20,7 +20,6 @@ type TxResult struct {
 // shape of api.ExecData.
 type execData struct {
 	Results []*backend.Rows `json:"results"`
-	Effect  string          `json:"effect,omitempty"`
 }
 
 // encodeJSON marshals v, which holds only types whose encoding is
