@@ -45,6 +45,9 @@ type Options struct {
 	// UnsafeNoGate turns the determinism and safety gate off on every node
 	// (benchmarks of the gate's cost only).
 	UnsafeNoGate bool
+	// CheckpointEvery, if not 0, overrides the nodes' checkpoint interval
+	// (relchain.toml [checkpoint] every).
+	CheckpointEvery int64
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -108,6 +111,9 @@ func Generate(o Options) ([]NodeInfo, error) {
 		rc := node.DefaultConfig()
 		rc.Backend.Kind = o.Backend
 		rc.Backend.UnsafeNoGate = o.UnsafeNoGate
+		if o.CheckpointEvery != 0 {
+			rc.Checkpoint.Every = o.CheckpointEvery
+		}
 		if o.Backend == "postgres" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}

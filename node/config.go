@@ -25,6 +25,17 @@ type Config struct {
 	Backend BackendConfig `toml:"backend"`
 	// Query bounds the read path.
 	Query QueryConfig `toml:"query"`
+	// Checkpoint schedules local copies of the database (SQLite), from
+	// which `relchain recover` restores a node.
+	Checkpoint CheckpointConfig `toml:"checkpoint"`
+}
+
+// CheckpointConfig schedules checkpoints: a consistent copy of the
+// database every Every committed blocks (0: none), the newest Keep kept,
+// in HOME/data/checkpoints. SQLite only for now.
+type CheckpointConfig struct {
+	Every int64 `toml:"every"`
+	Keep  int   `toml:"keep"`
 }
 
 // BackendConfig selects and locates the database.
@@ -53,7 +64,8 @@ type QueryConfig struct {
 
 // DefaultConfig is the relchain section of a new node.
 func DefaultConfig() Config {
-	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"}}
+	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"},
+		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2}}
 }
 
 // Validate checks the configuration.
@@ -67,8 +79,14 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("unknown backend %q (supported: %s)", c.Backend.Kind, strings.Join(Backends, ", "))
 	}
+	if c.Checkpoint.Every < 0 || (c.Checkpoint.Every > 0 && c.Checkpoint.Keep < 1) {
+		return fmt.Errorf("checkpoint: every = %d, keep = %d: every is a number of blocks (0 turns checkpoints off) and keep at least 1", c.Checkpoint.Every, c.Checkpoint.Keep)
+	}
 	return nil
 }
+
+// CheckpointDir is where a node home's checkpoints live.
+func CheckpointDir(home string) string { return filepath.Join(home, "data", "checkpoints") }
 
 // SQLitePath returns the SQLite database file for a node home.
 func (c Config) SQLitePath(home string) string {

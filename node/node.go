@@ -39,6 +39,9 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 		if rc.Backend.UnsafeNoGate {
 			opts = append(opts, sqlite.WithoutGate())
 		}
+		if rc.Checkpoint.Every > 0 {
+			opts = append(opts, sqlite.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep))
+		}
 		return sqlite.Open(ctx, rc.SQLitePath(home), opts...)
 	case "postgres":
 		var opts []postgres.Option

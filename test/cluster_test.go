@@ -91,6 +91,8 @@ type clusterOptions struct {
 	// variables for node i.
 	nodeArgs [][]string
 	nodeEnv  [][]string
+	// checkpointEvery sets the nodes' checkpoint interval (0: default).
+	checkpointEvery int64
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -105,6 +107,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	opts := netctl.Options{Validators: validators, Dir: dir, Backend: o.backend}
 	opts.Tuning.FastGossip = true
 	opts.Params.MaxTxBytes = o.maxTxBytes
+	opts.CheckpointEvery = o.checkpointEvery
 	admin := newKey(t)
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}

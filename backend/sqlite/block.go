@@ -607,6 +607,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		b.schemaGen.Add(1)
 		b.blockDDL = false
 	}
+	b.maybeCheckpoint(s.Height)
 	return nil
 }
 

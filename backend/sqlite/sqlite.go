@@ -82,7 +82,8 @@ type Backend struct {
 	vetted    map[string]string
 	blockDDL  bool               // the open block changed the schema
 	delta     backend.TableDelta // the open block's digested changes, for StateDigest
-	schemaGen atomic.Int64       // bumped when a block that changed the schema commits
+	ckpt      checkpointer
+	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
 	stmts     map[string]*cached
 	stmtOrder []string
 	schemaVer int64
@@ -120,7 +121,10 @@ type verdict struct {
 type Option func(*options)
 
 type options struct {
-	noGate bool
+	noGate    bool
+	ckptDir   string
+	ckptEvery int64
+	ckptKeep  int
 }
 
 // WithoutGate is for benchmarks only (gate on vs off, end to end): the
@@ -547,6 +551,7 @@ func bind(stmt *sqlite3.Stmt, i int, v any) error {
 
 // Close implements backend.Backend.
 func (b *Backend) Close() error {
+	b.WaitCheckpoint()
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
 	var errs []error

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relchain/relchain/node"
+)
+
+func recoverCmd() *cobra.Command {
+	var home, output string
+	cmd := &cobra.Command{
+		Use:   "recover",
+		Short: "Restore a stopped node's database from its newest checkpoint that verifies",
+		Long: `Recover restores a stopped SQLite node from its newest checkpoint whose rows
+match the state digest it recorded (older ones are tried when a newer one is
+damaged), and rolls CometBFT's state back one height, since the last block
+this node applied may have been applied to a deviating database. The replaced
+database is kept beside the new one. Start the node afterwards: it replays
+every block after the checkpoint from its own block store, checking each
+AppHash against the chain, and rejoins the network.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				return fmt.Errorf("unknown --output %q: use text or json", output)
+			}
+			rep, err := node.Recover(context.Background(), home)
+			for _, r := range rep.Rejected {
+				fmt.Printf("skipped checkpoint at %s\n", r)
+			}
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				b, _ := json.MarshalIndent(rep, "", "  ")
+				fmt.Println(string(b))
+				return nil
+			}
+			fmt.Printf("restored the checkpoint at height %d (the old database is %s);\nCometBFT's state is at height %d: start the node to replay the blocks after %d and rejoin\n",
+				rep.Checkpoint, rep.Replaced, rep.StateHeight, rep.Checkpoint)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory (the node must be stopped)")
+	cmd.Flags().StringVar(&output, "output", "text", "text or json")
+	return cmd
+}

@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+)
+
+// A validator whose database was changed outside the chain is caught at
+// its next block; `relchain recover` restores its newest checkpoint that
+// verifies (the newest was damaged, so the one before it), rolls its
+// CometBFT state back one height, and the restarted node replays the
+// blocks after the checkpoint from its own block store and rejoins with
+// the network's exact state.
+func TestRecoverRestoresACheckpointAndRejoins(t *testing.T) {
+	c := mustStartCluster(t, clusterOptions{checkpointEvery: 5})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
+	for i := 1; i <= 25; i++ {
+		c.mustExec(ctx, i%validators, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, %d)", i, 100*i)))
+	}
+	if err := c.net.Stop(victim); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(c.nodes[victim].Home, "data", "checkpoints")
+	cps, _ := filepath.Glob(filepath.Join(dir, "checkpoint-*.db"))
+	if len(cps) < 2 {
+		t.Fatalf("node 3 has %d checkpoints (%v), want the 2 newest kept", len(cps), cps)
+	}
+	heights := checkpointHeights(t, cps)
+	newest, older := heights[0], heights[1]
+	t.Logf("node 3's checkpoints: heights %v", heights)
+
+	// The newest checkpoint is damaged: one row changed, capture bypassed.
+	func() {
+		db, err := sqlite3.Open(filepath.Join(dir, fmt.Sprintf("checkpoint-%d.db", newest)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, s := range []string{"DROP TRIGGER relchain_cap_u_acct", "UPDATE acct SET bal = 0 WHERE id = 1"} {
+			if err := db.Exec(s); err != nil {
+				t.Fatalf("damage the checkpoint: %s: %v", s, err)
+			}
+		}
+	}()
+	// The live database deviates; the node is caught at its next block.
+	c.tamper(victim, `UPDATE acct SET bal = bal + 1 WHERE id = 7`)
+	if err := c.net.Start(victim); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		c.mustExec(ctx, i%2, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, 1)", 100+i)))
+	}
+	if err := waitFor(ctx, "node 3 to refuse the network's AppHash", func() bool {
+		b, _ := os.ReadFile(c.net.LogFile(victim))
+		return strings.Contains(string(b), "wrong Block.Header.AppHash")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.net.Stop(victim); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := exec.Command(relchainBin, "recover", "--home", c.nodes[victim].Home).CombinedOutput()
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, out)
+	}
+	t.Logf("recover: %s", strings.TrimSpace(string(out)))
+	if !strings.Contains(string(out), fmt.Sprintf("skipped checkpoint at height %d", newest)) ||
+		!strings.Contains(string(out), fmt.Sprintf("restored the checkpoint at height %d", older)) {
+		t.Fatalf("recover did not skip the damaged checkpoint %d for %d:\n%s", newest, older, out)
+	}
+	if err := c.net.Start(victim); err != nil {
+		t.Fatal(err)
+	}
+	c.mustExec(ctx, 0, stmt("INSERT INTO acct (id, bal) VALUES (200, 2)"))
+	target := c.maxHeight(ctx, 0, 1, 2)
+	if err := c.net.WaitHeight(ctx, victim, target); err != nil {
+		t.Fatalf("the recovered node 3: %v", err)
+	}
+	h, rows := c.consistentRead(ctx, "SELECT id, bal FROM acct ORDER BY id")
+	c.requireSameRows(h, "acct", rows[0])
+	t.Logf("node 3 recovered from height %d and holds the network's rows at height %d", older, h)
+	if err := c.net.Stop(victim); err != nil {
+		t.Fatal(err)
+	}
+	c.mustVerify(victim, true, "")
+}
+
+var checkpointName = regexp.MustCompile(`checkpoint-(\d+)\.db$`)
+
+// checkpointHeights returns the heights of checkpoint files, newest first.
+func checkpointHeights(t *testing.T, paths []string) []int64 {
+	t.Helper()
+	var hs []int64
+	for _, p := range paths {
+		m := checkpointName.FindStringSubmatch(p)
+		if m == nil {
+			t.Fatalf("checkpoint file %s", p)
+		}
+		h, _ := strconv.ParseInt(m[1], 10, 64)
+		hs = append(hs, h)
+	}
+	for i := range hs {
+		for j := i + 1; j < len(hs); j++ {
+			if hs[j] > hs[i] {
+				hs[i], hs[j] = hs[j], hs[i]
+			}
+		}
+	}
+	return hs
+}
