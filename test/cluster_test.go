@@ -265,6 +265,20 @@ func (c *cluster) mustExec(ctx context.Context, i int, stmts ...txn.Statement) *
 	return res
 }
 
+// mustExecEverywhere is mustExec, then waits until every node has
+// committed the tx's block: CheckTx on a node judges against that node's
+// committed state (a grant, say, counts there only once it committed it).
+func (c *cluster) mustExecEverywhere(ctx context.Context, i int, stmts ...txn.Statement) *client.Result {
+	c.t.Helper()
+	res := c.mustExec(ctx, i, stmts...)
+	for j := range c.nodes {
+		if err := c.net.WaitHeight(ctx, j, res.Height); err != nil {
+			c.t.Fatalf("%s did not commit block %d: %v", c.nodes[j].Name, res.Height, err)
+		}
+	}
+	return res
+}
+
 func stmt(sql string, args ...txn.Arg) txn.Statement { return txn.Statement{SQL: sql, Args: args} }
 
 // nodeState is one node's committed height and AppHash.

@@ -111,7 +111,7 @@ func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
 	}
 	c.mustExec(ctx, 0, stmt("CREATE TABLE byz (id INTEGER PRIMARY KEY, v TEXT)"))
 	user := newKey(t)
-	c.mustExec(ctx, 1, stmt(api.SystemGrant, txn.Bytes(user.Public().(ed25519.PublicKey)), txn.Text("byz")))
+	c.mustExecEverywhere(ctx, 1, stmt(api.SystemGrant, txn.Bytes(user.Public().(ed25519.PublicKey)), txn.Text("byz")))
 
 	var nonce uint64
 	sign := func(chainID string, stmts ...txn.Statement) []byte {
@@ -160,7 +160,7 @@ func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
 	// Blocks are only made when there are txs: keep the chain moving with
 	// valid writes until node0 has proposed the injected txs.
 	filler := newKey(t)
-	c.mustExec(ctx, 0, stmt(api.SystemGrant, txn.Bytes(filler.Public().(ed25519.PublicKey)), txn.Text("byz")))
+	c.mustExecEverywhere(ctx, 0, stmt(api.SystemGrant, txn.Bytes(filler.Public().(ed25519.PublicKey)), txn.Text("byz")))
 	for n := 100; ; n++ {
 		left, _ := filepath.Glob(filepath.Join(injectDir, "*.tx"))
 		if len(left) == 0 {

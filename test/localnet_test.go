@@ -172,12 +172,14 @@ func TestLocalnetCommand(t *testing.T) {
 	if so, se, err := try(insertAsBob...); err == nil || !strings.Contains(so+se, "unauthorized") {
 		t.Fatalf("bob's insert before any grant: err %v, output %q %q; want an unauthorized failure", err, so, se)
 	}
-	run("admin", "grant", "--node", nodes[1].RPC, "bob", "greeting")
+	// Through the node bob then writes to: CheckTx judges against that
+	// node's committed grants.
+	run("admin", "grant", "--node", nodes[2].RPC, "bob", "greeting")
 	run(insertAsBob...)
 	if so, se, err := try("exec", "--node", nodes[2].RPC, "--key", bobKey, "DROP TABLE greeting"); err == nil || !strings.Contains(so+se, "only an admin") {
 		t.Fatalf("bob's DROP TABLE: err %v, output %q %q; want refused (only an admin)", err, so, se)
 	}
-	if shown := run("admin", "show", "--node", nodes[3].RPC, "bob"); !strings.Contains(shown, "greeting") {
+	if shown := run("admin", "show", "--node", nodes[2].RPC, "bob"); !strings.Contains(shown, "greeting") {
 		t.Errorf("admin show bob = %q, want the grant on greeting", shown)
 	}
 	run("admin", "revoke", "--node", nodes[0].RPC, "bob", "greeting")
