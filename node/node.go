@@ -31,6 +31,13 @@ type Node struct {
 	be  backend.Backend // nil for the kvstore ceiling node
 }
 
+// onCheckpointError reports a failed background checkpoint on the node's
+// standard error (its log): blocks go on, but recovery will start from an
+// older checkpoint until the cause is fixed.
+func onCheckpointError(err error) {
+	fmt.Fprintf(os.Stderr, "E relchain: checkpoint failed (blocks go on; recover would use an older checkpoint): %v\n", err)
+}
+
 // OpenBackend opens the database a node home is configured with.
 func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
 	switch rc.Backend.Kind {
@@ -40,13 +47,16 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 			opts = append(opts, sqlite.WithoutGate())
 		}
 		if rc.Checkpoint.Every > 0 {
-			opts = append(opts, sqlite.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep))
+			opts = append(opts, sqlite.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
 		}
 		return sqlite.Open(ctx, rc.SQLitePath(home), opts...)
 	case "postgres":
 		var opts []postgres.Option
 		if rc.Backend.UnsafeNoGate {
 			opts = append(opts, postgres.WithoutGate())
+		}
+		if rc.Checkpoint.Every > 0 {
+			opts = append(opts, postgres.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
 		}
 		if rc.Backend.ExecTimeout != "" {
 			d, err := time.ParseDuration(rc.Backend.ExecTimeout)

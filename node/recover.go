@@ -7,12 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
 	sm "github.com/cometbft/cometbft/state"
 	"github.com/cometbft/cometbft/store"
 
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/statedigest"
 )
@@ -31,9 +34,10 @@ type RecoverReport struct {
 	Replaced string `json:"replaced"`
 }
 
-// Recover restores a stopped node's SQLite database from its newest
-// checkpoint that verifies (its rows against the state digest it
-// recorded), and rolls CometBFT's state back one height: the last block
+// Recover restores a stopped node's database from its newest checkpoint
+// that verifies (its rows against the state digest it recorded; SQLite:
+// a copy of the file, PostgreSQL: pg_restore into a new database that
+// then takes the old one's name), and rolls CometBFT's state back one height: the last block
 // this node applied may have been applied to the deviating database, and
 // its AppHash is the one the network refused. The replaced database is
 // kept beside the new one. Starting the node then replays, from its own
@@ -45,26 +49,29 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	if rc.Backend.Kind != "sqlite" {
-		return rep, fmt.Errorf("recover: checkpoints exist for SQLite nodes only; rebuild this %s node from its peers (README: Verifying a node)", rc.Backend.Kind)
+	var r restorer
+	switch rc.Backend.Kind {
+	case "sqlite":
+		r = &sqliteRestorer{db: rc.SQLitePath(home)}
+	case "postgres":
+		r = &postgresRestorer{dsn: rc.Backend.DSN}
+	default:
+		return rep, fmt.Errorf("recover: unknown backend %q", rc.Backend.Kind)
 	}
-	cps, err := sqlite.Checkpoints(CheckpointDir(home))
+	cps, err := r.list(CheckpointDir(home))
 	if err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
 	}
 	if len(cps) == 0 {
 		return rep, fmt.Errorf("recover: no checkpoint in %s (relchain.toml [checkpoint] every = N makes them)", CheckpointDir(home))
 	}
-	dbPath := rc.SQLitePath(home)
-	staged := dbPath + ".recover"
-	var chosen *sqlite.Checkpoint
+	var chosen *backend.Checkpoint
 	for i := range cps {
-		cp := cps[i]
-		if err := stageCheckpoint(ctx, cp, staged); err != nil {
-			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: %v", cp.Height, err))
+		if err := r.stage(ctx, cps[i]); err != nil {
+			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: %v", cps[i].Height, err))
 			continue
 		}
-		chosen = &cp
+		chosen = &cps[i]
 		break
 	}
 	if chosen == nil {
@@ -72,55 +79,139 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	}
 	rep.Checkpoint = chosen.Height
 	if rep.StateHeight, err = rollbackOneHeight(cc); err != nil {
-		_ = removeDB(staged)
+		r.discard(ctx)
 		return rep, fmt.Errorf("recover: roll back CometBFT's state: %w", err)
 	}
 	if rep.StateHeight < chosen.Height {
-		_ = removeDB(staged)
+		r.discard(ctx)
 		return rep, fmt.Errorf("recover: checkpoint %d is newer than CometBFT's state at height %d", chosen.Height, rep.StateHeight)
 	}
-	rep.Replaced = fmt.Sprintf("%s.replaced-%s", dbPath, time.Now().UTC().Format("20060102T150405Z"))
-	if err := moveDB(dbPath, rep.Replaced); err != nil {
-		return rep, fmt.Errorf("recover: set the old database aside: %w", err)
-	}
-	if err := moveDB(staged, dbPath); err != nil {
-		return rep, fmt.Errorf("recover: install the checkpoint: %w", err)
+	if rep.Replaced, err = r.install(ctx, time.Now().UTC().Format("20060102T150405Z")); err != nil {
+		return rep, fmt.Errorf("recover: %w", err)
 	}
 	return rep, nil
 }
 
-// stageCheckpoint copies checkpoint cp to staged and verifies the copy:
-// a scan of its rows must give the table sums it recorded, at its height.
-func stageCheckpoint(ctx context.Context, cp sqlite.Checkpoint, staged string) error {
-	_ = removeDB(staged)
-	if err := copyFile(cp.Path, staged); err != nil {
-		return err
-	}
-	be, err := sqlite.Open(ctx, staged)
-	if err != nil {
-		_ = removeDB(staged)
-		return err
-	}
+// restorer is a backend's side of Recover.
+type restorer interface {
+	list(dir string) ([]backend.Checkpoint, error)
+	// stage restores cp beside the live database and verifies it.
+	stage(ctx context.Context, cp backend.Checkpoint) error
+	// discard removes what stage made.
+	discard(ctx context.Context)
+	// install replaces the live database by the staged one and says
+	// where the replaced one lies.
+	install(ctx context.Context, stamp string) (string, error)
+}
+
+// verifyStaged checks a restored database: it must hold cp's height, and a
+// scan of its rows must give the table sums it recorded.
+func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint) error {
 	stored, h1, err := be.StoredState(ctx)
-	if err == nil {
-		var scanned statedigest.Tables
-		var h2 int64
-		scanned, h2, err = be.ScanState(ctx)
-		switch {
-		case err != nil:
-		case h1 != cp.Height || h2 != cp.Height:
-			err = fmt.Errorf("it holds height %d, its name says %d", h1, cp.Height)
-		case len(statedigest.Diff(stored, scanned)) > 0:
-			err = fmt.Errorf("%w: tables %v", statedigest.ErrMismatch, statedigest.Diff(stored, scanned))
-		}
+	if err != nil {
+		return err
 	}
+	scanned, h2, err := be.ScanState(ctx)
+	switch {
+	case err != nil:
+		return err
+	case h1 != cp.Height || h2 != cp.Height:
+		return fmt.Errorf("it holds height %d, its name says %d", h1, cp.Height)
+	case len(statedigest.Diff(stored, scanned)) > 0:
+		return fmt.Errorf("%w: tables %v", statedigest.ErrMismatch, statedigest.Diff(stored, scanned))
+	}
+	return nil
+}
+
+type sqliteRestorer struct{ db string }
+
+func (r *sqliteRestorer) staged() string { return r.db + ".recover" }
+
+func (r *sqliteRestorer) list(dir string) ([]backend.Checkpoint, error) {
+	return sqlite.Checkpoints(dir)
+}
+
+func (r *sqliteRestorer) stage(ctx context.Context, cp backend.Checkpoint) error {
+	_ = removeDB(r.staged())
+	if err := copyFile(cp.Path, r.staged()); err != nil {
+		return err
+	}
+	be, err := sqlite.Open(ctx, r.staged())
+	if err != nil {
+		_ = removeDB(r.staged())
+		return err
+	}
+	err = verifyStaged(ctx, be, cp)
 	if cerr := be.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		_ = removeDB(staged)
+		_ = removeDB(r.staged())
 	}
 	return err
+}
+
+func (r *sqliteRestorer) discard(context.Context) { _ = removeDB(r.staged()) }
+
+func (r *sqliteRestorer) install(_ context.Context, stamp string) (string, error) {
+	replaced := r.db + ".replaced-" + stamp
+	if err := moveDB(r.db, replaced); err != nil {
+		return "", fmt.Errorf("set the old database aside: %w", err)
+	}
+	if err := moveDB(r.staged(), r.db); err != nil {
+		return "", fmt.Errorf("install the checkpoint: %w", err)
+	}
+	return replaced, nil
+}
+
+type postgresRestorer struct {
+	dsn    string
+	staged string // database name
+}
+
+func (r *postgresRestorer) list(dir string) ([]backend.Checkpoint, error) {
+	return postgres.Checkpoints(dir)
+}
+
+func (r *postgresRestorer) stage(ctx context.Context, cp backend.Checkpoint) error {
+	name, err := postgres.DatabaseName(r.dsn)
+	if err != nil {
+		return err
+	}
+	r.staged = name + "_recover"
+	stagedDSN, err := postgres.RestoreCheckpoint(ctx, r.dsn, cp, r.staged)
+	if err != nil {
+		return err
+	}
+	be, err := postgres.Open(ctx, stagedDSN)
+	if err == nil {
+		err = verifyStaged(ctx, be, cp)
+		if cerr := be.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		r.discard(ctx)
+	}
+	return err
+}
+
+func (r *postgresRestorer) discard(ctx context.Context) {
+	if r.staged != "" {
+		_ = postgres.DropDatabase(ctx, r.dsn, r.staged)
+	}
+}
+
+func (r *postgresRestorer) install(ctx context.Context, stamp string) (string, error) {
+	name, err := postgres.DatabaseName(r.dsn)
+	if err != nil {
+		return "", err
+	}
+	replaced := name + "_replaced_" + strings.ToLower(stamp)
+	if err := postgres.SwapDatabases(ctx, r.dsn, r.staged, replaced); err != nil {
+		return "", err
+	}
+	return "database " + replaced, nil
 }
 
 // rollbackOneHeight is CometBFT's own rollback (as `cometbft rollback`):

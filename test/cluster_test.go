@@ -177,8 +177,18 @@ func pgDSNTemplate(t *testing.T) string {
 			return
 		}
 		defer conn.Close(ctx)
-		for i := 0; i < validators; i++ {
-			name := fmt.Sprintf("%s_node%d", prefix, i)
+		// The nodes' databases, and those recover staged or set aside.
+		rows, err := conn.Query(ctx, "SELECT datname FROM pg_database WHERE starts_with(datname, $1)", prefix+"_")
+		if err != nil {
+			t.Logf("list test databases: %v", err)
+			return
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Logf("list test databases: %v", err)
+			return
+		}
+		for _, name := range names {
 			if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 				t.Logf("drop %s: %v", name, err)
 			}

@@ -193,6 +193,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	if len(tag) != 1 || tag[0].CommandTag.String() != "COMMIT" {
 		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
 	}
+	k.b.maybeCheckpoint(s.Height)
 	return nil
 }
 

@@ -32,6 +32,10 @@ type options struct {
 	maxReaders   int32
 	execTimeout  time.Duration
 	noGate       bool
+	ckptDir      string
+	ckptEvery    int64
+	ckptKeep     int
+	ckptOnError  func(error)
 }
 
 // DefaultExecTimeout bounds one statement of a block on the writer. It is
@@ -127,6 +131,9 @@ func superuserSettings() map[string]string {
 // Backend is a PostgreSQL database of one validator: one dedicated writer
 // connection for blocks and a pool of read-only connections for Query.
 type Backend struct {
+	dsn       string
+	opts      options
+	ckpt      backend.Checkpointer
 	writerCfg *pgx.ConnConfig
 	pool      *pgxpool.Pool
 	syntax    syntaxCache
@@ -210,7 +217,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open query pool: %w", err)
 	}
-	return &Backend{writerCfg: writerCfg, pool: pool, syntax: newSyntaxCache(!o.noGate)}, nil
+	b := &Backend{dsn: dsn, opts: o, writerCfg: writerCfg, pool: pool, syntax: newSyntaxCache(!o.noGate)}
+	b.ckpt.OnError = o.ckptOnError
+	return b, nil
 }
 
 // connectOrCreate connects to cfg's database, creating it through the
@@ -410,6 +419,7 @@ func (b *Backend) Analyze(_ context.Context, sql string) (sqlcheck.Analysis, err
 
 // Close implements backend.Backend.
 func (b *Backend) Close() error {
+	b.WaitCheckpoint()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

@@ -1,36 +1,30 @@
 package sqlite
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
 )
 
 // WithCheckpoints makes the backend copy its database into dir every
 // `every` committed blocks (checkpoint-<height>.db), keeping the newest
-// keep. A checkpoint is taken with VACUUM INTO on a connection of its own,
+// keep; onError (may be nil) hears of every failed checkpoint. A checkpoint is taken with VACUUM INTO on a connection of its own,
 // in the background: it reads one WAL snapshot, so blocks go on committing
 // while it runs, and it is named by the height that snapshot holds. When
 // the previous checkpoint is still being written, a due one is skipped.
 // Checkpoints are this node's own: nothing about them enters consensus.
-func WithCheckpoints(dir string, every int64, keep int) Option {
-	return func(o *options) { o.ckptDir, o.ckptEvery, o.ckptKeep = dir, every, max(keep, 1) }
+func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Option {
+	return func(o *options) {
+		o.ckptDir, o.ckptEvery, o.ckptKeep, o.ckptOnError = dir, every, max(keep, 1), onError
+	}
 }
 
-// checkpointer is the background copy's state.
-type checkpointer struct {
-	mu      sync.Mutex
-	running bool
-	wg      sync.WaitGroup
-	lastErr error
-}
+// checkpointExt is the extension of SQLite checkpoints.
+const checkpointExt = ".db"
 
 // maybeCheckpoint starts a checkpoint after block height committed, if
 // one is due and none is running.
@@ -38,33 +32,15 @@ func (b *Backend) maybeCheckpoint(height int64) {
 	if b.opts.ckptEvery <= 0 || height%b.opts.ckptEvery != 0 {
 		return
 	}
-	c := &b.ckpt
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.running {
-		return
-	}
-	c.running = true
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		err := TakeCheckpoint(b.path, b.opts.ckptDir, b.opts.ckptKeep)
-		c.mu.Lock()
-		c.running, c.lastErr = false, err
-		c.mu.Unlock()
-	}()
+	b.ckpt.Start(func() error { return TakeCheckpoint(b.path, b.opts.ckptDir, b.opts.ckptKeep) })
 }
 
 // CheckpointError is the error of the last background checkpoint, if it
-// failed (the node logs it; a failed checkpoint never stops blocks).
-func (b *Backend) CheckpointError() error {
-	b.ckpt.mu.Lock()
-	defer b.ckpt.mu.Unlock()
-	return b.ckpt.lastErr
-}
+// failed (a failed checkpoint never stops blocks).
+func (b *Backend) CheckpointError() error { return b.ckpt.Err() }
 
 // WaitCheckpoint waits for a running checkpoint to finish.
-func (b *Backend) WaitCheckpoint() { b.ckpt.wg.Wait() }
+func (b *Backend) WaitCheckpoint() { b.ckpt.Wait() }
 
 // TakeCheckpoint copies the database at path into dir as
 // checkpoint-<height>.db, where height is the committed height of the
@@ -92,13 +68,11 @@ func TakeCheckpoint(path, dir string, keep int) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, checkpointName(height))); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, backend.CheckpointName(height, checkpointExt))); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return pruneCheckpoints(dir, keep)
+	return backend.PruneCheckpoints(dir, checkpointExt, keep)
 }
-
-func checkpointName(height int64) string { return fmt.Sprintf("checkpoint-%d.db", height) }
 
 // checkpointHeight reads the committed height stored in a database file.
 func checkpointHeight(path string) (int64, error) {
@@ -114,48 +88,7 @@ func checkpointHeight(path string) (int64, error) {
 	return st.Height, nil
 }
 
-// Checkpoint is one checkpoint file.
-type Checkpoint struct {
-	Height int64
-	Path   string
-}
-
-// Checkpoints lists the checkpoints in dir, newest first. A missing dir
-// holds none.
-func Checkpoints(dir string) ([]Checkpoint, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list checkpoints: %w", err)
-	}
-	var out []Checkpoint
-	for _, e := range entries {
-		name := e.Name()
-		h, ok := strings.CutPrefix(name, "checkpoint-")
-		if !ok || !strings.HasSuffix(h, ".db") {
-			continue
-		}
-		height, err := strconv.ParseInt(strings.TrimSuffix(h, ".db"), 10, 64)
-		if err != nil {
-			continue
-		}
-		out = append(out, Checkpoint{Height: height, Path: filepath.Join(dir, name)})
-	}
-	slices.SortFunc(out, func(a, b Checkpoint) int { return int(b.Height - a.Height) })
-	return out, nil
-}
-
-func pruneCheckpoints(dir string, keep int) error {
-	cps, err := Checkpoints(dir)
-	if err != nil {
-		return err
-	}
-	for _, cp := range cps[min(keep, len(cps)):] {
-		if err := os.Remove(cp.Path); err != nil {
-			return fmt.Errorf("checkpoint: prune %s: %w", cp.Path, err)
-		}
-	}
-	return nil
+// Checkpoints lists the SQLite checkpoints in dir, newest first.
+func Checkpoints(dir string) ([]backend.Checkpoint, error) {
+	return backend.ListCheckpoints(dir, checkpointExt)
 }

@@ -19,7 +19,7 @@ func TestCheckpointsEveryNBlocksKeepNewest(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	ckdir := filepath.Join(dir, "checkpoints")
-	be, err := sqlite.Open(ctx, filepath.Join(dir, "relchain.db"), sqlite.WithCheckpoints(ckdir, 3, 2))
+	be, err := sqlite.Open(ctx, filepath.Join(dir, "relchain.db"), sqlite.WithCheckpoints(ckdir, 3, 2, func(err error) { t.Errorf("checkpoint: %v", err) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ type Backend struct {
 	vetted    map[string]string
 	blockDDL  bool               // the open block changed the schema
 	delta     backend.TableDelta // the open block's digested changes, for StateDigest
-	ckpt      checkpointer
+	ckpt      backend.Checkpointer
 	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
 	stmts     map[string]*cached
 	stmtOrder []string
@@ -125,6 +125,8 @@ type options struct {
 	ckptDir   string
 	ckptEvery int64
 	ckptKeep  int
+	// ckptOnError hears of failed checkpoints.
+	ckptOnError func(error)
 }
 
 // WithoutGate is for benchmarks only (gate on vs off, end to end): the
@@ -158,6 +160,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		o(&b.opts)
 	}
 	b.wgate.off = b.opts.noGate
+	b.ckpt.OnError = b.opts.ckptOnError
 	fail := func(format string, a ...any) (*Backend, error) {
 		w.Close()
 		b.rw.close()

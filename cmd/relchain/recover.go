@@ -15,7 +15,7 @@ func recoverCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "recover",
 		Short: "Restore a stopped node's database from its newest checkpoint that verifies",
-		Long: `Recover restores a stopped SQLite node from its newest checkpoint whose rows
+		Long: `Recover restores a stopped node from its newest checkpoint whose rows
 match the state digest it recorded (older ones are tried when a newer one is
 damaged), and rolls CometBFT's state back one height, since the last block
 this node applied may have been applied to a deviating database. The replaced

@@ -1,0 +1,107 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Checkpoint is one checkpoint file of a node: checkpoint-<height><ext>,
+// a copy of its database as committed at that height.
+type Checkpoint struct {
+	Height int64
+	Path   string
+}
+
+// CheckpointName is the file name of the checkpoint at height.
+func CheckpointName(height int64, ext string) string {
+	return fmt.Sprintf("checkpoint-%d%s", height, ext)
+}
+
+// ListCheckpoints lists the checkpoints with extension ext in dir, newest
+// first. A missing dir holds none.
+func ListCheckpoints(dir, ext string) ([]Checkpoint, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	var out []Checkpoint
+	for _, e := range entries {
+		h, ok := strings.CutPrefix(e.Name(), "checkpoint-")
+		if !ok || !strings.HasSuffix(h, ext) {
+			continue
+		}
+		height, err := strconv.ParseInt(strings.TrimSuffix(h, ext), 10, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, Checkpoint{Height: height, Path: filepath.Join(dir, e.Name())})
+	}
+	slices.SortFunc(out, func(a, b Checkpoint) int { return int(b.Height - a.Height) })
+	return out, nil
+}
+
+// PruneCheckpoints removes all but the newest keep checkpoints.
+func PruneCheckpoints(dir, ext string, keep int) error {
+	cps, err := ListCheckpoints(dir, ext)
+	if err != nil {
+		return err
+	}
+	for _, cp := range cps[min(keep, len(cps)):] {
+		if err := os.Remove(cp.Path); err != nil {
+			return fmt.Errorf("checkpoint: prune %s: %w", cp.Path, err)
+		}
+	}
+	return nil
+}
+
+// Checkpointer runs at most one background checkpoint at a time: a
+// checkpoint that falls due while the previous one runs is skipped.
+type Checkpointer struct {
+	// OnError, if set, is called with every failed checkpoint's error.
+	OnError func(error)
+
+	mu      sync.Mutex
+	running bool
+	wg      sync.WaitGroup
+	lastErr error
+}
+
+// Start runs take in the background unless a checkpoint is running.
+func (c *Checkpointer) Start(take func() error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		return
+	}
+	c.running = true
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		err := take()
+		if err != nil && c.OnError != nil {
+			c.OnError(err)
+		}
+		c.mu.Lock()
+		c.running, c.lastErr = false, err
+		c.mu.Unlock()
+	}()
+}
+
+// Wait waits for a running checkpoint to finish.
+func (c *Checkpointer) Wait() { c.wg.Wait() }
+
+// Err is the error of the last checkpoint, if it failed.
+func (c *Checkpointer) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastErr
+}

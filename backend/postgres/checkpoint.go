@@ -1,0 +1,219 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// checkpointExt is the extension of PostgreSQL checkpoints (pg_dump's
+// custom format).
+const checkpointExt = ".dump"
+
+// WithCheckpoints makes the backend dump its database every `every`
+// committed blocks into dir (checkpoint-<height>.dump), keeping the newest
+// keep; onError (may be nil) hears of every failed checkpoint. The dump runs in the background with pg_dump on a snapshot that a
+// REPEATABLE READ transaction exports: blocks go on committing (PostgreSQL
+// readers never block writers); the cost is one read of the database and
+// the dump file's size on disk. pg_dump and pg_restore of the server's
+// version must be on PATH or under /usr/lib/postgresql/<version>/bin.
+func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Option {
+	return func(o *options) {
+		o.ckptDir, o.ckptEvery, o.ckptKeep, o.ckptOnError = dir, every, max(keep, 1), onError
+	}
+}
+
+// Checkpoints lists the PostgreSQL checkpoints in dir, newest first.
+func Checkpoints(dir string) ([]backend.Checkpoint, error) {
+	return backend.ListCheckpoints(dir, checkpointExt)
+}
+
+// maybeCheckpoint starts a checkpoint after block height committed, if
+// one is due and none is running.
+func (b *Backend) maybeCheckpoint(height int64) {
+	if b.opts.ckptEvery <= 0 || height%b.opts.ckptEvery != 0 {
+		return
+	}
+	b.ckpt.Start(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		return b.takeCheckpoint(ctx)
+	})
+}
+
+// CheckpointError is the error of the last background checkpoint, if it
+// failed (a failed checkpoint never stops blocks).
+func (b *Backend) CheckpointError() error { return b.ckpt.Err() }
+
+// WaitCheckpoint waits for a running checkpoint to finish.
+func (b *Backend) WaitCheckpoint() { b.ckpt.Wait() }
+
+func (b *Backend) takeCheckpoint(ctx context.Context) error {
+	dir := b.opts.ckptDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	pgDump, err := clientBinary("pg_dump")
+	if err != nil {
+		return err
+	}
+	cfg := b.writerCfg.Copy()
+	cfg.RuntimeParams["statement_timeout"] = "0"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("checkpoint: connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer tx.Rollback(context.Background())
+	var snapshot string
+	var height int64
+	if err := tx.QueryRow(ctx, `SELECT pg_export_snapshot(), coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&snapshot, &height); err != nil {
+		return fmt.Errorf("checkpoint: export snapshot: %w", err)
+	}
+	tmp := filepath.Join(dir, "checkpoint.tmp")
+	_ = os.Remove(tmp)
+	out, err := exec.CommandContext(ctx, pgDump, "--format=custom", "--snapshot="+snapshot,
+		"--file="+tmp, "--dbname="+b.dsn).CombinedOutput()
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("checkpoint: pg_dump: %w: %s", err, out)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, backend.CheckpointName(height, checkpointExt))); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return backend.PruneCheckpoints(dir, checkpointExt, b.opts.ckptKeep)
+}
+
+// RestoreCheckpoint restores the dump cp into a new database named db on
+// the server of dsn (dropping one of that name first) and returns that
+// database's DSN. Verifying it is the caller's business.
+func RestoreCheckpoint(ctx context.Context, dsn string, cp backend.Checkpoint, db string) (string, error) {
+	pgRestore, err := clientBinary("pg_restore")
+	if err != nil {
+		return "", err
+	}
+	maint, err := maintenance(ctx, dsn)
+	if err != nil {
+		return "", err
+	}
+	defer maint.Close(context.Background())
+	name := pgx.Identifier{db}.Sanitize()
+	for _, sql := range []string{
+		"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)",
+		"CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
+	} {
+		if _, err := maint.Exec(ctx, sql); err != nil {
+			return "", fmt.Errorf("restore checkpoint %d: %w", cp.Height, err)
+		}
+	}
+	target, err := withDatabase(dsn, db)
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, pgRestore, "--exit-on-error", "--single-transaction",
+		"--dbname="+target, cp.Path).CombinedOutput()
+	if err != nil {
+		_, _ = maint.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		return "", fmt.Errorf("restore checkpoint %d: pg_restore: %w: %s", cp.Height, err, out)
+	}
+	return target, nil
+}
+
+// SwapDatabases renames the database of dsn to replaced and staged to the
+// database of dsn, ending every session of both first.
+func SwapDatabases(ctx context.Context, dsn, staged, replaced string) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	maint, err := maintenance(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer maint.Close(context.Background())
+	if _, err := maint.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname IN ($1, $2) AND pid <> pg_backend_pid()`,
+		cfg.Database, staged); err != nil {
+		return fmt.Errorf("swap databases: %w", err)
+	}
+	for _, sql := range []string{
+		"ALTER DATABASE " + pgx.Identifier{cfg.Database}.Sanitize() + " RENAME TO " + pgx.Identifier{replaced}.Sanitize(),
+		"ALTER DATABASE " + pgx.Identifier{staged}.Sanitize() + " RENAME TO " + pgx.Identifier{cfg.Database}.Sanitize(),
+	} {
+		if _, err := maint.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("swap databases: %w", err)
+		}
+	}
+	return nil
+}
+
+// DropDatabase drops the database db on the server of dsn.
+func DropDatabase(ctx context.Context, dsn, db string) error {
+	maint, err := maintenance(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer maint.Close(context.Background())
+	_, err = maint.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{db}.Sanitize()+" WITH (FORCE)")
+	return err
+}
+
+// maintenance connects to the "postgres" database of dsn's server.
+func maintenance(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect to the maintenance database: %w", err)
+	}
+	return conn, nil
+}
+
+// withDatabase returns dsn (a URL) naming database db instead.
+func withDatabase(dsn, db string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return "", fmt.Errorf("postgres: checkpoints need a URL DSN (postgres://…), not %q", dsn)
+	}
+	u.Path = "/" + db
+	return u.String(), nil
+}
+
+// DatabaseName is the database a DSN names.
+func DatabaseName(dsn string) (string, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return "", fmt.Errorf("postgres: parse dsn: %w", err)
+	}
+	return cfg.Database, nil
+}
+
+// clientBinary finds a PostgreSQL client program: on PATH, else in the
+// newest /usr/lib/postgresql/<version>/bin.
+func clientBinary(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	matches, _ := filepath.Glob(filepath.Join("/usr/lib/postgresql", "*", "bin", name))
+	if len(matches) == 0 {
+		return "", fmt.Errorf("checkpoint: %s not found on PATH or under /usr/lib/postgresql: %w", name, errors.ErrUnsupported)
+	}
+	sort.Strings(matches)
+	return matches[len(matches)-1], nil
+}
