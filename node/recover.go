@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,9 +66,22 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if len(cps) == 0 {
 		return rep, fmt.Errorf("recover: no checkpoint in %s (relchain.toml [checkpoint] every = N makes them)", CheckpointDir(home))
 	}
+	// A checkpoint counts only if the chain confirms it: the header of the
+	// next block in this node's block store carries the AppHash every
+	// validator agreed on for the checkpoint's height. A checkpoint taken
+	// after this node deviated is consistent in itself, but not confirmed.
+	confirmed, err := confirmedAppHashes(cc, cps)
+	if err != nil {
+		return rep, fmt.Errorf("recover: read the block store: %w", err)
+	}
 	var chosen *backend.Checkpoint
 	for i := range cps {
-		if err := r.stage(ctx, cps[i]); err != nil {
+		want, ok := confirmed[cps[i].Height]
+		if !ok {
+			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: not confirmed by the chain (this node's block store has no block %d)", cps[i].Height, cps[i].Height+1))
+			continue
+		}
+		if err := r.stage(ctx, cps[i], want); err != nil {
 			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: %v", cps[i].Height, err))
 			continue
 		}
@@ -95,8 +109,9 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 // restorer is a backend's side of Recover.
 type restorer interface {
 	list(dir string) ([]backend.Checkpoint, error)
-	// stage restores cp beside the live database and verifies it.
-	stage(ctx context.Context, cp backend.Checkpoint) error
+	// stage restores cp beside the live database and verifies it against
+	// appHash, the chain's AppHash at cp's height.
+	stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error
 	// discard removes what stage made.
 	discard(ctx context.Context)
 	// install replaces the live database by the staged one and says
@@ -104,9 +119,17 @@ type restorer interface {
 	install(ctx context.Context, stamp string) (string, error)
 }
 
-// verifyStaged checks a restored database: it must hold cp's height, and a
-// scan of its rows must give the table sums it recorded.
-func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint) error {
+// verifyStaged checks a restored database: it must hold cp's height with
+// the chain's AppHash for it, and a scan of its rows must give the table
+// sums it recorded (which that AppHash commits to).
+func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint, appHash []byte) error {
+	st, err := be.LoadState(ctx)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(st.AppHash, appHash) {
+		return fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
+	}
 	stored, h1, err := be.StoredState(ctx)
 	if err != nil {
 		return err
@@ -131,7 +154,7 @@ func (r *sqliteRestorer) list(dir string) ([]backend.Checkpoint, error) {
 	return sqlite.Checkpoints(dir)
 }
 
-func (r *sqliteRestorer) stage(ctx context.Context, cp backend.Checkpoint) error {
+func (r *sqliteRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
 	_ = removeDB(r.staged())
 	if err := copyFile(cp.Path, r.staged()); err != nil {
 		return err
@@ -141,7 +164,7 @@ func (r *sqliteRestorer) stage(ctx context.Context, cp backend.Checkpoint) error
 		_ = removeDB(r.staged())
 		return err
 	}
-	err = verifyStaged(ctx, be, cp)
+	err = verifyStaged(ctx, be, cp, appHash)
 	if cerr := be.Close(); err == nil {
 		err = cerr
 	}
@@ -173,7 +196,7 @@ func (r *postgresRestorer) list(dir string) ([]backend.Checkpoint, error) {
 	return postgres.Checkpoints(dir)
 }
 
-func (r *postgresRestorer) stage(ctx context.Context, cp backend.Checkpoint) error {
+func (r *postgresRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
 	name, err := postgres.DatabaseName(r.dsn)
 	if err != nil {
 		return err
@@ -185,7 +208,7 @@ func (r *postgresRestorer) stage(ctx context.Context, cp backend.Checkpoint) err
 	}
 	be, err := postgres.Open(ctx, stagedDSN)
 	if err == nil {
-		err = verifyStaged(ctx, be, cp)
+		err = verifyStaged(ctx, be, cp, appHash)
 		if cerr := be.Close(); err == nil {
 			err = cerr
 		}
@@ -212,6 +235,25 @@ func (r *postgresRestorer) install(ctx context.Context, stamp string) (string, e
 		return "", err
 	}
 	return "database " + replaced, nil
+}
+
+// confirmedAppHashes returns, for each checkpoint height h whose next
+// block is in the block store, the AppHash that block's header carries
+// (the app's state after h, as the validators signed it).
+func confirmedAppHashes(cc *cmtcfg.Config, cps []backend.Checkpoint) (map[int64][]byte, error) {
+	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	if err != nil {
+		return nil, err
+	}
+	defer blockDB.Close()
+	bs := store.NewBlockStore(blockDB)
+	out := make(map[int64][]byte)
+	for _, cp := range cps {
+		if meta := bs.LoadBlockMeta(cp.Height + 1); meta != nil {
+			out[cp.Height] = meta.Header.AppHash
+		}
+	}
+	return out, nil
 }
 
 // rollbackOneHeight is CometBFT's own rollback (as `cometbft rollback`):
