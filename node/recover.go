@@ -36,7 +36,8 @@ type RecoverReport struct {
 }
 
 // Recover restores a stopped node's database from its newest checkpoint
-// that verifies (its rows against the state digest it recorded; SQLite:
+// that verifies (its AppHash against the chain's, its rows against the
+// state digest it recorded; SQLite:
 // a copy of the file, PostgreSQL: pg_restore into a new database that
 // then takes the old one's name), and rolls CometBFT's state back one height: the last block
 // this node applied may have been applied to the deviating database, and

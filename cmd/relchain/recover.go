@@ -16,8 +16,9 @@ func recoverCmd() *cobra.Command {
 		Use:   "recover",
 		Short: "Restore a stopped node's database from its newest checkpoint that verifies",
 		Long: `Recover restores a stopped node from its newest checkpoint whose rows
-match the state digest it recorded (older ones are tried when a newer one is
-damaged), and rolls CometBFT's state back one height, since the last block
+match the state digest it recorded and whose AppHash the chain confirmed (older
+ones are tried when a newer one is damaged or was taken after the node
+deviated), and rolls CometBFT's state back one height, since the last block
 this node applied may have been applied to a deviating database. The replaced
 database is kept beside the new one. Start the node afterwards: it replays
 every block after the checkpoint from its own block store, checking each
