@@ -36,15 +36,15 @@ type RecoverReport struct {
 }
 
 // Recover restores a stopped node's database from its newest checkpoint
-// that verifies (its AppHash against the chain's, its rows against the
-// state digest it recorded; SQLite:
-// a copy of the file, PostgreSQL: pg_restore into a new database that
-// then takes the old one's name), and rolls CometBFT's state back one height: the last block
-// this node applied may have been applied to the deviating database, and
-// its AppHash is the one the network refused. The replaced database is
-// kept beside the new one. Starting the node then replays, from its own
-// block store, every block after the checkpoint (CometBFT's handshake),
-// checking each AppHash against the chain's headers.
+// that verifies: the chain confirms its AppHash, and its rows match the
+// state digest it recorded. (SQLite: a copy of the file; PostgreSQL:
+// pg_restore into a new database that then takes the old one's name.)
+// It rolls CometBFT's state back one height: the last block this node
+// applied may have been applied to the deviating database, and its AppHash
+// is the one the network refused. The replaced database is kept. Starting
+// the node then replays, from its own block store, every block after the
+// checkpoint (CometBFT's handshake), checking each AppHash against the
+// chain's headers.
 func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	var rep RecoverReport
 	cc, rc, err := LoadConfig(home)
@@ -73,7 +73,7 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	// after this node deviated is consistent in itself, but not confirmed.
 	confirmed, err := confirmedAppHashes(cc, cps)
 	if err != nil {
-		return rep, fmt.Errorf("recover: read the block store: %w", err)
+		return rep, fmt.Errorf("recover: read the block store (is the node stopped?): %w", err)
 	}
 	var chosen *backend.Checkpoint
 	for i := range cps {
