@@ -82,6 +82,16 @@ func parseArgs(ss []string) ([]txn.Arg, error) {
 	return out, nil
 }
 
+// checkOutput refuses an --output value that is not one of allowed.
+func checkOutput(output string, allowed ...string) error {
+	for _, a := range allowed {
+		if output == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown --output %q: use %s", output, strings.Join(allowed, " or "))
+}
+
 // signingClient is a client of nodeURL that signs with the key of --key,
 // or the home's default key.
 func signingClient(home, keyFile, nodeURL string) (*client.Client, error) {
@@ -116,8 +126,8 @@ func execCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if output != "text" && output != "json" {
-				return fmt.Errorf("unknown --output %q: use text or json", output)
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
 			}
 			targs, err := parseArgs(args[1:])
 			if err != nil {
@@ -206,8 +216,8 @@ func queryCmd() *cobra.Command {
 		Long:  "Run a read-only SQL statement on a node's committed state (no consensus).\n\n" + argHelp,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "table" && output != "json" {
-				return fmt.Errorf("unknown --output %q: use table or json", output)
+			if err := checkOutput(output, "table", "json"); err != nil {
+				return err
 			}
 			targs, err := parseArgs(args[1:])
 			if err != nil {

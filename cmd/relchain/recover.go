@@ -25,8 +25,8 @@ every block after the checkpoint from its own block store, checking each
 AppHash against the chain, and rejoins the network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("unknown --output %q: use text or json", output)
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
 			}
 			rep, err := node.Recover(context.Background(), home)
 			for _, r := range rep.Rejected {

@@ -26,8 +26,8 @@ non-zero on a mismatch. The node may be running (each side is read in one
 snapshot) or stopped. Its cost is proportional to the database's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("unknown --output %q: use text or json", output)
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
 			}
 			r, err := node.Verify(context.Background(), home)
 			if err != nil {

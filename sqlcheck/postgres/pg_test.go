@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +13,10 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // connect opens a session on a fresh test database with relchain's pinned
-// zone, or skips when no PostgreSQL is at hand (the gate itself needs none).
+// zone. Without a PostgreSQL server it fails, or skips under
+// RELCHAIN_SKIP_PG=1, as every PostgreSQL test does (pgtest's policy).
 func connect(t *testing.T) *pgx.Conn {
 	t.Helper()
-	if os.Getenv(pgtest.EnvDSN) == "" {
-		if _, err := pgtest.FindBinDir(); err != nil {
-			t.Skipf("no PostgreSQL server: %v", err)
-		}
-	}
 	cfg, err := pgx.ParseConfig(pgtest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
