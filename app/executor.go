@@ -3,8 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/statedigest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -30,10 +29,13 @@ type Executor struct {
 
 	mu        sync.Mutex
 	committed backend.State
-	// stateDigest is the state digest (package statedigest) after the
-	// committed block: an empty block that leaves it unchanged leaves the
-	// AppHash unchanged.
+	// stateDigest is the state (StateDigest) after the committed block:
+	// an empty block that leaves it unchanged leaves the AppHash
+	// unchanged. systemSum is the system state's part of it, systemRaw
+	// the committed system entries it sums (all but the AppHash inputs).
 	stateDigest []byte
+	systemSum   statedigest.Sum
+	systemRaw   map[string][]byte
 	heightCh    chan struct{} // closed and replaced at every commit
 	pending     *pendingBlock
 
@@ -92,6 +94,8 @@ type pendingBlock struct {
 	block       backend.Block
 	appHash     []byte
 	stateDigest []byte
+	system      map[string][]byte // system entries this block wrote
+	systemSum   statedigest.Sum   // after the block
 	replay      map[string]replayState // windows this block changed
 	grants      map[string]grantSet    // grants this block changed
 }
@@ -124,6 +128,10 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	grants := make(map[string]grantSet)
 	for k, v := range stored {
 		switch {
+		case k == apphashKey:
+			if _, err := decodeAppHashInputs(v); err != nil {
+				return nil, fmt.Errorf("load system state: %w", err)
+			}
 		case strings.HasPrefix(k, replayKeyPrefix):
 			w, err := decodeReplayState(v)
 			if err != nil {
@@ -140,14 +148,18 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 			return nil, fmt.Errorf("load system state: unknown key %q (written by a newer relchain?)", k)
 		}
 	}
+	delete(stored, apphashKey)
+	sys := SystemSum(stored)
 	return &Executor{
+		systemSum:   sys,
+		systemRaw:   stored,
 		replay:      replay,
 		perms:       perms{admins: admins, grants: grants},
 		be:          be,
 		chainID:     chainID,
 		params:      params,
 		committed:   st,
-		stateDigest: sums.Digest(),
+		stateDigest: StateDigest(sums.Digest(), &sys),
 		heightCh:    make(chan struct{}),
 		verified:    newVerifiedCache(1 << 16),
 	}, nil
@@ -339,15 +351,22 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
 		}
-		if p.stateDigest, err = p.block.StateDigest(ctx); err != nil {
+		tables, err := p.block.StateDigest(ctx)
+		if err != nil {
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: state digest: %w", height, err)
 		}
+		p.stateDigest = StateDigest(tables, &p.systemSum)
 		p.appHash = committed.AppHash
 		// An empty block changes nothing, unless this node's database
 		// changed outside the chain: then its AppHash must differ.
 		if len(txs) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes, p.stateDigest)
+			in := AppHashInputs{Prev: committed.AppHash, Height: height, Results: ResultsHash(results), Changes: changes}
+			p.appHash = in.AppHash(p.stateDigest)
+			if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
+				_ = p.block.Rollback(ctx)
+				return nil, nil, fmt.Errorf("finalize block %d: record the AppHash inputs: %w", height, err)
+			}
 		}
 		e.mu.Lock()
 		e.pending = p
@@ -522,6 +541,9 @@ func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState) *Reje
 // saveSystem writes the replay windows and grants the block changed into
 // its db-transaction.
 func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
+	e.mu.Lock()
+	p.systemSum = e.systemSum
+	e.mu.Unlock()
 	if len(p.replay) == 0 && len(p.grants) == 0 {
 		return nil
 	}
@@ -539,6 +561,10 @@ func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
 	if err := p.block.SaveSystem(ctx, kv); err != nil {
 		return fmt.Errorf("save system state: %w", err)
 	}
+	e.mu.Lock()
+	p.systemSum = updateSystemSum(p.systemSum, e.systemRaw, kv)
+	e.mu.Unlock()
+	p.system = kv
 	return nil
 }
 
@@ -608,6 +634,14 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.pending = nil
 	e.committed = st
 	e.stateDigest = p.stateDigest
+	e.systemSum = p.systemSum
+	for k, v := range p.system {
+		if v == nil {
+			delete(e.systemRaw, k)
+		} else {
+			e.systemRaw[k] = v
+		}
+	}
 	for k, w := range p.replay {
 		e.replay[k] = w
 	}
@@ -651,45 +685,6 @@ func (e *Executor) Close(ctx context.Context) error {
 		return p.block.Rollback(ctx)
 	}
 	return nil
-}
-
-// ComputeAppHash is the one place the AppHash is defined:
-//
-//	H("relchain/apphash/v2" | prev AppHash | height | H(results) | change digest | state digest)
-//
-// where H(results) covers each tx's code and data (the deterministic part of
-// a result), the change digest is the backend's digest of every row change
-// the block captured, and the state digest (package statedigest) covers
-// every row of every replicated table after the block. The change digest
-// pins what the block did; the state digest pins what the database holds,
-// so a node whose database deviated for any reason computes another
-// AppHash, and `relchain verify` can re-check a database against it.
-//
-// A block without txs that leaves the state digest unchanged leaves the
-// AppHash unchanged (the executor does not call this for it): otherwise
-// every block would change the AppHash and CometBFT would follow each with
-// an empty proof block, forever.
-func ComputeAppHash(prev []byte, height int64, results []TxResult, changes, state []byte) []byte {
-	rh := sha256.New()
-	var n [8]byte
-	for _, r := range results {
-		binary.BigEndian.PutUint32(n[:4], r.Code)
-		rh.Write(n[:4])
-		binary.BigEndian.PutUint64(n[:], uint64(len(r.Data)))
-		rh.Write(n[:])
-		rh.Write(r.Data)
-	}
-	h := sha256.New()
-	h.Write([]byte("relchain/apphash/v2"))
-	binary.BigEndian.PutUint64(n[:], uint64(len(prev)))
-	h.Write(n[:])
-	h.Write(prev)
-	binary.BigEndian.PutUint64(n[:], uint64(height))
-	h.Write(n[:])
-	h.Write(rh.Sum(nil))
-	h.Write(changes)
-	h.Write(state)
-	return h.Sum(nil)
 }
 
 // verifiedCache remembers tx hashes whose signature this node verified in

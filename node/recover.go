@@ -15,10 +15,10 @@ import (
 	sm "github.com/cometbft/cometbft/state"
 	"github.com/cometbft/cometbft/store"
 
+	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
-	"github.com/relchain/relchain/statedigest"
 )
 
 // RecoverReport is what Recover did.
@@ -121,28 +121,18 @@ type restorer interface {
 }
 
 // verifyStaged checks a restored database: it must hold cp's height with
-// the chain's AppHash for it, and a scan of its rows must give the table
-// sums it recorded (which that AppHash commits to).
+// the chain's AppHash for it, and its contents must reproduce that AppHash
+// (app.VerifyState: a scan of every table, the system state and the
+// block's recorded AppHash inputs).
 func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint, appHash []byte) error {
-	st, err := be.LoadState(ctx)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(st.AppHash, appHash) {
-		return fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
-	}
-	stored, h1, err := be.StoredState(ctx)
-	if err != nil {
-		return err
-	}
-	scanned, h2, err := be.ScanState(ctx)
+	st, err := app.VerifyState(ctx, be)
 	switch {
 	case err != nil:
 		return err
-	case h1 != cp.Height || h2 != cp.Height:
-		return fmt.Errorf("it holds height %d, its name says %d", h1, cp.Height)
-	case len(statedigest.Diff(stored, scanned)) > 0:
-		return fmt.Errorf("%w: tables %v", statedigest.ErrMismatch, statedigest.Diff(stored, scanned))
+	case st.Height != cp.Height:
+		return fmt.Errorf("it holds height %d, its name says %d", st.Height, cp.Height)
+	case !bytes.Equal(st.AppHash, appHash):
+		return fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
 	}
 	return nil
 }
