@@ -94,8 +94,8 @@ type pendingBlock struct {
 	block       backend.Block
 	appHash     []byte
 	stateDigest []byte
-	system      map[string][]byte // system entries this block wrote
-	systemSum   statedigest.Sum   // after the block
+	system      map[string][]byte      // system entries this block wrote
+	systemSum   statedigest.Sum        // after the block
 	replay      map[string]replayState // windows this block changed
 	grants      map[string]grantSet    // grants this block changed
 }
