@@ -30,6 +30,11 @@ type App struct {
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
 
+	// StateSync, if set, serves this node's checkpoints as state-sync
+	// snapshots and restores one received from peers; without it the app
+	// offers no snapshots and refuses every offer.
+	StateSync StateSync
+
 	// UnsafeInject, if set, is called when this node proposes a block; the
 	// raw txs it returns are put first in the proposal, unchecked. It turns
 	// the node into a byzantine proposer, for tests that prove every node
@@ -161,4 +166,45 @@ func (a *App) Commit(ctx context.Context, _ *abci.RequestCommit) (*abci.Response
 		return nil, a.halt(err)
 	}
 	return &abci.ResponseCommit{}, nil
+}
+
+// StateSync is the app's state-sync side (ABCI's snapshot connection),
+// implemented by the node, which owns the checkpoints and the database.
+type StateSync interface {
+	ListSnapshots(context.Context, *abci.RequestListSnapshots) (*abci.ResponseListSnapshots, error)
+	LoadSnapshotChunk(context.Context, *abci.RequestLoadSnapshotChunk) (*abci.ResponseLoadSnapshotChunk, error)
+	OfferSnapshot(context.Context, *abci.RequestOfferSnapshot) (*abci.ResponseOfferSnapshot, error)
+	ApplySnapshotChunk(context.Context, *abci.RequestApplySnapshotChunk) (*abci.ResponseApplySnapshotChunk, error)
+}
+
+// ListSnapshots lists the snapshots this node serves.
+func (a *App) ListSnapshots(ctx context.Context, req *abci.RequestListSnapshots) (*abci.ResponseListSnapshots, error) {
+	if a.StateSync == nil {
+		return &abci.ResponseListSnapshots{}, nil
+	}
+	return a.StateSync.ListSnapshots(ctx, req)
+}
+
+// LoadSnapshotChunk serves one chunk of a snapshot.
+func (a *App) LoadSnapshotChunk(ctx context.Context, req *abci.RequestLoadSnapshotChunk) (*abci.ResponseLoadSnapshotChunk, error) {
+	if a.StateSync == nil {
+		return &abci.ResponseLoadSnapshotChunk{}, nil
+	}
+	return a.StateSync.LoadSnapshotChunk(ctx, req)
+}
+
+// OfferSnapshot is a peer's snapshot offered to this (empty) node.
+func (a *App) OfferSnapshot(ctx context.Context, req *abci.RequestOfferSnapshot) (*abci.ResponseOfferSnapshot, error) {
+	if a.StateSync == nil {
+		return &abci.ResponseOfferSnapshot{Result: abci.ResponseOfferSnapshot_REJECT}, nil
+	}
+	return a.StateSync.OfferSnapshot(ctx, req)
+}
+
+// ApplySnapshotChunk applies one chunk of the accepted snapshot.
+func (a *App) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApplySnapshotChunk) (*abci.ResponseApplySnapshotChunk, error) {
+	if a.StateSync == nil {
+		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ABORT}, nil
+	}
+	return a.StateSync.ApplySnapshotChunk(ctx, req)
 }

@@ -179,7 +179,36 @@ func (e *Executor) Grants() api.Grants {
 }
 
 // Backend returns the executor's backend.
-func (e *Executor) Backend() backend.Backend { return e.be }
+func (e *Executor) Backend() backend.Backend {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.be
+}
+
+// Reload makes be the executor's backend, loading its committed state as
+// NewExecutor does: after state sync installed a restored database. No
+// block may be pending; the caller closes the old backend.
+func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
+	fresh, err := NewExecutor(ctx, be, e.chainID, e.params)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending != nil {
+		return errors.New("reload: a block is pending")
+	}
+	e.be = fresh.be
+	e.committed = fresh.committed
+	e.stateDigest = fresh.stateDigest
+	e.systemSum = fresh.systemSum
+	e.systemRaw = fresh.systemRaw
+	e.replay = fresh.replay
+	e.perms = fresh.perms
+	close(e.heightCh)
+	e.heightCh = make(chan struct{})
+	return nil
+}
 
 // Params returns the network parameters.
 func (e *Executor) Params() Params { return e.params }
@@ -243,12 +272,12 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 	sender := string(tx.PubKey)
 	for i, st := range tx.Statements {
 		if isSystem(st.SQL) {
-			if _, err := parseSystem(st, e.be.Dialect()); err != nil {
+			if _, err := parseSystem(st, e.Backend().Dialect()); err != nil {
 				return nil, &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d: %v", i+1, err)}
 			}
 			continue
 		}
-		a, err := e.be.Analyze(ctx, st.SQL)
+		a, err := e.Backend().Analyze(ctx, st.SQL)
 		if err != nil {
 			if rej := analysisRejection(i+1, err); rej != nil && rej.Code != api.CodeExecFailed {
 				return nil, rej
@@ -324,7 +353,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 	// one entry, so there are at most len(txs)+1.
 	forced := make(map[int]TxResult)
 	for {
-		blk, err := e.be.Begin(ctx)
+		blk, err := e.Backend().Begin(ctx)
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
@@ -451,7 +480,7 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 	}
 	for j, st := range tx.Statements {
 		if isSystem(st.SQL) {
-			op, err := parseSystem(st, e.be.Dialect())
+			op, err := parseSystem(st, e.Backend().Dialect())
 			if err != nil {
 				return fail(rejectionResult(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
 			}
@@ -586,7 +615,7 @@ func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []Tx
 		}
 	}
 	clear(p.grants)
-	nb, err := e.be.Begin(ctx)
+	nb, err := e.Backend().Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("block_atomic: begin: %w", err)
 	}

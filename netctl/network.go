@@ -44,6 +44,15 @@ func NewNetwork(bin string, nodes []NodeInfo) *Network {
 	return &Network{Bin: bin, Nodes: nodes, procs: make([]*proc, len(nodes))}
 }
 
+// Add adds a node (e.g. made by AddNode) and returns its index.
+func (n *Network) Add(info NodeInfo) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.Nodes = append(n.Nodes, info)
+	n.procs = append(n.procs, nil)
+	return len(n.Nodes) - 1
+}
+
 // LogFile is the log of node i.
 func (n *Network) LogFile(i int) string { return filepath.Join(n.Nodes[i].Home, "node.log") }
 

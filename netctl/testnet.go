@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +47,9 @@ type Options struct {
 	// CheckpointEvery, if not 0, overrides the nodes' checkpoint interval
 	// (relchain.toml [checkpoint] every).
 	CheckpointEvery int64
+	// SnapshotChunkBytes, if not 0, sets the state-sync chunk size
+	// (relchain.toml [checkpoint] snapshot_chunk_bytes).
+	SnapshotChunkBytes int64
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -114,6 +116,7 @@ func Generate(o Options) ([]NodeInfo, error) {
 		if o.CheckpointEvery != 0 {
 			rc.Checkpoint.Every = o.CheckpointEvery
 		}
+		rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
 		if o.Backend == "postgres" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}
@@ -168,22 +171,7 @@ func choosePorts(o Options) ([]int, error) {
 	if len(o.Hosts) > 0 || o.BasePort > 0 {
 		return ports, nil
 	}
-	// Hold every listener until all ports are chosen so none repeats.
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("pick a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
+	return freePorts(len(ports))
 }
 
 // SaveNodes writes dir/nodes.json.

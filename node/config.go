@@ -32,10 +32,13 @@ type Config struct {
 
 // CheckpointConfig schedules checkpoints: a consistent copy of the
 // database every Every committed blocks (0: none), the newest Keep kept,
-// in HOME/data/checkpoints. SQLite only for now.
+// in HOME/data/checkpoints. They are also the snapshots this node serves
+// to nodes joining by state sync, in chunks of SnapshotChunkBytes (0: 8
+// MiB).
 type CheckpointConfig struct {
-	Every int64 `toml:"every"`
-	Keep  int   `toml:"keep"`
+	Every              int64 `toml:"every"`
+	Keep               int   `toml:"keep"`
+	SnapshotChunkBytes int64 `toml:"snapshot_chunk_bytes"`
 }
 
 // BackendConfig selects and locates the database.
@@ -81,6 +84,9 @@ func (c Config) Validate() error {
 	}
 	if c.Checkpoint.Every < 0 || (c.Checkpoint.Every > 0 && c.Checkpoint.Keep < 1) {
 		return fmt.Errorf("checkpoint: every = %d, keep = %d: every is a number of blocks (0 turns checkpoints off) and keep at least 1", c.Checkpoint.Every, c.Checkpoint.Keep)
+	}
+	if n := c.Checkpoint.SnapshotChunkBytes; n != 0 && (n < 1<<10 || n > 15<<20) {
+		return fmt.Errorf("checkpoint: snapshot_chunk_bytes = %d: give 0 (8 MiB) or between 1 KiB and 15 MiB (CometBFT refuses chunk messages over 16 MB)", n)
 	}
 	return nil
 }

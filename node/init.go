@@ -66,7 +66,9 @@ func CometConfig(t Tuning) *cmtcfg.Config {
 	c.RPC.MaxSubscriptionsPerClient = 100
 	c.RPC.TimeoutBroadcastTxCommit = 30 * time.Second
 	c.RPC.MaxOpenConnections = 2000
-	c.LogLevel = "state:info,*:error"
+	// Block execution and state sync (CometBFT's and relchain's) at info;
+	// everything else only when it fails.
+	c.LogLevel = "state:info,statesync:info,relchain-statesync:info,*:error"
 	c.P2P.AddrBookStrict = false
 	c.P2P.AllowDuplicateIP = true
 	return c

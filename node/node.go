@@ -27,8 +27,8 @@ import (
 // Node is a running validator (or full node): CometBFT plus relchain's app.
 type Node struct {
 	cmt *nm.Node
-	app *app.App        // nil for the kvstore ceiling node
-	be  backend.Backend // nil for the kvstore ceiling node
+	app *app.App   // nil for the kvstore ceiling node
+	ss  *stateSync // nil for the kvstore ceiling node
 }
 
 // onCheckpointError reports a failed background checkpoint on the node's
@@ -94,8 +94,14 @@ func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.Ge
 type Option func(*options)
 
 type options struct {
-	injectDir string
+	injectDir        string
+	corruptSnapshots bool
 }
+
+// WithUnsafeCorruptSnapshots makes the node serve every state-sync chunk
+// with one byte flipped, for tests that prove a joining node refuses such
+// chunks and fetches them from other peers.
+func WithUnsafeCorruptSnapshots() Option { return func(o *options) { o.corruptSnapshots = true } }
 
 // WithUnsafeInjectDir makes the node a byzantine proposer, for tests: every
 // block it proposes starts with the raw txs found in dir (files *.tx, in
@@ -158,6 +164,11 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	}
 	a := app.New(ex, logger.With("module", "relchain"))
 	a.MaxQueryWait = maxWait
+	ss := newStateSync(home, rc, ex, logger.With("module", "relchain-statesync"), o.corruptSnapshots)
+	a.StateSync = ss
+	if o.corruptSnapshots {
+		logger.Error("unsafe: this node corrupts every state-sync chunk it serves (for tests)")
+	}
 	if o.injectDir != "" {
 		logger.Error("unsafe: this node injects unchecked txs into its proposals (a byzantine proposer, for tests)", "dir", o.injectDir)
 		a.UnsafeInject = injectFrom(o.injectDir, logger)
@@ -172,7 +183,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		be.Close()
 		return nil, err
 	}
-	return &Node{cmt: n, app: a, be: be}, nil
+	return &Node{cmt: n, app: a, ss: ss}, nil
 }
 
 // NewKVStore builds a node of the same home that runs CometBFT's example
@@ -223,11 +234,14 @@ func (n *Node) Stop() error {
 		err = n.cmt.Stop()
 		n.cmt.Wait()
 	}
-	if n.app != nil {
-		_ = n.app.Executor().Close(context.Background())
+	if n.ss != nil {
+		n.ss.src.Close()
 	}
-	if n.be != nil {
-		if cerr := n.be.Close(); err == nil {
+	if n.app != nil {
+		// The executor's backend: state sync may have replaced the one
+		// the node opened.
+		_ = n.app.Executor().Close(context.Background())
+		if cerr := n.app.Executor().Backend().Close(); err == nil {
 			err = cerr
 		}
 	}

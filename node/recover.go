@@ -51,14 +51,9 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	var r restorer
-	switch rc.Backend.Kind {
-	case "sqlite":
-		r = &sqliteRestorer{db: rc.SQLitePath(home)}
-	case "postgres":
-		r = &postgresRestorer{dsn: rc.Backend.DSN}
-	default:
-		return rep, fmt.Errorf("recover: unknown backend %q", rc.Backend.Kind)
+	r, err := restorerFor(home, rc)
+	if err != nil {
+		return rep, fmt.Errorf("recover: %w", err)
 	}
 	cps, err := r.list(CheckpointDir(home))
 	if err != nil {
@@ -107,7 +102,18 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	return rep, nil
 }
 
-// restorer is a backend's side of Recover.
+// restorerFor is the restorer of a node home's backend.
+func restorerFor(home string, rc Config) (restorer, error) {
+	switch rc.Backend.Kind {
+	case "sqlite":
+		return &sqliteRestorer{db: rc.SQLitePath(home)}, nil
+	case "postgres":
+		return &postgresRestorer{dsn: rc.Backend.DSN}, nil
+	}
+	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
+}
+
+// restorer is a backend's side of Recover and of state sync.
 type restorer interface {
 	list(dir string) ([]backend.Checkpoint, error)
 	// stage restores cp beside the live database and verifies it against
@@ -118,6 +124,8 @@ type restorer interface {
 	// install replaces the live database by the staged one and says
 	// where the replaced one lies.
 	install(ctx context.Context, stamp string) (string, error)
+	// dropReplaced deletes the database install set aside.
+	dropReplaced(ctx context.Context) error
 }
 
 // verifyStaged checks a restored database: it must hold cp's height with
@@ -137,7 +145,7 @@ func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint
 	return nil
 }
 
-type sqliteRestorer struct{ db string }
+type sqliteRestorer struct{ db, replaced string }
 
 func (r *sqliteRestorer) staged() string { return r.db + ".recover" }
 
@@ -175,12 +183,21 @@ func (r *sqliteRestorer) install(_ context.Context, stamp string) (string, error
 	if err := moveDB(r.staged(), r.db); err != nil {
 		return "", fmt.Errorf("install the checkpoint: %w", err)
 	}
+	r.replaced = replaced
 	return replaced, nil
 }
 
+func (r *sqliteRestorer) dropReplaced(context.Context) error {
+	if r.replaced == "" {
+		return nil
+	}
+	return removeDB(r.replaced)
+}
+
 type postgresRestorer struct {
-	dsn    string
-	staged string // database name
+	dsn      string
+	staged   string // database name
+	replaced string // database name
 }
 
 func (r *postgresRestorer) list(dir string) ([]backend.Checkpoint, error) {
@@ -225,7 +242,15 @@ func (r *postgresRestorer) install(ctx context.Context, stamp string) (string, e
 	if err := postgres.SwapDatabases(ctx, r.dsn, r.staged, replaced); err != nil {
 		return "", err
 	}
+	r.replaced = replaced
 	return "database " + replaced, nil
+}
+
+func (r *postgresRestorer) dropReplaced(ctx context.Context) error {
+	if r.replaced == "" {
+		return nil
+	}
+	return postgres.DropDatabase(ctx, r.dsn, r.replaced)
 }
 
 // confirmedAppHashes returns, for each checkpoint height h whose next

@@ -79,6 +79,7 @@ type cluster struct {
 	chainID string
 	admin   ed25519.PrivateKey // signs schema changes
 	pgDSN   string             // postgres: the nodes' DSN template ({node})
+	dir     string             // the network's directory (nodes.json)
 }
 
 type clusterOptions struct {
@@ -93,6 +94,8 @@ type clusterOptions struct {
 	nodeEnv  [][]string
 	// checkpointEvery sets the nodes' checkpoint interval (0: default).
 	checkpointEvery int64
+	// snapshotChunkBytes sets the state-sync chunk size (0: default).
+	snapshotChunkBytes int64
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -108,6 +111,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	opts.Tuning.FastGossip = true
 	opts.Params.MaxTxBytes = o.maxTxBytes
 	opts.CheckpointEvery = o.checkpointEvery
+	opts.SnapshotChunkBytes = o.snapshotChunkBytes
 	admin := newKey(t)
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
@@ -119,7 +123,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if err != nil {
 		t.Fatalf("generate network: %v", err)
 	}
-	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: admin, pgDSN: opts.DSNTemplate}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dir: dir}
 	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
 	// Cleanups run last-registered first: stop the nodes, then show logs.
 	t.Cleanup(func() {

@@ -62,6 +62,7 @@ func initCmd() *cobra.Command {
 
 func nodeCmd() *cobra.Command {
 	var home, appKind, injectDir string
+	var corruptSnapshots bool
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a validator until SIGINT/SIGTERM",
@@ -74,6 +75,9 @@ func nodeCmd() *cobra.Command {
 			switch appKind {
 			case "relchain":
 				var opts []node.Option
+				if corruptSnapshots {
+					opts = append(opts, node.WithUnsafeCorruptSnapshots())
+				}
 				if injectDir != "" {
 					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
 				}
@@ -103,6 +107,8 @@ func nodeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
 	cmd.Flags().StringVar(&injectDir, "unsafe-inject-dir", "", "TESTS ONLY: propose the raw txs in DIR/*.tx unchecked (a byzantine proposer)")
 	_ = cmd.Flags().MarkHidden("unsafe-inject-dir")
+	cmd.Flags().BoolVar(&corruptSnapshots, "unsafe-corrupt-snapshots", false, "TESTS ONLY: serve every state-sync chunk with a byte flipped (a byzantine snapshot server)")
+	_ = cmd.Flags().MarkHidden("unsafe-corrupt-snapshots")
 	return cmd
 }
 

@@ -1,0 +1,140 @@
+package netctl
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cometbft/cometbft/p2p"
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+
+	"github.com/relchain/relchain/node"
+)
+
+// JoinOptions describe a full node added to a generated network.
+type JoinOptions struct {
+	// Dir is the network's directory (with nodes.json).
+	Dir string
+	// Name names the node and its home, Dir/Name.
+	Name string
+	// DSN is the PostgreSQL database of the new node (backend postgres).
+	DSN string
+	// StateSync makes the node join from a snapshot of its peers (CometBFT
+	// state sync) instead of replaying every block from genesis. The
+	// header it trusts is the newest one of the first node's RPC.
+	StateSync bool
+}
+
+// AddNode creates the home of a full node (not a validator) of the
+// network in o.Dir, configured like its first node, with every node as a
+// persistent peer, and adds it to nodes.json.
+func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
+	nodes, err := LoadNodes(o.Dir)
+	if err != nil {
+		return NodeInfo{}, err
+	}
+	if len(nodes) == 0 {
+		return NodeInfo{}, fmt.Errorf("%s lists no node", filepath.Join(o.Dir, NodesFile))
+	}
+	for _, n := range nodes {
+		if n.Name == o.Name {
+			return NodeInfo{}, fmt.Errorf("the network already has a node %q", o.Name)
+		}
+	}
+	cc, rc, err := node.LoadConfig(nodes[0].Home)
+	if err != nil {
+		return NodeInfo{}, err
+	}
+	genesis := cc.GenesisFile()
+	home, err := filepath.Abs(filepath.Join(o.Dir, o.Name))
+	if err != nil {
+		return NodeInfo{}, err
+	}
+	if rc.Backend.Kind == "postgres" {
+		if o.DSN == "" {
+			return NodeInfo{}, fmt.Errorf("the network runs postgres: the new node needs its own database DSN")
+		}
+		rc.Backend.DSN = o.DSN
+	} else {
+		rc.Backend.DSN = ""
+	}
+	var peers []string
+	for _, n := range nodes {
+		nk, err := p2p.LoadNodeKey(filepath.Join(n.Home, "config", "node_key.json"))
+		if err != nil {
+			return NodeInfo{}, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		peers = append(peers, p2p.IDAddressString(nk.ID(), n.P2P))
+	}
+	ports, err := freePorts(2)
+	if err != nil {
+		return NodeInfo{}, err
+	}
+	info := NodeInfo{
+		Name: o.Name,
+		Home: home,
+		RPC:  fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+		P2P:  fmt.Sprintf("127.0.0.1:%d", ports[0]),
+	}
+	cc.Moniker = o.Name
+	cc.P2P.ListenAddress = fmt.Sprintf("tcp://127.0.0.1:%d", ports[0])
+	cc.RPC.ListenAddress = fmt.Sprintf("tcp://127.0.0.1:%d", ports[1])
+	cc.P2P.PersistentPeers = strings.Join(peers, ",")
+	if o.StateSync {
+		c, err := rpchttp.New(nodes[0].RPC, "/websocket")
+		if err != nil {
+			return NodeInfo{}, err
+		}
+		commit, err := c.Commit(ctx, nil)
+		if err != nil {
+			return NodeInfo{}, fmt.Errorf("read the header to trust from %s: %w", nodes[0].Name, err)
+		}
+		cc.StateSync.Enable = true
+		cc.StateSync.RPCServers = []string{nodes[0].RPC, nodes[len(nodes)-1].RPC}
+		cc.StateSync.TrustHeight = commit.Height
+		cc.StateSync.TrustHash = commit.Hash().String()
+		cc.StateSync.DiscoveryTime = 5 * time.Second
+	}
+	if err := node.SaveConfig(home, cc, rc); err != nil {
+		return NodeInfo{}, err
+	}
+	if _, err := node.EnsureKeys(cc, o.Name); err != nil {
+		return NodeInfo{}, err
+	}
+	gen, err := os.ReadFile(genesis)
+	if err != nil {
+		return NodeInfo{}, err
+	}
+	if err := os.WriteFile(cc.GenesisFile(), gen, 0o644); err != nil {
+		return NodeInfo{}, err
+	}
+	if err := SaveNodes(o.Dir, append(nodes, info)); err != nil {
+		return NodeInfo{}, err
+	}
+	return info, nil
+}
+
+// freePorts picks n distinct free loopback ports: every listener is held
+// until all are chosen, so none repeats.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("pick a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}

@@ -1,0 +1,173 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/cometbft/cometbft/libs/log"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/snapshot"
+)
+
+// stateSync is the node's side of CometBFT state sync (app.StateSync).
+//
+// Serving: every checkpoint (relchain.toml [checkpoint]) is a snapshot of
+// its height, cut into chunks (package snapshot).
+//
+// Restoring, on a node whose database is empty: the offered snapshot's
+// chunks are checked against its manifest as they arrive (a chunk that
+// does not match is fetched again from another peer, and its sender is
+// refused). The assembled file is restored beside the live database
+// exactly as `relchain recover` restores a checkpoint, and verified before
+// anything uses it: its contents must reproduce the AppHash it records
+// (app.VerifyState: a full scan, the system state and the block's recorded
+// AppHash inputs), and that AppHash must be the one CometBFT's light client
+// verified for the snapshot's height. A snapshot that fails is rejected
+// with every peer that sent a chunk of it, and CometBFT tries another.
+// Only then is the empty database replaced and the executor reloaded.
+type stateSync struct {
+	home   string
+	rc     Config
+	ex     *app.Executor
+	logger log.Logger
+	src    *snapshot.Source
+	recv   *snapshot.Receiver
+
+	appHash []byte // trusted AppHash of the snapshot being received
+}
+
+var _ app.StateSync = (*stateSync)(nil)
+
+func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger, corrupt bool) *stateSync {
+	dir := CheckpointDir(home)
+	list := func() ([]backend.Checkpoint, error) { return sqlite.Checkpoints(dir) }
+	if rc.Backend.Kind == "postgres" {
+		list = func() ([]backend.Checkpoint, error) { return postgres.Checkpoints(dir) }
+	}
+	s := &stateSync{
+		home: home, rc: rc, ex: ex, logger: logger,
+		src:  &snapshot.Source{Backend: rc.Backend.Kind, List: list, ChunkSize: rc.Checkpoint.SnapshotChunkBytes},
+		recv: &snapshot.Receiver{Backend: rc.Backend.Kind, Dir: filepath.Join(home, "data", "statesync")},
+	}
+	if corrupt {
+		s.src.Corrupt = func(b []byte) []byte {
+			b[len(b)/2] ^= 0xff
+			return b
+		}
+	}
+	return s
+}
+
+func (s *stateSync) ListSnapshots(context.Context, *abci.RequestListSnapshots) (*abci.ResponseListSnapshots, error) {
+	snaps, err := s.src.Snapshots(10)
+	if err != nil {
+		s.logger.Error("state sync: cannot list snapshots", "err", err)
+		return &abci.ResponseListSnapshots{}, nil
+	}
+	return &abci.ResponseListSnapshots{Snapshots: snaps}, nil
+}
+
+func (s *stateSync) LoadSnapshotChunk(_ context.Context, req *abci.RequestLoadSnapshotChunk) (*abci.ResponseLoadSnapshotChunk, error) {
+	chunk, err := s.src.Chunk(req.Height, req.Format, req.Chunk)
+	if err != nil {
+		// An empty chunk tells the peer this node does not have it.
+		s.logger.Error("state sync: cannot serve a chunk", "height", req.Height, "chunk", req.Chunk, "err", err)
+		return &abci.ResponseLoadSnapshotChunk{}, nil
+	}
+	return &abci.ResponseLoadSnapshotChunk{Chunk: chunk}, nil
+}
+
+func (s *stateSync) OfferSnapshot(_ context.Context, req *abci.RequestOfferSnapshot) (*abci.ResponseOfferSnapshot, error) {
+	if h := s.ex.State().Height; h != 0 {
+		s.logger.Error("state sync: refusing a snapshot: this node's database already holds blocks", "height", h)
+		return &abci.ResponseOfferSnapshot{Result: abci.ResponseOfferSnapshot_ABORT}, nil
+	}
+	res, err := s.recv.Offer(req.Snapshot)
+	if err != nil {
+		s.logger.Error("state sync: refusing a snapshot", "height", req.GetSnapshot().GetHeight(), "err", err)
+		return &abci.ResponseOfferSnapshot{Result: res}, nil
+	}
+	s.appHash = req.AppHash
+	s.logger.Info("state sync: receiving a snapshot", "height", req.Snapshot.Height, "chunks", req.Snapshot.Chunks)
+	return &abci.ResponseOfferSnapshot{Result: res}, nil
+}
+
+func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApplySnapshotChunk) (*abci.ResponseApplySnapshotChunk, error) {
+	done, err := s.recv.Apply(req.Index, req.Chunk, req.Sender)
+	switch {
+	case errors.Is(err, snapshot.ErrBadChunk):
+		s.logger.Error("state sync: refused a chunk; fetching it from another peer", "err", err)
+		return &abci.ResponseApplySnapshotChunk{
+			Result:        abci.ResponseApplySnapshotChunk_RETRY,
+			RefetchChunks: []uint32{req.Index},
+			RejectSenders: []string{req.Sender},
+		}, nil
+	case err != nil:
+		s.logger.Error("state sync: cannot apply a chunk", "err", err)
+		s.recv.Abort()
+		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ABORT}, nil
+	case !done:
+		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
+	}
+	cp := s.recv.File()
+	senders := s.recv.Senders()
+	start := time.Now()
+	err = s.restore(ctx, cp)
+	s.recv.Abort()
+	if errors.Is(err, errInstall) {
+		s.logger.Error("state sync: cannot install the verified snapshot", "height", cp.Height, "err", err)
+		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ABORT}, nil
+	}
+	if err != nil {
+		s.logger.Error("state sync: the snapshot does not verify; rejecting it and its senders", "height", cp.Height, "senders", senders, "err", err)
+		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_REJECT_SNAPSHOT, RejectSenders: senders}, nil
+	}
+	s.logger.Info("state sync: restored and verified the snapshot", "height", cp.Height, "restore", time.Since(start).Round(time.Millisecond))
+	return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
+}
+
+// errInstall marks a failure after the snapshot verified.
+var errInstall = errors.New("install")
+
+// restore stages and verifies cp, then installs it in place of the node's
+// empty database and reloads the executor.
+func (s *stateSync) restore(ctx context.Context, cp backend.Checkpoint) error {
+	r, err := restorerFor(s.home, s.rc)
+	if err != nil {
+		return err
+	}
+	if err := r.stage(ctx, cp, s.appHash); err != nil {
+		return err
+	}
+	_ = os.Remove(cp.Path)
+	if err := s.ex.Backend().Close(); err != nil {
+		r.discard(ctx)
+		return fmt.Errorf("%w: close the empty database: %v", errInstall, err)
+	}
+	_, ierr := r.install(ctx, time.Now().UTC().Format("20060102T150405Z"))
+	be, err := OpenBackend(ctx, s.home, s.rc)
+	if err != nil {
+		return fmt.Errorf("%w: reopen the database: %v (install: %v)", errInstall, err, ierr)
+	}
+	if ierr != nil {
+		_ = s.ex.Reload(ctx, be) // back on the old, empty database
+		return fmt.Errorf("%w: %v", errInstall, ierr)
+	}
+	if err := s.ex.Reload(ctx, be); err != nil {
+		return fmt.Errorf("%w: load the restored database: %v", errInstall, err)
+	}
+	// The database set aside held no block.
+	if err := r.dropReplaced(ctx); err != nil {
+		s.logger.Error("state sync: could not delete the empty database it replaced", "err", err)
+	}
+	return nil
+}
