@@ -347,7 +347,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 		// An empty block changes nothing, unless this node's database
 		// changed outside the chain: then its AppHash must differ.
 		if len(txs) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes, p.stateDigest)
+			p.appHash = ComputeAppHash(committed.AppHash, height, results, changes.Block, p.stateDigest)
 		}
 		e.mu.Lock()
 		e.pending = p
