@@ -203,9 +203,10 @@ func testEffectsRollback(t *testing.T, open Open) {
 }
 
 // Change records written outside every savepoint — left in the change
-// table by an earlier block (as a write outside the chain leaves them), or
-// written in the block before the first savepoint, between savepoints, or
-// after a rollback — enter the block's digest but no tx's effect digest.
+// table by an earlier block (as a write outside the chain leaves them),
+// even by one of its txs, or written in the block before the first
+// savepoint, between savepoints, or after a rollback — enter the block's
+// digest but no tx's effect digest.
 // ChangeDigest in the middle of a block (even inside a savepoint) consumes
 // what came before and attributes the rest correctly.
 func testEffectsOutsideSavepoints(t *testing.T, open Open) {
@@ -224,10 +225,14 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 		}
 		n.finish(blk, 1)
 
-		// Block 2 commits a change record it never consumed: to the next
-		// block it looks like a write made outside the chain.
+		// Block 2 commits change records it never consumed, one written
+		// outside a savepoint and one by its tx 0: to the next block they
+		// look like writes made outside the chain.
 		blk = n.begin()
 		n.exec(blk, `INSERT INTO t (id, v) VALUES (10, 'r')`)
+		if err := n.txAt(blk, 0, ins(9)...); err != nil {
+			t.Fatal(err)
+		}
 		n.commit(blk, 2)
 
 		blk = n.begin()

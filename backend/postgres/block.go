@@ -34,8 +34,9 @@ type block struct {
 	// inTx: a bc-transaction's savepoint is open. tagged: the setting
 	// relchain.tx may hold a tx index (it outlives RELEASE, and ROLLBACK TO
 	// restores the previous tx's), so a statement run outside every
-	// savepoint must clear it first (see Exec).
-	inTx, tagged bool
+	// savepoint must clear it first (see Exec). unconsumed: change records
+	// tagged with a tx index may be waiting for ChangeDigest (see Commit).
+	inTx, tagged, unconsumed bool
 	// delta is the digested changes' effect on the table sums; ddl records
 	// that one of them changed the schema (StateDigest then rescans).
 	delta backend.TableDelta
@@ -68,7 +69,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 		"; SELECT set_config('"+txSetting+"', '"+strconv.Itoa(env.Tx)+"', true)"); err != nil {
 		return err
 	}
-	k.inTx, k.tagged = true, true
+	k.inTx, k.tagged, k.unconsumed = true, true, true
 	return nil
 }
 
@@ -178,6 +179,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if perr != nil {
 		return backend.Changes{}, perr
 	}
+	k.unconsumed = k.inTx
 	sort.Slice(recs, func(i, j int) bool {
 		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
 			return c < 0
@@ -217,6 +219,15 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	appHash := s.AppHash
 	if appHash == nil {
 		appHash = []byte{}
+	}
+	if k.unconsumed {
+		// Records a tx wrote and no ChangeDigest consumed (never so in the
+		// executor) outlive this block: like records written out of band,
+		// they must belong to no tx of the block that digests them.
+		if _, err := k.conn.PgConn().Exec(ctx, "UPDATE relchain.changes SET tx = -1 WHERE tx <> -1").ReadAll(); err != nil {
+			_ = k.rollback(ctx)
+			return fmt.Errorf("postgres: commit height %d: untag change records: %w", s.Height, err)
+		}
 	}
 	_, err := k.conn.Exec(ctx, `INSERT INTO relchain.meta (id, height, app_hash) VALUES (1, $1, $2)
 		ON CONFLICT (id) DO UPDATE SET height = EXCLUDED.height, app_hash = EXCLUDED.app_hash`, s.Height, appHash)
