@@ -54,9 +54,19 @@ type StatementResult struct {
 }
 
 // ExecData is the JSON document in a successful tx's result data: one
-// entry per statement, in order.
+// entry per statement, in order, and the tx's effect digest.
 type ExecData struct {
 	Results []StatementResult `json:"results"`
+	// Effects is the tx's effect digest, lower-case hex: the SHA-256 of
+	// the change records of every row the tx inserted, updated or deleted
+	// (on PostgreSQL also its schema changes), in the backend's canonical
+	// order and encoding, the same records that enter the block's change
+	// digest. Absent when the tx changed no row. Result data is part of
+	// consensus, so the digest is committed with the block; when nodes
+	// disagree on a block, the first tx whose Effects differ is where their
+	// databases went apart. Digests are comparable between nodes of one
+	// backend kind only.
+	Effects string `json:"effects,omitempty"`
 }
 
 // FailureData is the JSON document in a failed tx's result data. Every

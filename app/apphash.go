@@ -20,7 +20,9 @@ import (
 //	state      = H("relchain/state/v2" | tables digest | system sum)
 //
 // H(results) covers each tx's code and data (the deterministic part of a
-// result); the change digest is the backend's digest of every row change
+// result, which for a successful tx includes its effect digest: the
+// backend's digest of the row changes that tx made, so that the first
+// differing tx can be named when nodes disagree); the change digest is the backend's digest of every row change
 // the block captured; the tables digest (package statedigest) covers every
 // row of every replicated table after the block, and the system sum every
 // entry of relchain's system state (replay windows, grants), an LtHash

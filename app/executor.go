@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -358,7 +359,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
 		p := &pendingBlock{height: height, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
-		results, err := e.execute(ctx, b, p, txs, forced)
+		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
 			_ = p.block.Rollback(ctx)
@@ -380,6 +381,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 			_ = p.block.Rollback(ctx)
 			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
 		}
+		encodeExecData(results, outs, changes.Effects)
 		tables, err := p.block.StateDigest(ctx)
 		if err != nil {
 			_ = p.block.Rollback(ctx)
@@ -390,7 +392,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 		// An empty block changes nothing, unless this node's database
 		// changed outside the chain: then its AppHash must differ.
 		if len(txs) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-			in := AppHashInputs{Prev: committed.AppHash, Height: height, Results: ResultsHash(results), Changes: changes}
+			in := AppHashInputs{Prev: committed.AppHash, Height: height, Results: ResultsHash(results), Changes: changes.Block}
 			p.appHash = in.AppHash(p.stateDigest)
 			if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
 				_ = p.block.Rollback(ctx)
@@ -415,10 +417,30 @@ func (l *lostBlock) Error() string {
 	return fmt.Sprintf("tx %d lost the block's db-transaction", l.index)
 }
 
-// execute runs every tx of the block in its own savepoint. An error return
+// encodeExecData writes the Data of every tx that succeeded (outs[i] set,
+// result still CodeOK: block_atomic may have aborted it since): its
+// statements' results and its effect digest, which exists only once the
+// block's change records were read (Block.ChangeDigest, once per block).
+func encodeExecData(results []TxResult, outs []*execData, effects map[int][]byte) {
+	for i, out := range outs {
+		if out == nil || results[i].Code != api.CodeOK {
+			continue
+		}
+		if d, ok := effects[i]; ok {
+			out.Effects = hex.EncodeToString(d)
+		}
+		results[i].Data = encodeJSON(out)
+	}
+}
+
+// execute runs every tx of the block in its own savepoint, the i-th with
+// the Env of tx i (whose index tags its change records). An error return
 // means the backend itself failed (not a tx): the block cannot be applied.
-func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, error) {
+// A tx that succeeded has its statements' results in outs and no Data yet
+// (see encodeExecData).
+func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, []*execData, error) {
 	results := make([]TxResult, len(txs))
+	outs := make([]*execData, len(txs))
 	for i, raw := range txs {
 		var h [32]byte
 		copy(h[:], txn.Hash(raw))
@@ -439,18 +461,18 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 			results[i] = r
 			continue
 		}
-		res, err := e.executeTx(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
+		res, out, err := e.executeTx(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
 		var lost *lostBlock
 		if errors.As(err, &lost) {
 			lost.index = i
-			return nil, lost
+			return nil, nil, lost
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tx %d (%X): %w", i, h[:6], err)
+			return nil, nil, fmt.Errorf("tx %d (%X): %w", i, h[:6], err)
 		}
-		results[i] = res
+		results[i], outs[i] = res, out
 	}
-	return results, nil
+	return results, outs, nil
 }
 
 // rejectionResult is the deterministic result of a rejected tx; statement
@@ -463,20 +485,21 @@ func rejectionResult(statement int, rej *Rejection) TxResult {
 // analyzed by the backend on the block's state (the gate's verdict and the
 // tables it writes) and authorized, then executed. System statements
 // change the grants in a tx-local overlay that joins the block's only if
-// every statement succeeds.
-func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, error) {
+// every statement succeeds. A tx that succeeded returns CodeOK without
+// Data, and its statements' results.
+func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, *execData, error) {
 	block := p.block
 	if err := block.Savepoint(ctx, env); err != nil {
-		return TxResult{}, fmt.Errorf("savepoint: %w", err)
+		return TxResult{}, nil, fmt.Errorf("savepoint: %w", err)
 	}
 	sender := string(tx.PubKey)
 	txGrants := make(map[string]grantSet)
-	out := execData{Results: make([]*backend.Rows, 0, len(tx.Statements))}
-	fail := func(res TxResult) (TxResult, error) {
+	out := &execData{Results: make([]*backend.Rows, 0, len(tx.Statements))}
+	fail := func(res TxResult) (TxResult, *execData, error) {
 		if rerr := block.RollbackTo(ctx); rerr != nil {
-			return TxResult{}, fmt.Errorf("roll back to savepoint: %w", rerr)
+			return TxResult{}, nil, fmt.Errorf("roll back to savepoint: %w", rerr)
 		}
-		return res, nil
+		return res, nil, nil
 	}
 	for j, st := range tx.Statements {
 		if isSystem(st.SQL) {
@@ -499,7 +522,7 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 		if err != nil {
 			rej := analysisRejection(j+1, err)
 			if rej == nil {
-				return TxResult{}, fmt.Errorf("statement %d: analyze: %w", j+1, err)
+				return TxResult{}, nil, fmt.Errorf("statement %d: analyze: %w", j+1, err)
 			}
 			if rej.Code == api.CodeExecFailed {
 				return fail(execFailure(j+1, backend.AsError(err)))
@@ -517,10 +540,10 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 		}
 		be := backend.AsError(err)
 		if be == nil {
-			return TxResult{}, fmt.Errorf("statement %d: %w", j+1, err)
+			return TxResult{}, nil, fmt.Errorf("statement %d: %w", j+1, err)
 		}
 		if errors.Is(err, backend.ErrBlockLost) {
-			return TxResult{}, &lostBlock{result: execFailure(j+1, be)}
+			return TxResult{}, nil, &lostBlock{result: execFailure(j+1, be)}
 		}
 		if be.Class == backend.ClassPermission {
 			// The gate refused it at execution (SQLite re-judges a
@@ -530,12 +553,12 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 		return fail(execFailure(j+1, be))
 	}
 	if err := block.Release(ctx); err != nil {
-		return TxResult{}, fmt.Errorf("release savepoint: %w", err)
+		return TxResult{}, nil, fmt.Errorf("release savepoint: %w", err)
 	}
 	for k, g := range txGrants {
 		p.grants[k] = g
 	}
-	return TxResult{Code: api.CodeOK, Data: encodeJSON(out)}, nil
+	return TxResult{Code: api.CodeOK}, out, nil
 }
 
 // execFailure is the result of a statement the backend failed: the class

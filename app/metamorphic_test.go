@@ -55,8 +55,8 @@ func randomBlocks(r *rand.Rand, dialect string, blocks int, sign func(...txn.Sta
 }
 
 // The same random stream of blocks through two independent executors, each
-// on its own database, gives identical results and AppHashes at every
-// height, and a database that verifies at the end.
+// on its own database, gives identical results (effect digests included)
+// and AppHashes at every height, and a database that verifies at the end.
 func TestIndependentExecutorsAgreeAtEveryHeight(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newStore func() store) {
 		a := mustNewFixture(t, newStore(), app.DefaultParams())
@@ -71,7 +71,7 @@ func TestIndependentExecutorsAgreeAtEveryHeight(t *testing.T) {
 			return txn.Encode(tx)
 		}
 		blocks := randomBlocks(rand.New(rand.NewPCG(7, 11)), a.dialect, 40, sign)
-		failed := 0
+		failed, withEffects := 0, 0
 		for h, txs := range blocks {
 			ra, ha := a.block(txs...)
 			rb, hb := b.block(txs...)
@@ -84,11 +84,22 @@ func TestIndependentExecutorsAgreeAtEveryHeight(t *testing.T) {
 				}
 				if ra[i].Code != 0 {
 					failed++
+					continue
+				}
+				ea, eb := effects(t, ra[i]), effects(t, rb[i])
+				if ea != eb {
+					t.Fatalf("height %d tx %d: effect digests %q and %q", h+1, i, ea, eb)
+				}
+				if ea != "" {
+					withEffects++
 				}
 			}
 		}
 		if failed == 0 {
 			t.Fatal("no tx failed: the stream does not exercise failures")
+		}
+		if withEffects == 0 {
+			t.Fatal("no result carries an effect digest")
 		}
 		ctx := context.Background()
 		stored, _, err := a.be.StoredState(ctx)
@@ -102,6 +113,6 @@ func TestIndependentExecutorsAgreeAtEveryHeight(t *testing.T) {
 		if !bytes.Equal(stored.Digest(), scanned.Digest()) {
 			t.Fatal("after the stream the stored state digest differs from a full scan")
 		}
-		t.Logf("%d blocks, %d failed txs, equal results and AppHashes at every height", len(blocks), failed)
+		t.Logf("%d blocks, %d failed txs, %d effect digests, equal results and AppHashes at every height", len(blocks), failed, withEffects)
 	})
 }

@@ -20,6 +20,7 @@ type TxResult struct {
 // shape of api.ExecData.
 type execData struct {
 	Results []*backend.Rows `json:"results"`
+	Effects string          `json:"effects,omitempty"`
 }
 
 // encodeJSON marshals v, which holds only types whose encoding is

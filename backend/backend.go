@@ -67,7 +67,8 @@ type Backend interface {
 // The executor wraps every bc-transaction in Savepoint / Release, or
 // RollbackTo on failure. Exec runs exactly one statement. ChangeDigest
 // returns the digest of every row changed since Begin (in a canonical
-// order, excluding changes rolled back to a savepoint) and resets it.
+// order, excluding changes rolled back to a savepoint), and of each tx's
+// own changes, and resets it.
 // Commit writes State in the same db-transaction as the data and makes
 // both durable before it returns; after a crash either both or neither are
 // present.
@@ -80,7 +81,10 @@ type Backend interface {
 // statement's tx recorded as failed.
 type Block interface {
 	// Savepoint opens a bc-transaction's savepoint; its statements see env
-	// (clock and random functions, where the dialect rewrites them).
+	// (clock and random functions, where the dialect rewrites them), and
+	// the rows they change are attributed to tx env.Tx (Changes.Effects)
+	// until Release or RollbackTo. The attribution costs no extra round
+	// trip to the database.
 	Savepoint(ctx context.Context, env sqlcheck.Env) error
 	Release(ctx context.Context) error
 	RollbackTo(ctx context.Context) error
@@ -91,7 +95,10 @@ type Block interface {
 	// does. Exec applies the same gate again.
 	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
-	ChangeDigest(ctx context.Context) ([]byte, error)
+	// ChangeDigest consumes every change record captured since Begin (or
+	// the previous ChangeDigest), including records that writes outside
+	// the block left behind, in one read, and digests them: see Changes.
+	ChangeDigest(ctx context.Context) (Changes, error)
 	// StateDigest folds every change ChangeDigest consumed in this block
 	// into the stored per-table sums (package statedigest), in the block's
 	// db-transaction, and returns the state digest after the block: a
@@ -105,6 +112,22 @@ type Block interface {
 	SaveSystem(ctx context.Context, kv map[string][]byte) error
 	Commit(ctx context.Context, s State) error
 	Rollback(ctx context.Context) error
+}
+
+// Changes is what Block.ChangeDigest returns.
+type Changes struct {
+	// Block is the digest of every change record consumed, in the
+	// backend's canonical order and encoding: the change digest that
+	// enters the AppHash.
+	Block []byte
+	// Effects maps a tx's index in the block (sqlcheck.Env.Tx, as given to
+	// Savepoint) to the SHA-256 of that tx's own change records, in the
+	// same canonical order and encoding as Block. Only txs that left at
+	// least one record are present: records rolled back to a savepoint are
+	// gone, and records written outside every savepoint (before the first,
+	// between Release and the next Savepoint, or out of band by another
+	// session or process) enter Block but no tx's digest.
+	Effects map[int][]byte
 }
 
 // Rows is the result of one statement: the columns and rows it returned

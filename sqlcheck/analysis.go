@@ -35,6 +35,10 @@ type Env struct {
 	Time time.Time
 	// Seed seeds the tx's random-number generator.
 	Seed [32]byte
+	// Tx is the tx's 0-based index in its block. The backend tags the
+	// row changes the tx makes with it (backend.Changes.Effects); it does
+	// not influence what any statement computes.
+	Tx int
 }
 
 // NewEnv derives the environment of tx number index (0-based) of the block
@@ -51,5 +55,6 @@ func NewEnv(blockTime time.Time, blockHash []byte, index int) Env {
 	var e Env
 	copy(e.Seed[:], h.Sum(nil))
 	e.Time = blockTime.UTC()
+	e.Tx = index
 	return e
 }

@@ -47,7 +47,7 @@ func Run(t *testing.T, open Open) {
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"SystemStateCommitsWithBlockOnly", testSystemState},
 	}
-	for _, tc := range append(tests, stateTests...) {
+	for _, tc := range append(append(tests, stateTests...), effectTests...) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
 }
@@ -150,8 +150,14 @@ func (n *node) exec(blk backend.Block, sql string, args ...any) *backend.Rows {
 // success, rolled back to on the first failure, whose error it returns.
 func (n *node) tx(blk backend.Block, stmts ...string) error {
 	n.t.Helper()
+	return n.txAt(blk, 0, stmts...)
+}
+
+// txAt is tx for the bc-transaction with index i in its block.
+func (n *node) txAt(blk backend.Block, i int, stmts ...string) error {
+	n.t.Helper()
 	c := ctx(n.t)
-	if err := blk.Savepoint(c, sqlcheck.Env{}); err != nil {
+	if err := blk.Savepoint(c, sqlcheck.Env{Tx: i}); err != nil {
 		n.t.Fatalf("Savepoint: %v", err)
 	}
 	for _, s := range stmts {
@@ -184,10 +190,10 @@ func (n *node) digest(blk backend.Block) []byte {
 	if err != nil {
 		n.t.Fatalf("ChangeDigest: %v", err)
 	}
-	if len(d) == 0 {
+	if len(d.Block) == 0 {
 		n.t.Fatal("ChangeDigest returned an empty digest")
 	}
-	return d
+	return d.Block
 }
 
 func (n *node) query(sql string, args ...any) (*backend.Rows, int64) {

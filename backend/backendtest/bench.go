@@ -47,7 +47,7 @@ func BenchmarkBlock(b *testing.B, open func(b *testing.B) backend.Backend) {
 		blk, err := be.Begin(ctx)
 		must(err)
 		for i := 0; i < BenchUpdates; i++ {
-			must(blk.Savepoint(ctx, sqlcheck.Env{}))
+			must(blk.Savepoint(ctx, sqlcheck.Env{Tx: i}))
 			_, err = blk.Exec(ctx, upd, []any{int64(i)})
 			must(err)
 			must(blk.Release(ctx))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,6 +31,12 @@ type block struct {
 	conn *pgx.Conn
 	done bool
 	env  sqlcheck.Env // of the current bc-transaction
+	// inTx: a bc-transaction's savepoint is open. tagged: the setting
+	// relchain.tx may hold a tx index (it outlives RELEASE, and ROLLBACK TO
+	// restores the previous tx's), so a statement run outside every
+	// savepoint must clear it first (see Exec). unconsumed: change records
+	// tagged with a tx index may be waiting for ChangeDigest (see Commit).
+	inTx, tagged, unconsumed bool
 	// delta is the digested changes' effect on the table sums; ddl records
 	// that one of them changed the schema (StateDigest then rescans).
 	delta backend.TableDelta
@@ -52,10 +59,18 @@ func (k *block) simple(ctx context.Context, what, sql string) error {
 }
 
 // Savepoint opens the tx's savepoint; statements that read the clock or
-// random numbers are rewritten with env (sqlcheck/postgres.Rewrite).
+// random numbers are rewritten with env (sqlcheck/postgres.Rewrite). In the
+// same round trip it sets relchain.tx to env.Tx, transaction-locally and
+// inside the savepoint: the change records the tx's statements write take
+// it as their tx column's DEFAULT (see schemaSQL).
 func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	k.env = env
-	return k.simple(ctx, "savepoint", "SAVEPOINT "+savepoint)
+	if err := k.simple(ctx, "savepoint", "SAVEPOINT "+savepoint+
+		"; SELECT set_config('"+txSetting+"', '"+strconv.Itoa(env.Tx)+"', true)"); err != nil {
+		return err
+	}
+	k.inTx, k.tagged, k.unconsumed = true, true, true
+	return nil
 }
 
 // Analyze implements backend.Block: the verdict is a function of the text
@@ -65,6 +80,7 @@ func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 }
 
 func (k *block) Release(ctx context.Context) error {
+	k.inTx = false
 	return k.simple(ctx, "release savepoint", "RELEASE SAVEPOINT "+savepoint)
 }
 
@@ -72,6 +88,7 @@ func (k *block) Release(ctx context.Context) error {
 // savepoint, so a block of many failed txs does not pile up nested
 // savepoints.
 func (k *block) RollbackTo(ctx context.Context) error {
+	k.inTx = false
 	return k.simple(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint)
 }
 
@@ -102,6 +119,14 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if k.done {
 		return nil, errBlockDone
 	}
+	if !k.inTx && k.tagged {
+		// Outside every savepoint (never so in the executor): the records
+		// this statement writes belong to no tx.
+		if _, err := k.conn.PgConn().Exec(ctx, "SELECT set_config('"+txSetting+"', '', true)").ReadAll(); err != nil {
+			return nil, fmt.Errorf("postgres: exec: clear %s: %w", txSetting, err)
+		}
+		k.tagged = false
+	}
 	rows, err := execParams(ctx, k.conn.PgConn(), sql, args, !st.ordered)
 	if err == nil {
 		return rows, nil
@@ -116,30 +141,45 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	return nil, asBackendError(err)
 }
 
-// ChangeDigest consumes the change records of the block so far and hashes
-// them.
+// ChangeDigest consumes the change records of the block so far, in one
+// statement, and hashes them: all of them for the block, and each tx's own
+// (by their tx column) for its effect digest.
 //
 // Records are hashed in canonical order (sorted by table, operation and row
 // image), not in the order the triggers wrote them: a statement touching
 // many rows visits them in physical order, which differs between nodes (see
 // Exec), while the multiset of row images does not. Each record is
-// length-prefixed: uvarint(len(tbl)) tbl op uvarint(len(img)) img.
-func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
+// length-prefixed: uvarint(len(tbl)) tbl op uvarint(len(img)) img. A tx's
+// records are a subsequence of the block's sorted records, so one sort
+// serves both.
+func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
 	if k.done {
-		return nil, errBlockDone
+		return backend.Changes{}, errBlockDone
 	}
-	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img", nil, nil, nil, nil)
-	type rec struct{ tbl, op, img []byte }
+	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx", nil, nil, nil, nil)
+	type rec struct {
+		tbl, op, img []byte
+		tx           int
+	}
 	var recs []rec
+	var perr error
 	for res.NextRow() {
 		v := res.Values()
-		recs = append(recs, rec{bytes.Clone(v[0]), bytes.Clone(v[1]), bytes.Clone(v[2])})
+		tx, err := strconv.Atoi(string(v[3]))
+		if err != nil && perr == nil {
+			perr = fmt.Errorf("postgres: change digest: tx %q: %w", v[3], err)
+		}
+		recs = append(recs, rec{bytes.Clone(v[0]), bytes.Clone(v[1]), bytes.Clone(v[2]), tx})
 	}
 	if _, err := res.Close(); err != nil {
-		return nil, fmt.Errorf("postgres: change digest: %w", err)
+		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
 	}
+	if perr != nil {
+		return backend.Changes{}, perr
+	}
+	k.unconsumed = k.inTx
 	sort.Slice(recs, func(i, j int) bool {
 		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
 			return c < 0
@@ -150,6 +190,7 @@ func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
 		return bytes.Compare(recs[i].img, recs[j].img) < 0
 	})
 	h := sha256.New()
+	effects := make(backend.EffectDigests)
 	var buf []byte
 	for _, r := range recs {
 		k.delta.Record(r.tbl, r.op, r.img)
@@ -162,8 +203,9 @@ func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(len(r.img)))
 		buf = append(buf, r.img...)
 		h.Write(buf)
+		effects.Write(r.tx, buf)
 	}
-	return h.Sum(nil), nil
+	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
 }
 
 // Commit writes s into relchain.meta and commits; with synchronous_commit
@@ -177,6 +219,15 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	appHash := s.AppHash
 	if appHash == nil {
 		appHash = []byte{}
+	}
+	if k.unconsumed {
+		// Records a tx wrote and no ChangeDigest consumed (never so in the
+		// executor) outlive this block: like records written out of band,
+		// they must belong to no tx of the block that digests them.
+		if _, err := k.conn.PgConn().Exec(ctx, "UPDATE relchain.changes SET tx = -1 WHERE tx <> -1").ReadAll(); err != nil {
+			_ = k.rollback(ctx)
+			return fmt.Errorf("postgres: commit height %d: untag change records: %w", s.Height, err)
+		}
 	}
 	_, err := k.conn.Exec(ctx, `INSERT INTO relchain.meta (id, height, app_hash) VALUES (1, $1, $2)
 		ON CONFLICT (id) DO UPDATE SET height = EXCLUDED.height, app_hash = EXCLUDED.app_hash`, s.Height, appHash)

@@ -31,10 +31,11 @@ func block(t *testing.T, b backend.Backend, height int64, stmts ...string) ([]*b
 		}
 		out = append(out, rows)
 	}
-	d, err := blk.ChangeDigest(ctx(t))
+	c, err := blk.ChangeDigest(ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := c.Block
 	if err := blk.Commit(ctx(t), backend.State{Height: height, AppHash: []byte{byte(height)}}); err != nil {
 		t.Fatal(err)
 	}

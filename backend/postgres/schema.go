@@ -5,6 +5,10 @@ package postgres
 // run concurrently ("tuple concurrently updated").
 const installLockKey = 0x72656c636861696e // "relchain"
 
+// txSetting is the transaction-local setting that tags change records with
+// the index of the bc-transaction that wrote them (see relchain.changes).
+const txSetting = "relchain.tx"
+
 // schemaSQL installs relchain's own objects, idempotently, in one
 // db-transaction at Open. Everything lives in the schema relchain, which
 // change capture ignores.
@@ -13,7 +17,12 @@ const installLockKey = 0x72656c636861696e // "relchain"
 //   - relchain.changes: the row changes of the open block, appended by
 //     triggers and consumed (deleted) by ChangeDigest. Being an ordinary table
 //     written in the block's db-transaction, changes rolled back to a
-//     savepoint vanish with it.
+//     savepoint vanish with it. Its column tx is the index of the
+//     bc-transaction that wrote the record: its DEFAULT reads the
+//     transaction-local setting relchain.tx, which Savepoint sets in the
+//     round trip that opens the tx's savepoint (so the triggers need not
+//     know); a session that never set it (psql, writing out of band) gets
+//     -1. Databases installed before the column existed get it here.
 //   - relchain.digest: the state digest's sum of every replicated table
 //     (package statedigest), updated by each block.
 //   - relchain.capture(): the row trigger: one record per changed row with
@@ -57,6 +66,18 @@ CREATE TABLE IF NOT EXISTS relchain.changes (
 	op  char(1) NOT NULL,
 	img text NOT NULL
 );
+
+-- Guarded: ALTER TABLE locks the table even when the column exists, and
+-- install runs at every Open (also beside a running node).
+DO $do$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'relchain.changes'::regclass AND attname = 'tx' AND NOT attisdropped) THEN
+		ALTER TABLE relchain.changes ADD COLUMN IF NOT EXISTS tx int NOT NULL
+			DEFAULT coalesce(nullif(current_setting('` + txSetting + `', true), '')::int, -1);
+	END IF;
+END
+$do$;
 
 CREATE OR REPLACE FUNCTION relchain.capture() RETURNS trigger
 LANGUAGE plpgsql AS $fn$

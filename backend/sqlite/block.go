@@ -47,6 +47,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost = true, false
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
+	b.txStarts, b.txOpen = b.txStarts[:0], false
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
 	return &block{b: b, gen: b.blockGen}, nil
@@ -99,7 +100,8 @@ func (k *block) lock() (*Backend, error) {
 
 // Savepoint implements backend.Block: from here on the tx's statements see
 // env (rewrite.go): 'now' is env.Time, and random() and randomblob() draw
-// from ChaCha8 seeded with env.Seed, started afresh.
+// from ChaCha8 seeded with env.Seed, started afresh. The change records
+// they write belong to tx env.Tx (effects.go).
 func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	b, err := k.lock()
 	if err != nil {
@@ -108,7 +110,14 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	defer b.wmu.Unlock()
 	b.rw.setEnv(env)
 	b.txDDL = false
-	return b.internalExec("SAVEPOINT " + savepoint)
+	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
+		return err
+	}
+	if err := b.startTx(env.Tx); err != nil {
+		return err
+	}
+	b.txOpen, b.curTx = true, env.Tx
+	return nil
 }
 
 func (k *block) Release(ctx context.Context) error {
@@ -117,6 +126,7 @@ func (k *block) Release(ctx context.Context) error {
 		return err
 	}
 	defer b.wmu.Unlock()
+	b.txOpen = false
 	return b.internalExec("RELEASE " + savepoint)
 }
 
@@ -127,6 +137,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return err
 	}
 	defer b.wmu.Unlock()
+	b.txOpen = false
 	if err := b.internalExec("ROLLBACK TO " + savepoint + "; RELEASE " + savepoint); err != nil {
 		return err
 	}
@@ -207,6 +218,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return nil, err
 	}
 	defer b.wmu.Unlock()
+	if err := b.outsideTx(); err != nil {
+		return nil, err
+	}
 	c, temp, err := b.prepare(sql)
 	if err != nil {
 		return nil, err
@@ -532,42 +546,54 @@ func sortedKeys(m map[string]string) []string {
 
 // ChangeDigest hashes the captured row changes in capture order and clears
 // them, keeping their effect on the table sums for StateDigest. Rolled-back
-// savepoints took their captured rows with them.
-func (k *block) ChangeDigest(ctx context.Context) ([]byte, error) {
+// savepoints took their captured rows with them. Each record, encoded as
+// for the block's digest, also enters the effect digest of the tx that
+// wrote it (effects.go). Each field is length-prefixed: be64(len(tbl)) tbl
+// be64(len(op)) op be64(len(img)) img.
+func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	b, err := k.lock()
 	if err != nil {
-		return nil, err
+		return backend.Changes{}, err
 	}
 	defer b.wmu.Unlock()
 	b.internal = true
 	defer func() { b.internal = false }()
-	st, _, err := b.w.Prepare("SELECT tbl, op, img FROM relchain_changes ORDER BY rowid")
+	st, _, err := b.w.Prepare("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
 	if err != nil {
-		return nil, fmt.Errorf("read changes: %w", err)
+		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
 	}
 	h := sha256.New()
-	var n [8]byte
+	effects := make(backend.EffectDigests)
+	owner := newTxOf(b.txStarts)
+	var buf []byte
 	field := func(s []byte) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write(s)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(len(s)))
+		buf = append(buf, s...)
 	}
 	for st.Step() {
-		tbl, op, img := st.ColumnRawText(0), st.ColumnRawText(1), st.ColumnRawText(2)
+		tbl, op, img := st.ColumnRawText(1), st.ColumnRawText(2), st.ColumnRawText(3)
+		buf = buf[:0]
 		field(tbl)
 		field(op)
 		field(img)
+		h.Write(buf)
+		effects.Write(owner.tx(st.ColumnInt64(0)), buf)
 		b.delta.Record(tbl, op, img)
 	}
 	err = st.Err()
 	st.Close()
 	if err != nil {
-		return nil, fmt.Errorf("read changes: %w", err)
+		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
 	}
 	if err := b.w.Exec("DELETE FROM relchain_changes"); err != nil {
-		return nil, fmt.Errorf("clear changes: %w", err)
+		return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
 	}
-	return h.Sum(nil), nil
+	// Rowids start again from 1.
+	b.txStarts = b.txStarts[:0]
+	if b.txOpen {
+		b.txStarts = append(b.txStarts, txStart{after: 0, tx: b.curTx})
+	}
+	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
 }
 
 // Commit records the state and commits the block; with synchronous=FULL
@@ -621,6 +647,7 @@ func (k *block) Rollback(ctx context.Context) error {
 		return nil // already finished
 	}
 	b.open, b.lost = false, false
+	b.txStarts, b.txOpen = b.txStarts[:0], false
 	// The schema may have gone back: forget statements compiled on it, and
 	// re-read its version on the next statement.
 	b.dropStatements()

@@ -544,8 +544,8 @@ func TestGateCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := blk.ChangeDigest(ctx)
-	if err != nil || len(d) == 0 {
-		t.Fatalf("digest %x, %v", d, err)
+	if err != nil || len(d.Block) == 0 {
+		t.Fatalf("digest %x, %v", d.Block, err)
 	}
 }
 
@@ -746,7 +746,7 @@ func TestDropColumnKeepsCapture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return d
+		return d.Block
 	}
 	drop := digest(`ALTER TABLE t DROP COLUMN w`)
 	withInsert := digest(`ALTER TABLE t DROP COLUMN w`, `INSERT INTO t (id, v) VALUES (9, 'x')`)
@@ -802,7 +802,7 @@ func TestDDLAfterRolledBackDDLIsCapturedAndVetted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(after) == string(empty) {
+	if string(after.Block) == string(empty.Block) {
 		t.Fatal("the insert into a table created after a rolled-back DROP was not captured")
 	}
 }

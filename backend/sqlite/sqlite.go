@@ -89,6 +89,14 @@ type Backend struct {
 	schemaVer int64
 	scratch   scratch
 
+	// Attribution of change records to txs (effects.go), guarded by wmu:
+	// where each tx's records start, whether a tx's savepoint is open and
+	// which tx it is, and the statement that finds the last record.
+	txStarts       []txStart
+	txOpen         bool
+	curTx          int
+	lastChangeStmt *sqlite3.Stmt
+
 	readPool chan *sqlite3.Conn
 	// restricted marks a read connection that is running a client's query:
 	// its authorizer then allows reading only (see authorizeRead).
@@ -567,6 +575,7 @@ func (b *Backend) Close() error {
 			errs = append(errs, s.stmt.Close())
 		}
 		b.stmts = nil
+		errs = append(errs, b.closeLastChange())
 		errs = append(errs, b.w.Close())
 		b.w = nil
 		b.rw.close()

@@ -136,8 +136,8 @@ func TestWithoutGate(t *testing.T) {
 	if a, err := blk.Analyze(ctx, `UPDATE t SET v = 'x'`); err != nil || len(a.Writes) != 1 || a.Writes[0] != "t" {
 		t.Errorf("Analyze without the gate: %+v, %v", a, err)
 	}
-	if d, err := blk.ChangeDigest(ctx); err != nil || len(d) == 0 {
-		t.Fatalf("ChangeDigest: %x, %v", d, err)
+	if d, err := blk.ChangeDigest(ctx); err != nil || len(d.Block) == 0 {
+		t.Fatalf("ChangeDigest: %x, %v", d.Block, err)
 	}
 }
 

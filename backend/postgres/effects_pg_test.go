@@ -1,0 +1,117 @@
+package postgres_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// psql is a session of its own on dsn, like an operator's psql: its writes
+// are captured (the triggers are active) but belong to no tx.
+func psql(t *testing.T, dsn string, sql string) {
+	t.Helper()
+	c, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(ctx(t), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// oneTx runs one bc-transaction (index i) in a block and returns the
+// block's Changes; during the tx, psql (if set) runs in another session.
+func oneTx(t *testing.T, b backend.Backend, height int64, i int, sql string, during func()) backend.Changes {
+	t.Helper()
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx(t))
+	if err := blk.Savepoint(ctx(t), sqlcheck.Env{Tx: i}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.Exec(ctx(t), sql, nil); err != nil {
+		t.Fatal(err)
+	}
+	if during != nil {
+		during()
+	}
+	if err := blk.Release(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := blk.ChangeDigest(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Commit(ctx(t), backend.State{Height: height, AppHash: []byte{byte(height)}}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A database installed before change records carried a tx index gets the
+// column at Open; records already there, and records written out of band
+// by other sessions (also while a tx's savepoint is open on the writer),
+// belong to no tx: they enter the block's digest, no tx's effect digest.
+func TestEffectsMigrationAndOutOfBandWrites(t *testing.T) {
+	ref := mustOpen(t, pgtest.DSN(t))
+	defer ref.Close()
+	block(t, ref, 1, `CREATE TABLE t (id int PRIMARY KEY, v text)`, `INSERT INTO t VALUES (1, 'a')`)
+	want := oneTx(t, ref, 2, 3, `INSERT INTO t VALUES (7, 'g')`, nil)
+
+	dsn := pgtest.DSN(t)
+	b := mustOpen(t, dsn)
+	block(t, b, 1, `CREATE TABLE t (id int PRIMARY KEY, v text)`, `INSERT INTO t VALUES (1, 'a')`)
+	b.Close()
+	// The database as an older relchain left it, with a record written
+	// out of band.
+	psql(t, dsn, `ALTER TABLE relchain.changes DROP COLUMN tx`)
+	psql(t, dsn, `INSERT INTO t VALUES (5, 'oob')`)
+
+	b = mustOpen(t, dsn)
+	defer b.Close()
+	c, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	rows, err := c.Query(ctx(t), `SELECT tx FROM relchain.changes`)
+	if err != nil {
+		t.Fatalf("after Open: %v", err)
+	}
+	txs, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil || len(txs) != 1 || txs[0] != -1 {
+		t.Fatalf("records left from before the migration: tx %v (%v), want [-1]", txs, err)
+	}
+	// Opening again leaves the column alone.
+	mustOpen(t, dsn).Close()
+
+	psql(t, dsn, `INSERT INTO t VALUES (6, 'oob')`)
+	got := oneTx(t, b, 2, 3, `INSERT INTO t VALUES (7, 'g')`, func() {
+		psql(t, dsn, `INSERT INTO t VALUES (8, 'oob')`)
+	})
+	if len(got.Effects) != 1 || !bytes.Equal(got.Effects[3], want.Effects[3]) || len(want.Effects[3]) == 0 {
+		t.Fatalf("effects %x, want only tx 3's %x", got.Effects, want.Effects[3])
+	}
+	if bytes.Equal(got.Block, want.Block) {
+		t.Fatal("out-of-band records did not enter the block's digest")
+	}
+	if !bytes.Equal(want.Block, want.Effects[3]) {
+		t.Fatal("the only tx's effect digest differs from its block's digest")
+	}
+	var left int
+	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM relchain.changes`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d change records left after the block (%v), want 0", left, err)
+	}
+}

@@ -1,0 +1,82 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// A write made out of band on a connection without relchain's functions
+// (like the sqlite3 shell) is still captured, and belongs to no tx: it
+// enters the next block's digest, no tx's effect digest.
+func TestEffectsExcludeOutOfBandWrites(t *testing.T) {
+	ctx := context.Background()
+	run := func(oob bool) backend.Changes {
+		path := filepath.Join(t.TempDir(), "relchain.db")
+		step := func(height int64, tx int, sql string) backend.Changes {
+			t.Helper()
+			b, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			blk, err := b.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer blk.Rollback(ctx)
+			if err := blk.Savepoint(ctx, sqlcheck.Env{Tx: tx}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := blk.Exec(ctx, sql, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := blk.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			c, err := blk.ChangeDigest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := blk.StateDigest(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := blk.Commit(ctx, backend.State{Height: height, AppHash: []byte{byte(height)}}); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		step(1, 0, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`)
+		step(2, 0, `INSERT INTO t (id, v) VALUES (1, 'a')`)
+		if oob {
+			raw, err := sqlite3.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{`INSERT INTO t (id, v) VALUES (5, 'oob')`, `UPDATE t SET v = 'b' WHERE id = 1`} {
+				if err := raw.Exec(s); err != nil {
+					t.Fatalf("%s on a plain connection: %v", s, err)
+				}
+			}
+			raw.Close()
+		}
+		return step(3, 4, `INSERT INTO t (id, v) VALUES (7, 'g')`)
+	}
+	clean, tampered := run(false), run(true)
+	if len(tampered.Effects) != 1 || len(tampered.Effects[4]) == 0 || !bytes.Equal(tampered.Effects[4], clean.Effects[4]) {
+		t.Fatalf("effects %x, want only tx 4's %x", tampered.Effects, clean.Effects[4])
+	}
+	if !bytes.Equal(clean.Block, clean.Effects[4]) {
+		t.Fatal("the only tx's effect digest differs from its block's digest")
+	}
+	if bytes.Equal(tampered.Block, clean.Block) {
+		t.Fatal("out-of-band records did not enter the block's digest")
+	}
+}
