@@ -49,13 +49,17 @@ func ListCheckpoints(dir, ext string) ([]Checkpoint, error) {
 	return out, nil
 }
 
-// PruneCheckpoints removes all but the newest keep checkpoints.
+// PruneCheckpoints removes all but the newest checkpoint and the keep
+// before it. The newest is not yet confirmed by the chain when it is taken
+// (the next block's header carries the AppHash every validator agreed on):
+// if this node deviated at that very block, the newest is useless to
+// recover, and pruning must not have removed the good ones for it.
 func PruneCheckpoints(dir, ext string, keep int) error {
 	cps, err := ListCheckpoints(dir, ext)
 	if err != nil {
 		return err
 	}
-	for _, cp := range cps[min(keep, len(cps)):] {
+	for _, cp := range cps[min(keep+1, len(cps)):] {
 		if err := os.Remove(cp.Path); err != nil {
 			return fmt.Errorf("checkpoint: prune %s: %w", cp.Path, err)
 		}

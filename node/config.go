@@ -31,8 +31,9 @@ type Config struct {
 }
 
 // CheckpointConfig schedules checkpoints: a consistent copy of the
-// database every Every committed blocks (0: none), the newest Keep kept,
-// in HOME/data/checkpoints. They are also the snapshots this node serves
+// database every Every committed blocks (0: none) in
+// HOME/data/checkpoints, keeping the newest and the Keep before it (the
+// newest is not yet confirmed by the chain when it is taken). They are also the snapshots this node serves
 // to nodes joining by state sync, in chunks of SnapshotChunkBytes (0: 8
 // MiB).
 type CheckpointConfig struct {

@@ -226,6 +226,36 @@ func testnetCmd() *cobra.Command {
 	return cmd
 }
 
+func addNodeCmd() *cobra.Command {
+	var o netctl.JoinOptions
+	cmd := &cobra.Command{
+		Use:   "add-node",
+		Short: "Create the home of a full node that joins a network made by testnet or localnet",
+		Long: `Create the home of a full node (not a validator) that joins the network in --net:
+configured like its first node, with every node as a persistent peer, and listed in nodes.json.
+With --statesync it joins from a snapshot of its peers' checkpoints (CometBFT state sync,
+verified against the AppHash of a header read from the first node) instead of replaying every
+block. Start it with: relchain node --home NET/NAME`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			n, err := netctl.AddNode(ctx, o)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s  home=%s  rpc=%s  p2p=%s\nstart it with: relchain node --home %s\n", n.Name, n.Home, n.RPC, n.P2P, n.Home)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.Dir, "net", "./localnet", "the network's directory (with nodes.json)")
+	cmd.Flags().StringVar(&o.Name, "name", "", "the new node's name and home directory inside --net")
+	cmd.Flags().StringVar(&o.DSN, "dsn", "", "PostgreSQL networks: the new node's own database")
+	cmd.Flags().BoolVar(&o.StateSync, "statesync", false, "join by state sync from the peers' checkpoints")
+	_ = cmd.MarkFlagRequired("name")
+	return cmd
+}
+
 func localnetCmd() *cobra.Command {
 	var f netFlags
 	var dir string
