@@ -222,17 +222,28 @@ func VerifyState(ctx context.Context, be backend.Backend) (backend.State, error)
 	if err != nil {
 		return st, fmt.Errorf("load system state: %w", err)
 	}
-	raw, ok := kv[apphashKey]
-	if !ok {
-		return st, fmt.Errorf("%w: it records no AppHash inputs (written by an older relchain?)", ErrStateMismatch)
-	}
-	in, err := decodeAppHashInputs(raw)
+	got, err := AppHashOf(scanned.Digest(), kv)
 	if err != nil {
 		return st, err
 	}
-	sys := SystemSum(kv)
-	if got := in.AppHash(StateDigest(scanned.Digest(), &sys)); !bytes.Equal(got, st.AppHash) {
+	if !bytes.Equal(got, st.AppHash) {
 		return st, fmt.Errorf("%w: its contents give AppHash %X, it records %X at height %d", ErrStateMismatch, got, st.AppHash, st.Height)
 	}
 	return st, nil
+}
+
+// AppHashOf recomputes the AppHash a database's contents commit to: the
+// digest of its tables (statedigest.Tables.Digest of a full scan) and its
+// system state, which holds the inputs of the last AppHash.
+func AppHashOf(tables []byte, system map[string][]byte) ([]byte, error) {
+	raw, ok := system[apphashKey]
+	if !ok {
+		return nil, fmt.Errorf("%w: it records no AppHash inputs (written by an older relchain?)", ErrStateMismatch)
+	}
+	in, err := decodeAppHashInputs(raw)
+	if err != nil {
+		return nil, err
+	}
+	sys := SystemSum(system)
+	return in.AppHash(StateDigest(tables, &sys)), nil
 }

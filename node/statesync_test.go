@@ -34,27 +34,10 @@ func sourceDB(t *testing.T) (backend.Checkpoint, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, _ := ed25519.GenerateKey(nil)
-	nonce := uint64(0)
-	tx := func(sql string) []byte {
-		nonce++
-		tx := &txn.Tx{ChainID: "c", Nonce: nonce, Statements: []txn.Statement{{SQL: sql}}}
-		tx.Sign(key)
-		return txn.Encode(tx)
-	}
-	for h, sql := range []string{
+	runBlocks(t, ex, "c",
 		"CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)",
 		"INSERT INTO acct (id, bal) VALUES (1, 10), (2, 20), (3, 30)",
-		"UPDATE acct SET bal = bal + 1 WHERE id = 2",
-	} {
-		res, _, err := ex.FinalizeBlock(ctx, app.BlockInfo{Height: int64(h + 1), Time: time.Unix(int64(h), 0).UTC(), Hash: []byte{byte(h)}}, [][]byte{tx(sql)})
-		if err != nil || res[0].Code != 0 {
-			t.Fatalf("block %d: %v %+v", h+1, err, res)
-		}
-		if _, err := ex.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+		"UPDATE acct SET bal = bal + 1 WHERE id = 2")
 	appHash := ex.State().AppHash
 	be.Close()
 	if err := sqlite.TakeCheckpoint(path, filepath.Join(dir, "cps"), 2); err != nil {
@@ -65,6 +48,25 @@ func sourceDB(t *testing.T) (backend.Checkpoint, []byte) {
 		t.Fatalf("checkpoints: %v %v", cps, err)
 	}
 	return cps[0], appHash
+}
+
+// runBlocks commits one block per statement, each one tx of a fresh key's.
+func runBlocks(t *testing.T, ex *app.Executor, chainID string, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	_, key, _ := ed25519.GenerateKey(nil)
+	for i, sql := range stmts {
+		tx := &txn.Tx{ChainID: chainID, Nonce: uint64(i + 1), Statements: []txn.Statement{{SQL: sql}}}
+		tx.Sign(key)
+		h := ex.State().Height + 1
+		res, _, err := ex.FinalizeBlock(ctx, app.BlockInfo{Height: h, Time: time.Unix(h, 0).UTC(), Hash: []byte{byte(h)}}, [][]byte{txn.Encode(tx)})
+		if err != nil || res[0].Code != 0 {
+			t.Fatalf("block %d: %v %+v", h, err, res)
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // joiner is an empty SQLite node home's state sync.
