@@ -266,7 +266,7 @@ func (n *Node) Start() error {
 	if n.app != nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		n.cancel = cancel
-		n.watchers.Add(1)
+		n.watchers.Add(2)
 		go func() {
 			defer n.watchers.Done()
 			select {
@@ -274,6 +274,10 @@ func (n *Node) Start() error {
 				n.halt(err)
 			case <-ctx.Done():
 			}
+		}()
+		go func() {
+			defer n.watchers.Done()
+			n.watchDivergence(ctx)
 		}()
 	}
 	return nil
@@ -316,9 +320,12 @@ func (n *Node) Stop() error {
 	return err
 }
 
-// Halted delivers the first reason this node cannot go on: the error of a
-// block this node could not apply or commit (see app.App.Halted); its
-// consensus has stopped. Never for a kvstore node.
+// Halted delivers the first reason this node cannot go on; its consensus
+// has stopped. It is the error of a block this node could not apply or
+// commit (see app.App.Halted), or a *DivergenceError: the node's AppHash
+// differs from the one the network signed (its database is not the
+// network's), or an error saying its consensus stopped for another reason.
+// Never for a kvstore node.
 func (n *Node) Halted() <-chan error {
 	if n.app == nil {
 		return nil
