@@ -24,6 +24,9 @@ const recoveredAtEnv = "RELCHAIN_RECOVERED_AT"
 // already recovered from (the cause is not in the database, or comes
 // back), and returns why it could not recover; it returns only on failure.
 func recoverAndRestart(ctx context.Context, home string, d *node.DivergenceError) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w; not recovering: the node was asked to stop", d)
+	}
 	logger := log.NewTMLogger(log.NewSyncWriter(os.Stdout)).With("module", "relchain")
 	if prev, err := strconv.ParseInt(os.Getenv(recoveredAtEnv), 10, 64); err == nil && d.Height <= prev {
 		return fmt.Errorf("%w; giving up: this node already recovered from a divergence at height %d and diverged again at height %d, so a checkpoint does not cure it", d, prev, d.Height)

@@ -28,6 +28,11 @@ func TestRecoverAndRestartGivesUp(t *testing.T) {
 	}
 
 	t.Setenv(recoveredAtEnv, "9")
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := recoverAndRestart(stopped, home, d); err == nil || !errors.Is(err, d) || !strings.Contains(err.Error(), "not recovering: the node was asked to stop") {
+		t.Fatalf("asked to stop: %v", err)
+	}
 	err = recoverAndRestart(context.Background(), home, d)
 	if err == nil || !errors.Is(err, d) || !strings.Contains(err.Error(), "automatic recovery failed: ") || !strings.Contains(err.Error(), "no node at") {
 		t.Fatalf("a recovery that fails: %v", err)
