@@ -35,8 +35,9 @@ type DivergenceError struct {
 	// Local is this node's AppHash after Height.
 	Local []byte
 	// Source says how the network's header was obtained: "consensus" (the
-	// block +2/3 of the validators precommitted) or the peer whose signed
-	// header was verified against this node's validator set.
+	// block +2/3 of the validators precommitted or prevoted for) or "peer
+	// URL", whose signed header was verified against this node's
+	// validator set.
 	Source string
 	// SameResults: every tx of block Height had the network's result code
 	// and data, so the database differed before the block.
@@ -101,12 +102,18 @@ func (e *DivergenceError) Error() string {
 }
 
 // showData renders a result's data for the report: quoted text (results
-// are JSON) or hex, cut after maxShown bytes.
+// are JSON) or hex, cut after maxShown bytes (text at a character's start).
 func showData(d []byte) string {
 	const maxShown = 160
 	s := d
 	if len(s) > maxShown {
-		s = s[:maxShown]
+		cut := maxShown
+		if utf8.Valid(d) {
+			for cut > 0 && !utf8.RuneStart(d[cut]) {
+				cut--
+			}
+		}
+		s = s[:cut]
 	}
 	var out string
 	if utf8.Valid(s) {

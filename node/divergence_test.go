@@ -56,6 +56,7 @@ func TestShowData(t *testing.T) {
 		"\xff\x00":                        "0xFF00",
 		strings.Repeat("x", 170):          `"` + strings.Repeat("x", 160) + `"...(170 bytes)`,
 		strings.Repeat("é", 100):          `"` + strings.Repeat("é", 80) + `"...(200 bytes)`,
+		"x" + strings.Repeat("é", 100):    `"x` + strings.Repeat("é", 79) + `"...(201 bytes)`,
 		"\xff" + strings.Repeat("y", 200): "0xFF" + strings.Repeat("79", 159) + "...(201 bytes)",
 	} {
 		if got := showData([]byte(in)); got != want {
