@@ -28,6 +28,26 @@ type Config struct {
 	// Checkpoint schedules local copies of the database (SQLite), from
 	// which `relchain recover` restores a node.
 	Checkpoint CheckpointConfig `toml:"checkpoint"`
+	// Recover says what the node does when its state diverges from the
+	// network's.
+	Recover RecoverConfig `toml:"recover"`
+}
+
+// What a node does when it detects that its AppHash differs from the
+// network's (RecoverConfig.OnMismatch).
+const (
+	// OnMismatchStop stops the node with a report (the default).
+	OnMismatchStop = "stop"
+	// OnMismatchRecover makes `relchain node` restore its newest
+	// chain-confirmed checkpoint and start again by itself.
+	OnMismatchRecover = "recover"
+)
+
+// RecoverConfig says what `relchain node` does on a divergence (see
+// DivergenceError): OnMismatch "stop" (default: exit non-zero with the
+// report) or "recover" (run Recover and start again; needs checkpoints).
+type RecoverConfig struct {
+	OnMismatch string `toml:"on_mismatch"`
 }
 
 // CheckpointConfig schedules checkpoints: a consistent copy of the
@@ -69,7 +89,8 @@ type QueryConfig struct {
 // DefaultConfig is the relchain section of a new node.
 func DefaultConfig() Config {
 	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"},
-		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2}}
+		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
+		Recover:    RecoverConfig{OnMismatch: OnMismatchStop}}
 }
 
 // Validate checks the configuration.
@@ -89,8 +110,20 @@ func (c Config) Validate() error {
 	if n := c.Checkpoint.SnapshotChunkBytes; n != 0 && (n < 1<<10 || n > 15<<20) {
 		return fmt.Errorf("checkpoint: snapshot_chunk_bytes = %d: give 0 (8 MiB) or between 1 KiB and 15 MiB (CometBFT refuses chunk messages over 16 MB)", n)
 	}
+	switch c.Recover.OnMismatch {
+	case "", OnMismatchStop:
+	case OnMismatchRecover:
+		if c.Checkpoint.Every == 0 {
+			return fmt.Errorf("recover: on_mismatch = %q restores a checkpoint, but checkpoints are off ([checkpoint] every = 0): set every to a number of blocks, or on_mismatch = %q", OnMismatchRecover, OnMismatchStop)
+		}
+	default:
+		return fmt.Errorf("recover: on_mismatch = %q: use %q (stop and report the divergence; the default) or %q (restore the newest checkpoint the chain confirms and start again)", c.Recover.OnMismatch, OnMismatchStop, OnMismatchRecover)
+	}
 	return nil
 }
+
+// AutoRecover reports whether the node recovers by itself on a divergence.
+func (c Config) AutoRecover() bool { return c.Recover.OnMismatch == OnMismatchRecover }
 
 // CheckpointDir is where a node home's checkpoints live.
 func CheckpointDir(home string) string { return filepath.Join(home, "data", "checkpoints") }

@@ -2,5 +2,13 @@
 // in-process (the paper's "builtin" variant): it loads a node home
 // (CometBFT's config/config.toml and genesis plus relchain's
 // config/relchain.toml), opens the configured backend and runs the node
-// until stopped. It also creates fresh node homes (Init).
+// until stopped. It also creates fresh node homes (Init), checks a
+// database against its chain (Verify) and restores a checkpoint (Recover).
+//
+// A running node watches for a divergence: an AppHash of its own that the
+// network did not sign. It learns the network's from the block its
+// consensus refused, or, when its height stands still, from a peer's
+// signed header verified against its own validator set, and reports a
+// *DivergenceError on Halted, naming the first tx whose result differs
+// when known. DESIGN.md beside this file explains how and why.
 package node

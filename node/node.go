@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
+	dbm "github.com/cometbft/cometbft-db"
 	"github.com/cometbft/cometbft/abci/example/kvstore"
 	cmtcfg "github.com/cometbft/cometbft/config"
 	cmtflags "github.com/cometbft/cometbft/libs/cli/flags"
@@ -26,9 +28,20 @@ import (
 
 // Node is a running validator (or full node): CometBFT plus relchain's app.
 type Node struct {
-	cmt *nm.Node
-	app *app.App   // nil for the kvstore ceiling node
-	ss  *stateSync // nil for the kvstore ceiling node
+	cmt    *nm.Node
+	app    *app.App   // nil for the kvstore ceiling node
+	ss     *stateSync // nil for the kvstore ceiling node
+	home   string
+	logger log.Logger
+	dbs    *dbTracker
+
+	// halted delivers the first reason this node cannot go on: a block the
+	// app could not apply, or a divergence (see Halted).
+	halted   chan error
+	stopping chan struct{} // closed when Stop begins
+	stopOnce sync.Once
+	cancel   context.CancelFunc // ends the watchers
+	watchers sync.WaitGroup
 }
 
 // onCheckpointError reports a failed background checkpoint on the node's
@@ -178,12 +191,19 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	// while a block executes (and a query waiting for min_height must not
 	// block the block it waits for). The app is safe for that: one writer,
 	// readers on committed state.
-	n, err := newCometNode(cc, gen, proxy.NewConnSyncLocalClientCreator(a), logger)
+	dbs := &dbTracker{}
+	n, err := newCometNode(cc, gen, proxy.NewConnSyncLocalClientCreator(a), logger, dbs)
 	if err != nil {
+		dbs.close()
 		be.Close()
 		return nil, err
 	}
-	return &Node{cmt: n, app: a, ss: ss}, nil
+	return newNode(n, a, ss, home, logger, dbs), nil
+}
+
+func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker) *Node {
+	return &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs,
+		halted: make(chan error, 1), stopping: make(chan struct{})}
 }
 
 // NewKVStore builds a node of the same home that runs CometBFT's example
@@ -195,14 +215,44 @@ func NewKVStore(home string, logger log.Logger) (*Node, error) {
 		return nil, err
 	}
 	kv := kvstore.NewPersistentApplication(filepath.Join(cc.DBDir(), "kvstore"))
-	n, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger)
+	dbs := &dbTracker{}
+	n, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger, dbs)
 	if err != nil {
+		dbs.close()
 		return nil, err
 	}
-	return &Node{cmt: n}, nil
+	return newNode(n, nil, nil, home, logger, dbs), nil
 }
 
-func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger) (*nm.Node, error) {
+// dbTracker remembers the databases CometBFT opens that its node does not
+// close when it stops (v0.38 leaves the tx indexer's open), so that Stop
+// releases every file lock and a node of the same home can be opened again
+// in this process (Recover, a restart).
+type dbTracker struct {
+	mu  sync.Mutex
+	dbs []dbm.DB
+}
+
+func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
+	db, err := cmtcfg.DefaultDBProvider(ctx)
+	if err == nil && ctx.ID == "tx_index" {
+		t.mu.Lock()
+		t.dbs = append(t.dbs, db)
+		t.mu.Unlock()
+	}
+	return db, err
+}
+
+func (t *dbTracker) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, db := range t.dbs {
+		_ = db.Close()
+	}
+	t.dbs = nil
+}
+
+func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger, dbs *dbTracker) (*nm.Node, error) {
 	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
 	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())
 	if err != nil {
@@ -210,7 +260,7 @@ func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.Client
 	}
 	n, err := nm.NewNode(cc, pv, nodeKey, creator,
 		func() (*types.GenesisDoc, error) { return gen, nil },
-		cmtcfg.DefaultDBProvider,
+		dbs.provider,
 		nm.DefaultMetricsProvider(cc.Instrumentation),
 		logger)
 	if err != nil {
@@ -224,16 +274,52 @@ func (n *Node) Start() error {
 	if err := n.cmt.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
 	}
+	if n.app != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		n.cancel = cancel
+		n.watchers.Add(2)
+		go func() {
+			defer n.watchers.Done()
+			select {
+			case err := <-n.app.Halted():
+				n.halt(err)
+			case <-ctx.Done():
+			}
+		}()
+		go func() {
+			defer n.watchers.Done()
+			n.watchDivergence(ctx)
+		}()
+	}
 	return nil
 }
 
-// Stop stops CometBFT and closes the database.
+// halt delivers err on Halted unless a reason is already there.
+func (n *Node) halt(err error) {
+	select {
+	case n.halted <- err:
+	default:
+	}
+}
+
+// Stop stops CometBFT and closes its databases and the backend.
 func (n *Node) Stop() error {
+	n.stopOnce.Do(func() { close(n.stopping) })
+	if n.cancel != nil {
+		n.cancel()
+	}
+	n.watchers.Wait()
 	var err error
 	if n.cmt.IsRunning() {
 		err = n.cmt.Stop()
 		n.cmt.Wait()
 	}
+	// CometBFT v0.38 stops neither the ABCI connections nor the tx
+	// indexer's database.
+	if pa := n.cmt.ProxyApp(); pa != nil && pa.IsRunning() {
+		_ = pa.Stop()
+	}
+	n.dbs.close()
 	if n.ss != nil {
 		n.ss.src.Close()
 	}
@@ -248,13 +334,17 @@ func (n *Node) Stop() error {
 	return err
 }
 
-// Halted delivers the error of a block this node could not apply or commit
-// (see app.App.Halted); its consensus has stopped. Never for a kvstore node.
+// Halted delivers the first reason this node cannot go on; its consensus
+// has stopped. It is the error of a block this node could not apply or
+// commit (see app.App.Halted), or a *DivergenceError: the node's AppHash
+// differs from the one the network signed (its database is not the
+// network's), or an error saying its consensus stopped for another reason.
+// Never for a kvstore node.
 func (n *Node) Halted() <-chan error {
 	if n.app == nil {
 		return nil
 	}
-	return n.app.Halted()
+	return n.halted
 }
 
 // CometBFT returns the embedded CometBFT node.

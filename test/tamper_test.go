@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/node"
 )
 
 func TestTamperedNodeIsCaught_SQLite(t *testing.T)   { testTamperedNodeIsCaught(t, "sqlite") }
@@ -24,8 +27,10 @@ func TestTamperedNodeIsCaught_Postgres(t *testing.T) { testTamperedNodeIsCaught(
 //     trace but the row: `relchain verify` names the table and fails;
 //   - with the triggers active, `relchain verify` fails too, and once the
 //     node runs again its next block's AppHash differs from the network's:
-//     it cannot follow the chain (CometBFT refuses the next header), while
-//     the other three keep committing.
+//     the node stops by itself, exits non-zero and reports the height, the
+//     network's and its own AppHash, and that every tx of the block had the
+//     network's results (the database differed before it), while the other
+//     three keep committing.
 //
 // Untouched, `relchain verify` passes, and it passes on the others at the
 // end.
@@ -54,30 +59,15 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 		c.mustExec(ctx, i%2, stmt(fmt.Sprintf("INSERT INTO other (id) VALUES (%d)", i)))
 	}
 	after := c.maxHeight(ctx, 0, 1)
-	var refusal string
-	if err := waitFor(ctx, "node 3 to refuse the network's AppHash", func() bool {
-		b, _ := os.ReadFile(c.net.LogFile(victim))
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, "wrong Block.Header.AppHash") {
-				refusal = line
-				return true
-			}
-		}
-		return false
-	}); err != nil {
-		t.Fatalf("%v: node 3 never reported the AppHash mismatch", err)
+	rep := c.mustReportDivergence(ctx, victim)
+	if !strings.Contains(rep.line, fmt.Sprintf("every tx of block %d had the network's results, so this database differed before the block", rep.height)) ||
+		!strings.Contains(rep.line, "relchain recover --home "+c.nodes[victim].Home) {
+		t.Errorf("the report does not say the database differed before the block:\n%s", rep.line)
 	}
-	t.Logf("node 3's log: %.400s", refusal)
-	st, err := c.client(victim, nil).Status(ctx)
-	if err == nil && st.Height >= after {
-		t.Errorf("the tampered node reached height %d, the network is at %d: it followed a chain its database does not match", st.Height, after)
+	if rep.height >= after {
+		t.Errorf("the tampered node reached height %d, the network is at %d: it followed a chain its database does not match", rep.height, after)
 	}
-	t.Logf("the network went from height %d to %d; the tampered node stopped at %v", before, after, func() any {
-		if err != nil {
-			return err
-		}
-		return st.Height
-	}())
+	t.Logf("the network went from height %d to %d; the tampered node stopped after %d", before, after, rep.height)
 	// Rebuilt from nothing, node 3 replays the chain from its peers and
 	// ends with their state.
 	if err := c.net.Stop(victim); err != nil {
@@ -114,6 +104,87 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	c.mustVerify(0, true, "")
+}
+
+// divergence is a node's divergence report, as its log states it.
+type divergence struct {
+	height          int64
+	expected, local string
+	line            string
+	source          string // how the node learnt the network's AppHash
+}
+
+var divergenceLine = regexp.MustCompile(`AppHash mismatch at height (\d+): expected ([0-9A-F]{64}) \(network\), local ([0-9A-F]{64})`)
+
+// mustReportDivergence waits for node i's process to exit by itself and
+// checks that it failed with a divergence report whose AppHashes are the
+// network's (block height+1's header, from node 0) and the node's own (its
+// database's, which it stopped at).
+func (c *cluster) mustReportDivergence(ctx context.Context, i int) divergence {
+	c.t.Helper()
+	select {
+	case <-c.net.Exited(i):
+	case <-ctx.Done():
+		c.t.Fatalf("%s did not stop by itself on the AppHash mismatch: %v", c.nodes[i].Name, ctx.Err())
+	}
+	if err := c.net.ExitError(i); err == nil {
+		c.t.Fatalf("%s exited with status 0 after a divergence", c.nodes[i].Name)
+	}
+	b, err := os.ReadFile(c.net.LogFile(i))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var d divergence
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := divergenceLine.FindStringSubmatch(line); m != nil && strings.HasPrefix(line, "error: ") {
+			d.height, _ = strconv.ParseInt(m[1], 10, 64)
+			d.expected, d.local, d.line = m[2], m[3], line
+		} else if m != nil {
+			// The node's log line: how the divergence was detected.
+			if j := strings.Index(line, " source="); j >= 0 {
+				d.source = line[j+len(" source="):]
+			}
+		}
+	}
+	if d.line == "" {
+		c.t.Fatalf("%s exited (%v) without the report line \"error: AppHash mismatch at height ...\"", c.nodes[i].Name, c.net.ExitError(i))
+	}
+	c.t.Logf("%s exited (%v), having learnt the network's AppHash from %s: %s", c.nodes[i].Name, c.net.ExitError(i), d.source, d.line)
+	next := d.height + 1
+	hdr, err := c.client(0, nil).RPC().Header(ctx, &next)
+	if err != nil {
+		c.t.Fatalf("header %d from %s: %v", next, c.nodes[0].Name, err)
+	}
+	if got := hdr.Header.AppHash.String(); got != d.expected {
+		c.t.Errorf("the report's expected AppHash %s is not the network's %s (header of block %d)", d.expected, got, next)
+	}
+	h, appHash := c.storedState(ctx, i)
+	if h != d.height || appHash != d.local {
+		c.t.Errorf("the report says height %d, local AppHash %s; the node's database holds height %d, AppHash %s", d.height, d.local, h, appHash)
+	}
+	if d.local == d.expected {
+		c.t.Errorf("a divergence with equal AppHashes: %s", d.line)
+	}
+	return d
+}
+
+// storedState is the height and AppHash a stopped node's database holds.
+func (c *cluster) storedState(ctx context.Context, i int) (int64, string) {
+	c.t.Helper()
+	_, rc, err := node.LoadConfig(c.nodes[i].Home)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	be, err := node.OpenBackend(ctx, c.nodes[i].Home, rc)
+	if err != nil {
+		c.t.Fatalf("open %s's database: %v", c.nodes[i].Name, err)
+	}
+	defer be.Close()
+	st, err := be.LoadState(ctx)
+	if err != nil {
+		c.t.Fatalf("%s's state: %v", c.nodes[i].Name, err)
+	}
+	return st.Height, fmt.Sprintf("%X", st.AppHash)
 }
 
 // mustVerify runs `relchain verify` on node i's home and checks its verdict

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -66,12 +67,21 @@ func nodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a validator until SIGINT/SIGTERM",
-		Args:  cobra.NoArgs,
+		Long: `Run a validator until SIGINT/SIGTERM. The node stops, exits non-zero and
+says why when it cannot go on: a block it could not apply (database
+unreachable, disk full), or a divergence: the AppHash it computed for a block
+differs from the one the network signed ("AppHash mismatch at height H:
+expected X (network), local Y; ..." naming the first tx whose result differed
+when known). With relchain.toml [recover] on_mismatch = "recover" it instead
+restores its newest checkpoint the chain confirms (as relchain recover) and
+starts again by itself.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			var n *node.Node
 			var err error
+			autoRecover := false
 			switch appKind {
 			case "relchain":
 				var opts []node.Option
@@ -81,6 +91,11 @@ func nodeCmd() *cobra.Command {
 				if injectDir != "" {
 					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
 				}
+				var rc node.Config
+				if _, rc, err = node.LoadConfig(home); err != nil {
+					return err
+				}
+				autoRecover = rc.AutoRecover()
 				n, err = node.New(ctx, home, nil, opts...)
 			case "kvstore":
 				n, err = node.NewKVStore(home, nil)
@@ -99,6 +114,16 @@ func nodeCmd() *cobra.Command {
 				return n.Stop()
 			case herr := <-n.Halted():
 				_ = n.Stop()
+				var d *node.DivergenceError
+				if errors.As(herr, &d) {
+					if autoRecover {
+						return recoverAndRestart(ctx, home, d)
+					}
+					return herr
+				}
+				if errors.Is(herr, node.ErrConsensusStopped) {
+					return herr
+				}
 				return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
 			}
 		},

@@ -1,0 +1,78 @@
+package node
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/relchain/relchain/app"
+)
+
+func TestRecoverConfigValidate(t *testing.T) {
+	for _, c := range []struct {
+		onMismatch string
+		every      int64
+		err        string // "" if valid
+	}{
+		{"", 1000, ""},
+		{"stop", 1000, ""},
+		{"stop", 0, ""},
+		{"recover", 1000, ""},
+		{"recover", 0, `on_mismatch = "recover" restores a checkpoint, but checkpoints are off`},
+		{"Recover", 1000, `on_mismatch = "Recover": use "stop"`},
+		{"restart", 1000, `or "recover"`},
+	} {
+		rc := DefaultConfig()
+		rc.Recover.OnMismatch = c.onMismatch
+		rc.Checkpoint.Every = c.every
+		err := rc.Validate()
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("on_mismatch %q, every %d: %v", c.onMismatch, c.every, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("on_mismatch %q, every %d: got %v, want an error containing %q", c.onMismatch, c.every, err, c.err)
+		}
+		if err == nil && rc.AutoRecover() != (c.onMismatch == "recover") {
+			t.Errorf("on_mismatch %q: AutoRecover() = %v", c.onMismatch, rc.AutoRecover())
+		}
+	}
+}
+
+// A new home says on_mismatch = "stop"; a bad value in relchain.toml is
+// refused when the node loads it, naming the key.
+func TestRecoverConfigFile(t *testing.T) {
+	home := t.TempDir()
+	if _, err := Init(home, InitOptions{Params: app.DefaultParams(), Tuning: DefaultTuning()}); err != nil {
+		t.Fatal(err)
+	}
+	_, rc, err := LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Recover.OnMismatch != OnMismatchStop || rc.AutoRecover() {
+		t.Fatalf("default on_mismatch = %q", rc.Recover.OnMismatch)
+	}
+	path := filepath.Join(home, RelchainConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "[recover]\n  on_mismatch = \"stop\"") {
+		t.Fatalf("relchain.toml lacks the [recover] section:\n%s", b)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `on_mismatch = "stop"`, `on_mismatch = "reboot"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadConfig(home); err == nil || !strings.Contains(err.Error(), `on_mismatch = "reboot"`) {
+		t.Fatalf("bad on_mismatch accepted: %v", err)
+	}
+	// A relchain.toml written before the section existed still loads, as "stop".
+	old := strings.Replace(string(b), "[recover]\n  on_mismatch = \"stop\"\n", "", 1)
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, rc, err := LoadConfig(home); err != nil || rc.AutoRecover() {
+		t.Fatalf("relchain.toml without [recover]: %v, %+v", err, rc.Recover)
+	}
+}
