@@ -39,7 +39,7 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 	if tampered {
 		// Many small chunks, so that the joining node surely asks a
 		// byzantine validator for some.
-		o.snapshotChunkBytes = 4 << 10
+		o.snapshotChunkBytes = 64 << 10
 		o.nodeArgs = [][]string{nil, {"--unsafe-corrupt-snapshots"}, {"--unsafe-corrupt-snapshots"}, {"--unsafe-corrupt-snapshots"}}
 	}
 	c := mustStartCluster(t, o)
