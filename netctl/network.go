@@ -76,7 +76,9 @@ func (n *Network) Start(i int) error {
 		cmd.Env = append(os.Environ(), n.NodeEnv[i]...)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a node outlives neither a crashed localnet nor a test
+	// binary killed at its timeout (which runs no cleanup).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("%s: start %s: %w", n.Nodes[i].Name, n.Bin, err)
