@@ -13,7 +13,7 @@ import (
 )
 
 // Checkpoints are taken every N committed blocks, named by the height they
-// hold, pruned to the newest K, and each is a database whose rows match
+// hold, pruned to the newest and the K before it, and each is a database whose rows match
 // the state digest it recorded.
 func TestCheckpointsEveryNBlocksKeepNewest(t *testing.T) {
 	ctx := context.Background()
