@@ -151,6 +151,11 @@ func (c *cluster) mustReportDivergence(ctx context.Context, i int) divergence {
 	}
 	c.t.Logf("%s exited (%v), having learnt the network's AppHash from %s: %s", c.nodes[i].Name, c.net.ExitError(i), d.source, d.line)
 	next := d.height + 1
+	// Node 3 can learn of block next from +2/3 prevotes before node 0 has
+	// committed it.
+	if err := c.net.WaitHeight(ctx, 0, next); err != nil {
+		c.t.Fatalf("%s did not commit block %d: %v", c.nodes[0].Name, next, err)
+	}
 	hdr, err := c.client(0, nil).RPC().Header(ctx, &next)
 	if err != nil {
 		c.t.Fatalf("header %d from %s: %v", next, c.nodes[0].Name, err)
