@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/statedigest"
@@ -173,9 +171,10 @@ func SystemSum(kv map[string][]byte) statedigest.Sum {
 }
 
 // updateSystemSum returns sum after replacing the entries of kv (a nil
-// value deletes) whose committed values are in committed.
+// value deletes) whose committed values are in committed. LtHash addition
+// commutes, so map order cannot change the result.
 func updateSystemSum(sum statedigest.Sum, committed, kv map[string][]byte) statedigest.Sum {
-	for _, k := range slices.Sorted(maps.Keys(kv)) {
+	for k := range kv {
 		if old, ok := committed[k]; ok {
 			sum.Remove(systemElement(k, old))
 		}

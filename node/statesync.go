@@ -13,8 +13,6 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/postgres"
-	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/snapshot"
 )
 
@@ -49,9 +47,9 @@ var _ app.StateSync = (*stateSync)(nil)
 
 func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger, corrupt bool) *stateSync {
 	dir := CheckpointDir(home)
-	list := func() ([]backend.Checkpoint, error) { return sqlite.Checkpoints(dir) }
-	if rc.Backend.Kind == "postgres" {
-		list = func() ([]backend.Checkpoint, error) { return postgres.Checkpoints(dir) }
+	list := func() ([]backend.Checkpoint, error) { return nil, nil }
+	if r, err := restorerFor(home, rc); err == nil {
+		list = func() ([]backend.Checkpoint, error) { return r.list(dir) }
 	}
 	s := &stateSync{
 		home: home, rc: rc, ex: ex, logger: logger,
