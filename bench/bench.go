@@ -17,53 +17,6 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-// Config describes one measurement.
-type Config struct {
-	// Workload is "update" (single-row UPDATEs over a table of Rows rows)
-	// or "kvstore" (CometBFT's example app: key=value txs).
-	Workload string
-	// Mode is "commit" (each client waits for its tx's block) or "async"
-	// (submit with broadcast_tx_sync, learn the outcome from blocks).
-	Mode string
-	// Submit is how async mode hands txs over: "sync" (broadcast_tx_sync:
-	// wait for CheckTx, default) or "async" (broadcast_tx_async: do not).
-	Submit  string
-	Clients int
-	Txs     int
-	Rows    int
-	// Dialect selects placeholders: "sqlite" or "postgres".
-	Dialect string
-	Nodes   []string
-	Seed    uint64
-	// Progress, when set, is called with the number of txs done.
-	Progress func(done int)
-}
-
-// Latency summarises latencies in milliseconds.
-type Latency struct {
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-}
-
-// Result is one measurement.
-type Result struct {
-	Workload        string   `json:"workload"`
-	Mode            string   `json:"mode"`
-	Clients         int      `json:"clients"`
-	Validators      int      `json:"validators"`
-	Backend         string   `json:"backend"`
-	Txs             int      `json:"txs"`
-	Succeeded       int      `json:"succeeded"`
-	Failed          int      `json:"failed"`
-	Seconds         float64  `json:"seconds"`
-	TPS             float64  `json:"tps"`
-	LatencyMS       *Latency `json:"latency_ms,omitempty"`
-	Blocks          int      `json:"blocks"`
-	TxBlocks        int      `json:"blocks_with_txs"`
-	TxsPerBlockMean float64  `json:"txs_per_block_mean"`
-}
-
 // Setup prepares the workload's schema and data through consensus.
 func Setup(ctx context.Context, cfg Config) error {
 	if cfg.Workload != "update" {

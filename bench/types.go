@@ -1,0 +1,141 @@
+package bench
+
+import "time"
+
+// Modes of a measurement, the paper's communication modes.
+const (
+	// ModeSync: each client sends one wl-transaction per bc-transaction
+	// and waits until it is committed before sending the next.
+	ModeSync = "sync"
+	// ModePseudo (pseudo-synchronous): each client packs WLPerBC
+	// wl-transactions into one bc-transaction and waits for it.
+	ModePseudo = "pseudo"
+	// ModeAsync: clients submit without waiting; outcomes arrive on the
+	// results stream from committed blocks.
+	ModeAsync = "async"
+)
+
+// Config describes one measurement.
+type Config struct {
+	// Workload: smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f; "update"
+	// (single-row UPDATEs) and "kvstore" (CometBFT's example app, the
+	// consensus ceiling) are relchain's own micro-workloads.
+	Workload string
+	// Mode: sync, pseudo or async (ModeSync ...). "commit" is the old
+	// name of sync.
+	Mode string
+	// WLPerBC is how many wl-transactions one bc-transaction carries
+	// (pseudo and async; sync is always 1).
+	WLPerBC int
+	// Submit is how async mode hands txs over: "sync" (broadcast_tx_sync:
+	// wait for CheckTx, default) or "async" (broadcast_tx_async: do not).
+	Submit  string
+	Clients int
+	// Txs is the number of wl-transactions to run.
+	Txs int
+	// Rows sizes the update workload; Scale sizes the others (Smallbank
+	// accounts, TPC-C warehouses, YCSB records); 0 means the workload's
+	// default.
+	Rows  int
+	Scale int
+	// Dialect selects the SQL dialect: "sqlite" or "postgres".
+	Dialect string
+	Nodes   []string
+	Seed    uint64
+	// Mix restricts a workload to some transaction kinds (for example
+	// TPC-C "NewOrder"); empty means the workload's standard mix.
+	Mix []string
+	// Progress, when set, is called with the number of wl-transactions
+	// done.
+	Progress func(done int)
+}
+
+// Latency summarises latencies in milliseconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+}
+
+// Phases is the mean time per block, in milliseconds, spent in each phase
+// as one node saw it (its application's own monotonic clock, served by
+// abci_query /stats/blocks): Propose from the previous block's commit to
+// the proposal (ProcessProposal), Consensus from there to FinalizeBlock
+// (prevotes, precommits), Execute the FinalizeBlock call (every
+// bc-transaction, the digests), Commit the db-commit.
+type Phases struct {
+	Propose   float64 `json:"propose"`
+	Consensus float64 `json:"consensus"`
+	Execute   float64 `json:"execute"`
+	Commit    float64 `json:"commit"`
+}
+
+// BlockStat is one block of a run: its height, bc- and wl-transactions,
+// the phases as one node measured them, and (async) the mean latency of
+// the wl-transactions it committed.
+type BlockStat struct {
+	Height    int64   `json:"height"`
+	BCTxs     int     `json:"bc_txs"`
+	WLTxs     int     `json:"wl_txs"`
+	Phases    Phases  `json:"phases_ms"`
+	LatencyMS float64 `json:"latency_ms,omitempty"`
+}
+
+// Baseline is the raw DBMS running the same wl-transaction sequence with
+// the same grouping.
+type Baseline struct {
+	Seconds   float64  `json:"seconds"`
+	TPS       float64  `json:"tps"`
+	LatencyMS *Latency `json:"latency_ms,omitempty"`
+}
+
+// Ceiling is CometBFT's kvstore app on an identically configured network.
+type Ceiling struct {
+	TPS       float64  `json:"tps"`
+	LatencyMS *Latency `json:"latency_ms,omitempty"`
+	Blocks    int      `json:"blocks"`
+	TxsPerBlk float64  `json:"txs_per_block_mean"`
+}
+
+// KindStat is the outcome of one transaction kind of the mix.
+type KindStat struct {
+	Count     int      `json:"count"`
+	Failed    int      `json:"failed"`
+	LatencyMS *Latency `json:"latency_ms,omitempty"`
+}
+
+// Result is one measurement, as `relchain bench --output` writes it.
+type Result struct {
+	Workload      string `json:"workload"`
+	Mode          string `json:"mode"`
+	WLPerBC       int    `json:"wl_per_bc"`
+	Clients       int    `json:"clients"`
+	Validators    int    `json:"validators"`
+	Backend       string `json:"backend"`
+	ABCI          string `json:"abci,omitempty"`
+	TimeoutCommit string `json:"timeout_commit,omitempty"`
+	// Txs is the number of wl-transactions; BCTxs of bc-transactions.
+	Txs       int     `json:"txs"`
+	BCTxs     int     `json:"bc_txs"`
+	Succeeded int     `json:"succeeded"`
+	Failed    int     `json:"failed"`
+	Seconds   float64 `json:"seconds"`
+	// TPS is wl-transactions per second.
+	TPS       float64  `json:"tps"`
+	LatencyMS *Latency `json:"latency_ms,omitempty"`
+	Blocks    int      `json:"blocks"`
+	TxBlocks  int      `json:"blocks_with_txs"`
+	// TxsPerBlockMean is bc-transactions per block that had any.
+	TxsPerBlockMean float64              `json:"txs_per_block_mean"`
+	Phases          *Phases              `json:"phases_ms,omitempty"`
+	PerBlock        []BlockStat          `json:"per_block,omitempty"`
+	Kinds           map[string]*KindStat `json:"kinds,omitempty"`
+	Baseline        *Baseline            `json:"baseline,omitempty"`
+	// Overhead is chain seconds over baseline seconds.
+	Overhead float64  `json:"overhead,omitempty"`
+	Ceiling  *Ceiling `json:"ceiling,omitempty"`
+	// RatioToCeiling is tps over the ceiling's (async) or p50 latency
+	// over the ceiling's (sync, pseudo).
+	RatioToCeiling float64   `json:"ratio_to_ceiling,omitempty"`
+	Started        time.Time `json:"started"`
+}
