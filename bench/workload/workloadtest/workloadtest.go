@@ -215,4 +215,6 @@ func (c *Chain) Check(w workload.Workload, applied []workload.Applied) {
 }
 
 // String names the chain in messages.
-func (c *Chain) String() string { return fmt.Sprintf("in-process %s chain at height %d", c.Dialect, c.height) }
+func (c *Chain) String() string {
+	return fmt.Sprintf("in-process %s chain at height %d", c.Dialect, c.height)
+}
