@@ -54,9 +54,15 @@ type StatementResult struct {
 }
 
 // ExecData is the JSON document in a successful tx's result data: one
-// entry per statement, in order, and the tx's effect digest.
+// entry per statement, in order (or, for a batch envelope, one entry per
+// wl-transaction in Batch), and the tx's effect digest.
 type ExecData struct {
 	Results []StatementResult `json:"results"`
+	// Batch holds one outcome per wl-transaction of a batch envelope
+	// (txn.Tx.Groups); Results is then empty. The bc-transaction's own
+	// code is CodeOK whenever it was executed, whatever its wl-transactions'
+	// outcomes.
+	Batch []WLResult `json:"batch,omitempty"`
 	// Effects is the tx's effect digest, lower-case hex: the SHA-256 of
 	// the change records of every row the tx inserted, updated or deleted
 	// (on PostgreSQL also its schema changes), in the backend's canonical
@@ -67,6 +73,16 @@ type ExecData struct {
 	// databases went apart. Digests are comparable between nodes of one
 	// backend kind only.
 	Effects string `json:"effects,omitempty"`
+}
+
+// WLResult is the outcome of one wl-transaction of a batch: Code is
+// CodeOK and Results holds one entry per statement when it committed;
+// otherwise Code says why it was rolled back and Failure names the
+// statement (1-based within the wl-transaction).
+type WLResult struct {
+	Code    uint32            `json:"code"`
+	Results []StatementResult `json:"results,omitempty"`
+	Failure *FailureData      `json:"failure,omitempty"`
 }
 
 // FailureData is the JSON document in a failed tx's result data. Every

@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -481,31 +483,139 @@ func rejectionResult(statement int, rej *Rejection) TxResult {
 	return TxResult{Code: rej.Code, Data: encodeJSON(api.FailureData{Statement: statement, Reason: rej.Reason}), Log: rej.Error()}
 }
 
-// executeTx runs one bc-transaction: its statements in order, each first
-// analyzed by the backend on the block's state (the gate's verdict and the
-// tables it writes) and authorized, then executed. System statements
-// change the grants in a tx-local overlay that joins the block's only if
-// every statement succeeds. A tx that succeeded returns CodeOK without
-// Data, and its statements' results.
+// executeTx runs one bc-transaction. Without wl-transaction groups it is
+// one wl-transaction: all its statements or none. A batch envelope
+// (txn.Tx.Groups) runs each wl-transaction in its own savepoint: a failing
+// one is rolled back alone and reported in the batch's result data, and
+// the bc-transaction itself succeeds. A tx that succeeded returns CodeOK
+// without Data, and its statements' results.
 func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, *execData, error) {
+	if len(tx.Groups) == 0 {
+		fail, rows, err := e.executeWL(ctx, p, tx, tx.Statements, 0, env)
+		if err != nil {
+			return TxResult{}, nil, err
+		}
+		if fail != nil {
+			return fail.result(0), nil, nil
+		}
+		return TxResult{Code: api.CodeOK}, &execData{Results: rows}, nil
+	}
+	out := &execData{Results: []*backend.Rows{}, Batch: make([]wlData, len(tx.Groups))}
+	var logs []string
+	var first *wlFailure
+	firstOff := 0
+	for g := range tx.Groups {
+		stmts, off := tx.WL(g)
+		fail, rows, err := e.executeWL(ctx, p, tx, stmts, off, wlEnv(env, g))
+		if err != nil {
+			return TxResult{}, nil, fmt.Errorf("wl-transaction %d: %w", g+1, err)
+		}
+		if fail == nil {
+			out.Batch[g] = wlData{Code: api.CodeOK, Results: rows}
+			continue
+		}
+		f := fail.data
+		out.Batch[g] = wlData{Code: fail.code, Failure: &f}
+		if first == nil {
+			first, firstOff = fail, off
+		}
+		if len(logs) < maxBatchLogs {
+			logs = append(logs, fmt.Sprintf("wl-transaction %d: %s", g+1, fail.log))
+		}
+	}
+	if first != nil && e.params.BlockAtomic {
+		// The whole block is rolled back anyway: report the batch as
+		// failed, naming its first failing statement.
+		return first.result(firstOff), nil, nil
+	}
+	res := TxResult{Code: api.CodeOK}
+	if len(logs) > 0 {
+		res.Log = strings.Join(logs, "; ")
+	}
+	return res, out, nil
+}
+
+// maxBatchLogs bounds how many failed wl-transactions a batch's log names.
+const maxBatchLogs = 16
+
+// wlEnv is the environment of wl-transaction g of a batch: the tx's clock
+// and change attribution, and a random seed of its own.
+func wlEnv(env sqlcheck.Env, g int) sqlcheck.Env {
+	if g == 0 {
+		return env
+	}
+	h := sha256.New()
+	h.Write([]byte("relchain/seed/wl/v1"))
+	h.Write(env.Seed[:])
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(g))
+	h.Write(n[:])
+	copy(env.Seed[:], h.Sum(nil))
+	return env
+}
+
+// wlFailure is why a wl-transaction was rolled back: its code, the
+// deterministic failure data (statement numbered within the
+// wl-transaction) and the backend's message for the log.
+type wlFailure struct {
+	code uint32
+	data api.FailureData
+	log  string
+}
+
+// result is the failure as a whole tx's result; off is the index of the
+// wl-transaction's first statement in the tx.
+func (f *wlFailure) result(off int) TxResult {
+	d := f.data
+	if d.Statement > 0 {
+		d.Statement += off
+	}
+	log := f.log
+	if off > 0 && d.Statement > 0 {
+		log = fmt.Sprintf("statement %d (statement %d of its wl-transaction): %s", d.Statement, f.data.Statement, f.log)
+	}
+	return TxResult{Code: f.code, Data: encodeJSON(d), Log: log}
+}
+
+func rejectionFailure(statement int, rej *Rejection) *wlFailure {
+	return &wlFailure{code: rej.Code, data: api.FailureData{Statement: statement, Reason: rej.Reason}, log: rej.Error()}
+}
+
+func execFailureOf(statement int, be *backend.Error) *wlFailure {
+	return &wlFailure{
+		code: api.CodeExecFailed,
+		data: api.FailureData{Statement: statement, Class: string(be.Class), SQLState: be.SQLState},
+		log:  fmt.Sprintf("statement %d failed: %s", statement, be.Error()),
+	}
+}
+
+// executeWL runs one wl-transaction, the statements stmts of tx (the first
+// being statement off+1 of tx), in its own savepoint: each statement is
+// first analyzed by the backend on the block's state (the gate's verdict
+// and the tables it writes) and authorized, then executed. System
+// statements change the grants in a local overlay that joins the block's
+// only if every statement succeeds. It returns the statements' results, or
+// the failure after rolling back to the savepoint; an error means the
+// backend itself failed.
+func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, stmts []txn.Statement, off int, env sqlcheck.Env) (*wlFailure, []*backend.Rows, error) {
 	block := p.block
 	if err := block.Savepoint(ctx, env); err != nil {
-		return TxResult{}, nil, fmt.Errorf("savepoint: %w", err)
+		return nil, nil, fmt.Errorf("savepoint: %w", err)
 	}
 	sender := string(tx.PubKey)
 	txGrants := make(map[string]grantSet)
-	out := &execData{Results: make([]*backend.Rows, 0, len(tx.Statements))}
-	fail := func(res TxResult) (TxResult, *execData, error) {
+	results := make([]*backend.Rows, 0, len(stmts))
+	fail := func(f *wlFailure) (*wlFailure, []*backend.Rows, error) {
 		if rerr := block.RollbackTo(ctx); rerr != nil {
-			return TxResult{}, nil, fmt.Errorf("roll back to savepoint: %w", rerr)
+			return nil, nil, fmt.Errorf("roll back to savepoint: %w", rerr)
 		}
-		return res, nil, nil
+		return f, nil, nil
 	}
-	for j, st := range tx.Statements {
+	for j, st := range stmts {
 		if isSystem(st.SQL) {
 			op, err := parseSystem(st, e.Backend().Dialect())
 			if err != nil {
-				return fail(rejectionResult(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
+				return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
 			}
 			key := string(op.grantee)
 			g := e.perms.grantsOf(key, txGrants, p.grants)
@@ -515,60 +625,58 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 				g = g.without(op.table)
 			}
 			txGrants[key] = g
-			out.Results = append(out.Results, &backend.Rows{})
+			results = append(results, &backend.Rows{})
 			continue
 		}
 		a, err := block.Analyze(ctx, st.SQL)
 		if err != nil {
 			rej := analysisRejection(j+1, err)
 			if rej == nil {
-				return TxResult{}, nil, fmt.Errorf("statement %d: analyze: %w", j+1, err)
+				return nil, nil, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
 			}
 			if rej.Code == api.CodeExecFailed {
-				return fail(execFailure(j+1, backend.AsError(err)))
+				return fail(execFailureOf(j+1, backend.AsError(err)))
 			}
-			return fail(rejectionResult(j+1, rej))
+			return fail(rejectionFailure(j+1, rej))
 		}
 		if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
-			return fail(rejectionResult(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}))
+			return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}))
 		}
 		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
 		if err == nil {
 			sanitizeRows(rows)
-			out.Results = append(out.Results, rows)
+			results = append(results, rows)
 			continue
 		}
 		be := backend.AsError(err)
 		if be == nil {
-			return TxResult{}, nil, fmt.Errorf("statement %d: %w", j+1, err)
+			return nil, nil, fmt.Errorf("statement %d: %w", off+j+1, err)
 		}
 		if errors.Is(err, backend.ErrBlockLost) {
-			return TxResult{}, nil, &lostBlock{result: execFailure(j+1, be)}
+			// On the retry the whole bc-transaction is forced to fail
+			// with this statement (numbered within the tx).
+			return nil, nil, &lostBlock{result: execFailure(off+j+1, be)}
 		}
 		if be.Class == backend.ClassPermission {
 			// The gate refused it at execution (SQLite re-judges a
 			// statement whenever it is compiled): same code as Analyze.
-			return fail(rejectionResult(j+1, analysisRejection(j+1, be)))
+			return fail(rejectionFailure(j+1, analysisRejection(j+1, be)))
 		}
-		return fail(execFailure(j+1, be))
+		return fail(execFailureOf(j+1, be))
 	}
 	if err := block.Release(ctx); err != nil {
-		return TxResult{}, nil, fmt.Errorf("release savepoint: %w", err)
+		return nil, nil, fmt.Errorf("release savepoint: %w", err)
 	}
 	for k, g := range txGrants {
 		p.grants[k] = g
 	}
-	return TxResult{Code: api.CodeOK}, out, nil
+	return nil, results, nil
 }
 
 // execFailure is the result of a statement the backend failed: the class
 // and SQLSTATE are deterministic, the message goes to the log.
 func execFailure(statement int, be *backend.Error) TxResult {
-	return TxResult{
-		Code: api.CodeExecFailed,
-		Data: encodeJSON(api.FailureData{Statement: statement, Class: string(be.Class), SQLState: be.SQLState}),
-		Log:  fmt.Sprintf("statement %d failed: %s", statement, be.Error()),
-	}
+	return execFailureOf(statement, be).result(0)
 }
 
 // consumeNonce checks tx's nonce against the committed window as changed by

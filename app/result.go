@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
 )
 
@@ -20,7 +21,16 @@ type TxResult struct {
 // shape of api.ExecData.
 type execData struct {
 	Results []*backend.Rows `json:"results"`
+	Batch   []wlData        `json:"batch,omitempty"`
 	Effects string          `json:"effects,omitempty"`
+}
+
+// wlData is one wl-transaction's outcome in a batch; it has the shape of
+// api.WLResult.
+type wlData struct {
+	Code    uint32           `json:"code"`
+	Results []*backend.Rows  `json:"results,omitempty"`
+	Failure *api.FailureData `json:"failure,omitempty"`
 }
 
 // encodeJSON marshals v, which holds only types whose encoding is

@@ -9,15 +9,25 @@ import (
 	"math"
 )
 
-// Version is the envelope format written by Encode.
-const Version = 1
+// Envelope versions. Encode writes VersionSingle for a Tx without Groups
+// and VersionBatch for one with Groups; Decode reads both.
+const (
+	// VersionSingle: the bc-transaction is one wl-transaction, executed
+	// atomically.
+	VersionSingle = 1
+	// VersionBatch: the statements are split into wl-transactions
+	// (Tx.Groups), each executed atomically on its own.
+	VersionBatch = 2
+	// Version is the newest version this package speaks.
+	Version = VersionBatch
+)
 
 // magic starts every encoded envelope so that stray bytes are rejected early.
 var magic = [3]byte{'R', 'L', 'C'}
 
 // Limits that keep a hostile envelope from making a decoder allocate without bound.
 const (
-	MaxStatements = 1024
+	MaxStatements = 65535
 	MaxArgs       = 4096
 	MaxChainID    = 64
 )
@@ -103,7 +113,57 @@ type Tx struct {
 	Nonce      uint64
 	PubKey     ed25519.PublicKey
 	Statements []Statement
-	Signature  []byte
+	// Groups, when not empty, splits Statements into wl-transactions (a
+	// pseudo-synchronous batch): the first Groups[0] statements are the
+	// first wl-transaction, and so on. Every entry is at least 1 and they
+	// add up to len(Statements). Each wl-transaction is executed in its own
+	// savepoint and has its own outcome; a failing one is rolled back
+	// alone. Without Groups the whole bc-transaction is one wl-transaction.
+	Groups    []int
+	Signature []byte
+}
+
+// CheckGroups reports whether Groups is a valid split of Statements.
+func (t *Tx) CheckGroups() error {
+	if len(t.Groups) == 0 {
+		return nil
+	}
+	sum := 0
+	for i, g := range t.Groups {
+		if g < 1 {
+			return fmt.Errorf("wl-transaction %d has %d statements, want at least 1", i+1, g)
+		}
+		sum += g
+		if sum > len(t.Statements) {
+			break
+		}
+	}
+	if sum != len(t.Statements) {
+		return fmt.Errorf("wl-transactions cover %d statements, the transaction has %d", sum, len(t.Statements))
+	}
+	return nil
+}
+
+// WL returns the statements of the i-th wl-transaction (0-based) and the
+// index of its first statement in Statements. Without Groups, WL(0) is
+// every statement.
+func (t *Tx) WL(i int) ([]Statement, int) {
+	if len(t.Groups) == 0 {
+		return t.Statements, 0
+	}
+	off := 0
+	for _, g := range t.Groups[:i] {
+		off += g
+	}
+	return t.Statements[off : off+t.Groups[i]], off
+}
+
+// NumWL returns the number of wl-transactions t carries.
+func (t *Tx) NumWL() int {
+	if len(t.Groups) == 0 {
+		return 1
+	}
+	return len(t.Groups)
 }
 
 // Errors returned by Decode and Verify. Callers map them to result codes.
@@ -151,7 +211,7 @@ func Hash(encoded []byte) []byte {
 }
 
 func (t *Tx) sizeHint() int {
-	n := 16 + len(t.ChainID) + len(t.PubKey)
+	n := 16 + len(t.ChainID) + len(t.PubKey) + 3*len(t.Groups)
 	for _, s := range t.Statements {
 		n += len(s.SQL) + 8 + 10*len(s.Args)
 		for _, a := range s.Args {
@@ -163,13 +223,23 @@ func (t *Tx) sizeHint() int {
 
 func (t *Tx) appendBody(b []byte) []byte {
 	b = append(b, magic[:]...)
-	b = append(b, Version)
+	if len(t.Groups) == 0 {
+		b = append(b, VersionSingle)
+	} else {
+		b = append(b, VersionBatch)
+	}
 	b = appendString(b, t.ChainID)
 	b = binary.AppendUvarint(b, t.Nonce)
 	b = appendBytes(b, t.PubKey)
 	b = binary.AppendUvarint(b, uint64(len(t.Statements)))
 	for _, s := range t.Statements {
 		b = AppendStatement(b, s)
+	}
+	if len(t.Groups) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(t.Groups)))
+		for _, g := range t.Groups {
+			b = binary.AppendUvarint(b, uint64(g))
+		}
 	}
 	return b
 }
@@ -239,8 +309,9 @@ func (d *decoder) tx() (*Tx, error) {
 	if len(d.p) < 4 || [3]byte(d.p[:3]) != magic {
 		return nil, errors.New("not a relchain transaction (bad magic)")
 	}
-	if d.p[3] != Version {
-		return nil, fmt.Errorf("unsupported envelope version %d (this node speaks %d)", d.p[3], Version)
+	version := d.p[3]
+	if version != VersionSingle && version != VersionBatch {
+		return nil, fmt.Errorf("unsupported envelope version %d (this node speaks %d and %d)", version, VersionSingle, VersionBatch)
 	}
 	d.off = 4
 	t := &Tx{}
@@ -264,6 +335,24 @@ func (d *decoder) tx() (*Tx, error) {
 	for i := range t.Statements {
 		if t.Statements[i], err = d.statement(); err != nil {
 			return nil, fmt.Errorf("statement %d: %w", i+1, err)
+		}
+	}
+	if version == VersionBatch {
+		g, err := d.count(len(t.Statements))
+		if err != nil {
+			return nil, fmt.Errorf("wl-transaction count: %w", err)
+		}
+		if g == 0 {
+			return nil, errors.New("a batch envelope has no wl-transactions")
+		}
+		t.Groups = make([]int, g)
+		for i := range t.Groups {
+			if t.Groups[i], err = d.count(len(t.Statements)); err != nil {
+				return nil, fmt.Errorf("wl-transaction %d size: %w", i+1, err)
+			}
+		}
+		if err := t.CheckGroups(); err != nil {
+			return nil, err
 		}
 	}
 	if t.Signature, err = d.bytes(ed25519.SignatureSize); err != nil {

@@ -94,6 +94,11 @@ func FuzzDecode(f *testing.F) {
 	tx, _ := sample(f)
 	f.Add(Encode(tx))
 	f.Add([]byte("RLC\x01"))
+	batch, priv := sample(f)
+	batch.Statements = append(batch.Statements, Statement{SQL: "SELECT 2"})
+	batch.Groups = []int{2, 1}
+	batch.Sign(priv)
+	f.Add(Encode(batch))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := Decode(b)
 		if err != nil {
@@ -104,4 +109,69 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("decoded input does not re-encode to itself")
 		}
 	})
+}
+
+func TestBatchEnvelopeRoundTripsAndSplitsIntoWLTransactions(t *testing.T) {
+	tx, priv := sample(t)
+	tx.Statements = append(tx.Statements, Statement{SQL: "SELECT 3", Args: []Arg{Int(3)}})
+	tx.Groups = []int{1, 2}
+	tx.Sign(priv)
+	b := Encode(tx)
+	if b[3] != VersionBatch {
+		t.Fatalf("a tx with groups encodes as version %d, want %d", b[3], VersionBatch)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if !reflect.DeepEqual(got, tx) {
+		t.Fatalf("round trip changed the tx:\n got %#v\nwant %#v", got, tx)
+	}
+	if err := got.Verify(); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if got.NumWL() != 2 {
+		t.Fatalf("NumWL = %d, want 2", got.NumWL())
+	}
+	if st, off := got.WL(1); off != 1 || len(st) != 2 || st[1].SQL != "SELECT 3" {
+		t.Fatalf("WL(1) = %v at %d, want the last two statements at 1", st, off)
+	}
+	// The groups are signed: changing them breaks the signature.
+	got.Groups = []int{2, 1}
+	if err := got.Verify(); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("verify after regrouping: %v, want ErrBadSignature", err)
+	}
+	single, _ := sample(t)
+	if b := Encode(single); b[3] != VersionSingle {
+		t.Fatalf("a tx without groups encodes as version %d, want %d", b[3], VersionSingle)
+	}
+}
+
+func TestDecodeRejectsBadGroups(t *testing.T) {
+	for name, groups := range map[string][]int{
+		"too few statements":  {1},
+		"too many statements": {2, 1},
+		"empty wl":            {0, 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tx, priv := sample(t)
+			tx.Groups = groups
+			tx.Sign(priv)
+			if _, err := Decode(Encode(tx)); !errors.Is(err, ErrMalformed) {
+				t.Fatalf("decode of groups %v: %v, want ErrMalformed", groups, err)
+			}
+		})
+	}
+	// A batch envelope must name at least one wl-transaction.
+	tx, priv := sample(t)
+	tx.Sign(priv)
+	b := Encode(tx)
+	body := append([]byte{}, b[:len(b)-ed25519.SignatureSize-1]...)
+	body[3] = VersionBatch
+	body = append(body, 0) // zero groups
+	body = append(body, byte(ed25519.SignatureSize))
+	body = append(body, tx.Signature...)
+	if _, err := Decode(body); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("decode of a batch with no wl-transactions: %v, want ErrMalformed", err)
+	}
 }
