@@ -99,3 +99,32 @@ type InfoData struct {
 	Backend     string `json:"backend"`
 	BlockAtomic bool   `json:"block_atomic"`
 }
+
+// StatsPath is the abci_query path of the node's own per-block timings:
+// request data {"from": H, "to": H} (JSON), response a JSON array of
+// BlockTiming. The timings are this node's local measurements, not part
+// of consensus; the node keeps the most recent blocks only.
+const StatsPath = "/stats/blocks"
+
+// StatsRequest is the JSON body of a StatsPath query.
+type StatsRequest struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// BlockTiming is how long one block spent in each phase on one node, in
+// microseconds of its monotonic clock. Propose runs from the previous
+// block's commit to this block's proposal reaching the application
+// (PrepareProposal on the proposer, ProcessProposal elsewhere: it includes
+// timeout_commit and gossip); Consensus from there to FinalizeBlock
+// (prevotes and precommits); Execute is FinalizeBlock (every
+// bc-transaction, the digests); Commit from FinalizeBlock's end to the end
+// of the db-commit (CometBFT saving its state, then Commit).
+type BlockTiming struct {
+	Height      int64 `json:"height"`
+	Txs         int   `json:"txs"`
+	ProposeUS   int64 `json:"propose_us"`
+	ConsensusUS int64 `json:"consensus_us"`
+	ExecuteUS   int64 `json:"execute_us"`
+	CommitUS    int64 `json:"commit_us"`
+}

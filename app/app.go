@@ -26,6 +26,7 @@ type App struct {
 	ex     *Executor
 	logger log.Logger
 	halted chan error // the first block this node could not apply or commit
+	stats  blockStats
 
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
@@ -46,6 +47,7 @@ type App struct {
 // (within the block's byte limit), preceded by injected ones if the node
 // is a test's byzantine proposer.
 func (a *App) PrepareProposal(_ context.Context, req *abci.RequestPrepareProposal) (*abci.ResponsePrepareProposal, error) {
+	a.stats.proposed(req.Height, time.Now())
 	var txs [][]byte
 	var size int64
 	if a.UnsafeInject != nil {
@@ -62,6 +64,14 @@ func (a *App) PrepareProposal(_ context.Context, req *abci.RequestPrepareProposa
 		txs = append(txs, tx)
 	}
 	return &abci.ResponsePrepareProposal{Txs: txs}, nil
+}
+
+// ProcessProposal accepts every proposal: each tx is judged in
+// FinalizeBlock, where a bad one fails alone. It notes when the proposal
+// arrived (api.BlockTiming).
+func (a *App) ProcessProposal(_ context.Context, req *abci.RequestProcessProposal) (*abci.ResponseProcessProposal, error) {
+	a.stats.proposed(req.Height, time.Now())
+	return &abci.ResponseProcessProposal{Status: abci.ResponseProcessProposal_ACCEPT}, nil
 }
 
 var _ abci.Application = (*App)(nil)
@@ -146,10 +156,12 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 
 // FinalizeBlock executes the decided block.
 func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock) (*abci.ResponseFinalizeBlock, error) {
+	a.stats.finalizing(req.Height, len(req.Txs), time.Now())
 	results, appHash, err := a.ex.FinalizeBlock(ctx, BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}, req.Txs)
 	if err != nil {
 		return nil, a.halt(err)
 	}
+	a.stats.finalized(time.Now())
 	out := make([]*abci.ExecTxResult, len(results))
 	for i, r := range results {
 		out[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log}
@@ -165,6 +177,7 @@ func (a *App) Commit(ctx context.Context, _ *abci.RequestCommit) (*abci.Response
 	if _, err := a.ex.Commit(ctx); err != nil {
 		return nil, a.halt(err)
 	}
+	a.stats.committed(time.Now())
 	return &abci.ResponseCommit{}, nil
 }
 

@@ -18,8 +18,15 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		g := a.ex.Grants()
 		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(g), Height: g.Height}, nil
 	}
+	if req.Path == api.StatsPath {
+		var r api.StatsRequest
+		if err := json.Unmarshal(req.Data, &r); err != nil {
+			return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("stats request is not valid JSON {\"from\":H,\"to\":H}: %v", err)}, nil
+		}
+		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(a.stats.between(r.From, r.To))}, nil
+	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q and %q", req.Path, api.QueryPath, api.GrantsPath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q and %q", req.Path, api.QueryPath, api.GrantsPath, api.StatsPath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))
