@@ -1,0 +1,355 @@
+package raw
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/ncruces/go-sqlite3/driver" // database/sql driver "sqlite3", the chain's SQLite
+
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/txn"
+)
+
+// DB is a standalone database for the baseline.
+type DB struct {
+	dialect string
+	sqlite  *sql.DB
+	pgCfg   *pgx.ConnConfig
+
+	mu    sync.Mutex
+	conns []*Conn
+}
+
+// sqlitePragmas mirror the chain's SQLite backend (backend/sqlite).
+var sqlitePragmas = []string{
+	"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)",
+	"recursive_triggers(OFF)", "case_sensitive_like(OFF)", "trusted_schema(OFF)",
+}
+
+// OpenSQLite opens (creating it) the SQLite database file at path.
+func OpenSQLite(path string) (*DB, error) {
+	q := url.Values{}
+	for _, p := range sqlitePragmas {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("raw sqlite %s: %w", path, err)
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("raw sqlite %s: %w", path, err)
+	}
+	return &DB{dialect: workload.SQLite, sqlite: db}, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database dsn names, creating it
+// (UTF8, collation C, as relchain's backend does) if it does not exist.
+func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("raw postgres: %w", err)
+	}
+	for k, v := range map[string]string{
+		"TimeZone": "UTC", "DateStyle": "ISO, YMD", "IntervalStyle": "postgres", "extra_float_digits": "3",
+		"synchronous_commit": "on", "default_transaction_isolation": "read committed",
+	} {
+		cfg.RuntimeParams[k] = v
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	var pgErr *pgconn.PgError
+	if err != nil && errors.As(err, &pgErr) && pgErr.Code == "3D000" {
+		maint := cfg.Copy()
+		maint.Database = "postgres"
+		mc, merr := pgx.ConnectConfig(ctx, maint)
+		if merr != nil {
+			return nil, fmt.Errorf("raw postgres: create database %q: %w", cfg.Database, merr)
+		}
+		_, merr = mc.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", pgx.Identifier{cfg.Database}.Sanitize()))
+		mc.Close(ctx)
+		if merr != nil {
+			return nil, fmt.Errorf("raw postgres: create database %q: %w", cfg.Database, merr)
+		}
+		conn, err = pgx.ConnectConfig(ctx, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("raw postgres: connect to %q: %w", cfg.Database, err)
+	}
+	conn.Close(ctx)
+	return &DB{dialect: workload.Postgres, pgCfg: cfg}, nil
+}
+
+// Dialect is "sqlite" or "postgres".
+func (d *DB) Dialect() string { return d.dialect }
+
+// Close closes every connection.
+func (d *DB) Close() error {
+	d.mu.Lock()
+	conns := d.conns
+	d.conns = nil
+	d.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+	if d.sqlite != nil {
+		return d.sqlite.Close()
+	}
+	return nil
+}
+
+// Conn returns a new connection: one per baseline client.
+func (d *DB) Conn(ctx context.Context) (*Conn, error) {
+	c := &Conn{dialect: d.dialect}
+	var err error
+	if d.sqlite != nil {
+		c.sq, err = d.sqlite.Conn(ctx)
+		c.stmts = make(map[string]*sql.Stmt)
+	} else {
+		c.pg, err = pgx.ConnectConfig(ctx, d.pgCfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("raw %s: connect: %w", d.dialect, err)
+	}
+	d.mu.Lock()
+	d.conns = append(d.conns, c)
+	d.mu.Unlock()
+	return c, nil
+}
+
+// Conn is one connection, used by one goroutine at a time. It caches
+// prepared statements, as a tuned application (and the chain's backend)
+// does.
+type Conn struct {
+	dialect string
+	sq      *sql.Conn
+	stmts   map[string]*sql.Stmt
+	pg      *pgx.Conn
+}
+
+func (c *Conn) close() {
+	if c.sq != nil {
+		for _, s := range c.stmts {
+			s.Close()
+		}
+		c.sq.Close()
+	}
+	if c.pg != nil {
+		c.pg.Close(context.Background())
+	}
+}
+
+// Outcome is one wl-transaction's outcome in the baseline.
+type Outcome struct {
+	OK      bool
+	Err     error
+	Results [][][]any // rows per statement, normalized
+}
+
+// exec runs one statement (inside the open db-transaction).
+func (c *Conn) exec(ctx context.Context, st txn.Statement) ([][]any, error) {
+	args := make([]any, len(st.Args))
+	for i, a := range st.Args {
+		args[i] = a.Value()
+	}
+	if c.pg != nil {
+		rows, err := c.pg.Query(ctx, st.SQL, args...)
+		if err != nil {
+			return nil, err
+		}
+		return collectPG(rows)
+	}
+	s, ok := c.stmts[st.SQL]
+	if !ok {
+		var err error
+		if s, err = c.sq.PrepareContext(ctx, st.SQL); err != nil {
+			return nil, err
+		}
+		c.stmts[st.SQL] = s
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collectSQL(rows)
+}
+
+func collectPG(rows pgx.Rows) ([][]any, error) {
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		vs, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range vs {
+			vs[i] = normalizePG(v)
+		}
+		out = append(out, vs)
+	}
+	return out, rows.Err()
+}
+
+func collectSQL(rows *sql.Rows) ([][]any, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out [][]any
+	for rows.Next() {
+		vs := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vs {
+			ptrs[i] = &vs[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		for i, v := range vs {
+			vs[i] = workload.Normalize(v)
+		}
+		out = append(out, vs)
+	}
+	return out, rows.Err()
+}
+
+// normalizePG renders pgx's richer types (numeric, timestamps) as text, as
+// the chain's query path does, then normalizes.
+func normalizePG(v any) any {
+	switch x := v.(type) {
+	case nil, int64, int32, int16, float64, float32, string, bool, []byte:
+		return workload.Normalize(x)
+	}
+	if vr, ok := v.(interface{ Value() (any, error) }); ok {
+		if dv, err := vr.Value(); err == nil {
+			return workload.Normalize(dv)
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+func (c *Conn) simple(ctx context.Context, sql string) error {
+	if c.pg != nil {
+		_, err := c.pg.Exec(ctx, sql)
+		return err
+	}
+	_, err := c.sq.ExecContext(ctx, sql)
+	return err
+}
+
+// Tx runs wls in one db-transaction and commits it. With more than one
+// wl-transaction each runs in its own savepoint, so a failing one is
+// rolled back alone (the chain's batch semantics); a single one that fails
+// rolls the db-transaction back. Only a failure of the database itself
+// (not of a wl-transaction) is returned as an error.
+func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error) {
+	begin := "BEGIN"
+	if c.pg == nil {
+		begin = "BEGIN IMMEDIATE" // take the write lock now: no upgrade deadlock between clients
+	}
+	if err := c.simple(ctx, begin); err != nil {
+		return nil, fmt.Errorf("raw %s: begin: %w", c.dialect, err)
+	}
+	out := make([]Outcome, len(wls))
+	single := len(wls) == 1
+	for i, wl := range wls {
+		if !single {
+			if err := c.simple(ctx, "SAVEPOINT wl"); err != nil {
+				_ = c.simple(ctx, "ROLLBACK")
+				return nil, fmt.Errorf("raw %s: savepoint: %w", c.dialect, err)
+			}
+		}
+		var err error
+		res := make([][][]any, 0, len(wl))
+		for j, st := range wl {
+			var rows [][]any
+			if rows, err = c.exec(ctx, st); err != nil {
+				err = fmt.Errorf("statement %d: %w", j+1, err)
+				break
+			}
+			res = append(res, rows)
+		}
+		if err != nil {
+			out[i] = Outcome{Err: err}
+			if single {
+				if rerr := c.simple(ctx, "ROLLBACK"); rerr != nil {
+					return nil, fmt.Errorf("raw %s: rollback: %w", c.dialect, rerr)
+				}
+				return out, nil
+			}
+			if rerr := c.simple(ctx, "ROLLBACK TO SAVEPOINT wl"); rerr != nil {
+				return nil, fmt.Errorf("raw %s: rollback to savepoint: %w", c.dialect, rerr)
+			}
+			continue
+		}
+		out[i] = Outcome{OK: true, Results: res}
+		if !single {
+			if err := c.simple(ctx, "RELEASE SAVEPOINT wl"); err != nil {
+				return nil, fmt.Errorf("raw %s: release savepoint: %w", c.dialect, err)
+			}
+		}
+	}
+	if err := c.simple(ctx, "COMMIT"); err != nil {
+		return nil, fmt.Errorf("raw %s: commit: %w", c.dialect, err)
+	}
+	return out, nil
+}
+
+// Query runs one read-only statement in its own read-only db-transaction
+// (the chain's query path does the same) and returns its rows normalized.
+func (c *Conn) Query(ctx context.Context, sql string, args ...any) ([][]any, error) {
+	st := txn.Statement{SQL: sql}
+	for _, a := range args {
+		st.Args = append(st.Args, argOf(a))
+	}
+	begin := "BEGIN"
+	if c.pg != nil {
+		begin = "BEGIN READ ONLY"
+	}
+	if err := c.simple(ctx, begin); err != nil {
+		return nil, fmt.Errorf("raw %s: begin: %w", c.dialect, err)
+	}
+	rows, err := c.exec(ctx, st)
+	if cerr := c.simple(ctx, "COMMIT"); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("raw %s: query %q: %w", c.dialect, abbreviate(sql), err)
+	}
+	return rows, nil
+}
+
+func argOf(v any) txn.Arg {
+	switch x := v.(type) {
+	case nil:
+		return txn.Null()
+	case int:
+		return txn.Int(int64(x))
+	case int64:
+		return txn.Int(x)
+	case float64:
+		return txn.Float(x)
+	case string:
+		return txn.Text(x)
+	case []byte:
+		return txn.Bytes(x)
+	case bool:
+		return txn.Bool(x)
+	}
+	return txn.Text(fmt.Sprint(v))
+}
+
+func abbreviate(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}

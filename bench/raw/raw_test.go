@@ -1,0 +1,73 @@
+package raw_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/relchain/relchain/bench/raw"
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/txn"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func open(t *testing.T, dialect string) *raw.DB {
+	t.Helper()
+	var db *raw.DB
+	var err error
+	if dialect == workload.SQLite {
+		db, err = raw.OpenSQLite(filepath.Join(t.TempDir(), "raw.db"))
+	} else {
+		db, err = raw.OpenPostgres(context.Background(), pgtest.DSN(t))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
+	for _, dialect := range []string{workload.SQLite, workload.Postgres} {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			c, err := open(t, dialect).Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := func(n int) string { return workload.Placeholder(dialect, n) }
+			st := func(sql string, args ...txn.Arg) txn.Statement { return txn.Statement{SQL: sql, Args: args} }
+			if out, err := c.Tx(ctx, [][]txn.Statement{{st("CREATE TABLE t (id BIGINT PRIMARY KEY, v TEXT NOT NULL)")}}); err != nil || !out[0].OK {
+				t.Fatalf("create: %v %+v", err, out)
+			}
+			ins := func(id int64) txn.Statement {
+				return st("INSERT INTO t (id, v) VALUES ("+p(1)+", "+p(2)+")", txn.Int(id), txn.Text(fmt.Sprint("v", id)))
+			}
+			out, err := c.Tx(ctx, [][]txn.Statement{{ins(1)}, {ins(2), ins(1)}, {ins(3), st("SELECT count(*) FROM t")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !out[0].OK || out[1].OK || out[1].Err == nil || !out[2].OK {
+				t.Fatalf("outcomes %+v, want ok, failed, ok", out)
+			}
+			if got := fmt.Sprint(out[2].Results[1]); got != "[[2]]" {
+				t.Errorf("count inside the tx = %s, want [[2]]", got)
+			}
+			// A single failing wl-transaction rolls its db-transaction back.
+			out, err = c.Tx(ctx, [][]txn.Statement{{ins(4), ins(1)}})
+			if err != nil || out[0].OK {
+				t.Fatalf("single failing wl: %v %+v", err, out)
+			}
+			rows, err := c.Query(ctx, "SELECT id, v FROM t ORDER BY id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(rows); got != "[[1 v1] [3 v3]]" {
+				t.Fatalf("rows = %s, want [[1 v1] [3 v3]]", got)
+			}
+		})
+	}
+}
