@@ -17,8 +17,8 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-// Setup prepares the workload's schema and data through consensus.
-func Setup(ctx context.Context, cfg Config) error {
+// SetupMicro prepares the update micro-workload's table through consensus.
+func SetupMicro(ctx context.Context, cfg Config) error {
 	if cfg.Workload != "update" {
 		return nil
 	}
@@ -77,8 +77,11 @@ func maker(ctx context.Context, cfg Config) txMaker {
 	}
 }
 
-// Run measures the workload. The network must already be set up (Setup).
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+// RunMicro measures relchain's micro-workloads: "update" (single-row
+// UPDATEs) and "kvstore" (CometBFT's example app, the consensus ceiling).
+// Modes are "commit" (alias sync) and "async". The network must already be
+// set up (SetupMicro).
+func RunMicro(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Nodes) == 0 {
 		return nil, errors.New("no nodes to send to")
 	}
@@ -108,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Workload: cfg.Workload, Mode: cfg.Mode, Clients: cfg.Clients, Txs: cfg.Txs}
 	switch cfg.Mode {
-	case "commit":
+	case "commit", ModeSync, ModePseudo:
 		err = runCommit(ctx, cfg, clients, res)
 	case "async":
 		err = runAsync(ctx, cfg, clients, obs, startHeight, res)

@@ -161,7 +161,7 @@ func measure(ctx context.Context, cfg bench.Config, nodes string, o bench.Networ
 		defer n.StopAll()
 		cfg.Nodes = bench.RPCs(n)
 	}
-	if err := bench.Setup(ctx, cfg); err != nil {
+	if err := bench.SetupMicro(ctx, cfg); err != nil {
 		return nil, err
 	}
 	last := time.Now()
@@ -171,7 +171,7 @@ func measure(ctx context.Context, cfg bench.Config, nodes string, o bench.Networ
 			fmt.Fprintf(os.Stderr, "\r%s %s: %d/%d txs", cfg.Workload, cfg.Mode, done, cfg.Txs)
 		}
 	}
-	res, err := bench.Run(ctx, cfg)
+	res, err := bench.RunMicro(ctx, cfg)
 	fmt.Fprintln(os.Stderr)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/client"
+)
+
+// TableDigest hashes every row of the workload's tables in key order, as
+// read through q, so that the chain's nodes and the raw baseline can be
+// compared: values are canonicalized (numbers by value, whatever their
+// type or spelling), so the same rows give the same digest on both.
+func TableDigest(ctx context.Context, q workload.Querier, tables []workload.Table) (string, error) {
+	h := sha256.New()
+	for _, t := range tables {
+		rows, err := q.Query(ctx, fmt.Sprintf("SELECT * FROM %s ORDER BY %s", t.Name, strings.Join(t.Key, ", ")))
+		if err != nil {
+			return "", fmt.Errorf("digest %s: %w", t.Name, err)
+		}
+		fmt.Fprintf(h, "table %s %d\n", t.Name, len(rows))
+		for _, r := range rows {
+			for _, v := range r {
+				s := canonical(v)
+				var n [8]byte
+				binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+				h.Write(n[:])
+				h.Write([]byte(s))
+			}
+			h.Write([]byte{'\n'})
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func canonical(v any) string {
+	switch x := workload.Normalize(v).(type) {
+	case nil:
+		return "\x00NULL"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		if x {
+			return "1"
+		}
+		return "0"
+	case string:
+		if f, err := strconv.ParseFloat(x, 64); err == nil && strings.TrimSpace(x) == x && x != "" {
+			return canonical(f)
+		}
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// ChainQuerier reads the chain's committed state through a node's query
+// path, at least at MinHeight.
+type ChainQuerier struct {
+	Client    *client.Client
+	MinHeight int64
+}
+
+// Query implements workload.Querier.
+func (q ChainQuerier) Query(ctx context.Context, sql string, args ...any) ([][]any, error) {
+	r, err := q.Client.Query(ctx, q.MinHeight, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range r.Rows {
+		for i, v := range row {
+			row[i] = workload.Normalize(v)
+		}
+	}
+	return r.Rows, nil
+}
+
+// rawResults converts the baseline's rows into statement results.
+func rawResults(rows [][][]any) []api.StatementResult {
+	out := make([]api.StatementResult, len(rows))
+	for i, r := range rows {
+		out[i] = api.StatementResult{Rows: r}
+	}
+	return out
+}
