@@ -25,6 +25,9 @@ type NetworkOptions struct {
 	// NoGate runs relchain with the determinism and safety gate off
 	// (backend.unsafe_no_gate), to measure the gate's cost.
 	NoGate bool
+	// MaxStatements, if not 0, sets the genesis max_statements (batches
+	// of many wl-transactions need more than the default 256).
+	MaxStatements int
 }
 
 // StartNetwork generates and starts a loopback network and waits until
@@ -36,9 +39,13 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 	}
 	// Each run gets its own databases: {node} becomes <run>_<node>.
 	dsn := strings.ReplaceAll(o.DSNTemplate, "{node}", strings.ReplaceAll(filepath.Base(dir), "-", "_")+"_{node}")
+	params := app.DefaultParams()
+	if o.MaxStatements > 0 {
+		params.MaxStatements = o.MaxStatements
+	}
 	nodes, err := netctl.Generate(netctl.Options{
 		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: dsn,
-		Params: app.DefaultParams(), Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
+		Params: params, Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,201 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/bench/raw"
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/client"
+)
+
+// Options describe a whole measurement: the network, the workload run, and
+// what to measure beside it.
+type Options struct {
+	Config Config
+	// Nodes, if set, is an existing network's RPC addresses; otherwise a
+	// network is started from Network and stopped afterwards.
+	Nodes   []string
+	Network NetworkOptions
+	// Workload is the workload to run (nil for the micro-workloads named
+	// in Config.Workload).
+	Workload workload.Workload
+	// Baseline also runs the raw DBMS on the same trace; for PostgreSQL,
+	// BaselineDSN names its database.
+	Baseline    bool
+	BaselineDSN string
+	// Ceiling also measures CometBFT's kvstore on an identical network.
+	Ceiling bool
+	// Verify checks the workload's consistency on the chain afterwards
+	// and, with Baseline, that the baseline reached the same state.
+	Verify bool
+	// Log receives progress lines (network starts, setup times).
+	Log io.Writer
+}
+
+// Measure runs one measurement end to end.
+func Measure(ctx context.Context, o Options) (*Result, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	cfg := o.Config
+	if o.Workload == nil {
+		return nil, fmt.Errorf("no workload %q", cfg.Workload)
+	}
+	validators := len(o.Nodes)
+	nodes := o.Nodes
+	if len(nodes) == 0 {
+		validators = o.Network.Validators
+		fmt.Fprintf(o.Log, "starting a %d-validator %s network...\n", o.Network.Validators, o.Network.Backend)
+		n, err := StartNetwork(ctx, o.Network)
+		if err != nil {
+			return nil, err
+		}
+		defer n.StopAll()
+		nodes = RPCs(n)
+	}
+	cfg.Nodes = nodes
+	if cfg.Dialect == "" {
+		cfg.Dialect = o.Network.Backend
+	}
+	took, err := SetupWorkload(ctx, nodes[0], cfg.Dialect, o.Workload)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Log, "%s set up through consensus in %.1f s\n", o.Workload.Name(), took.Seconds())
+	res, tr, err := RunWorkload(ctx, cfg, o.Workload)
+	if err != nil {
+		return nil, err
+	}
+	res.Validators = validators
+	res.Backend = cfg.Dialect
+	res.TimeoutCommit = o.Network.Tuning.TimeoutCommit.String()
+	obs, err := client.New(nodes[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	chainQ := ChainQuerier{Client: obs, MinHeight: tr.EndHeight}
+	if o.Verify {
+		if err := o.Workload.Check(ctx, cfg.Dialect, chainQ, tr.Applied); err != nil {
+			return nil, fmt.Errorf("%s consistency on the chain after the run: %w", o.Workload.Name(), err)
+		}
+		fmt.Fprintf(o.Log, "%s consistency conditions hold on the chain\n", o.Workload.Name())
+	}
+	if o.Baseline {
+		db, cleanup, err := openBaseline(ctx, cfg.Dialect, o)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		if err := SetupRaw(ctx, db, o.Workload); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Log, "baseline: replaying the chain's %d wl-transactions on raw %s...\n", res.Txs, cfg.Dialect)
+		b, applied, err := RunBaseline(ctx, db, tr)
+		if err != nil {
+			return nil, err
+		}
+		res.Baseline = b
+		if b.Seconds > 0 {
+			res.Overhead = res.Seconds / b.Seconds
+		}
+		if o.Verify {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := o.Workload.Check(ctx, cfg.Dialect, c, applied); err != nil {
+				return nil, fmt.Errorf("%s consistency on the baseline: %w", o.Workload.Name(), err)
+			}
+			want, err := TableDigest(ctx, chainQ, o.Workload.Tables())
+			if err != nil {
+				return nil, fmt.Errorf("chain digest: %w", err)
+			}
+			got, err := TableDigest(ctx, c, o.Workload.Tables())
+			if err != nil {
+				return nil, fmt.Errorf("baseline digest: %w", err)
+			}
+			if len(tr.Clients) <= 1 || tr.Mode == ModeAsync {
+				if got != want {
+					return nil, fmt.Errorf("the baseline's final state (digest %s) differs from the chain's (%s) after the same wl-transactions", got[:16], want[:16])
+				}
+				fmt.Fprintf(o.Log, "baseline and chain reached the same state (digest %s)\n", want[:16])
+			}
+		}
+	}
+	if o.Ceiling {
+		if err := measureCeiling(ctx, o, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// openBaseline opens the raw database: a SQLite file in a temporary
+// directory, or the PostgreSQL database BaselineDSN (default: the network's
+// DSN template with {node} = the run's name + "_raw").
+func openBaseline(ctx context.Context, dialect string, o Options) (*raw.DB, func(), error) {
+	if dialect == "postgres" {
+		dsn := o.BaselineDSN
+		if dsn == "" {
+			if o.Network.DSNTemplate == "" {
+				return nil, nil, fmt.Errorf("the PostgreSQL baseline needs a DSN (--dsn-template or --baseline-dsn)")
+			}
+			dsn = strings.ReplaceAll(o.Network.DSNTemplate, "{node}", fmt.Sprintf("raw_%d", time.Now().UnixNano()))
+		}
+		db, err := raw.OpenPostgres(ctx, dsn)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}
+	dir, err := os.MkdirTemp(o.Network.Dir, "raw-")
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := raw.OpenSQLite(filepath.Join(dir, "raw.db"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); os.RemoveAll(dir) }, nil
+}
+
+// measureCeiling runs CometBFT's kvstore on an identically configured
+// network with as many bc-transactions as the run sent, in the same mode.
+func measureCeiling(ctx context.Context, o Options, res *Result) error {
+	nopts := o.Network
+	nopts.App = "kvstore"
+	fmt.Fprintf(o.Log, "ceiling: starting a %d-validator kvstore network...\n", nopts.Validators)
+	n, err := StartNetwork(ctx, nopts)
+	if err != nil {
+		return fmt.Errorf("ceiling: %w", err)
+	}
+	defer n.StopAll()
+	kcfg := Config{Workload: "kvstore", Mode: "commit", Clients: o.Config.Clients, Txs: res.BCTxs, Nodes: RPCs(n), Seed: o.Config.Seed}
+	if o.Config.Mode == ModeAsync {
+		kcfg.Mode = ModeAsync
+	}
+	if kcfg.Txs == 0 {
+		kcfg.Txs = res.Txs
+	}
+	k, err := RunMicro(ctx, kcfg)
+	if err != nil {
+		return fmt.Errorf("ceiling: %w", err)
+	}
+	res.Ceiling = &Ceiling{TPS: k.TPS, LatencyMS: k.LatencyMS, Blocks: k.Blocks, TxsPerBlk: k.TxsPerBlockMean}
+	if o.Config.Mode == ModeAsync {
+		if k.TPS > 0 {
+			// bc-transactions per second, like for like.
+			res.RatioToCeiling = float64(res.BCTxs) / res.Seconds / k.TPS
+		}
+	} else if res.LatencyMS != nil && k.LatencyMS != nil && k.LatencyMS.P50 > 0 {
+		res.RatioToCeiling = res.LatencyMS.P50 / k.LatencyMS.P50
+	}
+	return nil
+}
