@@ -5,7 +5,7 @@
 # PostgreSQL cluster when BACKEND is postgres; prints every run's tx/s and the
 # medians.
 #
-#   scripts/bench-ab.sh REV_A REV_B RUNS sqlite|postgres [relchain bench flags...]
+#   scripts/bench-ab.sh REV_A REV_B RUNS sqlite|postgres [relchain bench flags...]  (e.g. --workload update --mode async)
 #   e.g. scripts/bench-ab.sh 2a8e15d HEAD 3 postgres --validators 4 --mode async --txs 20000 --clients 16
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -35,7 +35,7 @@ wait_height 0 1
 nodes=$(for i in 0 1 2 3; do rpc $i; done | paste -sd, -)
 # 100,000 accounts, then 300 commit-mode updates (one block each, plus the
 # blocks that carry their AppHashes).
-"$bin" bench --nodes "$nodes" --rows 100000 --mode commit --txs 300 >/dev/null 2>&1
+"$bin" bench --workload update --nodes "$nodes" --rows 100000 --mode commit --txs 300 >/dev/null 2>&1
 tip=$(height 0)
 kill "${pids[3]}"; wait "${pids[3]}" 2>/dev/null || true
 # Keep only checkpoints at least 100 blocks behind the tip.

@@ -24,7 +24,7 @@ tmpl=$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')
 run() {
   local name=$1; shift
   echo "== $name: relchain bench $*" | tee -a "$out/summary.txt"
-  "$bin" bench "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
+  "$bin" bench --workload update "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
 }
 
 # Commit-mode latency: one client, 500 single-row UPDATEs.

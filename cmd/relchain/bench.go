@@ -6,210 +6,321 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/node"
 )
 
-// benchReport is what --output writes.
-type benchReport struct {
-	*bench.Result
-	TimeoutCommit string          `json:"timeout_commit"`
-	FastGossip    bool            `json:"fast_gossip"`
-	Ceiling       *ceilingSummary `json:"ceiling,omitempty"`
-	// RatioToCeiling is relchain's throughput over the ceiling's (async) or
-	// its p50 latency over the ceiling's (commit).
-	RatioToCeiling float64 `json:"ratio_to_ceiling,omitempty"`
-	// GateOff is the same measurement with the gate off (--gate-off), and
-	// GateCost the relative throughput lost to the gate (async) or the
-	// relative p50 latency added (commit).
-	GateOff  *ceilingSummary `json:"gate_off,omitempty"`
-	GateCost float64         `json:"gate_cost,omitempty"`
-}
-
-type ceilingSummary struct {
-	TPS       float64        `json:"tps"`
-	LatencyMS *bench.Latency `json:"latency_ms,omitempty"`
-	Blocks    int            `json:"blocks"`
-	TxsPerBlk float64        `json:"txs_per_block_mean"`
+// benchFlags are the flags of `relchain bench`.
+type benchFlags struct {
+	net         netFlags
+	cfg         bench.Config
+	dist        string
+	mix         string
+	nodes       string
+	output      string
+	dir         string
+	baselineDSN string
+	baseline    bool
+	ceiling     bool
+	verify      bool
+	slowGossip  bool
+	gateOff     bool
+	quiet       bool
+	timeout     time.Duration
 }
 
 func benchCmd() *cobra.Command {
-	var cfg bench.Config
-	var f netFlags
-	var nodes, output, dir string
-	var ceiling, slowGossip, gateOff bool
-	var timeout time.Duration
+	var f benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure a workload on a local network (started for the run) or on --nodes",
 		Long: `Measure a workload. Without --nodes it starts its own loopback network of
---validators nodes, sets up the workload, measures, and stops the network.
-With --ceiling it then measures CometBFT's example kvstore app on an
-identically configured network, the consensus ceiling.
+--validators nodes, sets the workload up through consensus, measures, and
+stops the network.
 
-Workloads: update (single-row UPDATEs by primary key over a table of --rows
-rows). Modes: commit (each client waits for its tx's block: latency) and
-async (submit everything, follow committed blocks: throughput).`,
+Workloads: smallbank, tpcc (NewOrder, Payment, OrderStatus), ycsb-a, ycsb-b,
+ycsb-c, ycsb-f; and the micro-workload update (single-row UPDATEs).
+Modes: sync (one wl-transaction per bc-transaction, wait for its block),
+pseudo (--wl-per-bc wl-transactions per bc-transaction, wait), async (submit
+without waiting; outcomes from committed blocks).
+
+--baseline replays the exact wl-transaction sequence on a standalone
+database of the same backend, grouped as the chain grouped it, and reports
+the overhead (chain seconds / baseline seconds). --ceiling measures
+CometBFT's kvstore app on an identically configured network. --verify
+checks the workload's consistency conditions afterwards (and that the
+baseline reached the chain's state).`,
+		Example: `  relchain bench --workload smallbank --mode sync --txs 500 --baseline --ceiling
+  relchain bench --workload smallbank --mode pseudo --wl-per-bc 100 --clients 8 --txs 100000
+  relchain bench --workload tpcc --mode async --mix NewOrder --backend postgres \
+      --dsn-template 'postgres://postgres@127.0.0.1:5432/b_{node}?sslmode=disable' --baseline
+  relchain bench paper --output report --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, timeout)
+			ctx, cancel := context.WithTimeout(ctx, f.timeout)
 			defer cancel()
-			if cfg.Workload != "update" {
-				return fmt.Errorf("unknown --workload %q: this version has update", cfg.Workload)
-			}
-			cfg.Dialect = f.backend
-			bin, err := os.Executable()
-			if err != nil {
+			if err := checkWritable(f.output); err != nil {
 				return err
 			}
-			if dir == "" {
-				if dir, err = os.MkdirTemp("", "relchain-bench-"); err != nil {
-					return err
-				}
-				defer os.RemoveAll(dir)
-			}
-			tuning := node.DefaultTuning()
-			tuning.TimeoutCommit = f.timeoutCommit
-			tuning.FastGossip = !slowGossip
-			nopts := bench.NetworkOptions{Bin: bin, Dir: dir, Validators: f.validators, Backend: f.backend, DSNTemplate: f.dsnTemplate, Tuning: tuning, App: "relchain"}
-			var rep benchReport
-			rep.TimeoutCommit = f.timeoutCommit.String()
-			rep.FastGossip = tuning.FastGossip
-			res, err := measure(ctx, cfg, nodes, nopts)
-			if err != nil {
-				return err
-			}
-			rep.Result = res
-			if ceiling {
-				kcfg := cfg
-				kcfg.Workload = "kvstore"
-				nopts.App = "kvstore"
-				kres, err := measure(ctx, kcfg, "", nopts)
-				if err != nil {
-					return fmt.Errorf("ceiling: %w", err)
-				}
-				rep.Ceiling = &ceilingSummary{TPS: kres.TPS, LatencyMS: kres.LatencyMS, Blocks: kres.Blocks, TxsPerBlk: kres.TxsPerBlockMean}
-				if cfg.Mode == "async" && kres.TPS > 0 {
-					rep.RatioToCeiling = res.TPS / kres.TPS
-				} else if res.LatencyMS != nil && kres.LatencyMS != nil && kres.LatencyMS.P50 > 0 {
-					rep.RatioToCeiling = res.LatencyMS.P50 / kres.LatencyMS.P50
-				}
-			}
-			if gateOff {
-				ocfg := cfg
-				onopts := nopts
-				onopts.App, onopts.NoGate = "relchain", true
-				ores, err := measure(ctx, ocfg, "", onopts)
-				if err != nil {
-					return fmt.Errorf("gate off: %w", err)
-				}
-				rep.GateOff = &ceilingSummary{TPS: ores.TPS, LatencyMS: ores.LatencyMS, Blocks: ores.Blocks, TxsPerBlk: ores.TxsPerBlockMean}
-				if cfg.Mode == "async" && ores.TPS > 0 {
-					rep.GateCost = 1 - res.TPS/ores.TPS
-				} else if res.LatencyMS != nil && ores.LatencyMS != nil && ores.LatencyMS.P50 > 0 {
-					rep.GateCost = res.LatencyMS.P50/ores.LatencyMS.P50 - 1
-				}
-			}
-			printReport(&rep)
-			if output != "" {
-				b, _ := json.MarshalIndent(rep, "", "  ")
-				if err := os.WriteFile(output, append(b, '\n'), 0o644); err != nil {
-					return fmt.Errorf("write %s: %w", output, err)
-				}
-			}
-			return nil
+			return runBench(ctx, &f)
 		},
 	}
-	f.register(cmd, 0)
-	cmd.Flags().StringVar(&cfg.Workload, "workload", "update", "workload: update")
-	cmd.Flags().StringVar(&cfg.Mode, "mode", "commit", "commit or async")
-	cmd.Flags().StringVar(&cfg.Submit, "submit", "sync", "async mode: hand txs over with broadcast_tx_sync (sync) or broadcast_tx_async (async)")
-	cmd.Flags().IntVar(&cfg.Clients, "clients", 1, "concurrent clients (spread over the nodes)")
-	cmd.Flags().IntVar(&cfg.Txs, "txs", 500, "bc-transactions to send")
-	cmd.Flags().IntVar(&cfg.Rows, "rows", 100000, "rows in the update workload's table")
-	cmd.Flags().Uint64Var(&cfg.Seed, "seed", 1, "random seed of the workload")
-	cmd.Flags().StringVar(&nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
-	cmd.Flags().BoolVar(&slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
-	cmd.Flags().BoolVar(&ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
-	cmd.Flags().BoolVar(&gateOff, "gate-off", false, "also measure relchain with the determinism and safety gate off (its cost)")
-	cmd.Flags().StringVar(&output, "output", "", "write the result as JSON to this file")
-	cmd.Flags().StringVar(&dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up after this long")
+	f.net.register(cmd, 0)
+	fl := cmd.Flags()
+	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
+	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
+	fl.IntVar(&f.cfg.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction (pseudo, async)")
+	fl.IntVar(&f.cfg.Clients, "clients", 1, "concurrent clients (spread over the nodes)")
+	fl.IntVar(&f.cfg.Txs, "txs", 1000, "wl-transactions to run")
+	fl.IntVar(&f.cfg.Scale, "scale", 0, "workload size: Smallbank accounts (100000), TPC-C warehouses (10), YCSB records (100000); 0 = default")
+	fl.StringVar(&f.dist, "distribution", "", "key distribution: smallbank uniform|zipf; ycsb uniform|zipfian|latest (default: the workload's)")
+	fl.StringVar(&f.mix, "mix", "", "comma-separated transaction kinds to run instead of the standard mix, e.g. NewOrder or Payment,OrderStatus")
+	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "random seed of the workload")
+	fl.StringVar(&f.cfg.Submit, "submit", "sync", "update workload, async mode: broadcast_tx_sync (sync) or broadcast_tx_async (async)")
+	fl.IntVar(&f.cfg.Rows, "rows", 100000, "rows of the update workload's table")
+	fl.StringVar(&f.nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
+	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
+	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL database for the baseline (default: --dsn-template with a fresh name)")
+	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
+	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
+	fl.BoolVar(&f.slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
+	fl.BoolVar(&f.gateOff, "gate-off", false, "update workload: also measure with the determinism and safety gate off (its cost)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
+	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
+	cmd.AddCommand(benchPaperCmd())
 	return cmd
 }
 
-func measure(ctx context.Context, cfg bench.Config, nodes string, o bench.NetworkOptions) (*bench.Result, error) {
-	validators := o.Validators
-	if nodes != "" {
-		cfg.Nodes = strings.Split(nodes, ",")
-		validators = len(cfg.Nodes)
-	} else {
-		fmt.Fprintf(os.Stderr, "starting %d-validator %s network (%s)...\n", o.Validators, o.App, o.Backend)
-		n, err := bench.StartNetwork(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		defer n.StopAll()
-		cfg.Nodes = bench.RPCs(n)
-	}
-	if err := bench.SetupMicro(ctx, cfg); err != nil {
-		return nil, err
-	}
-	last := time.Now()
-	cfg.Progress = func(done int) {
-		if time.Since(last) > time.Second {
-			last = time.Now()
-			fmt.Fprintf(os.Stderr, "\r%s %s: %d/%d txs", cfg.Workload, cfg.Mode, done, cfg.Txs)
-		}
-	}
-	res, err := bench.RunMicro(ctx, cfg)
-	fmt.Fprintln(os.Stderr)
+// networkOptions builds the network a measurement starts.
+func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
+	bin, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return bench.NetworkOptions{}, err
 	}
-	res.Validators = validators
-	res.Backend = o.Backend
-	if cfg.Workload == "kvstore" {
-		res.Backend = "kvstore"
+	tuning := node.DefaultTuning()
+	tuning.TimeoutCommit = f.net.timeoutCommit
+	tuning.FastGossip = !f.slowGossip
+	if f.net.backend == "postgres" && f.net.dsnTemplate == "" && f.nodes == "" {
+		return bench.NetworkOptions{}, fmt.Errorf("--backend postgres needs --dsn-template (a superuser DSN with {node}, e.g. postgres://postgres@127.0.0.1:5432/bench_{node}?sslmode=disable)")
 	}
-	return res, nil
+	return bench.NetworkOptions{
+		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,
+		Tuning: tuning, App: "relchain", MaxStatements: bench.MaxStatements,
+	}, nil
 }
 
-func printReport(r *benchReport) {
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "workload\tmode\tbackend\tvalidators\tclients\ttxs\tok\tfailed\tseconds\ttx/s\tp50 ms\tp95 ms\tp99 ms\tblocks\ttxs/block\n")
-	row := func(res *bench.Result) {
-		p50, p95, p99 := "-", "-", "-"
-		if res.LatencyMS != nil {
-			p50, p95, p99 = fmt.Sprintf("%.1f", res.LatencyMS.P50), fmt.Sprintf("%.1f", res.LatencyMS.P95), fmt.Sprintf("%.1f", res.LatencyMS.P99)
+func runBench(ctx context.Context, f *benchFlags) error {
+	if f.dir == "" {
+		d, err := os.MkdirTemp("", "relchain-bench-")
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%d\t%.1f\n",
-			res.Workload, res.Mode, res.Backend, res.Validators, res.Clients, res.Txs, res.Succeeded, res.Failed,
-			res.Seconds, res.TPS, p50, p95, p99, res.Blocks, res.TxsPerBlockMean)
+		defer os.RemoveAll(d)
+		f.dir = d
 	}
-	row(r.Result)
+	nopts, err := f.networkOptions()
+	if err != nil {
+		return err
+	}
+	cfg := f.cfg
+	cfg.Dialect = f.net.backend
+	if f.mix != "" {
+		cfg.Mix = strings.Split(f.mix, ",")
+	}
+	if cfg.Workload == "update" {
+		return runUpdateBench(ctx, f, cfg, nopts)
+	}
+	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix})
+	if err != nil {
+		return err
+	}
+	var bar *progressbar.ProgressBar
+	if !f.quiet {
+		bar = progressbar.NewOptions(cfg.Txs,
+			progressbar.OptionSetWriter(os.Stderr),
+			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Workload, cfg.Mode)),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("wl-tx"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+		cfg.Progress = func(done int) { _ = bar.Set(done) }
+	}
+	o := bench.Options{
+		Config: cfg, Network: nopts, Workload: w, Baseline: f.baseline, BaselineDSN: f.baselineDSN,
+		Ceiling: f.ceiling, Verify: f.verify, Log: os.Stderr,
+	}
+	if f.nodes != "" {
+		o.Nodes = strings.Split(f.nodes, ",")
+	}
+	res, err := bench.Measure(ctx, o)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	printBenchResult(res)
+	return writeJSON(f.output, res)
+}
+
+// checkWritable fails early, before a long measurement, when the result
+// file cannot be written.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--output %s: directory %s does not exist", path, dir)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func fmtLatency(l *bench.Latency) (string, string, string) {
+	if l == nil {
+		return "-", "-", "-"
+	}
+	return fmt.Sprintf("%.1f", l.P50), fmt.Sprintf("%.1f", l.P95), fmt.Sprintf("%.1f", l.P99)
+}
+
+// printBenchResult prints the summary table of one measurement.
+func printBenchResult(r *bench.Result) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "workload\tmode\twl/bc\tbackend\tvalidators\tclients\twl-txs\tok\tfailed\tseconds\twl-tx/s\tp50 ms\tp95 ms\tp99 ms\tblocks\tbc-txs/block\n")
+	p50, p95, p99 := fmtLatency(r.LatencyMS)
+	fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%d\t%.1f\n",
+		r.Workload, r.Mode, r.WLPerBC, r.Backend, r.Validators, r.Clients, r.Txs, r.Succeeded, r.Failed,
+		r.Seconds, r.TPS, p50, p95, p99, r.TxBlocks, r.TxsPerBlockMean)
 	w.Flush()
+	if len(r.Kinds) > 1 {
+		kinds := make([]string, 0, len(r.Kinds))
+		for k := range r.Kinds {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		w = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(w, "  kind\tcount\tfailed\tp50 ms\tp95 ms\n")
+		for _, k := range kinds {
+			s := r.Kinds[k]
+			p50, p95, _ := fmtLatency(s.LatencyMS)
+			fmt.Fprintf(w, "  %s\t%d\t%d\t%s\t%s\n", k, s.Count, s.Failed, p50, p95)
+		}
+		w.Flush()
+	}
+	if r.Phases != nil {
+		fmt.Printf("per block (mean of %d blocks with txs, node 0): propose %.1f ms, consensus %.1f ms, execute %.1f ms, commit %.1f ms\n",
+			r.TxBlocks, r.Phases.Propose, r.Phases.Consensus, r.Phases.Execute, r.Phases.Commit)
+	}
+	if r.Baseline != nil {
+		fmt.Printf("baseline (raw %s, same wl-transactions and grouping): %.2f s, %.0f wl-tx/s; overhead %.2fx\n",
+			r.Backend, r.Baseline.Seconds, r.Baseline.TPS, r.Overhead)
+	}
 	if r.Ceiling != nil {
 		fmt.Printf("ceiling (kvstore, same network config): %.0f tx/s", r.Ceiling.TPS)
 		if r.Ceiling.LatencyMS != nil {
 			fmt.Printf(", p50 %.1f ms, p95 %.1f ms", r.Ceiling.LatencyMS.P50, r.Ceiling.LatencyMS.P95)
 		}
-		fmt.Printf("; relchain/ceiling ratio %.2f\n", r.RatioToCeiling)
+		fmt.Printf("; relchain/ceiling %.2f\n", r.RatioToCeiling)
 	}
-	if r.GateOff != nil {
-		fmt.Printf("gate off (same network config): %.0f tx/s", r.GateOff.TPS)
-		if r.GateOff.LatencyMS != nil {
-			fmt.Printf(", p50 %.1f ms", r.GateOff.LatencyMS.P50)
+}
+
+// runUpdateBench is the update micro-workload (relchain's own, before the
+// paper's workloads), kept for the gate and digest A/B measurements.
+func runUpdateBench(ctx context.Context, f *benchFlags, cfg bench.Config, nopts bench.NetworkOptions) error {
+	if cfg.Mode == bench.ModePseudo {
+		return fmt.Errorf("the update workload has no pseudo-sync mode")
+	}
+	measure := func(cfg bench.Config, o bench.NetworkOptions) (*bench.Result, error) {
+		validators := o.Validators
+		if f.nodes != "" {
+			cfg.Nodes = strings.Split(f.nodes, ",")
+			validators = len(cfg.Nodes)
+		} else {
+			fmt.Fprintf(os.Stderr, "starting %d-validator %s network (%s)...\n", o.Validators, o.App, o.Backend)
+			n, err := bench.StartNetwork(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			defer n.StopAll()
+			cfg.Nodes = bench.RPCs(n)
 		}
-		fmt.Printf("; cost of the gate %.1f%%\n", 100*r.GateCost)
+		if err := bench.SetupMicro(ctx, cfg); err != nil {
+			return nil, err
+		}
+		res, err := bench.RunMicro(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.Validators, res.Backend = validators, o.Backend
+		if cfg.Workload == "kvstore" {
+			res.Backend = "kvstore"
+		}
+		return res, nil
 	}
+	res, err := measure(cfg, nopts)
+	if err != nil {
+		return err
+	}
+	if f.ceiling {
+		kcfg := cfg
+		kcfg.Workload = "kvstore"
+		kopts := nopts
+		kopts.App = "kvstore"
+		k, err := measure(kcfg, kopts)
+		if err != nil {
+			return fmt.Errorf("ceiling: %w", err)
+		}
+		res.Ceiling = &bench.Ceiling{TPS: k.TPS, LatencyMS: k.LatencyMS, Blocks: k.Blocks, TxsPerBlk: k.TxsPerBlockMean}
+		if cfg.Mode == bench.ModeAsync && k.TPS > 0 {
+			res.RatioToCeiling = res.TPS / k.TPS
+		} else if res.LatencyMS != nil && k.LatencyMS != nil && k.LatencyMS.P50 > 0 {
+			res.RatioToCeiling = res.LatencyMS.P50 / k.LatencyMS.P50
+		}
+	}
+	var gate *bench.Result
+	if f.gateOff {
+		o := nopts
+		o.NoGate = true
+		if gate, err = measure(cfg, o); err != nil {
+			return fmt.Errorf("gate off: %w", err)
+		}
+	}
+	printBenchResult(res)
+	if gate != nil {
+		cost := 0.0
+		if cfg.Mode == bench.ModeAsync && gate.TPS > 0 {
+			cost = 1 - res.TPS/gate.TPS
+		} else if res.LatencyMS != nil && gate.LatencyMS != nil && gate.LatencyMS.P50 > 0 {
+			cost = res.LatencyMS.P50/gate.LatencyMS.P50 - 1
+		}
+		fmt.Printf("gate off (same network config): %.0f tx/s; cost of the gate %.1f%%\n", gate.TPS, 100*cost)
+		return writeJSON(f.output, map[string]any{"result": res, "gate_off": gate, "gate_cost": cost})
+	}
+	return writeJSON(f.output, res)
 }
