@@ -417,7 +417,7 @@ func chart(path string, m Measured) error {
 // panelSpec is a bar panel of one mode's points, one value each.
 type panelSpec struct {
 	title, ylabel, mode string
-	val               func(*bench.Result) float64
+	val                 func(*bench.Result) float64
 }
 
 func chartCats(path string, all []at, specs []panelSpec, cat func(Point) string, xlabel string) error {
