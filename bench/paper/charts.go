@@ -69,6 +69,7 @@ func linePanel(title, xlabel, ylabel string, logX, logY bool, ss []series) *plot
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	p.Legend.Top = true
 	any := false
+	var xsSeen []float64
 	for i, s := range ss {
 		var xys plotter.XYs
 		for j := range s.xs {
@@ -80,6 +81,11 @@ func linePanel(title, xlabel, ylabel string, logX, logY bool, ss []series) *plot
 		}
 		if len(xys) == 0 {
 			continue
+		}
+		for _, xy := range xys {
+			if !slices.Contains(xsSeen, xy.X) {
+				xsSeen = append(xsSeen, xy.X)
+			}
 		}
 		l, sc, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -100,13 +106,76 @@ func linePanel(title, xlabel, ylabel string, logX, logY bool, ss []series) *plot
 	p.Add(plotter.NewGrid())
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
+		if len(xsSeen) <= 12 {
+			p.X.Tick.Marker = valueTicks(xsSeen)
+		}
+		p.X.Min, p.X.Max = p.X.Min/1.2, p.X.Max*1.2
 	}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
+		// Room above for the legend, below so a flat line shows.
+		p.Y.Min, p.Y.Max = p.Y.Min/1.5, p.Y.Max*4
+	} else {
+		p.Y.Max += (p.Y.Max - p.Y.Min) * 0.25
+		if p.Y.Max == p.Y.Min {
+			p.Y.Max++
+		}
 	}
 	return p
+}
+
+// logTicks marks a log axis at 1, 2 and 5 times powers of ten, labelled
+// when there are few of them, else at powers of ten only.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
+	}
+	var vals []float64
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * math.Pow(10, e); v >= lo && v <= hi {
+				vals = append(vals, v)
+			}
+		}
+	}
+	var ticks []plot.Tick
+	for _, v := range vals {
+		t := plot.Tick{Value: v}
+		mant := v / math.Pow(10, math.Floor(math.Log10(v)+1e-9))
+		if len(vals) <= 9 || math.Abs(mant-1) < 1e-6 {
+			t.Label = humanNum(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// valueTicks marks an axis at the values measured (k, clients).
+type valueTicks []float64
+
+func (v valueTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, x := range v {
+		if x >= lo && x <= hi {
+			ticks = append(ticks, plot.Tick{Value: x, Label: humanNum(x)})
+		}
+	}
+	return ticks
+}
+
+// humanNum writes an axis value briefly: 0.5, 20, 1000, 20k, 1M.
+func humanNum(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
+	case v >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // scatterPanel draws series as dots.
@@ -137,6 +206,7 @@ func scatterPanel(title, xlabel, ylabel string, ss []series) *plot.Plot {
 		p.Title.Text += " (no data)"
 	} else {
 		p.Add(plotter.NewGrid())
+		p.Y.Min, p.Y.Max = 0, p.Y.Max*1.35
 	}
 	return p
 }
@@ -152,7 +222,10 @@ func barPanel(title, ylabel string, cats []string, gs []group, stacked bool) *pl
 		p.Title.Text += " (no data)"
 		return p
 	}
+	p.Add(plotter.NewGrid())
 	w := vg.Points(min(40, 240/float64(len(cats)*max(1, len(gs)))))
+	top := 0.0
+	sums := make([]float64, len(cats))
 	if stacked {
 		w = vg.Points(min(40, 240/float64(len(cats))))
 	}
@@ -162,6 +235,11 @@ func barPanel(title, ylabel string, cats []string, gs []group, stacked bool) *pl
 		for j := range cats {
 			if j < len(g.vals) && !math.IsNaN(g.vals[j]) && !math.IsInf(g.vals[j], 0) && g.vals[j] > 0 {
 				vals[j] = g.vals[j]
+			}
+			sums[j] += vals[j]
+			top = max(top, vals[j])
+			if stacked {
+				top = max(top, sums[j])
 			}
 		}
 		b, err := plotter.NewBarChart(vals, w)
@@ -183,9 +261,31 @@ func barPanel(title, ylabel string, cats []string, gs []group, stacked bool) *pl
 			p.Legend.Add(g.name, b)
 		}
 	}
-	p.Y.Min = 0
-	p.Add(plotter.NewGrid())
+	// Room above the bars for the legend.
+	p.Y.Min, p.Y.Max = 0, max(top*1.35, 1)
+	// Say so where nothing was measured; a single group's bars carry
+	// their values.
+	var na plotter.XYLabels
+	for j, sum := range sums {
+		switch {
+		case sum == 0:
+			na.XYs = append(na.XYs, plotter.XY{X: float64(j), Y: p.Y.Max * 0.03})
+			na.Labels = append(na.Labels, "n/a")
+		case len(gs) == 1:
+			na.XYs = append(na.XYs, plotter.XY{X: float64(j), Y: sum + p.Y.Max*0.01})
+			na.Labels = append(na.Labels, num(sum))
+		}
+	}
+	if len(na.XYs) > 0 {
+		if l, err := plotter.NewLabels(na); err == nil {
+			for i := range l.TextStyle {
+				l.TextStyle[i].XAlign = draw.XCenter
+			}
+			p.Add(l)
+		}
+	}
 	p.NominalX(cats...)
+	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
 	return p
 }
 
@@ -201,7 +301,7 @@ func savePanels(path string, cols int, panels ...*plot.Plot) error {
 			}
 		}
 	}
-	const panelW, panelH = 6 * vg.Inch, 4 * vg.Inch
+	const panelW, panelH = 6 * vg.Inch, 4.5 * vg.Inch
 	img := vgimg.NewWith(vgimg.UseWH(panelW*vg.Length(cols), panelH*vg.Length(rows)), vgimg.UseDPI(96))
 	dc := draw.New(img)
 	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
