@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,8 +208,8 @@ func Plan(o Options) []Experiment {
 	}
 	b := builder{s}
 	pg := slices.Contains(o.Backends, "postgres")
-	scaleNote := fmt.Sprintf("Smallbank with %d accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
-		s.sbScale, s.tpccScale, DefaultTimeoutCommit)
+	scaleNote := fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
+		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)
 
 	var all []Experiment
 
@@ -309,7 +310,7 @@ func Plan(o Options) []Experiment {
 	{
 		e := Experiment{ID: Fig9, Title: "Fig. 9: number of clients (Smallbank)",
 			Paper: "1 to 32 clients, 10,000 Smallbank transactions in total. Synchronous: performance increases drastically with the clients, as concurrently submitted transactions share a block. Asynchronous: a smaller but still significant improvement (one client does not saturate the system). Recommendation: use several clients, improvement up to 32.",
-			Notes: []string{scaleNote, fmt.Sprintf("Sync points run %d wl-transactions per client (at most %d in total); tps stays comparable.", s.clientTxs, s.clientCap)}}
+			Notes: []string{scaleNote, fmt.Sprintf("Sync points run %d wl-transactions per client (at most %s in total); tps stays comparable.", s.clientTxs, thousands(s.clientCap))}}
 		for _, c := range s.clients {
 			var p Point
 			if c == 1 {
@@ -396,6 +397,15 @@ func Plan(o Options) []Experiment {
 		}
 	}
 	return out
+}
+
+// thousands writes n with thousands separators: 100,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func fmtDur(d time.Duration) string {

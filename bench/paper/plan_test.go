@@ -128,3 +128,11 @@ func TestSyncLatencyModel(t *testing.T) {
 		t.Error("8 validators should be slower than 4")
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 100000: "100,000", 1234567: "1,234,567", -1000: "-1,000"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func TestWriteChartsReportAndSuite(t *testing.T) {
 		"smallbank sync overhead 40.0x", "best pseudo-sync overhead", "consensus dominates",
 		"8 validators take", "kvstore",
 		// The failure.
-		"**1 point(s) failed**", "FAILED: fig11a async validators=8: validator 2 did not start",
+		"**1 point(s) failed**", "FAILED: validator 2 did not start", "- fig11a / async validators=8: validator 2 did not start",
 		s.Machine, s.Command,
 	} {
 		if !strings.Contains(md, want) {

@@ -94,15 +94,15 @@ func measure(ctx context.Context, run RunFunc, p Point) (res *bench.Result, err 
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("%s: panic: %v", p.Label, r)
+			res, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
 	res, err = run(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Label, err)
+		return nil, err
 	}
 	if res == nil {
-		return nil, fmt.Errorf("%s: %w", p.Label, errNoResult)
+		return nil, errNoResult
 	}
 	return res, nil
 }
