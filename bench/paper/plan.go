@@ -1,0 +1,447 @@
+package paper
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/bench"
+)
+
+// Point is one measurement of an experiment.
+type Point struct {
+	// Label names the point within its experiment, e.g. "k=64".
+	Label string
+	// Config is the measurement's input: Workload, Mode, WLPerBC,
+	// Clients, Txs, Scale, Mix, Seed (the runner fills Nodes, Dialect).
+	Config     bench.Config
+	Validators int
+	// Backend is "sqlite" or "postgres".
+	Backend string
+	// TimeoutCommit is CometBFT's timeout_commit for the network; Plan
+	// always sets it (0 is a real value: propose as soon as there are
+	// txs).
+	TimeoutCommit time.Duration
+	// Baseline also runs the raw-DBMS baseline (Result.Baseline and
+	// Result.Overhead).
+	Baseline bool
+	// Ceiling also runs CometBFT's kvstore on an identical network
+	// (Result.Ceiling, Result.RatioToCeiling).
+	Ceiling bool
+	// Paper is the paper's number for the comparable measurement, where
+	// the text gives one; the report prints it beside ours.
+	Paper string
+}
+
+// Experiment is one figure of the paper, scaled to this machine.
+type Experiment struct {
+	// ID is the figure, e.g. "fig4-5".
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Paper says what the paper found, in words and numbers.
+	Paper string `json:"paper"`
+	// Notes say how our setup differs (scale, skipped points).
+	Notes  []string `json:"notes,omitempty"`
+	Points []Point  `json:"points"`
+}
+
+// RunFunc measures one point: it starts the network the point describes,
+// sets the workload up, runs it (plus baseline and ceiling when asked) and
+// stops the network.
+type RunFunc func(ctx context.Context, p Point) (*bench.Result, error)
+
+// Options select a plan.
+type Options struct {
+	// Quick scales every experiment down to finish in under 10 minutes.
+	Quick bool
+	// Backends available: "sqlite" always, "postgres" when a server is
+	// available. Empty means sqlite only.
+	Backends []string
+	// Only keeps the experiments with these IDs; empty keeps all.
+	Only []string
+}
+
+// Experiment IDs, in the paper's order.
+const (
+	Fig2   = "fig2"
+	Fig45  = "fig4-5"
+	Fig67  = "fig6-7"
+	Fig8   = "fig8"
+	Fig9   = "fig9"
+	Fig10  = "fig10"
+	Fig11a = "fig11a"
+)
+
+// IDs lists every experiment Plan knows.
+var IDs = []string{Fig2, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a}
+
+// Defaults of every point unless an experiment varies them.
+const (
+	DefaultTimeoutCommit = 10 * time.Millisecond // relchain's node default
+	DefaultValidators    = 4                     // the paper's network
+	DefaultBackend       = "sqlite"
+	Seed                 = 1
+)
+
+// sizes scale the paper's experiments.
+type sizes struct {
+	sbScale, tpccScale          int // Smallbank accounts, TPC-C warehouses
+	sbSync, sbAsync, sbPseudo   int // wl-transactions per point
+	tpccSync, tpccAsync, tpccPs int
+	// syncCap bounds how long a sync point may run: at a long
+	// timeout_commit it gets fewer transactions (rates stay comparable).
+	syncCap    time.Duration
+	ks, tpccKs []int
+	tcs        []time.Duration
+	clients    []int
+	clientTxs  int // sync wl-transactions per client in fig9
+	clientCap  int
+	asyncMixes bool // TPC-C async per transaction type as in Fig. 7b
+	asyncFig9  bool // fig9 also asynchronous
+}
+
+var quickSizes = sizes{
+	sbScale: 1000, tpccScale: 1,
+	sbSync: 100, sbAsync: 2000, sbPseudo: 1000,
+	tpccSync: 30, tpccAsync: 300, tpccPs: 256,
+	syncCap: 8 * time.Second,
+	ks:      []int{4, 16, 64, 256, 1024, 2048},
+	tpccKs:  []int{16, 256},
+	tcs:     []time.Duration{0, 10 * time.Millisecond, 100 * time.Millisecond, time.Second},
+	clients: []int{1, 2, 4, 8, 16, 32}, clientTxs: 100, clientCap: 1600,
+}
+
+var fullSizes = sizes{
+	sbScale: 100000, tpccScale: 1,
+	sbSync: 1000, sbAsync: 10000, sbPseudo: 1000,
+	tpccSync: 200, tpccAsync: 2000, tpccPs: 1000,
+	syncCap: 40 * time.Second,
+	ks:      []int{1, 4, 16, 64, 256, 1024, 2048},
+	tpccKs:  []int{1, 4, 16, 64, 256, 1024},
+	tcs: []time.Duration{0, time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond,
+		100 * time.Millisecond, 250 * time.Millisecond, time.Second},
+	clients: []int{1, 2, 4, 8, 16, 32}, clientTxs: 250, clientCap: 4000,
+	asyncMixes: true, asyncFig9: true,
+}
+
+// builder makes the points of a plan with consistent defaults, so that
+// identical measurements of different figures coincide (Run measures them
+// once).
+type builder struct{ s sizes }
+
+func (b builder) scale(workload string) int {
+	if workload == "tpcc" {
+		return b.s.tpccScale
+	}
+	return b.s.sbScale
+}
+
+func (b builder) point(label, workload, mode string, k, clients, txs int) Point {
+	if mode == bench.ModeSync {
+		k = 1
+	}
+	return Point{
+		Label: label,
+		Config: bench.Config{
+			Workload: workload, Mode: mode, WLPerBC: k, Clients: clients,
+			Txs: txs, Scale: b.scale(workload), Seed: Seed,
+		},
+		Validators: DefaultValidators, Backend: DefaultBackend,
+		TimeoutCommit: DefaultTimeoutCommit, Baseline: true,
+	}
+}
+
+// sync is a synchronous point, its transaction count cut so that it runs
+// for at most syncCap.
+func (b builder) sync(label, workload string, clients, txs int, tc time.Duration, validators int, backend string) Point {
+	p := b.point(label, workload, bench.ModeSync, 1, clients, txs)
+	p.TimeoutCommit, p.Validators, p.Backend = tc, validators, backend
+	lat := syncLatency(tc, validators)
+	if n := int(b.s.syncCap/lat) * clients; n < p.Config.Txs {
+		p.Config.Txs = max(n, 10*clients)
+	}
+	return p
+}
+
+func (b builder) async(label, workload string, txs int, tc time.Duration, validators int, backend string) Point {
+	p := b.point(label, workload, bench.ModeAsync, 1, 1, txs)
+	p.TimeoutCommit, p.Validators, p.Backend = tc, validators, backend
+	return p
+}
+
+// The points several figures share.
+func (b builder) sbSyncDefault(label string) Point {
+	p := b.sync(label, "smallbank", 1, b.s.sbSync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+	p.Ceiling = true
+	return p
+}
+
+func (b builder) sbAsyncDefault(label string) Point {
+	p := b.async(label, "smallbank", b.s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+	p.Ceiling = true
+	return p
+}
+
+func (b builder) sbPseudo(k int) Point {
+	return b.point(fmt.Sprintf("smallbank pseudo k=%d", k), "smallbank", bench.ModePseudo, k, 1, b.s.sbPseudo)
+}
+
+func (b builder) tpccSync(label string) Point {
+	return b.sync(label, "tpcc", 1, b.s.tpccSync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+}
+
+func (b builder) tpccAsync(label string, mix ...string) Point {
+	p := b.async(label, "tpcc", b.s.tpccAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+	p.Config.Mix = mix
+	return p
+}
+
+// Plan returns the experiments, scaled to a 2-core machine: o.Quick
+// finishes in under 10 minutes (Estimate), the full plan in about an hour.
+func Plan(o Options) []Experiment {
+	s := fullSizes
+	if o.Quick {
+		s = quickSizes
+	}
+	b := builder{s}
+	pg := slices.Contains(o.Backends, "postgres")
+	scaleNote := fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
+		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)
+
+	var all []Experiment
+
+	// Fig. 2: timeout_commit.
+	{
+		e := Experiment{ID: Fig2, Title: "Fig. 2: varying timeout_commit (Smallbank, sync latency and async throughput)",
+			Paper: "timeout_commit varied from 25 ms to 1000 ms for 1,000 synchronous and 10,000 asynchronous Smallbank transactions; 100 ms gave the best end-to-end runtime in both cases, so the paper uses 100 ms everywhere else. The text gives no per-value numbers.",
+			Notes: []string{scaleNote, "Sync points at long timeout_commit run fewer transactions (each point is capped in time); tps and latency stay comparable."}}
+		for _, tc := range s.tcs {
+			var sp, ap Point
+			if tc == DefaultTimeoutCommit {
+				sp, ap = b.sbSyncDefault(""), b.sbAsyncDefault("")
+			} else {
+				sp = b.sync("", "smallbank", 1, s.sbSync, tc, DefaultValidators, DefaultBackend)
+				ap = b.async("", "smallbank", s.sbAsync, tc, DefaultValidators, DefaultBackend)
+			}
+			sp.Label = "sync timeout_commit=" + fmtDur(tc)
+			ap.Label = "async timeout_commit=" + fmtDur(tc)
+			if tc == 100*time.Millisecond {
+				sp.Paper, ap.Paper = "best runtime (chosen)", "best runtime (chosen)"
+			}
+			e.Points = append(e.Points, sp, ap)
+		}
+		all = append(all, e)
+	}
+
+	// Figs. 4 and 5: sync and pseudo-sync.
+	{
+		e := Experiment{ID: Fig45, Title: "Figs. 4/5: synchronous and pseudo-synchronous, k wl-transactions per bc-transaction (Smallbank, TPC-C)",
+			Paper: "1,000 writing wl-transactions, k = 1..2,048 per bc-transaction, one client, 4 nodes. Smallbank: fully synchronous 218x latency and 208x end-to-end runtime over raw PostgreSQL; best pseudo-sync still 32x latency and 25x runtime. TPC-C: synchronous 133x latency and 129x runtime; best pseudo-sync only 2.5x latency and 2.4x runtime. Packing more wl-transactions per bc-transaction means fewer blocks and consensus rounds.",
+			Notes: []string{scaleNote, "Latency here is per bc-transaction (the client waits for the batch); overhead is chain seconds over the raw DBMS running the same grouping."}}
+		p := b.sbSyncDefault("smallbank sync k=1")
+		p.Paper = "208x runtime, 218x latency"
+		e.Points = append(e.Points, p)
+		for _, k := range s.ks {
+			p := b.sbPseudo(k)
+			if k == s.ks[len(s.ks)-1] {
+				p.Paper = "best: 25x runtime, 32x latency"
+			}
+			e.Points = append(e.Points, p)
+		}
+		p = b.tpccSync("tpcc sync k=1")
+		p.Paper = "129x runtime, 133x latency"
+		e.Points = append(e.Points, p)
+		for _, k := range s.tpccKs {
+			p := b.point(fmt.Sprintf("tpcc pseudo k=%d", k), "tpcc", bench.ModePseudo, k, 1, s.tpccPs)
+			if k == s.tpccKs[len(s.tpccKs)-1] {
+				p.Paper = "best: 2.4x runtime, 2.5x latency"
+			}
+			e.Points = append(e.Points, p)
+		}
+		all = append(all, e)
+	}
+
+	// Figs. 6 and 7: async per-block latency and block sizes.
+	{
+		e := Experiment{ID: Fig67, Title: "Figs. 6/7: asynchronous, latency and wl-transactions per block over the run (Smallbank, TPC-C)",
+			Paper: "10,000 asynchronous writing wl-transactions. Smallbank: latency of the last block up to 24x and end-to-end runtime 21x (average over transaction types) over raw PostgreSQL; the framework packs about 1,000-2,000 wl-transactions per block, 8 blocks in total. TPC-C: latency at most 2.6x; end-to-end runtime NewOrder 2.0x, Payment 4.3x; the read-only OrderStatus through the query path 1.52x.",
+			Notes: []string{scaleNote, "Per-block latency is the mean latency of the wl-transactions a block committed (the paper plots the time from the first submission to the block's commit)."}}
+		p := b.sbAsyncDefault("smallbank async")
+		p.Paper = "21x runtime, last block 24x latency, ~1,000-2,000 wl-txs/block, 8 blocks"
+		e.Points = append(e.Points, p)
+		p = b.tpccAsync("tpcc async")
+		p.Paper = "latency at most 2.6x"
+		e.Points = append(e.Points, p)
+		if s.asyncMixes {
+			p = b.tpccAsync("tpcc async NewOrder", "NewOrder")
+			p.Paper = "2.0x runtime"
+			e.Points = append(e.Points, p)
+			p = b.tpccAsync("tpcc async Payment", "Payment")
+			p.Paper = "4.3x runtime"
+			e.Points = append(e.Points, p)
+			p = b.tpccAsync("tpcc OrderStatus (query path)", "OrderStatus")
+			p.Paper = "1.52x runtime"
+			e.Points = append(e.Points, p)
+		}
+		all = append(all, e)
+	}
+
+	// Fig. 8: cost breakdown.
+	{
+		e := Experiment{ID: Fig8, Title: "Fig. 8: cost breakdown of a block into propose, consensus, execute, commit",
+			Paper: "The life of a block under synchronous (1 bc-transaction per block) and asynchronous communication (1,311 bc-transactions per block): the consensus phase dominates by far; execution is negligible in both cases; propose and consensus vary across runs. The text gives no millisecond values.",
+			Notes: []string{scaleNote, "Phases are means per block as one node's application measured them (Result.PhasesMS); these points are shared with Figs. 4-7."}}
+		e.Points = append(e.Points,
+			b.sbSyncDefault("smallbank sync"),
+			b.sbPseudo(64),
+			b.sbAsyncDefault("smallbank async"),
+			b.tpccSync("tpcc sync"),
+			b.tpccAsync("tpcc async"))
+		e.Points[1].Label = "smallbank pseudo k=64"
+		e.Points[0].Paper = "1 bc-tx/block, consensus dominates"
+		e.Points[2].Paper = "1,311 bc-txs/block, consensus dominates"
+		all = append(all, e)
+	}
+
+	// Fig. 9: clients.
+	{
+		e := Experiment{ID: Fig9, Title: "Fig. 9: number of clients (Smallbank)",
+			Paper: "1 to 32 clients, 10,000 Smallbank transactions in total. Synchronous: performance increases drastically with the clients, as concurrently submitted transactions share a block. Asynchronous: a smaller but still significant improvement (one client does not saturate the system). Recommendation: use several clients, improvement up to 32.",
+			Notes: []string{scaleNote, fmt.Sprintf("Sync points run %d wl-transactions per client (at most %s in total); tps stays comparable.", s.clientTxs, thousands(s.clientCap))}}
+		for _, c := range s.clients {
+			var p Point
+			if c == 1 {
+				p = b.sbSyncDefault("")
+			} else {
+				p = b.sync("", "smallbank", c, min(c*s.clientTxs, s.clientCap), DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+			}
+			p.Label = fmt.Sprintf("sync clients=%d", c)
+			if c == 32 {
+				p.Paper = "largest sync improvement"
+			}
+			e.Points = append(e.Points, p)
+		}
+		if s.asyncFig9 {
+			for _, c := range s.clients {
+				var p Point
+				if c == 1 {
+					p = b.sbAsyncDefault("")
+				} else {
+					p = b.async("", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+					p.Config.Clients = c
+				}
+				p.Label = fmt.Sprintf("async clients=%d", c)
+				e.Points = append(e.Points, p)
+			}
+		}
+		all = append(all, e)
+	}
+
+	// Fig. 10: backends.
+	{
+		e := Experiment{ID: Fig10, Title: "Fig. 10: relational backend (Smallbank, sync and async, with raw baselines)",
+			Paper: "1,000 synchronous and 10,000 asynchronous Smallbank transactions with PostgreSQL or MySQL in all four nodes. Raw: PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async). In the chain: sync makes no difference at all (block forming and consensus dominate); async PostgreSQL is 1.2x faster than MySQL.",
+			Notes: []string{scaleNote, "relchain's backends are SQLite and PostgreSQL (the paper compared PostgreSQL with MySQL)."}}
+		sp, ap := b.sbSyncDefault("sqlite sync"), b.sbAsyncDefault("sqlite async")
+		sp.Paper, ap.Paper = "chain: backend makes no difference", "chain: PostgreSQL 1.2x faster than MySQL"
+		e.Points = append(e.Points, sp, ap)
+		if pg {
+			sp = b.sync("postgres sync", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, "postgres")
+			ap = b.async("postgres async", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, "postgres")
+			sp.Paper, ap.Paper = "raw: PostgreSQL 6.6x faster than MySQL", "raw: PostgreSQL 2.6x faster than MySQL"
+			e.Points = append(e.Points, sp, ap)
+		} else {
+			e.Notes = append(e.Notes, "PostgreSQL points skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+		}
+		all = append(all, e)
+	}
+
+	// Fig. 11a: validators.
+	{
+		e := Experiment{ID: Fig11a, Title: "Fig. 11a: number of validators on one machine (Smallbank, async and sync)",
+			Paper: "10,000 asynchronous Smallbank transactions on 1, 4 and 8 virtual nodes: runtime 1.47x (4 nodes) and 1.69x (8 nodes) over one node, sublinear; one node makes about 20 smaller blocks, four and eight nodes about 6 larger blocks (consensus throttles block forming).",
+			Notes: []string{scaleNote}}
+		for _, v := range []int{1, 4, 8} {
+			var ap, sp Point
+			if v == DefaultValidators {
+				ap, sp = b.sbAsyncDefault(""), b.sbSyncDefault("")
+			} else {
+				ap = b.async("", "smallbank", s.sbAsync, DefaultTimeoutCommit, v, DefaultBackend)
+				sp = b.sync("", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, v, DefaultBackend)
+			}
+			ap.Label = fmt.Sprintf("async validators=%d", v)
+			sp.Label = fmt.Sprintf("sync validators=%d", v)
+			switch v {
+			case 1:
+				ap.Paper = "1.00x runtime, ~20 blocks"
+			case 4:
+				ap.Paper = "1.47x runtime over 1 node, ~6 blocks"
+			case 8:
+				ap.Paper = "1.69x runtime over 1 node, ~6 blocks"
+			}
+			e.Points = append(e.Points, ap, sp)
+		}
+		all = append(all, e)
+	}
+
+	if len(o.Only) == 0 {
+		return all
+	}
+	var out []Experiment
+	for _, e := range all {
+		if slices.Contains(o.Only, e.ID) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// thousands writes n with thousands separators: 100,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func fmtDur(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.String()
+}
+
+// key identifies a measurement: points with the same key are measured
+// once (Label, Paper, Baseline and Ceiling do not matter; the measurement
+// runs the baseline and ceiling if any of them asks).
+func (p Point) key() string {
+	c := p.Config
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v",
+		c.Workload, c.Mode, c.WLPerBC, c.Submit, c.Clients, c.Txs, c.Rows, c.Scale,
+		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit)
+}
+
+// Distinct returns the measurements a plan needs: one per distinct point,
+// with Baseline and Ceiling set if any point of that measurement asks.
+func Distinct(plan []Experiment) []Point {
+	idx := map[string]int{}
+	var out []Point
+	for _, e := range plan {
+		for _, p := range e.Points {
+			k := p.key()
+			if i, ok := idx[k]; ok {
+				out[i].Baseline = out[i].Baseline || p.Baseline
+				out[i].Ceiling = out[i].Ceiling || p.Ceiling
+				continue
+			}
+			idx[k] = len(out)
+			p.Label = e.ID + " " + p.Label
+			out = append(out, p)
+		}
+	}
+	return out
+}
