@@ -63,9 +63,10 @@
 //     costs an overdraft penalty of $1. The leading SELECT is there so that
 //     the wl-transaction's own results tell whether the penalty applied
 //     (both statements run in the same savepoint, one after the other).
-//   - Amalgamate(src, dst): UPDATE checking SET bal = bal + (SELECT s.bal
-//     + c.bal FROM savings s JOIN checking c ... WHERE s.custid = ?1) WHERE
-//     custid = ?2, then set src's savings and checking to 0.
+//   - Amalgamate(src, dst): UPDATE checking SET bal = bal +
+//     (SELECT s.bal + c.bal FROM savings s JOIN checking c ... WHERE
+//     s.custid = ?1) WHERE custid = ?2, then set src's savings and
+//     checking to 0.
 //
 // All statements pass relchain's determinism gate unchanged: no clock, no
 // random(), no LIMIT, single-row updates by primary key.
