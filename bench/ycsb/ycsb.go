@@ -284,7 +284,7 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 // Generator implements workload.Workload.
 func (w *Workload) Generator(dialect string, seed uint64, client int) workload.Generator {
 	r := rand.New(rand.NewPCG(seed, 0x7963736267656e00^uint64(client)))
-	g := &generator{w: w, r: r, dialect: dialect}
+	g := &generator{w: w, r: r}
 	switch w.dist {
 	case Zipfian:
 		g.zipf = scrambledParams
@@ -301,12 +301,11 @@ func (w *Workload) Generator(dialect string, seed uint64, client int) workload.G
 }
 
 type generator struct {
-	w       *Workload
-	r       *rand.Rand
-	dialect string
-	zipf    *zipfParams
-	read    string
-	update  []string
+	w      *Workload
+	r      *rand.Rand
+	zipf   *zipfParams
+	read   string
+	update []string
 }
 
 // record draws a record number from the request distribution.
@@ -340,20 +339,21 @@ func (g *generator) Next() workload.WL {
 // zipfParams is YCSB's ZipfianGenerator (Gray et al., "Quickly generating
 // billion-record synthetic databases", SIGMOD 1994) over items 0..items-1.
 type zipfParams struct {
-	items              int64
-	theta, alpha, eta  float64
-	zetan, halfPowThta float64
+	items             int64
+	theta, alpha, eta float64
+	zetan             float64
+	twoItems          float64 // 1 + 0.5^theta: below it, a draw is item 1
 }
 
 func newZipfParams(items int64, theta, zetan float64) *zipfParams {
 	zeta2 := zeta(2, theta)
 	return &zipfParams{
-		items:       items,
-		theta:       theta,
-		alpha:       1 / (1 - theta),
-		zetan:       zetan,
-		eta:         (1 - math.Pow(2/float64(items), 1-theta)) / (1 - zeta2/zetan),
-		halfPowThta: 1 + math.Pow(0.5, theta),
+		items:    items,
+		theta:    theta,
+		alpha:    1 / (1 - theta),
+		zetan:    zetan,
+		eta:      (1 - math.Pow(2/float64(items), 1-theta)) / (1 - zeta2/zetan),
+		twoItems: 1 + math.Pow(0.5, theta),
 	}
 }
 
@@ -372,7 +372,7 @@ func (z *zipfParams) next(r *rand.Rand) int64 {
 	if uz < 1 {
 		return 0
 	}
-	if uz < z.halfPowThta {
+	if uz < z.twoItems {
 		return 1
 	}
 	v := int64(float64(z.items) * math.Pow(z.eta*u-z.eta+1, z.alpha))

@@ -165,7 +165,8 @@ func TestSetupLoadsInFewLargeBCTransactions(t *testing.T) {
 
 func TestValuesAreDeterministicPrintableASCII(t *testing.T) {
 	w := newWorkload(t, Options{Records: records, FieldLength: 37, Fields: 3})
-	if w.InitialValue(5, 2) != w.InitialValue(5, 2) || w.InitialValue(5, 2) == w.InitialValue(5, 1) || w.InitialValue(5, 2) == w.InitialValue(6, 2) {
+	again := newWorkload(t, Options{Records: records, FieldLength: 37, Fields: 3})
+	if w.InitialValue(5, 2) != again.InitialValue(5, 2) || w.InitialValue(5, 2) == w.InitialValue(5, 1) || w.InitialValue(5, 2) == w.InitialValue(6, 2) {
 		t.Fatal("initial values are not a deterministic function of record and field")
 	}
 	g := w.Generator(workload.SQLite, 1, 0)
@@ -346,5 +347,29 @@ func TestKeysFollowYCSB(t *testing.T) {
 	}
 	if Key(1) == Key(0) || !strings.HasPrefix(Key(1), "user") {
 		t.Errorf("Key(1) = %s", Key(1))
+	}
+}
+
+func TestCustomRecordShape(t *testing.T) {
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			w := newWorkload(t, Options{Records: 500, Fields: 3, FieldLength: 10, Workload: "f", Distribution: Latest})
+			c := workloadtest.NewChain(t, dialect)
+			c.Setup(w)
+			applied := c.Run(w, 1, 2, 100, 25)
+			if len(applied) == 0 {
+				t.Fatal("no read-modify-write ran")
+			}
+			if r := applied[0].Results[0]; len(r.Rows) != 1 || len(r.Rows[0]) != 4 {
+				t.Fatalf("read of a 3-field record returned %v", r.Rows)
+			}
+			c.Check(w, applied)
+			if r := c.Block([]txn.Statement{{SQL: "UPDATE usertable SET field2 = '0123456789x' WHERE ycsb_key = '" + Key(7) + "'"}})[0]; r.Code != api.CodeOK {
+				t.Fatalf("tamper: code %d: %s", r.Code, r.Log)
+			}
+			if err := w.Check(context.Background(), dialect, c, applied); err == nil || !strings.Contains(err.Error(), "not 10 characters") {
+				t.Fatalf("Check after an 11-character field: %v", err)
+			}
+		})
 	}
 }
