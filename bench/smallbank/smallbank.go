@@ -1,0 +1,426 @@
+package smallbank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/txn"
+)
+
+// Transaction kinds.
+const (
+	Amalgamate      = "Amalgamate"
+	Balance         = "Balance"
+	DepositChecking = "DepositChecking"
+	SendPayment     = "SendPayment"
+	TransactSavings = "TransactSavings"
+	WriteCheck      = "WriteCheck"
+)
+
+// Kinds lists every transaction kind, sorted by name.
+var Kinds = []string{Amalgamate, Balance, DepositChecking, SendPayment, TransactSavings, WriteCheck}
+
+// DefaultMix is the standard Smallbank mix, in percent.
+var DefaultMix = map[string]int{
+	Amalgamate:      15,
+	Balance:         15,
+	DepositChecking: 15,
+	SendPayment:     25,
+	TransactSavings: 15,
+	WriteCheck:      15,
+}
+
+// Account distributions.
+const (
+	Uniform = "uniform"
+	Zipf    = "zipf"
+)
+
+// Defaults and constants of the workload.
+const (
+	DefaultAccounts = 100_000
+	// ZipfS is the exponent of the Zipf account distribution.
+	ZipfS = 1.1
+	// MaxAmount bounds the amounts of the generated transactions, in
+	// cents: deposits, payments and checks are 1..MaxAmount,
+	// TransactSavings -MaxAmount..MaxAmount.
+	MaxAmount = 10_000
+	// OverdraftPenalty is what WriteCheck charges, in cents, when the
+	// customer's total balance does not cover the check.
+	OverdraftPenalty = 100
+	// RowsPerStatement is how many accounts one Setup INSERT generates.
+	RowsPerStatement = 25_000
+)
+
+// Options configures the workload; the zero value means the defaults.
+type Options struct {
+	// Accounts is the number of customers (default 100,000).
+	Accounts int
+	// Mix maps transaction kinds to relative weights; kinds not named do
+	// not occur. Empty means DefaultMix.
+	Mix map[string]int
+	// Distribution chooses accounts: "uniform" (default) or "zipf"
+	// (s = 1.1, customer 1 the hottest).
+	Distribution string
+}
+
+// Workload is the Smallbank workload.
+type Workload struct {
+	accounts int
+	dist     string
+	kinds    []string // with positive weight, sorted
+	cum      []int    // cumulative weights, parallel to kinds
+}
+
+var _ workload.Workload = (*Workload)(nil)
+
+// New returns a Smallbank workload.
+func New(o Options) (*Workload, error) {
+	w := &Workload{accounts: o.Accounts, dist: o.Distribution}
+	if w.accounts == 0 {
+		w.accounts = DefaultAccounts
+	}
+	if w.accounts < 2 {
+		return nil, fmt.Errorf("smallbank: %d accounts: need at least 2", w.accounts)
+	}
+	switch w.dist {
+	case "":
+		w.dist = Uniform
+	case Uniform, Zipf:
+	default:
+		return nil, fmt.Errorf("smallbank: unknown distribution %q (want %q or %q)", o.Distribution, Uniform, Zipf)
+	}
+	mix := o.Mix
+	if len(mix) == 0 {
+		mix = DefaultMix
+	}
+	total := 0
+	for _, k := range slices.Sorted(maps.Keys(mix)) {
+		wt := mix[k]
+		if !slices.Contains(Kinds, k) {
+			return nil, fmt.Errorf("smallbank: unknown transaction kind %q in mix (kinds: %s)", k, strings.Join(Kinds, ", "))
+		}
+		if wt < 0 {
+			return nil, fmt.Errorf("smallbank: negative weight %d for %s", wt, k)
+		}
+		if wt == 0 {
+			continue
+		}
+		total += wt
+		w.kinds = append(w.kinds, k)
+		w.cum = append(w.cum, total)
+	}
+	if total == 0 {
+		return nil, errors.New("smallbank: the mix has no kind with a positive weight")
+	}
+	return w, nil
+}
+
+// Accounts returns the number of customers.
+func (w *Workload) Accounts() int { return w.accounts }
+
+// Name implements workload.Workload.
+func (w *Workload) Name() string { return "smallbank" }
+
+// Tables implements workload.Workload.
+func (w *Workload) Tables() []workload.Table {
+	return []workload.Table{
+		{Name: "accounts", Key: []string{"custid"}},
+		{Name: "savings", Key: []string{"custid"}},
+		{Name: "checking", Key: []string{"custid"}},
+	}
+}
+
+// Initial balances in cents, a function of the customer id: savings
+// $10,000.00 to $19,999.99, checking $5,000.00 to $9,999.99. The SQL of
+// Setup computes the same expressions.
+const (
+	savingsBase  = 1_000_000
+	savingsMul   = 7_919
+	checkingBase = 500_000
+	checkingMul  = 104_729
+)
+
+// InitialSavings is customer id's initial savings balance in cents.
+func InitialSavings(id int64) int64 { return savingsBase + id*savingsMul%savingsBase }
+
+// InitialChecking is customer id's initial checking balance in cents.
+func InitialChecking(id int64) int64 { return checkingBase + id*checkingMul%checkingBase }
+
+// InitialTotal is the money of all customers after Setup, in cents.
+func (w *Workload) InitialTotal() int64 {
+	var t int64
+	for id := int64(1); id <= int64(w.accounts); id++ {
+		t += InitialSavings(id) + InitialChecking(id)
+	}
+	return t
+}
+
+// Name of customer id, as stored in accounts.name.
+func Name(id int64) string { return fmt.Sprintf("customer%d", id) }
+
+// Setup implements workload.Workload: one bc-transaction with the schema,
+// then one per RowsPerStatement customers, each three INSERT ... SELECT
+// statements whose rows the database generates itself.
+func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
+	if dialect != workload.SQLite && dialect != workload.Postgres {
+		return nil, fmt.Errorf("smallbank: unknown dialect %q", dialect)
+	}
+	bcs := [][]txn.Statement{{
+		{SQL: "CREATE TABLE accounts (custid BIGINT PRIMARY KEY, name TEXT NOT NULL UNIQUE)"},
+		{SQL: "CREATE TABLE savings (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL CHECK (bal >= 0))"},
+		{SQL: "CREATE TABLE checking (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
+	}}
+	for lo := 1; lo <= w.accounts; lo += RowsPerStatement {
+		hi := min(lo+RowsPerStatement-1, w.accounts)
+		bcs = append(bcs, []txn.Statement{
+			{SQL: genInsert(dialect, lo, hi, "accounts (custid, name)", "x, 'customer' || CAST(x AS TEXT)")},
+			{SQL: genInsert(dialect, lo, hi, "savings (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", savingsBase, savingsMul, savingsBase))},
+			{SQL: genInsert(dialect, lo, hi, "checking (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", checkingBase, checkingMul, checkingBase))},
+		})
+	}
+	return bcs, nil
+}
+
+// genInsert returns an INSERT of one row per x in lo..hi (a BIGINT),
+// with the select list cols.
+func genInsert(dialect string, lo, hi int, target, cols string) string {
+	if dialect == workload.Postgres {
+		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT CAST(g AS BIGINT) AS x FROM generate_series(%d, %d) AS g) AS s", target, cols, lo, hi)
+	}
+	return fmt.Sprintf("WITH RECURSIVE s(x) AS (SELECT %d UNION ALL SELECT x + 1 FROM s WHERE x < %d) INSERT INTO %s SELECT %s FROM s", lo, hi, target, cols)
+}
+
+// Generator implements workload.Workload.
+func (w *Workload) Generator(dialect string, seed uint64, client int) workload.Generator {
+	r := rand.New(rand.NewPCG(seed, 0x736d616c6c62616e^uint64(client)))
+	g := &generator{w: w, r: r, p: func(n int) string { return workload.Placeholder(dialect, n) }}
+	if w.dist == Zipf {
+		g.zipf = rand.NewZipf(r, ZipfS, 1, uint64(w.accounts-1))
+	}
+	return g
+}
+
+type generator struct {
+	w    *Workload
+	r    *rand.Rand
+	zipf *rand.Zipf
+	p    func(int) string
+}
+
+func (g *generator) account() int64 {
+	if g.zipf != nil {
+		return int64(g.zipf.Uint64()) + 1
+	}
+	return g.r.Int64N(int64(g.w.accounts)) + 1
+}
+
+func (g *generator) twoAccounts() (int64, int64) {
+	a := g.account()
+	for {
+		if b := g.account(); b != a {
+			return a, b
+		}
+	}
+}
+
+func (g *generator) amount() int64 { return g.r.Int64N(MaxAmount) + 1 }
+
+// Next implements workload.Generator.
+func (g *generator) Next() workload.WL {
+	n := g.r.IntN(g.w.cum[len(g.w.cum)-1])
+	kind := g.w.kinds[0]
+	for i, c := range g.w.cum {
+		if n < c {
+			kind = g.w.kinds[i]
+			break
+		}
+	}
+	p := g.p
+	byName := "(SELECT custid FROM accounts WHERE name = " + p(2) + ")"
+	switch kind {
+	case Balance:
+		return workload.WL{Kind: kind, ReadOnly: true, Statements: []txn.Statement{
+			{SQL: balanceSQL(p), Args: []txn.Arg{txn.Text(Name(g.account()))}},
+		}}
+	case DepositChecking:
+		return workload.WL{Kind: kind, Statements: []txn.Statement{
+			{SQL: "UPDATE checking SET bal = bal + " + p(1) + " WHERE custid = " + byName,
+				Args: []txn.Arg{txn.Int(g.amount()), txn.Text(Name(g.account()))}},
+		}}
+	case TransactSavings:
+		v := g.r.Int64N(2*MaxAmount+1) - MaxAmount
+		return workload.WL{Kind: kind, MayFail: true, Statements: []txn.Statement{
+			{SQL: "UPDATE savings SET bal = bal + " + p(1) + " WHERE custid = " + byName,
+				Args: []txn.Arg{txn.Int(v), txn.Text(Name(g.account()))}},
+		}}
+	case WriteCheck:
+		name := txn.Text(Name(g.account()))
+		v := txn.Int(g.amount())
+		return workload.WL{Kind: kind, Statements: []txn.Statement{
+			{SQL: balanceSQL(p), Args: []txn.Arg{name}},
+			{SQL: fmt.Sprintf("UPDATE checking SET bal = bal - %[1]s - CASE WHEN bal + (SELECT s.bal FROM savings s WHERE s.custid = checking.custid) < %[1]s THEN %[3]d ELSE 0 END WHERE custid = %[2]s",
+				p(1), byName, OverdraftPenalty),
+				Args: []txn.Arg{v, name}},
+		}}
+	case SendPayment:
+		src, dst := g.twoAccounts()
+		v := txn.Int(g.amount())
+		return workload.WL{Kind: kind, MayFail: true, Statements: []txn.Statement{
+			{SQL: "UPDATE checking SET bal = CASE WHEN bal >= " + p(1) + " THEN bal - " + p(1) + " END WHERE custid = " + p(2),
+				Args: []txn.Arg{v, txn.Int(src)}},
+			{SQL: "UPDATE checking SET bal = bal + " + p(1) + " WHERE custid = " + p(2),
+				Args: []txn.Arg{v, txn.Int(dst)}},
+		}}
+	default: // Amalgamate
+		src, dst := g.twoAccounts()
+		a, b := txn.Int(src), txn.Int(dst)
+		return workload.WL{Kind: Amalgamate, Statements: []txn.Statement{
+			{SQL: "UPDATE checking SET bal = bal + (SELECT s.bal + c.bal FROM savings s JOIN checking c ON c.custid = s.custid WHERE s.custid = " + p(1) + ") WHERE custid = " + p(2),
+				Args: []txn.Arg{a, b}},
+			{SQL: "UPDATE savings SET bal = 0 WHERE custid = " + p(1), Args: []txn.Arg{a}},
+			{SQL: "UPDATE checking SET bal = 0 WHERE custid = " + p(1), Args: []txn.Arg{a}},
+		}}
+	}
+}
+
+// balanceSQL reads a customer's id and total balance by name (p(1)).
+func balanceSQL(p func(int) string) string {
+	return "SELECT a.custid, s.bal + c.bal FROM accounts a JOIN savings s ON s.custid = a.custid JOIN checking c ON c.custid = a.custid WHERE a.name = " + p(1)
+}
+
+// Effect returns the change of the total money, in cents, of a committed
+// write wl-transaction, from its statements' arguments and results.
+func Effect(a workload.Applied) (int64, error) {
+	st := a.WL.Statements
+	need := map[string]int{DepositChecking: 1, TransactSavings: 1, WriteCheck: 2, SendPayment: 2, Amalgamate: 3}[a.WL.Kind]
+	if need == 0 {
+		return 0, fmt.Errorf("unknown write kind %q", a.WL.Kind)
+	}
+	if len(st) != need || len(a.Results) != need {
+		return 0, fmt.Errorf("%s: %d statements and %d results, want %d", a.WL.Kind, len(st), len(a.Results), need)
+	}
+	affected := func(i int) error {
+		if n := a.Results[i].RowsAffected; n != 1 {
+			return fmt.Errorf("%s statement %d updated %d rows, want 1", a.WL.Kind, i+1, n)
+		}
+		return nil
+	}
+	for i := range need {
+		if a.WL.Kind == WriteCheck && i == 0 {
+			continue // the SELECT
+		}
+		if err := affected(i); err != nil {
+			return 0, err
+		}
+	}
+	switch a.WL.Kind {
+	case DepositChecking, TransactSavings:
+		return st[0].Args[0].Int, nil
+	case WriteCheck:
+		v := st[1].Args[0].Int
+		rows := a.Results[0].Rows
+		if len(rows) != 1 || len(rows[0]) != 2 {
+			return 0, fmt.Errorf("WriteCheck: balance SELECT returned %d rows, want 1 row of 2 columns", len(rows))
+		}
+		total, err := workload.Int(rows[0][1])
+		if err != nil {
+			return 0, fmt.Errorf("WriteCheck: total balance: %w", err)
+		}
+		if total < v {
+			return -v - OverdraftPenalty, nil
+		}
+		return -v, nil
+	}
+	return 0, nil // SendPayment and Amalgamate move money
+}
+
+// Check implements workload.Workload: every customer still has exactly
+// one account, savings and checking row, savings are not negative, and
+// the total money is the initial total plus the effect of every committed
+// wl-transaction.
+func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier, applied []workload.Applied) error {
+	want := w.InitialTotal()
+	for i, a := range applied {
+		if a.Code != api.CodeOK {
+			continue
+		}
+		d, err := Effect(a)
+		if err != nil {
+			return fmt.Errorf("smallbank check: applied wl-transaction %d: %w", i, err)
+		}
+		want += d
+	}
+	n := int64(w.accounts)
+	for _, t := range []string{"accounts", "savings", "checking"} {
+		rows, err := q.Query(ctx, fmt.Sprintf("SELECT count(*), count(DISTINCT custid), min(custid), max(custid) FROM %s", t))
+		if err != nil {
+			return fmt.Errorf("smallbank check: count %s: %w", t, err)
+		}
+		got, err := ints(rows, 4)
+		if err != nil {
+			return fmt.Errorf("smallbank check: count %s: %w", t, err)
+		}
+		if got[0] != n || got[1] != n || got[2] != 1 || got[3] != n {
+			return fmt.Errorf("smallbank check: %s has %d rows, %d ids from %d to %d; want %d rows with ids 1 to %d", t, got[0], got[1], got[2], got[3], n, n)
+		}
+	}
+	rows, err := q.Query(ctx, "SELECT count(*) FROM accounts a JOIN savings s ON s.custid = a.custid JOIN checking c ON c.custid = a.custid")
+	if err != nil {
+		return fmt.Errorf("smallbank check: join accounts: %w", err)
+	}
+	if got, err := ints(rows, 1); err != nil {
+		return fmt.Errorf("smallbank check: join accounts: %w", err)
+	} else if got[0] != n {
+		return fmt.Errorf("smallbank check: %d customers have an account, a savings and a checking row, want %d", got[0], n)
+	}
+	rows, err = q.Query(ctx, "SELECT count(*) FROM accounts WHERE name <> 'customer' || CAST(custid AS TEXT)")
+	if err != nil {
+		return fmt.Errorf("smallbank check: names: %w", err)
+	}
+	if got, err := ints(rows, 1); err != nil {
+		return fmt.Errorf("smallbank check: names: %w", err)
+	} else if got[0] != 0 {
+		return fmt.Errorf("smallbank check: %d accounts have a name other than customer<id>", got[0])
+	}
+	// Sums as text, so that PostgreSQL's numeric sum arrives exactly.
+	rows, err = q.Query(ctx, "SELECT CAST((SELECT sum(bal) FROM savings) AS TEXT), CAST((SELECT sum(bal) FROM checking) AS TEXT), (SELECT count(*) FROM savings WHERE bal < 0)")
+	if err != nil {
+		return fmt.Errorf("smallbank check: sum balances: %w", err)
+	}
+	got, err := ints(rows, 3)
+	if err != nil {
+		return fmt.Errorf("smallbank check: sum balances: %w", err)
+	}
+	if got[2] != 0 {
+		return fmt.Errorf("smallbank check: %d savings balances are negative", got[2])
+	}
+	if total := got[0] + got[1]; total != want {
+		return fmt.Errorf("smallbank check: total money is %d cents (savings %d + checking %d), want %d (initial %d plus the committed wl-transactions' effects): off by %d",
+			total, got[0], got[1], want, w.InitialTotal(), total-want)
+	}
+	return nil
+}
+
+// ints reads one row of n integers.
+func ints(rows [][]any, n int) ([]int64, error) {
+	if len(rows) != 1 || len(rows[0]) != n {
+		return nil, fmt.Errorf("got %d rows, want 1 row of %d columns", len(rows), n)
+	}
+	out := make([]int64, n)
+	for i, v := range rows[0] {
+		x, err := workload.Int(v)
+		if err != nil {
+			return nil, fmt.Errorf("column %d: %w", i+1, err)
+		}
+		out[i] = x
+	}
+	return out, nil
+}
