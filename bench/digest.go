@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
 )
@@ -87,11 +88,11 @@ func (q ChainQuerier) Query(ctx context.Context, sql string, args ...any) ([][]a
 	return r.Rows, nil
 }
 
-// rawResults converts the baseline's rows into statement results.
-func rawResults(rows [][][]any) []api.StatementResult {
-	out := make([]api.StatementResult, len(rows))
-	for i, r := range rows {
-		out[i] = api.StatementResult{Rows: r}
+// rawResults converts the baseline's statement results.
+func rawResults(rs []raw.Result) []api.StatementResult {
+	out := make([]api.StatementResult, len(rs))
+	for i, r := range rs {
+		out[i] = api.StatementResult{Rows: r.Rows, RowsAffected: r.RowsAffected}
 	}
 	return out
 }

@@ -2,8 +2,12 @@ package bench
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
+	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/ycsb"
 )
 
 // MaxStatements is the genesis max_statements of benchmark networks: a
@@ -13,12 +17,60 @@ const MaxStatements = 65535
 
 // WorkloadOptions size and shape a workload.
 type WorkloadOptions struct {
-	Scale        int
+	// Scale: Smallbank accounts, TPC-C warehouses, YCSB records (0: the
+	// workload's default).
+	Scale int
+	// Distribution of keys: Smallbank uniform|zipf, YCSB
+	// uniform|zipfian|latest ("" the workload's default).
 	Distribution string
-	Mix          []string
+	// Mix restricts the transaction kinds, each "Kind" or "Kind:weight"
+	// (equal weights when none is given).
+	Mix []string
 }
+
+// Workloads lists the workload names NewWorkload knows.
+var Workloads = []string{"smallbank", "tpcc", "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-f"}
 
 // NewWorkload builds the named workload.
 func NewWorkload(name string, o WorkloadOptions) (workload.Workload, error) {
-	return nil, fmt.Errorf("unknown --workload %q: use smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update", name)
+	mix, err := parseMix(o.Mix)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case name == "smallbank":
+		return smallbank.New(smallbank.Options{Accounts: o.Scale, Distribution: o.Distribution, Mix: mix})
+	case name == "tpcc":
+		return newTPCC(o, mix)
+	case strings.HasPrefix(name, "ycsb-"):
+		if len(mix) > 0 {
+			return nil, fmt.Errorf("%s: --mix does not apply; the YCSB workload letter sets the mix", name)
+		}
+		return ycsb.New(ycsb.Options{Records: o.Scale, Workload: strings.TrimPrefix(name, "ycsb-"), Distribution: o.Distribution})
+	}
+	return nil, fmt.Errorf("unknown workload %q: use %s, or update", name, strings.Join(Workloads, ", "))
+}
+
+func parseMix(kinds []string) (map[string]int, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	mix := make(map[string]int, len(kinds))
+	for _, k := range kinds {
+		k = strings.TrimSpace(k)
+		name, weight, found := strings.Cut(k, ":")
+		w := 1
+		if found {
+			n, err := strconv.Atoi(weight)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("--mix %q: the weight must be a positive integer", k)
+			}
+			w = n
+		}
+		if name == "" {
+			return nil, fmt.Errorf("--mix %q: no transaction kind", k)
+		}
+		mix[name] = w
+	}
+	return mix, nil
 }

@@ -149,11 +149,31 @@ func (c *Conn) close() {
 type Outcome struct {
 	OK      bool
 	Err     error
-	Results [][][]any // rows per statement, normalized
+	Results []Result // one per statement
+}
+
+// Result is one statement's rows (normalized) and rows affected.
+type Result struct {
+	Rows         [][]any
+	RowsAffected int64
+}
+
+// returnsRows guesses whether a statement returns rows: database/sql
+// reports rows affected only through Exec.
+func returnsRows(sql string) bool {
+	f := strings.Fields(strings.ToUpper(sql))
+	if len(f) == 0 {
+		return false
+	}
+	switch f[0] {
+	case "SELECT", "WITH", "VALUES", "CALL":
+		return true
+	}
+	return strings.Contains(strings.ToUpper(sql), "RETURNING")
 }
 
 // exec runs one statement (inside the open db-transaction).
-func (c *Conn) exec(ctx context.Context, st txn.Statement) ([][]any, error) {
+func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 	args := make([]any, len(st.Args))
 	for i, a := range st.Args {
 		args[i] = a.Value()
@@ -161,7 +181,7 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) ([][]any, error) {
 	if c.pg != nil {
 		rows, err := c.pg.Query(ctx, st.SQL, args...)
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		return collectPG(rows)
 	}
@@ -169,31 +189,48 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) ([][]any, error) {
 	if !ok {
 		var err error
 		if s, err = c.sq.PrepareContext(ctx, st.SQL); err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		c.stmts[st.SQL] = s
 	}
+	if !returnsRows(st.SQL) {
+		r, err := s.ExecContext(ctx, args...)
+		if err != nil {
+			return Result{}, err
+		}
+		n, _ := r.RowsAffected()
+		return Result{RowsAffected: n}, nil
+	}
 	rows, err := s.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
-	return collectSQL(rows)
+	out, err := collectSQL(rows)
+	return Result{Rows: out}, err
 }
 
-func collectPG(rows pgx.Rows) ([][]any, error) {
+func collectPG(rows pgx.Rows) (Result, error) {
 	defer rows.Close()
 	var out [][]any
 	for rows.Next() {
 		vs, err := rows.Values()
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		for i, v := range vs {
 			vs[i] = normalizePG(v)
 		}
 		out = append(out, vs)
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Result{}, err
+	}
+	r := Result{Rows: out}
+	if len(rows.FieldDescriptions()) == 0 || !strings.HasPrefix(rows.CommandTag().String(), "SELECT") {
+		r.RowsAffected = rows.CommandTag().RowsAffected()
+	}
+	return r, nil
 }
 
 func collectSQL(rows *sql.Rows) ([][]any, error) {
@@ -267,14 +304,14 @@ func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error)
 			}
 		}
 		var err error
-		res := make([][][]any, 0, len(wl))
+		res := make([]Result, 0, len(wl))
 		for j, st := range wl {
-			var rows [][]any
-			if rows, err = c.exec(ctx, st); err != nil {
+			var r Result
+			if r, err = c.exec(ctx, st); err != nil {
 				err = fmt.Errorf("statement %d: %w", j+1, err)
 				break
 			}
-			res = append(res, rows)
+			res = append(res, r)
 		}
 		if err != nil {
 			out[i] = Outcome{Err: err}
@@ -316,14 +353,14 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) ([][]any, err
 	if err := c.simple(ctx, begin); err != nil {
 		return nil, fmt.Errorf("raw %s: begin: %w", c.dialect, err)
 	}
-	rows, err := c.exec(ctx, st)
+	r, err := c.exec(ctx, st)
 	if cerr := c.simple(ctx, "COMMIT"); err == nil && cerr != nil {
 		err = cerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("raw %s: query %q: %w", c.dialect, abbreviate(sql), err)
 	}
-	return rows, nil
+	return r.Rows, nil
 }
 
 func argOf(v any) txn.Arg {

@@ -53,7 +53,10 @@ func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
 			if !out[0].OK || out[1].OK || out[1].Err == nil || !out[2].OK {
 				t.Fatalf("outcomes %+v, want ok, failed, ok", out)
 			}
-			if got := fmt.Sprint(out[2].Results[1]); got != "[[2]]" {
+			if out[2].Results[0].RowsAffected != 1 {
+				t.Errorf("insert affected %d rows, want 1", out[2].Results[0].RowsAffected)
+			}
+			if got := fmt.Sprint(out[2].Results[1].Rows); got != "[[2]]" {
 				t.Errorf("count inside the tx = %s, want [[2]]", got)
 			}
 			// A single failing wl-transaction rolls its db-transaction back.

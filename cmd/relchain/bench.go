@@ -15,6 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/node"
@@ -149,7 +150,7 @@ func runBench(ctx context.Context, f *benchFlags) error {
 		return err
 	}
 	var bar *progressbar.ProgressBar
-	if !f.quiet {
+	if !f.quiet && term.IsTerminal(int(os.Stderr.Fd())) {
 		bar = progressbar.NewOptions(cfg.Txs,
 			progressbar.OptionSetWriter(os.Stderr),
 			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Workload, cfg.Mode)),
