@@ -267,7 +267,7 @@ func (g *generator) payment() workload.WL {
 		{SQL: "UPDATE warehouse SET w_ytd = w_ytd + ?1 WHERE w_id = ?2 RETURNING w_name", Args: []txn.Arg{amount, txn.Int(int64(p.W))}},
 		{SQL: "UPDATE district SET d_ytd = d_ytd + ?1 WHERE d_w_id = ?2 AND d_id = ?3 RETURNING d_name", Args: append([]txn.Arg{amount}, ints(p.W, p.D)...)},
 		{SQL: "UPDATE customer SET c_balance = c_balance - ?1, c_ytd_payment = c_ytd_payment + ?1, c_payment_cnt = c_payment_cnt + 1, " +
-			"c_data = CASE WHEN c_credit = 'BC' THEN substr(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' || ?4 || ' ' || ?5 || ' ' || ?1 || ' ' || c_data, 1, 500) ELSE c_data END " +
+			"c_data = CASE WHEN c_credit = 'BC' THEN substr(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' || ?4 || ' ' || ?5 || ' ' || printf('%d.%02d', ?1 / 100, ?1 % 100) || ' ' || c_data, 1, 500) ELSE c_data END " +
 			"WHERE c_w_id = ?2 AND c_d_id = ?3 AND c_id = " + customerSQL(byName, "?2", "?3", "?6") +
 			" RETURNING c_id, c_first, c_middle, c_last, c_credit, c_balance",
 			Args: append(append([]txn.Arg{amount}, ints(p.CW, p.CD, p.D, p.W)...), cust)},
@@ -291,7 +291,9 @@ func (g *generator) orderStatus() workload.WL {
 	} else {
 		cust = txn.Int(int64(g.customerID()))
 	}
-	p := func(n int) string { return workload.Placeholder(map[bool]string{true: workload.Postgres, false: workload.SQLite}[g.pg], n) }
+	p := func(n int) string {
+		return workload.Placeholder(map[bool]string{true: workload.Postgres, false: workload.SQLite}[g.pg], n)
+	}
 	sql := "SELECT c.c_id, c.c_balance, c.c_first, c.c_middle, c.c_last, o.o_id, o.o_entry_d, o.o_carrier_id, " +
 		"ol.ol_number, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d " +
 		"FROM customer c " +

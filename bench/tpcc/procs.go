@@ -64,7 +64,7 @@ $$`
 const paymentProc = `CREATE OR REPLACE FUNCTION public.tpcc_payment(p_w_id integer, p_d_id integer, p_c_w_id integer, p_c_d_id integer, p_c_id integer, p_c_last text, p_cents bigint, p_h_id text, p_h_date bigint)
 RETURNS numeric LANGUAGE plpgsql AS $$
 DECLARE
-	v_amount numeric := p_cents::numeric / 100;
+	v_amount numeric(12,2) := p_cents::numeric / 100;
 	v_w_name varchar;
 	v_d_name varchar;
 	v_c_id integer := p_c_id;

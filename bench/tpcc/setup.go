@@ -100,7 +100,9 @@ func (s dialect) rate(e string) string {
 
 // lastName is C_LAST of n (0..999) in SQL.
 func (s dialect) lastName(n string) string {
-	syl := func(k string) string { return fmt.Sprintf("rtrim(substr('%s', %s, 5))", syllables, s.int("1 + 5 * ("+k+")")) }
+	syl := func(k string) string {
+		return fmt.Sprintf("rtrim(substr('%s', %s, 5))", syllables, s.int("1 + 5 * ("+k+")"))
+	}
 	return syl("("+n+") / 100") + " || " + syl("("+n+") / 10 % 10") + " || " + syl("("+n+") % 10")
 }
 
