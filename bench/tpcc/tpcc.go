@@ -49,8 +49,8 @@ const (
 	CRun      = 173
 	CCustomer = 259
 	CItem     = 7911
-	// InitialWYTD and InitialDYTD are W_YTD per district and D_YTD, in
-	// cents (300,000.00 for a warehouse of 10 districts, 30,000.00).
+	// InitialDYTD is the initial D_YTD in cents (30,000.00); the initial
+	// W_YTD is that times the districts (300,000.00 for 10).
 	InitialDYTD = 3_000_000
 )
 
