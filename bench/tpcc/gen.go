@@ -88,8 +88,8 @@ func (g *generator) Next() workload.WL {
 	}
 }
 
-// NewOrderParams are one NewOrder's inputs (TPC-C 2.4.1).
-type NewOrderParams struct {
+// orderInput are one NewOrder's inputs (TPC-C 2.4.1).
+type orderInput struct {
 	W, D, C  int
 	Items    []int // distinct; the last one unused (Items+1) when Rollback
 	Supply   []int
@@ -99,9 +99,9 @@ type NewOrderParams struct {
 	Rollback bool
 }
 
-func (g *generator) newOrderParams() NewOrderParams {
+func (g *generator) newOrderParams() orderInput {
 	o := g.w.o
-	p := NewOrderParams{W: g.uniform(1, o.Warehouses), D: g.uniform(1, o.Districts), C: g.customerID(), AllLocal: true, EntryD: RunTime + g.seq}
+	p := orderInput{W: g.uniform(1, o.Warehouses), D: g.uniform(1, o.Districts), C: g.customerID(), AllLocal: true, EntryD: RunTime + g.seq}
 	n := g.uniform(5, 15)
 	p.Rollback = g.uniform(1, 100) == 1
 	seen := make(map[int]bool, n)
@@ -208,9 +208,9 @@ func (g *generator) newOrder() workload.WL {
 	return wl
 }
 
-// PaymentParams are one Payment's inputs (TPC-C 2.5.1). C = 0 selects
+// paymentInput are one Payment's inputs (TPC-C 2.5.1). C = 0 selects
 // the customer by CLast.
-type PaymentParams struct {
+type paymentInput struct {
 	W, D, CW, CD, C int
 	CLast           string
 	Cents           int64
@@ -218,9 +218,9 @@ type PaymentParams struct {
 	HDate           int64
 }
 
-func (g *generator) paymentParams() PaymentParams {
+func (g *generator) paymentParams() paymentInput {
 	o := g.w.o
-	p := PaymentParams{W: g.uniform(1, o.Warehouses), D: g.uniform(1, o.Districts)}
+	p := paymentInput{W: g.uniform(1, o.Warehouses), D: g.uniform(1, o.Districts)}
 	p.CW, p.CD = p.W, p.D
 	if o.Warehouses > 1 && g.uniform(1, 100) <= 15 {
 		p.CW, p.CD = g.otherWarehouse(p.W), g.uniform(1, o.Districts)
