@@ -1,11 +1,10 @@
 package bench
 
 import (
-	"fmt"
-
+	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
 )
 
 func newTPCC(o WorkloadOptions, mix map[string]int) (workload.Workload, error) {
-	return nil, fmt.Errorf("tpcc: not merged yet")
+	return tpcc.New(tpcc.Options{Warehouses: o.Scale, Mix: mix})
 }
