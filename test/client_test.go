@@ -289,16 +289,28 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 					submitErrs.Store(id, err)
 				}
 				submitted.Add(1)
-				time.Sleep(2 * time.Millisecond)
+				time.Sleep(10 * time.Millisecond)
 			}
 		}()
 	}
-	// Cut every connection through the proxy three times while txs flow.
+	// Cut every connection through the proxy three times while txs flow;
+	// after the second cut, refuse websockets for a while so that blocks
+	// are committed while the stream has no subscription.
 	for k := 0; k < 3; k++ {
-		if err := waitFor(ctx, "submissions", func() bool { return submitted.Load() >= int64((k+1)*n/4) }); err != nil {
+		if err := waitFor(ctx, "submissions", func() bool { return submitted.Load() >= int64((k+1)*n/5) }); err != nil {
 			t.Fatal(err)
 		}
+		if err := waitFor(ctx, "a live subscription", func() bool { st := s.Stats(); return st.Subscribed > st.Drops }); err != nil {
+			t.Fatal(err)
+		}
+		if k == 1 {
+			proxy.refuseWS.Store(true)
+		}
 		t.Logf("cut %d: closed %d connections after %d submissions", k+1, proxy.cut(), submitted.Load())
+		if k == 1 {
+			time.Sleep(time.Second)
+			proxy.refuseWS.Store(false)
+		}
 	}
 	wg.Wait()
 	submitErrs.Range(func(k, v any) bool {
@@ -324,8 +336,8 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 	}
 	st := s.Stats()
 	t.Logf("follower: %+v; %d blocks seen", st, len(blocks))
-	if st.Drops < 1 {
-		t.Errorf("the subscription was never lost (stats %+v)", st)
+	if st.Drops < 3 || st.Fetched == 0 {
+		t.Errorf("the subscription was lost %d times and %d blocks were fetched by RPC; want at least 3 and 1", st.Drops, st.Fetched)
 	}
 	direct := c.client(0, nil)
 	hashes := map[string]int{}

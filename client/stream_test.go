@@ -1,0 +1,232 @@
+package client
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/txn"
+)
+
+// fakeNode answers broadcast_tx_sync as told by decide, and tx with
+// "not found".
+type fakeNode struct {
+	mu     sync.Mutex
+	decide func(tx []byte) (code uint32, rpcErr string)
+	seen   [][]byte
+}
+
+func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Tx string `json:"tx"`
+		} `json:"params"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	reply := func(result any, rpcErr string) {
+		resp := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		if rpcErr != "" {
+			resp["error"] = map[string]any{"code": -32603, "message": "Internal error", "data": rpcErr}
+		} else {
+			resp["result"] = result
+		}
+		_ = json.NewEncoder(w).Encode(resp)
+	}
+	switch req.Method {
+	case "broadcast_tx_sync":
+		tx, _ := base64.StdEncoding.DecodeString(req.Params.Tx)
+		n.mu.Lock()
+		n.seen = append(n.seen, tx)
+		code, rpcErr := n.decide(tx)
+		n.mu.Unlock()
+		reply(map[string]any{"code": code, "data": "", "log": fmt.Sprintf("code %d", code), "codespace": "", "hash": hashHex(tx)}, rpcErr)
+	case "tx":
+		reply(nil, "tx not found")
+	default:
+		reply(nil, "method not served by the fake node")
+	}
+}
+
+// addBlock appends a block with the given txs and results.
+func (c *fakeChain) addBlock(txs [][]byte, res []*abci.ExecTxResult) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.height++
+	b, err := newBlockData(c.height, time.Unix(c.height, 0), txs, res)
+	if err != nil {
+		panic(err)
+	}
+	c.blocks[c.height] = b
+	return c.height
+}
+
+// installFollower makes f the shared follower of url.
+func installFollower(t *testing.T, url string, f *follower) {
+	t.Helper()
+	if err := f.start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(f.ready)
+	registryMu.Lock()
+	registry[url] = f
+	registryMu.Unlock()
+}
+
+func TestStreamReportsEveryTxOnce(t *testing.T) {
+	before := runtime.NumGoroutine()
+	node := &fakeNode{}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, err := New(srv.URL, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetChainID("fake")
+	chain := newFakeChain()
+	chain.grow(2)
+	f := newFollower(c.url, chain, nil, fastTiming)
+	installFollower(t, c.url, f)
+
+	// Tags: "ok" and "full" are committed, "bad" is rejected by CheckTx,
+	// "lost" is never committed, "open" is pending at Close.
+	fullTries := 0
+	node.decide = func(tx []byte) (uint32, string) {
+		d, _ := txn.Decode(tx)
+		switch d.Statements[0].SQL {
+		case "bad":
+			return api.CodeSyntax, ""
+		case "full":
+			if fullTries++; fullTries <= 2 {
+				return 0, "mempool is full: number of txs 5000 (max: 5000)"
+			}
+		}
+		return 0, ""
+	}
+	var blocks []BlockInfo
+	s, err := c.Stream(context.Background(), MaxBlocks(3), OnBlock(func(b BlockInfo) { blocks = append(blocks, b) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := map[string][]byte{}
+	for _, tag := range []string{"ok", "full", "bad", "lost"} {
+		if err := s.Submit(context.Background(), tag, txn.Statement{SQL: tag}); err != nil {
+			t.Fatalf("submit %s: %v", tag, err)
+		}
+		node.mu.Lock()
+		raws[tag] = node.seen[len(node.seen)-1]
+		node.mu.Unlock()
+	}
+	if fullTries != 3 {
+		t.Fatalf("mempool full: %d tries, want 3", fullTries)
+	}
+	okData, _ := json.Marshal(api.ExecData{Results: []api.StatementResult{{RowsAffected: 1}}})
+	h := chain.addBlock([][]byte{[]byte("someone else's"), raws["ok"], raws["full"]},
+		[]*abci.ExecTxResult{{}, {Data: okData}, {Code: api.CodeExecFailed, Log: "boom", Data: []byte(`{"statement":1,"class":"constraint"}`)}})
+	for range 4 { // "lost" gives up after 3 blocks
+		chain.addBlock(nil, nil)
+	}
+	if err := s.Flush(ctxTimeout(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(context.Background(), "open", txn.Statement{SQL: "open"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(context.Background(), "late", txn.Statement{SQL: "late"}); !errors.Is(err, ErrStreamClosed) {
+		t.Fatalf("submit after close: %v", err)
+	}
+	got := map[string]Outcome{}
+	for o := range s.Results() {
+		tag := o.Tag.(string)
+		if _, dup := got[tag]; dup {
+			t.Fatalf("%s reported twice", tag)
+		}
+		got[tag] = o
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d outcomes: %v", len(got), got)
+	}
+	if o := got["ok"]; !o.OK() || o.Height != h || o.Index != 1 || o.Result.Results[0].RowsAffected != 1 || o.Latency() < 0 {
+		t.Errorf("ok: %+v", o)
+	}
+	if o := got["full"]; o.Height != h || o.Index != 2 || o.Result.Code != api.CodeExecFailed || o.Result.Failure.Class != "constraint" || o.Err != nil {
+		t.Errorf("full: %+v", o)
+	}
+	if o := got["bad"]; o.Included() || o.Result.Code != api.CodeSyntax || o.Err == nil {
+		t.Errorf("bad: %+v", o)
+	}
+	if o := got["lost"]; o.Included() || !errors.Is(o.Err, ErrNotCommitted) {
+		t.Errorf("lost: %+v", o)
+	}
+	if o := got["open"]; o.Included() || !errors.Is(o.Err, ErrStreamClosed) {
+		t.Errorf("open: %+v", o)
+	}
+	if len(blocks) == 0 || blocks[0].Height != h || blocks[0].Txs != 3 || blocks[0].Mine != 2 {
+		t.Errorf("blocks %+v", blocks)
+	}
+	stopAllFollowers()
+	srv.CloseClientConnections()
+	c.rpc.Remote() // keep c alive until here
+	waitUntil(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
+}
+
+func ctxTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Cancelling the stream's context closes it and its Results.
+func TestStreamContextCancel(t *testing.T) {
+	node := &fakeNode{decide: func([]byte) (uint32, string) { return 0, "" }}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, _ := New(srv.URL, key)
+	c.SetChainID("fake")
+	chain := newFakeChain()
+	f := newFollower(c.url, chain, nil, fastTiming)
+	installFollower(t, c.url, f)
+	defer stopAllFollowers()
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := c.Stream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := s.Submit(ctx, i, txn.Statement{SQL: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	select {
+	case <-s.pumpDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("stream did not end after its context was cancelled")
+	}
+	for range s.Results() {
+	}
+	if err := s.Submit(context.Background(), 9, txn.Statement{SQL: "x"}); !errors.Is(err, ErrStreamClosed) {
+		t.Fatalf("submit after cancel: %v", err)
+	}
+}
