@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 type fakeNode struct {
 	mu     sync.Mutex
 	decide func(tx []byte) (code uint32, rpcErr string)
+	query  func(api.QueryRequest) *api.QueryResponse
 	seen   [][]byte
 }
 
@@ -33,7 +35,8 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			Tx string `json:"tx"`
+			Tx   string `json:"tx"`
+			Data string `json:"data"` // abci_query, hex
 		} `json:"params"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -59,6 +62,15 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(map[string]any{"code": code, "data": "", "log": fmt.Sprintf("code %d", code), "codespace": "", "hash": hashHex(tx)}, rpcErr)
 	case "tx":
 		reply(nil, "tx not found")
+	case "abci_query":
+		var q api.QueryRequest
+		b, _ := hex.DecodeString(req.Params.Data)
+		_ = json.Unmarshal(b, &q)
+		n.mu.Lock()
+		out := n.query(q)
+		n.mu.Unlock()
+		v, _ := json.Marshal(out)
+		reply(map[string]any{"response": map[string]any{"code": 0, "value": v}}, "")
 	default:
 		reply(nil, "method not served by the fake node")
 	}
@@ -228,5 +240,68 @@ func TestStreamContextCancel(t *testing.T) {
 	}
 	if err := s.Submit(context.Background(), 9, txn.Statement{SQL: "x"}); !errors.Is(err, ErrStreamClosed) {
 		t.Fatalf("submit after cancel: %v", err)
+	}
+}
+
+// QueryAll re-asks until the nodes answer at one height, then names the
+// node whose rows differ.
+func TestQueryAllAgainstFakeNodes(t *testing.T) {
+	var clients []*Client
+	var asked [4][]int64
+	for i := range 4 {
+		n := &fakeNode{query: func(q api.QueryRequest) *api.QueryResponse {
+			asked[i] = append(asked[i], q.MinHeight)
+			h := max(q.MinHeight, 9)
+			if i == 3 {
+				h = max(h, 10) // one node is ahead
+			}
+			v := "x"
+			if i == 2 {
+				v = "evil"
+			}
+			return &api.QueryResponse{Height: h, Columns: []string{"v"}, Rows: [][]any{{v}}}
+		}}
+		srv := httptest.NewServer(n)
+		t.Cleanup(srv.Close)
+		c, _ := New(srv.URL, nil)
+		clients = append(clients, c)
+	}
+	ctx := ctxTimeout(t, 5*time.Second)
+	_, err := QueryAll(ctx, clients, 5, "SELECT v")
+	var me *MismatchError
+	if !errors.As(err, &me) || len(me.Disagreeing) != 1 || me.Disagreeing[0] != clients[2].URL() || me.Height != 10 || !me.Majority {
+		t.Fatalf("%v %+v", err, me)
+	}
+	if fmt.Sprint(asked[0]) != "[5 10]" {
+		t.Fatalf("node 0 was asked with min heights %v, want [5 10]", asked[0])
+	}
+	// Agreement among the honest three.
+	r, err := QueryAll(ctx, []*Client{clients[0], clients[1], clients[3]}, 0, "SELECT v")
+	if err != nil || r.Height != 10 {
+		t.Fatalf("%v %+v", err, r)
+	}
+}
+
+// A node that always answers above the others' height never lets them
+// meet: QueryAll gives up after QueryAllRounds rounds.
+func TestQueryAllNoCommonHeight(t *testing.T) {
+	var clients []*Client
+	for i := range 2 {
+		n := &fakeNode{query: func(q api.QueryRequest) *api.QueryResponse {
+			h := q.MinHeight
+			if i == 1 {
+				h++
+			}
+			return &api.QueryResponse{Height: h}
+		}}
+		srv := httptest.NewServer(n)
+		t.Cleanup(srv.Close)
+		c, _ := New(srv.URL, nil)
+		clients = append(clients, c)
+	}
+	_, err := QueryAll(ctxTimeout(t, 5*time.Second), clients, 1, "SELECT 1")
+	var nc *NoCommonHeightError
+	if !errors.As(err, &nc) || nc.Rounds != QueryAllRounds {
+		t.Fatalf("%v", err)
 	}
 }
