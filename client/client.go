@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+	jsonrpcclient "github.com/cometbft/cometbft/rpc/jsonrpc/client"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/txn"
@@ -85,7 +87,16 @@ func New(url string, key ed25519.PrivateKey) (*Client, error) {
 	if !strings.Contains(url, "://") {
 		url = "http://" + url
 	}
-	rpc, err := rpchttp.New(url, "/websocket")
+	hc, err := jsonrpcclient.DefaultHTTPClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", url, err)
+	}
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		// A Stream submits from many goroutines: keep their connections
+		// instead of Go's default of two idle ones per host.
+		tr.MaxIdleConnsPerHost = 64
+	}
+	rpc, err := rpchttp.NewWithClient(url, "/websocket", hc)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", url, err)
 	}

@@ -336,10 +336,10 @@ func (s *Stream) onBlock(b *blockData) {
 	}
 }
 
-// Flush waits until every tx submitted before it has an outcome (queued
-// for Results; the caller still has to read them). Results must be read
-// concurrently only if the OnBlock hook or the caller depend on it; Flush
-// itself does not wait for delivery.
+// Flush waits until every tx submitted so far has its outcome queued for
+// Results (committed, rejected or given up on); it does not wait for the
+// reader of Results. Submissions may continue meanwhile; Flush then also
+// waits for them.
 func (s *Stream) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	idle := s.idle

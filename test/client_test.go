@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,6 +189,27 @@ func TestClientCommitModeWithoutBroadcastTxCommit(t *testing.T) {
 	if proxy.seen.Load() {
 		t.Fatal("the client called broadcast_tx_commit")
 	}
+
+	// Latency side by side (logged only): commit mode vs broadcast_tx_commit.
+	fast := c.client(3, newKey(t))
+	var viaSync, viaCommit []time.Duration
+	for i := 0; i < 20; i++ {
+		t0 := time.Now()
+		if res, err := fast.Exec(ctx, client.ModeCommit, stmt("INSERT INTO kv (k, v) VALUES (?1, 'sync')", txn.Int(int64(1000+i)))); err != nil || !res.OK() {
+			t.Fatalf("exec: %v %+v", err, res)
+		}
+		viaSync = append(viaSync, time.Since(t0))
+		raw, err := fast.Sign(ctx, []txn.Statement{stmt("INSERT INTO kv (k, v) VALUES (?1, 'commit')", txn.Int(int64(2000+i)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 = time.Now()
+		if r, err := fast.RPC().BroadcastTxCommit(ctx, raw); err != nil || r.TxResult.Code != 0 {
+			t.Fatalf("broadcast_tx_commit: %v %+v", err, r)
+		}
+		viaCommit = append(viaCommit, time.Since(t0))
+	}
+	t.Logf("commit-mode latency p50: broadcast_tx_sync + NewBlock event %v, broadcast_tx_commit %v", median(viaSync), median(viaCommit))
 
 	// Without a websocket the client polls the tx RPC instead.
 	nows, p2 := c.proxiedClient(2, newKey(t), "")
@@ -429,4 +451,10 @@ func TestClientQueryAll(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("QueryAll with an unreachable node: %v", err)
 	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
 }
