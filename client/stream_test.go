@@ -305,3 +305,91 @@ func TestQueryAllNoCommonHeight(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Commit mode through a live follower: the result comes from the block;
+// a CheckTx rejection returns at once; a tx that never comes is given up
+// after SetCommitBlocks blocks.
+func TestExecCommitThroughFollower(t *testing.T) {
+	before := runtime.NumGoroutine()
+	node := &fakeNode{decide: func(tx []byte) (uint32, string) {
+		if d, _ := txn.Decode(tx); d.Statements[0].SQL == "bad" {
+			return api.CodeSyntax, ""
+		}
+		return 0, ""
+	}}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, _ := New(srv.URL, key)
+	c.SetChainID("fake")
+	chain := newFakeChain()
+	chain.grow(3)
+	evs := &fakeEvents{subs: make(chan *fakeSub, 10)}
+	f := newFollower(c.url, chain, evs, fastTiming)
+	installFollower(t, c.url, f)
+	sub := <-evs.subs
+	ctx := ctxTimeout(t, 5*time.Second)
+
+	// The node makes a block every few milliseconds with the txs it
+	// accepted (except "lost"), announced as an event.
+	done := make(chan struct{})
+	pctx, stopProducing := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		seen := 0
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			node.mu.Lock()
+			txs := node.seen[seen:]
+			seen = len(node.seen)
+			node.mu.Unlock()
+			var in [][]byte
+			var res []*abci.ExecTxResult
+			for _, tx := range txs {
+				d, _ := txn.Decode(tx)
+				if d.Statements[0].SQL == "ok" || len(d.Groups) > 0 {
+					in = append(in, tx)
+					data, _ := json.Marshal(api.ExecData{Batch: []api.WLResult{{Code: 0}, {Code: api.CodeExecFailed}}})
+					if len(d.Groups) == 0 {
+						data, _ = json.Marshal(api.ExecData{Results: []api.StatementResult{{RowsAffected: 3}}})
+					}
+					res = append(res, &abci.ExecTxResult{Data: data})
+				}
+			}
+			h := chain.addBlock(in, res)
+			select {
+			case sub.events <- chain.block(h):
+			case <-pctx.Done():
+			}
+		}
+	}()
+	res, err := c.Exec(ctx, ModeCommit, txn.Statement{SQL: "ok"})
+	if err != nil || !res.OK() || res.Height == 0 || res.Results[0].RowsAffected != 3 {
+		t.Fatalf("ok: %v %+v", err, res)
+	}
+	res, err = c.Exec(ctx, ModeCommit, txn.Statement{SQL: "bad"})
+	if err != nil || res.Code != api.CodeSyntax || res.Height != 0 {
+		t.Fatalf("bad: %v %+v", err, res)
+	}
+	b, err := c.ExecBatch(ctx, [][]txn.Statement{{{SQL: "a"}}, {{SQL: "b"}}})
+	if err != nil || b.Height == 0 || b.WLErr(0) != nil || b.WLErr(1) == nil {
+		t.Fatalf("batch: %v %+v", err, b)
+	}
+	c.SetCommitBlocks(2)
+	_, err = c.Exec(ctx, ModeCommit, txn.Statement{SQL: "lost"})
+	if !errors.Is(err, ErrNotCommitted) {
+		t.Fatalf("lost: %v", err)
+	}
+	if fmt.Sprint(f.snapshot().Fetched) != "0" {
+		t.Errorf("blocks fetched by RPC although every event came: %+v", f.snapshot())
+	}
+	stopProducing()
+	<-done
+	stopAllFollowers()
+	srv.CloseClientConnections()
+	waitUntil(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
+}
