@@ -87,7 +87,7 @@ var defaultTiming = followerTiming{
 	poll:        200 * time.Millisecond,
 	stall:       2 * time.Second,
 	redialMin:   100 * time.Millisecond,
-	redialMax:   3 * time.Second,
+	redialMax:   time.Second,
 	dialTimeout: 5 * time.Second,
 	fetchTime:   20 * time.Second,
 }

@@ -245,9 +245,10 @@ func (s *Stream) SubmitRaw(ctx context.Context, tag any, raw []byte) error {
 	case a.inCache || (a.resent && a.r.Code == api.CodeReplayed):
 		// The node has this very tx: pending in its mempool, or already
 		// committed (perhaps before this stream followed blocks, or
-		// after an attempt that failed in transit). If the tx RPC does not
-		// know it yet, the follower will find it in its block.
-		if res, idx, ok := s.c.lookupTxIndex(ctx, hash); ok && s.f.cancelWaiter(st.w) {
+		// after an attempt that failed in transit). A block after the
+		// one the follower had reached at registration is the follower's
+		// to report; an earlier one it will never see.
+		if res, idx, ok := s.c.lookupTxIndex(ctx, hash); ok && res.Height <= st.w.height && s.f.cancelWaiter(st.w) {
 			s.resolve(st, &Outcome{Height: res.Height, Index: idx, Result: res, CommitTime: time.Now()})
 		}
 	case a.r.Code != api.CodeOK:

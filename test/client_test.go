@@ -307,11 +307,19 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 				} else if id%50 == 13 {
 					st = stmt("INSERT INTO ev (id, w) VALUES (?1, NULL)", txn.Int(int64(id))) // fails in the block
 				}
-				if err := s.Submit(ctx, id, st); err != nil {
+				var err error
+				if id%50 == 21 {
+					// A batch: its second wl-transaction repeats the key
+					// of the first and is rolled back alone.
+					err = s.SubmitBatch(ctx, id, [][]txn.Statement{{st}, {st}})
+				} else {
+					err = s.Submit(ctx, id, st)
+				}
+				if err != nil {
 					submitErrs.Store(id, err)
 				}
 				submitted.Add(1)
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(40 * time.Millisecond)
 			}
 		}()
 	}
@@ -329,8 +337,11 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 			proxy.refuseWS.Store(true)
 		}
 		t.Logf("cut %d: closed %d connections after %d submissions", k+1, proxy.cut(), submitted.Load())
+		if err := waitFor(ctx, "the stream to notice", func() bool { return s.Stats().Drops > int64(k) }); err != nil {
+			t.Fatal(err)
+		}
 		if k == 1 {
-			time.Sleep(time.Second)
+			time.Sleep(600 * time.Millisecond)
 			proxy.refuseWS.Store(false)
 		}
 	}
@@ -378,6 +389,10 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 		case o.Err != nil || !o.Included():
 			t.Errorf("tx %d: not committed: %v", id, o.Err)
 			continue
+		case id%50 == 21:
+			if !o.OK() || len(o.Result.Batch) != 2 || o.Result.Batch[0].Code != api.CodeOK || o.Result.Batch[1].Code != api.CodeExecFailed {
+				t.Errorf("batch %d: code %s batch %+v", id, codeName(o.Result.Code), o.Result.Batch)
+			}
 		case id%50 == 13:
 			if o.Result.Code != api.CodeExecFailed {
 				t.Errorf("tx %d: code %s, want exec_failed", id, codeName(o.Result.Code))
@@ -422,8 +437,20 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 	if proxy.seen.Load() {
 		t.Error("the stream called broadcast_tx_commit")
 	}
-	if _, err := c.client(0, nil).Query(ctx, 0, "SELECT count(*) FROM ev"); err != nil {
+	// Every committed insert is there: all ids but the rejected and the
+	// failing ones.
+	want := 0
+	for id := 0; id < n; id++ {
+		if id%50 != 7 && id%50 != 13 {
+			want++
+		}
+	}
+	q, err := c.client(0, nil).Query(ctx, 0, "SELECT count(*) FROM ev")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got := asInt(t, q.Rows[0][0]); got != int64(want) {
+		t.Errorf("%d rows, want %d", got, want)
 	}
 }
 
