@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +16,7 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
-	ctypes "github.com/cometbft/cometbft/rpc/core/types"
+	jsonrpcclient "github.com/cometbft/cometbft/rpc/jsonrpc/client"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/txn"
@@ -56,6 +57,9 @@ type Client struct {
 	mu      sync.Mutex
 	chainID string
 	nonce   *atomic.Uint64 // shared by every Client of this key in the process
+
+	commitBlocks atomic.Int64 // SetCommitBlocks
+	streams      map[*Stream]struct{}
 }
 
 // nonces holds one counter per signing key for the whole process, so that
@@ -83,7 +87,16 @@ func New(url string, key ed25519.PrivateKey) (*Client, error) {
 	if !strings.Contains(url, "://") {
 		url = "http://" + url
 	}
-	rpc, err := rpchttp.New(url, "/websocket")
+	hc, err := jsonrpcclient.DefaultHTTPClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", url, err)
+	}
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		// A Stream submits from many goroutines: keep their connections
+		// instead of Go's default of two idle ones per host.
+		tr.MaxIdleConnsPerHost = 64
+	}
+	rpc, err := rpchttp.NewWithClient(url, "/websocket", hc)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", url, err)
 	}
@@ -157,6 +170,9 @@ type Result struct {
 	Error   string                `json:"error,omitempty"`
 	Failure *api.FailureData      `json:"failure,omitempty"`
 	Results []api.StatementResult `json:"results,omitempty"`
+	// Batch holds one outcome per wl-transaction of a committed batch
+	// envelope (see ExecBatch); Results is then empty.
+	Batch []api.WLResult `json:"batch,omitempty"`
 }
 
 // OK reports whether the tx was accepted (and, in commit mode, applied).
@@ -191,6 +207,14 @@ func (c *Client) Exec(ctx context.Context, mode Mode, stmts ...txn.Statement) (*
 }
 
 // Broadcast submits an already signed envelope.
+//
+// ModeCommit submits with broadcast_tx_sync (CometBFT documents
+// broadcast_tx_commit as fit for testing only) and waits for the block
+// that carries the tx, learnt from a NewBlock websocket subscription that
+// every Client of the node in this process shares, or, if no subscription
+// can be had, by polling the tx RPC. A CheckTx rejection returns at once
+// with its code (Height 0). A tx not committed within SetCommitBlocks
+// blocks returns an error wrapping ErrNotCommitted.
 func (c *Client) Broadcast(ctx context.Context, mode Mode, raw []byte) (*Result, error) {
 	hash := strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
 	switch mode {
@@ -206,20 +230,9 @@ func (c *Client) Broadcast(ctx context.Context, mode Mode, raw []byte) (*Result,
 		}
 		return &Result{Hash: hash, Code: r.Code, Error: r.Log}, nil
 	case ModeCommit, "":
-		r, err := c.rpc.BroadcastTxCommit(ctx, raw)
-		if err != nil {
-			return nil, c.wrap("broadcast_tx_commit", err)
-		}
-		return commitResult(hash, r), nil
+		return c.broadcastCommit(ctx, raw)
 	}
 	return nil, fmt.Errorf("unknown mode %q", mode)
-}
-
-func commitResult(hash string, r *ctypes.ResultBroadcastTxCommit) *Result {
-	if r.CheckTx.Code != api.CodeOK {
-		return &Result{Hash: hash, Code: r.CheckTx.Code, Error: r.CheckTx.Log}
-	}
-	return ExecResult(hash, r.Height, &r.TxResult)
 }
 
 // ExecResult converts a committed tx's result.
@@ -232,6 +245,7 @@ func ExecResult(hash string, height int64, r *abci.ExecTxResult) *Result {
 			return res
 		}
 		res.Results = d.Results
+		res.Batch = d.Batch
 		return res
 	}
 	var f api.FailureData

@@ -1,6 +1,24 @@
 // Package client is the Go client of a relchain network. It speaks only
 // CometBFT's RPC: it signs bc-transactions (package txn) with a client key,
-// submits them in commit, sync or async mode, runs read-only SQL through
-// abci_query, and reads node status. It never imports the application or
-// a backend.
+// submits them, runs read-only SQL through abci_query, and reads node
+// status. It never imports the application or a backend.
+//
+// The paper's three ways of submitting (section 3.4):
+//
+//   - sync: Exec(ctx, ModeCommit, stmts...) submits one wl-transaction as
+//     one bc-transaction with broadcast_tx_sync and waits for its block;
+//   - pseudo-sync: ExecBatch submits k wl-transactions in one batch
+//     envelope and waits, returning one outcome per wl-transaction;
+//   - async: a Stream (the RPC-sender and RPC-listener of Figure 1) hands
+//     txs over with Submit and reports each one's outcome exactly once on
+//     Results.
+//
+// Commit mode and streams learn of committed blocks from one NewBlock
+// websocket subscription per node and process, shared by every Client of
+// that node. It survives a lost connection: it resubscribes and fetches
+// the blocks it missed with the block and block_results RPCs, so every
+// height is seen once, in order.
+//
+// Reads: Query asks one node; QueryAll asks several at one height and
+// reports a node whose answer differs (a single node may be byzantine).
 package client

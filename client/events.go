@@ -1,0 +1,252 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	cmtjson "github.com/cometbft/cometbft/libs/json"
+	ctypes "github.com/cometbft/cometbft/rpc/core/types"
+	cmttypes "github.com/cometbft/cometbft/types"
+	"github.com/gorilla/websocket"
+)
+
+// rpcSource reads blocks with the block and block_results RPCs.
+type rpcSource struct{ c *Client }
+
+func (s *rpcSource) latest(ctx context.Context) (int64, error) {
+	st, err := s.c.rpc.Status(ctx)
+	if err != nil {
+		return 0, s.c.wrap("status", err)
+	}
+	return st.SyncInfo.LatestBlockHeight, nil
+}
+
+func (s *rpcSource) fetch(ctx context.Context, h int64) (*blockData, error) {
+	blk, err := s.c.rpc.Block(ctx, &h)
+	if err != nil {
+		return nil, s.c.wrap(fmt.Sprintf("block %d", h), err)
+	}
+	res, err := s.c.rpc.BlockResults(ctx, &h)
+	if err != nil {
+		return nil, s.c.wrap(fmt.Sprintf("block_results %d", h), err)
+	}
+	if blk.Block == nil {
+		return nil, fmt.Errorf("block %d on node %s: empty answer", h, s.c.url)
+	}
+	txs := make([][]byte, len(blk.Block.Txs))
+	for i, tx := range blk.Block.Txs {
+		txs[i] = tx
+	}
+	b, err := newBlockData(h, blk.Block.Time, txs, res.TxsResults)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", s.c.url, err)
+	}
+	return b, nil
+}
+
+// newBlockQuery is the subscription's query.
+const newBlockQuery = "tm.event='NewBlock'"
+
+// wsURL turns an RPC address into its websocket endpoint.
+func wsURL(rpcURL string) (string, error) {
+	u, err := url.Parse(rpcURL)
+	if err != nil {
+		return "", err
+	}
+	switch u.Scheme {
+	case "http", "tcp", "ws":
+		u.Scheme = "ws"
+	case "https", "wss":
+		u.Scheme = "wss"
+	default:
+		return "", fmt.Errorf("no websocket for scheme %q", u.Scheme)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/websocket"
+	return u.String(), nil
+}
+
+// wsSource subscribes to NewBlock events over CometBFT's websocket. It
+// speaks the JSON-RPC itself rather than through rpc/client/http's
+// WSEvents, which reconnects silently (so a caller cannot know events were
+// lost), drops events when its channel is full, and does not notice a
+// connection that was cut without a close frame.
+type wsSource struct {
+	url  string
+	node string
+}
+
+const (
+	wsPingEvery = 5 * time.Second
+	wsReadWait  = 20 * time.Second // without any message or pong
+	wsWriteWait = 5 * time.Second
+)
+
+func (s *wsSource) subscribe(ctx context.Context) (eventSub, error) {
+	d := websocket.Dialer{HandshakeTimeout: wsWriteWait}
+	conn, _, err := d.DialContext(ctx, s.url, nil) //nolint:bodyclose // gorilla closes it
+	if err != nil {
+		return nil, fmt.Errorf("websocket %s of node %s: %w", s.url, s.node, err)
+	}
+	fail := func(what string, err error) (eventSub, error) {
+		conn.Close()
+		return nil, fmt.Errorf("websocket of node %s: %s: %w", s.node, what, err)
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(wsReadWait)
+	}
+	_ = conn.SetWriteDeadline(deadline)
+	req := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "subscribe", "params": map[string]any{"query": newBlockQuery}}
+	if err := conn.WriteJSON(req); err != nil {
+		return fail("send subscribe", err)
+	}
+	_ = conn.SetWriteDeadline(time.Time{})
+	// The acknowledgement may come after the first events: keep those.
+	var early []*blockData
+	_ = conn.SetReadDeadline(deadline)
+	for {
+		_, data, err := conn.ReadMessage()
+		if err != nil {
+			return fail("read subscribe answer", err)
+		}
+		b, ack, err := parseWSMessage(data)
+		if err != nil {
+			return fail("subscribe", err)
+		}
+		if ack {
+			break
+		}
+		if b != nil {
+			early = append(early, b)
+		}
+	}
+	sub := &wsSub{conn: conn, events: make(chan *blockData, 64+len(early)), errc: make(chan error, 1), closed: make(chan struct{})}
+	for _, b := range early {
+		sub.events <- b
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(wsReadWait))
+	conn.SetPongHandler(func(string) error {
+		return conn.SetReadDeadline(time.Now().Add(wsReadWait))
+	})
+	sub.wg.Add(2)
+	go sub.read()
+	go sub.ping()
+	return sub, nil
+}
+
+// parseWSMessage reads one JSON-RPC message of the subscription: the
+// acknowledgement ({} result), a NewBlock event, or an error (the node
+// refused or cancelled the subscription, e.g. because this client was too
+// slow).
+func parseWSMessage(data []byte) (b *blockData, ack bool, err error) {
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    string `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return nil, false, fmt.Errorf("undecodable message: %w", err)
+	}
+	if resp.Error != nil {
+		return nil, false, fmt.Errorf("node says: %s %s (code %d)", resp.Error.Message, resp.Error.Data, resp.Error.Code)
+	}
+	r := strings.TrimSpace(string(resp.Result))
+	if r == "" || r == "{}" || r == "null" {
+		return nil, true, nil
+	}
+	var ev ctypes.ResultEvent
+	if err := cmtjson.Unmarshal(resp.Result, &ev); err != nil {
+		return nil, false, fmt.Errorf("undecodable event: %w", err)
+	}
+	nb, ok := ev.Data.(cmttypes.EventDataNewBlock)
+	if !ok {
+		return nil, false, nil
+	}
+	if nb.Block == nil {
+		return nil, false, errors.New("NewBlock event without a block")
+	}
+	txs := make([][]byte, len(nb.Block.Txs))
+	for i, tx := range nb.Block.Txs {
+		txs[i] = tx
+	}
+	b, err = newBlockData(nb.Block.Height, nb.Block.Time, txs, nb.ResultFinalizeBlock.TxResults)
+	return b, false, err
+}
+
+type wsSub struct {
+	conn   *websocket.Conn
+	events chan *blockData
+	errc   chan error
+	closed chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+}
+
+func (s *wsSub) Events() <-chan *blockData { return s.events }
+func (s *wsSub) Err() <-chan error         { return s.errc }
+
+func (s *wsSub) Close() {
+	s.once.Do(func() {
+		close(s.closed)
+		_ = s.conn.Close()
+	})
+	s.wg.Wait()
+}
+
+func (s *wsSub) fail(err error) {
+	select {
+	case s.errc <- err:
+	default:
+	}
+}
+
+func (s *wsSub) read() {
+	defer s.wg.Done()
+	for {
+		_, data, err := s.conn.ReadMessage()
+		if err != nil {
+			s.fail(err)
+			return
+		}
+		_ = s.conn.SetReadDeadline(time.Now().Add(wsReadWait))
+		b, _, err := parseWSMessage(data)
+		if err != nil {
+			s.fail(err)
+			return
+		}
+		if b == nil {
+			continue
+		}
+		select {
+		case s.events <- b:
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+func (s *wsSub) ping() {
+	defer s.wg.Done()
+	t := time.NewTicker(wsPingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.closed:
+			return
+		case <-t.C:
+			if err := s.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)); err != nil {
+				s.fail(err)
+				return
+			}
+		}
+	}
+}
