@@ -179,7 +179,13 @@ func measureCeiling(ctx context.Context, o Options, res *Result) error {
 	defer n.StopAll()
 	kcfg := Config{Workload: "kvstore", Mode: "commit", Clients: o.Config.Clients, Txs: res.BCTxs, Nodes: RPCs(n), Seed: o.Config.Seed}
 	if o.Config.Mode == ModeAsync {
+		// As many submitters as the run had in flight.
 		kcfg.Mode = ModeAsync
+		inflight := o.Config.Inflight
+		if inflight < 1 {
+			inflight = DefaultInflight
+		}
+		kcfg.Clients *= inflight
 	}
 	if kcfg.Txs == 0 {
 		kcfg.Txs = res.Txs

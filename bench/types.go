@@ -45,6 +45,9 @@ type Config struct {
 	// Mix restricts a workload to some transaction kinds (for example
 	// TPC-C "NewOrder"); empty means the workload's standard mix.
 	Mix []string
+	// Inflight is how many bc-transactions an async client submits
+	// concurrently (0: DefaultInflight).
+	Inflight int
 	// Progress, when set, is called with the number of wl-transactions
 	// done.
 	Progress func(done int)
@@ -138,4 +141,8 @@ type Result struct {
 	// over the ceiling's (sync, pseudo).
 	RatioToCeiling float64   `json:"ratio_to_ceiling,omitempty"`
 	Started        time.Time `json:"started"`
+
+	// blockLatency holds the async latencies (ms) of each height's
+	// wl-transactions until PerBlock is filled.
+	blockLatency map[int64][]float64
 }
