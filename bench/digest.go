@@ -21,11 +21,25 @@ import (
 // compared: values are canonicalized (numbers by value, whatever their
 // type or spelling), so the same rows give the same digest on both.
 func TableDigest(ctx context.Context, q workload.Querier, tables []workload.Table) (string, error) {
+	ds, err := TableDigests(ctx, q, tables)
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
 	for _, t := range tables {
+		fmt.Fprintf(h, "%s %s\n", t.Name, ds[t.Name])
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// TableDigests returns each table's digest (see TableDigest).
+func TableDigests(ctx context.Context, q workload.Querier, tables []workload.Table) (map[string]string, error) {
+	out := make(map[string]string, len(tables))
+	for _, t := range tables {
+		h := sha256.New()
 		rows, err := q.Query(ctx, fmt.Sprintf("SELECT * FROM %s ORDER BY %s", t.Name, strings.Join(t.Key, ", ")))
 		if err != nil {
-			return "", fmt.Errorf("digest %s: %w", t.Name, err)
+			return nil, fmt.Errorf("digest %s: %w", t.Name, err)
 		}
 		fmt.Fprintf(h, "table %s %d\n", t.Name, len(rows))
 		for _, r := range rows {
@@ -38,8 +52,28 @@ func TableDigest(ctx context.Context, q workload.Querier, tables []workload.Tabl
 			}
 			h.Write([]byte{'\n'})
 		}
+		out[t.Name] = hex.EncodeToString(h.Sum(nil))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return out, nil
+}
+
+// DiffTables names the tables whose digests differ between two databases.
+func DiffTables(ctx context.Context, a, b workload.Querier, tables []workload.Table) ([]string, error) {
+	da, err := TableDigests(ctx, a, tables)
+	if err != nil {
+		return nil, err
+	}
+	db, err := TableDigests(ctx, b, tables)
+	if err != nil {
+		return nil, err
+	}
+	var diff []string
+	for _, t := range tables {
+		if da[t.Name] != db[t.Name] {
+			diff = append(diff, t.Name)
+		}
+	}
+	return diff, nil
 }
 
 func canonical(v any) string {

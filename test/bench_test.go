@@ -86,3 +86,67 @@ func TestBenchSmallbankSyncConservesMoneyAndMatchesTheBaseline(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchSmallbankAsyncAndPseudoMatchTheBaseline runs Smallbank async
+// (outcomes from the results stream, the baseline grouped per block as the
+// chain grouped it) and pseudo-sync (batches of 25 wl-transactions, one
+// db-transaction per batch in the baseline), both verified.
+func TestBenchSmallbankAsyncAndPseudoMatchTheBaseline(t *testing.T) {
+	t.Run("async", func(t *testing.T) {
+		r := runBench(t, "sqlite", "--workload", "smallbank", "--scale", "500", "--txs", "600", "--mode", "async", "--clients", "2", "--baseline")
+		requireRun(t, r, 600)
+		requireBaseline(t, r)
+		withLatency := 0
+		for _, b := range r.PerBlock {
+			if b.WLTxs > 0 && b.LatencyMS > 0 {
+				withLatency++
+			}
+		}
+		if withLatency == 0 {
+			t.Fatalf("no block carries its wl-transactions' latency: %+v", r.PerBlock)
+		}
+	})
+	t.Run("pseudo", func(t *testing.T) {
+		r := runBench(t, "sqlite", "--workload", "smallbank", "--scale", "500", "--txs", "500", "--mode", "pseudo", "--wl-per-bc", "25", "--baseline")
+		requireRun(t, r, 500)
+		requireBaseline(t, r)
+		if r.WLPerBC != 25 || r.BCTxs >= 25 {
+			t.Fatalf("wl_per_bc %d, %d bc-transactions for 500 wl-transactions: want 25 and at most 20 (plus reads)", r.WLPerBC, r.BCTxs)
+		}
+	})
+}
+
+// TestBenchTPCCKeepsConsistencyConditions runs TPC-C NewOrder, Payment and
+// OrderStatus on both backends (stored procedures on PostgreSQL,
+// multi-statement wl-transactions on SQLite): --verify fails unless the
+// specification's consistency conditions 1-4 hold on the chain afterwards
+// and the baseline reached the same state.
+func TestBenchTPCCKeepsConsistencyConditions(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			r := runBench(t, backend, "--workload", "tpcc", "--scale", "1", "--txs", "150", "--mode", "async",
+				"--mix", "NewOrder:45,Payment:43,OrderStatus:4", "--baseline")
+			requireRun(t, r, 150)
+			requireBaseline(t, r)
+			for _, k := range []string{"NewOrder", "Payment", "OrderStatus"} {
+				if r.Kinds[k] == nil || r.Kinds[k].Count == 0 {
+					t.Errorf("no %s in the run: %v", k, r.Kinds)
+				}
+			}
+		})
+	}
+}
+
+// TestBenchYCSBKeepsRecordsAndSizes runs YCSB workload A (reads through
+// the query path, updates through consensus) and F (read-modify-write):
+// --verify fails unless the record count, the keys and every field's size
+// hold afterwards and each updated field holds the last value written.
+func TestBenchYCSBKeepsRecordsAndSizes(t *testing.T) {
+	for _, w := range []string{"ycsb-a", "ycsb-f"} {
+		t.Run(w, func(t *testing.T) {
+			r := runBench(t, "sqlite", "--workload", w, "--scale", "2000", "--txs", "300", "--mode", "async", "--distribution", "zipfian", "--baseline")
+			requireRun(t, r, 300)
+			requireBaseline(t, r)
+		})
+	}
+}

@@ -3,6 +3,7 @@ package raw
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -264,7 +265,7 @@ func normalizePG(v any) any {
 	case nil, int64, int32, int16, float64, float32, string, bool, []byte:
 		return workload.Normalize(x)
 	}
-	if vr, ok := v.(interface{ Value() (any, error) }); ok {
+	if vr, ok := v.(driver.Valuer); ok {
 		if dv, err := vr.Value(); err == nil {
 			return workload.Normalize(dv)
 		}

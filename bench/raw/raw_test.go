@@ -74,3 +74,18 @@ func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
 		})
 	}
 }
+
+func TestQueryRendersPostgresNumericAsItsDecimalText(t *testing.T) {
+	ctx := context.Background()
+	c, err := open(t, workload.Postgres).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.Query(ctx, "SELECT 59.27::numeric(12,2), 0.0418::numeric(4,4)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows); got != "[[59.27 0.0418]]" {
+		t.Fatalf("numeric values read as %s, want [[59.27 0.0418]]", got)
+	}
+}
