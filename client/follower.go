@@ -242,7 +242,8 @@ func (f *follower) run(sub eventSub) {
 			}
 		}
 		if sub == nil && f.events != nil && !time.Now().Before(nextDial) {
-			dctx, cancel := context.WithTimeout(f.ctx, f.timing.dialTimeout)
+			// A short bound: the follower does not poll while it dials.
+			dctx, cancel := context.WithTimeout(f.ctx, min(f.timing.dialTimeout, 2*time.Second))
 			s, err := f.events.subscribe(dctx)
 			cancel()
 			if err != nil {
@@ -257,7 +258,7 @@ func (f *follower) run(sub eventSub) {
 				f.mu.Unlock()
 				// Whatever was committed while there was no
 				// subscription is fetched now, before the next event.
-				poll = true
+				poll, behind = true, true
 			}
 		}
 		if poll {
