@@ -146,6 +146,8 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 			if f.cancelWaiter(w) {
 				return nil, fmt.Errorf("wait for tx %s on node %s: %w", hash, c.url, ctx.Err())
 			}
+			// A block resolved it just now: its result is on the way.
+			return <-got, nil
 		case <-tick.C:
 			if n := f.height() - w.height; n > c.maxBlocks() && f.cancelWaiter(w) {
 				return nil, fmt.Errorf("tx %s on node %s: %w within %d blocks (evicted from the mempool?)", hash, c.url, ErrNotCommitted, n)

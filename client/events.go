@@ -226,6 +226,7 @@ func (s *wsSub) read() {
 		if b == nil {
 			continue
 		}
+		b.size = len(data)
 		select {
 		case s.events <- b:
 		case <-s.closed:

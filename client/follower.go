@@ -23,6 +23,7 @@ type blockData struct {
 	Txs     [][]byte
 	Hashes  []string // upper-case hex SHA-256 of each tx, as CometBFT
 	Results []*abci.ExecTxResult
+	size    int // bytes of the event message it came in (0: fetched)
 }
 
 func newBlockData(height int64, t time.Time, txs [][]byte, results []*abci.ExecTxResult) (*blockData, error) {
@@ -100,6 +101,8 @@ type FollowStats struct {
 	Duplicates int64 // events ignored because their height was already processed
 	Subscribed int64 // successful subscriptions (the first plus reconnects)
 	Drops      int64 // subscriptions lost
+	// MaxEventBytes is the largest NewBlock event message received.
+	MaxEventBytes int64
 }
 
 // follower follows the committed blocks of one node, each height exactly
@@ -239,7 +242,8 @@ func (f *follower) run(sub eventSub) {
 			}
 		}
 		if sub == nil && f.events != nil && !time.Now().Before(nextDial) {
-			dctx, cancel := context.WithTimeout(f.ctx, f.timing.dialTimeout)
+			// A short bound: the follower does not poll while it dials.
+			dctx, cancel := context.WithTimeout(f.ctx, min(f.timing.dialTimeout, 2*time.Second))
 			s, err := f.events.subscribe(dctx)
 			cancel()
 			if err != nil {
@@ -254,15 +258,24 @@ func (f *follower) run(sub eventSub) {
 				f.mu.Unlock()
 				// Whatever was committed while there was no
 				// subscription is fetched now, before the next event.
-				poll = true
+				poll, behind = true, true
 			}
 		}
 		if poll {
 			f.mu.Lock()
-			quiet := time.Since(f.lastEvent) >= f.timing.stall
+			quiet := time.Since(f.lastEvent)
 			f.mu.Unlock()
-			if sub == nil || behind || quiet {
-				behind = !f.catchUp()
+			switch {
+			case sub == nil || behind:
+				behind = !f.catchUp(0)
+			case quiet >= 3*f.timing.stall:
+				// An event was lost (a node drops events it cannot write
+				// to a slow client) and the chain went quiet.
+				behind = !f.catchUp(0)
+			case quiet >= f.timing.stall:
+				// Blocks are slow, or events are lost: fetch all but the
+				// newest block, whose event may be on its way.
+				behind = !f.catchUp(1)
 			}
 		}
 	}
@@ -285,20 +298,22 @@ func (f *follower) onEvent(b *blockData) bool {
 	}
 	f.mu.Lock()
 	f.stats.Events++
+	f.stats.MaxEventBytes = max(f.stats.MaxEventBytes, int64(b.size))
 	f.mu.Unlock()
 	f.deliver(b)
 	return true
 }
 
 // catchUp fetches every block after the last delivered one up to the
-// node's committed height; false if it could not get them all.
-func (f *follower) catchUp() bool {
+// node's committed height less spare; false if it could not get them all.
+func (f *follower) catchUp(spare int64) bool {
 	ctx, cancel := context.WithTimeout(f.ctx, f.timing.fetchTime)
 	h, err := f.src.latest(ctx)
 	cancel()
 	if err != nil {
 		return false
 	}
+	h -= spare
 	f.mu.Lock()
 	last := f.last
 	f.mu.Unlock()

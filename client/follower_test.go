@@ -310,3 +310,23 @@ func (failingSource) latest(context.Context) (int64, error) { return 0, errors.N
 func (failingSource) fetch(context.Context, int64) (*blockData, error) {
 	return nil, errors.New("down")
 }
+
+// After a resubscription the follower fetches what it missed at once, not
+// only when the next event or the stall poll comes.
+func TestFollowerCatchesUpOnResubscribe(t *testing.T) {
+	chain := newFakeChain()
+	chain.grow(3)
+	evs := &fakeEvents{subs: make(chan *fakeSub, 10)}
+	timing := fastTiming
+	timing.stall = time.Hour
+	f := newFollower("fake", chain, evs, timing)
+	if err := f.start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	sub := <-evs.subs
+	chain.grow(9) // committed, but its events are lost with the connection
+	sub.errc <- errors.New("EOF")
+	<-evs.subs
+	waitUntil(t, "block 9", func() bool { return f.height() == 9 })
+}

@@ -393,3 +393,70 @@ func TestExecCommitThroughFollower(t *testing.T) {
 	srv.CloseClientConnections()
 	waitUntil(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
 }
+
+// A submission cut in transit is sent again; the node already has it
+// ("tx already exists in cache"), so the stream keeps waiting and reports
+// it, once, from its block.
+func TestStreamResendsAfterTransportFailure(t *testing.T) {
+	node := &fakeNode{}
+	calls := 0
+	node.decide = func([]byte) (uint32, string) {
+		calls++
+		if calls == 2 {
+			return 0, "tx already exists in cache"
+		}
+		return 0, ""
+	}
+	var mu sync.Mutex
+	cut := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		first := cut
+		cut = false
+		mu.Unlock()
+		node.ServeHTTP(w, r)
+		if first { // the node took the tx, the answer is lost
+			hj, _ := w.(http.Hijacker)
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+		}
+	}))
+	defer srv.Close()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, _ := New(srv.URL, key)
+	c.SetChainID("fake")
+	chain := newFakeChain()
+	f := newFollower(c.url, chain, nil, fastTiming)
+	installFollower(t, c.url, f)
+	defer stopAllFollowers()
+	ctx := ctxTimeout(t, 5*time.Second)
+	s, err := c.Stream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(ctx, "x", txn.Statement{SQL: "x"}); err != nil {
+		t.Fatalf("submit: %v", err)
+	}
+	if calls != 2 {
+		t.Fatalf("%d broadcasts, want 2", calls)
+	}
+	node.mu.Lock()
+	raw := node.seen[0]
+	node.mu.Unlock()
+	chain.addBlock([][]byte{raw}, []*abci.ExecTxResult{{Data: []byte(`{"results":[]}`)}})
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	n := 0
+	for o := range s.Results() {
+		n++
+		if !o.OK() || o.Height != 1 {
+			t.Errorf("%+v", o)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d outcomes", n)
+	}
+}
