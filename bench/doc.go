@@ -1,5 +1,16 @@
-// Package bench holds relchain's workloads and the runner that measures
-// them against a running network, as a library: the `relchain bench`
-// command and testing.B benchmarks share it. It talks to nodes only through
-// the client package.
+// Package bench measures relchain the way "A Relational Blockchain" (BTW
+// 2023) did, as a library that `relchain bench`, `relchain bench paper`
+// and tests share. It talks to nodes only through the client package.
+//
+// A measurement (Measure) starts a loopback network (StartNetwork), sets a
+// workload (package workload and its implementations smallbank, tpcc,
+// ycsb) up through consensus (SetupWorkload), runs it in one of the
+// paper's modes (RunWorkload: sync, pseudo-sync, async) and records a
+// Trace of what the chain executed; then, on request, replays that trace on
+// a standalone database of the same backend (package raw, RunBaseline),
+// checks the workload's consistency conditions and compares the two final
+// states (TableDigests), and measures CometBFT's kvstore on an identically
+// configured network (the ceiling). RunMicro keeps relchain's own
+// micro-workloads (single-row UPDATEs, kvstore txs). DESIGN.md says why it
+// is built this way.
 package bench
