@@ -127,6 +127,11 @@ func paperPostgres(ctx context.Context, mode, dir string) (string, func(), error
 			fmt.Fprintln(os.Stderr, "PostgreSQL is not installed here: skipping its points (install it, or pass --postgres DSN-TEMPLATE)")
 			return "", func() {}, nil
 		}
+		// PostgreSQL refuses to run as root, so pgtest runs it as the
+		// "postgres" user, which must be able to reach its directory.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return "", nil, err
+		}
 		pgdir := filepath.Join(dir, "postgres")
 		if err := os.MkdirAll(pgdir, 0o755); err != nil {
 			return "", nil, err
