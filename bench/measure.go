@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,10 @@ type Options struct {
 	// Verify checks the workload's consistency on the chain afterwards
 	// and, with Baseline, that the baseline reached the same state.
 	Verify bool
+	// Admin, for an existing permissioned network (Nodes), is an admin
+	// key: it signs the setup and grants the benchmark's clients write
+	// access. Networks the benchmark starts are open.
+	Admin ed25519.PrivateKey
 	// Log receives progress lines (network starts, setup times).
 	Log io.Writer
 }
@@ -63,7 +68,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	if cfg.Dialect == "" {
 		cfg.Dialect = o.Network.Backend
 	}
-	took, err := SetupWorkload(ctx, nodes[0], cfg.Dialect, o.Workload)
+	took, err := SetupWorkload(ctx, nodes[0], cfg, o.Workload, o.Admin)
 	if err != nil {
 		return nil, err
 	}

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"time"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
@@ -13,16 +15,35 @@ import (
 
 // SetupWorkload creates the workload's schema and initial state through
 // consensus, one bc-transaction at a time, and returns how long it took.
-func SetupWorkload(ctx context.Context, node, dialect string, w workload.Workload) (time.Duration, error) {
-	bcs, err := w.Setup(dialect)
+// It returns once the node's application has committed the last of them:
+// a client learns that a block is final (and its results) before the
+// application's Commit has finished, and a measurement must not start
+// while a setup block is still being committed.
+//
+// admin signs the setup (nil: a key of the benchmark's own; enough on an
+// open network). On a permissioned network admin must be an admin key, and
+// it also grants every benchmark client (Config.Clients of them) write
+// access to every table.
+func SetupWorkload(ctx context.Context, node string, cfg Config, w workload.Workload, admin ed25519.PrivateKey) (time.Duration, error) {
+	bcs, err := w.Setup(cfg.Dialect)
 	if err != nil {
 		return 0, fmt.Errorf("%s setup: %w", w.Name(), err)
 	}
-	c, err := client.New(node, clientKey(^uint64(0), 0))
+	if admin == nil {
+		admin = clientKey(^uint64(0), 0)
+	} else {
+		grants := make([]txn.Statement, 0, max(cfg.Clients, 1))
+		for i := 0; i < max(cfg.Clients, 1); i++ {
+			grants = append(grants, client.GrantWrite(clientKey(cfg.Seed, i).Public().(ed25519.PublicKey), api.AllTables))
+		}
+		bcs = append([][]txn.Statement{grants}, bcs...)
+	}
+	c, err := client.New(node, admin)
 	if err != nil {
 		return 0, err
 	}
 	t0 := time.Now()
+	var last int64
 	for i, stmts := range bcs {
 		r, err := c.Exec(ctx, client.ModeCommit, stmts...)
 		if err != nil {
@@ -30,6 +51,21 @@ func SetupWorkload(ctx context.Context, node, dialect string, w workload.Workloa
 		}
 		if err := r.Err(); err != nil {
 			return 0, fmt.Errorf("%s setup bc-transaction %d of %d: %w", w.Name(), i+1, len(bcs), err)
+		}
+		last = r.Height
+	}
+	for {
+		h, err := latestHeight(ctx, c)
+		if err != nil {
+			return 0, err
+		}
+		if h >= last {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	return time.Since(t0), nil

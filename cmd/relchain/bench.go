@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/relchain/relchain/bench"
+	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/node"
 )
 
@@ -37,6 +38,8 @@ type benchFlags struct {
 	slowGossip  bool
 	gateOff     bool
 	quiet       bool
+	home        string
+	keyFile     string
 	timeout     time.Duration
 }
 
@@ -92,6 +95,8 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.cfg.Submit, "submit", "sync", "update workload, async mode: broadcast_tx_sync (sync) or broadcast_tx_async (async)")
 	fl.IntVar(&f.cfg.Rows, "rows", 100000, "rows of the update workload's table")
 	fl.StringVar(&f.nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
+	fl.StringVar(&f.keyFile, "key", "", "with --nodes on a permissioned network: an admin key file, which signs the setup and grants the benchmark's clients (default: the home's default key)")
+	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
 	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL database for the baseline (default: --dsn-template with a fresh name)")
 	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
@@ -164,6 +169,9 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	}
 	if f.nodes != "" {
 		o.Nodes = strings.Split(f.nodes, ",")
+		if err := f.useAdmin(ctx, &o); err != nil {
+			return err
+		}
 	}
 	res, err := bench.Measure(ctx, o)
 	if bar != nil {
@@ -174,6 +182,33 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	}
 	printBenchResult(res)
 	return writeJSON(f.output, res)
+}
+
+// useAdmin sets the admin key for a permissioned existing network.
+func (f *benchFlags) useAdmin(ctx context.Context, o *bench.Options) error {
+	c, err := client.New(o.Nodes[0], nil)
+	if err != nil {
+		return err
+	}
+	g, err := c.Grants(ctx)
+	if err != nil {
+		return err
+	}
+	if g.Open {
+		return nil
+	}
+	key, err := loadKey(f.home, f.keyFile)
+	if err != nil {
+		return fmt.Errorf("the network is permissioned: the benchmark needs an admin key (--key): %w", err)
+	}
+	pub := key.PublicHex()
+	for _, a := range g.Admins {
+		if a == pub {
+			o.Admin = key.Private
+			return nil
+		}
+	}
+	return fmt.Errorf("the network is permissioned and key %s is not one of its admins: pass an admin's key with --key", pub[:16]+"…")
 }
 
 // checkWritable fails early, before a long measurement, when the result
