@@ -212,30 +212,32 @@ func read(ctx context.Context, c *client.Client, wl workload.WL) (int64, error) 
 
 // runWaiting is sync and pseudo-sync mode: every client sends one
 // bc-transaction of WLPerBC write wl-transactions at a time and waits for
-// its block; reads go through the query path as they come.
+// its block; reads go through the query path as they come. In pseudo-sync
+// mode a client prepares its next batch (and runs the reads that come
+// before it) while the previous one is in flight, as an application
+// would; sync mode stays strictly sequential, one wl-transaction after the
+// other.
 func runWaiting(ctx context.Context, cfg Config, w workload.Workload, clients []*client.Client, rec *recorder, res *Result, tr *Trace) error {
 	tr.Clients = make([][]Step, len(clients))
 	var mu sync.Mutex
 	var bcs atomic.Int64
+	pseudo := cfg.Mode == ModePseudo
 	err := runClients(len(clients), func(ci int) error {
 		c := clients[ci]
 		gen := w.Generator(cfg.Dialect, cfg.Seed, ci)
 		n := split(cfg.Txs, len(clients), ci)
 		var steps []Step
-		var pending []workload.WL
-		flush := func() error {
-			if len(pending) == 0 {
-				return nil
-			}
+		// send executes one batch and records its outcome.
+		send := func(batch []workload.WL) error {
 			t0 := time.Now()
-			outs, err := execBC(ctx, c, pending, cfg.Mode == ModePseudo)
+			outs, err := execBC(ctx, c, batch, pseudo)
 			d := time.Since(t0)
 			if err != nil {
 				return err
 			}
 			bcs.Add(1)
-			applied := make([]workload.Applied, len(pending))
-			for i, wl := range pending {
+			applied := make([]workload.Applied, len(batch))
+			for i, wl := range batch {
 				o := outs[i]
 				if o.Code != api.CodeOK && !wl.MayFail && o.Code != api.CodeExecFailed {
 					return fmt.Errorf("client %d: %s rejected (code %d %s): %s", ci, wl.Kind, o.Code, api.CodeName(o.Code), o.Log)
@@ -243,18 +245,50 @@ func runWaiting(ctx context.Context, cfg Config, w workload.Workload, clients []
 				rec.add(wl.Kind, o.Code == api.CodeOK, d)
 				applied[i] = workload.Applied{WL: wl, Code: o.Code, Results: o.Results}
 			}
-			steps = append(steps, Step{WLs: append([]workload.WL(nil), pending...)})
 			mu.Lock()
 			tr.Applied = append(tr.Applied, applied...)
 			mu.Unlock()
-			pending = pending[:0]
 			return nil
 		}
+		// The batch in flight, if any: its result arrives on inflight.
+		var inflight chan error
+		var inflightBatch []workload.WL
+		wait := func() error {
+			if inflight == nil {
+				return nil
+			}
+			err := <-inflight
+			inflight = nil
+			steps = append(steps, Step{WLs: inflightBatch})
+			return err
+		}
+		flush := func(batch []workload.WL) error {
+			if len(batch) == 0 {
+				return nil
+			}
+			if !pseudo {
+				if err := send(batch); err != nil {
+					return err
+				}
+				steps = append(steps, Step{WLs: batch})
+				return nil
+			}
+			// One batch in flight per client: wait for the previous one,
+			// then send this one and return to prepare the next.
+			if err := wait(); err != nil {
+				return err
+			}
+			inflight, inflightBatch = make(chan error, 1), batch
+			go func(ch chan error) { ch <- send(batch) }(inflight)
+			return nil
+		}
+		var pending []workload.WL
 		for k := 0; k < n; k++ {
 			wl := gen.Next()
 			if wl.ReadOnly {
 				t0 := time.Now()
 				if _, err := read(ctx, c, wl); err != nil {
+					_ = wait()
 					return fmt.Errorf("client %d: %w", ci, err)
 				}
 				rec.add(wl.Kind, true, time.Since(t0))
@@ -263,12 +297,18 @@ func runWaiting(ctx context.Context, cfg Config, w workload.Workload, clients []
 			}
 			pending = append(pending, wl)
 			if len(pending) == cfg.WLPerBC {
-				if err := flush(); err != nil {
+				if err := flush(pending); err != nil {
+					_ = wait()
 					return err
 				}
+				pending = nil
 			}
 		}
-		if err := flush(); err != nil {
+		if err := flush(pending); err != nil {
+			_ = wait()
+			return err
+		}
+		if err := wait(); err != nil {
 			return err
 		}
 		tr.Clients[ci] = steps
