@@ -16,10 +16,12 @@ import (
 // flight at once (each Submit waits for the node's CheckTx).
 const DefaultInflight = 8
 
-// asyncBC is the tag of one submitted bc-transaction.
+// asyncBC is the tag of one submitted bc-transaction (or, with read
+// set, one read-only wl-transaction for the query path).
 type asyncBC struct {
 	wls   []workload.WL
 	batch bool
+	read  bool
 }
 
 // committedBC is one bc-transaction as the chain committed it.
@@ -104,7 +106,17 @@ func runAsyncWorkload(ctx context.Context, cfg Config, w workload.Workload, clie
 				defer wg.Done()
 				for bc := range work {
 					var err error
-					if bc.batch {
+					if bc.read {
+						wl := bc.wls[0]
+						t0 := time.Now()
+						var h int64
+						if h, err = read(ctx, c, wl); err == nil {
+							rec.add(wl.Kind, true, time.Since(t0))
+							mu.Lock()
+							reads[h] = append(reads[h], wl)
+							mu.Unlock()
+						}
+					} else if bc.batch {
 						err = s.SubmitBatch(ctx, bc, statementsOf(bc.wls))
 					} else {
 						err = s.Submit(ctx, bc, bc.wls[0].Statements...)
@@ -112,7 +124,7 @@ func runAsyncWorkload(ctx context.Context, cfg Config, w workload.Workload, clie
 					if err != nil {
 						sendMu.Lock()
 						if sendErr == nil {
-							sendErr = fmt.Errorf("client %d: submit: %w", ci, err)
+							sendErr = fmt.Errorf("client %d: %w", ci, err)
 						}
 						sendMu.Unlock()
 					}
@@ -124,18 +136,9 @@ func runAsyncWorkload(ctx context.Context, cfg Config, w workload.Workload, clie
 		for k := 0; k < n && ctx.Err() == nil; k++ {
 			wl := gen.Next()
 			if wl.ReadOnly {
-				t0 := time.Now()
-				h, err := read(ctx, c, wl)
-				if err != nil {
-					close(work)
-					wg.Wait()
-					s.Close()
-					return fmt.Errorf("client %d: %w", ci, err)
-				}
-				rec.add(wl.Kind, true, time.Since(t0))
-				mu.Lock()
-				reads[h] = append(reads[h], wl)
-				mu.Unlock()
+				// Reads go through the query path on the same workers, so
+				// they never hold up the submissions behind them.
+				work <- &asyncBC{wls: []workload.WL{wl}, read: true}
 				continue
 			}
 			pending = append(pending, wl)

@@ -2,12 +2,8 @@ package smallbank
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
-	"slices"
-	"strings"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/bench/workload"
@@ -75,8 +71,7 @@ type Options struct {
 type Workload struct {
 	accounts int
 	dist     string
-	kinds    []string // with positive weight, sorted
-	cum      []int    // cumulative weights, parallel to kinds
+	mix      workload.Mix
 }
 
 var _ workload.Workload = (*Workload)(nil)
@@ -101,25 +96,11 @@ func New(o Options) (*Workload, error) {
 	if len(mix) == 0 {
 		mix = DefaultMix
 	}
-	total := 0
-	for _, k := range slices.Sorted(maps.Keys(mix)) {
-		wt := mix[k]
-		if !slices.Contains(Kinds, k) {
-			return nil, fmt.Errorf("smallbank: unknown transaction kind %q in mix (kinds: %s)", k, strings.Join(Kinds, ", "))
-		}
-		if wt < 0 {
-			return nil, fmt.Errorf("smallbank: negative weight %d for %s", wt, k)
-		}
-		if wt == 0 {
-			continue
-		}
-		total += wt
-		w.kinds = append(w.kinds, k)
-		w.cum = append(w.cum, total)
+	m, err := workload.NewMix("smallbank", mix, Kinds)
+	if err != nil {
+		return nil, err
 	}
-	if total == 0 {
-		return nil, errors.New("smallbank: the mix has no kind with a positive weight")
-	}
+	w.mix = m
 	return w, nil
 }
 
@@ -235,14 +216,7 @@ func (g *generator) amount() int64 { return g.r.Int64N(MaxAmount) + 1 }
 
 // Next implements workload.Generator.
 func (g *generator) Next() workload.WL {
-	n := g.r.IntN(g.w.cum[len(g.w.cum)-1])
-	kind := g.w.kinds[0]
-	for i, c := range g.w.cum {
-		if n < c {
-			kind = g.w.kinds[i]
-			break
-		}
-	}
+	kind := g.w.mix.Pick(g.r)
 	p := g.p
 	byName := "(SELECT custid FROM accounts WHERE name = " + p(2) + ")"
 	switch kind {

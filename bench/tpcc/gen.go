@@ -70,14 +70,7 @@ func (g *generator) otherWarehouse(w int) int {
 // Next implements workload.Generator.
 func (g *generator) Next() workload.WL {
 	g.seq++
-	n := g.r.IntN(g.w.cum[len(g.w.cum)-1])
-	kind := g.w.kinds[0]
-	for i, c := range g.w.cum {
-		if n < c {
-			kind = g.w.kinds[i]
-			break
-		}
-	}
+	kind := g.w.mix.Pick(g.r)
 	switch kind {
 	case NewOrder:
 		return g.newOrder()

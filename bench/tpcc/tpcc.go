@@ -1,11 +1,9 @@
 package tpcc
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/relchain/relchain/bench/workload"
@@ -74,9 +72,8 @@ type Options struct {
 
 // Workload is the TPC-C workload.
 type Workload struct {
-	o     Options
-	kinds []string // with positive weight, sorted
-	cum   []int    // cumulative weights, parallel to kinds
+	o   Options
+	mix workload.Mix
 	// permMul is coprime with o.Customers: the initial orders' O_C_ID are
 	// a permutation of the customers, ((o-1)*permMul + offset) % C + 1.
 	permMul int
@@ -111,25 +108,11 @@ func New(o Options) (*Workload, error) {
 	if len(mix) == 0 {
 		mix = DefaultMix
 	}
-	total := 0
-	for _, k := range slices.Sorted(maps.Keys(mix)) {
-		wt := mix[k]
-		if !slices.Contains(Kinds, k) {
-			return nil, fmt.Errorf("tpcc: unknown transaction kind %q in mix (kinds: %s)", k, strings.Join(Kinds, ", "))
-		}
-		if wt < 0 {
-			return nil, fmt.Errorf("tpcc: negative weight %d for %s", wt, k)
-		}
-		if wt == 0 {
-			continue
-		}
-		total += wt
-		w.kinds = append(w.kinds, k)
-		w.cum = append(w.cum, total)
+	m, err := workload.NewMix("tpcc", mix, Kinds)
+	if err != nil {
+		return nil, err
 	}
-	if total == 0 {
-		return nil, errors.New("tpcc: the mix has no kind with a positive weight")
-	}
+	w.mix = m
 	w.permMul = coprime(o.Customers)
 	return w, nil
 }
