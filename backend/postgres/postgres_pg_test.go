@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/internal/pgtest"
@@ -258,5 +260,28 @@ func TestCommitOfFailedTransactionReportsError(t *testing.T) {
 	}
 	if _, err := b.Begin(ctx(t)); errors.Is(err, backend.ErrBlockOpen) {
 		t.Fatal("block still open after a failed Commit")
+	}
+}
+
+// A bulk block leaves its change records dead in relchain.changes; every
+// later block's ChangeDigest would scan them until autovacuum came by, so
+// Commit vacuums the table after a large block.
+func TestCommitVacuumsChangeRecordsAfterABulkBlock(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	b := mustOpen(t, dsn)
+	defer b.Close()
+	block(t, b, 1, `CREATE TABLE bulk (id int PRIMARY KEY, v text NOT NULL)`)
+	block(t, b, 2, `INSERT INTO bulk SELECT i, 'row ' || i FROM generate_series(1, 20000) AS s(i)`)
+	conn, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx(t))
+	var pages int64
+	if err := conn.QueryRow(ctx(t), `SELECT pg_relation_size('relchain.changes') / current_setting('block_size')::int`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if pages > 4 {
+		t.Fatalf("relchain.changes still has %d pages after a block that consumed 20,000 records: not vacuumed", pages)
 	}
 }
