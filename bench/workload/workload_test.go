@@ -1,0 +1,62 @@
+package workload_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/relchain/relchain/bench/workload"
+)
+
+func TestNormalizeGivesOneTypePerValueWhateverItsSource(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want any
+	}{
+		{json.Number("42"), int64(42)},
+		{json.Number("59.27"), 59.27},
+		{int32(7), int64(7)},
+		{[]byte("abc"), "abc"},
+		{float32(0.5), 0.5},
+		{nil, nil},
+		{true, true},
+	} {
+		if got := workload.Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%#v) = %#v, want %#v", c.in, got, c.want)
+		}
+	}
+	if n, err := workload.Int("12"); err != nil || n != 12 {
+		t.Errorf(`Int("12") = %d, %v`, n, err)
+	}
+	if _, err := workload.Int(2.5); err == nil {
+		t.Errorf("Int(2.5) accepted a fraction")
+	}
+	if f, err := workload.Float("59.27"); err != nil || f != 59.27 {
+		t.Errorf(`Float("59.27") = %v, %v`, f, err)
+	}
+	if _, err := workload.Float(nil); err == nil {
+		t.Errorf("Float(nil) accepted NULL")
+	}
+}
+
+func TestMixDrawsKindsByWeightAndRefusesUnknownKinds(t *testing.T) {
+	m, err := workload.NewMix("w", map[string]int{"A": 3, "B": 1, "C": 0}, []string{"A", "B", "C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	counts := map[string]int{}
+	for i := 0; i < 40000; i++ {
+		counts[m.Pick(r)]++
+	}
+	if counts["C"] != 0 || counts["A"] < 29000 || counts["A"] > 31000 {
+		t.Fatalf("draws %v: want about 30,000 A, 10,000 B and no C", counts)
+	}
+	if _, err := workload.NewMix("w", map[string]int{"D": 1}, []string{"A"}); err == nil || !strings.Contains(err.Error(), `"D"`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+	if _, err := workload.NewMix("w", map[string]int{"A": 0}, []string{"A"}); err == nil {
+		t.Errorf("a mix without positive weights was accepted")
+	}
+}
