@@ -19,6 +19,13 @@
 // the blocks it missed with the block and block_results RPCs, so every
 // height is seen once, in order.
 //
+// A result is reported once its block is final (decided by consensus) and
+// its results are known. The node's application may still be finishing
+// that block's db-commit (a block's results can be served by block_results,
+// or the event seen, a moment before the database shows it): to read your
+// own write, pass the result's Height as Query's minHeight, which makes the
+// node wait until its database has committed it.
+//
 // Reads: Query asks one node; QueryAll asks several at one height and
 // reports a node whose answer differs (a single node may be byzantine).
 package client
