@@ -169,17 +169,15 @@ func TestClientCommitModeWithoutBroadcastTxCommit(t *testing.T) {
 			t.Fatalf("exec %d: height %d, the tx RPC says %d", i, res.Height, *tx)
 		}
 	}
-	// A CheckTx rejection comes back at once, with its code and no height.
-	start := time.Now()
+	// A CheckTx rejection comes back at once, with its code and no height
+	// (nothing else is sent now: no block would come if it waited for one,
+	// and the test's context would end it).
 	res, err := cl.Exec(ctx, client.ModeCommit, stmt("INSERT INTO kv VALUES ((("))
 	if err != nil {
 		t.Fatalf("rejected exec: %v", err)
 	}
 	if res.Code != api.CodeSyntax || res.Height != 0 {
 		t.Fatalf("rejected exec: code %s height %d, want %s at height 0 (%s)", codeName(res.Code), res.Height, codeName(api.CodeSyntax), res.Error)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("rejection took %v", d)
 	}
 	// An execution failure is a committed result with its code.
 	res, err = cl.Exec(ctx, client.ModeCommit, stmt("INSERT INTO kv (k, v) VALUES (1, 'dup')"))

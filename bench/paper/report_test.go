@@ -114,14 +114,21 @@ func TestWriteWithoutResults(t *testing.T) {
 	}
 }
 
-// TestRenderSample writes the charts of a synthetic suite to
-// $PAPER_SAMPLE_DIR, to look at them.
-func TestRenderSample(t *testing.T) {
+// TestRenderSampleOfTheFullPlan renders the charts of a synthetic full-plan
+// suite with both backends, into $PAPER_SAMPLE_DIR when set (to look at
+// them), else a temporary directory, and checks every chart is there.
+func TestRenderSampleOfTheFullPlan(t *testing.T) {
 	dir := os.Getenv("PAPER_SAMPLE_DIR")
 	if dir == "" {
-		t.Skip("PAPER_SAMPLE_DIR not set")
+		dir = t.TempDir()
 	}
-	if err := Write(dir, fakeSuite(t, Options{Quick: false, Backends: []string{"sqlite", "postgres"}})); err != nil {
+	s := fakeSuite(t, Options{Quick: false, Backends: []string{"sqlite", "postgres"}})
+	if err := Write(dir, s); err != nil {
 		t.Fatal(err)
+	}
+	for _, m := range s.Measured {
+		if _, err := os.Stat(filepath.Join(dir, ChartFile(m.Experiment.ID))); err != nil {
+			t.Errorf("chart of %s: %v", m.Experiment.ID, err)
+		}
 	}
 }
