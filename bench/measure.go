@@ -13,6 +13,7 @@ import (
 	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/netctl"
 )
 
 // Options describe a whole measurement: the network, the workload run, and
@@ -39,8 +40,21 @@ type Options struct {
 	// key: it signs the setup and grants the benchmark's clients write
 	// access. Networks the benchmark starts are open.
 	Admin ed25519.PrivateKey
+	// RemoveNetworks deletes each network's directory (its nodes'
+	// databases) once the measurement is done: a suite of many points
+	// would otherwise fill the disk.
+	RemoveNetworks bool
 	// Log receives progress lines (network starts, setup times).
 	Log io.Writer
+}
+
+// stop stops a network the measurement started and, with RemoveNetworks,
+// deletes its directory.
+func (o Options) stop(n *netctl.Network) {
+	n.StopAll()
+	if o.RemoveNetworks && len(n.Nodes) > 0 {
+		_ = os.RemoveAll(filepath.Dir(n.Nodes[0].Home))
+	}
 }
 
 // Measure runs one measurement end to end.
@@ -61,7 +75,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer n.StopAll()
+		defer o.stop(n)
 		nodes = RPCs(n)
 	}
 	cfg.Nodes = nodes
@@ -179,7 +193,7 @@ func measureCeiling(ctx context.Context, o Options, res *Result) error {
 	if err != nil {
 		return fmt.Errorf("ceiling: %w", err)
 	}
-	defer n.StopAll()
+	defer o.stop(n)
 	kcfg := Config{Workload: "kvstore", Mode: "commit", Clients: o.Config.Clients, Txs: res.BCTxs, Nodes: RPCs(n), Seed: o.Config.Seed}
 	if o.Config.Mode == ModeAsync {
 		// As many submitters as the run had in flight.

@@ -173,9 +173,10 @@ func runPaperPoint(ctx context.Context, p paper.Point, bin, dir, pgTemplate stri
 			Bin: bin, Dir: dir, Validators: p.Validators, Backend: p.Backend, Tuning: tuning,
 			App: "relchain", MaxStatements: bench.MaxStatements,
 		},
-		Baseline: p.Baseline,
-		Ceiling:  p.Ceiling,
-		Log:      log,
+		Baseline:       p.Baseline,
+		Ceiling:        p.Ceiling,
+		RemoveNetworks: true,
+		Log:            log,
 	}
 	if p.Backend == "postgres" {
 		if pgTemplate == "" {
