@@ -61,3 +61,26 @@ func TestNewWorkloadKnowsEveryNamedWorkload(t *testing.T) {
 		t.Errorf("an unknown workload was accepted")
 	}
 }
+
+func TestValidateRefusesBadFlagsBeforeAnythingStarts(t *testing.T) {
+	ok := Config{Workload: "smallbank", Mode: ModePseudo, WLPerBC: 10, Clients: 2, Txs: 100}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid config refused: %v", err)
+	}
+	for name, mutate := range map[string]func(*Config){
+		"unknown mode":       func(c *Config) { c.Mode = "fast" },
+		"no txs":             func(c *Config) { c.Txs = 0 },
+		"no clients":         func(c *Config) { c.Clients = 0 },
+		"no wl per bc":       func(c *Config) { c.WLPerBC = 0 },
+		"batching sync mode": func(c *Config) { c.Mode = ModeSync },
+		"commit for a workload": func(c *Config) {
+			c.Mode, c.WLPerBC = "commit", 1
+		},
+	} {
+		c := ok
+		mutate(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: %+v accepted", name, c)
+		}
+	}
+}

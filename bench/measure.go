@@ -63,6 +63,9 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		o.Log = io.Discard
 	}
 	cfg := o.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	if o.Workload == nil {
 		return nil, fmt.Errorf("no workload %q", cfg.Workload)
 	}

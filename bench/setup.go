@@ -50,7 +50,11 @@ func SetupWorkload(ctx context.Context, node string, cfg Config, w workload.Work
 			return 0, fmt.Errorf("%s setup bc-transaction %d of %d: %w", w.Name(), i+1, len(bcs), err)
 		}
 		if err := r.Err(); err != nil {
-			return 0, fmt.Errorf("%s setup bc-transaction %d of %d: %w", w.Name(), i+1, len(bcs), err)
+			hint := ""
+			if r.Code == api.CodeExecFailed {
+				hint = " (does the network already hold this workload's tables? benchmark a fresh network)"
+			}
+			return 0, fmt.Errorf("%s setup bc-transaction %d of %d: %w%s", w.Name(), i+1, len(bcs), err, hint)
 		}
 		last = r.Height
 	}

@@ -1,6 +1,9 @@
 package bench
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Modes of a measurement, the paper's communication modes.
 const (
@@ -145,4 +148,31 @@ type Result struct {
 	// blockLatency holds the async latencies (ms) of each height's
 	// wl-transactions until PerBlock is filled.
 	blockLatency map[int64][]float64
+}
+
+// Validate checks a measurement's input before anything is started, so a
+// typo fails at once instead of after a network start and a workload load.
+func (c Config) Validate() error {
+	switch c.Mode {
+	case ModeSync, ModePseudo, ModeAsync:
+	case "commit":
+		if c.Workload != "update" && c.Workload != "kvstore" {
+			return fmt.Errorf("--mode commit is the update workload's name for sync: use --mode sync")
+		}
+	default:
+		return fmt.Errorf("unknown --mode %q: use sync, pseudo or async", c.Mode)
+	}
+	if c.Txs < 1 {
+		return fmt.Errorf("--txs %d: run at least one wl-transaction", c.Txs)
+	}
+	if c.Clients < 1 {
+		return fmt.Errorf("--clients %d: at least one client", c.Clients)
+	}
+	if c.WLPerBC < 1 {
+		return fmt.Errorf("--wl-per-bc %d: at least one wl-transaction per bc-transaction", c.WLPerBC)
+	}
+	if c.WLPerBC > 1 && c.Mode == ModeSync {
+		return fmt.Errorf("--wl-per-bc %d with --mode sync: sync sends one wl-transaction per bc-transaction; use --mode pseudo (or async) to batch", c.WLPerBC)
+	}
+	return nil
 }

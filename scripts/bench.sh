@@ -15,11 +15,8 @@ mkdir -p "$out"
 make build >/dev/null
 bin=./bin/relchain
 
-pg=$(mktemp -d /tmp/relchain-benchpg.XXXXXX); chmod 755 "$pg"
-go build -o "$pg/pgserver" ./internal/pgtest/cmd/pgserver
-dsn=$("$pg/pgserver" -dir "$pg/cluster" -durable)
-trap '"$pg/pgserver" -dir "$pg/cluster" -stop >/dev/null 2>&1 || true; rm -rf "$pg"' EXIT
-tmpl=$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')
+start_bench_postgres "$(mktemp -d /tmp/relchain-benchpg.XXXXXX)"
+tmpl=$bench_pg_template
 
 run() {
   local name=$1; shift

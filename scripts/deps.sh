@@ -35,3 +35,16 @@ ensure_postgres() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
   have_postgres || { echo "installing postgresql did not provide initdb" >&2; exit 1; }
 }
+
+# start_bench_postgres DIR: start a private, durable (fsync on) PostgreSQL
+# cluster under DIR for benchmarks, stop and remove it when the script
+# exits, and set bench_pg_template to a DSN template with {node}.
+start_bench_postgres() {
+  local pg=$1
+  chmod 755 "$pg"
+  go build -o "$pg/pgserver" ./internal/pgtest/cmd/pgserver
+  local dsn
+  dsn=$("$pg/pgserver" -dir "$pg/cluster" -durable)
+  trap '"'"$pg"'/pgserver" -dir "'"$pg"'/cluster" -stop >/dev/null 2>&1 || true; rm -rf "'"$pg"'"' EXIT
+  bench_pg_template=$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')
+}

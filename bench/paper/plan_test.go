@@ -136,3 +136,13 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryPlannedPointIsAValidMeasurement(t *testing.T) {
+	for _, quick := range []bool{true, false} {
+		for _, p := range Distinct(Plan(Options{Quick: quick, Backends: []string{"sqlite", "postgres"}})) {
+			if err := p.Config.Validate(); err != nil {
+				t.Errorf("quick=%v %s: %v", quick, p.Label, err)
+			}
+		}
+	}
+}

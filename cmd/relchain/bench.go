@@ -130,6 +130,9 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 }
 
 func runBench(ctx context.Context, f *benchFlags) error {
+	if err := f.cfg.Validate(); err != nil {
+		return err
+	}
 	if f.dir == "" {
 		d, err := os.MkdirTemp("", "relchain-bench-")
 		if err != nil {
