@@ -14,7 +14,7 @@ import (
 
 // The AppHash and what it commits to.
 //
-//	AppHash(h) = H("relchain/apphash/v3" | AppHash(h-1) | h | H(results) | change digest | state)
+//	AppHash(h) = H("relchain/apphash/v4" | AppHash(h-1) | h | H(results) | change digest | state)
 //	state      = H("relchain/state/v2" | tables digest | system sum)
 //
 // H(results) covers each tx's code and data (the deterministic part of a
@@ -59,7 +59,7 @@ type AppHashInputs struct {
 func (in AppHashInputs) AppHash(state []byte) []byte {
 	h := sha256.New()
 	var n [8]byte
-	h.Write([]byte("relchain/apphash/v3"))
+	h.Write([]byte("relchain/apphash/v4"))
 	binary.BigEndian.PutUint64(n[:], uint64(len(in.Prev)))
 	h.Write(n[:])
 	h.Write(in.Prev)

@@ -2,6 +2,8 @@ package statedigest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -151,6 +153,27 @@ func TestLoadChecksTheLength(t *testing.T) {
 	}
 }
 
+// The expansion is part of the consensus rules: every validator, on every
+// platform, must expand an element to the same 2048 bytes. This pins it
+// (and so catches an accidental change of the construction).
+func TestExpansionIsPinned(t *testing.T) {
+	var out [Size]byte
+	expand(Row([]byte("main.acct"), []byte(`{"id":1,"bal":100}`)), &out)
+	sum := sha256.Sum256(out[:])
+	const want = "685b26fa59dae94772c9cf63ab7ad247251718cbbe0692c1acd49bd981d1873f"
+	if got := hex.EncodeToString(sum[:]); got != want {
+		t.Fatalf("expansion of a fixed row hashes to %s, want %s: the digest construction changed (a consensus change: bump the AppHash version)", got, want)
+	}
+}
+
+func BenchmarkExpand(b *testing.B) {
+	elem := Row([]byte("bench_acct"), []byte("12345,678"))
+	var out [Size]byte
+	for b.Loop() {
+		expand(elem, &out)
+	}
+}
+
 func BenchmarkAdd(b *testing.B) {
 	elem := Row([]byte("bench_acct"), []byte("12345,678"))
 	var s Sum
@@ -207,5 +230,12 @@ func TestScanEqualsSequentialSum(t *testing.T) {
 		if got := scan.Sum(); got != want {
 			t.Fatalf("%d rows: the parallel scan's sum differs from the sequential one", n)
 		}
+	}
+}
+
+func BenchmarkAddLanes(b *testing.B) {
+	var s, x Sum
+	for b.Loop() {
+		s.addLanes((*[Size]byte)(&x), false)
 	}
 }
