@@ -55,7 +55,12 @@ func execParams(ctx context.Context, pc *pgconn.PgConn, sql string, args []any, 
 	if err != nil {
 		return nil, err
 	}
-	rr := pc.ExecParams(ctx, sql, values, oids, formats, nil)
+	return readRows(pc.ExecParams(ctx, sql, values, oids, formats, nil), sortRows)
+}
+
+// readRows reads one statement's result (text format) and closes rr. If
+// sortRows, rows are sorted by their text form: see block.
+func readRows(rr *pgconn.ResultReader, sortRows bool) (*backend.Rows, error) {
 	var raw [][][]byte
 	for rr.NextRow() {
 		vals := rr.Values()

@@ -137,6 +137,9 @@ type Backend struct {
 	writerCfg *pgx.ConnConfig
 	pool      *pgxpool.Pool
 	syntax    syntaxCache
+	// queryStmts are the query path's prepared statements, per pool
+	// connection (see Query).
+	queryStmts queryStmts
 
 	mu     sync.Mutex // guards writer, open, closed
 	writer *pgx.Conn  // nil until the first Begin, and after it was lost
@@ -213,11 +216,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	poolCfg.ConnConfig.DescriptionCacheCapacity = 0
 	poolCfg.MaxConns = o.maxReaders
 	poolCfg.MinConns = 0
+	b := &Backend{dsn: dsn, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate)}
+	poolCfg.BeforeClose = func(c *pgx.Conn) { b.queryStmts.forget(c.PgConn()) }
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open query pool: %w", err)
 	}
-	b := &Backend{dsn: dsn, opts: o, writerCfg: writerCfg, pool: pool, syntax: newSyntaxCache(!o.noGate)}
+	b.pool = pool
 	b.ckpt.OnError = o.ckptOnError
 	return b, nil
 }
@@ -359,54 +364,6 @@ func (b *Backend) dropWriter() {
 		cancel()
 		b.writer = nil
 	}
-}
-
-// Query implements backend.Backend. The statement runs in a read-only,
-// repeatable-read db-transaction that also reads the height, so rows and
-// height describe the same snapshot. It runs as the predefined role
-// pg_read_all_data (PostgreSQL 14 and later), which can read every table
-// but holds none of the superuser's other powers (signalling backends,
-// reading server files): defence in depth behind the statement gate.
-func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
-	st, err := b.syntax.check(sql)
-	if err != nil {
-		return nil, 0, err
-	}
-	if st.forbidden != "" {
-		return nil, 0, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
-	}
-	conn, err := b.pool.Acquire(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: query: acquire connection: %w", err)
-	}
-	defer conn.Release()
-	pc := conn.Conn().PgConn()
-
-	res, err := pc.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
-		SELECT CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('role', 'pg_read_all_data', true) END;
-		SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).ReadAll()
-	if err != nil {
-		conn.Conn().Close(context.Background()) // state unknown: do not reuse
-		return nil, 0, fmt.Errorf("postgres: query: begin: %w", err)
-	}
-	height, err := strconv.ParseInt(string(res[2].Rows[0][0]), 10, 64)
-	if err != nil {
-		conn.Conn().Close(context.Background())
-		return nil, 0, fmt.Errorf("postgres: query: read height: %w", err)
-	}
-
-	rows, err := execParams(ctx, pc, sql, args, !st.ordered)
-	// End the read-only transaction whatever happened; it wrote nothing.
-	if _, rbErr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rbErr != nil {
-		conn.Conn().Close(context.Background())
-	}
-	if err != nil {
-		if e := asBackendError(err); e != nil {
-			return nil, 0, e
-		}
-		return nil, 0, fmt.Errorf("postgres: query: %w", err)
-	}
-	return rows, height, nil
 }
 
 // Analyze implements backend.Backend: PostgreSQL's parser and the gate,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -283,5 +284,59 @@ func TestCommitVacuumsChangeRecordsAfterABulkBlock(t *testing.T) {
 	}
 	if pages > 4 {
 		t.Fatalf("relchain.changes still has %d pages after a block that consumed 20,000 records: not vacuumed", pages)
+	}
+}
+
+// The query path prepares each text once per connection; a DDL that
+// changes a cached statement's result type, a failing query and the same
+// text with other argument types must all still give what an unprepared
+// statement would.
+func TestQueryPreparedStatementsFollowDDLAndArgumentTypes(t *testing.T) {
+	b, err := postgres.Open(ctx(t), pgtest.DSN(t), postgres.WithMaxReaders(1)) // one connection: every query reuses its statements
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	block(t, b, 1, `CREATE TABLE q (id int PRIMARY KEY, v text)`, `INSERT INTO q VALUES (1, 'a'), (2, 'b')`)
+	query := func(sql string, args ...any) *backend.Rows {
+		t.Helper()
+		rows, _, err := b.Query(ctx(t), sql, args)
+		if err != nil {
+			t.Fatalf("Query(%q, %v): %v", sql, args, err)
+		}
+		return rows
+	}
+	for i := 0; i < 3; i++ {
+		r := query(`SELECT * FROM q WHERE id = $1`, int64(2))
+		if !reflect.DeepEqual(r.Columns, []string{"id", "v"}) || !reflect.DeepEqual(r.Rows, [][]any{{int64(2), "b"}}) {
+			t.Fatalf("run %d: %v %v", i, r.Columns, r.Rows)
+		}
+	}
+	// A failing query does not poison the connection or its statements.
+	if _, _, err := b.Query(ctx(t), `SELECT 1 / (id - $1) FROM q`, []any{int64(1)}); backend.AsError(err) == nil {
+		t.Fatalf("division by zero: %v, want a statement error", err)
+	}
+	// The cached SELECT * changes its result type with the table.
+	block(t, b, 2, `ALTER TABLE q ADD COLUMN w int DEFAULT 7`)
+	r := query(`SELECT * FROM q WHERE id = $1`, int64(2))
+	if !reflect.DeepEqual(r.Columns, []string{"id", "v", "w"}) || !reflect.DeepEqual(r.Rows, [][]any{{int64(2), "b", int64(7)}}) {
+		t.Fatalf("after ALTER TABLE: %v %v", r.Columns, r.Rows)
+	}
+	// One text, two argument types: each is typed as its literal would be.
+	if r := query(`SELECT $1 * 2`, 1.5); !reflect.DeepEqual(r.Rows, [][]any{{3.0}}) {
+		t.Fatalf("float argument: %v", r.Rows)
+	}
+	if r := query(`SELECT $1 * 2`, int64(4)); !reflect.DeepEqual(r.Rows, [][]any{{int64(8)}}) {
+		t.Fatalf("integer argument: %v", r.Rows)
+	}
+	// More distinct texts than a connection keeps: the oldest are
+	// deallocated and every answer is still right.
+	for i := 0; i < 300; i++ {
+		if r := query(fmt.Sprintf(`SELECT %d + $1`, i), int64(1)); !reflect.DeepEqual(r.Rows, [][]any{{int64(i + 1)}}) {
+			t.Fatalf("text %d: %v", i, r.Rows)
+		}
+	}
+	if r := query(`SELECT count(*) FROM q`); !reflect.DeepEqual(r.Rows, [][]any{{int64(2)}}) {
+		t.Fatalf("count: %v", r.Rows)
 	}
 }
