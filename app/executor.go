@@ -323,7 +323,7 @@ func (e *Executor) validate(raw []byte, trusted bool) (*txn.Tx, *Rejection) {
 		return nil, &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction has %d statements, the network's limit (genesis max_statements) is %d", len(tx.Statements), e.params.MaxStatements)}
 	}
 	if !trusted {
-		if err := tx.Verify(); err != nil {
+		if err := verifySignature(tx); err != nil {
 			return nil, &Rejection{Code: api.CodeBadSignature, Reason: err.Error()}
 		}
 	}
