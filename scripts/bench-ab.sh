@@ -30,7 +30,7 @@ done
 extra=()
 if [ "$backend" = postgres ]; then
   ensure_postgres
-  go build -o "$tmp/pgserver" ./internal/pgtest/cmd/pgserver
+  go build -o "$tmp/pgserver" ./internal/pgserver/cmd/pgserver
   dsn=$("$tmp/pgserver" -dir "$tmp/pg")
   extra=(--backend postgres --dsn-template "$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')")
 fi

@@ -42,7 +42,7 @@ ensure_postgres() {
 start_bench_postgres() {
   local pg=$1
   chmod 755 "$pg"
-  go build -o "$pg/pgserver" ./internal/pgtest/cmd/pgserver
+  go build -o "$pg/pgserver" ./internal/pgserver/cmd/pgserver
   local dsn
   dsn=$("$pg/pgserver" -dir "$pg/cluster" -durable)
   trap '"'"$pg"'/pgserver" -dir "'"$pg"'/cluster" -stop >/dev/null 2>&1 || true; rm -rf "'"$pg"'"' EXIT

@@ -21,7 +21,7 @@ trap cleanup EXIT
 
 if [ -z "${RELCHAIN_TEST_PG:-}" ] && [ "${RELCHAIN_SKIP_PG:-}" != 1 ]; then
   ensure_postgres
-  go build -o "$tmp/pgserver" ./internal/pgtest/cmd/pgserver
+  go build -o "$tmp/pgserver" ./internal/pgserver/cmd/pgserver
   RELCHAIN_TEST_PG=$("$tmp/pgserver" -dir "$tmp/pg")
   export RELCHAIN_TEST_PG
   echo "private PostgreSQL for this run: $RELCHAIN_TEST_PG"

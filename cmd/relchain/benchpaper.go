@@ -16,7 +16,7 @@ import (
 
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/bench/paper"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/internal/pgserver"
 	"github.com/relchain/relchain/node"
 )
 
@@ -123,11 +123,11 @@ func paperPostgres(ctx context.Context, mode, dir string) (string, func(), error
 	case "off", "":
 		return "", func() {}, nil
 	case "auto":
-		if _, err := pgtest.FindBinDir(); err != nil {
+		if _, err := pgserver.FindBinDir(); err != nil {
 			fmt.Fprintln(os.Stderr, "PostgreSQL is not installed here: skipping its points (install it, or pass --postgres DSN-TEMPLATE)")
 			return "", func() {}, nil
 		}
-		// PostgreSQL refuses to run as root, so pgtest runs it as the
+		// PostgreSQL refuses to run as root, so pgserver runs it as the
 		// "postgres" user, which must be able to reach its directory.
 		if err := os.Chmod(dir, 0o755); err != nil {
 			return "", nil, err
@@ -138,7 +138,7 @@ func paperPostgres(ctx context.Context, mode, dir string) (string, func(), error
 		}
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		s, err := pgtest.Start(sctx, pgdir, pgtest.Options{Durable: true})
+		s, err := pgserver.Start(sctx, pgdir, pgserver.Options{Durable: true})
 		if err != nil {
 			return "", nil, fmt.Errorf("start a private PostgreSQL for the benchmark: %w", err)
 		}

@@ -9,9 +9,7 @@
 // end. When no server can be found the test fails with instructions, or
 // skips if RELCHAIN_SKIP_PG=1.
 //
-// Start and Server are also used by cmd/pgserver, which scripts use to run
-// one shared cluster for every test package.
-//
-// When the process runs as root, initdb and postgres run as the "postgres"
-// OS user: they refuse to run as root.
+// The cluster itself is package pgserver's, which scripts (through
+// pgserver/cmd/pgserver) and `relchain bench paper` use without package
+// testing.
 package pgtest

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/internal/pgserver"
 )
 
 // Environment variables read by this package.
@@ -29,7 +31,7 @@ const (
 var (
 	once    sync.Once
 	base    string // base DSN, from EnvDSN or the private cluster
-	private *Server
+	private *pgserver.Server
 	tmpDir  string
 	baseErr error
 )
@@ -62,7 +64,7 @@ func setup() {
 		base = dsn
 		return
 	}
-	if _, err := FindBinDir(); err != nil {
+	if _, err := pgserver.FindBinDir(); err != nil {
 		baseErr = err
 		return
 	}
@@ -74,7 +76,7 @@ func setup() {
 	tmpDir = dir
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := Start(ctx, dir, Options{})
+	s, err := pgserver.Start(ctx, dir, pgserver.Options{})
 	if err != nil {
 		baseErr = err
 		return

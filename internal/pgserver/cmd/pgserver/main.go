@@ -2,9 +2,9 @@
 // its superuser DSN, so that a test script can start one server and hand it
 // to every test package through RELCHAIN_TEST_PG:
 //
-//	export RELCHAIN_TEST_PG=$(go run ./internal/pgtest/cmd/pgserver -dir /tmp/relchain-pg)
+//	export RELCHAIN_TEST_PG=$(go run ./internal/pgserver/cmd/pgserver -dir /tmp/relchain-pg)
 //	go test ./...
-//	go run ./internal/pgtest/cmd/pgserver -dir /tmp/relchain-pg -stop
+//	go run ./internal/pgserver/cmd/pgserver -dir /tmp/relchain-pg -stop
 //
 // By default the server is detached (it outlives pgserver) and pgserver
 // exits after printing the DSN; if a server already runs on -dir, its DSN is
@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/internal/pgserver"
 )
 
 func main() {
@@ -36,7 +36,7 @@ func main() {
 		os.Exit(2)
 	}
 	if *stop {
-		if err := pgtest.StopDir(*dir); err != nil {
+		if err := pgserver.StopDir(*dir); err != nil {
 			fmt.Fprintln(os.Stderr, "pgserver:", err)
 			os.Exit(1)
 		}
@@ -44,7 +44,7 @@ func main() {
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	s, err := pgtest.Start(ctx, *dir, pgtest.Options{Port: *port, Detach: !*foreground, Durable: *durable})
+	s, err := pgserver.Start(ctx, *dir, pgserver.Options{Port: *port, Detach: !*foreground, Durable: *durable})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgserver:", err)

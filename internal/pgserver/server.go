@@ -1,4 +1,4 @@
-package pgtest
+package pgserver
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 // ErrNotFound is returned by FindBinDir when no PostgreSQL installation is
 // found.
-var ErrNotFound = errors.New("pgtest: PostgreSQL server binaries (initdb, postgres) not found in PATH or /usr/lib/postgresql/*/bin")
+var ErrNotFound = errors.New("pgserver: PostgreSQL server binaries (initdb, postgres) not found in PATH or /usr/lib/postgresql/*/bin")
 
 // Server is a private PostgreSQL cluster: a data directory and, while it
 // runs, one postmaster listening on a loopback port and a Unix socket in
@@ -128,7 +128,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("pgtest: create %s: %w", dir, err)
+		return nil, fmt.Errorf("pgserver: create %s: %w", dir, err)
 	}
 	cred, err := credential()
 	if err != nil {
@@ -136,7 +136,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, fmt.Errorf("pgtest: chown %s to postgres: %w", dir, err)
+			return nil, fmt.Errorf("pgserver: chown %s to postgres: %w", dir, err)
 		}
 	}
 	s := &Server{Dir: dir, BinDir: bin, durable: opts.Durable}
@@ -153,7 +153,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 		out, err := s.command(cred, "initdb", "-D", data, "-U", "postgres", "-A", "trust",
 			"-E", "UTF8", "--locale=C", "--no-sync").CombinedOutput()
 		if err != nil {
-			return nil, fmt.Errorf("pgtest: initdb %s: %w\n%s", data, err, out)
+			return nil, fmt.Errorf("pgserver: initdb %s: %w\n%s", data, err, out)
 		}
 	}
 
@@ -180,7 +180,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 	logPath := filepath.Join(s.Dir, "postgres.log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("pgtest: open log: %w", err)
+		return fmt.Errorf("pgserver: open log: %w", err)
 	}
 	defer logf.Close()
 	if cred != nil {
@@ -209,7 +209,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("pgtest: start postgres: %w", err)
+		return fmt.Errorf("pgserver: start postgres: %w", err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -219,7 +219,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		<-done
 		s.cmd, s.done = nil, nil
 		log, _ := os.ReadFile(logPath)
-		return fmt.Errorf("pgtest: postgres did not become ready on port %d: %w\n%s", s.Port, err, tail(log, 2000))
+		return fmt.Errorf("pgserver: postgres did not become ready on port %d: %w\n%s", s.Port, err, tail(log, 2000))
 	}
 	if detach {
 		// The postmaster is on its own now; Stop uses pg_ctl.
@@ -278,7 +278,7 @@ func (s *Server) Stop() error {
 	}
 	out, err := s.command(cred, "pg_ctl", "stop", "-D", filepath.Join(s.Dir, "data"), "-m", "fast", "-w").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop: %w\n%s", err, out)
+		return fmt.Errorf("pgserver: pg_ctl stop: %w\n%s", err, out)
 	}
 	return nil
 }
@@ -316,7 +316,7 @@ func credential() (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: running as root needs an OS user named postgres to run the server: %w", err)
+		return nil, fmt.Errorf("pgserver: running as root needs an OS user named postgres to run the server: %w", err)
 	}
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
@@ -348,7 +348,7 @@ func runningPort(data string) (int, bool) {
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, fmt.Errorf("pgtest: find a free port: %w", err)
+		return 0, fmt.Errorf("pgserver: find a free port: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
