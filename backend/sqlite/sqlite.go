@@ -96,6 +96,7 @@ type Backend struct {
 	txOpen         bool
 	curTx          int
 	lastChangeStmt *sqlite3.Stmt
+	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
 
 	readPool chan *sqlite3.Conn
 	// restricted marks a read connection that is running a client's query:
@@ -579,6 +580,7 @@ func (b *Backend) Close() error {
 		}
 		b.stmts = nil
 		errs = append(errs, b.closeLastChange())
+		errs = append(errs, b.closeInternal())
 		errs = append(errs, b.w.Close())
 		b.w = nil
 		b.rw.close()
