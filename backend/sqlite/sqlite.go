@@ -27,6 +27,9 @@ const (
 	savepoint    = "relchain_tx"
 	readers      = 4
 	stmtCache    = 512
+	// walCheckpointPages is the writer's wal_autocheckpoint: up to ~40 MiB
+	// of WAL (4 KiB pages) between checkpoints.
+	walCheckpointPages = 10_000
 )
 
 // schema is created on first open, in one transaction.
@@ -178,7 +181,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	// The writer keeps up to 64 MiB of pages in its own cache (the default
 	// is 2 MiB): every block reads the same hot pages again, and through
 	// the VFS each miss is a system call. It changes no result.
-	for _, p := range []string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA cache_size = -65536"} {
+	// The WAL is checkpointed into the database every walCheckpointPages
+	// frames instead of SQLite's default 1,000: a Smallbank block of 400
+	// wl-transactions writes ~500 frames, so the default copied the same
+	// hot pages back (and fsynced the database file) every other block.
+	// Durability is unchanged: every COMMIT still fsyncs the WAL.
+	for _, p := range []string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA cache_size = -65536", fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", walCheckpointPages)} {
 		if err := w.Exec(p); err != nil {
 			return fail("%s: %w", p, err)
 		}
