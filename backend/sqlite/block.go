@@ -101,13 +101,14 @@ func (b *Backend) internalExec(sql string) error {
 // keeping them compiled cannot change an outcome; SQLite re-compiles one
 // whose schema expired (under the internal flag: the authorizer allows).
 var keptInternal = map[string]bool{
-	"BEGIN IMMEDIATE":          true,
-	"COMMIT":                   true,
-	"ROLLBACK":                 true,
-	"SAVEPOINT " + savepoint:   true,
-	"RELEASE " + savepoint:     true,
-	"ROLLBACK TO " + savepoint: true,
-	"PRAGMA schema_version":    true,
+	"BEGIN IMMEDIATE":             true,
+	"COMMIT":                      true,
+	"ROLLBACK":                    true,
+	"SAVEPOINT " + savepoint:      true,
+	"RELEASE " + savepoint:        true,
+	"ROLLBACK TO " + savepoint:    true,
+	"PRAGMA schema_version":       true,
+	"DELETE FROM " + changesTable: true,
 }
 
 // internalStmt returns the writer's compiled internal statement for sql,
@@ -623,7 +624,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	defer b.wmu.Unlock()
 	b.internal = true
 	defer func() { b.internal = false }()
-	st, _, err := b.w.Prepare("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
+	st, err := b.internalStmt("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
 	if err != nil {
 		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
 	}
@@ -646,11 +647,13 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		b.delta.Record(tbl, op, img)
 	}
 	err = st.Err()
-	st.Close()
+	if rerr := st.Reset(); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
 	}
-	if err := b.w.Exec("DELETE FROM relchain_changes"); err != nil {
+	if err := b.internalExec("DELETE FROM relchain_changes"); err != nil {
 		return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
 	}
 	// Rowids start again from 1.
@@ -671,7 +674,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	defer b.wmu.Unlock()
 	b.internal = true
 	defer func() { b.internal = false }()
-	st, _, err := b.w.Prepare("INSERT OR REPLACE INTO relchain_meta (id, height, app_hash) VALUES (1, ?, ?)")
+	st, err := b.internalStmt("INSERT OR REPLACE INTO relchain_meta (id, height, app_hash) VALUES (1, ?, ?)")
 	if err != nil {
 		return fmt.Errorf("record state: %w", err)
 	}
@@ -682,14 +685,13 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	if err == nil {
 		err = st.Exec()
 	}
-	st.Close()
 	if err != nil {
 		return fmt.Errorf("record state: %w", err)
 	}
 	if b.w.GetAutocommit() {
 		return errors.New("commit: the block's db-transaction is gone")
 	}
-	if err := b.w.Exec("COMMIT"); err != nil {
+	if err := b.internalExec("COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false

@@ -46,11 +46,10 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	}
 	b.delta = make(backend.TableDelta)
 	if len(changed) > 0 {
-		st, _, err := b.w.Prepare("INSERT OR REPLACE INTO " + digestTable + " (tbl, sum) VALUES (?, ?)")
+		st, err := b.internalStmt("INSERT OR REPLACE INTO " + digestTable + " (tbl, sum) VALUES (?, ?)")
 		if err != nil {
 			return nil, fmt.Errorf("state digest: %w", err)
 		}
-		defer st.Close()
 		for _, name := range changed {
 			err := st.BindText(1, name)
 			if err == nil {
