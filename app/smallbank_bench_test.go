@@ -184,6 +184,14 @@ func smallbankTemplate(b *testing.B) string {
 	return templatePath
 }
 
+// removeBenchTemplate deletes the template a run built in a temporary
+// directory (not one named by RELCHAIN_BENCH_TEMPLATE); TestMain calls it.
+func removeBenchTemplate() {
+	if templatePath != "" && os.Getenv("RELCHAIN_BENCH_TEMPLATE") == "" {
+		os.RemoveAll(filepath.Dir(templatePath))
+	}
+}
+
 func buildSmallbank(path string) error {
 	ctx := context.Background()
 	be, err := sqlite.Open(ctx, path)
