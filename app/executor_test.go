@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,12 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	removeBenchTemplate()
+	pgtest.Shutdown()
+	os.Exit(code)
+}
 
 const chainID = "test-chain"
 

@@ -79,10 +79,64 @@ func (b *Backend) dropStatements() {
 	b.stmtOrder = b.stmtOrder[:0]
 }
 
+// internalExec runs one of relchain's own statements on the writer. The
+// few that run per tx or per block (savepoints, BEGIN, COMMIT) are kept
+// compiled (internalStmt); any other text is compiled each time.
 func (b *Backend) internalExec(sql string) error {
 	b.internal = true
 	defer func() { b.internal = false }()
-	return b.w.Exec(sql)
+	if !keptInternal[sql] {
+		return b.w.Exec(sql)
+	}
+	st, err := b.internalStmt(sql)
+	if err != nil {
+		return err
+	}
+	return st.Exec()
+}
+
+// keptInternal lists the internal statements the writer keeps compiled:
+// each runs once per tx or block, and compiling them each time showed in
+// profiles (SQLite's parser). They read and write no client table, so
+// keeping them compiled cannot change an outcome; SQLite re-compiles one
+// whose schema expired (under the internal flag: the authorizer allows).
+var keptInternal = map[string]bool{
+	"BEGIN IMMEDIATE":             true,
+	"COMMIT":                      true,
+	"ROLLBACK":                    true,
+	"SAVEPOINT " + savepoint:      true,
+	"RELEASE " + savepoint:        true,
+	"ROLLBACK TO " + savepoint:    true,
+	"PRAGMA schema_version":       true,
+	"DELETE FROM " + changesTable: true,
+}
+
+// internalStmt returns the writer's compiled internal statement for sql,
+// compiling it on first use. The caller holds wmu (or is Open) and sets
+// the internal flag.
+func (b *Backend) internalStmt(sql string) (*sqlite3.Stmt, error) {
+	if st := b.istmts[sql]; st != nil {
+		return st, nil
+	}
+	st, _, err := b.w.Prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	if b.istmts == nil {
+		b.istmts = make(map[string]*sqlite3.Stmt)
+	}
+	b.istmts[sql] = st
+	return st, nil
+}
+
+// closeInternal closes the kept internal statements; the caller holds wmu.
+func (b *Backend) closeInternal() error {
+	var errs []error
+	for _, st := range b.istmts {
+		errs = append(errs, st.Close())
+	}
+	b.istmts = nil
+	return errors.Join(errs...)
 }
 
 func (k *block) lock() (*Backend, error) {
@@ -138,7 +192,10 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	}
 	defer b.wmu.Unlock()
 	b.txOpen = false
-	if err := b.internalExec("ROLLBACK TO " + savepoint + "; RELEASE " + savepoint); err != nil {
+	if err := b.internalExec("ROLLBACK TO " + savepoint); err != nil {
+		return err
+	}
+	if err := b.internalExec("RELEASE " + savepoint); err != nil {
 		return err
 	}
 	// The schema (and its capture triggers) went back with the savepoint:
@@ -308,17 +365,26 @@ func (b *Backend) cache(sql string, c *cached) {
 	b.stmtOrder = append(b.stmtOrder, sql)
 }
 
+// schemaVersion reads the schema cookie on the writer (a kept internal
+// statement: Exec reads it after every client statement). The caller sets
+// the internal flag.
 func (b *Backend) schemaVersion() (int64, error) {
-	st, _, err := b.w.Prepare("PRAGMA schema_version")
+	st, err := b.internalStmt("PRAGMA schema_version")
 	if err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
-	defer st.Close()
 	var v int64
 	if st.Step() {
 		v = st.ColumnInt64(0)
 	}
-	return v, st.Err()
+	err = st.Err()
+	if rerr := st.Reset(); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
 }
 
 // afterSchemaChange keeps the capture triggers in step with the schema:
@@ -558,7 +624,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	defer b.wmu.Unlock()
 	b.internal = true
 	defer func() { b.internal = false }()
-	st, _, err := b.w.Prepare("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
+	st, err := b.internalStmt("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
 	if err != nil {
 		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
 	}
@@ -581,11 +647,13 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		b.delta.Record(tbl, op, img)
 	}
 	err = st.Err()
-	st.Close()
+	if rerr := st.Reset(); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
 	}
-	if err := b.w.Exec("DELETE FROM relchain_changes"); err != nil {
+	if err := b.internalExec("DELETE FROM relchain_changes"); err != nil {
 		return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
 	}
 	// Rowids start again from 1.
@@ -606,7 +674,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	defer b.wmu.Unlock()
 	b.internal = true
 	defer func() { b.internal = false }()
-	st, _, err := b.w.Prepare("INSERT OR REPLACE INTO relchain_meta (id, height, app_hash) VALUES (1, ?, ?)")
+	st, err := b.internalStmt("INSERT OR REPLACE INTO relchain_meta (id, height, app_hash) VALUES (1, ?, ?)")
 	if err != nil {
 		return fmt.Errorf("record state: %w", err)
 	}
@@ -617,14 +685,13 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	if err == nil {
 		err = st.Exec()
 	}
-	st.Close()
 	if err != nil {
 		return fmt.Errorf("record state: %w", err)
 	}
 	if b.w.GetAutocommit() {
 		return errors.New("commit: the block's db-transaction is gone")
 	}
-	if err := b.w.Exec("COMMIT"); err != nil {
+	if err := b.internalExec("COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false

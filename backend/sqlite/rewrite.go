@@ -63,7 +63,8 @@ var rewrittenFunctions = setOf("random", "randomblob", "date", "time", "datetime
 // they read.
 type rewriter struct {
 	mu     sync.Mutex
-	now    string // env.Time as 'YYYY-MM-DD HH:MM:SS.SSS'
+	now    string    // env.Time as 'YYYY-MM-DD HH:MM:SS.SSS'
+	nowAt  time.Time // the instant now renders
 	rng    *rand.ChaCha8
 	memo   map[string]string // zero-argument results for the current env
 	helper *sqlite3.Conn     // evaluates SQLite's built-ins
@@ -81,7 +82,10 @@ func newRewriter() *rewriter {
 func (r *rewriter) setEnv(env sqlcheck.Env) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.now = nowText(env.Time)
+	if !env.Time.Equal(r.nowAt) || r.now == "" {
+		// Every tx of a block has the block's time: render it once.
+		r.now, r.nowAt = nowText(env.Time), env.Time
+	}
 	r.rng.Seed(env.Seed)
 	clear(r.memo)
 }

@@ -227,3 +227,129 @@ func BenchmarkAnalyze(b *testing.B) {
 		})
 	}
 }
+
+// Read connections keep clients' queries compiled (readcache.go): a cached
+// query must follow schema changes committed since, and a failing or
+// refused query must fail the same way every time.
+func TestQueryCacheFollowsTheSchema(t *testing.T) {
+	ctx := context.Background()
+	b, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "relchain.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	height := int64(0)
+	block := func(stmts ...string) {
+		t.Helper()
+		blk, err := b.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stmts {
+			if _, err := blk.Exec(ctx, s, nil); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		if err := blk.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := blk.ChangeDigest(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := blk.StateDigest(ctx); err != nil {
+			t.Fatal(err)
+		}
+		height++
+		if err := blk.Commit(ctx, backend.State{Height: height, AppHash: []byte{byte(height)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block("CREATE TABLE t (a INTEGER PRIMARY KEY)", "INSERT INTO t VALUES (1)")
+	// Every read connection compiles (and caches) the query at least once.
+	for i := 0; i < 8; i++ {
+		rows, h, err := b.Query(ctx, "SELECT * FROM t", nil)
+		if err != nil || h != 1 || len(rows.Columns) != 1 || len(rows.Rows) != 1 {
+			t.Fatalf("query %d: rows %+v, height %d, err %v", i, rows, h, err)
+		}
+	}
+	block("ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x'", "INSERT INTO t VALUES (2, 'y')")
+	for i := 0; i < 8; i++ {
+		rows, h, err := b.Query(ctx, "SELECT * FROM t ORDER BY a", nil)
+		if err != nil || h != 2 || len(rows.Columns) != 2 || len(rows.Rows) != 2 || rows.Rows[1][1] != "y" {
+			t.Fatalf("query %d after ALTER: rows %+v, height %d, err %v", i, rows, h, err)
+		}
+		rows, _, err = b.Query(ctx, "SELECT * FROM t", nil)
+		if err != nil || len(rows.Columns) != 2 || rows.Columns[1] != "b" {
+			t.Fatalf("cached query %d after ALTER: rows %+v, err %v", i, rows, err)
+		}
+	}
+	block("DROP TABLE t")
+	for i := 0; i < 8; i++ {
+		if _, _, err := b.Query(ctx, "SELECT * FROM t", nil); backend.AsError(err) == nil {
+			t.Fatalf("query %d of a dropped table: err = %v, want a statement failure", i, err)
+		}
+		if _, _, err := b.Query(ctx, "SELECT * FROM relchain_meta", nil); backend.AsError(err) == nil {
+			t.Fatalf("query %d of relchain_meta: err = %v, want a statement failure", i, err)
+		}
+		rows, _, err := b.Query(ctx, "SELECT ?1 + 1", []any{int64(i)})
+		if err != nil || rows.Rows[0][0] != int64(i+1) {
+			t.Fatalf("query %d with an argument: rows %+v, err %v", i, rows, err)
+		}
+	}
+	block("CREATE TABLE t (z TEXT)", "INSERT INTO t VALUES ('new')")
+	rows, _, err := b.Query(ctx, "SELECT * FROM t", nil)
+	if err != nil || len(rows.Columns) != 1 || rows.Columns[0] != "z" || rows.Rows[0][0] != "new" {
+		t.Fatalf("query of the re-created table: rows %+v, err %v", rows, err)
+	}
+}
+
+// BenchmarkQuery measures the query path (abci_query /sql) on Smallbank's
+// Balance read, a 3-table join by name, while blocks commit in between
+// (every commit invalidates the read connections' page caches).
+func BenchmarkQuery(b *testing.B) {
+	ctx := context.Background()
+	be, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "relchain.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	height := int64(0)
+	block := func(stmts ...string) {
+		blk, err := be.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range stmts {
+			if _, err := blk.Exec(ctx, s, nil); err != nil {
+				b.Fatalf("%s: %v", s, err)
+			}
+		}
+		height++
+		if err := blk.Commit(ctx, backend.State{Height: height, AppHash: []byte{1}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gen := "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 10000) "
+	block("CREATE TABLE accounts (custid BIGINT PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+		"CREATE TABLE savings (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL)",
+		"CREATE TABLE checking (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL)",
+		gen+"INSERT INTO accounts SELECT x, 'customer' || x FROM s",
+		gen+"INSERT INTO savings SELECT x, x FROM s",
+		gen+"INSERT INTO checking SELECT x, x FROM s")
+	const q = "SELECT a.custid, s.bal + c.bal FROM accounts a JOIN savings s ON s.custid = a.custid JOIN checking c ON c.custid = a.custid WHERE a.name = ?1"
+	b.ResetTimer()
+	for i := range b.N {
+		if i%50 == 0 {
+			b.StopTimer()
+			block("UPDATE checking SET bal = bal + 1 WHERE custid = " + strconv.Itoa(i%10000+1))
+			b.StartTimer()
+		}
+		rows, _, err := be.Query(ctx, q, []any{"customer" + strconv.Itoa(i%10000+1)})
+		if err != nil || len(rows.Rows) != 1 {
+			b.Fatalf("rows %v, err %v", rows, err)
+		}
+	}
+}

@@ -39,18 +39,25 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 		}
 		slices.Sort(changed)
 	} else {
-		if tables, err = loadSums(b.w); err != nil {
+		st, err := b.internalStmt(sumsSQL)
+		if err != nil {
+			return nil, fmt.Errorf("state digest: %w", err)
+		}
+		tables, err = readSums(st)
+		if rerr := st.Reset(); err == nil && rerr != nil {
+			err = fmt.Errorf("load table sums: %w", rerr)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("state digest: %w", err)
 		}
 		changed = b.delta.Apply(tables)
 	}
 	b.delta = make(backend.TableDelta)
 	if len(changed) > 0 {
-		st, _, err := b.w.Prepare("INSERT OR REPLACE INTO " + digestTable + " (tbl, sum) VALUES (?, ?)")
+		st, err := b.internalStmt("INSERT OR REPLACE INTO " + digestTable + " (tbl, sum) VALUES (?, ?)")
 		if err != nil {
 			return nil, fmt.Errorf("state digest: %w", err)
 		}
-		defer st.Close()
 		for _, name := range changed {
 			err := st.BindText(1, name)
 			if err == nil {
@@ -99,13 +106,20 @@ func (b *Backend) readSnapshot(ctx context.Context, read func(*sqlite3.Conn) (st
 	return tables, st.Height, nil
 }
 
+const sumsSQL = "SELECT tbl, sum FROM " + digestTable
+
 // loadSums reads relchain_digest.
 func loadSums(c *sqlite3.Conn) (statedigest.Tables, error) {
-	st, _, err := c.Prepare("SELECT tbl, sum FROM " + digestTable)
+	st, _, err := c.Prepare(sumsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("load table sums: %w", err)
 	}
 	defer st.Close()
+	return readSums(st)
+}
+
+// readSums steps st, a compiled sumsSQL; the caller resets or closes it.
+func readSums(st *sqlite3.Stmt) (statedigest.Tables, error) {
 	tables := make(statedigest.Tables)
 	for st.Step() {
 		s, err := statedigest.Load(st.ColumnRawBlob(1))

@@ -52,16 +52,15 @@ func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys)
-	put, _, err := b.w.Prepare("INSERT INTO " + systemTable + " (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+	// Kept compiled (internalStmt): SaveSystem runs twice per block.
+	put, err := b.internalStmt("INSERT INTO " + systemTable + " (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
 	if err != nil {
 		return fmt.Errorf("save system state: %w", err)
 	}
-	defer put.Close()
-	del, _, err := b.w.Prepare("DELETE FROM " + systemTable + " WHERE key = ?1")
+	del, err := b.internalStmt("DELETE FROM " + systemTable + " WHERE key = ?1")
 	if err != nil {
 		return fmt.Errorf("save system state: %w", err)
 	}
-	defer del.Close()
 	for _, key := range keys {
 		v := kv[key]
 		st := put

@@ -1,0 +1,255 @@
+package app_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/bench/smallbank"
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/txn"
+)
+
+// BenchmarkSmallbankBatchSQLite drives the real executor on a real SQLite
+// file the way a pseudo-sync network does: blocks of 4 bc-transactions of
+// 100 Smallbank wl-transactions each, on 100,000 accounts. It reports the
+// cost per wl-transaction of FinalizeBlock and of Commit separately.
+//
+//	go test ./app -run '^$' -bench SmallbankBatchSQLite -benchtime 40x -cpuprofile cpu.out
+func BenchmarkSmallbankBatchSQLite(b *testing.B) { benchSmallbank(b, 4, 100) }
+
+// BenchmarkSmallbankAsyncSQLite is the async shape: blocks of 128
+// bc-transactions of one wl-transaction each.
+func BenchmarkSmallbankAsyncSQLite(b *testing.B) { benchSmallbank(b, 128, 1) }
+
+func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	path := filepath.Join(dir, "relchain.db")
+	copyFile(b, smallbankTemplate(b), path)
+	be, err := sqlite.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	ex, err := app.NewExecutor(ctx, be, benchChainID, benchParams())
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := smallbank.New(smallbank.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	height := ex.State().Height
+	const clients = 4 // each with its own key and nonces
+	gens := make([]workload.Generator, clients)
+	keys := make([]ed25519.PrivateKey, clients)
+	nonces := make([]uint64, clients)
+	for i := range gens {
+		gens[i] = w.Generator(workload.SQLite, 1, i)
+		seed := sha256.Sum256([]byte{byte(i)})
+		keys[i] = ed25519.NewKeyFromSeed(seed[:])
+	}
+	makeBlock := func() [][]byte {
+		raws := make([][]byte, bcPerBlock)
+		for i := range raws {
+			c := i % clients
+			nonces[c]++
+			tx := &txn.Tx{ChainID: benchChainID, Nonce: nonces[c]}
+			for range wlPerBC {
+				wl := gens[c].Next()
+				for wl.ReadOnly && wlPerBC == 1 {
+					wl = gens[c].Next() // async clients send reads to the query path
+				}
+				tx.Statements = append(tx.Statements, wl.Statements...)
+				if wlPerBC > 1 {
+					tx.Groups = append(tx.Groups, len(wl.Statements))
+				}
+			}
+			tx.Sign(keys[c])
+			raws[i] = txn.Encode(tx)
+		}
+		return raws
+	}
+	var fin, com, cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		raws := makeBlock()
+		for _, raw := range raws {
+			// CheckTx ran on this node before the block: the executor
+			// skips the signatures it verified.
+			if _, rej := ex.Check(ctx, raw); rej != nil {
+				b.Fatalf("check: %v", rej)
+			}
+		}
+		height++
+		var hb [8]byte
+		binary.BigEndian.PutUint64(hb[:], uint64(height))
+		hash := sha256.Sum256(hb[:])
+		info := app.BlockInfo{Height: height, Time: time.Unix(1_700_000_000+height, 0).UTC(), Hash: hash[:]}
+		b.StartTimer()
+		c0 := cpuTime()
+		t0 := time.Now()
+		results, _, err := ex.FinalizeBlock(ctx, info, raws)
+		t1 := time.Now()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		cpu += cpuTime() - c0
+		fin += t1.Sub(t0)
+		com += t2.Sub(t1)
+		for i, r := range results {
+			// A single wl-transaction may fail (an overdraft); a batch
+			// reports its wl-transactions' failures inside.
+			if r.Code != api.CodeOK && (wlPerBC > 1 || r.Code != api.CodeExecFailed) {
+				b.Fatalf("block %d tx %d: code %d: %s", height, i, r.Code, r.Log)
+			}
+		}
+	}
+	n := float64(b.N * bcPerBlock * wlPerBC)
+	b.ReportMetric(float64(fin.Microseconds())/n, "finalize-us/wl")
+	b.ReportMetric(float64(com.Microseconds())/n, "commit-us/wl")
+	b.ReportMetric(float64((fin+com).Microseconds())/n, "us/wl")
+	// CPU time (user+system, every thread of the process) is steadier
+	// than wall time on a shared machine, and it is what bounds four
+	// validators sharing two cores.
+	b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-us/wl")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+const benchChainID = "bench"
+
+func benchParams() app.Params {
+	p := app.DefaultParams()
+	p.Backend = "sqlite"
+	p.MaxStatements = txn.MaxStatements
+	return p
+}
+
+var (
+	templateOnce sync.Once
+	templatePath string
+	templateErr  error
+)
+
+// smallbankTemplate builds, once per process, a database holding
+// Smallbank's 100,000 accounts, set up through the executor. With
+// RELCHAIN_BENCH_TEMPLATE=<file> it is built there once and reused by
+// later runs (keeps the setup out of CPU profiles; delete the file when
+// the backend's schema or triggers change).
+func smallbankTemplate(b *testing.B) string {
+	templateOnce.Do(func() {
+		if p := os.Getenv("RELCHAIN_BENCH_TEMPLATE"); p != "" {
+			templatePath = p
+			if _, err := os.Stat(p); err == nil {
+				return
+			}
+			templateErr = buildSmallbank(p)
+			return
+		}
+		dir, err := os.MkdirTemp("", "relchain-smallbank-bench-")
+		if err != nil {
+			templateErr = err
+			return
+		}
+		templatePath = filepath.Join(dir, "relchain.db")
+		templateErr = buildSmallbank(templatePath)
+	})
+	if templateErr != nil {
+		b.Fatal(templateErr)
+	}
+	return templatePath
+}
+
+// removeBenchTemplate deletes the template a run built in a temporary
+// directory (not one named by RELCHAIN_BENCH_TEMPLATE); TestMain calls it.
+func removeBenchTemplate() {
+	if templatePath != "" && os.Getenv("RELCHAIN_BENCH_TEMPLATE") == "" {
+		os.RemoveAll(filepath.Dir(templatePath))
+	}
+}
+
+func buildSmallbank(path string) error {
+	ctx := context.Background()
+	be, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	ex, err := app.NewExecutor(ctx, be, benchChainID, benchParams())
+	if err != nil {
+		return err
+	}
+	w, err := smallbank.New(smallbank.Options{})
+	if err != nil {
+		return err
+	}
+	setup, err := w.Setup(workload.SQLite)
+	if err != nil {
+		return err
+	}
+	seed := sha256.Sum256([]byte("setup"))
+	key := ed25519.NewKeyFromSeed(seed[:])
+	for i, stmts := range setup {
+		tx := &txn.Tx{ChainID: benchChainID, Nonce: uint64(i + 1), Statements: stmts}
+		tx.Sign(key)
+		h := int64(i + 1)
+		info := app.BlockInfo{Height: h, Time: time.Unix(1_700_000_000, 0).UTC(), Hash: make([]byte, 32)}
+		res, _, err := ex.FinalizeBlock(ctx, info, [][]byte{txn.Encode(tx)})
+		if err != nil {
+			return err
+		}
+		if res[0].Code != api.CodeOK {
+			return &setupError{res[0].Log}
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type setupError struct{ log string }
+
+func (e *setupError) Error() string { return "smallbank setup: " + e.log }
+
+func copyFile(b *testing.B, from, to string) {
+	in, err := os.Open(from)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
