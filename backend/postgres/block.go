@@ -23,6 +23,10 @@ import (
 // as well, so savepoints never nest.
 const savepoint = "relchain_tx"
 
+// opBefore is the operation of the record of a row's image before an
+// UPDATE.
+var opBefore = []byte{'B'}
+
 var errBlockDone = errors.New("postgres: block is already committed or rolled back")
 
 // block is the open db-transaction on the writer connection. Its methods
@@ -272,7 +276,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if err := k.flush(ctx); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
 	}
-	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx", nil, nil, nil, nil)
+	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx, old", nil, nil, nil, nil)
 	type rec struct {
 		tbl, op, img []byte
 		tx           int
@@ -285,7 +289,13 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		if err != nil && perr == nil {
 			perr = fmt.Errorf("postgres: change digest: tx %q: %w", v[3], err)
 		}
-		recs = append(recs, rec{bytes.Clone(v[0]), bytes.Clone(v[1]), bytes.Clone(v[2]), tx})
+		tbl := bytes.Clone(v[0])
+		if v[4] != nil {
+			// An UPDATE's record holds the image before it too: the
+			// record ('B', old) of the digest (see schemaSQL).
+			recs = append(recs, rec{tbl, opBefore, bytes.Clone(v[4]), tx})
+		}
+		recs = append(recs, rec{tbl, bytes.Clone(v[1]), bytes.Clone(v[2]), tx})
 	}
 	if _, err := res.Close(); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
