@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -305,6 +306,14 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	}
 	k.consumed += len(recs)
 	k.unconsumed = k.inTx
+	// The state digest's part (an LtHash element per image, the costly
+	// part) is a sum, so its order does not matter: it runs on the other
+	// cores while this goroutine sorts and hashes the records.
+	changes := make([]change, len(recs))
+	for i, r := range recs {
+		changes[i] = change{r.tbl, r.op, r.img}
+	}
+	parts := deltaParts(changes)
 	sort.Slice(recs, func(i, j int) bool {
 		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
 			return c < 0
@@ -318,7 +327,6 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	effects := make(backend.EffectDigests)
 	var buf []byte
 	for _, r := range recs {
-		k.delta.Record(r.tbl, r.op, r.img)
 		if len(r.op) == 1 && (r.op[0] == 'S' || r.op[0] == 'X' || r.op[0] == 'T') {
 			k.ddl = true
 		}
@@ -330,8 +338,49 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		h.Write(buf)
 		effects.Write(r.tx, buf)
 	}
+	for _, part := range parts {
+		for name, sum := range <-part {
+			if cur, ok := k.delta[name]; ok {
+				cur.Combine(sum)
+			} else {
+				k.delta[name] = sum
+			}
+		}
+	}
 	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
 }
+
+// change is one change record as TableDelta.Record takes it.
+type change struct{ tbl, op, img []byte }
+
+// deltaParts records changes into TableDeltas in up to GOMAXPROCS
+// goroutines, each over a slice of its own, and returns a channel per
+// goroutine that delivers its delta. The sum of the deltas is what
+// recording every change into one would give.
+func deltaParts(changes []change) []chan backend.TableDelta {
+	n := min(runtime.GOMAXPROCS(0), len(changes)/minPerPart)
+	if n < 1 {
+		n = 1
+	}
+	parts := make([]chan backend.TableDelta, n)
+	for i := range parts {
+		part := changes[i*len(changes)/n : (i+1)*len(changes)/n]
+		ch := make(chan backend.TableDelta, 1)
+		parts[i] = ch
+		go func() {
+			d := make(backend.TableDelta)
+			for _, c := range part {
+				d.Record(c.tbl, c.op, c.img)
+			}
+			ch <- d
+		}()
+	}
+	return parts
+}
+
+// minPerPart: fewer change records than this per goroutine are not worth
+// one more.
+const minPerPart = 64
 
 // Commit writes s into relchain.meta and commits; with synchronous_commit
 // on, data and state are durable together when it returns.
