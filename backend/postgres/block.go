@@ -67,19 +67,10 @@ const vacuumAfter = 10000
 
 var _ backend.Block = (*block)(nil)
 
-// simple runs a fixed statement (no arguments) with the simple protocol,
-// after the deferred savepoint statements, in the same round trip.
-func (k *block) simple(ctx context.Context, what, sql string) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
-	if k.done {
-		return errBlockDone
-	}
-	return k.simpleLocked(ctx, what, sql)
-}
-
-// simpleLocked is simple; the caller holds the backend's mutex. An empty
-// sql sends only the deferred statements.
+// simpleLocked runs a fixed statement (no arguments) with the simple
+// protocol, after the deferred savepoint statements, in the same round
+// trip; the caller holds the backend's mutex. An empty sql sends only the
+// deferred statements.
 func (k *block) simpleLocked(ctx context.Context, what, sql string) error {
 	stmts := k.pending()
 	if sql != "" {

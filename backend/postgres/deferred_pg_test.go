@@ -78,7 +78,7 @@ func TestDeferredSavepointsKeepSemantics(t *testing.T) {
 		{"sp", ""}, {"exec", `INSERT INTO t VALUES (1, 1)`}, {"release", ""}, // tx 2
 		{"sp", ""}, {"exec", `INSERT INTO t VALUES (2, 2)`}, {"fail", `INSERT INTO t VALUES (1, 1)`}, {"rollback", ""}, // tx 3 fails
 		{"sp", ""}, {"rollback", ""}, // tx 4: rolled back before any statement
-		{"exec", `INSERT INTO t VALUES (3, 3)`}, // between txs: no tx's
+		{"exec", `INSERT INTO t VALUES (3, 3)`},                                                                   // between txs: no tx's
 		{"sp", ""}, {"exec", `UPDATE t SET v = v + 10`}, {"exec", `INSERT INTO t VALUES (4, 4)`}, {"release", ""}, // tx 5
 		{"sp", ""}, {"exec", `DELETE FROM t WHERE id = 4`}, {"rollback", ""}, // tx 6 rolled back after a statement
 	})
