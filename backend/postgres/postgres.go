@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -382,23 +383,66 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
 
-	res, err := pc.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
-		SELECT CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('role', 'pg_read_all_data', true) END;
-		SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).ReadAll()
+	values, oids, formats, err := encodeArgs(args)
 	if err != nil {
-		conn.Conn().Close(context.Background()) // state unknown: do not reuse
-		return nil, 0, fmt.Errorf("postgres: query: begin: %w", err)
+		return nil, 0, err
 	}
-	height, err := strconv.ParseInt(string(res[2].Rows[0][0]), 10, 64)
-	if err != nil {
-		conn.Conn().Close(context.Background())
-		return nil, 0, fmt.Errorf("postgres: query: read height: %w", err)
+	// One round trip: the snapshot, the height it reflects, the statement
+	// and the end of the read-only transaction, as one batch with a single
+	// Sync. A failed statement makes the server skip the ROLLBACK, which
+	// is then sent on its own.
+	batch := &pgconn.Batch{}
+	batch.ExecParams("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", nil, nil, nil, nil)
+	batch.ExecParams("SELECT CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('role', 'pg_read_all_data', true) END", nil, nil, nil, nil)
+	batch.ExecParams("SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)", nil, nil, nil, nil)
+	batch.ExecParams(sql, values, oids, formats, nil)
+	batch.ExecParams("ROLLBACK", nil, nil, nil, nil)
+	mrr := pc.ExecBatch(ctx, batch)
+	var height int64
+	for i := range 3 {
+		var res *pgconn.Result
+		if mrr.NextResult() {
+			res = mrr.ResultReader().Read()
+		}
+		if res == nil || res.Err != nil || (i == 2 && (len(res.Rows) != 1 || len(res.Rows[0]) != 1)) {
+			err := mrr.Close()
+			if res != nil && res.Err != nil {
+				err = res.Err
+			}
+			conn.Conn().Close(context.Background()) // state unknown: do not reuse
+			return nil, 0, fmt.Errorf("postgres: query: begin: %w", cmp.Or(err, errors.New("no result")))
+		}
+		if i == 2 {
+			if height, err = strconv.ParseInt(string(res.Rows[0][0]), 10, 64); err != nil {
+				_ = mrr.Close()
+				conn.Conn().Close(context.Background())
+				return nil, 0, fmt.Errorf("postgres: query: read height: %w", err)
+			}
+		}
 	}
-
-	rows, err := execParams(ctx, pc, sql, args, !st.ordered)
-	// End the read-only transaction whatever happened; it wrote nothing.
-	if _, rbErr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rbErr != nil {
-		conn.Conn().Close(context.Background())
+	var rows *backend.Rows
+	if mrr.NextResult() {
+		rows, err = collect(mrr.ResultReader(), !st.ordered)
+	}
+	ended := err == nil && mrr.NextResult()
+	if ended {
+		if _, err = mrr.ResultReader().Close(); err != nil {
+			_ = mrr.Close()
+			conn.Conn().Close(context.Background()) // the transaction may still be open
+			return nil, 0, fmt.Errorf("postgres: query: rollback: %w", err)
+		}
+	}
+	if cerr := mrr.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && rows == nil {
+		err = errors.New("no result for the statement")
+	}
+	if !ended {
+		// End the read-only transaction whatever happened; it wrote nothing.
+		if _, rbErr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rbErr != nil {
+			conn.Conn().Close(context.Background())
+		}
 	}
 	if err != nil {
 		if e := asBackendError(err); e != nil {
