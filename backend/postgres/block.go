@@ -7,8 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,6 +23,10 @@ import (
 // savepoint is the one savepoint name relchain uses; RollbackTo releases it
 // as well, so savepoints never nest.
 const savepoint = "relchain_tx"
+
+// opBefore is the operation of the record of a row's image before an
+// UPDATE.
+var opBefore = []byte{'B'}
 
 var errBlockDone = errors.New("postgres: block is already committed or rolled back")
 
@@ -37,6 +43,11 @@ type block struct {
 	// savepoint must clear it first (see Exec). unconsumed: change records
 	// tagged with a tx index may be waiting for ChangeDigest (see Commit).
 	inTx, tagged, unconsumed bool
+	// Deferred savepoint statements (see pending): savepointDue, the
+	// current tx's SAVEPOINT and SET LOCAL have not been sent yet;
+	// releaseDue, the previous tx's RELEASE has not. aborted: the last
+	// statement failed, so the db-transaction is in the aborted state.
+	savepointDue, releaseDue, aborted bool
 	// delta is the digested changes' effect on the table sums; ddl records
 	// that one of them changed the schema (StateDigest then rescans).
 	delta backend.TableDelta
@@ -56,32 +67,81 @@ const vacuumAfter = 10000
 
 var _ backend.Block = (*block)(nil)
 
-// simple runs a fixed statement (no arguments) with the simple protocol.
-func (k *block) simple(ctx context.Context, what, sql string) error {
+// simpleLocked runs a fixed statement (no arguments) with the simple
+// protocol, after the deferred savepoint statements, in the same round
+// trip; the caller holds the backend's mutex. An empty sql sends only the
+// deferred statements.
+func (k *block) simpleLocked(ctx context.Context, what, sql string) error {
+	stmts := k.pending()
+	if sql != "" {
+		stmts = append(stmts, sql)
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	if _, err := k.conn.PgConn().Exec(ctx, strings.Join(stmts, "; ")).ReadAll(); err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	k.sent()
+	return nil
+}
+
+// flush sends the deferred savepoint statements, if any; the caller holds
+// the backend's mutex. Every statement the block sends goes after them.
+func (k *block) flush(ctx context.Context) error {
+	return k.simpleLocked(ctx, "deferred savepoint statements", "")
+}
+
+// pending lists the deferred savepoint statements in the order they must
+// run. Savepoint and Release send nothing themselves: a tx's SAVEPOINT and
+// SET LOCAL, preceded by the previous tx's RELEASE, travel with the tx's
+// first statement (execAfter), so a tx of one statement costs one round
+// trip instead of three. Every other statement the block sends is preceded
+// by them too (flush), so the server runs exactly the sequence it ran when
+// each was sent at once. Nothing runs between a deferred SAVEPOINT and its
+// RELEASE or ROLLBACK TO unless the SAVEPOINT was sent first, so a tx that
+// ends before its first statement can drop its savepoint unsent.
+func (k *block) pending() []string {
+	var stmts []string
+	if k.releaseDue {
+		stmts = append(stmts, "RELEASE SAVEPOINT "+savepoint)
+	}
+	if k.savepointDue {
+		stmts = append(stmts, "SAVEPOINT "+savepoint, "SET LOCAL "+txSetting+" = '"+strconv.Itoa(k.env.Tx)+"'")
+	}
+	return stmts
+}
+
+// sent records that the server ran the pending statements.
+func (k *block) sent() {
+	if k.savepointDue {
+		k.tagged = true
+	}
+	k.releaseDue, k.savepointDue = false, false
+}
+
+// Savepoint opens the tx's savepoint; statements that read the clock or
+// random numbers are rewritten with env (sqlcheck/postgres.Rewrite). It
+// also sets relchain.tx to env.Tx, transaction-locally and inside the
+// savepoint (SET LOCAL: a utility statement, measured at about a third of
+// the cost of SELECT set_config): the change records the tx's statements
+// write take it as their tx column's DEFAULT (see schemaSQL). Both are
+// deferred to the tx's first statement (see pending).
+func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
 	if k.done {
 		return errBlockDone
 	}
-	if _, err := k.conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
-		return fmt.Errorf("postgres: %s: %w", what, err)
+	if k.savepointDue {
+		// Two Savepoints without Release (never so in the executor): the
+		// first one is a real, nested savepoint.
+		if err := k.flush(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
-}
-
-// Savepoint opens the tx's savepoint; statements that read the clock or
-// random numbers are rewritten with env (sqlcheck/postgres.Rewrite). In the
-// same round trip it sets relchain.tx to env.Tx, transaction-locally and
-// inside the savepoint (SET LOCAL: a utility statement, measured at about a
-// third of the cost of SELECT set_config): the change records the tx's statements write take
-// it as their tx column's DEFAULT (see schemaSQL).
-func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	k.env = env
-	if err := k.simple(ctx, "savepoint", "SAVEPOINT "+savepoint+
-		"; SET LOCAL "+txSetting+" = '"+strconv.Itoa(env.Tx)+"'"); err != nil {
-		return err
-	}
-	k.inTx, k.tagged, k.unconsumed = true, true, true
+	k.savepointDue, k.inTx, k.unconsumed, k.aborted = true, true, true, false
 	return nil
 }
 
@@ -91,17 +151,44 @@ func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 	return k.b.Analyze(ctx, sql)
 }
 
+// Release releases the tx's savepoint. It is deferred (see pending) unless
+// there is no open savepoint or the db-transaction is aborted: then it
+// fails here, as it would have when sent at once.
 func (k *block) Release(ctx context.Context) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return errBlockDone
+	}
+	switch {
+	case k.savepointDue:
+		// Nothing ran inside the savepoint: it need not exist.
+		k.savepointDue, k.inTx = false, false
+		return nil
+	case k.inTx && !k.aborted:
+		k.releaseDue, k.inTx = true, false
+		return nil
+	}
 	k.inTx = false
-	return k.simple(ctx, "release savepoint", "RELEASE SAVEPOINT "+savepoint)
+	return k.simpleLocked(ctx, "release savepoint", "RELEASE SAVEPOINT "+savepoint)
 }
 
 // RollbackTo undoes everything since Savepoint and then releases the
 // savepoint, so a block of many failed txs does not pile up nested
 // savepoints.
 func (k *block) RollbackTo(ctx context.Context) error {
-	k.inTx = false
-	return k.simple(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint)
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return errBlockDone
+	}
+	if k.savepointDue {
+		// Nothing ran inside the savepoint: there is nothing to undo.
+		k.savepointDue, k.inTx = false, false
+		return nil
+	}
+	k.inTx, k.aborted = false, false
+	return k.simpleLocked(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint)
 }
 
 // Exec runs one statement. A statement failure is returned as a
@@ -131,25 +218,33 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if k.done {
 		return nil, errBlockDone
 	}
-	if !k.inTx && k.tagged {
+	prefix := k.pending()
+	clear := !k.inTx && k.tagged
+	if clear {
 		// Outside every savepoint (never so in the executor): the records
 		// this statement writes belong to no tx.
-		if _, err := k.conn.PgConn().Exec(ctx, "SET LOCAL "+txSetting+" = ''").ReadAll(); err != nil {
-			return nil, fmt.Errorf("postgres: exec: clear %s: %w", txSetting, err)
-		}
+		prefix = append(prefix, "SET LOCAL "+txSetting+" = ''")
+	}
+	rows, err := execAfter(ctx, k.conn.PgConn(), prefix, sql, args, !st.ordered)
+	var pe *prefixError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("postgres: exec: %w", err)
+	}
+	if e := backend.AsError(err); e != nil { // argument encoding, before anything was sent
+		return nil, e
+	}
+	k.sent()
+	if clear {
 		k.tagged = false
 	}
-	rows, err := execParams(ctx, k.conn.PgConn(), sql, args, !st.ordered)
 	if err == nil {
 		return rows, nil
-	}
-	if e := backend.AsError(err); e != nil { // argument encoding
-		return nil, e
 	}
 	var pgErr *pgconn.PgError
 	if ctx.Err() != nil || !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
+	k.aborted = true
 	return nil, asBackendError(err)
 }
 
@@ -170,7 +265,10 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if k.done {
 		return backend.Changes{}, errBlockDone
 	}
-	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx", nil, nil, nil, nil)
+	if err := k.flush(ctx); err != nil {
+		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
+	}
+	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx, old", nil, nil, nil, nil)
 	type rec struct {
 		tbl, op, img []byte
 		tx           int
@@ -183,7 +281,13 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		if err != nil && perr == nil {
 			perr = fmt.Errorf("postgres: change digest: tx %q: %w", v[3], err)
 		}
-		recs = append(recs, rec{bytes.Clone(v[0]), bytes.Clone(v[1]), bytes.Clone(v[2]), tx})
+		tbl := bytes.Clone(v[0])
+		if v[4] != nil {
+			// An UPDATE's record holds the image before it too: the
+			// record ('B', old) of the digest (see schemaSQL).
+			recs = append(recs, rec{tbl, opBefore, bytes.Clone(v[4]), tx})
+		}
+		recs = append(recs, rec{tbl, bytes.Clone(v[1]), bytes.Clone(v[2]), tx})
 	}
 	if _, err := res.Close(); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
@@ -193,6 +297,14 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	}
 	k.consumed += len(recs)
 	k.unconsumed = k.inTx
+	// The state digest's part (an LtHash element per image, the costly
+	// part) is a sum, so its order does not matter: it runs on the other
+	// cores while this goroutine sorts and hashes the records.
+	changes := make([]change, len(recs))
+	for i, r := range recs {
+		changes[i] = change{r.tbl, r.op, r.img}
+	}
+	parts := deltaParts(changes)
 	sort.Slice(recs, func(i, j int) bool {
 		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
 			return c < 0
@@ -206,7 +318,6 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	effects := make(backend.EffectDigests)
 	var buf []byte
 	for _, r := range recs {
-		k.delta.Record(r.tbl, r.op, r.img)
 		if len(r.op) == 1 && (r.op[0] == 'S' || r.op[0] == 'X' || r.op[0] == 'T') {
 			k.ddl = true
 		}
@@ -218,8 +329,49 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		h.Write(buf)
 		effects.Write(r.tx, buf)
 	}
+	for _, part := range parts {
+		for name, sum := range <-part {
+			if cur, ok := k.delta[name]; ok {
+				cur.Combine(sum)
+			} else {
+				k.delta[name] = sum
+			}
+		}
+	}
 	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
 }
+
+// change is one change record as TableDelta.Record takes it.
+type change struct{ tbl, op, img []byte }
+
+// deltaParts records changes into TableDeltas in up to GOMAXPROCS
+// goroutines, each over a slice of its own, and returns a channel per
+// goroutine that delivers its delta. The sum of the deltas is what
+// recording every change into one would give.
+func deltaParts(changes []change) []chan backend.TableDelta {
+	n := min(runtime.GOMAXPROCS(0), len(changes)/minPerPart)
+	if n < 1 {
+		n = 1
+	}
+	parts := make([]chan backend.TableDelta, n)
+	for i := range parts {
+		part := changes[i*len(changes)/n : (i+1)*len(changes)/n]
+		ch := make(chan backend.TableDelta, 1)
+		parts[i] = ch
+		go func() {
+			d := make(backend.TableDelta)
+			for _, c := range part {
+				d.Record(c.tbl, c.op, c.img)
+			}
+			ch <- d
+		}()
+	}
+	return parts
+}
+
+// minPerPart: fewer change records than this per goroutine are not worth
+// one more.
+const minPerPart = 64
 
 // Commit writes s into relchain.meta and commits; with synchronous_commit
 // on, data and state are durable together when it returns.
@@ -232,6 +384,10 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	appHash := s.AppHash
 	if appHash == nil {
 		appHash = []byte{}
+	}
+	if err := k.flush(ctx); err != nil {
+		_ = k.rollback(ctx)
+		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
 	}
 	if k.unconsumed {
 		// Records a tx wrote and no ChangeDigest consumed (never so in the

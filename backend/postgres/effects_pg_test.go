@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -113,5 +114,93 @@ func TestEffectsMigrationAndOutOfBandWrites(t *testing.T) {
 	var left int
 	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM relchain.changes`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("%d change records left after the block (%v), want 0", left, err)
+	}
+}
+
+// An UPDATE is captured as one record holding both images, which
+// ChangeDigest splits into the 'B' and 'U' records of the digest. A
+// database installed before (a column seq, and an UPDATE captured as two
+// records) is migrated at Open, and records the old trigger left digest
+// exactly as the new trigger's: the digest did not change.
+func TestUpdateRecordFormatMigration(t *testing.T) {
+	setup := func(b backend.Backend) {
+		oneTx(t, b, 1, 0, `CREATE TABLE t (id int PRIMARY KEY, v text)`, nil)
+		oneTx(t, b, 2, 0, `INSERT INTO t VALUES (1, 'a'), (2, 'b')`, nil)
+	}
+	ref := mustOpen(t, pgtest.DSN(t))
+	defer ref.Close()
+	setup(ref)
+	want := oneTx(t, ref, 3, 0, `UPDATE t SET v = v || 'x'`, nil)
+	refOOB := pgtest.DSN(t)
+	r2 := mustOpen(t, refOOB)
+	setup(r2)
+	psql(t, refOOB, `UPDATE t SET v = 'oob' WHERE id = 2`)
+	wantOOB := oneTx(t, r2, 3, 0, `UPDATE t SET v = v || 'x'`, nil)
+	assertScanMatches(t, r2)
+	r2.Close()
+
+	dsn := pgtest.DSN(t)
+	b := mustOpen(t, dsn)
+	setup(b)
+	b.Close()
+	// The database as the former relchain left it: a column seq, no
+	// column old, and the former trigger writing 'B' and 'U' records; an
+	// operator's write leaves such records behind.
+	psql(t, dsn, `ALTER TABLE relchain.changes DROP COLUMN old, ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY`)
+	psql(t, dsn, `CREATE OR REPLACE FUNCTION relchain.capture() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+	INSERT INTO relchain.changes (tbl, op, img)
+	VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'B', row_to_json(OLD)::text),
+		(TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', row_to_json(NEW)::text);
+	RETURN NULL;
+END
+$fn$`)
+	psql(t, dsn, `UPDATE t SET v = 'oob' WHERE id = 2`)
+	b = mustOpen(t, dsn)
+	defer b.Close()
+	if got := oneTx(t, b, 3, 0, `UPDATE t SET v = v || 'x'`, nil); !bytes.Equal(got.Block, wantOOB.Block) {
+		t.Fatalf("block digest after migration %x, want %x (the same records in the former format)", got.Block, wantOOB.Block)
+	}
+	c, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var cols string
+	if err := c.QueryRow(ctx(t), `SELECT string_agg(attname, ',' ORDER BY attname) FROM pg_attribute
+		WHERE attrelid = 'relchain.changes'::regclass AND attnum > 0 AND NOT attisdropped`).Scan(&cols); err != nil {
+		t.Fatal(err)
+	}
+	if cols != "img,old,op,tbl,tx" {
+		t.Fatalf("relchain.changes has columns %s after Open, want img,old,op,tbl,tx", cols)
+	}
+	// The migrated database captures in the new format, and digests as a
+	// fresh one.
+	if got := oneTx(t, b, 4, 0, `UPDATE t SET v = v || 'y' WHERE id = 1`, nil); got.Block == nil {
+		t.Fatal("no digest")
+	}
+	var n int
+	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM relchain.changes`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d change records left (%v), want 0", n, err)
+	}
+	if bytes.Equal(want.Block, wantOOB.Block) {
+		t.Fatal("the out-of-band update did not change the digest")
+	}
+	assertScanMatches(t, b)
+}
+
+// assertScanMatches checks that the stored table sums equal a full scan's.
+func assertScanMatches(t *testing.T, b *postgres.Backend) {
+	t.Helper()
+	stored, h1, err := b.StoredState(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned, h2, err := b.ScanState(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1 != h2 || !bytes.Equal(stored.Digest(), scanned.Digest()) {
+		t.Fatalf("stored sums (height %d) differ from a full scan (height %d)", h1, h2)
 	}
 }

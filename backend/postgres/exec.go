@@ -55,12 +55,69 @@ func execParams(ctx context.Context, pc *pgconn.PgConn, sql string, args []any, 
 	if err != nil {
 		return nil, err
 	}
-	return readRows(pc.ExecParams(ctx, sql, values, oids, formats, nil), sortRows)
+	return collect(pc.ExecParams(ctx, sql, values, oids, formats, nil), sortRows)
 }
 
-// readRows reads one statement's result (text format) and closes rr. If
-// sortRows, rows are sorted by their text form: see block.
-func readRows(rr *pgconn.ResultReader, sortRows bool) (*backend.Rows, error) {
+// execAfter runs the utility statements prefix (no arguments, no rows:
+// SAVEPOINT, RELEASE, SET LOCAL) and then sql as execParams does, all in
+// one round trip: one batch of extended-protocol messages ending in a
+// single Sync. The server runs them in order and skips the rest after the
+// first error. A failure of a prefix statement is returned wrapped in
+// *prefixError; the statement's own result and failure are execParams'.
+func execAfter(ctx context.Context, pc *pgconn.PgConn, prefix []string, sql string, args []any, sortRows bool) (*backend.Rows, error) {
+	if len(prefix) == 0 {
+		return execParams(ctx, pc, sql, args, sortRows)
+	}
+	values, oids, formats, err := encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	batch := &pgconn.Batch{}
+	for _, p := range prefix {
+		batch.ExecParams(p, nil, nil, nil, nil)
+	}
+	batch.ExecParams(sql, values, oids, formats, nil)
+	mrr := pc.ExecBatch(ctx, batch)
+	for _, p := range prefix {
+		if !mrr.NextResult() {
+			err := mrr.Close()
+			if err == nil {
+				err = errors.New("no result")
+			}
+			return nil, &prefixError{stmt: p, err: err}
+		}
+		if _, err := mrr.ResultReader().Close(); err != nil {
+			_ = mrr.Close()
+			return nil, &prefixError{stmt: p, err: err}
+		}
+	}
+	if !mrr.NextResult() {
+		err := mrr.Close()
+		if err == nil {
+			err = errors.New("postgres: no result for the statement")
+		}
+		return nil, err
+	}
+	rows, err := collect(mrr.ResultReader(), sortRows)
+	if cerr := mrr.Close(); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return rows, err
+}
+
+// prefixError is the failure of a utility statement execAfter ran before
+// the statement: never the statement's fault.
+type prefixError struct {
+	stmt string
+	err  error
+}
+
+func (e *prefixError) Error() string { return fmt.Sprintf("%s: %v", e.stmt, e.err) }
+func (e *prefixError) Unwrap() error { return e.err }
+
+// collect reads one statement's result from rr and converts it (see
+// execParams).
+func collect(rr *pgconn.ResultReader, sortRows bool) (*backend.Rows, error) {
 	var raw [][][]byte
 	for rr.NextRow() {
 		vals := rr.Values()

@@ -113,11 +113,11 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 		switch i {
 		case 2:
 			var r *backend.Rows
-			if r, err = readRows(rr, false); err == nil {
+			if r, err = collect(rr, false); err == nil {
 				height, err = heightOf(r)
 			}
 		case 3:
-			rows, err = readRows(rr, sortRows)
+			rows, err = collect(rr, sortRows)
 		default:
 			_, err = rr.Close()
 		}

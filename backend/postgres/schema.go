@@ -15,7 +15,8 @@ const txSetting = "relchain.tx"
 //
 //   - relchain.meta: the committed State, one row.
 //   - relchain.changes: the row changes of the open block, appended by
-//     triggers and consumed (deleted) by ChangeDigest. Being an ordinary table
+//     triggers and consumed (deleted) by ChangeDigest, in no particular
+//     order (no sequence column: ChangeDigest sorts). Being an ordinary table
 //     written in the block's db-transaction, changes rolled back to a
 //     savepoint vanish with it. Its column tx is the index of the
 //     bc-transaction that wrote the record: its DEFAULT reads the
@@ -26,9 +27,12 @@ const txSetting = "relchain.tx"
 //   - relchain.digest: the state digest's sum of every replicated table
 //     (package statedigest), updated by each block.
 //   - relchain.capture(): the row trigger: one record per changed row with
-//     the row's JSON image (NEW; OLD for DELETE; an UPDATE records OLD as
-//     'B' and NEW as 'U'), and one 'T' record per TRUNCATE (which fires no
-//     row triggers).
+//     the row's JSON image (NEW; OLD for DELETE; an UPDATE records NEW as
+//     'U' with OLD in the column old, which ChangeDigest reads as a 'B'
+//     record of its own: one row instead of two), and one 'T' record per
+//     TRUNCATE (which fires no row triggers). Databases installed before
+//     get the column old, and lose the former column seq (a sequence
+//     value per record that nothing read).
 //   - relchain.on_ddl(): an event trigger on ddl_command_end. It attaches
 //     capture() to every new permanent table outside the relchain schema
 //     (CREATE TABLE, CREATE TABLE AS, SELECT INTO; for the latter two it also
@@ -61,7 +65,6 @@ CREATE TABLE IF NOT EXISTS relchain.digest (
 );
 
 CREATE TABLE IF NOT EXISTS relchain.changes (
-	seq bigint GENERATED ALWAYS AS IDENTITY,
 	tbl text NOT NULL,
 	op  char(1) NOT NULL,
 	img text NOT NULL
@@ -76,6 +79,14 @@ BEGIN
 		ALTER TABLE relchain.changes ADD COLUMN IF NOT EXISTS tx int NOT NULL
 			DEFAULT coalesce(nullif(current_setting('` + txSetting + `', true), '')::int, -1);
 	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'relchain.changes'::regclass AND attname = 'old' AND NOT attisdropped) THEN
+		ALTER TABLE relchain.changes ADD COLUMN IF NOT EXISTS old text;
+	END IF;
+	IF EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'relchain.changes'::regclass AND attname = 'seq' AND NOT attisdropped) THEN
+		ALTER TABLE relchain.changes DROP COLUMN seq;
+	END IF;
 END
 $do$;
 
@@ -89,9 +100,8 @@ BEGIN
 		INSERT INTO relchain.changes (tbl, op, img)
 		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'T', '');
 	ELSIF TG_OP = 'UPDATE' THEN
-		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'B', row_to_json(OLD)::text),
-			(TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', row_to_json(NEW)::text);
+		INSERT INTO relchain.changes (tbl, op, img, old)
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', row_to_json(NEW)::text, row_to_json(OLD)::text);
 	ELSE
 		INSERT INTO relchain.changes (tbl, op, img)
 		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'I', row_to_json(NEW)::text);

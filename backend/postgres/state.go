@@ -39,6 +39,9 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	if k.done {
 		return nil, errBlockDone
 	}
+	if err := k.flush(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: state digest: %w", err)
+	}
 	var tables statedigest.Tables
 	var changed []string
 	var err error

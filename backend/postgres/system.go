@@ -39,6 +39,9 @@ func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 	if k.done {
 		return errBlockDone
 	}
+	if err := k.flush(ctx); err != nil {
+		return fmt.Errorf("postgres: save system state: %w", err)
+	}
 	keys := make([]string, 0, len(kv))
 	for key := range kv {
 		keys = append(keys, key)
