@@ -373,11 +373,17 @@ func (b *Backend) schemaVersion() (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
-	var v int64
+	return schemaVersionOf(st, 0)
+}
+
+// schemaVersionOf runs a kept "PRAGMA schema_version" statement and
+// resets it for the next use; def is the version when it returns no row.
+func schemaVersionOf(st *sqlite3.Stmt, def int64) (int64, error) {
+	v := def
 	if st.Step() {
 		v = st.ColumnInt64(0)
 	}
-	err = st.Err()
+	err := st.Err()
 	if rerr := st.Reset(); err == nil {
 		err = rerr
 	}

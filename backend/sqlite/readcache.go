@@ -47,16 +47,9 @@ func (rc *readCache) sync() error {
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	v := int64(-1)
-	if st.Step() {
-		v = st.ColumnInt64(0)
-	}
-	err = st.Err()
-	if rerr := st.Reset(); err == nil {
-		err = rerr
-	}
+	v, err := schemaVersionOf(st, -1)
 	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+		return err
 	}
 	if v != rc.ver {
 		for _, st := range rc.stmts {
