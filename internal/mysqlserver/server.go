@@ -168,7 +168,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		"--default-time-zone=+00:00",
 		"--sql-mode=" + SQLMode,
 		"--explicit-defaults-for-timestamp=1",
-		"--lower-case-table-names=0",
+		"--lower-case-table-names=1", // table names compare case-insensitively on every node (backend/mysql requires it)
 		"--max-allowed-packet=64M",
 	}
 	cmd := s.command(cred, s.Daemon, args...)
