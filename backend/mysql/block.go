@@ -297,6 +297,9 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 			return nil, k.fault("ddl: write recovery record", err)
 		}
 	}
+	if err := k.hook("before"); err != nil {
+		return nil, err
+	}
 	if run {
 		if _, err := k.conn.ExecContext(ctx, st.text, args...); err != nil {
 			be := asBackendError(err)
@@ -333,10 +336,8 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 		return nil, k.fault("ddl: sync capture triggers", err)
 	}
 	k.ddl = true
-	if hook := k.b.opts.afterDDL; hook != nil {
-		if err := hook(); err != nil {
-			return nil, k.fault("ddl: test hook", err)
-		}
+	if err := k.hook("after"); err != nil {
+		return nil, err
 	}
 	if err := k.reopen(ctx); err != nil {
 		return nil, err
@@ -349,6 +350,16 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 		return nil, k.fault("ddl: record schema change", err)
 	}
 	return &backend.Rows{}, nil
+}
+
+// hook runs the test hook (options.ddlHook) at stage.
+func (k *block) hook(stage string) error {
+	if h := k.b.opts.ddlHook; h != nil {
+		if err := h(stage); err != nil {
+			return k.fault("ddl: test hook at stage "+stage, err)
+		}
+	}
+	return nil
 }
 
 // reopen starts the block's db-transaction again after a DDL statement,

@@ -42,11 +42,12 @@ type options struct {
 	queryTimeout time.Duration
 	maxReaders   int
 	noGate       bool
-	// afterDDL, when set (tests), runs after a DDL statement took effect
-	// and before the block continues; an error it returns is returned by
-	// Exec as a node fault (a simulated crash between the DDL and the
-	// block's commit).
-	afterDDL func() error
+	// ddlHook, when set (tests), runs at the stages of a DDL statement
+	// (see block.execDDL): "before" (recovery record committed, DDL not
+	// run) and "after" (DDL and triggers done, block not reopened). An
+	// error it returns is returned by Exec as a node fault: a simulated
+	// crash at that point.
+	ddlHook func(stage string) error
 }
 
 // WithoutGate turns the determinism and safety gate (sqlcheck/mysql) off.
