@@ -216,6 +216,18 @@ var corpus = []struct {
 	{"SELECT 'a /*! b */'", "executable comments"},
 	{"SELECT /*+ MAX_EXECUTION_TIME(1) */ a FROM t", "optimizer hints"},
 	{"UPDATE /*+ NO_RANGE_OPTIMIZATION(t) */ t SET a = 1", "optimizer hints"},
+	{"SELECT 1 --1, SLEEP(10)", "a \"--\" comment must be followed by a space"},
+	{"DELETE FROM t WHERE id = 1 --1 OR 1 = 1", "a \"--\" comment must be followed by a space"},
+	{"SELECT 1 ---1", "comment must be followed by a space"},
+	{"SELECT 1 -- a comment, SLEEP(10)", ""},
+	{"SELECT 1 --\ta tab comment", ""},
+	{"SELECT 1 --", ""},
+	{"SELECT a FROM t WHERE s = '--x' -- ok", ""},
+	{"SELECT `--x` FROM t", ""},
+	{"SELECT 1 #x, SLEEP(1)", ""},
+	{"SELECT \"a\\\" , SLEEP(1) -- \"", ""},
+	{"SELECT''", "cannot parse the statement: the parser failed on this text"},
+	{"SELECT 1 /* unterminated", "cannot parse the statement"},
 
 	// ---- Order-dependence (unsafe for statement-based replication).
 	{"SELECT a FROM t LIMIT 10", "LIMIT without ORDER BY is not allowed"},
