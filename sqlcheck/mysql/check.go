@@ -95,8 +95,15 @@ func check(sql string) error {
 	return analyze(sql).err
 }
 
-// analyze is the uncached verdict.
-func analyze(sql string) *verdict {
+// analyze is the uncached verdict. A panic in the walk is a refusal (fail
+// closed; the message is fixed, so the verdict stays the same on every
+// node).
+func analyze(sql string) (v *verdict) {
+	defer func() {
+		if recover() != nil {
+			v = &verdict{err: errors.New("the gate failed on this statement text; it is refused")}
+		}
+	}()
 	stmt, err := parse(sql)
 	if err != nil {
 		return &verdict{err: err}
@@ -105,7 +112,7 @@ func analyze(sql string) *verdict {
 	if err != nil {
 		return &verdict{err: err}
 	}
-	v := &verdict{a: sqlcheck.Analysis{DDL: w.ddl}}
+	v = &verdict{a: sqlcheck.Analysis{DDL: w.ddl}}
 	if len(w.writes) > 0 {
 		slices.Sort(w.writes)
 		v.a.Writes = slices.Compact(w.writes)
@@ -119,11 +126,15 @@ func parse(sql string) (sqlparser.Statement, error) {
 	if err := checkComments(sql); err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
-	stmt, next, err := sqlparser.ParseOne(ctx, sql)
+	if err := checkDashComments(sql); err != nil {
+		return nil, err
+	}
+	stmt, next, err := parseOne(sql)
 	switch {
 	case errors.Is(err, sqlparser.ErrEmpty):
 		return nil, errors.New("empty statement: the text holds no SQL statement")
+	case errors.Is(err, sqlcheck.ErrUnparseable):
+		return nil, err
 	case err != nil:
 		return nil, unparseable(err)
 	}
@@ -131,9 +142,12 @@ func parse(sql string) (sqlparser.Statement, error) {
 	// hold no other one (nor anything the parser rejects).
 	n := 1
 	for rest := sql[min(next, len(sql)):]; ; {
-		_, next, err := sqlparser.ParseOne(ctx, rest)
+		_, next, err := parseOne(rest)
 		if errors.Is(err, sqlparser.ErrEmpty) {
 			break
+		}
+		if errors.Is(err, sqlcheck.ErrUnparseable) {
+			return nil, err
 		}
 		if err != nil {
 			return nil, unparseable(err)
@@ -148,6 +162,18 @@ func parse(sql string) (sqlparser.Statement, error) {
 		return nil, fmt.Errorf("the text holds %d statements; exactly one is allowed per statement text", n)
 	}
 	return stmt, nil
+}
+
+// parseOne is sqlparser.ParseOne, with a panic of the parser (it has
+// some, after parsing proper: SELECT and an empty string literal without
+// a space between is one) reported as a parse error.
+func parseOne(sql string) (stmt sqlparser.Statement, next int, err error) {
+	defer func() {
+		if recover() != nil {
+			stmt, next, err = nil, 0, fmt.Errorf("%w: the parser failed on this text", sqlcheck.ErrUnparseable)
+		}
+	}()
+	return sqlparser.ParseOne(context.Background(), sql)
 }
 
 // unparseable wraps a parser error in sqlcheck.ErrUnparseable.
@@ -176,4 +202,26 @@ func checkComments(sql string) error {
 			return errors.New("optimizer hints (/*+ ... */) are not allowed, even inside string literals: plans are each node's own business")
 		}
 	}
+}
+
+// checkDashComments rejects "--" comments that MySQL does not read as
+// comments: MySQL starts a comment at "--" only if a space or a control
+// character (or the end of the text) follows; otherwise "--1" is two minus
+// signs and the rest of the line is code. The parser treats every "--" as
+// a comment, so "SELECT 1 --1, SLEEP(9)" would pass the gate while MySQL
+// runs SLEEP. The text is scanned with the parser's own tokenizer, so
+// string literals and quoted names are told apart from comments exactly as
+// the parser does.
+func checkDashComments(sql string) error {
+	tkn := sqlparser.NewStringTokenizer(sql)
+	for range len(sql) + 1 {
+		typ, val := tkn.Scan()
+		switch {
+		case typ == 0 || typ == sqlparser.LEX_ERROR:
+			return nil
+		case typ == sqlparser.COMMENT && len(val) > 2 && val[0] == '-' && val[1] == '-' && val[2] > ' ' && val[2] != 0x7f:
+			return errors.New("a \"--\" comment must be followed by a space: MySQL reads \"--x\" as two minus signs and runs the rest of the line")
+		}
+	}
+	return nil
 }
