@@ -53,3 +53,8 @@ func ctx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return c
 }
+
+// The conformance suite with the gate (sqlcheck/mysql) on, as a node runs.
+func TestConformance(t *testing.T) {
+	backendtest.Run(t, opener())
+}

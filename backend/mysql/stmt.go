@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,8 @@ type stmtInfo struct {
 	// returns rows. ordered: a query with a top-level ORDER BY, whose row
 	// order is its own; other rows are sorted (see runStmt).
 	returning, ordered bool
+	// returningAt is the offset in text of the top-level RETURNING.
+	returningAt int
 	// forbidden, if not empty, says why the statement may not run at all
 	// (the backstop: session, transaction or server state relchain
 	// manages). The gate refuses these first.
@@ -181,6 +184,7 @@ func inspect(sql string) (stmtInfo, error) {
 			depth--
 		case depth == 0 && t.up == "RETURNING":
 			info.returning = true
+			info.returningAt = t.end - len(t.raw)
 		case depth == 0 && t.up == "ORDER" && word(i+1) == "BY":
 			info.ordered = true
 		}
@@ -339,7 +343,7 @@ func (c *verdictCache) judge(sql string) verdict {
 	if !c.gate {
 		return v
 	}
-	a, err := mycheck.Analyze(sql)
+	a, err := gateAnalyze(info, sql)
 	switch {
 	case errors.Is(err, sqlcheck.ErrUnparseable):
 		// The gate's parser is the law for blocks: what it cannot parse
@@ -360,6 +364,29 @@ func (c *verdictCache) judge(sql string) verdict {
 		}
 	}
 	return v
+}
+
+// gateAnalyze runs the gate (sqlcheck/mysql) on sql. The gate's parser
+// (Vitess) does not know MariaDB's INSERT/REPLACE/DELETE ... RETURNING, so
+// such a statement is judged in two parts, both of which must pass: the
+// statement without its RETURNING clause (whose analysis is the
+// statement's), and the RETURNING list as the select list of a query of
+// the written table, which subjects its expressions to the same function
+// and construct allowlists.
+func gateAnalyze(info stmtInfo, sql string) (sqlcheck.Analysis, error) {
+	if !info.returning || len(info.analysis.Writes) != 1 || info.kind == "UPDATE" {
+		return mycheck.Analyze(sql)
+	}
+	body := info.text[:info.returningAt]
+	list := info.text[info.returningAt+len("RETURNING"):]
+	a, err := mycheck.Analyze(body)
+	if err != nil {
+		return a, err
+	}
+	if _, err := mycheck.Analyze("SELECT " + list + " FROM " + quoteIdent(info.analysis.Writes[0])); err != nil {
+		return sqlcheck.Analysis{}, fmt.Errorf("RETURNING list: %w", err)
+	}
+	return a, nil
 }
 
 func permission(msg string) *backend.Error {
