@@ -22,6 +22,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
 )
@@ -79,6 +80,15 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 			opts = append(opts, postgres.WithExecTimeout(d))
 		}
 		return postgres.Open(ctx, rc.Backend.DSN, opts...)
+	case "mysql":
+		var opts []mysql.Option
+		if rc.Backend.UnsafeNoGate {
+			opts = append(opts, mysql.WithoutGate())
+		}
+		if rc.Checkpoint.Every > 0 {
+			fmt.Fprintf(os.Stderr, "W relchain: backend mysql takes no checkpoints yet; [checkpoint] every = %d is ignored\n", rc.Checkpoint.Every)
+		}
+		return mysql.Open(ctx, rc.Backend.DSN, opts...)
 	}
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }

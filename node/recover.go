@@ -109,6 +109,8 @@ func restorerFor(home string, rc Config) (restorer, error) {
 		return &sqliteRestorer{db: rc.SQLitePath(home)}, nil
 	case "postgres":
 		return &postgresRestorer{dsn: rc.Backend.DSN}, nil
+	case "mysql":
+		return nil, errors.New("checkpoints, recovery and state sync are not supported yet with backend mysql")
 	}
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }

@@ -52,7 +52,7 @@ func initCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
-	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite or postgres")
+	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
 	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres), or SQLite file (default HOME/data/relchain.db)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
@@ -191,7 +191,7 @@ type netFlags struct {
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators")
-	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite or postgres")
+	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
 	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
