@@ -152,24 +152,12 @@ func (k *block) fault(what string, err error) error {
 	return fmt.Errorf("mysql: %s: %w", what, err)
 }
 
-// Analyze implements backend.Block: the backstop and the gate, then the
-// server's parser on the block's connection (which sees the tables the
-// block created), with schema errors reported.
+// Analyze implements backend.Block: the backstop, the gate and the
+// server's parser, functions of the text (as on PostgreSQL), so the
+// verdict is Backend.Analyze's and costs no round trip once cached.
+// Errors that depend on the schema surface at Exec, with their class.
 func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
-	st, err := k.b.verdict.gated(sql)
-	if err != nil {
-		return st.analysis, k.b.syntaxFirst(ctx, k.b.readers, st, err)
-	}
-	if st.ddl {
-		// Preparing DDL checks its syntax only; run it to learn more.
-		return st.analysis, k.b.prepareCheck(ctx, k.b.readers, st, false)
-	}
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
-	if err := k.check(); err != nil {
-		return st.analysis, err
-	}
-	return st.analysis, k.b.prepareCheck(ctx, k.conn, st, true)
+	return k.b.Analyze(ctx, sql)
 }
 
 // Exec runs one statement. A statement failure is returned as a
@@ -182,7 +170,7 @@ func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	st, err := k.b.verdict.gated(sql)
 	if err != nil {
-		return nil, k.b.syntaxFirst(ctx, k.b.readers, st, err)
+		return nil, k.b.syntaxFirst(ctx, st, err)
 	}
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()

@@ -329,13 +329,14 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 }
 
 // Analyze implements backend.Backend: the backend's backstop, the gate,
-// and the server's parser (a prepare, never executed) for syntax.
+// and the server's parser (a prepare, never executed; its verdict cached
+// by text) for syntax.
 func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
 	st, err := b.verdict.gated(sql)
 	if err != nil {
-		return st.analysis, b.syntaxFirst(ctx, b.readers, st, err)
+		return st.analysis, b.syntaxFirst(ctx, st, err)
 	}
-	if err := b.prepareCheck(ctx, b.readers, st, false); err != nil {
+	if err := b.serverSyntax(ctx, st); err != nil {
 		return st.analysis, err
 	}
 	return st.analysis, nil

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -274,6 +273,9 @@ type verdictCache struct {
 	mu   sync.Mutex
 	m    map[string]verdict
 	gate bool
+	// syntax holds the server parser's verdicts (nil: it parses), which
+	// depend on the text and the server version only.
+	syntax map[string]error
 }
 
 type verdict struct {
@@ -288,7 +290,7 @@ const (
 )
 
 func newVerdictCache(gate bool) verdictCache {
-	return verdictCache{m: make(map[string]verdict), gate: gate}
+	return verdictCache{m: make(map[string]verdict), gate: gate, syntax: make(map[string]error)}
 }
 
 // checked is the backstop's verdict alone (Query).
@@ -393,50 +395,51 @@ func permission(msg string) *backend.Error {
 	return &backend.Error{Class: backend.ClassPermission, SQLState: "42000", Message: msg}
 }
 
-// prepareCheck asks the server's parser: the text is prepared (never
-// executed) on q and the prepared statement closed. A syntax error is
-// returned with its class. Errors that depend on the schema (a missing
-// table or column) are returned only if schemaErrors (Block.Analyze);
-// at CheckTx an earlier tx of the block may create what is missing.
-func (b *Backend) prepareCheck(ctx context.Context, q preparer, st stmtInfo, schemaErrors bool) error {
-	stmt, err := q.PrepareContext(ctx, st.text)
+// serverSyntax is the server parser's verdict on st (see prepareCheck),
+// cached by text: nil, or a ClassSyntax *backend.Error.
+func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
+	c := &b.verdict
+	c.mu.Lock()
+	err, ok := c.syntax[st.text]
+	c.mu.Unlock()
+	if ok {
+		return err
+	}
+	stmt, err := b.readers.PrepareContext(ctx, st.text)
 	if err == nil {
 		stmt.Close()
-		return nil
-	}
-	be := asBackendError(err)
-	if be == nil {
+	} else if be := asBackendError(err); be == nil {
+		// The server could not be asked (connection lost): no verdict,
+		// and nothing cached.
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// The server could not be asked (connection lost): no verdict.
 		return nil
+	} else if be.Class == backend.ClassSyntax {
+		err = be
+	} else {
+		err = nil // it parsed; what failed depends on the schema
 	}
-	switch {
-	case be.Class == backend.ClassSyntax:
-		return be
-	case be.SQLState == "HY000" && be.Message != "" && strings.Contains(be.Message, "not supported in the prepared statement protocol"):
-		// Some statements cannot be prepared: the gate decided.
-		return nil
-	case schemaErrors:
-		return be
+	if len(st.text) <= maxCachedText {
+		c.mu.Lock()
+		if len(c.syntax) >= maxCachedEntries {
+			clear(c.syntax)
+		}
+		c.syntax[st.text] = err
+		c.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 // syntaxFirst returns err, a refusal (ClassPermission) of st, unless the
 // server cannot parse st: then the syntax error, which comes first as in
 // the other dialects ("SELEC 1" is a syntax error, not a refused kind).
-func (b *Backend) syntaxFirst(ctx context.Context, q preparer, st stmtInfo, err error) error {
+func (b *Backend) syntaxFirst(ctx context.Context, st stmtInfo, err error) error {
 	if be := backend.AsError(err); be == nil || be.Class != backend.ClassPermission || st.text == "" {
 		return err
 	}
-	if serr := b.prepareCheck(ctx, q, st, false); serr != nil {
+	if serr := b.serverSyntax(ctx, st); serr != nil {
 		return serr
 	}
 	return err
-}
-
-type preparer interface {
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
