@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/relchain/relchain/backend"
@@ -375,10 +376,19 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if err := k.check(); err != nil {
 		return backend.Changes{}, err
 	}
-	rows, err := k.conn.QueryContext(ctx, "SELECT tbl, op, img, old, tx FROM relchain_changes")
+	// Read and delete in one statement on MariaDB; on MySQL lock what is
+	// read and delete exactly that. Records that a session outside
+	// relchain commits meanwhile are then left for the next block, never
+	// deleted unread.
+	q := "DELETE FROM relchain_changes RETURNING tbl, op, img, old, tx, seq"
+	if !k.b.flavor.mariadb {
+		q = "SELECT tbl, op, img, old, tx, seq FROM relchain_changes FOR UPDATE"
+	}
+	rows, err := k.conn.QueryContext(ctx, q)
 	if err != nil {
 		return backend.Changes{}, k.fault("change digest", err)
 	}
+	var seqs []any
 	type rec struct {
 		tbl, op, img []byte
 		tx           int
@@ -388,7 +398,8 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		var tbl, op, img []byte
 		var old sql.RawBytes
 		var tx int
-		if err := rows.Scan(&tbl, &op, &img, &old, &tx); err != nil {
+		var seq int64
+		if err := rows.Scan(&tbl, &op, &img, &old, &tx, &seq); err != nil {
 			rows.Close()
 			return backend.Changes{}, k.fault("change digest", err)
 		}
@@ -396,14 +407,20 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 			recs = append(recs, rec{tbl, opBefore, bytes.Clone(old), tx})
 		}
 		recs = append(recs, rec{tbl, op, img, tx})
+		seqs = append(seqs, seq)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return backend.Changes{}, k.fault("change digest", err)
 	}
 	if len(recs) > 0 {
-		if _, err := k.conn.ExecContext(ctx, "DELETE FROM relchain_changes"); err != nil {
-			return backend.Changes{}, k.fault("change digest", err)
+		for len(seqs) > 0 && !k.b.flavor.mariadb {
+			n := min(len(seqs), 1000)
+			q := "DELETE FROM relchain_changes WHERE seq IN (?" + strings.Repeat(", ?", n-1) + ")"
+			if _, err := k.conn.ExecContext(ctx, q, seqs[:n]...); err != nil {
+				return backend.Changes{}, k.fault("change digest", err)
+			}
+			seqs = seqs[n:]
 		}
 		k.dirty = true
 	}
