@@ -491,6 +491,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		return fmt.Errorf("mysql: commit height %d: %w", s.Height, err)
 	}
 	k.finish(false)
+	k.b.maybeCheckpoint(s.Height)
 	return nil
 }
 
