@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
@@ -264,6 +266,22 @@ func (c *cluster) tamper(i int, stmts ...string) {
 		defer conn.Close(ctx)
 		for _, s := range stmts {
 			if _, err := conn.Exec(ctx, s); err != nil {
+				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
+			}
+		}
+	case "mysql":
+		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		conn, err := gomysql.NewConnector(cfg)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		db := sql.OpenDB(conn)
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
 				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
 			}
 		}
