@@ -33,6 +33,14 @@ var ErrDDLNotFirst = &backend.Error{Class: backend.ClassNotImplemented, SQLState
 		"(MySQL commits DDL implicitly, which would commit the block's earlier writes without it): " +
 		"a bc-transaction with DDL must be alone in its block"}
 
+// ErrDDLNotAlone is the *backend.Error of a statement that shares a
+// bc-transaction with a DDL statement: on MySQL the DDL is committed at
+// once and cannot be rolled back with the rest of its tx, so a
+// bc-transaction with DDL must consist of that one statement.
+var ErrDDLNotAlone = &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
+	Message: "on MySQL a bc-transaction with DDL must consist of exactly that one DDL statement " +
+		"(MySQL commits DDL implicitly: the rest of the tx could not be rolled back with it)"}
+
 // block is the open db-transaction on the writer connection. Its methods
 // hold the backend's mutex, so Close cannot interleave with them.
 type block struct {
@@ -53,6 +61,10 @@ type block struct {
 	dirty bool
 	// ddlSeq numbers the block's DDL statements (recovery records).
 	ddlSeq int
+	// txStmts counts the statements run in the open bc-transaction;
+	// txDDL: one of them was DDL (see ErrDDLNotAlone).
+	txStmts int
+	txDDL   bool
 	// delta is the digested changes' effect on the table sums; ddl
 	// records that the block changed the schema (StateDigest rescans).
 	delta backend.TableDelta
@@ -113,6 +125,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 		return k.fault("savepoint", err)
 	}
 	k.inTx, k.tagged, k.unconsumed = true, true, true
+	k.txStmts, k.txDDL = 0, false
 	return nil
 }
 
@@ -123,7 +136,7 @@ func (k *block) Release(ctx context.Context) error {
 	if err := k.check(); err != nil {
 		return err
 	}
-	k.inTx = false
+	k.inTx, k.txStmts, k.txDDL = false, 0, false
 	if _, err := k.conn.ExecContext(ctx, "RELEASE SAVEPOINT "+savepoint); err != nil {
 		return k.fault("release savepoint", err)
 	}
@@ -139,7 +152,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	if err := k.check(); err != nil {
 		return err
 	}
-	k.inTx = false
+	k.inTx, k.txStmts, k.txDDL = false, 0, false
 	if _, err := k.conn.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+savepoint); err != nil {
 		return k.fault("rollback to savepoint", err)
 	}
@@ -178,9 +191,6 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if err := k.check(); err != nil {
 		return nil, err
 	}
-	if st.ddl {
-		return k.execDDL(ctx, st, args)
-	}
 	if !k.inTx && k.tagged {
 		// Outside every savepoint (never so in the executor): the records
 		// this statement writes belong to no tx.
@@ -188,6 +198,15 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 			return nil, k.fault("exec", err)
 		}
 		k.tagged = false
+	}
+	if k.inTx {
+		k.txStmts++
+		if k.txDDL || (st.ddl && k.txStmts > 1) {
+			return nil, ErrDDLNotAlone
+		}
+	}
+	if st.ddl {
+		return k.execDDL(ctx, st, args)
 	}
 	rows, err := runStmt(ctx, k.conn, st, args)
 	if err == nil {
@@ -328,6 +347,7 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 	if err := k.hook("after"); err != nil {
 		return nil, err
 	}
+	k.txDDL = k.inTx
 	if err := k.reopen(ctx); err != nil {
 		return nil, err
 	}
