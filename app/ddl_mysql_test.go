@@ -149,3 +149,47 @@ func TestMySQLDDLBlockReplaysAfterACrashBeforeCommit(t *testing.T) {
 		}
 	}
 }
+
+// On MySQL, CheckTx refuses a tx that holds DDL and other statements, and
+// FinalizeBlock fails a DDL tx that is not alone in its block before it
+// runs (a byzantine proposer's block): the table is not created.
+func TestMySQLDDLTxMustBeAloneInItsBlock(t *testing.T) {
+	ctx := context.Background()
+	be, err := mysql.Open(ctx, mysqltest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	ex, err := app.NewExecutor(ctx, be, chainID, app.Params{MaxTxBytes: 1 << 20, Backend: "mysql"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := ed25519.GenerateKey(nil)
+	var nonce uint64
+	tx := func(sqls ...string) []byte {
+		nonce++
+		t := &txn.Tx{ChainID: chainID, Nonce: nonce}
+		for _, s := range sqls {
+			t.Statements = append(t.Statements, txn.Statement{SQL: s})
+		}
+		t.Sign(key)
+		return txn.Encode(t)
+	}
+	if _, rej := ex.Check(ctx, tx("CREATE TABLE a (id BIGINT PRIMARY KEY)", "INSERT INTO a (id) VALUES (1)")); rej == nil || rej.Code != 7 {
+		t.Fatalf("CheckTx of DDL with another statement: %v, want code 7 (forbidden)", rej)
+	}
+	res, _, err := ex.FinalizeBlock(ctx, blockInfo(1), [][]byte{tx("CREATE TABLE b (id BIGINT PRIMARY KEY)"), tx("SELECT 1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Code != 10 || res[1].Code != 0 {
+		t.Fatalf("results %+v; want the DDL tx failed (code 10) and the other one applied", res)
+	}
+	if _, err := ex.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := be.Query(ctx, "SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'b'", nil)
+	if err != nil || rows.Rows[0][0] != int64(0) {
+		t.Fatalf("table b: %v, %v; want it not created", rows, err)
+	}
+}
