@@ -129,7 +129,11 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	return nil
 }
 
-// Release releases the tx's savepoint.
+// Release ends the tx's savepoint without a round trip: MySQL replaces a
+// savepoint by the next one of the same name (the next tx's Savepoint),
+// and COMMIT releases it, so RELEASE SAVEPOINT would change nothing the
+// block can observe (measured: a quarter of a single-statement tx's round
+// trips).
 func (k *block) Release(ctx context.Context) error {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
@@ -137,9 +141,6 @@ func (k *block) Release(ctx context.Context) error {
 		return err
 	}
 	k.inTx, k.txStmts, k.txDDL = false, 0, false
-	if _, err := k.conn.ExecContext(ctx, "RELEASE SAVEPOINT "+savepoint); err != nil {
-		return k.fault("release savepoint", err)
-	}
 	return nil
 }
 
