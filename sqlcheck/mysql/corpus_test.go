@@ -145,6 +145,9 @@ var corpus = []struct {
 	{"DELETE t, u FROM t JOIN u ON t.id = u.id WHERE t.a = 1", ""},
 	{"DELETE x FROM t AS x JOIN u ON x.id = u.id", ""},
 	{"DELETE FROM t USING t JOIN u ON t.id = u.id", ""},
+	{"DELETE t.* FROM t JOIN u ON t.id = u.id", ""},
+	{"DELETE QUICK FROM t", "DELETE target quick is not a table or alias of its FROM clause"},
+	{"DELETE v FROM t JOIN u ON t.id = u.id", "DELETE target v is not a table or alias"},
 	{"WITH x AS (SELECT a FROM u) DELETE FROM t WHERE a IN (SELECT a FROM x)", ""},
 
 	// ---- Accepted: DDL.
@@ -277,6 +280,12 @@ var corpus = []struct {
 	{"SELECT SESSION_USER()", "function session_user is not allowed"},
 	{"SELECT SYSTEM_USER()", "function system_user is not allowed"},
 	{"SELECT CURRENT_ROLE()", "function current_role is not allowed"},
+	{"SELECT SESSION_USER", "SESSION_USER is not allowed: it reads a node-local value"},
+	{"SELECT SYSDATE", "SYSDATE is not allowed"},
+	{"SELECT a FROM t WHERE system_user = 'x'", "system_user is not allowed"},
+	{"SELECT t.session_user FROM t", ""},
+	{"SELECT user FROM t", ""},
+	{"SELECT UTC_TIMESTAMP, UTC_DATE, UTC_TIME", ""},
 	{"SELECT CONNECTION_ID()", "function connection_id is not allowed: it returns a node-local value"},
 	{"SELECT VERSION()", "function version is not allowed"},
 	{"SELECT DATABASE()", "function database is not allowed"},

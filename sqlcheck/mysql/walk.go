@@ -226,6 +226,8 @@ func (w *walker) visit(n any) error {
 			return fmt.Errorf("system variable %s is not allowed: variables are node or session state", name)
 		case strings.HasPrefix(name, "@"):
 			return fmt.Errorf("user variable %s is not allowed: variables are session state", name)
+		case n.Qualifier.IsEmpty() && bareFuncs[strings.ToLower(name)]:
+			return fmt.Errorf("%s is not allowed: it reads a node-local value (a column of that name must be qualified, as t.%s)", name, name)
 		}
 	case *sqlparser.FuncExpr:
 		return checkFunc(n)
@@ -442,10 +444,13 @@ func (w *walker) delete(n *sqlparser.Delete) error {
 	}
 	for _, t := range n.Targets {
 		name := strings.ToLower(t.Name.String())
-		if real, ok := aliases[name]; ok {
-			name = real
+		real, ok := aliases[name]
+		if !ok {
+			// MySQL refuses such a DELETE too; the parser may also have
+			// read a modifier as a target (DELETE QUICK FROM t).
+			return fmt.Errorf("DELETE target %s is not a table or alias of its FROM clause", name)
 		}
-		w.writes = append(w.writes, name)
+		w.writes = append(w.writes, real)
 	}
 	return nil
 }
