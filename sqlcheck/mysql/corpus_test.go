@@ -231,6 +231,8 @@ var corpus = []struct {
 	{"SELECT \"a\\\" , SLEEP(1) -- \"", ""},
 	{"SELECT''", "cannot parse the statement: the parser failed on this text"},
 	{"SELECT 1 /* unterminated", "cannot parse the statement"},
+	{"SELECT `0` FRO, ``", "empty identifiers (``) are not allowed"},
+	{"SELECT a FROM ``", "empty identifiers"},
 	{"SELECT 1\x00, SLEEP(1)", "cannot parse the statement: the text holds a NUL byte"},
 	{"SELECT 'a\x00b'", "NUL byte"},
 

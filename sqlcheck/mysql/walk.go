@@ -219,9 +219,15 @@ func (w *walker) visit(n any) error {
 		}
 	case *sqlparser.TableName:
 		return checkTableName(n)
+	case *sqlparser.AliasedTableExpr:
+		if tn, ok := n.Expr.(sqlparser.TableName); ok && tn.Name.IsEmpty() {
+			return errors.New("empty identifiers (``) are not allowed")
+		}
 	case *sqlparser.ColName:
 		name := n.Name.String()
 		switch {
+		case name == "":
+			return errors.New("empty identifiers (``) are not allowed")
 		case strings.HasPrefix(name, "@@"):
 			return fmt.Errorf("system variable %s is not allowed: variables are node or session state", name)
 		case strings.HasPrefix(name, "@"):
