@@ -421,16 +421,24 @@ func (w *walker) update(n *sqlparser.Update) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("UPDATE with LIMIT but no ORDER BY is not allowed: the rows it changes differ between nodes")
 	}
-	aliases, all := targets(n.TableExprs)
+	aliases, all, derived := targets(n.TableExprs)
+	if len(all) == 0 {
+		return errors.New("an UPDATE must name a table: derived tables are not updatable through the gate")
+	}
 	for _, a := range n.Exprs {
-		q := ""
+		q, col := "", ""
 		if a.Name != nil {
-			q = strings.ToLower(a.Name.Qualifier.Name.String())
+			q, col = strings.ToLower(a.Name.Qualifier.Name.String()), a.Name.Name.String()
 		}
-		switch t, ok := aliases[q]; {
+		t, ok := aliases[q]
+		switch {
 		case q != "" && ok:
 			w.writes = append(w.writes, t)
-		case q == "" && len(all) == 1:
+		case q != "":
+			return fmt.Errorf("UPDATE ... SET %s.%s is not allowed: %s is not a table of this UPDATE (derived tables are not updatable through the gate)", q, col, q)
+		case derived:
+			return fmt.Errorf("UPDATE ... SET %s is not allowed: in an UPDATE that joins a derived table, qualify the columns it sets with their table", col)
+		case len(all) == 1:
 			w.writes = append(w.writes, all[0])
 		default: // cannot tell which: all of them
 			w.writes = append(w.writes, all...)
@@ -443,7 +451,7 @@ func (w *walker) delete(n *sqlparser.Delete) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("DELETE with LIMIT but no ORDER BY is not allowed: the rows it deletes differ between nodes")
 	}
-	aliases, all := targets(n.TableExprs)
+	aliases, all, _ := targets(n.TableExprs)
 	if len(n.Targets) == 0 {
 		w.writes = append(w.writes, all...)
 		return nil
@@ -461,25 +469,27 @@ func (w *walker) delete(n *sqlparser.Delete) error {
 	return nil
 }
 
-// targets lists the tables named in the FROM part of an UPDATE or DELETE
-// (derived tables aside): by alias (or name, if it has none), and all of
-// them, lower case.
-func targets(exprs sqlparser.TableExprs) (map[string]string, []string) {
-	aliases := map[string]string{}
-	var all []string
+// targets lists the tables named in the FROM part of an UPDATE or DELETE:
+// by alias (or name, if it has none), and all of them, lower case; derived
+// says whether it also joins a derived table.
+func targets(exprs sqlparser.TableExprs) (aliases map[string]string, all []string, derived bool) {
+	aliases = map[string]string{}
 	var add func(e sqlparser.TableExpr)
 	add = func(e sqlparser.TableExpr) {
 		switch e := e.(type) {
 		case *sqlparser.AliasedTableExpr:
-			if tn, ok := e.Expr.(sqlparser.TableName); ok {
-				name := strings.ToLower(tn.Name.String())
-				alias := name
-				if !e.As.IsEmpty() {
-					alias = strings.ToLower(e.As.String())
-				}
-				aliases[alias] = name
-				all = append(all, name)
+			tn, ok := e.Expr.(sqlparser.TableName)
+			if !ok {
+				derived = true
+				return
 			}
+			name := strings.ToLower(tn.Name.String())
+			alias := name
+			if !e.As.IsEmpty() {
+				alias = strings.ToLower(e.As.String())
+			}
+			aliases[alias] = name
+			all = append(all, name)
 		case *sqlparser.JoinTableExpr:
 			add(e.LeftExpr)
 			add(e.RightExpr)
@@ -487,12 +497,14 @@ func targets(exprs sqlparser.TableExprs) (map[string]string, []string) {
 			for _, x := range e.Exprs {
 				add(x)
 			}
+		default:
+			derived = true
 		}
 	}
 	for _, e := range exprs {
 		add(e)
 	}
-	return aliases, all
+	return aliases, all, derived
 }
 
 // emptyAlter reports whether a piece of ALTER TABLE records nothing but
