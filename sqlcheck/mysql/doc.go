@@ -44,9 +44,13 @@
 // and checks), DROP TABLE, CREATE/DROP INDEX, CREATE [OR REPLACE]/DROP VIEW
 // and TRUNCATE. Analysis.DDL is set for DDL; Analysis.Writes lists the
 // tables a statement inserts into, updates, deletes from or truncates,
-// lower-cased, sorted, without duplicates (for a multi-table UPDATE, the
-// tables its SET clause names through aliases or qualifiers; all joined
-// tables where the text does not tell).
+// lower-cased, sorted, without duplicates. For a multi-table UPDATE these
+// are the tables its SET clause names through aliases or qualifiers (all
+// joined tables for an unqualified column); a SET column qualified with
+// anything but a base table of the UPDATE, an unqualified one in an UPDATE
+// joining a derived table, and a DELETE target that is not a table or
+// alias of its FROM clause are refused, so that Writes never understates
+// what MySQL writes.
 //
 // Refused: transaction control (BEGIN, START TRANSACTION, COMMIT, ROLLBACK,
 // SAVEPOINT, XA), SET (SET GLOBAL and PERSIST with their own message), LOCK
@@ -127,6 +131,16 @@
 //     MySQL tells t and T apart.
 //   - DDL commits implicitly in MySQL; how it fits the block's transaction
 //     is the backend's business.
+//   - Writes names the view an INSERT, UPDATE or DELETE goes through, not
+//     its base table, and not the tables foreign-key actions (ON DELETE
+//     CASCADE ...) change: views and foreign keys are DDL, an admin's
+//     decision.
+//   - The parser is not MySQL's. Where it reads a text differently from
+//     MySQL, the gate checks something else than what runs. The cases
+//     found are closed ("--x" comments, NUL bytes, DELETE QUICK read as a
+//     table named quick, SESSION_USER without parentheses read as a column,
+//     ALTER TABLE clauses parsed but not recorded), and MySQL syntax the
+//     parser lacks is refused as unparseable; others may remain.
 //   - Unbounded work the text does not show (cartesian joins, REPEAT and
 //     LPAD of large lengths): deterministic, but it can stall the chain.
 package mysql
