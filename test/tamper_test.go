@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,12 +19,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
+	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/node"
 )
 
 func TestTamperedNodeIsCaught_SQLite(t *testing.T)   { testTamperedNodeIsCaught(t, "sqlite") }
 func TestTamperedNodeIsCaught_Postgres(t *testing.T) { testTamperedNodeIsCaught(t, "postgres") }
+func TestTamperedNodeIsCaught_MySQL(t *testing.T)    { testTamperedNodeIsCaught(t, "mysql") }
 
 // testTamperedNodeIsCaught changes node 3's database outside the chain:
 //   - with relchain's capture triggers dropped first, an UPDATE leaves no
@@ -97,6 +101,7 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 	dropTrigger := map[string]string{
 		"sqlite":   `DROP TRIGGER relchain_cap_u_acct`,
 		"postgres": `DROP TRIGGER relchain_capture ON acct`,
+		"mysql":    `DROP TRIGGER ` + mysqlCaptureTrigger("acct", 'u'),
 	}[backend]
 	c.tamper(quiet, dropTrigger, `UPDATE acct SET bal = 1 WHERE id = 5`)
 	c.mustVerify(quiet, false, "acct")
@@ -227,6 +232,13 @@ func (c *cluster) wipe(i int) {
 			c.t.Fatal(err)
 		}
 	}
+	if c.backend == "mysql" {
+		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		mysqltest.Exec(c.t, "DROP DATABASE `"+cfg.DBName+"`")
+	}
 	if c.backend == "postgres" {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, pgtest.ServerDSN(c.t))
@@ -286,4 +298,11 @@ func (c *cluster) tamper(i int, stmts ...string) {
 			}
 		}
 	}
+}
+
+// mysqlCaptureTrigger is the name backend/mysql gives table's capture
+// trigger for op (i, u, d).
+func mysqlCaptureTrigger(table string, op byte) string {
+	h := sha256.Sum256([]byte(table))
+	return "relchain_" + hex.EncodeToString(h[:8]) + "_" + string(op)
 }
