@@ -22,7 +22,7 @@ type Params struct {
 	// MaxStatements bounds the statements of one bc-transaction.
 	MaxStatements int `json:"max_statements"`
 	// Backend is the SQL dialect every validator must run ("sqlite",
-	// "postgres"). Results and digests are only comparable within one.
+	// "postgres", "mysql"). Results and digests are only comparable within one.
 	Backend string `json:"backend"`
 	// Admins are the hex ed25519 public keys that may run DDL and grant
 	// write access (see perm.go). None: an open network where every key may

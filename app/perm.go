@@ -156,6 +156,9 @@ func normalizeTable(name, dialect string) (string, error) {
 		name = strings.TrimPrefix(name, "main.")
 	case "postgres":
 		name = strings.TrimPrefix(name, "public.")
+	case "mysql":
+		// lower_case_table_names=1 (backend/mysql requires it).
+		name = strings.ToLower(name)
 	}
 	return name, nil
 }

@@ -27,7 +27,7 @@ type State struct {
 // results (time zone, date style, float output, collation, parallelism) are
 // pinned by the implementation.
 type Backend interface {
-	// Dialect names the SQL dialect: "sqlite", "postgres", later "mysql".
+	// Dialect names the SQL dialect: "sqlite", "postgres" or "mysql".
 	Dialect() string
 
 	// LoadState returns the last committed State.
@@ -72,6 +72,21 @@ type Backend interface {
 // Commit writes State in the same db-transaction as the data and makes
 // both durable before it returns; after a crash either both or neither are
 // present.
+//
+// DDL on MySQL: MySQL and MariaDB commit the open transaction before a DDL
+// statement and the DDL itself at once, so a block cannot roll DDL back. On
+// the "mysql" dialect a DDL statement is accepted only before every other
+// change of its block (earlier statements of the block may only read or
+// fail); after a change, Exec refuses it with an *Error of
+// ClassNotImplemented. Inside a bc-transaction's savepoint, the DDL must
+// be the tx's only statement: a DDL after another statement of the tx, and
+// any statement after it, fail the same way. A bc-transaction with DDL
+// must therefore be one statement, alone in its block (the executor's
+// proposer keeps it so). Rollback and
+// RollbackTo do not undo a DDL statement that ran; the backend's recovery
+// record makes a replay of the same block (after a crash, or a rolled-back
+// block run again) skip a DDL that already took effect and report the same
+// result. The other dialects roll DDL back with the block.
 //
 // A statement that fails deterministically may still cost the backend the
 // whole db-transaction (SQLite rolls back the transaction when it

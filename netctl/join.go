@@ -21,7 +21,7 @@ type JoinOptions struct {
 	Dir string
 	// Name names the node and its home, Dir/Name.
 	Name string
-	// DSN is the PostgreSQL database of the new node (backend postgres).
+	// DSN is the database of the new node (backends postgres and mysql).
 	DSN string
 	// StateSync makes the node join from a snapshot of its peers (CometBFT
 	// state sync) instead of replaying every block from genesis. The
@@ -54,9 +54,9 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 	if err != nil {
 		return NodeInfo{}, err
 	}
-	if rc.Backend.Kind == "postgres" {
+	if rc.Backend.Kind == "postgres" || rc.Backend.Kind == "mysql" {
 		if o.DSN == "" {
-			return NodeInfo{}, fmt.Errorf("the network runs postgres: the new node needs its own database DSN")
+			return NodeInfo{}, fmt.Errorf("the network runs %s: the new node needs its own database DSN", rc.Backend.Kind)
 		}
 		rc.Backend.DSN = o.DSN
 	} else {

@@ -30,8 +30,9 @@ type Options struct {
 	Dir        string
 	ChainID    string
 	Backend    string
-	// DSNTemplate is the PostgreSQL DSN with {node} replaced by the node's
-	// name, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable.
+	// DSNTemplate is the PostgreSQL or MySQL DSN with {node} replaced by
+	// the node's name, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable
+	// or root@tcp(127.0.0.1:3306)/relchain_{node}.
 	DSNTemplate string
 	// Hosts puts node i on Hosts[i] (a multi-machine deployment; standard
 	// ports). Empty means loopback.
@@ -68,6 +69,9 @@ func Generate(o Options) ([]NodeInfo, error) {
 	}
 	if o.Backend == "postgres" && !strings.Contains(o.DSNTemplate, "{node}") {
 		return nil, errors.New("backend postgres needs --dsn-template with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable")
+	}
+	if o.Backend == "mysql" && !strings.Contains(o.DSNTemplate, "{node}") {
+		return nil, errors.New("backend mysql needs --dsn-template with {node}, e.g. root@tcp(127.0.0.1:3306)/relchain_{node}")
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s is not empty: choose an empty output directory", o.Dir)
@@ -117,7 +121,7 @@ func Generate(o Options) ([]NodeInfo, error) {
 			rc.Checkpoint.Every = o.CheckpointEvery
 		}
 		rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
-		if o.Backend == "postgres" {
+		if o.Backend == "postgres" || o.Backend == "mysql" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}
 		if err := node.SaveConfig(home, cc, rc); err != nil {

@@ -16,7 +16,7 @@ import (
 const RelchainConfigFile = "config/relchain.toml"
 
 // Backends this build supports.
-var Backends = []string{"sqlite", "postgres"}
+var Backends = []string{"sqlite", "postgres", "mysql"}
 
 // Config is a node's relchain section: where its database lives. Settings
 // that change how blocks execute are network-wide and live in the genesis
@@ -25,7 +25,7 @@ type Config struct {
 	Backend BackendConfig `toml:"backend"`
 	// Query bounds the read path.
 	Query QueryConfig `toml:"query"`
-	// Checkpoint schedules local copies of the database (SQLite), from
+	// Checkpoint schedules local copies of the database, from
 	// which `relchain recover` restores a node.
 	Checkpoint CheckpointConfig `toml:"checkpoint"`
 	// Recover says what the node does when its state diverges from the
@@ -64,11 +64,12 @@ type CheckpointConfig struct {
 
 // BackendConfig selects and locates the database.
 type BackendConfig struct {
-	// Kind is "sqlite" (default) or "postgres".
+	// Kind is "sqlite" (default), "postgres" or "mysql".
 	Kind string `toml:"kind"`
-	// DSN is the PostgreSQL connection string (one database per node), or
-	// for SQLite the database file, relative to the node home
-	// (default data/relchain.db).
+	// DSN is the PostgreSQL connection string or the MySQL/MariaDB DSN
+	// (go-sql-driver/mysql form; one database per node), or for SQLite
+	// the database file, relative to the node home (default
+	// data/relchain.db).
 	DSN string `toml:"dsn"`
 	// UnsafeNoGate turns relchain's determinism and safety gate off. Only
 	// for benchmarks that measure the gate's cost: a node without the gate
@@ -100,6 +101,10 @@ func (c Config) Validate() error {
 	case "postgres":
 		if c.Backend.DSN == "" {
 			return errors.New("backend postgres needs a dsn, e.g. postgres://user@127.0.0.1:5432/relchain_node0?sslmode=disable")
+		}
+	case "mysql":
+		if c.Backend.DSN == "" {
+			return errors.New("backend mysql needs a dsn, e.g. root@tcp(127.0.0.1:3306)/relchain_node0")
 		}
 	default:
 		return fmt.Errorf("unknown backend %q (supported: %s)", c.Backend.Kind, strings.Join(Backends, ", "))

@@ -23,6 +23,7 @@ import (
 	"github.com/relchain/relchain/abciserver"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
 )
@@ -82,6 +83,15 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 			opts = append(opts, postgres.WithExecTimeout(d))
 		}
 		return postgres.Open(ctx, rc.Backend.DSN, opts...)
+	case "mysql":
+		var opts []mysql.Option
+		if rc.Backend.UnsafeNoGate {
+			opts = append(opts, mysql.WithoutGate())
+		}
+		if rc.Checkpoint.Every > 0 {
+			opts = append(opts, mysql.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
+		}
+		return mysql.Open(ctx, rc.Backend.DSN, opts...)
 	}
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the other scripts: finds or installs what relchain's build and
-# tests need (Go, PostgreSQL server binaries) on a Debian machine.
+# tests need (Go, PostgreSQL and MariaDB server binaries) on a Debian machine.
 
 find_go() {
   if ! command -v go >/dev/null 2>&1; then
@@ -34,6 +34,30 @@ ensure_postgres() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
   have_postgres || { echo "installing postgresql did not provide initdb" >&2; exit 1; }
+}
+
+have_mariadb() {
+  command -v mariadbd >/dev/null 2>&1 && return 0
+  [ -x /usr/sbin/mariadbd ]
+}
+
+# ensure_mariadb installs MariaDB's server binaries (mariadbd,
+# mariadb-install-db) from Debian's packages when they are missing. Tests
+# never use the system server: they start private servers on free ports
+# under temporary directories (internal/mysqlserver).
+ensure_mariadb() {
+  have_mariadb && return 0
+  echo "MariaDB server binaries (mariadbd) not found: installing Debian's mariadb-server package" >&2
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "cannot install MariaDB: not root and no sudo; install the 'mariadb-server' package or set RELCHAIN_TEST_MYSQL" >&2
+      exit 1
+    fi
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mariadb-server >/dev/null
+  have_mariadb || { echo "installing mariadb-server did not provide mariadbd" >&2; exit 1; }
 }
 
 # start_bench_postgres DIR: start a private, durable (fsync on) PostgreSQL

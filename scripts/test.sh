@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # relchain's test suite: every package against real SQLite and a real,
-# private PostgreSQL (installed from Debian's packages when missing, started
-# on a free port in a temporary directory, stopped at the end), plus real
-# multi-validator CometBFT networks on loopback.
+# private PostgreSQL and MariaDB (installed from Debian's packages when
+# missing, started on free ports in a temporary directory, stopped at the
+# end), plus real multi-validator CometBFT networks on loopback.
 #
-#   RACE=1 scripts/test.sh      run with the race detector
-#   RELCHAIN_TEST_PG=DSN ...    use an existing server (superuser DSN) instead
+#   RACE=1 scripts/test.sh        run with the race detector
+#   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
+#   RELCHAIN_TEST_MYSQL=DSN ...   use an existing MySQL/MariaDB server (root DSN) instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -15,6 +16,7 @@ tmp=$(mktemp -d /tmp/relchain-test.XXXXXX)
 chmod 755 "$tmp"
 cleanup() {
   if [ -x "$tmp/pgserver" ] && [ -d "$tmp/pg" ]; then "$tmp/pgserver" -dir "$tmp/pg" -stop || true; fi
+  if [ -x "$tmp/mysqlserver" ] && [ -d "$tmp/mysql" ]; then "$tmp/mysqlserver" -dir "$tmp/mysql" -stop || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -25,6 +27,14 @@ if [ -z "${RELCHAIN_TEST_PG:-}" ] && [ "${RELCHAIN_SKIP_PG:-}" != 1 ]; then
   RELCHAIN_TEST_PG=$("$tmp/pgserver" -dir "$tmp/pg")
   export RELCHAIN_TEST_PG
   echo "private PostgreSQL for this run: $RELCHAIN_TEST_PG"
+fi
+
+if [ -z "${RELCHAIN_TEST_MYSQL:-}" ] && [ "${RELCHAIN_SKIP_MYSQL:-}" != 1 ]; then
+  ensure_mariadb
+  go build -o "$tmp/mysqlserver" ./internal/mysqlserver/cmd/mysqlserver
+  RELCHAIN_TEST_MYSQL=$("$tmp/mysqlserver" -dir "$tmp/mysql")
+  export RELCHAIN_TEST_MYSQL
+  echo "private MariaDB for this run: $RELCHAIN_TEST_MYSQL"
 fi
 
 echo "== go vet"

@@ -20,6 +20,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/txn"
@@ -46,6 +47,7 @@ func runTests(m *testing.M) int {
 	}
 	code := m.Run()
 	pgtest.Shutdown()
+	mysqltest.Shutdown()
 	return code
 }
 
@@ -83,7 +85,7 @@ type cluster struct {
 }
 
 type clusterOptions struct {
-	backend    string // "sqlite" (default) or "postgres"
+	backend    string // "sqlite" (default), "postgres" or "mysql"
 	maxTxBytes int    // genesis max_tx_bytes; 0 keeps the default
 	// permissioned names the cluster's admin key in the genesis (otherwise
 	// the network is open).
@@ -116,8 +118,11 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
 	}
-	if o.backend == "postgres" {
+	switch o.backend {
+	case "postgres":
 		opts.DSNTemplate = pgDSNTemplate(t)
+	case "mysql":
+		opts.DSNTemplate = mysqlDSNTemplate(t)
 	}
 	nodes, err := netctl.Generate(opts)
 	if err != nil {
@@ -201,6 +206,30 @@ func pgDSNTemplate(t *testing.T) string {
 	return tmpl
 }
 
+// mysqlDSNTemplate returns a DSN template with {node} on the MySQL test
+// server (never the system server on 3306); the nodes' backends create the
+// databases, which are dropped when the test ends.
+func mysqlDSNTemplate(t *testing.T) string {
+	t.Helper()
+	base := mysqltest.ServerDSN(t)
+	if strings.Contains(base, ":3306)") {
+		t.Fatalf("mysqltest server DSN %q uses the default port: the e2e tests must not touch the system MariaDB", base)
+	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	prefix := "relchain_e2e_" + hex.EncodeToString(rnd[:])
+	tmpl := strings.TrimSuffix(base, "/") + "/" + prefix + "_{node}"
+	if i := strings.Index(base, "/"); i >= 0 && strings.Contains(base[i:], "?") {
+		t.Fatalf("mysqltest server DSN %q: parameters are not supported here", base)
+	}
+	t.Cleanup(func() {
+		for i := 0; i <= validators; i++ { // and a node that joins
+			mysqltest.Exec(t, fmt.Sprintf("DROP DATABASE IF EXISTS `%s_node%d`", prefix, i))
+		}
+	})
+	return tmpl
+}
+
 // checkRaces fails the test if a node built with the race detector
 // (RELCHAIN_E2E_RACE_BIN=1) reported a data race in its log.
 func (c *cluster) checkRaces() {
@@ -259,8 +288,11 @@ func (c *cluster) client(i int, key ed25519.PrivateKey) *client.Client {
 
 // ph returns the i-th (1-based) positional placeholder of the backend's dialect.
 func (c *cluster) ph(i int) string {
-	if c.backend == "postgres" {
+	switch c.backend {
+	case "postgres":
 		return fmt.Sprintf("$%d", i)
+	case "mysql":
+		return "?"
 	}
 	return fmt.Sprintf("?%d", i)
 }

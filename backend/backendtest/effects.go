@@ -119,7 +119,7 @@ func testEffectsIgnorePhysicalOrder(t *testing.T, open Open) {
 		return out
 	}
 	block2 := [][]string{
-		{`UPDATE t SET v = v || 'x'`},
+		{`UPDATE t SET v = concat(v, 'x')`}, // || is OR in MySQL
 		{`DELETE FROM t WHERE id % 3 = 0`},
 		{`SELECT count(*) FROM t`}, // changes nothing: no effect digest
 		{`INSERT INTO t (id, v) VALUES (100, 'new')`},

@@ -52,8 +52,8 @@ func initCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
-	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite or postgres")
-	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres), or SQLite file (default HOME/data/relchain.db)")
+	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres), MySQL DSN such as root@tcp(127.0.0.1:3306)/relchain (backend mysql), or SQLite file (default HOME/data/relchain.db)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	cmd.Flags().DurationVar(&timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
@@ -209,8 +209,8 @@ type netFlags struct {
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators")
-	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite or postgres")
-	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable")
+	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
+	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
@@ -293,7 +293,7 @@ block. Start it with: relchain node --home NET/NAME`,
 	}
 	cmd.Flags().StringVar(&o.Dir, "net", "./localnet", "the network's directory (with nodes.json)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the new node's name and home directory inside --net")
-	cmd.Flags().StringVar(&o.DSN, "dsn", "", "PostgreSQL networks: the new node's own database")
+	cmd.Flags().StringVar(&o.DSN, "dsn", "", "PostgreSQL and MySQL networks: the new node's own database")
 	cmd.Flags().BoolVar(&o.StateSync, "statesync", false, "join by state sync from the peers' checkpoints")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd

@@ -1,0 +1,555 @@
+package mysql
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// savepoint is the one savepoint name relchain uses. MySQL replaces a
+// savepoint by a new one of the same name, so savepoints never nest.
+const savepoint = "relchain_tx"
+
+var opBefore = []byte{'B'}
+
+var errBlockDone = errors.New("mysql: block is already committed or rolled back")
+
+// ErrDDLNotFirst is the *backend.Error of a DDL statement that arrives
+// after the block already changed something (see block.execDDL).
+var ErrDDLNotFirst = &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
+	Message: "on MySQL a DDL statement must come before every other change of its block " +
+		"(MySQL commits DDL implicitly, which would commit the block's earlier writes without it): " +
+		"a bc-transaction with DDL must be alone in its block"}
+
+// ErrDDLNotAlone is the *backend.Error of a statement that shares a
+// bc-transaction with a DDL statement: on MySQL the DDL is committed at
+// once and cannot be rolled back with the rest of its tx, so a
+// bc-transaction with DDL must consist of that one statement.
+var ErrDDLNotAlone = &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
+	Message: "on MySQL a bc-transaction with DDL must consist of exactly that one DDL statement " +
+		"(MySQL commits DDL implicitly: the rest of the tx could not be rolled back with it)"}
+
+// block is the open db-transaction on the writer connection. Its methods
+// hold the backend's mutex, so Close cannot interleave with them.
+type block struct {
+	b      *Backend
+	conn   *sql.Conn
+	height int64 // the block's height: committed height + 1
+	done   bool
+	// lost: the db-transaction is gone (deadlock, lost connection, a DDL
+	// whose outcome is unknown); only Rollback is accepted.
+	lost error
+	env  sqlcheck.Env
+	// inTx: a bc-transaction's savepoint is open. tagged: @relchain_tx may
+	// hold a tx index (it outlives RELEASE). unconsumed: change records
+	// tagged with a tx index may be waiting for ChangeDigest.
+	inTx, tagged, unconsumed bool
+	// dirty: something in this block changed data (a successful write, a
+	// consumed change record, system state): DDL is refused from then on.
+	dirty bool
+	// ddlSeq numbers the block's DDL statements (recovery records).
+	ddlSeq int
+	// txStmts counts the statements run in the open bc-transaction;
+	// txDDL: one of them was DDL (see ErrDDLNotAlone).
+	txStmts int
+	txDDL   bool
+	// delta is the digested changes' effect on the table sums; ddl
+	// records that the block changed the schema (StateDigest rescans).
+	delta backend.TableDelta
+	ddl   bool
+}
+
+var _ backend.Block = (*block)(nil)
+
+// start opens the block's db-transaction; statements before the first
+// Savepoint see the zero Env's clock (see timestampOf).
+func (k *block) start(ctx context.Context) error {
+	if _, err := k.conn.ExecContext(ctx, "SET timestamp = "+timestampOf(time.Time{})+", "+txVar+" = NULL"); err != nil {
+		return err
+	}
+	k.tagged = false
+	_, err := k.conn.ExecContext(ctx, "START TRANSACTION")
+	return err
+}
+
+// timestampOf is the value of the session variable timestamp for t: Unix
+// seconds with microseconds. NOW(), CURRENT_TIMESTAMP, CURDATE(),
+// UNIX_TIMESTAMP() & co. read it (SYSDATE() does not; the gate refuses
+// it). MySQL's timestamp cannot be before 1970-01-01 00:00:01 (0 means
+// "the real clock again"), so earlier times, the zero Env's included, read
+// as 1970-01-01 00:00:01 UTC.
+func timestampOf(t time.Time) string {
+	t = t.UTC()
+	if t.Unix() < 1 {
+		return "1"
+	}
+	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%06d", t.Nanosecond()/1000)
+}
+
+// check returns why the block accepts no statement, or nil.
+func (k *block) check() error {
+	if k.done {
+		return errBlockDone
+	}
+	if k.lost != nil {
+		return fmt.Errorf("mysql: the block's db-transaction is lost (%w): %v", backend.ErrBlockLost, k.lost)
+	}
+	return nil
+}
+
+// Savepoint opens the tx's savepoint and pins the session's clock to
+// env.Time and the change records' tx to env.Tx.
+func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return err
+	}
+	k.env = env
+	if _, err := k.conn.ExecContext(ctx, "SAVEPOINT "+savepoint); err != nil {
+		return k.fault("savepoint", err)
+	}
+	if _, err := k.conn.ExecContext(ctx, "SET timestamp = "+timestampOf(env.Time)+", "+txVar+" = "+strconv.Itoa(env.Tx)); err != nil {
+		return k.fault("savepoint", err)
+	}
+	k.inTx, k.tagged, k.unconsumed = true, true, true
+	k.txStmts, k.txDDL = 0, false
+	return nil
+}
+
+// Release ends the tx's savepoint without a round trip: MySQL replaces a
+// savepoint by the next one of the same name (the next tx's Savepoint),
+// and COMMIT releases it, so RELEASE SAVEPOINT would change nothing the
+// block can observe (measured: a quarter of a single-statement tx's round
+// trips).
+func (k *block) Release(ctx context.Context) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return err
+	}
+	k.inTx, k.txStmts, k.txDDL = false, 0, false
+	return nil
+}
+
+// RollbackTo undoes everything since Savepoint (except a DDL statement,
+// which MySQL cannot undo: see execDDL). The savepoint stays until the
+// next Savepoint replaces it.
+func (k *block) RollbackTo(ctx context.Context) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return err
+	}
+	k.inTx, k.txStmts, k.txDDL = false, 0, false
+	if _, err := k.conn.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+savepoint); err != nil {
+		return k.fault("rollback to savepoint", err)
+	}
+	return nil
+}
+
+// fault records that the db-transaction's state is unknown and returns a
+// node fault.
+func (k *block) fault(what string, err error) error {
+	k.lost = err
+	return fmt.Errorf("mysql: %s: %w", what, err)
+}
+
+// Analyze implements backend.Block: the backstop, the gate and the
+// server's parser, functions of the text (as on PostgreSQL), so the
+// verdict is Backend.Analyze's and costs no round trip once cached.
+// Errors that depend on the schema surface at Exec, with their class.
+func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	return k.b.Analyze(ctx, sql)
+}
+
+// Exec runs one statement. A statement failure is returned as a
+// *backend.Error. A deadlock or lock-wait timeout (possible only against
+// a session outside relchain: the writer is alone) rolls back MySQL's
+// transaction: Exec returns an error wrapping backend.ErrBlockLost without
+// a *backend.Error, a node fault, since another node would not fail the
+// same way; the block then accepts only Rollback. Other node faults
+// (connection lost, disk full, context cancelled) likewise.
+func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	st, err := k.b.verdict.gated(sql)
+	if err != nil {
+		return nil, k.b.syntaxFirst(ctx, st, err)
+	}
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return nil, err
+	}
+	if !k.inTx && k.tagged {
+		// Outside every savepoint (never so in the executor): the records
+		// this statement writes belong to no tx.
+		if _, err := k.conn.ExecContext(ctx, "SET "+txVar+" = NULL"); err != nil {
+			return nil, k.fault("exec", err)
+		}
+		k.tagged = false
+	}
+	if k.inTx {
+		k.txStmts++
+		if k.txDDL || (st.ddl && k.txStmts > 1) {
+			return nil, ErrDDLNotAlone
+		}
+	}
+	if st.ddl {
+		return k.execDDL(ctx, st, args)
+	}
+	rows, err := runStmt(ctx, k.conn, st, args)
+	if err == nil {
+		if !st.read {
+			k.dirty = true
+		}
+		return rows, nil
+	}
+	return nil, k.stmtError(ctx, err)
+}
+
+// stmtError classifies a failed statement's error.
+func (k *block) stmtError(ctx context.Context, err error) error {
+	if e := backend.AsError(err); e != nil { // arguments, before anything was sent
+		return e
+	}
+	switch n := mysqlNumber(err); {
+	case n == errDeadlock || n == errLockWaitTimeout:
+		k.lost = err
+		return fmt.Errorf("mysql: exec: %w: %w", backend.ErrBlockLost, err)
+	}
+	be := asBackendError(err)
+	if be == nil || ctx.Err() != nil {
+		return k.fault("exec", err)
+	}
+	return be
+}
+
+// execDDL runs a DDL statement. MySQL and MariaDB commit the open
+// transaction before a DDL statement and the DDL itself at once; it
+// cannot be rolled back. So:
+//
+//  1. A DDL statement is accepted only while the block has changed
+//     nothing (ErrDDLNotFirst otherwise): the executor puts a bc-transaction
+//     with DDL alone in its block. The open db-transaction, which holds
+//     nothing, is rolled back.
+//  2. A recovery record {height, n-th DDL of the block, statement hash,
+//     fingerprint of the replicated schema before it} is committed in its
+//     own transaction.
+//  3. The DDL runs (atomic per statement in MariaDB 10.6+ and MySQL 8), and
+//     the capture triggers are brought in line with the new schema.
+//  4. A new db-transaction opens (and the tx's savepoint again); the rest
+//     of the block runs in it, and Commit writes the height and AppHash and
+//     deletes the recovery record in it.
+//
+// If the node stops between 3 and Commit, CometBFT replays the block on
+// restart. The DDL then finds its recovery record: if the schema
+// fingerprint differs from the recorded one, the DDL took effect and is
+// not run again (its result, success, is reported as before); if it is
+// equal, the DDL did not happen and runs. A DDL that failed but changed
+// the schema (MariaDB's DROP TABLE a, missing drops a) has its error kept
+// in the record and reported again.
+func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.Rows, error) {
+	if k.dirty {
+		return nil, ErrDDLNotFirst
+	}
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
+	k.ddlSeq++
+	seq := k.ddlSeq
+	stmtHash := sha256.Sum256([]byte(st.text))
+	if _, err := k.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		return nil, k.fault("ddl: leave the block's db-transaction", err)
+	}
+	k.lost = errors.New("a DDL statement is running") // until the transaction is reopened
+
+	var recStmt, recFP []byte
+	var errClass, errState, errMsg sql.NullString
+	err := k.conn.QueryRowContext(ctx, `SELECT stmt, fingerprint, err_class, err_state, err_msg FROM relchain_ddl
+		WHERE height = ? AND seq = ?`, k.height, seq).Scan(&recStmt, &recFP, &errClass, &errState, &errMsg)
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, k.fault("ddl: read recovery record", err)
+	}
+	before, err := schemaFingerprint(ctx, k.conn)
+	if err != nil {
+		return nil, k.fault("ddl", err)
+	}
+	run := true
+	if found {
+		if !bytes.Equal(recStmt, stmtHash[:]) {
+			return nil, k.fault("ddl", fmt.Errorf("recovery record for DDL %d of block %d is for another statement", seq, k.height))
+		}
+		if errClass.Valid {
+			if err := k.reopen(ctx); err != nil {
+				return nil, err
+			}
+			k.ddl = true
+			return nil, &backend.Error{Class: backend.Class(errClass.String), SQLState: errState.String, Message: errMsg.String}
+		}
+		run = bytes.Equal(recFP, before)
+	} else {
+		if _, err := k.conn.ExecContext(ctx, `INSERT INTO relchain_ddl (height, seq, stmt, fingerprint) VALUES (?, ?, ?, ?)`,
+			k.height, seq, stmtHash[:], before); err != nil {
+			return nil, k.fault("ddl: write recovery record", err)
+		}
+	}
+	if err := k.hook("before"); err != nil {
+		return nil, err
+	}
+	if run {
+		if _, err := k.conn.ExecContext(ctx, st.text, args...); err != nil {
+			be := asBackendError(err)
+			if be == nil || ctx.Err() != nil {
+				// The DDL's outcome is unknown: the recovery record stays
+				// and a replay decides.
+				return nil, k.fault("ddl", err)
+			}
+			after, ferr := schemaFingerprint(ctx, k.conn)
+			if ferr != nil {
+				return nil, k.fault("ddl", ferr)
+			}
+			if bytes.Equal(after, before) {
+				_, err = k.conn.ExecContext(ctx, `DELETE FROM relchain_ddl WHERE height = ? AND seq = ?`, k.height, seq)
+			} else {
+				// Failed, but changed the schema: keep the outcome.
+				k.ddl = true
+				_, err = k.conn.ExecContext(ctx, `UPDATE relchain_ddl SET err_class = ?, err_state = ?, err_msg = ?
+					WHERE height = ? AND seq = ?`, string(be.Class), be.SQLState, be.Message, k.height, seq)
+				if err == nil {
+					err = syncTriggers(ctx, k.conn)
+				}
+			}
+			if err != nil {
+				return nil, k.fault("ddl: update recovery record", err)
+			}
+			if err := k.reopen(ctx); err != nil {
+				return nil, err
+			}
+			return nil, be
+		}
+	}
+	if err := syncTriggers(ctx, k.conn); err != nil {
+		return nil, k.fault("ddl: sync capture triggers", err)
+	}
+	k.ddl = true
+	if err := k.hook("after"); err != nil {
+		return nil, err
+	}
+	k.txDDL = k.inTx
+	if err := k.reopen(ctx); err != nil {
+		return nil, err
+	}
+	// The schema change enters the change digest (and the tx's effect
+	// digest) as an 'S' record of the statement's text; the state digest
+	// rescans (k.ddl).
+	if _, err := k.conn.ExecContext(ctx, `INSERT INTO relchain_changes (tbl, op, img, old, tx) VALUES ('', 'S', ?, NULL, COALESCE(`+txVar+`, -1))`,
+		st.text); err != nil {
+		return nil, k.fault("ddl: record schema change", err)
+	}
+	return &backend.Rows{}, nil
+}
+
+// hook runs the test hook (options.ddlHook) at stage.
+func (k *block) hook(stage string) error {
+	if h := k.b.opts.ddlHook; h != nil {
+		if err := h(stage); err != nil {
+			return k.fault("ddl: test hook at stage "+stage, err)
+		}
+	}
+	return nil
+}
+
+// reopen starts the block's db-transaction again after a DDL statement,
+// and the tx's savepoint if one was open.
+func (k *block) reopen(ctx context.Context) error {
+	if _, err := k.conn.ExecContext(ctx, "START TRANSACTION"); err != nil {
+		return k.fault("ddl: reopen the block's db-transaction", err)
+	}
+	if k.inTx {
+		if _, err := k.conn.ExecContext(ctx, "SAVEPOINT "+savepoint); err != nil {
+			return k.fault("ddl: reopen the savepoint", err)
+		}
+	}
+	k.lost = nil
+	return nil
+}
+
+// ChangeDigest consumes the change records of the block so far and hashes
+// them: all of them for the block, and each tx's own (by their tx column)
+// for its effect digest, in canonical order (sorted by table, operation
+// and image; see backend/postgres, whose encoding this is).
+func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return backend.Changes{}, err
+	}
+	// Read and delete in one statement on MariaDB; on MySQL lock what is
+	// read and delete exactly that. Records that a session outside
+	// relchain commits meanwhile are then left for the next block, never
+	// deleted unread.
+	q := "DELETE FROM relchain_changes RETURNING tbl, op, img, old, tx, seq"
+	if !k.b.flavor.mariadb {
+		q = "SELECT tbl, op, img, old, tx, seq FROM relchain_changes FOR UPDATE"
+	}
+	rows, err := k.conn.QueryContext(ctx, q)
+	if err != nil {
+		return backend.Changes{}, k.fault("change digest", err)
+	}
+	var seqs []any
+	type rec struct {
+		tbl, op, img []byte
+		tx           int
+	}
+	var recs []rec
+	for rows.Next() {
+		var tbl, op, img []byte
+		var old sql.RawBytes
+		var tx int
+		var seq int64
+		if err := rows.Scan(&tbl, &op, &img, &old, &tx, &seq); err != nil {
+			rows.Close()
+			return backend.Changes{}, k.fault("change digest", err)
+		}
+		if old != nil {
+			recs = append(recs, rec{tbl, opBefore, bytes.Clone(old), tx})
+		}
+		recs = append(recs, rec{tbl, op, img, tx})
+		seqs = append(seqs, seq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return backend.Changes{}, k.fault("change digest", err)
+	}
+	if len(recs) > 0 {
+		for len(seqs) > 0 && !k.b.flavor.mariadb {
+			n := min(len(seqs), 1000)
+			q := "DELETE FROM relchain_changes WHERE seq IN (?" + strings.Repeat(", ?", n-1) + ")"
+			if _, err := k.conn.ExecContext(ctx, q, seqs[:n]...); err != nil {
+				return backend.Changes{}, k.fault("change digest", err)
+			}
+			seqs = seqs[n:]
+		}
+		k.dirty = true
+	}
+	k.unconsumed = k.inTx
+	sort.Slice(recs, func(i, j int) bool {
+		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
+			return c < 0
+		}
+		if c := bytes.Compare(recs[i].op, recs[j].op); c != 0 {
+			return c < 0
+		}
+		return bytes.Compare(recs[i].img, recs[j].img) < 0
+	})
+	h := sha256.New()
+	effects := make(backend.EffectDigests)
+	var buf []byte
+	for _, r := range recs {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(r.tbl)))
+		buf = append(buf, r.tbl...)
+		buf = append(buf, r.op...)
+		buf = binary.AppendUvarint(buf, uint64(len(r.img)))
+		buf = append(buf, r.img...)
+		h.Write(buf)
+		effects.Write(r.tx, buf)
+		k.delta.Record(r.tbl, r.op, r.img)
+	}
+	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
+}
+
+// Commit writes s into relchain_meta, deletes the block's DDL recovery
+// records and commits; with innodb_flush_log_at_trx_commit=1 data and
+// state are durable together when it returns.
+func (k *block) Commit(ctx context.Context, s backend.State) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		if !k.done {
+			_ = k.rollback(ctx)
+		}
+		return fmt.Errorf("mysql: commit height %d: %w", s.Height, err)
+	}
+	appHash := s.AppHash
+	if appHash == nil {
+		appHash = []byte{}
+	}
+	fail := func(what string, err error) error {
+		_ = k.rollback(ctx)
+		return fmt.Errorf("mysql: commit height %d: %s: %w", s.Height, what, err)
+	}
+	if k.unconsumed {
+		// Records a tx wrote and no ChangeDigest consumed (never so in the
+		// executor) belong to no tx of the block that digests them.
+		if _, err := k.conn.ExecContext(ctx, "UPDATE relchain_changes SET tx = -1 WHERE tx <> -1"); err != nil {
+			return fail("untag change records", err)
+		}
+	}
+	if _, err := k.conn.ExecContext(ctx, `INSERT INTO relchain_meta (id, height, app_hash) VALUES (1, ?, ?)
+		ON DUPLICATE KEY UPDATE height = VALUES(height), app_hash = VALUES(app_hash)`, s.Height, appHash); err != nil {
+		return fail("write state", err)
+	}
+	if k.ddlSeq > 0 {
+		if _, err := k.conn.ExecContext(ctx, "DELETE FROM relchain_ddl WHERE height <= ?", s.Height); err != nil {
+			return fail("delete DDL recovery records", err)
+		}
+	}
+	if _, err := k.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		k.finish(true)
+		return fmt.Errorf("mysql: commit height %d: %w", s.Height, err)
+	}
+	k.finish(false)
+	k.b.maybeCheckpoint(s.Height)
+	return nil
+}
+
+// Rollback implements backend.Block.
+func (k *block) Rollback(ctx context.Context) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return nil
+	}
+	return k.rollback(ctx)
+}
+
+// rollback ends the block; the caller holds the backend's mutex.
+func (k *block) rollback(ctx context.Context) error {
+	_, err := k.conn.ExecContext(ctx, "ROLLBACK")
+	k.finish(err != nil || k.lost != nil)
+	if err != nil {
+		return fmt.Errorf("mysql: rollback: %w", err)
+	}
+	return nil
+}
+
+// finish marks the block done and returns the writer connection to its
+// pool, or discards it when its state is unknown.
+func (k *block) finish(bad bool) {
+	k.done = true
+	k.b.open = nil
+	if bad {
+		k.abandon()
+		return
+	}
+	k.conn.Close()
+}
+
+// abandon discards the writer connection: the next Begin opens another.
+func (k *block) abandon() {
+	_ = k.conn.Raw(func(any) error { return driver.ErrBadConn })
+	k.conn.Close()
+}

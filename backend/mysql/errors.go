@@ -1,0 +1,112 @@
+package mysql
+
+import (
+	"errors"
+	"fmt"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// Server error numbers relchain treats specially.
+const (
+	errLockWaitTimeout = 1205
+	errDeadlock        = 1213
+)
+
+// classOf maps a MySQL/MariaDB error number onto a backend.Class and a
+// SQLSTATE that is the same for the class on every server version (the
+// server's own SQLSTATE is mostly HY000 or 42000 and says little).
+// ok=false: a node fault (see nodeFault), never a tx result.
+func classOf(num uint16) (backend.Class, string, bool) {
+	switch num {
+	case 1064, 1149: // parse error, syntax error
+		return backend.ClassSyntax, "42601", true
+	case 1146, 1054, 1305, 1049, 1051, 1091, 1176, 1109, 1356, 1360, 1449, 1630:
+		// no such table, column, function, database, unknown table (DROP),
+		// can't DROP column/key, key not in table, unknown table in
+		// multi-delete, view references invalid objects, no such trigger,
+		// definer does not exist, function does not exist (did you mean)
+		return backend.ClassUndefined, "42P01", true
+	case 1050, 1060, 1061, 1007, 1304, 1359, 1826:
+		// table exists, duplicate column, duplicate key name, database
+		// exists, routine exists, trigger exists, duplicate FK name
+		return backend.ClassDuplicate, "42P07", true
+	case 1062, 1586, 1557, 1022: // duplicate entry (unique, primary key)
+		return backend.ClassConstraint, "23505", true
+	case 1048, 1364, 1263: // column cannot be null; no default; NULL into NOT NULL (multi-row)
+		return backend.ClassConstraint, "23502", true
+	case 1451, 1452, 1216, 1217: // foreign key
+		return backend.ClassConstraint, "23503", true
+	case 3819, 4025: // check constraint violated (MySQL, MariaDB)
+		return backend.ClassConstraint, "23514", true
+	case 1406: // data too long
+		return backend.ClassData, "22001", true
+	case 1264, 1690: // out of range value, BIGINT value out of range
+		return backend.ClassData, "22003", true
+	case 1365: // division by 0
+		return backend.ClassData, "22012", true
+	case 1292, 1366, 1265, 1367, 1411, 3140, 4038, 1918, 1916:
+		// incorrect value, incorrect string/integer value, data truncated,
+		// illegal value, incorrect datetime, invalid JSON, syntax error in
+		// JSON, cannot convert, out of range in conversion
+		return backend.ClassData, "22000", true
+	case 1142, 1143, 1044, 1045, 1227, 1792, 1290, 1370:
+		// command/column denied, access denied, needs privilege,
+		// read-only transaction, server option prevents (read-only)
+		return backend.ClassPermission, "42501", true
+	case 1235, 1295, 1178, 1289, 1163:
+		// not supported yet, not supported in prepared protocol, engine
+		// does not support, feature disabled, table type does not support
+		return backend.ClassNotImplemented, "0A000", true
+	case 1114, 1118, 1059, 1071, 1074, 1117, 1069, 1070, 1040, 1153, 1301, 1436, 3636, 4068:
+		// table full, row size too large, identifier too long, key too
+		// long, column too long, too many columns/keys/key parts, too
+		// many connections? (node: see nodeFault), packet too large,
+		// result too large, thread stack overrun, recursion limit
+		if num == 1040 {
+			return "", "", false
+		}
+		return backend.ClassResource, "54000", true
+	case errLockWaitTimeout, errDeadlock,
+		1206, // lock table full
+		2006, 2013, 1053, 1927, 1317, 1028, 1030, 1021, 1041, 3024, 1969:
+		// lock wait timeout, deadlock, lock table full, server gone,
+		// lost connection, shutdown, connection killed, query
+		// interrupted, sort aborted, got error from engine, disk full,
+		// out of memory, statement time exceeded (MySQL, MariaDB)
+		return "", "", false
+	}
+	switch {
+	case num >= 1100 && num < 1200:
+		return backend.ClassInvalid, "42000", true
+	}
+	return backend.ClassOther, "HY000", true
+}
+
+// asBackendError converts a server error in err's chain to a
+// *backend.Error, or returns nil (not a server error, or a node fault).
+func asBackendError(err error) *backend.Error {
+	if e := backend.AsError(err); e != nil {
+		return e
+	}
+	var me *gomysql.MySQLError
+	if !errors.As(err, &me) {
+		return nil
+	}
+	class, state, ok := classOf(me.Number)
+	if !ok {
+		return nil
+	}
+	return &backend.Error{Class: class, SQLState: state, Message: fmt.Sprintf("%d: %s", me.Number, me.Message)}
+}
+
+// mysqlNumber returns the server error number in err's chain, or 0.
+func mysqlNumber(err error) uint16 {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}

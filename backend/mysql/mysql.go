@@ -1,0 +1,386 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Defaults for Options.
+const (
+	DefaultQueryTimeout = 30 * time.Second
+	DefaultMaxReaders   = 8
+)
+
+// SQLMode is the sql_mode of every connection: strict for every table
+// (an out-of-range or truncated value fails the statement instead of
+// being clipped with a warning, whatever the engine), no zero dates,
+// division by zero an error, ONLY_FULL_GROUP_BY (a non-aggregated column
+// not functionally dependent on the GROUP BY would return an arbitrary
+// row's value), and no silent engine substitution (a table must be
+// InnoDB, transactional, on every node). PIPES_AS_CONCAT and ANSI_QUOTES
+// stay off: the gate's parser reads || as OR and "..." as a string, as
+// MySQL does by default.
+const SQLMode = "STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,ONLY_FULL_GROUP_BY,NO_ENGINE_SUBSTITUTION"
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	queryTimeout time.Duration
+	maxReaders   int
+	noGate       bool
+	// ddlHook, when set (tests), runs at the stages of a DDL statement
+	// (see block.execDDL): "before" (recovery record committed, DDL not
+	// run) and "after" (DDL and triggers done, block not reopened). An
+	// error it returns is returned by Exec as a node fault: a simulated
+	// crash at that point.
+	ddlHook func(stage string) error
+	// Checkpoints (WithCheckpoints).
+	ckptDir     string
+	ckptEvery   int64
+	ckptKeep    int
+	ckptOnError func(error)
+}
+
+// WithoutGate turns the determinism and safety gate (sqlcheck/mysql) off.
+// The backend's own backstop (statement kinds that would break the block's
+// db-transaction or session) stays. For benchmarks and tests only: a node
+// without the gate executes statements every other node refuses.
+func WithoutGate() Option { return func(o *options) { o.noGate = true } }
+
+// WithQueryTimeout bounds a Query's statement (MariaDB max_statement_time,
+// MySQL max_execution_time; 0 disables it). It never applies to the block
+// writer: a timeout must not decide a transaction's outcome.
+func WithQueryTimeout(d time.Duration) Option { return func(o *options) { o.queryTimeout = d } }
+
+// WithMaxReaders sets the size of Query's connection pool.
+func WithMaxReaders(n int) Option { return func(o *options) { o.maxReaders = n } }
+
+// Backend is a MySQL or MariaDB database of one validator: one dedicated
+// writer connection for blocks and a pool of read-only connections for
+// Query.
+type Backend struct {
+	opts    options
+	flavor  flavor
+	dbName  string
+	writer  *sql.DB // at most one connection; a block holds it as a *sql.Conn
+	readers *sql.DB
+	verdict verdictCache
+	ckpt    backend.Checkpointer
+
+	mu     sync.Mutex // guards open, closed
+	open   *block
+	closed bool
+}
+
+// flavor is the server family: the session variables differ.
+type flavor struct {
+	mariadb bool
+	version string
+}
+
+// Open connects to the database named by dsn (a go-sql-driver/mysql DSN,
+// e.g. root@tcp(127.0.0.1:3306)/relchain_node0), creating it (utf8mb4,
+// utf8mb4_bin) if it does not exist, checks the server, and installs
+// relchain's tables.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
+	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders}
+	for _, f := range opts {
+		f(&o)
+	}
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: parse dsn: %w", err)
+	}
+	if cfg.DBName == "" {
+		return nil, errors.New("mysql: the dsn names no database (…/dbname)")
+	}
+	cfg.Collation = "utf8mb4_bin"
+	// One round trip per statement with arguments: the driver quotes them
+	// into the text (with NO_BACKSLASH_ESCAPES honoured) instead of a
+	// server-side prepare, execute and close. See execArgs.
+	cfg.InterpolateParams = true
+	cfg.ParseTime = false
+	cfg.MultiStatements = false
+	cfg.ClientFoundRows = false
+	cfg.Loc = time.UTC
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+
+	fl, err := createDatabase(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
+	b.ckpt.OnError = o.ckptOnError
+
+	wconn, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	b.writer = sql.OpenDB(&initConnector{inner: wconn, init: sessionInit(fl, true, 0)})
+	b.writer.SetMaxOpenConns(1)
+	b.writer.SetMaxIdleConns(1)
+	b.writer.SetConnMaxLifetime(0)
+
+	rconn, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		b.writer.Close()
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	b.readers = sql.OpenDB(&initConnector{inner: rconn, init: sessionInit(fl, false, o.queryTimeout)})
+	b.readers.SetMaxOpenConns(o.maxReaders)
+	b.readers.SetMaxIdleConns(o.maxReaders)
+
+	if err := b.checkServer(ctx); err != nil {
+		b.closeDBs()
+		return nil, err
+	}
+	if err := b.install(ctx); err != nil {
+		b.closeDBs()
+		return nil, err
+	}
+	return b, nil
+}
+
+// createDatabase connects without a database, creates cfg.DBName if it
+// does not exist and reports the server's flavor.
+func createDatabase(ctx context.Context, cfg *gomysql.Config) (flavor, error) {
+	c := cfg.Clone()
+	c.DBName = ""
+	conn, err := gomysql.NewConnector(c)
+	if err != nil {
+		return flavor{}, fmt.Errorf("mysql: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	var fl flavor
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&fl.version); err != nil {
+		return flavor{}, fmt.Errorf("mysql: connect: %w", err)
+	}
+	fl.mariadb = strings.Contains(strings.ToLower(fl.version), "mariadb")
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(cfg.DBName)+
+		" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		return flavor{}, fmt.Errorf("mysql: create database %q: %w", cfg.DBName, err)
+	}
+	return fl, nil
+}
+
+// sessionInit is the statement sequence run on every new connection: the
+// pinned session settings (see backend/DESIGN.md, MySQL). Anything that
+// changes a statement's result, error or row images is pinned, so a node's
+// my.cnf cannot make it compute differently.
+func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
+	set := []string{
+		"time_zone = '+00:00'",
+		"sql_mode = '" + SQLMode + "'",
+		"autocommit = 1",
+		// Scale of DECIMAL division results (1/3 = 0.3333).
+		"div_precision_increment = 4",
+		"foreign_key_checks = 1",
+		"unique_checks = 1",
+		"sql_auto_is_null = 0",
+		"sql_safe_updates = 0",
+		"sql_select_limit = DEFAULT",
+		"max_join_size = DEFAULT",
+		"sql_big_selects = 1",
+		"group_concat_max_len = 1048576",
+		"max_sort_length = 1024",
+		"lc_time_names = 'en_US'",
+		"default_week_format = 0",
+		"auto_increment_increment = 1",
+		"auto_increment_offset = 1",
+		"explicit_defaults_for_timestamp = 1",
+		"default_storage_engine = 'InnoDB'",
+		"updatable_views_with_limit = 'YES'",
+	}
+	iso := "REPEATABLE-READ"
+	if writer {
+		// The writer is the only writer: read committed is enough.
+		iso = "READ-COMMITTED"
+	}
+	if fl.mariadb {
+		set = append(set,
+			"tx_isolation = '"+iso+"'",
+			"check_constraint_checks = 1",
+			"old_mode = 'UTF8_IS_UTF8MB3'",
+			"max_recursive_iterations = 1000",
+			fmt.Sprintf("max_statement_time = %g", timeout.Seconds()))
+	} else {
+		set = append(set,
+			"transaction_isolation = '"+iso+"'",
+			"cte_max_recursion_depth = 1000",
+			fmt.Sprintf("max_execution_time = %d", timeout.Milliseconds()))
+	}
+	return []string{
+		"SET NAMES utf8mb4 COLLATE utf8mb4_bin",
+		"SET SESSION " + strings.Join(set, ", "),
+	}
+}
+
+// initConnector runs init on every connection it opens.
+type initConnector struct {
+	inner driver.Connector
+	init  []string
+}
+
+func (c *initConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("mysql: driver connection cannot execute")
+	}
+	for _, s := range c.init {
+		if _, err := ex.ExecContext(ctx, s, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("mysql: pin session settings: %s: %w", s, err)
+		}
+	}
+	return conn, nil
+}
+
+func (c *initConnector) Driver() driver.Driver { return c.inner.Driver() }
+
+// checkServer verifies what relchain cannot pin per session.
+func (b *Backend) checkServer(ctx context.Context) error {
+	var lctn int
+	var charset, collation, engine string
+	err := b.readers.QueryRowContext(ctx, `SELECT @@lower_case_table_names, @@character_set_database,
+		@@collation_database, @@default_storage_engine`).Scan(&lctn, &charset, &collation, &engine)
+	if err != nil {
+		return fmt.Errorf("mysql: inspect server: %w", err)
+	}
+	if lctn != 1 {
+		return fmt.Errorf("mysql: server has lower_case_table_names=%d; relchain needs 1 on every node, "+
+			"so that table names compare the same everywhere and match the gate's lower-cased names. "+
+			"Fix: start the server with --lower-case-table-names=1 (MySQL 8: at initialisation)", lctn)
+	}
+	if charset != "utf8mb4" || collation != "utf8mb4_bin" {
+		return fmt.Errorf("mysql: database %q has character set %s, collation %s; relchain needs utf8mb4 with "+
+			"utf8mb4_bin so that comparisons, ORDER BY and unique keys are byte-wise on every node. "+
+			"Fix: point the DSN at a database that does not exist yet (relchain creates it), or "+
+			"ALTER DATABASE %s CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", b.dbName, charset, collation, quoteIdent(b.dbName))
+	}
+	if !strings.EqualFold(engine, "InnoDB") {
+		return fmt.Errorf("mysql: default storage engine is %s; relchain needs InnoDB (transactional)", engine)
+	}
+	return nil
+}
+
+// Dialect implements backend.Backend.
+func (b *Backend) Dialect() string { return "mysql" }
+
+// LoadState implements backend.Backend.
+func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
+	var s backend.State
+	err := b.readers.QueryRowContext(ctx, `SELECT height, app_hash FROM relchain_meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return backend.State{}, nil
+	}
+	if err != nil {
+		return backend.State{}, fmt.Errorf("mysql: load state: %w", err)
+	}
+	if s.AppHash == nil {
+		s.AppHash = []byte{}
+	}
+	return s, nil
+}
+
+// Begin implements backend.Backend.
+func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("mysql: begin: backend is closed")
+	}
+	if b.open != nil {
+		return nil, backend.ErrBlockOpen
+	}
+	conn, err := b.writer.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: begin: connect writer: %w", err)
+	}
+	k := &block{b: b, conn: conn, delta: make(backend.TableDelta)}
+	if err := k.start(ctx); err != nil {
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+		conn.Close()
+		return nil, fmt.Errorf("mysql: begin: %w", err)
+	}
+	// The block's height: the next after the committed one (read in the
+	// block's own db-transaction). DDL recovery records are keyed by it.
+	if err := conn.QueryRowContext(ctx, `SELECT COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)`).Scan(&k.height); err != nil {
+		k.abandon()
+		return nil, fmt.Errorf("mysql: begin: read height: %w", err)
+	}
+	k.height++
+	b.open = k
+	return k, nil
+}
+
+// Analyze implements backend.Backend: the backend's backstop, the gate,
+// and the server's parser (a prepare, never executed; its verdict cached
+// by text) for syntax.
+func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	st, err := b.verdict.gated(sql)
+	if err != nil {
+		return st.analysis, b.syntaxFirst(ctx, st, err)
+	}
+	if err := b.serverSyntax(ctx, st); err != nil {
+		return st.analysis, err
+	}
+	return st.analysis, nil
+}
+
+// Close implements backend.Backend.
+func (b *Backend) Close() error {
+	b.WaitCheckpoint()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	var err error
+	if b.open != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = b.open.rollback(ctx)
+		cancel()
+	}
+	b.closeDBs()
+	return err
+}
+
+func (b *Backend) closeDBs() {
+	b.writer.Close()
+	b.readers.Close()
+}
+
+// quoteIdent quotes a MySQL identifier.
+func quoteIdent(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}
+
+// quoteString quotes a string literal (NO_BACKSLASH_ESCAPES-proof: the
+// only escapes used are doubled quotes, and backslashes are doubled only
+// when the mode lets them escape; relchain's own texts hold none).
+func quoteString(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", "''") + "'"
+}

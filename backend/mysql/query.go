@@ -1,0 +1,75 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// snapshot takes a reader connection, opens a read-only transaction with
+// a consistent snapshot (REPEATABLE READ, pinned on readers) and reads the
+// committed height in it.
+func (b *Backend) snapshot(ctx context.Context) (*sql.Conn, int64, error) {
+	conn, err := b.readers.Conn(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := conn.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"); err != nil {
+		discard(conn)
+		return nil, 0, err
+	}
+	var height int64
+	if err := conn.QueryRowContext(ctx, "SELECT COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)").Scan(&height); err != nil {
+		b.endSnapshot(conn)
+		return nil, 0, err
+	}
+	return conn, height, nil
+}
+
+// endSnapshot rolls the read transaction back and returns the connection,
+// or discards it if that fails.
+func (b *Backend) endSnapshot(conn *sql.Conn) {
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		discard(conn)
+		return
+	}
+	conn.Close()
+}
+
+// discard closes a connection whose state is unknown instead of pooling it.
+func discard(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	conn.Close()
+}
+
+// Query implements backend.Backend. The statement runs in a read-only
+// transaction with a consistent snapshot that also reads the height, so
+// rows and height describe the same committed state. Only queries run
+// (SELECT, WITH, VALUES, TABLE): MySQL commits DDL implicitly, even in a
+// read-only transaction, so a write is refused before it is sent; the
+// READ ONLY transaction refuses DML as a backstop.
+func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
+	st, err := b.verdict.checked(sql)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !st.read {
+		return nil, 0, permission("Query runs read-only statements only (SELECT, WITH, VALUES, TABLE), not " + st.kind)
+	}
+	conn, height, err := b.snapshot(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("mysql: query: %w", err)
+	}
+	defer b.endSnapshot(conn)
+	rows, err := runStmt(ctx, conn, st, args)
+	if err != nil {
+		if be := asBackendError(err); be != nil {
+			return nil, 0, be
+		}
+		return nil, 0, fmt.Errorf("mysql: query: %w", err)
+	}
+	return rows, height, nil
+}

@@ -1,0 +1,469 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+	mycheck "github.com/relchain/relchain/sqlcheck/mysql"
+)
+
+// stmtInfo is what the backend learns from one statement text without a
+// server.
+type stmtInfo struct {
+	// text is the one statement to send: the input without a trailing
+	// terminator and what follows it (comments, whitespace).
+	text string
+	// kind is the statement's first keyword, upper-cased.
+	kind string
+	// ddl: CREATE, ALTER, DROP, RENAME or TRUNCATE, which MySQL commits
+	// implicitly (see block.execDDL).
+	ddl bool
+	// read: SELECT, WITH, VALUES, TABLE or a parenthesised query: the only
+	// kinds Query runs.
+	read bool
+	// returning: INSERT, REPLACE or DELETE ... RETURNING (MariaDB), which
+	// returns rows. ordered: a query with a top-level ORDER BY, whose row
+	// order is its own; other rows are sorted (see runStmt).
+	returning, ordered bool
+	// returningAt is the offset in text of the top-level RETURNING.
+	returningAt int
+	// forbidden, if not empty, says why the statement may not run at all
+	// (the backstop: session, transaction or server state relchain
+	// manages). The gate refuses these first.
+	forbidden string
+	// gateRefused: the gate, not the backstop, refused the statement.
+	gateRefused bool
+	// analysis is the gate's (or, without it, the backstop's) account.
+	analysis sqlcheck.Analysis
+}
+
+// token is one lexical token of a statement text: a word (keyword or
+// unquoted identifier, upper-cased in up), a quoted identifier, a string, a
+// ';' or another character.
+type token struct {
+	up     string // upper-cased word, or the character
+	raw    string
+	quoted bool // backquoted identifier
+	str    bool // string literal
+	end    int  // offset just after the token
+}
+
+// lex splits sql into tokens, skipping whitespace and comments (-- , #,
+// /* */), and reports unterminated quotes or comments as ok=false.
+func lex(sql string) (toks []token, ok bool) {
+	i := 0
+	for i < len(sql) {
+		c := sql[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '#' || (c == '-' && strings.HasPrefix(sql[i:], "--") && (i+2 == len(sql) || sql[i+2] <= ' ')):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				i = len(sql)
+			} else {
+				i += j + 1
+			}
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			j := strings.Index(sql[i+2:], "*/")
+			if j < 0 {
+				return toks, false
+			}
+			i += j + 4
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for {
+				if j >= len(sql) {
+					return toks, false
+				}
+				if sql[j] == '\\' && c != '`' {
+					j += 2
+					continue
+				}
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			raw := sql[i : j+1]
+			t := token{raw: raw, end: j + 1}
+			if c == '`' {
+				t.quoted = true
+				t.up = strings.ReplaceAll(raw[1:len(raw)-1], "``", "`")
+			} else {
+				t.str = true
+			}
+			toks = append(toks, t)
+			i = j + 1
+		case isWordByte(c):
+			j := i
+			for j < len(sql) && isWordByte(sql[j]) {
+				j++
+			}
+			toks = append(toks, token{up: strings.ToUpper(sql[i:j]), raw: sql[i:j], end: j})
+			i = j
+		default:
+			toks = append(toks, token{up: string(c), raw: string(c), end: i + 1})
+			i++
+		}
+	}
+	return toks, true
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+var (
+	errEmpty   = &backend.Error{Class: backend.ClassInvalid, SQLState: "42000", Message: "empty statement: the text holds no SQL statement"}
+	errSeveral = &backend.Error{Class: backend.ClassInvalid, SQLState: "42000", Message: "the text holds several statements; exactly one is allowed per statement text"}
+)
+
+// inspect is the backstop's verdict on one text: exactly one statement, of
+// a kind relchain lets run (ClassPermission for the others), with a rough
+// analysis the gate's replaces when it is on.
+func inspect(sql string) (stmtInfo, error) {
+	toks, ok := lex(sql)
+	if !ok {
+		return stmtInfo{}, &backend.Error{Class: backend.ClassSyntax, SQLState: "42000",
+			Message: "unterminated string, quoted identifier or comment"}
+	}
+	// Statements are separated by ';' tokens; empty ones are ignored.
+	var stmts [][]token
+	start := 0
+	for i, t := range toks {
+		if t.up == ";" && !t.str && !t.quoted {
+			if i > start {
+				stmts = append(stmts, toks[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(toks) {
+		stmts = append(stmts, toks[start:])
+	}
+	switch {
+	case len(stmts) == 0:
+		return stmtInfo{}, errEmpty
+	case len(stmts) > 1:
+		return stmtInfo{}, errSeveral
+	}
+	st := stmts[0]
+	info := stmtInfo{text: sql[:st[len(st)-1].end], kind: st[0].up}
+	if st[0].str || st[0].quoted {
+		info.kind = ""
+	}
+	word := func(i int) string {
+		if i < len(st) && !st[i].str && !st[i].quoted {
+			return st[i].up
+		}
+		return ""
+	}
+	for _, t := range st {
+		if !t.str && !t.quoted && (t.up == "OUTFILE" || t.up == "DUMPFILE" || t.up == "LOAD_FILE") {
+			info.forbidden = "reading or writing server files (" + t.up + ") is not allowed"
+			return info, nil
+		}
+	}
+	depth := 0
+	for i, t := range st {
+		switch {
+		case t.str || t.quoted:
+		case t.up == "(":
+			depth++
+		case t.up == ")":
+			depth--
+		case depth == 0 && t.up == "RETURNING":
+			info.returning = true
+			info.returningAt = t.end - len(t.raw)
+		case depth == 0 && t.up == "ORDER" && word(i+1) == "BY":
+			info.ordered = true
+		}
+	}
+	switch info.kind {
+	case "SELECT", "WITH", "VALUES", "TABLE", "(":
+		info.read = true
+		if info.kind == "WITH" || info.kind == "(" {
+			// WITH ... UPDATE/DELETE/INSERT? MySQL allows WITH before
+			// UPDATE and DELETE: not a read.
+			for _, t := range st {
+				if !t.str && !t.quoted && (t.up == "UPDATE" || t.up == "DELETE" || t.up == "INSERT" || t.up == "REPLACE") {
+					info.read = false
+				}
+			}
+		}
+	case "INSERT", "REPLACE", "UPDATE", "DELETE":
+		info.ordered = false
+		info.analysis.Writes = []string{writeTarget(st)}
+	case "CREATE", "ALTER", "DROP":
+		info.ddl = true
+		info.analysis.DDL = true
+		obj := ""
+		for i := 1; i < len(st) && obj == ""; i++ {
+			switch w := word(i); w {
+			case "TEMPORARY":
+				info.forbidden = "temporary tables are not allowed: they are session state, not replicated"
+				return info, nil
+			case "TABLE", "INDEX", "VIEW", "TRIGGER", "PROCEDURE", "FUNCTION", "EVENT", "DATABASE", "SCHEMA",
+				"USER", "ROLE", "SERVER", "SEQUENCE", "TABLESPACE", "PACKAGE", "SYNONYM", "LOGFILE", "INSTANCE",
+				"RESOURCE", "SPATIAL", "UNDO":
+				obj = w
+			}
+		}
+		switch obj {
+		case "TABLE", "INDEX", "VIEW":
+		default:
+			if obj == "" {
+				obj = "this object"
+			}
+			info.forbidden = info.kind + " " + obj + " is not allowed: relchain replicates tables, indexes and views only"
+		}
+	case "RENAME", "TRUNCATE":
+		info.ddl = true
+		info.analysis.DDL = true
+		if info.kind == "RENAME" && word(1) != "TABLE" {
+			info.forbidden = "RENAME " + word(1) + " is not allowed"
+		}
+	default:
+		info.forbidden = "statement kind " + info.kind + " is not allowed: relchain runs queries, DML and table, index and view DDL only " +
+			"(transaction, session and server control belong to the backend)"
+	}
+	return info, nil
+}
+
+// writeTarget is the table an INSERT, REPLACE, UPDATE or DELETE names
+// first, lower-cased (lower_case_table_names=1), without its schema.
+func writeTarget(st []token) string {
+	i := 1
+	for i < len(st) && !st[i].quoted && !st[i].str {
+		switch st[i].up {
+		case "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE", "QUICK", "INTO", "FROM":
+			i++
+			continue
+		}
+		break
+	}
+	name := ""
+	for i < len(st) {
+		if st[i].quoted {
+			name = st[i].up
+		} else {
+			name = st[i].raw
+		}
+		if i+2 < len(st) && st[i+1].up == "." {
+			i += 2
+			continue
+		}
+		break
+	}
+	return strings.ToLower(name)
+}
+
+// verdictCache remembers, per text, the backstop's and the gate's verdict:
+// both are functions of the text alone.
+type verdictCache struct {
+	mu   sync.Mutex
+	m    map[string]verdict
+	gate bool
+	// syntax holds the server parser's verdicts (nil: it parses), which
+	// depend on the text and the server version only.
+	syntax map[string]error
+}
+
+type verdict struct {
+	info    stmtInfo
+	err     error // the backstop's (ClassInvalid, ClassSyntax)
+	gateErr error // the gate's refusal, or the backstop's forbidden kind
+	// gateRefused: gateErr is the gate's (its reason stands even where
+	// the server could not parse the text either).
+	gateRefused bool
+}
+
+const (
+	maxCachedEntries = 4096
+	maxCachedText    = 16 << 10
+)
+
+func newVerdictCache(gate bool) verdictCache {
+	return verdictCache{m: make(map[string]verdict), gate: gate, syntax: make(map[string]error)}
+}
+
+// checked is the backstop's verdict alone (Query).
+func (c *verdictCache) checked(sql string) (stmtInfo, error) {
+	v := c.lookup(sql)
+	if v.err != nil {
+		return v.info, v.err
+	}
+	if v.info.forbidden != "" {
+		return v.info, permission(v.info.forbidden)
+	}
+	return v.info, nil
+}
+
+// gated is the backstop's verdict and then the gate's (blocks, CheckTx).
+func (c *verdictCache) gated(sql string) (stmtInfo, error) {
+	v := c.lookup(sql)
+	if v.err != nil {
+		return v.info, v.err
+	}
+	info := v.info
+	info.gateRefused = v.gateRefused
+	return info, v.gateErr
+}
+
+func (c *verdictCache) lookup(sql string) verdict {
+	c.mu.Lock()
+	v, ok := c.m[sql]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = c.judge(sql)
+	if len(sql) <= maxCachedText {
+		c.mu.Lock()
+		if len(c.m) >= maxCachedEntries {
+			clear(c.m)
+		}
+		c.m[sql] = v
+		c.mu.Unlock()
+	}
+	return v
+}
+
+func (c *verdictCache) judge(sql string) verdict {
+	info, lexErr := inspect(sql)
+	v := verdict{info: info}
+	if !c.gate {
+		v.err = lexErr
+		if lexErr == nil && info.forbidden != "" {
+			v.gateErr = permission(info.forbidden)
+		}
+		return v
+	}
+	// With the gate on, its verdict and message come first (they are the
+	// dialect's documented ones, tested by its corpus); the backstop's
+	// "not exactly one statement" is ClassInvalid as in every dialect.
+	var a sqlcheck.Analysis
+	var err error
+	if lexErr == nil {
+		a, err = gateAnalyze(info, sql)
+	} else {
+		a, err = mycheck.Analyze(sql)
+	}
+	switch {
+	case errors.Is(err, sqlcheck.ErrUnparseable):
+		// The gate's parser is the law for blocks: what it cannot parse
+		// does not run, whatever the server would say.
+		v.err = &backend.Error{Class: backend.ClassSyntax, SQLState: "42000", Message: err.Error()}
+	case lexErr != nil && (err == nil || isCountError(err)):
+		v.err = lexErr
+	case err != nil:
+		v.gateErr = permission("refused by relchain's determinism and safety gate: " + err.Error())
+		v.gateRefused = true
+	case info.forbidden != "":
+		v.gateErr = permission(info.forbidden)
+	default:
+		a.Writes = slices.Clone(a.Writes)
+		v.info.analysis = a
+		// The backend's own DDL handling follows its own lexer (a
+		// statement the gate calls DDL and the lexer does not would run
+		// inside the block's db-transaction and commit it implicitly).
+		if a.DDL && !info.ddl {
+			v.gateErr = permission("DDL of kind " + info.kind + " is not supported by the MySQL backend")
+		}
+	}
+	return v
+}
+
+// isCountError reports the gate's refusal of an empty text or of several
+// statements (the backstop reports those as ClassInvalid).
+func isCountError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "empty statement") || strings.Contains(msg, "statements; exactly one")
+}
+
+// gateAnalyze runs the gate (sqlcheck/mysql) on sql. The gate's parser
+// (Vitess) does not know MariaDB's INSERT/REPLACE/DELETE ... RETURNING, so
+// such a statement is judged in two parts, both of which must pass: the
+// statement without its RETURNING clause (whose analysis is the
+// statement's), and the RETURNING list as the select list of a query of
+// the written table, which subjects its expressions to the same function
+// and construct allowlists.
+func gateAnalyze(info stmtInfo, sql string) (sqlcheck.Analysis, error) {
+	if !info.returning || len(info.analysis.Writes) != 1 || info.kind == "UPDATE" {
+		return mycheck.Analyze(sql)
+	}
+	body := info.text[:info.returningAt]
+	list := info.text[info.returningAt+len("RETURNING"):]
+	a, err := mycheck.Analyze(body)
+	if err != nil {
+		return a, err
+	}
+	if _, err := mycheck.Analyze("SELECT " + list + " FROM " + quoteIdent(info.analysis.Writes[0])); err != nil {
+		return sqlcheck.Analysis{}, fmt.Errorf("RETURNING list: %w", err)
+	}
+	return a, nil
+}
+
+func permission(msg string) *backend.Error {
+	return &backend.Error{Class: backend.ClassPermission, SQLState: "42000", Message: msg}
+}
+
+// serverSyntax is the server parser's verdict on st (see prepareCheck),
+// cached by text: nil, or a ClassSyntax *backend.Error.
+func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
+	c := &b.verdict
+	c.mu.Lock()
+	err, ok := c.syntax[st.text]
+	c.mu.Unlock()
+	if ok {
+		return err
+	}
+	stmt, err := b.readers.PrepareContext(ctx, st.text)
+	if err == nil {
+		stmt.Close()
+	} else if be := asBackendError(err); be == nil {
+		// The server could not be asked (connection lost): no verdict,
+		// and nothing cached.
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return nil
+	} else if be.Class == backend.ClassSyntax {
+		err = be
+	} else {
+		err = nil // it parsed; what failed depends on the schema
+	}
+	if len(st.text) <= maxCachedText {
+		c.mu.Lock()
+		if len(c.syntax) >= maxCachedEntries {
+			clear(c.syntax)
+		}
+		c.syntax[st.text] = err
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// syntaxFirst returns err, a refusal (ClassPermission) of st, unless the
+// server cannot parse st: then the syntax error, which comes first as in
+// the other dialects ("SELEC 1" is a syntax error, not a refused kind).
+func (b *Backend) syntaxFirst(ctx context.Context, st stmtInfo, err error) error {
+	if be := backend.AsError(err); be == nil || be.Class != backend.ClassPermission || st.text == "" || st.gateRefused {
+		return err
+	}
+	if serr := b.serverSyntax(ctx, st); serr != nil {
+		return serr
+	}
+	return err
+}
