@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -96,6 +97,9 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Validators = validators
 	res.Backend = cfg.Dialect
+	if len(o.Nodes) == 0 {
+		res.ABCI = cmp.Or(o.Network.ABCI, "builtin")
+	}
 	res.TimeoutCommit = o.Network.Tuning.TimeoutCommit.String()
 	obs, err := client.New(nodes[0], nil)
 	if err != nil {

@@ -22,6 +22,11 @@ type NetworkOptions struct {
 	Tuning      node.Tuning
 	// App is "relchain" or "kvstore" (the ceiling).
 	App string
+	// ABCI is how CometBFT reaches relchain's app: "builtin" (in-process
+	// calls; also "") or "socket" (ABCI's socket protocol over loopback
+	// TCP, the paper's server variant). The kvstore ceiling is always
+	// builtin.
+	ABCI string
 	// NoGate runs relchain with the determinism and safety gate off
 	// (backend.unsafe_no_gate), to measure the gate's cost.
 	NoGate bool
@@ -51,8 +56,13 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 		return nil, err
 	}
 	n := netctl.NewNetwork(o.Bin, nodes)
-	if o.App == "kvstore" {
+	switch {
+	case o.App == "kvstore":
 		n.ExtraArgs = []string{"--app", "kvstore"}
+	case o.ABCI == "socket":
+		n.ExtraArgs = []string{"--abci", "socket"}
+	case o.ABCI != "" && o.ABCI != "builtin":
+		return nil, fmt.Errorf("unknown ABCI transport %q: use builtin or socket", o.ABCI)
 	}
 	if err := n.StartAll(); err != nil {
 		return nil, err

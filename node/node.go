@@ -20,6 +20,7 @@ import (
 	"github.com/cometbft/cometbft/proxy"
 	"github.com/cometbft/cometbft/types"
 
+	"github.com/relchain/relchain/abciserver"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
@@ -35,6 +36,8 @@ type Node struct {
 	home   string
 	logger log.Logger
 	dbs    *dbTracker
+	// abciServer serves the app to CometBFT with WithABCISocket, else nil.
+	abciServer *abciserver.Server
 
 	// halted delivers the first reason this node cannot go on: a block the
 	// app could not apply, or a divergence (see Halted).
@@ -119,7 +122,14 @@ type Option func(*options)
 type options struct {
 	injectDir        string
 	corruptSnapshots bool
+	abciSocket       bool
 }
+
+// WithABCISocket makes CometBFT reach the application over ABCI's socket
+// protocol on a loopback TCP port (package abciserver) instead of by
+// in-process calls: the paper's "server variant", for comparing the two.
+// Semantics and results are the same; only the transport differs.
+func WithABCISocket() Option { return func(o *options) { o.abciSocket = true } }
 
 // WithUnsafeCorruptSnapshots makes the node serve every state-sync chunk
 // with one byte flipped, for tests that prove a joining node refuses such
@@ -162,22 +172,58 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	if err != nil {
 		return nil, err
 	}
-	params, err := app.ParseParams(gen.AppState)
+	a, ss, err := buildApp(ctx, home, rc, gen, logger, o)
 	if err != nil {
 		return nil, err
 	}
+	// Conn-sync, not the default global mutex: queries and CheckTx must run
+	// while a block executes (and a query waiting for min_height must not
+	// block the block it waits for). The app is safe for that: one writer,
+	// readers on committed state. The socket variant keeps that concurrency
+	// (package abciserver).
+	creator := proxy.NewConnSyncLocalClientCreator(a)
+	var srv *abciserver.Server
+	if o.abciSocket {
+		if srv, err = abciserver.Listen("tcp://127.0.0.1:0", a, logger.With("module", "abci-server")); err != nil {
+			_ = closeApp(a, ss)
+			return nil, err
+		}
+		creator = proxy.NewRemoteClientCreator(srv.Addr(), "socket", true)
+	}
+	dbs := &dbTracker{}
+	n, err := newCometNode(cc, gen, creator, logger, dbs)
+	if err != nil {
+		dbs.close()
+		if srv != nil {
+			_ = srv.Close()
+		}
+		_ = closeApp(a, ss)
+		return nil, err
+	}
+	nd := newNode(n, a, ss, home, logger, dbs)
+	nd.abciServer = srv
+	return nd, nil
+}
+
+// buildApp opens a node home's database and builds relchain's application
+// on it, with state sync.
+func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc, logger log.Logger, o options) (*app.App, *stateSync, error) {
+	params, err := app.ParseParams(gen.AppState)
+	if err != nil {
+		return nil, nil, err
+	}
 	maxWait, err := time.ParseDuration(rc.Query.MaxWait)
 	if err != nil {
-		return nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
+		return nil, nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
 	}
 	be, err := OpenBackend(ctx, home, rc)
 	if err != nil {
-		return nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
+		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
 	ex, err := app.NewExecutor(ctx, be, gen.ChainID, params)
 	if err != nil {
 		be.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if rc.Backend.UnsafeNoGate {
 		logger.Error("backend.unsafe_no_gate is set: this node does not enforce relchain's determinism and safety gate and will diverge from the network on the first statement the gate refuses; use it for benchmarks only")
@@ -196,19 +242,18 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		logger.Error("unsafe: this node injects unchecked txs into its proposals (a byzantine proposer, for tests)", "dir", o.injectDir)
 		a.UnsafeInject = injectFrom(o.injectDir, logger)
 	}
+	return a, ss, nil
+}
 
-	// Conn-sync, not the default global mutex: queries and CheckTx must run
-	// while a block executes (and a query waiting for min_height must not
-	// block the block it waits for). The app is safe for that: one writer,
-	// readers on committed state.
-	dbs := &dbTracker{}
-	n, err := newCometNode(cc, gen, proxy.NewConnSyncLocalClientCreator(a), logger, dbs)
-	if err != nil {
-		dbs.close()
-		be.Close()
-		return nil, err
+// closeApp releases what buildApp opened: the state-sync source, the
+// executor and its backend (state sync may have replaced the one buildApp
+// opened).
+func closeApp(a *app.App, ss *stateSync) error {
+	if ss != nil {
+		ss.src.Close()
 	}
-	return newNode(n, a, ss, home, logger, dbs), nil
+	_ = a.Executor().Close(context.Background())
+	return a.Executor().Backend().Close()
 }
 
 func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker) *Node {
@@ -330,14 +375,11 @@ func (n *Node) Stop() error {
 		_ = pa.Stop()
 	}
 	n.dbs.close()
-	if n.ss != nil {
-		n.ss.src.Close()
+	if n.abciServer != nil {
+		_ = n.abciServer.Close()
 	}
 	if n.app != nil {
-		// The executor's backend: state sync may have replaced the one
-		// the node opened.
-		_ = n.app.Executor().Close(context.Background())
-		if cerr := n.app.Executor().Backend().Close(); err == nil {
+		if cerr := closeApp(n.app, n.ss); err == nil {
 			err = cerr
 		}
 	}
@@ -355,6 +397,38 @@ func (n *Node) Halted() <-chan error {
 		return nil
 	}
 	return n.halted
+}
+
+// HaltError returns, without waiting, the reason this node halted if it
+// did, else nil. After a signal it tells a stop the operator asked for from
+// one the node caused itself: with WithABCISocket, CometBFT answers an
+// application error by sending its own process SIGTERM.
+func (n *Node) HaltError() error {
+	if n.app == nil {
+		return nil
+	}
+	select {
+	case err := <-n.halted:
+		n.halt(err) // keep it for Halted
+		return err
+	default:
+	}
+	select {
+	case err := <-n.app.Halted():
+		n.halt(err)
+		return err
+	default:
+	}
+	return nil
+}
+
+// ABCIAddr is where the application is served to CometBFT with
+// WithABCISocket, else "".
+func (n *Node) ABCIAddr() string {
+	if n.abciServer == nil {
+		return ""
+	}
+	return n.abciServer.Addr()
 }
 
 // CometBFT returns the embedded CometBFT node.

@@ -116,6 +116,19 @@ func TestBenchSmallbankAsyncAndPseudoMatchTheBaseline(t *testing.T) {
 	})
 }
 
+// TestBenchOverTheSocketVariant runs Smallbank async on validators that
+// reach the application over ABCI's socket protocol (--abci socket, the
+// paper's server variant): verified like the builtin run, and the result
+// says which transport it measured.
+func TestBenchOverTheSocketVariant(t *testing.T) {
+	r := runBench(t, "sqlite", "--workload", "smallbank", "--scale", "500", "--txs", "400", "--mode", "async", "--abci", "socket", "--baseline")
+	requireRun(t, r, 400)
+	requireBaseline(t, r)
+	if r.ABCI != "socket" {
+		t.Fatalf("result says abci %q, want socket", r.ABCI)
+	}
+}
+
 // TestBenchTPCCKeepsConsistencyConditions runs TPC-C NewOrder, Payment and
 // OrderStatus on both backends (stored procedures on PostgreSQL,
 // multi-statement wl-transactions on SQLite): --verify fails unless the
@@ -148,5 +161,16 @@ func TestBenchYCSBKeepsRecordsAndSizes(t *testing.T) {
 			requireRun(t, r, 300)
 			requireBaseline(t, r)
 		})
+	}
+}
+
+// An unknown --abci is refused before any network starts.
+func TestBenchRefusesAnUnknownABCITransport(t *testing.T) {
+	out, err := exec.Command(relchainBin, "bench", "--workload", "smallbank", "--abci", "pigeon", "--dir", t.TempDir()).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `unknown --abci "pigeon"`) {
+		t.Fatalf("bench --abci pigeon: err %v, output:\n%s", err, out)
+	}
+	if strings.Contains(string(out), "starting a") {
+		t.Fatalf("bench started a network before refusing the flag:\n%s", out)
 	}
 }

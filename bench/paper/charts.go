@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -480,6 +481,12 @@ func chart(path string, m Measured) error {
 		return savePanels(path, 2,
 			linePanel("(a) throughput", "clients", "wl-tx/s", true, true, thr),
 			linePanel("(b) p50 latency", "clients", "ms", true, true, lat))
+	case Fig3:
+		byABCI := func(p Point) string { return cmp.Or(p.ABCI, "builtin") }
+		return chartCats(path, all, []panelSpec{
+			{"async: throughput", "wl-tx/s", bench.ModeAsync, tps},
+			{"sync: p50 latency", "ms", bench.ModeSync, p50},
+		}, byABCI, "ABCI transport")
 	case Fig10:
 		var panels []*plot.Plot
 		for _, md := range []string{bench.ModeSync, bench.ModeAsync} {

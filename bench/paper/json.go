@@ -27,6 +27,7 @@ type pointJSON struct {
 	Validators    int      `json:"validators"`
 	Backend       string   `json:"backend"`
 	TimeoutCommit string   `json:"timeout_commit"`
+	ABCI          string   `json:"abci,omitempty"`
 	Baseline      bool     `json:"baseline"`
 	Ceiling       bool     `json:"ceiling"`
 	Paper         string   `json:"paper,omitempty"`
@@ -39,7 +40,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Label: p.Label, Workload: c.Workload, Mode: c.Mode, WLPerBC: c.WLPerBC, Submit: c.Submit,
 		Clients: c.Clients, Txs: c.Txs, Rows: c.Rows, Scale: c.Scale, Dialect: c.Dialect, Seed: c.Seed,
 		Mix: c.Mix, Validators: p.Validators, Backend: p.Backend, TimeoutCommit: p.TimeoutCommit.String(),
-		Baseline: p.Baseline, Ceiling: p.Ceiling, Paper: p.Paper,
+		ABCI: p.ABCI, Baseline: p.Baseline, Ceiling: p.Ceiling, Paper: p.Paper,
 	})
 }
 
@@ -59,7 +60,7 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 			Workload: j.Workload, Mode: j.Mode, WLPerBC: j.WLPerBC, Submit: j.Submit, Clients: j.Clients,
 			Txs: j.Txs, Rows: j.Rows, Scale: j.Scale, Dialect: j.Dialect, Seed: j.Seed, Mix: j.Mix,
 		},
-		Validators: j.Validators, Backend: j.Backend, TimeoutCommit: tc,
+		Validators: j.Validators, Backend: j.Backend, TimeoutCommit: tc, ABCI: j.ABCI,
 		Baseline: j.Baseline, Ceiling: j.Ceiling, Paper: j.Paper,
 	}
 	return nil

@@ -21,6 +21,9 @@ type Point struct {
 	Validators int
 	// Backend is "sqlite" or "postgres".
 	Backend string
+	// ABCI is how CometBFT reaches the app: "" or "builtin" (in-process),
+	// "socket" (the paper's server variant, Fig. 3).
+	ABCI string
 	// TimeoutCommit is CometBFT's timeout_commit for the network; Plan
 	// always sets it (0 is a real value: propose as soon as there are
 	// txs).
@@ -67,6 +70,7 @@ type Options struct {
 // Experiment IDs, in the paper's order.
 const (
 	Fig2   = "fig2"
+	Fig3   = "fig3"
 	Fig45  = "fig4-5"
 	Fig67  = "fig6-7"
 	Fig8   = "fig8"
@@ -76,7 +80,7 @@ const (
 )
 
 // IDs lists every experiment Plan knows.
-var IDs = []string{Fig2, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a}
+var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a}
 
 // Defaults of every point unless an experiment varies them.
 const (
@@ -233,6 +237,20 @@ func Plan(o Options) []Experiment {
 			}
 			e.Points = append(e.Points, sp, ap)
 		}
+		all = append(all, e)
+	}
+
+	// Fig. 3: builtin vs server variant.
+	{
+		e := Experiment{ID: Fig3, Title: "Fig. 3: builtin vs server variant (Smallbank, async and sync)",
+			Paper: "The application linked into the consensus process (builtin) against the same application behind ABCI's socket protocol (server variant): builtin was 1.53x faster for asynchronous Smallbank.",
+			Notes: []string{scaleNote, "relchain's server variant (relchain node --abci socket) runs both sides in one process and talks over loopback TCP; 'relchain abci-server' runs the app in a separate process for a stock cometbft."}}
+		ab, sb := b.sbAsyncDefault("async builtin"), b.sbSyncDefault("sync builtin")
+		as := b.async("async socket", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+		ss := b.sync("sync socket", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+		as.ABCI, ss.ABCI = "socket", "socket"
+		ab.Paper, as.Paper = "builtin 1.53x faster than server", "server variant"
+		e.Points = append(e.Points, ab, as, sb, ss)
 		all = append(all, e)
 	}
 
@@ -420,9 +438,13 @@ func fmtDur(d time.Duration) string {
 // runs the baseline and ceiling if any of them asks).
 func (p Point) key() string {
 	c := p.Config
-	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v",
+	abci := p.ABCI
+	if abci == "builtin" {
+		abci = ""
+	}
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v|%s",
 		c.Workload, c.Mode, c.WLPerBC, c.Submit, c.Clients, c.Txs, c.Rows, c.Scale,
-		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit)
+		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit, abci)
 }
 
 // Distinct returns the measurements a plan needs: one per distinct point,

@@ -29,6 +29,7 @@ type benchFlags struct {
 	dist        string
 	mix         string
 	nodes       string
+	abci        string
 	output      string
 	dir         string
 	baselineDSN string
@@ -99,6 +100,7 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
 	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL database for the baseline (default: --dsn-template with a fresh name)")
+	fl.StringVar(&f.abci, "abci", "builtin", "how CometBFT reaches the app on the network it starts: builtin (in-process) or socket (ABCI socket protocol over loopback TCP, the paper's server variant)")
 	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
 	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
 	fl.BoolVar(&f.slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
@@ -120,12 +122,17 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	tuning := node.DefaultTuning()
 	tuning.TimeoutCommit = f.net.timeoutCommit
 	tuning.FastGossip = !f.slowGossip
+	switch f.abci {
+	case "builtin", "socket":
+	default:
+		return bench.NetworkOptions{}, fmt.Errorf("unknown --abci %q: use builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP)", f.abci)
+	}
 	if f.net.backend == "postgres" && f.net.dsnTemplate == "" && f.nodes == "" {
 		return bench.NetworkOptions{}, fmt.Errorf("--backend postgres needs --dsn-template (a superuser DSN with {node}, e.g. postgres://postgres@127.0.0.1:5432/bench_{node}?sslmode=disable)")
 	}
 	return bench.NetworkOptions{
 		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,
-		Tuning: tuning, App: "relchain", MaxStatements: bench.MaxStatements,
+		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
 	}, nil
 }
 

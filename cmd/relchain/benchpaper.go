@@ -171,7 +171,7 @@ func runPaperPoint(ctx context.Context, p paper.Point, bin, dir, pgTemplate stri
 		Workload: w,
 		Network: bench.NetworkOptions{
 			Bin: bin, Dir: dir, Validators: p.Validators, Backend: p.Backend, Tuning: tuning,
-			App: "relchain", MaxStatements: bench.MaxStatements,
+			App: "relchain", ABCI: p.ABCI, MaxStatements: bench.MaxStatements,
 		},
 		Baseline:       p.Baseline,
 		Ceiling:        p.Ceiling,

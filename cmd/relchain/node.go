@@ -62,7 +62,7 @@ func initCmd() *cobra.Command {
 }
 
 func nodeCmd() *cobra.Command {
-	var home, appKind, injectDir string
+	var home, appKind, injectDir, abciMode string
 	var corruptSnapshots bool
 	cmd := &cobra.Command{
 		Use:   "node",
@@ -91,6 +91,13 @@ starts again by itself.`,
 				if injectDir != "" {
 					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
 				}
+				switch abciMode {
+				case "builtin":
+				case "socket":
+					opts = append(opts, node.WithABCISocket())
+				default:
+					return fmt.Errorf("unknown --abci %q: use builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP)", abciMode)
+				}
 				var rc node.Config
 				if _, rc, err = node.LoadConfig(home); err != nil {
 					return err
@@ -98,6 +105,9 @@ starts again by itself.`,
 				autoRecover = rc.AutoRecover()
 				n, err = node.New(ctx, home, nil, opts...)
 			case "kvstore":
+				if abciMode != "builtin" {
+					return fmt.Errorf("--abci %s: the kvstore ceiling runs builtin only", abciMode)
+				}
 				n, err = node.NewKVStore(home, nil)
 			default:
 				err = fmt.Errorf("unknown --app %q: use relchain or kvstore", appKind)
@@ -109,27 +119,35 @@ starts again by itself.`,
 				_ = n.Stop()
 				return err
 			}
+			if a := n.ABCIAddr(); a != "" {
+				fmt.Fprintf(os.Stderr, "relchain: CometBFT reaches the application over ABCI's socket protocol at %s (the server variant)\n", a)
+			}
+			var herr error
 			select {
 			case <-ctx.Done():
-				return n.Stop()
-			case herr := <-n.Halted():
+				serr := n.Stop()
+				if herr = n.HaltError(); herr == nil {
+					return serr
+				}
+			case herr = <-n.Halted():
 				_ = n.Stop()
-				var d *node.DivergenceError
-				if errors.As(herr, &d) {
-					if autoRecover {
-						return recoverAndRestart(ctx, home, d)
-					}
-					return herr
-				}
-				if errors.Is(herr, node.ErrConsensusStopped) {
-					return herr
-				}
-				return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
 			}
+			var d *node.DivergenceError
+			if errors.As(herr, &d) {
+				if autoRecover {
+					return recoverAndRestart(ctx, home, d)
+				}
+				return herr
+			}
+			if errors.Is(herr, node.ErrConsensusStopped) {
+				return herr
+			}
+			return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
 	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
+	cmd.Flags().StringVar(&abciMode, "abci", "builtin", "how CometBFT reaches the application: builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP: the paper's server variant, for comparison)")
 	cmd.Flags().StringVar(&injectDir, "unsafe-inject-dir", "", "TESTS ONLY: propose the raw txs in DIR/*.tx unchecked (a byzantine proposer)")
 	_ = cmd.Flags().MarkHidden("unsafe-inject-dir")
 	cmd.Flags().BoolVar(&corruptSnapshots, "unsafe-corrupt-snapshots", false, "TESTS ONLY: serve every state-sync chunk with a byte flipped (a byzantine snapshot server)")
