@@ -45,8 +45,11 @@ type App struct {
 
 // PrepareProposal proposes the mempool's txs as CometBFT reaped them
 // (within the block's byte limit), preceded by injected ones if the node
-// is a test's byzantine proposer.
-func (a *App) PrepareProposal(_ context.Context, req *abci.RequestPrepareProposal) (*abci.ResponsePrepareProposal, error) {
+// is a test's byzantine proposer. On MySQL, whose DDL commits implicitly,
+// a bc-transaction with DDL must be alone in its block (see
+// backend.Block): the proposal ends before such a tx, which then opens the
+// next proposal alone. The order of the reaped txs is kept.
+func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPrepareProposal) (*abci.ResponsePrepareProposal, error) {
 	a.stats.proposed(req.Height, time.Now())
 	var txs [][]byte
 	var size int64
@@ -56,8 +59,15 @@ func (a *App) PrepareProposal(_ context.Context, req *abci.RequestPrepareProposa
 			txs = append(txs, tx)
 		}
 	}
+	isolateDDL := a.ex.Backend().Dialect() == "mysql"
 	for _, tx := range req.Txs {
 		if size+int64(len(tx)) > req.MaxTxBytes {
+			break
+		}
+		if isolateDDL && a.ex.HasDDL(ctx, tx) {
+			if len(txs) == 0 {
+				txs = append(txs, tx)
+			}
 			break
 		}
 		size += int64(len(tx))

@@ -255,6 +255,26 @@ func (e *Executor) Recheck(tx *txn.Tx) *Rejection {
 	return nil
 }
 
+// HasDDL reports whether raw decodes to a bc-transaction one of whose
+// statements the backend's Analyze calls DDL. A tx that does not decode,
+// or whose statements Analyze refuses, is not DDL: FinalizeBlock fails it
+// wherever it stands.
+func (e *Executor) HasDDL(ctx context.Context, raw []byte) bool {
+	tx, err := txn.Decode(raw)
+	if err != nil {
+		return false
+	}
+	for _, st := range tx.Statements {
+		if isSystem(st.SQL) {
+			continue
+		}
+		if a, err := e.Backend().Analyze(ctx, st.SQL); err == nil && a.DDL {
+			return true
+		}
+	}
+	return false
+}
+
 // Check runs the envelope checks CheckTx performs: size, decoding, chain
 // id, signature, statements present and each one parseable. It never
 // executes a statement. A nil error means the tx may enter a block.

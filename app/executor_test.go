@@ -20,6 +20,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/txn"
 )
@@ -28,6 +29,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	removeBenchTemplate()
 	pgtest.Shutdown()
+	mysqltest.Shutdown()
 	os.Exit(code)
 }
 

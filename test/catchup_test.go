@@ -27,6 +27,10 @@ func TestKilledValidatorCatchesUp_Postgres(t *testing.T) {
 	testKilledValidatorCatchesUp(t, "postgres", []int{0, 1, 2, 0, 1, victim})
 }
 
+func TestKilledValidatorCatchesUp_MySQL(t *testing.T) {
+	testKilledValidatorCatchesUp(t, "mysql", []int{0, 1, 2, 0, 1, victim})
+}
+
 // testKilledValidatorCatchesUp runs a continuous two-statement write load
 // through clientNodes, SIGKILLs the victim in the middle of it, restarts
 // it, and checks that it catches up and that every acknowledged write is

@@ -22,6 +22,7 @@ import (
 var corpusPaths = map[string]string{
 	"sqlite":   "../backend/sqlite/testdata/gate_corpus.json",
 	"postgres": "../sqlcheck/postgres/testdata/corpus.json",
+	"mysql":    "../sqlcheck/mysql/testdata/corpus.json",
 }
 
 func loadCorpus(t *testing.T, dialect string) sqlchecktest.Corpus {
@@ -38,6 +39,7 @@ func loadCorpus(t *testing.T, dialect string) sqlchecktest.Corpus {
 
 func TestGateRefusesCorpusOverRPC_SQLite(t *testing.T)   { testGateRefusesCorpusOverRPC(t, "sqlite") }
 func TestGateRefusesCorpusOverRPC_Postgres(t *testing.T) { testGateRefusesCorpusOverRPC(t, "postgres") }
+func TestGateRefusesCorpusOverRPC_MySQL(t *testing.T)    { testGateRefusesCorpusOverRPC(t, "mysql") }
 
 // testGateRefusesCorpusOverRPC sends every statement the dialect's corpus
 // refuses, each in its own signed tx, to the nodes of a 4-validator

@@ -37,6 +37,8 @@ type stmtInfo struct {
 	// (the backstop: session, transaction or server state relchain
 	// manages). The gate refuses these first.
 	forbidden string
+	// gateRefused: the gate, not the backstop, refused the statement.
+	gateRefused bool
 	// analysis is the gate's (or, without it, the backstop's) account.
 	analysis sqlcheck.Analysis
 }
@@ -282,6 +284,9 @@ type verdict struct {
 	info    stmtInfo
 	err     error // the backstop's (ClassInvalid, ClassSyntax)
 	gateErr error // the gate's refusal, or the backstop's forbidden kind
+	// gateRefused: gateErr is the gate's (its reason stands even where
+	// the server could not parse the text either).
+	gateRefused bool
 }
 
 const (
@@ -311,7 +316,9 @@ func (c *verdictCache) gated(sql string) (stmtInfo, error) {
 	if v.err != nil {
 		return v.info, v.err
 	}
-	return v.info, v.gateErr
+	info := v.info
+	info.gateRefused = v.gateRefused
+	return info, v.gateErr
 }
 
 func (c *verdictCache) lookup(sql string) verdict {
@@ -334,27 +341,37 @@ func (c *verdictCache) lookup(sql string) verdict {
 }
 
 func (c *verdictCache) judge(sql string) verdict {
-	info, err := inspect(sql)
-	if err != nil {
-		return verdict{info: info, err: err}
-	}
+	info, lexErr := inspect(sql)
 	v := verdict{info: info}
-	if info.forbidden != "" {
-		v.gateErr = permission(info.forbidden)
-	}
 	if !c.gate {
+		v.err = lexErr
+		if lexErr == nil && info.forbidden != "" {
+			v.gateErr = permission(info.forbidden)
+		}
 		return v
 	}
-	a, err := gateAnalyze(info, sql)
+	// With the gate on, its verdict and message come first (they are the
+	// dialect's documented ones, tested by its corpus); the backstop's
+	// "not exactly one statement" is ClassInvalid as in every dialect.
+	var a sqlcheck.Analysis
+	var err error
+	if lexErr == nil {
+		a, err = gateAnalyze(info, sql)
+	} else {
+		a, err = mycheck.Analyze(sql)
+	}
 	switch {
 	case errors.Is(err, sqlcheck.ErrUnparseable):
 		// The gate's parser is the law for blocks: what it cannot parse
 		// does not run, whatever the server would say.
 		v.err = &backend.Error{Class: backend.ClassSyntax, SQLState: "42000", Message: err.Error()}
+	case lexErr != nil && (err == nil || isCountError(err)):
+		v.err = lexErr
 	case err != nil:
-		if v.gateErr == nil {
-			v.gateErr = permission("refused by relchain's determinism and safety gate: " + err.Error())
-		}
+		v.gateErr = permission("refused by relchain's determinism and safety gate: " + err.Error())
+		v.gateRefused = true
+	case info.forbidden != "":
+		v.gateErr = permission(info.forbidden)
 	default:
 		a.Writes = slices.Clone(a.Writes)
 		v.info.analysis = a
@@ -366,6 +383,13 @@ func (c *verdictCache) judge(sql string) verdict {
 		}
 	}
 	return v
+}
+
+// isCountError reports the gate's refusal of an empty text or of several
+// statements (the backstop reports those as ClassInvalid).
+func isCountError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "empty statement") || strings.Contains(msg, "statements; exactly one")
 }
 
 // gateAnalyze runs the gate (sqlcheck/mysql) on sql. The gate's parser
@@ -435,7 +459,7 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 // server cannot parse st: then the syntax error, which comes first as in
 // the other dialects ("SELEC 1" is a syntax error, not a refused kind).
 func (b *Backend) syntaxFirst(ctx context.Context, st stmtInfo, err error) error {
-	if be := backend.AsError(err); be == nil || be.Class != backend.ClassPermission || st.text == "" {
+	if be := backend.AsError(err); be == nil || be.Class != backend.ClassPermission || st.text == "" || st.gateRefused {
 		return err
 	}
 	if serr := b.serverSyntax(ctx, st); serr != nil {
