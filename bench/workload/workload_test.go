@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/txn"
 )
 
 func TestNormalizeGivesOneTypePerValueWhateverItsSource(t *testing.T) {
@@ -58,5 +59,30 @@ func TestMixDrawsKindsByWeightAndRefusesUnknownKinds(t *testing.T) {
 	}
 	if _, err := workload.NewMix("w", map[string]int{"A": 0}, []string{"A"}); err == nil {
 		t.Errorf("a mix without positive weights was accepted")
+	}
+}
+
+func TestPositionalRepeatsArgumentsInTextOrder(t *testing.T) {
+	st := txn.Statement{
+		SQL:  "UPDATE t SET a = CASE WHEN a >= ?1 THEN a - ?1 END, s = '?2 it''s', `?1` = 1 WHERE id = ?2 -- ?1\n AND k = ?1",
+		Args: []txn.Arg{txn.Int(5), txn.Text("x")},
+	}
+	got, err := workload.Positional(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "UPDATE t SET a = CASE WHEN a >= ? THEN a - ? END, s = '?2 it''s', `?1` = 1 WHERE id = ? -- ?1\n AND k = ?"
+	if got.SQL != want {
+		t.Fatalf("SQL:\n got %q\nwant %q", got.SQL, want)
+	}
+	if len(got.Args) != 4 || got.Args[0].Int != 5 || got.Args[1].Int != 5 || got.Args[2].Text != "x" || got.Args[3].Int != 5 {
+		t.Fatalf("args: %+v", got.Args)
+	}
+	if _, err := workload.Positional(txn.Statement{SQL: "SELECT ?3", Args: []txn.Arg{txn.Int(1)}}); err == nil {
+		t.Fatal("?3 with one argument: no error")
+	}
+	q, args, err := workload.QueryArgs(workload.MySQL, "SELECT ?2, ?1, ?2", []any{int64(1), "b"})
+	if err != nil || q != "SELECT ?, ?, ?" || len(args) != 3 || args[0] != "b" || args[1] != int64(1) || args[2] != "b" {
+		t.Fatalf("QueryArgs: %q %v %v", q, args, err)
 	}
 }
