@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/txn"
@@ -41,7 +40,7 @@ func SetupMicro(ctx context.Context, cfg Config) error {
 	case workload.Postgres:
 		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM generate_series(1, %d) AS s(i)", cfg.Rows)
 	case workload.MySQL:
-		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT x, 0 FROM (%s) AS s WHERE x <= %d", smallbank.Series(1, cfg.Rows), cfg.Rows)
+		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT x, 0 FROM (%s) AS s WHERE x <= %d", workload.MySQLSeries(1, cfg.Rows), cfg.Rows)
 	}
 	res, err := c.Exec(ctx, client.ModeCommit,
 		txn.Statement{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/relchain/relchain/api"
@@ -194,26 +193,9 @@ func genInsert(dialect string, lo, hi int, target, cols string) string {
 	case workload.Postgres:
 		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT CAST(g AS BIGINT) AS x FROM generate_series(%d, %d) AS g) AS s", target, cols, lo, hi)
 	case workload.MySQL:
-		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (%s) AS s WHERE x <= %d", target, cols, Series(lo, hi-lo+1), hi)
+		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (%s) AS s WHERE x <= %d", target, cols, workload.MySQLSeries(lo, hi-lo+1), hi)
 	}
 	return fmt.Sprintf("WITH RECURSIVE s(x) AS (SELECT %d UNION ALL SELECT x + 1 FROM s WHERE x < %d) INSERT INTO %s SELECT %s FROM s", lo, hi, target, cols)
-}
-
-// Series is a MySQL SELECT of the BIGINT column x = lo, lo+1, ... (at
-// least n rows: a power of ten; cut it with WHERE x <= hi). MySQL has no
-// generate_series, and relchain's gate refuses its recursive CTEs.
-func Series(lo, n int) string {
-	const digits = "(SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)"
-	x := strconv.Itoa(lo)
-	from := ""
-	for k, mul := 0, 1; k == 0 || mul < n; k, mul = k+1, mul*10 {
-		x += fmt.Sprintf(" + %d * d%d.d", mul, k)
-		if k > 0 {
-			from += " CROSS JOIN "
-		}
-		from += fmt.Sprintf("%s AS d%d", digits, k)
-	}
-	return "SELECT CAST(" + x + " AS SIGNED) AS x FROM " + from
 }
 
 // Generator implements workload.Workload.

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/relchain/relchain/txn"
@@ -133,4 +134,21 @@ func QueryArgs(dialect, sql string, args []any) (string, []any, error) {
 		out[i] = idx[a.Int]
 	}
 	return p.SQL, out, nil
+}
+
+// MySQLSeries is a MySQL SELECT of the BIGINT column x = lo, lo+1, ... (at
+// least n rows: a power of ten; cut it with WHERE x <= hi). MySQL has no
+// generate_series, and relchain's gate refuses its recursive CTEs.
+func MySQLSeries(lo, n int) string {
+	const digits = "(SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)"
+	x := strconv.Itoa(lo)
+	from := ""
+	for k, mul := 0, 1; k == 0 || mul < n; k, mul = k+1, mul*10 {
+		x += fmt.Sprintf(" + %d * d%d.d", mul, k)
+		if k > 0 {
+			from += " CROSS JOIN "
+		}
+		from += fmt.Sprintf("%s AS d%d", digits, k)
+	}
+	return "SELECT CAST(" + x + " AS SIGNED) AS x FROM " + from
 }
