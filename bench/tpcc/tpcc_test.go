@@ -492,7 +492,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	if o.Warehouses != 10 || o.Districts != 10 || o.Customers != 3000 || o.Items != 100_000 || o.Orders != 3000 || w.NewOrdersPerDistrict() != 900 {
 		t.Errorf("defaults %+v, %d new orders per district", o, w.NewOrdersPerDistrict())
 	}
-	if _, err := w.Setup("mysql"); err == nil {
+	if _, err := w.Setup("oracle"); err == nil {
 		t.Errorf("Setup of an unknown dialect accepted")
 	}
 }
@@ -502,7 +502,7 @@ func TestSetupFitsTheChainLimitsAtDefaultScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range dialects {
+	for _, d := range allDialects {
 		bcs, err := w.Setup(d)
 		if err != nil {
 			t.Fatal(err)
