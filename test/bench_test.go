@@ -147,12 +147,12 @@ func TestBenchOverTheSocketVariant(t *testing.T) {
 }
 
 // TestBenchTPCCKeepsConsistencyConditions runs TPC-C NewOrder, Payment and
-// OrderStatus on both backends (stored procedures on PostgreSQL,
-// multi-statement wl-transactions on SQLite): --verify fails unless the
+// OrderStatus on every backend (stored procedures on PostgreSQL,
+// multi-statement wl-transactions on SQLite and MySQL): --verify fails unless the
 // specification's consistency conditions 1-4 hold on the chain afterwards
 // and the baseline reached the same state.
 func TestBenchTPCCKeepsConsistencyConditions(t *testing.T) {
-	for _, backend := range []string{"sqlite", "postgres"} {
+	for _, backend := range []string{"sqlite", "postgres", "mysql"} {
 		t.Run(backend, func(t *testing.T) {
 			r := runBench(t, backend, "--workload", "tpcc", "--scale", "1", "--txs", "150", "--mode", "async",
 				"--mix", "NewOrder:45,Payment:43,OrderStatus:4", "--baseline")
@@ -179,6 +179,11 @@ func TestBenchYCSBKeepsRecordsAndSizes(t *testing.T) {
 			requireBaseline(t, r)
 		})
 	}
+	t.Run("ycsb-f-mysql", func(t *testing.T) {
+		r := runBench(t, "mysql", "--workload", "ycsb-f", "--scale", "2000", "--txs", "300", "--mode", "async", "--distribution", "zipfian", "--baseline")
+		requireRun(t, r, 300)
+		requireBaseline(t, r)
+	})
 }
 
 // An unknown --abci is refused before any network starts.
