@@ -255,6 +255,15 @@ func (e *Executor) Recheck(tx *txn.Tx) *Rejection {
 	return nil
 }
 
+// ddlAlone: the backend commits DDL implicitly (MySQL), so a
+// bc-transaction with DDL must be one statement, alone in its block
+// (backend.Block). CheckTx refuses such a tx with more statements,
+// PrepareProposal puts it alone, and FinalizeBlock fails it, before
+// anything runs, in a block with other txs.
+func (e *Executor) ddlAlone() bool { return e.Backend().Dialect() == "mysql" }
+
+const ddlAloneReason = "on MySQL a bc-transaction with DDL must consist of that one statement, alone in its block (MySQL commits DDL implicitly)"
+
 // HasDDL reports whether raw decodes to a bc-transaction one of whose
 // statements the backend's Analyze calls DDL. A tx that does not decode,
 // or whose statements Analyze refuses, is not DDL: FinalizeBlock fails it
@@ -314,6 +323,9 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 		e.mu.Unlock()
 		if why != "" {
 			return nil, &Rejection{Code: api.CodeUnauthorized, Reason: fmt.Sprintf("statement %d: %s", i+1, why)}
+		}
+		if a.DDL && len(tx.Statements) > 1 && e.ddlAlone() {
+			return nil, &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d: %s", i+1, ddlAloneReason)}
 		}
 	}
 	var h [32]byte
@@ -481,6 +493,11 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 		}
 		if r, ok := forced[i]; ok {
 			results[i] = r
+			continue
+		}
+		if e.ddlAlone() && (len(txs) > 1 || len(tx.Statements) > 1) && e.HasDDL(ctx, raw) {
+			// A byzantine proposer's block (ours put such a tx alone).
+			results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
 			continue
 		}
 		res, out, err := e.executeTx(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))

@@ -78,8 +78,11 @@ type Backend interface {
 // the "mysql" dialect a DDL statement is accepted only before every other
 // change of its block (earlier statements of the block may only read or
 // fail); after a change, Exec refuses it with an *Error of
-// ClassNotImplemented. A bc-transaction with DDL must therefore be alone
-// in its block (the executor's proposer keeps it so). Rollback and
+// ClassNotImplemented. Inside a bc-transaction's savepoint, the DDL must
+// be the tx's only statement: a DDL after another statement of the tx, and
+// any statement after it, fail the same way. A bc-transaction with DDL
+// must therefore be one statement, alone in its block (the executor's
+// proposer keeps it so). Rollback and
 // RollbackTo do not undo a DDL statement that ran; the backend's recovery
 // record makes a replay of the same block (after a crash, or a rolled-back
 // block run again) skip a DDL that already took effect and report the same

@@ -124,9 +124,6 @@ func Generate(o Options) ([]NodeInfo, error) {
 		if o.Backend == "postgres" || o.Backend == "mysql" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}
-		if o.Backend == "mysql" {
-			rc.Checkpoint.Every = 0 // not supported yet
-		}
 		if err := node.SaveConfig(home, cc, rc); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

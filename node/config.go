@@ -25,7 +25,7 @@ type Config struct {
 	Backend BackendConfig `toml:"backend"`
 	// Query bounds the read path.
 	Query QueryConfig `toml:"query"`
-	// Checkpoint schedules local copies of the database (SQLite), from
+	// Checkpoint schedules local copies of the database, from
 	// which `relchain recover` restores a node.
 	Checkpoint CheckpointConfig `toml:"checkpoint"`
 	// Recover says what the node does when its state diverges from the
@@ -105,9 +105,6 @@ func (c Config) Validate() error {
 	case "mysql":
 		if c.Backend.DSN == "" {
 			return errors.New("backend mysql needs a dsn, e.g. root@tcp(127.0.0.1:3306)/relchain_node0")
-		}
-		if c.Recover.OnMismatch == OnMismatchRecover {
-			return fmt.Errorf("recover: on_mismatch = %q is not supported yet with backend mysql (no checkpoints): use %q", OnMismatchRecover, OnMismatchStop)
 		}
 	default:
 		return fmt.Errorf("unknown backend %q (supported: %s)", c.Backend.Kind, strings.Join(Backends, ", "))

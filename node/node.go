@@ -89,7 +89,7 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 			opts = append(opts, mysql.WithoutGate())
 		}
 		if rc.Checkpoint.Every > 0 {
-			fmt.Fprintf(os.Stderr, "W relchain: backend mysql takes no checkpoints yet; [checkpoint] every = %d is ignored\n", rc.Checkpoint.Every)
+			opts = append(opts, mysql.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
 		}
 		return mysql.Open(ctx, rc.Backend.DSN, opts...)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
 )
@@ -110,7 +111,7 @@ func restorerFor(home string, rc Config) (restorer, error) {
 	case "postgres":
 		return &postgresRestorer{dsn: rc.Backend.DSN}, nil
 	case "mysql":
-		return nil, errors.New("checkpoints, recovery and state sync are not supported yet with backend mysql")
+		return &mysqlRestorer{dsn: rc.Backend.DSN}, nil
 	}
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }
@@ -253,6 +254,65 @@ func (r *postgresRestorer) dropReplaced(ctx context.Context) error {
 		return nil
 	}
 	return postgres.DropDatabase(ctx, r.dsn, r.replaced)
+}
+
+type mysqlRestorer struct {
+	dsn      string
+	staged   string // database name
+	replaced string // database name
+}
+
+func (r *mysqlRestorer) list(dir string) ([]backend.Checkpoint, error) {
+	return mysql.Checkpoints(dir)
+}
+
+func (r *mysqlRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
+	name, err := mysql.DatabaseName(r.dsn)
+	if err != nil {
+		return err
+	}
+	r.staged = name + "_recover"
+	stagedDSN, err := mysql.RestoreCheckpoint(ctx, r.dsn, cp, r.staged)
+	if err != nil {
+		return err
+	}
+	be, err := mysql.Open(ctx, stagedDSN)
+	if err == nil {
+		err = verifyStaged(ctx, be, cp, appHash)
+		if cerr := be.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		r.discard(ctx)
+	}
+	return err
+}
+
+func (r *mysqlRestorer) discard(ctx context.Context) {
+	if r.staged != "" {
+		_ = mysql.DropDatabase(ctx, r.dsn, r.staged)
+	}
+}
+
+func (r *mysqlRestorer) install(ctx context.Context, stamp string) (string, error) {
+	name, err := mysql.DatabaseName(r.dsn)
+	if err != nil {
+		return "", err
+	}
+	replaced := name + "_replaced_" + strings.ToLower(stamp)
+	if err := mysql.SwapDatabases(ctx, r.dsn, r.staged, replaced); err != nil {
+		return "", err
+	}
+	r.replaced = replaced
+	return "database " + replaced, nil
+}
+
+func (r *mysqlRestorer) dropReplaced(ctx context.Context) error {
+	if r.replaced == "" {
+		return nil
+	}
+	return mysql.DropDatabase(ctx, r.dsn, r.replaced)
 }
 
 // confirmedAppHashes returns, for each checkpoint height h whose next

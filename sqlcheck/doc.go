@@ -1,8 +1,8 @@
 // Package sqlcheck holds relchain's determinism and safety gate: the
 // parser-based check every statement passes before it can enter a block
 // (CheckTx) and again before it executes (FinalizeBlock). One implementation
-// per SQL dialect lives in a subpackage (sqlcheck/postgres; the SQLite
-// dialect is backend/sqlite's authorizer-based gate). Besides the verdict,
+// per SQL dialect lives in a subpackage (sqlcheck/postgres, sqlcheck/mysql;
+// the SQLite dialect is backend/sqlite's authorizer-based gate). Besides the verdict,
 // a gate reports what an accepted statement does (Analysis: DDL or not,
 // the tables it writes, whether it reads the clock or random numbers), and
 // a dialect whose gate rewrites clock and random functions does so from
@@ -174,6 +174,32 @@
 // the spans of all generate_series calls of a statement is at most
 // 1,000,000 rows; lpad and rpad take a constant length of at most
 // 1,000,000; repeat is not allowed.
+//
+// # MySQL (sqlcheck/mysql)
+//
+// The MySQL gate parses with Dolt's fork of the Vitess MySQL parser
+// (github.com/dolthub/vitess, pinned) and walks the tree by reflection,
+// every exported field of every node in declaration order: an unknown node
+// type, or a known one holding a clause in a field the gate does not walk,
+// is rejected by name. Its policy follows MySQL's list of statements unsafe
+// for statement-based replication (LIMIT without ORDER BY, INSERT IGNORE,
+// REPLACE and ON DUPLICATE KEY UPDATE from an unordered SELECT, SYSDATE,
+// RAND, UUID, user and session functions, locks, SLEEP, @variables, SELECT
+// INTO, LOAD DATA, ...) and refuses AUTO_INCREMENT for the reason given
+// above for sequences, engines other than InnoDB, temporary tables,
+// schema-qualified names, the system schemas and tables named relchain_*.
+// Executable comments (/*! */, /*M! */), optimizer hints (/*+ */) and "--x"
+// (a comment to the parser, code to MySQL) are refused lexically.
+//
+// The clock is not rewritten: NOW(), CURRENT_TIMESTAMP, CURDATE(),
+// UTC_TIMESTAMP(), UNIX_TIMESTAMP() and the others read MySQL's session
+// variable timestamp, which the MySQL backend sets to the block's BFT time
+// before each bc-transaction, so they are accepted as they are, in DML and
+// in DDL (DEFAULT CURRENT_TIMESTAMP, ON UPDATE CURRENT_TIMESTAMP) alike.
+// SYSDATE() ignores it and is rejected; random numbers are rejected.
+// Analysis.UsesEnv is therefore always false, and sqlcheck/mysql.Rewrite
+// returns accepted texts unchanged. See the package documentation for the
+// full policy and for the session settings the backend must pin.
 //
 // # Residual risks (not closed by a text-level check)
 //

@@ -223,7 +223,7 @@ func mysqlDSNTemplate(t *testing.T) string {
 		t.Fatalf("mysqltest server DSN %q: parameters are not supported here", base)
 	}
 	t.Cleanup(func() {
-		for i := 0; i < validators; i++ {
+		for i := 0; i <= validators; i++ { // and a node that joins
 			mysqltest.Exec(t, fmt.Sprintf("DROP DATABASE IF EXISTS `%s_node%d`", prefix, i))
 		}
 	})

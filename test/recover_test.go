@@ -27,6 +27,9 @@ func TestRecoverRestoresACheckpointAndRejoins_SQLite(t *testing.T) {
 func TestRecoverRestoresACheckpointAndRejoins_Postgres(t *testing.T) {
 	testRecoverRestoresACheckpointAndRejoins(t, "postgres")
 }
+func TestRecoverRestoresACheckpointAndRejoins_MySQL(t *testing.T) {
+	testRecoverRestoresACheckpointAndRejoins(t, "mysql")
+}
 
 func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 	c := mustStartCluster(t, clusterOptions{backend: backend, checkpointEvery: 5})
@@ -50,7 +53,7 @@ func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(c.nodes[victim].Home, "data", "checkpoints")
-	ext := map[string]string{"sqlite": ".db", "postgres": ".dump"}[backend]
+	ext := map[string]string{"sqlite": ".db", "postgres": ".dump", "mysql": ".mysqldump"}[backend]
 	cps, _ := filepath.Glob(filepath.Join(dir, "checkpoint-*"+ext))
 	if len(cps) < 2 {
 		t.Fatalf("node 3 has %d checkpoints (%v), want the 2 newest kept", len(cps), cps)
@@ -60,8 +63,8 @@ func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 	t.Logf("node 3's checkpoints: heights %v", heights)
 
 	// The newest checkpoint is damaged: SQLite, one row changed with the
-	// capture bypassed (only the digest can tell); PostgreSQL, the dump cut
-	// in half.
+	// capture bypassed (only the digest can tell); PostgreSQL and MySQL,
+	// the dump cut in half.
 	newestPath := filepath.Join(dir, fmt.Sprintf("checkpoint-%d%s", newest, ext))
 	if backend == "sqlite" {
 		db, err := sqlite3.Open(newestPath)
@@ -144,7 +147,7 @@ func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 	c.mustVerify(victim, true, "")
 }
 
-var checkpointName = regexp.MustCompile(`checkpoint-(\d+)\.(db|dump)$`)
+var checkpointName = regexp.MustCompile(`checkpoint-(\d+)\.(db|dump|mysqldump)$`)
 
 // checkpointHeights returns the heights of checkpoint files, newest first.
 func checkpointHeights(t *testing.T, paths []string) []int64 {

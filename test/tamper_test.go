@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,15 +15,18 @@ import (
 	"testing"
 	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
+	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/node"
 )
 
 func TestTamperedNodeIsCaught_SQLite(t *testing.T)   { testTamperedNodeIsCaught(t, "sqlite") }
 func TestTamperedNodeIsCaught_Postgres(t *testing.T) { testTamperedNodeIsCaught(t, "postgres") }
+func TestTamperedNodeIsCaught_MySQL(t *testing.T)    { testTamperedNodeIsCaught(t, "mysql") }
 
 // testTamperedNodeIsCaught changes node 3's database outside the chain:
 //   - with relchain's capture triggers dropped first, an UPDATE leaves no
@@ -95,6 +101,7 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 	dropTrigger := map[string]string{
 		"sqlite":   `DROP TRIGGER relchain_cap_u_acct`,
 		"postgres": `DROP TRIGGER relchain_capture ON acct`,
+		"mysql":    `DROP TRIGGER ` + mysqlCaptureTrigger("acct", 'u'),
 	}[backend]
 	c.tamper(quiet, dropTrigger, `UPDATE acct SET bal = 1 WHERE id = 5`)
 	c.mustVerify(quiet, false, "acct")
@@ -225,6 +232,13 @@ func (c *cluster) wipe(i int) {
 			c.t.Fatal(err)
 		}
 	}
+	if c.backend == "mysql" {
+		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		mysqltest.Exec(c.t, "DROP DATABASE `"+cfg.DBName+"`")
+	}
 	if c.backend == "postgres" {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, pgtest.ServerDSN(c.t))
@@ -267,5 +281,28 @@ func (c *cluster) tamper(i int, stmts ...string) {
 				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
 			}
 		}
+	case "mysql":
+		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		conn, err := gomysql.NewConnector(cfg)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		db := sql.OpenDB(conn)
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
+			}
+		}
 	}
+}
+
+// mysqlCaptureTrigger is the name backend/mysql gives table's capture
+// trigger for op (i, u, d).
+func mysqlCaptureTrigger(table string, op byte) string {
+	h := sha256.Sum256([]byte(table))
+	return "relchain_" + hex.EncodeToString(h[:8]) + "_" + string(op)
 }

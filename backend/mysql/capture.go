@@ -24,7 +24,9 @@ const txVar = "@relchain_tx"
 //   - relchain_digest: the state digest's per-table sums.
 //   - relchain_changes: the row changes of the open block, appended by the
 //     capture triggers and consumed by ChangeDigest. An UPDATE writes one
-//     record ('U', new image, old image in old).
+//     record ('U', new image, old image in old). seq only lets
+//     ChangeDigest delete exactly the records it read on MySQL 8 (which
+//     has no DELETE ... RETURNING); it is not digested.
 //   - relchain_ddl: DDL recovery records (see block.execDDL).
 var schemaSQL = []string{
 	`CREATE TABLE IF NOT EXISTS relchain_meta (
@@ -41,6 +43,7 @@ var schemaSQL = []string{
 		sum BLOB NOT NULL
 	) ENGINE=InnoDB`,
 	`CREATE TABLE IF NOT EXISTS relchain_changes (
+		seq BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
 		tbl VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
 		op CHAR(1) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
 		img LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,

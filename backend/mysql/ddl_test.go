@@ -194,4 +194,18 @@ func TestDDLMustComeFirstInItsBlock(t *testing.T) {
 	if err != nil || rows.Rows[0][0] != int64(0) {
 		t.Fatalf("table w: %v, %v; want it not created", rows, err)
 	}
+
+	// A bc-transaction with DDL is that one statement: a statement before
+	// it, or after it, fails the tx (the DDL after a read is refused; a
+	// statement after the DDL is refused, the DDL stays).
+	got = runBlock(t, b, 3, [][]string{
+		{`SELECT 1`, `CREATE TABLE y (id BIGINT PRIMARY KEY)`},
+		{`CREATE TABLE z (id BIGINT PRIMARY KEY)`, `INSERT INTO z (id) VALUES (1)`},
+	})
+	want = []backend.Class{backend.ClassNotImplemented, backend.ClassNotImplemented}
+	for i := range want {
+		if got.results[i] != want[i] {
+			t.Errorf("block 3 tx %d: %q, want %q", i, got.results[i], want[i])
+		}
+	}
 }

@@ -19,4 +19,8 @@
 // recovery record, so that a node that stops between the DDL and the
 // block's commit replays the block correctly. See backend/DESIGN.md
 // (MySQL) for the details and the contract difference.
+//
+// Checkpoints (WithCheckpoints) are a logical dump taken in one
+// consistent snapshot together with its height; RestoreCheckpoint and
+// SwapDatabases serve node recovery and state sync.
 package mysql

@@ -48,6 +48,11 @@ type options struct {
 	// error it returns is returned by Exec as a node fault: a simulated
 	// crash at that point.
 	ddlHook func(stage string) error
+	// Checkpoints (WithCheckpoints).
+	ckptDir     string
+	ckptEvery   int64
+	ckptKeep    int
+	ckptOnError func(error)
 }
 
 // WithoutGate turns the determinism and safety gate (sqlcheck/mysql) off.
@@ -74,6 +79,7 @@ type Backend struct {
 	writer  *sql.DB // at most one connection; a block holds it as a *sql.Conn
 	readers *sql.DB
 	verdict verdictCache
+	ckpt    backend.Checkpointer
 
 	mu     sync.Mutex // guards open, closed
 	open   *block
@@ -120,6 +126,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
+	b.ckpt.OnError = o.ckptOnError
 
 	wconn, err := gomysql.NewConnector(cfg)
 	if err != nil {
@@ -344,6 +351,7 @@ func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, e
 
 // Close implements backend.Backend.
 func (b *Backend) Close() error {
+	b.WaitCheckpoint()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

@@ -58,3 +58,7 @@ func ctx(t *testing.T) context.Context {
 func TestConformance(t *testing.T) {
 	backendtest.Run(t, opener())
 }
+
+func BenchmarkBlock(b *testing.B) {
+	backendtest.BenchmarkBlock(b, func(b *testing.B) backend.Backend { return mustOpen(b, mysqltest.DSN(b)) })
+}

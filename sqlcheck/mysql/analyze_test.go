@@ -31,6 +31,8 @@ func TestAnalyze(t *testing.T) {
 		{"UPDATE t AS x JOIN u AS y ON x.id = y.id SET y.a = 1, x.b = 2, y.c = 3", sqlcheck.Analysis{Writes: []string{"t", "u"}}},
 		{"UPDATE t, u SET a = 1 WHERE t.id = u.id", sqlcheck.Analysis{Writes: []string{"t", "u"}}},
 		{"UPDATE t SET a = (SELECT MAX(b) FROM u)", sqlcheck.Analysis{Writes: []string{"t"}}},
+		{"UPDATE t JOIN (SELECT id, b FROM u) AS x ON x.id = t.id SET t.a = x.b", sqlcheck.Analysis{Writes: []string{"t"}}},
+		{"UPDATE t SET t.a = 1", sqlcheck.Analysis{Writes: []string{"t"}}},
 		{"DELETE FROM t WHERE a = 1", sqlcheck.Analysis{Writes: []string{"t"}}},
 		{"DELETE t, u FROM t JOIN u ON t.id = u.id", sqlcheck.Analysis{Writes: []string{"t", "u"}}},
 		{"DELETE x FROM t AS x JOIN u ON x.id = u.id", sqlcheck.Analysis{Writes: []string{"t"}}},

@@ -123,6 +123,10 @@ func analyze(sql string) (v *verdict) {
 // parse parses a text that must hold exactly one statement, and no
 // executable comment.
 func parse(sql string) (sqlparser.Statement, error) {
+	if strings.IndexByte(sql, 0) >= 0 {
+		// The parser reads past a NUL byte; MySQL's lexer may not.
+		return nil, fmt.Errorf("%w: the text holds a NUL byte", sqlcheck.ErrUnparseable)
+	}
 	if err := checkComments(sql); err != nil {
 		return nil, err
 	}

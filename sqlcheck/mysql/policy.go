@@ -287,3 +287,7 @@ var nodeReasons = map[string]string{
 	"InjectedExpr":      "injected expressions are not allowed",
 	"InjectedStatement": "injected statements are not allowed",
 }
+
+// bareFuncs are node-local functions that MySQL or MariaDB may call
+// without parentheses, which the parser can take for a column name.
+var bareFuncs = setOf("current_user", "session_user", "system_user", "current_role", "sysdate")

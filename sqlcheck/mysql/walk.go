@@ -219,13 +219,21 @@ func (w *walker) visit(n any) error {
 		}
 	case *sqlparser.TableName:
 		return checkTableName(n)
+	case *sqlparser.AliasedTableExpr:
+		if tn, ok := n.Expr.(sqlparser.TableName); ok && tn.Name.IsEmpty() {
+			return errors.New("empty identifiers (``) are not allowed")
+		}
 	case *sqlparser.ColName:
 		name := n.Name.String()
 		switch {
+		case name == "":
+			return errors.New("empty identifiers (``) are not allowed")
 		case strings.HasPrefix(name, "@@"):
 			return fmt.Errorf("system variable %s is not allowed: variables are node or session state", name)
 		case strings.HasPrefix(name, "@"):
 			return fmt.Errorf("user variable %s is not allowed: variables are session state", name)
+		case n.Qualifier.IsEmpty() && bareFuncs[strings.ToLower(name)]:
+			return fmt.Errorf("%s is not allowed: it reads a node-local value (a column of that name must be qualified, as t.%s)", name, name)
 		}
 	case *sqlparser.FuncExpr:
 		return checkFunc(n)
@@ -413,16 +421,24 @@ func (w *walker) update(n *sqlparser.Update) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("UPDATE with LIMIT but no ORDER BY is not allowed: the rows it changes differ between nodes")
 	}
-	aliases, all := targets(n.TableExprs)
+	aliases, all, derived := targets(n.TableExprs)
+	if len(all) == 0 {
+		return errors.New("an UPDATE must name a table: derived tables are not updatable through the gate")
+	}
 	for _, a := range n.Exprs {
-		q := ""
+		q, col := "", ""
 		if a.Name != nil {
-			q = strings.ToLower(a.Name.Qualifier.Name.String())
+			q, col = strings.ToLower(a.Name.Qualifier.Name.String()), a.Name.Name.String()
 		}
-		switch t, ok := aliases[q]; {
+		t, ok := aliases[q]
+		switch {
 		case q != "" && ok:
 			w.writes = append(w.writes, t)
-		case q == "" && len(all) == 1:
+		case q != "":
+			return fmt.Errorf("UPDATE ... SET %s.%s is not allowed: %s is not a table of this UPDATE (derived tables are not updatable through the gate)", q, col, q)
+		case derived:
+			return fmt.Errorf("UPDATE ... SET %s is not allowed: in an UPDATE that joins a derived table, qualify the columns it sets with their table", col)
+		case len(all) == 1:
 			w.writes = append(w.writes, all[0])
 		default: // cannot tell which: all of them
 			w.writes = append(w.writes, all...)
@@ -435,40 +451,45 @@ func (w *walker) delete(n *sqlparser.Delete) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("DELETE with LIMIT but no ORDER BY is not allowed: the rows it deletes differ between nodes")
 	}
-	aliases, all := targets(n.TableExprs)
+	aliases, all, _ := targets(n.TableExprs)
 	if len(n.Targets) == 0 {
 		w.writes = append(w.writes, all...)
 		return nil
 	}
 	for _, t := range n.Targets {
 		name := strings.ToLower(t.Name.String())
-		if real, ok := aliases[name]; ok {
-			name = real
+		real, ok := aliases[name]
+		if !ok {
+			// MySQL refuses such a DELETE too; the parser may also have
+			// read a modifier as a target (DELETE QUICK FROM t).
+			return fmt.Errorf("DELETE target %s is not a table or alias of its FROM clause", name)
 		}
-		w.writes = append(w.writes, name)
+		w.writes = append(w.writes, real)
 	}
 	return nil
 }
 
-// targets lists the tables named in the FROM part of an UPDATE or DELETE
-// (derived tables aside): by alias (or name, if it has none), and all of
-// them, lower case.
-func targets(exprs sqlparser.TableExprs) (map[string]string, []string) {
-	aliases := map[string]string{}
-	var all []string
+// targets lists the tables named in the FROM part of an UPDATE or DELETE:
+// by alias (or name, if it has none), and all of them, lower case; derived
+// says whether it also joins a derived table.
+func targets(exprs sqlparser.TableExprs) (aliases map[string]string, all []string, derived bool) {
+	aliases = map[string]string{}
 	var add func(e sqlparser.TableExpr)
 	add = func(e sqlparser.TableExpr) {
 		switch e := e.(type) {
 		case *sqlparser.AliasedTableExpr:
-			if tn, ok := e.Expr.(sqlparser.TableName); ok {
-				name := strings.ToLower(tn.Name.String())
-				alias := name
-				if !e.As.IsEmpty() {
-					alias = strings.ToLower(e.As.String())
-				}
-				aliases[alias] = name
-				all = append(all, name)
+			tn, ok := e.Expr.(sqlparser.TableName)
+			if !ok {
+				derived = true
+				return
 			}
+			name := strings.ToLower(tn.Name.String())
+			alias := name
+			if !e.As.IsEmpty() {
+				alias = strings.ToLower(e.As.String())
+			}
+			aliases[alias] = name
+			all = append(all, name)
 		case *sqlparser.JoinTableExpr:
 			add(e.LeftExpr)
 			add(e.RightExpr)
@@ -476,12 +497,14 @@ func targets(exprs sqlparser.TableExprs) (map[string]string, []string) {
 			for _, x := range e.Exprs {
 				add(x)
 			}
+		default:
+			derived = true
 		}
 	}
 	for _, e := range exprs {
 		add(e)
 	}
-	return aliases, all
+	return aliases, all, derived
 }
 
 // emptyAlter reports whether a piece of ALTER TABLE records nothing but
