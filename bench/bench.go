@@ -42,14 +42,18 @@ func SetupMicro(ctx context.Context, cfg Config) error {
 	case workload.MySQL:
 		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT x, 0 FROM (%s) AS s WHERE x <= %d", workload.MySQLSeries(1, cfg.Rows), cfg.Rows)
 	}
-	res, err := c.Exec(ctx, client.ModeCommit,
-		txn.Statement{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
-		txn.Statement{SQL: fill})
-	if err != nil {
-		return fmt.Errorf("set up update workload: %w", err)
-	}
-	if err := res.Err(); err != nil {
-		return fmt.Errorf("set up update workload: %w", err)
+	bcs := workload.DDLAlone(st.Backend, [][]txn.Statement{{
+		{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
+		{SQL: fill},
+	}})
+	for _, stmts := range bcs {
+		res, err := c.Exec(ctx, client.ModeCommit, stmts...)
+		if err != nil {
+			return fmt.Errorf("set up update workload: %w", err)
+		}
+		if err := res.Err(); err != nil {
+			return fmt.Errorf("set up update workload: %w", err)
+		}
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 			{SQL: genInsert(dialect, lo, hi, "checking (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", checkingBase, checkingMul, checkingBase))},
 		})
 	}
-	return bcs, nil
+	return workload.DDLAlone(dialect, bcs), nil
 }
 
 // nameOf is the SQL of Name(id) for the integer expression id.

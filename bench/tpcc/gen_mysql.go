@@ -87,9 +87,11 @@ func newOrderMySQL(p orderInput) []txn.Statement {
 			Args: olArgs},
 		{SQL: "SELECT ol_number, ol_i_id, ol_amount FROM order_line WHERE ol_w_id = ?1 AND ol_d_id = ?2 AND ol_o_id = (SELECT d_next_o_id - 1 " + next + ") ORDER BY ol_number",
 			Args: wd},
-		{SQL: "UPDATE stock JOIN " + valuesMySQL(n, []string{"i", "s", "q"}, 2, false) + " AS l ON s_w_id = l.s AND s_i_id = l.i " +
-			"SET s_quantity = CASE WHEN s_quantity >= l.q + 10 THEN s_quantity - l.q ELSE s_quantity - l.q + 91 END, " +
-			"s_ytd = s_ytd + l.q, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + (l.s <> ?1)",
+		// The gate wants the columns of an UPDATE that joins a derived
+		// table qualified.
+		{SQL: "UPDATE stock JOIN " + valuesMySQL(n, []string{"i", "s", "q"}, 2, false) + " AS l ON stock.s_w_id = l.s AND stock.s_i_id = l.i " +
+			"SET stock.s_quantity = CASE WHEN stock.s_quantity >= l.q + 10 THEN stock.s_quantity - l.q ELSE stock.s_quantity - l.q + 91 END, " +
+			"stock.s_ytd = stock.s_ytd + l.q, stock.s_order_cnt = stock.s_order_cnt + 1, stock.s_remote_cnt = stock.s_remote_cnt + (l.s <> ?1)",
 			Args: stArgs},
 	}
 }

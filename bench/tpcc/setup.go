@@ -321,5 +321,5 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 		}
 		out = append(out, stmts(q...))
 	}
-	return out, nil
+	return workload.DDLAlone(dialectName, out), nil
 }

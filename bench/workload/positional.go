@@ -152,3 +152,45 @@ func MySQLSeries(lo, n int) string {
 	}
 	return "SELECT CAST(" + x + " AS SIGNED) AS x FROM " + from
 }
+
+// DDLAlone returns bcs for dialect: on MySQL, where a bc-transaction with a
+// DDL statement must hold that one statement (MySQL commits DDL
+// implicitly; see backend/mysql), each DDL statement becomes a
+// bc-transaction of its own, in order; other dialects get bcs unchanged.
+func DDLAlone(dialect string, bcs [][]txn.Statement) [][]txn.Statement {
+	if dialect != MySQL {
+		return bcs
+	}
+	var out [][]txn.Statement
+	for _, bc := range bcs {
+		var rest []txn.Statement
+		for _, st := range bc {
+			if !isDDL(st.SQL) {
+				rest = append(rest, st)
+				continue
+			}
+			if len(rest) > 0 {
+				out = append(out, rest)
+				rest = nil
+			}
+			out = append(out, []txn.Statement{st})
+		}
+		if len(rest) > 0 {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// isDDL says whether a workload's statement is DDL by its first word.
+func isDDL(sql string) bool {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.ToUpper(f[0]) {
+	case "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE":
+		return true
+	}
+	return false
+}

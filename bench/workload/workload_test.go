@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -84,5 +85,21 @@ func TestPositionalRepeatsArgumentsInTextOrder(t *testing.T) {
 	q, args, err := workload.QueryArgs(workload.MySQL, "SELECT ?2, ?1, ?2", []any{int64(1), "b"})
 	if err != nil || q != "SELECT ?, ?, ?" || len(args) != 3 || args[0] != "b" || args[1] != int64(1) || args[2] != "b" {
 		t.Fatalf("QueryArgs: %q %v %v", q, args, err)
+	}
+}
+
+func TestDDLAloneSplitsDDLOnMySQLOnly(t *testing.T) {
+	st := func(sql string) txn.Statement { return txn.Statement{SQL: sql} }
+	bcs := [][]txn.Statement{{st("CREATE TABLE a (x INT)"), st("create index i on a (x)"), st("INSERT INTO a VALUES (1)"), st("INSERT INTO a VALUES (2)"), st("DROP TABLE b")}, {st("UPDATE a SET x = 3")}}
+	got := workload.DDLAlone(workload.MySQL, bcs)
+	var shape []int
+	for _, bc := range got {
+		shape = append(shape, len(bc))
+	}
+	if fmt.Sprint(shape) != "[1 1 2 1 1]" || got[2][1].SQL != "INSERT INTO a VALUES (2)" || got[3][0].SQL != "DROP TABLE b" {
+		t.Fatalf("MySQL split: %v", got)
+	}
+	if len(workload.DDLAlone(workload.SQLite, bcs)) != 2 {
+		t.Fatal("SQLite's bc-transactions were split")
 	}
 }

@@ -282,6 +282,7 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 		stBytes += rowBytes
 	}
 	closeBC()
+	bcs = workload.DDLAlone(dialect, bcs)
 	if dialect == workload.MySQL {
 		for _, bc := range bcs {
 			for i := range bc {
