@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/txn"
 )
@@ -32,19 +33,27 @@ func SetupMicro(ctx context.Context, cfg Config) error {
 	}
 	// Each dialect's gate admits one bounded row generator: PostgreSQL
 	// generate_series with constant bounds (no WITH RECURSIVE), SQLite a
-	// recursive CTE (no generate_series), which its work limit bounds.
+	// recursive CTE (no generate_series), which its work limit bounds,
+	// MySQL neither (a cross join of digit tables, as Smallbank does).
 	fill := fmt.Sprintf("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM s", cfg.Rows)
-	if st.Backend == "postgres" {
+	switch st.Backend {
+	case workload.Postgres:
 		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT i, 0 FROM generate_series(1, %d) AS s(i)", cfg.Rows)
+	case workload.MySQL:
+		fill = fmt.Sprintf("INSERT INTO bench_acct (id, bal) SELECT x, 0 FROM (%s) AS s WHERE x <= %d", workload.MySQLSeries(1, cfg.Rows), cfg.Rows)
 	}
-	res, err := c.Exec(ctx, client.ModeCommit,
-		txn.Statement{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
-		txn.Statement{SQL: fill})
-	if err != nil {
-		return fmt.Errorf("set up update workload: %w", err)
-	}
-	if err := res.Err(); err != nil {
-		return fmt.Errorf("set up update workload: %w", err)
+	bcs := workload.DDLAlone(st.Backend, [][]txn.Statement{{
+		{SQL: "CREATE TABLE bench_acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
+		{SQL: fill},
+	}})
+	for _, stmts := range bcs {
+		res, err := c.Exec(ctx, client.ModeCommit, stmts...)
+		if err != nil {
+			return fmt.Errorf("set up update workload: %w", err)
+		}
+		if err := res.Err(); err != nil {
+			return fmt.Errorf("set up update workload: %w", err)
+		}
 	}
 	return nil
 }
@@ -61,8 +70,8 @@ func newClient(url string) (*client.Client, error) {
 type txMaker func(c *client.Client, r *rand.Rand) ([]byte, error)
 
 func maker(ctx context.Context, cfg Config) txMaker {
-	ph := "?"
-	if cfg.Dialect == "postgres" {
+	ph := "?" // SQLite's and MySQL's anonymous placeholder
+	if cfg.Dialect == workload.Postgres {
 		ph = "$1"
 	}
 	sql := "UPDATE bench_acct SET bal = bal + 1 WHERE id = " + ph

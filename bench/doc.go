@@ -12,5 +12,6 @@
 // states (TableDigests), and measures CometBFT's kvstore on an identically
 // configured network (the ceiling). RunMicro keeps relchain's own
 // micro-workloads (single-row UPDATEs, kvstore txs). DESIGN.md says why it
-// is built this way.
+// is built this way. Workloads speak SQLite's, PostgreSQL's and MySQL's
+// dialects; MySQL's is the SQLite form in MySQL syntax (DESIGN.md).
 package bench

@@ -161,18 +161,22 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 }
 
 // openBaseline opens the raw database: a SQLite file in a temporary
-// directory, or the PostgreSQL database BaselineDSN (default: the network's
-// DSN template with {node} = the run's name + "_raw").
+// directory, or the PostgreSQL or MySQL database BaselineDSN (default: the
+// network's DSN template with {node} = the run's name + "_raw").
 func openBaseline(ctx context.Context, dialect string, o Options) (*raw.DB, func(), error) {
-	if dialect == "postgres" {
+	if dialect == workload.Postgres || dialect == workload.MySQL {
 		dsn := o.BaselineDSN
 		if dsn == "" {
 			if o.Network.DSNTemplate == "" {
-				return nil, nil, fmt.Errorf("the PostgreSQL baseline needs a DSN (--dsn-template or --baseline-dsn)")
+				return nil, nil, fmt.Errorf("the %s baseline needs a DSN (--dsn-template or --baseline-dsn)", dialect)
 			}
 			dsn = strings.ReplaceAll(o.Network.DSNTemplate, "{node}", fmt.Sprintf("raw_%d", time.Now().UnixNano()))
 		}
-		db, err := raw.OpenPostgres(ctx, dsn)
+		open := raw.OpenPostgres
+		if dialect == workload.MySQL {
+			open = raw.OpenMySQL
+		}
+		db, err := open(ctx, dsn)
 		if err != nil {
 			return nil, nil, err
 		}

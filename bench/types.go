@@ -41,7 +41,7 @@ type Config struct {
 	// default.
 	Rows  int
 	Scale int
-	// Dialect selects the SQL dialect: "sqlite" or "postgres".
+	// Dialect selects the SQL dialect: "sqlite", "postgres" or "mysql".
 	Dialect string
 	Nodes   []string
 	Seed    uint64

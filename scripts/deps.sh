@@ -69,6 +69,22 @@ start_bench_postgres() {
   go build -o "$pg/pgserver" ./internal/pgserver/cmd/pgserver
   local dsn
   dsn=$("$pg/pgserver" -dir "$pg/cluster" -durable)
-  trap '"'"$pg"'/pgserver" -dir "'"$pg"'/cluster" -stop >/dev/null 2>&1 || true; rm -rf "'"$pg"'"' EXIT
+  bench_cleanup="${bench_cleanup:-}\"$pg/pgserver\" -dir \"$pg/cluster\" -stop >/dev/null 2>&1 || true; rm -rf \"$pg\"; "
+  trap 'eval "$bench_cleanup"' EXIT
   bench_pg_template=$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')
+}
+
+# start_bench_mariadb DIR: start a private, durable (redo log fsynced at
+# every commit) MariaDB server under DIR for benchmarks, stop and remove it
+# when the script exits (with the PostgreSQL of start_bench_postgres, if
+# any), and set bench_mysql_template to a DSN template with {node}.
+start_bench_mariadb() {
+  local my=$1
+  chmod 755 "$my"
+  go build -o "$my/mysqlserver" ./internal/mysqlserver/cmd/mysqlserver
+  local dsn
+  dsn=$("$my/mysqlserver" -dir "$my/server")
+  bench_cleanup="${bench_cleanup:-}\"$my/mysqlserver\" -dir \"$my/server\" -stop >/dev/null 2>&1 || true; rm -rf \"$my\"; "
+  trap 'eval "$bench_cleanup"' EXIT
+  bench_mysql_template="${dsn%/}/relchain_{node}"
 }

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+
 	"github.com/relchain/relchain/bench"
+	"github.com/relchain/relchain/internal/mysqltest"
 )
 
 // runBench runs `relchain bench` with args on its own 4-validator network
@@ -24,8 +30,11 @@ func runBench(t *testing.T, backend string, args ...string) *bench.Result {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "result.json")
 	args = append([]string{"bench", "--validators", "4", "--backend", backend, "--dir", dir, "--output", out, "--quiet", "--verify"}, args...)
-	if backend == "postgres" {
+	switch backend {
+	case "postgres":
 		args = append(args, "--dsn-template", pgDSNTemplate(t))
+	case "mysql":
+		args = append(args, "--dsn-template", mysqlBenchDSNTemplate(t))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -75,7 +84,7 @@ func requireBaseline(t *testing.T, r *bench.Result) {
 // accounted for) and the raw baseline, replaying the same wl-transactions,
 // reaches the same final state.
 func TestBenchSmallbankSyncConservesMoneyAndMatchesTheBaseline(t *testing.T) {
-	for _, backend := range []string{"sqlite", "postgres"} {
+	for _, backend := range []string{"sqlite", "postgres", "mysql"} {
 		t.Run(backend, func(t *testing.T) {
 			r := runBench(t, backend, "--workload", "smallbank", "--scale", "500", "--txs", "120", "--mode", "sync", "--baseline")
 			requireRun(t, r, 120)
@@ -106,6 +115,14 @@ func TestBenchSmallbankAsyncAndPseudoMatchTheBaseline(t *testing.T) {
 			t.Fatalf("no block carries its wl-transactions' latency: %+v", r.PerBlock)
 		}
 	})
+	t.Run("async-mysql", func(t *testing.T) {
+		r := runBench(t, "mysql", "--workload", "smallbank", "--scale", "500", "--txs", "600", "--mode", "async", "--clients", "2", "--baseline")
+		requireRun(t, r, 600)
+		requireBaseline(t, r)
+		if r.Backend != "mysql" {
+			t.Fatalf("result says backend %q, want mysql", r.Backend)
+		}
+	})
 	t.Run("pseudo", func(t *testing.T) {
 		r := runBench(t, "sqlite", "--workload", "smallbank", "--scale", "500", "--txs", "500", "--mode", "pseudo", "--wl-per-bc", "25", "--baseline")
 		requireRun(t, r, 500)
@@ -130,12 +147,12 @@ func TestBenchOverTheSocketVariant(t *testing.T) {
 }
 
 // TestBenchTPCCKeepsConsistencyConditions runs TPC-C NewOrder, Payment and
-// OrderStatus on both backends (stored procedures on PostgreSQL,
-// multi-statement wl-transactions on SQLite): --verify fails unless the
+// OrderStatus on every backend (stored procedures on PostgreSQL,
+// multi-statement wl-transactions on SQLite and MySQL): --verify fails unless the
 // specification's consistency conditions 1-4 hold on the chain afterwards
 // and the baseline reached the same state.
 func TestBenchTPCCKeepsConsistencyConditions(t *testing.T) {
-	for _, backend := range []string{"sqlite", "postgres"} {
+	for _, backend := range []string{"sqlite", "postgres", "mysql"} {
 		t.Run(backend, func(t *testing.T) {
 			r := runBench(t, backend, "--workload", "tpcc", "--scale", "1", "--txs", "150", "--mode", "async",
 				"--mix", "NewOrder:45,Payment:43,OrderStatus:4", "--baseline")
@@ -162,6 +179,11 @@ func TestBenchYCSBKeepsRecordsAndSizes(t *testing.T) {
 			requireBaseline(t, r)
 		})
 	}
+	t.Run("ycsb-f-mysql", func(t *testing.T) {
+		r := runBench(t, "mysql", "--workload", "ycsb-f", "--scale", "2000", "--txs", "300", "--mode", "async", "--distribution", "zipfian", "--baseline")
+		requireRun(t, r, 300)
+		requireBaseline(t, r)
+	})
 }
 
 // An unknown --abci is refused before any network starts.
@@ -173,4 +195,45 @@ func TestBenchRefusesAnUnknownABCITransport(t *testing.T) {
 	if strings.Contains(string(out), "starting a") {
 		t.Fatalf("bench started a network before refusing the flag:\n%s", out)
 	}
+}
+
+// mysqlBenchDSNTemplate is mysqlDSNTemplate for bench runs, whose
+// databases are named <prefix>_<run>_<node> and <prefix>_raw_<n>: every
+// database with the prefix is dropped when the test ends.
+func mysqlBenchDSNTemplate(t *testing.T) string {
+	t.Helper()
+	base := mysqltest.ServerDSN(t)
+	if strings.Contains(base, ":3306)") {
+		t.Fatalf("mysqltest server DSN %q uses the default port: the e2e tests must not touch the system MariaDB", base)
+	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	prefix := "relchain_e2e_" + hex.EncodeToString(rnd[:])
+	t.Cleanup(func() {
+		db, err := sql.Open("mysql", base)
+		if err != nil {
+			t.Logf("drop test databases: %v", err)
+			return
+		}
+		defer db.Close()
+		rows, err := db.Query("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?", prefix+"\\_%")
+		if err != nil {
+			t.Logf("list test databases: %v", err)
+			return
+		}
+		var names []string
+		for rows.Next() {
+			var n string
+			if rows.Scan(&n) == nil {
+				names = append(names, n)
+			}
+		}
+		rows.Close()
+		for _, n := range names {
+			if _, err := db.Exec("DROP DATABASE IF EXISTS `" + n + "`"); err != nil {
+				t.Logf("drop %s: %v", n, err)
+			}
+		}
+	})
+	return strings.TrimSuffix(base, "/") + "/" + prefix + "_{node}"
 }

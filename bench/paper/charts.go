@@ -492,17 +492,19 @@ func chart(path string, m Measured) error {
 		for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
 			pts := where(all, mode(md))
 			var cats []string
-			chain, raw := group{name: "relchain (s)"}, group{name: "raw DBMS (ms)"}
+			chain, raw, over := group{name: "relchain (s)"}, group{name: "raw DBMS (ms)"}, group{name: "overhead"}
 			for _, a := range pts {
 				cats = append(cats, a.p.Backend)
 				chain.vals = append(chain.vals, seconds(a.r))
 				raw.vals = append(raw.vals, rawMS(a.r))
+				over.vals = append(over.vals, overhead(a.r))
 			}
 			panels = append(panels,
 				barPanel(md+": relchain end-to-end runtime", "s", cats, []group{chain}, false),
-				barPanel(md+": raw DBMS runtime", "ms", cats, []group{raw}, false))
+				barPanel(md+": raw DBMS runtime", "ms", cats, []group{raw}, false),
+				barPanel(md+": overhead (relchain / raw)", "x", cats, []group{over}, false))
 		}
-		return savePanels(path, 2, panels...)
+		return savePanels(path, 3, panels...)
 	case Fig11a:
 		byV := func(p Point) string { return strconv.Itoa(p.Validators) }
 		return chartCats(path, all, []panelSpec{

@@ -71,7 +71,7 @@ func lookup[T any](m map[string]T, workload string) T {
 
 func startup(p Point) time.Duration {
 	d := startBase + time.Duration(max(p.Validators, 1))*startPerNode + teardown
-	if p.Backend == "postgres" {
+	if p.Backend == "postgres" || p.Backend == "mysql" {
 		d += startPostgres
 	}
 	return d
@@ -89,13 +89,13 @@ func runTime(p Point) time.Duration {
 	c := p.Config
 	clients := max(c.Clients, 1)
 	exec := lookup(execPerWL, c.Workload)
-	if p.Backend == "postgres" {
+	if p.Backend == "postgres" || p.Backend == "mysql" {
 		exec *= 3
 	}
 	switch c.Mode {
 	case bench.ModeAsync:
 		rate := lookup(asyncRate, c.Workload)
-		if p.Backend == "postgres" {
+		if p.Backend == "postgres" || p.Backend == "mysql" {
 			rate /= 2
 		}
 		d := time.Duration(float64(c.Txs) / rate * float64(time.Second))

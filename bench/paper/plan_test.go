@@ -9,7 +9,7 @@ import (
 )
 
 func TestQuickPlanCoversEveryExperimentWithinBudget(t *testing.T) {
-	for _, backends := range [][]string{{"sqlite"}, {"sqlite", "postgres"}} {
+	for _, backends := range [][]string{{"sqlite"}, {"sqlite", "postgres"}, {"sqlite", "postgres", "mysql"}} {
 		plan := Plan(Options{Quick: true, Backends: backends})
 		var ids []string
 		for _, e := range plan {
@@ -32,8 +32,8 @@ func TestQuickPlanCoversEveryExperimentWithinBudget(t *testing.T) {
 				if p.Config.Mode == bench.ModeSync && !p.Baseline {
 					t.Errorf("%s %s: sync point without baseline", e.ID, p.Label)
 				}
-				if p.Backend == "postgres" && !slices.Contains(backends, "postgres") {
-					t.Errorf("%s %s: postgres point without a postgres backend", e.ID, p.Label)
+				if p.Backend != "sqlite" && !slices.Contains(backends, p.Backend) {
+					t.Errorf("%s %s: %s point without a %s backend", e.ID, p.Label, p.Backend, p.Backend)
 				}
 			}
 		}
@@ -46,7 +46,7 @@ func TestQuickPlanCoversEveryExperimentWithinBudget(t *testing.T) {
 		}
 		t.Logf("quick plan, backends %v: %d distinct measurements, estimated %v", backends, len(Distinct(plan)), est.Round(time.Second))
 	}
-	full := Plan(Options{Backends: []string{"sqlite", "postgres"}})
+	full := Plan(Options{Backends: []string{"sqlite", "postgres", "mysql"}})
 	if est := Estimate(full); est > 75*time.Minute || est <= Estimate(Plan(Options{Quick: true})) {
 		t.Errorf("full plan estimated at %v", est)
 	}
@@ -66,8 +66,30 @@ func TestPlanContents(t *testing.T) {
 			t.Errorf("fig10 without postgres has %s point %s", p.Backend, p.Label)
 		}
 	}
-	if !slices.ContainsFunc(f10.Notes, func(n string) bool { return contains(n, "PostgreSQL points skipped") }) {
-		t.Errorf("fig10 does not note the skipped postgres points: %q", f10.Notes)
+	for _, skipped := range []string{"PostgreSQL points skipped", "MySQL points skipped"} {
+		if !slices.ContainsFunc(f10.Notes, func(n string) bool { return contains(n, skipped) }) {
+			t.Errorf("fig10 does not note %q: %q", skipped, f10.Notes)
+		}
+	}
+	// With every server, Fig. 10 has sync and async points, with
+	// baselines, on each of the three backends.
+	var f10all Experiment
+	for _, e := range Plan(Options{Quick: true, Backends: []string{"sqlite", "postgres", "mysql"}}) {
+		if e.ID == Fig10 {
+			f10all = e
+		}
+	}
+	got := map[string]bool{}
+	for _, p := range f10all.Points {
+		if !p.Baseline || p.Config.Workload != "smallbank" {
+			t.Errorf("fig10 %s: baseline %v, workload %s", p.Label, p.Baseline, p.Config.Workload)
+		}
+		got[p.Backend+" "+p.Config.Mode] = true
+	}
+	for _, want := range []string{"sqlite sync", "sqlite async", "postgres sync", "postgres async", "mysql sync", "mysql async"} {
+		if !got[want] {
+			t.Errorf("fig10 with every server lacks %s (has %v)", want, got)
+		}
 	}
 	// Fig. 4/5 sweeps k for both workloads, log steps up to 2048.
 	var ks []int
@@ -139,7 +161,7 @@ func TestThousands(t *testing.T) {
 
 func TestEveryPlannedPointIsAValidMeasurement(t *testing.T) {
 	for _, quick := range []bool{true, false} {
-		for _, p := range Distinct(Plan(Options{Quick: quick, Backends: []string{"sqlite", "postgres"}})) {
+		for _, p := range Distinct(Plan(Options{Quick: quick, Backends: []string{"sqlite", "postgres", "mysql"}})) {
 			if err := p.Config.Validate(); err != nil {
 				t.Errorf("quick=%v %s: %v", quick, p.Label, err)
 			}

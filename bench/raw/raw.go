@@ -7,13 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/ncruces/go-sqlite3/driver" // database/sql driver "sqlite3", the chain's SQLite
 
+	mysqlbackend "github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/txn"
 )
@@ -23,6 +27,7 @@ type DB struct {
 	dialect string
 	sqlite  *sql.DB
 	pgCfg   *pgx.ConnConfig
+	mysql   *sql.DB
 
 	mu    sync.Mutex
 	conns []*Conn
@@ -87,7 +92,118 @@ func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{dialect: workload.Postgres, pgCfg: cfg}, nil
 }
 
-// Dialect is "sqlite" or "postgres".
+// OpenMySQL connects to the MySQL or MariaDB database dsn names (a
+// go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:3306)/bench_raw),
+// creating it (utf8mb4, utf8mb4_bin, as relchain's backend does) if it does
+// not exist. Every connection pins the session settings of the chain's
+// block writer (mysqlSession); arguments are interpolated into the text by
+// the driver, one round trip per statement, as the backend does.
+func OpenMySQL(ctx context.Context, dsn string) (*DB, error) {
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("raw mysql: parse dsn: %w", err)
+	}
+	if cfg.DBName == "" {
+		return nil, errors.New("raw mysql: the dsn names no database (…/dbname)")
+	}
+	cfg.Collation = "utf8mb4_bin"
+	cfg.InterpolateParams = true
+	cfg.ParseTime = false
+	cfg.MultiStatements = false
+	cfg.ClientFoundRows = false
+	cfg.Loc = time.UTC
+
+	maint := cfg.Clone()
+	maint.DBName = ""
+	mc, err := gomysql.NewConnector(maint)
+	if err != nil {
+		return nil, fmt.Errorf("raw mysql: %w", err)
+	}
+	mdb := sql.OpenDB(mc)
+	var version string
+	err = mdb.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version)
+	if err == nil {
+		_, err = mdb.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(cfg.DBName, "`", "``")+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+	}
+	mdb.Close()
+	if err != nil {
+		return nil, fmt.Errorf("raw mysql: create database %q: %w", cfg.DBName, err)
+	}
+	conn, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("raw mysql: %w", err)
+	}
+	db := sql.OpenDB(&initConnector{inner: conn, init: mysqlSession(strings.Contains(strings.ToLower(version), "mariadb"))})
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("raw mysql: connect to %q: %w", cfg.DBName, err)
+	}
+	return &DB{dialect: workload.MySQL, mysql: db}, nil
+}
+
+// mysqlSession mirrors the session settings backend/mysql pins on its
+// block writer (sessionInit there, which is not exported: keep the two in
+// step), without the readers' statement time limit.
+func mysqlSession(mariadb bool) []string {
+	set := []string{
+		"time_zone = '+00:00'",
+		"sql_mode = '" + mysqlbackend.SQLMode + "'",
+		"autocommit = 1",
+		"div_precision_increment = 4",
+		"foreign_key_checks = 1",
+		"unique_checks = 1",
+		"sql_auto_is_null = 0",
+		"sql_safe_updates = 0",
+		"sql_select_limit = DEFAULT",
+		"max_join_size = DEFAULT",
+		"sql_big_selects = 1",
+		"group_concat_max_len = 1048576",
+		"max_sort_length = 1024",
+		"lc_time_names = 'en_US'",
+		"default_week_format = 0",
+		"auto_increment_increment = 1",
+		"auto_increment_offset = 1",
+		"explicit_defaults_for_timestamp = 1",
+		"default_storage_engine = 'InnoDB'",
+		"updatable_views_with_limit = 'YES'",
+	}
+	if mariadb {
+		set = append(set, "tx_isolation = 'READ-COMMITTED'", "check_constraint_checks = 1",
+			"old_mode = 'UTF8_IS_UTF8MB3'", "max_recursive_iterations = 1000")
+	} else {
+		set = append(set, "transaction_isolation = 'READ-COMMITTED'", "cte_max_recursion_depth = 1000")
+	}
+	return []string{"SET NAMES utf8mb4 COLLATE utf8mb4_bin", "SET SESSION " + strings.Join(set, ", ")}
+}
+
+// initConnector runs init on every connection it opens.
+type initConnector struct {
+	inner driver.Connector
+	init  []string
+}
+
+func (c *initConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("raw mysql: driver connection cannot execute")
+	}
+	for _, s := range c.init {
+		if _, err := ex.ExecContext(ctx, s, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("raw mysql: pin session settings: %w", err)
+		}
+	}
+	return conn, nil
+}
+
+func (c *initConnector) Driver() driver.Driver { return c.inner.Driver() }
+
+// Dialect is "sqlite", "postgres" or "mysql".
 func (d *DB) Dialect() string { return d.dialect }
 
 // Close closes every connection.
@@ -102,6 +218,9 @@ func (d *DB) Close() error {
 	if d.sqlite != nil {
 		return d.sqlite.Close()
 	}
+	if d.mysql != nil {
+		return d.mysql.Close()
+	}
 	return nil
 }
 
@@ -109,10 +228,13 @@ func (d *DB) Close() error {
 func (d *DB) Conn(ctx context.Context) (*Conn, error) {
 	c := &Conn{dialect: d.dialect}
 	var err error
-	if d.sqlite != nil {
+	switch {
+	case d.sqlite != nil:
 		c.sq, err = d.sqlite.Conn(ctx)
 		c.stmts = make(map[string]*sql.Stmt)
-	} else {
+	case d.mysql != nil:
+		c.my, err = d.mysql.Conn(ctx)
+	default:
 		c.pg, err = pgx.ConnectConfig(ctx, d.pgCfg)
 	}
 	if err != nil {
@@ -132,6 +254,7 @@ type Conn struct {
 	sq      *sql.Conn
 	stmts   map[string]*sql.Stmt
 	pg      *pgx.Conn
+	my      *sql.Conn // MySQL: no prepared statements, the driver interpolates
 }
 
 func (c *Conn) close() {
@@ -143,6 +266,9 @@ func (c *Conn) close() {
 	}
 	if c.pg != nil {
 		c.pg.Close(context.Background())
+	}
+	if c.my != nil {
+		c.my.Close()
 	}
 }
 
@@ -185,6 +311,22 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 			return Result{}, err
 		}
 		return collectPG(rows)
+	}
+	if c.my != nil {
+		if !returnsRows(st.SQL) {
+			r, err := c.my.ExecContext(ctx, st.SQL, args...)
+			if err != nil {
+				return Result{}, err
+			}
+			n, _ := r.RowsAffected()
+			return Result{RowsAffected: n}, nil
+		}
+		rows, err := c.my.QueryContext(ctx, st.SQL, args...)
+		if err != nil {
+			return Result{}, err
+		}
+		out, err := collectMySQL(rows)
+		return Result{Rows: out}, err
 	}
 	s, ok := c.stmts[st.SQL]
 	if !ok {
@@ -258,6 +400,40 @@ func collectSQL(rows *sql.Rows) ([][]any, error) {
 	return out, rows.Err()
 }
 
+// collectMySQL reads rows of the text protocol (every value arrives as
+// bytes) as the chain's backend does: integer columns as int64, DOUBLE and
+// FLOAT as float64, everything else (DECIMAL included) as text.
+func collectMySQL(rows *sql.Rows) ([][]any, error) {
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		rows.Close()
+		return nil, err
+	}
+	out, err := collectSQL(rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		for i, v := range r {
+			x, ok := v.(string)
+			if !ok || i >= len(cts) {
+				continue
+			}
+			switch kind := cts[i].DatabaseTypeName(); {
+			case strings.HasSuffix(kind, "INT") || kind == "YEAR":
+				if n, err := strconv.ParseInt(x, 10, 64); err == nil {
+					r[i] = n
+				}
+			case kind == "DOUBLE" || kind == "FLOAT":
+				if f, err := strconv.ParseFloat(x, 64); err == nil {
+					r[i] = f
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 // normalizePG renders pgx's richer types (numeric, timestamps) as text, as
 // the chain's query path does, then normalizes.
 func normalizePG(v any) any {
@@ -278,6 +454,10 @@ func (c *Conn) simple(ctx context.Context, sql string) error {
 		_, err := c.pg.Exec(ctx, sql)
 		return err
 	}
+	if c.my != nil {
+		_, err := c.my.ExecContext(ctx, sql)
+		return err
+	}
 	_, err := c.sq.ExecContext(ctx, sql)
 	return err
 }
@@ -289,7 +469,7 @@ func (c *Conn) simple(ctx context.Context, sql string) error {
 // (not of a wl-transaction) is returned as an error.
 func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error) {
 	begin := "BEGIN"
-	if c.pg == nil {
+	if c.sq != nil {
 		begin = "BEGIN IMMEDIATE" // take the write lock now: no upgrade deadlock between clients
 	}
 	if err := c.simple(ctx, begin); err != nil {
@@ -348,8 +528,11 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) ([][]any, err
 		st.Args = append(st.Args, argOf(a))
 	}
 	begin := "BEGIN"
-	if c.pg != nil {
+	switch {
+	case c.pg != nil:
 		begin = "BEGIN READ ONLY"
+	case c.my != nil:
+		begin = "START TRANSACTION READ ONLY"
 	}
 	if err := c.simple(ctx, begin); err != nil {
 		return nil, fmt.Errorf("raw %s: begin: %w", c.dialect, err)

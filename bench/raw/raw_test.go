@@ -4,23 +4,31 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	mysqlbackend "github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/workload/workloadtest"
+	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/txn"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { workloadtest.Main(m) }
 
 func open(t *testing.T, dialect string) *raw.DB {
 	t.Helper()
 	var db *raw.DB
 	var err error
-	if dialect == workload.SQLite {
+	switch dialect {
+	case workload.SQLite:
 		db, err = raw.OpenSQLite(filepath.Join(t.TempDir(), "raw.db"))
-	} else {
+	case workload.MySQL:
+		db, err = raw.OpenMySQL(context.Background(), mysqltest.DSN(t))
+	default:
 		db, err = raw.OpenPostgres(context.Background(), pgtest.DSN(t))
 	}
 	if err != nil {
@@ -31,7 +39,7 @@ func open(t *testing.T, dialect string) *raw.DB {
 }
 
 func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
-	for _, dialect := range []string{workload.SQLite, workload.Postgres} {
+	for _, dialect := range workload.Dialects {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
 			c, err := open(t, dialect).Conn(ctx)
@@ -44,7 +52,8 @@ func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
 				t.Fatalf("create: %v %+v", err, out)
 			}
 			ins := func(id int64) txn.Statement {
-				return st("INSERT INTO t (id, v) VALUES ("+p(1)+", "+p(2)+")", txn.Int(id), txn.Text(fmt.Sprint("v", id)))
+				return workload.ForDialect(dialect, workload.WL{Statements: []txn.Statement{
+					st("INSERT INTO t (id, v) VALUES ("+p(1)+", "+p(2)+")", txn.Int(id), txn.Text(fmt.Sprint("v", id)))}}).Statements[0]
 			}
 			out, err := c.Tx(ctx, [][]txn.Statement{{ins(1)}, {ins(2), ins(1)}, {ins(3), st("SELECT count(*) FROM t")}})
 			if err != nil {
@@ -87,5 +96,24 @@ func TestQueryRendersPostgresNumericAsItsDecimalText(t *testing.T) {
 	}
 	if got := fmt.Sprint(rows); got != "[[59.27 0.0418]]" {
 		t.Fatalf("numeric values read as %s, want [[59.27 0.0418]]", got)
+	}
+}
+
+func TestMySQLRowsReadLikeTheChainsBackend(t *testing.T) {
+	ctx := context.Background()
+	c, err := open(t, workload.MySQL).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.Query(ctx, "SELECT 42, CAST(59.27 AS DECIMAL(12,2)), 'x', CAST(1.5 AS DOUBLE), NULL, @@time_zone, @@sql_mode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%#v", rows[0][:5]); got != `[]interface {}{42, "59.27", "x", 1.5, interface {}(nil)}` {
+		t.Fatalf("values read as %s", got)
+	}
+	modes := func(s any) []string { m := strings.Split(fmt.Sprint(s), ","); slices.Sort(m); return m }
+	if rows[0][5] != "+00:00" || !slices.Equal(modes(rows[0][6]), modes(mysqlbackend.SQLMode)) {
+		t.Fatalf("session time zone %v, sql_mode %v: not the backend's", rows[0][5], rows[0][6])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/bench/workload"
@@ -151,30 +152,48 @@ func Name(id int64) string { return fmt.Sprintf("customer%d", id) }
 // then one per RowsPerStatement customers, each three INSERT ... SELECT
 // statements whose rows the database generates itself.
 func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
-	if dialect != workload.SQLite && dialect != workload.Postgres {
+	if dialect != workload.SQLite && dialect != workload.Postgres && dialect != workload.MySQL {
 		return nil, fmt.Errorf("smallbank: unknown dialect %q", dialect)
 	}
+	nameType := "TEXT" // MySQL cannot index TEXT without a prefix length
+	if dialect == workload.MySQL {
+		nameType = "VARCHAR(64)"
+	}
 	bcs := [][]txn.Statement{{
-		{SQL: "CREATE TABLE accounts (custid BIGINT PRIMARY KEY, name TEXT NOT NULL UNIQUE)"},
+		{SQL: "CREATE TABLE accounts (custid BIGINT PRIMARY KEY, name " + nameType + " NOT NULL UNIQUE)"},
 		{SQL: "CREATE TABLE savings (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL CHECK (bal >= 0))"},
 		{SQL: "CREATE TABLE checking (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
 	}}
 	for lo := 1; lo <= w.accounts; lo += RowsPerStatement {
 		hi := min(lo+RowsPerStatement-1, w.accounts)
 		bcs = append(bcs, []txn.Statement{
-			{SQL: genInsert(dialect, lo, hi, "accounts (custid, name)", "x, 'customer' || CAST(x AS TEXT)")},
+			{SQL: genInsert(dialect, lo, hi, "accounts (custid, name)", "x, "+nameOf(dialect, "x"))},
 			{SQL: genInsert(dialect, lo, hi, "savings (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", savingsBase, savingsMul, savingsBase))},
 			{SQL: genInsert(dialect, lo, hi, "checking (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", checkingBase, checkingMul, checkingBase))},
 		})
 	}
-	return bcs, nil
+	return workload.DDLAlone(dialect, bcs), nil
+}
+
+// nameOf is the SQL of Name(id) for the integer expression id.
+func nameOf(dialect, id string) string {
+	if dialect == workload.MySQL { // || is OR in MySQL
+		return "CONCAT('customer', " + id + ")"
+	}
+	return "'customer' || CAST(" + id + " AS TEXT)"
 }
 
 // genInsert returns an INSERT of one row per x in lo..hi (a BIGINT),
-// with the select list cols.
+// with the select list cols. Each dialect's gate admits one row
+// generator: PostgreSQL generate_series (no WITH RECURSIVE), SQLite a
+// recursive CTE (no generate_series), MySQL neither: there x is lo plus a
+// number spelled by a cross join of ten-row digit tables, cut at hi.
 func genInsert(dialect string, lo, hi int, target, cols string) string {
-	if dialect == workload.Postgres {
+	switch dialect {
+	case workload.Postgres:
 		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT CAST(g AS BIGINT) AS x FROM generate_series(%d, %d) AS g) AS s", target, cols, lo, hi)
+	case workload.MySQL:
+		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (%s) AS s WHERE x <= %d", target, cols, workload.MySQLSeries(lo, hi-lo+1), hi)
 	}
 	return fmt.Sprintf("WITH RECURSIVE s(x) AS (SELECT %d UNION ALL SELECT x + 1 FROM s WHERE x < %d) INSERT INTO %s SELECT %s FROM s", lo, hi, target, cols)
 }
@@ -182,7 +201,7 @@ func genInsert(dialect string, lo, hi int, target, cols string) string {
 // Generator implements workload.Workload.
 func (w *Workload) Generator(dialect string, seed uint64, client int) workload.Generator {
 	r := rand.New(rand.NewPCG(seed, 0x736d616c6c62616e^uint64(client)))
-	g := &generator{w: w, r: r, p: func(n int) string { return workload.Placeholder(dialect, n) }}
+	g := &generator{w: w, r: r, p: func(n int) string { return workload.Placeholder(dialect, n) }, mysql: dialect == workload.MySQL}
 	if w.dist == Zipf {
 		g.zipf = rand.NewZipf(r, ZipfS, 1, uint64(w.accounts-1))
 	}
@@ -194,6 +213,9 @@ type generator struct {
 	r    *rand.Rand
 	zipf *rand.Zipf
 	p    func(int) string
+	// mysql: MySQL statements, with anonymous placeholders (see
+	// workload.Positional) and no subquery on the updated table.
+	mysql bool
 }
 
 func (g *generator) account() int64 {
@@ -216,6 +238,14 @@ func (g *generator) amount() int64 { return g.r.Int64N(MaxAmount) + 1 }
 
 // Next implements workload.Generator.
 func (g *generator) Next() workload.WL {
+	wl := g.next()
+	if g.mysql {
+		return workload.ForDialect(workload.MySQL, wl)
+	}
+	return wl
+}
+
+func (g *generator) next() workload.WL {
 	kind := g.w.mix.Pick(g.r)
 	p := g.p
 	byName := "(SELECT custid FROM accounts WHERE name = " + p(2) + ")"
@@ -256,8 +286,14 @@ func (g *generator) Next() workload.WL {
 	default: // Amalgamate
 		src, dst := g.twoAccounts()
 		a, b := txn.Int(src), txn.Int(dst)
+		total := "SELECT s.bal + c.bal FROM savings s JOIN checking c ON c.custid = s.custid WHERE s.custid = " + p(1)
+		if g.mysql {
+			// MySQL refuses a subquery on the table being updated (error
+			// 1093) unless it reads a derived table, which it materializes.
+			total = "SELECT t.v FROM (" + strings.Replace(total, "s.bal + c.bal", "s.bal + c.bal AS v", 1) + ") AS t"
+		}
 		return workload.WL{Kind: Amalgamate, Statements: []txn.Statement{
-			{SQL: "UPDATE checking SET bal = bal + (SELECT s.bal + c.bal FROM savings s JOIN checking c ON c.custid = s.custid WHERE s.custid = " + p(1) + ") WHERE custid = " + p(2),
+			{SQL: "UPDATE checking SET bal = bal + (" + total + ") WHERE custid = " + p(2),
 				Args: []txn.Arg{a, b}},
 			{SQL: "UPDATE savings SET bal = 0 WHERE custid = " + p(1), Args: []txn.Arg{a}},
 			{SQL: "UPDATE checking SET bal = 0 WHERE custid = " + p(1), Args: []txn.Arg{a}},
@@ -272,7 +308,14 @@ func balanceSQL(p func(int) string) string {
 
 // Effect returns the change of the total money, in cents, of a committed
 // write wl-transaction, from its statements' arguments and results.
-func Effect(a workload.Applied) (int64, error) {
+func Effect(a workload.Applied) (int64, error) { return effect(a, false) }
+
+// effect is Effect; changedOnly: rows affected counts changed rows only
+// (MySQL, whose backend and baseline do not set CLIENT_FOUND_ROWS), so an
+// UPDATE that leaves its row as it was (Amalgamate of an empty account,
+// TransactSavings of 0) reports 0. The money total then still catches an
+// UPDATE that missed its row.
+func effect(a workload.Applied, changedOnly bool) (int64, error) {
 	st := a.WL.Statements
 	need := map[string]int{DepositChecking: 1, TransactSavings: 1, WriteCheck: 2, SendPayment: 2, Amalgamate: 3}[a.WL.Kind]
 	if need == 0 {
@@ -282,7 +325,7 @@ func Effect(a workload.Applied) (int64, error) {
 		return 0, fmt.Errorf("%s: %d statements and %d results, want %d", a.WL.Kind, len(st), len(a.Results), need)
 	}
 	affected := func(i int) error {
-		if n := a.Results[i].RowsAffected; n != 1 {
+		if n := a.Results[i].RowsAffected; n != 1 && !(changedOnly && n == 0) {
 			return fmt.Errorf("%s statement %d updated %d rows, want 1", a.WL.Kind, i+1, n)
 		}
 		return nil
@@ -326,7 +369,7 @@ func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier
 		if a.Code != api.CodeOK {
 			continue
 		}
-		d, err := Effect(a)
+		d, err := effect(a, dialect == workload.MySQL)
 		if err != nil {
 			return fmt.Errorf("smallbank check: applied wl-transaction %d: %w", i, err)
 		}
@@ -355,7 +398,7 @@ func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier
 	} else if got[0] != n {
 		return fmt.Errorf("smallbank check: %d customers have an account, a savings and a checking row, want %d", got[0], n)
 	}
-	rows, err = q.Query(ctx, "SELECT count(*) FROM accounts WHERE name <> 'customer' || CAST(custid AS TEXT)")
+	rows, err = q.Query(ctx, "SELECT count(*) FROM accounts WHERE name <> "+nameOf(dialect, "custid"))
 	if err != nil {
 		return fmt.Errorf("smallbank check: names: %w", err)
 	}
@@ -364,8 +407,13 @@ func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier
 	} else if got[0] != 0 {
 		return fmt.Errorf("smallbank check: %d accounts have a name other than customer<id>", got[0])
 	}
-	// Sums as text, so that PostgreSQL's numeric sum arrives exactly.
-	rows, err = q.Query(ctx, "SELECT CAST((SELECT sum(bal) FROM savings) AS TEXT), CAST((SELECT sum(bal) FROM checking) AS TEXT), (SELECT count(*) FROM savings WHERE bal < 0)")
+	// Sums as text, so that PostgreSQL's numeric (and MySQL's DECIMAL)
+	// sum arrives exactly.
+	text := "TEXT"
+	if dialect == workload.MySQL {
+		text = "CHAR"
+	}
+	rows, err = q.Query(ctx, fmt.Sprintf("SELECT CAST((SELECT sum(bal) FROM savings) AS %[1]s), CAST((SELECT sum(bal) FROM checking) AS %[1]s), (SELECT count(*) FROM savings WHERE bal < 0)", text))
 	if err != nil {
 		return fmt.Errorf("smallbank check: sum balances: %w", err)
 	}

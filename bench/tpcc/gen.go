@@ -22,6 +22,7 @@ func (w *Workload) Generator(dialect string, seed uint64, client int) workload.G
 	return &generator{
 		w:      w,
 		pg:     dialect == workload.Postgres,
+		my:     dialect == workload.MySQL,
 		r:      rand.New(rand.NewPCG(seed, 0x7470636300000000^uint64(client))),
 		seed:   seed,
 		client: client,
@@ -31,6 +32,7 @@ func (w *Workload) Generator(dialect string, seed uint64, client int) workload.G
 type generator struct {
 	w      *Workload
 	pg     bool
+	my     bool // MySQL: gen_mysql.go's forms, anonymous placeholders
 	r      *rand.Rand
 	seed   uint64
 	client int
@@ -69,6 +71,13 @@ func (g *generator) otherWarehouse(w int) int {
 
 // Next implements workload.Generator.
 func (g *generator) Next() workload.WL {
+	if g.my {
+		return workload.ForDialect(workload.MySQL, g.next())
+	}
+	return g.next()
+}
+
+func (g *generator) next() workload.WL {
 	g.seq++
 	kind := g.w.mix.Pick(g.r)
 	switch kind {
@@ -156,6 +165,10 @@ func distCase(d string) string {
 func (g *generator) newOrder() workload.WL {
 	p := g.newOrderParams()
 	wl := workload.WL{Kind: NewOrder, MayFail: p.Rollback}
+	if g.my {
+		wl.Statements = newOrderMySQL(p)
+		return wl
+	}
 	if g.pg {
 		wl.Statements = []txn.Statement{{
 			SQL: "SELECT public.tpcc_new_order($1::integer, $2::integer, $3::integer, $4::integer, $5::integer, $6::bigint, $7::text, $8::text, $9::text)",
@@ -247,6 +260,10 @@ func (g *generator) payment() workload.WL {
 	if p.C == 0 {
 		cust = txn.Text(p.CLast)
 	}
+	if g.my {
+		wl.Statements = paymentMySQL(p, cust)
+		return wl
+	}
 	if g.pg {
 		wl.Statements = []txn.Statement{{
 			SQL:  "SELECT public.tpcc_payment($1::integer, $2::integer, $3::integer, $4::integer, $5::integer, $6::text, $7::bigint, $8::text, $9::bigint)",
@@ -287,13 +304,17 @@ func (g *generator) orderStatus() workload.WL {
 	p := func(n int) string {
 		return workload.Placeholder(map[bool]string{true: workload.Postgres, false: workload.SQLite}[g.pg], n)
 	}
+	custSQL := customerSQL
+	if g.my {
+		custSQL = customerMySQL
+	}
 	sql := "SELECT c.c_id, c.c_balance, c.c_first, c.c_middle, c.c_last, o.o_id, o.o_entry_d, o.o_carrier_id, " +
 		"ol.ol_number, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d " +
 		"FROM customer c " +
 		"LEFT JOIN orders o ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id AND o.o_id = " +
 		"(SELECT max(o_id) FROM orders WHERE o_w_id = c.c_w_id AND o_d_id = c.c_d_id AND o_c_id = c.c_id) " +
 		"LEFT JOIN order_line ol ON ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND ol.ol_o_id = o.o_id " +
-		"WHERE c.c_w_id = " + p(1) + " AND c.c_d_id = " + p(2) + " AND c.c_id = " + customerSQL(byName, p(1), p(2), p(3)) +
+		"WHERE c.c_w_id = " + p(1) + " AND c.c_d_id = " + p(2) + " AND c.c_id = " + custSQL(byName, p(1), p(2), p(3)) +
 		" ORDER BY ol.ol_number"
 	return workload.WL{Kind: OrderStatus, ReadOnly: true, Statements: []txn.Statement{
 		{SQL: sql, Args: append(ints(w, d), cust)},

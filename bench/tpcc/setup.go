@@ -15,8 +15,10 @@ const (
 	stockPerStatement = 25_000
 )
 
-// dialect builds the dialect-specific pieces of the Setup SQL.
-type dialect struct{ pg bool }
+// dialect builds the dialect-specific pieces of the Setup SQL. MySQL
+// stores money and rates as integers, like SQLite, and runs the SQLite
+// form of the transactions (see gen_mysql.go), in MySQL's syntax.
+type dialect struct{ pg, my bool }
 
 func newDialect(d string) (dialect, error) {
 	switch d {
@@ -24,8 +26,26 @@ func newDialect(d string) (dialect, error) {
 		return dialect{}, nil
 	case workload.Postgres:
 		return dialect{pg: true}, nil
+	case workload.MySQL:
+		return dialect{my: true}, nil
 	}
-	return dialect{}, fmt.Errorf("tpcc: unknown dialect %q (want %q or %q)", d, workload.SQLite, workload.Postgres)
+	return dialect{}, fmt.Errorf("tpcc: unknown dialect %q (want %q, %q or %q)", d, workload.SQLite, workload.Postgres, workload.MySQL)
+}
+
+// cat concatenates strings: || except on MySQL, where || is OR.
+func (s dialect) cat(parts ...string) string {
+	if s.my {
+		return "CONCAT(" + strings.Join(parts, ", ") + ")"
+	}
+	return strings.Join(parts, " || ")
+}
+
+// div is integer division (MySQL's / gives a decimal).
+func (s dialect) div(a, b string) string {
+	if s.my {
+		return "(" + a + ") DIV " + b
+	}
+	return "(" + a + ") / " + b
 }
 
 // big widens an integer expression to 64 bits (PostgreSQL's
@@ -76,8 +96,8 @@ func (s dialect) nstr(x string, salt, n int) string {
 // data is I_DATA or S_DATA: 26..50 characters, 10 % of them holding
 // "ORIGINAL" at a pseudo-random position (TPC-C 4.3.3.1).
 func (s dialect) data(x string, salt int) string {
-	return fmt.Sprintf("CASE WHEN %s %% 10 = 0 THEN %s || 'ORIGINAL' || %s ELSE %s END",
-		s.h(x, salt), s.astr(x, salt+1, 9, 20), s.astr(x, salt+3, 9, 22), s.astr(x, salt+5, 26, 50))
+	return fmt.Sprintf("CASE WHEN %s %% 10 = 0 THEN %s ELSE %s END",
+		s.h(x, salt), s.cat(s.astr(x, salt+1, 9, 20), "'ORIGINAL'", s.astr(x, salt+3, 9, 22)), s.astr(x, salt+5, 26, 50))
 }
 
 // money is an amount given in cents: NUMERIC(12,2) on PostgreSQL,
@@ -103,7 +123,7 @@ func (s dialect) lastName(n string) string {
 	syl := func(k string) string {
 		return fmt.Sprintf("rtrim(substr('%s', %s, 5))", syllables, s.int("1 + 5 * ("+k+")"))
 	}
-	return syl("("+n+") / 100") + " || " + syl("("+n+") / 10 % 10") + " || " + syl("("+n+") % 10")
+	return s.cat(syl(s.div(n, "100")), syl(s.div(n, "10")+" % 10"), syl("("+n+") % 10"))
 }
 
 // series is a set of named integer ranges to select from: each name is a
@@ -114,7 +134,7 @@ type series []struct {
 }
 
 func (ss series) with(s dialect) string {
-	if s.pg || len(ss) == 0 {
+	if s.pg || s.my || len(ss) == 0 {
 		return ""
 	}
 	parts := make([]string, len(ss))
@@ -127,9 +147,12 @@ func (ss series) with(s dialect) string {
 func (ss series) from(s dialect) string {
 	parts := make([]string, len(ss))
 	for i, r := range ss {
-		if s.pg {
+		switch {
+		case s.pg:
 			parts[i] = fmt.Sprintf("generate_series(%d, %d) AS %s(x)", r.lo, r.hi, r.name)
-		} else {
+		case s.my:
+			parts[i] = fmt.Sprintf("(SELECT x FROM (%s) AS g WHERE x <= %d) AS %s", workload.MySQLSeries(r.lo, r.hi-r.lo+1), r.hi, r.name)
+		default:
 			parts[i] = r.name
 		}
 	}
@@ -157,7 +180,7 @@ func (s dialect) insert(target string, ss series, cols []string, extraFrom, wher
 }
 
 func (s dialect) vc(n int) string {
-	if s.pg {
+	if s.pg || s.my {
 		return fmt.Sprintf("VARCHAR(%d)", n)
 	}
 	return "TEXT"
@@ -166,8 +189,11 @@ func (s dialect) vc(n int) string {
 // schema is the nine tables and their secondary indexes.
 func (s dialect) schema() []string {
 	money, rate := "INTEGER", "INTEGER"
-	if s.pg {
+	switch {
+	case s.pg:
 		money, rate = "NUMERIC(12,2)", "NUMERIC(4,4)"
+	case s.my:
+		money = "BIGINT" // cents; MySQL's INTEGER is 32 bits
 	}
 	vc := s.vc
 	return []string{
@@ -226,14 +252,14 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 	}
 	first = append(first, s.insert("warehouse (w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd)", ser("sw", 1, o.Warehouses), []string{
 		"sw.x", s.astr("sw.x", 11, 6, 10), s.astr("sw.x", 13, 10, 20), s.astr("sw.x", 15, 10, 20), s.astr("sw.x", 17, 10, 20),
-		"upper(" + s.astr("sw.x", 19, 2, 2) + ")", s.nstr("sw.x", 21, 4) + " || '11111'", s.rate(s.rnd("sw.x", 22, 0, 2000)),
+		"upper(" + s.astr("sw.x", 19, 2, 2) + ")", s.cat(s.nstr("sw.x", 21, 4), "'11111'"), s.rate(s.rnd("sw.x", 22, 0, 2000)),
 		s.money(fmt.Sprint(o.Districts * InitialDYTD)),
 	}, "", ""))
 	dx := "sw.x * 16 + sd.x"
 	first = append(first, s.insert("district (d_w_id, d_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id)",
 		append(ser("sw", 1, o.Warehouses), ser("sd", 1, o.Districts)...), []string{
 			"sw.x", "sd.x", s.astr(dx, 31, 6, 10), s.astr(dx, 33, 10, 20), s.astr(dx, 35, 10, 20), s.astr(dx, 37, 10, 20),
-			"upper(" + s.astr(dx, 39, 2, 2) + ")", s.nstr(dx, 41, 4) + " || '11111'", s.rate(s.rnd(dx, 42, 0, 2000)),
+			"upper(" + s.astr(dx, 39, 2, 2) + ")", s.cat(s.nstr(dx, 41, 4), "'11111'"), s.rate(s.rnd(dx, 42, 0, 2000)),
 			s.money(fmt.Sprint(InitialDYTD)), fmt.Sprint(o.Orders + 1),
 		}, "", ""))
 	out = append(out, stmts(first...))
@@ -249,7 +275,7 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 		cols := []string{
 			fmt.Sprint(wid), "sd.x", "sc.x", s.astr(cx, 53, 8, 16), "'OE'", s.lastName(n),
 			s.astr(cx, 55, 10, 20), s.astr(cx, 57, 10, 20), s.astr(cx, 59, 10, 20), "upper(" + s.astr(cx, 61, 2, 2) + ")",
-			s.nstr(cx, 63, 4) + " || '11111'", s.nstr(cx, 64, 16), fmt.Sprint(LoadTime),
+			s.cat(s.nstr(cx, 63, 4), "'11111'"), s.nstr(cx, 64, 16), fmt.Sprint(LoadTime),
 			fmt.Sprintf("CASE WHEN %s %% 10 = 0 THEN 'BC' ELSE 'GC' END", s.h(cx, 65)),
 			s.money("5000000"), s.rate(s.rnd(cx, 66, 0, 5000)), s.money("-1000"), s.money("1000"), "1", "0",
 			s.astr(cx, 67, 300, 500),
@@ -258,7 +284,7 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 			append(ser("sd", 1, o.Districts), ser("sc", 1, o.Customers)...), cols, "", ""))
 		q = append(q, s.insert("history (h_id, h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)",
 			append(ser("sd", 1, o.Districts), ser("sc", 1, o.Customers)...), []string{
-				fmt.Sprintf("'L-%d-' || sd.x || '-' || sc.x", wid), "sc.x", "sd.x", fmt.Sprint(wid), "sd.x", fmt.Sprint(wid),
+				s.cat(fmt.Sprintf("'L-%d-'", wid), "sd.x", "'-'", "sc.x"), "sc.x", "sd.x", fmt.Sprint(wid), "sd.x", fmt.Sprint(wid),
 				fmt.Sprint(LoadTime), s.money("1000"), s.astr(cx, 69, 12, 24),
 			}, "", ""))
 		for lo := 1; lo <= o.Items; lo += stockPerStatement {
@@ -295,5 +321,5 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 		}
 		out = append(out, stmts(q...))
 	}
-	return out, nil
+	return workload.DDLAlone(dialectName, out), nil
 }

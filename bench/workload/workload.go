@@ -15,7 +15,11 @@ import (
 const (
 	SQLite   = "sqlite"
 	Postgres = "postgres"
+	MySQL    = "mysql"
 )
+
+// Dialects lists every dialect, in the order the CLI names them.
+var Dialects = []string{SQLite, Postgres, MySQL}
 
 // WL is one wl-transaction: the statements that carry it. A write
 // wl-transaction executes atomically (one savepoint): if any statement
@@ -90,7 +94,11 @@ const (
 	MaxSetupBytes      = 900 << 10
 )
 
-// Placeholder returns the n-th (1-based) positional placeholder of dialect.
+// Placeholder returns the n-th (1-based) positional placeholder of dialect:
+// $n on PostgreSQL, ?n on SQLite. MySQL has only anonymous '?'
+// placeholders, one argument per occurrence; its statements are written
+// with the numbered ?n (what Placeholder returns for it) and passed
+// through Positional, which numbers them away.
 func Placeholder(dialect string, n int) string {
 	if dialect == Postgres {
 		return "$" + strconv.Itoa(n)

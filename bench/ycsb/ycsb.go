@@ -192,11 +192,15 @@ func (w *Workload) fieldList() string {
 // multi-row INSERTs of at most txn.MaxArgs arguments, as many statements
 // per bc-transaction as fit MaxSetupBytes.
 func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
-	if dialect != workload.SQLite && dialect != workload.Postgres {
+	if dialect != workload.SQLite && dialect != workload.Postgres && dialect != workload.MySQL {
 		return nil, fmt.Errorf("ycsb: unknown dialect %q", dialect)
 	}
+	keyType := "TEXT" // MySQL cannot index TEXT without a prefix length
+	if dialect == workload.MySQL {
+		keyType = "VARCHAR(64)"
+	}
 	var ddl strings.Builder
-	ddl.WriteString("CREATE TABLE " + Table + " (ycsb_key TEXT PRIMARY KEY")
+	ddl.WriteString("CREATE TABLE " + Table + " (ycsb_key " + keyType + " PRIMARY KEY")
 	for f := range w.fields {
 		fmt.Fprintf(&ddl, ", field%d TEXT", f)
 	}
@@ -278,13 +282,21 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 		stBytes += rowBytes
 	}
 	closeBC()
+	bcs = workload.DDLAlone(dialect, bcs)
+	if dialect == workload.MySQL {
+		for _, bc := range bcs {
+			for i := range bc {
+				bc[i] = workload.ForDialect(dialect, workload.WL{Kind: "setup", Statements: bc[i : i+1]}).Statements[0]
+			}
+		}
+	}
 	return bcs, nil
 }
 
 // Generator implements workload.Workload.
 func (w *Workload) Generator(dialect string, seed uint64, client int) workload.Generator {
 	r := rand.New(rand.NewPCG(seed, 0x7963736267656e00^uint64(client)))
-	g := &generator{w: w, r: r}
+	g := &generator{w: w, r: r, dialect: dialect}
 	switch w.dist {
 	case Zipfian:
 		g.zipf = scrambledParams
@@ -306,6 +318,9 @@ type generator struct {
 	zipf   *zipfParams
 	read   string
 	update []string
+	// dialect: on MySQL Next numbers the placeholders away (see
+	// workload.Positional).
+	dialect string
 }
 
 // record draws a record number from the request distribution.
@@ -321,7 +336,9 @@ func (g *generator) record() int64 {
 }
 
 // Next implements workload.Generator.
-func (g *generator) Next() workload.WL {
+func (g *generator) Next() workload.WL { return workload.ForDialect(g.dialect, g.next()) }
+
+func (g *generator) next() workload.WL {
 	isRead := g.r.IntN(100) < g.w.readPct
 	key := txn.Text(Key(g.record()))
 	read := txn.Statement{SQL: g.read, Args: []txn.Arg{key}}
@@ -430,6 +447,10 @@ func (w *Workload) checkKeys(ctx context.Context, dialect string, q workload.Que
 			sql = fmt.Sprintf("SELECT ycsb_key FROM %s WHERE ycsb_key > %s ORDER BY ycsb_key LIMIT %d", Table, workload.Placeholder(dialect, 1), keyPage)
 			args = []any{got[len(got)-1]}
 		}
+		sql, args, err := workload.QueryArgs(dialect, sql, args)
+		if err != nil {
+			return fmt.Errorf("ycsb check: read keys: %w", err)
+		}
 		rows, err := q.Query(ctx, sql, args...)
 		if err != nil {
 			return fmt.Errorf("ycsb check: read keys: %w", err)
@@ -507,7 +528,11 @@ func (w *Workload) checkWrites(ctx context.Context, dialect string, q workload.Q
 			ph[j] = workload.Placeholder(dialect, j+1)
 			args[j] = k
 		}
-		rows, err := q.Query(ctx, "SELECT ycsb_key, "+w.fieldList()+" FROM "+Table+" WHERE ycsb_key IN ("+strings.Join(ph, ", ")+")", args...)
+		sql, args, err := workload.QueryArgs(dialect, "SELECT ycsb_key, "+w.fieldList()+" FROM "+Table+" WHERE ycsb_key IN ("+strings.Join(ph, ", ")+")", args)
+		if err != nil {
+			return fmt.Errorf("ycsb check: read updated records: %w", err)
+		}
+		rows, err := q.Query(ctx, sql, args...)
 		if err != nil {
 			return fmt.Errorf("ycsb check: read updated records: %w", err)
 		}

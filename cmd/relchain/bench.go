@@ -69,6 +69,8 @@ baseline reached the chain's state).`,
   relchain bench --workload smallbank --mode pseudo --wl-per-bc 100 --clients 8 --txs 100000
   relchain bench --workload tpcc --mode async --mix NewOrder --backend postgres \
       --dsn-template 'postgres://postgres@127.0.0.1:5432/b_{node}?sslmode=disable' --baseline
+  relchain bench --workload smallbank --mode async --txs 3000 --backend mysql \
+      --dsn-template 'root@tcp(127.0.0.1:3306)/bench_{node}' --baseline --verify
   relchain bench paper --output report --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -99,7 +101,7 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.keyFile, "key", "", "with --nodes on a permissioned network: an admin key file, which signs the setup and grants the benchmark's clients (default: the home's default key)")
 	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
-	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL database for the baseline (default: --dsn-template with a fresh name)")
+	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL or MySQL database for the baseline (default: --dsn-template with a fresh name)")
 	fl.StringVar(&f.abci, "abci", "builtin", "how CometBFT reaches the app on the network it starts: builtin (in-process) or socket (ABCI socket protocol over loopback TCP, the paper's server variant)")
 	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
 	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
@@ -129,6 +131,9 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	}
 	if f.net.backend == "postgres" && f.net.dsnTemplate == "" && f.nodes == "" {
 		return bench.NetworkOptions{}, fmt.Errorf("--backend postgres needs --dsn-template (a superuser DSN with {node}, e.g. postgres://postgres@127.0.0.1:5432/bench_{node}?sslmode=disable)")
+	}
+	if f.net.backend == "mysql" && f.net.dsnTemplate == "" && f.nodes == "" {
+		return bench.NetworkOptions{}, fmt.Errorf("--backend mysql needs --dsn-template (a go-sql-driver DSN with {node} of a user that may create databases, e.g. root@tcp(127.0.0.1:3306)/bench_{node})")
 	}
 	return bench.NetworkOptions{
 		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,

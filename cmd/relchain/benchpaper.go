@@ -16,12 +16,13 @@ import (
 
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/bench/paper"
+	"github.com/relchain/relchain/internal/mysqlserver"
 	"github.com/relchain/relchain/internal/pgserver"
 	"github.com/relchain/relchain/node"
 )
 
 func benchPaperCmd() *cobra.Command {
-	var output, only, postgres, dir string
+	var output, only, postgres, mysql, dir string
 	var quick, verbose bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -42,7 +43,11 @@ minutes on 2 cores.
 PostgreSQL points need a server: --postgres auto (default) starts a private,
 durable cluster in a temporary directory when PostgreSQL's binaries are
 installed (initdb, postgres) and skips those points otherwise; --postgres off
-skips them; anything else is a DSN template with {node}.`,
+skips them; anything else is a DSN template with {node}. MySQL points (Fig. 10)
+likewise: --mysql auto (default) starts a private, durable MariaDB (mariadbd,
+mariadb-install-db) when it is installed; --mysql off skips them; anything else
+is a go-sql-driver DSN template with {node}, e.g.
+'root@tcp(127.0.0.1:3306)/paper_{node}'.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "" {
@@ -68,9 +73,20 @@ skips them; anything else is a DSN template with {node}.`,
 				return err
 			}
 			defer stopPG()
+			myTmpl, stopMy, err := paperMySQL(ctx, mysql, dir)
+			if err != nil {
+				return err
+			}
+			defer stopMy()
 			opts := paper.Options{Quick: quick, Backends: []string{"sqlite"}}
+			templates := map[string]string{}
 			if tmpl != "" {
 				opts.Backends = append(opts.Backends, "postgres")
+				templates["postgres"] = tmpl
+			}
+			if myTmpl != "" {
+				opts.Backends = append(opts.Backends, "mysql")
+				templates["mysql"] = myTmpl
 			}
 			if only != "" {
 				opts.Only = strings.Split(only, ",")
@@ -86,7 +102,7 @@ skips them; anything else is a DSN template with {node}.`,
 				log = os.Stderr
 			}
 			run := func(ctx context.Context, p paper.Point) (*bench.Result, error) {
-				return runPaperPoint(ctx, p, bin, dir, tmpl, log)
+				return runPaperPoint(ctx, p, bin, dir, templates, log)
 			}
 			started := time.Now()
 			suite := paper.Run(ctx, plan, run, func(done, total int, p paper.Point) {
@@ -110,6 +126,7 @@ skips them; anything else is a DSN template with {node}.`,
 	fl.BoolVar(&quick, "quick", false, "scaled down: under 10 minutes on 2 cores")
 	fl.StringVar(&only, "only", "", "comma-separated experiment ids ("+strings.Join(paper.IDs, ", ")+")")
 	fl.StringVar(&postgres, "postgres", "auto", "auto, off, or a PostgreSQL DSN template with {node}")
+	fl.StringVar(&mysql, "mysql", "auto", "auto, off, or a MySQL/MariaDB DSN template with {node}, e.g. root@tcp(127.0.0.1:3306)/paper_{node}")
 	fl.StringVar(&dir, "dir", "", "directory for the networks (default: a temporary one)")
 	fl.BoolVar(&verbose, "verbose", false, "log each measurement's steps")
 	fl.DurationVar(&timeout, "timeout", 3*time.Hour, "give up after this long")
@@ -156,8 +173,44 @@ func paperPostgres(ctx context.Context, mode, dir string) (string, func(), error
 	return mode, func() {}, nil
 }
 
-// runPaperPoint measures one point of the plan on its own network.
-func runPaperPoint(ctx context.Context, p paper.Point, bin, dir, pgTemplate string, log io.Writer) (*bench.Result, error) {
+// paperMySQL returns the DSN template for MySQL points ("" to skip them)
+// and a function that stops the private MariaDB it started, if any.
+func paperMySQL(ctx context.Context, mode, dir string) (string, func(), error) {
+	switch mode {
+	case "off", "":
+		return "", func() {}, nil
+	case "auto":
+		if _, _, err := mysqlserver.FindBinaries(); err != nil {
+			fmt.Fprintln(os.Stderr, "MariaDB is not installed here: skipping the MySQL points (install mariadb-server, or pass --mysql DSN-TEMPLATE)")
+			return "", func() {}, nil
+		}
+		// As root, mysqlserver runs mariadbd as the "mysql" user, which
+		// must be able to reach its directory.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return "", nil, err
+		}
+		mydir := filepath.Join(dir, "mysql")
+		if err := os.MkdirAll(mydir, 0o755); err != nil {
+			return "", nil, err
+		}
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		s, err := mysqlserver.Start(sctx, mydir, mysqlserver.Options{})
+		if err != nil {
+			return "", nil, fmt.Errorf("start a private MariaDB for the benchmark: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "private MariaDB (durable) on port %d\n", s.Port)
+		return strings.TrimSuffix(s.DSN(), "/") + "/paper_{node}", func() { _ = s.Stop() }, nil
+	}
+	if !strings.Contains(mode, "{node}") {
+		return "", nil, fmt.Errorf("--mysql %q: want auto, off or a DSN template containing {node}", mode)
+	}
+	return mode, func() {}, nil
+}
+
+// runPaperPoint measures one point of the plan on its own network;
+// templates holds the DSN template of each server backend available.
+func runPaperPoint(ctx context.Context, p paper.Point, bin, dir string, templates map[string]string, log io.Writer) (*bench.Result, error) {
 	tuning := node.DefaultTuning()
 	tuning.TimeoutCommit = p.TimeoutCommit
 	cfg := p.Config
@@ -178,11 +231,11 @@ func runPaperPoint(ctx context.Context, p paper.Point, bin, dir, pgTemplate stri
 		RemoveNetworks: true,
 		Log:            log,
 	}
-	if p.Backend == "postgres" {
-		if pgTemplate == "" {
-			return nil, fmt.Errorf("no PostgreSQL server")
+	if p.Backend != "sqlite" {
+		if templates[p.Backend] == "" {
+			return nil, fmt.Errorf("no %s server", p.Backend)
 		}
-		o.Network.DSNTemplate = pgTemplate
+		o.Network.DSNTemplate = templates[p.Backend]
 	}
 	return bench.Measure(ctx, o)
 }

@@ -1,10 +1,11 @@
 // Package workloadtest runs workloads through relchain's real block
 // executor in process (no network): a real backend (SQLite in a temporary
-// directory, or a fresh PostgreSQL database from pgtest), the real
-// determinism gate, savepoints, rewriting and state digests. Workload
-// packages use it to test that their SQL passes the gate and keeps their
-// consistency conditions. Test packages that use PostgreSQL must call
-// pgtest.Main(m) from TestMain.
+// directory, a fresh PostgreSQL database from pgtest or a fresh MySQL/MariaDB
+// database from mysqltest), the real determinism gate, savepoints,
+// rewriting and state digests. Workload packages use it to test that their
+// SQL passes the gate and keeps their consistency conditions. Test packages
+// that use PostgreSQL or MySQL must stop pgtest's and mysqltest's private
+// servers when their tests end (Main does both).
 package workloadtest
 
 import (
@@ -14,6 +15,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,9 +24,11 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/txn"
 )
@@ -42,8 +46,19 @@ type Chain struct {
 	height  int64
 }
 
-// NewChain returns a chain on a fresh database of dialect ("sqlite" or
-// "postgres"); it is closed when the test ends.
+// Main runs a workload package's tests and then stops the private
+// PostgreSQL and MariaDB servers pgtest and mysqltest may have started:
+//
+//	func TestMain(m *testing.M) { workloadtest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	pgtest.Shutdown()
+	mysqltest.Shutdown()
+	os.Exit(code)
+}
+
+// NewChain returns a chain on a fresh database of dialect ("sqlite",
+// "postgres" or "mysql"); it is closed when the test ends.
 func NewChain(t testing.TB, dialect string) *Chain {
 	t.Helper()
 	ctx := context.Background()
@@ -54,6 +69,8 @@ func NewChain(t testing.TB, dialect string) *Chain {
 		be, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "relchain.db"))
 	case workload.Postgres:
 		be, err = postgres.Open(ctx, pgtest.DSN(t))
+	case workload.MySQL:
+		be, err = mysql.Open(ctx, mysqltest.DSN(t))
 	default:
 		t.Fatalf("unknown dialect %q", dialect)
 	}
