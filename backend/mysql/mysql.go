@@ -232,6 +232,14 @@ func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
 	}
 }
 
+// WriterConnector wraps inner so that every connection it opens pins the
+// session settings of a node's block writer, without a statement time
+// limit: for a raw baseline that must compute exactly as a node does.
+// mariadb selects MariaDB's variable names over MySQL's.
+func WriterConnector(inner driver.Connector, mariadb bool) driver.Connector {
+	return &initConnector{inner: inner, init: sessionInit(flavor{mariadb: mariadb}, true, 0)}
+}
+
 // initConnector runs init on every connection it opens.
 type initConnector struct {
 	inner driver.Connector

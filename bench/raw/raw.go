@@ -96,7 +96,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
 // go-sql-driver/mysql DSN, e.g. root@tcp(127.0.0.1:3306)/bench_raw),
 // creating it (utf8mb4, utf8mb4_bin, as relchain's backend does) if it does
 // not exist. Every connection pins the session settings of the chain's
-// block writer (mysqlSession); arguments are interpolated into the text by
+// block writer (backend/mysql.WriterConnector); arguments are interpolated into the text by
 // the driver, one round trip per statement, as the backend does.
 func OpenMySQL(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := gomysql.ParseDSN(dsn)
@@ -133,75 +133,13 @@ func OpenMySQL(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raw mysql: %w", err)
 	}
-	db := sql.OpenDB(&initConnector{inner: conn, init: mysqlSession(strings.Contains(strings.ToLower(version), "mariadb"))})
+	db := sql.OpenDB(mysqlbackend.WriterConnector(conn, strings.Contains(strings.ToLower(version), "mariadb")))
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("raw mysql: connect to %q: %w", cfg.DBName, err)
 	}
 	return &DB{dialect: workload.MySQL, mysql: db}, nil
 }
-
-// mysqlSession mirrors the session settings backend/mysql pins on its
-// block writer (sessionInit there, which is not exported: keep the two in
-// step), without the readers' statement time limit.
-func mysqlSession(mariadb bool) []string {
-	set := []string{
-		"time_zone = '+00:00'",
-		"sql_mode = '" + mysqlbackend.SQLMode + "'",
-		"autocommit = 1",
-		"div_precision_increment = 4",
-		"foreign_key_checks = 1",
-		"unique_checks = 1",
-		"sql_auto_is_null = 0",
-		"sql_safe_updates = 0",
-		"sql_select_limit = DEFAULT",
-		"max_join_size = DEFAULT",
-		"sql_big_selects = 1",
-		"group_concat_max_len = 1048576",
-		"max_sort_length = 1024",
-		"lc_time_names = 'en_US'",
-		"default_week_format = 0",
-		"auto_increment_increment = 1",
-		"auto_increment_offset = 1",
-		"explicit_defaults_for_timestamp = 1",
-		"default_storage_engine = 'InnoDB'",
-		"updatable_views_with_limit = 'YES'",
-	}
-	if mariadb {
-		set = append(set, "tx_isolation = 'READ-COMMITTED'", "check_constraint_checks = 1",
-			"old_mode = 'UTF8_IS_UTF8MB3'", "max_recursive_iterations = 1000")
-	} else {
-		set = append(set, "transaction_isolation = 'READ-COMMITTED'", "cte_max_recursion_depth = 1000")
-	}
-	return []string{"SET NAMES utf8mb4 COLLATE utf8mb4_bin", "SET SESSION " + strings.Join(set, ", ")}
-}
-
-// initConnector runs init on every connection it opens.
-type initConnector struct {
-	inner driver.Connector
-	init  []string
-}
-
-func (c *initConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ex, ok := conn.(driver.ExecerContext)
-	if !ok {
-		conn.Close()
-		return nil, errors.New("raw mysql: driver connection cannot execute")
-	}
-	for _, s := range c.init {
-		if _, err := ex.ExecContext(ctx, s, nil); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("raw mysql: pin session settings: %w", err)
-		}
-	}
-	return conn, nil
-}
-
-func (c *initConnector) Driver() driver.Driver { return c.inner.Driver() }
 
 // Dialect is "sqlite", "postgres" or "mysql".
 func (d *DB) Dialect() string { return d.dialect }
