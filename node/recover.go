@@ -109,9 +109,9 @@ func restorerFor(home string, rc Config) (restorer, error) {
 	case "sqlite":
 		return &sqliteRestorer{db: rc.SQLitePath(home)}, nil
 	case "postgres":
-		return &postgresRestorer{dsn: rc.Backend.DSN}, nil
+		return &serverRestorer{ops: postgresOps, dsn: rc.Backend.DSN}, nil
 	case "mysql":
-		return &mysqlRestorer{dsn: rc.Backend.DSN}, nil
+		return &serverRestorer{ops: mysqlOps, dsn: rc.Backend.DSN}, nil
 	}
 	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
 }
@@ -197,27 +197,51 @@ func (r *sqliteRestorer) dropReplaced(context.Context) error {
 	return removeDB(r.replaced)
 }
 
-type postgresRestorer struct {
+// serverOps are a database-server backend's checkpoint operations
+// (packages postgres and mysql provide the same set).
+type serverOps struct {
+	checkpoints  func(dir string) ([]backend.Checkpoint, error)
+	databaseName func(dsn string) (string, error)
+	restore      func(ctx context.Context, dsn string, cp backend.Checkpoint, db string) (string, error)
+	open         func(ctx context.Context, dsn string) (backend.Backend, error)
+	drop         func(ctx context.Context, dsn, db string) error
+	swap         func(ctx context.Context, dsn, staged, replaced string) error
+}
+
+var (
+	postgresOps = serverOps{postgres.Checkpoints, postgres.DatabaseName, postgres.RestoreCheckpoint,
+		func(ctx context.Context, dsn string) (backend.Backend, error) { return postgres.Open(ctx, dsn) },
+		postgres.DropDatabase, postgres.SwapDatabases}
+	mysqlOps = serverOps{mysql.Checkpoints, mysql.DatabaseName, mysql.RestoreCheckpoint,
+		func(ctx context.Context, dsn string) (backend.Backend, error) { return mysql.Open(ctx, dsn) },
+		mysql.DropDatabase, mysql.SwapDatabases}
+)
+
+// serverRestorer restores a checkpoint of a database-server backend into
+// a database beside the node's (<name>_recover), verifies it, and swaps it
+// in, keeping the replaced one as <name>_replaced_<stamp>.
+type serverRestorer struct {
+	ops      serverOps
 	dsn      string
 	staged   string // database name
 	replaced string // database name
 }
 
-func (r *postgresRestorer) list(dir string) ([]backend.Checkpoint, error) {
-	return postgres.Checkpoints(dir)
+func (r *serverRestorer) list(dir string) ([]backend.Checkpoint, error) {
+	return r.ops.checkpoints(dir)
 }
 
-func (r *postgresRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
-	name, err := postgres.DatabaseName(r.dsn)
+func (r *serverRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
+	name, err := r.ops.databaseName(r.dsn)
 	if err != nil {
 		return err
 	}
 	r.staged = name + "_recover"
-	stagedDSN, err := postgres.RestoreCheckpoint(ctx, r.dsn, cp, r.staged)
+	stagedDSN, err := r.ops.restore(ctx, r.dsn, cp, r.staged)
 	if err != nil {
 		return err
 	}
-	be, err := postgres.Open(ctx, stagedDSN)
+	be, err := r.ops.open(ctx, stagedDSN)
 	if err == nil {
 		err = verifyStaged(ctx, be, cp, appHash)
 		if cerr := be.Close(); err == nil {
@@ -230,89 +254,30 @@ func (r *postgresRestorer) stage(ctx context.Context, cp backend.Checkpoint, app
 	return err
 }
 
-func (r *postgresRestorer) discard(ctx context.Context) {
+func (r *serverRestorer) discard(ctx context.Context) {
 	if r.staged != "" {
-		_ = postgres.DropDatabase(ctx, r.dsn, r.staged)
+		_ = r.ops.drop(ctx, r.dsn, r.staged)
 	}
 }
 
-func (r *postgresRestorer) install(ctx context.Context, stamp string) (string, error) {
-	name, err := postgres.DatabaseName(r.dsn)
+func (r *serverRestorer) install(ctx context.Context, stamp string) (string, error) {
+	name, err := r.ops.databaseName(r.dsn)
 	if err != nil {
 		return "", err
 	}
 	replaced := name + "_replaced_" + strings.ToLower(stamp)
-	if err := postgres.SwapDatabases(ctx, r.dsn, r.staged, replaced); err != nil {
+	if err := r.ops.swap(ctx, r.dsn, r.staged, replaced); err != nil {
 		return "", err
 	}
 	r.replaced = replaced
 	return "database " + replaced, nil
 }
 
-func (r *postgresRestorer) dropReplaced(ctx context.Context) error {
+func (r *serverRestorer) dropReplaced(ctx context.Context) error {
 	if r.replaced == "" {
 		return nil
 	}
-	return postgres.DropDatabase(ctx, r.dsn, r.replaced)
-}
-
-type mysqlRestorer struct {
-	dsn      string
-	staged   string // database name
-	replaced string // database name
-}
-
-func (r *mysqlRestorer) list(dir string) ([]backend.Checkpoint, error) {
-	return mysql.Checkpoints(dir)
-}
-
-func (r *mysqlRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
-	name, err := mysql.DatabaseName(r.dsn)
-	if err != nil {
-		return err
-	}
-	r.staged = name + "_recover"
-	stagedDSN, err := mysql.RestoreCheckpoint(ctx, r.dsn, cp, r.staged)
-	if err != nil {
-		return err
-	}
-	be, err := mysql.Open(ctx, stagedDSN)
-	if err == nil {
-		err = verifyStaged(ctx, be, cp, appHash)
-		if cerr := be.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		r.discard(ctx)
-	}
-	return err
-}
-
-func (r *mysqlRestorer) discard(ctx context.Context) {
-	if r.staged != "" {
-		_ = mysql.DropDatabase(ctx, r.dsn, r.staged)
-	}
-}
-
-func (r *mysqlRestorer) install(ctx context.Context, stamp string) (string, error) {
-	name, err := mysql.DatabaseName(r.dsn)
-	if err != nil {
-		return "", err
-	}
-	replaced := name + "_replaced_" + strings.ToLower(stamp)
-	if err := mysql.SwapDatabases(ctx, r.dsn, r.staged, replaced); err != nil {
-		return "", err
-	}
-	r.replaced = replaced
-	return "database " + replaced, nil
-}
-
-func (r *mysqlRestorer) dropReplaced(ctx context.Context) error {
-	if r.replaced == "" {
-		return nil
-	}
-	return mysql.DropDatabase(ctx, r.dsn, r.replaced)
+	return r.ops.drop(ctx, r.dsn, r.replaced)
 }
 
 // confirmedAppHashes returns, for each checkpoint height h whose next
