@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
@@ -272,12 +271,11 @@ func writeTarget(st []token) string {
 // verdictCache remembers, per text, the backstop's and the gate's verdict:
 // both are functions of the text alone.
 type verdictCache struct {
-	mu   sync.Mutex
-	m    map[string]verdict
-	gate bool
+	verdicts sqlcheck.VerdictCache[verdict]
+	gate     bool
 	// syntax holds the server parser's verdicts (nil: it parses), which
 	// depend on the text and the server version only.
-	syntax map[string]error
+	syntax sqlcheck.VerdictCache[error]
 }
 
 type verdict struct {
@@ -289,13 +287,8 @@ type verdict struct {
 	gateRefused bool
 }
 
-const (
-	maxCachedEntries = 4096
-	maxCachedText    = 16 << 10
-)
-
 func newVerdictCache(gate bool) verdictCache {
-	return verdictCache{m: make(map[string]verdict), gate: gate, syntax: make(map[string]error)}
+	return verdictCache{gate: gate}
 }
 
 // checked is the backstop's verdict alone (Query).
@@ -322,22 +315,7 @@ func (c *verdictCache) gated(sql string) (stmtInfo, error) {
 }
 
 func (c *verdictCache) lookup(sql string) verdict {
-	c.mu.Lock()
-	v, ok := c.m[sql]
-	c.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = c.judge(sql)
-	if len(sql) <= maxCachedText {
-		c.mu.Lock()
-		if len(c.m) >= maxCachedEntries {
-			clear(c.m)
-		}
-		c.m[sql] = v
-		c.mu.Unlock()
-	}
-	return v
+	return c.verdicts.Get(sql, c.judge)
 }
 
 func (c *verdictCache) judge(sql string) verdict {
@@ -423,9 +401,7 @@ func permission(msg string) *backend.Error {
 // cached by text: nil, or a ClassSyntax *backend.Error.
 func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 	c := &b.verdict
-	c.mu.Lock()
-	err, ok := c.syntax[st.text]
-	c.mu.Unlock()
+	err, ok := c.syntax.Lookup(st.text)
 	if ok {
 		return err
 	}
@@ -444,14 +420,7 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 	} else {
 		err = nil // it parsed; what failed depends on the schema
 	}
-	if len(st.text) <= maxCachedText {
-		c.mu.Lock()
-		if len(c.syntax) >= maxCachedEntries {
-			clear(c.syntax)
-		}
-		c.syntax[st.text] = err
-		c.mu.Unlock()
-	}
+	c.syntax.Put(st.text, err)
 	return err
 }
 

@@ -3,7 +3,6 @@ package postgres
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -11,14 +10,6 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
 	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
-)
-
-// Bounds of the syntax cache. Texts longer than maxCachedText are parsed
-// every time; when the cache is full it is emptied (verdicts are cheap to
-// recompute, and the hot statements of a workload come back at once).
-const (
-	maxCachedEntries = 4096
-	maxCachedText    = 16 << 10
 )
 
 // stmtInfo is what relchain learns from parsing one statement text.
@@ -51,13 +42,12 @@ type syntaxEntry struct {
 // sqlcheck/postgres (relchain's determinism and safety gate); a refusal is
 // an *backend.Error of ClassPermission naming the construct.
 type syntaxCache struct {
-	mu   sync.Mutex
-	m    map[string]syntaxEntry
-	gate bool
+	entries sqlcheck.VerdictCache[syntaxEntry]
+	gate    bool
 }
 
 func newSyntaxCache(gate bool) syntaxCache {
-	return syntaxCache{m: make(map[string]syntaxEntry), gate: gate}
+	return syntaxCache{gate: gate}
 }
 
 // check is the parser's verdict alone (Query: reads are node-local and
@@ -77,12 +67,12 @@ func (c *syntaxCache) gated(sql string) (stmtInfo, error) {
 }
 
 func (c *syntaxCache) lookup(sql string) syntaxEntry {
-	c.mu.Lock()
-	e, ok := c.m[sql]
-	c.mu.Unlock()
-	if ok {
-		return e
-	}
+	return c.entries.Get(sql, c.parse)
+}
+
+// parse is the uncached entry.
+func (c *syntaxCache) parse(sql string) syntaxEntry {
+	var e syntaxEntry
 	e.info, e.err = parseOne(sql)
 	if e.err == nil && c.gate {
 		a, err := pgcheck.Analyze(sql)
@@ -90,14 +80,6 @@ func (c *syntaxCache) lookup(sql string) syntaxEntry {
 			e.gateErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}
 		e.info.analysis = a
-	}
-	if len(sql) <= maxCachedText {
-		c.mu.Lock()
-		if len(c.m) >= maxCachedEntries {
-			clear(c.m)
-		}
-		c.m[sql] = e
-		c.mu.Unlock()
 	}
 	return e
 }

@@ -6,19 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/relchain/relchain/sqlcheck"
-)
-
-// Bounds of the verdict cache. Texts longer than maxCachedText are checked
-// every time; when the cache is full it is emptied (verdicts are cheap to
-// recompute, and the hot statements of a workload come back at once).
-const (
-	maxCachedEntries = 4096
-	maxCachedText    = 16 << 10
 )
 
 // verdict is the gate's full answer for one text.
@@ -27,10 +18,7 @@ type verdict struct {
 	err error
 }
 
-var cache = struct {
-	sync.Mutex
-	m map[string]*verdict
-}{m: make(map[string]*verdict)}
+var cache sqlcheck.VerdictCache[*verdict]
 
 // Check reports whether one statement text may run on a relchain MySQL
 // node: nil to allow it, or an error naming the offending construct
@@ -71,24 +59,7 @@ func Rewrite(sql string, env sqlcheck.Env) (string, error) {
 }
 
 // lookup is the cached verdict.
-func lookup(sql string) *verdict {
-	cache.Lock()
-	v, ok := cache.m[sql]
-	cache.Unlock()
-	if ok {
-		return v
-	}
-	v = analyze(sql)
-	if len(sql) <= maxCachedText {
-		cache.Lock()
-		if len(cache.m) >= maxCachedEntries {
-			clear(cache.m)
-		}
-		cache.m[sql] = v
-		cache.Unlock()
-	}
-	return v
-}
+func lookup(sql string) *verdict { return cache.Get(sql, analyze) }
 
 // check is Check without the cache.
 func check(sql string) error {

@@ -11,19 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
 	"github.com/relchain/relchain/sqlcheck"
-)
-
-// Bounds of the verdict cache. Texts longer than maxCachedText are checked
-// every time; when the cache is full it is emptied (verdicts are cheap to
-// recompute, and the hot statements of a workload come back at once).
-const (
-	maxCachedEntries = 4096
-	maxCachedText    = 16 << 10
 )
 
 // verdict is the gate's full answer for one text.
@@ -33,10 +24,7 @@ type verdict struct {
 	err  error
 }
 
-var cache = struct {
-	sync.Mutex
-	m map[string]*verdict
-}{m: make(map[string]*verdict)}
+var cache sqlcheck.VerdictCache[*verdict]
 
 // Check reports whether one statement text may run on a relchain
 // PostgreSQL node: nil to allow it, or an error naming the offending
@@ -82,24 +70,7 @@ func Rewrite(sql string, env sqlcheck.Env) (string, error) {
 }
 
 // lookup is the cached verdict.
-func lookup(sql string) *verdict {
-	cache.Lock()
-	v, ok := cache.m[sql]
-	cache.Unlock()
-	if ok {
-		return v
-	}
-	v = analyze(sql)
-	if len(sql) <= maxCachedText {
-		cache.Lock()
-		if len(cache.m) >= maxCachedEntries {
-			clear(cache.m)
-		}
-		cache.m[sql] = v
-		cache.Unlock()
-	}
-	return v
-}
+func lookup(sql string) *verdict { return cache.Get(sql, analyze) }
 
 // check is Check without the cache.
 func check(sql string) error {
