@@ -5,10 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
+	"github.com/relchain/relchain/internal/dbproc"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,9 +91,9 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mysqlserver: create %s: %w", dir, err)
 	}
-	cred, err := credential()
+	cred, err := dbproc.Credential("mysql")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mysqlserver: %w", err)
 	}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
@@ -120,7 +119,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 			cmd.Args = append(cmd.Args, "--user=mysql")
 		}
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("mysqlserver: mariadb-install-db %s: %w\n%s", data, err, tail(out, 2000))
+			return nil, fmt.Errorf("mysqlserver: mariadb-install-db %s: %w\n%s", data, err, dbproc.Tail(out, 2000))
 		}
 	}
 
@@ -129,8 +128,8 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		s.Port = opts.Port
 		if s.Port == 0 {
-			if s.Port, err = freePort(); err != nil {
-				return nil, err
+			if s.Port, err = dbproc.FreePort(); err != nil {
+				return nil, fmt.Errorf("mysqlserver: %w", err)
 			}
 		}
 		if lastErr = s.start(ctx, cred, data, opts.Detach); lastErr == nil {
@@ -191,7 +190,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		<-done
 		s.cmd, s.done = nil, nil
 		log, _ := os.ReadFile(logPath)
-		return fmt.Errorf("mysqlserver: mariadbd did not become ready on port %d: %w\n%s", s.Port, err, tail(log, 2000))
+		return fmt.Errorf("mysqlserver: mariadbd did not become ready on port %d: %w\n%s", s.Port, err, dbproc.Tail(log, 2000))
 	}
 	if err := os.WriteFile(filepath.Join(s.Dir, "port"), []byte(strconv.Itoa(s.Port)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("mysqlserver: write port file: %w", err)
@@ -265,7 +264,7 @@ func (s *Server) Stop() error {
 		return fmt.Errorf("mysqlserver: stop mariadbd (pid %d): %w", pid, err)
 	}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if !alive(pid) {
+		if !dbproc.Alive(pid) {
 			return nil
 		}
 	}
@@ -286,29 +285,7 @@ func StopDir(dir string) error {
 // (instead of wrapping in runuser) keeps mariadbd our direct child, so
 // signals and Pdeathsig reach it.
 func (s *Server) command(cred *syscall.Credential, path string, args ...string) *exec.Cmd {
-	cmd := exec.Command(path, args...)
-	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "TZ=UTC")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if cred != nil {
-		cmd.Env = append(cmd.Env, "HOME="+s.Dir, "USER=mysql", "LOGNAME=mysql")
-	}
-	return cmd
-}
-
-// credential returns the mysql user's credential when running as root,
-// nil otherwise.
-func credential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	u, err := user.Lookup("mysql")
-	if err != nil {
-		return nil, fmt.Errorf("mysqlserver: running as root needs an OS user named mysql to run the server: %w", err)
-	}
-	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return dbproc.Command(s.Dir, cred, "mysql", path, args, "TZ=UTC")
 }
 
 // runningPid reports the pid of a live mariadbd whose pid file is in dir.
@@ -318,7 +295,7 @@ func runningPid(dir string) (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || !alive(pid) {
+	if err != nil || !dbproc.Alive(pid) {
 		return 0, false
 	}
 	return pid, true
@@ -335,25 +312,4 @@ func runningPort(dir string) (int, bool) {
 	}
 	port, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	return port, err == nil
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("mysqlserver: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }

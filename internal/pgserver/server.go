@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"github.com/relchain/relchain/internal/dbproc"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -130,9 +129,9 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("pgserver: create %s: %w", dir, err)
 	}
-	cred, err := credential()
+	cred, err := dbproc.Credential("postgres")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pgserver: %w", err)
 	}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
@@ -162,8 +161,8 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		s.Port = opts.Port
 		if s.Port == 0 {
-			if s.Port, err = freePort(); err != nil {
-				return nil, err
+			if s.Port, err = dbproc.FreePort(); err != nil {
+				return nil, fmt.Errorf("pgserver: %w", err)
 			}
 		}
 		if lastErr = s.start(ctx, cred, data, opts.Detach); lastErr == nil {
@@ -219,7 +218,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		<-done
 		s.cmd, s.done = nil, nil
 		log, _ := os.ReadFile(logPath)
-		return fmt.Errorf("pgserver: postgres did not become ready on port %d: %w\n%s", s.Port, err, tail(log, 2000))
+		return fmt.Errorf("pgserver: postgres did not become ready on port %d: %w\n%s", s.Port, err, dbproc.Tail(log, 2000))
 	}
 	if detach {
 		// The postmaster is on its own now; Stop uses pg_ctl.
@@ -272,9 +271,9 @@ func (s *Server) Stop() error {
 		s.cmd = nil
 		return nil
 	}
-	cred, err := credential()
+	cred, err := dbproc.Credential("postgres")
 	if err != nil {
-		return err
+		return fmt.Errorf("pgserver: %w", err)
 	}
 	out, err := s.command(cred, "pg_ctl", "stop", "-D", filepath.Join(s.Dir, "data"), "-m", "fast", "-w").CombinedOutput()
 	if err != nil {
@@ -298,29 +297,7 @@ func StopDir(dir string) error {
 // directly (instead of wrapping in runuser) keeps the postmaster our direct
 // child, so signals and Pdeathsig reach it.
 func (s *Server) command(cred *syscall.Credential, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(s.BinDir, name), args...)
-	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if cred != nil {
-		cmd.Env = append(cmd.Env, "HOME="+s.Dir, "USER=postgres", "LOGNAME=postgres")
-	}
-	return cmd
-}
-
-// credential returns the postgres user's credential when running as root,
-// nil otherwise.
-func credential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, fmt.Errorf("pgserver: running as root needs an OS user named postgres to run the server: %w", err)
-	}
-	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return dbproc.Command(s.Dir, cred, "postgres", filepath.Join(s.BinDir, name), args)
 }
 
 // runningPort reports the port of a postmaster whose pid file is in data and
@@ -339,24 +316,8 @@ func runningPort(data string) (int, bool) {
 	if err1 != nil || err2 != nil {
 		return 0, false
 	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !dbproc.Alive(pid) {
 		return 0, false
 	}
 	return port, true
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pgserver: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }
