@@ -259,6 +259,17 @@ func (w *walker) visit(n any) error {
 		if t := strings.ToLower(n.Type); !allowedTypes[t] {
 			return fmt.Errorf("column type %s is not allowed: it is not on the gate's allowlist of types", t)
 		}
+	case *sqlparser.ForeignKeyDefinition:
+		for _, a := range []sqlparser.ReferenceAction{n.OnDelete, n.OnUpdate} {
+			switch a {
+			case sqlparser.DefaultAction, sqlparser.Restrict, sqlparser.NoAction:
+			default:
+				// MySQL and MariaDB fire no triggers for rows a foreign
+				// key action changes: relchain's row capture would miss
+				// them and the state digest would no longer match the rows.
+				return fmt.Errorf("foreign key action ON DELETE/UPDATE %s is not allowed on MySQL: the rows it changes fire no triggers, so relchain cannot capture them; use RESTRICT or NO ACTION and change the child rows explicitly", strings.ToUpper(sqlparser.String(a)))
+			}
+		}
 	case *sqlparser.TableOption:
 		return checkTableOption(n)
 	case *sqlparser.IndexSpec:
@@ -370,6 +381,12 @@ func (w *walker) checkDDL(d *sqlparser.DDL) error {
 	case "drop":
 		if len(d.FromTables) == 0 && len(d.FromViews) == 0 {
 			return errors.New("this DROP statement is not allowed: only DROP TABLE, INDEX and VIEW are")
+		}
+		if len(d.FromTables)+len(d.FromViews) > 1 {
+			// MariaDB drops the names it finds and then fails on a missing
+			// one: a DDL that fails after changing the schema, which the
+			// backend's crash recovery cannot tell from one that succeeded.
+			return errors.New("DROP of several tables or views in one statement is not allowed: MySQL may drop some and fail on the next; drop one per statement")
 		}
 	case "truncate":
 		w.writes = append(w.writes, strings.ToLower(d.Table.Name.String()))
