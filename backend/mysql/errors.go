@@ -54,21 +54,32 @@ func classOf(num uint16) (backend.Class, string, bool) {
 		return backend.ClassData, "22000", true
 	case 1142, 1143, 1044, 1045, 1227, 1792, 1290, 1370:
 		// command/column denied, access denied, needs privilege,
-		// read-only transaction, server option prevents (read-only)
-		return backend.ClassPermission, "42501", true
+		// read-only transaction, server option prevents (read-only):
+		// each node's own grants and settings, and the server's message
+		// names the node's user and database. A node fault, never a tx
+		// result (statements relchain refuses are the gate's, ClassPermission
+		// with the gate's own message).
+		return "", "", false
 	case 1235, 1295, 1178, 1289, 1163:
 		// not supported yet, not supported in prepared protocol, engine
 		// does not support, feature disabled, table type does not support
 		return backend.ClassNotImplemented, "0A000", true
-	case 1114, 1118, 1059, 1071, 1074, 1117, 1069, 1070, 1040, 1153, 1301, 1436, 3636, 4068:
-		// table full, row size too large, identifier too long, key too
-		// long, column too long, too many columns/keys/key parts, too
-		// many connections? (node: see nodeFault), packet too large,
-		// result too large, thread stack overrun, recursion limit
-		if num == 1040 {
-			return "", "", false
-		}
+	case 1118, 1059, 1071, 1074, 1117, 1069, 1070, 3636, 4068:
+		// row size too large, identifier too long, key too long, column
+		// too long, too many columns/keys/key parts, recursion limit: the
+		// statement's own limits, the same on every node of one server
+		// version
 		return backend.ClassResource, "54000", true
+	case 1114, 1040, 1153, 1301, 1436, 1135, 1158, 1159, 1160, 1161, 1180, 1037, 1038,
+		1016, 1034, 1194, 1195, 1799:
+		// table full (disk), too many connections, packet too large and
+		// result over max_allowed_packet (checked at Open, but a server
+		// reconfigured meanwhile), thread stack, can't create thread,
+		// network read/write errors, error during COMMIT,
+		// out of memory, can't open file, corrupt table, table marked
+		// crashed, online ALTER log too big:
+		// this node's resources, never a tx result
+		return "", "", false
 	case errLockWaitTimeout, errDeadlock,
 		1206, // lock table full
 		2006, 2013, 1053, 1927, 1317, 1028, 1030, 1021, 1041, 3024, 1969:
@@ -78,8 +89,12 @@ func classOf(num uint16) (backend.Class, string, bool) {
 		// out of memory, statement time exceeded (MySQL, MariaDB)
 		return "", "", false
 	}
-	switch {
-	case num >= 1100 && num < 1200:
+	// Any other number is taken as the statement's own failure, the same
+	// on every node: halting here would let any client stop the network
+	// with a statement that fails in a way not listed above; a node-local
+	// failure that slips through makes only that node's AppHash differ,
+	// which the divergence watcher catches.
+	if num >= 1100 && num < 1200 {
 		return backend.ClassInvalid, "42000", true
 	}
 	return backend.ClassOther, "HY000", true

@@ -8,3 +8,10 @@ package mysql
 func WithDDLHook(f func(stage string) error) Option {
 	return func(o *options) { o.ddlHook = f }
 }
+
+// IsTxResult reports whether server error number n is taken as the
+// statement's own (deterministic) failure rather than a node fault.
+func IsTxResult(n uint16) bool {
+	_, _, ok := classOf(n)
+	return ok
+}

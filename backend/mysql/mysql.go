@@ -267,14 +267,27 @@ func (c *initConnector) Connect(ctx context.Context) (driver.Conn, error) {
 
 func (c *initConnector) Driver() driver.Driver { return c.inner.Driver() }
 
+// MaxAllowedPacket is the max_allowed_packet every node's server must run
+// with (its largest value): it cannot be pinned per session, and results
+// larger than it become NULL.
+const MaxAllowedPacket = 1 << 30
+
 // checkServer verifies what relchain cannot pin per session.
 func (b *Backend) checkServer(ctx context.Context) error {
 	var lctn int
+	var packet int64
 	var charset, collation, engine string
 	err := b.readers.QueryRowContext(ctx, `SELECT @@lower_case_table_names, @@character_set_database,
-		@@collation_database, @@default_storage_engine`).Scan(&lctn, &charset, &collation, &engine)
+		@@collation_database, @@default_storage_engine, @@global.max_allowed_packet`).Scan(&lctn, &charset, &collation, &engine, &packet)
 	if err != nil {
 		return fmt.Errorf("mysql: inspect server: %w", err)
+	}
+	if packet != MaxAllowedPacket {
+		return fmt.Errorf("mysql: server has max_allowed_packet=%d; relchain needs %d (1 GiB) on every node: "+
+			"string functions (REPEAT, LPAD, CONCAT, ...) return NULL for results larger than it, so a "+
+			"different value makes the same statement store different rows on different nodes. "+
+			"Fix: start the server with --max-allowed-packet=1G (or SET GLOBAL max_allowed_packet = %d)",
+			packet, MaxAllowedPacket, MaxAllowedPacket)
 	}
 	if lctn != 1 {
 		return fmt.Errorf("mysql: server has lower_case_table_names=%d; relchain needs 1 on every node, "+

@@ -52,9 +52,13 @@ func discard(conn *sql.Conn) {
 // read-only transaction, so a write is refused before it is sent; the
 // READ ONLY transaction refuses DML as a backstop.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
-	st, err := b.verdict.checked(sql)
+	// Reads pass the gate too: abci_query is open to anyone who reaches
+	// a node, and the gate is what refuses executable comments
+	// (/*! ... */), LOAD_FILE, INTO OUTFILE, locking reads, system schemas
+	// and node-local functions; the backstop alone only checks the kind.
+	st, err := b.verdict.gated(sql)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, b.syntaxFirst(ctx, st, err)
 	}
 	if !st.read {
 		return nil, 0, permission("Query runs read-only statements only (SELECT, WITH, VALUES, TABLE), not " + st.kind)

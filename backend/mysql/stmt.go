@@ -410,11 +410,13 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 		stmt.Close()
 	} else if be := asBackendError(err); be == nil {
 		// The server could not be asked (connection lost): no verdict,
-		// and nothing cached.
+		// and nothing cached. A node fault, not "it parses": inside a
+		// block the statement would otherwise fail at Exec with a class
+		// the other nodes did not give it (CheckTx turns it away).
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return nil
+		return fmt.Errorf("mysql: ask the server whether it parses the statement: %w", err)
 	} else if be.Class == backend.ClassSyntax {
 		err = be
 	} else {

@@ -168,7 +168,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		"--sql-mode=" + SQLMode,
 		"--explicit-defaults-for-timestamp=1",
 		"--lower-case-table-names=1", // table names compare case-insensitively on every node (backend/mysql requires it)
-		"--max-allowed-packet=64M",
+		"--max-allowed-packet=1G",    // backend/mysql requires it: larger results would become NULL
 	}
 	cmd := s.command(cred, s.Daemon, args...)
 	// mariadbd writes to its --log-error file; stdout/stderr stay quiet.

@@ -1,0 +1,51 @@
+package mysql_test
+
+import (
+	"testing"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/internal/mysqltest"
+)
+
+// The open query path (abci_query) goes through the gate: executable
+// comments, file access, system schemas and locking reads never reach the
+// server, whoever asks.
+func TestQueryRefusesWhatTheGateRefuses(t *testing.T) {
+	b := mustOpen(t, mysqltest.DSN(t))
+	defer b.Close()
+	for _, sql := range []string{
+		"SELECT 1 /*!, LOAD_FILE('/etc/passwd') */",
+		"SELECT 1 /*! INTO OUTFILE '/tmp/relchain-x' */",
+		"SELECT LOAD_FILE('/etc/passwd')",
+		"SELECT count(*) FROM information_schema.TABLES",
+		"SELECT user FROM mysql.user ORDER BY user",
+		"SELECT GET_LOCK('x', 1)",
+		"SELECT 1 FROM DUAL FOR UPDATE",
+	} {
+		_, _, err := b.Query(ctx(t), sql, nil)
+		e := backend.AsError(err)
+		if e == nil || (e.Class != backend.ClassPermission && e.Class != backend.ClassSyntax) {
+			t.Errorf("Query(%q) = %v; want the gate's refusal", sql, err)
+		}
+	}
+	if rows, _, err := b.Query(ctx(t), "SELECT 1 + 1", nil); err != nil || len(rows.Rows) != 1 {
+		t.Fatalf("a plain read: %v, %v", rows, err)
+	}
+}
+
+// Server errors that depend on the node (its grants, its resources) are
+// node faults, never a tx's deterministic result; the statement's own
+// failures are results.
+func TestNodeLocalServerErrorsAreFaults(t *testing.T) {
+	for _, n := range []uint16{1142, 1143, 1044, 1045, 1227, 1290, 1114, 1153, 1301, 1436, 1135, 1158, 1180, 1037, 1038, 1034, 1205, 1213, 2013} {
+		if mysql.IsTxResult(n) {
+			t.Errorf("server error %d is taken as a tx result; it is node-local", n)
+		}
+	}
+	for _, n := range []uint16{1062, 1048, 1146, 1064, 1406, 1264, 1365, 1118, 1452} {
+		if !mysql.IsTxResult(n) {
+			t.Errorf("server error %d is taken as a node fault; it is the statement's own failure", n)
+		}
+	}
+}
