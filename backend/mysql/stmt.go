@@ -291,18 +291,6 @@ func newVerdictCache(gate bool) verdictCache {
 	return verdictCache{gate: gate}
 }
 
-// checked is the backstop's verdict alone (Query).
-func (c *verdictCache) checked(sql string) (stmtInfo, error) {
-	v := c.lookup(sql)
-	if v.err != nil {
-		return v.info, v.err
-	}
-	if v.info.forbidden != "" {
-		return v.info, permission(v.info.forbidden)
-	}
-	return v.info, nil
-}
-
 // gated is the backstop's verdict and then the gate's (blocks, CheckTx).
 func (c *verdictCache) gated(sql string) (stmtInfo, error) {
 	v := c.lookup(sql)
