@@ -207,6 +207,8 @@ func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
 		"explicit_defaults_for_timestamp = 1",
 		"default_storage_engine = 'InnoDB'",
 		"updatable_views_with_limit = 'YES'",
+		// Whether some CREATE/ALTER TABLE options fail or only warn.
+		"innodb_strict_mode = ON",
 	}
 	iso := "REPEATABLE-READ"
 	if writer {
