@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Checkpoint is one checkpoint file of a node: checkpoint-<height><ext>,
@@ -98,6 +100,20 @@ func (c *Checkpointer) Start(take func() error) {
 		c.running, c.lastErr = false, err
 		c.mu.Unlock()
 	}()
+}
+
+// StartDue starts take in the background after block height committed if
+// a checkpoint is due (every > 0 and height a multiple of every) and none
+// is running. take gets a context that ends after an hour.
+func (c *Checkpointer) StartDue(height, every int64, take func(context.Context) error) {
+	if every <= 0 || height%every != 0 {
+		return
+	}
+	c.Start(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		return take(ctx)
+	})
 }
 
 // Wait waits for a running checkpoint to finish.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -46,14 +45,7 @@ func Checkpoints(dir string) ([]backend.Checkpoint, error) {
 // maybeCheckpoint starts a checkpoint after block height committed, if
 // one is due and none is running.
 func (b *Backend) maybeCheckpoint(height int64) {
-	if b.opts.ckptEvery <= 0 || height%b.opts.ckptEvery != 0 {
-		return
-	}
-	b.ckpt.Start(func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-		defer cancel()
-		return b.takeCheckpoint(ctx)
-	})
+	b.ckpt.StartDue(height, b.opts.ckptEvery, b.takeCheckpoint)
 }
 
 // CheckpointError is the error of the last background checkpoint, if it

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -41,14 +40,7 @@ func Checkpoints(dir string) ([]backend.Checkpoint, error) {
 // maybeCheckpoint starts a checkpoint after block height committed, if
 // one is due and none is running.
 func (b *Backend) maybeCheckpoint(height int64) {
-	if b.opts.ckptEvery <= 0 || height%b.opts.ckptEvery != 0 {
-		return
-	}
-	b.ckpt.Start(func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-		defer cancel()
-		return b.takeCheckpoint(ctx)
-	})
+	b.ckpt.StartDue(height, b.opts.ckptEvery, b.takeCheckpoint)
 }
 
 // CheckpointError is the error of the last background checkpoint, if it

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,10 +30,9 @@ const checkpointExt = ".db"
 // maybeCheckpoint starts a checkpoint after block height committed, if
 // one is due and none is running.
 func (b *Backend) maybeCheckpoint(height int64) {
-	if b.opts.ckptEvery <= 0 || height%b.opts.ckptEvery != 0 {
-		return
-	}
-	b.ckpt.Start(func() error { return TakeCheckpoint(b.path, b.opts.ckptDir, b.opts.ckptKeep) })
+	b.ckpt.StartDue(height, b.opts.ckptEvery, func(context.Context) error {
+		return TakeCheckpoint(b.path, b.opts.ckptDir, b.opts.ckptKeep)
+	})
 }
 
 // CheckpointError is the error of the last background checkpoint, if it
