@@ -20,6 +20,11 @@ const (
 	CodeExecFailed   uint32 = 10 // a statement failed; data names the class and SQLSTATE
 	CodeBlockAborted uint32 = 11 // block_atomic: another tx of the block failed, so this one was rolled back too
 
+	// Node-local admission (CheckTx only, never a block result): this node
+	// could not execute the tx within its proposal_timeout or memory when
+	// it was proposed, and no longer proposes or accepts it.
+	CodeQuarantined uint32 = 12
+
 	// Query failures.
 	CodeQueryFailed   uint32 = 20 // the read failed; log has the backend's message
 	CodeQueryBadInput uint32 = 21 // the query request could not be decoded
@@ -54,6 +59,8 @@ func CodeName(code uint32) string {
 		return "exec_failed"
 	case CodeBlockAborted:
 		return "block_aborted"
+	case CodeQuarantined:
+		return "quarantined"
 	case CodeQueryFailed:
 		return "query_failed"
 	case CodeQueryBadInput:

@@ -31,6 +31,11 @@ type App struct {
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
 
+	// ProposalTimeout bounds this node's execution of a proposed block in
+	// ProcessProposal (see there); 0 means DefaultProposalTimeout.
+	ProposalTimeout time.Duration
+	quarantine      *quarantine
+
 	// StateSync, if set, serves this node's checkpoints as state-sync
 	// snapshots and restores one received from peers; without it the app
 	// offers no snapshots and refuses every offer.
@@ -43,52 +48,12 @@ type App struct {
 	UnsafeInject func() [][]byte
 }
 
-// PrepareProposal proposes the mempool's txs as CometBFT reaped them
-// (within the block's byte limit), preceded by injected ones if the node
-// is a test's byzantine proposer. On MySQL, whose DDL commits implicitly,
-// a bc-transaction with DDL must be alone in its block (see
-// backend.Block): the proposal ends before such a tx, which then opens the
-// next proposal alone. The order of the reaped txs is kept.
-func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPrepareProposal) (*abci.ResponsePrepareProposal, error) {
-	a.stats.proposed(req.Height, time.Now())
-	var txs [][]byte
-	var size int64
-	if a.UnsafeInject != nil {
-		for _, tx := range a.UnsafeInject() {
-			size += int64(len(tx))
-			txs = append(txs, tx)
-		}
-	}
-	isolateDDL := a.ex.Backend().Dialect() == "mysql"
-	for _, tx := range req.Txs {
-		if size+int64(len(tx)) > req.MaxTxBytes {
-			break
-		}
-		if isolateDDL && a.ex.HasDDL(ctx, tx) {
-			if len(txs) == 0 {
-				txs = append(txs, tx)
-			}
-			break
-		}
-		size += int64(len(tx))
-		txs = append(txs, tx)
-	}
-	return &abci.ResponsePrepareProposal{Txs: txs}, nil
-}
-
-// ProcessProposal accepts every proposal: each tx is judged in
-// FinalizeBlock, where a bad one fails alone. It notes when the proposal
-// arrived (api.BlockTiming).
-func (a *App) ProcessProposal(_ context.Context, req *abci.RequestProcessProposal) (*abci.ResponseProcessProposal, error) {
-	a.stats.proposed(req.Height, time.Now())
-	return &abci.ResponseProcessProposal{Status: abci.ResponseProcessProposal_ACCEPT}, nil
-}
-
 var _ abci.Application = (*App)(nil)
 
 // New returns an App over ex.
 func New(ex *Executor, logger log.Logger) *App {
-	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second, halted: make(chan error, 1)}
+	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second, halted: make(chan error, 1),
+		quarantine: newQuarantine(quarantineKeep)}
 }
 
 // Halted delivers the error of the first block this node failed to apply or
@@ -148,6 +113,9 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 // looks at what a block can change (Executor.Recheck).
 func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.ResponseCheckTx, error) {
 	if req.Type == abci.CheckTxType_Recheck {
+		if a.quarantine.has(req.Tx) {
+			return quarantined(), nil
+		}
 		// After a block only the replay windows and the grants can have
 		// changed: evict a tx whose nonce a committed tx of the same key
 		// has used, or whose key lost its grants.
@@ -158,20 +126,36 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 		}
 		return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
 	}
+	if a.quarantine.has(req.Tx) {
+		return quarantined(), nil
+	}
 	if _, rej := a.ex.Check(ctx, req.Tx); rej != nil {
 		return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
 	}
 	return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
 }
 
-// FinalizeBlock executes the decided block.
+// quarantined is CheckTx's answer for a quarantined tx (see
+// ProcessProposal).
+func quarantined() *abci.ResponseCheckTx {
+	return &abci.ResponseCheckTx{Code: api.CodeQuarantined, Codespace: "relchain",
+		Log: "this node could not execute the transaction within its limits ([block] proposal_timeout, memory) when it was proposed, and no longer accepts it"}
+}
+
+// FinalizeBlock executes the decided block, or returns the outcome of
+// ProcessProposal's execution of the same block.
 func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock) (*abci.ResponseFinalizeBlock, error) {
-	a.stats.finalizing(req.Height, len(req.Txs), time.Now())
-	results, appHash, err := a.ex.FinalizeBlock(ctx, BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}, req.Txs)
+	start := time.Now()
+	a.stats.finalizing(req.Height, start)
+	b := BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}
+	speculated := a.ex.Speculated(b)
+	results, appHash, err := a.ex.FinalizeBlock(ctx, b, req.Txs)
 	if err != nil {
 		return nil, a.halt(err)
 	}
-	a.stats.finalized(time.Now())
+	if !speculated {
+		a.stats.executed(req.Height, len(req.Txs), start, time.Now())
+	}
 	out := make([]*abci.ExecTxResult, len(results))
 	for i, r := range results {
 		out[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log}

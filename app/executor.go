@@ -94,6 +94,8 @@ func analysisRejection(i int, err error) *Rejection {
 
 type pendingBlock struct {
 	height      int64
+	hash        []byte     // the block's hash (BlockInfo.Hash)
+	results     []TxResult // set once the block executed completely
 	block       backend.Block
 	appHash     []byte
 	stateDigest []byte
@@ -284,6 +286,16 @@ func (e *Executor) HasDDL(ctx context.Context, raw []byte) bool {
 	return false
 }
 
+// anyDDL reports whether any of txs has DDL (HasDDL).
+func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) bool {
+	for _, raw := range txs {
+		if e.HasDDL(ctx, raw) {
+			return true
+		}
+	}
+	return false
+}
+
 // Check runs the envelope checks CheckTx performs: size, decoding, chain
 // id, signature, statements present and each one parseable. It never
 // executes a statement. A nil error means the tx may enter a block.
@@ -362,19 +374,73 @@ func (e *Executor) validate(raw []byte, trusted bool) (*txn.Tx, *Rejection) {
 	return tx, nil
 }
 
-// FinalizeBlock executes the block in one db-transaction and returns one
-// result per tx and the AppHash. The writes become durable only at Commit.
-// Calling FinalizeBlock again for the same height before Commit discards
-// the earlier attempt.
+// FinalizeBlock executes the decided block in one db-transaction and
+// returns one result per tx and the AppHash. The writes become durable only
+// at Commit. When Speculate already executed this very block (same height
+// and block hash), its outcome is returned without executing again;
+// otherwise an uncommitted earlier attempt is discarded first. A decided
+// block runs without a deadline of the executor's own: at least one honest
+// validator executed it within its limits before voting for it.
 func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte) ([]TxResult, []byte, error) {
+	if p := e.speculated(b); p != nil {
+		return p.results, p.appHash, nil
+	}
+	return e.execBlock(ctx, b, txs)
+}
+
+// Speculated reports whether FinalizeBlock of b would return the outcome of
+// an earlier Speculate instead of executing.
+func (e *Executor) Speculated(b BlockInfo) bool { return e.speculated(b) != nil }
+
+func (e *Executor) speculated(b BlockInfo) *pendingBlock {
+	e.mu.Lock()
+	p := e.pending
+	e.mu.Unlock()
+	if p != nil && p.height == b.Height && p.hash != nil && p.results != nil && bytes.Equal(p.hash, b.Hash) {
+		return p
+	}
+	return nil
+}
+
+// Speculate executes a proposed block before it is decided, exactly as
+// FinalizeBlock would, under ctx (the caller's node-local deadline), and
+// keeps the outcome uncommitted: FinalizeBlock of the same block returns it,
+// and a different block (or the next Speculate) discards it. An error means
+// the block could not be executed here; when it happened while tx i ran,
+// it is a *TxError naming i.
+func (e *Executor) Speculate(ctx context.Context, b BlockInfo, txs [][]byte) error {
+	_, _, err := e.execBlock(ctx, b, txs)
+	return err
+}
+
+// TxError is a failure of the backend (not a deterministic result) while
+// one tx of a block executed: a deadline, a lost connection, exhausted
+// memory.
+type TxError struct {
+	Index int
+	Hash  []byte
+	Err   error
+}
+
+func (t *TxError) Error() string {
+	return fmt.Sprintf("tx %d (%X): %v", t.Index, t.Hash[:6], t.Err)
+}
+
+func (t *TxError) Unwrap() error { return t.Err }
+
+// execBlock runs the block from the committed state and makes it the
+// pending block. Rollbacks after a failure do not inherit ctx's deadline:
+// the block must be undone even when the deadline is what stopped it.
+func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte) ([]TxResult, []byte, error) {
 	height := b.Height
+	undo := context.WithoutCancel(ctx)
 	e.mu.Lock()
 	committed := e.committed
 	pending := e.pending
 	e.pending = nil
 	e.mu.Unlock()
 	if pending != nil {
-		if err := pending.block.Rollback(ctx); err != nil {
+		if err := pending.block.Rollback(undo); err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: discard earlier uncommitted attempt at height %d: %w", height, pending.height, err)
 		}
 	}
@@ -392,11 +458,11 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
-		p := &pendingBlock{height: height, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		p := &pendingBlock{height: height, hash: b.Hash, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
-			_ = p.block.Rollback(ctx)
+			_ = p.block.Rollback(undo)
 			forced[lost.index] = lost.result
 			continue
 		}
@@ -406,38 +472,45 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 		if err == nil {
 			err = e.saveSystem(ctx, p)
 		}
+		if err == nil {
+			err = e.seal(ctx, p, committed, results, outs)
+		}
 		if err != nil {
-			_ = p.block.Rollback(ctx)
+			_ = p.block.Rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
 		}
-		changes, err := p.block.ChangeDigest(ctx)
-		if err != nil {
-			_ = p.block.Rollback(ctx)
-			return nil, nil, fmt.Errorf("finalize block %d: change digest: %w", height, err)
-		}
-		encodeExecData(results, outs, changes.Effects)
-		tables, err := p.block.StateDigest(ctx)
-		if err != nil {
-			_ = p.block.Rollback(ctx)
-			return nil, nil, fmt.Errorf("finalize block %d: state digest: %w", height, err)
-		}
-		p.stateDigest = StateDigest(tables, &p.systemSum)
-		p.appHash = committed.AppHash
-		// An empty block changes nothing, unless this node's database
-		// changed outside the chain: then its AppHash must differ.
-		if len(txs) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-			in := AppHashInputs{Prev: committed.AppHash, Height: height, Results: ResultsHash(results), Changes: changes.Block}
-			p.appHash = in.AppHash(p.stateDigest)
-			if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
-				_ = p.block.Rollback(ctx)
-				return nil, nil, fmt.Errorf("finalize block %d: record the AppHash inputs: %w", height, err)
-			}
-		}
+		p.results = results
 		e.mu.Lock()
 		e.pending = p
 		e.mu.Unlock()
 		return results, p.appHash, nil
 	}
+}
+
+// seal digests the executed block: the change and state digests, the
+// results' data, and the AppHash (with its inputs recorded in the block).
+func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.State, results []TxResult, outs []*execData) error {
+	changes, err := p.block.ChangeDigest(ctx)
+	if err != nil {
+		return fmt.Errorf("change digest: %w", err)
+	}
+	encodeExecData(results, outs, changes.Effects)
+	tables, err := p.block.StateDigest(ctx)
+	if err != nil {
+		return fmt.Errorf("state digest: %w", err)
+	}
+	p.stateDigest = StateDigest(tables, &p.systemSum)
+	p.appHash = committed.AppHash
+	// An empty block changes nothing, unless this node's database
+	// changed outside the chain: then its AppHash must differ.
+	if len(results) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
+		in := AppHashInputs{Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
+		p.appHash = in.AppHash(p.stateDigest)
+		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
+			return fmt.Errorf("record the AppHash inputs: %w", err)
+		}
+	}
+	return nil
 }
 
 // lostBlock is returned by execute when tx index failed deterministically
@@ -507,7 +580,7 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 			return nil, nil, lost
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("tx %d (%X): %w", i, h[:6], err)
+			return nil, nil, &TxError{Index: i, Hash: h[:], Err: err}
 		}
 		results[i], outs[i] = res, out
 	}

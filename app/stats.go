@@ -15,8 +15,9 @@ type blockStats struct {
 	lastCommit time.Time // end of the previous block's Commit
 	height     int64     // block being decided
 	proposal   time.Time // first proposal of height seen
-	finStart   time.Time
-	finEnd     time.Time
+	decided    time.Time // FinalizeBlock called
+	execStart  time.Time // the latest execution of the block (ProcessProposal's
+	execEnd    time.Time // speculative one, or FinalizeBlock's)
 	txs        int
 	ring       []api.BlockTiming
 	next       int
@@ -32,33 +33,51 @@ func (s *blockStats) proposed(height int64, now time.Time) {
 	}
 }
 
-func (s *blockStats) finalizing(height int64, txs int, now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// enter makes height the block being decided; a block that was never
+// proposed to this node (block sync, replay) has no propose/consensus
+// split. The caller holds mu.
+func (s *blockStats) enter(height int64) {
 	if s.height != height {
-		// No proposal seen (block sync, replay): no propose/consensus split.
 		s.height, s.proposal = height, time.Time{}
 	}
-	s.finStart, s.txs = now, txs
 }
 
-func (s *blockStats) finalized(now time.Time) {
+func (s *blockStats) finalizing(height int64, now time.Time) {
 	s.mu.Lock()
-	s.finEnd = now
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.enter(height)
+	s.decided = now
+}
+
+// executed records an execution of the block: in ProcessProposal before
+// the decision, or in FinalizeBlock.
+func (s *blockStats) executed(height int64, txs int, start, end time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.enter(height)
+	s.execStart, s.execEnd, s.txs = start, end, txs
 }
 
 func (s *blockStats) committed(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	exec := s.execEnd.Sub(s.execStart)
+	done := s.decided
+	if s.execEnd.After(done) {
+		done = s.execEnd
+	}
 	t := api.BlockTiming{
 		Height:    s.height,
 		Txs:       s.txs,
-		ExecuteUS: s.finEnd.Sub(s.finStart).Microseconds(),
-		CommitUS:  now.Sub(s.finEnd).Microseconds(),
+		ExecuteUS: exec.Microseconds(),
+		CommitUS:  now.Sub(done).Microseconds(),
 	}
 	if !s.proposal.IsZero() {
-		t.ConsensusUS = s.finStart.Sub(s.proposal).Microseconds()
+		consensus := s.decided.Sub(s.proposal)
+		if !s.execEnd.After(s.decided) {
+			consensus -= exec // executed while the votes were gathered
+		}
+		t.ConsensusUS = consensus.Microseconds()
 		if !s.lastCommit.IsZero() {
 			t.ProposeUS = s.proposal.Sub(s.lastCommit).Microseconds()
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cometbft/cometbft/p2p"
 	"github.com/cometbft/cometbft/types"
@@ -51,6 +52,9 @@ type Options struct {
 	// SnapshotChunkBytes, if not 0, sets the state-sync chunk size
 	// (relchain.toml [checkpoint] snapshot_chunk_bytes).
 	SnapshotChunkBytes int64
+	// ProposalTimeout, if not 0, bounds each node's execution of a
+	// proposed block (relchain.toml [block] proposal_timeout).
+	ProposalTimeout time.Duration
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -121,6 +125,9 @@ func Generate(o Options) ([]NodeInfo, error) {
 			rc.Checkpoint.Every = o.CheckpointEvery
 		}
 		rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
+		if o.ProposalTimeout != 0 {
+			rc.Block.ProposalTimeout = o.ProposalTimeout.String()
+		}
 		if o.Backend == "postgres" || o.Backend == "mysql" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}

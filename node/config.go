@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	cmtcfg "github.com/cometbft/cometbft/config"
@@ -31,6 +32,31 @@ type Config struct {
 	// Recover says what the node does when its state diverges from the
 	// network's.
 	Recover RecoverConfig `toml:"recover"`
+	// Block bounds this node's execution of proposed blocks.
+	Block BlockConfig `toml:"block"`
+}
+
+// BlockConfig bounds this node's execution of a proposed block before it
+// votes (app.App.ProcessProposal): a block that does not finish within
+// ProposalTimeout (e.g. "20s"; empty: the default, 20s) gets this node's
+// vote against it, and the tx that ran out of time is quarantined, so that
+// no client's tx can make a decided block this node cannot apply. A decided
+// block is applied without a time limit.
+type BlockConfig struct {
+	ProposalTimeout string `toml:"proposal_timeout"`
+}
+
+// ProposalTimeout parses Block.ProposalTimeout (0 when empty: the
+// default).
+func (c Config) ProposalTimeout() (time.Duration, error) {
+	if c.Block.ProposalTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(c.Block.ProposalTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("relchain.toml [block] proposal_timeout = %q: give a positive duration such as \"20s\"", c.Block.ProposalTimeout)
+	}
+	return d, nil
 }
 
 // What a node does when it detects that its AppHash differs from the
@@ -90,6 +116,7 @@ type QueryConfig struct {
 // DefaultConfig is the relchain section of a new node.
 func DefaultConfig() Config {
 	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"},
+		Block:      BlockConfig{ProposalTimeout: "20s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
 		Recover:    RecoverConfig{OnMismatch: OnMismatchStop}}
 }
@@ -114,6 +141,9 @@ func (c Config) Validate() error {
 	}
 	if n := c.Checkpoint.SnapshotChunkBytes; n != 0 && (n < 1<<10 || n > 15<<20) {
 		return fmt.Errorf("checkpoint: snapshot_chunk_bytes = %d: give 0 (8 MiB) or between 1 KiB and 15 MiB (CometBFT refuses chunk messages over 16 MB)", n)
+	}
+	if _, err := c.ProposalTimeout(); err != nil {
+		return err
 	}
 	switch c.Recover.OnMismatch {
 	case "", OnMismatchStop:

@@ -233,6 +233,10 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 	}
 	a := app.New(ex, logger.With("module", "relchain"))
 	a.MaxQueryWait = maxWait
+	if a.ProposalTimeout, err = rc.ProposalTimeout(); err != nil {
+		_ = be.Close()
+		return nil, nil, err
+	}
 	ss := newStateSync(home, rc, ex, logger.With("module", "relchain-statesync"), o.corruptSnapshots)
 	a.StateSync = ss
 	if o.corruptSnapshots {

@@ -1,0 +1,198 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/txn"
+)
+
+// DefaultProposalTimeout is how long a node lets a proposed block execute
+// before it votes against it (App.ProposalTimeout). Ordinary blocks take
+// milliseconds; the bound is for statements that would run for minutes.
+const DefaultProposalTimeout = 20 * time.Second
+
+// quarantineKeep bounds how many quarantined tx hashes a node remembers.
+const quarantineKeep = 4096
+
+// PrepareProposal proposes the mempool's txs as CometBFT reaped them
+// (within the block's byte limit), leaving out the txs this node has
+// quarantined, preceded by injected ones if the node is a test's byzantine
+// proposer. On MySQL, whose DDL commits implicitly, a bc-transaction with
+// DDL must be alone in its block (see backend.Block): the proposal ends
+// before such a tx, which then opens the next proposal alone. The order of
+// the reaped txs is kept.
+func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPrepareProposal) (*abci.ResponsePrepareProposal, error) {
+	a.stats.proposed(req.Height, time.Now())
+	var txs [][]byte
+	var size int64
+	if a.UnsafeInject != nil {
+		for _, tx := range a.UnsafeInject() {
+			size += int64(len(tx))
+			txs = append(txs, tx)
+		}
+	}
+	isolateDDL := a.ex.ddlAlone()
+	for _, tx := range req.Txs {
+		if a.quarantine.has(tx) {
+			continue
+		}
+		if size+int64(len(tx)) > req.MaxTxBytes {
+			break
+		}
+		if isolateDDL && a.ex.HasDDL(ctx, tx) {
+			if len(txs) == 0 {
+				txs = append(txs, tx)
+			}
+			break
+		}
+		size += int64(len(tx))
+		txs = append(txs, tx)
+	}
+	return &abci.ResponsePrepareProposal{Txs: txs}, nil
+}
+
+// ProcessProposal executes the proposed block before this node votes for
+// it (Executor.Speculate), under the node-local ProposalTimeout, and keeps
+// the outcome for FinalizeBlock, so the block is still executed once.
+//
+// This is what keeps a client's tx from halting the network: a tx whose
+// execution cannot finish within this node's limits (a deadline, memory)
+// makes the node vote against the block instead of failing in FinalizeBlock,
+// where a decided block that cannot be applied stops the node for good (a
+// restart replays the same block). The tx is quarantined: this node no
+// longer proposes it, rejects proposals that hold it without executing
+// them, and evicts it from its mempool at the next recheck. Every honest
+// node that runs out of time does the same, so the round fails and the
+// next proposer leaves the tx out. A block that is decided anyway was
+// executed within the limits of the validators that voted for it; a slower
+// node then applies it in FinalizeBlock without a deadline.
+//
+// Other failures (the database went away) also vote against the block;
+// they quarantine nothing, and FinalizeBlock reports them as a halt if the
+// block is decided. On a backend whose DDL commits implicitly (MySQL), a
+// block with DDL is not executed early: running it could not be undone if
+// another block were decided.
+func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessProposal) (*abci.ResponseProcessProposal, error) {
+	a.stats.proposed(req.Height, time.Now())
+	if i, ok := a.quarantine.first(req.Txs); ok {
+		a.logger.Info("rejecting a proposal that holds a quarantined tx", "height", req.Height, "tx", fmt.Sprintf("%X", txn.Hash(req.Txs[i])))
+		return reject(), nil
+	}
+	if a.ex.ddlAlone() && a.ex.anyDDL(ctx, req.Txs) {
+		return accept(), nil
+	}
+	timeout := a.ProposalTimeout
+	if timeout <= 0 {
+		timeout = DefaultProposalTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	err := a.ex.Speculate(sctx, BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}, req.Txs)
+	if err == nil {
+		a.stats.executed(req.Height, len(req.Txs), start, time.Now())
+		return accept(), nil
+	}
+	a.rejectFailed(req, err, timeout)
+	return reject(), nil
+}
+
+// rejectFailed logs why a proposal could not be executed and quarantines
+// the tx to blame when the cause is a node-local limit.
+func (a *App) rejectFailed(req *abci.RequestProcessProposal, err error, timeout time.Duration) {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, backend.ErrResourceExhausted) {
+		a.logger.Error("rejecting a proposal this node cannot execute", "height", req.Height, "err", err)
+		return
+	}
+	// The tx that was running when the limit hit is to blame; a limit hit
+	// while the block was being digested blames its last tx.
+	blame := len(req.Txs) - 1
+	var txErr *TxError
+	if errors.As(err, &txErr) {
+		blame = txErr.Index
+	}
+	if blame < 0 {
+		a.logger.Error("rejecting an empty proposal this node could not execute within its limits", "height", req.Height, "timeout", timeout, "err", err)
+		return
+	}
+	a.quarantine.add(req.Txs[blame])
+	a.logger.Error("rejecting a proposal: a tx exceeded this node's limits; it is quarantined (raise [block] proposal_timeout in relchain.toml if such txs are legitimate)",
+		"height", req.Height, "tx", fmt.Sprintf("%X", txn.Hash(req.Txs[blame])), "timeout", timeout, "err", err)
+}
+
+func accept() *abci.ResponseProcessProposal {
+	return &abci.ResponseProcessProposal{Status: abci.ResponseProcessProposal_ACCEPT}
+}
+
+func reject() *abci.ResponseProcessProposal {
+	return &abci.ResponseProcessProposal{Status: abci.ResponseProcessProposal_REJECT}
+}
+
+// quarantine is the set of txs this node could not execute within its
+// limits, by hash, bounded: the oldest is forgotten first. It is node-local
+// and never decides a block's outcome, only this node's votes and
+// proposals.
+type quarantine struct {
+	mu    sync.Mutex
+	keep  int
+	set   map[[32]byte]struct{}
+	order [][32]byte
+}
+
+func newQuarantine(keep int) *quarantine {
+	return &quarantine{keep: keep, set: make(map[[32]byte]struct{})}
+}
+
+func key(raw []byte) [32]byte {
+	var h [32]byte
+	copy(h[:], txn.Hash(raw))
+	return h
+}
+
+func (q *quarantine) add(raw []byte) {
+	h := key(raw)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.set[h]; ok {
+		return
+	}
+	if len(q.order) >= q.keep {
+		delete(q.set, q.order[0])
+		q.order = q.order[1:]
+	}
+	q.set[h] = struct{}{}
+	q.order = append(q.order, h)
+}
+
+func (q *quarantine) has(raw []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.set) == 0 {
+		return false
+	}
+	_, ok := q.set[key(raw)]
+	return ok
+}
+
+// first returns the index of the first quarantined tx of txs.
+func (q *quarantine) first(txs [][]byte) (int, bool) {
+	q.mu.Lock()
+	empty := len(q.set) == 0
+	q.mu.Unlock()
+	if empty {
+		return 0, false
+	}
+	for i, tx := range txs {
+		if q.has(tx) {
+			return i, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/txn"
+)
+
+// slowStatements admit the gate but need about a second of work: more
+// than the proposal timeout the test gives its nodes.
+var slowStatements = map[string]string{
+	"sqlite":   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT count(*) FROM c",
+	"postgres": "SELECT count(DISTINCT md5(md5(a::text))) FROM generate_series(1, 1000000) a",
+}
+
+func TestTxBeyondTheProposalTimeoutIsLeftOutAndTheNetworkGoesOn_SQLite(t *testing.T) {
+	testSlowTxLeftOut(t, "sqlite")
+}
+
+func TestTxBeyondTheProposalTimeoutIsLeftOutAndTheNetworkGoesOn_Postgres(t *testing.T) {
+	testSlowTxLeftOut(t, "postgres")
+}
+
+// testSlowTxLeftOut is issue 14's halting statement in general form: a tx
+// the gate admits whose execution exceeds a node-local limit used to stop
+// every validator at its block, for good (a restart replays the block).
+// Now every validator votes against the proposal that holds it and
+// quarantines it; the next proposer leaves it out and the network keeps
+// committing, every node equal.
+func testSlowTxLeftOut(t *testing.T, backend string) {
+	c := mustStartCluster(t, clusterOptions{backend: backend, proposalTimeout: 150 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c.mustExec(ctx, 0, stmt("CREATE TABLE kv (k BIGINT PRIMARY KEY, v BIGINT NOT NULL)"))
+	slowClient := c.client(1, c.admin)
+	raw, err := slowClient.Sign(ctx, []txn.Statement{stmt(slowStatements[backend])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := slowClient.Broadcast(ctx, client.ModeSync, raw)
+	if err != nil || !res.OK() {
+		t.Fatalf("the slow tx was not admitted to the mempool: %v %+v", err, res)
+	}
+	for i := int64(1); i <= 5; i++ {
+		c.mustExec(ctx, int(i)%validators, stmt(fmt.Sprintf("INSERT INTO kv (k, v) VALUES (%d, %d)", i, i)))
+	}
+	if err := waitFor(ctx, "every validator to quarantine the slow tx", func() bool {
+		return c.quarantinedEverywhere(ctx, raw)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.client(0, nil).RPC().Tx(ctx, txn.Hash(raw), false); err == nil {
+		t.Errorf("the slow tx %X was committed; every node should have left it out", txn.Hash(raw))
+	}
+	// Still committing after every node quarantined it.
+	c.mustExec(ctx, 2, stmt("INSERT INTO kv (k, v) VALUES (6, 6)"))
+	h, rows := c.consistentRead(ctx, "SELECT k, v FROM kv ORDER BY k")
+	c.requireSameRows(h, "kv", rows[0])
+	if n := len(rows[0][0]); n != 6 {
+		t.Errorf("kv holds %d rows at height %d; want the 6 written", n, h)
+	}
+}
+
+// quarantinedEverywhere reports whether every node refuses raw at CheckTx
+// as quarantined. A node that still holds raw in its mempool answers that
+// it has it: not yet.
+func (c *cluster) quarantinedEverywhere(ctx context.Context, raw []byte) bool {
+	for i := range c.nodes {
+		res, err := c.client(i, nil).Broadcast(ctx, client.ModeSync, raw)
+		if err != nil || res.Code != api.CodeQuarantined {
+			return false
+		}
+	}
+	return true
+}
