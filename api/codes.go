@@ -21,7 +21,7 @@ const (
 	CodeBlockAborted uint32 = 11 // block_atomic: another tx of the block failed, so this one was rolled back too
 
 	// Node-local admission (CheckTx only, never a block result): this node
-	// could not execute the tx within its proposal_timeout or memory when
+	// could not execute the tx within its tx_timeout or memory when
 	// it was proposed, and no longer proposes or accepts it.
 	CodeQuarantined uint32 = 12
 

@@ -31,10 +31,10 @@ type App struct {
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
 
-	// ProposalTimeout bounds this node's execution of a proposed block in
-	// ProcessProposal (see there); 0 means DefaultProposalTimeout.
-	ProposalTimeout time.Duration
-	quarantine      *quarantine
+	// TxTimeout bounds how long one tx of a proposed block may run on this
+	// node in ProcessProposal (see there); 0 means DefaultTxTimeout.
+	TxTimeout  time.Duration
+	quarantine *quarantine
 
 	// StateSync, if set, serves this node's checkpoints as state-sync
 	// snapshots and restores one received from peers; without it the app
@@ -139,7 +139,7 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 // ProcessProposal).
 func quarantined() *abci.ResponseCheckTx {
 	return &abci.ResponseCheckTx{Code: api.CodeQuarantined, Codespace: "relchain",
-		Log: "this node could not execute the transaction within its limits ([block] proposal_timeout, memory) when it was proposed, and no longer accepts it"}
+		Log: "this node could not execute the transaction within its limits ([block] tx_timeout, memory) when it was proposed, and no longer accepts it"}
 }
 
 // FinalizeBlock executes the decided block, or returns the outcome of

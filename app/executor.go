@@ -94,8 +94,9 @@ func analysisRejection(i int, err error) *Rejection {
 
 type pendingBlock struct {
 	height      int64
-	hash        []byte     // the block's hash (BlockInfo.Hash)
-	results     []TxResult // set once the block executed completely
+	hash        []byte        // the block's hash (BlockInfo.Hash)
+	txLimit     time.Duration // how long one tx may run (Speculate); 0: no limit
+	results     []TxResult    // set once the block executed completely
 	block       backend.Block
 	appHash     []byte
 	stateDigest []byte
@@ -385,7 +386,7 @@ func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte)
 	if p := e.speculated(b); p != nil {
 		return p.results, p.appHash, nil
 	}
-	return e.execBlock(ctx, b, txs)
+	return e.execBlock(ctx, b, txs, 0)
 }
 
 // Speculated reports whether FinalizeBlock of b would return the outcome of
@@ -403,13 +404,14 @@ func (e *Executor) speculated(b BlockInfo) *pendingBlock {
 }
 
 // Speculate executes a proposed block before it is decided, exactly as
-// FinalizeBlock would, under ctx (the caller's node-local deadline), and
-// keeps the outcome uncommitted: FinalizeBlock of the same block returns it,
-// and a different block (or the next Speculate) discards it. An error means
-// the block could not be executed here; when it happened while tx i ran,
-// it is a *TxError naming i.
-func (e *Executor) Speculate(ctx context.Context, b BlockInfo, txs [][]byte) error {
-	_, _, err := e.execBlock(ctx, b, txs)
+// FinalizeBlock would, but gives each tx at most txLimit (the caller's
+// node-local limit; 0: none), and keeps the outcome uncommitted:
+// FinalizeBlock of the same block returns it, and a different block (or
+// the next Speculate) discards it. An error means the block could not be
+// executed here; when it happened while tx i ran, it is a *TxError naming
+// i, and a tx that ran out of time wraps context.DeadlineExceeded.
+func (e *Executor) Speculate(ctx context.Context, b BlockInfo, txs [][]byte, txLimit time.Duration) error {
+	_, _, err := e.execBlock(ctx, b, txs, txLimit)
 	return err
 }
 
@@ -431,7 +433,7 @@ func (t *TxError) Unwrap() error { return t.Err }
 // execBlock runs the block from the committed state and makes it the
 // pending block. Rollbacks after a failure do not inherit ctx's deadline:
 // the block must be undone even when the deadline is what stopped it.
-func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte) ([]TxResult, []byte, error) {
+func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte, txLimit time.Duration) ([]TxResult, []byte, error) {
 	height := b.Height
 	undo := context.WithoutCancel(ctx)
 	e.mu.Lock()
@@ -458,7 +460,7 @@ func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte) ([]
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
-		p := &pendingBlock{height: height, hash: b.Hash, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		p := &pendingBlock{height: height, hash: b.Hash, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -573,7 +575,7 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 			results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
 			continue
 		}
-		res, out, err := e.executeTx(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
+		res, out, err := e.executeLimited(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
 		var lost *lostBlock
 		if errors.As(err, &lost) {
 			lost.index = i
@@ -585,6 +587,16 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 		results[i], outs[i] = res, out
 	}
 	return results, outs, nil
+}
+
+// executeLimited is executeTx within the block's per-tx limit, if any.
+func (e *Executor) executeLimited(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, *execData, error) {
+	if p.txLimit <= 0 {
+		return e.executeTx(ctx, p, tx, env)
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.txLimit)
+	defer cancel()
+	return e.executeTx(ctx, p, tx, env)
 }
 
 // rejectionResult is the deterministic result of a rejected tx; statement

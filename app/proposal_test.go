@@ -42,7 +42,7 @@ func TestProposalThatRunsOutOfTimeIsRejectedAndItsTxQuarantined(t *testing.T) {
 		f := mustNewFixture(t, newStore(), app.DefaultParams())
 		f.createAcct()
 		a := app.New(f.ex, log.NewNopLogger())
-		a.ProposalTimeout = 30 * time.Millisecond
+		a.TxTimeout = 30 * time.Millisecond
 		good, slow := f.insert(1), f.tx(stmt(slowQuery(f.dialect)))
 		h := f.ex.State().Height + 1
 
@@ -87,9 +87,7 @@ func TestSpeculationOutOfTimeNamesTheTxAndLeavesTheBackendUsable(t *testing.T) {
 		f := mustNewFixture(t, newStore(), app.DefaultParams())
 		f.createAcct()
 		h := f.ex.State().Height + 1
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-		defer cancel()
-		err := f.ex.Speculate(ctx, blockInfo(h), [][]byte{f.insert(1), f.tx(stmt(slowQuery(f.dialect)))})
+		err := f.ex.Speculate(context.Background(), blockInfo(h), [][]byte{f.insert(1), f.tx(stmt(slowQuery(f.dialect)))}, 30*time.Millisecond)
 		var txErr *app.TxError
 		if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &txErr) || txErr.Index != 1 {
 			t.Fatalf("speculation past its deadline returned %v; want a *app.TxError for tx 1 wrapping context.DeadlineExceeded", err)
@@ -120,10 +118,10 @@ func TestFinalizeReusesTheSpeculatedBlockAndAgreesWithDirectExecution(t *testing
 		// is decided: the first attempt must leave no trace.
 		other := blockInfo(h)
 		other.Hash = append([]byte("other"), other.Hash...)
-		if err := spec.ex.Speculate(ctx, other, txs[:1]); err != nil {
+		if err := spec.ex.Speculate(ctx, other, txs[:1], time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		if err := spec.ex.Speculate(ctx, blockInfo(h), txs); err != nil {
+		if err := spec.ex.Speculate(ctx, blockInfo(h), txs, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		if !spec.ex.Speculated(blockInfo(h)) {

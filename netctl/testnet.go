@@ -52,9 +52,9 @@ type Options struct {
 	// SnapshotChunkBytes, if not 0, sets the state-sync chunk size
 	// (relchain.toml [checkpoint] snapshot_chunk_bytes).
 	SnapshotChunkBytes int64
-	// ProposalTimeout, if not 0, bounds each node's execution of a
-	// proposed block (relchain.toml [block] proposal_timeout).
-	ProposalTimeout time.Duration
+	// TxTimeout, if not 0, bounds how long one tx of a proposed block may
+	// run on each node (relchain.toml [block] tx_timeout).
+	TxTimeout time.Duration
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -125,8 +125,8 @@ func Generate(o Options) ([]NodeInfo, error) {
 			rc.Checkpoint.Every = o.CheckpointEvery
 		}
 		rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
-		if o.ProposalTimeout != 0 {
-			rc.Block.ProposalTimeout = o.ProposalTimeout.String()
+		if o.TxTimeout != 0 {
+			rc.Block.TxTimeout = o.TxTimeout.String()
 		}
 		if o.Backend == "postgres" || o.Backend == "mysql" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)

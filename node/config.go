@@ -37,24 +37,23 @@ type Config struct {
 }
 
 // BlockConfig bounds this node's execution of a proposed block before it
-// votes (app.App.ProcessProposal): a block that does not finish within
-// ProposalTimeout (e.g. "20s"; empty: the default, 20s) gets this node's
-// vote against it, and the tx that ran out of time is quarantined, so that
-// no client's tx can make a decided block this node cannot apply. A decided
-// block is applied without a time limit.
+// votes (app.App.ProcessProposal): a block one of whose txs runs longer
+// than TxTimeout (e.g. "30s"; empty: the default, 30s) gets this node's
+// vote against it, and that tx is quarantined, so that no client's tx can
+// make a decided block this node cannot apply. A decided block is applied
+// without a time limit.
 type BlockConfig struct {
-	ProposalTimeout string `toml:"proposal_timeout"`
+	TxTimeout string `toml:"tx_timeout"`
 }
 
-// ProposalTimeout parses Block.ProposalTimeout (0 when empty: the
-// default).
-func (c Config) ProposalTimeout() (time.Duration, error) {
-	if c.Block.ProposalTimeout == "" {
+// TxTimeout parses Block.TxTimeout (0 when empty: the default).
+func (c Config) TxTimeout() (time.Duration, error) {
+	if c.Block.TxTimeout == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(c.Block.ProposalTimeout)
+	d, err := time.ParseDuration(c.Block.TxTimeout)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("relchain.toml [block] proposal_timeout = %q: give a positive duration such as \"20s\"", c.Block.ProposalTimeout)
+		return 0, fmt.Errorf("relchain.toml [block] tx_timeout = %q: give a positive duration such as \"30s\"", c.Block.TxTimeout)
 	}
 	return d, nil
 }
@@ -116,7 +115,7 @@ type QueryConfig struct {
 // DefaultConfig is the relchain section of a new node.
 func DefaultConfig() Config {
 	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"},
-		Block:      BlockConfig{ProposalTimeout: "20s"},
+		Block:      BlockConfig{TxTimeout: "30s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
 		Recover:    RecoverConfig{OnMismatch: OnMismatchStop}}
 }
@@ -142,7 +141,7 @@ func (c Config) Validate() error {
 	if n := c.Checkpoint.SnapshotChunkBytes; n != 0 && (n < 1<<10 || n > 15<<20) {
 		return fmt.Errorf("checkpoint: snapshot_chunk_bytes = %d: give 0 (8 MiB) or between 1 KiB and 15 MiB (CometBFT refuses chunk messages over 16 MB)", n)
 	}
-	if _, err := c.ProposalTimeout(); err != nil {
+	if _, err := c.TxTimeout(); err != nil {
 		return err
 	}
 	switch c.Recover.OnMismatch {

@@ -233,7 +233,7 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 	}
 	a := app.New(ex, logger.With("module", "relchain"))
 	a.MaxQueryWait = maxWait
-	if a.ProposalTimeout, err = rc.ProposalTimeout(); err != nil {
+	if a.TxTimeout, err = rc.TxTimeout(); err != nil {
 		_ = be.Close()
 		return nil, nil, err
 	}

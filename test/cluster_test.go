@@ -98,9 +98,9 @@ type clusterOptions struct {
 	checkpointEvery int64
 	// snapshotChunkBytes sets the state-sync chunk size (0: default).
 	snapshotChunkBytes int64
-	// proposalTimeout bounds the nodes' execution of a proposal (0:
-	// default).
-	proposalTimeout time.Duration
+	// txTimeout bounds how long one tx of a proposal may run on the nodes
+	// (0: default).
+	txTimeout time.Duration
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -117,7 +117,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	opts.Params.MaxTxBytes = o.maxTxBytes
 	opts.CheckpointEvery = o.checkpointEvery
 	opts.SnapshotChunkBytes = o.snapshotChunkBytes
-	opts.ProposalTimeout = o.proposalTimeout
+	opts.TxTimeout = o.txTimeout
 	admin := newKey(t)
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}

@@ -12,17 +12,17 @@ import (
 )
 
 // slowStatements admit the gate but need about a second of work: more
-// than the proposal timeout the test gives its nodes.
+// than the tx timeout the test gives its nodes.
 var slowStatements = map[string]string{
 	"sqlite":   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT count(*) FROM c",
 	"postgres": "SELECT count(DISTINCT md5(md5(a::text))) FROM generate_series(1, 1000000) a",
 }
 
-func TestTxBeyondTheProposalTimeoutIsLeftOutAndTheNetworkGoesOn_SQLite(t *testing.T) {
+func TestTxBeyondTheTxTimeoutIsLeftOutAndTheNetworkGoesOn_SQLite(t *testing.T) {
 	testSlowTxLeftOut(t, "sqlite")
 }
 
-func TestTxBeyondTheProposalTimeoutIsLeftOutAndTheNetworkGoesOn_Postgres(t *testing.T) {
+func TestTxBeyondTheTxTimeoutIsLeftOutAndTheNetworkGoesOn_Postgres(t *testing.T) {
 	testSlowTxLeftOut(t, "postgres")
 }
 
@@ -33,7 +33,7 @@ func TestTxBeyondTheProposalTimeoutIsLeftOutAndTheNetworkGoesOn_Postgres(t *test
 // quarantines it; the next proposer leaves it out and the network keeps
 // committing, every node equal.
 func testSlowTxLeftOut(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend, proposalTimeout: 150 * time.Millisecond})
+	c := mustStartCluster(t, clusterOptions{backend: backend, txTimeout: 150 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE kv (k BIGINT PRIMARY KEY, v BIGINT NOT NULL)"))
