@@ -121,7 +121,7 @@ func TestSessionSettingsPinned(t *testing.T) {
 		}
 	}
 	for _, w := range []struct{ setting, want string }{
-		{"statement_timeout", "1min"}, {"synchronous_commit", "on"}, {"transaction_isolation", "read committed"},
+		{"statement_timeout", "0"}, {"synchronous_commit", "on"}, {"transaction_isolation", "read committed"},
 	} {
 		rows, err := blk.Exec(ctx(t), "SHOW "+w.setting, nil)
 		if err != nil {
