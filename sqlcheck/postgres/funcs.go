@@ -67,6 +67,12 @@ func (w *walker) funcCall(f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 	if orderedAggs[name] && len(f.GetAggOrder()) == 0 {
 		return fmt.Errorf("aggregate %s without ORDER BY inside the call is not allowed: its result depends on row order, which differs between nodes", name)
 	}
+	if err := w.canonicalOrder(name, f); err != nil {
+		return err
+	}
+	if err := w.grows(name, f.GetArgs()); err != nil {
+		return err
+	}
 	switch name {
 	case "generate_series":
 		w.rowSource("a set-returning function")
