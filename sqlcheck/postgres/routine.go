@@ -142,7 +142,7 @@ type bodyFacts struct {
 	// the new text of a body given as a string.
 	rewritten bool
 	text      string
-	last                *pg_query.Node // a SQL body's last statement
+	last      *pg_query.Node // a SQL body's last statement
 }
 
 func (b *bodyFacts) add(w *walker) {
