@@ -135,8 +135,15 @@ func TestDeferredConstraintsFailTheirTxNotTheBlock(t *testing.T) {
 		txResult(t, blk, 3, `INSERT INTO child VALUES (1, 42)`),
 		txResult(t, blk, 4, `INSERT INTO parent VALUES (1)`),
 		txResult(t, blk, 5, `INSERT INTO child VALUES (2, 1)`),
+		// Created in this block, after the block's SET CONSTRAINTS.
+		txResult(t, blk, 6, `CREATE TABLE dc2 (id int PRIMARY KEY, v int, CONSTRAINT dc2_v UNIQUE (v) DEFERRABLE INITIALLY DEFERRED)`),
+		txResult(t, blk, 7, `INSERT INTO dc2 VALUES (1, 1), (2, 1)`),
+		txResult(t, blk, 8, `CREATE TABLE child2 (id int PRIMARY KEY, p int, CONSTRAINT c2p FOREIGN KEY (p) REFERENCES parent NOT DEFERRABLE)`),
+		txResult(t, blk, 9, `ALTER TABLE child2 ALTER CONSTRAINT c2p DEFERRABLE INITIALLY DEFERRED`),
+		txResult(t, blk, 10, `INSERT INTO child2 VALUES (1, 99)`),
+		txResult(t, blk, 11, `INSERT INTO child2 VALUES (2, 1)`),
 	}
-	for i, wantFail := range []bool{true, false, true, true, false, false} {
+	for i, wantFail := range []bool{true, false, true, true, false, false, false, true, false, false, true, false} {
 		if (results[i] != nil) != wantFail {
 			t.Errorf("tx %d: result %v, want failure %v", i, results[i], wantFail)
 		}
