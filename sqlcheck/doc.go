@@ -145,11 +145,13 @@
 //     unqualified columns connect nothing (qualify join columns).
 //   - generate_series: constant integer bounds, at most 1,000,000 rows for
 //     the product of all calls of the statement.
-//   - lpad, rpad: a constant integer length of at most 1,000,000.
+//   - lpad, rpad: constant integer lengths adding up to at most 1,000,000
+//     over the statement's calls.
 //   - Size multipliers. replace must have a string-constant replacement; its
 //     factor is ceil(len(replacement)/len(pattern)) (len(replacement) if the
 //     pattern is not constant; 1 if the replacement is not longer); encode
-//     and translate count 4. The product of the factors of a statement's
+//     and translate count 4, to_json and to_jsonb 6 (\u00XX escapes),
+//     json[b]_build_object/array 2, jsonb_pretty 64. The product of the factors of a statement's
 //     calls may be at most 64. Nested replace(replace(lpad(...))) with
 //     ten-fold replacements is refused; replace(s, '&', '&amp;') is not.
 //

@@ -213,6 +213,14 @@ func growthFactor(name string, args []*pg_query.Node) (int, error) {
 		return 4, nil // escape writes a byte as \ooo
 	case "translate":
 		return 4, nil // a one-byte character may become a four-byte one
+	case "to_json", "to_jsonb":
+		return 6, nil // a control character of a string becomes \u00XX
+	case "json_build_object", "jsonb_build_object", "json_build_array", "jsonb_build_array":
+		// Escaping compounds only through a value's text (a nested
+		// builder's jsonb is not escaped again), and there " and \ double.
+		return 2, nil
+	case "jsonb_pretty":
+		return maxGrowth, nil // indentation grows with the depth, per line
 	}
 	return 1, nil
 }
@@ -236,7 +244,7 @@ func (w *walker) grows(name string, args []*pg_query.Node) error {
 	}
 	w.growth *= float64(f)
 	if w.growth > maxGrowth {
-		return fmt.Errorf("%s here is not allowed: this statement's size-multiplying calls (replace with a longer replacement, encode, translate) can make its result %.0f times larger than its input, more than the %d the gate allows (PostgreSQL has no deterministic bound on the memory a statement builds); split it into several statements or use shorter replacements", name, w.growth, maxGrowth)
+		return fmt.Errorf("%s here is not allowed: this statement's size-multiplying calls (replace with a longer replacement, encode, translate, JSON builders, jsonb_pretty) can make its result %.0f times larger than its input, more than the %d the gate allows (PostgreSQL has no deterministic bound on the memory a statement builds); split it into several statements or use shorter replacements", name, w.growth, maxGrowth)
 	}
 	return nil
 }

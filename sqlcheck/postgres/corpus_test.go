@@ -870,6 +870,11 @@ $$`, ""},
 	{"SELECT replace(replace(s, ',', ''), ' ', '') FROM t", ""},
 	{"SELECT replace(replace(s, '&', '&amp;'), '<', '&lt;') FROM t", ""},
 	{"SELECT encode(sha256(s::bytea), 'hex') FROM t", ""},
+	{"SELECT lpad('a', 600000, 'b') || rpad('a', 600000, 'b')", "add up to more than 1000000"},
+	{"SELECT to_json(to_json(to_json(lpad(E'\\\\', 1000000, E'\\\\'))::text)::text)", "size-multiplying calls"},
+	{"SELECT jsonb_pretty(doc), jsonb_pretty(doc) FROM t", "size-multiplying calls"},
+	{"SELECT jsonb_build_object('a', jsonb_build_object('b', jsonb_build_object('c', s))) FROM t", ""},
+	{"SELECT jsonb_pretty(doc) FROM t", ""},
 
 	// Order-independent aggregates: sum and avg of floats depend on the
 	// input order (repro: after a node-local VACUUM, sum(f) was 0 on one

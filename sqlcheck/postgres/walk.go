@@ -98,6 +98,7 @@ type walker struct {
 	// Work bounds (see bounds.go).
 	crossJoins int      // unconnected FROM items so far
 	growth     float64  // product of the size factors of the calls so far
+	padded     int64    // sum of the lengths of the lpad/rpad calls so far
 	aggs       []aggFix // aggregate calls whose input order the rewrite fixes
 	rewritten  bool     // the tree was changed (aggs, a function body's text)
 
