@@ -178,6 +178,22 @@ func crossJoins(target *pg_query.RangeVar, from []*pg_query.Node, quals *pg_quer
 	return g.components() - 1
 }
 
+// checkJoins counts the unconnected FROM items of a SELECT, UPDATE,
+// DELETE or MERGE (see maxCrossJoins).
+func (w *walker) checkJoins(n any) error {
+	switch n := n.(type) {
+	case *pg_query.SelectStmt:
+		return w.addCrossJoins(crossJoins(nil, n.GetFromClause(), n.GetWhereClause()))
+	case *pg_query.UpdateStmt:
+		return w.addCrossJoins(crossJoins(n.GetRelation(), n.GetFromClause(), n.GetWhereClause()))
+	case *pg_query.DeleteStmt:
+		return w.addCrossJoins(crossJoins(n.GetRelation(), n.GetUsingClause(), n.GetWhereClause()))
+	case *pg_query.MergeStmt:
+		return w.addCrossJoins(crossJoins(n.GetRelation(), []*pg_query.Node{n.GetSourceRelation()}, n.GetJoinCondition()))
+	}
+	return nil
+}
+
 // addCrossJoins records a statement level's unconnected items and refuses
 // the statement once they exceed maxCrossJoins.
 func (w *walker) addCrossJoins(n int) error {

@@ -101,12 +101,7 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 	if err != nil {
 		return err
 	}
-	if b.rewritten {
-		if sqlBody == nil {
-			bodyNode.Sval = b.text
-		}
-		w.rewritten = true
-	}
+	w.rewritten = w.rewritten || b.rewriteInto(bodyNode)
 	if lang == "sql" && returnsOneRow(c) && !singleRowOrOrdered(b.last) {
 		return fmt.Errorf("%s: the last statement of a SQL routine that returns one row must return at most one row or have ORDER BY: PostgreSQL returns the first of several rows, which differs between nodes (use an aggregate, ORDER BY ... LIMIT 1, a scalar subquery or RETURNS SETOF)", what)
 	}
@@ -114,6 +109,16 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 		return fmt.Errorf("%s ... IMMUTABLE is not allowed for a body that reads tables or calls user-defined functions: PostgreSQL may evaluate an immutable call once at plan time and keep the result in a cached plan, which differs between nodes; declare it STABLE or VOLATILE", what)
 	}
 	return nil
+}
+
+// rewriteInto reports whether the gate changed the body; a body given as
+// a string (body, nil for BEGIN ATOMIC and RETURN, which are part of the
+// statement's tree) gets its new text.
+func (b *bodyFacts) rewriteInto(body *pg_query.String) bool {
+	if b.rewritten && body != nil {
+		body.Sval = b.text
+	}
+	return b.rewritten
 }
 
 // checkRoutineName allows a routine name unqualified or qualified with

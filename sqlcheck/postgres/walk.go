@@ -215,13 +215,13 @@ func (w *walker) rowSource(what string) {
 
 // visit applies the checks specific to one node type.
 func (w *walker) visit(n any, wrapper *pg_query.Node) error {
+	if err := w.checkJoins(n); err != nil {
+		return err
+	}
 	switch n := n.(type) {
 	case *pg_query.SelectStmt:
 		if len(n.GetFromClause()) > 0 {
 			w.rowSource("a FROM clause")
-		}
-		if err := w.addCrossJoins(crossJoins(nil, n.GetFromClause(), n.GetWhereClause())); err != nil {
-			return err
 		}
 		return checkSelect(n)
 	case *pg_query.InsertStmt:
@@ -231,21 +231,12 @@ func (w *walker) visit(n any, wrapper *pg_query.Node) error {
 		return w.modifies(n.GetRelation())
 	case *pg_query.UpdateStmt:
 		w.rowSource("UPDATE")
-		if err := w.addCrossJoins(crossJoins(n.GetRelation(), n.GetFromClause(), n.GetWhereClause())); err != nil {
-			return err
-		}
 		return w.modifies(n.GetRelation())
 	case *pg_query.DeleteStmt:
 		w.rowSource("DELETE")
-		if err := w.addCrossJoins(crossJoins(n.GetRelation(), n.GetUsingClause(), n.GetWhereClause())); err != nil {
-			return err
-		}
 		return w.modifies(n.GetRelation())
 	case *pg_query.MergeStmt:
 		w.rowSource("MERGE")
-		if err := w.addCrossJoins(crossJoins(n.GetRelation(), []*pg_query.Node{n.GetSourceRelation()}, n.GetJoinCondition())); err != nil {
-			return err
-		}
 		return w.modifies(n.GetRelation())
 	case *pg_query.WithClause:
 		if n.GetRecursive() {
