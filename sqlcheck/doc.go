@@ -159,7 +159,9 @@
 // of a proposal (a node-local limit that rejects the proposal, never a tx
 // result) covers: an equality join on non-unique values (a.v = b.v with
 // one value everywhere) is still quadratic, and chains of them polynomial;
-// correlated subqueries multiply work without any join; one allowed cross
+// correlated subqueries multiply work without any join; a user-defined
+// function's body has bounds of its own, and a call per row multiplies
+// them by the rows; one allowed cross
 // product of two large tables is quadratic; values can still grow through
 // || of a value with itself across CTE levels, casts (bytea to text
 // doubles, JSON escaping up to sixfold) and jsonb_pretty, bounded only by
