@@ -146,7 +146,9 @@
 //   - generate_series: constant integer bounds, at most 1,000,000 rows for
 //     the product of all calls of the statement.
 //   - lpad, rpad: constant integer lengths adding up to at most 1,000,000
-//     over the statement's calls.
+//     over the statement's calls; their sum times the generate_series rows
+//     times the size factors below at most 2^28 (256 MiB): string_agg of a
+//     million-character lpad over generate_series(1, 1000) is refused.
 //   - Size multipliers. replace must have a string-constant replacement; its
 //     factor is ceil(len(replacement)/len(pattern)) (len(replacement) if the
 //     pattern is not constant; 1 if the replacement is not longer); encode

@@ -97,6 +97,9 @@ func TestSizeMultiplyingStringFunctionsRefused(t *testing.T) {
 		`SELECT length(replace(s, 'b', s)) FROM (SELECT lpad('a',1000000,'b') AS s) q`,
 		`SELECT length(encode(encode(encode(encode(lpad('a',1000000,'b')::bytea,'hex')::bytea,'hex')::bytea,'hex')::bytea,'hex'))`,
 		`SELECT length(rpad('a', (SELECT count(*)::int FROM generate_series(1,10)), 'b'))`,
+		`SELECT length(string_agg(lpad('a', 1000000, 'b'), '' ORDER BY g)) FROM generate_series(1, 1000) AS g`,
+		`SELECT length(lpad('a', 600000, 'b') || rpad('a', 600000, 'b'))`,
+		`SELECT length(to_json(to_json(to_json(to_json(lpad(E'\\', 100000, E'\\'))::text)::text)::text))`,
 	} {
 		wantRefused(t, b, sql, "allowed")
 	}

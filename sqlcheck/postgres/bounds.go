@@ -25,7 +25,25 @@ const (
 	// size-multiplying calls (see growthFactor): its output is at most
 	// maxGrowth times the size of what it reads, plus constants.
 	maxGrowth = 64
+	// maxSynthesized bounds what a statement can build from its text alone:
+	// the lengths of its lpad/rpad calls, times the rows of its
+	// generate_series calls (each row may evaluate them anew), times its
+	// growth factor.
+	maxSynthesized = 1 << 28
 )
+
+// checkSynthesized refuses a statement that could build more than
+// maxSynthesized bytes out of nothing (lpad inside string_agg over
+// generate_series, say); the caller has walked the whole statement.
+func (w *walker) checkSynthesized() error {
+	if w.padded == 0 {
+		return nil
+	}
+	if total := float64(w.padded) * w.series * w.growth; total > maxSynthesized {
+		return fmt.Errorf("this statement could build %.0f bytes from lpad/rpad (lengths %d) times its generate_series rows (%.0f) and size factors (%.0f), more than the %d the gate allows; generate less per statement", total, w.padded, w.series, w.growth, maxSynthesized)
+	}
+	return nil
+}
 
 // crossJoinHint says how to connect FROM items.
 const crossJoinHint = "join every relation to the others by an equality on qualified columns (JOIN u ON u.id = t.id, or WHERE u.id = t.id), or split the statement"

@@ -36,6 +36,9 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 	if err := w.walk(top.ProtoReflect(), nil); err != nil {
 		return nil, err
 	}
+	if err := w.checkSynthesized(); err != nil {
+		return nil, err
+	}
 	if len(w.aggs) > 0 {
 		applyAggFixes(w.aggs)
 		w.rewritten = true
