@@ -20,10 +20,11 @@ type Analysis struct {
 	// sorted and without duplicates. Writes a trigger or function body does
 	// are the object owner's (an admin's) decision and are not listed.
 	Writes []string
-	// UsesEnv: the statement reads the clock or random numbers, and the
-	// dialect's gate accepted it only on condition that it is executed as
-	// rewritten with the tx's Env (for PostgreSQL: sqlcheck/postgres.Rewrite).
-	// When false, the text runs as it is and rewriting can be skipped.
+	// UsesEnv: the dialect's gate accepted the statement only on condition
+	// that it is executed as rewritten with the tx's Env (for PostgreSQL:
+	// sqlcheck/postgres.Rewrite): it reads the clock or random numbers, or
+	// (PostgreSQL) the gate fixed the input order of its aggregates. When
+	// false, the text runs as it is and rewriting can be skipped.
 	UsesEnv bool
 }
 

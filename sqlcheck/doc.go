@@ -101,6 +101,75 @@
 // ALTER ... USING, trigger WHEN conditions, parameter defaults) and in
 // function and procedure bodies. Pass the value as an argument instead.
 //
+// # PostgreSQL: order-independent aggregates
+//
+// sum and avg over float4/float8 round differently when their input comes
+// in another order (1e16 + -1e16 + 1 is 1, 1e16 + 1 + -1e16 is 0), and a
+// table's physical order differs between nodes (VACUUM, autovacuum, HOT
+// pruning and free-space reuse run on each node's own schedule); the text
+// of string_agg shows the order of the rows its ORDER BY leaves tied. The
+// gate cannot tell types, so every call of sum, avg and string_agg (not
+// DISTINCT, which sorts its input already) gets each of its sorted
+// arguments appended to its ORDER BY unless the ORDER BY holds it already:
+// sum(f) runs as sum(f ORDER BY f), sum(f ORDER BY g) as sum(f ORDER BY g,
+// f), string_agg(s, ',' ORDER BY k) as string_agg(s, ',' ORDER BY k, s).
+// Rows whose keys tie then carry equal arguments, so the aggregate sees
+// the same sequence of values on every node. The statement is marked
+// UsesEnv and executed as Rewrite returns it (deparsed, checked to parse
+// back to the same tree); a SQL function body, string or BEGIN ATOMIC, is
+// rewritten in the CREATE FUNCTION text the same way; in a PL/pgSQL body
+// the ORDER BY must be written out (the body is stored as written), or the
+// statement is refused. The cost is a sort of each group's input (n log n,
+// deterministic). The other order-sensitive aggregates (array_agg,
+// json[b]_agg, json[b]_object_agg) need ORDER BY inside the call, which
+// fixes the order up to ties; variance, stddev, covar, corr and regr_* and
+// window functions are not on the allowlist.
+//
+// # PostgreSQL: work bounds
+//
+// PostgreSQL has no deterministic instruction counter, and a timeout
+// decides differently on each node (a timeout inside a decided block halts
+// the node for good), so the gate refuses what it can see is unbounded by
+// the text, and every bound below is a pure function of the text:
+//
+//   - Cartesian products. In each SELECT, UPDATE ... FROM, DELETE ... USING
+//     and MERGE, the FROM items (relations, subqueries, functions, VALUES;
+//     the written table counts for UPDATE/DELETE/MERGE) are connected by
+//     the equalities among the AND-ed conjuncts of WHERE and JOIN ... ON
+//     whose two sides are columns qualified by item names (a.x = b.y, also
+//     under casts), and by USING/NATURAL when each side is connected
+//     already. A FROM clause left in k groups counts k-1; summed over every
+//     level of the statement (subqueries, CTEs, sublinks) the count may be
+//     at most 1: one cross product of two is allowed (t a, u b), a third
+//     unconnected relation anywhere is refused. OR, inequalities and
+//     unqualified columns connect nothing (qualify join columns).
+//   - generate_series: constant integer bounds, at most 1,000,000 rows for
+//     the product of all calls of the statement.
+//   - lpad, rpad: constant integer lengths adding up to at most 1,000,000
+//     over the statement's calls; their sum times the generate_series rows
+//     times the size factors below at most 2^28 (256 MiB): string_agg of a
+//     million-character lpad over generate_series(1, 1000) is refused.
+//   - Size multipliers. replace must have a string-constant replacement; its
+//     factor is ceil(len(replacement)/len(pattern)) (len(replacement) if the
+//     pattern is not constant; 1 if the replacement is not longer); encode
+//     and translate count 4, to_json and to_jsonb 6 (\u00XX escapes),
+//     json[b]_build_object/array 2, jsonb_pretty 64. The product of the factors of a statement's
+//     calls may be at most 64. Nested replace(replace(lpad(...))) with
+//     ten-fold replacements is refused; replace(s, '&', '&amp;') is not.
+//
+// Residual risks, which the app's deadline on the speculative execution
+// of a proposal (a node-local limit that rejects the proposal, never a tx
+// result) covers: an equality join on non-unique values (a.v = b.v with
+// one value everywhere) is still quadratic, and chains of them polynomial;
+// correlated subqueries multiply work without any join; a user-defined
+// function's body has bounds of its own, and a call per row multiplies
+// them by the rows; one allowed cross
+// product of two large tables is quadratic; values can still grow through
+// || of a value with itself across CTE levels, casts (bytea to text
+// doubles, JSON escaping up to sixfold) and jsonb_pretty, bounded only by
+// PostgreSQL's 1 GB value limit; a single statement's memory (sorts,
+// hashes) is bounded by work_mem spilling to disk, not by the gate.
+//
 // # PostgreSQL: functions, procedures and triggers
 //
 // CREATE [OR REPLACE] FUNCTION and PROCEDURE are allowed (as DDL) in

@@ -26,7 +26,11 @@ import (
 type Open func(t *testing.T) backend.Backend
 
 // Run runs the conformance suite against the backend that open provides.
-func Run(t *testing.T, open Open) {
+func Run(t *testing.T, open Open, opts ...Option) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Open)
@@ -50,6 +54,7 @@ func Run(t *testing.T, open Open) {
 	for _, tc := range append(append(tests, stateTests...), effectTests...) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
+	t.Run("InternalSQLImmuneToUserIdentifiers", func(t *testing.T) { testIdentifiers(t, open, cfg.restore) })
 }
 
 // ph returns the placeholder for positional argument n in dialect d.

@@ -56,7 +56,49 @@ func ctx(t *testing.T) context.Context {
 
 // The conformance suite with the gate (sqlcheck/mysql) on, as a node runs.
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, opener())
+	backendtest.Run(t, opener(), backendtest.WithRestore(restoreForTest))
+}
+
+// restoreForTest is backendtest's Restore: a second Backend on t's
+// database with a checkpoint due every block commits one empty block, and
+// its checkpoint is restored into a database of its own.
+func restoreForTest(t *testing.T, _ backend.Backend, height int64) (backend.Backend, int64) {
+	dsn, ok := dsns.Load(t)
+	if !ok {
+		t.Fatal("restore: no database opened for this test")
+	}
+	dir := t.TempDir()
+	ck := mustOpen(t, dsn.(string), mysql.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
+	defer ck.Close()
+	blk, err := ck.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Commit(ctx(t), backend.State{Height: height + 1, AppHash: []byte{1}}); err != nil {
+		t.Fatal(err)
+	}
+	ck.WaitCheckpoint()
+	cps, err := mysql.Checkpoints(dir)
+	if err != nil || len(cps) != 1 || cps[0].Height != height+1 {
+		t.Fatalf("checkpoints %v, %v; want one at height %d", cps, err, height+1)
+	}
+	live, err := mysql.DatabaseName(dsn.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := live + "_r"
+	t.Cleanup(func() { mysqltest.Exec(t, "DROP DATABASE IF EXISTS `"+staged+"`") })
+	rdsn, err := mysql.RestoreCheckpoint(ctx(t), dsn.(string), cps[0], staged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustOpen(t, rdsn), height + 1
 }
 
 func BenchmarkBlock(b *testing.B) {

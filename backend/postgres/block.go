@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,6 +24,18 @@ import (
 // savepoint is the one savepoint name relchain uses; RollbackTo releases it
 // as well, so savepoints never nest.
 const savepoint = "relchain_tx"
+
+// beginSQL opens a block's db-transaction. SET CONSTRAINTS ALL IMMEDIATE
+// makes every DEFERRABLE constraint (unique, primary key, foreign key,
+// exclusion; INITIALLY DEFERRED or not, existing or created later in the
+// block) be checked at the end of the statement that queued the check, as
+// a non-deferrable one is, inside the tx's savepoint: a violation fails
+// that tx alone. Left deferred, it would fire at the block's COMMIT and
+// fail the whole block on every node: a permanent halt. The mode lasts the
+// whole db-transaction (ROLLBACK TO a savepoint restores the mode of the
+// savepoint's start, which is this one), and statements cannot change it:
+// the gate refuses SET CONSTRAINTS and constraint triggers.
+const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED; SET CONSTRAINTS ALL IMMEDIATE"
 
 // opBefore is the operation of the record of a row's image before an
 // UPDATE.
@@ -240,12 +253,42 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if err == nil {
 		return rows, nil
 	}
+	if ctx.Err() != nil {
+		return nil, k.interrupted(ctx, "exec", err)
+	}
 	var pgErr *pgconn.PgError
-	if ctx.Err() != nil || !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
+	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
 	k.aborted = true
 	return nil, asBackendError(err)
+}
+
+// interrupted handles a statement cut short because ctx is done (the
+// app's deadline on a speculative execution, say): a node fault whose error
+// wraps ctx.Err(), so that errors.Is(err, context.DeadlineExceeded) holds.
+// pgx gives up on the connection when ctx is done (it closes it), but the
+// server would run the statement to its end, holding the block's locks:
+// interrupted asks the server to cancel it. The block can then only be
+// rolled back (see rollback); the next Begin connects a new writer.
+func (k *block) interrupted(ctx context.Context, what string, err error) error {
+	if k.conn.IsClosed() {
+		k.cancelOnServer()
+	}
+	if !errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("postgres: %s: %w: %w", what, ctx.Err(), err)
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// cancelOnServer asks the server to cancel what the writer's session is
+// running (a cancel request on a connection of its own: the writer's is
+// closed). A failure leaves the statement to run to its end; the session
+// then ends, as its connection is gone.
+func (k *block) cancelOnServer() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = k.conn.PgConn().CancelRequest(ctx)
 }
 
 // ChangeDigest consumes the change records of the block so far, in one
@@ -431,8 +474,16 @@ func (k *block) Rollback(ctx context.Context) error {
 	return k.rollback(ctx)
 }
 
-// rollback ends the block; the caller holds the backend's mutex.
+// rollback ends the block; the caller holds the backend's mutex. On a
+// closed connection (lost, or given up when a context ended) there is
+// nothing to send: the server rolls the db-transaction back when the
+// session ends, which cancelOnServer hastens.
 func (k *block) rollback(ctx context.Context) error {
+	if k.conn.IsClosed() {
+		k.cancelOnServer()
+		k.finish(true)
+		return nil
+	}
 	_, err := k.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
 	k.finish(err != nil)
 	if err != nil {

@@ -10,5 +10,12 @@
 //
 // Every connection pins the session settings that affect results (time
 // zone, date and float output, parallelism, ...); statements run without any
-// client-side statement cache. See backend/DESIGN.md for why.
+// client-side statement cache. Every block runs under SET CONSTRAINTS ALL
+// IMMEDIATE, so a deferrable constraint fails its tx, never the block's
+// COMMIT. The writer has no statement timeout: a block's statements are
+// bounded by the gate (sqlcheck/postgres) and by the context the caller
+// passes (a deadlined Exec returns an error wrapping ctx.Err() and cancels
+// the statement on the server). relchain's own statements name rows as
+// alias.* and built-in functions as pg_catalog.name, so no user table,
+// column or function can capture them. See backend/DESIGN.md for why.
 package postgres

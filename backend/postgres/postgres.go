@@ -30,7 +30,6 @@ type Option func(*options)
 type options struct {
 	queryTimeout time.Duration
 	maxReaders   int32
-	execTimeout  time.Duration
 	noGate       bool
 	ckptDir      string
 	ckptEvery    int64
@@ -38,16 +37,14 @@ type options struct {
 	ckptOnError  func(error)
 }
 
-// DefaultExecTimeout bounds one statement of a block on the writer. It is
-// not a deterministic work bound (PostgreSQL has no instruction counter;
-// the gate refuses what it can see is unbounded): a statement that runs
-// longer fails the block on this node as a node fault, so the node halts
-// without recording an outcome and retries the block when restarted.
-const DefaultExecTimeout = 60 * time.Second
-
-// WithExecTimeout sets the writer's statement_timeout (0 disables it). A
-// block statement that exceeds it is a node fault, never a tx result.
-func WithExecTimeout(d time.Duration) Option { return func(o *options) { o.execTimeout = d } }
+// WithExecTimeout used to set the writer's statement_timeout.
+//
+// Deprecated: the writer has no statement timeout: a timeout could fire
+// inside a decided block, on one node or on all, and halt it for good.
+// Node-local limits are the app's (a deadline on the speculative execution
+// of a proposal); a block's context bounds Exec (see block.Exec). The
+// option is accepted and ignored, so that configurations naming it load.
+func WithExecTimeout(time.Duration) Option { return func(*options) {} }
 
 // WithoutGate turns the determinism and safety gate (sqlcheck/postgres) off.
 // For benchmarks that measure the gate's cost only: a node without the gate
@@ -151,7 +148,7 @@ type Backend struct {
 // C) if it does not exist, checks that it is fit for relchain (collation C,
 // superuser role) and installs relchain's schema and change capture.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
-	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders, execTimeout: DefaultExecTimeout}
+	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -172,9 +169,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	writerCfg.RuntimeParams["default_transaction_read_only"] = "off"
 	// Commit must be durable when it returns.
 	writerCfg.RuntimeParams["synchronous_commit"] = "on"
-	// The writer's statement timeout depends on timing, not on the block:
-	// hitting it is a node fault (the node halts, no outcome is recorded).
-	writerCfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(o.execTimeout.Milliseconds(), 10)
+	// No statement timeout on the writer: it depends on timing, not on the
+	// block, and must never fire inside a decided block (see block.Exec).
+	writerCfg.RuntimeParams["statement_timeout"] = "0"
 	writerCfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
 	// See execParams: statements run as unnamed statements with no
 	// client-side cache; this mode applies to anything run through pgx.
@@ -346,7 +343,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	// before Commit, and a rolled-back block's roll back with it) are kept:
 	// this block digests them, so its AppHash differs from every other
 	// node's and the deviation is caught at once.
-	_, err := b.writer.PgConn().Exec(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED").ReadAll()
+	_, err := b.writer.PgConn().Exec(ctx, beginSQL).ReadAll()
 	if err != nil {
 		b.dropWriter()
 		return nil, fmt.Errorf("postgres: begin: %w", err)

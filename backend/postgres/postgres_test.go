@@ -49,7 +49,49 @@ func mustOpen(tb testing.TB, dsn string, opts ...postgres.Option) *postgres.Back
 }
 
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, openForTest)
+	backendtest.Run(t, openForTest, backendtest.WithRestore(restoreForTest))
+}
+
+// restoreForTest is backendtest's Restore: a second Backend on t's
+// database with a checkpoint due every block commits one empty block, and
+// its checkpoint is restored into a database of its own.
+func restoreForTest(t *testing.T, _ backend.Backend, height int64) (backend.Backend, int64) {
+	dsn, ok := dsns.Load(t)
+	if !ok {
+		t.Fatal("restore: no database opened for this test")
+	}
+	dir := t.TempDir()
+	ck := mustOpen(t, dsn.(string), postgres.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
+	defer ck.Close()
+	blk, err := ck.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Commit(ctx(t), backend.State{Height: height + 1, AppHash: []byte{1}}); err != nil {
+		t.Fatal(err)
+	}
+	ck.WaitCheckpoint()
+	cps, err := postgres.Checkpoints(dir)
+	if err != nil || len(cps) != 1 || cps[0].Height != height+1 {
+		t.Fatalf("checkpoints %v, %v; want one at height %d", cps, err, height+1)
+	}
+	live, err := postgres.DatabaseName(dsn.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := live + "_restored"
+	rdsn, err := postgres.RestoreCheckpoint(ctx(t), dsn.(string), cps[0], staged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = postgres.DropDatabase(context.Background(), dsn.(string), staged) })
+	return mustOpen(t, rdsn), height + 1
 }
 
 func BenchmarkBlock(b *testing.B) {
@@ -121,7 +163,7 @@ func TestSessionSettingsPinned(t *testing.T) {
 		}
 	}
 	for _, w := range []struct{ setting, want string }{
-		{"statement_timeout", "1min"}, {"synchronous_commit", "on"}, {"transaction_isolation", "read committed"},
+		{"statement_timeout", "0"}, {"synchronous_commit", "on"}, {"transaction_isolation", "read committed"},
 	} {
 		rows, err := blk.Exec(ctx(t), "SHOW "+w.setting, nil)
 		if err != nil {

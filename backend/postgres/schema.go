@@ -95,16 +95,16 @@ LANGUAGE plpgsql AS $fn$
 BEGIN
 	IF TG_OP = 'DELETE' THEN
 		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'D', row_to_json(OLD)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'D', pg_catalog.row_to_json(OLD)::text);
 	ELSIF TG_OP = 'TRUNCATE' THEN
 		INSERT INTO relchain.changes (tbl, op, img)
 		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'T', '');
 	ELSIF TG_OP = 'UPDATE' THEN
 		INSERT INTO relchain.changes (tbl, op, img, old)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', row_to_json(NEW)::text, row_to_json(OLD)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', pg_catalog.row_to_json(NEW)::text, pg_catalog.row_to_json(OLD)::text);
 	ELSE
 		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'I', row_to_json(NEW)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'I', pg_catalog.row_to_json(NEW)::text);
 	END IF;
 	RETURN NULL;
 END
@@ -129,7 +129,7 @@ BEGIN
 		EXECUTE format('CREATE TRIGGER relchain_capture_truncate AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION relchain.capture()', rel);
 	END IF;
 	IF existing_rows THEN
-		EXECUTE format('INSERT INTO relchain.changes (tbl, op, img) SELECT %L, ''I'', row_to_json(x)::text FROM %s x',
+		EXECUTE format('INSERT INTO relchain.changes (tbl, op, img) SELECT %L, ''I'', pg_catalog.row_to_json(x.*)::text FROM %s AS x',
 			c.nspname || '.' || c.relname, rel);
 	END IF;
 END

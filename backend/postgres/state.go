@@ -18,7 +18,7 @@ var _ backend.StateReader = (*Backend)(nil)
 // by their name as the capture trigger records it (schema.table) and as
 // SQL names it. A partitioned table's rows are its partitions'. A table
 // whose capture trigger was dropped is still listed: its rows still count.
-const replicatedTablesSQL = `SELECT n.nspname || '.' || c.relname, format('%I.%I', n.nspname, c.relname)
+const replicatedTablesSQL = `SELECT n.nspname || '.' || c.relname, pg_catalog.format('%I.%I', n.nspname, c.relname)
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind = 'r' AND c.relpersistence <> 't'
 	AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema', 'pg_toast')
@@ -69,7 +69,7 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 		for i, name := range changed {
 			names[i], sums[i] = name, tables[name][:]
 		}
-		if _, err := k.conn.Exec(ctx, `INSERT INTO relchain.digest (tbl, sum) SELECT * FROM unnest($1::text[], $2::bytea[])
+		if _, err := k.conn.Exec(ctx, `INSERT INTO relchain.digest (tbl, sum) SELECT * FROM ROWS FROM (pg_catalog.unnest($1::text[]), pg_catalog.unnest($2::bytea[]))
 			ON CONFLICT (tbl) DO UPDATE SET sum = excluded.sum`, names, sums); err != nil {
 			return nil, fmt.Errorf("postgres: state digest: save table sums: %w", err)
 		}
@@ -106,7 +106,7 @@ func (b *Backend) readSnapshot(ctx context.Context, read func(context.Context, q
 }
 
 func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
-	rows, err := q.Query(ctx, "SELECT tbl, sum FROM relchain.digest")
+	rows, err := q.Query(ctx, "SELECT d.tbl, d.sum FROM relchain.digest AS d")
 	if err != nil {
 		return nil, fmt.Errorf("load table sums: %w", err)
 	}
@@ -128,6 +128,18 @@ func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
 		return nil, fmt.Errorf("load table sums: %w", err)
 	}
 	return tables, nil
+}
+
+// scanTableSQL reads every row image of the table ident, as the capture
+// trigger records it. The row is named as x.* and the function qualified:
+// a bare x would resolve to a column x of the user's table (and
+// row_to_json(double precision) does not exist), a bare row_to_json to a
+// user's public.row_to_json(<table type>), which matches the row type
+// better than pg_catalog's row_to_json(record). The same rule holds for
+// all of relchain's own SQL: user identifiers must not be able to capture
+// its aliases, columns or functions (see schemaSQL).
+func scanTableSQL(ident string) string {
+	return "SELECT pg_catalog.row_to_json(x.*)::text FROM ONLY " + ident + " AS x"
 }
 
 // scanTables computes every captured table's sum from its rows, with the
@@ -163,7 +175,7 @@ func scanTables(ctx context.Context, q querier) (statedigest.Tables, error) {
 
 func scanTable(ctx context.Context, q querier, name, ident string) (statedigest.Sum, error) {
 	scan := statedigest.NewScan(name)
-	rows, err := q.Query(ctx, "SELECT row_to_json(x)::text FROM ONLY "+ident+" x", pgx.QueryExecModeSimpleProtocol)
+	rows, err := q.Query(ctx, scanTableSQL(ident), pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		scan.Sum()
 		return statedigest.Sum{}, fmt.Errorf("scan %s: %w", name, err)

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -25,6 +26,7 @@ func openPerTest() backendtest.Open {
 		if !ok {
 			p = filepath.Join(t.TempDir(), "relchain.db")
 			paths[t] = p
+			dbPaths.Store(t, p)
 		}
 		mu.Unlock()
 		b, err := sqlite.Open(context.Background(), p)
@@ -35,8 +37,41 @@ func openPerTest() backendtest.Open {
 	}
 }
 
+// dbPaths: each test's database file (see openPerTest).
+var dbPaths sync.Map // *testing.T -> string
+
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, openPerTest())
+	backendtest.Run(t, openPerTest(), backendtest.WithRestore(restoreForTest))
+}
+
+// restoreForTest is backendtest's Restore: a checkpoint of t's database
+// file, copied to a file of its own and opened.
+func restoreForTest(t *testing.T, _ backend.Backend, height int64) (backend.Backend, int64) {
+	p, ok := dbPaths.Load(t)
+	if !ok {
+		t.Fatal("restore: no database opened for this test")
+	}
+	dir := t.TempDir()
+	if err := sqlite.TakeCheckpoint(p.(string), dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	cps, err := sqlite.Checkpoints(dir)
+	if err != nil || len(cps) != 1 || cps[0].Height != height {
+		t.Fatalf("checkpoints %v, %v; want one at height %d", cps, err, height)
+	}
+	data, err := os.ReadFile(cps[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := filepath.Join(t.TempDir(), "restored.db")
+	if err := os.WriteFile(restored, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := sqlite.Open(context.Background(), restored)
+	if err != nil {
+		t.Fatalf("open the restored checkpoint: %v", err)
+	}
+	return b, height
 }
 
 func BenchmarkBlock(b *testing.B) {

@@ -93,7 +93,7 @@ func analyze(sql string) *verdict {
 		slices.Sort(w.writes)
 		v.a.Writes = slices.Compact(w.writes)
 	}
-	if len(w.sites) > 0 {
+	if len(w.sites) > 0 || w.rewritten {
 		v.a.UsesEnv = true
 		if v.tmpl, err = buildTemplate(tree, w.sites, w.renames); err != nil {
 			return &verdict{err: err}

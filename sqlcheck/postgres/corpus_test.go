@@ -1,5 +1,7 @@
 package postgres
 
+import "strings"
+
 // corpus is the gate's table of statements: want "" means accept; otherwise
 // want is a substring of the rejection message.
 var corpus = []struct {
@@ -825,4 +827,81 @@ $$`, ""},
 	{"DROP TRIGGER x ON relchain.meta", "schema relchain"},
 	{"ALTER TRIGGER audit_t ON t RENAME TO relchain_capture", "statement kind RenameStmt"},
 	{"ALTER TABLE t ENABLE TRIGGER audit_t", "TRIGGER"},
+
+	// ---- Issue 14: work bounds (bounds.go). Cartesian products of more
+	// than two unconnected relations (repro: a 4-way cross join of a
+	// 1,000-row table ran into the writer's timeout in a decided block).
+	{"INSERT INTO kv SELECT 'x'||count(*),1 FROM t1 a, t1 b, t1 c, t1 d", "cartesian product of more than two"},
+	{"SELECT count(*) FROM t1 a, t1 b, t1 c", "cartesian product"},
+	{"SELECT count(*) FROM t1 a CROSS JOIN t1 b CROSS JOIN t1 c", "cartesian product"},
+	{"SELECT count(*) FROM t1 a JOIN t1 b ON true JOIN t1 c ON a.v > c.v", "cartesian product"},
+	{"SELECT count(*) FROM t1 a, t1 b, t1 c WHERE a.id = b.id OR b.id = c.id", "cartesian product"},
+	{"SELECT count(*) FROM t1 a, t1 b, t1 c WHERE a.id = a.id AND b.id = b.id", "cartesian product"},
+	{"SELECT count(*) FROM t1 a, t2 b, t3 c WHERE x = y AND y = z", "cartesian product"},
+	{"SELECT count(*) FROM (SELECT 1 FROM t1 a, t1 b) x, (SELECT 1 FROM t1 c, t1 d) y", "cartesian product"},
+	{"WITH c AS (SELECT a.id FROM t1 a, t1 b) SELECT count(*) FROM c x, c y", "cartesian product"},
+	{"SELECT count(*) FROM t1 a WHERE EXISTS (SELECT 1 FROM t1 b, t1 c, t1 d)", "cartesian product"},
+	{"SELECT count(*) FROM t1 a, generate_series(1, 1000) g, t1 b", "cartesian product"},
+	{"SELECT count(*) FROM (t1 a CROSS JOIN t1 b) JOIN t1 c USING (id)", "cartesian product"},
+	{"UPDATE t1 SET v = 1 FROM t1 a, t1 b", "cartesian product"},
+	{"DELETE FROM t1 USING t1 a, t1 b", "cartesian product"},
+	{"MERGE INTO t1 USING (SELECT 1 AS id FROM t1 a, t1 b) s ON true WHEN MATCHED THEN DELETE", "cartesian product"},
+	{"SELECT count(*) FROM t1 a, t1 b, t1 c, t1 d WHERE a.id = b.id AND b.id = c.id AND d.id = a.id", ""},
+	{"SELECT count(*) FROM t1 a JOIN t1 b ON a.id = b.id AND a.v > 0 JOIN public.t1 c ON public.t1.id = b.id", ""},
+	{"SELECT count(*) FROM t1 a JOIN t1 b ON a.id = b.id JOIN t1 c USING (id)", ""},
+	{"SELECT count(*) FROM t1 a NATURAL JOIN t1 b", ""},
+	{"SELECT count(*) FROM t1 a, t1 b", ""},
+	{"SELECT count(*) FROM t1 a, t1 b, t1 c WHERE a.id::int8 = b.id AND c.id = b.id", ""},
+	{"UPDATE t1 SET v = a.v FROM t1 a WHERE t1.id = a.id", ""},
+	{"SELECT s.s_i_id FROM order_line ol, stock s WHERE ol.ol_w_id = $1 AND s.s_i_id = ol.ol_i_id", ""},
+
+	// Size-multiplying string functions (repro: nested replace built
+	// hundreds of MB per statement).
+	{"SELECT length(replace(replace(lpad('a',1000000,'b'),'b','bbbbbbbbbb'),'b','bbbbbbbbbb'))", "size-multiplying calls"},
+	{"SELECT replace(lpad('a',1000000,'b'),'b',lpad('c',1000,'c'))", "replacement that is not a string constant"},
+	{"SELECT replace(s, 'b', s) FROM (SELECT lpad('a',1000000,'b') AS s) q", "replacement that is not a string constant"},
+	{"UPDATE t SET s = replace(s, 'x', $1)", "replacement that is not a string constant"},
+	{"SELECT replace(s, 'b', '" + strings.Repeat("b", 100) + "') FROM t", "size-multiplying calls"},
+	{"SELECT replace(s, t, '" + strings.Repeat("b", 65) + "') FROM t", "size-multiplying calls"},
+	{"SELECT encode(encode(encode(encode(s::bytea,'hex')::bytea,'hex')::bytea,'hex')::bytea,'hex') FROM t", "size-multiplying calls"},
+	{"SELECT translate(translate(translate(translate(s, 'a', 'é'), 'b', 'é'), 'c', 'é'), 'd', 'é') FROM t", "size-multiplying calls"},
+	{"SELECT rpad('a', (SELECT count(*)::int FROM t), 'b')", "constant integer length"},
+	{"SELECT lpad('a', 1000001, 'b')", "constant integer length"},
+	{"SELECT replace(replace(s, ',', ''), ' ', '') FROM t", ""},
+	{"SELECT replace(replace(s, '&', '&amp;'), '<', '&lt;') FROM t", ""},
+	{"SELECT encode(sha256(s::bytea), 'hex') FROM t", ""},
+	{"SELECT lpad('a', 600000, 'b') || rpad('a', 600000, 'b')", "add up to more than 1000000"},
+	{"SELECT length(string_agg(lpad('a', 1000000, 'b'), '' ORDER BY g)) FROM generate_series(1, 1000) AS g", "could build 1000000000 bytes"},
+	{"INSERT INTO t SELECT i, lpad('x', 1000, 'y') FROM generate_series(1, 1000000) AS g(i)", "generate_series rows"},
+	{"INSERT INTO t SELECT i, lpad('x', 100, 'y') FROM generate_series(1, 1000000) AS g(i)", ""},
+	{"SELECT to_json(to_json(to_json(lpad(E'\\\\', 1000000, E'\\\\'))::text)::text)", "size-multiplying calls"},
+	{"SELECT jsonb_pretty(doc), jsonb_pretty(doc) FROM t", "size-multiplying calls"},
+	{"SELECT jsonb_build_object('a', jsonb_build_object('b', jsonb_build_object('c', s))) FROM t", ""},
+	{"SELECT jsonb_pretty(doc) FROM t", ""},
+
+	// Order-independent aggregates: sum and avg of floats depend on the
+	// input order (repro: after a node-local VACUUM, sum(f) was 0 on one
+	// node and 1 on the others); the rewrite orders their input by their
+	// arguments. In PL/pgSQL the ORDER BY must be written.
+	{"INSERT INTO res SELECT 'sum', sum(f) FROM fs", ""},
+	{"INSERT INTO res SELECT 'avg', avg(f) FROM fs", ""},
+	{"SELECT sum(f ORDER BY g) FILTER (WHERE g > 0) FROM fs GROUP BY h", ""},
+	{"CREATE VIEW fsum AS SELECT sum(f) AS s FROM fs", ""},
+	{"CREATE FUNCTION fsum() RETURNS float8 LANGUAGE sql STABLE AS $$ SELECT sum(f) FROM fs $$", ""},
+	{"CREATE FUNCTION fsum() RETURNS float8 LANGUAGE sql STABLE BEGIN ATOMIC SELECT avg(f) FROM fs; END", ""},
+	{"CREATE FUNCTION fsum() RETURNS float8 LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT sum(f) FROM fs); END $$", "must order its input by its argument"},
+	{"CREATE FUNCTION fsum() RETURNS float8 LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT sum(f ORDER BY f) FROM fs); END $$", ""},
+	{"SELECT pg_catalog.sum(f) FROM fs", ""},
+	{"SELECT sum(f) OVER (ORDER BY id) FROM fs", "window"},
+	{"SELECT variance(f), stddev(f), corr(f, g), regr_slope(f, g) FROM fs", "not on the gate's allowlist"},
+
+	// Deferred constraints are checked at the end of each statement (the
+	// backend runs every block under SET CONSTRAINTS ALL IMMEDIATE); users
+	// cannot change that.
+	{"CREATE TABLE dc (id int PRIMARY KEY, v int UNIQUE DEFERRABLE INITIALLY DEFERRED)", ""},
+	{"SET CONSTRAINTS dc_v_key DEFERRED", "session settings"},
+	{"CREATE FUNCTION d() RETURNS void LANGUAGE plpgsql AS $$ BEGIN SET CONSTRAINTS ALL DEFERRED; END $$", "session settings"},
+	{"CREATE FUNCTION d() RETURNS void LANGUAGE sql AS $$ SET CONSTRAINTS ALL DEFERRED $$", "session settings"},
+	{"CREATE FUNCTION d() RETURNS void LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'SET CONSTRAINTS ALL DEFERRED'; END $$", "EXECUTE (dynamic SQL) is not allowed"},
+	{"CREATE CONSTRAINT TRIGGER c AFTER INSERT ON dc DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.audit()", "CREATE CONSTRAINT TRIGGER is not allowed"},
 }

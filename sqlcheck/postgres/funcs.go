@@ -67,6 +67,12 @@ func (w *walker) funcCall(f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 	if orderedAggs[name] && len(f.GetAggOrder()) == 0 {
 		return fmt.Errorf("aggregate %s without ORDER BY inside the call is not allowed: its result depends on row order, which differs between nodes", name)
 	}
+	if err := w.canonicalOrder(name, f); err != nil {
+		return err
+	}
+	if err := w.grows(name, f.GetArgs()); err != nil {
+		return err
+	}
 	switch name {
 	case "generate_series":
 		w.rowSource("a set-returning function")
@@ -74,7 +80,7 @@ func (w *walker) funcCall(f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 	case "unnest":
 		w.rowSource("a set-returning function")
 	case "lpad", "rpad":
-		return checkPad(name, f.GetArgs())
+		return w.checkPad(name, f.GetArgs())
 	case "age":
 		if len(f.GetArgs()) != 2 {
 			return fmt.Errorf("function age is not allowed: %s", funcReasons["age"])
@@ -216,11 +222,18 @@ func (w *walker) checkSeries(args []*pg_query.Node) error {
 	return nil
 }
 
-// checkPad allows lpad and rpad only with a constant length of at most
-// maxPadLength characters.
-func checkPad(name string, args []*pg_query.Node) error {
+// checkPad allows lpad and rpad only with a constant length, and only as
+// long as the lengths of all the statement's lpad and rpad calls add up to
+// at most maxPadLength: each builds a string of that length from a few
+// characters of text, so many of them (joined with ||, say) would build
+// gigabytes from a statement text of a megabyte.
+func (w *walker) checkPad(name string, args []*pg_query.Node) error {
 	if len(args) >= 2 {
 		if iv := args[1].GetAConst().GetIval(); iv != nil && iv.GetIval() <= maxPadLength {
+			w.padded += max(int64(iv.GetIval()), 0)
+			if w.padded > maxPadLength {
+				return fmt.Errorf("%s is not allowed here: the lengths of this statement's lpad and rpad calls add up to more than %d", name, maxPadLength)
+			}
 			return nil
 		}
 	}

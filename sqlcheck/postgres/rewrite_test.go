@@ -140,7 +140,7 @@ func TestRewriteCorpus(t *testing.T) {
 			t.Errorf("%q: uncached rewrite %q (%v) differs from cached %q", c.sql, fresh, err, r1)
 		}
 		r2, _ := Rewrite(c.sql, otherEnv)
-		if r2 == r1 {
+		if r2 == r1 && len(analyze(c.sql).tmpl.holes) > 0 {
 			t.Errorf("%q: the same text %q under two environments", c.sql, r1)
 		}
 		checkRewritten(t, c.sql, a, r2)

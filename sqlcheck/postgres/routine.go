@@ -27,6 +27,7 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 		return err
 	}
 	var lang, body, volatility string
+	var bodyNode *pg_query.String
 	hasBody := false
 	seen := map[string]bool{}
 	for _, o := range c.GetOptions() {
@@ -47,7 +48,8 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 			if len(items) != 1 || items[0].GetString_() == nil {
 				return fmt.Errorf("%s ... AS 'object file', 'symbol' is not allowed: it loads C code", what)
 			}
-			body, hasBody = items[0].GetString_().GetSval(), true
+			bodyNode, hasBody = items[0].GetString_(), true
+			body = bodyNode.GetSval()
 		case "volatility":
 			volatility = arg.GetString_().GetSval()
 		case "strict", "cost", "rows":
@@ -99,6 +101,7 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 	if err != nil {
 		return err
 	}
+	w.rewritten = w.rewritten || b.rewriteInto(bodyNode)
 	if lang == "sql" && returnsOneRow(c) && !singleRowOrOrdered(b.last) {
 		return fmt.Errorf("%s: the last statement of a SQL routine that returns one row must return at most one row or have ORDER BY: PostgreSQL returns the first of several rows, which differs between nodes (use an aggregate, ORDER BY ... LIMIT 1, a scalar subquery or RETURNS SETOF)", what)
 	}
@@ -106,6 +109,16 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 		return fmt.Errorf("%s ... IMMUTABLE is not allowed for a body that reads tables or calls user-defined functions: PostgreSQL may evaluate an immutable call once at plan time and keep the result in a cached plan, which differs between nodes; declare it STABLE or VOLATILE", what)
 	}
 	return nil
+}
+
+// rewriteInto reports whether the gate changed the body; a body given as
+// a string (body, nil for BEGIN ATOMIC and RETURN, which are part of the
+// statement's tree) gets its new text.
+func (b *bodyFacts) rewriteInto(body *pg_query.String) bool {
+	if b.rewritten && body != nil {
+		body.Sval = b.text
+	}
+	return b.rewritten
 }
 
 // checkRoutineName allows a routine name unqualified or qualified with
@@ -130,21 +143,31 @@ func checkRoutineName(names []string, what string) error {
 // routine body.
 type bodyFacts struct {
 	readsRel, callsUser bool
-	last                *pg_query.Node // a SQL body's last statement
+	// rewritten: the gate changed the body (see canonicalOrder); text is
+	// the new text of a body given as a string.
+	rewritten bool
+	text      string
+	last      *pg_query.Node // a SQL body's last statement
 }
 
 func (b *bodyFacts) add(w *walker) {
 	b.readsRel = b.readsRel || w.readsRel
+	b.rewritten = b.rewritten || w.rewritten
 	b.callsUser = b.callsUser || w.callsUser
 }
 
 // checkSQLText checks a SQL function body given as a string: every
 // statement passes the gate (without clock and random functions).
-func (b *bodyFacts) checkSQLText(body string) error {
+func (b *bodyFacts) checkSQLText(body string) (err error) {
 	tree, err := pg_query.Parse(body)
 	if err != nil {
 		return unparseable("the function body", err)
 	}
+	defer func() {
+		if err == nil && b.rewritten {
+			b.text, err = deparseBody(tree)
+		}
+	}()
 	for _, raw := range tree.GetStmts() {
 		text := body
 		if loc, n := int(raw.GetStmtLocation()), int(raw.GetStmtLen()); loc >= 0 && loc <= len(body) {
@@ -153,9 +176,9 @@ func (b *bodyFacts) checkSQLText(body string) error {
 				text = text[:n]
 			}
 		}
-		w, err := checkStatement(raw.GetStmt(), text, stmtBody)
-		if err != nil {
-			return fmt.Errorf("in the function body: %w", err)
+		w, werr := checkStatement(raw.GetStmt(), text, stmtBody)
+		if werr != nil {
+			return fmt.Errorf("in the function body: %w", werr)
 		}
 		b.add(w)
 		b.last = raw.GetStmt()

@@ -26,7 +26,7 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 	if err := checkTopLevel(top); err != nil {
 		return nil, err
 	}
-	w := &walker{sql: sql, ctx: ctx, series: 1}
+	w := &walker{sql: sql, ctx: ctx, series: 1, growth: 1}
 	switch {
 	case ctx != stmtTop:
 		w.noEnv = "in a function or procedure body it would be evaluated at each call, outside the rewritten statement, with the node's own clock and generator; pass the value as an argument"
@@ -35,6 +35,13 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 	}
 	if err := w.walk(top.ProtoReflect(), nil); err != nil {
 		return nil, err
+	}
+	if err := w.checkSynthesized(); err != nil {
+		return nil, err
+	}
+	if len(w.aggs) > 0 {
+		applyAggFixes(w.aggs)
+		w.rewritten = true
 	}
 	if w.randoms > 0 && w.perRow != "" {
 		return nil, fmt.Errorf("random() is not allowed in a statement with %s: it could be evaluated once per row, in a scan order that can differ between nodes; random() is rewritten to block-seeded values only in statements that read no table (such as SELECT random() or INSERT ... VALUES (random()))", w.perRow)
@@ -90,6 +97,13 @@ type walker struct {
 	returning int      // >0 while inside a RETURNING list
 
 	series float64 // product of the generate_series spans so far
+
+	// Work bounds (see bounds.go).
+	crossJoins int      // unconnected FROM items so far
+	growth     float64  // product of the size factors of the calls so far
+	padded     int64    // sum of the lengths of the lpad/rpad calls so far
+	aggs       []aggFix // aggregate calls whose input order the rewrite fixes
+	rewritten  bool     // the tree was changed (aggs, a function body's text)
 
 	// For the IMMUTABLE check of routine bodies.
 	readsRel, callsUser bool
@@ -204,6 +218,9 @@ func (w *walker) rowSource(what string) {
 
 // visit applies the checks specific to one node type.
 func (w *walker) visit(n any, wrapper *pg_query.Node) error {
+	if err := w.checkJoins(n); err != nil {
+		return err
+	}
 	switch n := n.(type) {
 	case *pg_query.SelectStmt:
 		if len(n.GetFromClause()) > 0 {
