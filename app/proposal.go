@@ -9,7 +9,6 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 
-	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -66,8 +65,9 @@ func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPreparePropo
 // keeps the outcome for FinalizeBlock, so the block is still executed once.
 //
 // This is what keeps a client's tx from halting the network: a tx whose
-// execution cannot finish within this node's limits (a deadline, memory)
-// makes the node vote against the block instead of failing in FinalizeBlock,
+// execution cannot finish within this node's limits (a deadline, memory,
+// any failure of the backend while it runs) makes the node vote against
+// the block instead of failing in FinalizeBlock,
 // where a decided block that cannot be applied stops the node for good (a
 // restart replays the same block). The tx is quarantined: this node no
 // longer proposes it, rejects proposals that hold it without executing
@@ -77,9 +77,9 @@ func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPreparePropo
 // executed within the limits of the validators that voted for it; a slower
 // node then applies it in FinalizeBlock without a deadline.
 //
-// Other failures (the database went away) also vote against the block;
-// they quarantine nothing, and FinalizeBlock reports them as a halt if the
-// block is decided. On a backend whose DDL commits implicitly (MySQL), a
+// A failure outside every tx (the block's db-transaction cannot begin, the
+// digests fail) also votes against the block; it quarantines nothing, and
+// FinalizeBlock reports it as a halt if the block is decided. On a backend whose DDL commits implicitly (MySQL), a
 // block with DDL is not executed early: running it could not be undone if
 // another block were decided.
 func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessProposal) (*abci.ResponseProcessProposal, error) {
@@ -106,16 +106,16 @@ func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessPropo
 }
 
 // rejectFailed logs why a proposal could not be executed and quarantines
-// the tx to blame when the cause is a node-local limit.
+// the tx that was running when it failed. Any failure of the backend while
+// a tx runs quarantines it, not only a deadline: a failure every node
+// shares (memory, a value size limit the backend reports as an internal
+// error) must not bring the same tx back in every round, and a failure of
+// this node alone (a lost connection) only keeps this node from proposing
+// a tx that the others still propose.
 func (a *App) rejectFailed(req *abci.RequestProcessProposal, err error, timeout time.Duration) {
-	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, backend.ErrResourceExhausted) {
-		a.logger.Error("rejecting a proposal this node cannot execute", "height", req.Height, "err", err)
-		return
-	}
-	// The tx that was running when the limit hit is to blame.
 	var txErr *TxError
 	if !errors.As(err, &txErr) {
-		a.logger.Error("rejecting a proposal this node could not digest within its limits", "height", req.Height, "err", err)
+		a.logger.Error("rejecting a proposal this node cannot execute", "height", req.Height, "err", err)
 		return
 	}
 	a.quarantine.add(req.Txs[txErr.Index])

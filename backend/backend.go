@@ -160,9 +160,3 @@ var ErrBlockLost = errors.New("the backend rolled back the block's db-transactio
 
 // ErrBlockOpen is returned by Begin when a Block is already open.
 var ErrBlockOpen = errors.New("a block db-transaction is already open")
-
-// ErrResourceExhausted is wrapped by an error that says this node ran out
-// of a local resource while executing a statement (memory, most often): a
-// condition of this node, not a result every node would reach. The
-// executor treats it like a deadline when it executes a proposal.
-var ErrResourceExhausted = errors.New("the node ran out of a local resource")

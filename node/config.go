@@ -100,9 +100,9 @@ type BackendConfig struct {
 	// for benchmarks that measure the gate's cost: a node without the gate
 	// executes statements every other node refuses, and diverges.
 	UnsafeNoGate bool `toml:"unsafe_no_gate"`
-	// ExecTimeout (PostgreSQL) bounds one statement of a block on this node,
-	// e.g. "60s"; exceeding it halts the node without recording an outcome
-	// (it retries the block when restarted). Empty: the default, 60s.
+	// ExecTimeout is ignored. It used to bound a block's statements on
+	// the PostgreSQL writer, which could halt a node on a decided block;
+	// node-local limits now apply before the vote ([block] tx_timeout).
 	ExecTimeout string `toml:"exec_timeout"`
 }
 

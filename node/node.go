@@ -75,13 +75,6 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 		if rc.Checkpoint.Every > 0 {
 			opts = append(opts, postgres.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
 		}
-		if rc.Backend.ExecTimeout != "" {
-			d, err := time.ParseDuration(rc.Backend.ExecTimeout)
-			if err != nil {
-				return nil, fmt.Errorf("relchain.toml backend.exec_timeout: %w", err)
-			}
-			opts = append(opts, postgres.WithExecTimeout(d))
-		}
 		return postgres.Open(ctx, rc.Backend.DSN, opts...)
 	case "mysql":
 		var opts []mysql.Option
