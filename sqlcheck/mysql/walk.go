@@ -31,6 +31,11 @@ type walker struct {
 	writes []string // tables written, lower case
 	depth  int
 	subDDL map[*sqlparser.DDL]bool // the pieces of an ALTER TABLE (or CREATE/DROP INDEX)
+	// amplifier is the size-multiplying function whose arguments the walk
+	// is in (see bounds.go); aggregates counts the SUM and AVG calls it is
+	// in.
+	amplifier  string
+	aggregates int
 }
 
 // checkStatement checks one parsed statement: its kind against the
@@ -155,6 +160,13 @@ func (w *walker) walkStruct(v reflect.Value) error {
 	if err := w.visit(p.Interface()); err != nil {
 		return err
 	}
+	if f, ok := p.Interface().(*sqlparser.FuncExpr); ok {
+		leave, err := w.enterFunc(f)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		key := name + "." + f.Name
@@ -194,6 +206,13 @@ func (w *walker) visit(n any) error {
 		if n.Limit != nil && len(n.OrderBy) == 0 {
 			return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes")
 		}
+		return checkJoins(n)
+	case *sqlparser.SQLVal:
+		return checkLiteral(n)
+	case *sqlparser.ComparisonExpr:
+		return w.checkJSONOperator(n.Operator)
+	case *sqlparser.BinaryExpr:
+		return w.checkJSONOperator(n.Operator)
 	case *sqlparser.SetOp:
 		if n.Limit != nil && len(n.OrderBy) == 0 {
 			return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes")
@@ -252,11 +271,15 @@ func (w *walker) visit(n any) error {
 			return fmt.Errorf("function %s is not allowed: it is not on the gate's allowlist of deterministic functions", strings.ToLower(n.Name))
 		}
 	case *sqlparser.ConvertType:
-		if t := strings.ToLower(n.Type); !allowedCasts[t] {
+		if t := strings.ToLower(n.Type); floatTypes[t] {
+			return fmt.Errorf("conversion to type %s is not allowed: %s", t, floatReason)
+		} else if !allowedCasts[t] {
 			return fmt.Errorf("conversion to type %s is not allowed: it is not on the gate's allowlist of CAST/CONVERT types", t)
 		}
 	case *sqlparser.ColumnType:
-		if t := strings.ToLower(n.Type); !allowedTypes[t] {
+		if t := strings.ToLower(n.Type); floatTypes[t] {
+			return fmt.Errorf("column type %s is not allowed: %s", t, floatReason)
+		} else if !allowedTypes[t] {
 			return fmt.Errorf("column type %s is not allowed: it is not on the gate's allowlist of types", t)
 		}
 	case *sqlparser.ForeignKeyDefinition:
@@ -294,7 +317,7 @@ func checkTableName(n *sqlparser.TableName) error {
 	if name := strings.ToLower(n.Name.String()); strings.HasPrefix(name, "relchain_") {
 		return fmt.Errorf("table %s is relchain's own: names starting with relchain_ are not accessible to statements", name)
 	}
-	return nil // qualifiers are rejected by fieldReasons
+	return checkSeqTable(n.Name.String()) // qualifiers are rejected by fieldReasons
 }
 
 // checkFunc checks a function call against the allowlist.
