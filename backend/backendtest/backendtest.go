@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,13 @@ import (
 type Open func(t *testing.T) backend.Backend
 
 // Run runs the conformance suite against the backend that open provides.
-func Run(t *testing.T, open Open) {
+func Run(t *testing.T, open Open) { RunExcept(t, open) }
+
+// RunExcept is Run without the named tests: for a backend whose gate
+// refuses what a test needs (the MySQL gate refuses floating-point
+// columns, which ValuesRoundTrip stores); the caller runs them elsewhere
+// (without the gate).
+func RunExcept(t *testing.T, open Open, skip ...string) {
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Open)
@@ -48,6 +55,9 @@ func Run(t *testing.T, open Open) {
 		{"SystemStateCommitsWithBlockOnly", testSystemState},
 	}
 	for _, tc := range append(append(tests, stateTests...), effectTests...) {
+		if slices.Contains(skip, tc.name) {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
 }
