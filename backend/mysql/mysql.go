@@ -108,8 +108,8 @@ type Backend struct {
 	killer   *sql.DB // KILL QUERY / KILL of the writer's connection
 	internal *sql.DB
 	readers  *sql.DB
-	verdict verdictCache
-	ckpt    backend.Checkpointer
+	verdict  verdictCache
+	ckpt     backend.Checkpointer
 
 	mu     sync.Mutex // guards open, closed
 	open   *block
