@@ -47,7 +47,7 @@ func TestAccountsCannotReachBeyondTheNodesDatabase(t *testing.T) {
 	w, r := mysqltest.Accounts(t)
 	b := mustOpen(t, w, mysql.WithReaderDSN(r))
 	defer b.Close()
-	mysqltest.AdminDSN(t) // another database, which the accounts must not see
+	mysqltest.AdminDSN(t)       // another database, which the accounts must not see
 	blk, err := b.Begin(ctx(t)) // holds the writer's connection
 	if err != nil {
 		t.Fatal(err)
