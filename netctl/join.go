@@ -59,6 +59,9 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 			return NodeInfo{}, fmt.Errorf("the network runs %s: the new node needs its own database DSN", rc.Backend.Kind)
 		}
 		rc.Backend.DSN = o.DSN
+		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
+			return NodeInfo{}, err
+		}
 	} else {
 		rc.Backend.DSN = ""
 	}

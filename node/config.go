@@ -75,6 +75,13 @@ type BackendConfig struct {
 	// for benchmarks that measure the gate's cost: a node without the gate
 	// executes statements every other node refuses, and diverges.
 	UnsafeNoGate bool `toml:"unsafe_no_gate"`
+	// ReaderDSN (MySQL) is the DSN of the read-only account that serves
+	// queries (init creates it with the writer's, see
+	// PrepareMySQLAccounts); empty: queries use the writer's account.
+	ReaderDSN string `toml:"reader_dsn"`
+	// UnsafeSuperuser lets the node run on accounts with server-wide or
+	// dangerous privileges (relchain node --unsafe-superuser). Tests only.
+	UnsafeSuperuser bool `toml:"unsafe_superuser"`
 	// ExecTimeout (PostgreSQL) bounds one statement of a block on this node,
 	// e.g. "60s"; exceeding it halts the node without recording an outcome
 	// (it retries the block when restarted). Empty: the default, 60s.
