@@ -15,6 +15,7 @@ import (
 	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/internal/mysqltest"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/statedigest"
 )
 
 // Issue 14, attack 6 on a real MariaDB: MariaDB's sequence tables, a
@@ -222,5 +223,58 @@ func waitStatement(t *testing.T, marker string, n int) {
 			t.Fatalf("only %d threads run %q", got, marker)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A block whose DDL took effect (MySQL commits it at once) and whose next
+// statement is then cancelled by its deadline is rolled back and, executed
+// again without a deadline (FinalizeBlock, or a replay after a restart),
+// ends exactly as on a node that ran it once: the DDL's recovery record
+// tells the replay that the DDL already took effect.
+func TestBlockCancelledAfterItsDDLReplaysAsRunOnce(t *testing.T) {
+	blocks := [][][]string{
+		{{"CREATE TABLE n (id BIGINT NOT NULL PRIMARY KEY)"}},
+		{{"ALTER TABLE n ADD COLUMN c BIGINT NOT NULL DEFAULT 5"}, {"INSERT INTO n (id) SELECT seq FROM seq_1_to_1000"}},
+	}
+	ref := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
+	defer ref.Close()
+	var want []outcome
+	for h, txs := range blocks {
+		want = append(want, runBlock(t, ref, int64(h+1), txs))
+	}
+
+	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
+	defer b.Close()
+	sameOutcome(t, "block 1", runBlock(t, b, 1, blocks[0]), want[0])
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runTx(t, blk, 0, blocks[1][0]) != "" {
+		t.Fatal("the DDL failed")
+	}
+	if err := blk.Savepoint(ctx(t), sqlcheck.Env{Tx: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = blk.Exec(c, "INSERT INTO n (id) SELECT seq + 1000 FROM seq_1_to_100000000000", nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the long statement after the DDL: %v; want its deadline", err)
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	sameOutcome(t, "block 2 run again without a deadline", runBlock(t, b, 2, blocks[1]), want[1])
+	got, _, err := b.ScanState(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables, _, err := ref.ScanState(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := statedigest.Diff(wantTables, got); len(d) > 0 {
+		t.Fatalf("tables %v differ from the node that ran the block once", d)
 	}
 }
