@@ -119,15 +119,21 @@
 //     engine makes them exist in every database, with as many rows as the
 //     name asks (seq_1_to_100000000000). ENGINE= anything but InnoDB is
 //     refused (above), so no other engine's virtual tables can be made.
-//   - Joins: a FROM clause (of any SELECT, subqueries, views and INSERT ...
-//     SELECT included) may hold two relations (tables, views, derived
-//     tables) joined any way; with more, every relation must be connected
-//     to the others by equality conditions between qualified columns of
-//     two relations: ON a.x = b.y (a top-level AND term), USING (...) or
-//     NATURAL (joining the right side to the left side's nearest
-//     relation), or a top-level AND term a.x = b.y of WHERE. A 24-way
-//     self-join of a 3-row table (3^24 rows) is refused; TPC-C's joins
-//     pass.
+//   - Joins: in each FROM clause (of a SELECT, subqueries, derived
+//     tables, CTEs, views and INSERT ... SELECT included, and of a
+//     multi-table UPDATE or DELETE), relations joined by equality
+//     conditions between qualified columns of two relations form a group:
+//     ON a.x = b.y (a top-level AND term), USING (...) or NATURAL (joining
+//     the right side to the left side's nearest relation), or a top-level
+//     AND term a.x = b.y of WHERE. Every group after the first that holds
+//     a table, view or non-constant derived table is a cross join, and a
+//     statement may hold one cross join in all its FROM clauses together
+//     (so nesting two-table derived tables does not escape the rule).
+//     Groups of constant derived tables ((SELECT 0 UNION ALL SELECT 1 ...)
+//     AS d, FROM DUAL) multiply the statement's constant rows, at most
+//     10,000,000 (the bench workloads generate series that way). A 24-way
+//     self-join of a 3-row table (3^24 rows) is refused; TPC-C's, SmallBank's
+//     and YCSB's statements pass.
 //   - Size multipliers: the count of REPEAT and the length of LPAD and
 //     RPAD must be an integer literal of at most 4096 (not an expression,
 //     a column or a placeholder), and REPEAT, LPAD, RPAD, REPLACE and HEX

@@ -36,12 +36,16 @@ type walker struct {
 	// in.
 	amplifier  string
 	aggregates int
+	// crossJoins and constRows are the statement's cross joins and the
+	// product of its constant derived tables' rows (see checkJoins).
+	crossJoins int
+	constRows  uint64
 }
 
 // checkStatement checks one parsed statement: its kind against the
 // allowlist, then every node of its tree.
 func checkStatement(stmt sqlparser.Statement) (*walker, error) {
-	w := &walker{}
+	w := &walker{constRows: 1}
 	if err := w.checkTopLevel(stmt); err != nil {
 		return nil, err
 	}
@@ -206,7 +210,7 @@ func (w *walker) visit(n any) error {
 		if n.Limit != nil && len(n.OrderBy) == 0 {
 			return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes")
 		}
-		return checkJoins(n)
+		return w.checkJoins(n.From, n.Where)
 	case *sqlparser.SQLVal:
 		return checkLiteral(n)
 	case *sqlparser.ComparisonExpr:
@@ -461,6 +465,9 @@ func (w *walker) update(n *sqlparser.Update) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("UPDATE with LIMIT but no ORDER BY is not allowed: the rows it changes differ between nodes")
 	}
+	if err := w.checkJoins(n.TableExprs, n.Where); err != nil {
+		return err
+	}
 	aliases, all, derived := targets(n.TableExprs)
 	if len(all) == 0 {
 		return errors.New("an UPDATE must name a table: derived tables are not updatable through the gate")
@@ -490,6 +497,9 @@ func (w *walker) update(n *sqlparser.Update) error {
 func (w *walker) delete(n *sqlparser.Delete) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("DELETE with LIMIT but no ORDER BY is not allowed: the rows it deletes differ between nodes")
+	}
+	if err := w.checkJoins(n.TableExprs, n.Where); err != nil {
+		return err
 	}
 	aliases, all, _ := targets(n.TableExprs)
 	if len(n.Targets) == 0 {
