@@ -515,6 +515,9 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		ON DUPLICATE KEY UPDATE height = VALUES(height), app_hash = VALUES(app_hash)`, s.Height, appHash); err != nil {
 		return fail("write state", err)
 	}
+	if err := k.checkAbandonedDDL(ctx); err != nil {
+		return fail("check DDL recovery records", err)
+	}
 	if k.ddlSeq > 0 {
 		if _, err := k.conn.ExecContext(ctx, "DELETE FROM relchain_ddl WHERE height <= ?", s.Height); err != nil {
 			return fail("delete DDL recovery records", err)
@@ -571,4 +574,25 @@ func (k *block) finish(bad bool) {
 func (k *block) abandon() {
 	_ = k.conn.Raw(func(any) error { return driver.ErrBadConn })
 	k.conn.Close()
+}
+
+// ErrAbandonedDDL is wrapped by Commit's error when an earlier execution
+// of the same height, since rolled back (a speculative execution of
+// another block, cancelled or rejected), ran a DDL statement that this
+// block does not have: MySQL committed it at once, so this node's schema
+// is no longer the network's. The node must recover (from a checkpoint).
+var ErrAbandonedDDL = errors.New("a DDL statement of an abandoned execution of this height took effect (MySQL commits DDL at once): this node's schema differs from the network's; recover the node from a checkpoint")
+
+// checkAbandonedDDL fails if recovery records of this height remain that
+// this block's DDL statements did not consume.
+func (k *block) checkAbandonedDDL(ctx context.Context) error {
+	var n int
+	if err := k.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM relchain_ddl WHERE height = ? AND seq > ?",
+		k.height, k.ddlSeq).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return ErrAbandonedDDL
+	}
+	return nil
 }

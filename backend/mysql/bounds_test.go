@@ -278,3 +278,43 @@ func TestBlockCancelledAfterItsDDLReplaysAsRunOnce(t *testing.T) {
 		t.Fatalf("tables %v differ from the node that ran the block once", d)
 	}
 }
+
+// A rolled-back execution of a block with DDL (speculative, then not
+// decided) leaves the DDL in the schema: the block decided at that height
+// instead cannot commit as if nothing happened; Commit reports the
+// abandoned DDL as a node fault.
+func TestCommitRefusesAfterAnAbandonedDDLOfTheSameHeight(t *testing.T) {
+	b := mustOpen(t, mysqltest.DSN(t))
+	defer b.Close()
+	if !b.DDLCommitsImplicitly() {
+		t.Fatal("DDLCommitsImplicitly = false on MySQL")
+	}
+	runBlock(t, b, 1, [][]string{{"CREATE TABLE n (id BIGINT NOT NULL PRIMARY KEY)"}})
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runTx(t, blk, 0, []string{"CREATE TABLE speculative (id BIGINT NOT NULL PRIMARY KEY)"}) != "" {
+		t.Fatal("the DDL failed")
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	blk, err = b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runTx(t, blk, 0, []string{"INSERT INTO n VALUES (1)"}) != "" {
+		t.Fatal("the insert failed")
+	}
+	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	err = blk.Commit(ctx(t), backend.State{Height: 2, AppHash: []byte{2}})
+	if !errors.Is(err, mysql.ErrAbandonedDDL) || backend.AsError(err) != nil {
+		t.Fatalf("Commit of another block after an abandoned DDL = %v; want ErrAbandonedDDL as a node fault", err)
+	}
+}

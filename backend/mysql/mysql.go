@@ -407,6 +407,14 @@ func (b *Backend) checkBinlog(ctx context.Context) error {
 	return nil
 }
 
+// DDLCommitsImplicitly reports that a block's DDL statement is committed
+// at once, whatever becomes of the block: a block with DDL must be
+// executed only once it is decided (FinalizeBlock), never speculatively
+// (ProcessProposal), on this backend. A rolled-back execution of the same
+// block replays correctly; one of another block makes Commit fail with
+// ErrAbandonedDDL. See DESIGN.md (Cancellation).
+func (b *Backend) DDLCommitsImplicitly() bool { return true }
+
 // Dialect implements backend.Backend.
 func (b *Backend) Dialect() string { return "mysql" }
 
