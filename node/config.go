@@ -191,7 +191,12 @@ func SaveConfig(home string, cc *cmtcfg.Config, rc Config) error {
 	cmtcfg.EnsureRoot(home)
 	cc.SetRoot(home)
 	cmtcfg.WriteConfigFile(filepath.Join(home, "config", "config.toml"), cc)
-	f, err := os.Create(filepath.Join(home, RelchainConfigFile))
+	// Owner-only: the database DSNs in it hold the accounts' passwords.
+	path := filepath.Join(home, RelchainConfigFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
 	if err != nil {
 		return fmt.Errorf("write relchain config: %w", err)
 	}
