@@ -194,13 +194,13 @@ func SaveConfig(home string, cc *cmtcfg.Config, rc Config) error {
 	// Owner-only: the database DSNs in it hold the accounts' passwords.
 	path := filepath.Join(home, RelchainConfigFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
 	if err != nil {
 		return fmt.Errorf("write relchain config: %w", err)
 	}
 	defer f.Close()
+	if err := f.Chmod(0o600); err != nil { // a file from before keeps its mode otherwise
+		return fmt.Errorf("write relchain config: %w", err)
+	}
 	fmt.Fprintln(f, "# relchain node settings. Network-wide execution settings live in genesis.json app_state.")
 	if err := toml.NewEncoder(f).Encode(rc); err != nil {
 		return fmt.Errorf("write relchain config: %w", err)
