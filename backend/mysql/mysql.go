@@ -294,6 +294,11 @@ func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
 	if writer {
 		// The writer is the only writer: read committed is enough.
 		iso = "READ-COMMITTED"
+		// A block's DDL waits for the metadata locks of reads in flight
+		// (each bounded by the readers' statement time limit); a node's
+		// my.cnf must not turn that wait into a failed block (1205, a
+		// node fault): the longest wait the server allows.
+		set = append(set, "lock_wait_timeout = 31536000")
 	}
 	if fl.mariadb {
 		set = append(set,

@@ -175,7 +175,7 @@
 //     of a character column, or of a string or temporal expression, adds
 //     DOUBLE values (the gate does not know column types). A tx argument
 //     passed as a float64 becomes a literal the driver prints (an exact
-//     DECIMAL unless its exponent is large).
+//     DECIMAL unless its exponent is large). SUM('1.5') is one.
 //   - Table names: Writes are lower-cased, but with lower_case_table_names=0
 //     MySQL tells t and T apart.
 //   - DDL commits implicitly in MySQL; how it fits the block's transaction
