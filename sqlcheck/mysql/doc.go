@@ -172,10 +172,12 @@
 //   - INSERT ... ON DUPLICATE KEY UPDATE on a table with several unique
 //     keys (MariaDB flags it unsafe).
 //   - Implicit conversions to DOUBLE the text does not show: SUM or AVG
-//     of a character column, or of a string or temporal expression, adds
-//     DOUBLE values (the gate does not know column types). A tx argument
-//     passed as a float64 becomes a literal the driver prints (an exact
-//     DECIMAL unless its exponent is large). SUM('1.5') is one.
+//     of a character column, or of a string or temporal expression
+//     (SUM('1.5'), SUM(COALESCE(a, '0'))), adds DOUBLE values in row
+//     order (the gate does not know column types; only a schema-aware
+//     check closes this). A tx argument passed as a float64 becomes a
+//     literal the driver prints (an exact DECIMAL unless its exponent is
+//     large).
 //   - Table names: Writes are lower-cased, but with lower_case_table_names=0
 //     MySQL tells t and T apart.
 //   - DDL commits implicitly in MySQL; how it fits the block's transaction
