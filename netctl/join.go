@@ -58,7 +58,11 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 		if o.DSN == "" {
 			return NodeInfo{}, fmt.Errorf("the network runs %s: the new node needs its own database DSN", rc.Backend.Kind)
 		}
-		rc.Backend.DSN = o.DSN
+		// The copied configuration's reader account is the other node's.
+		rc.Backend.DSN, rc.Backend.ReaderDSN = o.DSN, ""
+		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
+			return NodeInfo{}, err
+		}
 	} else {
 		rc.Backend.DSN = ""
 	}

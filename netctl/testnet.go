@@ -131,6 +131,9 @@ func Generate(o Options) ([]NodeInfo, error) {
 		if o.Backend == "postgres" || o.Backend == "mysql" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}
+		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		if err := node.SaveConfig(home, cc, rc); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

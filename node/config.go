@@ -100,6 +100,13 @@ type BackendConfig struct {
 	// for benchmarks that measure the gate's cost: a node without the gate
 	// executes statements every other node refuses, and diverges.
 	UnsafeNoGate bool `toml:"unsafe_no_gate"`
+	// ReaderDSN (MySQL) is the DSN of the read-only account that serves
+	// queries (init creates it with the writer's, see
+	// PrepareMySQLAccounts); empty: queries use the writer's account.
+	ReaderDSN string `toml:"reader_dsn"`
+	// UnsafeSuperuser lets the node run on accounts with server-wide or
+	// dangerous privileges (relchain node --unsafe-superuser). Tests only.
+	UnsafeSuperuser bool `toml:"unsafe_superuser"`
 	// ExecTimeout is ignored. It used to bound a block's statements on
 	// the PostgreSQL writer, which could halt a node on a decided block;
 	// node-local limits now apply before the vote ([block] tx_timeout).
@@ -213,11 +220,16 @@ func SaveConfig(home string, cc *cmtcfg.Config, rc Config) error {
 	cmtcfg.EnsureRoot(home)
 	cc.SetRoot(home)
 	cmtcfg.WriteConfigFile(filepath.Join(home, "config", "config.toml"), cc)
-	f, err := os.Create(filepath.Join(home, RelchainConfigFile))
+	// Owner-only: the database DSNs in it hold the accounts' passwords.
+	path := filepath.Join(home, RelchainConfigFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("write relchain config: %w", err)
 	}
 	defer f.Close()
+	if err := f.Chmod(0o600); err != nil { // a file from before keeps its mode otherwise
+		return fmt.Errorf("write relchain config: %w", err)
+	}
 	fmt.Fprintln(f, "# relchain node settings. Network-wide execution settings live in genesis.json app_state.")
 	if err := toml.NewEncoder(f).Encode(rc); err != nil {
 		return fmt.Errorf("write relchain config: %w", err)

@@ -144,6 +144,9 @@ func Init(home string, o InitOptions) (*types.GenesisDoc, error) {
 		o.Backend.Kind = "sqlite"
 	}
 	o.Params.Backend = o.Backend.Kind
+	if err := PrepareMySQLAccounts(&o.Backend); err != nil {
+		return nil, err
+	}
 	rc := DefaultConfig()
 	rc.Backend = o.Backend
 	cc := CometConfig(o.Tuning)

@@ -77,7 +77,7 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 		}
 		return postgres.Open(ctx, rc.Backend.DSN, opts...)
 	case "mysql":
-		var opts []mysql.Option
+		opts := mysqlAccountOptions(rc.Backend)
 		if rc.Backend.UnsafeNoGate {
 			opts = append(opts, mysql.WithoutGate())
 		}
@@ -116,6 +116,7 @@ type options struct {
 	injectDir        string
 	corruptSnapshots bool
 	abciSocket       bool
+	unsafeSuperuser  bool
 }
 
 // WithABCISocket makes CometBFT reach the application over ABCI's socket
@@ -165,6 +166,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	if err != nil {
 		return nil, err
 	}
+	rc.Backend.UnsafeSuperuser = rc.Backend.UnsafeSuperuser || o.unsafeSuperuser
 	a, ss, err := buildApp(ctx, home, rc, gen, logger, o)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,13 @@ import (
 type Open func(t *testing.T) backend.Backend
 
 // Run runs the conformance suite against the backend that open provides.
-func Run(t *testing.T, open Open, opts ...Option) {
+func Run(t *testing.T, open Open, opts ...Option) { RunExcept(t, open, nil, opts...) }
+
+// RunExcept is Run without the named tests: for a backend whose gate
+// refuses what a test needs (the MySQL gate refuses floating-point
+// columns, which ValuesRoundTrip stores); the caller runs them elsewhere
+// (without the gate).
+func RunExcept(t *testing.T, open Open, skip []string, opts ...Option) {
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
@@ -52,6 +59,9 @@ func Run(t *testing.T, open Open, opts ...Option) {
 		{"SystemStateCommitsWithBlockOnly", testSystemState},
 	}
 	for _, tc := range append(append(tests, stateTests...), effectTests...) {
+		if slices.Contains(skip, tc.name) {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
 	t.Run("InternalSQLImmuneToUserIdentifiers", func(t *testing.T) { testIdentifiers(t, open, cfg.restore) })

@@ -46,8 +46,12 @@ var ErrDDLNotAlone = &backend.Error{Class: backend.ClassNotImplemented, SQLState
 type block struct {
 	b      *Backend
 	conn   *sql.Conn
+	connID int64 // the writer connection's server thread id (see watch)
 	height int64 // the block's height: committed height + 1
 	done   bool
+	// callCtx is the context of the method running (see watch): when it
+	// ends, the server-side statement is killed and errors wrap its Err.
+	callCtx context.Context
 	// lost: the db-transaction is gone (deadlock, lost connection, a DDL
 	// whose outcome is unknown); only Rollback is accepted.
 	lost error
@@ -118,6 +122,8 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 		return err
 	}
 	k.env = env
+	ctx, stop := k.watch(ctx)
+	defer stop()
 	if _, err := k.conn.ExecContext(ctx, "SAVEPOINT "+savepoint); err != nil {
 		return k.fault("savepoint", err)
 	}
@@ -154,6 +160,8 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return err
 	}
 	k.inTx, k.txStmts, k.txDDL = false, 0, false
+	ctx, stop := k.watch(ctx)
+	defer stop()
 	if _, err := k.conn.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+savepoint); err != nil {
 		return k.fault("rollback to savepoint", err)
 	}
@@ -163,6 +171,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 // fault records that the db-transaction's state is unknown and returns a
 // node fault.
 func (k *block) fault(what string, err error) error {
+	err = k.wrapInterrupted(err)
 	k.lost = err
 	return fmt.Errorf("mysql: %s: %w", what, err)
 }
@@ -192,6 +201,8 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if err := k.check(); err != nil {
 		return nil, err
 	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
 	if !k.inTx && k.tagged {
 		// Outside every savepoint (never so in the executor): the records
 		// this statement writes belong to no tx.
@@ -209,18 +220,18 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if st.ddl {
 		return k.execDDL(ctx, st, args)
 	}
-	rows, err := runStmt(ctx, k.conn, st, args)
+	rows, err := runStmt(ctx, k.conn, st, args, limits{})
 	if err == nil {
 		if !st.read {
 			k.dirty = true
 		}
 		return rows, nil
 	}
-	return nil, k.stmtError(ctx, err)
+	return nil, k.stmtError(err)
 }
 
 // stmtError classifies a failed statement's error.
-func (k *block) stmtError(ctx context.Context, err error) error {
+func (k *block) stmtError(err error) error {
 	if e := backend.AsError(err); e != nil { // arguments, before anything was sent
 		return e
 	}
@@ -230,7 +241,7 @@ func (k *block) stmtError(ctx context.Context, err error) error {
 		return fmt.Errorf("mysql: exec: %w: %w", backend.ErrBlockLost, err)
 	}
 	be := asBackendError(err)
-	if be == nil || ctx.Err() != nil {
+	if be == nil || k.interrupted() != nil {
 		return k.fault("exec", err)
 	}
 	return be
@@ -312,7 +323,7 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 	if run {
 		if _, err := k.conn.ExecContext(ctx, st.text, args...); err != nil {
 			be := asBackendError(err)
-			if be == nil || ctx.Err() != nil {
+			if be == nil || k.interrupted() != nil {
 				// The DDL's outcome is unknown: the recovery record stays
 				// and a replay decides.
 				return nil, k.fault("ddl", err)
@@ -397,6 +408,8 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if err := k.check(); err != nil {
 		return backend.Changes{}, err
 	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
 	// Read and delete in one statement on MariaDB; on MySQL lock what is
 	// read and delete exactly that. Records that a session outside
 	// relchain commits meanwhile are then left for the next block, never
@@ -502,6 +515,9 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		ON DUPLICATE KEY UPDATE height = VALUES(height), app_hash = VALUES(app_hash)`, s.Height, appHash); err != nil {
 		return fail("write state", err)
 	}
+	if err := k.checkAbandonedDDL(ctx); err != nil {
+		return fail("check DDL recovery records", err)
+	}
 	if k.ddlSeq > 0 {
 		if _, err := k.conn.ExecContext(ctx, "DELETE FROM relchain_ddl WHERE height <= ?", s.Height); err != nil {
 			return fail("delete DDL recovery records", err)
@@ -526,10 +542,16 @@ func (k *block) Rollback(ctx context.Context) error {
 	return k.rollback(ctx)
 }
 
-// rollback ends the block; the caller holds the backend's mutex.
+// rollback ends the block; the caller holds the backend's mutex. A lost
+// block whose connection is gone (killed after a cancellation, or lost)
+// has nothing left to roll back: the server rolled its transaction back
+// with the connection, and the next Begin opens a new one.
 func (k *block) rollback(ctx context.Context) error {
 	_, err := k.conn.ExecContext(ctx, "ROLLBACK")
 	k.finish(err != nil || k.lost != nil)
+	if err != nil && k.lost != nil && asBackendError(err) == nil && mysqlNumber(err) == 0 {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("mysql: rollback: %w", err)
 	}
@@ -552,4 +574,25 @@ func (k *block) finish(bad bool) {
 func (k *block) abandon() {
 	_ = k.conn.Raw(func(any) error { return driver.ErrBadConn })
 	k.conn.Close()
+}
+
+// ErrAbandonedDDL is wrapped by Commit's error when an earlier execution
+// of the same height, since rolled back (a speculative execution of
+// another block, cancelled or rejected), ran a DDL statement that this
+// block does not have: MySQL committed it at once, so this node's schema
+// is no longer the network's. The node must recover (from a checkpoint).
+var ErrAbandonedDDL = errors.New("a DDL statement of an abandoned execution of this height took effect (MySQL commits DDL at once): this node's schema differs from the network's; recover the node from a checkpoint")
+
+// checkAbandonedDDL fails if recovery records of this height remain that
+// this block's DDL statements did not consume.
+func (k *block) checkAbandonedDDL(ctx context.Context) error {
+	var n int
+	if err := k.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM relchain_ddl WHERE height = ? AND seq > ?",
+		k.height, k.ddlSeq).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return ErrAbandonedDDL
+	}
+	return nil
 }

@@ -68,7 +68,7 @@ func (b *Backend) takeCheckpoint(ctx context.Context) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	conn, err := b.readers.Conn(ctx)
+	conn, err := b.internal.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

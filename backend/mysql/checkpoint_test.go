@@ -19,7 +19,9 @@ import (
 func TestCheckpointRestoresTheCommittedState(t *testing.T) {
 	dsn := mysqltest.DSN(t)
 	dir := t.TempDir()
-	b := mustOpen(t, dsn, mysql.WithCheckpoints(dir, 2, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
+	// Without the gate: the table holds every type, floating-point ones
+	// (which the gate refuses) included.
+	b := mustOpen(t, dsn, mysql.WithoutGate(), mysql.WithCheckpoints(dir, 2, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
 	defer b.Close()
 	blk, err := b.Begin(ctx(t))
 	if err != nil {

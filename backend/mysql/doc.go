@@ -20,6 +20,12 @@
 // block's commit replays the block correctly. See backend/DESIGN.md
 // (MySQL) for the details and the contract difference.
 //
+// A node runs on two least-privilege accounts (SetupAccounts; Open refuses
+// privileged ones unless WithUnsafeSuperuser), Query runs under a time,
+// row and byte budget on its own pool, and a block statement whose
+// context ends is killed on the server (KILL QUERY from the writer's own
+// account). See DESIGN.md in this directory.
+//
 // Checkpoints (WithCheckpoints) are a logical dump taken in one
 // consistent snapshot together with its height; RestoreCheckpoint and
 // SwapDatabases serve node recovery and state sync.

@@ -22,6 +22,11 @@ var _ backend.Backend = (*Backend)(nil)
 const (
 	DefaultQueryTimeout = 30 * time.Second
 	DefaultMaxReaders   = 8
+	// DefaultMaxQueryRows and DefaultMaxQueryBytes bound what one Query
+	// returns (a clear error past them): reads are served by the node
+	// to anyone who reaches it.
+	DefaultMaxQueryRows  = 100_000
+	DefaultMaxQueryBytes = 64 << 20
 )
 
 // SQLMode is the sql_mode of every connection: strict for every table
@@ -41,6 +46,10 @@ type Option func(*options)
 type options struct {
 	queryTimeout time.Duration
 	maxReaders   int
+	maxRows      int
+	maxBytes     int64
+	readerDSN    string
+	unsafeSuper  bool
 	noGate       bool
 	// ddlHook, when set (tests), runs at the stages of a DDL statement
 	// (see block.execDDL): "before" (recovery record committed, DDL not
@@ -69,17 +78,38 @@ func WithQueryTimeout(d time.Duration) Option { return func(o *options) { o.quer
 // WithMaxReaders sets the size of Query's connection pool.
 func WithMaxReaders(n int) Option { return func(o *options) { o.maxReaders = n } }
 
+// WithQueryLimits bounds the rows and bytes (of values) one Query returns
+// (0: no bound). Past either, Query fails with a ClassResource error.
+func WithQueryLimits(rows int, bytes int64) Option {
+	return func(o *options) { o.maxRows, o.maxBytes = rows, bytes }
+}
+
+// WithReaderDSN makes Query connect with another account (see
+// SetupAccounts: one with SELECT on the node's database only). Without
+// it, Query uses the writer's account, in read-only transactions.
+func WithReaderDSN(dsn string) Option { return func(o *options) { o.readerDSN = dsn } }
+
+// WithUnsafeSuperuser lets Open use accounts that hold server-wide or
+// dangerous privileges (see checkPrivileges). Never in production: any
+// statement that slips past the gate then acts with them.
+func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuper = true } }
+
 // Backend is a MySQL or MariaDB database of one validator: one dedicated
-// writer connection for blocks and a pool of read-only connections for
-// Query.
+// writer connection for blocks, a pool of read-only connections for
+// Query, and, on the writer's account, a killer connection (it stops a
+// cancelled block's statement on the server, see block.watch) and a small
+// internal pool (the server's syntax check, state, system state and
+// checkpoint reads) that hostile reads cannot exhaust.
 type Backend struct {
-	opts    options
-	flavor  flavor
-	dbName  string
-	writer  *sql.DB // at most one connection; a block holds it as a *sql.Conn
-	readers *sql.DB
-	verdict verdictCache
-	ckpt    backend.Checkpointer
+	opts     options
+	flavor   flavor
+	dbName   string
+	writer   *sql.DB // at most one connection; a block holds it as a *sql.Conn
+	killer   *sql.DB // KILL QUERY / KILL of the writer's connection
+	internal *sql.DB
+	readers  *sql.DB
+	verdict  verdictCache
+	ckpt     backend.Checkpointer
 
 	mu     sync.Mutex // guards open, closed
 	open   *block
@@ -97,10 +127,51 @@ type flavor struct {
 // utf8mb4_bin) if it does not exist, checks the server, and installs
 // relchain's tables.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
-	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders}
+	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders,
+		maxRows: DefaultMaxQueryRows, maxBytes: DefaultMaxQueryBytes}
 	for _, f := range opts {
 		f(&o)
 	}
+	cfg, err := connConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	rcfg := cfg
+	if o.readerDSN != "" {
+		if rcfg, err = connConfig(o.readerDSN); err != nil {
+			return nil, fmt.Errorf("reader: %w", err)
+		}
+		if rcfg.DBName != cfg.DBName {
+			return nil, fmt.Errorf("mysql: the reader's dsn names database %q, the writer's %q", rcfg.DBName, cfg.DBName)
+		}
+	}
+	fl, err := createDatabase(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
+	b.ckpt.OnError = o.ckptOnError
+	if err := b.openPools(cfg, rcfg); err != nil {
+		return nil, err
+	}
+	if err := b.checkAccounts(ctx, o.readerDSN != ""); err != nil {
+		b.closeDBs()
+		return nil, err
+	}
+	if err := b.checkServer(ctx); err != nil {
+		b.closeDBs()
+		return nil, err
+	}
+	if err := b.install(ctx); err != nil {
+		b.closeDBs()
+		return nil, err
+	}
+	return b, nil
+}
+
+// connConfig parses a DSN and fixes the connection settings relchain
+// relies on.
+func connConfig(dsn string) (*gomysql.Config, error) {
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: parse dsn: %w", err)
@@ -120,41 +191,40 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
 	}
+	return cfg, nil
+}
 
-	fl, err := createDatabase(ctx, cfg)
-	if err != nil {
-		return nil, err
+// openPools opens the writer, killer and internal pools on the writer's
+// account (cfg) and Query's pool on the reader's (rcfg).
+func (b *Backend) openPools(cfg, rcfg *gomysql.Config) error {
+	pool := func(c *gomysql.Config, init []string, n int) (*sql.DB, error) {
+		conn, err := gomysql.NewConnector(c)
+		if err != nil {
+			return nil, fmt.Errorf("mysql: %w", err)
+		}
+		db := sql.OpenDB(&initConnector{inner: conn, init: init})
+		db.SetMaxOpenConns(n)
+		db.SetMaxIdleConns(n)
+		return db, nil
 	}
-	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
-	b.ckpt.OnError = o.ckptOnError
-
-	wconn, err := gomysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("mysql: %w", err)
+	var err error
+	if b.writer, err = pool(cfg, sessionInit(b.flavor, true, 0), 1); err != nil {
+		return err
 	}
-	b.writer = sql.OpenDB(&initConnector{inner: wconn, init: sessionInit(fl, true, 0)})
-	b.writer.SetMaxOpenConns(1)
-	b.writer.SetMaxIdleConns(1)
 	b.writer.SetConnMaxLifetime(0)
-
-	rconn, err := gomysql.NewConnector(cfg)
-	if err != nil {
-		b.writer.Close()
-		return nil, fmt.Errorf("mysql: %w", err)
-	}
-	b.readers = sql.OpenDB(&initConnector{inner: rconn, init: sessionInit(fl, false, o.queryTimeout)})
-	b.readers.SetMaxOpenConns(o.maxReaders)
-	b.readers.SetMaxIdleConns(o.maxReaders)
-
-	if err := b.checkServer(ctx); err != nil {
+	if b.killer, err = pool(cfg, nil, 1); err != nil {
 		b.closeDBs()
-		return nil, err
+		return err
 	}
-	if err := b.install(ctx); err != nil {
+	if b.internal, err = pool(cfg, sessionInit(b.flavor, false, 0), 2); err != nil {
 		b.closeDBs()
-		return nil, err
+		return err
 	}
-	return b, nil
+	if b.readers, err = pool(rcfg, sessionInit(b.flavor, false, b.opts.queryTimeout), b.opts.maxReaders); err != nil {
+		b.closeDBs()
+		return err
+	}
+	return nil
 }
 
 // createDatabase connects without a database, creates cfg.DBName if it
@@ -173,6 +243,16 @@ func createDatabase(ctx context.Context, cfg *gomysql.Config) (flavor, error) {
 		return flavor{}, fmt.Errorf("mysql: connect: %w", err)
 	}
 	fl.mariadb = strings.Contains(strings.ToLower(fl.version), "mariadb")
+	// A least-privilege account sees its own database and may not create
+	// one (even with IF NOT EXISTS): create it only if it is not there.
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+		cfg.DBName).Scan(&n); err != nil {
+		return flavor{}, fmt.Errorf("mysql: look for database %q: %w", cfg.DBName, err)
+	}
+	if n > 0 {
+		return fl, nil
+	}
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(cfg.DBName)+
 		" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
 		return flavor{}, fmt.Errorf("mysql: create database %q: %w", cfg.DBName, err)
@@ -214,6 +294,11 @@ func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
 	if writer {
 		// The writer is the only writer: read committed is enough.
 		iso = "READ-COMMITTED"
+		// A block's DDL waits for the metadata locks of reads in flight
+		// (each bounded by the readers' statement time limit); a node's
+		// my.cnf must not turn that wait into a failed block (1205, a
+		// node fault): the longest wait the server allows.
+		set = append(set, "lock_wait_timeout = 31536000")
 	}
 	if fl.mariadb {
 		set = append(set,
@@ -279,7 +364,7 @@ func (b *Backend) checkServer(ctx context.Context) error {
 	var lctn int
 	var packet int64
 	var charset, collation, engine string
-	err := b.readers.QueryRowContext(ctx, `SELECT @@lower_case_table_names, @@character_set_database,
+	err := b.internal.QueryRowContext(ctx, `SELECT @@lower_case_table_names, @@character_set_database,
 		@@collation_database, @@default_storage_engine, @@global.max_allowed_packet`).Scan(&lctn, &charset, &collation, &engine, &packet)
 	if err != nil {
 		return fmt.Errorf("mysql: inspect server: %w", err)
@@ -305,8 +390,35 @@ func (b *Backend) checkServer(ctx context.Context) error {
 	if !strings.EqualFold(engine, "InnoDB") {
 		return fmt.Errorf("mysql: default storage engine is %s; relchain needs InnoDB (transactional)", engine)
 	}
+	return b.checkBinlog(ctx)
+}
+
+// checkBinlog: with binary logging on, creating triggers (the capture
+// triggers) needs SUPER unless log_bin_trust_function_creators is set,
+// and relchain's accounts have no SUPER.
+func (b *Backend) checkBinlog(ctx context.Context) error {
+	if b.opts.unsafeSuper {
+		return nil
+	}
+	var logBin, trust int
+	if err := b.internal.QueryRowContext(ctx, "SELECT @@log_bin, @@log_bin_trust_function_creators").Scan(&logBin, &trust); err != nil {
+		return fmt.Errorf("mysql: inspect server: %w", err)
+	}
+	if logBin == 1 && trust == 0 {
+		return errors.New("mysql: the server logs binary (log_bin=ON) without log_bin_trust_function_creators: " +
+			"relchain's least-privilege writer cannot create its capture triggers then (it would need SUPER). " +
+			"Fix: SET GLOBAL log_bin_trust_function_creators = 1 (and in my.cnf), or run the server with --skip-log-bin")
+	}
 	return nil
 }
+
+// DDLCommitsImplicitly reports that a block's DDL statement is committed
+// at once, whatever becomes of the block: a block with DDL must be
+// executed only once it is decided (FinalizeBlock), never speculatively
+// (ProcessProposal), on this backend. A rolled-back execution of the same
+// block replays correctly; one of another block makes Commit fail with
+// ErrAbandonedDDL. See DESIGN.md (Cancellation).
+func (b *Backend) DDLCommitsImplicitly() bool { return true }
 
 // Dialect implements backend.Backend.
 func (b *Backend) Dialect() string { return "mysql" }
@@ -314,7 +426,7 @@ func (b *Backend) Dialect() string { return "mysql" }
 // LoadState implements backend.Backend.
 func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 	var s backend.State
-	err := b.readers.QueryRowContext(ctx, `SELECT height, app_hash FROM relchain_meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
+	err := b.internal.QueryRowContext(ctx, `SELECT height, app_hash FROM relchain_meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return backend.State{}, nil
 	}
@@ -349,7 +461,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	// The block's height: the next after the committed one (read in the
 	// block's own db-transaction). DDL recovery records are keyed by it.
-	if err := conn.QueryRowContext(ctx, `SELECT COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)`).Scan(&k.height); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID(), COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)`).Scan(&k.connID, &k.height); err != nil {
 		k.abandon()
 		return nil, fmt.Errorf("mysql: begin: read height: %w", err)
 	}
@@ -392,8 +504,11 @@ func (b *Backend) Close() error {
 }
 
 func (b *Backend) closeDBs() {
-	b.writer.Close()
-	b.readers.Close()
+	for _, db := range []*sql.DB{b.writer, b.killer, b.internal, b.readers} {
+		if db != nil {
+			db.Close()
+		}
+	}
 }
 
 // quoteIdent quotes a MySQL identifier.

@@ -54,9 +54,12 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// The conformance suite with the gate (sqlcheck/mysql) on, as a node runs.
+// The conformance suite with the gate (sqlcheck/mysql) on, as a node runs,
+// except ValuesRoundTrip: it stores a DOUBLE column, which the gate
+// refuses (floating-point aggregates depend on row order); it runs in
+// TestConformanceWithoutGate.
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, opener(), backendtest.WithRestore(restoreForTest))
+	backendtest.RunExcept(t, opener(), []string{"ValuesRoundTrip"}, backendtest.WithRestore(restoreForTest))
 }
 
 // restoreForTest is backendtest's Restore: a second Backend on t's

@@ -9,11 +9,12 @@ import (
 	"github.com/relchain/relchain/backend"
 )
 
-// snapshot takes a reader connection, opens a read-only transaction with
+// snapshot takes a connection of pool (Query's readers, or the internal
+// pool for state reads), opens a read-only transaction with
 // a consistent snapshot (REPEATABLE READ, pinned on readers) and reads the
 // committed height in it.
-func (b *Backend) snapshot(ctx context.Context) (*sql.Conn, int64, error) {
-	conn, err := b.readers.Conn(ctx)
+func (b *Backend) snapshot(ctx context.Context, pool *sql.DB) (*sql.Conn, int64, error) {
+	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -63,12 +64,17 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	if !st.read {
 		return nil, 0, permission("Query runs read-only statements only (SELECT, WITH, VALUES, TABLE), not " + st.kind)
 	}
-	conn, height, err := b.snapshot(ctx)
+	// Cancelled past a limit: the driver then drops the connection
+	// instead of reading the rest of the result (the server's
+	// max_statement_time bounds the statement itself).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conn, height, err := b.snapshot(ctx, b.readers)
 	if err != nil {
 		return nil, 0, fmt.Errorf("mysql: query: %w", err)
 	}
 	defer b.endSnapshot(conn)
-	rows, err := runStmt(ctx, conn, st, args)
+	rows, err := runStmt(ctx, conn, st, args, limits{b.opts.maxRows, b.opts.maxBytes, cancel})
 	if err != nil {
 		if be := asBackendError(err); be != nil {
 			return nil, 0, be

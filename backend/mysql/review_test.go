@@ -22,6 +22,12 @@ func TestQueryRefusesWhatTheGateRefuses(t *testing.T) {
 		"SELECT user FROM mysql.user ORDER BY user",
 		"SELECT GET_LOCK('x', 1)",
 		"SELECT 1 FROM DUAL FOR UPDATE",
+		"SET ROLE admin",
+		"KILL 1",
+		"KILL QUERY 1",
+		"SELECT COUNT(*) FROM seq_1_to_100000000000",
+		"SELECT SUM(seq) FROM SEQ_1_TO_1000000000000_STEP_2",
+		"SELECT LENGTH(REPEAT('x', 1000000000))",
 	} {
 		_, _, err := b.Query(ctx(t), sql, nil)
 		e := backend.AsError(err)

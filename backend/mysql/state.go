@@ -22,6 +22,8 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	if err := k.check(); err != nil {
 		return nil, err
 	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
 	var tables statedigest.Tables
 	var changed []string
 	var err error
@@ -75,7 +77,7 @@ func (b *Backend) ScanState(ctx context.Context) (statedigest.Tables, int64, err
 }
 
 func (b *Backend) readSnapshot(ctx context.Context, read func(context.Context, querier) (statedigest.Tables, error)) (statedigest.Tables, int64, error) {
-	conn, height, err := b.snapshot(ctx)
+	conn, height, err := b.snapshot(ctx, b.internal)
 	if err != nil {
 		return nil, 0, fmt.Errorf("mysql: read state: %w", err)
 	}

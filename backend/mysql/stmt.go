@@ -393,7 +393,7 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 	if ok {
 		return err
 	}
-	stmt, err := b.readers.PrepareContext(ctx, st.text)
+	stmt, err := b.internal.PrepareContext(ctx, st.text)
 	if err == nil {
 		stmt.Close()
 	} else if be := asBackendError(err); be == nil {

@@ -9,7 +9,7 @@ import (
 
 // LoadSystem implements backend.Backend.
 func (b *Backend) LoadSystem(ctx context.Context) (map[string][]byte, error) {
-	rows, err := b.readers.QueryContext(ctx, `SELECT k, v FROM relchain_system`)
+	rows, err := b.internal.QueryContext(ctx, `SELECT k, v FROM relchain_system`)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: load system state: %w", err)
 	}
@@ -43,6 +43,8 @@ func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 	if err := k.check(); err != nil {
 		return err
 	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
 	keys := make([]string, 0, len(kv))
 	for key := range kv {
 		keys = append(keys, key)

@@ -20,7 +20,7 @@ import (
 // Rows of a statement without a top-level ORDER BY are sorted by their
 // text form: InnoDB returns them in the order of the plan's index, and
 // plans follow statistics that each node samples on its own.
-func runStmt(ctx context.Context, q execer, st stmtInfo, args []any) (*backend.Rows, error) {
+func runStmt(ctx context.Context, q execer, st stmtInfo, args []any, lim limits) (*backend.Rows, error) {
 	if err := checkArgs(args); err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func runStmt(ctx context.Context, q execer, st stmtInfo, args []any) (*backend.R
 	if err != nil {
 		return nil, err
 	}
-	out, err := collect(rows, !st.ordered)
+	out, err := collect(rows, !st.ordered, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +68,27 @@ func checkArgs(args []any) error {
 	return nil
 }
 
+// limits bound the rows and bytes collect returns (0: no bound).
+type limits struct {
+	rows  int
+	bytes int64
+	// stop, if set, runs past a limit before the rows are closed: it
+	// cancels the query, so that closing does not read the rest.
+	stop func()
+}
+
+// exceeded is collect's error past its limits.
+func (lim limits) exceeded(what string, n int64) error {
+	if lim.stop != nil {
+		lim.stop()
+	}
+	return &backend.Error{Class: backend.ClassResource, SQLState: "54000",
+		Message: fmt.Sprintf("the result has more than %d %s, the most this node returns for one query: "+
+			"narrow it (WHERE, or ORDER BY with LIMIT and OFFSET pages)", n, what)}
+}
+
 // collect reads rows and converts every value (see convert).
-func collect(rows *sql.Rows, sortRows bool) (*backend.Rows, error) {
+func collect(rows *sql.Rows, sortRows bool, lim limits) (*backend.Rows, error) {
 	defer rows.Close()
 	cts, err := rows.ColumnTypes()
 	if err != nil {
@@ -89,9 +108,25 @@ func collect(rows *sql.Rows, sortRows bool) (*backend.Rows, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	var size int64
 	for rows.Next() {
+		if lim.rows > 0 && len(out.Rows) >= lim.rows {
+			return nil, lim.exceeded("rows", int64(lim.rows))
+		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
+		}
+		if lim.bytes > 0 {
+			for _, v := range vals {
+				if b, ok := v.([]byte); ok {
+					size += int64(len(b))
+				} else {
+					size += 8
+				}
+			}
+			if size > lim.bytes {
+				return nil, lim.exceeded("bytes", lim.bytes)
+			}
 		}
 		row := make([]any, len(vals))
 		for i, v := range vals {

@@ -63,7 +63,7 @@ func initCmd() *cobra.Command {
 
 func nodeCmd() *cobra.Command {
 	var home, appKind, injectDir, abciMode string
-	var corruptSnapshots bool
+	var corruptSnapshots, unsafeSuperuser bool
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a validator until SIGINT/SIGTERM",
@@ -90,6 +90,9 @@ starts again by itself.`,
 				}
 				if injectDir != "" {
 					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
+				}
+				if unsafeSuperuser {
+					opts = append(opts, node.WithUnsafeSuperuser())
 				}
 				switch abciMode {
 				case "builtin":
@@ -152,6 +155,7 @@ starts again by itself.`,
 	_ = cmd.Flags().MarkHidden("unsafe-inject-dir")
 	cmd.Flags().BoolVar(&corruptSnapshots, "unsafe-corrupt-snapshots", false, "TESTS ONLY: serve every state-sync chunk with a byte flipped (a byzantine snapshot server)")
 	_ = cmd.Flags().MarkHidden("unsafe-corrupt-snapshots")
+	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "TESTS ONLY: run on database accounts with server-wide privileges (by default the node refuses them)")
 	return cmd
 }
 

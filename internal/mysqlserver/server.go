@@ -102,6 +102,19 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	}
 	s := &Server{Dir: dir, Daemon: daemon, Install: install}
 	data := filepath.Join(dir, "data")
+	// The server's temporary files (information_schema results, sorts)
+	// live in its own directory: a shared /tmp that another process
+	// cleans made its queries fail ("Error on delete of
+	// '/tmp/#sql-temptable-...'").
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("mysqlserver: create %s: %w", tmp, err)
+	}
+	if cred != nil {
+		if err := os.Chown(tmp, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, fmt.Errorf("mysqlserver: chown %s to mysql: %w", tmp, err)
+		}
+	}
 
 	if port, ok := runningPort(dir); ok {
 		s.Port = port
@@ -147,6 +160,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 	args := []string{
 		"--no-defaults", // never /etc/mysql/my.cnf: the system server's settings
 		"--datadir=" + data,
+		"--tmpdir=" + filepath.Join(s.Dir, "tmp"),
 		"--port=" + strconv.Itoa(s.Port),
 		"--bind-address=127.0.0.1",
 		"--skip-networking=0",

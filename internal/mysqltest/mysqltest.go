@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	relmysql "github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/internal/mysqlserver"
 )
 
@@ -107,13 +108,48 @@ func ServerDSN(t testing.TB) string {
 }
 
 // DSN creates a fresh, empty database (utf8mb4, collation utf8mb4_bin)
-// unique to this test and returns a DSN for it. The database is dropped
-// when the test ends (best effort).
+// unique to this test and its least-privilege writer and reader accounts
+// (as relchain init does, see mysql.SetupAccounts), and returns the
+// writer's DSN for it: tests open backends as a node does. The database
+// and accounts are dropped when the test ends (best effort).
 func DSN(t testing.TB) string {
+	t.Helper()
+	w, _ := Accounts(t)
+	return w
+}
+
+// AdminDSN creates a fresh, empty database as DSN does, without accounts,
+// and returns a DSN of the server's administrator for it.
+func AdminDSN(t testing.TB) string {
 	t.Helper()
 	dsn, name := UncreatedDSN(t)
 	Exec(t, fmt.Sprintf("CREATE DATABASE `%s` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", name))
 	return dsn
+}
+
+// Accounts creates a fresh database and its writer and reader accounts
+// and returns their DSNs (mysql.Open's dsn and mysql.WithReaderDSN).
+func Accounts(t testing.TB) (writerDSN, readerDSN string) {
+	t.Helper()
+	admin, name := UncreatedDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, r, err := relmysql.SetupAccounts(ctx, admin, name)
+	if err != nil {
+		t.Fatalf("mysqltest: %v", err)
+	}
+	wu, ru := relmysql.AccountNames(name)
+	t.Cleanup(func() {
+		db, err := open(ServerDSN(t))
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = db.ExecContext(ctx, fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%', '%s'@'%%'", wu, ru))
+	})
+	return w, r
 }
 
 // UncreatedDSN returns a DSN naming a database that does not exist yet, and

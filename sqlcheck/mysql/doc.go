@@ -99,14 +99,60 @@
 //     options other than ENGINE, CHARACTER SET, COLLATE and COMMENT, CREATE
 //     TABLE ... SELECT, FULLTEXT and SPATIAL indexes, DEFINER and SQL
 //     SECURITY on views, RENAME TABLE, ALTER TABLE ... RENAME;
-//   - column types outside INT family, DECIMAL/NUMERIC, DOUBLE/FLOAT,
+//   - column types outside INT family, DECIMAL/NUMERIC,
 //     CHAR/VARCHAR/TEXT family, BINARY/VARBINARY/BLOB family, DATE,
 //     DATETIME, TIMESTAMP, BOOLEAN, JSON, ENUM and SET (defaults, ON UPDATE,
 //     CHECK and generated-column expressions pass the function check);
+//   - what the bounds below refuse;
 //   - schema-qualified names (db.t: each node has its own database name),
 //     the system schemas (information_schema, mysql, performance_schema,
 //     sys) and every table whose name starts with relchain_ (any case): the
 //     backend's own.
+//
+// # Bounds
+//
+// What a statement may ask of the server is bounded by rules on the text
+// alone, so that every node refuses the same statements (a tx result):
+//
+//   - Sequence tables: names of the form seq_<a>_to_<b>[_step_<c>] (any
+//     case) are refused wherever a table is named: MariaDB's SEQUENCE
+//     engine makes them exist in every database, with as many rows as the
+//     name asks (seq_1_to_100000000000). ENGINE= anything but InnoDB is
+//     refused (above), so no other engine's virtual tables can be made.
+//   - Joins: in each FROM clause (of a SELECT, subqueries, derived
+//     tables, CTEs, views and INSERT ... SELECT included, and of a
+//     multi-table UPDATE or DELETE), relations joined by equality
+//     conditions between qualified columns of two relations form a group:
+//     ON a.x = b.y (a top-level AND term), USING (...) or NATURAL (joining
+//     the right side to the left side's nearest relation), or a top-level
+//     AND term a.x = b.y of WHERE. Every group after the first that holds
+//     a table, view or non-constant derived table is a cross join, and a
+//     statement may hold one cross join in all its FROM clauses together
+//     (so nesting two-table derived tables does not escape the rule).
+//     Groups of constant derived tables ((SELECT 0 UNION ALL SELECT 1 ...)
+//     AS d, FROM DUAL) multiply the statement's constant rows, at most
+//     10,000,000 (the bench workloads generate series that way). A 24-way
+//     self-join of a 3-row table (3^24 rows) is refused; TPC-C's, SmallBank's
+//     and YCSB's statements pass.
+//   - Size multipliers: the count of REPEAT and the length of LPAD and
+//     RPAD must be an integer literal of at most 4096 (not an expression,
+//     a column or a placeholder), and REPEAT, LPAD, RPAD, REPLACE and HEX
+//     may not appear inside one another's arguments (nesting multiplies:
+//     HEX(HEX(...)) doubles at each level). SPACE, INSERT(), WEIGHT_STRING,
+//     TO_BASE64 and the like are not on the allowlist. Every other
+//     function's result is at most proportional to its arguments.
+//   - Floating point: FLOAT, DOUBLE, REAL columns, CAST/CONVERT to them,
+//     approximate literals (1e3, 2.5E-3: DOUBLE in MySQL; 2.5 is an exact
+//     DECIMAL), the DOUBLE-valued functions (SQRT, POW, EXP, LN, LOG, the
+//     trigonometric ones) and JSON values (JSON_* functions, -> and ->>)
+//     inside SUM or AVG are refused: SUM and AVG of floating-point values
+//     depend on the order rows are added in, which differs between nodes
+//     (a plan chosen from node-local statistics, a table rebuilt by
+//     maintenance), and MySQL has no ORDER BY inside SUM. With them gone,
+//     SUM and AVG add exact values (integers, DECIMAL), whose sum does not
+//     depend on order. GROUP_CONCAT needs ORDER BY inside the call; window
+//     functions, JSON_ARRAYAGG and JSON_OBJECTAGG are refused.
+//   - Recursion: WITH RECURSIVE is refused.
 //
 // # What the backend must pin
 //
@@ -124,9 +170,14 @@
 //     multi-table UPDATE/DELETE with several matching rows: MySQL picks one
 //     of several valid answers. Only a schema-aware check closes this.
 //   - INSERT ... ON DUPLICATE KEY UPDATE on a table with several unique
-//     keys (MariaDB flags it unsafe) and floating-point arithmetic (SUM or
-//     AVG of DOUBLE in scan order, SQRT, EXP, LN, LOG, POW): MySQL lists
-//     float results as hardware-dependent.
+//     keys (MariaDB flags it unsafe).
+//   - Implicit conversions to DOUBLE the text does not show: SUM or AVG
+//     of a character column, or of a string or temporal expression
+//     (SUM('1.5'), SUM(COALESCE(a, '0'))), adds DOUBLE values in row
+//     order (the gate does not know column types; only a schema-aware
+//     check closes this). A tx argument passed as a float64 becomes a
+//     literal the driver prints (an exact DECIMAL unless its exponent is
+//     large).
 //   - Table names: Writes are lower-cased, but with lower_case_table_names=0
 //     MySQL tells t and T apart.
 //   - DDL commits implicitly in MySQL; how it fits the block's transaction
@@ -141,6 +192,10 @@
 //     table named quick, SESSION_USER without parentheses read as a column,
 //     ALTER TABLE clauses parsed but not recorded), and MySQL syntax the
 //     parser lacks is refused as unparseable; others may remain.
-//   - Unbounded work the text does not show (cartesian joins, REPEAT and
-//     LPAD of large lengths): deterministic, but it can stall the chain.
+//   - Work the text cannot bound: a cross join of two large tables, joins
+//     on non-unique columns, derived tables or CTEs that each double a
+//     value, values grown over many blocks (each is capped at
+//     max_allowed_packet, 1 GiB, by the server: a larger result is NULL).
+//     Deterministic; the app's node-local deadline on ProcessProposal
+//     rejects such a block instead of stalling the chain.
 package mysql

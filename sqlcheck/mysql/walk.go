@@ -31,12 +31,21 @@ type walker struct {
 	writes []string // tables written, lower case
 	depth  int
 	subDDL map[*sqlparser.DDL]bool // the pieces of an ALTER TABLE (or CREATE/DROP INDEX)
+	// amplifier is the size-multiplying function whose arguments the walk
+	// is in (see bounds.go); aggregates counts the SUM and AVG calls it is
+	// in.
+	amplifier  string
+	aggregates int
+	// crossJoins and constRows are the statement's cross joins and the
+	// product of its constant derived tables' rows (see checkJoins).
+	crossJoins int
+	constRows  uint64
 }
 
 // checkStatement checks one parsed statement: its kind against the
 // allowlist, then every node of its tree.
 func checkStatement(stmt sqlparser.Statement) (*walker, error) {
-	w := &walker{}
+	w := &walker{constRows: 1}
 	if err := w.checkTopLevel(stmt); err != nil {
 		return nil, err
 	}
@@ -155,6 +164,13 @@ func (w *walker) walkStruct(v reflect.Value) error {
 	if err := w.visit(p.Interface()); err != nil {
 		return err
 	}
+	if f, ok := p.Interface().(*sqlparser.FuncExpr); ok {
+		leave, err := w.enterFunc(f)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		key := name + "." + f.Name
@@ -194,6 +210,13 @@ func (w *walker) visit(n any) error {
 		if n.Limit != nil && len(n.OrderBy) == 0 {
 			return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes")
 		}
+		return w.checkJoins(n.From, n.Where)
+	case *sqlparser.SQLVal:
+		return checkLiteral(n)
+	case *sqlparser.ComparisonExpr:
+		return w.checkJSONOperator(n.Operator)
+	case *sqlparser.BinaryExpr:
+		return w.checkJSONOperator(n.Operator)
 	case *sqlparser.SetOp:
 		if n.Limit != nil && len(n.OrderBy) == 0 {
 			return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes")
@@ -252,11 +275,15 @@ func (w *walker) visit(n any) error {
 			return fmt.Errorf("function %s is not allowed: it is not on the gate's allowlist of deterministic functions", strings.ToLower(n.Name))
 		}
 	case *sqlparser.ConvertType:
-		if t := strings.ToLower(n.Type); !allowedCasts[t] {
+		if t := strings.ToLower(n.Type); floatTypes[t] {
+			return fmt.Errorf("conversion to type %s is not allowed: %s", t, floatReason)
+		} else if !allowedCasts[t] {
 			return fmt.Errorf("conversion to type %s is not allowed: it is not on the gate's allowlist of CAST/CONVERT types", t)
 		}
 	case *sqlparser.ColumnType:
-		if t := strings.ToLower(n.Type); !allowedTypes[t] {
+		if t := strings.ToLower(n.Type); floatTypes[t] {
+			return fmt.Errorf("column type %s is not allowed: %s", t, floatReason)
+		} else if !allowedTypes[t] {
 			return fmt.Errorf("column type %s is not allowed: it is not on the gate's allowlist of types", t)
 		}
 	case *sqlparser.ForeignKeyDefinition:
@@ -294,7 +321,7 @@ func checkTableName(n *sqlparser.TableName) error {
 	if name := strings.ToLower(n.Name.String()); strings.HasPrefix(name, "relchain_") {
 		return fmt.Errorf("table %s is relchain's own: names starting with relchain_ are not accessible to statements", name)
 	}
-	return nil // qualifiers are rejected by fieldReasons
+	return checkSeqTable(n.Name.String()) // qualifiers are rejected by fieldReasons
 }
 
 // checkFunc checks a function call against the allowlist.
@@ -438,6 +465,9 @@ func (w *walker) update(n *sqlparser.Update) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("UPDATE with LIMIT but no ORDER BY is not allowed: the rows it changes differ between nodes")
 	}
+	if err := w.checkJoins(n.TableExprs, n.Where); err != nil {
+		return err
+	}
 	aliases, all, derived := targets(n.TableExprs)
 	if len(all) == 0 {
 		return errors.New("an UPDATE must name a table: derived tables are not updatable through the gate")
@@ -467,6 +497,9 @@ func (w *walker) update(n *sqlparser.Update) error {
 func (w *walker) delete(n *sqlparser.Delete) error {
 	if n.Limit != nil && len(n.OrderBy) == 0 {
 		return errors.New("DELETE with LIMIT but no ORDER BY is not allowed: the rows it deletes differ between nodes")
+	}
+	if err := w.checkJoins(n.TableExprs, n.Where); err != nil {
+		return err
 	}
 	aliases, all, _ := targets(n.TableExprs)
 	if len(n.Targets) == 0 {
