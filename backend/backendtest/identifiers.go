@@ -76,7 +76,7 @@ func (it identTable) create(d string) string {
 		case 0:
 			b.WriteString(" INTEGER PRIMARY KEY")
 		case 1:
-			b.WriteString(" {DOUBLE} NOT NULL")
+			b.WriteString(" {FRACTION} NOT NULL")
 		default:
 			b.WriteString(" VARCHAR(40)")
 		}
