@@ -237,11 +237,17 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if clear {
 		k.tagged = false
 	}
+	if err == nil && st.changesSchema(k.b.syntax.gate) {
+		err = k.afterDDL(ctx, sql)
+	}
 	if err == nil {
 		return rows, nil
 	}
 	var pgErr *pgconn.PgError
-	if ctx.Err() != nil || !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("postgres: exec: %w (%w)", ctx.Err(), err)
+	}
+	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
 	k.aborted = true
