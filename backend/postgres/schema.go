@@ -38,7 +38,7 @@ const txSetting = "relchain.tx"
 //   - relchain.after_ddl(stmt): what a block runs after each DDL statement
 //     (see block.Exec), as the owner of the tables (no event trigger: only
 //     a superuser may create one, and relchain's roles are not). It
-//     records the statement ('', 'S', its text), so that schema changes that
+//     records the statement (”, 'S', its text), so that schema changes that
 //     rewrite no rows (ALTER TABLE ADD COLUMN ... DEFAULT, CREATE INDEX,
 //     DROP TABLE) enter the digest, and attaches capture() to every
 //     permanent table outside the relchain schema that lacks it (the

@@ -212,3 +212,18 @@ func uniqueName(t testing.TB) string {
 	b.WriteString(hex.EncodeToString(rnd[:]))
 	return b.String()
 }
+
+// ExecIn runs sql (one or more statements) on the database of dsn.
+func ExecIn(t testing.TB, dsn, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+		t.Fatalf("pgtest: %s: %v", sql, err)
+	}
+}
