@@ -59,6 +59,11 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 			return NodeInfo{}, fmt.Errorf("the network runs %s: the new node needs its own database DSN", rc.Backend.Kind)
 		}
 		rc.Backend.DSN = o.DSN
+		if rc.Backend.Kind == "postgres" {
+			if rc.Backend.DSN, err = node.PreparePostgres(ctx, o.DSN, rc.Backend.UnsafeSuperuser); err != nil {
+				return NodeInfo{}, err
+			}
+		}
 	} else {
 		rc.Backend.DSN = ""
 	}

@@ -66,7 +66,9 @@ type CheckpointConfig struct {
 type BackendConfig struct {
 	// Kind is "sqlite" (default), "postgres" or "mysql".
 	Kind string `toml:"kind"`
-	// DSN is the PostgreSQL connection string or the MySQL/MariaDB DSN
+	// DSN is the PostgreSQL connection string (as the node's writer role
+	// <db>_writer; its reader <db>_reader follows, see package
+	// backend/postgres/pgsetup) or the MySQL/MariaDB DSN
 	// (go-sql-driver/mysql form; one database per node), or for SQLite
 	// the database file, relative to the node home (default
 	// data/relchain.db).
@@ -75,10 +77,12 @@ type BackendConfig struct {
 	// for benchmarks that measure the gate's cost: a node without the gate
 	// executes statements every other node refuses, and diverges.
 	UnsafeNoGate bool `toml:"unsafe_no_gate"`
-	// ExecTimeout (PostgreSQL) bounds one statement of a block on this node,
-	// e.g. "60s"; exceeding it halts the node without recording an outcome
-	// (it retries the block when restarted). Empty: the default, 60s.
-	ExecTimeout string `toml:"exec_timeout"`
+	// UnsafeSuperuser (PostgreSQL) lets the node connect as a role with
+	// more privilege than relchain needs (a superuser, say) and without a
+	// reader role. Only for tests and benchmarks: a statement that slipped
+	// past the gate could then read the server's files or end other
+	// sessions. Without it the node refuses such roles at start.
+	UnsafeSuperuser bool `toml:"unsafe_superuser"`
 }
 
 // QueryConfig bounds the read path.
@@ -184,7 +188,8 @@ func SaveConfig(home string, cc *cmtcfg.Config, rc Config) error {
 	cmtcfg.EnsureRoot(home)
 	cc.SetRoot(home)
 	cmtcfg.WriteConfigFile(filepath.Join(home, "config", "config.toml"), cc)
-	f, err := os.Create(filepath.Join(home, RelchainConfigFile))
+	// Owner-only: the DSN may hold the database roles' password.
+	f, err := os.OpenFile(filepath.Join(home, RelchainConfigFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("write relchain config: %w", err)
 	}

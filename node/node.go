@@ -75,12 +75,8 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 		if rc.Checkpoint.Every > 0 {
 			opts = append(opts, postgres.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
 		}
-		if rc.Backend.ExecTimeout != "" {
-			d, err := time.ParseDuration(rc.Backend.ExecTimeout)
-			if err != nil {
-				return nil, fmt.Errorf("relchain.toml backend.exec_timeout: %w", err)
-			}
-			opts = append(opts, postgres.WithExecTimeout(d))
+		if rc.Backend.UnsafeSuperuser {
+			opts = append(opts, postgres.WithUnsafeSuperuser())
 		}
 		return postgres.Open(ctx, rc.Backend.DSN, opts...)
 	case "mysql":
@@ -120,6 +116,7 @@ func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.Ge
 type Option func(*options)
 
 type options struct {
+	unsafeSuperuser  bool
 	injectDir        string
 	corruptSnapshots bool
 	abciSocket       bool
@@ -130,6 +127,10 @@ type options struct {
 // in-process calls: the paper's "server variant", for comparing the two.
 // Semantics and results are the same; only the transport differs.
 func WithABCISocket() Option { return func(o *options) { o.abciSocket = true } }
+
+// WithUnsafeSuperuser is relchain.toml's backend.unsafe_superuser = true
+// for this run (the node command's --unsafe-superuser).
+func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuperuser = true } }
 
 // WithUnsafeCorruptSnapshots makes the node serve every state-sync chunk
 // with one byte flipped, for tests that prove a joining node refuses such
@@ -171,6 +172,12 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	cc, rc, gen, logger, err := loadHome(home, logger)
 	if err != nil {
 		return nil, err
+	}
+	if o.unsafeSuperuser {
+		rc.Backend.UnsafeSuperuser = true
+	}
+	if rc.Backend.UnsafeSuperuser && rc.Backend.Kind == "postgres" {
+		logger.Error("unsafe: backend.unsafe_superuser is set: the node may connect to PostgreSQL as a superuser; a statement that slipped past the gate could read the server's files or end other sessions (tests and benchmarks only)")
 	}
 	a, ss, err := buildApp(ctx, home, rc, gen, logger, o)
 	if err != nil {

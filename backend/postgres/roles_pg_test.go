@@ -69,7 +69,7 @@ func TestOpenRefusesOldEventTriggersUntilMigrated(t *testing.T) {
 	mustOpen(t, admin, postgres.WithUnsafeSuperuser()).Close()
 	pgtest.ExecIn(t, admin, `CREATE FUNCTION relchain.on_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN END $$;
 		CREATE EVENT TRIGGER relchain_on_ddl ON ddl_command_end EXECUTE FUNCTION relchain.on_ddl();
-		CREATE TABLE public.old (id int PRIMARY KEY)`)
+		CREATE TABLE public.old (id int PRIMARY KEY, n serial)`)
 	writerDSN, err := pgsetup.Provision(ctx(t), admin)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestOpenRefusesOldEventTriggersUntilMigrated(t *testing.T) {
 	}
 	b = mustOpen(t, writerDSN)
 	defer b.Close()
-	block(t, b, 1, `INSERT INTO old VALUES (1)`, `CREATE TABLE young (id int)`, `INSERT INTO young VALUES (1)`)
+	block(t, b, 1, `INSERT INTO old VALUES (1, 1)`, `CREATE TABLE young (id int)`, `INSERT INTO young VALUES (1)`)
 	if rows, _, err := b.Query(ctx(t), `SELECT (SELECT count(*) FROM old) + (SELECT count(*) FROM young)`, nil); err != nil || rows.Rows[0][0] != int64(2) {
 		t.Fatalf("reading the migrated tables: %v, %v", rows, err)
 	}

@@ -6,7 +6,8 @@
 // other role:
 //
 //   - the writer (<db>_writer) owns the database, its schema public and
-//     relchain's own schema relchain; it executes blocks.
+//     relchain's own schema relchain; it executes blocks. It may create
+//     databases (CREATEDB), which recovery needs.
 //   - the reader (<db>_reader) may connect and SELECT the tables of public
 //     (granted by the writer, see backend/postgres) and relchain's height
 //     and table sums; it answers queries.
@@ -142,8 +143,8 @@ func setupServer(ctx context.Context, admin *pgx.ConnConfig, db, writer, reader,
 		return fmt.Errorf("pgsetup: connect as administrator: %w", err)
 	}
 	defer conn.Close(context.Background())
-	for _, r := range []string{writer, reader} {
-		if err := ensureRole(ctx, conn, r, pw); err != nil {
+	for _, r := range []struct{ name, attrs string }{{writer, writerAttrs}, {reader, roleAttrs}} {
+		if err := ensureRole(ctx, conn, r.name, r.attrs, pw); err != nil {
 			return err
 		}
 	}
@@ -166,10 +167,16 @@ func setupServer(ctx context.Context, admin *pgx.ConnConfig, db, writer, reader,
 	return nil
 }
 
-// roleAttrs are the attributes of both roles: able to log in, nothing more.
-const roleAttrs = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT"
+// roleAttrs are the attributes of the reader: able to log in, nothing
+// more. The writer may also create databases (writerAttrs): recovery
+// (relchain recover) restores a checkpoint into a new database beside the
+// node's and renames it into place, which needs CREATEDB and ownership.
+const (
+	roleAttrs   = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT"
+	writerAttrs = "LOGIN NOSUPERUSER CREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT"
+)
 
-func ensureRole(ctx context.Context, conn *pgx.Conn, name, pw string) error {
+func ensureRole(ctx context.Context, conn *pgx.Conn, name, attrs, pw string) error {
 	var exists bool
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, name).Scan(&exists); err != nil {
 		return fmt.Errorf("pgsetup: look up role %s: %w", name, err)
@@ -179,7 +186,7 @@ func ensureRole(ctx context.Context, conn *pgx.Conn, name, pw string) error {
 		verb = "ALTER"
 	}
 	// A password cannot be a parameter of CREATE ROLE; pw is hex.
-	s := fmt.Sprintf(`%s ROLE %s %s PASSWORD '%s'`, verb, ident(name), roleAttrs, pw)
+	s := fmt.Sprintf(`%s ROLE %s %s PASSWORD '%s'`, verb, ident(name), attrs, pw)
 	if _, err := conn.Exec(ctx, s); err != nil {
 		return fmt.Errorf("pgsetup: %s role %s: %w", strings.ToLower(verb), name, err)
 	}
@@ -217,7 +224,8 @@ BEGIN
 	FOR o IN SELECT format('%I.%I', n.nspname, c.relname) AS name, c.relkind FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname IN ('public', 'relchain') AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
-			AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i'))
+			-- A sequence of a column follows its table.
+			AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')))
 	LOOP
 		EXECUTE format('ALTER %s %s OWNER TO ` + w + `',
 			CASE o.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' THEN 'SEQUENCE'
@@ -245,7 +253,7 @@ func SetupSQL(db string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- relchain: least-privilege roles and database %s (run once, as a superuser).\n", db)
 	fmt.Fprintf(&b, "-- An existing role of the same name is altered instead: ALTER ROLE ... instead of CREATE ROLE.\n")
-	fmt.Fprintf(&b, "CREATE ROLE %s %s PASSWORD 'PASSWORD';\n", w, roleAttrs)
+	fmt.Fprintf(&b, "CREATE ROLE %s %s PASSWORD 'PASSWORD';\n", w, writerAttrs)
 	fmt.Fprintf(&b, "CREATE ROLE %s %s PASSWORD 'PASSWORD';\n", r, roleAttrs)
 	fmt.Fprintf(&b, "ALTER ROLE %s SET temp_file_limit = '%s';\n", r, ReaderTempFileLimit)
 	fmt.Fprintf(&b, "-- Skip CREATE DATABASE for a database an older relchain created; the rest migrates it.\n")
