@@ -97,12 +97,17 @@ func migrateEventTriggers(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// readerGrants lets reader (a quoted identifier) read what Query and the
-// state readers need: every table of public, present and future (the
+// readerGrants lets reader (a quoted identifier) connect (and no one else
+// but the writer, also in a database recovery created) and read what
+// Query and the state readers need: every table of public, present and future (the
 // writer creates them all), and relchain's height and table sums. Nothing
 // else of relchain's schema (change records, system keys) is granted.
 func readerGrants(reader string) string {
 	return `
+DO $do$ BEGIN
+	EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database());
+	EXECUTE format('GRANT CONNECT ON DATABASE %I TO %s', current_database(), '` + strings.ReplaceAll(reader, "'", "''") + `');
+END $do$;
 GRANT USAGE ON SCHEMA public TO ` + reader + `;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + reader + `;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO ` + reader + `;
