@@ -171,9 +171,12 @@ func setupServer(ctx context.Context, admin *pgx.ConnConfig, db, writer, reader,
 // more. The writer may also create databases (writerAttrs): recovery
 // (relchain recover) restores a checkpoint into a new database beside the
 // node's and renames it into place, which needs CREATEDB and ownership.
+// Both INHERIT (the default): they are members of no role, but the owner of
+// a database is implicitly a member of pg_database_owner, which owns schema
+// public in a database the writer creates (PostgreSQL 15 and later).
 const (
-	roleAttrs   = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT"
-	writerAttrs = "LOGIN NOSUPERUSER CREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT"
+	roleAttrs   = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+	writerAttrs = "LOGIN NOSUPERUSER CREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
 )
 
 func ensureRole(ctx context.Context, conn *pgx.Conn, name, attrs, pw string) error {
