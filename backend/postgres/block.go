@@ -244,10 +244,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return rows, nil
 	}
 	var pgErr *pgconn.PgError
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("postgres: exec: %w (%w)", ctx.Err(), err)
-	}
-	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
+	if ctx.Err() != nil || !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
 	k.aborted = true

@@ -430,7 +430,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta)}
-	return b.open, nil
+	return ctxBlock{b.open}, nil
 }
 
 // dropWriter closes the writer connection; the next Begin reconnects. The

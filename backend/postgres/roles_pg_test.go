@@ -192,3 +192,28 @@ func TestLongReadDoesNotDelayBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// ChangeDigest and StateDigest, like Exec, return promptly when their
+// context ends, with an error wrapping the context's.
+func TestDigestsReturnOnDeadline(t *testing.T) {
+	b := mustOpen(t, pgtest.DSN(t), postgres.WithoutGate())
+	defer b.Close()
+	block(t, b, 1, `CREATE TABLE t (id int PRIMARY KEY, v text)`)
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.Exec(ctx(t), `INSERT INTO t SELECT i, md5(i::text) FROM generate_series(1, 300000) i`, nil); err != nil {
+		t.Fatal(err)
+	}
+	dctx, cancel := context.WithTimeout(ctx(t), 20*time.Millisecond)
+	defer cancel()
+	_, err = blk.ChangeDigest(dctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ChangeDigest past its deadline = %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatalf("Rollback after the deadline: %v", err)
+	}
+	block(t, b, 2, `INSERT INTO t VALUES (1, 'x')`)
+}
