@@ -63,6 +63,11 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
 			return NodeInfo{}, err
 		}
+		if rc.Backend.Kind == "postgres" {
+			if rc.Backend.DSN, err = node.PreparePostgres(ctx, o.DSN, rc.Backend.UnsafeSuperuser); err != nil {
+				return NodeInfo{}, err
+			}
+		}
 	} else {
 		rc.Backend.DSN = ""
 	}

@@ -1,6 +1,7 @@
 package netctl
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,10 @@ type Options struct {
 	// UnsafeNoGate turns the determinism and safety gate off on every node
 	// (benchmarks of the gate's cost only).
 	UnsafeNoGate bool
+	// UnsafeSuperuser (PostgreSQL) keeps DSNTemplate's role for every node
+	// instead of creating least-privilege roles from it (see
+	// node.PreparePostgres): tests and benchmarks only.
+	UnsafeSuperuser bool
 	// CheckpointEvery, if not 0, overrides the nodes' checkpoint interval
 	// (relchain.toml [checkpoint] every).
 	CheckpointEvery int64
@@ -131,8 +136,14 @@ func Generate(o Options) ([]NodeInfo, error) {
 		if o.Backend == "postgres" || o.Backend == "mysql" {
 			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
 		}
+		rc.Backend.UnsafeSuperuser = o.UnsafeSuperuser
 		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if o.Backend == "postgres" {
+			if rc.Backend.DSN, err = node.PreparePostgres(context.Background(), rc.Backend.DSN, o.UnsafeSuperuser); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		if err := node.SaveConfig(home, cc, rc); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

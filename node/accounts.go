@@ -11,10 +11,11 @@ import (
 	"github.com/relchain/relchain/backend/mysql"
 )
 
-// WithUnsafeSuperuser lets the node open its database with accounts that
-// hold server-wide or dangerous privileges (relchain node
-// --unsafe-superuser). Tests only: any statement that slips past the gate
-// then acts with them.
+// WithUnsafeSuperuser is relchain.toml's backend.unsafe_superuser = true
+// for this run (relchain node --unsafe-superuser): the node may open its
+// database with roles or accounts that hold server-wide or dangerous
+// privileges. Tests only: any statement that slips past the gate then acts
+// with them.
 func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuperuser = true } }
 
 // PrepareMySQLAccounts turns the administrator's DSN of a new MySQL/MariaDB

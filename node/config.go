@@ -91,7 +91,9 @@ type CheckpointConfig struct {
 type BackendConfig struct {
 	// Kind is "sqlite" (default), "postgres" or "mysql".
 	Kind string `toml:"kind"`
-	// DSN is the PostgreSQL connection string or the MySQL/MariaDB DSN
+	// DSN is the PostgreSQL connection string (as the node's writer role
+	// <db>_writer; its reader <db>_reader follows, see package
+	// backend/postgres/pgsetup) or the MySQL/MariaDB DSN
 	// (go-sql-driver/mysql form; one database per node), or for SQLite
 	// the database file, relative to the node home (default
 	// data/relchain.db).
@@ -103,9 +105,15 @@ type BackendConfig struct {
 	// ReaderDSN (MySQL) is the DSN of the read-only account that serves
 	// queries (init creates it with the writer's, see
 	// PrepareMySQLAccounts); empty: queries use the writer's account.
+	// PostgreSQL derives its reader role from the writer's DSN.
 	ReaderDSN string `toml:"reader_dsn"`
-	// UnsafeSuperuser lets the node run on accounts with server-wide or
-	// dangerous privileges (relchain node --unsafe-superuser). Tests only.
+	// UnsafeSuperuser lets the node connect with more privilege than
+	// relchain needs (a PostgreSQL superuser, a MySQL account with
+	// server-wide privileges) and, on PostgreSQL, without a reader role.
+	// Only for tests and benchmarks: a statement that slipped past the
+	// gate could then read the server's files or end other sessions.
+	// Without it the node refuses such roles at start
+	// (relchain node --unsafe-superuser).
 	UnsafeSuperuser bool `toml:"unsafe_superuser"`
 	// ExecTimeout is ignored. It used to bound a block's statements on
 	// the PostgreSQL writer, which could halt a node on a decided block;
@@ -220,9 +228,8 @@ func SaveConfig(home string, cc *cmtcfg.Config, rc Config) error {
 	cmtcfg.EnsureRoot(home)
 	cc.SetRoot(home)
 	cmtcfg.WriteConfigFile(filepath.Join(home, "config", "config.toml"), cc)
-	// Owner-only: the database DSNs in it hold the accounts' passwords.
-	path := filepath.Join(home, RelchainConfigFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// Owner-only: the DSN may hold the database roles' password.
+	f, err := os.OpenFile(filepath.Join(home, RelchainConfigFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("write relchain config: %w", err)
 	}

@@ -75,6 +75,9 @@ func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, 
 		if rc.Checkpoint.Every > 0 {
 			opts = append(opts, postgres.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
 		}
+		if rc.Backend.UnsafeSuperuser {
+			opts = append(opts, postgres.WithUnsafeSuperuser())
+		}
 		return postgres.Open(ctx, rc.Backend.DSN, opts...)
 	case "mysql":
 		opts := mysqlAccountOptions(rc.Backend)
@@ -166,7 +169,12 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	if err != nil {
 		return nil, err
 	}
-	rc.Backend.UnsafeSuperuser = rc.Backend.UnsafeSuperuser || o.unsafeSuperuser
+	if o.unsafeSuperuser {
+		rc.Backend.UnsafeSuperuser = true
+	}
+	if rc.Backend.UnsafeSuperuser && rc.Backend.Kind != "sqlite" {
+		logger.Error("unsafe: backend.unsafe_superuser is set: the node may connect to its database with more privilege than it needs; a statement that slipped past the gate could read the server's files or end other sessions (tests and benchmarks only)")
+	}
 	a, ss, err := buildApp(ctx, home, rc, gen, logger, o)
 	if err != nil {
 		return nil, err

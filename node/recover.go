@@ -109,7 +109,13 @@ func restorerFor(home string, rc Config) (restorer, error) {
 	case "sqlite":
 		return &sqliteRestorer{db: rc.SQLitePath(home)}, nil
 	case "postgres":
-		return &serverRestorer{ops: postgresOps, dsn: rc.Backend.DSN}, nil
+		ops := postgresOps
+		if rc.Backend.UnsafeSuperuser {
+			ops.open = func(ctx context.Context, dsn string) (backend.Backend, error) {
+				return postgres.Open(ctx, dsn, postgres.WithUnsafeSuperuser())
+			}
+		}
+		return &serverRestorer{ops: ops, dsn: rc.Backend.DSN}, nil
 	case "mysql":
 		return &serverRestorer{ops: mysqlOps, dsn: rc.Backend.DSN}, nil
 	}

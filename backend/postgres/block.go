@@ -250,6 +250,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if clear {
 		k.tagged = false
 	}
+	if err == nil && st.changesSchema(k.b.syntax.gate) {
+		err = k.afterDDL(ctx, sql)
+	}
 	if err == nil {
 		return rows, nil
 	}

@@ -78,7 +78,9 @@ func (b *Backend) takeCheckpoint(ctx context.Context) error {
 	}
 	tmp := filepath.Join(dir, "checkpoint.tmp")
 	_ = os.Remove(tmp)
-	out, err := exec.CommandContext(ctx, pgDump, "--format=custom", "--snapshot="+snapshot,
+	// No owners or privileges: they name this node's roles, which another
+	// node restoring the dump (state sync) does not have.
+	out, err := exec.CommandContext(ctx, pgDump, "--format=custom", "--no-owner", "--no-privileges", "--snapshot="+snapshot,
 		"--file="+tmp, "--dbname="+b.dsn).CombinedOutput()
 	if err != nil {
 		_ = os.Remove(tmp)
@@ -116,7 +118,10 @@ func RestoreCheckpoint(ctx context.Context, dsn string, cp backend.Checkpoint, d
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.CommandContext(ctx, pgRestore, "--exit-on-error", "--single-transaction",
+	// The restoring role (the node's writer) owns everything restored; Open
+	// grants the reader its privileges. Dumps of older versions name the
+	// superuser and other nodes' roles as owners.
+	out, err := exec.CommandContext(ctx, pgRestore, "--exit-on-error", "--single-transaction", "--no-owner", "--no-privileges",
 		"--dbname="+target, cp.Path).CombinedOutput()
 	if err != nil {
 		_, _ = maint.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")

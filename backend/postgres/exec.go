@@ -118,9 +118,18 @@ func (e *prefixError) Unwrap() error { return e.err }
 // collect reads one statement's result from rr and converts it (see
 // execParams).
 func collect(rr *pgconn.ResultReader, sortRows bool) (*backend.Rows, error) {
+	return collectBounded(rr, sortRows, nil)
+}
+
+// collectBounded is collect that fails once the result exceeds bound (nil:
+// no bound); it then stops reading (closing rr discards the rest).
+func collectBounded(rr *pgconn.ResultReader, sortRows bool, bound *resultBound) (*backend.Rows, error) {
 	var raw [][][]byte
 	for rr.NextRow() {
 		vals := rr.Values()
+		if err := bound.add(vals); err != nil {
+			return nil, err // the caller closes the connection: no draining
+		}
 		row := make([][]byte, len(vals))
 		for i, v := range vals {
 			if v != nil {

@@ -10,9 +10,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -22,34 +24,44 @@ var _ backend.Backend = (*Backend)(nil)
 const (
 	DefaultQueryTimeout = 30 * time.Second
 	DefaultMaxReaders   = 8
+	// DefaultMaxQueryRows and DefaultMaxQueryBytes bound what one Query
+	// returns (see WithQueryLimits).
+	DefaultMaxQueryRows  = 100_000
+	DefaultMaxQueryBytes = 64 << 20
+	// DefaultQueryWorkMem is the work_mem of Query's connections: the
+	// memory one sort or hash of a query may use before it spills to
+	// temporary files (bounded by the reader role's temp_file_limit).
+	DefaultQueryWorkMem = "16MB"
 )
 
 // Option configures Open.
 type Option func(*options)
 
 type options struct {
-	queryTimeout time.Duration
-	maxReaders   int32
-	noGate       bool
-	ckptDir      string
-	ckptEvery    int64
-	ckptKeep     int
-	ckptOnError  func(error)
+	queryTimeout    time.Duration
+	maxReaders      int32
+	maxQueryRows    int
+	maxQueryBytes   int
+	noGate          bool
+	unsafeSuperuser bool
+	ckptDir         string
+	ckptEvery       int64
+	ckptKeep        int
+	ckptOnError     func(error)
 }
-
-// WithExecTimeout used to set the writer's statement_timeout.
-//
-// Deprecated: the writer has no statement timeout: a timeout could fire
-// inside a decided block, on one node or on all, and halt it for good.
-// Node-local limits are the app's (a deadline on the speculative execution
-// of a proposal); a block's context bounds Exec (see block.Exec). The
-// option is accepted and ignored, so that configurations naming it load.
-func WithExecTimeout(time.Duration) Option { return func(*options) {} }
 
 // WithoutGate turns the determinism and safety gate (sqlcheck/postgres) off.
 // For benchmarks that measure the gate's cost only: a node without the gate
 // executes statements every other node refuses, and diverges.
 func WithoutGate() Option { return func(o *options) { o.noGate = true } }
+
+// WithUnsafeSuperuser lets Open connect as roles with more than relchain
+// needs (a superuser, CREATEROLE, BYPASSRLS, REPLICATION, membership in
+// other roles) and without a reader role (Query then uses the writer's
+// role). Without it Open refuses such roles: a role that may read the
+// server's files or signal other sessions turns a hole in the gate into a
+// compromised server.
+func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuperuser = true } }
 
 // WithQueryTimeout sets the statement_timeout of Query's connections (0
 // disables it). It never applies to the block writer: a timeout must not
@@ -58,6 +70,20 @@ func WithQueryTimeout(d time.Duration) Option { return func(o *options) { o.quer
 
 // WithMaxReaders sets the size of Query's connection pool.
 func WithMaxReaders(n int) Option { return func(o *options) { o.maxReaders = int32(n) } }
+
+// WithQueryLimits bounds the rows and bytes (of the values' text form) one
+// Query returns; a query that would return more fails with a
+// backend.Error of ClassResource. 0 keeps the default.
+func WithQueryLimits(rows, bytes int) Option {
+	return func(o *options) {
+		if rows > 0 {
+			o.maxQueryRows = rows
+		}
+		if bytes > 0 {
+			o.maxQueryBytes = bytes
+		}
+	}
+}
 
 // sessionSettings are pinned on every connection (writer and readers) in the
 // startup packet, where they override ALTER DATABASE/ROLE ... SET and
@@ -112,23 +138,11 @@ func sessionSettings() map[string]string {
 	}
 }
 
-// superuserSettings are pinned like sessionSettings but only a superuser
-// may set them, so they are added after Open has checked the role (a
-// non-superuser would otherwise fail at connect with a less useful error).
-func superuserSettings() map[string]string {
-	return map[string]string{
-		// "replica" would silently disable the change-capture triggers.
-		"session_replication_role": "origin",
-		// Messages are not part of results (only SQLSTATE classes are), but
-		// logs compare better across nodes in one language.
-		"lc_messages": "C",
-	}
-}
-
 // Backend is a PostgreSQL database of one validator: one dedicated writer
-// connection for blocks and a pool of read-only connections for Query.
+// connection for blocks and a pool of read-only connections for Query,
+// each as its own least-privilege role (see package pgsetup).
 type Backend struct {
-	dsn       string
+	dsn       string // the writer's
 	opts      options
 	ckpt      backend.Checkpointer
 	writerCfg *pgx.ConnConfig
@@ -144,15 +158,43 @@ type Backend struct {
 	closed bool
 }
 
-// Open connects to the database named by dsn, creating it (UTF8, collation
-// C) if it does not exist, checks that it is fit for relchain (collation C,
-// superuser role) and installs relchain's schema and change capture.
+// Open connects to the database named by dsn as the writer, creating the
+// database (UTF8, collation C) if it does not exist and the role may,
+// checks that it is fit for relchain (collation C, least-privilege roles)
+// and installs relchain's schema and change capture. The reader role is
+// found from dsn (see pgsetup.SplitDSN); pgsetup.Provision makes both.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
-	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders}
+	o := options{queryTimeout: DefaultQueryTimeout, maxReaders: DefaultMaxReaders,
+		maxQueryRows: DefaultMaxQueryRows, maxQueryBytes: DefaultMaxQueryBytes}
 	for _, f := range opts {
 		f(&o)
 	}
+	writerDSN, readerDSN, err := pgsetup.SplitDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	writerCfg, err := writerConfig(writerDSN)
+	if err != nil {
+		return nil, err
+	}
+	if readerDSN == "" && o.unsafeSuperuser {
+		readerDSN = writerDSN
+	}
+	if err := prepareDatabase(ctx, writerCfg, readerDSN, o); err != nil {
+		return nil, err
+	}
+	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate)}
+	pool, err := b.openReaders(ctx, readerDSN)
+	if err != nil {
+		return nil, err
+	}
+	b.pool = pool
+	b.ckpt.OnError = o.ckptOnError
+	return b, nil
+}
 
+// writerConfig is the block writer's connection configuration.
+func writerConfig(dsn string) (*pgx.ConnConfig, error) {
 	writerCfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
@@ -169,8 +211,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	writerCfg.RuntimeParams["default_transaction_read_only"] = "off"
 	// Commit must be durable when it returns.
 	writerCfg.RuntimeParams["synchronous_commit"] = "on"
-	// No statement timeout on the writer: it depends on timing, not on the
-	// block, and must never fire inside a decided block (see block.Exec).
+	// No timeout may decide a block: a decided block runs to its end (the
+	// app bounds a proposal's speculative execution with its context,
+	// which cancels the statement; see cancelOnDone).
 	writerCfg.RuntimeParams["statement_timeout"] = "0"
 	writerCfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
 	// See execParams: statements run as unnamed statements with no
@@ -178,50 +221,83 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	writerCfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	writerCfg.StatementCacheCapacity = 0
 	writerCfg.DescriptionCacheCapacity = 0
+	writerCfg.BuildContextWatcherHandler = cancelOnDone
+	return writerCfg, nil
+}
 
+// cancelOnDone makes a done context cancel the running statement on the
+// server (a cancel request) instead of breaking the connection: the
+// statement fails, the call returns, and the connection stays usable, so
+// the block can be rolled back. If the server does not answer within a
+// few seconds, the connection's deadline ends the wait (and the
+// connection; Begin then reconnects).
+func cancelOnDone(pc *pgconn.PgConn) ctxwatch.Handler {
+	return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, CancelRequestDelay: 0, DeadlineDelay: 5 * time.Second}
+}
+
+// prepareDatabase checks the database and both roles and installs
+// relchain's schema, as the writer.
+func prepareDatabase(ctx context.Context, writerCfg *pgx.ConnConfig, readerDSN string, o options) error {
 	conn, err := connectOrCreate(ctx, writerCfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Close(context.Background())
 	if err := checkDatabase(ctx, conn); err != nil {
-		return nil, err
+		return err
 	}
-	if err := install(ctx, conn); err != nil {
-		return nil, err
+	if err := checkRole(ctx, conn, "writer", o.unsafeSuperuser); err != nil {
+		return err
 	}
-	for k, v := range superuserSettings() {
-		writerCfg.RuntimeParams[k] = v
+	if readerDSN == "" {
+		return errors.New("postgres: the DSN names no reader role: its user is not <db>_writer and it has no " +
+			pgsetup.ParamReader + " parameter, so queries would run as the writer. " + roleFixHint)
 	}
+	readerCfg, err := pgx.ParseConfig(readerDSN)
+	if err != nil {
+		return fmt.Errorf("postgres: parse reader dsn: %w", err)
+	}
+	readerCfg.Database = writerCfg.Database
+	if err := checkReader(ctx, readerCfg, o.unsafeSuperuser); err != nil {
+		return err
+	}
+	if err := migrateEventTriggers(ctx, conn); err != nil {
+		return err
+	}
+	reader := ""
+	if readerCfg.User != writerCfg.User {
+		reader = readerCfg.User
+	}
+	return install(ctx, conn, reader)
+}
 
-	poolCfg, err := pgxpool.ParseConfig(dsn)
+// openReaders opens Query's pool, as the reader.
+func (b *Backend) openReaders(ctx context.Context, readerDSN string) (*pgxpool.Pool, error) {
+	o := b.opts
+	poolCfg, err := pgxpool.ParseConfig(readerDSN)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
-	poolCfg.ConnConfig.Database = writerCfg.Database
+	poolCfg.ConnConfig.Database = b.writerCfg.Database
 	for k, v := range sessionSettings() {
-		poolCfg.ConnConfig.RuntimeParams[k] = v
-	}
-	for k, v := range superuserSettings() {
 		poolCfg.ConnConfig.RuntimeParams[k] = v
 	}
 	poolCfg.ConnConfig.RuntimeParams["application_name"] = "relchain-query"
 	poolCfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(o.queryTimeout.Milliseconds(), 10)
 	poolCfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(2*o.queryTimeout.Milliseconds(), 10)
+	poolCfg.ConnConfig.RuntimeParams["work_mem"] = DefaultQueryWorkMem
+	poolCfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	poolCfg.ConnConfig.StatementCacheCapacity = 0
 	poolCfg.ConnConfig.DescriptionCacheCapacity = 0
 	poolCfg.MaxConns = o.maxReaders
 	poolCfg.MinConns = 0
-	b := &Backend{dsn: dsn, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate)}
 	poolCfg.BeforeClose = func(c *pgx.Conn) { b.queryStmts.forget(c.PgConn()) }
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open query pool: %w", err)
 	}
-	b.pool = pool
-	b.ckpt.OnError = o.ckptOnError
-	return b, nil
+	return pool, nil
 }
 
 // connectOrCreate connects to cfg's database, creating it through the
@@ -255,16 +331,16 @@ func connectOrCreate(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error
 }
 
 // checkDatabase verifies what relchain cannot pin per session: the
-// database's collation and encoding, and a superuser role (event triggers,
-// which capture changes, can only be created by a superuser).
+// database's collation and encoding, and session_replication_role (only a
+// superuser may set it; "replica", set by ALTER ROLE/DATABASE, would
+// silently disable the change-capture triggers).
 func checkDatabase(ctx context.Context, conn *pgx.Conn) error {
-	var name, collate, ctype, encoding, provider string
-	var super bool
+	var name, collate, ctype, encoding, provider, replicationRole string
 	var version int
 	err := conn.QueryRow(ctx, `SELECT current_database(), datcollate, datctype, pg_encoding_to_char(encoding),
-			current_setting('is_superuser') = 'on', current_setting('server_version_num')::int
+			current_setting('server_version_num')::int, current_setting('session_replication_role')
 		FROM pg_database WHERE datname = current_database()`).
-		Scan(&name, &collate, &ctype, &encoding, &super, &version)
+		Scan(&name, &collate, &ctype, &encoding, &version, &replicationRole)
 	if err != nil {
 		return fmt.Errorf("postgres: inspect database: %w", err)
 	}
@@ -282,20 +358,25 @@ func checkDatabase(ctx context.Context, conn *pgx.Conn) error {
 			"CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
 			name, encoding, collate, ctype, provider, pgx.Identifier{name}.Sanitize())
 	}
-	if !super {
-		return fmt.Errorf("postgres: the role connecting to database %q is not a superuser; relchain needs one "+
-			"to install the event trigger that attaches change capture to new tables. "+
-			"Fix: connect as a superuser, or ALTER ROLE ... SUPERUSER", name)
+	if replicationRole != "origin" {
+		return fmt.Errorf("postgres: session_replication_role is %q for the writer of database %q; "+
+			"it would disable relchain's change capture. Fix: ALTER ROLE/DATABASE ... RESET session_replication_role",
+			replicationRole, name)
 	}
 	return nil
 }
 
 // install creates relchain's schema and change capture in one
-// db-transaction. It is idempotent.
-func install(ctx context.Context, conn *pgx.Conn) error {
+// db-transaction, and grants reader (if not "") what Query and the state
+// readers need. It is idempotent.
+func install(ctx context.Context, conn *pgx.Conn, reader string) error {
+	grants := ""
+	if reader != "" {
+		grants = readerGrants(pgx.Identifier{reader}.Sanitize())
+	}
 	// Simple protocol: the script holds many statements.
-	_, err := conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s COMMIT;",
-		installLockKey, schemaSQL)).ReadAll()
+	_, err := conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s %s COMMIT;",
+		installLockKey, schemaSQL, grants)).ReadAll()
 	if err != nil {
 		return fmt.Errorf("postgres: install relchain schema: %w", err)
 	}
@@ -349,7 +430,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta)}
-	return b.open, nil
+	return ctxBlock{b.open}, nil
 }
 
 // dropWriter closes the writer connection; the next Begin reconnects. The

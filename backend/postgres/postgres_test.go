@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"github.com/jackc/pgx/v5"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/internal/pgtest"
 )
 
@@ -104,28 +106,33 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
+// With an administrator's DSN (a superuser, so only with the unsafe flag)
+// Open creates the missing database itself, with collation C.
 func TestOpenCreatesMissingDatabase(t *testing.T) {
-	dsn, _ := pgtest.UncreatedDSN(t)
-	b := mustOpen(t, dsn)
-	defer b.Close()
-	rows, _, err := b.Query(ctx(t), `SELECT datcollate FROM pg_database WHERE datname = current_database()`, nil)
+	dsn, name := pgtest.UncreatedDSN(t)
+	b := mustOpen(t, dsn, postgres.WithUnsafeSuperuser())
+	b.Close()
+	conn, err := pgx.Connect(ctx(t), pgtest.ServerDSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rows.Rows[0][0]; got != "C" {
-		t.Fatalf("datcollate of the created database = %v, want C", got)
+	defer conn.Close(ctx(t))
+	var collate string
+	if err := conn.QueryRow(ctx(t), `SELECT datcollate FROM pg_database WHERE datname = $1`, name).Scan(&collate); err != nil {
+		t.Fatal(err)
 	}
-	b.Close()
-	mustOpen(t, dsn).Close() // a second Open of the installed database
+	if collate != "C" {
+		t.Fatalf("datcollate of the created database = %v, want C", collate)
+	}
+	mustOpen(t, dsn, postgres.WithUnsafeSuperuser()).Close() // a second Open of the installed database
 }
 
 func TestSessionSettingsPinned(t *testing.T) {
 	// The database's own defaults say otherwise; the connection must win.
-	dsn, name := pgtest.UncreatedDSN(t)
-	pgtest.Exec(t, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`)
+	dsn := pgtest.DSN(t)
+	name := dbName(t, dsn)
 	pgtest.Exec(t, `ALTER DATABASE `+name+` SET TimeZone = 'America/New_York'`)
 	pgtest.Exec(t, `ALTER DATABASE `+name+` SET DateStyle = 'SQL, DMY'`)
-	pgtest.Exec(t, `ALTER DATABASE `+name+` SET session_replication_role = 'replica'`)
 	b := mustOpenUngated(t, dsn)
 	defer b.Close()
 
@@ -146,26 +153,28 @@ func TestSessionSettingsPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blk.Rollback(ctx(t))
+	show := func(name string) string { return "SELECT current_setting('" + name + "')" }
 	for name, v := range want {
-		rows, err := blk.Exec(ctx(t), "SHOW "+name, nil)
+		rows, err := blk.Exec(ctx(t), show(name), nil)
 		if err != nil {
-			t.Fatalf("writer: SHOW %s: %v", name, err)
+			t.Fatalf("writer: %s: %v", name, err)
 		}
 		if got := rows.Rows[0][0]; got != v {
 			t.Errorf("writer: %s = %v, want %s", name, got, v)
 		}
-		rows, _, err = b.Query(ctx(t), "SHOW "+name, nil)
+		rows, _, err = b.Query(ctx(t), show(name), nil)
 		if err != nil {
-			t.Fatalf("reader: SHOW %s: %v", name, err)
+			t.Fatalf("reader: %s: %v", name, err)
 		}
 		if got := rows.Rows[0][0]; got != v {
 			t.Errorf("reader: %s = %v, want %s", name, got, v)
 		}
 	}
+	// No timeout on the writer: a decided block runs to its end.
 	for _, w := range []struct{ setting, want string }{
 		{"statement_timeout", "0"}, {"synchronous_commit", "on"}, {"transaction_isolation", "read committed"},
 	} {
-		rows, err := blk.Exec(ctx(t), "SHOW "+w.setting, nil)
+		rows, err := blk.Exec(ctx(t), show(w.setting), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,12 +182,31 @@ func TestSessionSettingsPinned(t *testing.T) {
 			t.Errorf("writer: %s = %v, want %s", w.setting, got, w.want)
 		}
 	}
-	rows, _, err := b.Query(ctx(t), "SHOW statement_timeout", nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, w := range []struct{ setting, want string }{
+		{"statement_timeout", "30s"}, {"work_mem", postgres.DefaultQueryWorkMem}, {"temp_file_limit", pgsetup.ReaderTempFileLimit},
+	} {
+		rows, _, err := b.Query(ctx(t), show(w.setting), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rows.Rows[0][0]; got != w.want {
+			t.Errorf("reader: %s = %v, want %s", w.setting, got, w.want)
+		}
 	}
-	if got := rows.Rows[0][0]; got != "30s" {
-		t.Errorf("reader: statement_timeout = %v, want 30s", got)
+}
+
+// session_replication_role = replica would disable the capture triggers;
+// only a superuser can set it, so Open refuses instead of overriding it.
+func TestOpenRefusesReplicaSessionReplicationRole(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	pgtest.Exec(t, `ALTER DATABASE `+dbName(t, dsn)+` SET session_replication_role = 'replica'`)
+	b, err := postgres.Open(ctx(t), dsn)
+	if err == nil {
+		b.Close()
+		t.Fatal("Open succeeded with session_replication_role = replica")
+	}
+	if !strings.Contains(err.Error(), "session_replication_role") {
+		t.Errorf("error %q does not name session_replication_role", err)
 	}
 }
 
@@ -197,18 +225,11 @@ func TestOpenRejectsNonCCollation(t *testing.T) {
 	}
 }
 
-func TestOpenRejectsNonSuperuser(t *testing.T) {
-	dsn, name := pgtest.UncreatedDSN(t)
-	pgtest.Exec(t, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`)
-	role := name + "_user"
-	pgtest.Exec(t, `CREATE ROLE `+role+` LOGIN`)
-	t.Cleanup(func() { pgtest.Exec(t, `DROP ROLE IF EXISTS `+role) })
-	b, err := postgres.Open(ctx(t), strings.Replace(dsn, "postgres@", role+"@", 1))
-	if err == nil {
-		b.Close()
-		t.Fatal("Open succeeded for a role that is not a superuser")
+func dbName(t *testing.T, dsn string) string {
+	t.Helper()
+	name, err := postgres.DatabaseName(dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), "superuser") {
-		t.Errorf("error %q does not say a superuser is needed", err)
-	}
+	return name
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -17,7 +18,6 @@ import (
 // trip (see Query).
 const (
 	queryBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-	queryRole  = "SELECT CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('role', 'pg_read_all_data', true) END"
 	queryHeigh = "SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)"
 	queryEnd   = "ROLLBACK"
 )
@@ -28,10 +28,19 @@ const maxQueryStmts = 256
 
 // Query implements backend.Backend. The statement runs in a read-only,
 // repeatable-read db-transaction that also reads the height, so rows and
-// height describe the same snapshot. It runs as the predefined role
-// pg_read_all_data (PostgreSQL 14 and later), which can read every table
-// but holds none of the superuser's other powers (signalling backends,
-// reading server files): defence in depth behind the statement gate.
+// height describe the same snapshot.
+//
+// abci_query is open to anyone who reaches the node, so a read passes the
+// same gate as a block's statement (sqlcheck/postgres: no system catalogs,
+// no relchain schema, no function that reads files, signals sessions,
+// sleeps or changes settings) and must be a single query (SELECT, VALUES,
+// TABLE, WITH ... SELECT) that writes nothing. Behind the gate, the
+// connection's role is the reader: it may SELECT the replicated tables and
+// nothing more, and is a member of no role it could switch to. A read's
+// cost is bounded node-locally: statement_timeout (WithQueryTimeout),
+// work_mem and the role's temp_file_limit, and the rows and bytes it
+// returns (WithQueryLimits); it runs on its own pool, never on the
+// writer's connection.
 //
 // Unlike a block's statements (see execParams), a query runs as a named
 // prepared statement cached on its pool connection, so a repeated query
@@ -44,12 +53,9 @@ const maxQueryStmts = 256
 // prepared or not. The db-transaction's begin, the height, the statement
 // and the rollback travel in one pipelined round trip.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
-	st, err := b.syntax.check(sql)
+	st, err := b.syntax.readable(sql)
 	if err != nil {
 		return nil, 0, err
-	}
-	if st.forbidden != "" {
-		return nil, 0, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
 	}
 	values, oids, formats, err := encodeArgs(args)
 	if err != nil {
@@ -61,6 +67,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
+	bound := &resultBound{maxRows: b.opts.maxQueryRows, maxBytes: b.opts.maxQueryBytes}
 
 	for attempt := 0; ; attempt++ {
 		name, err := b.queryStmts.prepare(ctx, pc, sql, oids)
@@ -71,7 +78,11 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 			conn.Conn().Close(context.Background()) // state unknown: do not reuse
 			return nil, 0, fmt.Errorf("postgres: query: prepare: %w", err)
 		}
-		rows, height, err := runQuery(ctx, pc, name, values, formats, !st.ordered)
+		bound.reset()
+		rows, height, err := runQuery(ctx, pc, name, values, formats, !st.ordered, bound)
+		if e := backend.AsError(err); e != nil && e.Class == backend.ClassResource && bound.exceeded {
+			return nil, 0, e // runQuery closed the connection
+		}
 		if pc.TxStatus() != 'I' {
 			// The statement failed, so the batch's ROLLBACK was skipped.
 			if _, rbErr := pc.Exec(ctx, queryEnd).ReadAll(); rbErr != nil {
@@ -89,16 +100,19 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 			return nil, 0, e
 		}
 		conn.Conn().Close(context.Background())
+		if ctx.Err() != nil {
+			return nil, 0, fmt.Errorf("postgres: query: %w (%w)", ctx.Err(), err)
+		}
 		return nil, 0, fmt.Errorf("postgres: query: %w", err)
 	}
 }
 
-// runQuery sends begin, role, height, the prepared statement and rollback
-// in one batch and reads their results.
-func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool) (*backend.Rows, int64, error) {
+// runQuery sends begin, height, the prepared statement and rollback in
+// one batch and reads their results. If the statement's result exceeds
+// bound, it closes the connection rather than reading the rest.
+func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool, bound *resultBound) (*backend.Rows, int64, error) {
 	batch := &pgconn.Batch{}
 	batch.ExecParams(queryBegin, nil, nil, nil, nil)
-	batch.ExecParams(queryRole, nil, nil, nil, nil)
 	batch.ExecParams(queryHeigh, nil, nil, nil, nil)
 	batch.ExecPrepared(name, values, formats, nil)
 	batch.ExecParams(queryEnd, nil, nil, nil, nil)
@@ -111,16 +125,22 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 	for i := 0; err == nil && mrr.NextResult(); i++ {
 		rr := mrr.ResultReader()
 		switch i {
-		case 2:
+		case 1:
 			var r *backend.Rows
 			if r, err = collect(rr, false); err == nil {
 				height, err = heightOf(r)
 			}
-		case 3:
-			rows, err = collect(rr, sortRows)
+		case 2:
+			rows, err = collectBounded(rr, sortRows, bound)
 		default:
 			_, err = rr.Close()
 		}
+	}
+	if bound.exceeded {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = pc.Close(closeCtx)
+		cancel()
+		return nil, 0, err
 	}
 	if cerr := mrr.Close(); err == nil {
 		err = cerr
@@ -132,6 +152,37 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 		return nil, 0, errors.New("the server returned fewer results than statements sent")
 	}
 	return rows, height, nil
+}
+
+// resultBound counts the rows and bytes (text form) of a query's result.
+type resultBound struct {
+	maxRows, maxBytes int
+	rows, bytes       int
+	exceeded          bool
+}
+
+func (r *resultBound) reset() { r.rows, r.bytes, r.exceeded = 0, 0, false }
+
+// add counts one row; nil bounds nothing.
+func (r *resultBound) add(vals [][]byte) error {
+	if r == nil {
+		return nil
+	}
+	r.rows++
+	for _, v := range vals {
+		r.bytes += len(v)
+	}
+	switch {
+	case r.maxRows > 0 && r.rows > r.maxRows:
+		r.exceeded = true
+		return &backend.Error{Class: backend.ClassResource, SQLState: "54000", Message: fmt.Sprintf(
+			"the query returns more than %d rows, this node's limit for one query: add a WHERE or LIMIT, or page with ORDER BY ... LIMIT", r.maxRows)}
+	case r.maxBytes > 0 && r.bytes > r.maxBytes:
+		r.exceeded = true
+		return &backend.Error{Class: backend.ClassResource, SQLState: "54000", Message: fmt.Sprintf(
+			"the query returns more than %d bytes, this node's limit for one query: select fewer columns or rows, or page with ORDER BY ... LIMIT", r.maxBytes)}
+	}
+	return nil
 }
 
 func heightOf(r *backend.Rows) (int64, error) {

@@ -1,5 +1,7 @@
 package postgres
 
+import "context"
+
 // installLockKey serialises concurrent installs on one database (two
 // processes opening the same DSN): CREATE OR REPLACE FUNCTION is not safe to
 // run concurrently ("tuple concurrently updated").
@@ -33,15 +35,18 @@ const txSetting = "relchain.tx"
 //     TRUNCATE (which fires no row triggers). Databases installed before
 //     get the column old, and lose the former column seq (a sequence
 //     value per record that nothing read).
-//   - relchain.on_ddl(): an event trigger on ddl_command_end. It attaches
-//     capture() to every new permanent table outside the relchain schema
-//     (CREATE TABLE, CREATE TABLE AS, SELECT INTO; for the latter two it also
-//     records the rows the table was born with, which no trigger saw), and
-//     records every DDL command ('S', object identity, command tag), so that
-//     schema changes that rewrite no rows (ALTER TABLE ADD COLUMN ... DEFAULT,
-//     CREATE INDEX) still enter the digest.
-//   - relchain.on_drop(): an event trigger on sql_drop recording every dropped
-//     object ('X').
+//   - relchain.after_ddl(stmt): what a block runs after each DDL statement
+//     (see block.Exec), as the owner of the tables (no event trigger: only
+//     a superuser may create one, and relchain's roles are not). It
+//     records the statement (”, 'S', its text), so that schema changes that
+//     rewrite no rows (ALTER TABLE ADD COLUMN ... DEFAULT, CREATE INDEX,
+//     DROP TABLE) enter the digest, and attaches capture() to every
+//     permanent table outside the relchain schema that lacks it (the
+//     tables the statement created), recording the rows it was born with
+//     (CREATE TABLE AS), which no trigger saw. The gate refuses DDL inside
+//     routine bodies, so every DDL statement is a block's own statement.
+//     Databases installed before lose the former event triggers on_ddl and
+//     on_drop (see migrateEventTriggers).
 //
 // Temporary objects are ignored: their schema name (pg_temp_N) differs
 // between nodes, and they are not state.
@@ -135,50 +140,27 @@ BEGIN
 END
 $fn$;
 
-CREATE OR REPLACE FUNCTION relchain.on_ddl() RETURNS event_trigger
+CREATE OR REPLACE FUNCTION relchain.after_ddl(stmt text) RETURNS void
 LANGUAGE plpgsql AS $fn$
 DECLARE
-	r record;
+	t record;
 BEGIN
-	FOR r IN SELECT * FROM pg_event_trigger_ddl_commands() LOOP
-		IF r.schema_name = 'relchain' OR r.schema_name LIKE 'pg\_temp\_%' OR r.in_extension
-			OR (r.object_type = 'schema' AND r.object_identity = 'relchain') THEN
-			CONTINUE;
-		END IF;
-		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (coalesce(r.object_identity, ''), 'S', r.command_tag);
-		IF r.object_type = 'table' AND r.command_tag IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO') THEN
-			PERFORM relchain.attach(r.objid::regclass, r.command_tag <> 'CREATE TABLE');
-		END IF;
+	INSERT INTO relchain.changes (tbl, op, img) VALUES ('', 'S', stmt);
+	FOR t IN SELECT c.oid, EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'relchain_capture') AS captured
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('r', 'p') AND c.relpersistence <> 't'
+			AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema', 'pg_toast')
+			AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'
+			AND (NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'relchain_capture')
+				OR (c.relkind = 'r' AND NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'relchain_capture_truncate')))
+	LOOP
+		PERFORM relchain.attach(t.oid, NOT t.captured);
 	END LOOP;
 END
 $fn$;
 
-CREATE OR REPLACE FUNCTION relchain.on_drop() RETURNS event_trigger
-LANGUAGE plpgsql AS $fn$
-DECLARE
-	r record;
-BEGIN
-	FOR r IN SELECT * FROM pg_event_trigger_dropped_objects() LOOP
-		IF r.schema_name = 'relchain' OR r.is_temporary OR r.object_identity IS NULL THEN
-			CONTINUE;
-		END IF;
-		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (r.object_identity, 'X', r.object_type);
-	END LOOP;
-END
-$fn$;
-
-DO $do$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'relchain_on_ddl') THEN
-		CREATE EVENT TRIGGER relchain_on_ddl ON ddl_command_end EXECUTE FUNCTION relchain.on_ddl();
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'relchain_on_drop') THEN
-		CREATE EVENT TRIGGER relchain_on_drop ON sql_drop EXECUTE FUNCTION relchain.on_drop();
-	END IF;
-END
-$do$;
+DROP FUNCTION IF EXISTS relchain.on_ddl();
+DROP FUNCTION IF EXISTS relchain.on_drop();
 
 -- Tables that existed before relchain was installed are captured too.
 SELECT relchain.attach(c.oid, false)
@@ -188,3 +170,11 @@ WHERE c.relkind IN ('r', 'p') AND c.relpersistence <> 't'
 	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'
 ORDER BY c.oid;
 `
+
+// afterDDL runs relchain.after_ddl for a DDL statement that succeeded (see
+// schemaSQL), in the statement's savepoint; the caller holds the backend's
+// mutex.
+func (k *block) afterDDL(ctx context.Context, sql string) error {
+	_, err := execParams(ctx, k.conn.PgConn(), "SELECT relchain.after_ddl($1)", []any{sql}, false)
+	return err
+}

@@ -23,6 +23,13 @@ type stmtInfo struct {
 	// cursors). The statement gate rejects these first; this is a backstop
 	// that keeps the backend's own invariants.
 	forbidden string
+	// schema: the statement may change the schema (anything but a query,
+	// DML or CALL). Without the gate, CALL and DO may too (see
+	// changesSchema).
+	schema, call bool
+	// query: a SELECT (also VALUES, TABLE and WITH ... SELECT) without
+	// INTO.
+	query bool
 	// analysis is the gate's account of the statement (what it writes,
 	// whether it is DDL, whether it needs rewriting with the tx's Env).
 	analysis sqlcheck.Analysis
@@ -50,11 +57,24 @@ func newSyntaxCache(gate bool) syntaxCache {
 	return syntaxCache{gate: gate}
 }
 
-// check is the parser's verdict alone (Query: reads are node-local and
-// not gated).
-func (c *syntaxCache) check(sql string) (stmtInfo, error) {
+// readable is the verdict for Query: the parser's, then the gate's, and
+// then that the statement is a query that writes nothing (no DML, no
+// data-modifying WITH, no DDL, no CALL). The READ ONLY db-transaction
+// and the reader role refuse writes too; this refusal names the problem.
+func (c *syntaxCache) readable(sql string) (stmtInfo, error) {
 	e := c.lookup(sql)
-	return e.info, e.err
+	switch {
+	case e.err != nil:
+		return e.info, e.err
+	case e.gateErr != nil:
+		return e.info, e.gateErr
+	case e.info.forbidden != "":
+		return e.info, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: e.info.forbidden}
+	case !e.info.query || len(e.info.analysis.Writes) > 0:
+		return e.info, &backend.Error{Class: backend.ClassPermission, SQLState: "25006",
+			Message: "a query must be one read-only SELECT, VALUES, TABLE or WITH ... SELECT; writes and DDL go in a signed transaction"}
+	}
+	return e.info, nil
 }
 
 // gated is the parser's verdict and then the gate's (blocks and CheckTx).
@@ -106,6 +126,17 @@ func parseOne(sql string) (stmtInfo, error) {
 	if sel := node.GetSelectStmt(); sel != nil && len(sel.GetSortClause()) > 0 {
 		info.ordered = true
 	}
+	if sel := node.GetSelectStmt(); sel != nil && sel.GetIntoClause() == nil {
+		info.query = true
+	}
+	switch node.GetNode().(type) {
+	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
+		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
+	case *pg_query.Node_CallStmt:
+		info.call = true
+	default:
+		info.schema = true
+	}
 	kind := ""
 	switch {
 	case node.GetTransactionStmt() != nil:
@@ -125,4 +156,11 @@ func parseOne(sql string) (stmtInfo, error) {
 		info.forbidden = kind + " is not allowed: relchain manages the session and transaction state"
 	}
 	return info, nil
+}
+
+// changesSchema reports whether a block runs relchain.after_ddl after the
+// statement. With the gate, only DDL statements change the schema (the gate
+// refuses DDL in routine bodies); without it, a procedure may too.
+func (s stmtInfo) changesSchema(gated bool) bool {
+	return s.schema || (!gated && s.call)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
@@ -23,7 +25,7 @@ import (
 
 func initCmd() *cobra.Command {
 	var home, backendKind, dsn, chainID string
-	var blockAtomic bool
+	var blockAtomic, printPGSetup, unsafeSuperuser bool
 	var timeoutCommit time.Duration
 	var admins adminFlags
 	cmd := &cobra.Command{
@@ -31,6 +33,9 @@ func initCmd() *cobra.Command {
 		Short: "Create a single-validator node home",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if printPGSetup {
+				return printPostgresSetup(dsn)
+			}
 			p := app.DefaultParams()
 			p.BlockAtomic = blockAtomic
 			if err := admins.apply(&p); err != nil {
@@ -40,7 +45,7 @@ func initCmd() *cobra.Command {
 			t.TimeoutCommit = timeoutCommit
 			g, err := node.Init(home, node.InitOptions{
 				ChainID: chainID,
-				Backend: node.BackendConfig{Kind: backendKind, DSN: dsn},
+				Backend: node.BackendConfig{Kind: backendKind, DSN: dsn, UnsafeSuperuser: unsafeSuperuser},
 				Params:  p,
 				Tuning:  t,
 			})
@@ -53,7 +58,9 @@ func initCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
 	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
-	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres), MySQL DSN such as root@tcp(127.0.0.1:3306)/relchain (backend mysql), or SQLite file (default HOME/data/relchain.db)")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres: a superuser's, from which init creates the node's roles <db>_writer and <db>_reader, or the writer's), MySQL DSN such as root@tcp(127.0.0.1:3306)/relchain (backend mysql), or SQLite file (default HOME/data/relchain.db)")
+	cmd.Flags().BoolVar(&printPGSetup, "print-pg-setup", false, "print the SQL a PostgreSQL superuser runs once to create the database and roles of --dsn's database, and exit")
+	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: connect as --dsn's role even if it is a superuser, instead of creating least-privilege roles")
 	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	cmd.Flags().DurationVar(&timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
@@ -85,14 +92,14 @@ starts again by itself.`,
 			switch appKind {
 			case "relchain":
 				var opts []node.Option
+				if unsafeSuperuser {
+					opts = append(opts, node.WithUnsafeSuperuser())
+				}
 				if corruptSnapshots {
 					opts = append(opts, node.WithUnsafeCorruptSnapshots())
 				}
 				if injectDir != "" {
 					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
-				}
-				if unsafeSuperuser {
-					opts = append(opts, node.WithUnsafeSuperuser())
 				}
 				switch abciMode {
 				case "builtin":
@@ -151,11 +158,11 @@ starts again by itself.`,
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
 	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
 	cmd.Flags().StringVar(&abciMode, "abci", "builtin", "how CometBFT reaches the application: builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP: the paper's server variant, for comparison)")
+	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "TESTS ONLY: start even if the database roles or accounts have more privilege than relchain needs, e.g. a superuser (as relchain.toml backend.unsafe_superuser; by default the node refuses them)")
 	cmd.Flags().StringVar(&injectDir, "unsafe-inject-dir", "", "TESTS ONLY: propose the raw txs in DIR/*.tx unchecked (a byzantine proposer)")
 	_ = cmd.Flags().MarkHidden("unsafe-inject-dir")
 	cmd.Flags().BoolVar(&corruptSnapshots, "unsafe-corrupt-snapshots", false, "TESTS ONLY: serve every state-sync chunk with a byte flipped (a byzantine snapshot server)")
 	_ = cmd.Flags().MarkHidden("unsafe-corrupt-snapshots")
-	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "TESTS ONLY: run on database accounts with server-wide privileges (by default the node refuses them)")
 	return cmd
 }
 
@@ -209,6 +216,7 @@ type netFlags struct {
 	blockAtomic   bool
 	timeoutCommit time.Duration
 	basePort      int
+	unsafeSuper   bool
 }
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
@@ -218,6 +226,7 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	cmd.Flags().BoolVar(&f.unsafeSuper, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: nodes connect as --dsn-template's role (a superuser) instead of least-privilege roles created from it")
 	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p) and BASE+10i+1 (RPC); 0 picks free ports")
 }
 
@@ -236,6 +245,7 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 	return netctl.Options{
 		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend,
 		DSNTemplate: f.dsnTemplate, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
+		UnsafeSuperuser: f.unsafeSuper,
 	}, nil
 }
 
@@ -371,4 +381,23 @@ func localnetCmd() *cobra.Command {
 	f.adminFlags.register(cmd)
 	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
 	return cmd
+}
+
+// printPostgresSetup prints the one-time SQL that prepares dsn's database
+// and its least-privilege roles (package pgsetup).
+func printPostgresSetup(dsn string) error {
+	if dsn == "" {
+		return errors.New("--print-pg-setup needs --dsn naming the node's database, e.g. postgres://HOST:5432/relchain_node0")
+	}
+	db, err := postgres.DatabaseName(dsn)
+	if err != nil {
+		return err
+	}
+	if db == "" {
+		return fmt.Errorf("--dsn %q names no database", dsn)
+	}
+	fmt.Print(pgsetup.SetupSQL(db))
+	w, _ := pgsetup.Roles(db)
+	fmt.Printf("-- Then: relchain init --backend postgres --dsn 'postgres://%s:PASSWORD@HOST:PORT/%s?sslmode=require'\n", w, db)
+	return nil
 }

@@ -1,7 +1,11 @@
 // Package pgtest gives tests a PostgreSQL database of their own.
 //
 // DSN(t) creates a fresh, empty database (UTF8, collation C) with a unique
-// name on a test server and drops it when the test ends. The server is the
+// name on a test server, with the least-privilege writer and reader roles
+// a node connects as (package backend/postgres/pgsetup), and drops them
+// when the test ends; the DSN it returns connects as the writer, never a
+// superuser. AdminDSN(t) is the superuser's DSN of a fresh database, for
+// tests about superusers or that tamper with a node's database. The server is the
 // one named by RELCHAIN_TEST_PG (a superuser DSN), or else one private
 // cluster per test process, started lazily with initdb and postgres found on
 // PATH or under /usr/lib/postgresql/*/bin (newest version). Call

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/internal/pgserver"
 )
 
@@ -104,14 +105,50 @@ func ServerDSN(t testing.TB) string {
 }
 
 // DSN creates a fresh, empty database (UTF8, collation C) unique to this
-// test and returns a DSN for it. The database is dropped when the test ends
-// (best effort).
+// test, with the least-privilege writer and reader roles a node uses
+// (pgsetup.Provision, as the superuser), and returns the node's DSN: it
+// connects as the writer, a non-superuser. The database and roles are
+// dropped when the test ends (best effort).
 func DSN(t testing.TB) string {
+	t.Helper()
+	admin, name := UncreatedDSN(t)
+	writer, reader := pgsetup.Roles(name)
+	t.Cleanup(func() { dropOwned(name, writer, reader) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dsn, err := pgsetup.Provision(ctx, admin)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	return dsn
+}
+
+// AdminDSN creates a fresh, empty database like DSN and returns the
+// superuser's DSN for it, for tests that need the superuser's powers
+// (to tamper with a node's database, or to test that a node refuses a
+// superuser).
+func AdminDSN(t testing.TB) string {
 	t.Helper()
 	dsn, name := UncreatedDSN(t)
 	Exec(t, fmt.Sprintf(`CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
 		pgx.Identifier{name}.Sanitize()))
 	return dsn
+}
+
+// dropOwned drops database db and then roles (the owner of db among
+// them): it runs before UncreatedDSN's cleanup, which would drop db.
+func dropOwned(db string, roles ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	_, _ = conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", pgx.Identifier{db}.Sanitize()))
+	for _, r := range roles {
+		_, _ = conn.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{r}.Sanitize())
+	}
 }
 
 // UncreatedDSN returns a DSN naming a database that does not exist yet, and
@@ -174,4 +211,19 @@ func uniqueName(t testing.TB) string {
 	b.WriteByte('_')
 	b.WriteString(hex.EncodeToString(rnd[:]))
 	return b.String()
+}
+
+// ExecIn runs sql (one or more statements) on the database of dsn.
+func ExecIn(t testing.TB, dsn, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+		t.Fatalf("pgtest: %s: %v", sql, err)
+	}
 }

@@ -43,6 +43,12 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 		applyAggFixes(w.aggs)
 		w.rewritten = true
 	}
+	if ctx != stmtTop && isDDL(top) {
+		// relchain attaches change capture to the tables a block's DDL
+		// statement creates, right after it (backend/postgres: no event
+		// trigger, which would need a superuser): it must see every DDL.
+		return nil, errors.New("DDL (CREATE, ALTER, DROP) is not allowed in a function or procedure body: run it as a statement of its own")
+	}
 	if w.randoms > 0 && w.perRow != "" {
 		return nil, fmt.Errorf("random() is not allowed in a statement with %s: it could be evaluated once per row, in a scan order that can differ between nodes; random() is rewritten to block-seeded values only in statements that read no table (such as SELECT random() or INSERT ... VALUES (random()))", w.perRow)
 	}

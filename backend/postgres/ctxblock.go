@@ -1,0 +1,70 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// ctxBlock is the block Begin hands out: every method's error, when the
+// method's context has ended, wraps the context's error (the app tells a
+// deadline of a proposal's speculative execution from a database failure
+// with errors.Is(err, context.DeadlineExceeded)). The writer's connection
+// cancels the running statement on the server when the context ends (see
+// cancelOnDone), so PostgreSQL reports "canceling statement due to user
+// request", which names neither.
+type ctxBlock struct{ *block }
+
+var _ backend.Block = ctxBlock{}
+
+// withCtx wraps ctx's error into err if ctx has ended and err does not
+// already say so.
+func withCtx(ctx context.Context, err error) error {
+	cerr := ctx.Err()
+	if err == nil || cerr == nil || errors.Is(err, cerr) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cerr, err)
+}
+
+func (c ctxBlock) Savepoint(ctx context.Context, env sqlcheck.Env) error {
+	return withCtx(ctx, c.block.Savepoint(ctx, env))
+}
+
+func (c ctxBlock) Release(ctx context.Context) error {
+	return withCtx(ctx, c.block.Release(ctx))
+}
+
+func (c ctxBlock) RollbackTo(ctx context.Context) error {
+	return withCtx(ctx, c.block.RollbackTo(ctx))
+}
+
+func (c ctxBlock) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	rows, err := c.block.Exec(ctx, sql, args)
+	return rows, withCtx(ctx, err)
+}
+
+func (c ctxBlock) ChangeDigest(ctx context.Context) (backend.Changes, error) {
+	ch, err := c.block.ChangeDigest(ctx)
+	return ch, withCtx(ctx, err)
+}
+
+func (c ctxBlock) StateDigest(ctx context.Context) ([]byte, error) {
+	d, err := c.block.StateDigest(ctx)
+	return d, withCtx(ctx, err)
+}
+
+func (c ctxBlock) SaveSystem(ctx context.Context, kv map[string][]byte) error {
+	return withCtx(ctx, c.block.SaveSystem(ctx, kv))
+}
+
+func (c ctxBlock) Commit(ctx context.Context, s backend.State) error {
+	return withCtx(ctx, c.block.Commit(ctx, s))
+}
+
+func (c ctxBlock) Rollback(ctx context.Context) error {
+	return withCtx(ctx, c.block.Rollback(ctx))
+}
