@@ -341,14 +341,19 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		}
 		b.writer = conn
 	}
-	// Change records left from outside a block (a write made out of band
-	// while the capture triggers were active: every block consumes its own
-	// before Commit, and a rolled-back block's roll back with it) are kept:
-	// this block digests them, so its AppHash differs from every other
-	// node's and the deviation is caught at once.
 	_, err := b.writer.PgConn().Exec(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED").ReadAll()
 	if err != nil {
 		b.dropWriter()
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	// Change records left from outside a block (a write made out of band
+	// while the capture triggers were active: every block consumes its own
+	// before Commit, and a rolled-back block's roll back with it) stop the
+	// block before it starts: they never enter a digest.
+	if err := outOfBand(ctx, b.writer); err != nil {
+		if _, rerr := b.writer.PgConn().Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil {
+			b.dropWriter()
+		}
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta)}
