@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -349,8 +350,26 @@ func (n *Node) Start() error {
 	return nil
 }
 
-// halt delivers err on Halted unless a reason is already there.
+// halt delivers err on Halted unless a reason is already there. A
+// divergence or an out-of-band change is also recorded in the node home
+// (HaltRecord), where `relchain verify` finds it.
 func (n *Node) halt(err error) {
+	if n.app != nil && n.home != "" {
+		if r := haltRecordOf(err, n.app.Executor().State().Height); r != nil {
+			if errors.Is(err, backend.ErrOutOfBandChange) {
+				err = fmt.Errorf("%w (node home %s: `relchain verify --home %s` shows what changed, `relchain recover --home %s` restores a checkpoint)", err, n.home, n.home, n.home)
+				r.Reason = err.Error()
+			}
+			if werr := writeHaltRecord(n.home, r); werr != nil {
+				n.logger.Error("cannot record why this node stops", "err", werr)
+			}
+		}
+	}
+	n.deliver(err)
+}
+
+// deliver puts err on Halted unless a reason is already there.
+func (n *Node) deliver(err error) {
 	select {
 	case n.halted <- err:
 	default:
@@ -409,7 +428,7 @@ func (n *Node) HaltError() error {
 	}
 	select {
 	case err := <-n.halted:
-		n.halt(err) // keep it for Halted
+		n.deliver(err) // keep it for Halted
 		return err
 	default:
 	}

@@ -71,8 +71,20 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("recover: read the block store (is the node stopped?): %w", err)
 	}
+	// The rollback below leaves CometBFT's state one height lower: a newer
+	// checkpoint (taken after the last good block when the node stopped on
+	// an out-of-band change, say) cannot be used with it.
+	limit, err := cometStateHeight(cc)
+	if err != nil {
+		return rep, fmt.Errorf("recover: read CometBFT's state (is the node stopped?): %w", err)
+	}
+	limit--
 	var chosen *backend.Checkpoint
 	for i := range cps {
+		if cps[i].Height > limit {
+			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: newer than height %d, to which recover rolls CometBFT's state back", cps[i].Height, limit))
+			continue
+		}
 		want, ok := confirmed[cps[i].Height]
 		if !ok {
 			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: not confirmed by the chain (this node's block store has no block %d)", cps[i].Height, cps[i].Height+1))
@@ -100,7 +112,26 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if rep.Replaced, err = r.install(ctx, time.Now().UTC().Format("20060102T150405Z")); err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
 	}
+	// The database the node stopped on is replaced: its halt record goes.
+	if err := clearHaltRecord(home); err != nil {
+		return rep, fmt.Errorf("recover: %w", err)
+	}
 	return rep, nil
+}
+
+// cometStateHeight is the height of CometBFT's state (the last block whose
+// application it recorded).
+func cometStateHeight(cc *cmtcfg.Config) (int64, error) {
+	stateDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "state", Config: cc})
+	if err != nil {
+		return 0, err
+	}
+	defer stateDB.Close()
+	st, err := sm.NewStore(stateDB, sm.StoreOptions{DiscardABCIResponses: cc.Storage.DiscardABCIResponses}).Load()
+	if err != nil {
+		return 0, err
+	}
+	return st.LastBlockHeight, nil
 }
 
 // restorerFor is the restorer of a node home's backend.
@@ -134,7 +165,7 @@ type restorer interface {
 // verifyStaged checks a restored database: it must hold cp's height with
 // the chain's AppHash for it, and its contents must reproduce that AppHash
 // (app.VerifyState: a scan of every table, the system state and the
-// block's recorded AppHash inputs).
+// block's recorded AppHash inputs), and a block must start on it.
 func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint, appHash []byte) error {
 	st, err := app.VerifyState(ctx, be)
 	switch {
@@ -145,7 +176,13 @@ func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint
 	case !bytes.Equal(st.AppHash, appHash):
 		return fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
 	}
-	return nil
+	// A block must be able to start on it: no change records that no
+	// block made (backend.ErrOutOfBandChange).
+	blk, err := be.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("no block can start on it: %w", err)
+	}
+	return blk.Rollback(ctx)
 }
 
 type sqliteRestorer struct{ db, replaced string }
