@@ -71,18 +71,16 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("recover: read the block store (is the node stopped?): %w", err)
 	}
-	// The rollback below leaves CometBFT's state one height lower: a newer
-	// checkpoint (taken after the last good block when the node stopped on
-	// an out-of-band change, say) cannot be used with it.
-	limit, err := cometStateHeight(cc)
+	// The rollback below leaves CometBFT's state at limit: a newer
+	// checkpoint cannot be used with it.
+	limit, err := rollbackTarget(cc)
 	if err != nil {
 		return rep, fmt.Errorf("recover: read CometBFT's state (is the node stopped?): %w", err)
 	}
-	limit--
 	var chosen *backend.Checkpoint
 	for i := range cps {
 		if cps[i].Height > limit {
-			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: newer than height %d, to which recover rolls CometBFT's state back", cps[i].Height, limit))
+			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: newer than height %d, where recover leaves CometBFT's state", cps[i].Height, limit))
 			continue
 		}
 		want, ok := confirmed[cps[i].Height]
@@ -119,9 +117,16 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	return rep, nil
 }
 
-// cometStateHeight is the height of CometBFT's state (the last block whose
-// application it recorded).
-func cometStateHeight(cc *cmtcfg.Config) (int64, error) {
+// rollbackTarget is the height rollbackOneHeight will leave CometBFT's
+// state at: one below the state's, unless the block store is one ahead of
+// the state (the node stopped inside the next block, as on an out-of-band
+// change), where CometBFT's rollback keeps the state's height.
+func rollbackTarget(cc *cmtcfg.Config) (int64, error) {
+	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	if err != nil {
+		return 0, err
+	}
+	defer blockDB.Close()
 	stateDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "state", Config: cc})
 	if err != nil {
 		return 0, err
@@ -131,7 +136,10 @@ func cometStateHeight(cc *cmtcfg.Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return st.LastBlockHeight, nil
+	if store.NewBlockStore(blockDB).Height() == st.LastBlockHeight+1 {
+		return st.LastBlockHeight, nil
+	}
+	return st.LastBlockHeight - 1, nil
 }
 
 // restorerFor is the restorer of a node home's backend.
