@@ -87,7 +87,7 @@ func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 		}
 	}
 	// The live database deviates; the node is caught at its next block.
-	c.tamper(victim, `UPDATE acct SET bal = bal + 1 WHERE id = 7`)
+	c.tamperUntraced(victim, `UPDATE acct SET bal = bal + 1 WHERE id = 7`)
 	if err := c.net.Start(victim); err != nil {
 		t.Fatal(err)
 	}
