@@ -13,8 +13,8 @@ const (
 // construct does not exist in that dialect), tagged with the README
 // phrases it illustrates.
 type gateRow struct {
-	phrases                  []string
-	want                     verdict
+	phrases                 []string
+	want                    verdict
 	sqlite, postgres, mysql string
 }
 
