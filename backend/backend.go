@@ -35,7 +35,10 @@ type Backend interface {
 	// LoadState returns the last committed State.
 	LoadState(ctx context.Context) (State, error)
 
-	// Begin opens the block's db-transaction. It fails if a Block is open.
+	// Begin opens the block's db-transaction. It fails if a Block is open,
+	// and with an *OutOfBandChange (ErrOutOfBandChange) if the change table
+	// holds records no block made: every block consumes its own before
+	// Commit, so they were written outside the chain.
 	Begin(ctx context.Context) (Block, error)
 
 	// Query runs one read-only statement in a read-only db-transaction on
@@ -113,8 +116,9 @@ type Block interface {
 	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
 	// ChangeDigest consumes every change record captured since Begin (or
-	// the previous ChangeDigest), including records that writes outside
-	// the block left behind, in one read, and digests them: see Changes.
+	// the previous ChangeDigest), in one read, and digests them: see
+	// Changes. The executor calls it before every Commit: records a block
+	// commits unconsumed stop the next Begin (ErrOutOfBandChange).
 	ChangeDigest(ctx context.Context) (Changes, error)
 	// StateDigest folds every change ChangeDigest consumed in this block
 	// into the stored per-table sums (package statedigest), in the block's
