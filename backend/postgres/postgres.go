@@ -341,16 +341,17 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		}
 		b.writer = conn
 	}
-	_, err := b.writer.PgConn().Exec(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED").ReadAll()
+	// Change records left from outside a block (a write made out of band
+	// while the capture triggers were active: every block consumes its own
+	// before Commit, and a rolled-back block's roll back with it) stop the
+	// block before it starts: they never enter a digest. Whether there are
+	// any is asked in BEGIN's round trip.
+	res, err := b.writer.PgConn().Exec(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED; "+anyChangeSQL).ReadAll()
 	if err != nil {
 		b.dropWriter()
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	// Change records left from outside a block (a write made out of band
-	// while the capture triggers were active: every block consumes its own
-	// before Commit, and a rolled-back block's roll back with it) stop the
-	// block before it starts: they never enter a digest.
-	if err := outOfBand(ctx, b.writer); err != nil {
+	if err := outOfBand(ctx, b.writer, res); err != nil {
 		if _, rerr := b.writer.PgConn().Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil {
 			b.dropWriter()
 		}
