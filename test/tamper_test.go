@@ -279,7 +279,11 @@ func (c *cluster) mustReportOutOfBand(ctx context.Context, i int, table string, 
 	}
 	var line string
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "error: ") && strings.Contains(l, "the database was changed outside the chain") {
+		// The report: relchain's last line, or, when the node was catching
+		// up by block sync, CometBFT's panic (block sync panics on a block
+		// the app cannot apply), which carries the same message.
+		if (strings.HasPrefix(l, "error: ") || strings.HasPrefix(l, "panic: Failed to process committed block")) &&
+			strings.Contains(l, "the database was changed outside the chain") {
 			line = l
 		}
 	}
