@@ -17,7 +17,8 @@ var ErrTxNotFound = errors.New("no committed transaction with this hash (not com
 // as Result.Hash), read from the node's tx index (CometBFT's /tx RPC):
 // its height, code, result data (the statements' results) and log. A
 // hash the node has not committed returns an error wrapping
-// ErrTxNotFound.
+// ErrTxNotFound; so may, for a moment, one it has just committed (CometBFT
+// indexes a block's txs right after the commit).
 func (c *Client) Tx(ctx context.Context, hash string) (*Result, error) {
 	hash = strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(hash, "0x"), "0X"))
 	h, err := hex.DecodeString(hash)

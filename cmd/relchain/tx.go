@@ -89,7 +89,9 @@ func txCmd() *cobra.Command {
 tx index and prints its committed result: height, code, the statements'
 results, and the log. Exit status: 0 committed with code 0; 1 committed
 with a failure code, or the lookup failed; 3 not committed (yet): the tx
-may still be in a mempool, or was never submitted or was evicted.`,
+may still be in a mempool, or was never submitted or was evicted (the node
+indexes a block's txs just after committing it: a tx committed a moment
+ago may still answer 3; ask again).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output, "text", "json"); err != nil {

@@ -92,6 +92,19 @@ func TestTxLooksUpCommittedFailedAndUnknownHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// CometBFT indexes a block's txs just after committing it.
+	for _, h := range []string{ok.Hash, failed.Hash} {
+		for {
+			if _, err := reader.Tx(ctx, h); !errors.Is(err, client.ErrTxNotFound) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("tx %s committed but never indexed", h)
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
 
 	out, err := captureStdout(t, func() error { return lookupTx(ctx, reader, strings.ToLower(ok.Hash), "json") })
 	var got client.Result
