@@ -46,6 +46,13 @@ type App struct {
 	// the node into a byzantine proposer, for tests that prove every node
 	// fails such txs identically in FinalizeBlock. Never set in production.
 	UnsafeInject func() [][]byte
+
+	// OnHalt, if set, is called with the reason this node cannot apply or
+	// commit a block before FinalizeBlock or Commit returns it to CometBFT
+	// (which may end the process at once: block sync panics); the error it
+	// returns is the one reported. The node records the halt in its home
+	// there and adds what to do.
+	OnHalt func(error) error
 }
 
 var _ abci.Application = (*App)(nil)
@@ -67,6 +74,9 @@ func (a *App) Halted() <-chan error { return a.halted }
 
 // halt reports err on Halted (the first one only) and returns it.
 func (a *App) halt(err error) error {
+	if a.OnHalt != nil {
+		err = a.OnHalt(err)
+	}
 	a.logger.Error("this node cannot apply the block and stops; nothing of the block was recorded: fix the cause and restart the node to retry", "err", err)
 	select {
 	case a.halted <- err:

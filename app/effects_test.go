@@ -166,6 +166,12 @@ func TestEffectDigestsNameTheFirstDivergingTx(t *testing.T) {
 		if _, err := blk.Exec(ctx, "UPDATE acct SET bal = 7 WHERE id = 2", nil); err != nil {
 			t.Fatal(err)
 		}
+		// Its change records are consumed (as a tamperer who knows
+		// relchain would), so that the next block starts: records left
+		// behind would stop it (TestOutOfBandWriteStopsTheNextBlock).
+		if _, err := blk.ChangeDigest(ctx); err != nil {
+			t.Fatal(err)
+		}
 		if err := blk.Commit(ctx, tampered.ex.State()); err != nil {
 			t.Fatal(err)
 		}

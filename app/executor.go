@@ -44,7 +44,11 @@ type Executor struct {
 
 	verified *verifiedCache
 	replay   map[string]replayState // committed replay windows, by public key; guarded by mu
-	perms    perms                  // admins (fixed) and committed grants (guarded by mu)
+	// chainTime is the consensus time of the last block this node
+	// committed (zero until the first one since start); guarded by mu.
+	// CheckTx bounds nonces with it (see ReplayWindow).
+	chainTime time.Time
+	perms     perms // admins (fixed) and committed grants (guarded by mu)
 }
 
 // BlockInfo is what the executor needs to know of a decided block besides
@@ -61,12 +65,18 @@ type BlockInfo struct {
 func (e *Executor) CheckReplay(tx *txn.Tx) *Rejection {
 	e.mu.Lock()
 	w, ok := e.replay[string(tx.PubKey)]
+	chainTime := e.chainTime
 	e.mu.Unlock()
+	if chainTime.IsZero() {
+		// No block committed since start: the node's clock stands in
+		// (CheckTx only admits; the block decides with its own time).
+		chainTime = time.Now()
+	}
 	var why string
 	if ok {
-		why = w.check(tx.Nonce)
+		why = w.check(tx.Nonce, chainTime)
 	} else {
-		why = (*replayState)(nil).check(tx.Nonce)
+		why = (*replayState)(nil).check(tx.Nonce, chainTime)
 	}
 	if why != "" {
 		return &Rejection{Code: api.CodeReplayed, Reason: why}
@@ -97,6 +107,7 @@ type pendingBlock struct {
 	hash        []byte        // the block's hash (BlockInfo.Hash)
 	txLimit     time.Duration // how long one tx may run (Speculate); 0: no limit
 	results     []TxResult    // set once the block executed completely
+	time        time.Time     // the block's consensus time
 	block       backend.Block
 	appHash     []byte
 	stateDigest []byte
@@ -460,7 +471,7 @@ func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte, txL
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
-		p := &pendingBlock{height: height, hash: b.Hash, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -555,7 +566,7 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 		copy(h[:], txn.Hash(raw))
 		tx, rej := e.validate(raw, e.verified.take(h))
 		if rej == nil {
-			rej = e.consumeNonce(tx, p.replay)
+			rej = e.consumeNonce(tx, p.replay, b.Time)
 		}
 		if rej == nil {
 			if why := e.perms.admit(tx, p.grants); why != "" {
@@ -804,7 +815,8 @@ func execFailure(statement int, be *backend.Error) TxResult {
 // consumeNonce checks tx's nonce against the committed window as changed by
 // earlier txs of this block, and marks it executed. Every tx that passed
 // the envelope checks consumes its nonce, whatever its statements do.
-func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState) *Rejection {
+// chainTime is the block's consensus time (see ReplayWindow).
+func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState, chainTime time.Time) *Rejection {
 	key := string(tx.PubKey)
 	w, ok := replay[key]
 	if !ok {
@@ -812,7 +824,7 @@ func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState) *Reje
 		w = e.replay[key]
 		e.mu.Unlock()
 	}
-	if why := w.check(tx.Nonce); why != "" {
+	if why := w.check(tx.Nonce, chainTime); why != "" {
 		return &Rejection{Code: api.CodeReplayed, Reason: why}
 	}
 	w.mark(tx.Nonce)
@@ -915,6 +927,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.mu.Lock()
 	e.pending = nil
 	e.committed = st
+	e.chainTime = p.time
 	e.stateDigest = p.stateDigest
 	e.systemSum = p.systemSum
 	for k, v := range p.system {

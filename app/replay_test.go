@@ -1,37 +1,39 @@
 package app
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReplayWindow(t *testing.T) {
 	var s replayState
 	for _, n := range []uint64{5, 3, 4, 10, 7} {
-		if why := s.check(n); why != "" {
+		if why := s.check(n, time.Time{}); why != "" {
 			t.Fatalf("new nonce %d refused: %s", n, why)
 		}
 		s.mark(n)
 	}
 	for _, n := range []uint64{5, 3, 4, 10, 7} {
-		if why := s.check(n); !strings.Contains(why, "already executed") {
+		if why := s.check(n, time.Time{}); !strings.Contains(why, "already executed") {
 			t.Fatalf("replayed nonce %d: %q, want already executed", n, why)
 		}
 	}
 	for _, n := range []uint64{6, 8, 9, 11, 1} {
-		if why := s.check(n); why != "" {
+		if why := s.check(n, time.Time{}); why != "" {
 			t.Fatalf("unused nonce %d refused: %s", n, why)
 		}
 	}
-	if why := s.check(0); why == "" {
+	if why := s.check(0, time.Time{}); why == "" {
 		t.Fatal("nonce 0 accepted")
 	}
 	// Move far ahead: old nonces fall out of the window and become too old.
 	s.mark(10 + ReplayWindow + 70)
-	if why := s.check(10); !strings.Contains(why, "too old") {
+	if why := s.check(10, time.Time{}); !strings.Contains(why, "too old") {
 		t.Fatalf("nonce far below the window: %q, want too old", why)
 	}
-	if why := s.check(10 + ReplayWindow + 69); why != "" {
+	if why := s.check(10+ReplayWindow+69, time.Time{}); why != "" {
 		t.Fatalf("unused nonce inside the window refused: %s", why)
 	}
 	// Round trip through the stored form.
@@ -49,8 +51,30 @@ func TestReplayWindowShiftKeepsBitsAcrossWords(t *testing.T) {
 	s.mark(300)
 	for n := uint64(1); n <= 200; n++ {
 		used := (n-1)%3 == 0
-		if got := s.check(n) != ""; got != used {
+		if got := s.check(n, time.Time{}) != ""; got != used {
 			t.Fatalf("nonce %d: refused=%v, want %v", n, got, used)
 		}
+	}
+}
+
+func TestReplayWindowRefusesNoncesFarAhead(t *testing.T) {
+	var s replayState
+	if why := s.check(math.MaxUint64, time.Time{}); !strings.Contains(why, "too far ahead") {
+		t.Fatalf("nonce 2^64-1 of a new key: %q, want too far ahead", why)
+	}
+	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	first := uint64(clock.UnixNano()) + 1 // client.Client's first nonce
+	if why := (*replayState)(nil).check(first, clock); why != "" {
+		t.Fatalf("a new key's clock-based first nonce: %s", why)
+	}
+	if why := s.check(MaxNonceStep, time.Time{}); why != "" {
+		t.Fatalf("nonce at Max+MaxNonceStep: %s", why)
+	}
+	if why := s.check(MaxNonceStep+1, time.Time{}); !strings.Contains(why, "too far ahead") {
+		t.Fatalf("nonce past Max+MaxNonceStep: %q", why)
+	}
+	s.mark(math.MaxUint64 - 5) // a window already near the top (an old chain): no overflow
+	if why := s.check(math.MaxUint64, clock); why != "" {
+		t.Fatalf("nonce 2^64-1 within MaxNonceStep of Max: %s", why)
 	}
 }

@@ -3,6 +3,8 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -33,7 +35,10 @@ type Backend interface {
 	// LoadState returns the last committed State.
 	LoadState(ctx context.Context) (State, error)
 
-	// Begin opens the block's db-transaction. It fails if a Block is open.
+	// Begin opens the block's db-transaction. It fails if a Block is open,
+	// and with an *OutOfBandChange (ErrOutOfBandChange) if the change table
+	// holds records no block made: every block consumes its own before
+	// Commit, so they were written outside the chain.
 	Begin(ctx context.Context) (Block, error)
 
 	// Query runs one read-only statement in a read-only db-transaction on
@@ -111,8 +116,9 @@ type Block interface {
 	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
 	// ChangeDigest consumes every change record captured since Begin (or
-	// the previous ChangeDigest), including records that writes outside
-	// the block left behind, in one read, and digests them: see Changes.
+	// the previous ChangeDigest), in one read, and digests them: see
+	// Changes. The executor calls it before every Commit: records a block
+	// commits unconsumed stop the next Begin (ErrOutOfBandChange).
 	ChangeDigest(ctx context.Context) (Changes, error)
 	// StateDigest folds every change ChangeDigest consumed in this block
 	// into the stored per-table sums (package statedigest), in the block's
@@ -160,3 +166,54 @@ var ErrBlockLost = errors.New("the backend rolled back the block's db-transactio
 
 // ErrBlockOpen is returned by Begin when a Block is already open.
 var ErrBlockOpen = errors.New("a block db-transaction is already open")
+
+// ErrOutOfBandChange is wrapped by Begin's error when the database holds
+// change records that no block made: something wrote the node's database
+// outside relchain (another connection or process, with relchain's capture
+// triggers active). The block does not start, so nothing of the change
+// enters a digest; the node stops. Restoring a checkpoint (relchain
+// recover) or rebuilding the database from the chain repairs it.
+var ErrOutOfBandChange = errors.New("the database was changed outside the chain")
+
+// OutOfBandChange is Begin's error for ErrOutOfBandChange: the change
+// records it found, by table.
+type OutOfBandChange struct {
+	// Tables holds, in byte order of the table name, each table with
+	// change records ("" is a schema change record without a table).
+	Tables []TableChanges
+	// More is set when only the first tables were counted.
+	More bool
+}
+
+// TableChanges is the number of change records of one table.
+type TableChanges struct {
+	Table string
+	Rows  int64
+}
+
+// MaxOutOfBandTables is how many tables an OutOfBandChange lists.
+const MaxOutOfBandTables = 20
+
+func (e *OutOfBandChange) Error() string {
+	var b strings.Builder
+	var total int64
+	for i, t := range e.Tables {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name := t.Table
+		if name == "" {
+			name = "(schema)"
+		}
+		fmt.Fprintf(&b, "%s (%d)", name, t.Rows)
+		total += t.Rows
+	}
+	if e.More {
+		b.WriteString(", and more tables")
+	}
+	return fmt.Sprintf("%v: %d change record(s) that no block made, in %s; another connection or process wrote the node's database; relchain will not digest them and this node stops: restore a checkpoint with `relchain recover` (or rebuild the database from the chain), and check the database with `relchain verify`",
+		ErrOutOfBandChange, total, b.String())
+}
+
+// Unwrap makes errors.Is(err, ErrOutOfBandChange) hold.
+func (e *OutOfBandChange) Unwrap() error { return ErrOutOfBandChange }

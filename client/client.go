@@ -144,7 +144,10 @@ func (c *Client) wrap(what string, err error) error {
 
 // Sign builds and signs the envelope of a bc-transaction with the client's
 // next nonce. The chain executes a (key, nonce) at most once and accepts
-// nonces up to 1,024 below the key's highest executed one. Clients of one
+// nonces up to 1,024 below the key's highest executed one, and up to about
+// 18 minutes (in nanoseconds) ahead of the chain's clock or 2^20 above the
+// key's highest (app.ReplayWindow); this client counts from its machine's
+// clock in nanoseconds. Clients of one
 // key in one process share a counter; one key should not be used by two
 // processes at a time.
 func (c *Client) Sign(ctx context.Context, stmts []txn.Statement) ([]byte, error) {

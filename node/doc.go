@@ -10,5 +10,10 @@
 // consensus refused, or, when its height stands still, from a peer's
 // signed header verified against its own validator set, and reports a
 // *DivergenceError on Halted, naming the first tx whose result differs
-// when known. DESIGN.md beside this file explains how and why.
+// when known. A divergence, or a block that refused to start because the
+// database was changed outside the chain (backend.ErrOutOfBandChange), is
+// also recorded in the node home (HaltRecord, data/relchain-halt.json):
+// Verify reports it (and compares the database's AppHash with the one the
+// chain signed, from the block store) until Recover removes it.
+// DESIGN.md beside this file explains how and why.
 package node

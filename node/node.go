@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,6 +236,7 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 		logger.Info("the genesis names no admin: open network, every key may change the schema and write every table")
 	}
 	a := app.New(ex, logger.With("module", "relchain"))
+	a.OnHalt = func(err error) error { return noteHalt(home, ex.State().Height, err, logger) }
 	a.MaxQueryWait = maxWait
 	if a.TxTimeout, err = rc.TxTimeout(); err != nil {
 		_ = be.Close()
@@ -356,8 +358,46 @@ func (n *Node) Start() error {
 	return nil
 }
 
-// halt delivers err on Halted unless a reason is already there.
+// halt delivers err on Halted unless a reason is already there. A
+// divergence or an out-of-band change is also recorded in the node home
+// (HaltRecord), where `relchain verify` finds it, unless the app's OnHalt
+// did already.
 func (n *Node) halt(err error) {
+	if n.app != nil && n.home != "" {
+		err = noteHalt(n.home, n.app.Executor().State().Height, err, n.logger)
+	}
+	n.deliver(err)
+}
+
+// notedHalt is a reason to halt that noteHalt has recorded.
+type notedHalt struct{ err error }
+
+func (e *notedHalt) Error() string { return e.err.Error() }
+func (e *notedHalt) Unwrap() error { return e.err }
+
+// noteHalt records a divergence or an out-of-band change (at committed
+// height) in home, the latter with what to do added to its message, and
+// returns the error to report. Other reasons are returned as they are.
+func noteHalt(home string, height int64, err error, logger log.Logger) error {
+	if errors.As(err, new(*notedHalt)) {
+		return err
+	}
+	r := haltRecordOf(err, height)
+	if r == nil {
+		return err
+	}
+	if errors.Is(err, backend.ErrOutOfBandChange) {
+		err = fmt.Errorf("%w (node home %s: `relchain verify --home %s` shows what changed, `relchain recover --home %s` restores a checkpoint)", err, home, home, home)
+		r.Reason = err.Error()
+	}
+	if werr := writeHaltRecord(home, r); werr != nil {
+		logger.Error("cannot record why this node stops", "err", werr)
+	}
+	return &notedHalt{err: err}
+}
+
+// deliver puts err on Halted unless a reason is already there.
+func (n *Node) deliver(err error) {
 	select {
 	case n.halted <- err:
 	default:
@@ -416,7 +456,7 @@ func (n *Node) HaltError() error {
 	}
 	select {
 	case err := <-n.halted:
-		n.halt(err) // keep it for Halted
+		n.deliver(err) // keep it for Halted
 		return err
 	default:
 	}

@@ -71,8 +71,18 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("recover: read the block store (is the node stopped?): %w", err)
 	}
+	// The rollback below leaves CometBFT's state at limit: a newer
+	// checkpoint cannot be used with it.
+	limit, err := rollbackTarget(cc)
+	if err != nil {
+		return rep, fmt.Errorf("recover: read CometBFT's state (is the node stopped?): %w", err)
+	}
 	var chosen *backend.Checkpoint
 	for i := range cps {
+		if cps[i].Height > limit {
+			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: newer than height %d, where recover leaves CometBFT's state", cps[i].Height, limit))
+			continue
+		}
 		want, ok := confirmed[cps[i].Height]
 		if !ok {
 			rep.Rejected = append(rep.Rejected, fmt.Sprintf("height %d: not confirmed by the chain (this node's block store has no block %d)", cps[i].Height, cps[i].Height+1))
@@ -100,7 +110,36 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if rep.Replaced, err = r.install(ctx, time.Now().UTC().Format("20060102T150405Z")); err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
 	}
+	// The database the node stopped on is replaced: its halt record goes.
+	if err := clearHaltRecord(home); err != nil {
+		return rep, fmt.Errorf("recover: %w", err)
+	}
 	return rep, nil
+}
+
+// rollbackTarget is the height rollbackOneHeight will leave CometBFT's
+// state at: one below the state's, unless the block store is one ahead of
+// the state (the node stopped inside the next block, as on an out-of-band
+// change), where CometBFT's rollback keeps the state's height.
+func rollbackTarget(cc *cmtcfg.Config) (int64, error) {
+	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	if err != nil {
+		return 0, err
+	}
+	defer blockDB.Close()
+	stateDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "state", Config: cc})
+	if err != nil {
+		return 0, err
+	}
+	defer stateDB.Close()
+	st, err := sm.NewStore(stateDB, sm.StoreOptions{DiscardABCIResponses: cc.Storage.DiscardABCIResponses}).Load()
+	if err != nil {
+		return 0, err
+	}
+	if store.NewBlockStore(blockDB).Height() == st.LastBlockHeight+1 {
+		return st.LastBlockHeight, nil
+	}
+	return st.LastBlockHeight - 1, nil
 }
 
 // restorerFor is the restorer of a node home's backend.
@@ -140,7 +179,7 @@ type restorer interface {
 // verifyStaged checks a restored database: it must hold cp's height with
 // the chain's AppHash for it, and its contents must reproduce that AppHash
 // (app.VerifyState: a scan of every table, the system state and the
-// block's recorded AppHash inputs).
+// block's recorded AppHash inputs), and a block must start on it.
 func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint, appHash []byte) error {
 	st, err := app.VerifyState(ctx, be)
 	switch {
@@ -151,7 +190,13 @@ func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint
 	case !bytes.Equal(st.AppHash, appHash):
 		return fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
 	}
-	return nil
+	// A block must be able to start on it: no change records that no
+	// block made (backend.ErrOutOfBandChange).
+	blk, err := be.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("no block can start on it: %w", err)
+	}
+	return blk.Rollback(ctx)
 }
 
 type sqliteRestorer struct{ db, replaced string }

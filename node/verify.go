@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"slices"
 
+	cmtcfg "github.com/cometbft/cometbft/config"
+	"github.com/cometbft/cometbft/store"
+
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/statedigest"
 )
 
@@ -27,10 +31,25 @@ type VerifyReport struct {
 	// not reproduce its AppHash: relchain's system state (replay windows,
 	// grants) or the recorded AppHash inputs were changed.
 	AppHashDiffers bool `json:"app_hash_differs,omitempty"`
+	// ChainAppHash is the AppHash the chain signed for Height: the header
+	// of block Height+1 in the node's block store (hex), when it has it.
+	ChainAppHash string `json:"chain_app_hash,omitempty"`
+	// ChainDiffers reports that the database's AppHash is not the chain's:
+	// this node applied a block differently from the network.
+	ChainDiffers bool `json:"chain_app_hash_differs,omitempty"`
+	// ChainNote says why the AppHash was not compared with the chain's.
+	ChainNote string `json:"chain_note,omitempty"`
+	// Halt is the node's record that it stopped on a divergence or on a
+	// change made outside the chain (until a recovery removes it).
+	Halt *HaltRecord `json:"halt,omitempty"`
 }
 
-// OK reports whether the database matches what its chain committed.
-func (r VerifyReport) OK() bool { return len(r.Differ) == 0 && !r.AppHashDiffers }
+// OK reports whether the database matches what its chain committed, the
+// chain's AppHash where the block store has it, and the node has not
+// stopped on a divergence or an out-of-band change since.
+func (r VerifyReport) OK() bool {
+	return len(r.Differ) == 0 && !r.AppHashDiffers && !r.ChainDiffers && r.Halt == nil
+}
 
 // Verify recomputes a node's state digest from every row of its database
 // and compares it, table by table, with the sums its last committed block
@@ -40,9 +59,13 @@ func (r VerifyReport) OK() bool { return len(r.Differ) == 0 && !r.AppHashDiffers
 // stopped or running: each side is read in one snapshot, and the two are
 // retried until they reflect the same height.
 func Verify(ctx context.Context, home string) (VerifyReport, error) {
-	_, rc, err := LoadConfig(home)
+	cc, rc, err := LoadConfig(home)
 	if err != nil {
 		return VerifyReport{}, err
+	}
+	halt, err := LoadHaltRecord(home)
+	if err != nil {
+		return VerifyReport{}, fmt.Errorf("verify: %w", err)
 	}
 	be, err := OpenBackend(ctx, home, rc)
 	if err != nil {
@@ -94,6 +117,31 @@ func Verify(ctx context.Context, home string) (VerifyReport, error) {
 			r.Tables = append(r.Tables, name)
 		}
 		slices.Sort(r.Tables)
+		r.Halt = halt
+		compareWithChain(cc, st, &r)
 		return r, nil
 	}
+}
+
+// compareWithChain compares the database's AppHash at st.Height with the
+// one the chain signed for it (the header of block st.Height+1 in the
+// node's block store), or says in r.ChainNote why it could not.
+func compareWithChain(cc *cmtcfg.Config, st backend.State, r *VerifyReport) {
+	if st.Height == 0 {
+		r.ChainNote = "no block applied yet"
+		return
+	}
+	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	if err != nil {
+		r.ChainNote = fmt.Sprintf("the block store cannot be opened (is the node running? stop it to compare with the chain): %v", err)
+		return
+	}
+	defer blockDB.Close()
+	meta := store.NewBlockStore(blockDB).LoadBlockMeta(st.Height + 1)
+	if meta == nil {
+		r.ChainNote = fmt.Sprintf("the block store has no block %d yet, whose header carries the chain's AppHash for height %d", st.Height+1, st.Height)
+		return
+	}
+	r.ChainAppHash = hex.EncodeToString(meta.Header.AppHash)
+	r.ChainDiffers = !bytes.Equal(meta.Header.AppHash, st.AppHash)
 }

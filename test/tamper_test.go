@@ -32,11 +32,12 @@ func TestTamperedNodeIsCaught_MySQL(t *testing.T)    { testTamperedNodeIsCaught(
 //   - with relchain's capture triggers dropped first, an UPDATE leaves no
 //     trace but the row: `relchain verify` names the table and fails;
 //   - with the triggers active, `relchain verify` fails too, and once the
-//     node runs again its next block's AppHash differs from the network's:
-//     the node stops by itself, exits non-zero and reports the height, the
-//     network's and its own AppHash, and that every tx of the block had the
-//     network's results (the database differed before it), while the other
-//     three keep committing.
+//     node runs again its next block refuses to start on the change records
+//     no block made: the node stops by itself before applying anything,
+//     exits non-zero naming the table and `relchain recover`, and verify
+//     reports the recorded stop, while the other three keep committing.
+//     (An untraced change, its records deleted too, is caught by the
+//     AppHash: divergence_test.go.)
 //
 // Untouched, `relchain verify` passes, and it passes on the others at the
 // end.
@@ -57,6 +58,7 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 	c.mustVerify(victim, true, "")
 	c.tamper(victim, `UPDATE acct SET bal = bal + 1 WHERE id = 7`)
 	c.mustVerify(victim, false, "acct")
+	stopped, _ := c.storedState(ctx, victim)
 	if err := c.net.Start(victim); err != nil {
 		t.Fatal(err)
 	}
@@ -65,15 +67,10 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 		c.mustExec(ctx, i%2, stmt(fmt.Sprintf("INSERT INTO other (id) VALUES (%d)", i)))
 	}
 	after := c.maxHeight(ctx, 0, 1)
-	rep := c.mustReportDivergence(ctx, victim)
-	if !strings.Contains(rep.line, fmt.Sprintf("every tx of block %d had the network's results, so this database differed before the block", rep.height)) ||
-		!strings.Contains(rep.line, "relchain recover --home "+c.nodes[victim].Home) {
-		t.Errorf("the report does not say the database differed before the block:\n%s", rep.line)
-	}
-	if rep.height >= after {
-		t.Errorf("the tampered node reached height %d, the network is at %d: it followed a chain its database does not match", rep.height, after)
-	}
-	t.Logf("the network went from height %d to %d; the tampered node stopped after %d", before, after, rep.height)
+	c.mustReportOutOfBand(ctx, victim, "acct", stopped)
+	c.mustVerify(victim, false, "acct")
+	c.mustVerifyStopped(victim, "its database was changed outside the chain")
+	t.Logf("the network went from height %d to %d; the tampered node stopped at %d", before, after, stopped)
 	// Rebuilt from nothing, node 3 replays the chain from its peers and
 	// ends with their state.
 	if err := c.net.Stop(victim); err != nil {
@@ -251,6 +248,63 @@ func (c *cluster) wipe(i int) {
 			c.t.Fatalf("drop %s: %v", db, err)
 		}
 	}
+}
+
+// tamperUntraced is tamper by someone who knows relchain: the change
+// records the capture triggers wrote are deleted too, so the next block
+// starts (no backend.ErrOutOfBandChange) and only the AppHash can tell.
+func (c *cluster) tamperUntraced(i int, stmts ...string) {
+	c.t.Helper()
+	changes := map[string]string{"sqlite": "relchain_changes", "postgres": "relchain.changes", "mysql": "relchain_changes"}[c.backend]
+	c.tamper(i, append(stmts, "DELETE FROM "+changes)...)
+}
+
+// mustReportOutOfBand waits for node i's process to exit by itself and
+// checks that it failed saying its database was changed outside the
+// chain, naming table and the recover command, without having applied a
+// block after the change (its database holds height h, as before).
+func (c *cluster) mustReportOutOfBand(ctx context.Context, i int, table string, h int64) {
+	c.t.Helper()
+	select {
+	case <-c.net.Exited(i):
+	case <-ctx.Done():
+		c.t.Fatalf("%s did not stop by itself on the out-of-band change: %v", c.nodes[i].Name, ctx.Err())
+	}
+	if err := c.net.ExitError(i); err == nil {
+		c.t.Fatalf("%s exited with status 0 after an out-of-band change", c.nodes[i].Name)
+	}
+	b, err := os.ReadFile(c.net.LogFile(i))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(string(b), "\n") {
+		// The report: relchain's last line, or, when the node was catching
+		// up by block sync, CometBFT's panic (block sync panics on a block
+		// the app cannot apply), which carries the same message.
+		if (strings.HasPrefix(l, "error: ") || strings.HasPrefix(l, "panic: Failed to process committed block")) &&
+			strings.Contains(l, "the database was changed outside the chain") {
+			line = l
+		}
+	}
+	if line == "" || !strings.Contains(line, table) || !strings.Contains(line, "relchain recover --home "+c.nodes[i].Home) {
+		c.t.Fatalf("%s exited (%v) without the report line naming the out-of-band change in %s and the recover command:\n%s", c.nodes[i].Name, c.net.ExitError(i), table, line)
+	}
+	c.t.Logf("%s: %s", c.nodes[i].Name, line)
+	if got, _ := c.storedState(ctx, i); got != h {
+		c.t.Errorf("%s's database holds height %d after the out-of-band stop, want %d (no block applied)", c.nodes[i].Name, got, h)
+	}
+}
+
+// mustVerifyStopped runs `relchain verify` on node i's home and checks it
+// fails and reports the node's recorded stop (what, as verify words it).
+func (c *cluster) mustVerifyStopped(i int, what string) {
+	c.t.Helper()
+	out, err := exec.Command(relchainBin, "verify", "--home", c.nodes[i].Home).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "STOPPED: this node stopped after height") || !strings.Contains(string(out), what) {
+		c.t.Fatalf("verify %s does not fail on the recorded stop (%q): %v\n%s", c.nodes[i].Name, what, err, out)
+	}
+	c.t.Logf("verify %s: %s", c.nodes[i].Name, strings.TrimSpace(string(out)))
 }
 
 // tamper runs statements directly on node i's database, outside the chain

@@ -194,7 +194,23 @@ func (n *node) txAt(blk backend.Block, i int, stmts ...string) error {
 	return nil
 }
 
+// commit commits blk as the executor does: after ChangeDigest has consumed
+// its change records (records left behind would stop the next Begin with
+// backend.ErrOutOfBandChange) and StateDigest folded them.
 func (n *node) commit(blk backend.Block, height int64) {
+	n.t.Helper()
+	if _, err := blk.ChangeDigest(ctx(n.t)); err != nil {
+		n.t.Fatalf("ChangeDigest of block %d: %v", height, err)
+	}
+	if _, err := blk.StateDigest(ctx(n.t)); err != nil {
+		n.t.Fatalf("StateDigest of block %d: %v", height, err)
+	}
+	n.commitOnly(blk, height)
+}
+
+// commitOnly commits blk as it is (its caller digested it, or means to
+// leave change records behind).
+func (n *node) commitOnly(blk backend.Block, height int64) {
 	n.t.Helper()
 	if err := blk.Commit(ctx(n.t), backend.State{Height: height, AppHash: appHash(height)}); err != nil {
 		n.t.Fatalf("Commit %d: %v", height, err)

@@ -2,6 +2,7 @@ package backendtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -49,7 +50,7 @@ func (n *node) finishChanges(blk backend.Block, h int64) backend.Changes {
 	if err != nil {
 		n.t.Fatalf("StateDigest of block %d: %v", h, err)
 	}
-	n.commit(blk, h)
+	n.commitOnly(blk, h)
 	n.requireStateMatchesScan(h, state)
 	return c
 }
@@ -202,11 +203,11 @@ func testEffectsRollback(t *testing.T, open Open) {
 	}
 }
 
-// Change records written outside every savepoint — left in the change
-// table by an earlier block (as a write outside the chain leaves them),
-// even by one of its txs, or written in the block before the first
-// savepoint, between savepoints, or after a rollback — enter the block's
-// digest but no tx's effect digest.
+// Change records written in the block before the first savepoint, between
+// savepoints, or after a rollback enter the block's digest but no tx's
+// effect digest. Records left in the change table by an earlier block (as
+// a write outside the chain leaves them) stop the next Begin
+// (backend.ErrOutOfBandChange).
 // ChangeDigest in the middle of a block (even inside a savepoint) consumes
 // what came before and attributes the rest correctly.
 func testEffectsOutsideSavepoints(t *testing.T, open Open) {
@@ -225,16 +226,6 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 		}
 		n.finish(blk, 1)
 
-		// Block 2 commits change records it never consumed, one written
-		// outside a savepoint and one by its tx 0: to the next block they
-		// look like writes made outside the chain.
-		blk = n.begin()
-		n.exec(blk, `INSERT INTO t (id, v) VALUES (10, 'r')`)
-		if err := n.txAt(blk, 0, ins(9)...); err != nil {
-			t.Fatal(err)
-		}
-		n.commit(blk, 2)
-
 		blk = n.begin()
 		n.exec(blk, `INSERT INTO t (id, v) VALUES (11, 'r')`)
 		if err := n.txAt(blk, 0, ins(12)...); err != nil {
@@ -248,7 +239,7 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 			t.Fatal("duplicate key did not fail")
 		}
 		n.exec(blk, `INSERT INTO t (id, v) VALUES (15, 'r')`)
-		got = n.finishChanges(blk, 3)
+		got = n.finishChanges(blk, 2)
 
 		// Nothing of the above leaks into the next block's digests.
 		blk = n.begin()
@@ -276,11 +267,25 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 		if err := blk.Release(c0); err != nil {
 			t.Fatal(err)
 		}
-		second := n.finishChanges(blk, 4)
+		second := n.finishChanges(blk, 3)
 		wantTxs(t, "tx 2 before ChangeDigest", first, 2)
 		wantTxs(t, "tx 2 after ChangeDigest", second, 2)
 		sameEffect(t, "tx 2's records before ChangeDigest", first.Effects[2], first.Block)
 		sameEffect(t, "tx 2's records after ChangeDigest", second.Effects[2], second.Block)
+
+		// Block 4 commits change records it never consumed, one written
+		// outside a savepoint and one by its tx 0: to the next block they
+		// look like writes made outside the chain, and it refuses to
+		// start (the executor always consumes them).
+		blk = n.begin()
+		n.exec(blk, `INSERT INTO t (id, v) VALUES (30, 'r')`)
+		if err := n.txAt(blk, 0, ins(31)...); err != nil {
+			t.Fatal(err)
+		}
+		n.commitOnly(blk, 4)
+		if _, err := n.Begin(ctx(t)); !errors.Is(err, backend.ErrOutOfBandChange) {
+			t.Fatalf("Begin after a block left change records: %v, want ErrOutOfBandChange", err)
+		}
 	})
 	if got.Block == nil {
 		t.FailNow()

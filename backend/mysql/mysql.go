@@ -466,6 +466,11 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, fmt.Errorf("mysql: begin: read height: %w", err)
 	}
 	k.height++
+	// Change records no block made stop the block before it starts.
+	if err := outOfBand(ctx, conn); err != nil {
+		k.abandon()
+		return nil, fmt.Errorf("mysql: begin: %w", err)
+	}
 	b.open = k
 	return k, nil
 }

@@ -421,12 +421,18 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	// Change records left from outside a block (a write made out of band
 	// while the capture triggers were active: every block consumes its own
-	// before Commit, and a rolled-back block's roll back with it) are kept:
-	// this block digests them, so its AppHash differs from every other
-	// node's and the deviation is caught at once.
-	_, err := b.writer.PgConn().Exec(ctx, beginSQL).ReadAll()
+	// before Commit, and a rolled-back block's roll back with it) stop the
+	// block before it starts: they never enter a digest. Whether there are
+	// any is asked in BEGIN's round trip.
+	res, err := b.writer.PgConn().Exec(ctx, beginSQL+"; "+anyChangeSQL).ReadAll()
 	if err != nil {
 		b.dropWriter()
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	if err := outOfBand(ctx, b.writer, res); err != nil {
+		if _, rerr := b.writer.PgConn().Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil {
+			b.dropWriter()
+		}
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta)}

@@ -30,7 +30,7 @@ func TestAnalyzeDDLAndWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	txRows(t, blk, envA, analyzeSetup...)
-	if err := blk.Commit(ctx, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
+	if err := commitDigested(t, blk, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
 		t.Fatal(err)
 	}
 	w := func(tables ...string) sqlcheck.Analysis { return sqlcheck.Analysis{Writes: tables} }

@@ -44,6 +44,10 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
+	if err := b.outOfBand(); err != nil {
+		b.internalExec("ROLLBACK")
+		return nil, fmt.Errorf("begin block: %w", err)
+	}
 	b.open, b.lost = true, false
 	b.blockGen++
 	b.delta = make(backend.TableDelta)

@@ -404,7 +404,7 @@ func openGateDB(t testing.TB) backend.Backend {
 			t.Fatalf("setup %q: %v", s, err)
 		}
 	}
-	if err := blk.Commit(ctx, backend.State{Height: 1, AppHash: []byte{1}}); err != nil {
+	if err := commitDigested(t, blk, backend.State{Height: 1, AppHash: []byte{1}}); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -567,7 +567,7 @@ func TestGateVerdictFollowsSchema(t *testing.T) {
 	if _, err := blk.Exec(ctx, `CREATE TABLE later (id INTEGER PRIMARY KEY, v TEXT)`, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := blk.Commit(ctx, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
+	if err := commitDigested(t, blk, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := analyzeErr(b.Analyze(ctx, q)); err != nil {

@@ -204,7 +204,7 @@ func BenchmarkAnalyze(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if err := blk.Commit(ctx, backend.State{Height: 1, AppHash: []byte{1}}); err != nil {
+		if err := commitDigested(b, blk, backend.State{Height: 1, AppHash: []byte{1}}); err != nil {
 			b.Fatal(err)
 		}
 		return be
@@ -363,7 +363,7 @@ func BenchmarkQuery(b *testing.B) {
 			}
 		}
 		height++
-		if err := blk.Commit(ctx, backend.State{Height: height, AppHash: []byte{1}}); err != nil {
+		if err := commitDigested(b, blk, backend.State{Height: height, AppHash: []byte{1}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -74,7 +74,7 @@ func TestWritingStatementOverTheWorkLimitLosesTheBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		txRows(t, blk, envA, `INSERT INTO t (id, v) VALUES (60, 'tx 1')`)
-		if err := blk.Commit(ctx, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
+		if err := commitDigested(t, blk, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
 			t.Fatal(err)
 		}
 		rows, h, err := b.Query(ctx, `SELECT count(*), max(id) FROM t`, nil)
@@ -134,7 +134,7 @@ func TestReadOnlyStatementOverTheWorkLimitKeepsTheBlock(t *testing.T) {
 		t.Fatalf("RollbackTo after a read-only statement hit the limit: %v", err)
 	}
 	txRows(t, blk, envA, `INSERT INTO t (id, v) VALUES (63, 'tx 3')`)
-	if err := blk.Commit(ctx, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
+	if err := commitDigested(t, blk, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
 		t.Fatal(err)
 	}
 	rows, _, err := b.Query(ctx, `SELECT group_concat(id) FROM (SELECT id FROM t WHERE id > 60 ORDER BY id)`, nil)

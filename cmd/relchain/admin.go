@@ -71,7 +71,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				defer cancel()
-				res, err := c.Exec(ctx, client.ModeCommit, stmts...)
+				res, err := submit(ctx, c, client.ModeCommit, "text", nodeURL, stmts...)
 				if err != nil {
 					return err
 				}

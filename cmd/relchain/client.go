@@ -139,7 +139,7 @@ func execCmd() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
-			res, err := c.Exec(ctx, m, txn.Statement{SQL: args[0], Args: targs})
+			res, err := submit(ctx, c, m, output, nodeURL, txn.Statement{SQL: args[0], Args: targs})
 			if err != nil {
 				return err
 			}

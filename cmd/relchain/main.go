@@ -10,6 +10,6 @@ import (
 func main() {
 	if err := rootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/keyring"
@@ -149,8 +150,8 @@ starts again by itself.`,
 				}
 				return herr
 			}
-			if errors.Is(herr, node.ErrConsensusStopped) {
-				return herr
+			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) {
+				return herr // says what to do; a restart alone would stop again
 			}
 			return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
 		},

@@ -30,7 +30,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(initCmd(), nodeCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
-		execCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
+		execCmd(), txCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
 	return root
 }
 

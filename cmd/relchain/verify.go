@@ -22,10 +22,15 @@ func verifyCmd() *cobra.Command {
 recomputes the state digest and compares it, table by table, with the sums
 the last committed block recorded (its AppHash commits to them), then
 recomputes the AppHash itself (tables, system state, the block's recorded
-inputs). It prints OK, or the tables whose contents were changed outside the
-chain (or that the system state was), and exits
-non-zero on a mismatch. The node may be running (each side is read in one
-snapshot) or stopped. Its cost is proportional to the database's size.`,
+inputs). Where the node's block store holds the next block, it also
+compares the AppHash with the one the chain signed (the next header): a node
+that applied a block differently is consistent in itself but not the
+chain's. And it reports whether the node stopped on a divergence or on a
+change made outside the chain (recorded in the node home until ` + "`relchain recover`" + `
+succeeds). It prints OK, or what differs, and exits non-zero on a mismatch.
+The node may be running (each side is read in one snapshot; the comparison
+with the chain then waits for the node to stop) or stopped. Its cost is
+proportional to the database's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output, "text", "json"); err != nil {
@@ -41,25 +46,60 @@ snapshot) or stopped. Its cost is proportional to the database's size.`,
 					OK bool `json:"ok"`
 				}{r, r.OK()}, "", "  ")
 				fmt.Println(string(b))
-			} else if r.OK() {
-				fmt.Printf("OK: height %d, %d tables, state digest %s\n", r.Height, len(r.Tables), r.StateDigest)
-			} else if len(r.Differ) > 0 {
-				fmt.Fprintf(os.Stderr, "MISMATCH at height %d: the rows of %s differ from the committed state digest %s\n",
-					r.Height, strings.Join(r.Differ, ", "), r.StateDigest)
 			} else {
-				fmt.Fprintf(os.Stderr, "MISMATCH at height %d: every table matches, but relchain's system state (replay windows, grants) does not reproduce the committed AppHash %s\n",
-					r.Height, r.AppHash)
+				printVerify(r)
 			}
-			if len(r.Differ) > 0 {
-				return fmt.Errorf("%w in %d table(s): this database no longer holds what its chain committed (README: Verifying a node)", statedigest.ErrMismatch, len(r.Differ))
-			}
-			if !r.OK() {
-				return fmt.Errorf("%w in relchain's system state: this database no longer holds what its chain committed (README: Verifying a node)", statedigest.ErrMismatch)
-			}
-			return nil
+			return verifyError(r)
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
 	cmd.Flags().StringVar(&output, "output", "text", "text or json")
 	return cmd
+}
+
+// printVerify prints a verify report as text: OK on stdout, each problem
+// on stderr.
+func printVerify(r node.VerifyReport) {
+	if r.OK() {
+		fmt.Printf("OK: height %d, %d tables, state digest %s\n", r.Height, len(r.Tables), r.StateDigest)
+		if r.ChainAppHash != "" {
+			fmt.Printf("the chain's AppHash for height %d (header of block %d) matches\n", r.Height, r.Height+1)
+		} else if r.ChainNote != "" {
+			fmt.Printf("not compared with the chain's AppHash: %s\n", r.ChainNote)
+		}
+		return
+	}
+	if len(r.Differ) > 0 {
+		fmt.Fprintf(os.Stderr, "MISMATCH at height %d: the rows of %s differ from the committed state digest %s\n",
+			r.Height, strings.Join(r.Differ, ", "), r.StateDigest)
+	} else if r.AppHashDiffers {
+		fmt.Fprintf(os.Stderr, "MISMATCH at height %d: every table matches, but relchain's system state (replay windows, grants) does not reproduce the committed AppHash %s\n",
+			r.Height, r.AppHash)
+	}
+	if r.ChainDiffers {
+		fmt.Fprintf(os.Stderr, "MISMATCH at height %d: this database's AppHash %s is not the chain's %s (header of block %d): this node applied a block differently from the network\n",
+			r.Height, strings.ToUpper(r.AppHash), strings.ToUpper(r.ChainAppHash), r.Height+1)
+	}
+	if h := r.Halt; h != nil {
+		what := "its AppHash diverged from the network's"
+		if h.Kind == node.HaltOutOfBand {
+			what = "its database was changed outside the chain"
+		}
+		fmt.Fprintf(os.Stderr, "STOPPED: this node stopped after height %d because %s: %s\n", h.Height, what, h.Reason)
+	}
+}
+
+// verifyError is verify's exit status as an error (nil when OK).
+func verifyError(r node.VerifyReport) error {
+	switch {
+	case len(r.Differ) > 0:
+		return fmt.Errorf("%w in %d table(s): this database no longer holds what its chain committed (README: Verifying a node)", statedigest.ErrMismatch, len(r.Differ))
+	case r.AppHashDiffers:
+		return fmt.Errorf("%w in relchain's system state: this database no longer holds what its chain committed (README: Verifying a node)", statedigest.ErrMismatch)
+	case r.ChainDiffers:
+		return fmt.Errorf("%w with the chain at height %d: restore a checkpoint with `relchain recover` (README: Verifying a node)", statedigest.ErrMismatch, r.Height)
+	case r.Halt != nil:
+		return fmt.Errorf("the node stopped after height %d on a recorded %s: restore a checkpoint with `relchain recover` (README: Verifying a node)", r.Halt.Height, strings.ReplaceAll(r.Halt.Kind, "_", "-"))
+	}
+	return nil
 }
