@@ -269,12 +269,21 @@ func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 // for INSERT OR ROLLBACK, ON CONFLICT ROLLBACK and RAISE(ROLLBACK)), the
 // error wraps backend.ErrBlockLost and the statement's *backend.Error, and
 // the block only accepts Rollback.
+//
+// When ctx is done while the statement runs (ProcessProposal's deadline),
+// SQLite is interrupted at once and Exec returns an error wrapping
+// ctx.Err(): a node-local fault, never a tx result and never ErrBlockLost.
+// So is SQLite running out of memory. The block then only accepts Rollback
+// if SQLite rolled its transaction back; the next Begin works either way.
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	b, err := k.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer b.wmu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
 	if err := b.outsideTx(); err != nil {
 		return nil, err
 	}
@@ -283,7 +292,8 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return nil, err
 	}
 	stmt := c.stmt
-	if c.an.DDL || temp {
+	ddl := c.an.DDL || temp
+	if ddl {
 		b.txDDL = true
 	}
 	if temp {
@@ -296,25 +306,42 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		}
 	}
 	b.wgate.reset() // a re-prepare while stepping is judged afresh
-	rows, err := b.runOnFuel(stmt, args, newFuel(b.workLimit))
-	if err != nil && err != errWorkLimit {
+	rows, err := b.runOnFuel(stmt, args, newFuel(ctx, b.workLimit))
+	rerr := closeQuietly(func() error {
+		rerr := stmt.Reset()
+		if cerr := stmt.ClearBindings(); rerr == nil {
+			rerr = cerr
+		}
+		return rerr
+	})
+	return b.afterRun(rows, err, rerr, ddl)
+}
+
+// afterRun judges a client statement's run: err from running it, rerr from
+// resetting it, ddl whether it may have changed the schema.
+func (b *Backend) afterRun(rows *backend.Rows, err, rerr error, ddl bool) (*backend.Rows, error) {
+	fault := err != nil && backend.AsError(err) == nil && err != errWorkLimit
+	if err != nil && !fault && err != errWorkLimit {
 		err = b.wgate.gateError(err)
-	}
-	rerr := stmt.Reset()
-	if cerr := stmt.ClearBindings(); rerr == nil {
-		rerr = cerr
 	}
 	if b.w.GetAutocommit() {
 		// SQLite rolled back the block's transaction: nothing of the block
 		// is left, not even the savepoints.
 		b.lost = true
+		if fault {
+			return nil, err // node-local: not for the executor to re-run
+		}
 		if err == nil {
 			err = errors.New("the statement ended the block's transaction")
 		}
 		return nil, fmt.Errorf("%w: %w", backend.ErrBlockLost, err)
 	}
 	if err != nil {
-		if c.an.DDL || temp {
+		if fault {
+			b.dropStatements() // the block is rolled back next
+			return nil, err
+		}
+		if ddl {
 			// SQLite discards its schema when a statement that changed it
 			// fails: reload it now, not on the next statement's fuel, and
 			// forget the statements it expired.
@@ -341,12 +368,19 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 // of a cached statement, and the progress handler fires when that count
 // crosses a multiple of 1,000, so a cached statement would otherwise be
 // interrupted at another point than a fresh one on a node that restarted.
+// The costed functions charge the same fuel. An interrupt by f's context
+// returns an error wrapping the context's error.
 func (b *Backend) runOnFuel(stmt *sqlite3.Stmt, args []any, f *fuel) (*backend.Rows, error) {
 	stmt.Status(sqlite3.STMTSTATUS_VM_STEP, true)
 	b.w.SetInterrupt(f)
-	rows, err := run(stmt, args)
+	b.costs.fuel = f
+	rows, err := run(stmt, args, resultLimits{fuel: f})
+	b.costs.fuel = nil
 	b.w.SetInterrupt(context.Background())
-	if f.out {
+	switch {
+	case f.cancelled != nil:
+		return nil, fmt.Errorf("statement interrupted on this node (not a tx result): %w", f.cancelled)
+	case f.out:
 		return nil, errWorkLimit
 	}
 	return rows, err

@@ -4,3 +4,7 @@ package sqlite
 // spend 10^8 instructions, instrumented, on every unbounded statement it
 // tries). Production code has no way to change WorkLimit.
 func SetWorkLimit(b *Backend, units int64) { b.workLimit = units }
+
+// SetHeapLimit sets the writer's SQLite hard heap limit (0: none), for
+// tests only: it makes SQLite run out of memory on demand.
+func SetHeapLimit(b *Backend, n int64) { b.w.HardHeapLimit(n) }
