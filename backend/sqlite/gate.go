@@ -94,8 +94,8 @@ func (g *gate) denyAlways(format string, a ...any) sqlite3.AuthorizerReturnCode 
 // wasm module bundled in every node's binary) and without side effects.
 // Aggregates and window functions whose result depends on row order
 // (group_concat, string_agg, json_group_array, first_value...) are allowed
-// because SQLite's row order is itself a deterministic function of the
-// replicated state (see DESIGN.md).
+// only with an ORDER BY (order.go); sum, total and avg are replaced by exact
+// versions (aggregates.go).
 var allowedFunctions = setOf(
 	// core scalar
 	"abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if", "ifnull", "iif",
@@ -228,6 +228,11 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 			return g.denyAlways("reading relchain's table %s", name3rd)
 		case g.modules[strings.ToLower(name3rd)] && !allowedVirtual[strings.ToLower(name3rd)]:
 			return g.deny("table-valued function %s", name3rd)
+		case name4th == "ROWID" && !capture && !rewritesSchema(g.kind):
+			// SQLite names the rowid "ROWID" only when no INTEGER PRIMARY
+			// KEY aliases it (else the alias column is named): then it is
+			// no part of the replicated state (VACUUM may renumber it).
+			return g.deny("the rowid of table %s: without an INTEGER PRIMARY KEY its values are not replicated state (VACUUM may renumber them); declare an INTEGER PRIMARY KEY and use that column", name3rd)
 		}
 		return sqlite3.AUTH_OK
 
@@ -416,6 +421,11 @@ func prepareGated(c *sqlite3.Conn, g *gate, sql string) (*sqlite3.Stmt, error) {
 	if g.actions == 0 {
 		stmt.Close()
 		return nil, refusal("statement kind not allowed (VACUUM, REINDEX and similar maintenance statements are refused)")
+	}
+	if why := orderRefusal(sql); why != "" && !g.off {
+		stmt.Close()
+		g.reason = why
+		return nil, refusal(why)
 	}
 	return stmt, nil
 }
