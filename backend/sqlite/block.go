@@ -656,12 +656,38 @@ func sortedKeys(m map[string]string) []string {
 // for the block's digest, also enters the effect digest of the tx that
 // wrote it (effects.go). Each field is length-prefixed: be64(len(tbl)) tbl
 // be64(len(op)) op be64(len(img)) img.
+// When ctx is done it stops at once with an error wrapping ctx.Err().
 func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	b, err := k.lock()
 	if err != nil {
 		return backend.Changes{}, err
 	}
 	defer b.wmu.Unlock()
+	defer b.interruptible(ctx)()
+	ch, err := b.changeDigest()
+	return ch, interrupted(ctx, "change digest", err)
+}
+
+// interruptible makes the writer's statements stop when ctx is done, until
+// the returned function runs.
+func (b *Backend) interruptible(ctx context.Context) func() {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b.w.SetInterrupt(ctx)
+	return func() { b.w.SetInterrupt(context.Background()) }
+}
+
+// interrupted wraps err with ctx's error when ctx is done: the failure is
+// then the node's deadline, not the statement's.
+func interrupted(ctx context.Context, what string, err error) error {
+	if err != nil && ctx != nil && ctx.Err() != nil {
+		return fmt.Errorf("%s: %w (%w)", what, ctx.Err(), err)
+	}
+	return err
+}
+
+func (b *Backend) changeDigest() (backend.Changes, error) {
 	b.internal = true
 	defer func() { b.internal = false }()
 	st, err := b.internalStmt("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")

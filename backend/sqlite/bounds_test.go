@@ -311,3 +311,48 @@ func sameValue(a, b any) bool {
 	}
 	return a == b
 }
+
+// ChangeDigest and StateDigest stop when their context is done, with an
+// error wrapping the context's, and the backend stays usable.
+func TestDigestsHonourTheContext(t *testing.T) {
+	b := openGateDB(t)
+	defer b.Close()
+	ctx := context.Background()
+	for _, digest := range []string{"ChangeDigest", "StateDigest"} {
+		blk, err := b.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		txRows(t, blk, envA, `INSERT INTO t (id, v) VALUES (90, 'x')`)
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		if digest == "ChangeDigest" {
+			_, err = blk.ChangeDigest(done)
+		} else {
+			if _, err := blk.ChangeDigest(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, err = blk.StateDigest(done)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context: %v, want context.Canceled", digest, err)
+		}
+		if err := blk.Rollback(ctx); err != nil {
+			t.Fatalf("Rollback: %v", err)
+		}
+	}
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txRows(t, blk, envA, `INSERT INTO t (id, v) VALUES (91, 'y')`)
+	if _, err := blk.ChangeDigest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Commit(ctx, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
+		t.Fatal(err)
+	}
+}
