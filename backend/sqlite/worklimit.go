@@ -10,7 +10,8 @@ import (
 // of the driver's progress callback: one per 1,000 SQLite virtual machine
 // instructions (counted from zero for each execution: Exec resets the
 // statement's VM_STEP counter, which SQLite otherwise carries across runs of
-// a cached statement) plus one per row stepped. 100,000 units are about 10^8
+// a cached statement) plus one per row stepped, plus one per KiB that a
+// costed function (costs.go) reads or writes or a statement returns. 100,000 units are about 10^8
 // instructions. The count is a function of the statement, the data and the
 // SQLite build, never of time, load or the node's statement cache, so a
 // statement over the limit fails identically on every node (ClassResource,
