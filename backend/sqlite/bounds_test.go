@@ -356,3 +356,22 @@ func TestDigestsHonourTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A read that runs SQLite out of memory fails with an error; nothing
+// panics and the read connections keep working.
+func TestReadOutOfMemoryIsAnError(t *testing.T) {
+	b := openGateDB(t)
+	defer b.Close()
+	sqlite.SetReadHeapLimit(b.(*sqlite.Backend), 4<<20)
+	for range 8 {
+		if r := query(b, `SELECT length(printf('%.*c', 8000000, 'a'))`); r.err == nil {
+			t.Fatalf("8 MB under a 4 MiB heap: %v, want an error", r.rows.Rows)
+		}
+	}
+	sqlite.SetReadHeapLimit(b.(*sqlite.Backend), 0)
+	for range 8 {
+		if r := query(b, `SELECT * FROM t ORDER BY id`); r.err != nil || len(r.rows.Rows) != 2 {
+			t.Fatalf("plain read after OOM: %v, %v", r.rows, r.err)
+		}
+	}
+}

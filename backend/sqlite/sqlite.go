@@ -429,7 +429,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	if err := rc.exec("BEGIN"); err != nil {
 		return nil, 0, fmt.Errorf("query: begin: %w", err)
 	}
-	defer rc.exec("ROLLBACK")
+	defer closeQuietly(func() error { return rc.exec("ROLLBACK") })
 	st, err := rc.state()
 	if err != nil {
 		return nil, 0, err
