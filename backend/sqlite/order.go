@@ -122,6 +122,7 @@ type orderLevel struct {
 	limit bool   // a LIMIT at this level
 	fn    string // the order-sensitive function whose arguments this level holds
 	over  string // the function whose OVER (...) this level is
+	frame bool   // a window frame (... PRECEDING, FOLLOWING, CURRENT ROW)
 }
 
 // orderRefusal returns why sql's result would depend on row order, or "".
@@ -135,6 +136,8 @@ func orderRefusal(sql string) string {
 			top.order = true
 		case t.word && t.text == "limit":
 			top.limit = true
+		case t.word && (t.text == "preceding" || t.text == "following" || (t.text == "current" && i+1 < len(toks) && toks[i+1].text == "row")):
+			top.frame = true
 		case t.text == ";" && len(stack) == 1:
 			if top.limit && !top.order {
 				return limitMessage
@@ -193,6 +196,9 @@ func overOf(toks []sqlToken, end int) string {
 func closeLevel(lv orderLevel, toks []sqlToken, end int) string {
 	if lv.limit && !lv.order {
 		return limitMessage
+	}
+	if lv.frame && !lv.order {
+		return "a window frame (ROWS/GROUPS ... PRECEDING/FOLLOWING/CURRENT ROW) without ORDER BY: which rows it holds would depend on the physical row order; add ORDER BY a unique key to the window"
 	}
 	if lv.over != "" && !lv.order {
 		return fmt.Sprintf("%s() without ORDER BY in its OVER clause: its result would depend on the physical row order; write OVER (... ORDER BY a unique key)", lv.over)
