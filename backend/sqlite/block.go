@@ -373,9 +373,9 @@ func (b *Backend) afterRun(rows *backend.Rows, err, rerr error, ddl bool) (*back
 func (b *Backend) runOnFuel(stmt *sqlite3.Stmt, args []any, f *fuel) (*backend.Rows, error) {
 	stmt.Status(sqlite3.STMTSTATUS_VM_STEP, true)
 	b.w.SetInterrupt(f)
-	b.costs.fuel = f
+	b.costs.use(f)
 	rows, err := run(stmt, args, resultLimits{fuel: f})
-	b.costs.fuel = nil
+	b.costs.use(nil)
 	b.w.SetInterrupt(context.Background())
 	switch {
 	case f.cancelled != nil:

@@ -375,3 +375,25 @@ func TestReadOutOfMemoryIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// Every call of a costed function costs something, however short its
+// text: 1,000 calls of upper() cost 125 units (of which the instructions
+// are about 20), deterministically.
+func TestCostedCallsCountEvenWhenShort(t *testing.T) {
+	const sql = `WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 1000) SELECT count(upper('a' || x)) FROM s`
+	for _, c := range []struct {
+		limit int64
+		ok    bool
+	}{{100, false}, {400, true}} {
+		b := openGateDB(t)
+		sqlite.SetWorkLimit(b.(*sqlite.Backend), c.limit)
+		err := blockResult(t, b, sql)
+		b.Close()
+		if c.ok && err != nil {
+			t.Errorf("work limit %d: %v, want it to fit", c.limit, err)
+		}
+		if !c.ok {
+			wantWorkLimit(t, "1,000 calls of upper()", err)
+		}
+	}
+}
