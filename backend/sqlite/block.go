@@ -231,7 +231,7 @@ func (b *Backend) prepare(sql string) (c *cached, temp bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	c = &cached{stmt: stmt, an: b.wgate.analysis()}
+	c = &cached{stmt: stmt, an: b.wgate.analysis(), ordered: stmt.ReadOnly() && topLevelOrder(sql)}
 	if b.wgate.altered != "" {
 		return c, true, nil
 	}
@@ -269,6 +269,9 @@ func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 // for INSERT OR ROLLBACK, ON CONFLICT ROLLBACK and RAISE(ROLLBACK)), the
 // error wraps backend.ErrBlockLost and the statement's *backend.Error, and
 // the block only accepts Rollback.
+//
+// Rows of a statement without a defined order (no top-level ORDER BY in a
+// SELECT; RETURNING) are returned in a canonical order (sortRows).
 //
 // When ctx is done while the statement runs (ProcessProposal's deadline),
 // SQLite is interrupted at once and Exec returns an error wrapping
@@ -314,7 +317,13 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		}
 		return rerr
 	})
-	return b.afterRun(rows, err, rerr, ddl)
+	if rows, err = b.afterRun(rows, err, rerr, ddl); err != nil {
+		return nil, err
+	}
+	if !c.ordered {
+		sortRows(rows.Rows)
+	}
+	return rows, nil
 }
 
 // afterRun judges a client statement's run: err from running it, rerr from

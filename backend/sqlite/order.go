@@ -1,7 +1,11 @@
 package sqlite
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -239,4 +243,78 @@ func skipParens(toks []sqlToken, i int) int {
 		}
 	}
 	return len(toks)
+}
+
+// topLevelOrder reports whether sql (one statement) has an ORDER BY outside
+// any parentheses: a SELECT's rows then come in that order.
+func topLevelOrder(sql string) bool {
+	depth, order := 0, false
+	for _, t := range tokenize(sql) {
+		switch {
+		case t.text == "(":
+			depth++
+		case t.text == ")":
+			depth--
+		case t.word && t.text == "order" && depth == 0:
+			order = true
+		}
+	}
+	return order
+}
+
+// sortRows puts rows in a canonical order: by their values, column by
+// column (NULL, then integers, reals, texts, BLOBs; each in its natural
+// order). Block statements whose row order SQLite does not define (no
+// top-level ORDER BY, RETURNING) return their rows so: the rows are part of
+// the tx result, and the scan order is not replicated state.
+func sortRows(rows [][]any) {
+	if len(rows) > 1 {
+		slices.SortStableFunc(rows, compareRows)
+	}
+}
+
+func compareRows(a, b []any) int {
+	for i := range min(len(a), len(b)) {
+		if c := compareValues(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func compareValues(a, b any) int {
+	if c := cmp.Compare(valueRank(a), valueRank(b)); c != 0 {
+		return c
+	}
+	switch x := a.(type) {
+	case int64:
+		return cmp.Compare(x, b.(int64))
+	case float64:
+		y := b.(float64)
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+		return cmp.Compare(math.Float64bits(x), math.Float64bits(y)) // -0 and 0
+	case string:
+		return strings.Compare(x, b.(string))
+	case []byte:
+		return bytes.Compare(x, b.([]byte))
+	}
+	return 0
+}
+
+func valueRank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case int64:
+		return 1
+	case float64:
+		return 2
+	case string:
+		return 3
+	case []byte:
+		return 4
+	}
+	return 5
 }

@@ -126,6 +126,9 @@ type Backend struct {
 type cached struct {
 	stmt *sqlite3.Stmt
 	an   sqlcheck.Analysis
+	// ordered: a SELECT with a top-level ORDER BY (its rows keep their
+	// order; every other statement's rows are sorted, see sortRows)
+	ordered bool
 }
 
 // verdict is a cached Analyze result. Syntax errors hold for any schema;
