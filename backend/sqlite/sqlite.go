@@ -264,8 +264,25 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err := w.SetAuthorizer(b.authorize); err != nil {
 		return fail("set authorizer: %w", err)
 	}
+	if err := b.openReaders(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open %s: reader: %w", path, err)
+	}
+	b.internal = true
+	b.schemaVer, err = b.schemaVersion()
+	b.internal = false
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// openReaders opens the pool of read connections: query-only, under the
+// read authorizer, with the length limit and the exact aggregates.
+func (b *Backend) openReaders() error {
 	for i := 0; i < readers; i++ {
-		r, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
+		r, err := sqlite3.OpenFlags(b.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
 		if err == nil {
 			limitConn(r)
 			err = registerAggregates(r)
@@ -283,8 +300,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 			err = r.SetAuthorizer(authorizeRead(flag, rg))
 		}
 		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("open %s: reader: %w", path, err)
+			if r != nil {
+				r.Close()
+			}
+			return err
 		}
 		b.restricted[r] = flag
 		b.gating[r] = rg
@@ -292,14 +311,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		b.readPool <- r
 		b.nreaders++
 	}
-	b.internal = true
-	b.schemaVer, err = b.schemaVersion()
-	b.internal = false
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	return b, nil
+	return nil
 }
 
 // initConn pins the pragmas of a connection that runs clients' statements
