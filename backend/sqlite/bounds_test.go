@@ -142,7 +142,7 @@ func TestExpensiveFunctionsFailDeterministically(t *testing.T) {
 			if e == nil || e.Class != backend.ClassResource || e.SQLState != "54000" {
 				t.Fatalf("%s: %v after %v, want a resource failure (54000)", sql, err, took)
 			}
-			if took > 3*time.Second {
+			if took > 8*time.Second { // generous: the machine may be loaded; unfixed, it ran for minutes
 				t.Errorf("%s: failed only after %v", sql, took)
 			}
 			msgs = append(msgs, err.Error())
@@ -245,7 +245,7 @@ func TestBlockExecHonoursTheDeadline(t *testing.T) {
 		if backend.AsError(err) != nil && errors.As(err, new(*backend.Error)) && !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("%s: a tx result: %v", sql, err)
 		}
-		if took > time.Second {
+		if took > 3*time.Second { // the deadline is 100 ms; generous for a loaded machine
 			t.Errorf("%s: returned after %v", sql, took)
 		}
 		if err := blk.Rollback(ctx); err != nil {
