@@ -422,6 +422,7 @@ var gateCorpus = []gateCase{
 	{v: reject, sql: `SELECT id, lag(v) OVER w FROM t WINDOW w AS (ORDER BY id) ORDER BY id`, reason: "lag() over a named window"},
 	{v: reject, sql: `SELECT id, sum(n) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t ORDER BY id`, reason: "window frame"},
 	{v: reject, sql: `UPDATE t SET n = (SELECT s FROM (SELECT id, sum(w) OVER (ROWS 1 PRECEDING) AS s FROM t) AS x WHERE x.id = t.id)`, reason: "window frame"},
+	{v: reject, sql: `UPDATE t SET v = a.bal FROM acct AS a WHERE a.id > t.id`, reason: "UPDATE ... FROM"},
 	{v: reject, sql: `SELECT rowid, a FROM nr ORDER BY b`, reason: "rowid of table nr"},
 	{v: reject, sql: `SELECT a FROM nr ORDER BY oid`, reason: "rowid of table nr"},
 	{v: reject, sql: `SELECT a FROM nr WHERE _rowid_ = 1`, reason: "rowid of table nr"},
@@ -441,6 +442,7 @@ var gateCorpus = []gateCase{
 	{v: accept, sql: `SELECT a, b FROM nr ORDER BY a`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT rowid FROM t ORDER BY rowid`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT sum(n), total(n), avg(n) FROM t`, reason: "ordered forms"},
+	{v: accept, sql: `UPDATE t SET v = (SELECT a.bal FROM acct AS a WHERE a.id > t.id ORDER BY a.id LIMIT 1)`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT id, sum(n) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t ORDER BY id`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT id, sum(n) OVER (PARTITION BY w) FROM t ORDER BY id`, reason: "ordered forms"},
 }

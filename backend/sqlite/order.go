@@ -29,6 +29,10 @@ import (
 //   - row_number, ntile, lag, lead, first_value, last_value and nth_value
 //     whose OVER (...) has no ORDER BY (OVER a named window is refused:
 //     write the window inline).
+//   - a window frame (ROWS or GROUPS with PRECEDING, FOLLOWING or CURRENT
+//     ROW) in a window definition without ORDER BY, for any function.
+//   - UPDATE ... FROM (when several rows match, SQLite uses one, by scan
+//     order).
 //
 // (The rowid of a table without INTEGER PRIMARY KEY is refused by the
 // authorizer, gate.go; sum, total and avg are made exact, aggregates.go.)
@@ -122,11 +126,12 @@ func isWordByte(c byte) bool {
 
 // orderLevel is one parenthesis level of the statement.
 type orderLevel struct {
-	order bool   // an ORDER BY at this level
-	limit bool   // a LIMIT at this level
-	fn    string // the order-sensitive function whose arguments this level holds
-	over  string // the function whose OVER (...) this level is
-	frame bool   // a window frame (... PRECEDING, FOLLOWING, CURRENT ROW)
+	update int    // top level: 1 after UPDATE, 2 after its SET
+	order  bool   // an ORDER BY at this level
+	limit  bool   // a LIMIT at this level
+	fn     string // the order-sensitive function whose arguments this level holds
+	over   string // the function whose OVER (...) this level is
+	frame  bool   // a window frame (... PRECEDING, FOLLOWING, CURRENT ROW)
 }
 
 // orderRefusal returns why sql's result would depend on row order, or "".
@@ -140,6 +145,12 @@ func orderRefusal(sql string) string {
 			top.order = true
 		case t.word && t.text == "limit":
 			top.limit = true
+		case t.word && t.text == "update" && len(stack) == 1:
+			top.update = 1
+		case t.word && t.text == "set" && top.update == 1:
+			top.update = 2
+		case t.word && t.text == "from" && top.update == 2:
+			return updateFromMessage
 		case t.word && (t.text == "preceding" || t.text == "following" || (t.text == "current" && i+1 < len(toks) && toks[i+1].text == "row")):
 			top.frame = true
 		case t.text == ";" && len(stack) == 1:
@@ -168,6 +179,8 @@ func orderRefusal(sql string) string {
 	}
 	return ""
 }
+
+const updateFromMessage = "UPDATE ... FROM: when several rows of the FROM clause match a row, which one SQLite uses depends on the physical row order; set the column from a subquery instead, SET col = (SELECT ... WHERE ... ORDER BY a unique key LIMIT 1)"
 
 const limitMessage = "LIMIT without ORDER BY at the same query level: which rows it keeps would depend on the physical row order; add an ORDER BY on a unique key"
 

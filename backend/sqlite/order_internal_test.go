@@ -30,6 +30,13 @@ func TestOrderRefusalVariants(t *testing.T) {
 		`SELECT rank() OVER (), count(*) OVER () FROM t`:                                                           "",
 		`SELECT sum(a) OVER () FROM t`:                                                                             "",
 		`SELECT x'6c696d6974', [limit] FROM t`:                                                                     "",
+		`UPDATE t SET a = u.a FROM u WHERE u.k = t.k`:                                                              "UPDATE ... FROM",
+		`WITH c AS (SELECT 1) UPDATE OR REPLACE t SET a = c.x FROM c`:                                              "UPDATE ... FROM",
+		`UPDATE t SET a = (SELECT a FROM u WHERE u.k = t.k ORDER BY u.id LIMIT 1)`:                                 "",
+		`INSERT INTO t SELECT * FROM u ORDER BY k ON CONFLICT DO UPDATE SET a = excluded.a`:                        "",
+		`CREATE TRIGGER g AFTER UPDATE OF a ON t BEGIN DELETE FROM u WHERE k = NEW.k; END`:                         "",
+		`CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE u SET a = 1; SELECT 1 FROM u; END`:                        "",
+		`CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE u SET a = v.a FROM v; END`:                                "UPDATE ... FROM",
 	} {
 		got := orderRefusal(sql)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
