@@ -423,6 +423,7 @@ var gateCorpus = []gateCase{
 	{v: reject, sql: `SELECT id, sum(n) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t ORDER BY id`, reason: "window frame"},
 	{v: reject, sql: `UPDATE t SET n = (SELECT s FROM (SELECT id, sum(w) OVER (ROWS 1 PRECEDING) AS s FROM t) AS x WHERE x.id = t.id)`, reason: "window frame"},
 	{v: reject, sql: `UPDATE t SET v = a.bal FROM acct AS a WHERE a.id > t.id`, reason: "UPDATE ... FROM"},
+	{v: reject, sql: `UPDATE acct SET bal = l.b FROM (SELECT id, bal AS b FROM acct) AS l WHERE acct.id = l.id`, reason: "UPDATE ... FROM"},
 	{v: reject, sql: `SELECT rowid, a FROM nr ORDER BY b`, reason: "rowid of table nr"},
 	{v: reject, sql: `SELECT a FROM nr ORDER BY oid`, reason: "rowid of table nr"},
 	{v: reject, sql: `SELECT a FROM nr WHERE _rowid_ = 1`, reason: "rowid of table nr"},
@@ -443,6 +444,7 @@ var gateCorpus = []gateCase{
 	{v: accept, sql: `SELECT rowid FROM t ORDER BY rowid`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT sum(n), total(n), avg(n) FROM t`, reason: "ordered forms"},
 	{v: accept, sql: `UPDATE t SET v = (SELECT a.bal FROM acct AS a WHERE a.id > t.id ORDER BY a.id LIMIT 1)`, reason: "ordered forms"},
+	{v: accept, sql: `UPDATE acct SET bal = bal + l.column2 FROM (VALUES (1, 5), (2, 7)) AS l WHERE acct.id = l.column1`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT id, sum(n) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t ORDER BY id`, reason: "ordered forms"},
 	{v: accept, sql: `SELECT id, sum(n) OVER (PARTITION BY w) FROM t ORDER BY id`, reason: "ordered forms"},
 }

@@ -31,8 +31,9 @@ import (
 //     write the window inline).
 //   - a window frame (ROWS or GROUPS with PRECEDING, FOLLOWING or CURRENT
 //     ROW) in a window definition without ORDER BY, for any function.
-//   - UPDATE ... FROM (when several rows match, SQLite uses one, by scan
-//     order).
+//   - UPDATE ... FROM a table, a subquery or a join (when several rows
+//     match a target row, SQLite uses one, by scan order); FROM (VALUES
+//     ...) alone is allowed: its rows are the statement's, in its order.
 //
 // (The rowid of a table without INTEGER PRIMARY KEY is refused by the
 // authorizer, gate.go; sum, total and avg are made exact, aggregates.go.)
@@ -126,7 +127,7 @@ func isWordByte(c byte) bool {
 
 // orderLevel is one parenthesis level of the statement.
 type orderLevel struct {
-	update int    // top level: 1 after UPDATE, 2 after its SET
+	update int    // top level: 1 after UPDATE, 2 after its SET, 3 in FROM (VALUES ...), 4 after
 	order  bool   // an ORDER BY at this level
 	limit  bool   // a LIMIT at this level
 	fn     string // the order-sensitive function whose arguments this level holds
@@ -150,7 +151,16 @@ func orderRefusal(sql string) string {
 		case t.word && t.text == "set" && top.update == 1:
 			top.update = 2
 		case t.word && t.text == "from" && top.update == 2:
+			// Only a VALUES list (rows written in the statement, in its
+			// order) may be the FROM clause, alone.
+			if i+2 >= len(toks) || toks[i+1].text != "(" || !toks[i+2].word || toks[i+2].text != "values" {
+				return updateFromMessage
+			}
+			top.update = 3
+		case top.update == 3 && len(stack) == 1 && (t.text == "," || (t.word && t.text == "join")):
 			return updateFromMessage
+		case t.word && t.text == "where" && top.update == 3:
+			top.update = 4
 		case t.word && (t.text == "preceding" || t.text == "following" || (t.text == "current" && i+1 < len(toks) && toks[i+1].text == "row")):
 			top.frame = true
 		case t.text == ";" && len(stack) == 1:
@@ -180,7 +190,7 @@ func orderRefusal(sql string) string {
 	return ""
 }
 
-const updateFromMessage = "UPDATE ... FROM: when several rows of the FROM clause match a row, which one SQLite uses depends on the physical row order; set the column from a subquery instead, SET col = (SELECT ... WHERE ... ORDER BY a unique key LIMIT 1)"
+const updateFromMessage = "UPDATE ... FROM a table, subquery or join: when several of its rows match a row, which one SQLite uses depends on the physical row order; set the column from a subquery instead, SET col = (SELECT ... WHERE ... ORDER BY a unique key LIMIT 1), or update FROM (VALUES ...) alone"
 
 const limitMessage = "LIMIT without ORDER BY at the same query level: which rows it keeps would depend on the physical row order; add an ORDER BY on a unique key"
 

@@ -37,6 +37,11 @@ func TestOrderRefusalVariants(t *testing.T) {
 		`CREATE TRIGGER g AFTER UPDATE OF a ON t BEGIN DELETE FROM u WHERE k = NEW.k; END`:                         "",
 		`CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE u SET a = 1; SELECT 1 FROM u; END`:                        "",
 		`CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE u SET a = v.a FROM v; END`:                                "UPDATE ... FROM",
+		`UPDATE s SET q = q - l.column2 FROM (VALUES (1, 2), (3, 4)) AS l WHERE s.id = l.column1`:                  "",
+		`UPDATE s SET q = q - l.column2 FROM (VALUES (1, 2)) AS l, u WHERE s.id = l.column1`:                       "UPDATE ... FROM",
+		`UPDATE s SET q = q - l.column2 FROM (VALUES (1, 2)) AS l JOIN u ON u.k = l.column1 WHERE s.id = u.k`:      "UPDATE ... FROM",
+		`UPDATE s SET q = 1 FROM (SELECT k FROM u) AS l WHERE s.id = l.k`:                                          "UPDATE ... FROM",
+		`UPDATE s SET q = 1 FROM (VALUES (1)) AS l WHERE s.id IN (SELECT k FROM u, w ORDER BY k)`:                  "",
 	} {
 		got := orderRefusal(sql)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {

@@ -499,7 +499,7 @@ func (b *Backend) readInterrupted(ctx context.Context, err error) error {
 		return fmt.Errorf("query: %w", errClosed)
 	case errors.Is(err, context.DeadlineExceeded):
 		return &backend.Error{Class: backend.ClassResource, SQLState: "57014",
-			Message: fmt.Sprintf("query exceeded this node's read timeout (%v): narrow it, or page through the result", b.opts.readTimeout)}
+			Message: fmt.Sprintf("query exceeded this node's read timeout (%v, the wait for a read connection included): narrow it, or page through the result", b.opts.readTimeout)}
 	}
 	return fmt.Errorf("query: %w", err)
 }
