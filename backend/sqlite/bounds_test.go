@@ -436,3 +436,21 @@ func TestUnorderedRowsAreCanonical(t *testing.T) {
 		}
 	}
 }
+
+// However many runaway reads are in flight, CheckTx's Analyze finds a read
+// connection at once.
+func TestHostileReadsLeaveAReaderForAnalyze(t *testing.T) {
+	b := openGateDB(t)
+	defer b.Close()
+	for range 6 {
+		go query(b, endlessCTE)
+	}
+	time.Sleep(300 * time.Millisecond) // the reads hold the connections they got
+	err := within(t, "Analyze", 2*time.Second, func() error {
+		_, err := b.Analyze(context.Background(), `SELECT v FROM t WHERE id = 1`)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("Analyze: %v", err)
+	}
+}

@@ -102,6 +102,11 @@ type Backend struct {
 	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
 
 	readPool chan *sqlite3.Conn
+	// querySlots bounds the clients' queries running at once to one less
+	// than the read connections: however many hostile reads are in
+	// flight, one connection stays free for CheckTx's Analyze and the
+	// node's own reads.
+	querySlots chan struct{}
 	// restricted marks a read connection that is running a client's query:
 	// its authorizer then allows reading only (see authorizeRead).
 	restricted map[*sqlite3.Conn]*atomic.Bool
@@ -218,7 +223,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
+	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
 	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes}
 	for _, o := range opts {
 		o(&b.opts)
@@ -435,6 +440,12 @@ func (b *Backend) release(r *sqlite3.Conn) { b.readPool <- r }
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
 	rctx, cancel := b.readContext(ctx)
 	defer cancel()
+	select {
+	case b.querySlots <- struct{}{}:
+		defer func() { <-b.querySlots }()
+	case <-rctx.Done():
+		return nil, 0, b.readInterrupted(ctx, rctx.Err())
+	}
 	r, err := b.reader(rctx)
 	if err != nil {
 		return nil, 0, b.readInterrupted(ctx, err)
