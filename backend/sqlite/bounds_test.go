@@ -454,3 +454,25 @@ func TestHostileReadsLeaveAReaderForAnalyze(t *testing.T) {
 		t.Fatalf("Analyze: %v", err)
 	}
 }
+
+// The read timeout and caps are options of the node.
+func TestReadBoundsAreOptions(t *testing.T) {
+	ctx := context.Background()
+	b, err := sqlite.Open(ctx, t.TempDir()+"/relchain.db", sqlite.WithReadTimeout(300*time.Millisecond), sqlite.WithReadCaps(10, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r := within(t, "endless read", 3*time.Second, func() queryResult { return query(b, endlessCTE) })
+	if e := backend.AsError(r.err); e == nil || !strings.Contains(e.Message, "read timeout (300ms") {
+		t.Errorf("endless read: %v, want the 300ms read timeout", r.err)
+	}
+	r = query(b, `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 11) SELECT i FROM s`)
+	if e := backend.AsError(r.err); e == nil || !strings.Contains(e.Message, "10 rows") {
+		t.Errorf("11 rows: %v, want the 10-row cap", r.err)
+	}
+	r = query(b, `SELECT printf('%.*c', 101, 'x')`)
+	if e := backend.AsError(r.err); e == nil || !strings.Contains(e.Message, "100 bytes") {
+		t.Errorf("101 bytes: %v, want the 100-byte cap", r.err)
+	}
+}
