@@ -44,7 +44,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
-	b.open, b.lost = true, false
+	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
 	b.txStarts, b.txOpen = b.txStarts[:0], false
@@ -147,6 +147,11 @@ func (k *block) lock() (*Backend, error) {
 	}
 	if k.b.lost {
 		k.b.wmu.Unlock()
+		if k.b.lostBy != nil {
+			// A node-local fault, not ErrBlockLost: the executor must not
+			// re-run the block with a tx failed on its account.
+			return nil, fmt.Errorf("the block's db-transaction was lost to a node-local fault; only Rollback is possible: %w", k.b.lostBy)
+		}
 		return nil, errLost
 	}
 	return k.b, nil
@@ -338,6 +343,7 @@ func (b *Backend) afterRun(rows *backend.Rows, err, rerr error, ddl bool) (*back
 		// is left, not even the savepoints.
 		b.lost = true
 		if fault {
+			b.lostBy = err
 			return nil, err // node-local: not for the executor to re-run
 		}
 		if err == nil {
@@ -788,7 +794,7 @@ func (k *block) Rollback(ctx context.Context) error {
 	if !b.open || b.blockGen != k.gen {
 		return nil // already finished
 	}
-	b.open, b.lost = false, false
+	b.open, b.lost, b.lostBy = false, false, nil
 	b.txStarts, b.txOpen = b.txStarts[:0], false
 	// The schema may have gone back: forget statements compiled on it, and
 	// re-read its version on the next statement.

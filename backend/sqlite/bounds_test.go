@@ -248,6 +248,11 @@ func TestBlockExecHonoursTheDeadline(t *testing.T) {
 		if took > 3*time.Second { // the deadline is 100 ms; generous for a loaded machine
 			t.Errorf("%s: returned after %v", sql, took)
 		}
+		// Whatever SQLite rolled back, no later call says ErrBlockLost (the
+		// executor would re-run the block with this tx failed).
+		if _, err := blk.ChangeDigest(ctx); errors.Is(err, backend.ErrBlockLost) {
+			t.Errorf("%s: ChangeDigest after the deadline: %v, want no ErrBlockLost", sql, err)
+		}
 		if err := blk.Rollback(ctx); err != nil {
 			t.Fatalf("Rollback after the deadline: %v", err)
 		}

@@ -78,6 +78,7 @@ type Backend struct {
 	blockGen  int64 // counts Begin: a Block only acts while its generation is open
 	workLimit int64 // WorkLimit; lower only in tests (export_test.go)
 	lost      bool  // SQLite rolled back the open block's transaction
+	lostBy    error // the node-local fault (deadline, out of memory) that lost it, if one did
 	txDDL     bool  // a DDL statement ran (or failed) since the last Savepoint
 	internal  bool  // the writer runs relchain's own statements: authorizer allows
 	wgate     gate  // the gate's state for the writer's statement being compiled
