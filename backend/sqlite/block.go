@@ -48,7 +48,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
-	b.open, b.lost = true, false
+	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
 	b.txStarts, b.txOpen = b.txStarts[:0], false
@@ -151,6 +151,11 @@ func (k *block) lock() (*Backend, error) {
 	}
 	if k.b.lost {
 		k.b.wmu.Unlock()
+		if k.b.lostBy != nil {
+			// A node-local fault, not ErrBlockLost: the executor must not
+			// re-run the block with a tx failed on its account.
+			return nil, fmt.Errorf("the block's db-transaction was lost to a node-local fault; only Rollback is possible: %w", k.b.lostBy)
+		}
 		return nil, errLost
 	}
 	return k.b, nil
@@ -235,7 +240,7 @@ func (b *Backend) prepare(sql string) (c *cached, temp bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	c = &cached{stmt: stmt, an: b.wgate.analysis()}
+	c = &cached{stmt: stmt, an: b.wgate.analysis(), ordered: stmt.ReadOnly() && topLevelOrder(sql)}
 	if b.wgate.altered != "" {
 		return c, true, nil
 	}
@@ -273,12 +278,24 @@ func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 // for INSERT OR ROLLBACK, ON CONFLICT ROLLBACK and RAISE(ROLLBACK)), the
 // error wraps backend.ErrBlockLost and the statement's *backend.Error, and
 // the block only accepts Rollback.
+//
+// Rows of a statement without a defined order (no top-level ORDER BY in a
+// SELECT; RETURNING) are returned in a canonical order (sortRows).
+//
+// When ctx is done while the statement runs (ProcessProposal's deadline),
+// SQLite is interrupted at once and Exec returns an error wrapping
+// ctx.Err(): a node-local fault, never a tx result and never ErrBlockLost.
+// So is SQLite running out of memory. The block then only accepts Rollback
+// if SQLite rolled its transaction back; the next Begin works either way.
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	b, err := k.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer b.wmu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
 	if err := b.outsideTx(); err != nil {
 		return nil, err
 	}
@@ -287,7 +304,8 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return nil, err
 	}
 	stmt := c.stmt
-	if c.an.DDL || temp {
+	ddl := c.an.DDL || temp
+	if ddl {
 		b.txDDL = true
 	}
 	if temp {
@@ -300,25 +318,49 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		}
 	}
 	b.wgate.reset() // a re-prepare while stepping is judged afresh
-	rows, err := b.runOnFuel(stmt, args, newFuel(b.workLimit))
-	if err != nil && err != errWorkLimit {
-		err = b.wgate.gateError(err)
+	rows, err := b.runOnFuel(stmt, args, newFuel(ctx, b.workLimit))
+	rerr := closeQuietly(func() error {
+		rerr := stmt.Reset()
+		if cerr := stmt.ClearBindings(); rerr == nil {
+			rerr = cerr
+		}
+		return rerr
+	})
+	if rows, err = b.afterRun(rows, err, rerr, ddl); err != nil {
+		return nil, err
 	}
-	rerr := stmt.Reset()
-	if cerr := stmt.ClearBindings(); rerr == nil {
-		rerr = cerr
+	if !c.ordered {
+		sortRows(rows.Rows)
+	}
+	return rows, nil
+}
+
+// afterRun judges a client statement's run: err from running it, rerr from
+// resetting it, ddl whether it may have changed the schema.
+func (b *Backend) afterRun(rows *backend.Rows, err, rerr error, ddl bool) (*backend.Rows, error) {
+	fault := err != nil && backend.AsError(err) == nil && err != errWorkLimit
+	if err != nil && !fault && err != errWorkLimit {
+		err = b.wgate.gateError(err)
 	}
 	if b.w.GetAutocommit() {
 		// SQLite rolled back the block's transaction: nothing of the block
 		// is left, not even the savepoints.
 		b.lost = true
+		if fault {
+			b.lostBy = err
+			return nil, err // node-local: not for the executor to re-run
+		}
 		if err == nil {
 			err = errors.New("the statement ended the block's transaction")
 		}
 		return nil, fmt.Errorf("%w: %w", backend.ErrBlockLost, err)
 	}
 	if err != nil {
-		if c.an.DDL || temp {
+		if fault {
+			b.dropStatements() // the block is rolled back next
+			return nil, err
+		}
+		if ddl {
 			// SQLite discards its schema when a statement that changed it
 			// fails: reload it now, not on the next statement's fuel, and
 			// forget the statements it expired.
@@ -345,12 +387,19 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 // of a cached statement, and the progress handler fires when that count
 // crosses a multiple of 1,000, so a cached statement would otherwise be
 // interrupted at another point than a fresh one on a node that restarted.
+// The costed functions charge the same fuel. An interrupt by f's context
+// returns an error wrapping the context's error.
 func (b *Backend) runOnFuel(stmt *sqlite3.Stmt, args []any, f *fuel) (*backend.Rows, error) {
 	stmt.Status(sqlite3.STMTSTATUS_VM_STEP, true)
 	b.w.SetInterrupt(f)
-	rows, err := run(stmt, args)
+	b.costs.use(f)
+	rows, err := run(stmt, args, resultLimits{fuel: f})
+	b.costs.use(nil)
 	b.w.SetInterrupt(context.Background())
-	if f.out {
+	switch {
+	case f.cancelled != nil:
+		return nil, fmt.Errorf("statement interrupted on this node (not a tx result): %w", f.cancelled)
+	case f.out:
 		return nil, errWorkLimit
 	}
 	return rows, err
@@ -626,12 +675,38 @@ func sortedKeys(m map[string]string) []string {
 // for the block's digest, also enters the effect digest of the tx that
 // wrote it (effects.go). Each field is length-prefixed: be64(len(tbl)) tbl
 // be64(len(op)) op be64(len(img)) img.
+// When ctx is done it stops at once with an error wrapping ctx.Err().
 func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	b, err := k.lock()
 	if err != nil {
 		return backend.Changes{}, err
 	}
 	defer b.wmu.Unlock()
+	defer b.interruptible(ctx)()
+	ch, err := b.changeDigest()
+	return ch, interrupted(ctx, "change digest", err)
+}
+
+// interruptible makes the writer's statements stop when ctx is done, until
+// the returned function runs.
+func (b *Backend) interruptible(ctx context.Context) func() {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b.w.SetInterrupt(ctx)
+	return func() { b.w.SetInterrupt(context.Background()) }
+}
+
+// interrupted wraps err with ctx's error when ctx is done: the failure is
+// then the node's deadline, not the statement's.
+func interrupted(ctx context.Context, what string, err error) error {
+	if err != nil && ctx != nil && ctx.Err() != nil {
+		return fmt.Errorf("%s: %w (%w)", what, ctx.Err(), err)
+	}
+	return err
+}
+
+func (b *Backend) changeDigest() (backend.Changes, error) {
 	b.internal = true
 	defer func() { b.internal = false }()
 	st, err := b.internalStmt("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
@@ -723,7 +798,7 @@ func (k *block) Rollback(ctx context.Context) error {
 	if !b.open || b.blockGen != k.gen {
 		return nil // already finished
 	}
-	b.open, b.lost = false, false
+	b.open, b.lost, b.lostBy = false, false, nil
 	b.txStarts, b.txOpen = b.txStarts[:0], false
 	// The schema may have gone back: forget statements compiled on it, and
 	// re-read its version on the next statement.

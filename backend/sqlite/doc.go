@@ -10,4 +10,15 @@
 // Analyze on committed state. Row changes of replicated tables are captured
 // by triggers relchain installs, and hashed at the end of each block. See
 // ../DESIGN.md for why.
+//
+// Every connection runs under SQLite's length limit (MaxValueBytes) and a
+// hard heap limit. On the writer, functions that do work proportional to
+// their arguments' or result's size (printf, replace, hex, ...) charge it
+// to the statement's deterministic work limit; sum, total and avg are
+// exact, independent of row order; the gate refuses order-sensitive forms
+// (LIMIT without ORDER BY, group_concat without ORDER BY, the rowid of a
+// table without INTEGER PRIMARY KEY). A done context interrupts a block
+// statement as a node fault; SQLite running out of memory is a node fault,
+// never a panic. Queries run under node-local bounds: a timeout, a work
+// limit, row and byte caps. See DESIGN.md in this directory.
 package sqlite

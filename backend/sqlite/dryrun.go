@@ -94,7 +94,7 @@ func (b *Backend) dryRunDDL(ctx context.Context, sql string, gen int64) error {
 		}
 	}
 	d.g.reset()
-	if _, err := run(stmt, nil); err != nil {
+	if _, err := run(stmt, nil, resultLimits{}); err != nil {
 		if e := backend.AsError(d.g.gateError(err)); e != nil && e.Class == backend.ClassPermission && d.g.reason != "" {
 			return e
 		}

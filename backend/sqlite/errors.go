@@ -14,16 +14,20 @@ import (
 // or returns it unchanged when it is an infrastructure failure (I/O, disk
 // full, corruption, out of memory, interrupt): those must stop the node,
 // never become a tx result.
+//
+// The driver reports an error whose message is SQLite's standard text for
+// its code as a bare (Extended)ErrorCode rather than a *sqlite3.Error: both
+// are classified alike.
 func classify(err error) error {
-	var se *sqlite3.Error
-	if !errors.As(err, &se) {
+	code, ext, ok := sqliteCodes(err)
+	if !ok {
 		return err
 	}
-	msg := se.Error()
+	msg := err.Error()
 	mk := func(c backend.Class, state string) error {
 		return &backend.Error{Class: c, SQLState: state, Message: msg}
 	}
-	switch se.ExtendedCode() {
+	switch ext {
 	case sqlite3.CONSTRAINT_PRIMARYKEY, sqlite3.CONSTRAINT_UNIQUE, sqlite3.CONSTRAINT_ROWID:
 		return mk(backend.ClassConstraint, "23505")
 	case sqlite3.CONSTRAINT_NOTNULL:
@@ -35,7 +39,7 @@ func classify(err error) error {
 	case sqlite3.CONSTRAINT_DATATYPE:
 		return mk(backend.ClassData, "22000")
 	}
-	switch se.Code() {
+	switch code {
 	case sqlite3.CONSTRAINT:
 		return mk(backend.ClassConstraint, "23000")
 	case sqlite3.TOOBIG:
@@ -90,4 +94,20 @@ func classOfMessage(msg string) (backend.Class, string) {
 func isSchemaError(err error) bool {
 	e := backend.AsError(err)
 	return e != nil && e.Class != backend.ClassSyntax && e.Class != backend.ClassInvalid
+}
+
+// sqliteCodes returns the SQLite result codes err carries, if any.
+func sqliteCodes(err error) (sqlite3.ErrorCode, sqlite3.ExtendedErrorCode, bool) {
+	var se *sqlite3.Error
+	var xc sqlite3.ExtendedErrorCode
+	var ec sqlite3.ErrorCode
+	switch {
+	case errors.As(err, &se):
+		return se.Code(), se.ExtendedCode(), true
+	case errors.As(err, &xc):
+		return xc.Code(), xc, true
+	case errors.As(err, &ec):
+		return ec, ec.ExtendedCode(), true
+	}
+	return 0, 0, false
 }

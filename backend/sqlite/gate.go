@@ -94,8 +94,8 @@ func (g *gate) denyAlways(format string, a ...any) sqlite3.AuthorizerReturnCode 
 // wasm module bundled in every node's binary) and without side effects.
 // Aggregates and window functions whose result depends on row order
 // (group_concat, string_agg, json_group_array, first_value...) are allowed
-// because SQLite's row order is itself a deterministic function of the
-// replicated state (see DESIGN.md).
+// only with an ORDER BY (order.go); sum, total and avg are replaced by exact
+// versions (aggregates.go).
 var allowedFunctions = setOf(
 	// core scalar
 	"abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if", "ifnull", "iif",
@@ -206,30 +206,7 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 		return sqlite3.AUTH_OK
 
 	case sqlite3.AUTH_READ:
-		switch {
-		case isSchemaTable(name3rd):
-			// SQLite's own DDL code reads the schema table; a client may not.
-			if rewritesSchema(g.kind) || (isDDL(g.kind) && strings.EqualFold(name4th, "rowid")) {
-				return sqlite3.AUTH_OK
-			}
-			return g.deny("reading the schema table %s", name3rd)
-		case strings.EqualFold(name3rd, "sqlite_sequence") && rewritesSchema(g.kind):
-			return sqlite3.AUTH_OK // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
-		case hasPrefixFold(name3rd, "sqlite_"):
-			return g.deny("reading SQLite's internal table %s", name3rd)
-		case strings.EqualFold(name3rd, "pragma_quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE:
-			// ALTER TABLE ... ADD COLUMN with a CHECK constraint checks the
-			// table's rows with it (SQLite's own nested statement; the
-			// constraint itself is vetted by vetTable).
-			return sqlite3.AUTH_OK
-		case hasPrefixFold(name3rd, "pragma_"):
-			return g.deny("pragma table-valued function %s", name3rd)
-		case isRelchainName(name3rd):
-			return g.denyAlways("reading relchain's table %s", name3rd)
-		case g.modules[strings.ToLower(name3rd)] && !allowedVirtual[strings.ToLower(name3rd)]:
-			return g.deny("table-valued function %s", name3rd)
-		}
-		return sqlite3.AUTH_OK
+		return g.checkRead(name3rd, name4th, capture)
 
 	case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
 		if g.target == "" && inner == "" && !hasPrefixFold(name3rd, "sqlite_") && !isRelchainName(name3rd) {
@@ -341,6 +318,40 @@ func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, sche
 	return sqlite3.AUTH_OK
 }
 
+// checkRead judges a read of column name4th of table name3rd; capture: the
+// read is in a change-capture trigger.
+func (g *gate) checkRead(name3rd, name4th string, capture bool) sqlite3.AuthorizerReturnCode {
+	switch {
+	case isSchemaTable(name3rd):
+		// SQLite's own DDL code reads the schema table; a client may not.
+		if rewritesSchema(g.kind) || (isDDL(g.kind) && strings.EqualFold(name4th, "rowid")) {
+			return sqlite3.AUTH_OK
+		}
+		return g.deny("reading the schema table %s", name3rd)
+	case strings.EqualFold(name3rd, "sqlite_sequence") && rewritesSchema(g.kind):
+		return sqlite3.AUTH_OK // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
+	case hasPrefixFold(name3rd, "sqlite_"):
+		return g.deny("reading SQLite's internal table %s", name3rd)
+	case strings.EqualFold(name3rd, "pragma_quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE:
+		// ALTER TABLE ... ADD COLUMN with a CHECK constraint checks the
+		// table's rows with it (SQLite's own nested statement; the
+		// constraint itself is vetted by vetTable).
+		return sqlite3.AUTH_OK
+	case hasPrefixFold(name3rd, "pragma_"):
+		return g.deny("pragma table-valued function %s", name3rd)
+	case isRelchainName(name3rd):
+		return g.denyAlways("reading relchain's table %s", name3rd)
+	case g.modules[strings.ToLower(name3rd)] && !allowedVirtual[strings.ToLower(name3rd)]:
+		return g.deny("table-valued function %s", name3rd)
+	case name4th == "ROWID" && !capture && !rewritesSchema(g.kind):
+		// SQLite names the rowid "ROWID" only when no INTEGER PRIMARY
+		// KEY aliases it (else the alias column is named): then it is
+		// no part of the replicated state (VACUUM may renumber it).
+		return g.deny("the rowid of table %s: without an INTEGER PRIMARY KEY its values are not replicated state (VACUUM may renumber them); declare an INTEGER PRIMARY KEY and use that column", name3rd)
+	}
+	return sqlite3.AUTH_OK
+}
+
 // gateMessage starts the message of every refusal.
 const gateMessage = "refused by relchain's determinism and safety gate"
 
@@ -416,6 +427,11 @@ func prepareGated(c *sqlite3.Conn, g *gate, sql string) (*sqlite3.Stmt, error) {
 	if g.actions == 0 {
 		stmt.Close()
 		return nil, refusal("statement kind not allowed (VACUUM, REINDEX and similar maintenance statements are refused)")
+	}
+	if why := orderRefusal(sql); why != "" && !g.off {
+		stmt.Close()
+		g.reason = why
+		return nil, refusal(why)
 	}
 	return stmt, nil
 }

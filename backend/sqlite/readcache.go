@@ -128,15 +128,20 @@ func (rc *readCache) query(sql string) (*sqlite3.Stmt, error) {
 
 // done resets st after a run; a statement that failed (or must not run
 // here) leaves the cache.
+// Resetting or closing a statement that ran out of memory reports it again
+// (the driver panics): that is recovered here, the statement dropped.
 func (rc *readCache) done(sql string, st *sqlite3.Stmt, failed bool) {
-	rerr := st.Reset()
-	if cerr := st.ClearBindings(); rerr == nil {
-		rerr = cerr
-	}
+	rerr := closeQuietly(func() error {
+		rerr := st.Reset()
+		if cerr := st.ClearBindings(); rerr == nil {
+			rerr = cerr
+		}
+		return rerr
+	})
 	if !failed && rerr == nil {
 		return
 	}
-	st.Close()
+	closeQuietly(st.Close)
 	delete(rc.stmts, sql)
 	for i, s := range rc.order {
 		if s == sql {

@@ -96,7 +96,7 @@ func TestClockIsTheTxEnv(t *testing.T) {
 // other values.
 func TestRandomIsSeededPerTx(t *testing.T) {
 	ctx := context.Background()
-	const q = `SELECT random(), hex(randomblob(20)), abs(random()) % 100, (SELECT group_concat(random()) FROM t)`
+	const q = `SELECT random(), hex(randomblob(20)), abs(random()) % 100, (SELECT group_concat(random() ORDER BY id) FROM t)`
 	run := func(envs ...sqlcheck.Env) [][]any {
 		b := openGateDB(t)
 		defer b.Close()

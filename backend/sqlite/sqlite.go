@@ -78,6 +78,7 @@ type Backend struct {
 	blockGen  int64 // counts Begin: a Block only acts while its generation is open
 	workLimit int64 // WorkLimit; lower only in tests (export_test.go)
 	lost      bool  // SQLite rolled back the open block's transaction
+	lostBy    error // the node-local fault (deadline, out of memory) that lost it, if one did
 	txDDL     bool  // a DDL statement ran (or failed) since the last Savepoint
 	internal  bool  // the writer runs relchain's own statements: authorizer allows
 	wgate     gate  // the gate's state for the writer's statement being compiled
@@ -102,6 +103,11 @@ type Backend struct {
 	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
 
 	readPool chan *sqlite3.Conn
+	// querySlots bounds the clients' queries running at once to one less
+	// than the read connections: however many hostile reads are in
+	// flight, one connection stays free for CheckTx's Analyze and the
+	// node's own reads.
+	querySlots chan struct{}
 	// restricted marks a read connection that is running a client's query:
 	// its authorizer then allows reading only (see authorizeRead).
 	restricted map[*sqlite3.Conn]*atomic.Bool
@@ -112,6 +118,11 @@ type Backend struct {
 	rstmts   map[*sqlite3.Conn]*readCache
 	nreaders int
 
+	// closing is cancelled by Close: it interrupts running reads.
+	closing    context.Context
+	closeReads context.CancelFunc
+	costs      *costs // the writer's costed functions (costs.go)
+
 	syntaxMu sync.Mutex
 	syntax   map[string]verdict
 	dry      dryRun // Analyze's copy of the schema, for DDL
@@ -121,6 +132,9 @@ type Backend struct {
 type cached struct {
 	stmt *sqlite3.Stmt
 	an   sqlcheck.Analysis
+	// ordered: a SELECT with a top-level ORDER BY (its rows keep their
+	// order; every other statement's rows are sorted, see sortRows)
+	ordered bool
 }
 
 // verdict is a cached Analyze result. Syntax errors hold for any schema;
@@ -142,6 +156,46 @@ type options struct {
 	ckptKeep  int
 	// ckptOnError hears of failed checkpoints.
 	ckptOnError func(error)
+	// Node-local bounds of Query (see WithReadTimeout, WithReadCaps).
+	readTimeout time.Duration
+	readRows    int
+	readBytes   int64
+}
+
+// Defaults of the node-local read bounds.
+const (
+	DefaultReadTimeout = 10 * time.Second
+	DefaultReadRows    = 100_000
+	DefaultReadBytes   = 64 << 20
+	// ReadWorkLimit bounds a query's work like WorkLimit bounds a block
+	// statement's, ten times higher (about 10^9 instructions). Reads are
+	// not consensus: it only keeps one query from holding a read
+	// connection for long.
+	ReadWorkLimit = 10 * WorkLimit
+)
+
+// WithReadTimeout bounds how long one Query may run (DefaultReadTimeout;
+// d <= 0 keeps the default). Reads are not consensus: a timeout cannot
+// split nodes, it only frees the read connection.
+func WithReadTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.readTimeout = d
+		}
+	}
+}
+
+// WithReadCaps bounds the rows and bytes one Query returns
+// (DefaultReadRows, DefaultReadBytes; values <= 0 keep the default).
+func WithReadCaps(rows int, bytes int64) Option {
+	return func(o *options) {
+		if rows > 0 {
+			o.readRows = rows
+		}
+		if bytes > 0 {
+			o.readBytes = bytes
+		}
+	}
 }
 
 // WithoutGate is for benchmarks only (gate on vs off, end to end): the
@@ -170,15 +224,19 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
+	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
+	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes}
 	for _, o := range opts {
 		o(&b.opts)
 	}
+	b.closing, b.closeReads = context.WithCancel(context.Background())
+	b.costs = newCosts()
 	b.wgate.off = b.opts.noGate
 	b.ckpt.OnError = b.opts.ckptOnError
 	fail := func(format string, a ...any) (*Backend, error) {
 		w.Close()
 		b.rw.close()
+		b.costs.close()
 		return nil, fmt.Errorf("open %s: "+format, append([]any{path}, a...)...)
 	}
 	// The writer keeps up to 64 MiB of pages in its own cache (the default
@@ -197,6 +255,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err := initConn(w, b.rw); err != nil {
 		return fail("%w", err)
 	}
+	if err := b.costs.register(w); err != nil {
+		return fail("register costed functions: %w", err)
+	}
 	if err := w.Exec("BEGIN IMMEDIATE;" + schema + "COMMIT"); err != nil {
 		return fail("create relchain tables: %w", err)
 	}
@@ -209,8 +270,29 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err := w.SetAuthorizer(b.authorize); err != nil {
 		return fail("set authorizer: %w", err)
 	}
+	if err := b.openReaders(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open %s: reader: %w", path, err)
+	}
+	b.internal = true
+	b.schemaVer, err = b.schemaVersion()
+	b.internal = false
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// openReaders opens the pool of read connections: query-only, under the
+// read authorizer, with the length limit and the exact aggregates.
+func (b *Backend) openReaders() error {
 	for i := 0; i < readers; i++ {
-		r, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
+		r, err := sqlite3.OpenFlags(b.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
+		if err == nil {
+			limitConn(r)
+			err = registerAggregates(r)
+		}
 		if err == nil {
 			for _, p := range append(pragmas, "PRAGMA query_only = ON") {
 				if err = r.Exec(p); err != nil {
@@ -224,8 +306,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 			err = r.SetAuthorizer(authorizeRead(flag, rg))
 		}
 		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("open %s: reader: %w", path, err)
+			if r != nil {
+				r.Close()
+			}
+			return err
 		}
 		b.restricted[r] = flag
 		b.gating[r] = rg
@@ -233,19 +317,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		b.readPool <- r
 		b.nreaders++
 	}
-	b.internal = true
-	b.schemaVer, err = b.schemaVersion()
-	b.internal = false
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	return b, nil
+	return nil
 }
 
 // initConn pins the pragmas of a connection that runs clients' statements
 // or their DDL, and installs the rewritten clock and random functions.
 func initConn(c *sqlite3.Conn, rw *rewriter) error {
+	limitConn(c)
+	if err := registerAggregates(c); err != nil {
+		return err
+	}
 	for _, p := range pragmas {
 		if err := c.Exec(p); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
@@ -330,13 +411,17 @@ func readState(c *sqlite3.Conn) (backend.State, error) {
 	return s, nil
 }
 
+var errClosed = errors.New("sqlite backend is closed")
+
 func (b *Backend) reader(ctx context.Context) (*sqlite3.Conn, error) {
 	select {
 	case r, ok := <-b.readPool:
 		if !ok {
-			return nil, errors.New("sqlite backend is closed")
+			return nil, errClosed
 		}
 		return r, nil
+	case <-b.closing.Done():
+		return nil, errClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -346,17 +431,32 @@ func (b *Backend) release(r *sqlite3.Conn) { b.readPool <- r }
 
 // Query implements backend.Backend. The statement and the height are read
 // in one read transaction, so they describe the same committed state.
+//
+// A query runs under node-local bounds (reads are not consensus): a
+// timeout (WithReadTimeout) that also bounds the wait for a read
+// connection, a work limit (ReadWorkLimit), caps on the rows and bytes
+// returned (WithReadCaps), ctx's cancellation, and Close. Past any of them
+// it ends at once with an error saying which, and its read connection
+// goes back to the pool.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
-	r, err := b.reader(ctx)
+	rctx, cancel := b.readContext(ctx)
+	defer cancel()
+	select {
+	case b.querySlots <- struct{}{}:
+		defer func() { <-b.querySlots }()
+	case <-rctx.Done():
+		return nil, 0, b.readInterrupted(ctx, rctx.Err())
+	}
+	r, err := b.reader(rctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, b.readInterrupted(ctx, err)
 	}
 	defer b.release(r)
 	rc := b.rstmts[r]
 	if err := rc.exec("BEGIN"); err != nil {
 		return nil, 0, fmt.Errorf("query: begin: %w", err)
 	}
-	defer rc.exec("ROLLBACK")
+	defer closeQuietly(func() error { return rc.exec("ROLLBACK") })
 	st, err := rc.state()
 	if err != nil {
 		return nil, 0, err
@@ -375,14 +475,45 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 		rc.done(sql, stmt, true)
 		return nil, 0, &backend.Error{Class: backend.ClassPermission, SQLState: "25006", Message: "the query path is read-only: submit writes as transactions (relchain exec)"}
 	}
-	old := r.SetInterrupt(ctx)
-	rows, err := run(stmt, args)
+	f := newFuel(rctx, ReadWorkLimit)
+	old := r.SetInterrupt(f)
+	rows, err := run(stmt, args, resultLimits{rows: b.opts.readRows, bytes: b.opts.readBytes})
 	r.SetInterrupt(old)
 	rc.done(sql, stmt, err != nil)
-	if err != nil {
+	switch {
+	case f.cancelled != nil:
+		return nil, 0, b.readInterrupted(ctx, f.cancelled)
+	case f.out:
+		return nil, 0, errReadWorkLimit
+	case err != nil:
 		return nil, 0, err
 	}
 	return rows, st.Height, nil
+}
+
+var errReadWorkLimit = &backend.Error{Class: backend.ClassResource, SQLState: "54000",
+	Message: "query exceeded this node's read work limit (about 10^9 SQLite instructions): bound recursive CTEs and joins, or page through the result"}
+
+// readContext is ctx bounded by the read timeout and cancelled by Close.
+func (b *Backend) readContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithTimeout(ctx, b.opts.readTimeout)
+	stop := context.AfterFunc(b.closing, cancel)
+	return rctx, func() { stop(); cancel() }
+}
+
+// readInterrupted says why a read ended early: the caller's context, Close,
+// or the read timeout (err is the read context's error).
+func (b *Backend) readInterrupted(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("query: %w", ctx.Err())
+	case b.closing.Err() != nil:
+		return fmt.Errorf("query: %w", errClosed)
+	case errors.Is(err, context.DeadlineExceeded):
+		return &backend.Error{Class: backend.ClassResource, SQLState: "57014",
+			Message: fmt.Sprintf("query exceeded this node's read timeout (%v, the wait for a read connection included): narrow it, or page through the result", b.opts.readTimeout)}
+	}
+	return fmt.Errorf("query: %w", err)
 }
 
 // Analyze implements backend.Backend: it prepares (never steps) the
@@ -505,8 +636,20 @@ func prepareOne(c *sqlite3.Conn, sql string) (*sqlite3.Stmt, error) {
 	return stmt, nil
 }
 
-// run binds args, steps stmt to completion and collects its rows.
-func run(stmt *sqlite3.Stmt, args []any) (*backend.Rows, error) {
+// resultLimits bound what run collects: rows and bytes (0: no cap; reads
+// only, node-local), and fuel, charged one unit per costUnitBytes of text
+// and BLOB returned (block statements: deterministic).
+type resultLimits struct {
+	rows  int
+	bytes int64
+	fuel  *fuel
+}
+
+// run binds args, steps stmt to completion and collects its rows, within
+// lim. SQLite running out of memory is an error (errOutOfMemory), not the
+// driver's panic.
+func run(stmt *sqlite3.Stmt, args []any, lim resultLimits) (_ *backend.Rows, err error) {
+	defer recoverOOM(&err)
 	if n := stmt.BindCount(); n != len(args) {
 		return nil, &backend.Error{Class: backend.ClassInvalid, SQLState: "07001", Message: fmt.Sprintf("statement has %d placeholders but %d arguments were given", n, len(args))}
 	}
@@ -527,23 +670,14 @@ func run(stmt *sqlite3.Stmt, args []any) (*backend.Rows, error) {
 	// read when this statement changed something (DDL and SELECT do not
 	// move total_changes).
 	before := stmt.Conn().TotalChanges()
+	var total int64
 	for stmt.Step() {
-		row := make([]any, ncol)
-		for i := range row {
-			switch stmt.ColumnType(i) {
-			case sqlite3.INTEGER:
-				row[i] = stmt.ColumnInt64(i)
-			case sqlite3.FLOAT:
-				row[i] = stmt.ColumnFloat(i)
-			case sqlite3.TEXT:
-				row[i] = stmt.ColumnText(i)
-			case sqlite3.BLOB:
-				row[i] = stmt.ColumnBlob(i, []byte{})
-			default:
-				row[i] = nil
-			}
-		}
+		row, size := readRow(stmt, ncol)
 		out.Rows = append(out.Rows, row)
+		total += size
+		if err := lim.check(len(out.Rows), total, size); err != nil {
+			return nil, err
+		}
 	}
 	if err := stmt.Err(); err != nil {
 		return nil, classify(err)
@@ -552,6 +686,47 @@ func run(stmt *sqlite3.Stmt, args []any) (*backend.Rows, error) {
 		out.RowsAffected = stmt.Conn().Changes()
 	}
 	return out, nil
+}
+
+// readRow reads the current row of stmt and its size in bytes.
+func readRow(stmt *sqlite3.Stmt, ncol int) ([]any, int64) {
+	row := make([]any, ncol)
+	var size int64
+	for i := range row {
+		switch stmt.ColumnType(i) {
+		case sqlite3.INTEGER:
+			row[i] = stmt.ColumnInt64(i)
+			size += 8
+		case sqlite3.FLOAT:
+			row[i] = stmt.ColumnFloat(i)
+			size += 8
+		case sqlite3.TEXT:
+			v := stmt.ColumnText(i)
+			row[i] = v
+			size += int64(len(v))
+		case sqlite3.BLOB:
+			v := stmt.ColumnBlob(i, []byte{})
+			row[i] = v
+			size += int64(len(v))
+		default:
+			row[i] = nil
+		}
+	}
+	return row, size
+}
+
+// check fails a result that grew past lim after a row of size bytes.
+func (lim resultLimits) check(rows int, total, size int64) error {
+	if lim.fuel != nil && !lim.fuel.charge(size/costUnitBytes) {
+		return errWorkLimit
+	}
+	if lim.rows > 0 && rows > lim.rows {
+		return &backend.Error{Class: backend.ClassResource, SQLState: "54000", Message: fmt.Sprintf("query result exceeds this node's cap of %d rows: narrow it, or page through it (ORDER BY a unique key ... LIMIT)", lim.rows)}
+	}
+	if lim.bytes > 0 && total > lim.bytes {
+		return &backend.Error{Class: backend.ClassResource, SQLState: "54000", Message: fmt.Sprintf("query result exceeds this node's cap of %d bytes: narrow it, or page through it (ORDER BY a unique key ... LIMIT)", lim.bytes)}
+	}
+	return nil
 }
 
 func bind(stmt *sqlite3.Stmt, i int, v any) error {
@@ -583,26 +758,29 @@ func bind(stmt *sqlite3.Stmt, i int, v any) error {
 	return nil
 }
 
-// Close implements backend.Backend.
-func (b *Backend) Close() error {
+// Close implements backend.Backend. Running reads are interrupted, not
+// waited for; an error from closing (SQLite out of memory included) is
+// returned, never panicked.
+func (b *Backend) Close() (err error) {
+	defer recoverOOM(&err)
+	b.closeReads()
 	b.WaitCheckpoint()
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
 	var errs []error
 	if b.w != nil {
 		if b.open && !b.w.GetAutocommit() {
-			errs = append(errs, b.internalExec("ROLLBACK"))
+			errs = append(errs, closeQuietly(func() error { return b.internalExec("ROLLBACK") }))
 		}
 		b.open = false
 		for _, s := range b.stmts {
-			errs = append(errs, s.stmt.Close())
+			errs = append(errs, closeQuietly(s.stmt.Close))
 		}
 		b.stmts = nil
-		errs = append(errs, b.closeLastChange())
-		errs = append(errs, b.closeInternal())
-		errs = append(errs, b.w.Close())
+		errs = append(errs, closeQuietly(b.closeLastChange), closeQuietly(b.closeInternal), closeQuietly(b.w.Close))
 		b.w = nil
 		b.rw.close()
+		b.costs.close()
 	}
 	b.dry.close()
 	b.scratch.close()
@@ -612,7 +790,7 @@ func (b *Backend) Close() error {
 		for i := 0; i < b.nreaders; i++ {
 			select {
 			case r := <-b.readPool:
-				errs = append(errs, b.rstmts[r].close(), r.Close())
+				errs = append(errs, closeQuietly(b.rstmts[r].close), closeQuietly(r.Close))
 			case <-deadline:
 				break drain
 			}

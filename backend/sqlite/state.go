@@ -17,12 +17,21 @@ var _ backend.StateReader = (*Backend)(nil)
 // are folded into relchain_digest in the block's db-transaction; a block
 // that changed the schema (a new, dropped or altered table changes every
 // row's image) recomputes every table's sum by a scan instead.
+//
+// When ctx is done it stops at once with an error wrapping ctx.Err().
 func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	b, err := k.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer b.wmu.Unlock()
+	defer b.interruptible(ctx)()
+	d, err := b.stateDigest()
+	return d, interrupted(ctx, "state digest", err)
+}
+
+func (b *Backend) stateDigest() ([]byte, error) {
+	var err error
 	b.internal = true
 	defer func() { b.internal = false }()
 	var tables statedigest.Tables

@@ -10,7 +10,8 @@ import (
 // of the driver's progress callback: one per 1,000 SQLite virtual machine
 // instructions (counted from zero for each execution: Exec resets the
 // statement's VM_STEP counter, which SQLite otherwise carries across runs of
-// a cached statement) plus one per row stepped. 100,000 units are about 10^8
+// a cached statement) plus one per row stepped, plus one per KiB that a
+// costed function (costs.go) reads or writes or a statement returns. 100,000 units are about 10^8
 // instructions. The count is a function of the statement, the data and the
 // SQLite build, never of time, load or the node's statement cache, so a
 // statement over the limit fails identically on every node (ClassResource,
@@ -32,18 +33,30 @@ var errWorkLimit = &backend.Error{Class: backend.ClassResource, SQLState: "54000
 
 // fuel is the writer's interrupt context while a client statement runs:
 // go-sqlite3 consults Err from SQLite's progress handler, every 1,000
-// virtual machine instructions, and once per step. It never looks at the
-// clock.
+// virtual machine instructions, and once per step; the costed functions
+// (costs.go) charge their work to it. The count never looks at the clock.
+//
+// Context is the caller's (a deadline in ProcessProposal, none in
+// FinalizeBlock): when it is done, Err interrupts the statement with the
+// context's error, which Exec returns as a node-local fault, never as a tx
+// result.
 type fuel struct {
 	context.Context
-	left  int64
-	spent int64 // calls so far
-	out   bool
+	left      int64
+	spent     int64 // calls so far
+	out       bool
+	cancelled error // the context's error, once it interrupted
 }
 
-func newFuel(limit int64) *fuel { return &fuel{Context: context.Background(), left: limit} }
+func newFuel(ctx context.Context, limit int64) *fuel {
+	return &fuel{Context: ctx, left: limit}
+}
 
 func (f *fuel) Err() error {
+	if err := f.Context.Err(); err != nil {
+		f.cancelled = err
+		return err
+	}
 	f.spent++
 	if f.left <= 0 {
 		f.out = true
@@ -51,4 +64,18 @@ func (f *fuel) Err() error {
 	}
 	f.left--
 	return nil
+}
+
+// charge spends n units of work the instruction count does not see; false
+// when that overdraws the fuel (the statement then fails with the limit).
+func (f *fuel) charge(n int64) bool {
+	if n <= 0 {
+		return true
+	}
+	if n > f.left {
+		f.left, f.out = 0, true
+		return false
+	}
+	f.left -= n
+	return true
 }

@@ -38,7 +38,7 @@ func TestFuelIndependentOfTheStatementCache(t *testing.T) {
 		if err != nil || temp {
 			t.Fatal(err)
 		}
-		f := newFuel(1 << 40)
+		f := newFuel(context.Background(), 1<<40)
 		if _, err := b.runOnFuel(c.stmt, []any{n}, f); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestFuelIndependentOfTheStatementCache(t *testing.T) {
 	defer st.Close()
 	seen := map[int64]bool{}
 	for range 4 {
-		f := newFuel(1 << 40)
+		f := newFuel(context.Background(), 1<<40)
 		b.w.SetInterrupt(f)
 		for st.Step() {
 		}
