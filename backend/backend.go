@@ -194,6 +194,39 @@ type TableChanges struct {
 // MaxOutOfBandTables is how many tables an OutOfBandChange lists.
 const MaxOutOfBandTables = 20
 
+// ChangeCountRows is what ReadOutOfBand needs of a driver's result rows
+// (pgx.Rows and *sql.Rows both have it).
+type ChangeCountRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ReadOutOfBand turns the rows of a query of (table, change record count),
+// ordered by table and limited to MaxOutOfBandTables+1, into an
+// *OutOfBandChange, or nil when there are none. The caller closes rows.
+func ReadOutOfBand(rows ChangeCountRows) error {
+	oob := &OutOfBandChange{}
+	for rows.Next() {
+		var t TableChanges
+		if err := rows.Scan(&t.Table, &t.Rows); err != nil {
+			return fmt.Errorf("read change records: %w", err)
+		}
+		if len(oob.Tables) == MaxOutOfBandTables {
+			oob.More = true
+			break
+		}
+		oob.Tables = append(oob.Tables, t)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read change records: %w", err)
+	}
+	if len(oob.Tables) == 0 {
+		return nil
+	}
+	return oob
+}
+
 func (e *OutOfBandChange) Error() string {
 	var b strings.Builder
 	var total int64

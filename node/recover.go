@@ -122,21 +122,16 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 // the state (the node stopped inside the next block, as on an out-of-band
 // change), where CometBFT's rollback keeps the state's height.
 func rollbackTarget(cc *cmtcfg.Config) (int64, error) {
-	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	blocks, states, closeStores, err := openStores(cc)
 	if err != nil {
 		return 0, err
 	}
-	defer blockDB.Close()
-	stateDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "state", Config: cc})
+	defer closeStores()
+	st, err := states.Load()
 	if err != nil {
 		return 0, err
 	}
-	defer stateDB.Close()
-	st, err := sm.NewStore(stateDB, sm.StoreOptions{DiscardABCIResponses: cc.Storage.DiscardABCIResponses}).Load()
-	if err != nil {
-		return 0, err
-	}
-	if store.NewBlockStore(blockDB).Height() == st.LastBlockHeight+1 {
+	if blocks.Height() == st.LastBlockHeight+1 {
 		return st.LastBlockHeight, nil
 	}
 	return st.LastBlockHeight - 1, nil
@@ -355,22 +350,16 @@ func confirmedAppHashes(cc *cmtcfg.Config, cps []backend.Checkpoint) (map[int64]
 // header of the block it undoes; the block stays in the store and is
 // replayed at start.
 func rollbackOneHeight(cc *cmtcfg.Config) (int64, error) {
-	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	blocks, ss, closeStores, err := openStores(cc)
 	if err != nil {
 		return 0, err
 	}
-	defer blockDB.Close()
-	stateDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "state", Config: cc})
-	if err != nil {
-		return 0, err
-	}
-	defer stateDB.Close()
-	ss := sm.NewStore(stateDB, sm.StoreOptions{DiscardABCIResponses: cc.Storage.DiscardABCIResponses})
+	defer closeStores()
 	before, err := ss.Load()
 	if err != nil {
 		return 0, err
 	}
-	h, _, err := sm.Rollback(store.NewBlockStore(blockDB), ss, false)
+	h, _, err := sm.Rollback(blocks, ss, false)
 	if err != nil {
 		return 0, err
 	}
@@ -388,6 +377,26 @@ func rollbackOneHeight(cc *cmtcfg.Config) (int64, error) {
 		}
 	}
 	return h, nil
+}
+
+// openStores opens a stopped node's CometBFT block store and state store;
+// closeStores closes both.
+func openStores(cc *cmtcfg.Config) (blocks *store.BlockStore, states sm.Store, closeStores func(), err error) {
+	blockDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "blockstore", Config: cc})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stateDB, err := cmtcfg.DefaultDBProvider(&cmtcfg.DBContext{ID: "state", Config: cc})
+	if err != nil {
+		blockDB.Close()
+		return nil, nil, nil, err
+	}
+	closeStores = func() {
+		stateDB.Close()
+		blockDB.Close()
+	}
+	states = sm.NewStore(stateDB, sm.StoreOptions{DiscardABCIResponses: cc.Storage.DiscardABCIResponses})
+	return store.NewBlockStore(blockDB), states, closeStores, nil
 }
 
 func copyFile(from, to string) error {

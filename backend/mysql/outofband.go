@@ -22,23 +22,5 @@ func outOfBand(ctx context.Context, conn *sql.Conn) error {
 		return fmt.Errorf("read change records: %w", err)
 	}
 	defer rows.Close()
-	oob := &backend.OutOfBandChange{}
-	for rows.Next() {
-		var t backend.TableChanges
-		if err := rows.Scan(&t.Table, &t.Rows); err != nil {
-			return fmt.Errorf("read change records: %w", err)
-		}
-		if len(oob.Tables) == backend.MaxOutOfBandTables {
-			oob.More = true
-			break
-		}
-		oob.Tables = append(oob.Tables, t)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read change records: %w", err)
-	}
-	if len(oob.Tables) == 0 {
-		return nil
-	}
-	return oob
+	return backend.ReadOutOfBand(rows)
 }
