@@ -77,11 +77,15 @@ func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPreparePropo
 // executed within the limits of the validators that voted for it; a slower
 // node then applies it in FinalizeBlock without a deadline.
 //
-// A failure outside every tx (the block's db-transaction cannot begin, the
-// digests fail) also votes against the block; it quarantines nothing, and
-// FinalizeBlock reports it as a halt if the block is decided. On a backend whose DDL commits implicitly (MySQL), a
-// block with DDL is not executed early: running it could not be undone if
-// another block were decided.
+// A failure outside every tx (the block's db-transaction cannot begin
+// because the database was changed outside the chain or went away, the
+// digests fail) is this node's own: no tx is to blame, and voting against
+// the block would only stall a network this node cannot follow anyway (a
+// one-validator network for ever). The node votes for the block and
+// FinalizeBlock, which executes it again, stops the node with the reason
+// if the failure persists. On a backend whose DDL commits implicitly
+// (MySQL), a block with DDL is not executed early: running it could not be
+// undone if another block were decided.
 func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessProposal) (*abci.ResponseProcessProposal, error) {
 	a.stats.proposed(req.Height, time.Now())
 	if i, ok := a.quarantine.first(req.Txs); ok {
@@ -101,26 +105,26 @@ func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessPropo
 		a.stats.executed(req.Height, len(req.Txs), start, time.Now())
 		return accept(), nil
 	}
-	a.rejectFailed(req, err, timeout)
+	var txErr *TxError
+	if !errors.As(err, &txErr) {
+		a.logger.Error("this node could not execute the proposal outside any tx; voting for it, FinalizeBlock will run it again", "height", req.Height, "err", err)
+		return accept(), nil
+	}
+	a.quarantineFailed(req, txErr, timeout)
 	return reject(), nil
 }
 
-// rejectFailed logs why a proposal could not be executed and quarantines
-// the tx that was running when it failed. Any failure of the backend while
+// quarantineFailed logs why a proposal could not be executed and
+// quarantines the tx that was running when it failed. Any failure of the backend while
 // a tx runs quarantines it, not only a deadline: a failure every node
 // shares (memory, a value size limit the backend reports as an internal
 // error) must not bring the same tx back in every round, and a failure of
 // this node alone (a lost connection) only keeps this node from proposing
 // a tx that the others still propose.
-func (a *App) rejectFailed(req *abci.RequestProcessProposal, err error, timeout time.Duration) {
-	var txErr *TxError
-	if !errors.As(err, &txErr) {
-		a.logger.Error("rejecting a proposal this node cannot execute", "height", req.Height, "err", err)
-		return
-	}
+func (a *App) quarantineFailed(req *abci.RequestProcessProposal, txErr *TxError, timeout time.Duration) {
 	a.quarantine.add(req.Txs[txErr.Index])
 	a.logger.Error("rejecting a proposal: a tx exceeded this node's limits; it is quarantined (raise [block] tx_timeout in relchain.toml if such txs are legitimate)",
-		"height", req.Height, "tx", fmt.Sprintf("%X", txn.Hash(req.Txs[txErr.Index])), "tx_timeout", timeout, "err", err)
+		"height", req.Height, "tx", fmt.Sprintf("%X", txn.Hash(req.Txs[txErr.Index])), "tx_timeout", timeout, "err", txErr.Err)
 }
 
 func accept() *abci.ResponseProcessProposal {
