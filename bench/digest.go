@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"math"
 	"strconv"
 	"strings"
@@ -32,29 +33,46 @@ func TableDigest(ctx context.Context, q workload.Querier, tables []workload.Tabl
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// TableDigests returns each table's digest (see TableDigest).
+// TableDigests returns each table's digest (see TableDigest). Tables are
+// read in pages of digestPage rows: a node answers at most 100,000 rows
+// per query.
 func TableDigests(ctx context.Context, q workload.Querier, tables []workload.Table) (map[string]string, error) {
 	out := make(map[string]string, len(tables))
 	for _, t := range tables {
 		h := sha256.New()
-		rows, err := q.Query(ctx, fmt.Sprintf("SELECT * FROM %s ORDER BY %s", t.Name, strings.Join(t.Key, ", ")))
-		if err != nil {
-			return nil, fmt.Errorf("digest %s: %w", t.Name, err)
-		}
-		fmt.Fprintf(h, "table %s %d\n", t.Name, len(rows))
-		for _, r := range rows {
-			for _, v := range r {
-				s := canonical(v)
-				var n [8]byte
-				binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-				h.Write(n[:])
-				h.Write([]byte(s))
+		n := 0
+		for {
+			rows, err := q.Query(ctx, fmt.Sprintf("SELECT * FROM %s ORDER BY %s LIMIT %d OFFSET %d", t.Name, strings.Join(t.Key, ", "), digestPage, n))
+			if err != nil {
+				return nil, fmt.Errorf("digest %s: %w", t.Name, err)
 			}
-			h.Write([]byte{'\n'})
+			hashRows(h, rows)
+			n += len(rows)
+			if len(rows) < digestPage {
+				break
+			}
 		}
+		fmt.Fprintf(h, "table %s %d\n", t.Name, n)
 		out[t.Name] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out, nil
+}
+
+// digestPage is how many rows TableDigests reads per query.
+const digestPage = 50000
+
+// hashRows writes rows' canonical values to h, each length-prefixed.
+func hashRows(h hash.Hash, rows [][]any) {
+	for _, r := range rows {
+		for _, v := range r {
+			s := canonical(v)
+			var n [8]byte
+			binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+			h.Write(n[:])
+			h.Write([]byte(s))
+		}
+		h.Write([]byte{'\n'})
+	}
 }
 
 // DiffTables names the tables whose digests differ between two databases.
