@@ -67,9 +67,9 @@ func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPreparePropo
 // This is what keeps a client's tx from halting the network: a tx whose
 // execution cannot finish within this node's limits (a deadline, memory,
 // any failure of the backend while it runs) makes the node vote against
-// the block instead of failing in FinalizeBlock,
-// where a decided block that cannot be applied stops the node for good (a
-// restart replays the same block). The tx is quarantined: this node no
+// the block instead of failing in FinalizeBlock, where a decided block
+// that cannot be applied stops the node for good (a restart replays the
+// same block). The tx is quarantined: this node no
 // longer proposes it, rejects proposals that hold it without executing
 // them, and evicts it from its mempool at the next recheck. Every honest
 // node that runs out of time does the same, so the round fails and the
@@ -115,12 +115,12 @@ func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessPropo
 }
 
 // quarantineFailed logs why a proposal could not be executed and
-// quarantines the tx that was running when it failed. Any failure of the backend while
-// a tx runs quarantines it, not only a deadline: a failure every node
-// shares (memory, a value size limit the backend reports as an internal
-// error) must not bring the same tx back in every round, and a failure of
-// this node alone (a lost connection) only keeps this node from proposing
-// a tx that the others still propose.
+// quarantines the tx that was running when it failed. Any failure of the
+// backend while a tx runs quarantines it, not only a deadline: a failure
+// every node shares (memory, a value size limit the backend reports as an
+// internal error) must not bring the same tx back in every round, and a
+// failure of this node alone (a lost connection) only keeps this node from
+// proposing a tx that the others still propose.
 func (a *App) quarantineFailed(req *abci.RequestProcessProposal, txErr *TxError, timeout time.Duration) {
 	a.quarantine.add(req.Txs[txErr.Index])
 	a.logger.Error("rejecting a proposal: a tx exceeded this node's limits; it is quarantined (raise [block] tx_timeout in relchain.toml if such txs are legitimate)",
