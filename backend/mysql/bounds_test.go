@@ -84,7 +84,9 @@ func TestDeadlinedExecStopsTheStatementOnTheServer(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err = blk.Exec(c, "INSERT INTO n SELECT seq FROM seq_1_to_100000000000", nil)
-	if took := time.Since(start); took > 5*time.Second {
+	// The statement runs for hours when not cancelled: 30 s tells the two
+	// apart on a loaded machine without timing anything finer.
+	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("Exec returned after %v; want promptly after its 1 s deadline", took)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -154,7 +156,9 @@ func TestQueryIsCutOffPastItsBudget(t *testing.T) {
 	defer slow.Close()
 	start := time.Now()
 	_, _, err := slow.Query(ctx(t), "SELECT COUNT(*) FROM seq_1_to_100000000000 WHERE seq % 7 = 3", nil)
-	if err == nil || time.Since(start) > 10*time.Second {
+	// Uncut, the read runs for hours: 30 s tells the two apart on a
+	// loaded machine.
+	if err == nil || time.Since(start) > 30*time.Second {
 		t.Fatalf("a long read returned %v after %v; want it cut off after about 1 s", err, time.Since(start))
 	}
 	slow.Close()

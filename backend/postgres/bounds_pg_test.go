@@ -255,7 +255,9 @@ func TestDeadlinedExecReturnsPromptlyAndWriterStaysUsable(t *testing.T) {
 	start := time.Now()
 	_, err = blk.Exec(short, `SELECT count(*) FROM t1 a, t1 b, t1 c, t1 d`, nil)
 	cancel()
-	if took := time.Since(start); took > 5*time.Second {
+	// Uncancelled, the 4-way cross join runs for hours: 30 s tells the
+	// two apart on a loaded machine without timing anything finer.
+	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("deadlined Exec took %v", took)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) || backend.AsError(err) != nil {
