@@ -1,17 +1,30 @@
 # relchain — see README.md
 GO ?= go
 BIN := bin/relchain
+# The benchmark lab: `relchain bench` runs it; not linked into the node.
+LAB := bin/relchain-bench
 
-.PHONY: build test test-race lint demo bench fuzz clean
+.PHONY: build build-testhooks test test-race race lint demo bench fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/relchain
+	$(GO) build -o $(LAB) ./cmd/relchain-bench
+
+# The node binary with test hooks (go build -tags testhooks): the byzantine
+# proposer and corrupt-snapshot flags, and backend.unsafe_no_gate, which the
+# benchmark's gate-off run needs. Never run it on a real network.
+build-testhooks:
+	$(GO) build -tags testhooks -o bin/relchain-testhooks ./cmd/relchain
 
 test:
 	./scripts/test.sh
 
 test-race:
 	RACE=1 ./scripts/test.sh
+
+# The race detector on the unit packages (everything but the e2e networks).
+race:
+	UNIT_RACE=1 ./scripts/test.sh
 
 lint:
 	./scripts/lint.sh

@@ -19,6 +19,11 @@ const (
 	// Execution failures (FinalizeBlock only). The tx was rolled back.
 	CodeExecFailed   uint32 = 10 // a statement failed; data names the class and SQLSTATE
 	CodeBlockAborted uint32 = 11 // block_atomic: another tx of the block failed, so this one was rolled back too
+	// CodeConflict: an interactive transaction (txn.VersionExpect) whose
+	// statement returned other results in the block than the client
+	// observed when it ran them; the whole bc-transaction was rolled back.
+	// Retrying the transaction from its start is safe.
+	CodeConflict uint32 = 13
 
 	// Node-local admission (CheckTx only, never a block result): this node
 	// could not execute the tx within its tx_timeout or memory when
@@ -30,6 +35,7 @@ const (
 	CodeQueryBadInput uint32 = 21 // the query request could not be decoded
 	CodeQueryTimeout  uint32 = 22 // min_height was not reached in time
 	CodeUnknownPath   uint32 = 23 // abci_query path is not served
+	CodeQueryBusy     uint32 = 24 // the rehearsal could not get the block slot in time; retry
 )
 
 // CodeName returns a short name for a code, for logs and CLI output.
@@ -61,6 +67,8 @@ func CodeName(code uint32) string {
 		return "block_aborted"
 	case CodeQuarantined:
 		return "quarantined"
+	case CodeConflict:
+		return "conflict"
 	case CodeQueryFailed:
 		return "query_failed"
 	case CodeQueryBadInput:
@@ -69,6 +77,8 @@ func CodeName(code uint32) string {
 		return "query_timeout"
 	case CodeUnknownPath:
 		return "unknown_path"
+	case CodeQueryBusy:
+		return "query_busy"
 	}
 	return "unknown"
 }

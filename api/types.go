@@ -128,3 +128,33 @@ type BlockTiming struct {
 	ExecuteUS   int64 `json:"execute_us"`
 	CommitUS    int64 `json:"commit_us"`
 }
+
+// RehearsePath is the abci_query path of the rehearsal of an interactive
+// transaction: the request data is EncodeRehearsal's bytes (the sender's
+// public key and the transaction's statements so far, in the envelope's
+// statement encoding); the response a JSON RehearseResponse. The node runs
+// the statements in its block db-transaction on committed state, exactly
+// as a block would run them in one bc-transaction (gate, permissions,
+// bounds), and rolls everything back: nothing is written.
+const RehearsePath = "/rehearse"
+
+// RehearseResponse is the outcome of a rehearsal. When every statement
+// succeeded, Code is CodeOK and Statements holds one entry per statement;
+// otherwise Code and Failure are the tx result a block would give
+// (Failure.Statement names the statement) and Statements is empty.
+type RehearseResponse struct {
+	Height     int64                `json:"height"`
+	Code       uint32               `json:"code"`
+	Failure    *FailureData         `json:"failure,omitempty"`
+	Log        string               `json:"log,omitempty"`
+	Statements []RehearsedStatement `json:"statements,omitempty"`
+}
+
+// RehearsedStatement is one statement's results in a rehearsal, and the
+// observation a client that saw them puts in its envelope (txn.Tx.Expect).
+type RehearsedStatement struct {
+	Columns      []string `json:"columns,omitempty"`
+	Rows         [][]any  `json:"rows,omitempty"`
+	RowsAffected int64    `json:"rows_affected"`
+	Observation  []byte   `json:"observation"`
+}

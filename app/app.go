@@ -41,12 +41,6 @@ type App struct {
 	// offers no snapshots and refuses every offer.
 	StateSync StateSync
 
-	// UnsafeInject, if set, is called when this node proposes a block; the
-	// raw txs it returns are put first in the proposal, unchecked. It turns
-	// the node into a byzantine proposer, for tests that prove every node
-	// fails such txs identically in FinalizeBlock. Never set in production.
-	UnsafeInject func() [][]byte
-
 	// OnHalt, if set, is called with the reason this node cannot apply or
 	// commit a block before FinalizeBlock or Commit returns it to CometBFT
 	// (which may end the process at once: block sync panics); the error it

@@ -11,7 +11,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/txn"
 )
 

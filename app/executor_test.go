@@ -18,10 +18,10 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
-	"github.com/relchain/relchain/internal/mysqltest"
-	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/txn"
 )
 

@@ -15,10 +15,10 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
-	"github.com/relchain/relchain/internal/mysqltest"
-	"github.com/relchain/relchain/internal/pgtest"
 )
 
 // outOfBandStore is a database a test runs blocks on and also writes

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/txn"
 )
@@ -122,7 +123,7 @@ type systemOp struct {
 }
 
 // parseSystem validates a system statement's arguments.
-func parseSystem(st txn.Statement, dialect string) (systemOp, error) {
+func parseSystem(st txn.Statement, gate backend.Gate) (systemOp, error) {
 	op := systemOp{grant: st.SQL == api.SystemGrant}
 	if len(st.Args) != 2 || st.Args[0].Kind != txn.KindBytes || st.Args[1].Kind != txn.KindText {
 		return op, fmt.Errorf("%q takes two arguments: the grantee's public key (bytes) and a table name (text) or %q", st.SQL, api.AllTables)
@@ -130,7 +131,7 @@ func parseSystem(st txn.Statement, dialect string) (systemOp, error) {
 	if len(st.Args[0].Bytes) != ed25519.PublicKeySize {
 		return op, fmt.Errorf("%q: the grantee's public key has %d bytes, want %d", st.SQL, len(st.Args[0].Bytes), ed25519.PublicKeySize)
 	}
-	table, err := normalizeTable(st.Args[1].Text, dialect)
+	table, err := normalizeTable(st.Args[1].Text, gate)
 	if err != nil {
 		return op, fmt.Errorf("%q: %w", st.SQL, err)
 	}
@@ -138,29 +139,18 @@ func parseSystem(st txn.Statement, dialect string) (systemOp, error) {
 	return op, nil
 }
 
-// normalizeTable puts a table name given to grant/revoke in the form
-// sqlcheck.Analysis reports: SQLite names are case-insensitive (lower
-// case); PostgreSQL names are taken as stored (an unquoted name is lower
-// case, so "Accounts" grants the quoted table "Accounts"). The default
-// schema's qualifier is dropped.
-func normalizeTable(name, dialect string) (string, error) {
+// normalizeTable checks a table name given to grant/revoke and puts it in
+// the form sqlcheck.Analysis reports, the backend's gate's (Gate.TableName:
+// SQLite and MySQL fold case, PostgreSQL takes names as stored; the
+// default schema's qualifier is dropped).
+func normalizeTable(name string, gate backend.Gate) (string, error) {
 	if name == api.AllTables {
 		return name, nil
 	}
 	if name == "" || len(name) > 256 || strings.ContainsAny(name, "\x00\n") {
 		return "", fmt.Errorf("table name %q is empty, too long or has control characters", name)
 	}
-	switch dialect {
-	case "sqlite":
-		name = strings.ToLower(name)
-		name = strings.TrimPrefix(name, "main.")
-	case "postgres":
-		name = strings.TrimPrefix(name, "public.")
-	case "mysql":
-		// lower_case_table_names=1 (backend/mysql requires it).
-		name = strings.ToLower(name)
-	}
-	return name, nil
+	return gate.TableName(name), nil
 }
 
 // authorize checks one statement's analysis against the sender's

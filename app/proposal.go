@@ -25,8 +25,8 @@ const quarantineKeep = 4096
 
 // PrepareProposal proposes the mempool's txs as CometBFT reaped them
 // (within the block's byte limit), leaving out the txs this node has
-// quarantined, preceded by injected ones if the node is a test's byzantine
-// proposer. On MySQL, whose DDL commits implicitly, a bc-transaction with
+// quarantined. (A test's byzantine proposer puts raw txs before them: see
+// node/testhooks.go.) On MySQL, whose DDL commits implicitly, a bc-transaction with
 // DDL must be alone in its block (see backend.Block): the proposal ends
 // before such a tx, which then opens the next proposal alone. The order of
 // the reaped txs is kept.
@@ -34,12 +34,6 @@ func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPreparePropo
 	a.stats.proposed(req.Height, time.Now())
 	var txs [][]byte
 	var size int64
-	if a.UnsafeInject != nil {
-		for _, tx := range a.UnsafeInject() {
-			size += int64(len(tx))
-			txs = append(txs, tx)
-		}
-	}
 	isolateDDL := a.ex.ddlAlone()
 	for _, tx := range req.Txs {
 		if a.quarantine.has(tx) {

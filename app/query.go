@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/txn"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 )
@@ -25,8 +26,11 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		}
 		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(a.stats.between(r.From, r.To))}, nil
 	}
+	if req.Path == api.RehearsePath {
+		return a.rehearse(ctx, req.Data), nil
+	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q and %q", req.Path, api.QueryPath, api.GrantsPath, api.StatsPath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q and %q", req.Path, api.QueryPath, api.GrantsPath, api.StatsPath, api.RehearsePath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))
@@ -89,4 +93,26 @@ func queryArgs(in []any) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// rehearse serves api.RehearsePath: at most MaxQueryWait for the block
+// slot and the statements together.
+func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
+	sender, stmts, err := txn.DecodeRehearsal(data)
+	if err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}
+	}
+	if len(stmts) > a.ex.Params().MaxStatements {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("a rehearsal of %d statements exceeds max_statements %d", len(stmts), a.ex.Params().MaxStatements)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
+	defer cancel()
+	resp, err := a.ex.Rehearse(ctx, sender, stmts)
+	switch {
+	case errors.Is(err, ErrRehearsalBusy):
+		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: err.Error(), Height: a.ex.State().Height}
+	case err != nil:
+		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error(), Height: a.ex.State().Height}
+	}
+	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: resp.Height}
 }

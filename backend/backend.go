@@ -20,8 +20,8 @@ type State struct {
 // Backend is one validator's database.
 //
 // Concurrency: exactly one Block is open at a time (the executor is the only
-// writer). Query and Analyze may run concurrently with each other and
-// with an open Block; they never see the open Block's writes.
+// writer). Query and the Gate's methods may run concurrently with each
+// other and with an open Block; they never see the open Block's writes.
 //
 // Determinism: everything a Block returns (rows, rows affected, error
 // classes) must be the same on every node that applies the same statements
@@ -45,16 +45,12 @@ type Backend interface {
 	// committed state and returns its rows and the height they reflect.
 	Query(ctx context.Context, sql string, args []any) (*Rows, int64, error)
 
-	// Analyze is CheckTx's verdict on one statement text, without executing
-	// it, against committed state: sql must be exactly one statement the
-	// backend can parse and its dialect's determinism and safety gate
-	// accepts. It returns an *Error with ClassSyntax (cannot be parsed),
-	// ClassInvalid (several statements, empty text) or ClassPermission (the
-	// gate refuses it; the message names the construct). Errors that depend
-	// on the schema (a missing table, say) are no verdict: a tx earlier in
-	// the same block may create the table; Analyze then returns what it
-	// could learn and nil. The block decides (Block.Analyze).
-	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
+	// Gate is the backend's determinism and safety gate (see Gate).
+	Gate() Gate
+
+	// Capabilities says what the layers above need to know about the
+	// database (see Capabilities).
+	Capabilities() Capabilities
 
 	// LoadSystem returns relchain's system state as committed: opaque values
 	// owned by the executor (replay windows, grants), by key.
@@ -108,12 +104,6 @@ type Block interface {
 	Savepoint(ctx context.Context, env sqlcheck.Env) error
 	Release(ctx context.Context) error
 	RollbackTo(ctx context.Context) error
-	// Analyze is the block's verdict on one statement before it runs, on
-	// the block's own state (a table created earlier in the block exists):
-	// the gate's refusal as an *Error with ClassPermission, any other
-	// failure to compile as the matching class, or what the statement
-	// does. Exec applies the same gate again.
-	Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error)
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
 	// ChangeDigest consumes every change record captured since Begin (or
 	// the previous ChangeDigest), in one read, and digests them: see

@@ -1,8 +1,11 @@
 package backend
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"hash"
+	"sort"
 )
 
 // NoTx is the tx index of a change record written outside every
@@ -37,4 +40,46 @@ func (e EffectDigests) Sums() map[int][]byte {
 		out[tx] = h.Sum(nil)
 	}
 	return out
+}
+
+// ChangeRecord is one captured row change as the PostgreSQL and MySQL
+// backends hash it: the table, the operation, the row image, and the tx
+// (index in the block, NoTx for none) that made it.
+type ChangeRecord struct {
+	Table, Op, Image []byte
+	Tx               int
+}
+
+// DigestChanges hashes a block's change records into Changes: the
+// block's digest over all of them and each tx's over its own, in
+// canonical order (sorted by table, operation and image; recs is sorted
+// in place), not in the order the triggers wrote them: a statement
+// touching many rows visits them in physical order, which differs
+// between nodes, while the multiset of row images does not. Each record
+// is length-prefixed: uvarint(len(table)) table op uvarint(len(image))
+// image. A tx's records are a subsequence of the block's sorted records,
+// so one sort serves both.
+func DigestChanges(recs []ChangeRecord) Changes {
+	sort.Slice(recs, func(i, j int) bool {
+		if c := bytes.Compare(recs[i].Table, recs[j].Table); c != 0 {
+			return c < 0
+		}
+		if c := bytes.Compare(recs[i].Op, recs[j].Op); c != 0 {
+			return c < 0
+		}
+		return bytes.Compare(recs[i].Image, recs[j].Image) < 0
+	})
+	h := sha256.New()
+	effects := make(EffectDigests)
+	var buf []byte
+	for _, r := range recs {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(r.Table)))
+		buf = append(buf, r.Table...)
+		buf = append(buf, r.Op...)
+		buf = binary.AppendUvarint(buf, uint64(len(r.Image)))
+		buf = append(buf, r.Image...)
+		h.Write(buf)
+		effects.Write(r.Tx, buf)
+	}
+	return Changes{Block: h.Sum(nil), Effects: effects.Sums()}
 }

@@ -1,6 +1,10 @@
 // Package bench measures relchain the way "A Relational Blockchain" (BTW
-// 2023) did, as a library that `relchain bench`, `relchain bench paper`
-// and tests share. It talks to nodes only through the client package.
+// 2023) did, as a library that the benchmark lab cmd/relchain-bench
+// (`relchain-bench`, `relchain-bench paper`; `relchain bench …` runs it)
+// and tests share. It is not linked into the node binary. It talks to
+// nodes only through the client package and starts networks of relchain
+// node binaries through netctl; it imports neither app nor a backend (the
+// raw baseline, package raw, uses the MySQL block writer's connector).
 //
 // A measurement (Measure) starts a loopback network (StartNetwork), sets a
 // workload (package workload and its implementations smallbank, tpcc,

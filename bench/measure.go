@@ -113,43 +113,8 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		fmt.Fprintf(o.Log, "%s consistency conditions hold on the chain\n", o.Workload.Name())
 	}
 	if o.Baseline {
-		db, cleanup, err := openBaseline(ctx, cfg.Dialect, o)
-		if err != nil {
+		if err := measureBaseline(ctx, o, cfg.Dialect, res, tr, chainQ); err != nil {
 			return nil, err
-		}
-		defer cleanup()
-		if err := SetupRaw(ctx, db, o.Workload); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(o.Log, "baseline: replaying the chain's %d wl-transactions on raw %s...\n", res.Txs, cfg.Dialect)
-		b, applied, err := RunBaseline(ctx, db, tr)
-		if err != nil {
-			return nil, err
-		}
-		res.Baseline = b
-		if b.Seconds > 0 {
-			res.Overhead = res.Seconds / b.Seconds
-		}
-		if o.Verify {
-			c, err := db.Conn(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if err := o.Workload.Check(ctx, cfg.Dialect, c, applied); err != nil {
-				return nil, fmt.Errorf("%s consistency on the baseline: %w", o.Workload.Name(), err)
-			}
-			// With several sync clients the baseline's interleaving is its
-			// own; otherwise it executed the chain's exact order.
-			if len(tr.Clients) <= 1 || tr.Mode == ModeAsync {
-				diff, err := DiffTables(ctx, chainQ, c, o.Workload.Tables())
-				if err != nil {
-					return nil, fmt.Errorf("compare the baseline's state with the chain's: %w", err)
-				}
-				if len(diff) > 0 {
-					return nil, fmt.Errorf("after the same wl-transactions the baseline's rows differ from the chain's in %s", strings.Join(diff, ", "))
-				}
-				fmt.Fprintf(o.Log, "baseline and chain reached the same state (every table's rows equal)\n")
-			}
 		}
 	}
 	if o.Ceiling {
@@ -158,6 +123,53 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// measureBaseline replays the run's trace on a raw database of the same
+// dialect into res.Baseline and, with Verify, checks the baseline's
+// consistency and compares its final state with the chain's.
+func measureBaseline(ctx context.Context, o Options, dialect string, res *Result, tr *Trace, chainQ ChainQuerier) error {
+	db, cleanup, err := openBaseline(ctx, dialect, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if err := SetupRaw(ctx, db, o.Workload); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Log, "baseline: replaying the chain's %d wl-transactions on raw %s...\n", res.Txs, dialect)
+	b, applied, err := RunBaseline(ctx, db, tr)
+	if err != nil {
+		return err
+	}
+	res.Baseline = b
+	if b.Seconds > 0 {
+		res.Overhead = res.Seconds / b.Seconds
+	}
+	if !o.Verify {
+		return nil
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.Workload.Check(ctx, dialect, c, applied); err != nil {
+		return fmt.Errorf("%s consistency on the baseline: %w", o.Workload.Name(), err)
+	}
+	// With several sync clients the baseline's interleaving is its own;
+	// otherwise it executed the chain's exact order.
+	if len(tr.Clients) > 1 && tr.Mode != ModeAsync {
+		return nil
+	}
+	diff, err := DiffTables(ctx, chainQ, c, o.Workload.Tables())
+	if err != nil {
+		return fmt.Errorf("compare the baseline's state with the chain's: %w", err)
+	}
+	if len(diff) > 0 {
+		return fmt.Errorf("after the same wl-transactions the baseline's rows differ from the chain's in %s", strings.Join(diff, ", "))
+	}
+	fmt.Fprintf(o.Log, "baseline and chain reached the same state (every table's rows equal)\n")
+	return nil
 }
 
 // openBaseline opens the raw database: a SQLite file in a temporary

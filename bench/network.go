@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 )
@@ -44,14 +43,14 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 	}
 	// Each run gets its own databases: {node} becomes <run>_<node>.
 	dsn := strings.ReplaceAll(o.DSNTemplate, "{node}", strings.ReplaceAll(filepath.Base(dir), "-", "_")+"_{node}")
-	params := app.DefaultParams()
-	if o.MaxStatements > 0 {
-		params.MaxStatements = o.MaxStatements
-	}
-	nodes, err := netctl.Generate(netctl.Options{
+	// Zero genesis parameters are the defaults (netctl fills them in);
+	// only max_statements may differ.
+	nopts := netctl.Options{
 		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: dsn,
-		Params: params, Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
-	})
+		Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
+	}
+	nopts.Params.MaxStatements = o.MaxStatements
+	nodes, err := netctl.Generate(nopts)
 	if err != nil {
 		return nil, err
 	}

@@ -219,103 +219,136 @@ func read(ctx context.Context, c *client.Client, wl workload.WL) (int64, error) 
 // other.
 func runWaiting(ctx context.Context, cfg Config, w workload.Workload, clients []*client.Client, rec *recorder, res *Result, tr *Trace) error {
 	tr.Clients = make([][]Step, len(clients))
-	var mu sync.Mutex
-	var bcs atomic.Int64
-	pseudo := cfg.Mode == ModePseudo
+	r := &waitingRun{cfg: cfg, w: w, nclients: len(clients), rec: rec, tr: tr, pseudo: cfg.Mode == ModePseudo}
 	err := runClients(len(clients), func(ci int) error {
-		c := clients[ci]
-		gen := w.Generator(cfg.Dialect, cfg.Seed, ci)
-		n := split(cfg.Txs, len(clients), ci)
-		var steps []Step
-		// send executes one batch and records its outcome.
-		send := func(batch []workload.WL) error {
-			t0 := time.Now()
-			outs, err := execBC(ctx, c, batch, pseudo)
-			d := time.Since(t0)
-			if err != nil {
-				return err
-			}
-			bcs.Add(1)
-			applied := make([]workload.Applied, len(batch))
-			for i, wl := range batch {
-				o := outs[i]
-				if o.Code != api.CodeOK && !wl.MayFail && o.Code != api.CodeExecFailed {
-					return fmt.Errorf("client %d: %s rejected (code %d %s): %s", ci, wl.Kind, o.Code, api.CodeName(o.Code), o.Log)
-				}
-				rec.add(wl.Kind, o.Code == api.CodeOK, d)
-				applied[i] = workload.Applied{WL: wl, Code: o.Code, Results: o.Results}
-			}
-			mu.Lock()
-			tr.Applied = append(tr.Applied, applied...)
-			mu.Unlock()
-			return nil
-		}
-		// The batch in flight, if any: its result arrives on inflight.
-		var inflight chan error
-		var inflightBatch []workload.WL
-		wait := func() error {
-			if inflight == nil {
-				return nil
-			}
-			err := <-inflight
-			inflight = nil
-			steps = append(steps, Step{WLs: inflightBatch})
+		wc := &waitingClient{run: r, ci: ci, c: clients[ci]}
+		if err := wc.runAll(ctx); err != nil {
 			return err
 		}
-		flush := func(batch []workload.WL) error {
-			if len(batch) == 0 {
-				return nil
-			}
-			if !pseudo {
-				if err := send(batch); err != nil {
-					return err
-				}
-				steps = append(steps, Step{WLs: batch})
-				return nil
-			}
-			// One batch in flight per client: wait for the previous one,
-			// then send this one and return to prepare the next.
-			if err := wait(); err != nil {
-				return err
-			}
-			inflight, inflightBatch = make(chan error, 1), batch
-			go func(ch chan error) { ch <- send(batch) }(inflight)
-			return nil
-		}
-		var pending []workload.WL
-		for k := 0; k < n; k++ {
-			wl := gen.Next()
-			if wl.ReadOnly {
-				t0 := time.Now()
-				if _, err := read(ctx, c, wl); err != nil {
-					_ = wait()
-					return fmt.Errorf("client %d: %w", ci, err)
-				}
-				rec.add(wl.Kind, true, time.Since(t0))
-				steps = append(steps, Step{Read: true, WLs: []workload.WL{wl}})
-				continue
-			}
-			pending = append(pending, wl)
-			if len(pending) == cfg.WLPerBC {
-				if err := flush(pending); err != nil {
-					_ = wait()
-					return err
-				}
-				pending = nil
-			}
-		}
-		if err := flush(pending); err != nil {
-			_ = wait()
-			return err
-		}
-		if err := wait(); err != nil {
-			return err
-		}
-		tr.Clients[ci] = steps
+		tr.Clients[ci] = wc.steps
 		return nil
 	})
-	res.BCTxs = int(bcs.Load())
+	res.BCTxs = int(r.bcs.Load())
 	return err
+}
+
+// waitingRun is the state the clients of one sync or pseudo-sync run
+// share.
+type waitingRun struct {
+	cfg      Config
+	w        workload.Workload
+	nclients int
+	rec      *recorder
+	pseudo   bool
+	bcs      atomic.Int64 // bc-transactions executed
+	mu       sync.Mutex   // guards tr.Applied
+	tr       *Trace
+}
+
+// waitingClient is one client of a sync or pseudo-sync run.
+type waitingClient struct {
+	run   *waitingRun
+	ci    int
+	c     *client.Client
+	steps []Step
+	// The batch in flight (pseudo-sync), if any: its result arrives on
+	// inflight.
+	inflight      chan error
+	inflightBatch []workload.WL
+}
+
+// runAll draws the client's wl-transactions: reads run through the query
+// path at once, writes go WLPerBC to a bc-transaction. It returns when
+// every bc-transaction it sent has its outcome.
+func (wc *waitingClient) runAll(ctx context.Context) error {
+	r := wc.run
+	gen := r.w.Generator(r.cfg.Dialect, r.cfg.Seed, wc.ci)
+	n := split(r.cfg.Txs, r.nclients, wc.ci)
+	var pending []workload.WL
+	for k := 0; k < n; k++ {
+		wl := gen.Next()
+		if wl.ReadOnly {
+			t0 := time.Now()
+			if _, err := read(ctx, wc.c, wl); err != nil {
+				_ = wc.wait()
+				return fmt.Errorf("client %d: %w", wc.ci, err)
+			}
+			r.rec.add(wl.Kind, true, time.Since(t0))
+			wc.steps = append(wc.steps, Step{Read: true, WLs: []workload.WL{wl}})
+			continue
+		}
+		pending = append(pending, wl)
+		if len(pending) == r.cfg.WLPerBC {
+			if err := wc.flush(ctx, pending); err != nil {
+				_ = wc.wait()
+				return err
+			}
+			pending = nil
+		}
+	}
+	if err := wc.flush(ctx, pending); err != nil {
+		_ = wc.wait()
+		return err
+	}
+	return wc.wait()
+}
+
+// flush sends batch as one bc-transaction: in sync mode it waits for its
+// outcome; in pseudo-sync mode it waits for the previous batch, sends this
+// one and returns to prepare the next (one batch in flight per client).
+func (wc *waitingClient) flush(ctx context.Context, batch []workload.WL) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	if !wc.run.pseudo {
+		if err := wc.send(ctx, batch); err != nil {
+			return err
+		}
+		wc.steps = append(wc.steps, Step{WLs: batch})
+		return nil
+	}
+	if err := wc.wait(); err != nil {
+		return err
+	}
+	wc.inflight, wc.inflightBatch = make(chan error, 1), batch
+	go func(ch chan error) { ch <- wc.send(ctx, batch) }(wc.inflight)
+	return nil
+}
+
+// wait waits for the batch in flight, if any, and returns its error.
+func (wc *waitingClient) wait() error {
+	if wc.inflight == nil {
+		return nil
+	}
+	err := <-wc.inflight
+	wc.inflight = nil
+	wc.steps = append(wc.steps, Step{WLs: wc.inflightBatch})
+	return err
+}
+
+// send executes one batch and records its outcome.
+func (wc *waitingClient) send(ctx context.Context, batch []workload.WL) error {
+	r := wc.run
+	t0 := time.Now()
+	outs, err := execBC(ctx, wc.c, batch, r.pseudo)
+	d := time.Since(t0)
+	if err != nil {
+		return err
+	}
+	r.bcs.Add(1)
+	applied := make([]workload.Applied, len(batch))
+	for i, wl := range batch {
+		o := outs[i]
+		if o.Code != api.CodeOK && !wl.MayFail && o.Code != api.CodeExecFailed {
+			return fmt.Errorf("client %d: %s rejected (code %d %s): %s", wc.ci, wl.Kind, o.Code, api.CodeName(o.Code), o.Log)
+		}
+		r.rec.add(wl.Kind, o.Code == api.CodeOK, d)
+		applied[i] = workload.Applied{WL: wl, Code: o.Code, Results: o.Results}
+	}
+	r.mu.Lock()
+	r.tr.Applied = append(r.tr.Applied, applied...)
+	r.mu.Unlock()
+	return nil
 }
 
 // wlOutcome is one wl-transaction's outcome on the chain.

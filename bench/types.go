@@ -110,7 +110,7 @@ type KindStat struct {
 	LatencyMS *Latency `json:"latency_ms,omitempty"`
 }
 
-// Result is one measurement, as `relchain bench --output` writes it.
+// Result is one measurement, as `relchain-bench --output` writes it.
 type Result struct {
 	Workload      string `json:"workload"`
 	Mode          string `json:"mode"`

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	cmtcfg "github.com/cometbft/cometbft/config"
 	"github.com/cometbft/cometbft/p2p"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/node"
 )
 
@@ -54,22 +56,8 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 	if err != nil {
 		return NodeInfo{}, err
 	}
-	if rc.Backend.Kind == "postgres" || rc.Backend.Kind == "mysql" {
-		if o.DSN == "" {
-			return NodeInfo{}, fmt.Errorf("the network runs %s: the new node needs its own database DSN", rc.Backend.Kind)
-		}
-		// The copied configuration's reader account is the other node's.
-		rc.Backend.DSN, rc.Backend.ReaderDSN = o.DSN, ""
-		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
-			return NodeInfo{}, err
-		}
-		if rc.Backend.Kind == "postgres" {
-			if rc.Backend.DSN, err = node.PreparePostgres(ctx, o.DSN, rc.Backend.UnsafeSuperuser); err != nil {
-				return NodeInfo{}, err
-			}
-		}
-	} else {
-		rc.Backend.DSN = ""
+	if err := joinerBackend(ctx, &rc.Backend, o.DSN); err != nil {
+		return NodeInfo{}, err
 	}
 	var peers []string
 	for _, n := range nodes {
@@ -94,19 +82,9 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 	cc.RPC.ListenAddress = fmt.Sprintf("tcp://127.0.0.1:%d", ports[1])
 	cc.P2P.PersistentPeers = strings.Join(peers, ",")
 	if o.StateSync {
-		c, err := rpchttp.New(nodes[0].RPC, "/websocket")
-		if err != nil {
+		if err := trustNewestHeader(ctx, cc, nodes); err != nil {
 			return NodeInfo{}, err
 		}
-		commit, err := c.Commit(ctx, nil)
-		if err != nil {
-			return NodeInfo{}, fmt.Errorf("read the header to trust from %s: %w", nodes[0].Name, err)
-		}
-		cc.StateSync.Enable = true
-		cc.StateSync.RPCServers = []string{nodes[0].RPC, nodes[len(nodes)-1].RPC}
-		cc.StateSync.TrustHeight = commit.Height
-		cc.StateSync.TrustHash = commit.Hash().String()
-		cc.StateSync.DiscoveryTime = 5 * time.Second
 	}
 	if err := node.SaveConfig(home, cc, rc); err != nil {
 		return NodeInfo{}, err
@@ -125,6 +103,46 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 		return NodeInfo{}, err
 	}
 	return info, nil
+}
+
+// joinerBackend configures a joining node's database from the first
+// node's configuration b: a server backend's node needs its own database
+// (dsn, prepared as init does); a file backend's lies in its home.
+func joinerBackend(ctx context.Context, b *node.BackendConfig, dsn string) error {
+	drv, err := registry.Lookup(b.Kind)
+	if err != nil {
+		return err
+	}
+	if !drv.Server {
+		b.DSN = ""
+		return nil
+	}
+	if dsn == "" {
+		return fmt.Errorf("the network runs %s: the new node needs its own database DSN", b.Kind)
+	}
+	// The copied configuration's reader account is the other node's.
+	b.DSN, b.ReaderDSN = dsn, ""
+	return node.PrepareBackend(ctx, b)
+}
+
+// trustNewestHeader turns state sync on in cc, trusting the newest header
+// of the network's first node, with the first and last nodes as RPC
+// servers.
+func trustNewestHeader(ctx context.Context, cc *cmtcfg.Config, nodes []NodeInfo) error {
+	c, err := rpchttp.New(nodes[0].RPC, "/websocket")
+	if err != nil {
+		return err
+	}
+	commit, err := c.Commit(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("read the header to trust from %s: %w", nodes[0].Name, err)
+	}
+	cc.StateSync.Enable = true
+	cc.StateSync.RPCServers = []string{nodes[0].RPC, nodes[len(nodes)-1].RPC}
+	cc.StateSync.TrustHeight = commit.Height
+	cc.StateSync.TrustHash = commit.Hash().String()
+	cc.StateSync.DiscoveryTime = 5 * time.Second
+	return nil
 }
 
 // freePorts picks n distinct free loopback ports: every listener is held

@@ -3,7 +3,6 @@ package netctl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/cometbft/cometbft/types"
 
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/node"
 )
 
@@ -45,11 +45,13 @@ type Options struct {
 	Params   app.Params
 	Tuning   node.Tuning
 	// UnsafeNoGate turns the determinism and safety gate off on every node
-	// (benchmarks of the gate's cost only).
+	// (relchain.toml backend.unsafe_no_gate; benchmarks of the gate's cost
+	// only). The nodes must run a test-hooks build of relchain (make
+	// build-testhooks); a default build refuses to start with it.
 	UnsafeNoGate bool
 	// UnsafeSuperuser (PostgreSQL) keeps DSNTemplate's role for every node
 	// instead of creating least-privilege roles from it (see
-	// node.PreparePostgres): tests and benchmarks only.
+	// node.PrepareBackend): tests and benchmarks only.
 	UnsafeSuperuser bool
 	// CheckpointEvery, if not 0, overrides the nodes' checkpoint interval
 	// (relchain.toml [checkpoint] every).
@@ -74,13 +76,14 @@ func Generate(o Options) ([]NodeInfo, error) {
 		return nil, fmt.Errorf("--hosts lists %d hosts for %d validators: give exactly one host per validator", len(o.Hosts), o.Validators)
 	}
 	if o.Backend == "" {
-		o.Backend = "sqlite"
+		o.Backend = registry.Default
 	}
-	if o.Backend == "postgres" && !strings.Contains(o.DSNTemplate, "{node}") {
-		return nil, errors.New("backend postgres needs --dsn-template with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable")
+	drv, err := registry.Lookup(o.Backend)
+	if err != nil {
+		return nil, err
 	}
-	if o.Backend == "mysql" && !strings.Contains(o.DSNTemplate, "{node}") {
-		return nil, errors.New("backend mysql needs --dsn-template with {node}, e.g. root@tcp(127.0.0.1:3306)/relchain_{node}")
+	if drv.Server && !strings.Contains(o.DSNTemplate, "{node}") {
+		return nil, fmt.Errorf("backend %s needs --dsn-template with {node}, e.g. %s", drv.Name, drv.DSNTemplate)
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s is not empty: choose an empty output directory", o.Dir)
@@ -103,65 +106,81 @@ func Generate(o Options) ([]NodeInfo, error) {
 		return nil, err
 	}
 	for i := range nodes {
-		name := fmt.Sprintf("node%d", i)
-		home, err := filepath.Abs(filepath.Join(o.Dir, name))
-		if err != nil {
+		if nodes[i], vals[i], ids[i], err = generateHome(o, drv.Server, i, ports); err != nil {
 			return nil, err
 		}
-		host, listen := "127.0.0.1", "127.0.0.1"
-		if len(o.Hosts) > 0 {
-			host, listen = o.Hosts[i], "0.0.0.0"
-		}
-		p2pPort, rpcPort := ports[2*i], ports[2*i+1]
-		nodes[i] = NodeInfo{
-			Name: name,
-			Home: home,
-			RPC:  fmt.Sprintf("http://%s:%d", host, rpcPort),
-			P2P:  fmt.Sprintf("%s:%d", host, p2pPort),
-		}
-		cc := node.CometConfig(o.Tuning)
-		cc.Moniker = name
-		cc.P2P.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, p2pPort)
-		cc.RPC.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, rpcPort)
-		rc := node.DefaultConfig()
-		rc.Backend.Kind = o.Backend
-		rc.Backend.UnsafeNoGate = o.UnsafeNoGate
-		if o.CheckpointEvery != 0 {
-			rc.Checkpoint.Every = o.CheckpointEvery
-		}
-		rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
-		if o.TxTimeout != 0 {
-			rc.Block.TxTimeout = o.TxTimeout.String()
-		}
-		if o.Backend == "postgres" || o.Backend == "mysql" {
-			rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
-		}
-		rc.Backend.UnsafeSuperuser = o.UnsafeSuperuser
-		if err := node.PrepareMySQLAccounts(&rc.Backend); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if o.Backend == "postgres" {
-			if rc.Backend.DSN, err = node.PreparePostgres(context.Background(), rc.Backend.DSN, o.UnsafeSuperuser); err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		if err := node.SaveConfig(home, cc, rc); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		keys, err := node.EnsureKeys(cc, name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		vals[i], ids[i] = keys.Validator, keys.NodeID
 	}
+	if err := writeGenesis(o, nodes, vals, ids); err != nil {
+		return nil, err
+	}
+	if err := SaveNodes(o.Dir, nodes); err != nil {
+		return nil, err
+	}
+	return nodes, nil
+}
+
+// generateHome creates the home of validator i (node<i>) of the network o
+// describes: its CometBFT and relchain configuration (a database of its
+// own on a server backend, server) and keys.
+func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.GenesisValidator, p2p.ID, error) {
+	name := fmt.Sprintf("node%d", i)
+	home, err := filepath.Abs(filepath.Join(o.Dir, name))
+	if err != nil {
+		return NodeInfo{}, types.GenesisValidator{}, "", err
+	}
+	host, listen := "127.0.0.1", "127.0.0.1"
+	if len(o.Hosts) > 0 {
+		host, listen = o.Hosts[i], "0.0.0.0"
+	}
+	p2pPort, rpcPort := ports[2*i], ports[2*i+1]
+	info := NodeInfo{
+		Name: name,
+		Home: home,
+		RPC:  fmt.Sprintf("http://%s:%d", host, rpcPort),
+		P2P:  fmt.Sprintf("%s:%d", host, p2pPort),
+	}
+	cc := node.CometConfig(o.Tuning)
+	cc.Moniker = name
+	cc.P2P.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, p2pPort)
+	cc.RPC.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, rpcPort)
+	rc := node.DefaultConfig()
+	rc.Backend.Kind = o.Backend
+	rc.Backend.UnsafeNoGate = o.UnsafeNoGate
+	if o.CheckpointEvery != 0 {
+		rc.Checkpoint.Every = o.CheckpointEvery
+	}
+	rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
+	if o.TxTimeout != 0 {
+		rc.Block.TxTimeout = o.TxTimeout.String()
+	}
+	if server {
+		rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
+	}
+	rc.Backend.UnsafeSuperuser = o.UnsafeSuperuser
+	if err := node.PrepareBackend(context.Background(), &rc.Backend); err != nil {
+		return NodeInfo{}, types.GenesisValidator{}, "", fmt.Errorf("%s: %w", name, err)
+	}
+	if err := node.SaveConfig(home, cc, rc); err != nil {
+		return NodeInfo{}, types.GenesisValidator{}, "", fmt.Errorf("%s: %w", name, err)
+	}
+	keys, err := node.EnsureKeys(cc, name)
+	if err != nil {
+		return NodeInfo{}, types.GenesisValidator{}, "", fmt.Errorf("%s: %w", name, err)
+	}
+	return info, keys.Validator, keys.NodeID, nil
+}
+
+// writeGenesis writes the network's genesis into every node home and
+// makes every other node a persistent peer of each.
+func writeGenesis(o Options, nodes []NodeInfo, vals []types.GenesisValidator, ids []p2p.ID) error {
 	gen, err := node.NewGenesis(o.ChainID, vals, o.Params)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for i, n := range nodes {
 		cc, rc, err := node.LoadConfig(n.Home)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var peers []string
 		for j, m := range nodes {
@@ -171,16 +190,13 @@ func Generate(o Options) ([]NodeInfo, error) {
 		}
 		cc.P2P.PersistentPeers = strings.Join(peers, ",")
 		if err := node.SaveConfig(n.Home, cc, rc); err != nil {
-			return nil, err
+			return err
 		}
 		if err := gen.SaveAs(cc.GenesisFile()); err != nil {
-			return nil, fmt.Errorf("%s: write genesis: %w", n.Name, err)
+			return fmt.Errorf("%s: write genesis: %w", n.Name, err)
 		}
 	}
-	if err := SaveNodes(o.Dir, nodes); err != nil {
-		return nil, err
-	}
-	return nodes, nil
+	return nil
 }
 
 func choosePorts(o Options) ([]int, error) {

@@ -29,7 +29,7 @@ func NewAppServer(ctx context.Context, home, addr string, logger log.Logger) (*A
 	if err != nil {
 		return nil, err
 	}
-	a, ss, err := buildApp(ctx, home, rc, gen, logger, options{})
+	a, ss, err := buildApp(ctx, home, rc, gen, logger)
 	if err != nil {
 		return nil, err
 	}

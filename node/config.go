@@ -1,23 +1,20 @@
 package node
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 	cmtcfg "github.com/cometbft/cometbft/config"
 	"github.com/spf13/viper"
+
+	"github.com/relchain/relchain/backend/registry"
 )
 
 // RelchainConfigFile is relchain's own settings file inside a node home.
 const RelchainConfigFile = "config/relchain.toml"
-
-// Backends this build supports.
-var Backends = []string{"sqlite", "postgres", "mysql"}
 
 // Config is a node's relchain section: where its database lives. Settings
 // that change how blocks execute are network-wide and live in the genesis
@@ -89,7 +86,8 @@ type CheckpointConfig struct {
 
 // BackendConfig selects and locates the database.
 type BackendConfig struct {
-	// Kind is "sqlite" (default), "postgres" or "mysql".
+	// Kind names the backend (package backend/registry): "sqlite"
+	// (default), "postgres" or "mysql".
 	Kind string `toml:"kind"`
 	// DSN is the PostgreSQL connection string (as the node's writer role
 	// <db>_writer; its reader <db>_reader follows, see package
@@ -100,11 +98,13 @@ type BackendConfig struct {
 	DSN string `toml:"dsn"`
 	// UnsafeNoGate turns relchain's determinism and safety gate off. Only
 	// for benchmarks that measure the gate's cost: a node without the gate
-	// executes statements every other node refuses, and diverges.
+	// executes statements every other node refuses, and diverges. Only a
+	// test-hooks build (go build -tags testhooks) starts with it; a
+	// default build refuses it (registry.ErrNoGate).
 	UnsafeNoGate bool `toml:"unsafe_no_gate"`
 	// ReaderDSN (MySQL) is the DSN of the read-only account that serves
 	// queries (init creates it with the writer's, see
-	// PrepareMySQLAccounts); empty: queries use the writer's account.
+	// PrepareBackend); empty: queries use the writer's account.
 	// PostgreSQL derives its reader role from the writer's DSN.
 	ReaderDSN string `toml:"reader_dsn"`
 	// UnsafeSuperuser lets the node connect with more privilege than
@@ -129,7 +129,7 @@ type QueryConfig struct {
 
 // DefaultConfig is the relchain section of a new node.
 func DefaultConfig() Config {
-	return Config{Backend: BackendConfig{Kind: "sqlite"}, Query: QueryConfig{MaxWait: "10s"},
+	return Config{Backend: BackendConfig{Kind: registry.Default}, Query: QueryConfig{MaxWait: "10s"},
 		Block:      BlockConfig{TxTimeout: "30s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
 		Recover:    RecoverConfig{OnMismatch: OnMismatchStop}}
@@ -137,18 +137,12 @@ func DefaultConfig() Config {
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	switch c.Backend.Kind {
-	case "sqlite":
-	case "postgres":
-		if c.Backend.DSN == "" {
-			return errors.New("backend postgres needs a dsn, e.g. postgres://user@127.0.0.1:5432/relchain_node0?sslmode=disable")
-		}
-	case "mysql":
-		if c.Backend.DSN == "" {
-			return errors.New("backend mysql needs a dsn, e.g. root@tcp(127.0.0.1:3306)/relchain_node0")
-		}
-	default:
-		return fmt.Errorf("unknown backend %q (supported: %s)", c.Backend.Kind, strings.Join(Backends, ", "))
+	d, err := registry.Lookup(c.Backend.Kind)
+	if err != nil {
+		return err
+	}
+	if d.Server && c.Backend.DSN == "" {
+		return fmt.Errorf("backend %s needs a dsn, e.g. %s", d.Name, d.DSNExample())
 	}
 	if c.Checkpoint.Every < 0 || (c.Checkpoint.Every > 0 && c.Checkpoint.Keep < 1) {
 		return fmt.Errorf("checkpoint: every = %d, keep = %d: every is a number of blocks (0 turns checkpoints off) and keep at least 1", c.Checkpoint.Every, c.Checkpoint.Keep)
@@ -177,7 +171,8 @@ func (c Config) AutoRecover() bool { return c.Recover.OnMismatch == OnMismatchRe
 // CheckpointDir is where a node home's checkpoints live.
 func CheckpointDir(home string) string { return filepath.Join(home, "data", "checkpoints") }
 
-// SQLitePath returns the SQLite database file for a node home.
+// SQLitePath returns the database file of a node home whose backend keeps
+// its database in a file (not a server).
 func (c Config) SQLitePath(home string) string {
 	p := c.Backend.DSN
 	if p == "" {

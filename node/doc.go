@@ -15,5 +15,9 @@
 // also recorded in the node home (HaltRecord, data/relchain-halt.json):
 // Verify reports it (and compares the database's AppHash with the one the
 // chain signed, from the block store) until Recover removes it.
+//
+// The backend is opened by name through package backend/registry. Test
+// hooks (a byzantine proposer, corrupt state-sync chunks, the gate off)
+// exist only in a build with -tags testhooks (testhooks.go).
 // DESIGN.md beside this file explains how and why.
 package node

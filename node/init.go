@@ -16,7 +16,7 @@ import (
 	cmttime "github.com/cometbft/cometbft/types/time"
 
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/backend/postgres/pgsetup"
+	"github.com/relchain/relchain/backend/registry"
 )
 
 // Tuning is the subset of CometBFT settings relchain chooses for a network.
@@ -143,18 +143,11 @@ func Init(home string, o InitOptions) (*types.GenesisDoc, error) {
 		return nil, fmt.Errorf("%s already holds a node (config/genesis.json exists); choose another --home or remove it", home)
 	}
 	if o.Backend.Kind == "" {
-		o.Backend.Kind = "sqlite"
+		o.Backend.Kind = registry.Default
 	}
 	o.Params.Backend = o.Backend.Kind
-	if err := PrepareMySQLAccounts(&o.Backend); err != nil {
+	if err := PrepareBackend(context.Background(), &o.Backend); err != nil {
 		return nil, err
-	}
-	if o.Backend.Kind == "postgres" {
-		dsn, err := PreparePostgres(context.Background(), o.Backend.DSN, o.Backend.UnsafeSuperuser)
-		if err != nil {
-			return nil, err
-		}
-		o.Backend.DSN = dsn
 	}
 	rc := DefaultConfig()
 	rc.Backend = o.Backend
@@ -177,34 +170,4 @@ func Init(home string, o InitOptions) (*types.GenesisDoc, error) {
 		return nil, fmt.Errorf("write genesis: %w", err)
 	}
 	return g, nil
-}
-
-// PreparePostgres returns the DSN a new node's relchain.toml holds for the
-// PostgreSQL DSN an operator gave. A DSN that already names the node's
-// least-privilege writer (a role <db>_writer, or one with a
-// relchain_reader parameter) is kept. Any other is taken as an
-// administrator's (a superuser's) DSN of the node's database: the
-// database and the roles <db>_writer and <db>_reader are created
-// (pgsetup.Provision) and the writer's DSN, with its generated password,
-// is returned. With unsafeSuperuser the DSN is kept as it is: the node
-// connects as that role (tests and benchmarks only).
-func PreparePostgres(ctx context.Context, dsn string, unsafeSuperuser bool) (string, error) {
-	if unsafeSuperuser {
-		return dsn, nil
-	}
-	_, reader, err := pgsetup.SplitDSN(dsn)
-	if err != nil {
-		return "", err
-	}
-	if reader != "" {
-		return dsn, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	node, err := pgsetup.Provision(ctx, dsn)
-	if err != nil {
-		return "", fmt.Errorf("create the node's PostgreSQL roles from the administrator's DSN: %w "+
-			"(or run the SQL of `relchain init --print-pg-setup --dsn ...` as a superuser and give the writer's DSN)", err)
-	}
-	return node, nil
 }

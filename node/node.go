@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -24,9 +23,7 @@ import (
 	"github.com/relchain/relchain/abciserver"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/backend/postgres"
-	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/backend/registry"
 )
 
 // Node is a running validator (or full node): CometBFT plus relchain's app.
@@ -56,43 +53,6 @@ func onCheckpointError(err error) {
 	fmt.Fprintf(os.Stderr, "E relchain: checkpoint failed (blocks go on; recover would use an older checkpoint): %v\n", err)
 }
 
-// OpenBackend opens the database a node home is configured with.
-func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
-	switch rc.Backend.Kind {
-	case "sqlite":
-		var opts []sqlite.Option
-		if rc.Backend.UnsafeNoGate {
-			opts = append(opts, sqlite.WithoutGate())
-		}
-		if rc.Checkpoint.Every > 0 {
-			opts = append(opts, sqlite.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
-		}
-		return sqlite.Open(ctx, rc.SQLitePath(home), opts...)
-	case "postgres":
-		var opts []postgres.Option
-		if rc.Backend.UnsafeNoGate {
-			opts = append(opts, postgres.WithoutGate())
-		}
-		if rc.Checkpoint.Every > 0 {
-			opts = append(opts, postgres.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
-		}
-		if rc.Backend.UnsafeSuperuser {
-			opts = append(opts, postgres.WithUnsafeSuperuser())
-		}
-		return postgres.Open(ctx, rc.Backend.DSN, opts...)
-	case "mysql":
-		opts := mysqlAccountOptions(rc.Backend)
-		if rc.Backend.UnsafeNoGate {
-			opts = append(opts, mysql.WithoutGate())
-		}
-		if rc.Checkpoint.Every > 0 {
-			opts = append(opts, mysql.WithCheckpoints(CheckpointDir(home), rc.Checkpoint.Every, rc.Checkpoint.Keep, onCheckpointError))
-		}
-		return mysql.Open(ctx, rc.Backend.DSN, opts...)
-	}
-	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
-}
-
 // loadHome reads a node home's configuration and genesis, and makes the
 // logger config.toml asks for unless one is given.
 func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.GenesisDoc, log.Logger, error) {
@@ -117,10 +77,11 @@ func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.Ge
 type Option func(*options)
 
 type options struct {
-	injectDir        string
-	corruptSnapshots bool
-	abciSocket       bool
-	unsafeSuperuser  bool
+	abciSocket      bool
+	unsafeSuperuser bool
+	// hooks are the test hooks of a test-hooks build (testhooks.go);
+	// empty in a default build (nohooks.go).
+	hooks hookOptions
 }
 
 // WithABCISocket makes CometBFT reach the application over ABCI's socket
@@ -128,37 +89,6 @@ type options struct {
 // in-process calls: the paper's "server variant", for comparing the two.
 // Semantics and results are the same; only the transport differs.
 func WithABCISocket() Option { return func(o *options) { o.abciSocket = true } }
-
-// WithUnsafeCorruptSnapshots makes the node serve every state-sync chunk
-// with one byte flipped, for tests that prove a joining node refuses such
-// chunks and fetches them from other peers.
-func WithUnsafeCorruptSnapshots() Option { return func(o *options) { o.corruptSnapshots = true } }
-
-// WithUnsafeInjectDir makes the node a byzantine proposer, for tests: every
-// block it proposes starts with the raw txs found in dir (files *.tx, in
-// name order, each removed once proposed), unchecked by CheckTx.
-func WithUnsafeInjectDir(dir string) Option { return func(o *options) { o.injectDir = dir } }
-
-// injectFrom reads and removes the *.tx files of dir.
-func injectFrom(dir string, logger log.Logger) func() [][]byte {
-	return func() [][]byte {
-		names, _ := filepath.Glob(filepath.Join(dir, "*.tx"))
-		sort.Strings(names)
-		var txs [][]byte
-		for _, n := range names {
-			b, err := os.ReadFile(n)
-			if err != nil {
-				continue
-			}
-			if err := os.Remove(n); err != nil {
-				continue
-			}
-			logger.Info("unsafe: injecting a tx into this node's proposal", "file", filepath.Base(n), "bytes", len(b))
-			txs = append(txs, b)
-		}
-		return txs
-	}
-}
 
 // New loads the node home and builds the node; Start runs it.
 func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*Node, error) {
@@ -173,10 +103,10 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	if o.unsafeSuperuser {
 		rc.Backend.UnsafeSuperuser = true
 	}
-	if rc.Backend.UnsafeSuperuser && rc.Backend.Kind != "sqlite" {
+	if d, err := registry.Lookup(rc.Backend.Kind); err == nil && d.Server && rc.Backend.UnsafeSuperuser {
 		logger.Error("unsafe: backend.unsafe_superuser is set: the node may connect to its database with more privilege than it needs; a statement that slipped past the gate could read the server's files or end other sessions (tests and benchmarks only)")
 	}
-	a, ss, err := buildApp(ctx, home, rc, gen, logger, o)
+	a, ss, err := buildApp(ctx, home, rc, gen, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -185,10 +115,11 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	// block the block it waits for). The app is safe for that: one writer,
 	// readers on committed state. The socket variant keeps that concurrency
 	// (package abciserver).
-	creator := proxy.NewConnSyncLocalClientCreator(a)
+	abciApp := o.hooks.wrap(a, logger)
+	creator := proxy.NewConnSyncLocalClientCreator(abciApp)
 	var srv *abciserver.Server
 	if o.abciSocket {
-		if srv, err = abciserver.Listen("tcp://127.0.0.1:0", a, logger.With("module", "abci-server")); err != nil {
+		if srv, err = abciserver.Listen("tcp://127.0.0.1:0", abciApp, logger.With("module", "abci-server")); err != nil {
 			_ = closeApp(a, ss)
 			return nil, err
 		}
@@ -211,7 +142,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 
 // buildApp opens a node home's database and builds relchain's application
 // on it, with state sync.
-func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc, logger log.Logger, o options) (*app.App, *stateSync, error) {
+func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc, logger log.Logger) (*app.App, *stateSync, error) {
 	params, err := app.ParseParams(gen.AppState)
 	if err != nil {
 		return nil, nil, err
@@ -242,15 +173,8 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 		_ = be.Close()
 		return nil, nil, err
 	}
-	ss := newStateSync(home, rc, ex, logger.With("module", "relchain-statesync"), o.corruptSnapshots)
+	ss := newStateSync(home, rc, ex, logger.With("module", "relchain-statesync"))
 	a.StateSync = ss
-	if o.corruptSnapshots {
-		logger.Error("unsafe: this node corrupts every state-sync chunk it serves (for tests)")
-	}
-	if o.injectDir != "" {
-		logger.Error("unsafe: this node injects unchecked txs into its proposals (a byzantine proposer, for tests)", "dir", o.injectDir)
-		a.UnsafeInject = injectFrom(o.injectDir, logger)
-	}
 	return a, ss, nil
 }
 

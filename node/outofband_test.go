@@ -95,15 +95,7 @@ func TestOutOfBandWriteStopsAOneValidatorNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sqlite3.Open(rc.SQLitePath(home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Exec("UPDATE acct SET bal = 1000000 WHERE id = 2"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	before := n.app.Executor().State()
+	lastApplied := outOfBandUpdate(t, rc.SQLitePath(home), "UPDATE acct SET bal = 1000000 WHERE id = 2")
 	if _, err := c.Exec(ctx, client.ModeSync, txn.Statement{SQL: "INSERT INTO acct (id, bal) VALUES (9, 1)"}); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +107,7 @@ func TestOutOfBandWriteStopsAOneValidatorNode(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("the node did not stop after an out-of-band write (it went on to height %d)", n.app.Executor().State().Height)
 	}
-	if st := n.app.Executor().State(); st.Height != before.Height {
+	if st := n.app.Executor().State(); st.Height != lastApplied {
 		t.Fatalf("the node applied block %d after the out-of-band write", st.Height)
 	}
 	if err := n.Stop(); err != nil {
@@ -128,8 +120,8 @@ func TestOutOfBandWriteStopsAOneValidatorNode(t *testing.T) {
 	}
 
 	r, err := Verify(ctx, home)
-	if err != nil || r.OK() || r.Halt == nil || r.Halt.Kind != HaltOutOfBand || r.Halt.Height != before.Height {
-		t.Fatalf("verify after the stop: %+v, %v; want the recorded out-of-band stop at height %d", r, err, before.Height)
+	if err != nil || r.OK() || r.Halt == nil || r.Halt.Kind != HaltOutOfBand || r.Halt.Height != lastApplied {
+		t.Fatalf("verify after the stop: %+v, %v; want the recorded out-of-band stop at height %d", r, err, lastApplied)
 	}
 	if r.ChainAppHash == "" || r.ChainDiffers {
 		t.Fatalf("verify did not compare with the chain's AppHash (or it differs: nothing was digested): %+v", r)
@@ -146,7 +138,7 @@ func TestOutOfBandWriteStopsAOneValidatorNode(t *testing.T) {
 	n = mustStartNode(t, home)
 	// It replays the blocks after the checkpoint, the one it stopped in
 	// included, from its block store.
-	if err := n.app.Executor().WaitHeight(ctx, before.Height+1); err != nil {
+	if err := n.app.Executor().WaitHeight(ctx, lastApplied+1); err != nil {
 		t.Fatalf("the recovered node: %v", err)
 	}
 	if err := n.Stop(); err != nil {
@@ -155,6 +147,42 @@ func TestOutOfBandWriteStopsAOneValidatorNode(t *testing.T) {
 	if r, err := Verify(ctx, home); err != nil || !r.OK() || r.ChainNote == "" && r.ChainAppHash == "" {
 		t.Fatalf("verify after recover and a block: %+v, %v", r, err)
 	}
+}
+
+// outOfBandUpdate runs stmt on the node's database file as another
+// process would, and returns the height of the last block the database
+// held when it did: read in the same write transaction, so a block the
+// node commits meanwhile cannot fall between the two.
+func outOfBandUpdate(t *testing.T, path, stmt string) (height int64) {
+	t.Helper()
+	db, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The node checkpoints after every block and may hold the write lock
+	// for a moment: wait for it, as an operator's shell with .timeout would.
+	if err := db.BusyTimeout(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := db.Prepare("SELECT height FROM relchain_meta")
+	if err != nil || !st.Step() {
+		t.Fatalf("read the database's height: %v", err)
+	}
+	height = st.ColumnInt64(0)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(stmt); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	return height
 }
 
 func testLogger() log.Logger {

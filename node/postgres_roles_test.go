@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/node"
 )
 

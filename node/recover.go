@@ -17,9 +17,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/backend/postgres"
-	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/backend/registry"
 )
 
 // RecoverReport is what Recover did.
@@ -137,23 +135,22 @@ func rollbackTarget(cc *cmtcfg.Config) (int64, error) {
 	return st.LastBlockHeight - 1, nil
 }
 
-// restorerFor is the restorer of a node home's backend.
+// restorerFor is the restorer of a node home's backend: a server's
+// (registry.Driver.Restore) or a file's.
 func restorerFor(home string, rc Config) (restorer, error) {
-	switch rc.Backend.Kind {
-	case "sqlite":
-		return &sqliteRestorer{db: rc.SQLitePath(home)}, nil
-	case "postgres":
-		ops := postgresOps
-		if rc.Backend.UnsafeSuperuser {
-			ops.open = func(ctx context.Context, dsn string) (backend.Backend, error) {
-				return postgres.Open(ctx, dsn, postgres.WithUnsafeSuperuser())
-			}
-		}
-		return &serverRestorer{ops: ops, dsn: rc.Backend.DSN}, nil
-	case "mysql":
-		return &serverRestorer{ops: mysqlOps, dsn: rc.Backend.DSN}, nil
+	d, err := registry.Lookup(rc.Backend.Kind)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown backend %q", rc.Backend.Kind)
+	// A restored database is opened to verify it: with the node's
+	// privilege setting, the gate on and no checkpoints of its own.
+	open := func(ctx context.Context, dsn string) (backend.Backend, error) {
+		return d.Open(ctx, registry.Spec{DSN: dsn, UnsafeSuperuser: rc.Backend.UnsafeSuperuser})
+	}
+	if d.Restore == nil {
+		return &fileRestorer{db: rc.SQLitePath(home), checkpoints: d.Checkpoints, open: open}, nil
+	}
+	return &serverRestorer{ops: *d.Restore, checkpoints: d.Checkpoints, open: open, dsn: rc.Backend.DSN}, nil
 }
 
 // restorer is a backend's side of Recover and of state sync.
@@ -194,20 +191,25 @@ func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint
 	return blk.Rollback(ctx)
 }
 
-type sqliteRestorer struct{ db, replaced string }
-
-func (r *sqliteRestorer) staged() string { return r.db + ".recover" }
-
-func (r *sqliteRestorer) list(dir string) ([]backend.Checkpoint, error) {
-	return sqlite.Checkpoints(dir)
+// fileRestorer restores a checkpoint of a file database (a copy of the
+// file) beside the node's (<file>.recover), verifies it and moves it in,
+// keeping the replaced one as <file>.replaced-<stamp>.
+type fileRestorer struct {
+	db, replaced string
+	checkpoints  func(dir string) ([]backend.Checkpoint, error)
+	open         func(ctx context.Context, path string) (backend.Backend, error)
 }
 
-func (r *sqliteRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
+func (r *fileRestorer) staged() string { return r.db + ".recover" }
+
+func (r *fileRestorer) list(dir string) ([]backend.Checkpoint, error) { return r.checkpoints(dir) }
+
+func (r *fileRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
 	_ = removeDB(r.staged())
 	if err := copyFile(cp.Path, r.staged()); err != nil {
 		return err
 	}
-	be, err := sqlite.Open(ctx, r.staged())
+	be, err := r.open(ctx, r.staged())
 	if err != nil {
 		_ = removeDB(r.staged())
 		return err
@@ -222,9 +224,9 @@ func (r *sqliteRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHa
 	return err
 }
 
-func (r *sqliteRestorer) discard(context.Context) { _ = removeDB(r.staged()) }
+func (r *fileRestorer) discard(context.Context) { _ = removeDB(r.staged()) }
 
-func (r *sqliteRestorer) install(_ context.Context, stamp string) (string, error) {
+func (r *fileRestorer) install(_ context.Context, stamp string) (string, error) {
 	replaced := r.db + ".replaced-" + stamp
 	if err := moveDB(r.db, replaced); err != nil {
 		return "", fmt.Errorf("set the old database aside: %w", err)
@@ -236,58 +238,38 @@ func (r *sqliteRestorer) install(_ context.Context, stamp string) (string, error
 	return replaced, nil
 }
 
-func (r *sqliteRestorer) dropReplaced(context.Context) error {
+func (r *fileRestorer) dropReplaced(context.Context) error {
 	if r.replaced == "" {
 		return nil
 	}
 	return removeDB(r.replaced)
 }
 
-// serverOps are a database-server backend's checkpoint operations
-// (packages postgres and mysql provide the same set).
-type serverOps struct {
-	checkpoints  func(dir string) ([]backend.Checkpoint, error)
-	databaseName func(dsn string) (string, error)
-	restore      func(ctx context.Context, dsn string, cp backend.Checkpoint, db string) (string, error)
-	open         func(ctx context.Context, dsn string) (backend.Backend, error)
-	drop         func(ctx context.Context, dsn, db string) error
-	swap         func(ctx context.Context, dsn, staged, replaced string) error
-}
-
-var (
-	postgresOps = serverOps{postgres.Checkpoints, postgres.DatabaseName, postgres.RestoreCheckpoint,
-		func(ctx context.Context, dsn string) (backend.Backend, error) { return postgres.Open(ctx, dsn) },
-		postgres.DropDatabase, postgres.SwapDatabases}
-	mysqlOps = serverOps{mysql.Checkpoints, mysql.DatabaseName, mysql.RestoreCheckpoint,
-		func(ctx context.Context, dsn string) (backend.Backend, error) { return mysql.Open(ctx, dsn) },
-		mysql.DropDatabase, mysql.SwapDatabases}
-)
-
 // serverRestorer restores a checkpoint of a database-server backend into
 // a database beside the node's (<name>_recover), verifies it, and swaps it
 // in, keeping the replaced one as <name>_replaced_<stamp>.
 type serverRestorer struct {
-	ops      serverOps
-	dsn      string
-	staged   string // database name
-	replaced string // database name
+	ops         registry.ServerOps
+	checkpoints func(dir string) ([]backend.Checkpoint, error)
+	open        func(ctx context.Context, dsn string) (backend.Backend, error)
+	dsn         string
+	staged      string // database name
+	replaced    string // database name
 }
 
-func (r *serverRestorer) list(dir string) ([]backend.Checkpoint, error) {
-	return r.ops.checkpoints(dir)
-}
+func (r *serverRestorer) list(dir string) ([]backend.Checkpoint, error) { return r.checkpoints(dir) }
 
 func (r *serverRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
-	name, err := r.ops.databaseName(r.dsn)
+	name, err := r.ops.DatabaseName(r.dsn)
 	if err != nil {
 		return err
 	}
 	r.staged = name + "_recover"
-	stagedDSN, err := r.ops.restore(ctx, r.dsn, cp, r.staged)
+	stagedDSN, err := r.ops.Restore(ctx, r.dsn, cp, r.staged)
 	if err != nil {
 		return err
 	}
-	be, err := r.ops.open(ctx, stagedDSN)
+	be, err := r.open(ctx, stagedDSN)
 	if err == nil {
 		err = verifyStaged(ctx, be, cp, appHash)
 		if cerr := be.Close(); err == nil {
@@ -302,17 +284,17 @@ func (r *serverRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHa
 
 func (r *serverRestorer) discard(ctx context.Context) {
 	if r.staged != "" {
-		_ = r.ops.drop(ctx, r.dsn, r.staged)
+		_ = r.ops.Drop(ctx, r.dsn, r.staged)
 	}
 }
 
 func (r *serverRestorer) install(ctx context.Context, stamp string) (string, error) {
-	name, err := r.ops.databaseName(r.dsn)
+	name, err := r.ops.DatabaseName(r.dsn)
 	if err != nil {
 		return "", err
 	}
 	replaced := name + "_replaced_" + strings.ToLower(stamp)
-	if err := r.ops.swap(ctx, r.dsn, r.staged, replaced); err != nil {
+	if err := r.ops.Swap(ctx, r.dsn, r.staged, replaced); err != nil {
 		return "", err
 	}
 	r.replaced = replaced
@@ -323,7 +305,7 @@ func (r *serverRestorer) dropReplaced(ctx context.Context) error {
 	if r.replaced == "" {
 		return nil
 	}
-	return r.ops.drop(ctx, r.dsn, r.replaced)
+	return r.ops.Drop(ctx, r.dsn, r.replaced)
 }
 
 // confirmedAppHashes returns, for each checkpoint height h whose next

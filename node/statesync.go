@@ -45,7 +45,7 @@ type stateSync struct {
 
 var _ app.StateSync = (*stateSync)(nil)
 
-func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger, corrupt bool) *stateSync {
+func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger) *stateSync {
 	dir := CheckpointDir(home)
 	list := func() ([]backend.Checkpoint, error) { return nil, nil }
 	if r, err := restorerFor(home, rc); err == nil {
@@ -55,12 +55,6 @@ func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger, c
 		home: home, rc: rc, ex: ex, logger: logger,
 		src:  &snapshot.Source{Backend: rc.Backend.Kind, List: list, ChunkSize: rc.Checkpoint.SnapshotChunkBytes},
 		recv: &snapshot.Receiver{Backend: rc.Backend.Kind, Dir: filepath.Join(home, "data", "statesync")},
-	}
-	if corrupt {
-		s.src.Corrupt = func(b []byte) []byte {
-			b[len(b)/2] ^= 0xff
-			return b
-		}
 	}
 	return s
 }

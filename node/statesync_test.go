@@ -83,7 +83,7 @@ func joiner(t *testing.T) *stateSync {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ex.Backend().Close() })
-	return newStateSync(home, rc, ex, log.NewNopLogger(), false)
+	return newStateSync(home, rc, ex, log.NewNopLogger())
 }
 
 // offer serves cp as a snapshot in chunks of 1 KiB and feeds it to s with
@@ -91,7 +91,7 @@ func joiner(t *testing.T) *stateSync {
 func offer(t *testing.T, s *stateSync, cp backend.Checkpoint, appHash []byte) *abci.ResponseApplySnapshotChunk {
 	t.Helper()
 	ctx := context.Background()
-	src := newStateSync(t.TempDir(), DefaultConfig(), nil, log.NewNopLogger(), false).src
+	src := newStateSync(t.TempDir(), DefaultConfig(), nil, log.NewNopLogger()).src
 	src.List = func() ([]backend.Checkpoint, error) { return []backend.Checkpoint{cp}, nil }
 	src.ChunkSize = 1 << 10
 	defer src.Close()
@@ -174,7 +174,7 @@ func TestStateSyncRejectsALyingSnapshot(t *testing.T) {
 func TestStateSyncRefusesACorruptChunk(t *testing.T) {
 	cp, appHash := sourceDB(t)
 	s := joiner(t)
-	src := newStateSync(t.TempDir(), DefaultConfig(), nil, log.NewNopLogger(), true).src
+	src := newStateSync(t.TempDir(), DefaultConfig(), nil, log.NewNopLogger()).src
 	src.List = func() ([]backend.Checkpoint, error) { return []backend.Checkpoint{cp}, nil }
 	defer src.Close()
 	snaps, _ := src.Snapshots(1)
@@ -186,6 +186,7 @@ func TestStateSyncRefusesACorruptChunk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunk[len(chunk)/2] ^= 0xff // as a byzantine server (testhooks.go) serves it
 	res, _ := s.ApplySnapshotChunk(ctx, &abci.RequestApplySnapshotChunk{Index: 0, Chunk: chunk, Sender: "bad"})
 	if res.Result != abci.ResponseApplySnapshotChunk_RETRY || len(res.RefetchChunks) != 1 || res.RefetchChunks[0] != 0 || len(res.RejectSenders) != 1 || res.RejectSenders[0] != "bad" {
 		t.Fatalf("corrupt chunk: %v, want RETRY of chunk 0 rejecting sender bad", res)

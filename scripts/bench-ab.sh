@@ -17,27 +17,32 @@ shift 4
 tmp=$(mktemp -d /tmp/relchain-ab.XXXXXX)
 chmod 755 "$tmp"
 cleanup() {
-  [ -x "$tmp/pgserver" ] && "$tmp/pgserver" -dir "$tmp/pg" -stop >/dev/null 2>&1 || true
+  [ -x "$tmp/testdb" ] && "$tmp/testdb" -kind postgres -dir "$tmp/pg" -stop >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# Each side gets its own directory: relchain, and the benchmark lab
+# relchain-bench beside it that its `relchain bench` runs (revisions before
+# cmd/relchain-bench had the lab inside relchain).
 for side in a b; do
   rev=${!side}
   git worktree add -f --detach "$tmp/src-$side" "$rev" >/dev/null 2>&1
-  (cd "$tmp/src-$side" && go build -o "$tmp/relchain-$side" ./cmd/relchain)
+  mkdir -p "$tmp/$side"
+  (cd "$tmp/src-$side" && go build -o "$tmp/$side/relchain" ./cmd/relchain &&
+    if [ -d cmd/relchain-bench ]; then go build -o "$tmp/$side/relchain-bench" ./cmd/relchain-bench; fi)
   git worktree remove --force "$tmp/src-$side"
 done
 extra=()
 if [ "$backend" = postgres ]; then
   ensure_postgres
-  go build -o "$tmp/pgserver" ./internal/pgserver/cmd/pgserver
-  dsn=$("$tmp/pgserver" -dir "$tmp/pg")
+  go build -o "$tmp/testdb" ./backend/internal/serverdb/cmd/testdb
+  dsn=$("$tmp/testdb" -kind postgres -dir "$tmp/pg")
   extra=(--backend postgres --dsn-template "$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')")
 fi
 declare -A tps
 for i in $(seq "$runs"); do
   for side in a b; do
-    "$tmp/relchain-$side" bench "${extra[@]}" "$@" --output "$tmp/run.json" >"$tmp/run.log" 2>&1 \
+    "$tmp/$side/relchain" bench "${extra[@]}" "$@" --output "$tmp/run.json" >"$tmp/run.log" 2>&1 \
       || { cat "$tmp/run.log"; exit 1; }
     t=$(jq -r '"\(.tps|floor) \(.succeeded) \(.failed)"' "$tmp/run.json")
     echo "run $i ${side^^} (${!side}): tx/s, succeeded, failed: $t"

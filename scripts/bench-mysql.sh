@@ -19,7 +19,7 @@ shift || true
 only=" $* "
 mkdir -p "$out"
 make build >/dev/null
-bin=./bin/relchain
+bin=./bin/relchain-bench
 
 start_bench_postgres "$(mktemp -d /tmp/relchain-benchpg.XXXXXX)"
 start_bench_mariadb "$(mktemp -d /tmp/relchain-benchmy.XXXXXX)"
@@ -29,8 +29,8 @@ MY=(--backend mysql --dsn-template "$bench_mysql_template")
 run() {
   local name=$1; shift
   if [ "$only" != "  " ] && [[ "$only" != *" $name "* ]]; then return; fi
-  echo "== $name: relchain bench $*" | tee -a "$out/summary.txt"
-  flock /tmp/relchain-bench.lock "$bin" bench --quiet --validators 4 "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
+  echo "== $name: relchain-bench $*" | tee -a "$out/summary.txt"
+  flock /tmp/relchain-bench.lock "$bin" --quiet --validators 4 "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
 }
 
 for backend in sqlite postgres mysql; do

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 find_go
 make build >/dev/null
 bin=$PWD/bin/relchain
+lab=$PWD/bin/relchain-bench
 work=${1:-$(mktemp -d /tmp/relchain-recover.XXXXXX)}
 rm -rf "$work/net"; mkdir -p "$work"
 "$bin" testnet --validators 4 --output "$work/net" --base-port 0 --open >/dev/null
@@ -35,7 +36,7 @@ wait_height 0 1
 nodes=$(for i in 0 1 2 3; do rpc $i; done | paste -sd, -)
 # 100,000 accounts, then 300 commit-mode updates (one block each, plus the
 # blocks that carry their AppHashes).
-"$bin" bench --workload update --nodes "$nodes" --rows 100000 --mode commit --txs 300 >/dev/null 2>&1
+"$lab" --workload update --nodes "$nodes" --rows 100000 --mode commit --txs 300 >/dev/null 2>&1
 tip=$(height 0)
 kill "${pids[3]}"; wait "${pids[3]}" 2>/dev/null || true
 # Keep only checkpoints at least 100 blocks behind the tip.

@@ -16,7 +16,7 @@ shift || true
 only=" $* "
 mkdir -p "$out"
 make build >/dev/null
-bin=./bin/relchain
+bin=./bin/relchain-bench
 
 start_bench_postgres "$(mktemp -d /tmp/relchain-benchpg.XXXXXX)"
 tmpl=$bench_pg_template
@@ -25,8 +25,8 @@ PG=(--backend postgres --dsn-template "$tmpl")
 run() {
   local name=$1; shift
   if [ "$only" != "  " ] && [[ "$only" != *" $name "* ]]; then return; fi
-  echo "== $name: relchain bench $*" | tee -a "$out/summary.txt"
-  "$bin" bench --quiet "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
+  echo "== $name: relchain-bench $*" | tee -a "$out/summary.txt"
+  "$bin" --quiet "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
 }
 
 # Smallbank sync, one client: p50 and the ratio to kvstore's p50.

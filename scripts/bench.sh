@@ -13,15 +13,15 @@ ensure_postgres
 out=${1:-bench-results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 make build >/dev/null
-bin=./bin/relchain
+bin=./bin/relchain-bench
 
 start_bench_postgres "$(mktemp -d /tmp/relchain-benchpg.XXXXXX)"
 tmpl=$bench_pg_template
 
 run() {
   local name=$1; shift
-  echo "== $name: relchain bench $*" | tee -a "$out/summary.txt"
-  "$bin" bench --workload update "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
+  echo "== $name: relchain-bench $*" | tee -a "$out/summary.txt"
+  "$bin" --workload update "$@" --output "$out/$name.json" 2>>"$out/stderr.log" | tee -a "$out/summary.txt"
 }
 
 # Commit-mode latency: one client, 500 single-row UPDATEs.

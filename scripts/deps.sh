@@ -14,6 +14,8 @@ find_go() {
 }
 
 have_postgres() {
+  # the tests run the server (initdb, postgres) and Debian's psql client
+  [ -x /usr/bin/psql ] || return 1
   command -v initdb >/dev/null 2>&1 && return 0
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1
 }
@@ -44,7 +46,7 @@ have_mariadb() {
 # ensure_mariadb installs MariaDB's server binaries (mariadbd,
 # mariadb-install-db) from Debian's packages when they are missing. Tests
 # never use the system server: they start private servers on free ports
-# under temporary directories (internal/mysqlserver).
+# under temporary directories (backend/mysql/mysqltest).
 ensure_mariadb() {
   have_mariadb && return 0
   echo "MariaDB server binaries (mariadbd) not found: installing Debian's mariadb-server package" >&2
@@ -66,10 +68,10 @@ ensure_mariadb() {
 start_bench_postgres() {
   local pg=$1
   chmod 755 "$pg"
-  go build -o "$pg/pgserver" ./internal/pgserver/cmd/pgserver
+  go build -o "$pg/testdb" ./backend/internal/serverdb/cmd/testdb
   local dsn
-  dsn=$("$pg/pgserver" -dir "$pg/cluster" -durable)
-  bench_cleanup="${bench_cleanup:-}\"$pg/pgserver\" -dir \"$pg/cluster\" -stop >/dev/null 2>&1 || true; rm -rf \"$pg\"; "
+  dsn=$("$pg/testdb" -kind postgres -dir "$pg/cluster" -durable)
+  bench_cleanup="${bench_cleanup:-}\"$pg/testdb\" -kind postgres -dir \"$pg/cluster\" -stop >/dev/null 2>&1 || true; rm -rf \"$pg\"; "
   trap 'eval "$bench_cleanup"' EXIT
   bench_pg_template=$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')
 }
@@ -81,10 +83,10 @@ start_bench_postgres() {
 start_bench_mariadb() {
   local my=$1
   chmod 755 "$my"
-  go build -o "$my/mysqlserver" ./internal/mysqlserver/cmd/mysqlserver
+  go build -o "$my/testdb" ./backend/internal/serverdb/cmd/testdb
   local dsn
-  dsn=$("$my/mysqlserver" -dir "$my/server")
-  bench_cleanup="${bench_cleanup:-}\"$my/mysqlserver\" -dir \"$my/server\" -stop >/dev/null 2>&1 || true; rm -rf \"$my\"; "
+  dsn=$("$my/testdb" -kind mysql -dir "$my/server")
+  bench_cleanup="${bench_cleanup:-}\"$my/testdb\" -kind mysql -dir \"$my/server\" -stop >/dev/null 2>&1 || true; rm -rf \"$my\"; "
   trap 'eval "$bench_cleanup"' EXIT
   bench_mysql_template="${dsn%/}/relchain_{node}"
 }

@@ -12,8 +12,8 @@ find_go
 t=${FUZZTIME:-5m}
 for target in \
   "./txn FuzzDecode" \
-  "./sqlcheck/postgres FuzzCheck" \
-  "./sqlcheck/postgres FuzzRewrite" \
+  "./backend/postgres/pggate FuzzCheck" \
+  "./backend/postgres/pggate FuzzRewrite" \
   "./backend/sqlite FuzzGate"; do
   set -- $target
   # Not piped into grep -q: grep exiting first would fail the pipeline.

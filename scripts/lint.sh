@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# gofmt, go vet and staticcheck (pinned).
+# gofmt, go vet and staticcheck (pinned), on the default build and the
+# testhooks build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -7,5 +8,8 @@ find_go
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
+go vet -tags testhooks ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# the test hooks (build tag testhooks) are code too
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags testhooks ./...
 echo "lint: clean"

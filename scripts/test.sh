@@ -5,6 +5,9 @@
 # end), plus real multi-validator CometBFT networks on loopback.
 #
 #   RACE=1 scripts/test.sh        run with the race detector
+#   UNIT_RACE=1 scripts/test.sh   only the unit packages (all but the e2e
+#                                 networks in ./test), with the race detector,
+#                                 built with the test hooks (-tags testhooks)
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
 #   RELCHAIN_TEST_MYSQL=DSN ...   use an existing MySQL/MariaDB server (root DSN) instead
 set -euo pipefail
@@ -15,24 +18,24 @@ find_go
 tmp=$(mktemp -d /tmp/relchain-test.XXXXXX)
 chmod 755 "$tmp"
 cleanup() {
-  if [ -x "$tmp/pgserver" ] && [ -d "$tmp/pg" ]; then "$tmp/pgserver" -dir "$tmp/pg" -stop || true; fi
-  if [ -x "$tmp/mysqlserver" ] && [ -d "$tmp/mysql" ]; then "$tmp/mysqlserver" -dir "$tmp/mysql" -stop || true; fi
+  if [ -x "$tmp/testdb" ] && [ -d "$tmp/pg" ]; then "$tmp/testdb" -kind postgres -dir "$tmp/pg" -stop || true; fi
+  if [ -x "$tmp/testdb" ] && [ -d "$tmp/mysql" ]; then "$tmp/testdb" -kind mysql -dir "$tmp/mysql" -stop || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 if [ -z "${RELCHAIN_TEST_PG:-}" ] && [ "${RELCHAIN_SKIP_PG:-}" != 1 ]; then
   ensure_postgres
-  go build -o "$tmp/pgserver" ./internal/pgserver/cmd/pgserver
-  RELCHAIN_TEST_PG=$("$tmp/pgserver" -dir "$tmp/pg")
+  go build -o "$tmp/testdb" ./backend/internal/serverdb/cmd/testdb
+  RELCHAIN_TEST_PG=$("$tmp/testdb" -kind postgres -dir "$tmp/pg")
   export RELCHAIN_TEST_PG
   echo "private PostgreSQL for this run: $RELCHAIN_TEST_PG"
 fi
 
 if [ -z "${RELCHAIN_TEST_MYSQL:-}" ] && [ "${RELCHAIN_SKIP_MYSQL:-}" != 1 ]; then
   ensure_mariadb
-  go build -o "$tmp/mysqlserver" ./internal/mysqlserver/cmd/mysqlserver
-  RELCHAIN_TEST_MYSQL=$("$tmp/mysqlserver" -dir "$tmp/mysql")
+  [ -x "$tmp/testdb" ] || go build -o "$tmp/testdb" ./backend/internal/serverdb/cmd/testdb
+  RELCHAIN_TEST_MYSQL=$("$tmp/testdb" -kind mysql -dir "$tmp/mysql")
   export RELCHAIN_TEST_MYSQL
   echo "private MariaDB for this run: $RELCHAIN_TEST_MYSQL"
 fi
@@ -41,9 +44,15 @@ echo "== go vet"
 go vet ./...
 echo "== go test"
 race=()
+pkgs=(./...)
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
+if [ "${UNIT_RACE:-}" = 1 ]; then
+  race=(-race -tags testhooks)
+  mapfile -t pkgs < <(go list ./... | grep -v '/relchain/test$')
+  echo "race detector on ${#pkgs[@]} unit packages (all but ./test), with -tags testhooks"
+fi
 set +e
-go test "${race[@]}" -count=1 -timeout 25m -v ./... 2>&1 | tee "$tmp/test.log"
+go test "${race[@]}" -count=1 -timeout 25m -v "${pkgs[@]}" 2>&1 | tee "$tmp/test.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "== summary"

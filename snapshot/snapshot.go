@@ -79,9 +79,6 @@ type Source struct {
 	ChunkSize int64
 	// Hold is how many advertised snapshots stay open (4 if 0).
 	Hold int
-	// Corrupt, if set, is applied to every chunk served (tests of a
-	// byzantine snapshot server only).
-	Corrupt func([]byte) []byte
 
 	mu   sync.Mutex
 	open map[int64]*served // by height
@@ -145,9 +142,6 @@ func (s *Source) Chunk(height uint64, format, index uint32) ([]byte, error) {
 	buf := make([]byte, min(sv.m.ChunkSize, sv.m.Size-off))
 	if _, err := sv.f.ReadAt(buf, off); err != nil {
 		return nil, fmt.Errorf("read chunk %d of %s: %w", index, sv.path, err)
-	}
-	if s.Corrupt != nil {
-		buf = s.Corrupt(buf)
 	}
 	return buf, nil
 }

@@ -22,7 +22,7 @@ type Analysis struct {
 	Writes []string
 	// UsesEnv: the dialect's gate accepted the statement only on condition
 	// that it is executed as rewritten with the tx's Env (for PostgreSQL:
-	// sqlcheck/postgres.Rewrite): it reads the clock or random numbers, or
+	// backend/postgres/pggate.Rewrite): it reads the clock or random numbers, or
 	// (PostgreSQL) the gate fixed the input order of its aggregates. When
 	// false, the text runs as it is and rewriting can be skipped.
 	UsesEnv bool

@@ -1,7 +1,7 @@
 // Package sqlcheck holds relchain's determinism and safety gate: the
 // parser-based check every statement passes before it can enter a block
 // (CheckTx) and again before it executes (FinalizeBlock). One implementation
-// per SQL dialect lives in a subpackage (sqlcheck/postgres, sqlcheck/mysql;
+// per SQL dialect lives in a subpackage (backend/postgres/pggate, backend/mysql/mysqlgate;
 // the SQLite dialect is backend/sqlite's authorizer-based gate). Besides the verdict,
 // a gate reports what an accepted statement does (Analysis: DDL or not,
 // the tables it writes, whether it reads the clock or random numbers), and
@@ -52,7 +52,31 @@
 // Clients should supply keys (or derive them deterministically, e.g.
 // max(id)+1 under the block's serial execution).
 //
-// # PostgreSQL: clock and random numbers (sqlcheck/postgres.Rewrite)
+// # The text gates' contract
+//
+// A text gate (backend/postgres/pggate, backend/mysql/mysqlgate) judges a
+// statement by its text alone and exports three functions, with one
+// contract for every dialect:
+//
+//   - Check(sql string) error reports whether one statement text may run
+//     on a relchain node of the dialect: nil to allow it, or an error
+//     naming the offending construct (wrapping ErrUnparseable if the text
+//     does not parse). It is a pure function of the text (verdicts are
+//     cached by text, see VerdictCache), safe for concurrent use. It is
+//     Analyze without the analysis.
+//   - Analyze(sql string) (Analysis, error) is Check plus what an accepted
+//     statement does (Analysis). The error is Check's. Verdicts are cached
+//     by text; the returned Writes slice is the caller's own.
+//   - Rewrite(sql string, env Env) (string, error) returns the text to
+//     execute for a statement the gate accepts: the text itself unless its
+//     Analysis says UsesEnv, and then a pure function of sql and env. For a
+//     statement the gate rejects, Rewrite returns Check's error.
+//
+// Each gate documents only what its dialect adds; package
+// sqlcheck/sqlchecktest holds the tests every gate runs against this
+// contract, and Verdict the answer each caches.
+//
+// # PostgreSQL: clock and random numbers (backend/postgres/pggate.Rewrite)
 //
 // In SELECT, INSERT, UPDATE, DELETE, MERGE and CALL (including their
 // subqueries and CTEs), the clock functions now(), current_timestamp[(p)],
@@ -244,7 +268,7 @@
 // 1,000,000 rows; lpad and rpad take a constant length of at most
 // 1,000,000; repeat is not allowed.
 //
-// # MySQL (sqlcheck/mysql)
+// # MySQL (backend/mysql/mysqlgate)
 //
 // The MySQL gate parses with Dolt's fork of the Vitess MySQL parser
 // (github.com/dolthub/vitess, pinned) and walks the tree by reflection,
@@ -266,7 +290,7 @@
 // before each bc-transaction, so they are accepted as they are, in DML and
 // in DDL (DEFAULT CURRENT_TIMESTAMP, ON UPDATE CURRENT_TIMESTAMP) alike.
 // SYSDATE() ignores it and is rejected; random numbers are rejected.
-// Analysis.UsesEnv is therefore always false, and sqlcheck/mysql.Rewrite
+// Analysis.UsesEnv is therefore always false, and backend/mysql/mysqlgate.Rewrite
 // returns accepted texts unchanged. See the package documentation for the
 // full policy and for the session settings the backend must pin.
 //

@@ -15,8 +15,8 @@ import (
 
 	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
 
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/bench"
-	"github.com/relchain/relchain/internal/mysqltest"
 )
 
 // runBench runs `relchain bench` with args on its own 4-validator network

@@ -13,21 +13,46 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/internal/mysqltest"
-	"github.com/relchain/relchain/internal/pgtest"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/txn"
 )
 
-// relchainBin is the relchain binary built by TestMain.
+// relchainBin is the relchain binary built by TestMain: a default build,
+// as users run it.
 var relchainBin string
+
+// binDir is where TestMain builds binaries.
+var binDir string
+
+var (
+	hooksOnce sync.Once
+	hooksBin  string
+	hooksErr  error
+)
+
+// testHooksBinary is relchain built with -tags testhooks (the byzantine
+// proposer, corrupt snapshots, the gate off), built on first use.
+func testHooksBinary(t *testing.T) string {
+	t.Helper()
+	hooksOnce.Do(func() {
+		hooksBin = filepath.Join(binDir, "relchain-testhooks")
+		hooksErr = buildBinary(hooksBin, "-tags", "testhooks")
+	})
+	if hooksErr != nil {
+		t.Fatal(hooksErr)
+	}
+	return hooksBin
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -40,8 +65,14 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	binDir = dir
 	relchainBin = filepath.Join(dir, "relchain")
 	if err := buildBinary(relchainBin); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	// The benchmark lab, beside relchain, where `relchain bench` finds it.
+	if err := buildPackage(filepath.Join(dir, "relchain-bench"), "./cmd/relchain-bench"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
@@ -51,21 +82,28 @@ func runTests(m *testing.M) int {
 	return code
 }
 
-// buildBinary builds ./cmd/relchain from the module root into out.
-func buildBinary(out string) error {
+// buildBinary builds ./cmd/relchain from the module root into out, with
+// extra go build flags.
+func buildBinary(out string, flags ...string) error {
+	return buildPackage(out, "./cmd/relchain", flags...)
+}
+
+// buildPackage builds the command pkg of the module into out, with extra
+// go build flags.
+func buildPackage(out, pkg string, flags ...string) error {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return fmt.Errorf("go env GOMOD: %w", err)
 	}
 	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	args := []string{"build", "-o", out}
+	args := append([]string{"build", "-o", out}, flags...)
 	if os.Getenv("RELCHAIN_E2E_RACE_BIN") == "1" {
 		args = append(args, "-race")
 	}
-	cmd := exec.Command("go", append(args, "./cmd/relchain")...)
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build relchain in %s: %w\n%s", root, err, b)
+		return fmt.Errorf("build %s in %s: %w\n%s", pkg, root, err, b)
 	}
 	return nil
 }
@@ -94,6 +132,9 @@ type clusterOptions struct {
 	// variables for node i.
 	nodeArgs [][]string
 	nodeEnv  [][]string
+	// testHooks runs the nodes on a test-hooks build (testHooksBinary),
+	// for the --unsafe-* node flags.
+	testHooks bool
 	// checkpointEvery sets the nodes' checkpoint interval (0: default).
 	checkpointEvery int64
 	// snapshotChunkBytes sets the state-sync chunk size (0: default).
@@ -132,7 +173,11 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if err != nil {
 		t.Fatalf("generate network: %v", err)
 	}
-	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(relchainBin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dir: dir}
+	bin := relchainBin
+	if o.testHooks {
+		bin = testHooksBinary(t)
+	}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(bin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dir: dir}
 	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
 	// Cleanups run last-registered first: stop the nodes, then show logs.
 	t.Cleanup(func() {

@@ -8,7 +8,7 @@
 //
 //	go test ./test/... -count=1 -v -timeout 20m
 //
-// The PostgreSQL variants use a private cluster started by internal/pgtest
+// The PostgreSQL variants use a private cluster started by backend/postgres/pgtest
 // (or the server named by RELCHAIN_TEST_PG); set RELCHAIN_SKIP_PG=1 to skip
 // them where PostgreSQL is not installed. RELCHAIN_E2E_RACE_BIN=1 builds
 // the node binary with the race detector too.

@@ -21,8 +21,8 @@ import (
 // dialect's package).
 var corpusPaths = map[string]string{
 	"sqlite":   "../backend/sqlite/testdata/gate_corpus.json",
-	"postgres": "../sqlcheck/postgres/testdata/corpus.json",
-	"mysql":    "../sqlcheck/mysql/testdata/corpus.json",
+	"postgres": "../backend/postgres/pggate/testdata/corpus.json",
+	"mysql":    "../backend/mysql/mysqlgate/testdata/corpus.json",
 }
 
 func loadCorpus(t *testing.T, dialect string) sqlchecktest.Corpus {
@@ -104,7 +104,7 @@ func TestByzantineProposerBlockFailsAlike_Postgres(t *testing.T) {
 func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
 	corpus := loadCorpus(t, backend)
 	injectDir := t.TempDir()
-	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true,
+	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true, testHooks: true,
 		nodeArgs: [][]string{{"--unsafe-inject-dir", injectDir}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

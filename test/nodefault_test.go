@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
 // TestDatabaseLossStopsOnlyThatNode_Postgres takes one validator's database

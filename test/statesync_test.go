@@ -42,6 +42,7 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		// byzantine validator for some.
 		o.snapshotChunkBytes = 64 << 10
 		o.nodeArgs = [][]string{nil, {"--unsafe-corrupt-snapshots"}, {"--unsafe-corrupt-snapshots"}, {"--unsafe-corrupt-snapshots"}}
+		o.testHooks = true
 	}
 	c := mustStartCluster(t, o)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

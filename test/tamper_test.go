@@ -19,8 +19,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
-	"github.com/relchain/relchain/internal/mysqltest"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/node"
 )
 
@@ -318,6 +318,9 @@ func (c *cluster) tamper(i int, stmts ...string) {
 			c.t.Fatalf("open %s's database: %v", c.nodes[i].Name, err)
 		}
 		defer db.Close()
+		if err := db.BusyTimeout(30 * time.Second); err != nil {
+			c.t.Fatal(err)
+		}
 		for _, s := range stmts {
 			if err := db.Exec(s); err != nil {
 				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)

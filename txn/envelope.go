@@ -10,7 +10,8 @@ import (
 )
 
 // Envelope versions. Encode writes VersionSingle for a Tx without Groups
-// and VersionBatch for one with Groups; Decode reads both.
+// or Expect, VersionBatch for one with Groups and VersionExpect for one
+// with Expect; Decode reads all three.
 const (
 	// VersionSingle: the bc-transaction is one wl-transaction, executed
 	// atomically.
@@ -18,8 +19,12 @@ const (
 	// VersionBatch: the statements are split into wl-transactions
 	// (Tx.Groups), each executed atomically on its own.
 	VersionBatch = 2
+	// VersionExpect: one wl-transaction whose statements carry what the
+	// client observed when it ran them (Tx.Expect): an interactive
+	// transaction that commits only if the block reproduces it.
+	VersionExpect = 3
 	// Version is the newest version this package speaks.
-	Version = VersionBatch
+	Version = VersionExpect
 )
 
 // magic starts every encoded envelope so that stray bytes are rejected early.
@@ -119,8 +124,63 @@ type Tx struct {
 	// add up to len(Statements). Each wl-transaction is executed in its own
 	// savepoint and has its own outcome; a failing one is rolled back
 	// alone. Without Groups the whole bc-transaction is one wl-transaction.
-	Groups    []int
+	Groups []int
+	// Expect, when not empty, has one entry per statement (and no Groups):
+	// an Observation of the statement's results as the client saw them,
+	// or nil where the client asked for no check. The executor compares
+	// each statement's results in the block with it, and rolls the whole
+	// bc-transaction back with a conflict when one differs.
+	Expect    []Observation
 	Signature []byte
+}
+
+// Observation is what a client observed of one statement's results: an
+// ObserveMode byte followed by the 32-byte digest of the observed part
+// (see package app's Observe).
+type Observation []byte
+
+// ObservationSize is the size of a non-nil Observation.
+const ObservationSize = 33
+
+// ObserveMode says which part of a statement's results an Observation
+// digests.
+type ObserveMode byte
+
+const (
+	// ObserveAll digests the columns, every row's values and the rows
+	// affected.
+	ObserveAll ObserveMode = 1
+	// ObserveCounts digests only how many rows the statement returned and
+	// affected: for statements whose values depend on the block's clock or
+	// random seed, which differ between the client's run and the block.
+	ObserveCounts ObserveMode = 2
+)
+
+// CheckExpect reports whether Expect is valid: empty, or one well-formed
+// entry (nil or ObservationSize bytes with a known mode) per statement,
+// and no Groups.
+func (t *Tx) CheckExpect() error {
+	if len(t.Expect) == 0 {
+		return nil
+	}
+	if len(t.Groups) > 0 {
+		return errors.New("a transaction cannot carry both wl-transaction groups and observations")
+	}
+	if len(t.Expect) != len(t.Statements) {
+		return fmt.Errorf("%d observations for %d statements", len(t.Expect), len(t.Statements))
+	}
+	for i, o := range t.Expect {
+		if len(o) == 0 {
+			continue
+		}
+		if len(o) != ObservationSize {
+			return fmt.Errorf("observation %d has %d bytes, want %d", i+1, len(o), ObservationSize)
+		}
+		if m := ObserveMode(o[0]); m != ObserveAll && m != ObserveCounts {
+			return fmt.Errorf("observation %d has unknown mode %d", i+1, m)
+		}
+	}
+	return nil
 }
 
 // CheckGroups reports whether Groups is a valid split of Statements.
@@ -211,7 +271,7 @@ func Hash(encoded []byte) []byte {
 }
 
 func (t *Tx) sizeHint() int {
-	n := 16 + len(t.ChainID) + len(t.PubKey) + 3*len(t.Groups)
+	n := 16 + len(t.ChainID) + len(t.PubKey) + 3*len(t.Groups) + (ObservationSize+1)*len(t.Expect)
 	for _, s := range t.Statements {
 		n += len(s.SQL) + 8 + 10*len(s.Args)
 		for _, a := range s.Args {
@@ -223,11 +283,7 @@ func (t *Tx) sizeHint() int {
 
 func (t *Tx) appendBody(b []byte) []byte {
 	b = append(b, magic[:]...)
-	if len(t.Groups) == 0 {
-		b = append(b, VersionSingle)
-	} else {
-		b = append(b, VersionBatch)
-	}
+	b = append(b, t.version())
 	b = appendString(b, t.ChainID)
 	b = binary.AppendUvarint(b, t.Nonce)
 	b = appendBytes(b, t.PubKey)
@@ -235,13 +291,30 @@ func (t *Tx) appendBody(b []byte) []byte {
 	for _, s := range t.Statements {
 		b = AppendStatement(b, s)
 	}
-	if len(t.Groups) > 0 {
+	switch t.version() {
+	case VersionBatch:
 		b = binary.AppendUvarint(b, uint64(len(t.Groups)))
 		for _, g := range t.Groups {
 			b = binary.AppendUvarint(b, uint64(g))
 		}
+	case VersionExpect:
+		for _, o := range t.Expect {
+			b = appendBytes(b, o)
+		}
 	}
 	return b
+}
+
+// version is the envelope version Encode writes for t.
+func (t *Tx) version() byte {
+	switch {
+	case len(t.Expect) > 0:
+		return VersionExpect
+	case len(t.Groups) > 0:
+		return VersionBatch
+	default:
+		return VersionSingle
+	}
 }
 
 // AppendStatement appends the canonical encoding of one statement.
@@ -310,8 +383,8 @@ func (d *decoder) tx() (*Tx, error) {
 		return nil, errors.New("not a relchain transaction (bad magic)")
 	}
 	version := d.p[3]
-	if version != VersionSingle && version != VersionBatch {
-		return nil, fmt.Errorf("unsupported envelope version %d (this node speaks %d and %d)", version, VersionSingle, VersionBatch)
+	if version < VersionSingle || version > Version {
+		return nil, fmt.Errorf("unsupported envelope version %d (this node speaks %d to %d)", version, VersionSingle, Version)
 	}
 	d.off = 4
 	t := &Tx{}
@@ -337,28 +410,55 @@ func (d *decoder) tx() (*Tx, error) {
 			return nil, fmt.Errorf("statement %d: %w", i+1, err)
 		}
 	}
-	if version == VersionBatch {
-		g, err := d.count(len(t.Statements))
-		if err != nil {
-			return nil, fmt.Errorf("wl-transaction count: %w", err)
-		}
-		if g == 0 {
-			return nil, errors.New("a batch envelope has no wl-transactions")
-		}
-		t.Groups = make([]int, g)
-		for i := range t.Groups {
-			if t.Groups[i], err = d.count(len(t.Statements)); err != nil {
-				return nil, fmt.Errorf("wl-transaction %d size: %w", i+1, err)
-			}
-		}
-		if err := t.CheckGroups(); err != nil {
-			return nil, err
-		}
+	switch version {
+	case VersionBatch:
+		err = d.groups(t)
+	case VersionExpect:
+		err = d.expectations(t)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if t.Signature, err = d.bytes(ed25519.SignatureSize); err != nil {
 		return nil, fmt.Errorf("signature: %w", err)
 	}
 	return t, nil
+}
+
+// groups reads a batch envelope's wl-transaction sizes.
+func (d *decoder) groups(t *Tx) error {
+	g, err := d.count(len(t.Statements))
+	if err != nil {
+		return fmt.Errorf("wl-transaction count: %w", err)
+	}
+	if g == 0 {
+		return errors.New("a batch envelope has no wl-transactions")
+	}
+	t.Groups = make([]int, g)
+	for i := range t.Groups {
+		if t.Groups[i], err = d.count(len(t.Statements)); err != nil {
+			return fmt.Errorf("wl-transaction %d size: %w", i+1, err)
+		}
+	}
+	return t.CheckGroups()
+}
+
+// expectations reads one observation per statement.
+func (d *decoder) expectations(t *Tx) error {
+	if len(t.Statements) == 0 {
+		return errors.New("an envelope with observations has no statements")
+	}
+	t.Expect = make([]Observation, len(t.Statements))
+	for i := range t.Expect {
+		o, err := d.bytes(ObservationSize)
+		if err != nil {
+			return fmt.Errorf("observation %d: %w", i+1, err)
+		}
+		if len(o) > 0 {
+			t.Expect[i] = Observation(o)
+		}
+	}
+	return t.CheckExpect()
 }
 
 // DecodeStatement parses one statement encoded with AppendStatement and

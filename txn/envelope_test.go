@@ -99,6 +99,7 @@ func FuzzDecode(f *testing.F) {
 	batch.Groups = []int{2, 1}
 	batch.Sign(priv)
 	f.Add(Encode(batch))
+	f.Add(Encode(expecting(f)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := Decode(b)
 		if err != nil {
@@ -116,20 +117,7 @@ func TestBatchEnvelopeRoundTripsAndSplitsIntoWLTransactions(t *testing.T) {
 	tx.Statements = append(tx.Statements, Statement{SQL: "SELECT 3", Args: []Arg{Int(3)}})
 	tx.Groups = []int{1, 2}
 	tx.Sign(priv)
-	b := Encode(tx)
-	if b[3] != VersionBatch {
-		t.Fatalf("a tx with groups encodes as version %d, want %d", b[3], VersionBatch)
-	}
-	got, err := Decode(b)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	if !reflect.DeepEqual(got, tx) {
-		t.Fatalf("round trip changed the tx:\n got %#v\nwant %#v", got, tx)
-	}
-	if err := got.Verify(); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
+	got := roundTrip(t, tx, VersionBatch)
 	if got.NumWL() != 2 {
 		t.Fatalf("NumWL = %d, want 2", got.NumWL())
 	}
@@ -174,4 +162,77 @@ func TestDecodeRejectsBadGroups(t *testing.T) {
 	if _, err := Decode(body); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("decode of a batch with no wl-transactions: %v, want ErrMalformed", err)
 	}
+}
+
+// expecting is sample with an observation on its first statement and none
+// on the second, signed.
+func expecting(tb testing.TB) *Tx {
+	tx, priv := sample(tb)
+	seen := make(Observation, ObservationSize)
+	seen[0] = byte(ObserveAll)
+	seen[1] = 0xAB
+	tx.Expect = []Observation{seen, nil}
+	tx.Sign(priv)
+	return tx
+}
+
+func TestExpectEnvelopeRoundTripsAndIsSigned(t *testing.T) {
+	tx := expecting(t)
+	got := roundTrip(t, tx, VersionExpect)
+	// The observations are signed: a relayer cannot change what the
+	// client saw.
+	got.Expect[0][1] ^= 1
+	if err := got.Verify(); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("verify after changing an observation: %v, want ErrBadSignature", err)
+	}
+}
+
+func TestDecodeRejectsBadObservations(t *testing.T) {
+	short := Observation{byte(ObserveAll), 1, 2}
+	unknownMode := make(Observation, ObservationSize)
+	unknownMode[0] = 9
+	good := make(Observation, ObservationSize)
+	good[0] = byte(ObserveCounts)
+	for name, edit := range map[string]func(*Tx){
+		"short":        func(tx *Tx) { tx.Expect = []Observation{short, nil} },
+		"unknown mode": func(tx *Tx) { tx.Expect = []Observation{nil, unknownMode} },
+		"too few":      func(tx *Tx) { tx.Expect = []Observation{good} },
+		"too many":     func(tx *Tx) { tx.Expect = []Observation{good, nil, good} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			tx, priv := sample(t)
+			edit(tx)
+			tx.Sign(priv)
+			if _, err := Decode(Encode(tx)); !errors.Is(err, ErrMalformed) {
+				t.Fatalf("decode: %v, want ErrMalformed", err)
+			}
+		})
+	}
+	// The wire cannot carry both; a caller that builds such a Tx is told.
+	tx, _ := sample(t)
+	tx.Expect, tx.Groups = []Observation{good, nil}, []int{1, 1}
+	if err := tx.CheckExpect(); err == nil {
+		t.Fatal("CheckExpect accepts observations with wl-transaction groups")
+	}
+}
+
+// roundTrip encodes tx, checks the envelope version, decodes it back
+// unchanged and verifies its signature; it returns the decoded tx.
+func roundTrip(t *testing.T, tx *Tx, version byte) *Tx {
+	t.Helper()
+	b := Encode(tx)
+	if b[3] != version {
+		t.Fatalf("the tx encodes as version %d, want %d", b[3], version)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if !reflect.DeepEqual(got, tx) {
+		t.Fatalf("round trip changed the tx:\n got %#v\nwant %#v", got, tx)
+	}
+	if err := got.Verify(); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	return got
 }

@@ -376,7 +376,7 @@ func testErrorClasses(t *testing.T, open Open) {
 	n := mustOpen(t, open)
 	n.setup()
 	c := ctx(t)
-	wantClass(t, "Analyze of SELEC", analyzeErr(n.Analyze(c, "SELEC 1")), backend.ClassSyntax)
+	wantClass(t, "Analyze of SELEC", analyzeErr(n.Gate().Analyze(c, "SELEC 1")), backend.ClassSyntax)
 
 	blk := n.begin()
 	defer blk.Rollback(c)
@@ -418,20 +418,20 @@ func testAnalyze(t *testing.T, open Open) {
 		`SELECT 1;`, // one statement with its terminator
 		q(n.d, `UPDATE t SET v = $1 WHERE id = $2`),
 	} {
-		if _, err := n.Analyze(c, ok); err != nil {
+		if _, err := n.Gate().Analyze(c, ok); err != nil {
 			t.Errorf("Analyze(%q) = %v, want nil", ok, err)
 		}
 	}
-	wantClass(t, "two statements", analyzeErr(n.Analyze(c, `SELECT 1; SELECT 2`)), backend.ClassInvalid)
-	wantClass(t, "empty text", analyzeErr(n.Analyze(c, ``)), backend.ClassInvalid)
-	wantClass(t, "blank text", analyzeErr(n.Analyze(c, "  \n ")), backend.ClassInvalid)
-	wantClass(t, "garbage", analyzeErr(n.Analyze(c, `INSERT INTO VALUES`)), backend.ClassSyntax)
+	wantClass(t, "two statements", analyzeErr(n.Gate().Analyze(c, `SELECT 1; SELECT 2`)), backend.ClassInvalid)
+	wantClass(t, "empty text", analyzeErr(n.Gate().Analyze(c, ``)), backend.ClassInvalid)
+	wantClass(t, "blank text", analyzeErr(n.Gate().Analyze(c, "  \n ")), backend.ClassInvalid)
+	wantClass(t, "garbage", analyzeErr(n.Gate().Analyze(c, `INSERT INTO VALUES`)), backend.ClassSyntax)
 	// Verdicts are stable (a cache must not change them).
-	wantClass(t, "two statements again", analyzeErr(n.Analyze(c, `SELECT 1; SELECT 2`)), backend.ClassInvalid)
-	wantClass(t, "SELEC again", analyzeErr(n.Analyze(c, `SELEC 1`)), backend.ClassSyntax)
-	wantClass(t, "SELEC again", analyzeErr(n.Analyze(c, `SELEC 1`)), backend.ClassSyntax)
+	wantClass(t, "two statements again", analyzeErr(n.Gate().Analyze(c, `SELECT 1; SELECT 2`)), backend.ClassInvalid)
+	wantClass(t, "SELEC again", analyzeErr(n.Gate().Analyze(c, `SELEC 1`)), backend.ClassSyntax)
+	wantClass(t, "SELEC again", analyzeErr(n.Gate().Analyze(c, `SELEC 1`)), backend.ClassSyntax)
 	// The gate refuses what would make nodes differ, naming it.
-	wantClass(t, "a refused statement", analyzeErr(n.Analyze(c, refused[n.d])), backend.ClassPermission)
+	wantClass(t, "a refused statement", analyzeErr(n.Gate().Analyze(c, refused[n.d])), backend.ClassPermission)
 
 	// What a statement does, on committed state and in the block.
 	cases := []struct {
@@ -447,7 +447,7 @@ func testAnalyze(t *testing.T, open Open) {
 		{`DROP TABLE t`, sqlcheck.Analysis{DDL: true}},
 	}
 	for _, tc := range cases {
-		got, err := n.Analyze(c, tc.sql)
+		got, err := n.Gate().Analyze(c, tc.sql)
 		if err != nil || !reflect.DeepEqual(normalize(got), tc.want) {
 			t.Errorf("Analyze(%q) = %+v, %v; want %+v", tc.sql, got, err, tc.want)
 		}
@@ -457,17 +457,17 @@ func testAnalyze(t *testing.T, open Open) {
 	if err := n.tx(blk, `CREATE TABLE fresh (id INTEGER PRIMARY KEY)`); err != nil {
 		t.Fatalf("create table in block: %v", err)
 	}
-	got, err := blk.Analyze(c, `INSERT INTO fresh (id) VALUES (1)`)
+	got, err := n.Gate().AnalyzeInBlock(c, blk, `INSERT INTO fresh (id) VALUES (1)`)
 	if err != nil || !reflect.DeepEqual(normalize(got), sqlcheck.Analysis{Writes: []string{"fresh"}}) {
 		t.Errorf("Block.Analyze of an insert into a table created in the block = %+v, %v", got, err)
 	}
 	for _, tc := range cases[:len(cases)-1] {
-		got, err := blk.Analyze(c, tc.sql)
+		got, err := n.Gate().AnalyzeInBlock(c, blk, tc.sql)
 		if err != nil || !reflect.DeepEqual(normalize(got), tc.want) {
 			t.Errorf("Block.Analyze(%q) = %+v, %v; want %+v", tc.sql, got, err, tc.want)
 		}
 	}
-	_, err = blk.Analyze(c, refused[n.d])
+	_, err = n.Gate().AnalyzeInBlock(c, blk, refused[n.d])
 	wantClass(t, "Block.Analyze of a refused statement", err, backend.ClassPermission)
 }
 

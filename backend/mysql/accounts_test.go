@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 )
 
 // A node refuses to start on an account with server-wide privileges (the

@@ -6,15 +6,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -176,14 +175,6 @@ func (k *block) fault(what string, err error) error {
 	return fmt.Errorf("mysql: %s: %w", what, err)
 }
 
-// Analyze implements backend.Block: the backstop, the gate and the
-// server's parser, functions of the text (as on PostgreSQL), so the
-// verdict is Backend.Analyze's and costs no round trip once cached.
-// Errors that depend on the schema surface at Exec, with their class.
-func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
-	return k.b.Analyze(ctx, sql)
-}
-
 // Exec runs one statement. A statement failure is returned as a
 // *backend.Error. A deadlock or lock-wait timeout (possible only against
 // a session outside relchain: the writer is alone) rolls back MySQL's
@@ -322,34 +313,7 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 	}
 	if run {
 		if _, err := k.conn.ExecContext(ctx, st.text, args...); err != nil {
-			be := asBackendError(err)
-			if be == nil || k.interrupted() != nil {
-				// The DDL's outcome is unknown: the recovery record stays
-				// and a replay decides.
-				return nil, k.fault("ddl", err)
-			}
-			after, ferr := schemaFingerprint(ctx, k.conn)
-			if ferr != nil {
-				return nil, k.fault("ddl", ferr)
-			}
-			if bytes.Equal(after, before) {
-				_, err = k.conn.ExecContext(ctx, `DELETE FROM relchain_ddl WHERE height = ? AND seq = ?`, k.height, seq)
-			} else {
-				// Failed, but changed the schema: keep the outcome.
-				k.ddl = true
-				_, err = k.conn.ExecContext(ctx, `UPDATE relchain_ddl SET err_class = ?, err_state = ?, err_msg = ?
-					WHERE height = ? AND seq = ?`, string(be.Class), be.SQLState, be.Message, k.height, seq)
-				if err == nil {
-					err = syncTriggers(ctx, k.conn)
-				}
-			}
-			if err != nil {
-				return nil, k.fault("ddl: update recovery record", err)
-			}
-			if err := k.reopen(ctx); err != nil {
-				return nil, err
-			}
-			return nil, be
+			return nil, k.ddlFailed(ctx, seq, before, err)
 		}
 	}
 	if err := syncTriggers(ctx, k.conn); err != nil {
@@ -371,6 +335,41 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 		return nil, k.fault("ddl: record schema change", err)
 	}
 	return &backend.Rows{}, nil
+}
+
+// ddlFailed settles DDL seq of the block, which failed with err and
+// whose schema fingerprint before it ran was before, and returns the error
+// for Exec: a node fault when the outcome is unknown (the recovery record
+// stays and a replay decides); else the statement's own error, after the
+// record is deleted (the schema did not change) or keeps the outcome (it
+// did), and the block's db-transaction is reopened.
+func (k *block) ddlFailed(ctx context.Context, seq int, before []byte, err error) error {
+	be := asBackendError(err)
+	if be == nil || k.interrupted() != nil {
+		return k.fault("ddl", err)
+	}
+	after, ferr := schemaFingerprint(ctx, k.conn)
+	if ferr != nil {
+		return k.fault("ddl", ferr)
+	}
+	if bytes.Equal(after, before) {
+		_, err = k.conn.ExecContext(ctx, `DELETE FROM relchain_ddl WHERE height = ? AND seq = ?`, k.height, seq)
+	} else {
+		// Failed, but changed the schema: keep the outcome.
+		k.ddl = true
+		_, err = k.conn.ExecContext(ctx, `UPDATE relchain_ddl SET err_class = ?, err_state = ?, err_msg = ?
+			WHERE height = ? AND seq = ?`, string(be.Class), be.SQLState, be.Message, k.height, seq)
+		if err == nil {
+			err = syncTriggers(ctx, k.conn)
+		}
+	}
+	if err != nil {
+		return k.fault("ddl: update recovery record", err)
+	}
+	if err := k.reopen(ctx); err != nil {
+		return err
+	}
+	return be
 }
 
 // hook runs the test hook (options.ddlHook) at stage.
@@ -400,8 +399,8 @@ func (k *block) reopen(ctx context.Context) error {
 
 // ChangeDigest consumes the change records of the block so far and hashes
 // them: all of them for the block, and each tx's own (by their tx column)
-// for its effect digest, in canonical order (sorted by table, operation
-// and image; see backend/postgres, whose encoding this is).
+// for its effect digest, in canonical order (backend.DigestChanges, the
+// encoding PostgreSQL's backend uses too).
 func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
@@ -423,11 +422,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		return backend.Changes{}, k.fault("change digest", err)
 	}
 	var seqs []any
-	type rec struct {
-		tbl, op, img []byte
-		tx           int
-	}
-	var recs []rec
+	var recs []backend.ChangeRecord
 	for rows.Next() {
 		var tbl, op, img []byte
 		var old sql.RawBytes
@@ -438,9 +433,9 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 			return backend.Changes{}, k.fault("change digest", err)
 		}
 		if old != nil {
-			recs = append(recs, rec{tbl, opBefore, bytes.Clone(old), tx})
+			recs = append(recs, backend.ChangeRecord{Table: tbl, Op: opBefore, Image: bytes.Clone(old), Tx: tx})
 		}
-		recs = append(recs, rec{tbl, op, img, tx})
+		recs = append(recs, backend.ChangeRecord{Table: tbl, Op: op, Image: img, Tx: tx})
 		seqs = append(seqs, seq)
 	}
 	rows.Close()
@@ -459,29 +454,10 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		k.dirty = true
 	}
 	k.unconsumed = k.inTx
-	sort.Slice(recs, func(i, j int) bool {
-		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
-			return c < 0
-		}
-		if c := bytes.Compare(recs[i].op, recs[j].op); c != 0 {
-			return c < 0
-		}
-		return bytes.Compare(recs[i].img, recs[j].img) < 0
-	})
-	h := sha256.New()
-	effects := make(backend.EffectDigests)
-	var buf []byte
 	for _, r := range recs {
-		buf = binary.AppendUvarint(buf[:0], uint64(len(r.tbl)))
-		buf = append(buf, r.tbl...)
-		buf = append(buf, r.op...)
-		buf = binary.AppendUvarint(buf, uint64(len(r.img)))
-		buf = append(buf, r.img...)
-		h.Write(buf)
-		effects.Write(r.tx, buf)
-		k.delta.Record(r.tbl, r.op, r.img)
+		k.delta.Record(r.Table, r.Op, r.Image)
 	}
-	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
+	return backend.DigestChanges(recs), nil
 }
 
 // Commit writes s into relchain_meta, deletes the block's DDL recovery
@@ -528,18 +504,13 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		return fmt.Errorf("mysql: commit height %d: %w", s.Height, err)
 	}
 	k.finish(false)
-	k.b.maybeCheckpoint(s.Height)
+	k.b.ckpt.MaybeCheckpoint(s.Height, k.b.dumpSnapshot)
 	return nil
 }
 
 // Rollback implements backend.Block.
 func (k *block) Rollback(ctx context.Context) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
-	if k.done {
-		return nil
-	}
-	return k.rollback(ctx)
+	return sqlstore.Rollback(&k.b.mu, &k.done, func() error { return k.rollback(ctx) })
 }
 
 // rollback ends the block; the caller holds the backend's mutex. A lost

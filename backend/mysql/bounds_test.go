@@ -13,7 +13,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/statedigest"
 )
@@ -204,7 +204,7 @@ func TestBusyReadersDoNotStarveTheSyntaxCheck(t *testing.T) {
 	waitStatement(t, "seq_1_to_100000000000", 2)
 	ac, acancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer acancel()
-	if _, err := b.Analyze(ac, "SELECT 42 + 1 FROM DUAL WHERE 7 = 7"); err != nil {
+	if _, err := b.Gate().Analyze(ac, "SELECT 42 + 1 FROM DUAL WHERE 7 = 7"); err != nil {
 		t.Fatalf("Analyze while the readers are busy: %v", err)
 	}
 }

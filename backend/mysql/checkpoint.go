@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -19,58 +18,36 @@ import (
 )
 
 // checkpointExt is the extension of MySQL checkpoints: relchain's own
-// logical dump (see takeCheckpoint).
+// logical dump (see dumpSnapshot).
 const checkpointExt = ".mysqldump"
 
 // checkpointMagic opens every checkpoint file.
 const checkpointMagic = "relchain-mysql-checkpoint-v1\n"
-
-// WithCheckpoints makes the backend dump its database every `every`
-// committed blocks into dir (checkpoint-<height>.mysqldump), keeping the
-// newest keep; onError (may be nil) hears of every failed checkpoint. The
-// dump runs in the background in one consistent-snapshot read-only
-// transaction (InnoDB readers never block the writer), which also reads
-// the height, so the dump is exactly the state committed at that height.
-func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Option {
-	return func(o *options) {
-		o.ckptDir, o.ckptEvery, o.ckptKeep, o.ckptOnError = dir, every, max(keep, 1), onError
-	}
-}
 
 // Checkpoints lists the MySQL checkpoints in dir, newest first.
 func Checkpoints(dir string) ([]backend.Checkpoint, error) {
 	return backend.ListCheckpoints(dir, checkpointExt)
 }
 
-// maybeCheckpoint starts a checkpoint after block height committed, if
-// one is due and none is running.
-func (b *Backend) maybeCheckpoint(height int64) {
-	b.ckpt.StartDue(height, b.opts.ckptEvery, b.takeCheckpoint)
-}
-
 // CheckpointError is the error of the last background checkpoint, if it
-// failed (a failed checkpoint never stops blocks).
-func (b *Backend) CheckpointError() error { return b.ckpt.Err() }
+// failed.
+func (b *Backend) CheckpointError() error { return b.ckpt.CheckpointError() }
 
-// WaitCheckpoint waits for a running checkpoint to finish.
-func (b *Backend) WaitCheckpoint() { b.ckpt.Wait() }
+// WaitCheckpoint waits for a running MySQL dump to finish.
+func (b *Backend) WaitCheckpoint() { b.ckpt.WaitCheckpoint() }
 
-// takeCheckpoint writes the dump: after checkpointMagic, a sequence of
-// statements, each a uvarint length and the text, that recreate every
+// dumpSnapshot writes the dump to the file path: after checkpointMagic,
+// a sequence of statements, each a uvarint length and the text, that recreate every
 // base table (relchain's included, capture triggers excepted: Open
 // recreates them) with SHOW CREATE TABLE, its rows as INSERTs (character
 // values as quoted text, binary and BIT values as hex literals, numbers
 // and dates as the server's text, which reads back exactly), and every
 // view. mysqldump cannot share the snapshot whose height is read, so the
-// backend dumps itself.
-func (b *Backend) takeCheckpoint(ctx context.Context) error {
-	dir := b.opts.ckptDir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
+// backend dumps itself. It returns the height the snapshot is of.
+func (b *Backend) dumpSnapshot(ctx context.Context, path string) (int64, error) {
 	conn, err := b.internal.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	// The connection's statement time limit is lifted for the dump; it
 	// is discarded afterwards rather than pooled with that setting.
@@ -80,19 +57,18 @@ func (b *Backend) takeCheckpoint(ctx context.Context) error {
 		lift = "SET SESSION max_execution_time = 0"
 	}
 	if _, err := conn.ExecContext(ctx, lift); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	if _, err := conn.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	var height int64
 	if err := conn.QueryRowContext(ctx, "SELECT COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)").Scan(&height); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
-	tmp := filepath.Join(dir, "checkpoint.tmp")
-	f, err := os.Create(tmp)
+	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	err = dump(ctx, conn, w)
@@ -106,13 +82,9 @@ func (b *Backend) takeCheckpoint(ctx context.Context) error {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("checkpoint at height %d: %w", height, err)
+		return 0, fmt.Errorf("checkpoint at height %d: %w", height, err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, backend.CheckpointName(height, checkpointExt))); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	return backend.PruneCheckpoints(dir, checkpointExt, b.opts.ckptKeep)
+	return height, nil
 }
 
 // dump writes the database that q reads (in its snapshot) to w.

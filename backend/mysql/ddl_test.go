@@ -7,7 +7,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/statedigest"
 )

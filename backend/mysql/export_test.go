@@ -15,3 +15,6 @@ func IsTxResult(n uint16) bool {
 	_, _, ok := classOf(n)
 	return ok
 }
+
+// WithoutGate turns the gate off, for tests (withoutGate).
+func WithoutGate() Option { return withoutGate() }

@@ -13,20 +13,15 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
-var _ backend.Backend = (*Backend)(nil)
-
-// Defaults for Options.
+// Defaults for Options: those of every server backend (see
+// backend/internal/sqlstore).
 const (
-	DefaultQueryTimeout = 30 * time.Second
-	DefaultMaxReaders   = 8
-	// DefaultMaxQueryRows and DefaultMaxQueryBytes bound what one Query
-	// returns (a clear error past them): reads are served by the node
-	// to anyone who reaches it.
-	DefaultMaxQueryRows  = 100_000
-	DefaultMaxQueryBytes = 64 << 20
+	DefaultQueryTimeout, DefaultMaxReaders    = sqlstore.DefaultQueryTimeout, sqlstore.DefaultMaxReaders
+	DefaultMaxQueryRows, DefaultMaxQueryBytes = sqlstore.DefaultMaxQueryRows, sqlstore.DefaultMaxQueryBytes
 )
 
 // SQLMode is the sql_mode of every connection: strict for every table
@@ -57,18 +52,14 @@ type options struct {
 	// error it returns is returned by Exec as a node fault: a simulated
 	// crash at that point.
 	ddlHook func(stage string) error
-	// Checkpoints (WithCheckpoints).
-	ckptDir     string
-	ckptEvery   int64
-	ckptKeep    int
-	ckptOnError func(error)
+	ckpt    sqlstore.CheckpointOptions // WithCheckpoints
 }
 
-// WithoutGate turns the determinism and safety gate (sqlcheck/mysql) off.
+// withoutGate turns the determinism and safety gate (backend/mysql/mysqlgate) off.
 // The backend's own backstop (statement kinds that would break the block's
 // db-transaction or session) stays. For benchmarks and tests only: a node
 // without the gate executes statements every other node refuses.
-func WithoutGate() Option { return func(o *options) { o.noGate = true } }
+func withoutGate() Option { return func(o *options) { o.noGate = true } }
 
 // WithQueryTimeout bounds a Query's statement (MariaDB max_statement_time,
 // MySQL max_execution_time; 0 disables it). It never applies to the block
@@ -94,6 +85,16 @@ func WithReaderDSN(dsn string) Option { return func(o *options) { o.readerDSN = 
 // statement that slips past the gate then acts with them.
 func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuper = true } }
 
+// WithCheckpoints turns on background checkpoints, files
+// checkpoint-<height>.mysqldump in dir (every, keep and onError as
+// backend/internal/sqlstore.CheckpointOptions says for every server
+// backend). The dump is relchain's own (dumpSnapshot), in one
+// consistent-snapshot read-only transaction: InnoDB readers never block
+// the writer.
+func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Option {
+	return func(o *options) { o.ckpt = sqlstore.NewCheckpointOptions(dir, every, keep, onError) }
+}
+
 // Backend is a MySQL or MariaDB database of one validator: one dedicated
 // writer connection for blocks, a pool of read-only connections for
 // Query, and, on the writer's account, a killer connection (it stops a
@@ -101,6 +102,7 @@ func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuper = tr
 // internal pool (the server's syntax check, state, system state and
 // checkpoint reads) that hostile reads cannot exhaust.
 type Backend struct {
+	gate     *backend.TextGate // the gate seam (gateseam.go)
 	opts     options
 	flavor   flavor
 	dbName   string
@@ -109,12 +111,14 @@ type Backend struct {
 	internal *sql.DB
 	readers  *sql.DB
 	verdict  verdictCache
-	ckpt     backend.Checkpointer
+	ckpt     sqlstore.Checkpointing
 
 	mu     sync.Mutex // guards open, closed
 	open   *block
 	closed bool
 }
+
+var _ backend.Backend = (*Backend)(nil)
 
 // flavor is the server family: the session variables differ.
 type flavor struct {
@@ -150,7 +154,8 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
-	b.ckpt.OnError = o.ckptOnError
+	b.gate = b.newGate()
+	b.ckpt.Configure(o.ckpt, checkpointExt)
 	if err := b.openPools(cfg, rcfg); err != nil {
 		return nil, err
 	}
@@ -443,11 +448,8 @@ func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
-		return nil, errors.New("mysql: begin: backend is closed")
-	}
-	if b.open != nil {
-		return nil, backend.ErrBlockOpen
+	if err := sqlstore.CheckBegin("mysql", b.closed, b.open != nil); err != nil {
+		return nil, err
 	}
 	conn, err := b.writer.Conn(ctx)
 	if err != nil {
@@ -475,10 +477,10 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	return k, nil
 }
 
-// Analyze implements backend.Backend: the backend's backstop, the gate,
-// and the server's parser (a prepare, never executed; its verdict cached
-// by text) for syntax.
-func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+// analyze is the gate's verdict on committed state (gateseam.go): the
+// backend's backstop, the gate, and the server's parser (a prepare, never
+// executed; its verdict cached by text) for syntax.
+func (b *Backend) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
 	st, err := b.verdict.gated(sql)
 	if err != nil {
 		return st.analysis, b.syntaxFirst(ctx, st, err)
@@ -491,21 +493,12 @@ func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, e
 
 // Close implements backend.Backend.
 func (b *Backend) Close() error {
-	b.WaitCheckpoint()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	var err error
-	if b.open != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = b.open.rollback(ctx)
-		cancel()
-	}
-	b.closeDBs()
-	return err
+	return sqlstore.Close(&b.mu, &b.closed, &b.ckpt, func(ctx context.Context) error {
+		if b.open == nil {
+			return nil
+		}
+		return b.open.rollback(ctx)
+	}, b.closeDBs)
 }
 
 func (b *Backend) closeDBs() {

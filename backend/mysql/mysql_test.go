@@ -9,7 +9,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 )
 
 func TestMain(m *testing.M) { mysqltest.Main(m) }
@@ -43,7 +43,7 @@ func mustOpen(tb testing.TB, dsn string, opts ...mysql.Option) *mysql.Backend {
 }
 
 // The conformance suite without the gate: the backend's own contract
-// (the gate, sqlcheck/mysql, is tested in its package and below).
+// (the gate, backend/mysql/mysqlgate, is tested in its package and below).
 func TestConformanceWithoutGate(t *testing.T) {
 	backendtest.Run(t, opener(mysql.WithoutGate()))
 }
@@ -54,7 +54,7 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// The conformance suite with the gate (sqlcheck/mysql) on, as a node runs,
+// The conformance suite with the gate (backend/mysql/mysqlgate) on, as a node runs,
 // except ValuesRoundTrip: it stores a DOUBLE column, which the gate
 // refuses (floating-point aggregates depend on row order); it runs in
 // TestConformanceWithoutGate.
@@ -73,31 +73,14 @@ func restoreForTest(t *testing.T, _ backend.Backend, height int64) (backend.Back
 	dir := t.TempDir()
 	ck := mustOpen(t, dsn.(string), mysql.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
 	defer ck.Close()
-	blk, err := ck.Begin(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blk.StateDigest(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := blk.Commit(ctx(t), backend.State{Height: height + 1, AppHash: []byte{1}}); err != nil {
-		t.Fatal(err)
-	}
-	ck.WaitCheckpoint()
-	cps, err := mysql.Checkpoints(dir)
-	if err != nil || len(cps) != 1 || cps[0].Height != height+1 {
-		t.Fatalf("checkpoints %v, %v; want one at height %d", cps, err, height+1)
-	}
+	cp := backendtest.CheckpointEmptyBlock(t, ck, height+1, func() ([]backend.Checkpoint, error) { return mysql.Checkpoints(dir) })
 	live, err := mysql.DatabaseName(dsn.(string))
 	if err != nil {
 		t.Fatal(err)
 	}
 	staged := live + "_r"
 	t.Cleanup(func() { mysqltest.Exec(t, "DROP DATABASE IF EXISTS `"+staged+"`") })
-	rdsn, err := mysql.RestoreCheckpoint(ctx(t), dsn.(string), cps[0], staged)
+	rdsn, err := mysql.RestoreCheckpoint(ctx(t), dsn.(string), cp, staged)
 	if err != nil {
 		t.Fatal(err)
 	}

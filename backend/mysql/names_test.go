@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/statedigest"
 )
 

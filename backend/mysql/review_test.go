@@ -5,7 +5,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
-	"github.com/relchain/relchain/internal/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 )
 
 // The open query path (abci_query) goes through the gate: executable

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/statedigest"
 )
 
@@ -24,25 +24,12 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	}
 	ctx, stop := k.watch(ctx)
 	defer stop()
-	var tables statedigest.Tables
-	var changed []string
-	var err error
-	if k.ddl {
-		if tables, err = scanTables(ctx, k.conn); err != nil {
-			return nil, k.fault("state digest: rescan after a schema change", err)
-		}
-		if _, err := k.conn.ExecContext(ctx, "DELETE FROM relchain_digest"); err != nil {
-			return nil, k.fault("state digest", err)
-		}
-		for name := range tables {
-			changed = append(changed, name)
-		}
-		slices.Sort(changed)
-	} else {
-		if tables, err = loadSums(ctx, k.conn); err != nil {
-			return nil, k.fault("state digest", err)
-		}
-		changed = k.delta.Apply(tables)
+	tables, changed, err := sqlstore.NextSums(k.ddl, k.delta,
+		func() (statedigest.Tables, error) { return scanTables(ctx, k.conn) },
+		func() (statedigest.Tables, error) { return loadSums(ctx, k.conn) },
+		func() error { _, err := k.conn.ExecContext(ctx, "DELETE FROM relchain_digest"); return err })
+	if err != nil {
+		return nil, k.fault("state digest", err)
 	}
 	k.delta, k.ddl = make(backend.TableDelta), false
 	if len(changed) > 0 {
@@ -65,28 +52,25 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	return tables.Digest(), nil
 }
 
-// StoredState implements backend.StateReader.
+// StoredState implements backend.StateReader, in a stateSnapshot.
 func (b *Backend) StoredState(ctx context.Context) (statedigest.Tables, int64, error) {
-	return b.readSnapshot(ctx, loadSums)
+	return sqlstore.ReadState(ctx, "mysql", b.stateSnapshot, loadSums)
 }
 
-// ScanState implements backend.StateReader: one consistent-snapshot
-// read-only transaction, so it may run while blocks commit.
+// ScanState implements backend.StateReader: in a stateSnapshot, so it may
+// run while blocks commit.
 func (b *Backend) ScanState(ctx context.Context) (statedigest.Tables, int64, error) {
-	return b.readSnapshot(ctx, scanTables)
+	return sqlstore.ReadState(ctx, "mysql", b.stateSnapshot, scanTables)
 }
 
-func (b *Backend) readSnapshot(ctx context.Context, read func(context.Context, querier) (statedigest.Tables, error)) (statedigest.Tables, int64, error) {
+// stateSnapshot is a consistent-snapshot read-only transaction on the
+// internal pool, out of reach of Query's readers.
+func (b *Backend) stateSnapshot(ctx context.Context) (querier, int64, func(), error) {
 	conn, height, err := b.snapshot(ctx, b.internal)
 	if err != nil {
-		return nil, 0, fmt.Errorf("mysql: read state: %w", err)
+		return nil, 0, nil, err
 	}
-	defer b.endSnapshot(conn)
-	tables, err := read(ctx, conn)
-	if err != nil {
-		return nil, 0, fmt.Errorf("mysql: read state at height %d: %w", height, err)
-	}
-	return tables, height, nil
+	return conn, height, func() { b.endSnapshot(conn) }, nil
 }
 
 func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
@@ -95,23 +79,7 @@ func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
 		return nil, fmt.Errorf("load table sums: %w", err)
 	}
 	defer rows.Close()
-	tables := make(statedigest.Tables)
-	for rows.Next() {
-		var name string
-		var raw []byte
-		if err := rows.Scan(&name, &raw); err != nil {
-			return nil, fmt.Errorf("load table sums: %w", err)
-		}
-		s, err := statedigest.Load(raw)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", name, err)
-		}
-		tables[name] = &s
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load table sums: %w", err)
-	}
-	return tables, nil
+	return sqlstore.LoadSums(rows)
 }
 
 // scanTables computes every replicated table's sum from its rows, with the

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/relchain/relchain/backend"
+	mycheck "github.com/relchain/relchain/backend/mysql/mysqlgate"
 	"github.com/relchain/relchain/sqlcheck"
-	mycheck "github.com/relchain/relchain/sqlcheck/mysql"
 )
 
 // stmtInfo is what the backend learns from one statement text without a
@@ -42,87 +42,6 @@ type stmtInfo struct {
 	analysis sqlcheck.Analysis
 }
 
-// token is one lexical token of a statement text: a word (keyword or
-// unquoted identifier, upper-cased in up), a quoted identifier, a string, a
-// ';' or another character.
-type token struct {
-	up     string // upper-cased word, or the character
-	raw    string
-	quoted bool // backquoted identifier
-	str    bool // string literal
-	end    int  // offset just after the token
-}
-
-// lex splits sql into tokens, skipping whitespace and comments (-- , #,
-// /* */), and reports unterminated quotes or comments as ok=false.
-func lex(sql string) (toks []token, ok bool) {
-	i := 0
-	for i < len(sql) {
-		c := sql[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '#' || (c == '-' && strings.HasPrefix(sql[i:], "--") && (i+2 == len(sql) || sql[i+2] <= ' ')):
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				i = len(sql)
-			} else {
-				i += j + 1
-			}
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			j := strings.Index(sql[i+2:], "*/")
-			if j < 0 {
-				return toks, false
-			}
-			i += j + 4
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for {
-				if j >= len(sql) {
-					return toks, false
-				}
-				if sql[j] == '\\' && c != '`' {
-					j += 2
-					continue
-				}
-				if sql[j] == c {
-					if j+1 < len(sql) && sql[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			raw := sql[i : j+1]
-			t := token{raw: raw, end: j + 1}
-			if c == '`' {
-				t.quoted = true
-				t.up = strings.ReplaceAll(raw[1:len(raw)-1], "``", "`")
-			} else {
-				t.str = true
-			}
-			toks = append(toks, t)
-			i = j + 1
-		case isWordByte(c):
-			j := i
-			for j < len(sql) && isWordByte(sql[j]) {
-				j++
-			}
-			toks = append(toks, token{up: strings.ToUpper(sql[i:j]), raw: sql[i:j], end: j})
-			i = j
-		default:
-			toks = append(toks, token{up: string(c), raw: string(c), end: i + 1})
-			i++
-		}
-	}
-	return toks, true
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
-
 var (
 	errEmpty   = &backend.Error{Class: backend.ClassInvalid, SQLState: "42000", Message: "empty statement: the text holds no SQL statement"}
 	errSeveral = &backend.Error{Class: backend.ClassInvalid, SQLState: "42000", Message: "the text holds several statements; exactly one is allowed per statement text"}
@@ -130,18 +49,41 @@ var (
 
 // inspect is the backstop's verdict on one text: exactly one statement, of
 // a kind relchain lets run (ClassPermission for the others), with a rough
-// analysis the gate's replaces when it is on.
+// analysis the gate's replaces when it is on. The text is read with the
+// gate's tokenizer (mysqlgate.Tokens), so the backend and the gate agree
+// on where strings, quoted names and comments are.
 func inspect(sql string) (stmtInfo, error) {
-	toks, ok := lex(sql)
+	toks, ok := mycheck.Tokens(sql)
 	if !ok {
 		return stmtInfo{}, &backend.Error{Class: backend.ClassSyntax, SQLState: "42000",
 			Message: "unterminated string, quoted identifier or comment"}
 	}
-	// Statements are separated by ';' tokens; empty ones are ignored.
-	var stmts [][]token
+	st, err := oneStatement(toks)
+	if err != nil {
+		return stmtInfo{}, err
+	}
+	info := stmtInfo{text: sql[:st[len(st)-1].End], kind: st[0].Up}
+	if !st[0].Word() {
+		info.kind = ""
+	}
+	for _, t := range st {
+		if t.Word() && (t.Up == "OUTFILE" || t.Up == "DUMPFILE" || t.Up == "LOAD_FILE") {
+			info.forbidden = "reading or writing server files (" + t.Up + ") is not allowed"
+			return info, nil
+		}
+	}
+	topLevelClauses(&info, st)
+	classify(&info, st)
+	return info, nil
+}
+
+// oneStatement is the tokens of the one statement in toks: statements are
+// separated by ';' tokens, and empty ones are ignored.
+func oneStatement(toks []mycheck.Token) ([]mycheck.Token, error) {
+	var stmts [][]mycheck.Token
 	start := 0
 	for i, t := range toks {
-		if t.up == ";" && !t.str && !t.quoted {
+		if t.Up == ";" && t.Word() {
 			if i > start {
 				stmts = append(stmts, toks[start:i])
 			}
@@ -153,50 +95,50 @@ func inspect(sql string) (stmtInfo, error) {
 	}
 	switch {
 	case len(stmts) == 0:
-		return stmtInfo{}, errEmpty
+		return nil, errEmpty
 	case len(stmts) > 1:
-		return stmtInfo{}, errSeveral
+		return nil, errSeveral
 	}
-	st := stmts[0]
-	info := stmtInfo{text: sql[:st[len(st)-1].end], kind: st[0].up}
-	if st[0].str || st[0].quoted {
-		info.kind = ""
-	}
-	word := func(i int) string {
-		if i < len(st) && !st[i].str && !st[i].quoted {
-			return st[i].up
-		}
-		return ""
-	}
-	for _, t := range st {
-		if !t.str && !t.quoted && (t.up == "OUTFILE" || t.up == "DUMPFILE" || t.up == "LOAD_FILE") {
-			info.forbidden = "reading or writing server files (" + t.up + ") is not allowed"
-			return info, nil
-		}
-	}
+	return stmts[0], nil
+}
+
+// topLevelClauses finds st's RETURNING and ORDER BY outside parentheses.
+func topLevelClauses(info *stmtInfo, st []mycheck.Token) {
 	depth := 0
 	for i, t := range st {
 		switch {
-		case t.str || t.quoted:
-		case t.up == "(":
+		case !t.Word():
+		case t.Up == "(":
 			depth++
-		case t.up == ")":
+		case t.Up == ")":
 			depth--
-		case depth == 0 && t.up == "RETURNING":
+		case depth == 0 && t.Up == "RETURNING":
 			info.returning = true
-			info.returningAt = t.end - len(t.raw)
-		case depth == 0 && t.up == "ORDER" && word(i+1) == "BY":
+			info.returningAt = t.Start
+		case depth == 0 && t.Up == "ORDER" && word(st, i+1) == "BY":
 			info.ordered = true
 		}
 	}
+}
+
+// word is st[i] if it is a word, else "".
+func word(st []mycheck.Token, i int) string {
+	if i < len(st) && st[i].Word() {
+		return st[i].Up
+	}
+	return ""
+}
+
+// classify sets what info's kind implies: a read, a write of a table, DDL,
+// or a kind the backstop forbids.
+func classify(info *stmtInfo, st []mycheck.Token) {
 	switch info.kind {
 	case "SELECT", "WITH", "VALUES", "TABLE", "(":
 		info.read = true
 		if info.kind == "WITH" || info.kind == "(" {
-			// WITH ... UPDATE/DELETE/INSERT? MySQL allows WITH before
-			// UPDATE and DELETE: not a read.
+			// MySQL allows WITH before UPDATE and DELETE: not a read.
 			for _, t := range st {
-				if !t.str && !t.quoted && (t.up == "UPDATE" || t.up == "DELETE" || t.up == "INSERT" || t.up == "REPLACE") {
+				if t.Word() && (t.Up == "UPDATE" || t.Up == "DELETE" || t.Up == "INSERT" || t.Up == "REPLACE") {
 					info.read = false
 				}
 			}
@@ -207,45 +149,48 @@ func inspect(sql string) (stmtInfo, error) {
 	case "CREATE", "ALTER", "DROP":
 		info.ddl = true
 		info.analysis.DDL = true
-		obj := ""
-		for i := 1; i < len(st) && obj == ""; i++ {
-			switch w := word(i); w {
-			case "TEMPORARY":
-				info.forbidden = "temporary tables are not allowed: they are session state, not replicated"
-				return info, nil
-			case "TABLE", "INDEX", "VIEW", "TRIGGER", "PROCEDURE", "FUNCTION", "EVENT", "DATABASE", "SCHEMA",
-				"USER", "ROLE", "SERVER", "SEQUENCE", "TABLESPACE", "PACKAGE", "SYNONYM", "LOGFILE", "INSTANCE",
-				"RESOURCE", "SPATIAL", "UNDO":
-				obj = w
-			}
-		}
-		switch obj {
-		case "TABLE", "INDEX", "VIEW":
-		default:
-			if obj == "" {
-				obj = "this object"
-			}
-			info.forbidden = info.kind + " " + obj + " is not allowed: relchain replicates tables, indexes and views only"
-		}
+		info.forbidden = forbiddenObject(info.kind, st)
 	case "RENAME", "TRUNCATE":
 		info.ddl = true
 		info.analysis.DDL = true
-		if info.kind == "RENAME" && word(1) != "TABLE" {
-			info.forbidden = "RENAME " + word(1) + " is not allowed"
+		if info.kind == "RENAME" && word(st, 1) != "TABLE" {
+			info.forbidden = "RENAME " + word(st, 1) + " is not allowed"
 		}
 	default:
 		info.forbidden = "statement kind " + info.kind + " is not allowed: relchain runs queries, DML and table, index and view DDL only " +
 			"(transaction, session and server control belong to the backend)"
 	}
-	return info, nil
+}
+
+// forbiddenObject is why a CREATE, ALTER or DROP (kind) may not run, or ""
+// for one of a table, an index or a view.
+func forbiddenObject(kind string, st []mycheck.Token) string {
+	obj := ""
+	for i := 1; i < len(st) && obj == ""; i++ {
+		switch w := word(st, i); w {
+		case "TEMPORARY":
+			return "temporary tables are not allowed: they are session state, not replicated"
+		case "TABLE", "INDEX", "VIEW", "TRIGGER", "PROCEDURE", "FUNCTION", "EVENT", "DATABASE", "SCHEMA",
+			"USER", "ROLE", "SERVER", "SEQUENCE", "TABLESPACE", "PACKAGE", "SYNONYM", "LOGFILE", "INSTANCE",
+			"RESOURCE", "SPATIAL", "UNDO":
+			obj = w
+		}
+	}
+	switch obj {
+	case "TABLE", "INDEX", "VIEW":
+		return ""
+	case "":
+		obj = "this object"
+	}
+	return kind + " " + obj + " is not allowed: relchain replicates tables, indexes and views only"
 }
 
 // writeTarget is the table an INSERT, REPLACE, UPDATE or DELETE names
 // first, lower-cased (lower_case_table_names=1), without its schema.
-func writeTarget(st []token) string {
+func writeTarget(st []mycheck.Token) string {
 	i := 1
-	for i < len(st) && !st[i].quoted && !st[i].str {
-		switch st[i].up {
+	for i < len(st) && st[i].Word() {
+		switch st[i].Up {
 		case "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE", "QUICK", "INTO", "FROM":
 			i++
 			continue
@@ -254,14 +199,18 @@ func writeTarget(st []token) string {
 	}
 	name := ""
 	for i < len(st) {
-		if st[i].quoted {
-			name = st[i].up
+		if st[i].Quoted {
+			name = st[i].Up
 		} else {
-			name = st[i].raw
+			name = st[i].Raw
 		}
-		if i+2 < len(st) && st[i+1].up == "." {
+		if i+2 < len(st) && st[i+1].Up == "." {
 			i += 2
 			continue
+		}
+		if i+1 < len(st) && len(st[i+1].Raw) > 1 && st[i+1].Raw[0] == '.' {
+			// "db.5t": the tokenizer reads ".5" as a number.
+			return strings.ToLower(st[i+1].Raw[1:])
 		}
 		break
 	}
@@ -341,9 +290,9 @@ func (c *verdictCache) judge(sql string) verdict {
 	default:
 		a.Writes = slices.Clone(a.Writes)
 		v.info.analysis = a
-		// The backend's own DDL handling follows its own lexer (a
-		// statement the gate calls DDL and the lexer does not would run
-		// inside the block's db-transaction and commit it implicitly).
+		// The backend's own DDL handling follows the backstop's kind (a
+		// statement the gate calls DDL and the backstop does not would
+		// run inside the block's db-transaction and commit it implicitly).
 		if a.DDL && !info.ddl {
 			v.gateErr = permission("DDL of kind " + info.kind + " is not supported by the MySQL backend")
 		}
@@ -358,7 +307,7 @@ func isCountError(err error) bool {
 	return strings.HasPrefix(msg, "empty statement") || strings.Contains(msg, "statements; exactly one")
 }
 
-// gateAnalyze runs the gate (sqlcheck/mysql) on sql. The gate's parser
+// gateAnalyze runs the gate (backend/mysql/mysqlgate) on sql. The gate's parser
 // (Vitess) does not know MariaDB's INSERT/REPLACE/DELETE ... RETURNING, so
 // such a statement is judged in two parts, both of which must pass: the
 // statement without its RETURNING clause (whose analysis is the

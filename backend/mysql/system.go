@@ -2,38 +2,23 @@ package mysql
 
 import (
 	"context"
-	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 )
 
 // LoadSystem implements backend.Backend.
 func (b *Backend) LoadSystem(ctx context.Context) (map[string][]byte, error) {
 	rows, err := b.internal.QueryContext(ctx, `SELECT k, v FROM relchain_system`)
-	if err != nil {
-		return nil, fmt.Errorf("mysql: load system state: %w", err)
+	if err == nil {
+		defer rows.Close()
 	}
-	defer rows.Close()
-	out := make(map[string][]byte)
-	for rows.Next() {
-		var k, v []byte
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, fmt.Errorf("mysql: load system state: %w", err)
-		}
-		if v == nil {
-			v = []byte{}
-		}
-		out[string(k)] = v
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("mysql: load system state: %w", err)
-	}
-	return out, nil
+	return sqlstore.ReadSystem("mysql", rows, err)
 }
 
-// SaveSystem implements backend.Block: one delete of the removed keys and
-// one upsert of the others (keys sorted, so every node writes in the same
-// order).
+// SaveSystem implements backend.Block: a multi-row DELETE of the removed
+// keys and a multi-row INSERT ... ON DUPLICATE KEY UPDATE of the others,
+// as sqlstore.SplitSystem orders them.
 func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 	if len(kv) == 0 {
 		return nil
@@ -45,18 +30,13 @@ func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 	}
 	ctx, stop := k.watch(ctx)
 	defer stop()
-	keys := make([]string, 0, len(kv))
-	for key := range kv {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
+	delKeys, upKeys, upVals := sqlstore.SplitSystem(kv)
 	var del, up []any
-	for _, key := range keys {
-		if v := kv[key]; v == nil {
-			del = append(del, []byte(key))
-		} else {
-			up = append(up, []byte(key), v)
-		}
+	for _, key := range delKeys {
+		del = append(del, key)
+	}
+	for i, key := range upKeys {
+		up = append(up, key, upVals[i])
 	}
 	if len(del) > 0 {
 		q := "DELETE FROM relchain_system WHERE k IN (?" + strings.Repeat(", ?", len(del)-1) + ")"

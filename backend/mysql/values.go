@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 )
 
 // runStmt runs one statement on q with arguments (quoted into the text by
@@ -192,20 +193,12 @@ func convert(kind string, v any) (any, error) {
 // compareRows orders rows by their values' text forms, column by column,
 // NULL first.
 func compareRows(a, b []any) int {
-	for i := range a {
-		switch {
-		case a[i] == nil && b[i] == nil:
-			continue
-		case a[i] == nil:
-			return -1
-		case b[i] == nil:
-			return 1
+	return sqlstore.CompareRows(a, b, func(v any) ([]byte, bool) {
+		if v == nil {
+			return nil, true
 		}
-		if c := bytes.Compare(textOf(a[i]), textOf(b[i])); c != 0 {
-			return c
-		}
-	}
-	return 0
+		return textOf(v), false
+	})
 }
 
 func textOf(v any) []byte {

@@ -3,12 +3,9 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
+	pgcheck "github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/sqlcheck"
-	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // savepoint is the one savepoint name relchain uses; RollbackTo releases it
@@ -134,7 +132,7 @@ func (k *block) sent() {
 }
 
 // Savepoint opens the tx's savepoint; statements that read the clock or
-// random numbers are rewritten with env (sqlcheck/postgres.Rewrite). It
+// random numbers are rewritten with env (backend/postgres/pggate.Rewrite). It
 // also sets relchain.tx to env.Tx, transaction-locally and inside the
 // savepoint (SET LOCAL: a utility statement, measured at about a third of
 // the cost of SELECT set_config): the change records the tx's statements
@@ -156,12 +154,6 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	k.env = env
 	k.savepointDue, k.inTx, k.unconsumed, k.aborted = true, true, true, false
 	return nil
-}
-
-// Analyze implements backend.Block: the verdict is a function of the text
-// alone (see Backend.Analyze).
-func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
-	return k.b.Analyze(ctx, sql)
 }
 
 // Release releases the tx's savepoint. It is deferred (see pending) unless
@@ -298,13 +290,10 @@ func (k *block) cancelOnServer() {
 // statement, and hashes them: all of them for the block, and each tx's own
 // (by their tx column) for its effect digest.
 //
-// Records are hashed in canonical order (sorted by table, operation and row
-// image), not in the order the triggers wrote them: a statement touching
-// many rows visits them in physical order, which differs between nodes (see
-// Exec), while the multiset of row images does not. Each record is
-// length-prefixed: uvarint(len(tbl)) tbl op uvarint(len(img)) img. A tx's
-// records are a subsequence of the block's sorted records, so one sort
-// serves both.
+// Records are hashed in canonical order, not in the order the triggers
+// wrote them (a statement touching many rows visits them in physical
+// order, which differs between nodes, see Exec): backend.DigestChanges,
+// shared with MySQL.
 func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
@@ -315,11 +304,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
 	}
 	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx, old", nil, nil, nil, nil)
-	type rec struct {
-		tbl, op, img []byte
-		tx           int
-	}
-	var recs []rec
+	var recs []backend.ChangeRecord
 	var perr error
 	for res.NextRow() {
 		v := res.Values()
@@ -331,9 +316,9 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		if v[4] != nil {
 			// An UPDATE's record holds the image before it too: the
 			// record ('B', old) of the digest (see schemaSQL).
-			recs = append(recs, rec{tbl, opBefore, bytes.Clone(v[4]), tx})
+			recs = append(recs, backend.ChangeRecord{Table: tbl, Op: opBefore, Image: bytes.Clone(v[4]), Tx: tx})
 		}
-		recs = append(recs, rec{tbl, bytes.Clone(v[1]), bytes.Clone(v[2]), tx})
+		recs = append(recs, backend.ChangeRecord{Table: tbl, Op: bytes.Clone(v[1]), Image: bytes.Clone(v[2]), Tx: tx})
 	}
 	if _, err := res.Close(); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
@@ -348,33 +333,13 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	// cores while this goroutine sorts and hashes the records.
 	changes := make([]change, len(recs))
 	for i, r := range recs {
-		changes[i] = change{r.tbl, r.op, r.img}
-	}
-	parts := deltaParts(changes)
-	sort.Slice(recs, func(i, j int) bool {
-		if c := bytes.Compare(recs[i].tbl, recs[j].tbl); c != 0 {
-			return c < 0
-		}
-		if c := bytes.Compare(recs[i].op, recs[j].op); c != 0 {
-			return c < 0
-		}
-		return bytes.Compare(recs[i].img, recs[j].img) < 0
-	})
-	h := sha256.New()
-	effects := make(backend.EffectDigests)
-	var buf []byte
-	for _, r := range recs {
-		if len(r.op) == 1 && (r.op[0] == 'S' || r.op[0] == 'X' || r.op[0] == 'T') {
+		changes[i] = change{r.Table, r.Op, r.Image}
+		if len(r.Op) == 1 && (r.Op[0] == 'S' || r.Op[0] == 'X' || r.Op[0] == 'T') {
 			k.ddl = true
 		}
-		buf = binary.AppendUvarint(buf[:0], uint64(len(r.tbl)))
-		buf = append(buf, r.tbl...)
-		buf = append(buf, r.op...)
-		buf = binary.AppendUvarint(buf, uint64(len(r.img)))
-		buf = append(buf, r.img...)
-		h.Write(buf)
-		effects.Write(r.tx, buf)
 	}
+	parts := deltaParts(changes)
+	digest := backend.DigestChanges(recs)
 	for _, part := range parts {
 		for name, sum := range <-part {
 			if cur, ok := k.delta[name]; ok {
@@ -384,7 +349,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 			}
 		}
 	}
-	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
+	return digest, nil
 }
 
 // change is one change record as TableDelta.Record takes it.
@@ -464,17 +429,13 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		// tuples to autovacuum.
 		_, _ = k.conn.PgConn().Exec(ctx, "VACUUM relchain.changes").ReadAll()
 	}
-	k.b.maybeCheckpoint(s.Height)
+	k.b.ckpt.MaybeCheckpoint(s.Height, k.b.dumpSnapshot)
 	return nil
 }
 
+// Rollback implements backend.Block.
 func (k *block) Rollback(ctx context.Context) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
-	if k.done {
-		return nil
-	}
-	return k.rollback(ctx)
+	return sqlstore.Rollback(&k.b.mu, &k.done, func() error { return k.rollback(ctx) })
 }
 
 // rollback ends the block; the caller holds the backend's mutex. On a

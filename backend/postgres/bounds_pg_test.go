@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -19,7 +19,7 @@ import (
 // permission error whose message contains want.
 func wantRefused(t *testing.T, b backend.Backend, sql, want string) {
 	t.Helper()
-	_, err := b.Analyze(ctx(t), sql)
+	_, err := b.Gate().Analyze(ctx(t), sql)
 	e := backend.AsError(err)
 	if e == nil || e.Class != backend.ClassPermission {
 		t.Fatalf("Analyze(%.80q) = %v, want a permission error", sql, err)
@@ -80,7 +80,7 @@ func TestCartesianJoinsRefusedAtCheckTx(t *testing.T) {
 		`SELECT count(*) FROM t1 a, t1 b`,
 		`UPDATE t1 SET v = a.v FROM t1 a WHERE t1.id = a.id`,
 	} {
-		if _, err := b.Analyze(ctx(t), sql); err != nil {
+		if _, err := b.Gate().Analyze(ctx(t), sql); err != nil {
 			t.Errorf("Analyze(%q) = %v, want it accepted", sql, err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestSizeMultiplyingStringFunctionsRefused(t *testing.T) {
 		`SELECT replace('a&b', '&', '&amp;')`,
 		`SELECT lpad('7', 5, '0')`,
 	} {
-		if _, err := b.Analyze(ctx(t), sql); err != nil {
+		if _, err := b.Gate().Analyze(ctx(t), sql); err != nil {
 			t.Errorf("Analyze(%q) = %v, want it accepted", sql, err)
 		}
 	}

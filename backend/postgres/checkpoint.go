@@ -19,78 +19,52 @@ import (
 // custom format).
 const checkpointExt = ".dump"
 
-// WithCheckpoints makes the backend dump its database every `every`
-// committed blocks into dir (checkpoint-<height>.dump), keeping the newest
-// keep; onError (may be nil) hears of every failed checkpoint. The dump runs in the background with pg_dump on a snapshot that a
-// REPEATABLE READ transaction exports: blocks go on committing (PostgreSQL
-// readers never block writers); the cost is one read of the database and
-// the dump file's size on disk. pg_dump and pg_restore of the server's
-// version must be on PATH or under /usr/lib/postgresql/<version>/bin.
-func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Option {
-	return func(o *options) {
-		o.ckptDir, o.ckptEvery, o.ckptKeep, o.ckptOnError = dir, every, max(keep, 1), onError
-	}
-}
-
 // Checkpoints lists the PostgreSQL checkpoints in dir, newest first.
 func Checkpoints(dir string) ([]backend.Checkpoint, error) {
 	return backend.ListCheckpoints(dir, checkpointExt)
 }
 
-// maybeCheckpoint starts a checkpoint after block height committed, if
-// one is due and none is running.
-func (b *Backend) maybeCheckpoint(height int64) {
-	b.ckpt.StartDue(height, b.opts.ckptEvery, b.takeCheckpoint)
-}
-
-// CheckpointError is the error of the last background checkpoint, if it
-// failed (a failed checkpoint never stops blocks).
-func (b *Backend) CheckpointError() error { return b.ckpt.Err() }
-
-// WaitCheckpoint waits for a running checkpoint to finish.
-func (b *Backend) WaitCheckpoint() { b.ckpt.Wait() }
-
-func (b *Backend) takeCheckpoint(ctx context.Context) error {
-	dir := b.opts.ckptDir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
+// dumpSnapshot runs pg_dump into the file path on the snapshot of a
+// REPEATABLE READ transaction and returns the height committed in it.
+func (b *Backend) dumpSnapshot(ctx context.Context, path string) (int64, error) {
 	pgDump, err := clientBinary("pg_dump")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	cfg := b.writerCfg.Copy()
 	cfg.RuntimeParams["statement_timeout"] = "0"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("checkpoint: connect: %w", err)
+		return 0, fmt.Errorf("checkpoint: connect: %w", err)
 	}
 	defer conn.Close(context.Background())
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer tx.Rollback(context.Background())
 	var snapshot string
 	var height int64
 	if err := tx.QueryRow(ctx, `SELECT pg_export_snapshot(), coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&snapshot, &height); err != nil {
-		return fmt.Errorf("checkpoint: export snapshot: %w", err)
+		return 0, fmt.Errorf("checkpoint: export snapshot: %w", err)
 	}
-	tmp := filepath.Join(dir, "checkpoint.tmp")
-	_ = os.Remove(tmp)
+	_ = os.Remove(path)
 	// No owners or privileges: they name this node's roles, which another
 	// node restoring the dump (state sync) does not have.
 	out, err := exec.CommandContext(ctx, pgDump, "--format=custom", "--no-owner", "--no-privileges", "--snapshot="+snapshot,
-		"--file="+tmp, "--dbname="+b.dsn).CombinedOutput()
+		"--file="+path, "--dbname="+b.dsn).CombinedOutput()
 	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("checkpoint: pg_dump: %w: %s", err, out)
+		return 0, fmt.Errorf("checkpoint: pg_dump: %w: %s", err, out)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, backend.CheckpointName(height, checkpointExt))); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	return backend.PruneCheckpoints(dir, checkpointExt, b.opts.ckptKeep)
+	return height, nil
 }
+
+// CheckpointError is the error of the last background pg_dump, if it
+// failed (blocks went on).
+func (b *Backend) CheckpointError() error { return b.ckpt.CheckpointError() }
+
+// WaitCheckpoint waits for a running pg_dump to finish.
+func (b *Backend) WaitCheckpoint() { b.ckpt.WaitCheckpoint() }
 
 // RestoreCheckpoint restores the dump cp into a new database named db on
 // the server of dsn (dropping one of that name first) and returns that

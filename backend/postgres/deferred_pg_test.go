@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
 

@@ -22,7 +22,7 @@
 // client-side statement cache. Every block runs under SET CONSTRAINTS ALL
 // IMMEDIATE, so a deferrable constraint fails its tx, never the block's
 // COMMIT. The writer has no statement timeout: a block's statements are
-// bounded by the gate (sqlcheck/postgres) and by the context the caller
+// bounded by the gate (backend/postgres/pggate) and by the context the caller
 // passes (a deadlined Exec returns an error wrapping ctx.Err() and cancels
 // the statement on the server). relchain's own statements name rows as
 // alias.* and built-in functions as pg_catalog.name, so no user table,

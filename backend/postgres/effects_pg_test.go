@@ -11,7 +11,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
 

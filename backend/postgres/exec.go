@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 )
 
 // Type OIDs that execParams encodes or decodes itself.
@@ -257,20 +258,7 @@ func convertValue(oid uint32, v []byte) (any, error) {
 // compareRaw orders rows by their values' text forms, column by column,
 // NULL first.
 func compareRaw(a, b [][]byte) int {
-	for i := range a {
-		switch {
-		case a[i] == nil && b[i] == nil:
-			continue
-		case a[i] == nil:
-			return -1
-		case b[i] == nil:
-			return 1
-		}
-		if c := bytes.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return sqlstore.CompareRows(a, b, func(v []byte) ([]byte, bool) { return v, v == nil })
 }
 
 // nodeFault reports SQLSTATE classes that describe this node rather than the

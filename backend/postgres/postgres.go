@@ -14,20 +14,18 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
-var _ backend.Backend = (*Backend)(nil)
-
-// Defaults for Options.
+// Defaults for Options. The query time limit, pool size and result bounds
+// are every server backend's (see backend/internal/sqlstore).
 const (
-	DefaultQueryTimeout = 30 * time.Second
-	DefaultMaxReaders   = 8
-	// DefaultMaxQueryRows and DefaultMaxQueryBytes bound what one Query
-	// returns (see WithQueryLimits).
-	DefaultMaxQueryRows  = 100_000
-	DefaultMaxQueryBytes = 64 << 20
+	DefaultQueryTimeout  = sqlstore.DefaultQueryTimeout
+	DefaultMaxReaders    = sqlstore.DefaultMaxReaders
+	DefaultMaxQueryRows  = sqlstore.DefaultMaxQueryRows
+	DefaultMaxQueryBytes = sqlstore.DefaultMaxQueryBytes
 	// DefaultQueryWorkMem is the work_mem of Query's connections: the
 	// memory one sort or hash of a query may use before it spills to
 	// temporary files (bounded by the reader role's temp_file_limit).
@@ -44,16 +42,13 @@ type options struct {
 	maxQueryBytes   int
 	noGate          bool
 	unsafeSuperuser bool
-	ckptDir         string
-	ckptEvery       int64
-	ckptKeep        int
-	ckptOnError     func(error)
+	ckpt            sqlstore.CheckpointOptions // WithCheckpoints
 }
 
-// WithoutGate turns the determinism and safety gate (sqlcheck/postgres) off.
+// withoutGate turns the determinism and safety gate (backend/postgres/pggate) off.
 // For benchmarks that measure the gate's cost only: a node without the gate
 // executes statements every other node refuses, and diverges.
-func WithoutGate() Option { return func(o *options) { o.noGate = true } }
+func withoutGate() Option { return func(o *options) { o.noGate = true } }
 
 // WithUnsafeSuperuser lets Open connect as roles with more than relchain
 // needs (a superuser, CREATEROLE, BYPASSRLS, REPLICATION, membership in
@@ -83,6 +78,18 @@ func WithQueryLimits(rows, bytes int) Option {
 			o.maxQueryBytes = bytes
 		}
 	}
+}
+
+// WithCheckpoints turns on background checkpoints, pg_dump files
+// checkpoint-<height>.dump in dir (every, keep and onError as
+// backend/internal/sqlstore.CheckpointOptions says for every server
+// backend). pg_dump reads a snapshot that a REPEATABLE READ transaction
+// exports (PostgreSQL readers never block writers); the cost is one read
+// of the database and the dump file's size on disk. pg_dump and
+// pg_restore of the server's version must be on PATH or under
+// /usr/lib/postgresql/<version>/bin.
+func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Option {
+	return func(o *options) { o.ckpt = sqlstore.NewCheckpointOptions(dir, every, keep, onError) }
 }
 
 // sessionSettings are pinned on every connection (writer and readers) in the
@@ -142,9 +149,10 @@ func sessionSettings() map[string]string {
 // connection for blocks and a pool of read-only connections for Query,
 // each as its own least-privilege role (see package pgsetup).
 type Backend struct {
-	dsn       string // the writer's
+	gate      *backend.TextGate // the gate seam (gateseam.go)
+	dsn       string            // the writer's
 	opts      options
-	ckpt      backend.Checkpointer
+	ckpt      sqlstore.Checkpointing
 	writerCfg *pgx.ConnConfig
 	pool      *pgxpool.Pool
 	syntax    syntaxCache
@@ -157,6 +165,8 @@ type Backend struct {
 	open   *block
 	closed bool
 }
+
+var _ backend.Backend = (*Backend)(nil)
 
 // Open connects to the database named by dsn as the writer, creating the
 // database (UTF8, collation C) if it does not exist and the role may,
@@ -184,12 +194,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate)}
+	b.gate = b.newGate()
 	pool, err := b.openReaders(ctx, readerDSN)
 	if err != nil {
 		return nil, err
 	}
 	b.pool = pool
-	b.ckpt.OnError = o.ckptOnError
+	b.ckpt.Configure(o.ckpt, checkpointExt)
 	return b, nil
 }
 
@@ -403,11 +414,8 @@ func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
-		return nil, errors.New("postgres: begin: backend is closed")
-	}
-	if b.open != nil {
-		return nil, backend.ErrBlockOpen
+	if err := sqlstore.CheckBegin("postgres", b.closed, b.open != nil); err != nil {
+		return nil, err
 	}
 	if b.writer != nil && b.writer.IsClosed() {
 		b.writer = nil
@@ -450,30 +458,23 @@ func (b *Backend) dropWriter() {
 	}
 }
 
-// Analyze implements backend.Backend: PostgreSQL's parser and the gate,
-// both pure functions of the text, so the verdict does not depend on
-// committed state.
-func (b *Backend) Analyze(_ context.Context, sql string) (sqlcheck.Analysis, error) {
+// analyze is the gate's verdict on committed state (gateseam.go):
+// PostgreSQL's parser and the gate, both pure functions of the text, so the
+// verdict does not depend on committed state.
+func (b *Backend) analyze(_ context.Context, sql string) (sqlcheck.Analysis, error) {
 	st, err := b.syntax.gated(sql)
 	return st.analysis, err
 }
 
 // Close implements backend.Backend.
 func (b *Backend) Close() error {
-	b.WaitCheckpoint()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	var err error
-	if b.open != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = b.open.rollback(ctx)
-		cancel()
-	}
-	b.dropWriter()
-	b.pool.Close()
-	return err
+	return sqlstore.Close(&b.mu, &b.closed, &b.ckpt, func(ctx context.Context) error {
+		if b.open == nil {
+			return nil
+		}
+		return b.open.rollback(ctx)
+	}, func() {
+		b.dropWriter()
+		b.pool.Close()
+	})
 }

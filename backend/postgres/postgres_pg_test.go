@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +15,12 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
 // block runs statements in one block on b and returns each statement's
 // result and the block's digest; it fails on any error.
-func block(t *testing.T, b backend.Backend, height int64, stmts ...string) ([]*backend.Rows, []byte) {
+func block(t testing.TB, b backend.Backend, height int64, stmts ...string) ([]*backend.Rows, []byte) {
 	t.Helper()
 	blk, err := b.Begin(ctx(t))
 	if err != nil {
@@ -43,6 +44,27 @@ func block(t *testing.T, b backend.Backend, height int64, stmts ...string) ([]*b
 		t.Fatal(err)
 	}
 	return out, d
+}
+
+// BenchmarkQuery measures a point SELECT by primary key through the query
+// path (the gate, the read-only transaction, its height and the
+// statement) and reports the median latency as p50-µs:
+//
+//	go test ./backend/postgres -run '^$' -bench BenchmarkQuery -benchtime 20000x
+func BenchmarkQuery(b *testing.B) {
+	be := mustOpen(b, pgtest.DSN(b))
+	defer be.Close()
+	block(b, be, 1, `CREATE TABLE t (id int PRIMARY KEY, v text)`, `INSERT INTO t SELECT i, 'v' || i FROM generate_series(1, 1000) i`)
+	var lat []time.Duration
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, _, err := be.Query(b.Context(), `SELECT v FROM t WHERE id = $1`, []any{int64(i%1000 + 1)}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 }
 
 func TestDigestAndRowsIgnorePhysicalOrder(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgsetup"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -65,30 +65,13 @@ func restoreForTest(t *testing.T, _ backend.Backend, height int64) (backend.Back
 	dir := t.TempDir()
 	ck := mustOpen(t, dsn.(string), postgres.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
 	defer ck.Close()
-	blk, err := ck.Begin(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blk.StateDigest(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := blk.Commit(ctx(t), backend.State{Height: height + 1, AppHash: []byte{1}}); err != nil {
-		t.Fatal(err)
-	}
-	ck.WaitCheckpoint()
-	cps, err := postgres.Checkpoints(dir)
-	if err != nil || len(cps) != 1 || cps[0].Height != height+1 {
-		t.Fatalf("checkpoints %v, %v; want one at height %d", cps, err, height+1)
-	}
+	cp := backendtest.CheckpointEmptyBlock(t, ck, height+1, func() ([]backend.Checkpoint, error) { return postgres.Checkpoints(dir) })
 	live, err := postgres.DatabaseName(dsn.(string))
 	if err != nil {
 		t.Fatal(err)
 	}
 	staged := live + "_restored"
-	rdsn, err := postgres.RestoreCheckpoint(ctx(t), dsn.(string), cps[0], staged)
+	rdsn, err := postgres.RestoreCheckpoint(ctx(t), dsn.(string), cp, staged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +83,7 @@ func BenchmarkBlock(b *testing.B) {
 	backendtest.BenchmarkBlock(b, func(b *testing.B) backend.Backend { return mustOpen(b, pgtest.DSN(b)) })
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return c

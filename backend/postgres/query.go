@@ -31,7 +31,7 @@ const maxQueryStmts = 256
 // height describe the same snapshot.
 //
 // abci_query is open to anyone who reaches the node, so a read passes the
-// same gate as a block's statement (sqlcheck/postgres: no system catalogs,
+// same gate as a block's statement (backend/postgres/pggate: no system catalogs,
 // no relchain schema, no function that reads files, signals sessions,
 // sleeps or changes settings) and must be a single query (SELECT, VALUES,
 // TABLE, WITH ... SELECT) that writes nothing. Behind the gate, the

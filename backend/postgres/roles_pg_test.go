@@ -10,7 +10,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgsetup"
-	"github.com/relchain/relchain/internal/pgtest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
 func TestOpenRefusesSuperuserWithoutUnsafeFlag(t *testing.T) {

@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/statedigest"
 )
 
@@ -42,25 +42,12 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	if err := k.flush(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: state digest: %w", err)
 	}
-	var tables statedigest.Tables
-	var changed []string
-	var err error
-	if k.ddl {
-		if tables, err = scanTables(ctx, k.conn); err != nil {
-			return nil, fmt.Errorf("postgres: state digest: rescan after a schema change: %w", err)
-		}
-		if _, err := k.conn.Exec(ctx, "DELETE FROM relchain.digest"); err != nil {
-			return nil, fmt.Errorf("postgres: state digest: %w", err)
-		}
-		for name := range tables {
-			changed = append(changed, name)
-		}
-		slices.Sort(changed)
-	} else {
-		if tables, err = loadSums(ctx, k.conn); err != nil {
-			return nil, fmt.Errorf("postgres: state digest: %w", err)
-		}
-		changed = k.delta.Apply(tables)
+	tables, changed, err := sqlstore.NextSums(k.ddl, k.delta,
+		func() (statedigest.Tables, error) { return scanTables(ctx, k.conn) },
+		func() (statedigest.Tables, error) { return loadSums(ctx, k.conn) },
+		func() error { _, err := k.conn.Exec(ctx, "DELETE FROM relchain.digest"); return err })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: state digest: %w", err)
 	}
 	k.delta, k.ddl = make(backend.TableDelta), false
 	if len(changed) > 0 {
@@ -77,32 +64,31 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	return tables.Digest(), nil
 }
 
-// StoredState implements backend.StateReader.
+// StoredState implements backend.StateReader, in a stateSnapshot.
 func (b *Backend) StoredState(ctx context.Context) (statedigest.Tables, int64, error) {
-	return b.readSnapshot(ctx, loadSums)
+	return sqlstore.ReadState(ctx, "postgres", b.stateSnapshot, loadSums)
 }
 
-// ScanState implements backend.StateReader: one REPEATABLE READ read-only
-// transaction, so it may run while blocks commit.
+// ScanState implements backend.StateReader: in a stateSnapshot, so it may
+// run while blocks commit.
 func (b *Backend) ScanState(ctx context.Context) (statedigest.Tables, int64, error) {
-	return b.readSnapshot(ctx, scanTables)
+	return sqlstore.ReadState(ctx, "postgres", b.stateSnapshot, scanTables)
 }
 
-func (b *Backend) readSnapshot(ctx context.Context, read func(context.Context, querier) (statedigest.Tables, error)) (statedigest.Tables, int64, error) {
+// stateSnapshot is a REPEATABLE READ read-only transaction on Query's
+// pool, and the height committed in it.
+func (b *Backend) stateSnapshot(ctx context.Context) (querier, int64, func(), error) {
 	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: read state: %w", err)
+		return nil, 0, nil, err
 	}
-	defer tx.Rollback(ctx)
+	end := func() { _ = tx.Rollback(ctx) }
 	var height int64
 	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&height); err != nil {
-		return nil, 0, fmt.Errorf("postgres: read state: %w", err)
+		end()
+		return nil, 0, nil, err
 	}
-	tables, err := read(ctx, tx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: read state at height %d: %w", height, err)
-	}
-	return tables, height, nil
+	return tx, height, end, nil
 }
 
 func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
@@ -111,23 +97,7 @@ func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
 		return nil, fmt.Errorf("load table sums: %w", err)
 	}
 	defer rows.Close()
-	tables := make(statedigest.Tables)
-	for rows.Next() {
-		var name string
-		var raw []byte
-		if err := rows.Scan(&name, &raw); err != nil {
-			return nil, fmt.Errorf("load table sums: %w", err)
-		}
-		s, err := statedigest.Load(raw)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", name, err)
-		}
-		tables[name] = &s
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load table sums: %w", err)
-	}
-	return tables, nil
+	return sqlstore.LoadSums(rows)
 }
 
 // scanTableSQL reads every row image of the table ident, as the capture

@@ -8,8 +8,8 @@ import (
 	"github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/relchain/relchain/backend"
+	pgcheck "github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/sqlcheck"
-	pgcheck "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // stmtInfo is what relchain learns from parsing one statement text.
@@ -46,7 +46,7 @@ type syntaxEntry struct {
 // verdict per text: parsing depends only on the text, never on the schema.
 //
 // With the gate on, a statement that parses is also judged by
-// sqlcheck/postgres (relchain's determinism and safety gate); a refusal is
+// backend/postgres/pggate (relchain's determinism and safety gate); a refusal is
 // an *backend.Error of ClassPermission naming the construct.
 type syntaxCache struct {
 	entries sqlcheck.VerdictCache[syntaxEntry]

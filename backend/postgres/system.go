@@ -3,33 +3,22 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sort"
+
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 )
 
 // LoadSystem implements backend.Backend.
 func (b *Backend) LoadSystem(ctx context.Context) (map[string][]byte, error) {
 	rows, err := b.pool.Query(ctx, `SELECT key, value FROM relchain.system`)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: load system state: %w", err)
+	if err == nil {
+		defer rows.Close()
 	}
-	defer rows.Close()
-	out := make(map[string][]byte)
-	for rows.Next() {
-		var k, v []byte
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, fmt.Errorf("postgres: load system state: %w", err)
-		}
-		out[string(k)] = v
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: load system state: %w", err)
-	}
-	return out, nil
+	return sqlstore.ReadSystem("postgres", rows, err)
 }
 
-// SaveSystem implements backend.Block: one delete of the removed keys and
-// one upsert of the others (keys sorted, so every node writes in the same
-// order).
+// SaveSystem implements backend.Block: one DELETE ... = ANY of the removed
+// keys and one INSERT ... ON CONFLICT of the others, each of arrays bound
+// as parameters, in the order sqlstore.SplitSystem gives.
 func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 	if len(kv) == 0 {
 		return nil
@@ -42,19 +31,7 @@ func (k *block) SaveSystem(ctx context.Context, kv map[string][]byte) error {
 	if err := k.flush(ctx); err != nil {
 		return fmt.Errorf("postgres: save system state: %w", err)
 	}
-	keys := make([]string, 0, len(kv))
-	for key := range kv {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	var upKeys, upVals, delKeys [][]byte
-	for _, key := range keys {
-		if v := kv[key]; v == nil {
-			delKeys = append(delKeys, []byte(key))
-		} else {
-			upKeys, upVals = append(upKeys, []byte(key)), append(upVals, v)
-		}
-	}
+	delKeys, upKeys, upVals := sqlstore.SplitSystem(kv)
 	if len(delKeys) > 0 {
 		if _, err := k.conn.Exec(ctx, `DELETE FROM relchain.system WHERE key = ANY($1::bytea[])`, delKeys); err != nil {
 			return fmt.Errorf("postgres: save system state: %w", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -74,7 +75,7 @@ func TestAnalyzeDDLAndWrites(t *testing.T) {
 		{`DROP TRIGGER tr_existing`, ddl},
 	}
 	for _, c := range cases {
-		got, err := b.Analyze(ctx, c.sql)
+		got, err := b.Gate().Analyze(ctx, c.sql)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Analyze(%q) = %+v, %v; want %+v", c.sql, got, err, c.want)
 		}
@@ -88,7 +89,7 @@ func TestAnalyzeDDLAndWrites(t *testing.T) {
 		if err := blk.Savepoint(ctx, envA); err != nil {
 			t.Fatal(err)
 		}
-		got, err := blk.Analyze(ctx, c.sql)
+		got, err := sqlite.AnalyzeInBlock(ctx, blk, c.sql)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Block.Analyze(%q) = %+v, %v; want %+v", c.sql, got, err, c.want)
 		}
@@ -97,7 +98,7 @@ func TestAnalyzeDDLAndWrites(t *testing.T) {
 		if _, err := blk.Exec(ctx, c.sql, nil); err != nil {
 			t.Errorf("Exec(%q) after Analyze: %v", c.sql, err)
 		}
-		if got, err := blk.Analyze(ctx, c.sql); !c.want.DDL && (err != nil || !reflect.DeepEqual(got, c.want)) {
+		if got, err := sqlite.AnalyzeInBlock(ctx, blk, c.sql); !c.want.DDL && (err != nil || !reflect.DeepEqual(got, c.want)) {
 			t.Errorf("Block.Analyze(%q) again = %+v, %v", c.sql, got, err)
 		}
 		if err := blk.RollbackTo(ctx); err != nil {
@@ -122,7 +123,7 @@ func TestAnalyzeBeforeTheSchemaExists(t *testing.T) {
 		{`ALTER TABLE later ADD COLUMN w INT`, sqlcheck.Analysis{DDL: true}},
 		{`CREATE TRIGGER later_tr AFTER INSERT ON later BEGIN SELECT 1; END`, sqlcheck.Analysis{DDL: true}},
 	} {
-		got, err := b.Analyze(ctx, c.sql)
+		got, err := b.Gate().Analyze(ctx, c.sql)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Analyze(%q) = %+v, %v; want %+v, nil", c.sql, got, err, c.want)
 		}
@@ -132,11 +133,11 @@ func TestAnalyzeBeforeTheSchemaExists(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blk.Rollback(ctx)
-	if _, err := blk.Analyze(ctx, `INSERT INTO later (id) VALUES (1)`); backend.AsError(err) == nil || backend.AsError(err).Class != backend.ClassUndefined {
+	if _, err := sqlite.AnalyzeInBlock(ctx, blk, `INSERT INTO later (id) VALUES (1)`); backend.AsError(err) == nil || backend.AsError(err).Class != backend.ClassUndefined {
 		t.Errorf("Block.Analyze of an insert into a missing table: %v, want ClassUndefined", err)
 	}
 	txRows(t, blk, envA, `CREATE TABLE later (id INTEGER PRIMARY KEY, v TEXT)`)
-	if got, err := blk.Analyze(ctx, `INSERT INTO later (id) VALUES (1)`); err != nil || !reflect.DeepEqual(got.Writes, []string{"later"}) {
+	if got, err := sqlite.AnalyzeInBlock(ctx, blk, `INSERT INTO later (id) VALUES (1)`); err != nil || !reflect.DeepEqual(got.Writes, []string{"later"}) {
 		t.Errorf("Block.Analyze after CREATE: %+v, %v", got, err)
 	}
 }

@@ -248,10 +248,10 @@ func (b *Backend) prepare(sql string) (c *cached, temp bool, err error) {
 	return c, false, nil
 }
 
-// Analyze implements backend.Block: the statement is compiled on the writer
-// under the gate, on the block's state, and kept in the statement cache for
-// the Exec that follows.
-func (k *block) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+// analyze is the gate's verdict in the block (gateseam.go): the statement
+// is compiled on the writer under the gate, on the block's state, and kept
+// in the statement cache for the Exec that follows.
+func (k *block) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
 	b, err := k.lock()
 	if err != nil {
 		return sqlcheck.Analysis{}, err

@@ -452,7 +452,7 @@ func TestHostileReadsLeaveAReaderForAnalyze(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the reads hold the connections they got
 	err := within(t, "Analyze", 2*time.Second, func() error {
-		_, err := b.Analyze(context.Background(), `SELECT v FROM t WHERE id = 1`)
+		_, err := b.Gate().Analyze(context.Background(), `SELECT v FROM t WHERE id = 1`)
 		return err
 	})
 	if err != nil {

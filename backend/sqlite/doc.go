@@ -4,12 +4,13 @@
 // low-level API (cgo-free; every node runs the exact SQLite it bundles).
 //
 // One connection executes blocks, under the determinism and safety gate
-// (SQLite's authorizer), with clock and random functions rewritten to read
-// the tx's environment and every statement bounded by a deterministic work
-// limit; a small pool of read-only connections answers queries and CheckTx's
-// Analyze on committed state. Row changes of replicated tables are captured
-// by triggers relchain installs, and hashed at the end of each block. See
-// ../DESIGN.md for why.
+// (SQLite's authorizer; its policy is the table policies in gate.go, one
+// entry per authorizer action code), with clock and random functions
+// rewritten to read the tx's environment and every statement bounded by a
+// deterministic work limit; a small pool of read-only connections answers
+// queries and the gate's verdicts (Gate.Analyze) on committed state. Row
+// changes of replicated tables are captured by triggers relchain installs,
+// and hashed at the end of each block. See ../DESIGN.md for why.
 //
 // Every connection runs under SQLite's length limit (MaxValueBytes) and a
 // hard heap limit. On the writer, functions that do work proportional to

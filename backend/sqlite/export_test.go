@@ -1,5 +1,13 @@
 package sqlite
 
+import (
+	"context"
+	"fmt"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
 // SetWorkLimit lowers b's work limit, for tests only (the fuzzer must not
 // spend 10^8 instructions, instrumented, on every unbounded statement it
 // tries). Production code has no way to change WorkLimit.
@@ -16,3 +24,16 @@ func SetReadHeapLimit(b *Backend, n int64) {
 		r.HardHeapLimit(n)
 	}
 }
+
+// AnalyzeInBlock is the gate's verdict on sql in blk, through the backend's
+// Gate (tests hold the block where they need its verdict).
+func AnalyzeInBlock(ctx context.Context, blk backend.Block, sql string) (sqlcheck.Analysis, error) {
+	k, ok := blk.(*block)
+	if !ok {
+		return sqlcheck.Analysis{}, fmt.Errorf("%T is not a SQLite block", blk)
+	}
+	return k.b.Gate().AnalyzeInBlock(ctx, blk, sql)
+}
+
+// WithoutGate turns the gate off, for tests (withoutGate).
+func WithoutGate() Option { return withoutGate() }

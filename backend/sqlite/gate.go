@@ -21,21 +21,23 @@ import (
 // the exact text that will run is compiled (also for view bodies when a view
 // is used and trigger bodies when a statement that fires them is compiled,
 // with the view or trigger name as the innermost context). The gate is that
-// callback, fail-closed: an action code it does not know is denied. Its
-// verdict is taken on the writer when a block's statement is prepared (and
-// again whenever SQLite re-prepares it after a schema change), and on a read
-// connection by Analyze at CheckTx. What the authorizer never sees (DEFAULT
-// expressions, view and trigger bodies at CREATE time) is checked by
-// vetSchema after the DDL ran, inside the tx's savepoint. See
-// ../DESIGN.md ("SQLite: determinism and safety gate").
+// callback (check), which applies a table of policies with one entry per
+// action code (policies), fail-closed: an action code it does not know is
+// denied. Its verdict is taken on the writer when a block's statement is
+// prepared (and again whenever SQLite re-prepares it after a schema change),
+// and on a read connection by Analyze at CheckTx. What the authorizer never
+// sees (DEFAULT expressions, view and trigger bodies at CREATE time) is
+// checked by vetSchema after the DDL ran, inside the tx's savepoint. See
+// ../DESIGN.md ("SQLite: determinism and safety gate") and DESIGN.md here.
 
 // gate is the per-connection state of the authorizer for the statement being
 // compiled. A connection is used by one goroutine at a time.
 type gate struct {
-	kind    sqlite3.AuthorizerActionCode // first DDL action of the statement, 0 if none
-	actions int                          // authorizer calls for the statement
-	reason  string                       // first refusal, names the construct
-	inner   string                       // trigger or view whose body is being compiled
+	kind     sqlite3.AuthorizerActionCode // first DDL action of the statement, 0 if none
+	rewrites bool                         // kind's policy has rewritesSchema
+	actions  int                          // authorizer calls for the statement
+	reason   string                       // first refusal, names the construct
+	inner    string                       // trigger or view whose body is being compiled
 	// schemaWrite: the statement writes the schema table (only DDL may)
 	schemaWrite bool
 	altered     string          // the table an ALTER TABLE changes
@@ -43,13 +45,14 @@ type gate struct {
 	rewritten   string          // the first rewritten function the statement calls
 	target      string          // the table the statement itself writes (lower case)
 	modules     map[string]bool // eponymous virtual tables (lower case)
-	// off (WithoutGate, benchmarks only): refuse only what would break the
-	// block or reach relchain's own tables (denyAlways), allow the rest.
+	// off (withoutGate, benchmarks only): refuse only what would break the
+	// block or reach relchain's own tables (refusedAlways), allow the rest.
 	off bool
 }
 
 func (g *gate) reset() {
-	g.kind, g.actions, g.reason, g.inner, g.schemaWrite, g.altered, g.query, g.rewritten, g.target = 0, 0, "", "", false, "", false, "", ""
+	g.kind, g.rewrites, g.actions, g.reason, g.inner = 0, false, 0, "", ""
+	g.schemaWrite, g.altered, g.query, g.rewritten, g.target = false, "", false, "", ""
 }
 
 // analysis is what the statement just compiled under g does. A SQLite
@@ -67,26 +70,6 @@ func (g *gate) analysis() sqlcheck.Analysis {
 		a.Writes = []string{g.target}
 	}
 	return a
-}
-
-// deny refuses a construct for determinism or safety; WithoutGate allows it.
-func (g *gate) deny(format string, a ...any) sqlite3.AuthorizerReturnCode {
-	if g.off {
-		return sqlite3.AUTH_OK
-	}
-	return g.denyAlways(format, a...)
-}
-
-// denyAlways refuses what would break the block's transaction or reach
-// relchain's own tables, even WithoutGate.
-func (g *gate) denyAlways(format string, a ...any) sqlite3.AuthorizerReturnCode {
-	if g.reason == "" {
-		g.reason = fmt.Sprintf(format, a...)
-		if g.inner != "" {
-			g.reason += " (in the body of " + g.inner + ")"
-		}
-	}
-	return sqlite3.AUTH_DENY
 }
 
 // allowedFunctions are the built-ins a statement may call: deterministic
@@ -161,25 +144,351 @@ func setOf(names ...string) map[string]bool {
 	return m
 }
 
-func isDDL(a sqlite3.AuthorizerActionCode) bool {
-	switch a {
-	case sqlite3.AUTH_CREATE_TABLE, sqlite3.AUTH_CREATE_VIEW, sqlite3.AUTH_CREATE_INDEX, sqlite3.AUTH_CREATE_TRIGGER,
-		sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_DROP_VIEW, sqlite3.AUTH_DROP_INDEX, sqlite3.AUTH_DROP_TRIGGER,
-		sqlite3.AUTH_ALTER_TABLE:
-		return true
-	}
-	return false
+// The gate's policy is a table with one entry per SQLite authorizer action
+// code (policies). check looks the action up and applies its entry in
+// order: judge says whether the action is allowed or refused, with which
+// reason, and whether the refusal stands with the gate off; an allowed
+// action is then recorded (what it tells about the statement: its analysis,
+// and what prepareGated and the block need after compiling); an allowed DDL
+// action is refused in the temp schema, and the statement's first one is
+// its kind. An action code without an entry is refused (fail closed).
+
+// call is one authorizer call. What name3rd and name4th name depends on
+// the action (see the comments on sqlite3.AUTH_*); schema is the database
+// ("main", "temp"); inner is the trigger or view whose body is being
+// compiled, "" for the statement's own text.
+type call struct {
+	action           sqlite3.AuthorizerActionCode
+	name3rd, name4th string
+	schema, inner    string
 }
 
-// rewritesSchema reports statement kinds whose code SQLite generates with
-// nested statements that read sqlite_schema and call its internal
-// sqlite_rename_* functions. None of them can carry a query of the client.
-func rewritesSchema(a sqlite3.AuthorizerActionCode) bool {
-	switch a {
-	case sqlite3.AUTH_ALTER_TABLE, sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_DROP_VIEW, sqlite3.AUTH_DROP_INDEX, sqlite3.AUTH_DROP_TRIGGER:
-		return true
+// decision is a policy's verdict on one call: allowed when reason is "".
+type decision struct {
+	reason string // names the refused construct
+	// always: refused even with the gate off (withoutGate), because it
+	// would break the block's transaction or reach relchain's own tables.
+	always bool
+}
+
+// allowed lets an action through.
+var allowed decision
+
+// refused refuses a construct for determinism or safety; with the gate off
+// (withoutGate) it is allowed.
+func refused(format string, a ...any) decision {
+	return decision{reason: fmt.Sprintf(format, a...)}
+}
+
+// refusedAlways refuses what would break the block's transaction or reach
+// relchain's own tables, even with the gate off.
+func refusedAlways(format string, a ...any) decision {
+	return decision{reason: fmt.Sprintf(format, a...), always: true}
+}
+
+// policy is the gate's rule for one authorizer action code.
+type policy struct {
+	// judge decides the action (nil only for codes the gate does not know).
+	judge func(g *gate, c call) decision
+	// record notes what an allowed action tells about the statement; nil:
+	// nothing.
+	record func(g *gate, c call)
+	// ddl: the action creates, alters or drops a schema object. Allowed, it
+	// is refused in the temp schema, and the statement's first one is its
+	// kind (Analysis.DDL).
+	ddl bool
+	// rewritesSchema: as a statement's kind, SQLite generates its code with
+	// nested statements that read sqlite_schema and sqlite_sequence and
+	// call its internal sqlite_rename_* functions. None of these kinds can
+	// carry a query of the client.
+	rewritesSchema bool
+}
+
+// policies is the gate's policy, indexed by authorizer action code.
+var policies = [...]policy{
+	// Queries.
+	sqlite3.AUTH_SELECT:    {judge: allowAll, record: (*gate).recordQuery},
+	sqlite3.AUTH_RECURSIVE: {judge: allowAll, record: (*gate).recordQuery},
+	sqlite3.AUTH_READ:      {judge: (*gate).judgeRead},
+	sqlite3.AUTH_FUNCTION:  {judge: (*gate).judgeFunction, record: (*gate).recordFunction},
+
+	// Writes.
+	sqlite3.AUTH_INSERT: {judge: (*gate).judgeWrite, record: (*gate).recordWrite},
+	sqlite3.AUTH_UPDATE: {judge: (*gate).judgeWrite, record: (*gate).recordWrite},
+	sqlite3.AUTH_DELETE: {judge: (*gate).judgeWrite, record: (*gate).recordWrite},
+
+	// DDL (every TEMP object is refused below).
+	sqlite3.AUTH_CREATE_TABLE:   {judge: (*gate).judgeTableDDL, ddl: true},
+	sqlite3.AUTH_CREATE_VIEW:    {judge: (*gate).judgeTableDDL, ddl: true},
+	sqlite3.AUTH_DROP_TABLE:     {judge: (*gate).judgeTableDDL, ddl: true, rewritesSchema: true},
+	sqlite3.AUTH_DROP_VIEW:      {judge: (*gate).judgeTableDDL, ddl: true, rewritesSchema: true},
+	sqlite3.AUTH_CREATE_INDEX:   {judge: (*gate).judgeIndexDDL, ddl: true},
+	sqlite3.AUTH_DROP_INDEX:     {judge: (*gate).judgeIndexDDL, ddl: true, rewritesSchema: true},
+	sqlite3.AUTH_CREATE_TRIGGER: {judge: (*gate).judgeCreateTrigger, ddl: true},
+	sqlite3.AUTH_DROP_TRIGGER:   {judge: (*gate).judgeDropTrigger, ddl: true, rewritesSchema: true},
+	sqlite3.AUTH_ALTER_TABLE:    {judge: (*gate).judgeAlterTable, record: (*gate).recordAlter, ddl: true, rewritesSchema: true},
+
+	// Allowed only as steps of SQLite's own code for an allowed statement.
+	sqlite3.AUTH_REINDEX: {judge: (*gate).judgeReindex},
+	sqlite3.AUTH_PRAGMA:  {judge: (*gate).judgePragma},
+
+	// Refused outright.
+	sqlite3.AUTH_TRANSACTION: {judge: func(_ *gate, c call) decision {
+		return refusedAlways("transaction control (%s): every tx runs inside the block's db-transaction", c.name3rd)
+	}},
+	sqlite3.AUTH_SAVEPOINT: {judge: func(_ *gate, c call) decision {
+		return refusedAlways("savepoint control (%s %s): every tx runs inside the block's db-transaction", c.name3rd, c.name4th)
+	}},
+	sqlite3.AUTH_ATTACH: {judge: func(*gate, call) decision { return refusedAlways("ATTACH") }},
+	sqlite3.AUTH_DETACH: {judge: func(*gate, call) decision { return refusedAlways("DETACH") }},
+	sqlite3.AUTH_ANALYZE: {judge: func(*gate, call) decision {
+		return refused("ANALYZE: planner statistics would change query plans")
+	}},
+	sqlite3.AUTH_CREATE_VTABLE: {judge: refuseVirtualTable},
+	sqlite3.AUTH_DROP_VTABLE:   {judge: refuseVirtualTable},
+
+	sqlite3.AUTH_CREATE_TEMP_TABLE:   {judge: refuseTemp},
+	sqlite3.AUTH_CREATE_TEMP_VIEW:    {judge: refuseTemp},
+	sqlite3.AUTH_CREATE_TEMP_INDEX:   {judge: refuseTemp},
+	sqlite3.AUTH_CREATE_TEMP_TRIGGER: {judge: refuseTemp},
+	sqlite3.AUTH_DROP_TEMP_TABLE:     {judge: refuseTemp},
+	sqlite3.AUTH_DROP_TEMP_VIEW:      {judge: refuseTemp},
+	sqlite3.AUTH_DROP_TEMP_INDEX:     {judge: refuseTemp},
+	sqlite3.AUTH_DROP_TEMP_TRIGGER:   {judge: refuseTemp},
+}
+
+// unknownAction is the policy of every action code without an entry.
+var unknownAction = policy{judge: func(_ *gate, c call) decision {
+	return refused("authorizer action %d", int(c.action))
+}}
+
+// check is the authorizer of a client's statement: it applies the action's
+// policy.
+func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
+	g.actions++
+	g.inner = inner
+	c := call{action: action, name3rd: name3rd, name4th: name4th, schema: schema, inner: inner}
+	p := &unknownAction
+	if uint(action) < uint(len(policies)) && policies[action].judge != nil {
+		p = &policies[action]
 	}
-	return false
+	if v := p.judge(g, c); v.reason != "" {
+		return g.refuse(v)
+	}
+	if p.record != nil {
+		p.record(g, c)
+	}
+	if !p.ddl {
+		return sqlite3.AUTH_OK
+	}
+	if schema == "temp" && !g.off {
+		return g.refuse(refused("temporary object %s", name3rd))
+	}
+	if g.kind == 0 {
+		g.kind, g.rewrites = action, p.rewritesSchema
+	}
+	return sqlite3.AUTH_OK
+}
+
+// refuse applies a refusal: the statement's first one is its reason, named
+// with the trigger or view whose body was being compiled. With the gate off
+// it lets through what is refused for determinism only.
+func (g *gate) refuse(v decision) sqlite3.AuthorizerReturnCode {
+	if g.off && !v.always {
+		return sqlite3.AUTH_OK
+	}
+	if g.reason == "" {
+		g.reason = v.reason
+		if g.inner != "" {
+			g.reason += " (in the body of " + g.inner + ")"
+		}
+	}
+	return sqlite3.AUTH_DENY
+}
+
+func allowAll(*gate, call) decision { return allowed }
+
+func refuseVirtualTable(_ *gate, c call) decision {
+	return refused("virtual table %s (module %s)", c.name3rd, c.name4th)
+}
+
+func refuseTemp(_ *gate, c call) decision {
+	return refused("temporary object %s: it would live on one connection of one node", c.name3rd)
+}
+
+// recordQuery notes that the statement has a SELECT (CREATE TABLE ... AS
+// SELECT, see contextRefusal).
+func (g *gate) recordQuery(call) { g.query = true }
+
+// judgeRead judges a read of column name4th of table name3rd.
+func (g *gate) judgeRead(c call) decision {
+	table, column := c.name3rd, c.name4th
+	switch {
+	case isSchemaTable(table):
+		// SQLite's own DDL code reads the schema table; a client may not.
+		if g.rewrites || (g.kind != 0 && strings.EqualFold(column, "rowid")) {
+			return allowed
+		}
+		return refused("reading the schema table %s", table)
+	case strings.EqualFold(table, "sqlite_sequence") && g.rewrites:
+		return allowed // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
+	case hasPrefixFold(table, "sqlite_"):
+		return refused("reading SQLite's internal table %s", table)
+	case strings.EqualFold(table, "pragma_quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE:
+		// ALTER TABLE ... ADD COLUMN with a CHECK constraint checks the
+		// table's rows with it (SQLite's own nested statement; the
+		// constraint itself is vetted by vetTable).
+		return allowed
+	case hasPrefixFold(table, "pragma_"):
+		return refused("pragma table-valued function %s", table)
+	case isRelchainName(table):
+		return refusedAlways("reading relchain's table %s", table)
+	case g.modules[strings.ToLower(table)] && !allowedVirtual[strings.ToLower(table)]:
+		return refused("table-valued function %s", table)
+	case column == "ROWID" && !hasPrefixFold(c.inner, triggerPfx) && !g.rewrites:
+		// SQLite names the rowid "ROWID" only when no INTEGER PRIMARY
+		// KEY aliases it (else the alias column is named): then it is
+		// no part of the replicated state (VACUUM may renumber it). The
+		// change-capture triggers read it.
+		return refused("the rowid of table %s: without an INTEGER PRIMARY KEY its values are not replicated state (VACUUM may renumber them); declare an INTEGER PRIMARY KEY and use that column", table)
+	}
+	return allowed
+}
+
+// judgeFunction judges a call of function name4th.
+func (g *gate) judgeFunction(c call) decision {
+	fn := strings.ToLower(c.name4th)
+	switch {
+	case allowedFunctions[fn]:
+		return allowed
+	case rewrittenFunctions[fn]:
+		return allowed // judged with the statement's kind in prepareGated (contextRefusal)
+	case g.rewrites && (strings.HasPrefix(fn, "sqlite_rename_") || fn == "sqlite_drop_column"):
+		return allowed // SQLite's own, in ALTER/DROP code (not callable by clients)
+	}
+	if why, ok := deniedFunctions[fn]; ok {
+		return refused("function %s() %s", fn, why)
+	}
+	return refused("function %s() is not on the allowlist of deterministic functions", fn)
+}
+
+// recordFunction notes the first rewritten function the statement calls
+// (Analysis.UsesEnv, contextRefusal). allowedFunctions and
+// rewrittenFunctions are disjoint.
+func (g *gate) recordFunction(c call) {
+	if g.rewritten != "" {
+		return
+	}
+	if fn := strings.ToLower(c.name4th); rewrittenFunctions[fn] {
+		g.rewritten = fn
+	}
+}
+
+// judgeWrite judges an INSERT into, UPDATE or DELETE of table name3rd.
+func (g *gate) judgeWrite(c call) decision {
+	table := c.name3rd
+	switch {
+	case isSchemaTable(table):
+		// DDL writes here; SQLite itself refuses a client's write to the
+		// schema table ("may not be modified"), and prepareGated refuses a
+		// statement that writes it without being DDL (recordWrite).
+		return allowed
+	case strings.EqualFold(table, "sqlite_sequence") && g.rewrites:
+		return allowed // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
+	case hasPrefixFold(table, "sqlite_"):
+		return refused("writing SQLite's internal table %s", table)
+	case isRelchainName(table):
+		if strings.EqualFold(table, changesTable) && c.action == sqlite3.AUTH_INSERT && hasPrefixFold(c.inner, triggerPfx) {
+			return allowed // a change-capture trigger
+		}
+		return refusedAlways("writing relchain's table %s", table)
+	}
+	return allowed
+}
+
+// recordWrite notes a write of the schema table, and the table the
+// statement itself writes (Analysis.Writes): its first write outside a
+// trigger body, of a client's table (SQLite names are ASCII
+// case-insensitive; the authorizer passes the schema's spelling).
+func (g *gate) recordWrite(c call) {
+	if g.target == "" && c.inner == "" && !hasPrefixFold(c.name3rd, "sqlite_") && !isRelchainName(c.name3rd) {
+		g.target = asciiLower([]byte(c.name3rd))
+	}
+	if !g.schemaWrite && isSchemaTable(c.name3rd) {
+		g.schemaWrite = true
+	}
+}
+
+// judgeTableDDL judges CREATE or DROP of table or view name3rd.
+func (g *gate) judgeTableDDL(c call) decision {
+	switch {
+	case isRelchainName(c.name3rd):
+		return refusedAlways("DDL on relchain's table %s", c.name3rd)
+	case hasPrefixFold(c.name3rd, "sqlite_") &&
+		// CREATE TABLE of an AUTOINCREMENT table creates sqlite_sequence.
+		!(c.action == sqlite3.AUTH_CREATE_TABLE && g.kind == sqlite3.AUTH_CREATE_TABLE && strings.EqualFold(c.name3rd, "sqlite_sequence")):
+		return refused("DDL on SQLite's internal table %s", c.name3rd)
+	}
+	return allowed
+}
+
+// judgeIndexDDL judges CREATE or DROP of index name3rd on table name4th.
+func (g *gate) judgeIndexDDL(c call) decision {
+	if isRelchainName(c.name3rd) || isRelchainName(c.name4th) {
+		return refusedAlways("index on relchain's table %s", c.name4th)
+	}
+	return allowed
+}
+
+// judgeCreateTrigger judges CREATE TRIGGER name3rd on table name4th.
+func (g *gate) judgeCreateTrigger(c call) decision {
+	if isRelchainName(c.name3rd) || isRelchainName(c.name4th) {
+		return refusedAlways("trigger %s on %s", c.name3rd, c.name4th)
+	}
+	return allowed
+}
+
+// judgeDropTrigger judges DROP TRIGGER name3rd of table name4th.
+func (g *gate) judgeDropTrigger(c call) decision {
+	// DROP TABLE drops the table's capture triggers with it.
+	if isRelchainName(c.name4th) || (isRelchainName(c.name3rd) && !(g.kind == sqlite3.AUTH_DROP_TABLE && hasPrefixFold(c.name3rd, triggerPfx))) {
+		return refusedAlways("dropping relchain's trigger %s", c.name3rd)
+	}
+	return allowed
+}
+
+// judgeAlterTable judges ALTER TABLE of table name4th.
+func (g *gate) judgeAlterTable(c call) decision {
+	if isRelchainName(c.name4th) {
+		return refusedAlways("ALTER TABLE of relchain's table %s", c.name4th)
+	}
+	return allowed
+}
+
+// recordAlter notes the table an ALTER TABLE changes (its capture
+// triggers are rebuilt after it ran).
+func (g *gate) recordAlter(c call) {
+	if g.altered == "" {
+		g.altered = c.name4th
+	}
+}
+
+// judgeReindex allows REINDEX only as the step CREATE INDEX takes to fill
+// the new index.
+func (g *gate) judgeReindex(call) decision {
+	if g.kind == sqlite3.AUTH_CREATE_INDEX {
+		return allowed
+	}
+	return refused("REINDEX")
+}
+
+// judgePragma allows a PRAGMA only as the quick_check ALTER TABLE ... ADD
+// COLUMN runs (see judgeRead, pragma_quick_check).
+func (g *gate) judgePragma(c call) decision {
+	if strings.EqualFold(c.name3rd, "quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE {
+		return allowed
+	}
+	return refused("PRAGMA %s", c.name3rd)
 }
 
 func isSchemaTable(name string) bool {
@@ -193,163 +502,6 @@ func isSchemaTable(name string) bool {
 
 func hasPrefixFold(s, p string) bool {
 	return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p)
-}
-
-// check is the authorizer of a client's statement.
-func (g *gate) check(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
-	g.actions++
-	g.inner = inner
-	capture := hasPrefixFold(inner, triggerPfx)
-	switch action {
-	case sqlite3.AUTH_SELECT, sqlite3.AUTH_RECURSIVE:
-		g.query = true
-		return sqlite3.AUTH_OK
-
-	case sqlite3.AUTH_READ:
-		return g.checkRead(name3rd, name4th, capture)
-
-	case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
-		if g.target == "" && inner == "" && !hasPrefixFold(name3rd, "sqlite_") && !isRelchainName(name3rd) {
-			// What the statement itself writes (SQLite names are ASCII
-			// case-insensitive; the authorizer passes the schema's spelling).
-			g.target = asciiLower([]byte(name3rd))
-		}
-		switch {
-		case isSchemaTable(name3rd):
-			// DDL writes here; SQLite itself refuses a client's write to the
-			// schema table ("may not be modified"), and prepareGated refuses
-			// a statement that writes it without being DDL.
-			g.schemaWrite = true
-			return sqlite3.AUTH_OK
-		case strings.EqualFold(name3rd, "sqlite_sequence") && rewritesSchema(g.kind):
-			return sqlite3.AUTH_OK // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
-		case hasPrefixFold(name3rd, "sqlite_"):
-			return g.deny("writing SQLite's internal table %s", name3rd)
-		case isRelchainName(name3rd):
-			if strings.EqualFold(name3rd, changesTable) && action == sqlite3.AUTH_INSERT && capture {
-				return sqlite3.AUTH_OK
-			}
-			return g.denyAlways("writing relchain's table %s", name3rd)
-		}
-		return sqlite3.AUTH_OK
-
-	case sqlite3.AUTH_FUNCTION:
-		fn := strings.ToLower(name4th)
-		if allowedFunctions[fn] {
-			return sqlite3.AUTH_OK
-		}
-		if rewrittenFunctions[fn] {
-			if g.rewritten == "" {
-				g.rewritten = fn // judged with the statement's kind in prepareGated
-			}
-			return sqlite3.AUTH_OK
-		}
-		if rewritesSchema(g.kind) && (strings.HasPrefix(fn, "sqlite_rename_") || fn == "sqlite_drop_column") {
-			return sqlite3.AUTH_OK // SQLite's own, in ALTER/DROP code (not callable by clients)
-		}
-		if why, ok := deniedFunctions[fn]; ok {
-			return g.deny("function %s() %s", fn, why)
-		}
-		return g.deny("function %s() is not on the allowlist of deterministic functions", fn)
-
-	case sqlite3.AUTH_CREATE_TABLE, sqlite3.AUTH_CREATE_VIEW, sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_DROP_VIEW:
-		if isRelchainName(name3rd) {
-			return g.denyAlways("DDL on relchain's table %s", name3rd)
-		}
-		if hasPrefixFold(name3rd, "sqlite_") && !(action == sqlite3.AUTH_CREATE_TABLE && g.kind == sqlite3.AUTH_CREATE_TABLE && strings.EqualFold(name3rd, "sqlite_sequence")) {
-			return g.deny("DDL on SQLite's internal table %s", name3rd)
-		}
-	case sqlite3.AUTH_CREATE_INDEX, sqlite3.AUTH_DROP_INDEX:
-		if isRelchainName(name3rd) || isRelchainName(name4th) {
-			return g.denyAlways("index on relchain's table %s", name4th)
-		}
-	case sqlite3.AUTH_ALTER_TABLE:
-		if isRelchainName(name4th) {
-			return g.denyAlways("ALTER TABLE of relchain's table %s", name4th)
-		}
-		if g.altered == "" {
-			g.altered = name4th
-		}
-	case sqlite3.AUTH_CREATE_TRIGGER:
-		if isRelchainName(name3rd) || isRelchainName(name4th) {
-			return g.denyAlways("trigger %s on %s", name3rd, name4th)
-		}
-	case sqlite3.AUTH_DROP_TRIGGER:
-		// DROP TABLE drops the table's capture triggers with it.
-		if isRelchainName(name4th) || (isRelchainName(name3rd) && !(g.kind == sqlite3.AUTH_DROP_TABLE && hasPrefixFold(name3rd, triggerPfx))) {
-			return g.denyAlways("dropping relchain's trigger %s", name3rd)
-		}
-
-	case sqlite3.AUTH_REINDEX:
-		if g.kind == sqlite3.AUTH_CREATE_INDEX {
-			return sqlite3.AUTH_OK // CREATE INDEX fills the new index
-		}
-		return g.deny("REINDEX")
-	case sqlite3.AUTH_PRAGMA:
-		if strings.EqualFold(name3rd, "quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE {
-			return sqlite3.AUTH_OK // see pragma_quick_check above
-		}
-		return g.deny("PRAGMA %s", name3rd)
-	case sqlite3.AUTH_TRANSACTION:
-		return g.denyAlways("transaction control (%s): every tx runs inside the block's db-transaction", name3rd)
-	case sqlite3.AUTH_SAVEPOINT:
-		return g.denyAlways("savepoint control (%s %s): every tx runs inside the block's db-transaction", name3rd, name4th)
-	case sqlite3.AUTH_ATTACH:
-		return g.denyAlways("ATTACH")
-	case sqlite3.AUTH_DETACH:
-		return g.denyAlways("DETACH")
-	case sqlite3.AUTH_ANALYZE:
-		return g.deny("ANALYZE: planner statistics would change query plans")
-	case sqlite3.AUTH_CREATE_VTABLE, sqlite3.AUTH_DROP_VTABLE:
-		return g.deny("virtual table %s (module %s)", name3rd, name4th)
-	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_TRIGGER,
-		sqlite3.AUTH_DROP_TEMP_TABLE, sqlite3.AUTH_DROP_TEMP_VIEW, sqlite3.AUTH_DROP_TEMP_INDEX, sqlite3.AUTH_DROP_TEMP_TRIGGER:
-		return g.deny("temporary object %s: it would live on one connection of one node", name3rd)
-	default:
-		return g.deny("authorizer action %d", int(action))
-	}
-	// An allowed DDL action.
-	if schema == "temp" && !g.off {
-		return g.deny("temporary object %s", name3rd)
-	}
-	if g.kind == 0 {
-		g.kind = action
-	}
-	return sqlite3.AUTH_OK
-}
-
-// checkRead judges a read of column name4th of table name3rd; capture: the
-// read is in a change-capture trigger.
-func (g *gate) checkRead(name3rd, name4th string, capture bool) sqlite3.AuthorizerReturnCode {
-	switch {
-	case isSchemaTable(name3rd):
-		// SQLite's own DDL code reads the schema table; a client may not.
-		if rewritesSchema(g.kind) || (isDDL(g.kind) && strings.EqualFold(name4th, "rowid")) {
-			return sqlite3.AUTH_OK
-		}
-		return g.deny("reading the schema table %s", name3rd)
-	case strings.EqualFold(name3rd, "sqlite_sequence") && rewritesSchema(g.kind):
-		return sqlite3.AUTH_OK // DROP TABLE, ALTER TABLE RENAME of an AUTOINCREMENT table
-	case hasPrefixFold(name3rd, "sqlite_"):
-		return g.deny("reading SQLite's internal table %s", name3rd)
-	case strings.EqualFold(name3rd, "pragma_quick_check") && g.kind == sqlite3.AUTH_ALTER_TABLE:
-		// ALTER TABLE ... ADD COLUMN with a CHECK constraint checks the
-		// table's rows with it (SQLite's own nested statement; the
-		// constraint itself is vetted by vetTable).
-		return sqlite3.AUTH_OK
-	case hasPrefixFold(name3rd, "pragma_"):
-		return g.deny("pragma table-valued function %s", name3rd)
-	case isRelchainName(name3rd):
-		return g.denyAlways("reading relchain's table %s", name3rd)
-	case g.modules[strings.ToLower(name3rd)] && !allowedVirtual[strings.ToLower(name3rd)]:
-		return g.deny("table-valued function %s", name3rd)
-	case name4th == "ROWID" && !capture && !rewritesSchema(g.kind):
-		// SQLite names the rowid "ROWID" only when no INTEGER PRIMARY
-		// KEY aliases it (else the alias column is named): then it is
-		// no part of the replicated state (VACUUM may renumber it).
-		return g.deny("the rowid of table %s: without an INTEGER PRIMARY KEY its values are not replicated state (VACUUM may renumber them); declare an INTEGER PRIMARY KEY and use that column", name3rd)
-	}
-	return sqlite3.AUTH_OK
 }
 
 // gateMessage starts the message of every refusal.

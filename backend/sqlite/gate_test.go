@@ -536,7 +536,7 @@ func TestGateCorpus(t *testing.T) {
 	for _, c := range gateCorpus {
 		// CheckTx: the same verdict on a read connection, twice (cache).
 		for range 2 {
-			if msg := checkVerdict(c, analyzeErr(b.Analyze(ctx, c.sql)), false); msg != "" {
+			if msg := checkVerdict(c, analyzeErr(b.Gate().Analyze(ctx, c.sql)), false); msg != "" {
 				t.Errorf("Analyze(%q): %s", c.sql, msg)
 			}
 		}
@@ -555,7 +555,7 @@ func TestGateCorpus(t *testing.T) {
 		if err := blk.Savepoint(ctx, envA); err != nil {
 			t.Fatal(err)
 		}
-		_, aerr := blk.Analyze(ctx, c.sql)
+		_, aerr := sqlite.AnalyzeInBlock(ctx, blk, c.sql)
 		if c.v != reject && !c.execOnly && aerr != nil {
 			t.Errorf("Block.Analyze(%q): %v", c.sql, aerr)
 		}
@@ -618,7 +618,7 @@ func TestGateVerdictFollowsSchema(t *testing.T) {
 	b := openGateDB(t)
 	defer b.Close()
 	const q = `SELECT * FROM later ORDER BY id`
-	if err := analyzeErr(b.Analyze(ctx, q)); err != nil {
+	if err := analyzeErr(b.Gate().Analyze(ctx, q)); err != nil {
 		t.Fatalf("missing table: %v, want accepted (an earlier tx may create it)", err)
 	}
 	blk, err := b.Begin(ctx)
@@ -631,10 +631,10 @@ func TestGateVerdictFollowsSchema(t *testing.T) {
 	if err := commitDigested(t, blk, backend.State{Height: 2, AppHash: []byte{2}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := analyzeErr(b.Analyze(ctx, q)); err != nil {
+	if err := analyzeErr(b.Gate().Analyze(ctx, q)); err != nil {
 		t.Fatalf("after CREATE: %v", err)
 	}
-	if err := analyzeErr(b.Analyze(ctx, `SELECT changes() FROM later`)); backend.AsError(err) == nil || backend.AsError(err).Class != backend.ClassPermission {
+	if err := analyzeErr(b.Gate().Analyze(ctx, `SELECT changes() FROM later`)); backend.AsError(err) == nil || backend.AsError(err).Class != backend.ClassPermission {
 		t.Fatalf("changes() on an existing table: %v, want refused", err)
 	}
 }
@@ -672,7 +672,7 @@ func TestGateTrapsInOldSchema(t *testing.T) {
 		{v: reject, sql: `SELECT * FROM vtrap`, reason: "function sqlite_version() depends on the node's SQLite build (in the body of vtrap)"},
 		{v: accept, sql: `UPDATE tt SET v = 2`, reason: "the trap fires on INSERT only"}, // the trap fires on INSERT only
 	} {
-		if msg := checkVerdict(c, analyzeErr(b.Analyze(ctx, c.sql)), false); msg != "" {
+		if msg := checkVerdict(c, analyzeErr(b.Gate().Analyze(ctx, c.sql)), false); msg != "" {
 			t.Errorf("Analyze(%q): %s", c.sql, msg)
 		}
 		blk, err := b.Begin(ctx)
@@ -717,7 +717,7 @@ func FuzzGate(f *testing.F) {
 	// (instrumented SQLite is slow): the same mechanism, a lower limit.
 	sqlite.SetWorkLimit(b.(*sqlite.Backend), 2000)
 	f.Fuzz(func(t *testing.T, sql string) {
-		if err := analyzeErr(b.Analyze(ctx, sql)); err != nil && backend.AsError(err) == nil {
+		if err := analyzeErr(b.Gate().Analyze(ctx, sql)); err != nil && backend.AsError(err) == nil {
 			t.Fatalf("Analyze(%q): not a statement failure: %v", sql, err)
 		}
 		blk, err := b.Begin(ctx)
@@ -728,7 +728,7 @@ func FuzzGate(f *testing.F) {
 		if err := blk.Savepoint(ctx, envA); err != nil {
 			t.Fatal(err)
 		}
-		_, aerr := blk.Analyze(ctx, sql)
+		_, aerr := sqlite.AnalyzeInBlock(ctx, blk, sql)
 		if aerr != nil && backend.AsError(aerr) == nil {
 			t.Fatalf("Block.Analyze(%q): not a statement failure: %v", sql, aerr)
 		}

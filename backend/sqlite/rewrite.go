@@ -188,21 +188,57 @@ func (r *rewriter) timeFunc(name string) sqlite3.ScalarFunction {
 func (r *rewriter) evalTime(ctx sqlite3.Context, name string, arg []sqlite3.Value) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	builtin := name
-	switch name {
-	case "current_date":
-		builtin = "date"
-	case "current_time":
-		builtin = "time"
-	case "current_timestamp":
-		builtin = "datetime"
-	}
 	if len(arg) == 0 {
 		if v, ok := r.memo[name]; ok {
 			ctx.ResultText(v)
 			return
 		}
 	}
+	builtin := builtinOf(name)
+	if builtin == "strftime" && len(arg) == 0 {
+		ctx.ResultNull() // as SQLite: strftime() without a format is NULL
+		return
+	}
+	args, err := r.withClock(builtin, copyArgs(arg))
+	if err != nil {
+		ctx.ResultError(err)
+		return
+	}
+	stmt, err := r.helperStmt(builtin, len(args))
+	if err != nil {
+		ctx.ResultError(err)
+		return
+	}
+	defer stmt.Reset()
+	if err := bindArgs(stmt, args); err != nil {
+		ctx.ResultError(err)
+		return
+	}
+	memo := ""
+	if len(arg) == 0 {
+		memo = name // zero-argument results are the same for the whole env
+	}
+	r.result(ctx, stmt, memo)
+}
+
+// builtinOf is the SQLite built-in a rewritten function evaluates:
+// current_date, current_time and current_timestamp are date(now),
+// time(now) and datetime(now).
+func builtinOf(name string) string {
+	switch name {
+	case "current_date":
+		return "date"
+	case "current_time":
+		return "time"
+	case "current_timestamp":
+		return "datetime"
+	}
+	return name
+}
+
+// copyArgs copies the function's arguments, with their types, out of
+// SQLite's memory (with room for withClock to append two).
+func copyArgs(arg []sqlite3.Value) []helperArg {
 	args := make([]helperArg, len(arg), len(arg)+2)
 	for i, v := range arg {
 		a := helperArg{typ: v.Type()}
@@ -218,56 +254,56 @@ func (r *rewriter) evalTime(ctx sqlite3.Context, name string, arg []sqlite3.Valu
 		}
 		args[i] = a
 	}
+	return args
+}
+
+// withClock returns the arguments of builtin with every time value SQLite
+// would read as the clock replaced by the env's time, or errTimeZone when a
+// modifier reads the node's time zone. strftime's format comes first and
+// must be present.
+func (r *rewriter) withClock(builtin string, args []helperArg) ([]helperArg, error) {
 	nowArg := helperArg{typ: sqlite3.TEXT, b: []byte(r.now)}
-	// first: the index of the time value; the modifiers follow it.
-	first, subsec := 0, false
-	switch builtin {
-	case "strftime":
-		first = 1
-		if len(args) == 0 {
-			ctx.ResultNull() // as SQLite: strftime() without a format is NULL
-			return
-		}
-	case "timediff":
-		first = 2 // two time values, no modifiers
+	if builtin == "timediff" {
+		// Two time values, no modifiers.
 		for i := range args {
-			if kind := clockWord(args[i]); kind != "" {
+			if clockWord(args[i]) != "" {
 				args[i] = nowArg
 			}
 		}
+		return args, nil
 	}
-	if builtin != "timediff" {
-		if len(args) == first {
-			args = append(args, nowArg) // no time value means 'now'
-		} else {
-			switch clockWord(args[first]) {
-			case "now":
-				args[first] = nowArg
-			case "subsec":
-				args[first] = nowArg
-				subsec = true
-			}
-		}
-		for _, m := range args[first+1:] {
-			if (m.typ == sqlite3.TEXT || m.typ == sqlite3.BLOB) && readsTimeZone(m.b) {
-				ctx.ResultError(errTimeZone)
-				return
-			}
-		}
-		if subsec {
-			// useSubsec is only read when the result is formatted, and no
-			// modifier but 'utc' (refused) clears it: appending it keeps
-			// every other modifier at its position (SQLite checks some
-			// positions).
-			args = append(args, helperArg{typ: sqlite3.TEXT, b: []byte("subsec")})
+	first := 0 // the index of the time value; the modifiers follow it
+	if builtin == "strftime" {
+		first = 1
+	}
+	subsec := false
+	if len(args) == first {
+		args = append(args, nowArg) // no time value means 'now'
+	} else {
+		switch clockWord(args[first]) {
+		case "now":
+			args[first] = nowArg
+		case "subsec":
+			args[first] = nowArg
+			subsec = true
 		}
 	}
-	stmt, err := r.helperStmt(builtin, len(args))
-	if err != nil {
-		ctx.ResultError(err)
-		return
+	for _, m := range args[first+1:] {
+		if (m.typ == sqlite3.TEXT || m.typ == sqlite3.BLOB) && readsTimeZone(m.b) {
+			return nil, errTimeZone
+		}
 	}
-	defer stmt.Reset()
+	if subsec {
+		// useSubsec is only read when the result is formatted, and no
+		// modifier but 'utc' (refused) clears it: appending it keeps every
+		// other modifier at its position (SQLite checks some positions).
+		args = append(args, helperArg{typ: sqlite3.TEXT, b: []byte("subsec")})
+	}
+	return args, nil
+}
+
+// bindArgs binds args, with their types, to the helper statement.
+func bindArgs(stmt *sqlite3.Stmt, args []helperArg) error {
 	for i, a := range args {
 		var err error
 		switch a.typ {
@@ -283,10 +319,16 @@ func (r *rewriter) evalTime(ctx sqlite3.Context, name string, arg []sqlite3.Valu
 			err = stmt.BindNull(i + 1)
 		}
 		if err != nil {
-			ctx.ResultError(err)
-			return
+			return err
 		}
 	}
+	return nil
+}
+
+// result runs the bound helper statement and returns its value, with its
+// type, as the function's result; a text result is memoized under memo
+// unless memo is "".
+func (r *rewriter) result(ctx sqlite3.Context, stmt *sqlite3.Stmt, memo string) {
 	if !stmt.Step() {
 		if err := stmt.Err(); err != nil {
 			ctx.ResultError(err)
@@ -302,8 +344,8 @@ func (r *rewriter) evalTime(ctx sqlite3.Context, name string, arg []sqlite3.Valu
 		ctx.ResultFloat(stmt.ColumnFloat(0))
 	case sqlite3.TEXT:
 		v := stmt.ColumnText(0)
-		if len(arg) == 0 {
-			r.memo[name] = v
+		if memo != "" {
+			r.memo[memo] = v
 		}
 		ctx.ResultText(v)
 	case sqlite3.BLOB:

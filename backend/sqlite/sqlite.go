@@ -198,14 +198,14 @@ func WithReadCaps(rows int, bytes int64) Option {
 	}
 }
 
-// WithoutGate is for benchmarks only (gate on vs off, end to end): the
+// withoutGate is for benchmarks only (gate on vs off, end to end): the
 // authorizer then allows every client action except access to relchain's
 // own tables and what would break the block's db-transaction (transaction
 // and savepoint control, ATTACH, DETACH, VACUUM). Clock and random functions
 // are still rewritten and the work limit still applies. A node running
 // without the gate does not follow the chain's determinism rules: never use
 // it on a network.
-func WithoutGate() Option { return func(o *options) { o.noGate = true } }
+func withoutGate() Option { return func(o *options) { o.noGate = true } }
 
 // readGate switches a read connection's authorizer to the gate.
 type readGate struct {
@@ -516,15 +516,16 @@ func (b *Backend) readInterrupted(ctx context.Context, err error) error {
 	return fmt.Errorf("query: %w", err)
 }
 
-// Analyze implements backend.Backend: it prepares (never steps) the
-// statement on a read connection, under the gate (gate.go), on committed
-// state. Errors that depend on the schema (a missing table) are no verdict:
-// an earlier tx of the block may create what is missing; the analysis then
-// holds what could be learned (DDL from the statement's first keyword). A
-// statement the gate refuses is rejected (ClassPermission), as Exec would
-// refuse it. Verdicts are cached by text: syntax verdicts forever, others
-// until a block that changed the schema commits.
-func (b *Backend) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+// analyze is the gate's verdict on committed state (gateseam.go): it
+// prepares (never steps) the statement on a read connection, under the gate
+// (gate.go), on committed state. Errors that depend on the schema (a
+// missing table) are no verdict: an earlier tx of the block may create what
+// is missing; the analysis then holds what could be learned (DDL from the
+// statement's first keyword). A statement the gate refuses is rejected
+// (ClassPermission), as Exec would refuse it. Verdicts are cached by text:
+// syntax verdicts forever, others until a block that changed the schema
+// commits.
+func (b *Backend) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
 	gen := b.schemaGen.Load()
 	b.syntaxMu.Lock()
 	v, ok := b.syntax[sql]

@@ -129,7 +129,7 @@ func TestWithoutGate(t *testing.T) {
 		`CREATE VIEW sv AS SELECT sqlite_source_id() AS s`,
 		`INSERT INTO t (id, v) VALUES (1, sqlite_version())`,
 	} {
-		if _, err := b.Analyze(ctx, sql); err != nil {
+		if _, err := b.Gate().Analyze(ctx, sql); err != nil {
 			t.Errorf("Analyze(%q) without the gate: %v", sql, err)
 		}
 		if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
@@ -168,7 +168,7 @@ func TestWithoutGate(t *testing.T) {
 			t.Fatalf("after %q: %v", sql, err)
 		}
 	}
-	if a, err := blk.Analyze(ctx, `UPDATE t SET v = 'x'`); err != nil || len(a.Writes) != 1 || a.Writes[0] != "t" {
+	if a, err := sqlite.AnalyzeInBlock(ctx, blk, `UPDATE t SET v = 'x'`); err != nil || len(a.Writes) != 1 || a.Writes[0] != "t" {
 		t.Errorf("Analyze without the gate: %+v, %v", a, err)
 	}
 	if d, err := blk.ChangeDigest(ctx); err != nil || len(d.Block) == 0 {
@@ -219,7 +219,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	for _, s := range stmts {
 		b.Run(s.name+"/checktx-cached", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := gated.Analyze(ctx, s.sql); err != nil {
+				if _, err := gated.Gate().Analyze(ctx, s.sql); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -230,7 +230,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		}{{"checktx", gated}, {"checktx-nogate", ungated}} {
 			b.Run(s.name+"/"+g.name, func(b *testing.B) {
 				for b.Loop() {
-					if _, err := g.be.Analyze(ctx, s.sql+" -- "+strconv.FormatInt(unique.Add(1), 10)); err != nil {
+					if _, err := g.be.Gate().Analyze(ctx, s.sql+" -- "+strconv.FormatInt(unique.Add(1), 10)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -243,7 +243,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			}
 			defer blk.Rollback(ctx)
 			for b.Loop() {
-				if _, err := blk.Analyze(ctx, s.sql+" -- "+strconv.FormatInt(unique.Add(1), 10)); err != nil {
+				if _, err := sqlite.AnalyzeInBlock(ctx, blk, s.sql+" -- "+strconv.FormatInt(unique.Add(1), 10)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -255,7 +255,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			}
 			defer blk.Rollback(ctx)
 			for b.Loop() {
-				if _, err := blk.Analyze(ctx, s.sql); err != nil {
+				if _, err := sqlite.AnalyzeInBlock(ctx, blk, s.sql); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -392,128 +392,13 @@ func shortLabel(l string) string {
 	return r.Replace(l)
 }
 
-// chart renders the figure of one experiment to path.
+// chart renders the figure of one experiment to path (chartOf), or, for
+// an experiment without a figure of its own, the throughput of each point.
 func chart(path string, m Measured) error {
 	all := points(m)
-	switch m.Experiment.ID {
-	case Fig2:
-		return chartCats(path, all, []panelSpec{
-			{"sync: p50 latency per transaction", "ms", bench.ModeSync, p50},
-			{"async: throughput", "wl-tx/s", bench.ModeAsync, tps},
-		}, func(p Point) string { return fmtDur(p.TimeoutCommit) }, "timeout_commit")
-	case Fig45:
-		var lat, thr, ovh []series
-		for _, w := range []string{"smallbank", "tpcc"} {
-			pts := where(all, func(p Point) bool { return p.Config.Workload == w && p.Config.Mode != bench.ModeAsync })
-			if len(pts) == 0 {
-				continue
-			}
-			chain, raw, rawT, ov := series{name: w + " relchain"}, series{name: w + " raw DBMS"}, series{name: w + " raw DBMS"}, series{name: w}
-			for _, a := range dedupK(pts) {
-				k := float64(max(a.p.Config.WLPerBC, 1))
-				chain.add(k, p50(a.r))
-				raw.add(k, rawP50(a.r))
-				rawT.add(k, rawTPS(a.r))
-				ov.add(k, overhead(a.r))
-			}
-			lat = append(lat, chain, raw)
-			thr = append(thr, series{name: w + " relchain", xs: chain.xs, ys: mapYs(dedupK(pts), tps)}, rawT)
-			ov.name = w + " (chain / raw seconds)"
-			ovh = append(ovh, ov)
-		}
-		return savePanels(path, 3,
-			linePanel("(a) latency per bc-transaction (p50)", "wl-transactions per bc-transaction (k)", "ms", true, true, lat),
-			linePanel("(b) throughput", "wl-transactions per bc-transaction (k)", "wl-tx/s", true, true, thr),
-			linePanel("(c) overhead over the raw DBMS", "wl-transactions per bc-transaction (k)", "x", true, true, ovh))
-	case Fig67:
-		var lat, size []series
-		for _, a := range all {
-			if a.r == nil || len(a.r.PerBlock) == 0 {
-				continue
-			}
-			l, s := series{name: shortLabel(a.p.Label)}, series{name: shortLabel(a.p.Label)}
-			for i, b := range a.r.PerBlock {
-				l.add(float64(i+1), b.LatencyMS)
-				s.add(float64(i+1), float64(b.WLTxs))
-			}
-			lat, size = append(lat, l), append(size, s)
-		}
-		return savePanels(path, 2,
-			linePanel("(a) mean latency of each block's wl-transactions", "block of the run", "ms", false, false, lat),
-			scatterPanel("(b) wl-transactions per block", "block of the run", "wl-transactions", size))
-	case Fig8:
-		var cats []string
-		ph := make([]group, 4)
-		share := make([]group, 4)
-		for i, n := range []string{"propose", "consensus", "execute", "commit"} {
-			ph[i].name, share[i].name = n, n
-		}
-		for _, a := range all {
-			cats = append(cats, shortLabel(a.p.Label))
-			v := [4]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
-			if a.r != nil && a.r.Phases != nil {
-				f := a.r.Phases
-				v = [4]float64{f.Propose, f.Consensus, f.Execute, f.Commit}
-			}
-			sum := v[0] + v[1] + v[2] + v[3]
-			for i := range 4 {
-				ph[i].vals = append(ph[i].vals, v[i])
-				share[i].vals = append(share[i].vals, 100*v[i]/sum)
-			}
-		}
-		return savePanels(path, 2,
-			barPanel("(a) mean time per block by phase", "ms", cats, ph, true),
-			barPanel("(b) share of the block's time", "%", cats, share, true))
-	case Fig9:
-		var thr, lat []series
-		for _, md := range []string{bench.ModeSync, bench.ModePseudo, bench.ModeAsync} {
-			pts := where(all, mode(md))
-			if len(pts) == 0 {
-				continue
-			}
-			t, l := series{name: md}, series{name: md}
-			for _, a := range pts {
-				t.add(float64(a.p.Config.Clients), tps(a.r))
-				l.add(float64(a.p.Config.Clients), p50(a.r))
-			}
-			thr, lat = append(thr, t), append(lat, l)
-		}
-		return savePanels(path, 2,
-			linePanel("(a) throughput", "clients", "wl-tx/s", true, true, thr),
-			linePanel("(b) p50 latency", "clients", "ms", true, true, lat))
-	case Fig3:
-		byABCI := func(p Point) string { return cmp.Or(p.ABCI, "builtin") }
-		return chartCats(path, all, []panelSpec{
-			{"async: throughput", "wl-tx/s", bench.ModeAsync, tps},
-			{"sync: p50 latency", "ms", bench.ModeSync, p50},
-		}, byABCI, "ABCI transport")
-	case Fig10:
-		var panels []*plot.Plot
-		for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
-			pts := where(all, mode(md))
-			var cats []string
-			chain, raw, over := group{name: "relchain (s)"}, group{name: "raw DBMS (ms)"}, group{name: "overhead"}
-			for _, a := range pts {
-				cats = append(cats, a.p.Backend)
-				chain.vals = append(chain.vals, seconds(a.r))
-				raw.vals = append(raw.vals, rawMS(a.r))
-				over.vals = append(over.vals, overhead(a.r))
-			}
-			panels = append(panels,
-				barPanel(md+": relchain end-to-end runtime", "s", cats, []group{chain}, false),
-				barPanel(md+": raw DBMS runtime", "ms", cats, []group{raw}, false),
-				barPanel(md+": overhead (relchain / raw)", "x", cats, []group{over}, false))
-		}
-		return savePanels(path, 3, panels...)
-	case Fig11a:
-		byV := func(p Point) string { return strconv.Itoa(p.Validators) }
-		return chartCats(path, all, []panelSpec{
-			{"async: end-to-end runtime", "s", bench.ModeAsync, seconds},
-			{"async: blocks with transactions", "blocks", bench.ModeAsync, blocks},
-			{"sync: p50 latency", "ms", bench.ModeSync, p50},
-		}, byV, "validators")
+	if f := chartOf[m.Experiment.ID]; f != nil {
+		return f(path, all)
 	}
-	// An experiment without a figure of its own: throughput per point.
 	var cats []string
 	g := group{name: "tps"}
 	for _, a := range all {
@@ -521,6 +406,158 @@ func chart(path string, m Measured) error {
 		g.vals = append(g.vals, tps(a.r))
 	}
 	return savePanels(path, 1, barPanel(m.Experiment.Title, "wl-tx/s", cats, []group{g}, false))
+}
+
+// chartOf holds the figure of each experiment that has one.
+var chartOf = map[string]func(path string, all []at) error{
+	Fig2:   fig2Chart,
+	Fig3:   fig3Chart,
+	Fig45:  fig45Chart,
+	Fig67:  fig67Chart,
+	Fig8:   fig8Chart,
+	Fig9:   fig9Chart,
+	Fig10:  fig10Chart,
+	Fig11a: fig11aChart,
+}
+
+// fig2Chart draws sync latency and async throughput by timeout_commit.
+func fig2Chart(path string, all []at) error {
+	return chartCats(path, all, []panelSpec{
+		{"sync: p50 latency per transaction", "ms", bench.ModeSync, p50},
+		{"async: throughput", "wl-tx/s", bench.ModeAsync, tps},
+	}, func(p Point) string { return fmtDur(p.TimeoutCommit) }, "timeout_commit")
+}
+
+// fig3Chart draws builtin against socket ABCI.
+func fig3Chart(path string, all []at) error {
+	byABCI := func(p Point) string { return cmp.Or(p.ABCI, "builtin") }
+	return chartCats(path, all, []panelSpec{
+		{"async: throughput", "wl-tx/s", bench.ModeAsync, tps},
+		{"sync: p50 latency", "ms", bench.ModeSync, p50},
+	}, byABCI, "ABCI transport")
+}
+
+// fig45Chart draws latency, throughput and overhead by wl-transactions per bc-transaction.
+func fig45Chart(path string, all []at) error {
+	var lat, thr, ovh []series
+	for _, w := range []string{"smallbank", "tpcc"} {
+		pts := where(all, func(p Point) bool { return p.Config.Workload == w && p.Config.Mode != bench.ModeAsync })
+		if len(pts) == 0 {
+			continue
+		}
+		chain, raw, rawT, ov := series{name: w + " relchain"}, series{name: w + " raw DBMS"}, series{name: w + " raw DBMS"}, series{name: w}
+		for _, a := range dedupK(pts) {
+			k := float64(max(a.p.Config.WLPerBC, 1))
+			chain.add(k, p50(a.r))
+			raw.add(k, rawP50(a.r))
+			rawT.add(k, rawTPS(a.r))
+			ov.add(k, overhead(a.r))
+		}
+		lat = append(lat, chain, raw)
+		thr = append(thr, series{name: w + " relchain", xs: chain.xs, ys: mapYs(dedupK(pts), tps)}, rawT)
+		ov.name = w + " (chain / raw seconds)"
+		ovh = append(ovh, ov)
+	}
+	return savePanels(path, 3,
+		linePanel("(a) latency per bc-transaction (p50)", "wl-transactions per bc-transaction (k)", "ms", true, true, lat),
+		linePanel("(b) throughput", "wl-transactions per bc-transaction (k)", "wl-tx/s", true, true, thr),
+		linePanel("(c) overhead over the raw DBMS", "wl-transactions per bc-transaction (k)", "x", true, true, ovh))
+}
+
+// fig67Chart draws each async run's per-block latency and block sizes.
+func fig67Chart(path string, all []at) error {
+	var lat, size []series
+	for _, a := range all {
+		if a.r == nil || len(a.r.PerBlock) == 0 {
+			continue
+		}
+		l, s := series{name: shortLabel(a.p.Label)}, series{name: shortLabel(a.p.Label)}
+		for i, b := range a.r.PerBlock {
+			l.add(float64(i+1), b.LatencyMS)
+			s.add(float64(i+1), float64(b.WLTxs))
+		}
+		lat, size = append(lat, l), append(size, s)
+	}
+	return savePanels(path, 2,
+		linePanel("(a) mean latency of each block's wl-transactions", "block of the run", "ms", false, false, lat),
+		scatterPanel("(b) wl-transactions per block", "block of the run", "wl-transactions", size))
+}
+
+// fig8Chart draws the phases of a block, in ms and as shares.
+func fig8Chart(path string, all []at) error {
+	var cats []string
+	ph := make([]group, 4)
+	share := make([]group, 4)
+	for i, n := range []string{"propose", "consensus", "execute", "commit"} {
+		ph[i].name, share[i].name = n, n
+	}
+	for _, a := range all {
+		cats = append(cats, shortLabel(a.p.Label))
+		v := [4]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		if a.r != nil && a.r.Phases != nil {
+			f := a.r.Phases
+			v = [4]float64{f.Propose, f.Consensus, f.Execute, f.Commit}
+		}
+		sum := v[0] + v[1] + v[2] + v[3]
+		for i := range 4 {
+			ph[i].vals = append(ph[i].vals, v[i])
+			share[i].vals = append(share[i].vals, 100*v[i]/sum)
+		}
+	}
+	return savePanels(path, 2,
+		barPanel("(a) mean time per block by phase", "ms", cats, ph, true),
+		barPanel("(b) share of the block's time", "%", cats, share, true))
+}
+
+// fig9Chart draws throughput and latency by clients.
+func fig9Chart(path string, all []at) error {
+	var thr, lat []series
+	for _, md := range []string{bench.ModeSync, bench.ModePseudo, bench.ModeAsync} {
+		pts := where(all, mode(md))
+		if len(pts) == 0 {
+			continue
+		}
+		t, l := series{name: md}, series{name: md}
+		for _, a := range pts {
+			t.add(float64(a.p.Config.Clients), tps(a.r))
+			l.add(float64(a.p.Config.Clients), p50(a.r))
+		}
+		thr, lat = append(thr, t), append(lat, l)
+	}
+	return savePanels(path, 2,
+		linePanel("(a) throughput", "clients", "wl-tx/s", true, true, thr),
+		linePanel("(b) p50 latency", "clients", "ms", true, true, lat))
+}
+
+// fig10Chart draws runtimes and overheads by backend.
+func fig10Chart(path string, all []at) error {
+	var panels []*plot.Plot
+	for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
+		pts := where(all, mode(md))
+		var cats []string
+		chain, raw, over := group{name: "relchain (s)"}, group{name: "raw DBMS (ms)"}, group{name: "overhead"}
+		for _, a := range pts {
+			cats = append(cats, a.p.Backend)
+			chain.vals = append(chain.vals, seconds(a.r))
+			raw.vals = append(raw.vals, rawMS(a.r))
+			over.vals = append(over.vals, overhead(a.r))
+		}
+		panels = append(panels,
+			barPanel(md+": relchain end-to-end runtime", "s", cats, []group{chain}, false),
+			barPanel(md+": raw DBMS runtime", "ms", cats, []group{raw}, false),
+			barPanel(md+": overhead (relchain / raw)", "x", cats, []group{over}, false))
+	}
+	return savePanels(path, 3, panels...)
+}
+
+// fig11aChart draws runtime, blocks and latency by validators.
+func fig11aChart(path string, all []at) error {
+	byV := func(p Point) string { return strconv.Itoa(p.Validators) }
+	return chartCats(path, all, []panelSpec{
+		{"async: end-to-end runtime", "s", bench.ModeAsync, seconds},
+		{"async: blocks with transactions", "blocks", bench.ModeAsync, blocks},
+		{"sync: p50 latency", "ms", bench.ModeSync, p50},
+	}, byV, "validators")
 }
 
 // panelSpec is a bar panel of one mode's points, one value each.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/bench"
+	"github.com/relchain/relchain/bench/workload"
 )
 
 // The cost model behind Estimate, from what relchain measured on a 2-core
@@ -69,9 +70,14 @@ func lookup[T any](m map[string]T, workload string) T {
 	return m["smallbank"]
 }
 
+// onServer reports whether p's backend runs on a database server
+// (PostgreSQL, MySQL): it costs the server's start-up and runs slower than
+// SQLite here.
+func onServer(p Point) bool { return p.Backend == workload.Postgres || p.Backend == workload.MySQL }
+
 func startup(p Point) time.Duration {
 	d := startBase + time.Duration(max(p.Validators, 1))*startPerNode + teardown
-	if p.Backend == "postgres" || p.Backend == "mysql" {
+	if onServer(p) {
 		d += startPostgres
 	}
 	return d
@@ -89,13 +95,13 @@ func runTime(p Point) time.Duration {
 	c := p.Config
 	clients := max(c.Clients, 1)
 	exec := lookup(execPerWL, c.Workload)
-	if p.Backend == "postgres" || p.Backend == "mysql" {
+	if onServer(p) {
 		exec *= 3
 	}
 	switch c.Mode {
 	case bench.ModeAsync:
 		rate := lookup(asyncRate, c.Workload)
-		if p.Backend == "postgres" || p.Backend == "mysql" {
+		if onServer(p) {
 			rate /= 2
 		}
 		d := time.Duration(float64(c.Txs) / rate * float64(time.Second))

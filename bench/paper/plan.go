@@ -210,209 +210,9 @@ func Plan(o Options) []Experiment {
 	if o.Quick {
 		s = quickSizes
 	}
-	b := builder{s}
-	pg := slices.Contains(o.Backends, "postgres")
-	scaleNote := fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
-		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)
-
-	var all []Experiment
-
-	// Fig. 2: timeout_commit.
-	{
-		e := Experiment{ID: Fig2, Title: "Fig. 2: varying timeout_commit (Smallbank, sync latency and async throughput)",
-			Paper: "timeout_commit varied from 25 ms to 1000 ms for 1,000 synchronous and 10,000 asynchronous Smallbank transactions; 100 ms gave the best end-to-end runtime in both cases, so the paper uses 100 ms everywhere else. The text gives no per-value numbers.",
-			Notes: []string{scaleNote, "Sync points at long timeout_commit run fewer transactions (each point is capped in time); tps and latency stay comparable."}}
-		for _, tc := range s.tcs {
-			var sp, ap Point
-			if tc == DefaultTimeoutCommit {
-				sp, ap = b.sbSyncDefault(""), b.sbAsyncDefault("")
-			} else {
-				sp = b.sync("", "smallbank", 1, s.sbSync, tc, DefaultValidators, DefaultBackend)
-				ap = b.async("", "smallbank", s.sbAsync, tc, DefaultValidators, DefaultBackend)
-			}
-			sp.Label = "sync timeout_commit=" + fmtDur(tc)
-			ap.Label = "async timeout_commit=" + fmtDur(tc)
-			if tc == 100*time.Millisecond {
-				sp.Paper, ap.Paper = "best runtime (chosen)", "best runtime (chosen)"
-			}
-			e.Points = append(e.Points, sp, ap)
-		}
-		all = append(all, e)
-	}
-
-	// Fig. 3: builtin vs server variant.
-	{
-		e := Experiment{ID: Fig3, Title: "Fig. 3: builtin vs server variant (Smallbank, async and sync)",
-			Paper: "The application linked into the consensus process (builtin) against the same application behind ABCI's socket protocol (server variant): builtin was 1.53x faster for asynchronous Smallbank.",
-			Notes: []string{scaleNote, "relchain's server variant (relchain node --abci socket) runs both sides in one process and talks over loopback TCP; 'relchain abci-server' runs the app in a separate process for a stock cometbft."}}
-		ab, sb := b.sbAsyncDefault("async builtin"), b.sbSyncDefault("sync builtin")
-		as := b.async("async socket", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
-		ss := b.sync("sync socket", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
-		as.ABCI, ss.ABCI = "socket", "socket"
-		ab.Paper, as.Paper = "builtin 1.53x faster than server", "server variant"
-		e.Points = append(e.Points, ab, as, sb, ss)
-		all = append(all, e)
-	}
-
-	// Figs. 4 and 5: sync and pseudo-sync.
-	{
-		e := Experiment{ID: Fig45, Title: "Figs. 4/5: synchronous and pseudo-synchronous, k wl-transactions per bc-transaction (Smallbank, TPC-C)",
-			Paper: "1,000 writing wl-transactions, k = 1..2,048 per bc-transaction, one client, 4 nodes. Smallbank: fully synchronous 218x latency and 208x end-to-end runtime over raw PostgreSQL; best pseudo-sync still 32x latency and 25x runtime. TPC-C: synchronous 133x latency and 129x runtime; best pseudo-sync only 2.5x latency and 2.4x runtime. Packing more wl-transactions per bc-transaction means fewer blocks and consensus rounds.",
-			Notes: []string{scaleNote, "Latency here is per bc-transaction (the client waits for the batch); overhead is chain seconds over the raw DBMS running the same grouping."}}
-		p := b.sbSyncDefault("smallbank sync k=1")
-		p.Paper = "208x runtime, 218x latency"
-		e.Points = append(e.Points, p)
-		for _, k := range s.ks {
-			p := b.sbPseudo(k)
-			if k == s.ks[len(s.ks)-1] {
-				p.Paper = "best: 25x runtime, 32x latency"
-			}
-			e.Points = append(e.Points, p)
-		}
-		p = b.tpccSync("tpcc sync k=1")
-		p.Paper = "129x runtime, 133x latency"
-		e.Points = append(e.Points, p)
-		for _, k := range s.tpccKs {
-			p := b.point(fmt.Sprintf("tpcc pseudo k=%d", k), "tpcc", bench.ModePseudo, k, 1, s.tpccPs)
-			if k == s.tpccKs[len(s.tpccKs)-1] {
-				p.Paper = "best: 2.4x runtime, 2.5x latency"
-			}
-			e.Points = append(e.Points, p)
-		}
-		all = append(all, e)
-	}
-
-	// Figs. 6 and 7: async per-block latency and block sizes.
-	{
-		e := Experiment{ID: Fig67, Title: "Figs. 6/7: asynchronous, latency and wl-transactions per block over the run (Smallbank, TPC-C)",
-			Paper: "10,000 asynchronous writing wl-transactions. Smallbank: latency of the last block up to 24x and end-to-end runtime 21x (average over transaction types) over raw PostgreSQL; the framework packs about 1,000-2,000 wl-transactions per block, 8 blocks in total. TPC-C: latency at most 2.6x; end-to-end runtime NewOrder 2.0x, Payment 4.3x; the read-only OrderStatus through the query path 1.52x.",
-			Notes: []string{scaleNote, "Per-block latency is the mean latency of the wl-transactions a block committed (the paper plots the time from the first submission to the block's commit)."}}
-		p := b.sbAsyncDefault("smallbank async")
-		p.Paper = "21x runtime, last block 24x latency, ~1,000-2,000 wl-txs/block, 8 blocks"
-		e.Points = append(e.Points, p)
-		p = b.tpccAsync("tpcc async")
-		p.Paper = "latency at most 2.6x"
-		e.Points = append(e.Points, p)
-		if s.asyncMixes {
-			p = b.tpccAsync("tpcc async NewOrder", "NewOrder")
-			p.Paper = "2.0x runtime"
-			e.Points = append(e.Points, p)
-			p = b.tpccAsync("tpcc async Payment", "Payment")
-			p.Paper = "4.3x runtime"
-			e.Points = append(e.Points, p)
-			p = b.tpccAsync("tpcc OrderStatus (query path)", "OrderStatus")
-			p.Paper = "1.52x runtime"
-			e.Points = append(e.Points, p)
-		}
-		all = append(all, e)
-	}
-
-	// Fig. 8: cost breakdown.
-	{
-		e := Experiment{ID: Fig8, Title: "Fig. 8: cost breakdown of a block into propose, consensus, execute, commit",
-			Paper: "The life of a block under synchronous (1 bc-transaction per block) and asynchronous communication (1,311 bc-transactions per block): the consensus phase dominates by far; execution is negligible in both cases; propose and consensus vary across runs. The text gives no millisecond values.",
-			Notes: []string{scaleNote, "Phases are means per block as one node's application measured them (Result.PhasesMS); these points are shared with Figs. 4-7."}}
-		e.Points = append(e.Points,
-			b.sbSyncDefault("smallbank sync"),
-			b.sbPseudo(64),
-			b.sbAsyncDefault("smallbank async"),
-			b.tpccSync("tpcc sync"),
-			b.tpccAsync("tpcc async"))
-		e.Points[1].Label = "smallbank pseudo k=64"
-		e.Points[0].Paper = "1 bc-tx/block, consensus dominates"
-		e.Points[2].Paper = "1,311 bc-txs/block, consensus dominates"
-		all = append(all, e)
-	}
-
-	// Fig. 9: clients.
-	{
-		e := Experiment{ID: Fig9, Title: "Fig. 9: number of clients (Smallbank)",
-			Paper: "1 to 32 clients, 10,000 Smallbank transactions in total. Synchronous: performance increases drastically with the clients, as concurrently submitted transactions share a block. Asynchronous: a smaller but still significant improvement (one client does not saturate the system). Recommendation: use several clients, improvement up to 32.",
-			Notes: []string{scaleNote, fmt.Sprintf("Sync points run %d wl-transactions per client (at most %s in total); tps stays comparable.", s.clientTxs, thousands(s.clientCap))}}
-		for _, c := range s.clients {
-			var p Point
-			if c == 1 {
-				p = b.sbSyncDefault("")
-			} else {
-				p = b.sync("", "smallbank", c, min(c*s.clientTxs, s.clientCap), DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
-			}
-			p.Label = fmt.Sprintf("sync clients=%d", c)
-			if c == 32 {
-				p.Paper = "largest sync improvement"
-			}
-			e.Points = append(e.Points, p)
-		}
-		if s.asyncFig9 {
-			for _, c := range s.clients {
-				var p Point
-				if c == 1 {
-					p = b.sbAsyncDefault("")
-				} else {
-					p = b.async("", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
-					p.Config.Clients = c
-				}
-				p.Label = fmt.Sprintf("async clients=%d", c)
-				e.Points = append(e.Points, p)
-			}
-		}
-		all = append(all, e)
-	}
-
-	// Fig. 10: backends.
-	{
-		e := Experiment{ID: Fig10, Title: "Fig. 10: relational backend (Smallbank, sync and async, with raw baselines)",
-			Paper: "1,000 synchronous and 10,000 asynchronous Smallbank transactions with PostgreSQL or MySQL in all four nodes. Raw: PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async). In the chain: sync makes no difference at all (block forming and consensus dominate); async PostgreSQL is 1.2x faster than MySQL.",
-			Notes: []string{scaleNote, "relchain's backends are SQLite, PostgreSQL and MySQL/MariaDB (the paper compared PostgreSQL with MySQL); the MySQL points run on whatever server --mysql names (the private one: MariaDB)."}}
-		sp, ap := b.sbSyncDefault("sqlite sync"), b.sbAsyncDefault("sqlite async")
-		sp.Paper, ap.Paper = "chain: backend makes no difference", "chain: PostgreSQL 1.2x faster than MySQL"
-		e.Points = append(e.Points, sp, ap)
-		if pg {
-			sp = b.sync("postgres sync", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, "postgres")
-			ap = b.async("postgres async", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, "postgres")
-			sp.Paper, ap.Paper = "raw: PostgreSQL 6.6x faster than MySQL", "raw: PostgreSQL 2.6x faster than MySQL"
-			e.Points = append(e.Points, sp, ap)
-		} else {
-			e.Notes = append(e.Notes, "PostgreSQL points skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
-		}
-		if slices.Contains(o.Backends, "mysql") {
-			sp = b.sync("mysql sync", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, "mysql")
-			ap = b.async("mysql async", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, "mysql")
-			sp.Paper, ap.Paper = "raw: MySQL 6.6x slower than PostgreSQL; chain: no difference", "raw: MySQL 2.6x slower than PostgreSQL; chain: 1.2x slower"
-			e.Points = append(e.Points, sp, ap)
-		} else {
-			e.Notes = append(e.Notes, "MySQL points skipped: no MySQL/MariaDB server was available (Options.Backends lacks \"mysql\").")
-		}
-		all = append(all, e)
-	}
-
-	// Fig. 11a: validators.
-	{
-		e := Experiment{ID: Fig11a, Title: "Fig. 11a: number of validators on one machine (Smallbank, async and sync)",
-			Paper: "10,000 asynchronous Smallbank transactions on 1, 4 and 8 virtual nodes: runtime 1.47x (4 nodes) and 1.69x (8 nodes) over one node, sublinear; one node makes about 20 smaller blocks, four and eight nodes about 6 larger blocks (consensus throttles block forming).",
-			Notes: []string{scaleNote}}
-		for _, v := range []int{1, 4, 8} {
-			var ap, sp Point
-			if v == DefaultValidators {
-				ap, sp = b.sbAsyncDefault(""), b.sbSyncDefault("")
-			} else {
-				ap = b.async("", "smallbank", s.sbAsync, DefaultTimeoutCommit, v, DefaultBackend)
-				sp = b.sync("", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, v, DefaultBackend)
-			}
-			ap.Label = fmt.Sprintf("async validators=%d", v)
-			sp.Label = fmt.Sprintf("sync validators=%d", v)
-			switch v {
-			case 1:
-				ap.Paper = "1.00x runtime, ~20 blocks"
-			case 4:
-				ap.Paper = "1.47x runtime over 1 node, ~6 blocks"
-			case 8:
-				ap.Paper = "1.69x runtime over 1 node, ~6 blocks"
-			}
-			e.Points = append(e.Points, ap, sp)
-		}
-		all = append(all, e)
-	}
-
+	p := planner{b: builder{s}, o: o, note: fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
+		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)}
+	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a()}
 	if len(o.Only) == 0 {
 		return all
 	}
@@ -423,6 +223,226 @@ func Plan(o Options) []Experiment {
 		}
 	}
 	return out
+}
+
+// planner builds the experiments of one plan, one method per figure.
+type planner struct {
+	b    builder
+	o    Options
+	note string // how the plan is scaled, a note of every experiment
+}
+
+// fig2 is Fig. 2: timeout_commit.
+func (pl planner) fig2() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	e := Experiment{ID: Fig2, Title: "Fig. 2: varying timeout_commit (Smallbank, sync latency and async throughput)",
+		Paper: "timeout_commit varied from 25 ms to 1000 ms for 1,000 synchronous and 10,000 asynchronous Smallbank transactions; 100 ms gave the best end-to-end runtime in both cases, so the paper uses 100 ms everywhere else. The text gives no per-value numbers.",
+		Notes: []string{scaleNote, "Sync points at long timeout_commit run fewer transactions (each point is capped in time); tps and latency stay comparable."}}
+	for _, tc := range s.tcs {
+		var sp, ap Point
+		if tc == DefaultTimeoutCommit {
+			sp, ap = b.sbSyncDefault(""), b.sbAsyncDefault("")
+		} else {
+			sp = b.sync("", "smallbank", 1, s.sbSync, tc, DefaultValidators, DefaultBackend)
+			ap = b.async("", "smallbank", s.sbAsync, tc, DefaultValidators, DefaultBackend)
+		}
+		sp.Label = "sync timeout_commit=" + fmtDur(tc)
+		ap.Label = "async timeout_commit=" + fmtDur(tc)
+		if tc == 100*time.Millisecond {
+			sp.Paper, ap.Paper = "best runtime (chosen)", "best runtime (chosen)"
+		}
+		e.Points = append(e.Points, sp, ap)
+	}
+	return e
+}
+
+// fig3 is Fig. 3: builtin vs server variant.
+func (pl planner) fig3() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	e := Experiment{ID: Fig3, Title: "Fig. 3: builtin vs server variant (Smallbank, async and sync)",
+		Paper: "The application linked into the consensus process (builtin) against the same application behind ABCI's socket protocol (server variant): builtin was 1.53x faster for asynchronous Smallbank.",
+		Notes: []string{scaleNote, "relchain's server variant (relchain node --abci socket) runs both sides in one process and talks over loopback TCP; 'relchain abci-server' runs the app in a separate process for a stock cometbft."}}
+	ab, sb := b.sbAsyncDefault("async builtin"), b.sbSyncDefault("sync builtin")
+	as := b.async("async socket", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+	ss := b.sync("sync socket", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+	as.ABCI, ss.ABCI = "socket", "socket"
+	ab.Paper, as.Paper = "builtin 1.53x faster than server", "server variant"
+	e.Points = append(e.Points, ab, as, sb, ss)
+	return e
+}
+
+// fig45 is Figs. 4 and 5: sync and pseudo-sync.
+func (pl planner) fig45() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	e := Experiment{ID: Fig45, Title: "Figs. 4/5: synchronous and pseudo-synchronous, k wl-transactions per bc-transaction (Smallbank, TPC-C)",
+		Paper: "1,000 writing wl-transactions, k = 1..2,048 per bc-transaction, one client, 4 nodes. Smallbank: fully synchronous 218x latency and 208x end-to-end runtime over raw PostgreSQL; best pseudo-sync still 32x latency and 25x runtime. TPC-C: synchronous 133x latency and 129x runtime; best pseudo-sync only 2.5x latency and 2.4x runtime. Packing more wl-transactions per bc-transaction means fewer blocks and consensus rounds.",
+		Notes: []string{scaleNote, "Latency here is per bc-transaction (the client waits for the batch); overhead is chain seconds over the raw DBMS running the same grouping."}}
+	p := b.sbSyncDefault("smallbank sync k=1")
+	p.Paper = "208x runtime, 218x latency"
+	e.Points = append(e.Points, p)
+	for _, k := range s.ks {
+		p := b.sbPseudo(k)
+		if k == s.ks[len(s.ks)-1] {
+			p.Paper = "best: 25x runtime, 32x latency"
+		}
+		e.Points = append(e.Points, p)
+	}
+	p = b.tpccSync("tpcc sync k=1")
+	p.Paper = "129x runtime, 133x latency"
+	e.Points = append(e.Points, p)
+	for _, k := range s.tpccKs {
+		p := b.point(fmt.Sprintf("tpcc pseudo k=%d", k), "tpcc", bench.ModePseudo, k, 1, s.tpccPs)
+		if k == s.tpccKs[len(s.tpccKs)-1] {
+			p.Paper = "best: 2.4x runtime, 2.5x latency"
+		}
+		e.Points = append(e.Points, p)
+	}
+	return e
+}
+
+// fig67 is Figs. 6 and 7: async per-block latency and block sizes.
+func (pl planner) fig67() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	e := Experiment{ID: Fig67, Title: "Figs. 6/7: asynchronous, latency and wl-transactions per block over the run (Smallbank, TPC-C)",
+		Paper: "10,000 asynchronous writing wl-transactions. Smallbank: latency of the last block up to 24x and end-to-end runtime 21x (average over transaction types) over raw PostgreSQL; the framework packs about 1,000-2,000 wl-transactions per block, 8 blocks in total. TPC-C: latency at most 2.6x; end-to-end runtime NewOrder 2.0x, Payment 4.3x; the read-only OrderStatus through the query path 1.52x.",
+		Notes: []string{scaleNote, "Per-block latency is the mean latency of the wl-transactions a block committed (the paper plots the time from the first submission to the block's commit)."}}
+	p := b.sbAsyncDefault("smallbank async")
+	p.Paper = "21x runtime, last block 24x latency, ~1,000-2,000 wl-txs/block, 8 blocks"
+	e.Points = append(e.Points, p)
+	p = b.tpccAsync("tpcc async")
+	p.Paper = "latency at most 2.6x"
+	e.Points = append(e.Points, p)
+	if s.asyncMixes {
+		p = b.tpccAsync("tpcc async NewOrder", "NewOrder")
+		p.Paper = "2.0x runtime"
+		e.Points = append(e.Points, p)
+		p = b.tpccAsync("tpcc async Payment", "Payment")
+		p.Paper = "4.3x runtime"
+		e.Points = append(e.Points, p)
+		p = b.tpccAsync("tpcc OrderStatus (query path)", "OrderStatus")
+		p.Paper = "1.52x runtime"
+		e.Points = append(e.Points, p)
+	}
+	return e
+}
+
+// fig8 is Fig. 8: cost breakdown.
+func (pl planner) fig8() Experiment {
+	b := pl.b
+	scaleNote := pl.note
+	e := Experiment{ID: Fig8, Title: "Fig. 8: cost breakdown of a block into propose, consensus, execute, commit",
+		Paper: "The life of a block under synchronous (1 bc-transaction per block) and asynchronous communication (1,311 bc-transactions per block): the consensus phase dominates by far; execution is negligible in both cases; propose and consensus vary across runs. The text gives no millisecond values.",
+		Notes: []string{scaleNote, "Phases are means per block as one node's application measured them (Result.PhasesMS); these points are shared with Figs. 4-7."}}
+	e.Points = append(e.Points,
+		b.sbSyncDefault("smallbank sync"),
+		b.sbPseudo(64),
+		b.sbAsyncDefault("smallbank async"),
+		b.tpccSync("tpcc sync"),
+		b.tpccAsync("tpcc async"))
+	e.Points[1].Label = "smallbank pseudo k=64"
+	e.Points[0].Paper = "1 bc-tx/block, consensus dominates"
+	e.Points[2].Paper = "1,311 bc-txs/block, consensus dominates"
+	return e
+}
+
+// fig9 is Fig. 9: clients.
+func (pl planner) fig9() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	e := Experiment{ID: Fig9, Title: "Fig. 9: number of clients (Smallbank)",
+		Paper: "1 to 32 clients, 10,000 Smallbank transactions in total. Synchronous: performance increases drastically with the clients, as concurrently submitted transactions share a block. Asynchronous: a smaller but still significant improvement (one client does not saturate the system). Recommendation: use several clients, improvement up to 32.",
+		Notes: []string{scaleNote, fmt.Sprintf("Sync points run %d wl-transactions per client (at most %s in total); tps stays comparable.", s.clientTxs, thousands(s.clientCap))}}
+	for _, c := range s.clients {
+		var p Point
+		if c == 1 {
+			p = b.sbSyncDefault("")
+		} else {
+			p = b.sync("", "smallbank", c, min(c*s.clientTxs, s.clientCap), DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+		}
+		p.Label = fmt.Sprintf("sync clients=%d", c)
+		if c == 32 {
+			p.Paper = "largest sync improvement"
+		}
+		e.Points = append(e.Points, p)
+	}
+	if s.asyncFig9 {
+		for _, c := range s.clients {
+			var p Point
+			if c == 1 {
+				p = b.sbAsyncDefault("")
+			} else {
+				p = b.async("", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, DefaultBackend)
+				p.Config.Clients = c
+			}
+			p.Label = fmt.Sprintf("async clients=%d", c)
+			e.Points = append(e.Points, p)
+		}
+	}
+	return e
+}
+
+// fig10 is Fig. 10: backends.
+func (pl planner) fig10() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	pg := slices.Contains(pl.o.Backends, "postgres")
+	e := Experiment{ID: Fig10, Title: "Fig. 10: relational backend (Smallbank, sync and async, with raw baselines)",
+		Paper: "1,000 synchronous and 10,000 asynchronous Smallbank transactions with PostgreSQL or MySQL in all four nodes. Raw: PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async). In the chain: sync makes no difference at all (block forming and consensus dominate); async PostgreSQL is 1.2x faster than MySQL.",
+		Notes: []string{scaleNote, "relchain's backends are SQLite, PostgreSQL and MySQL/MariaDB (the paper compared PostgreSQL with MySQL); the MySQL points run on whatever server --mysql names (the private one: MariaDB)."}}
+	sp, ap := b.sbSyncDefault("sqlite sync"), b.sbAsyncDefault("sqlite async")
+	sp.Paper, ap.Paper = "chain: backend makes no difference", "chain: PostgreSQL 1.2x faster than MySQL"
+	e.Points = append(e.Points, sp, ap)
+	if pg {
+		sp = b.sync("postgres sync", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, "postgres")
+		ap = b.async("postgres async", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, "postgres")
+		sp.Paper, ap.Paper = "raw: PostgreSQL 6.6x faster than MySQL", "raw: PostgreSQL 2.6x faster than MySQL"
+		e.Points = append(e.Points, sp, ap)
+	} else {
+		e.Notes = append(e.Notes, "PostgreSQL points skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+	}
+	if slices.Contains(pl.o.Backends, "mysql") {
+		sp = b.sync("mysql sync", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, DefaultValidators, "mysql")
+		ap = b.async("mysql async", "smallbank", s.sbAsync, DefaultTimeoutCommit, DefaultValidators, "mysql")
+		sp.Paper, ap.Paper = "raw: MySQL 6.6x slower than PostgreSQL; chain: no difference", "raw: MySQL 2.6x slower than PostgreSQL; chain: 1.2x slower"
+		e.Points = append(e.Points, sp, ap)
+	} else {
+		e.Notes = append(e.Notes, "MySQL points skipped: no MySQL/MariaDB server was available (Options.Backends lacks \"mysql\").")
+	}
+	return e
+}
+
+// fig11a is Fig. 11a: validators.
+func (pl planner) fig11a() Experiment {
+	b, s := pl.b, pl.b.s
+	scaleNote := pl.note
+	e := Experiment{ID: Fig11a, Title: "Fig. 11a: number of validators on one machine (Smallbank, async and sync)",
+		Paper: "10,000 asynchronous Smallbank transactions on 1, 4 and 8 virtual nodes: runtime 1.47x (4 nodes) and 1.69x (8 nodes) over one node, sublinear; one node makes about 20 smaller blocks, four and eight nodes about 6 larger blocks (consensus throttles block forming).",
+		Notes: []string{scaleNote}}
+	for _, v := range []int{1, 4, 8} {
+		var ap, sp Point
+		if v == DefaultValidators {
+			ap, sp = b.sbAsyncDefault(""), b.sbSyncDefault("")
+		} else {
+			ap = b.async("", "smallbank", s.sbAsync, DefaultTimeoutCommit, v, DefaultBackend)
+			sp = b.sync("", "smallbank", 1, s.sbSync, DefaultTimeoutCommit, v, DefaultBackend)
+		}
+		ap.Label = fmt.Sprintf("async validators=%d", v)
+		sp.Label = fmt.Sprintf("sync validators=%d", v)
+		switch v {
+		case 1:
+			ap.Paper = "1.00x runtime, ~20 blocks"
+		case 4:
+			ap.Paper = "1.47x runtime over 1 node, ~6 blocks"
+		case 8:
+			ap.Paper = "1.69x runtime over 1 node, ~6 blocks"
+		}
+		e.Points = append(e.Points, ap, sp)
+	}
+	return e
 }
 
 // thousands writes n with thousands separators: 100,000.

@@ -161,143 +161,191 @@ func phases(p *bench.Phases) string {
 	return fmt.Sprintf("%s / %s / %s / %s", num(p.Propose), num(p.Consensus), num(p.Execute), num(p.Commit))
 }
 
-// findings derives the comparisons the paper states in its text.
+// findings derives the comparisons the paper states in its text, by
+// experiment (findingsOf).
 func findings(m Measured) []string {
-	all := points(m)
-	find := func(keep func(Point) bool) *bench.Result {
-		for _, a := range all {
-			if keep(a.p) && a.r != nil {
-				return a.r
-			}
-		}
-		return nil
+	if f := findingsOf[m.Experiment.ID]; f != nil {
+		return f(points(m))
 	}
+	return nil
+}
+
+// findingsOf holds the findings of each experiment that has some.
+var findingsOf = map[string]func(all []at) []string{
+	Fig2:   fig2Findings,
+	Fig45:  fig45Findings,
+	Fig67:  fig67Findings,
+	Fig8:   fig8Findings,
+	Fig9:   fig9Findings,
+	Fig10:  fig10Findings,
+	Fig11a: fig11aFindings,
+}
+
+// first returns the result of the first measured point that keep accepts.
+func first(all []at, keep func(Point) bool) *bench.Result {
+	for _, a := range all {
+		if keep(a.p) && a.r != nil {
+			return a.r
+		}
+	}
+	return nil
+}
+
+// fig2Findings: the best timeout_commit per mode.
+func fig2Findings(all []at) []string {
 	var out []string
-	switch m.Experiment.ID {
-	case Fig2:
-		for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
-			best, bestTC := math.Inf(1), ""
-			for _, a := range where(all, mode(md)) {
-				if a.r != nil && a.r.TPS > 0 && 1/a.r.TPS < best {
-					best, bestTC = 1/a.r.TPS, fmtDur(a.p.TimeoutCommit)
-				}
-			}
-			if bestTC != "" {
-				out = append(out, fmt.Sprintf("%s: best throughput at timeout_commit = %s (paper: 100 ms of 25-1000 ms)", md, bestTC))
+	for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
+		best, bestTC := math.Inf(1), ""
+		for _, a := range where(all, mode(md)) {
+			if a.r != nil && a.r.TPS > 0 && 1/a.r.TPS < best {
+				best, bestTC = 1/a.r.TPS, fmtDur(a.p.TimeoutCommit)
 			}
 		}
-	case Fig45:
-		for _, w := range []struct{ name, sync, best string }{
-			{"smallbank", "208x runtime / 218x latency", "25x runtime / 32x latency"},
-			{"tpcc", "129x runtime / 133x latency", "2.4x runtime / 2.5x latency"},
-		} {
-			sync := find(func(p Point) bool { return p.Config.Workload == w.name && p.Config.Mode == bench.ModeSync })
-			if sync != nil && sync.Overhead > 0 {
-				out = append(out, fmt.Sprintf("%s sync overhead %sx (paper: %s over raw PostgreSQL)", w.name, num(sync.Overhead), w.sync))
-			}
-			best, bestK := math.Inf(1), 0
-			for _, a := range all {
-				if a.p.Config.Workload == w.name && a.p.Config.Mode == bench.ModePseudo && a.r != nil && a.r.Overhead > 0 && a.r.Overhead < best {
-					best, bestK = a.r.Overhead, a.p.Config.WLPerBC
-				}
-			}
-			if bestK > 0 {
-				out = append(out, fmt.Sprintf("%s best pseudo-sync overhead %sx at k=%d (paper: %s)", w.name, num(best), bestK, w.best))
-			}
+		if bestTC != "" {
+			out = append(out, fmt.Sprintf("%s: best throughput at timeout_commit = %s (paper: 100 ms of 25-1000 ms)", md, bestTC))
 		}
-	case Fig67:
+	}
+	return out
+}
+
+// fig45Findings: the sync and best pseudo-sync overheads.
+func fig45Findings(all []at) []string {
+	var out []string
+	for _, w := range []struct{ name, sync, best string }{
+		{"smallbank", "208x runtime / 218x latency", "25x runtime / 32x latency"},
+		{"tpcc", "129x runtime / 133x latency", "2.4x runtime / 2.5x latency"},
+	} {
+		sync := first(all, func(p Point) bool { return p.Config.Workload == w.name && p.Config.Mode == bench.ModeSync })
+		if sync != nil && sync.Overhead > 0 {
+			out = append(out, fmt.Sprintf("%s sync overhead %sx (paper: %s over raw PostgreSQL)", w.name, num(sync.Overhead), w.sync))
+		}
+		best, bestK := math.Inf(1), 0
 		for _, a := range all {
+			if a.p.Config.Workload == w.name && a.p.Config.Mode == bench.ModePseudo && a.r != nil && a.r.Overhead > 0 && a.r.Overhead < best {
+				best, bestK = a.r.Overhead, a.p.Config.WLPerBC
+			}
+		}
+		if bestK > 0 {
+			out = append(out, fmt.Sprintf("%s best pseudo-sync overhead %sx at k=%d (paper: %s)", w.name, num(best), bestK, w.best))
+		}
+	}
+	return out
+}
+
+// fig67Findings: the blocks, their sizes and the overhead of each async run.
+func fig67Findings(all []at) []string {
+	var out []string
+	for _, a := range all {
+		if a.r == nil {
+			continue
+		}
+		s := fmt.Sprintf("%s: %d blocks with transactions, %s bc-txs per block", a.p.Label, a.r.TxBlocks, num(a.r.TxsPerBlockMean))
+		if a.r.Overhead > 0 {
+			s += fmt.Sprintf(", overhead %sx", num(a.r.Overhead))
+		}
+		if a.p.Paper != "" {
+			s += " (paper: " + a.p.Paper + ")"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// fig8Findings: the phase that dominates a block.
+func fig8Findings(all []at) []string {
+	var out []string
+	for _, a := range all {
+		if a.r == nil || a.r.Phases == nil {
+			continue
+		}
+		f := a.r.Phases
+		v := map[string]float64{"propose": f.Propose, "consensus": f.Consensus, "execute": f.Execute, "commit": f.Commit}
+		top, sum := "propose", 0.0
+		for k, x := range v {
+			sum += x
+			if x > v[top] || (x == v[top] && k < top) {
+				top = k
+			}
+		}
+		if sum > 0 {
+			out = append(out, fmt.Sprintf("%s: %s dominates (%.0f%% of %s ms per block); execute %.0f%%", a.p.Label, top, 100*v[top]/sum, num(sum), 100*f.Execute/sum))
+		}
+	}
+	out = append(out, "paper: consensus dominates by far in both sync and async; execution is negligible")
+	return out
+}
+
+// fig9Findings: what the most clients gain over one.
+func fig9Findings(all []at) []string {
+	var out []string
+	for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
+		pts := where(all, mode(md))
+		var one, most *bench.Result
+		var mostC int
+		for _, a := range pts {
 			if a.r == nil {
 				continue
 			}
-			s := fmt.Sprintf("%s: %d blocks with transactions, %s bc-txs per block", a.p.Label, a.r.TxBlocks, num(a.r.TxsPerBlockMean))
-			if a.r.Overhead > 0 {
-				s += fmt.Sprintf(", overhead %sx", num(a.r.Overhead))
+			if a.p.Config.Clients == 1 {
+				one = a.r
 			}
-			if a.p.Paper != "" {
-				s += " (paper: " + a.p.Paper + ")"
-			}
-			out = append(out, s)
-		}
-	case Fig8:
-		for _, a := range all {
-			if a.r == nil || a.r.Phases == nil {
-				continue
-			}
-			f := a.r.Phases
-			v := map[string]float64{"propose": f.Propose, "consensus": f.Consensus, "execute": f.Execute, "commit": f.Commit}
-			top, sum := "propose", 0.0
-			for k, x := range v {
-				sum += x
-				if x > v[top] || (x == v[top] && k < top) {
-					top = k
-				}
-			}
-			if sum > 0 {
-				out = append(out, fmt.Sprintf("%s: %s dominates (%.0f%% of %s ms per block); execute %.0f%%", a.p.Label, top, 100*v[top]/sum, num(sum), 100*f.Execute/sum))
+			if a.p.Config.Clients > mostC {
+				most, mostC = a.r, a.p.Config.Clients
 			}
 		}
-		out = append(out, "paper: consensus dominates by far in both sync and async; execution is negligible")
-	case Fig9:
-		for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
-			pts := where(all, mode(md))
-			var one, most *bench.Result
-			var mostC int
-			for _, a := range pts {
-				if a.r == nil {
-					continue
-				}
-				if a.p.Config.Clients == 1 {
-					one = a.r
-				}
-				if a.p.Config.Clients > mostC {
-					most, mostC = a.r, a.p.Config.Clients
-				}
-			}
-			if one != nil && most != nil && one.TPS > 0 && mostC > 1 {
-				out = append(out, fmt.Sprintf("%s: %d clients give %sx the throughput of one", md, mostC, num(most.TPS/one.TPS)))
-			}
+		if one != nil && most != nil && one.TPS > 0 && mostC > 1 {
+			out = append(out, fmt.Sprintf("%s: %d clients give %sx the throughput of one", md, mostC, num(most.TPS/one.TPS)))
 		}
-		out = append(out, "paper: sync improves drastically with clients, async less but significantly (up to 32 clients)")
-	case Fig10:
-		names := map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MySQL"}
-		// ratio says how many times faster backend a is than b, in the
-		// chain and raw (throughput over the same wl-transactions).
-		ratio := func(md, a, b string) string {
-			ra := find(func(p Point) bool { return p.Backend == a && p.Config.Mode == md })
-			rb := find(func(p Point) bool { return p.Backend == b && p.Config.Mode == md })
-			if ra == nil || rb == nil || rb.TPS == 0 {
-				return ""
-			}
-			s := fmt.Sprintf("%s: relchain on %s is %sx as fast as on %s", md, names[a], num(ra.TPS/rb.TPS), names[b])
-			if ra.Baseline != nil && rb.Baseline != nil && rb.Baseline.TPS > 0 {
-				s += fmt.Sprintf("; raw %s %sx raw %s", names[a], num(ra.Baseline.TPS/rb.Baseline.TPS), names[b])
-			}
-			return s
-		}
-		for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
-			for _, pair := range [][2]string{{"postgres", "mysql"}, {"sqlite", "postgres"}, {"sqlite", "mysql"}} {
-				if s := ratio(md, pair[0], pair[1]); s != "" {
-					out = append(out, s)
-				}
-			}
-		}
-		out = append(out, "paper (PostgreSQL vs MySQL): raw PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async); in the chain 1.0x, no difference (sync), and 1.2x (async)")
-	case Fig11a:
-		for _, md := range []string{bench.ModeAsync, bench.ModeSync} {
-			one := find(func(p Point) bool { return p.Validators == 1 && p.Config.Mode == md })
-			if one == nil {
-				continue
-			}
-			for _, v := range []int{4, 8} {
-				r := find(func(p Point) bool { return p.Validators == v && p.Config.Mode == md })
-				if r == nil || r.TPS == 0 {
-					continue
-				}
-				out = append(out, fmt.Sprintf("%s: %d validators take %sx the time per transaction of 1 (%d vs %d blocks with transactions)", md, v, num(one.TPS/r.TPS), r.TxBlocks, one.TxBlocks))
-			}
-		}
-		out = append(out, "paper (async, 10,000 txs): 4 nodes 1.47x, 8 nodes 1.69x the runtime of 1 node; about 20 blocks on 1 node, about 6 on 4 and 8")
 	}
+	out = append(out, "paper: sync improves drastically with clients, async less but significantly (up to 32 clients)")
+	return out
+}
+
+// fig10Findings: how the backends compare, in the chain and raw.
+func fig10Findings(all []at) []string {
+	var out []string
+	names := map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MySQL"}
+	// ratio says how many times faster backend a is than b, in the
+	// chain and raw (throughput over the same wl-transactions).
+	ratio := func(md, a, b string) string {
+		ra := first(all, func(p Point) bool { return p.Backend == a && p.Config.Mode == md })
+		rb := first(all, func(p Point) bool { return p.Backend == b && p.Config.Mode == md })
+		if ra == nil || rb == nil || rb.TPS == 0 {
+			return ""
+		}
+		s := fmt.Sprintf("%s: relchain on %s is %sx as fast as on %s", md, names[a], num(ra.TPS/rb.TPS), names[b])
+		if ra.Baseline != nil && rb.Baseline != nil && rb.Baseline.TPS > 0 {
+			s += fmt.Sprintf("; raw %s %sx raw %s", names[a], num(ra.Baseline.TPS/rb.Baseline.TPS), names[b])
+		}
+		return s
+	}
+	for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
+		for _, pair := range [][2]string{{"postgres", "mysql"}, {"sqlite", "postgres"}, {"sqlite", "mysql"}} {
+			if s := ratio(md, pair[0], pair[1]); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	out = append(out, "paper (PostgreSQL vs MySQL): raw PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async); in the chain 1.0x, no difference (sync), and 1.2x (async)")
+	return out
+}
+
+// fig11aFindings: what more validators cost per transaction.
+func fig11aFindings(all []at) []string {
+	var out []string
+	for _, md := range []string{bench.ModeAsync, bench.ModeSync} {
+		one := first(all, func(p Point) bool { return p.Validators == 1 && p.Config.Mode == md })
+		if one == nil {
+			continue
+		}
+		for _, v := range []int{4, 8} {
+			r := first(all, func(p Point) bool { return p.Validators == v && p.Config.Mode == md })
+			if r == nil || r.TPS == 0 {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: %d validators take %sx the time per transaction of 1 (%d vs %d blocks with transactions)", md, v, num(one.TPS/r.TPS), r.TxBlocks, one.TxBlocks))
+		}
+	}
+	out = append(out, "paper (async, 10,000 txs): 4 nodes 1.47x, 8 nodes 1.69x the runtime of 1 node; about 20 blocks on 1 node, about 6 on 4 and 8")
 	return out
 }

@@ -220,29 +220,54 @@ func distCols(suffix string) string {
 	return strings.Join(cols, ", ")
 }
 
+// loadStatementsPerTx bounds how many of a warehouse's load statements
+// (tens of thousands of rows each) one setup bc-transaction holds, so that
+// each runs well within a validator's default per-tx time limit
+// ([block] tx_timeout, 30 s) even on MySQL, whose row capture makes bulk
+// inserts slow: a whole warehouse in one bc-transaction took over 30 s
+// there on a 2-core machine, and a validator refuses to vote for a
+// proposal holding a tx it could not run in time.
+const loadStatementsPerTx = 3
+
 // Setup implements workload.Workload: the schema (and on PostgreSQL the
 // NewOrder and Payment procedures), then items, warehouses and districts,
-// then one bc-transaction per warehouse with its customers, history,
-// stock, orders, new orders and order lines.
+// then each warehouse's customers, history, stock, orders, new orders and
+// order lines, loadStatementsPerTx statements per bc-transaction.
 func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 	s, err := newDialect(dialectName)
 	if err != nil {
 		return nil, err
 	}
-	o := w.o
-	stmts := func(sqls ...string) []txn.Statement {
-		out := make([]txn.Statement, len(sqls))
-		for i, q := range sqls {
-			out[i] = txn.Statement{SQL: q}
-		}
-		return out
-	}
 	ddl := s.schema()
 	if s.pg {
 		ddl = append(ddl, newOrderProc, paymentProc)
 	}
-	out := [][]txn.Statement{stmts(ddl...)}
+	out := [][]txn.Statement{statements(ddl...), statements(w.firstLoad(s)...)}
+	for wid := 1; wid <= w.o.Warehouses; wid++ {
+		q := w.customerLoad(s, wid)
+		q = append(q, w.stockLoad(s, wid)...)
+		q = append(q, w.orderLoad(s, wid)...)
+		for len(q) > 0 {
+			n := min(loadStatementsPerTx, len(q))
+			out = append(out, statements(q[:n]...))
+			q = q[n:]
+		}
+	}
+	return workload.DDLAlone(dialectName, out), nil
+}
 
+// statements turns SQL texts into statements without arguments.
+func statements(sqls ...string) []txn.Statement {
+	out := make([]txn.Statement, len(sqls))
+	for i, q := range sqls {
+		out[i] = txn.Statement{SQL: q}
+	}
+	return out
+}
+
+// firstLoad inserts the items, warehouses and districts.
+func (w *Workload) firstLoad(s dialect) []string {
+	o := w.o
 	var first []string
 	for lo := 1; lo <= o.Items; lo += itemsPerStatement {
 		hi := min(lo+itemsPerStatement-1, o.Items)
@@ -262,64 +287,80 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 			"upper(" + s.astr(dx, 39, 2, 2) + ")", s.cat(s.nstr(dx, 41, 4), "'11111'"), s.rate(s.rnd(dx, 42, 0, 2000)),
 			s.money(fmt.Sprint(InitialDYTD)), fmt.Sprint(o.Orders + 1),
 		}, "", ""))
-	out = append(out, stmts(first...))
+	return first
+}
 
-	newFrom := o.Orders - w.NewOrdersPerDistrict() // orders above are undelivered
-	for wid := 1; wid <= o.Warehouses; wid++ {
-		var q []string
-		// Customers: C_LAST of the first 1,000 by id from the id, the
-		// others NURand(255, 0, 999) (TPC-C 4.3.3.1).
-		cx := fmt.Sprintf("(%d * 16 + sd.x) * 131072 + sc.x", wid)
-		n := fmt.Sprintf("CASE WHEN sc.x <= 1000 THEN sc.x - 1 ELSE (((%s %% 256) | (%s %% 1000)) + %d) %% 1000 END",
-			s.h(cx, 51), s.h(cx, 52), CLoad)
-		cols := []string{
-			fmt.Sprint(wid), "sd.x", "sc.x", s.astr(cx, 53, 8, 16), "'OE'", s.lastName(n),
-			s.astr(cx, 55, 10, 20), s.astr(cx, 57, 10, 20), s.astr(cx, 59, 10, 20), "upper(" + s.astr(cx, 61, 2, 2) + ")",
-			s.cat(s.nstr(cx, 63, 4), "'11111'"), s.nstr(cx, 64, 16), fmt.Sprint(LoadTime),
-			fmt.Sprintf("CASE WHEN %s %% 10 = 0 THEN 'BC' ELSE 'GC' END", s.h(cx, 65)),
-			s.money("5000000"), s.rate(s.rnd(cx, 66, 0, 5000)), s.money("-1000"), s.money("1000"), "1", "0",
-			s.astr(cx, 67, 300, 500),
-		}
-		q = append(q, s.insert("customer (c_w_id, c_d_id, c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data)",
-			append(ser("sd", 1, o.Districts), ser("sc", 1, o.Customers)...), cols, "", ""))
-		q = append(q, s.insert("history (h_id, h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)",
-			append(ser("sd", 1, o.Districts), ser("sc", 1, o.Customers)...), []string{
-				s.cat(fmt.Sprintf("'L-%d-'", wid), "sd.x", "'-'", "sc.x"), "sc.x", "sd.x", fmt.Sprint(wid), "sd.x", fmt.Sprint(wid),
-				fmt.Sprint(LoadTime), s.money("1000"), s.astr(cx, 69, 12, 24),
-			}, "", ""))
-		for lo := 1; lo <= o.Items; lo += stockPerStatement {
-			hi := min(lo+stockPerStatement-1, o.Items)
-			sx := fmt.Sprintf("%d * 1048576 + si.x", wid)
-			cols := []string{fmt.Sprint(wid), "si.x", s.rnd(sx, 71, 10, 100)}
-			for d := 1; d <= 10; d++ {
-				cols = append(cols, s.astr(sx, 71+2*d, 24, 24))
-			}
-			cols = append(cols, "0", "0", "0", s.data(sx, 95))
-			q = append(q, s.insert("stock (s_w_id, s_i_id, s_quantity, "+strings.ReplaceAll(distCols(""), " ,", ",")+", s_ytd, s_order_cnt, s_remote_cnt, s_data)",
-				ser("si", lo, hi), cols, "", ""))
-		}
-		// Orders: O_C_ID a permutation of the customers per district.
-		ox := fmt.Sprintf("(%d * 16 + sd.x) * 131072 + so.x", wid)
-		q = append(q, s.insert("orders (o_w_id, o_d_id, o_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)",
-			append(ser("sd", 1, o.Districts), ser("so", 1, o.Orders)...), []string{
-				fmt.Sprint(wid), "sd.x", "so.x",
-				fmt.Sprintf("(%s * %d + %s) %% %d + 1", s.big("so.x - 1"), w.permMul, s.h(fmt.Sprintf("%d * 16 + sd.x", wid), 81), o.Customers),
-				fmt.Sprint(LoadTime),
-				fmt.Sprintf("CASE WHEN so.x > %d THEN NULL ELSE %s END", newFrom, s.rnd(ox, 83, 1, 10)),
-				s.rnd(ox, 85, 5, 15), "1",
-			}, "", ""))
-		q = append(q, fmt.Sprintf("INSERT INTO new_order (no_w_id, no_d_id, no_o_id) SELECT o_w_id, o_d_id, o_id FROM orders WHERE o_w_id = %d AND o_id > %d", wid, newFrom))
-		for d := 1; d <= o.Districts; d++ {
-			lx := fmt.Sprintf("((%d * 16 + o_d_id) * 131072 + o_id) * 16 + sn.x", wid)
-			q = append(q, s.insert("order_line (ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)",
-				ser("sn", 1, 15), []string{
-					"o_w_id", "o_d_id", "o_id", "sn.x", s.rnd(lx, 91, 1, o.Items), "o_w_id",
-					fmt.Sprintf("CASE WHEN o_id > %d THEN NULL ELSE o_entry_d END", newFrom), "5",
-					fmt.Sprintf("CASE WHEN o_id > %d THEN %s ELSE %s END", newFrom, s.money(s.rnd(lx, 93, 1, 999999)), s.money("0")),
-					s.astr(lx, 97, 24, 24),
-				}, "orders", fmt.Sprintf("o_w_id = %d AND o_d_id = %d AND sn.x <= o_ol_cnt", wid, d)))
-		}
-		out = append(out, stmts(q...))
+// customerLoad inserts warehouse wid's customers and their history rows.
+func (w *Workload) customerLoad(s dialect, wid int) []string {
+	o := w.o
+	var q []string
+	// Customers: C_LAST of the first 1,000 by id from the id, the
+	// others NURand(255, 0, 999) (TPC-C 4.3.3.1).
+	cx := fmt.Sprintf("(%d * 16 + sd.x) * 131072 + sc.x", wid)
+	n := fmt.Sprintf("CASE WHEN sc.x <= 1000 THEN sc.x - 1 ELSE (((%s %% 256) | (%s %% 1000)) + %d) %% 1000 END",
+		s.h(cx, 51), s.h(cx, 52), CLoad)
+	cols := []string{
+		fmt.Sprint(wid), "sd.x", "sc.x", s.astr(cx, 53, 8, 16), "'OE'", s.lastName(n),
+		s.astr(cx, 55, 10, 20), s.astr(cx, 57, 10, 20), s.astr(cx, 59, 10, 20), "upper(" + s.astr(cx, 61, 2, 2) + ")",
+		s.cat(s.nstr(cx, 63, 4), "'11111'"), s.nstr(cx, 64, 16), fmt.Sprint(LoadTime),
+		fmt.Sprintf("CASE WHEN %s %% 10 = 0 THEN 'BC' ELSE 'GC' END", s.h(cx, 65)),
+		s.money("5000000"), s.rate(s.rnd(cx, 66, 0, 5000)), s.money("-1000"), s.money("1000"), "1", "0",
+		s.astr(cx, 67, 300, 500),
 	}
-	return workload.DDLAlone(dialectName, out), nil
+	q = append(q, s.insert("customer (c_w_id, c_d_id, c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data)",
+		append(ser("sd", 1, o.Districts), ser("sc", 1, o.Customers)...), cols, "", ""))
+	q = append(q, s.insert("history (h_id, h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)",
+		append(ser("sd", 1, o.Districts), ser("sc", 1, o.Customers)...), []string{
+			s.cat(fmt.Sprintf("'L-%d-'", wid), "sd.x", "'-'", "sc.x"), "sc.x", "sd.x", fmt.Sprint(wid), "sd.x", fmt.Sprint(wid),
+			fmt.Sprint(LoadTime), s.money("1000"), s.astr(cx, 69, 12, 24),
+		}, "", ""))
+	return q
+}
+
+// stockLoad inserts warehouse wid's stock, stockPerStatement rows a
+// statement.
+func (w *Workload) stockLoad(s dialect, wid int) []string {
+	o := w.o
+	var q []string
+	for lo := 1; lo <= o.Items; lo += stockPerStatement {
+		hi := min(lo+stockPerStatement-1, o.Items)
+		sx := fmt.Sprintf("%d * 1048576 + si.x", wid)
+		cols := []string{fmt.Sprint(wid), "si.x", s.rnd(sx, 71, 10, 100)}
+		for d := 1; d <= 10; d++ {
+			cols = append(cols, s.astr(sx, 71+2*d, 24, 24))
+		}
+		cols = append(cols, "0", "0", "0", s.data(sx, 95))
+		q = append(q, s.insert("stock (s_w_id, s_i_id, s_quantity, "+strings.ReplaceAll(distCols(""), " ,", ",")+", s_ytd, s_order_cnt, s_remote_cnt, s_data)",
+			ser("si", lo, hi), cols, "", ""))
+	}
+	return q
+}
+
+// orderLoad inserts warehouse wid's orders, new orders and order lines.
+func (w *Workload) orderLoad(s dialect, wid int) []string {
+	o := w.o
+	newFrom := o.Orders - w.NewOrdersPerDistrict() // orders above are undelivered
+	var q []string
+	// Orders: O_C_ID a permutation of the customers per district.
+	ox := fmt.Sprintf("(%d * 16 + sd.x) * 131072 + so.x", wid)
+	q = append(q, s.insert("orders (o_w_id, o_d_id, o_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)",
+		append(ser("sd", 1, o.Districts), ser("so", 1, o.Orders)...), []string{
+			fmt.Sprint(wid), "sd.x", "so.x",
+			fmt.Sprintf("(%s * %d + %s) %% %d + 1", s.big("so.x - 1"), w.permMul, s.h(fmt.Sprintf("%d * 16 + sd.x", wid), 81), o.Customers),
+			fmt.Sprint(LoadTime),
+			fmt.Sprintf("CASE WHEN so.x > %d THEN NULL ELSE %s END", newFrom, s.rnd(ox, 83, 1, 10)),
+			s.rnd(ox, 85, 5, 15), "1",
+		}, "", ""))
+	q = append(q, fmt.Sprintf("INSERT INTO new_order (no_w_id, no_d_id, no_o_id) SELECT o_w_id, o_d_id, o_id FROM orders WHERE o_w_id = %d AND o_id > %d", wid, newFrom))
+	for d := 1; d <= o.Districts; d++ {
+		lx := fmt.Sprintf("((%d * 16 + o_d_id) * 131072 + o_id) * 16 + sn.x", wid)
+		q = append(q, s.insert("order_line (ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)",
+			ser("sn", 1, 15), []string{
+				"o_w_id", "o_d_id", "o_id", "sn.x", s.rnd(lx, 91, 1, o.Items), "o_w_id",
+				fmt.Sprintf("CASE WHEN o_id > %d THEN NULL ELSE o_entry_d END", newFrom), "5",
+				fmt.Sprintf("CASE WHEN o_id > %d THEN %s ELSE %s END", newFrom, s.money(s.rnd(lx, 93, 1, 999999)), s.money("0")),
+				s.astr(lx, 97, 24, 24),
+			}, "orders", fmt.Sprintf("o_w_id = %d AND o_d_id = %d AND sn.x <= o_ol_cnt", wid, d)))
+	}
+	return q
 }

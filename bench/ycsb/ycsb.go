@@ -205,36 +205,13 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 		fmt.Fprintf(&ddl, ", field%d TEXT", f)
 	}
 	ddl.WriteString(")")
-	bcs := [][]txn.Statement{{{SQL: ddl.String()}}}
 
 	const envelope = 2048 // chain id, nonce, key, signature, counts: generous
-	budget := workload.MaxSetupBytes - envelope
 	perRow := w.fields + 1
-	maxRows := txn.MaxArgs / perRow
-	head := "INSERT INTO " + Table + " (ycsb_key, " + w.fieldList() + ") VALUES "
-	var (
-		bc      []txn.Statement
-		bcBytes int
-		sql     strings.Builder
-		args    []txn.Arg
-		stBytes int
-	)
-	closeStmt := func() {
-		if len(args) == 0 {
-			return
-		}
-		st := txn.Statement{SQL: sql.String(), Args: args}
-		bc = append(bc, st)
-		bcBytes += len(txn.AppendStatement(nil, st))
-		sql.Reset()
-		args, stBytes = nil, 0
-	}
-	closeBC := func() {
-		closeStmt()
-		if len(bc) > 0 {
-			bcs = append(bcs, bc)
-		}
-		bc, bcBytes = nil, 0
+	p := &setupPacker{
+		dialect: dialect, perRow: perRow, maxRows: txn.MaxArgs / perRow, budget: workload.MaxSetupBytes - envelope,
+		head: "INSERT INTO " + Table + " (ycsb_key, " + w.fieldList() + ") VALUES ",
+		bcs:  [][]txn.Statement{{{SQL: ddl.String()}}},
 	}
 	for i := range int64(w.records) {
 		row := make([]txn.Arg, 0, perRow)
@@ -242,47 +219,10 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 		for f := range w.fields {
 			row = append(row, txn.Text(w.InitialValue(i, f)))
 		}
-		var tuple strings.Builder
-		tuple.WriteString("(")
-		for k := range row {
-			if k > 0 {
-				tuple.WriteString(", ")
-			}
-			tuple.WriteString(workload.Placeholder(dialect, len(args)+k+1))
-		}
-		tuple.WriteString(")")
-		rowBytes := tuple.Len() + 2
-		for _, a := range row {
-			rowBytes += 1 + binary.MaxVarintLen32 + len(a.Text)
-		}
-		if len(args)/perRow == maxRows {
-			closeStmt()
-		}
-		if bcBytes+stBytes+len(head)+16+rowBytes > budget || len(bc) == workload.MaxSetupStatements && len(args) == 0 {
-			closeBC()
-		}
-		if len(args) == 0 {
-			// Renumber: the statement starts afresh.
-			tuple.Reset()
-			tuple.WriteString("(")
-			for k := range row {
-				if k > 0 {
-					tuple.WriteString(", ")
-				}
-				tuple.WriteString(workload.Placeholder(dialect, k+1))
-			}
-			tuple.WriteString(")")
-			sql.WriteString(head)
-			stBytes = len(head) + 16
-		} else {
-			sql.WriteString(", ")
-		}
-		sql.WriteString(tuple.String())
-		args = append(args, row...)
-		stBytes += rowBytes
+		p.add(row)
 	}
-	closeBC()
-	bcs = workload.DDLAlone(dialect, bcs)
+	p.closeBC()
+	bcs := workload.DDLAlone(dialect, p.bcs)
 	if dialect == workload.MySQL {
 		for _, bc := range bcs {
 			for i := range bc {
@@ -291,6 +231,86 @@ func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
 		}
 	}
 	return bcs, nil
+}
+
+// setupPacker packs rows into multi-row INSERTs of at most maxRows rows,
+// and the INSERTs into bc-transactions within budget bytes and
+// workload.MaxSetupStatements statements.
+type setupPacker struct {
+	dialect         string
+	perRow, maxRows int
+	budget          int
+	head            string // the INSERT up to VALUES
+
+	bcs     [][]txn.Statement // the finished bc-transactions
+	bc      []txn.Statement   // the bc-transaction being filled
+	bcBytes int
+	sql     strings.Builder // the statement being filled
+	args    []txn.Arg
+	stBytes int
+}
+
+// add appends row to the statement being filled, first closing the
+// statement when it is full and the bc-transaction when the row would
+// not fit it.
+func (p *setupPacker) add(row []txn.Arg) {
+	tuple := placeholders(p.dialect, len(p.args)+1, len(row))
+	rowBytes := len(tuple) + 2
+	for _, a := range row {
+		rowBytes += 1 + binary.MaxVarintLen32 + len(a.Text)
+	}
+	if len(p.args)/p.perRow == p.maxRows {
+		p.closeStmt()
+	}
+	if p.bcBytes+p.stBytes+len(p.head)+16+rowBytes > p.budget || len(p.bc) == workload.MaxSetupStatements && len(p.args) == 0 {
+		p.closeBC()
+	}
+	if len(p.args) == 0 {
+		// Renumber: the statement starts afresh.
+		tuple = placeholders(p.dialect, 1, len(row))
+		p.sql.WriteString(p.head)
+		p.stBytes = len(p.head) + 16
+	} else {
+		p.sql.WriteString(", ")
+	}
+	p.sql.WriteString(tuple)
+	p.args = append(p.args, row...)
+	p.stBytes += rowBytes
+}
+
+// closeStmt ends the statement being filled, if any.
+func (p *setupPacker) closeStmt() {
+	if len(p.args) == 0 {
+		return
+	}
+	st := txn.Statement{SQL: p.sql.String(), Args: p.args}
+	p.bc = append(p.bc, st)
+	p.bcBytes += len(txn.AppendStatement(nil, st))
+	p.sql.Reset()
+	p.args, p.stBytes = nil, 0
+}
+
+// closeBC ends the statement and the bc-transaction being filled, if any.
+func (p *setupPacker) closeBC() {
+	p.closeStmt()
+	if len(p.bc) > 0 {
+		p.bcs = append(p.bcs, p.bc)
+	}
+	p.bc, p.bcBytes = nil, 0
+}
+
+// placeholders is "(p1, p2, ...)": n placeholders numbered from first.
+func placeholders(dialect string, first, n int) string {
+	var b strings.Builder
+	b.WriteString("(")
+	for k := range n {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(workload.Placeholder(dialect, first+k))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // Generator implements workload.Workload.

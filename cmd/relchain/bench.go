@@ -1,377 +1,109 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strings"
 	"syscall"
-	"text/tabwriter"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
-
-	"github.com/relchain/relchain/bench"
-	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/node"
 )
 
-// benchFlags are the flags of `relchain bench`.
-type benchFlags struct {
-	net         netFlags
-	cfg         bench.Config
-	dist        string
-	mix         string
-	nodes       string
-	abci        string
-	output      string
-	dir         string
-	baselineDSN string
-	baseline    bool
-	ceiling     bool
-	verify      bool
-	slowGossip  bool
-	gateOff     bool
-	quiet       bool
-	home        string
-	keyFile     string
-	timeout     time.Duration
-}
+// labBinary is the benchmark lab's binary (cmd/relchain-bench). The lab is
+// not linked into the node: `relchain bench …` runs it.
+const labBinary = "relchain-bench"
 
 func benchCmd() *cobra.Command {
-	var f benchFlags
-	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Measure a workload on a local network (started for the run) or on --nodes",
-		Long: `Measure a workload. Without --nodes it starts its own loopback network of
---validators nodes, sets the workload up through consensus, measures, and
-stops the network.
-
-Workloads: smallbank, tpcc (NewOrder, Payment, OrderStatus), ycsb-a, ycsb-b,
-ycsb-c, ycsb-f; and the micro-workload update (single-row UPDATEs).
-Modes: sync (one wl-transaction per bc-transaction, wait for its block),
-pseudo (--wl-per-bc wl-transactions per bc-transaction, wait), async (submit
-without waiting; outcomes from committed blocks).
-
---baseline replays the exact wl-transaction sequence on a standalone
-database of the same backend, grouped as the chain grouped it, and reports
-the overhead (chain seconds / baseline seconds). --ceiling measures
-CometBFT's kvstore app on an identically configured network. --verify
-checks the workload's consistency conditions afterwards (and that the
-baseline reached the chain's state).`,
+	return &cobra.Command{
+		Use:   "bench [flags] | bench paper [flags]",
+		Short: "Run the benchmark lab (relchain-bench): measure a workload, or regenerate the paper's evaluation",
+		Long: `Runs the benchmark lab, the relchain-bench binary, with these arguments:
+"relchain bench ARGS" is "relchain-bench ARGS" (see "relchain bench --help"
+for its flags). relchain-bench is looked up next to this executable, then in
+PATH; "make build" builds both into bin/. The networks it starts run this
+relchain binary.`,
 		Example: `  relchain bench --workload smallbank --mode sync --txs 500 --baseline --ceiling
-  relchain bench --workload smallbank --mode pseudo --wl-per-bc 100 --clients 8 --txs 100000
-  relchain bench --workload tpcc --mode async --mix NewOrder --backend postgres \
-      --dsn-template 'postgres://postgres@127.0.0.1:5432/b_{node}?sslmode=disable' --baseline
-  relchain bench --workload smallbank --mode async --txs 3000 --backend mysql \
-      --dsn-template 'root@tcp(127.0.0.1:3306)/bench_{node}' --baseline --verify
   relchain bench paper --output report --quick`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, f.timeout)
-			defer cancel()
-			if err := checkWritable(f.output); err != nil {
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			self, err := os.Executable()
+			if err != nil {
 				return err
 			}
-			return runBench(ctx, &f)
+			lab, err := findLab(self)
+			if err != nil {
+				return err
+			}
+			return runLab(lab, self, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	f.net.register(cmd, 0)
-	fl := cmd.Flags()
-	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
-	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
-	fl.IntVar(&f.cfg.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction (pseudo, async)")
-	fl.IntVar(&f.cfg.Clients, "clients", 1, "concurrent clients (spread over the nodes)")
-	fl.IntVar(&f.cfg.Txs, "txs", 1000, "wl-transactions to run")
-	fl.IntVar(&f.cfg.Scale, "scale", 0, "workload size: Smallbank accounts (100000), TPC-C warehouses (10), YCSB records (100000); 0 = default")
-	fl.StringVar(&f.dist, "distribution", "", "key distribution: smallbank uniform|zipf; ycsb uniform|zipfian|latest (default: the workload's)")
-	fl.StringVar(&f.mix, "mix", "", "comma-separated transaction kinds to run instead of the standard mix, e.g. NewOrder or Payment,OrderStatus")
-	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "random seed of the workload")
-	fl.StringVar(&f.cfg.Submit, "submit", "sync", "update workload, async mode: broadcast_tx_sync (sync) or broadcast_tx_async (async)")
-	fl.IntVar(&f.cfg.Rows, "rows", 100000, "rows of the update workload's table")
-	fl.StringVar(&f.nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
-	fl.StringVar(&f.keyFile, "key", "", "with --nodes on a permissioned network: an admin key file, which signs the setup and grants the benchmark's clients (default: the home's default key)")
-	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
-	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
-	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL or MySQL database for the baseline (default: --dsn-template with a fresh name)")
-	fl.StringVar(&f.abci, "abci", "builtin", "how CometBFT reaches the app on the network it starts: builtin (in-process) or socket (ABCI socket protocol over loopback TCP, the paper's server variant)")
-	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
-	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
-	fl.BoolVar(&f.slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
-	fl.BoolVar(&f.gateOff, "gate-off", false, "update workload: also measure with the determinism and safety gate off (its cost)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
-	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
-	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
-	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
-	cmd.AddCommand(benchPaperCmd())
-	return cmd
 }
 
-// networkOptions builds the network a measurement starts.
-func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
-	bin, err := os.Executable()
-	if err != nil {
-		return bench.NetworkOptions{}, err
+// findLab returns the lab binary next to self (the running relchain), or
+// else the one in PATH.
+func findLab(self string) (string, error) {
+	next := filepath.Join(filepath.Dir(self), labBinary)
+	if st, err := os.Stat(next); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+		return next, nil
 	}
-	tuning := node.DefaultTuning()
-	tuning.TimeoutCommit = f.net.timeoutCommit
-	tuning.FastGossip = !f.slowGossip
-	switch f.abci {
-	case "builtin", "socket":
-	default:
-		return bench.NetworkOptions{}, fmt.Errorf("unknown --abci %q: use builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP)", f.abci)
+	if p, err := exec.LookPath(labBinary); err == nil {
+		return p, nil
 	}
-	if f.net.backend == "postgres" && f.net.dsnTemplate == "" && f.nodes == "" {
-		return bench.NetworkOptions{}, fmt.Errorf("--backend postgres needs --dsn-template (a superuser DSN with {node}, e.g. postgres://postgres@127.0.0.1:5432/bench_{node}?sslmode=disable)")
-	}
-	if f.net.backend == "mysql" && f.net.dsnTemplate == "" && f.nodes == "" {
-		return bench.NetworkOptions{}, fmt.Errorf("--backend mysql needs --dsn-template (a go-sql-driver DSN with {node} of a user that may create databases, e.g. root@tcp(127.0.0.1:3306)/bench_{node})")
-	}
-	return bench.NetworkOptions{
-		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,
-		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
-	}, nil
+	return "", fmt.Errorf("relchain bench runs the benchmark lab, %s, which is neither next to %s nor in PATH: "+
+		"build it with `make build` (bin/relchain and bin/%s) or `go build -o %s ./cmd/relchain-bench`",
+		labBinary, self, labBinary, next)
 }
 
-func runBench(ctx context.Context, f *benchFlags) error {
-	if err := f.cfg.Validate(); err != nil {
-		return err
-	}
-	if f.dir == "" {
-		d, err := os.MkdirTemp("", "relchain-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		f.dir = d
-	}
-	nopts, err := f.networkOptions()
-	if err != nil {
-		return err
-	}
-	cfg := f.cfg
-	cfg.Dialect = f.net.backend
-	if f.mix != "" {
-		cfg.Mix = strings.Split(f.mix, ",")
-	}
-	if cfg.Workload == "update" {
-		return runUpdateBench(ctx, f, cfg, nopts)
-	}
-	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix})
-	if err != nil {
-		return err
-	}
-	var bar *progressbar.ProgressBar
-	if !f.quiet && term.IsTerminal(int(os.Stderr.Fd())) {
-		bar = progressbar.NewOptions(cfg.Txs,
-			progressbar.OptionSetWriter(os.Stderr),
-			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Workload, cfg.Mode)),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("wl-tx"),
-			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-		cfg.Progress = func(done int) { _ = bar.Set(done) }
-	}
-	o := bench.Options{
-		Config: cfg, Network: nopts, Workload: w, Baseline: f.baseline, BaselineDSN: f.baselineDSN,
-		Ceiling: f.ceiling, Verify: f.verify, Log: os.Stderr,
-	}
-	if f.nodes != "" {
-		o.Nodes = strings.Split(f.nodes, ",")
-		if err := f.useAdmin(ctx, &o); err != nil {
-			return err
-		}
-	}
-	res, err := bench.Measure(ctx, o)
-	if bar != nil {
-		_ = bar.Finish()
-	}
-	if err != nil {
-		return err
-	}
-	printBenchResult(res)
-	return writeJSON(f.output, res)
-}
+// labExit is the lab's non-zero exit status; the lab has reported its
+// error itself, so relchain exits with the status and prints nothing.
+type labExit struct{ code int }
 
-// useAdmin sets the admin key for a permissioned existing network.
-func (f *benchFlags) useAdmin(ctx context.Context, o *bench.Options) error {
-	c, err := client.New(o.Nodes[0], nil)
-	if err != nil {
-		return err
-	}
-	g, err := c.Grants(ctx)
-	if err != nil {
-		return err
-	}
-	if g.Open {
-		return nil
-	}
-	key, err := loadKey(f.home, f.keyFile)
-	if err != nil {
-		return fmt.Errorf("the network is permissioned: the benchmark needs an admin key (--key): %w", err)
-	}
-	pub := key.PublicHex()
-	for _, a := range g.Admins {
-		if a == pub {
-			o.Admin = key.Private
-			return nil
-		}
-	}
-	return fmt.Errorf("the network is permissioned and key %s is not one of its admins: pass an admin's key with --key", pub[:16]+"…")
-}
+func (e *labExit) Error() string { return fmt.Sprintf("%s exited with status %d", labBinary, e.code) }
 
-// checkWritable fails early, before a long measurement, when the result
-// file cannot be written.
-func checkWritable(path string) error {
-	if path == "" {
-		return nil
+// runLab runs the lab with args and the given standard streams, telling
+// it to start its networks with self (RELCHAIN_BIN). SIGINT and SIGTERM
+// are passed on to the lab, which stops its networks before it exits; the
+// lab also gets SIGTERM when relchain dies.
+func runLab(lab, self string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := exec.Command(lab, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.Env = append(os.Environ(), "RELCHAIN_BIN="+self)
+	// Pdeathsig: the lab does not outlive relchain killed (a test's
+	// deadline, kill -9); SIGTERM makes it stop its networks and exit.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("run %s: %w", lab, err)
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("--output %s: directory %s does not exist", path, dir)
-	}
-	return nil
-}
-
-func writeJSON(path string, v any) error {
-	if path == "" {
-		return nil
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func fmtLatency(l *bench.Latency) (string, string, string) {
-	if l == nil {
-		return "-", "-", "-"
-	}
-	return fmt.Sprintf("%.1f", l.P50), fmt.Sprintf("%.1f", l.P95), fmt.Sprintf("%.1f", l.P99)
-}
-
-// printBenchResult prints the summary table of one measurement.
-func printBenchResult(r *bench.Result) {
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "workload\tmode\twl/bc\tbackend\tvalidators\tclients\twl-txs\tok\tfailed\tseconds\twl-tx/s\tp50 ms\tp95 ms\tp99 ms\tblocks\tbc-txs/block\n")
-	p50, p95, p99 := fmtLatency(r.LatencyMS)
-	fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%d\t%.1f\n",
-		r.Workload, r.Mode, r.WLPerBC, r.Backend, r.Validators, r.Clients, r.Txs, r.Succeeded, r.Failed,
-		r.Seconds, r.TPS, p50, p95, p99, r.TxBlocks, r.TxsPerBlockMean)
-	w.Flush()
-	if len(r.Kinds) > 1 {
-		kinds := make([]string, 0, len(r.Kinds))
-		for k := range r.Kinds {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		w = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(w, "  kind\tcount\tfailed\tp50 ms\tp95 ms\n")
-		for _, k := range kinds {
-			s := r.Kinds[k]
-			p50, p95, _ := fmtLatency(s.LatencyMS)
-			fmt.Fprintf(w, "  %s\t%d\t%d\t%s\t%s\n", k, s.Count, s.Failed, p50, p95)
-		}
-		w.Flush()
-	}
-	if r.Phases != nil {
-		fmt.Printf("per block (mean of %d blocks with txs, node 0): propose %.1f ms, consensus %.1f ms, execute %.1f ms, commit %.1f ms\n",
-			r.TxBlocks, r.Phases.Propose, r.Phases.Consensus, r.Phases.Execute, r.Phases.Commit)
-	}
-	if r.Baseline != nil {
-		fmt.Printf("baseline (raw %s, same wl-transactions and grouping): %.2f s, %.0f wl-tx/s; overhead %.2fx\n",
-			r.Backend, r.Baseline.Seconds, r.Baseline.TPS, r.Overhead)
-	}
-	if r.Ceiling != nil {
-		fmt.Printf("ceiling (kvstore, same network config): %.0f tx/s", r.Ceiling.TPS)
-		if r.Ceiling.LatencyMS != nil {
-			fmt.Printf(", p50 %.1f ms, p95 %.1f ms", r.Ceiling.LatencyMS.P50, r.Ceiling.LatencyMS.P95)
-		}
-		fmt.Printf("; relchain/ceiling %.2f\n", r.RatioToCeiling)
-	}
-}
-
-// runUpdateBench is the update micro-workload (relchain's own, before the
-// paper's workloads), kept for the gate and digest A/B measurements.
-func runUpdateBench(ctx context.Context, f *benchFlags, cfg bench.Config, nopts bench.NetworkOptions) error {
-	if cfg.Mode == bench.ModePseudo {
-		return fmt.Errorf("the update workload has no pseudo-sync mode")
-	}
-	measure := func(cfg bench.Config, o bench.NetworkOptions) (*bench.Result, error) {
-		validators := o.Validators
-		if f.nodes != "" {
-			cfg.Nodes = strings.Split(f.nodes, ",")
-			validators = len(cfg.Nodes)
-		} else {
-			fmt.Fprintf(os.Stderr, "starting %d-validator %s network (%s)...\n", o.Validators, o.App, o.Backend)
-			n, err := bench.StartNetwork(ctx, o)
-			if err != nil {
-				return nil, err
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
 			}
-			defer n.StopAll()
-			cfg.Nodes = bench.RPCs(n)
 		}
-		if err := bench.SetupMicro(ctx, cfg); err != nil {
-			return nil, err
+	}()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code := ee.ExitCode()
+		if code < 0 { // killed by a signal
+			code = 1
 		}
-		res, err := bench.RunMicro(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
-		res.Validators, res.Backend = validators, o.Backend
-		if cfg.Workload == "kvstore" {
-			res.Backend = "kvstore"
-		}
-		return res, nil
+		return &labExit{code: code}
 	}
-	res, err := measure(cfg, nopts)
 	if err != nil {
-		return err
+		return fmt.Errorf("run %s: %w", lab, err)
 	}
-	if f.ceiling {
-		kcfg := cfg
-		kcfg.Workload = "kvstore"
-		kopts := nopts
-		kopts.App = "kvstore"
-		k, err := measure(kcfg, kopts)
-		if err != nil {
-			return fmt.Errorf("ceiling: %w", err)
-		}
-		res.Ceiling = &bench.Ceiling{TPS: k.TPS, LatencyMS: k.LatencyMS, Blocks: k.Blocks, TxsPerBlk: k.TxsPerBlockMean}
-		if cfg.Mode == bench.ModeAsync && k.TPS > 0 {
-			res.RatioToCeiling = res.TPS / k.TPS
-		} else if res.LatencyMS != nil && k.LatencyMS != nil && k.LatencyMS.P50 > 0 {
-			res.RatioToCeiling = res.LatencyMS.P50 / k.LatencyMS.P50
-		}
-	}
-	var gate *bench.Result
-	if f.gateOff {
-		o := nopts
-		o.NoGate = true
-		if gate, err = measure(cfg, o); err != nil {
-			return fmt.Errorf("gate off: %w", err)
-		}
-	}
-	printBenchResult(res)
-	if gate != nil {
-		cost := 0.0
-		if cfg.Mode == bench.ModeAsync && gate.TPS > 0 {
-			cost = 1 - res.TPS/gate.TPS
-		} else if res.LatencyMS != nil && gate.LatencyMS != nil && gate.LatencyMS.P50 > 0 {
-			cost = res.LatencyMS.P50/gate.LatencyMS.P50 - 1
-		}
-		fmt.Printf("gate off (same network config): %.0f tx/s; cost of the gate %.1f%%\n", gate.TPS, 100*cost)
-		return writeJSON(f.output, map[string]any{"result": res, "gate_off": gate, "gate_cost": cost})
-	}
-	return writeJSON(f.output, res)
+	return nil
 }

@@ -1,14 +1,17 @@
-// Command relchain runs and uses relchain networks: validators that
-// replicate SQL databases through CometBFT. See `relchain --help`.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
 
 func main() {
 	if err := rootCmd().Execute(); err != nil {
+		var lab *labExit
+		if errors.As(err, &lab) { // the benchmark lab reported its error itself
+			os.Exit(lab.code)
+		}
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(exitStatus(err))
 	}

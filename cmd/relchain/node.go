@@ -17,8 +17,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/postgres"
-	"github.com/relchain/relchain/backend/postgres/pgsetup"
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
@@ -58,7 +57,7 @@ func initCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
-	cmd.Flags().StringVar(&backendKind, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
+	cmd.Flags().StringVar(&backendKind, "backend", registry.Default, "database backend: "+strings.Join(registry.Names(), ", "))
 	cmd.Flags().StringVar(&dsn, "dsn", "", "PostgreSQL DSN (backend postgres: a superuser's, from which init creates the node's roles <db>_writer and <db>_reader, or the writer's), MySQL DSN such as root@tcp(127.0.0.1:3306)/relchain (backend mysql), or SQLite file (default HOME/data/relchain.db)")
 	cmd.Flags().BoolVar(&printPGSetup, "print-pg-setup", false, "print the SQL a PostgreSQL superuser runs once to create the database and roles of --dsn's database, and exit")
 	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: connect as --dsn's role even if it is a superuser, instead of creating least-privilege roles")
@@ -70,8 +69,9 @@ func initCmd() *cobra.Command {
 }
 
 func nodeCmd() *cobra.Command {
-	var home, appKind, injectDir, abciMode string
-	var corruptSnapshots, unsafeSuperuser bool
+	var home, appKind, abciMode string
+	var unsafeSuperuser bool
+	var hookOptions func() []node.Option // test-hooks build only (testhooks.go)
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a validator until SIGINT/SIGTERM",
@@ -87,42 +87,11 @@ starts again by itself.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			var n *node.Node
-			var err error
-			autoRecover := false
-			switch appKind {
-			case "relchain":
-				var opts []node.Option
-				if unsafeSuperuser {
-					opts = append(opts, node.WithUnsafeSuperuser())
-				}
-				if corruptSnapshots {
-					opts = append(opts, node.WithUnsafeCorruptSnapshots())
-				}
-				if injectDir != "" {
-					opts = append(opts, node.WithUnsafeInjectDir(injectDir))
-				}
-				switch abciMode {
-				case "builtin":
-				case "socket":
-					opts = append(opts, node.WithABCISocket())
-				default:
-					return fmt.Errorf("unknown --abci %q: use builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP)", abciMode)
-				}
-				var rc node.Config
-				if _, rc, err = node.LoadConfig(home); err != nil {
-					return err
-				}
-				autoRecover = rc.AutoRecover()
-				n, err = node.New(ctx, home, nil, opts...)
-			case "kvstore":
-				if abciMode != "builtin" {
-					return fmt.Errorf("--abci %s: the kvstore ceiling runs builtin only", abciMode)
-				}
-				n, err = node.NewKVStore(home, nil)
-			default:
-				err = fmt.Errorf("unknown --app %q: use relchain or kvstore", appKind)
+			var opts []node.Option
+			if unsafeSuperuser {
+				opts = append(opts, node.WithUnsafeSuperuser())
 			}
+			n, autoRecover, err := newNode(ctx, home, appKind, abciMode, append(opts, hookOptions()...))
 			if err != nil {
 				return err
 			}
@@ -160,11 +129,37 @@ starts again by itself.`,
 	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
 	cmd.Flags().StringVar(&abciMode, "abci", "builtin", "how CometBFT reaches the application: builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP: the paper's server variant, for comparison)")
 	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "TESTS ONLY: start even if the database roles or accounts have more privilege than relchain needs, e.g. a superuser (as relchain.toml backend.unsafe_superuser; by default the node refuses them)")
-	cmd.Flags().StringVar(&injectDir, "unsafe-inject-dir", "", "TESTS ONLY: propose the raw txs in DIR/*.tx unchecked (a byzantine proposer)")
-	_ = cmd.Flags().MarkHidden("unsafe-inject-dir")
-	cmd.Flags().BoolVar(&corruptSnapshots, "unsafe-corrupt-snapshots", false, "TESTS ONLY: serve every state-sync chunk with a byte flipped (a byzantine snapshot server)")
-	_ = cmd.Flags().MarkHidden("unsafe-corrupt-snapshots")
+	hookOptions = registerHookFlags(cmd)
 	return cmd
+}
+
+// newNode builds the node `relchain node` runs: relchain (with opts) or
+// the kvstore ceiling, reached builtin or over ABCI's socket protocol.
+// autoRecover says whether relchain.toml asks it to recover by itself.
+func newNode(ctx context.Context, home, appKind, abciMode string, opts []node.Option) (n *node.Node, autoRecover bool, err error) {
+	switch appKind {
+	case "relchain":
+		switch abciMode {
+		case "builtin":
+		case "socket":
+			opts = append(opts, node.WithABCISocket())
+		default:
+			return nil, false, fmt.Errorf("unknown --abci %q: use builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP)", abciMode)
+		}
+		_, rc, err := node.LoadConfig(home)
+		if err != nil {
+			return nil, false, err
+		}
+		n, err = node.New(ctx, home, nil, opts...)
+		return n, rc.AutoRecover(), err
+	case "kvstore":
+		if abciMode != "builtin" {
+			return nil, false, fmt.Errorf("--abci %s: the kvstore ceiling runs builtin only", abciMode)
+		}
+		n, err = node.NewKVStore(home, nil)
+		return n, false, err
+	}
+	return nil, false, fmt.Errorf("unknown --app %q: use relchain or kvstore", appKind)
 }
 
 // adminFlags choose the genesis admins.
@@ -222,7 +217,7 @@ type netFlags struct {
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators")
-	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
+	cmd.Flags().StringVar(&f.backend, "backend", registry.Default, "database backend: "+strings.Join(registry.Names(), ", "))
 	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
@@ -390,15 +385,14 @@ func printPostgresSetup(dsn string) error {
 	if dsn == "" {
 		return errors.New("--print-pg-setup needs --dsn naming the node's database, e.g. postgres://HOST:5432/relchain_node0")
 	}
-	db, err := postgres.DatabaseName(dsn)
+	d, err := registry.Lookup("postgres")
 	if err != nil {
 		return err
 	}
-	if db == "" {
-		return fmt.Errorf("--dsn %q names no database", dsn)
+	sql, err := d.SetupSQL(dsn)
+	if err != nil {
+		return err
 	}
-	fmt.Print(pgsetup.SetupSQL(db))
-	w, _ := pgsetup.Roles(db)
-	fmt.Printf("-- Then: relchain init --backend postgres --dsn 'postgres://%s:PASSWORD@HOST:PORT/%s?sslmode=require'\n", w, db)
+	fmt.Print(sql)
 	return nil
 }

@@ -4,5 +4,5 @@
 // bullets name has a representative statement in the test's table, tagged
 // with the README phrase, and each statement gets the verdict the README
 // promises from SQLite's (the backend's Analyze), PostgreSQL's
-// (sqlcheck/postgres) and MySQL's (sqlcheck/mysql) gate.
+// (backend/postgres/pggate) and MySQL's (backend/mysql/mysqlgate) gate.
 package readmegate

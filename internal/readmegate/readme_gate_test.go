@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/backend"
+	mysqlgate "github.com/relchain/relchain/backend/mysql/mysqlgate"
+	pggate "github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/sqlcheck"
-	mysqlgate "github.com/relchain/relchain/sqlcheck/mysql"
-	pggate "github.com/relchain/relchain/sqlcheck/postgres"
 )
 
 // vocabulary lists the constructs the bullets name in plain words (the
@@ -183,7 +183,7 @@ func sqliteGate(t *testing.T) func(*testing.T, string) (sqlcheck.Analysis, error
 		t.Fatal(err)
 	}
 	return func(t *testing.T, sql string) (sqlcheck.Analysis, error, bool) {
-		a, err := b.Analyze(ctx, sql)
+		a, err := b.Gate().Analyze(ctx, sql)
 		if err == nil {
 			// A function relchain's SQLite build lacks (load_extension)
 			// has no verdict at CheckTx and cannot run in a block.

@@ -1,0 +1,237 @@
+// Admission: what CheckTx, recheck and the proposer ask of the executor
+// before a tx enters a block (envelope, signature, replay window, the
+// gate's verdict, permissions). Nothing here writes the database.
+
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/txn"
+)
+
+// CheckReplay refuses a tx whose nonce its key already executed (or that is
+// too old), against committed state: CheckTx and the mempool's recheck.
+func (e *Executor) CheckReplay(tx *txn.Tx) *Rejection {
+	e.mu.Lock()
+	w, ok := e.replay[string(tx.PubKey)]
+	chainTime := e.chainTime
+	e.mu.Unlock()
+	if chainTime.IsZero() {
+		// No block committed since start: the node's clock stands in
+		// (CheckTx only admits; the block decides with its own time).
+		chainTime = time.Now()
+	}
+	var why string
+	if ok {
+		why = w.check(tx.Nonce, chainTime)
+	} else {
+		why = (*replayState)(nil).check(tx.Nonce, chainTime)
+	}
+	if why != "" {
+		return &Rejection{Code: api.CodeReplayed, Reason: why}
+	}
+	return nil
+}
+
+// analysisRejection maps a backend's Analyze failure of statement i (1-based)
+// to a rejection: the gate's refusal is code 7 with its deterministic
+// message, a parse failure code 6. Other classes are statement failures
+// (code 10). It returns nil if err is not a statement failure.
+func analysisRejection(i int, err error) *Rejection {
+	be := backend.AsError(err)
+	if be == nil {
+		return nil
+	}
+	switch be.Class {
+	case backend.ClassPermission:
+		return &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d is not allowed: %s", i, be.Message)}
+	case backend.ClassSyntax, backend.ClassInvalid:
+		return &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d cannot be accepted", i), Detail: be.Error()}
+	}
+	return &Rejection{Code: api.CodeExecFailed, Reason: fmt.Sprintf("statement %d failed", i), Detail: be.Error()}
+}
+
+// Rejection is a tx that failed the envelope checks.
+type Rejection struct {
+	Code   uint32
+	Reason string // deterministic, short
+	Detail string // may carry non-deterministic detail (backend messages)
+}
+
+func (r *Rejection) Error() string {
+	if r.Detail != "" {
+		return r.Reason + ": " + r.Detail
+	}
+	return r.Reason
+}
+
+// Recheck is CheckTx's verdict on a tx still in the mempool after a block:
+// only what a block can change is checked again, the replay window and
+// whether the sender still holds any grant (a revoked key's txs leave the
+// mempool instead of failing in a block). Grants on single tables are
+// checked in the block.
+func (e *Executor) Recheck(tx *txn.Tx) *Rejection {
+	if rej := e.CheckReplay(tx); rej != nil {
+		return rej
+	}
+	e.mu.Lock()
+	why := e.perms.admit(tx)
+	e.mu.Unlock()
+	if why != "" {
+		return &Rejection{Code: api.CodeUnauthorized, Reason: why}
+	}
+	return nil
+}
+
+// ddlAlone: the backend commits DDL implicitly (MySQL), so a
+// bc-transaction with DDL must be one statement, alone in its block
+// (backend.Block). CheckTx refuses such a tx with more statements,
+// PrepareProposal puts it alone, and FinalizeBlock fails it, before
+// anything runs, in a block with other txs.
+func (e *Executor) ddlAlone() bool { return !e.Backend().Capabilities().TransactionalDDL }
+
+const ddlAloneReason = "on MySQL a bc-transaction with DDL must consist of that one statement, alone in its block (MySQL commits DDL implicitly)"
+
+// HasDDL reports whether raw decodes to a bc-transaction one of whose
+// statements the backend's Analyze calls DDL. A tx that does not decode,
+// or whose statements Analyze refuses, is not DDL: FinalizeBlock fails it
+// wherever it stands.
+func (e *Executor) HasDDL(ctx context.Context, raw []byte) bool {
+	tx, err := txn.Decode(raw)
+	if err != nil {
+		return false
+	}
+	for _, st := range tx.Statements {
+		if isSystem(st.SQL) {
+			continue
+		}
+		if a, err := e.gate().Analyze(ctx, st.SQL); err == nil && a.DDL {
+			return true
+		}
+	}
+	return false
+}
+
+// anyDDL reports whether any of txs has DDL (HasDDL).
+func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) bool {
+	for _, raw := range txs {
+		if e.HasDDL(ctx, raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// Check runs the envelope checks CheckTx performs: size, decoding, chain
+// id, signature, statements present and each one parseable. It never
+// executes a statement. A nil error means the tx may enter a block.
+func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) {
+	tx, rej := e.validate(raw, false)
+	if rej != nil {
+		return nil, rej
+	}
+	if rej := e.CheckReplay(tx); rej != nil {
+		return nil, rej
+	}
+	e.mu.Lock()
+	why := e.perms.admit(tx)
+	e.mu.Unlock()
+	if why != "" {
+		return nil, &Rejection{Code: api.CodeUnauthorized, Reason: why}
+	}
+	sender := string(tx.PubKey)
+	for i, st := range tx.Statements {
+		if isSystem(st.SQL) {
+			if _, err := parseSystem(st, e.gate()); err != nil {
+				return nil, &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d: %v", i+1, err)}
+			}
+			continue
+		}
+		a, err := e.gate().Analyze(ctx, st.SQL)
+		if err != nil {
+			if rej := analysisRejection(i+1, err); rej != nil && rej.Code != api.CodeExecFailed {
+				return nil, rej
+			}
+			// A failure that depends on state (a table created by an
+			// earlier tx of the same block, say): the block decides.
+			continue
+		}
+		e.mu.Lock()
+		why := e.perms.authorize(sender, a)
+		e.mu.Unlock()
+		if why != "" {
+			return nil, &Rejection{Code: api.CodeUnauthorized, Reason: fmt.Sprintf("statement %d: %s", i+1, why)}
+		}
+		if a.DDL && len(tx.Statements) > 1 && e.ddlAlone() {
+			return nil, &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d: %s", i+1, ddlAloneReason)}
+		}
+	}
+	var h [32]byte
+	copy(h[:], txn.Hash(raw))
+	e.verified.add(h)
+	return tx, nil
+}
+
+// validate performs the deterministic envelope checks. With trusted set,
+// a signature already verified by Check on this node is not verified
+// again (the outcome is the same function of the bytes either way).
+func (e *Executor) validate(raw []byte, trusted bool) (*txn.Tx, *Rejection) {
+	if len(raw) > e.params.MaxTxBytes {
+		return nil, &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction is %d bytes, the network's limit (genesis max_tx_bytes) is %d", len(raw), e.params.MaxTxBytes)}
+	}
+	tx, err := txn.Decode(raw)
+	if err != nil {
+		return nil, &Rejection{Code: api.CodeMalformed, Reason: err.Error()}
+	}
+	if tx.ChainID != e.chainID {
+		return nil, &Rejection{Code: api.CodeWrongChain, Reason: fmt.Sprintf("transaction is for chain %q, this is chain %q", tx.ChainID, e.chainID)}
+	}
+	if len(tx.Statements) == 0 {
+		return nil, &Rejection{Code: api.CodeNoStatements, Reason: "transaction has no statements"}
+	}
+	if len(tx.Statements) > e.params.MaxStatements {
+		return nil, &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction has %d statements, the network's limit (genesis max_statements) is %d", len(tx.Statements), e.params.MaxStatements)}
+	}
+	if !trusted {
+		if err := verifySignature(tx); err != nil {
+			return nil, &Rejection{Code: api.CodeBadSignature, Reason: err.Error()}
+		}
+	}
+	return tx, nil
+}
+
+// verifiedCache remembers tx hashes whose signature this node verified in
+// CheckTx, so FinalizeBlock need not verify them again. It only ever skips
+// work whose outcome is known; it never changes an outcome.
+type verifiedCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[[32]byte]struct{}
+}
+
+func newVerifiedCache(max int) *verifiedCache {
+	return &verifiedCache{max: max, m: make(map[[32]byte]struct{})}
+}
+
+func (c *verifiedCache) add(h [32]byte) {
+	c.mu.Lock()
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[h] = struct{}{}
+	c.mu.Unlock()
+}
+
+func (c *verifiedCache) take(h [32]byte) bool {
+	c.mu.Lock()
+	_, ok := c.m[h]
+	delete(c.m, h)
+	c.mu.Unlock()
+	return ok
+}

@@ -1,0 +1,176 @@
+// Commit and system state: sealing an executed block (digests, AppHash,
+// system state) and committing it with its (height, AppHash).
+
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
+)
+
+// seal digests the executed block: the change and state digests, the
+// results' data, and the AppHash (with its inputs recorded in the block).
+func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.State, results []TxResult, outs []*execData) error {
+	changes, err := p.block.ChangeDigest(ctx)
+	if err != nil {
+		return fmt.Errorf("change digest: %w", err)
+	}
+	encodeExecData(results, outs, changes.Effects)
+	tables, err := p.block.StateDigest(ctx)
+	if err != nil {
+		return fmt.Errorf("state digest: %w", err)
+	}
+	p.stateDigest = StateDigest(tables, &p.systemSum)
+	p.appHash = committed.AppHash
+	// An empty block changes nothing, unless this node's database
+	// changed outside the chain: then its AppHash must differ.
+	if len(results) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
+		in := AppHashInputs{Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
+		p.appHash = in.AppHash(p.stateDigest)
+		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
+			return fmt.Errorf("record the AppHash inputs: %w", err)
+		}
+	}
+	return nil
+}
+
+// encodeExecData writes the Data of every tx that succeeded (outs[i] set,
+// result still CodeOK: block_atomic may have aborted it since): its
+// statements' results and its effect digest, which exists only once the
+// block's change records were read (Block.ChangeDigest, once per block).
+func encodeExecData(results []TxResult, outs []*execData, effects map[int][]byte) {
+	for i, out := range outs {
+		if out == nil || results[i].Code != api.CodeOK {
+			continue
+		}
+		if d, ok := effects[i]; ok {
+			out.Effects = hex.EncodeToString(d)
+		}
+		results[i].Data = encodeJSON(out)
+	}
+}
+
+// saveSystem writes the replay windows and grants the block changed into
+// its db-transaction.
+func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
+	e.mu.Lock()
+	p.systemSum = e.systemSum
+	e.mu.Unlock()
+	if len(p.replay) == 0 && len(p.grants) == 0 {
+		return nil
+	}
+	kv := make(map[string][]byte, len(p.replay)+len(p.grants))
+	for k, w := range p.replay {
+		kv[replayKeyPrefix+k] = w.encode()
+	}
+	for k, g := range p.grants {
+		if len(g) == 0 {
+			kv[grantKeyPrefix+k] = nil
+		} else {
+			kv[grantKeyPrefix+k] = g.encode()
+		}
+	}
+	if err := p.block.SaveSystem(ctx, kv); err != nil {
+		return fmt.Errorf("save system state: %w", err)
+	}
+	e.mu.Lock()
+	p.systemSum = updateSystemSum(p.systemSum, e.systemRaw, kv)
+	e.mu.Unlock()
+	p.system = kv
+	return nil
+}
+
+// abortBlock implements block_atomic: it discards every write of the block
+// (grant changes included) and marks the txs that succeeded as aborted. It
+// leaves p with a fresh, empty db-transaction in which Commit will record
+// the height and the consumed nonces.
+func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []TxResult) error {
+	if err := p.block.Rollback(ctx); err != nil {
+		return fmt.Errorf("block_atomic: roll back block: %w", err)
+	}
+	for i := range results {
+		if results[i].Code == api.CodeOK {
+			results[i] = TxResult{
+				Code: api.CodeBlockAborted,
+				Data: encodeJSON(api.FailureData{Reason: "another transaction of the block failed and block_atomic is set"}),
+				Log:  "rolled back with the whole block (block_atomic)",
+			}
+		}
+	}
+	clear(p.grants)
+	nb, err := e.Backend().Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("block_atomic: begin: %w", err)
+	}
+	p.block = nb
+	return nil
+}
+
+// ErrNothingToCommit is returned by Commit without a preceding FinalizeBlock.
+var ErrNothingToCommit = errors.New("commit without a finalized block")
+
+// Commit makes the pending block durable together with its height and
+// AppHash, in one db-transaction.
+func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
+	e.mu.Lock()
+	p := e.pending
+	e.mu.Unlock()
+	if p == nil {
+		return backend.State{}, ErrNothingToCommit
+	}
+	st := backend.State{Height: p.height, AppHash: p.appHash}
+	if err := p.block.Commit(ctx, st); err != nil {
+		return backend.State{}, fmt.Errorf("commit block %d: %w", p.height, err)
+	}
+	e.mu.Lock()
+	e.pending = nil
+	e.committed = st
+	e.chainTime = p.time
+	e.stateDigest = p.stateDigest
+	e.systemSum = p.systemSum
+	for k, v := range p.system {
+		if v == nil {
+			delete(e.systemRaw, k)
+		} else {
+			e.systemRaw[k] = v
+		}
+	}
+	for k, w := range p.replay {
+		e.replay[k] = w
+	}
+	for k, g := range p.grants {
+		if len(g) == 0 {
+			delete(e.perms.grants, k)
+		} else {
+			e.perms.grants[k] = g
+		}
+	}
+	close(e.heightCh)
+	e.heightCh = make(chan struct{})
+	e.mu.Unlock()
+	e.slot.releaseBlock()
+	return st, nil
+}
+
+// WaitHeight blocks until height h is committed or ctx is done.
+func (e *Executor) WaitHeight(ctx context.Context, h int64) error {
+	for {
+		e.mu.Lock()
+		cur, ch := e.committed.Height, e.heightCh
+		e.mu.Unlock()
+		if cur >= h {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("height %d not reached (node is at %d): %w", h, cur, ctx.Err())
+		}
+	}
+}

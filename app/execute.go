@@ -1,0 +1,492 @@
+// Execution: one block's bc-transactions run in a single db-transaction,
+// each in its savepoint, on the decided block (FinalizeBlock) or early on
+// a proposal (Speculate).
+
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/statedigest"
+	"github.com/relchain/relchain/txn"
+)
+
+// BlockInfo is what the executor needs to know of a decided block besides
+// its txs: its height, and the consensus time and hash from which each tx's
+// deterministic environment (clock, random seed) is derived.
+type BlockInfo struct {
+	Height int64
+	Time   time.Time
+	Hash   []byte
+}
+
+type pendingBlock struct {
+	height      int64
+	hash        []byte        // the block's hash (BlockInfo.Hash)
+	txLimit     time.Duration // how long one tx may run (Speculate); 0: no limit
+	results     []TxResult    // set once the block executed completely
+	time        time.Time     // the block's consensus time
+	block       backend.Block
+	appHash     []byte
+	stateDigest []byte
+	system      map[string][]byte      // system entries this block wrote
+	systemSum   statedigest.Sum        // after the block
+	replay      map[string]replayState // windows this block changed
+	grants      map[string]grantSet    // grants this block changed
+}
+
+// FinalizeBlock executes the decided block in one db-transaction and
+// returns one result per tx and the AppHash. The writes become durable only
+// at Commit. When Speculate already executed this very block (same height
+// and block hash), its outcome is returned without executing again;
+// otherwise an uncommitted earlier attempt is discarded first. A decided
+// block runs without a deadline of the executor's own: at least one honest
+// validator executed it within its limits before voting for it.
+func (e *Executor) FinalizeBlock(ctx context.Context, b BlockInfo, txs [][]byte) ([]TxResult, []byte, error) {
+	if p := e.speculated(b); p != nil {
+		return p.results, p.appHash, nil
+	}
+	return e.execBlock(ctx, b, txs, 0)
+}
+
+// Speculated reports whether FinalizeBlock of b would return the outcome of
+// an earlier Speculate instead of executing.
+func (e *Executor) Speculated(b BlockInfo) bool { return e.speculated(b) != nil }
+
+func (e *Executor) speculated(b BlockInfo) *pendingBlock {
+	e.mu.Lock()
+	p := e.pending
+	e.mu.Unlock()
+	if p != nil && p.height == b.Height && p.hash != nil && p.results != nil && bytes.Equal(p.hash, b.Hash) {
+		return p
+	}
+	return nil
+}
+
+// Speculate executes a proposed block before it is decided, exactly as
+// FinalizeBlock would, but gives each tx at most txLimit (the caller's
+// node-local limit; 0: none), and keeps the outcome uncommitted:
+// FinalizeBlock of the same block returns it, and a different block (or
+// the next Speculate) discards it. An error means the block could not be
+// executed here; when it happened while tx i ran, it is a *TxError naming
+// i, and a tx that ran out of time wraps context.DeadlineExceeded.
+func (e *Executor) Speculate(ctx context.Context, b BlockInfo, txs [][]byte, txLimit time.Duration) error {
+	_, _, err := e.execBlock(ctx, b, txs, txLimit)
+	return err
+}
+
+// TxError is a failure of the backend (not a deterministic result) while
+// one tx of a block executed: a deadline, a lost connection, exhausted
+// memory.
+type TxError struct {
+	Index int
+	Hash  []byte
+	Err   error
+}
+
+func (t *TxError) Error() string {
+	return fmt.Sprintf("tx %d (%X): %v", t.Index, t.Hash[:6], t.Err)
+}
+
+func (t *TxError) Unwrap() error { return t.Err }
+
+// execBlock runs the block from the committed state and makes it the
+// pending block. Rollbacks after a failure do not inherit ctx's deadline:
+// the block must be undone even when the deadline is what stopped it.
+func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte, txLimit time.Duration) ([]TxResult, []byte, error) {
+	e.slot.holdForBlock()
+	results, appHash, err := e.execBlockHeld(ctx, b, txs, txLimit)
+	if err != nil {
+		// A failed attempt leaves no block open.
+		e.slot.releaseBlock()
+	}
+	return results, appHash, err
+}
+
+// execBlockHeld is execBlock with the block slot held.
+func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte, txLimit time.Duration) ([]TxResult, []byte, error) {
+	height := b.Height
+	undo := context.WithoutCancel(ctx)
+	e.mu.Lock()
+	committed := e.committed
+	pending := e.pending
+	e.pending = nil
+	e.mu.Unlock()
+	if pending != nil {
+		if err := pending.block.Rollback(undo); err != nil {
+			return nil, nil, fmt.Errorf("finalize block %d: discard earlier uncommitted attempt at height %d: %w", height, pending.height, err)
+		}
+	}
+	if height != committed.Height+1 {
+		return nil, nil, fmt.Errorf("finalize block %d: the database has committed height %d, expected block %d", height, committed.Height, committed.Height+1)
+	}
+	// A statement whose deterministic failure cost the backend the whole
+	// db-transaction (backend.ErrBlockLost) is recorded in forced, and the
+	// block runs again from the start: every node fails the same statement
+	// the same way, so every node runs the same attempts. Each attempt adds
+	// one entry, so there are at most len(txs)+1.
+	forced := make(map[int]TxResult)
+	for {
+		blk, err := e.Backend().Begin(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
+		}
+		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		results, outs, err := e.execute(ctx, b, p, txs, forced)
+		var lost *lostBlock
+		if errors.As(err, &lost) {
+			_ = p.block.Rollback(undo)
+			forced[lost.index] = lost.result
+			continue
+		}
+		if err == nil && e.params.BlockAtomic && anyFailed(results) {
+			err = e.abortBlock(ctx, p, results)
+		}
+		if err == nil {
+			err = e.saveSystem(ctx, p)
+		}
+		if err == nil {
+			err = e.seal(ctx, p, committed, results, outs)
+		}
+		if err != nil {
+			_ = p.block.Rollback(undo)
+			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
+		}
+		p.results = results
+		e.mu.Lock()
+		e.pending = p
+		e.mu.Unlock()
+		return results, p.appHash, nil
+	}
+}
+
+// lostBlock is returned by execute when tx index failed deterministically
+// and the backend lost the block's db-transaction with it.
+type lostBlock struct {
+	index  int
+	result TxResult
+}
+
+func (l *lostBlock) Error() string {
+	return fmt.Sprintf("tx %d lost the block's db-transaction", l.index)
+}
+
+// execute runs every tx of the block in its own savepoint, the i-th with
+// the Env of tx i (whose index tags its change records). An error return
+// means the backend itself failed (not a tx): the block cannot be applied.
+// A tx that succeeded has its statements' results in outs and no Data yet
+// (see encodeExecData).
+func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, []*execData, error) {
+	results := make([]TxResult, len(txs))
+	outs := make([]*execData, len(txs))
+	for i, raw := range txs {
+		var h [32]byte
+		copy(h[:], txn.Hash(raw))
+		tx, rej := e.validate(raw, e.verified.take(h))
+		if rej == nil {
+			rej = e.consumeNonce(tx, p.replay, b.Time)
+		}
+		if rej == nil {
+			if why := e.perms.admit(tx, p.grants); why != "" {
+				rej = &Rejection{Code: api.CodeUnauthorized, Reason: why}
+			}
+		}
+		if rej != nil {
+			results[i] = rejectionResult(0, rej)
+			continue
+		}
+		if r, ok := forced[i]; ok {
+			results[i] = r
+			continue
+		}
+		if e.ddlAlone() && (len(txs) > 1 || len(tx.Statements) > 1) && e.HasDDL(ctx, raw) {
+			// A byzantine proposer's block (ours put such a tx alone).
+			results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
+			continue
+		}
+		res, out, err := e.executeLimited(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
+		var lost *lostBlock
+		if errors.As(err, &lost) {
+			lost.index = i
+			return nil, nil, lost
+		}
+		if err != nil {
+			return nil, nil, &TxError{Index: i, Hash: h[:], Err: err}
+		}
+		results[i], outs[i] = res, out
+	}
+	return results, outs, nil
+}
+
+// executeLimited is executeTx within the block's per-tx limit, if any.
+func (e *Executor) executeLimited(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, *execData, error) {
+	if p.txLimit <= 0 {
+		return e.executeTx(ctx, p, tx, env)
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.txLimit)
+	defer cancel()
+	return e.executeTx(ctx, p, tx, env)
+}
+
+// rejectionResult is the deterministic result of a rejected tx; statement
+// is the 1-based failing statement, or 0 for the envelope.
+func rejectionResult(statement int, rej *Rejection) TxResult {
+	return TxResult{Code: rej.Code, Data: encodeJSON(api.FailureData{Statement: statement, Reason: rej.Reason}), Log: rej.Error()}
+}
+
+// executeTx runs one bc-transaction. Without wl-transaction groups it is
+// one wl-transaction: all its statements or none. A batch envelope
+// (txn.Tx.Groups) runs each wl-transaction in its own savepoint: a failing
+// one is rolled back alone and reported in the batch's result data, and
+// the bc-transaction itself succeeds. A tx that succeeded returns CodeOK
+// without Data, and its statements' results.
+func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, env sqlcheck.Env) (TxResult, *execData, error) {
+	if len(tx.Groups) == 0 {
+		fail, rows, err := e.executeWL(ctx, p, tx, tx.Statements, 0, env)
+		if err != nil {
+			return TxResult{}, nil, err
+		}
+		if fail != nil {
+			return fail.result(0), nil, nil
+		}
+		return TxResult{Code: api.CodeOK}, &execData{Results: rows}, nil
+	}
+	out := &execData{Results: []*backend.Rows{}, Batch: make([]wlData, len(tx.Groups))}
+	var logs []string
+	var first *wlFailure
+	firstOff := 0
+	for g := range tx.Groups {
+		stmts, off := tx.WL(g)
+		fail, rows, err := e.executeWL(ctx, p, tx, stmts, off, wlEnv(env, g))
+		if err != nil {
+			return TxResult{}, nil, fmt.Errorf("wl-transaction %d: %w", g+1, err)
+		}
+		if fail == nil {
+			out.Batch[g] = wlData{Code: api.CodeOK, Results: rows}
+			continue
+		}
+		f := fail.data
+		out.Batch[g] = wlData{Code: fail.code, Failure: &f}
+		if first == nil {
+			first, firstOff = fail, off
+		}
+		if len(logs) < maxBatchLogs {
+			logs = append(logs, fmt.Sprintf("wl-transaction %d: %s", g+1, fail.log))
+		}
+	}
+	if first != nil && e.params.BlockAtomic {
+		// The whole block is rolled back anyway: report the batch as
+		// failed, naming its first failing statement.
+		return first.result(firstOff), nil, nil
+	}
+	res := TxResult{Code: api.CodeOK}
+	if len(logs) > 0 {
+		res.Log = strings.Join(logs, "; ")
+	}
+	return res, out, nil
+}
+
+// maxBatchLogs bounds how many failed wl-transactions a batch's log names.
+const maxBatchLogs = 16
+
+// wlEnv is the environment of wl-transaction g of a batch: the tx's clock
+// and change attribution, and a random seed of its own.
+func wlEnv(env sqlcheck.Env, g int) sqlcheck.Env {
+	if g == 0 {
+		return env
+	}
+	h := sha256.New()
+	h.Write([]byte("relchain/seed/wl/v1"))
+	h.Write(env.Seed[:])
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(g))
+	h.Write(n[:])
+	copy(env.Seed[:], h.Sum(nil))
+	return env
+}
+
+// wlFailure is why a wl-transaction was rolled back: its code, the
+// deterministic failure data (statement numbered within the
+// wl-transaction) and the backend's message for the log.
+type wlFailure struct {
+	code uint32
+	data api.FailureData
+	log  string
+}
+
+// result is the failure as a whole tx's result; off is the index of the
+// wl-transaction's first statement in the tx.
+func (f *wlFailure) result(off int) TxResult {
+	d := f.data
+	if d.Statement > 0 {
+		d.Statement += off
+	}
+	log := f.log
+	if off > 0 && d.Statement > 0 {
+		log = fmt.Sprintf("statement %d (statement %d of its wl-transaction): %s", d.Statement, f.data.Statement, f.log)
+	}
+	return TxResult{Code: f.code, Data: encodeJSON(d), Log: log}
+}
+
+func rejectionFailure(statement int, rej *Rejection) *wlFailure {
+	return &wlFailure{code: rej.Code, data: api.FailureData{Statement: statement, Reason: rej.Reason}, log: rej.Error()}
+}
+
+func execFailureOf(statement int, be *backend.Error) *wlFailure {
+	return &wlFailure{
+		code: api.CodeExecFailed,
+		data: api.FailureData{Statement: statement, Class: string(be.Class), SQLState: be.SQLState},
+		log:  fmt.Sprintf("statement %d failed: %s", statement, be.Error()),
+	}
+}
+
+// executeWL runs one wl-transaction, the statements stmts of tx (the first
+// being statement off+1 of tx), in its own savepoint: each statement is
+// first analyzed by the backend on the block's state (the gate's verdict
+// and the tables it writes) and authorized, then executed. System
+// statements change the grants in a local overlay that joins the block's
+// only if every statement succeeds. It returns the statements' results, or
+// the failure after rolling back to the savepoint; an error means the
+// backend itself failed.
+func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, stmts []txn.Statement, off int, env sqlcheck.Env) (*wlFailure, []*backend.Rows, error) {
+	block := p.block
+	if err := block.Savepoint(ctx, env); err != nil {
+		return nil, nil, fmt.Errorf("savepoint: %w", err)
+	}
+	sender := string(tx.PubKey)
+	txGrants := make(map[string]grantSet)
+	results := make([]*backend.Rows, 0, len(stmts))
+	fail := func(f *wlFailure) (*wlFailure, []*backend.Rows, error) {
+		if rerr := block.RollbackTo(ctx); rerr != nil {
+			return nil, nil, fmt.Errorf("roll back to savepoint: %w", rerr)
+		}
+		return f, nil, nil
+	}
+	for j, st := range stmts {
+		if isSystem(st.SQL) {
+			op, err := parseSystem(st, e.gate())
+			if err != nil {
+				return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
+			}
+			key := string(op.grantee)
+			g := e.perms.grantsOf(key, txGrants, p.grants)
+			if op.grant {
+				g = g.with(op.table)
+			} else {
+				g = g.without(op.table)
+			}
+			txGrants[key] = g
+			results = append(results, &backend.Rows{})
+			continue
+		}
+		a, err := e.gate().AnalyzeInBlock(ctx, block, st.SQL)
+		if err != nil {
+			rej := analysisRejection(j+1, err)
+			if rej == nil {
+				return nil, nil, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
+			}
+			if rej.Code == api.CodeExecFailed {
+				return fail(execFailureOf(j+1, backend.AsError(err)))
+			}
+			return fail(rejectionFailure(j+1, rej))
+		}
+		if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
+			return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}))
+		}
+		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
+		if err == nil {
+			sanitizeRows(rows)
+			if f := conflictFailure(j+1, expectation(tx, off+j), rows); f != nil {
+				return fail(f)
+			}
+			results = append(results, rows)
+			continue
+		}
+		be := backend.AsError(err)
+		if be == nil {
+			return nil, nil, fmt.Errorf("statement %d: %w", off+j+1, err)
+		}
+		if errors.Is(err, backend.ErrBlockLost) {
+			// On the retry the whole bc-transaction is forced to fail
+			// with this statement (numbered within the tx).
+			return nil, nil, &lostBlock{result: execFailure(off+j+1, be)}
+		}
+		if be.Class == backend.ClassPermission {
+			// The gate refused it at execution (SQLite re-judges a
+			// statement whenever it is compiled): same code as Analyze.
+			return fail(rejectionFailure(j+1, analysisRejection(j+1, be)))
+		}
+		return fail(execFailureOf(j+1, be))
+	}
+	if err := block.Release(ctx); err != nil {
+		return nil, nil, fmt.Errorf("release savepoint: %w", err)
+	}
+	for k, g := range txGrants {
+		p.grants[k] = g
+	}
+	return nil, results, nil
+}
+
+// execFailure is the result of a statement the backend failed: the class
+// and SQLSTATE are deterministic, the message goes to the log.
+func execFailure(statement int, be *backend.Error) TxResult {
+	return execFailureOf(statement, be).result(0)
+}
+
+// consumeNonce checks tx's nonce against the committed window as changed by
+// earlier txs of this block, and marks it executed. Every tx that passed
+// the envelope checks consumes its nonce, whatever its statements do.
+// chainTime is the block's consensus time (see ReplayWindow).
+func (e *Executor) consumeNonce(tx *txn.Tx, replay map[string]replayState, chainTime time.Time) *Rejection {
+	key := string(tx.PubKey)
+	w, ok := replay[key]
+	if !ok {
+		e.mu.Lock()
+		w = e.replay[key]
+		e.mu.Unlock()
+	}
+	if why := w.check(tx.Nonce, chainTime); why != "" {
+		return &Rejection{Code: api.CodeReplayed, Reason: why}
+	}
+	w.mark(tx.Nonce)
+	replay[key] = w
+	return nil
+}
+
+func anyFailed(rs []TxResult) bool {
+	for _, r := range rs {
+		if r.Code != api.CodeOK {
+			return true
+		}
+	}
+	return false
+}
+
+// expectation is the client's observation of statement i of tx, or nil.
+func expectation(tx *txn.Tx, i int) txn.Observation {
+	if i < len(tx.Expect) {
+		return tx.Expect[i]
+	}
+	return nil
+}
+
+func argValues(args []txn.Arg) []any {
+	if len(args) == 0 {
+		return nil
+	}
+	vs := make([]any, len(args))
+	for i, a := range args {
+		vs[i] = a.Value()
+	}
+	return vs
+}

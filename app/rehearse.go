@@ -1,0 +1,131 @@
+// Rehearsal: an interactive transaction's statements run as the next
+// block would run them, on committed state, and are rolled back.
+
+package app
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+
+	"github.com/relchain/relchain/api"
+
+	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/txn"
+)
+
+// Rehearse runs stmts as one bc-transaction of sender would run at the
+// start of the next block (gate, permissions, the backend's bounds), in
+// the backend's block db-transaction on committed state, and rolls
+// everything back: nothing is written, no change is captured. It returns
+// every statement's results with the observation a client that saw them
+// puts in its envelope, or the failure a block would report. Clock and
+// random functions read the last block's time and a fixed seed: their
+// values differ in the block, so such statements are observed by their
+// counts only (txn.ObserveCounts).
+//
+// A rehearsal holds the block db-transaction only while it runs and
+// yields it to consensus at once (see blockSlot); it fails with
+// ErrRehearsalBusy when it could not get it before ctx ends.
+func (e *Executor) Rehearse(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement) (api.RehearseResponse, error) {
+	if why := e.rehearsable(ctx, stmts); why != nil {
+		return rehearsalFailure(0, why), nil
+	}
+	for {
+		resp, err := e.rehearseOnce(ctx, sender, stmts)
+		if !errors.Is(err, errPreempted) {
+			return resp, err
+		}
+		// A block took the slot: run again on its state, if time allows.
+		if ctx.Err() != nil {
+			return api.RehearseResponse{}, fmt.Errorf("%w (%v)", ErrRehearsalBusy, ctx.Err())
+		}
+	}
+}
+
+// errPreempted is rehearseOnce's error when consensus took the slot.
+var errPreempted = errors.New("rehearsal preempted by a block")
+
+func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement) (api.RehearseResponse, error) {
+	rctx, release, err := e.slot.holdForRehearsal(ctx)
+	if err != nil {
+		return api.RehearseResponse{}, err
+	}
+	defer release()
+	e.mu.Lock()
+	committed, chainTime := e.committed, e.chainTime
+	e.mu.Unlock()
+	blk, err := e.Backend().Begin(rctx)
+	if err != nil && rctx.Err() != nil {
+		return api.RehearseResponse{}, errPreempted
+	}
+	if err != nil {
+		return api.RehearseResponse{}, fmt.Errorf("rehearse: begin: %w", err)
+	}
+	defer func() { _ = blk.Rollback(context.WithoutCancel(ctx)) }()
+	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+	tx := &txn.Tx{PubKey: sender, Statements: stmts}
+	resp := api.RehearseResponse{Height: committed.Height}
+	if why := e.perms.admit(tx); why != "" {
+		return rehearsalFailure(committed.Height, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
+	}
+	fail, rows, err := e.executeWL(rctx, p, tx, stmts, 0, sqlcheck.NewEnv(chainTime, nil, 0))
+	var lost *lostBlock
+	switch {
+	case errors.As(err, &lost):
+		resp.Code, resp.Log = lost.result.Code, lost.result.Log
+		return resp, nil
+	case err != nil && ctx.Err() != nil:
+		return api.RehearseResponse{}, fmt.Errorf("%w (%v)", ErrRehearsalBusy, err)
+	case err != nil && rctx.Err() != nil:
+		return api.RehearseResponse{}, errPreempted
+	case err != nil:
+		return api.RehearseResponse{}, fmt.Errorf("rehearse: %w", err)
+	case fail != nil:
+		d := fail.data
+		resp.Code, resp.Failure, resp.Log = fail.code, &d, fail.log
+		return resp, nil
+	}
+	resp.Statements = make([]api.RehearsedStatement, len(rows))
+	for i, r := range rows {
+		resp.Statements[i] = api.RehearsedStatement{
+			Columns: r.Columns, Rows: r.Rows, RowsAffected: r.RowsAffected,
+			Observation: Observe(e.observeMode(ctx, stmts[i].SQL), r),
+		}
+	}
+	return resp, nil
+}
+
+// rehearsable refuses what a rehearsal must not run: DDL where the
+// database commits it at once (it would write outside a block).
+func (e *Executor) rehearsable(ctx context.Context, stmts []txn.Statement) *Rejection {
+	if e.Backend().Capabilities().TransactionalDDL {
+		return nil
+	}
+	for i, st := range stmts {
+		if isSystem(st.SQL) {
+			continue
+		}
+		if a, err := e.gate().Analyze(ctx, st.SQL); err == nil && a.DDL {
+			return &Rejection{Code: api.CodeExecFailed, Reason: fmt.Sprintf("statement %d is DDL: on this database DDL commits at once, so it cannot run inside an interactive transaction; run it on its own", i+1)}
+		}
+	}
+	return nil
+}
+
+// observeMode is how a client's observation of sql is compared in the
+// block: by counts when its values depend on the block's clock or seed.
+func (e *Executor) observeMode(ctx context.Context, sql string) txn.ObserveMode {
+	if isSystem(sql) {
+		return txn.ObserveAll
+	}
+	if a, err := e.gate().Analyze(ctx, sql); err == nil && a.UsesEnv {
+		return txn.ObserveCounts
+	}
+	return txn.ObserveAll
+}
+
+func rehearsalFailure(height int64, rej *Rejection) api.RehearseResponse {
+	return api.RehearseResponse{Height: height, Code: rej.Code, Failure: &api.FailureData{Reason: rej.Reason}, Log: rej.Error()}
+}

@@ -1,0 +1,67 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+)
+
+// mysqlNoGate turns the gate off; set in a test-hooks build only.
+var mysqlNoGate mysql.Option
+
+func mysqlDriver() Driver {
+	return serverDriver(Driver{Name: "mysql", DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
+		Open: openMySQL, Prepare: prepareMySQL},
+		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
+			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
+}
+
+// openMySQL opens the database with Query on s.ReaderDSN's account, if
+// given.
+func openMySQL(ctx context.Context, s Spec) (backend.Backend, error) {
+	opts, err := commonOptions(s, mysqlNoGate, mysql.WithCheckpoints)
+	if err != nil {
+		return nil, err
+	}
+	if s.ReaderDSN != "" {
+		opts = append(opts, mysql.WithReaderDSN(s.ReaderDSN))
+	}
+	if s.UnsafeSuperuser {
+		opts = append(opts, mysql.WithUnsafeSuperuser())
+	}
+	return mysql.Open(ctx, s.DSN, opts...)
+}
+
+// prepareMySQL turns the administrator's DSN of a new MySQL/MariaDB node
+// into the node's least-privilege accounts: it creates the database and a
+// writer and a reader account (mysql.SetupAccounts) and points s at them.
+// A DSN whose account may not create accounts is kept as it is (an
+// operator's own least-privilege account; the node checks its privileges
+// when it starts), as is a Spec that already has a ReaderDSN.
+func prepareMySQL(ctx context.Context, s *Spec) error {
+	if s.ReaderDSN != "" {
+		return nil
+	}
+	db, err := mysql.DatabaseName(s.DSN)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	w, r, err := mysql.SetupAccounts(ctx, s.DSN, db)
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) && (me.Number == 1044 || me.Number == 1227 || me.Number == 1142 || me.Number == 1410) {
+		return nil // not an administrator: the DSN is the operator's own account
+	}
+	if err != nil {
+		return fmt.Errorf("create the node's database accounts: %w", err)
+	}
+	s.DSN, s.ReaderDSN = w, r
+	return nil
+}

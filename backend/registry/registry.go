@@ -1,0 +1,127 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// Default is the backend a node uses when its configuration names none.
+const Default = "sqlite"
+
+// Driver describes one database relchain runs on.
+type Driver struct {
+	// Name is the backend's name in relchain.toml (backend.kind), on the
+	// command line (--backend) and in the genesis (app.Params.Backend).
+	Name string
+	// Server is true for a database server reached by a DSN: every node
+	// needs its own database (a DSN; networks give a template with
+	// {node}). Otherwise the database is a file in the node home.
+	Server bool
+	// DSNTemplate is an example DSN with {node} for the node's name, for
+	// error messages; empty for a file database.
+	DSNTemplate string
+	// Open opens the database s locates.
+	Open func(ctx context.Context, s Spec) (backend.Backend, error)
+	// Prepare turns the administrator's DSN of a new node into the node's
+	// least-privilege roles or accounts, rewriting s.DSN (and
+	// s.ReaderDSN); nil when there is nothing to prepare.
+	Prepare func(ctx context.Context, s *Spec) error
+	// Checkpoints lists the checkpoints in dir, newest first.
+	Checkpoints func(dir string) ([]backend.Checkpoint, error)
+	// Restore are the operations recover and state sync use to restore a
+	// checkpoint beside a server's live database; nil for a file database
+	// (restored by copying the file).
+	Restore *ServerOps
+	// SetupSQL, if not nil, returns the SQL an administrator runs once to
+	// create the database dsn names and the node's least-privilege roles
+	// (relchain init --print-pg-setup).
+	SetupSQL func(dsn string) (string, error)
+}
+
+// DSNExample is an example DSN of a node named node0.
+func (d Driver) DSNExample() string { return strings.ReplaceAll(d.DSNTemplate, "{node}", "node0") }
+
+// ServerOps restore a checkpoint of a database server's backend.
+type ServerOps struct {
+	// DatabaseName is the database dsn names.
+	DatabaseName func(dsn string) (string, error)
+	// Restore restores cp into a new database db on dsn's server and
+	// returns db's DSN.
+	Restore func(ctx context.Context, dsn string, cp backend.Checkpoint, db string) (string, error)
+	// Drop deletes database db of dsn's server.
+	Drop func(ctx context.Context, dsn, db string) error
+	// Swap renames dsn's database to replaced and staged to dsn's name.
+	Swap func(ctx context.Context, dsn, staged, replaced string) error
+}
+
+// Spec says which database to open and how.
+type Spec struct {
+	// DSN locates the database: a server's DSN, or the path of a file
+	// database.
+	DSN string
+	// ReaderDSN (MySQL) is the read-only account that serves queries;
+	// empty: queries use DSN's account.
+	ReaderDSN string
+	// UnsafeSuperuser lets the node connect with more privilege than it
+	// needs (tests and benchmarks only; relchain.toml
+	// backend.unsafe_superuser).
+	UnsafeSuperuser bool
+	// Checkpoints schedules checkpoints; none when Every is 0.
+	Checkpoints Checkpoints
+	// NoGate turns the determinism and safety gate off (benchmarks of
+	// the gate's cost). Only a test-hooks build can; Open refuses it with
+	// ErrNoGate otherwise.
+	NoGate bool
+}
+
+// Checkpoints schedules a backend's checkpoints: every Every committed
+// blocks into Dir, keeping Keep; OnError reports a failed one.
+type Checkpoints struct {
+	Dir     string
+	Every   int64
+	Keep    int
+	OnError func(error)
+}
+
+// ErrNoGate is Open's error for Spec.NoGate in a default build.
+var ErrNoGate = errors.New("backend.unsafe_no_gate = true needs a test-hooks build of relchain " +
+	"(go build -tags testhooks ./cmd/relchain, or make build-testhooks): this binary cannot turn the gate off")
+
+// testHooks is true in a test-hooks build (testhooks.go).
+var testHooks bool
+
+// TestHooks reports whether this is a test-hooks build.
+func TestHooks() bool { return testHooks }
+
+// checkNoGate refuses s.NoGate in a default build.
+func checkNoGate(s Spec) error {
+	if s.NoGate && !testHooks {
+		return ErrNoGate
+	}
+	return nil
+}
+
+var drivers = []Driver{sqliteDriver(), postgresDriver(), mysqlDriver()}
+
+// Names lists the supported backends.
+func Names() []string {
+	out := make([]string, len(drivers))
+	for i, d := range drivers {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// Lookup returns the driver of the backend called name.
+func Lookup(name string) (Driver, error) {
+	for _, d := range drivers {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return Driver{}, fmt.Errorf("unknown backend %q (supported: %s)", name, strings.Join(Names(), ", "))
+}

@@ -1,0 +1,23 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/sqlite"
+)
+
+// sqliteNoGate turns the gate off; set in a test-hooks build only.
+var sqliteNoGate sqlite.Option
+
+func sqliteDriver() Driver {
+	return Driver{Name: "sqlite", Open: openSQLite, Checkpoints: sqlite.Checkpoints}
+}
+
+func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
+	opts, err := commonOptions(s, sqliteNoGate, sqlite.WithCheckpoints)
+	if err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, s.DSN, opts...)
+}

@@ -1,0 +1,64 @@
+package client
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/txn"
+)
+
+// Rehearse runs stmts on the node as this client's key would run them in
+// one bc-transaction of the next block, and rolls them back (see
+// api.RehearsePath): the results an interactive transaction shows its
+// client, each with the observation ExecInteractive commits. A failing
+// statement comes back as the response's Code and Failure, not as an
+// error; the error is for a request the node could not serve (a
+// *QueryError with api.CodeQueryBusy means: retry).
+//
+// A client that shows results as it goes rehearses the transaction's
+// statements so far each time. What it observed of a statement is that
+// statement's first run: when a later rehearsal returns another
+// observation for it, a block changed what it read, and the transaction
+// has conflicted already (commit the first observations and the block
+// reports api.CodeConflict; better, start again at once).
+func (c *Client) Rehearse(ctx context.Context, stmts []txn.Statement) (*api.RehearseResponse, error) {
+	if c.key == nil {
+		return nil, errors.New("this client has no signing key")
+	}
+	body := txn.EncodeRehearsal(c.key.Public().(ed25519.PublicKey), stmts)
+	r, err := c.rpc.ABCIQuery(ctx, api.RehearsePath, body)
+	if err != nil {
+		return nil, c.wrap("abci_query", err)
+	}
+	if r.Response.Code != api.CodeOK {
+		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+	}
+	var out api.RehearseResponse
+	if err := decodeJSON(r.Response.Value, &out); err != nil {
+		return nil, fmt.Errorf("decode rehearsal: %w", err)
+	}
+	return &out, nil
+}
+
+// ExecInteractive commits an interactive transaction: stmts with what the
+// client observed of each (seen[i], from a rehearsal; nil: not compared).
+// The block applies it only if every statement returns what was observed;
+// otherwise the result's code is api.CodeConflict and nothing was applied.
+func (c *Client) ExecInteractive(ctx context.Context, stmts []txn.Statement, seen []txn.Observation) (*Result, error) {
+	if c.key == nil {
+		return nil, errors.New("this client has no signing key")
+	}
+	chainID, err := c.ChainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx := &txn.Tx{ChainID: chainID, Nonce: c.nonce.Add(1), Statements: stmts, Expect: seen}
+	if err := tx.CheckExpect(); err != nil {
+		return nil, fmt.Errorf("interactive transaction: %w", err)
+	}
+	tx.Sign(c.key)
+	return c.Broadcast(ctx, ModeCommit, txn.Encode(tx))
+}

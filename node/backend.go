@@ -1,0 +1,65 @@
+package node
+
+import (
+	"context"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/registry"
+)
+
+// WithUnsafeSuperuser is relchain.toml's backend.unsafe_superuser = true
+// for this run (relchain node --unsafe-superuser): the node may open its
+// database with roles or accounts that hold server-wide or dangerous
+// privileges. Tests only: any statement that slips past the gate then acts
+// with them.
+func WithUnsafeSuperuser() Option { return func(o *options) { o.unsafeSuperuser = true } }
+
+// PrepareBackend turns the administrator's DSN of a new node (init,
+// testnet, localnet, add-node) into the node's least-privilege roles or
+// accounts, as its backend does it (registry.Driver.Prepare: PostgreSQL
+// roles <db>_writer and <db>_reader, MySQL/MariaDB writer and reader
+// accounts), and points b at them. A DSN that already names them, or
+// whose account may not create them, is kept; with UnsafeSuperuser,
+// PostgreSQL keeps the DSN's role.
+func PrepareBackend(ctx context.Context, b *BackendConfig) error {
+	d, err := registry.Lookup(b.Kind)
+	if err != nil {
+		return err
+	}
+	if d.Prepare == nil {
+		return nil
+	}
+	s := registry.Spec{DSN: b.DSN, ReaderDSN: b.ReaderDSN, UnsafeSuperuser: b.UnsafeSuperuser}
+	if err := d.Prepare(ctx, &s); err != nil {
+		return err
+	}
+	b.DSN, b.ReaderDSN = s.DSN, s.ReaderDSN
+	return nil
+}
+
+// backendSpec is the registry's description of a node home's database.
+func (c Config) backendSpec(home string) (registry.Driver, registry.Spec, error) {
+	d, err := registry.Lookup(c.Backend.Kind)
+	if err != nil {
+		return d, registry.Spec{}, err
+	}
+	s := registry.Spec{DSN: c.Backend.DSN, ReaderDSN: c.Backend.ReaderDSN,
+		UnsafeSuperuser: c.Backend.UnsafeSuperuser, NoGate: c.Backend.UnsafeNoGate}
+	if !d.Server {
+		s.DSN = c.SQLitePath(home)
+	}
+	if c.Checkpoint.Every > 0 {
+		s.Checkpoints = registry.Checkpoints{Dir: CheckpointDir(home), Every: c.Checkpoint.Every,
+			Keep: c.Checkpoint.Keep, OnError: onCheckpointError}
+	}
+	return d, s, nil
+}
+
+// OpenBackend opens the database a node home is configured with.
+func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
+	d, s, err := rc.backendSpec(home)
+	if err != nil {
+		return nil, err
+	}
+	return d.Open(ctx, s)
+}

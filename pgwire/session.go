@@ -1,0 +1,46 @@
+package pgwire
+
+import "context"
+
+// Session is what a connection executes; it is not safe for concurrent use (one per
+// connection), except that the ctx passed to Describe/Execute is cancelled by a CancelRequest
+// (and when the server closes).
+type Session interface {
+	// Split splits a simple-query string into statements (the dialect decides). "" or only
+	// comments/semicolons → no statements (EmptyQueryResponse).
+	Split(sql string) ([]string, error)
+	// Describe returns the statement's parameter types (paramOIDs holds what Parse declared,
+	// 0 = infer; return a full list) and its result columns (nil: it returns no rows).
+	Describe(ctx context.Context, sql string, paramOIDs []uint32) (Description, error)
+	// Execute runs one statement with decoded parameters and returns its result.
+	Execute(ctx context.Context, sql string, params []any) (*Result, error)
+	// TxStatus is the ReadyForQuery status: 'I' idle, 'T' in a transaction, 'E' failed
+	// transaction.
+	TxStatus() byte
+	// Close releases the session; pgwire calls it exactly once per session.
+	Close()
+}
+
+// Column is one result column: its name and PostgreSQL type OID (0 is sent as text).
+type Column struct {
+	Name string
+	OID  uint32
+}
+
+// Description is what Describe reports about a statement.
+type Description struct {
+	Params  []uint32
+	Columns []Column
+}
+
+// Result is what Execute returns for one statement.
+type Result struct {
+	// Columns is nil for a statement that returns no rows.
+	Columns []Column
+	// Rows holds values of type nil, int64, float64, string, []byte, bool or time.Time
+	// (other types pgtype can encode for the column's OID also work).
+	Rows [][]any
+	// Tag is the CommandComplete tag, e.g. "INSERT 0 1", "UPDATE 2", "SELECT 3", "BEGIN".
+	// Empty: "SELECT <rows>" when Columns is set.
+	Tag string
+}
