@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/txn"
 
 	abci "github.com/cometbft/cometbft/abci/types"
@@ -59,7 +60,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	}
 	rows, height, err := a.ex.Backend().Query(ctx, q.SQL, args)
 	if err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error(), Height: a.ex.State().Height}, nil
+		return queryFailure(err, a.ex.State().Height), nil
 	}
 	sanitizeRows(rows)
 	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Rows: rows.Rows}
@@ -115,4 +116,16 @@ func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
 		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error(), Height: a.ex.State().Height}
 	}
 	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: resp.Height}
+}
+
+// queryFailure is a failed read's response: the backend's message in the
+// log and, when the backend classified the failure, its class and
+// SQLSTATE as a JSON api.FailureData in the value (what a PostgreSQL
+// wire-protocol client is told).
+func queryFailure(err error, height int64) *abci.ResponseQuery {
+	resp := &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error(), Height: height}
+	if be := backend.AsError(err); be != nil {
+		resp.Value = encodeJSON(api.FailureData{Class: string(be.Class), SQLState: be.SQLState})
+	}
+	return resp
 }

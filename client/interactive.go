@@ -29,15 +29,15 @@ func (c *Client) Rehearse(ctx context.Context, stmts []txn.Statement) (*api.Rehe
 		return nil, errors.New("this client has no signing key")
 	}
 	body := txn.EncodeRehearsal(c.key.Public().(ed25519.PublicKey), stmts)
-	r, err := c.rpc.ABCIQuery(ctx, api.RehearsePath, body)
+	r, err := c.abciQuery(ctx, api.RehearsePath, body)
 	if err != nil {
 		return nil, c.wrap("abci_query", err)
 	}
-	if r.Response.Code != api.CodeOK {
-		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+	if r.Code != api.CodeOK {
+		return nil, &QueryError{Code: r.Code, Message: r.Log}
 	}
 	var out api.RehearseResponse
-	if err := decodeJSON(r.Response.Value, &out); err != nil {
+	if err := decodeJSON(r.Value, &out); err != nil {
 		return nil, fmt.Errorf("decode rehearsal: %w", err)
 	}
 	return &out, nil
@@ -48,6 +48,17 @@ func (c *Client) Rehearse(ctx context.Context, stmts []txn.Statement) (*api.Rehe
 // The block applies it only if every statement returns what was observed;
 // otherwise the result's code is api.CodeConflict and nothing was applied.
 func (c *Client) ExecInteractive(ctx context.Context, stmts []txn.Statement, seen []txn.Observation) (*Result, error) {
+	raw, err := c.SignInteractive(ctx, stmts, seen)
+	if err != nil {
+		return nil, err
+	}
+	return c.Broadcast(ctx, ModeCommit, raw)
+}
+
+// SignInteractive signs the envelope ExecInteractive submits (with no
+// observations, an ordinary bc-transaction of stmts): for a caller that
+// may have to send the same envelope to another node.
+func (c *Client) SignInteractive(ctx context.Context, stmts []txn.Statement, seen []txn.Observation) ([]byte, error) {
 	if c.key == nil {
 		return nil, errors.New("this client has no signing key")
 	}
@@ -60,5 +71,5 @@ func (c *Client) ExecInteractive(ctx context.Context, stmts []txn.Statement, see
 		return nil, fmt.Errorf("interactive transaction: %w", err)
 	}
 	tx.Sign(c.key)
-	return c.Broadcast(ctx, ModeCommit, txn.Encode(tx))
+	return txn.Encode(tx), nil
 }

@@ -15,15 +15,15 @@ func (c *Client) BlockTimings(ctx context.Context, from, to int64) ([]api.BlockT
 	if err != nil {
 		return nil, fmt.Errorf("encode stats request: %w", err)
 	}
-	r, err := c.rpc.ABCIQuery(ctx, api.StatsPath, body)
+	r, err := c.abciQuery(ctx, api.StatsPath, body)
 	if err != nil {
 		return nil, c.wrap("abci_query "+api.StatsPath, err)
 	}
-	if r.Response.Code != api.CodeOK {
-		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+	if r.Code != api.CodeOK {
+		return nil, &QueryError{Code: r.Code, Message: r.Log}
 	}
 	var out []api.BlockTiming
-	if err := json.Unmarshal(r.Response.Value, &out); err != nil {
+	if err := json.Unmarshal(r.Value, &out); err != nil {
 		return nil, fmt.Errorf("decode block timings from %s: %w", c.url, err)
 	}
 	return out, nil

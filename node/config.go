@@ -31,6 +31,46 @@ type Config struct {
 	Recover RecoverConfig `toml:"recover"`
 	// Block bounds this node's execution of proposed blocks.
 	Block BlockConfig `toml:"block"`
+	// PG is the node's PostgreSQL wire-protocol listener (package
+	// gateway); off unless Listen is set.
+	PG PGConfig `toml:"pg"`
+}
+
+// PGConfig configures a node's PostgreSQL wire-protocol listener.
+type PGConfig struct {
+	// Listen is the address PostgreSQL clients connect to, e.g.
+	// "127.0.0.1:5433"; empty: no listener.
+	Listen string `toml:"listen"`
+	// Users is the users file (relchain gateway users add); relative paths
+	// are inside the node home. Default: config/pg-users.toml.
+	Users string `toml:"users"`
+	// TLSCert and TLSKey (PEM files) turn TLS on; RequireTLS refuses
+	// clients that do not use it.
+	TLSCert    string `toml:"tls_cert"`
+	TLSKey     string `toml:"tls_key"`
+	RequireTLS bool   `toml:"require_tls"`
+}
+
+// DefaultPGUsers is a node's users file when [pg] users is empty.
+const DefaultPGUsers = "config/pg-users.toml"
+
+// UsersFile is the users file's path for a node home.
+func (c PGConfig) UsersFile(home string) string {
+	return inHome(home, c.Users, DefaultPGUsers)
+}
+
+// inHome resolves path (def when empty) inside home; "" stays "".
+func inHome(home, path, def string) string {
+	if path == "" {
+		path = def
+	}
+	if path == "" {
+		return ""
+	}
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(home, path)
 }
 
 // BlockConfig bounds this node's execution of a proposed block before it

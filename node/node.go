@@ -23,6 +23,7 @@ import (
 	"github.com/relchain/relchain/abciserver"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/backend/registry"
 )
 
@@ -36,6 +37,11 @@ type Node struct {
 	dbs    *dbTracker
 	// abciServer serves the app to CometBFT with WithABCISocket, else nil.
 	abciServer *abciserver.Server
+	// pg is the PostgreSQL listener's configuration; gateway the running
+	// listener, else nil (pglisten.go).
+	pg      PGConfig
+	rpcAddr string
+	gateway *gateway.Gateway
 
 	// halted delivers the first reason this node cannot go on: a block the
 	// app could not apply, or a divergence (see Halted).
@@ -78,6 +84,7 @@ type Option func(*options)
 
 type options struct {
 	abciSocket      bool
+	pgListen        string
 	unsafeSuperuser bool
 	// hooks are the test hooks of a test-hooks build (testhooks.go);
 	// empty in a default build (nohooks.go).
@@ -102,6 +109,9 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	}
 	if o.unsafeSuperuser {
 		rc.Backend.UnsafeSuperuser = true
+	}
+	if o.pgListen != "" {
+		rc.PG.Listen = o.pgListen
 	}
 	if d, err := registry.Lookup(rc.Backend.Kind); err == nil && d.Server && rc.Backend.UnsafeSuperuser {
 		logger.Error("unsafe: backend.unsafe_superuser is set: the node may connect to its database with more privilege than it needs; a statement that slipped past the gate could read the server's files or end other sessions (tests and benchmarks only)")
@@ -137,6 +147,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	}
 	nd := newNode(n, a, ss, home, logger, dbs)
 	nd.abciServer = srv
+	nd.pg, nd.rpcAddr = rc.PG, cc.RPC.ListenAddress
 	return nd, nil
 }
 
@@ -278,6 +289,10 @@ func (n *Node) Start() error {
 			defer n.watchers.Done()
 			n.watchDivergence(ctx)
 		}()
+		if err := n.startGateway(ctx); err != nil {
+			_ = n.Stop()
+			return err
+		}
 	}
 	return nil
 }
@@ -335,6 +350,9 @@ func (n *Node) Stop() error {
 		n.cancel()
 	}
 	n.watchers.Wait()
+	if n.gateway != nil {
+		_ = n.gateway.Close()
+	}
 	var err error
 	if n.cmt.IsRunning() {
 		err = n.cmt.Stop()

@@ -69,7 +69,7 @@ func initCmd() *cobra.Command {
 }
 
 func nodeCmd() *cobra.Command {
-	var home, appKind, abciMode string
+	var home, appKind, abciMode, pgListen string
 	var unsafeSuperuser bool
 	var hookOptions func() []node.Option // test-hooks build only (testhooks.go)
 	cmd := &cobra.Command{
@@ -91,6 +91,9 @@ starts again by itself.`,
 			if unsafeSuperuser {
 				opts = append(opts, node.WithUnsafeSuperuser())
 			}
+			if pgListen != "" {
+				opts = append(opts, node.WithPGListen(pgListen))
+			}
 			n, autoRecover, err := newNode(ctx, home, appKind, abciMode, append(opts, hookOptions()...))
 			if err != nil {
 				return err
@@ -98,6 +101,9 @@ starts again by itself.`,
 			if err := n.Start(); err != nil {
 				_ = n.Stop()
 				return err
+			}
+			if a := n.PGAddr(); a != "" {
+				fmt.Fprintf(os.Stderr, "relchain: PostgreSQL wire protocol on %s\n", a)
 			}
 			if a := n.ABCIAddr(); a != "" {
 				fmt.Fprintf(os.Stderr, "relchain: CometBFT reaches the application over ABCI's socket protocol at %s (the server variant)\n", a)
@@ -128,6 +134,7 @@ starts again by itself.`,
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory")
 	cmd.Flags().StringVar(&appKind, "app", "relchain", "application: relchain, or kvstore (CometBFT's example app: the consensus ceiling for benchmarks)")
 	cmd.Flags().StringVar(&abciMode, "abci", "builtin", "how CometBFT reaches the application: builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP: the paper's server variant, for comparison)")
+	cmd.Flags().StringVar(&pgListen, "pg-listen", "", "serve the PostgreSQL wire protocol on this address, e.g. 127.0.0.1:5433 (as relchain.toml [pg] listen; users in [pg] users, default HOME/config/pg-users.toml)")
 	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "TESTS ONLY: start even if the database roles or accounts have more privilege than relchain needs, e.g. a superuser (as relchain.toml backend.unsafe_superuser; by default the node refuses them)")
 	hookOptions = registerHookFlags(cmd)
 	return cmd
@@ -312,6 +319,7 @@ block. Start it with: relchain node --home NET/NAME`,
 func localnetCmd() *cobra.Command {
 	var f netFlags
 	var dir string
+	var pgPort int
 	cmd := &cobra.Command{
 		Use:   "localnet",
 		Short: "Create (if DIR is empty) and run a whole network on loopback until SIGINT/SIGTERM",
@@ -334,6 +342,11 @@ func localnetCmd() *cobra.Command {
 				if nodes, err = netctl.Generate(o); err != nil {
 					return err
 				}
+				if pgPort > 0 {
+					if err := enableLocalnetPG(dir, nodes, pgPort); err != nil {
+						return err
+					}
+				}
 				fmt.Printf("created a %d-validator %s network in %s\n", len(nodes), f.backend, dir)
 			}
 			bin, err := os.Executable()
@@ -348,6 +361,7 @@ func localnetCmd() *cobra.Command {
 			for _, n := range nodes {
 				fmt.Printf("%s rpc=%s log=%s/node.log\n", n.Name, n.RPC, n.Home)
 			}
+			printLocalnetPG(nodes)
 			rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			err = net.WaitReady(rctx)
 			cancel()
@@ -376,6 +390,7 @@ func localnetCmd() *cobra.Command {
 	f.register(cmd, 26656)
 	f.adminFlags.register(cmd)
 	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
+	cmd.Flags().IntVar(&pgPort, "pg-port", 5433, "a new network's nodes serve the PostgreSQL wire protocol on 127.0.0.1:PORT+i (user relchain, password relchain); 0: off")
 	return cmd
 }
 

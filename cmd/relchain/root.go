@@ -29,7 +29,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(initCmd(), nodeCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
+	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
 		execCmd(), txCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
 	return root
 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ed25519"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/keyring"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
+)
+
+func gatewayCmd() *cobra.Command {
+	var cfg gateway.Config
+	var nodes string
+	cmd := &cobra.Command{
+		Use:   "gateway",
+		Short: "Serve the PostgreSQL wire protocol in front of one or more nodes until SIGINT/SIGTERM",
+		Long: `Serve the PostgreSQL wire protocol in front of one or more nodes, so that psql,
+drivers and ORMs use the network unchanged (README: PostgreSQL clients). A
+client's user name picks a signing key from the users file; its password is
+checked with SCRAM-SHA-256. Reads go to the first node that answers, at a
+height no lower than the session's last commit; writes are signed and
+committed; BEGIN … COMMIT is validated by the chain (SQLSTATE 40001 when it
+conflicts).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cfg.Nodes = strings.Split(nodes, ",")
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			gw, err := gateway.Start(sctx, cfg)
+			cancel()
+			if err != nil {
+				return err
+			}
+			fmt.Printf("relchain gateway: PostgreSQL protocol on %s (%s network via %s; users: %s)\n",
+				gw.Addr(), gw.Dialect(), nodes, strings.Join(gw.Users(), ", "))
+			<-ctx.Done()
+			return gw.Close()
+		},
+	}
+	cmd.Flags().StringVar(&cfg.Listen, "pg-listen", "127.0.0.1:5432", "address PostgreSQL clients connect to")
+	cmd.Flags().StringVar(&nodes, "node", "http://127.0.0.1:26657", "RPC addresses of the nodes, comma-separated, preferred first")
+	cmd.Flags().StringVar(&cfg.UsersFile, "users", filepath.Join(defaultHome(), "gateway", "users.toml"), "users file (relchain gateway users add)")
+	cmd.Flags().StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key turns TLS on")
+	cmd.Flags().StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	cmd.Flags().BoolVar(&cfg.RequireTLS, "require-tls", false, "refuse clients that do not use TLS")
+	cmd.AddCommand(gatewayUsersCmd())
+	return cmd
+}
+
+func gatewayUsersCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "users", Short: "Manage who may connect to a gateway or a node's PostgreSQL listener"}
+	var usersFile, home, keyFile string
+	var passwordStdin bool
+	add := &cobra.Command{
+		Use:   "add NAME",
+		Short: "Add a user (or change its password): a signing key and a SCRAM-SHA-256 verifier",
+		Long: `Add a user to a users file, or change its password. Without --key the user
+gets a new signing key beside the file (keys/NAME.json). The password is read
+from the terminal (twice) or, with --password-stdin, from standard input; the
+file keeps only its SCRAM-SHA-256 verifier. The user's writes are signed with
+its key: on a network with admins, grant it write access with the printed key.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := usersPath(usersFile, home)
+			password, err := readPassword(passwordStdin)
+			if err != nil {
+				return err
+			}
+			pub, err := gateway.AddUser(path, args[0], password, keyFile)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("user %s in %s\npublic key %s\ngrant it writes (networks with admins): relchain admin grant %s <table|*>\n",
+				args[0], path, hex.EncodeToString(pub), hex.EncodeToString(pub))
+			return nil
+		},
+	}
+	add.Flags().StringVar(&keyFile, "key", "", "the user's signing key file (default: a new key beside the users file)")
+	add.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input (one line)")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the users of a users file",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			u, err := gateway.LoadUsers(usersPath(usersFile, home))
+			if err != nil {
+				return err
+			}
+			for _, n := range u.Names() {
+				usr, _ := u.Lookup(n)
+				fmt.Printf("%s\t%s\n", n, hex.EncodeToString(usr.Key.Public().(ed25519.PublicKey)))
+			}
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{add, list} {
+		c.Flags().StringVar(&usersFile, "users", "", "users file (default: the node home's, or ~/.relchain/gateway/users.toml)")
+		c.Flags().StringVar(&home, "home", "", "a node home: use its PostgreSQL listener's users file")
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+// usersPath is --users, or the node home's users file, or the standalone
+// gateway's default.
+func usersPath(usersFile, home string) string {
+	switch {
+	case usersFile != "":
+		return usersFile
+	case home != "":
+		_, rc, err := node.LoadConfig(home)
+		if err == nil {
+			return rc.PG.UsersFile(home)
+		}
+		return node.PGConfig{}.UsersFile(home)
+	}
+	return filepath.Join(defaultHome(), "gateway", "users.toml")
+}
+
+// readPassword reads a password from stdin (one line) or the terminal.
+func readPassword(fromStdin bool) (string, error) {
+	if fromStdin || !term.IsTerminal(int(os.Stdin.Fd())) {
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil && line == "" {
+			return "", fmt.Errorf("read the password from standard input: %w", err)
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	fmt.Fprint(os.Stderr, "password: ")
+	p1, err := term.ReadPassword(int(os.Stdin.Fd()))
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprint(os.Stderr, "again: ")
+	p2, err := term.ReadPassword(int(os.Stdin.Fd()))
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return "", err
+	}
+	if string(p1) != string(p2) {
+		return "", errors.New("the passwords differ")
+	}
+	return string(p1), nil
+}
+
+// localnetPGUser and its password are the development user localnet
+// creates on every node's PostgreSQL listener.
+const localnetPGUser, localnetPGPassword = "relchain", "relchain"
+
+// enableLocalnetPG turns on every node's PostgreSQL listener at
+// 127.0.0.1:basePort+i with the development user, whose one signing key
+// (DIR/keys/relchain.json) every node shares.
+func enableLocalnetPG(dir string, nodes []netctl.NodeInfo, basePort int) error {
+	keyFile := filepath.Join(dir, "keys", localnetPGUser+".json")
+	if _, err := os.Stat(keyFile); err != nil {
+		if _, err := keyring.Dir(filepath.Join(dir, "keys")).Add(localnetPGUser); err != nil {
+			return fmt.Errorf("localnet: PostgreSQL user key: %w", err)
+		}
+	}
+	for i, n := range nodes {
+		cc, rc, err := node.LoadConfig(n.Home)
+		if err != nil {
+			return err
+		}
+		rc.PG.Listen = fmt.Sprintf("127.0.0.1:%d", basePort+i)
+		if err := node.SaveConfig(n.Home, cc, rc); err != nil {
+			return err
+		}
+		if _, err := gateway.AddUser(rc.PG.UsersFile(n.Home), localnetPGUser, localnetPGPassword, keyFile); err != nil {
+			return fmt.Errorf("localnet: %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// printLocalnetPG prints each node's PostgreSQL address and a psql line.
+func printLocalnetPG(nodes []netctl.NodeInfo) {
+	for _, n := range nodes {
+		_, rc, err := node.LoadConfig(n.Home)
+		if err != nil || rc.PG.Listen == "" {
+			continue
+		}
+		host, port, _ := strings.Cut(rc.PG.Listen, ":")
+		fmt.Printf("%s pg=%s  psql \"host=%s port=%s user=%s password=%s dbname=relchain sslmode=disable\"\n",
+			n.Name, rc.PG.Listen, host, port, localnetPGUser, localnetPGPassword)
+	}
+}

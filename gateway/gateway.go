@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"time"
+
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/pgwire"
+)
+
+// Config configures a gateway.
+type Config struct {
+	// Listen is the TCP address PostgreSQL clients connect to.
+	Listen string
+	// Nodes are the RPC addresses of the nodes, the preferred one first.
+	Nodes []string
+	// Local, inside a node, answers reads and rehearsals in process;
+	// Dialect then names the node's backend.
+	Local   client.LocalQuerier
+	Dialect string
+	// UsersFile is the users file (LoadUsers).
+	UsersFile string
+	// TLSCert and TLSKey enable TLS (sslmode=require); RequireTLS refuses
+	// clients that do not use it.
+	TLSCert, TLSKey string
+	RequireTLS      bool
+	// Logf receives connection-level errors; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Gateway is a running PostgreSQL front end of a relchain network.
+type Gateway struct {
+	nodes   *Nodes
+	users   *Users
+	dialect string
+	srv     *pgwire.Server
+	ln      net.Listener
+	done    chan error
+}
+
+// ServerVersion is the PostgreSQL version the gateway reports: the
+// protocol and catalog it follows.
+const ServerVersion = "16.0 (relchain)"
+
+// Start loads the users, learns the network's dialect (waiting up to
+// ctx's deadline for a node to answer), listens and serves.
+func Start(ctx context.Context, cfg Config) (*Gateway, error) {
+	users, err := LoadUsers(cfg.UsersFile)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	nodes, err := NewNodes(cfg.Nodes, cfg.Local)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{nodes: nodes, users: users, dialect: cfg.Dialect, done: make(chan error, 1)}
+	if g.dialect == "" {
+		if g.dialect, err = waitDialect(ctx, nodes); err != nil {
+			return nil, err
+		}
+	}
+	g.srv = &pgwire.Server{Users: users.Verifier, NewSession: g.newSession, RequireTLS: cfg.RequireTLS,
+		ServerVersion: ServerVersion, Logf: cfg.Logf}
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: TLS certificate: %w", err)
+		}
+		g.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	} else if cfg.RequireTLS {
+		return nil, errors.New("gateway: RequireTLS needs a TLS certificate and key")
+	}
+	if g.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return nil, fmt.Errorf("gateway: listen: %w", err)
+	}
+	go func() { g.done <- g.srv.Serve(g.ln) }()
+	return g, nil
+}
+
+// waitDialect asks the nodes for their backend until one answers.
+func waitDialect(ctx context.Context, nodes *Nodes) (string, error) {
+	for {
+		d, err := nodes.Dialect(ctx)
+		if err == nil {
+			return d, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("gateway: no node answered: %w", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Addr is the address the gateway listens on.
+func (g *Gateway) Addr() net.Addr { return g.ln.Addr() }
+
+// Dialect is the network's SQL dialect.
+func (g *Gateway) Dialect() string { return g.dialect }
+
+// Users lists the users who may connect.
+func (g *Gateway) Users() []string { return g.users.Names() }
+
+// Close stops accepting, closes every connection and waits for them.
+func (g *Gateway) Close() error {
+	err := g.srv.Close()
+	<-g.done
+	return err
+}
+
+func (g *Gateway) newSession(_ context.Context, user string, params map[string]string) (pgwire.Session, error) {
+	u, ok := g.users.Lookup(user)
+	if !ok { // pgwire authenticated the name already; the file cannot change under it
+		return nil, &pgwire.Error{Code: "28000", Message: fmt.Sprintf("role %q does not exist", user), Severity: "FATAL"}
+	}
+	return newSession(g, u, params), nil
+}
+
+func (g *Gateway) serverVersion() string { return ServerVersion }
+
+func (g *Gateway) versionString() string {
+	return fmt.Sprintf("PostgreSQL %s on a relchain network (%s backend)", ServerVersion, g.dialect)
+}
+
+// catalogQuery matches SQL that reads PostgreSQL's catalogs.
+var catalogQuery = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema|pg_[a-z_]+)\b`)
+
+var catalogHint = map[string]string{
+	"sqlite": "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'.",
+	"mysql":  "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE().",
+}
+
+// readError maps a failed read or description; a catalog query on a
+// network whose databases are not PostgreSQL gets the limitation's name.
+func (g *Gateway) readError(sql string, err error) error {
+	var qe *client.QueryError
+	if g.dialect != "postgres" && errors.As(err, &qe) && catalogQuery.MatchString(sql) {
+		e := refused("this relchain network runs %s: PostgreSQL catalog queries (pg_catalog, information_schema; psql's \\d) cannot be answered", g.dialect)
+		e.Detail = qe.Message
+		e.Hint = catalogHint[g.dialect]
+		return e
+	}
+	return nodeError(err)
+}

@@ -1,0 +1,207 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/relchain/relchain/pgwire"
+	"github.com/relchain/relchain/txn"
+)
+
+// maxDescribed bounds a session's cache of statement descriptions.
+const maxDescribed = 256
+
+// session is one client connection's state: who it is, its settings,
+// the height its reads must reach, and its open transaction.
+type session struct {
+	g        *Gateway
+	user     *User
+	settings map[string]string // SET values and startup parameters, by lower-case name
+
+	minHeight  int64 // relchain.min_height
+	lastCommit int64 // height of the session's last commit (read-your-writes)
+	crossCheck bool  // relchain.cross_check
+
+	tx        *transaction
+	described map[string]pgwire.Description
+}
+
+// transaction is an explicit transaction in progress: its statements so
+// far with what the client observed of each (their first rehearsal).
+type transaction struct {
+	readOnly bool
+	failed   bool
+	writes   bool
+	stmts    []txn.Statement
+	seen     []txn.Observation
+}
+
+func newSession(g *Gateway, user *User, startup map[string]string) *session {
+	s := &session{g: g, user: user, settings: map[string]string{}, described: map[string]pgwire.Description{}}
+	for k, v := range startup {
+		if k != "user" && k != "database" {
+			s.settings[strings.ToLower(k)] = v
+		}
+	}
+	return s
+}
+
+// Split cuts a simple query into statements.
+func (s *session) Split(sql string) ([]string, error) {
+	stmts, err := split(sql, s.g.dialect == "postgres")
+	if err != nil {
+		return nil, &pgwire.Error{Code: stateSyntax, Message: err.Error()}
+	}
+	return stmts, nil
+}
+
+// TxStatus is ReadyForQuery's status byte.
+func (s *session) TxStatus() byte {
+	switch {
+	case s.tx == nil:
+		return 'I'
+	case s.tx.failed:
+		return 'E'
+	}
+	return 'T'
+}
+
+// Close releases nothing: a session holds no lock and no node resource.
+func (s *session) Close() {}
+
+// Execute runs one statement.
+func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
+	k := classify(sql)
+	switch k {
+	case kindBegin:
+		return s.begin(sql), nil
+	case kindCommit:
+		return s.commit(ctx)
+	case kindRollback:
+		s.tx = nil
+		return &pgwire.Result{Tag: "ROLLBACK"}, nil
+	case kindSet:
+		return s.set(sql)
+	case kindShow:
+		return s.show(sql)
+	case kindVersion:
+		return &pgwire.Result{Columns: []pgwire.Column{{Name: "version", OID: 25}}, Rows: [][]any{{s.g.versionString()}}}, nil
+	case kindNoop:
+		return &pgwire.Result{Tag: strings.Join(words(sql, 2), " ")}, nil
+	case kindRefused:
+		return nil, refusedStatement(sql)
+	}
+	stmt, err := statementOf(sql, params)
+	if err != nil {
+		return nil, err
+	}
+	if s.tx != nil {
+		return s.inTransaction(ctx, stmt, k)
+	}
+	if k == kindRead {
+		return s.read(ctx, stmt)
+	}
+	return s.write(ctx, stmt)
+}
+
+// statementOf converts a statement and its decoded parameters.
+func statementOf(sql string, params []any) (txn.Statement, error) {
+	stmt := txn.Statement{SQL: sql, Args: make([]txn.Arg, len(params))}
+	for i, p := range params {
+		a, err := argOf(p)
+		if err != nil {
+			return stmt, &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("parameter $%d: %v", i+1, err)}
+		}
+		stmt.Args[i] = a
+	}
+	return stmt, nil
+}
+
+// refusedStatement explains a statement the gateway does not carry out.
+func refusedStatement(sql string) *pgwire.Error {
+	w := words(sql, 1)
+	switch w[0] {
+	case "SAVEPOINT", "RELEASE", "ROLLBACK":
+		e := refused("savepoints are not supported: a relchain transaction commits or conflicts as a whole")
+		e.Hint = "Run the transaction without SAVEPOINT; most ORMs use savepoints only for nested transactions."
+		return e
+	case "PREPARE", "EXECUTE", "DEALLOCATE":
+		return refused("SQL-level %s is not supported: use the extended query protocol (your driver's prepared statements)", w[0])
+	}
+	return refused("%s is not supported by the relchain gateway", w[0])
+}
+
+// read runs a read outside a transaction on committed state, at a height
+// no lower than the session's last commit and relchain.min_height.
+func (s *session) read(ctx context.Context, stmt txn.Statement) (*pgwire.Result, error) {
+	args := make([]any, len(stmt.Args))
+	for i, a := range stmt.Args {
+		v, err := queryArg(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	h := max(s.minHeight, s.lastCommit)
+	query := s.g.nodes.Query
+	if s.crossCheck {
+		query = s.g.nodes.QueryAll
+	}
+	resp, err := query(ctx, h, stmt.SQL, args)
+	if err != nil {
+		return nil, s.g.readError(stmt.SQL, err)
+	}
+	cols := s.columns(stmt.SQL, resp.Columns, resp.Types)
+	if err := wireRows(cols, resp.Rows); err != nil {
+		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
+	}
+	return &pgwire.Result{Columns: cols, Rows: resp.Rows, Tag: fmt.Sprintf("SELECT %d", len(resp.Rows))}, nil
+}
+
+// write commits one statement as its own bc-transaction.
+func (s *session) write(ctx context.Context, stmt txn.Statement) (*pgwire.Result, error) {
+	res, err := s.g.nodes.Commit(ctx, s.user.Key, []txn.Statement{stmt}, nil)
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	s.lastCommit = max(s.lastCommit, res.Height)
+	if !res.OK() {
+		return nil, txFailure(res)
+	}
+	if len(res.Results) != 1 {
+		return nil, &pgwire.Error{Code: stateInternal, Message: fmt.Sprintf("the chain returned %d results for one statement", len(res.Results))}
+	}
+	r := res.Results[0]
+	return s.result(ctx, stmt.SQL, r.Columns, r.Rows, r.RowsAffected)
+}
+
+// result builds a statement's reply from the chain's or a rehearsal's
+// results; returned columns get their types from a description.
+func (s *session) result(ctx context.Context, sql string, names []string, rows [][]any, affected int64) (*pgwire.Result, error) {
+	res := &pgwire.Result{Tag: commandTag(sql, affected, len(rows))}
+	if len(names) == 0 {
+		return res, nil
+	}
+	res.Columns = s.columns(sql, names, nil)
+	if _, ok := s.described[sql]; !ok {
+		if d, err := s.describeNode(ctx, sql, nil); err == nil && len(d.Columns) == len(names) {
+			res.Columns = d.Columns
+		}
+	}
+	if err := wireRows(res.Columns, rows); err != nil {
+		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
+	}
+	res.Rows = rows
+	return res, nil
+}
+
+// columns are a result's wire columns: the statement's description when
+// the client asked for one (the types it was promised), else the types
+// the node reported.
+func (s *session) columns(sql string, names, types []string) []pgwire.Column {
+	if d, ok := s.described[sql]; ok && len(d.Columns) == len(names) {
+		return d.Columns
+	}
+	return wireColumns(names, types)
+}

@@ -1,0 +1,161 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/pgwire"
+	"github.com/relchain/relchain/txn"
+)
+
+// begin opens an explicit transaction (a second BEGIN keeps the first,
+// as PostgreSQL does).
+func (s *session) begin(sql string) *pgwire.Result {
+	if s.tx == nil {
+		upper := strings.ToUpper(strings.Join(strings.Fields(stripLiterals(sql)), " "))
+		s.tx = &transaction{readOnly: strings.Contains(upper, "READ ONLY")}
+	}
+	if words(sql, 1)[0] == "START" {
+		return &pgwire.Result{Tag: "START TRANSACTION"}
+	}
+	return &pgwire.Result{Tag: "BEGIN"}
+}
+
+// commit ends the transaction. A failed one is rolled back; one that only
+// read never reaches the chain (its reads were one snapshot: every
+// rehearsal reproduced the first observations); otherwise all its
+// statements go in one bc-transaction with what the client observed.
+func (s *session) commit(ctx context.Context) (*pgwire.Result, error) {
+	tx := s.tx
+	s.tx = nil
+	switch {
+	case tx == nil:
+		return &pgwire.Result{Tag: "COMMIT"}, nil
+	case tx.failed:
+		return &pgwire.Result{Tag: "ROLLBACK"}, nil
+	case !tx.writes:
+		return &pgwire.Result{Tag: "COMMIT"}, nil
+	}
+	res, err := s.g.nodes.Commit(ctx, s.user.Key, tx.stmts, tx.seen)
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	s.lastCommit = max(s.lastCommit, res.Height)
+	if !res.OK() {
+		return nil, txFailure(res)
+	}
+	return &pgwire.Result{Tag: "COMMIT"}, nil
+}
+
+// inTransaction rehearses the transaction's statements so far plus stmt
+// on committed state and returns stmt's results. Any error fails the
+// transaction (PostgreSQL's rule: only ROLLBACK or COMMIT ends it).
+func (s *session) inTransaction(ctx context.Context, stmt txn.Statement, k kind) (*pgwire.Result, error) {
+	tx := s.tx
+	if tx.failed {
+		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
+	}
+	res, err := s.rehearseNext(ctx, tx, stmt, k)
+	if err != nil {
+		tx.failed = true
+		return nil, err
+	}
+	return res, nil
+}
+
+func (s *session) rehearseNext(ctx context.Context, tx *transaction, stmt txn.Statement, k kind) (*pgwire.Result, error) {
+	if tx.readOnly && k == kindWrite {
+		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute " + words(stmt.SQL, 1)[0] + " in a read-only transaction"}
+	}
+	stmts := append(tx.stmts[:len(tx.stmts):len(tx.stmts)], stmt)
+	resp, err := s.rehearse(ctx, stmts)
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	if resp.Code != api.CodeOK {
+		return nil, rehearsalFailure(resp, len(stmts))
+	}
+	if len(resp.Statements) != len(stmts) {
+		return nil, &pgwire.Error{Code: stateInternal, Message: fmt.Sprintf("the rehearsal returned %d results for %d statements", len(resp.Statements), len(stmts))}
+	}
+	for i, seen := range tx.seen {
+		if !bytes.Equal(seen, resp.Statements[i].Observation) {
+			return nil, conflictError(fmt.Sprintf("statement %d of the transaction now returns other results than it did (a block changed what it read)", i+1))
+		}
+	}
+	last := resp.Statements[len(stmts)-1]
+	tx.stmts, tx.seen = stmts, append(tx.seen, last.Observation)
+	tx.writes = tx.writes || k == kindWrite
+	return s.result(ctx, stmt.SQL, last.Columns, last.Rows, last.RowsAffected)
+}
+
+// rehearse asks the node, retrying while the node's block slot is busy.
+func (s *session) rehearse(ctx context.Context, stmts []txn.Statement) (*api.RehearseResponse, error) {
+	wait := 5 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		resp, err := s.g.nodes.Rehearse(ctx, s.user.Key, stmts)
+		var qe *client.QueryError
+		if err == nil || !errors.As(err, &qe) || qe.Code != api.CodeQueryBusy || attempt == 5 {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// rehearsalFailure is the error of a rehearsal that failed: an earlier
+// statement failing now means a block changed the state under the
+// transaction (a conflict); the new statement failing is its own error.
+func rehearsalFailure(resp *api.RehearseResponse, n int) *pgwire.Error {
+	if resp.Failure != nil && resp.Failure.Statement > 0 && resp.Failure.Statement < n {
+		return conflictError(fmt.Sprintf("statement %d of the transaction now fails: %s", resp.Failure.Statement, resp.Log))
+	}
+	return txFailure(&client.Result{Code: resp.Code, Error: resp.Log, Failure: resp.Failure})
+}
+
+func conflictError(why string) *pgwire.Error {
+	return &pgwire.Error{Code: stateSerialization, Message: "could not serialize access: " + why,
+		Hint: "Nothing was applied. Roll back and retry the whole transaction."}
+}
+
+// commandTag is CommandComplete's tag for a statement that returned rows
+// or affected them.
+func commandTag(sql string, affected int64, rows int) string {
+	w := words(sql, 6)
+	if len(w) == 0 {
+		return "SELECT 0"
+	}
+	switch w[0] {
+	case "INSERT":
+		return fmt.Sprintf("INSERT 0 %d", affected)
+	case "UPDATE", "DELETE", "MERGE":
+		return fmt.Sprintf("%s %d", w[0], affected)
+	case "SELECT", "WITH", "VALUES", "TABLE", "EXPLAIN", "PRAGMA":
+		return fmt.Sprintf("SELECT %d", rows)
+	case "CREATE", "DROP", "ALTER":
+		return ddlTag(w)
+	}
+	return w[0]
+}
+
+// ddlTag is "CREATE TABLE", "DROP INDEX", … skipping modifiers.
+func ddlTag(w []string) string {
+	for _, obj := range w[1:] {
+		switch obj {
+		case "OR", "REPLACE", "UNIQUE", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL", "IF", "NOT", "EXISTS":
+			continue
+		}
+		return w[0] + " " + obj
+	}
+	return w[0]
+}

@@ -1,0 +1,58 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/gateway"
+)
+
+// WithPGListen turns the node's PostgreSQL wire-protocol listener on at
+// addr, whatever relchain.toml's [pg] listen says.
+func WithPGListen(addr string) Option { return func(o *options) { o.pgListen = addr } }
+
+// startGateway starts the PostgreSQL listener when [pg] listen is set.
+// Reads, descriptions and rehearsals go to the application in process;
+// transactions through the node's own RPC (CheckTx, the mempool).
+func (n *Node) startGateway(ctx context.Context) error {
+	if n.pg.Listen == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	gw, err := gateway.Start(ctx, gateway.Config{
+		Listen:     n.pg.Listen,
+		Nodes:      []string{loopbackURL(n.rpcAddr)},
+		Local:      n.app.Query,
+		Dialect:    n.app.Executor().Backend().Dialect(),
+		UsersFile:  n.pg.UsersFile(n.home),
+		TLSCert:    inHome(n.home, n.pg.TLSCert, ""),
+		TLSKey:     inHome(n.home, n.pg.TLSKey, ""),
+		RequireTLS: n.pg.RequireTLS,
+		Logf:       func(format string, args ...any) { n.logger.Info(fmt.Sprintf(format, args...), "module", "pg") },
+	})
+	if err != nil {
+		return fmt.Errorf("[pg] listen %s: %w", n.pg.Listen, err)
+	}
+	n.gateway = gw
+	n.logger.Info("PostgreSQL wire protocol listening", "addr", gw.Addr().String(), "users", strings.Join(gw.Users(), ","))
+	return nil
+}
+
+// PGAddr is the PostgreSQL listener's address, "" when it is off.
+func (n *Node) PGAddr() string {
+	if n.gateway == nil {
+		return ""
+	}
+	return n.gateway.Addr().String()
+}
+
+// loopbackURL turns CometBFT's RPC listen address (tcp://0.0.0.0:26657)
+// into a URL this process can reach.
+func loopbackURL(laddr string) string {
+	addr := strings.TrimPrefix(laddr, "tcp://")
+	addr = strings.Replace(addr, "0.0.0.0:", "127.0.0.1:", 1)
+	return "http://" + addr
+}
