@@ -39,10 +39,49 @@ type QueryRequest struct {
 }
 
 // QueryResponse is the JSON value of a successful /sql query.
+//
+// Types has one type per column: a PostgreSQL type name ("bool", "int2",
+// "int4", "int8", "float4", "float8", "numeric", "text", "varchar",
+// "bpchar", "bytea", "date", "time", "timestamp", "timestamptz",
+// "interval", "json", "jsonb", "uuid"), whatever the node's database, or
+// "" when it cannot tell (then read the value as it comes). Values keep
+// their JSON form (a SQLite "bool" column holds 0 and 1).
 type QueryResponse struct {
 	Height  int64    `json:"height"`
 	Columns []string `json:"columns"`
+	Types   []string `json:"types,omitempty"`
 	Rows    [][]any  `json:"rows"`
+}
+
+// DescribePath is the abci_query path that describes one statement
+// without executing it: request data a JSON DescribeRequest, response a
+// JSON DescribeResponse (what a PostgreSQL client's Parse + Describe
+// needs). Reads and writes (INSERT/UPDATE/DELETE ... RETURNING) are
+// described on committed state; nothing is written and the statement
+// passes the same gate as a query. A statement the database cannot
+// compile fails with CodeQueryFailed and the database's message.
+const DescribePath = "/describe"
+
+// DescribeRequest is the JSON body of a DescribePath query.
+type DescribeRequest struct {
+	SQL string `json:"sql"`
+}
+
+// DescribeResponse is what a statement takes and returns. Params has one
+// type per placeholder ($1.. on PostgreSQL, ? on SQLite and MySQL), ""
+// where the database cannot tell; Columns is empty when the statement
+// returns no rows (an INSERT without RETURNING). Types are those of
+// QueryResponse.Types.
+type DescribeResponse struct {
+	Height  int64        `json:"height"`
+	Params  []string     `json:"params"`
+	Columns []ColumnType `json:"columns"`
+}
+
+// ColumnType is one result column of a DescribeResponse.
+type ColumnType struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
 }
 
 // StatementResult is the outcome of one statement of a committed tx:

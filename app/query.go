@@ -30,8 +30,11 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	if req.Path == api.RehearsePath {
 		return a.rehearse(ctx, req.Data), nil
 	}
+	if req.Path == api.DescribePath {
+		return a.describe(ctx, req.Data), nil
+	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q and %q", req.Path, api.QueryPath, api.GrantsPath, api.StatsPath, api.RehearsePath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.GrantsPath, api.StatsPath, api.RehearsePath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))
@@ -63,7 +66,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		return queryFailure(err, a.ex.State().Height), nil
 	}
 	sanitizeRows(rows)
-	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Rows: rows.Rows}
+	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Rows: rows.Rows}
 	if resp.Columns == nil {
 		resp.Columns = []string{}
 	}

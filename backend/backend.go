@@ -43,7 +43,12 @@ type Backend interface {
 
 	// Query runs one read-only statement in a read-only db-transaction on
 	// committed state and returns its rows and the height they reflect.
+	// Rows.Types holds each column's type (types.go).
 	Query(ctx context.Context, sql string, args []any) (*Rows, int64, error)
+
+	// Describer describes a statement's parameters and columns without
+	// executing it (types.go).
+	Describer
 
 	// Gate is the backend's determinism and safety gate (see Gate).
 	Gate() Gate
@@ -144,8 +149,13 @@ type Changes struct {
 // Rows is the result of one statement: the columns and rows it returned
 // (SELECT, RETURNING) and the rows it affected (INSERT, UPDATE, DELETE).
 // Values are nil, int64, float64, string, []byte or bool.
+//
+// Types, one per column (types.go), is filled by Query only: a Block's
+// Exec leaves it nil, because a block's results enter the AppHash and
+// their JSON must not change with how a backend learns types.
 type Rows struct {
 	Columns      []string `json:"columns,omitempty"`
+	Types        []string `json:"types,omitempty"`
 	Rows         [][]any  `json:"rows,omitempty"`
 	RowsAffected int64    `json:"rows_affected"`
 }

@@ -334,6 +334,29 @@ func (c *Client) Query(ctx context.Context, minHeight int64, sql string, args ..
 	return &out, nil
 }
 
+// Describe returns the types of sql's parameters and result columns on
+// the node's committed state, without executing it (api.DescribePath):
+// what a PostgreSQL client's Parse + Describe needs. A statement the
+// node's database cannot compile, or its gate refuses, is a *QueryError.
+func (c *Client) Describe(ctx context.Context, sql string) (*api.DescribeResponse, error) {
+	body, err := json.Marshal(api.DescribeRequest{SQL: sql})
+	if err != nil {
+		return nil, fmt.Errorf("encode describe request: %w", err)
+	}
+	r, err := c.rpc.ABCIQuery(ctx, api.DescribePath, body)
+	if err != nil {
+		return nil, c.wrap("abci_query", err)
+	}
+	if r.Response.Code != api.CodeOK {
+		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+	}
+	var out api.DescribeResponse
+	if err := decodeJSON(r.Response.Value, &out); err != nil {
+		return nil, fmt.Errorf("decode describe response: %w", err)
+	}
+	return &out, nil
+}
+
 // Grants returns the node's committed permission state.
 func (c *Client) Grants(ctx context.Context) (*api.Grants, error) {
 	r, err := c.abciQuery(ctx, api.GrantsPath, nil)

@@ -58,7 +58,7 @@ func RunExcept(t *testing.T, open Open, skip []string, opts ...Option) {
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"SystemStateCommitsWithBlockOnly", testSystemState},
 	}
-	for _, tc := range append(append(tests, stateTests...), effectTests...) {
+	for _, tc := range append(append(append(tests, stateTests...), effectTests...), describeTests...) {
 		if slices.Contains(skip, tc.name) {
 			continue
 		}

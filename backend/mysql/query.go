@@ -74,7 +74,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 		return nil, 0, fmt.Errorf("mysql: query: %w", err)
 	}
 	defer b.endSnapshot(conn)
-	rows, err := runStmt(ctx, conn, st, args, limits{b.opts.maxRows, b.opts.maxBytes, cancel})
+	rows, err := runStmt(ctx, conn, st, args, limits{rows: b.opts.maxRows, bytes: b.opts.maxBytes, stop: cancel, types: true})
 	if err != nil {
 		if be := asBackendError(err); be != nil {
 			return nil, 0, be

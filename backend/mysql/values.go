@@ -76,6 +76,9 @@ type limits struct {
 	// stop, if set, runs past a limit before the rows are closed: it
 	// cancels the query, so that closing does not read the rest.
 	stop func()
+	// types asks collect for Rows.Types (Query only: a block's results
+	// carry none, see backend.Rows).
+	types bool
 }
 
 // exceeded is collect's error past its limits.
@@ -142,6 +145,9 @@ func collect(rows *sql.Rows, sortRows bool, lim limits) (*backend.Rows, error) {
 	}
 	if sortRows && len(out.Rows) > 1 {
 		sort.SliceStable(out.Rows, func(i, j int) bool { return compareRows(out.Rows[i], out.Rows[j]) < 0 })
+	}
+	if lim.types {
+		out.Types = columnTypes(cts)
 	}
 	return out, nil
 }

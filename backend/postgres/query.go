@@ -131,7 +131,10 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 				height, err = heightOf(r)
 			}
 		case 2:
-			rows, err = collectBounded(rr, sortRows, bound)
+			types := fieldTypes(rr.FieldDescriptions())
+			if rows, err = collectBounded(rr, sortRows, bound); err == nil {
+				rows.Types = types
+			}
 		default:
 			_, err = rr.Close()
 		}

@@ -479,6 +479,9 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	old := r.SetInterrupt(f)
 	rows, err := run(stmt, args, resultLimits{rows: b.opts.readRows, bytes: b.opts.readBytes})
 	r.SetInterrupt(old)
+	if err == nil {
+		rows.Types = valueTypes(declaredTypes(stmt), rows.Rows)
+	}
 	rc.done(sql, stmt, err != nil)
 	switch {
 	case f.cancelled != nil:

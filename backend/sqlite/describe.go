@@ -1,0 +1,95 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
+)
+
+// Describe implements backend.Describer. It compiles sql on a read
+// connection, inside a read transaction on committed state, and never
+// steps it: SQLite's compiled statement knows its parameter count, its
+// columns' names and their declared types (declaredType), and nothing a
+// run would add.
+//
+// A column without a declaration (an expression such as count(*)) is
+// reported unknown, not typed by stepping the statement once: the first
+// row's storage class is not the column's type (it may be NULL, or differ
+// from the next row's), it depends on the parameters (unknown here) and on
+// the data, and one step may cost as much as the whole query (an
+// aggregate scans its table). Query, which has the rows, does type such
+// columns by their values (valueTypes). Parameters are unknown too: SQLite
+// does not type them.
+//
+// The statement is compiled first as Query compiles it (the read
+// authorizer: reads only, relchain's tables hidden), and when that refuses
+// it (a write), under the gate, as CheckTx judges a block's statement:
+// INSERT, UPDATE and DELETE ... RETURNING are describable, relchain's
+// tables are not, and what the gate refuses comes back as its refusal.
+func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Description, error) {
+	rctx, cancel := b.readContext(ctx)
+	defer cancel()
+	select {
+	case b.querySlots <- struct{}{}:
+		defer func() { <-b.querySlots }()
+	case <-rctx.Done():
+		return nil, b.readInterrupted(ctx, rctx.Err())
+	}
+	r, err := b.reader(rctx)
+	if err != nil {
+		return nil, b.readInterrupted(ctx, err)
+	}
+	defer b.release(r)
+	rc := b.rstmts[r]
+	if err := rc.exec("BEGIN"); err != nil {
+		return nil, fmt.Errorf("describe: begin: %w", err)
+	}
+	defer closeQuietly(func() error { return rc.exec("ROLLBACK") })
+	st, err := rc.state()
+	if err != nil {
+		return nil, err
+	}
+	f := newFuel(rctx, ReadWorkLimit)
+	old := r.SetInterrupt(f)
+	stmt, err := b.compileForDescribe(r, sql)
+	r.SetInterrupt(old)
+	switch {
+	case f.cancelled != nil:
+		if stmt != nil {
+			stmt.Close()
+		}
+		return nil, b.readInterrupted(ctx, f.cancelled)
+	case err != nil:
+		return nil, err
+	}
+	defer stmt.Close()
+	d := &backend.Description{Height: st.Height, Params: make([]string, stmt.BindCount())}
+	for i, t := range declaredTypes(stmt) {
+		d.Columns = append(d.Columns, backend.ColumnType{Name: stmt.ColumnName(i), Type: t})
+	}
+	return d, nil
+}
+
+// compileForDescribe compiles sql on the read connection r under the read
+// authorizer, or, when that fails, under the gate (see Describe). The
+// caller closes the statement, which is never cached: the read cache holds
+// only what the read authorizer compiled.
+func (b *Backend) compileForDescribe(r *sqlite3.Conn, sql string) (*sqlite3.Stmt, error) {
+	restricted := b.restricted[r]
+	restricted.Store(true)
+	stmt, err := prepareOne(r, sql)
+	restricted.Store(false)
+	if err == nil {
+		return stmt, nil
+	}
+	if e := backend.AsError(err); e != nil && (e.Class == backend.ClassSyntax || e.Class == backend.ClassInvalid) {
+		return nil, err
+	}
+	rg := b.gating[r]
+	rg.on.Store(true)
+	defer rg.on.Store(false)
+	return prepareGated(r, &rg.g, sql)
+}
