@@ -165,15 +165,14 @@ func readPassword(fromStdin bool) (string, error) {
 const localnetPGUser, localnetPGPassword = "relchain", "relchain"
 
 // enableLocalnetPG turns on every node's PostgreSQL listener at
-// 127.0.0.1:basePort+i with the development user, whose one signing key
-// (DIR/keys/relchain.json) every node shares.
-func enableLocalnetPG(dir string, nodes []netctl.NodeInfo, basePort int) error {
-	keyFile := filepath.Join(dir, "keys", localnetPGUser+".json")
-	if _, err := os.Stat(keyFile); err != nil {
-		if _, err := keyring.Dir(filepath.Join(dir, "keys")).Add(localnetPGUser); err != nil {
-			return fmt.Errorf("localnet: PostgreSQL user key: %w", err)
-		}
+// 127.0.0.1:basePort+i with the development user, which signs with this
+// machine's default key: the network's admin unless --admin named others.
+func enableLocalnetPG(nodes []netctl.NodeInfo, basePort int) error {
+	k, err := keyring.Dir(filepath.Join(defaultHome(), "keys")).LoadOrCreateDefault()
+	if err != nil {
+		return fmt.Errorf("localnet: PostgreSQL user key: %w", err)
 	}
+	keyFile := filepath.Join(defaultHome(), "keys", k.Name+".json")
 	for i, n := range nodes {
 		cc, rc, err := node.LoadConfig(n.Home)
 		if err != nil {

@@ -343,7 +343,7 @@ func localnetCmd() *cobra.Command {
 					return err
 				}
 				if pgPort > 0 {
-					if err := enableLocalnetPG(dir, nodes, pgPort); err != nil {
+					if err := enableLocalnetPG(nodes, pgPort); err != nil {
 						return err
 					}
 				}
