@@ -406,10 +406,7 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
 		if err == nil {
 			sanitizeRows(rows)
-			// Column types are read-path information: a block's results
-			// enter the AppHash, and their JSON must stay what it was
-			// whatever a backend reports (Exec leaves Types nil).
-			rows.Types = nil
+			rows.Types = nil // read-path only: committed results keep their JSON (backend.Rows)
 			if f := conflictFailure(j+1, expectation(tx, off+j), rows); f != nil {
 				return fail(f)
 			}
