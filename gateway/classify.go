@@ -10,16 +10,16 @@ import (
 type kind int
 
 const (
-	kindRead      kind = iota // the query path (or a rehearsal inside a transaction)
-	kindWrite                 // a bc-transaction (or a rehearsal inside a transaction)
-	kindBegin                 // BEGIN, START TRANSACTION
-	kindCommit                // COMMIT, END
-	kindRollback              // ROLLBACK, ABORT
-	kindSet                   // SET, RESET: the session's settings
-	kindShow                  // SHOW
-	kindVersion               // SELECT version()
-	kindNoop                  // DISCARD, DEALLOCATE: nothing to do here
-	kindRefused               // savepoints, COPY, LISTEN…: refused with a clear error
+	kindRead     kind = iota // the query path (or a rehearsal inside a transaction)
+	kindWrite                // a bc-transaction (or a rehearsal inside a transaction)
+	kindBegin                // BEGIN, START TRANSACTION
+	kindCommit               // COMMIT, END
+	kindRollback             // ROLLBACK, ABORT
+	kindSet                  // SET, RESET: the session's settings
+	kindShow                 // SHOW
+	kindVersion              // SELECT version()
+	kindNoop                 // DISCARD, DEALLOCATE: nothing to do here
+	kindRefused              // savepoints, COPY, LISTEN…: refused with a clear error
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -47,7 +47,9 @@ func words(sql string, n int) []string {
 	return out
 }
 
-func isWordRune(r rune) bool { return r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool {
+	return r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 // skipSpaceAndComments drops leading whitespace, -- and /* */ comments.
 func skipSpaceAndComments(s string) string {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/pgwire"
 )
@@ -38,6 +39,7 @@ type Gateway struct {
 	nodes   *Nodes
 	users   *Users
 	dialect string
+	wire    registry.WireDialect
 	srv     *pgwire.Server
 	ln      net.Listener
 	done    chan error
@@ -64,6 +66,11 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 			return nil, err
 		}
 	}
+	d, err := registry.Lookup(g.dialect)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: the nodes run backend %q: %w", g.dialect, err)
+	}
+	g.wire = d.Wire
 	g.srv = &pgwire.Server{Users: users.Verifier, NewSession: g.newSession, RequireTLS: cfg.RequireTLS,
 		ServerVersion: ServerVersion, Logf: cfg.Logf}
 	if cfg.TLSCert != "" || cfg.TLSKey != "" {
@@ -130,19 +137,14 @@ func (g *Gateway) versionString() string {
 // catalogQuery matches SQL that reads PostgreSQL's catalogs.
 var catalogQuery = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema|pg_[a-z_]+)\b`)
 
-var catalogHint = map[string]string{
-	"sqlite": "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'.",
-	"mysql":  "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE().",
-}
-
 // readError maps a failed read or description; a catalog query on a
 // network whose databases are not PostgreSQL gets the limitation's name.
 func (g *Gateway) readError(sql string, err error) error {
 	var qe *client.QueryError
-	if g.dialect != "postgres" && errors.As(err, &qe) && catalogQuery.MatchString(sql) {
+	if !g.wire.PGCatalog && errors.As(err, &qe) && catalogQuery.MatchString(sql) {
 		e := refused("this relchain network runs %s: PostgreSQL catalog queries (pg_catalog, information_schema; psql's \\d) cannot be answered", g.dialect)
 		e.Detail = qe.Message
-		e.Hint = catalogHint[g.dialect]
+		e.Hint = g.wire.CatalogHint
 		return e
 	}
 	return nodeError(err)

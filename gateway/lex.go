@@ -14,7 +14,7 @@ const (
 
 // scanTokens walks sql once and reports each token as [i, j) with its
 // class. It knows just enough SQL to find statement boundaries: quotes
-// with doubled-quote escapes, backslash escapes in E'' strings, nested
+// with doubled-quote escapes, backslash escapes in E” strings, nested
 // block comments and dollar quotes.
 func scanTokens(sql string, dollarQuotes bool, fn func(i, j int, class tokenClass)) {
 	for i := 0; i < len(sql); {

@@ -49,7 +49,7 @@ func newSession(g *Gateway, user *User, startup map[string]string) *session {
 
 // Split cuts a simple query into statements.
 func (s *session) Split(sql string) ([]string, error) {
-	stmts, err := split(sql, s.g.dialect == "postgres")
+	stmts, err := split(sql, s.g.wire.DollarQuotes)
 	if err != nil {
 		return nil, &pgwire.Error{Code: stateSyntax, Message: err.Error()}
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/relchain/relchain/abciserver"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/gateway"
 )
 
 // Node is a running validator (or full node): CometBFT plus relchain's app.

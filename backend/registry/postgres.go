@@ -15,7 +15,8 @@ var postgresNoGate postgres.Option
 
 func postgresDriver() Driver {
 	return serverDriver(Driver{Name: "postgres", DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
-		Open: openPostgres, Prepare: preparePostgres, SetupSQL: postgresSetupSQL},
+		Open: openPostgres, Prepare: preparePostgres, SetupSQL: postgresSetupSQL,
+		Wire: WireDialect{DollarQuotes: true, PGCatalog: true}},
 		postgres.Checkpoints, ServerOps{DatabaseName: postgres.DatabaseName, Restore: postgres.RestoreCheckpoint,
 			Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})
 }

@@ -40,6 +40,23 @@ type Driver struct {
 	// create the database dsn names and the node's least-privilege roles
 	// (relchain init --print-pg-setup).
 	SetupSQL func(dsn string) (string, error)
+	// Wire is what the PostgreSQL wire-protocol gateway needs to know of
+	// the backend's SQL dialect.
+	Wire WireDialect
+}
+
+// WireDialect describes a backend's SQL dialect to the PostgreSQL
+// wire-protocol gateway (package gateway).
+type WireDialect struct {
+	// DollarQuotes: $tag$…$tag$ is a string literal (PostgreSQL), so a
+	// semicolon inside one does not end a statement.
+	DollarQuotes bool
+	// PGCatalog: the database answers PostgreSQL's catalog queries
+	// (pg_catalog, information_schema as psql's \d and ORMs ask them).
+	PGCatalog bool
+	// CatalogHint, when PGCatalog is false, tells a user how to list
+	// tables in the backend's own SQL.
+	CatalogHint string
 }
 
 // DSNExample is an example DSN of a node named node0.

@@ -11,7 +11,8 @@ import (
 var sqliteNoGate sqlite.Option
 
 func sqliteDriver() Driver {
-	return Driver{Name: "sqlite", Open: openSQLite, Checkpoints: sqlite.Checkpoints}
+	return Driver{Name: "sqlite", Open: openSQLite, Checkpoints: sqlite.Checkpoints,
+		Wire: WireDialect{CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}}
 }
 
 func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
