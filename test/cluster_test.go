@@ -120,6 +120,7 @@ type cluster struct {
 	admin   ed25519.PrivateKey // signs schema changes
 	pgDSN   string             // postgres: the nodes' DSN template ({node})
 	dir     string             // the network's directory (nodes.json)
+	pgAddrs []string           // with clusterOptions.pg: each node's PostgreSQL listener
 }
 
 type clusterOptions struct {
@@ -142,6 +143,8 @@ type clusterOptions struct {
 	// txTimeout bounds how long one tx of a proposal may run on the nodes
 	// (0: default).
 	txTimeout time.Duration
+	// pg turns on every node's PostgreSQL listener (gateway_test.go).
+	pg bool
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -179,6 +182,9 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	}
 	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(bin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dir: dir}
 	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
+	if o.pg {
+		c.enablePG()
+	}
 	// Cleanups run last-registered first: stop the nodes, then show logs.
 	t.Cleanup(func() {
 		c.checkRaces()

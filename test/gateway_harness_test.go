@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/keyring"
+	"github.com/relchain/relchain/node"
+)
+
+// pgUsers are the users of the clusters' PostgreSQL listeners; each one's
+// password is "pw-" + its name. Test networks are open (no admins), so
+// every user may write and change the schema.
+var pgUsers = []string{"alice", "bob"}
+
+func pgPassword(user string) string { return "pw-" + user }
+
+// enablePG gives every node a PostgreSQL listener on a free port and the
+// same users (one signing key per user, shared by the nodes).
+func (c *cluster) enablePG() {
+	c.t.Helper()
+	keys := keyring.Dir(filepath.Join(c.dir, "pg-keys"))
+	for _, u := range pgUsers {
+		if _, err := keys.Add(u); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	for i, nd := range c.nodes {
+		users := node.PGConfig{}.UsersFile(nd.Home)
+		for _, u := range pgUsers {
+			if _, err := gateway.AddUser(users, u, pgPassword(u), filepath.Join(string(keys), u+".json")); err != nil {
+				c.t.Fatal(err)
+			}
+		}
+		addr := freeAddr(c.t)
+		c.pgAddrs = append(c.pgAddrs, addr)
+		for len(c.net.NodeArgs) <= i {
+			c.net.NodeArgs = append(c.net.NodeArgs, nil)
+		}
+		c.net.NodeArgs[i] = append(c.net.NodeArgs[i], "--pg-listen", addr)
+	}
+}
+
+// freeAddr returns a loopback address with a port free right now.
+func freeAddr(t interface{ Fatal(...any) }) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// pgURL is a libpq URL for user on node i's listener.
+func (c *cluster) pgURL(i int, user string) string {
+	return pgURLAt(c.pgAddrs[i], user)
+}
+
+func pgURLAt(addr, user string) string {
+	return fmt.Sprintf("postgres://%s:%s@%s/relchain?sslmode=disable", user, pgPassword(user), addr)
+}
+
+// startGateway runs a standalone gateway (as `relchain gateway`) in this
+// process in front of the given nodes, with node 0's users file, and
+// returns its address.
+func (c *cluster) startGateway(nodes ...int) string {
+	c.t.Helper()
+	urls := make([]string, len(nodes))
+	for k, i := range nodes {
+		urls[k] = c.nodes[i].RPC
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gw, err := gateway.Start(ctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: urls,
+		UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home)})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { _ = gw.Close() })
+	return gw.Addr().String()
+}
+
+// psqlConn is psql's connection string for user on addr.
+func psqlConn(addr, user string) string {
+	host, port, _ := strings.Cut(addr, ":")
+	return fmt.Sprintf("host=%s port=%s user=%s dbname=relchain sslmode=disable", host, port, user)
+}
