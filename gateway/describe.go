@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/relchain/relchain/pgwire"
@@ -25,13 +26,15 @@ func (s *session) Describe(ctx context.Context, sql string, declared []uint32) (
 // describeNode asks the node and remembers the answer for the session:
 // results of this statement are then sent with these types.
 func (s *session) describeNode(ctx context.Context, sql string, declared []uint32) (pgwire.Description, error) {
-	resp, err := s.g.nodes.Describe(ctx, sql)
+	nodeSQL, order := placeholders(sql, s.g.wire.Placeholders)
+	resp, err := s.g.nodes.Describe(ctx, nodeSQL)
 	if err != nil {
 		return pgwire.Description{}, s.g.readError(sql, err)
 	}
-	d := pgwire.Description{Params: make([]uint32, len(resp.Params))}
-	for i, t := range resp.Params {
-		d.Params[i] = oidOf[t] // 0 (unknown) is sent as text
+	types := s.inferParams(ctx, sql, clientParams(resp.Params, order))
+	d := pgwire.Description{Params: make([]uint32, len(types))}
+	for i, t := range types {
+		d.Params[i] = oidOf[t] // 0 (unknown): the client sends text
 		if i < len(declared) && declared[i] != 0 {
 			d.Params[i] = declared[i]
 		}
@@ -41,11 +44,30 @@ func (s *session) describeNode(ctx context.Context, sql string, declared []uint3
 		for i, c := range resp.Columns {
 			names[i], types[i] = c.Name, c.Type
 		}
-		d.Columns = wireColumns(names, types)
+		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types))
 	}
 	if len(s.described) >= maxDescribed {
 		clear(s.described)
 	}
 	s.described[sql] = d
 	return d, nil
+}
+
+// clientParams are the node's parameter types in the client's numbering:
+// with positional placeholders the node saw one ? per occurrence of $n.
+func clientParams(nodeTypes []string, order []int) []string {
+	if order == nil {
+		return slices.Clone(nodeTypes)
+	}
+	n := 0
+	for _, k := range order {
+		n = max(n, k)
+	}
+	types := make([]string, n)
+	for i, k := range order {
+		if i < len(nodeTypes) && types[k-1] == "" {
+			types[k-1] = nodeTypes[i]
+		}
+	}
+	return types
 }

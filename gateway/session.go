@@ -24,7 +24,8 @@ type session struct {
 	crossCheck bool  // relchain.cross_check
 
 	tx        *transaction
-	described map[string]pgwire.Description
+	described map[string]pgwire.Description // by the client's SQL
+	tables    map[string]map[string]string  // column types by table (params.go)
 }
 
 // transaction is an explicit transaction in progress: its statements so
@@ -33,12 +34,14 @@ type transaction struct {
 	readOnly bool
 	failed   bool
 	writes   bool
+	ddl      bool
 	stmts    []txn.Statement
 	seen     []txn.Observation
 }
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
-	s := &session{g: g, user: user, settings: map[string]string{}, described: map[string]pgwire.Description{}}
+	s := &session{g: g, user: user, settings: map[string]string{}, described: map[string]pgwire.Description{},
+		tables: map[string]map[string]string{}}
 	for k, v := range startup {
 		if k != "user" && k != "database" {
 			s.settings[strings.ToLower(k)] = v
@@ -92,30 +95,48 @@ func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwir
 	case kindRefused:
 		return nil, refusedStatement(sql)
 	}
-	stmt, err := statementOf(sql, params)
+	stmt, err := s.statementOf(sql, params)
 	if err != nil {
 		return nil, err
 	}
 	if s.tx != nil {
-		return s.inTransaction(ctx, stmt, k)
+		return s.inTransaction(ctx, sql, stmt, k)
 	}
 	if k == kindRead {
-		return s.read(ctx, stmt)
+		return s.read(ctx, sql, stmt)
 	}
-	return s.write(ctx, stmt)
+	return s.write(ctx, sql, stmt)
 }
 
-// statementOf converts a statement and its decoded parameters.
-func statementOf(sql string, params []any) (txn.Statement, error) {
-	stmt := txn.Statement{SQL: sql, Args: make([]txn.Arg, len(params))}
+// statementOf is what the node runs for the client's sql and decoded
+// parameters: placeholders in the backend's style, arguments in its
+// order, dates as dates.
+func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
+	nodeSQL, order := placeholders(sql, s.g.wire.Placeholders)
+	declared := s.described[sql].Params
+	args := make([]txn.Arg, len(params))
 	for i, p := range params {
-		a, err := argOf(p)
-		if err != nil {
-			return stmt, &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("parameter $%d: %v", i+1, err)}
+		var err error
+		if i < len(declared) && declared[i] == oidOf["date"] {
+			args[i], err = dateArg(p)
+		} else {
+			args[i], err = argOf(p)
 		}
-		stmt.Args[i] = a
+		if err != nil {
+			return txn.Statement{}, &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("parameter $%d: %v", i+1, err)}
+		}
 	}
-	return stmt, nil
+	if order == nil {
+		return txn.Statement{SQL: nodeSQL, Args: args}, nil
+	}
+	ordered := make([]txn.Arg, len(order))
+	for k, n := range order {
+		if n < 1 || n > len(args) {
+			return txn.Statement{}, &pgwire.Error{Code: "42P02", Message: fmt.Sprintf("there is no parameter $%d", n)}
+		}
+		ordered[k] = args[n-1]
+	}
+	return txn.Statement{SQL: nodeSQL, Args: ordered}, nil
 }
 
 // refusedStatement explains a statement the gateway does not carry out.
@@ -134,7 +155,7 @@ func refusedStatement(sql string) *pgwire.Error {
 
 // read runs a read outside a transaction on committed state, at a height
 // no lower than the session's last commit and relchain.min_height.
-func (s *session) read(ctx context.Context, stmt txn.Statement) (*pgwire.Result, error) {
+func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pgwire.Result, error) {
 	args := make([]any, len(stmt.Args))
 	for i, a := range stmt.Args {
 		v, err := queryArg(a)
@@ -150,9 +171,9 @@ func (s *session) read(ctx context.Context, stmt txn.Statement) (*pgwire.Result,
 	}
 	resp, err := query(ctx, h, stmt.SQL, args)
 	if err != nil {
-		return nil, s.g.readError(stmt.SQL, err)
+		return nil, s.g.readError(sql, err)
 	}
-	cols := s.columns(stmt.SQL, resp.Columns, resp.Types)
+	cols := s.columns(sql, resp.Columns, resp.Types)
 	if err := wireRows(cols, resp.Rows); err != nil {
 		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
 	}
@@ -160,12 +181,12 @@ func (s *session) read(ctx context.Context, stmt txn.Statement) (*pgwire.Result,
 }
 
 // write commits one statement as its own bc-transaction.
-func (s *session) write(ctx context.Context, stmt txn.Statement) (*pgwire.Result, error) {
+func (s *session) write(ctx context.Context, sql string, stmt txn.Statement) (*pgwire.Result, error) {
 	res, err := s.g.nodes.Commit(ctx, s.user.Key, []txn.Statement{stmt}, nil)
 	if err != nil {
 		return nil, nodeError(err)
 	}
-	s.lastCommit = max(s.lastCommit, res.Height)
+	s.committed(res.Height, isDDL(sql))
 	if !res.OK() {
 		return nil, txFailure(res)
 	}
@@ -173,7 +194,22 @@ func (s *session) write(ctx context.Context, stmt txn.Statement) (*pgwire.Result
 		return nil, &pgwire.Error{Code: stateInternal, Message: fmt.Sprintf("the chain returned %d results for one statement", len(res.Results))}
 	}
 	r := res.Results[0]
-	return s.result(ctx, stmt.SQL, r.Columns, r.Rows, r.RowsAffected)
+	return s.result(ctx, sql, r.Columns, r.Rows, r.RowsAffected)
+}
+
+// committed notes a commit at height: later reads wait for it; a schema
+// change makes the session's descriptions stale.
+func (s *session) committed(height int64, ddl bool) {
+	s.lastCommit = max(s.lastCommit, height)
+	if ddl {
+		clear(s.described)
+		clear(s.tables)
+	}
+}
+
+func isDDL(sql string) bool {
+	w := words(sql, 1)
+	return len(w) == 1 && (w[0] == "CREATE" || w[0] == "ALTER" || w[0] == "DROP")
 }
 
 // result builds a statement's reply from the chain's or a rehearsal's

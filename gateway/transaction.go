@@ -46,7 +46,7 @@ func (s *session) commit(ctx context.Context) (*pgwire.Result, error) {
 	if err != nil {
 		return nil, nodeError(err)
 	}
-	s.lastCommit = max(s.lastCommit, res.Height)
+	s.committed(res.Height, tx.ddl)
 	if !res.OK() {
 		return nil, txFailure(res)
 	}
@@ -56,12 +56,12 @@ func (s *session) commit(ctx context.Context) (*pgwire.Result, error) {
 // inTransaction rehearses the transaction's statements so far plus stmt
 // on committed state and returns stmt's results. Any error fails the
 // transaction (PostgreSQL's rule: only ROLLBACK or COMMIT ends it).
-func (s *session) inTransaction(ctx context.Context, stmt txn.Statement, k kind) (*pgwire.Result, error) {
+func (s *session) inTransaction(ctx context.Context, sql string, stmt txn.Statement, k kind) (*pgwire.Result, error) {
 	tx := s.tx
 	if tx.failed {
 		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
 	}
-	res, err := s.rehearseNext(ctx, tx, stmt, k)
+	res, err := s.rehearseNext(ctx, tx, sql, stmt, k)
 	if err != nil {
 		tx.failed = true
 		return nil, err
@@ -69,7 +69,7 @@ func (s *session) inTransaction(ctx context.Context, stmt txn.Statement, k kind)
 	return res, nil
 }
 
-func (s *session) rehearseNext(ctx context.Context, tx *transaction, stmt txn.Statement, k kind) (*pgwire.Result, error) {
+func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string, stmt txn.Statement, k kind) (*pgwire.Result, error) {
 	if tx.readOnly && k == kindWrite {
 		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute " + words(stmt.SQL, 1)[0] + " in a read-only transaction"}
 	}
@@ -92,7 +92,8 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, stmt txn.St
 	last := resp.Statements[len(stmts)-1]
 	tx.stmts, tx.seen = stmts, append(tx.seen, last.Observation)
 	tx.writes = tx.writes || k == kindWrite
-	return s.result(ctx, stmt.SQL, last.Columns, last.Rows, last.RowsAffected)
+	tx.ddl = tx.ddl || isDDL(sql)
+	return s.result(ctx, sql, last.Columns, last.Rows, last.RowsAffected)
 }
 
 // rehearse asks the node, retrying while the node's block slot is busy.

@@ -224,6 +224,14 @@ func argOf(v any) (txn.Arg, error) {
 	return txn.Arg{}, fmt.Errorf("a parameter of type %T is not supported", v)
 }
 
+// dateArg is a date parameter's argument: the day only.
+func dateArg(v any) (txn.Arg, error) {
+	if t, ok := v.(time.Time); ok {
+		return txn.Text(t.Format("2006-01-02")), nil
+	}
+	return argOf(v)
+}
+
 // formatTime renders t for a backend: UTC offsets only when not UTC.
 func formatTime(t time.Time) string {
 	if t.Location() == time.UTC {

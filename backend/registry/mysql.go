@@ -18,7 +18,7 @@ var mysqlNoGate mysql.Option
 func mysqlDriver() Driver {
 	return serverDriver(Driver{Name: "mysql", DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
 		Open: openMySQL, Prepare: prepareMySQL,
-		Wire: WireDialect{CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
+		Wire: WireDialect{Placeholders: PlaceholdersOrdered, CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
 		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
 }

@@ -57,7 +57,17 @@ type WireDialect struct {
 	// CatalogHint, when PGCatalog is false, tells a user how to list
 	// tables in the backend's own SQL.
 	CatalogHint string
+	// Placeholders is how the backend numbers parameters; the gateway
+	// rewrites the $n that PostgreSQL clients send into it.
+	Placeholders string
 }
+
+// Placeholder styles (WireDialect.Placeholders).
+const (
+	PlaceholdersDollar   = ""           // $1, $2 (PostgreSQL): sent as they are
+	PlaceholdersNumbered = "numbered"   // ?1, ?2 (SQLite)
+	PlaceholdersOrdered  = "positional" // ? bound in order of appearance (MySQL)
+)
 
 // DSNExample is an example DSN of a node named node0.
 func (d Driver) DSNExample() string { return strings.ReplaceAll(d.DSNTemplate, "{node}", "node0") }

@@ -12,7 +12,7 @@ var sqliteNoGate sqlite.Option
 
 func sqliteDriver() Driver {
 	return Driver{Name: "sqlite", Open: openSQLite, Checkpoints: sqlite.Checkpoints,
-		Wire: WireDialect{CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}}
+		Wire: WireDialect{Placeholders: PlaceholdersNumbered, CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}}
 }
 
 func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
