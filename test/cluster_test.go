@@ -120,7 +120,6 @@ type cluster struct {
 	admin   ed25519.PrivateKey // signs schema changes
 	pgDSN   string             // postgres: the nodes' DSN template ({node})
 	dir     string             // the network's directory (nodes.json)
-	pgAddrs []string           // with clusterOptions.pg: each node's PostgreSQL listener
 }
 
 type clusterOptions struct {

@@ -3,7 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
+	"os"
+	"regexp"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,28 +38,38 @@ func (c *cluster) enablePG() {
 				c.t.Fatal(err)
 			}
 		}
-		addr := freeAddr(c.t)
-		c.pgAddrs = append(c.pgAddrs, addr)
 		for len(c.net.NodeArgs) <= i {
 			c.net.NodeArgs = append(c.net.NodeArgs, nil)
 		}
-		c.net.NodeArgs[i] = append(c.net.NodeArgs[i], "--pg-listen", addr)
+		// Port 0: the node picks a free one and says which in its log
+		// (pgAddr); a port chosen here could be taken before it starts.
+		c.net.NodeArgs[i] = append(c.net.NodeArgs[i], "--pg-listen", "127.0.0.1:0")
 	}
 }
 
-// freeAddr returns a loopback address with a port free right now.
-func freeAddr(t interface{ Fatal(...any) }) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// pgListening is the line a node logs when its listener is up.
+var pgListening = regexp.MustCompile(`relchain: PostgreSQL wire protocol on (\S+)`)
+
+// pgAddr is node i's PostgreSQL listener address, from the newest such
+// line of its log (a restarted node listens on a new port).
+func (c *cluster) pgAddr(i int) string {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(c.net.LogFile(i))
+		if m := pgListening.FindAllSubmatch(b, -1); len(m) > 0 {
+			return string(m[len(m)-1][1])
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("node %d did not report its PostgreSQL listener in %s", i, c.net.LogFile(i))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // pgURL is a libpq URL for user on node i's listener.
 func (c *cluster) pgURL(i int, user string) string {
-	return pgURLAt(c.pgAddrs[i], user)
+	return pgURLAt(c.pgAddr(i), user)
 }
 
 func pgURLAt(addr, user string) string {

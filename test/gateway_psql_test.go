@@ -43,7 +43,7 @@ SELECT id, owner, bal FROM acct ORDER BY id;
 `
 	refusal := refusedByGate[backend]
 	script = fmt.Sprintf(script, refusal[0])
-	cmd := exec.Command(psql, psqlConn(c.pgAddrs[1], "alice"), "-X", "-v", "ON_ERROR_STOP=0")
+	cmd := exec.Command(psql, psqlConn(c.pgAddr(1), "alice"), "-X", "-v", "ON_ERROR_STOP=0")
 	cmd.Env = append(os.Environ(), "PGPASSWORD="+pgPassword("alice"))
 	cmd.Stdin = strings.NewReader(script)
 	out, err := cmd.CombinedOutput()
