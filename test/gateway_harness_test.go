@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -74,26 +73,6 @@ func (c *cluster) pgURL(i int, user string) string {
 
 func pgURLAt(addr, user string) string {
 	return fmt.Sprintf("postgres://%s:%s@%s/relchain?sslmode=disable", user, pgPassword(user), addr)
-}
-
-// startGateway runs a standalone gateway (as `relchain gateway`) in this
-// process in front of the given nodes, with node 0's users file, and
-// returns its address.
-func (c *cluster) startGateway(nodes ...int) string {
-	c.t.Helper()
-	urls := make([]string, len(nodes))
-	for k, i := range nodes {
-		urls[k] = c.nodes[i].RPC
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	gw, err := gateway.Start(ctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: urls,
-		UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home)})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	c.t.Cleanup(func() { _ = gw.Close() })
-	return gw.Addr().String()
 }
 
 // psqlConn is psql's connection string for user on addr.
