@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"slices"
 	"testing"
@@ -199,6 +201,9 @@ func TestSQLStates(t *testing.T) {
 	var pe *pgwire.Error
 	if e := nodeError(&client.QueryError{Code: api.CodeQueryTimeout, Message: "m"}); !errors.As(e, &pe) || pe.Code != "57014" {
 		t.Errorf("query timeout: %v", e)
+	}
+	if e := nodeError(fmt.Errorf("abci_query: %w", context.Canceled)); e.Code != "57014" {
+		t.Errorf("a cancelled request: %v", e)
 	}
 	if e := nodeError(errors.New("connection refused")); e.Code != "08006" {
 		t.Errorf("unreachable node: %v", e)

@@ -184,7 +184,7 @@ func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pg
 func (s *session) write(ctx context.Context, sql string, stmt txn.Statement) (*pgwire.Result, error) {
 	res, err := s.g.nodes.Commit(ctx, s.user.Key, []txn.Statement{stmt}, nil)
 	if err != nil {
-		return nil, nodeError(err)
+		return nil, writeError(err)
 	}
 	s.committed(res.Height, isDDL(sql))
 	if !res.OK() {

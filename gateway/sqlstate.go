@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -114,6 +115,14 @@ func nodeError(err error) *pgwire.Error {
 	if errors.As(err, &te) {
 		return txFailure(&client.Result{Code: te.Code, Error: te.Message, Failure: te.Failure})
 	}
+	var me *client.MismatchError
+	if errors.As(err, &me) {
+		return &pgwire.Error{Code: stateInternal, Message: err.Error(),
+			Hint: "At least one node's database differs from the others': check them with relchain verify."}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &pgwire.Error{Code: stateQueryCanceled, Message: "canceling statement: " + err.Error()}
+	}
 	if errors.Is(err, client.ErrNotCommitted) {
 		return &pgwire.Error{Code: stateConnFailure, Message: err.Error(),
 			Hint: "The transaction's outcome is unknown: look it up by hash (relchain tx) before retrying."}
@@ -124,4 +133,14 @@ func nodeError(err error) *pgwire.Error {
 // refused is a statement the gateway does not carry out.
 func refused(format string, args ...any) *pgwire.Error {
 	return &pgwire.Error{Code: stateFeature, Message: fmt.Sprintf(format, args...)}
+}
+
+// writeError is nodeError for a submitted transaction: when the wait was
+// cut short, the transaction may still commit.
+func writeError(err error) *pgwire.Error {
+	e := nodeError(err)
+	if e.Code == stateQueryCanceled || e.Code == stateConnFailure {
+		e.Hint = "The transaction was submitted and may still commit: read its effect (or look it up with relchain tx) before retrying."
+	}
+	return e
 }

@@ -44,7 +44,7 @@ func (s *session) commit(ctx context.Context) (*pgwire.Result, error) {
 	}
 	res, err := s.g.nodes.Commit(ctx, s.user.Key, tx.stmts, tx.seen)
 	if err != nil {
-		return nil, nodeError(err)
+		return nil, writeError(err)
 	}
 	s.committed(res.Height, tx.ddl)
 	if !res.OK() {
