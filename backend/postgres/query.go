@@ -70,7 +70,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	bound := &resultBound{maxRows: b.opts.maxQueryRows, maxBytes: b.opts.maxQueryBytes}
 
 	for attempt := 0; ; attempt++ {
-		name, err := b.queryStmts.prepare(ctx, pc, sql, oids)
+		name, err := b.queryStmts.prepare(ctx, pc, st.readText, oids)
 		if err != nil {
 			if e := asBackendError(err); e != nil {
 				return nil, 0, e
@@ -93,7 +93,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 			return rows, height, nil
 		}
 		if attempt == 0 && stalePlan(err) {
-			b.queryStmts.drop(ctx, pc, sql, oids)
+			b.queryStmts.drop(ctx, pc, st.readText, oids)
 			continue
 		}
 		if e := asBackendError(err); e != nil {
