@@ -31,9 +31,12 @@ const maxQueryStmts = 256
 // height describe the same snapshot.
 //
 // abci_query is open to anyone who reaches the node, so a read passes the
-// same gate as a block's statement (backend/postgres/pggate: no system catalogs,
-// no relchain schema, no function that reads files, signals sessions,
-// sleeps or changes settings) and must be a single query (SELECT, VALUES,
+// gate's read policy (backend/postgres/pggate CheckRead: every safety
+// refusal of a block's statement, no relchain schema, no function that
+// reads files, signals sessions, sleeps or changes settings; not the
+// determinism ones, since a read decides nothing) and runs the text it
+// returns (catalogs filtered of relchain's own objects); it must be a
+// single query (SELECT, VALUES,
 // TABLE, WITH ... SELECT) that writes nothing. Behind the gate, the
 // connection's role is the reader: it may SELECT the replicated tables and
 // nothing more, and is a member of no role it could switch to. A read's
