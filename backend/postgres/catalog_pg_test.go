@@ -293,3 +293,21 @@ func TestBlocksStillRefuseCatalogQueries(t *testing.T) {
 		}
 	}
 }
+
+// Describe judges a read-only query as Query does: catalog queries are
+// describable, safety refusals stay.
+func TestDescribeFollowsTheReadPolicy(t *testing.T) {
+	b := openWithAcct(t)
+	d, err := b.Describe(ctx(t), `SELECT c.oid, c.relname FROM pg_catalog.pg_class c WHERE c.relname = $1`)
+	if err != nil {
+		t.Fatalf("Describe of a catalog query: %v", err)
+	}
+	if len(d.Columns) != 2 || d.Columns[1].Name != "relname" {
+		t.Errorf("Describe of a catalog query: columns %+v", d.Columns)
+	}
+	for _, q := range []string{`SELECT pg_read_file('/etc/hostname')`, `SELECT * FROM relchain.meta`, `SELECT * FROM pg_stat_activity`} {
+		if _, err := b.Describe(ctx(t), q); backend.AsError(err) == nil {
+			t.Errorf("Describe(%q) = %v, want a refusal", q, err)
+		}
+	}
+}

@@ -94,6 +94,18 @@ func (c *syntaxCache) gated(sql string) (stmtInfo, error) {
 	return e.info, e.gateErr
 }
 
+// describable is the verdict for Describe and the text to prepare: a
+// read-only query gets Query's verdict (the read policy) and text; any
+// other statement the verdict of a block's statement, and its own text.
+func (c *syntaxCache) describable(sql string) (stmtInfo, string, error) {
+	e := c.lookup(sql)
+	if e.err == nil && e.info.query && !e.info.readWrites && len(e.info.analysis.Writes) == 0 {
+		return e.info, e.info.readText, e.readErr
+	}
+	info, err := c.gated(sql)
+	return info, sql, err
+}
+
 func (c *syntaxCache) lookup(sql string) syntaxEntry {
 	return c.entries.Get(sql, c.parse)
 }
