@@ -9,9 +9,11 @@ import (
 	"github.com/relchain/relchain/backend"
 )
 
-// Describe implements backend.Describer. After the gate's verdict (the
-// same as a block's statement gets: relchain's schema, system catalogs and
-// node-local functions stay refused), the statement is prepared as
+// Describe implements backend.Describer. After the gate's verdict (for a
+// read-only query, the read policy Query applies, so a query is
+// describable exactly when Query would run it, catalog queries included,
+// and its text with relchain's catalog rows filtered is what is prepared;
+// for anything else, the verdict a block's statement gets), the statement is prepared as
 // PostgreSQL's unnamed statement on a query connection, as the reader
 // role, inside the query path's read-only db-transaction, and the
 // transaction is rolled back. Preparing is parse analysis only: nothing
@@ -21,7 +23,7 @@ import (
 // parameter and result OIDs, mapped by typeName; statement_timeout bounds
 // the prepare like a query.
 func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Description, error) {
-	info, err := b.syntax.gated(sql)
+	info, text, err := b.syntax.describable(sql)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +36,7 @@ func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Descriptio
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
-	d, err := describeIn(ctx, pc, sql)
+	d, err := describeIn(ctx, pc, text)
 	if pc.TxStatus() != 'I' {
 		if _, rbErr := pc.Exec(ctx, queryEnd).ReadAll(); rbErr != nil {
 			conn.Conn().Close(context.Background())

@@ -31,9 +31,12 @@ const maxQueryStmts = 256
 // height describe the same snapshot.
 //
 // abci_query is open to anyone who reaches the node, so a read passes the
-// same gate as a block's statement (backend/postgres/pggate: no system catalogs,
-// no relchain schema, no function that reads files, signals sessions,
-// sleeps or changes settings) and must be a single query (SELECT, VALUES,
+// gate's read policy (backend/postgres/pggate CheckRead: every safety
+// refusal of a block's statement, no relchain schema, no function that
+// reads files, signals sessions, sleeps or changes settings; not the
+// determinism ones, since a read decides nothing) and runs the text it
+// returns (catalogs filtered of relchain's own objects); it must be a
+// single query (SELECT, VALUES,
 // TABLE, WITH ... SELECT) that writes nothing. Behind the gate, the
 // connection's role is the reader: it may SELECT the replicated tables and
 // nothing more, and is a member of no role it could switch to. A read's
@@ -70,7 +73,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	bound := &resultBound{maxRows: b.opts.maxQueryRows, maxBytes: b.opts.maxQueryBytes}
 
 	for attempt := 0; ; attempt++ {
-		name, err := b.queryStmts.prepare(ctx, pc, sql, oids)
+		name, err := b.queryStmts.prepare(ctx, pc, st.readText, oids)
 		if err != nil {
 			if e := asBackendError(err); e != nil {
 				return nil, 0, e
@@ -93,7 +96,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 			return rows, height, nil
 		}
 		if attempt == 0 && stalePlan(err) {
-			b.queryStmts.drop(ctx, pc, sql, oids)
+			b.queryStmts.drop(ctx, pc, st.readText, oids)
 			continue
 		}
 		if e := asBackendError(err); e != nil {

@@ -33,12 +33,18 @@ type stmtInfo struct {
 	// analysis is the gate's account of the statement (what it writes,
 	// whether it is DDL, whether it needs rewriting with the tx's Env).
 	analysis sqlcheck.Analysis
+	// readText is the text Query runs: the statement, or (with the gate)
+	// the read policy's rewrite hiding relchain's rows of the catalogs.
+	readText string
+	// readWrites: the read policy found a data-modifying WITH.
+	readWrites bool
 }
 
 type syntaxEntry struct {
 	info    stmtInfo
 	err     error // parse error
 	gateErr error // the gate's refusal of a statement that parses
+	readErr error // the read policy's refusal of a query that parses
 }
 
 // syntaxCache parses statements with libpg_query, PostgreSQL's own parser
@@ -57,20 +63,22 @@ func newSyntaxCache(gate bool) syntaxCache {
 	return syntaxCache{gate: gate}
 }
 
-// readable is the verdict for Query: the parser's, then the gate's, and
-// then that the statement is a query that writes nothing (no DML, no
-// data-modifying WITH, no DDL, no CALL). The READ ONLY db-transaction
-// and the reader role refuse writes too; this refusal names the problem.
+// readable is the verdict for Query: the parser's, then the gate's read
+// policy (pggate.CheckRead: its safety refusals, not the determinism ones,
+// since a read decides nothing), and then that the statement is a query
+// that writes nothing (no DML, no data-modifying WITH, no DDL, no CALL).
+// The READ ONLY db-transaction and the reader role refuse writes too; this
+// refusal names the problem. Query runs the returned info's readText.
 func (c *syntaxCache) readable(sql string) (stmtInfo, error) {
 	e := c.lookup(sql)
 	switch {
 	case e.err != nil:
 		return e.info, e.err
-	case e.gateErr != nil:
-		return e.info, e.gateErr
+	case e.readErr != nil:
+		return e.info, e.readErr
 	case e.info.forbidden != "":
 		return e.info, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: e.info.forbidden}
-	case !e.info.query || len(e.info.analysis.Writes) > 0:
+	case !e.info.query || len(e.info.analysis.Writes) > 0 || e.info.readWrites:
 		return e.info, &backend.Error{Class: backend.ClassPermission, SQLState: "25006",
 			Message: "a query must be one read-only SELECT, VALUES, TABLE or WITH ... SELECT; writes and DDL go in a signed transaction"}
 	}
@@ -84,6 +92,18 @@ func (c *syntaxCache) gated(sql string) (stmtInfo, error) {
 		return e.info, e.err
 	}
 	return e.info, e.gateErr
+}
+
+// describable is the verdict for Describe and the text to prepare: a
+// read-only query gets Query's verdict (the read policy) and text; any
+// other statement the verdict of a block's statement, and its own text.
+func (c *syntaxCache) describable(sql string) (stmtInfo, string, error) {
+	e := c.lookup(sql)
+	if e.err == nil && e.info.query && !e.info.readWrites && len(e.info.analysis.Writes) == 0 {
+		return e.info, e.info.readText, e.readErr
+	}
+	info, err := c.gated(sql)
+	return info, sql, err
 }
 
 func (c *syntaxCache) lookup(sql string) syntaxEntry {
@@ -100,6 +120,18 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 			e.gateErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}
 		e.info.analysis = a
+	}
+	e.info.readText = sql
+	if e.err == nil && c.gate && e.info.query {
+		read, err := pgcheck.CheckRead(sql)
+		if err != nil {
+			e.readErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
+		} else {
+			e.info.readText, e.info.readWrites = read.Text, read.Writes
+		}
+	}
+	if !e.info.query {
+		e.readErr = e.gateErr
 	}
 	return e
 }

@@ -5,4 +5,36 @@
 // is not known to be deterministic and harmless. Analyze adds what an
 // accepted statement does; Rewrite replaces its clock and random-number
 // calls by the values of the tx's deterministic environment.
+//
+// # Two policies: blocks and reads
+//
+// Every refusal is of one of two kinds. A determinism refusal exists only
+// because every node must compute the same result from the same state:
+// system columns (oid, ctid, xmin ...), the catalogs of pg_catalog and
+// information_schema, volatile or node-local functions (format_type,
+// pg_get_expr, pg_table_is_visible, gen_random_uuid ...), object
+// identifier types (regclass), LIMIT or DISTINCT ON without ORDER BY,
+// window functions, WITH RECURSIVE, cross joins and generate_series bounds
+// (which a node-local timeout must not decide). The walker marks each with
+// w.nondeterministic(err). Every other refusal is a safety refusal: files
+// and programs (pg_read_file, lo_import, COPY), network (dblink), settings
+// and roles (set_config, current_setting, SET), sleeping, advisory locks,
+// signalling or reloading the server, writes and row locks, sequences,
+// lpad/rpad and size-multiplying calls beyond their memory bounds,
+// relchain's own schema, the catalogs that show the server's runtime
+// state, configuration or secrets (pg_stat_*, pg_settings, pg_authid ...),
+// and any construct or function the gate does not know (fail closed).
+//
+// Check and Analyze (blocks, CheckTx) enforce both kinds. CheckRead (the
+// node's query path, whose results decide nothing) enforces the safety
+// refusals only, with allowlists of its own (read.go: readFuncs,
+// catalogRelations, infoSchemaViews). It also hides relchain's own objects
+// from introspection: each catalog relation or information_schema view
+// that would list them is replaced, in the text the query path runs, by a
+// subquery of its rows that are not relchain's, under the same alias
+// (pg_namespace without schema relchain; pg_class, pg_attribute, pg_index,
+// pg_trigger ... without relchain's relations and capture triggers).
+// Functions given an object identifier (pg_get_indexdef, a regclass cast)
+// can still name relchain's relations and show their definitions; the
+// rows of relchain's tables stay unreadable.
 package pggate

@@ -91,6 +91,7 @@ func nodeName(m protoreflect.Message) string {
 type walker struct {
 	sql       string
 	ctx       stmtContext
+	policy    policy   // which refusals apply (see policy and nondeterministic)
 	modifying int      // INSERT/UPDATE/DELETE/MERGE statements seen in the whole tree
 	writes    []string // the tables they write (relName)
 
@@ -114,6 +115,10 @@ type walker struct {
 	// For the IMMUTABLE check of routine bodies.
 	readsRel, callsUser bool
 
+	// Catalog relations the read path replaces by their rows that are not
+	// relchain's (see readRelation).
+	catalogs []catalogUse
+
 	retType *pg_query.TypeName // a function's return type: pseudo-types allowed
 	callee  *pg_query.FuncCall // the procedure of a CALL
 }
@@ -132,7 +137,7 @@ func (w *walker) walk(m protoreflect.Message, wrapper *pg_query.Node) error {
 		return w.walk(m.Get(fd).Message(), m.Interface().(*pg_query.Node))
 	}
 	name := string(md.Name())
-	if !allowedNodes[name] {
+	if !allowedNodes[name] && !(w.policy == readPolicy && readNodes[name]) {
 		if why, ok := nodeReasons[name]; ok {
 			return errors.New(why)
 		}
@@ -224,7 +229,7 @@ func (w *walker) rowSource(what string) {
 
 // visit applies the checks specific to one node type.
 func (w *walker) visit(n any, wrapper *pg_query.Node) error {
-	if err := w.checkJoins(n); err != nil {
+	if err := w.nondeterministic(w.checkJoins(n)); err != nil {
 		return err
 	}
 	switch n := n.(type) {
@@ -232,7 +237,7 @@ func (w *walker) visit(n any, wrapper *pg_query.Node) error {
 		if len(n.GetFromClause()) > 0 {
 			w.rowSource("a FROM clause")
 		}
-		return checkSelect(n)
+		return w.checkSelect(n)
 	case *pg_query.InsertStmt:
 		if oc := n.GetOnConflictClause(); oc != nil && oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
 			w.rowSource("ON CONFLICT DO UPDATE")
@@ -249,12 +254,12 @@ func (w *walker) visit(n any, wrapper *pg_query.Node) error {
 		return w.modifies(n.GetRelation())
 	case *pg_query.WithClause:
 		if n.GetRecursive() {
-			return errors.New("WITH RECURSIVE is not allowed: unbounded recursion cannot be bounded deterministically on PostgreSQL (it has no deterministic instruction counter, and a timeout would decide differently on each node); use generate_series with constant bounds")
+			return w.nondeterministic(errors.New("WITH RECURSIVE is not allowed: unbounded recursion cannot be bounded deterministically on PostgreSQL (it has no deterministic instruction counter, and a timeout would decide differently on each node); use generate_series with constant bounds"))
 		}
 	case *pg_query.RangeFunction:
 		for _, f := range n.GetFunctions() {
 			if items := f.GetList().GetItems(); len(items) > 0 && isEnvCall(items[0]) {
-				return errors.New("a clock function or random() as a FROM item cannot be rewritten (its name would change): select it, as in (SELECT now() AS t) AS s")
+				return w.nondeterministic(errors.New("a clock function or random() as a FROM item cannot be rewritten (its name would change): select it, as in (SELECT now() AS t) AS s"))
 			}
 		}
 	case *pg_query.SubLink:
@@ -275,12 +280,18 @@ func (w *walker) visitExprOrDDL(n any, wrapper *pg_query.Node) error {
 	case *pg_query.FuncCall:
 		return w.funcCall(n, wrapper)
 	case *pg_query.SQLValueFunction:
+		if w.policy == readPolicy {
+			return nil // clock values, decided by no block on the read path
+		}
 		return w.sqlValueFunction(n, wrapper)
 	case *pg_query.A_Const:
-		return checkConst(n)
+		return w.nondeterministic(checkConst(n))
 	case *pg_query.TypeCast:
-		return checkTypeCast(n)
+		return w.nondeterministic(checkTypeCast(n))
 	case *pg_query.TypeName:
+		if w.policy == readPolicy {
+			return readTypeName(n)
+		}
 		if n == w.retType {
 			return checkReturnType(n)
 		}
@@ -289,11 +300,14 @@ func (w *walker) visitExprOrDDL(n any, wrapper *pg_query.Node) error {
 		return w.columnRef(n)
 	case *pg_query.RangeVar:
 		w.readsRel = true
+		if w.policy == readPolicy {
+			return w.readRelation(n, wrapper)
+		}
 		return checkRangeVar(n)
 	case *pg_query.CollateClause:
-		return checkCollation(n.GetCollname())
+		return w.nondeterministic(checkCollation(n.GetCollname()))
 	case *pg_query.IndexElem:
-		return checkCollation(n.GetCollation())
+		return w.nondeterministic(checkCollation(n.GetCollation()))
 	}
 	return w.visitDDL(n)
 }
@@ -337,7 +351,10 @@ func (w *walker) visitDDL(n any) error {
 	return nil
 }
 
-func checkSelect(s *pg_query.SelectStmt) error {
+// checkSelect refuses SELECT INTO and locking clauses (safety: they write
+// or lock) and, on the block path, LIMIT and DISTINCT ON that keep rows
+// depending on their physical order (determinism).
+func (w *walker) checkSelect(s *pg_query.SelectStmt) error {
 	if s.GetIntoClause() != nil {
 		return errors.New("SELECT INTO is not allowed: use CREATE TABLE ... AS or INSERT ... SELECT")
 	}
@@ -346,12 +363,12 @@ func checkSelect(s *pg_query.SelectStmt) error {
 	}
 	ordered := len(s.GetSortClause()) > 0
 	if !ordered && (s.GetLimitCount() != nil || s.GetLimitOffset() != nil) {
-		return errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed: the rows it keeps differ between nodes")
+		return w.nondeterministic(errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed: the rows it keeps differ between nodes"))
 	}
 	if !ordered {
 		for _, d := range s.GetDistinctClause() {
 			if d.GetNode() != nil {
-				return errors.New("DISTINCT ON without ORDER BY is not allowed: the row it keeps per group differs between nodes")
+				return w.nondeterministic(errors.New("DISTINCT ON without ORDER BY is not allowed: the row it keeps per group differs between nodes"))
 			}
 		}
 	}
@@ -490,12 +507,17 @@ func (w *walker) columnRef(c *pg_query.ColumnRef) error {
 		}
 	}
 	if last := fields[len(fields)-1].GetString_(); last != nil && systemColumns[last.GetSval()] {
-		return fmt.Errorf("system column %s is not allowed: its values differ between nodes", last.GetSval())
+		if err := w.nondeterministic(fmt.Errorf("system column %s is not allowed: its values differ between nodes", last.GetSval())); err != nil {
+			return err
+		}
 	}
 	if len(fields) >= 3 {
 		names := stringsOf(fields)
 		if len(fields) >= 4 {
 			return errors.New("cross-database references are not allowed")
+		}
+		if w.policy == readPolicy {
+			return readSchema(names[0])
 		}
 		return checkSchema(names[0])
 	}

@@ -1,0 +1,7 @@
+-- psql 15.20 -E, \dn (captured verbatim; the OID literal is of the capture database's acct, replaced by the test)
+SELECT n.nspname AS "Name",
+  pg_catalog.pg_get_userbyid(n.nspowner) AS "Owner"
+FROM pg_catalog.pg_namespace n
+WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
+ORDER BY 1;
+
