@@ -31,7 +31,6 @@ async function main() {
   const back = await client.query('SELECT id, i, f, t, b, d FROM js_typed WHERE id = $1', [1]);
   out.typed = back.rows.map(plain);
   out.fromDate = (await client.query('SELECT i, f, t, b, d FROM js_typed WHERE id = $1', [3])).rows.map(plain);
-  out.typedFields = back.fields.map((f) => f.name);
   out.nulls = (await client.query('SELECT i, f, t, b, d FROM js_typed WHERE id = $1', [2])).rows.map(plain);
   out.prepared = await preparedReuse(client);
   out.transaction = await transaction(client);
