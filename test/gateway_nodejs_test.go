@@ -39,7 +39,7 @@ func testGatewayJS(t *testing.T, backend string) {
 	defer cancel()
 	queries := []string{
 		"SELECT id, i, f, t, b, d FROM js_typed ORDER BY id",
-		"SELECT id, owner, balance, rate, active, opened, note FROM accounts ORDER BY id",
+		"SELECT id, owner, balance, rate, active, opened, note, tier FROM accounts ORDER BY id",
 		"SELECT name, batch FROM knex_migrations ORDER BY name",
 		"SELECT is_locked FROM knex_migrations_lock",
 	}
@@ -47,8 +47,8 @@ func testGatewayJS(t *testing.T, backend string) {
 	for q, sql := range queries {
 		c.requireSameRows(h, sql, rows[q])
 	}
-	if got := fmt.Sprint(rows[1][0]); got != "[[1 ann 102 1.5 1 2026-01-02 it's] [2 bo 75 <nil> 1 <nil> <nil>]]" &&
-		got != "[[1 ann 102 1.5 true 2026-01-02 it's] [2 bo 75 <nil> true <nil> <nil>]]" {
+	if got := fmt.Sprint(rows[1][0]); got != "[[1 ann 102 1.5 1 2026-01-02 it's gold] [2 bo 75 <nil> 1 <nil> <nil> <nil>]]" &&
+		got != "[[1 ann 102 1.5 true 2026-01-02 it's gold] [2 bo 75 <nil> true <nil> <nil> <nil>]]" {
 		t.Errorf("accounts on the chain: %s", got)
 	}
 	if got := fmt.Sprint(rows[3][0]); got != "[[0]]" {
@@ -139,10 +139,11 @@ func requireRow(t *testing.T, what string, rows []map[string]any, want map[strin
 
 // knexOutput is what knex_app.js prints.
 type knexOutput struct {
-	Migrate            []any    `json:"migrate"`
-	MigrateAgain       []any    `json:"migrateAgain"`
-	MigrationsRecorded []string `json:"migrationsRecorded"`
-	CRUD               struct {
+	Migrations struct {
+		Up1, Up2, Down, Latest, LatestAgain []any
+		Recorded                            []string
+	} `json:"migrations"`
+	CRUD struct {
 		Inserted []map[string]any `json:"inserted"`
 		ByOwner  map[string]any   `json:"byOwner"`
 		Rich     []string         `json:"rich"`
@@ -159,19 +160,15 @@ type knexOutput struct {
 	} `json:"conflict"`
 }
 
-const firstMigration = "20261125000001_accounts.js"
+// test/js/migrations: the accounts table, then its tier column.
+const (
+	firstMigration  = "20261125000001_accounts.js"
+	secondMigration = "20261125000002_accounts_tier.js"
+)
 
 func checkKnexApp(t *testing.T, out knexOutput) {
 	t.Helper()
-	if got := fmt.Sprint(out.Migrate); got != "[1 ["+firstMigration+"]]" {
-		t.Errorf("migrate.latest: %s, want batch 1 with %s", got, firstMigration)
-	}
-	if got := fmt.Sprint(out.MigrateAgain); got != "[1 []]" {
-		t.Errorf("migrate.latest again: %s, want nothing run", got)
-	}
-	if !slices.Equal(out.MigrationsRecorded, []string{firstMigration}) {
-		t.Errorf("knex_migrations holds %v", out.MigrationsRecorded)
-	}
+	checkKnexMigrations(t, out)
 	crud := out.CRUD
 	if got := fmt.Sprint(crud.Inserted); got != "[map[id:1 owner:ann] map[id:2 owner:bo] map[id:3 owner:cy]]" {
 		t.Errorf("insert … returning: %s", got)
@@ -195,6 +192,32 @@ func checkKnexApp(t *testing.T, out knexOutput) {
 	// and its retry commits.
 	if !slices.Equal(attempts, []int{1, 2}) || len(cf.Errors) != 1 || cf.Errors[0].Code != "40001" {
 		t.Errorf("conflicting transactions: attempts %v, errors %+v; want one retried after one 40001", cf.Attempts, cf.Errors)
+	}
+}
+
+// checkKnexMigrations: up, up, down, latest and latest again report the
+// batches and migrations they ran, and knex_migrations keeps them (after
+// the down, latest runs the second migration again as batch 2).
+func checkKnexMigrations(t *testing.T, out knexOutput) {
+	t.Helper()
+	m := out.Migrations
+	for _, step := range []struct {
+		name string
+		got  []any
+		want string
+	}{
+		{"migrate.up", m.Up1, "[1 [" + firstMigration + "]]"},
+		{"migrate.up again", m.Up2, "[2 [" + secondMigration + "]]"},
+		{"migrate.down", m.Down, "[2 [" + secondMigration + "]]"},
+		{"migrate.latest", m.Latest, "[2 [" + secondMigration + "]]"},
+		{"migrate.latest again (nothing to run)", m.LatestAgain, "[2 []]"},
+	} {
+		if got := fmt.Sprint(step.got); got != step.want {
+			t.Errorf("%s: %s, want %s", step.name, got, step.want)
+		}
+	}
+	if want := []string{firstMigration + "@1", secondMigration + "@2"}; !slices.Equal(m.Recorded, want) {
+		t.Errorf("knex_migrations holds %v, want %v", m.Recorded, want)
 	}
 }
 

@@ -21,9 +21,7 @@ async function main() {
   try {
     const out = {};
     await prepareMigrationTables(a, backend);
-    out.migrate = await a.migrate.latest();
-    out.migrateAgain = await a.migrate.latest(); // nothing left to run
-    out.migrationsRecorded = await a('knex_migrations').orderBy('name').pluck('name');
+    out.migrations = await migrateUpDownAndLatest(a);
     out.crud = await crud(a);
     out.conflict = await conflictingIncrements(a, b);
     process.stdout.write(JSON.stringify(out) + '\n');
@@ -32,14 +30,29 @@ async function main() {
   }
 }
 
+// migrateUpDownAndLatest runs the migrations one batch at a time, takes
+// the last one back and runs it again with latest: knex's bookkeeping
+// (knex_migrations, its lock) goes through relchain transactions.
+async function migrateUpDownAndLatest(knex) {
+  const res = {};
+  res.up1 = await knex.migrate.up();
+  res.up2 = await knex.migrate.up();
+  res.down = await knex.migrate.down();
+  res.latest = await knex.migrate.latest();
+  res.latestAgain = await knex.migrate.latest(); // nothing left to run
+  const recorded = await knex('knex_migrations').orderBy('name').select('name', 'batch');
+  res.recorded = recorded.map((r) => `${r.name}@${r.batch}`);
+  return res;
+}
+
 // crud inserts, reads, updates and deletes accounts through the query
 // builder.
 async function crud(knex) {
   const res = {};
   const inserted = await knex('accounts').insert([
-    { id: 1, owner: 'ann', balance: 100, rate: 1.5, active: true, opened: '2026-01-02', note: "it's" },
-    { id: 2, owner: 'bo', balance: 50, rate: null, active: false, opened: null, note: null },
-    { id: 3, owner: 'cy', balance: 0, rate: 0.25, active: true, opened: '2026-03-04', note: '' },
+    { id: 1, owner: 'ann', balance: 100, rate: 1.5, active: true, opened: '2026-01-02', note: "it's", tier: 'gold' },
+    { id: 2, owner: 'bo', balance: 50, rate: null, active: false, opened: null, note: null, tier: null },
+    { id: 3, owner: 'cy', balance: 0, rate: 0.25, active: true, opened: '2026-03-04', note: '', tier: 'tin' },
   ]).returning(['id', 'owner']);
   // Every row names every column: for a key a row lacks, knex writes
   // DEFAULT in VALUES, which SQLite does not accept.
