@@ -32,7 +32,9 @@ func (a *App) describe(ctx context.Context, data []byte) *abci.ResponseQuery {
 	defer cancel()
 	d, err := a.ex.Backend().Describe(ctx, r.SQL)
 	if err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error(), Height: a.ex.State().Height}
+		// With the failure's class and SQLSTATE, as a failed read: a
+		// PostgreSQL client's Parse of a bad statement gets 42601, not XX000.
+		return queryFailure(err, a.ex.State().Height)
 	}
 	resp := api.DescribeResponse{Height: d.Height, Params: d.Params, Columns: make([]api.ColumnType, len(d.Columns))}
 	if resp.Params == nil {

@@ -82,6 +82,14 @@ func TestDescribePath(t *testing.T) {
 			}
 		}
 
+		// A statement the database cannot compile is classified, as a
+		// failed read is: the gateway answers Parse with its SQLSTATE.
+		var failure api.FailureData
+		bad := describePath(t, a, describeBody("SELEC id FROM acct"))
+		if err := json.Unmarshal(bad.Value, &failure); err != nil || failure.Class != "syntax" {
+			t.Errorf("syntax error: value %q (%v), want the failure's class syntax", bad.Value, err)
+		}
+
 		resp, err := a.Query(context.Background(), &abci.RequestQuery{Path: "/nope"})
 		if err != nil || resp.Code != api.CodeUnknownPath || !strings.Contains(resp.Log, api.DescribePath) {
 			t.Errorf("unknown path: %v %d %q, want the describe path listed", err, resp.Code, resp.Log)

@@ -348,7 +348,7 @@ func (c *Client) Describe(ctx context.Context, sql string) (*api.DescribeRespons
 		return nil, c.wrap("abci_query", err)
 	}
 	if r.Response.Code != api.CodeOK {
-		return nil, &QueryError{Code: r.Response.Code, Message: r.Response.Log}
+		return nil, queryError(r.Response.Code, r.Response.Log, r.Response.Value)
 	}
 	var out api.DescribeResponse
 	if err := decodeJSON(r.Response.Value, &out); err != nil {

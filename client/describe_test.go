@@ -49,7 +49,7 @@ func TestDescribeAndQueryTypesReachTheClient(t *testing.T) {
 				return api.CodeQueryBadInput, "bad request", nil
 			}
 			if r.SQL == "SELEC" {
-				return api.CodeQueryFailed, "syntax error", nil
+				return api.CodeQueryFailed, "syntax error", api.FailureData{Class: "syntax", SQLState: "42601"}
 			}
 			return api.CodeOK, "", want
 		case api.QueryPath:
@@ -71,6 +71,9 @@ func TestDescribeAndQueryTypesReachTheClient(t *testing.T) {
 	var qe *QueryError
 	if _, err := c.Describe(ctx, "SELEC"); !errors.As(err, &qe) || qe.Code != api.CodeQueryFailed {
 		t.Fatalf("Describe of a syntax error: %v, want a *QueryError with CodeQueryFailed", err)
+	}
+	if qe.Failure == nil || qe.Failure.SQLState != "42601" {
+		t.Fatalf("Describe of a syntax error: failure %+v, want the node's SQLSTATE 42601", qe.Failure)
 	}
 	q, err := c.Query(ctx, 0, "SELECT id FROM t")
 	if err != nil || !reflect.DeepEqual(q.Types, []string{"int8"}) {

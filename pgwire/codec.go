@@ -137,6 +137,9 @@ func decodeAsText(m *pgtype.Map, oid uint32, format int16, src []byte) (any, err
 // own parser rejects is retried as timestamptz, which is what clients send for untyped
 // time.Time parameters; like PostgreSQL, date keeps the day and timestamp the wall clock.
 func decodeTime(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
+	if format == formatText {
+		src = spaceForT(src)
+	}
 	v, err := decodeWithCodec(m, oid, format, src)
 	if err != nil && format == formatText && oid != pgtype.TimestamptzOID {
 		if alt, altErr := decodeWithCodec(m, pgtype.TimestamptzOID, format, src); altErr == nil {
@@ -153,6 +156,19 @@ func decodeTime(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error
 		return inf.String(), nil
 	}
 	return v, nil
+}
+
+// spaceForT turns ISO 8601's "2020-01-02T03:04:05" into PostgreSQL's
+// "2020-01-02 03:04:05", which pgx's text parsers require. PostgreSQL
+// accepts both, and node-postgres sends every JavaScript Date with the T
+// ("2020-01-02T03:04:05.000+00:00").
+func spaceForT(src []byte) []byte {
+	if len(src) > 10 && src[10] == 'T' {
+		out := append([]byte{}, src...)
+		out[10] = ' '
+		return out
+	}
+	return src
 }
 
 func decodeWithCodec(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {

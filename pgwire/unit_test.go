@@ -45,6 +45,10 @@ func TestDecodeParam(t *testing.T) {
 		{pgtype.DateOID, 0, []byte("infinity"), "infinity"},
 		{pgtype.TimestampOID, 0, []byte("2020-01-02 00:00:00"), day},
 		{pgtype.TimestamptzOID, 0, []byte("2020-01-02 01:00:00+01"), day},
+		// node-postgres sends a JavaScript Date as ISO 8601, with a T.
+		{pgtype.TimestamptzOID, 0, []byte("2020-01-02T01:00:00.000+01:00"), day},
+		{pgtype.TimestampOID, 0, []byte("2020-01-02T00:00:00.000+05:00"), day},
+		{pgtype.DateOID, 0, []byte("2020-01-02T00:00:00.000+00:00"), day},
 		{pgtype.UUIDOID, 1, uuidBin, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
 		{pgtype.IntervalOID, 0, []byte("1 day"), "1 day"},
 		{pgtype.Int8OID, 0, nil, nil},

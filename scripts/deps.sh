@@ -62,6 +62,29 @@ ensure_mariadb() {
   have_mariadb || { echo "installing mariadb-server did not provide mariadbd" >&2; exit 1; }
 }
 
+have_node() {
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1
+}
+
+# ensure_node installs Node.js and npm from Debian's packages when they are
+# missing: the e2e tests of the PostgreSQL listener run node-postgres and
+# knex (test/js, installed by the tests themselves with npm ci into the
+# user's cache directory).
+ensure_node() {
+  have_node && return 0
+  echo "Node.js or npm not found: installing Debian's nodejs and npm packages" >&2
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "cannot install Node.js: not root and no sudo; install the 'nodejs' and 'npm' packages" >&2
+      exit 1
+    fi
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
+  have_node || { echo "installing nodejs and npm did not provide node and npm" >&2; exit 1; }
+}
+
 # start_bench_postgres DIR: start a private, durable (fsync on) PostgreSQL
 # cluster under DIR for benchmarks, stop and remove it when the script
 # exits, and set bench_pg_template to a DSN template with {node}.
