@@ -3,8 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"

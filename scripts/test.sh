@@ -40,6 +40,8 @@ if [ -z "${RELCHAIN_TEST_MYSQL:-}" ] && [ "${RELCHAIN_SKIP_MYSQL:-}" != 1 ]; the
   echo "private MariaDB for this run: $RELCHAIN_TEST_MYSQL"
 fi
 
+[ "${UNIT_RACE:-}" = 1 ] || ensure_node   # the e2e tests run node-postgres and knex (test/js)
+
 echo "== go vet"
 go vet ./...
 echo "== go test"

@@ -3,8 +3,8 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
