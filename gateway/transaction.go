@@ -73,6 +73,9 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 	if tx.readOnly && k == kindWrite {
 		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute " + words(stmt.SQL, 1)[0] + " in a read-only transaction"}
 	}
+	if err := s.awaitHeight(ctx, tx); err != nil {
+		return nil, err
+	}
 	stmts := append(tx.stmts[:len(tx.stmts):len(tx.stmts)], stmt)
 	resp, err := s.rehearse(ctx, stmts)
 	if err != nil {
@@ -94,6 +97,21 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 	tx.writes = tx.writes || k == kindWrite
 	tx.ddl = tx.ddl || isDDL(sql)
 	return s.result(ctx, sql, last.Columns, last.Rows, last.RowsAffected)
+}
+
+// awaitHeight makes a transaction's first rehearsal run on a node that
+// has the session's last commit (read-your-writes holds inside
+// transactions too, read-only ones included): a read at that height
+// first, on the node the rehearsals then go to.
+func (s *session) awaitHeight(ctx context.Context, tx *transaction) error {
+	h := max(s.minHeight, s.lastCommit)
+	if len(tx.stmts) > 0 || h == 0 {
+		return nil
+	}
+	if _, err := s.g.nodes.Query(ctx, h, "SELECT 1", nil); err != nil {
+		return nodeError(err)
+	}
+	return nil
 }
 
 // rehearse asks the node, retrying while the node's block slot is busy.
