@@ -27,15 +27,6 @@ var oidOf = map[string]uint32{
 	"aclitem": 1033, "_aclitem": 1034, "pg_node_tree": 194, "regproc": 24,
 }
 
-// nameOf is oidOf inverted.
-var nameOf = func() map[uint32]string {
-	m := make(map[uint32]string, len(oidOf))
-	for n, o := range oidOf {
-		m[o] = n
-	}
-	return m
-}()
-
 // sentAsItself are the types whose OID a column is announced with; any
 // other type (arrays, catalog types, time, interval) is announced as text
 // and its values sent as their text, which every client reads.
