@@ -107,7 +107,7 @@ func (n *Nodes) QueryAll(ctx context.Context, minHeight int64, sql string, args 
 	}
 	clients := make([]*client.Client, len(n.urls))
 	for i, u := range n.urls {
-		c, err := client.New(u, nil)
+		c, err := n.client(u, nil)
 		if err != nil {
 			return nil, err
 		}
