@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -49,18 +50,23 @@ func (c *cluster) enablePG() {
 // pgListening is the line a node logs when its listener is up.
 var pgListening = regexp.MustCompile(`relchain: PostgreSQL wire protocol on (\S+)`)
 
-// pgAddr is node i's PostgreSQL listener address, from the newest such
-// line of its log (a restarted node listens on a new port).
+// pgAddr is node i's PostgreSQL listener address: the newest such line
+// of its log that accepts connections (a restarted node listens on a new
+// port and logs it once it is up).
 func (c *cluster) pgAddr(i int) string {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		b, _ := os.ReadFile(c.net.LogFile(i))
 		if m := pgListening.FindAllSubmatch(b, -1); len(m) > 0 {
-			return string(m[len(m)-1][1])
+			addr := string(m[len(m)-1][1])
+			if nc, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				nc.Close()
+				return addr
+			}
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("node %d did not report its PostgreSQL listener in %s", i, c.net.LogFile(i))
+			c.t.Fatalf("node %d reports no PostgreSQL listener that accepts connections in %s", i, c.net.LogFile(i))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

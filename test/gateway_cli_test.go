@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/node"
+)
+
+// The CLI as an operator uses it: `relchain gateway users add` gives a
+// node's listener a new user (picked up at restart), and `relchain
+// gateway` serves the same users file in front of the network.
+func TestGatewayCLI(t *testing.T) {
+	c := mustStartCluster(t, clusterOptions{pg: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	home := c.nodes[1].Home
+	add := exec.Command(relchainBin, "gateway", "users", "add", "carol", "--home", home, "--password-stdin")
+	add.Stdin = strings.NewReader("pw-carol\n")
+	out, err := add.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "public key") {
+		t.Fatalf("users add: %v\n%s", err, out)
+	}
+	list, err := exec.Command(relchainBin, "gateway", "users", "list", "--home", home).CombinedOutput()
+	if err != nil || !strings.Contains(string(list), "carol\t") || !strings.Contains(string(list), "alice\t") {
+		t.Fatalf("users list: %v\n%s", err, list)
+	}
+	if err := c.net.Stop(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.net.Start(1); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, c.pgURL(1, "carol"))
+	if err != nil {
+		t.Fatalf("carol after the restart: %v", err)
+	}
+	mustPgxExec(t, conn, `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`)
+	conn.Close(ctx)
+
+	gw := exec.Command(relchainBin, "gateway", "--pg-listen", "127.0.0.1:0", "--node", c.nodes[2].RPC+","+c.nodes[3].RPC,
+		"--users", node.PGConfig{}.UsersFile(home))
+	stdout, err := gw.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = gw.Process.Kill(); _ = gw.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	m := regexp.MustCompile(`PostgreSQL protocol on (\S+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("relchain gateway printed %q (%v)", line, err)
+	}
+	conn, err = pgx.Connect(ctx, pgURLAt(m[1], "carol"))
+	if err != nil {
+		t.Fatalf("carol through relchain gateway: %v", err)
+	}
+	defer conn.Close(ctx)
+	mustPgxExec(t, conn, `INSERT INTO notes (id, body) VALUES ($1, $2)`, int64(1), "hello")
+	var body string
+	if err := conn.QueryRow(ctx, `SELECT body FROM notes WHERE id = $1`, int64(1)).Scan(&body); err != nil || body != "hello" {
+		t.Fatalf("read back %q, %v", body, err)
+	}
+}
