@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The statements of the gateway benchmark, in PostgreSQL's syntax (the
+// gateway takes $n placeholders whatever the backend). A transfer moves
+// one unit: on SQLite the gateway types a parameter only where it meets a
+// column (id = $1), so an amount in bal - $1 would reach pgx as text.
+const (
+	pointUpdate   = "UPDATE bench_acct SET bal = bal + 1 WHERE id = $1"
+	pointSelect   = "SELECT bal FROM bench_acct WHERE id = $1"
+	debitAccount  = "UPDATE bench_acct SET bal = bal - 1 WHERE id = $1"
+	creditAccount = pointUpdate
+	totalBalance  = "SELECT CAST(SUM(bal) AS BIGINT) FROM bench_acct"
+)
+
+// OpStats summarise a run of one kind of operation; latencies in
+// milliseconds.
+type OpStats struct {
+	Ops     int     `json:"ops"`
+	Seconds float64 `json:"seconds"`
+	PerSec  float64 `json:"per_sec"`
+	P50     float64 `json:"p50_ms"`
+	P95     float64 `json:"p95_ms"`
+	Mean    float64 `json:"mean_ms"`
+}
+
+// opStats summarises latencies (ms) of ops that took seconds in all.
+func opStats(lat []float64, seconds float64) OpStats {
+	s := OpStats{Ops: len(lat), Seconds: seconds}
+	if len(lat) == 0 {
+		return s
+	}
+	sort.Float64s(lat)
+	sum := 0.0
+	for _, l := range lat {
+		sum += l
+	}
+	q := func(p float64) float64 { return lat[int(p*float64(len(lat)-1)+0.5)] }
+	s.P50, s.P95, s.Mean = q(0.50), q(0.95), sum/float64(len(lat))
+	if seconds > 0 {
+		s.PerSec = float64(len(lat)) / seconds
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// gatewayUpdates sends n autocommit single-row UPDATEs on one connection,
+// one after the other, each answered once committed.
+func gatewayUpdates(ctx context.Context, conn *pgx.Conn, n, accounts int, seed uint64) (OpStats, error) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	lat := make([]float64, 0, n)
+	start := time.Now()
+	for range n {
+		id := int64(r.IntN(accounts)) + 1
+		t0 := time.Now()
+		tag, err := conn.Exec(ctx, pointUpdate, id)
+		if err != nil {
+			return OpStats{}, fmt.Errorf("gateway UPDATE of account %d: %w", id, err)
+		}
+		if tag.RowsAffected() != 1 {
+			return OpStats{}, fmt.Errorf("gateway UPDATE of account %d: %d rows affected, want 1", id, tag.RowsAffected())
+		}
+		lat = append(lat, ms(time.Since(t0)))
+	}
+	return opStats(lat, time.Since(start).Seconds()), nil
+}
+
+// pointReads has every reader run n/len(readers) point SELECTs at once.
+func pointReads(ctx context.Context, readers []pointReader, n, accounts int, seed uint64) (OpStats, error) {
+	var mu sync.Mutex
+	var lat []float64
+	var firstErr error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, rd := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(i)+2))
+			mine := make([]float64, 0, split(n, len(readers), i))
+			var err error
+			for range split(n, len(readers), i) {
+				id := int64(r.IntN(accounts)) + 1
+				t0 := time.Now()
+				if _, err = rd.read(ctx, id); err != nil {
+					err = fmt.Errorf("point SELECT of account %d: %w", id, err)
+					break
+				}
+				mine = append(mine, ms(time.Since(t0)))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			lat = append(lat, mine...)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return OpStats{}, firstErr
+	}
+	return opStats(lat, time.Since(start).Seconds()), nil
+}
+
+// gatewayReader reads through a gateway connection (pgx prepares and
+// caches the statement: the extended protocol).
+type gatewayReader struct{ c *pgx.Conn }
+
+func (r gatewayReader) read(ctx context.Context, id int64) (int64, error) {
+	var bal int64
+	err := r.c.QueryRow(ctx, pointSelect, id).Scan(&bal)
+	return bal, err
+}
+
+func (r gatewayReader) close() { r.c.Close(context.Background()) }
+
+// isSerializationFailure reports whether err carries SQLSTATE 40001.
+func isSerializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
+}
