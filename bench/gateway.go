@@ -188,7 +188,7 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 			return err
 		}
 		res.RawPath = path
-		logf("point SELECT: %d with %d clients on the raw backend (%s)...", o.Reads, clients, path)
+		logf("point SELECT: %d with %d clients on the raw backend: %s...", o.Reads, clients, path)
 		rc.Raw, err = pointReads(ctx, raw, o.Reads, o.Accounts, o.Seed)
 		closeReaders(raw)
 		if err != nil {
