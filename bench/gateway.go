@@ -62,6 +62,9 @@ type ReadComparison struct {
 	Clients int     `json:"clients"`
 	Gateway OpStats `json:"gateway"`
 	Raw     OpStats `json:"raw"`
+	// Client is the node's own read path for reference: the Go client's
+	// Query, abci_query over node 0's RPC (HTTP, JSON).
+	Client OpStats `json:"client"`
 	// Ratio is gateway p50 / raw p50.
 	Ratio float64 `json:"ratio_p50"`
 }
@@ -129,7 +132,8 @@ func closeConns(conns []*pgx.Conn) {
 	}
 }
 
-func ratio(a, b float64) float64 {
+// Ratio is a/b, 0 when b is not positive.
+func Ratio(a, b float64) float64 {
 	if b <= 0 {
 		return 0
 	}
@@ -160,7 +164,7 @@ func measureUpdates(ctx context.Context, o GatewayOptions, cfg Config, addr stri
 	if micro.LatencyMS != nil {
 		res.UpdateClient.P50, res.UpdateClient.P95 = micro.LatencyMS.P50, micro.LatencyMS.P95
 	}
-	res.UpdateRatio = ratio(res.UpdateGateway.P50, res.UpdateClient.P50)
+	res.UpdateRatio = Ratio(res.UpdateGateway.P50, res.UpdateClient.P50)
 	return nil
 }
 
@@ -194,7 +198,11 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 		if err != nil {
 			return fmt.Errorf("raw reads: %w", err)
 		}
-		rc.Ratio = ratio(rc.Gateway.P50, rc.Raw.P50)
+		logf("point SELECT: %d with %d clients through the Go client's RPC query path...", o.Reads, clients)
+		if rc.Client, err = pointReads(ctx, rpcReaders(n.Nodes[0].RPC, res.Backend, clients), o.Reads, o.Accounts, o.Seed); err != nil {
+			return fmt.Errorf("Go client reads: %w", err)
+		}
+		rc.Ratio = Ratio(rc.Gateway.P50, rc.Raw.P50)
 		res.Reads = append(res.Reads, rc)
 	}
 	return nil

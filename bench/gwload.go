@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/client"
 )
 
 // The statements of the gateway benchmark, in PostgreSQL's syntax (the
@@ -127,6 +131,49 @@ func (r gatewayReader) read(ctx context.Context, id int64) (int64, error) {
 }
 
 func (r gatewayReader) close() { r.c.Close(context.Background()) }
+
+// rpcReader reads through the node's RPC query path (the Go client).
+type rpcReader struct {
+	c   *client.Client
+	sql string
+}
+
+// rpcReaders are n Go clients of the node at url, with the point SELECT
+// in the backend's own placeholder style (the RPC path does not translate).
+func rpcReaders(url, backend string, n int) []pointReader {
+	sql := pointSelect
+	if backend != workload.Postgres {
+		sql = strings.ReplaceAll(sql, "$1", "?")
+	}
+	out := make([]pointReader, n)
+	for i := range out {
+		c, err := client.New(url, nil)
+		if err != nil {
+			return []pointReader{failedReader{err}}
+		}
+		out[i] = rpcReader{c: c, sql: sql}
+	}
+	return out
+}
+
+func (r rpcReader) read(ctx context.Context, id int64) (int64, error) {
+	resp, err := r.c.Query(ctx, 0, r.sql, id)
+	if err != nil {
+		return 0, err
+	}
+	if len(resp.Rows) != 1 {
+		return 0, fmt.Errorf("%d rows, want 1", len(resp.Rows))
+	}
+	return 0, nil
+}
+
+func (r rpcReader) close() {}
+
+// failedReader fails every read with the error that prevented it.
+type failedReader struct{ err error }
+
+func (r failedReader) read(context.Context, int64) (int64, error) { return 0, r.err }
+func (r failedReader) close()                                     {}
 
 // isSerializationFailure reports whether err carries SQLSTATE 40001.
 func isSerializationFailure(err error) bool {

@@ -32,9 +32,13 @@ type TxStats struct {
 	FirstOtherError string  `json:"first_other_error,omitempty"`
 	CommitP50       float64 `json:"commit_p50_ms"`
 	CommitP95       float64 `json:"commit_p95_ms"`
-	TotalBefore     int64   `json:"total_before"`
-	TotalAfter      int64   `json:"total_after"`
-	Conserved       bool    `json:"conserved"`
+	// StatementP50 and StatementP95: the latency of one statement inside
+	// a transaction (each is rehearsed on the node before it is answered).
+	StatementP50 float64 `json:"statement_p50_ms"`
+	StatementP95 float64 `json:"statement_p95_ms"`
+	TotalBefore  int64   `json:"total_before"`
+	TotalAfter   int64   `json:"total_after"`
+	Conserved    bool    `json:"conserved"`
 }
 
 // keyPicker chooses the two distinct accounts of a transfer.
@@ -70,7 +74,7 @@ func distinctPair(r *rand.Rand, lo, n int) (int64, int64) {
 type txTally struct {
 	commits, commitsSent, commitAborts, statements, stmtAborts, other int
 	firstOther                                                        error
-	commitLat                                                         []float64
+	commitLat, stmtLat                                                []float64
 }
 
 func (t *txTally) otherError(err error) {
@@ -123,18 +127,22 @@ func transferSession(ctx context.Context, conn *pgx.Conn, pick keyPicker, r *ran
 func transferStatements(ctx context.Context, tx pgx.Tx, a, b int64, t *txTally) error {
 	var bal int64
 	t.statements++
+	t0 := time.Now()
 	if err := tx.QueryRow(ctx, pointSelect, a).Scan(&bal); err != nil {
 		return fmt.Errorf("SELECT balance of %d: %w", a, err)
 	}
+	t.stmtLat = append(t.stmtLat, ms(time.Since(t0)))
 	for _, st := range []struct {
 		sql string
 		id  int64
 	}{{debitAccount, a}, {creditAccount, b}} {
 		t.statements++
+		t0 := time.Now()
 		tag, err := tx.Exec(ctx, st.sql, st.id)
 		if err != nil {
 			return fmt.Errorf("UPDATE account %d: %w", st.id, err)
 		}
+		t.stmtLat = append(t.stmtLat, ms(time.Since(t0)))
 		if tag.RowsAffected() != 1 {
 			return fmt.Errorf("UPDATE account %d: %d rows affected, want 1", st.id, tag.RowsAffected())
 		}
@@ -158,7 +166,7 @@ func runTransfers(ctx context.Context, conns []*pgx.Conn, pick keyPicker, d time
 	}
 	wg.Wait()
 	s := TxStats{Sessions: len(conns), Seconds: time.Since(start).Seconds()}
-	var lat []float64
+	var lat, stmtLat []float64
 	var first error
 	for _, t := range tallies {
 		s.Commits += t.commits
@@ -169,12 +177,15 @@ func runTransfers(ctx context.Context, conns []*pgx.Conn, pick keyPicker, d time
 		s.OtherErrors += t.other
 		first = errors.Join(first, t.firstOther)
 		lat = append(lat, t.commitLat...)
+		stmtLat = append(stmtLat, t.stmtLat...)
 	}
 	if first != nil {
 		s.FirstOtherError = first.Error()
 	}
 	cl := opStats(lat, s.Seconds)
 	s.CommitP50, s.CommitP95 = cl.P50, cl.P95
+	sl := opStats(stmtLat, s.Seconds)
+	s.StatementP50, s.StatementP95 = sl.P50, sl.P95
 	if s.Seconds > 0 {
 		s.CommitsPerSec = float64(s.Commits) / s.Seconds
 	}

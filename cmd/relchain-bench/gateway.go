@@ -140,17 +140,19 @@ func printGatewayResult(out io.Writer, r *bench.GatewayResult) {
 		g, raw := rc.Gateway, rc.Raw
 		fmt.Fprintf(w, "%d\tgateway (pgx, prepared)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx\n", rc.Clients, g.Ops, g.P50, g.P95, g.Mean, g.PerSec, rc.Ratio)
 		fmt.Fprintf(w, "%d\traw\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t\n", rc.Clients, raw.Ops, raw.P50, raw.P95, raw.Mean, raw.PerSec)
+		c := rc.Client
+		fmt.Fprintf(w, "%d\tGo client, RPC query (reference)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx of it\n", rc.Clients, c.Ops, c.P50, c.P95, c.Mean, c.PerSec, bench.Ratio(g.P50, c.P50))
 	}
 	w.Flush()
 	fmt.Fprintln(out, "\nexplicit transfers (BEGIN; SELECT a; UPDATE a; UPDATE b; COMMIT)")
 	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "keys\tsessions\tseconds\tcommits\tcommits/s\tCOMMIT 40001\tstatements 40001\tother errors\tcommit p50 ms\tcommit p95 ms\ttotal conserved\n")
+	fmt.Fprintf(w, "keys\tsessions\tseconds\tcommits\tcommits/s\tCOMMIT 40001\tstatements 40001\tother errors\tcommit p50 ms\tcommit p95 ms\tstatement p50 ms\tstatement p95 ms\ttotal conserved\n")
 	for _, t := range r.Transactions {
-		fmt.Fprintf(w, "%s\t%d\t%.1f\t%d\t%.1f\t%d/%d (%.1f%%)\t%d/%d (%.1f%%)\t%d\t%.1f\t%.1f\t%v (%d)\n",
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%d\t%.1f\t%d/%d (%.1f%%)\t%d/%d (%.1f%%)\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%v (%d)\n",
 			t.Keys, t.Sessions, t.Seconds, t.Commits, t.CommitsPerSec,
 			t.CommitFailures40001, t.CommitsSent, pct(t.CommitFailures40001, t.CommitsSent),
 			t.StatementFailures, t.Statements, pct(t.StatementFailures, t.Statements),
-			t.OtherErrors, t.CommitP50, t.CommitP95, t.Conserved, t.TotalAfter)
+			t.OtherErrors, t.CommitP50, t.CommitP95, t.StatementP50, t.StatementP95, t.Conserved, t.TotalAfter)
 	}
 	w.Flush()
 	for _, t := range r.Transactions {

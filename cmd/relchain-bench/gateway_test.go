@@ -64,7 +64,7 @@ func TestGatewayBenchMeasuresEveryComparison(t *testing.T) {
 		t.Fatalf("reads: %+v", r.Reads)
 	}
 	for _, rc := range r.Reads {
-		if rc.Gateway.Ops != 40 || rc.Raw.Ops != 40 || rc.Ratio <= 0 {
+		if rc.Gateway.Ops != 40 || rc.Raw.Ops != 40 || rc.Client.Ops != 40 || rc.Ratio <= 0 {
 			t.Errorf("reads with %d clients: %+v", rc.Clients, rc)
 		}
 	}
