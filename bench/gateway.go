@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/netctl"
 )
 
@@ -106,7 +107,7 @@ func MeasureGateway(ctx context.Context, o GatewayOptions) (*GatewayResult, erro
 	if err := measureReads(ctx, o, n, addrs[0], res, logf); err != nil {
 		return nil, err
 	}
-	if err := measureTransfers(ctx, o, addrs[0], res, logf); err != nil {
+	if err := measureTransfers(ctx, o, addrs[0], RPCs(n)[0], res, logf); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -210,8 +211,12 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 
 // measureTransfers runs the explicit transfers on the uniform and the
 // skewed key set, checking after each that the total is unchanged.
-func measureTransfers(ctx context.Context, o GatewayOptions, addr string, res *GatewayResult, logf func(string, ...any)) error {
+func measureTransfers(ctx context.Context, o GatewayOptions, addr, rpc string, res *GatewayResult, logf func(string, ...any)) error {
 	conns, err := connectGateway(ctx, addr, o.TxSessions)
+	if err != nil {
+		return err
+	}
+	obs, err := client.New(rpc, nil)
 	if err != nil {
 		return err
 	}
@@ -228,12 +233,23 @@ func measureTransfers(ctx context.Context, o GatewayOptions, addr string, res *G
 		if err != nil {
 			return err
 		}
+		from, err := latestHeight(ctx, obs)
+		if err != nil {
+			return err
+		}
 		logf("explicit transfers, %s: %d sessions for %s...", set.name, o.TxSessions, o.TxDuration)
 		s := runTransfers(ctx, conns, set.pick, o.TxDuration, o.Seed)
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("explicit transfers: %w", err)
 		}
 		s.Keys = set.name
+		to, err := latestHeight(ctx, obs)
+		if err != nil {
+			return err
+		}
+		if err := blockPhases(ctx, obs, from+1, to, &s); err != nil {
+			return err
+		}
 		// A fresh connection: read-your-writes of its own, and none of
 		// the sessions' state.
 		check, err := connectGateway(ctx, addr, 1)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/client"
 )
 
 // TxStats are the explicit transactions' figures for one key set.
@@ -36,9 +38,15 @@ type TxStats struct {
 	// a transaction (each is rehearsed on the node before it is answered).
 	StatementP50 float64 `json:"statement_p50_ms"`
 	StatementP95 float64 `json:"statement_p95_ms"`
-	TotalBefore  int64   `json:"total_before"`
-	TotalAfter   int64   `json:"total_after"`
-	Conserved    bool    `json:"conserved"`
+	// Blocks committed during the run, bc-transactions per block with
+	// any, and node 0's mean phases of those blocks (the time a block
+	// holds the node's one writer, which rehearsals wait for).
+	Blocks      int     `json:"blocks"`
+	TxsPerBlock float64 `json:"txs_per_block"`
+	Phases      *Phases `json:"phases,omitempty"`
+	TotalBefore int64   `json:"total_before"`
+	TotalAfter  int64   `json:"total_after"`
+	Conserved   bool    `json:"conserved"`
 }
 
 // keyPicker chooses the two distinct accounts of a transfer.
@@ -190,6 +198,37 @@ func runTransfers(ctx context.Context, conns []*pgx.Conn, pick keyPicker, d time
 		s.CommitsPerSec = float64(s.Commits) / s.Seconds
 	}
 	return s
+}
+
+// blockPhases fills s's block figures from node 0's blocks from..to.
+func blockPhases(ctx context.Context, c *client.Client, from, to int64, s *TxStats) error {
+	if to < from {
+		return nil
+	}
+	timings, err := c.BlockTimings(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("block timings %d-%d: %w", from, to, err)
+	}
+	var sum Phases
+	withTxs, txs := 0, 0
+	for _, t := range timings {
+		s.Blocks++
+		if t.Txs == 0 {
+			continue
+		}
+		withTxs++
+		txs += t.Txs
+		sum.Propose += float64(t.ProposeUS) / 1000
+		sum.Consensus += float64(t.ConsensusUS) / 1000
+		sum.Execute += float64(t.ExecuteUS) / 1000
+		sum.Commit += float64(t.CommitUS) / 1000
+	}
+	if withTxs > 0 {
+		f := float64(withTxs)
+		s.TxsPerBlock = float64(txs) / f
+		s.Phases = &Phases{Propose: sum.Propose / f, Consensus: sum.Consensus / f, Execute: sum.Execute / f, Commit: sum.Commit / f}
+	}
+	return nil
 }
 
 // totalOf reads the sum of every balance through conn.

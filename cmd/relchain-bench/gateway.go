@@ -156,6 +156,12 @@ func printGatewayResult(out io.Writer, r *bench.GatewayResult) {
 	}
 	w.Flush()
 	for _, t := range r.Transactions {
+		if ph := t.Phases; ph != nil {
+			fmt.Fprintf(out, "%s: %d blocks, %.1f bc-txs per block with any; node 0 per block: propose %.1f ms, consensus %.1f ms, execute %.1f ms, commit %.1f ms\n",
+				t.Keys, t.Blocks, t.TxsPerBlock, ph.Propose, ph.Consensus, ph.Execute, ph.Commit)
+		}
+	}
+	for _, t := range r.Transactions {
 		if t.FirstOtherError != "" {
 			fmt.Fprintf(out, "%s: other errors, first of each session: %s\n", t.Keys, t.FirstOtherError)
 		}

@@ -76,7 +76,7 @@ func TestGatewayBenchMeasuresEveryComparison(t *testing.T) {
 		if !tx.Conserved || tx.TotalBefore != 10 || tx.TotalAfter != 10 {
 			t.Errorf("%s: total %d before, %d after", tx.Keys, tx.TotalBefore, tx.TotalAfter)
 		}
-		if tx.Commits == 0 || tx.OtherErrors != 0 || tx.CommitsSent != tx.Commits+tx.CommitFailures40001 {
+		if tx.Commits == 0 || tx.OtherErrors != 0 || tx.CommitsSent != tx.Commits+tx.CommitFailures40001 || tx.Blocks == 0 || tx.Phases == nil {
 			t.Errorf("%s: %+v", tx.Keys, tx)
 		}
 	}
