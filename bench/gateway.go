@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,7 @@ type GatewayOptions struct {
 	// Accounts is the size of bench_acct, the uniform key set.
 	Accounts int
 	// Updates is the number of autocommit UPDATEs per path (gateway, Go
-	// client), sent one after the other by one client.
+	// client), one client each, the two paths taking turns.
 	Updates int
 	// Reads is the number of point SELECTs of each read run, spread over
 	// its clients; ReadClients the client counts to run (e.g. 1 and 8).
@@ -141,30 +142,40 @@ func Ratio(a, b float64) float64 {
 	return a / b
 }
 
-// measureUpdates runs the autocommit UPDATEs through the gateway, then the
-// same UPDATEs through the Go client (RunMicro, commit mode) on node 0.
+// measureUpdates runs the autocommit UPDATEs through the gateway and
+// through the Go client in commit mode, one of each in turn, so that the
+// machine's noise falls on both alike.
 func measureUpdates(ctx context.Context, o GatewayOptions, cfg Config, addr string, res *GatewayResult, logf func(string, ...any)) error {
 	conns, err := connectGateway(ctx, addr, 1)
 	if err != nil {
 		return err
 	}
 	defer closeConns(conns)
-	logf("autocommit UPDATE: %d through the gateway...", o.Updates)
-	if res.UpdateGateway, err = gatewayUpdates(ctx, conns[0], o.Updates, o.Accounts, o.Seed); err != nil {
+	c, err := newClient(cfg.Nodes[0])
+	if err != nil {
 		return err
 	}
-	logf("autocommit UPDATE: %d through the Go client (commit mode)...", o.Updates)
-	micro, err := RunMicro(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("Go client UPDATEs: %w", err)
+	if _, err := c.ChainID(ctx); err != nil {
+		return fmt.Errorf("Go client: %w", err)
 	}
-	if micro.Failed > 0 {
-		return fmt.Errorf("Go client UPDATEs: %d of %d failed", micro.Failed, micro.Txs)
+	logf("autocommit UPDATE: %d through the gateway and %d through the Go client (commit mode), in turn...", o.Updates, o.Updates)
+	r := rand.New(rand.NewPCG(o.Seed, 1))
+	var gwLat, clLat []float64
+	var gwTime, clTime time.Duration
+	for range o.Updates {
+		id := int64(r.IntN(o.Accounts)) + 1
+		d, err := gatewayUpdate(ctx, conns[0], id)
+		if err != nil {
+			return err
+		}
+		gwLat, gwTime = append(gwLat, ms(d)), gwTime+d
+		if d, err = clientUpdate(ctx, c, cfg.Dialect, id); err != nil {
+			return err
+		}
+		clLat, clTime = append(clLat, ms(d)), clTime+d
 	}
-	res.UpdateClient = OpStats{Ops: micro.Succeeded, Seconds: micro.Seconds, PerSec: micro.TPS}
-	if micro.LatencyMS != nil {
-		res.UpdateClient.P50, res.UpdateClient.P95 = micro.LatencyMS.P50, micro.LatencyMS.P95
-	}
+	res.UpdateGateway = opStats(gwLat, gwTime.Seconds())
+	res.UpdateClient = opStats(clLat, clTime.Seconds())
 	res.UpdateRatio = Ratio(res.UpdateGateway.P50, res.UpdateClient.P50)
 	return nil
 }

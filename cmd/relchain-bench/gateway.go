@@ -39,7 +39,7 @@ through consensus, and measure on node 0, side by side:
 
  1. autocommit single-row UPDATEs through the listener (pgx, one client)
     and the same UPDATEs through the Go client in commit mode (as
-    relchain-bench --workload update --mode sync sends them);
+    relchain-bench --workload update --mode sync sends them), in turn;
  2. point SELECTs by primary key through the listener (pgx, prepared) and
     on the raw backend: PostgreSQL through pgx as node 0's reader role;
     SQLite as node 0's file opened read-only in this process (no network);
