@@ -15,7 +15,10 @@
 // checks the workload's consistency conditions and compares the two final
 // states (TableDigests), and measures CometBFT's kvstore on an identically
 // configured network (the ceiling). RunMicro keeps relchain's own
-// micro-workloads (single-row UPDATEs, kvstore txs). DESIGN.md says why it
+// micro-workloads (single-row UPDATEs, kvstore txs). MeasureGateway
+// measures the PostgreSQL gateway of a node (relchain node --pg-listen)
+// against the Go client, the raw backend and under explicit transactions
+// (`relchain-bench gateway`). DESIGN.md says why it
 // is built this way. Workloads speak SQLite's, PostgreSQL's and MySQL's
 // dialects; MySQL's is the SQLite form in MySQL syntax (DESIGN.md).
 package bench

@@ -32,6 +32,9 @@ type NetworkOptions struct {
 	// MaxStatements, if not 0, sets the genesis max_statements (batches
 	// of many wl-transactions need more than the default 256).
 	MaxStatements int
+	// PGListen turns every node's PostgreSQL wire-protocol listener on (a
+	// free loopback port each, see PGAddrs) with one user, GatewayUser.
+	PGListen bool
 }
 
 // StartNetwork generates and starts a loopback network and waits until
@@ -55,6 +58,11 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 		return nil, err
 	}
 	n := netctl.NewNetwork(o.Bin, nodes)
+	if o.PGListen {
+		if err := enablePG(n, dir); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case o.App == "kvstore":
 		n.ExtraArgs = []string{"--app", "kvstore"}
