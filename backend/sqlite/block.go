@@ -800,11 +800,16 @@ func (k *block) Rollback(ctx context.Context) error {
 	}
 	b.open, b.lost, b.lostBy = false, false, nil
 	b.txStarts, b.txOpen = b.txStarts[:0], false
-	// The schema may have gone back: forget statements compiled on it, and
-	// re-read its version on the next statement.
-	b.dropStatements()
-	b.schemaVer = -1
-	b.blockDDL = false
+	// A block (or a rehearsal) that changed the schema leaves it gone back:
+	// forget statements compiled on it, and re-read its version on the
+	// next statement. One that did not leaves the schema as it was: keeping
+	// the version spares the next block a needless full rescan of every
+	// table (every rehearsal ends here).
+	if b.blockDDL || b.txDDL {
+		b.dropStatements()
+		b.schemaVer = -1
+	}
+	b.blockDDL, b.txDDL = false, false
 	if b.w.GetAutocommit() {
 		return nil // SQLite rolled the transaction back already
 	}

@@ -37,3 +37,6 @@ func AnalyzeInBlock(ctx context.Context, blk backend.Block, sql string) (sqlchec
 
 // WithoutGate turns the gate off, for tests (withoutGate).
 func WithoutGate() Option { return withoutGate() }
+
+// Rescans is how many state digests b computed by rescanning every table.
+func Rescans(b *Backend) int { return b.rescans }

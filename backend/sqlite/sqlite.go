@@ -91,6 +91,7 @@ type Backend struct {
 	stmts     map[string]*cached
 	stmtOrder []string
 	schemaVer int64
+	rescans   int // state digests computed by a full rescan (tests)
 	scratch   scratch
 
 	// Attribution of change records to txs (effects.go), guarded by wmu:

@@ -37,6 +37,7 @@ func (b *Backend) stateDigest() ([]byte, error) {
 	var tables statedigest.Tables
 	var changed []string
 	if b.blockDDL {
+		b.rescans++
 		if tables, err = scanTables(b.w); err != nil {
 			return nil, fmt.Errorf("state digest: rescan after a schema change: %w", err)
 		}
