@@ -209,3 +209,17 @@ func TestSQLStates(t *testing.T) {
 		t.Errorf("unreachable node: %v", e)
 	}
 }
+
+func TestParamPatterns(t *testing.T) {
+	text := stripLiteralsKeepLength(`UPDATE acct SET bal = bal - $1, note = 'x = $3' WHERE id = $2 AND $4 < limit_`)
+	var got []string
+	for _, m := range colThenParam.FindAllStringSubmatch(text, -1) {
+		got = append(got, m[1]+"~"+m[2])
+	}
+	for _, m := range paramThenCol.FindAllStringSubmatch(text, -1) {
+		got = append(got, m[2]+"~"+m[1])
+	}
+	if want := []string{"bal~1", "id~2", "limit_~4"}; !slices.Equal(got, want) {
+		t.Fatalf("patterns found %q, want %q", got, want)
+	}
+}

@@ -62,12 +62,12 @@ func stripLiteralsKeepLength(sql string) string {
 	return string(b)
 }
 
-// Patterns that tie a $n to a column: assignment and comparison, both
-// ways round, IN lists, INSERT … VALUES, LIMIT and OFFSET.
+// Patterns that tie a $n to a column: assignment, comparison and
+// arithmetic (bal - $1 takes bal's type), both ways round, IN lists, INSERT … VALUES, LIMIT and OFFSET.
 var (
 	tableRef     = regexp.MustCompile(`(?i)\b(?:FROM|JOIN|UPDATE|INTO)\s+([A-Za-z_][\w.]*)`)
-	colThenParam = regexp.MustCompile(`(?i)([A-Za-z_][\w.]*)\s*(?:=|<>|!=|<=|>=|<|>|\bLIKE\b|\bIS\s+NOT\s+DISTINCT\s+FROM\b)\s*\$([0-9]+)`)
-	paramThenCol = regexp.MustCompile(`\$([0-9]+)\s*(?:=|<>|!=|<=|>=|<|>)\s*([A-Za-z_][\w.]*)`)
+	colThenParam = regexp.MustCompile(`(?i)([A-Za-z_][\w.]*)\s*(?:=|<>|!=|<=|>=|<|>|\+|-|\*|/|%|\bLIKE\b|\bIS\s+NOT\s+DISTINCT\s+FROM\b)\s*\$([0-9]+)`)
+	paramThenCol = regexp.MustCompile(`\$([0-9]+)\s*(?:=|<>|!=|<=|>=|<|>|\+|-|\*|/|%)\s*([A-Za-z_][\w.]*)`)
 	inList       = regexp.MustCompile(`(?i)([A-Za-z_][\w.]*)\s+(?:NOT\s+)?IN\s*\(([^()]*)\)`)
 	limitParam   = regexp.MustCompile(`(?i)\b(?:LIMIT|OFFSET)\s+\$([0-9]+)`)
 	insertCols   = regexp.MustCompile(`(?is)\bINSERT\s+(?:OR\s+\w+\s+)?INTO\s+([A-Za-z_][\w.]*)\s*\(([^()]*)\)\s*VALUES\s*(.*)`)

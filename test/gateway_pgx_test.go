@@ -63,6 +63,11 @@ func testGatewayPgx(t *testing.T, backend string) {
 		t.Fatalf("read back i=%d f=%v t=%q b=%v raw=%x", i, f, s, b, raw)
 	}
 	checkPreparedReuse(t, ctx, conn)
+	// A parameter in arithmetic takes its column's type (SQLite cannot
+	// type it before running).
+	if tag := mustPgxExec(t, conn, `UPDATE typed SET i = i + $1, f = f * $2 WHERE id = $3`, int64(0), 1.0, int64(1)); tag.String() != "UPDATE 1" {
+		t.Fatalf("arithmetic with parameters: %s", tag)
+	}
 	checkPgxTransaction(t, ctx, conn)
 	checkPgxErrors(t, ctx, conn)
 	checkPgxCancel(t, ctx, c)
