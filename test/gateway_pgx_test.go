@@ -14,6 +14,7 @@ import (
 // dialect's spelling.
 var typedTable = map[string]string{
 	"sqlite": `CREATE TABLE typed (id INTEGER PRIMARY KEY, i INTEGER, f REAL, t TEXT, b BOOLEAN, raw BLOB, d DATE, ts TIMESTAMP)`,
+	"mysql":  `CREATE TABLE typed (id BIGINT PRIMARY KEY, i INT, f DECIMAL(10, 2), t VARCHAR(100), b BOOLEAN, raw BLOB, d DATE, ts DATETIME(6))`,
 	"postgres": `CREATE TABLE typed (id BIGINT PRIMARY KEY, i INTEGER, f DOUBLE PRECISION, t TEXT, b BOOLEAN, raw BYTEA,
 		d DATE, ts TIMESTAMP)`,
 }
@@ -23,6 +24,7 @@ var typedTable = map[string]string{
 // binary results, a transaction, a cancel.
 func TestGatewayPgx_SQLite(t *testing.T)   { testGatewayPgx(t, "sqlite") }
 func TestGatewayPgx_Postgres(t *testing.T) { testGatewayPgx(t, "postgres") }
+func TestGatewayPgx_MySQL(t *testing.T)    { testGatewayPgx(t, "mysql") }
 
 func testGatewayPgx(t *testing.T, backend string) {
 	c := mustStartCluster(t, clusterOptions{backend: backend, pg: true})
@@ -37,7 +39,13 @@ func testGatewayPgx(t *testing.T, backend string) {
 	day := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	stamp := time.Date(2026, 11, 25, 13, 14, 15, 123456000, time.UTC)
 	insert := `INSERT INTO typed (id, i, f, t, b, raw, d, ts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	tag, err := conn.Exec(ctx, insert, int64(1), 42, 2.5, "héllo 'q'", true, []byte{0, 1, 255}, day, stamp)
+	// MySQL's BOOLEAN is TINYINT(1), which its driver reports as a small
+	// integer: clients send and read 0 and 1 there.
+	var yes any = true
+	if backend == "mysql" {
+		yes = int16(1)
+	}
+	tag, err := conn.Exec(ctx, insert, int64(1), 42, 2.5, "héllo 'q'", yes, []byte{0, 1, 255}, day, stamp)
 	if err != nil {
 		t.Fatalf("insert with parameters: %v", err)
 	}
@@ -51,7 +59,7 @@ func testGatewayPgx(t *testing.T, backend string) {
 		i   int64
 		f   float64
 		s   string
-		b   bool
+		b   any
 		raw []byte
 	)
 	// Read-your-writes: node 0 answers at the height of the insert.
@@ -59,13 +67,13 @@ func testGatewayPgx(t *testing.T, backend string) {
 	if err := row.Scan(&i, &f, &s, &b, &raw); err != nil {
 		t.Fatalf("select: %v", err)
 	}
-	if i != 42 || f != 2.5 || s != "héllo 'q'" || !b || string(raw) != "\x00\x01\xff" {
+	if i != 42 || f != 2.5 || s != "héllo 'q'" || b != yes || string(raw) != "\x00\x01\xff" {
 		t.Fatalf("read back i=%d f=%v t=%q b=%v raw=%x", i, f, s, b, raw)
 	}
 	checkPreparedReuse(t, ctx, conn)
 	// A parameter in arithmetic takes its column's type (SQLite cannot
 	// type it before running).
-	if tag := mustPgxExec(t, conn, `UPDATE typed SET i = i + $1, f = f * $2 WHERE id = $3`, int64(0), 1.0, int64(1)); tag.String() != "UPDATE 1" {
+	if tag := mustPgxExec(t, conn, `UPDATE typed SET i = i + $1, f = f * $2 WHERE id = $3`, int64(1), 2.0, int64(1)); tag.String() != "UPDATE 1" {
 		t.Fatalf("arithmetic with parameters: %s", tag)
 	}
 	checkPgxTransaction(t, ctx, conn)
