@@ -156,7 +156,7 @@ func measureUpdates(ctx context.Context, o GatewayOptions, cfg Config, addr stri
 		return err
 	}
 	if _, err := c.ChainID(ctx); err != nil {
-		return fmt.Errorf("Go client: %w", err)
+		return fmt.Errorf("the Go client: %w", err)
 	}
 	logf("autocommit UPDATE: %d through the gateway and %d through the Go client (commit mode), in turn...", o.Updates, o.Updates)
 	r := rand.New(rand.NewPCG(o.Seed, 1))
@@ -212,7 +212,7 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 		}
 		logf("point SELECT: %d with %d clients through the Go client's RPC query path...", o.Reads, clients)
 		if rc.Client, err = pointReads(ctx, rpcReaders(n.Nodes[0].RPC, res.Backend, clients), o.Reads, o.Accounts, o.Seed); err != nil {
-			return fmt.Errorf("Go client reads: %w", err)
+			return fmt.Errorf("the Go client reads: %w", err)
 		}
 		rc.Ratio = Ratio(rc.Gateway.P50, rc.Raw.P50)
 		res.Reads = append(res.Reads, rc)

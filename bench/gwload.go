@@ -88,16 +88,16 @@ func clientUpdate(ctx context.Context, c *client.Client, dialect string, id int6
 	}
 	raw, err := c.Sign(ctx, []txn.Statement{{SQL: sql, Args: []txn.Arg{txn.Int(id)}}})
 	if err != nil {
-		return 0, fmt.Errorf("Go client UPDATE of account %d: %w", id, err)
+		return 0, fmt.Errorf("the Go client UPDATE of account %d: %w", id, err)
 	}
 	t0 := time.Now()
 	out, err := c.Broadcast(ctx, client.ModeCommit, raw)
 	d := time.Since(t0)
 	if err != nil {
-		return 0, fmt.Errorf("Go client UPDATE of account %d: %w", id, err)
+		return 0, fmt.Errorf("the Go client UPDATE of account %d: %w", id, err)
 	}
 	if err := out.Err(); err != nil {
-		return 0, fmt.Errorf("Go client UPDATE of account %d: %w", id, err)
+		return 0, fmt.Errorf("the Go client UPDATE of account %d: %w", id, err)
 	}
 	return d, nil
 }
