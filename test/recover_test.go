@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,24 +41,9 @@ func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 	for i := 1; i <= 25; i++ {
 		c.mustExec(ctx, i%validators, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, %d)", i, 100*i)))
 	}
-	// Node 3 stops at a height h that is no checkpoint height: at a
-	// checkpoint height the test's own copy of the changed database
-	// below, checkpoint-h.db, would collide with the real checkpoint
-	// (VACUUM INTO refuses an existing file). It was a CI flake, about
-	// one run in five.
-	c.mustSettle(ctx)
-	for extra := 300; ; extra++ {
-		if h := c.maxHeight(ctx, 0); h%5 != 0 {
-			break
-		}
-		c.mustExec(ctx, 0, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, 3)", extra)))
-		c.mustSettle(ctx)
-	}
-	if err := c.net.Stop(victim); err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(c.nodes[victim].Home, "data", "checkpoints")
 	ext := map[string]string{"sqlite": ".db", "postgres": ".dump", "mysql": ".mysqldump"}[backend]
+	c.mustStopWithoutCheckpointAtItsHeight(ctx, victim, dir, ext)
 	cps, _ := filepath.Glob(filepath.Join(dir, "checkpoint-*"+ext))
 	if len(cps) < 2 {
 		t.Fatalf("node 3 has %d checkpoints (%v), want the 2 newest kept", len(cps), cps)
@@ -150,6 +137,37 @@ func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	c.mustVerify(victim, true, "")
+}
+
+// mustStopWithoutCheckpointAtItsHeight stops node i, once the chain is
+// idle, at a height for which it holds no checkpoint: the test adds its
+// own checkpoint of the changed database at that height, and VACUUM INTO
+// refuses an existing file. Which heights hold one cannot be told in
+// advance: a checkpoint due at a multiple of checkpoint_every runs in the
+// background and is named by the height of the snapshot it copied, which
+// is later when blocks commit before it starts (a CI flake under load,
+// after one at multiples of 5 only).
+func (c *cluster) mustStopWithoutCheckpointAtItsHeight(ctx context.Context, i int, dir, ext string) {
+	c.t.Helper()
+	for try := 0; ; try++ {
+		c.mustSettle(ctx)
+		if err := c.net.Stop(i); err != nil {
+			c.t.Fatal(err)
+		}
+		h, _ := c.storedState(ctx, i)
+		_, err := os.Stat(filepath.Join(dir, fmt.Sprintf("checkpoint-%d%s", h, ext)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if try == 10 {
+			c.t.Fatalf("%s holds a checkpoint at its height %d after %d restarts (%v)", c.nodes[i].Name, h, try, err)
+		}
+		c.t.Logf("%s holds a checkpoint at its height %d: one more block", c.nodes[i].Name, h)
+		if err := c.net.Start(i); err != nil {
+			c.t.Fatal(err)
+		}
+		c.mustExec(ctx, 0, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, 3)", 300+try)))
+	}
 }
 
 var checkpointName = regexp.MustCompile(`checkpoint-(\d+)\.(db|dump|mysqldump)$`)
