@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/netctl"
 )
@@ -69,6 +70,11 @@ type ReadComparison struct {
 	Client OpStats `json:"client"`
 	// Ratio is gateway p50 / raw p50.
 	Ratio float64 `json:"ratio_p50"`
+	// Relay (PostgreSQL only) is the raw backend through a byte-forwarding
+	// TCP relay in the lab's process: the floor of any front end that is a
+	// hop of its own (relay). RelayRatio is its p50 / raw p50.
+	Relay      *OpStats `json:"relay,omitempty"`
+	RelayRatio float64  `json:"relay_ratio_p50,omitempty"`
 }
 
 // MeasureGateway starts a network with every node's PostgreSQL listener
@@ -210,6 +216,13 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 		if err != nil {
 			return fmt.Errorf("raw reads: %w", err)
 		}
+		if res.Backend == workload.Postgres {
+			logf("point SELECT: %d with %d clients on the raw backend through a byte-forwarding relay...", o.Reads, clients)
+			if rc.Relay, err = relayedReads(ctx, o, n.Nodes[0].Home, clients); err != nil {
+				return err
+			}
+			rc.RelayRatio = Ratio(rc.Relay.P50, rc.Raw.P50)
+		}
 		logf("point SELECT: %d with %d clients through the Go client's RPC query path...", o.Reads, clients)
 		if rc.Client, err = pointReads(ctx, rpcReaders(n.Nodes[0].RPC, res.Backend, clients), o.Reads, o.Accounts, o.Seed); err != nil {
 			return fmt.Errorf("the Go client reads: %w", err)
@@ -218,6 +231,26 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 		res.Reads = append(res.Reads, rc)
 	}
 	return nil
+}
+
+// relayedReads runs the point SELECTs on node home's PostgreSQL through a
+// relay (the floor of a front end that is a hop of its own).
+func relayedReads(ctx context.Context, o GatewayOptions, home string, clients int) (*OpStats, error) {
+	dsn, err := nodeReaderDSN(home)
+	if err != nil {
+		return nil, err
+	}
+	readers, r, err := relayReaders(ctx, dsn, clients)
+	if err != nil {
+		return nil, err
+	}
+	st, err := pointReads(ctx, readers, o.Reads, o.Accounts, o.Seed)
+	closeReaders(readers)
+	r.stop()
+	if err != nil {
+		return nil, fmt.Errorf("relayed reads: %w", err)
+	}
+	return &st, nil
 }
 
 // measureTransfers runs the explicit transfers on the uniform and the

@@ -43,7 +43,7 @@ func rawReaders(ctx context.Context, backend, home string, n int) ([]pointReader
 		}
 		return out, "SQLite file read-only, in process (no network)", nil
 	case workload.Postgres:
-		dsn, err := readerDSN(rc.Backend.DSN)
+		dsn, err := nodeReaderDSN(home)
 		if err != nil {
 			return nil, "", err
 		}
@@ -60,6 +60,16 @@ func rawReaders(ctx context.Context, backend, home string, n int) ([]pointReader
 	default:
 		return nil, "", fmt.Errorf("raw readers: backend %q: the gateway benchmark knows sqlite and postgres", backend)
 	}
+}
+
+// nodeReaderDSN is the DSN of the reader role of the PostgreSQL node at
+// home.
+func nodeReaderDSN(home string) (string, error) {
+	_, rc, err := node.LoadConfig(home)
+	if err != nil {
+		return "", fmt.Errorf("raw readers: %w", err)
+	}
+	return readerDSN(rc.Backend.DSN)
 }
 
 func closeReaders(rs []pointReader) {

@@ -140,6 +140,9 @@ func printGatewayResult(out io.Writer, r *bench.GatewayResult) {
 		g, raw := rc.Gateway, rc.Raw
 		fmt.Fprintf(w, "%d\tgateway (pgx, prepared)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx\n", rc.Clients, g.Ops, g.P50, g.P95, g.Mean, g.PerSec, rc.Ratio)
 		fmt.Fprintf(w, "%d\traw\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t\n", rc.Clients, raw.Ops, raw.P50, raw.P95, raw.Mean, raw.PerSec)
+		if f := rc.Relay; f != nil {
+			fmt.Fprintf(w, "%d\traw through a TCP relay (floor of any front end)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx\n", rc.Clients, f.Ops, f.P50, f.P95, f.Mean, f.PerSec, rc.RelayRatio)
+		}
 		c := rc.Client
 		fmt.Fprintf(w, "%d\tGo client, RPC query (reference)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx of it\n", rc.Clients, c.Ops, c.P50, c.P95, c.Mean, c.PerSec, bench.Ratio(g.P50, c.P50))
 	}
