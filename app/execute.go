@@ -400,6 +400,9 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 			}
 			return fail(rejectionFailure(j+1, rej))
 		}
+		if rej := argsRejection(j+1, a, st); rej != nil {
+			return fail(rejectionFailure(j+1, rej))
+		}
 		if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
 			return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}))
 		}
