@@ -189,7 +189,7 @@ func testHostileInputThroughCLI(t *testing.T, c *cluster) {
 		{"invalid SQL", []string{"exec", "--node", node, "SELEC 1"}, []string{"syntax", "SELEC"}},
 		{"two statements", []string{"exec", "--node", node, "SELECT 1; SELECT 2"}, []string{"more than one statement"}},
 		{"missing table", []string{"exec", "--node", node, "INSERT INTO missing_table (a) VALUES (1)"}, []string{"exec_failed", "no such table: missing_table"}},
-		{"wrong number of arguments", []string{"exec", "--node", node, "INSERT INTO t (a, b) VALUES (?1, ?2)", "1"}, []string{"exec_failed", "2 placeholders but 1 arguments"}},
+		{"wrong number of arguments", []string{"exec", "--node", node, "INSERT INTO t (a, b) VALUES (?1, ?2)", "1"}, []string{"has 2 placeholders but 1 argument was given", "nothing was sent"}},
 		{"bad typed argument", []string{"exec", "--node", node, "INSERT INTO t (a) VALUES (?1)", "int:twelve"}, []string{"int:twelve", "not a 64-bit integer"}},
 		{"unknown mode", []string{"exec", "--node", node, "--mode", "fast", "SELECT 1"}, []string{"unknown mode", "commit, sync or async"}},
 		{"query of a missing table", []string{"query", "--node", node, "SELECT * FROM missing_table"}, []string{"query_failed", "no such table"}},
