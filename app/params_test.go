@@ -45,11 +45,11 @@ func testArgumentCount(t *testing.T, s store) {
 	f := mustNewFixture(t, s, app.DefaultParams())
 	f.createAcct()
 	a := app.New(f.ex, log.NewNopLogger())
-	two := "INSERT INTO acct (id, bal) VALUES (" + place( 1) + ", " + place( 2) + ")"
+	two := "INSERT INTO acct (id, bal) VALUES (" + place(1) + ", " + place(2) + ")"
 	tooFew := f.tx(stmt(two, txn.Int(1)))
 	tooMany := f.tx(stmt("SELECT 1", txn.Int(1)), stmt(two, txn.Int(2), txn.Int(5), txn.Int(7)))
 	// A '?' or '$1' inside a literal is no placeholder.
-	literal := f.tx(stmt("INSERT INTO acct (id, bal) VALUES ("+place( 1)+", length('? $1 ?2'))", txn.Int(3)))
+	literal := f.tx(stmt("INSERT INTO acct (id, bal) VALUES ("+place(1)+", length('? $1 ?2'))", txn.Int(3)))
 	good := f.tx(stmt(two, txn.Int(4), txn.Int(40)))
 	for _, c := range []struct {
 		name string
@@ -67,9 +67,9 @@ func testArgumentCount(t *testing.T, s store) {
 			t.Errorf("CheckTx %s: code %d log %q (%v), want code %d with %q", c.name, r.Code, r.Log, err, c.code, c.log)
 		}
 	}
-	fresh := f.tx(stmt("CREATE TABLE fresh (id BIGINT PRIMARY KEY)"), stmt("INSERT INTO fresh (id) VALUES ("+place( 1)+")"))
+	fresh := f.tx(stmt("CREATE TABLE fresh (id BIGINT PRIMARY KEY)"), stmt("INSERT INTO fresh (id) VALUES ("+place(1)+")"))
 	if f.dialect != "sqlite" { // PostgreSQL counts on committed state; MySQL wants DDL alone
-		fresh = f.tx(stmt("INSERT INTO acct (id, bal) VALUES (9, 9)"), stmt("INSERT INTO acct (id, bal) VALUES ("+place( 1)+", 1)"))
+		fresh = f.tx(stmt("INSERT INTO acct (id, bal) VALUES (9, 9)"), stmt("INSERT INTO acct (id, bal) VALUES ("+place(1)+", 1)"))
 	}
 	res, _ := f.block(tooFew, tooMany, literal, good, fresh)
 	want := []uint32{api.CodeSyntax, api.CodeSyntax, api.CodeOK, api.CodeOK, api.CodeSyntax}
