@@ -123,6 +123,13 @@ func TestVersionNamesComponents(t *testing.T) {
 			t.Errorf("version text lacks %q:\n%s", w, s)
 		}
 	}
+	saved := gitCommit
+	gitCommit = "0123abcd"
+	// The linker's commit, unless the toolchain stamped the VCS revision.
+	if c := versionInfo().Commit; c != "0123abcd" && len(c) != 40 {
+		t.Errorf("commit with -X main.gitCommit=0123abcd: %q", c)
+	}
+	gitCommit = saved
 	root := rootCmd()
 	if !reflect.DeepEqual(root.Version, s) {
 		t.Errorf("--version prints %q, want the version text", root.Version)

@@ -33,10 +33,17 @@ const (
 	modVitess     = "github.com/dolthub/vitess"
 )
 
+// gitCommit is the commit `make build` passes to the linker
+// (-X main.gitCommit=…), for builds without VCS information.
+var gitCommit string
+
 // versionInfo reads the build information the Go toolchain embedded.
 func versionInfo() buildVersion {
 	v := buildVersion{Relchain: appVersion(), Commit: "unknown (built without VCS information)", Go: runtime.Version(),
 		CometBFT: "unknown", SQLite: "unknown", Parsers: map[string]string{}}
+	if gitCommit != "" {
+		v.Commit = gitCommit
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
