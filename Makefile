@@ -6,8 +6,11 @@ LAB := bin/relchain-bench
 
 .PHONY: build build-testhooks test test-race race lint demo bench fuzz clean
 
+# The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/relchain
+	$(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o $(BIN) ./cmd/relchain
 	$(GO) build -o $(LAB) ./cmd/relchain-bench
 
 # The node binary with test hooks (go build -tags testhooks): the byzantine

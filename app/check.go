@@ -12,6 +12,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -55,6 +56,27 @@ func analysisRejection(i int, err error) *Rejection {
 		return &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d cannot be accepted", i), Detail: be.Error()}
 	}
 	return &Rejection{Code: api.CodeExecFailed, Reason: fmt.Sprintf("statement %d failed", i), Detail: be.Error()}
+}
+
+// argsRejection refuses statement i (1-based) when its number of
+// arguments differs from the placeholders the gate counted (a.Params): a
+// deterministic code 6, in CheckTx and again in the block, instead of a
+// database error (or, on SQLite, missing arguments silently read as NULL).
+// A count the gate could not make yet (sqlcheck.ParamsUnknown) is left to
+// the block's analysis.
+func argsRejection(i int, a sqlcheck.Analysis, st txn.Statement) *Rejection {
+	if a.Params == sqlcheck.ParamsUnknown || a.Params == len(st.Args) {
+		return nil
+	}
+	return &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d has %s but %s given", i, count(a.Params, "placeholder", "placeholders"), count(len(st.Args), "argument was", "arguments were"))}
+}
+
+// count is "1 one" or "n many".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Rejection is a tx that failed the envelope checks.
@@ -161,6 +183,9 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 			// A failure that depends on state (a table created by an
 			// earlier tx of the same block, say): the block decides.
 			continue
+		}
+		if rej := argsRejection(i+1, a, st); rej != nil {
+			return nil, rej
 		}
 		e.mu.Lock()
 		why := e.perms.authorize(sender, a)

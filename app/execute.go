@@ -389,19 +389,12 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 			results = append(results, &backend.Rows{})
 			continue
 		}
-		a, err := e.gate().AnalyzeInBlock(ctx, block, st.SQL)
+		f, err := e.judge(ctx, p, sender, j, off, st, txGrants)
 		if err != nil {
-			rej := analysisRejection(j+1, err)
-			if rej == nil {
-				return nil, nil, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
-			}
-			if rej.Code == api.CodeExecFailed {
-				return fail(execFailureOf(j+1, backend.AsError(err)))
-			}
-			return fail(rejectionFailure(j+1, rej))
+			return nil, nil, err
 		}
-		if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
-			return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}))
+		if f != nil {
+			return fail(f)
 		}
 		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
 		if err == nil {
@@ -436,6 +429,32 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		p.grants[k] = g
 	}
 	return nil, results, nil
+}
+
+// judge is the verdict on statement j (0-based; statement off+j+1 of the
+// tx) of a wl-transaction before it runs in the block: the gate's on the
+// block's state, its number of arguments, the sender's permission. It
+// returns the failure, nil to run the statement, or an error when the
+// backend itself failed.
+func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j, off int, st txn.Statement, txGrants map[string]grantSet) (*wlFailure, error) {
+	a, err := e.gate().AnalyzeInBlock(ctx, p.block, st.SQL)
+	if err != nil {
+		rej := analysisRejection(j+1, err)
+		if rej == nil {
+			return nil, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
+		}
+		if rej.Code == api.CodeExecFailed {
+			return execFailureOf(j+1, backend.AsError(err)), nil
+		}
+		return rejectionFailure(j+1, rej), nil
+	}
+	if rej := argsRejection(j+1, a, st); rej != nil {
+		return rejectionFailure(j+1, rej), nil
+	}
+	if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
+		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
+	}
+	return nil, nil
 }
 
 // execFailure is the result of a statement the backend failed: the class

@@ -65,12 +65,11 @@ func (d Dir) save(k Key) error {
 	if err := os.MkdirAll(string(d), 0o700); err != nil {
 		return fmt.Errorf("create key directory: %w", err)
 	}
-	b, _ := json.MarshalIndent(file{Name: k.Name, Public: k.PublicHex(), Private: hex.EncodeToString(k.Private)}, "", "  ")
 	f, err := os.OpenFile(d.path(k.Name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("write key %q: %w", k.Name, err)
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := f.Write(Encode(k)); err != nil {
 		f.Close()
 		return fmt.Errorf("write key %q: %w", k.Name, err)
 	}
@@ -133,4 +132,86 @@ func (d Dir) List() ([]Key, error) {
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
 	return keys, nil
+}
+
+// Path is the file of the key named name.
+func (d Dir) Path(name string) string { return d.path(name) }
+
+// Has reports whether d holds a key named name (a valid name whose file
+// exists).
+func (d Dir) Has(name string) bool {
+	if !validName.MatchString(name) {
+		return false
+	}
+	_, err := os.Stat(d.path(name))
+	return err == nil
+}
+
+// Import stores priv as the key name; it refuses an invalid name and an
+// existing key.
+func (d Dir) Import(name string, priv ed25519.PrivateKey) (Key, error) {
+	if !validName.MatchString(name) {
+		return Key{}, fmt.Errorf("key name %q: use 1-64 letters, digits, '.', '_' or '-'", name)
+	}
+	if d.Has(name) {
+		return Key{}, fmt.Errorf("key %q already exists in %s: delete it first (relchain keys delete %s) or choose another name", name, d, name)
+	}
+	k := Key{Name: name, Private: priv}
+	return k, d.save(k)
+}
+
+// Delete removes the key named name; an unknown name is an error wrapping
+// ErrNotFound.
+func (d Dir) Delete(name string) error {
+	if !d.Has(name) {
+		return fmt.Errorf("%w: no key named %q in %s (relchain keys list shows them)", ErrNotFound, name, d)
+	}
+	if err := os.Remove(d.path(name)); err != nil {
+		return fmt.Errorf("delete key %q: %w", name, err)
+	}
+	return nil
+}
+
+// Encode is the key file of k, as keys are stored and exported.
+func Encode(k Key) []byte {
+	b, _ := json.MarshalIndent(file{Name: k.Name, Public: k.PublicHex(), Private: hex.EncodeToString(k.Private)}, "", "  ")
+	return append(b, '\n')
+}
+
+// ParsePrivate reads a private key from b: a relchain key file (JSON, as
+// Encode writes it), or hex text of an ed25519 private key (64 bytes) or
+// seed (32 bytes). A key file whose public key does not match its private
+// key is refused.
+func ParsePrivate(b []byte) (ed25519.PrivateKey, error) {
+	s := strings.TrimSpace(string(b))
+	if strings.HasPrefix(s, "{") {
+		var f file
+		if err := json.Unmarshal([]byte(s), &f); err != nil {
+			return nil, fmt.Errorf("not a relchain key file: %w", err)
+		}
+		priv, err := hex.DecodeString(f.Private)
+		if err != nil || len(priv) != ed25519.PrivateKeySize {
+			return nil, fmt.Errorf("key file: private_key must be %d hex-encoded bytes", ed25519.PrivateKeySize)
+		}
+		k := Key{Private: priv}
+		if f.Public != "" && !strings.EqualFold(f.Public, k.PublicHex()) {
+			return nil, errors.New("key file: public_key does not belong to private_key")
+		}
+		return k.Private, nil
+	}
+	raw, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, errors.New("neither a relchain key file (JSON) nor a hex private key")
+	}
+	switch len(raw) {
+	case ed25519.SeedSize:
+		return ed25519.NewKeyFromSeed(raw), nil
+	case ed25519.PrivateKeySize:
+		k := ed25519.NewKeyFromSeed(raw[:ed25519.SeedSize])
+		if !k.Equal(ed25519.PrivateKey(raw)) {
+			return nil, errors.New("hex private key: its public half does not belong to its seed")
+		}
+		return k, nil
+	}
+	return nil, fmt.Errorf("hex private key: %d bytes, want %d (seed) or %d (private key)", len(raw), ed25519.SeedSize, ed25519.PrivateKeySize)
 }

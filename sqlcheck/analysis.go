@@ -26,7 +26,20 @@ type Analysis struct {
 	// (PostgreSQL) the gate fixed the input order of its aggregates. When
 	// false, the text runs as it is and rewriting can be skipped.
 	UsesEnv bool
+	// Params is the number of arguments the statement takes: its highest
+	// placeholder index ($n on PostgreSQL; ?, ?NNN and named parameters
+	// on SQLite, as sqlite3_bind_parameter_count counts them; ? on MySQL).
+	// A function of the text alone. ParamsUnknown when the gate could not
+	// count them yet (SQLite: the statement does not compile on committed
+	// state, say because an earlier tx of the block creates its table);
+	// the block's analysis then counts them. The executor refuses a
+	// statement given another number of arguments (code 6).
+	Params int
 }
+
+// ParamsUnknown is Analysis.Params when the gate could not count the
+// statement's parameters.
+const ParamsUnknown = -1
 
 // Env is the deterministic environment one bc-transaction executes in.
 // Where a dialect rewrites clock and random functions, they read from here:

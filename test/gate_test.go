@@ -98,7 +98,8 @@ func TestByzantineProposerBlockFailsAlike_Postgres(t *testing.T) {
 
 // testByzantineProposerBlockFailsAlike makes node0 a byzantine proposer:
 // its proposals carry txs that CheckTx refuses (malformed, forged, wrong
-// chain, replayed, refused by the gate, unauthorized). Every node must
+// chain, replayed, refused by the gate, unauthorized, an argument
+// missing). Every node must
 // execute that block, fail exactly those txs with the same codes, apply
 // the valid one, agree on the AppHash and keep running.
 func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
@@ -140,6 +141,7 @@ func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
 		{"replayed", committed, api.CodeReplayed},
 		{"not granted", sign(c.chainID, stmt("CREATE TABLE mine (id INTEGER PRIMARY KEY)")), api.CodeUnauthorized},
 		{"valid", sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (4, 'valid')")), api.CodeOK},
+		{"argument missing", sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (5, "+c.ph(1)+")")), api.CodeSyntax},
 	}
 	gated := 0
 	for _, e := range corpus.Entries {

@@ -48,6 +48,7 @@ func RunExcept(t *testing.T, open Open, skip []string, opts ...Option) {
 		{"FailedTxRollsBackToSavepointOnly", testSavepointIsolation},
 		{"ErrorClasses", testErrorClasses},
 		{"Analyze", testAnalyze},
+		{"AnalyzeCountsParams", testAnalyzeCountsParams},
 		{"QueryIgnoresOpenBlockAndReportsHeight", testQueryIsolation},
 		{"QueryRejectsWrites", testQueryRejectsWrites},
 		{"ReturningRows", testReturning},

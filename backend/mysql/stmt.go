@@ -40,6 +40,9 @@ type stmtInfo struct {
 	gateRefused bool
 	// analysis is the gate's (or, without it, the backstop's) account.
 	analysis sqlcheck.Analysis
+	// params counts the statement's ? placeholders (outside strings,
+	// quoted names and comments, as the tokenizer reads them).
+	params int
 }
 
 var (
@@ -66,6 +69,12 @@ func inspect(sql string) (stmtInfo, error) {
 	if !st[0].Word() {
 		info.kind = ""
 	}
+	for _, t := range st {
+		if t.Word() && t.Up == "?" {
+			info.params++
+		}
+	}
+	info.analysis.Params = info.params
 	for _, t := range st {
 		if t.Word() && (t.Up == "OUTFILE" || t.Up == "DUMPFILE" || t.Up == "LOAD_FILE") {
 			info.forbidden = "reading or writing server files (" + t.Up + ") is not allowed"
@@ -289,6 +298,7 @@ func (c *verdictCache) judge(sql string) verdict {
 		v.gateErr = permission(info.forbidden)
 	default:
 		a.Writes = slices.Clone(a.Writes)
+		a.Params = info.params
 		v.info.analysis = a
 		// The backend's own DDL handling follows the backstop's kind (a
 		// statement the gate calls DDL and the backstop does not would

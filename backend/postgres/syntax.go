@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -38,6 +39,8 @@ type stmtInfo struct {
 	readText string
 	// readWrites: the read policy found a data-modifying WITH.
 	readWrites bool
+	// params is the highest $n placeholder of the statement.
+	params int
 }
 
 type syntaxEntry struct {
@@ -121,6 +124,7 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 		}
 		e.info.analysis = a
 	}
+	e.info.analysis.Params = e.info.params
 	e.info.readText = sql
 	if e.err == nil && c.gate && e.info.query {
 		read, err := pgcheck.CheckRead(sql)
@@ -155,6 +159,9 @@ func parseOne(sql string) (stmtInfo, error) {
 	}
 	node := tree.GetStmts()[0].GetStmt()
 	var info stmtInfo
+	if info.params, err = paramCount(sql); err != nil {
+		return stmtInfo{}, err
+	}
 	if sel := node.GetSelectStmt(); sel != nil && len(sel.GetSortClause()) > 0 {
 		info.ordered = true
 	}
@@ -196,3 +203,29 @@ func parseOne(sql string) (stmtInfo, error) {
 func (s stmtInfo) changesSchema(gated bool) bool {
 	return s.schema || (!gated && s.call)
 }
+
+// paramCount is the statement's highest $n placeholder, from PostgreSQL's
+// own scanner (a $1 inside a string, a dollar-quoted body or a comment is
+// no placeholder).
+func paramCount(sql string) (int, error) {
+	scan, err := pg_query.Scan(sql)
+	if err != nil {
+		return 0, &backend.Error{Class: backend.ClassSyntax, SQLState: "42601", Message: err.Error()}
+	}
+	n := 0
+	for _, t := range scan.GetTokens() {
+		if t.GetToken() != pg_query.Token_PARAM || t.GetStart() < 0 || int(t.GetEnd()) > len(sql) {
+			continue
+		}
+		k, err := strconv.Atoi(sql[t.GetStart()+1 : t.GetEnd()])
+		if err != nil || k > maxParams {
+			k = maxParams + 1
+		}
+		n = max(n, k)
+	}
+	return n, nil
+}
+
+// maxParams is PostgreSQL's limit on a statement's parameters; a higher
+// $n counts as one more, which no tx can supply.
+const maxParams = 65535

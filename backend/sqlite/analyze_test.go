@@ -117,11 +117,11 @@ func TestAnalyzeBeforeTheSchemaExists(t *testing.T) {
 		sql  string
 		want sqlcheck.Analysis
 	}{
-		{`INSERT INTO later (id) VALUES (1)`, sqlcheck.Analysis{}},
-		{`CREATE INDEX later_v ON later (v)`, sqlcheck.Analysis{DDL: true}},
-		{"/* a comment */ -- and another\n  Drop Table later", sqlcheck.Analysis{DDL: true}},
-		{`ALTER TABLE later ADD COLUMN w INT`, sqlcheck.Analysis{DDL: true}},
-		{`CREATE TRIGGER later_tr AFTER INSERT ON later BEGIN SELECT 1; END`, sqlcheck.Analysis{DDL: true}},
+		{`INSERT INTO later (id) VALUES (1)`, sqlcheck.Analysis{Params: sqlcheck.ParamsUnknown}},
+		{`CREATE INDEX later_v ON later (v)`, sqlcheck.Analysis{DDL: true, Params: sqlcheck.ParamsUnknown}},
+		{"/* a comment */ -- and another\n  Drop Table later", sqlcheck.Analysis{DDL: true, Params: sqlcheck.ParamsUnknown}},
+		{`ALTER TABLE later ADD COLUMN w INT`, sqlcheck.Analysis{DDL: true, Params: sqlcheck.ParamsUnknown}},
+		{`CREATE TRIGGER later_tr AFTER INSERT ON later BEGIN SELECT 1; END`, sqlcheck.Analysis{DDL: true, Params: sqlcheck.ParamsUnknown}},
 	} {
 		got, err := b.Gate().Analyze(ctx, c.sql)
 		if err != nil || !reflect.DeepEqual(got, c.want) {

@@ -241,6 +241,7 @@ func (b *Backend) prepare(sql string) (c *cached, temp bool, err error) {
 		return nil, false, err
 	}
 	c = &cached{stmt: stmt, an: b.wgate.analysis(), ordered: stmt.ReadOnly() && topLevelOrder(sql)}
+	c.an.Params = stmt.BindCount()
 	if b.wgate.altered != "" {
 		return c, true, nil
 	}

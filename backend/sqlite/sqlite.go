@@ -546,6 +546,9 @@ func (b *Backend) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, e
 	stmt, err := prepareGated(r, &rg.g, sql)
 	rg.on.Store(false)
 	an := rg.g.analysis()
+	if err == nil {
+		an.Params = stmt.BindCount()
+	}
 	// CREATE TABLE ... AS SELECT is not dry-run: its columns have no
 	// DEFAULT, its query was judged above, and running it could be costly.
 	ddlKind := isDDLKind(rg.g.kind) && !(rg.g.kind == sqlite3.AUTH_CREATE_TABLE && rg.g.query)
@@ -559,6 +562,7 @@ func (b *Backend) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, e
 	if err != nil && isSchemaError(err) && backend.AsError(err).Class != backend.ClassPermission {
 		// No verdict; what the statement does is partly unknown.
 		an.DDL = an.DDL || startsDDL(sql)
+		an.Params = sqlcheck.ParamsUnknown
 		err = nil
 	}
 	if err != nil && backend.AsError(err) == nil {

@@ -20,21 +20,29 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-// resolveKey turns a hex public key or the name of a key in HOME/keys into
-// a public key.
+// resolveKey turns a hex public key, the name of a key in HOME/keys or a
+// key file into a public key.
 func resolveKey(home, s string) (ed25519.PublicKey, error) {
 	if b, err := hex.DecodeString(s); err == nil && len(b) == ed25519.PublicKeySize {
 		return ed25519.PublicKey(b), nil
 	}
-	k, err := keyring.Dir(filepath.Join(home, "keys")).Load(s)
+	dir := keyring.Dir(filepath.Join(home, "keys"))
+	if !dir.Has(s) {
+		if _, err := os.Stat(s); err == nil {
+			k, err := keyring.LoadFile(s)
+			return k.Public(), err
+		}
+	}
+	k, err := dir.Load(s)
 	if err != nil {
-		return nil, fmt.Errorf("%q is neither a hex ed25519 public key (64 hex digits) nor a key in %s: %w", s, filepath.Join(home, "keys"), err)
+		return nil, fmt.Errorf("%q is neither a hex ed25519 public key (64 hex digits), a key in %s nor a key file: %w", s, dir, err)
 	}
 	return k.Public(), nil
 }
 
 func adminCmd() *cobra.Command {
-	var nodeURL, keyFile, home string
+	var t *target
+	var sg signer
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "admin",
@@ -45,9 +53,8 @@ and table ("*" for every table), with system transactions. A key that holds
 no grant may send no transaction; reads through 'relchain query' are open to
 anyone who can reach a node. A genesis without admins is an open network.`,
 	}
-	cmd.PersistentFlags().StringVar(&nodeURL, "node", client.DefaultNode, "RPC address of a node")
-	cmd.PersistentFlags().StringVar(&keyFile, "key", "", "admin key file to sign with (default: HOME/keys/default.json)")
-	cmd.PersistentFlags().StringVar(&home, "home", defaultHome(), "relchain home holding keys/")
+	t = withTarget(cmd, true)
+	sg.register(cmd.PersistentFlags(), "admin key")
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 60*time.Second, "give up after this long")
 
 	change := func(use, short string, stmt func(ed25519.PublicKey, string) txn.Statement) *cobra.Command {
@@ -57,7 +64,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 			Long:  short + ".\n\nKEY is a hex public key or the name of a key in HOME/keys; TABLE is a table name, or '*' for every table.\nAll changes go in one transaction.",
 			Args:  cobra.MinimumNArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				grantee, err := resolveKey(home, args[0])
+				grantee, err := resolveKey(sg.home, args[0])
 				if err != nil {
 					return err
 				}
@@ -65,13 +72,13 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 				for _, t := range args[1:] {
 					stmts = append(stmts, stmt(grantee, t))
 				}
-				c, err := signingClient(home, keyFile, nodeURL)
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				defer cancel()
+				c, err := sg.client(ctx, t)
 				if err != nil {
 					return err
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				defer cancel()
-				res, err := submit(ctx, c, client.ModeCommit, "text", nodeURL, stmts...)
+				res, err := submit(ctx, c, client.ModeCommit, "text", c.URL(), stmts...)
 				if err != nil {
 					return err
 				}
@@ -89,18 +96,18 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 		Short: "Show the admins and the grants (of every key, or of KEY)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client.New(nodeURL, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			c, err := t.client(ctx)
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			defer cancel()
 			g, err := c.Grants(ctx)
 			if err != nil {
 				return err
 			}
 			if len(args) == 1 {
-				k, err := resolveKey(home, args[0])
+				k, err := resolveKey(sg.home, args[0])
 				if err != nil {
 					return err
 				}

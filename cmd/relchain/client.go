@@ -1,22 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -92,78 +85,9 @@ func checkOutput(output string, allowed ...string) error {
 	return fmt.Errorf("unknown --output %q: use %s", output, strings.Join(allowed, " or "))
 }
 
-// signingClient is a client of nodeURL that signs with the key of --key,
-// or the home's default key.
-func signingClient(home, keyFile, nodeURL string) (*client.Client, error) {
-	key, err := loadKey(home, keyFile)
-	if err != nil {
-		return nil, err
-	}
-	return client.New(nodeURL, key.Private)
-}
-
-func loadKey(home, keyFile string) (keyring.Key, error) {
-	if keyFile != "" {
-		return keyring.LoadFile(keyFile)
-	}
-	return keyring.Dir(filepath.Join(home, "keys")).LoadOrCreateDefault()
-}
-
 const argHelp = `Arguments fill the statement's placeholders ($1.. on PostgreSQL, ?1.. or ? on
 SQLite) in order. Integers, decimals, true/false and NULL are recognised; a
 prefix forces a type: int:, float:, text:, bytes:<hex>, bool:.`
-
-func execCmd() *cobra.Command {
-	var nodeURL, mode, keyFile, output, home string
-	var timeout time.Duration
-	cmd := &cobra.Command{
-		Use:   "exec SQL [ARG...]",
-		Short: "Sign and submit one SQL statement as a bc-transaction",
-		Long:  "Sign and submit one SQL statement as a bc-transaction.\n\n" + argHelp,
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := client.ParseMode(mode)
-			if err != nil {
-				return err
-			}
-			if err := checkOutput(output, "text", "json"); err != nil {
-				return err
-			}
-			targs, err := parseArgs(args[1:])
-			if err != nil {
-				return err
-			}
-			c, err := signingClient(home, keyFile, nodeURL)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			defer cancel()
-			res, err := submit(ctx, c, m, output, nodeURL, txn.Statement{SQL: args[0], Args: targs})
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				_ = enc.Encode(res)
-			} else {
-				printResult(res, m)
-			}
-			if !res.OK() {
-				return fmt.Errorf("transaction %s: %s", api.CodeName(res.Code), res.Error)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&nodeURL, "node", client.DefaultNode, "RPC address of a node")
-	cmd.Flags().StringVar(&mode, "mode", "commit", "commit (wait for the block), sync (wait for CheckTx) or async (return at once)")
-	cmd.Flags().StringVar(&keyFile, "key", "", "key file to sign with (default: HOME/keys/default.json, created on first use)")
-	cmd.Flags().StringVar(&home, "home", defaultHome(), "relchain home holding keys/")
-	cmd.Flags().StringVar(&output, "output", "text", "text or json")
-	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "give up after this long")
-	return cmd
-}
 
 func printResult(r *client.Result, m client.Mode) {
 	fmt.Printf("tx:     %s\n", r.Hash)
@@ -172,9 +96,6 @@ func printResult(r *client.Result, m client.Mode) {
 		return
 	}
 	fmt.Printf("code:   %d (%s)\n", r.Code, api.CodeName(r.Code))
-	if r.Error != "" {
-		fmt.Printf("error:  %s\n", r.Error)
-	}
 	if r.Height > 0 {
 		fmt.Printf("height: %d\n", r.Height)
 	}
@@ -204,141 +125,4 @@ func printTable(cols []string, rows [][]any) {
 		fmt.Fprintln(w, strings.Join(cells, "\t"))
 	}
 	w.Flush()
-}
-
-func queryCmd() *cobra.Command {
-	var nodeURL, output string
-	var minHeight int64
-	var timeout time.Duration
-	cmd := &cobra.Command{
-		Use:   "query SQL [ARG...]",
-		Short: "Run a read-only SQL statement on a node's committed state",
-		Long:  "Run a read-only SQL statement on a node's committed state (no consensus).\n\n" + argHelp,
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output, "table", "json"); err != nil {
-				return err
-			}
-			targs, err := parseArgs(args[1:])
-			if err != nil {
-				return err
-			}
-			vals := make([]any, len(targs))
-			for i, a := range targs {
-				if a.Kind == txn.KindBytes {
-					return fmt.Errorf("argument %d: bytes arguments are not supported by query yet", i+1)
-				}
-				vals[i] = a.Value()
-			}
-			c, err := client.New(nodeURL, nil)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			defer cancel()
-			res, err := c.Query(ctx, minHeight, args[0], vals...)
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
-			}
-			printTable(res.Columns, res.Rows)
-			fmt.Printf("(%d rows at height %d)\n", len(res.Rows), res.Height)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&nodeURL, "node", client.DefaultNode, "RPC address of a node")
-	cmd.Flags().Int64Var(&minHeight, "min-height", 0, "wait until the node has committed this height (read your writes)")
-	cmd.Flags().StringVar(&output, "output", "table", "table or json")
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long")
-	return cmd
-}
-
-func statusCmd() *cobra.Command {
-	var nodeURL, output string
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show a node's height, AppHash, chain id, validators and backend",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := client.New(nodeURL, nil)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			st, err := c.Status(ctx)
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
-			}
-			fmt.Printf("node:         %s (%s)\nchain id:     %s\nheight:       %d\napp hash:     %s\nbackend:      %s\nblock atomic: %v\ncatching up:  %v\nvalidators:   %d\n",
-				st.Node, st.Moniker, st.ChainID, st.Height, st.AppHash, st.Backend, st.BlockAtomic, st.CatchingUp, len(st.Validators))
-			for _, v := range st.Validators {
-				fmt.Printf("  %s\n", v)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&nodeURL, "node", client.DefaultNode, "RPC address of a node")
-	cmd.Flags().StringVar(&output, "output", "text", "text or json")
-	return cmd
-}
-
-func keysCmd() *cobra.Command {
-	var home string
-	dir := func() keyring.Dir { return keyring.Dir(filepath.Join(home, "keys")) }
-	cmd := &cobra.Command{Use: "keys", Short: "Manage client signing keys (HOME/keys)"}
-	cmd.PersistentFlags().StringVar(&home, "home", defaultHome(), "relchain home holding keys/")
-	cmd.AddCommand(&cobra.Command{
-		Use: "add NAME", Short: "Create a new ed25519 key", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := dir().Add(args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Printf("%s %s\n", k.Name, k.PublicHex())
-			return nil
-		},
-	}, &cobra.Command{
-		Use: "list", Short: "List keys", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			keys, err := dir().List()
-			if err != nil {
-				return err
-			}
-			if len(keys) == 0 {
-				fmt.Fprintf(os.Stderr, "no keys in %s; create one with `relchain keys add NAME`\n", dir())
-			}
-			for _, k := range keys {
-				fmt.Printf("%s %s\n", k.Name, k.PublicHex())
-			}
-			return nil
-		},
-	}, &cobra.Command{
-		Use: "show NAME", Short: "Show a key's public key", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := dir().Load(args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Printf("name:       %s\npublic key: %s\nfile:       %s\n", k.Name, k.PublicHex(), filepath.Join(string(dir()), k.Name+".json"))
-			return nil
-		},
-	})
-	return cmd
-}
-
-func versionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use: "version", Short: "Print the version", Args: cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) { fmt.Println("relchain", appVersion()) },
-	}
 }

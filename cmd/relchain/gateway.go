@@ -82,7 +82,7 @@ its key: on a network with admins, grant it write access with the printed key.`,
 			if err != nil {
 				return err
 			}
-			pub, err := gateway.AddUser(path, args[0], password, keyFile)
+			pub, err := gateway.AddUser(path, args[0], password, keyPath(keyFile))
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ its key: on a network with admins, grant it write access with the printed key.`,
 			return nil
 		},
 	}
-	add.Flags().StringVar(&keyFile, "key", "", "the user's signing key file (default: a new key beside the users file)")
+	add.Flags().StringVar(&keyFile, "key", "", "the user's signing key: a key name in ~/.relchain/keys or a key file (default: a new key beside the users file)")
 	add.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input (one line)")
 	list := &cobra.Command{
 		Use:   "list",
@@ -200,4 +200,13 @@ func printLocalnetPG(nodes []netctl.NodeInfo) {
 		fmt.Printf("%s pg=%s  psql \"host=%s port=%s user=%s password=%s dbname=relchain sslmode=disable\"\n",
 			n.Name, rc.PG.Listen, host, port, localnetPGUser, localnetPGPassword)
 	}
+}
+
+// keyPath is the file of --key: a key name in the default home's keys,
+// else a key file's path as given (as every command's --key).
+func keyPath(key string) string {
+	if d := keyring.Dir(filepath.Join(defaultHome(), "keys")); key != "" && d.Has(key) {
+		return d.Path(key)
+	}
+	return key
 }

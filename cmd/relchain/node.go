@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -366,7 +367,7 @@ func localnetCmd() *cobra.Command {
 			err = net.WaitReady(rctx)
 			cancel()
 			if err != nil {
-				return fmt.Errorf("network did not become ready: %w", err)
+				return fmt.Errorf("network did not become ready: %w%s", err, exitedNodesCause(net))
 			}
 			fmt.Printf("ready: %d validators committed a block; nodes listed in %s/nodes.json; Ctrl-C stops\n", len(nodes), dir)
 			// A node that dies is reported; the others keep running (a BFT
@@ -410,4 +411,51 @@ func printPostgresSetup(dsn string) error {
 	}
 	fmt.Print(sql)
 	return nil
+}
+
+// exitedNodesCause names, for every node of net whose process exited, the
+// last error line of its node.log: the cause a user needs (a database
+// setting, a port in use) without opening the log.
+func exitedNodesCause(net *netctl.Network) string {
+	var b strings.Builder
+	for i, n := range net.Nodes {
+		if net.Running(i) {
+			continue
+		}
+		if line := lastErrorLine(net.LogFile(i)); line != "" {
+			fmt.Fprintf(&b, "\n%s: %s", n.Name, line)
+		}
+	}
+	return b.String()
+}
+
+// lastErrorLine is the last line of the log file at path that reports an
+// error: the "error: ..." line relchain node exits with, else the last
+// line that mentions an error, else the last line.
+func lastErrorLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 256 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > tail {
+		_, _ = f.Seek(st.Size()-tail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	mention := ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "error:") {
+			return l
+		}
+		if mention == "" && strings.Contains(strings.ToLower(l), "err") {
+			mention = l
+		}
+	}
+	if mention == "" && len(lines) > 0 {
+		mention = strings.TrimSpace(lines[len(lines)-1])
+	}
+	return mention
 }

@@ -28,7 +28,9 @@ Byzantine-fault-tolerant ledger: validators agree on one ordered log of signed
 SQL transactions through CometBFT and execute it deterministically.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
 		execCmd(), txCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
 	return root

@@ -80,8 +80,9 @@ func submit(ctx context.Context, c *client.Client, m client.Mode, output, nodeUR
 }
 
 func txCmd() *cobra.Command {
-	var nodeURL, output string
+	var output string
 	var timeout time.Duration
+	var t *target
 	cmd := &cobra.Command{
 		Use:   "tx HASH",
 		Short: "Show a bc-transaction's committed result, or that it is not committed yet",
@@ -91,22 +92,24 @@ results, and the log. Exit status: 0 committed with code 0; 1 committed
 with a failure code, or the lookup failed; 3 not committed (yet): the tx
 may still be in a mempool, or was never submitted or was evicted (the node
 indexes a block's txs just after committing it: a tx committed a moment
-ago may still answer 3; ask again).`,
+ago may still answer 3; ask again).
+
+` + nodeHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output, "text", "json"); err != nil {
 				return err
 			}
-			c, err := client.New(nodeURL, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			c, err := t.client(ctx)
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			defer cancel()
 			return lookupTx(ctx, c, args[0], output)
 		},
 	}
-	cmd.Flags().StringVar(&nodeURL, "node", client.DefaultNode, "RPC address of a node")
+	t = withTarget(cmd, false)
 	cmd.Flags().StringVar(&output, "output", "text", "text or json")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long")
 	return cmd

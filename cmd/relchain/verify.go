@@ -40,6 +40,9 @@ proportional to the database's size.`,
 			if err != nil {
 				return err
 			}
+			// One AppHash case everywhere: upper-case hex, as CometBFT and
+			// relchain status print it.
+			r.AppHash, r.ChainAppHash = strings.ToUpper(r.AppHash), strings.ToUpper(r.ChainAppHash)
 			if output == "json" {
 				b, _ := json.MarshalIndent(struct {
 					node.VerifyReport
@@ -61,7 +64,7 @@ proportional to the database's size.`,
 // on stderr.
 func printVerify(r node.VerifyReport) {
 	if r.OK() {
-		fmt.Printf("OK: height %d, %d tables, state digest %s\n", r.Height, len(r.Tables), r.StateDigest)
+		fmt.Printf("OK: height %d, %d tables, state digest %s, app hash %s\n", r.Height, len(r.Tables), r.StateDigest, r.AppHash)
 		if r.ChainAppHash != "" {
 			fmt.Printf("the chain's AppHash for height %d (header of block %d) matches\n", r.Height, r.Height+1)
 		} else if r.ChainNote != "" {
@@ -78,7 +81,7 @@ func printVerify(r node.VerifyReport) {
 	}
 	if r.ChainDiffers {
 		fmt.Fprintf(os.Stderr, "MISMATCH at height %d: this database's AppHash %s is not the chain's %s (header of block %d): this node applied a block differently from the network\n",
-			r.Height, strings.ToUpper(r.AppHash), strings.ToUpper(r.ChainAppHash), r.Height+1)
+			r.Height, r.AppHash, r.ChainAppHash, r.Height+1)
 	}
 	if h := r.Halt; h != nil {
 		what := "its AppHash diverged from the network's"

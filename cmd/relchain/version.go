@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// buildVersion is what `relchain version` reports.
+type buildVersion struct {
+	Relchain   string            `json:"relchain"`
+	Commit     string            `json:"commit"`
+	CommitTime string            `json:"commit_time,omitempty"`
+	Modified   bool              `json:"modified,omitempty"`
+	Go         string            `json:"go"`
+	CometBFT   string            `json:"cometbft"`
+	SQLite     string            `json:"sqlite"`
+	Parsers    map[string]string `json:"parsers"`
+}
+
+// Modules whose versions `relchain version` names.
+const (
+	modCometBFT   = "github.com/cometbft/cometbft"
+	modSQLiteWasm = "github.com/ncruces/go-sqlite3-wasm/v6"
+	modSQLite     = "github.com/ncruces/go-sqlite3"
+	modPGQuery    = "github.com/pganalyze/pg_query_go/v6"
+	modVitess     = "github.com/dolthub/vitess"
+)
+
+// gitCommit is the commit `make build` passes to the linker
+// (-X main.gitCommit=…), for builds without VCS information.
+var gitCommit string
+
+// versionInfo reads the build information the Go toolchain embedded.
+func versionInfo() buildVersion {
+	v := buildVersion{Relchain: appVersion(), Commit: "unknown (built without VCS information)", Go: runtime.Version(),
+		CometBFT: "unknown", SQLite: "unknown", Parsers: map[string]string{}}
+	if gitCommit != "" {
+		v.Commit = gitCommit
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Commit = s.Value
+		case "vcs.time":
+			v.CommitTime = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	mods := map[string]string{}
+	for _, d := range bi.Deps {
+		if d.Replace != nil {
+			d = d.Replace
+		}
+		mods[d.Path] = d.Version
+	}
+	if m := mods[modCometBFT]; m != "" {
+		v.CometBFT = m
+	}
+	if m := mods[modSQLiteWasm]; m != "" {
+		v.SQLite = sqliteVersion(m) + " (" + modSQLite + " " + mods[modSQLite] + ")"
+	}
+	v.Parsers["postgresql (pg_query_go)"] = mods[modPGQuery]
+	v.Parsers["mysql (vitess)"] = mods[modVitess]
+	return v
+}
+
+// sqliteVersion decodes the SQLite release go-sqlite3-wasm's module
+// version encodes in its minor and patch numbers: v6.3.35304 is SQLite
+// 3.53.4 (libversion_number 3053004).
+func sqliteVersion(mod string) string {
+	parts := strings.Split(strings.TrimPrefix(mod, "v"), ".")
+	if len(parts) == 3 {
+		if n, err := strconv.Atoi(parts[2]); err == nil && n >= 30000 && n < 40000 {
+			return fmt.Sprintf("%d.%d.%d", n/10000, n/100%100, n%100)
+		}
+	}
+	return "unknown (wasm module " + mod + ")"
+}
+
+func (v buildVersion) String() string {
+	commit := v.Commit
+	if v.Modified {
+		commit += " (modified)"
+	}
+	if v.CommitTime != "" {
+		commit += " " + v.CommitTime
+	}
+	return fmt.Sprintf("relchain %s\ncommit:   %s\ngo:       %s\ncometbft: %s\nsqlite:   %s\nparsers:  postgresql pg_query_go %s, mysql vitess %s\n",
+		v.Relchain, commit, v.Go, v.CometBFT, v.SQLite, v.Parsers["postgresql (pg_query_go)"], v.Parsers["mysql (vitess)"])
+}
+
+func versionCmd() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use: "version", Short: "Print relchain's version, commit and the versions of CometBFT, SQLite and the SQL parsers", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
+			}
+			v := versionInfo()
+			if output == "json" {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(v)
+			}
+			fmt.Print(v)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&output, "output", "text", "text or json")
+	return cmd
+}
