@@ -89,7 +89,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 		Short: "Show the admins and the grants (of every key, or of KEY)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client.New(nodeURL, nil)
+			c, err := newClient(nodeURL, nil)
 			if err != nil {
 				return err
 			}

@@ -99,7 +99,7 @@ func signingClient(home, keyFile, nodeURL string) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return client.New(nodeURL, key.Private)
+	return newClient(nodeURL, key.Private)
 }
 
 func loadKey(home, keyFile string) (keyring.Key, error) {
@@ -230,7 +230,7 @@ func queryCmd() *cobra.Command {
 				}
 				vals[i] = a.Value()
 			}
-			c, err := client.New(nodeURL, nil)
+			c, err := newClient(nodeURL, nil)
 			if err != nil {
 				return err
 			}
@@ -264,7 +264,7 @@ func statusCmd() *cobra.Command {
 		Short: "Show a node's height, AppHash, chain id, validators and backend",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := client.New(nodeURL, nil)
+			c, err := newClient(nodeURL, nil)
 			if err != nil {
 				return err
 			}

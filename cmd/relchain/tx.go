@@ -97,7 +97,7 @@ ago may still answer 3; ask again).`,
 			if err := checkOutput(output, "text", "json"); err != nil {
 				return err
 			}
-			c, err := client.New(nodeURL, nil)
+			c, err := newClient(nodeURL, nil)
 			if err != nil {
 				return err
 			}
