@@ -17,7 +17,6 @@ import (
 	"time"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
-	cmtnode "github.com/cometbft/cometbft/node"
 	cmttypes "github.com/cometbft/cometbft/types"
 
 	"github.com/relchain/relchain/backend"
@@ -81,7 +80,8 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 	if err != nil {
 		return rep, fmt.Errorf("restore: read the genesis: %w", err)
 	}
-	if err := refuseLiveDatabase(ctx, home, rc, opts.Force); err != nil {
+	existed, err := refuseLiveDatabase(ctx, home, rc, opts.Force)
+	if err != nil {
 		return rep, err
 	}
 	work, err := os.MkdirTemp(filepath.Join(home, "data"), "restore-")
@@ -117,6 +117,10 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 	if rep.Replaced, err = r.install(ctx, time.Now().UTC().Format("20060102T150405Z")); err != nil {
 		return rep, fmt.Errorf("restore: %w", err)
 	}
+	if !existed {
+		rep.Replaced = ""
+		_ = r.dropReplaced(ctx)
+	}
 	if err := clearHaltRecord(home); err != nil {
 		return rep, fmt.Errorf("restore: %w", err)
 	}
@@ -124,33 +128,32 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 }
 
 // refuseLiveDatabase refuses to restore over a database that holds blocks
-// unless force.
-func refuseLiveDatabase(ctx context.Context, home string, rc Config, force bool) error {
-	if force {
-		return nil
-	}
+// unless force, and says whether it holds blocks (then it is kept aside).
+// A server's database is opened (and so created, empty, if it was not);
+// a file database that does not exist is left so.
+func refuseLiveDatabase(ctx context.Context, home string, rc Config, force bool) (bool, error) {
 	d, s, err := rc.backendSpec(home)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !d.Server {
 		if _, err := os.Stat(s.DSN); errors.Is(err, os.ErrNotExist) {
-			return nil
+			return false, nil
 		}
 	}
 	be, err := OpenBackend(ctx, home, rc)
 	if err != nil {
-		return fmt.Errorf("restore: open the node's database: %w", err)
+		return false, fmt.Errorf("restore: open the node's database: %w", err)
 	}
 	defer be.Close()
 	st, err := be.LoadState(ctx)
 	if err != nil {
-		return fmt.Errorf("restore: read the node's database: %w", err)
+		return false, fmt.Errorf("restore: read the node's database: %w", err)
 	}
-	if st.Height > 0 {
-		return fmt.Errorf("restore: the node's database already holds height %d; give --force to replace it (it is kept aside)", st.Height)
+	if st.Height > 0 && !force {
+		return true, fmt.Errorf("restore: the node's database already holds height %d; give --force to replace it (it is kept aside)", st.Height)
 	}
-	return nil
+	return st.Height > 0, nil
 }
 
 var checkpointFileName = regexp.MustCompile(`^checkpoint-([1-9][0-9]{0,18})\.[a-z]{1,16}$`)
@@ -312,7 +315,7 @@ func planCometState(ctx context.Context, cc *cmtcfg.Config, m BackupManifest, wa
 func (p cometPlan) apply(ctx context.Context, cc *cmtcfg.Config) (int64, error) {
 	switch {
 	case p.bootstrap != nil:
-		if err := cmtnode.BootstrapState(ctx, p.bootstrap, cmtcfg.DefaultDBProvider, uint64(p.height), p.appHash); err != nil {
+		if err := bootstrapState(ctx, p.bootstrap, p.height, p.appHash); err != nil {
 			return 0, fmt.Errorf("bootstrap at height %d: %w", p.height, err)
 		}
 		return p.height, nil
