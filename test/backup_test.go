@@ -62,7 +62,7 @@ func TestBackupRestoreDumpCheckpoint_SQLite(t *testing.T) {
 		c.mustExec(ctx, 1, stmt(fmt.Sprintf("UPDATE acct SET bal = bal + 1 WHERE id = %d", i+1)))
 	}
 
-	out = mustRun(t, "add-node", "--net", c.dir, "--name", "node4")
+	mustRun(t, "add-node", "--net", c.dir, "--name", "node4")
 	info := loadNode(t, c.dir, "node4")
 	db := filepath.Join(info.Home, "data", "relchain.db")
 	for name, bad := range damagedBackups(t, good, dir) {
