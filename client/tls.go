@@ -14,12 +14,15 @@ type Options struct {
 	// CAFile is a PEM file of the certificate authorities that may sign an
 	// https node's certificate, instead of the system's.
 	CAFile string
+	// TLS, when not nil, is the TLS configuration for an https node
+	// (CAFile is then ignored).
+	TLS *tls.Config
 }
 
 // NewWithOptions is New with connection settings o.
 func NewWithOptions(url string, key ed25519.PrivateKey, o Options) (*Client, error) {
-	var tc *tls.Config
-	if o.CAFile != "" {
+	tc := o.TLS
+	if tc == nil && o.CAFile != "" {
 		var err error
 		if tc, err = TLSConfig(o.CAFile); err != nil {
 			return nil, err

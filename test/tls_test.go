@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // A node given a certificate in config.toml ([rpc] tls_cert_file,
@@ -27,7 +29,12 @@ import (
 func TestRPCOverTLS(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
-	mustRun(t, "init", "--home", home)
+	mustRun(t, "init", "--home", home, "--open")
+	add := exec.Command(relchainBin, "gateway", "users", "add", "carol", "--home", home, "--password-stdin")
+	add.Stdin = strings.NewReader("pw-carol\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("users add: %v\n%s", err, out)
+	}
 	ca, caKey := newCA(t, "relchain test CA")
 	other, _ := newCA(t, "another CA")
 	caFile, otherFile := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "other.pem")
@@ -54,7 +61,8 @@ func TestRPCOverTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	nodeCmd := exec.Command(relchainBin, "node", "--home", home)
+	pgAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	nodeCmd := exec.Command(relchainBin, "node", "--home", home, "--pg-listen", pgAddr)
 	nodeCmd.Stdout, nodeCmd.Stderr = &log, &log
 	if err := nodeCmd.Start(); err != nil {
 		t.Fatal(err)
@@ -82,6 +90,16 @@ func TestRPCOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("query over TLS: %v\n%s", err, out)
 	}
+
+	// The node's PostgreSQL listener submits writes to its own RPC, over
+	// TLS now.
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://carol:pw-carol@%s/relchain?sslmode=disable", pgAddr))
+	if err != nil {
+		t.Fatalf("the node's PostgreSQL listener: %v", err)
+	}
+	defer conn.Close(ctx)
+	mustPgxExec(t, conn, `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`)
+	mustPgxExec(t, conn, `INSERT INTO notes (id, body) VALUES ($1, $2)`, int64(1), "over TLS")
 
 	out, err = exec.Command(relchainBin, "status", "--node", url, "--ca", otherFile).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "not signed by a trusted CA") {
