@@ -53,20 +53,24 @@ func TestReadBackupRefusesMalformedFiles(t *testing.T) {
 		file []byte
 		want string
 	}{
-		"empty":           {nil, "not a relchain backup"},
-		"not a tar":       {[]byte(strings.Repeat("x", 2048)), "not a relchain backup"},
-		"truncated":       {good[:len(good)-600], "truncated"},
-		"flipped":         {flip(good, 3*512+3), "SHA-256"},
-		"format":          {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.Format = "v0" }), "format"},
-		"height":          {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.Height = -1 }), "height"},
-		"app hash":        {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.AppHash = "zz" }), "app_hash"},
-		"path in name":    {backupBytes(t, data, func(m *BackupManifest, h []*tar.Header) { m.File, h[1].Name = "../checkpoint-7.db", "../checkpoint-7.db" }), "not the checkpoint"},
+		"empty":     {nil, "not a relchain backup"},
+		"not a tar": {[]byte(strings.Repeat("x", 2048)), "not a relchain backup"},
+		"truncated": {good[:len(good)-600], "truncated"},
+		"flipped":   {flip(good, 3*512+3), "SHA-256"},
+		"format":    {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.Format = "v0" }), "format"},
+		"height":    {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.Height = -1 }), "height"},
+		"app hash":  {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.AppHash = "zz" }), "app_hash"},
+		"path in name": {backupBytes(t, data, func(m *BackupManifest, h []*tar.Header) {
+			m.File, h[1].Name = "../checkpoint-7.db", "../checkpoint-7.db"
+		}), "not the checkpoint"},
 		"other height":    {backupBytes(t, data, func(m *BackupManifest, h []*tar.Header) { m.File, h[1].Name = "checkpoint-8.db", "checkpoint-8.db" }), "not the checkpoint"},
 		"huge size":       {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.Size = 1 << 50 }), "size"},
 		"size mismatch":   {backupBytes(t, data, func(m *BackupManifest, _ []*tar.Header) { m.Size-- }), "manifest says"},
 		"huge manifest":   {backupBytes(t, data, func(_ *BackupManifest, h []*tar.Header) { h[0].Size = maxManifestBytes + 1 }), "not a relchain backup"},
 		"manifest second": {backupBytes(t, data, func(_ *BackupManifest, h []*tar.Header) { h[0].Name = "x.json" }), "not a relchain backup"},
-		"symlink":         {backupBytes(t, data, func(_ *BackupManifest, h []*tar.Header) { h[1].Typeflag, h[1].Linkname, h[1].Size = tar.TypeSymlink, "/etc/passwd", 0 }), "manifest says"},
+		"symlink": {backupBytes(t, data, func(_ *BackupManifest, h []*tar.Header) {
+			h[1].Typeflag, h[1].Linkname, h[1].Size = tar.TypeSymlink, "/etc/passwd", 0
+		}), "manifest says"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
