@@ -36,6 +36,10 @@ func TestBackupRestoreDumpCheckpoint_SQLite(t *testing.T) { testBackupRestore(t,
 // checkpoints restored into a database beside the node's).
 func TestBackupRestore_Postgres(t *testing.T) { testBackupRestore(t, "postgres") }
 
+// And on MySQL (relchain's own dump format, restored beside the node's
+// database).
+func TestBackupRestore_MySQL(t *testing.T) { testBackupRestore(t, "mysql") }
+
 func testBackupRestore(t *testing.T, backend string) {
 	c := mustStartCluster(t, clusterOptions{backend: backend})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -43,8 +47,10 @@ func testBackupRestore(t *testing.T, backend string) {
 	if backend == "sqlite" {
 		c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, note TEXT, rate REAL, raw BLOB)"))
 		c.mustExec(ctx, 0, stmt("CREATE INDEX acct_bal ON acct (bal)"))
-	} else {
+	} else if backend == "postgres" {
 		c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, note TEXT, rate DOUBLE PRECISION, raw BYTEA)"))
+	} else {
+		c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, note TEXT, rate DECIMAL(10, 2), raw BLOB)"))
 	}
 	for i := 1; i <= 12; i++ {
 		raw := fmt.Sprintf("X'00FF%02X'", i)
@@ -79,7 +85,7 @@ func testBackupRestore(t *testing.T, backend string) {
 	}
 
 	addNode := []string{"add-node", "--net", c.dir, "--name", "node4"}
-	if backend == "postgres" {
+	if backend != "sqlite" {
 		addNode = append(addNode, "--dsn", strings.ReplaceAll(c.pgDSN, "{node}", "node4"))
 	}
 	mustRun(t, addNode...)
