@@ -125,3 +125,31 @@ func (c *Checkpointer) Err() error {
 	defer c.mu.Unlock()
 	return c.lastErr
 }
+
+// TakeCheckpointNow takes one checkpoint into dir at once, outside any
+// schedule (relchain checkpoint, relchain backup): dump writes the database,
+// in one snapshot, into the file tmp (which does not exist yet) and says the
+// height committed in that snapshot. tmp lies in a directory of its own
+// inside dir, so a background checkpoint of a running node, which uses its
+// own temporary name, is never disturbed; only a complete file is renamed
+// checkpoint-<height><ext>. Nothing is pruned.
+func TakeCheckpointNow(dir, ext string, dump func(tmp string) (height int64, err error)) (Checkpoint, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	work, err := os.MkdirTemp(dir, ".checkpoint-now-")
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer os.RemoveAll(work)
+	tmp := filepath.Join(work, "checkpoint"+ext)
+	height, err := dump(tmp)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	cp := Checkpoint{Height: height, Path: filepath.Join(dir, CheckpointName(height, ext))}
+	if err := os.Rename(tmp, cp.Path); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	return cp, nil
+}

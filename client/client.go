@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,12 @@ func nonceCounter(key ed25519.PrivateKey) *atomic.Uint64 {
 // New returns a client of the node at url (e.g. http://127.0.0.1:26657)
 // that signs with key (may be nil for a read-only client).
 func New(url string, key ed25519.PrivateKey) (*Client, error) {
+	return newClient(url, key, nil)
+}
+
+// newClient is New over TLS with tc for an https URL (nil: the system's
+// certificate authorities).
+func newClient(url string, key ed25519.PrivateKey, tc *tls.Config) (*Client, error) {
 	if url == "" {
 		url = DefaultNode
 	}
@@ -97,6 +104,9 @@ func New(url string, key ed25519.PrivateKey) (*Client, error) {
 		// A Stream submits from many goroutines: keep their connections
 		// instead of Go's default of two idle ones per host.
 		tr.MaxIdleConnsPerHost = 64
+		tr.TLSClientConfig = tc
+	} else if tc != nil {
+		return nil, fmt.Errorf("node %s: the RPC client's transport takes no TLS settings", url)
 	}
 	rpc, err := rpchttp.NewWithClient(url, "/websocket", hc)
 	if err != nil {
@@ -160,6 +170,9 @@ func (c *Client) SetChainID(id string) {
 }
 
 func (c *Client) wrap(what string, err error) error {
+	if hint := tlsHint(err); hint != "" {
+		return fmt.Errorf("%s on node %s: %w%s", what, c.url, err, hint)
+	}
 	var op *net.OpError
 	if errors.As(err, &op) {
 		return fmt.Errorf("%s on node %s: %w (is the node running? start one with `relchain localnet` or pass --node)", what, c.url, err)

@@ -24,6 +24,9 @@ type Config struct {
 	// Dialect then names the node's backend.
 	Local   client.LocalQuerier
 	Dialect string
+	// NodeTLS is the TLS configuration for https node addresses; nil: the
+	// system's certificate authorities.
+	NodeTLS *tls.Config
 	// UsersFile is the users file (LoadUsers).
 	UsersFile string
 	// TLSCert and TLSKey enable TLS (sslmode=require); RequireTLS refuses
@@ -57,6 +60,9 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	nodes, err := NewNodes(cfg.Nodes, cfg.Local)
+	if nodes != nil {
+		nodes.tls = cfg.NodeTLS
+	}
 	if err != nil {
 		return nil, err
 	}

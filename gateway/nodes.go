@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 type Nodes struct {
 	urls  []string
 	local client.LocalQuerier
+	tls   *tls.Config // for https urls; nil: the system's CAs
 
 	current atomic.Int64 // index of the node that answered last
 
@@ -49,7 +51,7 @@ func (n *Nodes) client(url string, key ed25519.PrivateKey) (*client.Client, erro
 	if c, ok := n.clients[id]; ok {
 		return c, nil
 	}
-	c, err := client.New(url, key)
+	c, err := client.NewWithOptions(url, key, client.Options{TLS: n.tls})
 	if err != nil {
 		return nil, err
 	}

@@ -143,6 +143,12 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 	cc.Moniker = name
 	cc.P2P.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, p2pPort)
 	cc.RPC.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, rpcPort)
+	if len(o.Hosts) > 0 {
+		// One machine per validator: CometBFT's production p2p settings
+		// (routable addresses only, one peer per IP), not loopback's.
+		cc.P2P.AddrBookStrict = true
+		cc.P2P.AllowDuplicateIP = false
+	}
 	rc := node.DefaultConfig()
 	rc.Backend.Kind = o.Backend
 	rc.Backend.UnsafeNoGate = o.UnsafeNoGate

@@ -41,6 +41,7 @@ type Node struct {
 	// listener, else nil (pglisten.go).
 	pg      PGConfig
 	rpcAddr string
+	rpcTLS  struct{ cert, key string } // the RPC certificate and key, when it serves TLS
 	gateway *gateway.Gateway
 
 	// halted delivers the first reason this node cannot go on: a block the
@@ -148,6 +149,9 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	nd := newNode(n, a, ss, home, logger, dbs)
 	nd.abciServer = srv
 	nd.pg, nd.rpcAddr = rc.PG, cc.RPC.ListenAddress
+	if cc.RPC.IsTLSEnabled() {
+		nd.rpcTLS.cert, nd.rpcTLS.key = cc.RPC.CertFile(), cc.RPC.KeyFile()
+	}
 	return nd, nil
 }
 

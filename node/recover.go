@@ -2,6 +2,7 @@ package node
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,8 +158,10 @@ func restorerFor(home string, rc Config) (restorer, error) {
 type restorer interface {
 	list(dir string) ([]backend.Checkpoint, error)
 	// stage restores cp beside the live database and verifies it against
-	// appHash, the chain's AppHash at cp's height.
+	// appHash, the chain's AppHash at cp's height (nil: the AppHash it
+	// holds, once its contents reproduce it); verified says what it held.
 	stage(ctx context.Context, cp backend.Checkpoint, appHash []byte) error
+	verified() backend.State
 	// discard removes what stage made.
 	discard(ctx context.Context)
 	// install replaces the live database by the staged one and says
@@ -171,24 +174,27 @@ type restorer interface {
 // verifyStaged checks a restored database: it must hold cp's height with
 // the chain's AppHash for it, and its contents must reproduce that AppHash
 // (app.VerifyState: a scan of every table, the system state and the
-// block's recorded AppHash inputs), and a block must start on it.
-func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint, appHash []byte) error {
+// block's recorded AppHash inputs), and a block must start on it. A nil
+// appHash accepts the AppHash the database holds once its contents
+// reproduce it (relchain backup learns it so); the state verified is
+// returned.
+func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint, appHash []byte) (backend.State, error) {
 	st, err := app.VerifyState(ctx, be)
 	switch {
 	case err != nil:
-		return err
+		return st, err
 	case st.Height != cp.Height:
-		return fmt.Errorf("it holds height %d, its name says %d", st.Height, cp.Height)
-	case !bytes.Equal(st.AppHash, appHash):
-		return fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
+		return st, fmt.Errorf("it holds height %d, its name says %d", st.Height, cp.Height)
+	case appHash != nil && !bytes.Equal(st.AppHash, appHash):
+		return st, fmt.Errorf("its AppHash %X is not the chain's %X at height %d", st.AppHash, appHash, cp.Height)
 	}
 	// A block must be able to start on it: no change records that no
 	// block made (backend.ErrOutOfBandChange).
 	blk, err := be.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("no block can start on it: %w", err)
+		return st, fmt.Errorf("no block can start on it: %w", err)
 	}
-	return blk.Rollback(ctx)
+	return st, blk.Rollback(ctx)
 }
 
 // fileRestorer restores a checkpoint of a file database (a copy of the
@@ -196,6 +202,7 @@ func verifyStaged(ctx context.Context, be backend.Backend, cp backend.Checkpoint
 // keeping the replaced one as <file>.replaced-<stamp>.
 type fileRestorer struct {
 	db, replaced string
+	state        backend.State
 	checkpoints  func(dir string) ([]backend.Checkpoint, error)
 	open         func(ctx context.Context, path string) (backend.Backend, error)
 }
@@ -214,7 +221,7 @@ func (r *fileRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash
 		_ = removeDB(r.staged())
 		return err
 	}
-	err = verifyStaged(ctx, be, cp, appHash)
+	r.state, err = verifyStaged(ctx, be, cp, appHash)
 	if cerr := be.Close(); err == nil {
 		err = cerr
 	}
@@ -223,6 +230,8 @@ func (r *fileRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHash
 	}
 	return err
 }
+
+func (r *fileRestorer) verified() backend.State { return r.state }
 
 func (r *fileRestorer) discard(context.Context) { _ = removeDB(r.staged()) }
 
@@ -253,9 +262,13 @@ type serverRestorer struct {
 	checkpoints func(dir string) ([]backend.Checkpoint, error)
 	open        func(ctx context.Context, dsn string) (backend.Backend, error)
 	dsn         string
+	suffix      string // of the staged database's name; "_recover" when empty
 	staged      string // database name
 	replaced    string // database name
+	state       backend.State
 }
+
+func (r *serverRestorer) verified() backend.State { return r.state }
 
 func (r *serverRestorer) list(dir string) ([]backend.Checkpoint, error) { return r.checkpoints(dir) }
 
@@ -264,14 +277,14 @@ func (r *serverRestorer) stage(ctx context.Context, cp backend.Checkpoint, appHa
 	if err != nil {
 		return err
 	}
-	r.staged = name + "_recover"
+	r.staged = name + cmp.Or(r.suffix, "_recover")
 	stagedDSN, err := r.ops.Restore(ctx, r.dsn, cp, r.staged)
 	if err != nil {
 		return err
 	}
 	be, err := r.open(ctx, stagedDSN)
 	if err == nil {
-		err = verifyStaged(ctx, be, cp, appHash)
+		r.state, err = verifyStaged(ctx, be, cp, appHash)
 		if cerr := be.Close(); err == nil {
 			err = cerr
 		}

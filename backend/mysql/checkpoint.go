@@ -36,6 +36,14 @@ func (b *Backend) CheckpointError() error { return b.ckpt.CheckpointError() }
 // WaitCheckpoint waits for a running MySQL dump to finish.
 func (b *Backend) WaitCheckpoint() { b.ckpt.WaitCheckpoint() }
 
+// CheckpointNow dumps the database into dir at once
+// (backend.TakeCheckpointNow), in one consistent snapshot as the
+// background checkpoints do, while a node may be committing blocks on it.
+// Nothing is pruned.
+func (b *Backend) CheckpointNow(ctx context.Context, dir string) (backend.Checkpoint, error) {
+	return backend.TakeCheckpointNow(dir, checkpointExt, func(tmp string) (int64, error) { return b.dumpSnapshot(ctx, tmp) })
+}
+
 // dumpSnapshot writes the dump to the file path: after checkpointMagic,
 // a sequence of statements, each a uvarint length and the text, that recreate every
 // base table (relchain's included, capture triggers excepted: Open

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
 )
 
 // checkpointExt is the extension of PostgreSQL checkpoints (pg_dump's
@@ -27,11 +28,35 @@ func Checkpoints(dir string) ([]backend.Checkpoint, error) {
 // dumpSnapshot runs pg_dump into the file path on the snapshot of a
 // REPEATABLE READ transaction and returns the height committed in it.
 func (b *Backend) dumpSnapshot(ctx context.Context, path string) (int64, error) {
+	return dumpSnapshot(ctx, b.writerCfg.Copy(), b.dsn, path)
+}
+
+// CheckpointNow dumps the database of a node's DSN (its writer's, as in
+// relchain.toml) into dir at once (backend.TakeCheckpointNow), in one
+// snapshot as the background checkpoints do: a running node goes on
+// committing blocks. Nothing is pruned.
+func CheckpointNow(ctx context.Context, dsn, dir string) (backend.Checkpoint, error) {
+	writerDSN, _, err := pgsetup.SplitDSN(dsn)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	cfg, err := writerConfig(writerDSN)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	return backend.TakeCheckpointNow(dir, checkpointExt, func(tmp string) (int64, error) {
+		return dumpSnapshot(ctx, cfg, writerDSN, tmp)
+	})
+}
+
+// dumpSnapshot runs pg_dump of dsn into the file path on the snapshot of a
+// REPEATABLE READ transaction on a connection of cfg and returns the height
+// committed in it.
+func dumpSnapshot(ctx context.Context, cfg *pgx.ConnConfig, dsn, path string) (int64, error) {
 	pgDump, err := clientBinary("pg_dump")
 	if err != nil {
 		return 0, err
 	}
-	cfg := b.writerCfg.Copy()
 	cfg.RuntimeParams["statement_timeout"] = "0"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -52,7 +77,7 @@ func (b *Backend) dumpSnapshot(ctx context.Context, path string) (int64, error) 
 	// No owners or privileges: they name this node's roles, which another
 	// node restoring the dump (state sync) does not have.
 	out, err := exec.CommandContext(ctx, pgDump, "--format=custom", "--no-owner", "--no-privileges", "--snapshot="+snapshot,
-		"--file="+path, "--dbname="+b.dsn).CombinedOutput()
+		"--file="+path, "--dbname="+dsn).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: pg_dump: %w: %s", err, out)
 	}

@@ -17,7 +17,7 @@ var mysqlNoGate mysql.Option
 
 func mysqlDriver() Driver {
 	return serverDriver(Driver{Name: "mysql", DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
-		Open: openMySQL, Prepare: prepareMySQL,
+		Open: openMySQL, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
 		Wire: WireDialect{Placeholders: PlaceholdersOrdered, CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
 		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
@@ -37,6 +37,18 @@ func openMySQL(ctx context.Context, s Spec) (backend.Backend, error) {
 		opts = append(opts, mysql.WithUnsafeSuperuser())
 	}
 	return mysql.Open(ctx, s.DSN, opts...)
+}
+
+// mysqlCheckpointNow opens the database as a node (or verify) does, without
+// scheduled checkpoints, and dumps it at once into dir.
+func mysqlCheckpointNow(ctx context.Context, s Spec, dir string) (backend.Checkpoint, error) {
+	s.Checkpoints = Checkpoints{}
+	be, err := openMySQL(ctx, s)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	defer be.Close()
+	return be.(*mysql.Backend).CheckpointNow(ctx, dir)
 }
 
 // prepareMySQL turns the administrator's DSN of a new MySQL/MariaDB node

@@ -16,6 +16,9 @@ var postgresNoGate postgres.Option
 func postgresDriver() Driver {
 	return serverDriver(Driver{Name: "postgres", DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
 		Open: openPostgres, Prepare: preparePostgres, SetupSQL: postgresSetupSQL,
+		CheckpointNow: func(ctx context.Context, s Spec, dir string) (backend.Checkpoint, error) {
+			return postgres.CheckpointNow(ctx, s.DSN, dir)
+		},
 		Wire: WireDialect{DollarQuotes: true, PGCatalog: true}},
 		postgres.Checkpoints, ServerOps{DatabaseName: postgres.DatabaseName, Restore: postgres.RestoreCheckpoint,
 			Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})

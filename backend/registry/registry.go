@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/relchain/relchain/backend"
@@ -32,6 +33,15 @@ type Driver struct {
 	Prepare func(ctx context.Context, s *Spec) error
 	// Checkpoints lists the checkpoints in dir, newest first.
 	Checkpoints func(dir string) ([]backend.Checkpoint, error)
+	// CheckpointNow takes a checkpoint of the database s locates into dir
+	// at once, in one snapshot, while a node may be running on it (relchain
+	// checkpoint, relchain backup); nil when the backend cannot.
+	CheckpointNow func(ctx context.Context, s Spec, dir string) (backend.Checkpoint, error)
+	// Dump writes the replicated tables of the database s locates to w as
+	// SQL text (CREATE TABLE, INSERTs in primary-key order), without
+	// relchain's own tables and triggers, from one snapshot, and returns
+	// its height; nil when the backend has none.
+	Dump func(ctx context.Context, s Spec, w io.Writer) (int64, error)
 	// Restore are the operations recover and state sync use to restore a
 	// checkpoint beside a server's live database; nil for a file database
 	// (restored by copying the file).

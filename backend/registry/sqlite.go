@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"io"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
@@ -12,6 +13,10 @@ var sqliteNoGate sqlite.Option
 
 func sqliteDriver() Driver {
 	return Driver{Name: "sqlite", Open: openSQLite, Checkpoints: sqlite.Checkpoints,
+		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return sqlite.Dump(ctx, s.DSN, w) },
+		CheckpointNow: func(_ context.Context, s Spec, dir string) (backend.Checkpoint, error) {
+			return sqlite.CheckpointNow(s.DSN, dir)
+		},
 		Wire: WireDialect{Placeholders: PlaceholdersNumbered, CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}}
 }
 

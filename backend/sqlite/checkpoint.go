@@ -53,17 +53,7 @@ func TakeCheckpoint(path, dir string, keep int) error {
 	}
 	tmp := filepath.Join(dir, "checkpoint.tmp")
 	_ = os.Remove(tmp)
-	src, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY|sqlite3.OPEN_NOMUTEX)
-	if err != nil {
-		return fmt.Errorf("checkpoint: open %s: %w", path, err)
-	}
-	err = src.Exec("VACUUM INTO " + quoteLiteral(tmp))
-	src.Close()
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("checkpoint: copy %s: %w", path, err)
-	}
-	height, err := checkpointHeight(tmp)
+	height, err := vacuumInto(path, tmp)
 	if err != nil {
 		_ = os.Remove(tmp)
 		return err
@@ -72,6 +62,32 @@ func TakeCheckpoint(path, dir string, keep int) error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return backend.PruneCheckpoints(dir, checkpointExt, keep)
+}
+
+// CheckpointNow copies the database at path into dir at once
+// (backend.TakeCheckpointNow), as the background checkpoints do: VACUUM
+// INTO on a read-only connection of its own reads one WAL snapshot, so a
+// running node goes on committing blocks. Nothing is pruned.
+func CheckpointNow(path, dir string) (backend.Checkpoint, error) {
+	return backend.TakeCheckpointNow(dir, checkpointExt, func(tmp string) (int64, error) { return vacuumInto(path, tmp) })
+}
+
+// vacuumInto copies the database at path into the new file tmp and returns
+// the committed height of the copy.
+func vacuumInto(path, tmp string) (int64, error) {
+	if _, err := os.Stat(path); err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	src, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY|sqlite3.OPEN_NOMUTEX)
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: open %s: %w", path, err)
+	}
+	err = src.Exec("VACUUM INTO " + quoteLiteral(tmp))
+	src.Close()
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: copy %s: %w", path, err)
+	}
+	return checkpointHeight(tmp)
 }
 
 // checkpointHeight reads the committed height stored in a database file.

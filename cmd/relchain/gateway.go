@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
@@ -41,6 +42,13 @@ conflicts).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg.Nodes = strings.Split(nodes, ",")
+			if caFile != "" {
+				tc, err := client.TLSConfig(caFile)
+				if err != nil {
+					return err
+				}
+				cfg.NodeTLS = tc
+			}
 			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			gw, err := gateway.Start(sctx, cfg)
 			cancel()

@@ -28,7 +28,9 @@ AppHash against the chain, and rejoins the network.`,
 			if err := checkOutput(output, "text", "json"); err != nil {
 				return err
 			}
+			stop := spin("recover")
 			rep, err := node.Recover(context.Background(), home)
+			stop()
 			for _, r := range rep.Rejected {
 				fmt.Printf("skipped checkpoint at %s\n", r)
 			}

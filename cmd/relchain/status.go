@@ -167,7 +167,7 @@ func networkOf(ctx context.Context, dir string) []netNode {
 		if h, herr := node.LoadHaltRecord(n.Home); herr == nil && h != nil {
 			out[i].Stopped = fmt.Sprintf("after height %d (%s): %s", h.Height, h.Kind, h.Reason)
 		}
-		c, err := client.New(n.RPC, nil)
+		c, err := newClient(n.RPC, nil)
 		if err != nil {
 			continue
 		}

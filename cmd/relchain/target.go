@@ -82,7 +82,7 @@ func firstReachable(ctx context.Context, dir string) (string, error) {
 
 // ping asks the node at url for its status, within two seconds.
 func ping(ctx context.Context, url string) error {
-	c, err := client.New(url, nil)
+	c, err := newClient(url, nil)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (t *target) client(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return client.New(url, nil)
+	return newClient(url, nil)
 }
 
 // signer is what signs a client command's transactions: --key (a key
@@ -123,7 +123,7 @@ func (s *signer) client(ctx context.Context, t *target) (*client.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	return client.New(url, key.Private)
+	return newClient(url, key.Private)
 }
 
 // loadKey resolves --key: empty is HOME's default key (created on first

@@ -36,7 +36,9 @@ proportional to the database's size.`,
 			if err := checkOutput(output, "text", "json"); err != nil {
 				return err
 			}
+			stop := spin("verify")
 			r, err := node.Verify(context.Background(), home)
+			stop()
 			if err != nil {
 				return err
 			}
