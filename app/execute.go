@@ -43,6 +43,8 @@ type pendingBlock struct {
 	systemSum   statedigest.Sum        // after the block
 	replay      map[string]replayState // windows this block changed
 	grants      map[string]grantSet    // grants this block changed
+	vals        valSet                 // validator powers this block changed (0: removed)
+	valUpdates  []ValidatorUpdate      // for CometBFT, sorted by key (validatorEntries)
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -141,7 +143,7 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
-		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -372,7 +374,15 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		}
 		return f, nil, nil
 	}
+	txVals := make(valSet)
 	for j, st := range stmts {
+		if isValidatorStmt(st.SQL) {
+			if why := e.checkValidator(st, p.vals, txVals); why != "" {
+				return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeValidatorRefused, Reason: why}))
+			}
+			results = append(results, &backend.Rows{})
+			continue
+		}
 		if isSystem(st.SQL) {
 			op, err := parseSystem(st, e.gate())
 			if err != nil {
@@ -434,6 +444,9 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	}
 	for k, g := range txGrants {
 		p.grants[k] = g
+	}
+	for k, v := range txVals {
+		p.vals[k] = v
 	}
 	return nil, results, nil
 }
