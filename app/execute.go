@@ -376,26 +376,10 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	}
 	txVals := make(valSet)
 	for j, st := range stmts {
-		if isValidatorStmt(st.SQL) {
-			if why := e.checkValidator(st, p.vals, txVals); why != "" {
-				return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeValidatorRefused, Reason: why}))
-			}
-			results = append(results, &backend.Rows{})
-			continue
-		}
 		if isSystem(st.SQL) {
-			op, err := parseSystem(st, e.gate())
-			if err != nil {
-				return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
+			if rej := e.systemStatement(p, st, txGrants, txVals); rej != nil {
+				return fail(rejectionFailure(j+1, rej))
 			}
-			key := string(op.grantee)
-			g := e.perms.grantsOf(key, txGrants, p.grants)
-			if op.grant {
-				g = g.with(op.table)
-			} else {
-				g = g.without(op.table)
-			}
-			txGrants[key] = g
 			results = append(results, &backend.Rows{})
 			continue
 		}
@@ -449,6 +433,31 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		p.vals[k] = v
 	}
 	return nil, results, nil
+}
+
+// systemStatement executes a system statement of a tx in a block: its
+// change goes into the tx's overlays (txGrants, txVals), which join the
+// block's if the whole wl-transaction succeeds.
+func (e *Executor) systemStatement(p *pendingBlock, st txn.Statement, txGrants map[string]grantSet, txVals valSet) *Rejection {
+	if isValidatorStmt(st.SQL) {
+		if why := e.checkValidator(st, p.vals, txVals); why != "" {
+			return &Rejection{Code: api.CodeValidatorRefused, Reason: why}
+		}
+		return nil
+	}
+	op, err := parseSystem(st, e.gate())
+	if err != nil {
+		return &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
+	}
+	key := string(op.grantee)
+	g := e.perms.grantsOf(key, txGrants, p.grants)
+	if op.grant {
+		g = g.with(op.table)
+	} else {
+		g = g.without(op.table)
+	}
+	txGrants[key] = g
+	return nil
 }
 
 // execFailure is the result of a statement the backend failed: the class
