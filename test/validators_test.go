@@ -51,6 +51,9 @@ func TestValidatorMembership_SQLite(t *testing.T) {
 	out := m.mustCLI(0, "add", c.nodes[joiner].Home, "10")
 	t.Logf("%s", strings.TrimSpace(out))
 	m.waitValidators(map[int]bool{0: true, 1: true, 2: true, 3: true, joiner: true})
+	if shown := m.mustCLI(1, "show"); !strings.Contains(shown, m.address(joiner)) || strings.Count(shown, "power=10") != 5 {
+		t.Fatalf("relchain admin validator show = %q, want 5 validators of power 10 with %s", shown, m.address(joiner))
+	}
 	m.waitSigned(joiner)
 
 	removed := 3

@@ -116,8 +116,42 @@ refused.`,
 		return client.RemoveValidator(k, force), nil
 	})
 	remove.Short = "Remove validator KEY from the set"
-	cmd.AddCommand(add, power, remove)
+	cmd.AddCommand(add, power, remove, showValidatorsCmd(nodeURL, timeout))
 	return cmd
+}
+
+// showValidatorsCmd prints CometBFT's current validator set (the node's
+// /validators): address, consensus public key and voting power.
+func showValidatorsCmd(nodeURL *string, timeout *time.Duration) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show",
+		Short: "Show the current validator set (address, consensus key in hex, voting power)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := client.New(*nodeURL, nil)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+			defer cancel()
+			perPage := 100
+			for page := 1; ; page++ {
+				vs, err := c.RPC().Validators(ctx, nil, &page, &perPage)
+				if err != nil {
+					return fmt.Errorf("validators: %w", err)
+				}
+				if page == 1 {
+					fmt.Printf("height: %d\n", vs.BlockHeight)
+				}
+				for _, v := range vs.Validators {
+					fmt.Printf("  %s  %s  power=%d\n", v.Address, strings.ToUpper(hex.EncodeToString(v.PubKey.Bytes())), v.VotingPower)
+				}
+				if page*perPage >= vs.Total {
+					return nil
+				}
+			}
+		},
+	}
 }
 
 // submitValidatorChange signs st with the admin key and waits for its
