@@ -24,6 +24,11 @@ const (
 	// observed when it ran them; the whole bc-transaction was rolled back.
 	// Retrying the transaction from its start is safe.
 	CodeConflict uint32 = 13
+	// CodeValidatorRefused: a validator membership statement was refused
+	// (malformed key or power, unknown or duplicate validator, or a change
+	// that would remove the last validator or lower the number of faults
+	// the set tolerates without force). CheckTx and FinalizeBlock.
+	CodeValidatorRefused uint32 = 14
 
 	// Node-local admission (CheckTx only, never a block result): this node
 	// could not execute the tx within its tx_timeout or memory when
@@ -69,6 +74,8 @@ func CodeName(code uint32) string {
 		return "quarantined"
 	case CodeConflict:
 		return "conflict"
+	case CodeValidatorRefused:
+		return "validator_refused"
 	case CodeQueryFailed:
 		return "query_failed"
 	case CodeQueryBadInput:

@@ -16,6 +16,16 @@ const (
 	SystemRevoke = "@relchain revoke write"
 )
 
+// Validator membership system statements (admin keys only). Arguments:
+// the validator's 32-byte ed25519 consensus public key (bytes), for add and
+// power its voting power (int, at least 1), and last a force flag (bool)
+// that lets a change lower the number of faults the set tolerates.
+const (
+	SystemValidatorAdd    = "@relchain validator add"
+	SystemValidatorPower  = "@relchain validator power"
+	SystemValidatorRemove = "@relchain validator remove"
+)
+
 // AllTables in a grant means every table, present and future.
 const AllTables = "*"
 

@@ -11,6 +11,7 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
+	cmtcrypto "github.com/cometbft/cometbft/proto/tendermint/crypto"
 )
 
 // Version is reported in Info.
@@ -109,7 +110,28 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 	if req.ChainId != a.ex.chainID {
 		return nil, fmt.Errorf("init chain: chain id %q differs from the node's %q", req.ChainId, a.ex.chainID)
 	}
+	vals := make([]ValidatorUpdate, len(req.Validators))
+	for i, v := range req.Validators {
+		vals[i] = ValidatorUpdate{PubKey: v.PubKey.GetEd25519(), Power: v.Power}
+	}
+	if err := a.ex.InitValidators(vals); err != nil {
+		return nil, fmt.Errorf("init chain: %w", err)
+	}
+	// No validators in the response: CometBFT keeps the genesis set,
+	// which the executor records in the first block.
 	return &abci.ResponseInitChain{}, nil
+}
+
+// abciValidatorUpdates converts the executor's validator changes.
+func abciValidatorUpdates(us []ValidatorUpdate) []abci.ValidatorUpdate {
+	if len(us) == 0 {
+		return nil
+	}
+	out := make([]abci.ValidatorUpdate, len(us))
+	for i, u := range us {
+		out[i] = abci.ValidatorUpdate{PubKey: cmtcrypto.PublicKey{Sum: &cmtcrypto.PublicKey_Ed25519{Ed25519: u.PubKey}}, Power: u.Power}
+	}
+	return out
 }
 
 // CheckTx admits a tx to the mempool after the envelope, replay, gate and
@@ -167,7 +189,7 @@ func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock)
 			out[i].Codespace = "relchain"
 		}
 	}
-	return &abci.ResponseFinalizeBlock{TxResults: out, AppHash: appHash}, nil
+	return &abci.ResponseFinalizeBlock{TxResults: out, AppHash: appHash, ValidatorUpdates: abciValidatorUpdates(a.ex.ValidatorUpdates(req.Height))}, nil
 }
 
 // Commit makes the finalized block durable.

@@ -168,7 +168,14 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 		return nil, &Rejection{Code: api.CodeUnauthorized, Reason: why}
 	}
 	sender := string(tx.PubKey)
+	txVals := make(valSet)
 	for i, st := range tx.Statements {
+		if isValidatorStmt(st.SQL) {
+			if why := e.checkValidator(st, txVals); why != "" {
+				return nil, &Rejection{Code: api.CodeValidatorRefused, Reason: fmt.Sprintf("statement %d: %s", i+1, why)}
+			}
+			continue
+		}
 		if isSystem(st.SQL) {
 			if _, err := parseSystem(st, e.gate()); err != nil {
 				return nil, &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d: %v", i+1, err)}
@@ -259,4 +266,27 @@ func (c *verifiedCache) take(h [32]byte) bool {
 	delete(c.m, h)
 	c.mu.Unlock()
 	return ok
+}
+
+// checkValidator judges a validator statement against the committed set as
+// changed by the tx's earlier statements (overlays, innermost last), and
+// records its change in the last overlay; it returns "" or why not.
+func (e *Executor) checkValidator(st txn.Statement, overlays ...valSet) string {
+	op, err := parseValidator(st)
+	if err != nil {
+		return err.Error()
+	}
+	e.mu.Lock()
+	known := e.valsKnown || e.valsUnsaved
+	cur := e.vals.with(overlays...)
+	e.mu.Unlock()
+	if !known {
+		return "this node's database records no validator set (it was created before relchain recorded one), so the set cannot be changed by a transaction"
+	}
+	power, why := applyValidator(cur, op)
+	if why != "" {
+		return why
+	}
+	overlays[len(overlays)-1][op.key] = power
+	return ""
 }

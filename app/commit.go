@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
@@ -61,11 +62,15 @@ func encodeExecData(results []TxResult, outs []*execData, effects map[int][]byte
 func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
 	e.mu.Lock()
 	p.systemSum = e.systemSum
+	valKV := e.validatorEntries(p)
 	e.mu.Unlock()
-	if len(p.replay) == 0 && len(p.grants) == 0 {
+	if len(p.replay) == 0 && len(p.grants) == 0 && len(valKV) == 0 {
 		return nil
 	}
-	kv := make(map[string][]byte, len(p.replay)+len(p.grants))
+	kv := make(map[string][]byte, len(p.replay)+len(p.grants)+len(valKV))
+	for k, v := range valKV {
+		kv[k] = v
+	}
 	for k, w := range p.replay {
 		kv[replayKeyPrefix+k] = w.encode()
 	}
@@ -86,6 +91,46 @@ func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
 	return nil
 }
 
+// validatorEntries returns the system entries of the validators the block
+// changed (and, in the first block, of the genesis set InitChain gave),
+// and sets p.valUpdates, sorted by key. A change that leaves a power as
+// committed (a validator added and removed in one block) is dropped: it
+// is no update for CometBFT, which refuses to remove an unknown validator.
+// e.mu is held.
+func (e *Executor) validatorEntries(p *pendingBlock) map[string][]byte {
+	kv := make(map[string][]byte)
+	if e.valsUnsaved {
+		for k, v := range e.vals {
+			kv[validatorKeyPrefix+k] = encodePower(v)
+		}
+	}
+	p.valUpdates = nil
+	for _, u := range p.vals.updates() {
+		if e.vals[string(u.PubKey)] == u.Power {
+			continue
+		}
+		p.valUpdates = append(p.valUpdates, u)
+		if u.Power == 0 {
+			kv[validatorKeyPrefix+string(u.PubKey)] = nil
+		} else {
+			kv[validatorKeyPrefix+string(u.PubKey)] = encodePower(u.Power)
+		}
+	}
+	return kv
+}
+
+// ValidatorUpdates returns the validator changes of the pending block of
+// height h (executed, not yet committed), sorted by key: FinalizeBlock's
+// ValidatorUpdates.
+func (e *Executor) ValidatorUpdates(h int64) []ValidatorUpdate {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending == nil || e.pending.height != h {
+		return nil
+	}
+	return slices.Clone(e.pending.valUpdates)
+}
+
 // abortBlock implements block_atomic: it discards every write of the block
 // (grant changes included) and marks the txs that succeeded as aborted. It
 // leaves p with a fresh, empty db-transaction in which Commit will record
@@ -104,6 +149,7 @@ func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []Tx
 		}
 	}
 	clear(p.grants)
+	clear(p.vals)
 	nb, err := e.Backend().Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("block_atomic: begin: %w", err)
@@ -151,6 +197,10 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 			e.perms.grants[k] = g
 		}
 	}
+	if e.valsUnsaved {
+		e.valsKnown, e.valsUnsaved = true, false
+	}
+	e.vals = e.vals.with(p.vals)
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	e.mu.Unlock()

@@ -43,6 +43,8 @@ type pendingBlock struct {
 	systemSum   statedigest.Sum        // after the block
 	replay      map[string]replayState // windows this block changed
 	grants      map[string]grantSet    // grants this block changed
+	vals        valSet                 // validator powers this block changed (0: removed)
+	valUpdates  []ValidatorUpdate      // for CometBFT, sorted by key (validatorEntries)
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -141,7 +143,7 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
-		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -372,20 +374,12 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		}
 		return f, nil, nil
 	}
+	txVals := make(valSet)
 	for j, st := range stmts {
 		if isSystem(st.SQL) {
-			op, err := parseSystem(st, e.gate())
-			if err != nil {
-				return fail(rejectionFailure(j+1, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}))
+			if rej := e.systemStatement(p, st, txGrants, txVals); rej != nil {
+				return fail(rejectionFailure(j+1, rej))
 			}
-			key := string(op.grantee)
-			g := e.perms.grantsOf(key, txGrants, p.grants)
-			if op.grant {
-				g = g.with(op.table)
-			} else {
-				g = g.without(op.table)
-			}
-			txGrants[key] = g
 			results = append(results, &backend.Rows{})
 			continue
 		}
@@ -428,6 +422,9 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	for k, g := range txGrants {
 		p.grants[k] = g
 	}
+	for k, v := range txVals {
+		p.vals[k] = v
+	}
 	return nil, results, nil
 }
 
@@ -455,6 +452,31 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
 	}
 	return nil, nil
+}
+
+// systemStatement executes a system statement of a tx in a block: its
+// change goes into the tx's overlays (txGrants, txVals), which join the
+// block's if the whole wl-transaction succeeds.
+func (e *Executor) systemStatement(p *pendingBlock, st txn.Statement, txGrants map[string]grantSet, txVals valSet) *Rejection {
+	if isValidatorStmt(st.SQL) {
+		if why := e.checkValidator(st, p.vals, txVals); why != "" {
+			return &Rejection{Code: api.CodeValidatorRefused, Reason: why}
+		}
+		return nil
+	}
+	op, err := parseSystem(st, e.gate())
+	if err != nil {
+		return &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
+	}
+	key := string(op.grantee)
+	g := e.perms.grantsOf(key, txGrants, p.grants)
+	if op.grant {
+		g = g.with(op.table)
+	} else {
+		g = g.without(op.table)
+	}
+	txGrants[key] = g
+	return nil
 }
 
 // execFailure is the result of a statement the backend failed: the class

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,6 +46,13 @@ type Executor struct {
 	// CheckTx bounds nonces with it (see ReplayWindow).
 	chainTime time.Time
 	perms     perms // admins (fixed) and committed grants (guarded by mu)
+	// vals is the committed validator set (guarded by mu); valsKnown
+	// whether the database records one (a database written before
+	// validator membership does not), valsUnsaved whether it came from
+	// InitChain and the first block must write it.
+	vals        valSet
+	valsKnown   bool
+	valsUnsaved bool
 }
 
 // NewExecutor loads the committed state from be.
@@ -71,37 +79,19 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, fmt.Errorf("load system state: %w", err)
 	}
-	replay := make(map[string]replayState)
-	grants := make(map[string]grantSet)
-	for k, v := range stored {
-		switch {
-		case k == apphashKey:
-			if _, err := decodeAppHashInputs(v); err != nil {
-				return nil, fmt.Errorf("load system state: %w", err)
-			}
-		case strings.HasPrefix(k, replayKeyPrefix):
-			w, err := decodeReplayState(v)
-			if err != nil {
-				return nil, fmt.Errorf("load replay window of key %X: %w", k[len(replayKeyPrefix):], err)
-			}
-			replay[k[len(replayKeyPrefix):]] = *w
-		case strings.HasPrefix(k, grantKeyPrefix):
-			g, err := decodeGrantSet(v)
-			if err != nil {
-				return nil, fmt.Errorf("load grants of key %X: %w", k[len(grantKeyPrefix):], err)
-			}
-			grants[k[len(grantKeyPrefix):]] = g
-		default:
-			return nil, fmt.Errorf("load system state: unknown key %q (written by a newer relchain?)", k)
-		}
+	sysState, err := loadSystemState(stored)
+	if err != nil {
+		return nil, err
 	}
 	delete(stored, apphashKey)
 	sys := SystemSum(stored)
 	return &Executor{
 		systemSum:   sys,
 		systemRaw:   stored,
-		replay:      replay,
-		perms:       perms{admins: admins, grants: grants},
+		replay:      sysState.replay,
+		perms:       perms{admins: admins, grants: sysState.grants},
+		vals:        sysState.vals,
+		valsKnown:   len(sysState.vals) > 0,
 		be:          be,
 		chainID:     chainID,
 		params:      params,
@@ -111,6 +101,78 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		slot:        newBlockSlot(),
 		verified:    newVerifiedCache(1 << 16),
 	}, nil
+}
+
+// systemState is the decoded system state of a database.
+type systemState struct {
+	replay map[string]replayState
+	grants map[string]grantSet
+	vals   valSet
+}
+
+// loadSystemState decodes the system entries LoadSystem returned.
+func loadSystemState(stored map[string][]byte) (systemState, error) {
+	s := systemState{replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
+	for k, v := range stored {
+		switch {
+		case k == apphashKey:
+			if _, err := decodeAppHashInputs(v); err != nil {
+				return s, fmt.Errorf("load system state: %w", err)
+			}
+		case strings.HasPrefix(k, replayKeyPrefix):
+			w, err := decodeReplayState(v)
+			if err != nil {
+				return s, fmt.Errorf("load replay window of key %X: %w", k[len(replayKeyPrefix):], err)
+			}
+			s.replay[k[len(replayKeyPrefix):]] = *w
+		case strings.HasPrefix(k, grantKeyPrefix):
+			g, err := decodeGrantSet(v)
+			if err != nil {
+				return s, fmt.Errorf("load grants of key %X: %w", k[len(grantKeyPrefix):], err)
+			}
+			s.grants[k[len(grantKeyPrefix):]] = g
+		case strings.HasPrefix(k, validatorKeyPrefix) && len(k) == len(validatorKeyPrefix)+32:
+			p, err := decodePower(v)
+			if err != nil {
+				return s, fmt.Errorf("load validator %X: %w", k[len(validatorKeyPrefix):], err)
+			}
+			s.vals[k[len(validatorKeyPrefix):]] = p
+		default:
+			return s, fmt.Errorf("load system state: unknown key %q (written by a newer relchain?)", k)
+		}
+	}
+	return s, nil
+}
+
+// InitValidators records the genesis validator set (InitChain's): the
+// first block writes it into the system state. It is ignored when the
+// database already records a set or has committed blocks.
+func (e *Executor) InitValidators(vals []ValidatorUpdate) error {
+	set := make(valSet, len(vals))
+	for _, v := range vals {
+		if len(v.PubKey) != ed25519.PublicKeySize {
+			return fmt.Errorf("genesis validator %X: relchain records ed25519 consensus keys only (32 bytes)", v.PubKey)
+		}
+		if v.Power <= 0 || v.Power > MaxValidatorPower {
+			return fmt.Errorf("genesis validator %X: power %d out of range", v.PubKey, v.Power)
+		}
+		set[string(v.PubKey)] = v.Power
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.valsKnown || e.committed.Height > 0 || len(set) == 0 {
+		return nil
+	}
+	e.vals, e.valsUnsaved = set, true
+	return nil
+}
+
+// Validators returns the committed validator set, sorted by key, and
+// whether the database records one.
+func (e *Executor) Validators() ([]ValidatorUpdate, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.vals.updates(), e.valsKnown || e.valsUnsaved
 }
 
 func (e *Executor) committedStateDigest() []byte {
@@ -157,6 +219,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	e.systemRaw = fresh.systemRaw
 	e.replay = fresh.replay
 	e.perms = fresh.perms
+	e.vals, e.valsKnown, e.valsUnsaved = fresh.vals, fresh.valsKnown, false
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	return nil

@@ -110,9 +110,10 @@ func (p *perms) grantsOf(key string, overlays ...map[string]grantSet) grantSet {
 	return p.grants[key]
 }
 
-// isSystem reports whether a statement is a relchain system statement.
+// isSystem reports whether a statement is a relchain system statement
+// (grants, validator membership).
 func isSystem(sql string) bool {
-	return sql == api.SystemGrant || sql == api.SystemRevoke
+	return sql == api.SystemGrant || sql == api.SystemRevoke || isValidatorStmt(sql)
 }
 
 // systemOp is a decoded grant or revoke.
@@ -175,20 +176,20 @@ func (p *perms) authorize(sender string, a sqlcheck.Analysis, overlays ...map[st
 // statements; it returns "" or why not.
 func (p *perms) admit(tx *txn.Tx, overlays ...map[string]grantSet) string {
 	sender := string(tx.PubKey)
-	hasSystem := false
+	hasSystem, hasValidator := false, false
 	for _, st := range tx.Statements {
-		if isSystem(st.SQL) {
-			hasSystem = true
-			break
-		}
+		hasSystem = hasSystem || isSystem(st.SQL)
+		hasValidator = hasValidator || isValidatorStmt(st.SQL)
 	}
-	if hasSystem {
-		if p.open() {
-			return "this network's genesis names no admin, so there are no grants to change (every key may write)"
-		}
-		if !p.admins[sender] {
-			return "only an admin key may grant or revoke"
-		}
+	switch {
+	case hasValidator && p.open():
+		return "this network's genesis names no admin, so no key may change the validator set"
+	case hasValidator && !p.admins[sender]:
+		return "only an admin key may change the validator set"
+	case hasSystem && p.open():
+		return "this network's genesis names no admin, so there are no grants to change (every key may write)"
+	case hasSystem && !p.admins[sender]:
+		return "only an admin key may grant or revoke"
 	}
 	if p.open() || p.admins[sender] {
 		return ""

@@ -64,7 +64,7 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 		return api.RehearseResponse{}, fmt.Errorf("rehearse: begin: %w", err)
 	}
 	defer func() { _ = blk.Rollback(context.WithoutCancel(ctx)) }()
-	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet)}
+	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
 	tx := &txn.Tx{PubKey: sender, Statements: stmts}
 	resp := api.RehearseResponse{Height: committed.Height}
 	if why := e.perms.admit(tx); why != "" {

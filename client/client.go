@@ -398,6 +398,24 @@ func RevokeWrite(grantee ed25519.PublicKey, table string) txn.Statement {
 	return txn.Statement{SQL: api.SystemRevoke, Args: []txn.Arg{txn.Bytes(grantee), txn.Text(table)}}
 }
 
+// AddValidator is the system statement that adds a validator with the
+// ed25519 consensus public key key and voting power power; force lets the
+// change lower the number of faults the set tolerates. Admin keys only.
+func AddValidator(key ed25519.PublicKey, power int64, force bool) txn.Statement {
+	return txn.Statement{SQL: api.SystemValidatorAdd, Args: []txn.Arg{txn.Bytes(key), txn.Int(power), txn.Bool(force)}}
+}
+
+// SetValidatorPower is the system statement that changes a validator's
+// voting power (at least 1; RemoveValidator removes).
+func SetValidatorPower(key ed25519.PublicKey, power int64, force bool) txn.Statement {
+	return txn.Statement{SQL: api.SystemValidatorPower, Args: []txn.Arg{txn.Bytes(key), txn.Int(power), txn.Bool(force)}}
+}
+
+// RemoveValidator is the system statement that removes a validator.
+func RemoveValidator(key ed25519.PublicKey, force bool) txn.Statement {
+	return txn.Statement{SQL: api.SystemValidatorRemove, Args: []txn.Arg{txn.Bytes(key), txn.Bool(force)}}
+}
+
 // Status is what `relchain status` shows.
 type Status struct {
 	Node        string   `json:"node"`

@@ -191,6 +191,7 @@ func TestSQLStates(t *testing.T) {
 		{api.CodeExecFailed, &api.FailureData{Class: "constraint"}, "23000"},
 		{api.CodeTooLarge, nil, "54000"},
 		{api.CodeQuarantined, nil, "57014"},
+		{api.CodeValidatorRefused, nil, "22023"},
 		{api.CodeMalformed, nil, "XX000"},
 	} {
 		e := txFailure(&client.Result{Code: c.code, Failure: c.f, Error: "x"})

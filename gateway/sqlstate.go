@@ -58,6 +58,8 @@ func codeState(code uint32) string {
 		return stateSerialization
 	case api.CodeQuarantined, api.CodeQueryTimeout:
 		return stateQueryCanceled
+	case api.CodeValidatorRefused:
+		return stateInvalidValue
 	}
 	return stateInternal
 }
