@@ -36,6 +36,9 @@ func (b *Backend) CheckpointError() error { return b.ckpt.CheckpointError() }
 // WaitCheckpoint waits for a running MySQL dump to finish.
 func (b *Backend) WaitCheckpoint() { b.ckpt.WaitCheckpoint() }
 
+// LastCheckpoint is the last finished background checkpoint (metrics).
+func (b *Backend) LastCheckpoint() backend.CheckpointRun { return b.ckpt.LastCheckpoint() }
+
 // dumpSnapshot writes the dump to the file path: after checkpointMagic,
 // a sequence of statements, each a uvarint length and the text, that recreate every
 // base table (relchain's included, capture triggers excepted: Open

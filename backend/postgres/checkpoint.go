@@ -66,6 +66,9 @@ func (b *Backend) CheckpointError() error { return b.ckpt.CheckpointError() }
 // WaitCheckpoint waits for a running pg_dump to finish.
 func (b *Backend) WaitCheckpoint() { b.ckpt.WaitCheckpoint() }
 
+// LastCheckpoint is the last finished background checkpoint (metrics).
+func (b *Backend) LastCheckpoint() backend.CheckpointRun { return b.ckpt.LastCheckpoint() }
+
 // RestoreCheckpoint restores the dump cp into a new database named db on
 // the server of dsn (dropping one of that name first) and returns that
 // database's DSN. Verifying it is the caller's business.
