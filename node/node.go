@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	dbm "github.com/cometbft/cometbft-db"
 	"github.com/cometbft/cometbft/abci/example/kvstore"
 	cmtcfg "github.com/cometbft/cometbft/config"
-	cmtflags "github.com/cometbft/cometbft/libs/cli/flags"
 	"github.com/cometbft/cometbft/libs/log"
 	nm "github.com/cometbft/cometbft/node"
 	"github.com/cometbft/cometbft/p2p"
@@ -50,13 +50,35 @@ type Node struct {
 	stopOnce sync.Once
 	cancel   context.CancelFunc // ends the watchers
 	watchers sync.WaitGroup
+	// haltedWith is the first reason delivered on halted (metrics, /readyz).
+	haltedWith atomic.Pointer[haltInfo]
+
+	// metrics is relchain's collector; prom the listener that serves it
+	// with CometBFT's metrics and health, on promAddr ("": off).
+	metrics  *metrics
+	prom     *promServer
+	promAddr string
+	// listCheckpoints lists the backend's checkpoints (nil: unknown);
+	// dbFile is a file backend's database path ("": a server).
+	listCheckpoints func(dir string) ([]backend.Checkpoint, error)
+	dbFile          string
+	jsonLogs        bool // config.toml log_format = "json"
 }
 
 // onCheckpointError reports a failed background checkpoint on the node's
-// standard error (its log): blocks go on, but recovery will start from an
-// older checkpoint until the cause is fixed.
+// standard error (its log) when no logger is at hand (OpenBackend): blocks
+// go on, but recovery will start from an older checkpoint until the cause
+// is fixed.
 func onCheckpointError(err error) {
-	fmt.Fprintf(os.Stderr, "E relchain: checkpoint failed (blocks go on; recover would use an older checkpoint): %v\n", err)
+	fmt.Fprintf(os.Stderr, "E relchain: %s: %v\n", checkpointFailed, err)
+}
+
+const checkpointFailed = "checkpoint failed (blocks go on; recover would use an older checkpoint)"
+
+// logCheckpointError is onCheckpointError through the node's logger (in
+// its log_format).
+func logCheckpointError(logger log.Logger) func(error) {
+	return func(err error) { logger.Error(checkpointFailed, "err", err) }
 }
 
 // loadHome reads a node home's configuration and genesis, and makes the
@@ -67,11 +89,11 @@ func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.Ge
 		return nil, rc, nil, nil, err
 	}
 	if logger == nil {
-		logger = log.NewTMLogger(log.NewSyncWriter(os.Stdout))
-		if logger, err = cmtflags.ParseLogLevel(cc.LogLevel, logger, cmtcfg.DefaultLogLevel); err != nil {
-			return nil, rc, nil, nil, fmt.Errorf("log_level in config.toml: %w", err)
+		if logger, err = newLogger(cc); err != nil {
+			return nil, rc, nil, nil, err
 		}
 	}
+	logger = quiet(logger)
 	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
 	if err != nil {
 		return nil, rc, nil, nil, fmt.Errorf("load genesis: %w", err)
@@ -136,7 +158,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		creator = proxy.NewRemoteClientCreator(srv.Addr(), "socket", true)
 	}
 	dbs := &dbTracker{}
-	n, err := newCometNode(cc, gen, creator, logger, dbs)
+	n, promAddr, err := newCometNode(cc, gen, creator, logger, dbs)
 	if err != nil {
 		dbs.close()
 		if srv != nil {
@@ -145,9 +167,20 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		_ = closeApp(a, ss)
 		return nil, err
 	}
-	nd := newNode(n, a, ss, home, logger, dbs)
+	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
 	nd.abciServer = srv
 	nd.pg, nd.rpcAddr = rc.PG, cc.RPC.ListenAddress
+	nd.jsonLogs = cc.LogFormat == cmtcfg.LogFormatJSON
+	if srv != nil {
+		logger.Info("CometBFT reaches the application over ABCI's socket protocol (the server variant)", "addr", srv.Addr())
+	}
+	if d, err := registry.Lookup(rc.Backend.Kind); err == nil {
+		nd.listCheckpoints = d.Checkpoints
+		if !d.Server {
+			nd.dbFile = rc.SQLitePath(home)
+		}
+	}
+	a.Observer = nd.metrics
 	return nd, nil
 }
 
@@ -162,7 +195,7 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 	if err != nil {
 		return nil, nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
 	}
-	be, err := OpenBackend(ctx, home, rc)
+	be, err := openBackend(ctx, home, rc, logCheckpointError(logger))
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
@@ -200,9 +233,11 @@ func closeApp(a *app.App, ss *stateSync) error {
 	return a.Executor().Backend().Close()
 }
 
-func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker) *Node {
-	return &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs,
+func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker, promAddr string) *Node {
+	n := &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs, promAddr: promAddr,
 		halted: make(chan error, 1), stopping: make(chan struct{})}
+	n.metrics = newMetrics(n)
+	return n
 }
 
 // NewKVStore builds a node of the same home that runs CometBFT's example
@@ -215,12 +250,12 @@ func NewKVStore(home string, logger log.Logger) (*Node, error) {
 	}
 	kv := kvstore.NewPersistentApplication(filepath.Join(cc.DBDir(), "kvstore"))
 	dbs := &dbTracker{}
-	n, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger, dbs)
+	n, promAddr, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger, dbs)
 	if err != nil {
 		dbs.close()
 		return nil, err
 	}
-	return newNode(n, nil, nil, home, logger, dbs), nil
+	return newNode(n, nil, nil, home, logger, dbs, promAddr), nil
 }
 
 // dbTracker remembers the databases CometBFT opens that its node does not
@@ -251,27 +286,36 @@ func (t *dbTracker) close() {
 	t.dbs = nil
 }
 
-func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger, dbs *dbTracker) (*nm.Node, error) {
+// newCometNode builds the CometBFT node; promAddr is where the node
+// itself serves metrics and health instead of CometBFT (health.go).
+func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger, dbs *dbTracker) (n *nm.Node, promAddr string, err error) {
 	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
 	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())
 	if err != nil {
-		return nil, fmt.Errorf("load node key: %w", err)
+		return nil, "", fmt.Errorf("load node key: %w", err)
 	}
-	n, err := nm.NewNode(cc, pv, nodeKey, creator,
+	inst, promAddr := takePrometheus(cc)
+	n, err = nm.NewNode(cc, pv, nodeKey, creator,
 		func() (*types.GenesisDoc, error) { return gen, nil },
 		dbs.provider,
-		nm.DefaultMetricsProvider(cc.Instrumentation),
+		nm.DefaultMetricsProvider(inst),
 		logger)
 	if err != nil {
-		return nil, fmt.Errorf("create cometbft node: %w", err)
+		return nil, "", fmt.Errorf("create cometbft node: %w", err)
 	}
-	return n, nil
+	return n, promAddr, nil
 }
 
 // Start starts CometBFT (handshake, replay of missing blocks, p2p, RPC).
 func (n *Node) Start() error {
 	if err := n.cmt.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
+	}
+	if n.promAddr != "" {
+		if err := n.startPrometheus(n.promAddr); err != nil {
+			_ = n.Stop()
+			return err
+		}
 	}
 	if n.app != nil {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -337,6 +381,7 @@ func noteHalt(home string, height int64, err error, logger log.Logger) error {
 
 // deliver puts err on Halted unless a reason is already there.
 func (n *Node) deliver(err error) {
+	n.haltedWith.CompareAndSwap(nil, &haltInfo{kind: haltKind(err), msg: err.Error()})
 	select {
 	case n.halted <- err:
 	default:
@@ -350,6 +395,7 @@ func (n *Node) Stop() error {
 		n.cancel()
 	}
 	n.watchers.Wait()
+	n.stopPrometheus()
 	if n.gateway != nil {
 		_ = n.gateway.Close()
 	}
@@ -419,6 +465,10 @@ func (n *Node) ABCIAddr() string {
 	}
 	return n.abciServer.Addr()
 }
+
+// JSONLogs reports whether the node logs one JSON object a line
+// (config.toml log_format = "json"): its output then has no other lines.
+func (n *Node) JSONLogs() bool { return n.jsonLogs }
 
 // CometBFT returns the embedded CometBFT node.
 func (n *Node) CometBFT() *nm.Node { return n.cmt }
