@@ -93,6 +93,8 @@ func benignError(msg, err string) bool {
 		"Stopping peer for error", // peer left
 		"Error serving server":    // RPC listener closed on stop
 		return gone(err)
+	case "Error dialing peer": // a peer not (yet, or no longer) listening; CometBFT retries
+		return strings.Contains(err, "connection refused")
 	case "Stopped accept routine, as transport is closed", // p2p listener closed on stop
 		"Won't start a peer - switch is not running": // a peer dialled in while the node stopped
 		return true

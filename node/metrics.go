@@ -26,7 +26,6 @@ type metrics struct {
 
 	execute, digest, commit prometheus.Histogram
 	blockTxs                prometheus.Histogram
-	height                  prometheus.Gauge
 	txs                     *prometheus.CounterVec // by result code name
 	refused                 *prometheus.CounterVec // by reason (code name)
 	refusedBy               map[uint32]prometheus.Counter
@@ -51,8 +50,6 @@ func newMetrics(n *Node) *metrics {
 		digest:   hist("block_digest_seconds", "Part of a block's execution spent on its change and state digests and AppHash.", blockSecondsBuckets),
 		commit:   hist("block_commit_seconds", "Time from the end of a block's execution (or its decision, if later) to the end of its db-commit.", blockSecondsBuckets),
 		blockTxs: hist("block_txs", "bc-transactions per committed block.", prometheus.ExponentialBuckets(1, 4, 8)),
-		height: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: metricsNamespace, Name: "committed_height",
-			Help: "Height of the last block this node committed to its database."}),
 		txs: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: metricsNamespace, Name: "txs_total",
 			Help: "bc-transactions in committed blocks, by result code (api.CodeName: ok, exec_failed, forbidden, ...)."}, []string{"code"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: metricsNamespace, Name: "checktx_refused_total",
@@ -63,7 +60,7 @@ func newMetrics(n *Node) *metrics {
 		m.refusedBy[c] = m.refused.WithLabelValues(api.CodeName(c))
 	}
 	m.txs.WithLabelValues(api.CodeName(api.CodeOK))
-	m.reg.MustRegister(m.execute, m.digest, m.commit, m.blockTxs, m.height, m.txs, m.refused, &stateCollector{n: n})
+	m.reg.MustRegister(m.execute, m.digest, m.commit, m.blockTxs, m.txs, m.refused, &stateCollector{n: n})
 	return m
 }
 
@@ -73,7 +70,6 @@ func (m *metrics) BlockCommitted(t api.BlockTiming, digest time.Duration, codes 
 	m.digest.Observe(digest.Seconds())
 	m.commit.Observe(float64(t.CommitUS) / 1e6)
 	m.blockTxs.Observe(float64(len(codes)))
-	m.height.Set(float64(t.Height))
 	for i := 0; i < len(codes); {
 		j := i + 1
 		for j < len(codes) && codes[j] == codes[i] {
@@ -99,6 +95,8 @@ func (m *metrics) CheckTxRefused(code uint32) {
 type stateCollector struct{ n *Node }
 
 var (
+	descHeight = prometheus.NewDesc(metricsNamespace+"_committed_height",
+		"Height of the last block this node committed to its database.", nil, nil)
 	descCheckpointHeight = prometheus.NewDesc(metricsNamespace+"_checkpoint_height",
 		"Height of this node's newest checkpoint (absent without one).", nil, nil)
 	descCheckpointAge = prometheus.NewDesc(metricsNamespace+"_checkpoint_age_seconds",
@@ -120,7 +118,7 @@ var (
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCheckpointHeight, descCheckpointAge, descCheckpointAgeBlocks,
+	for _, d := range []*prometheus.Desc{descHeight, descCheckpointHeight, descCheckpointAge, descCheckpointAgeBlocks,
 		descCheckpointDuration, descCheckpointFailed, descDatabaseSize, descReplayKeys, descHalted, descReady} {
 		ch <- d
 	}
@@ -147,6 +145,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ex := n.app.Executor()
 	height := ex.State().Height
+	gauge(descHeight, float64(height))
 	gauge(descReplayKeys, float64(ex.ReplayKeys()))
 	if cp, at, ok := n.newestCheckpoint(); ok {
 		gauge(descCheckpointHeight, float64(cp.Height))
