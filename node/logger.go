@@ -93,11 +93,16 @@ func benignError(msg, err string) bool {
 		"Stopping peer for error", // peer left
 		"Error serving server":    // RPC listener closed on stop
 		return gone(err)
+	case "Error stopping consensus state": // stopped while block- or state-syncing
+		return strings.Contains(err, "not started")
 	case "Error dialing peer": // a peer not (yet, or no longer) listening; CometBFT retries
 		return strings.Contains(err, "connection refused")
 	case "Stopped accept routine, as transport is closed", // p2p listener closed on stop
 		"Won't start a peer - switch is not running": // a peer dialled in while the node stopped
 		return true
 	}
-	return false
+	// BaseService.Stop of a service stopped already or never started
+	// (consensus while the node still synced).
+	return strings.HasPrefix(msg, "Not stopping ") &&
+		(strings.HasSuffix(msg, "has not been started yet") || strings.HasSuffix(msg, "already stopped"))
 }

@@ -41,7 +41,11 @@ type Node struct {
 	// listener, else nil (pglisten.go).
 	pg      PGConfig
 	rpcAddr string
-	gateway *gateway.Gateway
+	// rpcListen is where the node serves CometBFT's RPC itself ("":
+	// CometBFT does), rpc that server once started (rpc.go).
+	rpcListen string
+	rpc       *rpcServer
+	gateway   *gateway.Gateway
 
 	// halted delivers the first reason this node cannot go on: a block the
 	// app could not apply, or a divergence (see Halted).
@@ -158,6 +162,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		creator = proxy.NewRemoteClientCreator(srv.Addr(), "socket", true)
 	}
 	dbs := &dbTracker{}
+	rpcAddr := cc.RPC.ListenAddress
 	n, promAddr, err := newCometNode(cc, gen, creator, logger, dbs)
 	if err != nil {
 		dbs.close()
@@ -169,7 +174,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	}
 	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
 	nd.abciServer = srv
-	nd.pg, nd.rpcAddr = rc.PG, cc.RPC.ListenAddress
+	nd.pg, nd.rpcAddr = rc.PG, rpcAddr
 	nd.jsonLogs = cc.LogFormat == cmtcfg.LogFormatJSON
 	if srv != nil {
 		logger.Info("CometBFT reaches the application over ABCI's socket protocol (the server variant)", "addr", srv.Addr())
@@ -235,7 +240,7 @@ func closeApp(a *app.App, ss *stateSync) error {
 
 func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker, promAddr string) *Node {
 	n := &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs, promAddr: promAddr,
-		halted: make(chan error, 1), stopping: make(chan struct{})}
+		rpcListen: takeRPC(cmt.Config()), halted: make(chan error, 1), stopping: make(chan struct{})}
 	n.metrics = newMetrics(n)
 	return n
 }
@@ -310,6 +315,12 @@ func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.Client
 func (n *Node) Start() error {
 	if err := n.cmt.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
+	}
+	if n.rpcListen != "" {
+		if err := n.startRPC(n.rpcListen); err != nil {
+			_ = n.Stop()
+			return err
+		}
 	}
 	if n.promAddr != "" {
 		if err := n.startPrometheus(n.promAddr); err != nil {
@@ -399,6 +410,8 @@ func (n *Node) Stop() error {
 	if n.gateway != nil {
 		_ = n.gateway.Close()
 	}
+	// Before CometBFT closes its stores: no request may reach them after.
+	n.rpc.stop()
 	var err error
 	if n.cmt.IsRunning() {
 		err = n.cmt.Stop()

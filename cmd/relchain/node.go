@@ -366,7 +366,7 @@ func localnetCmd() *cobra.Command {
 			for _, n := range nodes {
 				metrics := ""
 				if n.Metrics != "" {
-					metrics = " metrics=" + n.Metrics + "/metrics health=" + n.Metrics + "/readyz"
+					metrics = " metrics=" + n.Metrics // serves /metrics, /readyz, /livez
 				}
 				fmt.Printf("%s rpc=%s%s log=%s/node.log\n", n.Name, n.RPC, metrics, n.Home)
 			}
@@ -377,7 +377,7 @@ func localnetCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("network did not become ready: %w", err)
 			}
-			fmt.Printf("ready: %d validators committed a block; nodes listed in %s/nodes.json; Ctrl-C stops\n", len(nodes), dir)
+			fmt.Printf("ready: %d validators committed a block; nodes listed in %s/nodes.json; metrics= serves /metrics, /readyz, /livez; Ctrl-C stops\n", len(nodes), dir)
 			// A node that dies is reported; the others keep running (a BFT
 			// network tolerates f of 3f+1 failures).
 			for i := range nodes {
