@@ -33,8 +33,8 @@ type metrics struct {
 
 var _ app.Observer = (*metrics)(nil)
 
-// blockSecondsBuckets spans a block's phases from 100 µs to 10 s.
-var blockSecondsBuckets = prometheus.ExponentialBuckets(0.0001, 2.5, 12)
+// blockSecondsBuckets spans a block's phases from 100 µs to about 15 s.
+var blockSecondsBuckets = prometheus.ExponentialBuckets(0.0001, 2.5, 14)
 
 // refusalCodes are the codes CheckTx refuses new txs with (api/codes.go).
 var refusalCodes = []uint32{api.CodeMalformed, api.CodeWrongChain, api.CodeBadSignature, api.CodeTooLarge,
