@@ -83,13 +83,14 @@ func TestMetricsHealthAndLogs(t *testing.T) {
 	}
 	c.net.StopAll()
 	for i := range c.nodes {
-		checkJSONLogWithoutErrors(t, c.nodes[i].Name, c.net.LogFile(i))
+		checkLogWithoutErrors(t, c.nodes[i].Name, c.net.LogFile(i), true)
 	}
 }
 
-// checkJSONLogWithoutErrors fails on every line of a node's log that is
-// not a JSON object, or is one at error level.
-func checkJSONLogWithoutErrors(t *testing.T, name, path string) {
+// checkLogWithoutErrors fails on every error line of a node's log (JSON
+// "level":"error", or plain "E[…"), and with asJSON on every line that is
+// not a JSON object.
+func checkLogWithoutErrors(t *testing.T, name, path string, asJSON bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -103,6 +104,11 @@ func checkJSONLogWithoutErrors(t *testing.T, name, path string) {
 		if len(bytes.TrimSpace(line)) > 0 {
 			var obj map[string]any
 			switch {
+			case !asJSON:
+				if bytes.HasPrefix(line, []byte("E[")) || bytes.Contains(line, []byte("panic")) {
+					t.Errorf("%s log line %d is an error: %s", name, n, line)
+					bad++
+				}
 			case json.Unmarshal(line, &obj) != nil:
 				t.Errorf("%s log line %d is not a JSON object: %s", name, n, line)
 				bad++
