@@ -96,7 +96,8 @@ func benignError(msg, err string) bool {
 	case "Error stopping consensus state": // stopped while block- or state-syncing
 		return strings.Contains(err, "not started")
 	case "Error dialing peer": // a peer not (yet, or no longer) listening; CometBFT retries
-		return strings.Contains(err, "connection refused") || gone(err)
+		// or already connected the other way round (both dialled at once)
+		return strings.Contains(err, "connection refused") || strings.Contains(err, "duplicate ID") || gone(err)
 	case "Stopped accept routine, as transport is closed", // p2p listener closed on stop
 		"Won't start a peer - switch is not running": // a peer dialled in while the node stopped
 		return true

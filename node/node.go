@@ -269,30 +269,78 @@ func NewKVStore(home string, logger log.Logger) (*Node, error) {
 // in this process (Recover, a restart).
 type dbTracker struct {
 	mu  sync.Mutex
-	dbs []dbm.DB
+	dbs []*trackedDB
 }
 
 func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	db, err := cmtcfg.DefaultDBProvider(ctx)
-	if err == nil && ctx.ID == "tx_index" {
-		t.mu.Lock()
-		t.dbs = append(t.dbs, db)
-		t.mu.Unlock()
+	if err != nil || ctx.ID != "tx_index" {
+		return db, err
 	}
-	return db, err
+	td := &trackedDB{DB: db}
+	t.mu.Lock()
+	t.dbs = append(t.dbs, td)
+	t.mu.Unlock()
+	return td, nil
 }
 
+// close closes the tracked databases once their writers are quiet: the
+// indexer service's goroutine, which CometBFT's Stop does not wait for,
+// may still be indexing the last block (and would log "failed to index
+// block txs … leveldb: closed").
 func (t *dbTracker) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, db := range t.dbs {
+		db.waitQuiet(150*time.Millisecond, 2*time.Second)
 		_ = db.Close()
 	}
 	t.dbs = nil
 }
 
-// newCometNode builds the CometBFT node; promAddr is where the node
-// itself serves metrics and health instead of CometBFT (health.go).
+// trackedDB is a database that knows when it was last written.
+type trackedDB struct {
+	dbm.DB
+	busy atomic.Int32
+	last atomic.Int64 // UnixNano of the last write's end
+}
+
+func (d *trackedDB) write(f func() error) error {
+	d.busy.Add(1)
+	defer func() {
+		d.last.Store(time.Now().UnixNano())
+		d.busy.Add(-1)
+	}()
+	return f()
+}
+
+// waitQuiet waits, at most limit, until no write ran for quiet.
+func (d *trackedDB) waitQuiet(quiet, limit time.Duration) {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if d.busy.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= quiet {
+			return
+		}
+	}
+}
+
+func (d *trackedDB) Set(k, v []byte) error { return d.write(func() error { return d.DB.Set(k, v) }) }
+func (d *trackedDB) SetSync(k, v []byte) error {
+	return d.write(func() error { return d.DB.SetSync(k, v) })
+}
+func (d *trackedDB) Delete(k []byte) error { return d.write(func() error { return d.DB.Delete(k) }) }
+func (d *trackedDB) DeleteSync(k []byte) error {
+	return d.write(func() error { return d.DB.DeleteSync(k) })
+}
+func (d *trackedDB) NewBatch() dbm.Batch { return &trackedBatch{Batch: d.DB.NewBatch(), db: d} }
+
+type trackedBatch struct {
+	dbm.Batch
+	db *trackedDB
+}
+
+func (b *trackedBatch) Write() error     { return b.db.write(b.Batch.Write) }
+func (b *trackedBatch) WriteSync() error { return b.db.write(b.Batch.WriteSync) }
+
 func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger, dbs *dbTracker) (n *nm.Node, promAddr string, err error) {
 	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
 	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())

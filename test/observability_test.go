@@ -106,8 +106,9 @@ func checkLogWithoutErrors(t *testing.T, name, path string, asJSON bool) {
 			switch {
 			case !asJSON:
 				if bytes.HasPrefix(line, []byte("E[")) || bytes.Contains(line, []byte("panic")) {
-					t.Errorf("%s log line %d is an error: %s", name, n, line)
-					bad++
+					rest, _ := io.ReadAll(io.LimitReader(r, 4000))
+					t.Errorf("%s log line %d is an error: %s%s", name, n, line, rest)
+					return
 				}
 			case json.Unmarshal(line, &obj) != nil:
 				t.Errorf("%s log line %d is not a JSON object: %s", name, n, line)
