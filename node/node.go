@@ -161,7 +161,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		}
 		creator = proxy.NewRemoteClientCreator(srv.Addr(), "socket", true)
 	}
-	dbs := &dbTracker{}
+	dbs := newDBTracker(cc)
 	rpcAddr := cc.RPC.ListenAddress
 	n, promAddr, err := newCometNode(cc, gen, creator, logger, dbs)
 	if err != nil {
@@ -254,7 +254,7 @@ func NewKVStore(home string, logger log.Logger) (*Node, error) {
 		return nil, err
 	}
 	kv := kvstore.NewPersistentApplication(filepath.Join(cc.DBDir(), "kvstore"))
-	dbs := &dbTracker{}
+	dbs := newDBTracker(cc)
 	n, promAddr, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger, dbs)
 	if err != nil {
 		dbs.close()
@@ -263,18 +263,32 @@ func NewKVStore(home string, logger log.Logger) (*Node, error) {
 	return newNode(n, nil, nil, home, logger, dbs, promAddr), nil
 }
 
-// dbTracker remembers the databases CometBFT opens that its node does not
-// close when it stops (v0.38 leaves the tx indexer's open), so that Stop
-// releases every file lock and a node of the same home can be opened again
-// in this process (Recover, a restart).
+// dbTracker holds the databases CometBFT opens and closes them itself,
+// after CometBFT stopped, so that:
+//   - every file lock is released (v0.38 leaves the tx indexer's database
+//     open), and a node of the same home opens again in this process
+//     (Recover, a restart);
+//   - no goroutine CometBFT's Stop does not wait for reads a closed store
+//     and panics: the consensus reactor's per-peer queryMaj23Routine loads
+//     commits from the block store up to three PeerQueryMaj23SleepDuration
+//     after its last check that the reactor runs ("panic: leveldb:
+//     closed" at store.go LoadSeenCommit), and the indexer service's
+//     goroutine may still be indexing the last block ("failed to index
+//     block txs … leveldb: closed"). CometBFT's Close calls are therefore
+//     only noted; close waits out that grace and the indexer's writes.
 type dbTracker struct {
-	mu  sync.Mutex
-	dbs []*trackedDB
+	mu    sync.Mutex
+	dbs   []*trackedDB
+	grace time.Duration
+}
+
+func newDBTracker(cc *cmtcfg.Config) *dbTracker {
+	return &dbTracker{grace: 3*cc.Consensus.PeerQueryMaj23SleepDuration + 200*time.Millisecond}
 }
 
 func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	db, err := cmtcfg.DefaultDBProvider(ctx)
-	if err != nil || ctx.ID != "tx_index" {
+	if err != nil {
 		return db, err
 	}
 	td := &trackedDB{DB: db}
@@ -284,16 +298,17 @@ func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	return td, nil
 }
 
-// close closes the tracked databases once their writers are quiet: the
-// indexer service's goroutine, which CometBFT's Stop does not wait for,
-// may still be indexing the last block (and would log "failed to index
-// block txs … leveldb: closed").
+// close closes every database CometBFT opened, once nothing of CometBFT's
+// can still use them (see dbTracker).
 func (t *dbTracker) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.dbs) > 0 {
+		time.Sleep(t.grace)
+	}
 	for _, db := range t.dbs {
 		db.waitQuiet(150*time.Millisecond, 2*time.Second)
-		_ = db.Close()
+		_ = db.DB.Close()
 	}
 	t.dbs = nil
 }
@@ -331,6 +346,10 @@ func (d *trackedDB) Delete(k []byte) error { return d.write(func() error { retur
 func (d *trackedDB) DeleteSync(k []byte) error {
 	return d.write(func() error { return d.DB.DeleteSync(k) })
 }
+
+// Close only notes CometBFT's wish: dbTracker.close closes the database.
+func (d *trackedDB) Close() error { return nil }
+
 func (d *trackedDB) NewBatch() dbm.Batch { return &trackedBatch{Batch: d.DB.NewBatch(), db: d} }
 
 type trackedBatch struct {
