@@ -277,7 +277,11 @@ func testnetCmd() *cobra.Command {
 				return err
 			}
 			for _, n := range nodes {
-				fmt.Printf("%s  home=%s  rpc=%s  p2p=%s\n", n.Name, n.Home, n.RPC, n.P2P)
+				metrics := ""
+				if n.Metrics != "" {
+					metrics = "  metrics=" + n.Metrics
+				}
+				fmt.Printf("%s  home=%s  rpc=%s  p2p=%s%s\n", n.Name, n.Home, n.RPC, n.P2P, metrics)
 			}
 			fmt.Printf("start each with: relchain node --home HOME\n")
 			return nil
