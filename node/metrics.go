@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"os"
 	"time"
@@ -108,7 +109,7 @@ var (
 	descCheckpointFailed = prometheus.NewDesc(metricsNamespace+"_checkpoint_last_failed",
 		"1 if the last background checkpoint failed (blocks go on; recover would use an older checkpoint), else 0.", nil, nil)
 	descDatabaseSize = prometheus.NewDesc(metricsNamespace+"_database_size_bytes",
-		"Size of the node's SQLite database files (main file and WAL); absent for server backends.", nil, nil)
+		"Size of the node's database: SQLite's files (main file and WAL), PostgreSQL's pg_database_size, MySQL's tables and indexes (information_schema); absent if it cannot be read.", nil, nil)
 	descReplayKeys = prometheus.NewDesc(metricsNamespace+"_replay_window_keys",
 		"Keys whose replay window (nonces seen) this node holds in its committed state.", nil, nil)
 	descHalted = prometheus.NewDesc(metricsNamespace+"_halted",
@@ -184,11 +185,14 @@ func (n *Node) newestCheckpoint() (backend.Checkpoint, time.Time, bool) {
 	return cps[0], fi.ModTime(), true
 }
 
-// databaseSize is the size of a file database's files (SQLite: the
-// database and its WAL).
+// databaseSize is the size of the node's database: a file database's
+// files (SQLite: the database and its WAL), or what a server backend
+// reports (SizeBytes: PostgreSQL's pg_database_size, MySQL's
+// information_schema estimate; a query on the reader connections, made
+// when Prometheus scrapes).
 func (n *Node) databaseSize() (int64, bool) {
 	if n.dbFile == "" {
-		return 0, false
+		return n.serverDatabaseSize()
 	}
 	var total int64
 	for _, p := range []string{n.dbFile, n.dbFile + "-wal"} {
@@ -202,4 +206,20 @@ func (n *Node) databaseSize() (int64, bool) {
 		total += fi.Size()
 	}
 	return total, true
+}
+
+func (n *Node) serverDatabaseSize() (int64, bool) {
+	if n.app == nil {
+		return 0, false
+	}
+	s, ok := n.app.Executor().Backend().(interface {
+		SizeBytes(context.Context) (int64, error)
+	})
+	if !ok {
+		return 0, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	size, err := s.SizeBytes(ctx)
+	return size, err == nil
 }

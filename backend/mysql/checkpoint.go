@@ -429,3 +429,16 @@ func DatabaseName(dsn string) (string, error) {
 	}
 	return cfg.DBName, nil
 }
+
+// SizeBytes is the size of the database's tables and indexes as
+// information_schema reports them (InnoDB's estimate), read by the reader
+// account: for operators (metrics), never for a block.
+func (b *Backend) SizeBytes(ctx context.Context) (int64, error) {
+	var n int64
+	err := b.readers.QueryRowContext(ctx,
+		"SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("database size: %w", err)
+	}
+	return n, nil
+}

@@ -191,3 +191,13 @@ func clientBinary(name string) (string, error) {
 	sort.Strings(matches)
 	return matches[len(matches)-1], nil
 }
+
+// SizeBytes is the database's size on disk (pg_database_size), read on
+// the readers' pool: for operators (metrics), never for a block.
+func (b *Backend) SizeBytes(ctx context.Context) (int64, error) {
+	var n int64
+	if err := b.pool.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n); err != nil {
+		return 0, fmt.Errorf("database size: %w", err)
+	}
+	return n, nil
+}
