@@ -23,7 +23,17 @@ import (
 // blocks, /readyz and /livez answer 200, and after a clean stop every
 // line of every node.log must be a JSON object and none at error level.
 func TestMetricsHealthAndLogs(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{prometheus: true, logFormat: "json", checkpointEvery: 2})
+	testMetricsHealthAndLogs(t, "sqlite", "ATTACH DATABASE 'x.db' AS x")
+}
+
+func TestMetricsHealthAndLogs_Postgres(t *testing.T) {
+	testMetricsHealthAndLogs(t, "postgres", "SELECT pg_sleep(1)")
+}
+
+// testMetricsHealthAndLogs is TestMetricsHealthAndLogs on backend, with
+// forbidden a statement its gate refuses.
+func testMetricsHealthAndLogs(t *testing.T, backend, forbidden string) {
+	c := mustStartCluster(t, clusterOptions{backend: backend, prometheus: true, logFormat: "json", checkpointEvery: 2})
 	m := c.nodes[0].Metrics
 	if m == "" {
 		t.Fatal("nodes.json names no metrics listener for node0")
@@ -47,10 +57,10 @@ func TestMetricsHealthAndLogs(t *testing.T) {
 		}
 		return string(out)
 	}
-	cli(true, "exec", "CREATE TABLE obs (id INTEGER PRIMARY KEY, v TEXT)")
+	cli(true, "exec", "CREATE TABLE obs (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
 	cli(true, "exec", "INSERT INTO obs VALUES (1, 'a')")
 	cli(false, "exec", "INSERT INTO obs VALUES (1, 'b')") // exec_failed in its block
-	cli(false, "exec", "ATTACH DATABASE 'x.db' AS x")     // refused at CheckTx
+	cli(false, "exec", forbidden)                         // refused at CheckTx
 	cli(true, "exec", "INSERT INTO obs VALUES (2, 'c')")
 	if out := cli(true, "query", "SELECT v FROM obs ORDER BY id"); !strings.Contains(out, "c") {
 		t.Fatalf("query: %s", out)
