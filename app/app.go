@@ -48,6 +48,12 @@ type App struct {
 	// returns is the one reported. The node records the halt in its home
 	// there and adds what to do.
 	OnHalt func(error) error
+
+	// Observer, if set before the node starts, hears of committed blocks
+	// and refused txs for metrics (see Observer).
+	Observer  Observer
+	obsCodes  []uint32      // result codes of the finalized block
+	obsDigest time.Duration // its digest time
 }
 
 var _ abci.Application = (*App)(nil)
@@ -153,9 +159,11 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 		return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
 	}
 	if a.quarantine.has(req.Tx) {
+		a.refused(api.CodeQuarantined)
 		return quarantined(), nil
 	}
 	if _, rej := a.ex.Check(ctx, req.Tx); rej != nil {
+		a.refused(rej.Code)
 		return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
 	}
 	return &abci.ResponseCheckTx{Code: api.CodeOK}, nil
@@ -182,6 +190,7 @@ func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock)
 	if !speculated {
 		a.stats.executed(req.Height, len(req.Txs), start, time.Now())
 	}
+	a.observeFinalized(results)
 	out := make([]*abci.ExecTxResult, len(results))
 	for i, r := range results {
 		out[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log}
@@ -197,7 +206,7 @@ func (a *App) Commit(ctx context.Context, _ *abci.RequestCommit) (*abci.Response
 	if _, err := a.ex.Commit(ctx); err != nil {
 		return nil, a.halt(err)
 	}
-	a.stats.committed(time.Now())
+	a.observeCommitted(a.stats.committed(time.Now()))
 	return &abci.ResponseCommit{}, nil
 }
 

@@ -160,3 +160,11 @@ func (s *replayState) shift(k uint64) {
 		s.Seen[i] = v
 	}
 }
+
+// ReplayKeys is the number of keys whose replay window this node holds
+// (committed state): the size of the replay-window table, for metrics.
+func (e *Executor) ReplayKeys() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.replay)
+}

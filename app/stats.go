@@ -58,7 +58,8 @@ func (s *blockStats) executed(height int64, txs int, start, end time.Time) {
 	s.execStart, s.execEnd, s.txs = start, end, txs
 }
 
-func (s *blockStats) committed(now time.Time) {
+// committed records the end of the block's Commit and returns its timings.
+func (s *blockStats) committed(now time.Time) api.BlockTiming {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	exec := s.execEnd.Sub(s.execStart)
@@ -91,6 +92,7 @@ func (s *blockStats) committed(now time.Time) {
 	s.lastCommit = now
 	s.proposal = time.Time{}
 	s.height++
+	return t
 }
 
 // between returns the kept timings of heights from..to, in height order.
@@ -106,4 +108,43 @@ func (s *blockStats) between(from, to int64) []api.BlockTiming {
 		}
 	}
 	return out
+}
+
+// Observer hears, for metrics, what the app did: each committed block's
+// phase timings with the part of its execution spent on digests (change
+// and state digests, AppHash) and its txs' result codes, and each new tx
+// CheckTx refused. Calls come on CometBFT's consensus and mempool
+// goroutines after the work is done: they must be quick and must not
+// block, and nothing they do can change a block's outcome. codes is only
+// valid during the call.
+type Observer interface {
+	BlockCommitted(t api.BlockTiming, digest time.Duration, codes []uint32)
+	CheckTxRefused(code uint32)
+}
+
+// observeFinalized keeps what Commit reports to the Observer of the block
+// FinalizeBlock just returned. Called on the consensus goroutine only.
+func (a *App) observeFinalized(results []TxResult) {
+	if a.Observer == nil {
+		return
+	}
+	a.obsCodes = a.obsCodes[:0]
+	for _, r := range results {
+		a.obsCodes = append(a.obsCodes, r.Code)
+	}
+	a.obsDigest = a.ex.pendingDigest()
+}
+
+// observeCommitted reports the committed block to the Observer.
+func (a *App) observeCommitted(t api.BlockTiming) {
+	if a.Observer != nil {
+		a.Observer.BlockCommitted(t, a.obsDigest, a.obsCodes)
+	}
+}
+
+// refused reports a new tx CheckTx refused to the Observer.
+func (a *App) refused(code uint32) {
+	if a.Observer != nil {
+		a.Observer.CheckTxRefused(code)
+	}
 }

@@ -85,6 +85,7 @@ const (
 	wsPingEvery = 5 * time.Second
 	wsReadWait  = 20 * time.Second // without any message or pong
 	wsWriteWait = 5 * time.Second
+	wsCloseWait = time.Second // for the node's answer to a close frame
 )
 
 func (s *wsSource) subscribe(ctx context.Context) (eventSub, error) {
@@ -126,7 +127,7 @@ func (s *wsSource) subscribe(ctx context.Context) (eventSub, error) {
 			early = append(early, b)
 		}
 	}
-	sub := &wsSub{conn: conn, events: make(chan *blockData, 64+len(early)), errc: make(chan error, 1), closed: make(chan struct{})}
+	sub := &wsSub{conn: conn, events: make(chan *blockData, 64+len(early)), errc: make(chan error, 1), closed: make(chan struct{}), readDone: make(chan struct{})}
 	for _, b := range early {
 		sub.events <- b
 	}
@@ -187,16 +188,32 @@ type wsSub struct {
 	events chan *blockData
 	errc   chan error
 	closed chan struct{}
-	once   sync.Once
-	wg     sync.WaitGroup
+	// readDone is closed when the read routine ends.
+	readDone chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
 }
 
 func (s *wsSub) Events() <-chan *blockData { return s.events }
 func (s *wsSub) Err() <-chan error         { return s.errc }
 
+// Close ends the subscription the way the websocket protocol asks: a
+// close frame (normal closure), then, once the node answered with its own
+// or after wsCloseWait, the connection. The node then sees a client that
+// left (it drops the subscription with the connection), not a broken
+// connection it would log as an error.
 func (s *wsSub) Close() {
 	s.once.Do(func() {
 		close(s.closed)
+		msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+		if err := s.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(wsWriteWait)); err == nil {
+			// The read routine ends when the node's close frame arrives.
+			_ = s.conn.SetReadDeadline(time.Now().Add(wsCloseWait))
+			select {
+			case <-s.readDone:
+			case <-time.After(wsCloseWait):
+			}
+		}
 		_ = s.conn.Close()
 	})
 	s.wg.Wait()
@@ -211,10 +228,15 @@ func (s *wsSub) fail(err error) {
 
 func (s *wsSub) read() {
 	defer s.wg.Done()
+	defer close(s.readDone)
 	for {
 		_, data, err := s.conn.ReadMessage()
 		if err != nil {
-			s.fail(err)
+			select {
+			case <-s.closed: // Close ended it: not a failure
+			default:
+				s.fail(err)
+			}
 			return
 		}
 		_ = s.conn.SetReadDeadline(time.Now().Add(wsReadWait))

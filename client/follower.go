@@ -534,7 +534,14 @@ func releaseFollower(f *follower) {
 	time.AfterFunc(followerLinger, stopIdle)
 }
 
-// stopAllFollowers stops every follower at once (tests).
+// CloseSubscriptions ends every block subscription this process holds
+// (they are shared by the Clients of a node and linger a few seconds after
+// their last use), closing each websocket with a close frame. A program
+// calls it before it exits, so that nodes see clients leave rather than
+// connections break. Clients used afterwards subscribe again.
+func CloseSubscriptions() { stopAllFollowers() }
+
+// stopAllFollowers stops every follower at once.
 func stopAllFollowers() {
 	registryMu.Lock()
 	fs := make([]*follower, 0, len(registry))

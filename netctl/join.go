@@ -67,7 +67,7 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 		}
 		peers = append(peers, p2p.IDAddressString(nk.ID(), n.P2P))
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(3)
 	if err != nil {
 		return NodeInfo{}, err
 	}
@@ -80,6 +80,11 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 	cc.Moniker = o.Name
 	cc.P2P.ListenAddress = fmt.Sprintf("tcp://127.0.0.1:%d", ports[0])
 	cc.RPC.ListenAddress = fmt.Sprintf("tcp://127.0.0.1:%d", ports[1])
+	if cc.Instrumentation.Prometheus {
+		// The first node's metrics port is taken: a port of its own.
+		cc.Instrumentation.PrometheusListenAddr = fmt.Sprintf("127.0.0.1:%d", ports[2])
+		info.Metrics = "http://" + cc.Instrumentation.PrometheusListenAddr
+	}
 	cc.P2P.PersistentPeers = strings.Join(peers, ",")
 	if o.StateSync {
 		if err := trustNewestHeader(ctx, cc, nodes); err != nil {

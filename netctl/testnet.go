@@ -24,6 +24,10 @@ type NodeInfo struct {
 	Home string `json:"home"`
 	RPC  string `json:"rpc"`
 	P2P  string `json:"p2p"`
+	// Metrics is the node's metrics and health listener
+	// (http://host:port serving /metrics, /readyz, /livez) when the
+	// network was generated with Options.Prometheus, else "".
+	Metrics string `json:"metrics,omitempty"`
 }
 
 // Options describe a network to generate.
@@ -40,10 +44,17 @@ type Options struct {
 	// ports). Empty means loopback.
 	Hosts []string
 	// BasePort numbers loopback ports: node i listens for p2p on
-	// BasePort+10*i and for RPC on BasePort+10*i+1. 0 picks free ports.
+	// BasePort+10*i, for RPC on BasePort+10*i+1 and, with Prometheus, for
+	// metrics and health on BasePort+10*i+2. 0 picks free ports.
 	BasePort int
-	Params   app.Params
-	Tuning   node.Tuning
+	// Prometheus turns on every node's metrics and health listener
+	// (config.toml [instrumentation] prometheus) on a port of its own.
+	Prometheus bool
+	// LogFormat, if set, is every node's config.toml log_format ("plain"
+	// or "json").
+	LogFormat string
+	Params    app.Params
+	Tuning    node.Tuning
 	// UnsafeNoGate turns the determinism and safety gate off on every node
 	// (relchain.toml backend.unsafe_no_gate; benchmarks of the gate's cost
 	// only). The nodes must run a test-hooks build of relchain (make
@@ -132,7 +143,7 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 	if len(o.Hosts) > 0 {
 		host, listen = o.Hosts[i], "0.0.0.0"
 	}
-	p2pPort, rpcPort := ports[2*i], ports[2*i+1]
+	p2pPort, rpcPort, promPort := ports[3*i], ports[3*i+1], ports[3*i+2]
 	info := NodeInfo{
 		Name: name,
 		Home: home,
@@ -148,6 +159,14 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 		// (routable addresses only, one peer per IP), not loopback's.
 		cc.P2P.AddrBookStrict = true
 		cc.P2P.AllowDuplicateIP = false
+	}
+	if o.Prometheus {
+		cc.Instrumentation.Prometheus = true
+		cc.Instrumentation.PrometheusListenAddr = fmt.Sprintf("%s:%d", listen, promPort)
+		info.Metrics = fmt.Sprintf("http://%s:%d", host, promPort)
+	}
+	if o.LogFormat != "" {
+		cc.LogFormat = o.LogFormat
 	}
 	rc := node.DefaultConfig()
 	rc.Backend.Kind = o.Backend
@@ -205,14 +224,16 @@ func writeGenesis(o Options, nodes []NodeInfo, vals []types.GenesisValidator, id
 	return nil
 }
 
+// choosePorts gives node i its p2p, RPC and metrics ports at 3i, 3i+1
+// and 3i+2.
 func choosePorts(o Options) ([]int, error) {
-	ports := make([]int, 2*o.Validators)
+	ports := make([]int, 3*o.Validators)
 	for i := 0; i < o.Validators; i++ {
 		switch {
 		case len(o.Hosts) > 0:
-			ports[2*i], ports[2*i+1] = 26656, 26657
+			ports[3*i], ports[3*i+1], ports[3*i+2] = 26656, 26657, 26660
 		case o.BasePort > 0:
-			ports[2*i], ports[2*i+1] = o.BasePort+10*i, o.BasePort+10*i+1
+			ports[3*i], ports[3*i+1], ports[3*i+2] = o.BasePort+10*i, o.BasePort+10*i+1, o.BasePort+10*i+2
 		}
 	}
 	if len(o.Hosts) > 0 || o.BasePort > 0 {

@@ -38,7 +38,8 @@ func PrepareBackend(ctx context.Context, b *BackendConfig) error {
 }
 
 // backendSpec is the registry's description of a node home's database.
-func (c Config) backendSpec(home string) (registry.Driver, registry.Spec, error) {
+// onCheckpointErr hears of failed checkpoints.
+func (c Config) backendSpec(home string, onCheckpointErr func(error)) (registry.Driver, registry.Spec, error) {
 	d, err := registry.Lookup(c.Backend.Kind)
 	if err != nil {
 		return d, registry.Spec{}, err
@@ -50,14 +51,19 @@ func (c Config) backendSpec(home string) (registry.Driver, registry.Spec, error)
 	}
 	if c.Checkpoint.Every > 0 {
 		s.Checkpoints = registry.Checkpoints{Dir: CheckpointDir(home), Every: c.Checkpoint.Every,
-			Keep: c.Checkpoint.Keep, OnError: onCheckpointError}
+			Keep: c.Checkpoint.Keep, OnError: onCheckpointErr}
 	}
 	return d, s, nil
 }
 
 // OpenBackend opens the database a node home is configured with.
 func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
-	d, s, err := rc.backendSpec(home)
+	return openBackend(ctx, home, rc, onCheckpointError)
+}
+
+// openBackend is OpenBackend with failed checkpoints reported to onErr.
+func openBackend(ctx context.Context, home string, rc Config, onErr func(error)) (backend.Backend, error) {
+	d, s, err := rc.backendSpec(home, onErr)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func TakeCheckpoint(ctx context.Context, home string) (backend.Checkpoint, error
 
 // checkpointNow takes a checkpoint of a node home's database into dir.
 func checkpointNow(ctx context.Context, home string, rc Config, dir string) (backend.Checkpoint, error) {
-	d, s, err := rc.backendSpec(home)
+	d, s, err := rc.backendSpec(home, onCheckpointError)
 	if err != nil {
 		return backend.Checkpoint{}, err
 	}
@@ -246,7 +246,7 @@ func Dump(ctx context.Context, home string, w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	d, s, err := rc.backendSpec(home)
+	d, s, err := rc.backendSpec(home, onCheckpointError)
 	if err != nil {
 		return 0, err
 	}

@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	dbm "github.com/cometbft/cometbft-db"
 	"github.com/cometbft/cometbft/abci/example/kvstore"
 	cmtcfg "github.com/cometbft/cometbft/config"
-	cmtflags "github.com/cometbft/cometbft/libs/cli/flags"
 	"github.com/cometbft/cometbft/libs/log"
 	nm "github.com/cometbft/cometbft/node"
 	"github.com/cometbft/cometbft/p2p"
@@ -42,7 +42,11 @@ type Node struct {
 	pg      PGConfig
 	rpcAddr string
 	rpcTLS  struct{ cert, key string } // the RPC certificate and key, when it serves TLS
-	gateway *gateway.Gateway
+	// rpcListen is where the node serves CometBFT's RPC itself ("":
+	// CometBFT does), rpc that server once started (rpc.go).
+	rpcListen string
+	rpc       *rpcServer
+	gateway   *gateway.Gateway
 
 	// halted delivers the first reason this node cannot go on: a block the
 	// app could not apply, or a divergence (see Halted).
@@ -51,13 +55,35 @@ type Node struct {
 	stopOnce sync.Once
 	cancel   context.CancelFunc // ends the watchers
 	watchers sync.WaitGroup
+	// haltedWith is the first reason delivered on halted (metrics, /readyz).
+	haltedWith atomic.Pointer[haltInfo]
+
+	// metrics is relchain's collector; prom the listener that serves it
+	// with CometBFT's metrics and health, on promAddr ("": off).
+	metrics  *metrics
+	prom     *promServer
+	promAddr string
+	// listCheckpoints lists the backend's checkpoints (nil: unknown);
+	// dbFile is a file backend's database path ("": a server).
+	listCheckpoints func(dir string) ([]backend.Checkpoint, error)
+	dbFile          string
+	jsonLogs        bool // config.toml log_format = "json"
 }
 
 // onCheckpointError reports a failed background checkpoint on the node's
-// standard error (its log): blocks go on, but recovery will start from an
-// older checkpoint until the cause is fixed.
+// standard error (its log) when no logger is at hand (OpenBackend): blocks
+// go on, but recovery will start from an older checkpoint until the cause
+// is fixed.
 func onCheckpointError(err error) {
-	fmt.Fprintf(os.Stderr, "E relchain: checkpoint failed (blocks go on; recover would use an older checkpoint): %v\n", err)
+	fmt.Fprintf(os.Stderr, "E relchain: %s: %v\n", checkpointFailed, err)
+}
+
+const checkpointFailed = "checkpoint failed (blocks go on; recover would use an older checkpoint)"
+
+// logCheckpointError is onCheckpointError through the node's logger (in
+// its log_format).
+func logCheckpointError(logger log.Logger) func(error) {
+	return func(err error) { logger.Error(checkpointFailed, "err", err) }
 }
 
 // loadHome reads a node home's configuration and genesis, and makes the
@@ -68,11 +94,11 @@ func loadHome(home string, logger log.Logger) (*cmtcfg.Config, Config, *types.Ge
 		return nil, rc, nil, nil, err
 	}
 	if logger == nil {
-		logger = log.NewTMLogger(log.NewSyncWriter(os.Stdout))
-		if logger, err = cmtflags.ParseLogLevel(cc.LogLevel, logger, cmtcfg.DefaultLogLevel); err != nil {
-			return nil, rc, nil, nil, fmt.Errorf("log_level in config.toml: %w", err)
+		if logger, err = newLogger(cc); err != nil {
+			return nil, rc, nil, nil, err
 		}
 	}
+	logger = quiet(logger)
 	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
 	if err != nil {
 		return nil, rc, nil, nil, fmt.Errorf("load genesis: %w", err)
@@ -136,8 +162,9 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		}
 		creator = proxy.NewRemoteClientCreator(srv.Addr(), "socket", true)
 	}
-	dbs := &dbTracker{}
-	n, err := newCometNode(cc, gen, creator, logger, dbs)
+	dbs := newDBTracker(cc)
+	rpcAddr := cc.RPC.ListenAddress
+	n, promAddr, err := newCometNode(cc, gen, creator, logger, dbs)
 	if err != nil {
 		dbs.close()
 		if srv != nil {
@@ -146,12 +173,23 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		_ = closeApp(a, ss)
 		return nil, err
 	}
-	nd := newNode(n, a, ss, home, logger, dbs)
+	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
 	nd.abciServer = srv
-	nd.pg, nd.rpcAddr = rc.PG, cc.RPC.ListenAddress
+	nd.pg, nd.rpcAddr = rc.PG, rpcAddr
 	if cc.RPC.IsTLSEnabled() {
 		nd.rpcTLS.cert, nd.rpcTLS.key = cc.RPC.CertFile(), cc.RPC.KeyFile()
 	}
+	nd.jsonLogs = cc.LogFormat == cmtcfg.LogFormatJSON
+	if srv != nil {
+		logger.Info("CometBFT reaches the application over ABCI's socket protocol (the server variant)", "addr", srv.Addr())
+	}
+	if d, err := registry.Lookup(rc.Backend.Kind); err == nil {
+		nd.listCheckpoints = d.Checkpoints
+		if !d.Server {
+			nd.dbFile = rc.SQLitePath(home)
+		}
+	}
+	a.Observer = nd.metrics
 	return nd, nil
 }
 
@@ -166,7 +204,7 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 	if err != nil {
 		return nil, nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
 	}
-	be, err := OpenBackend(ctx, home, rc)
+	be, err := openBackend(ctx, home, rc, logCheckpointError(logger))
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
@@ -204,9 +242,11 @@ func closeApp(a *app.App, ss *stateSync) error {
 	return a.Executor().Backend().Close()
 }
 
-func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker) *Node {
-	return &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs,
-		halted: make(chan error, 1), stopping: make(chan struct{})}
+func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker, promAddr string) *Node {
+	n := &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs, promAddr: promAddr,
+		rpcListen: takeRPC(cmt.Config()), halted: make(chan error, 1), stopping: make(chan struct{})}
+	n.metrics = newMetrics(n)
+	return n
 }
 
 // NewKVStore builds a node of the same home that runs CometBFT's example
@@ -218,64 +258,146 @@ func NewKVStore(home string, logger log.Logger) (*Node, error) {
 		return nil, err
 	}
 	kv := kvstore.NewPersistentApplication(filepath.Join(cc.DBDir(), "kvstore"))
-	dbs := &dbTracker{}
-	n, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger, dbs)
+	dbs := newDBTracker(cc)
+	n, promAddr, err := newCometNode(cc, gen, proxy.NewLocalClientCreator(kv), logger, dbs)
 	if err != nil {
 		dbs.close()
 		return nil, err
 	}
-	return newNode(n, nil, nil, home, logger, dbs), nil
+	return newNode(n, nil, nil, home, logger, dbs, promAddr), nil
 }
 
-// dbTracker remembers the databases CometBFT opens that its node does not
-// close when it stops (v0.38 leaves the tx indexer's open), so that Stop
-// releases every file lock and a node of the same home can be opened again
-// in this process (Recover, a restart).
+// dbTracker holds the databases CometBFT opens and closes them itself,
+// after CometBFT stopped, so that:
+//   - every file lock is released (v0.38 leaves the tx indexer's database
+//     open), and a node of the same home opens again in this process
+//     (Recover, a restart);
+//   - no goroutine CometBFT's Stop does not wait for reads a closed store
+//     and panics: the consensus reactor's per-peer queryMaj23Routine loads
+//     commits from the block store up to three PeerQueryMaj23SleepDuration
+//     after its last check that the reactor runs ("panic: leveldb:
+//     closed" at store.go LoadSeenCommit), and the indexer service's
+//     goroutine may still be indexing the last block ("failed to index
+//     block txs … leveldb: closed"). CometBFT's Close calls are therefore
+//     only noted; close waits out that grace and the indexer's writes.
 type dbTracker struct {
-	mu  sync.Mutex
-	dbs []dbm.DB
+	mu    sync.Mutex
+	dbs   []*trackedDB
+	grace time.Duration
+}
+
+func newDBTracker(cc *cmtcfg.Config) *dbTracker {
+	return &dbTracker{grace: 3*cc.Consensus.PeerQueryMaj23SleepDuration + 200*time.Millisecond}
 }
 
 func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	db, err := cmtcfg.DefaultDBProvider(ctx)
-	if err == nil && ctx.ID == "tx_index" {
-		t.mu.Lock()
-		t.dbs = append(t.dbs, db)
-		t.mu.Unlock()
+	if err != nil {
+		return db, err
 	}
-	return db, err
+	td := &trackedDB{DB: db}
+	t.mu.Lock()
+	t.dbs = append(t.dbs, td)
+	t.mu.Unlock()
+	return td, nil
 }
 
+// close closes every database CometBFT opened, once nothing of CometBFT's
+// can still use them (see dbTracker).
 func (t *dbTracker) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.dbs) > 0 {
+		time.Sleep(t.grace)
+	}
 	for _, db := range t.dbs {
-		_ = db.Close()
+		db.waitQuiet(150*time.Millisecond, 2*time.Second)
+		_ = db.DB.Close()
 	}
 	t.dbs = nil
 }
 
-func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger, dbs *dbTracker) (*nm.Node, error) {
+// trackedDB is a database that knows when it was last written.
+type trackedDB struct {
+	dbm.DB
+	busy atomic.Int32
+	last atomic.Int64 // UnixNano of the last write's end
+}
+
+func (d *trackedDB) write(f func() error) error {
+	d.busy.Add(1)
+	defer func() {
+		d.last.Store(time.Now().UnixNano())
+		d.busy.Add(-1)
+	}()
+	return f()
+}
+
+// waitQuiet waits, at most limit, until no write ran for quiet.
+func (d *trackedDB) waitQuiet(quiet, limit time.Duration) {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if d.busy.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= quiet {
+			return
+		}
+	}
+}
+
+func (d *trackedDB) Set(k, v []byte) error { return d.write(func() error { return d.DB.Set(k, v) }) }
+func (d *trackedDB) SetSync(k, v []byte) error {
+	return d.write(func() error { return d.DB.SetSync(k, v) })
+}
+func (d *trackedDB) Delete(k []byte) error { return d.write(func() error { return d.DB.Delete(k) }) }
+func (d *trackedDB) DeleteSync(k []byte) error {
+	return d.write(func() error { return d.DB.DeleteSync(k) })
+}
+
+// Close only notes CometBFT's wish: dbTracker.close closes the database.
+func (d *trackedDB) Close() error { return nil }
+
+func (d *trackedDB) NewBatch() dbm.Batch { return &trackedBatch{Batch: d.DB.NewBatch(), db: d} }
+
+type trackedBatch struct {
+	dbm.Batch
+	db *trackedDB
+}
+
+func (b *trackedBatch) Write() error     { return b.db.write(b.Batch.Write) }
+func (b *trackedBatch) WriteSync() error { return b.db.write(b.Batch.WriteSync) }
+
+func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.ClientCreator, logger log.Logger, dbs *dbTracker) (n *nm.Node, promAddr string, err error) {
 	pv := privval.LoadFilePV(cc.PrivValidatorKeyFile(), cc.PrivValidatorStateFile())
 	nodeKey, err := p2p.LoadNodeKey(cc.NodeKeyFile())
 	if err != nil {
-		return nil, fmt.Errorf("load node key: %w", err)
+		return nil, "", fmt.Errorf("load node key: %w", err)
 	}
-	n, err := nm.NewNode(cc, pv, nodeKey, creator,
+	inst, promAddr := takePrometheus(cc)
+	n, err = nm.NewNode(cc, pv, nodeKey, creator,
 		func() (*types.GenesisDoc, error) { return gen, nil },
 		dbs.provider,
-		nm.DefaultMetricsProvider(cc.Instrumentation),
+		nm.DefaultMetricsProvider(inst),
 		logger)
 	if err != nil {
-		return nil, fmt.Errorf("create cometbft node: %w", err)
+		return nil, "", fmt.Errorf("create cometbft node: %w", err)
 	}
-	return n, nil
+	return n, promAddr, nil
 }
 
 // Start starts CometBFT (handshake, replay of missing blocks, p2p, RPC).
 func (n *Node) Start() error {
 	if err := n.cmt.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
+	}
+	if n.rpcListen != "" {
+		if err := n.startRPC(n.rpcListen); err != nil {
+			_ = n.Stop()
+			return err
+		}
+	}
+	if n.promAddr != "" {
+		if err := n.startPrometheus(n.promAddr); err != nil {
+			_ = n.Stop()
+			return err
+		}
 	}
 	if n.app != nil {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -341,6 +463,7 @@ func noteHalt(home string, height int64, err error, logger log.Logger) error {
 
 // deliver puts err on Halted unless a reason is already there.
 func (n *Node) deliver(err error) {
+	n.haltedWith.CompareAndSwap(nil, &haltInfo{kind: haltKind(err), msg: err.Error()})
 	select {
 	case n.halted <- err:
 	default:
@@ -354,9 +477,12 @@ func (n *Node) Stop() error {
 		n.cancel()
 	}
 	n.watchers.Wait()
+	n.stopPrometheus()
 	if n.gateway != nil {
 		_ = n.gateway.Close()
 	}
+	// Before CometBFT closes its stores: no request may reach them after.
+	n.rpc.stop()
 	var err error
 	if n.cmt.IsRunning() {
 		err = n.cmt.Stop()
@@ -423,6 +549,10 @@ func (n *Node) ABCIAddr() string {
 	}
 	return n.abciServer.Addr()
 }
+
+// JSONLogs reports whether the node logs one JSON object a line
+// (config.toml log_format = "json"): its output then has no other lines.
+func (n *Node) JSONLogs() bool { return n.jsonLogs }
 
 // CometBFT returns the embedded CometBFT node.
 func (n *Node) CometBFT() *nm.Node { return n.cmt }

@@ -132,7 +132,7 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 // A server's database is opened (and so created, empty, if it was not);
 // a file database that does not exist is left so.
 func refuseLiveDatabase(ctx context.Context, home string, rc Config, force bool) (bool, error) {
-	d, s, err := rc.backendSpec(home)
+	d, s, err := rc.backendSpec(home, onCheckpointError)
 	if err != nil {
 		return false, err
 	}

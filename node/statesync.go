@@ -154,7 +154,7 @@ func (s *stateSync) install(ctx context.Context, r restorer, cp backend.Checkpoi
 		return fmt.Errorf("%w: close the empty database: %v", errInstall, err)
 	}
 	_, ierr := r.install(ctx, time.Now().UTC().Format("20060102T150405Z"))
-	be, err := OpenBackend(ctx, s.home, s.rc)
+	be, err := openBackend(ctx, s.home, s.rc, logCheckpointError(s.logger))
 	if err != nil {
 		return fmt.Errorf("%w: reopen the database: %v (install: %v)", errInstall, err, ierr)
 	}

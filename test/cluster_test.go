@@ -144,6 +144,10 @@ type clusterOptions struct {
 	txTimeout time.Duration
 	// pg turns on every node's PostgreSQL listener (gateway_test.go).
 	pg bool
+	// prometheus turns on every node's metrics and health listener
+	// (NodeInfo.Metrics); logFormat sets config.toml log_format.
+	prometheus bool
+	logFormat  string
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -161,6 +165,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	opts.CheckpointEvery = o.checkpointEvery
 	opts.SnapshotChunkBytes = o.snapshotChunkBytes
 	opts.TxTimeout = o.txTimeout
+	opts.Prometheus, opts.LogFormat = o.prometheus, o.logFormat
 	admin := newKey(t)
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}

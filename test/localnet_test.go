@@ -95,8 +95,14 @@ func TestLocalnetCommand(t *testing.T) {
 		t.Fatalf("nodes.json lists %d nodes, want 4", len(nodes))
 	}
 	for _, n := range nodes {
-		if n.Name == "" || n.Home == "" || n.RPC == "" {
-			t.Fatalf("nodes.json entry %+v lacks name, home or rpc", n)
+		if n.Name == "" || n.Home == "" || n.RPC == "" || n.Metrics == "" {
+			t.Fatalf("nodes.json entry %+v lacks name, home, rpc or metrics", n)
+		}
+		if !strings.Contains(out.String(), n.Name+" rpc="+n.RPC+" metrics="+n.Metrics) {
+			t.Errorf("localnet did not print %s's metrics address %s", n.Name, n.Metrics)
+		}
+		if code, body := httpGet(t, n.Metrics+"/readyz"); code != 200 {
+			t.Errorf("%s /readyz: %d %s", n.Name, code, body)
 		}
 		if _, err := os.Stat(n.Home); err != nil {
 			t.Fatalf("home of %s: %v", n.Name, err)
@@ -213,6 +219,10 @@ func TestLocalnetCommand(t *testing.T) {
 		if pid, ok := nodePID(n.Home); ok {
 			t.Errorf("%s (pid %d) still runs after localnet exited", n.Name, pid)
 		}
+	}
+	// A normal session leaves no error line in any node's log.
+	for _, n := range nodes {
+		checkLogWithoutErrors(t, n.Name, filepath.Join(n.Home, "node.log"), false)
 	}
 }
 

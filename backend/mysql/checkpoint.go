@@ -44,6 +44,9 @@ func (b *Backend) CheckpointNow(ctx context.Context, dir string) (backend.Checkp
 	return backend.TakeCheckpointNow(dir, checkpointExt, func(tmp string) (int64, error) { return b.dumpSnapshot(ctx, tmp) })
 }
 
+// LastCheckpoint is the last finished background checkpoint (metrics).
+func (b *Backend) LastCheckpoint() backend.CheckpointRun { return b.ckpt.LastCheckpoint() }
+
 // dumpSnapshot writes the dump to the file path: after checkpointMagic,
 // a sequence of statements, each a uvarint length and the text, that recreate every
 // base table (relchain's included, capture triggers excepted: Open
@@ -433,4 +436,17 @@ func DatabaseName(dsn string) (string, error) {
 		return "", fmt.Errorf("mysql: parse dsn: %w", err)
 	}
 	return cfg.DBName, nil
+}
+
+// SizeBytes is the size of the database's tables and indexes as
+// information_schema reports them (InnoDB's estimate), read by the reader
+// account: for operators (metrics), never for a block.
+func (b *Backend) SizeBytes(ctx context.Context) (int64, error) {
+	var n int64
+	err := b.readers.QueryRowContext(ctx,
+		"SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("database size: %w", err)
+	}
+	return n, nil
 }

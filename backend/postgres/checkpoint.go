@@ -91,6 +91,9 @@ func (b *Backend) CheckpointError() error { return b.ckpt.CheckpointError() }
 // WaitCheckpoint waits for a running pg_dump to finish.
 func (b *Backend) WaitCheckpoint() { b.ckpt.WaitCheckpoint() }
 
+// LastCheckpoint is the last finished background checkpoint (metrics).
+func (b *Backend) LastCheckpoint() backend.CheckpointRun { return b.ckpt.LastCheckpoint() }
+
 // RestoreCheckpoint restores the dump cp into a new database named db on
 // the server of dsn (dropping one of that name first) and returns that
 // database's DSN. Verifying it is the caller's business.
@@ -212,4 +215,14 @@ func clientBinary(name string) (string, error) {
 	}
 	sort.Strings(matches)
 	return matches[len(matches)-1], nil
+}
+
+// SizeBytes is the database's size on disk (pg_database_size), read on
+// the readers' pool: for operators (metrics), never for a block.
+func (b *Backend) SizeBytes(ctx context.Context) (int64, error) {
+	var n int64
+	if err := b.pool.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n); err != nil {
+		return 0, fmt.Errorf("database size: %w", err)
+	}
+	return n, nil
 }

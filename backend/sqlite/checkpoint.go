@@ -42,6 +42,9 @@ func (b *Backend) CheckpointError() error { return b.ckpt.Err() }
 // WaitCheckpoint waits for a running checkpoint to finish.
 func (b *Backend) WaitCheckpoint() { b.ckpt.Wait() }
 
+// LastCheckpoint is the last finished background checkpoint (metrics).
+func (b *Backend) LastCheckpoint() backend.CheckpointRun { return b.ckpt.Last() }
+
 // TakeCheckpoint copies the database at path into dir as
 // checkpoint-<height>.db, where height is the committed height of the
 // snapshot it copied, and keeps the newest keep checkpoints. The copy is

@@ -4,10 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/relchain/relchain/client"
 )
 
 func main() {
-	if err := rootCmd().Execute(); err != nil {
+	err := rootCmd().Execute()
+	// Close the websockets the commands used properly before exiting.
+	client.CloseSubscriptions()
+	if err != nil {
 		var lab *labExit
 		if errors.As(err, &lab) { // the benchmark lab reported its error itself
 			os.Exit(lab.code)

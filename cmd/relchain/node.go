@@ -103,10 +103,12 @@ starts again by itself.`,
 				_ = n.Stop()
 				return err
 			}
-			if a := n.PGAddr(); a != "" {
+			// With log_format = "json" the node's output stays one JSON
+			// object a line: these are in its log already.
+			if a := n.PGAddr(); a != "" && !n.JSONLogs() {
 				fmt.Fprintf(os.Stderr, "relchain: PostgreSQL wire protocol on %s\n", a)
 			}
-			if a := n.ABCIAddr(); a != "" {
+			if a := n.ABCIAddr(); a != "" && !n.JSONLogs() {
 				fmt.Fprintf(os.Stderr, "relchain: CometBFT reaches the application over ABCI's socket protocol at %s (the server variant)\n", a)
 			}
 			var herr error
@@ -221,6 +223,7 @@ type netFlags struct {
 	timeoutCommit time.Duration
 	basePort      int
 	unsafeSuper   bool
+	prometheus    bool
 }
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
@@ -231,7 +234,8 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
 	cmd.Flags().BoolVar(&f.unsafeSuper, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: nodes connect as --dsn-template's role (a superuser) instead of least-privilege roles created from it")
-	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p) and BASE+10i+1 (RPC); 0 picks free ports")
+	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p), BASE+10i+1 (RPC) and BASE+10i+2 (metrics and health, when on); 0 picks free ports")
+	cmd.Flags().BoolVar(&f.prometheus, "prometheus", false, "serve metrics and health (/metrics, /readyz, /livez) on every node, at port BASE+10i+2 (localnet: always)")
 }
 
 func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
@@ -249,7 +253,7 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 	return netctl.Options{
 		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend,
 		DSNTemplate: f.dsnTemplate, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
-		UnsafeSuperuser: f.unsafeSuper,
+		UnsafeSuperuser: f.unsafeSuper, Prometheus: f.prometheus,
 	}, nil
 }
 
@@ -274,7 +278,11 @@ func testnetCmd() *cobra.Command {
 				return err
 			}
 			for _, n := range nodes {
-				fmt.Printf("%s  home=%s  rpc=%s  p2p=%s\n", n.Name, n.Home, n.RPC, n.P2P)
+				metrics := ""
+				if n.Metrics != "" {
+					metrics = "  metrics=" + n.Metrics
+				}
+				fmt.Printf("%s  home=%s  rpc=%s  p2p=%s%s\n", n.Name, n.Home, n.RPC, n.P2P, metrics)
 			}
 			fmt.Printf("start each with: relchain node --home HOME\n")
 			return nil
@@ -340,6 +348,7 @@ func localnetCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				o.Prometheus = true // every node serves /metrics, /readyz, /livez on a port of its own
 				if nodes, err = netctl.Generate(o); err != nil {
 					return err
 				}
@@ -360,7 +369,11 @@ func localnetCmd() *cobra.Command {
 			}
 			defer net.StopAll()
 			for _, n := range nodes {
-				fmt.Printf("%s rpc=%s log=%s/node.log\n", n.Name, n.RPC, n.Home)
+				metrics := ""
+				if n.Metrics != "" {
+					metrics = " metrics=" + n.Metrics // serves /metrics, /readyz, /livez
+				}
+				fmt.Printf("%s rpc=%s%s log=%s/node.log\n", n.Name, n.RPC, metrics, n.Home)
 			}
 			printLocalnetPG(nodes)
 			rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -369,7 +382,7 @@ func localnetCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("network did not become ready: %w%s", err, exitedNodesCause(net))
 			}
-			fmt.Printf("ready: %d validators committed a block; nodes listed in %s/nodes.json; Ctrl-C stops\n", len(nodes), dir)
+			fmt.Printf("ready: %d validators committed a block; nodes listed in %s/nodes.json; metrics= serves /metrics, /readyz, /livez; Ctrl-C stops\n", len(nodes), dir)
 			// A node that dies is reported; the others keep running (a BFT
 			// network tolerates f of 3f+1 failures).
 			for i := range nodes {

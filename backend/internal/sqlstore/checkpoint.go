@@ -52,6 +52,9 @@ func (c *Checkpointing) CheckpointError() error { return c.runner.Err() }
 // WaitCheckpoint waits for a running checkpoint to finish.
 func (c *Checkpointing) WaitCheckpoint() { c.runner.Wait() }
 
+// LastCheckpoint is the last finished background checkpoint.
+func (c *Checkpointing) LastCheckpoint() backend.CheckpointRun { return c.runner.Last() }
+
 // MaybeCheckpoint takes a checkpoint in the background after block height
 // committed (WriteCheckpoint with dump), if one is due and none is running.
 func (c *Checkpointing) MaybeCheckpoint(height int64, dump func(ctx context.Context, tmp string) (int64, error)) {
