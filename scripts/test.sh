@@ -54,7 +54,7 @@ if [ "${UNIT_RACE:-}" = 1 ]; then
   echo "race detector on ${#pkgs[@]} unit packages (all but ./test), with -tags testhooks"
 fi
 set +e
-go test "${race[@]}" -count=1 -timeout 25m -v "${pkgs[@]}" 2>&1 | tee "$tmp/test.log"
+go test "${race[@]}" -count=1 -timeout 40m -v "${pkgs[@]}" 2>&1 | tee "$tmp/test.log"
 status=${PIPESTATUS[0]}
 set -e
 echo "== summary"
