@@ -60,6 +60,7 @@ func TestValidatorMembership_SQLite(t *testing.T) {
 	removed := 3
 	out := m.mustCLI(1, "remove", c.nodes[removed].Home)
 	changed := committedAt(t, out) + 2 // CometBFT applies the change here
+	t.Logf("%s", strings.TrimSpace(out))
 	m.waitValidators(map[int]bool{0: true, 1: true, 2: true, joiner: true})
 	// Nodes 2 and 3 stop: 0, 1 and 4 hold 30 of the 40 votes (more than
 	// two thirds), not 30 of 50 as before the removal.
