@@ -3,6 +3,7 @@ package postgres
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -104,6 +105,15 @@ func dumpTables(ctx context.Context, tx pgx.Tx, height int64, w io.Writer) error
 	})
 	if err != nil {
 		return fmt.Errorf("list tables: %w", err)
+	}
+	var partitioned string
+	if err := tx.QueryRow(ctx, `SELECT coalesce(pg_catalog.string_agg(pg_catalog.format('%I.%I', n.nspname, c.relname), ', '), '')
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind = 'p' AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'`).Scan(&partitioned); err != nil {
+		return fmt.Errorf("list partitioned tables: %w", err)
+	}
+	if partitioned != "" {
+		return fmt.Errorf("partitioned tables (%s) cannot be dumped yet: %w", partitioned, errors.ErrUnsupported)
 	}
 	fmt.Fprintf(w, "-- relchain dump of the replicated tables at height %d\nBEGIN;\n", height)
 	schemas := map[string]bool{"public": true}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +80,18 @@ func TestDumpRestoresRows(t *testing.T) {
 	var n int
 	if err := dst.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_namespace WHERE nspname = 'relchain') + (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal)`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("relchain objects in the restored database: %d, %v", n, err)
+	}
+}
+
+// A partitioned table is refused rather than left out of the dump.
+func TestDumpRefusesPartitionedTables(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	b := mustOpen(t, dsn)
+	defer b.Close()
+	block(t, b, 1, `CREATE TABLE p (k int, v text) PARTITION BY RANGE (k)`,
+		`CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (0) TO (10)`, `INSERT INTO p VALUES (1, 'x')`)
+	var out bytes.Buffer
+	if _, err := postgres.Dump(context.Background(), dsn, &out); !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "public.p") {
+		t.Fatalf("Dump of a partitioned table: %v; want ErrUnsupported naming it", err)
 	}
 }
