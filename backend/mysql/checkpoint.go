@@ -170,9 +170,14 @@ func listObjects(ctx context.Context, q querier) (names, types []string, err err
 	return names, types, rows.Err()
 }
 
-// dumpRows writes table's rows as INSERT statements of up to 500 rows.
+// dumpRows writes table's rows as INSERT statements of up to 500 rows, in
+// primary-key order (rowOrder): the same state gives the same text.
 func dumpRows(ctx context.Context, q querier, table string, put func(string) error) error {
-	rows, err := q.QueryContext(ctx, "SELECT * FROM "+quoteIdent(table))
+	order, err := rowOrder(ctx, q, table)
+	if err != nil {
+		return err
+	}
+	rows, err := q.QueryContext(ctx, "SELECT * FROM "+quoteIdent(table)+order)
 	if err != nil {
 		return fmt.Errorf("dump %s: %w", table, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -18,6 +19,7 @@ var mysqlNoGate mysql.Option
 func mysqlDriver() Driver {
 	return serverDriver(Driver{Name: "mysql", DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
 		Open: openMySQL, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
+		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return mysql.Dump(ctx, s.DSN, w) },
 		Wire: WireDialect{Placeholders: PlaceholdersOrdered, CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
 		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})

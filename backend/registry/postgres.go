@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/relchain/relchain/backend"
@@ -19,6 +20,7 @@ func postgresDriver() Driver {
 		CheckpointNow: func(ctx context.Context, s Spec, dir string) (backend.Checkpoint, error) {
 			return postgres.CheckpointNow(ctx, s.DSN, dir)
 		},
+		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return postgres.Dump(ctx, s.DSN, w) },
 		Wire: WireDialect{DollarQuotes: true, PGCatalog: true}},
 		postgres.Checkpoints, ServerOps{DatabaseName: postgres.DatabaseName, Restore: postgres.RestoreCheckpoint,
 			Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})

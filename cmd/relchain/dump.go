@@ -20,7 +20,8 @@ for each table its CREATE TABLE, its rows as INSERTs in primary-key order,
 and its indexes, all in one transaction, without relchain's own tables and
 triggers. It reads one snapshot (the node may be running); the height it
 reflects goes to stderr. The same state gives the same text on every node.
-SQLite backends only for now.`,
+The SQL is the backend's dialect (SQLite, PostgreSQL, MySQL/MariaDB) and runs
+into a fresh database of the same kind.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := node.Dump(context.Background(), home, os.Stdout)
