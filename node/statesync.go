@@ -41,6 +41,22 @@ type stateSync struct {
 	recv   *snapshot.Receiver
 
 	appHash []byte // trusted AppHash of the snapshot being received
+	// progress of the snapshot being received: chunks accepted of total,
+	// and the last tenth logged (a daemon's progress is its log).
+	total, accepted, loggedTenth uint32
+}
+
+// chunkAccepted counts one accepted chunk and logs each further tenth of
+// the snapshot received.
+func (s *stateSync) chunkAccepted() {
+	s.accepted++
+	if s.total == 0 {
+		return
+	}
+	if tenth := s.accepted * 10 / s.total; tenth > s.loggedTenth {
+		s.loggedTenth = tenth
+		s.logger.Info("state sync: receiving the snapshot", "chunks", fmt.Sprintf("%d/%d", s.accepted, s.total), "percent", s.accepted*100/s.total)
+	}
 }
 
 var _ app.StateSync = (*stateSync)(nil)
@@ -89,6 +105,7 @@ func (s *stateSync) OfferSnapshot(_ context.Context, req *abci.RequestOfferSnaps
 		return &abci.ResponseOfferSnapshot{Result: res}, nil
 	}
 	s.appHash = req.AppHash
+	s.total, s.accepted, s.loggedTenth = req.Snapshot.Chunks, 0, 0
 	s.logger.Info("state sync: receiving a snapshot", "height", req.Snapshot.Height, "chunks", req.Snapshot.Chunks)
 	return &abci.ResponseOfferSnapshot{Result: res}, nil
 }
@@ -108,8 +125,10 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 		s.recv.Abort()
 		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ABORT}, nil
 	case !done:
+		s.chunkAccepted()
 		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
 	}
+	s.chunkAccepted()
 	cp := s.recv.File()
 	senders := s.recv.Senders()
 	start := time.Now()
