@@ -28,6 +28,10 @@ type Network struct {
 	// with another time zone).
 	NodeArgs [][]string
 	NodeEnv  [][]string
+	// Namespaces, if set, runs node i inside the network namespace
+	// Namespaces.Name(i) (`ip netns exec`), so that Partition and
+	// Disconnect cut its links.
+	Namespaces *Namespaces
 
 	mu    sync.Mutex
 	procs []*proc
@@ -72,6 +76,11 @@ func (n *Network) Start(i int) error {
 		args = append(args, n.NodeArgs[i]...)
 	}
 	cmd := exec.Command(n.Bin, args...)
+	if n.Namespaces != nil {
+		// ip netns exec enters the namespace and execs the node: the
+		// node keeps the pid (signals, Pdeathsig) of the child.
+		cmd = exec.Command("ip", append([]string{"netns", "exec", n.Namespaces.Name(i), n.Bin}, args...)...)
+	}
 	if i < len(n.NodeEnv) && len(n.NodeEnv[i]) > 0 {
 		cmd.Env = append(os.Environ(), n.NodeEnv[i]...)
 	}
@@ -136,6 +145,10 @@ func (n *Network) signal(i int, sig syscall.Signal, wait time.Duration) error {
 	}
 	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("%s: signal: %w", n.Nodes[i].Name, err)
+	}
+	if sig != syscall.SIGKILL {
+		// A paused node (Pause) handles SIGTERM only once continued.
+		_ = p.cmd.Process.Signal(syscall.SIGCONT)
 	}
 	select {
 	case <-p.done:

@@ -43,6 +43,10 @@ type Options struct {
 	// Hosts puts node i on Hosts[i] (a multi-machine deployment; standard
 	// ports). Empty means loopback.
 	Hosts []string
+	// PrivateHosts says Hosts are private addresses on one machine (each
+	// node in a network namespace: Namespaces): loopback's permissive p2p
+	// settings stay.
+	PrivateHosts bool
 	// BasePort numbers loopback ports: node i listens for p2p on
 	// BasePort+10*i, for RPC on BasePort+10*i+1 and, with Prometheus, for
 	// metrics and health on BasePort+10*i+2. 0 picks free ports.
@@ -154,7 +158,7 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 	cc.Moniker = name
 	cc.P2P.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, p2pPort)
 	cc.RPC.ListenAddress = fmt.Sprintf("tcp://%s:%d", listen, rpcPort)
-	if len(o.Hosts) > 0 {
+	if len(o.Hosts) > 0 && !o.PrivateHosts {
 		// One machine per validator: CometBFT's production p2p settings
 		// (routable addresses only, one peer per IP), not loopback's.
 		cc.P2P.AddrBookStrict = true
