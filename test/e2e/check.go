@@ -1,0 +1,289 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/relchain/relchain/client"
+)
+
+// check resolves the unknown outcomes, reads every node's state and
+// checks the manifest's invariants, then stops the nodes and runs
+// `relchain verify` on each. Violations go into the report; the error is
+// for a check that could not be carried out.
+func check(ctx context.Context, r *run, env Env) error {
+	resolveUnknowns(ctx, r)
+	countOps(r)
+	h, err := commonHeight(ctx, r.nw)
+	if err != nil {
+		return err
+	}
+	r.rep.CommonHeight = h
+	if r.wants(InvAppHash) {
+		if err := checkAppHashes(ctx, r, h); err != nil {
+			return err
+		}
+	}
+	for i := range r.nw.net.Nodes {
+		st, err := readState(ctx, r, i, h)
+		if err != nil {
+			return err
+		}
+		checkWrites(r, i, st)
+		if r.wants(InvBank) {
+			checkBank(r, i, st)
+		}
+	}
+	if r.wants(InvReads) {
+		checkReads(r)
+	}
+	checkHalts(r)
+	r.nw.net.StopAll()
+	if r.wants(InvVerify) {
+		verifyNodes(r, env.Bin)
+	}
+	return nil
+}
+
+func (r *run) wants(inv string) bool { return slices.Contains(r.m.Check.Invariants, inv) }
+
+// resolveUnknowns looks every write of unknown outcome up by its hash on
+// each node in turn: committed (ok or failed, with its height) or, if no
+// node has it after the mempools drained, absent.
+func resolveUnknowns(ctx context.Context, r *run) {
+	for _, w := range r.hist.Writes() {
+		if w.Phase != PhaseUnknown && w.Phase != PhaseInvoke {
+			continue
+		}
+		phase, node, res := PhaseAbsent, -1, (*client.Result)(nil)
+		for i := range r.nw.net.Nodes {
+			lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			got, err := r.nw.client(i, nil).Tx(lctx, w.Hash)
+			cancel()
+			if err == nil {
+				phase, node, res = PhaseFail, i, got
+				if got.OK() {
+					phase = PhaseOK
+				}
+				break
+			}
+			if !errors.Is(err, client.ErrTxNotFound) {
+				phase = PhaseUnknown // a node that cannot answer cannot say "absent"
+			}
+		}
+		switch {
+		case res != nil:
+			r.hist.Resolve(w.ID, node, phase, res.Height, res.Code)
+		case phase == PhaseAbsent:
+			r.hist.Resolve(w.ID, -1, PhaseAbsent, 0, 0)
+		default:
+			r.rep.violate("resolve", fmt.Sprintf("write %d (tx %s): no node could say whether it committed", w.ID, w.Hash))
+		}
+	}
+}
+
+func countOps(r *run) {
+	c := &r.rep.Ops
+	for _, w := range r.hist.Writes() {
+		c.Invoked++
+		switch {
+		case w.Resolved && w.Phase == PhaseOK:
+			c.Unknown++
+			c.ResolvedOK++
+		case w.Resolved:
+			c.Unknown++
+			c.ResolvedAbsent++
+		case w.Phase == PhaseOK:
+			c.Acked++
+		case w.Phase == PhaseFail:
+			c.Failed++
+		}
+	}
+	c.Reads = len(r.hist.Reads())
+}
+
+// commonHeight is a height every node has committed.
+func commonHeight(ctx context.Context, nw *network) (int64, error) {
+	hs := nw.heights(ctx)
+	if minOf(hs) < 1 {
+		return 0, fmt.Errorf("a node does not answer after recovery: heights %v", hs)
+	}
+	return minOf(hs), nil
+}
+
+// checkAppHashes compares, height by height up to h, the AppHash in
+// every node's block headers (the header at height k+1 carries the
+// AppHash after block k).
+func checkAppHashes(ctx context.Context, r *run, h int64) error {
+	var ref map[int64][]byte
+	for i := range r.nw.net.Nodes {
+		got, err := headerAppHashes(ctx, r.nw.client(i, nil), h)
+		if err != nil {
+			return fmt.Errorf("headers of node%d: %w", i, err)
+		}
+		if ref == nil {
+			ref = got
+			continue
+		}
+		for k := int64(1); k <= h; k++ {
+			if !bytes.Equal(ref[k], got[k]) {
+				r.rep.Divergence++
+				r.rep.violate(InvAppHash, fmt.Sprintf("height %d: node0 has AppHash %X, node%d %X", k, ref[k], i, got[k]))
+			}
+		}
+	}
+	return nil
+}
+
+func headerAppHashes(ctx context.Context, c *client.Client, h int64) (map[int64][]byte, error) {
+	out := map[int64][]byte{}
+	for lo := int64(1); lo <= h; lo += 20 {
+		hi := min(lo+19, h)
+		res, err := c.RPC().BlockchainInfo(ctx, lo, hi)
+		if err != nil {
+			return nil, fmt.Errorf("blockchain %d-%d: %w", lo, hi, err)
+		}
+		for _, m := range res.BlockMetas {
+			out[m.Header.Height] = m.Header.AppHash
+		}
+	}
+	return out, nil
+}
+
+// nodeState is what one node holds of the workload.
+type nodeState struct {
+	height   int64
+	ids      map[int64]int // log table id → rows
+	balances map[int64]int64
+	moved    map[int64]int64 // bank: net transfers per account per the log table
+}
+
+func readState(ctx context.Context, r *run, i int, h int64) (*nodeState, error) {
+	c := r.nw.client(i, nil)
+	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st := &nodeState{ids: map[int64]int{}, balances: map[int64]int64{}, moved: map[int64]int64{}}
+	cols := "id, 0, 0, 0"
+	if r.m.Load.Workload == "bank" {
+		cols = "id, src, dst, amount"
+	}
+	res, err := c.Query(qctx, h, "SELECT "+cols+" FROM "+r.wl.logTable())
+	if err != nil {
+		return nil, fmt.Errorf("read node%d's %s: %w", i, r.wl.logTable(), err)
+	}
+	st.height = res.Height
+	for _, row := range res.Rows {
+		v := ints(row)
+		st.ids[v[0]]++
+		st.moved[v[1]] -= v[3]
+		st.moved[v[2]] += v[3]
+	}
+	if r.m.Load.Workload != "bank" {
+		return st, nil
+	}
+	res, err = c.Query(qctx, st.height, "SELECT id, balance FROM e2e_accounts")
+	if err != nil {
+		return nil, fmt.Errorf("read node%d's accounts: %w", i, err)
+	}
+	for _, row := range res.Rows {
+		v := ints(row)
+		st.balances[v[0]] = v[1]
+	}
+	return st, nil
+}
+
+func ints(row []any) []int64 {
+	out := make([]int64, len(row))
+	for k, cell := range row {
+		out[k], _ = cellInt(cell)
+	}
+	return out
+}
+
+// checkWrites: every acknowledged write (or one resolved as committed
+// ok) once on node i, every failed or absent write not at all, and no
+// row that no write explains.
+func checkWrites(r *run, i int, st *nodeState) {
+	known := map[int64]bool{}
+	for _, w := range r.hist.Writes() {
+		known[w.ID] = true
+		n := st.ids[w.ID]
+		switch {
+		case w.Phase == PhaseOK && n == 0:
+			r.rep.Lost++
+			r.rep.violate(InvExactlyOnce, fmt.Sprintf("node%d at height %d lacks write %d (tx %s, acknowledged at height %d, resolved=%v)", i, st.height, w.ID, w.Hash, w.Height, w.Resolved))
+		case w.Phase == PhaseOK && n > 1:
+			r.rep.Duplicated++
+			r.rep.violate(InvExactlyOnce, fmt.Sprintf("node%d holds write %d (tx %s) %d times", i, w.ID, w.Hash, n))
+		case (w.Phase == PhaseFail || w.Phase == PhaseAbsent) && n > 0 && r.wants(InvFailedAbsent):
+			r.rep.violate(InvFailedAbsent, fmt.Sprintf("node%d holds write %d (tx %s) reported %s (code %d)", i, w.ID, w.Hash, w.Phase, w.Code))
+		}
+	}
+	for id, n := range st.ids {
+		if !known[id] {
+			r.rep.Phantom += n
+			r.rep.violate(InvExactlyOnce, fmt.Sprintf("node%d holds %d rows of write %d, which no client made", i, n, id))
+		}
+	}
+}
+
+// checkBank: the total is what the accounts started with, and each
+// balance is its start plus what the logged transfers moved.
+func checkBank(r *run, i int, st *nodeState) {
+	var total int64
+	for acct, bal := range st.balances {
+		total += bal
+		if want := r.m.Load.Balance + st.moved[acct]; bal != want {
+			r.rep.violate(InvBank, fmt.Sprintf("node%d: account %d holds %d, its transfers say %d", i, acct, bal, want))
+		}
+	}
+	if want := int64(r.m.Load.Accounts) * r.m.Load.Balance; total != want || len(st.balances) != r.m.Load.Accounts {
+		r.rep.violate(InvBank, fmt.Sprintf("node%d: %d accounts hold %d in all, want %d accounts holding %d", i, len(st.balances), total, r.m.Load.Accounts, want))
+	}
+}
+
+// checkReads reports every read that missed a write acknowledged at or
+// below the height it was answered at.
+func checkReads(r *run) {
+	for _, op := range r.hist.Reads() {
+		if len(op.Missing) > 0 {
+			r.rep.violate(InvReads, fmt.Sprintf("read on node%d at height %d (t=%.1fs) missed acknowledged writes %v", op.Node, op.Height, op.T, op.Missing))
+		}
+	}
+}
+
+// checkHalts: a fault the manifest says halts the chain let at most the
+// block already in flight commit; more means the fault did not cut what
+// it should have.
+func checkHalts(r *run) {
+	for _, h := range r.rep.Halts {
+		if h.After > h.Before+1 {
+			r.rep.violate("fault-effect", fmt.Sprintf("%s should halt the chain, but it went from height %d to %d", h.What, h.Before, h.After))
+		}
+	}
+}
+
+// verifyNodes runs `relchain verify` on each stopped node's home.
+func verifyNodes(r *run, bin string) {
+	for i, n := range r.nw.net.Nodes {
+		out, err := exec.Command(bin, "verify", "--home", n.Home).CombinedOutput()
+		line := string(bytes.TrimSpace(out))
+		if err != nil {
+			r.rep.violate(InvVerify, fmt.Sprintf("node%d: %v: %s", i, err, line))
+			line = "FAIL: " + line
+		}
+		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, lastLine(line)))
+	}
+}
+
+func lastLine(s string) string {
+	if k := bytes.LastIndexByte([]byte(s), '\n'); k >= 0 {
+		return s[k+1:]
+	}
+	return s
+}

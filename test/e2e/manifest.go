@@ -1,0 +1,300 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Manifest is one network, its load, its faults and its invariants.
+type Manifest struct {
+	Name       string `toml:"name"`
+	Validators int    `toml:"validators"`
+	// Backend is every node's database: "sqlite", "postgres" or "mysql".
+	// One network runs one backend: the genesis names it.
+	Backend string `toml:"backend"`
+	// Network is "netns" (each node in a network namespace of its own:
+	// partitions and disconnections possible), "loopback" (127.0.0.1,
+	// for machines without namespaces) or "auto" (netns where the machine
+	// allows it). A manifest that partitions needs netns.
+	Network string      `toml:"network"`
+	Load    Load        `toml:"load"`
+	Perturb []Perturb   `toml:"perturb"`
+	Random  *RandomPlan `toml:"random"`
+	Check   Check       `toml:"check"`
+}
+
+// Load is the client workload.
+type Load struct {
+	// Workload is "insert" (each operation inserts a unique id) or "bank"
+	// (each moves money between two accounts and logs the transfer).
+	Workload string `toml:"workload"`
+	Clients  int    `toml:"clients"`
+	// Rate is the operations per second all clients together aim at.
+	Rate     float64  `toml:"rate"`
+	Duration Duration `toml:"duration"`
+	// Accounts and Balance set up the bank workload.
+	Accounts int   `toml:"accounts"`
+	Balance  int64 `toml:"balance"`
+	// OpTimeout bounds one operation (default 10 s): past it, its outcome
+	// is unknown until the checker looks the tx up.
+	OpTimeout Duration `toml:"op_timeout"`
+}
+
+// Perturb is one fault at a time since the load started. For kill,
+// pause, partition and disconnect, For (if set) undoes it after that long
+// (restart, resume, heal).
+type Perturb struct {
+	At     Duration `toml:"at"`
+	Action string   `toml:"action"`
+	Node   int      `toml:"node"`
+	Groups [][]int  `toml:"groups"`
+	For    Duration `toml:"for"`
+	// ExpectHalt says the network must commit no block while this fault
+	// lasts (a partition with no side holding two thirds of the power):
+	// the proof that the fault took effect.
+	ExpectHalt bool `toml:"expect_halt"`
+}
+
+// RandomPlan makes a schedule from a seed (the long set): Faults faults
+// drawn from Actions, each lasting up to MaxFor, spread over the load.
+// Seed 0 draws a seed, which the run prints and the report records.
+type RandomPlan struct {
+	Seed    int64    `toml:"seed"`
+	Faults  int      `toml:"faults"`
+	Actions []string `toml:"actions"`
+	MaxFor  Duration `toml:"max_for"`
+}
+
+// Check lists the invariants to check (all of them when empty) and bounds
+// how long the network may take to recover after the last fault.
+type Check struct {
+	Invariants  []string `toml:"invariants"`
+	MaxRecovery Duration `toml:"max_recovery"`
+}
+
+// The invariants.
+const (
+	InvExactlyOnce  = "acked-exactly-once"
+	InvFailedAbsent = "failed-absent"
+	InvReads        = "reads-see-acked"
+	InvAppHash      = "apphash-equal"
+	InvVerify       = "verify"
+	InvBank         = "bank-conserved"
+)
+
+var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank}
+
+// The perturbations.
+const (
+	ActKill       = "kill"
+	ActRestart    = "restart"
+	ActPause      = "pause"
+	ActResume     = "resume"
+	ActPartition  = "partition"
+	ActDisconnect = "disconnect"
+	ActHeal       = "heal"
+)
+
+var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal}
+
+// Duration is a time.Duration written as "1m30s" in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", b, err)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes a Go duration.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// LoadManifest reads and checks a manifest; its name defaults to the
+// file's.
+func LoadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m, err := ParseManifest(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	if m.Name == "" {
+		m.Name = strings.TrimSuffix(filepath.Base(path), ".toml")
+	}
+	return m, nil
+}
+
+// ParseManifest decodes a manifest, refusing unknown keys, fills the
+// defaults and validates it.
+func ParseManifest(text string) (*Manifest, error) {
+	var m Manifest
+	md, err := toml.Decode(text, &m)
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("unknown keys %v", und)
+	}
+	m.setDefaults()
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func (m *Manifest) setDefaults() {
+	if m.Validators == 0 {
+		m.Validators = 4
+	}
+	if m.Backend == "" {
+		m.Backend = "sqlite"
+	}
+	if m.Network == "" {
+		m.Network = "auto"
+	}
+	l := &m.Load
+	if l.Workload == "" {
+		l.Workload = "insert"
+	}
+	if l.Clients == 0 {
+		l.Clients = 4
+	}
+	if l.Rate == 0 {
+		l.Rate = 20
+	}
+	if l.Duration.Duration == 0 {
+		l.Duration.Duration = 20 * time.Second
+	}
+	if l.Accounts == 0 {
+		l.Accounts = 8
+	}
+	if l.Balance == 0 {
+		l.Balance = 1000
+	}
+	if l.OpTimeout.Duration == 0 {
+		l.OpTimeout.Duration = 10 * time.Second
+	}
+	if len(m.Check.Invariants) == 0 {
+		m.Check.Invariants = slices.Clone(allInvariants)
+		if l.Workload != "bank" {
+			m.Check.Invariants = slices.DeleteFunc(m.Check.Invariants, func(s string) bool { return s == InvBank })
+		}
+	}
+	if m.Check.MaxRecovery.Duration == 0 {
+		m.Check.MaxRecovery.Duration = 60 * time.Second
+	}
+}
+
+func (m *Manifest) validate() error {
+	var errs []error
+	if m.Validators < 1 || m.Validators > 16 {
+		errs = append(errs, fmt.Errorf("validators = %d: want 1 to 16", m.Validators))
+	}
+	if !slices.Contains([]string{"sqlite", "postgres", "mysql"}, m.Backend) {
+		errs = append(errs, fmt.Errorf("backend %q: want sqlite, postgres or mysql", m.Backend))
+	}
+	if !slices.Contains([]string{"auto", "netns", "loopback"}, m.Network) {
+		errs = append(errs, fmt.Errorf("network %q: want auto, netns or loopback", m.Network))
+	}
+	l := m.Load
+	if l.Workload != "insert" && l.Workload != "bank" {
+		errs = append(errs, fmt.Errorf("load.workload %q: want insert or bank", l.Workload))
+	}
+	if l.Clients < 1 || l.Clients > 64 || l.Rate <= 0 || l.Rate > 1000 {
+		errs = append(errs, fmt.Errorf("load: clients %d, rate %g: want 1 to 64 clients and a rate in (0, 1000]", l.Clients, l.Rate))
+	}
+	if l.Workload == "bank" && (l.Accounts < 2 || l.Balance < 1) {
+		errs = append(errs, fmt.Errorf("load: bank with %d accounts of %d: want at least 2 accounts and a positive balance", l.Accounts, l.Balance))
+	}
+	for _, inv := range m.Check.Invariants {
+		if !slices.Contains(allInvariants, inv) {
+			errs = append(errs, fmt.Errorf("check.invariants: unknown %q (known: %v)", inv, allInvariants))
+		}
+	}
+	if slices.Contains(m.Check.Invariants, InvBank) && l.Workload != "bank" {
+		errs = append(errs, fmt.Errorf("check.invariants: %s needs the bank workload", InvBank))
+	}
+	for i, p := range m.Perturb {
+		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
+			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
+		}
+	}
+	if r := m.Random; r != nil {
+		for _, a := range r.Actions {
+			if !slices.Contains([]string{ActKill, ActPause, ActPartition, ActDisconnect}, a) {
+				errs = append(errs, fmt.Errorf("random.actions: %q cannot be drawn (kill, pause, partition, disconnect)", a))
+			}
+		}
+		if r.Faults < 1 || len(r.Actions) == 0 || r.MaxFor.Duration <= 0 {
+			errs = append(errs, errors.New("random: want faults >= 1, some actions and max_for > 0"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p Perturb) validate(validators int, load time.Duration) error {
+	if !slices.Contains(allActions, p.Action) {
+		return fmt.Errorf("action %q: want one of %v", p.Action, allActions)
+	}
+	if p.At.Duration < 0 || p.At.Duration+p.For.Duration > load {
+		return fmt.Errorf("at %v for %v: outside the load's %v", p.At, p.For, load)
+	}
+	switch p.Action {
+	case ActPartition:
+		if len(p.Groups) < 2 {
+			return errors.New("a partition needs at least two groups")
+		}
+		for _, g := range p.Groups {
+			for _, i := range g {
+				if i < 0 || i >= validators {
+					return fmt.Errorf("partition: no node %d", i)
+				}
+			}
+		}
+	case ActHeal:
+	default:
+		if p.Node < 0 || p.Node >= validators {
+			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
+		}
+	}
+	if p.For.Duration > 0 && undoOf(p.Action) == "" {
+		return fmt.Errorf("%s cannot be undone by for", p.Action)
+	}
+	return nil
+}
+
+// undoOf is the action that undoes action a, or "".
+func undoOf(a string) string {
+	switch a {
+	case ActKill:
+		return ActRestart
+	case ActPause:
+		return ActResume
+	case ActPartition, ActDisconnect:
+		return ActHeal
+	}
+	return ""
+}
+
+// needsNamespaces reports whether the schedule cuts links.
+func (m *Manifest) needsNamespaces() bool {
+	for _, p := range m.Perturb {
+		if p.Action == ActPartition || p.Action == ActDisconnect {
+			return true
+		}
+	}
+	return m.Random != nil && (slices.Contains(m.Random.Actions, ActPartition) || slices.Contains(m.Random.Actions, ActDisconnect))
+}

@@ -1,0 +1,189 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
+)
+
+// Env is what a run needs from its caller.
+type Env struct {
+	// Bin is the relchain binary the nodes run.
+	Bin string
+	// DSNTemplate returns a server backend's DSN template with {node}
+	// (postgres, mysql); the caller owns the server and its databases.
+	DSNTemplate func(backend string) (string, error)
+	// Dir holds the network's homes; ReportDir the report and history.
+	Dir, ReportDir string
+	Logf           func(format string, args ...any)
+}
+
+// network is a running manifest network.
+type network struct {
+	m       *Manifest
+	net     *netctl.Network
+	ns      *netctl.Namespaces // nil on loopback
+	mode    string             // "netns" or "loopback"
+	chainID string
+}
+
+// chooseMode decides where the nodes run; a manifest that cuts links and
+// cannot have namespaces is an error, not a silent loopback run.
+func chooseMode(m *Manifest) (string, error) {
+	nsErr := netctl.NamespacesSupported()
+	switch {
+	case m.Network == "loopback":
+		if m.needsNamespaces() {
+			return "", fmt.Errorf("manifest %s partitions nodes: it needs network = netns", m.Name)
+		}
+		return "loopback", nil
+	case nsErr == nil:
+		return "netns", nil
+	case m.Network == "netns" || m.needsNamespaces():
+		return "", fmt.Errorf("manifest %s needs network namespaces: %w", m.Name, nsErr)
+	}
+	return "loopback", nil
+}
+
+// startNetwork generates the homes, starts every node and waits until each
+// has committed a block. close stops the nodes and removes the namespaces;
+// the caller defers it on every path.
+func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err error) {
+	mode, err := chooseMode(m)
+	if err != nil {
+		return nil, err
+	}
+	nw = &network{m: m, mode: mode}
+	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
+	opts.Tuning = node.Tuning{FastGossip: true}
+	if m.Backend != "sqlite" {
+		if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
+			return nil, err
+		}
+	}
+	if mode == "netns" {
+		if nw.ns, err = netctl.NewNamespaces(m.Validators); err != nil {
+			return nil, err
+		}
+		for i := range m.Validators {
+			opts.Hosts = append(opts.Hosts, nw.ns.Host(i))
+		}
+		opts.PrivateHosts = true
+	}
+	nodes, err := netctl.Generate(opts)
+	if err != nil {
+		nw.close()
+		return nil, fmt.Errorf("generate network: %w", err)
+	}
+	nw.net = netctl.NewNetwork(env.Bin, nodes)
+	nw.net.Namespaces = nw.ns
+	if err := nw.net.StartAll(); err != nil {
+		nw.close()
+		return nil, fmt.Errorf("start network: %w", err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := nw.net.WaitReady(wctx); err != nil {
+		nw.close()
+		return nil, fmt.Errorf("network did not become ready: %w", err)
+	}
+	st, err := nw.client(0, nil).Status(wctx)
+	if err != nil {
+		nw.close()
+		return nil, fmt.Errorf("status of node0: %w", err)
+	}
+	nw.chainID = st.ChainID
+	return nw, nil
+}
+
+// close stops every node, then removes the namespaces (a namespace with
+// a process inside outlives its deletion).
+func (nw *network) close() {
+	if nw.net != nil {
+		nw.net.StopAll()
+	}
+	if nw.ns != nil {
+		_ = nw.ns.Close()
+	}
+}
+
+// client returns a client of node i signing with key (nil: read-only).
+func (nw *network) client(i int, key []byte) *client.Client {
+	c, err := nw.net.Client(i, key)
+	if err != nil {
+		panic(fmt.Sprintf("client of node %d: %v", i, err)) // a URL netctl made: a bug
+	}
+	if nw.chainID != "" {
+		c.SetChainID(nw.chainID)
+	}
+	return c
+}
+
+// height is node i's committed height, or -1 if it does not answer
+// within a short time (killed, paused, cut off).
+func (nw *network) height(ctx context.Context, i int) int64 {
+	ctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
+	defer cancel()
+	info, err := nw.client(i, nil).RPC().ABCIInfo(ctx)
+	if err != nil {
+		return -1
+	}
+	return info.Response.LastBlockHeight
+}
+
+// heights polls every node.
+func (nw *network) heights(ctx context.Context) []int64 {
+	out := make([]int64, len(nw.net.Nodes))
+	for i := range out {
+		out[i] = nw.height(ctx, i)
+	}
+	return out
+}
+
+// apply carries out one perturbation.
+func (nw *network) apply(p Perturb) error {
+	switch p.Action {
+	case ActKill:
+		return nw.net.Kill(p.Node)
+	case ActRestart:
+		return nw.net.Start(p.Node)
+	case ActPause:
+		return nw.net.Pause(p.Node)
+	case ActResume:
+		return nw.net.Resume(p.Node)
+	case ActPartition:
+		return nw.ns.Partition(p.Groups...)
+	case ActDisconnect:
+		return nw.ns.Disconnect(p.Node)
+	case ActHeal:
+		return nw.ns.Heal()
+	}
+	return fmt.Errorf("unknown action %q", p.Action)
+}
+
+// undoAll brings every node back: heals links, resumes and restarts.
+func (nw *network) undoAll(paused map[int]bool) error {
+	if nw.ns != nil {
+		if err := nw.ns.Heal(); err != nil {
+			return err
+		}
+	}
+	for i := range nw.net.Nodes {
+		if paused[i] {
+			if err := nw.net.Resume(i); err != nil {
+				return err
+			}
+		}
+		if !nw.net.Running(i) {
+			if err := nw.net.Start(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

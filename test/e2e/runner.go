@@ -1,0 +1,368 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/txn"
+)
+
+// Run runs one manifest: network up, schema, load under the fault
+// schedule, recovery, checks, network down. The report lists every
+// violation found; err is for a run that could not be carried out.
+func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, err error) {
+	started := time.Now()
+	nw, err := startNetwork(ctx, m, env)
+	if err != nil {
+		return nil, err
+	}
+	defer nw.close()
+	rep = &Report{Manifest: m.Name, Backend: m.Backend, Network: nw.mode, Validators: m.Validators, Workload: m.Load.Workload, Seed: seed}
+	env.Logf("%s: %d validators on %s, network %s, load %s for %v", m.Name, m.Validators, m.Backend, nw.mode, m.Load.Workload, m.Load.Duration)
+	hist, err := NewHistory(filepath.Join(env.ReportDir, "history.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	wl := newWorkload(m.Load)
+	if err := setupSchema(ctx, nw, wl); err != nil {
+		return nil, err
+	}
+	r := &run{m: m, nw: nw, hist: hist, wl: wl, rep: rep, logf: env.Logf, paused: map[int]bool{}}
+	r.load(ctx, timeline(m, seed))
+	if err := r.recover(ctx); err != nil {
+		rep.violate("recovery", err.Error())
+	}
+	if err := hist.Close(); err != nil {
+		return nil, err
+	}
+	if err := check(ctx, r, env); err != nil {
+		return nil, err
+	}
+	rep.Seconds = time.Since(started).Seconds()
+	return rep, rep.save(env.ReportDir)
+}
+
+// run is the state of one run while the load goes on.
+type run struct {
+	m    *Manifest
+	nw   *network
+	hist *History
+	wl   workload
+	rep  *Report
+	logf func(string, ...any)
+
+	mu     sync.Mutex
+	paused map[int]bool
+	halted []haltWatch
+}
+
+// haltWatch is a fault expected to halt the chain: the highest height at
+// its start and at its end.
+type haltWatch struct {
+	What          string
+	Before, After int64
+}
+
+// setupSchema creates the workload's tables, one statement per tx.
+func setupSchema(ctx context.Context, nw *network, wl workload) error {
+	_, key, _ := ed25519.GenerateKey(nil)
+	c := nw.client(0, key)
+	for _, sql := range wl.setup() {
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		res, err := c.Exec(sctx, client.ModeCommit, txn.Statement{SQL: sql})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("schema %q: %w", sql, err)
+		}
+		if !res.OK() {
+			return fmt.Errorf("schema %q: %w", sql, res.Err())
+		}
+		// Every node must have the schema before clients write through it.
+		for i := range nw.net.Nodes {
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			err := nw.net.WaitHeight(wctx, i, res.Height)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// load runs the clients, a reader and the fault schedule until the
+// load's duration is over and every client has finished its operation.
+func (r *run) load(ctx context.Context, evs []event) {
+	lctx, cancel := context.WithTimeout(ctx, r.m.Load.Duration.Duration)
+	defer cancel()
+	var wg sync.WaitGroup
+	for k := range r.m.Load.Clients {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.client(lctx, k) }()
+	}
+	wg.Add(2)
+	go func() { defer wg.Done(); r.reader(lctx) }()
+	go func() { defer wg.Done(); r.monitor(lctx) }()
+	r.schedule(lctx, evs)
+	wg.Wait()
+}
+
+// client submits writes at its share of the rate, one at a time, each in
+// commit mode with the operation timeout. It starts on node k mod n and
+// moves to the next node after an unknown outcome.
+func (r *run) client(ctx context.Context, k int) {
+	_, key, _ := ed25519.GenerateKey(nil)
+	n := len(r.nw.net.Nodes)
+	clients := make([]*client.Client, n)
+	for i := range clients {
+		clients[i] = r.nw.client(i, key)
+		clients[i].SetCommitBlocks(30)
+	}
+	rng := rand.New(rand.NewPCG(uint64(k), 42))
+	every := time.Duration(float64(time.Second) * float64(r.m.Load.Clients) / r.m.Load.Rate)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	node := k % n
+	for seq := int64(1); ; seq++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w := write{ID: int64(k+1)*1_000_000 + seq, Client: k}
+		if !r.submit(clients[node], node, &w, r.wl.next(&w, rng)) {
+			node = (node + 1) % n
+		}
+	}
+}
+
+// submit signs and submits one write and logs its outcome; false means
+// the outcome is unknown.
+func (r *run) submit(c *client.Client, node int, w *write, stmts []txn.Statement) bool {
+	octx, cancel := context.WithTimeout(context.Background(), r.m.Load.OpTimeout.Duration)
+	defer cancel()
+	raw, err := c.Sign(octx, stmts)
+	if err != nil {
+		return false // nothing was sent: no operation
+	}
+	w.Hash = strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
+	r.hist.Invoke(*w, node)
+	res, err := c.Broadcast(octx, client.ModeCommit, raw)
+	switch {
+	case err != nil:
+		r.hist.Complete(w.ID, node, PhaseUnknown, 0, 0, err.Error())
+		return false
+	case res.OK():
+		r.hist.Complete(w.ID, node, PhaseOK, res.Height, 0, "")
+	default:
+		r.hist.Complete(w.ID, node, PhaseFail, res.Height, res.Code, res.Error)
+	}
+	return true
+}
+
+// reader reads the log table every half second at the highest
+// acknowledged height, from each node in turn, and records which writes
+// acknowledged at or below the height it was answered at it did not see.
+func (r *run) reader(ctx context.Context) {
+	n := len(r.nw.net.Nodes)
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+		_, top := r.hist.AckedUpTo(0)
+		if top == 0 {
+			continue
+		}
+		r.readOnce(ctx, i%n, top)
+	}
+}
+
+func (r *run) readOnce(ctx context.Context, node int, minHeight int64) {
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	res, err := r.nw.client(node, nil).Query(qctx, minHeight, "SELECT id FROM "+r.wl.logTable())
+	if err != nil {
+		r.hist.Read(Op{Node: node, Phase: PhaseFail, Height: minHeight, Error: err.Error()})
+		return
+	}
+	// Acknowledgements taken after the answer: an ack at a height the
+	// answer covers happened before it was recorded here.
+	acked, _ := r.hist.AckedUpTo(res.Height)
+	seen := map[int64]bool{}
+	for _, row := range res.Rows {
+		if id, ok := cellInt(row[0]); ok {
+			seen[id] = true
+		}
+	}
+	var missing []int64
+	for _, id := range acked {
+		if !seen[id] {
+			missing = append(missing, id)
+		}
+	}
+	r.hist.Read(Op{Node: node, Phase: PhaseOK, Height: res.Height, Seen: len(res.Rows), Missing: missing})
+}
+
+// monitor polls every node's height four times a second and records the
+// chain's stalls (no node committing for more than 3 s).
+func (r *run) monitor(ctx context.Context) {
+	var top int64
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			r.rep.noteStall(time.Since(last))
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+		h := maxOf(r.nw.heights(ctx))
+		if h > top {
+			r.rep.noteStall(time.Since(last))
+			top, last = h, time.Now()
+		}
+	}
+}
+
+func maxOf(hs []int64) int64 {
+	var m int64 = -1
+	for _, h := range hs {
+		m = max(m, h)
+	}
+	return m
+}
+
+// schedule applies the events at their times; an undo also measures how
+// long the network takes to recover from the fault.
+func (r *run) schedule(ctx context.Context, evs []event) {
+	start := time.Now()
+	before := map[int]int64{}
+	var recoveries sync.WaitGroup
+	defer recoveries.Wait()
+	for k, e := range evs {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(start.Add(e.At))):
+		}
+		h := maxOf(r.nw.heights(ctx))
+		if err := r.applyEvent(e); err != nil {
+			r.rep.violate("perturbation", fmt.Sprintf("%s: %v", e, err))
+			continue
+		}
+		r.logf("%s: %s (height %d)", r.m.Name, e, h)
+		r.rep.Events = append(r.rep.Events, e.String())
+		if !e.IsUndo {
+			before[k] = h
+			continue
+		}
+		fault := evs[e.Fault]
+		if fault.P.ExpectHalt {
+			r.rep.Halts = append(r.rep.Halts, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
+		}
+		recoveries.Add(1)
+		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h) }()
+	}
+}
+
+func (r *run) applyEvent(e event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.nw.apply(e.P); err != nil {
+		return err
+	}
+	switch e.P.Action {
+	case ActPause:
+		r.paused[e.P.Node] = true
+	case ActResume:
+		delete(r.paused, e.P.Node)
+	}
+	return nil
+}
+
+// measureRecovery waits until every node has committed a block above
+// the highest height at the undo, and records how long that took.
+func (r *run) measureRecovery(ctx context.Context, what string, top int64) {
+	start := time.Now()
+	deadline := start.Add(r.m.Check.MaxRecovery.Duration)
+	for time.Now().Before(deadline) {
+		hs := r.nw.heights(context.Background())
+		if minOf(hs) > top {
+			r.rep.noteRecovery(what, time.Since(start))
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r.rep.violate("recovery", fmt.Sprintf("after %s: some node did not pass height %d within %v", what, top, r.m.Check.MaxRecovery))
+}
+
+func minOf(hs []int64) int64 {
+	m := hs[0]
+	for _, h := range hs {
+		m = min(m, h)
+	}
+	return m
+}
+
+// recover ends every fault still in force and waits until all nodes are
+// at one height with empty mempools, so that no tx is still on its way.
+func (r *run) recover(ctx context.Context) error {
+	r.mu.Lock()
+	err := r.nw.undoAll(r.paused)
+	clear(r.paused)
+	r.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("undo faults: %w", err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, r.m.Check.MaxRecovery.Duration)
+	defer cancel()
+	for {
+		hs := r.nw.heights(wctx)
+		if minOf(hs) >= 0 && minOf(hs) == maxOf(hs) && r.mempoolsEmpty(wctx) {
+			return nil
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("nodes did not settle with empty mempools within %v: heights %v", r.m.Check.MaxRecovery, hs)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+func (r *run) mempoolsEmpty(ctx context.Context) bool {
+	for i := range r.nw.net.Nodes {
+		res, err := r.nw.client(i, nil).RPC().NumUnconfirmedTxs(ctx)
+		if err != nil || res.Total > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// cellInt reads an integer cell of a query result.
+func cellInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case interface{ Int64() (int64, error) }:
+		n, err := x.Int64()
+		return n, err == nil
+	case float64:
+		return int64(x), true
+	case int64:
+		return x, true
+	case string:
+		var n int64
+		_, err := fmt.Sscan(x, &n)
+		return n, err == nil
+	}
+	return 0, false
+}
+

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/relchain/relchain/txn"
+)
+
+// workload is what the clients write and where the checker finds it.
+// Every write appends one row with its id to the log table; the ids are
+// numbers the harness makes, so statements carry them as literals and
+// read the same on every dialect.
+type workload interface {
+	// setup is the schema and initial rows, one tx per statement (DDL
+	// may need a block of its own).
+	setup() []string
+	// next fills in write w (its id and client are set) and returns its
+	// statements.
+	next(w *write, rng *rand.Rand) []txn.Statement
+	// logTable holds one row (id, ...) per applied write.
+	logTable() string
+}
+
+func newWorkload(l Load) workload {
+	if l.Workload == "bank" {
+		return bank{accounts: l.Accounts, balance: l.Balance}
+	}
+	return inserts{}
+}
+
+// inserts: each write inserts its id. No key: a write applied twice
+// shows as two rows instead of failing.
+type inserts struct{}
+
+func (inserts) setup() []string {
+	return []string{"CREATE TABLE e2e_writes (id BIGINT NOT NULL, client BIGINT NOT NULL)"}
+}
+
+func (inserts) next(w *write, _ *rand.Rand) []txn.Statement {
+	return []txn.Statement{{SQL: fmt.Sprintf("INSERT INTO e2e_writes (id, client) VALUES (%d, %d)", w.ID, w.Client)}}
+}
+
+func (inserts) logTable() string { return "e2e_writes" }
+
+// bank: accounts with a balance each; a write moves an amount between two
+// of them and logs the transfer, in one bc-transaction. Balances may go
+// negative: conservation is the invariant, not solvency.
+type bank struct {
+	accounts int
+	balance  int64
+}
+
+func (b bank) setup() []string {
+	rows := make([]string, b.accounts)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("(%d, %d)", i, b.balance)
+	}
+	return []string{
+		"CREATE TABLE e2e_accounts (id BIGINT NOT NULL PRIMARY KEY, balance BIGINT NOT NULL)",
+		"CREATE TABLE e2e_transfers (id BIGINT NOT NULL, src BIGINT NOT NULL, dst BIGINT NOT NULL, amount BIGINT NOT NULL)",
+		"INSERT INTO e2e_accounts (id, balance) VALUES " + strings.Join(rows, ", "),
+	}
+}
+
+func (b bank) next(w *write, rng *rand.Rand) []txn.Statement {
+	w.Src = rng.IntN(b.accounts)
+	w.Dst = (w.Src + 1 + rng.IntN(b.accounts-1)) % b.accounts
+	w.Amount = 1 + rng.Int64N(50)
+	return []txn.Statement{
+		{SQL: fmt.Sprintf("UPDATE e2e_accounts SET balance = balance - %d WHERE id = %d", w.Amount, w.Src)},
+		{SQL: fmt.Sprintf("UPDATE e2e_accounts SET balance = balance + %d WHERE id = %d", w.Amount, w.Dst)},
+		{SQL: fmt.Sprintf("INSERT INTO e2e_transfers (id, src, dst, amount) VALUES (%d, %d, %d, %d)", w.ID, w.Src, w.Dst, w.Amount)},
+	}
+}
+
+func (bank) logTable() string { return "e2e_transfers" }
