@@ -88,6 +88,11 @@ func (ns *Namespaces) Name(i int) string { return fmt.Sprintf("%sn%d", ns.prefix
 // Host is node i's address.
 func (ns *Namespaces) Host(i int) string { return fmt.Sprintf("%s.%d", ns.subnet, 10+i) }
 
+// Gateway is the bridge's address in the caller's namespace: what a node
+// dials to reach a service of the caller's (a relay to a database that
+// listens on the caller's loopback, say).
+func (ns *Namespaces) Gateway() string { return ns.subnet + ".1" }
+
 func (ns *Namespaces) bridge() string { return ns.prefix + "b" }
 
 func (ns *Namespaces) createBridge() error {

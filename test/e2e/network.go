@@ -29,6 +29,7 @@ type network struct {
 	net     *netctl.Network
 	ns      *netctl.Namespaces // nil on loopback
 	mode    string             // "netns" or "loopback"
+	relay   *relay             // netns with a server backend: the way to the database
 	chainID string
 }
 
@@ -74,6 +75,12 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 			opts.Hosts = append(opts.Hosts, nw.ns.Host(i))
 		}
 		opts.PrivateHosts = true
+		if opts.DSNTemplate != "" {
+			if opts.DSNTemplate, nw.relay, err = relayDSN(nw.ns.Gateway(), opts.DSNTemplate); err != nil {
+				nw.close()
+				return nil, err
+			}
+		}
 	}
 	nodes, err := netctl.Generate(opts)
 	if err != nil {
@@ -106,6 +113,9 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 func (nw *network) close() {
 	if nw.net != nil {
 		nw.net.StopAll()
+	}
+	if nw.relay != nil {
+		_ = nw.relay.Close()
 	}
 	if nw.ns != nil {
 		_ = nw.ns.Close()

@@ -365,4 +365,3 @@ func cellInt(v any) (int64, bool) {
 	}
 	return 0, false
 }
-
