@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-testhooks test test-race race lint demo bench fuzz clean
+.PHONY: build build-testhooks test test-race race lint demo bench fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -37,6 +37,11 @@ demo: build
 
 bench: build
 	./scripts/bench.sh
+
+# The long fault campaign: test/e2e/manifests/long, random fault schedules
+# from a printed seed (RELCHAIN_E2E_SEED=<seed> replays one); 30+ minutes.
+e2e-long:
+	./scripts/e2e-long.sh
 
 # Every fuzz target for FUZZTIME each (default 5m).
 fuzz:
