@@ -147,5 +147,5 @@ func dsnTemplate(t *testing.T, backend string, nodes int) (string, error) {
 		})
 		return strings.TrimSuffix(base, "/") + "/" + prefix + "_{node}", nil
 	}
-	return "", fmt.Errorf("backend %s has no server", backend)
+	return "", nil // the database lives in the node's home
 }

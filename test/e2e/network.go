@@ -16,7 +16,8 @@ type Env struct {
 	// Bin is the relchain binary the nodes run.
 	Bin string
 	// DSNTemplate returns a server backend's DSN template with {node}
-	// (postgres, mysql); the caller owns the server and its databases.
+	// (postgres, mysql), or "" for a backend in the node's own files; the
+	// caller owns the server and its databases.
 	DSNTemplate func(backend string) (string, error)
 	// Dir holds the network's homes; ReportDir the report and history.
 	Dir, ReportDir string
@@ -62,10 +63,8 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	nw = &network{m: m, mode: mode}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
 	opts.Tuning = node.Tuning{FastGossip: true}
-	if m.Backend != "sqlite" {
-		if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
-			return nil, err
-		}
+	if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
+		return nil, err
 	}
 	if mode == "netns" {
 		if nw.ns, err = netctl.NewNamespaces(m.Validators); err != nil {

@@ -61,7 +61,6 @@ type run struct {
 
 	mu     sync.Mutex
 	paused map[int]bool
-	halted []haltWatch
 }
 
 // haltWatch is a fault expected to halt the chain: the highest height at
