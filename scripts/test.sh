@@ -6,7 +6,7 @@
 #
 #   RACE=1 scripts/test.sh        run with the race detector
 #   UNIT_RACE=1 scripts/test.sh   only the unit packages (all but the e2e
-#                                 networks in ./test), with the race detector,
+#                                 networks in ./test and ./test/e2e), with the race detector,
 #                                 built with the test hooks (-tags testhooks)
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
 #   RELCHAIN_TEST_MYSQL=DSN ...   use an existing MySQL/MariaDB server (root DSN) instead
@@ -50,8 +50,8 @@ pkgs=(./...)
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
 if [ "${UNIT_RACE:-}" = 1 ]; then
   race=(-race -tags testhooks)
-  mapfile -t pkgs < <(go list ./... | grep -v '/relchain/test$')
-  echo "race detector on ${#pkgs[@]} unit packages (all but ./test), with -tags testhooks"
+  mapfile -t pkgs < <(go list ./... | grep -v -e '/relchain/test$' -e '/relchain/test/e2e$')
+  echo "race detector on ${#pkgs[@]} unit packages (all but ./test and ./test/e2e), with -tags testhooks"
 fi
 set +e
 go test "${race[@]}" -count=1 -timeout 40m -v "${pkgs[@]}" 2>&1 | tee "$tmp/test.log"
