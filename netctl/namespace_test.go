@@ -1,0 +1,115 @@
+package netctl
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func mustNamespaces(t *testing.T, n int) *Namespaces {
+	t.Helper()
+	if err := NamespacesSupported(); err != nil {
+		t.Skip(err)
+	}
+	ns, err := NewNamespaces(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ns.Close() })
+	return ns
+}
+
+// blackholes lists the addresses node i's namespace drops.
+func blackholes(t *testing.T, ns *Namespaces, i int) []string {
+	t.Helper()
+	out, err := exec.Command("ip", "-n", ns.Name(i), "route", "show", "type", "blackhole").Output()
+	if err != nil {
+		t.Fatalf("routes of %s: %v", ns.Name(i), err)
+	}
+	var addrs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			addrs = append(addrs, f[1])
+		}
+	}
+	slices.Sort(addrs)
+	return addrs
+}
+
+func TestPartitionCutsExactlyTheLinksBetweenGroupsAndHealRestoresThem(t *testing.T) {
+	ns := mustNamespaces(t, 4)
+	if err := ns.Partition([]int{0, 1}, []int{2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := blackholes(t, ns, 0), []string{ns.Host(2), ns.Host(3)}; !slices.Equal(got, want) {
+		t.Errorf("node0 drops %v, want %v", got, want)
+	}
+	if got, want := blackholes(t, ns, 3), []string{ns.Host(0), ns.Host(1)}; !slices.Equal(got, want) {
+		t.Errorf("node3 drops %v, want %v", got, want)
+	}
+	if len(ns.Cut()) != 8 {
+		t.Errorf("%d links cut, want 8 (2x2 pairs, both ways): %v", len(ns.Cut()), ns.Cut())
+	}
+	if err := ns.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if got := blackholes(t, ns, i); len(got) != 0 {
+			t.Errorf("after Heal node%d still drops %v", i, got)
+		}
+	}
+	if err := ns.Disconnect(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := blackholes(t, ns, 1); len(got) != 3 {
+		t.Errorf("a disconnected node1 drops %v, want the other three", got)
+	}
+	if got := blackholes(t, ns, 2); !slices.Equal(got, []string{ns.Host(1)}) {
+		t.Errorf("node2 drops %v, want only node1", got)
+	}
+	if err := ns.Partition([]int{0}, []int{0, 1}); err == nil {
+		t.Error("a node in two groups was accepted")
+	}
+}
+
+func TestCloseAndSweepLeaveNoNamespaceBehind(t *testing.T) {
+	ns := mustNamespaces(t, 2)
+	names := []string{ns.Name(0), ns.Name(1)}
+	// A namespace left by a process that is gone: a pid above pid_max.
+	stale := fmt.Sprintf("%s%dn0", namespacePrefix, 1<<23)
+	if out, err := exec.Command("ip", "netns", "add", stale).CombinedOutput(); err != nil {
+		t.Fatalf("make a stale namespace: %v: %s", err, out)
+	}
+	if err := ns.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepStaleNamespaces(); err != nil {
+		t.Fatal(err)
+	}
+	left, err := listNamespaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range append(names, stale) {
+		if slices.Contains(left, n) {
+			t.Errorf("namespace %s is still there", n)
+		}
+	}
+	if _, err := os.Stat("/sys/class/net/" + ns.bridge()); err == nil {
+		t.Errorf("bridge %s is still there", ns.bridge())
+	}
+}
+
+func TestOwnerParsesOnlyNamesThisPackageMade(t *testing.T) {
+	for name, want := range map[string]string{
+		"rce2e123n0": "rce2e123", "rce2e123b": "rce2e123", "rce2e42h3": "rce2e42",
+		"rce2en0": "", "rce2e12x": "", "other123n0": "", "rce2e": "",
+	} {
+		if got := owner(name); got != want {
+			t.Errorf("owner(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
