@@ -60,9 +60,13 @@ func NewNamespaces(n int) (_ *Namespaces, err error) {
 		return nil, err
 	}
 	pid := os.Getpid()
+	subnet, err := freeSubnet(pid)
+	if err != nil {
+		return nil, err
+	}
 	ns := &Namespaces{
 		prefix:  namespacePrefix + strconv.Itoa(pid),
-		subnet:  fmt.Sprintf("10.213.%d", pid%250+1),
+		subnet:  subnet,
 		nodes:   n,
 		blocked: map[[2]int]bool{},
 	}
@@ -80,6 +84,22 @@ func NewNamespaces(n int) (_ *Namespaces, err error) {
 		}
 	}
 	return ns, nil
+}
+
+// freeSubnet picks a 10.213.S.0/24 no interface of this namespace uses,
+// starting from one the pid chooses (two runs at once get two bridges).
+func freeSubnet(pid int) (string, error) {
+	out, err := exec.Command("ip", "-o", "-4", "addr", "show").Output()
+	if err != nil {
+		return "", fmt.Errorf("list addresses: %w", err)
+	}
+	for k := range 250 {
+		subnet := fmt.Sprintf("10.213.%d", (pid+k)%250+1)
+		if !bytes.Contains(out, []byte(" "+subnet+".")) {
+			return subnet, nil
+		}
+	}
+	return "", errors.New("no free 10.213.S.0/24 for a bridge")
 }
 
 // Name is node i's namespace (for `ip netns exec`).
