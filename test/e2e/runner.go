@@ -289,19 +289,37 @@ func (r *run) applyEvent(e event) error {
 }
 
 // measureRecovery waits until every node has committed a block above
-// the highest height at the undo, and records how long that took.
+// the highest height at the undo, and records how long that took. A node
+// a later fault killed or paused is not waited for.
 func (r *run) measureRecovery(ctx context.Context, what string, top int64) {
 	start := time.Now()
 	deadline := start.Add(r.m.Check.MaxRecovery.Duration)
 	for time.Now().Before(deadline) {
-		hs := r.nw.heights(context.Background())
-		if minOf(hs) > top {
+		if r.lowestLiveHeight() > top {
 			r.rep.noteRecovery(what, time.Since(start))
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	r.rep.violate("recovery", fmt.Sprintf("after %s: some node did not pass height %d within %v", what, top, r.m.Check.MaxRecovery))
+}
+
+// lowestLiveHeight is the lowest height of the nodes that run and are
+// not paused.
+func (r *run) lowestLiveHeight() int64 {
+	hs := r.nw.heights(context.Background())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	low, any := int64(0), false
+	for i, h := range hs {
+		if r.nw.net.Running(i) && !r.paused[i] && (!any || h < low) {
+			low, any = h, true
+		}
+	}
+	if !any {
+		return -1
+	}
+	return low
 }
 
 func minOf(hs []int64) int64 {
