@@ -310,13 +310,13 @@ func (r *run) lowestLiveHeight() int64 {
 	hs := r.nw.heights(context.Background())
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	low, any := int64(0), false
+	low, found := int64(0), false
 	for i, h := range hs {
-		if r.nw.net.Running(i) && !r.paused[i] && (!any || h < low) {
-			low, any = h, true
+		if r.nw.net.Running(i) && !r.paused[i] && (!found || h < low) {
+			low, found = h, true
 		}
 	}
-	if !any {
+	if !found {
 		return -1
 	}
 	return low
