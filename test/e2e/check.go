@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/relchain/relchain/client"
@@ -277,13 +278,13 @@ func verifyNodes(r *run, bin string) {
 			r.rep.violate(InvVerify, fmt.Sprintf("node%d: %v: %s", i, err, line))
 			line = "FAIL: " + line
 		}
-		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, lastLine(line)))
+		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, firstLine(line)))
 	}
 }
 
-func lastLine(s string) string {
-	if k := bytes.LastIndexByte([]byte(s), '\n'); k >= 0 {
-		return s[k+1:]
+func firstLine(s string) string {
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		return s[:k]
 	}
 	return s
 }
