@@ -66,8 +66,9 @@ type run struct {
 // haltWatch is a fault expected to halt the chain: the highest height at
 // its start and at its end.
 type haltWatch struct {
-	What          string
-	Before, After int64
+	What   string `json:"fault"`
+	Before int64  `json:"height_at_start"`
+	After  int64  `json:"height_at_end"`
 }
 
 // setupSchema creates the workload's tables, one statement per tx.
