@@ -25,6 +25,17 @@ type Tuning struct {
 	// TimeoutCommit is how long a node waits after a commit before the next
 	// height; 0 proposes as soon as there are txs.
 	TimeoutCommit time.Duration
+	// TimeoutPropose is how long a validator waits for a round's proposal
+	// before it prevotes nil (and the round moves on to the next
+	// proposer); TimeoutProposeDelta is added to it for each further round
+	// of a height. 0 keeps CometBFT's value (3 s and 500 ms).
+	TimeoutPropose      time.Duration
+	TimeoutProposeDelta time.Duration
+	// TimeoutPrecommit is how long a validator waits once it holds +2/3
+	// precommits that do not commit a block — among them the +2/3 nil
+	// precommits of a round whose proposer is absent — before the next
+	// round. 0 keeps CometBFT's value (1 s).
+	TimeoutPrecommit time.Duration
 	// FastGossip lowers p2p flush_throttle_timeout and consensus
 	// peer_gossip_sleep_duration from 100 ms to 1 ms: right for loopback and
 	// LANs, wasteful on a WAN.
@@ -49,6 +60,9 @@ func CometConfig(t Tuning) *cmtcfg.Config {
 	// after a block that changes the AppHash).
 	c.Consensus.CreateEmptyBlocks = false
 	c.Consensus.TimeoutCommit = t.TimeoutCommit
+	setIfNonZero(&c.Consensus.TimeoutPropose, t.TimeoutPropose)
+	setIfNonZero(&c.Consensus.TimeoutProposeDelta, t.TimeoutProposeDelta)
+	setIfNonZero(&c.Consensus.TimeoutPrecommit, t.TimeoutPrecommit)
 	if t.FastGossip {
 		c.P2P.FlushThrottleTimeout = time.Millisecond
 		c.Consensus.PeerGossipSleepDuration = time.Millisecond
@@ -74,6 +88,12 @@ func CometConfig(t Tuning) *cmtcfg.Config {
 	c.P2P.AddrBookStrict = false
 	c.P2P.AllowDuplicateIP = true
 	return c
+}
+
+func setIfNonZero(dst *time.Duration, v time.Duration) {
+	if v != 0 {
+		*dst = v
+	}
 }
 
 // InitOptions describe a single-validator network.
