@@ -127,7 +127,9 @@ func (n *Network) Stop(i int) error {
 
 // Pause sends SIGSTOP to node i: the process keeps its connections open
 // but answers nothing, as a hung or overloaded validator would. Resume
-// undoes it.
+// undoes it; resume a paused node before Stop, whose SIGTERM a stopped
+// process only sees once it runs again (Stop falls back to SIGKILL after
+// 30 s).
 func (n *Network) Pause(i int) error { return n.signalRunning(i, syscall.SIGSTOP) }
 
 // Resume sends SIGCONT to a paused node i.

@@ -54,13 +54,12 @@ type Tuning struct {
 // measured with `relchain-bench absent` (BENCHMARKS.md, issue 18): with one
 // of 4 validators stopped, every fourth height waits out its missing
 // proposer, timeout_propose and then timeout_precommit. With CometBFT's 3 s
-// and 1 s, clients that wait for their commit ran at 0.10 of the healthy
-// network's rate; 500 ms and 1 s at 0.23 (the precommit wait matters too);
-// 500 ms and 200 ms at 0.59. Shorter proposals (300 ms: 0.60; 200 ms:
-// 0.40; 100 ms, where healthy commit-mode throughput halved) gained nothing
-// and cost more heights decided past round 0 in healthy runs under load.
-// Async throughput stayed at or above half of the healthy network's at
-// every setting.
+// and 1 s, clients that wait for their commit ran at 0.10-0.16 of the
+// healthy network's rate; 500 ms and 1 s at 0.23 (the precommit wait
+// matters too); 500 ms and 200 ms at 0.49-0.59, async at 0.71-2.07
+// (medians of two invocations). 300 ms did no better in commit mode, but
+// async with one stopped fell to 0.45 and healthy runs decided 5 of 16
+// heights past round 0 (500 ms: 1 of 24); 200 ms and 100 ms did worse.
 func DefaultTuning() Tuning {
 	return Tuning{
 		TimeoutCommit:       10 * time.Millisecond,
