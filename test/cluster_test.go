@@ -148,6 +148,10 @@ type clusterOptions struct {
 	// (NodeInfo.Metrics); logFormat sets config.toml log_format.
 	prometheus bool
 	logFormat  string
+	// prepare, if set, runs on the generated network before it starts
+	// (a node home's disk, its configuration); cleanups it registers run
+	// before the nodes are stopped.
+	prepare func(c *cluster)
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -197,6 +201,9 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 		}
 	})
 	t.Cleanup(c.net.StopAll)
+	if o.prepare != nil {
+		o.prepare(c)
+	}
 	if err := c.net.StartAll(); err != nil {
 		t.Fatalf("start network: %v", err)
 	}
