@@ -153,6 +153,10 @@ type clusterOptions struct {
 	// its delta) and timeout_precommit, as relchain init, testnet and
 	// localnet do, instead of CometBFT's 3 s (500 ms) and 1 s.
 	consensusTimeouts bool
+	// prepare, if set, runs on the generated network before it starts
+	// (a node home's disk, its configuration); cleanups it registers run
+	// before the nodes are stopped.
+	prepare func(c *cluster)
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -207,6 +211,9 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 		}
 	})
 	t.Cleanup(c.net.StopAll)
+	if o.prepare != nil {
+		o.prepare(c)
+	}
 	if err := c.net.StartAll(); err != nil {
 		t.Fatalf("start network: %v", err)
 	}

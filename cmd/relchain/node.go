@@ -128,7 +128,7 @@ starts again by itself.`,
 				}
 				return herr
 			}
-			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) {
+			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) || errors.Is(herr, node.ErrDiskFull) {
 				return herr // says what to do; a restart alone would stop again
 			}
 			return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
