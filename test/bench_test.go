@@ -21,12 +21,15 @@ import (
 
 // runBench runs `relchain bench` with args on its own 4-validator network
 // (plus --backend/--dsn-template for backend) and returns the JSON result.
+// The network runs beside other tests' (runBesideOtherNetworks): nothing
+// here asserts a speed.
 // --verify makes the command fail unless the workload's consistency
 // conditions hold on the chain after the run, and, with --baseline, unless
 // the raw baseline reached the same final state from the same
 // wl-transactions.
 func runBench(t *testing.T, backend string, args ...string) *bench.Result {
 	t.Helper()
+	runBesideOtherNetworks(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "result.json")
 	args = append([]string{"bench", "--validators", "4", "--backend", backend, "--dir", dir, "--output", out, "--quiet", "--verify"}, args...)
