@@ -157,9 +157,9 @@ func TestBenchOverTheSocketVariant(t *testing.T) {
 //
 // One warehouse with 1,000 items and 1,200 customers and initial orders
 // per district instead of the specification's 100,000 and 3,000 each: the
-// same loader, transactions and conditions, at a seventh of the rows
-// (loading the full warehouse through consensus took about 400 s of CI
-// on the three backends). 1,200 customers keep C_LAST names that two
+// same loader, transactions and conditions on about 160,000 rows instead
+// of 600,000 (loading the full warehouse through consensus took about
+// 400 s of CI on the three backends). 1,200 customers keep C_LAST names that two
 // customers share (the first 1,000 carry the names 0..999, the rest
 // NURand names), so Payment and OrderStatus by last name still pick the
 // middle one of several; as many orders as customers keep every customer
