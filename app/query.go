@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
@@ -49,17 +48,12 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	if err != nil {
 		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}, nil
 	}
-	if q.MinHeight > 0 {
-		wait := a.MaxQueryWait
-		if q.WaitMillis > 0 && time.Duration(q.WaitMillis)*time.Millisecond < wait {
-			wait = time.Duration(q.WaitMillis) * time.Millisecond
+	if err := a.waitQueryHeight(ctx, q.MinHeight, q.WaitMillis); err != nil {
+		var re *ReadError
+		if errors.As(err, &re) {
+			return &abci.ResponseQuery{Code: re.Code, Log: re.Log}, nil
 		}
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		err := a.ex.WaitHeight(wctx, q.MinHeight)
-		cancel()
-		if err != nil {
-			return &abci.ResponseQuery{Code: api.CodeQueryTimeout, Log: fmt.Sprintf("min_height %d not reached within %s (node at height %d); retry later or ask another node", q.MinHeight, wait, a.ex.State().Height)}, nil
-		}
+		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error()}, nil
 	}
 	rows, height, err := a.ex.Backend().Query(ctx, q.SQL, args)
 	if err != nil {

@@ -68,6 +68,18 @@ type Backend interface {
 	Close() error
 }
 
+// LatestReader is implemented by a backend that can run a read on its
+// latest committed state in one snapshot without reading the height in
+// that snapshot (PostgreSQL: one statement outside an explicit
+// db-transaction), which saves a read its db-transaction's round trips.
+// The caller takes the height from the executor instead: a block's data is
+// visible before the executor records the block's height, so that height
+// is a lower bound of the state the read sees. QueryLatest applies Query's
+// gate, limits and row order; only the height is missing.
+type LatestReader interface {
+	QueryLatest(ctx context.Context, sql string, args []any) (*Rows, error)
+}
+
 // Block is the single db-transaction in which one block executes.
 //
 // The executor wraps every bc-transaction in Savepoint / Release, or

@@ -186,71 +186,112 @@ func measureUpdates(ctx context.Context, o GatewayOptions, cfg Config, addr stri
 	return nil
 }
 
-// measureReads runs the point SELECTs with each client count, through the
-// gateway and then on the raw backend of node 0.
+// readRounds is how many turns the read paths take: each path runs
+// Reads/readRounds SELECTs per turn, so that a change in the machine's load
+// falls on every path alike.
+const readRounds = 10
+
+// readPath is one way of running the point SELECTs.
+type readPath struct {
+	name    string
+	readers []pointReader
+	lat     []float64
+	seconds float64
+	stats   *OpStats
+}
+
+// measureReads runs the point SELECTs with each client count through the
+// gateway, on the raw backend of node 0, through a relay to it
+// (PostgreSQL) and through the Go client's RPC query path, the paths
+// taking turns (readRounds).
 func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr string, res *GatewayResult, logf func(string, ...any)) error {
 	for _, clients := range o.ReadClients {
-		conns, err := connectGateway(ctx, addr, clients)
-		if err != nil {
-			return err
-		}
-		readers := make([]pointReader, len(conns))
-		for i, c := range conns {
-			readers[i] = gatewayReader{c}
-		}
-		logf("point SELECT: %d with %d clients through the gateway...", o.Reads, clients)
 		rc := ReadComparison{Clients: clients}
-		rc.Gateway, err = pointReads(ctx, readers, o.Reads, o.Accounts, o.Seed)
-		closeConns(conns)
-		if err != nil {
-			return fmt.Errorf("gateway reads: %w", err)
-		}
-		raw, path, err := rawReaders(ctx, res.Backend, n.Nodes[0].Home, clients)
+		paths, cleanup, err := openReadPaths(ctx, res, n, addr, clients, &rc)
 		if err != nil {
 			return err
 		}
-		res.RawPath = path
-		logf("point SELECT: %d with %d clients on the raw backend: %s...", o.Reads, clients, path)
-		rc.Raw, err = pointReads(ctx, raw, o.Reads, o.Accounts, o.Seed)
-		closeReaders(raw)
+		logf("point SELECT: %d with %d clients on each of %d paths, in %d turns...", o.Reads, clients, len(paths), readRounds)
+		err = runReadRounds(ctx, o, paths)
+		cleanup()
 		if err != nil {
-			return fmt.Errorf("raw reads: %w", err)
-		}
-		if res.Backend == workload.Postgres {
-			logf("point SELECT: %d with %d clients on the raw backend through a byte-forwarding relay...", o.Reads, clients)
-			if rc.Relay, err = relayedReads(ctx, o, n.Nodes[0].Home, clients); err != nil {
-				return err
-			}
-			rc.RelayRatio = Ratio(rc.Relay.P50, rc.Raw.P50)
-		}
-		logf("point SELECT: %d with %d clients through the Go client's RPC query path...", o.Reads, clients)
-		if rc.Client, err = pointReads(ctx, rpcReaders(n.Nodes[0].RPC, res.Backend, clients), o.Reads, o.Accounts, o.Seed); err != nil {
-			return fmt.Errorf("the Go client reads: %w", err)
+			return err
 		}
 		rc.Ratio = Ratio(rc.Gateway.P50, rc.Raw.P50)
+		if rc.Relay != nil {
+			rc.RelayRatio = Ratio(rc.Relay.P50, rc.Raw.P50)
+		}
 		res.Reads = append(res.Reads, rc)
 	}
 	return nil
 }
 
-// relayedReads runs the point SELECTs on node home's PostgreSQL through a
-// relay (the floor of a front end that is a hop of its own).
-func relayedReads(ctx context.Context, o GatewayOptions, home string, clients int) (*OpStats, error) {
-	dsn, err := nodeReaderDSN(home)
-	if err != nil {
-		return nil, err
+// openReadPaths connects every read path's clients; the stats of each
+// path land in rc. cleanup closes them all.
+func openReadPaths(ctx context.Context, res *GatewayResult, n *netctl.Network, addr string, clients int, rc *ReadComparison) ([]*readPath, func(), error) {
+	var paths []*readPath
+	var relayStop func()
+	cleanup := func() {
+		for _, p := range paths {
+			closeReaders(p.readers)
+		}
+		if relayStop != nil {
+			relayStop()
+		}
 	}
-	readers, r, err := relayReaders(ctx, dsn, clients)
+	conns, err := connectGateway(ctx, addr, clients)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	st, err := pointReads(ctx, readers, o.Reads, o.Accounts, o.Seed)
-	closeReaders(readers)
-	r.stop()
+	gw := make([]pointReader, len(conns))
+	for i, c := range conns {
+		gw[i] = gatewayReader{c}
+	}
+	paths = append(paths, &readPath{name: "gateway", readers: gw, stats: &rc.Gateway})
+	raw, rawPath, err := rawReaders(ctx, res.Backend, n.Nodes[0].Home, clients)
 	if err != nil {
-		return nil, fmt.Errorf("relayed reads: %w", err)
+		cleanup()
+		return nil, nil, err
 	}
-	return &st, nil
+	res.RawPath = rawPath
+	paths = append(paths, &readPath{name: "raw", readers: raw, stats: &rc.Raw})
+	if res.Backend == workload.Postgres {
+		dsn, err := nodeReaderDSN(n.Nodes[0].Home)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		relayed, r, err := relayReaders(ctx, dsn, clients)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		relayStop = r.stop
+		rc.Relay = &OpStats{}
+		paths = append(paths, &readPath{name: "relay", readers: relayed, stats: rc.Relay})
+	}
+	paths = append(paths, &readPath{name: "Go client", readers: rpcReaders(n.Nodes[0].RPC, res.Backend, clients), stats: &rc.Client})
+	return paths, cleanup, nil
+}
+
+// runReadRounds lets the paths take readRounds turns and fills their
+// stats from all their turns' latencies.
+func runReadRounds(ctx context.Context, o GatewayOptions, paths []*readPath) error {
+	per := max(o.Reads/readRounds, 1)
+	for round := range readRounds {
+		for _, p := range paths {
+			lat, secs, err := pointReads(ctx, p.readers, per, o.Accounts, o.Seed+uint64(round))
+			if err != nil {
+				return fmt.Errorf("%s reads: %w", p.name, err)
+			}
+			p.lat = append(p.lat, lat...)
+			p.seconds += secs
+		}
+	}
+	for _, p := range paths {
+		*p.stats = opStats(p.lat, p.seconds)
+	}
+	return nil
 }
 
 // measureTransfers runs the explicit transfers on the uniform and the

@@ -356,15 +356,15 @@ func (c *Client) Describe(ctx context.Context, sql string) (*api.DescribeRespons
 	if err != nil {
 		return nil, fmt.Errorf("encode describe request: %w", err)
 	}
-	r, err := c.rpc.ABCIQuery(ctx, api.DescribePath, body)
+	r, err := c.abciQuery(ctx, api.DescribePath, body)
 	if err != nil {
 		return nil, c.wrap("abci_query", err)
 	}
-	if r.Response.Code != api.CodeOK {
-		return nil, queryError(r.Response.Code, r.Response.Log, r.Response.Value)
+	if r.Code != api.CodeOK {
+		return nil, queryError(r.Code, r.Log, r.Value)
 	}
 	var out api.DescribeResponse
-	if err := decodeJSON(r.Response.Value, &out); err != nil {
+	if err := decodeJSON(r.Value, &out); err != nil {
 		return nil, fmt.Errorf("decode describe response: %w", err)
 	}
 	return &out, nil

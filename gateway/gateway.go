@@ -24,6 +24,9 @@ type Config struct {
 	// Dialect then names the node's backend.
 	Local   client.LocalQuerier
 	Dialect string
+	// LocalRead, inside a node, runs reads outside a transaction in
+	// process without abci_query's JSON (node: App.Read); nil: Local.
+	LocalRead LocalReader
 	// NodeTLS is the TLS configuration for https node addresses; nil: the
 	// system's certificate authorities.
 	NodeTLS *tls.Config
@@ -62,6 +65,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 	nodes, err := NewNodes(cfg.Nodes, cfg.Local)
 	if nodes != nil {
 		nodes.tls = cfg.NodeTLS
+		nodes.localRead = cfg.LocalRead
 	}
 	if err != nil {
 		return nil, err

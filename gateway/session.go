@@ -25,6 +25,7 @@ type session struct {
 
 	tx        *transaction
 	described map[string]pgwire.Description // by the client's SQL
+	kinds     map[string]kind               // classify's verdicts, by the client's SQL
 	tables    map[string]map[string]string  // column types by table (params.go)
 }
 
@@ -41,7 +42,7 @@ type transaction struct {
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
 	s := &session{g: g, user: user, settings: map[string]string{}, described: map[string]pgwire.Description{},
-		tables: map[string]map[string]string{}}
+		kinds: map[string]kind{}, tables: map[string]map[string]string{}}
 	for k, v := range startup {
 		if k != "user" && k != "database" {
 			s.settings[strings.ToLower(k)] = v
@@ -75,7 +76,7 @@ func (s *session) Close() {}
 
 // Execute runs one statement.
 func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
-	k := classify(sql)
+	k := s.classify(sql)
 	switch k {
 	case kindBegin:
 		return s.begin(sql), nil
@@ -106,6 +107,19 @@ func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwir
 		return s.read(ctx, sql, stmt)
 	}
 	return s.write(ctx, sql, stmt)
+}
+
+// classify is classify(sql), remembered for up to maxDescribed texts: a
+// prepared statement is executed many times.
+func (s *session) classify(sql string) kind {
+	if k, ok := s.kinds[sql]; ok {
+		return k
+	}
+	k := classify(sql)
+	if len(s.kinds) < maxDescribed {
+		s.kinds[sql] = k
+	}
+	return k
 }
 
 // statementOf is what the node runs for the client's sql and decoded

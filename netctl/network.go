@@ -125,6 +125,29 @@ func (n *Network) Stop(i int) error {
 	return err
 }
 
+// Pause sends SIGSTOP to node i: the process keeps its connections open
+// but answers nothing, as a hung or overloaded validator would. Resume
+// undoes it; resume a paused node before Stop, whose SIGTERM a stopped
+// process only sees once it runs again (Stop falls back to SIGKILL after
+// 30 s).
+func (n *Network) Pause(i int) error { return n.signalRunning(i, syscall.SIGSTOP) }
+
+// Resume sends SIGCONT to a paused node i.
+func (n *Network) Resume(i int) error { return n.signalRunning(i, syscall.SIGCONT) }
+
+func (n *Network) signalRunning(i int, sig syscall.Signal) error {
+	n.mu.Lock()
+	p := n.procs[i]
+	n.mu.Unlock()
+	if p == nil || p.exited() {
+		return fmt.Errorf("%s: not running", n.Nodes[i].Name)
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("%s: signal %v: %w", n.Nodes[i].Name, sig, err)
+	}
+	return nil
+}
+
 var errTimeout = errors.New("timed out waiting for the process to exit")
 
 func (n *Network) signal(i int, sig syscall.Signal, wait time.Duration) error {

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	cmtcfg "github.com/cometbft/cometbft/config"
 
 	"github.com/relchain/relchain/app"
 )
@@ -74,5 +77,36 @@ func TestRecoverConfigFile(t *testing.T) {
 	}
 	if _, rc, err := LoadConfig(home); err != nil || rc.AutoRecover() {
 		t.Fatalf("relchain.toml without [recover]: %v, %+v", err, rc.Recover)
+	}
+}
+
+// The config.toml relchain writes carries the consensus timeouts measured
+// with `relchain-bench absent` (BENCHMARKS.md); a Tuning's zero timeout
+// keeps CometBFT's own.
+func TestCometConfigCarriesConsensusTimeouts(t *testing.T) {
+	home := t.TempDir()
+	if _, err := Init(home, InitOptions{Params: app.DefaultParams(), Tuning: DefaultTuning()}); err != nil {
+		t.Fatal(err)
+	}
+	cc, _, err := LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cc.Consensus
+	if c.TimeoutPropose != 500*time.Millisecond || c.TimeoutProposeDelta != 100*time.Millisecond || c.TimeoutPrecommit != 200*time.Millisecond {
+		t.Errorf("config.toml: timeout_propose %v (+%v), timeout_precommit %v; want 500ms (+100ms), 200ms",
+			c.TimeoutPropose, c.TimeoutProposeDelta, c.TimeoutPrecommit)
+	}
+	if c.TimeoutCommit != 10*time.Millisecond {
+		t.Errorf("config.toml: timeout_commit %v, want 10ms", c.TimeoutCommit)
+	}
+	if err := cc.ValidateBasic(); err != nil {
+		t.Errorf("the written config does not validate: %v", err)
+	}
+	zero := CometConfig(Tuning{}).Consensus
+	cometbft := cmtcfg.DefaultConsensusConfig()
+	if zero.TimeoutPropose != cometbft.TimeoutPropose || zero.TimeoutProposeDelta != cometbft.TimeoutProposeDelta || zero.TimeoutPrecommit != cometbft.TimeoutPrecommit {
+		t.Errorf("zero Tuning: timeout_propose %v (+%v), timeout_precommit %v; want CometBFT's %v (+%v), %v",
+			zero.TimeoutPropose, zero.TimeoutProposeDelta, zero.TimeoutPrecommit, cometbft.TimeoutPropose, cometbft.TimeoutProposeDelta, cometbft.TimeoutPrecommit)
 	}
 }

@@ -227,6 +227,11 @@ func (w *divergenceWatcher) run(ctx context.Context) {
 			default:
 			}
 			consensusEnded = time.Now()
+			w.n.consensusEnded.Store(true)
+			if err := w.n.diskFullInConsensus(); err != nil {
+				w.n.halt(err) // a cause of its own: no peer can tell more
+				return
+			}
 			w.learnPeers()
 			if d := w.fromConsensus(ctx, cs.GetRoundState()); d != nil {
 				w.deliver(d)

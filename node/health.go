@@ -120,6 +120,12 @@ func (n *Node) readiness() string {
 		return "stopping"
 	default:
 	}
+	if n.consensusEnded.Load() {
+		if cause := n.panics.cause(); cause != "" {
+			return "consensus stopped: " + oneLine(cause, 300)
+		}
+		return "consensus stopped"
+	}
 	if !n.cmt.IsRunning() {
 		return "not started"
 	}
@@ -144,6 +150,9 @@ func oneLine(s string, limit int) string {
 func haltKind(err error) string {
 	if r := haltRecordOf(err, 0); r != nil {
 		return r.Kind
+	}
+	if errors.Is(err, ErrDiskFull) {
+		return "disk_full"
 	}
 	if errors.Is(err, ErrConsensusStopped) {
 		return "consensus_stopped"

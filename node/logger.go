@@ -36,20 +36,32 @@ func newLogger(cc *cmtcfg.Config) (log.Logger, error) {
 // away, and its own services stopping twice or closing their listeners
 // when the node stops. Everything else passes unchanged. An error line in
 // a relchain node's log is then something an operator must look at.
-type quietLogger struct{ next log.Logger }
+//
+// It also notes the panic CometBFT's consensus ended with (panics), which
+// the node reaches nowhere else: a full disk then stops the node at once
+// (diskfull.go).
+type quietLogger struct {
+	next   log.Logger
+	panics *panicNote // shared by every logger With derives
+}
 
 func quiet(l log.Logger) log.Logger {
 	if _, ok := l.(*quietLogger); ok {
 		return l
 	}
-	return &quietLogger{next: l}
+	return &quietLogger{next: l, panics: &panicNote{}}
 }
 
 func (q *quietLogger) Debug(msg string, kv ...any) { q.next.Debug(msg, kv...) }
 func (q *quietLogger) Info(msg string, kv ...any)  { q.next.Info(msg, kv...) }
-func (q *quietLogger) With(kv ...any) log.Logger   { return &quietLogger{next: q.next.With(kv...)} }
+func (q *quietLogger) With(kv ...any) log.Logger {
+	return &quietLogger{next: q.next.With(kv...), panics: q.panics}
+}
 
 func (q *quietLogger) Error(msg string, kv ...any) {
+	if msg == consensusFailureMsg {
+		q.panics.note(errText(kv))
+	}
 	if benignError(msg, errText(kv)) {
 		q.next.Info(msg, kv...)
 		return

@@ -113,7 +113,7 @@ var (
 	descReplayKeys = prometheus.NewDesc(metricsNamespace+"_replay_window_keys",
 		"Keys whose replay window (nonces seen) this node holds in its committed state.", nil, nil)
 	descHalted = prometheus.NewDesc(metricsNamespace+"_halted",
-		"1 when the node has stopped executing blocks, with the reason: divergence, out_of_band, consensus_stopped or apply_failed; 0 (reason \"\") otherwise.", []string{"reason"}, nil)
+		"1 when the node has stopped executing blocks, with the reason: divergence, out_of_band, disk_full, consensus_stopped or apply_failed; 0 (reason \"\") otherwise.", []string{"reason"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )

@@ -57,6 +57,11 @@ type Node struct {
 	watchers sync.WaitGroup
 	// haltedWith is the first reason delivered on halted (metrics, /readyz).
 	haltedWith atomic.Pointer[haltInfo]
+	// consensusEnded is set when CometBFT's consensus stopped while the
+	// node was not stopping (a panic: see divergence.go); panics holds
+	// the panic, noted by the node's logger.
+	consensusEnded atomic.Bool
+	panics         *panicNote
 
 	// metrics is relchain's collector; prom the listener that serves it
 	// with CometBFT's metrics and health, on promAddr ("": off).
@@ -245,6 +250,9 @@ func closeApp(a *app.App, ss *stateSync) error {
 func newNode(cmt *nm.Node, a *app.App, ss *stateSync, home string, logger log.Logger, dbs *dbTracker, promAddr string) *Node {
 	n := &Node{cmt: cmt, app: a, ss: ss, home: home, logger: logger, dbs: dbs, promAddr: promAddr,
 		rpcListen: takeRPC(cmt.Config()), halted: make(chan error, 1), stopping: make(chan struct{})}
+	if q, ok := logger.(*quietLogger); ok {
+		n.panics = q.panics
+	}
 	n.metrics = newMetrics(n)
 	return n
 }
@@ -427,11 +435,13 @@ func (n *Node) Start() error {
 // divergence or an out-of-band change is also recorded in the node home
 // (HaltRecord), where `relchain verify` finds it, unless the app's OnHalt
 // did already.
-func (n *Node) halt(err error) {
+func (n *Node) halt(err error) error {
 	if n.app != nil && n.home != "" {
 		err = noteHalt(n.home, n.app.Executor().State().Height, err, n.logger)
 	}
+	err = n.diskFullInDatabase(err)
 	n.deliver(err)
+	return err
 }
 
 // notedHalt is a reason to halt that noteHalt has recorded.
@@ -534,8 +544,7 @@ func (n *Node) HaltError() error {
 	}
 	select {
 	case err := <-n.app.Halted():
-		n.halt(err)
-		return err
+		return n.halt(err)
 	default:
 	}
 	return nil

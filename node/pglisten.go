@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/gateway"
 )
 
@@ -39,6 +42,7 @@ func (n *Node) startGateway(ctx context.Context) error {
 		Nodes:      []string{url},
 		NodeTLS:    nodeTLS,
 		Local:      n.app.Query,
+		LocalRead:  appReader(n.app),
 		Dialect:    n.app.Executor().Backend().Dialect(),
 		UsersFile:  n.pg.UsersFile(n.home),
 		TLSCert:    inHome(n.home, n.pg.TLSCert, ""),
@@ -52,6 +56,19 @@ func (n *Node) startGateway(ctx context.Context) error {
 	n.gateway = gw
 	n.logger.Info("PostgreSQL wire protocol listening", "addr", gw.Addr().String(), "users", strings.Join(gw.Users(), ","))
 	return nil
+}
+
+// appReader is the listener's read path: App.Read on the latest
+// committed state, its failures as the client's *QueryError.
+func appReader(a *app.App) gateway.LocalReader {
+	return func(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, error) {
+		resp, err := a.Read(ctx, minHeight, sql, args, false)
+		var re *app.ReadError
+		if errors.As(err, &re) {
+			return nil, &client.QueryError{Code: re.Code, Message: re.Log, Failure: re.Failure}
+		}
+		return resp, err
+	}
 }
 
 // PGAddr is the PostgreSQL listener's address, "" when it is off.

@@ -24,6 +24,7 @@ import (
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -148,6 +149,14 @@ type clusterOptions struct {
 	// (NodeInfo.Metrics); logFormat sets config.toml log_format.
 	prometheus bool
 	logFormat  string
+	// consensusTimeouts writes node.DefaultTuning's timeout_propose (with
+	// its delta) and timeout_precommit, as relchain init, testnet and
+	// localnet do, instead of CometBFT's 3 s (500 ms) and 1 s.
+	consensusTimeouts bool
+	// prepare, if set, runs on the generated network before it starts
+	// (a node home's disk, its configuration); cleanups it registers run
+	// before the nodes are stopped.
+	prepare func(c *cluster)
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -161,6 +170,11 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	dir := filepath.Join(t.TempDir(), "net")
 	opts := netctl.Options{Validators: validators, Dir: dir, Backend: o.backend}
 	opts.Tuning.FastGossip = true
+	if o.consensusTimeouts {
+		d := node.DefaultTuning()
+		opts.Tuning.TimeoutPropose, opts.Tuning.TimeoutProposeDelta = d.TimeoutPropose, d.TimeoutProposeDelta
+		opts.Tuning.TimeoutPrecommit = d.TimeoutPrecommit
+	}
 	opts.Params.MaxTxBytes = o.maxTxBytes
 	opts.CheckpointEvery = o.checkpointEvery
 	opts.SnapshotChunkBytes = o.snapshotChunkBytes
@@ -197,6 +211,9 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 		}
 	})
 	t.Cleanup(c.net.StopAll)
+	if o.prepare != nil {
+		o.prepare(c)
+	}
 	if err := c.net.StartAll(); err != nil {
 		t.Fatalf("start network: %v", err)
 	}

@@ -64,6 +64,9 @@ func NewChain(t testing.TB, dialect string) *Chain {
 	return &Chain{Dialect: dialect, t: t, be: be, ex: ex, key: ed25519.NewKeyFromSeed(seed[:])}
 }
 
+// Executor is the chain's executor.
+func (c *Chain) Executor() *app.Executor { return c.ex }
+
 // openBackend opens a backend of dialect through backend/registry on a
 // fresh database (SQLite in t.TempDir(), PostgreSQL from pgtest, MySQL
 // from mysqltest), closed when the test ends.

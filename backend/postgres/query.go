@@ -56,6 +56,28 @@ const maxQueryStmts = 256
 // prepared or not. The db-transaction's begin, the height, the statement
 // and the rollback travel in one pipelined round trip.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
+	return b.query(ctx, sql, args, runQuery)
+}
+
+// QueryLatest implements backend.LatestReader: Query without the
+// db-transaction and the height. A single statement outside an explicit
+// db-transaction runs on one snapshot of the latest committed state, so
+// the read is one round trip (Bind, Execute, Sync of the cached prepared
+// statement) and the server does no work beyond the statement itself. The
+// gate, the reader role (whose default_transaction_read_only is on), the
+// limits and the row order are Query's.
+func (b *Backend) QueryLatest(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	rows, _, err := b.query(ctx, sql, args, runLatest)
+	return rows, err
+}
+
+// queryRunner runs a prepared statement on pc and reads its rows, and the
+// height when it reads one.
+type queryRunner func(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool, bound *resultBound) (*backend.Rows, int64, error)
+
+// query gates sql, prepares it on a pool connection (once per connection)
+// and runs it with run; a plan a DDL made stale is prepared afresh once.
+func (b *Backend) query(ctx context.Context, sql string, args []any, run queryRunner) (*backend.Rows, int64, error) {
 	st, err := b.syntax.readable(sql)
 	if err != nil {
 		return nil, 0, err
@@ -82,9 +104,9 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 			return nil, 0, fmt.Errorf("postgres: query: prepare: %w", err)
 		}
 		bound.reset()
-		rows, height, err := runQuery(ctx, pc, name, values, formats, !st.ordered, bound)
+		rows, height, err := run(ctx, pc, name, values, formats, !st.ordered, bound)
 		if e := backend.AsError(err); e != nil && e.Class == backend.ClassResource && bound.exceeded {
-			return nil, 0, e // runQuery closed the connection
+			return nil, 0, e // run closed the connection
 		}
 		if pc.TxStatus() != 'I' {
 			// The statement failed, so the batch's ROLLBACK was skipped.
@@ -99,15 +121,43 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 			b.queryStmts.drop(ctx, pc, st.readText, oids)
 			continue
 		}
+		if ctx.Err() != nil { // also when the server answered the cancel
+			conn.Conn().Close(context.Background())
+			return nil, 0, fmt.Errorf("postgres: query: %w (%w)", ctx.Err(), err)
+		}
 		if e := asBackendError(err); e != nil {
 			return nil, 0, e
 		}
 		conn.Conn().Close(context.Background())
-		if ctx.Err() != nil {
-			return nil, 0, fmt.Errorf("postgres: query: %w (%w)", ctx.Err(), err)
-		}
 		return nil, 0, fmt.Errorf("postgres: query: %w", err)
 	}
+}
+
+// runLatest runs the prepared statement alone (QueryLatest): no height.
+//
+// A cancelled ctx cancels the statement on the server (a CancelRequest,
+// which the server answers with SQLSTATE 57014) instead of through pgconn's
+// context watcher, which starts a goroutine for every call: on a point
+// SELECT that goroutine costs more than the rest of the read path. A cancel
+// that fires after the statement finished could hit the next statement on
+// this connection, so the connection is then closed, not reused.
+func runLatest(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool, bound *resultBound) (*backend.Rows, int64, error) {
+	stop := context.AfterFunc(ctx, func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = pc.CancelRequest(cctx)
+		cancel()
+	})
+	rr := pc.ExecPrepared(context.Background(), name, values, formats, nil)
+	types := fieldTypes(rr.FieldDescriptions())
+	rows, err := collectBounded(rr, sortRows, bound)
+	if !stop() || bound.exceeded {
+		closeConn(pc)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	rows.Types = types
+	return rows, 0, nil
 }
 
 // runQuery sends begin, height, the prepared statement and rollback in
@@ -143,9 +193,7 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 		}
 	}
 	if bound.exceeded {
-		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = pc.Close(closeCtx)
-		cancel()
+		closeConn(pc)
 		return nil, 0, err
 	}
 	if cerr := mrr.Close(); err == nil {
@@ -158,6 +206,15 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 		return nil, 0, errors.New("the server returned fewer results than statements sent")
 	}
 	return rows, height, nil
+}
+
+// closeConn closes a connection that must not be reused: its result
+// exceeded its bound (rather than reading the rest of it), or a cancel may
+// still be on its way to it.
+func closeConn(pc *pgconn.PgConn) {
+	closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_ = pc.Close(closeCtx)
+	cancel()
 }
 
 // resultBound counts the rows and bytes (text form) of a query's result.

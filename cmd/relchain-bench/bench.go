@@ -119,7 +119,7 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
 	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
-	cmd.AddCommand(benchPaperCmd(), gatewayCmd())
+	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd())
 	return cmd
 }
 
@@ -134,6 +134,8 @@ var dsnTemplates = map[string]string{
 func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	tuning := node.DefaultTuning()
 	tuning.TimeoutCommit = f.net.timeoutCommit
+	tuning.TimeoutPropose, tuning.TimeoutProposeDelta = f.net.timeoutPropose, f.net.timeoutProposeDelta
+	tuning.TimeoutPrecommit = f.net.timeoutPrecommit
 	tuning.FastGossip = !f.slowGossip
 	switch f.abci {
 	case "builtin", "socket":

@@ -93,7 +93,7 @@ func loadKey(home, keyFile string) (keyring.Key, error) {
 
 // netFlags are the network flags `relchain bench` shared with `relchain
 // testnet`; the bench reads --validators, --backend, --dsn-template and
-// --timeout-commit and accepts the others unchanged.
+// the --timeout-* flags and accepts the others unchanged.
 type netFlags struct {
 	validators    int
 	backend       string
@@ -101,8 +101,13 @@ type netFlags struct {
 	chainID       string
 	blockAtomic   bool
 	timeoutCommit time.Duration
-	basePort      int
-	unsafeSuper   bool
+	// timeoutPropose, timeoutProposeDelta and timeoutPrecommit: 0 keeps
+	// CometBFT's own.
+	timeoutPropose      time.Duration
+	timeoutProposeDelta time.Duration
+	timeoutPrecommit    time.Duration
+	basePort            int
+	unsafeSuper         bool
 }
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
@@ -111,7 +116,11 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
-	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	d := node.DefaultTuning()
+	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", d.TimeoutCommit, "CometBFT timeout_commit")
+	cmd.Flags().DurationVar(&f.timeoutPropose, "timeout-propose", d.TimeoutPropose, "CometBFT timeout_propose")
+	cmd.Flags().DurationVar(&f.timeoutProposeDelta, "timeout-propose-delta", d.TimeoutProposeDelta, "CometBFT timeout_propose_delta")
+	cmd.Flags().DurationVar(&f.timeoutPrecommit, "timeout-precommit", d.TimeoutPrecommit, "CometBFT timeout_precommit")
 	cmd.Flags().BoolVar(&f.unsafeSuper, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: nodes connect as --dsn-template's role (a superuser) instead of least-privilege roles created from it")
 	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p) and BASE+10i+1 (RPC); 0 picks free ports")
 }

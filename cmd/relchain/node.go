@@ -27,7 +27,7 @@ import (
 func initCmd() *cobra.Command {
 	var home, backendKind, dsn, chainID string
 	var blockAtomic, printPGSetup, unsafeSuperuser bool
-	var timeoutCommit time.Duration
+	var timeouts timeoutFlags
 	var admins adminFlags
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -43,7 +43,7 @@ func initCmd() *cobra.Command {
 				return err
 			}
 			t := node.DefaultTuning()
-			t.TimeoutCommit = timeoutCommit
+			timeouts.apply(&t)
 			g, err := node.Init(home, node.InitOptions{
 				ChainID: chainID,
 				Backend: node.BackendConfig{Kind: backendKind, DSN: dsn, UnsafeSuperuser: unsafeSuperuser},
@@ -64,7 +64,7 @@ func initCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: connect as --dsn's role even if it is a superuser, instead of creating least-privilege roles")
 	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
-	cmd.Flags().DurationVar(&timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	timeouts.register(cmd)
 	admins.register(cmd)
 	return cmd
 }
@@ -128,7 +128,7 @@ starts again by itself.`,
 				}
 				return herr
 			}
-			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) {
+			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) || errors.Is(herr, node.ErrDiskFull) {
 				return herr // says what to do; a restart alone would stop again
 			}
 			return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)
@@ -215,15 +215,36 @@ func (a *adminFlags) apply(p *app.Params) error {
 
 type netFlags struct {
 	adminFlags
-	validators    int
-	backend       string
-	dsnTemplate   string
-	chainID       string
-	blockAtomic   bool
-	timeoutCommit time.Duration
-	basePort      int
-	unsafeSuper   bool
-	prometheus    bool
+	validators  int
+	backend     string
+	dsnTemplate string
+	chainID     string
+	blockAtomic bool
+	timeouts    timeoutFlags
+	basePort    int
+	unsafeSuper bool
+	prometheus  bool
+}
+
+// timeoutFlags are the CometBFT consensus timeouts an operator may set
+// instead of node.DefaultTuning's (measured on loopback; see BENCHMARKS.md).
+type timeoutFlags struct {
+	commit, propose, proposeDelta, precommit time.Duration
+}
+
+func (f *timeoutFlags) register(cmd *cobra.Command) {
+	d := node.DefaultTuning()
+	cmd.Flags().DurationVar(&f.commit, "timeout-commit", d.TimeoutCommit, "CometBFT timeout_commit")
+	cmd.Flags().DurationVar(&f.propose, "timeout-propose", d.TimeoutPropose, "CometBFT timeout_propose: how long validators wait for a proposal before moving past its proposer")
+	cmd.Flags().DurationVar(&f.proposeDelta, "timeout-propose-delta", d.TimeoutProposeDelta, "CometBFT timeout_propose_delta, added to timeout_propose for each further round of a height")
+	cmd.Flags().DurationVar(&f.precommit, "timeout-precommit", d.TimeoutPrecommit, "CometBFT timeout_precommit: the wait after +2/3 precommits that commit nothing")
+}
+
+// apply copies the flags into t; a flag set to 0 keeps CometBFT's own
+// timeout, except timeout_commit, where 0 is a value.
+func (f *timeoutFlags) apply(t *node.Tuning) {
+	t.TimeoutCommit = f.commit
+	t.TimeoutPropose, t.TimeoutProposeDelta, t.TimeoutPrecommit = f.propose, f.proposeDelta, f.precommit
 }
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
@@ -232,7 +253,7 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
-	cmd.Flags().DurationVar(&f.timeoutCommit, "timeout-commit", node.DefaultTuning().TimeoutCommit, "CometBFT timeout_commit")
+	f.timeouts.register(cmd)
 	cmd.Flags().BoolVar(&f.unsafeSuper, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: nodes connect as --dsn-template's role (a superuser) instead of least-privilege roles created from it")
 	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p), BASE+10i+1 (RPC) and BASE+10i+2 (metrics and health, when on); 0 picks free ports")
 	cmd.Flags().BoolVar(&f.prometheus, "prometheus", false, "serve metrics and health (/metrics, /readyz, /livez) on every node, at port BASE+10i+2 (localnet: always)")
@@ -245,7 +266,7 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 		return netctl.Options{}, err
 	}
 	t := node.DefaultTuning()
-	t.TimeoutCommit = f.timeoutCommit
+	f.timeouts.apply(&t)
 	if len(hosts) > 0 {
 		// Real hosts: keep CometBFT's gossip pacing, tuned for WANs.
 		t.FastGossip = false
