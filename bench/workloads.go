@@ -26,6 +26,18 @@ type WorkloadOptions struct {
 	// Mix restricts the transaction kinds, each "Kind" or "Kind:weight"
 	// (equal weights when none is given).
 	Mix []string
+	// TPCC sets TPC-C's cardinalities below the warehouse (0: the
+	// specification's); the other workloads ignore it.
+	TPCC TPCCCardinality
+}
+
+// TPCCCardinality is TPC-C's population per warehouse, smaller than the
+// specification's (TPC-C 4.3.3.1) for tests that check the consistency
+// conditions without loading 100,000 items and 30,000 customers.
+type TPCCCardinality struct {
+	Items     int // items, and stock rows per warehouse (default 100,000)
+	Customers int // customers per district (default 3,000)
+	Orders    int // initial orders per district (default 3,000)
 }
 
 // Workloads lists the workload names NewWorkload knows.

@@ -136,6 +136,7 @@ func (c *cluster) proxiedClient(i int, key []byte, watch string) (*client.Client
 // Commit mode waits for the tx's block without broadcast_tx_commit, and
 // returns the height and statement results the tx RPC reports.
 func TestClientCommitModeWithoutBroadcastTxCommit(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -221,6 +222,7 @@ func TestClientCommitModeWithoutBroadcastTxCommit(t *testing.T) {
 // A batch envelope reports one outcome per wl-transaction; a failing one
 // is rolled back alone.
 func TestClientExecBatch(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -454,6 +456,7 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 
 // QueryAll agrees across the nodes.
 func TestClientQueryAll(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

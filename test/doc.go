@@ -12,4 +12,11 @@
 // (or the server named by RELCHAIN_TEST_PG); set RELCHAIN_SKIP_PG=1 to skip
 // them where PostgreSQL is not installed. RELCHAIN_E2E_RACE_BIN=1 builds
 // the node binary with the race detector too.
+//
+// Tests whose network is their own and stays healthy (no killed or paused
+// validators, no per-tx time limits, nothing timed) call
+// runBesideOtherNetworks and run in parallel, two networks at a time
+// (RELCHAIN_E2E_NETWORKS=N for N; 1 runs them one after another). As go
+// test runs parallel tests, such a top-level test starts once the others,
+// which run alone, are done; such subtests run beside their siblings.
 package e2e

@@ -48,6 +48,7 @@ func TestClockAgreesAcrossTimeZones_MySQL(t *testing.T) {
 // agrees), the time must be the block's, and the random numbers must
 // differ between txs.
 func testClockAndRandomAgree(t *testing.T, backend, create, insert, update string) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: backend, nodeEnv: nodeEnvs})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

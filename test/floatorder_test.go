@@ -21,6 +21,7 @@ import (
 // row_to_json(x) FROM ONLY fs x, resolved x to that column, and the
 // CREATE TABLE alone stopped all four nodes.
 func TestFloatAggregatesIgnoreNodeLocalVacuum_Postgres(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: "postgres"})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -46,6 +46,7 @@ func TestGateRefusesCorpusOverRPC_MySQL(t *testing.T)    { testGateRefusesCorpus
 // network in turn: each must be refused at CheckTx with the refusal's code
 // and a log naming the construct, and the network must keep committing.
 func testGateRefusesCorpusOverRPC(t *testing.T, backend string) {
+	runBesideOtherNetworks(t)
 	corpus := loadCorpus(t, backend)
 	c := mustStartCluster(t, clusterOptions{backend: backend})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -17,6 +17,7 @@ func TestGatewayLibPQ_SQLite(t *testing.T)   { testGatewayLibPQ(t, "sqlite") }
 func TestGatewayLibPQ_Postgres(t *testing.T) { testGatewayLibPQ(t, "postgres") }
 
 func testGatewayLibPQ(t *testing.T, backend string) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: backend, pg: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -25,6 +25,7 @@ func TestGatewayJS_SQLite(t *testing.T)   { testGatewayJS(t, "sqlite") }
 func TestGatewayJS_Postgres(t *testing.T) { testGatewayJS(t, "postgres") }
 
 func testGatewayJS(t *testing.T, backend string) {
+	runBesideOtherNetworks(t)
 	modules := jsModules(t)
 	c := mustStartCluster(t, clusterOptions{backend: backend, pg: true})
 	var basics pgBasicsOutput

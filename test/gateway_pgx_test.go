@@ -27,6 +27,7 @@ func TestGatewayPgx_Postgres(t *testing.T) { testGatewayPgx(t, "postgres") }
 func TestGatewayPgx_MySQL(t *testing.T)    { testGatewayPgx(t, "mysql") }
 
 func testGatewayPgx(t *testing.T, backend string) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: backend, pg: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

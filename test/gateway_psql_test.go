@@ -24,6 +24,7 @@ var refusedByGate = map[string][2]string{
 }
 
 func testGatewayPsql(t *testing.T, backend string) {
+	runBesideOtherNetworks(t)
 	psql, err := exec.LookPath("psql")
 	if err != nil {
 		t.Fatalf("psql is not installed (scripts/deps.sh installs postgresql-client): %v", err)

@@ -28,6 +28,7 @@ const genesisMaxTxBytes = 256 << 10
 // with its own code and a message naming the problem, and the network must
 // keep running and committing afterwards.
 func TestHostileInputIsRejected(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{maxTxBytes: genesisMaxTxBytes})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

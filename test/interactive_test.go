@@ -23,6 +23,7 @@ import (
 // leaves nothing behind and is retried; the total is conserved and every
 // validator ends identical.
 func TestInteractiveTransfersConserveTheTotal(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

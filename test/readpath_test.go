@@ -11,6 +11,7 @@ import (
 // shared server; the nodes exited at their next block. Every node must
 // refuse them and keep committing.
 func TestQueryCannotReadFilesOrKillWriters_Postgres(t *testing.T) {
+	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: "postgres"})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -31,6 +31,7 @@ func TestNetworkReplicatesWrites_MySQL(t *testing.T) {
 // afterwards every node must hold the same rows and AppHash at the same
 // height.
 func testNetworkReplicatesWrites(t *testing.T, backend string) {
+	runBesideOtherNetworks(t)
 	const (
 		writers = 8
 		writes  = 1000

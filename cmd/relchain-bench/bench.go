@@ -29,6 +29,7 @@ type benchFlags struct {
 	cfg         bench.Config
 	dist        string
 	mix         string
+	tpcc        bench.TPCCCardinality
 	nodes       string
 	abci        string
 	output      string
@@ -96,6 +97,9 @@ baseline reached the chain's state).`,
 	fl.IntVar(&f.cfg.Clients, "clients", 1, "concurrent clients (spread over the nodes)")
 	fl.IntVar(&f.cfg.Txs, "txs", 1000, "wl-transactions to run")
 	fl.IntVar(&f.cfg.Scale, "scale", 0, "workload size: Smallbank accounts (100000), TPC-C warehouses (10), YCSB records (100000); 0 = default")
+	fl.IntVar(&f.tpcc.Items, "tpcc-items", 0, "TPC-C items and stock rows per warehouse; 0 = the specification's 100000")
+	fl.IntVar(&f.tpcc.Customers, "tpcc-customers", 0, "TPC-C customers per district; 0 = the specification's 3000")
+	fl.IntVar(&f.tpcc.Orders, "tpcc-orders", 0, "TPC-C initial orders per district; 0 = the specification's 3000")
 	fl.StringVar(&f.dist, "distribution", "", "key distribution: smallbank uniform|zipf; ycsb uniform|zipfian|latest (default: the workload's)")
 	fl.StringVar(&f.mix, "mix", "", "comma-separated transaction kinds to run instead of the standard mix, e.g. NewOrder or Payment,OrderStatus")
 	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "random seed of the workload")
@@ -158,6 +162,9 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if err := f.cfg.Validate(); err != nil {
 		return err
 	}
+	if f.tpcc != (bench.TPCCCardinality{}) && f.cfg.Workload != "tpcc" {
+		return fmt.Errorf("--tpcc-items, --tpcc-customers and --tpcc-orders size TPC-C only, not %s", f.cfg.Workload)
+	}
 	if f.dir == "" {
 		d, err := os.MkdirTemp("", "relchain-bench-")
 		if err != nil {
@@ -178,7 +185,7 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if cfg.Workload == "update" {
 		return runUpdateBench(ctx, f, cfg, nopts)
 	}
-	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix})
+	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix, TPCC: f.tpcc})
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,29 @@ func TestBenchCommandLine(t *testing.T) {
 	}
 }
 
+// TPC-C's cardinalities are refused for another workload, before any
+// network starts, and a TPC-C population tpcc.New refuses is refused too.
+func TestBenchTPCCCardinalityFlags(t *testing.T) {
+	t.Setenv(nodeBinaryEnv, "/nonexistent/relchain")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "smallbank", "--tpcc-items", "1000"}, "size TPC-C only, not smallbank"},
+		{[]string{"--workload", "ycsb-a", "--tpcc-orders", "10"}, "size TPC-C only, not ycsb-a"},
+		{[]string{"--workload", "tpcc", "--tpcc-items", "14"}, "14 items: want 15..1000000"},
+	} {
+		root := benchCmd()
+		root.SetArgs(append(c.args, "--dir", t.TempDir(), "--quiet"))
+		var out strings.Builder
+		root.SetOut(&out)
+		root.SetErr(&out)
+		if err := root.Execute(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)
+		}
+	}
+}
+
 // The gate-off run needs a node built with the test hooks: found beside the
 // node binary, or refused before anything is measured, naming the make
 // target.
