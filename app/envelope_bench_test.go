@@ -23,17 +23,21 @@ import (
 // Commit of blocks of 64 txs, each one small INSERT, on a real SQLite
 // file. "seen" is the usual case, the node admitted every tx in CheckTx
 // before the block; "unseen" is a block of txs the node never saw (a
-// byzantine proposer's, or txs gossip had not brought yet). Signing is
+// byzantine proposer's, or txs gossip had not brought yet);
+// "seen-uncached" is "seen" with the executor's envelope cache dropped
+// (every envelope decoded and verified in CheckTx and again in the block).
+// Signing is
 // not measured. CPU time is the process's user+system time
 // (getrusage), steadier than wall time on a shared machine.
 //
 //	go test ./app -run '^$' -bench CheckAndFinalize -benchtime 100x -count 3
 func BenchmarkCheckAndFinalize(b *testing.B) {
-	b.Run("seen", func(b *testing.B) { benchCheckAndFinalize(b, true) })
-	b.Run("unseen", func(b *testing.B) { benchCheckAndFinalize(b, false) })
+	b.Run("seen", func(b *testing.B) { benchCheckAndFinalize(b, true, true) })
+	b.Run("unseen", func(b *testing.B) { benchCheckAndFinalize(b, false, true) })
+	b.Run("seen-uncached", func(b *testing.B) { benchCheckAndFinalize(b, true, false) })
 }
 
-func benchCheckAndFinalize(b *testing.B, seen bool) {
+func benchCheckAndFinalize(b *testing.B, seen, cache bool) {
 	const txsPerBlock, clients = 64, 4
 	ctx := context.Background()
 	be, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "relchain.db"))
@@ -44,6 +48,9 @@ func benchCheckAndFinalize(b *testing.B, seen bool) {
 	ex, err := app.NewExecutor(ctx, be, benchChainID, benchParams())
 	if err != nil {
 		b.Fatal(err)
+	}
+	if !cache {
+		ex.DropEnvelopeCache()
 	}
 	keys := make([]ed25519.PrivateKey, clients)
 	nonces := make([]uint64, clients)
