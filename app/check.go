@@ -5,6 +5,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -154,7 +155,10 @@ func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) bool {
 // executes a statement. A nil error means the tx may enter a block.
 func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) {
 	h := key(raw)
-	tx, rej := e.validate(raw, h)
+	// The Tx decoded here may be cached (envelopes.go) and outlive the
+	// request; it shares the bytes it was decoded from (key, signature,
+	// byte arguments), so it gets bytes of its own.
+	tx, rej := e.validate(bytes.Clone(raw), h)
 	if rej != nil {
 		return nil, rej
 	}
