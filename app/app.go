@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/txn"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
@@ -151,7 +150,7 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 		// After a block only the replay windows and the grants can have
 		// changed: evict a tx whose nonce a committed tx of the same key
 		// has used, or whose key lost its grants.
-		if tx, err := txn.Decode(req.Tx); err == nil {
+		if tx, err := a.ex.decode(req.Tx); err == nil {
 			if rej := a.ex.Recheck(tx); rej != nil {
 				return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
 			}

@@ -5,9 +5,9 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/relchain/relchain/api"
@@ -125,7 +125,7 @@ const ddlAloneReason = "on MySQL a bc-transaction with DDL must consist of that 
 // or whose statements Analyze refuses, is not DDL: FinalizeBlock fails it
 // wherever it stands.
 func (e *Executor) HasDDL(ctx context.Context, raw []byte) bool {
-	tx, err := txn.Decode(raw)
+	tx, err := e.decode(raw)
 	if err != nil {
 		return false
 	}
@@ -154,7 +154,11 @@ func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) bool {
 // id, signature, statements present and each one parseable. It never
 // executes a statement. A nil error means the tx may enter a block.
 func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) {
-	tx, rej := e.validate(raw, false)
+	h := key(raw)
+	// The Tx decoded here may be cached (envelopes.go) and outlive the
+	// request; it shares the bytes it was decoded from (key, signature,
+	// byte arguments), so it gets bytes of its own.
+	tx, rej := e.validate(bytes.Clone(raw), h)
 	if rej != nil {
 		return nil, rej
 	}
@@ -204,68 +208,59 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 			return nil, &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d: %s", i+1, ddlAloneReason)}
 		}
 	}
-	var h [32]byte
-	copy(h[:], txn.Hash(raw))
-	e.verified.add(h)
+	e.envelopes.add(h, tx, len(raw))
 	return tx, nil
 }
 
-// validate performs the deterministic envelope checks. With trusted set,
-// a signature already verified by Check on this node is not verified
-// again (the outcome is the same function of the bytes either way).
-func (e *Executor) validate(raw []byte, trusted bool) (*txn.Tx, *Rejection) {
+// validate performs the deterministic envelope checks of raw, whose tx
+// hash is h, in this order: size, decoding (canonical form), chain id,
+// statements present and not too many, signature. Decoding and the
+// signature are pure functions of the bytes: for a tx this node admitted
+// in CheckTx they come from the envelope cache; every other check runs on
+// every call.
+func (e *Executor) validate(raw []byte, h [32]byte) (*txn.Tx, *Rejection) {
 	if len(raw) > e.params.MaxTxBytes {
 		return nil, &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction is %d bytes, the network's limit (genesis max_tx_bytes) is %d", len(raw), e.params.MaxTxBytes)}
+	}
+	if tx, ok := e.envelopes.get(h); ok {
+		return tx, e.checkHeader(tx)
 	}
 	tx, err := txn.Decode(raw)
 	if err != nil {
 		return nil, &Rejection{Code: api.CodeMalformed, Reason: err.Error()}
 	}
-	if tx.ChainID != e.chainID {
-		return nil, &Rejection{Code: api.CodeWrongChain, Reason: fmt.Sprintf("transaction is for chain %q, this is chain %q", tx.ChainID, e.chainID)}
+	if rej := e.checkHeader(tx); rej != nil {
+		return nil, rej
 	}
-	if len(tx.Statements) == 0 {
-		return nil, &Rejection{Code: api.CodeNoStatements, Reason: "transaction has no statements"}
-	}
-	if len(tx.Statements) > e.params.MaxStatements {
-		return nil, &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction has %d statements, the network's limit (genesis max_statements) is %d", len(tx.Statements), e.params.MaxStatements)}
-	}
-	if !trusted {
-		if err := verifySignature(tx); err != nil {
-			return nil, &Rejection{Code: api.CodeBadSignature, Reason: err.Error()}
-		}
+	if err := verifySignature(tx); err != nil {
+		return nil, &Rejection{Code: api.CodeBadSignature, Reason: err.Error()}
 	}
 	return tx, nil
 }
 
-// verifiedCache remembers tx hashes whose signature this node verified in
-// CheckTx, so FinalizeBlock need not verify them again. It only ever skips
-// work whose outcome is known; it never changes an outcome.
-type verifiedCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[[32]byte]struct{}
-}
-
-func newVerifiedCache(max int) *verifiedCache {
-	return &verifiedCache{max: max, m: make(map[[32]byte]struct{})}
-}
-
-func (c *verifiedCache) add(h [32]byte) {
-	c.mu.Lock()
-	if len(c.m) >= c.max {
-		clear(c.m)
+// checkHeader checks what of a decoded envelope depends on the network's
+// parameters: its chain id and its number of statements.
+func (e *Executor) checkHeader(tx *txn.Tx) *Rejection {
+	if tx.ChainID != e.chainID {
+		return &Rejection{Code: api.CodeWrongChain, Reason: fmt.Sprintf("transaction is for chain %q, this is chain %q", tx.ChainID, e.chainID)}
 	}
-	c.m[h] = struct{}{}
-	c.mu.Unlock()
+	if len(tx.Statements) == 0 {
+		return &Rejection{Code: api.CodeNoStatements, Reason: "transaction has no statements"}
+	}
+	if len(tx.Statements) > e.params.MaxStatements {
+		return &Rejection{Code: api.CodeTooLarge, Reason: fmt.Sprintf("transaction has %d statements, the network's limit (genesis max_statements) is %d", len(tx.Statements), e.params.MaxStatements)}
+	}
+	return nil
 }
 
-func (c *verifiedCache) take(h [32]byte) bool {
-	c.mu.Lock()
-	_, ok := c.m[h]
-	delete(c.m, h)
-	c.mu.Unlock()
-	return ok
+// decode returns the envelope raw decodes to, from the envelope cache if
+// this node admitted it (recheck, the DDL question): the same Tx or error
+// txn.Decode gives. The signature is not verified here.
+func (e *Executor) decode(raw []byte) (*txn.Tx, error) {
+	if tx, ok := e.envelopes.get(key(raw)); ok {
+		return tx, nil
+	}
+	return txn.Decode(raw)
 }
 
 // checkValidator judges a validator statement against the committed set as

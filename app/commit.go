@@ -174,6 +174,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	if err := p.block.Commit(ctx, st); err != nil {
 		return backend.State{}, fmt.Errorf("commit block %d: %w", p.height, err)
 	}
+	e.envelopes.forget(p.txKeys)
 	e.mu.Lock()
 	e.pending = nil
 	e.committed = st

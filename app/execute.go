@@ -46,6 +46,7 @@ type pendingBlock struct {
 	vals        valSet                 // validator powers this block changed (0: removed)
 	valUpdates  []ValidatorUpdate      // for CometBFT, sorted by key (validatorEntries)
 	digest      time.Duration          // time seal took (for metrics only)
+	txKeys      [][32]byte             // the txs' hashes (forgotten by the envelope cache at Commit)
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -206,9 +207,9 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))
 	for i, raw := range txs {
-		var h [32]byte
-		copy(h[:], txn.Hash(raw))
-		tx, rej := e.validate(raw, e.verified.take(h))
+		h := key(raw)
+		p.txKeys = append(p.txKeys, h)
+		tx, rej := e.validate(raw, h)
 		if rej == nil {
 			rej = e.consumeNonce(tx, p.replay, b.Time)
 		}

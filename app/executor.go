@@ -39,8 +39,10 @@ type Executor struct {
 	// rehearsals (Rehearse).
 	slot *blockSlot
 
-	verified *verifiedCache
-	replay   map[string]replayState // committed replay windows, by public key; guarded by mu
+	// envelopes holds the decoded, signature-verified envelopes of the
+	// txs CheckTx admitted, for their block (envelopes.go).
+	envelopes *envelopeCache
+	replay    map[string]replayState // committed replay windows, by public key; guarded by mu
 	// chainTime is the consensus time of the last block this node
 	// committed (zero until the first one since start); guarded by mu.
 	// CheckTx bounds nonces with it (see ReplayWindow).
@@ -99,7 +101,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		stateDigest: StateDigest(sums.Digest(), &sys),
 		heightCh:    make(chan struct{}),
 		slot:        newBlockSlot(),
-		verified:    newVerifiedCache(1 << 16),
+		envelopes:   newEnvelopeCache(envelopeCacheEntries, envelopeCacheBytes),
 	}, nil
 }
 

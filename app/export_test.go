@@ -3,3 +3,7 @@ package app
 // RehearsalsPreempted is how many rehearsals consensus has cancelled to
 // take the block slot.
 func (e *Executor) RehearsalsPreempted() int64 { return e.slot.preempted.Load() }
+
+// DropEnvelopeCache makes the executor decode and verify every envelope
+// each time, as if nothing were cached (benchmarks compare the two).
+func (e *Executor) DropEnvelopeCache() { e.envelopes = nil }
