@@ -103,13 +103,20 @@ func TestValidatorUpdatesAreSortedAndAlike(t *testing.T) {
 		if len(us) != 0 {
 			t.Fatalf("block 1 (the genesis set recorded) returned updates %v, want none", us)
 		}
+		// Added in descending key order (the updates must come out sorted)
+		// and ascending power: each addition keeps the faults the set
+		// tolerates (a powerful validator first would lower them and be
+		// refused with code 14, whatever the keys drawn).
 		added := make([]app.ValidatorUpdate, 20)
+		for i := range added {
+			added[i] = app.ValidatorUpdate{PubKey: newValKey()}
+		}
+		slices.SortFunc(added, func(x, y app.ValidatorUpdate) int { return -bytes.Compare(x.PubKey, y.PubKey) })
 		var stmts []txn.Statement
 		for i := range added {
-			added[i] = app.ValidatorUpdate{PubKey: newValKey(), Power: int64(i + 1)}
+			added[i].Power = int64(i + 1)
 			stmts = append(stmts, addVal(added[i].PubKey, added[i].Power, false))
 		}
-		slices.SortFunc(stmts, func(x, y txn.Statement) int { return -bytes.Compare(x.Args[0].Bytes, y.Args[0].Bytes) })
 		txs := [][]byte{a.tx(stmts...), a.tx(removeVal(genesis[2].PubKey, false)), a.tx(powerVal(genesis[0].PubKey, 12, false))}
 		resA, hashA, gotA := a.valBlock(txs...)
 		resB, hashB, gotB := b.valBlock(txs...)
