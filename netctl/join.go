@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
@@ -150,8 +151,24 @@ func trustNewestHeader(ctx context.Context, cc *cmtcfg.Config, nodes []NodeInfo)
 	return nil
 }
 
-// freePorts picks n distinct free loopback ports: every listener is held
-// until all are chosen, so none repeats.
+// handedOut holds every port freePorts returned in this process. The
+// kernel offers a port again as soon as its probe listener closes, and a
+// network's nodes bind their ports only when they start, so two networks
+// set up at once (tests running in parallel) would otherwise be given the
+// same port ("bind: address already in use"). A port is handed out once
+// per process; the ephemeral range has far more ports than a test process
+// uses.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// maxProbes bounds freePorts' attempts per port.
+const maxProbes = 1000
+
+// freePorts picks n distinct free loopback ports that this process has
+// not handed out before: every probe listener is held until all are
+// chosen, so none repeats.
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -159,14 +176,24 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
-	ports := make([]int, n)
-	for i := range ports {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	ports := make([]int, 0, n)
+	for probes := 0; len(ports) < n; probes++ {
+		if probes == n*maxProbes {
+			return nil, fmt.Errorf("pick a free port: %d probes found only %d ports this process has not used", probes, len(ports))
+		}
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("pick a free port: %w", err)
 		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
+		ls = append(ls, l) // held: the kernel will not offer it again meanwhile
+		if p := l.Addr().(*net.TCPAddr).Port; !handedOut.ports[p] {
+			ports = append(ports, p)
+		}
+	}
+	for _, p := range ports {
+		handedOut.ports[p] = true
 	}
 	return ports, nil
 }
