@@ -266,7 +266,7 @@ func openReadPaths(ctx context.Context, res *GatewayResult, n *netctl.Network, a
 			cleanup()
 			return nil, nil, err
 		}
-		relayStop = r.stop
+		relayStop = func() { _ = r.Close() }
 		rc.Relay = &OpStats{}
 		paths = append(paths, &readPath{name: "relay", readers: relayed, stats: rc.Relay})
 	}

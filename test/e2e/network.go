@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/internal/tcprelay"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 )
@@ -30,7 +31,7 @@ type network struct {
 	net     *netctl.Network
 	ns      *netctl.Namespaces // nil on loopback
 	mode    string             // "netns" or "loopback"
-	relay   *relay             // netns with a server backend: the way to the database
+	relay   *tcprelay.Relay    // netns with a server backend: the way to the database
 	chainID string
 }
 
