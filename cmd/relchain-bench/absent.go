@@ -110,19 +110,11 @@ func runAbsentBench(ctx context.Context, f *absentFlags, out io.Writer) error {
 		return err
 	}
 	f.opts.Settings = settings
-	bf := benchFlags{net: f.net, abci: "builtin", dir: f.dir}
-	nopts, err := bf.networkOptions()
+	nopts, cleanup, err := builtinNetwork(f.net, f.dir, "relchain-bench-absent-")
 	if err != nil {
 		return err
 	}
-	if nopts.Dir == "" {
-		d, err := os.MkdirTemp("", "relchain-bench-absent-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		nopts.Dir = d
-	}
+	defer cleanup()
 	f.opts.Network = nopts
 	if !f.quiet {
 		f.opts.Log = os.Stderr

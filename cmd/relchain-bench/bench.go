@@ -131,6 +131,25 @@ var dsnTemplates = map[string]string{
 }
 
 // networkOptions builds the network a measurement starts.
+// builtinNetwork is the network of a lab command that starts its own with
+// the built-in application: in dir, or else in a temporary directory named
+// after prefix, which cleanup removes.
+func builtinNetwork(nf netFlags, dir, prefix string) (opts bench.NetworkOptions, cleanup func(), err error) {
+	bf := benchFlags{net: nf, abci: "builtin", dir: dir}
+	if opts, err = bf.networkOptions(); err != nil {
+		return opts, nil, err
+	}
+	if opts.Dir != "" {
+		return opts, func() {}, nil
+	}
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return opts, nil, err
+	}
+	opts.Dir = d
+	return opts, func() { os.RemoveAll(d) }, nil
+}
+
 func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	tuning := node.DefaultTuning()
 	tuning.TimeoutCommit = f.net.timeoutCommit

@@ -97,19 +97,11 @@ func runGatewayBench(ctx context.Context, f *gatewayFlags, out io.Writer) error 
 	if f.opts.Updates < 1 || f.opts.Reads < 1 || f.opts.HotShare < 0 || f.opts.HotShare > 1 {
 		return fmt.Errorf("--updates and --reads must be positive and --hot-share in [0, 1]")
 	}
-	bf := benchFlags{net: f.net, abci: "builtin", dir: f.dir}
-	nopts, err := bf.networkOptions()
+	nopts, cleanup, err := builtinNetwork(f.net, f.dir, "relchain-bench-gateway-")
 	if err != nil {
 		return err
 	}
-	if nopts.Dir == "" {
-		d, err := os.MkdirTemp("", "relchain-bench-gateway-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		nopts.Dir = d
-	}
+	defer cleanup()
 	f.opts.Network = nopts
 	if !f.quiet {
 		f.opts.Log = os.Stderr
