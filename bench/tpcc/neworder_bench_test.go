@@ -93,17 +93,57 @@ func benchCaptureVariants(b *testing.B, w *tpcc.Workload, perBlock int, variants
 	dc := chainDB(b)
 	defer dc.Close(context.Background())
 	for r := 1; r <= rounds; r++ {
-		b.Run(fmt.Sprintf("raw/round=%d", r), func(b *testing.B) { measureRaw(b, perBlock) })
+		name := fmt.Sprintf("raw/round=%d", r)
+		b.Run(name, func(b *testing.B) { withStatementStats(b, name, func() { measureRaw(b, perBlock) }) })
 		for _, v := range variants {
 			if err := pgtest.SetCapture(context.Background(), dc, v); err != nil {
 				b.Fatal(err)
 			}
-			b.Run(fmt.Sprintf("capture=%s/round=%d", v, r), func(b *testing.B) { measureNewOrderBlocks(b, c, gen, perBlock) })
+			name := fmt.Sprintf("capture=%s/round=%d", v, r)
+			b.Run(name, func(b *testing.B) { withStatementStats(b, name, func() { measureNewOrderBlocks(b, c, gen, perBlock) }) })
 		}
 	}
 	if err := pgtest.SetCapture(context.Background(), dc, pgtest.CaptureRow); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// withStatementStats runs measure; with TPCC_PGSS (a file) it resets the
+// server's pg_stat_statements first (the extension must be loaded and
+// created in the database RELCHAIN_TEST_PG names) and appends the
+// statements that took the most time meanwhile, under name, to the file.
+func withStatementStats(b *testing.B, name string, measure func()) {
+	file := os.Getenv("TPCC_PGSS")
+	if file == "" {
+		measure()
+		return
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Getenv("RELCHAIN_TEST_PG"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+		b.Fatal(err)
+	}
+	measure()
+	rows, err := conn.Query(ctx, `SELECT format('%10s ms %8s calls %9s rows  %s', round(total_exec_time::numeric, 1), calls, rows,
+			left(regexp_replace(query, '\s+', ' ', 'g'), 150))
+		FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "== %s (b.N=%d)\n%s\n", name, b.N, strings.Join(lines, "\n"))
 }
 
 // measureNewOrderBlocks runs b.N blocks of perBlock NewOrders through c.

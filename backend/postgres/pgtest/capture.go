@@ -3,6 +3,7 @@ package pgtest
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -26,10 +27,13 @@ const (
 	CaptureRowHash = "row-sha256"
 	// CaptureStatementHash is CaptureStatement with sha256() images.
 	CaptureStatementHash = "statement-sha256"
+	// CaptureNone drops the row-change capture triggers (TRUNCATE's stays):
+	// what the block costs without capture, to show capture's share.
+	CaptureNone = "none"
 )
 
 // CaptureVariants lists every variant SetCapture knows.
-var CaptureVariants = []string{CaptureRow, CaptureStatement, CaptureRowHash, CaptureStatementHash}
+var CaptureVariants = []string{CaptureRow, CaptureStatement, CaptureRowHash, CaptureStatementHash, CaptureNone}
 
 // captureFunctionsSQL creates the functions of the variants other than
 // CaptureRow in schema relchain, given the image expression of a row x.
@@ -88,6 +92,9 @@ const (
 // on conn (the database's owner or a superuser). Partitioned tables and
 // partitions are not handled: benchmarks only.
 func SetCapture(ctx context.Context, conn *pgx.Conn, variant string) error {
+	if !slices.Contains(CaptureVariants, variant) {
+		return fmt.Errorf("unknown capture variant %q (known: %v)", variant, CaptureVariants)
+	}
 	suffix := ""
 	if variant == CaptureRowHash || variant == CaptureStatementHash {
 		suffix = "_hash"
@@ -125,13 +132,15 @@ func captureTriggersSQL(t, variant, suffix string) string {
 		"DROP TRIGGER IF EXISTS relchain_capture_u ON " + t + "; " +
 		"DROP TRIGGER IF EXISTS relchain_capture_d ON " + t + "; "
 	switch variant {
+	case CaptureNone:
+		return sql
 	case CaptureRow:
 		return sql + "CREATE TRIGGER relchain_capture AFTER INSERT OR UPDATE OR DELETE ON " + t +
 			" FOR EACH ROW EXECUTE FUNCTION relchain.capture()"
 	case CaptureRowHash:
 		return sql + "CREATE TRIGGER relchain_capture AFTER INSERT OR UPDATE OR DELETE ON " + t +
 			" FOR EACH ROW EXECUTE FUNCTION relchain.bench_capture_row" + suffix + "()"
-	default:
+	case CaptureStatement, CaptureStatementHash:
 		return sql +
 			"CREATE TRIGGER relchain_capture_i AFTER INSERT ON " + t + " REFERENCING NEW TABLE AS relchain_new" +
 			" FOR EACH STATEMENT EXECUTE FUNCTION relchain.bench_capture_ins" + suffix + "(); " +
@@ -140,4 +149,5 @@ func captureTriggersSQL(t, variant, suffix string) string {
 			"CREATE TRIGGER relchain_capture_d AFTER DELETE ON " + t + " REFERENCING OLD TABLE AS relchain_old" +
 			" FOR EACH STATEMENT EXECUTE FUNCTION relchain.bench_capture_del" + suffix + "()"
 	}
+	panic("pgtest: unknown capture variant " + variant) // SetCapture checked it
 }
