@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -38,7 +39,8 @@ var captureBlocks = []captureBlock{
 // (pgtest.CaptureVariants, issue 19) through the real backend: blocks of
 // UPDATEs, each in its savepoint, then ChangeDigest, StateDigest and
 // Commit, on one database whose triggers are switched between the
-// variants, alternating, CAPTURE_ROUNDS times (default 3). With
+// variants (and the row trigger's records consumed by TRUNCATE rather than
+// DELETE, postgres.WithTruncatedChanges), alternating, CAPTURE_ROUNDS times (default 3). With
 // CAPTURE_PGDATA (the server's data directory; the server must be local) it
 // reports the CPU time of the server's processes per changed row too:
 //
@@ -56,24 +58,49 @@ func BenchmarkCapture(b *testing.B) {
 	dsn := pgtest.DSN(b)
 	be := mustOpen(b, dsn)
 	defer be.Close()
+	// The same database, consuming change records by TRUNCATE.
+	truncating := mustOpen(b, dsn, postgres.WithTruncatedChanges())
+	defer truncating.Close()
+	// Its writer connects at its first Begin: before any measurement, so
+	// that serverCPU counts its process.
+	blk, err := truncating.Begin(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := blk.Rollback(context.Background()); err != nil {
+		b.Fatal(err)
+	}
 	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer conn.Close(context.Background())
 	height := createAccounts(b, be)
+	variants := make([]captureVariant, 0, len(pgtest.CaptureVariants)+1)
+	for _, v := range pgtest.CaptureVariants {
+		variants = append(variants, captureVariant{v, "delete", be})
+	}
+	variants = append(variants, captureVariant{pgtest.CaptureRow, "truncate", truncating})
 	for r := 1; r <= rounds; r++ {
 		for _, shape := range captureBlocks {
-			for _, v := range pgtest.CaptureVariants {
-				if err := pgtest.SetCapture(context.Background(), conn, v); err != nil {
+			for _, v := range variants {
+				if err := pgtest.SetCapture(context.Background(), conn, v.capture); err != nil {
 					b.Fatal(err)
 				}
-				b.Run(fmt.Sprintf("%s/capture=%s/round=%d", shape.name, v, r), func(b *testing.B) {
-					height = measureCapture(b, be, shape, height)
+				b.Run(fmt.Sprintf("%s/capture=%s,consume=%s/round=%d", shape.name, v.capture, v.consume, r), func(b *testing.B) {
+					height = measureCapture(b, v.be, shape, height)
 				})
 			}
 		}
 	}
+}
+
+// captureVariant is a capture variant (pgtest.CaptureVariants) and how
+// the backend be consumes the change records: "delete" (relchain's DELETE
+// … RETURNING) or "truncate" (postgres.WithTruncatedChanges).
+type captureVariant struct {
+	capture, consume string
+	be               backend.Backend
 }
 
 // createAccounts creates and fills the table the benchmark updates, in
@@ -205,24 +232,25 @@ func serverCPUSince(b *testing.B, before map[string]time.Duration) time.Duration
 // TestCaptureStatementSameDigests: the statement-level capture variant that
 // BenchmarkCapture measures writes records that digest exactly as the row
 // trigger's (change digest, effect digests, state digest), for multi-row
-// INSERT, UPDATE and DELETE, a rolled-back tx and a table with NULLs, so
-// that its figures compare like with like.
+// INSERT, UPDATE and DELETE, a rolled-back tx and a table with NULLs, and
+// so do records consumed by TRUNCATE, so that its figures compare like
+// with like.
 func TestCaptureStatementSameDigests(t *testing.T) {
-	var got [2]string
-	for i, variant := range []string{pgtest.CaptureRow, pgtest.CaptureStatement} {
-		got[i] = digestsUnder(t, variant)
+	want := digestsUnder(t, pgtest.CaptureRow)
+	if got := digestsUnder(t, pgtest.CaptureStatement); got != want {
+		t.Fatalf("digests differ:\nrow:       %s\nstatement: %s", want, got)
 	}
-	if got[0] != got[1] {
-		t.Fatalf("digests differ:\nrow:       %s\nstatement: %s", got[0], got[1])
+	if got := digestsUnder(t, pgtest.CaptureRow, postgres.WithTruncatedChanges()); got != want {
+		t.Fatalf("digests differ:\nrow, DELETE:   %s\nrow, TRUNCATE: %s", want, got)
 	}
 }
 
 // digestsUnder runs the same two blocks on a fresh database whose capture
 // is variant from block 2 on, and returns block 2's digests and the
 // state digest a full scan gives after it, printed.
-func digestsUnder(t *testing.T, variant string) string {
+func digestsUnder(t *testing.T, variant string, opts ...postgres.Option) string {
 	dsn := pgtest.DSN(t)
-	be := mustOpen(t, dsn)
+	be := mustOpen(t, dsn, opts...)
 	defer be.Close()
 	runBlock(t, be, 1, [][]string{{
 		`CREATE TABLE t (id int PRIMARY KEY, v text, n numeric)`,
