@@ -60,6 +60,9 @@ type Perturb struct {
 	// lasts (a partition with no side holding two thirds of the power):
 	// the proof that the fault took effect.
 	ExpectHalt bool `toml:"expect_halt"`
+	// SQL is what tamper runs on the node's database outside the chain
+	// (through `relchain debug tamper`).
+	SQL []string `toml:"sql"`
 }
 
 // RandomPlan makes a schedule from a seed (the long set): Faults faults
@@ -100,9 +103,20 @@ const (
 	ActPartition  = "partition"
 	ActDisconnect = "disconnect"
 	ActHeal       = "heal"
+	// ActTamper changes the node's database outside the chain; the node
+	// must stop by itself saying so. ActRebuild (its undo) checks that it
+	// did, wipes the node's data and restarts it to sync from its peers.
+	ActTamper  = "tamper"
+	ActRebuild = "rebuild"
+	// ActDiskFull fills the node's data disk (a small tmpfs: root only);
+	// the node must stop promptly saying its disk is full. ActFreeDisk
+	// (its undo) checks that it did, frees the space and restarts it.
+	ActDiskFull = "disk-full"
+	ActFreeDisk = "free-disk"
 )
 
-var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal}
+var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -231,6 +245,9 @@ func (m *Manifest) validate() error {
 		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
 		}
+		if p.Action == ActTamper && m.Backend != "sqlite" {
+			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only", i))
+		}
 	}
 	if r := m.Random; r != nil {
 		for _, a := range r.Actions {
@@ -273,6 +290,30 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 	if p.For.Duration > 0 && undoOf(p.Action) == "" {
 		return fmt.Errorf("%s cannot be undone by for", p.Action)
 	}
+	return p.validateDataFault()
+}
+
+// validateDataFault checks the faults on a node's data: each needs its
+// undo (the checks run there), and only tamper takes SQL.
+func (p Perturb) validateDataFault() error {
+	switch p.Action {
+	case ActTamper:
+		if len(p.SQL) == 0 {
+			return errors.New("tamper needs sql: the statements to run on the node's database")
+		}
+		if p.For.Duration <= 0 {
+			return errors.New("tamper needs for: how long the node has to notice before it is rebuilt")
+		}
+	case ActDiskFull:
+		if p.For.Duration <= 0 {
+			return errors.New("disk-full needs for: how long the disk stays full")
+		}
+	case ActRebuild, ActFreeDisk:
+		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
+	}
+	if len(p.SQL) > 0 && p.Action != ActTamper {
+		return fmt.Errorf("sql belongs to tamper, not %s", p.Action)
+	}
 	return nil
 }
 
@@ -285,8 +326,24 @@ func undoOf(a string) string {
 		return ActResume
 	case ActPartition, ActDisconnect:
 		return ActHeal
+	case ActTamper:
+		return ActRebuild
+	case ActDiskFull:
+		return ActFreeDisk
 	}
 	return ""
+}
+
+// diskFullNodes are the nodes whose data a disk-full fault fills: they
+// get a small disk of their own.
+func (m *Manifest) diskFullNodes() []int {
+	var out []int
+	for _, p := range m.Perturb {
+		if p.Action == ActDiskFull && !slices.Contains(out, p.Node) {
+			out = append(out, p.Node)
+		}
+	}
+	return out
 }
 
 // needsNamespaces reports whether the schedule cuts links.
