@@ -63,6 +63,10 @@ type Perturb struct {
 	// SQL is what tamper runs on the node's database outside the chain
 	// (through `relchain debug tamper`).
 	SQL []string `toml:"sql"`
+	// Latency and Jitter are what delay adds to each of the node's links,
+	// one way: Latency plus a uniform draw below Jitter.
+	Latency Duration `toml:"latency"`
+	Jitter  Duration `toml:"jitter"`
 }
 
 // RandomPlan makes a schedule from a seed (the long set): Faults faults
@@ -113,10 +117,14 @@ const (
 	// (its undo) checks that it did, frees the space and restarts it.
 	ActDiskFull = "disk-full"
 	ActFreeDisk = "free-disk"
+	// ActDelay adds one-way latency to every p2p link of the node, in
+	// user-space relays (links.go); ActUndelay takes it off.
+	ActDelay   = "delay"
+	ActUndelay = "undelay"
 )
 
 var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
-	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk}
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -245,6 +253,9 @@ func (m *Manifest) validate() error {
 		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
 		}
+		if p.Action == ActDelay && m.needsNamespaces() {
+			errs = append(errs, fmt.Errorf("perturb[%d]: delay relays the links through the harness, where partition and disconnect cannot cut them", i))
+		}
 		if p.Action == ActTamper && m.Backend != "sqlite" {
 			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only", i))
 		}
@@ -308,8 +319,15 @@ func (p Perturb) validateDataFault() error {
 		if p.For.Duration <= 0 {
 			return errors.New("disk-full needs for: how long the disk stays full")
 		}
+	case ActDelay:
+		if p.Latency.Duration <= 0 || p.Jitter.Duration < 0 || p.Latency.Duration+p.Jitter.Duration > 10*time.Second {
+			return fmt.Errorf("delay: latency %v, jitter %v: want a latency > 0 and at most 10 s in all", p.Latency, p.Jitter)
+		}
 	case ActRebuild, ActFreeDisk:
 		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
+	}
+	if (p.Latency.Duration != 0 || p.Jitter.Duration != 0) && p.Action != ActDelay {
+		return fmt.Errorf("latency and jitter belong to delay, not %s", p.Action)
 	}
 	if len(p.SQL) > 0 && p.Action != ActTamper {
 		return fmt.Errorf("sql belongs to tamper, not %s", p.Action)
@@ -330,6 +348,8 @@ func undoOf(a string) string {
 		return ActRebuild
 	case ActDiskFull:
 		return ActFreeDisk
+	case ActDelay:
+		return ActUndelay
 	}
 	return ""
 }
@@ -344,6 +364,12 @@ func (m *Manifest) diskFullNodes() []int {
 		}
 	}
 	return out
+}
+
+// delaysLinks reports whether the schedule delays links: then every p2p
+// link runs through a relay of the harness.
+func (m *Manifest) delaysLinks() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActDelay })
 }
 
 // needsNamespaces reports whether the schedule cuts links.

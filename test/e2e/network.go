@@ -45,6 +45,9 @@ type network struct {
 	emu      sync.Mutex
 	exits    map[int]time.Time
 	note     func(string)
+	// links are the p2p relays of a manifest that delays links (nil
+	// otherwise): links.go.
+	links map[link]*tcprelay.Relay
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -108,6 +111,16 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		nw.close()
 		return nil, err
 	}
+	if m.delaysLinks() {
+		host := "127.0.0.1"
+		if nw.ns != nil {
+			host = nw.ns.Gateway()
+		}
+		if err := nw.routeLinksThroughRelays(host); err != nil {
+			nw.close()
+			return nil, fmt.Errorf("relay the p2p links: %w", err)
+		}
+	}
 	if err := nw.net.StartAll(); err != nil {
 		nw.close()
 		return nil, fmt.Errorf("start network: %w", err)
@@ -133,6 +146,7 @@ func (nw *network) close() {
 	if nw.net != nil {
 		nw.net.StopAll()
 	}
+	nw.closeLinks()
 	nw.unmountDisks()
 	if nw.relay != nil {
 		_ = nw.relay.Close()
@@ -200,6 +214,10 @@ func (nw *network) apply(p Perturb) error {
 		return nw.fillDisk(p.Node)
 	case ActFreeDisk:
 		return nw.freeDisk(p.Node)
+	case ActDelay:
+		return nw.setDelay(p.Node, p.Latency.Duration, p.Jitter.Duration)
+	case ActUndelay:
+		return nw.setDelay(p.Node, 0, 0)
 	}
 	return fmt.Errorf("unknown action %q", p.Action)
 }
