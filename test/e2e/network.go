@@ -47,7 +47,7 @@ type network struct {
 	note     func(string)
 	// links are the p2p relays of a manifest that delays links (nil
 	// otherwise): links.go.
-	links map[link]*tcprelay.Relay
+	links *netctl.LinkRelays
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -116,7 +116,7 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		if nw.ns != nil {
 			host = nw.ns.Gateway()
 		}
-		if err := nw.routeLinksThroughRelays(host); err != nil {
+		if nw.links, err = netctl.RelayLinks(nw.net.Nodes, host); err != nil {
 			nw.close()
 			return nil, fmt.Errorf("relay the p2p links: %w", err)
 		}
@@ -146,7 +146,9 @@ func (nw *network) close() {
 	if nw.net != nil {
 		nw.net.StopAll()
 	}
-	nw.closeLinks()
+	if nw.links != nil {
+		_ = nw.links.Close()
+	}
 	nw.unmountDisks()
 	if nw.relay != nil {
 		_ = nw.relay.Close()
