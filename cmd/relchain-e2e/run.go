@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/test/e2e"
 )
 
@@ -160,7 +161,11 @@ func makeEnv(m *e2e.Manifest, o runOptions) (e2e.Env, func(), error) {
 // dsnTemplate is the server DSN template for a server backend; SQLite
 // nodes keep their database in their homes.
 func dsnTemplate(backend, tmpl string) (string, error) {
-	if backend == "sqlite" {
+	d, err := registry.Lookup(backend)
+	if err != nil {
+		return "", err
+	}
+	if !d.Server {
 		return "", nil
 	}
 	if tmpl == "" {

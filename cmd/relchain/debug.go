@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/node"
 )
 
@@ -56,22 +58,32 @@ injection tests (test/e2e's tamper perturbation) only.`,
 	return cmd
 }
 
-// tamper runs stmts on home's database with that backend's own driver.
+// serverTamperers run statements on a database server outside the chain,
+// by backend name. Deliberately not through package backend: the point
+// is to bypass it, with each database's own client driver.
+var serverTamperers = map[string]func(ctx context.Context, dsn string, stmts []string) error{
+	"postgres": tamperPostgres,
+	"mysql":    tamperMySQL,
+}
+
+// tamper runs stmts on home's database with that database's own driver.
 func tamper(ctx context.Context, home string, stmts []string) error {
 	_, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return err
 	}
-	switch kind := rc.Backend.Kind; kind {
-	case "", "sqlite":
-		return tamperSQLite(rc.SQLitePath(home), stmts)
-	case "postgres":
-		return tamperPostgres(ctx, rc.Backend.DSN, stmts)
-	case "mysql":
-		return tamperMySQL(ctx, rc.Backend.DSN, stmts)
-	default:
-		return fmt.Errorf("tamper: backend %q is not supported", kind)
+	d, err := registry.Lookup(cmp.Or(rc.Backend.Kind, registry.Default))
+	if err != nil {
+		return err
 	}
+	if !d.Server {
+		return tamperSQLite(rc.SQLitePath(home), stmts)
+	}
+	run, ok := serverTamperers[d.Name]
+	if !ok {
+		return fmt.Errorf("tamper: backend %q is not supported", d.Name)
+	}
+	return run(ctx, rc.Backend.DSN, stmts)
 }
 
 func tamperSQLite(path string, stmts []string) error {

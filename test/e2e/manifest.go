@@ -86,6 +86,10 @@ type Check struct {
 	MaxRecovery Duration `toml:"max_recovery"`
 }
 
+// fileBackends keep their database in the node home, which a rebuild
+// (tamper's undo) can wipe; a server database belongs to its owner.
+var fileBackends = []string{"sqlite"}
+
 // The invariants.
 const (
 	InvExactlyOnce  = "acked-exactly-once"
@@ -256,8 +260,8 @@ func (m *Manifest) validate() error {
 		if p.Action == ActDelay && m.needsNamespaces() {
 			errs = append(errs, fmt.Errorf("perturb[%d]: delay relays the links through the harness, where partition and disconnect cannot cut them", i))
 		}
-		if p.Action == ActTamper && m.Backend != "sqlite" {
-			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only", i))
+		if p.Action == ActTamper && !slices.Contains(fileBackends, m.Backend) {
+			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
 		}
 	}
 	if r := m.Random; r != nil {
