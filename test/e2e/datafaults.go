@@ -134,7 +134,7 @@ func (nw *network) checkDiskFullStop(i int, fill *diskFill) error {
 		return fmt.Errorf("node%d's /readyz answered %s after its disk filled up, want 503", i, ready)
 	}
 	if ready == "" {
-		ready = "no answer but ready before the exit"
+		ready = "200 until the exit, no 503 seen"
 	}
 	nw.note(fmt.Sprintf("node%d stopped %.1f s after its disk filled up (/readyz: %s): %s",
 		i, nw.exitedAt(i).Sub(fill.at).Seconds(), ready, line))
