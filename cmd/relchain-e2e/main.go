@@ -10,6 +10,7 @@ import (
 
 // Exit statuses: a violation is a finding, not a failure of the tool.
 const (
+	exitOK        = 0
 	exitViolation = 1
 	exitError     = 2
 	// exitUnsupported: this machine cannot run the manifest (e.g. a
@@ -19,17 +20,25 @@ const (
 
 func main() {
 	err := rootCmd().Execute()
+	code, prefix := exitStatus(err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prefix, err)
+	}
+	os.Exit(code)
+}
+
+// exitStatus maps a run's error to the exit status and the word its
+// message starts with.
+func exitStatus(err error) (int, string) {
 	var v *violationsError
 	switch {
 	case err == nil:
+		return exitOK, ""
 	case errors.Is(err, e2e.ErrUnsupported):
-		fmt.Fprintln(os.Stderr, "skipped:", err)
-		os.Exit(exitUnsupported)
+		return exitUnsupported, "skipped:"
 	case errors.As(err, &v):
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		os.Exit(exitViolation)
+		return exitViolation, "FAIL:"
 	default:
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(exitError)
+		return exitError, "error:"
 	}
 }

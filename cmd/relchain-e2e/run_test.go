@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,30 +73,40 @@ func TestRunRefusesBadArguments(t *testing.T) {
 	}
 }
 
-// TestRunExitsNonZeroOnViolation builds relchain and relchain-e2e and
-// runs a manifest whose expect_halt cannot hold (one of four validators
-// killed): the run must exit 1 naming the violation and leave its report
-// and history in --out.
-func TestRunExitsNonZeroOnViolation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a network (about 20 s)")
-	}
-	bin := t.TempDir()
-	for _, pkg := range []string{"cmd/relchain", "cmd/relchain-e2e"} {
-		b, err := exec.Command("go", "build", "-o", bin, "github.com/relchain/relchain/"+pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+func TestExitStatus(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{&violationsError{"x"}, exitViolation},
+		{fmt.Errorf("run: %w", e2e.ErrUnsupported), exitUnsupported},
+		{errors.New("network did not start"), exitError},
+	} {
+		if got, _ := exitStatus(c.err); got != c.want {
+			t.Errorf("exitStatus(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}
-	out := t.TempDir()
-	cmd := exec.Command(filepath.Join(bin, "relchain-e2e"), "run", "testdata/violation.toml", "--out", out)
-	b, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitViolation {
-		t.Fatalf("relchain-e2e run: %v, want exit status %d\n%s", err, exitViolation, b)
+}
+
+// TestRunFailsOnViolation runs, in process, a manifest whose
+// expect_halt cannot hold (one of four validators killed) with a relchain
+// built for it: run must end with a violation (exit status 1) naming it,
+// and leave its report and history in --out.
+func TestRunFailsOnViolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a network (about 25 s)")
 	}
-	if !strings.Contains(string(b), "FAIL:") || !strings.Contains(string(b), "should halt the chain") {
-		t.Errorf("the output does not name the violation:\n%s", b)
+	bin := filepath.Join(t.TempDir(), "relchain")
+	if b, err := exec.Command("go", "build", "-o", bin, "github.com/relchain/relchain/cmd/relchain").CombinedOutput(); err != nil {
+		t.Fatalf("build relchain: %v\n%s", err, b)
+	}
+	out := t.TempDir()
+	cmd := rootCmd()
+	cmd.SetArgs([]string{"run", "testdata/violation.toml", "--out", out, "--bin", bin})
+	err := cmd.Execute()
+	if code, _ := exitStatus(err); code != exitViolation || !strings.Contains(err.Error(), "should halt the chain") {
+		t.Fatalf("relchain-e2e run: %v (exit status %d), want a violation naming the halt that did not happen", err, code)
 	}
 	var rep struct {
 		Manifest   string `json:"manifest"`
@@ -120,5 +131,4 @@ func TestRunExitsNonZeroOnViolation(t *testing.T) {
 	if err != nil || strings.Count(string(hist), "\n") < rep.Ops.Acked {
 		t.Errorf("history.jsonl has %d lines for %d acknowledged writes (%v)", strings.Count(string(hist), "\n"), rep.Ops.Acked, err)
 	}
-	t.Logf("relchain-e2e run exited %d:\n%s", exit.ExitCode(), b)
 }
