@@ -97,12 +97,14 @@ func TestCheckReadsAndHaltsReportWhatTheRunRecorded(t *testing.T) {
 	r.hist.Read(Op{Node: 1, Phase: PhaseOK, Height: 8, Seen: 3})
 	r.hist.Read(Op{Node: 2, Phase: PhaseOK, Height: 9, Seen: 3, Missing: []int64{1000004}})
 	r.rep.Halts = []haltWatch{{What: "partition held", Before: 10, After: 11}, {What: "partition leaked", Before: 10, After: 15}}
+	r.rep.GoOns = []haltWatch{{What: "disk-full went on", Before: 10, After: 30}, {What: "tamper stalled all", Before: 10, After: 11}}
 	checkReads(r)
 	checkHalts(r)
-	if got := invariants(r.rep); !slices.Equal(got, []string{InvReads, "fault-effect"}) {
+	if got := invariants(r.rep); !slices.Equal(got, []string{InvReads, "fault-effect", "fault-effect"}) {
 		t.Fatalf("violations %v:\n%s", got, r.rep.Failed())
 	}
-	if !strings.Contains(r.rep.Failed(), "missed acknowledged writes [1000004]") || !strings.Contains(r.rep.Failed(), "partition leaked") {
+	if !strings.Contains(r.rep.Failed(), "missed acknowledged writes [1000004]") || !strings.Contains(r.rep.Failed(), "partition leaked") ||
+		!strings.Contains(r.rep.Failed(), "tamper stalled all") || strings.Contains(r.rep.Failed(), "disk-full went on") {
 		t.Errorf("report: %s", r.rep.Failed())
 	}
 }

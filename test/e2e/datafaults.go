@@ -18,6 +18,10 @@ import (
 // failure.
 var ErrUnsupported = errors.New("not possible on this machine")
 
+// stopsOnlyItsNode reports whether action is a fault on one node's data,
+// which must stop that node only: the others go on.
+func stopsOnlyItsNode(action string) bool { return action == ActTamper || action == ActDiskFull }
+
 // smallDiskBytes is the size of a disk-full node's data disk.
 const smallDiskBytes = 64 << 20
 

@@ -41,8 +41,11 @@ type Report struct {
 	LongestStall float64     `json:"longest_stall_seconds"`
 	Recoveries   []Recovery  `json:"recoveries"`
 	Halts        []haltWatch `json:"halts,omitempty"`
-	Verify       []string    `json:"verify"`
-	Violations   []Violation `json:"violations"`
+	// GoOns are faults on one node's data (tamper, disk-full) during
+	// which the others must have kept committing.
+	GoOns      []haltWatch `json:"went_on,omitempty"`
+	Verify     []string    `json:"verify"`
+	Violations []Violation `json:"violations"`
 }
 
 // OpCounts counts the history's writes by outcome, and the reads.

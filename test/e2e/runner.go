@@ -270,6 +270,9 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		if fault.P.ExpectHalt {
 			r.rep.Halts = append(r.rep.Halts, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}
+		if stopsOnlyItsNode(fault.P.Action) {
+			r.rep.GoOns = append(r.rep.GoOns, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
+		}
 		recoveries.Add(1)
 		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h) }()
 	}
