@@ -12,6 +12,7 @@ COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 build:
 	$(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o $(BIN) ./cmd/relchain
 	$(GO) build -o $(LAB) ./cmd/relchain-bench
+	$(GO) build -o bin/relchain-e2e ./cmd/relchain-e2e
 
 # The node binary with test hooks (go build -tags testhooks): the byzantine
 # proposer and corrupt-snapshot flags, and backend.unsafe_no_gate, which the

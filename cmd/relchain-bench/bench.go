@@ -47,6 +47,8 @@ type benchFlags struct {
 	home             string
 	keyFile          string
 	timeout          time.Duration
+	relayLinks       bool
+	linkDelay        time.Duration
 }
 
 func benchCmd() *cobra.Command {
@@ -123,6 +125,8 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
 	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
+	fl.BoolVar(&f.relayLinks, "relay-links", false, "run every p2p link of the network it starts through a relay in this process (implied by --link-delay)")
+	fl.DurationVar(&f.linkDelay, "link-delay", 0, "one-way latency every p2p link gets, both directions, in those relays (no netem needed)")
 	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd())
 	return cmd
 }
@@ -178,6 +182,7 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	return bench.NetworkOptions{
 		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
+		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
 	}, nil
 }
 

@@ -60,6 +60,13 @@ type Perturb struct {
 	// lasts (a partition with no side holding two thirds of the power):
 	// the proof that the fault took effect.
 	ExpectHalt bool `toml:"expect_halt"`
+	// SQL is what tamper runs on the node's database outside the chain
+	// (through `relchain debug tamper`).
+	SQL []string `toml:"sql"`
+	// Latency and Jitter are what delay adds to each of the node's links,
+	// one way: Latency plus a uniform draw below Jitter.
+	Latency Duration `toml:"latency"`
+	Jitter  Duration `toml:"jitter"`
 }
 
 // RandomPlan makes a schedule from a seed (the long set): Faults faults
@@ -78,6 +85,10 @@ type Check struct {
 	Invariants  []string `toml:"invariants"`
 	MaxRecovery Duration `toml:"max_recovery"`
 }
+
+// fileBackends keep their database in the node home, which a rebuild
+// (tamper's undo) can wipe; a server database belongs to its owner.
+var fileBackends = []string{"sqlite"}
 
 // The invariants.
 const (
@@ -100,9 +111,24 @@ const (
 	ActPartition  = "partition"
 	ActDisconnect = "disconnect"
 	ActHeal       = "heal"
+	// ActTamper changes the node's database outside the chain; the node
+	// must stop by itself saying so. ActRebuild (its undo) checks that it
+	// did, wipes the node's data and restarts it to sync from its peers.
+	ActTamper  = "tamper"
+	ActRebuild = "rebuild"
+	// ActDiskFull fills the node's data disk (a small tmpfs: root only);
+	// the node must stop promptly saying its disk is full. ActFreeDisk
+	// (its undo) checks that it did, frees the space and restarts it.
+	ActDiskFull = "disk-full"
+	ActFreeDisk = "free-disk"
+	// ActDelay adds one-way latency to every p2p link of the node, in
+	// user-space relays (links.go); ActUndelay takes it off.
+	ActDelay   = "delay"
+	ActUndelay = "undelay"
 )
 
-var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal}
+var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -231,6 +257,12 @@ func (m *Manifest) validate() error {
 		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
 		}
+		if p.Action == ActDelay && m.needsNamespaces() {
+			errs = append(errs, fmt.Errorf("perturb[%d]: delay relays the links through the harness, where partition and disconnect cannot cut them", i))
+		}
+		if p.Action == ActTamper && !slices.Contains(fileBackends, m.Backend) {
+			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
+		}
 	}
 	if r := m.Random; r != nil {
 		for _, a := range r.Actions {
@@ -273,6 +305,37 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 	if p.For.Duration > 0 && undoOf(p.Action) == "" {
 		return fmt.Errorf("%s cannot be undone by for", p.Action)
 	}
+	return p.validateDataFault()
+}
+
+// validateDataFault checks the faults on a node's data: each needs its
+// undo (the checks run there), and only tamper takes SQL.
+func (p Perturb) validateDataFault() error {
+	switch p.Action {
+	case ActTamper:
+		if len(p.SQL) == 0 {
+			return errors.New("tamper needs sql: the statements to run on the node's database")
+		}
+		if p.For.Duration <= 0 {
+			return errors.New("tamper needs for: how long the node has to notice before it is rebuilt")
+		}
+	case ActDiskFull:
+		if p.For.Duration <= 0 {
+			return errors.New("disk-full needs for: how long the disk stays full")
+		}
+	case ActDelay:
+		if p.Latency.Duration <= 0 || p.Jitter.Duration < 0 || p.Latency.Duration+p.Jitter.Duration > 10*time.Second {
+			return fmt.Errorf("delay: latency %v, jitter %v: want a latency > 0 and at most 10 s in all", p.Latency, p.Jitter)
+		}
+	case ActRebuild, ActFreeDisk:
+		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
+	}
+	if (p.Latency.Duration != 0 || p.Jitter.Duration != 0) && p.Action != ActDelay {
+		return fmt.Errorf("latency and jitter belong to delay, not %s", p.Action)
+	}
+	if len(p.SQL) > 0 && p.Action != ActTamper {
+		return fmt.Errorf("sql belongs to tamper, not %s", p.Action)
+	}
 	return nil
 }
 
@@ -285,8 +348,32 @@ func undoOf(a string) string {
 		return ActResume
 	case ActPartition, ActDisconnect:
 		return ActHeal
+	case ActTamper:
+		return ActRebuild
+	case ActDiskFull:
+		return ActFreeDisk
+	case ActDelay:
+		return ActUndelay
 	}
 	return ""
+}
+
+// diskFullNodes are the nodes whose data a disk-full fault fills: they
+// get a small disk of their own.
+func (m *Manifest) diskFullNodes() []int {
+	var out []int
+	for _, p := range m.Perturb {
+		if p.Action == ActDiskFull && !slices.Contains(out, p.Node) {
+			out = append(out, p.Node)
+		}
+	}
+	return out
+}
+
+// delaysLinks reports whether the schedule delays links: then every p2p
+// link runs through a relay of the harness.
+func (m *Manifest) delaysLinks() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActDelay })
 }
 
 // needsNamespaces reports whether the schedule cuts links.

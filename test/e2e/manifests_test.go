@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/url"
@@ -109,6 +110,9 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.Load.Duration.Duration+10*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, m, env, seed)
+	if errors.Is(err, ErrUnsupported) {
+		t.Skipf("%s: %v", m.Name, err)
+	}
 	if err != nil {
 		t.Fatalf("run %s: %v", m.Name, err)
 	}
