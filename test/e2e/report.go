@@ -39,6 +39,10 @@ type Report struct {
 	Recoveries   []Recovery  `json:"recoveries"`
 	Halts        []haltWatch `json:"halts,omitempty"`
 	Verify       []string    `json:"verify"`
+	// BlockTimes and Clocks are what block-times-sane and
+	// clock-offset-seen measured.
+	BlockTimes *BlockTimeFigure `json:"block_times,omitempty"`
+	Clocks     []ClockFigure    `json:"clocks,omitempty"`
 	Violations   []Violation `json:"violations"`
 }
 

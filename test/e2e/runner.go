@@ -61,6 +61,9 @@ type run struct {
 
 	mu     sync.Mutex
 	paused map[int]bool
+	// seen is the monitor's record of when it first saw each new highest
+	// height (written by the monitor only, read after the load).
+	seen []heightSeen
 }
 
 // haltWatch is a fault expected to halt the chain: the highest height at
@@ -229,6 +232,7 @@ func (r *run) monitor(ctx context.Context) {
 		if h > top {
 			r.rep.noteStall(time.Since(last))
 			top, last = h, time.Now()
+			r.seen = append(r.seen, heightSeen{Height: h, At: last})
 		}
 	}
 }

@@ -82,6 +82,8 @@ func (e event) String() string {
 		return fmt.Sprintf("%v %s %v", e.At, e.P.Action, e.P.Groups)
 	case ActHeal:
 		return fmt.Sprintf("%v heal", e.At)
+	case ActClock:
+		return fmt.Sprintf("%v clock node%d %s", e.At, e.P.Node, signed(e.P.Offset.Duration))
 	}
 	return fmt.Sprintf("%v %s node%d", e.At, e.P.Action, e.P.Node)
 }
