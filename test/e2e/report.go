@@ -43,7 +43,7 @@ type Report struct {
 	// clock-offset-seen measured.
 	BlockTimes *BlockTimeFigure `json:"block_times,omitempty"`
 	Clocks     []ClockFigure    `json:"clocks,omitempty"`
-	Violations   []Violation `json:"violations"`
+	Violations []Violation      `json:"violations"`
 }
 
 // OpCounts counts the history's writes by outcome, and the reads.
