@@ -51,6 +51,9 @@ func check(ctx context.Context, r *run, env Env) error {
 	if r.wants(InvVerify) {
 		verifyNodes(r, env.Bin)
 	}
+	if r.wants(InvLogsClean) {
+		checkLogs(r)
+	}
 	return nil
 }
 

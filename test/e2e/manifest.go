@@ -105,9 +105,12 @@ const (
 	// timestamps that show its offset (the proof that the fault took
 	// effect; see checkClockSeen).
 	InvClockSeen = "clock-offset-seen"
+	// InvLogsClean: no node's log has a CONSENSUS FAILURE, a Go panic or
+	// a fatal error line.
+	InvLogsClean = "logs-clean"
 )
 
-var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank, InvBlockTimes, InvClockSeen}
+var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank, InvBlockTimes, InvClockSeen, InvLogsClean}
 
 // The perturbations.
 const (

@@ -43,7 +43,9 @@ type Report struct {
 	// clock-offset-seen measured.
 	BlockTimes *BlockTimeFigure `json:"block_times,omitempty"`
 	Clocks     []ClockFigure    `json:"clocks,omitempty"`
-	Violations []Violation      `json:"violations"`
+	// LogErrors counts each node's error-level log lines (logs-clean).
+	LogErrors  []int       `json:"log_error_lines,omitempty"`
+	Violations []Violation `json:"violations"`
 }
 
 // OpCounts counts the history's writes by outcome, and the reads.
