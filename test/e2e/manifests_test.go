@@ -33,7 +33,13 @@ var (
 	clockBinErr  error
 )
 
+// clockBinary builds the e2e_clock relchain once, or takes the binary
+// RELCHAIN_E2E_CLOCK_BIN names (a control run: with a default build
+// there, clock-offset-seen must fail).
 func clockBinary(t *testing.T) string {
+	if bin := os.Getenv("RELCHAIN_E2E_CLOCK_BIN"); bin != "" {
+		return bin
+	}
 	clockBinOnce.Do(func() { clockBin, clockBinErr = BuildClockBinary(binDir) })
 	if clockBinErr != nil {
 		t.Fatal(clockBinErr)
