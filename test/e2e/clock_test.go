@@ -45,9 +45,9 @@ func TestParseManifestTakesClockFaultsForTheWholeRunOnly(t *testing.T) {
 	}
 }
 
-// A chain whose blocks follow the harness's clock passes; a block an hour
-// ahead, one from long before its parent was seen, and one not after its
-// parent are each found.
+// A chain whose blocks follow the harness's clock passes, a stall
+// included; a block an hour ahead, one an hour behind, and one not after
+// its parent are each found.
 func TestCheckBlockTimesFindsBlocksOffTheRealClock(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
 	sane := func() (map[int64]time.Time, []heightSeen) {
@@ -56,8 +56,20 @@ func TestCheckBlockTimesFindsBlocksOffTheRealClock(t *testing.T) {
 		for h := int64(1); h <= 20; h++ {
 			commit := t0.Add(time.Duration(h) * 100 * time.Millisecond)
 			times[h] = commit.Add(-80 * time.Millisecond) // its parent's precommits
-			if h >= 3 && h%2 == 1 {
-				seen = append(seen, heightSeen{Height: h, At: commit.Add(30 * time.Millisecond)})
+			if h >= 3 && h%2 == 1 {                       // a poll every 200 ms, 30 ms long
+				at := commit.Add(30 * time.Millisecond)
+				seen = append(seen, heightSeen{Height: h, At: at, Before: at.Add(-230 * time.Millisecond)})
+			}
+		}
+		// A 40 s stall: block 14's first precommits (their median, block
+		// 15's time, at 1.4 s) wait 40 s for the vote that commits 14;
+		// blocks from 16 on take their times after it.
+		for h := int64(16); h <= 20; h++ {
+			times[h] = times[h].Add(40 * time.Second)
+		}
+		for k := range seen {
+			if seen[k].Height >= 15 {
+				seen[k].At, seen[k].Before = seen[k].At.Add(40*time.Second), seen[k].Before.Add(40*time.Second)
 			}
 		}
 		return times, seen
