@@ -141,6 +141,10 @@ func checkClockSeen(ctx context.Context, r *run, times map[int64]time.Time) erro
 	for i, off := range skewed {
 		figs[i] = &ClockFigure{Node: i, Offset: signed(off)}
 	}
+	skewedAt := map[string]bool{}
+	for i := range skewed {
+		skewedAt[addrs[i]] = true
+	}
 	seen := firstSeen(r.seen)
 	for h := range seen {
 		if _, ok := times[h]; !ok {
@@ -157,7 +161,7 @@ func checkClockSeen(ctx context.Context, r *run, times map[int64]time.Time) erro
 				continue
 			}
 			votes[sig.ValidatorAddress.String()] = sig.Timestamp
-			if !slices.ContainsFunc(skewedAddrs(addrs, skewed), func(a string) bool { return a == sig.ValidatorAddress.String() }) {
+			if !skewedAt[sig.ValidatorAddress.String()] {
 				honest = append(honest, sig.Timestamp)
 			}
 		}
@@ -191,14 +195,6 @@ func checkClockSeen(ctx context.Context, r *run, times map[int64]time.Time) erro
 	}
 	slices.SortFunc(r.rep.Clocks, func(a, b ClockFigure) int { return a.Node - b.Node })
 	return nil
-}
-
-func skewedAddrs(addrs map[int]string, skewed map[int]time.Duration) []string {
-	var out []string
-	for i := range skewed {
-		out = append(out, addrs[i])
-	}
-	return out
 }
 
 // validatorAddresses asks every node for its validator address.
