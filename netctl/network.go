@@ -35,6 +35,9 @@ type Network struct {
 	// Namespaces.Name(i) (`ip netns exec`), so that Partition and
 	// Disconnect cut its links.
 	Namespaces *Namespaces
+	// Links, if set, are the relays the nodes' p2p links run through
+	// (RelayLinks); StopAll closes them once the nodes have stopped.
+	Links *LinkRelays
 
 	mu    sync.Mutex
 	procs []*proc
@@ -195,6 +198,10 @@ func (n *Network) StopAll() {
 		go func(i int) { defer wg.Done(); _ = n.Stop(i) }(i)
 	}
 	wg.Wait()
+	if n.Links != nil {
+		_ = n.Links.Close()
+		n.Links = nil
+	}
 }
 
 // Running reports whether node i's process is alive.

@@ -285,8 +285,14 @@ func checkTimes(ctx context.Context, r *run, h int64) error {
 
 // checkHalts: a fault the manifest says halts the chain let at most the
 // block already in flight commit; more means the fault did not cut what
-// it should have.
+// it should have. A fault on one node's data (tamper, disk-full) is the
+// opposite: the honest rest must have committed more than that block.
 func checkHalts(r *run) {
+	for _, h := range r.rep.GoOns {
+		if h.After <= h.Before+1 {
+			r.rep.violate("fault-effect", fmt.Sprintf("during %s the other nodes should have gone on, but the chain went only from height %d to %d", h.What, h.Before, h.After))
+		}
+	}
 	for _, h := range r.rep.Halts {
 		if h.After > h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("%s should halt the chain, but it went from height %d to %d", h.What, h.Before, h.After))

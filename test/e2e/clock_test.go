@@ -119,6 +119,14 @@ func TestCheckLogsFindsConsensusFailuresAndPanics(t *testing.T) {
 	r := newTestRun(t, "insert")
 	r.nw = &network{net: netctl.NewNetwork("relchain", nodes)}
 	checkLogs(r)
+	// A node whose disk the schedule fills may end its consensus.
+	excused := newTestRun(t, "insert")
+	excused.m.Perturb = []Perturb{{Action: ActDiskFull, Node: 1}}
+	excused.nw = r.nw
+	checkLogs(excused)
+	if got := invariants(excused.rep); !slices.Equal(got, []string{InvLogsClean}) || !strings.Contains(excused.rep.Failed(), "node2") {
+		t.Errorf("with node1's disk filled: violations %v: %s", got, excused.rep.Failed())
+	}
 	if got := invariants(r.rep); !slices.Equal(got, []string{InvLogsClean, InvLogsClean}) {
 		t.Fatalf("violations %v: %s", got, r.rep.Failed())
 	}

@@ -10,11 +10,26 @@ import (
 // fatalLogTexts are the lines that say a node's consensus or process died:
 // CometBFT's consensus panic (it ends consensus, the node then halts) and
 // Go's own panic and fatal error.
-var fatalLogTexts = []string{"CONSENSUS FAILURE", "panic: ", "fatal error: "}
+var fatalLogTexts = []string{consensusFailure, "panic: ", "fatal error: "}
+
+const consensusFailure = "CONSENSUS FAILURE"
+
+// expectsConsensusFailure reports whether the schedule breaks node i's
+// data (tamper, disk-full): its consensus may end, as that fault's check
+// requires it to stop.
+func (m *Manifest) expectsConsensusFailure(i int) bool {
+	for _, p := range m.Perturb {
+		if p.Node == i && (p.Action == ActTamper || p.Action == ActDiskFull) {
+			return true
+		}
+	}
+	return false
+}
 
 // checkLogs (logs-clean) reads every node's log once the nodes stopped:
 // a line with a fatalLogTexts text is a violation (the first three per
-// node are quoted); the error-level lines are counted for the report
+// node are quoted), except a consensus failure on a node whose data the
+// schedule breaks; the error-level lines are counted for the report
 // (CometBFT's plain format starts them "E[", its JSON one says
 // "level":"error").
 func checkLogs(r *run) {
@@ -35,6 +50,9 @@ func checkLogs(r *run) {
 				r.rep.LogErrors[i]++
 			}
 			for _, t := range fatalLogTexts {
+				if t == consensusFailure && r.m.expectsConsensusFailure(i) {
+					continue
+				}
 				if strings.Contains(line, t) {
 					if fatal++; fatal <= 3 {
 						r.rep.violate(InvLogsClean, fmt.Sprintf("node%d (%s): %s", i, path, oneLine(line, 300)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/url"
@@ -160,6 +161,9 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 	rep, err := Run(ctx, m, env, seed)
 	if os.Getenv("RELCHAIN_E2E_REPORTS") != "" {
 		keepNodeLogs(t, env.Dir, reports)
+	}
+	if errors.Is(err, ErrUnsupported) {
+		t.Skipf("%s: %v", m.Name, err)
 	}
 	if err != nil {
 		t.Fatalf("run %s: %v", m.Name, err)

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/relchain/relchain/client"
@@ -39,6 +41,19 @@ type network struct {
 	mode    string             // "netns" or "loopback"
 	relay   *tcprelay.Relay    // netns with a server backend: the way to the database
 	chainID string
+
+	// The faults on nodes' data: small disks mounted (data dirs), disks
+	// filled, nodes tampered with (when), and when nodes were seen to
+	// exit. note records what the report should say about them.
+	disks    []string
+	fills    map[int]*diskFill
+	tampered map[int]time.Time
+	emu      sync.Mutex
+	exits    map[int]time.Time
+	note     func(string)
+	// links are the p2p relays of a manifest that delays links (nil
+	// otherwise): links.go.
+	links *netctl.LinkRelays
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -67,8 +82,11 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	if err != nil {
 		return nil, err
 	}
-	nw = &network{m: m, mode: mode}
+	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{},
+		note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
+	// A disk-full fault checks /readyz, which the metrics listener serves.
+	opts.Prometheus = len(m.diskFullNodes()) > 0
 	opts.Tuning = node.Tuning{FastGossip: true}
 	if behind := slices.Min(append(slices.Collect(maps.Values(m.clockFaults())), 0)); behind < 0 {
 		// CometBFT sleeps until its clock reaches the genesis time: a
@@ -100,6 +118,20 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	}
 	nw.net = netctl.NewNetwork(env.Bin, nodes)
 	nw.net.Namespaces = nw.ns
+	if err := nw.mountSmallDisks(m.diskFullNodes()); err != nil {
+		nw.close()
+		return nil, err
+	}
+	if m.delaysLinks() {
+		host := "127.0.0.1"
+		if nw.ns != nil {
+			host = nw.ns.Gateway()
+		}
+		if nw.links, err = netctl.RelayLinks(nw.net.Nodes, host); err != nil {
+			nw.close()
+			return nil, fmt.Errorf("relay the p2p links: %w", err)
+		}
+	}
 	for i, offset := range m.clockFaults() {
 		if err := nw.net.SetClockOffset(i, env.ClockBin, offset); err != nil {
 			nw.close()
@@ -131,6 +163,10 @@ func (nw *network) close() {
 	if nw.net != nil {
 		nw.net.StopAll()
 	}
+	if nw.links != nil {
+		_ = nw.links.Close()
+	}
+	nw.unmountDisks()
 	if nw.relay != nil {
 		_ = nw.relay.Close()
 	}
@@ -191,16 +227,39 @@ func (nw *network) apply(p Perturb) error {
 		return nw.ns.Heal()
 	case ActClock:
 		return nil // in force since the node started (startNetwork)
+	case ActTamper:
+		return nw.tamper(p.Node, p.SQL)
+	case ActRebuild:
+		return nw.rebuild(p.Node)
+	case ActDiskFull:
+		return nw.fillDisk(p.Node)
+	case ActFreeDisk:
+		return nw.freeDisk(p.Node)
+	case ActDelay:
+		return nw.setDelay(p.Node, p.Latency.Duration, p.Jitter.Duration)
+	case ActUndelay:
+		return nw.setDelay(p.Node, 0, 0)
 	}
 	return fmt.Errorf("unknown action %q", p.Action)
 }
 
-// undoAll brings every node back: heals links, resumes and restarts.
+// undoAll brings every node back: heals links, frees full disks,
+// rebuilds tampered nodes, resumes and restarts.
 func (nw *network) undoAll(paused map[int]bool) error {
 	if nw.ns != nil {
 		if err := nw.ns.Heal(); err != nil {
 			return err
 		}
+	}
+	var errs []error
+	for i := range nw.fills {
+		errs = append(errs, nw.freeDisk(i))
+	}
+	for i := range nw.tampered {
+		errs = append(errs, nw.rebuild(i))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	for i := range nw.net.Nodes {
 		if paused[i] {

@@ -26,6 +26,7 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 	}
 	defer nw.close()
 	rep = &Report{Manifest: m.Name, Backend: m.Backend, Network: nw.mode, Validators: m.Validators, Workload: m.Load.Workload, Seed: seed, Violations: []Violation{}}
+	nw.note = func(s string) { env.Logf("%s: %s", m.Name, s); rep.note(s) }
 	env.Logf("%s: %d validators on %s, network %s, load %s for %v", m.Name, m.Validators, m.Backend, nw.mode, m.Load.Workload, m.Load.Duration)
 	hist, err := NewHistory(filepath.Join(env.ReportDir, "history.jsonl"))
 	if err != nil {
@@ -276,6 +277,9 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		fault := evs[e.Fault]
 		if fault.P.ExpectHalt {
 			r.rep.Halts = append(r.rep.Halts, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
+		}
+		if stopsOnlyItsNode(fault.P.Action) {
+			r.rep.GoOns = append(r.rep.GoOns, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}
 		recoveries.Add(1)
 		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h) }()
