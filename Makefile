@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-testhooks test test-race race lint demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
+.PHONY: build build-testhooks build-e2e-clock test test-race race lint demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -19,6 +19,12 @@ build:
 # benchmark's gate-off run needs. Never run it on a real network.
 build-testhooks:
 	$(GO) build -tags testhooks -o bin/relchain-testhooks ./cmd/relchain
+
+# The fault-injection node binary of the e2e harness's clock faults (go build
+# -tags e2e_clock: RELCHAIN_E2E_CLOCK_OFFSET shifts its wall clock); for
+# relchain-e2e --clock-bin. Never a release binary.
+build-e2e-clock:
+	$(GO) build -tags e2e_clock -o bin/relchain-e2e-clock ./cmd/relchain
 
 test:
 	./scripts/test.sh

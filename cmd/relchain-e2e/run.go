@@ -35,6 +35,7 @@ type runOptions struct {
 	seed        int64
 	seedSet     bool
 	out, bin    string
+	clockBin    string
 	dsnTemplate string
 	keep        bool
 }
@@ -61,6 +62,7 @@ root).`,
 	f.Int64Var(&o.seed, "seed", 0, "seed of the random fault plan (default: the manifest's random.seed, else a fresh one, printed)")
 	f.StringVar(&o.out, "out", "", "directory for report.json and history.jsonl (default e2e-reports/<manifest>-<time>)")
 	f.StringVar(&o.bin, "bin", "", "relchain binary the nodes run (default $RELCHAIN_BIN, else next to this executable, else in PATH)")
+	f.StringVar(&o.clockBin, "clock-bin", "", "clock manifests: an e2e_clock build of relchain for the skewed nodes (make build-e2e-clock; default $RELCHAIN_E2E_CLOCK_BIN)")
 	f.StringVar(&o.dsnTemplate, "dsn-template", "", "PostgreSQL/MySQL manifests: a DSN with {node}, one database per node, on a server you own")
 	f.BoolVar(&o.keep, "keep", false, "keep the node homes (their logs) after the run")
 	return cmd
@@ -154,6 +156,10 @@ func makeEnv(m *e2e.Manifest, o runOptions) (e2e.Env, func(), error) {
 			fmt.Printf("%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
 		},
 		DSNTemplate: func(backend string) (string, error) { return dsnTemplate(backend, o.dsnTemplate) },
+		ClockBin:    o.clockBin,
+	}
+	if env.ClockBin == "" {
+		env.ClockBin = os.Getenv("RELCHAIN_E2E_CLOCK_BIN")
 	}
 	return env, cleanup, nil
 }

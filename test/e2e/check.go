@@ -43,10 +43,16 @@ func check(ctx context.Context, r *run, env Env) error {
 	if r.wants(InvReads) {
 		checkReads(r)
 	}
+	if err := checkTimes(ctx, r, h); err != nil {
+		return err
+	}
 	checkHalts(r)
 	r.nw.net.StopAll()
 	if r.wants(InvVerify) {
 		verifyNodes(r, env.Bin)
+	}
+	if r.wants(InvLogsClean) {
+		checkLogs(r)
 	}
 	return nil
 }
@@ -256,6 +262,25 @@ func checkReads(r *run) {
 			r.rep.violate(InvReads, fmt.Sprintf("read on node%d at height %d (t=%.1fs) missed acknowledged writes %v", op.Node, op.Height, op.T, op.Missing))
 		}
 	}
+}
+
+// checkTimes runs block-times-sane and clock-offset-seen on the headers
+// of an honest node.
+func checkTimes(ctx context.Context, r *run, h int64) error {
+	if !r.wants(InvBlockTimes) && !r.wants(InvClockSeen) {
+		return nil
+	}
+	times, err := blockTimes(ctx, r, r.honestNode(), h)
+	if err != nil {
+		return err
+	}
+	if r.wants(InvBlockTimes) {
+		checkBlockTimes(r, times, h)
+	}
+	if r.wants(InvClockSeen) {
+		return checkClockSeen(ctx, r, times)
+	}
+	return nil
 }
 
 // checkHalts: a fault the manifest says halts the chain let at most the

@@ -67,6 +67,11 @@ type Perturb struct {
 	// one way: Latency plus a uniform draw below Jitter.
 	Latency Duration `toml:"latency"`
 	Jitter  Duration `toml:"jitter"`
+	// Offset (action clock) is how far Node's wall clock is off, signed:
+	// "+1h", "-1h". A clock fault is in force from the network's start
+	// (at = "0s", no for): the node runs an e2e_clock build of relchain
+	// that shifts its own wall clock (see internal/clockfault).
+	Offset Duration `toml:"offset"`
 }
 
 // RandomPlan makes a schedule from a seed (the long set): Faults faults
@@ -84,6 +89,11 @@ type RandomPlan struct {
 type Check struct {
 	Invariants  []string `toml:"invariants"`
 	MaxRecovery Duration `toml:"max_recovery"`
+	// BlockTimeBound (default 5 s) bounds how far a block's time may be
+	// from the harness's clock when it saw the block (block-times-sane)
+	// and how far a skewed node's vote times may be from its offset
+	// (clock-offset-seen).
+	BlockTimeBound Duration `toml:"block_time_bound"`
 }
 
 // fileBackends keep their database in the node home, which a rebuild
@@ -98,9 +108,20 @@ const (
 	InvAppHash      = "apphash-equal"
 	InvVerify       = "verify"
 	InvBank         = "bank-conserved"
+	// InvBlockTimes: block times strictly increase, and each block
+	// committed during the load has a time within BlockTimeBound of the
+	// real time at which the harness first saw it (and its parent).
+	InvBlockTimes = "block-times-sane"
+	// InvClockSeen: the votes of each node with a clock fault carry
+	// timestamps that show its offset (the proof that the fault took
+	// effect; see checkClockSeen).
+	InvClockSeen = "clock-offset-seen"
+	// InvLogsClean: no node's log has a CONSENSUS FAILURE, a Go panic or
+	// a fatal error line.
+	InvLogsClean = "logs-clean"
 )
 
-var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank}
+var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank, InvBlockTimes, InvClockSeen, InvLogsClean}
 
 // The perturbations.
 const (
@@ -125,10 +146,12 @@ const (
 	// user-space relays (links.go); ActUndelay takes it off.
 	ActDelay   = "delay"
 	ActUndelay = "undelay"
+	// ActClock offsets a node's wall clock for the whole run.
+	ActClock = "clock"
 )
 
 var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
-	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay}
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -218,9 +241,15 @@ func (m *Manifest) setDefaults() {
 		if l.Workload != "bank" {
 			m.Check.Invariants = slices.DeleteFunc(m.Check.Invariants, func(s string) bool { return s == InvBank })
 		}
+		if len(m.clockFaults()) == 0 {
+			m.Check.Invariants = slices.DeleteFunc(m.Check.Invariants, func(s string) bool { return s == InvClockSeen })
+		}
 	}
 	if m.Check.MaxRecovery.Duration == 0 {
 		m.Check.MaxRecovery.Duration = 60 * time.Second
+	}
+	if m.Check.BlockTimeBound.Duration == 0 {
+		m.Check.BlockTimeBound.Duration = 5 * time.Second
 	}
 }
 
@@ -253,6 +282,12 @@ func (m *Manifest) validate() error {
 	if slices.Contains(m.Check.Invariants, InvBank) && l.Workload != "bank" {
 		errs = append(errs, fmt.Errorf("check.invariants: %s needs the bank workload", InvBank))
 	}
+	if slices.Contains(m.Check.Invariants, InvClockSeen) && len(m.clockFaults()) == 0 {
+		errs = append(errs, fmt.Errorf("check.invariants: %s needs a clock perturbation", InvClockSeen))
+	}
+	if len(m.clockFaults()) >= m.Validators {
+		errs = append(errs, errors.New("clock: every validator is skewed; block times need an honest majority of clocks to be checked"))
+	}
 	for i, p := range m.Perturb {
 		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
@@ -281,6 +316,9 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 	if !slices.Contains(allActions, p.Action) {
 		return fmt.Errorf("action %q: want one of %v", p.Action, allActions)
 	}
+	if p.Action != ActClock && p.Offset.Duration != 0 {
+		return fmt.Errorf("offset is for clock faults, not %s", p.Action)
+	}
 	if p.At.Duration < 0 || p.At.Duration+p.For.Duration > load {
 		return fmt.Errorf("at %v for %v: outside the load's %v", p.At, p.For, load)
 	}
@@ -297,6 +335,16 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 			}
 		}
 	case ActHeal:
+	case ActClock:
+		if p.At.Duration != 0 || p.For.Duration != 0 {
+			return errors.New(`a clock fault is in force for the whole run: at = "0s" and no for`)
+		}
+		if p.Offset.Duration == 0 || p.Offset.Duration.Abs() > 48*time.Hour {
+			return fmt.Errorf("clock offset %v: want a non-zero offset within 48h", p.Offset)
+		}
+		if p.Node < 0 || p.Node >= validators {
+			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
+		}
 	default:
 		if p.Node < 0 || p.Node >= validators {
 			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
@@ -365,6 +413,17 @@ func (m *Manifest) diskFullNodes() []int {
 	for _, p := range m.Perturb {
 		if p.Action == ActDiskFull && !slices.Contains(out, p.Node) {
 			out = append(out, p.Node)
+		}
+	}
+	return out
+}
+
+// clockFaults maps each node with a clock fault to its offset.
+func (m *Manifest) clockFaults() map[int]time.Duration {
+	out := map[int]time.Duration{}
+	for _, p := range m.Perturb {
+		if p.Action == ActClock {
+			out[p.Node] = p.Offset.Duration
 		}
 	}
 	return out

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +21,9 @@ import (
 type Env struct {
 	// Bin is the relchain binary the nodes run.
 	Bin string
+	// ClockBin is an e2e_clock build of relchain (BuildClockBinary), run
+	// by the nodes of a clock fault only; "" when no manifest needs it.
+	ClockBin string
 	// DSNTemplate returns a server backend's DSN template with {node}
 	// (postgres, mysql), or "" for a backend in the node's own files; the
 	// caller owns the server and its databases.
@@ -82,6 +88,11 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	// A disk-full fault checks /readyz, which the metrics listener serves.
 	opts.Prometheus = len(m.diskFullNodes()) > 0
 	opts.Tuning = node.Tuning{FastGossip: true}
+	if behind := slices.Min(append(slices.Collect(maps.Values(m.clockFaults())), 0)); behind < 0 {
+		// CometBFT sleeps until its clock reaches the genesis time: a
+		// node an hour behind a genesis of now would start an hour late.
+		opts.GenesisTime = time.Now().Add(behind - time.Minute)
+	}
 	if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
 		return nil, err
 	}
@@ -119,6 +130,12 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		if nw.links, err = netctl.RelayLinks(nw.net.Nodes, host); err != nil {
 			nw.close()
 			return nil, fmt.Errorf("relay the p2p links: %w", err)
+		}
+	}
+	for i, offset := range m.clockFaults() {
+		if err := nw.net.SetClockOffset(i, env.ClockBin, offset); err != nil {
+			nw.close()
+			return nil, err
 		}
 	}
 	if err := nw.net.StartAll(); err != nil {
@@ -208,6 +225,8 @@ func (nw *network) apply(p Perturb) error {
 		return nw.ns.Disconnect(p.Node)
 	case ActHeal:
 		return nw.ns.Heal()
+	case ActClock:
+		return nil // in force since the node started (startNetwork)
 	case ActTamper:
 		return nw.tamper(p.Node, p.SQL)
 	case ActRebuild:
@@ -255,4 +274,16 @@ func (nw *network) undoAll(paused map[int]bool) error {
 		}
 	}
 	return nil
+}
+
+// BuildClockBinary builds the fault-injection relchain (go build -tags
+// e2e_clock: internal/clockfault) into dir for the nodes of clock faults.
+// Release builds never contain it.
+func BuildClockBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "relchain-e2e-clock")
+	cmd := exec.Command("go", "build", "-tags", "e2e_clock", "-o", bin, "github.com/relchain/relchain/cmd/relchain")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the e2e_clock relchain: %w\n%s", err, out)
+	}
+	return bin, nil
 }

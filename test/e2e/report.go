@@ -43,8 +43,14 @@ type Report struct {
 	Halts        []haltWatch `json:"halts,omitempty"`
 	// GoOns are faults on one node's data (tamper, disk-full) during
 	// which the others must have kept committing.
-	GoOns      []haltWatch `json:"went_on,omitempty"`
-	Verify     []string    `json:"verify"`
+	GoOns  []haltWatch `json:"went_on,omitempty"`
+	Verify []string    `json:"verify"`
+	// BlockTimes and Clocks are what block-times-sane and
+	// clock-offset-seen measured.
+	BlockTimes *BlockTimeFigure `json:"block_times,omitempty"`
+	Clocks     []ClockFigure    `json:"clocks,omitempty"`
+	// LogErrors counts each node's error-level log lines (logs-clean).
+	LogErrors  []int       `json:"log_error_lines,omitempty"`
 	Violations []Violation `json:"violations"`
 }
 

@@ -62,6 +62,9 @@ type run struct {
 
 	mu     sync.Mutex
 	paused map[int]bool
+	// seen is the monitor's record of when it first saw each new highest
+	// height (written by the monitor only, read after the load).
+	seen []heightSeen
 }
 
 // haltWatch is a fault expected to halt the chain: the highest height at
@@ -215,10 +218,12 @@ func (r *run) readOnce(ctx context.Context, node int, minHeight int64) {
 }
 
 // monitor polls every node's height four times a second and records the
-// chain's stalls (no node committing for more than 3 s).
+// chain's stalls (no node committing for more than 3 s) and when it first
+// saw each height (block-times-sane).
 func (r *run) monitor(ctx context.Context) {
 	var top int64
 	last := time.Now()
+	var prevStart time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -226,11 +231,14 @@ func (r *run) monitor(ctx context.Context) {
 			return
 		case <-time.After(250 * time.Millisecond):
 		}
+		start := time.Now()
 		h := maxOf(r.nw.heights(ctx))
 		if h > top {
 			r.rep.noteStall(time.Since(last))
 			top, last = h, time.Now()
+			r.seen = append(r.seen, heightSeen{Height: h, At: last, Before: prevStart})
 		}
+		prevStart = start
 	}
 }
 
