@@ -96,7 +96,6 @@ func TestHookCaptureFindsOutOfBandWriteWhileRunning(t *testing.T) {
 func TestHookCaptureFindsOutOfBandWriteWhileStopped(t *testing.T) {
 	ctx := context.Background()
 	b, path := tamperSetup(t)
-	stored := storedDigest(t, b)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +110,7 @@ func TestHookCaptureFindsOutOfBandWriteWhileStopped(t *testing.T) {
 	b = reopen()
 	writeOutOfBand(t, path, `SELECT count(*) FROM t`)
 	runBlock(t, b, 3, [][]string{{`INSERT INTO t (id, v) VALUES (3, 'c')`}})
-	stored = storedDigest(t, b)
+	stored := storedDigest(t, b)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
