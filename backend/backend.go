@@ -266,18 +266,21 @@ func (e *OutOfBandChange) Error() string {
 		ErrOutOfBandChange, total, b.String())
 }
 
-// scannedError is Error for tables found by a scan.
+// scannedError is Error for tables found by a scan: each is named with
+// "(rows changed)" where a count of records would be.
 func (e *OutOfBandChange) scannedError() string {
-	names := make([]string, len(e.Tables))
+	var b strings.Builder
 	for i, t := range e.Tables {
-		names[i] = t.Table
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (rows changed)", t.Table)
 	}
-	more := ""
 	if e.More {
-		more = ", and more tables"
+		b.WriteString(", and more tables")
 	}
-	return fmt.Sprintf("%v: the rows of %s%s differ from the state the last block committed, and no block changed them; another connection or process wrote the node's database; relchain will not digest them and this node stops: restore a checkpoint with `relchain recover` (or rebuild the database from the chain), and check the database with `relchain verify`",
-		ErrOutOfBandChange, strings.Join(names, ", "), more)
+	return fmt.Sprintf("%v: rows that no block wrote, in %s (their tables differ from the state the last block committed); another connection or process wrote the node's database; relchain will not digest them and this node stops: restore a checkpoint with `relchain recover` (or rebuild the database from the chain), and check the database with `relchain verify`",
+		ErrOutOfBandChange, b.String())
 }
 
 // Unwrap makes errors.Is(err, ErrOutOfBandChange) hold.
