@@ -370,8 +370,8 @@ func affinityIsReal(decl string) bool {
 // the capture triggers of an existing database (keeping the rowid
 // guards), loads the tables' columns, reads data_version and registers
 // the hook; the first Begin then compares every table with its sum
-// (tamper.go). In trigger mode it re-creates capture triggers that are
-// missing (a database last opened in hook mode).
+// (tamper.go). In trigger mode it re-creates the capture triggers of a
+// database last opened in hook mode.
 func (b *Backend) openCapture() error {
 	b.internal = true
 	defer func() { b.internal = false }()
@@ -400,8 +400,11 @@ func (b *Backend) openCapture() error {
 	return nil
 }
 
-// captureMissing reports whether a replicated table lacks a capture
-// trigger.
+// captureMissing reports whether the database has replicated tables and
+// none of them has a capture trigger: it was last opened with hook
+// capture. (A database the trigger path left with some tables without
+// triggers — one created out of band — is left as the trigger path always
+// left it.)
 func (b *Backend) captureMissing() (bool, error) {
 	tables, err := b.replicatedTables()
 	if err != nil {
@@ -413,12 +416,12 @@ func (b *Backend) captureMissing() (bool, error) {
 	}
 	for _, t := range tables {
 		for _, op := range []string{"I", "U", "D"} {
-			if name, _ := triggerSQL(t, op); existing[name] == "" {
-				return true, nil
+			if name, _ := triggerSQL(t, op); existing[name] != "" {
+				return false, nil
 			}
 		}
 	}
-	return false, nil
+	return len(tables) > 0, nil
 }
 
 // inWriteTx runs fn in a write transaction of the writer.

@@ -121,7 +121,8 @@ func TestHookCaptureFindsOutOfBandWriteWhileStopped(t *testing.T) {
 // A database captured by triggers opens with hook capture: its capture
 // triggers are dropped (the rowid guards stay), records an out-of-band
 // write left in relchain_changes still stop the next block, and without
-// them blocks go on with the same digests.
+// them blocks go on with the same digests; opened without the hook again,
+// it gets its capture triggers back and goes on alike.
 func TestHookCaptureMigratesATriggerDatabase(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -173,5 +174,22 @@ func TestHookCaptureMigratesATriggerDatabase(t *testing.T) {
 		if !bytes.Equal(want.changes.Block, got.changes.Block) || !bytes.Equal(want.state, got.state) {
 			t.Fatalf("block %d: digests differ between the trigger database and the migrated one", 3+i)
 		}
+	}
+	// Opened again without the hook, it gets its capture triggers back.
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := sqlite.Open(ctx, path, sqlite.WithTriggerCapture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	txs := [][]string{{`UPDATE t SET v = 'c' WHERE id = 2`, `INSERT INTO t (id, v) VALUES (3, 'y')`}}
+	want, got := runBlock(t, trig, 5, txs), runBlock(t, back, 5, txs)
+	if !bytes.Equal(want.changes.Block, got.changes.Block) || !bytes.Equal(want.state, got.state) {
+		t.Fatal("block 5: digests differ after opening the migrated database without the hook")
+	}
+	if st.Reset() != nil || !st.Step() || st.ColumnText(0) != "relchain_cap_d_t relchain_cap_g_t relchain_cap_i_t relchain_cap_u_t" {
+		t.Fatalf("triggers after opening without the hook: %q, want the capture triggers and the guard", st.ColumnText(0))
 	}
 }
