@@ -182,7 +182,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 		return err
 	}
 	if b.hooked() {
-		b.hook.txMark = len(b.hook.records)
+		b.hook.txMark = b.hook.mark()
 	} else if err := b.startTx(env.Tx); err != nil {
 		return err
 	}

@@ -96,15 +96,25 @@ type hookCapture struct {
 	records []capRecord
 	arena   []byte
 	pending []pendingChange
-	txMark  int    // len(records) when the tx's savepoint opened
-	stmt    int    // len(records) when the running statement started
-	skip    string // a table whose rows are not captured (ALTER TABLE's)
-	err     error  // the first failure inside the hook
+	txMark  captureMark // where the tx's savepoint opened
+	stmt    captureMark // where the running statement started
+	skip    string      // a table whose rows are not captured (ALTER TABLE's)
+	err     error       // the first failure inside the hook
 	quoter  *sqlite3.Conn
 	quote   *sqlite3.Stmt // SELECT quote(?1) on quoter, for REAL values
 
 	dataVersion int64 // the writer's PRAGMA data_version after its last check
 	verifyNext  bool  // the next Begin compares every table with its sum
+}
+
+// captureMark is a point to drop records back to: within a statement the
+// records are not in the order of their images in the arena, between
+// statements they are.
+type captureMark struct{ records, arena int }
+
+// mark returns the current point; no row may be pending.
+func (h *hookCapture) mark() captureMark {
+	return captureMark{records: len(h.records), arena: len(h.arena)}
 }
 
 // onPreUpdate is the writer's pre-update hook.
@@ -159,7 +169,7 @@ func (h *hookCapture) flush(depth int) {
 // startStatement is called before a client statement runs; skip is a table
 // whose rows it does not capture ("" for none).
 func (h *hookCapture) startStatement(skip string) {
-	h.stmt, h.skip = len(h.records), skip
+	h.stmt, h.skip = h.mark(), skip
 }
 
 // endStatement writes the statement's pending records, or drops all its
@@ -176,27 +186,28 @@ func (h *hookCapture) endStatement(failed bool) error {
 	return err
 }
 
-// truncate drops the records from index n on.
-func (h *hookCapture) truncate(n int) {
-	if n >= len(h.records) {
-		return
+// truncate drops the records written since m.
+func (h *hookCapture) truncate(m captureMark) {
+	if m.records < len(h.records) {
+		h.records = h.records[:m.records]
 	}
-	h.arena = h.arena[:h.records[n].from]
-	h.records = h.records[:n]
+	if m.arena < len(h.arena) {
+		h.arena = h.arena[:m.arena]
+	}
 }
 
 // reset drops every record.
 func (h *hookCapture) reset() {
 	h.records, h.arena, h.pending = h.records[:0], h.arena[:0], h.pending[:0]
-	h.txMark, h.stmt, h.skip, h.err = 0, 0, "", nil
+	h.txMark, h.stmt, h.skip, h.err = captureMark{}, captureMark{}, "", nil
 }
 
 // dropGone drops the records the running statement wrote for tables that
 // no longer exist (DROP TABLE deletes its rows first when foreign keys are
 // on: the capture triggers were not fired for them).
 func (h *hookCapture) dropGone() {
-	kept := h.records[:h.stmt]
-	for _, r := range h.records[h.stmt:] {
+	kept := h.records[:h.stmt.records]
+	for _, r := range h.records[h.stmt.records:] {
 		if h.tables[r.tbl] != nil {
 			kept = append(kept, r)
 		}
