@@ -303,7 +303,7 @@ var gateCorpus = []gateCase{
 	{v: reject, sql: `CREATE INDEX ixs ON relchain_system (value)`, reason: "relchain_system"},
 	{v: reject, sql: `SELECT * FROM json_each((SELECT json_group_array(hex(key)) FROM relchain_system))`, reason: "relchain_system"},
 	{v: reject, sql: `CREATE TRIGGER relchain_cap_i_x AFTER INSERT ON t BEGIN SELECT 1; END`, reason: "relchain_cap_i_x"},
-	{v: reject, sql: `DROP TRIGGER relchain_cap_i_t`, reason: "relchain_cap_i_t"},
+	{v: reject, sql: `DROP TRIGGER relchain_cap_g_t`, reason: "relchain_cap_g_t"}, // the rowid guard: a relchain trigger on both capture paths,
 	// --- refused: non-determinism smuggled into the schema
 	{v: reject, sql: `CREATE TABLE c1 (v INT CHECK (random() > 0))`, reason: "random() in a CHECK constraint, generated column or index"},
 	{v: reject, sql: `CREATE TABLE c2 (v INT, g INT AS (random()))`, reason: "random() in a CHECK constraint, generated column or index"},
