@@ -55,17 +55,20 @@ func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
 				return workload.ForDialect(dialect, workload.WL{Statements: []txn.Statement{
 					st("INSERT INTO t (id, v) VALUES ("+p(1)+", "+p(2)+")", txn.Int(id), txn.Text(fmt.Sprint("v", id)))}}).Statements[0]
 			}
-			out, err := c.Tx(ctx, [][]txn.Statement{{ins(1)}, {ins(2), ins(1)}, {ins(3), st("SELECT count(*) FROM t")}})
+			// The second fails at its first statement (on PostgreSQL that
+			// one travels with the first's RELEASE and its own SAVEPOINT),
+			// the third at its second.
+			out, err := c.Tx(ctx, [][]txn.Statement{{ins(1)}, {ins(1)}, {ins(2), ins(1)}, {ins(3), st("SELECT count(*) FROM t")}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !out[0].OK || out[1].OK || out[1].Err == nil || !out[2].OK {
-				t.Fatalf("outcomes %+v, want ok, failed, ok", out)
+			if !out[0].OK || out[1].OK || out[1].Err == nil || out[2].OK || out[2].Err == nil || !out[3].OK {
+				t.Fatalf("outcomes %+v, want ok, failed, failed, ok", out)
 			}
-			if out[2].Results[0].RowsAffected != 1 {
-				t.Errorf("insert affected %d rows, want 1", out[2].Results[0].RowsAffected)
+			if out[3].Results[0].RowsAffected != 1 {
+				t.Errorf("insert affected %d rows, want 1", out[3].Results[0].RowsAffected)
 			}
-			if got := fmt.Sprint(out[2].Results[1].Rows); got != "[[2]]" {
+			if got := fmt.Sprint(out[3].Results[1].Rows); got != "[[2]]" {
 				t.Errorf("count inside the tx = %s, want [[2]]", got)
 			}
 			// A single failing wl-transaction rolls its db-transaction back.
