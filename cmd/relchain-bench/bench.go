@@ -119,7 +119,7 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
 	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
-	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd())
+	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd())
 	return cmd
 }
 
