@@ -48,17 +48,17 @@ run() {
   echo "== $name: relchain-bench cost $*" | tee -a "$out/summary.txt"
   flock /tmp/relchain-bench.lock "$bin" cost --turns "$turns" "$@" --output "$out/$name.json" 2>>"$out/progress.log" | tee -a "$out/summary.txt"
   if [ -s "$out/$name.pprof" ]; then
-    go tool pprof -top -nodecount=10 "$bin" "$out/$name.pprof" 2>/dev/null >"$out/$name-top10.txt"
-    go tool pprof -top -cum -nodecount=30 "$bin" "$out/$name.pprof" 2>/dev/null >"$out/$name-cum.txt"
+    go tool pprof -top -nodecount=10 "$bin" "$out/$name.pprof" >"$out/$name-top10.txt" 2>/dev/null || true
+    go tool pprof -top -cum -nodecount=40 "$bin" "$out/$name.pprof" >"$out/$name-cum.txt" 2>/dev/null || true
     sed -n '1,16p' "$out/$name-top10.txt" | tee -a "$out/summary.txt"
   fi
 }
 
 SB=(--workload smallbank --bc-per-block 4 --wl-per-bc 100 --blocks 10)
 NO=(--workload neworder --bc-per-block 200 --wl-per-bc 1 --blocks 5)
-run sb-sqlite "${SB[@]}" --backend sqlite --cpuprofile "$out/sb-sqlite.pprof"
+run sb-sqlite "${SB[@]}" --backend sqlite --cpuprofile "$out/sb-sqlite.pprof" --profile-blocks 100
 run sb-postgres "${SB[@]}" "${PG[@]}"
 run sb-mysql "${SB[@]}" "${MY[@]}"
 run no-sqlite "${NO[@]}" --backend sqlite
-run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof"
+run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof" --profile-blocks 20
 echo "results in $out"

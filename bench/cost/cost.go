@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,8 +42,10 @@ type Options struct {
 	Accounts      int // Smallbank accounts (default 100,000)
 	Seed          uint64
 	// CPUProfile, if set, gets a CPU profile of one more executor turn
-	// after the measured ones (not in the figures).
-	CPUProfile string
+	// of ProfileBlocks blocks (default 50) after the measured ones (not
+	// in the figures).
+	CPUProfile    string
+	ProfileBlocks int
 	Log        io.Writer // progress lines; nil: none
 }
 
@@ -86,6 +87,7 @@ func (o *Options) defaults() error {
 	def(&o.Turns, 3)
 	def(&o.Blocks, 10)
 	def(&o.WLPerBC, 1)
+	def(&o.ProfileBlocks, 50)
 	switch o.Workload {
 	case Smallbank:
 		def(&o.BCPerBlock, 4)
@@ -257,15 +259,8 @@ func (r *runner) profiledTurn(ctx context.Context) error {
 		return err
 	}
 	defer f.Close()
-	r.exec.onMeasure = func(start bool) {
-		if start {
-			_ = pprof.StartCPUProfile(f)
-		} else {
-			pprof.StopCPUProfile()
-		}
-	}
-	defer func() { r.exec.onMeasure = nil }()
-	_, err = r.execTurn(ctx, r.o.Blocks)
+	r.o.logf("%s: profiling %d executor blocks", r.o.Row(), r.o.ProfileBlocks)
+	_, err = r.execTurnProfiled(ctx, r.o.ProfileBlocks, f)
 	return err
 }
 

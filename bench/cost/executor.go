@@ -30,9 +30,6 @@ type execSide struct {
 
 	pending []app.TxResult // the last executed block's results
 	grouped bool           // envelopes carry Groups (several wl per bc)
-	// onMeasure, if set, is called before (true) and after (false) each
-	// measured FinalizeBlock + Commit: the CPU profile's window.
-	onMeasure func(start bool)
 }
 
 func openExecutor(ctx context.Context, dialect, dsn string) (*execSide, error) {

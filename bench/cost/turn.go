@@ -3,7 +3,9 @@ package cost
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -79,6 +81,13 @@ func (m meter) stop() (goCPU, server, wall time.Duration, err error) {
 // execTurn runs n blocks through the executor: signing unmeasured, then
 // every block's CheckTx measured, then FinalizeBlock + Commit measured.
 func (r *runner) execTurn(ctx context.Context, n int) (Turn, error) {
+	return r.execTurnProfiled(ctx, n, nil)
+}
+
+// execTurnProfiled is execTurn with a CPU profile of its FinalizeBlock +
+// Commit loop written to profile, if not nil (the profile also holds the
+// loop's small bookkeeping: counting committed wl-transactions).
+func (r *runner) execTurnProfiled(ctx context.Context, n int, profile io.Writer) (Turn, error) {
 	t := Turn{Side: "executor"}
 	runtime.GC() // the other side's garbage is not this turn's
 	prepared := make([][][]byte, n)
@@ -103,6 +112,12 @@ func (r *runner) execTurn(ctx context.Context, n int) (Turn, error) {
 		return t, err
 	}
 	t.CheckCPU = g + s
+	if profile != nil {
+		if err := pprof.StartCPUProfile(profile); err != nil {
+			return t, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, raws := range prepared {
 		if err := r.execBlock(ctx, raws, &t); err != nil {
 			return t, err
@@ -114,18 +129,12 @@ func (r *runner) execTurn(ctx context.Context, n int) (Turn, error) {
 // execBlock executes and commits one block, adding its cost and its
 // committed wl-transactions to t.
 func (r *runner) execBlock(ctx context.Context, raws [][]byte, t *Turn) error {
-	if r.exec.onMeasure != nil {
-		r.exec.onMeasure(true)
-	}
 	m, err := r.startMeter()
 	if err != nil {
 		return err
 	}
 	err = r.exec.execute(ctx, raws)
 	g, s, wall, merr := m.stop()
-	if r.exec.onMeasure != nil {
-		r.exec.onMeasure(false)
-	}
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ wl-transactions, or the run fails.`,
 	fl.IntVar(&o.Accounts, "accounts", 0, "Smallbank accounts (default 100,000)")
 	fl.Uint64Var(&o.Seed, "seed", 1, "the workload stream's seed")
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of one more executor turn (FinalizeBlock + Commit only) here")
+	fl.IntVar(&o.ProfileBlocks, "profile-blocks", 50, "blocks of the profiled turn")
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.DurationVar(&f.timeout, "timeout", time.Hour, "give up after this long")
