@@ -46,7 +46,7 @@ type Options struct {
 	// in the figures).
 	CPUProfile    string
 	ProfileBlocks int
-	Log        io.Writer // progress lines; nil: none
+	Log           io.Writer // progress lines; nil: none
 }
 
 // Turn is one side's measurement.
