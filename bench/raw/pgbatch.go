@@ -79,20 +79,33 @@ func (c *Conn) execAfter(ctx context.Context, prefix []string, st txn.Statement)
 	br := c.pg.SendBatch(ctx, b)
 	for _, p := range prefix {
 		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
+			closeBatch(br)
 			return Result{}, &prefixError{stmt: p, err: err}
 		}
 	}
 	rows, err := br.Query()
 	if err != nil {
-		_ = br.Close()
+		closeBatch(br)
 		return Result{}, err
 	}
 	r, err := collectPG(rows)
-	if cerr := br.Close(); err == nil && cerr != nil {
-		return Result{}, cerr
+	if err != nil {
+		closeBatch(br)
+		return Result{}, err
 	}
-	return r, err
+	if err := br.Close(); err != nil {
+		return Result{}, err
+	}
+	return r, nil
+}
+
+// closeBatch ends a batch whose statement failed. pgx v5.7.5's Close
+// returns the failed rows' error without ending the pipeline, leaving the
+// connection busy (the next statement fails with "conn busy"); a second
+// Close ends it.
+func closeBatch(br pgx.BatchResults) {
+	_ = br.Close()
+	_ = br.Close()
 }
 
 // prefixError is the failure of a utility statement sent before a

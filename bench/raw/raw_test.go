@@ -120,3 +120,37 @@ func TestMySQLRowsReadLikeTheChainsBackend(t *testing.T) {
 		t.Fatalf("session time zone %v, sql_mode %v: not the backend's", rows[0][5], rows[0][6])
 	}
 }
+
+// TestPostgresBatchSurvivesFailingQueries: a wl-transaction whose first
+// statement returns rows and fails travels in a pipeline with its
+// SAVEPOINT (TPC-C's NewOrder raising on an unused item); the connection
+// must be usable afterwards, also when the failing statement was cached.
+func TestPostgresBatchSurvivesFailingQueries(t *testing.T) {
+	ctx := context.Background()
+	c, err := open(t, workload.Postgres).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.Tx(ctx, [][]txn.Statement{{{SQL: `CREATE FUNCTION div10(n integer) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN
+	IF n = 0 THEN RAISE EXCEPTION 'no'; END IF;
+	RETURN 10 / n;
+END $$`}}}); err != nil || !out[0].OK {
+		t.Fatalf("create function: %v %+v", err, out)
+	}
+	div := func(n int64) txn.Statement {
+		return txn.Statement{SQL: "SELECT div10($1)", Args: []txn.Arg{txn.Int(n)}}
+	}
+	for round := range 2 {
+		out, err := c.Tx(ctx, [][]txn.Statement{{div(5)}, {div(0)}, {div(0)}, {div(2)}})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !out[0].OK || out[1].OK || out[2].OK || !out[3].OK {
+			t.Fatalf("round %d: outcomes %+v, want ok, failed, failed, ok", round, out)
+		}
+		if got := fmt.Sprint(out[0].Results[0].Rows, out[3].Results[0].Rows); got != "[[2]] [[5]]" {
+			t.Fatalf("round %d: rows %s, want [[2]] [[5]]", round, got)
+		}
+	}
+}
