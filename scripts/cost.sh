@@ -50,7 +50,7 @@ run() {
   if [ -s "$out/$name.pprof" ]; then
     go tool pprof -top -nodecount=10 "$bin" "$out/$name.pprof" >"$out/$name-top10.txt" 2>/dev/null || true
     go tool pprof -top -cum -nodecount=40 "$bin" "$out/$name.pprof" >"$out/$name-cum.txt" 2>/dev/null || true
-    sed -n '1,16p' "$out/$name-top10.txt" | tee -a "$out/summary.txt"
+    sed -n '1,18p' "$out/$name-top10.txt" | tee -a "$out/summary.txt"
   fi
 }
 

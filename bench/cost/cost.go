@@ -76,6 +76,9 @@ type Result struct {
 	// Ratio is ExecTotal / RawTotal (FinalizeBlock + Commit against the
 	// raw block); RatioWithCheck adds CheckTx to the executor's side.
 	Ratio, RatioWithCheck float64
+	// PairedRatio is the median of each turn's executor/raw ratio (the
+	// two sides of a turn ran back to back, under the same load).
+	PairedRatio float64
 }
 
 func (o *Options) defaults() error {
@@ -265,15 +268,19 @@ func (r *runner) profiledTurn(ctx context.Context) error {
 }
 
 func (res *Result) summarize() {
-	var eg, es, e, ec, rg, rs, rw []float64
+	var eg, es, e, ec, rg, rs, rw, paired []float64
 	for _, t := range res.Turns {
 		g, s, tot, c := t.PerWL()
 		if t.Side == "executor" {
 			eg, es, e, ec = append(eg, g), append(es, s), append(e, tot), append(ec, c)
 		} else {
 			rg, rs, rw = append(rg, g), append(rs, s), append(rw, tot)
+			if tot > 0 && len(e) == len(rw) {
+				paired = append(paired, e[len(e)-1]/tot)
+			}
 		}
 	}
+	res.PairedRatio = median(paired)
 	res.ExecGo, res.ExecServer, res.ExecTotal, res.ExecCheck = median(eg), median(es), median(e), median(ec)
 	res.RawGo, res.RawServer, res.RawTotal = median(rg), median(rs), median(rw)
 	if res.RawTotal > 0 {

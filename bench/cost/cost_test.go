@@ -31,7 +31,7 @@ func TestRunAlternatesSidesOnTheSameStream(t *testing.T) {
 			t.Errorf("turn %d committed %d, its executor turn %d", i, turn.Committed, res.Turns[i/2*2].Committed)
 		}
 	}
-	if res.ExecTotal <= 0 || res.RawTotal <= 0 || res.Ratio != res.ExecTotal/res.RawTotal {
+	if res.ExecTotal <= 0 || res.RawTotal <= 0 || res.Ratio != res.ExecTotal/res.RawTotal || res.PairedRatio <= 0 {
 		t.Errorf("medians %+v", res)
 	}
 }

@@ -13,5 +13,6 @@
 // capture, digests, results) against the statements alone.
 //
 // relchain-bench cost is the command; scripts/cost.sh runs the issue-19
-// rows. DESIGN.md says what is measured and why.
+// rows. bench/DESIGN.md ("The executor's cost is measured in process")
+// says what is measured and why.
 package cost

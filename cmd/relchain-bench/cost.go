@@ -108,5 +108,5 @@ func printCost(out io.Writer, r *cost.Result) {
 	fmt.Fprintf(w, "median\texecutor\t\t\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.ExecGo, r.ExecServer, r.ExecTotal, r.ExecCheck)
 	fmt.Fprintf(w, "median\traw\t\t\t%.1f\t%.1f\t%.1f\t\t\n", r.RawGo, r.RawServer, r.RawTotal)
 	w.Flush()
-	fmt.Fprintf(out, "ratio executor/raw: %.2fx (with CheckTx %.2fx)\n", r.Ratio, r.RatioWithCheck)
+	fmt.Fprintf(out, "ratio executor/raw: %.2fx (with CheckTx %.2fx; median of the turns' own ratios %.2fx)\n", r.Ratio, r.RatioWithCheck, r.PairedRatio)
 }
