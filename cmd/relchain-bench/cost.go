@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/bench/cost"
+	"github.com/relchain/relchain/bench/workload"
 )
 
 // costFlags are the flags of `relchain-bench cost`.
@@ -58,7 +59,7 @@ wl-transactions, or the run fails.`,
 	fl := cmd.Flags()
 	o := &f.opts
 	fl.StringVar(&o.Workload, "workload", cost.Smallbank, "smallbank or neworder (TPC-C NewOrder, one full-scale warehouse)")
-	fl.StringVar(&o.Backend, "backend", "sqlite", "sqlite, postgres or mysql")
+	fl.StringVar(&o.Backend, "backend", workload.SQLite, "sqlite, postgres or mysql")
 	fl.StringVar(&o.Dir, "dir", "", "directory for the two SQLite files (default: a temporary one, removed afterwards)")
 	fl.StringVar(&o.DSNTemplate, "dsn-template", "", "server DSN with {node}, replaced by each side's database name")
 	fl.StringVar(&o.ServerPIDFile, "server-pid-file", "", "the server's pid file (postmaster.pid, mariadbd.pid): add its process tree's CPU")
@@ -77,7 +78,7 @@ wl-transactions, or the run fails.`,
 }
 
 func runCost(ctx context.Context, f *costFlags, out io.Writer) error {
-	if f.opts.Backend == "sqlite" && f.opts.Dir == "" {
+	if f.opts.Backend == workload.SQLite && f.opts.Dir == "" {
 		dir, err := os.MkdirTemp("", "relchain-bench-cost-")
 		if err != nil {
 			return err
