@@ -465,6 +465,13 @@ func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error)
 			if rerr := c.simple(ctx, "ROLLBACK TO SAVEPOINT wl"); rerr != nil {
 				return nil, fmt.Errorf("raw %s: rollback to savepoint: %w", c.dialect, rerr)
 			}
+			// ROLLBACK TO keeps the savepoint open: release it, as the
+			// chain does, or the next ones nest inside it (on SQLite the
+			// sub-journal then grows past its in-memory limit and every
+			// later savepoint writes it to a file).
+			if rerr := c.simple(ctx, "RELEASE SAVEPOINT wl"); rerr != nil {
+				return nil, fmt.Errorf("raw %s: release savepoint: %w", c.dialect, rerr)
+			}
 			continue
 		}
 		out[i] = Outcome{OK: true, Results: res}
