@@ -197,6 +197,8 @@ type Conn struct {
 	stmts   map[string]*sql.Stmt
 	pg      *pgx.Conn
 	my      *sql.Conn // MySQL: no prepared statements, the driver interpolates
+	// rowsKind remembers returnsRows per statement text (SQLite, MySQL).
+	rowsKind map[string]bool
 }
 
 func (c *Conn) close() {
@@ -241,6 +243,21 @@ func returnsRows(sql string) bool {
 	return strings.Contains(strings.ToUpper(sql), "RETURNING")
 }
 
+// returnsRows is the package's returnsRows, remembered per statement text
+// (it upper-cases and splits the text: a cost an application that knows
+// its statements does not pay).
+func (c *Conn) returnsRows(sql string) bool {
+	if c.rowsKind == nil {
+		c.rowsKind = make(map[string]bool)
+	}
+	r, ok := c.rowsKind[sql]
+	if !ok {
+		r = returnsRows(sql)
+		c.rowsKind[sql] = r
+	}
+	return r
+}
+
 // exec runs one statement (inside the open db-transaction).
 func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 	args := make([]any, len(st.Args))
@@ -255,7 +272,7 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 		return collectPG(rows)
 	}
 	if c.my != nil {
-		if !returnsRows(st.SQL) {
+		if !c.returnsRows(st.SQL) {
 			r, err := c.my.ExecContext(ctx, st.SQL, args...)
 			if err != nil {
 				return Result{}, err
@@ -274,7 +291,7 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if !returnsRows(st.SQL) {
+	if !c.returnsRows(st.SQL) {
 		r, err := s.ExecContext(ctx, args...)
 		if err != nil {
 			return Result{}, err
