@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-testhooks test test-race race lint demo bench fuzz clean e2e-long
+.PHONY: build build-testhooks build-e2e-clock test test-race race lint demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -12,12 +12,19 @@ COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 build:
 	$(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o $(BIN) ./cmd/relchain
 	$(GO) build -o $(LAB) ./cmd/relchain-bench
+	$(GO) build -o bin/relchain-e2e ./cmd/relchain-e2e
 
 # The node binary with test hooks (go build -tags testhooks): the byzantine
 # proposer and corrupt-snapshot flags, and backend.unsafe_no_gate, which the
 # benchmark's gate-off run needs. Never run it on a real network.
 build-testhooks:
 	$(GO) build -tags testhooks -o bin/relchain-testhooks ./cmd/relchain
+
+# The fault-injection node binary of the e2e harness's clock faults (go build
+# -tags e2e_clock: RELCHAIN_E2E_CLOCK_OFFSET shifts its wall clock); for
+# relchain-e2e --clock-bin. Never a release binary.
+build-e2e-clock:
+	$(GO) build -tags e2e_clock -o bin/relchain-e2e-clock ./cmd/relchain
 
 test:
 	./scripts/test.sh
@@ -37,6 +44,16 @@ demo: build
 
 bench: build
 	./scripts/bench.sh
+
+# The paper's Fig. 12: relchain on PostgreSQL beside a primary with 3
+# synchronous standbys (remote_apply); Smallbank and TPC-C. About 15 minutes.
+bench-fig12: build
+	./scripts/bench-fig12.sh
+
+# The Fabric-vs-Cassandra-style latency study (1/4/7/10 validators, 1/8/32
+# clients, 95/5, 50/50, 5/95); STUDY=--quick runs 6 of its 36 points.
+bench-latency-study: build
+	./scripts/bench-latency-study.sh $(STUDY)
 
 # The long fault campaign: test/e2e/manifests/long, random fault schedules
 # from a printed seed (RELCHAIN_E2E_SEED=<seed> replays one); 30+ minutes.

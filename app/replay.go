@@ -161,6 +161,10 @@ func (s *replayState) shift(k uint64) {
 	}
 }
 
+// EnvelopeCache reports the envelope cache's size and hit counts, for
+// metrics.
+func (e *Executor) EnvelopeCache() EnvelopeCacheStats { return e.envelopes.stats() }
+
 // ReplayKeys is the number of keys whose replay window this node holds
 // (committed state): the size of the replay-window table, for metrics.
 func (e *Executor) ReplayKeys() int {

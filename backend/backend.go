@@ -195,6 +195,9 @@ type OutOfBandChange struct {
 	Tables []TableChanges
 	// More is set when only the first tables were counted.
 	More bool
+	// Scanned is set when the tables were found by comparing their rows
+	// with the stored state digest (no change records): Rows is then 0.
+	Scanned bool
 }
 
 // TableChanges is the number of change records of one table.
@@ -240,6 +243,9 @@ func ReadOutOfBand(rows ChangeCountRows) error {
 }
 
 func (e *OutOfBandChange) Error() string {
+	if e.Scanned {
+		return e.scannedError()
+	}
 	var b strings.Builder
 	var total int64
 	for i, t := range e.Tables {
@@ -258,6 +264,23 @@ func (e *OutOfBandChange) Error() string {
 	}
 	return fmt.Sprintf("%v: %d change record(s) that no block made, in %s; another connection or process wrote the node's database; relchain will not digest them and this node stops: restore a checkpoint with `relchain recover` (or rebuild the database from the chain), and check the database with `relchain verify`",
 		ErrOutOfBandChange, total, b.String())
+}
+
+// scannedError is Error for tables found by a scan: each is named with
+// "(rows changed)" where a count of records would be.
+func (e *OutOfBandChange) scannedError() string {
+	var b strings.Builder
+	for i, t := range e.Tables {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (rows changed)", t.Table)
+	}
+	if e.More {
+		b.WriteString(", and more tables")
+	}
+	return fmt.Sprintf("%v: rows that no block wrote, in %s (their tables differ from the state the last block committed); another connection or process wrote the node's database; relchain will not digest them and this node stops: restore a checkpoint with `relchain recover` (or rebuild the database from the chain), and check the database with `relchain verify`",
+		ErrOutOfBandChange, b.String())
 }
 
 // Unwrap makes errors.Is(err, ErrOutOfBandChange) hold.

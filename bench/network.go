@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
@@ -35,6 +36,11 @@ type NetworkOptions struct {
 	// PGListen turns every node's PostgreSQL wire-protocol listener on (a
 	// free loopback port each, see PGAddrs) with one user, GatewayUser.
 	PGListen bool
+	// RelayLinks runs every p2p link through a relay in this process
+	// (netctl.RelayLinks) that adds LinkDelay one way, both directions:
+	// WAN latency where the kernel has no netem.
+	RelayLinks bool
+	LinkDelay  time.Duration
 }
 
 // StartNetwork generates and starts a loopback network and waits until
@@ -58,6 +64,12 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 		return nil, err
 	}
 	n := netctl.NewNetwork(o.Bin, nodes)
+	if o.RelayLinks {
+		if n.Links, err = netctl.RelayLinks(nodes, "127.0.0.1"); err != nil {
+			return nil, fmt.Errorf("relay the p2p links: %w", err)
+		}
+		n.Links.SetDelay(-1, o.LinkDelay, 0)
+	}
 	if o.PGListen {
 		if err := enablePG(n, dir); err != nil {
 			return nil, err
@@ -72,6 +84,7 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 		return nil, fmt.Errorf("unknown ABCI transport %q: use builtin or socket", o.ABCI)
 	}
 	if err := n.StartAll(); err != nil {
+		n.StopAll() // closes the link relays
 		return nil, err
 	}
 	if err := n.WaitReady(ctx); err != nil {

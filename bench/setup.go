@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"time"
 
@@ -47,7 +48,11 @@ func SetupWorkload(ctx context.Context, node string, cfg Config, w workload.Work
 	for i, stmts := range bcs {
 		r, err := c.Exec(ctx, client.ModeCommit, stmts...)
 		if err != nil {
-			return 0, fmt.Errorf("%s setup bc-transaction %d of %d: %w", w.Name(), i+1, len(bcs), err)
+			hint := ""
+			if errors.Is(err, client.ErrQuarantined) {
+				hint = " (the validators could not run this setup step within their [block] tx_timeout: a smaller --scale, or a larger tx_timeout in each node's relchain.toml)"
+			}
+			return 0, fmt.Errorf("%s setup bc-transaction %d of %d: %w%s", w.Name(), i+1, len(bcs), err, hint)
 		}
 		if err := r.Err(); err != nil {
 			hint := ""

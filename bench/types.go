@@ -93,6 +93,9 @@ type Baseline struct {
 	Seconds   float64  `json:"seconds"`
 	TPS       float64  `json:"tps"`
 	LatencyMS *Latency `json:"latency_ms,omitempty"`
+	// Replicas is how many synchronous standbys (remote_apply) the
+	// baseline's PostgreSQL primary had; 0 for a standalone server.
+	Replicas int `json:"replicas,omitempty"`
 }
 
 // Ceiling is CometBFT's kvstore app on an identically configured network.

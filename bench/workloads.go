@@ -55,10 +55,7 @@ func NewWorkload(name string, o WorkloadOptions) (workload.Workload, error) {
 	case name == "tpcc":
 		return newTPCC(o, mix)
 	case strings.HasPrefix(name, "ycsb-"):
-		if len(mix) > 0 {
-			return nil, fmt.Errorf("%s: --mix does not apply; the YCSB workload letter sets the mix", name)
-		}
-		return ycsb.New(ycsb.Options{Records: o.Scale, Workload: strings.TrimPrefix(name, "ycsb-"), Distribution: o.Distribution})
+		return ycsb.New(ycsb.Options{Records: o.Scale, Workload: strings.TrimPrefix(name, "ycsb-"), Distribution: o.Distribution, Mix: mix})
 	}
 	return nil, fmt.Errorf("unknown workload %q: use %s, or update", name, strings.Join(Workloads, ", "))
 }

@@ -23,6 +23,23 @@ const DefaultCommitBlocks = 300
 // CheckTx but not committed within the allowed number of blocks.
 var ErrNotCommitted = errors.New("transaction not committed")
 
+// ErrQuarantined is wrapped by the error of a commit-mode wait whose tx
+// the client's node quarantined after CheckTx had admitted it: the node
+// could not execute it within its [block] tx_timeout (or memory bound)
+// when it was proposed, and no longer proposes it or votes for a block
+// holding it. The outcome is not known for certain (validators that
+// could execute it may still commit it; look the tx up by hash), but on
+// a network of alike nodes it will not be committed: waiting on would
+// only run into the context's deadline.
+var ErrQuarantined = errors.New("transaction quarantined by the node")
+
+// quarantineProbeEvery is how long a commit-mode wait goes between
+// re-submitting its tx to learn whether the node quarantined it. The
+// re-submission is the same bytes: the mempool answers that it has them
+// while the tx is pending, and the executor's replay protection makes a
+// second copy harmless in any case.
+const quarantineProbeEvery = 3 * time.Second
+
 // SetCommitBlocks sets how many blocks after its submission a commit-mode
 // Exec waits for its tx (default DefaultCommitBlocks; n <= 0 restores it).
 // The context bounds the wait as well.
@@ -138,6 +155,7 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 	}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
+	nextProbe := time.Now().Add(quarantineProbeEvery)
 	for {
 		select {
 		case res := <-got:
@@ -152,8 +170,26 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 			if n := f.height() - w.height; n > c.maxBlocks() && f.cancelWaiter(w) {
 				return nil, fmt.Errorf("tx %s on node %s: %w within %d blocks (evicted from the mempool?)", hash, c.url, ErrNotCommitted, n)
 			}
+			if time.Now().After(nextProbe) {
+				nextProbe = time.Now().Add(quarantineProbeEvery)
+				if err := c.probeQuarantine(ctx, raw, hash); err != nil && f.cancelWaiter(w) {
+					return nil, err
+				}
+			}
 		}
 	}
+}
+
+// probeQuarantine re-submits a tx that is taking long to commit and
+// returns an error wrapping ErrQuarantined if the node's CheckTx now
+// refuses it as quarantined. Any other answer (the mempool has it, it is
+// committed, a transport error) returns nil: the wait goes on.
+func (c *Client) probeQuarantine(ctx context.Context, raw []byte, hash string) error {
+	r, err := c.rpc.BroadcastTxSync(ctx, raw)
+	if err != nil || r.Code != api.CodeQuarantined {
+		return nil
+	}
+	return fmt.Errorf("tx %s on node %s: %w: %s", hash, c.url, ErrQuarantined, r.Log)
 }
 
 // lookupTx asks the tx RPC for a committed tx.
@@ -191,9 +227,16 @@ func (c *Client) commitByPolling(ctx context.Context, raw []byte, hash string) (
 	}
 	wait := 20 * time.Millisecond
 	lastCheck := time.Now()
+	nextProbe := time.Now().Add(quarantineProbeEvery)
 	for {
 		if res, ok := c.lookupTx(ctx, hash); ok {
 			return res, nil
+		}
+		if time.Now().After(nextProbe) {
+			nextProbe = time.Now().Add(quarantineProbeEvery)
+			if err := c.probeQuarantine(ctx, raw, hash); err != nil {
+				return nil, err
+			}
 		}
 		select {
 		case <-ctx.Done():

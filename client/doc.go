@@ -19,6 +19,12 @@
 // the blocks it missed with the block and block_results RPCs, so every
 // height is seen once, in order.
 //
+// A commit-mode wait ends early with an error wrapping ErrQuarantined when
+// the node quarantines the tx after admitting it (it could not execute it
+// within its [block] tx_timeout when it was proposed): the wait re-submits
+// the same bytes every few seconds to learn this, instead of running into
+// the context's deadline.
+//
 // A result is reported once its block is final (decided by consensus) and
 // its results are known. The node's application may still be finishing
 // that block's db-commit (a block's results can be served by block_results,

@@ -206,6 +206,12 @@ func TestSQLStates(t *testing.T) {
 	if e := nodeError(fmt.Errorf("abci_query: %w", context.Canceled)); e.Code != "57014" {
 		t.Errorf("a cancelled request: %v", e)
 	}
+	if e := nodeError(fmt.Errorf("wait: %w", client.ErrQuarantined)); e.Code != "57014" || e.Hint == "" {
+		t.Errorf("a quarantined wait: SQLSTATE %s (hint %q), want 57014 with a hint", e.Code, e.Hint)
+	}
+	if !answered(fmt.Errorf("wait: %w", client.ErrQuarantined)) {
+		t.Errorf("a quarantined wait is not taken as the node's answer: the gateway would try another node")
+	}
 	if e := nodeError(errors.New("connection refused")); e.Code != "08006" {
 		t.Errorf("unreachable node: %v", e)
 	}

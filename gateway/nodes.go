@@ -90,7 +90,7 @@ func (n *Nodes) try(ctx context.Context, key ed25519.PrivateKey, f func(*client.
 func answered(err error) bool {
 	var qe *client.QueryError
 	var te *client.TxError
-	return errors.As(err, &qe) || errors.As(err, &te) || errors.Is(err, client.ErrNotCommitted)
+	return errors.As(err, &qe) || errors.As(err, &te) || errors.Is(err, client.ErrNotCommitted) || errors.Is(err, client.ErrQuarantined)
 }
 
 // LocalReader runs a read outside a transaction on the node the gateway

@@ -28,10 +28,16 @@ type Network struct {
 	// with another time zone).
 	NodeArgs [][]string
 	NodeEnv  [][]string
+	// NodeBin, if set, runs node i with NodeBin[i] instead of Bin where
+	// it is not "" (e.g. a fault-injection build: SetClockOffset).
+	NodeBin []string
 	// Namespaces, if set, runs node i inside the network namespace
 	// Namespaces.Name(i) (`ip netns exec`), so that Partition and
 	// Disconnect cut its links.
 	Namespaces *Namespaces
+	// Links, if set, are the relays the nodes' p2p links run through
+	// (RelayLinks); StopAll closes them once the nodes have stopped.
+	Links *LinkRelays
 
 	mu    sync.Mutex
 	procs []*proc
@@ -75,11 +81,15 @@ func (n *Network) Start(i int) error {
 	if i < len(n.NodeArgs) {
 		args = append(args, n.NodeArgs[i]...)
 	}
-	cmd := exec.Command(n.Bin, args...)
+	bin := n.Bin
+	if i < len(n.NodeBin) && n.NodeBin[i] != "" {
+		bin = n.NodeBin[i]
+	}
+	cmd := exec.Command(bin, args...)
 	if n.Namespaces != nil {
 		// ip netns exec enters the namespace and execs the node: the
 		// node keeps the pid (signals, Pdeathsig) of the child.
-		cmd = exec.Command("ip", append([]string{"netns", "exec", n.Namespaces.Name(i), n.Bin}, args...)...)
+		cmd = exec.Command("ip", append([]string{"netns", "exec", n.Namespaces.Name(i), bin}, args...)...)
 	}
 	if i < len(n.NodeEnv) && len(n.NodeEnv[i]) > 0 {
 		cmd.Env = append(os.Environ(), n.NodeEnv[i]...)
@@ -90,7 +100,7 @@ func (n *Network) Start(i int) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return fmt.Errorf("%s: start %s: %w", n.Nodes[i].Name, n.Bin, err)
+		return fmt.Errorf("%s: start %s: %w", n.Nodes[i].Name, bin, err)
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
 	go func() {
@@ -188,6 +198,10 @@ func (n *Network) StopAll() {
 		go func(i int) { defer wg.Done(); _ = n.Stop(i) }(i)
 	}
 	wg.Wait()
+	if n.Links != nil {
+		_ = n.Links.Close()
+		n.Links = nil
+	}
 }
 
 // Running reports whether node i's process is alive.

@@ -74,6 +74,11 @@ type Options struct {
 	// SnapshotChunkBytes, if not 0, sets the state-sync chunk size
 	// (relchain.toml [checkpoint] snapshot_chunk_bytes).
 	SnapshotChunkBytes int64
+	// GenesisTime, if set, is the genesis time (default: now). CometBFT
+	// does not start a node before its clock reaches the genesis time, so
+	// a network with a validator whose clock is behind needs one at least
+	// that far in the past.
+	GenesisTime time.Time
 	// TxTimeout, if not 0, bounds how long one tx of a proposed block may
 	// run on each node (relchain.toml [block] tx_timeout).
 	TxTimeout time.Duration
@@ -205,6 +210,9 @@ func writeGenesis(o Options, nodes []NodeInfo, vals []types.GenesisValidator, id
 	gen, err := node.NewGenesis(o.ChainID, vals, o.Params)
 	if err != nil {
 		return err
+	}
+	if !o.GenesisTime.IsZero() {
+		gen.GenesisTime = o.GenesisTime.UTC().Round(0)
 	}
 	for i, n := range nodes {
 		cc, rc, err := node.LoadConfig(n.Home)

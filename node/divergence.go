@@ -232,6 +232,10 @@ func (w *divergenceWatcher) run(ctx context.Context) {
 				w.n.halt(err) // a cause of its own: no peer can tell more
 				return
 			}
+			if err := w.n.clockBehindInConsensus(); err != nil {
+				w.n.halt(err)
+				return
+			}
 			w.learnPeers()
 			if d := w.fromConsensus(ctx, cs.GetRoundState()); d != nil {
 				w.deliver(d)

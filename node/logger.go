@@ -102,9 +102,12 @@ func benignError(msg, err string) bool {
 		"Error stopping pool":       // blocksync: stopped when switching to consensus
 		return strings.Contains(err, "already stopped")
 	case "Failed to read request", // websocket client left
-		"Stopping peer for error", // peer left
-		"Error serving server":    // RPC listener closed on stop
+		"Stopping peer for error",    // peer left
+		"Error serving server",       // RPC listener closed on stop
+		"Failed to close connection": // websocket: closed by the client or the stopping read routine already
 		return gone(err)
+	case "Failed to add block": // blocksync: a block asked twice (to two peers) that the node already applied
+		return strings.Contains(err, "got an already committed block")
 	case "Error stopping consensus state": // stopped while block- or state-syncing
 		return strings.Contains(err, "not started")
 	case "Error dialing peer": // a peer not (yet, or no longer) listening; CometBFT retries

@@ -18,7 +18,10 @@ func TestQuietLoggerDemotesOnlyNormalEvents(t *testing.T) {
 	l.Error("error while stopping peer", "error", errors.New("already stopped"))
 	l.Error("Stopping peer for error", "peer", "x", "err", "EOF")
 	l.Error("Failed to read request", "err", errors.New("websocket: close 1006 (abnormal closure): unexpected EOF"))
+	l.Error("Failed to close connection", "protocol", "websocket", "err", "close tcp 127.0.0.1:46279->127.0.0.1:37702: use of closed network connection")
+	l.Error("Failed to add block", "peer", "x", "err", "got an already committed block #71 (possibly from the slow peer 4bace2f9)")
 	l.Error("Stopping peer for error", "peer", "x", "err", errors.New("invalid block part"))
+	l.Error("Failed to add block", "peer", "x", "err", "peer sent us block #90 we didn't expect (current height: 80, start height: 70)")
 	l.Error("CONSENSUS FAILURE!!!", "err", "boom")
 	var levels []string
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
@@ -31,7 +34,7 @@ func TestQuietLoggerDemotesOnlyNormalEvents(t *testing.T) {
 		}
 		levels = append(levels, obj["level"].(string))
 	}
-	if got, want := strings.Join(levels, " "), "info info info error error"; got != want {
+	if got, want := strings.Join(levels, " "), "info info info info info error error error"; got != want {
 		t.Fatalf("levels %q, want %q", got, want)
 	}
 }

@@ -112,6 +112,12 @@ var (
 		"Size of the node's database: SQLite's files (main file and WAL), PostgreSQL's pg_database_size, MySQL's tables and indexes (information_schema); absent if it cannot be read.", nil, nil)
 	descReplayKeys = prometheus.NewDesc(metricsNamespace+"_replay_window_keys",
 		"Keys whose replay window (nonces seen) this node holds in its committed state.", nil, nil)
+	descEnvelopeEntries = prometheus.NewDesc(metricsNamespace+"_envelope_cache_entries",
+		"Decoded, signature-verified envelopes this node holds between CheckTx and their block.", nil, nil)
+	descEnvelopeBytes = prometheus.NewDesc(metricsNamespace+"_envelope_cache_bytes",
+		"Estimated memory the envelope cache pins (bounded at 64 MiB).", nil, nil)
+	descEnvelopeLookups = prometheus.NewDesc(metricsNamespace+"_envelope_cache_lookups_total",
+		"Envelope cache lookups by result: hit (a decoding and a signature verification saved) or miss.", []string{"result"}, nil)
 	descHalted = prometheus.NewDesc(metricsNamespace+"_halted",
 		"1 when the node has stopped executing blocks, with the reason: divergence, out_of_band, disk_full, consensus_stopped or apply_failed; 0 (reason \"\") otherwise.", []string{"reason"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
@@ -120,7 +126,8 @@ var (
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descHeight, descCheckpointHeight, descCheckpointAge, descCheckpointAgeBlocks,
-		descCheckpointDuration, descCheckpointFailed, descDatabaseSize, descReplayKeys, descHalted, descReady} {
+		descCheckpointDuration, descCheckpointFailed, descDatabaseSize, descReplayKeys, descHalted, descReady,
+		descEnvelopeEntries, descEnvelopeBytes, descEnvelopeLookups} {
 		ch <- d
 	}
 }
@@ -148,6 +155,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	height := ex.State().Height
 	gauge(descHeight, float64(height))
 	gauge(descReplayKeys, float64(ex.ReplayKeys()))
+	env := ex.EnvelopeCache()
+	gauge(descEnvelopeEntries, float64(env.Entries))
+	gauge(descEnvelopeBytes, float64(env.Bytes))
+	ch <- prometheus.MustNewConstMetric(descEnvelopeLookups, prometheus.CounterValue, float64(env.Hits), "hit")
+	ch <- prometheus.MustNewConstMetric(descEnvelopeLookups, prometheus.CounterValue, float64(env.Misses), "miss")
 	if cp, at, ok := n.newestCheckpoint(); ok {
 		gauge(descCheckpointHeight, float64(cp.Height))
 		gauge(descCheckpointAge, time.Since(at).Seconds())

@@ -56,6 +56,9 @@ fi
 set +e
 go test "${race[@]}" -count=1 -timeout 40m -v "${pkgs[@]}" 2>&1 | tee "$tmp/test.log"
 status=${PIPESTATUS[0]}
+# the e2e harness's clock fault (build tag e2e_clock, not in a default build)
+go test -tags e2e_clock -count=1 -v ./internal/clockfault 2>&1 | tee -a "$tmp/test.log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
 echo "== summary"
 passed=$(grep -cE '^\s*--- PASS' "$tmp/test.log" || true)

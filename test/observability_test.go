@@ -79,8 +79,11 @@ func testMetricsHealthAndLogs(t *testing.T, backend, forbidden string) {
 	grew(`relchain_txs_total{code="ok"}`, 3)
 	grew(`relchain_txs_total{code="exec_failed"}`, 1)
 	grew(`relchain_checktx_refused_total{reason="forbidden"}`, 1)
+	// The block finds the envelopes CheckTx decoded and verified.
+	grew(`relchain_envelope_cache_lookups_total{result="hit"}`, 3)
 	for _, name := range []string{"relchain_checkpoint_height", "relchain_checkpoint_age_seconds", "relchain_checkpoint_duration_seconds",
-		"relchain_database_size_bytes", "relchain_replay_window_keys", "cometbft_consensus_height"} {
+		"relchain_database_size_bytes", "relchain_replay_window_keys", "relchain_envelope_cache_entries",
+		"relchain_envelope_cache_bytes", "cometbft_consensus_height"} {
 		if _, ok := after[name]; !ok {
 			t.Errorf("node0 serves no %s", name)
 		}

@@ -303,28 +303,9 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if err := k.flush(ctx); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
 	}
-	res := k.conn.PgConn().ExecParams(ctx, "DELETE FROM relchain.changes RETURNING tbl, op, img, tx, old", nil, nil, nil, nil)
-	var recs []backend.ChangeRecord
-	var perr error
-	for res.NextRow() {
-		v := res.Values()
-		tx, err := strconv.Atoi(string(v[3]))
-		if err != nil && perr == nil {
-			perr = fmt.Errorf("postgres: change digest: tx %q: %w", v[3], err)
-		}
-		tbl := bytes.Clone(v[0])
-		if v[4] != nil {
-			// An UPDATE's record holds the image before it too: the
-			// record ('B', old) of the digest (see schemaSQL).
-			recs = append(recs, backend.ChangeRecord{Table: tbl, Op: opBefore, Image: bytes.Clone(v[4]), Tx: tx})
-		}
-		recs = append(recs, backend.ChangeRecord{Table: tbl, Op: bytes.Clone(v[1]), Image: bytes.Clone(v[2]), Tx: tx})
-	}
-	if _, err := res.Close(); err != nil {
+	recs, err := k.consumeRecords(ctx)
+	if err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
-	}
-	if perr != nil {
-		return backend.Changes{}, perr
 	}
 	k.consumed += len(recs)
 	k.unconsumed = k.inTx
@@ -350,6 +331,56 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		}
 	}
 	return digest, nil
+}
+
+// consumeRecordsSQL reads and deletes every change record, in one
+// statement.
+const consumeRecordsSQL = "DELETE FROM relchain.changes RETURNING tbl, op, img, tx, old"
+
+// consumeRecords deletes the change records and returns them, an UPDATE's
+// as two: its record ('B', old) of the image before it, then its own (see
+// schemaSQL). With withTruncatedChanges it reads them and truncates the
+// table instead (measurement only).
+func (k *block) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, error) {
+	if k.b.opts.truncateChanges {
+		res, err := k.conn.PgConn().Exec(ctx, "SELECT tbl, op, img, tx, old FROM relchain.changes; TRUNCATE relchain.changes").ReadAll()
+		if err != nil {
+			return nil, err
+		}
+		var recs []backend.ChangeRecord
+		for _, v := range res[0].Rows {
+			if recs, err = appendRecord(recs, v); err != nil {
+				return nil, err
+			}
+		}
+		return recs, nil
+	}
+	res := k.conn.PgConn().ExecParams(ctx, consumeRecordsSQL, nil, nil, nil, nil)
+	var recs []backend.ChangeRecord
+	var perr error
+	for res.NextRow() {
+		if perr == nil {
+			recs, perr = appendRecord(recs, res.Values())
+		}
+	}
+	if _, err := res.Close(); err != nil {
+		return nil, err
+	}
+	return recs, perr
+}
+
+// appendRecord appends the records of one row of relchain.changes (tbl,
+// op, img, tx, old) to recs, copying the values.
+func appendRecord(recs []backend.ChangeRecord, v [][]byte) ([]backend.ChangeRecord, error) {
+	tx, err := strconv.Atoi(string(v[3]))
+	if err != nil {
+		return recs, fmt.Errorf("tx %q: %w", v[3], err)
+	}
+	tbl := bytes.Clone(v[0])
+	if v[4] != nil {
+		recs = append(recs, backend.ChangeRecord{Table: tbl, Op: opBefore, Image: bytes.Clone(v[4]), Tx: tx})
+	}
+	return append(recs, backend.ChangeRecord{Table: tbl, Op: bytes.Clone(v[1]), Image: bytes.Clone(v[2]), Tx: tx}), nil
 }
 
 // change is one change record as TableDelta.Record takes it.

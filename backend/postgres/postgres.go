@@ -42,6 +42,7 @@ type options struct {
 	maxQueryBytes   int
 	noGate          bool
 	unsafeSuperuser bool
+	truncateChanges bool                       // withTruncatedChanges
 	ckpt            sqlstore.CheckpointOptions // WithCheckpoints
 }
 
@@ -49,6 +50,14 @@ type options struct {
 // For benchmarks that measure the gate's cost only: a node without the gate
 // executes statements every other node refuses, and diverges.
 func withoutGate() Option { return func(o *options) { o.noGate = true } }
+
+// withTruncatedChanges makes ChangeDigest read relchain.changes and
+// TRUNCATE it instead of DELETE … RETURNING, leaving no dead tuples for
+// Begin's out-of-band check to scan. For benchmarks only (issue 19): TRUNCATE
+// takes an ACCESS EXCLUSIVE lock, so a block would wait for a checkpoint's
+// pg_dump (which locks every table it dumps) and for any session with an
+// open transaction that wrote a captured table.
+func withTruncatedChanges() Option { return func(o *options) { o.truncateChanges = true } }
 
 // WithUnsafeSuperuser lets Open connect as roles with more than relchain
 // needs (a superuser, CREATEROLE, BYPASSRLS, REPLICATION, membership in

@@ -49,7 +49,7 @@ func TestAnalyzeDDLAndWrites(t *testing.T) {
 		{`insert into MAIN.T (id) values (11)`, w("t")},
 		{`INSERT INTO "t" (id) SELECT id + 100 FROM acct`, w("t")},
 		{`INSERT INTO t (id, v) VALUES (1, 'y') ON CONFLICT (id) DO UPDATE SET v = excluded.v`, w("t")},
-		{`REPLACE INTO acct (id, bal) VALUES (1, 5)`, w("acct")},
+		{`INSERT OR IGNORE INTO acct (id, bal) VALUES (1, 5)`, w("acct")},
 		{`UPDATE acct SET bal = bal + 1 WHERE id = 1`, w("acct")},
 		{`UPDATE t SET v = (SELECT max(bal) FROM acct)`, w("t")}, // t_audit's writes are its owner's
 		{`DELETE FROM acct WHERE id IN (SELECT id FROM t)`, w("acct")},

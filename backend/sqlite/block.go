@@ -40,11 +40,16 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	// never counts against a statement's work limit (see fuel). The
 	// remembered version stays: a schema changed out of band since (or any
 	// schema, after a Rollback) is reconciled after the first statement.
-	if _, err := b.loadSchema(); err != nil {
+	v, err := b.loadSchema()
+	if err != nil {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
 	if err := b.outOfBand(); err != nil {
+		b.internalExec("ROLLBACK")
+		return nil, fmt.Errorf("begin block: %w", err)
+	}
+	if err := b.beginCapture(v); err != nil {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
@@ -176,7 +181,9 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
 		return err
 	}
-	if err := b.startTx(env.Tx); err != nil {
+	if b.hooked() {
+		b.hook.txMark = b.hook.mark()
+	} else if err := b.startTx(env.Tx); err != nil {
 		return err
 	}
 	b.txOpen, b.curTx = true, env.Tx
@@ -207,6 +214,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	if err := b.internalExec("RELEASE " + savepoint); err != nil {
 		return err
 	}
+	b.hook.truncate(b.hook.txMark)
 	// The schema (and its capture triggers) went back with the savepoint:
 	// remember its version, or a later DDL that happens to bring the cookie
 	// back to the remembered value would go unnoticed (no capture triggers,
@@ -224,6 +232,11 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		b.dropStatements()
 	}
 	b.schemaVer, b.txDDL = v, false
+	if b.hooked() && v != b.hook.ver {
+		b.internal = true
+		defer func() { b.internal = false }()
+		return b.loadCapTables(v)
+	}
 	return nil
 }
 
@@ -297,8 +310,10 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
 	}
-	if err := b.outsideTx(); err != nil {
-		return nil, err
+	if !b.hooked() {
+		if err := b.outsideTx(); err != nil {
+			return nil, err
+		}
 	}
 	c, temp, err := b.prepare(sql)
 	if err != nil {
@@ -319,7 +334,18 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		}
 	}
 	b.wgate.reset() // a re-prepare while stepping is judged afresh
+	skip := ""
+	if temp {
+		skip = b.wgate.altered
+	}
+	b.hook.startStatement(skip)
 	rows, err := b.runOnFuel(stmt, args, newFuel(ctx, b.workLimit))
+	if herr := b.hook.endStatement(err != nil); herr != nil {
+		// The statement's changes are in the block but not all its records:
+		// only Rollback is possible (a node-local fault).
+		b.lost, b.lostBy = true, herr
+		return nil, herr
+	}
 	rerr := closeQuietly(func() error {
 		rerr := stmt.Reset()
 		if cerr := stmt.ClearBindings(); rerr == nil {
@@ -471,8 +497,14 @@ func (b *Backend) afterSchemaChange() error {
 	if err := b.reconcileTriggers(); err != nil {
 		return fmt.Errorf("install change-capture triggers: %w", err)
 	}
-	b.schemaVer, err = b.schemaVersion()
-	return err
+	if b.schemaVer, err = b.schemaVersion(); err != nil || !b.hooked() {
+		return err
+	}
+	if err := b.loadCapTables(b.schemaVer); err != nil {
+		return err
+	}
+	b.hook.dropGone()
+	return nil
 }
 
 type tableInfo struct {
@@ -493,6 +525,9 @@ func (b *Backend) reconcileTriggers() error {
 	want := make(map[string]string)
 	for _, t := range tables {
 		for _, op := range []string{"I", "U", "D"} {
+			if b.hooked() {
+				break // the hook captures: no capture triggers
+			}
 			name, sql := triggerSQL(t, op)
 			want[name] = sql
 		}
@@ -684,6 +719,10 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	}
 	defer b.wmu.Unlock()
 	defer b.interruptible(ctx)()
+	if ctx != nil && ctx.Err() != nil {
+		// Hook capture reads no table: stop here as the triggers' read would.
+		return backend.Changes{}, fmt.Errorf("change digest: %w", ctx.Err())
+	}
 	ch, err := b.changeDigest()
 	return ch, interrupted(ctx, "change digest", err)
 }
@@ -708,6 +747,12 @@ func interrupted(ctx context.Context, what string, err error) error {
 }
 
 func (b *Backend) changeDigest() (backend.Changes, error) {
+	if b.hooked() {
+		h := sha256.New()
+		effects := make(backend.EffectDigests)
+		b.hookDigest(h, effects)
+		return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
+	}
 	b.internal = true
 	defer func() { b.internal = false }()
 	st, err := b.internalStmt("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
@@ -781,6 +826,12 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false
+	if b.hooked() && len(b.hook.records) > 0 {
+		// The block committed changes ChangeDigest never consumed: its
+		// stored sums miss them, as the next Begin will find (tamper.go).
+		b.hook.verifyNext = true
+		b.hook.reset()
+	}
 	if b.blockDDL {
 		// Analyze verdicts taken on the old schema are stale now.
 		b.schemaGen.Add(1)
@@ -801,6 +852,7 @@ func (k *block) Rollback(ctx context.Context) error {
 	}
 	b.open, b.lost, b.lostBy = false, false, nil
 	b.txStarts, b.txOpen = b.txStarts[:0], false
+	b.hook.reset()
 	// A block (or a rehearsal) that changed the schema leaves it gone back:
 	// forget statements compiled on it, and re-read its version on the
 	// next statement. One that did not leaves the schema as it was: keeping

@@ -24,7 +24,7 @@ func TestOutOfBandWritesStopTheNextBlock(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "relchain.db")
 		step := func(height int64, tx int, sql string) backend.Changes {
 			t.Helper()
-			b, err := sqlite.Open(ctx, path)
+			b, err := sqlite.Open(ctx, path, sqlite.WithTriggerCapture())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestOutOfBandWritesStopTheNextBlock(t *testing.T) {
 			raw.Close()
 		}
 		if oob {
-			b, err := sqlite.Open(ctx, path)
+			b, err := sqlite.Open(ctx, path, sqlite.WithTriggerCapture())
 			if err != nil {
 				t.Fatal(err)
 			}

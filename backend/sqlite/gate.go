@@ -581,10 +581,12 @@ func prepareGated(c *sqlite3.Conn, g *gate, sql string) (*sqlite3.Stmt, error) {
 		stmt.Close()
 		return nil, refusal("statement kind not allowed (VACUUM, REINDEX and similar maintenance statements are refused)")
 	}
-	if why := orderRefusal(sql); why != "" && !g.off {
-		stmt.Close()
-		g.reason = why
-		return nil, refusal(why)
+	for _, check := range []func(string) string{orderRefusal, replaceRefusal} {
+		if why := check(sql); why != "" && !g.off {
+			stmt.Close()
+			g.reason = why
+			return nil, refusal(why)
+		}
 	}
 	return stmt, nil
 }

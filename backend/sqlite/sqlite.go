@@ -102,6 +102,7 @@ type Backend struct {
 	curTx          int
 	lastChangeStmt *sqlite3.Stmt
 	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook           hookCapture              // capture in hook mode (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less
@@ -161,6 +162,7 @@ type options struct {
 	readTimeout time.Duration
 	readRows    int
 	readBytes   int64
+	capture     captureMode // WithHookCapture
 }
 
 // Defaults of the node-local read bounds.
@@ -226,7 +228,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
-	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes}
+	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes, capture: defaultCapture}
 	for _, o := range opts {
 		o(&b.opts)
 	}
@@ -266,6 +268,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		return fail("%w", err)
 	}
 	if b.vetted, err = b.ddl().schemaObjects(); err != nil {
+		return fail("%w", err)
+	}
+	if err := b.openCapture(); err != nil {
 		return fail("%w", err)
 	}
 	if err := w.SetAuthorizer(b.authorize); err != nil {
@@ -790,6 +795,7 @@ func (b *Backend) Close() (err error) {
 		b.w = nil
 		b.rw.close()
 		b.costs.close()
+		errs = append(errs, closeQuietly(b.hook.close))
 	}
 	b.dry.close()
 	b.scratch.close()

@@ -418,6 +418,7 @@ var chartOf = map[string]func(path string, all []at) error{
 	Fig9:   fig9Chart,
 	Fig10:  fig10Chart,
 	Fig11a: fig11aChart,
+	Fig11b: fig11bChart,
 }
 
 // fig2Chart draws sync latency and async throughput by timeout_commit.
@@ -558,6 +559,15 @@ func fig11aChart(path string, all []at) error {
 		{"async: blocks with transactions", "blocks", bench.ModeAsync, blocks},
 		{"sync: p50 latency", "ms", bench.ModeSync, p50},
 	}, byV, "validators")
+}
+
+// fig11bChart draws sync latency and async throughput by added latency.
+func fig11bChart(path string, all []at) error {
+	byDelay := func(p Point) string { return fmtDur(p.LinkDelay) }
+	return chartCats(path, all, []panelSpec{
+		{"sync: p50 latency per transaction", "ms", bench.ModeSync, p50},
+		{"async: throughput", "wl-tx/s", bench.ModeAsync, tps},
+	}, byDelay, "added one-way latency")
 }
 
 // panelSpec is a bar panel of one mode's points, one value each.

@@ -63,6 +63,16 @@ func syncLatency(tc time.Duration, validators int) time.Duration {
 	return lat
 }
 
+// delayedRounds is how many one-way link latencies a synchronous
+// transaction waits for in the model (broadcast, proposal, prevote,
+// precommit, and the round after): an estimate, not a measurement.
+const delayedRounds = 5
+
+// pointSyncLatency is syncLatency with the point's added link latency.
+func pointSyncLatency(p Point) time.Duration {
+	return syncLatency(p.TimeoutCommit, p.Validators) + delayedRounds*p.LinkDelay
+}
+
 func lookup[T any](m map[string]T, workload string) T {
 	if v, ok := m[workload]; ok {
 		return v
@@ -105,7 +115,7 @@ func runTime(p Point) time.Duration {
 			rate /= 2
 		}
 		d := time.Duration(float64(c.Txs) / rate * float64(time.Second))
-		return d + asyncTailTCs*syncLatency(p.TimeoutCommit, p.Validators)
+		return d + asyncTailTCs*pointSyncLatency(p)
 	default:
 		k := max(c.WLPerBC, 1)
 		if c.Mode == bench.ModeSync {
@@ -113,7 +123,7 @@ func runTime(p Point) time.Duration {
 		}
 		bcs := int(math.Ceil(float64(c.Txs) / float64(k)))
 		rounds := int(math.Ceil(float64(bcs) / float64(clients)))
-		return time.Duration(rounds)*syncLatency(p.TimeoutCommit, p.Validators) + time.Duration(c.Txs)*exec
+		return time.Duration(rounds)*pointSyncLatency(p) + time.Duration(c.Txs)*exec
 	}
 }
 

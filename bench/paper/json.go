@@ -28,6 +28,8 @@ type pointJSON struct {
 	Backend       string   `json:"backend"`
 	TimeoutCommit string   `json:"timeout_commit"`
 	ABCI          string   `json:"abci,omitempty"`
+	RelayLinks    bool     `json:"relay_links,omitempty"`
+	LinkDelay     string   `json:"link_delay,omitempty"`
 	Baseline      bool     `json:"baseline"`
 	Ceiling       bool     `json:"ceiling"`
 	Paper         string   `json:"paper,omitempty"`
@@ -41,6 +43,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Clients: c.Clients, Txs: c.Txs, Rows: c.Rows, Scale: c.Scale, Dialect: c.Dialect, Seed: c.Seed,
 		Mix: c.Mix, Validators: p.Validators, Backend: p.Backend, TimeoutCommit: p.TimeoutCommit.String(),
 		ABCI: p.ABCI, Baseline: p.Baseline, Ceiling: p.Ceiling, Paper: p.Paper,
+		RelayLinks: p.RelayLinks, LinkDelay: linkDelayJSON(p),
 	})
 }
 
@@ -54,6 +57,12 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("point %q: timeout_commit: %w", j.Label, err)
 	}
+	var delay time.Duration
+	if j.LinkDelay != "" {
+		if delay, err = time.ParseDuration(j.LinkDelay); err != nil {
+			return fmt.Errorf("point %q: link_delay: %w", j.Label, err)
+		}
+	}
 	*p = Point{
 		Label: j.Label,
 		Config: bench.Config{
@@ -62,6 +71,14 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 		},
 		Validators: j.Validators, Backend: j.Backend, TimeoutCommit: tc, ABCI: j.ABCI,
 		Baseline: j.Baseline, Ceiling: j.Ceiling, Paper: j.Paper,
+		RelayLinks: j.RelayLinks, LinkDelay: delay,
 	}
 	return nil
+}
+
+func linkDelayJSON(p Point) string {
+	if !p.RelayLinks {
+		return ""
+	}
+	return p.LinkDelay.String()
 }

@@ -179,6 +179,7 @@ var findingsOf = map[string]func(all []at) []string{
 	Fig9:   fig9Findings,
 	Fig10:  fig10Findings,
 	Fig11a: fig11aFindings,
+	Fig11b: fig11bFindings,
 }
 
 // first returns the result of the first measured point that keep accepts.
@@ -347,5 +348,28 @@ func fig11aFindings(all []at) []string {
 		}
 	}
 	out = append(out, "paper (async, 10,000 txs): 4 nodes 1.47x, 8 nodes 1.69x the runtime of 1 node; about 20 blocks on 1 node, about 6 on 4 and 8")
+	return out
+}
+
+// fig11bFindings: what added link latency costs, against no added latency.
+func fig11bFindings(all []at) []string {
+	var out []string
+	for _, md := range []string{bench.ModeSync, bench.ModeAsync} {
+		zero := first(all, func(p Point) bool { return p.LinkDelay == 0 && p.Config.Mode == md })
+		if zero == nil || zero.TPS == 0 {
+			continue
+		}
+		for _, a := range where(all, mode(md)) {
+			if a.p.LinkDelay == 0 || a.r == nil || a.r.TPS == 0 {
+				continue
+			}
+			switch md {
+			case bench.ModeSync:
+				out = append(out, fmt.Sprintf("sync, %s added one way: p50 latency %s ms (%sx that with none)", fmtDur(a.p.LinkDelay), num(p50(a.r)), num(p50(a.r)/p50(zero))))
+			default:
+				out = append(out, fmt.Sprintf("async, %s added one way: %s wl-tx/s (%sx that with none)", fmtDur(a.p.LinkDelay), num(a.r.TPS), num(a.r.TPS/zero.TPS)))
+			}
+		}
+	}
 	return out
 }

@@ -71,7 +71,11 @@ func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
 		"TimeZone": "UTC", "DateStyle": "ISO, YMD", "IntervalStyle": "postgres", "extra_float_digits": "3",
 		"synchronous_commit": "on", "default_transaction_isolation": "read committed",
 	} {
-		cfg.RuntimeParams[k] = v
+		// A setting the DSN names wins (a replicated baseline asks for
+		// synchronous_commit=remote_apply).
+		if _, set := cfg.RuntimeParams[k]; !set {
+			cfg.RuntimeParams[k] = v
+		}
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	var pgErr *pgconn.PgError

@@ -2,6 +2,7 @@ package tpcc_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -48,6 +49,10 @@ func BenchmarkNewOrderBlock(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if variants := os.Getenv("TPCC_CAPTURE"); variants != "" {
+		benchCaptureVariants(b, w, perBlock, strings.Split(variants, ","))
+		return
+	}
 	b.Run("raw-postgres", func(b *testing.B) { benchRawNewOrder(b, w, perBlock) })
 	for _, d := range dialects {
 		b.Run(d, func(b *testing.B) {
@@ -57,39 +62,123 @@ func BenchmarkNewOrderBlock(b *testing.B) {
 			if d == "postgres" && os.Getenv("TPCC_PGDATA") != "" {
 				settle(b)
 			}
-			if f := os.Getenv("TPCC_PROFILE"); f != "" {
-				pf, err := os.Create(f)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer pf.Close()
-				if err := pprof.StartCPUProfile(pf); err != nil {
-					b.Fatal(err)
-				}
-				defer pprof.StopCPUProfile()
-			}
-			pgBefore, selfBefore := pgCPU(b), selfCPU()
-			b.ResetTimer()
-			for b.Loop() {
-				b.StopTimer()
-				bcs := make([][]txn.Statement, perBlock)
-				for i := range bcs {
-					bcs[i] = gen.Next().Statements
-				}
-				b.StartTimer()
-				for _, r := range c.Block(bcs...) {
-					if r.Code != api.CodeOK && r.Code != api.CodeExecFailed {
-						b.Fatalf("NewOrder: code %d: %s", r.Code, r.Log)
-					}
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*perBlock), "µs/wl")
-			if pgBefore != nil {
-				b.ReportMetric(float64(pgCPUSince(b, pgBefore).Microseconds())/float64(b.N*perBlock), "pg-cpu-µs/wl")
-			}
-			b.ReportMetric(float64((selfCPU()-selfBefore).Microseconds())/float64(b.N*perBlock), "go-cpu-µs/wl")
+			measureNewOrderBlocks(b, c, gen, perBlock)
 		})
 	}
+}
+
+// benchCaptureVariants measures the NewOrder blocks of the raw baseline
+// and of the PostgreSQL chain once per capture variant
+// (pgtest.CaptureVariants) in each of TPCC_ROUNDS rounds (default 3),
+// alternating, each on its one loaded database: issue 19's comparison of
+// PostgreSQL change capture. TPCC_CAPTURE lists the variants, comma
+// separated.
+func benchCaptureVariants(b *testing.B, w *tpcc.Workload, perBlock int, variants []string) {
+	measureRaw, closeRaw := prepareRawNewOrder(b, w)
+	defer closeRaw()
+	c := workloadtest.NewChain(b, workload.Postgres)
+	c.Setup(w)
+	gen := w.Generator(workload.Postgres, 1, 0)
+	if os.Getenv("TPCC_PGDATA") != "" {
+		settle(b)
+	}
+	rounds := 3
+	if s := os.Getenv("TPCC_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatalf("TPCC_ROUNDS=%q: %v", s, err)
+		}
+		rounds = n
+	}
+	dc := chainDB(b)
+	defer dc.Close(context.Background())
+	for r := 1; r <= rounds; r++ {
+		name := fmt.Sprintf("raw/round=%d", r)
+		b.Run(name, func(b *testing.B) { withStatementStats(b, name, func() { measureRaw(b, perBlock) }) })
+		for _, v := range variants {
+			if err := pgtest.SetCapture(context.Background(), dc, v); err != nil {
+				b.Fatal(err)
+			}
+			name := fmt.Sprintf("capture=%s/round=%d", v, r)
+			b.Run(name, func(b *testing.B) { withStatementStats(b, name, func() { measureNewOrderBlocks(b, c, gen, perBlock) }) })
+		}
+	}
+	if err := pgtest.SetCapture(context.Background(), dc, pgtest.CaptureRow); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// withStatementStats runs measure; with TPCC_PGSS (a file) it resets the
+// server's pg_stat_statements first (the extension must be loaded and
+// created in the database RELCHAIN_TEST_PG names) and appends the
+// statements that took the most time meanwhile, under name, to the file.
+func withStatementStats(b *testing.B, name string, measure func()) {
+	file := os.Getenv("TPCC_PGSS")
+	if file == "" {
+		measure()
+		return
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Getenv("RELCHAIN_TEST_PG"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+		b.Fatal(err)
+	}
+	measure()
+	rows, err := conn.Query(ctx, `SELECT format('%10s ms %8s calls %9s rows  %s', round(total_exec_time::numeric, 1), calls, rows,
+			left(regexp_replace(query, '\s+', ' ', 'g'), 150))
+		FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "== %s (b.N=%d)\n%s\n", name, b.N, strings.Join(lines, "\n"))
+}
+
+// measureNewOrderBlocks runs b.N blocks of perBlock NewOrders through c.
+func measureNewOrderBlocks(b *testing.B, c *workloadtest.Chain, gen workload.Generator, perBlock int) {
+	if f := os.Getenv("TPCC_PROFILE"); f != "" {
+		pf, err := os.Create(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	pgBefore, selfBefore := pgCPU(b), selfCPU()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		bcs := make([][]txn.Statement, perBlock)
+		for i := range bcs {
+			bcs[i] = gen.Next().Statements
+		}
+		b.StartTimer()
+		for _, r := range c.Block(bcs...) {
+			if r.Code != api.CodeOK && r.Code != api.CodeExecFailed {
+				b.Fatalf("NewOrder: code %d: %s", r.Code, r.Log)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*perBlock), "µs/wl")
+	if pgBefore != nil {
+		b.ReportMetric(float64(pgCPUSince(b, pgBefore).Microseconds())/float64(b.N*perBlock), "pg-cpu-µs/wl")
+	}
+	b.ReportMetric(float64((selfCPU()-selfBefore).Microseconds())/float64(b.N*perBlock), "go-cpu-µs/wl")
 }
 
 // selfCPU is this process's user+system CPU time.
@@ -149,6 +238,18 @@ func pgCPUSince(b *testing.B, before map[string]time.Duration) time.Duration {
 // checkpoints, so that autovacuum's catching up after the load does not
 // run during the measurement.
 func settle(b *testing.B) {
+	dc := chainDB(b)
+	defer dc.Close(context.Background())
+	for _, q := range []string{"VACUUM ANALYZE", "CHECKPOINT"} {
+		if _, err := dc.Exec(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// chainDB connects as the server's superuser to the newest database of
+// BenchmarkNewOrderBlock (the chain's).
+func chainDB(b *testing.B) *pgx.Conn {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, os.Getenv("RELCHAIN_TEST_PG"))
 	if err != nil {
@@ -165,12 +266,7 @@ func settle(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer dc.Close(ctx)
-	for _, q := range []string{"VACUUM ANALYZE", "CHECKPOINT"} {
-		if _, err := dc.Exec(ctx, q); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return dc
 }
 
 // benchRawNewOrder is BenchmarkNewOrderBlock's reference: the same
@@ -178,12 +274,20 @@ func settle(b *testing.B) {
 // command's baseline), one db-transaction per block, each wl-transaction in
 // its own savepoint.
 func benchRawNewOrder(b *testing.B, w *tpcc.Workload, perBlock int) {
+	measure, closeDB := prepareRawNewOrder(b, w)
+	defer closeDB()
+	measure(b, perBlock)
+}
+
+// prepareRawNewOrder loads the raw baseline's database and returns the
+// function that measures b.N blocks of perBlock NewOrders on it, and the
+// one that closes it.
+func prepareRawNewOrder(b *testing.B, w *tpcc.Workload) (func(b *testing.B, perBlock int), func()) {
 	ctx := context.Background()
 	db, err := raw.OpenPostgres(ctx, pgtest.DSN(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
 	c, err := db.Conn(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -202,6 +306,13 @@ func benchRawNewOrder(b *testing.B, w *tpcc.Workload, perBlock int) {
 		settle(b)
 	}
 	gen := w.Generator(workload.Postgres, 1, 0)
+	return func(b *testing.B, perBlock int) { measureRawBlocks(b, c, gen, perBlock) }, func() { db.Close() }
+}
+
+// measureRawBlocks runs b.N blocks of perBlock NewOrders through the raw
+// baseline's connection c.
+func measureRawBlocks(b *testing.B, c *raw.Conn, gen workload.Generator, perBlock int) {
+	ctx := context.Background()
 	pgBefore, selfBefore := pgCPU(b), selfCPU()
 	b.ResetTimer()
 	for b.Loop() {

@@ -224,10 +224,13 @@ func distCols(suffix string) string {
 // (tens of thousands of rows each) one setup bc-transaction holds, so that
 // each runs well within a validator's default per-tx time limit
 // ([block] tx_timeout, 30 s) even on MySQL, whose row capture makes bulk
-// inserts slow: a whole warehouse in one bc-transaction took over 30 s
-// there on a 2-core machine, and a validator refuses to vote for a
-// proposal holding a tx it could not run in time.
-const loadStatementsPerTx = 3
+// inserts slow, on a machine shared by four validators: a whole warehouse
+// in one bc-transaction took over 30 s there on a 2-core machine, and
+// three statements (customers, their history and 1,000 stock rows: 25,000
+// rows) did too in CI beside another network. A validator refuses to vote
+// for a proposal holding a tx it could not run in time, so one statement
+// (at most 30,000 rows at the specification's scale) a bc-transaction.
+const loadStatementsPerTx = 1
 
 // Setup implements workload.Workload: the schema (and on PostgreSQL the
 // NewOrder and Payment procedures), then items, warehouses and districts,

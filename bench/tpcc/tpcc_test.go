@@ -507,14 +507,14 @@ func TestSetupFitsTheChainLimitsAtDefaultScale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A warehouse loads in 18 statements, 3 per bc-transaction, so
+		// A warehouse loads in 18 statements, one per bc-transaction, so
 		// that each runs within a validator's default tx_timeout.
-		want := 2 + 10*6
+		want := 2 + 10*18
 		if d == workload.MySQL {
-			want = 11 + 1 + 10*6 // each of the 9 CREATE TABLEs and 2 CREATE INDEXes alone
+			want = 11 + 1 + 10*18 // each of the 9 CREATE TABLEs and 2 CREATE INDEXes alone
 		}
 		if len(bcs) != want {
-			t.Errorf("%s: %d setup bc-transactions, want %d (schema, items/warehouses/districts, six per warehouse)", d, len(bcs), want)
+			t.Errorf("%s: %d setup bc-transactions, want %d (schema, items/warehouses/districts, 18 per warehouse)", d, len(bcs), want)
 		}
 		for i, stmts := range bcs {
 			n := len(txn.Encode(&txn.Tx{ChainID: "x", Statements: stmts}))

@@ -58,13 +58,18 @@ type Options struct {
 	// scrambled zipfian, constant 0.99) or "latest" (skewed toward the
 	// most recently inserted, i.e. highest, record numbers).
 	Distribution string
+	// Mix, if set, replaces the workload letter's read/write proportion:
+	// weights of Read and of the letter's write kind (Update, or
+	// ReadModifyWrite for "f"), e.g. {Read: 5, Update: 95} for a
+	// write-heavy mix the core workloads lack.
+	Mix map[string]int
 }
 
 // Workload is a YCSB core workload.
 type Workload struct {
 	records, fields, fieldLen int
 	name, dist                string
-	readPct                   int  // percent of reads; the rest writes
+	readW, totalW             int  // reads are readW of every totalW operations; the rest writes
 	rmw                       bool // writes are read-modify-writes
 	latest                    *zipfParams
 }
@@ -97,17 +102,21 @@ func New(o Options) (*Workload, error) {
 	case w.fieldLen < 1 || w.fieldLen*w.fields > workload.MaxSetupBytes/2:
 		return nil, fmt.Errorf("ycsb: field length %d: need 1 to %d for %d fields", w.fieldLen, workload.MaxSetupBytes/2/w.fields, w.fields)
 	}
+	w.totalW = 100
 	switch w.name {
 	case "a":
-		w.readPct = 50
+		w.readW = 50
 	case "b":
-		w.readPct = 95
+		w.readW = 95
 	case "c":
-		w.readPct = 100
+		w.readW = 100
 	case "f":
-		w.readPct, w.rmw = 50, true
+		w.readW, w.rmw = 50, true
 	default:
 		return nil, fmt.Errorf("ycsb: unknown workload %q (want a, b, c or f)", o.Workload)
+	}
+	if err := w.applyMix(o.Mix); err != nil {
+		return nil, err
 	}
 	switch w.dist {
 	case Uniform, Zipfian:
@@ -359,7 +368,7 @@ func (g *generator) record() int64 {
 func (g *generator) Next() workload.WL { return workload.ForDialect(g.dialect, g.next()) }
 
 func (g *generator) next() workload.WL {
-	isRead := g.r.IntN(100) < g.w.readPct
+	isRead := g.r.IntN(g.w.totalW) < g.w.readW
 	key := txn.Text(Key(g.record()))
 	read := txn.Statement{SQL: g.read, Args: []txn.Arg{key}}
 	if isRead {
@@ -589,4 +598,26 @@ func one(rows [][]any) (int64, error) {
 		return 0, fmt.Errorf("got %d rows, want 1 row of 1 column", len(rows))
 	}
 	return workload.Int(rows[0][0])
+}
+
+// applyMix sets the read/write proportion from mix's weights of Read and
+// of the workload's write kind.
+func (w *Workload) applyMix(mix map[string]int) error {
+	if len(mix) == 0 {
+		return nil
+	}
+	write := Update
+	if w.rmw {
+		write = ReadModifyWrite
+	}
+	for k, n := range mix {
+		if (k != Read && k != write) || n < 0 {
+			return fmt.Errorf("ycsb-%s: mix %s:%d: want weights of %s and %s", w.name, k, n, Read, write)
+		}
+	}
+	w.readW, w.totalW = mix[Read], mix[Read]+mix[write]
+	if w.totalW == 0 {
+		return fmt.Errorf("ycsb-%s: the mix has no weight", w.name)
+	}
+	return nil
 }

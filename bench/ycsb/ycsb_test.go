@@ -328,8 +328,36 @@ func TestWorkloadMixes(t *testing.T) {
 	}
 }
 
+// TestMixOverridesTheLetter: the Fabric-vs-Cassandra study's mixes (95/5,
+// 50/50, 5/95) from weights of Read and the letter's write kind.
+func TestMixOverridesTheLetter(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		mix   map[string]int
+		reads float64
+	}{
+		{"a", map[string]int{Read: 5, Update: 95}, 0.05},
+		{"a", map[string]int{Update: 1}, 0},
+		{"f", map[string]int{Read: 95, ReadModifyWrite: 5}, 0.95},
+	} {
+		w := newWorkload(t, Options{Records: records, Workload: c.name, Mix: c.mix})
+		const n = 10_000
+		reads := 0
+		for _, wl := range stream(w, workload.Postgres, 1, 0, n) {
+			if wl.Kind == Read {
+				reads++
+			}
+		}
+		if got := float64(reads) / n; got < c.reads-0.02 || got > c.reads+0.02 {
+			t.Errorf("ycsb-%s mix %v: %.3f reads, want %.2f", c.name, c.mix, got, c.reads)
+		}
+	}
+}
+
 func TestNewRejectsBadOptions(t *testing.T) {
 	for _, o := range []Options{
+		{Workload: "a", Mix: map[string]int{ReadModifyWrite: 1}},
+		{Workload: "a", Mix: map[string]int{"Insert": 1}},
 		{Workload: "e"},
 		{Distribution: "hotspot"},
 		{Records: 1},

@@ -35,15 +35,20 @@ type benchFlags struct {
 	output      string
 	dir         string
 	baselineDSN string
-	baseline    bool
-	ceiling     bool
-	verify      bool
-	slowGossip  bool
-	gateOff     bool
-	quiet       bool
-	home        string
-	keyFile     string
-	timeout     time.Duration
+	// baselineReplicas > 0: the baseline runs on a primary with that many
+	// synchronous standbys (remote_apply).
+	baselineReplicas int
+	baseline         bool
+	ceiling          bool
+	verify           bool
+	slowGossip       bool
+	gateOff          bool
+	quiet            bool
+	home             string
+	keyFile          string
+	timeout          time.Duration
+	relayLinks       bool
+	linkDelay        time.Duration
 }
 
 func benchCmd() *cobra.Command {
@@ -110,6 +115,7 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
 	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL or MySQL database for the baseline (default: --dsn-template with a fresh name)")
+	fl.IntVar(&f.baselineReplicas, "baseline-replicas", 0, "with --baseline on postgres: run the baseline on a private primary with this many synchronous streaming standbys (synchronous_commit = remote_apply) started in --dir, the paper's Fig. 12 comparison")
 	fl.StringVar(&f.abci, "abci", "builtin", "how CometBFT reaches the app on the network it starts: builtin (in-process) or socket (ABCI socket protocol over loopback TCP, the paper's server variant)")
 	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
 	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
@@ -119,6 +125,8 @@ baseline reached the chain's state).`,
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
 	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
+	fl.BoolVar(&f.relayLinks, "relay-links", false, "run every p2p link of the network it starts through a relay in this process (implied by --link-delay)")
+	fl.DurationVar(&f.linkDelay, "link-delay", 0, "one-way latency every p2p link gets, both directions, in those relays (no netem needed)")
 	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd())
 	return cmd
 }
@@ -174,6 +182,7 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	return bench.NetworkOptions{
 		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
+		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
 	}, nil
 }
 
@@ -183,6 +192,9 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	}
 	if f.tpcc != (bench.TPCCCardinality{}) && f.cfg.Workload != "tpcc" {
 		return fmt.Errorf("--tpcc-items, --tpcc-customers and --tpcc-orders size TPC-C only, not %s", f.cfg.Workload)
+	}
+	if f.baselineReplicas != 0 && (f.baselineReplicas < 0 || !f.baseline || f.net.backend != workload.Postgres || f.baselineDSN != "") {
+		return fmt.Errorf("--baseline-replicas %d: needs a positive count, --baseline, --backend postgres and no --baseline-dsn (it starts its own primary)", f.baselineReplicas)
 	}
 	if f.dir == "" {
 		d, err := os.MkdirTemp("", "relchain-bench-")
@@ -219,7 +231,15 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	}
 	o := bench.Options{
 		Config: cfg, Network: nopts, Workload: w, Baseline: f.baseline, BaselineDSN: f.baselineDSN,
-		Ceiling: f.ceiling, Verify: f.verify, Log: os.Stderr,
+		BaselineReplicas: f.baselineReplicas, Ceiling: f.ceiling, Verify: f.verify, Log: os.Stderr,
+	}
+	if f.baselineReplicas > 0 {
+		dsn, stop, err := replicatedPostgres(ctx, f.dir, f.baselineReplicas)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.BaselineDSN = dsn
 	}
 	if f.nodes != "" {
 		o.Nodes = strings.Split(f.nodes, ",")
@@ -328,8 +348,15 @@ func printBenchResult(r *bench.Result) {
 			r.TxBlocks, r.Phases.Propose, r.Phases.Consensus, r.Phases.Execute, r.Phases.Commit)
 	}
 	if r.Baseline != nil {
-		fmt.Printf("baseline (raw %s, same wl-transactions and grouping): %.2f s, %.0f wl-tx/s; overhead %.2fx\n",
-			r.Backend, r.Baseline.Seconds, r.Baseline.TPS, r.Overhead)
+		what := "raw " + r.Backend
+		if n := r.Baseline.Replicas; n > 0 {
+			what = fmt.Sprintf("%s primary with %d synchronous standbys, remote_apply", r.Backend, n)
+		}
+		fmt.Printf("baseline (%s, same wl-transactions and grouping): %.2f s, %.0f wl-tx/s", what, r.Baseline.Seconds, r.Baseline.TPS)
+		if l := r.Baseline.LatencyMS; l != nil {
+			fmt.Printf(", p50 %.1f ms, p95 %.1f ms", l.P50, l.P95)
+		}
+		fmt.Printf("; overhead %.2fx\n", r.Overhead)
 	}
 	if r.Ceiling != nil {
 		fmt.Printf("ceiling (kvstore, same network config): %.0f tx/s", r.Ceiling.TPS)

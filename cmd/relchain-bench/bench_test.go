@@ -92,6 +92,9 @@ func TestBenchTPCCCardinalityFlags(t *testing.T) {
 		{[]string{"--workload", "smallbank", "--tpcc-items", "1000"}, "size TPC-C only, not smallbank"},
 		{[]string{"--workload", "ycsb-a", "--tpcc-orders", "10"}, "size TPC-C only, not ycsb-a"},
 		{[]string{"--workload", "tpcc", "--tpcc-items", "14"}, "14 items: want 15..1000000"},
+		{[]string{"--baseline-replicas", "3"}, "needs a positive count, --baseline, --backend postgres"},
+		{[]string{"--baseline", "--baseline-replicas", "3"}, "needs a positive count, --baseline, --backend postgres"},
+		{[]string{"--baseline", "--backend", "postgres", "--baseline-replicas", "-1"}, "needs a positive count"},
 	} {
 		root := benchCmd()
 		root.SetArgs(append(c.args, "--dir", t.TempDir(), "--quiet"))

@@ -91,3 +91,60 @@ func paperMySQL(ctx context.Context, mode, dir string) (string, func(), error) {
 	}
 	return mode, func() {}, nil
 }
+
+// replicatedPostgres starts, in dir/replicated, a durable private
+// PostgreSQL primary with n hot standbys made synchronous with
+// synchronous_commit = remote_apply (a commit returns once every standby
+// has applied it: the paper's Fig. 12 baseline, PostgreSQL's own
+// replication in place of Citus), and returns a DSN of a fresh database on
+// the primary and a function that stops all of them.
+func replicatedPostgres(ctx context.Context, dir string, n int) (string, func(), error) {
+	if _, err := pgtest.FindBinDir(); err != nil {
+		return "", nil, fmt.Errorf("--baseline-replicas: %w", err)
+	}
+	root := filepath.Join(dir, "replicated")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", nil, err
+	}
+	// The servers run as the postgres user, which must reach root.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	primary, err := pgtest.Start(sctx, filepath.Join(root, "primary"), pgtest.Options{Durable: true})
+	if err != nil {
+		return "", nil, fmt.Errorf("start the replicated baseline's primary: %w", err)
+	}
+	servers := []*pgtest.Server{primary}
+	stop := func() {
+		for i := len(servers) - 1; i >= 0; i-- {
+			_ = servers[i].Stop()
+		}
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("standby%d", i+1)
+		s, err := pgtest.StartStandby(sctx, filepath.Join(root, names[i]), primary, names[i])
+		if err != nil {
+			stop()
+			return "", nil, err
+		}
+		servers = append(servers, s)
+	}
+	if err := pgtest.Synchronous(sctx, primary, "remote_apply", names...); err != nil {
+		stop()
+		return "", nil, err
+	}
+	fmt.Fprintf(os.Stderr, "baseline: PostgreSQL primary on port %d with %d synchronous standbys (remote_apply)\n", primary.Port, n)
+	u, err := url.Parse(primary.DSN())
+	if err != nil {
+		stop()
+		return "", nil, err
+	}
+	u.Path = fmt.Sprintf("/replicated_%d", time.Now().UnixNano())
+	q := u.Query()
+	q.Set("synchronous_commit", "remote_apply")
+	u.RawQuery = q.Encode()
+	return u.String(), stop, nil
+}

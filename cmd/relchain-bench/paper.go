@@ -168,6 +168,7 @@ func runPaperPoint(ctx context.Context, p paper.Point, bin, dir string, template
 		Network: bench.NetworkOptions{
 			Bin: bin, Dir: dir, Validators: p.Validators, Backend: p.Backend, Tuning: tuning,
 			App: "relchain", ABCI: p.ABCI, MaxStatements: bench.MaxStatements,
+			RelayLinks: p.RelayLinks, LinkDelay: p.LinkDelay,
 		},
 		Baseline:       p.Baseline,
 		Ceiling:        p.Ceiling,

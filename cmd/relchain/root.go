@@ -33,7 +33,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
 		execCmd(), txCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
-	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd())
+	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd(), debugCmd())
 	registerCAFlag(root)
 	return root
 }

@@ -13,6 +13,7 @@ type Relay struct {
 	ln     net.Listener
 	target string
 	wg     sync.WaitGroup
+	delay  *delayState // nil: bytes go on at once
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool // nil once closing
@@ -21,12 +22,14 @@ type Relay struct {
 // Start listens on listen (host:port; port 0 picks a free one) and
 // forwards every accepted connection to target (host:port) until Close.
 // A connection the target refuses is closed.
-func Start(listen, target string) (*Relay, error) {
+func Start(listen, target string) (*Relay, error) { return start(listen, target, nil) }
+
+func start(listen, target string, delay *delayState) (*Relay, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("relay to %s: %w", target, err)
 	}
-	r := &Relay{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	r := &Relay{ln: ln, target: target, conns: map[net.Conn]bool{}, delay: delay}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -73,7 +76,11 @@ func (r *Relay) track(a, b net.Conn) bool {
 // pipe copies from src to dst until either side ends, then closes both.
 func (r *Relay) pipe(dst, src net.Conn) {
 	defer r.wg.Done()
-	_, _ = io.Copy(dst, src)
+	if r.delay != nil {
+		r.delay.delayedCopy(dst, src)
+	} else {
+		_, _ = io.Copy(dst, src)
+	}
 	dst.Close()
 	src.Close()
 	r.mu.Lock()

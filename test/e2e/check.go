@@ -43,10 +43,16 @@ func check(ctx context.Context, r *run, env Env) error {
 	if r.wants(InvReads) {
 		checkReads(r)
 	}
+	if err := checkTimes(ctx, r, h); err != nil {
+		return err
+	}
 	checkHalts(r)
 	r.nw.net.StopAll()
 	if r.wants(InvVerify) {
 		verifyNodes(r, env.Bin)
+	}
+	if r.wants(InvLogsClean) {
+		checkLogs(r)
 	}
 	return nil
 }
@@ -258,10 +264,35 @@ func checkReads(r *run) {
 	}
 }
 
+// checkTimes runs block-times-sane and clock-offset-seen on the headers
+// of an honest node.
+func checkTimes(ctx context.Context, r *run, h int64) error {
+	if !r.wants(InvBlockTimes) && !r.wants(InvClockSeen) {
+		return nil
+	}
+	times, err := blockTimes(ctx, r, r.honestNode(), h)
+	if err != nil {
+		return err
+	}
+	if r.wants(InvBlockTimes) {
+		checkBlockTimes(r, times, h)
+	}
+	if r.wants(InvClockSeen) {
+		return checkClockSeen(ctx, r, times)
+	}
+	return nil
+}
+
 // checkHalts: a fault the manifest says halts the chain let at most the
 // block already in flight commit; more means the fault did not cut what
-// it should have.
+// it should have. A fault on one node's data (tamper, disk-full) is the
+// opposite: the honest rest must have committed more than that block.
 func checkHalts(r *run) {
+	for _, h := range r.rep.GoOns {
+		if h.After <= h.Before+1 {
+			r.rep.violate("fault-effect", fmt.Sprintf("during %s the other nodes should have gone on, but the chain went only from height %d to %d", h.What, h.Before, h.After))
+		}
+	}
 	for _, h := range r.rep.Halts {
 		if h.After > h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("%s should halt the chain, but it went from height %d to %d", h.What, h.Before, h.After))

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,12 +97,14 @@ func TestCheckReadsAndHaltsReportWhatTheRunRecorded(t *testing.T) {
 	r.hist.Read(Op{Node: 1, Phase: PhaseOK, Height: 8, Seen: 3})
 	r.hist.Read(Op{Node: 2, Phase: PhaseOK, Height: 9, Seen: 3, Missing: []int64{1000004}})
 	r.rep.Halts = []haltWatch{{What: "partition held", Before: 10, After: 11}, {What: "partition leaked", Before: 10, After: 15}}
+	r.rep.GoOns = []haltWatch{{What: "disk-full went on", Before: 10, After: 30}, {What: "tamper stalled all", Before: 10, After: 11}}
 	checkReads(r)
 	checkHalts(r)
-	if got := invariants(r.rep); !slices.Equal(got, []string{InvReads, "fault-effect"}) {
+	if got := invariants(r.rep); !slices.Equal(got, []string{InvReads, "fault-effect", "fault-effect"}) {
 		t.Fatalf("violations %v:\n%s", got, r.rep.Failed())
 	}
-	if !strings.Contains(r.rep.Failed(), "missed acknowledged writes [1000004]") || !strings.Contains(r.rep.Failed(), "partition leaked") {
+	if !strings.Contains(r.rep.Failed(), "missed acknowledged writes [1000004]") || !strings.Contains(r.rep.Failed(), "partition leaked") ||
+		!strings.Contains(r.rep.Failed(), "tamper stalled all") || strings.Contains(r.rep.Failed(), "disk-full went on") {
 		t.Errorf("report: %s", r.rep.Failed())
 	}
 }
@@ -127,6 +130,15 @@ func TestParseManifestRefusesUnknownKeysAndBadSchedules(t *testing.T) {
 		{"[load]\nduration = \"10s\"\n[[perturb]]\nat = \"5s\"\naction = \"pause\"\nfor = \"6s\"", "outside the load"},
 		{"[[perturb]]\nat = \"5s\"\naction = \"partition\"\ngroups = [[0, 1]]", "two groups"},
 		{"[check]\ninvariants = [\"bank-conserved\"]", "needs the bank workload"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"tamper\"\nfor = \"5s\"", "tamper needs sql"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"tamper\"\nsql = [\"DELETE FROM t\"]", "tamper needs for"},
+		{"backend = \"postgres\"\n[[perturb]]\nat = \"5s\"\naction = \"tamper\"\nsql = [\"DELETE FROM t\"]\nfor = \"5s\"", "sqlite only"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"kill\"\nsql = [\"DELETE FROM t\"]", "sql belongs to tamper"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"disk-full\"", "disk-full needs for"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"free-disk\"", "undo of a fault"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"delay\"\nfor = \"5s\"", "want a latency > 0"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"pause\"\nlatency = \"5ms\"", "belong to delay"},
+		{"[[perturb]]\nat = \"1s\"\naction = \"delay\"\nlatency = \"5ms\"\n[[perturb]]\nat = \"5s\"\naction = \"disconnect\"", "cannot cut them"},
 	} {
 		_, err := ParseManifest(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -145,6 +157,47 @@ func TestParseManifestFillsDefaults(t *testing.T) {
 	}
 	if slices.Contains(m.Check.Invariants, InvBank) || !slices.Contains(m.Check.Invariants, InvVerify) {
 		t.Errorf("default invariants for inserts: %v", m.Check.Invariants)
+	}
+}
+
+// TestDataFaultsAndDelayAreUndoneByTheirOwnActions: the timeline ends
+// each new fault with its undo, at its for, on its node.
+func TestDataFaultsAndDelayAreUndoneByTheirOwnActions(t *testing.T) {
+	m, err := ParseManifest(`
+[load]
+duration = "30s"
+[[perturb]]
+at = "2s"
+action = "tamper"
+node = 1
+sql = ["DELETE FROM e2e_writes"]
+for = "5s"
+[[perturb]]
+at = "10s"
+action = "disk-full"
+node = 2
+for = "5s"
+[[perturb]]
+at = "20s"
+action = "delay"
+node = 3
+latency = "40ms"
+jitter = "10ms"
+for = "5s"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range timeline(m, 1) {
+		got = append(got, fmt.Sprintf("%v %s %d", e.At, e.P.Action, e.P.Node))
+	}
+	want := []string{"2s tamper 1", "7s rebuild 1", "10s disk-full 2", "15s free-disk 2", "20s delay 3", "25s undelay 3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("timeline %v, want %v", got, want)
+	}
+	if !m.delaysLinks() || !slices.Equal(m.diskFullNodes(), []int{2}) {
+		t.Errorf("delaysLinks %v, diskFullNodes %v", m.delaysLinks(), m.diskFullNodes())
 	}
 }
 

@@ -2,7 +2,8 @@
 // manifests/*/*.toml) names the network (validators, backend, whether each
 // node gets a network namespace of its own), the load (a workload, its
 // clients, rate and duration), a schedule of perturbations (kill, restart,
-// pause, resume, partition, disconnect, heal) and the invariants to check.
+// pause, resume, partition, disconnect, heal; clock, a node's wall clock
+// offset for the whole run) and the invariants to check.
 //
 // Run starts the network through netctl, drives the load through client/
 // while the schedule runs, and logs every client operation (invoke, then
@@ -12,9 +13,11 @@
 // every acknowledged write is present exactly once on every node, that no
 // write reported failed is present, that reads at a minimum height saw
 // every write acknowledged at or below it, that all nodes agree on the
-// AppHash, that `relchain verify` passes on each node, and, for the bank
-// workload, that money is conserved. report.json says what ran and what
-// was found.
+// AppHash, that `relchain verify` passes on each node, that block times
+// increase and stay near the real clock, that a skewed node's votes show
+// its offset, that no node's log has a consensus failure or a panic, and,
+// for the bank workload, that money is conserved. report.json says what
+// ran and what was found.
 //
 // TestManifests (go test ./test/e2e) runs the CI set; `make e2e-long` runs
 // the long set with random schedules from a printed, replayable seed.

@@ -60,6 +60,18 @@ type Perturb struct {
 	// lasts (a partition with no side holding two thirds of the power):
 	// the proof that the fault took effect.
 	ExpectHalt bool `toml:"expect_halt"`
+	// SQL is what tamper runs on the node's database outside the chain
+	// (through `relchain debug tamper`).
+	SQL []string `toml:"sql"`
+	// Latency and Jitter are what delay adds to each of the node's links,
+	// one way: Latency plus a uniform draw below Jitter.
+	Latency Duration `toml:"latency"`
+	Jitter  Duration `toml:"jitter"`
+	// Offset (action clock) is how far Node's wall clock is off, signed:
+	// "+1h", "-1h". A clock fault is in force from the network's start
+	// (at = "0s", no for): the node runs an e2e_clock build of relchain
+	// that shifts its own wall clock (see internal/clockfault).
+	Offset Duration `toml:"offset"`
 }
 
 // RandomPlan makes a schedule from a seed (the long set): Faults faults
@@ -77,7 +89,16 @@ type RandomPlan struct {
 type Check struct {
 	Invariants  []string `toml:"invariants"`
 	MaxRecovery Duration `toml:"max_recovery"`
+	// BlockTimeBound (default 5 s) bounds how far a block's time may be
+	// from the harness's clock when it saw the block (block-times-sane)
+	// and how far a skewed node's vote times may be from its offset
+	// (clock-offset-seen).
+	BlockTimeBound Duration `toml:"block_time_bound"`
 }
+
+// fileBackends keep their database in the node home, which a rebuild
+// (tamper's undo) can wipe; a server database belongs to its owner.
+var fileBackends = []string{"sqlite"}
 
 // The invariants.
 const (
@@ -87,9 +108,20 @@ const (
 	InvAppHash      = "apphash-equal"
 	InvVerify       = "verify"
 	InvBank         = "bank-conserved"
+	// InvBlockTimes: block times strictly increase, and each block
+	// committed during the load has a time within BlockTimeBound of the
+	// real time at which the harness first saw it (and its parent).
+	InvBlockTimes = "block-times-sane"
+	// InvClockSeen: the votes of each node with a clock fault carry
+	// timestamps that show its offset (the proof that the fault took
+	// effect; see checkClockSeen).
+	InvClockSeen = "clock-offset-seen"
+	// InvLogsClean: no node's log has a CONSENSUS FAILURE, a Go panic or
+	// a fatal error line.
+	InvLogsClean = "logs-clean"
 )
 
-var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank}
+var allInvariants = []string{InvExactlyOnce, InvFailedAbsent, InvReads, InvAppHash, InvVerify, InvBank, InvBlockTimes, InvClockSeen, InvLogsClean}
 
 // The perturbations.
 const (
@@ -100,9 +132,26 @@ const (
 	ActPartition  = "partition"
 	ActDisconnect = "disconnect"
 	ActHeal       = "heal"
+	// ActTamper changes the node's database outside the chain; the node
+	// must stop by itself saying so. ActRebuild (its undo) checks that it
+	// did, wipes the node's data and restarts it to sync from its peers.
+	ActTamper  = "tamper"
+	ActRebuild = "rebuild"
+	// ActDiskFull fills the node's data disk (a small tmpfs: root only);
+	// the node must stop promptly saying its disk is full. ActFreeDisk
+	// (its undo) checks that it did, frees the space and restarts it.
+	ActDiskFull = "disk-full"
+	ActFreeDisk = "free-disk"
+	// ActDelay adds one-way latency to every p2p link of the node, in
+	// user-space relays (links.go); ActUndelay takes it off.
+	ActDelay   = "delay"
+	ActUndelay = "undelay"
+	// ActClock offsets a node's wall clock for the whole run.
+	ActClock = "clock"
 )
 
-var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal}
+var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -192,9 +241,15 @@ func (m *Manifest) setDefaults() {
 		if l.Workload != "bank" {
 			m.Check.Invariants = slices.DeleteFunc(m.Check.Invariants, func(s string) bool { return s == InvBank })
 		}
+		if len(m.clockFaults()) == 0 {
+			m.Check.Invariants = slices.DeleteFunc(m.Check.Invariants, func(s string) bool { return s == InvClockSeen })
+		}
 	}
 	if m.Check.MaxRecovery.Duration == 0 {
 		m.Check.MaxRecovery.Duration = 60 * time.Second
+	}
+	if m.Check.BlockTimeBound.Duration == 0 {
+		m.Check.BlockTimeBound.Duration = 5 * time.Second
 	}
 }
 
@@ -227,9 +282,21 @@ func (m *Manifest) validate() error {
 	if slices.Contains(m.Check.Invariants, InvBank) && l.Workload != "bank" {
 		errs = append(errs, fmt.Errorf("check.invariants: %s needs the bank workload", InvBank))
 	}
+	if slices.Contains(m.Check.Invariants, InvClockSeen) && len(m.clockFaults()) == 0 {
+		errs = append(errs, fmt.Errorf("check.invariants: %s needs a clock perturbation", InvClockSeen))
+	}
+	if len(m.clockFaults()) >= m.Validators {
+		errs = append(errs, errors.New("clock: every validator is skewed; block times need an honest majority of clocks to be checked"))
+	}
 	for i, p := range m.Perturb {
 		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
+		}
+		if p.Action == ActDelay && m.needsNamespaces() {
+			errs = append(errs, fmt.Errorf("perturb[%d]: delay relays the links through the harness, where partition and disconnect cannot cut them", i))
+		}
+		if p.Action == ActTamper && !slices.Contains(fileBackends, m.Backend) {
+			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
 		}
 	}
 	if r := m.Random; r != nil {
@@ -249,6 +316,9 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 	if !slices.Contains(allActions, p.Action) {
 		return fmt.Errorf("action %q: want one of %v", p.Action, allActions)
 	}
+	if p.Action != ActClock && p.Offset.Duration != 0 {
+		return fmt.Errorf("offset is for clock faults, not %s", p.Action)
+	}
 	if p.At.Duration < 0 || p.At.Duration+p.For.Duration > load {
 		return fmt.Errorf("at %v for %v: outside the load's %v", p.At, p.For, load)
 	}
@@ -265,6 +335,16 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 			}
 		}
 	case ActHeal:
+	case ActClock:
+		if p.At.Duration != 0 || p.For.Duration != 0 {
+			return errors.New(`a clock fault is in force for the whole run: at = "0s" and no for`)
+		}
+		if p.Offset.Duration == 0 || p.Offset.Duration.Abs() > 48*time.Hour {
+			return fmt.Errorf("clock offset %v: want a non-zero offset within 48h", p.Offset)
+		}
+		if p.Node < 0 || p.Node >= validators {
+			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
+		}
 	default:
 		if p.Node < 0 || p.Node >= validators {
 			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
@@ -272,6 +352,37 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 	}
 	if p.For.Duration > 0 && undoOf(p.Action) == "" {
 		return fmt.Errorf("%s cannot be undone by for", p.Action)
+	}
+	return p.validateDataFault()
+}
+
+// validateDataFault checks the faults on a node's data: each needs its
+// undo (the checks run there), and only tamper takes SQL.
+func (p Perturb) validateDataFault() error {
+	switch p.Action {
+	case ActTamper:
+		if len(p.SQL) == 0 {
+			return errors.New("tamper needs sql: the statements to run on the node's database")
+		}
+		if p.For.Duration <= 0 {
+			return errors.New("tamper needs for: how long the node has to notice before it is rebuilt")
+		}
+	case ActDiskFull:
+		if p.For.Duration <= 0 {
+			return errors.New("disk-full needs for: how long the disk stays full")
+		}
+	case ActDelay:
+		if p.Latency.Duration <= 0 || p.Jitter.Duration < 0 || p.Latency.Duration+p.Jitter.Duration > 10*time.Second {
+			return fmt.Errorf("delay: latency %v, jitter %v: want a latency > 0 and at most 10 s in all", p.Latency, p.Jitter)
+		}
+	case ActRebuild, ActFreeDisk:
+		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
+	}
+	if (p.Latency.Duration != 0 || p.Jitter.Duration != 0) && p.Action != ActDelay {
+		return fmt.Errorf("latency and jitter belong to delay, not %s", p.Action)
+	}
+	if len(p.SQL) > 0 && p.Action != ActTamper {
+		return fmt.Errorf("sql belongs to tamper, not %s", p.Action)
 	}
 	return nil
 }
@@ -285,8 +396,43 @@ func undoOf(a string) string {
 		return ActResume
 	case ActPartition, ActDisconnect:
 		return ActHeal
+	case ActTamper:
+		return ActRebuild
+	case ActDiskFull:
+		return ActFreeDisk
+	case ActDelay:
+		return ActUndelay
 	}
 	return ""
+}
+
+// diskFullNodes are the nodes whose data a disk-full fault fills: they
+// get a small disk of their own.
+func (m *Manifest) diskFullNodes() []int {
+	var out []int
+	for _, p := range m.Perturb {
+		if p.Action == ActDiskFull && !slices.Contains(out, p.Node) {
+			out = append(out, p.Node)
+		}
+	}
+	return out
+}
+
+// clockFaults maps each node with a clock fault to its offset.
+func (m *Manifest) clockFaults() map[int]time.Duration {
+	out := map[int]time.Duration{}
+	for _, p := range m.Perturb {
+		if p.Action == ActClock {
+			out[p.Node] = p.Offset.Duration
+		}
+	}
+	return out
+}
+
+// delaysLinks reports whether the schedule delays links: then every p2p
+// link runs through a relay of the harness.
+func (m *Manifest) delaysLinks() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActDelay })
 }
 
 // needsNamespaces reports whether the schedule cuts links.

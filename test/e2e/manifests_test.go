@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +24,29 @@ import (
 // relchainBin is the relchain binary TestMain builds: a default build, as
 // users run it.
 var relchainBin string
+
+// clockBin is the e2e_clock build the nodes of clock faults run, built
+// into binDir by the first manifest that has one.
+var (
+	binDir       string
+	clockBinOnce sync.Once
+	clockBin     string
+	clockBinErr  error
+)
+
+// clockBinary builds the e2e_clock relchain once, or takes the binary
+// RELCHAIN_E2E_CLOCK_BIN names (a control run: with a default build
+// there, clock-offset-seen must fail).
+func clockBinary(t *testing.T) string {
+	if bin := os.Getenv("RELCHAIN_E2E_CLOCK_BIN"); bin != "" {
+		return bin
+	}
+	clockBinOnce.Do(func() { clockBin, clockBinErr = BuildClockBinary(binDir) })
+	if clockBinErr != nil {
+		t.Fatal(clockBinErr)
+	}
+	return clockBin
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -34,6 +59,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	binDir = dir
 	relchainBin = filepath.Join(dir, "relchain")
 	build := exec.Command("go", "build", "-o", relchainBin, "github.com/relchain/relchain/cmd/relchain")
 	if b, err := build.CombinedOutput(); err != nil {
@@ -51,6 +77,27 @@ func runTests(m *testing.M) int {
 // run's report.json and history.jsonl in a directory of that name.
 func TestManifests(t *testing.T) {
 	runManifests(t, "manifests/ci/*.toml", 1)
+}
+
+// TestManifestFile runs the one manifest RELCHAIN_E2E_MANIFEST names
+// (any path), with RELCHAIN_E2E_SEED for its random plan: a campaign of
+// one's own without adding it to a set.
+func TestManifestFile(t *testing.T) {
+	path := os.Getenv("RELCHAIN_E2E_MANIFEST")
+	if path == "" {
+		t.Skip("runs the manifest RELCHAIN_E2E_MANIFEST names")
+	}
+	m, err := LoadManifest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := int64(1)
+	if s := os.Getenv("RELCHAIN_E2E_SEED"); s != "" {
+		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			t.Fatalf("RELCHAIN_E2E_SEED=%q: %v", s, err)
+		}
+	}
+	runManifest(t, m, seed)
 }
 
 // TestLongManifests runs the long set (manifests/long) with random fault
@@ -106,9 +153,18 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 		Logf:        t.Logf,
 		DSNTemplate: func(backend string) (string, error) { return dsnTemplate(t, backend, m.Validators) },
 	}
+	if len(m.clockFaults()) > 0 {
+		env.ClockBin = clockBinary(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.Load.Duration.Duration+10*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, m, env, seed)
+	if os.Getenv("RELCHAIN_E2E_REPORTS") != "" {
+		keepNodeLogs(t, env.Dir, reports)
+	}
+	if errors.Is(err, ErrUnsupported) {
+		t.Skipf("%s: %v", m.Name, err)
+	}
 	if err != nil {
 		t.Fatalf("run %s: %v", m.Name, err)
 	}
@@ -116,6 +172,21 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 	t.Logf("report: %s", filepath.Join(reports, "report.json"))
 	if msg := rep.Failed(); msg != "" {
 		t.Errorf("%s (seed %d): %s", m.Name, seed, msg)
+	}
+}
+
+// keepNodeLogs copies every node's log from the run's homes into the
+// report directory.
+func keepNodeLogs(t *testing.T, dir, reports string) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "net", "node*", "node.log"))
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(reports, filepath.Base(filepath.Dir(l))+".log"), b, 0o644)
+		}
+		if err != nil {
+			t.Logf("keep %s: %v", l, err)
+		}
 	}
 }
 

@@ -2,8 +2,13 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/relchain/relchain/client"
@@ -16,6 +21,9 @@ import (
 type Env struct {
 	// Bin is the relchain binary the nodes run.
 	Bin string
+	// ClockBin is an e2e_clock build of relchain (BuildClockBinary), run
+	// by the nodes of a clock fault only; "" when no manifest needs it.
+	ClockBin string
 	// DSNTemplate returns a server backend's DSN template with {node}
 	// (postgres, mysql), or "" for a backend in the node's own files; the
 	// caller owns the server and its databases.
@@ -33,6 +41,19 @@ type network struct {
 	mode    string             // "netns" or "loopback"
 	relay   *tcprelay.Relay    // netns with a server backend: the way to the database
 	chainID string
+
+	// The faults on nodes' data: small disks mounted (data dirs), disks
+	// filled, nodes tampered with (when), and when nodes were seen to
+	// exit. note records what the report should say about them.
+	disks    []string
+	fills    map[int]*diskFill
+	tampered map[int]time.Time
+	emu      sync.Mutex
+	exits    map[int]time.Time
+	note     func(string)
+	// links are the p2p relays of a manifest that delays links (nil
+	// otherwise): links.go.
+	links *netctl.LinkRelays
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -61,9 +82,17 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	if err != nil {
 		return nil, err
 	}
-	nw = &network{m: m, mode: mode}
+	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{},
+		note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
+	// A disk-full fault checks /readyz, which the metrics listener serves.
+	opts.Prometheus = len(m.diskFullNodes()) > 0
 	opts.Tuning = node.Tuning{FastGossip: true}
+	if behind := slices.Min(append(slices.Collect(maps.Values(m.clockFaults())), 0)); behind < 0 {
+		// CometBFT sleeps until its clock reaches the genesis time: a
+		// node an hour behind a genesis of now would start an hour late.
+		opts.GenesisTime = time.Now().Add(behind - time.Minute)
+	}
 	if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
 		return nil, err
 	}
@@ -89,6 +118,26 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	}
 	nw.net = netctl.NewNetwork(env.Bin, nodes)
 	nw.net.Namespaces = nw.ns
+	if err := nw.mountSmallDisks(m.diskFullNodes()); err != nil {
+		nw.close()
+		return nil, err
+	}
+	if m.delaysLinks() {
+		host := "127.0.0.1"
+		if nw.ns != nil {
+			host = nw.ns.Gateway()
+		}
+		if nw.links, err = netctl.RelayLinks(nw.net.Nodes, host); err != nil {
+			nw.close()
+			return nil, fmt.Errorf("relay the p2p links: %w", err)
+		}
+	}
+	for i, offset := range m.clockFaults() {
+		if err := nw.net.SetClockOffset(i, env.ClockBin, offset); err != nil {
+			nw.close()
+			return nil, err
+		}
+	}
 	if err := nw.net.StartAll(); err != nil {
 		nw.close()
 		return nil, fmt.Errorf("start network: %w", err)
@@ -114,6 +163,10 @@ func (nw *network) close() {
 	if nw.net != nil {
 		nw.net.StopAll()
 	}
+	if nw.links != nil {
+		_ = nw.links.Close()
+	}
+	nw.unmountDisks()
 	if nw.relay != nil {
 		_ = nw.relay.Close()
 	}
@@ -172,16 +225,41 @@ func (nw *network) apply(p Perturb) error {
 		return nw.ns.Disconnect(p.Node)
 	case ActHeal:
 		return nw.ns.Heal()
+	case ActClock:
+		return nil // in force since the node started (startNetwork)
+	case ActTamper:
+		return nw.tamper(p.Node, p.SQL)
+	case ActRebuild:
+		return nw.rebuild(p.Node)
+	case ActDiskFull:
+		return nw.fillDisk(p.Node)
+	case ActFreeDisk:
+		return nw.freeDisk(p.Node)
+	case ActDelay:
+		return nw.setDelay(p.Node, p.Latency.Duration, p.Jitter.Duration)
+	case ActUndelay:
+		return nw.setDelay(p.Node, 0, 0)
 	}
 	return fmt.Errorf("unknown action %q", p.Action)
 }
 
-// undoAll brings every node back: heals links, resumes and restarts.
+// undoAll brings every node back: heals links, frees full disks,
+// rebuilds tampered nodes, resumes and restarts.
 func (nw *network) undoAll(paused map[int]bool) error {
 	if nw.ns != nil {
 		if err := nw.ns.Heal(); err != nil {
 			return err
 		}
+	}
+	var errs []error
+	for i := range nw.fills {
+		errs = append(errs, nw.freeDisk(i))
+	}
+	for i := range nw.tampered {
+		errs = append(errs, nw.rebuild(i))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	for i := range nw.net.Nodes {
 		if paused[i] {
@@ -196,4 +274,16 @@ func (nw *network) undoAll(paused map[int]bool) error {
 		}
 	}
 	return nil
+}
+
+// BuildClockBinary builds the fault-injection relchain (go build -tags
+// e2e_clock: internal/clockfault) into dir for the nodes of clock faults.
+// Release builds never contain it.
+func BuildClockBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "relchain-e2e-clock")
+	cmd := exec.Command("go", "build", "-tags", "e2e_clock", "-o", bin, "github.com/relchain/relchain/cmd/relchain")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the e2e_clock relchain: %w\n%s", err, out)
+	}
+	return bin, nil
 }

@@ -23,7 +23,10 @@ type Report struct {
 	Seconds    float64 `json:"seconds"`
 	// Events are the perturbations applied, with their times.
 	Events []string `json:"events"`
-	Ops    OpCounts `json:"ops"`
+	// Notes say how the nodes took the faults on their data (how fast a
+	// node with a full disk or a tampered database stopped, and its line).
+	Notes []string `json:"notes,omitempty"`
+	Ops   OpCounts `json:"ops"`
 	// Per node and write, summed over nodes: acknowledged writes missing,
 	// writes present more than once, rows no write explains.
 	Lost       int `json:"lost"`
@@ -38,8 +41,17 @@ type Report struct {
 	LongestStall float64     `json:"longest_stall_seconds"`
 	Recoveries   []Recovery  `json:"recoveries"`
 	Halts        []haltWatch `json:"halts,omitempty"`
-	Verify       []string    `json:"verify"`
-	Violations   []Violation `json:"violations"`
+	// GoOns are faults on one node's data (tamper, disk-full) during
+	// which the others must have kept committing.
+	GoOns  []haltWatch `json:"went_on,omitempty"`
+	Verify []string    `json:"verify"`
+	// BlockTimes and Clocks are what block-times-sane and
+	// clock-offset-seen measured.
+	BlockTimes *BlockTimeFigure `json:"block_times,omitempty"`
+	Clocks     []ClockFigure    `json:"clocks,omitempty"`
+	// LogErrors counts each node's error-level log lines (logs-clean).
+	LogErrors  []int       `json:"log_error_lines,omitempty"`
+	Violations []Violation `json:"violations"`
 }
 
 // OpCounts counts the history's writes by outcome, and the reads.
@@ -70,6 +82,12 @@ func (r *Report) violate(inv, detail string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Violations = append(r.Violations, Violation{inv, detail})
+}
+
+func (r *Report) note(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Notes = append(r.Notes, s)
 }
 
 func (r *Report) noteStall(d time.Duration) {

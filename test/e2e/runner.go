@@ -26,6 +26,7 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 	}
 	defer nw.close()
 	rep = &Report{Manifest: m.Name, Backend: m.Backend, Network: nw.mode, Validators: m.Validators, Workload: m.Load.Workload, Seed: seed, Violations: []Violation{}}
+	nw.note = func(s string) { env.Logf("%s: %s", m.Name, s); rep.note(s) }
 	env.Logf("%s: %d validators on %s, network %s, load %s for %v", m.Name, m.Validators, m.Backend, nw.mode, m.Load.Workload, m.Load.Duration)
 	hist, err := NewHistory(filepath.Join(env.ReportDir, "history.jsonl"))
 	if err != nil {
@@ -61,6 +62,9 @@ type run struct {
 
 	mu     sync.Mutex
 	paused map[int]bool
+	// seen is the monitor's record of when it first saw each new highest
+	// height (written by the monitor only, read after the load).
+	seen []heightSeen
 }
 
 // haltWatch is a fault expected to halt the chain: the highest height at
@@ -214,10 +218,12 @@ func (r *run) readOnce(ctx context.Context, node int, minHeight int64) {
 }
 
 // monitor polls every node's height four times a second and records the
-// chain's stalls (no node committing for more than 3 s).
+// chain's stalls (no node committing for more than 3 s) and when it first
+// saw each height (block-times-sane).
 func (r *run) monitor(ctx context.Context) {
 	var top int64
 	last := time.Now()
+	var prevStart time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -225,11 +231,14 @@ func (r *run) monitor(ctx context.Context) {
 			return
 		case <-time.After(250 * time.Millisecond):
 		}
+		start := time.Now()
 		h := maxOf(r.nw.heights(ctx))
 		if h > top {
 			r.rep.noteStall(time.Since(last))
 			top, last = h, time.Now()
+			r.seen = append(r.seen, heightSeen{Height: h, At: last, Before: prevStart})
 		}
+		prevStart = start
 	}
 }
 
@@ -268,6 +277,9 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		fault := evs[e.Fault]
 		if fault.P.ExpectHalt {
 			r.rep.Halts = append(r.rep.Halts, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
+		}
+		if stopsOnlyItsNode(fault.P.Action) {
+			r.rep.GoOns = append(r.rep.GoOns, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}
 		recoveries.Add(1)
 		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h) }()

@@ -82,6 +82,10 @@ func (e event) String() string {
 		return fmt.Sprintf("%v %s %v", e.At, e.P.Action, e.P.Groups)
 	case ActHeal:
 		return fmt.Sprintf("%v heal", e.At)
+	case ActClock:
+		return fmt.Sprintf("%v clock node%d %s", e.At, e.P.Node, signed(e.P.Offset.Duration))
+	case ActDelay:
+		return fmt.Sprintf("%v delay node%d's links by %v (jitter %v)", e.At, e.P.Node, e.P.Latency, e.P.Jitter)
 	}
 	return fmt.Sprintf("%v %s node%d", e.At, e.P.Action, e.P.Node)
 }

@@ -31,8 +31,9 @@ type Server struct {
 	Port   int
 	BinDir string
 
-	durable bool
-	proc    serverdb.Proc // the postmaster when started by this process in the foreground
+	durable  bool
+	settings []string
+	proc     serverdb.Proc // the postmaster when started by this process in the foreground
 }
 
 // postmaster is how serverdb runs and stops PostgreSQL: SIGINT is its fast
@@ -51,6 +52,9 @@ type Options struct {
 	// Durable keeps PostgreSQL's default fsync and full-page writes, for
 	// benchmarks that compare durable systems; tests leave them off.
 	Durable bool
+	// Settings are extra server settings, "name=value" each, passed as
+	// -c options after the defaults (so they win).
+	Settings []string
 }
 
 // DSN returns a URL for the superuser on the maintenance database "postgres".
@@ -129,7 +133,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
-	s := &Server{Dir: dir, BinDir: bin, durable: opts.Durable}
+	s := &Server{Dir: dir, BinDir: bin, durable: opts.Durable, settings: opts.Settings}
 	data := filepath.Join(dir, "data")
 
 	if port, ok := runningPort(data); ok {
@@ -173,6 +177,9 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		args = append(args, "-c", "shared_buffers=256MB")
 	} else {
 		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "shared_buffers=32MB") // test data is disposable
+	}
+	for _, kv := range s.settings {
+		args = append(args, "-c", kv)
 	}
 	cmd := s.command(cred, "postgres", args...)
 	cmd.Stdout = logf

@@ -1,0 +1,23 @@
+package sqlite_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/relchain/relchain/backend/sqlite"
+)
+
+// TestMain runs the package's tests on the capture path that
+// RELCHAIN_TEST_SQLITE_CAPTURE names: "triggers" (the default) or "hook".
+func TestMain(m *testing.M) {
+	switch c := os.Getenv("RELCHAIN_TEST_SQLITE_CAPTURE"); c {
+	case "", "triggers":
+	case "hook":
+		sqlite.SetDefaultCapture(true)
+	default:
+		fmt.Fprintf(os.Stderr, "RELCHAIN_TEST_SQLITE_CAPTURE=%q: want triggers or hook\n", c)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
