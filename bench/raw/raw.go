@@ -33,10 +33,14 @@ type DB struct {
 	conns []*Conn
 }
 
-// sqlitePragmas mirror the chain's SQLite backend (backend/sqlite).
+// sqlitePragmas mirror the chain's SQLite backend (backend/sqlite),
+// including its block writer's 64 MiB page cache and 10,000-page WAL
+// auto-checkpoint: without them the baseline pays page reads and
+// checkpoints the chain does not.
 var sqlitePragmas = []string{
 	"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)",
 	"recursive_triggers(OFF)", "case_sensitive_like(OFF)", "trusted_schema(OFF)",
+	"cache_size(-65536)", "wal_autocheckpoint(10000)",
 }
 
 // OpenSQLite opens (creating it) the SQLite database file at path.
@@ -197,6 +201,8 @@ type Conn struct {
 	stmts   map[string]*sql.Stmt
 	pg      *pgx.Conn
 	my      *sql.Conn // MySQL: no prepared statements, the driver interpolates
+	// rowsKind remembers returnsRows per statement text (SQLite, MySQL).
+	rowsKind map[string]bool
 }
 
 func (c *Conn) close() {
@@ -241,6 +247,21 @@ func returnsRows(sql string) bool {
 	return strings.Contains(strings.ToUpper(sql), "RETURNING")
 }
 
+// returnsRows is the package's returnsRows, remembered per statement text
+// (it upper-cases and splits the text: a cost an application that knows
+// its statements does not pay).
+func (c *Conn) returnsRows(sql string) bool {
+	if c.rowsKind == nil {
+		c.rowsKind = make(map[string]bool)
+	}
+	r, ok := c.rowsKind[sql]
+	if !ok {
+		r = returnsRows(sql)
+		c.rowsKind[sql] = r
+	}
+	return r
+}
+
 // exec runs one statement (inside the open db-transaction).
 func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 	args := make([]any, len(st.Args))
@@ -255,7 +276,7 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 		return collectPG(rows)
 	}
 	if c.my != nil {
-		if !returnsRows(st.SQL) {
+		if !c.returnsRows(st.SQL) {
 			r, err := c.my.ExecContext(ctx, st.SQL, args...)
 			if err != nil {
 				return Result{}, err
@@ -270,15 +291,11 @@ func (c *Conn) exec(ctx context.Context, st txn.Statement) (Result, error) {
 		out, err := collectMySQL(rows)
 		return Result{Rows: out}, err
 	}
-	s, ok := c.stmts[st.SQL]
-	if !ok {
-		var err error
-		if s, err = c.sq.PrepareContext(ctx, st.SQL); err != nil {
-			return Result{}, err
-		}
-		c.stmts[st.SQL] = s
+	s, err := c.prepared(ctx, st.SQL)
+	if err != nil {
+		return Result{}, err
 	}
-	if !returnsRows(st.SQL) {
+	if !c.returnsRows(st.SQL) {
 		r, err := s.ExecContext(ctx, args...)
 		if err != nil {
 			return Result{}, err
@@ -400,8 +417,27 @@ func (c *Conn) simple(ctx context.Context, sql string) error {
 		_, err := c.my.ExecContext(ctx, sql)
 		return err
 	}
-	_, err := c.sq.ExecContext(ctx, sql)
+	s, err := c.prepared(ctx, sql)
+	if err != nil {
+		return err
+	}
+	_, err = s.ExecContext(ctx)
 	return err
+}
+
+// prepared returns SQLite's compiled statement for sql, compiling it on
+// first use: the chain's writer keeps its statements (SAVEPOINT, RELEASE
+// and COMMIT included) compiled too.
+func (c *Conn) prepared(ctx context.Context, sql string) (*sql.Stmt, error) {
+	if s, ok := c.stmts[sql]; ok {
+		return s, nil
+	}
+	s, err := c.sq.PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[sql] = s
+	return s, nil
 }
 
 // Tx runs wls in one db-transaction and commits it. With more than one
@@ -410,6 +446,9 @@ func (c *Conn) simple(ctx context.Context, sql string) error {
 // rolls the db-transaction back. Only a failure of the database itself
 // (not of a wl-transaction) is returned as an error.
 func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error) {
+	if c.pg != nil && len(wls) > 1 {
+		return c.pgBatchTx(ctx, wls)
+	}
 	begin := "BEGIN"
 	if c.sq != nil {
 		begin = "BEGIN IMMEDIATE" // take the write lock now: no upgrade deadlock between clients
@@ -446,6 +485,13 @@ func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error)
 			}
 			if rerr := c.simple(ctx, "ROLLBACK TO SAVEPOINT wl"); rerr != nil {
 				return nil, fmt.Errorf("raw %s: rollback to savepoint: %w", c.dialect, rerr)
+			}
+			// ROLLBACK TO keeps the savepoint open: release it, as the
+			// chain does, or the next ones nest inside it (on SQLite the
+			// sub-journal then grows past its in-memory limit and every
+			// later savepoint writes it to a file).
+			if rerr := c.simple(ctx, "RELEASE SAVEPOINT wl"); rerr != nil {
+				return nil, fmt.Errorf("raw %s: release savepoint: %w", c.dialect, rerr)
 			}
 			continue
 		}

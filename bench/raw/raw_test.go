@@ -55,17 +55,20 @@ func TestTxRollsBackAFailingWLTransactionAlone(t *testing.T) {
 				return workload.ForDialect(dialect, workload.WL{Statements: []txn.Statement{
 					st("INSERT INTO t (id, v) VALUES ("+p(1)+", "+p(2)+")", txn.Int(id), txn.Text(fmt.Sprint("v", id)))}}).Statements[0]
 			}
-			out, err := c.Tx(ctx, [][]txn.Statement{{ins(1)}, {ins(2), ins(1)}, {ins(3), st("SELECT count(*) FROM t")}})
+			// The second fails at its first statement (on PostgreSQL that
+			// one travels with the first's RELEASE and its own SAVEPOINT),
+			// the third at its second.
+			out, err := c.Tx(ctx, [][]txn.Statement{{ins(1)}, {ins(1)}, {ins(2), ins(1)}, {ins(3), st("SELECT count(*) FROM t")}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !out[0].OK || out[1].OK || out[1].Err == nil || !out[2].OK {
-				t.Fatalf("outcomes %+v, want ok, failed, ok", out)
+			if !out[0].OK || out[1].OK || out[1].Err == nil || out[2].OK || out[2].Err == nil || !out[3].OK {
+				t.Fatalf("outcomes %+v, want ok, failed, failed, ok", out)
 			}
-			if out[2].Results[0].RowsAffected != 1 {
-				t.Errorf("insert affected %d rows, want 1", out[2].Results[0].RowsAffected)
+			if out[3].Results[0].RowsAffected != 1 {
+				t.Errorf("insert affected %d rows, want 1", out[3].Results[0].RowsAffected)
 			}
-			if got := fmt.Sprint(out[2].Results[1].Rows); got != "[[2]]" {
+			if got := fmt.Sprint(out[3].Results[1].Rows); got != "[[2]]" {
 				t.Errorf("count inside the tx = %s, want [[2]]", got)
 			}
 			// A single failing wl-transaction rolls its db-transaction back.
@@ -115,5 +118,39 @@ func TestMySQLRowsReadLikeTheChainsBackend(t *testing.T) {
 	modes := func(s any) []string { m := strings.Split(fmt.Sprint(s), ","); slices.Sort(m); return m }
 	if rows[0][5] != "+00:00" || !slices.Equal(modes(rows[0][6]), modes(mysqlbackend.SQLMode)) {
 		t.Fatalf("session time zone %v, sql_mode %v: not the backend's", rows[0][5], rows[0][6])
+	}
+}
+
+// TestPostgresBatchSurvivesFailingQueries: a wl-transaction whose first
+// statement returns rows and fails travels in a pipeline with its
+// SAVEPOINT (TPC-C's NewOrder raising on an unused item); the connection
+// must be usable afterwards, also when the failing statement was cached.
+func TestPostgresBatchSurvivesFailingQueries(t *testing.T) {
+	ctx := context.Background()
+	c, err := open(t, workload.Postgres).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.Tx(ctx, [][]txn.Statement{{{SQL: `CREATE FUNCTION div10(n integer) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN
+	IF n = 0 THEN RAISE EXCEPTION 'no'; END IF;
+	RETURN 10 / n;
+END $$`}}}); err != nil || !out[0].OK {
+		t.Fatalf("create function: %v %+v", err, out)
+	}
+	div := func(n int64) txn.Statement {
+		return txn.Statement{SQL: "SELECT div10($1)", Args: []txn.Arg{txn.Int(n)}}
+	}
+	for round := range 2 {
+		out, err := c.Tx(ctx, [][]txn.Statement{{div(5)}, {div(0)}, {div(0)}, {div(2)}})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !out[0].OK || out[1].OK || out[2].OK || !out[3].OK {
+			t.Fatalf("round %d: outcomes %+v, want ok, failed, failed, ok", round, out)
+		}
+		if got := fmt.Sprint(out[0].Results[0].Rows, out[3].Results[0].Rows); got != "[[2]] [[5]]" {
+			t.Fatalf("round %d: rows %s, want [[2]] [[5]]", round, got)
+		}
 	}
 }

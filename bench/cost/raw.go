@@ -1,0 +1,93 @@
+package cost
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/relchain/relchain/bench/raw"
+	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/txn"
+)
+
+// rawSide is the baseline: the same wl-transactions on a plain database
+// through package raw (the chain's drivers and settings, prepared
+// statements cached), one db-transaction per block with every
+// wl-transaction in its own savepoint, as bench.RunBaseline replays an
+// async trace.
+type rawSide struct {
+	db      *raw.DB
+	conn    *raw.Conn
+	pending []raw.Outcome
+}
+
+func openRaw(ctx context.Context, dialect, dsn string) (*rawSide, error) {
+	var db *raw.DB
+	var err error
+	switch dialect {
+	case workload.SQLite:
+		db, err = raw.OpenSQLite(dsn)
+	case workload.Postgres:
+		db, err = raw.OpenPostgres(ctx, dsn)
+	case workload.MySQL:
+		db, err = raw.OpenMySQL(ctx, dsn)
+	default:
+		return nil, fmt.Errorf("raw baseline: unknown backend %q", dialect)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &rawSide{db: db, conn: c}, nil
+}
+
+func (s *rawSide) close() { s.db.Close() }
+
+// setup runs each setup bc-transaction in its own db-transaction.
+func (s *rawSide) setup(ctx context.Context, bcs [][]txn.Statement) error {
+	for i, stmts := range bcs {
+		out, err := s.conn.Tx(ctx, [][]txn.Statement{stmts})
+		if err != nil {
+			return fmt.Errorf("raw setup bc-transaction %d: %w", i, err)
+		}
+		if !out[0].OK {
+			return fmt.Errorf("raw setup bc-transaction %d: %v", i, out[0].Err)
+		}
+	}
+	return nil
+}
+
+// prepare flattens a block into its wl-transactions' statement lists.
+func (s *rawSide) prepare(blk [][]workload.WL) [][]txn.Statement {
+	var wls [][]txn.Statement
+	for _, bc := range blk {
+		for _, wl := range bc {
+			wls = append(wls, wl.Statements)
+		}
+	}
+	return wls
+}
+
+// execute runs one block as one db-transaction.
+func (s *rawSide) execute(ctx context.Context, wls [][]txn.Statement) error {
+	out, err := s.conn.Tx(ctx, wls)
+	if err != nil {
+		return err
+	}
+	s.pending = out
+	return nil
+}
+
+// committed counts the last block's wl-transactions that committed.
+func (s *rawSide) committed() int {
+	n := 0
+	for _, o := range s.pending {
+		if o.OK {
+			n++
+		}
+	}
+	return n
+}
