@@ -419,6 +419,26 @@ var chartOf = map[string]func(path string, all []at) error{
 	Fig10:  fig10Chart,
 	Fig11a: fig11aChart,
 	Fig11b: fig11bChart,
+	Fig12:  fig12Chart,
+}
+
+// fig12Chart draws the chain's and the replicated PostgreSQL's throughput
+// by wl-transactions per bc-transaction.
+func fig12Chart(path string, all []at) error {
+	var cats []string
+	chain, replicated := group{name: "relchain (4 validators)"}, group{name: "PostgreSQL + 3 synchronous standbys"}
+	for _, a := range all {
+		cats = append(cats, fmt.Sprintf("k=%d", a.p.Config.WLPerBC))
+		chain.vals = append(chain.vals, tps(a.r))
+		rep := math.NaN()
+		if a.r != nil && a.r.Baseline != nil {
+			rep = a.r.Baseline.TPS
+		}
+		replicated.vals = append(replicated.vals, rep)
+	}
+	p := barPanel("Smallbank pseudo-sync: throughput", "wl-tx/s", cats, []group{chain, replicated}, false)
+	p.X.Label.Text = "wl-transactions per bc-transaction"
+	return savePanels(path, 1, p)
 }
 
 // fig2Chart draws sync latency and async throughput by timeout_commit.

@@ -36,6 +36,10 @@ type Point struct {
 	// Baseline also runs the raw-DBMS baseline (Result.Baseline and
 	// Result.Overhead).
 	Baseline bool
+	// BaselineReplicas > 0 runs that baseline on a PostgreSQL primary
+	// with this many synchronous streaming standbys (remote_apply): the
+	// replicated database of Fig. 12.
+	BaselineReplicas int
 	// Ceiling also runs CometBFT's kvstore on an identical network
 	// (Result.Ceiling, Result.RatioToCeiling).
 	Ceiling bool
@@ -83,10 +87,11 @@ const (
 	Fig10  = "fig10"
 	Fig11a = "fig11a"
 	Fig11b = "fig11b"
+	Fig12  = "fig12"
 )
 
 // IDs lists every experiment Plan knows.
-var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a, Fig11b}
+var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a, Fig11b, Fig12}
 
 // Defaults of every point unless an experiment varies them.
 const (
@@ -113,6 +118,7 @@ type sizes struct {
 	asyncFig9  bool            // fig9 also asynchronous
 	delays     []time.Duration // fig11b's added one-way link latencies
 	asyncDelay bool            // fig11b also asynchronous
+	replicaKs  []int           // fig12's wl-transactions per bc-transaction
 }
 
 var quickSizes = sizes{
@@ -124,7 +130,8 @@ var quickSizes = sizes{
 	tpccKs:  []int{16, 256},
 	tcs:     []time.Duration{0, 10 * time.Millisecond, 100 * time.Millisecond, time.Second},
 	clients: []int{1, 2, 4, 8, 16, 32}, clientTxs: 100, clientCap: 1600,
-	delays: []time.Duration{0, 100 * time.Millisecond},
+	delays:    []time.Duration{0, 100 * time.Millisecond},
+	replicaKs: []int{16, 1024},
 }
 
 var fullSizes = sizes{
@@ -140,6 +147,7 @@ var fullSizes = sizes{
 	asyncMixes: true, asyncFig9: true,
 	asyncDelay: true,
 	delays:     []time.Duration{0, 5 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond},
+	replicaKs:  []int{1, 16, 64, 256, 1024},
 }
 
 // builder makes the points of a plan with consistent defaults, so that
@@ -223,7 +231,7 @@ func Plan(o Options) []Experiment {
 	}
 	p := planner{b: builder{s}, o: o, note: fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
 		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)}
-	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a(), p.fig11b()}
+	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a(), p.fig11b(), p.fig12()}
 	if len(o.Only) == 0 {
 		return all
 	}
@@ -481,6 +489,25 @@ func (pl planner) fig11b() Experiment {
 	return e
 }
 
+// fig12 is Fig. 12: the chain beside a replicated PostgreSQL, by
+// wl-transactions per bc-transaction (pseudo-sync, as the paper varied).
+func (pl planner) fig12() Experiment {
+	b, s := pl.b, pl.b.s
+	e := Experiment{ID: Fig12, Title: "Fig. 12: relchain on PostgreSQL beside PostgreSQL with 3 synchronous standbys (Smallbank pseudo-sync, by wl-transactions per bc-transaction)",
+		Paper: "Smallbank against a fully replicated Citus cluster (a coordinator synchronizing three replicas with 2PC) on the same four nodes, pseudo-sync: with few wl-transactions per bc-transaction distributed PostgreSQL performs drastically better; the more wl-transactions a bc-transaction carries, the closer the blockchain comes.",
+		Notes: []string{pl.note, "Citus is not installable here; the replicated baseline is PostgreSQL's own: a durable primary with 3 synchronous streaming standbys, synchronous_commit = remote_apply (a commit returns once every standby has applied it), the four servers on this machine, running exactly the chain's wl-transactions in the chain's grouping (one db-transaction per bc-transaction)."}}
+	if !slices.Contains(pl.o.Backends, "postgres") {
+		e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+		return e
+	}
+	for _, k := range s.replicaKs {
+		p := b.point(fmt.Sprintf("k=%d", k), "smallbank", bench.ModePseudo, k, 1, s.sbPseudo)
+		p.Backend, p.Baseline, p.BaselineReplicas = "postgres", true, 3
+		e.Points = append(e.Points, p)
+	}
+	return e
+}
+
 // thousands writes n with thousands separators: 100,000.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
@@ -506,9 +533,10 @@ func (p Point) key() string {
 	if abci == "builtin" {
 		abci = ""
 	}
-	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v|%s|%v|%v",
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v|%s|%v|%v|%d",
 		c.Workload, c.Mode, c.WLPerBC, c.Submit, c.Clients, c.Txs, c.Rows, c.Scale,
-		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit, abci, p.RelayLinks, p.LinkDelay)
+		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit, abci, p.RelayLinks, p.LinkDelay,
+		p.BaselineReplicas)
 }
 
 // Distinct returns the measurements a plan needs: one per distinct point,

@@ -72,6 +72,7 @@ func TestWriteChartsReportAndSuite(t *testing.T) {
 		"8 validators take", "kvstore",
 		"sync: relchain on PostgreSQL is", "as fast as on MySQL; raw PostgreSQL", "async: relchain on SQLite is",
 		"raw PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async); in the chain 1.0x",
+		"k=1024: relchain", "PostgreSQL with 3 synchronous standbys", "drastically better",
 		// The failure.
 		"**1 point(s) failed**", "FAILED: validator 2 did not start", "- fig11a / async validators=8: validator 2 did not start",
 		s.Machine, s.Command,
@@ -91,6 +92,10 @@ func TestWriteChartsReportAndSuite(t *testing.T) {
 	}
 	if len(back.Measured) != len(s.Measured) || back.Failed() != 1 || back.Machine != s.Machine {
 		t.Errorf("suite.json: %d experiments, %d failed", len(back.Measured), back.Failed())
+	}
+	last := back.Measured[len(back.Measured)-1]
+	if last.Experiment.ID != Fig12 || last.Experiment.Points[0].BaselineReplicas != 3 || last.Results[0].Baseline.Replicas != 3 {
+		t.Errorf("suite.json lost Fig. 12's replicated baseline: %+v", last.Experiment.Points[0])
 	}
 	if r := back.Measured[2].Results[0]; r == nil || len(r.PerBlock) == 0 {
 		t.Errorf("suite.json lost the per-block stats of %s", back.Measured[2].Experiment.Points[0].Label)

@@ -42,7 +42,7 @@ func fakeResult(p Point) *bench.Result {
 		})
 	}
 	if p.Baseline {
-		r.Baseline = &bench.Baseline{Seconds: secs / 40, TPS: r.TPS * 40}
+		r.Baseline = &bench.Baseline{Seconds: secs / 40, TPS: r.TPS * 40, Replicas: p.BaselineReplicas}
 		r.Overhead = 40
 	}
 	if p.Ceiling {
