@@ -88,10 +88,14 @@ const (
 	Fig11a = "fig11a"
 	Fig11b = "fig11b"
 	Fig12  = "fig12"
+	// Study is the latency study after Bergman, Asplund and
+	// Nadjm-Tehrani, "Permissioned Blockchains and Distributed
+	// Databases: A Performance Study" (Fabric against Cassandra).
+	Study = "latency-study"
 )
 
 // IDs lists every experiment Plan knows.
-var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a, Fig11b, Fig12}
+var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a, Fig11b, Fig12, Study}
 
 // Defaults of every point unless an experiment varies them.
 const (
@@ -119,6 +123,7 @@ type sizes struct {
 	delays     []time.Duration // fig11b's added one-way link latencies
 	asyncDelay bool            // fig11b also asynchronous
 	replicaKs  []int           // fig12's wl-transactions per bc-transaction
+	study      bool            // the latency study (full plan only)
 }
 
 var quickSizes = sizes{
@@ -148,6 +153,7 @@ var fullSizes = sizes{
 	asyncDelay: true,
 	delays:     []time.Duration{0, 5 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond},
 	replicaKs:  []int{1, 16, 64, 256, 1024},
+	study:      true,
 }
 
 // builder makes the points of a plan with consistent defaults, so that
@@ -231,7 +237,7 @@ func Plan(o Options) []Experiment {
 	}
 	p := planner{b: builder{s}, o: o, note: fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
 		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)}
-	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a(), p.fig11b(), p.fig12()}
+	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a(), p.fig11b(), p.fig12(), p.study()}
 	if len(o.Only) == 0 {
 		return all
 	}
@@ -505,6 +511,40 @@ func (pl planner) fig12() Experiment {
 		p.Backend, p.Baseline, p.BaselineReplicas = "postgres", true, 3
 		e.Points = append(e.Points, p)
 	}
+	return e
+}
+
+// studyClients and studyTxsPerClient size each point of the latency
+// study: closed-loop clients and the wl-transactions each submits.
+const studyClients, studyTxsPerClient = 8, 40
+
+// study is the latency study after the Fabric-vs-Cassandra paper: read and
+// write latency against the network size, and against the read/write mix,
+// beside PostgreSQL's synchronous replication.
+func (pl planner) study() Experiment {
+	e := Experiment{ID: Study, Title: "Latency study: read and write latency by network size and read/write mix (YCSB, 8 clients, relchain on PostgreSQL beside PostgreSQL with 3 synchronous standbys)",
+		Paper: "Bergman et al. (Fabric against Cassandra): the permissioned blockchain's write latency is far higher than the distributed database's and grows with the network and the offered load, while reads, answered by one node, stay close to the database's; the read/write mix (95/5, 50/50, 5/95) decides how far apart the two systems are.",
+		Notes: []string{pl.note, "YCSB records (1 KB, uniform keys), reads through one node's query path, writes through consensus; --mix Read:R,Update:W sets the proportion. Every validator, the chain's PostgreSQL and the four replicated servers share this machine's cores, so more validators also means more contention, not only more messages. `make bench-latency-study` runs the 36 points of 1/4/7/10 validators, 1/8/32 clients and three mixes."}}
+	if !slices.Contains(pl.o.Backends, "postgres") {
+		e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+		return e
+	}
+	if !pl.b.s.study {
+		e.Notes = append(e.Notes, "Skipped: the quick plan leaves the study out (networks of up to 10 validators and four PostgreSQL servers a point); run the full plan or `make bench-latency-study`.")
+		return e
+	}
+	add := func(validators, read int) {
+		p := pl.b.point(fmt.Sprintf("validators=%d read/write=%d/%d", validators, read, 100-read), "ycsb-a", bench.ModeSync, 1, studyClients, studyClients*studyTxsPerClient)
+		p.Config.Mix = []string{fmt.Sprintf("Read:%d", read), fmt.Sprintf("Update:%d", 100-read)}
+		p.Config.Scale = 10000
+		p.Validators, p.Backend, p.Baseline, p.BaselineReplicas = validators, "postgres", true, 3
+		e.Points = append(e.Points, p)
+	}
+	for _, v := range []int{1, 4, 7, 10} {
+		add(v, 50)
+	}
+	add(4, 95)
+	add(4, 5)
 	return e
 }
 

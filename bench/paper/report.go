@@ -181,6 +181,7 @@ var findingsOf = map[string]func(all []at) []string{
 	Fig11a: fig11aFindings,
 	Fig11b: fig11bFindings,
 	Fig12:  fig12Findings,
+	Study:  studyFindings,
 }
 
 // first returns the result of the first measured point that keep accepts.
@@ -362,6 +363,20 @@ func fig12Findings(all []at) []string {
 		}
 		out = append(out, fmt.Sprintf("k=%d: relchain %s wl-tx/s, PostgreSQL with %d synchronous standbys %s wl-tx/s (%sx relchain's)",
 			a.p.Config.WLPerBC, num(a.r.TPS), a.r.Baseline.Replicas, num(a.r.Baseline.TPS), num(a.r.Baseline.TPS/a.r.TPS)))
+	}
+	return out
+}
+
+// studyFindings: each point's read and write p50 beside the replicated
+// PostgreSQL's.
+func studyFindings(all []at) []string {
+	var out []string
+	for _, a := range all {
+		if a.r == nil || a.r.Baseline == nil || a.r.Baseline.LatencyMS == nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: read p50 %s ms, write p50 %s ms; PostgreSQL with %d synchronous standbys p50 %s ms (all operations)",
+			a.p.Label, num(kindP50(a.r, "Read")), num(kindP50(a.r, "Update")), a.r.Baseline.Replicas, num(a.r.Baseline.LatencyMS.P50)))
 	}
 	return out
 }
