@@ -126,7 +126,7 @@ func (ns *Namespaces) createBridge() error {
 
 func (ns *Namespaces) createNode(i int) error {
 	name := ns.Name(i)
-	host, peer := fmt.Sprintf("%sh%d", ns.prefix, i), fmt.Sprintf("%sp%d", ns.prefix, i)
+	host, peer := ns.hostVeth(i), fmt.Sprintf("%sp%d", ns.prefix, i)
 	return runIP([][]string{
 		{"netns", "add", name},
 		{"link", "add", host, "type", "veth", "peer", "name", peer, "netns", name},

@@ -113,3 +113,41 @@ func TestOwnerParsesOnlyNamesThisPackageMade(t *testing.T) {
 		}
 	}
 }
+
+func TestThrottleCapsBothEndsOfTheNodesLink(t *testing.T) {
+	ns := mustNamespaces(t, 2)
+	qdisc := func(args ...string) string {
+		out, err := exec.Command("tc", append(args, "qdisc", "show")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tc qdisc show: %v: %s", err, out)
+		}
+		return string(out)
+	}
+	inNode := func() string { return qdisc("-n", ns.Name(1)) }
+	atHost := func() string {
+		out, _ := exec.Command("tc", "qdisc", "show", "dev", ns.hostVeth(1)).CombinedOutput()
+		return string(out)
+	}
+	if err := ns.Throttle(1, "256kbit"); err != nil {
+		t.Fatal(err)
+	}
+	for where, got := range map[string]string{"node1": inNode(), "its host veth": atHost()} {
+		if !strings.Contains(got, "tbf") || !strings.Contains(got, "rate 256Kbit") {
+			t.Errorf("%s after Throttle: %s", where, got)
+		}
+	}
+	if strings.Contains(qdisc("-n", ns.Name(0)), "tbf") {
+		t.Error("node0 was throttled too")
+	}
+	if err := ns.Unthrottle(1); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(inNode(), "tbf") || strings.Contains(atHost(), "tbf") {
+		t.Errorf("still throttled after Unthrottle: %s %s", inNode(), atHost())
+	}
+	for _, bad := range []string{"fast", "0kbit", "10 mbit", "1tbit"} {
+		if err := ns.Throttle(0, bad); err == nil {
+			t.Errorf("rate %q accepted", bad)
+		}
+	}
+}

@@ -388,7 +388,7 @@ func blocks(r *bench.Result) float64 {
 
 // shortLabel drops an experiment's common words from a label for an axis.
 func shortLabel(l string) string {
-	r := strings.NewReplacer("timeout_commit=", "", "smallbank", "SB", "tpcc", "TPC-C", "validators=", "v=", "clients=", "c=", " (query path)", "")
+	r := strings.NewReplacer("timeout_commit=", "", "smallbank", "SB", "tpcc", "TPC-C", "validators=", "v=", "clients=", "c=", " (query path)", "", "read/write=", "r/w ")
 	return r.Replace(l)
 }
 
@@ -419,6 +419,54 @@ var chartOf = map[string]func(path string, all []at) error{
 	Fig10:  fig10Chart,
 	Fig11a: fig11aChart,
 	Fig11b: fig11bChart,
+	Fig12:  fig12Chart,
+	Study:  studyChart,
+}
+
+// studyChart draws read and write p50 latency per point, beside the
+// replicated PostgreSQL's p50 over all operations.
+func studyChart(path string, all []at) error {
+	var cats []string
+	read, write, replicated := group{name: "relchain read"}, group{name: "relchain write"}, group{name: "PostgreSQL + 3 sync standbys (all ops)"}
+	for _, a := range all {
+		cats = append(cats, shortLabel(a.p.Label))
+		read.vals = append(read.vals, kindP50(a.r, "Read"))
+		write.vals = append(write.vals, kindP50(a.r, "Update"))
+		rep := math.NaN()
+		if a.r != nil && a.r.Baseline != nil && a.r.Baseline.LatencyMS != nil {
+			rep = a.r.Baseline.LatencyMS.P50
+		}
+		replicated.vals = append(replicated.vals, rep)
+	}
+	p := barPanel("YCSB, 8 clients: p50 latency", "ms", cats, []group{read, write, replicated}, false)
+	return savePanels(path, 1, p)
+}
+
+// kindP50 is one transaction kind's p50 latency in ms (NaN if absent).
+func kindP50(r *bench.Result, kind string) float64 {
+	if r == nil || r.Kinds[kind] == nil || r.Kinds[kind].LatencyMS == nil {
+		return math.NaN()
+	}
+	return r.Kinds[kind].LatencyMS.P50
+}
+
+// fig12Chart draws the chain's and the replicated PostgreSQL's throughput
+// by wl-transactions per bc-transaction.
+func fig12Chart(path string, all []at) error {
+	var cats []string
+	chain, replicated := group{name: "relchain (4 validators)"}, group{name: "PostgreSQL + 3 synchronous standbys"}
+	for _, a := range all {
+		cats = append(cats, fmt.Sprintf("k=%d", a.p.Config.WLPerBC))
+		chain.vals = append(chain.vals, tps(a.r))
+		rep := math.NaN()
+		if a.r != nil && a.r.Baseline != nil {
+			rep = a.r.Baseline.TPS
+		}
+		replicated.vals = append(replicated.vals, rep)
+	}
+	p := barPanel("Smallbank pseudo-sync: throughput", "wl-tx/s", cats, []group{chain, replicated}, false)
+	p.X.Label.Text = "wl-transactions per bc-transaction"
+	return savePanels(path, 1, p)
 }
 
 // fig2Chart draws sync latency and async throughput by timeout_commit.

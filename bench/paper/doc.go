@@ -2,9 +2,10 @@
 // Easiest Way of Turning your Relational Database into a Blockchain — and
 // the Cost of Doing So" (BTW 2023), on relchain.
 //
-// Plan turns the paper's experiments (Figs. 2, 4-5, 6-7, 8, 9, 10 and 11a)
-// into measurement points scaled to a small machine; each Experiment also
-// carries, in words and numbers, what the paper found. Run measures the
+// Plan turns the paper's experiments (Figs. 2, 3, 4-5, 6-7, 8, 9, 10, 11a,
+// 11b and 12) into measurement points scaled to a small machine; each
+// Experiment also carries, in words and numbers, what the paper found.
+// Run measures the
 // points through a RunFunc (the runner that starts networks and drives
 // workloads lives elsewhere: this package only plans, collects and
 // reports), measuring identical points once, and goes on past failures.

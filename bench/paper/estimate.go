@@ -28,6 +28,10 @@ const (
 	syncPerNode   = 3 * time.Millisecond // per validator beyond 4
 	asyncTailTCs  = 3                    // blocks after the last submission
 	rawSetupRatio = 0.3                  // baseline setup against the chain's
+	// A replicated baseline: starting a primary and basebacking each
+	// standby; each commit waits for every standby to apply it.
+	replicaStart     = 4 * time.Second
+	replicatedCommit = 3 * time.Millisecond
 )
 
 // Per wl-transaction costs in one node's backend (execution, digests,
@@ -133,6 +137,10 @@ func EstimatePoint(p Point) time.Duration {
 	d := startup(p) + setup(p) + runTime(p)
 	if p.Baseline {
 		d += time.Duration(float64(setup(p))*rawSetupRatio) + time.Duration(p.Config.Txs)*lookup(rawPerWL, p.Config.Workload)
+	}
+	if n := p.BaselineReplicas; p.Baseline && n > 0 {
+		bcs := int(math.Ceil(float64(p.Config.Txs) / float64(max(p.Config.WLPerBC, 1))))
+		d += time.Duration(n+1)*replicaStart + time.Duration(bcs)*replicatedCommit
 	}
 	if p.Ceiling {
 		kv := p

@@ -31,6 +31,7 @@ type pointJSON struct {
 	RelayLinks    bool     `json:"relay_links,omitempty"`
 	LinkDelay     string   `json:"link_delay,omitempty"`
 	Baseline      bool     `json:"baseline"`
+	Replicas      int      `json:"baseline_replicas,omitempty"`
 	Ceiling       bool     `json:"ceiling"`
 	Paper         string   `json:"paper,omitempty"`
 }
@@ -43,7 +44,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Clients: c.Clients, Txs: c.Txs, Rows: c.Rows, Scale: c.Scale, Dialect: c.Dialect, Seed: c.Seed,
 		Mix: c.Mix, Validators: p.Validators, Backend: p.Backend, TimeoutCommit: p.TimeoutCommit.String(),
 		ABCI: p.ABCI, Baseline: p.Baseline, Ceiling: p.Ceiling, Paper: p.Paper,
-		RelayLinks: p.RelayLinks, LinkDelay: linkDelayJSON(p),
+		RelayLinks: p.RelayLinks, LinkDelay: linkDelayJSON(p), Replicas: p.BaselineReplicas,
 	})
 }
 
@@ -71,7 +72,7 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 		},
 		Validators: j.Validators, Backend: j.Backend, TimeoutCommit: tc, ABCI: j.ABCI,
 		Baseline: j.Baseline, Ceiling: j.Ceiling, Paper: j.Paper,
-		RelayLinks: j.RelayLinks, LinkDelay: delay,
+		RelayLinks: j.RelayLinks, LinkDelay: delay, BaselineReplicas: j.Replicas,
 	}
 	return nil
 }

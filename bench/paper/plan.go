@@ -36,6 +36,10 @@ type Point struct {
 	// Baseline also runs the raw-DBMS baseline (Result.Baseline and
 	// Result.Overhead).
 	Baseline bool
+	// BaselineReplicas > 0 runs that baseline on a PostgreSQL primary
+	// with this many synchronous streaming standbys (remote_apply): the
+	// replicated database of Fig. 12.
+	BaselineReplicas int
 	// Ceiling also runs CometBFT's kvstore on an identical network
 	// (Result.Ceiling, Result.RatioToCeiling).
 	Ceiling bool
@@ -83,10 +87,15 @@ const (
 	Fig10  = "fig10"
 	Fig11a = "fig11a"
 	Fig11b = "fig11b"
+	Fig12  = "fig12"
+	// Study is the latency study after Bergman, Asplund and
+	// Nadjm-Tehrani, "Permissioned Blockchains and Distributed
+	// Databases: A Performance Study" (Fabric against Cassandra).
+	Study = "latency-study"
 )
 
 // IDs lists every experiment Plan knows.
-var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a, Fig11b}
+var IDs = []string{Fig2, Fig3, Fig45, Fig67, Fig8, Fig9, Fig10, Fig11a, Fig11b, Fig12, Study}
 
 // Defaults of every point unless an experiment varies them.
 const (
@@ -113,6 +122,8 @@ type sizes struct {
 	asyncFig9  bool            // fig9 also asynchronous
 	delays     []time.Duration // fig11b's added one-way link latencies
 	asyncDelay bool            // fig11b also asynchronous
+	replicaKs  []int           // fig12's wl-transactions per bc-transaction
+	study      bool            // the latency study (full plan only)
 }
 
 var quickSizes = sizes{
@@ -124,7 +135,8 @@ var quickSizes = sizes{
 	tpccKs:  []int{16, 256},
 	tcs:     []time.Duration{0, 10 * time.Millisecond, 100 * time.Millisecond, time.Second},
 	clients: []int{1, 2, 4, 8, 16, 32}, clientTxs: 100, clientCap: 1600,
-	delays: []time.Duration{0, 100 * time.Millisecond},
+	delays:    []time.Duration{0, 100 * time.Millisecond},
+	replicaKs: []int{16, 1024},
 }
 
 var fullSizes = sizes{
@@ -140,6 +152,8 @@ var fullSizes = sizes{
 	asyncMixes: true, asyncFig9: true,
 	asyncDelay: true,
 	delays:     []time.Duration{0, 5 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond},
+	replicaKs:  []int{1, 16, 64, 256, 1024},
+	study:      true,
 }
 
 // builder makes the points of a plan with consistent defaults, so that
@@ -223,7 +237,7 @@ func Plan(o Options) []Experiment {
 	}
 	p := planner{b: builder{s}, o: o, note: fmt.Sprintf("Smallbank with %s accounts (paper: 100,000), TPC-C with %d warehouse(s) (paper: 10); SQLite backend unless stated (paper: PostgreSQL 14.5); 4 validators on one 2-core machine (paper: 4 Docker nodes on a 16-core i9-12900K); default timeout_commit %v (paper: 100 ms, chosen by its Fig. 2).",
 		thousands(s.sbScale), s.tpccScale, DefaultTimeoutCommit)}
-	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a(), p.fig11b()}
+	all := []Experiment{p.fig2(), p.fig3(), p.fig45(), p.fig67(), p.fig8(), p.fig9(), p.fig10(), p.fig11a(), p.fig11b(), p.fig12(), p.study()}
 	if len(o.Only) == 0 {
 		return all
 	}
@@ -481,6 +495,59 @@ func (pl planner) fig11b() Experiment {
 	return e
 }
 
+// fig12 is Fig. 12: the chain beside a replicated PostgreSQL, by
+// wl-transactions per bc-transaction (pseudo-sync, as the paper varied).
+func (pl planner) fig12() Experiment {
+	b, s := pl.b, pl.b.s
+	e := Experiment{ID: Fig12, Title: "Fig. 12: relchain on PostgreSQL beside PostgreSQL with 3 synchronous standbys (Smallbank pseudo-sync, by wl-transactions per bc-transaction)",
+		Paper: "Smallbank against a fully replicated Citus cluster (a coordinator synchronizing three replicas with 2PC) on the same four nodes, pseudo-sync: with few wl-transactions per bc-transaction distributed PostgreSQL performs drastically better; the more wl-transactions a bc-transaction carries, the closer the blockchain comes.",
+		Notes: []string{pl.note, "Citus is not installable here; the replicated baseline is PostgreSQL's own: a durable primary with 3 synchronous streaming standbys, synchronous_commit = remote_apply (a commit returns once every standby has applied it), the four servers on this machine, running exactly the chain's wl-transactions in the chain's grouping (one db-transaction per bc-transaction)."}}
+	if !slices.Contains(pl.o.Backends, "postgres") {
+		e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+		return e
+	}
+	for _, k := range s.replicaKs {
+		p := b.point(fmt.Sprintf("k=%d", k), "smallbank", bench.ModePseudo, k, 1, s.sbPseudo)
+		p.Backend, p.Baseline, p.BaselineReplicas = "postgres", true, 3
+		e.Points = append(e.Points, p)
+	}
+	return e
+}
+
+// studyClients and studyTxsPerClient size each point of the latency
+// study: closed-loop clients and the wl-transactions each submits.
+const studyClients, studyTxsPerClient = 8, 40
+
+// study is the latency study after the Fabric-vs-Cassandra paper: read and
+// write latency against the network size, and against the read/write mix,
+// beside PostgreSQL's synchronous replication.
+func (pl planner) study() Experiment {
+	e := Experiment{ID: Study, Title: "Latency study: read and write latency by network size and read/write mix (YCSB, 8 clients, relchain on PostgreSQL beside PostgreSQL with 3 synchronous standbys)",
+		Paper: "Bergman et al. (Fabric against Cassandra): the permissioned blockchain's write latency is far higher than the distributed database's and grows with the network and the offered load, while reads, answered by one node, stay close to the database's; the read/write mix (95/5, 50/50, 5/95) decides how far apart the two systems are.",
+		Notes: []string{pl.note, "YCSB records (1 KB, uniform keys), reads through one node's query path, writes through consensus; --mix Read:R,Update:W sets the proportion. Every validator, the chain's PostgreSQL and the four replicated servers share this machine's cores, so more validators also means more contention, not only more messages. `make bench-latency-study` runs the 36 points of 1/4/7/10 validators, 1/8/32 clients and three mixes."}}
+	if !slices.Contains(pl.o.Backends, "postgres") {
+		e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+		return e
+	}
+	if !pl.b.s.study {
+		e.Notes = append(e.Notes, "Skipped: the quick plan leaves the study out (networks of up to 10 validators and four PostgreSQL servers a point); run the full plan or `make bench-latency-study`.")
+		return e
+	}
+	add := func(validators, read int) {
+		p := pl.b.point(fmt.Sprintf("validators=%d read/write=%d/%d", validators, read, 100-read), "ycsb-a", bench.ModeSync, 1, studyClients, studyClients*studyTxsPerClient)
+		p.Config.Mix = []string{fmt.Sprintf("Read:%d", read), fmt.Sprintf("Update:%d", 100-read)}
+		p.Config.Scale = 10000
+		p.Validators, p.Backend, p.Baseline, p.BaselineReplicas = validators, "postgres", true, 3
+		e.Points = append(e.Points, p)
+	}
+	for _, v := range []int{1, 4, 7, 10} {
+		add(v, 50)
+	}
+	add(4, 95)
+	add(4, 5)
+	return e
+}
+
 // thousands writes n with thousands separators: 100,000.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
@@ -506,9 +573,10 @@ func (p Point) key() string {
 	if abci == "builtin" {
 		abci = ""
 	}
-	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v|%s|%v|%v",
+	return fmt.Sprintf("%s|%s|%d|%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%v|%s|%v|%v|%d",
 		c.Workload, c.Mode, c.WLPerBC, c.Submit, c.Clients, c.Txs, c.Rows, c.Scale,
-		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit, abci, p.RelayLinks, p.LinkDelay)
+		strings.Join(c.Mix, ","), c.Seed, c.Dialect, p.Validators, p.Backend, p.TimeoutCommit, abci, p.RelayLinks, p.LinkDelay,
+		p.BaselineReplicas)
 }
 
 // Distinct returns the measurements a plan needs: one per distinct point,

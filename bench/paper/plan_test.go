@@ -2,6 +2,7 @@ package paper
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,11 @@ func TestQuickPlanCoversEveryExperimentWithinBudget(t *testing.T) {
 		var ids []string
 		for _, e := range plan {
 			ids = append(ids, e.ID)
-			if len(e.Points) == 0 {
-				t.Errorf("%s has no points", e.ID)
+			if len(e.Points) == 0 && !skipped(e) {
+				t.Errorf("%s has no points and does not say it was skipped", e.ID)
+			}
+			if e.ID == Fig12 && slices.Contains(backends, "postgres") == skipped(e) {
+				t.Errorf("fig12 with backends %v: skipped %v (it needs PostgreSQL, and only it)", backends, skipped(e))
 			}
 			if e.Paper == "" || e.Title == "" {
 				t.Errorf("%s lacks the paper's findings or a title", e.ID)
@@ -41,8 +45,11 @@ func TestQuickPlanCoversEveryExperimentWithinBudget(t *testing.T) {
 			t.Errorf("quick plan covers %v, want %v", ids, IDs)
 		}
 		est := Estimate(plan)
-		if est > 8*time.Minute || est < time.Minute {
-			t.Errorf("quick plan with %v estimated at %v, want between 1 and 8 minutes", backends, est)
+		// README promises the quick run in under 10 minutes; 9 keeps a
+		// margin for the estimate's errors (Fig. 12's replicated servers
+		// took the plan with every backend from 7m54s to 8m51s).
+		if est > 9*time.Minute || est < time.Minute {
+			t.Errorf("quick plan with %v estimated at %v, want between 1 and 9 minutes", backends, est)
 		}
 		t.Logf("quick plan, backends %v: %d distinct measurements, estimated %v", backends, len(Distinct(plan)), est.Round(time.Second))
 	}
@@ -167,4 +174,9 @@ func TestEveryPlannedPointIsAValidMeasurement(t *testing.T) {
 			}
 		}
 	}
+}
+
+// skipped reports whether an experiment says it was skipped altogether.
+func skipped(e Experiment) bool {
+	return slices.ContainsFunc(e.Notes, func(n string) bool { return strings.HasPrefix(n, "Skipped:") })
 }

@@ -180,6 +180,8 @@ var findingsOf = map[string]func(all []at) []string{
 	Fig10:  fig10Findings,
 	Fig11a: fig11aFindings,
 	Fig11b: fig11bFindings,
+	Fig12:  fig12Findings,
+	Study:  studyFindings,
 }
 
 // first returns the result of the first measured point that keep accepts.
@@ -348,6 +350,34 @@ func fig11aFindings(all []at) []string {
 		}
 	}
 	out = append(out, "paper (async, 10,000 txs): 4 nodes 1.47x, 8 nodes 1.69x the runtime of 1 node; about 20 blocks on 1 node, about 6 on 4 and 8")
+	return out
+}
+
+// fig12Findings: the chain's throughput against the replicated
+// PostgreSQL's on the same wl-transactions, by k.
+func fig12Findings(all []at) []string {
+	var out []string
+	for _, a := range all {
+		if a.r == nil || a.r.Baseline == nil || a.r.Baseline.TPS == 0 || a.r.TPS == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("k=%d: relchain %s wl-tx/s, PostgreSQL with %d synchronous standbys %s wl-tx/s (%sx relchain's)",
+			a.p.Config.WLPerBC, num(a.r.TPS), a.r.Baseline.Replicas, num(a.r.Baseline.TPS), num(a.r.Baseline.TPS/a.r.TPS)))
+	}
+	return out
+}
+
+// studyFindings: each point's read and write p50 beside the replicated
+// PostgreSQL's.
+func studyFindings(all []at) []string {
+	var out []string
+	for _, a := range all {
+		if a.r == nil || a.r.Baseline == nil || a.r.Baseline.LatencyMS == nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: read p50 %s ms, write p50 %s ms; PostgreSQL with %d synchronous standbys p50 %s ms (all operations)",
+			a.p.Label, num(kindP50(a.r, "Read")), num(kindP50(a.r, "Update")), a.r.Baseline.Replicas, num(a.r.Baseline.LatencyMS.P50)))
+	}
 	return out
 }
 

@@ -72,6 +72,7 @@ func TestWriteChartsReportAndSuite(t *testing.T) {
 		"8 validators take", "kvstore",
 		"sync: relchain on PostgreSQL is", "as fast as on MySQL; raw PostgreSQL", "async: relchain on SQLite is",
 		"raw PostgreSQL 6.6x faster than MySQL (sync) and 2.6x (async); in the chain 1.0x",
+		"k=1024: relchain", "PostgreSQL with 3 synchronous standbys", "drastically better",
 		// The failure.
 		"**1 point(s) failed**", "FAILED: validator 2 did not start", "- fig11a / async validators=8: validator 2 did not start",
 		s.Machine, s.Command,
@@ -91,6 +92,11 @@ func TestWriteChartsReportAndSuite(t *testing.T) {
 	}
 	if len(back.Measured) != len(s.Measured) || back.Failed() != 1 || back.Machine != s.Machine {
 		t.Errorf("suite.json: %d experiments, %d failed", len(back.Measured), back.Failed())
+	}
+	for _, m := range back.Measured {
+		if m.Experiment.ID == Fig12 && (m.Experiment.Points[0].BaselineReplicas != 3 || m.Results[0].Baseline.Replicas != 3) {
+			t.Errorf("suite.json lost Fig. 12's replicated baseline: %+v", m.Experiment.Points[0])
+		}
 	}
 	if r := back.Measured[2].Results[0]; r == nil || len(r.PerBlock) == 0 {
 		t.Errorf("suite.json lost the per-block stats of %s", back.Measured[2].Experiment.Points[0].Label)
@@ -131,6 +137,16 @@ func TestRenderSampleOfTheFullPlan(t *testing.T) {
 	for _, m := range s.Measured {
 		if _, err := os.Stat(filepath.Join(dir, ChartFile(m.Experiment.ID))); err != nil {
 			t.Errorf("chart of %s: %v", m.Experiment.ID, err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"validators=10 read/write=50/50: read p50 2.00 ms, write p50", "PostgreSQL with 3 synchronous standbys p50 1.50 ms",
+		"read/write=5/95", "read/write=95/5", "k=1: relchain"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the full plan's report lacks %q", want)
 		}
 	}
 }

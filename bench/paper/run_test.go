@@ -41,8 +41,15 @@ func fakeResult(p Point) *bench.Result {
 			LatencyMS: lat * float64(h+1) * (1 + 0.1*math.Sin(float64(h))),
 		})
 	}
+	if c.Workload == "ycsb-a" {
+		r.Kinds = map[string]*bench.KindStat{
+			"Read":   {Count: c.Txs / 2, LatencyMS: &bench.Latency{P50: 2, P95: 4, P99: 5}},
+			"Update": {Count: c.Txs / 2, LatencyMS: &bench.Latency{P50: lat, P95: lat * 1.3, P99: lat * 1.6}},
+		}
+	}
 	if p.Baseline {
-		r.Baseline = &bench.Baseline{Seconds: secs / 40, TPS: r.TPS * 40}
+		r.Baseline = &bench.Baseline{Seconds: secs / 40, TPS: r.TPS * 40, Replicas: p.BaselineReplicas,
+			LatencyMS: &bench.Latency{P50: 1.5, P95: 3, P99: 4}}
 		r.Overhead = 40
 	}
 	if p.Ceiling {

@@ -92,7 +92,7 @@ func paperMySQL(ctx context.Context, mode, dir string) (string, func(), error) {
 	return mode, func() {}, nil
 }
 
-// replicatedPostgres starts, in dir/replicated, a durable private
+// replicatedPostgres starts, in a new directory under dir, a durable private
 // PostgreSQL primary with n hot standbys made synchronous with
 // synchronous_commit = remote_apply (a commit returns once every standby
 // has applied it: the paper's Fig. 12 baseline, PostgreSQL's own
@@ -102,13 +102,17 @@ func replicatedPostgres(ctx context.Context, dir string, n int) (string, func(),
 	if _, err := pgtest.FindBinDir(); err != nil {
 		return "", nil, fmt.Errorf("--baseline-replicas: %w", err)
 	}
-	root := filepath.Join(dir, "replicated")
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	// A directory of its own each time (a lab run may start several),
+	// removed with the servers; they run as the postgres user, which must
+	// reach it.
+	root, err := os.MkdirTemp(dir, "replicated-")
+	if err != nil {
 		return "", nil, err
 	}
-	// The servers run as the postgres user, which must reach root.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", nil, err
+	for _, d := range []string{dir, root} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return "", nil, err
+		}
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -121,6 +125,7 @@ func replicatedPostgres(ctx context.Context, dir string, n int) (string, func(),
 		for i := len(servers) - 1; i >= 0; i-- {
 			_ = servers[i].Stop()
 		}
+		_ = os.RemoveAll(root)
 	}
 	names := make([]string, n)
 	for i := range names {

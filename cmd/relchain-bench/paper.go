@@ -181,5 +181,13 @@ func runPaperPoint(ctx context.Context, p paper.Point, bin, dir string, template
 		}
 		o.Network.DSNTemplate = templates[p.Backend]
 	}
+	if p.Baseline && p.BaselineReplicas > 0 {
+		dsn, stop, err := replicatedPostgres(ctx, dir, p.BaselineReplicas)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		o.BaselineDSN, o.BaselineReplicas = dsn, p.BaselineReplicas
+	}
 	return bench.Measure(ctx, o)
 }

@@ -138,7 +138,11 @@ func TestParseManifestRefusesUnknownKeysAndBadSchedules(t *testing.T) {
 		{"[[perturb]]\nat = \"5s\"\naction = \"free-disk\"", "undo of a fault"},
 		{"[[perturb]]\nat = \"5s\"\naction = \"delay\"\nfor = \"5s\"", "want a latency > 0"},
 		{"[[perturb]]\nat = \"5s\"\naction = \"pause\"\nlatency = \"5ms\"", "belong to delay"},
-		{"[[perturb]]\nat = \"1s\"\naction = \"delay\"\nlatency = \"5ms\"\n[[perturb]]\nat = \"5s\"\naction = \"disconnect\"", "cannot cut them"},
+		{"[[perturb]]\nat = \"1s\"\naction = \"delay\"\nlatency = \"5ms\"\n[[perturb]]\nat = \"5s\"\naction = \"disconnect\"", "cannot reach them"},
+		{"[[perturb]]\nat = \"1s\"\naction = \"delay\"\nlatency = \"5ms\"\n[[perturb]]\nat = \"5s\"\naction = \"throttle\"\nrate = \"1mbit\"", "cannot reach them"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"throttle\"\nfor = \"5s\"", "throttle needs a rate"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"kill\"\nrate = \"1mbit\"", "only throttle takes one"},
+		{"[[perturb]]\nat = \"5s\"\naction = \"unthrottle\"", "undo of a fault"},
 	} {
 		_, err := ParseManifest(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -185,6 +189,30 @@ latency = "40ms"
 jitter = "10ms"
 for = "5s"
 `)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := ParseManifest(`
+network = "netns"
+[load]
+duration = "30s"
+[[perturb]]
+at = "3s"
+action = "throttle"
+node = 1
+rate = "64kbit"
+for = "10s"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var thr []string
+	for _, e := range timeline(th, 1) {
+		thr = append(thr, fmt.Sprintf("%v %s %d", e.At, e.P.Action, e.P.Node))
+	}
+	if want := []string{"3s throttle 1", "13s unthrottle 1"}; !slices.Equal(thr, want) || !th.needsNamespaces() {
+		t.Errorf("throttle timeline %v (want %v), needs namespaces %v", thr, want, th.needsNamespaces())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,10 @@ type Perturb struct {
 	// (at = "0s", no for): the node runs an e2e_clock build of relchain
 	// that shifts its own wall clock (see internal/clockfault).
 	Offset Duration `toml:"offset"`
+	// Rate (action throttle) caps Node's link to the others, both ways,
+	// in tc's units: "256kbit", "1mbit". Beyond it packets queue up to
+	// 200 ms and are then dropped: real loss, under load.
+	Rate string `toml:"rate"`
 }
 
 // RandomPlan makes a schedule from a seed (the long set): Faults faults
@@ -148,10 +152,14 @@ const (
 	ActUndelay = "undelay"
 	// ActClock offsets a node's wall clock for the whole run.
 	ActClock = "clock"
+	// ActThrottle caps a node's bandwidth (tc tbf on its veth: network
+	// namespaces only); ActUnthrottle takes the cap off.
+	ActThrottle   = "throttle"
+	ActUnthrottle = "unthrottle"
 )
 
 var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
-	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock}
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock, ActThrottle, ActUnthrottle}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -293,7 +301,7 @@ func (m *Manifest) validate() error {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
 		}
 		if p.Action == ActDelay && m.needsNamespaces() {
-			errs = append(errs, fmt.Errorf("perturb[%d]: delay relays the links through the harness, where partition and disconnect cannot cut them", i))
+			errs = append(errs, fmt.Errorf("perturb[%d]: delay relays the links through the harness, where partition, disconnect and throttle cannot reach them", i))
 		}
 		if p.Action == ActTamper && !slices.Contains(fileBackends, m.Backend) {
 			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
@@ -375,7 +383,7 @@ func (p Perturb) validateDataFault() error {
 		if p.Latency.Duration <= 0 || p.Jitter.Duration < 0 || p.Latency.Duration+p.Jitter.Duration > 10*time.Second {
 			return fmt.Errorf("delay: latency %v, jitter %v: want a latency > 0 and at most 10 s in all", p.Latency, p.Jitter)
 		}
-	case ActRebuild, ActFreeDisk:
+	case ActRebuild, ActFreeDisk, ActUnthrottle:
 		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
 	}
 	if (p.Latency.Duration != 0 || p.Jitter.Duration != 0) && p.Action != ActDelay {
@@ -383,6 +391,9 @@ func (p Perturb) validateDataFault() error {
 	}
 	if len(p.SQL) > 0 && p.Action != ActTamper {
 		return fmt.Errorf("sql belongs to tamper, not %s", p.Action)
+	}
+	if (p.Rate != "") != (p.Action == ActThrottle) {
+		return fmt.Errorf("throttle needs a rate (e.g. \"256kbit\"), and only throttle takes one (action %s, rate %q)", p.Action, p.Rate)
 	}
 	return nil
 }
@@ -402,6 +413,8 @@ func undoOf(a string) string {
 		return ActFreeDisk
 	case ActDelay:
 		return ActUndelay
+	case ActThrottle:
+		return ActUnthrottle
 	}
 	return ""
 }
@@ -438,7 +451,7 @@ func (m *Manifest) delaysLinks() bool {
 // needsNamespaces reports whether the schedule cuts links.
 func (m *Manifest) needsNamespaces() bool {
 	for _, p := range m.Perturb {
-		if p.Action == ActPartition || p.Action == ActDisconnect {
+		if p.Action == ActPartition || p.Action == ActDisconnect || p.Action == ActThrottle {
 			return true
 		}
 	}

@@ -54,6 +54,8 @@ type network struct {
 	// links are the p2p relays of a manifest that delays links (nil
 	// otherwise): links.go.
 	links *netctl.LinkRelays
+	// throttled are the nodes whose bandwidth is capped now.
+	throttled map[int]bool
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -82,7 +84,7 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	if err != nil {
 		return nil, err
 	}
-	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{},
+	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, throttled: map[int]bool{},
 		note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
 	// A disk-full fault checks /readyz, which the metrics listener serves.
@@ -239,6 +241,12 @@ func (nw *network) apply(p Perturb) error {
 		return nw.setDelay(p.Node, p.Latency.Duration, p.Jitter.Duration)
 	case ActUndelay:
 		return nw.setDelay(p.Node, 0, 0)
+	case ActThrottle:
+		nw.throttled[p.Node] = true
+		return nw.ns.Throttle(p.Node, p.Rate)
+	case ActUnthrottle:
+		delete(nw.throttled, p.Node)
+		return nw.ns.Unthrottle(p.Node)
 	}
 	return fmt.Errorf("unknown action %q", p.Action)
 }
@@ -249,6 +257,12 @@ func (nw *network) undoAll(paused map[int]bool) error {
 	if nw.ns != nil {
 		if err := nw.ns.Heal(); err != nil {
 			return err
+		}
+		for i := range nw.throttled {
+			if err := nw.ns.Unthrottle(i); err != nil {
+				return err
+			}
+			delete(nw.throttled, i)
 		}
 	}
 	var errs []error
