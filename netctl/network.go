@@ -86,9 +86,11 @@ func (n *Network) Start(i int) error {
 		bin = n.NodeBin[i]
 	}
 	cmd := exec.Command(bin, args...)
-	if n.Namespaces != nil {
+	if n.Namespaces != nil && i < n.Namespaces.nodes {
 		// ip netns exec enters the namespace and execs the node: the
-		// node keeps the pid (signals, Pdeathsig) of the child.
+		// node keeps the pid (signals, Pdeathsig) of the child. A node
+		// added later (a full node, AddNode) runs in the caller's
+		// namespace and reaches the others through the bridge.
 		cmd = exec.Command("ip", append([]string{"netns", "exec", n.Namespaces.Name(i), bin}, args...)...)
 	}
 	if i < len(n.NodeEnv) && len(n.NodeEnv[i]) > 0 {

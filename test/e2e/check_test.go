@@ -143,6 +143,10 @@ func TestParseManifestRefusesUnknownKeysAndBadSchedules(t *testing.T) {
 		{"[[perturb]]\nat = \"5s\"\naction = \"throttle\"\nfor = \"5s\"", "throttle needs a rate"},
 		{"[[perturb]]\nat = \"5s\"\naction = \"kill\"\nrate = \"1mbit\"", "only throttle takes one"},
 		{"[[perturb]]\nat = \"5s\"\naction = \"unthrottle\"", "undo of a fault"},
+		{"full_nodes = 5", "full_nodes = 5"},
+		{"full_nodes = 1\n[[perturb]]\nat = \"5s\"\naction = \"kill\"\nnode = 5", "4 validators and 1 full nodes"},
+		{"full_nodes = 1\n[[perturb]]\nat = \"5s\"\naction = \"disconnect\"\nnode = 4", "takes a validator"},
+		{"full_nodes = 1\n[[perturb]]\nat = \"1s\"\naction = \"delay\"\nlatency = \"5ms\"", "relays only the validators"},
 	} {
 		_, err := ParseManifest(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

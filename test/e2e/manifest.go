@@ -23,11 +23,17 @@ type Manifest struct {
 	// partitions and disconnections possible), "loopback" (127.0.0.1,
 	// for machines without namespaces) or "auto" (netns where the machine
 	// allows it). A manifest that partitions needs netns.
-	Network string      `toml:"network"`
-	Load    Load        `toml:"load"`
-	Perturb []Perturb   `toml:"perturb"`
-	Random  *RandomPlan `toml:"random"`
-	Check   Check       `toml:"check"`
+	Network string `toml:"network"`
+	// FullNodes adds that many full nodes (not validators: no vote)
+	// after the validators start, each replaying the chain from genesis
+	// and serving clients like the validators; they are nodes
+	// Validators..Validators+FullNodes-1 to kill, pause and restart, and
+	// every check covers them. They run in the caller's namespace.
+	FullNodes int         `toml:"full_nodes"`
+	Load      Load        `toml:"load"`
+	Perturb   []Perturb   `toml:"perturb"`
+	Random    *RandomPlan `toml:"random"`
+	Check     Check       `toml:"check"`
 }
 
 // Load is the client workload.
@@ -293,11 +299,17 @@ func (m *Manifest) validate() error {
 	if slices.Contains(m.Check.Invariants, InvClockSeen) && len(m.clockFaults()) == 0 {
 		errs = append(errs, fmt.Errorf("check.invariants: %s needs a clock perturbation", InvClockSeen))
 	}
+	if m.FullNodes < 0 || m.FullNodes > 4 {
+		errs = append(errs, fmt.Errorf("full_nodes = %d: want 0 to 4", m.FullNodes))
+	}
+	if m.FullNodes > 0 && m.delaysLinks() {
+		errs = append(errs, errors.New("full_nodes: a manifest that delays links relays only the validators' links"))
+	}
 	if len(m.clockFaults()) >= m.Validators {
 		errs = append(errs, errors.New("clock: every validator is skewed; block times need an honest majority of clocks to be checked"))
 	}
 	for i, p := range m.Perturb {
-		if err := p.validate(m.Validators, l.Duration.Duration); err != nil {
+		if err := p.validate(m.Validators, m.FullNodes, l.Duration.Duration); err != nil {
 			errs = append(errs, fmt.Errorf("perturb[%d]: %w", i, err))
 		}
 		if p.Action == ActDelay && m.needsNamespaces() {
@@ -320,7 +332,7 @@ func (m *Manifest) validate() error {
 	return errors.Join(errs...)
 }
 
-func (p Perturb) validate(validators int, load time.Duration) error {
+func (p Perturb) validate(validators, fullNodes int, load time.Duration) error {
 	if !slices.Contains(allActions, p.Action) {
 		return fmt.Errorf("action %q: want one of %v", p.Action, allActions)
 	}
@@ -353,9 +365,14 @@ func (p Perturb) validate(validators int, load time.Duration) error {
 		if p.Node < 0 || p.Node >= validators {
 			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
 		}
+	case ActKill, ActRestart, ActPause, ActResume:
+		// Processes: full nodes too.
+		if p.Node < 0 || p.Node >= validators+fullNodes {
+			return fmt.Errorf("node %d: the network has %d validators and %d full nodes", p.Node, validators, fullNodes)
+		}
 	default:
 		if p.Node < 0 || p.Node >= validators {
-			return fmt.Errorf("node %d: the network has %d", p.Node, validators)
+			return fmt.Errorf("node %d: the network has %d validators (%s takes a validator)", p.Node, validators, p.Action)
 		}
 	}
 	if p.For.Duration > 0 && undoOf(p.Action) == "" {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,7 +157,44 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		return nil, fmt.Errorf("status of node0: %w", err)
 	}
 	nw.chainID = st.ChainID
+	if err := nw.addFullNodes(wctx, opts.Dir, env); err != nil {
+		nw.close()
+		return nil, err
+	}
 	return nw, nil
+}
+
+// addFullNodes adds the manifest's full nodes to the running network
+// (netctl.AddNode: every validator a persistent peer, replaying from
+// genesis) and waits until every node answers. Their databases are the
+// backend's own for "full<j>" (on a server, reached directly: they run in
+// the caller's namespace).
+func (nw *network) addFullNodes(ctx context.Context, dir string, env Env) error {
+	if nw.m.FullNodes == 0 {
+		return nil
+	}
+	tmpl, err := env.DSNTemplate(nw.m.Backend)
+	if err != nil {
+		return err
+	}
+	for j := range nw.m.FullNodes {
+		name := fmt.Sprintf("full%d", j)
+		dsn := ""
+		if tmpl != "" {
+			dsn = strings.ReplaceAll(tmpl, "{node}", name)
+		}
+		info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: dir, Name: name, DSN: dsn})
+		if err != nil {
+			return fmt.Errorf("add full node %s: %w", name, err)
+		}
+		if err := nw.net.Start(nw.net.Add(info)); err != nil {
+			return fmt.Errorf("start full node %s: %w", name, err)
+		}
+	}
+	if err := nw.net.WaitReady(ctx); err != nil {
+		return fmt.Errorf("the full nodes did not become ready: %w", err)
+	}
+	return nil
 }
 
 // close stops every node, then removes the namespaces (a namespace with
