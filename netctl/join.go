@@ -3,9 +3,11 @@ package netctl
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -156,8 +158,8 @@ func trustNewestHeader(ctx context.Context, cc *cmtcfg.Config, nodes []NodeInfo)
 // network's nodes bind their ports only when they start, so two networks
 // set up at once (tests running in parallel) would otherwise be given the
 // same port ("bind: address already in use"). A port is handed out once
-// per process; the ephemeral range has far more ports than a test process
-// uses.
+// per process; the range freePorts picks from has far more ports than a
+// test process uses.
 var handedOut = struct {
 	sync.Mutex
 	ports map[int]bool
@@ -168,7 +170,11 @@ const maxProbes = 1000
 
 // freePorts picks n distinct free loopback ports that this process has
 // not handed out before: every probe listener is held until all are
-// chosen, so none repeats.
+// chosen, so none repeats. The ports come from below the kernel's
+// ephemeral range (portRange), never from it: a port the kernel hands to a
+// listener on port 0 or to an outgoing connection (a node's ABCI socket
+// server, any client) must not be one a node was configured with and has
+// not bound yet — CI once saw a node exit before height 1 that way.
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -178,22 +184,40 @@ func freePorts(n int) ([]int, error) {
 	}()
 	handedOut.Lock()
 	defer handedOut.Unlock()
+	lo, hi := portRange()
 	ports := make([]int, 0, n)
 	for probes := 0; len(ports) < n; probes++ {
 		if probes == n*maxProbes {
-			return nil, fmt.Errorf("pick a free port: %d probes found only %d ports this process has not used", probes, len(ports))
+			return nil, fmt.Errorf("pick a free port: %d probes in %d-%d found only %d ports this process has not used", probes, lo, hi, len(ports))
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		p := lo + rand.IntN(hi-lo+1)
+		if handedOut.ports[p] || slices.Contains(ports, p) {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
-			return nil, fmt.Errorf("pick a free port: %w", err)
+			continue // taken
 		}
-		ls = append(ls, l) // held: the kernel will not offer it again meanwhile
-		if p := l.Addr().(*net.TCPAddr).Port; !handedOut.ports[p] {
-			ports = append(ports, p)
-		}
+		ls = append(ls, l)
+		ports = append(ports, p)
 	}
 	for _, p := range ports {
 		handedOut.ports[p] = true
 	}
 	return ports, nil
+}
+
+// portRange is where freePorts picks: from 10000 up to just below the
+// kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768 by
+// default), or 20000-29999 if that cannot be read or leaves too little.
+func portRange() (lo, hi int) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 20000, 29999
+	}
+	var first, last int
+	if _, err := fmt.Sscan(string(b), &first, &last); err != nil || first-1 < 10000+4096 {
+		return 20000, 29999
+	}
+	return 10000, first - 1
 }
