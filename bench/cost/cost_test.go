@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -45,19 +46,43 @@ func TestTreeCPUCountsReapedChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
+	// The child is this test binary burning burnCPU of its own CPU time
+	// (burnIfAsked), so it always uses enough to show in clock ticks.
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), burnEnv+"=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v: %s", err, out)
 	}
 	child := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	after, err := treeCPU(self)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if child < 50*time.Millisecond {
-		t.Skipf("the child used only %v of CPU: too little to see in clock ticks", child)
+	if child < burnCPU {
+		t.Fatalf("the child reports %v of CPU, want at least %v", child, burnCPU)
 	}
 	if got := after - before; got < child-2*clockTick {
 		t.Fatalf("tree CPU grew by %v, the exited child alone used %v", got, child)
+	}
+}
+
+// burnEnv asks this test binary, started as a child, to burn burnCPU of
+// CPU time and exit.
+const burnEnv = "RELCHAIN_COST_TEST_BURN"
+
+const burnCPU = 100 * time.Millisecond
+
+func init() {
+	if os.Getenv(burnEnv) != "1" {
+		return
+	}
+	var ru syscall.Rusage
+	for x := uint64(1); ; x = x*6364136223846793005 + 1 {
+		if x%(1<<16) == 0 {
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+			if time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) >= burnCPU {
+				os.Exit(0)
+			}
+		}
 	}
 }

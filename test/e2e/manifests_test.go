@@ -79,27 +79,6 @@ func TestManifests(t *testing.T) {
 	runManifests(t, "manifests/ci/*.toml", 1)
 }
 
-// TestManifestFile runs the one manifest RELCHAIN_E2E_MANIFEST names
-// (any path), with RELCHAIN_E2E_SEED for its random plan: a campaign of
-// one's own without adding it to a set.
-func TestManifestFile(t *testing.T) {
-	path := os.Getenv("RELCHAIN_E2E_MANIFEST")
-	if path == "" {
-		t.Skip("runs the manifest RELCHAIN_E2E_MANIFEST names")
-	}
-	m, err := LoadManifest(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed := int64(1)
-	if s := os.Getenv("RELCHAIN_E2E_SEED"); s != "" {
-		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			t.Fatalf("RELCHAIN_E2E_SEED=%q: %v", s, err)
-		}
-	}
-	runManifest(t, m, seed)
-}
-
 // TestLongManifests runs the long set (manifests/long) with random fault
 // schedules: `make e2e-long`. RELCHAIN_E2E_SEED replays a run's seed.
 func TestLongManifests(t *testing.T) {

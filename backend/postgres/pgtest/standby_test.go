@@ -2,7 +2,6 @@ package pgtest_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,8 +16,8 @@ import (
 // made synchronous with remote_apply: a row is on the standby as soon as
 // the primary's INSERT returns, and the standby refuses writes.
 func TestSynchronousStandbyHasEveryCommit(t *testing.T) {
-	if _, err := pgtest.FindBinDir(); errors.Is(err, pgtest.ErrNotFound) {
-		t.Skip("PostgreSQL is not installed")
+	if _, err := pgtest.FindBinDir(); err != nil {
+		t.Fatalf("%v: run `make test`, which installs PostgreSQL", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
