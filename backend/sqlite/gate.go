@@ -581,8 +581,12 @@ func prepareGated(c *sqlite3.Conn, g *gate, sql string) (*sqlite3.Stmt, error) {
 		stmt.Close()
 		return nil, refusal("statement kind not allowed (VACUUM, REINDEX and similar maintenance statements are refused)")
 	}
-	for _, check := range []func(string) string{orderRefusal, replaceRefusal} {
-		if why := check(sql); why != "" && !g.off {
+	if g.off {
+		return stmt, nil
+	}
+	toks := tokenize(sql) // once, for both token checks
+	for _, check := range []func([]sqlToken) string{orderRefusalOf, replaceRefusal} {
+		if why := check(toks); why != "" {
 			stmt.Close()
 			g.reason = why
 			return nil, refusal(why)

@@ -136,8 +136,10 @@ type orderLevel struct {
 }
 
 // orderRefusal returns why sql's result would depend on row order, or "".
-func orderRefusal(sql string) string {
-	toks := tokenize(sql)
+func orderRefusal(sql string) string { return orderRefusalOf(tokenize(sql)) }
+
+// orderRefusalOf is orderRefusal on the statement's tokens.
+func orderRefusalOf(toks []sqlToken) string {
 	stack := []orderLevel{{}}
 	for i := 0; i < len(toks); i++ {
 		t, top := toks[i], &stack[len(stack)-1]

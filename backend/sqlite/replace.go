@@ -17,11 +17,10 @@ package sqlite
 
 const replaceMessage = "REPLACE conflict resolution (INSERT OR REPLACE, REPLACE INTO, UPDATE OR REPLACE, ON CONFLICT REPLACE) is not allowed: SQLite deletes the conflicting rows without telling relchain's change capture; write INSERT ... ON CONFLICT (key) DO UPDATE SET ... instead"
 
-// replaceRefusal returns replaceMessage if sql uses REPLACE as a conflict
+// replaceRefusal returns replaceMessage if a statement's tokens use REPLACE as a conflict
 // algorithm: the bare keyword anywhere but as the name of a function call
 // (a quoted "replace" is an identifier, not the keyword).
-func replaceRefusal(sql string) string {
-	toks := tokenize(sql)
+func replaceRefusal(toks []sqlToken) string {
 	for i, t := range toks {
 		if t.word && t.text == "replace" && (i+1 == len(toks) || toks[i+1].text != "(") {
 			return replaceMessage
