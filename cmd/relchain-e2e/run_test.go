@@ -94,9 +94,6 @@ func TestExitStatus(t *testing.T) {
 // built for it: run must end with a violation (exit status 1) naming it,
 // and leave its report and history in --out.
 func TestRunFailsOnViolation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a network (about 25 s)")
-	}
 	bin := filepath.Join(t.TempDir(), "relchain")
 	if b, err := exec.Command("go", "build", "-o", bin, "github.com/relchain/relchain/cmd/relchain").CombinedOutput(); err != nil {
 		t.Fatalf("build relchain: %v\n%s", err, b)
