@@ -158,7 +158,7 @@ func benchCapture(b *testing.B) (string, []sqlite.Option) {
 	case "":
 		return "", nil
 	case "triggers":
-		return c, nil
+		return c, []sqlite.Option{sqlite.WithTriggerCapture()}
 	case "hook":
 		return c, []sqlite.Option{sqlite.WithHookCapture()}
 	default:

@@ -134,7 +134,7 @@ func TestStateSyncRejectsALyingSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"DROP TRIGGER relchain_cap_u_acct", "UPDATE acct SET bal = 1000000 WHERE id = 1"} {
+	for _, s := range []string{"DROP TRIGGER IF EXISTS relchain_cap_u_acct", "UPDATE acct SET bal = 1000000 WHERE id = 1"} {
 		if err := db.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}

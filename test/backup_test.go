@@ -321,7 +321,7 @@ func resealedBackup(t *testing.T, good, dir string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range []string{"DROP TRIGGER relchain_cap_u_acct", "UPDATE acct SET bal = 0 WHERE id = 1"} {
+		for _, s := range []string{"DROP TRIGGER IF EXISTS relchain_cap_u_acct", "UPDATE acct SET bal = 0 WHERE id = 1"} {
 			if err := db.Exec(s); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}

@@ -96,7 +96,7 @@ func testTamperedNodeIsCaught(t *testing.T, backend string) {
 	}
 	c.mustVerify(quiet, true, "")
 	dropTrigger := map[string]string{
-		"sqlite":   `DROP TRIGGER relchain_cap_u_acct`,
+		"sqlite":   `DROP TRIGGER IF EXISTS relchain_cap_u_acct`,
 		"postgres": `DROP TRIGGER relchain_capture ON acct`,
 		"mysql":    `DROP TRIGGER ` + mysqlCaptureTrigger("acct", 'u'),
 	}[backend]

@@ -113,6 +113,10 @@ type Spec struct {
 	// the gate's cost). Only a test-hooks build can; Open refuses it with
 	// ErrNoGate otherwise.
 	NoGate bool
+	// SQLiteTriggerCapture makes a SQLite backend capture every row change
+	// with triggers instead of the pre-update hook (A/B benchmarks of
+	// issue 19; the records are the same).
+	SQLiteTriggerCapture bool
 }
 
 // Checkpoints schedules a backend's checkpoints: every Every committed

@@ -25,5 +25,8 @@ func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.SQLiteTriggerCapture {
+		opts = append(opts, sqlite.WithTriggerCapture())
+	}
 	return sqlite.Open(ctx, s.DSN, opts...)
 }

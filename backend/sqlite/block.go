@@ -513,6 +513,13 @@ type tableInfo struct {
 	rowid string // a name of the rowid not shadowed by a column; "" for WITHOUT ROWID
 }
 
+// reconcileTriggers creates and drops relchain's triggers to match the
+// schema: every rowid table's guard and, on the trigger path, every
+// replicated table's capture triggers. With hook capture only tables with
+// user triggers have capture triggers (capture.go says why), and a table
+// that gets them because it got its first user trigger has that trigger
+// re-created after them, so that the capture triggers are older, as they
+// are on the trigger path (where they came with the table).
 func (b *Backend) reconcileTriggers() error {
 	tables, err := b.replicatedTables()
 	if err != nil {
@@ -522,14 +529,25 @@ func (b *Backend) reconcileTriggers() error {
 	if err != nil {
 		return err
 	}
+	var user map[string][]userTrigger
+	if b.hooked() {
+		if user, err = b.userTriggers(); err != nil {
+			return err
+		}
+	}
 	want := make(map[string]string)
+	var fresh []string // tables that get capture triggers they had none of
 	for _, t := range tables {
-		for _, op := range []string{"I", "U", "D"} {
-			if b.hooked() {
-				break // the hook captures: no capture triggers
+		if !b.hooked() || len(user[t.name]) > 0 {
+			had := false
+			for _, op := range []string{"I", "U", "D"} {
+				name, sql := triggerSQL(t, op)
+				want[name] = sql
+				had = had || existing[name] != ""
 			}
-			name, sql := triggerSQL(t, op)
-			want[name] = sql
+			if !had && b.hooked() {
+				fresh = append(fresh, t.name)
+			}
 		}
 		if name, sql := guardSQL(t); name != "" {
 			want[name] = sql
@@ -548,6 +566,56 @@ func (b *Backend) reconcileTriggers() error {
 			if err := b.w.Exec(want[name]); err != nil {
 				return err
 			}
+		}
+	}
+	for _, tbl := range fresh {
+		if err := b.recreateNewTriggers(user[tbl]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// userTrigger is one of the client's triggers.
+type userTrigger struct{ name, sql string }
+
+// userTriggers returns the client's triggers by table, each table's in
+// creation order.
+func (b *Backend) userTriggers() (map[string][]userTrigger, error) {
+	st, _, err := b.w.Prepare(`SELECT tbl_name, name, sql FROM sqlite_schema WHERE type = 'trigger'
+		AND name NOT LIKE 'relchain\_%' ESCAPE '\' AND sql IS NOT NULL ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("list triggers: %w", err)
+	}
+	defer st.Close()
+	m := make(map[string][]userTrigger)
+	for st.Step() {
+		tbl := st.ColumnText(0)
+		m[tbl] = append(m[tbl], userTrigger{name: st.ColumnText(1), sql: st.ColumnText(2)})
+	}
+	if err := st.Err(); err != nil {
+		return nil, fmt.Errorf("list triggers: %w", err)
+	}
+	return m, nil
+}
+
+// recreateNewTriggers drops and re-creates, in creation order, the
+// triggers of ts that did not exist at the schema the hook last loaded
+// (those the running statement created), making them newer than capture
+// triggers just created: SQLite fires a table's newest trigger first. A
+// trigger that did exist keeps its place (a table renamed, or altered
+// with its capture triggers dropped, gets newer capture triggers, as on
+// the trigger path).
+func (b *Backend) recreateNewTriggers(ts []userTrigger) error {
+	for _, t := range ts {
+		if b.hook.userTriggers[t.name] {
+			continue
+		}
+		if err := b.w.Exec("DROP TRIGGER " + quoteIdent(t.name)); err != nil {
+			return fmt.Errorf("re-create trigger %s: %w", t.name, err)
+		}
+		if err := b.w.Exec(t.sql); err != nil {
+			return fmt.Errorf("re-create trigger %s: %w", t.name, err)
 		}
 	}
 	return nil
@@ -750,7 +818,16 @@ func (b *Backend) changeDigest() (backend.Changes, error) {
 	if b.hooked() {
 		h := sha256.New()
 		effects := make(backend.EffectDigests)
+		clear := b.hook.triggerRecords
 		b.hookDigest(h, effects)
+		if clear {
+			// The capture triggers' records are in the digest now.
+			b.internal = true
+			defer func() { b.internal = false }()
+			if err := b.internalExec("DELETE FROM relchain_changes"); err != nil {
+				return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
+			}
+		}
 		return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
 	}
 	b.internal = true

@@ -15,9 +15,10 @@ import (
 	"github.com/relchain/relchain/backend"
 )
 
-// Change capture from SQLite's pre-update hook (issue 19, item 1).
+// Change capture from SQLite's pre-update hook (issue 19, item 1), the
+// default.
 //
-// With WithHookCapture the writer has no capture triggers: SQLite calls
+// The writer has no capture triggers on tables without user triggers: SQLite calls
 // the writer's pre-update hook before every row it inserts, updates or
 // deletes — the statement's own rows and those of triggers and foreign-key
 // actions, at their nesting depth — and the hook builds the same records
@@ -31,17 +32,18 @@ import (
 // is open when its row changes; a rollback to the savepoint, a failed
 // statement and a rolled-back block drop the records they undid.
 //
-// Where the order can differ from the triggers' (the trigger path stays the
-// default until these are settled; see DESIGN.md):
-//   - a statement changing several rows of a table with a BEFORE trigger
-//     that writes: the hook cannot tell the BEFORE trigger's rows of the
-//     next row from the AFTER actions of the previous one;
-//   - an AFTER trigger older than the table's capture triggers (capture
-//     triggers are re-created when a table's columns change): SQLite fires
-//     the newest trigger first;
-//   - INSERT OR REPLACE deleting a row: the trigger path records no delete
-//     (recursive_triggers is off, so SQLite fires no delete trigger), and
-//     its table sum keeps the replaced row; the hook records the delete.
+// The records are byte for byte the trigger path's (TestHookCaptureMatchesTriggers),
+// so the two paths are interchangeable on one network. The hook alone
+// cannot place a record where the trigger would on a table with user
+// triggers: it cannot tell a BEFORE trigger's rows for the next row from
+// the AFTER actions of the previous one, nor which of a table's AFTER
+// triggers (SQLite fires the newest first) ran before the capture trigger.
+// So a table with user triggers keeps its capture triggers, created and
+// re-created exactly when the trigger path would have them (see
+// reconcileTriggers), and the hook takes their inserts into
+// relchain_changes as the records, in place (triggerRecord); the digest
+// then empties relchain_changes. REPLACE as a conflict algorithm stays
+// refused (replace.go): a capture trigger does not see its deletes.
 //
 // The hook captures only the writer's own changes: see tamper.go for how
 // changes made by another connection are found.
@@ -54,22 +56,30 @@ const (
 	captureHook                        // the pre-update hook (capture.go)
 )
 
-// defaultCapture is the capture of a backend opened without
-// WithHookCapture: the triggers (tests may run the package with the hook,
-// see SetDefaultCapture in export_test.go).
-var defaultCapture = captureTriggers
+// defaultCapture is the capture of a backend opened without a capture
+// option: the hook (tests may run the package on the triggers, see
+// SetDefaultCapture in export_test.go).
+var defaultCapture = captureHook
 
 // WithHookCapture makes the backend capture row changes with SQLite's
-// pre-update hook instead of capture triggers, dropping the capture
-// triggers of an existing database when it opens (issue 19). It is not
-// the default: see capture.go for where its records can differ from the
-// triggers'.
+// pre-update hook, dropping the capture triggers of tables without user
+// triggers when it opens (issue 19). It is the default.
 func WithHookCapture() Option { return func(o *options) { o.capture = captureHook } }
+
+// WithTriggerCapture makes the backend capture every row change with
+// capture triggers, as relchain did before the hook, re-creating missing
+// ones when it opens. The records are the same; it costs more CPU per
+// changed row (BENCHMARKS.md, issue 19). For A/B measurements and tests.
+func WithTriggerCapture() Option { return func(o *options) { o.capture = captureTriggers } }
 
 // capTable is how the hook builds a replicated table's row image.
 type capTable struct {
 	cols []int  // the record's column index of each image column, in declaration order
 	real []bool // the image column has REAL affinity
+	// triggered holds the ops (I, U, D) whose capture trigger the table
+	// has (a table with user triggers): their records come from the
+	// trigger's insert into relchain_changes, not from the hook.
+	triggered string
 }
 
 // capRecord is one change record; its image is arena[from:to].
@@ -93,6 +103,12 @@ type pendingChange struct {
 type hookCapture struct {
 	tables  map[string]*capTable // replicated tables as of schema version ver
 	ver     int64
+	// userTriggers are the names of the client's triggers as of ver (see
+	// reconcileTriggers).
+	userTriggers map[string]bool
+	// triggerRecords: a capture trigger wrote into relchain_changes since
+	// the last digest, which then empties it.
+	triggerRecords bool
 	records []capRecord
 	arena   []byte
 	pending []pendingChange
@@ -123,15 +139,21 @@ func (b *Backend) onPreUpdate(d sqlite3.PreUpdateData) {
 	if h.err != nil || d.Schema != "main" || d.Table == h.skip {
 		return
 	}
+	tx := backend.NoTx
+	if b.txOpen {
+		tx = b.curTx
+	}
 	t := h.tables[d.Table]
 	if t == nil {
+		if d.Table == changesTable && d.Op == sqlite3.AUTH_INSERT {
+			h.triggerRecord(d, tx)
+		}
 		return // relchain's, SQLite's or a virtual table
 	}
 	depth := d.Depth()
 	h.flush(depth)
-	tx := backend.NoTx
-	if b.txOpen {
-		tx = b.curTx
+	if t.triggered != "" && strings.IndexByte(t.triggered, opOf(d.Op)) >= 0 {
+		return // its capture trigger writes the record
 	}
 	p := pendingChange{depth: depth}
 	add := func(op byte, val func(int) (sqlite3.Value, error)) {
@@ -154,6 +176,50 @@ func (b *Backend) onPreUpdate(d sqlite3.PreUpdateData) {
 		add('U', d.New)
 	}
 	h.pending = append(h.pending, p)
+}
+
+// opOf is the capture trigger's op letter of a pre-update hook's op.
+func opOf(op sqlite3.AuthorizerActionCode) byte {
+	switch op {
+	case sqlite3.AUTH_INSERT:
+		return 'I'
+	case sqlite3.AUTH_UPDATE:
+		return 'U'
+	}
+	return 'D'
+}
+
+// triggerRecord takes the record a capture trigger inserts into
+// relchain_changes (tbl, op, img) where the trigger wrote it: the records
+// of rows changed before it at its depth or deeper come first.
+func (h *hookCapture) triggerRecord(d sqlite3.PreUpdateData, tx int) {
+	h.flush(d.Depth())
+	var r capRecord
+	for i := 0; i < 3 && h.err == nil; i++ {
+		v, err := d.New(i)
+		if err != nil {
+			h.err = fmt.Errorf("capture a trigger's record: %w", err)
+			return
+		}
+		switch i {
+		case 0:
+			r.tbl = v.Text()
+		case 1:
+			if op := v.RawText(); len(op) == 1 {
+				r.op = op[0]
+			} else {
+				h.err = fmt.Errorf("capture a trigger's record: op %q", op)
+				return
+			}
+		case 2:
+			r.from = len(h.arena)
+			h.arena = append(h.arena, v.RawText()...)
+			r.to = len(h.arena)
+		}
+	}
+	r.tx = tx
+	h.records = append(h.records, r)
+	h.triggerRecords = true
 }
 
 // flush writes the records of the pending rows at depth or deeper, deepest
@@ -198,7 +264,7 @@ func (h *hookCapture) truncate(m captureMark) {
 
 // reset drops every record.
 func (h *hookCapture) reset() {
-	h.records, h.arena, h.pending = h.records[:0], h.arena[:0], h.pending[:0]
+	h.records, h.arena, h.pending, h.triggerRecords = h.records[:0], h.arena[:0], h.pending[:0], false
 	h.txMark, h.stmt, h.skip, h.err = captureMark{}, captureMark{}, "", nil
 }
 
@@ -336,9 +402,28 @@ func (b *Backend) loadCapTables(ver int64) error {
 		return fmt.Errorf("load tables for change capture: %w", err)
 	}
 	defer st.Close()
+	existing, err := b.captureTriggers()
+	if err != nil {
+		return fmt.Errorf("load tables for change capture: %w", err)
+	}
+	user, err := b.userTriggers()
+	if err != nil {
+		return fmt.Errorf("load tables for change capture: %w", err)
+	}
+	b.hook.userTriggers = make(map[string]bool)
+	for _, ts := range user {
+		for _, t := range ts {
+			b.hook.userTriggers[t.name] = true
+		}
+	}
 	tables := make(map[string]*capTable, len(infos))
 	for _, info := range infos {
 		t := &capTable{}
+		for _, op := range []string{"I", "U", "D"} {
+			if name, _ := triggerSQL(info, op); existing[name] != "" {
+				t.triggered += op
+			}
+		}
 		if err := st.BindText(1, info.name); err != nil {
 			return err
 		}
@@ -411,11 +496,9 @@ func (b *Backend) openCapture() error {
 	return nil
 }
 
-// captureMissing reports whether the database has replicated tables and
-// none of them has a capture trigger: it was last opened with hook
-// capture. (A database the trigger path left with some tables without
-// triggers — one created out of band — is left as the trigger path always
-// left it.)
+// captureMissing reports whether a replicated table lacks a capture
+// trigger: the database was last opened with hook capture (or a table was
+// created out of band, which then gets its triggers too).
 func (b *Backend) captureMissing() (bool, error) {
 	tables, err := b.replicatedTables()
 	if err != nil {
@@ -427,12 +510,12 @@ func (b *Backend) captureMissing() (bool, error) {
 	}
 	for _, t := range tables {
 		for _, op := range []string{"I", "U", "D"} {
-			if name, _ := triggerSQL(t, op); existing[name] != "" {
-				return false, nil
+			if name, _ := triggerSQL(t, op); existing[name] == "" {
+				return true, nil
 			}
 		}
 	}
-	return len(tables) > 0, nil
+	return false, nil
 }
 
 // inWriteTx runs fn in a write transaction of the writer.

@@ -117,6 +117,48 @@ var captureWorkload = [][][]string{
 	{{`INSERT INTO t2 (id, v) SELECT id + 100, v FROM p ORDER BY id`}, {`DELETE FROM p`}},
 }
 
+// triggerOrderWorkload is where the hook alone could not place records as
+// the capture triggers do: tables with user triggers — BEFORE triggers
+// that write (several rows per statement), AFTER triggers older than the
+// capture triggers (a column added after them), triggers created, dropped
+// and created again, foreign-key actions into and out of such tables, and
+// a renamed one.
+var triggerOrderWorkload = [][][]string{
+	{{`CREATE TABLE a (id INTEGER PRIMARY KEY, v INTEGER)`,
+		`CREATE TABLE b (id INTEGER PRIMARY KEY, aid INTEGER REFERENCES a(id) ON UPDATE CASCADE ON DELETE CASCADE, n INTEGER)`,
+		`CREATE TABLE audit (seq INTEGER PRIMARY KEY, what TEXT, val INTEGER)`,
+		`CREATE TABLE c (id INTEGER PRIMARY KEY, v INTEGER)`}},
+	// case 2: a BEFORE trigger that writes, several rows per statement
+	{{`CREATE TRIGGER a_bu BEFORE UPDATE ON a BEGIN INSERT INTO audit (what, val) VALUES ('before a', OLD.v); END`}},
+	{{`INSERT INTO a (id, v) VALUES (1, 10), (2, 20), (3, 30)`, `INSERT INTO b (id, aid, n) VALUES (1, 1, 1), (2, 2, 2), (3, 3, 3)`},
+		{`UPDATE a SET v = v + 1`}, {`UPDATE a SET id = id + 10`}},
+	// case 3: an AFTER trigger older than the capture triggers
+	{{`CREATE TRIGGER c_ai AFTER INSERT ON c BEGIN INSERT INTO audit (what, val) VALUES ('after c', NEW.v); UPDATE b SET n = n + NEW.v; END`}},
+	{{`ALTER TABLE c ADD COLUMN w INTEGER DEFAULT 0`}},
+	{{`CREATE TRIGGER c_au AFTER UPDATE ON c BEGIN INSERT INTO audit (what, val) VALUES ('after c upd', NEW.v); END`}},
+	{{`INSERT INTO c (id, v) VALUES (1, 5), (2, 6)`}, {`UPDATE c SET v = v * 2, w = 1`}},
+	// a table's only user trigger dropped, then another created
+	{{`DROP TRIGGER a_bu`}, {`UPDATE a SET v = v - 1`}},
+	{{`CREATE TRIGGER a_ad AFTER DELETE ON a BEGIN INSERT INTO audit (what, val) VALUES ('deleted a', OLD.id); END`}},
+	{{`DELETE FROM a WHERE id = 11`}, {`UPDATE b SET n = n + 100`}},
+	// foreign-key actions out of a table with triggers, a failing tx
+	{{`DELETE FROM a`}, {`INSERT INTO c (id, v) VALUES (1, 0)`}},
+	{{`ALTER TABLE c RENAME TO c2`}, {`INSERT INTO c2 (id, v) VALUES (3, 7)`, `UPDATE c2 SET v = v + 1 WHERE id < 3`}},
+	{{`DROP TRIGGER c_ai`, `DROP TRIGGER c_au`}, {`INSERT INTO c2 (id, v) VALUES (4, 8)`}},
+	// triggers chained across tables that have triggers, WITHOUT ROWID, a
+	// view's INSTEAD OF trigger, a trigger created by a tx that fails
+	{{`CREATE TABLE k (name TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID`,
+		`CREATE TRIGGER k_bi BEFORE INSERT ON k BEGIN INSERT INTO c2 (id, v) VALUES (100 + (SELECT count(*) FROM k), length(NEW.name)); END`,
+		`CREATE TRIGGER c2_ai AFTER INSERT ON c2 BEGIN INSERT INTO audit (what, val) VALUES ('c2', NEW.id); END`,
+		`CREATE TRIGGER audit_ai AFTER INSERT ON audit WHEN NEW.what = 'c2' BEGIN UPDATE k SET n = coalesce(n, 0) + 1; END`,
+		`CREATE VIEW kv AS SELECT name, n FROM k`,
+		`CREATE TRIGGER kv_ii INSTEAD OF INSERT ON kv BEGIN INSERT INTO k (name, n) VALUES (NEW.name, NEW.n); INSERT INTO b (id, n) VALUES (1000 + NEW.n, NEW.n); END`},
+		{`CREATE TRIGGER b_ad AFTER DELETE ON b BEGIN INSERT INTO audit (what, val) VALUES ('b gone', OLD.id); END`, `INSERT INTO b (id, n) VALUES (1, 1), (1, 2)`},
+		{`CREATE TRIGGER b_ad2 AFTER DELETE ON b BEGIN INSERT INTO audit (what, val) VALUES ('b gone', -OLD.id); END`}},
+	{{`INSERT INTO k (name, n) VALUES ('x', 1), ('yy', 2), ('zzz', 3)`}, {`INSERT INTO kv (name, n) VALUES ('v1', 5), ('v2', 6)`},
+		{`UPDATE k SET n = n * 10 WHERE name > 'x'`}, {`DELETE FROM b`}, {`DELETE FROM audit WHERE seq % 3 = 0`}},
+}
+
 // The hook path gives byte-identical change digests, effect digests and
 // state digests to the trigger path on the same blocks, and its stored
 // table sums equal a scan of the tables.
@@ -131,10 +173,22 @@ func TestHookCaptureMatchesTriggers(t *testing.T) {
 		t.Cleanup(func() { b.Close() })
 		return b
 	}
-	trig, hook := open("triggers.db", sqlite.WithTriggerCapture()), open("hook.db", sqlite.WithHookCapture())
-	for i, txs := range captureWorkload {
+	for name, workload := range map[string][][][]string{"mixed": captureWorkload, "trigger order": triggerOrderWorkload} {
+		t.Run(name, func(t *testing.T) {
+			trig, hook := open(name+"-triggers.db", sqlite.WithTriggerCapture()), open(name+"-hook.db", sqlite.WithHookCapture())
+			compareCapture(t, trig, hook, workload)
+		})
+	}
+}
+
+// compareCapture runs workload on both backends and compares what every
+// block produced.
+func compareCapture(t *testing.T, trig, hook *sqlite.Backend, workload [][][]string) {
+	t.Helper()
+	for i, txs := range workload {
 		h := int64(i + 1)
 		want, got := runBlock(t, trig, h, txs), runBlock(t, hook, h, txs)
+		t.Logf("block %d: failed txs %v", h, want.failed)
 		if fmt.Sprint(want.failed) != fmt.Sprint(got.failed) {
 			t.Fatalf("block %d: failed txs %v with triggers, %v with the hook", h, want.failed, got.failed)
 		}

@@ -41,18 +41,13 @@ func WithoutGate() Option { return withoutGate() }
 // Rescans is how many state digests b computed by rescanning every table.
 func Rescans(b *Backend) int { return b.rescans }
 
-// SetDefaultCapture makes backends opened without WithHookCapture capture
-// with the pre-update hook (hook) or the triggers, for tests only: the
-// package's tests run on the hook path with
-// RELCHAIN_TEST_SQLITE_CAPTURE=hook (main_test.go).
+// SetDefaultCapture makes backends opened without a capture option
+// capture with the pre-update hook (hook) or the triggers, for tests only:
+// the package's tests run on the trigger path with
+// RELCHAIN_TEST_SQLITE_CAPTURE=triggers (main_test.go).
 func SetDefaultCapture(hook bool) {
 	defaultCapture = captureTriggers
 	if hook {
 		defaultCapture = captureHook
 	}
 }
-
-// WithTriggerCapture pins the capture triggers, for tests that compare the
-// two paths or test the triggers' own behaviour under
-// RELCHAIN_TEST_SQLITE_CAPTURE=hook.
-func WithTriggerCapture() Option { return func(o *options) { o.capture = captureTriggers } }

@@ -9,12 +9,12 @@ import (
 )
 
 // TestMain runs the package's tests on the capture path that
-// RELCHAIN_TEST_SQLITE_CAPTURE names: "triggers" (the default) or "hook".
+// RELCHAIN_TEST_SQLITE_CAPTURE names: "hook" (the default) or "triggers".
 func TestMain(m *testing.M) {
 	switch c := os.Getenv("RELCHAIN_TEST_SQLITE_CAPTURE"); c {
-	case "", "triggers":
-	case "hook":
-		sqlite.SetDefaultCapture(true)
+	case "", "hook":
+	case "triggers":
+		sqlite.SetDefaultCapture(false)
 	default:
 		fmt.Fprintf(os.Stderr, "RELCHAIN_TEST_SQLITE_CAPTURE=%q: want triggers or hook\n", c)
 		os.Exit(2)

@@ -46,6 +46,9 @@ type Options struct {
 	// in the figures).
 	CPUProfile    string
 	ProfileBlocks int
+	// SQLiteTriggers runs the SQLite executor with capture triggers
+	// instead of the pre-update hook (the A/B of issue 19, item 1).
+	SQLiteTriggers bool
 	Log           io.Writer // progress lines; nil: none
 }
 
@@ -120,7 +123,11 @@ func (o *Options) newWorkload() (workload.Workload, error) {
 
 // Row names the row, e.g. "smallbank sqlite 4x100".
 func (o *Options) Row() string {
-	return fmt.Sprintf("%s %s %dx%d", o.Workload, o.Backend, o.BCPerBlock, o.WLPerBC)
+	row := fmt.Sprintf("%s %s %dx%d", o.Workload, o.Backend, o.BCPerBlock, o.WLPerBC)
+	if o.SQLiteTriggers {
+		row += " capture-triggers"
+	}
+	return row
 }
 
 func (o *Options) logf(format string, args ...any) {
@@ -170,7 +177,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	if r.exec, err = openExecutor(ctx, o.Backend, execDSN); err != nil {
+	if r.exec, err = openExecutor(ctx, o.Backend, execDSN, o.SQLiteTriggers); err != nil {
 		return nil, err
 	}
 	defer r.exec.close()
