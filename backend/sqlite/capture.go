@@ -101,23 +101,23 @@ type pendingChange struct {
 // hookCapture is the writer's capture state in hook mode, guarded by wmu
 // (the hook runs inside the writer's statements).
 type hookCapture struct {
-	tables  map[string]*capTable // replicated tables as of schema version ver
-	ver     int64
+	tables map[string]*capTable // replicated tables as of schema version ver
+	ver    int64
 	// userTriggers are the names of the client's triggers as of ver (see
 	// reconcileTriggers).
 	userTriggers map[string]bool
 	// triggerRecords: a capture trigger wrote into relchain_changes since
 	// the last digest, which then empties it.
 	triggerRecords bool
-	records []capRecord
-	arena   []byte
-	pending []pendingChange
-	txMark  captureMark // where the tx's savepoint opened
-	stmt    captureMark // where the running statement started
-	skip    string      // a table whose rows are not captured (ALTER TABLE's)
-	err     error       // the first failure inside the hook
-	quoter  *sqlite3.Conn
-	quote   *sqlite3.Stmt // SELECT quote(?1) on quoter, for REAL values
+	records        []capRecord
+	arena          []byte
+	pending        []pendingChange
+	txMark         captureMark // where the tx's savepoint opened
+	stmt           captureMark // where the running statement started
+	skip           string      // a table whose rows are not captured (ALTER TABLE's)
+	err            error       // the first failure inside the hook
+	quoter         *sqlite3.Conn
+	quote          *sqlite3.Stmt // SELECT quote(?1) on quoter, for REAL values
 
 	dataVersion int64 // the writer's PRAGMA data_version after its last check
 	verifyNext  bool  // the next Begin compares every table with its sum

@@ -49,7 +49,7 @@ type Options struct {
 	// SQLiteTriggers runs the SQLite executor with capture triggers
 	// instead of the pre-update hook (the A/B of issue 19, item 1).
 	SQLiteTriggers bool
-	Log           io.Writer // progress lines; nil: none
+	Log            io.Writer // progress lines; nil: none
 }
 
 // Turn is one side's measurement.
