@@ -167,6 +167,25 @@ func TestExpansionIsPinned(t *testing.T) {
 	}
 }
 
+// Add and Remove expand on pooled memory: what they add is the pinned
+// expansion, whatever the pool held before.
+func TestAddAddsTheExpansion(t *testing.T) {
+	for i := range 3 {
+		elem := Row([]byte("main.acct"), []byte(fmt.Sprintf(`{"id":%d}`, i)))
+		var want [Size]byte
+		expand(elem, &want)
+		var s Sum
+		s.Add(elem)
+		if [Size]byte(s) != want {
+			t.Fatalf("element %d: Add's lanes differ from the expansion", i)
+		}
+		s.Remove(elem)
+		if !s.IsZero() {
+			t.Fatalf("element %d: Remove after Add left a non-zero sum", i)
+		}
+	}
+}
+
 func BenchmarkExpand(b *testing.B) {
 	elem := Row([]byte("bench_acct"), []byte("12345,678"))
 	var out [Size]byte
