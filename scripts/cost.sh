@@ -9,6 +9,9 @@
 # their ratio (medians of the turns). Rows:
 #   sb-sqlite, sb-postgres, sb-mysql: Smallbank, blocks of 4 x 100
 #   no-sqlite, no-postgres: TPC-C NewOrder, one warehouse, blocks of 200 x 1
+#   sb-sqlite-triggers, no-sqlite-triggers: the SQLite rows with the capture
+#     triggers instead of the pre-update hook (the A/B of issue 19, item 1;
+#     only when named: scripts/cost.sh DIR sb-sqlite sb-sqlite-triggers)
 # plus CPU profiles of the executor (sb-sqlite, no-postgres: one extra,
 # unmeasured turn each) with their top 10. Each row holds
 # /tmp/relchain-bench.lock, so it does not overlap another benchmark.
@@ -23,6 +26,7 @@ out=${1:-bench-results/cost-$(date +%Y%m%d-%H%M%S)}
 shift || true
 only=" $* "
 want() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
+named() { [[ "$only" == *" $1 "* ]]; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 go build -o "$out/relchain-bench" ./cmd/relchain-bench
@@ -61,4 +65,6 @@ run sb-postgres "${SB[@]}" "${PG[@]}"
 run sb-mysql "${SB[@]}" "${MY[@]}"
 run no-sqlite "${NO[@]}" --backend sqlite
 run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof" --profile-blocks 20
+if named sb-sqlite-triggers; then run sb-sqlite-triggers "${SB[@]}" --backend sqlite --sqlite-capture-triggers; fi
+if named no-sqlite-triggers; then run no-sqlite-triggers "${NO[@]}" --backend sqlite --sqlite-capture-triggers; fi
 echo "results in $out"

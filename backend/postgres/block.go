@@ -337,23 +337,26 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 // statement.
 const consumeRecordsSQL = "DELETE FROM relchain.changes RETURNING tbl, op, img, tx, old"
 
+// truncateAt: after a block that consumed this many change records, the
+// next block consumes its own by TRUNCATE rather than DELETE … RETURNING.
+// At thousands of records per block the DELETE, and the next Begin's
+// EXISTS over the dead tuples it leaves until autovacuum comes by, cost
+// tens of milliseconds per block (BENCHMARKS.md, issue 19); a TRUNCATE
+// costs a few, but more than a DELETE of a handful of rows (a new file per
+// block), hence the threshold. Which way records are consumed changes no
+// record, digest or result: it is the node's own choice.
+const truncateAt = 256
+
 // consumeRecords deletes the change records and returns them, an UPDATE's
 // as two: its record ('B', old) of the image before it, then its own (see
-// schemaSQL). With withTruncatedChanges it reads them and truncates the
-// table instead (measurement only).
+// schemaSQL). After a large block (truncateAt) it consumes them by
+// TRUNCATE when it can lock the table at once.
 func (k *block) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, error) {
-	if k.b.opts.truncateChanges {
-		res, err := k.conn.PgConn().Exec(ctx, "SELECT tbl, op, img, tx, old FROM relchain.changes; TRUNCATE relchain.changes").ReadAll()
-		if err != nil {
-			return nil, err
+	if k.b.opts.truncateChanges || k.b.lastRecords >= truncateAt {
+		recs, ok, err := k.consumeByTruncate(ctx)
+		if err != nil || ok {
+			return recs, err
 		}
-		var recs []backend.ChangeRecord
-		for _, v := range res[0].Rows {
-			if recs, err = appendRecord(recs, v); err != nil {
-				return nil, err
-			}
-		}
-		return recs, nil
 	}
 	res := k.conn.PgConn().ExecParams(ctx, consumeRecordsSQL, nil, nil, nil, nil)
 	var recs []backend.ChangeRecord
@@ -367,6 +370,48 @@ func (k *block) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, err
 		return nil, err
 	}
 	return recs, perr
+}
+
+// consumeByTruncateSQL locks relchain.changes without waiting, reads the
+// records and truncates the table, inside a savepoint, in one round trip.
+// The lock comes first, so no record can be committed between the read and
+// the TRUNCATE (DELETE … RETURNING gives the same guarantee in one
+// statement). ACCESS EXCLUSIVE is held until the block commits, a few
+// milliseconds on: a session that writes a captured table meanwhile (a
+// CheckTx dry run, an out-of-band writer) waits for it.
+const consumeByTruncateSQL = `SAVEPOINT relchain_consume;
+LOCK TABLE relchain.changes IN ACCESS EXCLUSIVE MODE NOWAIT;
+SELECT tbl, op, img, tx, old FROM relchain.changes;
+TRUNCATE relchain.changes;
+RELEASE SAVEPOINT relchain_consume`
+
+// consumeByTruncate consumes the records by consumeByTruncateSQL. ok is
+// false, with the block as it was, when the table is locked by another
+// session (a checkpoint's pg_dump holds ACCESS SHARE for the whole dump; a
+// session with an open transaction that wrote a captured table holds ROW
+// EXCLUSIVE; autovacuum): the caller then deletes them as usual, so a
+// block never waits for a lock here.
+func (k *block) consumeByTruncate(ctx context.Context) (recs []backend.ChangeRecord, ok bool, err error) {
+	res, err := k.conn.PgConn().Exec(ctx, consumeByTruncateSQL).ReadAll()
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+		if _, err := k.conn.PgConn().Exec(ctx, "ROLLBACK TO SAVEPOINT relchain_consume; RELEASE SAVEPOINT relchain_consume").ReadAll(); err != nil {
+			return nil, false, fmt.Errorf("undo the TRUNCATE attempt: %w", err)
+		}
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if len(res) != 5 {
+		return nil, false, fmt.Errorf("consume change records: %d results, want 5", len(res))
+	}
+	for _, v := range res[2].Rows {
+		if recs, err = appendRecord(recs, v); err != nil {
+			return nil, false, err
+		}
+	}
+	return recs, true, nil
 }
 
 // appendRecord appends the records of one row of relchain.changes (tbl,
@@ -455,6 +500,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	if len(tag) != 1 || tag[0].CommandTag.String() != "COMMIT" {
 		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
 	}
+	k.b.lastRecords = k.consumed
 	if k.consumed >= vacuumAfter {
 		// The block is committed: a failed VACUUM only leaves the dead
 		// tuples to autovacuum.

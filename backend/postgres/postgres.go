@@ -51,12 +51,9 @@ type options struct {
 // executes statements every other node refuses, and diverges.
 func withoutGate() Option { return func(o *options) { o.noGate = true } }
 
-// withTruncatedChanges makes ChangeDigest read relchain.changes and
-// TRUNCATE it instead of DELETE … RETURNING, leaving no dead tuples for
-// Begin's out-of-band check to scan. For benchmarks only (issue 19): TRUNCATE
-// takes an ACCESS EXCLUSIVE lock, so a block would wait for a checkpoint's
-// pg_dump (which locks every table it dumps) and for any session with an
-// open transaction that wrote a captured table.
+// withTruncatedChanges makes every ChangeDigest try to consume the change
+// records by TRUNCATE (consumeByTruncate), not only after a block with
+// truncateAt records or more: for tests and benchmarks.
 func withTruncatedChanges() Option { return func(o *options) { o.truncateChanges = true } }
 
 // WithUnsafeSuperuser lets Open connect as roles with more than relchain
@@ -169,10 +166,14 @@ type Backend struct {
 	// connection (see Query).
 	queryStmts queryStmts
 
-	mu     sync.Mutex // guards writer, open, closed
+	mu     sync.Mutex // guards writer, open, closed, lastRecords
 	writer *pgx.Conn  // nil until the first Begin, and after it was lost
 	open   *block
 	closed bool
+	// lastRecords is how many change records the last committed block
+	// consumed: from truncateAt on, the next block consumes them by
+	// TRUNCATE (consumeRecords).
+	lastRecords int
 }
 
 var _ backend.Backend = (*Backend)(nil)

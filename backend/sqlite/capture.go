@@ -33,7 +33,11 @@ import (
 // statement and a rolled-back block drop the records they undid.
 //
 // The records are byte for byte the trigger path's (TestHookCaptureMatchesTriggers),
-// so the two paths are interchangeable on one network. The hook alone
+// for the same statements. Tx outcomes differ only at the work limit
+// (worklimit.go counts SQLite VM instructions, the capture triggers' too):
+// a statement the triggers' instructions pushed over the limit passes with
+// the hook. So the switch is a change of consensus at that margin, and a
+// network's validators switch together, with the release. The hook alone
 // cannot place a record where the trigger would on a table with user
 // triggers: it cannot tell a BEFORE trigger's rows for the next row from
 // the AFTER actions of the previous one, nor which of a table's AFTER
