@@ -30,18 +30,7 @@ func TestConsumeByTruncate(t *testing.T) {
 		{{`UPDATE t SET v = v || '!' WHERE id <= 20`}, {`DELETE FROM t WHERE id > 45`}, {`INSERT INTO t VALUES (1, 'dup')`}},
 		{{`UPDATE t SET v = 'x' WHERE id % 2 = 0`}, {`INSERT INTO t VALUES (100, NULL)`}},
 	}
-	filenode := func() uint32 {
-		c, err := pgx.Connect(ctx(t), truncDSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(context.Background())
-		var n uint32
-		if err := c.QueryRow(ctx(t), `SELECT pg_relation_filenode('relchain.changes')`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	filenode := func() uint32 { return changesFilenode(t, truncDSN) }
 	// Block 1 truncates (a new file); block 2 runs while a dump-like
 	// session holds ACCESS SHARE, so it deletes (same file); block 3
 	// truncates again.
@@ -69,6 +58,21 @@ func TestConsumeByTruncate(t *testing.T) {
 	}
 }
 
+// changesFilenode is relchain.changes' file node: a TRUNCATE gives the
+// table a new one, a DELETE does not.
+func changesFilenode(t *testing.T, dsn string) (n uint32) {
+	t.Helper()
+	c, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if err := c.QueryRow(ctx(t), `SELECT pg_relation_filenode('relchain.changes')`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // holdAccessShare locks relchain.changes in ACCESS SHARE mode, as pg_dump
 // does, in an open transaction, until the returned function runs.
 func holdAccessShare(t *testing.T, dsn string) func() {
@@ -92,17 +96,7 @@ func TestConsumeByTruncateAfterLargeBlocks(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	b := mustOpen(t, dsn)
 	defer b.Close()
-	filenode := func() (n uint32) {
-		c, err := pgx.Connect(ctx(t), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(context.Background())
-		if err := c.QueryRow(ctx(t), `SELECT pg_relation_filenode('relchain.changes')`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	filenode := func() uint32 { return changesFilenode(t, dsn) }
 	steps := []struct {
 		sql      string
 		truncate bool
