@@ -516,10 +516,11 @@ type tableInfo struct {
 // reconcileTriggers creates and drops relchain's triggers to match the
 // schema: every rowid table's guard and, on the trigger path, every
 // replicated table's capture triggers. With hook capture only tables with
-// user triggers have capture triggers (capture.go says why), and a table
-// that gets them because it got its first user trigger has that trigger
-// re-created after them, so that the capture triggers are older, as they
-// are on the trigger path (where they came with the table).
+// user triggers or foreign-key actions on their rows have capture triggers
+// (capture.go says why), and a table that gets them because it got its
+// first user trigger has that trigger re-created after them, so that the
+// capture triggers are older, as they are on the trigger path (where they
+// came with the table).
 func (b *Backend) reconcileTriggers() error {
 	tables, err := b.replicatedTables()
 	if err != nil {
@@ -530,15 +531,19 @@ func (b *Backend) reconcileTriggers() error {
 		return err
 	}
 	var user map[string][]userTrigger
+	var parents map[string]bool
 	if b.hooked() {
 		if user, err = b.userTriggers(); err != nil {
+			return err
+		}
+		if parents, err = fkActionParents(b.w, tables); err != nil {
 			return err
 		}
 	}
 	want := make(map[string]string)
 	var fresh []string // tables that get capture triggers they had none of
 	for _, t := range tables {
-		if !b.hooked() || len(user[t.name]) > 0 {
+		if !b.hooked() || len(user[t.name]) > 0 || parents[t.name] {
 			had := false
 			for _, op := range []string{"I", "U", "D"} {
 				name, sql := triggerSQL(t, op)
@@ -574,6 +579,43 @@ func (b *Backend) reconcileTriggers() error {
 		}
 	}
 	return nil
+}
+
+// fkActionParents returns the tables whose rows a foreign key's action
+// (ON DELETE or ON UPDATE CASCADE, SET NULL or SET DEFAULT) follows: a
+// change of such a row changes rows of another table before its AFTER
+// triggers run.
+func fkActionParents(c *sqlite3.Conn, tables []tableInfo) (map[string]bool, error) {
+	byName := make(map[string]string, len(tables))
+	for _, t := range tables {
+		byName[strings.ToLower(t.name)] = t.name
+	}
+	st, _, err := c.Prepare(`SELECT "table", on_update, on_delete FROM pragma_foreign_key_list(?)`)
+	if err != nil {
+		return nil, fmt.Errorf("list foreign keys: %w", err)
+	}
+	defer st.Close()
+	acts := func(a string) bool {
+		a = strings.ToUpper(a)
+		return a == "CASCADE" || a == "SET NULL" || a == "SET DEFAULT"
+	}
+	parents := make(map[string]bool)
+	for _, t := range tables {
+		if err := st.BindText(1, t.name); err != nil {
+			return nil, err
+		}
+		for st.Step() {
+			if acts(st.ColumnText(1)) || acts(st.ColumnText(2)) {
+				if name, ok := byName[strings.ToLower(st.ColumnText(0))]; ok {
+					parents[name] = true
+				}
+			}
+		}
+		if err := errors.Join(st.Err(), st.Reset()); err != nil {
+			return nil, fmt.Errorf("list foreign keys of %s: %w", t.name, err)
+		}
+	}
+	return parents, nil
 }
 
 // userTrigger is one of the client's triggers.

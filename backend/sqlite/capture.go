@@ -18,35 +18,40 @@ import (
 // Change capture from SQLite's pre-update hook (issue 19, item 1), the
 // default.
 //
-// The writer has no capture triggers on tables without user triggers: SQLite calls
-// the writer's pre-update hook before every row it inserts, updates or
-// deletes — the statement's own rows and those of triggers and foreign-key
-// actions, at their nesting depth — and the hook builds the same records
-// the capture triggers wrote into relchain_changes (table, op, image) in
-// memory, with the image the triggers' quote() expression gives
-// (rowImage). The records are kept in the order the triggers would have
-// written them: a trigger's record is written AFTER its row changed and
-// after the foreign-key actions and AFTER triggers that row fired, so a
-// row's record waits (pending) until the next row at its depth or above,
-// or the end of the statement. A record belongs to the tx whose savepoint
-// is open when its row changes; a rollback to the savepoint, a failed
-// statement and a rolled-back block drop the records they undid.
+// SQLite calls the writer's pre-update hook before every row it inserts,
+// updates or deletes — the statement's own rows and those of triggers and
+// foreign-key actions — and the hook builds the records the capture
+// triggers would have written into relchain_changes (table, op, image) in
+// memory, with the image their quote() expression gives (rowImage). A
+// record belongs to the tx whose savepoint is open when its row changes; a
+// rollback to the savepoint, a failed statement and a rolled-back block
+// drop the records they undid.
 //
-// The records are byte for byte the trigger path's (TestHookCaptureMatchesTriggers),
-// for the same statements. Tx outcomes differ only at the work limit
-// (worklimit.go counts SQLite VM instructions, the capture triggers' too):
-// a statement the triggers' instructions pushed over the limit passes with
-// the hook. So the switch is a change of consensus at that margin, and a
-// network's validators switch together, with the release. The hook alone
-// cannot place a record where the trigger would on a table with user
-// triggers: it cannot tell a BEFORE trigger's rows for the next row from
-// the AFTER actions of the previous one, nor which of a table's AFTER
-// triggers (SQLite fires the newest first) ran before the capture trigger.
-// So a table with user triggers keeps its capture triggers, created and
-// re-created exactly when the trigger path would have them (see
-// reconcileTriggers), and the hook takes their inserts into
-// relchain_changes as the records, in place (triggerRecord); the digest
-// then empties relchain_changes. REPLACE as a conflict algorithm stays
+// The records must come in the order the triggers would have written them.
+// A capture trigger is an AFTER trigger: it writes a row's record after the
+// row changed, after the foreign-key actions the row fired and after the
+// AFTER triggers newer than it (SQLite fires a table's newest trigger
+// first). The hook cannot see where those end: nothing tells it that the
+// rows changed next belong to the previous row's actions rather than to
+// the BEFORE triggers of the next row, the next statement of a trigger
+// body, or an older AFTER trigger. So a table that has user triggers, or
+// that is the parent of a foreign key with an action (CASCADE, SET NULL,
+// SET DEFAULT), keeps its capture triggers, created and re-created exactly
+// when the trigger path would have them (reconcileTriggers), and the hook
+// takes their inserts into relchain_changes as that table's records, where
+// they happen (triggerRecord). Every other table's row has no actions and
+// no AFTER trigger but its capture trigger, which would fire right after
+// the row changed: the hook writes its record at once. The digest then
+// empties relchain_changes. Smallbank and TPC-C have neither user triggers
+// nor foreign-key actions, so they fire no trigger at all.
+//
+// The records are byte for byte the trigger path's (TestHookCaptureMatchesTriggers,
+// TestHookCaptureMatchesTriggersRandom) for the same statements. Tx
+// outcomes differ only at the work limit (worklimit.go counts SQLite VM
+// instructions, the capture triggers' too): a statement the triggers'
+// instructions pushed over the limit passes with the hook. So the switch
+// is a change of consensus at that margin, and a network's validators
+// switch together, with the release. REPLACE as a conflict algorithm stays
 // refused (replace.go): a capture trigger does not see its deletes.
 //
 // The hook captures only the writer's own changes: see tamper.go for how
@@ -94,14 +99,6 @@ type capRecord struct {
 	tx       int
 }
 
-// pendingChange is a changed row whose record waits for the actions the
-// row fires (see the package comment above).
-type pendingChange struct {
-	depth int
-	recs  [2]capRecord
-	n     int
-}
-
 // hookCapture is the writer's capture state in hook mode, guarded by wmu
 // (the hook runs inside the writer's statements).
 type hookCapture struct {
@@ -115,24 +112,29 @@ type hookCapture struct {
 	triggerRecords bool
 	records        []capRecord
 	arena          []byte
-	pending        []pendingChange
-	txMark         captureMark // where the tx's savepoint opened
-	stmt           captureMark // where the running statement started
-	skip           string      // a table whose rows are not captured (ALTER TABLE's)
-	err            error       // the first failure inside the hook
-	quoter         *sqlite3.Conn
-	quote          *sqlite3.Stmt // SELECT quote(?1) on quoter, for REAL values
+	// held are the images of rows of tables with capture triggers, by
+	// table, each waiting for its trigger's insert into relchain_changes
+	// (triggerRecord): innermost last.
+	held   map[string][]heldImages
+	txMark captureMark // where the tx's savepoint opened
+	stmt   captureMark // where the running statement started
+	skip   string      // a table whose rows are not captured (ALTER TABLE's)
+	err    error       // the first failure inside the hook
+	quoter *sqlite3.Conn
+	quote  *sqlite3.Stmt // SELECT quote(?1) on quoter, for REAL values
 
 	dataVersion int64 // the writer's PRAGMA data_version after its last check
 	verifyNext  bool  // the next Begin compares every table with its sum
 }
 
-// captureMark is a point to drop records back to: within a statement the
-// records are not in the order of their images in the arena, between
-// statements they are.
+// heldImages are the images (old, new; either may be empty) of one row
+// change of a table with capture triggers, in the arena.
+type heldImages struct{ old, new capRecord }
+
+// captureMark is a point to drop records back to.
 type captureMark struct{ records, arena int }
 
-// mark returns the current point; no row may be pending.
+// mark returns the current point.
 func (h *hookCapture) mark() captureMark {
 	return captureMark{records: len(h.records), arena: len(h.arena)}
 }
@@ -154,32 +156,37 @@ func (b *Backend) onPreUpdate(d sqlite3.PreUpdateData) {
 		}
 		return // relchain's, SQLite's or a virtual table
 	}
-	depth := d.Depth()
-	h.flush(depth)
-	if t.triggered != "" && strings.IndexByte(t.triggered, opOf(d.Op)) >= 0 {
-		return // its capture trigger writes the record
-	}
-	p := pendingChange{depth: depth}
-	add := func(op byte, val func(int) (sqlite3.Value, error)) {
+	image := func(op byte, val func(int) (sqlite3.Value, error)) capRecord {
 		from := len(h.arena)
 		if err := h.image(t, val); err != nil {
 			h.arena = h.arena[:from]
 			h.err = fmt.Errorf("capture a change of %s: %w", d.Table, err)
-			return
+			return capRecord{}
 		}
-		p.recs[p.n] = capRecord{tbl: d.Table, op: op, from: from, to: len(h.arena), tx: tx}
-		p.n++
+		return capRecord{tbl: d.Table, op: op, from: from, to: len(h.arena), tx: tx}
 	}
+	var old, new capRecord
 	switch d.Op {
 	case sqlite3.AUTH_INSERT:
-		add('I', d.New)
+		new = image('I', d.New)
 	case sqlite3.AUTH_DELETE:
-		add('D', d.Old)
+		old = image('D', d.Old)
 	case sqlite3.AUTH_UPDATE:
-		add('B', d.Old)
-		add('U', d.New)
+		old, new = image('B', d.Old), image('U', d.New)
 	}
-	h.pending = append(h.pending, p)
+	if t.triggered != "" && strings.IndexByte(t.triggered, opOf(d.Op)) >= 0 {
+		// Its capture trigger places the record (triggerRecord).
+		if h.held == nil {
+			h.held = make(map[string][]heldImages)
+		}
+		h.held[d.Table] = append(h.held[d.Table], heldImages{old: old, new: new})
+		return
+	}
+	for _, r := range []capRecord{old, new} {
+		if r.op != 0 {
+			h.records = append(h.records, r)
+		}
+	}
 }
 
 // opOf is the capture trigger's op letter of a pre-update hook's op.
@@ -193,17 +200,45 @@ func opOf(op sqlite3.AuthorizerActionCode) byte {
 	return 'D'
 }
 
-// triggerRecord takes the record a capture trigger inserts into
-// relchain_changes (tbl, op, img) where the trigger wrote it: the records
-// of rows changed before it at its depth or deeper come first.
+// triggerRecord places a record where a capture trigger inserts it into
+// relchain_changes (tbl, op, img), with the image the hook took when the
+// row changed. They are the same but in one case: a BEFORE trigger that
+// changed the very row its statement then updates or deletes (SQLite calls
+// the outcome undefined) leaves the trigger's OLD as it was before the
+// BEFORE trigger ran, so the trigger path removed a row image that was no
+// longer in the table from the table's sum; the hook's image is the row
+// SQLite actually changed.
 func (h *hookCapture) triggerRecord(d sqlite3.PreUpdateData, tx int) {
-	h.flush(d.Depth())
+	r := h.triggerInsert(d, tx)
+	if r.op == 0 {
+		return
+	}
+	if stack := h.held[r.tbl]; len(stack) > 0 {
+		top, last := stack[len(stack)-1], r.op != 'B' // an update's 'U' follows its 'B' in the same INSERT
+		img := top.new
+		if r.op == 'B' || r.op == 'D' {
+			img = top.old
+		}
+		if img.op == r.op {
+			r = img
+			if last {
+				h.held[r.tbl] = stack[:len(stack)-1]
+			}
+		}
+	}
+	h.records = append(h.records, r)
+	h.triggerRecords = true
+}
+
+// triggerInsert reads the record a capture trigger inserts into
+// relchain_changes, its image in the arena.
+func (h *hookCapture) triggerInsert(d sqlite3.PreUpdateData, tx int) capRecord {
 	var r capRecord
 	for i := 0; i < 3 && h.err == nil; i++ {
 		v, err := d.New(i)
 		if err != nil {
 			h.err = fmt.Errorf("capture a trigger's record: %w", err)
-			return
+			return capRecord{}
 		}
 		switch i {
 		case 0:
@@ -213,7 +248,7 @@ func (h *hookCapture) triggerRecord(d sqlite3.PreUpdateData, tx int) {
 				r.op = op[0]
 			} else {
 				h.err = fmt.Errorf("capture a trigger's record: op %q", op)
-				return
+				return capRecord{}
 			}
 		case 2:
 			r.from = len(h.arena)
@@ -222,18 +257,7 @@ func (h *hookCapture) triggerRecord(d sqlite3.PreUpdateData, tx int) {
 		}
 	}
 	r.tx = tx
-	h.records = append(h.records, r)
-	h.triggerRecords = true
-}
-
-// flush writes the records of the pending rows at depth or deeper, deepest
-// first.
-func (h *hookCapture) flush(depth int) {
-	for n := len(h.pending); n > 0 && h.pending[n-1].depth >= depth; n-- {
-		p := h.pending[n-1]
-		h.records = append(h.records, p.recs[:p.n]...)
-		h.pending = h.pending[:n-1]
-	}
+	return r
 }
 
 // startStatement is called before a client statement runs; skip is a table
@@ -242,12 +266,12 @@ func (h *hookCapture) startStatement(skip string) {
 	h.stmt, h.skip = h.mark(), skip
 }
 
-// endStatement writes the statement's pending records, or drops all its
-// records when it failed (SQLite undid its changes), and returns a failure
-// of the hook itself (a node-local fault, never a tx result).
+// endStatement drops the statement's records when it failed (SQLite undid
+// its changes), and returns a failure of the hook itself (a node-local
+// fault, never a tx result).
 func (h *hookCapture) endStatement(failed bool) error {
-	h.flush(-1)
 	h.skip = ""
+	clear(h.held) // every capture trigger fired within the statement
 	if failed {
 		h.truncate(h.stmt)
 	}
@@ -268,7 +292,8 @@ func (h *hookCapture) truncate(m captureMark) {
 
 // reset drops every record.
 func (h *hookCapture) reset() {
-	h.records, h.arena, h.pending, h.triggerRecords = h.records[:0], h.arena[:0], h.pending[:0], false
+	h.records, h.arena, h.triggerRecords = h.records[:0], h.arena[:0], false
+	clear(h.held)
 	h.txMark, h.stmt, h.skip, h.err = captureMark{}, captureMark{}, "", nil
 }
 
