@@ -543,7 +543,7 @@ func (b *Backend) reconcileTriggers() error {
 	want := make(map[string]string)
 	var fresh []string // tables that get capture triggers they had none of
 	for _, t := range tables {
-		if !b.hooked() || len(user[t.name]) > 0 || parents[t.name] {
+		if !b.hooked() || len(user[asciiLower([]byte(t.name))]) > 0 || parents[t.name] {
 			had := false
 			for _, op := range []string{"I", "U", "D"} {
 				name, sql := triggerSQL(t, op)
@@ -574,7 +574,7 @@ func (b *Backend) reconcileTriggers() error {
 		}
 	}
 	for _, tbl := range fresh {
-		if err := b.recreateNewTriggers(user[tbl]); err != nil {
+		if err := b.recreateNewTriggers(user[asciiLower([]byte(tbl))]); err != nil {
 			return err
 		}
 	}
@@ -588,7 +588,7 @@ func (b *Backend) reconcileTriggers() error {
 func fkActionParents(c *sqlite3.Conn, tables []tableInfo) (map[string]bool, error) {
 	byName := make(map[string]string, len(tables))
 	for _, t := range tables {
-		byName[strings.ToLower(t.name)] = t.name
+		byName[asciiLower([]byte(t.name))] = t.name
 	}
 	st, _, err := c.Prepare(`SELECT "table", on_update, on_delete FROM pragma_foreign_key_list(?)`)
 	if err != nil {
@@ -606,7 +606,7 @@ func fkActionParents(c *sqlite3.Conn, tables []tableInfo) (map[string]bool, erro
 		}
 		for st.Step() {
 			if acts(st.ColumnText(1)) || acts(st.ColumnText(2)) {
-				if name, ok := byName[strings.ToLower(st.ColumnText(0))]; ok {
+				if name, ok := byName[asciiLower(st.ColumnRawText(0))]; ok {
 					parents[name] = true
 				}
 			}
@@ -621,8 +621,9 @@ func fkActionParents(c *sqlite3.Conn, tables []tableInfo) (map[string]bool, erro
 // userTrigger is one of the client's triggers.
 type userTrigger struct{ name, sql string }
 
-// userTriggers returns the client's triggers by table, each table's in
-// creation order.
+// userTriggers returns the client's triggers by table name in lower case
+// (a trigger names its table as its statement spelt it; SQLite's names are
+// case-insensitive in ASCII), each table's in creation order.
 func (b *Backend) userTriggers() (map[string][]userTrigger, error) {
 	st, _, err := b.w.Prepare(`SELECT tbl_name, name, sql FROM sqlite_schema WHERE type = 'trigger'
 		AND name NOT LIKE 'relchain\_%' ESCAPE '\' AND sql IS NOT NULL ORDER BY rowid`)
@@ -632,7 +633,7 @@ func (b *Backend) userTriggers() (map[string][]userTrigger, error) {
 	defer st.Close()
 	m := make(map[string][]userTrigger)
 	for st.Step() {
-		tbl := st.ColumnText(0)
+		tbl := asciiLower(st.ColumnRawText(0))
 		m[tbl] = append(m[tbl], userTrigger{name: st.ColumnText(1), sql: st.ColumnText(2)})
 	}
 	if err := st.Err(); err != nil {

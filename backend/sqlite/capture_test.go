@@ -157,6 +157,10 @@ var triggerOrderWorkload = [][][]string{
 		{`CREATE TRIGGER b_ad2 AFTER DELETE ON b BEGIN INSERT INTO audit (what, val) VALUES ('b gone', -OLD.id); END`}},
 	{{`INSERT INTO k (name, n) VALUES ('x', 1), ('yy', 2), ('zzz', 3)`}, {`INSERT INTO kv (name, n) VALUES ('v1', 5), ('v2', 6)`},
 		{`UPDATE k SET n = n * 10 WHERE name > 'x'`}, {`DELETE FROM b`}, {`DELETE FROM audit WHERE seq % 3 = 0`}},
+	// a trigger naming its table in other letter case
+	{{`CREATE TABLE m (id INTEGER PRIMARY KEY, v INTEGER)`, `INSERT INTO m VALUES (1, 1), (2, 2), (3, 3)`,
+		`CREATE TRIGGER m_au AFTER UPDATE ON "M" BEGIN INSERT INTO c2 (id, v) VALUES (200 + NEW.id, NEW.v); END`}},
+	{{`UPDATE m SET v = v * 2`}},
 }
 
 // The hook path gives byte-identical change digests, effect digests and
