@@ -502,8 +502,7 @@ func (pl planner) fig12() Experiment {
 	e := Experiment{ID: Fig12, Title: "Fig. 12: relchain on PostgreSQL beside PostgreSQL with 3 synchronous standbys (Smallbank pseudo-sync, by wl-transactions per bc-transaction)",
 		Paper: "Smallbank against a fully replicated Citus cluster (a coordinator synchronizing three replicas with 2PC) on the same four nodes, pseudo-sync: with few wl-transactions per bc-transaction distributed PostgreSQL performs drastically better; the more wl-transactions a bc-transaction carries, the closer the blockchain comes.",
 		Notes: []string{pl.note, "Citus is not installable here; the replicated baseline is PostgreSQL's own: a durable primary with 3 synchronous streaming standbys, synchronous_commit = remote_apply (a commit returns once every standby has applied it), the four servers on this machine, running exactly the chain's wl-transactions in the chain's grouping (one db-transaction per bc-transaction)."}}
-	if !slices.Contains(pl.o.Backends, "postgres") {
-		e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+	if !pl.needsPostgres(&e) {
 		return e
 	}
 	for _, k := range s.replicaKs {
@@ -512,6 +511,16 @@ func (pl planner) fig12() Experiment {
 		e.Points = append(e.Points, p)
 	}
 	return e
+}
+
+// needsPostgres reports whether a PostgreSQL server is available; when it
+// is not, it notes on e that the experiment was skipped.
+func (pl planner) needsPostgres(e *Experiment) bool {
+	if slices.Contains(pl.o.Backends, "postgres") {
+		return true
+	}
+	e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+	return false
 }
 
 // studyClients and studyTxsPerClient size each point of the latency
@@ -525,8 +534,7 @@ func (pl planner) study() Experiment {
 	e := Experiment{ID: Study, Title: "Latency study: read and write latency by network size and read/write mix (YCSB, 8 clients, relchain on PostgreSQL beside PostgreSQL with 3 synchronous standbys)",
 		Paper: "Bergman et al. (Fabric against Cassandra): the permissioned blockchain's write latency is far higher than the distributed database's and grows with the network and the offered load, while reads, answered by one node, stay close to the database's; the read/write mix (95/5, 50/50, 5/95) decides how far apart the two systems are.",
 		Notes: []string{pl.note, "YCSB records (1 KB, uniform keys), reads through one node's query path, writes through consensus; --mix Read:R,Update:W sets the proportion. Every validator, the chain's PostgreSQL and the four replicated servers share this machine's cores, so more validators also means more contention, not only more messages. `make bench-latency-study` runs the 36 points of 1/4/7/10 validators, 1/8/32 clients and three mixes."}}
-	if !slices.Contains(pl.o.Backends, "postgres") {
-		e.Notes = append(e.Notes, "Skipped: no PostgreSQL server was available (Options.Backends lacks \"postgres\").")
+	if !pl.needsPostgres(&e) {
 		return e
 	}
 	if !pl.b.s.study {
