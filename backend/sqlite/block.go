@@ -861,9 +861,9 @@ func (b *Backend) changeDigest() (backend.Changes, error) {
 	if b.hooked() {
 		h := sha256.New()
 		effects := make(backend.EffectDigests)
-		clear := b.hook.triggerRecords
+		emptyChanges := b.hook.triggerRecords
 		b.hookDigest(h, effects)
-		if clear {
+		if emptyChanges {
 			// The capture triggers' records are in the digest now.
 			b.internal = true
 			defer func() { b.internal = false }()

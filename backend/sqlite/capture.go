@@ -207,57 +207,58 @@ func opOf(op sqlite3.AuthorizerActionCode) byte {
 // the outcome undefined) leaves the trigger's OLD as it was before the
 // BEFORE trigger ran, so the trigger path removed a row image that was no
 // longer in the table from the table's sum; the hook's image is the row
-// SQLite actually changed.
+// SQLite actually changed. The trigger's own image is read only when no
+// held image matches (never so, as long as every captured row went
+// through the hook).
 func (h *hookCapture) triggerRecord(d sqlite3.PreUpdateData, tx int) {
-	r := h.triggerInsert(d, tx)
-	if r.op == 0 {
+	tbl, op, ok := h.triggerKey(d)
+	if !ok {
 		return
 	}
-	if stack := h.held[r.tbl]; len(stack) > 0 {
-		top, last := stack[len(stack)-1], r.op != 'B' // an update's 'U' follows its 'B' in the same INSERT
+	if stack := h.held[tbl]; len(stack) > 0 {
+		top := stack[len(stack)-1]
 		img := top.new
-		if r.op == 'B' || r.op == 'D' {
+		if op == 'B' || op == 'D' {
 			img = top.old
 		}
-		if img.op == r.op {
-			r = img
-			if last {
-				h.held[r.tbl] = stack[:len(stack)-1]
+		if img.op == op {
+			if op != 'B' { // an update's 'U' follows its 'B' in the same INSERT
+				h.held[tbl] = stack[:len(stack)-1]
 			}
+			h.records = append(h.records, img)
+			h.triggerRecords = true
+			return
 		}
 	}
-	h.records = append(h.records, r)
+	v, err := d.New(2)
+	if err != nil {
+		h.err = fmt.Errorf("capture a trigger's record: %w", err)
+		return
+	}
+	from := len(h.arena)
+	h.arena = append(h.arena, v.RawText()...)
+	h.records = append(h.records, capRecord{tbl: tbl, op: op, from: from, to: len(h.arena), tx: tx})
 	h.triggerRecords = true
 }
 
-// triggerInsert reads the record a capture trigger inserts into
-// relchain_changes, its image in the arena.
-func (h *hookCapture) triggerInsert(d sqlite3.PreUpdateData, tx int) capRecord {
-	var r capRecord
-	for i := 0; i < 3 && h.err == nil; i++ {
-		v, err := d.New(i)
-		if err != nil {
-			h.err = fmt.Errorf("capture a trigger's record: %w", err)
-			return capRecord{}
-		}
-		switch i {
-		case 0:
-			r.tbl = v.Text()
-		case 1:
-			if op := v.RawText(); len(op) == 1 {
-				r.op = op[0]
-			} else {
-				h.err = fmt.Errorf("capture a trigger's record: op %q", op)
-				return capRecord{}
-			}
-		case 2:
-			r.from = len(h.arena)
-			h.arena = append(h.arena, v.RawText()...)
-			r.to = len(h.arena)
-		}
+// triggerKey reads the table and op of the record a capture trigger
+// inserts into relchain_changes.
+func (h *hookCapture) triggerKey(d sqlite3.PreUpdateData) (tbl string, op byte, ok bool) {
+	t, err := d.New(0)
+	if err != nil {
+		h.err = fmt.Errorf("capture a trigger's record: %w", err)
+		return "", 0, false
 	}
-	r.tx = tx
-	return r
+	o, err := d.New(1)
+	if err != nil {
+		h.err = fmt.Errorf("capture a trigger's record: %w", err)
+		return "", 0, false
+	}
+	if raw := o.RawText(); len(raw) == 1 {
+		return t.Text(), raw[0], true
+	}
+	h.err = fmt.Errorf("capture a trigger's record: op %q", o.RawText())
+	return "", 0, false
 }
 
 // startStatement is called before a client statement runs; skip is a table
