@@ -247,10 +247,30 @@ func (ns *Namespaces) removeAll() error {
 	return removeOwned(ns.prefix)
 }
 
-// removeOwned deletes every namespace and bridge whose name starts with
-// prefix followed by "n" or "b" (an owner's objects).
+// removeOwned deletes every link (host-side veths first), namespace and
+// bridge whose name starts with prefix followed by "h", "n" or "b" (an
+// owner's objects). The veths go explicitly: deleting a namespace tears
+// its devices down asynchronously, so a host-side end could still exist
+// when the same process creates namespaces again (seen in CI: "ip link add
+// rce2e905h0 …: File exists").
 func removeOwned(prefix string) error {
 	var errs []error
+	links, err := exec.Command("ip", "-o", "link", "show").Output()
+	if err != nil {
+		return fmt.Errorf("list links: %w", err)
+	}
+	for _, line := range strings.Split(string(links), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimSuffix(f[1], ":"), "@")
+		if owner(name) == prefix && strings.HasPrefix(name[len(prefix):], "h") {
+			if err := runIP([][]string{{"link", "del", name}}); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	names, err := listNamespaces()
 	if err != nil {
 		return err

@@ -151,3 +151,17 @@ func TestThrottleCapsBothEndsOfTheNodesLink(t *testing.T) {
 		}
 	}
 }
+
+// One process creates namespaces again right after closing them (the e2e
+// tests do, one network after another): Close leaves no host-side veth for
+// the next NewNamespaces to collide with. Deleting a namespace alone tears
+// its veths down asynchronously; CI once failed on it ("ip link add
+// rce2e905h0 …: File exists").
+func TestNamespacesAgainRightAfterClose(t *testing.T) {
+	for round := range 10 {
+		ns := mustNamespaces(t, 3)
+		if err := ns.Close(); err != nil {
+			t.Fatalf("round %d: close: %v", round, err)
+		}
+	}
+}
