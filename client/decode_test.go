@@ -134,3 +134,122 @@ func TestCompareAnswers(t *testing.T) {
 		t.Fatalf("column names: %v", err)
 	}
 }
+
+// referenceParse decodes a NewBlock event the way CometBFT's own types do
+// (libs/json into ctypes.ResultEvent): what parseWSMessage must agree with.
+func referenceParse(t testing.TB, msg []byte) *blockData {
+	t.Helper()
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(msg, &resp); err != nil {
+		t.Fatal(err)
+	}
+	var ev ctypes.ResultEvent
+	if err := cmtjson.Unmarshal(resp.Result, &ev); err != nil {
+		t.Fatal(err)
+	}
+	nb := ev.Data.(cmttypes.EventDataNewBlock)
+	txs := make([][]byte, len(nb.Block.Txs))
+	for i, tx := range nb.Block.Txs {
+		txs[i] = tx
+	}
+	b, err := newBlockData(nb.Block.Height, nb.Block.Time, txs, nb.ResultFinalizeBlock.TxResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fullNewBlockMessage is a NewBlock event as a node sends it, with every
+// part parseWSMessage skips filled in: a last commit with signatures,
+// finalize-block and per-tx events, gas, app hash, validator updates.
+func fullNewBlockMessage(t testing.TB, txs int, txBytes, dataBytes int) []byte {
+	t.Helper()
+	blk := &cmttypes.Block{Header: cmttypes.Header{ChainID: "relchain-test", Height: 1 << 40, Time: time.Unix(1_800_000_000, 123456789).UTC(),
+		AppHash: make([]byte, 32), ProposerAddress: make([]byte, 20)}}
+	blk.LastCommit = &cmttypes.Commit{Height: 1<<40 - 1, Signatures: []cmttypes.CommitSig{
+		{BlockIDFlag: cmttypes.BlockIDFlagCommit, ValidatorAddress: make([]byte, 20), Timestamp: blk.Time, Signature: make([]byte, 64)},
+		{BlockIDFlag: cmttypes.BlockIDFlagAbsent}}}
+	res := abci.ResponseFinalizeBlock{AppHash: []byte("apphash"),
+		Events: []abci.Event{{Type: "block", Attributes: []abci.EventAttribute{{Key: "k", Value: "v", Index: true}}}}}
+	for i := range txs {
+		tx := []byte(strings.Repeat(string(rune('a'+i%26)), txBytes))
+		blk.Data.Txs = append(blk.Data.Txs, tx)
+		r := &abci.ExecTxResult{Code: uint32(i % 3), Data: []byte(strings.Repeat(`{"x":1}`, dataBytes/7)), Log: "log " + strings.Repeat("é", i),
+			Info: "info", GasWanted: 7, GasUsed: int64(i), Codespace: "relchain",
+			Events: []abci.Event{{Type: "tx", Attributes: []abci.EventAttribute{{Key: "h", Value: "\"quoted\"", Index: true}}}}}
+		res.TxResults = append(res.TxResults, r)
+	}
+	ev := ctypes.ResultEvent{Query: newBlockQuery, Data: cmttypes.EventDataNewBlock{Block: blk, ResultFinalizeBlock: res},
+		Events: map[string][]string{"tm.event": {"NewBlock"}}}
+	body, err := cmtjson.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": json.RawMessage(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
+// parseWSMessage decodes only what the follower uses, in one pass; on a
+// full event it agrees with CometBFT's own decoder on every field it
+// keeps.
+func TestParseWSMessageAgreesWithCometBFT(t *testing.T) {
+	for _, n := range []int{0, 1, 7} {
+		msg := fullNewBlockMessage(t, n, 300, 100)
+		got, ack, err := parseWSMessage(msg)
+		if err != nil || ack {
+			t.Fatalf("%d txs: ack %v, %v", n, ack, err)
+		}
+		want := referenceParse(t, msg)
+		if got.Height != want.Height || !got.Time.Equal(want.Time) || len(got.Txs) != len(want.Txs) {
+			t.Fatalf("%d txs: got height %d time %v txs %d, want %d %v %d", n, got.Height, got.Time, len(got.Txs), want.Height, want.Time, len(want.Txs))
+		}
+		for i := range want.Txs {
+			g, w := got.Results[i], want.Results[i]
+			if string(got.Txs[i]) != string(want.Txs[i]) || got.Hashes[i] != want.Hashes[i] ||
+				g.Code != w.Code || string(g.Data) != string(w.Data) || g.Log != w.Log || g.Codespace != w.Codespace {
+				t.Fatalf("%d txs: tx %d: got %q %+v, want %q %+v", n, i, got.Txs[i], g, want.Txs[i], w)
+			}
+		}
+	}
+	// Other event types are skipped; a block whose results do not match
+	// its txs, or a NewBlock without a block, is an error.
+	if b, ack, err := parseWSMessage([]byte(`{"jsonrpc":"2.0","id":1,"result":{"query":"q","data":{"type":"tendermint/event/Tx","value":{}}}}`)); b != nil || ack || err != nil {
+		t.Fatalf("Tx event: %v %v %v", b, ack, err)
+	}
+	if _, _, err := parseWSMessage([]byte(`{"result":{"data":{"type":"tendermint/event/NewBlock","value":{}}}}`)); err == nil {
+		t.Fatal("NewBlock without a block accepted")
+	}
+	if _, _, err := parseWSMessage([]byte(`{"result":{"data":{"type":"tendermint/event/NewBlock","value":{"block":{"header":{"height":"1"},"data":{"txs":["YQ=="]}}}}}}`)); err == nil {
+		t.Fatal("a tx without a result accepted")
+	}
+	if _, _, err := parseWSMessage([]byte(`{"result":{"data":{"type":"tendermint/event/NewBlock","value":{"block":{"header":{"height":1}}}}}}`)); err == nil {
+		t.Fatal("a height that is not CometBFT's string accepted")
+	}
+}
+
+// BenchmarkParseWSMessage decodes a NewBlock event of the size pseudo-sync
+// Smallbank makes (3 bc-transactions of 100 wl-transactions each).
+//
+//	go test ./client -run '^$' -bench ParseWSMessage
+func BenchmarkParseWSMessage(b *testing.B) {
+	msg := fullNewBlockMessage(b, 3, 30_000, 8_000)
+	b.Run("relchain", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if _, _, err := parseWSMessage(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cometbft", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			referenceParse(b, msg)
+		}
+	})
+}

@@ -10,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	cmtjson "github.com/cometbft/cometbft/libs/json"
-	ctypes "github.com/cometbft/cometbft/rpc/core/types"
-	cmttypes "github.com/cometbft/cometbft/types"
+	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/gorilla/websocket"
 )
 
@@ -141,45 +139,77 @@ func (s *wsSource) subscribe(ctx context.Context) (eventSub, error) {
 	return sub, nil
 }
 
+// wsMessage is one JSON-RPC message of the subscription, decoded in one
+// pass of encoding/json into the few fields the follower uses. CometBFT's
+// own decoder (libs/json into ctypes.ResultEvent) decodes the whole block —
+// last commit, evidence, every result's events — by reflection, and that
+// cost a client following blocks of 100-wl bc-transactions more CPU than
+// the node spent executing them (BENCHMARKS.md, issue 19).
+type wsMessage struct {
+	Result *struct {
+		Data struct {
+			Type  string `json:"type"`
+			Value struct {
+				Block *struct {
+					Header struct {
+						Height int64     `json:"height,string"`
+						Time   time.Time `json:"time"`
+					} `json:"header"`
+					Data struct {
+						Txs [][]byte `json:"txs"`
+					} `json:"data"`
+				} `json:"block"`
+				Result struct {
+					TxResults []wsTxResult `json:"tx_results"`
+				} `json:"result_finalize_block"`
+			} `json:"value"`
+		} `json:"data"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    string `json:"data"`
+	} `json:"error"`
+}
+
+// wsTxResult is the part of an ExecTxResult that ExecResult reads.
+type wsTxResult struct {
+	Code      uint32 `json:"code"`
+	Data      []byte `json:"data"`
+	Log       string `json:"log"`
+	Codespace string `json:"codespace"`
+}
+
+// newBlockEvent is the type tag CometBFT's JSON gives a NewBlock event.
+const newBlockEvent = "tendermint/event/NewBlock"
+
 // parseWSMessage reads one JSON-RPC message of the subscription: the
 // acknowledgement ({} result), a NewBlock event, or an error (the node
 // refused or cancelled the subscription, e.g. because this client was too
 // slow).
 func parseWSMessage(data []byte) (b *blockData, ack bool, err error) {
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Data    string `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(data, &resp); err != nil {
+	var m wsMessage
+	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, false, fmt.Errorf("undecodable message: %w", err)
 	}
-	if resp.Error != nil {
-		return nil, false, fmt.Errorf("node says: %s %s (code %d)", resp.Error.Message, resp.Error.Data, resp.Error.Code)
+	if m.Error != nil {
+		return nil, false, fmt.Errorf("node says: %s %s (code %d)", m.Error.Message, m.Error.Data, m.Error.Code)
 	}
-	r := strings.TrimSpace(string(resp.Result))
-	if r == "" || r == "{}" || r == "null" {
+	if m.Result == nil || m.Result.Data.Type == "" {
 		return nil, true, nil
 	}
-	var ev ctypes.ResultEvent
-	if err := cmtjson.Unmarshal(resp.Result, &ev); err != nil {
-		return nil, false, fmt.Errorf("undecodable event: %w", err)
-	}
-	nb, ok := ev.Data.(cmttypes.EventDataNewBlock)
-	if !ok {
+	if m.Result.Data.Type != newBlockEvent {
 		return nil, false, nil
 	}
-	if nb.Block == nil {
+	v := m.Result.Data.Value
+	if v.Block == nil {
 		return nil, false, errors.New("NewBlock event without a block")
 	}
-	txs := make([][]byte, len(nb.Block.Txs))
-	for i, tx := range nb.Block.Txs {
-		txs[i] = tx
+	results := make([]*abci.ExecTxResult, len(v.Result.TxResults))
+	for i, r := range v.Result.TxResults {
+		results[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log, Codespace: r.Codespace}
 	}
-	b, err = newBlockData(nb.Block.Height, nb.Block.Time, txs, nb.ResultFinalizeBlock.TxResults)
+	b, err = newBlockData(v.Block.Header.Height, v.Block.Header.Time, v.Block.Data.Txs, results)
 	return b, false, err
 }
 
