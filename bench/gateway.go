@@ -38,6 +38,14 @@ type GatewayOptions struct {
 	HotShare    float64
 	Seed        uint64
 	Log         io.Writer
+	// RelayCommand, if set, starts the relay of the relay read path
+	// (PostgreSQL) as a process of its own: the command plus "--target
+	// HOST:PORT" must print the address it listens on as its first line
+	// and relay until its standard input closes (`relchain-bench
+	// tcprelay`). Empty: the relay runs in this process, where the
+	// client-to-relay hop is one between goroutines and costs less than
+	// any front end's.
+	RelayCommand []string
 }
 
 // GatewayResult is what MeasureGateway prints.
@@ -71,10 +79,13 @@ type ReadComparison struct {
 	// Ratio is gateway p50 / raw p50.
 	Ratio float64 `json:"ratio_p50"`
 	// Relay (PostgreSQL only) is the raw backend through a byte-forwarding
-	// TCP relay in the lab's process: the floor of any front end that is a
-	// hop of its own (relay). RelayRatio is its p50 / raw p50.
-	Relay      *OpStats `json:"relay,omitempty"`
-	RelayRatio float64  `json:"relay_ratio_p50,omitempty"`
+	// TCP relay: the floor of any front end that is a hop of its own.
+	// RelayProcess says it ran as a process of its own
+	// (GatewayOptions.RelayCommand), as the node's listener does; else it
+	// ran in the lab's process. RelayRatio is its p50 / raw p50.
+	Relay        *OpStats `json:"relay,omitempty"`
+	RelayRatio   float64  `json:"relay_ratio_p50,omitempty"`
+	RelayProcess bool     `json:"relay_process,omitempty"`
 }
 
 // MeasureGateway starts a network with every node's PostgreSQL listener
@@ -207,7 +218,7 @@ type readPath struct {
 func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr string, res *GatewayResult, logf func(string, ...any)) error {
 	for _, clients := range o.ReadClients {
 		rc := ReadComparison{Clients: clients}
-		paths, cleanup, err := openReadPaths(ctx, res, n, addr, clients, &rc)
+		paths, cleanup, err := openReadPaths(ctx, o, res, n, addr, clients, &rc)
 		if err != nil {
 			return err
 		}
@@ -228,7 +239,7 @@ func measureReads(ctx context.Context, o GatewayOptions, n *netctl.Network, addr
 
 // openReadPaths connects every read path's clients; the stats of each
 // path land in rc. cleanup closes them all.
-func openReadPaths(ctx context.Context, res *GatewayResult, n *netctl.Network, addr string, clients int, rc *ReadComparison) ([]*readPath, func(), error) {
+func openReadPaths(ctx context.Context, o GatewayOptions, res *GatewayResult, n *netctl.Network, addr string, clients int, rc *ReadComparison) ([]*readPath, func(), error) {
 	var paths []*readPath
 	var relayStop func()
 	cleanup := func() {
@@ -261,13 +272,13 @@ func openReadPaths(ctx context.Context, res *GatewayResult, n *netctl.Network, a
 			cleanup()
 			return nil, nil, err
 		}
-		relayed, r, err := relayReaders(ctx, dsn, clients)
+		relayed, stop, err := relayReaders(ctx, dsn, clients, o.RelayCommand)
 		if err != nil {
 			cleanup()
 			return nil, nil, err
 		}
-		relayStop = func() { _ = r.Close() }
-		rc.Relay = &OpStats{}
+		relayStop = stop
+		rc.Relay, rc.RelayProcess = &OpStats{}, len(o.RelayCommand) > 0
 		paths = append(paths, &readPath{name: "relay", readers: relayed, stats: rc.Relay})
 	}
 	paths = append(paths, &readPath{name: "Go client", readers: rpcReaders(n.Nodes[0].RPC, res.Backend, clients), stats: &rc.Client})

@@ -127,7 +127,7 @@ baseline reached the chain's state).`,
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
 	fl.BoolVar(&f.relayLinks, "relay-links", false, "run every p2p link of the network it starts through a relay in this process (implied by --link-delay)")
 	fl.DurationVar(&f.linkDelay, "link-delay", 0, "one-way latency every p2p link gets, both directions, in those relays (no netem needed)")
-	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd())
+	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd(), tcprelayCmd())
 	return cmd
 }
 

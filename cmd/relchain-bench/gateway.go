@@ -15,6 +15,7 @@ import (
 
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/internal/tcprelay"
 )
 
 // gatewayFlags are the flags of `relchain-bench gateway`.
@@ -106,6 +107,9 @@ func runGatewayBench(ctx context.Context, f *gatewayFlags, out io.Writer) error 
 	if !f.quiet {
 		f.opts.Log = os.Stderr
 	}
+	if self, err := os.Executable(); err == nil {
+		f.opts.RelayCommand = []string{self, "tcprelay"}
+	}
 	res, err := bench.MeasureGateway(ctx, f.opts)
 	if err != nil {
 		return err
@@ -133,7 +137,11 @@ func printGatewayResult(out io.Writer, r *bench.GatewayResult) {
 		fmt.Fprintf(w, "%d\tgateway (pgx, prepared)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx\n", rc.Clients, g.Ops, g.P50, g.P95, g.Mean, g.PerSec, rc.Ratio)
 		fmt.Fprintf(w, "%d\traw\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t\n", rc.Clients, raw.Ops, raw.P50, raw.P95, raw.Mean, raw.PerSec)
 		if f := rc.Relay; f != nil {
-			fmt.Fprintf(w, "%d\traw through a TCP relay (floor of any front end)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx\n", rc.Clients, f.Ops, f.P50, f.P95, f.Mean, f.PerSec, rc.RelayRatio)
+			where := "in this process"
+			if rc.RelayProcess {
+				where = "in a process of its own"
+			}
+			fmt.Fprintf(w, "%d\traw through a TCP relay %s (floor of any front end)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx\n", rc.Clients, where, f.Ops, f.P50, f.P95, f.Mean, f.PerSec, rc.RelayRatio)
 		}
 		c := rc.Client
 		fmt.Fprintf(w, "%d\tGo client, RPC query (reference)\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2fx of it\n", rc.Clients, c.Ops, c.P50, c.P95, c.Mean, c.PerSec, bench.Ratio(g.P50, c.P50))
@@ -168,4 +176,33 @@ func pct(n, of int) float64 {
 		return 0
 	}
 	return 100 * float64(n) / float64(of)
+}
+
+// tcprelayCmd is the relay process of the gateway benchmark's relay read
+// path (bench.GatewayOptions.RelayCommand): it relays 127.0.0.1:0 to
+// --target, prints the address it listens on and runs until its
+// standard input closes.
+func tcprelayCmd() *cobra.Command {
+	var target string
+	cmd := &cobra.Command{
+		Use:           "tcprelay --target HOST:PORT",
+		Short:         "Relay a free local port to HOST:PORT until standard input closes (the gateway benchmark's relay process)",
+		Hidden:        true,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := tcprelay.Start("127.0.0.1:0", target)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			fmt.Fprintln(cmd.OutOrStdout(), r.Addr())
+			_, _ = io.Copy(io.Discard, cmd.InOrStdin())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&target, "target", "", "HOST:PORT to relay to")
+	_ = cmd.MarkFlagRequired("target")
+	return cmd
 }
