@@ -193,6 +193,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return nil
 	}
 	k.inTx, k.aborted = false, false
+	k.b.stmts.rolledBack(false)
 	return k.simpleLocked(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint)
 }
 
@@ -230,7 +231,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		// this statement writes belong to no tx.
 		prefix = append(prefix, "SET LOCAL "+txSetting+" = ''")
 	}
-	rows, err := execAfter(ctx, k.conn.PgConn(), prefix, sql, args, !st.ordered)
+	rows, err := k.execStatement(ctx, prefix, sql, args, !st.ordered, !st.analysis.UsesEnv && !st.changesSchema(k.b.syntax.gate))
 	var pe *prefixError
 	if errors.As(err, &pe) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
@@ -243,7 +244,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		k.tagged = false
 	}
 	if err == nil && st.changesSchema(k.b.syntax.gate) {
-		err = k.afterDDL(ctx, sql)
+		if err = k.afterDDL(ctx, sql); err == nil {
+			k.b.stmts.schemaChange()
+		}
 	}
 	if err == nil {
 		return rows, nil
@@ -494,12 +497,15 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	tag, err := k.conn.PgConn().Exec(ctx, "COMMIT").ReadAll()
 	k.finish(err != nil)
 	if err != nil {
+		k.b.stmts.rolledBack(true)
 		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
 	}
 	// COMMIT of a failed transaction rolls back and says so only in the tag.
 	if len(tag) != 1 || tag[0].CommandTag.String() != "COMMIT" {
+		k.b.stmts.rolledBack(true)
 		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
 	}
+	k.b.stmts.committed()
 	k.b.lastRecords = k.consumed
 	if k.consumed >= vacuumAfter {
 		// The block is committed: a failed VACUUM only leaves the dead
@@ -520,6 +526,7 @@ func (k *block) Rollback(ctx context.Context) error {
 // nothing to send: the server rolls the db-transaction back when the
 // session ends, which cancelOnServer hastens.
 func (k *block) rollback(ctx context.Context) error {
+	k.b.stmts.rolledBack(true)
 	if k.conn.IsClosed() {
 		k.cancelOnServer()
 		k.finish(true)

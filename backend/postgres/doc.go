@@ -18,8 +18,11 @@
 // and a limit on the rows and bytes returned (WithQueryLimits).
 //
 // Every connection pins the session settings that affect results (time
-// zone, date and float output, parallelism, ...); statements run without any
-// client-side statement cache. Every block runs under SET CONSTRAINTS ALL
+// zone, date and float output, parallelism, ...). The writer prepares a
+// block statement on its second sighting and empties that cache at every
+// schema change, and plans every statement generically
+// (plan_cache_mode = force_generic_plan), so a statement's outcome never
+// depends on this node's history (stmtcache.go). Every block runs under SET CONSTRAINTS ALL
 // IMMEDIATE, so a deferrable constraint fails its tx, never the block's
 // COMMIT. The writer has no statement timeout: a block's statements are
 // bounded by the gate (backend/postgres/pggate) and by the context the caller

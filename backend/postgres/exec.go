@@ -59,25 +59,34 @@ func execParams(ctx context.Context, pc *pgconn.PgConn, sql string, args []any, 
 	return collect(pc.ExecParams(ctx, sql, values, oids, formats, nil), sortRows)
 }
 
-// execAfter runs the utility statements prefix (no arguments, no rows:
-// SAVEPOINT, RELEASE, SET LOCAL) and then sql as execParams does, all in
-// one round trip: one batch of extended-protocol messages ending in a
-// single Sync. The server runs them in order and skips the rest after the
-// first error. A failure of a prefix statement is returned wrapped in
+// encodedStmt is a statement with its encoded arguments, sent as the
+// prepared statement name if set, else as the unnamed statement sql.
+type encodedStmt struct {
+	sql, name string
+	values    [][]byte
+	oids      []uint32
+	formats   []int16
+}
+
+// execEncoded runs the utility statements prefix (no arguments, no rows:
+// SAVEPOINT, RELEASE, SET LOCAL) and then st as execParams does, all in one
+// round trip: one batch of extended-protocol messages ending in a single
+// Sync. The server runs them in order and skips the rest after the first
+// error. A failure of a prefix statement is returned wrapped in
 // *prefixError; the statement's own result and failure are execParams'.
-func execAfter(ctx context.Context, pc *pgconn.PgConn, prefix []string, sql string, args []any, sortRows bool) (*backend.Rows, error) {
-	if len(prefix) == 0 {
-		return execParams(ctx, pc, sql, args, sortRows)
-	}
-	values, oids, formats, err := encodeArgs(args)
-	if err != nil {
-		return nil, err
+func execEncoded(ctx context.Context, pc *pgconn.PgConn, prefix []string, st encodedStmt, sortRows bool) (*backend.Rows, error) {
+	if len(prefix) == 0 && st.name == "" {
+		return collect(pc.ExecParams(ctx, st.sql, st.values, st.oids, st.formats, nil), sortRows)
 	}
 	batch := &pgconn.Batch{}
 	for _, p := range prefix {
 		batch.ExecParams(p, nil, nil, nil, nil)
 	}
-	batch.ExecParams(sql, values, oids, formats, nil)
+	if st.name != "" {
+		batch.ExecPrepared(st.name, st.values, st.formats, nil)
+	} else {
+		batch.ExecParams(st.sql, st.values, st.oids, st.formats, nil)
+	}
 	mrr := pc.ExecBatch(ctx, batch)
 	for _, p := range prefix {
 		if !mrr.NextResult() {

@@ -166,8 +166,10 @@ type Backend struct {
 	// connection (see Query).
 	queryStmts queryStmts
 
-	mu     sync.Mutex // guards writer, open, closed, lastRecords
-	writer *pgx.Conn  // nil until the first Begin, and after it was lost
+	mu sync.Mutex // guards writer, open, closed, lastRecords, stmts
+	// stmts are the writer's prepared block statements (blockStmts).
+	stmts  blockStmts
+	writer *pgx.Conn // nil until the first Begin, and after it was lost
 	open   *block
 	closed bool
 	// lastRecords is how many change records the last committed block
@@ -239,6 +241,9 @@ func writerConfig(dsn string) (*pgx.ConnConfig, error) {
 	writerCfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
 	// See execParams: statements run as unnamed statements with no
 	// client-side cache; this mode applies to anything run through pgx.
+	// Block statements are prepared by blockStmts; every statement, named
+	// or not, gets the generic plan, whatever its history (see blockStmts).
+	writerCfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	writerCfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	writerCfg.StatementCacheCapacity = 0
 	writerCfg.DescriptionCacheCapacity = 0
