@@ -278,9 +278,11 @@ func compareRaw(a, b [][]byte) int {
 // (55P03). In a block they are returned as ordinary errors, never as a tx
 // failure: another node would not fail the same way, and recording the
 // failure would make this node diverge. 54 (program limits such as "too
-// many columns") stays a tx failure: it is the statement's fault.
+// many columns") stays a tx failure: it is the statement's fault. 26000
+// and 42P05 are node faults too: only relchain's own prepared block
+// statements can raise them (preparedStatementFault).
 func nodeFault(code string) bool {
-	if code == "55P03" {
+	if code == "55P03" || preparedStatementFault(code) {
 		return true
 	}
 	if len(code) < 2 {

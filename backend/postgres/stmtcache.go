@@ -82,9 +82,6 @@ func (s *blockStmts) lookup(key string) (name string, prepare bool) {
 
 // add names key's statement, to be prepared by the caller.
 func (s *blockStmts) add(key string) string {
-	if len(s.names) >= maxBlockStmts {
-		s.invalidate()
-	}
 	delete(s.seen, key)
 	s.next++
 	name := "relchain_b" + strconv.Itoa(s.next)
@@ -147,6 +144,9 @@ func (k *block) execStatement(ctx context.Context, prefix []string, sql string, 
 	pc := k.conn.PgConn()
 	c := &k.b.stmts
 	c.on(pc)
+	if len(c.names) >= maxBlockStmts {
+		c.invalidate() // before takeStale: deallocated before the next Parse
+	}
 	prefix = append(c.takeStale(), prefix...)
 	st := encodedStmt{sql: sql, values: values, oids: oids, formats: formats}
 	if cacheable {
@@ -154,25 +154,44 @@ func (k *block) execStatement(ctx context.Context, prefix []string, sql string, 
 		name, prepare := c.lookup(key)
 		if prepare {
 			if err := runPrefix(ctx, pc, prefix); err != nil {
-				c.stale = true
+				c.invalidate()
 				return nil, err
 			}
 			prefix = nil
 			name = c.add(key)
 			if _, err := pc.Prepare(ctx, name, sql, oids); err != nil {
 				c.forget(key)
+				if lostTrack(err) {
+					c.invalidate()
+				}
 				return nil, err
 			}
 		}
 		st.name = name
 	}
 	rows, err := execEncoded(ctx, pc, prefix, st, sortRows)
-	var pe *prefixError
-	if errors.As(err, &pe) {
-		c.stale = true
+	if lostTrack(err) {
+		c.invalidate()
 	}
 	return rows, err
 }
+
+// lostTrack reports an error after which the cache may no longer match
+// the server: a batch that failed before its statement (it may or may not
+// have run the DEALLOCATE ALL it carried), or the server disowning a name
+// (which nodeFault makes a failure of this node, never the tx's).
+func lostTrack(err error) bool {
+	var pe *prefixError
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pe) || errors.As(err, &pgErr) && preparedStatementFault(pgErr.Code)
+}
+
+// preparedStatementFault reports the SQLSTATEs of relchain's own prepared
+// statements going wrong (invalid_sql_statement_name, duplicate_prepared_
+// statement): client statements cannot prepare or name statements (the
+// gate and stmtInfo.forbidden refuse PREPARE, EXECUTE, DEALLOCATE), so
+// these are always this node's fault.
+func preparedStatementFault(code string) bool { return code == "26000" || code == "42P05" }
 
 // runPrefix runs utility statements in one round trip (simple protocol).
 func runPrefix(ctx context.Context, pc *pgconn.PgConn, prefix []string) error {

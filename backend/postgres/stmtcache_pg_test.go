@@ -184,3 +184,47 @@ func TestBlockStatementsPlanTheSameWhateverTheirHistory(t *testing.T) {
 		t.Fatalf("v = %v, want 11 (ten updates: the generic plan never divides)", got)
 	}
 }
+
+// A batch whose utility statements fail (here: the transaction was already
+// aborted; in a node, a rehearsal preempted mid-batch) may or may not have
+// run the DEALLOCATE ALL it carried. The cache must then forget every
+// statement, not only resend DEALLOCATE ALL: a statement it still named
+// would be bound by a name the server no longer has (26000), a failure of
+// this node alone — recorded as the tx's, it split the network in
+// TestGatewayConcurrentTransfers_Postgres.
+func TestPreparedBlockStatementsSurviveAFailedBatch(t *testing.T) {
+	b := mustOpenUngated(t, pgtest.DSN(t))
+	defer b.Close()
+	sel := stmtRun{sql: "SELECT v FROM t WHERE id = $1", args: []any{int64(1)}}
+	if _, errs := runTxBlock(t, b, 1, true, stmtRun{sql: "CREATE TABLE t (id bigint PRIMARY KEY, v bigint)"}, stmtRun{sql: "INSERT INTO t VALUES (1, 1)"}, sel, sel, sel); errs[4] != nil {
+		t.Fatal(errs)
+	}
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Savepoint(ctx(t), sqlcheck.Env{Tx: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.Exec(ctx(t), "SELECT 1/0", nil); err == nil {
+		t.Fatal("1/0 succeeded")
+	}
+	if err := blk.Savepoint(ctx(t), sqlcheck.Env{Tx: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.Exec(ctx(t), sel.sql, sel.args); err == nil {
+		t.Fatal("a statement in an aborted transaction succeeded")
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	rows, errs := runTxBlock(t, b, 2, true, sel, sel)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("after the failed batch, statement %d: %v", i+1, err)
+		}
+	}
+	if got := rows[1].Rows[0][0]; got != int64(1) {
+		t.Fatalf("v = %v", got)
+	}
+}
