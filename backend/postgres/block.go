@@ -231,7 +231,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		// this statement writes belong to no tx.
 		prefix = append(prefix, "SET LOCAL "+txSetting+" = ''")
 	}
-	rows, err := k.execStatement(ctx, prefix, sql, args, !st.ordered, !st.analysis.UsesEnv && !st.changesSchema(k.b.syntax.gate))
+	ddl := st.changesSchema(k.b.syntax.gate)
+	// A text rewritten per tx, or DDL, is never worth preparing.
+	rows, err := k.execStatement(ctx, prefix, sql, args, !st.ordered, !st.analysis.UsesEnv && !ddl)
 	var pe *prefixError
 	if errors.As(err, &pe) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
@@ -243,7 +245,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if clear {
 		k.tagged = false
 	}
-	if err == nil && st.changesSchema(k.b.syntax.gate) {
+	if err == nil && ddl {
 		if err = k.afterDDL(ctx, sql); err == nil {
 			k.b.stmts.schemaChange()
 		}
