@@ -12,9 +12,9 @@ import (
 // ctxBlock is the block Begin hands out: every method's error, when the
 // method's context has ended, wraps the context's error (the app tells a
 // deadline of a proposal's speculative execution from a database failure
-// with errors.Is(err, context.DeadlineExceeded)). The writer's connection
-// cancels the running statement on the server when the context ends (see
-// cancelOnDone), so PostgreSQL reports "canceling statement due to user
+// with errors.Is(err, context.DeadlineExceeded)). The running statement is
+// cancelled on the server when the context ends (see cancelOnDone and
+// watchStatement), so PostgreSQL reports "canceling statement due to user
 // request", which names neither.
 type ctxBlock struct{ *block }
 
@@ -39,11 +39,25 @@ func (c ctxBlock) Release(ctx context.Context) error {
 }
 
 func (c ctxBlock) RollbackTo(ctx context.Context) error {
-	return withCtx(ctx, c.block.RollbackTo(ctx))
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("postgres: rollback to savepoint: %w", err)
+	}
+	driverCtx, stop := watchStatement(ctx, c.conn.PgConn())
+	err := c.block.RollbackTo(driverCtx)
+	stop()
+	return withCtx(ctx, err)
 }
 
+// Exec runs the statement with its context watched by watchStatement (a
+// tx's statements are the executor's hot path); a context that has already
+// ended runs nothing.
 func (c ctxBlock) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
-	rows, err := c.block.Exec(ctx, sql, args)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: exec: %w", err)
+	}
+	driverCtx, stop := watchStatement(ctx, c.conn.PgConn())
+	rows, err := c.block.Exec(driverCtx, sql, args)
+	stop()
 	return rows, withCtx(ctx, err)
 }
 

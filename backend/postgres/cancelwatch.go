@@ -1,0 +1,69 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// cancelRequestTimeout bounds the cancel request's own connection.
+const cancelRequestTimeout = 5 * time.Second
+
+// cancelDeadlineDelay is how long a statement may take to stop after its
+// cancel request before the writer's connection is given a deadline (which
+// ends the wait and the connection; the next Begin reconnects). The same
+// delay as cancelOnDone's.
+const cancelDeadlineDelay = 5 * time.Second
+
+// watchStatement makes ctx's end cancel the statements the writer runs
+// until stop is called, without a goroutine per statement.
+//
+// pgx watches a call's context itself (cancelOnDone), but by starting a
+// goroutine for every call and handing it an unbuffered channel at the
+// end: on the executor's path, one statement per wl-transaction or more,
+// that cost about 15 µs of CPU per Smallbank wl-transaction in thread
+// wake-ups (BENCHMARKS.md, issue 19). Here pgx gets a context that never
+// ends (so it watches nothing), and context.AfterFunc registers the
+// cancellation on ctx itself: a goroutine starts only if ctx ends during
+// the call. It sends the cancel request (the statement fails with 57014,
+// a node fault, see nodeFault) and, if the statement still has not
+// returned after cancelDeadlineDelay, gives the connection a deadline.
+//
+// stop returns once that goroutine, if it started, has finished: its
+// cancel request has reached the server before the caller can send the
+// next statement (the server ignores a cancel request that arrives while
+// it waits for a command, so a request sent as the statement completed
+// hits nothing). If ctx has already ended, the caller must not run the
+// statement at all (see ctxBlock).
+func watchStatement(ctx context.Context, pc *pgconn.PgConn) (driverCtx context.Context, stop func()) {
+	if ctx.Done() == nil || pc == nil {
+		return ctx, func() {}
+	}
+	returned, finished := make(chan struct{}), make(chan struct{})
+	deadlineSet := false
+	stopAfter := context.AfterFunc(ctx, func() {
+		defer close(finished)
+		cctx, cancel := context.WithTimeout(context.Background(), cancelRequestTimeout)
+		_ = pc.CancelRequest(cctx)
+		cancel()
+		timer := time.NewTimer(cancelDeadlineDelay)
+		defer timer.Stop()
+		select {
+		case <-returned:
+		case <-timer.C:
+			_ = pc.Conn().SetDeadline(time.Now())
+			deadlineSet = true
+		}
+	})
+	return context.WithoutCancel(ctx), func() {
+		close(returned)
+		if stopAfter() {
+			return // ctx did not end during the call
+		}
+		<-finished
+		if deadlineSet {
+			_ = pc.Conn().SetDeadline(time.Time{})
+		}
+	}
+}
