@@ -19,36 +19,38 @@ const killTimeout = 5 * time.Second
 // only in the driver: the driver, on cancellation, just closes its
 // connection, while the server goes on running the statement with the
 // block's locks held. watch returns a context the driver cannot cancel
-// and starts a watcher that, when ctx ends, sends KILL QUERY for the
-// writer's connection from the killer connection (an account may kill its
-// own threads without PROCESS or SUPER), and KILL CONNECTION if the
-// statement has not returned after killGrace. The statement then fails at
-// once and k.fault reports an error wrapping ctx.Err(). stop ends the
-// watcher; call it before the method returns.
+// and registers on ctx (context.AfterFunc: no goroutine unless ctx ends
+// during the call, where a goroutine per call cost thread wake-ups on the
+// executor's hot path, as it did for PostgreSQL) a function that, when
+// ctx ends, sends KILL QUERY for the writer's connection from the killer
+// connection (an account may kill its own threads without PROCESS or
+// SUPER), and KILL CONNECTION if the statement has not returned after
+// killGrace. The statement then fails at once and k.fault reports an
+// error wrapping ctx.Err(). stop waits for that function, if it started,
+// to finish; call it before the method returns.
 func (k *block) watch(ctx context.Context) (driverCtx context.Context, stop func()) {
 	if ctx.Done() == nil {
 		return ctx, func() {}
 	}
 	k.callCtx = ctx
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-quit:
-			return
-		case <-ctx.Done():
-		}
+	returned, finished := make(chan struct{}), make(chan struct{})
+	stopAfter := context.AfterFunc(ctx, func() {
+		defer close(finished)
 		k.b.kill(k.connID, "QUERY")
+		timer := time.NewTimer(killGrace)
+		defer timer.Stop()
 		select {
-		case <-quit:
+		case <-returned:
 			return
-		case <-time.After(killGrace):
+		case <-timer.C:
 		}
 		k.b.kill(k.connID, "CONNECTION")
-	}()
+	})
 	return context.WithoutCancel(ctx), func() {
-		close(quit)
-		<-done
+		close(returned)
+		if !stopAfter() {
+			<-finished
+		}
 		k.callCtx = nil
 	}
 }
