@@ -440,12 +440,29 @@ func (c *Conn) prepared(ctx context.Context, sql string) (*sql.Stmt, error) {
 	return s, nil
 }
 
+// driverContext is the context the baseline hands its driver for one
+// db-transaction: ctx without its cancellation, once ctx is checked. pgx and
+// go-sql-driver/mysql start or wake a goroutine for every statement whose
+// context can end, which a tuned application avoids and the chain's writer
+// does not pay (backend/postgres watchStatement, backend/mysql watch): the
+// baseline must not carry a cost the chain has shed.
+func driverContext(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("raw: %w", err)
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
 // Tx runs wls in one db-transaction and commits it. With more than one
 // wl-transaction each runs in its own savepoint, so a failing one is
 // rolled back alone (the chain's batch semantics); a single one that fails
 // rolls the db-transaction back. Only a failure of the database itself
 // (not of a wl-transaction) is returned as an error.
 func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error) {
+	ctx, err := driverContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if c.pg != nil && len(wls) > 1 {
 		return c.pgBatchTx(ctx, wls)
 	}
@@ -511,6 +528,10 @@ func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error)
 // Query runs one read-only statement in its own read-only db-transaction
 // (the chain's query path does the same) and returns its rows normalized.
 func (c *Conn) Query(ctx context.Context, sql string, args ...any) ([][]any, error) {
+	ctx, err := driverContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st := txn.Statement{SQL: sql}
 	for _, a := range args {
 		st.Args = append(st.Args, argOf(a))
