@@ -12,6 +12,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/sqlcheck"
@@ -323,60 +324,8 @@ func TestCommitRefusesAfterAnAbandonedDDLOfTheSameHeight(t *testing.T) {
 	}
 }
 
-// A context that ends as its statement completes must not leave a KILL
-// QUERY behind that fails a later statement of the block: watch registers
-// the kill on the context itself, and the next statement is sent only once
-// the kill has been sent. Each round cancels a statement at a different
-// moment around its completion; the statements after it, under a live
-// context, must always succeed.
+// A statement cancelled as it completes leaves no KILL QUERY behind for
+// the next statement (watch's stop waits for it).
 func TestCancelAtCompletionLeavesNoStrayKill(t *testing.T) {
-	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate()) // SLEEP
-	defer b.Close()
-	runBlock(t, b, 1, [][]string{{"CREATE TABLE n (id BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL)", "INSERT INTO n VALUES (1, 0)"}})
-	height, cancelled := int64(2), 0
-	for round := range 60 {
-		blk, err := b.Begin(ctx(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := blk.Savepoint(ctx(t), sqlcheck.Env{Tx: 0}); err != nil {
-			t.Fatal(err)
-		}
-		short, cancel := context.WithCancel(context.Background())
-		// The statement takes 10 ms; the cancel comes from before it is
-		// sent to well after it has returned.
-		timer := time.AfterFunc(time.Duration(round%30)*600*time.Microsecond, cancel)
-		_, err = blk.Exec(short, "SELECT SLEEP(0.01)", nil)
-		timer.Stop()
-		cancel()
-		if err != nil {
-			if !errors.Is(err, context.Canceled) || backend.AsError(err) != nil {
-				t.Fatalf("round %d: a cancelled statement = %v, want a node fault wrapping context.Canceled", round, err)
-			}
-			cancelled++
-			if err := blk.Rollback(ctx(t)); err != nil {
-				t.Fatalf("round %d: rollback after a cancelled statement: %v", round, err)
-			}
-			continue
-		}
-		for i := range 3 {
-			if _, err := blk.Exec(ctx(t), "UPDATE n SET v = v + 1 WHERE id = 1", nil); err != nil {
-				t.Fatalf("round %d: statement %d after one whose context ended as it completed: %v", round, i, err)
-			}
-		}
-		if err := blk.Release(ctx(t)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := blk.ChangeDigest(ctx(t)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := blk.StateDigest(ctx(t)); err != nil {
-			t.Fatal(err)
-		}
-		if err := blk.Commit(ctx(t), backend.State{Height: height, AppHash: []byte{1}}); err != nil {
-			t.Fatalf("round %d: commit: %v", round, err)
-		}
-		height++
-	}
-	t.Logf("%d of 60 statements were cancelled", cancelled)
+	backendtest.CancelAtCompletion(t, opener(mysql.WithoutGate()), "SELECT SLEEP(0.01)") // SLEEP
 }
