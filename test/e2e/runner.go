@@ -271,7 +271,12 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		r.logf("%s: %s (height %d)", r.m.Name, e, h)
 		r.rep.Events = append(r.rep.Events, e.String())
 		if !e.IsUndo {
-			before[k] = h
+			// A fault's effect is judged from the height it is fully in
+			// place at: applying one takes a process per cut link (eight
+			// for a 2-2 partition), and a loaded machine's blocks go on
+			// committing meanwhile (CI saw 30 → 33 across a partition
+			// whose application it had not waited for).
+			before[k] = max(h, maxOf(r.nw.heights(ctx)))
 			continue
 		}
 		fault := evs[e.Fault]
