@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -286,9 +285,7 @@ func (k *block) interrupted(ctx context.Context, what string, err error) error {
 // closed). A failure leaves the statement to run to its end; the session
 // then ends, as its connection is gone.
 func (k *block) cancelOnServer() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = k.conn.PgConn().CancelRequest(ctx)
+	sendCancelRequest(k.conn.PgConn())
 }
 
 // ChangeDigest consumes the change records of the block so far, in one

@@ -10,6 +10,15 @@ import (
 // cancelRequestTimeout bounds the cancel request's own connection.
 const cancelRequestTimeout = 5 * time.Second
 
+// sendCancelRequest asks the server to cancel what pc's session is running,
+// on a connection of its own, best effort: if it fails, the statement runs
+// to its end.
+func sendCancelRequest(pc *pgconn.PgConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelRequestTimeout)
+	defer cancel()
+	_ = pc.CancelRequest(ctx)
+}
+
 // cancelDeadlineDelay is how long a statement may take to stop after its
 // cancel request before the writer's connection is given a deadline (which
 // ends the wait and the connection; the next Begin reconnects). The same
@@ -44,9 +53,7 @@ func watchStatement(ctx context.Context, pc *pgconn.PgConn) (driverCtx context.C
 	deadlineSet := false
 	stopAfter := context.AfterFunc(ctx, func() {
 		defer close(finished)
-		cctx, cancel := context.WithTimeout(context.Background(), cancelRequestTimeout)
-		_ = pc.CancelRequest(cctx)
-		cancel()
+		sendCancelRequest(pc)
 		timer := time.NewTimer(cancelDeadlineDelay)
 		defer timer.Stop()
 		select {

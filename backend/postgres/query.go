@@ -142,11 +142,7 @@ func (b *Backend) query(ctx context.Context, sql string, args []any, run queryRu
 // that fires after the statement finished could hit the next statement on
 // this connection, so the connection is then closed, not reused.
 func runLatest(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool, bound *resultBound) (*backend.Rows, int64, error) {
-	stop := context.AfterFunc(ctx, func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = pc.CancelRequest(cctx)
-		cancel()
-	})
+	stop := context.AfterFunc(ctx, func() { sendCancelRequest(pc) })
 	rr := pc.ExecPrepared(context.Background(), name, values, formats, nil)
 	types := fieldTypes(rr.FieldDescriptions())
 	rows, err := collectBounded(rr, sortRows, bound)
