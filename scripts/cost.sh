@@ -12,8 +12,9 @@
 #   sb-sqlite-triggers, no-sqlite-triggers: the SQLite rows with the capture
 #     triggers instead of the pre-update hook (the A/B of issue 19, item 1;
 #     only when named: scripts/cost.sh DIR sb-sqlite sb-sqlite-triggers)
-# plus CPU profiles of the executor (sb-sqlite, no-postgres: one extra,
-# unmeasured turn each) with their top 10. Each row holds
+# plus CPU profiles of the executor and of the raw baseline (sb-sqlite,
+# sb-postgres, no-postgres: one extra, unmeasured turn each) with their top
+# 10, and the executor's profile against the raw one (NAME-diff.txt). Each row holds
 # /tmp/relchain-bench.lock, so it does not overlap another benchmark.
 #
 #   scripts/cost.sh [OUT_DIR] [ROW...]   (default bench-results/cost-<date>, all rows)
@@ -56,15 +57,18 @@ run() {
     go tool pprof -top -cum -nodecount=40 "$bin" "$out/$name.pprof" >"$out/$name-cum.txt" 2>/dev/null || true
     sed -n '1,18p' "$out/$name-top10.txt" | tee -a "$out/summary.txt"
   fi
+  if [ -s "$out/$name.pprof" ] && [ -s "$out/$name-raw.pprof" ]; then
+    go tool pprof -top -nodecount=40 -diff_base "$out/$name-raw.pprof" "$bin" "$out/$name.pprof" >"$out/$name-diff.txt" 2>/dev/null || true
+  fi
 }
 
 SB=(--workload smallbank --bc-per-block 4 --wl-per-bc 100 --blocks 10)
 NO=(--workload neworder --bc-per-block 200 --wl-per-bc 1 --blocks 5)
-run sb-sqlite "${SB[@]}" --backend sqlite --cpuprofile "$out/sb-sqlite.pprof" --profile-blocks 100
-run sb-postgres "${SB[@]}" "${PG[@]}"
+run sb-sqlite "${SB[@]}" --backend sqlite --cpuprofile "$out/sb-sqlite.pprof" --raw-cpuprofile "$out/sb-sqlite-raw.pprof" --profile-blocks 100
+run sb-postgres "${SB[@]}" "${PG[@]}" --cpuprofile "$out/sb-postgres.pprof" --raw-cpuprofile "$out/sb-postgres-raw.pprof" --profile-blocks 50
 run sb-mysql "${SB[@]}" "${MY[@]}"
 run no-sqlite "${NO[@]}" --backend sqlite
-run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof" --profile-blocks 20
+run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof" --raw-cpuprofile "$out/no-postgres-raw.pprof" --profile-blocks 20
 if named sb-sqlite-triggers; then run sb-sqlite-triggers "${SB[@]}" --backend sqlite --sqlite-capture-triggers; fi
 if named no-sqlite-triggers; then run no-sqlite-triggers "${NO[@]}" --backend sqlite --sqlite-capture-triggers; fi
 echo "results in $out"

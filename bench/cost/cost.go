@@ -46,6 +46,9 @@ type Options struct {
 	// in the figures).
 	CPUProfile    string
 	ProfileBlocks int
+	// RawCPUProfile, if set, gets a CPU profile of one more raw turn of
+	// ProfileBlocks blocks, to set beside the executor's.
+	RawCPUProfile string
 	// SQLiteTriggers runs the SQLite executor with capture triggers
 	// instead of the pre-update hook (the A/B of issue 19, item 1).
 	SQLiteTriggers bool
@@ -247,10 +250,8 @@ func (r *runner) measure(ctx context.Context) (*Result, error) {
 		r.o.logf("%s: turn %d: %s", r.o.Row(), i+1, describe(et, rt))
 		res.Turns = append(res.Turns, et, rt)
 	}
-	if r.o.CPUProfile != "" {
-		if err := r.profiledTurn(ctx); err != nil {
-			return nil, err
-		}
+	if err := r.profiledTurns(ctx); err != nil {
+		return nil, err
 	}
 	res.summarize()
 	return res, nil
@@ -263,15 +264,40 @@ func describe(et, rt Turn) string {
 		e, eg, es, ec, rw, rg, rs, e/rw)
 }
 
-func (r *runner) profiledTurn(ctx context.Context) error {
-	f, err := os.Create(r.o.CPUProfile)
+// profiledTurns runs the profiled executor turn and the profiled raw turn
+// that were asked for.
+func (r *runner) profiledTurns(ctx context.Context) error {
+	if r.o.CPUProfile != "" {
+		r.o.logf("%s: profiling %d executor blocks", r.o.Row(), r.o.ProfileBlocks)
+		err := writeProfile(r.o.CPUProfile, func(w io.Writer) error {
+			_, err := r.execTurnProfiled(ctx, r.o.ProfileBlocks, w)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if r.o.RawCPUProfile != "" {
+		r.o.logf("%s: profiling %d raw blocks", r.o.Row(), r.o.ProfileBlocks)
+		return writeProfile(r.o.RawCPUProfile, func(w io.Writer) error {
+			_, err := r.rawTurnProfiled(ctx, r.o.ProfileBlocks, w)
+			return err
+		})
+	}
+	return nil
+}
+
+// writeProfile creates path and runs turn with it as the profile's writer.
+func writeProfile(path string, turn func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r.o.logf("%s: profiling %d executor blocks", r.o.Row(), r.o.ProfileBlocks)
-	_, err = r.execTurnProfiled(ctx, r.o.ProfileBlocks, f)
-	return err
+	if err := turn(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (res *Result) summarize() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -34,6 +35,31 @@ func TestRunAlternatesSidesOnTheSameStream(t *testing.T) {
 	}
 	if res.ExecTotal <= 0 || res.RawTotal <= 0 || res.Ratio != res.ExecTotal/res.RawTotal || res.PairedRatio <= 0 {
 		t.Errorf("medians %+v", res)
+	}
+}
+
+// TestProfilesBothSides: --cpuprofile and --raw-cpuprofile each write a
+// profile of an extra turn, outside the measured turns, which stay as
+// many as asked.
+func TestProfilesBothSides(t *testing.T) {
+	dir := t.TempDir()
+	execProf, rawProf := filepath.Join(dir, "exec.pprof"), filepath.Join(dir, "raw.pprof")
+	res, err := Run(context.Background(), Options{
+		Workload: Smallbank, Backend: "sqlite", Dir: dir,
+		Accounts: 200, Turns: 1, Blocks: 2, BCPerBlock: 2, WLPerBC: 10,
+		CPUProfile: execProf, RawCPUProfile: rawProf, ProfileBlocks: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Turns) != 2 {
+		t.Fatalf("%d measured turns, want 2 (the profiled ones are not figures)", len(res.Turns))
+	}
+	for _, p := range []string{execProf, rawProf} {
+		st, err := os.Stat(p)
+		if err != nil || st.Size() == 0 {
+			t.Errorf("profile %s: %v (size %v), want a written profile", p, err, st)
+		}
 	}
 }
 

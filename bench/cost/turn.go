@@ -149,8 +149,21 @@ func (r *runner) execBlock(ctx context.Context, raws [][]byte, t *Turn) error {
 
 // rawTurn runs n blocks on the raw database, one db-transaction each.
 func (r *runner) rawTurn(ctx context.Context, n int) (Turn, error) {
+	return r.rawTurnProfiled(ctx, n, nil)
+}
+
+// rawTurnProfiled is rawTurn with a CPU profile of the turn written to
+// profile, if not nil (it also holds the preparation of each block's
+// statement lists, which the measured figures leave out).
+func (r *runner) rawTurnProfiled(ctx context.Context, n int, profile io.Writer) (Turn, error) {
 	t := Turn{Side: "raw"}
 	runtime.GC()
+	if profile != nil {
+		if err := pprof.StartCPUProfile(profile); err != nil {
+			return t, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for range n {
 		wls := r.raw.prepare(r.rawGen.next())
 		t.WL += len(wls)
