@@ -14,7 +14,8 @@ for target in \
   "./txn FuzzDecode" \
   "./backend/postgres/pggate FuzzCheck" \
   "./backend/postgres/pggate FuzzRewrite" \
-  "./backend/sqlite FuzzGate"; do
+  "./backend/sqlite FuzzGate" \
+  "./statedigest FuzzAsmMatchesReference"; do
   set -- $target
   # Not piped into grep -q: grep exiting first would fail the pipeline.
   listed=$(go test -list "^$2\$" "$1")

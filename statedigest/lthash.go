@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"slices"
 	"sync"
 )
@@ -52,26 +51,36 @@ func keystream(key *[sha256.Size]byte, out *[Size]byte) {
 	cipher.NewCTR(block, iv[:]).XORKeyStream(out[:], zeroBlock[:])
 }
 
-// expander is expand's working memory, reused through expanders: an
+// expander is an expansion's working memory, reused through expanders: an
 // expansion allocated its 2 KiB output and a SHA-256 state on the heap
-// each time (about 40 % of Add's cost, BenchmarkAdd).
+// each time (about 40 % of Add's cost on the portable path). A buffer
+// above maxKeptBuf is not kept (one huge row must not pin its size).
 type expander struct {
-	h   hash.Hash
+	buf []byte // expandDomain | element, for hashKey
 	key [sha256.Size]byte
 	out [Size]byte
+	rk  [240]byte // expandAddAsm's key schedule
 }
 
-var expanders = sync.Pool{New: func() any { return &expander{h: sha256.New()} }}
+// useExpandAsm chooses expandAddAsm (where the CPU has it) over keystream
+// and addLanes; tests compare the two.
+var useExpandAsm = hasExpandAsm
+
+var expanders = sync.Pool{New: func() any { return new(expander) }}
 
 // expand is the package's expand on e's memory; the result is valid until
 // e is used again.
 func (e *expander) expand(elem []byte) *[Size]byte {
-	e.h.Reset()
-	e.h.Write([]byte(expandDomain))
-	e.h.Write(elem)
-	e.h.Sum(e.key[:0])
+	e.hashKey(elem)
 	keystream(&e.key, &e.out)
 	return &e.out
+}
+
+// hashKey sets e.key to the element's AES key, SHA-256(expandDomain | elem),
+// hashed from e's buffer in one call (hash.Hash's Sum allocates).
+func (e *expander) hashKey(elem []byte) {
+	e.buf = append(append(e.buf[:0], expandDomain...), elem...)
+	e.key = sha256.Sum256(e.buf)
 }
 
 // Add adds one element.
@@ -82,9 +91,20 @@ func (s *Sum) Remove(elem []byte) { s.addExpanded(elem, true) }
 
 func (s *Sum) addExpanded(elem []byte, negate bool) {
 	e := expanders.Get().(*expander)
-	s.addLanes(e.expand(elem), negate)
+	if useExpandAsm {
+		e.hashKey(elem)
+		expandAddAsm(&e.key, &e.rk, (*[Size]byte)(s), negate)
+	} else {
+		s.addLanes(e.expand(elem), negate)
+	}
+	if cap(e.buf) > maxKeptBuf {
+		e.buf = nil
+	}
 	expanders.Put(e)
 }
+
+// maxKeptBuf bounds the element buffer an expander keeps between uses.
+const maxKeptBuf = 64 << 10
 
 // Combine adds every element of o.
 func (s *Sum) Combine(o *Sum) { s.addLanes((*[Size]byte)(o), false) }

@@ -271,3 +271,92 @@ func BenchmarkAddLanes(b *testing.B) {
 		s.addLanes((*[Size]byte)(&x), false)
 	}
 }
+
+// withReference runs f with the portable expansion (crypto/aes and
+// addLanes) instead of the assembly one.
+func withReference(t testing.TB, f func()) {
+	t.Helper()
+	saved := useExpandAsm
+	useExpandAsm = false
+	defer func() { useExpandAsm = saved }()
+	f()
+}
+
+// The assembly expansion adds and subtracts exactly what the portable one
+// does: for random elements of every length (keys, and so key schedules,
+// of all kinds), onto random sums, both ways. A mismatch would split the
+// network between validators whose CPUs differ.
+func TestAsmMatchesReference(t *testing.T) {
+	if !hasExpandAsm {
+		t.Skip("no assembly expansion on this CPU or platform")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for round := range 3000 {
+		elem := make([]byte, r.IntN(300))
+		for i := range elem {
+			elem[i] = byte(r.Uint32())
+		}
+		var start Sum
+		for i := range start {
+			start[i] = byte(r.Uint32())
+		}
+		if round%10 == 0 {
+			start = Sum{} // zero: the sum is then the expansion itself
+		}
+		negate := round%2 == 1
+		asm, ref := start, start
+		asm.addExpanded(elem, negate)
+		withReference(t, func() { ref.addExpanded(elem, negate) })
+		if asm != ref {
+			t.Fatalf("round %d (element of %d bytes, negate %v): assembly and reference sums differ", round, len(elem), negate)
+		}
+	}
+}
+
+// A zero sum plus one element is the element's expansion, byte for byte:
+// the assembly generates AES-256-CTR's keystream, in order.
+func TestAsmAddsTheKeystream(t *testing.T) {
+	if !hasExpandAsm {
+		t.Skip("no assembly expansion on this CPU or platform")
+	}
+	elem := Row([]byte("bench_acct"), []byte("12345,678"))
+	var want [Size]byte
+	expand(elem, &want)
+	var got Sum
+	got.Add(elem)
+	if [Size]byte(got) != want {
+		t.Fatal("the assembly sum of one element is not its expansion")
+	}
+}
+
+func BenchmarkAddReference(b *testing.B) {
+	withReference(b, func() {
+		elem := Row([]byte("bench_acct"), []byte("12345,678"))
+		var s Sum
+		for b.Loop() {
+			s.Add(elem)
+		}
+	})
+}
+
+// FuzzAsmMatchesReference looks for an element on which the assembly and
+// the portable expansion disagree (scripts/fuzz.sh).
+func FuzzAsmMatchesReference(f *testing.F) {
+	if !hasExpandAsm {
+		f.Skip("no assembly expansion on this CPU or platform")
+	}
+	f.Add([]byte(""), false)
+	f.Add([]byte("relchain/row/v1\x05table\x03a,b"), true)
+	f.Fuzz(func(t *testing.T, elem []byte, negate bool) {
+		var asm, ref Sum
+		for i := range asm {
+			asm[i] = byte(i * 7)
+		}
+		ref = asm
+		asm.addExpanded(elem, negate)
+		withReference(t, func() { ref.addExpanded(elem, negate) })
+		if asm != ref {
+			t.Fatalf("element %x (negate %v): assembly and reference sums differ", elem, negate)
+		}
+	})
+}
