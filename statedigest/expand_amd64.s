@@ -65,6 +65,47 @@ GLOBL ctrOne<>(SB), RODATA|NOPTR, $16
 	LANES(OP, X6, 96)  \
 	LANES(OP, X7, 112)
 
+// KEY_SCHEDULE writes AES-256's 15 round keys for the key at (AX) to
+// (BX), 16 bytes each.
+#define KEY_SCHEDULE \
+	MOVOU (AX), X1 \
+	MOVOU 16(AX), X3 \
+	MOVOU X1, 0(BX) \
+	MOVOU X3, 16(BX) \
+	AESKEYGENASSIST $0x01, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 32(BX) \
+	KEY_ODD \
+	MOVOU X3, 48(BX) \
+	AESKEYGENASSIST $0x02, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 64(BX) \
+	KEY_ODD \
+	MOVOU X3, 80(BX) \
+	AESKEYGENASSIST $0x04, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 96(BX) \
+	KEY_ODD \
+	MOVOU X3, 112(BX) \
+	AESKEYGENASSIST $0x08, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 128(BX) \
+	KEY_ODD \
+	MOVOU X3, 144(BX) \
+	AESKEYGENASSIST $0x10, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 160(BX) \
+	KEY_ODD \
+	MOVOU X3, 176(BX) \
+	AESKEYGENASSIST $0x20, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 192(BX) \
+	KEY_ODD \
+	MOVOU X3, 208(BX) \
+	AESKEYGENASSIST $0x40, X3, X2 \
+	KEY_EVEN \
+	MOVOU X1, 224(BX)
+
 // func expandAddAsm(key *[32]byte, rk *[240]byte, sum *[2048]byte, negate bool)
 //
 // Adds to (or, with negate, subtracts from) sum, lane by lane mod 2^16,
@@ -77,44 +118,7 @@ TEXT ·expandAddAsm(SB), NOSPLIT, $0-25
 	MOVQ sum+16(FP), DI
 	MOVBQZX negate+24(FP), DX
 
-	// Key schedule: 15 round keys of 16 bytes.
-	MOVOU (AX), X1
-	MOVOU 16(AX), X3
-	MOVOU X1, 0(BX)
-	MOVOU X3, 16(BX)
-	AESKEYGENASSIST $0x01, X3, X2
-	KEY_EVEN
-	MOVOU X1, 32(BX)
-	KEY_ODD
-	MOVOU X3, 48(BX)
-	AESKEYGENASSIST $0x02, X3, X2
-	KEY_EVEN
-	MOVOU X1, 64(BX)
-	KEY_ODD
-	MOVOU X3, 80(BX)
-	AESKEYGENASSIST $0x04, X3, X2
-	KEY_EVEN
-	MOVOU X1, 96(BX)
-	KEY_ODD
-	MOVOU X3, 112(BX)
-	AESKEYGENASSIST $0x08, X3, X2
-	KEY_EVEN
-	MOVOU X1, 128(BX)
-	KEY_ODD
-	MOVOU X3, 144(BX)
-	AESKEYGENASSIST $0x10, X3, X2
-	KEY_EVEN
-	MOVOU X1, 160(BX)
-	KEY_ODD
-	MOVOU X3, 176(BX)
-	AESKEYGENASSIST $0x20, X3, X2
-	KEY_EVEN
-	MOVOU X1, 192(BX)
-	KEY_ODD
-	MOVOU X3, 208(BX)
-	AESKEYGENASSIST $0x40, X3, X2
-	KEY_EVEN
-	MOVOU X1, 224(BX)
+	KEY_SCHEDULE
 
 	// Counter blocks, eight at a time: X9 the next counter, X10 one.
 	PXOR  X9, X9
@@ -181,4 +185,115 @@ next:
 	ADDQ $128, DI
 	DECQ CX
 	JNZ  loop
+	RET
+
+// ctrPair holds the counter blocks 0 and 1; ctrTwo adds two to both.
+DATA ctrPair<>+0(SB)/8, $0
+DATA ctrPair<>+8(SB)/8, $0
+DATA ctrPair<>+16(SB)/8, $0
+DATA ctrPair<>+24(SB)/8, $0x0100000000000000
+GLOBL ctrPair<>(SB), RODATA|NOPTR, $32
+DATA ctrTwo<>+0(SB)/8, $0
+DATA ctrTwo<>+8(SB)/8, $0x0200000000000000
+DATA ctrTwo<>+16(SB)/8, $0
+DATA ctrTwo<>+24(SB)/8, $0x0200000000000000
+GLOBL ctrTwo<>(SB), RODATA|NOPTR, $32
+
+// VROUND applies round key off(BX), in both lanes of Y8, to the sixteen
+// blocks in Y0-Y7.
+#define VROUND(off) \
+	VBROADCASTI128 off(BX), Y8 \
+	VAESENC Y8, Y0, Y0 \
+	VAESENC Y8, Y1, Y1 \
+	VAESENC Y8, Y2, Y2 \
+	VAESENC Y8, Y3, Y3 \
+	VAESENC Y8, Y4, Y4 \
+	VAESENC Y8, Y5, Y5 \
+	VAESENC Y8, Y6, Y6 \
+	VAESENC Y8, Y7, Y7
+
+// VLANES adds (OP = VPADDW) or subtracts (VPSUBW) the two blocks in Y into
+// the sum's 32 bytes at off(DI).
+#define VLANES(OP, Y, off) \
+	VMOVDQU off(DI), Y8 \
+	OP      Y, Y8, Y8   \
+	VMOVDQU Y8, off(DI)
+
+#define VALL_LANES(OP) \
+	VLANES(OP, Y0, 0)   \
+	VLANES(OP, Y1, 32)  \
+	VLANES(OP, Y2, 64)  \
+	VLANES(OP, Y3, 96)  \
+	VLANES(OP, Y4, 128) \
+	VLANES(OP, Y5, 160) \
+	VLANES(OP, Y6, 192) \
+	VLANES(OP, Y7, 224)
+
+// VNEXT puts the next two counter blocks, whitened with round key 0 (Y11),
+// in Y and advances the counter Y9 by two (Y10).
+#define VNEXT(Y) \
+	VPXOR  Y11, Y9, Y \
+	VPADDB Y10, Y9, Y9
+
+// func expandAddVAES(key *[32]byte, rk *[240]byte, sum *[2048]byte, negate bool)
+//
+// expandAddAsm with AVX2 and VAES: two counter blocks per YMM register,
+// sixteen per round of the loop.
+TEXT ·expandAddVAES(SB), NOSPLIT, $0-25
+	MOVQ key+0(FP), AX
+	MOVQ rk+8(FP), BX
+	MOVQ sum+16(FP), DI
+	MOVBQZX negate+24(FP), DX
+
+	KEY_SCHEDULE
+
+	VMOVDQU        ctrPair<>(SB), Y9
+	VMOVDQU        ctrTwo<>(SB), Y10
+	VBROADCASTI128 0(BX), Y11
+	MOVQ           $8, CX
+
+vloop:
+	VNEXT(Y0)
+	VNEXT(Y1)
+	VNEXT(Y2)
+	VNEXT(Y3)
+	VNEXT(Y4)
+	VNEXT(Y5)
+	VNEXT(Y6)
+	VNEXT(Y7)
+	VROUND(16)
+	VROUND(32)
+	VROUND(48)
+	VROUND(64)
+	VROUND(80)
+	VROUND(96)
+	VROUND(112)
+	VROUND(128)
+	VROUND(144)
+	VROUND(160)
+	VROUND(176)
+	VROUND(192)
+	VROUND(208)
+	VBROADCASTI128 224(BX), Y8
+	VAESENCLAST    Y8, Y0, Y0
+	VAESENCLAST    Y8, Y1, Y1
+	VAESENCLAST    Y8, Y2, Y2
+	VAESENCLAST    Y8, Y3, Y3
+	VAESENCLAST    Y8, Y4, Y4
+	VAESENCLAST    Y8, Y5, Y5
+	VAESENCLAST    Y8, Y6, Y6
+	VAESENCLAST    Y8, Y7, Y7
+	TESTQ DX, DX
+	JNZ   vsubtract
+	VALL_LANES(VPADDW)
+	JMP   vnext
+
+vsubtract:
+	VALL_LANES(VPSUBW)
+
+vnext:
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  vloop
+	VZEROUPPER
 	RET

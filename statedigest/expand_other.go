@@ -2,8 +2,5 @@
 
 package statedigest
 
-const hasExpandAsm = false
-
-func expandAddAsm(key *[32]byte, rk *[240]byte, sum *[Size]byte, negate bool) {
-	panic("statedigest: no assembly expansion on this platform")
-}
+// expandAsms: no assembly expansion on this platform or build.
+var expandAsms []asmExpansion

@@ -59,12 +59,8 @@ type expander struct {
 	buf []byte // expandDomain | element, for hashKey
 	key [sha256.Size]byte
 	out [Size]byte
-	rk  [240]byte // expandAddAsm's key schedule
+	rk  [240]byte // an assembly expansion's key schedule
 }
-
-// useExpandAsm chooses expandAddAsm (where the CPU has it) over keystream
-// and addLanes; tests compare the two.
-var useExpandAsm = hasExpandAsm
 
 var expanders = sync.Pool{New: func() any { return new(expander) }}
 
@@ -91,9 +87,9 @@ func (s *Sum) Remove(elem []byte) { s.addExpanded(elem, true) }
 
 func (s *Sum) addExpanded(elem []byte, negate bool) {
 	e := expanders.Get().(*expander)
-	if useExpandAsm {
+	if expandAdd != nil {
 		e.hashKey(elem)
-		expandAddAsm(&e.key, &e.rk, (*[Size]byte)(s), negate)
+		expandAdd(&e.key, &e.rk, (*[Size]byte)(s), negate)
 	} else {
 		s.addLanes(e.expand(elem), negate)
 	}

@@ -214,6 +214,21 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
+// BenchmarkAddAsm is Add with each assembly expansion the CPU has.
+func BenchmarkAddAsm(b *testing.B) {
+	elem := Row([]byte("bench_acct"), []byte("12345,678"))
+	for _, a := range expandAsms {
+		b.Run(a.name, func(b *testing.B) {
+			withExpansion(a.add, func() {
+				var s Sum
+				for b.Loop() {
+					s.Add(elem)
+				}
+			})
+		})
+	}
+}
+
 // The four-lanes-per-word arithmetic equals lane-by-lane addition and
 // subtraction mod 2^16, including lanes that overflow and underflow.
 func TestLanesMatchScalar(t *testing.T) {
@@ -272,24 +287,32 @@ func BenchmarkAddLanes(b *testing.B) {
 	}
 }
 
-// withReference runs f with the portable expansion (crypto/aes and
-// addLanes) instead of the assembly one.
-func withReference(t testing.TB, f func()) {
-	t.Helper()
-	saved := useExpandAsm
-	useExpandAsm = false
-	defer func() { useExpandAsm = saved }()
+// withExpansion runs f with add as the expansion (nil: the portable one,
+// crypto/aes and addLanes).
+func withExpansion(add func(*[32]byte, *[240]byte, *[Size]byte, bool), f func()) {
+	saved := expandAdd
+	expandAdd = add
+	defer func() { expandAdd = saved }()
 	f()
 }
+
+// withReference runs f with the portable expansion.
+func withReference(f func()) { withExpansion(nil, f) }
 
 // The assembly expansion adds and subtracts exactly what the portable one
 // does: for random elements of every length (keys, and so key schedules,
 // of all kinds), onto random sums, both ways. A mismatch would split the
 // network between validators whose CPUs differ.
 func TestAsmMatchesReference(t *testing.T) {
-	if !hasExpandAsm {
+	if len(expandAsms) == 0 {
 		t.Skip("no assembly expansion on this CPU or platform")
 	}
+	for _, a := range expandAsms {
+		t.Run(a.name, func(t *testing.T) { withExpansion(a.add, func() { asmMatchesReference(t) }) })
+	}
+}
+
+func asmMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for round := range 3000 {
 		elem := make([]byte, r.IntN(300))
@@ -306,7 +329,7 @@ func TestAsmMatchesReference(t *testing.T) {
 		negate := round%2 == 1
 		asm, ref := start, start
 		asm.addExpanded(elem, negate)
-		withReference(t, func() { ref.addExpanded(elem, negate) })
+		withReference(func() { ref.addExpanded(elem, negate) })
 		if asm != ref {
 			t.Fatalf("round %d (element of %d bytes, negate %v): assembly and reference sums differ", round, len(elem), negate)
 		}
@@ -316,21 +339,23 @@ func TestAsmMatchesReference(t *testing.T) {
 // A zero sum plus one element is the element's expansion, byte for byte:
 // the assembly generates AES-256-CTR's keystream, in order.
 func TestAsmAddsTheKeystream(t *testing.T) {
-	if !hasExpandAsm {
+	if len(expandAsms) == 0 {
 		t.Skip("no assembly expansion on this CPU or platform")
 	}
 	elem := Row([]byte("bench_acct"), []byte("12345,678"))
 	var want [Size]byte
 	expand(elem, &want)
-	var got Sum
-	got.Add(elem)
-	if [Size]byte(got) != want {
-		t.Fatal("the assembly sum of one element is not its expansion")
+	for _, a := range expandAsms {
+		var got Sum
+		withExpansion(a.add, func() { got.Add(elem) })
+		if [Size]byte(got) != want {
+			t.Fatalf("%s: the assembly sum of one element is not its expansion", a.name)
+		}
 	}
 }
 
 func BenchmarkAddReference(b *testing.B) {
-	withReference(b, func() {
+	withReference(func() {
 		elem := Row([]byte("bench_acct"), []byte("12345,678"))
 		var s Sum
 		for b.Loop() {
@@ -342,21 +367,24 @@ func BenchmarkAddReference(b *testing.B) {
 // FuzzAsmMatchesReference looks for an element on which the assembly and
 // the portable expansion disagree (scripts/fuzz.sh).
 func FuzzAsmMatchesReference(f *testing.F) {
-	if !hasExpandAsm {
+	if len(expandAsms) == 0 {
 		f.Skip("no assembly expansion on this CPU or platform")
 	}
 	f.Add([]byte(""), false)
 	f.Add([]byte("relchain/row/v1\x05table\x03a,b"), true)
 	f.Fuzz(func(t *testing.T, elem []byte, negate bool) {
-		var asm, ref Sum
-		for i := range asm {
-			asm[i] = byte(i * 7)
+		var ref Sum
+		for i := range ref {
+			ref[i] = byte(i * 7)
 		}
-		ref = asm
-		asm.addExpanded(elem, negate)
-		withReference(t, func() { ref.addExpanded(elem, negate) })
-		if asm != ref {
-			t.Fatalf("element %x (negate %v): assembly and reference sums differ", elem, negate)
+		start := ref
+		withReference(func() { ref.addExpanded(elem, negate) })
+		for _, a := range expandAsms {
+			asm := start
+			withExpansion(a.add, func() { asm.addExpanded(elem, negate) })
+			if asm != ref {
+				t.Fatalf("%s, element %x (negate %v): assembly and reference sums differ", a.name, elem, negate)
+			}
 		}
 	})
 }
