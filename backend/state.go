@@ -20,9 +20,9 @@ func (d TableDelta) Record(table, op, image []byte) {
 	}
 	switch op[0] {
 	case 'I', 'U':
-		d.sum(table).Add(statedigest.Row(table, image))
+		d.sum(table).AddRow(table, image)
 	case 'D', 'B':
-		d.sum(table).Remove(statedigest.Row(table, image))
+		d.sum(table).RemoveRow(table, image)
 	}
 }
 

@@ -79,11 +79,25 @@ func (e *expander) hashKey(elem []byte) {
 	e.key = sha256.Sum256(e.buf)
 }
 
+// hashRowKey is hashKey(Row(table, image)), the element written straight
+// into e's buffer.
+func (e *expander) hashRowKey(table, image []byte) {
+	e.buf = appendRow(append(e.buf[:0], expandDomain...), table, image)
+	e.key = sha256.Sum256(e.buf)
+}
+
 // Add adds one element.
 func (s *Sum) Add(elem []byte) { s.addExpanded(elem, false) }
 
 // Remove removes one element (that was added before).
 func (s *Sum) Remove(elem []byte) { s.addExpanded(elem, true) }
+
+// AddRow is Add(Row(table, image)) without building the element apart.
+func (s *Sum) AddRow(table, image []byte) { s.addRow(table, image, false) }
+
+// RemoveRow is Remove(Row(table, image)) without building the element
+// apart.
+func (s *Sum) RemoveRow(table, image []byte) { s.addRow(table, image, true) }
 
 func (s *Sum) addExpanded(elem []byte, negate bool) {
 	e := expanders.Get().(*expander)
@@ -93,6 +107,22 @@ func (s *Sum) addExpanded(elem []byte, negate bool) {
 	} else {
 		s.addLanes(e.expand(elem), negate)
 	}
+	e.release()
+}
+
+func (s *Sum) addRow(table, image []byte, negate bool) {
+	if expandAdd == nil {
+		s.addExpanded(Row(table, image), negate)
+		return
+	}
+	e := expanders.Get().(*expander)
+	e.hashRowKey(table, image)
+	expandAdd(&e.key, &e.rk, (*[Size]byte)(s), negate)
+	e.release()
+}
+
+// release returns e to expanders, without a buffer grown past maxKeptBuf.
+func (e *expander) release() {
 	if cap(e.buf) > maxKeptBuf {
 		e.buf = nil
 	}
@@ -146,8 +176,15 @@ func Load(b []byte) (Sum, error) {
 // Row is the element of one row: its table's name and the backend's
 // canonical image of the row, each length-prefixed.
 func Row(table, image []byte) []byte {
-	b := make([]byte, 0, len("relchain/row/v1")+len(table)+len(image)+2*binary.MaxVarintLen64)
-	b = append(b, "relchain/row/v1"...)
+	return appendRow(make([]byte, 0, len(rowDomain)+len(table)+len(image)+2*binary.MaxVarintLen64), table, image)
+}
+
+// rowDomain starts every row's element.
+const rowDomain = "relchain/row/v1"
+
+// appendRow appends Row(table, image) to b.
+func appendRow(b, table, image []byte) []byte {
+	b = append(b, rowDomain...)
 	b = binary.AppendUvarint(b, uint64(len(table)))
 	b = append(b, table...)
 	b = binary.AppendUvarint(b, uint64(len(image)))

@@ -214,6 +214,55 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
+// AddRow and RemoveRow are Add and Remove of Row's element, on every
+// expansion, for tables and images of every length class of the varint
+// prefixes.
+func TestAddRowEqualsAddOfRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	check := func(t *testing.T) {
+		for _, n := range []int{0, 1, 127, 128, 300, 20000} {
+			table, image := make([]byte, 1+n%40), make([]byte, n)
+			for i := range image {
+				image[i] = byte(r.Uint32())
+			}
+			for i := range table {
+				table[i] = 'a' + byte(r.IntN(26))
+			}
+			var want, got Sum
+			want.Add(Row(table, image))
+			got.AddRow(table, image)
+			want.Remove(Row(table, []byte("other")))
+			got.RemoveRow(table, []byte("other"))
+			if got != want {
+				t.Fatalf("image of %d bytes: AddRow/RemoveRow differ from Add/Remove of Row", n)
+			}
+		}
+	}
+	t.Run("portable", func(t *testing.T) { withReference(func() { check(t) }) })
+	for _, a := range expandAsms {
+		t.Run(a.name, func(t *testing.T) { withExpansion(a.add, func() { check(t) }) })
+	}
+}
+
+// BenchmarkAddRow is what a captured change costs: Row's element hashed
+// from the table and image.
+func BenchmarkAddRow(b *testing.B) {
+	table, image := []byte("checking"), []byte(`{"custid":12345,"bal":678.5}`)
+	var s Sum
+	for b.Loop() {
+		s.AddRow(table, image)
+	}
+}
+
+// BenchmarkAddOfRow is the same through Row and Add.
+func BenchmarkAddOfRow(b *testing.B) {
+	table, image := []byte("checking"), []byte(`{"custid":12345,"bal":678.5}`)
+	var s Sum
+	for b.Loop() {
+		s.Add(Row(table, image))
+	}
+}
+
 // BenchmarkAddAsm is Add with each assembly expansion the CPU has.
 func BenchmarkAddAsm(b *testing.B) {
 	elem := Row([]byte("bench_acct"), []byte("12345,678"))

@@ -31,7 +31,7 @@ func NewScan(table string) *Scan {
 			defer s.wg.Done()
 			for batch := range s.work {
 				for _, img := range batch {
-					sum.Add(Row(s.table, img))
+					sum.AddRow(s.table, img)
 				}
 			}
 		}(&s.partial[i])
