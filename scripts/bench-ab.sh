@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Alternating A/B throughput runs of two relchain revisions, for costs that no
 # switch can turn off (BENCHMARKS.md). Both builds run the same `relchain
-# bench` command in turn, RUNS times each (A B A B ...), against a private
+# bench` command in turn, RUNS times each (A B, B A, A B ...), against a private
 # PostgreSQL cluster when BACKEND is postgres; prints every run's tx/s and the
 # medians.
 #
@@ -40,8 +40,15 @@ if [ "$backend" = postgres ]; then
   extra=(--backend postgres --dsn-template "$(echo "$dsn" | sed 's|/postgres?|/relchain_{node}?|')")
 fi
 declare -A tps
+# Rounds alternate which side goes first (A B, B A, A B, ...): runs leave
+# their databases and the server's background work behind, so a fixed order
+# handed the later side a slower machine (4 validators on PostgreSQL, two
+# 3-run A/Bs with the builds swapped: the first of each pair averaged 1,682
+# wl-tx/s, the second 1,454, whichever build it was).
 for i in $(seq "$runs"); do
-  for side in a b; do
+  order="a b"
+  [ $((i % 2)) -eq 0 ] && order="b a"
+  for side in $order; do
     "$tmp/$side/relchain" bench "${extra[@]}" "$@" --output "$tmp/run.json" >"$tmp/run.log" 2>&1 \
       || { cat "$tmp/run.log"; exit 1; }
     t=$(jq -r '"\(.tps|floor) \(.succeeded) \(.failed)"' "$tmp/run.json")
