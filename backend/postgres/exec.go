@@ -74,13 +74,17 @@ type encodedStmt struct {
 // Sync. The server runs them in order and skips the rest after the first
 // error. A failure of a prefix statement is returned wrapped in
 // *prefixError; the statement's own result and failure are execParams'.
-func execEncoded(ctx context.Context, pc *pgconn.PgConn, prefix []string, st encodedStmt, sortRows bool) (*backend.Rows, error) {
+func execEncoded(ctx context.Context, pc *pgconn.PgConn, prefix []string, names map[string]string, st encodedStmt, sortRows bool) (*backend.Rows, error) {
 	if len(prefix) == 0 && st.name == "" {
 		return collect(pc.ExecParams(ctx, st.sql, st.values, st.oids, st.formats, nil), sortRows)
 	}
 	batch := &pgconn.Batch{}
 	for _, p := range prefix {
-		batch.ExecParams(p, nil, nil, nil, nil)
+		if name, ok := names[p]; ok {
+			batch.ExecPrepared(name, nil, nil, nil)
+		} else {
+			batch.ExecParams(p, nil, nil, nil, nil)
+		}
 	}
 	if st.name != "" {
 		batch.ExecPrepared(st.name, st.values, st.formats, nil)

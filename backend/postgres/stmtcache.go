@@ -50,6 +50,41 @@ type blockStmts struct {
 	// schemaChanged: a DDL statement ran in the open block since the
 	// cache was last emptied, so a rollback must empty it again.
 	schemaChanged bool
+	// utilities names the constant utility statements of a tx's prefix
+	// (utilityStmts) once they are prepared on conn; nil until then and
+	// after every invalidate, whose DEALLOCATE ALL drops them.
+	utilities map[string]string
+}
+
+// utilityStmts are the prefix statements whose text never changes: the
+// savepoint every tx opens and the release of the one before. Bound by
+// name, as the raw baseline's driver does, the server does not parse them
+// for every tx (SET LOCAL relchain.tx carries the tx's number and stays
+// unnamed).
+var utilityStmts = []string{"RELEASE SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint}
+
+// preparedUtilities returns utilityStmts' names on pc, preparing them
+// first if needed (once per connection and per DEALLOCATE ALL), or nil:
+// send them unnamed. Not while a DEALLOCATE ALL is still to go out (it
+// would drop them before they run); a failed Prepare empties the cache, so
+// the next statement starts over from DEALLOCATE ALL.
+func (s *blockStmts) preparedUtilities(ctx context.Context, pc *pgconn.PgConn) map[string]string {
+	if s.stale {
+		return nil
+	}
+	if s.utilities == nil {
+		u := make(map[string]string, len(utilityStmts))
+		for i, sql := range utilityStmts {
+			name := "relchain_u" + strconv.Itoa(i)
+			if _, err := pc.Prepare(ctx, name, sql, nil); err != nil {
+				s.invalidate()
+				return nil
+			}
+			u[sql] = name
+		}
+		s.utilities = u
+	}
+	return s.utilities
 }
 
 // maxBlockStmts bounds the prepared statements (and the texts seen once)
@@ -97,6 +132,7 @@ func (s *blockStmts) forget(key string) { delete(s.names, key) }
 func (s *blockStmts) invalidate() {
 	clear(s.names)
 	clear(s.seen)
+	s.utilities = nil
 	s.stale = true
 }
 
@@ -147,6 +183,10 @@ func (k *block) execStatement(ctx context.Context, prefix []string, sql string, 
 	if len(c.names) >= maxBlockStmts {
 		c.invalidate() // before takeStale: deallocated before the next Parse
 	}
+	var utilities map[string]string
+	if !k.aborted && len(prefix) > 0 {
+		utilities = c.preparedUtilities(ctx, pc)
+	}
 	prefix = append(c.takeStale(), prefix...)
 	st := encodedStmt{sql: sql, values: values, oids: oids, formats: formats}
 	if cacheable {
@@ -169,7 +209,7 @@ func (k *block) execStatement(ctx context.Context, prefix []string, sql string, 
 		}
 		st.name = name
 	}
-	rows, err := execEncoded(ctx, pc, prefix, st, sortRows)
+	rows, err := execEncoded(ctx, pc, prefix, utilities, st, sortRows)
 	if lostTrack(err) {
 		c.invalidate()
 	}

@@ -228,3 +228,34 @@ func TestPreparedBlockStatementsSurviveAFailedBatch(t *testing.T) {
 		t.Fatalf("v = %v", got)
 	}
 }
+
+// A tx's SAVEPOINT and the RELEASE of the tx before are bound by name on
+// the writer, prepared once per connection and again after every DEALLOCATE
+// ALL a schema change sends; txs run the same before, across and after one.
+func TestTxSavepointStatementsBoundByName(t *testing.T) {
+	b := mustOpenUngated(t, pgtest.DSN(t))
+	defer b.Close()
+	count := stmtRun{sql: "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'relchain_u%'"}
+	utilities := func(height int64, stmts ...stmtRun) int64 {
+		t.Helper()
+		rows, errs := runTxBlock(t, b, height, true, append(stmts, count)...)
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("block %d, statement %d: %v", height, i+1, err)
+			}
+		}
+		return rows[len(rows)-1].Rows[0][0].(int64)
+	}
+	ins := func(id int64) stmtRun { return stmtRun{sql: "INSERT INTO t VALUES ($1)", args: []any{id}} }
+	if n := utilities(1, stmtRun{sql: "CREATE TABLE t (id bigint PRIMARY KEY)"}, ins(1), ins(2)); n != 2 {
+		t.Fatalf("%d utility statements prepared after a block of txs, want 2", n)
+	}
+	// The DDL's DEALLOCATE ALL drops them; the txs after it prepare them anew.
+	if n := utilities(2, ins(3), stmtRun{sql: "ALTER TABLE t ADD COLUMN v int"}, ins(4), ins(5)); n != 2 {
+		t.Fatalf("%d utility statements prepared after a schema change, want 2", n)
+	}
+	rows, errs := runTxBlock(t, b, 3, true, stmtRun{sql: "SELECT count(*) FROM t"})
+	if errs[0] != nil || rows[0].Rows[0][0] != int64(5) {
+		t.Fatalf("rows after the blocks: %v, %v; want 5", rows[0], errs[0])
+	}
+}
