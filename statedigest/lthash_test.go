@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -336,6 +337,18 @@ func BenchmarkAddLanes(b *testing.B) {
 	}
 }
 
+// skipWithoutAsm skips a test of the assembly expansions in a build that
+// has none: another GOARCH, the purego tag, or an amd64 CPU without AES-NI
+// (TestAsmSelectedWhereTheCPUHasIt keeps that last case from passing for
+// a CPU that has it). Add then runs the portable path, which the other
+// tests cover.
+func skipWithoutAsm(tb testing.TB) {
+	tb.Helper()
+	if len(expandAsms) == 0 {
+		tb.Skipf("this build has no assembly expansion (GOARCH=%s, purego tag, or no AES-NI): Add uses the portable path", runtime.GOARCH)
+	}
+}
+
 // withExpansion runs f with add as the expansion (nil: the portable one,
 // crypto/aes and addLanes).
 func withExpansion(add func(*[32]byte, *[240]byte, *[Size]byte, bool), f func()) {
@@ -353,9 +366,7 @@ func withReference(f func()) { withExpansion(nil, f) }
 // of all kinds), onto random sums, both ways. A mismatch would split the
 // network between validators whose CPUs differ.
 func TestAsmMatchesReference(t *testing.T) {
-	if len(expandAsms) == 0 {
-		t.Skip("no assembly expansion on this CPU or platform")
-	}
+	skipWithoutAsm(t)
 	for _, a := range expandAsms {
 		t.Run(a.name, func(t *testing.T) { withExpansion(a.add, func() { asmMatchesReference(t) }) })
 	}
@@ -388,9 +399,7 @@ func asmMatchesReference(t *testing.T) {
 // A zero sum plus one element is the element's expansion, byte for byte:
 // the assembly generates AES-256-CTR's keystream, in order.
 func TestAsmAddsTheKeystream(t *testing.T) {
-	if len(expandAsms) == 0 {
-		t.Skip("no assembly expansion on this CPU or platform")
-	}
+	skipWithoutAsm(t)
 	elem := Row([]byte("bench_acct"), []byte("12345,678"))
 	var want [Size]byte
 	expand(elem, &want)
@@ -416,9 +425,7 @@ func BenchmarkAddReference(b *testing.B) {
 // FuzzAsmMatchesReference looks for an element on which the assembly and
 // the portable expansion disagree (scripts/fuzz.sh).
 func FuzzAsmMatchesReference(f *testing.F) {
-	if len(expandAsms) == 0 {
-		f.Skip("no assembly expansion on this CPU or platform")
-	}
+	skipWithoutAsm(f)
 	f.Add([]byte(""), false)
 	f.Add([]byte("relchain/row/v1\x05table\x03a,b"), true)
 	f.Fuzz(func(t *testing.T, elem []byte, negate bool) {
