@@ -61,7 +61,8 @@ type Client struct {
 
 	local LocalQuerier // SetLocalQueries; nil: abci_query over RPC
 
-	commitBlocks atomic.Int64 // SetCommitBlocks
+	commitBlocks atomic.Int64  // SetCommitBlocks
+	probeEvery   time.Duration // 0: quarantineProbeEvery (tests shorten it)
 	streams      map[*Stream]struct{}
 }
 

@@ -34,11 +34,19 @@ var ErrNotCommitted = errors.New("transaction not committed")
 var ErrQuarantined = errors.New("transaction quarantined by the node")
 
 // quarantineProbeEvery is how long a commit-mode wait goes between
-// re-submitting its tx to learn whether the node quarantined it. The
-// re-submission is the same bytes: the mempool answers that it has them
-// while the tx is pending, and the executor's replay protection makes a
-// second copy harmless in any case.
+// re-submitting its tx to learn whether the node quarantined it, or
+// committed it in a block the wait did not see. The re-submission is the
+// same bytes: the mempool answers that it has them while the tx is
+// pending, and the executor's replay protection makes a second copy
+// harmless in any case.
 const quarantineProbeEvery = 3 * time.Second
+
+func (c *Client) probeInterval() time.Duration {
+	if c.probeEvery > 0 {
+		return c.probeEvery
+	}
+	return quarantineProbeEvery
+}
 
 // SetCommitBlocks sets how many blocks after its submission a commit-mode
 // Exec waits for its tx (default DefaultCommitBlocks; n <= 0 restores it).
@@ -155,7 +163,7 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 	}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	nextProbe := time.Now().Add(quarantineProbeEvery)
+	nextProbe := time.Now().Add(c.probeInterval())
 	for {
 		select {
 		case res := <-got:
@@ -171,25 +179,50 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 				return nil, fmt.Errorf("tx %s on node %s: %w within %d blocks (evicted from the mempool?)", hash, c.url, ErrNotCommitted, n)
 			}
 			if time.Now().After(nextProbe) {
-				nextProbe = time.Now().Add(quarantineProbeEvery)
-				if err := c.probeQuarantine(ctx, raw, hash); err != nil && f.cancelWaiter(w) {
-					return nil, err
+				nextProbe = time.Now().Add(c.probeInterval())
+				res, err := c.probe(ctx, raw, hash)
+				if (res != nil || err != nil) && f.cancelWaiter(w) {
+					return res, err
 				}
 			}
 		}
 	}
 }
 
-// probeQuarantine re-submits a tx that is taking long to commit and
-// returns an error wrapping ErrQuarantined if the node's CheckTx now
-// refuses it as quarantined. Any other answer (the mempool has it, it is
-// committed, a transport error) returns nil: the wait goes on.
+// probe re-submits a tx that is taking long to commit, for a wait that
+// follows blocks. It returns an error wrapping ErrQuarantined if the
+// node's CheckTx now refuses the tx as quarantined. If the node answers
+// that it has the tx already ("in cache": pending, or committed) or that
+// its nonce is used (committed, and gone from the cache), it looks the
+// tx up in the node's index and returns its result when it is committed:
+// a block the follower did not hand to this wait must not leave it
+// waiting until its deadline. Any other answer (pending, a transport
+// error) returns nil, nil: the wait goes on.
+func (c *Client) probe(ctx context.Context, raw []byte, hash string) (*Result, error) {
+	r, err := c.rpc.BroadcastTxSync(ctx, raw)
+	switch {
+	case err == nil && r.Code == api.CodeQuarantined:
+		return nil, c.quarantinedErr(hash, r.Log)
+	case isInCache(err) || (err == nil && r.Code == api.CodeReplayed):
+		if res, ok := c.lookupTx(ctx, hash); ok {
+			return res, nil
+		}
+	}
+	return nil, nil
+}
+
+// probeQuarantine is probe for a wait that polls the tx index anyway: it
+// reports only a quarantine, and nil for any other answer.
 func (c *Client) probeQuarantine(ctx context.Context, raw []byte, hash string) error {
 	r, err := c.rpc.BroadcastTxSync(ctx, raw)
 	if err != nil || r.Code != api.CodeQuarantined {
 		return nil
 	}
-	return fmt.Errorf("tx %s on node %s: %w: %s", hash, c.url, ErrQuarantined, r.Log)
+	return c.quarantinedErr(hash, r.Log)
+}
+
+func (c *Client) quarantinedErr(hash, log string) error {
+	return fmt.Errorf("tx %s on node %s: %w: %s", hash, c.url, ErrQuarantined, log)
 }
 
 // lookupTx asks the tx RPC for a committed tx.
@@ -227,13 +260,13 @@ func (c *Client) commitByPolling(ctx context.Context, raw []byte, hash string) (
 	}
 	wait := 20 * time.Millisecond
 	lastCheck := time.Now()
-	nextProbe := time.Now().Add(quarantineProbeEvery)
+	nextProbe := time.Now().Add(c.probeInterval())
 	for {
 		if res, ok := c.lookupTx(ctx, hash); ok {
 			return res, nil
 		}
 		if time.Now().After(nextProbe) {
-			nextProbe = time.Now().Add(quarantineProbeEvery)
+			nextProbe = time.Now().Add(c.probeInterval())
 			if err := c.probeQuarantine(ctx, raw, hash); err != nil {
 				return nil, err
 			}

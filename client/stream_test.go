@@ -21,13 +21,14 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-// fakeNode answers broadcast_tx_sync as told by decide, and tx with
-// "not found".
+// fakeNode answers broadcast_tx_sync as told by decide, and tx from
+// committed (nil: "not found").
 type fakeNode struct {
-	mu     sync.Mutex
-	decide func(tx []byte) (code uint32, rpcErr string)
-	query  func(api.QueryRequest) *api.QueryResponse
-	seen   [][]byte
+	mu        sync.Mutex
+	decide    func(tx []byte) (code uint32, rpcErr string)
+	query     func(api.QueryRequest) *api.QueryResponse
+	committed func() (tx []byte, height int64, ok bool)
+	seen      [][]byte
 }
 
 func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +62,20 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		n.mu.Unlock()
 		reply(map[string]any{"code": code, "data": "", "log": fmt.Sprintf("code %d", code), "codespace": "", "hash": hashHex(tx)}, rpcErr)
 	case "tx":
-		reply(nil, "tx not found")
+		n.mu.Lock()
+		var tx []byte
+		var height int64
+		ok := false
+		if n.committed != nil {
+			tx, height, ok = n.committed()
+		}
+		n.mu.Unlock()
+		if !ok {
+			reply(nil, "tx not found")
+			return
+		}
+		reply(map[string]any{"hash": hashHex(tx), "height": fmt.Sprint(height), "index": 0, "tx": tx,
+			"tx_result": map[string]any{"code": 0, "data": []byte(`{"results":[{"rows_affected":7}]}`)}}, "")
 	case "abci_query":
 		var q api.QueryRequest
 		b, _ := hex.DecodeString(req.Params.Data)
@@ -458,5 +472,49 @@ func TestStreamResendsAfterTransportFailure(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d outcomes", n)
+	}
+}
+
+// A commit-mode wait whose tx is committed in a block its follower never
+// hands it (here: the node's events and block RPCs never show it) learns
+// of the commit at its next probe: the node answers that it has the tx,
+// the wait looks the tx up by hash and returns its result, instead of
+// waiting until its deadline.
+func TestExecCommitFindsATxTheFollowerMissed(t *testing.T) {
+	node := &fakeNode{}
+	node.decide = func(tx []byte) (uint32, string) {
+		if len(node.seen) == 1 {
+			return 0, ""
+		}
+		return 0, "tx already exists in cache"
+	}
+	node.committed = func() ([]byte, int64, bool) {
+		if len(node.seen) < 2 { // only after the probe
+			return nil, 0, false
+		}
+		return node.seen[0], 9, true
+	}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, _ := New(srv.URL, key)
+	c.SetChainID("fake")
+	c.probeEvery = 20 * time.Millisecond
+	chain := newFakeChain()
+	chain.grow(3)
+	f := newFollower(c.url, chain, &fakeEvents{subs: make(chan *fakeSub, 10)}, fastTiming)
+	installFollower(t, c.url, f)
+	defer stopAllFollowers()
+	res, err := c.Exec(ctxTimeout(t, 5*time.Second), ModeCommit, txn.Statement{SQL: "x"})
+	if err != nil {
+		t.Fatalf("the wait did not find the committed tx: %v", err)
+	}
+	if !res.OK() || res.Height != 9 || len(res.Results) != 1 || res.Results[0].RowsAffected != 7 {
+		t.Fatalf("result %+v, want the index's (height 9, 7 rows)", res)
+	}
+	node.mu.Lock()
+	defer node.mu.Unlock()
+	if len(node.seen) < 2 {
+		t.Fatalf("%d submissions: the wait never probed", len(node.seen))
 	}
 }
