@@ -143,8 +143,11 @@ func RunMicro(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// latestHeight is the last height the node's application committed: its
-// results are stored by then (the block store's height can be one ahead).
+// latestHeight is the last height the node's application reports (the
+// block store's height can be one ahead). relchain reports a height once
+// committed, when CometBFT has stored its results; CometBFT's kvstore as
+// soon as FinalizeBlock ran, so block_results may not serve it yet
+// (resultsNotSavedYet).
 func latestHeight(ctx context.Context, c *client.Client) (int64, error) {
 	info, err := c.RPC().ABCIInfo(ctx)
 	if err != nil {
@@ -270,6 +273,7 @@ func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *cl
 	// Follow the chain while submitting, until every admitted tx is in a
 	// committed block.
 	var committed, ok, failed int
+	var missing resultsWait
 	next := startHeight + 1
 	for {
 		submitted := false
@@ -284,6 +288,11 @@ func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *cl
 		}
 		for ; next <= h; next++ {
 			br, err := obs.RPC().BlockResults(ctx, &next)
+			if err != nil && resultsNotSavedYet(err) && missing.wait(next) {
+				// The app reported the height before CometBFT saved its
+				// results (kvstore does): read it at the next poll.
+				break
+			}
 			if err != nil {
 				return fmt.Errorf("block_results %d: %w", next, err)
 			}
@@ -315,6 +324,33 @@ func runAsync(ctx context.Context, cfg Config, clients []*client.Client, obs *cl
 	res.Succeeded = ok
 	res.Failed = failed + int(rejected.Load())
 	return nil
+}
+
+// resultsGrace bounds how long a height the app reported may lack its
+// results in CometBFT's store before the run fails.
+const resultsGrace = 10 * time.Second
+
+// resultsNotSavedYet is block_results' answer for a height whose
+// FinalizeBlock response CometBFT has not stored yet. An app's Info may
+// report a height before that (CometBFT's kvstore sets its height in
+// FinalizeBlock, and CometBFT stores the response after it returns).
+func resultsNotSavedYet(err error) bool {
+	return strings.Contains(err.Error(), "could not find results for height")
+}
+
+// resultsWait remembers since when one height's results are awaited.
+type resultsWait struct {
+	height int64
+	since  time.Time
+}
+
+// wait reports whether height h may still be waited for: true until
+// resultsGrace has passed since its results were first found missing.
+func (w *resultsWait) wait(h int64) bool {
+	if w.height != h {
+		w.height, w.since = h, time.Now()
+	}
+	return time.Since(w.since) < resultsGrace
 }
 
 func countBlocks(ctx context.Context, c *client.Client, from, to int64, res *Result) error {
