@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/cometbft/cometbft/p2p"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 	rpccore "github.com/cometbft/cometbft/rpc/core"
+	ctypes "github.com/cometbft/cometbft/rpc/core/types"
 	"github.com/cometbft/cometbft/types"
 )
 
@@ -183,7 +183,7 @@ type divergenceWatcher struct {
 	n       *Node
 	env     *rpccore.Environment
 	chainID string
-	http    *http.Client
+	peers   *peerClients
 	// rpc remembers the RPC address of every peer seen, by node ID: block
 	// sync disconnects the peers whose blocks it refuses.
 	rpc map[p2p.ID]string
@@ -197,7 +197,7 @@ func (n *Node) watchDivergence(ctx context.Context) {
 		return
 	}
 	w := &divergenceWatcher{n: n, env: env, chainID: n.cmt.GenesisDoc().ChainID,
-		http: &http.Client{Timeout: peerTimeout}, rpc: make(map[p2p.ID]string)}
+		peers: newPeerClients(), rpc: make(map[p2p.ID]string)}
 	w.run(ctx)
 }
 
@@ -388,13 +388,11 @@ func (w *divergenceWatcher) fromPeers(ctx context.Context, h int64, appHash []by
 // verifies them: +2/3 of vals (this node's validator set for height)
 // signed that header.
 func (w *divergenceWatcher) signedHeader(ctx context.Context, addr string, height int64, vals *types.ValidatorSet) (*types.SignedHeader, error) {
-	c, err := rpchttp.NewWithClient(addr, "/websocket", w.http)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, peerTimeout)
-	defer cancel()
-	res, err := c.Commit(ctx, &height)
+	var res *ctypes.ResultCommit
+	err := w.peers.call(ctx, addr, func(ctx context.Context, c *rpchttp.HTTP) (err error) {
+		res, err = c.Commit(ctx, &height)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -455,13 +453,11 @@ func (w *divergenceWatcher) networkResults(ctx context.Context, h int64, want []
 	}
 	sort.Strings(addrs)
 	for _, addr := range addrs {
-		c, err := rpchttp.NewWithClient(addr, "/websocket", w.http)
-		if err != nil {
-			continue
-		}
-		cctx, cancel := context.WithTimeout(ctx, peerTimeout)
-		res, err := c.BlockResults(cctx, &h)
-		cancel()
+		var res *ctypes.ResultBlockResults
+		err := w.peers.call(ctx, addr, func(ctx context.Context, c *rpchttp.HTTP) (err error) {
+			res, err = c.BlockResults(ctx, &h)
+			return err
+		})
 		if err != nil || !bytes.Equal(types.NewResults(res.TxsResults).Hash(), want) {
 			continue
 		}
