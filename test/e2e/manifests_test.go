@@ -144,6 +144,11 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 	if errors.Is(err, ErrUnsupported) {
 		t.Skipf("%s: %v", m.Name, err)
 	}
+	if err != nil || rep.Failed() != "" {
+		// The homes go with the test's temp dir: a CI failure must carry
+		// what the nodes said.
+		logNodeTails(t, env.Dir, 80)
+	}
 	if err != nil {
 		t.Fatalf("run %s: %v", m.Name, err)
 	}
@@ -166,6 +171,20 @@ func keepNodeLogs(t *testing.T, dir, reports string) {
 		if err != nil {
 			t.Logf("keep %s: %v", l, err)
 		}
+	}
+}
+
+// logNodeTails logs the last lines of every node's log of the run in dir.
+func logNodeTails(t *testing.T, dir string, lines int) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "net", "node*", "node.log"))
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Logf("%s: %v", l, err)
+			continue
+		}
+		all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		t.Logf("last %d lines of %s:\n%s", lines, filepath.Base(filepath.Dir(l)), strings.Join(all[max(0, len(all)-lines):], "\n"))
 	}
 }
 
