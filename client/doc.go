@@ -23,7 +23,9 @@
 // the node quarantines the tx after admitting it (it could not execute it
 // within its [block] tx_timeout when it was proposed): the wait re-submits
 // the same bytes every few seconds to learn this, instead of running into
-// the context's deadline.
+// the context's deadline. A Stream does the same for its pending txs (a
+// batch of them per interval) and reports such a tx's Outcome with
+// ErrQuarantined instead of after MaxBlocks.
 //
 // A result is reported once its block is final (decided by consensus) and
 // its results are known. The node's application may still be finishing

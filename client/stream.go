@@ -29,9 +29,12 @@ type Outcome struct {
 	// CheckTx's code and log (Height 0). Always set (Hash at least).
 	Result *Result
 	// Err is set when the tx did not reach a block: a *TxError for a
-	// CheckTx rejection, an error wrapping ErrNotCommitted when it was not
-	// committed within the stream's MaxBlocks, or wrapping ErrStreamClosed
-	// when it was still pending at Close. A committed tx has Err nil, even
+	// CheckTx rejection, an error wrapping ErrQuarantined when the node
+	// quarantined it after admitting it (learnt within seconds: the stream
+	// re-submits long-pending txs, as a commit-mode wait does), one
+	// wrapping ErrNotCommitted when it was not committed within the
+	// stream's MaxBlocks, or wrapping ErrStreamClosed when it was still
+	// pending at Close. A committed tx has Err nil, even
 	// if its execution failed (see Result.Code).
 	Err error
 	// SubmitTime is when Submit handed the tx over; CommitTime when the
@@ -126,7 +129,8 @@ type Stream struct {
 	idle     chan struct{} // closed while npending == 0
 	queue    []streamItem
 	wake     chan struct{}
-	mine     int // txs of this stream in the block being processed
+	mine     int    // txs of this stream in the block being processed
+	seq      uint64 // the last streamTx.seq given
 
 	out      chan Outcome
 	pumpDone chan struct{}
@@ -136,6 +140,8 @@ type streamTx struct {
 	w         *waiter
 	tag       any
 	hash      string
+	raw       []byte // for probeLoop; nil once resolved
+	seq       uint64 // submission order, from 1
 	submitted time.Time
 	done      bool
 }
@@ -176,6 +182,7 @@ func (c *Client) Stream(ctx context.Context, opts ...StreamOption) (*Stream, err
 	s.unlisten = f.listen(s.onBlock)
 	s.stopCtx = context.AfterFunc(ctx, func() { go s.Close() })
 	go s.pump()
+	go s.probeLoop()
 	return s, nil
 }
 
@@ -215,12 +222,14 @@ func (s *Stream) SubmitBatch(ctx context.Context, tag any, wls [][]txn.Statement
 // unreported.
 func (s *Stream) SubmitRaw(ctx context.Context, tag any, raw []byte) error {
 	hash := hashHex(raw)
-	st := &streamTx{tag: tag, hash: hash, submitted: time.Now()}
+	st := &streamTx{tag: tag, hash: hash, raw: raw, submitted: time.Now()}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return fmt.Errorf("submit %s: %w", hash, ErrStreamClosed)
 	}
+	s.seq++
+	st.seq = s.seq
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	st.w = s.f.register(hash, func(b *blockData, i int) { s.committed(st, b, i) })
@@ -272,6 +281,7 @@ func (s *Stream) resolveLocked(st *streamTx, o *Outcome) {
 		return
 	}
 	st.done = true
+	st.raw = nil
 	if o != nil {
 		o.Tag, o.Hash, o.SubmitTime = st.tag, st.hash, st.submitted
 		if o.Result == nil {

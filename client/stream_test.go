@@ -518,3 +518,77 @@ func TestExecCommitFindsATxTheFollowerMissed(t *testing.T) {
 		t.Fatalf("%d submissions: the wait never probed", len(node.seen))
 	}
 }
+
+// A stream learns within seconds that the node quarantined a tx it had
+// admitted: its probe re-submits long-pending txs and reports the
+// quarantined one with ErrQuarantined, long before MaxBlocks. A tx the
+// node still holds in its mempool stays pending and is reported once,
+// from its block.
+func TestStreamReportsAQuarantinedTxEarly(t *testing.T) {
+	node := &fakeNode{}
+	sent := map[string]int{}
+	node.decide = func(tx []byte) (uint32, string) {
+		d, _ := txn.Decode(tx)
+		sql := d.Statements[0].SQL
+		sent[sql]++
+		switch {
+		case sent[sql] == 1:
+			return 0, ""
+		case sql == "slow":
+			return api.CodeQuarantined, ""
+		default:
+			return 0, "tx already exists in cache"
+		}
+	}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, _ := New(srv.URL, key)
+	c.SetChainID("fake")
+	c.probeEvery = 20 * time.Millisecond
+	chain := newFakeChain()
+	chain.grow(2)
+	f := newFollower(c.url, chain, nil, fastTiming)
+	installFollower(t, c.url, f)
+	defer stopAllFollowers()
+	ctx := ctxTimeout(t, 5*time.Second)
+	s, err := c.Stream(ctx, MaxBlocks(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{"slow", "fine"} {
+		if err := s.Submit(ctx, sql, txn.Statement{SQL: sql}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := <-s.Results()
+	if o.Tag != "slow" || !errors.Is(o.Err, ErrQuarantined) || o.Included() {
+		t.Fatalf("first outcome %+v (err %v); want tx \"slow\" with ErrQuarantined", o, o.Err)
+	}
+	// "fine" has been probed and is still pending; its block reports it.
+	waitUntil(t, "a probe of the pending tx", func() bool {
+		node.mu.Lock()
+		defer node.mu.Unlock()
+		return sent["fine"] >= 2
+	})
+	var fine []byte
+	node.mu.Lock()
+	for _, tx := range node.seen {
+		if d, _ := txn.Decode(tx); d.Statements[0].SQL == "fine" {
+			fine = tx
+		}
+	}
+	node.mu.Unlock()
+	chain.addBlock([][]byte{fine}, []*abci.ExecTxResult{{Data: []byte(`{"results":[]}`)}})
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var got []Outcome
+	for o := range s.Results() {
+		got = append(got, o)
+	}
+	if len(got) != 1 || got[0].Tag != "fine" || !got[0].OK() || got[0].Height != 3 {
+		t.Fatalf("outcomes after the quarantine: %+v; want \"fine\" once, committed at height 3", got)
+	}
+}
