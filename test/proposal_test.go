@@ -57,6 +57,17 @@ func testSlowTxLeftOut(t *testing.T, backend string) {
 		}
 		waited <- err
 	}()
+	// A Stream on another node learns it too, instead of after
+	// MaxBlocks blocks.
+	sctx, scancel := context.WithTimeout(ctx, 90*time.Second)
+	defer scancel()
+	stream, err := c.client(2, nil).Stream(sctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.SubmitRaw(sctx, "slow", raw); err != nil {
+		t.Fatal(err)
+	}
 	for i := int64(1); i <= 5; i++ {
 		c.mustExec(ctx, int(i)%validators, stmt(fmt.Sprintf("INSERT INTO kv (k, v) VALUES (%d, %d)", i, i)))
 	}
@@ -71,6 +82,10 @@ func testSlowTxLeftOut(t *testing.T, backend string) {
 	if err := <-waited; !errors.Is(err, client.ErrQuarantined) {
 		t.Errorf("the sender's commit-mode wait ended with %v; want an error wrapping client.ErrQuarantined", err)
 	}
+	if o := <-stream.Results(); !errors.Is(o.Err, client.ErrQuarantined) {
+		t.Errorf("the stream's outcome for the slow tx: %+v, err %v; want an error wrapping client.ErrQuarantined", o, o.Err)
+	}
+	stream.Close()
 	// Still committing after every node quarantined it.
 	c.mustExec(ctx, 2, stmt("INSERT INTO kv (k, v) VALUES (6, 6)"))
 	h, rows := c.consistentRead(ctx, "SELECT k, v FROM kv ORDER BY k")
