@@ -494,17 +494,7 @@ func TestExecCommitFindsATxTheFollowerMissed(t *testing.T) {
 		}
 		return node.seen[0], 9, true
 	}
-	srv := httptest.NewServer(node)
-	defer srv.Close()
-	_, key, _ := ed25519.GenerateKey(nil)
-	c, _ := New(srv.URL, key)
-	c.SetChainID("fake")
-	c.probeEvery = 20 * time.Millisecond
-	chain := newFakeChain()
-	chain.grow(3)
-	f := newFollower(c.url, chain, &fakeEvents{subs: make(chan *fakeSub, 10)}, fastTiming)
-	installFollower(t, c.url, f)
-	defer stopAllFollowers()
+	c, _ := probingClient(t, node, &fakeEvents{subs: make(chan *fakeSub, 10)}, 3)
 	res, err := c.Exec(ctxTimeout(t, 5*time.Second), ModeCommit, txn.Statement{SQL: "x"})
 	if err != nil {
 		t.Fatalf("the wait did not find the committed tx: %v", err)
@@ -540,17 +530,7 @@ func TestStreamReportsAQuarantinedTxEarly(t *testing.T) {
 			return 0, "tx already exists in cache"
 		}
 	}
-	srv := httptest.NewServer(node)
-	defer srv.Close()
-	_, key, _ := ed25519.GenerateKey(nil)
-	c, _ := New(srv.URL, key)
-	c.SetChainID("fake")
-	c.probeEvery = 20 * time.Millisecond
-	chain := newFakeChain()
-	chain.grow(2)
-	f := newFollower(c.url, chain, nil, fastTiming)
-	installFollower(t, c.url, f)
-	defer stopAllFollowers()
+	c, chain := probingClient(t, node, nil, 2)
 	ctx := ctxTimeout(t, 5*time.Second)
 	s, err := c.Stream(ctx, MaxBlocks(1000))
 	if err != nil {
@@ -591,4 +571,25 @@ func TestStreamReportsAQuarantinedTxEarly(t *testing.T) {
 	if len(got) != 1 || got[0].Tag != "fine" || !got[0].OK() || got[0].Height != 3 {
 		t.Fatalf("outcomes after the quarantine: %+v; want \"fine\" once, committed at height 3", got)
 	}
+}
+
+// probingClient is a client of node whose waits probe every 20 ms, with
+// a follower of a fake chain of height blocks installed for it (events
+// nil: polling only); everything is stopped when the test ends.
+func probingClient(t *testing.T, node *fakeNode, events eventSource, height int64) (*Client, *fakeChain) {
+	t.Helper()
+	srv := httptest.NewServer(node)
+	t.Cleanup(srv.Close)
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, err := New(srv.URL, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetChainID("fake")
+	c.probeEvery = 20 * time.Millisecond
+	chain := newFakeChain()
+	chain.grow(height)
+	installFollower(t, c.url, newFollower(c.url, chain, events, fastTiming))
+	t.Cleanup(stopAllFollowers)
+	return c, chain
 }
