@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/relchain/relchain/api"
@@ -26,7 +27,9 @@ type App struct {
 	ex     *Executor
 	logger log.Logger
 	halted chan error // the first block this node could not apply or commit
-	stats  blockStats
+	// haltReason is the error first sent on halted, kept for HaltReason.
+	haltReason atomic.Pointer[error]
+	stats      blockStats
 
 	// MaxQueryWait bounds how long a query waits for its min_height.
 	MaxQueryWait time.Duration
@@ -72,12 +75,24 @@ func New(ex *Executor, logger log.Logger) *App {
 // consensus.
 func (a *App) Halted() <-chan error { return a.halted }
 
+// HaltReason returns, without waiting and without taking it from Halted,
+// the reason this app halted, or nil. It is set before FinalizeBlock or
+// Commit returns the error to CometBFT, so whoever sees consensus end
+// because of it can tell that the app stopped it.
+func (a *App) HaltReason() error {
+	if p := a.haltReason.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // halt reports err on Halted (the first one only) and returns it.
 func (a *App) halt(err error) error {
 	if a.OnHalt != nil {
 		err = a.OnHalt(err)
 	}
 	a.logger.Error("this node cannot apply the block and stops; nothing of the block was recorded: fix the cause and restart the node to retry", "err", err)
+	a.haltReason.CompareAndSwap(nil, &err)
 	select {
 	case a.halted <- err:
 	default:

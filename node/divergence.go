@@ -228,6 +228,13 @@ func (w *divergenceWatcher) run(ctx context.Context) {
 			}
 			consensusEnded = time.Now()
 			w.n.consensusEnded.Store(true)
+			if w.n.app.HaltReason() != nil {
+				// The app ended consensus itself: a block it could not
+				// apply or commit (its database's disk is full, say).
+				// Start's watcher delivers that reason; no peer can tell
+				// more.
+				return
+			}
 			if err := w.n.diskFullInConsensus(); err != nil {
 				w.n.halt(err) // a cause of its own: no peer can tell more
 				return
