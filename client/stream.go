@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -222,7 +223,9 @@ func (s *Stream) SubmitBatch(ctx context.Context, tag any, wls [][]txn.Statement
 // unreported.
 func (s *Stream) SubmitRaw(ctx context.Context, tag any, raw []byte) error {
 	hash := hashHex(raw)
-	st := &streamTx{tag: tag, hash: hash, raw: raw, submitted: time.Now()}
+	// A copy: the caller may reuse raw once SubmitRaw returns, and the
+	// probe re-submits these bytes later.
+	st := &streamTx{tag: tag, hash: hash, raw: bytes.Clone(raw), submitted: time.Now()}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
