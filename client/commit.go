@@ -180,45 +180,44 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 			}
 			if time.Now().After(nextProbe) {
 				nextProbe = time.Now().Add(c.probeInterval())
-				res, err := c.probe(ctx, raw, hash)
-				if (res != nil || err != nil) && f.cancelWaiter(w) {
-					return res, err
+				a := c.probe(ctx, raw, hash)
+				if (a.committed != nil || a.quarantined != nil) && f.cancelWaiter(w) {
+					return a.committed, a.quarantined
 				}
 			}
 		}
 	}
 }
 
-// probe re-submits a tx that is taking long to commit, for a wait that
-// follows blocks. It returns an error wrapping ErrQuarantined if the
-// node's CheckTx now refuses the tx as quarantined. If the node answers
-// that it has the tx already ("in cache": pending, or committed) or that
-// its nonce is used (committed, and gone from the cache), it looks the
-// tx up in the node's index and returns its result when it is committed:
-// a block the follower did not hand to this wait must not leave it
-// waiting until its deadline. Any other answer (pending, a transport
-// error) returns nil, nil: the wait goes on.
-func (c *Client) probe(ctx context.Context, raw []byte, hash string) (*Result, error) {
+// probeAnswer is what re-submitting a pending tx learnt.
+type probeAnswer struct {
+	// quarantined: the node's CheckTx now refuses the tx as quarantined,
+	// saying why in log; it wraps ErrQuarantined.
+	quarantined error
+	log         string
+	// committed: the node has the tx already ("in cache") or its nonce is
+	// used ("replayed"), and its tx index holds it at index.
+	committed *Result
+	index     int
+}
+
+// probe re-submits a tx that is taking long to commit (the same bytes:
+// harmless, see quarantineProbeEvery) and reports a quarantine, or the
+// committed result when the node answers that it has the tx and its
+// index holds it: a block a wait did not see must not leave it waiting
+// until its deadline. Any other answer (pending, a transport error) is
+// the zero probeAnswer: the wait goes on.
+func (c *Client) probe(ctx context.Context, raw []byte, hash string) probeAnswer {
 	r, err := c.rpc.BroadcastTxSync(ctx, raw)
 	switch {
 	case err == nil && r.Code == api.CodeQuarantined:
-		return nil, c.quarantinedErr(hash, r.Log)
+		return probeAnswer{quarantined: c.quarantinedErr(hash, r.Log), log: r.Log}
 	case isInCache(err) || (err == nil && r.Code == api.CodeReplayed):
-		if res, ok := c.lookupTx(ctx, hash); ok {
-			return res, nil
+		if res, idx, ok := c.lookupTxIndex(ctx, hash); ok {
+			return probeAnswer{committed: res, index: idx}
 		}
 	}
-	return nil, nil
-}
-
-// probeQuarantine is probe for a wait that polls the tx index anyway: it
-// reports only a quarantine, and nil for any other answer.
-func (c *Client) probeQuarantine(ctx context.Context, raw []byte, hash string) error {
-	r, err := c.rpc.BroadcastTxSync(ctx, raw)
-	if err != nil || r.Code != api.CodeQuarantined {
-		return nil
-	}
-	return c.quarantinedErr(hash, r.Log)
+	return probeAnswer{}
 }
 
 func (c *Client) quarantinedErr(hash, log string) error {
@@ -267,8 +266,8 @@ func (c *Client) commitByPolling(ctx context.Context, raw []byte, hash string) (
 		}
 		if time.Now().After(nextProbe) {
 			nextProbe = time.Now().Add(c.probeInterval())
-			if err := c.probeQuarantine(ctx, raw, hash); err != nil {
-				return nil, err
+			if a := c.probe(ctx, raw, hash); a.quarantined != nil {
+				return nil, a.quarantined
 			}
 		}
 		select {

@@ -35,7 +35,7 @@ func (s *Stream) probeLoop() {
 		for _, p := range batch {
 			s.probeOne(p.st, p.raw)
 		}
-		cursor = batch[len(batch)-1].seq
+		cursor = batch[len(batch)-1].st.seq // set once, before the tx was listed
 	}
 }
 
@@ -44,7 +44,6 @@ func (s *Stream) probeLoop() {
 type probeCandidate struct {
 	st  *streamTx
 	raw []byte
-	seq uint64
 }
 
 // probeCandidates returns up to streamProbeBatch pending txs submitted
@@ -58,7 +57,7 @@ func (s *Stream) probeCandidates(cursor uint64, cutoff time.Time) []probeCandida
 			break
 		}
 		if !st.done && st.seq > cursor && st.raw != nil && st.submitted.Before(cutoff) {
-			out = append(out, probeCandidate{st: st, raw: st.raw, seq: st.seq})
+			out = append(out, probeCandidate{st: st, raw: st.raw})
 		}
 	}
 	return out
@@ -72,16 +71,16 @@ func (s *Stream) probeCandidates(cursor uint64, cutoff time.Time) []probeCandida
 func (s *Stream) probeOne(st *streamTx, raw []byte) {
 	ctx, cancel := context.WithTimeout(s.retryCtx, s.c.probeInterval())
 	defer cancel()
-	r, err := s.c.rpc.BroadcastTxSync(ctx, raw)
+	a := s.c.probe(ctx, raw, st.hash)
 	switch {
-	case err == nil && r.Code == api.CodeQuarantined:
+	case a.quarantined != nil:
 		if s.f.cancelWaiter(st.w) {
-			res := &Result{Hash: st.hash, Code: r.Code, Error: r.Log}
-			s.resolve(st, &Outcome{Result: res, Err: s.c.quarantinedErr(st.hash, r.Log)})
+			res := &Result{Hash: st.hash, Code: api.CodeQuarantined, Error: a.log}
+			s.resolve(st, &Outcome{Result: res, Err: a.quarantined})
 		}
-	case isInCache(err) || (err == nil && r.Code == api.CodeReplayed):
-		if res, idx, ok := s.c.lookupTxIndex(ctx, st.hash); ok && res.Height <= s.f.height() && s.f.cancelWaiter(st.w) {
-			s.resolve(st, &Outcome{Height: res.Height, Index: idx, Result: res, CommitTime: time.Now()})
+	case a.committed != nil && a.committed.Height <= s.f.height():
+		if s.f.cancelWaiter(st.w) {
+			s.resolve(st, &Outcome{Height: a.committed.Height, Index: a.index, Result: a.committed, CommitTime: time.Now()})
 		}
 	}
 }
