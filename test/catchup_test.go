@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestKilledValidatorCatchesUp_MySQL(t *testing.T) {
 // applied exactly once, identically, on every node.
 func testKilledValidatorCatchesUp(t *testing.T, backend string, clientNodes []int) {
 	const phase = 100 // acknowledged writes per phase of the load
-	c := mustStartCluster(t, clusterOptions{backend: backend})
+	c := mustStartCluster(t, clusterOptions{backend: backend, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
@@ -66,6 +67,10 @@ func testKilledValidatorCatchesUp(t *testing.T, backend string, clientNodes []in
 	killedAt := c.maxHeight(ctx, 0, 1, 2)
 	t.Logf("killed %s at height %d (load: %s)", c.nodes[victim].Name, killedAt, l.summary())
 	must(l.waitAcked(ctx, l.ackedCount()+phase))
+	if slices.Contains(clientNodes, victim) {
+		// Its clients' writes fail while it is down.
+		must(waitFor(ctx, "a write through the killed node to fail", func() bool { return l.errorsVia(victim) > 0 }))
+	}
 
 	if err := c.net.Start(victim); err != nil {
 		t.Fatalf("restart %s: %v", c.nodes[victim].Name, err)
@@ -202,6 +207,13 @@ func (l *load) ackedCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.acked)
+}
+
+// errorsVia is how many writes through node have failed with an error.
+func (l *load) errorsVia(node int) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.errsByNode[node]
 }
 
 func (l *load) waitAcked(ctx context.Context, n int) error {

@@ -35,7 +35,7 @@ const (
 // (a size-limited tmpfs per disk) and is skipped otherwise.
 func TestDiskFullStopsOnlyThatNode(t *testing.T) {
 	const phase = 20 // acknowledged writes per phase of the load
-	c := mustStartCluster(t, clusterOptions{prometheus: true, prepare: func(c *cluster) {
+	c := mustStartCluster(t, clusterOptions{prometheus: true, consensusTimeouts: true, prepare: func(c *cluster) {
 		mountSmallDisk(c, filepath.Join(c.nodes[fullDataNode].Home, "data"))
 		c.setSQLitePath(fullDataNode, filepath.Join(c.nodes[fullDataNode].Home, "appdb", "relchain.db"))
 		dbDir := filepath.Join(c.nodes[fullDBNode].Home, "dbdisk")

@@ -21,7 +21,7 @@ func TestDivergenceNamesTheTx_SQLite(t *testing.T)   { testDivergenceNamesTheTx(
 func TestDivergenceNamesTheTx_Postgres(t *testing.T) { testDivergenceNamesTheTx(t, "postgres") }
 
 func testDivergenceNamesTheTx(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend})
+	c := mustStartCluster(t, clusterOptions{backend: backend, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
@@ -81,7 +81,7 @@ func TestBlockSyncDivergence_SQLite(t *testing.T)   { testBlockSyncDivergence(t,
 func TestBlockSyncDivergence_Postgres(t *testing.T) { testBlockSyncDivergence(t, "postgres") }
 
 func testBlockSyncDivergence(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend})
+	c := mustStartCluster(t, clusterOptions{backend: backend, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
@@ -125,7 +125,7 @@ func TestDivergenceAutoRecover_SQLite(t *testing.T)   { testDivergenceAutoRecove
 func TestDivergenceAutoRecover_Postgres(t *testing.T) { testDivergenceAutoRecover(t, "postgres") }
 
 func testDivergenceAutoRecover(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend, checkpointEvery: 5})
+	c := mustStartCluster(t, clusterOptions{backend: backend, checkpointEvery: 5, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
@@ -208,7 +208,7 @@ func (c *cluster) mustSettle(ctx context.Context) {
 // With on_mismatch = "recover" but no checkpoint to restore, node 3 stops
 // with the report and the reason the recovery failed.
 func TestDivergenceAutoRecoverFails_SQLite(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{checkpointEvery: 1000})
+	c := mustStartCluster(t, clusterOptions{checkpointEvery: 1000, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))

@@ -23,7 +23,7 @@ import (
 // holds exactly the others' rows, every acknowledged write once.
 func TestDatabaseLossStopsOnlyThatNode_Postgres(t *testing.T) {
 	const phase = 60
-	c := mustStartCluster(t, clusterOptions{backend: "postgres"})
+	c := mustStartCluster(t, clusterOptions{backend: "postgres", consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE log (writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))

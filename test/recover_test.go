@@ -34,7 +34,7 @@ func TestRecoverRestoresACheckpointAndRejoins_MySQL(t *testing.T) {
 }
 
 func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend, checkpointEvery: 5})
+	c := mustStartCluster(t, clusterOptions{backend: backend, checkpointEvery: 5, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))

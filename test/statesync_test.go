@@ -79,9 +79,11 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 	}
 	t.Logf("loaded %d rows in %v", rows, time.Since(start).Round(time.Millisecond))
 
-	// Load that goes on while the fifth node joins.
+	// Load that goes on while the fifth node joins. Holding loadMu holds
+	// it between two writes.
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	var loadMu sync.Mutex
 	var loadErr error
 	var writes atomic.Int64
 	wg.Add(1)
@@ -89,7 +91,9 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		defer wg.Done()
 		cl := c.client(1, newKey(t))
 		for i := 0; !stop.Load(); i++ {
+			loadMu.Lock()
 			res, err := cl.Exec(ctx, client.ModeCommit, stmt(fmt.Sprintf("UPDATE acct SET bal = bal + 1 WHERE id = %d", 1+i%rows)))
+			loadMu.Unlock()
 			if err == nil {
 				err = res.Err()
 			}
@@ -110,6 +114,17 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		t.Fatal(err)
 	}
 
+	if tampered {
+		// The joining node restores the highest snapshot its peers offer,
+		// fetching chunks only from the peers that offered it. Under load
+		// a checkpoint appears every few seconds, and the honest node 0
+		// may offer one the others have not written yet: then every chunk
+		// comes from node 0 and nothing is refused. So the load is held
+		// (no block, no new checkpoint) until all four validators offer
+		// the same latest snapshot, and resumes once node 4 restored it.
+		loadMu.Lock()
+		c.holdAtCommonCheckpoint(ctx, t)
+	}
 	dsn := ""
 	if backend == "postgres" || backend == "mysql" {
 		dsn = strings.ReplaceAll(c.pgDSN, "{node}", "node4")
@@ -139,6 +154,9 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		t.Fatalf("node 4 exited: %v", c.net.ExitError(joiner))
 	}
 	restoreTime := time.Since(joinStart)
+	if tampered {
+		loadMu.Unlock()
+	}
 	target := c.maxHeight(ctx, 0, 1, 2, 3)
 	if err := c.net.WaitHeight(ctx, joiner, target); err != nil {
 		t.Fatalf("node 4 after state sync: %v", err)
@@ -177,4 +195,35 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		t.Fatal(err)
 	}
 	c.mustVerify(joiner, true, "")
+}
+
+// holdAtCommonCheckpoint waits, while nothing else writes, until the four
+// validators' latest checkpoints are at the same height C and the chain
+// is at least two blocks past C (a snapshot at C is verified with the
+// headers of C+1 and C+2). With no write, CometBFT makes no block (after
+// each tx block comes one empty block for its AppHash), so no later
+// checkpoint can appear until writes resume.
+func (c *cluster) holdAtCommonCheckpoint(ctx context.Context, t *testing.T) {
+	t.Helper()
+	validators := []int{0, 1, 2, 3}
+	var common int64
+	if err := waitFor(ctx, "the validators' latest checkpoints to agree", func() bool {
+		common = -1
+		for _, i := range validators {
+			cps, _ := filepath.Glob(filepath.Join(c.nodes[i].Home, "data", "checkpoints", "checkpoint-*"))
+			hs := checkpointHeights(t, cps)
+			if len(hs) == 0 || (common >= 0 && hs[0] != common) {
+				return false
+			}
+			common = hs[0]
+		}
+		if h := c.maxHeight(ctx, validators...); h < common+2 {
+			c.mustExec(ctx, 0, stmt("UPDATE acct SET bal = bal WHERE id = 1"))
+			return false
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("load held: every validator offers its checkpoint at height %d", common)
 }

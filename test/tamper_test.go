@@ -43,7 +43,7 @@ func TestTamperedNodeIsCaught_MySQL(t *testing.T)    { testTamperedNodeIsCaught(
 // Untouched, `relchain verify` passes, and it passes on the others at the
 // end.
 func testTamperedNodeIsCaught(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend})
+	c := mustStartCluster(t, clusterOptions{backend: backend, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))

@@ -37,7 +37,7 @@ import (
 // a snapshot taken after the change and knows the changed set too (its
 // CheckTx and its /validators); every node ends identical.
 func TestValidatorMembership_SQLite(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{permissioned: true, checkpointEvery: 5})
+	c := mustStartCluster(t, clusterOptions{permissioned: true, checkpointEvery: 5, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// Rows are written with a key of their own: the CLI signs with the
