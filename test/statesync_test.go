@@ -114,6 +114,7 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		t.Fatal(err)
 	}
 
+	releaseLoad := func() {}
 	if tampered {
 		// The joining node restores the highest snapshot its peers offer,
 		// fetching chunks only from the peers that offered it. Under load
@@ -123,6 +124,14 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		// (no block, no new checkpoint) until all four validators offer
 		// the same latest snapshot, and resumes once node 4 restored it.
 		loadMu.Lock()
+		held := true
+		releaseLoad = func() {
+			if held {
+				held = false
+				loadMu.Unlock()
+			}
+		}
+		defer releaseLoad() // a failing test must not leave the load blocked
 		c.holdAtCommonCheckpoint(ctx, t)
 	}
 	dsn := ""
@@ -154,9 +163,7 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		t.Fatalf("node 4 exited: %v", c.net.ExitError(joiner))
 	}
 	restoreTime := time.Since(joinStart)
-	if tampered {
-		loadMu.Unlock()
-	}
+	releaseLoad()
 	target := c.maxHeight(ctx, 0, 1, 2, 3)
 	if err := c.net.WaitHeight(ctx, joiner, target); err != nil {
 		t.Fatalf("node 4 after state sync: %v", err)
