@@ -172,6 +172,17 @@ func (c *cluster) mustStopWithoutCheckpointAtItsHeight(ctx context.Context, i in
 
 var checkpointName = regexp.MustCompile(`checkpoint-(\d+)\.(db|dump|mysqldump)$`)
 
+// newestCheckpoint is the height of node i's newest checkpoint, 0 if it
+// has none yet.
+func (c *cluster) newestCheckpoint(t *testing.T, i int) int64 {
+	t.Helper()
+	cps, _ := filepath.Glob(filepath.Join(c.nodes[i].Home, "data", "checkpoints", "checkpoint-*"))
+	if hs := checkpointHeights(t, cps); len(hs) > 0 {
+		return hs[0]
+	}
+	return 0
+}
+
 // checkpointHeights returns the heights of checkpoint files, newest first.
 func checkpointHeights(t *testing.T, paths []string) []int64 {
 	t.Helper()

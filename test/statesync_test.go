@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,9 +106,7 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 	// A checkpoint with the loaded rows.
 	loaded := c.maxHeight(ctx, 0)
 	if err := waitFor(ctx, "a checkpoint with the loaded rows", func() bool {
-		cps, _ := filepath.Glob(filepath.Join(c.nodes[0].Home, "data", "checkpoints", "checkpoint-*"))
-		hs := checkpointHeights(t, cps)
-		return len(hs) > 0 && hs[0] >= loaded
+		return c.newestCheckpoint(t, 0) >= loaded
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -124,13 +121,7 @@ func testStateSyncJoin(t *testing.T, backend string, tampered bool) {
 		// (no block, no new checkpoint) until all four validators offer
 		// the same latest snapshot, and resumes once node 4 restored it.
 		loadMu.Lock()
-		held := true
-		releaseLoad = func() {
-			if held {
-				held = false
-				loadMu.Unlock()
-			}
-		}
+		releaseLoad = sync.OnceFunc(loadMu.Unlock)
 		defer releaseLoad() // a failing test must not leave the load blocked
 		c.holdAtCommonCheckpoint(ctx, t)
 	}
@@ -215,14 +206,14 @@ func (c *cluster) holdAtCommonCheckpoint(ctx context.Context, t *testing.T) {
 	validators := []int{0, 1, 2, 3}
 	var common int64
 	if err := waitFor(ctx, "the validators' latest checkpoints to agree", func() bool {
-		common = -1
-		for _, i := range validators {
-			cps, _ := filepath.Glob(filepath.Join(c.nodes[i].Home, "data", "checkpoints", "checkpoint-*"))
-			hs := checkpointHeights(t, cps)
-			if len(hs) == 0 || (common >= 0 && hs[0] != common) {
+		common = c.newestCheckpoint(t, validators[0])
+		for _, i := range validators[1:] {
+			if c.newestCheckpoint(t, i) != common {
 				return false
 			}
-			common = hs[0]
+		}
+		if common == 0 {
+			return false
 		}
 		if h := c.maxHeight(ctx, validators...); h < common+2 {
 			c.mustExec(ctx, 0, stmt("UPDATE acct SET bal = bal WHERE id = 1"))

@@ -269,10 +269,7 @@ func (m *membership) waitSnapshot(after int64) {
 	var newest, tip int64
 	if err := waitFor(m.ctx, fmt.Sprintf("a checkpoint of height %d or later on node 0", after), func() bool {
 		tip = c.maxHeight(m.ctx, 0)
-		cps, _ := filepath.Glob(filepath.Join(c.nodes[0].Home, "data", "checkpoints", "checkpoint-*"))
-		if hs := checkpointHeights(t, cps); len(hs) > 0 {
-			newest = hs[0]
-		}
+		newest = c.newestCheckpoint(t, 0)
 		if newest > 0 && newest >= after && tip >= newest+2 {
 			return true
 		}
