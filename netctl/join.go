@@ -207,6 +207,12 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
+// FreeLoopbackPorts picks n free loopback ports as the networks this
+// package generates with BasePort 0 do (see freePorts), for a command that
+// adds listeners of its own to such a network (localnet's PostgreSQL
+// gateways).
+func FreeLoopbackPorts(n int) ([]int, error) { return freePorts(n) }
+
 // portRange is where freePorts picks: from 10000 up to just below the
 // kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768 by
 // default), or 20000-29999 if that cannot be read or leaves too little.

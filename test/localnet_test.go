@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,10 @@ import (
 // for the "ready" line, writes and reads through the CLI against two of
 // the nodes listed in nodes.json, and stops the network with SIGTERM.
 func TestLocalnetCommand(t *testing.T) {
+	// --base-port 0 asks for free ports, the PostgreSQL gateways' too:
+	// with the default 5433+i taken (a second localnet, a PostgreSQL
+	// there), the network still starts.
+	holdPorts(t, 5433, 5434, 5435, 5436)
 	dir := filepath.Join(t.TempDir(), "localnet")
 	// The CLI's home: localnet makes its default key the genesis admin, and
 	// exec signs with the same key.
@@ -223,6 +228,18 @@ func TestLocalnetCommand(t *testing.T) {
 	// A normal session leaves no error line in any node's log.
 	for _, n := range nodes {
 		checkLogWithoutErrors(t, n.Name, filepath.Join(n.Home, "node.log"), false)
+	}
+}
+
+// holdPorts listens on those of the loopback ports that are free until
+// the test ends.
+func holdPorts(t *testing.T, ports ...int) {
+	for _, p := range ports {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue // taken already, which serves as well
+		}
+		t.Cleanup(func() { l.Close() })
 	}
 }
 

@@ -172,10 +172,10 @@ func readPassword(fromStdin bool) (string, error) {
 // creates on every node's PostgreSQL listener.
 const localnetPGUser, localnetPGPassword = "relchain", "relchain"
 
-// enableLocalnetPG turns on every node's PostgreSQL listener at
-// 127.0.0.1:basePort+i with the development user, which signs with this
+// enableLocalnetPG turns on node i's PostgreSQL listener at
+// 127.0.0.1:ports[i] with the development user, which signs with this
 // machine's default key: the network's admin unless --admin named others.
-func enableLocalnetPG(nodes []netctl.NodeInfo, basePort int) error {
+func enableLocalnetPG(nodes []netctl.NodeInfo, ports []int) error {
 	k, err := keyring.Dir(filepath.Join(defaultHome(), "keys")).LoadOrCreateDefault()
 	if err != nil {
 		return fmt.Errorf("localnet: PostgreSQL user key: %w", err)
@@ -186,7 +186,7 @@ func enableLocalnetPG(nodes []netctl.NodeInfo, basePort int) error {
 		if err != nil {
 			return err
 		}
-		rc.PG.Listen = fmt.Sprintf("127.0.0.1:%d", basePort+i)
+		rc.PG.Listen = fmt.Sprintf("127.0.0.1:%d", ports[i])
 		if err := node.SaveConfig(n.Home, cc, rc); err != nil {
 			return err
 		}

@@ -374,7 +374,11 @@ func localnetCmd() *cobra.Command {
 					return err
 				}
 				if pgPort > 0 {
-					if err := enableLocalnetPG(nodes, pgPort); err != nil {
+					ports, err := localnetPGPorts(len(nodes), pgPort, f.basePort == 0 && !cmd.Flags().Changed("pg-port"))
+					if err != nil {
+						return err
+					}
+					if err := enableLocalnetPG(nodes, ports); err != nil {
 						return err
 					}
 				}
@@ -425,8 +429,26 @@ func localnetCmd() *cobra.Command {
 	f.register(cmd, 26656)
 	f.adminFlags.register(cmd)
 	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
-	cmd.Flags().IntVar(&pgPort, "pg-port", 5433, "a new network's nodes serve the PostgreSQL wire protocol on 127.0.0.1:PORT+i (user relchain, password relchain); 0: off")
+	cmd.Flags().IntVar(&pgPort, "pg-port", 5433, "a new network's nodes serve the PostgreSQL wire protocol on 127.0.0.1:PORT+i (user relchain, password relchain; with --base-port 0 and no --pg-port, on free ports); 0: off")
 	return cmd
+}
+
+// localnetPGPorts numbers the nodes' PostgreSQL ports from base, or picks
+// free ones (pickFree: --base-port 0 asked for free ports, and a fixed
+// 5433+i would collide with a second localnet or anything else there).
+func localnetPGPorts(n, base int, pickFree bool) ([]int, error) {
+	if pickFree {
+		ports, err := netctl.FreeLoopbackPorts(n)
+		if err != nil {
+			return nil, fmt.Errorf("localnet: PostgreSQL ports: %w", err)
+		}
+		return ports, nil
+	}
+	ports := make([]int, n)
+	for i := range ports {
+		ports[i] = base + i
+	}
+	return ports, nil
 }
 
 // printPostgresSetup prints the one-time SQL that prepares dsn's database
