@@ -25,7 +25,8 @@ import (
 // TestLocalnetCommand runs `relchain localnet` as a user would: it waits
 // for the "ready" line, writes and reads through the CLI against two of
 // the nodes listed in nodes.json, and stops the network with SIGTERM.
-func TestLocalnetCommand(t *testing.T) {
+func TestLocalnetCommand(tt *testing.T) {
+	t := recordFailures(tt)
 	// --base-port 0 asks for free ports, the PostgreSQL gateways' too:
 	// with the default 5433+i taken (a second localnet, a PostgreSQL
 	// there), the network still starts.
@@ -80,6 +81,7 @@ func TestLocalnetCommand(t *testing.T) {
 					t.Logf("---- tail of node%d ----\n%s", i, tail(b, 30))
 				}
 			}
+			t.Logf("the failures above, again:\n%s", t.failures())
 		}
 	})
 
@@ -231,9 +233,57 @@ func TestLocalnetCommand(t *testing.T) {
 	}
 }
 
+// failureRecorder is a *testing.T that keeps its failure messages, for a
+// test whose cleanup logs much (node logs) after a failure: the cleanup
+// repeats them last, where an excerpt of a long output ends.
+type failureRecorder struct {
+	*testing.T
+	mu   sync.Mutex
+	msgs []string
+}
+
+func recordFailures(t *testing.T) *failureRecorder { return &failureRecorder{T: t} }
+
+func (r *failureRecorder) note(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, msg)
+}
+
+// failures is every message recorded, one per line.
+func (r *failureRecorder) failures() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.msgs, "\n")
+}
+
+func (r *failureRecorder) Error(args ...any) {
+	r.T.Helper()
+	r.note(fmt.Sprint(args...))
+	r.T.Error(args...)
+}
+
+func (r *failureRecorder) Errorf(format string, args ...any) {
+	r.T.Helper()
+	r.note(fmt.Sprintf(format, args...))
+	r.T.Errorf(format, args...)
+}
+
+func (r *failureRecorder) Fatal(args ...any) {
+	r.T.Helper()
+	r.note(fmt.Sprint(args...))
+	r.T.Fatal(args...)
+}
+
+func (r *failureRecorder) Fatalf(format string, args ...any) {
+	r.T.Helper()
+	r.note(fmt.Sprintf(format, args...))
+	r.T.Fatalf(format, args...)
+}
+
 // holdPorts listens on those of the loopback ports that are free until
 // the test ends.
-func holdPorts(t *testing.T, ports ...int) {
+func holdPorts(t testing.TB, ports ...int) {
 	for _, p := range ports {
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
@@ -296,7 +346,7 @@ func isZombie(stat []byte) bool {
 }
 
 // killStrayNodes kills (by pid) node processes localnet left behind.
-func killStrayNodes(t *testing.T, dir string) {
+func killStrayNodes(t testing.TB, dir string) {
 	nodes, err := netctl.LoadNodes(dir)
 	if err != nil {
 		return

@@ -103,7 +103,7 @@ func testMetricsHealthAndLogs(t *testing.T, backend, forbidden string) {
 // checkLogWithoutErrors fails on every error line of a node's log (JSON
 // "level":"error", or plain "E[…"), and with asJSON on every line that is
 // not a JSON object.
-func checkLogWithoutErrors(t *testing.T, name, path string, asJSON bool) {
+func checkLogWithoutErrors(t testing.TB, name, path string, asJSON bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -140,7 +140,7 @@ func checkLogWithoutErrors(t *testing.T, name, path string, asJSON bool) {
 	}
 }
 
-func httpGet(t *testing.T, url string) (int, string) {
+func httpGet(t testing.TB, url string) (int, string) {
 	t.Helper()
 	cl := http.Client{Timeout: 10 * time.Second}
 	resp, err := cl.Get(url)
