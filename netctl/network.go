@@ -244,29 +244,45 @@ func (n *Network) Client(i int, key []byte) (*client.Client, error) {
 // WaitHeight waits until node i's application has committed height h. It
 // fails early if the node's process exits.
 func (n *Network) WaitHeight(ctx context.Context, i int, h int64) error {
+	return n.waitUntil(ctx, i, fmt.Sprintf("reach height %d", h), func(c *client.Client) bool {
+		info, err := c.RPC().ABCIInfo(ctx)
+		return err == nil && info.Response.LastBlockHeight >= h
+	})
+}
+
+// waitUntil polls node i until done says so, the node exits or ctx ends;
+// what names the wait in the error.
+func (n *Network) waitUntil(ctx context.Context, i int, what string, done func(*client.Client) bool) error {
 	c, err := client.New(n.Nodes[i].RPC, nil)
 	if err != nil {
 		return err
 	}
 	exited := n.Exited(i)
 	for {
-		if info, err := c.RPC().ABCIInfo(ctx); err == nil && info.Response.LastBlockHeight >= h {
+		if done(c) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not reach height %d: %w (log: %s)", n.Nodes[i].Name, h, ctx.Err(), n.LogFile(i))
+			return fmt.Errorf("%s did not %s: %w (log: %s)", n.Nodes[i].Name, what, ctx.Err(), n.LogFile(i))
 		case <-exited:
-			return fmt.Errorf("%s exited before reaching height %d (log: %s)", n.Nodes[i].Name, h, n.LogFile(i))
+			return fmt.Errorf("%s exited before it could %s (log: %s)", n.Nodes[i].Name, what, n.LogFile(i))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
-// WaitReady waits until every node has committed at least one block.
+// WaitReady waits until every node has committed at least one block and
+// runs consensus: a node that started behind its peers block-syncs first,
+// and until it has caught up it answers /readyz with 503 and its status
+// says catching_up (CometBFT's consensus reactor still waiting for sync).
 func (n *Network) WaitReady(ctx context.Context) error {
 	for i := range n.Nodes {
-		if err := n.WaitHeight(ctx, i, 1); err != nil {
+		err := n.waitUntil(ctx, i, "commit a block and catch up", func(c *client.Client) bool {
+			st, err := c.RPC().Status(ctx)
+			return err == nil && st.SyncInfo.LatestBlockHeight >= 1 && !st.SyncInfo.CatchingUp
+		})
+		if err != nil {
 			return err
 		}
 	}
