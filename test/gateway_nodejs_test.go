@@ -157,6 +157,7 @@ type knexOutput struct {
 		Before   int       `json:"before"`
 		After    int       `json:"after"`
 		Attempts []int     `json:"attempts"`
+		Heights  []int64   `json:"heights"`
 		Errors   []jsError `json:"errors"`
 	} `json:"conflict"`
 }
@@ -188,6 +189,11 @@ func checkKnexApp(t *testing.T, out knexOutput) {
 	attempts := slices.Sorted(slices.Values(cf.Attempts))
 	if cf.Before != 100 || cf.After != 102 {
 		t.Errorf("two increments of 100 ended at %d (from %d), want 102", cf.After, cf.Before)
+	}
+	// The final read waited for both commits' heights, which two
+	// different transactions committed at two different heights.
+	if len(cf.Heights) != 2 || cf.Heights[0] <= 0 || cf.Heights[1] <= 0 || cf.Heights[0] == cf.Heights[1] {
+		t.Errorf("the increments' commit heights %v: want two different heights", cf.Heights)
 	}
 	// The overlapping first attempts: one commits, the other gets 40001
 	// and its retry commits.

@@ -76,6 +76,11 @@ async function crud(knex) {
 // transaction (read, then write what they read plus one). Both read and
 // write before either commits, so the second COMMIT finds that the first
 // changed what it read: SQLSTATE 40001, retried until it goes through.
+// a and b may be different nodes: a node answers reads from its own
+// committed state, and one that has not yet applied the other's last
+// commit reads the balance before it. So the final read waits, by
+// relchain.min_height, for the height of both sessions' last commits
+// (SHOW relchain.last_commit_height, on the connection that committed).
 async function conflictingIncrements(a, b) {
   const before = Number((await a('accounts').where({ id: 1 }).orderBy('id').first('balance')).balance);
   const barrier = makeBarrier(2);
@@ -83,30 +88,48 @@ async function conflictingIncrements(a, b) {
     incrementWithRetry(a, barrier),
     incrementWithRetry(b, barrier),
   ]);
-  const after = Number((await b('accounts').where({ id: 1 }).orderBy('id').first('balance')).balance);
-  return { before, after, attempts: [ra.attempts, rb.attempts], errors: [...ra.errors, ...rb.errors] };
+  const after = await onConnection(b, async (conn) => {
+    await b.raw('SET relchain.min_height = ' + Math.max(ra.height, rb.height)).connection(conn);
+    return Number((await b('accounts').where({ id: 1 }).orderBy('id').first('balance').connection(conn)).balance);
+  });
+  return { before, after, attempts: [ra.attempts, rb.attempts], heights: [ra.height, rb.height], errors: [...ra.errors, ...rb.errors] };
 }
 
 async function incrementWithRetry(knex, barrier) {
-  const errors = [];
-  for (let attempt = 1; attempt <= 10; attempt++) {
-    try {
-      await knex.transaction(async (trx) => {
-        const row = await trx('accounts').where({ id: 1 }).orderBy('id').first('balance');
-        await trx('accounts').where({ id: 1 }).update({ balance: Number(row.balance) + 1 });
-        if (attempt === 1) {
-          await barrier(); // the first attempts overlap: one of them must conflict
+  return onConnection(knex, async (conn) => {
+    const errors = [];
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      try {
+        await knex.transaction(async (trx) => {
+          const row = await trx('accounts').where({ id: 1 }).orderBy('id').first('balance');
+          await trx('accounts').where({ id: 1 }).update({ balance: Number(row.balance) + 1 });
+          if (attempt === 1) {
+            await barrier(); // the first attempts overlap: one of them must conflict
+          }
+        }, { connection: conn });
+        const shown = await knex.raw('SHOW relchain.last_commit_height').connection(conn);
+        return { attempts: attempt, errors, height: Number(Object.values(shown.rows[0])[0]) };
+      } catch (e) {
+        if (e.code !== '40001') {
+          throw e;
         }
-      });
-      return { attempts: attempt, errors };
-    } catch (e) {
-      if (e.code !== '40001') {
-        throw e;
+        errors.push({ code: e.code, message: e.message });
       }
-      errors.push({ code: e.code, message: e.message });
     }
+    throw new Error(`still conflicting after 10 attempts: ${JSON.stringify(errors)}`);
+  });
+}
+
+// onConnection runs fn with one connection of knex's pool, so that a
+// session's settings and its last commit stay with the statements that
+// need them.
+async function onConnection(knex, fn) {
+  const conn = await knex.client.acquireConnection();
+  try {
+    return await fn(conn);
+  } finally {
+    await knex.client.releaseConnection(conn);
   }
-  throw new Error(`still conflicting after 10 attempts: ${JSON.stringify(errors)}`);
 }
 
 // makeBarrier returns a function that resolves once n callers wait on it.
