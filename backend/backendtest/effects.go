@@ -22,6 +22,7 @@ var effectTests = []struct {
 	{"EffectsDependOnlyOnTheTxsOwnRecords", testEffectsOwnRecords},
 	{"EffectsOfRolledBackTxsVanish", testEffectsRollback},
 	{"EffectsExcludeRecordsOutsideSavepoints", testEffectsOutsideSavepoints},
+	{"EffectsOfATxSpanItsWlTransactions", testEffectsAcrossWlTransactions},
 }
 
 // changes consumes blk's change records.
@@ -296,4 +297,57 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 	if bytes.Equal(got.Block, ref.Block) {
 		t.Fatal("records written outside savepoints did not enter the block's digest")
 	}
+}
+
+// A bc-transaction's wl-transactions each run in a savepoint of their own
+// with the same tx index; the tx's effect digest covers the records of
+// those that succeeded, as if they had run in one savepoint. Rolled-back
+// wl-transactions (the first of a tx among them, which PostgreSQL's tag
+// of the tx index in a transaction-local setting must survive) and a
+// statement outside every savepoint between two of them change nothing
+// of that.
+func testEffectsAcrossWlTransactions(t *testing.T, open Open) {
+	setup := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`}}
+	ins := func(id int) string { return fmt.Sprintf(`INSERT INTO t (id, v) VALUES (%d, 'r')`, id) }
+	const dup = `INSERT INTO t (id, v) VALUES (1, 'dup') -- fails`
+	ref := effectsRun(t, open, "one savepoint per tx", [][][]string{setup, {
+		{ins(11), ins(12), ins(13), ins(15)},
+		{ins(16)},
+	}})[1]
+
+	t.Run("one per wl-transaction", func(t *testing.T) {
+		n := mustOpen(t, open)
+		blk := n.begin()
+		for i, stmts := range setup {
+			if err := n.txAt(blk, i, stmts...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n.finish(blk, 1)
+
+		blk = n.begin()
+		for _, wl := range []struct {
+			tx    int
+			stmts []string
+		}{
+			{0, []string{ins(11)}}, {0, []string{ins(12)}}, {0, []string{ins(17), dup}}, {0, []string{ins(13)}},
+			{-1, []string{`INSERT INTO t (id, v) VALUES (14, 'r')`}}, // outside every savepoint
+			{0, []string{ins(15)}}, {1, []string{ins(18), dup}}, {1, []string{ins(16)}},
+		} {
+			if wl.tx < 0 {
+				n.exec(blk, wl.stmts[0])
+				continue
+			}
+			if err := n.txAt(blk, wl.tx, wl.stmts...); (err != nil) != expectFail(wl.stmts) {
+				t.Fatalf("tx %d %v: %v", wl.tx, wl.stmts, err)
+			}
+		}
+		got := n.finishChanges(blk, 2)
+		wantTxs(t, "one savepoint per wl-transaction", got, 0, 1)
+		sameEffect(t, "tx 0", got.Effects[0], ref.Effects[0])
+		sameEffect(t, "tx 1, whose first wl-transaction failed", got.Effects[1], ref.Effects[1])
+		if bytes.Equal(got.Block, ref.Block) {
+			t.Fatal("the record written outside every savepoint is missing from the block digest")
+		}
+	})
 }

@@ -46,12 +46,19 @@ type block struct {
 	conn *pgx.Conn
 	done bool
 	env  sqlcheck.Env // of the current bc-transaction
-	// inTx: a bc-transaction's savepoint is open. tagged: the setting
-	// relchain.tx may hold a tx index (it outlives RELEASE, and ROLLBACK TO
-	// restores the previous tx's), so a statement run outside every
-	// savepoint must clear it first (see Exec). unconsumed: change records
-	// tagged with a tx index may be waiting for ChangeDigest (see Commit).
-	inTx, tagged, unconsumed bool
+	// inTx: a bc-transaction's savepoint is open. unconsumed: change
+	// records tagged with a tx index may be waiting for ChangeDigest (see
+	// Commit).
+	inTx, unconsumed bool
+	// tag is the value of the setting relchain.tx in effect on the server
+	// ("": none). A SET LOCAL outlives RELEASE, and ROLLBACK TO restores
+	// the value of the savepoint's start, which tagsBefore keeps for each
+	// savepoint sent and not yet ended. So a wl-transaction of the same
+	// bc-transaction as the one before needs no SET LOCAL of its own (see
+	// pending), and a statement run outside every savepoint must clear the
+	// tag first (see Exec).
+	tag        string
+	tagsBefore []string
 	// Deferred savepoint statements (see pending): savepointDue, the
 	// current tx's SAVEPOINT and SET LOCAL have not been sent yet;
 	// releaseDue, the previous tx's RELEASE has not. aborted: the last
@@ -116,17 +123,38 @@ func (k *block) pending() []string {
 		stmts = append(stmts, "RELEASE SAVEPOINT "+savepoint)
 	}
 	if k.savepointDue {
-		stmts = append(stmts, "SAVEPOINT "+savepoint, "SET LOCAL "+txSetting+" = '"+strconv.Itoa(k.env.Tx)+"'")
+		stmts = append(stmts, "SAVEPOINT "+savepoint)
+		if want := strconv.Itoa(k.env.Tx); want != k.tag {
+			stmts = append(stmts, "SET LOCAL "+txSetting+" = '"+want+"'")
+		}
 	}
 	return stmts
 }
 
 // sent records that the server ran the pending statements.
 func (k *block) sent() {
+	if k.releaseDue {
+		k.savepointEnded(false)
+	}
 	if k.savepointDue {
-		k.tagged = true
+		k.tagsBefore = append(k.tagsBefore, k.tag)
+		k.tag = strconv.Itoa(k.env.Tx)
 	}
 	k.releaseDue, k.savepointDue = false, false
+}
+
+// savepointEnded records that the server released the innermost
+// savepoint (keeping the tag set inside it) or rolled back to it
+// (restoring the tag of its start).
+func (k *block) savepointEnded(rolledBack bool) {
+	n := len(k.tagsBefore)
+	if n == 0 {
+		return
+	}
+	if rolledBack {
+		k.tag = k.tagsBefore[n-1]
+	}
+	k.tagsBefore = k.tagsBefore[:n-1]
 }
 
 // Savepoint opens the tx's savepoint; statements that read the clock or
@@ -134,8 +162,10 @@ func (k *block) sent() {
 // also sets relchain.tx to env.Tx, transaction-locally and inside the
 // savepoint (SET LOCAL: a utility statement, measured at about a third of
 // the cost of SELECT set_config): the change records the tx's statements
-// write take it as their tx column's DEFAULT (see schemaSQL). Both are
-// deferred to the tx's first statement (see pending).
+// write take it as their tx column's DEFAULT (see schemaSQL); not again
+// when it holds env.Tx already (the wl-transactions of one bc-transaction
+// each open a savepoint, with the same env.Tx). Both are deferred to the
+// tx's first statement (see pending).
 func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
@@ -173,7 +203,11 @@ func (k *block) Release(ctx context.Context) error {
 		return nil
 	}
 	k.inTx = false
-	return k.simpleLocked(ctx, "release savepoint", "RELEASE SAVEPOINT "+savepoint)
+	if err := k.simpleLocked(ctx, "release savepoint", "RELEASE SAVEPOINT "+savepoint); err != nil {
+		return err
+	}
+	k.savepointEnded(false)
+	return nil
 }
 
 // RollbackTo undoes everything since Savepoint and then releases the
@@ -192,7 +226,11 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	}
 	k.inTx, k.aborted = false, false
 	k.b.stmts.rolledBack(false)
-	return k.simpleLocked(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint)
+	if err := k.simpleLocked(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint); err != nil {
+		return err
+	}
+	k.savepointEnded(true)
+	return nil
 }
 
 // Exec runs one statement. A statement failure is returned as a
@@ -223,7 +261,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return nil, errBlockDone
 	}
 	prefix := k.pending()
-	clear := !k.inTx && k.tagged
+	clear := !k.inTx && k.tag != ""
 	if clear {
 		// Outside every savepoint (never so in the executor): the records
 		// this statement writes belong to no tx.
@@ -241,7 +279,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	}
 	k.sent()
 	if clear {
-		k.tagged = false
+		k.tag = ""
 	}
 	if err == nil && ddl {
 		if err = k.afterDDL(ctx, sql); err == nil {
