@@ -59,6 +59,14 @@ type block struct {
 	// hold a tx index (it outlives RELEASE). unconsumed: change records
 	// tagged with a tx index may be waiting for ChangeDigest.
 	inTx, tagged, unconsumed bool
+	// txVars is the SET of the session's clock and tx tag the last
+	// Savepoint sent ("" when start or a statement outside every
+	// savepoint set them otherwise). Session variables are not
+	// transactional (ROLLBACK TO keeps them) and no statement may set
+	// them (the gate refuses variables), so a Savepoint whose SET would be
+	// the same, as for every wl-transaction of one bc-transaction after
+	// the first, skips that round trip.
+	txVars string
 	// dirty: something in this block changed data (a successful write, a
 	// consumed change record, system state): DDL is refused from then on.
 	dirty bool
@@ -82,7 +90,7 @@ func (k *block) start(ctx context.Context) error {
 	if _, err := k.conn.ExecContext(ctx, "SET timestamp = "+timestampOf(time.Time{})+", "+txVar+" = NULL"); err != nil {
 		return err
 	}
-	k.tagged = false
+	k.tagged, k.txVars = false, ""
 	_, err := k.conn.ExecContext(ctx, "START TRANSACTION")
 	return err
 }
@@ -113,7 +121,8 @@ func (k *block) check() error {
 }
 
 // Savepoint opens the tx's savepoint and pins the session's clock to
-// env.Time and the change records' tx to env.Tx.
+// env.Time and the change records' tx to env.Tx (see txVars: not again
+// when they hold those values already).
 func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
@@ -126,8 +135,11 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	if _, err := k.conn.ExecContext(ctx, "SAVEPOINT "+savepoint); err != nil {
 		return k.fault("savepoint", err)
 	}
-	if _, err := k.conn.ExecContext(ctx, "SET timestamp = "+timestampOf(env.Time)+", "+txVar+" = "+strconv.Itoa(env.Tx)); err != nil {
-		return k.fault("savepoint", err)
+	if vars := "SET timestamp = " + timestampOf(env.Time) + ", " + txVar + " = " + strconv.Itoa(env.Tx); vars != k.txVars {
+		if _, err := k.conn.ExecContext(ctx, vars); err != nil {
+			return k.fault("savepoint", err)
+		}
+		k.txVars = vars
 	}
 	k.inTx, k.tagged, k.unconsumed = true, true, true
 	k.txStmts, k.txDDL = 0, false
@@ -200,7 +212,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		if _, err := k.conn.ExecContext(ctx, "SET "+txVar+" = NULL"); err != nil {
 			return nil, k.fault("exec", err)
 		}
-		k.tagged = false
+		k.tagged, k.txVars = false, ""
 	}
 	if k.inTx {
 		k.txStmts++
