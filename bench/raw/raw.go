@@ -425,6 +425,12 @@ func (c *Conn) simple(ctx context.Context, sql string) error {
 	return err
 }
 
+// releases says whether a wl-transaction's savepoint is released when it
+// ends. On MySQL it is not, as the chain's MySQL backend does not release
+// it: a SAVEPOINT replaces the one of the same name, COMMIT ends the last,
+// and RELEASE SAVEPOINT would only cost a round trip.
+func (c *Conn) releases() bool { return c.my == nil }
+
 // prepared returns SQLite's compiled statement for sql, compiling it on
 // first use: the chain's writer keeps its statements (SAVEPOINT, RELEASE
 // and COMMIT included) compiled too.
@@ -506,14 +512,17 @@ func (c *Conn) Tx(ctx context.Context, wls [][]txn.Statement) ([]Outcome, error)
 			// ROLLBACK TO keeps the savepoint open: release it, as the
 			// chain does, or the next ones nest inside it (on SQLite the
 			// sub-journal then grows past its in-memory limit and every
-			// later savepoint writes it to a file).
-			if rerr := c.simple(ctx, "RELEASE SAVEPOINT wl"); rerr != nil {
-				return nil, fmt.Errorf("raw %s: release savepoint: %w", c.dialect, rerr)
+			// later savepoint writes it to a file). MySQL's next SAVEPOINT
+			// of the same name replaces it (see releases).
+			if c.releases() {
+				if rerr := c.simple(ctx, "RELEASE SAVEPOINT wl"); rerr != nil {
+					return nil, fmt.Errorf("raw %s: release savepoint: %w", c.dialect, rerr)
+				}
 			}
 			continue
 		}
 		out[i] = Outcome{OK: true, Results: res}
-		if !single {
+		if !single && c.releases() {
 			if err := c.simple(ctx, "RELEASE SAVEPOINT wl"); err != nil {
 				return nil, fmt.Errorf("raw %s: release savepoint: %w", c.dialect, err)
 			}
