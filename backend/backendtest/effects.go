@@ -84,6 +84,21 @@ func effectsRun(t *testing.T, open Open, name string, blocks [][][]string) []bac
 	return out
 }
 
+// openAfter opens a fresh backend and commits setup as block 1, tx i of it
+// as bc-transaction i.
+func openAfter(t *testing.T, open Open, setup [][]string) *node {
+	t.Helper()
+	n := mustOpen(t, open)
+	blk := n.begin()
+	for i, stmts := range setup {
+		if err := n.txAt(blk, i, stmts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n.finish(blk, 1)
+	return n
+}
+
 func txEnv(i int) sqlcheck.Env { return sqlcheck.Env{Tx: i} }
 
 func txIndexes(c backend.Changes) []int {
@@ -218,16 +233,8 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 
 	var got backend.Changes
 	t.Run("outside", func(t *testing.T) {
-		n := mustOpen(t, open)
+		n := openAfter(t, open, setup)
 		blk := n.begin()
-		for i, stmts := range setup {
-			if err := n.txAt(blk, i, stmts...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n.finish(blk, 1)
-
-		blk = n.begin()
 		n.exec(blk, `INSERT INTO t (id, v) VALUES (11, 'r')`)
 		if err := n.txAt(blk, 0, ins(12)...); err != nil {
 			t.Fatal(err)
@@ -316,16 +323,8 @@ func testEffectsAcrossWlTransactions(t *testing.T, open Open) {
 	}})[1]
 
 	t.Run("one per wl-transaction", func(t *testing.T) {
-		n := mustOpen(t, open)
+		n := openAfter(t, open, setup)
 		blk := n.begin()
-		for i, stmts := range setup {
-			if err := n.txAt(blk, i, stmts...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n.finish(blk, 1)
-
-		blk = n.begin()
 		for _, wl := range []struct {
 			tx    int
 			stmts []string
