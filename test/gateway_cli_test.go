@@ -5,6 +5,7 @@ import (
 	"context"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,22 @@ func TestGatewayCLI(t *testing.T) {
 		t.Fatalf("carol after the restart: %v", err)
 	}
 	mustPgxExec(t, conn, `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`)
+	// The gateway below writes through nodes 2 and 3: they must hold the
+	// table first (a node answers from its own committed state).
+	var shown string
+	if err := conn.QueryRow(ctx, `SHOW relchain.last_commit_height`).Scan(&shown); err != nil {
+		t.Fatalf("SHOW relchain.last_commit_height after CREATE TABLE: %v", err)
+	}
+	created, err := strconv.ParseInt(shown, 10, 64)
+	if err != nil || created <= 0 {
+		t.Fatalf("relchain.last_commit_height after CREATE TABLE = %q, want a height", shown)
+	}
 	conn.Close(ctx)
+	for _, i := range []int{2, 3} {
+		if err := c.net.WaitHeight(ctx, i, created); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	gw := exec.Command(relchainBin, "gateway", "--pg-listen", "127.0.0.1:0", "--node", c.nodes[2].RPC+","+c.nodes[3].RPC,
 		"--users", node.PGConfig{}.UsersFile(home))
