@@ -432,7 +432,7 @@ RELEASE SAVEPOINT relchain_consume`
 // EXCLUSIVE; autovacuum): the caller then deletes them as usual, so a
 // block never waits for a lock here.
 func (k *block) consumeByTruncate(ctx context.Context) (recs []backend.ChangeRecord, ok bool, err error) {
-	res, err := k.conn.PgConn().Exec(ctx, consumeByTruncateSQL).ReadAll()
+	recs, err = readConsumed(k.conn.PgConn().Exec(ctx, consumeByTruncateSQL))
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
 		if _, err := k.conn.PgConn().Exec(ctx, "ROLLBACK TO SAVEPOINT relchain_consume; RELEASE SAVEPOINT relchain_consume").ReadAll(); err != nil {
@@ -443,16 +443,44 @@ func (k *block) consumeByTruncate(ctx context.Context) (recs []backend.ChangeRec
 	if err != nil {
 		return nil, false, err
 	}
-	if len(res) != 5 {
-		return nil, false, fmt.Errorf("consume change records: %d results, want 5", len(res))
-	}
-	var arena recordArena
-	for _, v := range res[2].Rows {
-		if recs, err = appendRecord(recs, &arena, v); err != nil {
-			return nil, false, err
-		}
-	}
 	return recs, true, nil
+}
+
+// consumedResult is the index, among consumeByTruncateSQL's results, of
+// the SELECT of the records.
+const consumedResult = 2
+
+// readConsumed reads the answer to consumeByTruncateSQL, the records as
+// they arrive: each value is copied once, into the arena (reading every
+// result first, as ReadAll does, allocated and copied each value of a
+// NewOrder block's thousands of records once more).
+func readConsumed(mrr *pgconn.MultiResultReader) ([]backend.ChangeRecord, error) {
+	var recs []backend.ChangeRecord
+	var arena recordArena
+	var perr error
+	results := 0
+	for mrr.NextResult() {
+		rr := mrr.ResultReader()
+		for results == consumedResult && rr.NextRow() {
+			if perr == nil {
+				recs, perr = appendRecord(recs, &arena, rr.Values())
+			}
+		}
+		if _, err := rr.Close(); err != nil {
+			break // mrr.Close returns it
+		}
+		results++
+	}
+	if err := mrr.Close(); err != nil {
+		return nil, err
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	if results != 5 {
+		return nil, fmt.Errorf("consume change records: %d results, want 5", results)
+	}
+	return recs, nil
 }
 
 // appendRecord appends the records of one row of relchain.changes (tbl,

@@ -106,29 +106,9 @@ type captureVariant struct {
 // createAccounts creates and fills the table the benchmark updates, in
 // block 1, and returns the height.
 func createAccounts(b *testing.B, be backend.Backend) int64 {
-	ctx := context.Background()
-	blk, err := be.Begin(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, sql := range []string{
+	return runSetupBlock(b, be, 1,
 		`CREATE TABLE accounts (custid bigint PRIMARY KEY, name text NOT NULL, bal bigint NOT NULL)`,
-		`INSERT INTO accounts SELECT i, 'customer ' || i, 10000 FROM generate_series(0, ` + strconv.Itoa(captureAccounts-1) + `) AS i`,
-	} {
-		if _, err := blk.Exec(ctx, sql, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := blk.ChangeDigest(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := blk.StateDigest(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := blk.Commit(ctx, backend.State{Height: 1, AppHash: []byte{1}}); err != nil {
-		b.Fatal(err)
-	}
-	return 1
+		`INSERT INTO accounts SELECT i, 'customer ' || i, 10000 FROM generate_series(0, `+strconv.Itoa(captureAccounts-1)+`) AS i`)
 }
 
 // measureCapture runs b.N blocks of shape from height+1 and reports the
@@ -319,4 +299,75 @@ func runBlock(t *testing.T, be backend.Backend, h int64, txs [][]string) string 
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("block=%x effects=%x state=%x", changes.Block, changes.Effects, state)
+}
+
+// BenchmarkChangeDigestWide measures the Go side of ChangeDigest over a
+// TPC-C NewOrder block's worth of wide records: 4,600 rows of ~500 bytes
+// updated in one statement (9,200 images, each UPDATE's new and old), the
+// records consumed by TRUNCATE as after any large block. It reports the
+// Go CPU per record of ChangeDigest alone (reading, copying, sorting and
+// hashing the records, and their LtHash elements):
+//
+//	RELCHAIN_TEST_PG=<server> go test ./backend/postgres -run '^$' -bench ChangeDigestWide -benchtime 20x
+func BenchmarkChangeDigestWide(b *testing.B) {
+	const rows = 4600
+	ctx := context.Background()
+	be := mustOpen(b, pgtest.DSN(b), postgres.WithTruncatedChanges())
+	defer be.Close()
+	height := runSetupBlock(b, be, 1,
+		`CREATE TABLE wide (id int PRIMARY KEY, n int NOT NULL, pad text NOT NULL)`,
+		`INSERT INTO wide SELECT i, 0, i || '`+strings.Repeat("x", 480)+`' FROM generate_series(1, `+strconv.Itoa(rows)+`) AS i`)
+	var spent time.Duration
+	for b.Loop() {
+		blk, err := be.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := blk.Savepoint(ctx, sqlcheck.Env{Tx: 0}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := blk.Exec(ctx, `UPDATE wide SET n = n + 1`, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := blk.Release(ctx); err != nil {
+			b.Fatal(err)
+		}
+		before := processCPU()
+		if _, err := blk.ChangeDigest(ctx); err != nil {
+			b.Fatal(err)
+		}
+		spent += processCPU() - before
+		if _, err := blk.StateDigest(ctx); err != nil {
+			b.Fatal(err)
+		}
+		height++
+		if err := blk.Commit(ctx, backend.State{Height: height, AppHash: []byte{1}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N*rows*2), "go-cpu-ns/record")
+}
+
+// runSetupBlock runs stmts as block h, outside any savepoint, and returns h.
+func runSetupBlock(b *testing.B, be backend.Backend, h int64, stmts ...string) int64 {
+	ctx := context.Background()
+	blk, err := be.Begin(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, sql := range stmts {
+		if _, err := blk.Exec(ctx, sql, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := blk.ChangeDigest(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := blk.Commit(ctx, backend.State{Height: h, AppHash: []byte{1}}); err != nil {
+		b.Fatal(err)
+	}
+	return h
 }
