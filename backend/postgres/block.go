@@ -447,8 +447,8 @@ func (k *block) consumeByTruncate(ctx context.Context) (recs []backend.ChangeRec
 }
 
 // consumedResult is the index, among consumeByTruncateSQL's results, of
-// the SELECT of the records.
-const consumedResult = 2
+// the SELECT of the records; consumeResults is how many it answers.
+const consumedResult, consumeResults = 2, 5
 
 // readConsumed reads the answer to consumeByTruncateSQL, the records as
 // they arrive: each value is copied once, into the arena (reading every
@@ -461,12 +461,10 @@ func readConsumed(mrr *pgconn.MultiResultReader) ([]backend.ChangeRecord, error)
 	results := 0
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()
-		for results == consumedResult && rr.NextRow() {
-			if perr == nil {
-				recs, perr = appendRecord(recs, &arena, rr.Values())
-			}
+		for results == consumedResult && perr == nil && rr.NextRow() {
+			recs, perr = appendRecord(recs, &arena, rr.Values())
 		}
-		if _, err := rr.Close(); err != nil {
+		if _, err := rr.Close(); err != nil { // reads what is left of it
 			break // mrr.Close returns it
 		}
 		results++
@@ -477,8 +475,8 @@ func readConsumed(mrr *pgconn.MultiResultReader) ([]backend.ChangeRecord, error)
 	if perr != nil {
 		return nil, perr
 	}
-	if results != 5 {
-		return nil, fmt.Errorf("consume change records: %d results, want 5", results)
+	if results != consumeResults {
+		return nil, fmt.Errorf("consume change records: %d results, want %d", results, consumeResults)
 	}
 	return recs, nil
 }
