@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"runtime"
@@ -132,4 +133,52 @@ func TestTerminateClosesSessionOnce(t *testing.T) {
 	rc := dialRaw(t, ts)
 	rc.send(&pgproto3.Terminate{})
 	waitFor(t, func() bool { return ts.stats.closed.Load() == 1 })
+}
+
+// slowToLeave is a listener whose Accept, once the listener is closed,
+// returns only when leave closes: Serve is then still running when the
+// test's second Close comes.
+type slowToLeave struct {
+	net.Listener
+	leave chan struct{}
+}
+
+func (l slowToLeave) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.leave
+	}
+	return c, err
+}
+
+// A second Close, made before Serve has returned from the first (as a
+// test's cleanup may), returns nil: it used to close the listener again
+// and fail with "use of closed network connection".
+func TestCloseTwiceBeforeServeReturns(t *testing.T) {
+	srv := &Server{NewSession: func(context.Context, string, map[string]string) (Session, error) {
+		return &fakeSession{stats: newFakeStats()}, nil
+	}}
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := slowToLeave{Listener: inner, leave: make(chan struct{})}
+	srv.init() // before the test reads srv.listeners below
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	waitFor(t, func() bool {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return len(srv.listeners) == 1
+	})
+	if err := srv.Close(); err != nil {
+		t.Fatalf("first Close: %v", err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Errorf("second Close before Serve returned: %v", err)
+	}
+	close(l.leave)
+	if err := <-done; !errors.Is(err, ErrServerClosed) {
+		t.Errorf("Serve returned %v, want ErrServerClosed", err)
+	}
 }

@@ -222,6 +222,7 @@ func (s *Server) Close() error {
 	var errs []error
 	for l := range s.listeners {
 		errs = append(errs, l.Close())
+		delete(s.listeners, l) // closed once: a second Close must not fail on it
 	}
 	for c := range s.conns {
 		_ = c.raw.Close()
