@@ -68,6 +68,10 @@ type block struct {
 	// that one of them changed the schema (StateDigest then rescans).
 	delta backend.TableDelta
 	ddl   bool
+	// migrating: the database's table sums are of row image format 1
+	// (imagesJSON), so this block rescans every table with the current
+	// images and records format 2; migrated, it did (see Commit).
+	migrating, migrated bool
 	// consumed counts the change records ChangeDigest deleted in this
 	// block (see vacuumAfter).
 	consumed int
@@ -591,6 +595,9 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	}
 	k.b.stmts.committed()
 	k.b.lastRecords = k.consumed
+	if k.migrated {
+		k.b.oldImages = false
+	}
 	if k.consumed >= vacuumAfter {
 		// The block is committed: a failed VACUUM only leaves the dead
 		// tuples to autovacuum.

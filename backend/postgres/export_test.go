@@ -1,7 +1,71 @@
 package postgres
 
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
+)
+
 // WithoutGate turns the gate off, for tests (withoutGate).
 func WithoutGate() Option { return withoutGate() }
 
 // WithTruncatedChanges is withTruncatedChanges, for BenchmarkCapture.
 func WithTruncatedChanges() Option { return withTruncatedChanges() }
+
+// RowImages is every row image of table ident, in the current format, in
+// the order of ident's first column.
+func RowImages(ctx context.Context, dsn, ident string) ([]string, error) {
+	conn, err := writerConn(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, scanTableSQL(ident, imagesText)+" ORDER BY 1")
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// DowngradeImages makes the database of dsn (which no Backend has open)
+// one that a relchain before row image format 2 left: its table sums are
+// those of row_to_json images and relchain.format has no row.
+func DowngradeImages(ctx context.Context, dsn string) error {
+	conn, err := writerConn(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	tables, err := scanTables(ctx, tx, imagesJSON)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM relchain.digest; DELETE FROM relchain.format"); err != nil {
+		return err
+	}
+	for name, sum := range tables {
+		if _, err := tx.Exec(ctx, "INSERT INTO relchain.digest (tbl, sum) VALUES ($1, $2)", name, sum[:]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+func writerConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	writerDSN, _, err := pgsetup.SplitDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := writerConfig(writerDSN)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.ConnectConfig(ctx, cfg)
+}

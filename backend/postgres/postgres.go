@@ -176,6 +176,9 @@ type Backend struct {
 	// consumed: from truncateAt on, the next block consumes them by
 	// TRUNCATE (consumeRecords).
 	lastRecords int
+	// oldImages: the database's table sums are of row image format 1
+	// (imagesJSON); the next block migrates them (block.migrating).
+	oldImages bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -202,10 +205,11 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	if readerDSN == "" && o.unsafeSuperuser {
 		readerDSN = writerDSN
 	}
-	if err := prepareDatabase(ctx, writerCfg, readerDSN, o); err != nil {
+	oldImages, err := prepareDatabase(ctx, writerCfg, readerDSN, o)
+	if err != nil {
 		return nil, err
 	}
-	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate)}
+	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate), oldImages: oldImages}
 	b.gate = b.newGate()
 	pool, err := b.openReaders(ctx, readerDSN)
 	if err != nil {
@@ -263,32 +267,32 @@ func cancelOnDone(pc *pgconn.PgConn) ctxwatch.Handler {
 
 // prepareDatabase checks the database and both roles and installs
 // relchain's schema, as the writer.
-func prepareDatabase(ctx context.Context, writerCfg *pgx.ConnConfig, readerDSN string, o options) error {
+func prepareDatabase(ctx context.Context, writerCfg *pgx.ConnConfig, readerDSN string, o options) (oldImages bool, err error) {
 	conn, err := connectOrCreate(ctx, writerCfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.Background())
 	if err := checkDatabase(ctx, conn); err != nil {
-		return err
+		return false, err
 	}
 	if err := checkRole(ctx, conn, "writer", o.unsafeSuperuser); err != nil {
-		return err
+		return false, err
 	}
 	if readerDSN == "" {
-		return errors.New("postgres: the DSN names no reader role: its user is not <db>_writer and it has no " +
+		return false, errors.New("postgres: the DSN names no reader role: its user is not <db>_writer and it has no " +
 			pgsetup.ParamReader + " parameter, so queries would run as the writer. " + roleFixHint)
 	}
 	readerCfg, err := pgx.ParseConfig(readerDSN)
 	if err != nil {
-		return fmt.Errorf("postgres: parse reader dsn: %w", err)
+		return false, fmt.Errorf("postgres: parse reader dsn: %w", err)
 	}
 	readerCfg.Database = writerCfg.Database
 	if err := checkReader(ctx, readerCfg, o.unsafeSuperuser); err != nil {
-		return err
+		return false, err
 	}
 	if err := migrateEventTriggers(ctx, conn); err != nil {
-		return err
+		return false, err
 	}
 	reader := ""
 	if readerCfg.User != writerCfg.User {
@@ -394,19 +398,25 @@ func checkDatabase(ctx context.Context, conn *pgx.Conn) error {
 
 // install creates relchain's schema and change capture in one
 // db-transaction, and grants reader (if not "") what Query and the state
-// readers need. It is idempotent.
-func install(ctx context.Context, conn *pgx.Conn, reader string) error {
+// readers need. It is idempotent. It reports whether the database's table
+// sums are still of row image format 1 (see relchain.format).
+func install(ctx context.Context, conn *pgx.Conn, reader string) (oldImages bool, err error) {
 	grants := ""
 	if reader != "" {
 		grants = readerGrants(pgx.Identifier{reader}.Sanitize())
 	}
 	// Simple protocol: the script holds many statements.
-	_, err := conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s %s COMMIT;",
+	_, err = conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s %s COMMIT;",
 		installLockKey, schemaSQL, grants)).ReadAll()
 	if err != nil {
-		return fmt.Errorf("postgres: install relchain schema: %w", err)
+		return false, fmt.Errorf("postgres: install relchain schema: %w", err)
 	}
-	return nil
+	err = conn.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM relchain.format WHERE id = 1 AND images = `+
+		imagesTextSQL+`)`).Scan(&oldImages)
+	if err != nil {
+		return false, fmt.Errorf("postgres: read the row image format: %w", err)
+	}
+	return oldImages, nil
 }
 
 // Dialect implements backend.Backend.
@@ -458,7 +468,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		}
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta)}
+	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages}
 	return ctxBlock{b.open}, nil
 }
 

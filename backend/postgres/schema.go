@@ -11,6 +11,31 @@ const installLockKey = 0x72656c636861696e // "relchain"
 // the index of the bc-transaction that wrote them (see relchain.changes).
 const txSetting = "relchain.tx"
 
+// Row image formats: what relchain.format.images records of a database's
+// table sums.
+const (
+	// imagesJSON is row_to_json(row)::text, before format 2.
+	imagesJSON = 1
+	// imagesText is the row's text form (rowImageOpen).
+	imagesText    = 2
+	imagesTextSQL = "2"
+)
+
+// A row image is the row's text form, record_out as a cast to text prints
+// it ("(1,,\"a,b\")"): rowImageOpen + <row> + rowImageClose. It determines the
+// row (record_in reads it back), is the same in the capture trigger, at
+// attach and in a table scan, and depends only on session settings the
+// backend pins (DateStyle, IntervalStyle, TimeZone, extra_float_digits,
+// bytea_output). The functions are named, not a ::text cast: a cast of a
+// table's row type to text could be redefined (CREATE CAST). Before image
+// format 2 the image was row_to_json(row)::text, which costs the trigger
+// and the block about twice as much per row (BENCHMARKS.md); see
+// migrateImageFormat.
+const (
+	rowImageOpen  = "pg_catalog.textin(pg_catalog.record_out("
+	rowImageClose = "))"
+)
+
 // schemaSQL installs relchain's own objects, idempotently, in one
 // db-transaction at Open. Everything lives in the schema relchain, which
 // change capture ignores.
@@ -29,7 +54,7 @@ const txSetting = "relchain.tx"
 //   - relchain.digest: the state digest's sum of every replicated table
 //     (package statedigest), updated by each block.
 //   - relchain.capture(): the row trigger: one record per changed row with
-//     the row's JSON image (NEW; OLD for DELETE; an UPDATE records NEW as
+//     the row's image (rowImageOpen; NEW, OLD for DELETE; an UPDATE records NEW as
 //     'U' with OLD in the column old, which ChangeDigest reads as a 'B'
 //     record of its own: one row instead of two), and one 'T' record per
 //     TRUNCATE (which fires no row triggers). Databases installed before
@@ -69,6 +94,18 @@ CREATE TABLE IF NOT EXISTS relchain.digest (
 	sum bytea NOT NULL
 );
 
+-- The row image format of the sums in relchain.digest (see imagesText). A
+-- database that already holds a block but no row here was installed before
+-- format 2: its next block rescans every table (see Begin). A database
+-- that holds no block starts at format 2.
+CREATE TABLE IF NOT EXISTS relchain.format (
+	id     int PRIMARY KEY CHECK (id = 1),
+	images int NOT NULL
+);
+INSERT INTO relchain.format (id, images)
+SELECT 1, ` + imagesTextSQL + ` WHERE NOT EXISTS (SELECT 1 FROM relchain.meta)
+ON CONFLICT (id) DO NOTHING;
+
 CREATE TABLE IF NOT EXISTS relchain.changes (
 	tbl text NOT NULL,
 	op  char(1) NOT NULL,
@@ -100,16 +137,16 @@ LANGUAGE plpgsql AS $fn$
 BEGIN
 	IF TG_OP = 'DELETE' THEN
 		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'D', pg_catalog.row_to_json(OLD)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'D', ` + rowImageOpen + `OLD` + rowImageClose + `);
 	ELSIF TG_OP = 'TRUNCATE' THEN
 		INSERT INTO relchain.changes (tbl, op, img)
 		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'T', '');
 	ELSIF TG_OP = 'UPDATE' THEN
 		INSERT INTO relchain.changes (tbl, op, img, old)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', pg_catalog.row_to_json(NEW)::text, pg_catalog.row_to_json(OLD)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'U', ` + rowImageOpen + `NEW` + rowImageClose + `, ` + rowImageOpen + `OLD` + rowImageClose + `);
 	ELSE
 		INSERT INTO relchain.changes (tbl, op, img)
-		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'I', pg_catalog.row_to_json(NEW)::text);
+		VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, 'I', ` + rowImageOpen + `NEW` + rowImageClose + `);
 	END IF;
 	RETURN NULL;
 END
@@ -134,7 +171,7 @@ BEGIN
 		EXECUTE format('CREATE TRIGGER relchain_capture_truncate AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION relchain.capture()', rel);
 	END IF;
 	IF existing_rows THEN
-		EXECUTE format('INSERT INTO relchain.changes (tbl, op, img) SELECT %L, ''I'', pg_catalog.row_to_json(x.*)::text FROM %s AS x',
+		EXECUTE format('INSERT INTO relchain.changes (tbl, op, img) SELECT %L, ''I'', ` + rowImageOpen + `x.*` + rowImageClose + ` FROM %s AS x',
 			c.nspname || '.' || c.relname, rel);
 	END IF;
 END

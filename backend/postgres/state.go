@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -28,6 +29,7 @@ ORDER BY 1`
 // querier is what a scan needs of a connection or a transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // StateDigest implements backend.Block: the changes ChangeDigest consumed
@@ -43,13 +45,20 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("postgres: state digest: %w", err)
 	}
 	tables, changed, err := sqlstore.NextSums(k.ddl, k.delta,
-		func() (statedigest.Tables, error) { return scanTables(ctx, k.conn) },
+		func() (statedigest.Tables, error) { return scanTables(ctx, k.conn, imagesText) },
 		func() (statedigest.Tables, error) { return loadSums(ctx, k.conn) },
 		func() error { _, err := k.conn.Exec(ctx, "DELETE FROM relchain.digest"); return err })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: state digest: %w", err)
 	}
 	k.delta, k.ddl = make(backend.TableDelta), false
+	if k.migrating {
+		if _, err := k.conn.Exec(ctx, `INSERT INTO relchain.format (id, images) VALUES (1, `+imagesTextSQL+`)
+			ON CONFLICT (id) DO UPDATE SET images = excluded.images`); err != nil {
+			return nil, fmt.Errorf("postgres: state digest: record the row image format: %w", err)
+		}
+		k.migrating, k.migrated = false, true
+	}
 	if len(changed) > 0 {
 		names := make([]string, len(changed))
 		sums := make([][]byte, len(changed))
@@ -72,7 +81,7 @@ func (b *Backend) StoredState(ctx context.Context) (statedigest.Tables, int64, e
 // ScanState implements backend.StateReader: in a stateSnapshot, so it may
 // run while blocks commit.
 func (b *Backend) ScanState(ctx context.Context) (statedigest.Tables, int64, error) {
-	return sqlstore.ReadState(ctx, "postgres", b.stateSnapshot, scanTables)
+	return sqlstore.ReadState(ctx, "postgres", b.stateSnapshot, scanStoredFormat)
 }
 
 // stateSnapshot is a REPEATABLE READ read-only transaction on Query's
@@ -101,20 +110,36 @@ func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
 }
 
 // scanTableSQL reads every row image of the table ident, as the capture
-// trigger records it. The row is named as x.* and the function qualified:
-// a bare x would resolve to a column x of the user's table (and
-// row_to_json(double precision) does not exist), a bare row_to_json to a
-// user's public.row_to_json(<table type>), which matches the row type
-// better than pg_catalog's row_to_json(record). The same rule holds for
-// all of relchain's own SQL: user identifiers must not be able to capture
-// its aliases, columns or functions (see schemaSQL).
-func scanTableSQL(ident string) string {
-	return "SELECT pg_catalog.row_to_json(x.*)::text FROM ONLY " + ident + " AS x"
+// trigger records it, in format (imagesText, or imagesJSON for the sums of
+// a database not yet migrated). The row is named as x.* and the functions
+// qualified: a bare x would resolve to a column x of the user's table, a
+// bare record_out or row_to_json to a user's public function of the same
+// name taking the table's row type, which matches better than
+// pg_catalog's taking record. The same rule holds for all of relchain's
+// own SQL: user identifiers must not be able to capture its aliases,
+// columns or functions (see schemaSQL).
+func scanTableSQL(ident string, format int) string {
+	if format == imagesJSON {
+		return "SELECT pg_catalog.row_to_json(x.*)::text FROM ONLY " + ident + " AS x"
+	}
+	return "SELECT " + rowImageOpen + "x.*" + rowImageClose + " FROM ONLY " + ident + " AS x"
+}
+
+// scanStoredFormat is scanTables in the image format of the sums q's
+// database stores: what ScanState compares with them.
+func scanStoredFormat(ctx context.Context, q querier) (statedigest.Tables, error) {
+	var format int
+	err := q.QueryRow(ctx, `SELECT coalesce((SELECT images FROM relchain.format WHERE id = 1), `+
+		strconv.Itoa(imagesJSON)+`)`).Scan(&format)
+	if err != nil {
+		return nil, fmt.Errorf("read the row image format: %w", err)
+	}
+	return scanTables(ctx, q, format)
 }
 
 // scanTables computes every captured table's sum from its rows, with the
-// row image the capture trigger records (row_to_json).
-func scanTables(ctx context.Context, q querier) (statedigest.Tables, error) {
+// row images of format (imagesText: what the capture trigger records).
+func scanTables(ctx context.Context, q querier, format int) (statedigest.Tables, error) {
 	rows, err := q.Query(ctx, replicatedTablesSQL)
 	if err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
@@ -134,7 +159,7 @@ func scanTables(ctx context.Context, q querier) (statedigest.Tables, error) {
 	}
 	tables := make(statedigest.Tables, len(names))
 	for i, name := range names {
-		sum, err := scanTable(ctx, q, name, idents[i])
+		sum, err := scanTable(ctx, q, name, scanTableSQL(idents[i], format))
 		if err != nil {
 			return nil, err
 		}
@@ -143,9 +168,9 @@ func scanTables(ctx context.Context, q querier) (statedigest.Tables, error) {
 	return tables, nil
 }
 
-func scanTable(ctx context.Context, q querier, name, ident string) (statedigest.Sum, error) {
+func scanTable(ctx context.Context, q querier, name, sql string) (statedigest.Sum, error) {
 	scan := statedigest.NewScan(name)
-	rows, err := q.Query(ctx, scanTableSQL(ident), pgx.QueryExecModeSimpleProtocol)
+	rows, err := q.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		scan.Sum()
 		return statedigest.Sum{}, fmt.Errorf("scan %s: %w", name, err)

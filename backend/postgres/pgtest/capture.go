@@ -27,13 +27,33 @@ const (
 	CaptureRowHash = "row-sha256"
 	// CaptureStatementHash is CaptureStatement with sha256() images.
 	CaptureStatementHash = "statement-sha256"
+	// CaptureRowJSON is the row trigger with row_to_json images, as
+	// relchain's before row image format 2 (a different digest: for
+	// measurement only).
+	CaptureRowJSON = "row-json"
+	// CaptureRowConstant is the row trigger writing a constant image: one
+	// record per changed row that says nothing about it. It is the floor of
+	// any PL/pgSQL row trigger that records each change (for measurement
+	// only: the digests no longer follow the data).
+	CaptureRowConstant = "row-constant"
 	// CaptureNone drops the row-change capture triggers (TRUNCATE's stays):
 	// what the block costs without capture, to show capture's share.
 	CaptureNone = "none"
 )
 
 // CaptureVariants lists every variant SetCapture knows.
-var CaptureVariants = []string{CaptureRow, CaptureStatement, CaptureRowHash, CaptureStatementHash, CaptureNone}
+var CaptureVariants = []string{CaptureRow, CaptureStatement, CaptureRowHash, CaptureStatementHash,
+	CaptureRowJSON, CaptureRowConstant, CaptureNone}
+
+// rowImages is the image expression (of a row %s) and the suffix of the
+// functions of each variant other than CaptureRow and CaptureNone.
+var rowImages = map[string]struct{ suffix, image string }{
+	CaptureStatement:     {"", textImage},
+	CaptureRowHash:       {"_hash", hashImage},
+	CaptureStatementHash: {"_hash", hashImage},
+	CaptureRowJSON:       {"_json", jsonImage},
+	CaptureRowConstant:   {"_constant", constantImage},
+}
 
 // captureFunctionsSQL creates the functions of the variants other than
 // CaptureRow in schema relchain, given the image expression of a row x.
@@ -84,7 +104,12 @@ $fn$;
 
 const (
 	jsonImage = "pg_catalog.row_to_json(%s)::text"
-	hashImage = "pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(pg_catalog.row_to_json(%s)::text, 'UTF8')), 'hex')"
+	// textImage is the backend's row image (format 2, rowImageOpen in
+	// package postgres); TestCaptureStatementSameDigests holds them equal.
+	textImage = "pg_catalog.textin(pg_catalog.record_out(%s))"
+	hashImage = "pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(" + textImage + ", 'UTF8')), 'hex')"
+	// constantImage ignores its row (the %.0s prints nothing of it).
+	constantImage = "'{}'%.0s"
 )
 
 // SetCapture replaces the capture triggers of every plain table of
@@ -95,16 +120,11 @@ func SetCapture(ctx context.Context, conn *pgx.Conn, variant string) error {
 	if !slices.Contains(CaptureVariants, variant) {
 		return fmt.Errorf("unknown capture variant %q (known: %v)", variant, CaptureVariants)
 	}
-	suffix := ""
-	if variant == CaptureRowHash || variant == CaptureStatementHash {
-		suffix = "_hash"
-	}
-	image := jsonImage
-	if suffix != "" {
-		image = hashImage
-	}
-	if _, err := conn.Exec(ctx, captureFunctionsSQL(suffix, image)); err != nil {
-		return fmt.Errorf("create capture functions: %w", err)
+	v, custom := rowImages[variant]
+	if custom {
+		if _, err := conn.Exec(ctx, captureFunctionsSQL(v.suffix, v.image)); err != nil {
+			return fmt.Errorf("create capture functions: %w", err)
+		}
 	}
 	rows, err := conn.Query(ctx, `SELECT DISTINCT pg_catalog.format('%I.%I', n.nspname, c.relname)
 		FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -117,7 +137,7 @@ func SetCapture(ctx context.Context, conn *pgx.Conn, variant string) error {
 		return fmt.Errorf("list captured tables: %w", err)
 	}
 	for _, t := range tables {
-		if _, err := conn.Exec(ctx, captureTriggersSQL(t, variant, suffix)); err != nil {
+		if _, err := conn.Exec(ctx, captureTriggersSQL(t, variant, v.suffix)); err != nil {
 			return fmt.Errorf("capture %s on %s: %w", variant, t, err)
 		}
 	}
@@ -137,7 +157,7 @@ func captureTriggersSQL(t, variant, suffix string) string {
 	case CaptureRow:
 		return sql + "CREATE TRIGGER relchain_capture AFTER INSERT OR UPDATE OR DELETE ON " + t +
 			" FOR EACH ROW EXECUTE FUNCTION relchain.capture()"
-	case CaptureRowHash:
+	case CaptureRowHash, CaptureRowJSON, CaptureRowConstant:
 		return sql + "CREATE TRIGGER relchain_capture AFTER INSERT OR UPDATE OR DELETE ON " + t +
 			" FOR EACH ROW EXECUTE FUNCTION relchain.bench_capture_row" + suffix + "()"
 	case CaptureStatement, CaptureStatementHash:
