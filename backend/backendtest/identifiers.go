@@ -34,6 +34,7 @@ var internalNames = []string{
 	"tbl", "op", "img", "tx", "old", "new", "row", "seq", "data", "digest", "sum", "rel",
 	"existing_rows", "meta", "changes", "system", "json", "quote", "max", "select", "from", "where",
 	"order", "group", "table", "relchain", "relchain_tx", "row_to_json", "format", "coalesce",
+	"record_out", "textin", "images",
 }
 
 // mixedNames are names that differ from internalNames only by case or hold
