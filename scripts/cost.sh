@@ -12,6 +12,9 @@
 #   sb-sqlite-triggers, no-sqlite-triggers: the SQLite rows with the capture
 #     triggers instead of the pre-update hook (the A/B of issue 19, item 1;
 #     only when named: scripts/cost.sh DIR sb-sqlite sb-sqlite-triggers)
+#   sba-sqlite, sba-postgres: Smallbank in the grouping of the 4-validator
+#     async runs, one wl-transaction per bc-transaction and 1,000 of them
+#     per block: what one validator executes there (only when named)
 # plus CPU profiles of the executor and of the raw baseline (sb-sqlite,
 # sb-postgres, no-postgres: one extra, unmeasured turn each) with their top
 # 10, and the executor's profile against the raw one (NAME-diff.txt). Each row holds
@@ -34,7 +37,7 @@ go build -o "$out/relchain-bench" ./cmd/relchain-bench
 bin=$out/relchain-bench
 turns=${TURNS:-3}
 
-if want sb-postgres || want no-postgres; then
+if want sb-postgres || want no-postgres || named sba-postgres; then
   ensure_postgres
   pgdir=$(mktemp -d /tmp/relchain-costpg.XXXXXX)
   start_bench_postgres "$pgdir"
@@ -69,6 +72,9 @@ run sb-postgres "${SB[@]}" "${PG[@]}" --cpuprofile "$out/sb-postgres.pprof" --ra
 run sb-mysql "${SB[@]}" "${MY[@]}"
 run no-sqlite "${NO[@]}" --backend sqlite
 run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof" --raw-cpuprofile "$out/no-postgres-raw.pprof" --profile-blocks 20
+SBA=(--workload smallbank --bc-per-block 1000 --wl-per-bc 1 --blocks 4)
+if named sba-sqlite; then run sba-sqlite "${SBA[@]}" --backend sqlite; fi
+if named sba-postgres; then run sba-postgres "${SBA[@]}" "${PG[@]}" --cpuprofile "$out/sba-postgres.pprof" --raw-cpuprofile "$out/sba-postgres-raw.pprof" --profile-blocks 8; fi
 if named sb-sqlite-triggers; then run sb-sqlite-triggers "${SB[@]}" --backend sqlite --sqlite-capture-triggers; fi
 if named no-sqlite-triggers; then run no-sqlite-triggers "${NO[@]}" --backend sqlite --sqlite-capture-triggers; fi
 echo "results in $out"
