@@ -27,7 +27,7 @@ func TestRowImageIsTheRowsTextForm(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	b := mustOpen(t, dsn)
 	defer b.Close()
-	stateBlock(t, b, 1, imagesTable...)
+	block(t, b, 1, imagesTable...)
 	got, err := postgres.RowImages(ctx(t), dsn, "public.t")
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +52,8 @@ func TestImageFormatMigratesAtTheNextBlock(t *testing.T) {
 	oldDSN, newDSN := pgtest.DSN(t), pgtest.DSN(t)
 	old, fresh := mustOpen(t, oldDSN), mustOpen(t, newDSN)
 	defer fresh.Close()
-	stateBlock(t, old, 1, imagesTable...)
-	stateBlock(t, fresh, 1, imagesTable...)
+	block(t, old, 1, imagesTable...)
+	block(t, fresh, 1, imagesTable...)
 	textSums := storedSums(t, old)
 	old.Close()
 	if err := postgres.DowngradeImages(ctx(t), oldDSN); err != nil {
@@ -71,8 +71,8 @@ func TestImageFormatMigratesAtTheNextBlock(t *testing.T) {
 	}
 
 	update := `UPDATE t SET s = 'x' WHERE id = 2`
-	stateBlock(t, old, 2, update)
-	stateBlock(t, fresh, 2, update)
+	block(t, old, 2, update)
+	block(t, fresh, 2, update)
 	migrated := checkStoredIsScanned(t, old)
 	if diff := statedigest.Diff(migrated, storedSums(t, fresh)); len(diff) > 0 {
 		t.Errorf("after the migrating block, tables %v differ from a database that was always in format 2", diff)
@@ -84,8 +84,8 @@ func TestImageFormatMigratesAtTheNextBlock(t *testing.T) {
 	// Reopened, the database is in format 2: blocks fold deltas again.
 	old.Close()
 	old = mustOpen(t, oldDSN)
-	stateBlock(t, old, 3, `DELETE FROM t WHERE id = 3`)
-	stateBlock(t, fresh, 3, `DELETE FROM t WHERE id = 3`)
+	block(t, old, 3, `DELETE FROM t WHERE id = 3`)
+	block(t, fresh, 3, `DELETE FROM t WHERE id = 3`)
 	if diff := statedigest.Diff(checkStoredIsScanned(t, old), storedSums(t, fresh)); len(diff) > 0 {
 		t.Errorf("block 3: tables %v differ", diff)
 	}
@@ -96,7 +96,7 @@ func TestImageFormatMigratesAtTheNextBlock(t *testing.T) {
 func TestMigratingBlockRolledBackMigratesAgain(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	b := mustOpen(t, dsn)
-	stateBlock(t, b, 1, imagesTable...)
+	block(t, b, 1, imagesTable...)
 	b.Close()
 	if err := postgres.DowngradeImages(ctx(t), dsn); err != nil {
 		t.Fatal(err)
@@ -123,36 +123,11 @@ func TestMigratingBlockRolledBackMigratesAgain(t *testing.T) {
 		t.Fatalf("relchain.format says %d after a rolled-back block, want no row", f)
 	}
 	checkStoredIsScanned(t, b)
-	stateBlock(t, b, 2, `UPDATE t SET s = 'z' WHERE id = 1`)
+	block(t, b, 2, `UPDATE t SET s = 'z' WHERE id = 1`)
 	if f := imageFormat(t, dsn); f != 2 {
 		t.Errorf("relchain.format says %d after the next block, want 2", f)
 	}
 	checkStoredIsScanned(t, b)
-}
-
-// stateBlock runs stmts in one block on b, as the executor does: change
-// digest, state digest (which stores the table sums), commit.
-func stateBlock(t *testing.T, b backend.Backend, height int64, stmts ...string) {
-	t.Helper()
-	blk, err := b.Begin(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range stmts {
-		if _, err := blk.Exec(ctx(t), s, nil); err != nil {
-			blk.Rollback(ctx(t))
-			t.Fatalf("Exec %q: %v", s, err)
-		}
-	}
-	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blk.StateDigest(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := blk.Commit(ctx(t), backend.State{Height: height, AppHash: []byte{byte(height)}}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // checkStoredIsScanned fails unless b's stored table sums are what a scan

@@ -18,8 +18,9 @@ import (
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
-// block runs statements in one block on b and returns each statement's
-// result and the block's digest; it fails on any error.
+// block runs statements in one block on b, as the executor does (change
+// digest, state digest, commit), and returns each statement's result and
+// the block's digest; it fails on any error.
 func block(t testing.TB, b backend.Backend, height int64, stmts ...string) ([]*backend.Rows, []byte) {
 	t.Helper()
 	blk, err := b.Begin(ctx(t))
@@ -37,6 +38,9 @@ func block(t testing.TB, b backend.Backend, height int64, stmts ...string) ([]*b
 	}
 	c, err := blk.ChangeDigest(ctx(t))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.StateDigest(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	d := c.Block

@@ -29,8 +29,8 @@ const (
 // bytea_output). The functions are named, not a ::text cast: a cast of a
 // table's row type to text could be redefined (CREATE CAST). Before image
 // format 2 the image was row_to_json(row)::text, which costs the trigger
-// and the block about twice as much per row (BENCHMARKS.md); see
-// migrateImageFormat.
+// and the block about twice as much per row (BENCHMARKS.md); a database
+// of that format migrates at its next block (Backend.oldImages).
 const (
 	rowImageOpen  = "pg_catalog.textin(pg_catalog.record_out("
 	rowImageClose = "))"
