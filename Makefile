@@ -1,18 +1,22 @@
 # relchain — see README.md
-GO ?= go
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-testhooks build-e2e-clock test test-race race lint demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
+.PHONY: build build-node build-testhooks build-e2e-clock test test-race race lint demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 
-build:
-	$(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o $(BIN) ./cmd/relchain
+build: build-node
 	$(GO) build -o $(LAB) ./cmd/relchain-bench
 	$(GO) build -o bin/relchain-e2e ./cmd/relchain-e2e
+
+# The node and client binary alone: what `make demo` needs.
+build-node:
+	@bash -c '. scripts/deps.sh && find_go && ensure_cc'
+	$(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o $(BIN) ./cmd/relchain
 
 # The node binary with test hooks (go build -tags testhooks): the byzantine
 # proposer and corrupt-snapshot flags, and backend.unsafe_no_gate, which the
@@ -39,7 +43,7 @@ race:
 lint:
 	./scripts/lint.sh
 
-demo: build
+demo: build-node
 	./scripts/demo.sh
 
 bench: build

@@ -27,17 +27,25 @@ step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 step "$bin" exec --node "$1" "CREATE TABLE account (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, balance INTEGER NOT NULL CHECK (balance >= 0))"
 step "$bin" exec --node "$2" "INSERT INTO account VALUES (?, ?, ?), (?, ?, ?)" 1 alice 100 2 bob 50
 step "$bin" exec --node "$3" "UPDATE account SET balance = balance - ?1 WHERE id = 1" 30
-step "$bin" exec --node "$3" "UPDATE account SET balance = balance + ?1 WHERE id = 2 RETURNING id, owner, balance" 30
+step "$bin" exec --node "$3" "UPDATE account SET balance = balance + ?1 WHERE id = 2 RETURNING id, owner, balance" 30 | tee "$dir/last-write.out"
 echo; echo "# a transaction that violates a constraint fails alone; nothing is applied:"
 step "$bin" exec --node "$4" "UPDATE account SET balance = balance - 1000 WHERE id = 1" || true
 
-height=$("$bin" status --node "$4" --output json | sed -n 's/.*"height": *\([0-9]*\).*/\1/p')
-echo; echo "# the same query on every node, at height >= $height:"
+# read-your-writes: every node answers once it has the height of our last write
+height=$(sed -n 's/^height: *\([0-9][0-9]*\)$/\1/p' "$dir/last-write.out" | head -n 1)
+[ -n "$height" ] || { echo "could not read the height of the last write:"; cat "$dir/last-write.out"; exit 1; }
+echo; echo "# the same query on every node, at height >= $height (the height of the last write):"
+i=0
 for r in "$@"; do
-  step "$bin" query --node "$r" --min-height "$height" "SELECT id, owner, balance FROM account ORDER BY id"
+  step "$bin" query --node "$r" --min-height "$height" "SELECT id, owner, balance FROM account ORDER BY id" | tee "$dir/out.$i"
+  # the rows alone (each node may answer at a later height than the others)
+  grep -v -e '\$ ' -e 'rows at height' "$dir/out.$i" >"$dir/answer.$i"
+  i=$((i + 1))
 done
-echo; echo "# every validator holds the same AppHash:"
-for r in "$@"; do
-  "$bin" status --node "$r" --output json | tr -d '\n ' | sed 's/.*"moniker":"\([^"]*\)".*"height":\([0-9]*\).*"app_hash":"\([^"]*\)".*/\1 height=\2 app_hash=\3/'
-  echo
+for f in "$dir"/answer.*; do
+  cmp -s "$dir/answer.0" "$f" || { echo "the nodes answered differently: $dir/answer.0 and $f"; exit 1; }
 done
+grep -q "alice *70" "$dir/answer.0" && grep -q "bob *80" "$dir/answer.0" ||
+  { echo "unexpected balances (alice should hold 70 and bob 80):"; cat "$dir/answer.0"; exit 1; }
+echo; echo "# every validator, its height and the AppHash it holds:"
+step "$bin" status --net "$dir/net"

@@ -13,6 +13,26 @@ find_go() {
   fi
 }
 
+# ensure_cc makes sure a C compiler is there: relchain links PostgreSQL's
+# parser (pg_query_go) and SQLite through cgo, so every build needs one.
+# As root (or with sudo) it installs Debian's gcc; otherwise it says what to
+# install.
+ensure_cc() {
+  command -v "${CC:-cc}" >/dev/null 2>&1 && return 0
+  command -v gcc >/dev/null 2>&1 && return 0
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "relchain's build needs a C compiler (cgo: PostgreSQL's parser and SQLite): install the 'gcc' package" >&2
+      exit 1
+    fi
+  fi
+  echo "no C compiler found (cgo needs one): installing Debian's gcc package" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq gcc libc6-dev >/dev/null
+  command -v gcc >/dev/null 2>&1 || { echo "installing gcc did not provide gcc" >&2; exit 1; }
+}
+
 have_postgres() {
   # the tests run the server (initdb, postgres) and Debian's psql client
   [ -x /usr/bin/psql ] || return 1
