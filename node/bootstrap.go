@@ -9,6 +9,7 @@ import (
 	"github.com/cometbft/cometbft/libs/log"
 	"github.com/cometbft/cometbft/light"
 	cmtnode "github.com/cometbft/cometbft/node"
+	cmtstate "github.com/cometbft/cometbft/proto/tendermint/state"
 	"github.com/cometbft/cometbft/statesync"
 )
 
@@ -33,15 +34,9 @@ func bootstrapState(ctx context.Context, cc *cmtcfg.Config, height int64, appHas
 	if !st.IsEmpty() {
 		return fmt.Errorf("CometBFT's state is not empty")
 	}
-	gen, err := cmtnode.DefaultGenesisDocProviderFunc(cc)()
+	sp, err := newLightClientProvider(ctx, cc, st.Version)
 	if err != nil {
-		return fmt.Errorf("read the genesis: %w", err)
-	}
-	sp, err := statesync.NewLightClientStateProvider(ctx, gen.ChainID, st.Version, gen.InitialHeight,
-		cc.StateSync.RPCServers, light.TrustOptions{Period: cc.StateSync.TrustPeriod, Height: cc.StateSync.TrustHeight,
-			Hash: cc.StateSync.TrustHashBytes()}, log.NewNopLogger())
-	if err != nil {
-		return fmt.Errorf("light client: %w", err)
+		return err
 	}
 	state, err := sp.State(ctx, uint64(height))
 	if err != nil {
@@ -61,4 +56,20 @@ func bootstrapState(ctx context.Context, cc *cmtcfg.Config, height int64, appHas
 		return err
 	}
 	return states.SetOfflineStateSyncHeight(state.LastBlockHeight)
+}
+
+// newLightClientProvider is the light client of cc's [statesync] section
+// (its RPC servers and trust options), with CometBFT's debug log left out.
+func newLightClientProvider(ctx context.Context, cc *cmtcfg.Config, version cmtstate.Version) (statesync.StateProvider, error) {
+	gen, err := cmtnode.DefaultGenesisDocProviderFunc(cc)()
+	if err != nil {
+		return nil, fmt.Errorf("read the genesis: %w", err)
+	}
+	sp, err := statesync.NewLightClientStateProvider(ctx, gen.ChainID, version, gen.InitialHeight,
+		cc.StateSync.RPCServers, light.TrustOptions{Period: cc.StateSync.TrustPeriod, Height: cc.StateSync.TrustHeight,
+			Hash: cc.StateSync.TrustHashBytes()}, log.NewNopLogger())
+	if err != nil {
+		return nil, fmt.Errorf("light client: %w", err)
+	}
+	return sp, nil
 }

@@ -152,6 +152,10 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := resumeStateSync(ctx, cc, a.Executor().State(), logger); err != nil {
+		_ = closeApp(a, ss)
+		return nil, err
+	}
 	// Conn-sync, not the default global mutex: queries and CheckTx must run
 	// while a block executes (and a query waiting for min_height must not
 	// block the block it waits for). The app is safe for that: one writer,
@@ -303,7 +307,7 @@ func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	if err != nil {
 		return db, err
 	}
-	td := &trackedDB{DB: db}
+	td := &trackedDB{DB: db, id: ctx.ID}
 	t.mu.Lock()
 	t.dbs = append(t.dbs, td)
 	t.mu.Unlock()
@@ -328,6 +332,7 @@ func (t *dbTracker) close() {
 // trackedDB is a database that knows when it was last written.
 type trackedDB struct {
 	dbm.DB
+	id   string // CometBFT's name of the store ("state", "blockstore", ...)
 	busy atomic.Int32
 	last atomic.Int64 // UnixNano of the last write's end
 }
@@ -338,7 +343,9 @@ func (d *trackedDB) write(f func() error) error {
 		d.last.Store(time.Now().UnixNano())
 		d.busy.Add(-1)
 	}()
-	return f()
+	err := f()
+	afterStoreWrite(d.id)
+	return err
 }
 
 // waitQuiet waits, at most limit, until no write ran for quiet.

@@ -144,6 +144,7 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 	}
 	s.logger.Info("state sync: restored and verified the snapshot", "height", cp.Height,
 		"restore_and_verify", verified.Sub(start).Round(time.Millisecond), "install", time.Since(verified).Round(time.Millisecond))
+	crashPoint("statesync-restored")
 	return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
 }
 

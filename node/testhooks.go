@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync/atomic"
+	"syscall"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
@@ -110,5 +112,36 @@ func injectFrom(dir string, logger log.Logger) func() [][]byte {
 			txs = append(txs, b)
 		}
 		return txs
+	}
+}
+
+// crashEnv names the crash point a test asks the node to die at, as by
+// kill -9 (RELCHAIN_UNSAFE_CRASH_AT):
+//   - statesync-restored: right after the snapshot was restored and
+//     verified, before CometBFT records anything;
+//   - statesync-bootstrapped: right after CometBFT's first write of its
+//     state store after the restore (its state bootstrapped; no commit,
+//     no block yet).
+const crashEnv = "RELCHAIN_UNSAFE_CRASH_AT"
+
+// snapshotRestored is set once a state-sync snapshot was restored.
+var snapshotRestored atomic.Bool
+
+// crashPoint marks point on the node's path; the node dies there when the
+// test asked for it.
+func crashPoint(point string) {
+	if point == "statesync-restored" {
+		snapshotRestored.Store(true)
+	}
+	if os.Getenv(crashEnv) == point {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal ends the process
+	}
+}
+
+// afterStoreWrite is called after each write to CometBFT's store id.
+func afterStoreWrite(id string) {
+	if id == "state" && snapshotRestored.Load() {
+		crashPoint("statesync-bootstrapped")
 	}
 }
