@@ -31,7 +31,7 @@ var profileSettings = []profileSetting{
 			"with 54001 (stack depth limit exceeded); only a superuser may set it, per server, database or role",
 		Fix: "ALTER ROLE <writer> RESET max_stack_depth, ALTER DATABASE <db> RESET max_stack_depth, and " +
 			"max_stack_depth = 2MB (or remove it) in postgresql.conf, then reload"},
-		expr: "(SELECT setting FROM pg_settings WHERE name = 'max_stack_depth')", def: "2048"},
+		expr: "(pg_size_bytes(current_setting('max_stack_depth')) / 1024)::text", def: "2048"},
 	{ProfileSetting: backend.ProfileSetting{Name: "block_size",
 		Why: "it decides the largest row and index entry: whether INSERT and CREATE INDEX fail with " +
 			"54000 (row is too big, index row size exceeds maximum)",
