@@ -65,6 +65,9 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if params.Backend != "" && params.Backend != be.Dialect() {
 		return nil, fmt.Errorf("genesis says the network runs backend %q, this node is configured with %q: every validator must run the same backend", params.Backend, be.Dialect())
 	}
+	if err := checkProfile(ctx, be, params.DBProfile); err != nil {
+		return nil, err
+	}
 	st, err := be.LoadState(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load committed state: %w", err)
@@ -103,6 +106,25 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		slot:        newBlockSlot(),
 		envelopes:   newEnvelopeCache(envelopeCacheEntries, envelopeCacheBytes),
 	}, nil
+}
+
+// checkProfile refuses a backend whose database server differs from the
+// network's profile (backend.ProfileChecker: the backend's default with
+// the genesis's db_profile), so that a node never executes a block on a
+// server that computes differently; the backend checks again before every
+// block.
+func checkProfile(ctx context.Context, be backend.Backend, overrides map[string]string) error {
+	pc, ok := be.(backend.ProfileChecker)
+	if !ok {
+		if len(overrides) > 0 {
+			return fmt.Errorf("genesis app_state names a db_profile, but backend %q has no server settings to check", be.Dialect())
+		}
+		return nil
+	}
+	if err := pc.CheckProfile(ctx, overrides); err != nil {
+		return fmt.Errorf("this node's database server does not match the network's profile: %w", err)
+	}
+	return nil
 }
 
 // systemState is the decoded system state of a database.

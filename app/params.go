@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -28,12 +29,19 @@ type Params struct {
 	// write access (see perm.go). None: an open network where every key may
 	// do everything.
 	Admins []string `json:"admins,omitempty"`
+	// DBProfile overrides values of the backend's server profile
+	// (backend.Profile: the database server settings relchain cannot pin
+	// per session, such as PostgreSQL's max_stack_depth or MariaDB's
+	// innodb_page_size), which every validator's server must match. Absent
+	// or empty: the backend's fixed default profile. A name the backend's
+	// profile does not have is refused when the node starts.
+	DBProfile map[string]string `json:"db_profile,omitempty"`
 }
 
 // Equal reports whether two parameter sets are the same.
 func (p Params) Equal(q Params) bool {
 	return p.BlockAtomic == q.BlockAtomic && p.MaxTxBytes == q.MaxTxBytes && p.MaxStatements == q.MaxStatements &&
-		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins)
+		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile)
 }
 
 // DefaultParams are used for fields the genesis app_state leaves out.
@@ -50,11 +58,12 @@ func ParseParams(appState []byte) (Params, error) {
 		return p, nil
 	}
 	var raw struct {
-		BlockAtomic *bool    `json:"block_atomic"`
-		MaxTxBytes  *int     `json:"max_tx_bytes"`
-		MaxStmts    *int     `json:"max_statements"`
-		Backend     *string  `json:"backend"`
-		Admins      []string `json:"admins"`
+		BlockAtomic *bool             `json:"block_atomic"`
+		MaxTxBytes  *int              `json:"max_tx_bytes"`
+		MaxStmts    *int              `json:"max_statements"`
+		Backend     *string           `json:"backend"`
+		Admins      []string          `json:"admins"`
+		DBProfile   map[string]string `json:"db_profile"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(appState))
 	dec.DisallowUnknownFields()
@@ -89,6 +98,14 @@ func ParseParams(appState []byte) (Params, error) {
 		}
 		slices.Sort(admins)
 		p.Admins = slices.Compact(admins)
+	}
+	for k := range raw.DBProfile {
+		if k == "" {
+			return p, fmt.Errorf("genesis app_state: db_profile names an empty setting")
+		}
+	}
+	if len(raw.DBProfile) > 0 {
+		p.DBProfile = raw.DBProfile
 	}
 	return p, nil
 }

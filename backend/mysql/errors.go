@@ -64,11 +64,17 @@ func classOf(num uint16) (backend.Class, string, bool) {
 		// not supported yet, not supported in prepared protocol, engine
 		// does not support, feature disabled, table type does not support
 		return backend.ClassNotImplemented, "0A000", true
-	case 1118, 1059, 1071, 1074, 1117, 1069, 1070, 3636, 4068:
+	case 1118, 1059, 1071, 1074, 1117, 1069, 1070, 3636, 4068, 1709:
 		// row size too large, identifier too long, key too long, column
-		// too long, too many columns/keys/key parts, recursion limit: the
-		// statement's own limits, the same on every node of one server
-		// version
+		// too long, too many columns/keys/key parts, recursion limit,
+		// index column too long: the statement's own limits, the same on
+		// every node of the network's profile (innodb_page_size and
+		// innodb_default_row_format are checked before every block,
+		// innodb_strict_mode and the recursion limits are pinned per
+		// session; see profile.go and DESIGN.md). They stay tx results:
+		// a node fault here would let any key with CREATE rights halt
+		// every validator, since a block with DDL is not executed early
+		// (ProcessProposal) on this backend.
 		return backend.ClassResource, "54000", true
 	case 1114, 1040, 1153, 1301, 1436, 1135, 1158, 1159, 1160, 1161, 1180, 1037, 1038,
 		1016, 1034, 1194, 1195, 1799:
@@ -79,6 +85,20 @@ func classOf(num uint16) (backend.Class, string, bool) {
 		// out of memory, can't open file, corrupt table, table marked
 		// crashed, online ALTER log too big:
 		// this node's resources, never a tx result
+		return "", "", false
+	case 1197, 1534, 1661, 1662, 1663, 1664, 1665, 1666, 1785:
+		// the binary log's cache limits (max_binlog_cache_size,
+		// max_binlog_stmt_cache_size), binlog_format and GTID
+		// consistency: each node's replication settings, never the
+		// statement's
+		return "", "", false
+	case 1226, 1637, 1036, 1412, 1615, 1467:
+		// the account's resource limits (MAX_UPDATES_PER_HOUR ...), too
+		// many concurrent transactions, a read-only table
+		// (innodb_read_only), a table definition changed under a
+		// snapshot or a statement to re-prepare (table_definition_cache),
+		// an auto-increment the engine could not read: this node's
+		// configuration and history
 		return "", "", false
 	case errLockWaitTimeout, errDeadlock,
 		1206, // lock table full

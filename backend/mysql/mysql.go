@@ -112,6 +112,9 @@ type Backend struct {
 	readers  *sql.DB
 	verdict  verdictCache
 	ckpt     sqlstore.Checkpointing
+	// profile is the network's expected server profile and what the
+	// writer's server has (profile.go).
+	profile *profile
 
 	mu     sync.Mutex // guards open, closed
 	open   *block
@@ -153,7 +156,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
+	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate), profile: newProfile(fl)}
 	b.gate = b.newGate()
 	b.ckpt.Configure(o.ckpt, checkpointExt)
 	if err := b.openPools(cfg, rcfg); err != nil {
@@ -304,6 +307,12 @@ func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
 		// my.cnf must not turn that wait into a failed block (1205, a
 		// node fault): the longest wait the server allows.
 		set = append(set, "lock_wait_timeout = 31536000")
+		// A server-wide read-only default would fail every write (1792).
+		if fl.mariadb {
+			set = append(set, "tx_read_only = 0")
+		} else {
+			set = append(set, "transaction_read_only = 0")
+		}
 	}
 	if fl.mariadb {
 		set = append(set,
@@ -311,6 +320,28 @@ func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {
 			"check_constraint_checks = 1",
 			"old_mode = 'UTF8_IS_UTF8MB3'",
 			"max_recursive_iterations = 1000",
+			// REGEXP's PCRE flags: DOTALL, MULTILINE, EXTENDED ... change
+			// what a pattern matches (issue 32, reproduction 4).
+			"default_regex_flags = ''",
+			// IF EXISTS implied on DROP/ALTER: a missing object would not fail.
+			"sql_if_exists = 0",
+			// ALTER TABLE ... fails when the algorithm it forces is not
+			// possible for the change: let the server choose.
+			"alter_algorithm = 'DEFAULT'",
+			// Memory and temporary-table limits: past them a statement
+			// fails (1290, 1114: node faults, see classOf); pinned at the
+			// server's defaults so that only the server's real resources
+			// can stop a statement.
+			"max_session_mem_used = 9223372036854775807",
+			"tmp_disk_table_size = 18446744073709551615",
+			"tmp_memory_table_size = 16777216",
+			"max_heap_table_size = 16777216",
+			// WITH RECURSIVE as the SQL standard has it.
+			"standard_compliant_cte = 1",
+			// New tables are not page-compressed (row size limits).
+			"innodb_compression_default = OFF",
+			"character_set_filesystem = 'binary'",
+			"max_sp_recursion_depth = 0",
 			fmt.Sprintf("max_statement_time = %g", timeout.Seconds()))
 	} else {
 		set = append(set,
@@ -332,7 +363,11 @@ func WriterConnector(inner driver.Connector, mariadb bool) driver.Connector {
 	return &initConnector{inner: inner, init: sessionInit(flavor{mariadb: mariadb}, true, 0)}
 }
 
-// initConnector runs init on every connection it opens.
+// initConnector runs init on every connection it opens, after the
+// server ran its init_connect (which it does while the connection is
+// established, before the client's first statement): relchain's pins
+// win over whatever init_connect set (and the profile refuses a server
+// with an init_connect: see profile.go).
 type initConnector struct {
 	inner driver.Connector
 	init  []string
@@ -463,9 +498,22 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	// The block's height: the next after the committed one (read in the
 	// block's own db-transaction). DDL recovery records are keyed by it.
-	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID(), COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)`).Scan(&k.connID, &k.height); err != nil {
+	// The same round trip reads the server's profile: a server that
+	// differs from the network's (its configuration changed since the
+	// last block, say) runs no block, a node fault naming the setting.
+	vals := make([]string, len(b.profile.settings))
+	dest := []any{&k.connID, &k.height}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID(), COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0), `+
+		b.profile.columns).Scan(dest...); err != nil {
 		k.abandon()
 		return nil, fmt.Errorf("mysql: begin: read height: %w", err)
+	}
+	if err := b.profile.check(vals); err != nil {
+		k.abandon()
+		return nil, fmt.Errorf("mysql: begin: %w", err)
 	}
 	k.height++
 	// Change records no block made stop the block before it starts.

@@ -297,7 +297,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return nil, k.interrupted(ctx, "exec", err)
 	}
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) {
+	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) || stackDependent(pgErr) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
 	k.aborted = true

@@ -274,6 +274,10 @@ func compareRaw(a, b [][]byte) int {
 	return sqlstore.CompareRows(a, b, func(v []byte) ([]byte, bool) { return v, v == nil })
 }
 
+// stackDepthExceeded is SQLSTATE 54001, statement_too_complex: "stack
+// depth limit exceeded".
+const stackDepthExceeded = "54001"
+
 // nodeFault reports SQLSTATE classes that describe this node rather than the
 // statement: connection problems (08), insufficient resources such as a
 // full disk or out of memory (53), operator intervention and cancellation
@@ -282,11 +286,19 @@ func compareRaw(a, b [][]byte) int {
 // (55P03). In a block they are returned as ordinary errors, never as a tx
 // failure: another node would not fail the same way, and recording the
 // failure would make this node diverge. 54 (program limits such as "too
-// many columns") stays a tx failure: it is the statement's fault. 26000
+// many columns") stays a tx failure: it is the statement's fault, and its
+// limits are PostgreSQL's build constants, the same on every node of the
+// network's profile (block_size, max_function_args, max_index_keys: see
+// profile.go) — except 54001, stack depth limit exceeded: where it strikes
+// depends on max_stack_depth (a superuser's setting per server, database or
+// role) and on how much stack each level takes in this build of
+// PostgreSQL, so it is a node fault (issue 32, reproduction 3). A tx that
+// hits it on every node is quarantined by every node's ProcessProposal
+// instead of being recorded. 26000
 // and 42P05 are node faults too: only relchain's own prepared block
 // statements can raise them (preparedStatementFault).
 func nodeFault(code string) bool {
-	if code == "55P03" || preparedStatementFault(code) {
+	if code == "55P03" || code == stackDepthExceeded || preparedStatementFault(code) {
 		return true
 	}
 	if len(code) < 2 {
@@ -297,6 +309,19 @@ func nodeFault(code string) bool {
 		return true
 	}
 	return false
+}
+
+// stackDependent reports the one failure outside 54001 whose occurrence
+// depends on max_stack_depth: the regex compiler gives up on a pattern
+// nested deeper than the stack allows with 2201B "invalid regular
+// expression: regular expression is too complex" (measured: a pattern of
+// 10,000 nested groups compiles under 7 MB and fails under 2 MB). The
+// same text also reports patterns too large for the compiler's fixed
+// limits, a deterministic failure that is then a node fault too: such a
+// tx is quarantined, never recorded. The regex library's part of the
+// message is not translated, whatever lc_messages.
+func stackDependent(e *pgconn.PgError) bool {
+	return e.Code == "2201B" && strings.Contains(e.Message, "regular expression is too complex")
 }
 
 // asBackendError converts a server error in err's chain to a

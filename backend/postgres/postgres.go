@@ -148,6 +148,26 @@ func sessionSettings() map[string]string {
 		"geqo_seed":              "0",
 		"row_security":           "on",
 		"application_name":       "relchain",
+		// With exit_on_error, any failed statement (a tx's ordinary
+		// failure) would end the session: a node fault instead of a result.
+		"exit_on_error": "off",
+		// Where and how new tables are stored: a role's own default
+		// tablespace or access method could make CREATE TABLE fail (no
+		// permission, no such method) on one node only, and
+		// pg_column_compression shows the compression.
+		"default_table_access_method": "heap",
+		"default_tablespace":          "",
+		"temp_tablespaces":            "",
+		"default_toast_compression":   "pglz",
+		// CREATE FUNCTION checks its body (as on every node).
+		"check_function_bodies": "on",
+		// '\'' in a literal: only relevant with standard_conforming_strings
+		// off, pinned anyway.
+		"backslash_quote": "safe_encoding",
+		// Libraries a role's settings would load into relchain's session.
+		"local_preload_libraries": "",
+		// Only for SERIALIZABLE READ ONLY transactions; pinned.
+		"default_transaction_deferrable": "off",
 	}
 }
 
@@ -179,6 +199,8 @@ type Backend struct {
 	// oldImages: the database's table sums are of row image format 1
 	// (imagesJSON); the next block migrates them (block.migrating).
 	oldImages bool
+	// profile is the network's expected server profile (profile.go).
+	profile profile
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -243,6 +265,9 @@ func writerConfig(dsn string) (*pgx.ConnConfig, error) {
 	// which cancels the statement; see cancelOnDone).
 	writerCfg.RuntimeParams["statement_timeout"] = "0"
 	writerCfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
+	// Nor may an idle writer be disconnected between blocks by a role's
+	// or server's idle_session_timeout.
+	writerCfg.RuntimeParams["idle_session_timeout"] = "0"
 	// See execParams: statements run as unnamed statements with no
 	// client-side cache; this mode applies to anything run through pgx.
 	// Block statements are prepared by blockStmts; every statement, named
@@ -442,27 +467,32 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	if err := sqlstore.CheckBegin("postgres", b.closed, b.open != nil); err != nil {
 		return nil, err
 	}
-	if b.writer != nil && b.writer.IsClosed() {
-		b.writer = nil
-	}
-	if b.writer == nil {
-		conn, err := pgx.ConnectConfig(ctx, b.writerCfg)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: begin: connect writer: %w", err)
-		}
-		b.writer = conn
+	if err := b.connectWriter(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
 	// Change records left from outside a block (a write made out of band
 	// while the capture triggers were active: every block consumes its own
 	// before Commit, and a rolled-back block's roll back with it) stop the
 	// block before it starts: they never enter a digest. Whether there are
 	// any is asked in BEGIN's round trip.
-	res, err := b.writer.PgConn().Exec(ctx, beginSQL+"; "+anyChangeSQL).ReadAll()
+	// The same round trip reads the server's profile: a server that
+	// differs from the network's (a superuser changed max_stack_depth for
+	// the writer's role, say) runs no block, a node fault naming the
+	// setting.
+	res, err := b.writer.PgConn().Exec(ctx, beginSQL+"; "+anyChangeSQL+"; "+profileSQL).ReadAll()
 	if err != nil {
 		b.dropWriter()
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	if err := outOfBand(ctx, b.writer, res); err != nil {
+	if len(res) < 3 {
+		b.dropWriter()
+		return nil, fmt.Errorf("postgres: begin: unexpected answer to %q", profileSQL)
+	}
+	err = b.profile.check(res[len(res)-1])
+	if err == nil {
+		err = outOfBand(ctx, b.writer, res[:len(res)-1])
+	}
+	if err != nil {
 		if _, rerr := b.writer.PgConn().Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil {
 			b.dropWriter()
 		}
@@ -470,6 +500,23 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages}
 	return ctxBlock{b.open}, nil
+}
+
+// connectWriter connects the block writer unless it is connected. The
+// caller holds b.mu.
+func (b *Backend) connectWriter(ctx context.Context) error {
+	if b.writer != nil && b.writer.IsClosed() {
+		b.writer = nil
+	}
+	if b.writer != nil {
+		return nil
+	}
+	conn, err := pgx.ConnectConfig(ctx, b.writerCfg)
+	if err != nil {
+		return fmt.Errorf("connect writer: %w", err)
+	}
+	b.writer = conn
+	return nil
 }
 
 // dropWriter closes the writer connection; the next Begin reconnects. The

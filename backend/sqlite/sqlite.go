@@ -258,6 +258,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err := initConn(w, b.rw); err != nil {
 		return fail("%w", err)
 	}
+	if err := checkEncoding(w); err != nil {
+		return fail("%w", err)
+	}
 	if err := b.costs.register(w); err != nil {
 		return fail("register costed functions: %w", err)
 	}
@@ -288,6 +291,33 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// checkEncoding refuses a database file whose text encoding is not
+// UTF-8 (fixed when the file is created; relchain creates its files in
+// UTF-8, an operator's own file may be UTF-16): hex(), CAST(text AS
+// BLOB), length() of such casts and row images would differ from the
+// other nodes'. Everything else that changes results is the bundled
+// SQLite's (one binary, one build: see DESIGN.md, "Configuration") or a
+// per-connection pragma relchain pins.
+func checkEncoding(c *sqlite3.Conn) error {
+	st, _, err := c.Prepare("PRAGMA encoding")
+	if err != nil {
+		return fmt.Errorf("read the database's encoding: %w", err)
+	}
+	defer st.Close()
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return fmt.Errorf("read the database's encoding: %w", err)
+		}
+		return errors.New("read the database's encoding: no answer")
+	}
+	if enc := st.ColumnText(0); enc != "UTF-8" {
+		return fmt.Errorf("the database file's text encoding is %s; relchain needs UTF-8 on every node "+
+			"(hex(), casts to BLOB and row images differ otherwise). Fix: let relchain create the file "+
+			"(start from an empty node home, or restore a checkpoint)", enc)
+	}
+	return nil
 }
 
 // openReaders opens the pool of read connections: query-only, under the

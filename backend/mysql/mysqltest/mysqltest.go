@@ -85,6 +85,10 @@ func withDatabase(base, name string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
+// RunOn runs sql on the server of dsn (a server of the test's own, say),
+// on a connection of its own.
+func RunOn(ctx context.Context, dsn, sql string) error { return run(ctx, dsn, sql) }
+
 // run runs sql on the server of dsn, on a connection of its own.
 func run(ctx context.Context, dsn, sql string) error {
 	db, err := open(dsn)

@@ -34,6 +34,7 @@ type Server struct {
 	Install string // path of mariadb-install-db
 
 	proc serverdb.Proc // mariadbd when started by this process in the foreground
+	args []string      // Options.Args
 }
 
 // mariadbd is how serverdb runs and stops MariaDB: SIGTERM is a normal
@@ -48,6 +49,10 @@ type Options struct {
 	// process; stop it with Stop or StopDir. Without Detach it gets SIGTERM
 	// (normal shutdown) when this process dies.
 	Detach bool
+	// Args are more mariadbd options (--name=value), given to
+	// mariadb-install-db too when it initialises the data directory (so
+	// that --innodb-page-size takes effect); they override Start's own.
+	Args []string
 }
 
 // DSN returns a go-sql-driver/mysql DSN for root on no particular
@@ -92,7 +97,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysqltest: %w", err)
 	}
-	s := &Server{Dir: dir, Daemon: daemon, Install: install}
+	s := &Server{Dir: dir, Daemon: daemon, Install: install, args: opts.Args}
 	data := filepath.Join(dir, "data")
 	// The server's temporary files (information_schema results, sorts)
 	// live in its own directory: a shared /tmp that another process
@@ -117,6 +122,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Server, error) {
 		if cred != nil {
 			cmd.Args = append(cmd.Args, "--user=mysql")
 		}
+		cmd.Args = append(cmd.Args, opts.Args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("mysqltest: mariadb-install-db %s: %w\n%s", data, err, serverdb.Tail(out, 2000))
 		}
@@ -157,7 +163,7 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		"--lower-case-table-names=1", // table names compare case-insensitively on every node (backend/mysql requires it)
 		"--max-allowed-packet=1G",    // backend/mysql requires it: larger results would become NULL
 	}
-	cmd := s.command(cred, s.Daemon, args...)
+	cmd := s.command(cred, s.Daemon, append(args, s.args...)...)
 	// mariadbd writes to its --log-error file; stdout/stderr stay quiet.
 	// Detached, it is on its own and Stop signals it by its pid file.
 	if err := s.proc.Start(ctx, mariadbd, cmd, detach, s.ping, logPath); err != nil {
