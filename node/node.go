@@ -178,6 +178,8 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		_ = closeApp(a, ss)
 		return nil, err
 	}
+	// CheckTx tells a committed tx resubmitted from a reused nonce.
+	a.SetTxIndex(txIndexOf(n))
 	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
 	nd.abciServer = srv
 	nd.pg, nd.rpcAddr = rc.PG, rpcAddr
