@@ -55,8 +55,8 @@ type App struct {
 	// and refused txs for metrics (see Observer).
 	Observer  Observer
 	txIndex   atomic.Pointer[TxIndex] // SetTxIndex
-	obsCodes  []uint32      // result codes of the finalized block
-	obsDigest time.Duration // its digest time
+	obsCodes  []uint32                // result codes of the finalized block
+	obsDigest time.Duration           // its digest time
 }
 
 var _ abci.Application = (*App)(nil)
