@@ -309,6 +309,9 @@ func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	t.mu.Lock()
 	t.dbs = append(t.dbs, td)
 	t.mu.Unlock()
+	if ctx.ID == "tx_index" {
+		return &firstOutcomeDB{trackedDB: td}, nil
+	}
 	return td, nil
 }
 
