@@ -175,7 +175,9 @@ func testResubmission(t *testing.T, validators int) {
 func checkResubmission(ctx context.Context, t *testing.T, c *cluster, i int, key ed25519.PrivateKey, when string, tx *resent) {
 	t.Helper()
 	cl := c.client(i, key)
-	what := func(mode string) string { return fmt.Sprintf("%s, %s mode to %s: %s", when, mode, c.nodes[i].Name, tx.name) }
+	what := func(mode string) string {
+		return fmt.Sprintf("%s, %s mode to %s: %s", when, mode, c.nodes[i].Name, tx.name)
+	}
 	for _, mode := range []client.Mode{client.ModeCommit, client.ModeSync} {
 		res, err := cl.Broadcast(ctx, mode, tx.raw)
 		if err != nil {
