@@ -34,6 +34,14 @@ const (
 	// could not execute the tx within its tx_timeout or memory when
 	// it was proposed, and no longer proposes or accepts it.
 	CodeQuarantined uint32 = 12
+	// CodeCommitted: node-local admission (CheckTx only, never a block
+	// result): these very bytes are already committed. Their nonce is
+	// used, and this node's tx index holds a tx with the same hash; the
+	// log names its height and code. A client that resubmitted to learn
+	// an unknown outcome looks the tx up by hash (the tx RPC) for its
+	// committed result: this is not a failure of the tx. A different tx
+	// that reuses a nonce is refused with CodeReplayed.
+	CodeCommitted uint32 = 15
 
 	// Query failures.
 	CodeQueryFailed   uint32 = 20 // the read failed; log has the backend's message
@@ -72,6 +80,8 @@ func CodeName(code uint32) string {
 		return "block_aborted"
 	case CodeQuarantined:
 		return "quarantined"
+	case CodeCommitted:
+		return "already_committed"
 	case CodeConflict:
 		return "conflict"
 	case CodeValidatorRefused:

@@ -54,8 +54,9 @@ type App struct {
 	// Observer, if set before the node starts, hears of committed blocks
 	// and refused txs for metrics (see Observer).
 	Observer  Observer
-	obsCodes  []uint32      // result codes of the finalized block
-	obsDigest time.Duration // its digest time
+	txIndex   atomic.Pointer[TxIndex] // SetTxIndex
+	obsCodes  []uint32                // result codes of the finalized block
+	obsDigest time.Duration           // its digest time
 }
 
 var _ abci.Application = (*App)(nil)
@@ -156,7 +157,9 @@ func abciValidatorUpdates(us []ValidatorUpdate) []abci.ValidatorUpdate {
 
 // CheckTx admits a tx to the mempool after the envelope, replay, gate and
 // permission checks. It never executes SQL. A recheck after a block only
-// looks at what a block can change (Executor.Recheck).
+// looks at what a block can change (Executor.Recheck). A new tx whose
+// nonce is used is refused with CodeCommitted when the node's tx index
+// holds these very bytes (SetTxIndex), with CodeReplayed otherwise.
 func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.ResponseCheckTx, error) {
 	if req.Type == abci.CheckTxType_Recheck {
 		if a.quarantine.has(req.Tx) {
@@ -177,6 +180,7 @@ func (a *App) CheckTx(ctx context.Context, req *abci.RequestCheckTx) (*abci.Resp
 		return quarantined(), nil
 	}
 	if _, rej := a.ex.Check(ctx, req.Tx); rej != nil {
+		rej = a.committedRejection(req.Tx, rej)
 		a.refused(rej.Code)
 		return &abci.ResponseCheckTx{Code: rej.Code, Log: rej.Error(), Codespace: "relchain"}, nil
 	}

@@ -91,8 +91,11 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, newStore func() store)) 
 
 // ph returns the n-th placeholder in the dialect.
 func ph(dialect string, n int) string {
-	if dialect == "postgres" {
+	switch dialect {
+	case "postgres":
 		return fmt.Sprintf("$%d", n)
+	case "mysql":
+		return "?"
 	}
 	return fmt.Sprintf("?%d", n)
 }

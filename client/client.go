@@ -204,7 +204,8 @@ func (c *Client) Sign(ctx context.Context, stmts []txn.Statement) ([]byte, error
 
 // Result is the outcome of a submitted bc-transaction. In commit mode all
 // fields are set; in sync mode Code and Log are CheckTx's; in async mode
-// only Hash is.
+// only Hash is. In every mode, a tx found already committed (a
+// resubmission, see Broadcast) has all fields set, Height included.
 type Result struct {
 	Hash    string                `json:"hash"`
 	Height  int64                 `json:"height,omitempty"`
@@ -250,6 +251,22 @@ func (c *Client) Exec(ctx context.Context, mode Mode, stmts ...txn.Statement) (*
 
 // Broadcast submits an already signed envelope.
 //
+// Resubmitting the same bytes is safe and answers the committed outcome:
+// the chain executes a signed envelope at most once, and whenever the node
+// answers that it has these bytes already (its mempool cache) or refuses
+// them because their nonce is used (api.CodeCommitted, or api.CodeReplayed
+// from a node that could not tell), Broadcast looks the tx up by hash in
+// the node's tx index and returns its committed result (Height set; for a
+// tx that failed in its block, that failure), in every mode, before or
+// after the nodes restarted. A refusal stays a refusal (CodeReplayed) only
+// when the index, covering the whole chain, proves these bytes never
+// committed: another tx of the key used the nonce. When the index cannot
+// tell (the node does not index txs, or has the chain only from a
+// snapshot on), the error wraps ErrOutcomeUnknown instead of reporting a
+// failure. In async mode a resubmission the node does not remember
+// returns only the hash, as any async submission does; its outcome is
+// Tx's.
+//
 // ModeCommit submits with broadcast_tx_sync (CometBFT documents
 // broadcast_tx_commit as fit for testing only) and waits for the block
 // that carries the tx, learnt from a NewBlock websocket subscription that
@@ -261,20 +278,42 @@ func (c *Client) Broadcast(ctx context.Context, mode Mode, raw []byte) (*Result,
 	hash := strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
 	switch mode {
 	case ModeAsync:
-		if _, err := c.rpc.BroadcastTxAsync(ctx, raw); err != nil {
+		_, err := c.rpc.BroadcastTxAsync(ctx, raw)
+		if isInCache(err) {
+			return c.known(ctx, hash)
+		}
+		if err != nil {
 			return nil, c.wrap("broadcast_tx_async", err)
 		}
 		return &Result{Hash: hash}, nil
 	case ModeSync:
 		r, err := c.rpc.BroadcastTxSync(ctx, raw)
+		if isInCache(err) {
+			return c.known(ctx, hash)
+		}
 		if err != nil {
 			return nil, c.wrap("broadcast_tx_sync", err)
 		}
-		return &Result{Hash: hash, Code: r.Code, Error: r.Log}, nil
+		res, _, err := c.settleRefusal(ctx, hash, r.Code, r.Log)
+		return res, err
 	case ModeCommit, "":
 		return c.broadcastCommit(ctx, raw)
 	}
 	return nil, fmt.Errorf("unknown mode %q", mode)
+}
+
+// known is the answer to a submission the node already has (CometBFT's
+// mempool cache): its committed result if the tx index holds it, else an
+// admitted tx (code 0, Height 0) pending in the mempool.
+func (c *Client) known(ctx context.Context, hash string) (*Result, error) {
+	res, ok := c.lookupTx(ctx, hash)
+	switch {
+	case !ok:
+		return &Result{Hash: hash}, nil
+	case res.Code == api.CodeReplayed:
+		return nil, replayedInBlock(c.url, res)
+	}
+	return res, nil
 }
 
 // ExecResult converts a committed tx's result.

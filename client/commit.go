@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,10 +88,6 @@ type syncAnswer struct {
 	// inCache: the node already has the very same tx (in its mempool, or
 	// committed recently).
 	inCache bool
-	// resent: the tx was sent again after a transport failure, so it may
-	// have reached the node before; a CheckTx "replayed" then may mean it
-	// is already committed.
-	resent bool
 }
 
 // broadcastSync is broadcast_tx_sync, retried with a short backoff while
@@ -114,7 +109,6 @@ func (c *Client) broadcastSync(ctx context.Context, raw []byte) (syncAnswer, err
 		case isMempoolFull(err):
 		case isTransient(err) && resends < maxResends && ctx.Err() == nil:
 			resends++
-			a.resent = true
 		default:
 			return a, c.wrap("broadcast_tx_sync", err)
 		}
@@ -150,11 +144,19 @@ func (c *Client) broadcastCommit(ctx context.Context, raw []byte) (*Result, erro
 		if f.cancelWaiter(w) {
 			return nil, err
 		}
-	case a.inCache || (a.resent && a.r.Code == api.CodeReplayed):
-		// The node has this tx already; it may even be committed in a
-		// block before the follower's start.
+	case a.inCache:
+		// The node has this tx already: pending in its mempool, or
+		// committed, perhaps in a block before the follower's start.
 		if res, ok := c.lookupTx(ctx, hash); ok && f.cancelWaiter(w) {
 			return res, nil
+		}
+	case isResubmitRefusal(a.r.Code):
+		// Its nonce is used: by this very tx (committed, perhaps before
+		// a restart, or by an attempt that failed in transit) or by
+		// another one. The tx index tells.
+		res, _, err := c.settleRefusal(ctx, hash, a.r.Code, a.r.Log)
+		if f.cancelWaiter(w) {
+			return res, err
 		}
 	case a.r.Code != api.CodeOK:
 		if f.cancelWaiter(w) {
@@ -196,7 +198,8 @@ type probeAnswer struct {
 	quarantined error
 	log         string
 	// committed: the node has the tx already ("in cache") or its nonce is
-	// used ("replayed"), and its tx index holds it at index.
+	// used ("already committed", "replayed"), and its tx index holds it
+	// at index.
 	committed *Result
 	index     int
 }
@@ -212,7 +215,7 @@ func (c *Client) probe(ctx context.Context, raw []byte, hash string) probeAnswer
 	switch {
 	case err == nil && r.Code == api.CodeQuarantined:
 		return probeAnswer{quarantined: c.quarantinedErr(hash, r.Log), log: r.Log}
-	case isInCache(err) || (err == nil && r.Code == api.CodeReplayed):
+	case isInCache(err) || (err == nil && isResubmitRefusal(r.Code)):
 		if res, idx, ok := c.lookupTxIndex(ctx, hash); ok {
 			return probeAnswer{committed: res, index: idx}
 		}
@@ -232,15 +235,8 @@ func (c *Client) lookupTx(ctx context.Context, hash string) (*Result, bool) {
 
 // lookupTxIndex is lookupTx with the tx's index in its block.
 func (c *Client) lookupTxIndex(ctx context.Context, hash string) (*Result, int, bool) {
-	h, err := hex.DecodeString(hash)
-	if err != nil {
-		return nil, 0, false
-	}
-	r, err := c.rpc.Tx(ctx, h, false)
-	if err != nil {
-		return nil, 0, false
-	}
-	return ExecResult(hash, r.Height, &r.TxResult), int(r.Index), true
+	res, idx, err := c.findTx(ctx, hash)
+	return res, idx, err == nil
 }
 
 // commitByPolling is the fallback without a subscription: submit, then
@@ -250,8 +246,9 @@ func (c *Client) commitByPolling(ctx context.Context, raw []byte, hash string) (
 	if err != nil {
 		return nil, err
 	}
-	if !a.inCache && a.r.Code != api.CodeOK && (!a.resent || a.r.Code != api.CodeReplayed) {
-		return &Result{Hash: hash, Code: a.r.Code, Error: a.r.Log}, nil
+	if !a.inCache && a.r.Code != api.CodeOK {
+		res, _, err := c.settleRefusal(ctx, hash, a.r.Code, a.r.Log)
+		return res, err
 	}
 	var start int64 = -1
 	if st, err := c.rpc.Status(ctx); err == nil {

@@ -27,6 +27,24 @@
 // batch of them per interval) and reports such a tx's Outcome with
 // ErrQuarantined instead of after MaxBlocks.
 //
+// Retries are idempotent. A signed envelope executes at most once, and
+// resubmitting the same bytes (Broadcast, ExecBatch's and a Stream's
+// resends, from any process, to any node, at any time, before or after
+// the nodes restarted) answers the committed outcome, looked up by tx hash
+// in the node's tx index: a tx committed with code 0 answers code 0 with
+// its height and statement results, one that failed in its block answers
+// that failure. The node's CheckTx refuses the resubmission (a committed
+// tx never re-enters the mempool) with api.CodeCommitted, or
+// api.CodeReplayed when it cannot tell; the client turns either into the
+// committed result. A resubmission is reported as refused (CodeReplayed)
+// only when the node's index, covering the whole chain, holds no tx of
+// that hash: another tx of the key used the nonce. When the index cannot
+// tell (the node does not index txs, or starts from a state-sync snapshot),
+// the error wraps ErrOutcomeUnknown: never a false failure. To retry an
+// unknown outcome, keep the signed bytes (Sign, then Broadcast) and send
+// them again; Exec signs a new tx each time (a new nonce), which is not a
+// retry.
+//
 // A result is reported once its block is final (decided by consensus) and
 // its results are known. The node's application may still be finishing
 // that block's db-commit (a block's results can be served by block_results,

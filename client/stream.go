@@ -34,9 +34,12 @@ type Outcome struct {
 	// quarantined it after admitting it (learnt within seconds: the stream
 	// re-submits long-pending txs, as a commit-mode wait does), one
 	// wrapping ErrNotCommitted when it was not committed within the
-	// stream's MaxBlocks, or wrapping ErrStreamClosed when it was still
-	// pending at Close. A committed tx has Err nil, even
-	// if its execution failed (see Result.Code).
+	// stream's MaxBlocks, wrapping ErrStreamClosed when it was still
+	// pending at Close, or wrapping ErrOutcomeUnknown when CheckTx refused
+	// a resubmission because its nonce is used and the node's tx index
+	// could not tell whether by this very tx. A committed tx has Err nil,
+	// even if its execution failed (see Result.Code), and so has a
+	// resubmission of a committed tx: its outcome is the committed one.
 	Err error
 	// SubmitTime is when Submit handed the tx over; CommitTime when the
 	// stream learnt of its block; BlockTime is the block header's time.
@@ -254,7 +257,7 @@ func (s *Stream) SubmitRaw(ctx context.Context, tag any, raw []byte) error {
 			s.resolve(st, nil)
 			return fmt.Errorf("submit %s: %w", hash, err)
 		}
-	case a.inCache || (a.resent && a.r.Code == api.CodeReplayed):
+	case a.inCache:
 		// The node has this very tx: pending in its mempool, or already
 		// committed (perhaps before this stream followed blocks, or
 		// after an attempt that failed in transit). A block after the
@@ -263,6 +266,10 @@ func (s *Stream) SubmitRaw(ctx context.Context, tag any, raw []byte) error {
 		if res, idx, ok := s.c.lookupTxIndex(ctx, hash); ok && res.Height <= st.w.height && s.f.cancelWaiter(st.w) {
 			s.resolve(st, &Outcome{Height: res.Height, Index: idx, Result: res, CommitTime: time.Now()})
 		}
+	case isResubmitRefusal(a.r.Code):
+		// Its nonce is used: by this very tx, committed (before a
+		// restart, say), or by another one; the tx index tells.
+		s.settle(ctx, st, a.r.Code, a.r.Log)
 	case a.r.Code != api.CodeOK:
 		if s.f.cancelWaiter(st.w) {
 			res := &Result{Hash: hash, Code: a.r.Code, Error: a.r.Log}
@@ -270,6 +277,28 @@ func (s *Stream) SubmitRaw(ctx context.Context, tag any, raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// settle reports st, which CheckTx refused with code and log as already
+// committed or replayed, as Client.settleRefusal finds it: committed (a
+// block after the follower's height at registration is left to the
+// follower), refused, or with an error wrapping ErrOutcomeUnknown.
+func (s *Stream) settle(ctx context.Context, st *streamTx, code uint32, log string) {
+	res, idx, err := s.c.settleRefusal(ctx, st.hash, code, log)
+	switch {
+	case err != nil:
+		if s.f.cancelWaiter(st.w) {
+			s.resolve(st, &Outcome{Result: &Result{Hash: st.hash, Code: code, Error: log}, Err: err})
+		}
+	case res.Height == 0:
+		if s.f.cancelWaiter(st.w) {
+			s.resolve(st, &Outcome{Result: res, Err: res.Err()})
+		}
+	case res.Height <= st.w.height:
+		if s.f.cancelWaiter(st.w) {
+			s.resolve(st, &Outcome{Height: res.Height, Index: idx, Result: res, CommitTime: time.Now()})
+		}
+	}
 }
 
 // resolve records st's outcome (nil: none, Submit failed).

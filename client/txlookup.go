@@ -2,9 +2,7 @@ package client
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -21,16 +19,6 @@ var ErrTxNotFound = errors.New("no committed transaction with this hash (not com
 // indexes a block's txs right after the commit).
 func (c *Client) Tx(ctx context.Context, hash string) (*Result, error) {
 	hash = strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(hash, "0x"), "0X"))
-	h, err := hex.DecodeString(hash)
-	if err != nil || len(h) != 32 {
-		return nil, fmt.Errorf("tx hash %q: want 64 hex digits (the SHA-256 that exec prints)", hash)
-	}
-	r, err := c.rpc.Tx(ctx, h, false)
-	if err != nil {
-		if strings.Contains(err.Error(), "not found") {
-			return nil, fmt.Errorf("tx %s on node %s: %w", hash, c.url, ErrTxNotFound)
-		}
-		return nil, c.wrap("tx", err)
-	}
-	return ExecResult(hash, r.Height, &r.TxResult), nil
+	res, _, err := c.findTx(ctx, hash)
+	return res, err
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -153,7 +155,11 @@ func (n *Nodes) Rehearse(ctx context.Context, key ed25519.PrivateKey, stmts []tx
 
 // Commit signs stmts (with what the client observed of each, or none)
 // once and submits the envelope until a node answers, then waits for its
-// block. The same envelope sent twice executes once (its nonce).
+// block. The same envelope sent twice executes once (its nonce), and a
+// node that already has it committed answers its committed result
+// (client.Broadcast): a resubmission to the next node after one failed
+// in transit is never reported as a failure. An error names the tx's
+// hash, so its outcome can be looked up.
 func (n *Nodes) Commit(ctx context.Context, key ed25519.PrivateKey, stmts []txn.Statement, seen []txn.Observation) (*client.Result, error) {
 	first, err := n.client(n.urls[int(n.current.Load())], key)
 	if err != nil {
@@ -168,6 +174,12 @@ func (n *Nodes) Commit(ctx context.Context, key ed25519.PrivateKey, stmts []txn.
 		res, err = c.Broadcast(ctx, client.ModeCommit, raw)
 		return err
 	})
+	if err != nil {
+		hash := strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
+		if !strings.Contains(err.Error(), hash) {
+			err = fmt.Errorf("tx %s: %w", hash, err)
+		}
+	}
 	return res, err
 }
 

@@ -129,6 +129,10 @@ func nodeError(err error) *pgwire.Error {
 		return &pgwire.Error{Code: stateQueryCanceled, Message: err.Error(),
 			Hint: "The node could not execute the transaction within its tx_timeout and no longer proposes it; it will not commit unless other validators can run it (look it up with relchain tx to be certain)."}
 	}
+	if errors.Is(err, client.ErrOutcomeUnknown) {
+		return &pgwire.Error{Code: stateConnFailure, Message: err.Error(),
+			Hint: "The transaction's outcome is unknown (the node cannot tell whether it committed): look it up by hash (relchain tx) on a node that indexes transactions before retrying."}
+	}
 	if errors.Is(err, client.ErrNotCommitted) {
 		return &pgwire.Error{Code: stateConnFailure, Message: err.Error(),
 			Hint: "The transaction's outcome is unknown: look it up by hash (relchain tx) before retrying."}

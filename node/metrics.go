@@ -39,7 +39,7 @@ var blockSecondsBuckets = prometheus.ExponentialBuckets(0.0001, 2.5, 14)
 
 // refusalCodes are the codes CheckTx refuses new txs with (api/codes.go).
 var refusalCodes = []uint32{api.CodeMalformed, api.CodeWrongChain, api.CodeBadSignature, api.CodeTooLarge,
-	api.CodeNoStatements, api.CodeSyntax, api.CodeForbidden, api.CodeReplayed, api.CodeUnauthorized, api.CodeQuarantined}
+	api.CodeNoStatements, api.CodeSyntax, api.CodeForbidden, api.CodeReplayed, api.CodeUnauthorized, api.CodeQuarantined, api.CodeCommitted}
 
 func newMetrics(n *Node) *metrics {
 	hist := func(name, help string, buckets []float64) prometheus.Histogram {

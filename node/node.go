@@ -182,6 +182,8 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		_ = closeApp(a, ss)
 		return nil, err
 	}
+	// CheckTx tells a committed tx resubmitted from a reused nonce.
+	a.SetTxIndex(txIndexOf(n))
 	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
 	nd.abciServer = srv
 	nd.pg, nd.rpcAddr = rc.PG, rpcAddr
@@ -311,6 +313,9 @@ func (t *dbTracker) provider(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 	t.mu.Lock()
 	t.dbs = append(t.dbs, td)
 	t.mu.Unlock()
+	if ctx.ID == "tx_index" {
+		return &firstOutcomeDB{trackedDB: td}, nil
+	}
 	return td, nil
 }
 

@@ -125,6 +125,7 @@ type cluster struct {
 
 type clusterOptions struct {
 	backend    string // "sqlite" (default), "postgres" or "mysql"
+	validators int    // 0: the constant validators (4)
 	maxTxBytes int    // genesis max_tx_bytes; 0 keeps the default
 	// permissioned names the cluster's admin key in the genesis (otherwise
 	// the network is open).
@@ -168,7 +169,10 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 		o.backend = "sqlite"
 	}
 	dir := filepath.Join(t.TempDir(), "net")
-	opts := netctl.Options{Validators: validators, Dir: dir, Backend: o.backend}
+	if o.validators == 0 {
+		o.validators = validators
+	}
+	opts := netctl.Options{Validators: o.validators, Dir: dir, Backend: o.backend}
 	opts.Tuning.FastGossip = true
 	if o.consensusTimeouts {
 		d := node.DefaultTuning()

@@ -125,8 +125,9 @@ func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
 		return txn.Encode(tx)
 	}
 	committed := sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (1, 'committed')"))
-	if res, err := c.client(2, nil).Broadcast(ctx, client.ModeCommit, committed); err != nil || !res.OK() {
-		t.Fatalf("the user's first insert: %v %+v", err, res)
+	first, err := c.client(2, nil).Broadcast(ctx, client.ModeCommit, committed)
+	if err != nil || !first.OK() {
+		t.Fatalf("the user's first insert: %v %+v", err, first)
 	}
 	forged := sign(c.chainID, stmt("INSERT INTO byz (id, v) VALUES (2, 'forged')"))
 	forged[len(forged)-1] ^= 1
@@ -260,6 +261,14 @@ func testByzantineProposerBlockFailsAlike(t *testing.T, backend string) {
 	for i := range c.nodes {
 		if !c.net.Running(i) {
 			t.Errorf("%s stopped", c.nodes[i].Name)
+		}
+	}
+	// The replayed inclusion hides nothing: a resubmission of the
+	// committed tx answers its first, committed outcome on every node.
+	for i := range c.nodes {
+		res, err := c.client(i, nil).Broadcast(ctx, client.ModeSync, committed)
+		if err != nil || res.Code != api.CodeOK || res.Height != first.Height {
+			t.Errorf("resubmitting the committed tx to %s after its replay in a block: %+v %v; want code 0 at height %d", c.nodes[i].Name, res, err, first.Height)
 		}
 	}
 }

@@ -91,7 +91,7 @@ prefix forces a type: int:, float:, text:, bytes:<hex>, bool:.`
 
 func printResult(r *client.Result, m client.Mode) {
 	fmt.Printf("tx:     %s\n", r.Hash)
-	if m == client.ModeAsync {
+	if m == client.ModeAsync && r.Height == 0 {
 		fmt.Println("status: submitted (async: the outcome is not known yet)")
 		return
 	}

@@ -21,6 +21,7 @@ import (
 
 type execFlags struct {
 	mode, output, file string
+	saveTx             string
 	timeout            time.Duration
 	signer             signer
 	target             *target
@@ -40,6 +41,12 @@ Before anything is signed, the node is asked how many parameters each
 statement takes (where it can already compile it); a statement whose
 arguments do not match is refused, and nodes refuse it too (code 6).
 
+Each exec signs a new transaction: running exec again after an unknown
+outcome (exit status 3) may apply the statements twice. To retry safely,
+sign once with --save-tx FILE and resend the same bytes with
+relchain tx send FILE: they execute at most once, and a resend answers the
+committed result.
+
 ` + argHelp + "\n\n" + nodeHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.file == "" && len(args) == 0 {
@@ -58,6 +65,7 @@ arguments do not match is refused, and nodes refuse it too (code 6).
 	cmd.Flags().StringVar(&f.mode, "mode", "commit", "commit (wait for the block), sync (wait for CheckTx) or async (return at once)")
 	cmd.Flags().StringVar(&f.output, "output", "text", "text or json")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 60*time.Second, "give up waiting after this long")
+	cmd.Flags().StringVar(&f.saveTx, "save-tx", "", "write the signed transaction (hex) to this file before submitting it: if its outcome is unknown, relchain tx send FILE resends the same bytes, which never execute twice")
 	return cmd
 }
 
@@ -95,21 +103,11 @@ func runExec(stdin io.Reader, f *execFlags, args []string) error {
 	if f.target.explicit() || f.target.net != "" {
 		hintURL = c.URL()
 	}
-	res, err := submit(ctx, c, m, f.output, hintURL, stmts...)
+	res, err := submitSaved(ctx, c, m, f.output, hintURL, f.saveTx, stmts...)
 	if err != nil {
 		return err
 	}
-	if f.output == "json" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(res)
-	} else {
-		printResult(res, m)
-	}
-	if !res.OK() {
-		return fmt.Errorf("transaction %s (code %d): %s", api.CodeName(res.Code), res.Code, res.Error)
-	}
-	return nil
+	return printOutcome(res, m, f.output)
 }
 
 // readScript reads the statements of file (- is stdin) and splits them
