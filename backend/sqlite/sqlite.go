@@ -469,7 +469,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	case f.out:
 		return nil, 0, errReadWorkLimit
 	case err != nil:
-		return nil, 0, err
+		return nil, 0, rc.policy.explain(err) // a pragma function refused as it runs
 	}
 	return rows, st.Height, nil
 }
