@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -234,6 +235,46 @@ func (w *walker) guard(name string, f *pg_query.FuncCall, wrapper *pg_query.Node
 		return fmt.Errorf("function %s is not allowed in this position on the read path", name)
 	}
 	w.guards = append(w.guards, guardedCall{node: wrapper, cond: readGuarded[name]})
+	return nil
+}
+
+// guardsInFrom refuses a guarded call that is a FROM item (FROM
+// pg_get_userbyid(10)): a CASE cannot stand there.
+func guardsInFrom(top *pg_query.Node, calls []guardedCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	guarded := make(map[*pg_query.Node]bool, len(calls))
+	for _, g := range calls {
+		guarded[g.node] = true
+	}
+	var found *pg_query.FuncCall
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if rf, ok := m.Interface().(*pg_query.RangeFunction); ok {
+			for _, f := range rf.GetFunctions() {
+				if items := f.GetList().GetItems(); len(items) > 0 && guarded[items[0]] && found == nil {
+					found = items[0].GetFuncCall()
+				}
+			}
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case !fd.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(top.ProtoReflect())
+	if found != nil {
+		return fmt.Errorf("function %s is allowed on the read path only in an expression, not as a FROM item", strings.Join(stringsOf(found.GetFuncname()), "."))
+	}
 	return nil
 }
 
@@ -572,6 +613,9 @@ func analyzeRead(sql string) *readVerdict {
 		return &readVerdict{read: Read{Text: sql, Writes: writes}}
 	}
 	if err := substitute(w.catalogs); err != nil {
+		return &readVerdict{err: err}
+	}
+	if err := guardsInFrom(top, w.guards); err != nil {
 		return &readVerdict{err: err}
 	}
 	if err := guardCalls(w.guards); err != nil {

@@ -154,7 +154,9 @@ func TestReadPolicyHidesTheServersRoles(t *testing.T) {
 	if !strings.HasPrefix(r.Text, "SELECT CASE WHEN 10::pg_catalog.oid IN (") || !strings.Contains(r.Text, "THEN pg_get_userbyid(10) END AS who") {
 		t.Errorf("pg_get_userbyid is not guarded: %q", r.Text)
 	}
-	for _, q := range []string{`SELECT pg_get_userbyid(10, 11)`, `SELECT pg_get_userbyid(VARIADIC ARRAY[10])`, `SELECT pg_relation_size('acct', 'main')`} {
+	for _, q := range []string{`SELECT pg_get_userbyid(10, 11)`, `SELECT pg_get_userbyid(VARIADIC ARRAY[10])`, `SELECT pg_relation_size('acct', 'main')`,
+		`SELECT * FROM pg_get_userbyid(10)`, `SELECT * FROM ROWS FROM (pg_catalog.pg_get_userbyid(10))`,
+		`SELECT x FROM generate_series(1, 3) g, LATERAL pg_get_userbyid(g::oid) x`, `SELECT * FROM pg_table_size('pg_authid') s`} {
 		if _, err := CheckRead(q); err == nil {
 			t.Errorf("CheckRead(%q) accepts a form the guard does not cover", q)
 		}
