@@ -109,3 +109,41 @@ func TestPsqlListingsShowOwners(t *testing.T) {
 		}
 	}
 }
+
+// psql 15's other listings (captured in testdata/psql15) run on the read
+// path and list the user's objects only: \dt+ with sizes and owners, \di+,
+// \dn+, \df, \df+, \dT, \dT+, \dv, \dx, \dp.
+func TestPsqlMoreListingsRunOnTheReadPath(t *testing.T) {
+	b := openWithAcct(t)
+	block(t, b, 2, `CREATE VIEW rich AS SELECT id, balance FROM acct WHERE balance > 50`,
+		`CREATE FUNCTION public.double(x bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT x * 2'`)
+	for _, c := range []struct {
+		name string
+		col  int
+		want []string
+	}{
+		{"dt_plus", 1, []string{"acct"}},
+		{"di_plus", 1, []string{"acct_owner", "acct_pkey"}},
+		{"dn_plus", 0, []string{"public"}},
+		{"dv", 1, []string{"rich"}},
+		{"df", 1, []string{"double"}},
+		{"df_plus", 1, []string{"double"}},
+		{"dp", 1, []string{"acct", "rich"}},
+		{"dT", 1, nil},
+		{"dT_plus", 1, nil},
+		{"dx", 0, []string{"plpgsql"}},
+	} {
+		qs := psqlQueries(t, c.name, "")
+		if len(qs) != 1 {
+			t.Fatalf("testdata %s: %d queries, want 1", c.name, len(qs))
+		}
+		rows := read(t, b, qs[0])
+		requireColumn(t, `\`+c.name, rows, c.col, c.want...)
+		requireNoRelchain(t, `\`+c.name, rows)
+	}
+	// \dt+'s owner and size.
+	rows := read(t, b, psqlQueries(t, "dt_plus", "")[0])
+	if rows[0][3] == "<nil>" || rows[0][3] == "" || !strings.HasSuffix(rows[0][6], "kB") && !strings.HasSuffix(rows[0][6], "bytes") {
+		t.Errorf(`\dt+ shows no owner or size: %q`, rows[0])
+	}
+}

@@ -74,7 +74,7 @@ var readFuncs = setOf(
 	"pg_ts_dict_is_visible", "pg_ts_parser_is_visible", "pg_ts_template_is_visible",
 	"format_type", "pg_get_expr", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_triggerdef",
 	"pg_get_viewdef", "pg_get_ruledef", "pg_get_functiondef", "pg_get_function_arguments",
-	"pg_get_function_identity_arguments", "pg_get_function_result", "pg_get_serial_sequence",
+	"pg_get_function_identity_arguments", "pg_get_function_result", "pg_get_function_sqlbody", "pg_get_serial_sequence",
 	"pg_get_partkeydef", "pg_get_partition_constraintdef", "pg_get_statisticsobjdef",
 	"pg_get_statisticsobjdef_columns", "pg_get_statisticsobjdef_expressions",
 	"pg_partition_ancestors", "pg_partition_root", "pg_partition_tree", "pg_relation_is_publishable",
