@@ -17,8 +17,12 @@ import (
 //
 //   - SELECT and recursive CTEs (the connection is query_only, and Query
 //     refuses a statement that is not read-only);
-//   - reads of the client's own tables and views, and of the eponymous
-//     virtual tables of readVirtual;
+//   - reads of the client's own tables and views, of the schema table
+//     sqlite_schema (alias sqlite_master: the definitions of this
+//     database's tables, views, indexes and triggers, relchain's
+//     bookkeeping tables and capture triggers among them; the gateway
+//     points SQLite networks' users to it to list tables), and of the
+//     eponymous virtual tables of readVirtual;
 //   - the pragma table-valued functions of readPragmas, which describe one
 //     table or index of the client's (never one of relchain's);
 //   - the functions of allowedFunctions (a block's allowlist),
@@ -26,11 +30,12 @@ import (
 //     read: node-local values that decide nothing) and nothing else.
 //
 // Everything else is refused, named, as "not on relchain's read
-// allowlist": sqlite_schema and SQLite's other internal tables (the schema
-// table lists relchain's own tables and triggers, which an authorizer
-// cannot filter row by row), every other pragma and virtual table, the
-// functions that report the SQLite build or connection state. relchain's
-// own tables stay unreadable. A node's SQLite database is its own file,
+// allowlist": SQLite's other internal tables (sqlite_sequence,
+// sqlite_stat*, the temp schema), every other pragma and virtual table,
+// the functions that report the SQLite build or connection state.
+// relchain's own tables stay unreadable (their definitions in
+// sqlite_schema are no secret: an authorizer cannot filter rows, and
+// PostgreSQL's read path names them through object identifiers too). A node's SQLite database is its own file,
 // so no other database or account can be reached; see DESIGN.md ("The
 // read allowlist").
 
@@ -122,8 +127,8 @@ func (p *readPolicy) readTable(name string) string {
 			return "" // its PRAGMA is judged with its argument (readPragma)
 		}
 		return fmt.Sprintf("pragma function %s is not on relchain's read allowlist: only %s are", lower, pragmaList())
-	case isSchemaTable(name):
-		return fmt.Sprintf("relation %s (the schema table, sqlite_schema) is not on relchain's read allowlist: it lists relchain's own tables and triggers, which the read policy cannot filter; describe a table with pragma_table_info('t')", lower)
+	case lower == "sqlite_master":
+		return "" // sqlite_schema: this database's schema (readSchemaTable)
 	case strings.HasPrefix(lower, "sqlite_"):
 		return fmt.Sprintf("relation %s is not on relchain's read allowlist: SQLite's internal tables are not readable", lower)
 	case p.modules[lower] && !readVirtual[lower]:
