@@ -350,13 +350,11 @@ func checkForeignKey(n *sqlparser.ForeignKeyDefinition) error {
 }
 
 // checkTableName rejects schema-qualified names and the tables of the
-// system and of relchain. The read path (abci_query, no key) passes the
-// same gate: its allowlist of system relations is empty on MySQL and
-// MariaDB (see backend/mysql/DESIGN.md, "The read allowlist").
+// system and of relchain.
 func checkTableName(n *sqlparser.TableName) error {
 	for _, q := range []sqlparser.TableIdent{n.DbQualifier, n.SchemaQualifier} {
 		if s := strings.ToLower(q.String()); systemSchemas[s] {
-			return fmt.Errorf("system schema %s is not accessible to statements: relation %s.%s is not on relchain's read allowlist, which holds no relation of information_schema, mysql, performance_schema or sys (they show the server's accounts, other databases, settings and activity)", s, s, n.Name.String())
+			return &systemRelationError{schema: s, table: n.Name.String()}
 		}
 	}
 	if name := strings.ToLower(n.Name.String()); strings.HasPrefix(name, "relchain_") {
