@@ -476,7 +476,6 @@ var infoSchemaViews = map[string]string{
 	"collation_character_set_applicability": "",
 	"information_schema_catalog_name":       "",
 	"sql_features":                          "",
-	"sql_implementation_info":               "",
 	"sql_sizing":                            "",
 }
 

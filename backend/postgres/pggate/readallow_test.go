@@ -33,6 +33,7 @@ var readRefusals = []struct{ sql, names string }{
 	{`SELECT * FROM information_schema.role_table_grants`, "information_schema.role_table_grants"},
 	{`SELECT * FROM information_schema.user_mappings`, "information_schema.user_mappings"},
 	{`SELECT * FROM information_schema._pg_user_mappings`, "information_schema._pg_user_mappings"},
+	{`SELECT character_value FROM information_schema.sql_implementation_info`, "information_schema.sql_implementation_info"},
 	{`SELECT pg_has_role('postgres', 'member')`, "pg_has_role"},
 	{`SELECT to_regrole('postgres')`, "to_regrole"},
 	{`SELECT 10::regrole`, "regrole"},
