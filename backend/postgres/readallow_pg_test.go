@@ -147,3 +147,20 @@ func TestPsqlMoreListingsRunOnTheReadPath(t *testing.T) {
 		t.Errorf(`\dt+ shows no owner or size: %q`, rows[0])
 	}
 }
+
+// SQLAlchemy names catalog columns with their schema
+// (pg_catalog.pg_class.relname): the read text, where such a catalog is a
+// filtered subquery, still resolves them.
+func TestSchemaQualifiedCatalogColumnsRun(t *testing.T) {
+	b := openWithAcct(t)
+	requireColumn(t, "SQLAlchemy's table names", read(t, b,
+		`SELECT pg_catalog.pg_class.relname FROM pg_catalog.pg_class JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_class.relnamespace WHERE pg_catalog.pg_class.relkind = ANY (ARRAY['r', 'p', 'f']) AND pg_catalog.pg_class.relpersistence != 't' AND pg_catalog.pg_table_is_visible(pg_catalog.pg_class.oid) AND pg_catalog.pg_namespace.nspname != 'pg_catalog' ORDER BY 1`),
+		0, "acct")
+	requireColumn(t, "SQLAlchemy's columns", read(t, b,
+		`SELECT pg_catalog.pg_attribute.attname, pg_catalog.format_type(pg_catalog.pg_attribute.atttypid, pg_catalog.pg_attribute.atttypmod) FROM pg_catalog.pg_attribute JOIN pg_catalog.pg_class ON pg_catalog.pg_class.oid = pg_catalog.pg_attribute.attrelid WHERE pg_catalog.pg_class.relname = 'acct' AND pg_catalog.pg_attribute.attnum > 0 AND NOT pg_catalog.pg_attribute.attisdropped ORDER BY pg_catalog.pg_attribute.attnum`),
+		0, "id", "owner", "balance")
+	requireColumn(t, "information_schema, qualified", read(t, b,
+		`SELECT information_schema.tables.table_name FROM information_schema.tables WHERE information_schema.tables.table_schema = 'public'`),
+		0, "acct")
+	requireNoRelchain(t, "pg_catalog.pg_class.*", read(t, b, `SELECT pg_catalog.pg_class.* FROM pg_catalog.pg_class`))
+}

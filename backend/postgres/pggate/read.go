@@ -529,16 +529,17 @@ func readSchemaOf(schema string) string {
 // catalogUse is a catalog relation in a FROM clause, to be replaced by
 // its rows that are not relchain's.
 type catalogUse struct {
-	node   *pg_query.Node // holds the RangeVar
-	schema string
-	filter string
+	node    *pg_query.Node // holds the RangeVar (after substitute: the subquery)
+	schema  string
+	filter  string
+	aliased bool // the query gave the relation an alias of its own
 }
 
 // substitute replaces each recorded catalog relation by a subquery of its
 // rows that are not relchain's own, under the relation's alias (or name),
 // so the statement's columns and their names stay the same.
 func substitute(uses []catalogUse) error {
-	for _, u := range uses {
+	for i, u := range uses {
 		r := u.node.GetRangeVar()
 		text := fmt.Sprintf("SELECT * FROM %s.%s WHERE %s", u.schema, r.GetRelname(), u.filter)
 		tree, err := pg_query.Parse(text)
@@ -546,6 +547,7 @@ func substitute(uses []catalogUse) error {
 			return fmt.Errorf("filter of catalog %s: %w", r.GetRelname(), err)
 		}
 		alias := r.GetAlias()
+		uses[i].aliased = alias != nil
 		if alias == nil {
 			alias = &pg_query.Alias{Aliasname: r.GetRelname()}
 		}
@@ -555,6 +557,48 @@ func substitute(uses []catalogUse) error {
 		}}
 	}
 	return nil
+}
+
+// unqualify rewrites the column references that name a substituted
+// catalog with its schema (pg_catalog.pg_class.relname, as SQLAlchemy
+// writes them) to name it as the subquery that replaced it is named
+// (pg_class.relname): a subquery's alias takes no schema. Only catalogs
+// used without an alias are concerned (with one, PostgreSQL itself refuses
+// the schema-qualified name).
+func unqualify(top *pg_query.Node, uses []catalogUse) {
+	named := map[[2]string]bool{}
+	for _, u := range uses {
+		if r := u.node.GetRangeSubselect(); r != nil && r.GetAlias().GetAliasname() != "" && !u.aliased {
+			named[[2]string{u.schema, r.GetAlias().GetAliasname()}] = true
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if c, ok := m.Interface().(*pg_query.ColumnRef); ok {
+			f := c.GetFields()
+			if len(f) >= 3 && f[0].GetString_() != nil && f[1].GetString_() != nil &&
+				named[[2]string{f[0].GetString_().GetSval(), f[1].GetString_().GetSval()}] {
+				c.Fields = f[1:]
+			}
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case !fd.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(top.ProtoReflect())
 }
 
 // Read is what the read policy learns of an accepted query.
@@ -614,6 +658,7 @@ func analyzeRead(sql string) *readVerdict {
 	if err := substitute(w.catalogs); err != nil {
 		return &readVerdict{err: err}
 	}
+	unqualify(top, w.catalogs)
 	if err := guardsInFrom(top, w.guards); err != nil {
 		return &readVerdict{err: err}
 	}
