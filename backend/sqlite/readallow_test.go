@@ -54,6 +54,8 @@ func TestReadAllowlistOnSQLite(t *testing.T) {
 		{`SELECT last_insert_rowid()`, "last_insert_rowid", allowlist},
 		{`SELECT * FROM relchain_meta`, "relchain_meta", "relchain's own"},
 		{`SELECT count(*) FROM RELCHAIN_SYSTEM`, "relchain_system", "relchain's own"},
+		{`INSERT INTO t (id, v) VALUES (99, 'x')`, "t", "read-only"},
+		{`ATTACH ':memory:' AS x`, "attach", "read path"},
 	} {
 		readRefused(t, b, c.sql, c.names, c.why)
 	}

@@ -112,6 +112,12 @@ func (p *readPolicy) judge(action sqlite3.AuthorizerActionCode, name3rd, name4th
 		return readFunction(name4th)
 	case sqlite3.AUTH_PRAGMA:
 		return readPragma(name3rd, name4th)
+	case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
+		return fmt.Sprintf("writing table %s is not allowed: the query path is read-only (submit writes as transactions, relchain exec)", name3rd)
+	case sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT:
+		return "transaction control is not allowed on the read path"
+	case sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH:
+		return "ATTACH and DETACH are not allowed on the read path"
 	}
 	return fmt.Sprintf("authorizer action %d is not allowed on the read path: a query reads tables and calls functions, nothing else (submit writes as transactions)", int(action))
 }
