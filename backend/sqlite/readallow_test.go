@@ -73,7 +73,8 @@ func TestReadAllowlistOnSQLite(t *testing.T) {
 		}
 	}
 	// The pragmas on the list describe no table of relchain's.
-	for _, q := range []string{`SELECT name FROM pragma_table_info('relchain_meta')`, `SELECT name FROM pragma_index_list('RELCHAIN_system')`} {
+	for _, q := range []string{`SELECT name FROM pragma_table_info('relchain_meta')`, `SELECT name FROM pragma_index_list('RELCHAIN_system')`,
+		`SELECT name FROM pragma_table_info((SELECT 'relchain' || '_meta'))`, `SELECT p.name FROM t, pragma_table_xinfo('relchain_' || t.v) p`} {
 		for i := 0; i < 2; i++ { // compiled, then from the read cache
 			readRefused(t, b, q, "relchain_", "relchain's own")
 		}
