@@ -368,13 +368,14 @@ const (
 // pg_locks ...), files (pg_hba_file_rules, pg_file_settings), and
 // whatever a later PostgreSQL release adds.
 //
-// pg_roles is the one shared view on the list, and only in name: it is
-// replaced by its rows for the roles named by a row-security policy of
-// this database (pg_policy.polroles), which relchain's gate never lets a
-// block create, so it answers no row. psql's \d shows a table's policies
-// with a subquery of pg_roles; refusing the view would fail \d. The roles
-// of the server and their settings (rolconfig, rolsuper ...) are never
-// shown.
+// pg_roles is the one shared view on the list, and only for the names of
+// the roles a row-security policy of this database names (psql's \d shows
+// a table's policies with a subquery of pg_roles over pg_policy.polroles;
+// refusing the view there would fail \d): a query may read it only if it
+// also reads pg_policy (policyOnly), and then it is replaced by its rows
+// for the roles pg_policy names, none since relchain's gate never lets a
+// block create a policy. Anywhere else it is refused. The roles of the
+// server and their settings (rolconfig, rolsuper ...) are never shown.
 var catalogRelations = map[string]string{
 	// Schema objects of this database, without relchain's.
 	"pg_namespace":     "nspname <> 'relchain'",
@@ -428,6 +429,29 @@ var catalogRelations = map[string]string{
 	"pg_ts_template":           "",
 	// Shared, filtered to no role (see above).
 	"pg_roles": "oid IN (SELECT pg_catalog.unnest(polroles) FROM pg_catalog.pg_policy)",
+}
+
+// policyOnly are the catalog relations a query may read only together
+// with pg_policy (see pg_roles above).
+var policyOnly = setOf("pg_roles")
+
+// checkPolicyOnly refuses a query that reads a relation of policyOnly
+// without reading pg_policy.
+func checkPolicyOnly(uses []catalogUse) error {
+	var only string
+	for _, u := range uses {
+		rel := u.node.GetRangeVar().GetRelname()
+		switch {
+		case u.schema == "pg_catalog" && rel == "pg_policy":
+			return nil
+		case u.schema == "pg_catalog" && policyOnly[rel] && only == "":
+			only = rel
+		}
+	}
+	if only == "" {
+		return nil
+	}
+	return fmt.Errorf("relation pg_catalog.%s is not on relchain's read allowlist: it lists every role of a shared server with its settings (it is readable only with pg_policy, for the roles a row-security policy of this database names, as psql's \\d reads it)", only)
 }
 
 // infoSchemaViews are the views of information_schema the read path may
@@ -654,6 +678,9 @@ func analyzeRead(sql string) *readVerdict {
 	writes := w.modifying > 0
 	if len(w.catalogs) == 0 && len(w.guards) == 0 {
 		return &readVerdict{read: Read{Text: sql, Writes: writes}}
+	}
+	if err := checkPolicyOnly(w.catalogs); err != nil {
+		return &readVerdict{err: err}
 	}
 	if err := substitute(w.catalogs); err != nil {
 		return &readVerdict{err: err}
