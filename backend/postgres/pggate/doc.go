@@ -32,7 +32,7 @@
 // infoSchemaViews): the system relations and functions a read without a
 // key may use are named, every other one is refused as "not on relchain's
 // read allowlist", and none shows other roles or databases of a shared
-// server, its settings, statistics or activity (pg_roles is refused but
+// server, its settings, statistics or activity (pg_roles is refused except
 // with pg_policy, where it answers no role;
 // pg_get_userbyid answers only for the owners of this database's objects,
 // behind a guard the read text carries). It also hides relchain's own objects
