@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,6 +36,31 @@ func TestQueryCannotReadFilesOrKillWriters_Postgres(t *testing.T) {
 		res, err := c.client(i, nil).Query(ctx, 0, `SELECT count(*) FROM t`)
 		if err != nil || len(res.Rows) != 1 {
 			t.Fatalf("node %d after the attacks: %v, %v", i, res, err)
+		}
+	}
+}
+
+// Issue 32, reproduction 7: abci_query (no key) listed every role of the
+// shared PostgreSQL server with its settings (pg_roles), while pg_user was
+// refused. The read path is now an allowlist: pg_roles and the other role
+// catalogs are refused on every node, and psql's catalogs still answer.
+func TestQueryShowsNoRoleOfTheServer_Postgres(t *testing.T) {
+	runBesideOtherNetworks(t)
+	c := mustStartCluster(t, clusterOptions{backend: "postgres"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c.mustExecEverywhere(ctx, 0, stmt(`CREATE TABLE t (id int PRIMARY KEY)`))
+	for i := 0; i < validators; i++ {
+		cl := c.client(i, nil)
+		for _, q := range []string{`SELECT rolname, rolsuper, rolconfig FROM pg_roles`, `SELECT usename FROM pg_user`, `SELECT setconfig FROM pg_db_role_setting`,
+			`SELECT datname FROM pg_database`, `SELECT version()`, `SELECT 10::regrole`} {
+			if res, err := cl.Query(ctx, 0, q); err == nil || !strings.Contains(err.Error(), "read allowlist") {
+				t.Errorf("node %d: %q = %v, %v; want a refusal naming relchain's read allowlist", i, q, res, err)
+			}
+		}
+		res, err := cl.Query(ctx, 0, `SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c WHERE c.relname = 't'`)
+		if err != nil || len(res.Rows) != 1 || res.Rows[0][1] == nil {
+			t.Errorf("node %d: the table and its owner: %v, %v", i, res, err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/relchain/relchain/backend"
+	mycheck "github.com/relchain/relchain/backend/mysql/mysqlgate"
 )
 
 // snapshot takes a connection of pool (Query's readers, or the internal
@@ -59,6 +60,11 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	// and node-local functions; the backstop alone only checks the kind.
 	st, err := b.verdict.gated(sql)
 	if err != nil {
+		if be := backend.AsError(err); be != nil && be.Class == backend.ClassPermission {
+			if rerr := mycheck.ReadRefusal(sql); rerr != nil {
+				return nil, 0, permission("refused by relchain's read policy: " + rerr.Error())
+			}
+		}
 		return nil, 0, b.syntaxFirst(ctx, st, err)
 	}
 	if !st.read {

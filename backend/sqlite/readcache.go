@@ -30,14 +30,15 @@ const readQueries = 64
 // holds no read snapshot between queries (checkpoints can proceed).
 type readCache struct {
 	c       *sqlite3.Conn
+	policy  *readPolicy // the connection's read policy (its refusals' reasons)
 	stmts   map[string]*sqlite3.Stmt
 	order   []string
 	control map[string]*sqlite3.Stmt // BEGIN, ROLLBACK, readState's, the schema version's
 	ver     int64                    // the schema version stmts were compiled on
 }
 
-func newReadCache(c *sqlite3.Conn) *readCache {
-	return &readCache{c: c, stmts: make(map[string]*sqlite3.Stmt), control: make(map[string]*sqlite3.Stmt), ver: -1}
+func newReadCache(c *sqlite3.Conn, policy *readPolicy) *readCache {
+	return &readCache{c: c, policy: policy, stmts: make(map[string]*sqlite3.Stmt), control: make(map[string]*sqlite3.Stmt), ver: -1}
 }
 
 // sync empties the cache of queries when the schema version seen by the
@@ -113,7 +114,7 @@ func (rc *readCache) query(sql string) (*sqlite3.Stmt, error) {
 	}
 	st, err := prepareOne(rc.c, sql)
 	if err != nil {
-		return nil, err
+		return nil, rc.policy.explain(err)
 	}
 	if len(rc.order) >= readQueries {
 		old := rc.order[0]

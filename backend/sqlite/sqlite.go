@@ -111,8 +111,8 @@ type Backend struct {
 	// node's own reads.
 	querySlots chan struct{}
 	// restricted marks a read connection that is running a client's query:
-	// its authorizer then allows reading only (see authorizeRead).
-	restricted map[*sqlite3.Conn]*atomic.Bool
+	// its authorizer then applies the read policy (readpolicy.go).
+	restricted map[*sqlite3.Conn]*readPolicy
 	// gating holds each read connection's gate, used by Analyze.
 	gating map[*sqlite3.Conn]*readGate
 	// rstmts holds each read connection's compiled queries (readcache.go);
@@ -227,7 +227,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*atomic.Bool), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
+	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*readPolicy), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
 	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes, capture: defaultCapture}
 	for _, o := range opts {
 		o(&b.opts)
@@ -336,7 +336,7 @@ func (b *Backend) openReaders() error {
 				}
 			}
 		}
-		flag, rg := new(atomic.Bool), new(readGate)
+		flag, rg := newReadPolicy(b.wgate.modules), new(readGate)
 		rg.g.modules, rg.g.off = b.wgate.modules, b.opts.noGate
 		if err == nil {
 			err = r.SetAuthorizer(authorizeRead(flag, rg))
@@ -349,7 +349,7 @@ func (b *Backend) openReaders() error {
 		}
 		b.restricted[r] = flag
 		b.gating[r] = rg
-		b.rstmts[r] = newReadCache(r)
+		b.rstmts[r] = newReadCache(r, flag)
 		b.readPool <- r
 		b.nreaders++
 	}
@@ -386,32 +386,6 @@ func (b *Backend) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4t
 		return sqlite3.AUTH_OK
 	}
 	return b.wgate.check(action, name3rd, name4th, schema, inner)
-}
-
-// authorizeRead lets a client's query read and call functions, nothing
-// else: no PRAGMA (it would change the shared read connection's settings
-// for later queries), no transaction control, no ATTACH, and no reads of
-// relchain's own tables.
-// While Analyze prepares a statement, the connection's gate decides.
-func authorizeRead(restricted *atomic.Bool, rg *readGate) func(sqlite3.AuthorizerActionCode, string, string, string, string) sqlite3.AuthorizerReturnCode {
-	return func(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
-		if rg.on.Load() {
-			return rg.g.check(action, name3rd, name4th, schema, inner)
-		}
-		if !restricted.Load() {
-			return sqlite3.AUTH_OK
-		}
-		switch action {
-		case sqlite3.AUTH_READ:
-			if isRelchainName(name3rd) {
-				return sqlite3.AUTH_DENY // relchain's own state (system state included) is not client-visible
-			}
-			return sqlite3.AUTH_OK
-		case sqlite3.AUTH_SELECT, sqlite3.AUTH_FUNCTION, sqlite3.AUTH_RECURSIVE:
-			return sqlite3.AUTH_OK
-		}
-		return sqlite3.AUTH_DENY
-	}
 }
 
 func isRelchainName(s string) bool {
@@ -525,7 +499,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	case f.out:
 		return nil, 0, errReadWorkLimit
 	case err != nil:
-		return nil, 0, err
+		return nil, 0, rc.policy.explain(err) // a pragma function refused as it runs
 	}
 	return rows, st.Height, nil
 }

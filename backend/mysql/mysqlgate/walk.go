@@ -354,7 +354,7 @@ func checkForeignKey(n *sqlparser.ForeignKeyDefinition) error {
 func checkTableName(n *sqlparser.TableName) error {
 	for _, q := range []sqlparser.TableIdent{n.DbQualifier, n.SchemaQualifier} {
 		if s := strings.ToLower(q.String()); systemSchemas[s] {
-			return fmt.Errorf("system schema %s is not accessible to statements", s)
+			return &systemRelationError{schema: s, table: n.Name.String()}
 		}
 	}
 	if name := strings.ToLower(n.Name.String()); strings.HasPrefix(name, "relchain_") {

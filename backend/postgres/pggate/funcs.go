@@ -33,7 +33,7 @@ var clockFuncs = map[string]siteKind{
 func (w *walker) funcCall(f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 	names := stringsOf(f.GetFuncname())
 	if w.policy == readPolicy {
-		return w.readFuncCall(names, f)
+		return w.readFuncCall(names, f, wrapper)
 	}
 	var name string
 	switch {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -45,36 +46,46 @@ var readNodes = setOf(
 	"RangeTableSample", // TABLESAMPLE: samples differ between nodes
 )
 
-// readFuncs are functions the read path allows besides allowedFuncs, the
-// clock functions and random(): harmless, but refused in blocks because
-// their values differ between nodes (object identifiers, catalog text,
-// node-local values, random numbers) or the gate cannot yet show their
-// result is independent of row order (window functions). Functions that
-// read files, open connections, sleep, change settings, take locks, signal
-// backends, write or reveal the node's configuration or network stay off
-// this list (see funcReasons).
+// readFuncs are the functions the read path allows besides allowedFuncs,
+// the clock functions and random(). Together with those, readGuarded,
+// readSelfForms and infoSchemaFuncs they are the read path's function
+// allowlist: every other function is refused (fail closed), named, "not on
+// relchain's read allowlist". Each is harmless, and refused in blocks only
+// because its value differs between nodes (object identifiers, catalog
+// text, random numbers) or the gate cannot yet show its result independent
+// of row order (window functions). Each reveals at most this database's
+// own schema objects (the network's database: other databases are not
+// reachable from a PostgreSQL session) or the caller's own session, never
+// other roles, other databases, settings, statistics or the server's
+// files, network or processes; backend/postgres/DESIGN.md ("The read
+// allowlist") says why for each group. Deliberately absent: version()
+// (the server's exact build; the wire listener answers SELECT version()
+// itself), pg_has_role, to_regrole, shobj_description and the has_*
+// privilege forms that take a role (each tells whether a role of the
+// server exists or what it may do), the functions of funcReasons (files,
+// network, settings, sleeping, locks, signals, the server's addresses and
+// start time).
 var readFuncs = setOf(
-	// Catalog introspection (psql's \d family, ORMs).
+	// Catalog introspection (psql's \d family, ORMs): visibility on the
+	// session's search_path, definitions of this database's objects.
 	"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible", "pg_operator_is_visible",
 	"pg_opclass_is_visible", "pg_opfamily_is_visible", "pg_collation_is_visible",
 	"pg_conversion_is_visible", "pg_statistics_obj_is_visible", "pg_ts_config_is_visible",
 	"pg_ts_dict_is_visible", "pg_ts_parser_is_visible", "pg_ts_template_is_visible",
 	"format_type", "pg_get_expr", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_triggerdef",
 	"pg_get_viewdef", "pg_get_ruledef", "pg_get_functiondef", "pg_get_function_arguments",
-	"pg_get_function_identity_arguments", "pg_get_function_result", "pg_get_serial_sequence",
+	"pg_get_function_identity_arguments", "pg_get_function_result", "pg_get_function_sqlbody", "pg_get_serial_sequence",
 	"pg_get_partkeydef", "pg_get_partition_constraintdef", "pg_get_statisticsobjdef",
-	"pg_get_statisticsobjdef_columns", "pg_get_statisticsobjdef_expressions", "pg_get_userbyid",
+	"pg_get_statisticsobjdef_columns", "pg_get_statisticsobjdef_expressions",
 	"pg_partition_ancestors", "pg_partition_root", "pg_partition_tree", "pg_relation_is_publishable",
-	"obj_description", "col_description", "shobj_description", "pg_encoding_to_char",
-	"pg_char_to_encoding", "pg_index_column_has_property", "pg_index_has_property",
-	"pg_indexam_has_property", "pg_typeof", "to_regclass", "to_regtype", "to_regnamespace",
-	"to_regproc", "to_regprocedure", "to_regrole", "has_table_privilege", "has_column_privilege",
-	"has_any_column_privilege", "has_schema_privilege", "has_function_privilege",
-	"has_sequence_privilege", "pg_has_role", "pg_table_size", "pg_relation_size",
-	"pg_total_relation_size", "pg_indexes_size", "pg_size_pretty", "pg_column_size",
-	// Session values an ORM asks for (search_path is pinned to public).
+	"obj_description", "col_description", "pg_encoding_to_char", "pg_char_to_encoding",
+	"pg_index_column_has_property", "pg_index_has_property", "pg_indexam_has_property", "pg_typeof",
+	"to_regclass", "to_regtype", "to_regnamespace", "to_regproc", "to_regprocedure", "to_regoper",
+	"to_regoperator", "to_regcollation", "pg_get_keywords", "pg_size_pretty", "pg_column_size",
+	// The session's own values (search_path is pinned to public; the user
+	// is the network's reader role, the database the network's own).
 	"current_schema", "current_schemas", "current_database", "current_user", "session_user",
-	"current_role", "user", "version",
+	"current_role", "user",
 	// Text and arrays.
 	"quote_ident", "quote_literal", "quote_nullable", "format", "regexp_replace", "regexp_match",
 	"regexp_matches", "regexp_split_to_array", "regexp_like", "string_to_array", "array_dims",
@@ -86,10 +97,86 @@ var readFuncs = setOf(
 	"random_normal", "gen_random_uuid", "timeofday", "age", "timezone",
 )
 
+// readSelfForms are the privilege functions the read path allows in their
+// form without a role argument (the caller's own privileges, on objects
+// of this database), with that form's number of arguments. The forms that
+// name a role would tell whether any role of a shared server exists
+// (an unknown one is an error) and what it may do.
+var readSelfForms = map[string]int{
+	"has_table_privilege":      2,
+	"has_column_privilege":     3,
+	"has_any_column_privilege": 2,
+	"has_schema_privilege":     2,
+	"has_function_privilege":   2,
+	"has_sequence_privilege":   2,
+	"has_type_privilege":       2,
+}
+
+// infoSchemaFuncs are the SQL helpers of information_schema's views a
+// query may call itself: pure functions of their arguments (pgjdbc calls
+// _pg_expandarray).
+var infoSchemaFuncs = setOf(
+	"_pg_expandarray", "_pg_index_position", "_pg_truetypid", "_pg_truetypmod", "_pg_char_max_length",
+	"_pg_char_octet_length", "_pg_numeric_precision", "_pg_numeric_precision_radix", "_pg_numeric_scale",
+	"_pg_datetime_precision", "_pg_interval_type",
+)
+
+// readGuarded are the functions the read path allows only behind a guard
+// on their one argument, as the text it runs says (see guardCalls): a
+// call whose argument fails the guard answers NULL.
+//
+//   - pg_get_userbyid names any role of the server from its identifier
+//     (counting up from 10 would list them all); psql's \dt, \di, \dn show
+//     owners with it. It answers for the roles that own an object of this
+//     database (ownersOfThisDatabase): the network's own roles, and the
+//     bootstrap superuser that owns pg_catalog.
+//   - the size functions measure a relation on disk; psql's \dt+ shows
+//     them. They answer for this database's relations, not for the
+//     catalogs shared by every database of the server (pg_authid,
+//     pg_database ...), whose sizes would count the server's roles and
+//     databases.
+var readGuarded = map[string]string{
+	"pg_get_userbyid":        "(0)::pg_catalog.oid IN (" + ownersOfThisDatabase + ")",
+	"pg_table_size":          notShared,
+	"pg_relation_size":       notShared,
+	"pg_total_relation_size": notShared,
+	"pg_indexes_size":        notShared,
+}
+
+// ownersOfThisDatabase selects the roles that own an object of this
+// database, or the database itself.
+const ownersOfThisDatabase = "SELECT relowner FROM pg_catalog.pg_class" +
+	" UNION SELECT nspowner FROM pg_catalog.pg_namespace" +
+	" UNION SELECT proowner FROM pg_catalog.pg_proc" +
+	" UNION SELECT typowner FROM pg_catalog.pg_type" +
+	" UNION SELECT collowner FROM pg_catalog.pg_collation" +
+	" UNION SELECT oprowner FROM pg_catalog.pg_operator" +
+	" UNION SELECT opcowner FROM pg_catalog.pg_opclass" +
+	" UNION SELECT opfowner FROM pg_catalog.pg_opfamily" +
+	" UNION SELECT lanowner FROM pg_catalog.pg_language" +
+	" UNION SELECT extowner FROM pg_catalog.pg_extension" +
+	" UNION SELECT pubowner FROM pg_catalog.pg_publication" +
+	" UNION SELECT conowner FROM pg_catalog.pg_conversion" +
+	" UNION SELECT cfgowner FROM pg_catalog.pg_ts_config" +
+	" UNION SELECT dictowner FROM pg_catalog.pg_ts_dict" +
+	" UNION SELECT stxowner FROM pg_catalog.pg_statistic_ext" +
+	" UNION SELECT datdba FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()"
+
+// notShared is the guard of the size functions: the relation is not one
+// of the catalogs every database of the server shares.
+const notShared = "(0)::pg_catalog.regclass::pg_catalog.oid IN (SELECT oid FROM pg_catalog.pg_class WHERE NOT relisshared)"
+
+// notOnReadAllowlist is the refusal of a function that is on none of the
+// read path's lists.
+func notOnReadAllowlist(name string) error {
+	return fmt.Errorf("function %s is not on relchain's read allowlist: reads without a key may call only the functions that reveal nothing beyond this network's own schema and data (it may show other roles or databases of the server, its settings, statistics, files or processes)", name)
+}
+
 // readFuncCall checks a function call on the read path: a function of the
 // allowlists or a user-defined function public.name(...); lpad/rpad and
-// the size-multiplying functions keep their memory bounds.
-func (w *walker) readFuncCall(names []string, f *pg_query.FuncCall) error {
+// the size-multiplying functions keep their memory bounds, and the calls
+// of readGuarded are recorded for guardCalls.
+func (w *walker) readFuncCall(names []string, f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 	var name string
 	switch {
 	case len(names) == 1:
@@ -98,17 +185,28 @@ func (w *walker) readFuncCall(names []string, f *pg_query.FuncCall) error {
 		name = names[1]
 	case len(names) == 2 && names[0] == "public":
 		return w.userCall(f, names[1])
-	case len(names) == 2 && names[0] == "information_schema" && strings.HasPrefix(names[1], "_pg_"):
-		return nil // the SQL helpers of information_schema's views
+	case len(names) == 2 && names[0] == "information_schema":
+		if infoSchemaFuncs[names[1]] {
+			return nil
+		}
+		return notOnReadAllowlist(strings.Join(names, "."))
 	default:
 		return fmt.Errorf("function %s is not allowed: only built-in functions (unqualified or pg_catalog.) and user-defined functions called as public.name(...) are", strings.Join(names, "."))
 	}
 	_, clock := clockFuncs[name]
-	if !allowedFuncs[name] && !readFuncs[name] && !clock && name != "random" {
-		if why, ok := funcReasons[name]; ok {
-			return fmt.Errorf("function %s is not allowed: %s", name, why)
+	switch arity, self := readSelfForms[name]; {
+	case allowedFuncs[name], readFuncs[name], clock, name == "random":
+	case self:
+		if len(f.GetArgs()) != arity {
+			return fmt.Errorf("function %s is allowed on the read path only in its %d-argument form, for the caller's own privileges: the form that names a role is not on relchain's read allowlist (it shows other roles of the server)", name, arity)
 		}
-		return fmt.Errorf("function %s is not allowed on the read path: it is not on the gate's allowlist of harmless functions", name)
+	case readGuarded[name] != "":
+		return w.guard(name, f, wrapper)
+	default:
+		if why, ok := funcReasons[name]; ok {
+			return fmt.Errorf("function %s is not on relchain's read allowlist: %s", name, why)
+		}
+		return notOnReadAllowlist(name)
 	}
 	if err := w.grows(name, f.GetArgs()); err != nil {
 		return err
@@ -127,18 +225,116 @@ func (w *walker) readFuncCall(names []string, f *pg_query.FuncCall) error {
 	return nil
 }
 
+// guard records a call of a readGuarded function for guardCalls.
+func (w *walker) guard(name string, f *pg_query.FuncCall, wrapper *pg_query.Node) error {
+	if len(f.GetArgs()) != 1 || f.GetAggStar() || f.GetAggDistinct() || f.GetFuncVariadic() || f.GetOver() != nil ||
+		len(f.GetAggOrder()) > 0 || f.GetAggFilter() != nil || f.GetArgs()[0].GetNamedArgExpr() != nil {
+		return fmt.Errorf("function %s is allowed on the read path only as a plain call with one argument", name)
+	}
+	if wrapper == nil {
+		return fmt.Errorf("function %s is not allowed in this position on the read path", name)
+	}
+	w.guards = append(w.guards, guardedCall{node: wrapper, cond: readGuarded[name]})
+	return nil
+}
+
+// guardsInFrom refuses a guarded call that is a FROM item (FROM
+// pg_get_userbyid(10)): a CASE cannot stand there.
+func guardsInFrom(top *pg_query.Node, calls []guardedCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	guarded := make(map[*pg_query.Node]bool, len(calls))
+	for _, g := range calls {
+		guarded[g.node] = true
+	}
+	var found *pg_query.FuncCall
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if rf, ok := m.Interface().(*pg_query.RangeFunction); ok {
+			for _, f := range rf.GetFunctions() {
+				if items := f.GetList().GetItems(); len(items) > 0 && guarded[items[0]] && found == nil {
+					found = items[0].GetFuncCall()
+				}
+			}
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case !fd.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(top.ProtoReflect())
+	if found != nil {
+		return fmt.Errorf("function %s is allowed on the read path only in an expression, not as a FROM item", strings.Join(stringsOf(found.GetFuncname()), "."))
+	}
+	return nil
+}
+
+// guardedCall is a call of a readGuarded function, to be wrapped in its
+// guard.
+type guardedCall struct {
+	node *pg_query.Node // holds the FuncCall
+	cond string         // the guard, its argument written (0)
+}
+
+// guardCalls replaces each recorded call f(x) by CASE WHEN <guard of x>
+// THEN f(x) END.
+func guardCalls(calls []guardedCall) error {
+	for _, g := range calls {
+		f := g.node.GetFuncCall()
+		tree, err := pg_query.Parse("SELECT CASE WHEN " + g.cond + " THEN 0 END")
+		if err != nil {
+			return fmt.Errorf("guard of %v: %w", f.GetFuncname(), err)
+		}
+		c := tree.GetStmts()[0].GetStmt().GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal()
+		when := c.GetCaseExpr().GetArgs()[0].GetCaseWhen()
+		cast := when.GetExpr().GetSubLink().GetTestexpr().GetTypeCast()
+		for cast.GetArg().GetTypeCast() != nil {
+			cast = cast.GetArg().GetTypeCast()
+		}
+		if cast == nil || cast.GetArg().GetAConst() == nil {
+			return fmt.Errorf("guard of %v: no argument placeholder", f.GetFuncname())
+		}
+		cast.Arg = f.GetArgs()[0]
+		when.Result = &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: f}}
+		g.node.Node = c.GetNode()
+	}
+	return nil
+}
+
 // readTypeName allows on the read path any type of pg_catalog (object
 // identifier types such as regclass included), public (tables' row types)
-// or information_schema; a type's input function reads no file.
+// or information_schema, except readTypes: a type's input function reads
+// no file.
 func readTypeName(t *pg_query.TypeName) error {
 	names := stringsOf(t.GetNames())
 	switch {
-	case len(names) == 1:
+	case len(names) == 1, len(names) == 2 && names[0] == "pg_catalog":
+		if why, ok := readTypes[names[len(names)-1]]; ok {
+			return fmt.Errorf("type %s is not on relchain's read allowlist: %s", names[len(names)-1], why)
+		}
 		return nil
-	case len(names) == 2 && (names[0] == "pg_catalog" || names[0] == "public" || names[0] == "information_schema"):
+	case len(names) == 2 && (names[0] == "public" || names[0] == "information_schema"):
 		return nil
 	}
 	return fmt.Errorf("type %s is not allowed: only types of pg_catalog, public and information_schema are", strings.Join(names, "."))
+}
+
+// readTypes are the types of pg_catalog the read path refuses: their
+// input and output functions look roles of the server up by name or
+// identifier (a cast of 10 to regrole names a role; a cast of 'r=r/x' to
+// aclitem tells whether roles r and x exist).
+var readTypes = map[string]string{
+	"regrole": "its values name any role of the server",
+	"aclitem": "its input names roles of the server, and fails for a role that does not exist",
 }
 
 // readSchema allows on the read path the schemas pg_catalog and
@@ -158,77 +354,159 @@ const (
 	relchainRelations  = "(SELECT oid FROM pg_catalog.pg_class WHERE relnamespace IN " + relchainNamespaces + ")"
 )
 
-// catalogRelations are the relations of pg_catalog the read path may read:
-// those that describe the schema, as psql's \d family and ORMs read them,
-// each with the condition that hides relchain's own objects ("" for none
-// to hide). The others (pg_stat_*, pg_settings, pg_authid, pg_database,
-// pg_locks, ...) show the server's runtime state, configuration, secrets or
-// other databases and stay refused.
+// catalogRelations are the relations of pg_catalog the read path may
+// read: its allowlist of system relations, with infoSchemaViews. Each maps
+// to the condition that hides relchain's own objects ("" for none to
+// hide). Every one is a catalog of this database alone (not one of the
+// catalogs all databases of a server share: pg_authid, pg_database,
+// pg_db_role_setting, pg_tablespace, pg_shdepend ...) and describes its
+// schema objects, or is a view over such catalogs; backend/postgres/DESIGN.md
+// ("The read allowlist") says what each reveals. Every other relation of
+// pg_catalog is refused as "not on relchain's read allowlist": the roles
+// of a shared server (pg_roles aside, below), its other databases, its
+// settings, statistics and activity (pg_settings, pg_stat_*, pg_stats,
+// pg_locks ...), files (pg_hba_file_rules, pg_file_settings), and
+// whatever a later PostgreSQL release adds.
+//
+// pg_roles is the one shared view on the list, and only for the names of
+// the roles a row-security policy of this database names (psql's \d shows
+// a table's policies with a subquery of pg_roles over pg_policy.polroles;
+// refusing the view there would fail \d): a query may read it only if it
+// also reads pg_policy (policyOnly), and then it is replaced by its rows
+// for the roles pg_policy names, none since relchain's gate never lets a
+// block create a policy. Anywhere else it is refused. The roles of the
+// server and their settings (rolconfig, rolsuper ...) are never shown.
 var catalogRelations = map[string]string{
-	"pg_namespace":             "nspname <> 'relchain'",
-	"pg_class":                 "relnamespace NOT IN " + relchainNamespaces,
-	"pg_type":                  "typnamespace NOT IN " + relchainNamespaces,
-	"pg_proc":                  "pronamespace NOT IN " + relchainNamespaces,
-	"pg_constraint":            "connamespace NOT IN " + relchainNamespaces,
-	"pg_statistic_ext":         "stxnamespace NOT IN " + relchainNamespaces,
-	"pg_attribute":             "attrelid NOT IN " + relchainRelations,
-	"pg_attrdef":               "adrelid NOT IN " + relchainRelations,
-	"pg_index":                 "indrelid NOT IN " + relchainRelations,
-	"pg_policy":                "polrelid NOT IN " + relchainRelations,
-	"pg_rewrite":               "ev_class NOT IN " + relchainRelations,
-	"pg_sequence":              "seqrelid NOT IN " + relchainRelations,
-	"pg_description":           "objoid NOT IN " + relchainRelations,
-	"pg_trigger":               "tgrelid NOT IN " + relchainRelations + " AND tgname NOT LIKE 'relchain%'",
-	"pg_tables":                "schemaname <> 'relchain'",
-	"pg_indexes":               "schemaname <> 'relchain'",
-	"pg_views":                 "schemaname <> 'relchain'",
-	"pg_matviews":              "schemaname <> 'relchain'",
-	"pg_sequences":             "schemaname <> 'relchain'",
+	// Schema objects of this database, without relchain's.
+	"pg_namespace":     "nspname <> 'relchain'",
+	"pg_class":         "relnamespace NOT IN " + relchainNamespaces,
+	"pg_type":          "typnamespace NOT IN " + relchainNamespaces,
+	"pg_proc":          "pronamespace NOT IN " + relchainNamespaces,
+	"pg_constraint":    "connamespace NOT IN " + relchainNamespaces,
+	"pg_statistic_ext": "stxnamespace NOT IN " + relchainNamespaces,
+	"pg_attribute":     "attrelid NOT IN " + relchainRelations,
+	"pg_attrdef":       "adrelid NOT IN " + relchainRelations,
+	"pg_index":         "indrelid NOT IN " + relchainRelations,
+	"pg_policy":        "polrelid NOT IN " + relchainRelations,
+	"pg_rewrite":       "ev_class NOT IN " + relchainRelations,
+	"pg_sequence":      "seqrelid NOT IN " + relchainRelations,
+	"pg_description":   "objoid NOT IN " + relchainRelations,
+	"pg_trigger":       "tgrelid NOT IN " + relchainRelations + " AND tgname NOT LIKE 'relchain%'",
+	// Views over them.
+	"pg_tables":             "schemaname <> 'relchain'",
+	"pg_indexes":            "schemaname <> 'relchain'",
+	"pg_views":              "schemaname <> 'relchain'",
+	"pg_matviews":           "schemaname <> 'relchain'",
+	"pg_sequences":          "schemaname <> 'relchain'",
+	"pg_rules":              "schemaname <> 'relchain'",
+	"pg_publication_tables": "schemaname <> 'relchain'",
+	// Catalogs of this database that list nothing of relchain's.
 	"pg_am":                    "",
+	"pg_amop":                  "",
+	"pg_amproc":                "",
+	"pg_opclass":               "",
+	"pg_opfamily":              "",
+	"pg_operator":              "",
+	"pg_aggregate":             "",
 	"pg_collation":             "",
+	"pg_conversion":            "",
+	"pg_cast":                  "",
+	"pg_enum":                  "",
+	"pg_range":                 "",
+	"pg_language":              "",
+	"pg_extension":             "",
+	"pg_depend":                "",
 	"pg_inherits":              "",
 	"pg_partitioned_table":     "",
-	"pg_roles":                 "",
+	"pg_foreign_table":         "",
 	"pg_publication":           "",
 	"pg_publication_namespace": "",
 	"pg_publication_rel":       "",
-	"pg_tablespace":            "",
-	"pg_enum":                  "",
-	"pg_range":                 "",
-	"pg_opclass":               "",
-	"pg_operator":              "",
-	"pg_language":              "",
-	"pg_extension":             "",
-	"pg_cast":                  "",
-	"pg_depend":                "",
-	"pg_foreign_table":         "",
+	"pg_ts_config":             "",
+	"pg_ts_config_map":         "",
+	"pg_ts_dict":               "",
+	"pg_ts_parser":             "",
+	"pg_ts_template":           "",
+	// Shared, filtered to no role (see above).
+	"pg_roles": "oid IN (SELECT pg_catalog.unnest(polroles) FROM pg_catalog.pg_policy)",
+}
+
+// policyOnly are the catalog relations a query may read only together
+// with pg_policy (see pg_roles above).
+var policyOnly = setOf("pg_roles")
+
+// checkPolicyOnly refuses a query that reads a relation of policyOnly
+// without reading pg_policy.
+func checkPolicyOnly(uses []catalogUse) error {
+	var only string
+	for _, u := range uses {
+		rel := u.node.GetRangeVar().GetRelname()
+		switch {
+		case u.schema == "pg_catalog" && rel == "pg_policy":
+			return nil
+		case u.schema == "pg_catalog" && policyOnly[rel] && only == "":
+			only = rel
+		}
+	}
+	if only == "" {
+		return nil
+	}
+	return fmt.Errorf("relation pg_catalog.%s is not on relchain's read allowlist: it lists every role of a shared server with its settings (it is readable only with pg_policy, for the roles a row-security policy of this database names, as psql's \\d reads it)", only)
 }
 
 // infoSchemaViews are the views of information_schema the read path may
 // read, each with the condition that hides relchain's own objects. The
 // reader role may SELECT relchain's bookkeeping tables (the query path
 // reads the height from relchain.meta), so the views' own privilege
-// filter would show them.
+// filter would show them. Each shows this database's schema objects that
+// the reader role may use (the views' own filter), or fixed facts about
+// PostgreSQL (sql_features ...). Refused: the views of roles
+// (applicable_roles, enabled_roles, administrable_role_authorizations,
+// role_*_grants), of foreign servers and user mappings (their options can
+// hold credentials), the internal _pg_* views, and any view not named
+// here.
 var infoSchemaViews = map[string]string{
-	"tables":                  "table_schema <> 'relchain'",
-	"columns":                 "table_schema <> 'relchain'",
-	"views":                   "table_schema <> 'relchain'",
-	"schemata":                "schema_name <> 'relchain'",
-	"table_constraints":       "table_schema <> 'relchain'",
-	"key_column_usage":        "table_schema <> 'relchain'",
-	"constraint_column_usage": "table_schema <> 'relchain'",
-	"constraint_table_usage":  "table_schema <> 'relchain'",
-	"referential_constraints": "constraint_schema <> 'relchain'",
-	"check_constraints":       "constraint_schema <> 'relchain'",
-	"table_privileges":        "table_schema <> 'relchain'",
-	"column_privileges":       "table_schema <> 'relchain'",
-	"column_udt_usage":        "table_schema <> 'relchain'",
-	"element_types":           "object_schema <> 'relchain'",
-	"routines":                "routine_schema <> 'relchain'",
-	"parameters":              "specific_schema <> 'relchain'",
-	"sequences":               "sequence_schema <> 'relchain'",
-	"domains":                 "domain_schema <> 'relchain'",
-	"triggers":                "event_object_schema <> 'relchain' AND trigger_name NOT LIKE 'relchain%'",
+	"tables":                                "table_schema <> 'relchain'",
+	"columns":                               "table_schema <> 'relchain'",
+	"views":                                 "table_schema <> 'relchain'",
+	"schemata":                              "schema_name <> 'relchain'",
+	"table_constraints":                     "table_schema <> 'relchain'",
+	"key_column_usage":                      "table_schema <> 'relchain'",
+	"constraint_column_usage":               "table_schema <> 'relchain'",
+	"constraint_table_usage":                "table_schema <> 'relchain'",
+	"referential_constraints":               "constraint_schema <> 'relchain'",
+	"check_constraints":                     "constraint_schema <> 'relchain'",
+	"table_privileges":                      "table_schema <> 'relchain'",
+	"column_privileges":                     "table_schema <> 'relchain'",
+	"column_udt_usage":                      "table_schema <> 'relchain'",
+	"column_domain_usage":                   "table_schema <> 'relchain'",
+	"column_column_usage":                   "table_schema <> 'relchain'",
+	"element_types":                         "object_schema <> 'relchain'",
+	"routines":                              "routine_schema <> 'relchain'",
+	"parameters":                            "specific_schema <> 'relchain'",
+	"sequences":                             "sequence_schema <> 'relchain'",
+	"domains":                               "domain_schema <> 'relchain'",
+	"domain_constraints":                    "domain_schema <> 'relchain'",
+	"domain_udt_usage":                      "domain_schema <> 'relchain'",
+	"attributes":                            "udt_schema <> 'relchain'",
+	"user_defined_types":                    "user_defined_type_schema <> 'relchain'",
+	"triggers":                              "event_object_schema <> 'relchain' AND trigger_name NOT LIKE 'relchain%'",
+	"triggered_update_columns":              "event_object_schema <> 'relchain' AND trigger_name NOT LIKE 'relchain%'",
+	"view_table_usage":                      "view_schema <> 'relchain' AND table_schema <> 'relchain'",
+	"view_column_usage":                     "view_schema <> 'relchain' AND table_schema <> 'relchain'",
+	"view_routine_usage":                    "table_schema <> 'relchain' AND specific_schema <> 'relchain'",
+	"character_sets":                        "",
+	"collations":                            "",
+	"collation_character_set_applicability": "",
+	"information_schema_catalog_name":       "",
+	"sql_features":                          "",
+	"sql_sizing":                            "",
+}
+
+// notOnRelationAllowlist is the refusal of a system relation that is on
+// neither list.
+func notOnRelationAllowlist(schema, rel string) error {
+	return fmt.Errorf("relation %s.%s is not on relchain's read allowlist: reads without a key may read only the catalogs that describe this network's own schema (it may show other roles or databases of the server, its settings, statistics or activity)", schema, rel)
 }
 
 // readRelation checks a relation on the read path: a user's table, or a
@@ -246,11 +524,11 @@ func (w *walker) readRelation(r *pg_query.RangeVar, wrapper *pg_query.Node) erro
 	switch {
 	case schema == "information_schema":
 		if filter, ok = infoSchemaViews[rel]; !ok {
-			return fmt.Errorf("relation information_schema.%s is not allowed on the read path: only the views that describe tables, columns, constraints and routines are", rel)
+			return notOnRelationAllowlist(schema, rel)
 		}
 	case schema == "pg_catalog" || (schema == "" && strings.HasPrefix(rel, "pg_")):
 		if filter, ok = catalogRelations[rel]; !ok {
-			return fmt.Errorf("relation pg_catalog.%s is not allowed on the read path: only the catalogs that describe the schema are (it shows the server's runtime state, configuration, secrets or other databases)", rel)
+			return notOnRelationAllowlist("pg_catalog", rel)
 		}
 	default:
 		return checkRangeVar(r)
@@ -275,16 +553,17 @@ func readSchemaOf(schema string) string {
 // catalogUse is a catalog relation in a FROM clause, to be replaced by
 // its rows that are not relchain's.
 type catalogUse struct {
-	node   *pg_query.Node // holds the RangeVar
-	schema string
-	filter string
+	node    *pg_query.Node // holds the RangeVar (after substitute: the subquery)
+	schema  string
+	filter  string
+	aliased bool // the query gave the relation an alias of its own
 }
 
 // substitute replaces each recorded catalog relation by a subquery of its
 // rows that are not relchain's own, under the relation's alias (or name),
 // so the statement's columns and their names stay the same.
 func substitute(uses []catalogUse) error {
-	for _, u := range uses {
+	for i, u := range uses {
 		r := u.node.GetRangeVar()
 		text := fmt.Sprintf("SELECT * FROM %s.%s WHERE %s", u.schema, r.GetRelname(), u.filter)
 		tree, err := pg_query.Parse(text)
@@ -292,6 +571,7 @@ func substitute(uses []catalogUse) error {
 			return fmt.Errorf("filter of catalog %s: %w", r.GetRelname(), err)
 		}
 		alias := r.GetAlias()
+		uses[i].aliased = alias != nil
 		if alias == nil {
 			alias = &pg_query.Alias{Aliasname: r.GetRelname()}
 		}
@@ -303,10 +583,53 @@ func substitute(uses []catalogUse) error {
 	return nil
 }
 
+// unqualify rewrites the column references that name a substituted
+// catalog with its schema (pg_catalog.pg_class.relname, as SQLAlchemy
+// writes them) to name it as the subquery that replaced it is named
+// (pg_class.relname): a subquery's alias takes no schema. Only catalogs
+// used without an alias are concerned (with one, PostgreSQL itself refuses
+// the schema-qualified name).
+func unqualify(top *pg_query.Node, uses []catalogUse) {
+	named := map[[2]string]bool{}
+	for _, u := range uses {
+		if r := u.node.GetRangeSubselect(); r != nil && r.GetAlias().GetAliasname() != "" && !u.aliased {
+			named[[2]string{u.schema, r.GetAlias().GetAliasname()}] = true
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if c, ok := m.Interface().(*pg_query.ColumnRef); ok {
+			f := c.GetFields()
+			if len(f) >= 3 && f[0].GetString_() != nil && f[1].GetString_() != nil &&
+				named[[2]string{f[0].GetString_().GetSval(), f[1].GetString_().GetSval()}] {
+				c.Fields = f[1:]
+			}
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case !fd.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(top.ProtoReflect())
+}
+
 // Read is what the read policy learns of an accepted query.
 type Read struct {
 	// Text is the text to run: the statement, or its deparse with the
-	// catalogs that list relchain's objects filtered.
+	// catalogs that list relchain's objects filtered and the calls of
+	// readGuarded behind their guards.
 	Text string
 	// Writes: the query holds a data-modifying WITH, which the read path
 	// refuses as a write.
@@ -324,8 +647,9 @@ var readCache sqlcheck.VerdictCache[*readVerdict]
 // CheckRead is the read policy's verdict on a query (the node's query
 // path, whose results decide nothing): the gate's safety refusals only
 // (see policy). It returns the text to run: the statement itself, or, if
-// it reads catalogs that list relchain's own objects, the statement with
-// each such catalog replaced by its rows that are not relchain's, and
+// it reads catalogs that list relchain's own objects or calls a function
+// of readGuarded, the statement with each such catalog replaced by its
+// rows that are not relchain's and each such call behind its guard, and
 // whether it writes (a data-modifying WITH). A
 // statement other than a SELECT gets the block gate's verdict unchanged
 // (the query path refuses it anyway).
@@ -352,15 +676,25 @@ func analyzeRead(sql string) *readVerdict {
 		return &readVerdict{err: err}
 	}
 	writes := w.modifying > 0
-	if len(w.catalogs) == 0 {
+	if len(w.catalogs) == 0 && len(w.guards) == 0 {
 		return &readVerdict{read: Read{Text: sql, Writes: writes}}
+	}
+	if err := checkPolicyOnly(w.catalogs); err != nil {
+		return &readVerdict{err: err}
 	}
 	if err := substitute(w.catalogs); err != nil {
 		return &readVerdict{err: err}
 	}
+	unqualify(top, w.catalogs)
+	if err := guardsInFrom(top, w.guards); err != nil {
+		return &readVerdict{err: err}
+	}
+	if err := guardCalls(w.guards); err != nil {
+		return &readVerdict{err: err}
+	}
 	text, err := pg_query.Deparse(tree)
 	if err != nil {
-		return &readVerdict{err: fmt.Errorf("this query reads catalogs whose rows relchain filters, and PostgreSQL's deparser fails on it: %w", err)}
+		return &readVerdict{err: fmt.Errorf("this query reads catalogs whose rows relchain filters or calls functions it guards, and PostgreSQL's deparser fails on it: %w", err)}
 	}
 	return &readVerdict{read: Read{Text: text, Writes: writes}}
 }

@@ -118,6 +118,8 @@ type walker struct {
 	// Catalog relations the read path replaces by their rows that are not
 	// relchain's (see readRelation).
 	catalogs []catalogUse
+	// Calls the read path guards (see readGuarded).
+	guards []guardedCall
 
 	retType *pg_query.TypeName // a function's return type: pseudo-types allowed
 	callee  *pg_query.FuncCall // the procedure of a CALL
