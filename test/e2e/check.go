@@ -47,6 +47,7 @@ func check(ctx context.Context, r *run, env Env) error {
 		return err
 	}
 	checkHalts(r)
+	checkProgress(r)
 	r.nw.net.StopAll()
 	if r.wants(InvVerify) {
 		verifyNodes(r, env.Bin)
@@ -287,16 +288,38 @@ func checkTimes(ctx context.Context, r *run, h int64) error {
 // block already in flight commit; more means the fault did not cut what
 // it should have. A fault on one node's data (tamper, disk-full) is the
 // opposite: the honest rest must have committed more than that block.
+//
+// A height below 1 (no node answered) decides nothing: it is a violation
+// of its own, never a pass.
 func checkHalts(r *run) {
+	for _, h := range append(slices.Clone(r.rep.GoOns), r.rep.Halts...) {
+		if h.Before < 1 || h.After < 1 {
+			r.rep.violate("fault-effect", fmt.Sprintf("%s: no node answered its height (height %d at the fault, %d at its undo): the effect cannot be judged", h.What, h.Before, h.After))
+		}
+	}
 	for _, h := range r.rep.GoOns {
+		if h.Before < 1 || h.After < 1 {
+			continue
+		}
 		if h.After <= h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("during %s the other nodes should have gone on, but the chain went only from height %d to %d", h.What, h.Before, h.After))
 		}
 	}
 	for _, h := range r.rep.Halts {
-		if h.After > h.Before+1 {
+		if h.Before >= 1 && h.After > h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("%s should halt the chain, but it went from height %d to %d", h.What, h.Before, h.After))
 		}
+	}
+}
+
+// checkProgress: the run acknowledged at least the manifest's min_acked
+// writes (acknowledged to the client, or unknown and found committed ok):
+// a run that did almost nothing proves almost nothing.
+func checkProgress(r *run) {
+	got := r.rep.Ops.Acked + r.rep.Ops.ResolvedOK
+	if want := r.m.Load.MinAcked; got < want {
+		r.rep.violate("progress", fmt.Sprintf("%d writes acknowledged or found committed (%d acknowledged, %d unknown then found ok, of %d invoked): the manifest wants at least %d",
+			got, r.rep.Ops.Acked, r.rep.Ops.ResolvedOK, r.rep.Ops.Invoked, want))
 	}
 }
 

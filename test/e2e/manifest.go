@@ -51,6 +51,10 @@ type Load struct {
 	// OpTimeout bounds one operation (default 10 s): past it, its outcome
 	// is unknown until the checker looks the tx up.
 	OpTimeout Duration `toml:"op_timeout"`
+	// MinAcked is the fewest writes the run must have acknowledged (or
+	// found committed ok) for its checks to mean anything. Required: a run
+	// that committed a handful of writes passes every other check.
+	MinAcked int `toml:"min_acked"`
 }
 
 // Perturb is one fault at a time since the load started. For kill,
@@ -285,6 +289,9 @@ func (m *Manifest) validate() error {
 	if l.Clients < 1 || l.Clients > 64 || l.Rate <= 0 || l.Rate > 1000 {
 		errs = append(errs, fmt.Errorf("load: clients %d, rate %g: want 1 to 64 clients and a rate in (0, 1000]", l.Clients, l.Rate))
 	}
+	if l.MinAcked < 1 {
+		errs = append(errs, fmt.Errorf("load.min_acked = %d: a manifest states the fewest writes a run must acknowledge (at least 1), else a run that did nothing passes", l.MinAcked))
+	}
 	if l.Workload == "bank" && (l.Accounts < 2 || l.Balance < 1) {
 		errs = append(errs, fmt.Errorf("load: bank with %d accounts of %d: want at least 2 accounts and a positive balance", l.Accounts, l.Balance))
 	}
@@ -374,6 +381,9 @@ func (p Perturb) validate(validators, fullNodes int, load time.Duration) error {
 		if p.Node < 0 || p.Node >= validators {
 			return fmt.Errorf("node %d: the network has %d validators (%s takes a validator)", p.Node, validators, p.Action)
 		}
+	}
+	if p.ExpectHalt && p.For.Duration <= 0 {
+		return errors.New("expect_halt needs for: the halt is checked at the fault's undo")
 	}
 	if p.For.Duration > 0 && undoOf(p.Action) == "" {
 		return fmt.Errorf("%s cannot be undone by for", p.Action)

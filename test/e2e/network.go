@@ -239,6 +239,9 @@ func (nw *network) height(ctx context.Context, i int) int64 {
 	return info.Response.LastBlockHeight
 }
 
+// running reports whether node i's process is alive.
+func (nw *network) running(i int) bool { return nw.net.Running(i) }
+
 // heights polls every node.
 func (nw *network) heights(ctx context.Context) []int64 {
 	out := make([]int64, len(nw.net.Nodes))
