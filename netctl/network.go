@@ -213,6 +213,17 @@ func (n *Network) Running(i int) bool {
 	return n.procs[i] != nil && !n.procs[i].exited()
 }
 
+// Pid is the process id of node i's current process, or 0 if it never
+// started. The process may have exited since (Running says).
+func (n *Network) Pid(i int) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p := n.procs[i]; p != nil && p.cmd.Process != nil {
+		return p.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Exited returns a channel closed when node i's current process exits.
 func (n *Network) Exited(i int) <-chan struct{} {
 	n.mu.Lock()

@@ -48,7 +48,8 @@ func check(ctx context.Context, r *run, env Env) error {
 	}
 	checkHalts(r)
 	checkProgress(r)
-	r.nw.net.StopAll()
+	r.reportCrashes()
+	r.nw.stopAll()
 	if r.wants(InvVerify) {
 		verifyNodes(r, env.Bin)
 	}
@@ -309,6 +310,14 @@ func checkHalts(r *run) {
 		if h.Before >= 1 && h.After > h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("%s should halt the chain, but it went from height %d to %d", h.What, h.Before, h.After))
 		}
+	}
+}
+
+// reportCrashes fails the run for every node that exited without the
+// schedule stopping it, quoting its log's tail.
+func (r *run) reportCrashes() {
+	for _, c := range r.nw.takeCrashes() {
+		r.rep.violate("node-exit", c)
 	}
 }
 

@@ -51,6 +51,12 @@ type network struct {
 	tampered map[int]time.Time
 	emu      sync.Mutex
 	exits    map[int]time.Time
+	// expected are the nodes whose current process is meant to end
+	// (killed, or stopping for a fault on its data); stopping says every
+	// node is being stopped; crashes are the other exits (effects.go).
+	expected map[int]bool
+	stopping bool
+	crashes  []string
 	note     func(string)
 	// links are the p2p relays of a manifest that delays links (nil
 	// otherwise): links.go.
@@ -85,7 +91,7 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	if err != nil {
 		return nil, err
 	}
-	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, throttled: map[int]bool{},
+	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{},
 		note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
 	// A disk-full fault checks /readyz, which the metrics listener serves.
@@ -141,9 +147,11 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 			return nil, err
 		}
 	}
-	if err := nw.net.StartAll(); err != nil {
-		nw.close()
-		return nil, fmt.Errorf("start network: %w", err)
+	for i := range nw.net.Nodes {
+		if err := nw.start(i); err != nil {
+			nw.close()
+			return nil, fmt.Errorf("start network: %w", err)
+		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -187,7 +195,7 @@ func (nw *network) addFullNodes(ctx context.Context, dir string, env Env) error 
 		if err != nil {
 			return fmt.Errorf("add full node %s: %w", name, err)
 		}
-		if err := nw.net.Start(nw.net.Add(info)); err != nil {
+		if err := nw.start(nw.net.Add(info)); err != nil {
 			return fmt.Errorf("start full node %s: %w", name, err)
 		}
 	}
@@ -201,7 +209,7 @@ func (nw *network) addFullNodes(ctx context.Context, dir string, env Env) error 
 // a process inside outlives its deletion).
 func (nw *network) close() {
 	if nw.net != nil {
-		nw.net.StopAll()
+		nw.stopAll()
 	}
 	if nw.links != nil {
 		_ = nw.links.Close()
@@ -251,23 +259,33 @@ func (nw *network) heights(ctx context.Context) []int64 {
 	return out
 }
 
-// apply carries out one perturbation.
+// apply carries out one perturbation and confirms it took effect
+// (effects.go): an error either way.
 func (nw *network) apply(p Perturb) error {
 	switch p.Action {
 	case ActKill:
-		return nw.net.Kill(p.Node)
+		return nw.kill(p.Node)
 	case ActRestart:
-		return nw.net.Start(p.Node)
+		return nw.restartKilled(p.Node)
 	case ActPause:
-		return nw.net.Pause(p.Node)
+		return nw.pause(p.Node)
 	case ActResume:
-		return nw.net.Resume(p.Node)
+		return nw.resume(p.Node)
 	case ActPartition:
-		return nw.ns.Partition(p.Groups...)
+		if err := nw.ns.Partition(p.Groups...); err != nil {
+			return err
+		}
+		return nw.confirmLinks()
 	case ActDisconnect:
-		return nw.ns.Disconnect(p.Node)
+		if err := nw.ns.Disconnect(p.Node); err != nil {
+			return err
+		}
+		return nw.confirmLinks()
 	case ActHeal:
-		return nw.ns.Heal()
+		if err := nw.ns.Heal(); err != nil {
+			return err
+		}
+		return nw.confirmLinks()
 	case ActClock:
 		return nil // in force since the node started (startNetwork)
 	case ActTamper:
@@ -323,7 +341,9 @@ func (nw *network) undoAll(paused map[int]bool) error {
 			}
 		}
 		if !nw.net.Running(i) {
-			if err := nw.net.Start(i); err != nil {
+			// A node that crashed on its own was reported when it exited
+			// (start's watch); it runs again so the checks can read it.
+			if err := nw.start(i); err != nil {
 				return err
 			}
 		}

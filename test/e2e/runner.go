@@ -42,6 +42,7 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 	if err := r.recover(ctx); err != nil {
 		rep.violate("recovery", err.Error())
 	}
+	r.reportCrashes()
 	if err := hist.Close(); err != nil {
 		return nil, err
 	}
