@@ -236,6 +236,21 @@ func (n *Network) Exited(i int) <-chan struct{} {
 	return n.procs[i].done
 }
 
+// Watch returns, for node i's current process, a channel closed when it
+// exits and a function telling how it ended (ExitError of that process,
+// even after node i was started again).
+func (n *Network) Watch(i int) (<-chan struct{}, func() error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	p := n.procs[i]
+	if p == nil {
+		c := make(chan struct{})
+		close(c)
+		return c, func() error { return nil }
+	}
+	return p.done, func() error { <-p.done; return p.err }
+}
+
 // ExitError is how node i's current process ended: nil while it runs or
 // after a clean exit, the *exec.ExitError (or signal) otherwise.
 func (n *Network) ExitError(i int) error {

@@ -29,17 +29,16 @@ func (nw *network) start(i int) error {
 	if err := nw.net.Start(i); err != nil {
 		return err
 	}
-	exited := nw.net.Exited(i)
+	exited, status := nw.net.Watch(i)
 	go func() {
 		<-exited
-		nw.noteExit(i)
 		nw.emu.Lock()
 		defer nw.emu.Unlock()
 		if nw.expected[i] || nw.stopping {
 			return
 		}
 		nw.crashes = append(nw.crashes, fmt.Sprintf("node%d exited without the schedule stopping it (%v); the last lines of %s:\n%s",
-			i, exitStatus(nw.net.ExitError(i)), nw.net.LogFile(i), logTail(nw.net.LogFile(i), exitTailLines)))
+			i, exitStatus(status()), nw.net.LogFile(i), logTail(nw.net.LogFile(i), exitTailLines)))
 	}()
 	return nil
 }
