@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
 )
 
@@ -20,6 +21,9 @@ import (
 func check(ctx context.Context, r *run, env Env) error {
 	resolveUnknowns(ctx, r)
 	countOps(r)
+	if r.wants(InvExactlyOnce) {
+		checkResends(r)
+	}
 	h, err := commonHeight(ctx, r.nw)
 	if err != nil {
 		return err
@@ -114,6 +118,66 @@ func countOps(r *run) {
 		}
 	}
 	c.Reads = len(r.hist.Reads())
+	for _, w := range r.hist.Writes() {
+		for _, rs := range w.Resends {
+			c.Resent++
+			switch {
+			case rs.Phase == PhaseOK:
+				c.ResentOK++
+			case rs.Phase == PhaseFail && isReplayAnswer(rs.Code, rs.Error):
+				c.ResentReplay++
+			case rs.Phase == PhaseFail:
+				c.ResentFailed++
+			default:
+				c.ResentUnknown++
+			}
+		}
+	}
+}
+
+// isReplayAnswer reports whether a node answered a tx with "this key
+// already executed this nonce" (code 8), as opposed to a nonce too old
+// or too far ahead (code 8 too, but no claim that the tx executed).
+func isReplayAnswer(code uint32, text string) bool {
+	return code == api.CodeReplayed && strings.Contains(text, "already executed")
+}
+
+// checkResends holds every resend of a write's signed bytes to the
+// write's committed outcome (once unknowns are resolved):
+//   - acknowledged ok: the write committed ok at that very height (else
+//     the tx committed twice, or the resend's answer is false);
+//   - "already executed" (code 8): the tx is committed. Until resends
+//     answer the committed outcome by themselves (issue 32, Build 7),
+//     this answer stands for the committed outcome when the hash is
+//     committed, and is a violation when it is not;
+//   - any other failure: a false failure if the write committed ok; a
+//     committed failure must come back with its own code;
+//   - unknown: nothing was learnt.
+//
+// That the tx is applied once is checkWrites' part (the log table has no
+// key: a second application is a second row).
+func checkResends(r *run) {
+	for _, w := range r.hist.Writes() {
+		committedOK := w.Phase == PhaseOK
+		committedFail := w.Phase == PhaseFail && w.Height > 0
+		for _, rs := range w.Resends {
+			what := fmt.Sprintf("resend (%s) of write %d (tx %s) to node%d", rs.Why, w.ID, w.Hash, rs.Node)
+			switch {
+			case rs.Phase == PhaseOK && !committedOK:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s was acknowledged at height %d, but the write is %s", what, rs.Height, w.Phase))
+			case rs.Phase == PhaseOK && rs.Height != w.Height:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s was acknowledged at height %d, but the write committed at height %d", what, rs.Height, w.Height))
+			case rs.Phase == PhaseFail && isReplayAnswer(rs.Code, rs.Error):
+				if !committedOK && !committedFail {
+					r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s was refused as already executed (code %d), but no node has the tx (%s)", what, rs.Code, w.Phase))
+				}
+			case rs.Phase == PhaseFail && committedOK:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s answered a failure (code %d: %s) for a write committed ok at height %d", what, rs.Code, oneLine(rs.Error, 200), w.Height))
+			case rs.Phase == PhaseFail && committedFail && rs.Code != w.Code:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s answered code %d for a write committed failed with code %d", what, rs.Code, w.Code))
+			}
+		}
+	}
 }
 
 // commonHeight is a height every node has committed.

@@ -55,6 +55,12 @@ type Load struct {
 	// found committed ok) for its checks to mean anything. Required: a run
 	// that committed a handful of writes passes every other check.
 	MinAcked int `toml:"min_acked"`
+	// Resend is the share of a client's ticks on which it sends one of
+	// its last writes again, the same signed bytes, instead of a new one
+	// (default 0.1; at most 0.5). Besides, a write whose outcome was
+	// unknown is always sent again to the next node. The checker holds
+	// every resend to the committed outcome.
+	Resend float64 `toml:"resend"`
 }
 
 // Perturb is one fault at a time since the load started. For kill,
@@ -254,6 +260,9 @@ func (m *Manifest) setDefaults() {
 	if l.OpTimeout.Duration == 0 {
 		l.OpTimeout.Duration = 10 * time.Second
 	}
+	if l.Resend == 0 {
+		l.Resend = 0.1
+	}
 	if len(m.Check.Invariants) == 0 {
 		m.Check.Invariants = slices.Clone(allInvariants)
 		if l.Workload != "bank" {
@@ -291,6 +300,9 @@ func (m *Manifest) validate() error {
 	}
 	if l.MinAcked < 1 {
 		errs = append(errs, fmt.Errorf("load.min_acked = %d: a manifest states the fewest writes a run must acknowledge (at least 1), else a run that did nothing passes", l.MinAcked))
+	}
+	if l.Resend <= 0 || l.Resend > 0.5 {
+		errs = append(errs, fmt.Errorf("load.resend = %g: want a share in (0, 0.5] (every load sends some writes again)", l.Resend))
 	}
 	if l.Workload == "bank" && (l.Accounts < 2 || l.Balance < 1) {
 		errs = append(errs, fmt.Errorf("load: bank with %d accounts of %d: want at least 2 accounts and a positive balance", l.Accounts, l.Balance))

@@ -63,6 +63,14 @@ type OpCounts struct {
 	ResolvedOK     int `json:"resolved_ok"`
 	ResolvedAbsent int `json:"resolved_absent"`
 	Reads          int `json:"reads"`
+	// Resends of writes' signed bytes, by answer: the committed result,
+	// "already executed" (code 8, accepted for a committed tx), another
+	// failure, unknown.
+	Resent        int `json:"resent"`
+	ResentOK      int `json:"resent_ok"`
+	ResentReplay  int `json:"resent_replay_answer"`
+	ResentFailed  int `json:"resent_failed"`
+	ResentUnknown int `json:"resent_unknown"`
 }
 
 // Recovery is how long the network took to commit past the height it

@@ -149,7 +149,11 @@ func (r *run) startLoad(ctx context.Context, wg *sync.WaitGroup) {
 
 // client submits writes at its share of the rate, one at a time, each in
 // commit mode with the operation timeout. It starts on node k mod n and
-// moves to the next node after an unknown outcome.
+// moves to the next node after an unknown outcome, where it sends the
+// same signed bytes again (an application retrying). On a share of its
+// ticks (load.resend) it sends again one of its last writes instead of a
+// new one, whatever that write's outcome: replays must answer the
+// committed outcome.
 func (r *run) client(ctx context.Context, k int) {
 	_, key, _ := ed25519.GenerateKey(nil)
 	n := len(r.nw.net.Nodes)
@@ -163,39 +167,88 @@ func (r *run) client(ctx context.Context, k int) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	node := k % n
+	var recent []sentWrite
 	for seq := int64(1); ; seq++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		if len(recent) > 0 && rng.Float64() < r.m.Load.Resend {
+			s := recent[rng.IntN(len(recent))]
+			if !r.resend(clients[node], node, s.id, s.raw, ResendRandom) {
+				node = (node + 1) % n
+			}
+			continue
+		}
 		w := write{ID: int64(k+1)*1_000_000 + seq, Client: k}
-		if !r.submit(clients[node], node, &w, r.wl.next(&w, rng)) {
+		raw, known := r.submit(clients[node], node, &w, r.wl.next(&w, rng))
+		if raw == nil {
+			continue
+		}
+		recent = append(recent, sentWrite{w.ID, raw})
+		if len(recent) > recentWrites {
+			recent = recent[1:]
+		}
+		if !known {
 			node = (node + 1) % n
+			if !r.resend(clients[node], node, w.ID, raw, ResendUnknown) {
+				node = (node + 1) % n
+			}
 		}
 	}
 }
 
-// submit signs and submits one write and logs its outcome; false means
-// the outcome is unknown.
-func (r *run) submit(c *client.Client, node int, w *write, stmts []txn.Statement) bool {
+// recentWrites is how many of its last writes a client may send again.
+const recentWrites = 32
+
+// sentWrite is a write a client may send again.
+type sentWrite struct {
+	id  int64
+	raw []byte
+}
+
+// submit signs and submits one write and logs its outcome. It returns
+// the signed bytes (nil: nothing was sent, no operation) and whether the
+// outcome is known.
+func (r *run) submit(c *client.Client, node int, w *write, stmts []txn.Statement) ([]byte, bool) {
 	octx, cancel := context.WithTimeout(context.Background(), r.m.Load.OpTimeout.Duration)
 	defer cancel()
 	raw, err := c.Sign(octx, stmts)
 	if err != nil {
-		return false // nothing was sent: no operation
+		return nil, false // nothing was sent: no operation
 	}
 	w.Hash = strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
+	w.Raw = raw
 	r.hist.Invoke(*w, node)
 	res, err := c.Broadcast(octx, client.ModeCommit, raw)
 	switch {
 	case err != nil:
 		r.hist.Complete(w.ID, node, PhaseUnknown, 0, 0, err.Error())
-		return false
+		return raw, false
 	case res.OK():
 		r.hist.Complete(w.ID, node, PhaseOK, res.Height, 0, "")
 	default:
 		r.hist.Complete(w.ID, node, PhaseFail, res.Height, res.Code, res.Error)
+	}
+	return raw, true
+}
+
+// resend sends write id's signed bytes again to node and logs what it
+// answered; false means the outcome is unknown.
+func (r *run) resend(c *client.Client, node int, id int64, raw []byte, why string) bool {
+	octx, cancel := context.WithTimeout(context.Background(), r.m.Load.OpTimeout.Duration)
+	defer cancel()
+	k := r.hist.Resend(id, node, why)
+	res, err := c.Broadcast(octx, client.ModeCommit, raw)
+	switch {
+	case err != nil:
+		r.hist.CompleteResend(id, k, PhaseUnknown, 0, 0, err.Error())
+		return false
+	case res.OK():
+		r.hist.CompleteResend(id, k, PhaseOK, res.Height, 0, "")
+	default:
+		r.hist.CompleteResend(id, k, PhaseFail, res.Height, res.Code, res.Error)
 	}
 	return true
 }
@@ -298,6 +351,7 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		case <-time.After(time.Until(start.Add(e.At))):
 		}
 		h := r.topHeight(ctx)
+		at := time.Now()
 		if err := r.applyEvent(e); err != nil {
 			r.rep.violate("perturbation", fmt.Sprintf("%s: %v", e, err))
 			continue
@@ -321,7 +375,7 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 			r.rep.addGoOn(haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}
 		recoveries.Add(1)
-		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h) }()
+		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h, at) }()
 	}
 }
 
@@ -359,15 +413,15 @@ func (r *run) applyEvent(e event) error {
 
 // measureRecovery waits until every live node has committed a block
 // above top, the highest height at the undo, and records how long that
-// took and the heights. A node a later fault killed or paused is not
+// took since the undo began (start: applying and confirming it count)
+// and the heights. A node a later fault killed or paused is not
 // waited for. A top below 1 (no node answered at the undo) is a
 // violation: against it any height would read as an instant recovery.
-func (r *run) measureRecovery(ctx context.Context, what string, top int64) {
+func (r *run) measureRecovery(ctx context.Context, what string, top int64, start time.Time) {
 	if top < 1 {
 		r.rep.violate("recovery", fmt.Sprintf("after %s: no node answered its height at the undo: nothing to measure recovery against", what))
 		return
 	}
-	start := time.Now()
 	deadline := start.Add(r.m.Check.MaxRecovery.Duration)
 	for time.Now().Before(deadline) {
 		if low := r.lowestLiveHeight(ctx); low > top {

@@ -106,7 +106,7 @@ func TestUnknownHeightsFailTheFaultAndTheRecovery(t *testing.T) {
 	r.rep.Halts = []haltWatch{{What: "partition at the end", Before: 10, After: -1}}
 	r.rep.GoOns = []haltWatch{{What: "tamper unseen", Before: -1, After: -1}}
 	checkHalts(r)
-	r.measureRecovery(context.Background(), "heal at the end", -1)
+	r.measureRecovery(context.Background(), "heal at the end", -1, time.Now())
 	if got := invariants(r.rep); !slices.Equal(got, []string{"fault-effect", "fault-effect", "recovery"}) {
 		t.Fatalf("violations %v, want two fault-effect and a recovery:\n%s", got, r.rep.Failed())
 	}
@@ -134,7 +134,7 @@ func TestRecoveryIsMeasuredBetweenRealHeights(t *testing.T) {
 	if top != 10 {
 		t.Fatalf("height at the undo %d, want 10 (the first answer, not -1)", top)
 	}
-	r.measureRecovery(context.Background(), "kill node1", top)
+	r.measureRecovery(context.Background(), "kill node1", top, time.Now())
 	if len(r.rep.Violations) != 0 || len(r.rep.Recoveries) != 1 {
 		t.Fatalf("recoveries %+v, violations %s", r.rep.Recoveries, r.rep.Failed())
 	}
