@@ -33,6 +33,9 @@ func check(ctx context.Context, r *run, env Env) error {
 		if err := checkAppHashes(ctx, r, h); err != nil {
 			return err
 		}
+		if err := checkNodeStates(ctx, r); err != nil {
+			return err
+		}
 	}
 	for i := range r.nw.net.Nodes {
 		st, err := readState(ctx, r, i, h)
@@ -396,16 +399,30 @@ func checkProgress(r *run) {
 	}
 }
 
-// verifyNodes runs `relchain verify` on each stopped node's home.
+// verifyNodes runs `relchain verify` on each stopped node's home, and
+// (apphash-equal) compares the AppHashes the nodes' databases reproduce.
 func verifyNodes(r *run, bin string) {
+	got := map[int]verifyResult{}
 	for i, n := range r.nw.net.Nodes {
-		out, err := exec.Command(bin, "verify", "--home", n.Home).CombinedOutput()
-		line := string(bytes.TrimSpace(out))
-		if err != nil {
-			r.rep.violate(InvVerify, fmt.Sprintf("node%d: %v: %s", i, err, line))
-			line = "FAIL: " + line
+		out, err := exec.Command(bin, "verify", "--home", n.Home, "--output", "json").Output()
+		v, perr := parseVerify(out)
+		var line string
+		switch {
+		case err != nil || perr != nil || !v.OK:
+			detail := string(bytes.TrimSpace(out))
+			if ee, ok := err.(*exec.ExitError); ok {
+				detail += " " + string(bytes.TrimSpace(ee.Stderr))
+			}
+			r.rep.violate(InvVerify, fmt.Sprintf("node%d: %v %v: %s", i, err, perr, oneLine(detail, 600)))
+			line = "FAIL: " + firstLine(detail)
+		default:
+			got[i] = v
+			line = fmt.Sprintf("OK: height %d, app hash %s", v.Height, v.AppHash)
 		}
-		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, firstLine(line)))
+		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, line))
+	}
+	if r.wants(InvAppHash) {
+		compareVerified(r, got)
 	}
 }
 
