@@ -27,8 +27,8 @@ func TestNodeStatesAreComparedWithTheChain(t *testing.T) {
 		{Node: 0, Height: 10, AppHash: []byte("A10")},
 		{Node: 1, Height: 11, AppHash: []byte("A11")},
 		{Node: 2, Height: 10, AppHash: []byte("B10")}, // its database went its own way
-		{Node: 3, Height: 0},                           // committed nothing
-		{Node: 4, Height: 12, AppHash: []byte("A12")},  // no header to compare with
+		{Node: 3, Height: 0},                          // committed nothing
+		{Node: 4, Height: 12, AppHash: []byte("A12")}, // no header to compare with
 	}, header)
 	compareVerified(r, map[int]verifyResult{
 		0: {OK: true, Height: 13, AppHash: "C13"},
