@@ -82,7 +82,11 @@ func logTail(path string, n int) string {
 		return fmt.Sprintf("(cannot read the log: %v)", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+	lines = lines[max(0, len(lines)-n):]
+	for k, l := range lines {
+		lines[k] = oneLine(l, 400) // a consensus failure's line carries a whole stack
+	}
+	return strings.Join(lines, "\n")
 }
 
 // kill kills running node i and confirms its process is gone. Killing a

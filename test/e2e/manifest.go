@@ -172,10 +172,46 @@ const (
 	// namespaces only); ActUnthrottle takes the cap off.
 	ActThrottle   = "throttle"
 	ActUnthrottle = "unthrottle"
+	// ActDBDisconnect terminates every connection of Node to its
+	// database, as the server's administrator (PostgreSQL
+	// pg_terminate_backend, MariaDB KILL CONNECTION). Without for it is
+	// instant; with for, the connections are terminated again every
+	// 200 ms until ActDBReconnect, its undo (a node spends most of a
+	// block between its statements: a single termination mostly lands
+	// between blocks, and repeated ones reach the commit).
+	ActDBDisconnect = "db-disconnect"
+	ActDBReconnect  = "db-reconnect"
+	// ActDBKill kills (SIGKILL) the private database server of Node (the
+	// harness gives each such node a server of its own); ActDBRestart,
+	// its undo, starts it again on the same data and port.
+	ActDBKill    = "db-kill"
+	ActDBRestart = "db-restart"
+	// ActSharedDBKill kills the one private server holding every
+	// validator's database; ActSharedDBRestart starts it again.
+	ActSharedDBKill    = "shared-db-kill"
+	ActSharedDBRestart = "shared-db-restart"
+	// ActStateSyncKill adds a full node that joins by state sync and
+	// kills it between "Snapshot restored" and its first block;
+	// ActStateSyncRestart, its undo, starts it again: it must heal.
+	ActStateSyncKill    = "statesync-kill"
+	ActStateSyncRestart = "statesync-restart"
+	// ActRestartAll kills every node and starts them all again, then
+	// resends writes acknowledged before (instant: no for).
+	ActRestartAll = "restart-all"
 )
 
 var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
-	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock, ActThrottle, ActUnthrottle}
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock, ActThrottle, ActUnthrottle,
+	ActDBDisconnect, ActDBReconnect, ActDBKill, ActDBRestart, ActSharedDBKill, ActSharedDBRestart, ActStateSyncKill, ActStateSyncRestart, ActRestartAll}
+
+// isInstant reports whether p is done when applied (no undo): the
+// schedule measures the recovery from the fault itself.
+func (p Perturb) isInstant() bool {
+	return p.For.Duration == 0 && (p.Action == ActDBDisconnect || p.Action == ActRestartAll)
+}
+
+// serverBackends keep a node's database on a database server.
+var serverBackends = []string{"postgres", "mysql"}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -337,6 +373,12 @@ func (m *Manifest) validate() error {
 		if p.Action == ActTamper && !slices.Contains(fileBackends, m.Backend) {
 			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
 		}
+		if slices.Contains([]string{ActDBDisconnect, ActDBKill, ActSharedDBKill}, p.Action) && !slices.Contains(serverBackends, m.Backend) {
+			errs = append(errs, fmt.Errorf("perturb[%d]: %s needs a database server: backend postgres or mysql", i, p.Action))
+		}
+	}
+	if len(m.dbKillNodes()) > 0 && m.killsSharedDB() {
+		errs = append(errs, errors.New("db-kill gives nodes servers of their own, shared-db-kill one server for all: not both in one manifest"))
 	}
 	if r := m.Random; r != nil {
 		for _, a := range r.Actions {
@@ -374,6 +416,11 @@ func (p Perturb) validate(validators, fullNodes int, load time.Duration) error {
 			}
 		}
 	case ActHeal:
+	case ActSharedDBKill, ActStateSyncKill, ActRestartAll:
+		// No node: the shared server, a node the fault adds, every node.
+		if p.Node != 0 {
+			return fmt.Errorf("%s takes no node", p.Action)
+		}
 	case ActClock:
 		if p.At.Duration != 0 || p.For.Duration != 0 {
 			return errors.New(`a clock fault is in force for the whole run: at = "0s" and no for`)
@@ -422,7 +469,11 @@ func (p Perturb) validateDataFault() error {
 		if p.Latency.Duration <= 0 || p.Jitter.Duration < 0 || p.Latency.Duration+p.Jitter.Duration > 10*time.Second {
 			return fmt.Errorf("delay: latency %v, jitter %v: want a latency > 0 and at most 10 s in all", p.Latency, p.Jitter)
 		}
-	case ActRebuild, ActFreeDisk, ActUnthrottle:
+	case ActDBKill, ActSharedDBKill, ActStateSyncKill:
+		if p.For.Duration <= 0 {
+			return fmt.Errorf("%s needs for: when the harness starts again what it killed", p.Action)
+		}
+	case ActRebuild, ActFreeDisk, ActUnthrottle, ActDBReconnect, ActDBRestart, ActSharedDBRestart, ActStateSyncRestart:
 		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
 	}
 	if (p.Latency.Duration != 0 || p.Jitter.Duration != 0) && p.Action != ActDelay {
@@ -454,8 +505,40 @@ func undoOf(a string) string {
 		return ActUndelay
 	case ActThrottle:
 		return ActUnthrottle
+	case ActDBDisconnect:
+		return ActDBReconnect
+	case ActDBKill:
+		return ActDBRestart
+	case ActSharedDBKill:
+		return ActSharedDBRestart
+	case ActStateSyncKill:
+		return ActStateSyncRestart
 	}
 	return ""
+}
+
+// dbKillNodes are the validators whose database server a db-kill fault
+// kills: each gets a private server of its own.
+func (m *Manifest) dbKillNodes() []int {
+	var out []int
+	for _, p := range m.Perturb {
+		if p.Action == ActDBKill && !slices.Contains(out, p.Node) {
+			out = append(out, p.Node)
+		}
+	}
+	return out
+}
+
+// killsSharedDB reports whether the schedule kills the server of every
+// validator's database: the run then has a private one.
+func (m *Manifest) killsSharedDB() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActSharedDBKill })
+}
+
+// syncsState reports whether the schedule adds a node by state sync: the
+// validators then write checkpoints often.
+func (m *Manifest) syncsState() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActStateSyncKill })
 }
 
 // diskFullNodes are the nodes whose data a disk-full fault fills: they

@@ -63,6 +63,24 @@ type network struct {
 	links *netctl.LinkRelays
 	// throttled are the nodes whose bandwidth is capped now.
 	throttled map[int]bool
+
+	// Database servers (dbfaults.go): each validator's superuser DSN
+	// template as the harness reaches it (not relayed); the private
+	// servers of db-kill nodes, or the one of shared-db-kill; relays to
+	// them (netns).
+	dbTmpl  []string
+	servers map[int]*dbServer
+	shared  *dbServer
+	relays  []*tcprelay.Relay
+	// dir is the network's directory, env the run's (nodes added later:
+	// statesync.go); syncNodes counts the state-sync nodes added.
+	dir       string
+	env       Env
+	syncNodes int
+	// disconnecting are the nodes whose connections are terminated again
+	// and again (db-disconnect with for): closing the channel stops it,
+	// and the count of terminations comes back on it.
+	disconnecting map[int]chan int
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -92,8 +110,12 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		return nil, err
 	}
 	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{},
-		note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
+		servers: map[int]*dbServer{}, disconnecting: map[int]chan int{}, env: env, note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
+	nw.dir = opts.Dir
+	if m.syncsState() {
+		opts.CheckpointEvery = 10 // snapshots to sync from, within seconds
+	}
 	// A disk-full fault checks /readyz, which the metrics listener serves.
 	opts.Prometheus = len(m.diskFullNodes()) > 0
 	opts.Tuning = node.Tuning{FastGossip: true}
@@ -103,6 +125,10 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		opts.GenesisTime = time.Now().Add(behind - time.Minute)
 	}
 	if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
+		return nil, err
+	}
+	if err := nw.startDBServers(ctx, &opts, env.Dir); err != nil {
+		nw.close()
 		return nil, err
 	}
 	if mode == "netns" {
@@ -118,6 +144,18 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 				nw.close()
 				return nil, err
 			}
+		}
+		for i, t := range opts.DSNTemplates {
+			if t == "" {
+				continue
+			}
+			rt, relay, err := relayDSN(nw.ns.Gateway(), t)
+			if err != nil {
+				nw.close()
+				return nil, err
+			}
+			nw.relays = append(nw.relays, relay)
+			opts.DSNTemplates[i] = rt
 		}
 	}
 	nodes, err := netctl.Generate(opts)
@@ -218,6 +256,15 @@ func (nw *network) close() {
 	if nw.relay != nil {
 		_ = nw.relay.Close()
 	}
+	for _, r := range nw.relays {
+		_ = r.Close()
+	}
+	for _, s := range nw.servers {
+		s.stop()
+	}
+	if nw.shared != nil {
+		nw.shared.stop()
+	}
 	if nw.ns != nil {
 		_ = nw.ns.Close()
 	}
@@ -300,6 +347,27 @@ func (nw *network) apply(p Perturb) error {
 		return nw.setDelay(p.Node, p.Latency.Duration, p.Jitter.Duration)
 	case ActUndelay:
 		return nw.setDelay(p.Node, 0, 0)
+	case ActDBDisconnect:
+		if p.For.Duration > 0 {
+			return nw.startDisconnecting(p.Node)
+		}
+		return nw.terminateConnections(p.Node)
+	case ActDBReconnect:
+		return nw.stopDisconnecting(p.Node)
+	case ActDBKill:
+		return nw.servers[p.Node].kill()
+	case ActDBRestart:
+		return nw.servers[p.Node].restart(context.Background())
+	case ActSharedDBKill:
+		return nw.shared.kill()
+	case ActSharedDBRestart:
+		return nw.shared.restart(context.Background())
+	case ActStateSyncKill:
+		return nw.stateSyncKill()
+	case ActStateSyncRestart:
+		return nw.restartKilled(len(nw.net.Nodes) - 1)
+	case ActRestartAll:
+		return nw.restartAll()
 	case ActThrottle:
 		nw.throttled[p.Node] = true
 		return nw.ns.Throttle(p.Node, p.Rate)
@@ -325,6 +393,17 @@ func (nw *network) undoAll(paused map[int]bool) error {
 		}
 	}
 	var errs []error
+	for i := range nw.disconnecting {
+		errs = append(errs, nw.stopDisconnecting(i))
+	}
+	for _, srv := range nw.servers {
+		if !srv.running() {
+			errs = append(errs, srv.restart(context.Background()))
+		}
+	}
+	if nw.shared != nil && !nw.shared.running() {
+		errs = append(errs, nw.shared.restart(context.Background()))
+	}
 	for i := range nw.fills {
 		errs = append(errs, nw.freeDisk(i))
 	}

@@ -47,7 +47,11 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 		return nil, err
 	}
 	if err := check(ctx, r, env); err != nil {
-		return nil, err
+		// A check that could not be carried out fails the run with
+		// everything else found (a node that crashed, say, and so never
+		// answered again).
+		rep.violate("check", err.Error())
+		r.reportCrashes()
 	}
 	rep.Seconds = time.Since(started).Seconds()
 	return rep, rep.save(env.ReportDir)
@@ -358,6 +362,14 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		}
 		r.logf("%s: %s (height %d)", r.m.Name, e, h)
 		r.rep.addEvent(e.String())
+		if e.P.isInstant() {
+			if e.P.Action == ActRestartAll {
+				r.resendAfterRestart(ctx, 40)
+			}
+			recoveries.Add(1)
+			go func() { defer recoveries.Done(); r.measureRecovery(ctx, e.String(), h, at) }()
+			continue
+		}
 		if !e.IsUndo {
 			// A fault's effect is judged from the height it is fully in
 			// place at: applying one takes a process per cut link (eight
