@@ -156,6 +156,8 @@ func (s *dbServer) stopProcess() {
 }
 
 // stop stops the server for good (the end of the run).
+//
+// The caller removes its directory.
 func (s *dbServer) stop() { s.stopProcess() }
 
 // databaseName is the database a DSN names.
@@ -319,6 +321,19 @@ func (s *dbServer) running() bool {
 // each validator's superuser DSN template (adminTemplate).
 func (nw *network) startDBServers(ctx context.Context, opts *netctl.Options, dir string) error {
 	nw.dbTmpl = make([]string, nw.m.Validators)
+	if nw.m.killsSharedDB() || len(nw.m.dbKillNodes()) > 0 {
+		// The servers run as their own OS user (as root: postgres,
+		// mysql), who must reach their directory: not under the test's
+		// private temporary directory.
+		d, err := os.MkdirTemp("", "relchain-e2e-db-")
+		if err != nil {
+			return fmt.Errorf("database servers' directory: %w", err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			return fmt.Errorf("database servers' directory: %w", err)
+		}
+		nw.serversDir, dir = d, d
+	}
 	for i := range nw.dbTmpl {
 		nw.dbTmpl[i] = opts.DSNTemplate
 	}

@@ -37,8 +37,9 @@ func (nw *network) start(i int) error {
 		if nw.expected[i] || nw.stopping {
 			return
 		}
-		nw.crashes = append(nw.crashes, fmt.Sprintf("node%d exited without the schedule stopping it (%v); the last lines of %s:\n%s",
-			i, exitStatus(status()), nw.net.LogFile(i), logTail(nw.net.LogFile(i), exitTailLines)))
+		log := nw.net.LogFile(i)
+		nw.crashes = append(nw.crashes, fmt.Sprintf("node%d (%s) exited without the schedule stopping it (%v)%s; the last lines of %s:\n%s",
+			i, nw.net.Nodes[i].Name, exitStatus(status()), exitCause(log), log, logTail(log, exitTailLines)))
 	}()
 	return nil
 }
@@ -73,6 +74,29 @@ func exitStatus(err error) string {
 		return "exit status 0"
 	}
 	return err.Error()
+}
+
+// exitCauses start the lines that say why a process ended: a Go panic or
+// fatal error (followed by a stack that fills the tail), relchain's own
+// last words, CometBFT's consensus failure.
+var exitCauses = []string{"panic: ", "fatal error: ", "error: ", "CONSENSUS FAILURE"}
+
+// exitCause is ", saying: LINE" for the log's last line that says why the
+// process ended, or "".
+func exitCause(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	for k := len(lines) - 1; k >= 0; k-- {
+		for _, c := range exitCauses {
+			if strings.HasPrefix(lines[k], c) || (c == "CONSENSUS FAILURE" && strings.Contains(lines[k], c)) {
+				return ", saying: " + oneLine(lines[k], 400)
+			}
+		}
+	}
+	return ""
 }
 
 // logTail is the last n lines of the file at path.

@@ -47,7 +47,7 @@ const longRunning = "echo started\nexec sleep 600"
 // A node that exits on its own fails the run, naming it with its log's
 // tail; before, undoAll restarted it silently.
 func TestANodeThatExitsOnItsOwnFailsTheRun(t *testing.T) {
-	nw := scriptNetwork(t, longRunning, "echo 'commit block 141: FATAL: terminating connection'\nexit 3")
+	nw := scriptNetwork(t, longRunning, "echo 'error: commit block 141: FATAL: terminating connection'\necho 'goroutine 1 [running]:'\nexit 3")
 	for i := range nw.net.Nodes {
 		if err := nw.start(i); err != nil {
 			t.Fatal(err)
@@ -63,7 +63,8 @@ func TestANodeThatExitsOnItsOwnFailsTheRun(t *testing.T) {
 		t.Fatalf("crashes %q, want node1's two exits", crashes)
 	}
 	for _, c := range crashes {
-		if !strings.Contains(c, "node1 exited without the schedule stopping it (exit status 3)") || !strings.Contains(c, "FATAL: terminating connection") {
+		if !strings.Contains(c, "node1 (node1) exited without the schedule stopping it (exit status 3)") || !strings.Contains(c, "FATAL: terminating connection") ||
+			!strings.Contains(c, "saying: error: commit block 141") {
 			t.Errorf("crash report %q: want node1, its status and its log's tail", c)
 		}
 	}

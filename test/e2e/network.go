@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -68,10 +69,11 @@ type network struct {
 	// template as the harness reaches it (not relayed); the private
 	// servers of db-kill nodes, or the one of shared-db-kill; relays to
 	// them (netns).
-	dbTmpl  []string
-	servers map[int]*dbServer
-	shared  *dbServer
-	relays  []*tcprelay.Relay
+	dbTmpl     []string
+	serversDir string
+	servers    map[int]*dbServer
+	shared     *dbServer
+	relays     []*tcprelay.Relay
 	// dir is the network's directory, env the run's (nodes added later:
 	// statesync.go); syncNodes counts the state-sync nodes added.
 	dir       string
@@ -264,6 +266,9 @@ func (nw *network) close() {
 	}
 	if nw.shared != nil {
 		nw.shared.stop()
+	}
+	if nw.serversDir != "" {
+		_ = os.RemoveAll(nw.serversDir)
 	}
 	if nw.ns != nil {
 		_ = nw.ns.Close()
