@@ -31,52 +31,100 @@ import (
 
 // dbServer is a private database server the harness owns for one run.
 type dbServer struct {
-	kind string // "postgres" or "mysql"
+	kind *serverKind
 	dir  string
 	port int
-	pg   *pgtest.Server
-	my   *mysqltest.Server
+	stop func() error // stops the current process
 }
 
-// startDBServer starts a private server of kind in dir on port (0: a free
-// one), or starts it again on the same data and port.
-func startDBServer(ctx context.Context, kind, dir string, port int) (*dbServer, error) {
-	s := &dbServer{kind: kind, dir: dir}
-	switch kind {
-	case "postgres":
-		srv, err := pgtest.Start(ctx, dir, pgtest.Options{Port: port})
-		if err != nil {
-			return nil, fmt.Errorf("private PostgreSQL in %s: %w", dir, err)
-		}
-		s.pg, s.port, s.dir = srv, srv.Port, srv.Dir
-	case "mysql":
-		srv, err := mysqltest.Start(ctx, dir, mysqltest.Options{Port: port})
-		if err != nil {
-			return nil, fmt.Errorf("private MariaDB in %s: %w", dir, err)
-		}
-		s.my, s.port, s.dir = srv, srv.Port, srv.Dir
-	default:
-		return nil, fmt.Errorf("backend %s has no database server", kind)
+// serverKind is how the harness runs, names, reaches and ends the
+// sessions of one database server (by backend name: serverKinds).
+type serverKind struct {
+	what string
+	// start starts a private server in dir on port (0: a free one) and
+	// returns its directory, port and stop.
+	start func(ctx context.Context, dir string, port int) (string, int, func() error, error)
+	// template is the superuser's DSN template for databases
+	// prefix_{node} on the server at port.
+	template func(port int, prefix string) string
+	// pidFile is the main process's pid file, relative to the directory.
+	pidFile string
+	// database is the database a DSN names.
+	database func(dsn string) (string, error)
+	// terminate ends every session of node on database db (dsn: the
+	// superuser's) and confirms each ended.
+	terminate func(ctx context.Context, dsn, db string, node int) error
+}
+
+var serverKinds = map[string]*serverKind{
+	"postgres": {
+		what: "PostgreSQL",
+		start: func(ctx context.Context, dir string, port int) (string, int, func() error, error) {
+			srv, err := pgtest.Start(ctx, dir, pgtest.Options{Port: port})
+			if err != nil {
+				return "", 0, nil, err
+			}
+			return srv.Dir, srv.Port, srv.Stop, nil
+		},
+		template: func(port int, prefix string) string {
+			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s_{node}?sslmode=disable", port, prefix)
+		},
+		pidFile: filepath.Join("data", "postmaster.pid"),
+		database: func(dsn string) (string, error) {
+			u, err := url.Parse(dsn)
+			if err != nil {
+				return "", fmt.Errorf("DSN: %w", err)
+			}
+			return strings.TrimPrefix(u.Path, "/"), nil
+		},
+		terminate: terminatePostgres,
+	},
+	"mysql": {
+		what: "MariaDB",
+		start: func(ctx context.Context, dir string, port int) (string, int, func() error, error) {
+			srv, err := mysqltest.Start(ctx, dir, mysqltest.Options{Port: port})
+			if err != nil {
+				return "", 0, nil, err
+			}
+			return srv.Dir, srv.Port, srv.Stop, nil
+		},
+		template: func(port int, prefix string) string {
+			return fmt.Sprintf("root@tcp(127.0.0.1:%d)/%s_{node}", port, prefix)
+		},
+		pidFile: "mariadbd.pid",
+		database: func(dsn string) (string, error) {
+			cfg, err := mysql.ParseDSN(dsn)
+			if err != nil {
+				return "", fmt.Errorf("DSN: %w", err)
+			}
+			return cfg.DBName, nil
+		},
+		terminate: killMySQLConnections,
+	},
+}
+
+// startDBServer starts a private server for backend in dir on port (0: a
+// free one), or starts it again on the same data and port.
+func startDBServer(ctx context.Context, backend, dir string, port int) (*dbServer, error) {
+	k, ok := serverKinds[backend]
+	if !ok {
+		return nil, fmt.Errorf("backend %s has no database server", backend)
 	}
-	return s, nil
+	d, p, stop, err := k.start(ctx, dir, port)
+	if err != nil {
+		return nil, fmt.Errorf("private %s in %s: %w", k.what, dir, err)
+	}
+	return &dbServer{kind: k, dir: d, port: p, stop: stop}, nil
 }
 
 // dsnTemplate is the superuser's DSN template for databases
 // prefix_{node} on the server.
-func (s *dbServer) dsnTemplate(prefix string) string {
-	if s.kind == "postgres" {
-		return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s_{node}?sslmode=disable", s.port, prefix)
-	}
-	return fmt.Sprintf("root@tcp(127.0.0.1:%d)/%s_{node}", s.port, prefix)
-}
+func (s *dbServer) dsnTemplate(prefix string) string { return s.kind.template(s.port, prefix) }
 
 // pid is the server's main process (postmaster, mariadbd), from its pid
 // file.
 func (s *dbServer) pid() (int, error) {
-	path := filepath.Join(s.dir, "mariadbd.pid")
-	if s.kind == "postgres" {
-		path = filepath.Join(s.dir, "data", "postmaster.pid")
-	}
+	path := filepath.Join(s.dir, s.kind.pidFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("server pid: %w", err)
@@ -97,7 +145,7 @@ func (s *dbServer) kill() error {
 		return err
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		return fmt.Errorf("kill the %s server (pid %d): %w", s.kind, pid, err)
+		return fmt.Errorf("kill the %s server (pid %d): %w", s.kind.what, pid, err)
 	}
 	deadline := time.Now().Add(confirmWithin * 2)
 	for {
@@ -110,12 +158,12 @@ func (s *dbServer) kill() error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the %s server (pid %d) still runs or listens on port %d after SIGKILL", s.kind, pid, s.port)
+			return fmt.Errorf("the %s server (pid %d) still runs or listens on port %d after SIGKILL", s.kind.what, pid, s.port)
 		}
 		time.Sleep(20 * time.Millisecond) // the kernel's view, no event to wait on
 	}
 	// Reap it (Stop of a dead owned process returns at once).
-	s.stopProcess()
+	_ = s.stop()
 	return nil
 }
 
@@ -130,13 +178,13 @@ func isZombie(pid int) bool {
 func (s *dbServer) restart(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ns, err := startDBServer(ctx, s.kind, s.dir, s.port)
+		_, _, stop, err := s.kind.start(ctx, s.dir, s.port)
 		if err == nil {
-			s.pg, s.my = ns.pg, ns.my
+			s.stop = stop
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("restart the %s server: %w", s.kind, err)
+			return fmt.Errorf("restart the %s server: %w", s.kind.what, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -146,52 +194,23 @@ func (s *dbServer) restart(ctx context.Context) error {
 	}
 }
 
-func (s *dbServer) stopProcess() {
-	if s.pg != nil {
-		_ = s.pg.Stop()
-	}
-	if s.my != nil {
-		_ = s.my.Stop()
-	}
-}
-
-// stop stops the server for good (the end of the run).
-//
-// The caller removes its directory.
-func (s *dbServer) stop() { s.stopProcess() }
-
-// databaseName is the database a DSN names.
-func databaseName(kind, dsn string) (string, error) {
-	if kind == "postgres" {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "", fmt.Errorf("DSN: %w", err)
-		}
-		return strings.TrimPrefix(u.Path, "/"), nil
-	}
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		return "", fmt.Errorf("DSN: %w", err)
-	}
-	return cfg.DBName, nil
-}
-
 // terminateConnections ends every connection of node i to its database
 // as the server's administrator would (PostgreSQL pg_terminate_backend,
 // MariaDB KILL CONNECTION), and confirms there was at least one and that
 // each is gone.
 func (nw *network) terminateConnections(i int) error {
+	k, ok := serverKinds[nw.m.Backend]
+	if !ok {
+		return fmt.Errorf("backend %s has no database server", nw.m.Backend)
+	}
 	adminDSN := strings.ReplaceAll(nw.adminTemplate(i), "{node}", nw.net.Nodes[i].Name)
-	db, err := databaseName(nw.m.Backend, adminDSN)
+	db, err := k.database(adminDSN)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*confirmWithin)
 	defer cancel()
-	if nw.m.Backend == "postgres" {
-		return terminatePostgres(ctx, adminDSN, db, i)
-	}
-	return killMySQLConnections(ctx, adminDSN, db, i)
+	return k.terminate(ctx, adminDSN, db, i)
 }
 
 func terminatePostgres(ctx context.Context, dsn, db string, node int) error {

@@ -45,7 +45,7 @@ func TestTerminatePostgresEndsTheNodesSessions(t *testing.T) {
 	dsn := pgtest.AdminDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := databaseName("postgres", dsn)
+	db, err := serverKinds["postgres"].database(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestKillMySQLConnectionsEndsTheNodesSessions(t *testing.T) {
 	dsn := mysqltest.AdminDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := databaseName("mysql", dsn)
+	db, err := serverKinds["mysql"].database(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,10 +262,10 @@ func (nw *network) close() {
 		_ = r.Close()
 	}
 	for _, s := range nw.servers {
-		s.stop()
+		_ = s.stop()
 	}
 	if nw.shared != nil {
-		nw.shared.stop()
+		_ = nw.shared.stop()
 	}
 	if nw.serversDir != "" {
 		_ = os.RemoveAll(nw.serversDir)
