@@ -194,6 +194,9 @@ func (s *dbServer) restart(ctx context.Context) error {
 	}
 }
 
+// errNoSession: the node had no session to end.
+var errNoSession = errors.New("no session to end")
+
 // terminateConnections ends every connection of node i to its database
 // as the server's administrator would (PostgreSQL pg_terminate_backend,
 // MariaDB KILL CONNECTION), and confirms there was at least one and that
@@ -210,7 +213,16 @@ func (nw *network) terminateConnections(i int) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*confirmWithin)
 	defer cancel()
-	return k.terminate(ctx, adminDSN, db, i)
+	// A node between two connections (one just ended) has none for a
+	// moment: wait for one rather than count a fault that ended nothing.
+	deadline := time.Now().Add(confirmWithin)
+	for {
+		err := k.terminate(ctx, adminDSN, db, i)
+		if !errors.Is(err, errNoSession) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond) // polling the server's session list
+	}
 }
 
 func terminatePostgres(ctx context.Context, dsn, db string, node int) error {
@@ -225,7 +237,7 @@ func terminatePostgres(ctx context.Context, dsn, db string, node int) error {
 		return err
 	}
 	if len(pids) == 0 {
-		return fmt.Errorf("node%d has no connection to database %s: nothing to terminate", node, db)
+		return fmt.Errorf("node%d has no connection to database %s: %w", node, db, errNoSession)
 	}
 	for _, pid := range pids {
 		var ok bool
@@ -269,7 +281,7 @@ func killMySQLConnections(ctx context.Context, dsn, db string, node int) error {
 		return err
 	}
 	if len(ids) == 0 {
-		return fmt.Errorf("node%d has no connection to database %s: nothing to kill", node, db)
+		return fmt.Errorf("node%d has no connection to database %s: %w", node, db, errNoSession)
 	}
 	for _, id := range ids {
 		if _, err := sdb.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id)); err != nil {
