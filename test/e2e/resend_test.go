@@ -56,6 +56,19 @@ func TestCheckResendsHoldsEveryResendToTheCommittedOutcome(t *testing.T) {
 	}
 }
 
+// Once resends answer the committed outcome (issue 32, Build 7), an
+// "already executed" answer for a committed tx is a false failure.
+func TestAReplayAnswerFailsOnceResendsAnswerTheCommittedOutcome(t *testing.T) {
+	defer func(v bool) { replayAnswerStandsForCommitted = v }(replayAnswerStandsForCommitted)
+	replayAnswerStandsForCommitted = false
+	r := newTestRun(t, "insert", write{ID: 1, Phase: PhaseOK, Height: 5})
+	addResend(r, 1, PhaseFail, 0, 8, "nonce 3 of this key was already executed (replay)")
+	checkResends(r)
+	if !strings.Contains(r.rep.Failed(), "answered \"already executed\" (code 8) instead of the committed outcome (ok at height 5)") {
+		t.Fatalf("report: %s", r.rep.Failed())
+	}
+}
+
 // A load must resend some of its writes: the share defaults to 0.1 and
 // cannot be switched off.
 func TestLoadsResendAShareOfTheirWrites(t *testing.T) {
