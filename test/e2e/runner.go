@@ -345,6 +345,7 @@ func maxOf(hs []int64) int64 {
 func (r *run) schedule(ctx context.Context, evs []event) {
 	start := time.Now()
 	before := map[int]int64{}
+	failed := map[int]bool{} // faults that did not take effect: their undo judges nothing
 	var recoveries sync.WaitGroup
 	defer recoveries.Wait()
 	for k, e := range evs {
@@ -358,6 +359,7 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 		at := time.Now()
 		if err := r.applyEvent(e); err != nil {
 			r.rep.violate("perturbation", fmt.Sprintf("%s: %v", e, err))
+			failed[k] = true
 			continue
 		}
 		r.logf("%s: %s (height %d)", r.m.Name, e, h)
@@ -380,6 +382,9 @@ func (r *run) schedule(ctx context.Context, evs []event) {
 			continue
 		}
 		fault := evs[e.Fault]
+		if failed[e.Fault] {
+			continue // already a violation; undone so the run can go on
+		}
 		if fault.P.ExpectHalt {
 			r.rep.addHalt(haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}

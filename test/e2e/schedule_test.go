@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,9 @@ type fakeCluster struct {
 	// took is how long applying a perturbation takes (a partition is a
 	// process per cut link).
 	took time.Duration
+	// refuse makes applying that action fail (a fault that did not take
+	// effect).
+	refuse string
 }
 
 func (f *fakeCluster) heights(context.Context) []int64 {
@@ -39,6 +43,9 @@ func (f *fakeCluster) apply(p Perturb) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.applied = append(f.applied, p.Action)
+	if p.Action == f.refuse {
+		return errors.New("did not take effect")
+	}
 	return nil
 }
 
@@ -93,6 +100,21 @@ expect_halt = true
 	}
 	if len(r.rep.Recoveries) != 1 {
 		t.Errorf("recoveries %+v: the undo at the end must be measured too", r.rep.Recoveries)
+	}
+}
+
+// A fault that did not take effect fails the run once; its undo is still
+// applied (the run goes on) but judges nothing.
+func TestAFaultThatDidNotTakeEffectFailsTheRun(t *testing.T) {
+	f := &fakeCluster{nodes: 4, height: func(poll int) int64 { return int64(10 + poll) }, refuse: ActKill}
+	r := newScheduleRun(t, "[load]\nmin_acked = 1\nduration = \"300ms\"\n[[perturb]]\nat = \"50ms\"\naction = \"kill\"\nnode = 1\nfor = \"100ms\"\nexpect_halt = true\n", f)
+	r.load(context.Background(), timeline(r.m, 1))
+	checkHalts(r)
+	if got := f.actions(); !slices.Equal(got, []string{ActKill, ActRestart}) {
+		t.Fatalf("applied %v, want the kill and its restart", got)
+	}
+	if got := invariants(r.rep); !slices.Equal(got, []string{"perturbation"}) || !strings.Contains(r.rep.Failed(), "kill node1: did not take effect") {
+		t.Fatalf("violations %v:\n%s", got, r.rep.Failed())
 	}
 }
 
