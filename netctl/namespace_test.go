@@ -238,3 +238,22 @@ func TestReachableSeesCutsAndHeals(t *testing.T) {
 		t.Errorf("after Heal: %v", err)
 	}
 }
+
+func TestThrottledSeesTheCap(t *testing.T) {
+	ns := mustNamespaces(t, 2)
+	if on, err := ns.Throttled(1); err != nil || on {
+		t.Fatalf("before: %v, %v", on, err)
+	}
+	if err := ns.Throttle(1, "64kbit"); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := ns.Throttled(1); err != nil || !on {
+		t.Fatalf("throttled: %v, %v", on, err)
+	}
+	if err := ns.Unthrottle(1); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := ns.Throttled(1); err != nil || on {
+		t.Fatalf("unthrottled: %v, %v", on, err)
+	}
+}

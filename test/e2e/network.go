@@ -62,8 +62,10 @@ type network struct {
 	// links are the p2p relays of a manifest that delays links (nil
 	// otherwise): links.go.
 	links *netctl.LinkRelays
-	// throttled are the nodes whose bandwidth is capped now.
+	// throttled are the nodes whose bandwidth is capped now; delays the
+	// one-way delay set on each node's links.
 	throttled map[int]bool
+	delays    map[int]time.Duration
 
 	// Database servers (dbfaults.go): each validator's superuser DSN
 	// template as the harness reaches it (not relayed); the private
@@ -111,7 +113,7 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	if err != nil {
 		return nil, err
 	}
-	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{},
+	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{}, delays: map[int]time.Duration{},
 		servers: map[int]*dbServer{}, disconnecting: map[int]chan int{}, env: env, note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
 	nw.dir = opts.Dir
@@ -374,11 +376,9 @@ func (nw *network) apply(p Perturb) error {
 	case ActRestartAll:
 		return nw.restartAll()
 	case ActThrottle:
-		nw.throttled[p.Node] = true
-		return nw.ns.Throttle(p.Node, p.Rate)
+		return nw.setThrottle(p.Node, p.Rate)
 	case ActUnthrottle:
-		delete(nw.throttled, p.Node)
-		return nw.ns.Unthrottle(p.Node)
+		return nw.setThrottle(p.Node, "")
 	}
 	return fmt.Errorf("unknown action %q", p.Action)
 }
