@@ -3,6 +3,7 @@ package netctl
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -96,4 +97,31 @@ func (l *LinkRelays) Close() error {
 		errs = append(errs, r.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// FirstByte dials the relay that carries node from's link to node to, and
+// returns how long to's first byte took to arrive through it: a CometBFT
+// node sends its handshake as soon as it accepts, so this is the link's
+// one-way delay plus a loopback round trip (the proof that a delay took
+// effect). The probe's connection is closed at once; the node sees a
+// peer that failed its handshake.
+func (l *LinkRelays) FirstByte(from, to int, timeout time.Duration) (time.Duration, error) {
+	r, ok := l.relays[[2]int{from, to}]
+	if !ok {
+		return 0, fmt.Errorf("no relay from node%d to node%d", from, to)
+	}
+	start := time.Now()
+	c, err := net.DialTimeout("tcp", r.Addr(), timeout)
+	if err != nil {
+		return 0, fmt.Errorf("dial the relay node%d → node%d: %w", from, to, err)
+	}
+	defer c.Close()
+	if err := c.SetReadDeadline(start.Add(timeout)); err != nil {
+		return 0, err
+	}
+	var b [1]byte
+	if _, err := c.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("node%d's first byte through the relay from node%d: %w", to, from, err)
+	}
+	return time.Since(start), nil
 }

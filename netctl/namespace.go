@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Namespaces gives each node of a network a Linux network namespace of
@@ -205,6 +206,21 @@ func (ns *Namespaces) Heal() error {
 		delete(ns.blocked, l)
 	}
 	return errors.Join(errs...)
+}
+
+// Reachable reports whether a new TCP connection from inside node from's
+// namespace to node to's address on port opens within timeout: nil if it
+// does, else why not. It probes the effect of Partition, Disconnect and
+// Heal (a blackhole route fails the connect at once). It runs bash's
+// /dev/tcp in the namespace (`ip netns exec`): no tool to install.
+func (ns *Namespaces) Reachable(from, to int, port string, timeout time.Duration) error {
+	secs := fmt.Sprintf("%.1f", timeout.Seconds())
+	script := fmt.Sprintf("exec 3<>/dev/tcp/%s/%s", ns.Host(to), port)
+	out, err := exec.Command("ip", "netns", "exec", ns.Name(from), "timeout", secs, "bash", "-c", script).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("node%d → node%d port %s: %w: %s", from, to, port, err, bytes.TrimSpace(out))
+	}
+	return nil
 }
 
 // Cut lists the links currently cut, as [from, to] pairs in order.

@@ -2,11 +2,16 @@ package netctl
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func mustNamespaces(t *testing.T, n int) *Namespaces {
@@ -163,5 +168,92 @@ func TestNamespacesAgainRightAfterClose(t *testing.T) {
 		if err := ns.Close(); err != nil {
 			t.Fatalf("round %d: close: %v", round, err)
 		}
+	}
+}
+
+// listenIn opens a TCP listener on node i's address inside its namespace
+// (the socket keeps the namespace it was made in), accepting and closing
+// every connection until the test ends.
+func listenIn(t *testing.T, ns *Namespaces, i int) string {
+	t.Helper()
+	type result struct {
+		ln  net.Listener
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		// The thread enters the namespace and is never unlocked: Go
+		// discards it when this goroutine ends.
+		runtime.LockOSThread()
+		f, err := os.Open("/var/run/netns/" + ns.Name(i))
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			got <- result{err: err}
+			return
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(ns.Host(i), "0"))
+		got <- result{ln, err}
+	}()
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("listen in %s: %v", ns.Name(i), r.err)
+	}
+	t.Cleanup(func() { _ = r.ln.Close() })
+	go func() {
+		for {
+			c, err := r.ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(r.ln.Addr().String())
+	return port
+}
+
+func TestReachableSeesCutsAndHeals(t *testing.T) {
+	ns := mustNamespaces(t, 3)
+	p1, p2 := listenIn(t, ns, 1), listenIn(t, ns, 2)
+	if err := ns.Reachable(0, 1, p1, time.Second); err != nil {
+		t.Fatalf("before any cut: %v", err)
+	}
+	if err := ns.Partition([]int{0}, []int{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Reachable(0, 1, p1, time.Second); err == nil {
+		t.Error("node0 reaches node1 across the cut")
+	}
+	if err := ns.Reachable(0, 2, p2, time.Second); err != nil {
+		t.Errorf("node0 → node2 is not cut: %v", err)
+	}
+	if err := ns.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Reachable(0, 1, p1, time.Second); err != nil {
+		t.Errorf("after Heal: %v", err)
+	}
+}
+
+func TestThrottledSeesTheCap(t *testing.T) {
+	ns := mustNamespaces(t, 2)
+	if on, err := ns.Throttled(1); err != nil || on {
+		t.Fatalf("before: %v, %v", on, err)
+	}
+	if err := ns.Throttle(1, "64kbit"); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := ns.Throttled(1); err != nil || !on {
+		t.Fatalf("throttled: %v, %v", on, err)
+	}
+	if err := ns.Unthrottle(1); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := ns.Throttled(1); err != nil || on {
+		t.Fatalf("unthrottled: %v, %v", on, err)
 	}
 }

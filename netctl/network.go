@@ -213,6 +213,17 @@ func (n *Network) Running(i int) bool {
 	return n.procs[i] != nil && !n.procs[i].exited()
 }
 
+// Pid is the process id of node i's current process, or 0 if it never
+// started. The process may have exited since (Running says).
+func (n *Network) Pid(i int) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p := n.procs[i]; p != nil && p.cmd.Process != nil {
+		return p.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Exited returns a channel closed when node i's current process exits.
 func (n *Network) Exited(i int) <-chan struct{} {
 	n.mu.Lock()
@@ -223,6 +234,21 @@ func (n *Network) Exited(i int) <-chan struct{} {
 		return c
 	}
 	return n.procs[i].done
+}
+
+// Watch returns, for node i's current process, a channel closed when it
+// exits and a function telling how it ended (ExitError of that process,
+// even after node i was started again).
+func (n *Network) Watch(i int) (<-chan struct{}, func() error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	p := n.procs[i]
+	if p == nil {
+		c := make(chan struct{})
+		close(c)
+		return c, func() error { return nil }
+	}
+	return p.done, func() error { <-p.done; return p.err }
 }
 
 // ExitError is how node i's current process ended: nil while it runs or

@@ -40,6 +40,10 @@ type Options struct {
 	// the node's name, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable
 	// or root@tcp(127.0.0.1:3306)/relchain_{node}.
 	DSNTemplate string
+	// DSNTemplates, where DSNTemplates[i] is not "", is validator i's
+	// template instead of DSNTemplate (a node whose database is on a
+	// server of its own, e.g. one a test kills).
+	DSNTemplates []string
 	// Hosts puts node i on Hosts[i] (a multi-machine deployment; standard
 	// ports). Empty means loopback.
 	Hosts []string
@@ -188,7 +192,11 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 		rc.Block.TxTimeout = o.TxTimeout.String()
 	}
 	if server {
-		rc.Backend.DSN = strings.ReplaceAll(o.DSNTemplate, "{node}", name)
+		tmpl := o.DSNTemplate
+		if i < len(o.DSNTemplates) && o.DSNTemplates[i] != "" {
+			tmpl = o.DSNTemplates[i]
+		}
+		rc.Backend.DSN = strings.ReplaceAll(tmpl, "{node}", name)
 	}
 	rc.Backend.UnsafeSuperuser = o.UnsafeSuperuser
 	if err := node.PrepareBackend(context.Background(), &rc.Backend); err != nil {

@@ -48,3 +48,21 @@ func runTC(cmds ...[]string) error {
 	}
 	return nil
 }
+
+// Throttled reports whether node i's link is capped: a tbf qdisc on both
+// ends of its veth (true), on neither (false); one end only is an error.
+func (ns *Namespaces) Throttled(i int) (bool, error) {
+	inside, err := exec.Command("tc", "-n", ns.Name(i), "qdisc", "show", "dev", "eth0").CombinedOutput()
+	if err != nil {
+		return false, fmt.Errorf("tc qdisc show in %s: %w: %s", ns.Name(i), err, bytes.TrimSpace(inside))
+	}
+	outside, err := exec.Command("tc", "qdisc", "show", "dev", ns.hostVeth(i)).CombinedOutput()
+	if err != nil {
+		return false, fmt.Errorf("tc qdisc show dev %s: %w: %s", ns.hostVeth(i), err, bytes.TrimSpace(outside))
+	}
+	in, out := bytes.Contains(inside, []byte("tbf")), bytes.Contains(outside, []byte("tbf"))
+	if in != out {
+		return false, fmt.Errorf("node%d's link is capped on one end only (inside %v, outside %v)", i, in, out)
+	}
+	return in, nil
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
 )
 
@@ -20,6 +21,9 @@ import (
 func check(ctx context.Context, r *run, env Env) error {
 	resolveUnknowns(ctx, r)
 	countOps(r)
+	if r.wants(InvExactlyOnce) {
+		checkResends(r)
+	}
 	h, err := commonHeight(ctx, r.nw)
 	if err != nil {
 		return err
@@ -27,6 +31,9 @@ func check(ctx context.Context, r *run, env Env) error {
 	r.rep.CommonHeight = h
 	if r.wants(InvAppHash) {
 		if err := checkAppHashes(ctx, r, h); err != nil {
+			return err
+		}
+		if err := checkNodeStates(ctx, r); err != nil {
 			return err
 		}
 	}
@@ -47,7 +54,9 @@ func check(ctx context.Context, r *run, env Env) error {
 		return err
 	}
 	checkHalts(r)
-	r.nw.net.StopAll()
+	checkProgress(r)
+	r.reportCrashes()
+	r.nw.stopAll()
 	if r.wants(InvVerify) {
 		verifyNodes(r, env.Bin)
 	}
@@ -112,6 +121,75 @@ func countOps(r *run) {
 		}
 	}
 	c.Reads = len(r.hist.Reads())
+	for _, w := range r.hist.Writes() {
+		for _, rs := range w.Resends {
+			c.Resent++
+			switch {
+			case rs.Phase == PhaseOK:
+				c.ResentOK++
+			case rs.Phase == PhaseFail && isReplayAnswer(rs.Code, rs.Error):
+				c.ResentReplay++
+			case rs.Phase == PhaseFail:
+				c.ResentFailed++
+			default:
+				c.ResentUnknown++
+			}
+		}
+	}
+}
+
+// isReplayAnswer reports whether a node answered a tx with "this key
+// already executed this nonce" (code 8), as opposed to a nonce too old
+// or too far ahead (code 8 too, but no claim that the tx executed).
+func isReplayAnswer(code uint32, text string) bool {
+	return code == api.CodeReplayed && strings.Contains(text, "already executed")
+}
+
+// replayAnswerStandsForCommitted says a resend answered "already
+// executed" (code 8) counts as the committed outcome when the tx is
+// committed. Issue 32 (Build 7) makes a resend answer the committed
+// result itself (looked up by hash); once that is merged, set this to
+// false: a replay answer for a committed tx is then a false failure.
+var replayAnswerStandsForCommitted = true
+
+// checkResends holds every resend of a write's signed bytes to the
+// write's committed outcome (once unknowns are resolved):
+//   - acknowledged ok: the write committed ok at that very height (else
+//     the tx committed twice, or the resend's answer is false);
+//   - "already executed" (code 8): the tx is committed. Until resends
+//     answer the committed outcome by themselves (issue 32, Build 7),
+//     this answer stands for the committed outcome when the hash is
+//     committed, and is a violation when it is not;
+//   - any other failure: a false failure if the write committed ok; a
+//     committed failure must come back with its own code;
+//   - unknown: nothing was learnt.
+//
+// That the tx is applied once is checkWrites' part (the log table has no
+// key: a second application is a second row).
+func checkResends(r *run) {
+	for _, w := range r.hist.Writes() {
+		committedOK := w.Phase == PhaseOK
+		committedFail := w.Phase == PhaseFail && w.Height > 0
+		for _, rs := range w.Resends {
+			what := fmt.Sprintf("resend (%s) of write %d (tx %s) to node%d", rs.Why, w.ID, w.Hash, rs.Node)
+			switch {
+			case rs.Phase == PhaseOK && !committedOK:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s was acknowledged at height %d, but the write is %s", what, rs.Height, w.Phase))
+			case rs.Phase == PhaseOK && rs.Height != w.Height:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s was acknowledged at height %d, but the write committed at height %d", what, rs.Height, w.Height))
+			case rs.Phase == PhaseFail && isReplayAnswer(rs.Code, rs.Error):
+				if !committedOK && !committedFail {
+					r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s was refused as already executed (code %d), but no node has the tx (%s)", what, rs.Code, w.Phase))
+				} else if !replayAnswerStandsForCommitted {
+					r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s answered \"already executed\" (code %d) instead of the committed outcome (%s at height %d)", what, rs.Code, w.Phase, w.Height))
+				}
+			case rs.Phase == PhaseFail && committedOK:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s answered a failure (code %d: %s) for a write committed ok at height %d", what, rs.Code, oneLine(rs.Error, 200), w.Height))
+			case rs.Phase == PhaseFail && committedFail && rs.Code != w.Code:
+				r.rep.violate(InvExactlyOnce, fmt.Sprintf("%s answered code %d for a write committed failed with code %d", what, rs.Code, w.Code))
+			}
+		}
+	}
 }
 
 // commonHeight is a height every node has committed.
@@ -287,29 +365,73 @@ func checkTimes(ctx context.Context, r *run, h int64) error {
 // block already in flight commit; more means the fault did not cut what
 // it should have. A fault on one node's data (tamper, disk-full) is the
 // opposite: the honest rest must have committed more than that block.
+//
+// A height below 1 (no node answered) decides nothing: it is a violation
+// of its own, never a pass.
 func checkHalts(r *run) {
+	for _, h := range append(slices.Clone(r.rep.GoOns), r.rep.Halts...) {
+		if h.Before < 1 || h.After < 1 {
+			r.rep.violate("fault-effect", fmt.Sprintf("%s: no node answered its height (height %d at the fault, %d at its undo): the effect cannot be judged", h.What, h.Before, h.After))
+		}
+	}
 	for _, h := range r.rep.GoOns {
+		if h.Before < 1 || h.After < 1 {
+			continue
+		}
 		if h.After <= h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("during %s the other nodes should have gone on, but the chain went only from height %d to %d", h.What, h.Before, h.After))
 		}
 	}
 	for _, h := range r.rep.Halts {
-		if h.After > h.Before+1 {
+		if h.Before >= 1 && h.After > h.Before+1 {
 			r.rep.violate("fault-effect", fmt.Sprintf("%s should halt the chain, but it went from height %d to %d", h.What, h.Before, h.After))
 		}
 	}
 }
 
-// verifyNodes runs `relchain verify` on each stopped node's home.
+// reportCrashes fails the run for every node that exited without the
+// schedule stopping it, quoting its log's tail.
+func (r *run) reportCrashes() {
+	for _, c := range r.nw.takeCrashes() {
+		r.rep.violate("node-exit", c)
+	}
+}
+
+// checkProgress: the run acknowledged at least the manifest's min_acked
+// writes (acknowledged to the client, or unknown and found committed ok):
+// a run that did almost nothing proves almost nothing.
+func checkProgress(r *run) {
+	got := r.rep.Ops.Acked + r.rep.Ops.ResolvedOK
+	if want := r.m.Load.MinAcked; got < want {
+		r.rep.violate("progress", fmt.Sprintf("%d writes acknowledged or found committed (%d acknowledged, %d unknown then found ok, of %d invoked): the manifest wants at least %d",
+			got, r.rep.Ops.Acked, r.rep.Ops.ResolvedOK, r.rep.Ops.Invoked, want))
+	}
+}
+
+// verifyNodes runs `relchain verify` on each stopped node's home, and
+// (apphash-equal) compares the AppHashes the nodes' databases reproduce.
 func verifyNodes(r *run, bin string) {
+	got := map[int]verifyResult{}
 	for i, n := range r.nw.net.Nodes {
-		out, err := exec.Command(bin, "verify", "--home", n.Home).CombinedOutput()
-		line := string(bytes.TrimSpace(out))
-		if err != nil {
-			r.rep.violate(InvVerify, fmt.Sprintf("node%d: %v: %s", i, err, line))
-			line = "FAIL: " + line
+		out, err := exec.Command(bin, "verify", "--home", n.Home, "--output", "json").Output()
+		v, perr := parseVerify(out)
+		var line string
+		switch {
+		case err != nil || perr != nil || !v.OK:
+			detail := string(bytes.TrimSpace(out))
+			if ee, ok := err.(*exec.ExitError); ok {
+				detail += " " + string(bytes.TrimSpace(ee.Stderr))
+			}
+			r.rep.violate(InvVerify, fmt.Sprintf("node%d: %v %v: %s", i, err, perr, oneLine(detail, 600)))
+			line = "FAIL: " + firstLine(detail)
+		default:
+			got[i] = v
+			line = fmt.Sprintf("OK: height %d, app hash %s", v.Height, v.AppHash)
 		}
-		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, firstLine(line)))
+		r.rep.Verify = append(r.rep.Verify, fmt.Sprintf("node%d: %s", i, line))
+	}
+	if r.wants(InvAppHash) {
+		compareVerified(r, got)
 	}
 }
 

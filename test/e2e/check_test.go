@@ -13,7 +13,7 @@ import (
 // the checker's verdicts on a history and a node state made by hand.
 func newTestRun(t *testing.T, workload string, ws ...write) *run {
 	t.Helper()
-	m, err := ParseManifest("[load]\nworkload = \"" + workload + "\"\naccounts = 3\nbalance = 100\n")
+	m, err := ParseManifest("[load]\nmin_acked = 1\nworkload = \"" + workload + "\"\naccounts = 3\nbalance = 100\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +28,14 @@ func newTestRun(t *testing.T, workload string, ws ...write) *run {
 		h.Complete(w.ID, 0, phase, height, w.Code, "")
 	}
 	return &run{m: m, hist: h, wl: newWorkload(m.Load), rep: &Report{}}
+}
+
+// withMinAcked adds the required load.min_acked to a manifest's text.
+func withMinAcked(text string) string {
+	if strings.Contains(text, "[load]\n") {
+		return strings.Replace(text, "[load]\n", "[load]\nmin_acked = 1\n", 1)
+	}
+	return text + "\n[load]\nmin_acked = 1\n"
 }
 
 func invariants(rep *Report) []string {
@@ -156,7 +164,7 @@ func TestParseManifestRefusesUnknownKeysAndBadSchedules(t *testing.T) {
 }
 
 func TestParseManifestFillsDefaults(t *testing.T) {
-	m, err := ParseManifest("")
+	m, err := ParseManifest(withMinAcked(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +181,7 @@ func TestParseManifestFillsDefaults(t *testing.T) {
 func TestDataFaultsAndDelayAreUndoneByTheirOwnActions(t *testing.T) {
 	m, err := ParseManifest(`
 [load]
+min_acked = 1
 duration = "30s"
 [[perturb]]
 at = "2s"
@@ -199,6 +208,7 @@ for = "5s"
 	th, err := ParseManifest(`
 network = "netns"
 [load]
+min_acked = 1
 duration = "30s"
 [[perturb]]
 at = "3s"
@@ -246,7 +256,7 @@ func TestEveryShippedManifestParses(t *testing.T) {
 }
 
 func TestRandomScheduleIsReplayableAndUndoesEveryFault(t *testing.T) {
-	m, err := ParseManifest("[load]\nduration = \"10m\"\n[random]\nfaults = 12\nactions = [\"kill\", \"pause\", \"partition\", \"disconnect\"]\nmax_for = \"40s\"\n")
+	m, err := ParseManifest("[load]\nmin_acked = 1\nduration = \"10m\"\n[random]\nfaults = 12\nactions = [\"kill\", \"pause\", \"partition\", \"disconnect\"]\nmax_for = \"40s\"\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseManifestTakesClockFaultsForTheWholeRunOnly(t *testing.T) {
-	m, err := ParseManifest("[[perturb]]\nat = \"0s\"\naction = \"clock\"\nnode = 1\noffset = \"+1h\"\n")
+	m, err := ParseManifest(withMinAcked("[[perturb]]\nat = \"0s\"\naction = \"clock\"\nnode = 1\noffset = \"+1h\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestParseManifestTakesClockFaultsForTheWholeRunOnly(t *testing.T) {
 	if !slices.Contains(m.Check.Invariants, InvClockSeen) || !slices.Contains(m.Check.Invariants, InvBlockTimes) {
 		t.Errorf("default invariants with a clock fault: %v", m.Check.Invariants)
 	}
-	if m, _ := ParseManifest(""); slices.Contains(m.Check.Invariants, InvClockSeen) {
+	if m, _ := ParseManifest(withMinAcked("")); slices.Contains(m.Check.Invariants, InvClockSeen) {
 		t.Errorf("default invariants without a clock fault: %v", m.Check.Invariants)
 	}
 	clock := func(node int, at, offset string) string {

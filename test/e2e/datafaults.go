@@ -84,6 +84,7 @@ func (nw *network) unmountDisks() {
 // fillDisk fills node i's data disk until the file system has no space.
 func (nw *network) fillDisk(i int) error {
 	path := filepath.Join(nw.net.Nodes[i].Home, "data", diskFullFiller)
+	nw.expectExit(i)
 	nw.watchExit(i)
 	ready := nw.watchReadiness(i)
 	f, err := os.Create(path)
@@ -149,6 +150,7 @@ func (nw *network) checkDiskFullStop(i int, fill *diskFill) error {
 // through `relchain debug tamper` (the harness never opens a node's
 // database itself).
 func (nw *network) tamper(i int, stmts []string) error {
+	nw.expectExit(i)
 	nw.watchExit(i)
 	args := []string{"debug", "tamper", "--home", nw.net.Nodes[i].Home}
 	for _, s := range stmts {
@@ -172,13 +174,14 @@ func (nw *network) rebuild(i int) error {
 	}
 	delete(nw.tampered, i)
 	checkErr := nw.checkOutOfBandStop(i, at)
+	nw.expectExit(i)
 	if err := nw.net.Kill(i); err != nil {
 		return errors.Join(checkErr, err)
 	}
 	if err := wipeData(nw.net.Nodes[i].Home); err != nil {
 		return errors.Join(checkErr, err)
 	}
-	if err := nw.net.Start(i); err != nil {
+	if err := nw.start(i); err != nil {
 		return errors.Join(checkErr, err)
 	}
 	return checkErr
@@ -257,7 +260,7 @@ func (nw *network) restart(i int) error {
 	if nw.net.Running(i) {
 		return nil
 	}
-	return nw.net.Start(i)
+	return nw.start(i)
 }
 
 // watchReadiness polls node i's /readyz until its process exits and

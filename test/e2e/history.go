@@ -20,12 +20,26 @@ const (
 	PhaseAbsent = "absent"
 )
 
+// Why a write's signed bytes were sent again.
+const (
+	// ResendUnknown: the first submission's outcome was unknown; the
+	// client sends the same bytes to the next node, as an application
+	// retrying would.
+	ResendUnknown = "after-unknown"
+	// ResendRandom: a share of writes (load.resend) is sent again later,
+	// whatever their outcome.
+	ResendRandom = "random"
+	// ResendRestart: writes acknowledged before a restart of every node
+	// (restart-all) are sent again once the nodes are back.
+	ResendRestart = "after-restart-all"
+)
+
 // Op is one line of history.jsonl: a client operation's invocation or
 // its outcome, or the checker's resolution of an unknown outcome.
 type Op struct {
 	T      float64 `json:"t"` // seconds since the load started
 	Client int     `json:"client"`
-	Kind   string  `json:"kind"` // "write", "read" or "resolve"
+	Kind   string  `json:"kind"` // "write", "resend", "read" or "resolve"
 	Phase  string  `json:"phase"`
 	ID     int64   `json:"id,omitempty"` // the write's id
 	Hash   string  `json:"hash,omitempty"`
@@ -36,6 +50,8 @@ type Op struct {
 	// Reads: rows seen, and the acknowledged ids they missed.
 	Seen    int     `json:"seen,omitempty"`
 	Missing []int64 `json:"missing,omitempty"`
+	// Resends: why the bytes were sent again.
+	Why string `json:"why,omitempty"`
 }
 
 // write is what the history knows of one write.
@@ -51,6 +67,21 @@ type write struct {
 	Amount   int64
 	// Resolved says the outcome came from the checker's lookup.
 	Resolved bool
+	// Raw is the signed tx (not logged): what a resend sends again.
+	Raw []byte
+	// Resends are the outcomes of sending Raw again.
+	Resends []resend
+}
+
+// resend is one sending again of a write's signed bytes, and what the
+// node answered.
+type resend struct {
+	Why    string
+	Node   int
+	Phase  string // invoke (in flight), ok, fail, unknown
+	Height int64
+	Code   uint32
+	Error  string
 }
 
 // History logs every operation to a JSON-lines file and keeps the
@@ -103,6 +134,32 @@ func (h *History) Complete(id int64, node int, phase string, height int64, code 
 	h.log(Op{Client: w.Client, Kind: "write", Phase: phase, ID: id, Hash: w.Hash, Node: node, Height: height, Code: code, Error: errText})
 }
 
+// Resend records that write id's signed bytes are sent again to node,
+// and returns the resend's index for CompleteResend.
+func (h *History) Resend(id int64, node int, why string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.w[id]
+	w.Resends = append(w.Resends, resend{Why: why, Node: node, Phase: PhaseInvoke})
+	h.log(Op{Client: w.Client, Kind: "resend", Phase: PhaseInvoke, ID: id, Hash: w.Hash, Node: node, Why: why})
+	return len(w.Resends) - 1
+}
+
+// CompleteResend records resend k's outcome. A resend acknowledged ok
+// acknowledges a write whose own outcome is unknown (or still in
+// flight): the client now knows it committed, at that height.
+func (h *History) CompleteResend(id int64, k int, phase string, height int64, code uint32, errText string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.w[id]
+	rs := &w.Resends[k]
+	rs.Phase, rs.Height, rs.Code, rs.Error = phase, height, code, errText
+	if phase == PhaseOK && (w.Phase == PhaseUnknown || w.Phase == PhaseInvoke) {
+		w.Phase, w.Height = PhaseOK, height
+	}
+	h.log(Op{Client: w.Client, Kind: "resend", Phase: phase, ID: id, Hash: w.Hash, Node: rs.Node, Height: height, Code: code, Error: errText, Why: rs.Why})
+}
+
 // Resolve records the checker's lookup of an unknown write.
 func (h *History) Resolve(id int64, node int, phase string, height int64, code uint32) {
 	h.mu.Lock()
@@ -144,10 +201,30 @@ func (h *History) Writes() []write {
 	defer h.mu.Unlock()
 	out := make([]write, 0, len(h.w))
 	for _, w := range h.w {
-		out = append(out, *w)
+		c := *w
+		c.Resends = slices.Clone(w.Resends)
+		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b write) int { return cmp.Compare(a.ID, b.ID) })
 	return out
+}
+
+// AckedRaw returns the signed bytes of up to n writes acknowledged ok,
+// the oldest first, with their ids.
+func (h *History) AckedRaw(n int) (ids []int64, raws [][]byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, w := range h.w {
+		if w.Phase == PhaseOK && len(w.Raw) > 0 {
+			ids = append(ids, w.ID)
+		}
+	}
+	slices.Sort(ids)
+	ids = ids[:min(n, len(ids))]
+	for _, id := range ids {
+		raws = append(raws, h.w[id].Raw)
+	}
+	return ids, raws
 }
 
 // Reads returns the reads logged.

@@ -51,6 +51,16 @@ type Load struct {
 	// OpTimeout bounds one operation (default 10 s): past it, its outcome
 	// is unknown until the checker looks the tx up.
 	OpTimeout Duration `toml:"op_timeout"`
+	// MinAcked is the fewest writes the run must have acknowledged (or
+	// found committed ok) for its checks to mean anything. Required: a run
+	// that committed a handful of writes passes every other check.
+	MinAcked int `toml:"min_acked"`
+	// Resend is the share of a client's ticks on which it sends one of
+	// its last writes again, the same signed bytes, instead of a new one
+	// (default 0.1; at most 0.5). Besides, a write whose outcome was
+	// unknown is always sent again to the next node. The checker holds
+	// every resend to the committed outcome.
+	Resend float64 `toml:"resend"`
 }
 
 // Perturb is one fault at a time since the load started. For kill,
@@ -162,10 +172,46 @@ const (
 	// namespaces only); ActUnthrottle takes the cap off.
 	ActThrottle   = "throttle"
 	ActUnthrottle = "unthrottle"
+	// ActDBDisconnect terminates every connection of Node to its
+	// database, as the server's administrator (PostgreSQL
+	// pg_terminate_backend, MariaDB KILL CONNECTION). Without for it is
+	// instant; with for, the connections are terminated again every
+	// 200 ms until ActDBReconnect, its undo (a node spends most of a
+	// block between its statements: a single termination mostly lands
+	// between blocks, and repeated ones reach the commit).
+	ActDBDisconnect = "db-disconnect"
+	ActDBReconnect  = "db-reconnect"
+	// ActDBKill kills (SIGKILL) the private database server of Node (the
+	// harness gives each such node a server of its own); ActDBRestart,
+	// its undo, starts it again on the same data and port.
+	ActDBKill    = "db-kill"
+	ActDBRestart = "db-restart"
+	// ActSharedDBKill kills the one private server holding every
+	// validator's database; ActSharedDBRestart starts it again.
+	ActSharedDBKill    = "shared-db-kill"
+	ActSharedDBRestart = "shared-db-restart"
+	// ActStateSyncKill adds a full node that joins by state sync and
+	// kills it between "Snapshot restored" and its first block;
+	// ActStateSyncRestart, its undo, starts it again: it must heal.
+	ActStateSyncKill    = "statesync-kill"
+	ActStateSyncRestart = "statesync-restart"
+	// ActRestartAll kills every node and starts them all again, then
+	// resends writes acknowledged before (instant: no for).
+	ActRestartAll = "restart-all"
 )
 
 var allActions = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal,
-	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock, ActThrottle, ActUnthrottle}
+	ActTamper, ActRebuild, ActDiskFull, ActFreeDisk, ActDelay, ActUndelay, ActClock, ActThrottle, ActUnthrottle,
+	ActDBDisconnect, ActDBReconnect, ActDBKill, ActDBRestart, ActSharedDBKill, ActSharedDBRestart, ActStateSyncKill, ActStateSyncRestart, ActRestartAll}
+
+// isInstant reports whether p is done when applied (no undo): the
+// schedule measures the recovery from the fault itself.
+func (p Perturb) isInstant() bool {
+	return p.For.Duration == 0 && (p.Action == ActDBDisconnect || p.Action == ActRestartAll)
+}
+
+// serverBackends keep a node's database on a database server.
+var serverBackends = []string{"postgres", "mysql"}
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -250,6 +296,9 @@ func (m *Manifest) setDefaults() {
 	if l.OpTimeout.Duration == 0 {
 		l.OpTimeout.Duration = 10 * time.Second
 	}
+	if l.Resend == 0 {
+		l.Resend = 0.1
+	}
 	if len(m.Check.Invariants) == 0 {
 		m.Check.Invariants = slices.Clone(allInvariants)
 		if l.Workload != "bank" {
@@ -285,6 +334,12 @@ func (m *Manifest) validate() error {
 	if l.Clients < 1 || l.Clients > 64 || l.Rate <= 0 || l.Rate > 1000 {
 		errs = append(errs, fmt.Errorf("load: clients %d, rate %g: want 1 to 64 clients and a rate in (0, 1000]", l.Clients, l.Rate))
 	}
+	if l.MinAcked < 1 {
+		errs = append(errs, fmt.Errorf("load.min_acked = %d: a manifest states the fewest writes a run must acknowledge (at least 1), else a run that did nothing passes", l.MinAcked))
+	}
+	if l.Resend <= 0 || l.Resend > 0.5 {
+		errs = append(errs, fmt.Errorf("load.resend = %g: want a share in (0, 0.5] (every load sends some writes again)", l.Resend))
+	}
 	if l.Workload == "bank" && (l.Accounts < 2 || l.Balance < 1) {
 		errs = append(errs, fmt.Errorf("load: bank with %d accounts of %d: want at least 2 accounts and a positive balance", l.Accounts, l.Balance))
 	}
@@ -318,6 +373,12 @@ func (m *Manifest) validate() error {
 		if p.Action == ActTamper && !slices.Contains(fileBackends, m.Backend) {
 			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
 		}
+		if slices.Contains([]string{ActDBDisconnect, ActDBKill, ActSharedDBKill}, p.Action) && !slices.Contains(serverBackends, m.Backend) {
+			errs = append(errs, fmt.Errorf("perturb[%d]: %s needs a database server: backend postgres or mysql", i, p.Action))
+		}
+	}
+	if len(m.dbKillNodes()) > 0 && m.killsSharedDB() {
+		errs = append(errs, errors.New("db-kill gives nodes servers of their own, shared-db-kill one server for all: not both in one manifest"))
 	}
 	if r := m.Random; r != nil {
 		for _, a := range r.Actions {
@@ -355,6 +416,11 @@ func (p Perturb) validate(validators, fullNodes int, load time.Duration) error {
 			}
 		}
 	case ActHeal:
+	case ActSharedDBKill, ActStateSyncKill, ActRestartAll:
+		// No node: the shared server, a node the fault adds, every node.
+		if p.Node != 0 {
+			return fmt.Errorf("%s takes no node", p.Action)
+		}
 	case ActClock:
 		if p.At.Duration != 0 || p.For.Duration != 0 {
 			return errors.New(`a clock fault is in force for the whole run: at = "0s" and no for`)
@@ -374,6 +440,9 @@ func (p Perturb) validate(validators, fullNodes int, load time.Duration) error {
 		if p.Node < 0 || p.Node >= validators {
 			return fmt.Errorf("node %d: the network has %d validators (%s takes a validator)", p.Node, validators, p.Action)
 		}
+	}
+	if p.ExpectHalt && p.For.Duration <= 0 {
+		return errors.New("expect_halt needs for: the halt is checked at the fault's undo")
 	}
 	if p.For.Duration > 0 && undoOf(p.Action) == "" {
 		return fmt.Errorf("%s cannot be undone by for", p.Action)
@@ -400,7 +469,11 @@ func (p Perturb) validateDataFault() error {
 		if p.Latency.Duration <= 0 || p.Jitter.Duration < 0 || p.Latency.Duration+p.Jitter.Duration > 10*time.Second {
 			return fmt.Errorf("delay: latency %v, jitter %v: want a latency > 0 and at most 10 s in all", p.Latency, p.Jitter)
 		}
-	case ActRebuild, ActFreeDisk, ActUnthrottle:
+	case ActDBKill, ActSharedDBKill, ActStateSyncKill:
+		if p.For.Duration <= 0 {
+			return fmt.Errorf("%s needs for: when the harness starts again what it killed", p.Action)
+		}
+	case ActRebuild, ActFreeDisk, ActUnthrottle, ActDBReconnect, ActDBRestart, ActSharedDBRestart, ActStateSyncRestart:
 		return fmt.Errorf("%s is the undo of a fault (its for), not a fault", p.Action)
 	}
 	if (p.Latency.Duration != 0 || p.Jitter.Duration != 0) && p.Action != ActDelay {
@@ -432,8 +505,40 @@ func undoOf(a string) string {
 		return ActUndelay
 	case ActThrottle:
 		return ActUnthrottle
+	case ActDBDisconnect:
+		return ActDBReconnect
+	case ActDBKill:
+		return ActDBRestart
+	case ActSharedDBKill:
+		return ActSharedDBRestart
+	case ActStateSyncKill:
+		return ActStateSyncRestart
 	}
 	return ""
+}
+
+// dbKillNodes are the validators whose database server a db-kill fault
+// kills: each gets a private server of its own.
+func (m *Manifest) dbKillNodes() []int {
+	var out []int
+	for _, p := range m.Perturb {
+		if p.Action == ActDBKill && !slices.Contains(out, p.Node) {
+			out = append(out, p.Node)
+		}
+	}
+	return out
+}
+
+// killsSharedDB reports whether the schedule kills the server of every
+// validator's database: the run then has a private one.
+func (m *Manifest) killsSharedDB() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActSharedDBKill })
+}
+
+// syncsState reports whether the schedule adds a node by state sync: the
+// validators then write checkpoints often.
+func (m *Manifest) syncsState() bool {
+	return slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActStateSyncKill })
 }
 
 // diskFullNodes are the nodes whose data a disk-full fault fills: they

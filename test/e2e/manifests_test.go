@@ -162,7 +162,7 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 // keepNodeLogs copies every node's log from the run's homes into the
 // report directory.
 func keepNodeLogs(t *testing.T, dir, reports string) {
-	logs, _ := filepath.Glob(filepath.Join(dir, "net", "node*", "node.log"))
+	logs, _ := filepath.Glob(filepath.Join(dir, "net", "*", "node.log")) // validators, full and state-sync nodes
 	for _, l := range logs {
 		b, err := os.ReadFile(l)
 		if err == nil {
@@ -176,7 +176,7 @@ func keepNodeLogs(t *testing.T, dir, reports string) {
 
 // logNodeTails logs the last lines of every node's log of the run in dir.
 func logNodeTails(t *testing.T, dir string, lines int) {
-	logs, _ := filepath.Glob(filepath.Join(dir, "net", "node*", "node.log"))
+	logs, _ := filepath.Glob(filepath.Join(dir, "net", "*", "node.log"))
 	for _, l := range logs {
 		b, err := os.ReadFile(l)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -51,12 +52,39 @@ type network struct {
 	tampered map[int]time.Time
 	emu      sync.Mutex
 	exits    map[int]time.Time
+	// expected are the nodes whose current process is meant to end
+	// (killed, or stopping for a fault on its data); stopping says every
+	// node is being stopped; crashes are the other exits (effects.go).
+	expected map[int]bool
+	stopping bool
+	crashes  []string
 	note     func(string)
 	// links are the p2p relays of a manifest that delays links (nil
 	// otherwise): links.go.
 	links *netctl.LinkRelays
-	// throttled are the nodes whose bandwidth is capped now.
+	// throttled are the nodes whose bandwidth is capped now; delays the
+	// one-way delay set on each node's links.
 	throttled map[int]bool
+	delays    map[int]time.Duration
+
+	// Database servers (dbfaults.go): each validator's superuser DSN
+	// template as the harness reaches it (not relayed); the private
+	// servers of db-kill nodes, or the one of shared-db-kill; relays to
+	// them (netns).
+	dbTmpl     []string
+	serversDir string
+	servers    map[int]*dbServer
+	shared     *dbServer
+	relays     []*tcprelay.Relay
+	// dir is the network's directory, env the run's (nodes added later:
+	// statesync.go); syncNodes counts the state-sync nodes added.
+	dir       string
+	env       Env
+	syncNodes int
+	// disconnecting are the nodes whose connections are terminated again
+	// and again (db-disconnect with for): closing the channel stops it,
+	// and the count of terminations comes back on it.
+	disconnecting map[int]chan int
 }
 
 // chooseMode decides where the nodes run; a manifest that cuts links and
@@ -85,9 +113,13 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	if err != nil {
 		return nil, err
 	}
-	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, throttled: map[int]bool{},
-		note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
+	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{}, delays: map[int]time.Duration{},
+		servers: map[int]*dbServer{}, disconnecting: map[int]chan int{}, env: env, note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
 	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
+	nw.dir = opts.Dir
+	if m.syncsState() {
+		opts.CheckpointEvery = 10 // snapshots to sync from, within seconds
+	}
 	// A disk-full fault checks /readyz, which the metrics listener serves.
 	opts.Prometheus = len(m.diskFullNodes()) > 0
 	opts.Tuning = node.Tuning{FastGossip: true}
@@ -97,6 +129,10 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		opts.GenesisTime = time.Now().Add(behind - time.Minute)
 	}
 	if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
+		return nil, err
+	}
+	if err := nw.startDBServers(ctx, &opts, env.Dir); err != nil {
+		nw.close()
 		return nil, err
 	}
 	if mode == "netns" {
@@ -112,6 +148,18 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 				nw.close()
 				return nil, err
 			}
+		}
+		for i, t := range opts.DSNTemplates {
+			if t == "" {
+				continue
+			}
+			rt, relay, err := relayDSN(nw.ns.Gateway(), t)
+			if err != nil {
+				nw.close()
+				return nil, err
+			}
+			nw.relays = append(nw.relays, relay)
+			opts.DSNTemplates[i] = rt
 		}
 	}
 	nodes, err := netctl.Generate(opts)
@@ -141,9 +189,11 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 			return nil, err
 		}
 	}
-	if err := nw.net.StartAll(); err != nil {
-		nw.close()
-		return nil, fmt.Errorf("start network: %w", err)
+	for i := range nw.net.Nodes {
+		if err := nw.start(i); err != nil {
+			nw.close()
+			return nil, fmt.Errorf("start network: %w", err)
+		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -187,7 +237,7 @@ func (nw *network) addFullNodes(ctx context.Context, dir string, env Env) error 
 		if err != nil {
 			return fmt.Errorf("add full node %s: %w", name, err)
 		}
-		if err := nw.net.Start(nw.net.Add(info)); err != nil {
+		if err := nw.start(nw.net.Add(info)); err != nil {
 			return fmt.Errorf("start full node %s: %w", name, err)
 		}
 	}
@@ -201,7 +251,7 @@ func (nw *network) addFullNodes(ctx context.Context, dir string, env Env) error 
 // a process inside outlives its deletion).
 func (nw *network) close() {
 	if nw.net != nil {
-		nw.net.StopAll()
+		nw.stopAll()
 	}
 	if nw.links != nil {
 		_ = nw.links.Close()
@@ -209,6 +259,18 @@ func (nw *network) close() {
 	nw.unmountDisks()
 	if nw.relay != nil {
 		_ = nw.relay.Close()
+	}
+	for _, r := range nw.relays {
+		_ = r.Close()
+	}
+	for _, s := range nw.servers {
+		_ = s.stop()
+	}
+	if nw.shared != nil {
+		_ = nw.shared.stop()
+	}
+	if nw.serversDir != "" {
+		_ = os.RemoveAll(nw.serversDir)
 	}
 	if nw.ns != nil {
 		_ = nw.ns.Close()
@@ -239,6 +301,9 @@ func (nw *network) height(ctx context.Context, i int) int64 {
 	return info.Response.LastBlockHeight
 }
 
+// running reports whether node i's process is alive.
+func (nw *network) running(i int) bool { return nw.net.Running(i) }
+
 // heights polls every node.
 func (nw *network) heights(ctx context.Context) []int64 {
 	out := make([]int64, len(nw.net.Nodes))
@@ -248,23 +313,33 @@ func (nw *network) heights(ctx context.Context) []int64 {
 	return out
 }
 
-// apply carries out one perturbation.
+// apply carries out one perturbation and confirms it took effect
+// (effects.go): an error either way.
 func (nw *network) apply(p Perturb) error {
 	switch p.Action {
 	case ActKill:
-		return nw.net.Kill(p.Node)
+		return nw.kill(p.Node)
 	case ActRestart:
-		return nw.net.Start(p.Node)
+		return nw.restartKilled(p.Node)
 	case ActPause:
-		return nw.net.Pause(p.Node)
+		return nw.pause(p.Node)
 	case ActResume:
-		return nw.net.Resume(p.Node)
+		return nw.resume(p.Node)
 	case ActPartition:
-		return nw.ns.Partition(p.Groups...)
+		if err := nw.ns.Partition(p.Groups...); err != nil {
+			return err
+		}
+		return nw.confirmLinks()
 	case ActDisconnect:
-		return nw.ns.Disconnect(p.Node)
+		if err := nw.ns.Disconnect(p.Node); err != nil {
+			return err
+		}
+		return nw.confirmLinks()
 	case ActHeal:
-		return nw.ns.Heal()
+		if err := nw.ns.Heal(); err != nil {
+			return err
+		}
+		return nw.confirmLinks()
 	case ActClock:
 		return nil // in force since the node started (startNetwork)
 	case ActTamper:
@@ -279,12 +354,31 @@ func (nw *network) apply(p Perturb) error {
 		return nw.setDelay(p.Node, p.Latency.Duration, p.Jitter.Duration)
 	case ActUndelay:
 		return nw.setDelay(p.Node, 0, 0)
+	case ActDBDisconnect:
+		if p.For.Duration > 0 {
+			return nw.startDisconnecting(p.Node)
+		}
+		return nw.terminateConnections(p.Node)
+	case ActDBReconnect:
+		return nw.stopDisconnecting(p.Node)
+	case ActDBKill:
+		return nw.servers[p.Node].kill()
+	case ActDBRestart:
+		return nw.servers[p.Node].restart(context.Background())
+	case ActSharedDBKill:
+		return nw.shared.kill()
+	case ActSharedDBRestart:
+		return nw.shared.restart(context.Background())
+	case ActStateSyncKill:
+		return nw.stateSyncKill()
+	case ActStateSyncRestart:
+		return nw.restartKilled(len(nw.net.Nodes) - 1)
+	case ActRestartAll:
+		return nw.restartAll()
 	case ActThrottle:
-		nw.throttled[p.Node] = true
-		return nw.ns.Throttle(p.Node, p.Rate)
+		return nw.setThrottle(p.Node, p.Rate)
 	case ActUnthrottle:
-		delete(nw.throttled, p.Node)
-		return nw.ns.Unthrottle(p.Node)
+		return nw.setThrottle(p.Node, "")
 	}
 	return fmt.Errorf("unknown action %q", p.Action)
 }
@@ -304,6 +398,17 @@ func (nw *network) undoAll(paused map[int]bool) error {
 		}
 	}
 	var errs []error
+	for i := range nw.disconnecting {
+		errs = append(errs, nw.stopDisconnecting(i))
+	}
+	for _, srv := range nw.servers {
+		if !srv.running() {
+			errs = append(errs, srv.restart(context.Background()))
+		}
+	}
+	if nw.shared != nil && !nw.shared.running() {
+		errs = append(errs, nw.shared.restart(context.Background()))
+	}
 	for i := range nw.fills {
 		errs = append(errs, nw.freeDisk(i))
 	}
@@ -320,7 +425,9 @@ func (nw *network) undoAll(paused map[int]bool) error {
 			}
 		}
 		if !nw.net.Running(i) {
-			if err := nw.net.Start(i); err != nil {
+			// A node that crashed on its own was reported when it exited
+			// (start's watch); it runs again so the checks can read it.
+			if err := nw.start(i); err != nil {
 				return err
 			}
 		}

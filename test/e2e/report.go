@@ -63,13 +63,25 @@ type OpCounts struct {
 	ResolvedOK     int `json:"resolved_ok"`
 	ResolvedAbsent int `json:"resolved_absent"`
 	Reads          int `json:"reads"`
+	// Resends of writes' signed bytes, by answer: the committed result,
+	// "already executed" (code 8, accepted for a committed tx), another
+	// failure, unknown.
+	Resent        int `json:"resent"`
+	ResentOK      int `json:"resent_ok"`
+	ResentReplay  int `json:"resent_replay_answer"`
+	ResentFailed  int `json:"resent_failed"`
+	ResentUnknown int `json:"resent_unknown"`
 }
 
 // Recovery is how long the network took to commit past the height it
-// had when a fault ended.
+// had when a fault ended: FromHeight is the highest height a node
+// answered at the undo, ToHeight the lowest live node's height when
+// every live node had passed it.
 type Recovery struct {
-	After   string  `json:"after"`
-	Seconds float64 `json:"seconds"`
+	After      string  `json:"after"`
+	Seconds    float64 `json:"seconds"`
+	FromHeight int64   `json:"from_height"`
+	ToHeight   int64   `json:"to_height"`
 }
 
 // Violation is an invariant broken, with the operations involved.
@@ -99,10 +111,28 @@ func (r *Report) noteStall(d time.Duration) {
 	r.LongestStall = max(r.LongestStall, d.Seconds())
 }
 
-func (r *Report) noteRecovery(after string, d time.Duration) {
+func (r *Report) noteRecovery(rec Recovery) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.Recoveries = append(r.Recoveries, Recovery{after, d.Seconds()})
+	r.Recoveries = append(r.Recoveries, rec)
+}
+
+func (r *Report) addEvent(e string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Events = append(r.Events, e)
+}
+
+func (r *Report) addHalt(h haltWatch) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Halts = append(r.Halts, h)
+}
+
+func (r *Report) addGoOn(h haltWatch) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.GoOns = append(r.GoOns, h)
 }
 
 // MaxRecovery is the longest recovery, in seconds.

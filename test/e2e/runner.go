@@ -36,25 +36,45 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 	if err := setupSchema(ctx, nw, wl); err != nil {
 		return nil, err
 	}
-	r := &run{m: m, nw: nw, hist: hist, wl: wl, rep: rep, logf: env.Logf, paused: map[int]bool{}}
+	r := &run{m: m, nw: nw, ctl: nw, hist: hist, wl: wl, rep: rep, logf: env.Logf, paused: map[int]bool{}}
+	r.startWorkers = r.startLoad
 	r.load(ctx, timeline(m, seed))
 	if err := r.recover(ctx); err != nil {
 		rep.violate("recovery", err.Error())
 	}
+	r.reportCrashes()
 	if err := hist.Close(); err != nil {
 		return nil, err
 	}
 	if err := check(ctx, r, env); err != nil {
-		return nil, err
+		// A check that could not be carried out fails the run with
+		// everything else found (a node that crashed, say, and so never
+		// answered again).
+		rep.violate("check", err.Error())
+		r.reportCrashes()
 	}
 	rep.Seconds = time.Since(started).Seconds()
 	return rep, rep.save(env.ReportDir)
 }
 
+// cluster is what the schedule acts on and watches: the network of a
+// run, or a fake in the harness's own tests.
+type cluster interface {
+	// heights is every node's committed height, -1 for a node that does
+	// not answer.
+	heights(ctx context.Context) []int64
+	// apply carries out one perturbation and confirms it took effect.
+	apply(p Perturb) error
+	// running reports whether node i's process is alive.
+	running(i int) bool
+}
+
 // run is the state of one run while the load goes on.
 type run struct {
-	m    *Manifest
-	nw   *network
+	m  *Manifest
+	nw *network
+	// ctl is nw, except in tests of the schedule.
+	ctl  cluster
 	hist *History
 	wl   workload
 	rep  *Report
@@ -65,6 +85,10 @@ type run struct {
 	// seen is the monitor's record of when it first saw each new highest
 	// height (written by the monitor only, read after the load).
 	seen []heightSeen
+	// startWorkers starts the load's goroutines (clients, reader,
+	// monitor) on wg until ctx ends: startLoad, or nothing in tests of
+	// the schedule.
+	startWorkers func(ctx context.Context, wg *sync.WaitGroup)
 }
 
 // haltWatch is a fault expected to halt the chain: the highest height at
@@ -103,25 +127,37 @@ func setupSchema(ctx context.Context, nw *network, wl workload) error {
 }
 
 // load runs the clients, a reader and the fault schedule until the
-// load's duration is over and every client has finished its operation.
+// load's duration is over, every client has finished its operation and
+// every event of the schedule was applied and checked: an undo due at
+// the load's very end is applied then, with its checks (the schedule
+// runs on ctx, not on the load's deadline).
 func (r *run) load(ctx context.Context, evs []event) {
 	lctx, cancel := context.WithTimeout(ctx, r.m.Load.Duration.Duration)
 	defer cancel()
 	var wg sync.WaitGroup
+	r.startWorkers(lctx, &wg)
+	r.schedule(ctx, evs)
+	wg.Wait()
+}
+
+// startLoad starts the clients, the reader and the monitor.
+func (r *run) startLoad(ctx context.Context, wg *sync.WaitGroup) {
 	for k := range r.m.Load.Clients {
 		wg.Add(1)
-		go func() { defer wg.Done(); r.client(lctx, k) }()
+		go func() { defer wg.Done(); r.client(ctx, k) }()
 	}
 	wg.Add(2)
-	go func() { defer wg.Done(); r.reader(lctx) }()
-	go func() { defer wg.Done(); r.monitor(lctx) }()
-	r.schedule(lctx, evs)
-	wg.Wait()
+	go func() { defer wg.Done(); r.reader(ctx) }()
+	go func() { defer wg.Done(); r.monitor(ctx) }()
 }
 
 // client submits writes at its share of the rate, one at a time, each in
 // commit mode with the operation timeout. It starts on node k mod n and
-// moves to the next node after an unknown outcome.
+// moves to the next node after an unknown outcome, where it sends the
+// same signed bytes again (an application retrying). On a share of its
+// ticks (load.resend) it sends again one of its last writes instead of a
+// new one, whatever that write's outcome: replays must answer the
+// committed outcome.
 func (r *run) client(ctx context.Context, k int) {
 	_, key, _ := ed25519.GenerateKey(nil)
 	n := len(r.nw.net.Nodes)
@@ -135,39 +171,88 @@ func (r *run) client(ctx context.Context, k int) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	node := k % n
+	var recent []sentWrite
 	for seq := int64(1); ; seq++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		if len(recent) > 0 && rng.Float64() < r.m.Load.Resend {
+			s := recent[rng.IntN(len(recent))]
+			if !r.resend(clients[node], node, s.id, s.raw, ResendRandom) {
+				node = (node + 1) % n
+			}
+			continue
+		}
 		w := write{ID: int64(k+1)*1_000_000 + seq, Client: k}
-		if !r.submit(clients[node], node, &w, r.wl.next(&w, rng)) {
+		raw, known := r.submit(clients[node], node, &w, r.wl.next(&w, rng))
+		if raw == nil {
+			continue
+		}
+		recent = append(recent, sentWrite{w.ID, raw})
+		if len(recent) > recentWrites {
+			recent = recent[1:]
+		}
+		if !known {
 			node = (node + 1) % n
+			if !r.resend(clients[node], node, w.ID, raw, ResendUnknown) {
+				node = (node + 1) % n
+			}
 		}
 	}
 }
 
-// submit signs and submits one write and logs its outcome; false means
-// the outcome is unknown.
-func (r *run) submit(c *client.Client, node int, w *write, stmts []txn.Statement) bool {
+// recentWrites is how many of its last writes a client may send again.
+const recentWrites = 32
+
+// sentWrite is a write a client may send again.
+type sentWrite struct {
+	id  int64
+	raw []byte
+}
+
+// submit signs and submits one write and logs its outcome. It returns
+// the signed bytes (nil: nothing was sent, no operation) and whether the
+// outcome is known.
+func (r *run) submit(c *client.Client, node int, w *write, stmts []txn.Statement) ([]byte, bool) {
 	octx, cancel := context.WithTimeout(context.Background(), r.m.Load.OpTimeout.Duration)
 	defer cancel()
 	raw, err := c.Sign(octx, stmts)
 	if err != nil {
-		return false // nothing was sent: no operation
+		return nil, false // nothing was sent: no operation
 	}
 	w.Hash = strings.ToUpper(hex.EncodeToString(txn.Hash(raw)))
+	w.Raw = raw
 	r.hist.Invoke(*w, node)
 	res, err := c.Broadcast(octx, client.ModeCommit, raw)
 	switch {
 	case err != nil:
 		r.hist.Complete(w.ID, node, PhaseUnknown, 0, 0, err.Error())
-		return false
+		return raw, false
 	case res.OK():
 		r.hist.Complete(w.ID, node, PhaseOK, res.Height, 0, "")
 	default:
 		r.hist.Complete(w.ID, node, PhaseFail, res.Height, res.Code, res.Error)
+	}
+	return raw, true
+}
+
+// resend sends write id's signed bytes again to node and logs what it
+// answered; false means the outcome is unknown.
+func (r *run) resend(c *client.Client, node int, id int64, raw []byte, why string) bool {
+	octx, cancel := context.WithTimeout(context.Background(), r.m.Load.OpTimeout.Duration)
+	defer cancel()
+	k := r.hist.Resend(id, node, why)
+	res, err := c.Broadcast(octx, client.ModeCommit, raw)
+	switch {
+	case err != nil:
+		r.hist.CompleteResend(id, k, PhaseUnknown, 0, 0, err.Error())
+		return false
+	case res.OK():
+		r.hist.CompleteResend(id, k, PhaseOK, res.Height, 0, "")
+	default:
+		r.hist.CompleteResend(id, k, PhaseFail, res.Height, res.Code, res.Error)
 	}
 	return true
 }
@@ -250,51 +335,88 @@ func maxOf(hs []int64) int64 {
 	return m
 }
 
-// schedule applies the events at their times; an undo also measures how
-// long the network takes to recover from the fault.
+// schedule applies the events at their times, all of them, even those
+// due when the load ends (ctx is the run's, not the load's). A fault's
+// effect is judged between real heights: the highest height some node
+// answered when the fault was in place and when it was undone; a height
+// nobody answered is a violation, never a -1 that makes every check
+// pass. An undo also measures how long the network takes to commit past
+// the height at the undo.
 func (r *run) schedule(ctx context.Context, evs []event) {
 	start := time.Now()
 	before := map[int]int64{}
+	failed := map[int]bool{} // faults that did not take effect: their undo judges nothing
 	var recoveries sync.WaitGroup
 	defer recoveries.Wait()
 	for k, e := range evs {
 		select {
 		case <-ctx.Done():
-			return
+			r.rep.violate("perturbation", fmt.Sprintf("%s: not applied: %v", e, ctx.Err()))
+			continue
 		case <-time.After(time.Until(start.Add(e.At))):
 		}
-		h := maxOf(r.nw.heights(ctx))
+		h := r.topHeight(ctx)
+		at := time.Now()
 		if err := r.applyEvent(e); err != nil {
 			r.rep.violate("perturbation", fmt.Sprintf("%s: %v", e, err))
+			failed[k] = true
 			continue
 		}
 		r.logf("%s: %s (height %d)", r.m.Name, e, h)
-		r.rep.Events = append(r.rep.Events, e.String())
+		r.rep.addEvent(e.String())
+		if e.P.isInstant() {
+			if e.P.Action == ActRestartAll {
+				r.resendAfterRestart(ctx, 40)
+			}
+			recoveries.Add(1)
+			go func() { defer recoveries.Done(); r.measureRecovery(ctx, e.String(), h, at) }()
+			continue
+		}
 		if !e.IsUndo {
 			// A fault's effect is judged from the height it is fully in
 			// place at: applying one takes a process per cut link (eight
 			// for a 2-2 partition), and a loaded machine's blocks go on
 			// committing meanwhile (CI saw 30 → 33 across a partition
 			// whose application it had not waited for).
-			before[k] = max(h, maxOf(r.nw.heights(ctx)))
+			before[k] = max(h, r.topHeight(ctx))
 			continue
 		}
 		fault := evs[e.Fault]
+		if failed[e.Fault] {
+			continue // already a violation; undone so the run can go on
+		}
 		if fault.P.ExpectHalt {
-			r.rep.Halts = append(r.rep.Halts, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
+			r.rep.addHalt(haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}
 		if stopsOnlyItsNode(fault.P.Action) {
-			r.rep.GoOns = append(r.rep.GoOns, haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
+			r.rep.addGoOn(haltWatch{What: fault.String(), Before: before[e.Fault], After: h})
 		}
 		recoveries.Add(1)
-		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h) }()
+		go func() { defer recoveries.Done(); r.measureRecovery(ctx, fault.String(), h, at) }()
+	}
+}
+
+// topHeight is the highest height any node answers, polled for up to
+// 5 s while no node answers; -1 if none did.
+func (r *run) topHeight(ctx context.Context) int64 {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h := maxOf(r.ctl.heights(context.WithoutCancel(ctx)))
+		if h >= 1 || time.Now().After(deadline) {
+			return h
+		}
+		select {
+		case <-ctx.Done():
+			return h
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 
 func (r *run) applyEvent(e event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.nw.apply(e.P); err != nil {
+	if err := r.ctl.apply(e.P); err != nil {
 		return err
 	}
 	switch e.P.Action {
@@ -306,31 +428,41 @@ func (r *run) applyEvent(e event) error {
 	return nil
 }
 
-// measureRecovery waits until every node has committed a block above
-// the highest height at the undo, and records how long that took. A node
-// a later fault killed or paused is not waited for.
-func (r *run) measureRecovery(ctx context.Context, what string, top int64) {
-	start := time.Now()
+// measureRecovery waits until every live node has committed a block
+// above top, the highest height at the undo, and records how long that
+// took since the undo began (start: applying and confirming it count)
+// and the heights. A node a later fault killed or paused is not
+// waited for. A top below 1 (no node answered at the undo) is a
+// violation: against it any height would read as an instant recovery.
+func (r *run) measureRecovery(ctx context.Context, what string, top int64, start time.Time) {
+	if top < 1 {
+		r.rep.violate("recovery", fmt.Sprintf("after %s: no node answered its height at the undo: nothing to measure recovery against", what))
+		return
+	}
 	deadline := start.Add(r.m.Check.MaxRecovery.Duration)
 	for time.Now().Before(deadline) {
-		if r.lowestLiveHeight() > top {
-			r.rep.noteRecovery(what, time.Since(start))
+		if low := r.lowestLiveHeight(ctx); low > top {
+			r.rep.noteRecovery(Recovery{After: what, Seconds: time.Since(start).Seconds(), FromHeight: top, ToHeight: low})
 			return
 		}
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	r.rep.violate("recovery", fmt.Sprintf("after %s: some node did not pass height %d within %v", what, top, r.m.Check.MaxRecovery))
 }
 
 // lowestLiveHeight is the lowest height of the nodes that run and are
-// not paused.
-func (r *run) lowestLiveHeight() int64 {
-	hs := r.nw.heights(context.Background())
+// not paused; -1 when there is none, or when one of them does not
+// answer.
+func (r *run) lowestLiveHeight(ctx context.Context) int64 {
+	hs := r.ctl.heights(context.WithoutCancel(ctx))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	low, found := int64(0), false
 	for i, h := range hs {
-		if r.nw.net.Running(i) && !r.paused[i] && (!found || h < low) {
+		if r.ctl.running(i) && !r.paused[i] && (!found || h < low) {
 			low, found = h, true
 		}
 	}

@@ -86,6 +86,10 @@ func (e event) String() string {
 		return fmt.Sprintf("%v clock node%d %s", e.At, e.P.Node, signed(e.P.Offset.Duration))
 	case ActDelay:
 		return fmt.Sprintf("%v delay node%d's links by %v (jitter %v)", e.At, e.P.Node, e.P.Latency, e.P.Jitter)
+	case ActSharedDBKill, ActSharedDBRestart, ActRestartAll:
+		return fmt.Sprintf("%v %s", e.At, e.P.Action)
+	case ActStateSyncKill, ActStateSyncRestart:
+		return fmt.Sprintf("%v %s (a full node joining)", e.At, e.P.Action)
 	}
 	return fmt.Sprintf("%v %s node%d", e.At, e.P.Action, e.P.Node)
 }

@@ -35,8 +35,13 @@ func newWorkload(l Load) workload {
 type inserts struct{}
 
 func (inserts) setup() []string {
-	return []string{"CREATE TABLE e2e_writes (id BIGINT NOT NULL, client BIGINT NOT NULL)"}
+	return []string{"CREATE TABLE e2e_writes (id BIGINT NOT NULL, client BIGINT NOT NULL)", marksTable}
 }
+
+// marksTable takes the checker's marker writes (apphash.go): a block
+// after the settled height, whose header carries the chain's AppHash of
+// that height.
+const marksTable = "CREATE TABLE e2e_marks (n BIGINT NOT NULL)"
 
 func (inserts) next(w *write, _ *rand.Rand) []txn.Statement {
 	return []txn.Statement{{SQL: fmt.Sprintf("INSERT INTO e2e_writes (id, client) VALUES (%d, %d)", w.ID, w.Client)}}
@@ -61,6 +66,7 @@ func (b bank) setup() []string {
 		"CREATE TABLE e2e_accounts (id BIGINT NOT NULL PRIMARY KEY, balance BIGINT NOT NULL)",
 		"CREATE TABLE e2e_transfers (id BIGINT NOT NULL, src BIGINT NOT NULL, dst BIGINT NOT NULL, amount BIGINT NOT NULL)",
 		"INSERT INTO e2e_accounts (id, balance) VALUES " + strings.Join(rows, ", "),
+		marksTable,
 	}
 }
 
