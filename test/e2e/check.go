@@ -147,19 +147,19 @@ func isReplayAnswer(code uint32, text string) bool {
 
 // replayAnswerStandsForCommitted says a resend answered "already
 // executed" (code 8) counts as the committed outcome when the tx is
-// committed. Issue 32 (Build 7) makes a resend answer the committed
-// result itself (looked up by hash); once that is merged, set this to
-// false: a replay answer for a committed tx is then a false failure.
-var replayAnswerStandsForCommitted = true
+// committed. Since issue 32 (Build 7) a resend answers the committed
+// result itself (the node says code 15, already committed, and the client
+// looks the tx up by hash), so a replay answer for a committed tx is a
+// false failure: false. A test may set it to reproduce the old leniency.
+var replayAnswerStandsForCommitted = false
 
 // checkResends holds every resend of a write's signed bytes to the
 // write's committed outcome (once unknowns are resolved):
 //   - acknowledged ok: the write committed ok at that very height (else
 //     the tx committed twice, or the resend's answer is false);
-//   - "already executed" (code 8): the tx is committed. Until resends
-//     answer the committed outcome by themselves (issue 32, Build 7),
-//     this answer stands for the committed outcome when the hash is
-//     committed, and is a violation when it is not;
+//   - "already executed" (code 8): a violation (a false failure when the
+//     tx is committed, a false claim when it is not), unless
+//     replayAnswerStandsForCommitted;
 //   - any other failure: a false failure if the write committed ok; a
 //     committed failure must come back with its own code;
 //   - unknown: nothing was learnt.

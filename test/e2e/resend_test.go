@@ -26,7 +26,7 @@ func TestCheckResendsHoldsEveryResendToTheCommittedOutcome(t *testing.T) {
 		write{ID: 6, Phase: PhaseFail, Height: 8, Code: 10})
 	const replay = "nonce 12 of this key was already executed (replay)"
 	addResend(r, 1, PhaseOK, 5, 0, "")        // the committed result: fine
-	addResend(r, 1, PhaseFail, 0, 8, replay)  // committed: stands for it until resends answer it
+	addResend(r, 1, PhaseFail, 0, 8, replay)  // committed: a false failure
 	addResend(r, 2, PhaseOK, 9, 0, "")        // acknowledged at another height
 	addResend(r, 3, PhaseFail, 0, 8, replay)  // "already executed", yet absent
 	addResend(r, 4, PhaseFail, 0, 10, "boom") // a false failure
@@ -43,24 +43,23 @@ func TestCheckResendsHoldsEveryResendToTheCommittedOutcome(t *testing.T) {
 		"write 3 (tx ) to node1 was refused as already executed (code 8), but no node has the tx (absent)",
 		"write 4 (tx ) to node1 answered a failure (code 10: boom) for a write committed ok at height 7",
 		"lacks write 5",
+		"write 1 (tx ) to node1 answered \"already executed\" (code 8) instead of the committed outcome (ok at height 5)",
 	} {
 		if !strings.Contains(got, frag) {
 			t.Errorf("the report does not say %q:\n%s", frag, got)
 		}
 	}
-	if n := len(r.rep.Violations); n != 4 {
-		t.Errorf("%d violations, want 4:\n%s", n, got)
+	if n := len(r.rep.Violations); n != 5 {
+		t.Errorf("%d violations, want 5:\n%s", n, got)
 	}
 	if c := r.rep.Ops; c.Resent != 8 || c.ResentOK != 3 || c.ResentReplay != 2 || c.ResentFailed != 2 || c.ResentUnknown != 1 {
 		t.Errorf("resend counts %+v", c)
 	}
 }
 
-// Once resends answer the committed outcome (issue 32, Build 7), an
-// "already executed" answer for a committed tx is a false failure.
-func TestAReplayAnswerFailsOnceResendsAnswerTheCommittedOutcome(t *testing.T) {
-	defer func(v bool) { replayAnswerStandsForCommitted = v }(replayAnswerStandsForCommitted)
-	replayAnswerStandsForCommitted = false
+// Resends answer the committed outcome (issue 32, Build 7): an "already
+// executed" answer for a committed tx is a false failure.
+func TestAReplayAnswerForACommittedTxFails(t *testing.T) {
 	r := newTestRun(t, "insert", write{ID: 1, Phase: PhaseOK, Height: 5})
 	addResend(r, 1, PhaseFail, 0, 8, "nonce 3 of this key was already executed (replay)")
 	checkResends(r)
