@@ -203,11 +203,12 @@ func commonHeight(ctx context.Context, nw *network) (int64, error) {
 
 // checkAppHashes compares, height by height up to h, the AppHash in
 // every node's block headers (the header at height k+1 carries the
-// AppHash after block k).
+// AppHash after block k), from each node's first stored block on (a node
+// that joined by state sync has none before its snapshot).
 func checkAppHashes(ctx context.Context, r *run, h int64) error {
 	var ref map[int64][]byte
 	for i := range r.nw.net.Nodes {
-		got, err := headerAppHashes(ctx, r.nw.client(i, nil), h)
+		got, base, err := headerAppHashes(ctx, r.nw.client(i, nil), h)
 		if err != nil {
 			return fmt.Errorf("headers of node%d: %w", i, err)
 		}
@@ -215,7 +216,7 @@ func checkAppHashes(ctx context.Context, r *run, h int64) error {
 			ref = got
 			continue
 		}
-		for k := int64(1); k <= h; k++ {
+		for k := base; k <= h; k++ {
 			if !bytes.Equal(ref[k], got[k]) {
 				r.rep.Divergence++
 				r.rep.violate(InvAppHash, fmt.Sprintf("height %d: node0 has AppHash %X, node%d %X", k, ref[k], i, got[k]))
@@ -225,19 +226,26 @@ func checkAppHashes(ctx context.Context, r *run, h int64) error {
 	return nil
 }
 
-func headerAppHashes(ctx context.Context, c *client.Client, h int64) (map[int64][]byte, error) {
+// headerAppHashes reads the AppHash of every header a node stores up to
+// h, and the height of its first stored block.
+func headerAppHashes(ctx context.Context, c *client.Client, h int64) (map[int64][]byte, int64, error) {
+	st, err := c.RPC().Status(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("status: %w", err)
+	}
+	base := max(1, st.SyncInfo.EarliestBlockHeight)
 	out := map[int64][]byte{}
-	for lo := int64(1); lo <= h; lo += 20 {
+	for lo := base; lo <= h; lo += 20 {
 		hi := min(lo+19, h)
 		res, err := c.RPC().BlockchainInfo(ctx, lo, hi)
 		if err != nil {
-			return nil, fmt.Errorf("blockchain %d-%d: %w", lo, hi, err)
+			return nil, 0, fmt.Errorf("blockchain %d-%d: %w", lo, hi, err)
 		}
 		for _, m := range res.BlockMetas {
 			out[m.Header.Height] = m.Header.AppHash
 		}
 	}
-	return out, nil
+	return out, base, nil
 }
 
 // nodeState is what one node holds of the workload.
