@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// Refusing a connection over a cap. The refusal is written at once, without reading the
-// client's startup packet, then the write side is shut and what the client sent is drained
-// for a moment: closing a socket with unread bytes would reset it, and the client could lose
-// the refusal before reading it. A CancelRequest found while draining is honoured, as
-// PostgreSQL honours cancel requests when it is full.
+// Refusing a connection over a cap. The refusal is written after at most three 8-byte
+// packet heads (an SSLRequest/GSSENCRequest answered 'N', a CancelRequest honoured, as
+// PostgreSQL honours cancel requests when it is full); the startup packet itself is not
+// read. Then the write side is shut and what the client sent is drained for a moment:
+// closing a socket with unread bytes would reset it, and the client could lose the refusal
+// before reading it.
 const (
 	// maxRefusing bounds the refusals in progress; beyond it a connection is just closed.
 	maxRefusing = 64
@@ -88,18 +89,36 @@ func (s *Server) refuse(nc net.Conn, refusal *Error) {
 	}()
 }
 
-// answerRefusal writes the refusal, shuts the write side and drains the client's bytes.
+// answerRefusal answers a refused connection. At most three 8-byte packet heads are read
+// first: an SSLRequest or GSSENCRequest is answered 'N' (no TLS handshake for a connection
+// that will not be served), so that the client, like psql with sslmode=prefer, reads the
+// refusal in plaintext and reports its text; a CancelRequest is honoured without an answer.
+// Then the refusal is written, the write side shut and what the client sent drained.
 func (s *Server) answerRefusal(nc net.Conn, refusal *Error) {
+	_ = nc.SetDeadline(time.Now().Add(refuseLinger))
+	var pkt [16]byte
+	for range 3 {
+		if _, err := io.ReadFull(nc, pkt[:8]); err != nil {
+			break // nothing (more) sent: answer anyway
+		}
+		length, code := binary.BigEndian.Uint32(pkt[:4]), binary.BigEndian.Uint32(pkt[4:8])
+		if length == 16 && code == cancelRequestCode {
+			if _, err := io.ReadFull(nc, pkt[8:]); err == nil {
+				s.cancel(binary.BigEndian.Uint32(pkt[8:12]), binary.BigEndian.Uint32(pkt[12:]))
+			}
+			return
+		}
+		if length != 8 || (code != sslRequestCode && code != gssEncRequestCode) {
+			break // a StartupMessage (or garbage): its rest is drained below
+		}
+		if _, err := nc.Write([]byte{'N'}); err != nil {
+			return
+		}
+	}
 	_ = nc.SetDeadline(time.Now().Add(refuseLinger))
 	sendFatalRaw(nc, refusal, refuseLinger)
 	if cw, ok := nc.(interface{ CloseWrite() error }); ok {
 		_ = cw.CloseWrite()
-	}
-	var pkt [16]byte
-	n, _ := io.ReadFull(nc, pkt[:])
-	if n == len(pkt) && binary.BigEndian.Uint32(pkt[:4]) == 16 && binary.BigEndian.Uint32(pkt[4:8]) == cancelRequestCode {
-		s.cancel(binary.BigEndian.Uint32(pkt[8:12]), binary.BigEndian.Uint32(pkt[12:]))
-		return
 	}
 	_, _ = io.CopyN(io.Discard, nc, refuseDrain)
 }

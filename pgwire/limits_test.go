@@ -400,3 +400,22 @@ func TestCancelRequestOverCap(t *testing.T) {
 	}
 	wantSQLState(t, <-done, codeQueryCanceled)
 }
+
+// psql, with TLS preferred (its default) or off, reports the refusal's own text.
+func TestPsqlOverCapSaysTooManyClients(t *testing.T) {
+	ts := startTestServer(t, func(s *Server) {
+		s.MaxConns = 1
+		s.TLS = selfSignedTLS(t)
+	})
+	held := dialFrom(t, ts, "127.0.0.1")
+	if _, err := held.Write([]byte{0, 0, 0, 40}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return ts.openConns() == 1 })
+	for _, sslmode := range []string{"prefer", "disable"} {
+		out, err := runPsql(t, ts, sslmode, testPassword, "-c", "SELECT 1")
+		if err == nil || !strings.Contains(out, "sorry, too many clients already") {
+			t.Errorf("psql sslmode=%s over the cap: %v\n%s", sslmode, err, out)
+		}
+	}
+}
