@@ -260,7 +260,7 @@ func (c *conn) closeTarget(m *pgproto3.Close) error {
 // Memory a connection keeps between messages: statements and portals, counted by the bytes
 // of their text and values plus a fixed overhead, bounded by MaxSessionMemory.
 const (
-	statementOverhead = 128
+	statementOverhead = 256
 	valueOverhead     = 16
 )
 
