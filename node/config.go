@@ -184,7 +184,8 @@ func DefaultConfig() Config {
 	return Config{Backend: BackendConfig{Kind: registry.Default}, Query: QueryConfig{MaxWait: "10s"},
 		Block:      BlockConfig{TxTimeout: "30s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
-		Recover:    RecoverConfig{OnMismatch: OnMismatchStop}}
+		Recover:    RecoverConfig{OnMismatch: OnMismatchStop},
+		PG:         defaultPGConfig()}
 }
 
 // Validate checks the configuration.

@@ -7,6 +7,17 @@ import (
 	"github.com/relchain/relchain/pgwire"
 )
 
+// defaultPGConfig is [pg]'s limits written out as pgwire's defaults, so
+// that a new relchain.toml shows them (TestPGLimitsFromTOML checks they
+// are pgwire's).
+func defaultPGConfig() PGConfig {
+	return PGConfig{
+		MaxConnections: pgwire.DefaultMaxConns, MaxConnectionsPerAddress: pgwire.DefaultMaxConnsPerAddr,
+		StartupTimeout: "10s", IdleSessionTimeout: "1h", IdleInTransactionTimeout: "10m", WriteTimeout: "1m",
+		MaxMessageBytes: pgwire.DefaultMaxMessage, MaxSessionMemoryBytes: pgwire.DefaultMaxSessionMemory,
+	}
+}
+
 // Limits is the PostgreSQL listener's pgwire.Limits from relchain.toml's
 // [pg] section: counts and sizes 0 → default, -1 → no limit; durations
 // "" → default, "0" → off (startup_timeout must be positive). A bad value is

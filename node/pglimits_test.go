@@ -16,7 +16,15 @@ func TestPGLimitsFromTOML(t *testing.T) {
 		want pgwire.Limits
 		err  string // "" if valid
 	}{
-		{"", pgwire.Limits{}, ""},
+		{"", pgwire.Limits{MaxConns: pgwire.DefaultMaxConns, MaxConnsPerAddr: pgwire.DefaultMaxConnsPerAddr,
+			StartupTimeout: pgwire.DefaultStartupTimeout, IdleSessionTimeout: pgwire.DefaultIdleSessionTimeout,
+			IdleInTransactionTimeout: pgwire.DefaultIdleInTxTimeout, WriteTimeout: pgwire.DefaultWriteTimeout,
+			MaxMessage: pgwire.DefaultMaxMessage, MaxSessionMemory: pgwire.DefaultMaxSessionMemory}, ""},
+		{`max_connections = 0
+startup_timeout = ""`, pgwire.Limits{StartupTimeout: 0, MaxConnsPerAddr: pgwire.DefaultMaxConnsPerAddr,
+			IdleSessionTimeout: pgwire.DefaultIdleSessionTimeout, IdleInTransactionTimeout: pgwire.DefaultIdleInTxTimeout,
+			WriteTimeout: pgwire.DefaultWriteTimeout, MaxMessage: pgwire.DefaultMaxMessage,
+			MaxSessionMemory: pgwire.DefaultMaxSessionMemory}, ""},
 		{`max_connections = 10
 max_connections_per_address = -1
 startup_timeout = "3s"
