@@ -15,10 +15,12 @@ import (
 // closing a socket with unread bytes would reset it, and the client could lose the refusal
 // before reading it.
 const (
-	// maxRefusing bounds the refusals in progress; beyond it a connection is just closed.
+	// maxRefusing bounds the refusals in progress; beyond it a connection gets the refusal
+	// written at once, what it already sent is drained without waiting, and it is closed.
 	maxRefusing = 64
-	// refuseLinger bounds how long a refusal waits for the client to read it and close.
-	refuseLinger = time.Second
+	// refuseLinger bounds each wait of a refusal: for the client's first packet heads, then
+	// for it to read the answer and close.
+	refuseLinger = 500 * time.Millisecond
 	// refuseDrain bounds the bytes read from a refused connection.
 	refuseDrain = 16 << 10
 	// refusalLogEvery spaces the log lines that count refusals.
@@ -57,12 +59,15 @@ func (s *Server) overCap(addr string) *Error {
 }
 
 // refuse answers nc with refusal and closes it, in a goroutine of its own while fewer than
-// maxRefusing refusals are in progress, else at once without an answer.
+// maxRefusing refusals are in progress, else at once from the accept loop (without the
+// SSLRequest courtesy, and without waiting for anything).
 func (s *Server) refuse(nc net.Conn, refusal *Error) {
 	s.refusals.note(s, refusal)
 	select {
 	case s.refuseSem <- struct{}{}:
 	default:
+		sendFatalRaw(nc, refusal, 10*time.Millisecond) // an empty socket buffer takes it at once
+		drainNow(nc)
 		_ = nc.Close()
 		return
 	}

@@ -419,3 +419,36 @@ func TestPsqlOverCapSaysTooManyClients(t *testing.T) {
 		}
 	}
 }
+
+// A flood of refused clients that never close: more than the refusals the server lingers on
+// at once, every one still gets its 53300, and nothing is left behind.
+func TestRefusalFloodAnswersEveryClient(t *testing.T) {
+	ts := startTestServer(t, func(s *Server) { s.MaxConns = 1 })
+	goroutines := runtime.NumGoroutine()
+	held := dialFrom(t, ts, "127.0.0.1")
+	if _, err := held.Write([]byte{0, 0, 0, 40}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return ts.openConns() == 1 })
+	var flood []net.Conn
+	for range 4 * maxRefusing {
+		c := dialFrom(t, ts, "127.0.0.1")
+		if _, err := c.Write([]byte{0, 0, 0, 40}); err != nil {
+			t.Fatal(err)
+		}
+		flood = append(flood, c)
+	}
+	for i, c := range flood {
+		if e := readRefusal(t, c); e.Code != codeTooManyConnections {
+			t.Fatalf("flood connection %d: %s %q", i, e.Code, e.Message)
+		}
+		_ = c.Close()
+	}
+	_ = held.Close()
+	waitFor(t, func() bool {
+		ts.srv.mu.Lock()
+		refusing := len(ts.srv.refusing)
+		ts.srv.mu.Unlock()
+		return ts.openConns() == 0 && refusing == 0 && runtime.NumGoroutine() <= goroutines+2
+	})
+}
