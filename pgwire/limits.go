@@ -26,12 +26,14 @@ const maxSmallMessage = 10000
 // default; a negative value turns that limit off (no cap, no timeout). None of them decides
 // a transaction's outcome: they are node-local and only choose which connections are served.
 type Limits struct {
-	// MaxConns caps the connections served at once, startups included (default 256). A
+	// MaxConns caps the connections the Server serves at once over all its listeners,
+	// startups included (default 256). A
 	// connection over the cap gets FATAL 53300 "sorry, too many clients already" and is
 	// closed without its startup packet being read (a CancelRequest on it is still honoured).
 	MaxConns int
-	// MaxConnsPerAddr caps the connections from one remote IP address (default 32), with the
-	// same answer.
+	// MaxConnsPerAddr caps the connections from one remote IP address (default 32): FATAL
+	// 53300 "sorry, too many connections from this address already". Behind a proxy or
+	// pooler every client has the proxy's address.
 	MaxConnsPerAddr int
 	// StartupTimeout is one deadline over the TLS handshake, the startup packets
 	// (SSLRequest, GSSENCRequest, CancelRequest, StartupMessage), SCRAM and NewSession
