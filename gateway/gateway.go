@@ -36,6 +36,9 @@ type Config struct {
 	// clients that do not use it.
 	TLSCert, TLSKey string
 	RequireTLS      bool
+	// Limits caps connections, timeouts and message sizes (pgwire.Limits;
+	// the zero value is its defaults).
+	Limits pgwire.Limits
 	// Logf receives connection-level errors; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -82,7 +85,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 	}
 	g.wire = d.Wire
 	g.srv = &pgwire.Server{Users: users.Verifier, NewSession: g.newSession, RequireTLS: cfg.RequireTLS,
-		ServerVersion: ServerVersion, Logf: cfg.Logf}
+		ServerVersion: ServerVersion, Logf: cfg.Logf, Limits: cfg.Limits}
 	if cfg.TLSCert != "" || cfg.TLSKey != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
 		if err != nil {

@@ -49,6 +49,18 @@ type PGConfig struct {
 	TLSCert    string `toml:"tls_cert"`
 	TLSKey     string `toml:"tls_key"`
 	RequireTLS bool   `toml:"require_tls"`
+	// Connection limits (node/pglimits.go, package pgwire's Limits). Counts
+	// and sizes: 0 or absent is the default, -1 no limit. Durations ("30s",
+	// "1h"): absent is the default, "0" turns the timeout off (not
+	// startup_timeout, which must be positive).
+	MaxConnections           int    `toml:"max_connections"`             // default 256
+	MaxConnectionsPerAddress int    `toml:"max_connections_per_address"` // default 32
+	StartupTimeout           string `toml:"startup_timeout"`             // default "10s"
+	IdleSessionTimeout       string `toml:"idle_session_timeout"`        // default "1h"
+	IdleInTransactionTimeout string `toml:"idle_in_transaction_timeout"` // default "10m"
+	WriteTimeout             string `toml:"write_timeout"`               // default "1m"
+	MaxMessageBytes          int    `toml:"max_message_bytes"`           // default 16 MiB
+	MaxSessionMemoryBytes    int    `toml:"max_session_memory_bytes"`    // default 64 MiB
 }
 
 // DefaultPGUsers is a node's users file when [pg] users is empty.
@@ -172,7 +184,8 @@ func DefaultConfig() Config {
 	return Config{Backend: BackendConfig{Kind: registry.Default}, Query: QueryConfig{MaxWait: "10s"},
 		Block:      BlockConfig{TxTimeout: "30s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
-		Recover:    RecoverConfig{OnMismatch: OnMismatchStop}}
+		Recover:    RecoverConfig{OnMismatch: OnMismatchStop},
+		PG:         defaultPGConfig()}
 }
 
 // Validate checks the configuration.
@@ -191,6 +204,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("checkpoint: snapshot_chunk_bytes = %d: give 0 (8 MiB) or between 1 KiB and 15 MiB (CometBFT refuses chunk messages over 16 MB)", n)
 	}
 	if _, err := c.TxTimeout(); err != nil {
+		return err
+	}
+	if _, err := c.PG.Limits(); err != nil {
 		return err
 	}
 	switch c.Recover.OnMismatch {

@@ -27,11 +27,14 @@ func (n *Node) startGateway(ctx context.Context) error {
 	if n.pg.Listen == "" {
 		return nil
 	}
+	limits, err := n.pg.Limits()
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	url, nodeTLS := loopbackURL(n.rpcAddr), (*tls.Config)(nil)
 	if n.rpcTLS.cert != "" {
-		var err error
 		if nodeTLS, err = ownCertificate(n.rpcTLS.cert, n.rpcTLS.key); err != nil {
 			return fmt.Errorf("[pg] reach the node's RPC over TLS: %w", err)
 		}
@@ -48,6 +51,7 @@ func (n *Node) startGateway(ctx context.Context) error {
 		TLSCert:    inHome(n.home, n.pg.TLSCert, ""),
 		TLSKey:     inHome(n.home, n.pg.TLSKey, ""),
 		RequireTLS: n.pg.RequireTLS,
+		Limits:     limits,
 		Logf:       func(format string, args ...any) { n.logger.Info(fmt.Sprintf(format, args...), "module", "pg") },
 	})
 	if err != nil {

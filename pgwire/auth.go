@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -42,10 +44,10 @@ func (c *conn) authenticate(user string) *Error {
 	if err := c.be.Flush(); err != nil {
 		return fatalf(codeConnectionFailure, "sending authentication request: %v", err)
 	}
-	_ = c.be.SetAuthType(pgproto3.AuthTypeSASL)
+	c.authPhase = pgproto3.AuthTypeSASL
 	msg, err := c.receive()
 	if err != nil {
-		return fatalf(codeProtocolViolation, "reading SASL initial response: %v", err)
+		return c.authReadError(err)
 	}
 	initial, ok := msg.(*pgproto3.SASLInitialResponse)
 	if !ok {
@@ -61,10 +63,10 @@ func (c *conn) authenticate(user string) *Error {
 	if err := c.be.Flush(); err != nil {
 		return fatalf(codeConnectionFailure, "sending SCRAM server-first message: %v", err)
 	}
-	_ = c.be.SetAuthType(pgproto3.AuthTypeSASLContinue)
+	c.authPhase = pgproto3.AuthTypeSASLContinue
 	msg, err = c.receive()
 	if err != nil {
-		return fatalf(codeProtocolViolation, "reading SASL response: %v", err)
+		return c.authReadError(err)
 	}
 	final, ok := msg.(*pgproto3.SASLResponse)
 	if !ok {
@@ -76,7 +78,7 @@ func (c *conn) authenticate(user string) *Error {
 	}
 	c.be.Send(&pgproto3.AuthenticationSASLFinal{Data: []byte(serverFinal)})
 	c.be.Send(&pgproto3.AuthenticationOk{})
-	_ = c.be.SetAuthType(pgproto3.AuthTypeOk)
+	c.authPhase = 0
 	return nil
 }
 
@@ -169,4 +171,19 @@ func (s *Server) lookupVerifier(user string) (Verifier, bool) {
 		StoredKey:  hmacSHA256(secret, []byte("stored:"+user)),
 		ServerKey:  hmacSHA256(secret, []byte("server:"+user)),
 	}, false
+}
+
+// authReadError is the FATAL answer to a failed read during SCRAM: a malformed message's
+// own protocol error, the startup timeout, or a neutral text (the client is likely gone).
+func (c *conn) authReadError(err error) *Error {
+	var pe *protocolError
+	var ne net.Error
+	switch {
+	case errors.As(err, &pe):
+		c.logProtocolError(pe)
+		return fatalf(codeProtocolViolation, "%s", pe.Message)
+	case errors.As(err, &ne) && ne.Timeout():
+		return fatalf(codeProtocolViolation, "startup did not finish in time")
+	}
+	return fatalf(codeConnectionFailure, "could not read the SASL response")
 }

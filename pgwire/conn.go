@@ -3,9 +3,9 @@ package pgwire
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -16,11 +16,18 @@ import (
 
 // conn is one client connection.
 type conn struct {
-	srv     *Server
-	raw     net.Conn // the accepted connection; closing it also ends a TLS conn on top
-	nc      net.Conn // raw, or the TLS conn once negotiated
-	tls     bool
-	be      *pgproto3.Backend
+	srv  *Server
+	addr string   // remote IP address, for the per-address cap
+	raw  net.Conn // the accepted connection; closing it also ends a TLS conn on top
+	nc   net.Conn // raw, or the TLS conn once negotiated
+	tls  bool
+	be   *pgproto3.Backend // writes only; messages are read by fr
+	fr   *frameReader
+	out  *deadlineWriter
+	// authPhase is the SASL step whose 'p' message is expected (0 once authenticated).
+	authPhase uint32
+	// idleErr is the FATAL error sent when the read deadline set before a message passes.
+	idleErr *Error
 	pending []pgproto3.BackendMessage // queued before the Backend exists
 	sess    Session
 	types   *pgtype.Map
@@ -38,6 +45,21 @@ type conn struct {
 	portals    map[string]*portal
 	skipToSync bool // an error happened in an extended-protocol batch
 	fatalSent  bool // a FATAL ErrorResponse is queued: flush it and close
+	retained   int  // bytes of statements and portals held, bounded by MaxSessionMemory
+}
+
+// deadlineWriter sets a write deadline before every write once timeout is set, so that a
+// client that stops reading cannot hold its connection's goroutine forever.
+type deadlineWriter struct {
+	conn    net.Conn
+	timeout time.Duration // 0: no deadline (during startup the startup deadline applies)
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if w.timeout > 0 {
+		_ = w.conn.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
+	return w.conn.Write(p)
 }
 
 // serve runs the connection to its end; it never panics on client input.
@@ -53,8 +75,10 @@ func (c *conn) serve(ctx context.Context) {
 		c.failStartup(err)
 		return
 	}
-	c.be = pgproto3.NewBackend(c.nc, c.nc)
-	c.be.SetMaxBodyLen(c.srv.maxMessage())
+	c.fr = newFrameReader(c.nc)
+	c.out = &deadlineWriter{conn: c.nc}
+	c.be = pgproto3.NewBackend(c.nc, c.out)
+	defer c.recoverPanic()
 	for _, m := range c.pending {
 		c.be.Send(m)
 	}
@@ -69,7 +93,20 @@ func (c *conn) serve(ctx context.Context) {
 	if err := c.raw.SetDeadline(time.Time{}); err != nil {
 		return
 	}
+	c.out.timeout = c.srv.writeTimeout()
 	c.loop(ctx)
+}
+
+// recoverPanic ends a connection whose goroutine panicked (a Session's bug, or pgwire's)
+// with a neutral FATAL XX000; the panic and its stack go to the log only.
+func (c *conn) recoverPanic() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	c.srv.logf("pgwire: connection %s (pid %d) ended by a panic: %v\n%s", c.raw.RemoteAddr(), c.pid, r, debug.Stack())
+	defer func() { _ = recover() }() // the Backend may be what broke
+	c.sendFatal(fatalf(codeInternal, "internal error; the connection is closed"))
 }
 
 // failStartup reports a startup error: FATAL *Errors (and the startup timeout) are sent to
@@ -126,7 +163,9 @@ func (c *conn) openSession(ctx context.Context, info *startupInfo) bool {
 func (c *conn) sendFatal(e *Error) {
 	fatal := *e
 	fatal.Severity = severityFatal
-	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	if c.out.timeout == 0 || c.out.timeout > time.Second {
+		c.out.timeout = time.Second
+	}
 	c.be.Send(errorResponse(&fatal))
 	_ = c.be.Flush()
 }
@@ -147,6 +186,7 @@ func (c *conn) sendError(err error, cancelled bool) {
 // loop reads and dispatches messages until Terminate, disconnect or a fatal error.
 func (c *conn) loop(ctx context.Context) {
 	for {
+		c.armIdleTimeout()
 		msg, err := c.receive()
 		if err != nil {
 			c.receiveFailed(ctx, err)
@@ -163,21 +203,47 @@ func (c *conn) loop(ctx context.Context) {
 	}
 }
 
+// The idle timeouts' answers, PostgreSQL's texts (sendFatal copies them).
+var (
+	errIdleSession = fatalf(codeIdleSessionTimeout, "terminating connection due to idle-session timeout")
+	errIdleInTx    = fatalf(codeIdleInTxTimeout, "terminating connection due to idle-in-transaction timeout")
+)
+
+// armIdleTimeout sets the read deadline for the next message: the idle-in-transaction
+// timeout inside a transaction, the idle-session timeout outside one.
+func (c *conn) armIdleTimeout() {
+	d, e := c.srv.idleSessionTimeout(), errIdleSession
+	if c.sess.TxStatus() != 'I' {
+		d, e = c.srv.idleInTxTimeout(), errIdleInTx
+	}
+	c.idleErr = e
+	var deadline time.Time
+	if d > 0 {
+		deadline = time.Now().Add(d)
+	}
+	_ = c.nc.SetReadDeadline(deadline)
+}
+
 func (c *conn) receiveFailed(ctx context.Context, err error) {
-	var tooBig *pgproto3.ExceededMaxBodyLenErr
+	var pe *protocolError
+	var ne net.Error
 	switch {
 	case ctx.Err() != nil:
 		c.sendFatal(fatalf(codeAdminShutdown, "terminating connection due to administrator command"))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
-	case errors.As(err, &tooBig):
-		c.sendFatal(fatalf(codeProgramLimitExceeded,
-			"message of %d bytes exceeds the limit of %d bytes", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen))
-	default:
-		var ne net.Error
-		if errors.As(err, &ne) {
-			return
-		}
-		c.sendFatal(fatalf(codeProtocolViolation, "invalid frontend message: %v", err))
+	case errors.As(err, &pe):
+		c.logProtocolError(pe)
+		c.sendFatal(fatalf(codeProtocolViolation, "%s", pe.Message))
+	case errors.As(err, &ne) && ne.Timeout():
+		c.sendFatal(c.idleErr)
+	default: // a connection error: the client is gone
+	}
+}
+
+// logProtocolError logs what a malformed message did in Go terms (the client got a neutral text).
+func (c *conn) logProtocolError(pe *protocolError) {
+	if pe.internal != "" {
+		c.srv.logf("pgwire: %v (pid %d): %s: %s", c.raw.RemoteAddr(), c.pid, pe.Message, pe.internal)
 	}
 }
 
@@ -188,13 +254,11 @@ func (c *conn) dispatch(ctx context.Context, msg pgproto3.FrontendMessage) bool 
 		return false
 	case *pgproto3.Sync:
 		return c.sync()
-	case *pgproto3.Flush:
-		return c.be.Flush() == nil
 	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
-		return true // ignored outside COPY, as the protocol specifies
+		return true // ignored outside COPY, as the protocol specifies and PostgreSQL does
 	}
 	if c.skipToSync {
-		return true
+		return true // after an error everything up to Sync is skipped, Flush included (PostgreSQL)
 	}
 	var err error
 	switch m := msg.(type) {
@@ -210,15 +274,22 @@ func (c *conn) dispatch(ctx context.Context, msg pgproto3.FrontendMessage) bool 
 		err = c.execute(ctx, m)
 	case *pgproto3.Close:
 		err = c.closeTarget(m)
+	case *pgproto3.Flush:
+		return c.be.Flush() == nil
 	case *pgproto3.FunctionCall:
-		err = errorf(codeFeatureNotSupported, "the function call protocol is not supported")
-	default:
-		c.sendFatal(fatalf(codeProtocolViolation, "unexpected message %T", msg))
+		// Like a simple query: an error, then ReadyForQuery; the session goes on.
+		c.sendError(errorf(codeFeatureNotSupported, "function call protocol is not supported"), false)
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		return c.be.Flush() == nil
+	default: // a password message after authentication
+		c.sendFatal(fatalf(codeProtocolViolation, "invalid frontend message: unexpected message after authentication"))
 		return false
 	}
 	if err != nil {
 		c.sendError(err, c.takeCancelled())
 		c.skipToSync = true
+		// PostgreSQL flushes an error at once: a client waiting without Sync or Flush sees it.
+		return c.fatalSent || c.be.Flush() == nil
 	}
 	return true
 }
@@ -260,7 +331,7 @@ func (c *conn) takeCancelled() bool {
 func (c *conn) sync() bool {
 	c.skipToSync = false
 	if c.sess.TxStatus() == 'I' {
-		clear(c.portals)
+		c.clearPortals()
 	}
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 	return c.be.Flush() == nil
@@ -272,14 +343,8 @@ func (c *conn) initQueryState() {
 	c.stmts, c.portals = map[string]*statement{}, map[string]*portal{}
 }
 
-// receive reads one client message. pgproto3's decoders can panic on hostile input (v5.7.5:
-// Bind with a parameter length below -1 slices out of range), so a panic is turned into a
-// protocol error and the connection is closed like for any other malformed message.
-func (c *conn) receive() (msg pgproto3.FrontendMessage, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, err = nil, fmt.Errorf("malformed message (decoder panic: %v)", r)
-		}
-	}()
-	return c.be.Receive()
+// receive reads one client message (frame.go): lengths are bounded before allocation and a
+// malformed message, whatever pgproto3's decoder does with it, is a *protocolError.
+func (c *conn) receive() (pgproto3.FrontendMessage, error) {
+	return c.fr.next(c.srv.maxMessage(), c.authPhase)
 }

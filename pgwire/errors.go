@@ -47,6 +47,8 @@ const (
 	codeInvalidBinaryRepr     = "22P03"
 	codeInvalidTextRepr       = "22P02"
 	codeConnectionFailure     = "08006"
+	codeIdleSessionTimeout    = "57P05"
+	codeIdleInTxTimeout       = "25P03"
 )
 
 func errorf(code, format string, args ...any) *Error {

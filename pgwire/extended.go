@@ -12,6 +12,7 @@ type statement struct {
 	sql   string
 	empty bool // the query string held no statement: Execute answers EmptyQueryResponse
 	desc  Description
+	bytes int // counted against MaxSessionMemory
 }
 
 // portal is a bound statement; its result is computed at the first Execute and then handed
@@ -22,6 +23,7 @@ type portal struct {
 	resultFormats []int16
 	result        *Result
 	sent          int // rows of result already sent
+	bytes         int // counted against MaxSessionMemory (the Result is not)
 }
 
 // formatFor resolves Bind's result-format codes for column i (none: text; one: all).
@@ -41,6 +43,9 @@ func (p *portal) formatFor(i int) int16 {
 func (c *conn) parse(ctx context.Context, m *pgproto3.Parse) error {
 	if m.Name != "" && c.stmts[m.Name] != nil {
 		return errorf(codeDuplicatePreparedStmt, "prepared statement %q already exists", m.Name)
+	}
+	if err := c.fits(statementOverhead+len(m.Query), c.statementBytes(m.Name)); err != nil {
+		return err // before the Session spends work on it
 	}
 	pieces, err := c.sess.Split(m.Query)
 	if err != nil {
@@ -63,7 +68,9 @@ func (c *conn) parse(ctx context.Context, m *pgproto3.Parse) error {
 		}
 		st.desc.Params = mergeDeclared(st.desc.Params, declared)
 	}
-	c.stmts[m.Name] = st
+	if err := c.putStatement(m.Name, st); err != nil {
+		return err
+	}
 	c.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
@@ -116,7 +123,10 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 		params[i] = v
 	}
-	c.portals[m.DestinationPortal] = &portal{stmt: st, params: params, resultFormats: slices.Clone(m.ResultFormatCodes)}
+	p := &portal{stmt: st, params: params, resultFormats: slices.Clone(m.ResultFormatCodes)}
+	if err := c.putPortal(m.DestinationPortal, p); err != nil {
+		return err
+	}
 	c.be.Send(&pgproto3.BindComplete{})
 	return nil
 }
@@ -237,20 +247,120 @@ func (c *conn) sendPortalRows(p *portal, limit int) error {
 func (c *conn) closeTarget(m *pgproto3.Close) error {
 	switch m.ObjectType {
 	case 'S':
-		if st := c.stmts[m.Name]; st != nil {
-			// Closing a statement closes the portals built from it.
-			for name, p := range c.portals {
-				if p.stmt == st {
-					delete(c.portals, name)
-				}
-			}
-			delete(c.stmts, m.Name)
-		}
+		c.dropStatement(m.Name, true)
 	case 'P':
-		delete(c.portals, m.Name)
+		c.dropPortal(m.Name)
 	default:
 		return fatalf(codeProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType)
 	}
 	c.be.Send(&pgproto3.CloseComplete{})
 	return nil
+}
+
+// Memory a connection keeps between messages: statements and portals, counted by the bytes
+// of their text and values plus a fixed overhead, bounded by MaxSessionMemory.
+const (
+	statementOverhead = 256
+	valueOverhead     = 16
+)
+
+func (st *statement) size() int {
+	n := statementOverhead + len(st.sql) + 4*len(st.desc.Params)
+	for _, col := range st.desc.Columns {
+		n += valueOverhead + len(col.Name)
+	}
+	return n
+}
+
+func (p *portal) size() int {
+	n := statementOverhead + 2*len(p.resultFormats)
+	for _, v := range p.params {
+		n += valueOverhead
+		switch x := v.(type) {
+		case string:
+			n += len(x)
+		case []byte:
+			n += len(x)
+		}
+	}
+	return n
+}
+
+func (c *conn) statementBytes(name string) int {
+	if st := c.stmts[name]; st != nil {
+		return st.bytes
+	}
+	return 0
+}
+
+func (c *conn) portalBytes(name string) int {
+	if p := c.portals[name]; p != nil {
+		return p.bytes
+	}
+	return 0
+}
+
+// fits is nil when add more bytes fit in the connection's budget once free bytes (of a
+// statement or portal being replaced) are released; otherwise 54000.
+func (c *conn) fits(add, free int) error {
+	limit := c.srv.maxSessionMemory()
+	if limit > 0 && c.retained-free+add > limit {
+		return errorf(codeProgramLimitExceeded,
+			"prepared statements and portals of this connection would hold %d bytes, more than the limit of %d bytes; close some first",
+			c.retained-free+add, limit)
+	}
+	return nil
+}
+
+// putStatement stores st under name if it fits, replacing the statement there.
+func (c *conn) putStatement(name string, st *statement) error {
+	st.bytes = st.size()
+	free := c.statementBytes(name)
+	if err := c.fits(st.bytes, free); err != nil {
+		return err
+	}
+	c.retained += st.bytes - free
+	c.stmts[name] = st
+	return nil
+}
+
+// dropStatement removes a statement (missing: nothing) and, withPortals, the portals built
+// from it (Close does; a simple Query dropping the unnamed statement does not).
+func (c *conn) dropStatement(name string, withPortals bool) {
+	st := c.stmts[name]
+	if st == nil {
+		return
+	}
+	for pname, p := range c.portals {
+		if withPortals && p.stmt == st {
+			c.dropPortal(pname)
+		}
+	}
+	c.retained -= st.bytes
+	delete(c.stmts, name)
+}
+
+// putPortal stores p under name if it fits, replacing the portal there.
+func (c *conn) putPortal(name string, p *portal) error {
+	p.bytes = p.size()
+	free := c.portalBytes(name)
+	if err := c.fits(p.bytes, free); err != nil {
+		return err
+	}
+	c.retained += p.bytes - free
+	c.portals[name] = p
+	return nil
+}
+
+func (c *conn) dropPortal(name string) {
+	if p := c.portals[name]; p != nil {
+		c.retained -= p.bytes
+		delete(c.portals, name)
+	}
+}
+
+func (c *conn) clearPortals() {
+	for name := range c.portals {
+		c.dropPortal(name)
+	}
 }

@@ -1,10 +1,10 @@
 package pgwire
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
-	"io"
 	"net"
 	"runtime"
 	"testing"
@@ -13,35 +13,112 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// serveRawSession runs the post-startup message loop of one connection over an in-memory
-// pipe, feeds it data from the client side and waits for the server to finish.
-func serveRawSession(t testing.TB, data []byte, maxMessage int) {
-	serverSide, clientSide := net.Pipe()
-	srv := &Server{MaxMessage: maxMessage}
-	srv.init()
-	c := &conn{srv: srv, raw: serverSide, nc: serverSide}
-	c.be = pgproto3.NewBackend(serverSide, serverSide)
-	c.be.SetMaxBodyLen(srv.maxMessage())
-	c.sess = &fakeSession{stats: newFakeStats()}
-	c.initQueryState()
-	// An already-cancelled context: a SELECT SLEEP in the input returns at once instead of
-	// blocking the pipe while the rest of the input waits to be written.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+// scriptConn is a net.Conn whose client sends script and then closes its write side, and
+// which records everything the server writes: the whole answer, never cut by a close.
+type scriptConn struct {
+	in  *bytes.Reader
+	out bytes.Buffer
+}
+
+func (c *scriptConn) Read(p []byte) (int, error)  { return c.in.Read(p) }
+func (c *scriptConn) Write(p []byte) (int, error) { return c.out.Write(p) }
+func (c *scriptConn) Close() error                { return nil }
+func (c *scriptConn) LocalAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5432}
+}
+func (c *scriptConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
+func (c *scriptConn) SetDeadline(t time.Time) error      { return nil }
+func (c *scriptConn) SetReadDeadline(t time.Time) error  { return nil }
+func (c *scriptConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// runScript runs serve (one connection's goroutine) on a scriptConn fed data and returns what
+// the server wrote; it fails if serve does not end on its own.
+func runScript(t testing.TB, data []byte, serve func(nc net.Conn)) []byte {
+	t.Helper()
+	nc := &scriptConn{in: bytes.NewReader(data)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer serverSide.Close()
-		defer c.sess.Close()
-		c.loop(ctx)
+		serve(nc)
 	}()
-	go func() { _, _ = io.Copy(io.Discard, clientSide) }()
-	_, _ = clientSide.Write(data)
-	_ = clientSide.Close()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("connection loop did not end for input %q", data)
+		t.Fatalf("connection did not end for input %q", data)
+	}
+	return nc.out.Bytes()
+}
+
+// serveRawSession runs the post-startup message loop of one connection on data and returns
+// what the server answered.
+func serveRawSession(t testing.TB, data []byte, maxMessage int) []byte {
+	srv := &Server{Limits: Limits{MaxMessage: maxMessage, MaxSessionMemory: 1 << 20}}
+	srv.init()
+	stats := newFakeStats()
+	out := runScript(t, data, func(nc net.Conn) {
+		c := &conn{srv: srv, raw: nc, nc: nc}
+		c.fr = newFrameReader(nc)
+		c.out = &deadlineWriter{conn: nc}
+		c.be = pgproto3.NewBackend(nc, c.out)
+		c.sess = &fakeSession{stats: stats}
+		stats.opened.Add(1)
+		c.initQueryState()
+		defer c.recoverPanic()
+		defer c.sess.Close()
+		// An already-cancelled context: a SELECT SLEEP in the input returns at once.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		c.loop(ctx)
+	})
+	if o, cl := stats.opened.Load(), stats.closed.Load(); o != cl {
+		t.Fatalf("sessions opened %d closed %d", o, cl)
+	}
+	return out
+}
+
+// serveRawConnection runs a whole connection (startup, TLS, SCRAM, session) on data.
+func serveRawConnection(t testing.TB, srv *Server, data []byte) []byte {
+	return runScript(t, data, func(nc net.Conn) {
+		c := &conn{srv: srv, raw: nc, nc: nc, addr: remoteHost(nc)}
+		c.serve(srv.baseCtx)
+	})
+}
+
+// checkAnswer fails when the server's answer to input carries Go runtime text the input did
+// not (a statement or name the client sent may be echoed back; Go's own text may not).
+func checkAnswer(t testing.TB, input, out []byte) {
+	t.Helper()
+	for _, s := range goText {
+		if bytes.Contains(out, []byte(s)) && !bytes.Contains(input, []byte(s)) {
+			t.Fatalf("answer to %q carries Go text %q: %q", input, s, out)
+		}
+	}
+}
+
+// checkFrames fails unless out is a sequence of complete backend messages, and returns them
+// decoded as ErrorResponses where they are ones.
+func checkFrames(t testing.TB, input, out []byte) {
+	t.Helper()
+	for len(out) > 0 {
+		if len(out) < 5 {
+			t.Fatalf("answer to %q ends in a partial header %q", input, out)
+		}
+		n := int(binary.BigEndian.Uint32(out[1:5]))
+		if n < 4 || len(out) < 1+n {
+			t.Fatalf("answer to %q has a malformed frame %q", input, out)
+		}
+		if out[0] == 'E' {
+			var e pgproto3.ErrorResponse
+			if err := e.Decode(out[5 : 1+n]); err != nil {
+				t.Fatalf("answer to %q: undecodable ErrorResponse: %v", input, err)
+			}
+			if e.Code == "" || e.Message == "" {
+				t.Fatalf("answer to %q: ErrorResponse without code or message: %+v", input, e)
+			}
+		}
+		out = out[1+n:]
 	}
 }
 
@@ -58,7 +135,8 @@ func encodeAll(msgs ...pgproto3.FrontendMessage) []byte {
 }
 
 // FuzzClientMessages feeds arbitrary bytes to a connection after startup: whatever they
-// are, the server must not panic, hang or allocate beyond MaxMessage per message.
+// are, the server must not panic, hang or allocate beyond MaxMessage per message, and must
+// answer in well-formed messages without Go runtime text.
 func FuzzClientMessages(f *testing.F) {
 	f.Add(encodeAll(&pgproto3.Query{String: "SELECT * FROM series(3); FAIL 22000 x"}))
 	f.Add(encodeAll(&pgproto3.Parse{Name: "s", Query: "SELECT $1::int8, $2::text"},
@@ -69,14 +147,58 @@ func FuzzClientMessages(f *testing.F) {
 		&pgproto3.Execute{}, &pgproto3.Close{ObjectType: 'P'}, &pgproto3.Flush{}, &pgproto3.Sync{}))
 	f.Add([]byte{'B', 0, 0, 0, 14, 0, 0, 0, 0, 0, 1, 0, 0, 0x7f, 0xff})
 	f.Add([]byte{'Q', 0x7f, 0xff, 0xff, 0xff})
+	f.Add(encodeAll(&pgproto3.FunctionCall{Function: 1, Arguments: [][]byte{[]byte("x")}}, &pgproto3.Query{String: "BEGIN"},
+		&pgproto3.CopyData{Data: []byte("x")}, &pgproto3.CopyDone{}, &pgproto3.CopyFail{Message: "x"}))
+	f.Add(encodeAll(&pgproto3.Parse{Query: "NOT SQL"}, &pgproto3.Flush{}, &pgproto3.Execute{}, &pgproto3.Sync{},
+		&pgproto3.Query{String: "PANIC"}))
 	f.Add(encodeAll(&pgproto3.Terminate{}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		serveRawSession(t, data, 1<<16)
+		out := serveRawSession(t, data, 1<<16)
+		checkAnswer(t, data, out)
+		checkFrames(t, data, out)
+	})
+}
+
+// fuzzServer is the Server FuzzStartup runs connections on: TLS offered, one known user.
+func fuzzServer(tb testing.TB) *Server {
+	srv := &Server{
+		TLS: selfSignedTLS(tb),
+		Users: func(user string) (Verifier, bool) {
+			return testVerifier, user == testUser
+		},
+		NewSession: func(context.Context, string, map[string]string) (Session, error) {
+			return &fakeSession{stats: newFakeStats()}, nil
+		},
+	}
+	srv.init()
+	return srv
+}
+
+// FuzzStartup feeds arbitrary bytes to a new connection, before and during startup: startup
+// packets, SSLRequest (and a TLS handshake on garbage), GSSENCRequest, CancelRequest, SCRAM.
+// The server must not panic or hang, and must answer without Go runtime text.
+func FuzzStartup(f *testing.F) {
+	ssl := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), sslRequestCode)
+	gss := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), gssEncRequestCode)
+	startup := startupBytes(3<<16, "user", testUser, "database", "db")
+	sasl := encodeAll(&pgproto3.SASLInitialResponse{AuthMechanism: scramMechanism, Data: []byte("n,,n=,r=abc")})
+	f.Add(startup)
+	f.Add(append(append(append([]byte{}, startup...), sasl...), encodeAll(&pgproto3.SASLResponse{Data: []byte("c=biws,r=abc,p=AAAA")})...))
+	f.Add(append(append([]byte{}, gss...), startup...))
+	f.Add(append(append([]byte{}, ssl...), 0x16, 3, 1, 0, 5, 1, 0, 0, 1, 0))
+	f.Add(startupBytes(3<<16|2, "user", "bob", "_pq_.x", "1"))
+	f.Add([]byte{0, 0, 0, 16, 0x04, 0xd2, 0x16, 0x2e, 0, 0, 0, 1, 0, 0, 0, 2})
+	f.Add(append(append([]byte{}, startup...), 'p', 0x7f, 0, 0, 0))
+	srv := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkAnswer(t, data, serveRawConnection(t, srv, data))
 	})
 }
 
 func TestManyDroppedConnectionsLeakNoGoroutines(t *testing.T) {
-	ts := startTestServer(t, nil)
+	// No caps: every one of the 1,000 is served (refusals and their leaks are
+	// TestHalfOpenFloodCappedWith53300's).
+	ts := startTestServer(t, func(s *Server) { s.MaxConns, s.MaxConnsPerAddr = -1, -1 })
 	before := runtime.NumGoroutine()
 	for i := range 1000 {
 		c, err := net.Dial("tcp", ts.addr)

@@ -217,6 +217,7 @@ func rawAfterStartup(t *testing.T, ts *testServer, raw []byte) *pgproto3.ErrorRe
 		t.Fatalf("got %T %+v, want a FATAL ErrorResponse", msg, msg)
 	}
 	copied := *e
+	assertNeutral(t, &copied)
 	if _, err := rc.fe.Receive(); err == nil {
 		t.Fatal("connection still open after FATAL")
 	}
@@ -232,8 +233,8 @@ func TestHostileMessagesAfterStartup(t *testing.T) {
 		code string
 	}{
 		{"unknown type", []byte{'Z', 0, 0, 0, 4}, codeProtocolViolation},
-		{"oversized length", huge, codeProgramLimitExceeded},
-		{"just over MaxMessage", append([]byte{'Q'}, binary.BigEndian.AppendUint32(nil, 4096+5)...), codeProgramLimitExceeded},
+		{"oversized length", huge, codeProtocolViolation},
+		{"just over MaxMessage", append([]byte{'Q'}, binary.BigEndian.AppendUint32(nil, 4096+5)...), codeProtocolViolation},
 		{"length below 4", []byte{'Q', 0, 0, 0, 3}, codeProtocolViolation},
 		{"truncated Bind body", []byte{'B', 0, 0, 0, 7, 'p', 0, 0}, codeProtocolViolation},
 		{"Bind with parameter overrun", []byte{'B', 0, 0, 0, 14, 0, 0, 0, 0, 0, 1, 0, 0, 0x7f, 0xff}, codeProtocolViolation},

@@ -13,12 +13,8 @@ import (
 	"time"
 )
 
-// Defaults for the zero values of Server's limits.
-const (
-	DefaultMaxMessage     = 16 << 20
-	DefaultStartupTimeout = 10 * time.Second
-	DefaultServerVersion  = "16.0 (relchain)"
-)
+// DefaultServerVersion is reported when Server.ServerVersion is empty.
+const DefaultServerVersion = "16.0 (relchain)"
 
 // Server accepts connections and runs one Session per connection.
 type Server struct {
@@ -27,16 +23,20 @@ type Server struct {
 	Users      UserLookup  // SCRAM-SHA-256 verifiers by user name
 	// NewSession creates the Session for an authenticated connection. An *Error it returns is
 	// sent to the client as FATAL with its code (e.g. 3D000 for an unknown database).
-	NewSession     func(ctx context.Context, user string, startupParams map[string]string) (Session, error)
-	MaxMessage     int                              // largest message accepted (default 16 MiB); larger → 54000, connection closed
-	StartupTimeout time.Duration                    // startup + auth must finish within (default 10 s)
-	ServerVersion  string                           // reported in ParameterStatus server_version (default "16.0 (relchain)")
-	Logf           func(format string, args ...any) // optional
+	NewSession    func(ctx context.Context, user string, startupParams map[string]string) (Session, error)
+	ServerVersion string                           // reported in ParameterStatus server_version (default "16.0 (relchain)")
+	Logf          func(format string, args ...any) // optional
+	// Limits caps connections, timeouts and message sizes; the zero value is the defaults.
+	Limits
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
-	byPID     map[uint32]*conn // for CancelRequest
+	perAddr   map[string]int        // live connections by remote IP address
+	refusing  map[net.Conn]struct{} // connections being refused over a cap
+	refuseSem chan struct{}         // bounds refusals in progress
+	refusals  refusalLog            // rate-limited log of refusals
+	byPID     map[uint32]*conn      // for CancelRequest
 	closed    bool
 	wg        sync.WaitGroup
 	baseCtx   context.Context
@@ -49,6 +49,9 @@ func (s *Server) init() {
 	s.initOnce.Do(func() {
 		s.listeners = map[net.Listener]struct{}{}
 		s.conns = map[*conn]struct{}{}
+		s.perAddr = map[string]int{}
+		s.refusing = map[net.Conn]struct{}{}
+		s.refuseSem = make(chan struct{}, maxRefusing)
 		s.byPID = map[uint32]*conn{}
 		s.baseCtx, s.stopAll = context.WithCancel(context.Background())
 		s.secret = make([]byte, 32)
@@ -65,20 +68,6 @@ func (s *Server) logf(format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf(format, args...)
 	}
-}
-
-func (s *Server) maxMessage() int {
-	if s.MaxMessage > 0 {
-		return s.MaxMessage
-	}
-	return DefaultMaxMessage
-}
-
-func (s *Server) startupTimeout() time.Duration {
-	if s.StartupTimeout > 0 {
-		return s.StartupTimeout
-	}
-	return DefaultStartupTimeout
 }
 
 func (s *Server) serverVersion() string {
@@ -139,16 +128,23 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// track registers a new connection and starts its goroutine; false if the server closed.
+// track registers a new connection and starts its goroutine, or refuses it over a cap;
+// false if the server closed.
 func (s *Server) track(nc net.Conn) bool {
-	c := &conn{srv: s, raw: nc, nc: nc}
+	c := &conn{srv: s, raw: nc, nc: nc, addr: remoteHost(nc)}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		_ = nc.Close()
 		return false
 	}
+	if refusal := s.overCap(c.addr); refusal != nil {
+		s.mu.Unlock()
+		s.refuse(nc, refusal)
+		return true
+	}
 	s.conns[c] = struct{}{}
+	s.perAddr[c.addr]++
 	s.wg.Add(1)
 	s.mu.Unlock()
 	go func() {
@@ -169,6 +165,9 @@ func (s *Server) track(nc net.Conn) bool {
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	if s.perAddr[c.addr]--; s.perAddr[c.addr] <= 0 {
+		delete(s.perAddr, c.addr)
+	}
 	if s.byPID[c.pid] == c {
 		delete(s.byPID, c.pid)
 	}
@@ -226,6 +225,9 @@ func (s *Server) Close() error {
 	}
 	for c := range s.conns {
 		_ = c.raw.Close()
+	}
+	for nc := range s.refusing {
+		_ = nc.Close()
 	}
 	s.mu.Unlock()
 	s.stopAll()

@@ -15,8 +15,8 @@ const flushEveryRows = 1000
 // the first error. Describe is not called: RowDescription comes from Result.Columns.
 func (c *conn) simpleQuery(ctx context.Context, sql string) bool {
 	// PostgreSQL drops the unnamed statement and portal when a simple query arrives.
-	delete(c.stmts, "")
-	delete(c.portals, "")
+	c.dropPortal("")
+	c.dropStatement("", false)
 	stmts, err := c.sess.Split(sql)
 	if err != nil {
 		c.sendError(err, false)

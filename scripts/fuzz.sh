@@ -15,7 +15,9 @@ for target in \
   "./backend/postgres/pggate FuzzCheck" \
   "./backend/postgres/pggate FuzzRewrite" \
   "./backend/sqlite FuzzGate" \
-  "./statedigest FuzzAsmMatchesReference"; do
+  "./statedigest FuzzAsmMatchesReference" \
+  "./pgwire FuzzClientMessages" \
+  "./pgwire FuzzStartup"; do
   set -- $target
   # Not piped into grep -q: grep exiting first would fail the pipeline.
   listed=$(go test -list "^$2\$" "$1")

@@ -22,11 +22,13 @@ import (
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/pgwire"
 )
 
 func gatewayCmd() *cobra.Command {
 	var cfg gateway.Config
 	var nodes string
+	var lim gatewayLimits
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Serve the PostgreSQL wire protocol in front of one or more nodes until SIGINT/SIGTERM",
@@ -42,6 +44,11 @@ conflicts).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg.Nodes = strings.Split(nodes, ",")
+			limits, err := lim.pgwire()
+			if err != nil {
+				return err
+			}
+			cfg.Limits = limits
 			if caFile != "" {
 				tc, err := client.TLSConfig(caFile)
 				if err != nil {
@@ -67,6 +74,7 @@ conflicts).`,
 	cmd.Flags().StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key turns TLS on")
 	cmd.Flags().StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	cmd.Flags().BoolVar(&cfg.RequireTLS, "require-tls", false, "refuse clients that do not use TLS")
+	lim.flags(cmd)
 	cmd.AddCommand(gatewayUsersCmd())
 	return cmd
 }
@@ -217,4 +225,51 @@ func keyPath(key string) string {
 		return d.Path(key)
 	}
 	return key
+}
+
+// gatewayLimits are the gateway's connection-limit flags (relchain.toml
+// [pg] has the same keys for a node's listener).
+type gatewayLimits struct {
+	maxConns, maxConnsPerAddr, maxMessage, maxSessionMemory int
+	startup, idleSession, idleInTx, write                   time.Duration
+}
+
+func (l *gatewayLimits) flags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.IntVar(&l.maxConns, "max-connections", pgwire.DefaultMaxConns, "connections served at once; more are refused with 53300 (-1: no limit)")
+	f.IntVar(&l.maxConnsPerAddr, "max-connections-per-address", pgwire.DefaultMaxConnsPerAddr, "connections from one IP address (-1: no limit)")
+	f.DurationVar(&l.startup, "startup-timeout", pgwire.DefaultStartupTimeout, "TLS, startup and authentication must finish within this")
+	f.DurationVar(&l.idleSession, "idle-session-timeout", pgwire.DefaultIdleSessionTimeout, "close a session idle outside a transaction this long, 57P05 (0: never)")
+	f.DurationVar(&l.idleInTx, "idle-in-transaction-timeout", pgwire.DefaultIdleInTxTimeout, "close a session idle inside a transaction this long, 25P03 (0: never)")
+	f.DurationVar(&l.write, "write-timeout", pgwire.DefaultWriteTimeout, "close a connection whose client does not read an answer for this long (0: never)")
+	f.IntVar(&l.maxMessage, "max-message-bytes", pgwire.DefaultMaxMessage, "largest client message after authentication (-1: no limit)")
+	f.IntVar(&l.maxSessionMemory, "max-session-memory-bytes", pgwire.DefaultMaxSessionMemory, "bytes of prepared statements and portals one connection may keep (-1: no limit)")
+}
+
+// pgwire converts the flags: counts 0 → default, -1 → no limit; durations
+// 0 → off (pgwire's -1), except the startup timeout, which must be positive.
+func (l *gatewayLimits) pgwire() (pgwire.Limits, error) {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-connections", l.maxConns}, {"max-connections-per-address", l.maxConnsPerAddr},
+		{"max-message-bytes", l.maxMessage}, {"max-session-memory-bytes", l.maxSessionMemory}} {
+		if f.v < -1 {
+			return pgwire.Limits{}, fmt.Errorf("--%s %d: give a positive number or -1 (no limit)", f.name, f.v)
+		}
+	}
+	if l.startup <= 0 {
+		return pgwire.Limits{}, fmt.Errorf("--startup-timeout %v: give a positive duration", l.startup)
+	}
+	off := func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return -1
+		}
+		return d
+	}
+	return pgwire.Limits{
+		MaxConns: l.maxConns, MaxConnsPerAddr: l.maxConnsPerAddr, StartupTimeout: l.startup,
+		IdleSessionTimeout: off(l.idleSession), IdleInTransactionTimeout: off(l.idleInTx), WriteTimeout: off(l.write),
+		MaxMessage: l.maxMessage, MaxSessionMemory: l.maxSessionMemory,
+	}, nil
 }
