@@ -8,7 +8,6 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/txn"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 )
@@ -93,19 +92,20 @@ func queryArgs(in []any) ([]any, error) {
 	return out, nil
 }
 
-// rehearse serves api.RehearsePath: at most MaxQueryWait for the block
-// slot and the statements together.
+// rehearse serves api.RehearsePath: a signed request (txn.Rehearsal) is
+// decoded and authenticated before anything runs; then at most
+// MaxQueryWait for the block slot and the statements together.
 func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
-	sender, stmts, err := txn.DecodeRehearsal(data)
-	if err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}
+	r, rej := a.ex.AuthenticateRehearsal(data)
+	if rej != nil {
+		return &abci.ResponseQuery{Code: rej.Code, Log: rej.Reason, Height: a.ex.State().Height}
 	}
-	if len(stmts) > a.ex.Params().MaxStatements {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("a rehearsal of %d statements exceeds max_statements %d", len(stmts), a.ex.Params().MaxStatements)}
+	if len(r.Statements) > a.ex.Params().MaxStatements {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("a rehearsal of %d statements exceeds max_statements %d", len(r.Statements), a.ex.Params().MaxStatements)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
 	defer cancel()
-	resp, err := a.ex.Rehearse(ctx, sender, stmts)
+	resp, err := a.ex.Rehearse(ctx, r.Sender, r.Statements)
 	switch {
 	case errors.Is(err, ErrRehearsalBusy):
 		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: err.Error(), Height: a.ex.State().Height}

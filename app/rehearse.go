@@ -15,6 +15,29 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
+// AuthenticateRehearsal decodes a signed rehearsal request
+// (api.RehearsePath) and checks, in this order, its encoding, its chain
+// id, its signature and the freshness of its height against the committed
+// height (api.RehearsalWindow, api.RehearsalAhead). A refusal carries the
+// api code the request is answered with; nothing has run.
+func (e *Executor) AuthenticateRehearsal(data []byte) (*txn.Rehearsal, *Rejection) {
+	r, err := txn.DecodeRehearsal(data)
+	if err != nil {
+		return nil, &Rejection{Code: api.CodeQueryBadInput, Reason: err.Error()}
+	}
+	if r.ChainID != e.chainID {
+		return nil, &Rejection{Code: api.CodeWrongChain, Reason: fmt.Sprintf("rehearsal is for chain %q, this is chain %q", r.ChainID, e.chainID)}
+	}
+	if err := r.Verify(); err != nil {
+		return nil, &Rejection{Code: api.CodeBadSignature, Reason: err.Error()}
+	}
+	h := e.State().Height
+	if r.Height < h-api.RehearsalWindow || r.Height > h+api.RehearsalAhead {
+		return nil, &Rejection{Code: api.CodeStaleRequest, Reason: fmt.Sprintf("rehearsal signed at height %d; this node is at height %d and accepts %d to %d: sign it again with a recent height", r.Height, h, max(h-api.RehearsalWindow, 0), h+api.RehearsalAhead)}
+	}
+	return r, nil
+}
+
 // Rehearse runs stmts as one bc-transaction of sender would run at the
 // start of the next block (gate, permissions, the backend's bounds), in
 // the backend's block db-transaction on committed state, and rolls
@@ -24,6 +47,9 @@ import (
 // random functions read the last block's time and a fixed seed: their
 // values differ in the block, so such statements are observed by their
 // counts only (txn.ObserveCounts).
+//
+// Rehearse trusts sender: its callers authenticate it first
+// (AuthenticateRehearsal for a request from the network).
 //
 // A rehearsal holds the block db-transaction only while it runs and
 // yields it to consensus at once (see blockSlot); it fails with

@@ -25,8 +25,10 @@ type blockSlot struct {
 	mu      sync.Mutex
 	waiting int                // consensus callers waiting for the slot
 	cancel  context.CancelFunc // the running rehearsal's
-	// preempted counts the rehearsals consensus cancelled.
+	// preempted counts the rehearsals consensus cancelled; granted the
+	// times a rehearsal got the slot (it ran something).
 	preempted atomic.Int64
+	granted   atomic.Int64
 }
 
 func newBlockSlot() *blockSlot { return &blockSlot{ch: make(chan struct{}, 1)} }
@@ -72,6 +74,7 @@ func (s *blockSlot) holdForRehearsal(ctx context.Context) (context.Context, func
 			rctx, cancel := context.WithCancel(ctx)
 			s.cancel = cancel
 			s.mu.Unlock()
+			s.granted.Add(1)
 			return rctx, func() { s.releaseRehearsal(cancel) }, nil
 		}
 		s.mu.Unlock()
