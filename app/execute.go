@@ -466,6 +466,9 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 	if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
 		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
 	}
+	if a.DDL && e.slot.held.Load() {
+		e.slot.reads.preemptReads() // a block (not a rehearsal): see readGate
+	}
 	return nil, nil
 }
 

@@ -54,7 +54,16 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		}
 		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error()}, nil
 	}
-	rows, height, err := a.ex.Backend().Query(ctx, q.SQL, args)
+	rctx, done, err := a.ex.enterRead(ctx, a.MaxQueryWait)
+	if err != nil {
+		re := err.(*ReadError)
+		return &abci.ResponseQuery{Code: re.Code, Log: re.Log, Height: a.ex.State().Height}, nil
+	}
+	rows, height, err := a.ex.Backend().Query(rctx, q.SQL, args)
+	done()
+	if err != nil && readPreempted(rctx) {
+		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: ErrReadPreempted.Error(), Height: a.ex.State().Height}, nil
+	}
 	if err != nil {
 		return queryFailure(err, a.ex.State().Height), nil
 	}

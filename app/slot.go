@@ -29,9 +29,12 @@ type blockSlot struct {
 	// times a rehearsal got the slot (it ran something).
 	preempted atomic.Int64
 	granted   atomic.Int64
+	// reads is the read path's gate: a block that changes the schema
+	// closes it (see readGate); releaseBlock reopens it.
+	reads *readGate
 }
 
-func newBlockSlot() *blockSlot { return &blockSlot{ch: make(chan struct{}, 1)} }
+func newBlockSlot() *blockSlot { return &blockSlot{ch: make(chan struct{}, 1), reads: newReadGate()} }
 
 // holdForBlock takes the slot for consensus; it is a no-op when consensus
 // holds it already (a speculated block is pending).
@@ -53,9 +56,11 @@ func (s *blockSlot) holdForBlock() {
 	s.held.Store(true)
 }
 
-// releaseBlock gives the slot back once no block is open.
+// releaseBlock gives the slot back once no block is open, and lets reads
+// a block that changed the schema held back run.
 func (s *blockSlot) releaseBlock() {
 	if s.held.CompareAndSwap(true, false) {
+		s.reads.reopen()
 		<-s.ch
 	}
 }
