@@ -11,7 +11,7 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
-	_ "github.com/go-sql-driver/mysql" // the probe's driver
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/api"
@@ -38,7 +38,7 @@ type lockStore struct {
 const readLimit = time.Hour
 
 func lockStores() []lockStore {
-	var pgDSN string
+	var pgDSN, myDB string
 	return []lockStore{
 		{"postgres", func(t *testing.T) backend.Backend {
 			pgDSN = pgtest.DSN(t)
@@ -60,13 +60,24 @@ func lockStores() []lockStore {
 			return n
 		}},
 		{"mysql", func(t *testing.T) backend.Backend {
-			b, err := mysql.Open(context.Background(), mysqltest.DSN(t), mysql.WithQueryTimeout(readLimit))
+			dsn := mysqltest.DSN(t)
+			cfg, err := gomysql.ParseDSN(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			myDB = cfg.DBName
+			b, err := mysql.Open(context.Background(), dsn, mysql.WithQueryTimeout(readLimit))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b
 		}, func(t *testing.T, query string) int64 {
-			db, err := sql.Open("mysql", mysqltest.ServerDSN(t))
+			cfg, err := gomysql.ParseDSN(mysqltest.ServerDSN(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.DBName = myDB // DATABASE() in the probe is the node's
+			db, err := sql.Open("mysql", cfg.FormatDSN())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +107,7 @@ var inFlight = map[string]string{
 		AND l.relation = 'big'::regclass AND l.mode = 'AccessShareLock' AND l.granted
 		AND s.application_name = 'relchain-query'`,
 	"mysql": `SELECT count(*) FROM information_schema.processlist
-		WHERE id <> CONNECTION_ID() AND command IN ('Query', 'Execute') AND info LIKE '%JOIN big g ON f.v = g.v%'`,
+		WHERE id <> CONNECTION_ID() AND db = DATABASE() AND command IN ('Query', 'Execute') AND info LIKE '%JOIN big g ON f.v = g.v%'`,
 }
 
 // waitFor polls cond until it holds (at most a minute, then the test fails).

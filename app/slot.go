@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// ErrRehearsalBusy is returned by Rehearse when the node's block
-// db-transaction stayed busy with consensus until the caller's deadline.
-var ErrRehearsalBusy = errors.New("the node is executing a block: retry the rehearsal")
+// ErrRehearsalBusy is returned (wrapped) by Rehearse when the node's block
+// db-transaction stayed busy with consensus until the caller's deadline,
+// or the rehearsal ran past one of its lock bounds: retry.
+var ErrRehearsalBusy = errors.New("the node is busy: retry the rehearsal")
 
 // blockSlot serializes the backend's one Block between consensus (from
 // execBlock until Commit or the block's rollback) and rehearsals.
