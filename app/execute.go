@@ -467,7 +467,9 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
 	}
 	if a.DDL && e.slot.held.Load() {
-		e.slot.reads.preemptReads() // a block (not a rehearsal): see readGate
+		// A block's DDL (consensus holds the slot; a rehearsal runs only
+		// while it does not): see readGate.
+		e.slot.reads.preemptReads()
 	}
 	return nil, nil
 }
