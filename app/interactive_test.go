@@ -205,13 +205,14 @@ func TestRehearsePath(t *testing.T) {
 		t.Fatalf("rehearse response: %v %s", err, resp.Value)
 	}
 	for name, data := range map[string][]byte{
-		"empty":         nil,
-		"short key":     {3, 1, 2, 3},
-		"no statements": txn.EncodeRehearsal(&txn.Rehearsal{ChainID: chainID, Sender: pub}),
-		"trailing":      append(txn.SignRehearsal(f.key, chainID, 0, []txn.Statement{stmt("SELECT 1")}), 0),
+		"empty":             nil,
+		"short key":         {3, 1, 2, 3},
+		"no statements":     txn.EncodeRehearsal(&txn.Rehearsal{ChainID: chainID, Sender: pub}),
+		"trailing":          append(txn.SignRehearsal(f.key, chainID, 0, []txn.Statement{stmt("SELECT 1")}), 0),
+		"over max_tx_bytes": txn.SignRehearsal(f.key, chainID, 0, []txn.Statement{stmt("SELECT '" + strings.Repeat("x", app.DefaultParams().MaxTxBytes) + "'")}),
 	} {
 		resp, err := a.Query(context.Background(), &abci.RequestQuery{Path: api.RehearsePath, Data: data})
-		if err != nil || resp.Code != api.CodeQueryBadInput || !strings.Contains(resp.Log, "malformed") {
+		if err != nil || resp.Code != api.CodeQueryBadInput || !(strings.Contains(resp.Log, "malformed") || strings.Contains(resp.Log, "max_tx_bytes")) {
 			t.Errorf("%s: %v code %d %q, want a bad-input answer", name, err, resp.Code, resp.Log)
 		}
 	}

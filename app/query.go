@@ -105,6 +105,9 @@ func queryArgs(in []any) ([]any, error) {
 // decoded and authenticated before anything runs; then at most
 // MaxQueryWait for the block slot and the statements together.
 func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
+	if max := a.ex.Params().MaxTxBytes; max > 0 && len(data) > max {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("rehearsal request of %d bytes, more than max_tx_bytes %d: no transaction could carry its statements", len(data), max)}
+	}
 	r, rej := a.ex.AuthenticateRehearsal(data)
 	if rej != nil {
 		return &abci.ResponseQuery{Code: rej.Code, Log: rej.Reason, Height: a.ex.State().Height}
