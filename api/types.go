@@ -185,8 +185,8 @@ type BlockTiming struct {
 // so far, in the envelope's statement encoding, signed by the sender's
 // ed25519 key over txn.RehearsalDomain and those bytes. The node answers
 // the JSON RehearseResponse. Before anything runs it refuses:
-//   - a request that does not decode (version 1's bare key included):
-//     CodeQueryBadInput;
+//   - a request larger than the genesis max_tx_bytes, or one that does not
+//     decode (version 1's bare key included): CodeQueryBadInput;
 //   - another chain's: CodeWrongChain;
 //   - a signature that does not verify for the key, chain id, height and
 //     statements: CodeBadSignature;
