@@ -48,7 +48,12 @@ const (
 	CodeQueryBadInput uint32 = 21 // the query request could not be decoded
 	CodeQueryTimeout  uint32 = 22 // min_height was not reached in time
 	CodeUnknownPath   uint32 = 23 // abci_query path is not served
-	CodeQueryBusy     uint32 = 24 // the rehearsal could not get the block slot in time; retry
+	CodeQueryBusy     uint32 = 24 // the rehearsal could not get the block slot in time, or a block needing the read's locks cancelled it; retry
+	// CodeStaleRequest: a signed query request (a rehearsal) names a
+	// height too far from the node's committed height (older than
+	// RehearsalWindow blocks, or more than RehearsalAhead ahead). The
+	// response's Height is the node's: sign again with it.
+	CodeStaleRequest uint32 = 25
 )
 
 // CodeName returns a short name for a code, for logs and CLI output.
@@ -96,6 +101,8 @@ func CodeName(code uint32) string {
 		return "unknown_path"
 	case CodeQueryBusy:
 		return "query_busy"
+	case CodeStaleRequest:
+		return "stale_request"
 	}
 	return "unknown"
 }

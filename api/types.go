@@ -179,13 +179,37 @@ type BlockTiming struct {
 }
 
 // RehearsePath is the abci_query path of the rehearsal of an interactive
-// transaction: the request data is EncodeRehearsal's bytes (the sender's
-// public key and the transaction's statements so far, in the envelope's
-// statement encoding); the response a JSON RehearseResponse. The node runs
-// the statements in its block db-transaction on committed state, exactly
-// as a block would run them in one bc-transaction (gate, permissions,
-// bounds), and rolls everything back: nothing is written.
+// transaction. The request data is a signed request (txn.SignRehearsal,
+// format version 2; txn.Rehearsal documents the bytes): the chain id, a
+// recent height, the sender's public key and the transaction's statements
+// so far, in the envelope's statement encoding, signed by the sender's
+// ed25519 key over txn.RehearsalDomain and those bytes. The node answers
+// the JSON RehearseResponse. Before anything runs it refuses:
+//   - a request larger than the genesis max_tx_bytes, or one that does not
+//     decode (version 1's bare key included): CodeQueryBadInput;
+//   - another chain's: CodeWrongChain;
+//   - a signature that does not verify for the key, chain id, height and
+//     statements: CodeBadSignature;
+//   - a height older than RehearsalWindow blocks before the node's
+//     committed height, or more than RehearsalAhead after it:
+//     CodeStaleRequest, with the node's height in the response's Height.
+//
+// The node then runs the statements in its block db-transaction on
+// committed state, exactly as a block would run them in one
+// bc-transaction (gate, permissions, bounds), and rolls everything back:
+// nothing is written. A rehearsal never waits long for a lock a reader
+// holds: see app/DESIGN.md (rehearsal lock bounds).
 const RehearsePath = "/rehearse"
+
+// The freshness window of a signed request's height (RehearsePath), in
+// blocks relative to the node's committed height: a request signed at a
+// height more than RehearsalWindow behind, or RehearsalAhead ahead (a
+// client may have learned its height from a node further along), is
+// refused with CodeStaleRequest.
+const (
+	RehearsalWindow = 100
+	RehearsalAhead  = 10
+)
 
 // RehearseResponse is the outcome of a rehearsal. When every statement
 // succeeded, Code is CodeOK and Statements holds one entry per statement;

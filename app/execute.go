@@ -466,6 +466,11 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 	if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
 		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
 	}
+	if a.DDL && e.slot.held.Load() {
+		// A block's DDL (consensus holds the slot; a rehearsal runs only
+		// while it does not): see readGate.
+		e.slot.reads.preemptReads()
+	}
 	return nil, nil
 }
 

@@ -4,6 +4,9 @@ package app
 // take the block slot.
 func (e *Executor) RehearsalsPreempted() int64 { return e.slot.preempted.Load() }
 
+// RehearsalsRun is how many times a rehearsal got the block slot to run.
+func (e *Executor) RehearsalsRun() int64 { return e.slot.granted.Load() }
+
 // DropEnvelopeCache makes the executor decode and verify every envelope
 // each time, as if nothing were cached (benchmarks compare the two).
 func (e *Executor) DropEnvelopeCache() { e.envelopes = nil }

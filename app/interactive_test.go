@@ -196,7 +196,7 @@ func TestRehearsePath(t *testing.T) {
 	f.createAcct()
 	a := app.New(f.ex, log.NewNopLogger())
 	pub := f.key.Public().(ed25519.PublicKey)
-	resp, err := a.Query(context.Background(), &abci.RequestQuery{Path: api.RehearsePath, Data: txn.EncodeRehearsal(pub, []txn.Statement{stmt("INSERT INTO acct (id, bal) VALUES (5, 1)")})})
+	resp, err := a.Query(context.Background(), &abci.RequestQuery{Path: api.RehearsePath, Data: txn.SignRehearsal(f.key, chainID, f.ex.State().Height, []txn.Statement{stmt("INSERT INTO acct (id, bal) VALUES (5, 1)")})})
 	if err != nil || resp.Code != api.CodeOK {
 		t.Fatalf("rehearse path: %v %+v", err, resp)
 	}
@@ -205,13 +205,14 @@ func TestRehearsePath(t *testing.T) {
 		t.Fatalf("rehearse response: %v %s", err, resp.Value)
 	}
 	for name, data := range map[string][]byte{
-		"empty":         nil,
-		"short key":     {3, 1, 2, 3},
-		"no statements": txn.EncodeRehearsal(pub, nil),
-		"trailing":      append(txn.EncodeRehearsal(pub, []txn.Statement{stmt("SELECT 1")}), 0),
+		"empty":             nil,
+		"short key":         {3, 1, 2, 3},
+		"no statements":     txn.EncodeRehearsal(&txn.Rehearsal{ChainID: chainID, Sender: pub}),
+		"trailing":          append(txn.SignRehearsal(f.key, chainID, 0, []txn.Statement{stmt("SELECT 1")}), 0),
+		"over max_tx_bytes": txn.SignRehearsal(f.key, chainID, 0, []txn.Statement{stmt("SELECT '" + strings.Repeat("x", app.DefaultParams().MaxTxBytes) + "'")}),
 	} {
 		resp, err := a.Query(context.Background(), &abci.RequestQuery{Path: api.RehearsePath, Data: data})
-		if err != nil || resp.Code != api.CodeQueryBadInput || !strings.Contains(resp.Log, "malformed") {
+		if err != nil || resp.Code != api.CodeQueryBadInput || !(strings.Contains(resp.Log, "malformed") || strings.Contains(resp.Log, "max_tx_bytes")) {
 			t.Errorf("%s: %v code %d %q, want a bad-input answer", name, err, resp.Code, resp.Log)
 		}
 	}

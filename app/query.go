@@ -8,7 +8,6 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/txn"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 )
@@ -55,7 +54,16 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		}
 		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error()}, nil
 	}
-	rows, height, err := a.ex.Backend().Query(ctx, q.SQL, args)
+	rctx, done, err := a.ex.enterRead(ctx, a.MaxQueryWait)
+	if err != nil {
+		re := err.(*ReadError)
+		return &abci.ResponseQuery{Code: re.Code, Log: re.Log, Height: a.ex.State().Height}, nil
+	}
+	rows, height, err := a.ex.Backend().Query(rctx, q.SQL, args)
+	done()
+	if err != nil && readPreempted(rctx) {
+		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: ErrReadPreempted.Error(), Height: a.ex.State().Height}, nil
+	}
 	if err != nil {
 		return queryFailure(err, a.ex.State().Height), nil
 	}
@@ -93,19 +101,23 @@ func queryArgs(in []any) ([]any, error) {
 	return out, nil
 }
 
-// rehearse serves api.RehearsePath: at most MaxQueryWait for the block
-// slot and the statements together.
+// rehearse serves api.RehearsePath: a signed request (txn.Rehearsal) is
+// decoded and authenticated before anything runs; then at most
+// MaxQueryWait for the block slot and the statements together.
 func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
-	sender, stmts, err := txn.DecodeRehearsal(data)
-	if err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}
+	if max := a.ex.Params().MaxTxBytes; max > 0 && len(data) > max {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("rehearsal request of %d bytes, more than max_tx_bytes %d: no transaction could carry its statements", len(data), max)}
 	}
-	if len(stmts) > a.ex.Params().MaxStatements {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("a rehearsal of %d statements exceeds max_statements %d", len(stmts), a.ex.Params().MaxStatements)}
+	r, rej := a.ex.AuthenticateRehearsal(data)
+	if rej != nil {
+		return &abci.ResponseQuery{Code: rej.Code, Log: rej.Reason, Height: a.ex.State().Height}
+	}
+	if len(r.Statements) > a.ex.Params().MaxStatements {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("a rehearsal of %d statements exceeds max_statements %d", len(r.Statements), a.ex.Params().MaxStatements)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
 	defer cancel()
-	resp, err := a.ex.Rehearse(ctx, sender, stmts)
+	resp, err := a.ex.Rehearse(ctx, r.Sender, r.Statements)
 	switch {
 	case errors.Is(err, ErrRehearsalBusy):
 		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: err.Error(), Height: a.ex.State().Height}

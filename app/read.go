@@ -47,11 +47,19 @@ func (a *App) Read(ctx context.Context, minHeight int64, sql string, args []any,
 		rows   *backend.Rows
 		height int64
 	)
+	rctx, done, err := a.ex.enterRead(ctx, a.MaxQueryWait)
+	if err != nil {
+		return nil, err
+	}
 	if lr, ok := a.ex.Backend().(backend.LatestReader); ok && !exact {
 		height = a.ex.State().Height // a lower bound: see LatestReader
-		rows, err = lr.QueryLatest(ctx, sql, args)
+		rows, err = lr.QueryLatest(rctx, sql, args)
 	} else {
-		rows, height, err = a.ex.Backend().Query(ctx, sql, args)
+		rows, height, err = a.ex.Backend().Query(rctx, sql, args)
+	}
+	done()
+	if err != nil && readPreempted(rctx) {
+		return nil, preemptedRead()
 	}
 	if err != nil {
 		f := queryFailure(err, a.ex.State().Height)

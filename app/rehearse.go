@@ -8,12 +8,36 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/relchain/relchain/api"
-
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/txn"
 )
+
+// AuthenticateRehearsal decodes a signed rehearsal request
+// (api.RehearsePath) and checks, in this order, its encoding, its chain
+// id, its signature and the freshness of its height against the committed
+// height (api.RehearsalWindow, api.RehearsalAhead). A refusal carries the
+// api code the request is answered with; nothing has run.
+func (e *Executor) AuthenticateRehearsal(data []byte) (*txn.Rehearsal, *Rejection) {
+	r, err := txn.DecodeRehearsal(data)
+	if err != nil {
+		return nil, &Rejection{Code: api.CodeQueryBadInput, Reason: err.Error()}
+	}
+	if r.ChainID != e.chainID {
+		return nil, &Rejection{Code: api.CodeWrongChain, Reason: fmt.Sprintf("rehearsal is for chain %q, this is chain %q", r.ChainID, e.chainID)}
+	}
+	if err := r.Verify(); err != nil {
+		return nil, &Rejection{Code: api.CodeBadSignature, Reason: err.Error()}
+	}
+	h := e.State().Height
+	if r.Height < h-api.RehearsalWindow || r.Height > h+api.RehearsalAhead {
+		return nil, &Rejection{Code: api.CodeStaleRequest, Reason: fmt.Sprintf("rehearsal signed at height %d; this node is at height %d and accepts %d to %d: sign it again with a recent height", r.Height, h, max(h-api.RehearsalWindow, 0), h+api.RehearsalAhead)}
+	}
+	return r, nil
+}
 
 // Rehearse runs stmts as one bc-transaction of sender would run at the
 // start of the next block (gate, permissions, the backend's bounds), in
@@ -25,12 +49,23 @@ import (
 // values differ in the block, so such statements are observed by their
 // counts only (txn.ObserveCounts).
 //
+// Rehearse trusts sender: its callers authenticate it first
+// (AuthenticateRehearsal for a request from the network).
+//
 // A rehearsal holds the block db-transaction only while it runs and
 // yields it to consensus at once (see blockSlot); it fails with
-// ErrRehearsalBusy when it could not get it before ctx ends.
+// ErrRehearsalBusy when it could not get it before ctx ends. It never
+// waits for a lock longer than RehearsalLockWait (ErrRehearsalLockWait),
+// and one with DDL runs RehearsalSchemaHold at most (ErrRehearsalBusy):
+// its exclusive locks stall the table's readers while it holds them.
 func (e *Executor) Rehearse(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement) (api.RehearseResponse, error) {
 	if why := e.rehearsable(ctx, stmts); why != nil {
 		return rehearsalFailure(0, why), nil
+	}
+	if e.changesSchema(ctx, stmts) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, RehearsalSchemaHold, errSchemaHold)
+		defer cancel()
 	}
 	for {
 		resp, err := e.rehearseOnce(ctx, sender, stmts)
@@ -39,7 +74,7 @@ func (e *Executor) Rehearse(ctx context.Context, sender ed25519.PublicKey, stmts
 		}
 		// A block took the slot: run again on its state, if time allows.
 		if ctx.Err() != nil {
-			return api.RehearseResponse{}, fmt.Errorf("%w (%v)", ErrRehearsalBusy, ctx.Err())
+			return api.RehearseResponse{}, fmt.Errorf("%w (%v)", ErrRehearsalBusy, context.Cause(ctx))
 		}
 	}
 }
@@ -64,6 +99,11 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 		return api.RehearseResponse{}, fmt.Errorf("rehearse: begin: %w", err)
 	}
 	defer func() { _ = blk.Rollback(context.WithoutCancel(ctx)) }()
+	if lb, ok := blk.(backend.LockWaitBounder); ok {
+		if blk, err = lb.BoundLockWaits(rctx, RehearsalLockWait); err != nil {
+			return api.RehearseResponse{}, fmt.Errorf("rehearse: %w", err)
+		}
+	}
 	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
 	tx := &txn.Tx{PubKey: sender, Statements: stmts}
 	resp := api.RehearseResponse{Height: committed.Height}
@@ -76,8 +116,10 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 	case errors.As(err, &lost):
 		resp.Code, resp.Log = lost.result.Code, lost.result.Log
 		return resp, nil
+	case errors.Is(err, backend.ErrLockWait):
+		return api.RehearseResponse{}, fmt.Errorf("%w: %w", ErrRehearsalLockWait, err)
 	case err != nil && ctx.Err() != nil:
-		return api.RehearseResponse{}, fmt.Errorf("%w (%v)", ErrRehearsalBusy, err)
+		return api.RehearseResponse{}, fmt.Errorf("%w (%v: %v)", ErrRehearsalBusy, context.Cause(ctx), err)
 	case err != nil && rctx.Err() != nil:
 		return api.RehearseResponse{}, errPreempted
 	case err != nil:
@@ -95,6 +137,41 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 		}
 	}
 	return resp, nil
+}
+
+// Bounds on the locks a rehearsal takes (see app/DESIGN.md, rehearsal
+// lock bounds). A rehearsal runs on the writer's session, and its DDL
+// takes exclusive locks that every read of the table then waits for.
+const (
+	// RehearsalLockWait bounds each lock wait of a rehearsal (PostgreSQL
+	// lock_timeout): while a statement waits for a lock a read holds,
+	// every later read of that table queues behind it, so a rehearsal
+	// gives up at once rather than stall the table's readers.
+	RehearsalLockWait = 100 * time.Millisecond
+	// RehearsalSchemaHold bounds a whole rehearsal that changes the schema:
+	// the exclusive lock it takes is held until it rolls back.
+	RehearsalSchemaHold = time.Second
+)
+
+// ErrRehearsalLockWait is Rehearse's error (wrapping ErrRehearsalBusy)
+// when a statement gave up waiting for a lock another session holds.
+var ErrRehearsalLockWait = fmt.Errorf("%w: a statement waited more than %s for a lock another session (a read, a checkpoint) holds", ErrRehearsalBusy, RehearsalLockWait)
+
+// errSchemaHold is the cause of a rehearsal that changes the schema and
+// ran past RehearsalSchemaHold.
+var errSchemaHold = fmt.Errorf("a rehearsal that changes the schema holds its exclusive locks %s at most", RehearsalSchemaHold)
+
+// changesSchema reports whether a statement of stmts is DDL.
+func (e *Executor) changesSchema(ctx context.Context, stmts []txn.Statement) bool {
+	for _, st := range stmts {
+		if isSystem(st.SQL) {
+			continue
+		}
+		if a, err := e.gate().Analyze(ctx, st.SQL); err == nil && a.DDL {
+			return true
+		}
+	}
+	return false
 }
 
 // rehearsable refuses what a rehearsal must not run: DDL where the

@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// ErrRehearsalBusy is returned by Rehearse when the node's block
-// db-transaction stayed busy with consensus until the caller's deadline.
-var ErrRehearsalBusy = errors.New("the node is executing a block: retry the rehearsal")
+// ErrRehearsalBusy is returned (wrapped) by Rehearse when the node's block
+// db-transaction stayed busy with consensus until the caller's deadline,
+// or the rehearsal ran past one of its lock bounds: retry.
+var ErrRehearsalBusy = errors.New("the node is busy: retry the rehearsal")
 
 // blockSlot serializes the backend's one Block between consensus (from
 // execBlock until Commit or the block's rollback) and rehearsals.
@@ -25,11 +26,16 @@ type blockSlot struct {
 	mu      sync.Mutex
 	waiting int                // consensus callers waiting for the slot
 	cancel  context.CancelFunc // the running rehearsal's
-	// preempted counts the rehearsals consensus cancelled.
+	// preempted counts the rehearsals consensus cancelled; granted the
+	// times a rehearsal got the slot (it ran something).
 	preempted atomic.Int64
+	granted   atomic.Int64
+	// reads is the read path's gate: a block that changes the schema
+	// closes it (see readGate); releaseBlock reopens it.
+	reads *readGate
 }
 
-func newBlockSlot() *blockSlot { return &blockSlot{ch: make(chan struct{}, 1)} }
+func newBlockSlot() *blockSlot { return &blockSlot{ch: make(chan struct{}, 1), reads: newReadGate()} }
 
 // holdForBlock takes the slot for consensus; it is a no-op when consensus
 // holds it already (a speculated block is pending).
@@ -51,9 +57,11 @@ func (s *blockSlot) holdForBlock() {
 	s.held.Store(true)
 }
 
-// releaseBlock gives the slot back once no block is open.
+// releaseBlock gives the slot back once no block is open, and lets reads
+// a block that changed the schema held back run.
 func (s *blockSlot) releaseBlock() {
 	if s.held.CompareAndSwap(true, false) {
+		s.reads.reopen()
 		<-s.ch
 	}
 }
@@ -72,6 +80,7 @@ func (s *blockSlot) holdForRehearsal(ctx context.Context) (context.Context, func
 			rctx, cancel := context.WithCancel(ctx)
 			s.cancel = cancel
 			s.mu.Unlock()
+			s.granted.Add(1)
 			return rctx, func() { s.releaseRehearsal(cancel) }, nil
 		}
 		s.mu.Unlock()

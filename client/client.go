@@ -64,6 +64,10 @@ type Client struct {
 	commitBlocks atomic.Int64  // SetCommitBlocks
 	probeEvery   time.Duration // 0: quarantineProbeEvery (tests shorten it)
 	streams      map[*Stream]struct{}
+
+	// rehearseHeight is the node's height as its last answer to a
+	// rehearsal said: the height the next rehearsal request is signed at.
+	rehearseHeight atomic.Int64
 }
 
 // nonces holds one counter per signing key for the whole process, so that

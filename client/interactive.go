@@ -2,9 +2,10 @@ package client
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
+
+	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/txn"
@@ -24,14 +25,31 @@ import (
 // observation for it, a block changed what it read, and the transaction
 // has conflicted already (commit the first observations and the block
 // reports api.CodeConflict; better, start again at once).
+//
+// The request is signed by the client's key (txn.SignRehearsal) at the
+// last height the node reported to this client; when the node finds that
+// height stale (api.CodeStaleRequest, first use included) it is signed
+// again once at the node's height.
 func (c *Client) Rehearse(ctx context.Context, stmts []txn.Statement) (*api.RehearseResponse, error) {
 	if c.key == nil {
 		return nil, errors.New("this client has no signing key")
 	}
-	body := txn.EncodeRehearsal(c.key.Public().(ed25519.PublicKey), stmts)
-	r, err := c.abciQuery(ctx, api.RehearsePath, body)
+	chainID, err := c.ChainID(ctx)
 	if err != nil {
-		return nil, c.wrap("abci_query", err)
+		return nil, err
+	}
+	var r *abci.ResponseQuery
+	for attempt := 0; attempt < 2; attempt++ {
+		body := txn.SignRehearsal(c.key, chainID, c.rehearseHeight.Load(), stmts)
+		if r, err = c.abciQuery(ctx, api.RehearsePath, body); err != nil {
+			return nil, c.wrap("abci_query", err)
+		}
+		if r.Height > 0 {
+			c.rehearseHeight.Store(r.Height)
+		}
+		if r.Code != api.CodeStaleRequest {
+			break
+		}
 	}
 	if r.Code != api.CodeOK {
 		return nil, &QueryError{Code: r.Code, Message: r.Log}

@@ -46,6 +46,9 @@ func (c Config) backendSpec(home string, onCheckpointErr func(error)) (registry.
 	}
 	s := registry.Spec{DSN: c.Backend.DSN, ReaderDSN: c.Backend.ReaderDSN,
 		UnsafeSuperuser: c.Backend.UnsafeSuperuser, NoGate: c.Backend.UnsafeNoGate}
+	if s.ReadTimeout, err = c.ReadTimeout(); err != nil {
+		return d, registry.Spec{}, err
+	}
 	if !d.Server {
 		s.DSN = c.SQLitePath(home)
 	}

@@ -10,6 +10,7 @@ import (
 	cmtcfg "github.com/cometbft/cometbft/config"
 	"github.com/spf13/viper"
 
+	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend/registry"
 )
 
@@ -177,6 +178,38 @@ type BackendConfig struct {
 type QueryConfig struct {
 	// MaxWait bounds how long a query waits for its min_height, e.g. "10s".
 	MaxWait string `toml:"max_wait"`
+	// ReadTimeout bounds one read on the database (PostgreSQL
+	// statement_timeout, MariaDB max_statement_time, SQLite's interrupt),
+	// e.g. "10s"; empty: a third of [block] tx_timeout. It must be below
+	// tx_timeout (Validate refuses it otherwise): a read that started just
+	// before a block must never be what pushes one of the block's txs past
+	// tx_timeout (a block that changes the schema also cancels the reads
+	// in flight, see app/DESIGN.md).
+	ReadTimeout string `toml:"read_timeout"`
+}
+
+// ReadTimeout is the read limit the node applies: Query.ReadTimeout, or a
+// third of the tx timeout when empty. An unparsable value, or one not
+// below the tx timeout, is an error naming both settings.
+func (c Config) ReadTimeout() (time.Duration, error) {
+	tx, err := c.TxTimeout()
+	if err != nil {
+		return 0, err
+	}
+	if tx == 0 {
+		tx = app.DefaultTxTimeout
+	}
+	if c.Query.ReadTimeout == "" {
+		return tx / 3, nil
+	}
+	d, err := time.ParseDuration(c.Query.ReadTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("relchain.toml [query] read_timeout = %q: give a positive duration such as \"10s\"", c.Query.ReadTimeout)
+	}
+	if d >= tx {
+		return 0, fmt.Errorf("relchain.toml [query] read_timeout = %s must be below [block] tx_timeout = %s: a read that started just before a block could hold a lock the block's tx waits for past tx_timeout, and the tx would be quarantined; lower read_timeout (a third of tx_timeout, the default, is %s) or raise tx_timeout", d, tx, tx/3)
+	}
+	return d, nil
 }
 
 // DefaultConfig is the relchain section of a new node.
@@ -207,6 +240,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := c.PG.Limits(); err != nil {
+		return err
+	}
+	if _, err := c.ReadTimeout(); err != nil {
 		return err
 	}
 	switch c.Recover.OnMismatch {

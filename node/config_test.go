@@ -110,3 +110,44 @@ func TestCometConfigCarriesConsensusTimeouts(t *testing.T) {
 			zero.TimeoutPropose, zero.TimeoutProposeDelta, zero.TimeoutPrecommit, cometbft.TimeoutPropose, cometbft.TimeoutProposeDelta, cometbft.TimeoutPrecommit)
 	}
 }
+
+// The read limit sits below tx_timeout by design: a third of it by
+// default, and a node refuses a read_timeout at or above it (issue 32,
+// reproduction 6: both were 30 s).
+func TestReadTimeoutBelowTxTimeout(t *testing.T) {
+	for _, c := range []struct {
+		read, tx string
+		want     time.Duration
+		err      string // "" if valid
+	}{
+		{"", "", app.DefaultTxTimeout / 3, ""},
+		{"", "30s", 10 * time.Second, ""},
+		{"", "3s", time.Second, ""},
+		{"5s", "30s", 5 * time.Second, ""},
+		{"29s", "30s", 29 * time.Second, ""},
+		{"30s", "30s", 0, "must be below [block] tx_timeout = 30s"},
+		{"30s", "", 0, "must be below [block] tx_timeout = 30s"},
+		{"1m", "30s", 0, "must be below [block] tx_timeout = 30s"},
+		{"0s", "30s", 0, "give a positive duration"},
+		{"-1s", "30s", 0, "give a positive duration"},
+		{"ten", "30s", 0, `read_timeout = "ten"`},
+	} {
+		rc := DefaultConfig()
+		rc.Query.ReadTimeout, rc.Block.TxTimeout = c.read, c.tx
+		got, err := rc.ReadTimeout()
+		verr := rc.Validate()
+		switch {
+		case c.err == "" && (err != nil || verr != nil || got != c.want):
+			t.Errorf("read_timeout %q, tx_timeout %q: %v, %v (Validate %v), want %v", c.read, c.tx, got, err, verr, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || verr == nil || !strings.Contains(verr.Error(), c.err)):
+			t.Errorf("read_timeout %q, tx_timeout %q: %v (Validate %v), want an error containing %q", c.read, c.tx, err, verr, c.err)
+		}
+	}
+	// The backend is opened with it.
+	rc := DefaultConfig()
+	rc.Query.ReadTimeout = "7s"
+	_, s, err := rc.backendSpec(t.TempDir(), nil)
+	if err != nil || s.ReadTimeout != 7*time.Second {
+		t.Fatalf("backend spec: %v, read timeout %v, want 7s", err, s.ReadTimeout)
+	}
+}

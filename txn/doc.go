@@ -7,5 +7,9 @@
 // meaning for a given tx and the tx hash (SHA-256 of the bytes, as CometBFT
 // computes it) identifies the bc-transaction.
 //
+// The package also defines the signed request of a rehearsal (Rehearsal,
+// SignRehearsal; api.RehearsePath), which reuses the envelope's statement
+// encoding and is signed under its own domain tag.
+//
 // The package depends on the standard library only.
 package txn

@@ -116,6 +116,10 @@ type Backend struct {
 	// writer's server has (profile.go).
 	profile *profile
 
+	// readKiller, on the reader's account, stops a cancelled read's
+	// statement on the server (see killOnDone).
+	readKiller *sql.DB
+
 	mu     sync.Mutex // guards open, closed
 	open   *block
 	closed bool
@@ -229,6 +233,10 @@ func (b *Backend) openPools(cfg, rcfg *gomysql.Config) error {
 		return err
 	}
 	if b.readers, err = pool(rcfg, sessionInit(b.flavor, false, b.opts.queryTimeout), b.opts.maxReaders); err != nil {
+		b.closeDBs()
+		return err
+	}
+	if b.readKiller, err = pool(rcfg, nil, 1); err != nil {
 		b.closeDBs()
 		return err
 	}
@@ -550,7 +558,7 @@ func (b *Backend) Close() error {
 }
 
 func (b *Backend) closeDBs() {
-	for _, db := range []*sql.DB{b.writer, b.killer, b.internal, b.readers} {
+	for _, db := range []*sql.DB{b.writer, b.killer, b.internal, b.readers, b.readKiller} {
 		if db != nil {
 			db.Close()
 		}

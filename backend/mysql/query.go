@@ -73,14 +73,19 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	// Cancelled past a limit: the driver then drops the connection
 	// instead of reading the rest of the result (the server's
 	// max_statement_time bounds the statement itself).
+	callerCtx := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn, height, err := b.snapshot(ctx, b.readers)
+	conn, height, connID, err := b.readSnapshot(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("mysql: query: %w", err)
 	}
 	defer b.endSnapshot(conn)
+	// The caller's cancellation (a block that changes the schema cancels
+	// the reads in flight) stops the statement on the server too.
+	stopKill := b.killOnDone(callerCtx, connID)
 	rows, err := runStmt(ctx, conn, st, args, limits{rows: b.opts.maxRows, bytes: b.opts.maxBytes, stop: cancel, types: true})
+	stopKill()
 	if err != nil {
 		if be := asBackendError(err); be != nil {
 			return nil, 0, be

@@ -345,6 +345,10 @@ func (b *Backend) openReaders(ctx context.Context, readerDSN string) (*pgxpool.P
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	poolCfg.ConnConfig.StatementCacheCapacity = 0
 	poolCfg.ConnConfig.DescriptionCacheCapacity = 0
+	// A cancelled read (a block that changes the schema cancels the reads
+	// in flight) is cancelled on the server, which then releases its
+	// locks at once, not closed under a statement that runs on.
+	poolCfg.ConnConfig.BuildContextWatcherHandler = cancelOnDone
 	poolCfg.MaxConns = o.maxReaders
 	poolCfg.MinConns = 0
 	poolCfg.BeforeClose = func(c *pgx.Conn) { b.queryStmts.forget(c.PgConn()) }

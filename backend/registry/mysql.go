@@ -38,6 +38,9 @@ func openMySQL(ctx context.Context, s Spec) (backend.Backend, error) {
 	if s.UnsafeSuperuser {
 		opts = append(opts, mysql.WithUnsafeSuperuser())
 	}
+	if s.ReadTimeout > 0 {
+		opts = append(opts, mysql.WithQueryTimeout(s.ReadTimeout))
+	}
 	return mysql.Open(ctx, s.DSN, opts...)
 }
 

@@ -36,6 +36,9 @@ func openPostgres(ctx context.Context, s Spec) (backend.Backend, error) {
 	if s.UnsafeSuperuser {
 		opts = append(opts, postgres.WithUnsafeSuperuser())
 	}
+	if s.ReadTimeout > 0 {
+		opts = append(opts, postgres.WithQueryTimeout(s.ReadTimeout))
+	}
 	return postgres.Open(ctx, s.DSN, opts...)
 }
 

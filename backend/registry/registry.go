@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/relchain/relchain/backend"
 )
@@ -113,6 +114,9 @@ type Spec struct {
 	// the gate's cost). Only a test-hooks build can; Open refuses it with
 	// ErrNoGate otherwise.
 	NoGate bool
+	// ReadTimeout, if not 0, bounds one read of the read path (Query) on
+	// the database; 0 keeps the backend's default.
+	ReadTimeout time.Duration
 	// SQLiteTriggerCapture makes a SQLite backend capture every row change
 	// with triggers instead of the pre-update hook (A/B benchmarks of
 	// issue 19; the records are the same).

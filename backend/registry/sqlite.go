@@ -28,5 +28,8 @@ func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
 	if s.SQLiteTriggerCapture {
 		opts = append(opts, sqlite.WithTriggerCapture())
 	}
+	if s.ReadTimeout > 0 {
+		opts = append(opts, sqlite.WithReadTimeout(s.ReadTimeout))
+	}
 	return sqlite.Open(ctx, s.DSN, opts...)
 }
