@@ -62,6 +62,7 @@ var _ abci.Application = (*App)(nil)
 
 // New returns an App over ex.
 func New(ex *Executor, logger log.Logger) *App {
+	ex.SetLogger(logger)
 	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second, halted: make(chan error, 1),
 		quarantine: newQuarantine(quarantineKeep)}
 }

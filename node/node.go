@@ -483,6 +483,11 @@ func (n *Node) deliver(err error) {
 // Stop stops CometBFT and closes its databases and the backend.
 func (n *Node) Stop() error {
 	n.stopOnce.Do(func() { close(n.stopping) })
+	if n.app != nil {
+		// A block waiting for an unavailable database gives up, so
+		// that consensus can stop; CometBFT replays it at the next start.
+		n.app.Executor().StopRetrying()
+	}
 	if n.cancel != nil {
 		n.cancel()
 	}

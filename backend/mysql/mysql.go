@@ -436,7 +436,7 @@ func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 		return backend.State{}, nil
 	}
 	if err != nil {
-		return backend.State{}, fmt.Errorf("mysql: load state: %w", err)
+		return backend.State{}, unavailable(ctx, fmt.Errorf("mysql: load state: %w", err))
 	}
 	if s.AppHash == nil {
 		s.AppHash = []byte{}
@@ -453,28 +453,28 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	conn, err := b.writer.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: begin: connect writer: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: connect writer: %w", err))
 	}
 	k := &block{b: b, conn: conn, delta: make(backend.TableDelta)}
 	if err := k.start(ctx); err != nil {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
-		return nil, fmt.Errorf("mysql: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: %w", err))
 	}
 	// The block's height: the next after the committed one (read in the
 	// block's own db-transaction). DDL recovery records are keyed by it.
 	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID(), COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)`).Scan(&k.connID, &k.height); err != nil {
 		k.abandon()
-		return nil, fmt.Errorf("mysql: begin: read height: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: read height: %w", err))
 	}
 	k.height++
 	// Change records no block made stop the block before it starts.
 	if err := outOfBand(ctx, conn); err != nil {
 		k.abandon()
-		return nil, fmt.Errorf("mysql: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: %w", err))
 	}
 	b.open = k
-	return k, nil
+	return classified(k), nil
 }
 
 // analyze is the gate's verdict on committed state (gateseam.go): the

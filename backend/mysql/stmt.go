@@ -363,7 +363,7 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mysql: ask the server whether it parses the statement: %w", err)
+		return unavailable(ctx, fmt.Errorf("mysql: ask the server whether it parses the statement: %w", err))
 	} else if be.Class == backend.ClassSyntax {
 		err = be
 	} else {

@@ -430,7 +430,7 @@ func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 		return backend.State{}, nil
 	}
 	if err != nil {
-		return backend.State{}, fmt.Errorf("postgres: load state: %w", err)
+		return backend.State{}, unavailable(ctx, fmt.Errorf("postgres: load state: %w", err))
 	}
 	return s, nil
 }
@@ -448,7 +448,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	if b.writer == nil {
 		conn, err := pgx.ConnectConfig(ctx, b.writerCfg)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: begin: connect writer: %w", err)
+			return nil, unavailable(ctx, fmt.Errorf("postgres: begin: connect writer: %w", err))
 		}
 		b.writer = conn
 	}
@@ -460,16 +460,16 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	res, err := b.writer.PgConn().Exec(ctx, beginSQL+"; "+anyChangeSQL).ReadAll()
 	if err != nil {
 		b.dropWriter()
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
 	if err := outOfBand(ctx, b.writer, res); err != nil {
 		if _, rerr := b.writer.PgConn().Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil {
 			b.dropWriter()
 		}
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages}
-	return ctxBlock{b.open}, nil
+	return classified(b.open), nil
 }
 
 // dropWriter closes the writer connection; the next Begin reconnects. The

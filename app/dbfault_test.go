@@ -1,0 +1,406 @@
+package app_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/txn"
+)
+
+// faultBackend is a real backend whose blocks fire a database fault (the
+// fire function: a real pg_terminate_backend or KILL CONNECTION on the
+// server, a real server stop) at one armed point of the next block:
+//
+//	"statement"  before the block's second statement
+//	"digest"     before the block's state digest (the seal)
+//	"commit"     before the block's Commit sends anything
+//	"ack-lost"   after the block's Commit returned (the COMMIT applied): the
+//	             connections are killed and Commit reports the database
+//	             unavailable, as when the acknowledgement is lost with them
+type faultBackend struct {
+	backend.Backend
+	fire func(t *testing.T) int
+	t    *testing.T
+
+	mu    sync.Mutex
+	armed string
+	fired int // faults fired
+	hit   int // server sessions the faults ended
+}
+
+func (b *faultBackend) arm(point string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.armed = point
+}
+
+// trigger fires the fault if point is armed.
+func (b *faultBackend) trigger(point string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.armed != point {
+		return false
+	}
+	b.armed = ""
+	b.fired++
+	b.hit += b.fire(b.t)
+	return true
+}
+
+func (b *faultBackend) Begin(ctx context.Context) (backend.Block, error) {
+	blk, err := b.Backend.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &faultBlock{Block: blk, b: b}, nil
+}
+
+type faultBlock struct {
+	backend.Block
+	b     *faultBackend
+	execs int
+}
+
+func (k *faultBlock) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	k.execs++
+	if k.execs == 2 {
+		k.b.trigger("statement")
+	}
+	return k.Block.Exec(ctx, sql, args)
+}
+
+func (k *faultBlock) StateDigest(ctx context.Context) ([]byte, error) {
+	k.b.trigger("digest")
+	return k.Block.StateDigest(ctx)
+}
+
+func (k *faultBlock) Commit(ctx context.Context, s backend.State) error {
+	k.b.trigger("commit")
+	if err := k.Block.Commit(ctx, s); err != nil {
+		return err
+	}
+	if k.b.trigger("ack-lost") {
+		return backend.Unavailable(errors.New("test: the COMMIT's acknowledgement was lost with the connection"))
+	}
+	return nil
+}
+
+// faultDB opens the backends of one dialect: fresh databases, and a way
+// to end the node's server sessions.
+type faultDB struct {
+	dialect string
+	open    func(t *testing.T) (backend.Backend, func(t *testing.T) int)
+}
+
+func faultDBs() []faultDB {
+	return []faultDB{
+		{"postgres", func(t *testing.T) (backend.Backend, func(t *testing.T) int) {
+			dsn := pgtest.DSN(t)
+			be, err := postgres.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { be.Close() })
+			cfg, err := pgx.ParseConfig(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return be, pgTerminator(pgtest.ServerDSN(t), cfg.Database)
+		}},
+		{"mysql", func(t *testing.T) (backend.Backend, func(t *testing.T) int) {
+			dsn := mysqltest.DSN(t)
+			be, err := mysql.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { be.Close() })
+			cfg, err := gomysql.ParseDSN(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return be, mysqlKiller(mysqltest.ServerDSN(t), cfg.DBName)
+		}},
+	}
+}
+
+// pgTerminator returns a function that terminates, as the superuser of
+// admin, every session of database db (the node's writer and readers)
+// with pg_terminate_backend, waiting until they are gone, and returns how
+// many writer sessions it ended.
+func pgTerminator(admin, db string) func(t *testing.T) int {
+	return func(t *testing.T) int {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			t.Fatalf("connect as superuser: %v", err)
+		}
+		defer conn.Close(ctx)
+		// The sessions are listed first and terminated one by one: a
+		// single statement could evaluate pg_terminate_backend before the
+		// filters and end other databases' sessions on a shared server.
+		rows, err := conn.Query(ctx, `SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, db)
+		if err != nil {
+			t.Fatalf("list sessions: %v", err)
+		}
+		type session struct {
+			pid  int32
+			name string
+		}
+		var sessions []session
+		for rows.Next() {
+			var s session
+			if err := rows.Scan(&s.pid, &s.name); err != nil {
+				t.Fatal(err)
+			}
+			sessions = append(sessions, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		writers := 0
+		for _, s := range sessions {
+			var ok bool
+			if err := conn.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, s.pid).Scan(&ok); err != nil {
+				t.Fatalf("pg_terminate_backend(%d): %v", s.pid, err)
+			}
+			if ok && s.name == "relchain" {
+				writers++
+			}
+		}
+		return writers
+	}
+}
+
+// mysqlKiller returns a function that kills, as the administrator of
+// admin, every connection to database db (KILL CONNECTION) and returns
+// how many it killed.
+func mysqlKiller(admin, db string) func(t *testing.T) int {
+	return func(t *testing.T) int {
+		cfg, err := gomysql.ParseDSN(admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connector, err := gomysql.NewConnector(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adb := sql.OpenDB(connector)
+		defer adb.Close()
+		rows, err := adb.Query(`SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()`, db)
+		if err != nil {
+			t.Fatalf("list connections: %v", err)
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		for _, id := range ids {
+			if _, err := adb.Exec(fmt.Sprintf("KILL CONNECTION %d", id)); err != nil {
+				t.Logf("kill connection %d: %v", id, err) // it may have ended meanwhile
+			}
+		}
+		return len(ids)
+	}
+}
+
+// faultWorkload is a chain's blocks: each a list of statement lists (one
+// per bc-transaction). Block 3 is where the tests inject faults: its
+// updates are not idempotent, so a block applied twice shows.
+func faultWorkload() [][][]string {
+	return [][][]string{
+		{{"CREATE TABLE acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"}},
+		{{"INSERT INTO acct (id, bal) VALUES (1, 100)"}, {"INSERT INTO acct (id, bal) VALUES (2, 200)"}, {"INSERT INTO acct (id, bal) VALUES (3, 300)"}},
+		{
+			{"UPDATE acct SET bal = bal + 10 WHERE id = 1"},
+			{"INSERT INTO acct (id, bal) VALUES (4, 400)", "UPDATE acct SET bal = bal * 2 WHERE id >= 2"},
+			{"INSERT INTO acct (id, bal) VALUES (1, 1)"}, // fails: duplicate key, a deterministic result
+			{"UPDATE acct SET bal = bal - 1"},
+		},
+		{{"UPDATE acct SET bal = bal + 1000 WHERE id = 3"}},
+	}
+}
+
+// faultBlock is the block of faultWorkload that the faults hit.
+const faultedBlock = 3
+
+// signedWorkload signs faultWorkload's txs once (the same bytes go to
+// every executor).
+func signedWorkload() [][][]byte {
+	seed := sha256.Sum256([]byte("dbfault workload key"))
+	key := ed25519.NewKeyFromSeed(seed[:])
+	var nonce uint64
+	var blocks [][][]byte
+	for _, b := range faultWorkload() {
+		var txs [][]byte
+		for _, stmts := range b {
+			nonce++
+			tx := &txn.Tx{ChainID: chainID, Nonce: nonce}
+			for _, s := range stmts {
+				tx.Statements = append(tx.Statements, stmt(s))
+			}
+			tx.Sign(key)
+			txs = append(txs, txn.Encode(tx))
+		}
+		blocks = append(blocks, txs)
+	}
+	return blocks
+}
+
+// blockOutcome is what a block gave: its results and AppHash.
+type blockOutcome struct {
+	results []app.TxResult
+	appHash []byte
+}
+
+// runCleanly runs the workload on a fresh database of db without faults:
+// the reference outcome of every block and the final rows.
+func runCleanly(t *testing.T, db faultDB) ([]blockOutcome, string) {
+	be, _ := db.open(t)
+	ex := newFaultExecutor(t, be, db.dialect)
+	var out []blockOutcome
+	for i, txs := range signedWorkload() {
+		h := int64(i + 1)
+		res, hash, err := ex.FinalizeBlock(context.Background(), blockInfo(h), txs)
+		if err != nil {
+			t.Fatalf("reference block %d: %v", h, err)
+		}
+		if _, err := ex.Commit(context.Background()); err != nil {
+			t.Fatalf("reference commit %d: %v", h, err)
+		}
+		out = append(out, blockOutcome{res, hash})
+	}
+	return out, acctRows(t, be)
+}
+
+func newFaultExecutor(t *testing.T, be backend.Backend, dialect string) *app.Executor {
+	p := app.DefaultParams()
+	p.Backend = dialect
+	ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+	if err != nil {
+		t.Fatalf("new executor: %v", err)
+	}
+	app.SetRetryBackoff(ex, 10*time.Millisecond, 200*time.Millisecond)
+	return ex
+}
+
+// acctRows is the table's rows as text, read through the backend's read
+// path (which must itself have recovered from the faults).
+func acctRows(t *testing.T, be backend.Backend) string {
+	t.Helper()
+	rows, _, err := be.Query(context.Background(), "SELECT id, bal FROM acct ORDER BY id", nil)
+	if err != nil {
+		t.Fatalf("read acct: %v", err)
+	}
+	return fmt.Sprint(rows.Rows)
+}
+
+// checkOutcome compares block h's outcome with the reference run's.
+func checkOutcome(t *testing.T, h int64, got, want blockOutcome) {
+	t.Helper()
+	if string(got.appHash) != string(want.appHash) {
+		t.Fatalf("block %d: AppHash %X after the fault, %X without it", h, got.appHash, want.appHash)
+	}
+	if app.ResultsHash(got.results) != app.ResultsHash(want.results) {
+		t.Fatalf("block %d: results %v after the fault, %v without it", h, codes(got.results), codes(want.results))
+	}
+}
+
+// A validator's database sessions terminated at any point of a block (a
+// statement, the seal, between FinalizeBlock and Commit, before the
+// COMMIT, after it with the acknowledgement lost, during a proposal's
+// early execution) no longer stop the node: the executor waits, runs the
+// block again from the committed state on a new connection and commits
+// it once; every block's results and AppHash equal those of a run without
+// faults, and so do the rows.
+func TestDatabaseSessionsTerminatedInABlockAreRetried(t *testing.T) {
+	for _, db := range faultDBs() {
+		t.Run(db.dialect, func(t *testing.T) {
+			want, wantRows := runCleanly(t, db)
+			if codes(want[faultedBlock-1].results)[2] != api.CodeExecFailed {
+				t.Fatalf("the workload's duplicate insert did not fail: %v", codes(want[faultedBlock-1].results))
+			}
+			for _, point := range []string{"statement", "digest", "between", "commit", "ack-lost", "speculate"} {
+				t.Run(point, func(t *testing.T) {
+					inner, kill := db.open(t)
+					fb := &faultBackend{Backend: inner, fire: kill, t: t}
+					ex := newFaultExecutor(t, fb, db.dialect)
+					ctx := context.Background()
+					for i, txs := range signedWorkload() {
+						h := int64(i + 1)
+						info := blockInfo(h)
+						if h == faultedBlock {
+							switch point {
+							case "between":
+							case "speculate":
+								fb.arm("statement")
+								if err := ex.Speculate(ctx, info, txs, time.Minute); err != nil {
+									t.Fatalf("speculate block %d with its sessions terminated: %v", h, err)
+								}
+								if !ex.Speculated(info) {
+									t.Fatalf("block %d: the speculation was not kept for FinalizeBlock", h)
+								}
+							default:
+								fb.arm(point)
+							}
+						}
+						res, hash, err := ex.FinalizeBlock(ctx, info, txs)
+						if err != nil {
+							t.Fatalf("finalize block %d (fault %s): %v", h, point, err)
+						}
+						if h == faultedBlock && point == "between" {
+							fb.hit += kill(t)
+							fb.fired++
+						}
+						st, err := ex.Commit(ctx)
+						if err != nil {
+							t.Fatalf("commit block %d (fault %s): %v", h, point, err)
+						}
+						if st.Height != h || string(st.AppHash) != string(hash) {
+							t.Fatalf("commit block %d recorded height %d, AppHash %X; FinalizeBlock gave %X", h, st.Height, st.AppHash, hash)
+						}
+						checkOutcome(t, h, blockOutcome{res, hash}, want[i])
+					}
+					if fb.fired != 1 || fb.hit == 0 {
+						t.Fatalf("the fault fired %d times and ended %d writer sessions: not confirmed", fb.fired, fb.hit)
+					}
+					if s := ex.DatabaseStatus(); s.Retries == 0 || s.Unavailable || s.Outages != 1 {
+						t.Fatalf("database status after the fault: %+v; want retries counted, one outage, available again", s)
+					}
+					rec, err := inner.RecordedState(ctx)
+					if err != nil || rec.Height != int64(len(want)) || string(rec.AppHash) != string(want[len(want)-1].appHash) {
+						t.Fatalf("recorded state %d %X (%v), want the last block's", rec.Height, rec.AppHash, err)
+					}
+					// The read path recovers too: its sessions were
+					// ended with the writer's, and are again now.
+					kill(t)
+					if got := acctRows(t, inner); got != wantRows {
+						t.Fatalf("rows after the fault %s, without it %s (a block applied twice or lost?)", got, wantRows)
+					}
+				})
+			}
+		})
+	}
+}
