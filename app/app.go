@@ -62,7 +62,9 @@ var _ abci.Application = (*App)(nil)
 
 // New returns an App over ex.
 func New(ex *Executor, logger log.Logger) *App {
-	ex.SetLogger(logger)
+	if ex != nil {
+		ex.SetLogger(logger)
+	}
 	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second, halted: make(chan error, 1),
 		quarantine: newQuarantine(quarantineKeep)}
 }

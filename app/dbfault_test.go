@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/txn"
 )
@@ -400,6 +402,173 @@ func TestDatabaseSessionsTerminatedInABlockAreRetried(t *testing.T) {
 						t.Fatalf("rows after the fault %s, without it %s (a block applied twice or lost?)", got, wantRows)
 					}
 				})
+			}
+		})
+	}
+}
+
+// privateServer is a database server of the test's own, which it may
+// stop and start again (never the shared test servers).
+type privateServer struct {
+	dialect string
+	// start starts the server on dir (port 0: a free one) and returns its
+	// port and a function that stops it.
+	start func(t *testing.T, dir string, port int) (int, func())
+	// node provisions a fresh database for a node on the server at port
+	// and returns the backend's DSN.
+	node func(t *testing.T, port int) string
+	open func(t *testing.T, dsn string) backend.Backend
+}
+
+func privateServers() []privateServer {
+	return []privateServer{
+		{"postgres", func(t *testing.T, dir string, port int) (int, func()) {
+			s, err := pgtest.Start(context.Background(), dir, pgtest.Options{Port: port})
+			if err != nil {
+				t.Fatalf("start a private PostgreSQL: %v", err)
+			}
+			return s.Port, func() {
+				if err := s.Stop(); err != nil {
+					t.Errorf("stop the private PostgreSQL: %v", err)
+				}
+			}
+		}, func(t *testing.T, port int) string {
+			dsn, err := pgsetup.Provision(context.Background(), fmt.Sprintf("postgres://postgres@127.0.0.1:%d/relchain_node?sslmode=disable", port))
+			if err != nil {
+				t.Fatalf("provision: %v", err)
+			}
+			return dsn
+		}, func(t *testing.T, dsn string) backend.Backend {
+			be, err := postgres.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return be
+		}},
+		{"mysql", func(t *testing.T, dir string, port int) (int, func()) {
+			s, err := mysqltest.Start(context.Background(), dir, mysqltest.Options{Port: port})
+			if err != nil {
+				t.Fatalf("start a private MariaDB: %v", err)
+			}
+			return s.Port, func() {
+				if err := s.Stop(); err != nil {
+					t.Errorf("stop the private MariaDB: %v", err)
+				}
+			}
+		}, func(t *testing.T, port int) string {
+			w, _, err := mysql.SetupAccounts(context.Background(), fmt.Sprintf("root@tcp(127.0.0.1:%d)/", port), "relchain_node")
+			if err != nil {
+				t.Fatalf("accounts: %v", err)
+			}
+			return w
+		}, func(t *testing.T, dsn string) backend.Backend {
+			be, err := mysql.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return be
+		}},
+	}
+}
+
+// waitFor waits until cond holds, and reports false after limit.
+func waitFor(limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		<-tick.C
+	}
+	return true
+}
+
+// A validator's own database server stopped in the middle of a block and
+// started again after a while: the block waits (FinalizeBlock does not
+// return while the server is down), runs again once the server is back,
+// and the chain goes on with the results, AppHash and rows of a run that
+// saw no fault. The node reports the outage while it lasts.
+func TestDatabaseServerRestartedDuringABlockIsWaitedOut(t *testing.T) {
+	for _, ps := range privateServers() {
+		t.Run(ps.dialect, func(t *testing.T) {
+			var ref faultDB
+			for _, db := range faultDBs() {
+				if db.dialect == ps.dialect {
+					ref = db
+				}
+			}
+			want, wantRows := runCleanly(t, ref)
+
+			// Directly in the temporary directory: the server runs as its
+			// own OS user, who cannot enter t.TempDir()'s parent.
+			dir, err := os.MkdirTemp("", "relchain-dbfault-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			var mu sync.Mutex // guards stop, stopped
+			port, stop := ps.start(t, dir, 0)
+			stopped := false
+			t.Cleanup(func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !stopped {
+					stop()
+				}
+			})
+			inner := ps.open(t, ps.node(t, port))
+			t.Cleanup(func() { inner.Close() })
+			var ex *app.Executor
+			restarted := make(chan struct{})
+			fb := &faultBackend{Backend: inner, t: t, fire: func(t *testing.T) int {
+				mu.Lock()
+				stop()
+				stopped = true
+				mu.Unlock()
+				go func() {
+					defer close(restarted)
+					// Start it again once the block has failed on the
+					// stopped server and retried at least twice.
+					if !waitFor(time.Minute, func() bool {
+						s := ex.DatabaseStatus()
+						return s.Unavailable && s.Retries >= 2
+					}) {
+						t.Errorf("the executor did not retry against the stopped server: %+v", ex.DatabaseStatus())
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					_, stop = ps.start(t, dir, port)
+					stopped = false
+				}()
+				return 1
+			}}
+			ex = newFaultExecutor(t, fb, ps.dialect)
+			ctx := context.Background()
+			for i, txs := range signedWorkload() {
+				h := int64(i + 1)
+				if h == faultedBlock {
+					fb.arm("statement")
+				}
+				res, hash, err := ex.FinalizeBlock(ctx, blockInfo(h), txs)
+				if err != nil {
+					t.Fatalf("finalize block %d: %v", h, err)
+				}
+				if _, err := ex.Commit(ctx); err != nil {
+					t.Fatalf("commit block %d: %v", h, err)
+				}
+				checkOutcome(t, h, blockOutcome{res, hash}, want[i])
+			}
+			<-restarted
+			if fb.fired != 1 {
+				t.Fatalf("the server was stopped %d times", fb.fired)
+			}
+			if s := ex.DatabaseStatus(); s.Unavailable || s.Outages != 1 || s.Retries < 2 {
+				t.Fatalf("database status after the restart: %+v", s)
+			}
+			if got := acctRows(t, inner); got != wantRows {
+				t.Fatalf("rows after the restart %s, without it %s", got, wantRows)
 			}
 		})
 	}
