@@ -260,6 +260,7 @@ func (e *Executor) resolveCommit(ctx context.Context, p *pendingBlock, st backen
 	switch {
 	case rec.Height == st.Height && bytes.Equal(rec.AppHash, st.AppHash):
 		e.db.logger.Info("the COMMIT whose acknowledgement was lost with the connection took effect", "height", st.Height)
+		e.db.lostCommit(true)
 		return nil, nil
 	case rec.Height == committed.Height && bytes.Equal(rec.AppHash, committed.AppHash):
 	default:
@@ -267,6 +268,7 @@ func (e *Executor) resolveCommit(ctx context.Context, p *pendingBlock, st backen
 			ErrBrokenInvariant, st.Height, st.AppHash, rec.Height, rec.AppHash, committed.Height, committed.AppHash)
 	}
 	// Not applied: run the block again from the committed state.
+	e.db.lostCommit(false)
 	results, appHash, err := e.execBlockHeld(ctx, p.info, p.txs, 0)
 	if err != nil {
 		return nil, err

@@ -59,6 +59,11 @@ type DatabaseStatus struct {
 	// Retries counts every attempt that failed for unavailability, over
 	// the process's life; Outages counts the outages.
 	Retries, Outages int64
+	// LostCommitsApplied counts the COMMITs whose acknowledgement was
+	// lost with the connection and that the database had applied;
+	// LostCommitsRerun those it had not (the block ran again and was
+	// committed once).
+	LostCommitsApplied, LostCommitsRerun int64
 }
 
 // dbHealth is the executor's DatabaseStatus and the retry machinery's
@@ -136,6 +141,18 @@ func (h *dbHealth) recovered(what string, height int64, attempts int) {
 	h.logger.Info("the database is available again; the block went on", "op", what, "height", height,
 		"attempts", attempts, "unavailable_for", time.Since(h.st.Since).Round(time.Millisecond))
 	h.st.Unavailable, h.st.Since, h.st.Reason = false, time.Time{}, ""
+}
+
+// lostCommit counts a COMMIT lost with the connection, resolved as
+// applied or not.
+func (h *dbHealth) lostCommit(applied bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if applied {
+		h.st.LostCommitsApplied++
+	} else {
+		h.st.LostCommitsRerun++
+	}
 }
 
 // wait sleeps d, or until ctx ends or StopRetrying: then it returns why.

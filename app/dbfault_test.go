@@ -1,13 +1,17 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -388,8 +392,19 @@ func TestDatabaseSessionsTerminatedInABlockAreRetried(t *testing.T) {
 					if fb.fired != 1 || fb.hit == 0 {
 						t.Fatalf("the fault fired %d times and ended %d writer sessions: not confirmed", fb.fired, fb.hit)
 					}
-					if s := ex.DatabaseStatus(); s.Retries == 0 || s.Unavailable || s.Outages != 1 {
+					s := ex.DatabaseStatus()
+					if s.Retries == 0 || s.Unavailable || s.Outages != 1 {
 						t.Fatalf("database status after the fault: %+v; want retries counted, one outage, available again", s)
+					}
+					wantApplied, wantRerun := int64(0), int64(0)
+					switch point {
+					case "ack-lost":
+						wantApplied = 1
+					case "between", "commit":
+						wantRerun = 1
+					}
+					if s.LostCommitsApplied != wantApplied || s.LostCommitsRerun != wantRerun {
+						t.Fatalf("lost COMMITs resolved as applied %d, run again %d; want %d, %d", s.LostCommitsApplied, s.LostCommitsRerun, wantApplied, wantRerun)
 					}
 					rec, err := inner.RecordedState(ctx)
 					if err != nil || rec.Height != int64(len(want)) || string(rec.AppHash) != string(want[len(want)-1].appHash) {
@@ -571,5 +586,231 @@ func TestDatabaseServerRestartedDuringABlockIsWaitedOut(t *testing.T) {
 				t.Fatalf("rows after the restart %s, without it %s", got, wantRows)
 			}
 		})
+	}
+}
+
+// commitCutter is a TCP relay between a backend and its server that, once
+// armed, forwards the next client message holding "COMMIT" to the server
+// and then cuts the connection before the server's answer comes back:
+// the server applies the COMMIT, the client never learns it (its
+// connection ends). The server's side is half-closed, so it reads the
+// COMMIT before the end of its input, and its answer is drained.
+type commitCutter struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	armed bool
+	cuts  int
+}
+
+func startCommitCutter(t *testing.T, target string) *commitCutter {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &commitCutter{ln: ln, target: target}
+	t.Cleanup(func() { ln.Close() })
+	go c.accept()
+	return c
+}
+
+func (c *commitCutter) arm() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armed = true
+}
+
+func (c *commitCutter) cut() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cuts
+}
+
+func (c *commitCutter) accept() {
+	for {
+		client, err := c.ln.Accept()
+		if err != nil {
+			return
+		}
+		server, err := net.Dial("tcp", c.target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		go c.pipe(client, server.(*net.TCPConn))
+	}
+}
+
+// pipe relays one connection pair.
+func (c *commitCutter) pipe(client net.Conn, server *net.TCPConn) {
+	var cutDone sync.WaitGroup
+	cutDone.Add(1)
+	var once sync.Once
+	go func() { // server to client, until the cut; then drained
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := server.Read(buf)
+			if n > 0 {
+				if _, werr := client.Write(buf[:n]); werr != nil {
+					once.Do(cutDone.Done)
+				}
+			}
+			if err != nil {
+				client.Close()
+				server.Close()
+				once.Do(cutDone.Done)
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := client.Read(buf)
+		if n > 0 {
+			cut := false
+			c.mu.Lock()
+			if c.armed && bytes.Contains(buf[:n], []byte("COMMIT")) {
+				c.armed, cut = false, true
+				c.cuts++
+			}
+			c.mu.Unlock()
+			if cut {
+				// The client's side ends first, so no answer reaches it.
+				client.Close()
+			}
+			if _, werr := server.Write(buf[:n]); werr != nil {
+				break
+			}
+			if cut {
+				_ = server.CloseWrite()
+				cutDone.Wait()
+				return
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	client.Close()
+	server.Close()
+}
+
+// viaRelay rewrites a backend DSN of dialect to connect through addr.
+func viaRelay(t *testing.T, dialect, dsn, addr string) string {
+	if dialect == "mysql" {
+		cfg, err := gomysql.ParseDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Addr = addr
+		return cfg.FormatDSN()
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = addr
+	return u.String()
+}
+
+// A COMMIT that reaches the server and takes effect, but whose
+// acknowledgement is lost with the connection (cut by a relay right after
+// the COMMIT's bytes passed), is recognised after reconnecting by the
+// (height, AppHash) the database records: the block is not applied a
+// second time, the executor goes on, and every block's outcome and the
+// rows equal a run without the fault.
+func TestACommitWhoseAcknowledgementIsLostIsNotAppliedTwice(t *testing.T) {
+	for _, db := range faultDBs() {
+		t.Run(db.dialect, func(t *testing.T) {
+			want, wantRows := runCleanly(t, db)
+			var dsn, target string
+			var open func(dsn string) (backend.Backend, error)
+			switch db.dialect {
+			case "postgres":
+				dsn = pgtest.DSN(t)
+				u, err := url.Parse(dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				target = u.Host
+				open = func(dsn string) (backend.Backend, error) { return postgres.Open(context.Background(), dsn) }
+			case "mysql":
+				dsn = mysqltest.DSN(t)
+				cfg, err := gomysql.ParseDSN(dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				target = cfg.Addr
+				open = func(dsn string) (backend.Backend, error) { return mysql.Open(context.Background(), dsn) }
+			}
+			relay := startCommitCutter(t, target)
+			be, err := open(viaRelay(t, db.dialect, dsn, relay.ln.Addr().String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { be.Close() })
+			ex := newFaultExecutor(t, be, db.dialect)
+			ctx := context.Background()
+			for i, txs := range signedWorkload() {
+				h := int64(i + 1)
+				res, hash, err := ex.FinalizeBlock(ctx, blockInfo(h), txs)
+				if err != nil {
+					t.Fatalf("finalize block %d: %v", h, err)
+				}
+				if h == faultedBlock {
+					relay.arm()
+				}
+				if _, err := ex.Commit(ctx); err != nil {
+					t.Fatalf("commit block %d: %v", h, err)
+				}
+				checkOutcome(t, h, blockOutcome{res, hash}, want[i])
+			}
+			if relay.cut() != 1 {
+				t.Fatalf("the relay cut %d connections after a COMMIT, want 1", relay.cut())
+			}
+			s := ex.DatabaseStatus()
+			if s.LostCommitsApplied != 1 || s.LostCommitsRerun != 0 || s.Unavailable {
+				t.Fatalf("database status: %+v; want one lost COMMIT found applied", s)
+			}
+			if got := acctRows(t, be); got != wantRows {
+				t.Fatalf("rows %s, without the fault %s (the block applied twice?)", got, wantRows)
+			}
+		})
+	}
+}
+
+// foreignStateBackend reports a recorded state that is neither the
+// committed block nor the one being committed.
+type foreignStateBackend struct{ *faultBackend }
+
+func (b foreignStateBackend) RecordedState(ctx context.Context) (backend.State, error) {
+	return backend.State{Height: 99, AppHash: []byte("someone else's")}, nil
+}
+
+// After a COMMIT lost with the connection, a recorded state that is
+// neither the block before nor the block being committed is a broken
+// invariant: going on could apply a block twice or skip one, so Commit
+// fails (the node stops) with ErrBrokenInvariant, saying what it found.
+func TestALostCommitWithAForeignRecordedStateStops(t *testing.T) {
+	be, err := postgres.Open(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	fb := &faultBackend{Backend: be, t: t, fire: func(*testing.T) int { return 1 }}
+	ex := newFaultExecutor(t, foreignStateBackend{fb}, "postgres")
+	blocks := signedWorkload()
+	ctx := context.Background()
+	if _, _, err := ex.FinalizeBlock(ctx, blockInfo(1), blocks[0]); err != nil {
+		t.Fatal(err)
+	}
+	fb.arm("ack-lost")
+	_, err = ex.Commit(ctx)
+	if !errors.Is(err, app.ErrBrokenInvariant) {
+		t.Fatalf("commit with a foreign recorded state: %v, want ErrBrokenInvariant", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "height 99") || !strings.Contains(msg, "relchain verify") {
+		t.Fatalf("the error does not say what was found and what to do: %s", msg)
 	}
 }

@@ -128,6 +128,8 @@ var (
 		"Attempts of a block's execution or commit that failed because the database was unavailable and were retried.", nil, nil)
 	descDatabaseOutages = prometheus.NewDesc(metricsNamespace+"_database_outages_total",
 		"Times this node's database became unavailable during a block (each resolved by retrying).", nil, nil)
+	descDatabaseLostCommits = prometheus.NewDesc(metricsNamespace+"_database_lost_commits_total",
+		"COMMITs whose acknowledgement was lost with the database connection, by what the recorded (height, AppHash) showed: applied (done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )
@@ -136,7 +138,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descHeight, descCheckpointHeight, descCheckpointAge, descCheckpointAgeBlocks,
 		descCheckpointDuration, descCheckpointFailed, descDatabaseSize, descReplayKeys, descHalted, descReady,
 		descEnvelopeEntries, descEnvelopeBytes, descEnvelopeLookups,
-		descDatabaseUnavailable, descDatabaseUnavailableSeconds, descDatabaseRetries, descDatabaseOutages} {
+		descDatabaseUnavailable, descDatabaseUnavailableSeconds, descDatabaseRetries, descDatabaseOutages, descDatabaseLostCommits} {
 		ch <- d
 	}
 }
@@ -256,4 +258,6 @@ func collectDatabaseStatus(ch chan<- prometheus.Metric, db app.DatabaseStatus) {
 	ch <- prometheus.MustNewConstMetric(descDatabaseUnavailableSeconds, prometheus.GaugeValue, since)
 	ch <- prometheus.MustNewConstMetric(descDatabaseRetries, prometheus.CounterValue, float64(db.Retries))
 	ch <- prometheus.MustNewConstMetric(descDatabaseOutages, prometheus.CounterValue, float64(db.Outages))
+	ch <- prometheus.MustNewConstMetric(descDatabaseLostCommits, prometheus.CounterValue, float64(db.LostCommitsApplied), "applied")
+	ch <- prometheus.MustNewConstMetric(descDatabaseLostCommits, prometheus.CounterValue, float64(db.LostCommitsRerun), "rerun")
 }
