@@ -244,10 +244,16 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 			results[i] = r
 			continue
 		}
-		if e.ddlAlone() && (len(txs) > 1 || len(tx.Statements) > 1) && e.HasDDL(ctx, raw) {
-			// A byzantine proposer's block (ours put such a tx alone).
-			results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
-			continue
+		if e.ddlAlone() && (len(txs) > 1 || len(tx.Statements) > 1) {
+			ddl, err := e.hasDDL(ctx, raw)
+			if err != nil {
+				return nil, nil, &TxError{Index: i, Hash: h[:], Err: err}
+			}
+			if ddl {
+				// A byzantine proposer's block (ours put such a tx alone).
+				results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
+				continue
+			}
 		}
 		res, out, err := e.executeLimited(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
 		var lost *lostBlock
