@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -89,8 +90,14 @@ func (a *App) HaltReason() error {
 	return nil
 }
 
-// halt reports err on Halted (the first one only) and returns it.
+// halt reports err on Halted (the first one only) and returns it. An
+// error of a node that is stopping while it waited for its database
+// (ErrStopping) is no halt: it is only returned.
 func (a *App) halt(err error) error {
+	if errors.Is(err, ErrStopping) {
+		a.logger.Info("the node stops while a block waits for its database; CometBFT replays the block at the next start", "err", err)
+		return err
+	}
 	if a.OnHalt != nil {
 		err = a.OnHalt(err)
 	}

@@ -241,10 +241,12 @@ func TestNodeGoesOnAfterItsDatabaseSessionsEndAndItsServerRestarts(t *testing.T)
 
 			// 1. Every session ended.
 			before := ex.DatabaseStatus()
-			start := time.Now()
+			killStart := time.Now()
 			if ended := srv.endSessions(t, port); ended == 0 {
 				t.Fatal("no session of the node's database to end")
 			}
+			killTook := time.Since(killStart)
+			start := time.Now()
 			// The next block committed once the last session ended, with
 			// no outage pending (a session ended between blocks is found
 			// dead by the next block, which then retries).
@@ -317,8 +319,8 @@ func TestNodeGoesOnAfterItsDatabaseSessionsEndAndItsServerRestarts(t *testing.T)
 					t.Fatalf("acknowledged write %d is in the database %d times", id, have[fmt.Sprint(id)])
 				}
 			}
-			t.Logf("%s: %d acknowledged writes, all present once; sessions ended → next block committed in %s; server start command → next block committed in %s (the server took %s to accept connections); database status %+v",
-				srv.kind, len(acked), afterKill.Round(time.Millisecond), afterRestart.Round(time.Millisecond), serverUp.Round(time.Millisecond), ex.DatabaseStatus())
+			t.Logf("%s: %d acknowledged writes, all present once; sessions ended (ending them took %s) → next block committed in %s; server start command → next block committed in %s (the server took %s to accept connections); database status %+v",
+				srv.kind, len(acked), killTook.Round(time.Millisecond), afterKill.Round(time.Millisecond), afterRestart.Round(time.Millisecond), serverUp.Round(time.Millisecond), ex.DatabaseStatus())
 		})
 	}
 }
