@@ -20,10 +20,12 @@ import (
 
 // Backoff between attempts while the database is unavailable: the first
 // retry after RetryMinBackoff, each next one after twice the wait before,
-// at most RetryMaxBackoff.
+// at most RetryMaxBackoff. An attempt against a server that is down costs
+// a refused dial, so the cap is short: a node resumes at most
+// RetryMaxBackoff after its server accepts connections again.
 const (
 	RetryMinBackoff = 100 * time.Millisecond
-	RetryMaxBackoff = 5 * time.Second
+	RetryMaxBackoff = 2 * time.Second
 )
 
 // retryLogEvery bounds how often a retry is logged after the first

@@ -282,6 +282,11 @@ func TestNodeGoesOnAfterItsDatabaseSessionsEndAndItsServerRestarts(t *testing.T)
 			if _, metrics := get(t, base+"/metrics"); !strings.Contains(metrics, "relchain_database_unavailable 1") || !strings.Contains(metrics, "relchain_ready 0") {
 				t.Fatalf("/metrics while the database is down lacks relchain_database_unavailable 1 or relchain_ready 0")
 			}
+			if d, err := time.ParseDuration(os.Getenv("RELCHAIN_DBFAULT_DOWN")); err == nil {
+				// A longer outage, for measurements (see the notes): the
+				// backoff has grown when the server returns.
+				time.Sleep(d)
+			}
 			mu.Lock()
 			restartAt := time.Now()
 			_, stop = srv.start(t, dir, port)
