@@ -814,3 +814,50 @@ func TestALostCommitWithAForeignRecordedStateStops(t *testing.T) {
 		t.Fatalf("the error does not say what was found and what to do: %s", msg)
 	}
 }
+
+// A rehearsal and CheckTx whose database sessions end under them neither
+// crash nor wedge the node: the rehearsal reports an error, the block
+// slot is free again, CheckTx still admits, and the next block runs and
+// commits on a new connection.
+func TestRehearsalAndCheckTxSurviveEndedSessions(t *testing.T) {
+	for _, db := range faultDBs() {
+		t.Run(db.dialect, func(t *testing.T) {
+			inner, kill := db.open(t)
+			fb := &faultBackend{Backend: inner, fire: kill, t: t}
+			ex := newFaultExecutor(t, fb, db.dialect)
+			ctx := context.Background()
+			blocks := signedWorkload()
+			for i := 0; i < 2; i++ {
+				if _, _, err := ex.FinalizeBlock(ctx, blockInfo(int64(i+1)), blocks[i]); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ex.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, key, _ := ed25519.GenerateKey(nil)
+			fb.arm("statement")
+			_, err := ex.Rehearse(ctx, key.Public().(ed25519.PublicKey), []txn.Statement{
+				stmt("UPDATE acct SET bal = bal + 1 WHERE id = 1"), stmt("UPDATE acct SET bal = bal + 1 WHERE id = 2")})
+			if err == nil {
+				t.Fatal("a rehearsal whose sessions ended reported success")
+			}
+			if fb.fired != 1 || fb.hit == 0 {
+				t.Fatalf("the fault fired %d times, ended %d writer sessions", fb.fired, fb.hit)
+			}
+			kill(t)
+			if _, rej := ex.Check(ctx, blocks[2][0]); rej != nil {
+				t.Fatalf("CheckTx after the sessions ended: %v", rej)
+			}
+			if _, _, err := ex.FinalizeBlock(ctx, blockInfo(3), blocks[2]); err != nil {
+				t.Fatalf("the block after a failed rehearsal: %v", err)
+			}
+			if _, err := ex.Commit(ctx); err != nil {
+				t.Fatalf("commit after a failed rehearsal: %v", err)
+			}
+			if r, err := ex.Rehearse(ctx, key.Public().(ed25519.PublicKey), []txn.Statement{stmt("SELECT bal FROM acct WHERE id = 1")}); err != nil || r.Code != api.CodeOK {
+				t.Fatalf("a rehearsal after the block: %v, %+v", err, r)
+			}
+		})
+	}
+}
