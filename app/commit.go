@@ -182,6 +182,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	// cur is the attempt whose COMMIT runs next, nil once one took
 	// effect; p is then the attempt that committed.
 	cur := p
+	rerun := false // counted once per Commit (DatabaseStatus)
 	err := e.untilAvailable(ctx, "commit block", p.height, func() error {
 		if cur == nil {
 			return nil
@@ -203,6 +204,10 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 			p, cur = cur, nil
 		default:
 			cur = next
+			if !rerun {
+				rerun = true
+				e.db.lostCommit(false)
+			}
 		}
 		return nil
 	})
@@ -268,7 +273,6 @@ func (e *Executor) resolveCommit(ctx context.Context, p *pendingBlock, st backen
 			ErrBrokenInvariant, st.Height, st.AppHash, rec.Height, rec.AppHash, committed.Height, committed.AppHash)
 	}
 	// Not applied: run the block again from the committed state.
-	e.db.lostCommit(false)
 	results, appHash, err := e.execBlockHeld(ctx, p.info, p.txs, 0)
 	if err != nil {
 		return nil, err

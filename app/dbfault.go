@@ -61,10 +61,10 @@ type DatabaseStatus struct {
 	// Retries counts every attempt that failed for unavailability, over
 	// the process's life; Outages counts the outages.
 	Retries, Outages int64
-	// LostCommitsApplied counts the COMMITs whose acknowledgement was
-	// lost with the connection and that the database had applied;
-	// LostCommitsRerun those it had not (the block ran again and was
-	// committed once).
+	// LostCommitsApplied counts the block commits that failed with a
+	// lost connection although the database had applied them (the
+	// acknowledgement was lost); LostCommitsRerun those it had not (the
+	// block ran again and was committed once).
 	LostCommitsApplied, LostCommitsRerun int64
 }
 

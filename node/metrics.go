@@ -129,7 +129,7 @@ var (
 	descDatabaseOutages = prometheus.NewDesc(metricsNamespace+"_database_outages_total",
 		"Times this node's database became unavailable during a block (each resolved by retrying).", nil, nil)
 	descDatabaseLostCommits = prometheus.NewDesc(metricsNamespace+"_database_lost_commits_total",
-		"COMMITs whose acknowledgement was lost with the database connection, by what the recorded (height, AppHash) showed: applied (done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
+		"Block commits that failed with the database connection lost, by what the recorded (height, AppHash) showed: applied (the acknowledgement was lost; done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )
