@@ -590,26 +590,39 @@ func TestDatabaseServerRestartedDuringABlockIsWaitedOut(t *testing.T) {
 }
 
 // commitCutter is a TCP relay between a backend and its server that, once
-// armed, forwards the next client message holding "COMMIT" to the server
-// and then cuts the connection before the server's answer comes back:
-// the server applies the COMMIT, the client never learns it (its
-// connection ends). The server's side is half-closed, so it reads the
-// COMMIT before the end of its input, and its answer is drained.
+// armed, cuts the connection of the next client message holding "COMMIT"
+// before the server's answer can come back: the client sees its
+// connection end, the server gets the COMMIT and applies it. The server's
+// side is half-closed after the COMMIT, so it reads the COMMIT before the
+// end of its input, and its answer is drained.
+//
+// With hold set, the COMMIT's bytes are held back until another
+// connection sends a message holding hold (the statement with which the
+// client, reconnected, asks what the database recorded) and a moment has
+// passed for the server to start it: the COMMIT is then still in flight
+// while the client asks, which only a read that waits for the lost
+// session's db-transaction answers right.
 type commitCutter struct {
 	ln     net.Listener
 	target string
+	hold   []byte
 
-	mu    sync.Mutex
-	armed bool
-	cuts  int
+	mu      sync.Mutex
+	armed   bool
+	cuts    int
+	held    chan struct{} // closed when the hold statement passed
+	release sync.Once
 }
 
-func startCommitCutter(t *testing.T, target string) *commitCutter {
+func startCommitCutter(t *testing.T, target, hold string) *commitCutter {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &commitCutter{ln: ln, target: target}
+	c := &commitCutter{ln: ln, target: target, held: make(chan struct{})}
+	if hold != "" {
+		c.hold = []byte(hold)
+	}
 	t.Cleanup(func() { ln.Close() })
 	go c.accept()
 	return c
@@ -668,9 +681,10 @@ func (c *commitCutter) pipe(client net.Conn, server *net.TCPConn) {
 	for {
 		n, err := client.Read(buf)
 		if n > 0 {
+			msg := buf[:n]
 			cut := false
 			c.mu.Lock()
-			if c.armed && bytes.Contains(buf[:n], []byte("COMMIT")) {
+			if c.armed && bytes.Contains(msg, []byte("COMMIT")) {
 				c.armed, cut = false, true
 				c.cuts++
 			}
@@ -678,8 +692,21 @@ func (c *commitCutter) pipe(client net.Conn, server *net.TCPConn) {
 			if cut {
 				// The client's side ends first, so no answer reaches it.
 				client.Close()
+				if c.hold != nil {
+					<-c.held
+				}
 			}
-			if _, werr := server.Write(buf[:n]); werr != nil {
+			if c.hold != nil && !cut && c.cut() > 0 && bytes.Contains(msg, c.hold) {
+				if _, werr := server.Write(msg); werr != nil {
+					break
+				}
+				// Let the server start the statement, then let the
+				// held COMMIT go.
+				time.Sleep(200 * time.Millisecond)
+				c.release.Do(func() { close(c.held) })
+				continue
+			}
+			if _, werr := server.Write(msg); werr != nil {
 				break
 			}
 			if cut {
@@ -722,61 +749,76 @@ func viaRelay(t *testing.T, dialect, dsn, addr string) string {
 // rows equal a run without the fault.
 func TestACommitWhoseAcknowledgementIsLostIsNotAppliedTwice(t *testing.T) {
 	for _, db := range faultDBs() {
-		t.Run(db.dialect, func(t *testing.T) {
-			want, wantRows := runCleanly(t, db)
-			var dsn, target string
-			var open func(dsn string) (backend.Backend, error)
-			switch db.dialect {
-			case "postgres":
-				dsn = pgtest.DSN(t)
-				u, err := url.Parse(dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				target = u.Host
-				open = func(dsn string) (backend.Backend, error) { return postgres.Open(context.Background(), dsn) }
-			case "mysql":
-				dsn = mysqltest.DSN(t)
-				cfg, err := gomysql.ParseDSN(dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				target = cfg.Addr
-				open = func(dsn string) (backend.Backend, error) { return mysql.Open(context.Background(), dsn) }
+		for _, inFlight := range []bool{false, true} {
+			name := db.dialect
+			if inFlight {
+				name += "/still-committing"
 			}
-			relay := startCommitCutter(t, target)
-			be, err := open(viaRelay(t, db.dialect, dsn, relay.ln.Addr().String()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { be.Close() })
-			ex := newFaultExecutor(t, be, db.dialect)
-			ctx := context.Background()
-			for i, txs := range signedWorkload() {
-				h := int64(i + 1)
-				res, hash, err := ex.FinalizeBlock(ctx, blockInfo(h), txs)
-				if err != nil {
-					t.Fatalf("finalize block %d: %v", h, err)
-				}
-				if h == faultedBlock {
-					relay.arm()
-				}
-				if _, err := ex.Commit(ctx); err != nil {
-					t.Fatalf("commit block %d: %v", h, err)
-				}
-				checkOutcome(t, h, blockOutcome{res, hash}, want[i])
-			}
-			if relay.cut() != 1 {
-				t.Fatalf("the relay cut %d connections after a COMMIT, want 1", relay.cut())
-			}
-			s := ex.DatabaseStatus()
-			if s.LostCommitsApplied != 1 || s.LostCommitsRerun != 0 || s.Unavailable {
-				t.Fatalf("database status: %+v; want one lost COMMIT found applied", s)
-			}
-			if got := acctRows(t, be); got != wantRows {
-				t.Fatalf("rows %s, without the fault %s (the block applied twice?)", got, wantRows)
-			}
-		})
+			t.Run(name, func(t *testing.T) { lostCommitRun(t, db, inFlight) })
+		}
+	}
+}
+
+// lostCommitRun is one case of TestACommitWhoseAcknowledgementIsLostIsNotAppliedTwice;
+// inFlight holds the COMMIT back until the executor, reconnected, asks
+// what the database recorded.
+func lostCommitRun(t *testing.T, db faultDB, inFlight bool) {
+	want, wantRows := runCleanly(t, db)
+	var dsn, target string
+	var open func(dsn string) (backend.Backend, error)
+	switch db.dialect {
+	case "postgres":
+		dsn = pgtest.DSN(t)
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target = u.Host
+		open = func(dsn string) (backend.Backend, error) { return postgres.Open(context.Background(), dsn) }
+	case "mysql":
+		dsn = mysqltest.DSN(t)
+		cfg, err := gomysql.ParseDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target = cfg.Addr
+		open = func(dsn string) (backend.Backend, error) { return mysql.Open(context.Background(), dsn) }
+	}
+	hold := ""
+	if inFlight {
+		hold = map[string]string{"postgres": "LOCK TABLE relchain.meta", "mysql": "FOR UPDATE"}[db.dialect]
+	}
+	relay := startCommitCutter(t, target, hold)
+	be, err := open(viaRelay(t, db.dialect, dsn, relay.ln.Addr().String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	ex := newFaultExecutor(t, be, db.dialect)
+	ctx := context.Background()
+	for i, txs := range signedWorkload() {
+		h := int64(i + 1)
+		res, hash, err := ex.FinalizeBlock(ctx, blockInfo(h), txs)
+		if err != nil {
+			t.Fatalf("finalize block %d: %v", h, err)
+		}
+		if h == faultedBlock {
+			relay.arm()
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			t.Fatalf("commit block %d: %v", h, err)
+		}
+		checkOutcome(t, h, blockOutcome{res, hash}, want[i])
+	}
+	if relay.cut() != 1 {
+		t.Fatalf("the relay cut %d connections after a COMMIT, want 1", relay.cut())
+	}
+	s := ex.DatabaseStatus()
+	if s.LostCommitsApplied != 1 || s.LostCommitsRerun != 0 || s.Unavailable {
+		t.Fatalf("database status: %+v; want one lost COMMIT found applied", s)
+	}
+	if got := acctRows(t, be); got != wantRows {
+		t.Fatalf("rows %s, without the fault %s (the block applied twice?)", got, wantRows)
 	}
 }
 
