@@ -285,7 +285,7 @@ func (e *Executor) resolveCommit(ctx context.Context, p *pendingBlock, st backen
 		if q != nil {
 			_ = q.block.Rollback(context.WithoutCancel(ctx))
 		}
-		return nil, fmt.Errorf("%w: block %d run again after a lost COMMIT gives AppHash %X, the first run gave %X: execution is not deterministic on this node; it stops before committing either",
+		return nil, fmt.Errorf("%w: block %d run again after a lost COMMIT gives AppHash %X, the first run gave %X: this node cannot tell which is right (an execution that is not deterministic here, or a lost session that changed the database after it was read); it stops before committing either; check the database with `relchain verify`",
 			ErrBrokenInvariant, st.Height, appHash, p.appHash)
 	}
 	e.mu.Lock()
