@@ -11,8 +11,11 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -505,87 +508,131 @@ func waitFor(limit time.Duration, cond func() bool) bool {
 // return while the server is down), runs again once the server is back,
 // and the chain goes on with the results, AppHash and rows of a run that
 // saw no fault. The node reports the outage while it lasts.
+//
+// "crash" kills the server instead (PostgreSQL's postmaster SIGQUIT, an
+// immediate shutdown without checkpoint; mariadbd SIGKILL): it recovers
+// from its log when it starts again.
 func TestDatabaseServerRestartedDuringABlockIsWaitedOut(t *testing.T) {
 	for _, ps := range privateServers() {
-		t.Run(ps.dialect, func(t *testing.T) {
-			var ref faultDB
-			for _, db := range faultDBs() {
-				if db.dialect == ps.dialect {
-					ref = db
-				}
+		for _, crash := range []bool{false, true} {
+			name := ps.dialect
+			if crash {
+				name += "/crash"
 			}
-			want, wantRows := runCleanly(t, ref)
+			t.Run(name, func(t *testing.T) { serverRestartRun(t, ps, crash) })
+		}
+	}
+}
 
-			// Directly in the temporary directory: the server runs as its
-			// own OS user, who cannot enter t.TempDir()'s parent.
-			dir, err := os.MkdirTemp("", "relchain-dbfault-")
-			if err != nil {
-				t.Fatal(err)
+// crashServer kills the private server of dialect running on dir and
+// waits until its process is gone.
+func crashServer(t *testing.T, dialect, dir string) {
+	pidFile, sig := filepath.Join(dir, "data", "postmaster.pid"), syscall.SIGQUIT
+	if dialect == "mysql" {
+		pidFile, sig = filepath.Join(dir, "mariadbd.pid"), syscall.SIGKILL
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Errorf("read the server's pid: %v", err)
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Errorf("pid file %s: %v", pidFile, err)
+		return
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Errorf("kill %d: %v", pid, err)
+		return
+	}
+	if !waitFor(time.Minute, func() bool { return syscall.Kill(pid, 0) != nil }) {
+		t.Errorf("server process %d still runs after %v", pid, sig)
+	}
+}
+
+// serverRestartRun is one case of
+// TestDatabaseServerRestartedDuringABlockIsWaitedOut.
+func serverRestartRun(t *testing.T, ps privateServer, crash bool) {
+	var ref faultDB
+	for _, db := range faultDBs() {
+		if db.dialect == ps.dialect {
+			ref = db
+		}
+	}
+	want, wantRows := runCleanly(t, ref)
+
+	// Directly in the temporary directory: the server runs as its
+	// own OS user, who cannot enter t.TempDir()'s parent.
+	dir, err := os.MkdirTemp("", "relchain-dbfault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	var mu sync.Mutex // guards stop, stopped
+	port, stop := ps.start(t, dir, 0)
+	stopped := false
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			stop()
+		}
+	})
+	inner := ps.open(t, ps.node(t, port))
+	t.Cleanup(func() { inner.Close() })
+	var ex *app.Executor
+	restarted := make(chan struct{})
+	fb := &faultBackend{Backend: inner, t: t, fire: func(t *testing.T) int {
+		mu.Lock()
+		if crash {
+			crashServer(t, ps.dialect, dir)
+		} else {
+			stop()
+		}
+		stopped = true
+		mu.Unlock()
+		go func() {
+			defer close(restarted)
+			// Start it again once the block has failed on the
+			// stopped server and retried at least twice.
+			if !waitFor(time.Minute, func() bool {
+				s := ex.DatabaseStatus()
+				return s.Unavailable && s.Retries >= 2
+			}) {
+				t.Errorf("the executor did not retry against the stopped server: %+v", ex.DatabaseStatus())
 			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			var mu sync.Mutex // guards stop, stopped
-			port, stop := ps.start(t, dir, 0)
-			stopped := false
-			t.Cleanup(func() {
-				mu.Lock()
-				defer mu.Unlock()
-				if !stopped {
-					stop()
-				}
-			})
-			inner := ps.open(t, ps.node(t, port))
-			t.Cleanup(func() { inner.Close() })
-			var ex *app.Executor
-			restarted := make(chan struct{})
-			fb := &faultBackend{Backend: inner, t: t, fire: func(t *testing.T) int {
-				mu.Lock()
-				stop()
-				stopped = true
-				mu.Unlock()
-				go func() {
-					defer close(restarted)
-					// Start it again once the block has failed on the
-					// stopped server and retried at least twice.
-					if !waitFor(time.Minute, func() bool {
-						s := ex.DatabaseStatus()
-						return s.Unavailable && s.Retries >= 2
-					}) {
-						t.Errorf("the executor did not retry against the stopped server: %+v", ex.DatabaseStatus())
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					_, stop = ps.start(t, dir, port)
-					stopped = false
-				}()
-				return 1
-			}}
-			ex = newFaultExecutor(t, fb, ps.dialect)
-			ctx := context.Background()
-			for i, txs := range signedWorkload() {
-				h := int64(i + 1)
-				if h == faultedBlock {
-					fb.arm("statement")
-				}
-				res, hash, err := ex.FinalizeBlock(ctx, blockInfo(h), txs)
-				if err != nil {
-					t.Fatalf("finalize block %d: %v", h, err)
-				}
-				if _, err := ex.Commit(ctx); err != nil {
-					t.Fatalf("commit block %d: %v", h, err)
-				}
-				checkOutcome(t, h, blockOutcome{res, hash}, want[i])
-			}
-			<-restarted
-			if fb.fired != 1 {
-				t.Fatalf("the server was stopped %d times", fb.fired)
-			}
-			if s := ex.DatabaseStatus(); s.Unavailable || s.Outages != 1 || s.Retries < 2 {
-				t.Fatalf("database status after the restart: %+v", s)
-			}
-			if got := acctRows(t, inner); got != wantRows {
-				t.Fatalf("rows after the restart %s, without it %s", got, wantRows)
-			}
-		})
+			mu.Lock()
+			defer mu.Unlock()
+			_, stop = ps.start(t, dir, port)
+			stopped = false
+		}()
+		return 1
+	}}
+	ex = newFaultExecutor(t, fb, ps.dialect)
+	ctx := context.Background()
+	for i, txs := range signedWorkload() {
+		h := int64(i + 1)
+		if h == faultedBlock {
+			fb.arm("statement")
+		}
+		res, hash, err := ex.FinalizeBlock(ctx, blockInfo(h), txs)
+		if err != nil {
+			t.Fatalf("finalize block %d: %v", h, err)
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			t.Fatalf("commit block %d: %v", h, err)
+		}
+		checkOutcome(t, h, blockOutcome{res, hash}, want[i])
+	}
+	<-restarted
+	if fb.fired != 1 {
+		t.Fatalf("the server was stopped %d times", fb.fired)
+	}
+	if s := ex.DatabaseStatus(); s.Unavailable || s.Outages != 1 || s.Retries < 2 {
+		t.Fatalf("database status after the restart: %+v", s)
+	}
+	if got := acctRows(t, inner); got != wantRows {
+		t.Fatalf("rows after the restart %s, without it %s", got, wantRows)
 	}
 }
 
