@@ -9,9 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -260,53 +263,62 @@ func TestNodeGoesOnAfterItsDatabaseSessionsEndAndItsServerRestarts(t *testing.T)
 			// connection before reuse. Then no retry is counted.)
 			t.Logf("after the sessions ended: %+v (before: %+v)", ex.DatabaseStatus(), before)
 
-			// 2. The server stopped, then started again.
-			h = height()
-			mu.Lock()
-			if err := stop(); err != nil {
-				t.Fatal(err)
+			// 2. The server stopped (a clean shutdown), then started
+			// again; 3. the server killed (a crash: it recovers from
+			// its log), then started again.
+			outage := func(crash bool) (time.Duration, time.Duration) {
+				h := height()
+				mu.Lock()
+				if crash {
+					crashServer(t, srv.kind, dir)
+				} else if err := stop(); err != nil {
+					t.Fatal(err)
+				}
+				running = false
+				mu.Unlock()
+				waitUntil(t, time.Minute, "the node to report its database unavailable", func() bool {
+					return ex.DatabaseStatus().Unavailable
+				})
+				code, body := get(t, base+"/readyz")
+				var r struct {
+					Ready  bool   `json:"ready"`
+					Reason string `json:"reason"`
+				}
+				if err := json.Unmarshal([]byte(body), &r); err != nil || code != http.StatusServiceUnavailable || r.Ready || !strings.Contains(r.Reason, "database unavailable") {
+					t.Fatalf("/readyz while the database is down: %d %q (%v), want 503 naming the database", code, body, err)
+				}
+				if _, metrics := get(t, base+"/metrics"); !strings.Contains(metrics, "relchain_database_unavailable 1") || !strings.Contains(metrics, "relchain_ready 0") {
+					t.Fatalf("/metrics while the database is down lacks relchain_database_unavailable 1 or relchain_ready 0")
+				}
+				if d, err := time.ParseDuration(os.Getenv("RELCHAIN_DBFAULT_DOWN")); err == nil {
+					// A longer outage, for measurements (see the notes):
+					// the backoff has grown when the server returns.
+					time.Sleep(d)
+				}
+				mu.Lock()
+				restartAt := time.Now()
+				_, stop = srv.start(t, dir, port)
+				running = true
+				mu.Unlock()
+				serverUp := time.Since(restartAt)
+				waitUntil(t, 2*time.Minute, "a block committed after the server restarted", func() bool { return height() > h+1 })
+				afterRestart := time.Since(restartAt)
+				waitUntil(t, time.Minute, "/readyz 200 again", func() bool {
+					code, _ := get(t, base+"/readyz")
+					return code == http.StatusOK
+				})
+				if _, metrics := get(t, base+"/metrics"); !strings.Contains(metrics, "relchain_database_unavailable 0") || !strings.Contains(metrics, "relchain_database_outages_total") {
+					t.Errorf("/metrics after the outage lacks relchain_database_unavailable 0 or relchain_database_outages_total")
+				}
+				select {
+				case err := <-n.Halted():
+					t.Fatalf("the node halted: %v", err)
+				default:
+				}
+				return afterRestart, serverUp
 			}
-			running = false
-			mu.Unlock()
-			waitUntil(t, time.Minute, "the node to report its database unavailable", func() bool {
-				return ex.DatabaseStatus().Unavailable
-			})
-			code, body := get(t, base+"/readyz")
-			var r struct {
-				Ready  bool   `json:"ready"`
-				Reason string `json:"reason"`
-			}
-			if err := json.Unmarshal([]byte(body), &r); err != nil || code != http.StatusServiceUnavailable || r.Ready || !strings.Contains(r.Reason, "database unavailable") {
-				t.Fatalf("/readyz while the database is down: %d %q (%v), want 503 naming the database", code, body, err)
-			}
-			if _, metrics := get(t, base+"/metrics"); !strings.Contains(metrics, "relchain_database_unavailable 1") || !strings.Contains(metrics, "relchain_ready 0") {
-				t.Fatalf("/metrics while the database is down lacks relchain_database_unavailable 1 or relchain_ready 0")
-			}
-			if d, err := time.ParseDuration(os.Getenv("RELCHAIN_DBFAULT_DOWN")); err == nil {
-				// A longer outage, for measurements (see the notes): the
-				// backoff has grown when the server returns.
-				time.Sleep(d)
-			}
-			mu.Lock()
-			restartAt := time.Now()
-			_, stop = srv.start(t, dir, port)
-			running = true
-			mu.Unlock()
-			serverUp := time.Since(restartAt)
-			waitUntil(t, 2*time.Minute, "a block committed after the server restarted", func() bool { return height() > h+1 })
-			afterRestart := time.Since(restartAt)
-			waitUntil(t, time.Minute, "/readyz 200 again", func() bool {
-				code, _ := get(t, base+"/readyz")
-				return code == http.StatusOK
-			})
-			if _, metrics := get(t, base+"/metrics"); !strings.Contains(metrics, "relchain_database_unavailable 0") || !strings.Contains(metrics, "relchain_database_outages_total") {
-				t.Errorf("/metrics after the outage lacks relchain_database_unavailable 0 or relchain_database_outages_total")
-			}
-			select {
-			case err := <-n.Halted():
-				t.Fatalf("the node halted: %v", err)
-			default:
-			}
+			afterRestart, serverUp := outage(false)
+			afterCrash, crashUp := outage(true)
 
 			h = height()
 			waitUntil(t, time.Minute, "blocks after the faults", func() bool { return height() >= h+3 })
@@ -324,8 +336,9 @@ func TestNodeGoesOnAfterItsDatabaseSessionsEndAndItsServerRestarts(t *testing.T)
 					t.Fatalf("acknowledged write %d is in the database %d times", id, have[fmt.Sprint(id)])
 				}
 			}
-			t.Logf("%s: %d acknowledged writes, all present once; sessions ended (ending them took %s) → next block committed in %s; server start command → next block committed in %s (the server took %s to accept connections); database status %+v",
-				srv.kind, len(acked), killTook.Round(time.Millisecond), afterKill.Round(time.Millisecond), afterRestart.Round(time.Millisecond), serverUp.Round(time.Millisecond), ex.DatabaseStatus())
+			t.Logf("%s: %d acknowledged writes, all present once; sessions ended (ending them took %s) → next block committed in %s; server stopped, start command → next block committed in %s (the server took %s to accept connections); server killed, start command → next block committed in %s (recovery and start took %s); database status %+v",
+				srv.kind, len(acked), killTook.Round(time.Millisecond), afterKill.Round(time.Millisecond), afterRestart.Round(time.Millisecond), serverUp.Round(time.Millisecond),
+				afterCrash.Round(time.Millisecond), crashUp.Round(time.Millisecond), ex.DatabaseStatus())
 		})
 	}
 }
@@ -358,4 +371,26 @@ func oneValidatorOn(t *testing.T, be BackendConfig) (home, url string) {
 		t.Fatal(err)
 	}
 	return home, "http://" + addr
+}
+
+// crashServer kills the private server of kind running on dir
+// (PostgreSQL's postmaster SIGQUIT: an immediate shutdown, no checkpoint;
+// mariadbd SIGKILL) and waits until its process is gone.
+func crashServer(t *testing.T, kind, dir string) {
+	pidFile, sig := filepath.Join(dir, "data", "postmaster.pid"), syscall.SIGQUIT
+	if kind == "mysql" {
+		pidFile, sig = filepath.Join(dir, "mariadbd.pid"), syscall.SIGKILL
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("read the server's pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatalf("pid file %s: %v", pidFile, err)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatalf("kill %d: %v", pid, err)
+	}
+	waitUntil(t, time.Minute, "the killed server's process to end", func() bool { return syscall.Kill(pid, 0) != nil })
 }
