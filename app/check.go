@@ -152,14 +152,16 @@ func (e *Executor) hasDDL(ctx context.Context, raw []byte) (bool, error) {
 	return false, nil
 }
 
-// anyDDL reports whether any of txs has DDL (HasDDL).
-func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) bool {
+// anyDDL reports whether any of txs has DDL (HasDDL), or the error of an
+// Analyze that could not ask the database (hasDDL): then it is not known.
+func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) (bool, error) {
 	for _, raw := range txs {
-		if e.HasDDL(ctx, raw) {
-			return true
+		ddl, err := e.hasDDL(ctx, raw)
+		if ddl || err != nil {
+			return ddl, err
 		}
 	}
-	return false
+	return false, nil
 }
 
 // Check runs the envelope checks CheckTx performs: size, decoding, chain

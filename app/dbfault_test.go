@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/cometbft/cometbft/libs/log"
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
@@ -30,6 +32,7 @@ import (
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/internal/tcprelay"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -949,4 +952,97 @@ func TestRehearsalAndCheckTxSurviveEndedSessions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// On MySQL a proposal whose DDL check cannot ask the database (the server
+// unreachable) is accepted without running it early: an early run that
+// waited for the database would commit the DDL (MySQL commits DDL at
+// once) of a block that might not be decided. The DDL runs once, in
+// FinalizeBlock, after the database is back.
+func TestAProposalWhoseDDLCheckCannotAskTheDatabaseIsNotRunEarly(t *testing.T) {
+	dsn := mysqltest.DSN(t)
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay, err := tcprelay.Start("127.0.0.1:0", cfg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := relay.Addr()
+	be, err := mysql.Open(context.Background(), viaRelay(t, "mysql", dsn, addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	ex := newFaultExecutor(t, be, "mysql")
+	a := app.New(ex, log.NewNopLogger())
+	seed := sha256.Sum256([]byte("dbfault ddl key"))
+	key := ed25519.NewKeyFromSeed(seed[:])
+	tx := &txn.Tx{ChainID: chainID, Nonce: 1, Statements: []txn.Statement{stmt("CREATE TABLE early (id BIGINT PRIMARY KEY)")}}
+	tx.Sign(key)
+	txs := [][]byte{txn.Encode(tx)}
+	info := blockInfo(1)
+
+	relay.Close() // the server is unreachable now
+	done := make(chan *abci.ResponseProcessProposal, 1)
+	go func() {
+		res, err := a.ProcessProposal(context.Background(), &abci.RequestProcessProposal{Height: info.Height, Time: info.Time, Hash: info.Hash, Txs: txs})
+		if err != nil {
+			t.Errorf("process proposal: %v", err)
+		}
+		done <- res
+	}()
+	var res *abci.ResponseProcessProposal
+	if !waitFor(time.Minute, func() bool {
+		select {
+		case res = <-done:
+			return true
+		default:
+			return ex.DatabaseStatus().Retries > 0 // it waits for the database: the early run started
+		}
+	}) || res == nil {
+		// Let the waiting early run go on, and show what it did.
+		if relay, err = tcprelay.Start(addr, cfg.Addr); err != nil {
+			t.Fatal(err)
+		}
+		res = <-done
+		t.Fatalf("ProcessProposal ran a DDL block early while the database was unreachable (accepted: %v, table created before FinalizeBlock: %v)", res.IsAccepted(), tableExists(t, dsn, "early"))
+	}
+	if !res.IsAccepted() || ex.Speculated(info) {
+		t.Fatalf("proposal: accepted %v, run early %v; want accepted without an early run", res.IsAccepted(), ex.Speculated(info))
+	}
+	if relay, err = tcprelay.Start(addr, cfg.Addr); err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Close()
+	if tableExists(t, dsn, "early") {
+		t.Fatal("the DDL took effect before FinalizeBlock")
+	}
+	results, _, err := ex.FinalizeBlock(context.Background(), info, txs)
+	if err != nil || results[0].Code != api.CodeOK {
+		t.Fatalf("finalize the DDL block: %v %+v", err, results)
+	}
+	if _, err := ex.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tableExists reports whether the database of the MySQL dsn has table.
+func tableExists(t *testing.T, dsn, table string) bool {
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connector, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?`, table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
