@@ -14,10 +14,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	cmtlog "github.com/cometbft/cometbft/libs/log"
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
@@ -393,4 +395,79 @@ func crashServer(t *testing.T, kind, dir string) {
 		t.Fatalf("kill %d: %v", pid, err)
 	}
 	waitUntil(t, time.Minute, "the killed server's process to end", func() bool { return syscall.Kill(pid, 0) != nil })
+}
+
+// noteLogger is a logger that notes whether a message containing want
+// was logged.
+type noteLogger struct {
+	want string
+	seen *atomic.Bool
+}
+
+func (l noteLogger) note(msg string) {
+	if strings.Contains(msg, l.want) {
+		l.seen.Store(true)
+	}
+}
+func (l noteLogger) Debug(msg string, _ ...any) { l.note(msg) }
+func (l noteLogger) Info(msg string, _ ...any)  { l.note(msg) }
+func (l noteLogger) Error(msg string, _ ...any) { l.note(msg) }
+func (l noteLogger) With(...any) cmtlog.Logger  { return l }
+
+// A node started while its database server is down waits for it (a
+// server restarting together with its validators) instead of exiting,
+// and starts once the server answers.
+func TestNodeStartedWhileItsDatabaseIsDownWaitsForIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a private database server and a node")
+	}
+	srv := ownServers()[0]
+	dir, err := os.MkdirTemp("", "relchain-dbfault-start-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	port, stop := srv.start(t, dir, 0)
+	home, url := oneValidatorOn(t, BackendConfig{Kind: srv.kind, DSN: srv.admin(port)})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	seen := new(atomic.Bool)
+	type result struct {
+		n   *Node
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := New(context.Background(), home, noteLogger{want: "the database is unavailable at start", seen: seen})
+		done <- result{n, err}
+	}()
+	waitUntil(t, time.Minute, "the starting node to wait for its database", func() bool {
+		select {
+		case r := <-done:
+			t.Fatalf("the node did not wait for its database: %v", r.err)
+		default:
+		}
+		return seen.Load()
+	})
+	_, stop = srv.start(t, dir, port)
+	t.Cleanup(func() { _ = stop() })
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("the node did not start once its database answered: %v", r.err)
+	}
+	if err := r.n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.n.Stop() }()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, err := client.New(url, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if res, err := c.Exec(ctx, client.ModeCommit, txn.Statement{SQL: "CREATE TABLE t (id BIGINT PRIMARY KEY)"}); err != nil || !res.OK() {
+		t.Fatalf("a block after the start: %v %+v", err, res)
+	}
 }

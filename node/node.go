@@ -209,13 +209,8 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 	if err != nil {
 		return nil, nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
 	}
-	be, err := openBackend(ctx, home, rc, logCheckpointError(logger))
+	be, ex, err := openExecutor(ctx, home, rc, gen.ChainID, params, logger)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
-	}
-	ex, err := app.NewExecutor(ctx, be, gen.ChainID, params)
-	if err != nil {
-		be.Close()
 		return nil, nil, err
 	}
 	if rc.Backend.UnsafeNoGate {

@@ -151,7 +151,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	}
 	fl, err := createDatabase(ctx, cfg)
 	if err != nil {
-		return nil, err
+		// A server that cannot be reached is
+		// backend.ErrDatabaseUnavailable: the node waits for it.
+		return nil, unavailable(ctx, err)
 	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate)}
 	b.gate = b.newGate()

@@ -207,7 +207,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	}
 	oldImages, err := prepareDatabase(ctx, writerCfg, readerDSN, o)
 	if err != nil {
-		return nil, err
+		// A server that cannot be reached (or is starting) is
+		// backend.ErrDatabaseUnavailable: the node waits for it.
+		return nil, unavailable(ctx, err)
 	}
 	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate), oldImages: oldImages}
 	b.gate = b.newGate()
