@@ -1003,9 +1003,11 @@ func TestAProposalWhoseDDLCheckCannotAskTheDatabaseIsNotRunEarly(t *testing.T) {
 		}
 	}) || res == nil {
 		// Let the waiting early run go on, and show what it did.
-		if relay, err = tcprelay.Start(addr, cfg.Addr); err != nil {
+		back, err := tcprelay.Start(addr, cfg.Addr)
+		if err != nil {
 			t.Fatal(err)
 		}
+		defer back.Close()
 		res = <-done
 		t.Fatalf("ProcessProposal ran a DDL block early while the database was unreachable (accepted: %v, table created before FinalizeBlock: %v)", res.IsAccepted(), tableExists(t, dsn, "early"))
 	}
