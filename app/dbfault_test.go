@@ -1048,3 +1048,114 @@ func tableExists(t *testing.T, dsn, table string) bool {
 	}
 	return n > 0
 }
+
+// Four validators' databases on one MariaDB server (issue 32: all four
+// exited within 2 s when it restarted, and the chain stayed down): the
+// server stopped while the four execute a block, started again once each
+// has retried; all four go on and agree, block by block, with a run that
+// saw no fault.
+func TestFourValidatorsOnOneRestartedServerGoOn(t *testing.T) {
+	var ps privateServer
+	for _, p := range privateServers() {
+		if p.dialect == "mysql" {
+			ps = p
+		}
+	}
+	var ref faultDB
+	for _, db := range faultDBs() {
+		if db.dialect == "mysql" {
+			ref = db
+		}
+	}
+	want, wantRows := runCleanly(t, ref)
+	dir, err := os.MkdirTemp("", "relchain-dbfault-four-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	var mu sync.Mutex // guards stop
+	port, stop := ps.start(t, dir, 0)
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stop()
+	})
+	const validators = 4
+	var exs [validators]*app.Executor
+	var bes [validators]backend.Backend
+	restarted := make(chan struct{})
+	for v := range validators {
+		w, _, err := mysql.SetupAccounts(context.Background(), fmt.Sprintf("root@tcp(127.0.0.1:%d)/", port), fmt.Sprintf("relchain_v%d", v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner := ps.open(t, w)
+		t.Cleanup(func() { inner.Close() })
+		be := backend.Backend(inner)
+		if v == 0 {
+			be = &faultBackend{Backend: inner, t: t, fire: func(t *testing.T) int {
+				mu.Lock()
+				stop()
+				mu.Unlock()
+				go func() {
+					defer close(restarted)
+					// Each validator has retried, or had committed the
+					// block before the server stopped.
+					if !waitFor(2*time.Minute, func() bool {
+						for _, ex := range exs {
+							if ex.DatabaseStatus().Retries < 2 && ex.State().Height < faultedBlock {
+								return false
+							}
+						}
+						return true
+					}) {
+						t.Errorf("not every validator retried against the stopped server")
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					_, stop = ps.start(t, dir, port)
+				}()
+				return 1
+			}}
+		}
+		bes[v] = inner
+		exs[v] = newFaultExecutor(t, be, "mysql")
+	}
+	ctx := context.Background()
+	for i, txs := range signedWorkload() {
+		h := int64(i + 1)
+		if h == faultedBlock {
+			exs[0].Backend().(*faultBackend).arm("statement")
+		}
+		var wg sync.WaitGroup
+		outs := make([]blockOutcome, validators)
+		errs := make([]error, validators)
+		for v := range validators {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, hash, err := exs[v].FinalizeBlock(ctx, blockInfo(h), txs)
+				if err == nil {
+					_, err = exs[v].Commit(ctx)
+				}
+				outs[v], errs[v] = blockOutcome{res, hash}, err
+			}()
+		}
+		wg.Wait()
+		for v := range validators {
+			if errs[v] != nil {
+				t.Fatalf("validator %d, block %d: %v", v, h, errs[v])
+			}
+			checkOutcome(t, h, outs[v], want[i])
+		}
+	}
+	<-restarted
+	for v := range validators {
+		if s := exs[v].DatabaseStatus(); s.Unavailable || s.Outages > 1 || (v == 0 && s.Outages != 1) {
+			t.Errorf("validator %d: database status %+v", v, s)
+		}
+		if got := acctRows(t, bes[v]); got != wantRows {
+			t.Errorf("validator %d: rows %s, want %s", v, got, wantRows)
+		}
+	}
+}
