@@ -18,8 +18,10 @@ import (
 //   - 57P01 admin_shutdown (pg_terminate_backend, a fast shutdown),
 //     57P02 crash_shutdown, 57P03 cannot_connect_now (starting up or
 //     shutting down), and every 08xxx connection exception;
-//   - 53300 too_many_connections, at connect only (a server restarting
-//     under a backlog of reconnecting clients);
+//   - at connect only: 53300 too_many_connections (a server restarting
+//     under a backlog of reconnecting clients) and 55000 (the database
+//     does not accept connections for now: ALTER DATABASE …
+//     ALLOW_CONNECTIONS false during maintenance);
 //   - a failed dial, a closed, reset or broken connection, an
 //     unexpected end of stream (backend.ConnectionLost), pgx's "conn
 //     closed" (a call on a connection already found dead).
@@ -34,7 +36,7 @@ func transient(err error) bool {
 			return true
 		case len(pgErr.Code) == 5 && pgErr.Code[:2] == "08":
 			return true
-		case pgErr.Code == "53300":
+		case pgErr.Code == "53300", pgErr.Code == "55000":
 			var ce *pgconn.ConnectError
 			return errors.As(err, &ce)
 		}

@@ -19,7 +19,7 @@ func TestTransientKnowsTheServersWaysOfEndingASession(t *testing.T) {
 			t.Errorf("%v is not transient", err)
 		}
 	}
-	for _, err := range []error{pg("23505"), pg("53100"), pg("53300"), pg("57014"), pg("XX000"), pg("54001"), errors.New("x")} {
+	for _, err := range []error{pg("23505"), pg("53100"), pg("53300"), pg("55000"), pg("57014"), pg("XX000"), pg("54001"), errors.New("x")} {
 		if transient(err) {
 			t.Errorf("%v is transient", err)
 		}
