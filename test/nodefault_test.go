@@ -92,11 +92,13 @@ func TestDatabaseLossIsWaitedOutByThatNode_Postgres(t *testing.T) {
 	must(l.waitAcked(ctx, l.ackedCount()+phase))
 	must(running())
 
+	back := time.Now()
 	must(allow(ctx, true))
 	target := c.maxHeight(ctx, 0, 1, 2)
 	must(c.net.WaitHeight(ctx, victim, target))
 	must(running())
-	t.Logf("%s went on by itself and is at height %d", c.nodes[victim].Name, target)
+	t.Logf("%s went on by itself and reached the others' height %d %s after its database accepted connections again",
+		c.nodes[victim].Name, target, time.Since(back).Round(time.Millisecond))
 	must(l.waitAcked(ctx, l.ackedCount()+phase/2))
 	l.stopAndWait()
 	if len(l.unexpected) > 0 {
