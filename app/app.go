@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,9 @@ var _ abci.Application = (*App)(nil)
 
 // New returns an App over ex.
 func New(ex *Executor, logger log.Logger) *App {
+	if ex != nil {
+		ex.SetLogger(logger)
+	}
 	return &App{ex: ex, logger: logger, MaxQueryWait: 10 * time.Second, halted: make(chan error, 1),
 		quarantine: newQuarantine(quarantineKeep)}
 }
@@ -87,8 +91,14 @@ func (a *App) HaltReason() error {
 	return nil
 }
 
-// halt reports err on Halted (the first one only) and returns it.
+// halt reports err on Halted (the first one only) and returns it. An
+// error of a node that is stopping while it waited for its database
+// (ErrStopping) is no halt: it is only returned.
 func (a *App) halt(err error) error {
+	if errors.Is(err, ErrStopping) {
+		a.logger.Info("the node stops while a block waits for its database; CometBFT replays the block at the next start", "err", err)
+		return err
+	}
 	if a.OnHalt != nil {
 		err = a.OnHalt(err)
 	}

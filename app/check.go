@@ -125,29 +125,43 @@ const ddlAloneReason = "on MySQL a bc-transaction with DDL must consist of that 
 // or whose statements Analyze refuses, is not DDL: FinalizeBlock fails it
 // wherever it stands.
 func (e *Executor) HasDDL(ctx context.Context, raw []byte) bool {
+	ddl, _ := e.hasDDL(ctx, raw)
+	return ddl
+}
+
+// hasDDL is HasDDL, and the error of an Analyze that could not ask the
+// database (backend.ErrDatabaseUnavailable): then no verdict is given,
+// since a block must not take "not DDL" from a node-local outage.
+func (e *Executor) hasDDL(ctx context.Context, raw []byte) (bool, error) {
 	tx, err := e.decode(raw)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	for _, st := range tx.Statements {
 		if isSystem(st.SQL) {
 			continue
 		}
-		if a, err := e.gate().Analyze(ctx, st.SQL); err == nil && a.DDL {
-			return true
+		a, err := e.gate().Analyze(ctx, st.SQL)
+		if backend.IsUnavailable(err) {
+			return false, err
+		}
+		if err == nil && a.DDL {
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
-// anyDDL reports whether any of txs has DDL (HasDDL).
-func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) bool {
+// anyDDL reports whether any of txs has DDL (HasDDL), or the error of an
+// Analyze that could not ask the database (hasDDL): then it is not known.
+func (e *Executor) anyDDL(ctx context.Context, txs [][]byte) (bool, error) {
 	for _, raw := range txs {
-		if e.HasDDL(ctx, raw) {
-			return true
+		ddl, err := e.hasDDL(ctx, raw)
+		if ddl || err != nil {
+			return ddl, err
 		}
 	}
-	return false
+	return false, nil
 }
 
 // Check runs the envelope checks CheckTx performs: size, decoding, chain

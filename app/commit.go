@@ -163,6 +163,14 @@ var ErrNothingToCommit = errors.New("commit without a finalized block")
 
 // Commit makes the pending block durable together with its height and
 // AppHash, in one db-transaction.
+//
+// When the database is unavailable (backend.ErrDatabaseUnavailable) the
+// COMMIT may or may not have been applied: after a backoff, on a fresh
+// connection, the (height, AppHash) the database records decides
+// (resolveCommit). The block committed: done. The database still records
+// the block before: the block runs again from there, must give the same
+// results and AppHash, and is committed again. Anything else is a broken
+// invariant (ErrBrokenInvariant): the node stops.
 func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.mu.Lock()
 	p := e.pending
@@ -171,8 +179,40 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 		return backend.State{}, ErrNothingToCommit
 	}
 	st := backend.State{Height: p.height, AppHash: p.appHash}
-	if err := p.block.Commit(ctx, st); err != nil {
-		return backend.State{}, fmt.Errorf("commit block %d: %w", p.height, err)
+	// cur is the attempt whose COMMIT runs next, nil once one took
+	// effect; p is then the attempt that committed.
+	cur := p
+	rerun := false // counted once per Commit (DatabaseStatus)
+	err := e.untilAvailable(ctx, "commit block", p.height, func() error {
+		if cur == nil {
+			return nil
+		}
+		if err := cur.block.Commit(ctx, st); err != nil {
+			return err
+		}
+		p, cur = cur, nil
+		return nil
+	}, func() error {
+		if cur == nil {
+			return nil
+		}
+		next, err := e.resolveCommit(ctx, cur, st)
+		switch {
+		case err != nil:
+			return err
+		case next == nil:
+			p, cur = cur, nil
+		default:
+			cur = next
+			if !rerun {
+				rerun = true
+				e.db.lostCommit(false)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return backend.State{}, fmt.Errorf("commit block %d: %w", st.Height, err)
 	}
 	e.envelopes.forget(p.txKeys)
 	e.mu.Lock()
@@ -207,6 +247,51 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.mu.Unlock()
 	e.slot.releaseBlock()
 	return st, nil
+}
+
+// resolveCommit decides, after the connection was lost during the Commit
+// of p (as st), what the database did with it, waiting for the lost
+// session's db-transaction to end (backend.Backend.RecordedState). It
+// returns nil when the COMMIT took effect; the block executed again (the
+// new pending block), its results and AppHash checked against p's, when
+// the database records the block before; an ErrBrokenInvariant
+// otherwise.
+func (e *Executor) resolveCommit(ctx context.Context, p *pendingBlock, st backend.State) (*pendingBlock, error) {
+	rec, err := e.Backend().RecordedState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	committed := e.State()
+	switch {
+	case rec.Height == st.Height && bytes.Equal(rec.AppHash, st.AppHash):
+		e.db.logger.Info("the COMMIT whose acknowledgement was lost with the connection took effect", "height", st.Height)
+		e.db.lostCommit(true)
+		return nil, nil
+	case rec.Height == committed.Height && bytes.Equal(rec.AppHash, committed.AppHash):
+	default:
+		return nil, fmt.Errorf("%w: after a lost connection during the COMMIT of block %d (AppHash %X), the database records height %d (AppHash %X), neither that block nor the committed one (height %d, AppHash %X): this node stops rather than apply a block twice or skip one; check the database with `relchain verify`",
+			ErrBrokenInvariant, st.Height, st.AppHash, rec.Height, rec.AppHash, committed.Height, committed.AppHash)
+	}
+	// Not applied: run the block again from the committed state.
+	results, appHash, err := e.execBlockHeld(ctx, p.info, p.txs, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(appHash, p.appHash) || ResultsHash(results) != ResultsHash(p.results) {
+		e.mu.Lock()
+		q := e.pending
+		e.pending = nil
+		e.mu.Unlock()
+		if q != nil {
+			_ = q.block.Rollback(context.WithoutCancel(ctx))
+		}
+		return nil, fmt.Errorf("%w: block %d run again after a lost COMMIT gives AppHash %X, the first run gave %X: this node cannot tell which is right (an execution that is not deterministic here, or a lost session that changed the database after it was read); it stops before committing either; check the database with `relchain verify`",
+			ErrBrokenInvariant, st.Height, appHash, p.appHash)
+	}
+	e.mu.Lock()
+	q := e.pending
+	e.mu.Unlock()
+	return q, nil
 }
 
 // WaitHeight blocks until height h is committed or ctx is done.

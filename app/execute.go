@@ -47,6 +47,10 @@ type pendingBlock struct {
 	valUpdates  []ValidatorUpdate      // for CometBFT, sorted by key (validatorEntries)
 	digest      time.Duration          // time seal took (for metrics only)
 	txKeys      [][32]byte             // the txs' hashes (forgotten by the envelope cache at Commit)
+	// info and txs are the block as given, to run it again when its
+	// COMMIT was lost with the connection (Commit).
+	info BlockInfo
+	txs  [][]byte
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -118,9 +122,22 @@ func (t *TxError) Unwrap() error { return t.Err }
 // execBlock runs the block from the committed state and makes it the
 // pending block. Rollbacks after a failure do not inherit ctx's deadline:
 // the block must be undone even when the deadline is what stopped it.
+//
+// When the database is unavailable (backend.ErrDatabaseUnavailable: a lost
+// connection, a restarting server) the attempt is discarded and the block
+// runs again from the committed state on a fresh connection, after a
+// backoff, for as long as the database stays unavailable (dbfault.go).
+// Every attempt starts from the same committed state with the same txs,
+// so its results and AppHash are those a first attempt gives.
 func (e *Executor) execBlock(ctx context.Context, b BlockInfo, txs [][]byte, txLimit time.Duration) ([]TxResult, []byte, error) {
 	e.slot.holdForBlock()
-	results, appHash, err := e.execBlockHeld(ctx, b, txs, txLimit)
+	var results []TxResult
+	var appHash []byte
+	err := e.untilAvailable(ctx, "execute block", b.Height, func() error {
+		var err error
+		results, appHash, err = e.execBlockHeld(ctx, b, txs, txLimit)
+		return err
+	}, func() error { return e.checkRecorded(ctx, b.Height) })
 	if err != nil {
 		// A failed attempt leaves no block open.
 		e.slot.releaseBlock()
@@ -156,7 +173,8 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
-		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
+		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet),
+			info: b, txs: txs}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -226,10 +244,16 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 			results[i] = r
 			continue
 		}
-		if e.ddlAlone() && (len(txs) > 1 || len(tx.Statements) > 1) && e.HasDDL(ctx, raw) {
-			// A byzantine proposer's block (ours put such a tx alone).
-			results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
-			continue
+		if e.ddlAlone() && (len(txs) > 1 || len(tx.Statements) > 1) {
+			ddl, err := e.hasDDL(ctx, raw)
+			if err != nil {
+				return nil, nil, &TxError{Index: i, Hash: h[:], Err: err}
+			}
+			if ddl {
+				// A byzantine proposer's block (ours put such a tx alone).
+				results[i] = execFailure(0, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: ddlAloneReason})
+				continue
+			}
 		}
 		res, out, err := e.executeLimited(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
 		var lost *lostBlock

@@ -38,6 +38,8 @@ type Executor struct {
 	// slot serializes the backend's Block between consensus and
 	// rehearsals (Rehearse).
 	slot *blockSlot
+	// db is the database's availability and the retry state (dbfault.go).
+	db *dbHealth
 
 	// envelopes holds the decoded, signature-verified envelopes of the
 	// txs CheckTx admitted, for their block (envelopes.go).
@@ -104,6 +106,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		stateDigest: StateDigest(sums.Digest(), &sys),
 		heightCh:    make(chan struct{}),
 		slot:        newBlockSlot(),
+		db:          newDBHealth(),
 		envelopes:   newEnvelopeCache(envelopeCacheEntries, envelopeCacheBytes),
 	}, nil
 }

@@ -1,5 +1,7 @@
 package app
 
+import "time"
+
 // RehearsalsPreempted is how many rehearsals consensus has cancelled to
 // take the block slot.
 func (e *Executor) RehearsalsPreempted() int64 { return e.slot.preempted.Load() }
@@ -10,3 +12,12 @@ func (e *Executor) RehearsalsRun() int64 { return e.slot.granted.Load() }
 // DropEnvelopeCache makes the executor decode and verify every envelope
 // each time, as if nothing were cached (benchmarks compare the two).
 func (e *Executor) DropEnvelopeCache() { e.envelopes = nil }
+
+// SetRetryBackoff sets the backoff bounds of e's retries while the
+// database is unavailable (RetryMinBackoff, RetryMaxBackoff), so that
+// tests of database faults do not wait seconds between attempts.
+func SetRetryBackoff(e *Executor, lo, hi time.Duration) {
+	e.db.mu.Lock()
+	defer e.db.mu.Unlock()
+	e.db.minWait, e.db.maxWait = lo, hi
+}

@@ -79,15 +79,23 @@ func (a *App) PrepareProposal(ctx context.Context, req *abci.RequestPreparePropo
 // FinalizeBlock, which executes it again, stops the node with the reason
 // if the failure persists. On a backend whose DDL commits implicitly
 // (MySQL), a block with DDL is not executed early: running it could not be
-// undone if another block were decided.
+// undone if another block were decided; nor is a block whose DDL check
+// could not ask the database. A database that is unavailable while the
+// block runs (a lost connection, a restarting server) is waited for and
+// the block runs again (Executor.Speculate): no tx is quarantined for it.
 func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessProposal) (*abci.ResponseProcessProposal, error) {
 	a.stats.proposed(req.Height, time.Now())
 	if i, ok := a.quarantine.first(req.Txs); ok {
 		a.logger.Info("rejecting a proposal that holds a quarantined tx", "height", req.Height, "tx", fmt.Sprintf("%X", txn.Hash(req.Txs[i])))
 		return reject(), nil
 	}
-	if a.ex.ddlAlone() && a.ex.anyDDL(ctx, req.Txs) {
-		return accept(), nil
+	if a.ex.ddlAlone() {
+		// Unknown (the database could not be asked) counts as DDL: an
+		// early run that waited for the database could commit DDL of a
+		// block that is then not decided.
+		if ddl, err := a.ex.anyDDL(ctx, req.Txs); ddl || err != nil {
+			return accept(), nil
+		}
 	}
 	timeout := a.TxTimeout
 	if timeout <= 0 {

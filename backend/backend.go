@@ -35,6 +35,15 @@ type Backend interface {
 	// LoadState returns the last committed State.
 	LoadState(ctx context.Context) (State, error)
 
+	// RecordedState returns the State the database records, read on the
+	// writer's own session (connected again if it was lost) after every
+	// db-transaction that wrote it has ended, including one of a writer
+	// session lost while its COMMIT was under way. After a Commit that
+	// failed with ErrDatabaseUnavailable it tells whether that COMMIT took
+	// effect. It fails with ErrBlockOpen while a Block is open, and with
+	// ErrDatabaseUnavailable while the database cannot be reached.
+	RecordedState(ctx context.Context) (State, error)
+
 	// Begin opens the block's db-transaction. It fails if a Block is open,
 	// and with an *OutOfBandChange (ErrOutOfBandChange) if the change table
 	// holds records no block made: every block consumes its own before

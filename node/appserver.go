@@ -51,5 +51,8 @@ func (s *AppServer) Halted() <-chan error { return s.app.Halted() }
 
 // Close stops serving and closes the database.
 func (s *AppServer) Close() error {
+	// A request waiting for an unavailable database returns, so that
+	// the server's connections can end.
+	s.app.Executor().StopRetrying()
 	return errors.Join(s.srv.Close(), closeApp(s.app, s.ss))
 }

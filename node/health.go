@@ -120,6 +120,12 @@ func (n *Node) readiness() string {
 		return "stopping"
 	default:
 	}
+	if n.app != nil {
+		if db := n.app.Executor().DatabaseStatus(); db.Unavailable {
+			return fmt.Sprintf("database unavailable for %s, retrying the block: %s",
+				time.Since(db.Since).Round(time.Second), oneLine(db.Reason, 300))
+		}
+	}
 	if n.consensusEnded.Load() {
 		if cause := n.panics.cause(); cause != "" {
 			return "consensus stopped: " + oneLine(cause, 300)

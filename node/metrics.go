@@ -120,6 +120,16 @@ var (
 		"Envelope cache lookups by result: hit (a decoding and a signature verification saved) or miss.", []string{"result"}, nil)
 	descHalted = prometheus.NewDesc(metricsNamespace+"_halted",
 		"1 when the node has stopped executing blocks, with the reason: divergence, out_of_band, disk_full, consensus_stopped or apply_failed; 0 (reason \"\") otherwise.", []string{"reason"}, nil)
+	descDatabaseUnavailable = prometheus.NewDesc(metricsNamespace+"_database_unavailable",
+		"1 while a block waits for this node's database (a lost connection, a restarting server) and retries it, else 0.", nil, nil)
+	descDatabaseUnavailableSeconds = prometheus.NewDesc(metricsNamespace+"_database_unavailable_seconds",
+		"How long the current database outage has lasted (0 when the database is available).", nil, nil)
+	descDatabaseRetries = prometheus.NewDesc(metricsNamespace+"_database_retries_total",
+		"Attempts of a block's execution or commit that failed because the database was unavailable and were retried.", nil, nil)
+	descDatabaseOutages = prometheus.NewDesc(metricsNamespace+"_database_outages_total",
+		"Times this node's database became unavailable during a block (each resolved by retrying).", nil, nil)
+	descDatabaseLostCommits = prometheus.NewDesc(metricsNamespace+"_database_lost_commits_total",
+		"Block commits that failed with the database connection lost, by what the recorded (height, AppHash) showed: applied (the acknowledgement was lost; done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )
@@ -127,7 +137,8 @@ var (
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descHeight, descCheckpointHeight, descCheckpointAge, descCheckpointAgeBlocks,
 		descCheckpointDuration, descCheckpointFailed, descDatabaseSize, descReplayKeys, descHalted, descReady,
-		descEnvelopeEntries, descEnvelopeBytes, descEnvelopeLookups} {
+		descEnvelopeEntries, descEnvelopeBytes, descEnvelopeLookups,
+		descDatabaseUnavailable, descDatabaseUnavailableSeconds, descDatabaseRetries, descDatabaseOutages, descDatabaseLostCommits} {
 		ch <- d
 	}
 }
@@ -152,6 +163,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ex := n.app.Executor()
+	collectDatabaseStatus(ch, ex.DatabaseStatus())
 	height := ex.State().Height
 	gauge(descHeight, float64(height))
 	gauge(descReplayKeys, float64(ex.ReplayKeys()))
@@ -234,4 +246,18 @@ func (n *Node) serverDatabaseSize() (int64, bool) {
 	defer cancel()
 	size, err := s.SizeBytes(ctx)
 	return size, err == nil
+}
+
+// collectDatabaseStatus sends the database availability metrics.
+func collectDatabaseStatus(ch chan<- prometheus.Metric, db app.DatabaseStatus) {
+	down, since := 0.0, 0.0
+	if db.Unavailable {
+		down, since = 1, time.Since(db.Since).Seconds()
+	}
+	ch <- prometheus.MustNewConstMetric(descDatabaseUnavailable, prometheus.GaugeValue, down)
+	ch <- prometheus.MustNewConstMetric(descDatabaseUnavailableSeconds, prometheus.GaugeValue, since)
+	ch <- prometheus.MustNewConstMetric(descDatabaseRetries, prometheus.CounterValue, float64(db.Retries))
+	ch <- prometheus.MustNewConstMetric(descDatabaseOutages, prometheus.CounterValue, float64(db.Outages))
+	ch <- prometheus.MustNewConstMetric(descDatabaseLostCommits, prometheus.CounterValue, float64(db.LostCommitsApplied), "applied")
+	ch <- prometheus.MustNewConstMetric(descDatabaseLostCommits, prometheus.CounterValue, float64(db.LostCommitsRerun), "rerun")
 }

@@ -215,13 +215,8 @@ func buildApp(ctx context.Context, home string, rc Config, gen *types.GenesisDoc
 	if err != nil {
 		return nil, nil, fmt.Errorf("relchain.toml query.max_wait: %w", err)
 	}
-	be, err := openBackend(ctx, home, rc, logCheckpointError(logger))
+	be, ex, err := openExecutor(ctx, home, rc, gen.ChainID, params, logger)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
-	}
-	ex, err := app.NewExecutor(ctx, be, gen.ChainID, params)
-	if err != nil {
-		be.Close()
 		return nil, nil, err
 	}
 	if rc.Backend.UnsafeNoGate {
@@ -495,6 +490,11 @@ func (n *Node) deliver(err error) {
 // Stop stops CometBFT and closes its databases and the backend.
 func (n *Node) Stop() error {
 	n.stopOnce.Do(func() { close(n.stopping) })
+	if n.app != nil {
+		// A block waiting for an unavailable database gives up, so
+		// that consensus can stop; CometBFT replays it at the next start.
+		n.app.Executor().StopRetrying()
+	}
 	if n.cancel != nil {
 		n.cancel()
 	}

@@ -14,14 +14,15 @@ import (
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
-// TestDatabaseLossStopsOnlyThatNode_Postgres takes one validator's database
-// away under load (its sessions are ended and it refuses new ones): a
-// node-local failure, not a transaction's. That node must stop with a
-// message saying what happened and what to do, without recording the
-// block; the other three keep committing. Once the database is back, the
-// restarted node re-applies the block from its block store, catches up and
-// holds exactly the others' rows, every acknowledged write once.
-func TestDatabaseLossStopsOnlyThatNode_Postgres(t *testing.T) {
+// TestDatabaseLossIsWaitedOutByThatNode_Postgres takes one validator's
+// database away under load (its sessions are ended and it refuses new
+// ones for a while): a transient fault of that node's database, not a
+// transaction's. That node must neither exit nor record the block: it
+// says it waits for its database, the other three keep committing, and
+// once the database accepts connections again the node goes on by itself
+// (no restart), catches up and holds exactly the others' rows, every
+// acknowledged write once. (Before issue 32 it stopped for good.)
+func TestDatabaseLossIsWaitedOutByThatNode_Postgres(t *testing.T) {
 	const phase = 60
 	c := mustStartCluster(t, clusterOptions{backend: "postgres", consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
@@ -54,37 +55,50 @@ func TestDatabaseLossStopsOnlyThatNode_Postgres(t *testing.T) {
 			t.Fatalf("%v (load: %s)", err, l.summary())
 		}
 	}
+	// logSays waits until the victim's log holds want.
+	logSays := func(want string) error {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if b, _ := os.ReadFile(c.net.LogFile(victim)); strings.Contains(string(b), want) {
+				return nil
+			}
+			select {
+			case <-c.net.Exited(victim):
+				return fmt.Errorf("%s exited (%v) while its log did not say %q", c.nodes[victim].Name, c.net.ExitError(victim), want)
+			case <-ctx.Done():
+				return fmt.Errorf("%s's log did not say %q: %w", c.nodes[victim].Name, want, ctx.Err())
+			case <-tick.C:
+			}
+		}
+	}
+	running := func() error {
+		select {
+		case <-c.net.Exited(victim):
+			return fmt.Errorf("%s exited (%v): a node must wait for its database, not stop", c.nodes[victim].Name, c.net.ExitError(victim))
+		default:
+			return nil
+		}
+	}
 	must(l.waitAcked(ctx, phase))
 
 	must(allow(ctx, false))
 	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", db); err != nil {
 		t.Fatalf("end %s's sessions: %v", db, err)
 	}
-	select {
-	case <-c.net.Exited(victim):
-	case <-time.After(2 * time.Minute):
-		must(fmt.Errorf("%s still runs 2 minutes after its database went away", c.nodes[victim].Name))
-	}
-	if c.net.ExitError(victim) == nil {
-		t.Errorf("%s exited with status 0 after failing a block, want a failure status", c.nodes[victim].Name)
-	}
-	logText, _ := os.ReadFile(c.net.LogFile(victim))
-	for _, want := range []string{"cannot apply the block", "start it again"} {
-		if !strings.Contains(string(logText), want) {
-			t.Errorf("%s's log does not say %q", c.nodes[victim].Name, want)
-		}
-	}
-	stoppedAt := c.maxHeight(ctx, 0, 1, 2)
-	t.Logf("%s stopped; the others are at height %d (load: %s)", c.nodes[victim].Name, stoppedAt, l.summary())
+	must(logSays("the database is unavailable: the block waits for it"))
+	waitingAt := c.maxHeight(ctx, 0, 1, 2)
+	t.Logf("%s waits for its database; the others are at height %d (load: %s)", c.nodes[victim].Name, waitingAt, l.summary())
 	must(l.waitAcked(ctx, l.ackedCount()+phase))
+	must(running())
 
+	back := time.Now()
 	must(allow(ctx, true))
-	if err := c.net.Start(victim); err != nil {
-		t.Fatalf("restart %s: %v", c.nodes[victim].Name, err)
-	}
 	target := c.maxHeight(ctx, 0, 1, 2)
 	must(c.net.WaitHeight(ctx, victim, target))
-	t.Logf("%s is back at height %d", c.nodes[victim].Name, target)
+	must(running())
+	t.Logf("%s went on by itself and reached the others' height %d %s after its database accepted connections again",
+		c.nodes[victim].Name, target, time.Since(back).Round(time.Millisecond))
 	must(l.waitAcked(ctx, l.ackedCount()+phase/2))
 	l.stopAndWait()
 	if len(l.unexpected) > 0 {

@@ -238,6 +238,11 @@ func (k *block) stmtError(err error) error {
 	if e := backend.AsError(err); e != nil { // arguments, before anything was sent
 		return e
 	}
+	if transient(err) {
+		// A lost connection is never a result, whatever its number
+		// (classOf takes unlisted numbers as the statement's own).
+		return k.fault("exec", err)
+	}
 	switch n := mysqlNumber(err); {
 	case n == errDeadlock || n == errLockWaitTimeout:
 		k.lost = err
@@ -357,7 +362,7 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 // did), and the block's db-transaction is reopened.
 func (k *block) ddlFailed(ctx context.Context, seq int, before []byte, err error) error {
 	be := asBackendError(err)
-	if be == nil || k.interrupted() != nil {
+	if be == nil || transient(err) || k.interrupted() != nil {
 		return k.fault("ddl", err)
 	}
 	after, ferr := schemaFingerprint(ctx, k.conn)

@@ -158,7 +158,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	}
 	fl, err := createDatabase(ctx, cfg)
 	if err != nil {
-		return nil, err
+		// A server that cannot be reached is
+		// backend.ErrDatabaseUnavailable: the node waits for it.
+		return nil, unavailable(ctx, err)
 	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate), profile: newProfile(fl)}
 	b.gate = b.newGate()
@@ -479,7 +481,7 @@ func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 		return backend.State{}, nil
 	}
 	if err != nil {
-		return backend.State{}, fmt.Errorf("mysql: load state: %w", err)
+		return backend.State{}, unavailable(ctx, fmt.Errorf("mysql: load state: %w", err))
 	}
 	if s.AppHash == nil {
 		s.AppHash = []byte{}
@@ -496,13 +498,13 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	conn, err := b.writer.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: begin: connect writer: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: connect writer: %w", err))
 	}
 	k := &block{b: b, conn: conn, delta: make(backend.TableDelta)}
 	if err := k.start(ctx); err != nil {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
-		return nil, fmt.Errorf("mysql: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: %w", err))
 	}
 	// The block's height: the next after the committed one (read in the
 	// block's own db-transaction). DDL recovery records are keyed by it.
@@ -517,7 +519,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID(), COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0), `+
 		b.profile.columns).Scan(dest...); err != nil {
 		k.abandon()
-		return nil, fmt.Errorf("mysql: begin: read height: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: read height: %w", err))
 	}
 	if err := b.profile.check(vals); err != nil {
 		k.abandon()
@@ -527,10 +529,10 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	// Change records no block made stop the block before it starts.
 	if err := outOfBand(ctx, conn); err != nil {
 		k.abandon()
-		return nil, fmt.Errorf("mysql: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: %w", err))
 	}
 	b.open = k
-	return k, nil
+	return classified(k), nil
 }
 
 // analyze is the gate's verdict on committed state (gateseam.go): the

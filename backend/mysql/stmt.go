@@ -355,7 +355,7 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 	stmt, err := b.internal.PrepareContext(ctx, st.text)
 	if err == nil {
 		stmt.Close()
-	} else if be := asBackendError(err); be == nil {
+	} else if be := asBackendError(err); be == nil || transient(err) {
 		// The server could not be asked (connection lost): no verdict,
 		// and nothing cached. A node fault, not "it parses": inside a
 		// block the statement would otherwise fail at Exec with a class
@@ -363,7 +363,7 @@ func (b *Backend) serverSyntax(ctx context.Context, st stmtInfo) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mysql: ask the server whether it parses the statement: %w", err)
+		return unavailable(ctx, fmt.Errorf("mysql: ask the server whether it parses the statement: %w", err))
 	} else if be.Class == backend.ClassSyntax {
 		err = be
 	} else {

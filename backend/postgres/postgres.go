@@ -229,7 +229,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	}
 	oldImages, err := prepareDatabase(ctx, writerCfg, readerDSN, o)
 	if err != nil {
-		return nil, err
+		// A server that cannot be reached (or is starting) is
+		// backend.ErrDatabaseUnavailable: the node waits for it.
+		return nil, unavailable(ctx, err)
 	}
 	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate), oldImages: oldImages}
 	b.gate = b.newGate()
@@ -459,7 +461,7 @@ func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 		return backend.State{}, nil
 	}
 	if err != nil {
-		return backend.State{}, fmt.Errorf("postgres: load state: %w", err)
+		return backend.State{}, unavailable(ctx, fmt.Errorf("postgres: load state: %w", err))
 	}
 	return s, nil
 }
@@ -472,7 +474,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, err
 	}
 	if err := b.connectWriter(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
 	// Change records left from outside a block (a write made out of band
 	// while the capture triggers were active: every block consumes its own
@@ -486,7 +488,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	res, err := b.writer.PgConn().Exec(ctx, beginSQL+"; "+anyChangeSQL+"; "+profileSQL).ReadAll()
 	if err != nil {
 		b.dropWriter()
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
 	if len(res) < 3 {
 		b.dropWriter()
@@ -500,10 +502,10 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		if _, rerr := b.writer.PgConn().Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil {
 			b.dropWriter()
 		}
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
 	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages}
-	return ctxBlock{b.open}, nil
+	return classified(b.open), nil
 }
 
 // connectWriter connects the block writer unless it is connected. The

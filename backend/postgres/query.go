@@ -75,9 +75,25 @@ func (b *Backend) QueryLatest(ctx context.Context, sql string, args []any) (*bac
 // height when it reads one.
 type queryRunner func(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool, bound *resultBound) (*backend.Rows, int64, error)
 
-// query gates sql, prepares it on a pool connection (once per connection)
-// and runs it with run; a plan a DDL made stale is prepared afresh once.
+// query is queryOnce, run once more on a fresh connection when the first
+// found its connection lost (a terminated session, a restarted server:
+// see transient). The pool's idle connections are then closed too (they
+// were most likely ended with it), so the retry connects anew. A read
+// changes nothing, so running it again is safe; a second loss is
+// reported as backend.ErrDatabaseUnavailable.
 func (b *Backend) query(ctx context.Context, sql string, args []any, run queryRunner) (*backend.Rows, int64, error) {
+	rows, height, err := b.queryOnce(ctx, sql, args, run)
+	if err == nil || !backend.IsUnavailable(err) {
+		return rows, height, err
+	}
+	b.pool.Reset()
+	return b.queryOnce(ctx, sql, args, run)
+}
+
+// queryOnce gates sql, prepares it on a pool connection (once per
+// connection) and runs it with run; a plan a DDL made stale is prepared
+// afresh once.
+func (b *Backend) queryOnce(ctx context.Context, sql string, args []any, run queryRunner) (*backend.Rows, int64, error) {
 	st, err := b.syntax.readable(sql)
 	if err != nil {
 		return nil, 0, err
@@ -88,7 +104,7 @@ func (b *Backend) query(ctx context.Context, sql string, args []any, run queryRu
 	}
 	conn, err := b.pool.Acquire(ctx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: query: acquire connection: %w", err)
+		return nil, 0, unavailable(ctx, fmt.Errorf("postgres: query: acquire connection: %w", err))
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
@@ -97,6 +113,10 @@ func (b *Backend) query(ctx context.Context, sql string, args []any, run queryRu
 	for attempt := 0; ; attempt++ {
 		name, err := b.queryStmts.prepare(ctx, pc, st.readText, oids)
 		if err != nil {
+			if ctx.Err() == nil && transient(err) {
+				conn.Conn().Close(context.Background())
+				return nil, 0, unavailable(ctx, fmt.Errorf("postgres: query: prepare: %w", err))
+			}
 			if e := asBackendError(err); e != nil {
 				return nil, 0, e
 			}
@@ -124,6 +144,10 @@ func (b *Backend) query(ctx context.Context, sql string, args []any, run queryRu
 		if ctx.Err() != nil { // also when the server answered the cancel
 			conn.Conn().Close(context.Background())
 			return nil, 0, fmt.Errorf("postgres: query: %w (%w)", ctx.Err(), err)
+		}
+		if transient(err) {
+			conn.Conn().Close(context.Background())
+			return nil, 0, unavailable(ctx, fmt.Errorf("postgres: query: %w", err))
 		}
 		if e := asBackendError(err); e != nil {
 			return nil, 0, e
