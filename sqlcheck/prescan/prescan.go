@@ -44,6 +44,8 @@ const (
 	MaxLiteralDepth = 128
 	// MaxIdentifier bounds an identifier's length in bytes, quoted or not.
 	MaxIdentifier = 1024
+	// MaxLexWork bounds PostgreSQL's lexer work (Stats.LexWork).
+	MaxLexWork = 4 << 20
 )
 
 // ErrLimit is wrapped by every refusal of Check.
@@ -86,6 +88,12 @@ type Stats struct {
 	LiteralDepth int
 	// Identifier is the longest identifier's length in bytes.
 	Identifier int
+	// LexWork bounds, in PostgreSQL, the bytes its lexer reads: it
+	// rescans a run of operator characters (+-*/<>=~!@#%^&|`?) from each
+	// token it cuts from it, and from each /* inside it, in comments too
+	// ("/*/*/*..." is quadratic). A run of length L costs at most L(L+1)/2,
+	// each /* the rest of its run. Zero in the other dialects.
+	LexWork int
 	// Steps counts the scanner's inner-loop iterations: its work, which
 	// tests compare at n and 2n to show it linear.
 	Steps int
@@ -108,6 +116,9 @@ func Check(sql string, d Dialect) error {
 	case s.LiteralDepth > MaxLiteralDepth:
 		return &Error{What: "literal nesting depth", Value: s.LiteralDepth, Limit: MaxLiteralDepth,
 			Note: "(, [ and { inside a string literal: arrays, JSON, jsonpath, regular expressions"}
+	case s.LexWork > MaxLexWork:
+		return &Error{What: "lexer work", Value: s.LexWork, Limit: MaxLexWork,
+			Note: "long runs of operator characters, or of /* in a comment, which PostgreSQL's lexer rescans"}
 	case s.Identifier > MaxIdentifier:
 		return &Error{What: "identifier length", Unit: "bytes", Value: s.Identifier, Limit: MaxIdentifier}
 	}

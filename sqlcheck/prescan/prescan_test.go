@@ -97,6 +97,15 @@ func TestCheck(t *testing.T) {
 			}
 		}
 	}
+	for _, sql := range []string{"SELECT 1 " + strings.Repeat("/*", 4000), "SELECT 1 /* " + strings.Repeat("/*+*/", 3000) + "*/"} {
+		err := prescan.Check(sql, prescan.PostgreSQL)
+		if err == nil || !strings.Contains(err.Error(), "lexer work") {
+			t.Errorf("%.40q: %v, want the lexer work bound", sql, err)
+		}
+	}
+	if s := prescan.Measure("SELECT 1 /*"+strings.Repeat("*", 1000)+"*/ + 1", prescan.PostgreSQL); s.LexWork > 2100 {
+		t.Errorf("a comment banner costs %d", s.LexWork)
+	}
 	for _, sql := range []string{chain(128), "SELECT 1 WHERE " + strings.Repeat("a = 1 AND ", 120) + "a = 1",
 		"INSERT INTO t VALUES " + strings.Repeat("(1, 'x', 2.5), ", 10000) + "(1, 'x', 2.5)"} {
 		for _, d := range dialects {

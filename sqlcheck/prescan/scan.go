@@ -46,6 +46,12 @@ type scanner struct {
 	// execComment: MySQL, inside /*! ... */ or /*M! ... */, whose text
 	// the server runs as code.
 	execComment bool
+	// PostgreSQL's lexer rescans a run of operator characters from each
+	// token it cuts from it and from each /* inside it: opLen is the length
+	// of the current run in code, runAt the offset after it; memo is the
+	// last run measured forward ([memoStart, memoEnd)).
+	opLen, runAt       int
+	memoStart, memoEnd int
 }
 
 // run scans the whole text.
@@ -57,10 +63,12 @@ func (sc *scanner) run() {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			sc.i++
 		case c == '-' && sc.at(1) == '-' && sc.dashComment():
+			sc.opRun(2)
 			sc.lineComment()
 		case c == '#' && sc.d == MySQL:
 			sc.lineComment()
 		case c == '/' && sc.at(1) == '*':
+			sc.opRun(1)
 			sc.blockComment()
 		case c == '*' && sc.at(1) == '/' && sc.execComment:
 			sc.execComment = false
@@ -104,6 +112,7 @@ func (sc *scanner) run() {
 		case isOpChar(c, sc.d):
 			sc.token()
 			sc.op()
+			sc.opRun(1)
 			sc.i++
 		default:
 			sc.token()
@@ -169,11 +178,13 @@ func (sc *scanner) blockComment() {
 		sc.i = end
 		return
 	}
+	sc.st.LexWork += sc.runEnd(sc.i) - sc.i
 	depth, i := 1, sc.i+2
 	for i < len(s) && depth > 0 {
 		sc.st.Steps++
 		switch {
 		case s[i] == '/' && i+1 < len(s) && s[i+1] == '*':
+			sc.st.LexWork += sc.runEnd(i) - i
 			depth++
 			i += 2
 		case s[i] == '*' && i+1 < len(s) && s[i+1] == '/':
@@ -184,6 +195,39 @@ func (sc *scanner) blockComment() {
 		}
 	}
 	sc.i = i
+}
+
+// opRun accounts for n operator characters at the current byte in
+// PostgreSQL's lexer work: each may end a token cut from the run, which
+// the lexer rescans from there to the run's end.
+func (sc *scanner) opRun(n int) {
+	if sc.d != PostgreSQL {
+		return
+	}
+	if sc.runAt != sc.i {
+		sc.opLen = 0
+	}
+	for range n {
+		sc.opLen++
+		sc.st.LexWork += sc.opLen
+	}
+	sc.runAt = sc.i + n
+}
+
+// runEnd is the end of the run of PostgreSQL operator characters holding
+// offset p (p itself if none does). Runs are disjoint, so the last one
+// measured answers every offset inside it: the measuring is linear.
+func (sc *scanner) runEnd(p int) int {
+	if p >= sc.memoStart && p <= sc.memoEnd && sc.memoEnd > 0 {
+		return sc.memoEnd
+	}
+	e := p
+	for e < len(sc.s) && isOpChar(sc.s[e], PostgreSQL) {
+		e++
+	}
+	sc.st.Steps += e - p
+	sc.memoStart, sc.memoEnd = p, e
+	return e
 }
 
 // quoted skips a string literal opened by q at the current byte, with q

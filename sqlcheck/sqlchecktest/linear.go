@@ -1,0 +1,77 @@
+package sqlchecktest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Pathological is one family of hostile texts of issue 32: Text(n) is
+// about n bytes long.
+type Pathological struct {
+	Name string
+	Text func(n int) string
+}
+
+// Pathologicals are the families every gate's linearity test runs: long
+// runs of one character or construct, and deep nesting of each construct.
+var Pathologicals = []Pathological{
+	{"dashes", func(n int) string { return "SELECT 1 " + strings.Repeat("-", n) }},
+	{"dash-x", func(n int) string { return "SELECT 1 " + strings.Repeat("--x", n/3) }},
+	{"slashes", func(n int) string { return "SELECT 1 " + strings.Repeat("/", n) }},
+	{"star-slash-comments", func(n int) string { return "SELECT 1 " + strings.Repeat("*//**/", n/6) }},
+	{"open-parens", func(n int) string { return "SELECT " + strings.Repeat("(", n) }},
+	{"parens", func(n int) string { return "SELECT " + strings.Repeat("(", n/2) + "1" + strings.Repeat(")", n/2) }},
+	{"quotes", func(n int) string { return "SELECT " + strings.Repeat("'", n) }},
+	{"double-quotes", func(n int) string { return "SELECT " + strings.Repeat(`"`, n) }},
+	{"backquotes", func(n int) string { return "SELECT " + strings.Repeat("`", n) }},
+	{"comment-opens", func(n int) string { return "SELECT 1 " + strings.Repeat("/*", n/2) }},
+	{"comment-closes", func(n int) string { return "SELECT 1 " + strings.Repeat("*/", n/2) }},
+	{"backslashes", func(n int) string { return "SELECT '" + strings.Repeat(`\`, n) + "'" }},
+	{"dollars", func(n int) string { return "SELECT " + strings.Repeat("$", n) }},
+	{"dollar-tags", func(n int) string { return "SELECT " + strings.Repeat("$a", n/2) }},
+	{"hashes", func(n int) string { return "SELECT 1 " + strings.Repeat("#", n) }},
+	{"identifier", func(n int) string { return "SELECT " + strings.Repeat("a", n) }},
+	{"quoted-identifier", func(n int) string { return `SELECT "` + strings.Repeat("a", n) + `"` }},
+	{"string", func(n int) string { return "SELECT '" + strings.Repeat("a", n) + "'" }},
+	{"plus-chain", func(n int) string { return "SELECT " + strings.Repeat("1+", n/2) + "1" }},
+	{"case", func(n int) string { return "SELECT " + strings.Repeat("CASE WHEN 1 THEN ", n/17) + "1" }},
+	{"brackets", func(n int) string { return "SELECT " + strings.Repeat("ARRAY[", n/6) }},
+	{"json-literal", func(n int) string { return "SELECT '" + strings.Repeat("[", n) + "'" }},
+	{"and-chain", func(n int) string { return "SELECT 1 WHERE " + strings.Repeat("a=1 AND ", n/8) + "a=1" }},
+	{"values", func(n int) string { return "INSERT INTO t VALUES " + strings.Repeat("(1,'x'),", n/8) + "(1,'x')" }},
+}
+
+// Linear fails t if run's time on some family grows superlinearly: the
+// median of several runs at 2n over the median at n above 3.5 (linear
+// work gives 2; the margin absorbs a loaded machine, quadratic work gives
+// 4 and more). n should make a run take milliseconds.
+func Linear(t *testing.T, n int, run func(sql string)) {
+	t.Helper()
+	for _, f := range Pathologicals {
+		small, large := f.Text(n), f.Text(2*n)
+		var a, b time.Duration
+		for try := 0; try < 3; try++ {
+			a, b = median(small, run), median(large, run)
+			if a > 0 && float64(b)/float64(a) <= 3.5 {
+				break
+			}
+		}
+		if r := float64(b) / float64(max(a, 1)); r > 3.5 {
+			t.Errorf("%s: %v at n=%d, %v at 2n: ratio %.1f, superlinear", f.Name, a, n, b, r)
+		}
+	}
+}
+
+// median is the median time of 5 runs.
+func median(sql string, run func(string)) time.Duration {
+	var d []time.Duration
+	for range 5 {
+		start := time.Now()
+		run(sql)
+		d = append(d, time.Since(start))
+	}
+	slices.Sort(d)
+	return d[2]
+}
