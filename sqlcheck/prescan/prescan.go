@@ -94,6 +94,10 @@ type Stats struct {
 	// ("/*/*/*..." is quadratic). A run of length L costs at most L(L+1)/2,
 	// each /* the rest of its run. Zero in the other dialects.
 	LexWork int
+	// SlashSlash counts, in MySQL, the "//" in code: MySQL reads two
+	// division signs, the gate's parser (Vitess) a comment to the end of
+	// the line, and the gate's tokenizer rescans the line after each.
+	SlashSlash int
 	// Steps counts the scanner's inner-loop iterations: its work, which
 	// tests compare at n and 2n to show it linear.
 	Steps int
@@ -119,6 +123,9 @@ func Check(sql string, d Dialect) error {
 	case s.LexWork > MaxLexWork:
 		return &Error{What: "lexer work", Value: s.LexWork, Limit: MaxLexWork,
 			Note: "long runs of operator characters, or of /* in a comment, which PostgreSQL's lexer rescans"}
+	case s.SlashSlash > 0:
+		return &Error{What: `count of "//" outside literals and comments`, Value: s.SlashSlash, Limit: 0,
+			Note: "MySQL reads two division signs where the gate's parser reads a comment"}
 	case s.Identifier > MaxIdentifier:
 		return &Error{What: "identifier length", Unit: "bytes", Value: s.Identifier, Limit: MaxIdentifier}
 	}

@@ -105,6 +105,11 @@ func (sc *scanner) run() {
 			sc.token()
 			sc.separate()
 			sc.i++
+		case c == '/' && sc.at(1) == '/' && sc.d == MySQL:
+			sc.st.SlashSlash++
+			sc.token()
+			sc.op()
+			sc.i++
 		case c == ':' && sc.at(1) == ':' && sc.d == PostgreSQL:
 			sc.token()
 			sc.op()

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 var cache sqlcheck.VerdictCache[*sqlcheck.Verdict]
@@ -69,8 +70,12 @@ func analyze(sql string) (v *sqlcheck.Verdict) {
 }
 
 // parse parses a text that must hold exactly one statement, and no
-// executable comment.
+// executable comment. The text passes the pre-scan (package prescan)
+// first: no scan or parse below sees a text beyond its bounds.
 func parse(sql string) (sqlparser.Statement, error) {
+	if err := prescan.Check(sql, prescan.MySQL); err != nil {
+		return nil, err
+	}
 	if strings.IndexByte(sql, 0) >= 0 {
 		// The parser reads past a NUL byte; MySQL's lexer may not.
 		return nil, fmt.Errorf("%w: the text holds a NUL byte", sqlcheck.ErrUnparseable)
