@@ -98,6 +98,10 @@ type Stats struct {
 	// division signs, the gate's parser (Vitess) a comment to the end of
 	// the line, and the gate's tokenizer rescans the line after each.
 	SlashSlash int
+	// Opens counts the (, [ and { in code (outside literals, quoted
+	// identifiers and comments): tests compare it with each parser's own
+	// tokenizer to show the scan reads the text as the parser does.
+	Opens int
 	// Steps counts the scanner's inner-loop iterations: its work, which
 	// tests compare at n and 2n to show it linear.
 	Steps int

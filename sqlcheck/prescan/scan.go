@@ -94,6 +94,7 @@ func (sc *scanner) run() {
 		case isIdentStart(c, sc.d):
 			sc.word()
 		case c == '(' || c == '[' || c == '{':
+			sc.st.Opens++
 			sc.token()
 			sc.push(groupOf(c))
 			sc.i++
