@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -31,16 +30,20 @@ func TestDeepTextsRefused(t *testing.T) {
 	}
 }
 
-// TestGateLinear: the gate's work (pre-scan, SQLite's compiler, the
-// authorizer, the token checks) is linear on every pathological family.
-// Each run gets a text of its own, so no verdict comes from a cache.
+// TestGateLinear: the gate's work in a block (pre-scan, SQLite's
+// compiler, the authorizer, the token checks; no verdict cache) is linear
+// on every pathological family.
 func TestGateLinear(t *testing.T) {
 	ctx := context.Background()
 	b := openGateDB(t)
 	defer b.Close()
-	k := 0
-	sqlchecktest.Linear(t, 1<<15, func(sql string) {
-		k++
-		_, _ = b.Gate().Analyze(ctx, fmt.Sprintf("%s\n-- %d", sql, k))
-	})
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx)
+	if err := blk.Savepoint(ctx, envA); err != nil {
+		t.Fatal(err)
+	}
+	sqlchecktest.Linear(t, 1<<15, func(sql string) { _, _ = b.Gate().AnalyzeInBlock(ctx, blk, sql) })
 }

@@ -1,6 +1,7 @@
 package sqlchecktest
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -43,17 +44,21 @@ var Pathologicals = []Pathological{
 	{"values", func(n int) string { return "INSERT INTO t VALUES " + strings.Repeat("(1,'x'),", n/8) + "(1,'x')" }},
 }
 
-// Linear fails t if run's time on some family grows superlinearly: the
-// median of several runs at 2n over the median at n above 3.5 (linear
-// work gives 2; the margin absorbs a loaded machine, quadratic work gives
-// 4 and more). n should make a run take milliseconds.
+// Linear fails t if run's time on some family grows superlinearly: its
+// CPU time (the thread's, on Linux: a loaded machine's preemption does not
+// count), the fastest of 7 samples at 2n over the fastest at n above 3.5 (linear work
+// gives 2; the margin absorbs a loaded machine, quadratic work gives 4 and
+// more), three tries. A sample repeats run to last about 4 ms.
 func Linear(t *testing.T, n int, run func(sql string)) {
 	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for _, f := range Pathologicals {
 		small, large := f.Text(n), f.Text(2*n)
+		reps := repetitions(small, run)
 		var a, b time.Duration
 		for try := 0; try < 3; try++ {
-			a, b = median(small, run), median(large, run)
+			a, b = fastest(small, reps, run), fastest(large, reps, run)
 			if a > 0 && float64(b)/float64(a) <= 3.5 {
 				break
 			}
@@ -64,14 +69,26 @@ func Linear(t *testing.T, n int, run func(sql string)) {
 	}
 }
 
-// median is the median time of 5 runs.
-func median(sql string, run func(string)) time.Duration {
+// repetitions is how many runs one sample holds so that it lasts about
+// 4 ms: shorter samples measure the scheduler, not the work.
+func repetitions(sql string, run func(string)) int {
+	start := threadTime()
+	run(sql)
+	one := max(threadTime()-start, time.Microsecond)
+	return int(min(max(4*time.Millisecond/one, 1), 2000))
+}
+
+// fastest is the shortest of 7 samples of reps runs each: on a shared
+// machine, preemption and collection only ever add time, so the minimum
+// is the estimate of the work itself.
+func fastest(sql string, reps int, run func(string)) time.Duration {
 	var d []time.Duration
-	for range 5 {
-		start := time.Now()
-		run(sql)
-		d = append(d, time.Since(start))
+	for range 7 {
+		start := threadTime()
+		for range reps {
+			run(sql)
+		}
+		d = append(d, threadTime()-start)
 	}
-	slices.Sort(d)
-	return d[2]
+	return slices.Min(d)
 }
