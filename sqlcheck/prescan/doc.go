@@ -26,15 +26,32 @@
 // The nesting depth is an upper bound on the depth of the expression tree
 // any parser can build from the text. Groups are parentheses, brackets,
 // braces, CASE ... END and, for PostgreSQL (PL/pgSQL bodies, BEGIN ATOMIC),
-// the block keywords BEGIN, IF, LOOP closed by END. Within a group, commas
-// (and WHEN, THEN, ELSE in a CASE) separate siblings; each sibling segment
-// is as deep as its operator count (every operator character, "::", and
-// the keyword operators AND, OR, NOT, IS, LIKE, BETWEEN, IN, UNION, JOIN,
-// COLLATE, AT, ...) plus its deepest group: a chain of n binary or prefix
-// operators over operands of depth d is at most n + d deep, however the
-// grammar associates it. A group is one deeper than its deepest segment.
-// So `1+1+...+1` with n terms measures n-1, `((((1))))` measures 4, and
-// `((1+1)+1)+1` measures 4 as well.
+// the block keywords BEGIN, IF (not IF [NOT] EXISTS), LOOP closed by END;
+// SQLite's BEGIN (trigger bodies) too. Within a group, commas and
+// semicolons (and WHEN, THEN, ELSE in a CASE or block) separate siblings;
+// a sibling segment is cut into pieces by the low operators AND, OR, XOR,
+// UNION, INTERSECT, EXCEPT, MINUS, which bind looser than every other
+// operator. A piece is as deep as its operator count (every operator
+// character, PostgreSQL's "::", the keyword operators NOT, IS, LIKE,
+// BETWEEN, IN, JOIN, COLLATE, AT, ... and SELECT, so that a nested
+// subquery, the costliest level for PostgreSQL's stack, counts twice) plus
+// its deepest group; a segment is as deep as its low operators plus its
+// deepest piece: a chain of n binary or prefix operators over operands of
+// depth d is at most n + d deep, however the grammar associates it. A
+// group is one deeper than its deepest segment, and a group a keyword
+// opens also counts as an operator where it stands (a stray END, an
+// identifier in MySQL and SQLite, cannot hide a chain of CASEs). So
+// `SELECT 1+1+...+1` with n terms measures n, `SELECT ((((1))))` 5.
+//
+// PostgreSQL's lexer rescans a run of operator characters from every token
+// it cuts from it and, inside a comment too, from every "/*" in it:
+// "/*/*/*..." costs it quadratic time. Stats.LexWork bounds that work.
+// MySQL reads "//" as two divisions where the gate's parser reads a
+// comment; the pre-scan refuses it (it also made the gate's tokenizer
+// restart once per occurrence).
+//
+// DESIGN.md beside this file gives the limits and the measurements they
+// rest on.
 //
 // Literal nesting is the depth of [ and { inside a string literal (outside
 // the JSON strings in it): array and JSON input functions recurse per
