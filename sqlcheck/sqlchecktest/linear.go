@@ -42,6 +42,11 @@ var Pathologicals = []Pathological{
 	{"json-literal", func(n int) string { return "SELECT '" + strings.Repeat("[", n) + "'" }},
 	{"and-chain", func(n int) string { return "SELECT 1 WHERE " + strings.Repeat("a=1 AND ", n/8) + "a=1" }},
 	{"values", func(n int) string { return "INSERT INTO t VALUES " + strings.Repeat("(1,'x'),", n/8) + "(1,'x')" }},
+	{"in-list", func(n int) string { return "SELECT 1 WHERE a IN (" + strings.Repeat("1,", n/2) + "1)" }},
+	{"select-list", func(n int) string { return "SELECT " + strings.Repeat("a,", n/2) + "a FROM t" }},
+	{"case-branches", func(n int) string { return "SELECT CASE " + strings.Repeat("WHEN a=1 THEN 2 ", n/16) + "END" }},
+	{"statements", func(n int) string { return strings.Repeat("SELECT 1;", n/9) }},
+	{"semicolons", func(n int) string { return "SELECT 1" + strings.Repeat(";", n) }},
 }
 
 // Linear fails t if run's time on some family grows superlinearly: its
