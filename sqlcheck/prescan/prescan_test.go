@@ -63,6 +63,9 @@ func TestDepth(t *testing.T) {
 		// Block keywords.
 		{prescan.PostgreSQL, strings.Repeat("IF a THEN ", 50) + strings.Repeat("END IF; ", 50), 100},
 		{prescan.PostgreSQL, strings.Repeat("DROP TABLE IF EXISTS t; ", 500), 1},
+		{prescan.PostgreSQL, strings.Repeat("CREATE TABLE IF NOT EXISTS t (a int); ", 500), 3},
+		{prescan.PostgreSQL, "BEGIN " + strings.Repeat("IF NOT found THEN x := 1; END IF; ", 500) + "END", 6},
+		{prescan.PostgreSQL, strings.Repeat("IF NOT a THEN ", 50) + strings.Repeat("END IF; ", 50), 150},
 		{prescan.PostgreSQL, strings.Repeat("LOOP ", 50) + strings.Repeat("END LOOP; ", 50), 100},
 		{prescan.SQLite, "SELECT " + strings.Repeat("CASE WHEN end THEN ", 50) + "1", 52},
 	}

@@ -37,9 +37,9 @@ type scanner struct {
 	st    Stats
 	stack []level
 	open  [nKinds]int // open groups per kind, so a closer finds its group in O(1)
-	// pendingIf: PostgreSQL's IF was the last token; it opens a block
-	// unless EXISTS or NOT follows (IF [NOT] EXISTS).
-	pendingIf bool
+	// pendingIf: PostgreSQL's IF was the last token (1), or IF NOT (2);
+	// it opens a block unless EXISTS follows (IF [NOT] EXISTS).
+	pendingIf int
 	// afterEnd: END was the last token; a CASE, IF or LOOP after it is
 	// part of it (END IF).
 	afterEnd bool
@@ -387,11 +387,16 @@ func (sc *scanner) word() {
 	}
 	sc.st.Tokens++
 	kw := keywordOf(s[start:i])
-	if sc.pendingIf {
-		sc.pendingIf = false
-		if kw != kwExists && kw != kwNot {
+	switch {
+	case sc.pendingIf == 1 && kw == kwNot:
+		sc.pendingIf = 2
+		sc.op()
+		return
+	case sc.pendingIf > 0:
+		if kw != kwExists {
 			sc.push(kindBlock)
 		}
+		sc.pendingIf = 0
 	}
 	if sc.afterEnd {
 		sc.afterEnd = false
@@ -426,7 +431,7 @@ func (sc *scanner) keyword(kw int) {
 	case kwIf:
 		if sc.d == PostgreSQL {
 			sc.op()
-			sc.pendingIf = true
+			sc.pendingIf = 1
 		}
 	case kwEnd:
 		if top == kindCase || top == kindBlock {
@@ -455,8 +460,8 @@ func (sc *scanner) identifier(n int) {
 // token counts a token other than a word and settles a pending IF.
 func (sc *scanner) token() {
 	sc.st.Tokens++
-	if sc.pendingIf {
-		sc.pendingIf = false
+	if sc.pendingIf > 0 {
+		sc.pendingIf = 0
 		sc.push(kindBlock)
 	}
 	sc.afterEnd = false
@@ -508,8 +513,8 @@ func (sc *scanner) closeKind(kind uint8) {
 
 // finish closes every open group and records the depth.
 func (sc *scanner) finish() {
-	if sc.pendingIf {
-		sc.pendingIf = false
+	if sc.pendingIf > 0 {
+		sc.pendingIf = 0
 		sc.push(kindBlock)
 	}
 	for len(sc.stack) > 1 {
