@@ -14,7 +14,12 @@ for target in \
   "./txn FuzzDecode" \
   "./backend/postgres/pggate FuzzCheck" \
   "./backend/postgres/pggate FuzzRewrite" \
+  "./backend/postgres/pggate FuzzPrescanReadsAsPostgreSQL" \
+  "./backend/mysql/mysqlgate FuzzCheck" \
+  "./backend/mysql/mysqlgate FuzzPrescanReadsAsMySQL" \
   "./backend/sqlite FuzzGate" \
+  "./sqlcheck/prescan FuzzMeasure" \
+  "./gateway FuzzSplit" \
   "./statedigest FuzzAsmMatchesReference" \
   "./pgwire FuzzClientMessages" \
   "./pgwire FuzzStartup"; do

@@ -76,6 +76,19 @@
 // sqlcheck/sqlchecktest holds the tests every gate runs against this
 // contract, and Verdict the answer each caches.
 //
+// # Bounded work before any parser
+//
+// Every statement text, on every path that parses it (CheckTx, blocks,
+// reads, Describe, rehearsals; with the gate on or off), first passes
+// package sqlcheck/prescan: one linear lexical pass that refuses a text
+// beyond relchain's bounds on size, tokens, nesting depth (parentheses,
+// brackets, CASE, block keywords, operator chains, subqueries), literal
+// nesting, identifier length and PostgreSQL's lexer work, naming the
+// limit and the value. The bounds sit far below every parser's and
+// engine's limit, so no cgo parser sees a text that can exhaust its stack
+// and no node-local stack setting decides an outcome within them. They are
+// consensus-relevant like the rest of the gate.
+//
 // # PostgreSQL: clock and random numbers (backend/postgres/pggate.Rewrite)
 //
 // In SELECT, INSERT, UPDATE, DELETE, MERGE and CALL (including their

@@ -10,6 +10,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	mycheck "github.com/relchain/relchain/backend/mysql/mysqlgate"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // stmtInfo is what the backend learns from one statement text without a
@@ -56,10 +57,13 @@ var (
 // gate's tokenizer (mysqlgate.Tokens), so the backend and the gate agree
 // on where strings, quoted names and comments are.
 func inspect(sql string) (stmtInfo, error) {
+	if err := prescan.Check(sql, prescan.MySQL); err != nil {
+		return stmtInfo{}, &backend.Error{Class: backend.ClassInvalid, SQLState: "42000", Message: err.Error()}
+	}
 	toks, ok := mycheck.Tokens(sql)
 	if !ok {
 		return stmtInfo{}, &backend.Error{Class: backend.ClassSyntax, SQLState: "42000",
-			Message: "unterminated string, quoted identifier or comment"}
+			Message: "unterminated string, quoted identifier or comment (or too many characters outside literals that no token starts with)"}
 	}
 	st, err := oneStatement(toks)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	pgcheck "github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // stmtInfo is what relchain learns from parsing one statement text.
@@ -140,7 +141,14 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 	return e
 }
 
+// parseOne parses one statement text, after the pre-scan (package
+// prescan) that keeps a text able to exhaust libpg_query's stack (a
+// SIGSEGV in cgo, which no recover catches) or PostgreSQL's from every
+// parser: with the gate or without it.
 func parseOne(sql string) (stmtInfo, error) {
+	if err := prescan.Check(sql, prescan.PostgreSQL); err != nil {
+		return stmtInfo{}, &backend.Error{Class: backend.ClassInvalid, SQLState: "54000", Message: err.Error()}
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		var pe *parser.Error

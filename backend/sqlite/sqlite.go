@@ -16,6 +16,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 const (
@@ -641,7 +642,13 @@ func isSyntaxError(err error) bool {
 
 // prepareOne prepares exactly one statement: empty text and trailing
 // statements are rejected, so nothing the checks did not see can execute.
+// It is the one place client text reaches SQLite's compiler (the gate,
+// reads, Describe): the text passes the pre-scan (package prescan) first,
+// whose bounds sit far below SQLite's own (SQLITE_MAX_EXPR_DEPTH 1000).
 func prepareOne(c *sqlite3.Conn, sql string) (*sqlite3.Stmt, error) {
+	if err := prescan.Check(sql, prescan.SQLite); err != nil {
+		return nil, &backend.Error{Class: backend.ClassInvalid, SQLState: "54000", Message: err.Error()}
+	}
 	stmt, tail, err := c.Prepare(sql)
 	if err != nil {
 		return nil, classify(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 var cache sqlcheck.VerdictCache[*sqlcheck.Verdict]
@@ -69,8 +70,12 @@ func analyze(sql string) (v *sqlcheck.Verdict) {
 }
 
 // parse parses a text that must hold exactly one statement, and no
-// executable comment.
+// executable comment. The text passes the pre-scan (package prescan)
+// first: no scan or parse below sees a text beyond its bounds.
 func parse(sql string) (sqlparser.Statement, error) {
+	if err := prescan.Check(sql, prescan.MySQL); err != nil {
+		return nil, err
+	}
 	if strings.IndexByte(sql, 0) >= 0 {
 		// The parser reads past a NUL byte; MySQL's lexer may not.
 		return nil, fmt.Errorf("%w: the text holds a NUL byte", sqlcheck.ErrUnparseable)
@@ -91,9 +96,11 @@ func parse(sql string) (sqlparser.Statement, error) {
 		return nil, unparseable(err)
 	}
 	// ParseOne stops after the first statement; the rest of the text must
-	// hold no other one (nor anything the parser rejects).
+	// hold no other one (nor anything the parser rejects). Each ParseOne
+	// copies the rest of the text, so the count stops at maxCounted: work
+	// linear in the text, not quadratic in a run of "SELECT 1;".
 	n := 1
-	for rest := sql[min(next, len(sql)):]; ; {
+	for rest := sql[min(next, len(sql)):]; n <= maxCounted; {
 		_, next, err := parseOne(rest)
 		if errors.Is(err, sqlparser.ErrEmpty) {
 			break
@@ -110,11 +117,17 @@ func parse(sql string) (sqlparser.Statement, error) {
 		}
 		rest = rest[next:]
 	}
-	if n > 1 {
+	switch {
+	case n > maxCounted:
+		return nil, fmt.Errorf("the text holds more than %d statements; exactly one is allowed per statement text", maxCounted)
+	case n > 1:
 		return nil, fmt.Errorf("the text holds %d statements; exactly one is allowed per statement text", n)
 	}
 	return stmt, nil
 }
+
+// maxCounted is how many statements of a text parse counts.
+const maxCounted = 16
 
 // parseOne is sqlparser.ParseOne, with a panic of the parser (it has
 // some, after parsing proper: SELECT and an empty string literal without

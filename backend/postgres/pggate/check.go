@@ -6,7 +6,9 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
+
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // verdict is the gate's full answer for one text.
@@ -80,8 +82,16 @@ func analyze(sql string) *verdict {
 	return v
 }
 
+// bounded is the pre-scan every text passes before libpg_query sees it
+// (package prescan): a text that could exhaust the parser's stack, or
+// PostgreSQL's, is refused with a message naming the limit.
+func bounded(sql string) error { return prescan.Check(sql, prescan.PostgreSQL) }
+
 // parse parses a text that must hold exactly one statement.
 func parse(sql string) (*pg_query.ParseResult, error) {
+	if err := bounded(sql); err != nil {
+		return nil, err
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return nil, unparseable("", err)

@@ -4,7 +4,9 @@
 // every node of the parse tree in a fixed order and rejects anything that
 // is not known to be deterministic and harmless. Analyze adds what an
 // accepted statement does; Rewrite replaces its clock and random-number
-// calls by the values of the tx's deterministic environment.
+// calls by the values of the tx's deterministic environment. Every text,
+// statement or routine body, passes sqlcheck/prescan before libpg_query
+// sees it (a stack overflow inside cgo is a SIGSEGV no recover catches).
 //
 // # Two policies: blocks and reads
 //

@@ -327,6 +327,9 @@ func (b *bodyFacts) plSQL(text string) error {
 // splitAssignment splits "target := expr" (or "target = expr") at the
 // first := or = outside parentheses and brackets.
 func splitAssignment(q string) (target, expr string, err error) {
+	if err := bounded(q); err != nil {
+		return "", "", err
+	}
 	sc, err := pg_query.Scan(q)
 	if err != nil {
 		return "", "", unparseable("a PL/pgSQL assignment", err)
@@ -397,8 +400,8 @@ func (b *bodyFacts) plType(typname string) error {
 
 // plNames reads a dotted name (a.b.c) of a %TYPE or %ROWTYPE declaration.
 func plNames(s string) ([]string, error) {
-	tree, err := pg_query.Parse("SELECT " + s)
-	if err == nil && len(tree.GetStmts()) == 1 {
+	tree, err := parse("SELECT " + s)
+	if err == nil {
 		sel := tree.GetStmts()[0].GetStmt().GetSelectStmt()
 		if len(sel.GetTargetList()) == 1 && len(sel.GetFromClause()) == 0 {
 			if c := sel.GetTargetList()[0].GetResTarget().GetVal().GetColumnRef(); c != nil {

@@ -48,6 +48,11 @@ func (w *walker) checkRoutine(c *pg_query.CreateFunctionStmt) error {
 	if sqlBody == nil && !hasBody {
 		return fmt.Errorf("%s needs a body", what)
 	}
+	if hasBody {
+		if err := bounded(body); err != nil {
+			return fmt.Errorf("%s: the body: %w", what, err)
+		}
+	}
 	var b bodyFacts
 	switch {
 	case sqlBody != nil:
@@ -183,6 +188,9 @@ func (b *bodyFacts) add(w *walker) {
 // checkSQLText checks a SQL function body given as a string: every
 // statement passes the gate (without clock and random functions).
 func (b *bodyFacts) checkSQLText(body string) (err error) {
+	if err := bounded(body); err != nil {
+		return fmt.Errorf("the function body: %w", err)
+	}
 	tree, err := pg_query.Parse(body)
 	if err != nil {
 		return unparseable("the function body", err)
