@@ -12,6 +12,7 @@ find_go
 t=${FUZZTIME:-5m}
 for target in \
   "./txn FuzzDecode" \
+  "./txn FuzzDecodeRehearsal" \
   "./backend/postgres/pggate FuzzCheck" \
   "./backend/postgres/pggate FuzzRewrite" \
   "./backend/postgres/pggate FuzzPrescanReadsAsPostgreSQL" \

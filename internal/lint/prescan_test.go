@@ -29,6 +29,7 @@ var behindPrescan = map[string]string{
 	"backend/postgres/pggate/plpgsql.go splitAssignment": "calls bounded first",
 	"backend/postgres/pggate/env.go sameTree":            "the deparse of a tree parsed from pre-scanned text: the same bounded tree",
 	"backend/postgres/pggate/read.go substitute":         "relchain's own constant catalog texts",
+	"backend/postgres/pggate/read.go guardCalls":         "relchain's own constant guard texts (readGuarded)",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/check.go checkDashComments": "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/tokens.go scanFrom":         "Tokens: inspect calls prescan.Check first; linear (TestTokensLinear)",

@@ -29,9 +29,11 @@
 // the block keywords BEGIN, IF (not IF [NOT] EXISTS), LOOP closed by END;
 // SQLite's BEGIN (trigger bodies) too. Within a group, commas and
 // semicolons (and WHEN, THEN, ELSE in a CASE or block) separate siblings;
-// a sibling segment is cut into pieces by the low operators AND, OR, XOR,
-// UNION, INTERSECT, EXCEPT, MINUS, which bind looser than every other
-// operator. A piece is as deep as its operator count (every operator
+// a sibling segment is cut into pieces by AND and OR and by the low
+// operators XOR, UNION, INTERSECT, EXCEPT, MINUS, which bind looser than
+// every other operator. AND and OR add no depth: PostgreSQL and MariaDB
+// gather a chain of them into one list node, and SQLite refuses one
+// deeper than its own limit (1,000) with a clean error. A piece is as deep as its operator count (every operator
 // character, PostgreSQL's "::", the keyword operators NOT, IS, LIKE,
 // BETWEEN, IN, JOIN, COLLATE, AT, ... and SELECT, so that a nested
 // subquery, the costliest level for PostgreSQL's stack, counts twice) plus

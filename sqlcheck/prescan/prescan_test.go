@@ -35,7 +35,12 @@ func TestDepth(t *testing.T) {
 		{prescan.MySQL, "SELECT " + strings.Repeat("-", 100) + "1", 101},
 		{prescan.PostgreSQL, "SELECT " + strings.Repeat("+-", 50) + "1", 101},
 		{prescan.PostgreSQL, "SELECT 1" + strings.Repeat("::int", 50), 51},
-		{prescan.PostgreSQL, "SELECT 1 WHERE " + strings.Repeat("a = 1 AND ", 99) + "a = 1", 101},
+		{prescan.PostgreSQL, "SELECT 1 WHERE " + strings.Repeat("a = 1 AND ", 99) + "a = 1", 2},
+		{prescan.MySQL, "SELECT 1 WHERE " + strings.Repeat("a = 1 OR ", 9999) + "a = 1", 2},
+		{prescan.SQLite, "SELECT 1 WHERE " + strings.Repeat("(a = 1 OR a = 2) AND ", 999) + "a = 1", 3},
+		{prescan.PostgreSQL, "SELECT 1 WHERE " + strings.Repeat("a = 1+1 AND ", 99) + "a = 1", 3},
+		{prescan.PostgreSQL, strings.Repeat("SELECT 1 UNION ", 99) + "SELECT 1", 100},
+		{prescan.MySQL, "SELECT 1 " + strings.Repeat("XOR 1 ", 99), 100},
 		{prescan.PostgreSQL, "SELECT " + strings.Repeat("f(1+1), ", 99) + "1", 3},
 		{prescan.PostgreSQL, "SELECT CASE " + strings.Repeat("WHEN a = 1 THEN 2+2 ", 99) + " END", 4},
 		// Literals, quoted identifiers and comments hide what they hold.

@@ -14,8 +14,8 @@ const (
 )
 
 // level is one open group. Its current segment (since the last
-// separator) is cut into pieces by the low operators (AND, OR, XOR, UNION,
-// INTERSECT, EXCEPT, MINUS): ops and child are the current piece's
+// separator) is cut into pieces by AND, OR and the low operators (XOR,
+// UNION, INTERSECT, EXCEPT, MINUS): ops and child are the current piece's
 // operators and deepest closed child group, pieces the height of its
 // closed pieces, low the low operators; height is the height of the
 // group's closed segments.
@@ -445,11 +445,22 @@ func (sc *scanner) keyword(kw int) {
 	case kwOperator, kwNot:
 		sc.op()
 	case kwLow:
-		l := &sc.stack[len(sc.stack)-1]
-		l.pieces = max(l.pieces, l.ops+l.child)
-		l.ops, l.child = 0, 0
-		l.low++
+		sc.cutPiece()
+		sc.stack[len(sc.stack)-1].low++
+	case kwFlat:
+		// PostgreSQL (makeAndExpr/makeOrExpr) and MariaDB (Item_cond)
+		// gather a chain of ANDs or ORs into one list node, and SQLite
+		// refuses a chain deeper than its SQLITE_MAX_EXPR_DEPTH (1,000)
+		// with its own error: a chain is as deep as its deepest term.
+		sc.cutPiece()
 	}
+}
+
+// cutPiece ends the current piece of the innermost group's segment.
+func (sc *scanner) cutPiece() {
+	l := &sc.stack[len(sc.stack)-1]
+	l.pieces = max(l.pieces, l.ops+l.child)
+	l.ops, l.child = 0, 0
 }
 
 // identifier records an identifier's length.
@@ -597,7 +608,8 @@ const (
 	kwNot
 	kwSeparator // WHEN, THEN, ELSE, ELSIF, ELSEIF
 	kwOperator  // IS, LIKE, IN, JOIN, SELECT, ...
-	kwLow       // AND, OR, XOR, UNION, INTERSECT, EXCEPT, MINUS
+	kwLow       // XOR, UNION, INTERSECT, EXCEPT, MINUS
+	kwFlat      // AND, OR: lists on the servers, no deeper per term
 )
 
 // keywordOf is the code of a word (any case), kwNone for other words.
@@ -630,7 +642,9 @@ func keywordOf(w string) int {
 		return kwNot
 	case "WHEN", "THEN", "ELSE", "ELSIF", "ELSEIF":
 		return kwSeparator
-	case "AND", "OR", "XOR", "UNION", "INTERSECT", "EXCEPT", "MINUS":
+	case "AND", "OR":
+		return kwFlat
+	case "XOR", "UNION", "INTERSECT", "EXCEPT", "MINUS":
 		return kwLow
 	case "IS", "ISNULL", "NOTNULL", "LIKE", "ILIKE", "SIMILAR", "BETWEEN", "IN", "COLLATE", "AT", "JOIN",
 		"OVERLAPS", "ESCAPE", "DIV", "MOD", "REGEXP", "RLIKE", "SOUNDS", "BINARY", "INTERVAL", "MEMBER",
