@@ -258,18 +258,7 @@ func guardsInFrom(top *pg_query.Node, calls []guardedCall) error {
 				}
 			}
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.Kind() != protoreflect.MessageKind:
-			case fd.IsList():
-				for i := 0; i < v.List().Len(); i++ {
-					visit(v.List().Get(i).Message())
-				}
-			case !fd.IsMap():
-				visit(v.Message())
-			}
-			return true
-		})
+		eachChild(m, visit)
 	}
 	visit(top.ProtoReflect())
 	if found != nil {
@@ -609,18 +598,7 @@ func unqualify(top *pg_query.Node, uses []catalogUse) {
 			}
 			return
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.Kind() != protoreflect.MessageKind:
-			case fd.IsList():
-				for i := 0; i < v.List().Len(); i++ {
-					visit(v.List().Get(i).Message())
-				}
-			case !fd.IsMap():
-				visit(v.Message())
-			}
-			return true
-		})
+		eachChild(m, visit)
 	}
 	visit(top.ProtoReflect())
 }
@@ -697,4 +675,21 @@ func analyzeRead(sql string) *readVerdict {
 		return &readVerdict{err: fmt.Errorf("this query reads catalogs whose rows relchain filters or calls functions it guards, and PostgreSQL's deparser fails on it: %w", err)}
 	}
 	return &readVerdict{read: Read{Text: text, Writes: writes}}
+}
+
+// eachChild calls visit on every message m holds: its message fields and
+// the messages of its list fields, in field order.
+func eachChild(m protoreflect.Message, visit func(protoreflect.Message)) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Kind() != protoreflect.MessageKind:
+		case fd.IsList():
+			for i := 0; i < v.List().Len(); i++ {
+				visit(v.List().Get(i).Message())
+			}
+		case !fd.IsMap():
+			visit(v.Message())
+		}
+		return true
+	})
 }
