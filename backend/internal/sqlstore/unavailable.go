@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
@@ -71,4 +72,22 @@ func (c ClassifiedBlock) Commit(ctx context.Context, s backend.State) error {
 // Rollback implements backend.Block.
 func (c ClassifiedBlock) Rollback(ctx context.Context) error {
 	return c.classify(ctx, c.Inner.Rollback(ctx))
+}
+
+var _ backend.LockWaitBounder = ClassifiedBlock{}
+
+// BoundLockWaits implements backend.LockWaitBounder by passing the call to
+// the inner Block when it bounds lock waits, and keeps classifying the
+// Block it returns; an inner Block that cannot bound them is returned as
+// it is (unbounded, as before the wrapper).
+func (c ClassifiedBlock) BoundLockWaits(ctx context.Context, d time.Duration) (backend.Block, error) {
+	lb, ok := c.Inner.(backend.LockWaitBounder)
+	if !ok {
+		return c, nil
+	}
+	inner, err := lb.BoundLockWaits(ctx, d)
+	if err != nil {
+		return nil, c.classify(ctx, err)
+	}
+	return ClassifiedBlock{Inner: inner, Transient: c.Transient}, nil
 }
