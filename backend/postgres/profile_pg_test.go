@@ -22,13 +22,15 @@ func deepSum(n int) string {
 }
 
 // stackStatements exceed PostgreSQL's default stack depth (2 MB) when
-// they run: a runtime-built JSON value nested 100,000 deep (no lexical
-// bound can see it), the reviewer's 4,400-level expression, and a
-// runtime-built regex of 10,000 nested groups (2201B "too complex" under
-// 2 MB, compiled under 7 MB).
+// they run, built at run time so that no lexical bound can see them: a
+// JSON value nested 100,000 deep, one nested 20,000 deep (past the 2 MB
+// stack's ~14,500 levels, within 7 MB's), and a regex of 10,000 nested
+// groups (2201B "too complex" under 2 MB, compiled under 7 MB). The
+// reviewer's own 4,400-level expression is refused by the pre-scan before
+// it runs (TestStackDepthExceededIsANodeFault checks that too).
 var stackStatements = []string{
 	"INSERT INTO big (k, v) VALUES (1, ((lpad('', 100000, '[') || lpad('', 100000, ']'))::jsonb)::text)",
-	"INSERT INTO big (k, v) VALUES (2, " + deepSum(4400) + ")",
+	"INSERT INTO big (k, v) VALUES (2, ((lpad('', 20000, '[') || lpad('', 20000, ']'))::jsonb)::text)",
 	"INSERT INTO big (k, v) VALUES (3, ('x' ~ (lpad('', 10000, '(') || 'x' || lpad('', 10000, ')')))::text)",
 }
 
@@ -65,6 +67,19 @@ func TestStackDepthExceededIsANodeFault(t *testing.T) {
 		if err := blk.Rollback(ctx(t)); err != nil {
 			t.Fatalf("Rollback after %.60s...: %v", st, err)
 		}
+	}
+	// The reviewer's statement is refused before it runs, by the
+	// pre-scan's depth bound: the same failure on every node.
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = blk.Exec(ctx(t), "INSERT INTO big (k, v) VALUES (4, "+deepSum(4400)+")", nil)
+	if be := backend.AsError(err); be == nil || !strings.Contains(be.Message, "exceeds relchain's limit of 128") {
+		t.Errorf("the 4,400-term expression: %v; want the pre-scan's refusal as a tx result", err)
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatal(err)
 	}
 	// The node goes on.
 	block(t, b, 2, "INSERT INTO big (k, v) VALUES (9, 'x')")
