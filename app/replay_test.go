@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relchain/relchain/client"
 )
 
 func TestReplayWindow(t *testing.T) {
@@ -76,5 +78,17 @@ func TestReplayWindowRefusesNoncesFarAhead(t *testing.T) {
 	s.mark(math.MaxUint64 - 5) // a window already near the top (an old chain): no overflow
 	if why := s.check(math.MaxUint64, clock); why != "" {
 		t.Fatalf("nonce 2^64-1 within MaxNonceStep of Max: %s", why)
+	}
+}
+
+// A "too old" refusal names the key's executed nonce in the form the
+// client's signer reads to re-sign above it (client.ExecutedNonce).
+func TestReplayTooOldNamesTheExecutedNonceForSigners(t *testing.T) {
+	var s replayState
+	const max = 1796166725430575943
+	s.mark(max)
+	why := s.check(max-ReplayWindow-5, time.Time{})
+	if n, ok := client.ExecutedNonce(why); !ok || n != max {
+		t.Fatalf("client.ExecutedNonce(%q) = %d, %v; want %d", why, n, ok, uint64(max))
 	}
 }

@@ -154,23 +154,30 @@ func (n *Nodes) Rehearse(ctx context.Context, key ed25519.PrivateKey, stmts []tx
 }
 
 // Commit signs stmts (with what the client observed of each, or none)
-// once and submits the envelope until a node answers, then waits for its
+// and submits the envelope until a node answers, then waits for its
 // block. The same envelope sent twice executes once (its nonce), and a
 // node that already has it committed answers its committed result
 // (client.Broadcast): a resubmission to the next node after one failed
-// in transit is never reported as a failure. An error names the tx's
-// hash, so its outcome can be looked up.
+// in transit is never reported as a failure. When a node proves the
+// envelope is not committed because another process of the key used its
+// nonce (the key's nonce advanced past this gateway's counter), the same
+// statements are signed again above the executed nonce
+// (client.SubmitInteractive); never when the outcome is unknown. An
+// error names the tx's hash, so its outcome can be looked up.
 func (n *Nodes) Commit(ctx context.Context, key ed25519.PrivateKey, stmts []txn.Statement, seen []txn.Observation) (*client.Result, error) {
 	first, err := n.client(n.urls[int(n.current.Load())], key)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := first.SignInteractive(ctx, stmts, seen)
-	if err != nil {
-		return nil, err
-	}
+	return first.SubmitInteractive(ctx, stmts, seen, func(ctx context.Context, raw []byte) (*client.Result, error) {
+		return n.broadcast(ctx, key, raw)
+	})
+}
+
+// broadcast submits raw until a node answers and waits for its block.
+func (n *Nodes) broadcast(ctx context.Context, key ed25519.PrivateKey, raw []byte) (*client.Result, error) {
 	var res *client.Result
-	err = n.try(ctx, key, func(c *client.Client) (err error) {
+	err := n.try(ctx, key, func(c *client.Client) (err error) {
 		res, err = c.Broadcast(ctx, client.ModeCommit, raw)
 		return err
 	})

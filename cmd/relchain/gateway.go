@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -180,15 +181,51 @@ func readPassword(fromStdin bool) (string, error) {
 // creates on every node's PostgreSQL listener.
 const localnetPGUser, localnetPGPassword = "relchain", "relchain"
 
-// enableLocalnetPG turns on node i's PostgreSQL listener at
-// 127.0.0.1:ports[i] with the development user, which signs with this
-// machine's default key: the network's admin unless --admin named others.
-func enableLocalnetPG(nodes []netctl.NodeInfo, ports []int) error {
-	k, err := keyring.Dir(filepath.Join(defaultHome(), "keys")).LoadOrCreateDefault()
-	if err != nil {
-		return fmt.Errorf("localnet: PostgreSQL user key: %w", err)
+// localnetPGKeys makes the keys localnet's wire user signs with, one per
+// node: a key of its own, not this machine's default key, so that the
+// CLI (which signs with the default key) and each node's listener never
+// share a key's nonces across processes. They are made before the
+// network (to be genesis admins) and saved after it (saveLocalnetPGKeys),
+// since the network's directory must be empty when it is generated.
+func localnetPGKeys(validators int) (keys []ed25519.PrivateKey, pubs []string, err error) {
+	for range validators {
+		pub, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, nil, fmt.Errorf("localnet: PostgreSQL user key: %w", err)
+		}
+		keys = append(keys, priv)
+		pubs = append(pubs, hex.EncodeToString(pub))
 	}
-	keyFile := filepath.Join(defaultHome(), "keys", k.Name+".json")
+	return keys, pubs, nil
+}
+
+// saveLocalnetPGKeys writes keys into dir/keys/pg-nodeI.json and returns
+// their absolute paths.
+func saveLocalnetPGKeys(dir string, keys []ed25519.PrivateKey) ([]string, error) {
+	d := keyring.Dir(filepath.Join(dir, "keys"))
+	var files []string
+	for i, priv := range keys {
+		k, err := d.Import(fmt.Sprintf("pg-node%d", i), priv)
+		if err != nil {
+			return nil, fmt.Errorf("localnet: PostgreSQL user key: %w", err)
+		}
+		abs, err := filepath.Abs(d.Path(k.Name))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, abs)
+	}
+	return files, nil
+}
+
+// enableLocalnetPG turns on node i's PostgreSQL listener at
+// 127.0.0.1:ports[i] with the development user, which signs with
+// keyFiles[i] (localnetPGKeys): a genesis admin unless --admin named
+// others.
+func enableLocalnetPG(nodes []netctl.NodeInfo, ports []int, keyFiles []string) error {
+	if len(keyFiles) != len(nodes) {
+		return fmt.Errorf("localnet: %d PostgreSQL user keys for %d nodes", len(keyFiles), len(nodes))
+	}
 	for i, n := range nodes {
 		cc, rc, err := node.LoadConfig(n.Home)
 		if err != nil {
@@ -198,7 +235,7 @@ func enableLocalnetPG(nodes []netctl.NodeInfo, ports []int) error {
 		if err := node.SaveConfig(n.Home, cc, rc); err != nil {
 			return err
 		}
-		if _, err := gateway.AddUser(rc.PG.UsersFile(n.Home), localnetPGUser, localnetPGPassword, keyFile); err != nil {
+		if _, err := gateway.AddUser(rc.PG.UsersFile(n.Home), localnetPGUser, localnetPGPassword, keyFiles[i]); err != nil {
 			return fmt.Errorf("localnet: %s: %w", n.Name, err)
 		}
 	}

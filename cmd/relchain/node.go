@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -176,6 +177,9 @@ func newNode(ctx context.Context, home, appKind, abciMode string, opts []node.Op
 type adminFlags struct {
 	admins []string
 	open   bool
+	// alsoAdmins are keys (hex) made admins beside the default key when
+	// no --admin is given: localnet's wire users (localnetPGKeys).
+	alsoAdmins []string
 }
 
 func (a *adminFlags) register(cmd *cobra.Command) {
@@ -197,8 +201,10 @@ func (a *adminFlags) apply(p *app.Params) error {
 		if err != nil {
 			return fmt.Errorf("default admin key: %w", err)
 		}
-		p.Admins = []string{k.PublicHex()}
+		p.Admins = append([]string{k.PublicHex()}, a.alsoAdmins...)
 		fmt.Printf("admin: %s (%s; 'relchain admin grant' lets other keys write)\n", k.PublicHex(), filepath.Join(defaultHome(), "keys", k.Name+".json"))
+		slices.Sort(p.Admins)
+		p.Admins = slices.Compact(p.Admins)
 		return nil
 	}
 	for _, s := range a.admins {
@@ -362,25 +368,8 @@ func localnetCmd() *cobra.Command {
 				if entries, rerr := os.ReadDir(dir); rerr == nil && len(entries) > 0 {
 					return fmt.Errorf("%s is neither empty nor a relchain network: %w", dir, err)
 				}
-				if err := os.MkdirAll(dir, 0o755); err != nil {
+				if nodes, err = createLocalnet(&f, dir, pgPort, f.basePort == 0 && !cmd.Flags().Changed("pg-port")); err != nil {
 					return err
-				}
-				o, err := f.options(dir, nil)
-				if err != nil {
-					return err
-				}
-				o.Prometheus = true // every node serves /metrics, /readyz, /livez on a port of its own
-				if nodes, err = netctl.Generate(o); err != nil {
-					return err
-				}
-				if pgPort > 0 {
-					ports, err := localnetPGPorts(len(nodes), pgPort, f.basePort == 0 && !cmd.Flags().Changed("pg-port"))
-					if err != nil {
-						return err
-					}
-					if err := enableLocalnetPG(nodes, ports); err != nil {
-						return err
-					}
 				}
 				fmt.Printf("created a %d-validator %s network in %s\n", len(nodes), f.backend, dir)
 			}
@@ -431,6 +420,45 @@ func localnetCmd() *cobra.Command {
 	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
 	cmd.Flags().IntVar(&pgPort, "pg-port", 5433, "a new network's nodes serve the PostgreSQL wire protocol on 127.0.0.1:PORT+i (user relchain, password relchain; with --base-port 0 and no --pg-port, on free ports); 0: off")
 	return cmd
+}
+
+// createLocalnet generates a new localnet in dir: its nodes (serving
+// metrics and health) and, when pgPort > 0, each node's PostgreSQL
+// listener on 127.0.0.1:pgPort+i (free ports if pickFree) with the
+// development user, which signs with a key of its own per node
+// (localnetPGKeys), a genesis admin unless --admin named others.
+func createLocalnet(f *netFlags, dir string, pgPort int, pickFree bool) ([]netctl.NodeInfo, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var pgKeys []ed25519.PrivateKey
+	if pgPort > 0 {
+		var err error
+		if pgKeys, f.alsoAdmins, err = localnetPGKeys(f.validators); err != nil {
+			return nil, err
+		}
+	}
+	o, err := f.options(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	o.Prometheus = true // every node serves /metrics, /readyz, /livez on a port of its own
+	nodes, err := netctl.Generate(o)
+	if err != nil {
+		return nil, err
+	}
+	if pgPort == 0 {
+		return nodes, nil
+	}
+	ports, err := localnetPGPorts(len(nodes), pgPort, pickFree)
+	if err != nil {
+		return nil, err
+	}
+	keyFiles, err := saveLocalnetPGKeys(dir, pgKeys)
+	if err != nil {
+		return nil, err
+	}
+	return nodes, enableLocalnetPG(nodes, ports, keyFiles)
 }
 
 // localnetPGPorts numbers the nodes' PostgreSQL ports from base, or picks

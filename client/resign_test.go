@@ -1,0 +1,136 @@
+package client
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/txn"
+)
+
+// resignClient is a client of an unreachable node with a fresh key (the
+// nonce counter is per key and process) and its chain id set.
+func resignClient(t *testing.T) *Client {
+	t.Helper()
+	_, key, _ := ed25519.GenerateKey(nil)
+	c, err := New("http://127.0.0.1:1", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetChainID("chain-S")
+	return c
+}
+
+// submissions records every envelope a fake node got, decoded.
+type submissions struct {
+	t   *testing.T
+	txs []*txn.Tx
+}
+
+func (s *submissions) add(raw []byte) *txn.Tx {
+	tx, err := txn.Decode(raw)
+	if err != nil {
+		s.t.Fatalf("decode submitted envelope: %v", err)
+	}
+	s.txs = append(s.txs, tx)
+	return tx
+}
+
+// A proven "too old" refusal (another process advanced the key) makes the
+// signer sign the same statements and observations again above the
+// executed nonce the refusal names; the second envelope commits, and the
+// counter stays above it for the next transaction.
+func TestSubmitInteractiveResignsAboveTheExecutedNonce(t *testing.T) {
+	c := resignClient(t)
+	executed := c.nonce.Load() + 1_000_000 // another process ran far ahead
+	stmts := []txn.Statement{{SQL: "INSERT INTO t VALUES (1)"}}
+	subs := &submissions{t: t}
+	res, err := c.SubmitInteractive(context.Background(), stmts, nil, func(_ context.Context, raw []byte) (*Result, error) {
+		tx := subs.add(raw)
+		if tx.Nonce <= executed {
+			return &Result{Hash: "A", Code: api.CodeReplayed, Error: fmt.Sprintf("nonce %d is too old: this key has executed nonce %d, and only the 1024 nonces below it are still accepted (this transaction is not committed: …)", tx.Nonce, executed)}, nil
+		}
+		return &Result{Hash: "B", Height: 7}, nil
+	})
+	if err != nil || !res.OK() || res.Height != 7 {
+		t.Fatalf("SubmitInteractive = %+v, %v; want the re-signed envelope committed", res, err)
+	}
+	if len(subs.txs) != 2 {
+		t.Fatalf("%d envelopes submitted, want 2 (the refused one, the re-signed one)", len(subs.txs))
+	}
+	if got := subs.txs[1]; got.Nonce <= executed || !reflect.DeepEqual(got.Statements, subs.txs[0].Statements) {
+		t.Fatalf("re-signed envelope: nonce %d (executed %d), statements %v; want above, same statements %v", got.Nonce, executed, got.Statements, subs.txs[0].Statements)
+	}
+	if c.nonce.Load() < executed {
+		t.Fatalf("counter %d fell back below the executed nonce %d", c.nonce.Load(), executed)
+	}
+}
+
+// Only a proven replay is re-signed: an unknown outcome, a refusal inside
+// a block (the index may hide an earlier commit), another refusal or a
+// failure is answered with the one envelope submitted.
+func TestSubmitInteractiveNeverResignsWithoutProof(t *testing.T) {
+	tooOld := "nonce 5 is too old: this key has executed nonce 999999999999999999999"
+	cases := map[string]func() (*Result, error){
+		"outcome unknown": func() (*Result, error) {
+			return nil, fmt.Errorf("tx X: node refused it (replayed) and cannot say whether this very tx committed: %w", ErrOutcomeUnknown)
+		},
+		"replay refused in a block": func() (*Result, error) {
+			return &Result{Hash: "X", Height: 12, Code: api.CodeReplayed, Error: tooOld}, nil
+		},
+		"replay with an error": func() (*Result, error) {
+			return &Result{Hash: "X", Code: api.CodeReplayed, Error: tooOld}, ErrOutcomeUnknown
+		},
+		"committed": func() (*Result, error) {
+			return &Result{Hash: "X", Height: 3}, nil
+		},
+		"failed in its block": func() (*Result, error) {
+			return &Result{Hash: "X", Height: 3, Code: api.CodeExecFailed, Error: "boom"}, nil
+		},
+		"already committed": func() (*Result, error) {
+			return &Result{Hash: "X", Code: api.CodeCommitted, Error: "committed"}, nil
+		},
+	}
+	for name, answer := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := resignClient(t)
+			subs := &submissions{t: t}
+			wantRes, wantErr := answer()
+			res, err := c.SubmitInteractive(context.Background(), []txn.Statement{{SQL: "UPDATE t SET v = v + 1"}}, nil, func(_ context.Context, raw []byte) (*Result, error) {
+				subs.add(raw)
+				return answer()
+			})
+			if len(subs.txs) != 1 {
+				t.Fatalf("%d envelopes submitted, want exactly 1", len(subs.txs))
+			}
+			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(res, wantRes) {
+				t.Fatalf("SubmitInteractive = %+v, %v; want the one outcome %+v, %v", res, err, wantRes, wantErr)
+			}
+		})
+	}
+}
+
+// A key another process keeps advancing is re-signed a bounded number of
+// times, and the last proven refusal is the answer.
+func TestSubmitInteractiveBoundsResigning(t *testing.T) {
+	c := resignClient(t)
+	subs := &submissions{t: t}
+	res, err := c.SubmitInteractive(context.Background(), []txn.Statement{{SQL: "DELETE FROM t"}}, nil, func(_ context.Context, raw []byte) (*Result, error) {
+		tx := subs.add(raw)
+		return &Result{Hash: "X", Code: api.CodeReplayed, Error: fmt.Sprintf("nonce %d is too old: this key has executed nonce %d", tx.Nonce, tx.Nonce+5000)}, nil
+	})
+	if err != nil || res.Code != api.CodeReplayed {
+		t.Fatalf("SubmitInteractive = %+v, %v; want the last replay refusal", res, err)
+	}
+	if len(subs.txs) != resignTries {
+		t.Fatalf("%d envelopes submitted, want %d", len(subs.txs), resignTries)
+	}
+	for i := 1; i < len(subs.txs); i++ {
+		if subs.txs[i].Nonce <= subs.txs[i-1].Nonce+5000 {
+			t.Fatalf("envelope %d has nonce %d, not above the executed nonce %d the refusal of envelope %d named", i, subs.txs[i].Nonce, subs.txs[i-1].Nonce+5000, i-1)
+		}
+	}
+}
