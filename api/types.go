@@ -149,6 +149,24 @@ type InfoData struct {
 	BlockAtomic bool   `json:"block_atomic"`
 }
 
+// NoncePath is the abci_query path of a key's replay window as of the
+// node's last committed block: request data the key's 32-byte ed25519
+// public key (raw bytes), response a JSON NonceResponse. A signer asks it
+// when it starts, to number its first envelope above every nonce another
+// process of the key used. Node-local read of committed state, not part
+// of consensus.
+const NoncePath = "/nonce"
+
+// NonceResponse answers a NoncePath query.
+type NonceResponse struct {
+	// Executed is the key's highest executed nonce (0: the key never
+	// executed a transaction), as a decimal string (a uint64 does not
+	// survive JSON numbers in every client).
+	Executed uint64 `json:"executed,string"`
+	// Height is the committed height it was read at.
+	Height int64 `json:"height"`
+}
+
 // StatsPath is the abci_query path of the node's own per-block timings:
 // request data {"from": H, "to": H} (JSON), response a JSON array of
 // BlockTiming. The timings are this node's local measurements, not part

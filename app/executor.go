@@ -215,6 +215,14 @@ func (e *Executor) Grants() api.Grants {
 	return e.perms.view(e.committed.Height, e.params.Admins)
 }
 
+// ExecutedNonce is the highest nonce key (a raw ed25519 public key)
+// executed as of the last committed block (0: never), and that height.
+func (e *Executor) ExecutedNonce(key []byte) (uint64, int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.replay[string(key)].Max, e.committed.Height
+}
+
 // Backend returns the executor's backend.
 func (e *Executor) Backend() backend.Backend {
 	e.mu.Lock()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,9 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		}
 		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(a.stats.between(r.From, r.To))}, nil
 	}
+	if req.Path == api.NoncePath {
+		return a.executedNonce(req.Data), nil
+	}
 	if req.Path == api.RehearsePath {
 		return a.rehearse(ctx, req.Data), nil
 	}
@@ -32,7 +36,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		return a.describe(ctx, req.Data), nil
 	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.GrantsPath, api.StatsPath, api.RehearsePath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))
@@ -137,4 +141,13 @@ func queryFailure(err error, height int64) *abci.ResponseQuery {
 		resp.Value = encodeJSON(api.FailureData{Class: string(be.Class), SQLState: be.SQLState})
 	}
 	return resp
+}
+
+// executedNonce answers a NoncePath query for the public key in data.
+func (a *App) executedNonce(data []byte) *abci.ResponseQuery {
+	if len(data) != ed25519.PublicKeySize {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("nonce request has %d bytes: want the key's %d-byte ed25519 public key", len(data), ed25519.PublicKeySize)}
+	}
+	n, h := a.ex.ExecutedNonce(data)
+	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(api.NonceResponse{Executed: n, Height: h}), Height: h}
 }

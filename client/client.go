@@ -58,6 +58,9 @@ type Client struct {
 	mu      sync.Mutex
 	chainID string
 	nonce   *atomic.Uint64 // shared by every Client of this key in the process
+	// nonceSynced: the counter was moved above the key's executed nonce
+	// as the node reported it (startAboveExecuted).
+	nonceSynced atomic.Bool
 
 	local LocalQuerier // SetLocalQueries; nil: abci_query over RPC
 

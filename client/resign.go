@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -59,8 +61,44 @@ func (c *Client) AdvanceNonce(executed uint64) {
 	}
 }
 
+// KeyExecutedNonce asks the node for the highest nonce the client's key
+// executed as of its last committed block (0: never).
+func (c *Client) KeyExecutedNonce(ctx context.Context) (uint64, error) {
+	if c.key == nil {
+		return 0, errors.New("this client has no signing key")
+	}
+	r, err := c.abciQuery(ctx, api.NoncePath, c.key.Public().(ed25519.PublicKey))
+	if err != nil {
+		return 0, c.wrap("abci_query", err)
+	}
+	if r.Code != api.CodeOK {
+		return 0, &QueryError{Code: r.Code, Message: r.Log}
+	}
+	var out api.NonceResponse
+	if err := decodeJSON(r.Value, &out); err != nil {
+		return 0, fmt.Errorf("decode the key's executed nonce: %w", err)
+	}
+	return out.Executed, nil
+}
+
+// startAboveExecuted moves the key's counter above the nonce the node says
+// the key executed, once per Client: a fresh signer does not start below
+// another process of its key. A node that cannot say (an older node, an
+// unreachable one) leaves the counter as it is: the re-signing of
+// SubmitInteractive still recovers.
+func (c *Client) startAboveExecuted(ctx context.Context) {
+	if c.nonceSynced.Load() {
+		return
+	}
+	if n, err := c.KeyExecutedNonce(ctx); err == nil {
+		c.AdvanceNonce(n)
+		c.nonceSynced.Store(true)
+	}
+}
+
 // SubmitInteractive signs stmts (with seen, as SignInteractive) and submits
-// the envelope with submit. When another process of the same key advanced
+// the envelope with submit; the first time, it asks the node for the
+// key's executed nonce and numbers above it (startAboveExecuted). When another process of the same key advanced
 // its nonce past this process's counter, the node refuses the envelope as
 // a replay (nonce too old, or already executed by another tx); only when
 // the node proves these bytes are not committed (provenReplay) does it
@@ -72,6 +110,7 @@ func (c *Client) AdvanceNonce(executed uint64) {
 // bytes of the same statements: a client's statement is neither lost nor
 // submitted twice.
 func (c *Client) SubmitInteractive(ctx context.Context, stmts []txn.Statement, seen []txn.Observation, submit SubmitFunc) (*Result, error) {
+	c.startAboveExecuted(ctx)
 	var res *Result
 	var err error
 	for try := 0; try < resignTries; try++ {

@@ -1,11 +1,15 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
+
+	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/txn"
@@ -132,5 +136,34 @@ func TestSubmitInteractiveBoundsResigning(t *testing.T) {
 		if subs.txs[i].Nonce <= subs.txs[i-1].Nonce+5000 {
 			t.Fatalf("envelope %d has nonce %d, not above the executed nonce %d the refusal of envelope %d named", i, subs.txs[i].Nonce, subs.txs[i-1].Nonce+5000, i-1)
 		}
+	}
+}
+
+// A fresh signer asks the node for its key's executed nonce once and
+// numbers its first envelope above it, so that it does not start below
+// another process of the key.
+func TestSubmitInteractiveStartsAboveTheKeysExecutedNonce(t *testing.T) {
+	c := resignClient(t)
+	executed := c.nonce.Load() + 50_000
+	asked := 0
+	c.SetLocalQueries(func(_ context.Context, req *abci.RequestQuery) (*abci.ResponseQuery, error) {
+		if req.Path != api.NoncePath || !bytes.Equal(req.Data, c.key.Public().(ed25519.PublicKey)) {
+			t.Fatalf("query %q with %x, want %q with the key", req.Path, req.Data, api.NoncePath)
+		}
+		asked++
+		v, _ := json.Marshal(api.NonceResponse{Executed: executed, Height: 9})
+		return &abci.ResponseQuery{Code: api.CodeOK, Value: v, Height: 9}, nil
+	})
+	subs := &submissions{t: t}
+	for range 2 {
+		if _, err := c.SubmitInteractive(context.Background(), []txn.Statement{{SQL: "SELECT 1"}}, nil, func(_ context.Context, raw []byte) (*Result, error) {
+			subs.add(raw)
+			return &Result{Hash: "X", Height: 10}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if asked != 1 || len(subs.txs) != 2 || subs.txs[0].Nonce <= executed || subs.txs[1].Nonce <= subs.txs[0].Nonce {
+		t.Fatalf("asked %d times, nonces %d then %d, executed %d; want one question and both above", asked, subs.txs[0].Nonce, subs.txs[1].Nonce, executed)
 	}
 }

@@ -44,10 +44,16 @@ func TestGatewaySignerRecoversFromAnotherProcessOfItsKey(t *testing.T) {
 	}
 	advance := func(id int) {
 		t.Helper()
-		other.AdvanceNonce(uint64(time.Now().UnixNano()) + 1_000_000_000)
+		floor := uint64(time.Now().UnixNano()) + 1_000_000_000
+		other.AdvanceNonce(floor)
 		res, err := other.Exec(ctx, client.ModeCommit, txn.Statement{SQL: fmt.Sprintf(`INSERT INTO signed (id, who) VALUES (%d, 'cli')`, id)})
 		if err != nil || !res.OK() {
 			t.Fatalf("write with alice's key from another client: %+v, %v", res, err)
+		}
+		// The node reports the key's executed nonce (what a fresh signer
+		// starts above).
+		if n, err := other.KeyExecutedNonce(ctx); err != nil || n <= floor {
+			t.Fatalf("the key's executed nonce: %d, %v; want above %d", n, err, floor)
 		}
 	}
 
