@@ -418,7 +418,7 @@ func localnetCmd() *cobra.Command {
 	f.register(cmd, 26656)
 	f.adminFlags.register(cmd)
 	cmd.Flags().StringVar(&dir, "home", "./localnet", "network directory (created if empty)")
-	cmd.Flags().IntVar(&pgPort, "pg-port", 5433, "a new network's nodes serve the PostgreSQL wire protocol on 127.0.0.1:PORT+i (user relchain, password relchain; with --base-port 0 and no --pg-port, on free ports); 0: off")
+	cmd.Flags().IntVar(&pgPort, "pg-port", 5433, "a new network's nodes serve the PostgreSQL wire protocol on 127.0.0.1:PORT+i (user relchain, password relchain, signing with HOME/keys/pg-nodeI.json, a key of its own and a genesis admin; with --base-port 0 and no --pg-port, on free ports); 0: off")
 	return cmd
 }
 
