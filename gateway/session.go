@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/relchain/relchain/pgwire"
 	"github.com/relchain/relchain/txn"
@@ -22,6 +23,9 @@ type session struct {
 	minHeight  int64 // relchain.min_height
 	lastCommit int64 // height of the session's last commit (read-your-writes)
 	crossCheck bool  // relchain.cross_check
+
+	timeout         int64 // statement_timeout in milliseconds; 0: none
+	defaultReadOnly bool  // default_transaction_read_only
 
 	tx        *transaction
 	described map[string]pgwire.Description // by the client's SQL
@@ -45,7 +49,10 @@ func newSession(g *Gateway, user *User, startup map[string]string) *session {
 		kinds: map[string]kind{}, tables: map[string]map[string]string{}}
 	for k, v := range startup {
 		if k != "user" && k != "database" {
-			s.settings[strings.ToLower(k)] = v
+			// A startup value the gateway cannot honour (or does not know)
+			// is dropped, not claimed: SHOW and ParameterStatus tell the
+			// value in effect, which clients read.
+			_ = s.assign(strings.ToLower(k), v)
 		}
 	}
 	return s
@@ -76,10 +83,15 @@ func (s *session) Close() {}
 
 // Execute runs one statement.
 func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(s.timeout)*time.Millisecond)
+		defer cancel()
+	}
 	k := s.classify(sql)
 	switch k {
 	case kindBegin:
-		return s.begin(sql), nil
+		return s.begin(sql)
 	case kindCommit:
 		return s.commit(ctx)
 	case kindRollback:
@@ -92,7 +104,7 @@ func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwir
 	case kindVersion:
 		return &pgwire.Result{Columns: []pgwire.Column{{Name: "version", OID: 25}}, Rows: [][]any{{s.g.versionString()}}}, nil
 	case kindNoop:
-		return &pgwire.Result{Tag: strings.Join(words(sql, 2), " ")}, nil
+		return s.discard(sql)
 	case kindRefused:
 		return nil, refusedStatement(sql)
 	}
@@ -105,6 +117,10 @@ func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwir
 	}
 	if k == kindRead {
 		return s.read(ctx, sql, stmt)
+	}
+	if s.defaultReadOnly {
+		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute " + words(sql, 1)[0] + " in a read-only transaction",
+			Hint: "default_transaction_read_only is on for this session."}
 	}
 	return s.write(ctx, sql, stmt)
 }
@@ -151,6 +167,39 @@ func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
 		ordered[k] = args[n-1]
 	}
 	return txn.Statement{SQL: nodeSQL, Args: ordered}, nil
+}
+
+// discard answers DISCARD and DEALLOCATE with PostgreSQL's tags. DISCARD
+// ALL returns every setting to its default (the session holds no plans,
+// temporary tables or sequences of its own).
+func (s *session) discard(sql string) (*pgwire.Result, error) {
+	w := words(sql, 3)
+	if w[0] == "DEALLOCATE" {
+		if len(w) > 1 && w[1] == "PREPARE" {
+			w = append(w[:1], w[2:]...)
+		}
+		if len(w) > 1 && w[1] == "ALL" {
+			return &pgwire.Result{Tag: "DEALLOCATE ALL"}, nil
+		}
+		return &pgwire.Result{Tag: "DEALLOCATE"}, nil
+	}
+	what := ""
+	if len(w) > 1 {
+		what = w[1]
+	}
+	switch what {
+	case "ALL":
+		if s.tx != nil {
+			return nil, &pgwire.Error{Code: stateActiveTx, Message: "DISCARD ALL cannot run inside a transaction block"}
+		}
+		s.resetAll()
+		return &pgwire.Result{Tag: "DISCARD ALL"}, nil
+	case "PLANS", "SEQUENCES", "TEMP":
+		return &pgwire.Result{Tag: "DISCARD " + what}, nil
+	case "TEMPORARY":
+		return &pgwire.Result{Tag: "DISCARD TEMP"}, nil
+	}
+	return nil, &pgwire.Error{Code: stateSyntax, Message: fmt.Sprintf("cannot read %q: want DISCARD ALL, PLANS, SEQUENCES or TEMP", sql)}
 }
 
 // refusedStatement explains a statement the gateway does not carry out.
