@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -82,12 +83,27 @@ func (s *session) TxStatus() byte {
 func (s *session) Close() {}
 
 // Execute runs one statement.
+// statement_timeout bounds the wait for its answer: 57014 when it
+// expires (a write cut short may still commit; its error says so).
 func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
-	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(s.timeout)*time.Millisecond)
-		defer cancel()
+	if s.timeout <= 0 {
+		return s.execute(ctx, sql, params)
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, time.Duration(s.timeout)*time.Millisecond, errStatementTimeout)
+	defer cancel()
+	res, err := s.execute(ctx, sql, params)
+	var pe *pgwire.Error
+	if err != nil && errors.Is(context.Cause(ctx), errStatementTimeout) && errors.As(err, &pe) && (pe.Code == stateQueryCanceled || pe.Code == stateConnFailure) {
+		// The node client may not wrap the context's error: the cause decides.
+		pe.Code, pe.Detail, pe.Message = stateQueryCanceled, pe.Message, "canceling statement due to statement timeout"
+	}
+	return res, err
+}
+
+// errStatementTimeout is the cause of a context statement_timeout ended.
+var errStatementTimeout = errors.New("statement timeout")
+
+func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
 	k := s.classify(sql)
 	switch k {
 	case kindBegin:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/relchain/relchain/pgwire"
 )
 
 // startSettingsGateway runs a gateway whose node is never asked: the
@@ -74,5 +77,38 @@ func TestSessionStatementsThroughClients(t *testing.T) {
 	want := "transaction_isolation\nserializable\n(1 row)\nSET\nstatement_timeout\n1500ms\n(1 row)\nDISCARD ALL\nstatement_timeout\n0\n(1 row)\n"
 	if err == nil || !strings.HasPrefix(string(out), want) || !strings.Contains(string(out), `isolation level "read committed" is not available`) {
 		t.Errorf("psql: %v\n%s\nwant it to start with\n%s and end with the refusal of read committed", err, out, want)
+	}
+}
+
+// TestStatementTimeoutIsEnforced: a read whose node never answers ends
+// with PostgreSQL's 57014 once statement_timeout expires, instead of
+// waiting for the node.
+func TestStatementTimeoutIsEnforced(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	nodes, err := NewNodes([]string{"http://" + ln.Addr().String()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(&Gateway{dialect: "sqlite", nodes: nodes}, &User{Name: "alice"}, nil)
+	if got := gatewayAnswer(t, s, "SET statement_timeout = 50"); got.tag != "SET" {
+		t.Fatalf("SET statement_timeout: %v", got)
+	}
+	_, err = s.Execute(context.Background(), "SELECT 1", nil)
+	var pe *pgwire.Error
+	if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "canceling statement due to statement timeout" {
+		t.Errorf("read past statement_timeout: %v, want 57014 canceling statement due to statement timeout", err)
 	}
 }
