@@ -149,6 +149,9 @@ func (s *session) applySetting(name, value string) error {
 func (s *session) setTransaction(sql, after string, session bool) (*pgwire.Result, error) {
 	upper := strings.ToUpper(strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSuffix(strings.TrimSpace(stripComments(sql)), ";"), ",", " ")), " "))
 	i := strings.Index(upper, after)
+	if i < 0 {
+		return nil, &pgwire.Error{Code: stateSyntax, Message: fmt.Sprintf("cannot read %q: want SET TRANSACTION mode", sql)}
+	}
 	modes := strings.TrimSpace(upper[i+len(after):])
 	if session {
 		modes = strings.TrimSpace(strings.TrimPrefix(modes, "AS TRANSACTION"))

@@ -240,3 +240,33 @@ func TestDefaultReadOnlyRefusesWrites(t *testing.T) {
 		t.Errorf("BEGIN under default_transaction_read_only opened %+v, want a read-only transaction", s.tx)
 	}
 }
+
+// TestHostileSessionStatements: truncated and odd session statements get
+// an error or an answer, never a panic, and leave the settings valid.
+func TestHostileSessionStatements(t *testing.T) {
+	for _, sql := range []string{
+		"SET", "RESET", "SHOW", "SET TRANSACTION", "SET SESSION CHARACTERISTICS", "SET SESSION CHARACTERISTICS AS",
+		"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE READ",
+		"SET TIME ZONE", "SET TIME ZONE ''", "SET search_path = ,,,", "SET search_path = '\"'", "SET statement_timeout = '99999999999 d'",
+		"SET statement_timeout = -1", "SET statement_timeout = '1 fortnight'", "DISCARD", "DISCARD nothing", "DEALLOCATE",
+		"SET x.y", "SET (TRANSACTION READ ONLY", "SET /* c */ SESSION /* c */ CHARACTERISTICS AS TRANSACTION READ WRITE",
+		"SHOW 'unterminated", "SET application_name = '\x00\xff'", "SET datestyle = ''", "SET relchain.last_commit_height = 1",
+		"RESET relchain.last_commit_height", "SET relchain.min_height = 'x'", "SET relchain.nothing = 1",
+		"BEGIN ISOLATION LEVEL", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY",
+	} {
+		s := testSession("sqlite")
+		res, err := s.Execute(context.Background(), sql, nil)
+		var pe *pgwire.Error
+		if err != nil && !errors.As(err, &pe) {
+			t.Errorf("%q: %v is not a PostgreSQL error", sql, err)
+		}
+		if err == nil && res == nil {
+			t.Errorf("%q: no result and no error", sql)
+		}
+		for _, show := range []string{"SHOW TimeZone", "SHOW statement_timeout", "SHOW search_path"} {
+			if a := gatewayAnswer(t, s, show); a.code != "" {
+				t.Errorf("after %q, %s fails: %v", sql, show, a)
+			}
+		}
+	}
+}

@@ -26,7 +26,7 @@ func (s *session) begin(sql string) (*pgwire.Result, error) {
 					level = level[:j]
 				}
 			}
-			if err := isolationError(strings.TrimSpace(level)); err != nil {
+			if _, err := checkIsolation(level); err != nil {
 				return nil, err
 			}
 		}
