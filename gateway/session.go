@@ -43,6 +43,9 @@ type transaction struct {
 	ddl      bool
 	stmts    []txn.Statement
 	seen     []txn.Observation
+
+	saved *savedSettings  // the session's settings at BEGIN: ROLLBACK restores them
+	local map[string]bool // names SET LOCAL changed: restored at the end either way
 }
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
@@ -86,6 +89,14 @@ func (s *session) Close() {}
 // statement_timeout bounds the wait for its answer: 57014 when it
 // expires (a write cut short may still commit; its error says so).
 func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
+	res, err := s.executeTimed(ctx, sql, params)
+	if err != nil && s.tx != nil {
+		s.tx.failed = true // PostgreSQL's rule: any error aborts the transaction block
+	}
+	return res, err
+}
+
+func (s *session) executeTimed(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
 	if s.timeout <= 0 {
 		return s.execute(ctx, sql, params)
 	}
@@ -109,10 +120,19 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 	case kindBegin:
 		return s.begin(sql)
 	case kindCommit:
-		return s.commit(ctx)
+		tx := s.tx
+		res, err := s.commit(ctx)
+		s.endSettings(tx, err == nil && res.Tag == "COMMIT")
+		return res, err
 	case kindRollback:
+		s.endSettings(s.tx, false)
 		s.tx = nil
 		return &pgwire.Result{Tag: "ROLLBACK"}, nil
+	}
+	if (k == kindSet || k == kindShow || k == kindNoop) && s.tx != nil && s.tx.failed {
+		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
+	}
+	switch k {
 	case kindSet:
 		return s.set(sql)
 	case kindShow:

@@ -42,6 +42,18 @@ func (s *session) set(sql string) (*pgwire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(w) > 1 && w[1] == "LOCAL" {
+		if s.tx == nil { // PostgreSQL: a warning, and no effect
+			if _, ok := lookupSetting(name); !ok {
+				return nil, unknownSetting(name)
+			}
+			return &pgwire.Result{Tag: "SET"}, nil
+		}
+		if s.tx.local == nil {
+			s.tx.local = map[string]bool{}
+		}
+		s.tx.local[name] = true
+	}
 	if strings.EqualFold(value, "DEFAULT") {
 		return s.resetOne(name, "SET")
 	}
@@ -79,6 +91,49 @@ func (s *session) resetOne(name, tag string) (*pgwire.Result, error) {
 	delete(s.settings, name)
 	_ = s.applySetting(name, "") // the default is always valid
 	return &pgwire.Result{Tag: tag}, nil
+}
+
+// savedSettings is a copy of a session's settings.
+type savedSettings struct {
+	settings        map[string]string
+	minHeight       int64
+	crossCheck      bool
+	timeout         int64
+	defaultReadOnly bool
+}
+
+func (s *session) saveSettings() *savedSettings {
+	m := make(map[string]string, len(s.settings))
+	for k, v := range s.settings {
+		m[k] = v
+	}
+	return &savedSettings{settings: m, minHeight: s.minHeight, crossCheck: s.crossCheck, timeout: s.timeout, defaultReadOnly: s.defaultReadOnly}
+}
+
+func (s *session) restoreSettings(v *savedSettings) {
+	s.settings, s.minHeight, s.crossCheck, s.timeout, s.defaultReadOnly = v.settings, v.minHeight, v.crossCheck, v.timeout, v.defaultReadOnly
+}
+
+// endSettings ends a transaction's settings as PostgreSQL does: a
+// rollback restores those at BEGIN; a commit keeps SET's and undoes SET
+// LOCAL's.
+func (s *session) endSettings(tx *transaction, committed bool) {
+	if tx == nil || tx.saved == nil {
+		return
+	}
+	if !committed {
+		s.restoreSettings(tx.saved)
+		return
+	}
+	for name := range tx.local {
+		if v, ok := tx.saved.settings[name]; ok {
+			s.settings[name] = v
+			_ = s.applySetting(name, v) // it was valid before
+		} else {
+			delete(s.settings, name)
+			_ = s.applySetting(name, "")
+		}
+	}
 }
 
 // resetAll is RESET ALL (and part of DISCARD ALL): every setting at its default.

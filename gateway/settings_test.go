@@ -65,6 +65,13 @@ var sessionAnswers = []string{
 	"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", "SHOW default_transaction_read_only",
 	"DISCARD PLANS", "DISCARD SEQUENCES", "DISCARD TEMP", "DISCARD TEMPORARY",
 	"BEGIN", "DISCARD ALL", "ROLLBACK",
+	// settings inside transactions: ROLLBACK restores, SET LOCAL ends with the transaction
+	"SET statement_timeout = 100", "BEGIN", "SET statement_timeout = 200", "SET LOCAL statement_timeout = 300",
+	"SHOW statement_timeout", "ROLLBACK", "SHOW statement_timeout",
+	"BEGIN", "SET statement_timeout = 200", "SET LOCAL application_name = 'loc'", "SHOW application_name", "COMMIT",
+	"SHOW statement_timeout", "SHOW application_name", "SET LOCAL application_name = 'x'", "SHOW application_name",
+	"BEGIN", "SET TIME ZONE 'GMT'", "SHOW no_such_setting", "SET application_name = 'y'", "SHOW application_name", "ROLLBACK",
+	"SHOW TimeZone", "SHOW application_name", "SET statement_timeout = 0",
 	"SHOW server_version", "SHOW server_version_num", "SHOW is_superuser", "SHOW session_authorization",
 	// malformed: the same SQLSTATE as PostgreSQL's
 	"SHOW no_such_setting", "SET no_such_setting = 1", "RESET no_such_setting", "SET extra_float_digits = 4",

@@ -30,7 +30,8 @@ func (s *session) begin(sql string) (*pgwire.Result, error) {
 				return nil, err
 			}
 		}
-		s.tx = &transaction{readOnly: strings.Contains(upper, "READ ONLY") || s.defaultReadOnly && !strings.Contains(upper, "READ WRITE")}
+		s.tx = &transaction{readOnly: strings.Contains(upper, "READ ONLY") || s.defaultReadOnly && !strings.Contains(upper, "READ WRITE"),
+			saved: s.saveSettings()}
 	}
 	if words(sql, 1)[0] == "START" {
 		return &pgwire.Result{Tag: "START TRANSACTION"}, nil
