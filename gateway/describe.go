@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/relchain/relchain/pgwire"
 )
@@ -14,7 +13,8 @@ import (
 func (s *session) Describe(ctx context.Context, sql string, declared []uint32) (pgwire.Description, error) {
 	switch classify(sql) {
 	case kindShow:
-		return pgwire.Description{Params: declared, Columns: []pgwire.Column{{Name: strings.ToLower(settingName(sql, "SHOW")), OID: 25}}}, nil
+		_, column := showName(sql)
+		return pgwire.Description{Params: declared, Columns: []pgwire.Column{{Name: column, OID: 25}}}, nil
 	case kindVersion:
 		return pgwire.Description{Params: declared, Columns: []pgwire.Column{{Name: "version", OID: 25}}}, nil
 	case kindRead, kindWrite:

@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/relchain/relchain/pgwire"
 	"github.com/relchain/relchain/txn"
@@ -23,6 +25,9 @@ type session struct {
 	lastCommit int64 // height of the session's last commit (read-your-writes)
 	crossCheck bool  // relchain.cross_check
 
+	timeout         int64 // statement_timeout in milliseconds; 0: none
+	defaultReadOnly bool  // default_transaction_read_only
+
 	tx        *transaction
 	described map[string]pgwire.Description // by the client's SQL
 	kinds     map[string]kind               // classify's verdicts, by the client's SQL
@@ -38,6 +43,9 @@ type transaction struct {
 	ddl      bool
 	stmts    []txn.Statement
 	seen     []txn.Observation
+
+	saved *savedSettings  // the session's settings at BEGIN: ROLLBACK restores them
+	local map[string]bool // names SET LOCAL changed: restored at the end either way
 }
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
@@ -45,7 +53,10 @@ func newSession(g *Gateway, user *User, startup map[string]string) *session {
 		kinds: map[string]kind{}, tables: map[string]map[string]string{}}
 	for k, v := range startup {
 		if k != "user" && k != "database" {
-			s.settings[strings.ToLower(k)] = v
+			// A startup value the gateway cannot honour (or does not know)
+			// is dropped, not claimed: SHOW and ParameterStatus tell the
+			// value in effect, which clients read.
+			_ = s.assign(strings.ToLower(k), v)
 		}
 	}
 	return s
@@ -75,16 +86,53 @@ func (s *session) TxStatus() byte {
 func (s *session) Close() {}
 
 // Execute runs one statement.
+// statement_timeout bounds the wait for its answer: 57014 when it
+// expires (a write cut short may still commit; its error says so).
 func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
+	res, err := s.executeTimed(ctx, sql, params)
+	if err != nil && s.tx != nil {
+		s.tx.failed = true // PostgreSQL's rule: any error aborts the transaction block
+	}
+	return res, err
+}
+
+func (s *session) executeTimed(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
+	if s.timeout <= 0 {
+		return s.execute(ctx, sql, params)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, time.Duration(s.timeout)*time.Millisecond, errStatementTimeout)
+	defer cancel()
+	res, err := s.execute(ctx, sql, params)
+	var pe *pgwire.Error
+	if err != nil && errors.Is(context.Cause(ctx), errStatementTimeout) && errors.As(err, &pe) && (pe.Code == stateQueryCanceled || pe.Code == stateConnFailure) {
+		// The node client may not wrap the context's error: the cause decides.
+		pe.Code, pe.Detail, pe.Message = stateQueryCanceled, pe.Message, "canceling statement due to statement timeout"
+	}
+	return res, err
+}
+
+// errStatementTimeout is the cause of a context statement_timeout ended.
+var errStatementTimeout = errors.New("statement timeout")
+
+func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwire.Result, error) {
 	k := s.classify(sql)
 	switch k {
 	case kindBegin:
-		return s.begin(sql), nil
+		return s.begin(sql)
 	case kindCommit:
-		return s.commit(ctx)
+		tx := s.tx
+		res, err := s.commit(ctx)
+		s.endSettings(tx, err == nil && res.Tag == "COMMIT")
+		return res, err
 	case kindRollback:
+		s.endSettings(s.tx, false)
 		s.tx = nil
 		return &pgwire.Result{Tag: "ROLLBACK"}, nil
+	}
+	if (k == kindSet || k == kindShow || k == kindNoop) && s.tx != nil && s.tx.failed {
+		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
+	}
+	switch k {
 	case kindSet:
 		return s.set(sql)
 	case kindShow:
@@ -92,7 +140,7 @@ func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwir
 	case kindVersion:
 		return &pgwire.Result{Columns: []pgwire.Column{{Name: "version", OID: 25}}, Rows: [][]any{{s.g.versionString()}}}, nil
 	case kindNoop:
-		return &pgwire.Result{Tag: strings.Join(words(sql, 2), " ")}, nil
+		return s.discard(sql)
 	case kindRefused:
 		return nil, refusedStatement(sql)
 	}
@@ -105,6 +153,10 @@ func (s *session) Execute(ctx context.Context, sql string, params []any) (*pgwir
 	}
 	if k == kindRead {
 		return s.read(ctx, sql, stmt)
+	}
+	if s.defaultReadOnly {
+		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute " + words(sql, 1)[0] + " in a read-only transaction",
+			Hint: "default_transaction_read_only is on for this session."}
 	}
 	return s.write(ctx, sql, stmt)
 }
@@ -151,6 +203,39 @@ func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
 		ordered[k] = args[n-1]
 	}
 	return txn.Statement{SQL: nodeSQL, Args: ordered}, nil
+}
+
+// discard answers DISCARD and DEALLOCATE with PostgreSQL's tags. DISCARD
+// ALL returns every setting to its default (the session holds no plans,
+// temporary tables or sequences of its own).
+func (s *session) discard(sql string) (*pgwire.Result, error) {
+	w := words(sql, 3)
+	if w[0] == "DEALLOCATE" {
+		if len(w) > 1 && w[1] == "PREPARE" {
+			w = append(w[:1], w[2:]...)
+		}
+		if len(w) > 1 && w[1] == "ALL" {
+			return &pgwire.Result{Tag: "DEALLOCATE ALL"}, nil
+		}
+		return &pgwire.Result{Tag: "DEALLOCATE"}, nil
+	}
+	what := ""
+	if len(w) > 1 {
+		what = w[1]
+	}
+	switch what {
+	case "ALL":
+		if s.tx != nil {
+			return nil, &pgwire.Error{Code: stateActiveTx, Message: "DISCARD ALL cannot run inside a transaction block"}
+		}
+		s.resetAll()
+		return &pgwire.Result{Tag: "DISCARD ALL"}, nil
+	case "PLANS", "SEQUENCES", "TEMP":
+		return &pgwire.Result{Tag: "DISCARD " + what}, nil
+	case "TEMPORARY":
+		return &pgwire.Result{Tag: "DISCARD TEMP"}, nil
+	}
+	return nil, &pgwire.Error{Code: stateSyntax, Message: fmt.Sprintf("cannot read %q: want DISCARD ALL, PLANS, SEQUENCES or TEMP", sql)}
 }
 
 // refusedStatement explains a statement the gateway does not carry out.

@@ -16,15 +16,27 @@ import (
 
 // begin opens an explicit transaction (a second BEGIN keeps the first,
 // as PostgreSQL does).
-func (s *session) begin(sql string) *pgwire.Result {
+func (s *session) begin(sql string) (*pgwire.Result, error) {
 	if s.tx == nil {
 		upper := strings.ToUpper(strings.Join(strings.Fields(stripLiterals(sql)), " "))
-		s.tx = &transaction{readOnly: strings.Contains(upper, "READ ONLY")}
+		if i := strings.Index(upper, "ISOLATION LEVEL "); i >= 0 {
+			level := strings.ToLower(strings.TrimSpace(strings.NewReplacer(";", " ", ",", " ").Replace(upper[i+len("ISOLATION LEVEL "):])))
+			for _, m := range []string{" read only", " read write", " deferrable", " not deferrable"} {
+				if j := strings.Index(level, m); j >= 0 {
+					level = level[:j]
+				}
+			}
+			if _, err := checkIsolation(level); err != nil {
+				return nil, err
+			}
+		}
+		s.tx = &transaction{readOnly: strings.Contains(upper, "READ ONLY") || s.defaultReadOnly && !strings.Contains(upper, "READ WRITE"),
+			saved: s.saveSettings()}
 	}
 	if words(sql, 1)[0] == "START" {
-		return &pgwire.Result{Tag: "START TRANSACTION"}
+		return &pgwire.Result{Tag: "START TRANSACTION"}, nil
 	}
-	return &pgwire.Result{Tag: "BEGIN"}
+	return &pgwire.Result{Tag: "BEGIN"}, nil
 }
 
 // commit ends the transaction. A failed one is rolled back; one that only
