@@ -100,9 +100,17 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 	}
 	defer func() { _ = blk.Rollback(context.WithoutCancel(ctx)) }()
 	if lb, ok := blk.(backend.LockWaitBounder); ok {
-		if blk, err = lb.BoundLockWaits(rctx, RehearsalLockWait); err != nil {
+		// Only a bounded Block replaces blk: the deferred Rollback must
+		// always find the open db-transaction (a block that preempts the
+		// rehearsal cancels rctx, and the bound's SET fails).
+		bounded, err := lb.BoundLockWaits(rctx, RehearsalLockWait)
+		if err != nil && rctx.Err() != nil {
+			return api.RehearseResponse{}, errPreempted
+		}
+		if err != nil {
 			return api.RehearseResponse{}, fmt.Errorf("rehearse: %w", err)
 		}
+		blk = bounded
 	}
 	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
 	tx := &txn.Tx{PubKey: sender, Statements: stmts}
