@@ -1,12 +1,11 @@
 package app
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/relchain/relchain/client"
 )
 
 func TestReplayWindow(t *testing.T) {
@@ -88,7 +87,9 @@ func TestReplayTooOldNamesTheExecutedNonceForSigners(t *testing.T) {
 	const max = 1796166725430575943
 	s.mark(max)
 	why := s.check(max-ReplayWindow-5, time.Time{})
-	if n, ok := client.ExecutedNonce(why); !ok || n != max {
-		t.Fatalf("client.ExecutedNonce(%q) = %d, %v; want %d", why, n, ok, uint64(max))
+	// The form client.ExecutedNonce parses (its own test holds it to this
+	// text; app does not import client).
+	if want := fmt.Sprintf("this key has executed nonce %d", uint64(max)); !strings.Contains(why, want) {
+		t.Fatalf("the refusal %q does not say %q", why, want)
 	}
 }
