@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,8 +46,33 @@ type NetworkOptions struct {
 }
 
 // StartNetwork generates and starts a loopback network and waits until
-// every node has committed a block. Stop it with StopAll.
+// every node has committed a block. Stop it with StopAll. Ports are picked
+// by probing, so another process may bind one between the pick and the
+// node's start: a network a node of which could not bind its port is
+// generated once more, on fresh ports.
 func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error) {
+	n, err := startNetworkOnce(ctx, o)
+	if errors.Is(err, errPortTaken) {
+		n, err = startNetworkOnce(ctx, o)
+	}
+	return n, err
+}
+
+// errPortTaken marks a network a node of which found its port taken.
+var errPortTaken = errors.New("a node's port was taken by another process")
+
+// portTaken reports whether a node of n logged that its address was in
+// use.
+func portTaken(n *netctl.Network) bool {
+	for i := range n.Nodes {
+		if b, err := os.ReadFile(n.LogFile(i)); err == nil && bytes.Contains(b, []byte("address already in use")) {
+			return true
+		}
+	}
+	return false
+}
+
+func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, error) {
 	dir, err := os.MkdirTemp(o.Dir, o.App+"-")
 	if err != nil {
 		return nil, err
@@ -89,6 +116,9 @@ func StartNetwork(ctx context.Context, o NetworkOptions) (*netctl.Network, error
 	}
 	if err := n.WaitReady(ctx); err != nil {
 		n.StopAll()
+		if portTaken(n) {
+			err = fmt.Errorf("%w: %w", errPortTaken, err)
+		}
 		return nil, fmt.Errorf("network in %s: %w", filepath.Base(dir), err)
 	}
 	return n, nil
