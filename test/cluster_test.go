@@ -154,6 +154,8 @@ type clusterOptions struct {
 	// its delta) and timeout_precommit, as relchain init, testnet and
 	// localnet do, instead of CometBFT's 3 s (500 ms) and 1 s.
 	consensusTimeouts bool
+	// retried: the network is a second try after a port collision.
+	retried bool
 	// prepare, if set, runs on the generated network before it starts
 	// (a node home's disk, its configuration); cleanups it registers run
 	// before the nodes are stopped.
@@ -224,6 +226,16 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := c.net.WaitReady(ctx); err != nil {
+		if !o.retried && c.portTaken() {
+			// Ports are picked by probing: another process (a test
+			// package running beside this one, a bench network) bound
+			// one of this network's between the pick and the node's
+			// start. Once more, on fresh ports.
+			t.Logf("a node's port was taken (%v): the network starts again on fresh ports", err)
+			c.net.StopAll()
+			o.retried = true
+			return mustStartCluster(t, o)
+		}
 		t.Fatalf("network did not become ready: %v", err)
 	}
 	for i := range nodes {
@@ -560,3 +572,14 @@ func waitFor(ctx context.Context, what string, cond func() bool) error {
 
 // codeName names a result code for messages.
 func codeName(code uint32) string { return fmt.Sprintf("%d (%s)", code, api.CodeName(code)) }
+
+// portTaken reports whether a node of the cluster logged that its address
+// was in use.
+func (c *cluster) portTaken() bool {
+	for i := range c.net.Nodes {
+		if b, err := os.ReadFile(c.net.LogFile(i)); err == nil && bytes.Contains(b, []byte("address already in use")) {
+			return true
+		}
+	}
+	return false
+}
