@@ -96,6 +96,22 @@ func (c *Client) startAboveExecuted(ctx context.Context) {
 	}
 }
 
+// advanceAfterReplay moves the counter above the key's executed nonce
+// after a proven replay refusal. A "too old" refusal names that nonce; an
+// "already executed" one does not (its nonce lies inside the window, among
+// nonces another process of the key used after moving its own counter to
+// this process's region), so the node is asked: stepping one by one
+// through a range the other process filled would exhaust the tries.
+func (c *Client) advanceAfterReplay(ctx context.Context, log string) {
+	if n, ok := ExecutedNonce(log); ok {
+		c.AdvanceNonce(n)
+		return
+	}
+	if n, err := c.KeyExecutedNonce(ctx); err == nil {
+		c.AdvanceNonce(n)
+	}
+}
+
 // SubmitInteractive signs stmts (with seen, as SignInteractive) and submits
 // the envelope with submit; the first time, it asks the node for the
 // key's executed nonce and numbers above it (startAboveExecuted). When another process of the same key advanced
@@ -122,9 +138,7 @@ func (c *Client) SubmitInteractive(ctx context.Context, stmts []txn.Statement, s
 		if !provenReplay(res, err) {
 			return res, err
 		}
-		if n, ok := ExecutedNonce(res.Error); ok {
-			c.AdvanceNonce(n)
-		}
+		c.advanceAfterReplay(ctx, res.Error)
 	}
 	if res != nil {
 		res.Error = fmt.Sprintf("%s (signed %d times, each above the nonce the node reported executed; another process keeps using this key)", res.Error, resignTries)

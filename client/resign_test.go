@@ -167,3 +167,32 @@ func TestSubmitInteractiveStartsAboveTheKeysExecutedNonce(t *testing.T) {
 		t.Fatalf("asked %d times, nonces %d then %d, executed %d; want one question and both above", asked, subs.txs[0].Nonce, subs.txs[1].Nonce, executed)
 	}
 }
+
+// An "already executed" refusal names no executed nonce: the signer's
+// nonce lies inside a range another process of the key filled after
+// moving its counter there. The signer asks the node for the executed
+// nonce and signs once more above it, instead of stepping through the
+// range one nonce per try (and giving up after resignTries).
+func TestSubmitInteractiveAsksTheNodeAfterAnAlreadyExecutedRefusal(t *testing.T) {
+	c := resignClient(t)
+	executed := c.nonce.Load() + 100 // the other process used the next 100 nonces
+	c.SetLocalQueries(func(_ context.Context, req *abci.RequestQuery) (*abci.ResponseQuery, error) {
+		v, _ := json.Marshal(api.NonceResponse{Executed: executed, Height: 9})
+		return &abci.ResponseQuery{Code: api.CodeOK, Value: v, Height: 9}, nil
+	})
+	c.nonceSynced.Store(true) // the first question was answered before the other process moved on
+	subs := &submissions{t: t}
+	res, err := c.SubmitInteractive(context.Background(), []txn.Statement{{SQL: "INSERT INTO t VALUES (2)"}}, nil, func(_ context.Context, raw []byte) (*Result, error) {
+		tx := subs.add(raw)
+		if tx.Nonce <= executed {
+			return &Result{Hash: "A", Code: api.CodeReplayed, Error: fmt.Sprintf("nonce %d of this key was already executed (replay) (this transaction is not committed: …)", tx.Nonce)}, nil
+		}
+		return &Result{Hash: "B", Height: 10}, nil
+	})
+	if err != nil || !res.OK() {
+		t.Fatalf("SubmitInteractive = %+v, %v; want the envelope signed above the executed nonce committed", res, err)
+	}
+	if len(subs.txs) != 2 || subs.txs[1].Nonce <= executed {
+		t.Fatalf("%d envelopes, last nonce %d (executed %d); want 2, the second above", len(subs.txs), subs.txs[len(subs.txs)-1].Nonce, executed)
+	}
+}
