@@ -587,4 +587,3 @@ func firstErrorLine(out string) string {
 	}
 	return lastLine(out)
 }
-
