@@ -289,7 +289,7 @@ func compatMarkdown(rows []compatRow) string {
 	b.WriteString("| client | " + compatListener + " | " + compatGateway + " |\n|---|---|---|\n")
 	verdict := func(k key) string {
 		if total[k] == 0 {
-			return "not run"
+			return "—"
 		}
 		if len(failed[k]) == 0 {
 			return fmt.Sprintf("works (%d steps)", total[k])

@@ -24,7 +24,7 @@ function sqlstate(e) {
 
 // stepTimeout bounds one step: a client that waits forever fails its step
 // and the script goes on.
-const stepTimeout = 90 * 1000;
+const stepTimeout = 60 * 1000;
 
 async function step(name, fn) {
   let timer;
@@ -92,4 +92,10 @@ async function conflict(sessions, tx, read, write) {
   return codes;
 }
 
-module.exports = { step, check, expect, sqlstate, conflict };
+// closeWithin waits for a pool's close for at most 5 s.
+function closeWithin(p) {
+  let timer;
+  return Promise.race([p.catch(() => {}), new Promise((r) => { timer = setTimeout(r, 5000); })]).finally(() => clearTimeout(timer));
+}
+
+module.exports = { step, check, expect, sqlstate, conflict, closeWithin };
