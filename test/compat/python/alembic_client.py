@@ -3,6 +3,7 @@ env.py pointed at the application's models, revision --autogenerate,
 upgrade head, and autogenerate again finding nothing to do. argv: URL,
 table prefix, a scratch directory."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -17,8 +18,12 @@ ALEMBIC = [sys.executable, "-m", "alembic"]
 def run(*args):
     r = subprocess.run(ALEMBIC + list(args), cwd=work, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
-        lines = [l for l in (r.stderr + r.stdout).strip().splitlines() if l.strip()]
-        raise RuntimeError("alembic %s: %s" % (" ".join(args), " | ".join(lines[-2:])))
+        sys.stderr.write(r.stderr + r.stdout)
+        lines = [l.strip() for l in (r.stderr + r.stdout).strip().splitlines() if l.strip()]
+        # The exception's own line (and its DETAIL), not the traceback.
+        errs = [i for i, l in enumerate(lines) if re.match(r"^[\w.]+(Error|Exception)\b.*:", l)]
+        shown = lines[errs[-1]:errs[-1] + 2] if errs else lines[-2:]
+        raise RuntimeError("alembic %s: %s" % (" ".join(args), " | ".join(shown)))
     return r.stdout + r.stderr
 
 
@@ -43,9 +48,16 @@ def init():
             at = Column(DateTime(timezone=True))
         ''' % {"p": p}))
     env = os.path.join(work, "migrations", "env.py")
+    # The network's database is shared with other applications (the
+    # suite's other clients): like any application in a shared database,
+    # this one tells autogenerate which tables are its own.
     text = open(env).read().replace("target_metadata = None",
                                     "import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n"
-                                    "from models import Base\ntarget_metadata = Base.metadata")
+                                    "from models import Base\ntarget_metadata = Base.metadata\n\n\n"
+                                    "def include_name(name, type_, parent_names):\n"
+                                    "    return type_ != 'table' or name.startswith(%r) or name == 'alembic_version'\n" % (p + "_"))
+    text = text.replace("target_metadata=target_metadata", "target_metadata=target_metadata, include_name=include_name")
+    expect(text.count("include_name=include_name") == 2, "env.py's template changed: %s" % text)
     open(env, "w").write(text)
 
 
