@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -81,6 +82,8 @@ type compatClient struct {
 	name string
 	via  []string
 	run  func(t *testing.T, s *compatSuite, ep endpoint, prefix string) ([]compatLine, error)
+	// how is how its users point it at relchain (the table's "how").
+	how string
 }
 
 // endpoint is a way in: a PostgreSQL listener's address and its user.
@@ -117,20 +120,20 @@ type compatSuite struct {
 var both = []string{compatListener, compatGateway}
 
 var compatClients = []compatClient{
-	{"psql 15", both, runPsqlCompat},
-	{"pgcli 3.5", []string{compatListener}, pythonClient("pgcli_client.py")},
-	{"psycopg2", both, pythonClient("psycopg2_client.py")},
-	{"psycopg 3", []string{compatListener}, pythonClient("psycopg3_client.py")},
-	{"SQLAlchemy 1.4 ORM", []string{compatListener}, pythonClient("sqlalchemy_client.py")},
-	{"Alembic 1.8", []string{compatListener}, pythonClient("alembic_client.py", "scratch")},
-	{"Django 3.2", []string{compatListener}, pythonClient("django_client.py", "scratch-only")},
-	{"pgjdbc 42.5", []string{compatListener}, runJDBCCompat},
-	{"node-postgres 8", both, nodeClient("pg_client.js", true)},
-	{"knex 3 (stock)", []string{compatListener}, nodeClient("knex_client.js", false)},
-	{"Sequelize 6", []string{compatListener}, nodeClient("sequelize_client.js", false)},
-	{"pgx v5", both, goClient("pgx")},
-	{"GORM 1.31", []string{compatListener}, goClient("gorm")},
-	{"pgbench 15", []string{compatListener}, runPgbenchCompat},
+	{"psql 15", both, runPsqlCompat, "`psql \"host=H port=P user=U dbname=relchain\"`"},
+	{"pgcli 3.5", []string{compatListener}, pythonClient("pgcli_client.py"), "`pgcli -h H -p P -U U relchain`"},
+	{"psycopg2", both, pythonClient("psycopg2_client.py"), "`psycopg2.connect(\"postgresql://U:PW@H:P/relchain\")`"},
+	{"psycopg 3", []string{compatListener}, pythonClient("psycopg3_client.py"), "`psycopg.connect(\"postgresql://U:PW@H:P/relchain\")`"},
+	{"SQLAlchemy 1.4 ORM", []string{compatListener}, pythonClient("sqlalchemy_client.py"), "`create_engine(\"postgresql+psycopg2://U:PW@H:P/relchain\")`"},
+	{"Alembic 1.8", []string{compatListener}, pythonClient("alembic_client.py", "scratch"), "`sqlalchemy.url` in alembic.ini as for SQLAlchemy; `include_name` in env.py where the database is shared"},
+	{"Django 3.2", []string{compatListener}, pythonClient("django_client.py", "scratch-only"), "`ENGINE: django.db.backends.postgresql`, `HOST`/`PORT` of the listener, `NAME: relchain`"},
+	{"pgjdbc 42.5", []string{compatListener}, runJDBCCompat, "`jdbc:postgresql://H:P/relchain` (DBeaver: a PostgreSQL connection)"},
+	{"node-postgres 8", both, nodeClient("pg_client.js", true), "`new Pool({ connectionString: 'postgres://U:PW@H:P/relchain' })`"},
+	{"knex 3 (stock)", []string{compatListener}, nodeClient("knex_client.js", false), "`knex({ client: 'pg', connection: 'postgres://U:PW@H:P/relchain' })`"},
+	{"Sequelize 6", []string{compatListener}, nodeClient("sequelize_client.js", false), "`new Sequelize('postgres://U:PW@H:P/relchain')`"},
+	{"pgx v5", both, goClient("pgx"), "`pgxpool.New(ctx, \"postgres://U:PW@H:P/relchain\")`"},
+	{"GORM 1.31", []string{compatListener}, goClient("gorm"), "`gorm.Open(postgres.Open(\"postgres://U:PW@H:P/relchain\"))`"},
+	{"pgbench 15", []string{compatListener}, runPgbenchCompat, "`pgbench -i -h H -p P -U U relchain`; runs with `--max-tries` (40001 is retried)"},
 }
 
 // run runs one client through via, records its steps, and checks that the
@@ -286,7 +289,13 @@ func compatMarkdown(rows []compatRow) string {
 	b.WriteString("wire protocol but answer no PostgreSQL catalog queries, so introspecting clients (ORMs, GUI tools) need the PostgreSQL backend.\n\n")
 	b.WriteString("A `40001` (serialization failure) means another transaction changed what this one read; retrying the transaction is right, ")
 	b.WriteString("as with PostgreSQL's SERIALIZABLE isolation. Every client's \"40001 conflict, retried\" step does that.\n\n")
-	b.WriteString("| client | " + compatListener + " | " + compatGateway + " |\n|---|---|---|\n")
+	b.WriteString("H and P are a listener's host and port (a node's `--pg-listen`, or `relchain gateway --listen`), U and PW a user ")
+	b.WriteString("of its users file.\n\n")
+	b.WriteString("| client | how | " + compatListener + " | " + compatGateway + " |\n|---|---|---|---|\n")
+	how := map[string]string{}
+	for _, cl := range compatClients {
+		how[cl.name] = cl.how
+	}
 	verdict := func(k key) string {
 		if total[k] == 0 {
 			return "—"
@@ -297,7 +306,7 @@ func compatMarkdown(rows []compatRow) string {
 		return fmt.Sprintf("not yet: %d of %d steps fail (%s)", len(failed[k]), total[k], strings.Join(failed[k], "; "))
 	}
 	for _, cl := range clients {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", cl, mdCell(verdict(key{cl, compatListener})), mdCell(verdict(key{cl, compatGateway})))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cl, mdCell(how[cl]), mdCell(verdict(key{cl, compatListener})), mdCell(verdict(key{cl, compatGateway})))
 	}
 	b.WriteString("\n## Steps\n")
 	for _, cl := range clients {
@@ -316,7 +325,26 @@ func compatMarkdown(rows []compatRow) string {
 	return b.String()
 }
 
+// runVarying matches the parts of an error that differ from run to run
+// (block heights, hashes, ports, addresses, nonces, the test's database
+// names), so that a regenerated table changes only where a result does.
+var runVarying = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`in block \d+, tx [0-9A-Fa-f]+`), "in block H, tx HASH"},
+	{regexp.MustCompile(`\b(block|height) \d+`), "$1 H"},
+	{regexp.MustCompile(`port=\d+`), "port=P"},
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:P"},
+	{regexp.MustCompile(`0x[0-9a-f]+`), "0x…"},
+	{regexp.MustCompile(`nonce \d+`), "nonce N"},
+	{regexp.MustCompile(`relchain_e2e_[0-9a-f]+_`), "relchain_e2e_…_"},
+}
+
 func mdCell(s string) string {
+	for _, v := range runVarying {
+		s = v.re.ReplaceAllString(s, v.with)
+	}
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(s, "|", `\|`)
 }
