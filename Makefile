@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-node build-testhooks build-e2e-clock test test-race race lint demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
+.PHONY: build build-node build-testhooks build-e2e-clock test test-race race lint compat demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -42,6 +42,13 @@ race:
 
 lint:
 	./scripts/lint.sh
+
+# The client compatibility suite alone (psql, pgcli, psycopg, SQLAlchemy,
+# Alembic, Django, pgjdbc, node-postgres, knex, Sequelize, pgx, GORM,
+# pgbench on a 4-validator PostgreSQL network); regenerates
+# test/compat/COMPATIBILITY.md from its results. `make test` runs it too.
+compat:
+	COMPAT=1 RELCHAIN_SKIP_MYSQL=1 ./scripts/test.sh
 
 demo: build-node
 	./scripts/demo.sh

@@ -105,6 +105,67 @@ ensure_node() {
   have_node || { echo "installing nodejs and npm did not provide node and npm" >&2; exit 1; }
 }
 
+# apt_install PKG...: installs Debian packages (as root, or with sudo).
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "cannot install $*: not root and no sudo; install these Debian packages" >&2
+      exit 1
+    fi
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+have_pyclients() {
+  command -v pgcli >/dev/null 2>&1 &&
+    /usr/bin/python3 -c 'import psycopg2, psycopg, sqlalchemy, alembic, django' >/dev/null 2>&1
+}
+
+# ensure_pyclients installs the Python clients of the compatibility suite
+# (test/compat_test.go) from Debian's packages: psycopg2, psycopg 3,
+# SQLAlchemy 1.4, Alembic, Django 3.2 and pgcli, run with /usr/bin/python3.
+ensure_pyclients() {
+  have_pyclients && return 0
+  echo "the compatibility suite's Python clients are missing: installing Debian's packages" >&2
+  apt_install python3-psycopg2 python3-psycopg python3-sqlalchemy python3-alembic python3-django pgcli
+  have_pyclients || { echo "installing the Python clients did not provide them" >&2; exit 1; }
+}
+
+have_java() {
+  command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1 && [ -f /usr/share/java/postgresql.jar ]
+}
+
+# ensure_java installs a JDK and Debian's pgjdbc (/usr/share/java/postgresql.jar):
+# the compatibility suite compiles and runs a JDBC client at test time.
+ensure_java() {
+  have_java && return 0
+  echo "javac or pgjdbc missing: installing Debian's openjdk-17-jdk-headless and libpostgresql-jdbc-java" >&2
+  apt_install openjdk-17-jdk-headless libpostgresql-jdbc-java
+  have_java || { echo "installing the JDK and pgjdbc did not provide javac and postgresql.jar" >&2; exit 1; }
+}
+
+# ensure_pgbench installs pgbench (Debian ships it in postgresql-client,
+# as psql).
+ensure_pgbench() {
+  command -v pgbench >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 && return 0
+  echo "pgbench or psql missing: installing Debian's postgresql-client" >&2
+  apt_install postgresql-client
+  command -v pgbench >/dev/null 2>&1 || { echo "installing postgresql-client did not provide pgbench" >&2; exit 1; }
+}
+
+# ensure_compat_clients: every client of the compatibility suite
+# (test/compat_test.go). Its npm packages (node-postgres, knex, Sequelize)
+# are installed by the tests themselves with npm ci (test/js's lock file),
+# its Go clients (pgx, GORM) by go run from test/compat/go's go.sum.
+ensure_compat_clients() {
+  ensure_node
+  ensure_pgbench
+  ensure_pyclients
+  ensure_java
+}
+
 # start_bench_postgres DIR: start a private, durable (fsync on) PostgreSQL
 # cluster under DIR for benchmarks, stop and remove it when the script
 # exits, and set bench_pg_template to a DSN template with {node}.

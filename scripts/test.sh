@@ -8,6 +8,8 @@
 #   UNIT_RACE=1 scripts/test.sh   only the unit packages (all but the e2e
 #                                 networks in ./test and ./test/e2e), with the race detector,
 #                                 built with the test hooks (-tags testhooks)
+#   COMPAT=1 scripts/test.sh      only the client compatibility suite (make compat),
+#                                 regenerating test/compat/COMPATIBILITY.md
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
 #   RELCHAIN_TEST_MYSQL=DSN ...   use an existing MySQL/MariaDB server (root DSN) instead
 set -euo pipefail
@@ -40,7 +42,21 @@ if [ -z "${RELCHAIN_TEST_MYSQL:-}" ] && [ "${RELCHAIN_SKIP_MYSQL:-}" != 1 ]; the
   echo "private MariaDB for this run: $RELCHAIN_TEST_MYSQL"
 fi
 
-[ "${UNIT_RACE:-}" = 1 ] || ensure_node   # the e2e tests run node-postgres and knex (test/js)
+# the e2e tests run node-postgres and knex (test/js), and the compatibility
+# suite (test/compat_test.go) every client in test/compat
+[ "${UNIT_RACE:-}" = 1 ] || ensure_compat_clients
+
+if [ "${COMPAT:-}" = 1 ]; then
+  # make compat: the compatibility suite alone, and its table regenerated
+  echo "== the compatibility suite (test/compat_test.go)"
+  set +e
+  RELCHAIN_COMPAT_TABLE="$PWD/test/compat/COMPATIBILITY.md" RELCHAIN_COMPAT_RESULTS="$PWD/test/compat/results.json" \
+    go test -count=1 -timeout 20m -v -run '^TestCompat$' ./test 2>&1 | tee "$tmp/test.log"
+  status=${PIPESTATUS[0]}
+  set -e
+  echo "regenerated test/compat/COMPATIBILITY.md and test/compat/results.json"
+  exit "$status"
+fi
 
 echo "== go vet"
 go vet ./...
