@@ -46,6 +46,8 @@ type transaction struct {
 
 	saved *savedSettings  // the session's settings at BEGIN: ROLLBACK restores them
 	local map[string]bool // names SET LOCAL changed: restored at the end either way
+
+	savepoints []savepoint // open savepoints, oldest first (savepoint.go)
 }
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
@@ -128,6 +130,12 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 		s.endSettings(s.tx, false)
 		s.tx = nil
 		return &pgwire.Result{Tag: "ROLLBACK"}, nil
+	case kindSavepoint:
+		return s.setSavepoint(sql)
+	case kindRelease:
+		return s.releaseSavepoint(sql)
+	case kindRollbackTo:
+		return s.rollbackToSavepoint(sql)
 	}
 	if (k == kindSet || k == kindShow || k == kindNoop) && s.tx != nil && s.tx.failed {
 		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
@@ -242,10 +250,6 @@ func (s *session) discard(sql string) (*pgwire.Result, error) {
 func refusedStatement(sql string) *pgwire.Error {
 	w := words(sql, 1)
 	switch w[0] {
-	case "SAVEPOINT", "RELEASE", "ROLLBACK":
-		e := refused("savepoints are not supported: a relchain transaction commits or conflicts as a whole")
-		e.Hint = "Run the transaction without SAVEPOINT; most ORMs use savepoints only for nested transactions."
-		return e
 	case "PREPARE", "EXECUTE", "DEALLOCATE":
 		return refused("SQL-level %s is not supported: use the extended query protocol (your driver's prepared statements)", w[0])
 	}

@@ -110,6 +110,16 @@ func (s *session) saveSettings() *savedSettings {
 	return &savedSettings{settings: m, minHeight: s.minHeight, crossCheck: s.crossCheck, timeout: s.timeout, defaultReadOnly: s.defaultReadOnly}
 }
 
+// copy is a copy that later changes of the session's settings leave alone.
+func (v *savedSettings) copy() *savedSettings {
+	c := *v
+	c.settings = make(map[string]string, len(v.settings))
+	for k, val := range v.settings {
+		c.settings[k] = val
+	}
+	return &c
+}
+
 func (s *session) restoreSettings(v *savedSettings) {
 	s.settings, s.minHeight, s.crossCheck, s.timeout, s.defaultReadOnly = v.settings, v.minHeight, v.crossCheck, v.timeout, v.defaultReadOnly
 }
