@@ -48,6 +48,12 @@ type transaction struct {
 	local map[string]bool // names SET LOCAL changed: restored at the end either way
 
 	savepoints []savepoint // open savepoints, oldest first (savepoint.go)
+
+	// height is the transaction's snapshot height: the session's read
+	// height at its first statement (pinned then); catalog reads answered
+	// on the read path (readInTransaction) are served at least there.
+	height int64
+	pinned bool
 }
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
@@ -259,6 +265,12 @@ func refusedStatement(sql string) *pgwire.Error {
 // read runs a read outside a transaction on committed state, at a height
 // no lower than the session's last commit and relchain.min_height.
 func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pgwire.Result, error) {
+	return s.readAt(ctx, sql, stmt, max(s.minHeight, s.lastCommit), s.crossCheck)
+}
+
+// readAt reads on committed state at a height of at least h, on one node
+// or, crossCheck, on every node.
+func (s *session) readAt(ctx context.Context, sql string, stmt txn.Statement, h int64, crossCheck bool) (*pgwire.Result, error) {
 	args := make([]any, len(stmt.Args))
 	for i, a := range stmt.Args {
 		v, err := queryArg(a)
@@ -267,9 +279,8 @@ func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pg
 		}
 		args[i] = v
 	}
-	h := max(s.minHeight, s.lastCommit)
 	query := s.g.nodes.Query
-	if s.crossCheck {
+	if crossCheck {
 		query = s.g.nodes.QueryAll
 	}
 	resp, err := query(ctx, h, stmt.SQL, args)
