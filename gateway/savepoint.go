@@ -149,15 +149,20 @@ func savepointName(sql string) (string, error) {
 	if i != len(toks)-1 {
 		return "", syntaxError(sql)
 	}
-	name := toks[i]
-	if strings.HasPrefix(name, `"`) {
-		name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
-		if name == "" {
-			return "", &pgwire.Error{Code: stateSyntax, Message: "zero-length delimited identifier"}
-		}
-		return name, nil
+	name := identifier(toks[i])
+	if name == "" {
+		return "", &pgwire.Error{Code: stateSyntax, Message: "zero-length delimited identifier"}
 	}
-	return strings.ToLower(name), nil
+	return name, nil
+}
+
+// identifier is a name token as PostgreSQL reads it: an unquoted one
+// folds to lower case, a quoted one is kept as written.
+func identifier(tok string) string {
+	if strings.HasPrefix(tok, `"`) {
+		return strings.ReplaceAll(tok[1:len(tok)-1], `""`, `"`)
+	}
+	return strings.ToLower(tok)
 }
 
 // savepointTokens splits a savepoint statement into words and quoted

@@ -219,19 +219,33 @@ func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
 	return txn.Statement{SQL: nodeSQL, Args: ordered}, nil
 }
 
-// discard answers DISCARD and DEALLOCATE with PostgreSQL's tags. DISCARD
-// ALL returns every setting to its default (the session holds no plans,
-// temporary tables or sequences of its own).
+// discard answers DISCARD and DEALLOCATE as PostgreSQL does. The
+// connection's prepared statements are the extended protocol's (SQL
+// PREPARE is refused): DEALLOCATE removes them (pgwire, Result.Deallocate),
+// DISCARD ALL removes them, closes the portals and returns every setting
+// to its default (the session holds no plans, temporary tables or
+// sequences of its own).
 func (s *session) discard(sql string) (*pgwire.Result, error) {
 	w := words(sql, 3)
 	if w[0] == "DEALLOCATE" {
-		if len(w) > 1 && w[1] == "PREPARE" {
-			w = append(w[:1], w[2:]...)
+		toks, err := savepointTokens(sql)
+		if err != nil {
+			return nil, err
 		}
-		if len(w) > 1 && w[1] == "ALL" {
-			return &pgwire.Result{Tag: "DEALLOCATE ALL"}, nil
+		if len(toks) == 3 && strings.EqualFold(toks[1], "PREPARE") {
+			toks = append(toks[:1], toks[2:]...)
 		}
-		return &pgwire.Result{Tag: "DEALLOCATE"}, nil
+		if len(toks) != 2 {
+			return nil, syntaxError(sql)
+		}
+		if strings.EqualFold(toks[1], "ALL") {
+			return &pgwire.Result{Tag: "DEALLOCATE ALL", DeallocateAll: true}, nil
+		}
+		name := identifier(toks[1])
+		if name == "" {
+			return nil, &pgwire.Error{Code: stateSyntax, Message: "zero-length delimited identifier"}
+		}
+		return &pgwire.Result{Tag: "DEALLOCATE", Deallocate: name}, nil
 	}
 	what := ""
 	if len(w) > 1 {
@@ -243,7 +257,7 @@ func (s *session) discard(sql string) (*pgwire.Result, error) {
 			return nil, &pgwire.Error{Code: stateActiveTx, Message: "DISCARD ALL cannot run inside a transaction block"}
 		}
 		s.resetAll()
-		return &pgwire.Result{Tag: "DISCARD ALL"}, nil
+		return &pgwire.Result{Tag: "DISCARD ALL", DeallocateAll: true, ClosePortals: true}, nil
 	case "PLANS", "SEQUENCES", "TEMP":
 		return &pgwire.Result{Tag: "DISCARD " + what}, nil
 	case "TEMPORARY":

@@ -412,6 +412,25 @@ func (s *session) showValue(name string) (string, bool) {
 	return st.def, ok && !st.custom
 }
 
+// reportedSettings are PostgreSQL 15's GUC_REPORT parameters: their
+// values go to the client in ParameterStatus at startup and whenever they
+// change (ReportedParameters), by these names.
+var reportedSettings = []string{"application_name", "client_encoding", "DateStyle", "default_transaction_read_only",
+	"in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser", "server_encoding", "server_version",
+	"session_authorization", "standard_conforming_strings", "TimeZone"}
+
+// ReportedParameters is pgwire.ParameterReporter: the values SHOW gives
+// of reportedSettings.
+func (s *session) ReportedParameters() map[string]string {
+	m := make(map[string]string, len(reportedSettings))
+	for _, name := range reportedSettings {
+		if v, ok := s.showValue(strings.ToLower(name)); ok {
+			m[name] = v
+		}
+	}
+	return m
+}
+
 func unknownSetting(name string) *pgwire.Error {
 	return &pgwire.Error{Code: stateUndefinedParam, Message: fmt.Sprintf("unrecognized configuration parameter %q", name)}
 }
