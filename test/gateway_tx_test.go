@@ -18,8 +18,8 @@ import (
 // Client transactions as ORMs and drivers run them, through a node's
 // listener on a 4-validator network: savepoints (pgx's nested
 // transactions, the SAVEPOINTs of SQLAlchemy's begin_nested and Django's
-// nested atomic()), catalog reads inside transactions (PostgreSQL), and
-// psycopg2's session calls. Every validator ends with the same state.
+// nested atomic()), catalog reads inside transactions and SQLAlchemy's
+// ORM (PostgreSQL), and psycopg2's session calls. Every validator ends with the same state.
 func TestGatewayTransactions_Postgres(t *testing.T) { testGatewayTransactions(t, "postgres") }
 func TestGatewayTransactions_SQLite(t *testing.T)   { testGatewayTransactions(t, "sqlite") }
 
@@ -47,6 +47,9 @@ func testGatewayTransactions(t *testing.T, backend string) {
 		checkCatalogReadsInTransaction(t, ctx, conn)
 	}
 	runPsycopg2Session(t, ctx, c.pgURL(2, "alice"), backend)
+	if backend == "postgres" {
+		runPython(t, ctx, "SQLAlchemy", sqlalchemyNested, "URL=postgresql+psycopg2://alice:"+pgPassword("alice")+"@"+c.pgAddr(3)+"/relchain")
+	}
 
 	want := map[string][][]any{
 		`SELECT id, v FROM acct ORDER BY id`: {{1, 13}, {2, 23}, {3, 31}},
@@ -55,6 +58,7 @@ func testGatewayTransactions(t *testing.T, backend string) {
 	if backend == "postgres" {
 		want[`SELECT id, v FROM acct ORDER BY id`] = [][]any{{1, 14}, {2, 23}, {3, 31}}
 		want[`SELECT id, v FROM py ORDER BY id`] = [][]any{{1, 11}, {3, 3}, {4, 4}}
+		want[`SELECT id, n FROM item ORDER BY id`] = [][]any{{1, 1}, {2, 2}}
 	}
 	queries := make([]string, 0, len(want))
 	for q := range want {
@@ -330,13 +334,50 @@ if backend == "postgres":
 print("ok")
 `
 
+// sqlalchemyNested is SQLAlchemy 1.4's ORM, unmodified: its dialect's
+// catalog probes and create_all's has_table inside the transaction
+// psycopg2 opens, session CRUD, and a nested transaction (begin_nested:
+// SAVEPOINT sa_savepoint_1) rolled back.
+const sqlalchemyNested = `
+import os
+from sqlalchemy import create_engine, Column, Integer, select
+from sqlalchemy.orm import declarative_base, Session
+engine = create_engine(os.environ["URL"])
+Base = declarative_base()
+class Item(Base):
+    __tablename__ = "item"
+    id = Column(Integer, primary_key=True, autoincrement=False)
+    n = Column(Integer, nullable=False)
+Base.metadata.create_all(engine)
+Base.metadata.create_all(engine)  # has_table now finds it
+with Session(engine) as s:
+    s.add(Item(id=1, n=1))
+    s.commit()
+    with s.begin():
+        s.add(Item(id=2, n=2))
+        nested = s.begin_nested()
+        s.add(Item(id=3, n=3))
+        s.flush()
+        assert s.scalar(select(Item.n).where(Item.id == 3)) == 3
+        nested.rollback()
+    got = sorted((i.id, i.n) for i in s.scalars(select(Item)))
+    assert got == [(1, 1), (2, 2)], got
+print("ok")
+`
+
 func runPsycopg2Session(t *testing.T, ctx context.Context, dsn, backend string) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, "/usr/bin/python3", "-c", psycopg2Session)
-	cmd.Env = append(os.Environ(), "DSN="+dsn, "BACKEND="+backend)
+	runPython(t, ctx, "psycopg2 session", psycopg2Session, "DSN="+dsn, "BACKEND="+backend)
+}
+
+// runPython runs script with /usr/bin/python3; it must print only "ok".
+func runPython(t *testing.T, ctx context.Context, what, script string, env ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "/usr/bin/python3", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
-		t.Fatalf("psycopg2 session: %v\n%s", err, out)
+		t.Fatalf("%s: %v\n%s", what, err, out)
 	}
 }
 
