@@ -234,6 +234,19 @@ func checkCatalogReadsInTransaction(t *testing.T, ctx context.Context, conn *pgx
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatalf("COMMIT of a transaction with catalog reads: %v", err)
 	}
+	// A catalog read the read path refuses too fails the transaction, as
+	// any error does in PostgreSQL.
+	tx, err = conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT rolname FROM pg_catalog.pg_authid`); err == nil {
+		t.Fatal("a read of pg_authid inside a transaction succeeded")
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1`); err == nil || !strings.Contains(err.Error(), "25P02") {
+		t.Fatalf("after a failed catalog read the transaction answers %v, want 25P02", err)
+	}
+	_ = tx.Rollback(ctx)
 	// A read of user data the block gate refuses is not taken out of the
 	// transaction's validation.
 	tx, err = conn.Begin(ctx)
