@@ -15,6 +15,11 @@ import (
 // the kept statements: what the dropped ones wrote is gone, as in
 // PostgreSQL.
 
+// maxSavepoints bounds the open savepoints of a transaction: each keeps a
+// copy of the session's settings, and a hostile client must not grow a
+// session without bound.
+const maxSavepoints = 4096
+
 // savepoint is a mark in an open transaction.
 type savepoint struct {
 	name          string
@@ -40,6 +45,10 @@ func (s *session) setSavepoint(sql string) (*pgwire.Result, error) {
 		return nil, failedTx()
 	}
 	tx := s.tx
+	if len(tx.savepoints) >= maxSavepoints {
+		return nil, &pgwire.Error{Code: stateProgramLimit, Message: fmt.Sprintf("too many savepoints: at most %d may be open in one transaction", maxSavepoints),
+			Hint: "Release or roll back to a savepoint before setting another."}
+	}
 	tx.savepoints = append(tx.savepoints, savepoint{name: name, stmts: len(tx.stmts), writes: tx.writes, ddl: tx.ddl,
 		readOnly: tx.readOnly, settings: s.saveSettings(), local: copySet(tx.local), savepointsLen: len(tx.savepoints)})
 	return &pgwire.Result{Tag: "SAVEPOINT"}, nil
@@ -130,7 +139,9 @@ func savepointName(sql string) (string, error) {
 	}
 	i := 1
 	switch upper(0) {
-	case "ROLLBACK", "ABORT":
+	case "ABORT": // PostgreSQL has no ABORT TO
+		return "", syntaxError(sql)
+	case "ROLLBACK":
 		if w := upper(i); w == "WORK" || w == "TRANSACTION" {
 			i++
 		}

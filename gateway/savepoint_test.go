@@ -2,10 +2,14 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/pgwire"
 )
 
 // savepointAnswers are savepoint statements in one session's order, with
@@ -36,6 +40,31 @@ var savepointAnswers = []string{
 	"BEGIN", "SAVEPOINT", "ROLLBACK", "BEGIN", "SAVEPOINT a b", "ROLLBACK", "BEGIN", "SAVEPOINT 'a'", "ROLLBACK",
 	"BEGIN", `SAVEPOINT ""`, "ROLLBACK", "BEGIN", "ROLLBACK TO", "ROLLBACK",
 	"BEGIN", "SAVEPOINT a; ", "RELEASE /* c */ a -- x", "COMMIT",
+	"BEGIN", "SAVEPOINT a", "ABORT TO a", "ROLLBACK",
+}
+
+// TestSavepointsAreBounded: a client cannot open savepoints without
+// bound; releasing them makes room again.
+func TestSavepointsAreBounded(t *testing.T) {
+	s := testSession("sqlite")
+	ctx := context.Background()
+	if _, err := s.Execute(ctx, "BEGIN", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxSavepoints {
+		if _, err := s.Execute(ctx, fmt.Sprintf("SAVEPOINT s%d", i), nil); err != nil {
+			t.Fatalf("savepoint %d: %v", i, err)
+		}
+	}
+	var pe *pgwire.Error
+	if _, err := s.Execute(ctx, "SAVEPOINT one_more", nil); !errors.As(err, &pe) || pe.Code != stateProgramLimit {
+		t.Fatalf("savepoint %d: %v, want 54000", maxSavepoints+1, err)
+	}
+	for _, sql := range []string{"ROLLBACK TO s0", "RELEASE s0", "SAVEPOINT again"} {
+		if _, err := s.Execute(ctx, sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
 }
 
 // TestSavepointsAnswerAsPostgreSQL runs savepointAnswers on a real
