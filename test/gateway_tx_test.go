@@ -13,13 +13,17 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/node"
 )
 
 // Client transactions as ORMs and drivers run them, through a node's
 // listener on a 4-validator network: savepoints (pgx's nested
 // transactions, the SAVEPOINTs of SQLAlchemy's begin_nested and Django's
 // nested atomic()), catalog reads inside transactions and SQLAlchemy's
-// ORM (PostgreSQL), and psycopg2's session calls. Every validator ends with the same state.
+// ORM (PostgreSQL; SQLAlchemy through the standalone gateway with
+// SCRAM), and psycopg2's session calls. Every validator ends with the same state.
 func TestGatewayTransactions_Postgres(t *testing.T) { testGatewayTransactions(t, "postgres") }
 func TestGatewayTransactions_SQLite(t *testing.T)   { testGatewayTransactions(t, "sqlite") }
 
@@ -48,7 +52,17 @@ func testGatewayTransactions(t *testing.T, backend string) {
 	}
 	runPsycopg2Session(t, ctx, c.pgURL(2, "alice"), backend)
 	if backend == "postgres" {
-		runPython(t, ctx, "SQLAlchemy", sqlalchemyNested, "URL=postgresql+psycopg2://alice:"+pgPassword("alice")+"@"+c.pgAddr(3)+"/relchain")
+		// Through the standalone gateway (SCRAM, reads and rehearsals over
+		// the nodes' RPC) in front of nodes 2 and 3.
+		gctx, gcancel := context.WithTimeout(ctx, 30*time.Second)
+		gw, err := gateway.Start(gctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{c.nodes[2].RPC, c.nodes[3].RPC},
+			UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home)})
+		gcancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer gw.Close()
+		runPython(t, ctx, "SQLAlchemy", sqlalchemyNested, "URL=postgresql+psycopg2://alice:"+pgPassword("alice")+"@"+gw.Addr().String()+"/relchain")
 	}
 
 	want := map[string][][]any{
