@@ -41,6 +41,10 @@ var savepointAnswers = []string{
 	"BEGIN", `SAVEPOINT ""`, "ROLLBACK", "BEGIN", "ROLLBACK TO", "ROLLBACK",
 	"BEGIN", "SAVEPOINT a; ", "RELEASE /* c */ a -- x", "COMMIT",
 	"BEGIN", "SAVEPOINT a", "ABORT TO a", "ROLLBACK",
+	"BEGIN", "ROLLBACK TO SAVEPOINT", "ROLLBACK", "BEGIN", "RELEASE SAVEPOINT", "ROLLBACK",
+	"BEGIN", "SAVEPOINT savepoint", "RELEASE savepoint", "SAVEPOINT é", "ROLLBACK TO é", "RELEASE SAVEPOINT é",
+	`SAVEPOINT "a""b"`, `ROLLBACK TO "a""b"`, "SAVEPOINT a.b", "ROLLBACK", "BEGIN", `SAVEPOINT "`, "ROLLBACK",
+	"BEGIN", "ROLLBACK WORK TO", "ROLLBACK", "BEGIN", "SAVEPOINT a", "ROLLBACK TO SAVEPOINT a a", "ROLLBACK",
 }
 
 // TestSavepointsAreBounded: a client cannot open savepoints without
