@@ -10,16 +10,19 @@ import (
 type kind int
 
 const (
-	kindRead     kind = iota // the query path (or a rehearsal inside a transaction)
-	kindWrite                // a bc-transaction (or a rehearsal inside a transaction)
-	kindBegin                // BEGIN, START TRANSACTION
-	kindCommit               // COMMIT, END
-	kindRollback             // ROLLBACK, ABORT
-	kindSet                  // SET, RESET: the session's settings
-	kindShow                 // SHOW
-	kindVersion              // SELECT version()
-	kindNoop                 // DISCARD, DEALLOCATE: nothing to do here
-	kindRefused              // savepoints, COPY, LISTEN…: refused with a clear error
+	kindRead       kind = iota // the query path (or a rehearsal inside a transaction)
+	kindWrite                  // a bc-transaction (or a rehearsal inside a transaction)
+	kindBegin                  // BEGIN, START TRANSACTION
+	kindCommit                 // COMMIT, END
+	kindRollback               // ROLLBACK, ABORT
+	kindSet                    // SET, RESET: the session's settings
+	kindShow                   // SHOW
+	kindVersion                // SELECT version()
+	kindNoop                   // DISCARD, DEALLOCATE: nothing to do here
+	kindSavepoint              // SAVEPOINT name
+	kindRelease                // RELEASE [SAVEPOINT] name
+	kindRollbackTo             // ROLLBACK [WORK|TRANSACTION] TO [SAVEPOINT] name
+	kindRefused                // COPY, LISTEN…: refused with a clear error
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -87,7 +90,7 @@ func classify(sql string) kind {
 		return kindCommit
 	case "ROLLBACK", "ABORT":
 		if len(w) > 1 && (w[1] == "TO" || (len(w) > 2 && w[2] == "TO")) {
-			return kindRefused // ROLLBACK [WORK|TRANSACTION] TO SAVEPOINT
+			return kindRollbackTo
 		}
 		return kindRollback
 	case "SET", "RESET":
@@ -96,7 +99,11 @@ func classify(sql string) kind {
 		return kindShow
 	case "DISCARD", "DEALLOCATE":
 		return kindNoop
-	case "SAVEPOINT", "RELEASE", "COPY", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
+	case "SAVEPOINT":
+		return kindSavepoint
+	case "RELEASE":
+		return kindRelease
+	case "COPY", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
 		return kindRefused
 	case "SELECT":
 		if isVersionQuery(sql) {

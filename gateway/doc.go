@@ -14,9 +14,13 @@
 //     node's /rehearse path, rolled back at once, no lock kept while the
 //     client thinks); COMMIT submits all statements with what the client
 //     observed of each, and the block applies them only if it observes the
-//     same (else SQLSTATE 40001);
-//   - session statements (SET, SHOW, RESET, SELECT version(), DISCARD) are
-//     answered by the gateway and never reach the chain.
+//     same (else SQLSTATE 40001); SAVEPOINT, RELEASE and ROLLBACK TO mark
+//     and cut that statement list (savepoint.go); a catalog read the block
+//     gate refuses is answered on the read path at the transaction's
+//     snapshot height, outside the bc-transaction (catalogread.go);
+//   - session statements (SET, SHOW, RESET, SELECT version(), DISCARD,
+//     DEALLOCATE) are answered by the gateway and never reach the chain; a
+//     change of a reported setting goes to the client as ParameterStatus.
 //
 // The same code runs inside a node (relchain node --pg-listen; reads go to
 // the node's application in process) and as a standalone gateway in front

@@ -46,6 +46,14 @@ type transaction struct {
 
 	saved *savedSettings  // the session's settings at BEGIN: ROLLBACK restores them
 	local map[string]bool // names SET LOCAL changed: restored at the end either way
+
+	savepoints []savepoint // open savepoints, oldest first (savepoint.go)
+
+	// height is the transaction's snapshot height: the session's read
+	// height at its first statement (pinned then); catalog reads answered
+	// on the read path (readInTransaction) are served at least there.
+	height int64
+	pinned bool
 }
 
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
@@ -128,6 +136,12 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 		s.endSettings(s.tx, false)
 		s.tx = nil
 		return &pgwire.Result{Tag: "ROLLBACK"}, nil
+	case kindSavepoint:
+		return s.setSavepoint(sql)
+	case kindRelease:
+		return s.releaseSavepoint(sql)
+	case kindRollbackTo:
+		return s.rollbackToSavepoint(sql)
 	}
 	if (k == kindSet || k == kindShow || k == kindNoop) && s.tx != nil && s.tx.failed {
 		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
@@ -205,19 +219,33 @@ func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
 	return txn.Statement{SQL: nodeSQL, Args: ordered}, nil
 }
 
-// discard answers DISCARD and DEALLOCATE with PostgreSQL's tags. DISCARD
-// ALL returns every setting to its default (the session holds no plans,
-// temporary tables or sequences of its own).
+// discard answers DISCARD and DEALLOCATE as PostgreSQL does. The
+// connection's prepared statements are the extended protocol's (SQL
+// PREPARE is refused): DEALLOCATE removes them (pgwire, Result.Deallocate),
+// DISCARD ALL removes them, closes the portals and returns every setting
+// to its default (the session holds no plans, temporary tables or
+// sequences of its own).
 func (s *session) discard(sql string) (*pgwire.Result, error) {
 	w := words(sql, 3)
 	if w[0] == "DEALLOCATE" {
-		if len(w) > 1 && w[1] == "PREPARE" {
-			w = append(w[:1], w[2:]...)
+		toks, err := savepointTokens(sql)
+		if err != nil {
+			return nil, err
 		}
-		if len(w) > 1 && w[1] == "ALL" {
-			return &pgwire.Result{Tag: "DEALLOCATE ALL"}, nil
+		if len(toks) == 3 && strings.EqualFold(toks[1], "PREPARE") {
+			toks = append(toks[:1], toks[2:]...)
 		}
-		return &pgwire.Result{Tag: "DEALLOCATE"}, nil
+		if len(toks) != 2 {
+			return nil, syntaxError(sql)
+		}
+		if strings.EqualFold(toks[1], "ALL") {
+			return &pgwire.Result{Tag: "DEALLOCATE ALL", DeallocateAll: true}, nil
+		}
+		name := identifier(toks[1])
+		if name == "" {
+			return nil, &pgwire.Error{Code: stateSyntax, Message: "zero-length delimited identifier"}
+		}
+		return &pgwire.Result{Tag: "DEALLOCATE", Deallocate: name}, nil
 	}
 	what := ""
 	if len(w) > 1 {
@@ -229,7 +257,7 @@ func (s *session) discard(sql string) (*pgwire.Result, error) {
 			return nil, &pgwire.Error{Code: stateActiveTx, Message: "DISCARD ALL cannot run inside a transaction block"}
 		}
 		s.resetAll()
-		return &pgwire.Result{Tag: "DISCARD ALL"}, nil
+		return &pgwire.Result{Tag: "DISCARD ALL", DeallocateAll: true, ClosePortals: true}, nil
 	case "PLANS", "SEQUENCES", "TEMP":
 		return &pgwire.Result{Tag: "DISCARD " + what}, nil
 	case "TEMPORARY":
@@ -242,10 +270,6 @@ func (s *session) discard(sql string) (*pgwire.Result, error) {
 func refusedStatement(sql string) *pgwire.Error {
 	w := words(sql, 1)
 	switch w[0] {
-	case "SAVEPOINT", "RELEASE", "ROLLBACK":
-		e := refused("savepoints are not supported: a relchain transaction commits or conflicts as a whole")
-		e.Hint = "Run the transaction without SAVEPOINT; most ORMs use savepoints only for nested transactions."
-		return e
 	case "PREPARE", "EXECUTE", "DEALLOCATE":
 		return refused("SQL-level %s is not supported: use the extended query protocol (your driver's prepared statements)", w[0])
 	}
@@ -255,6 +279,12 @@ func refusedStatement(sql string) *pgwire.Error {
 // read runs a read outside a transaction on committed state, at a height
 // no lower than the session's last commit and relchain.min_height.
 func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pgwire.Result, error) {
+	return s.readAt(ctx, sql, stmt, max(s.minHeight, s.lastCommit), s.crossCheck)
+}
+
+// readAt reads on committed state at a height of at least h, on one node
+// or, crossCheck, on every node.
+func (s *session) readAt(ctx context.Context, sql string, stmt txn.Statement, h int64, crossCheck bool) (*pgwire.Result, error) {
 	args := make([]any, len(stmt.Args))
 	for i, a := range stmt.Args {
 		v, err := queryArg(a)
@@ -263,9 +293,8 @@ func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pg
 		}
 		args[i] = v
 	}
-	h := max(s.minHeight, s.lastCommit)
 	query := s.g.nodes.Query
-	if s.crossCheck {
+	if crossCheck {
 		query = s.g.nodes.QueryAll
 	}
 	resp, err := query(ctx, h, stmt.SQL, args)

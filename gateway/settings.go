@@ -110,6 +110,16 @@ func (s *session) saveSettings() *savedSettings {
 	return &savedSettings{settings: m, minHeight: s.minHeight, crossCheck: s.crossCheck, timeout: s.timeout, defaultReadOnly: s.defaultReadOnly}
 }
 
+// copy is a copy that later changes of the session's settings leave alone.
+func (v *savedSettings) copy() *savedSettings {
+	c := *v
+	c.settings = make(map[string]string, len(v.settings))
+	for k, val := range v.settings {
+		c.settings[k] = val
+	}
+	return &c
+}
+
 func (s *session) restoreSettings(v *savedSettings) {
 	s.settings, s.minHeight, s.crossCheck, s.timeout, s.defaultReadOnly = v.settings, v.minHeight, v.crossCheck, v.timeout, v.defaultReadOnly
 }
@@ -400,6 +410,25 @@ func (s *session) showValue(name string) (string, bool) {
 	}
 	st, ok := lookupSetting(name)
 	return st.def, ok && !st.custom
+}
+
+// reportedSettings are PostgreSQL 15's GUC_REPORT parameters: their
+// values go to the client in ParameterStatus at startup and whenever they
+// change (ReportedParameters), by these names.
+var reportedSettings = []string{"application_name", "client_encoding", "DateStyle", "default_transaction_read_only",
+	"in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser", "server_encoding", "server_version",
+	"session_authorization", "standard_conforming_strings", "TimeZone"}
+
+// ReportedParameters is pgwire.ParameterReporter: the values SHOW gives
+// of reportedSettings.
+func (s *session) ReportedParameters() map[string]string {
+	m := make(map[string]string, len(reportedSettings))
+	for _, name := range reportedSettings {
+		if v, ok := s.showValue(strings.ToLower(name)); ok {
+			m[name] = v
+		}
+	}
+	return m
 }
 
 func unknownSetting(name string) *pgwire.Error {

@@ -44,6 +44,7 @@ var settingsTable = map[string]setting{
 	"transaction_deferrable":              {def: "off", check: anyBool("transaction_deferrable")},
 	"default_transaction_deferrable":      {def: "off", check: anyBool("default_transaction_deferrable")},
 	"is_superuser":                        {def: "off", readOnly: true},
+	"in_hot_standby":                      {def: "off", readOnly: true},
 	"session_authorization":               {readOnly: true},
 	"application_name":                    {def: "", check: checkApplicationName},
 	"search_path":                         {def: `"$user", public`, check: checkSearchPath},

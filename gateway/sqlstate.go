@@ -23,6 +23,8 @@ const (
 	stateInFailedTx     = "25P02"
 	stateReadOnlyTx     = "25006"
 	stateActiveTx       = "25001"
+	stateNoActiveTx     = "25P01"
+	stateNoSavepoint    = "3B001"
 	stateUndefinedParam = "42704"
 	stateInvalidValue   = "22023"
 	stateConnFailure    = "08006" // no node answered; a write's outcome may be unknown

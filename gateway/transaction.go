@@ -85,6 +85,9 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 	if tx.readOnly && k == kindWrite {
 		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute " + words(stmt.SQL, 1)[0] + " in a read-only transaction"}
 	}
+	if !tx.pinned {
+		tx.height, tx.pinned = max(s.minHeight, s.lastCommit), true
+	}
 	if err := s.awaitHeight(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -94,6 +97,9 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 		return nil, nodeError(err)
 	}
 	if resp.Code != api.CodeOK {
+		if s.catalogRead(resp, len(stmts), k, stmt.SQL) {
+			return s.readInTransaction(ctx, tx, sql, stmt, resp)
+		}
 		return nil, rehearsalFailure(resp, len(stmts))
 	}
 	if len(resp.Statements) != len(stmts) {
@@ -109,6 +115,33 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 	tx.writes = tx.writes || k == kindWrite
 	tx.ddl = tx.ddl || isDDL(sql)
 	return s.result(ctx, sql, last.Columns, last.Rows, last.RowsAffected)
+}
+
+// catalogRead reports a rehearsal that the block gate refused at its
+// last statement, a read of catalogs only (catalogOnly): the gate's
+// refusals of such a statement are determinism refusals (catalog values,
+// object ids, session functions differ between nodes), which the read
+// path does not make, so the statement is answered there instead
+// (readInTransaction). A read of user data stays refused: answered
+// outside the bc-transaction, it would escape the commit's validation.
+func (s *session) catalogRead(resp *api.RehearseResponse, n int, k kind, sql string) bool {
+	return resp.Code == api.CodeForbidden && resp.Failure != nil && resp.Failure.Statement == n &&
+		k == kindRead && s.g.wire.PGCatalog && catalogOnly(sql)
+}
+
+// readInTransaction answers a catalog read of a transaction on the read
+// path, at a height of at least the transaction's snapshot height (the
+// session's at its first statement). It does not join the bc-transaction
+// or its observations: it is not validated at commit. After the
+// transaction changed the schema the read path cannot see the change, so
+// the block gate's refusal stands.
+func (s *session) readInTransaction(ctx context.Context, tx *transaction, sql string, stmt txn.Statement, resp *api.RehearseResponse) (*pgwire.Result, error) {
+	if tx.ddl {
+		e := rehearsalFailure(resp, len(tx.stmts)+1)
+		e.Hint = "This transaction changed the schema: a catalog query inside it cannot be answered before COMMIT. Ask it before the schema change or after COMMIT."
+		return nil, e
+	}
+	return s.readAt(ctx, sql, stmt, tx.height, false)
 }
 
 // awaitHeight makes a transaction's first rehearsal run on a node that

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -46,6 +47,8 @@ type conn struct {
 	skipToSync bool // an error happened in an extended-protocol batch
 	fatalSent  bool // a FATAL ErrorResponse is queued: flush it and close
 	retained   int  // bytes of statements and portals held, bounded by MaxSessionMemory
+	// reported holds the ParameterStatus values the client was last sent.
+	reported map[string]string
 }
 
 // deadlineWriter sets a write deadline before every write once timeout is set, so that a
@@ -279,7 +282,7 @@ func (c *conn) dispatch(ctx context.Context, msg pgproto3.FrontendMessage) bool 
 	case *pgproto3.FunctionCall:
 		// Like a simple query: an error, then ReadyForQuery; the session goes on.
 		c.sendError(errorf(codeFeatureNotSupported, "function call protocol is not supported"), false)
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		c.readyForQuery()
 		return c.be.Flush() == nil
 	default: // a password message after authentication
 		c.sendFatal(fatalf(codeProtocolViolation, "invalid frontend message: unexpected message after authentication"))
@@ -333,14 +336,63 @@ func (c *conn) sync() bool {
 	if c.sess.TxStatus() == 'I' {
 		c.clearPortals()
 	}
-	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	c.readyForQuery()
 	return c.be.Flush() == nil
+}
+
+// readyForQuery queues ReadyForQuery, preceded by a ParameterStatus for
+// each reported parameter whose value changed since the client was last
+// told (ParameterReporter).
+func (c *conn) readyForQuery() {
+	if r, ok := c.sess.(ParameterReporter); ok {
+		now := r.ReportedParameters()
+		names := make([]string, 0, len(now))
+		for name := range now {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if v, told := c.reported[name]; !told || v != now[name] {
+				c.be.Send(&pgproto3.ParameterStatus{Name: name, Value: now[name]})
+				c.reported[name] = now[name]
+			}
+		}
+	}
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+}
+
+// applyEffects carries out what a statement's result does to the
+// connection's prepared statements and portals (DEALLOCATE, DISCARD ALL);
+// running is the portal that executed it (nil: a simple query).
+func (c *conn) applyEffects(res *Result, running *portal) error {
+	switch {
+	case res.DeallocateAll:
+		for name := range c.stmts {
+			if name != "" {
+				c.dropStatement(name, false)
+			}
+		}
+	case res.Deallocate != "":
+		if c.stmts[res.Deallocate] == nil {
+			return errorf(codeUndefinedPreparedStmt, "prepared statement %q does not exist", res.Deallocate)
+		}
+		c.dropStatement(res.Deallocate, false)
+	}
+	if res.ClosePortals {
+		for name, p := range c.portals {
+			if p != running {
+				c.dropPortal(name)
+			}
+		}
+	}
+	return nil
 }
 
 // initQueryState prepares the per-connection state the query protocols use.
 func (c *conn) initQueryState() {
 	c.types = pgtype.NewMap()
 	c.stmts, c.portals = map[string]*statement{}, map[string]*portal{}
+	c.reported = map[string]string{}
 }
 
 // receive reads one client message (frame.go): lengths are bounded before allocation and a

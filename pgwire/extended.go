@@ -207,6 +207,9 @@ func (c *conn) execute(ctx context.Context, m *pgproto3.Execute) error {
 		if p.result == nil {
 			p.result = &Result{}
 		}
+		if err := c.applyEffects(p.result, p); err != nil {
+			return err
+		}
 	}
 	return c.sendPortalRows(p, int(m.MaxRows))
 }

@@ -21,6 +21,18 @@ type Session interface {
 	Close()
 }
 
+// ParameterReporter is implemented by a Session whose settings clients
+// follow (PostgreSQL's GUC_REPORT parameters: TimeZone, DateStyle,
+// application_name …). It returns their values by the names ParameterStatus
+// uses. pgwire reports them after authentication (over its own defaults)
+// and, before every later ReadyForQuery, sends a ParameterStatus for each
+// one whose value differs from what the client was last told, as
+// PostgreSQL 14 and later do: a SET, RESET, DISCARD ALL or ROLLBACK that
+// changes one is reported once, when its query or Sync ends.
+type ParameterReporter interface {
+	ReportedParameters() map[string]string
+}
+
 // Column is one result column: its name and PostgreSQL type OID (0 is sent as text).
 type Column struct {
 	Name string
@@ -43,4 +55,13 @@ type Result struct {
 	// Tag is the CommandComplete tag, e.g. "INSERT 0 1", "UPDATE 2", "SELECT 3", "BEGIN".
 	// Empty: "SELECT <rows>" when Columns is set.
 	Tag string
+	// DeallocateAll removes every named prepared statement of the
+	// connection (SQL DEALLOCATE ALL, DISCARD ALL); otherwise a non-empty
+	// Deallocate removes the one of that name, and the statement fails
+	// with 26000 if there is none (DEALLOCATE name). ClosePortals closes
+	// every portal but the one running (DISCARD ALL). As in PostgreSQL,
+	// the unnamed statement stays.
+	DeallocateAll bool
+	Deallocate    string
+	ClosePortals  bool
 }

@@ -32,7 +32,7 @@ func (c *conn) simpleQuery(ctx context.Context, sql string) bool {
 	if c.fatalSent {
 		return false
 	}
-	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	c.readyForQuery()
 	return c.be.Flush() == nil
 }
 
@@ -50,6 +50,10 @@ func (c *conn) simpleStatement(ctx context.Context, stmt string) bool {
 	}
 	if res == nil {
 		res = &Result{}
+	}
+	if err := c.applyEffects(res, nil); err != nil {
+		c.sendError(err, false)
+		return false
 	}
 	text := func(int) int16 { return formatText }
 	if res.Columns != nil {

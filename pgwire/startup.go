@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,7 +178,9 @@ func sendFatalRaw(w io.Writer, e *Error, deadline time.Duration) {
 }
 
 // startupParameterStatus is what PostgreSQL reports after authentication; clients (pgx,
-// lib/pq, JDBC) read server_version, integer_datetimes and standard_conforming_strings.
+// lib/pq, JDBC) read server_version, integer_datetimes and standard_conforming_strings. A
+// ParameterReporter's values replace these defaults and add to them; the client is
+// then told of each later change (readyForQuery).
 func (c *conn) startupParameterStatus(info *startupInfo) []*pgproto3.ParameterStatus {
 	kv := [][2]string{
 		{"server_version", c.srv.serverVersion()},
@@ -192,9 +195,28 @@ func (c *conn) startupParameterStatus(info *startupInfo) []*pgproto3.ParameterSt
 		{"is_superuser", "off"},
 		{"session_authorization", info.user},
 	}
-	out := make([]*pgproto3.ParameterStatus, len(kv))
-	for i, p := range kv {
-		out[i] = &pgproto3.ParameterStatus{Name: p[0], Value: p[1]}
+	var session map[string]string
+	if r, ok := c.sess.(ParameterReporter); ok {
+		session = r.ReportedParameters()
+	}
+	out := make([]*pgproto3.ParameterStatus, 0, len(kv)+len(session))
+	for _, p := range kv {
+		if v, ok := session[p[0]]; ok {
+			p[1] = v
+		}
+		out = append(out, &pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+		c.reported[p[0]] = p[1]
+	}
+	names := make([]string, 0, len(session))
+	for name := range session {
+		if _, ok := c.reported[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		out = append(out, &pgproto3.ParameterStatus{Name: name, Value: session[name]})
+		c.reported[name] = session[name]
 	}
 	return out
 }
