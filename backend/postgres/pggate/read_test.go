@@ -75,3 +75,78 @@ func TestReadPolicyKeepsSafetyRefusals(t *testing.T) {
 		}
 	}
 }
+
+// guiQueries are the queries of a client's file in
+// backend/postgres/testdata/gui (blank-line separated, a first line
+// starting with "-- " says where they come from).
+func guiQueries(t *testing.T, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "gui", name+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, q := range strings.Split(string(data), "\n\n") {
+		if strings.HasPrefix(q, "-- ") {
+			q = q[strings.IndexByte(q+"\n", '\n'):]
+		}
+		if q = strings.TrimSpace(q); q != "" {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// What GUI tools ask (issue 33, item 9): pgcli's completion queries,
+// pgjdbc's DatabaseMetaData as DBeaver calls it and Sequelize's
+// introspection pass the read policy (psql's \l, \du, \dg, \dx+, \dm, \ds,
+// \d+ are in testdata/psql15, checked above). On main pgcli's databases()
+// and Sequelize's describeTable were refused (pg_database,
+// pg_statio_all_tables), pgjdbc's getImportedKeys too (pg_settings).
+func TestReadPolicyAcceptsGUIToolsCatalogQueries(t *testing.T) {
+	for _, client := range []string{"pgcli", "pgjdbc", "sequelize"} {
+		qs := guiQueries(t, client)
+		if len(qs) < 3 {
+			t.Fatalf("testdata/gui/%s.sql: %d queries", client, len(qs))
+		}
+		for _, q := range qs {
+			if _, err := CheckRead(q); err != nil {
+				t.Errorf("%s: CheckRead(%q) = %v", client, q, err)
+			}
+		}
+	}
+}
+
+// The shared catalogs are replaced by the read path's own rows: this
+// database under the network's name, its roles without settings, no
+// statistics.
+func TestReadPolicyReplacesSharedCatalogs(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT datname FROM pg_catalog.pg_database d`, `jsonb_populate_record(x, '{"datname": "` + NetworkDatabase + `", "datacl": null`},
+		{`SELECT rolname FROM pg_roles r`, `'{"rolconfig": null, "rolpassword": null}'`},
+		{`SELECT * FROM pg_auth_members`, `FROM pg_catalog.pg_auth_members x`},
+		{`SELECT relid, relname FROM pg_catalog.pg_statio_all_tables st`, `jsonb_populate_record(NULL::pg_catalog.pg_statio_all_tables, pg_catalog.jsonb_build_object('relid', c.oid`},
+		{`SELECT setting FROM pg_settings WHERE name = 'max_index_keys'`, `x.name IN ('max_index_keys'`},
+	} {
+		r, err := CheckRead(c.sql)
+		if err != nil {
+			t.Errorf("CheckRead(%q) = %v", c.sql, err)
+			continue
+		}
+		if !strings.Contains(r.Text, c.want) {
+			t.Errorf("CheckRead(%q) runs %q, which lacks %q", c.sql, r.Text, c.want)
+		}
+	}
+	// pg_describe_object (psql's \dx+) answers for objects of this
+	// database only: a shared catalog's object ('role x') is NULL.
+	r, err := CheckRead(`SELECT pg_catalog.pg_describe_object(classid, objid, 0) FROM pg_catalog.pg_depend`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Text, "CASE WHEN classid::pg_catalog.regclass::pg_catalog.oid IN (SELECT oid FROM pg_catalog.pg_class WHERE NOT relisshared) THEN pg_catalog.pg_describe_object(classid, objid, 0) END") {
+		t.Errorf("pg_describe_object is not guarded: %q", r.Text)
+	}
+	if _, err := CheckRead(`SELECT pg_describe_object(1260, 10)`); err == nil {
+		t.Error("CheckRead accepts pg_describe_object with two arguments")
+	}
+}
