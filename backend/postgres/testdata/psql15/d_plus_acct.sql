@@ -1,4 +1,4 @@
--- psql 15.20 -E, \d+ acct (captured verbatim; the OID literal is of the capture database's acct, replaced by the test)
+-- psql 15.20 -E, \d+ acct (captured verbatim, with table child referencing acct; the OID literal is of the capture database's acct, replaced by the test)
 SELECT c.oid,
   n.nspname,
   c.relname
@@ -44,6 +44,22 @@ SELECT r.conname, pg_catalog.pg_get_constraintdef(r.oid, true)
 FROM pg_catalog.pg_constraint r
 WHERE r.conrelid = '25632' AND r.contype = 'c'
 ORDER BY 1;
+
+SELECT true as sametable, conname,
+  pg_catalog.pg_get_constraintdef(r.oid, true) as condef,
+  conrelid::pg_catalog.regclass AS ontable
+FROM pg_catalog.pg_constraint r
+WHERE r.conrelid = '25632' AND r.contype = 'f'
+     AND conparentid = 0
+ORDER BY conname
+
+SELECT conname, conrelid::pg_catalog.regclass AS ontable,
+       pg_catalog.pg_get_constraintdef(oid, true) AS condef
+  FROM pg_catalog.pg_constraint c
+ WHERE confrelid IN (SELECT pg_catalog.pg_partition_ancestors('25632')
+                     UNION ALL VALUES ('25632'::pg_catalog.regclass))
+       AND contype = 'f' AND conparentid = 0
+ORDER BY conname;
 
 SELECT pol.polname, pol.polpermissive,
   CASE WHEN pol.polroles = '{0}' THEN NULL ELSE pg_catalog.array_to_string(array(select rolname from pg_catalog.pg_roles where oid = any (pol.polroles) order by 1),',') END,
@@ -93,6 +109,19 @@ SELECT pubname
      , NULL
 FROM pg_catalog.pg_publication p
 WHERE p.puballtables AND pg_catalog.pg_relation_is_publishable('25632')
+ORDER BY 1;
+
+SELECT t.tgname, pg_catalog.pg_get_triggerdef(t.oid, true), t.tgenabled, t.tgisinternal,
+  CASE WHEN t.tgparentid != 0 THEN
+    (SELECT u.tgrelid::pg_catalog.regclass
+     FROM pg_catalog.pg_trigger AS u,
+          pg_catalog.pg_partition_ancestors(t.tgrelid) WITH ORDINALITY AS a(relid, depth)
+     WHERE u.tgname = t.tgname AND u.tgrelid = a.relid
+           AND u.tgparentid = 0
+     ORDER BY a.depth LIMIT 1)
+  END AS parent
+FROM pg_catalog.pg_trigger t
+WHERE t.tgrelid = '25632' AND (NOT t.tgisinternal OR (t.tgisinternal AND t.tgenabled = 'D'))
 ORDER BY 1;
 
 SELECT c.oid::pg_catalog.regclass
