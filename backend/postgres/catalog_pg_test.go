@@ -404,9 +404,18 @@ func TestGUIToolsSeeThisNetworkOnly(t *testing.T) {
 		t.Errorf("Sequelize describeTable lists %q", got)
 	}
 	requireColumn(t, "Sequelize showIndex", results["sequelize/1"], 0, "acct_owner", "acct_pkey")
-	// Sequelize's foreign keys run, but list nothing:
-	// information_schema.constraint_column_usage shows only tables the
-	// session's role owns, and the reader owns none (not yet answered).
+	// information_schema.constraint_column_usage showed only tables the
+	// session's role owns, and the reader owns none; the read path's own
+	// definition shows this database's. (Sequelize's foreign-key lookup
+	// still finds nothing: it joins table_constraints, which shows a
+	// constraint only to a role with a privilege beyond SELECT on its
+	// table; not yet answered.)
+	requireColumn(t, "constraint_column_usage", read(t, b,
+		`SELECT constraint_name, column_name FROM information_schema.constraint_column_usage WHERE table_name = 'acct' AND constraint_name LIKE 'child%'`),
+		0, "child_acct_id_fkey")
+	requireColumn(t, "constraint_table_usage", read(t, b,
+		`SELECT constraint_name FROM information_schema.constraint_table_usage WHERE table_name = 'child' ORDER BY 1`),
+		0, "child_pkey")
 	requireNoRelchain(t, "pgcli's tables", results["pgcli/2"])
 
 	// Statistics come without numbers, settings without the server's.

@@ -106,3 +106,46 @@ func tableStats(rel, kinds, cond string) string {
 		" CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::pg_catalog.%s,"+
 		" pg_catalog.jsonb_build_object('relid', c.oid, 'schemaname', n.nspname, 'relname', c.relname)) r WHERE %s", rel, where)
 }
+
+// infoSchemaReplacements are the views of information_schema the read
+// path answers with a query of its own: PostgreSQL's definitions (the
+// same from 9.x to 17) with their ownership filter (pg_has_role(owner,
+// 'USAGE')) replaced by relchain's: the reader owns no table, so these
+// views listed nothing, though the constraints they describe are this
+// network's schema, readable in pg_constraint (Sequelize's and knex's
+// foreign-key lookups join constraint_column_usage).
+var infoSchemaReplacements = map[string]string{
+	"constraint_column_usage": `SELECT pg_catalog.current_database()::information_schema.sql_identifier AS table_catalog,
+    x.tblschema::information_schema.sql_identifier AS table_schema,
+    x.tblname::information_schema.sql_identifier AS table_name,
+    x.colname::information_schema.sql_identifier AS column_name,
+    pg_catalog.current_database()::information_schema.sql_identifier AS constraint_catalog,
+    x.cstrschema::information_schema.sql_identifier AS constraint_schema,
+    x.cstrname::information_schema.sql_identifier AS constraint_name
+  FROM (SELECT DISTINCT nr.nspname, r.relname, r.relowner, a.attname, nc.nspname, c.conname
+      FROM pg_catalog.pg_namespace nr, pg_catalog.pg_class r, pg_catalog.pg_attribute a, pg_catalog.pg_depend d,
+        pg_catalog.pg_namespace nc, pg_catalog.pg_constraint c
+      WHERE nr.oid = r.relnamespace AND r.oid = a.attrelid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+        AND d.refobjid = r.oid AND d.refobjsubid = a.attnum AND d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass
+        AND d.objid = c.oid AND c.connamespace = nc.oid AND c.contype = 'c' AND r.relkind IN ('r', 'p') AND NOT a.attisdropped
+    UNION ALL
+    SELECT nr.nspname, r.relname, r.relowner, a.attname, nc.nspname, c.conname
+      FROM pg_catalog.pg_namespace nr, pg_catalog.pg_class r, pg_catalog.pg_attribute a, pg_catalog.pg_namespace nc,
+        pg_catalog.pg_constraint c
+      WHERE nr.oid = r.relnamespace AND r.oid = a.attrelid AND nc.oid = c.connamespace
+        AND r.oid = CASE c.contype WHEN 'f' THEN c.confrelid ELSE c.conrelid END
+        AND a.attnum = ANY (CASE c.contype WHEN 'f' THEN c.confkey ELSE c.conkey END)
+        AND NOT a.attisdropped AND c.contype IN ('p', 'u', 'f') AND r.relkind IN ('r', 'p')
+  ) x (tblschema, tblname, tblowner, colname, cstrschema, cstrname)
+  WHERE x.tblschema <> 'relchain' AND x.cstrschema <> 'relchain'`,
+	"constraint_table_usage": `SELECT pg_catalog.current_database()::information_schema.sql_identifier AS table_catalog,
+    nr.nspname::information_schema.sql_identifier AS table_schema,
+    r.relname::information_schema.sql_identifier AS table_name,
+    pg_catalog.current_database()::information_schema.sql_identifier AS constraint_catalog,
+    nc.nspname::information_schema.sql_identifier AS constraint_schema,
+    c.conname::information_schema.sql_identifier AS constraint_name
+  FROM pg_catalog.pg_constraint c, pg_catalog.pg_namespace nc, pg_catalog.pg_class r, pg_catalog.pg_namespace nr
+  WHERE c.connamespace = nc.oid AND r.relnamespace = nr.oid
+    AND (c.contype = 'f' AND c.confrelid = r.oid OR c.contype IN ('p', 'u') AND c.conrelid = r.oid)
+    AND r.relkind IN ('r', 'p') AND nr.nspname <> 'relchain' AND nc.nspname <> 'relchain'`,
+}

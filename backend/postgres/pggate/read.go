@@ -455,8 +455,6 @@ var infoSchemaViews = map[string]string{
 	"schemata":                              "schema_name <> 'relchain'",
 	"table_constraints":                     "table_schema <> 'relchain'",
 	"key_column_usage":                      "table_schema <> 'relchain'",
-	"constraint_column_usage":               "table_schema <> 'relchain'",
-	"constraint_table_usage":                "table_schema <> 'relchain'",
 	"referential_constraints":               "constraint_schema <> 'relchain'",
 	"check_constraints":                     "constraint_schema <> 'relchain'",
 	"table_privileges":                      "table_schema <> 'relchain'",
@@ -506,6 +504,9 @@ func (w *walker) readRelation(r *pg_query.RangeVar, wrapper *pg_query.Node) erro
 	)
 	switch {
 	case schema == "information_schema":
+		if text, ok := infoSchemaReplacements[rel]; ok {
+			return w.replaceCatalog(schema, rel, "", text, wrapper)
+		}
 		if filter, ok = infoSchemaViews[rel]; !ok {
 			return notOnRelationAllowlist(schema, rel)
 		}
