@@ -93,7 +93,7 @@ func TestGUIToolsSeeThisNetworkOnly_Postgres(t *testing.T) {
 
 			// psql: each meta-command alone, as a user types it.
 			owner := ""
-			for _, cmd := range []string{`\dt acct`, `\l`, `\du`, `\dg`, `\dx`, `\dx+`, `\dn+`, `\dp`, `\df`, `\dT`,
+			for _, cmd := range []string{`\dt acct`, `\l`, `\l+`, `\du`, `\du+`, `\dg`, `\dx`, `\dx+`, `\dn+`, `\dp`, `\df`, `\dT`,
 				`\dv`, `\dm`, `\ds`, `\dt+`, `\di+`, `\d+ acct`, `\d+ child`, `\conninfo`} {
 				out := runPsql(t, psql, front.addr, cmd)
 				seen = append(seen, out)
@@ -110,7 +110,11 @@ func TestGUIToolsSeeThisNetworkOnly_Postgres(t *testing.T) {
 					if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "relchain|"+owner+"|UTF8|") {
 						t.Errorf(`\l lists %q; want the one database relchain owned by %s`, lines, owner)
 					}
-				case `\du`, `\dg`:
+				case `\l+`:
+					if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "relchain|"+owner+"|UTF8|") || !strings.Contains(lines[0], "|pg_default|") || strings.Contains(lines[0], "No Access") {
+						t.Errorf(`\l+ lists %q; want relchain with its size and tablespace`, lines)
+					}
+				case `\du`, `\du+`, `\dg`:
 					var names []string
 					for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 						names = append(names, strings.SplitN(l, "|", 2)[0])

@@ -372,7 +372,7 @@ func TestGUIToolsSeeThisNetworkOnly(t *testing.T) {
 			results[fmt.Sprintf("%s/%d", what, i)] = rows
 		}
 	}
-	for _, name := range []string{"l", "du", "dg", "dm", "ds", "dx_plus", "d_plus_acct"} {
+	for _, name := range []string{"l", "l_plus", "du", "du_plus", "dg", "dm", "ds", "dx_plus", "d_plus_acct"} {
 		run(`\`+name, psqlQueries(t, name, oid))
 	}
 	for _, client := range []string{"pgcli", "pgjdbc", "sequelize"} {
@@ -383,6 +383,30 @@ func TestGUIToolsSeeThisNetworkOnly(t *testing.T) {
 	requireColumn(t, `\l names`, results[`\l/0`], 0, "relchain")
 	requireColumn(t, `\l owners`, results[`\l/0`], 1, writer)
 	requireColumn(t, "pgcli's databases()", results["pgcli/5"], 0, "relchain")
+	// \l+: this database's size and tablespace; \du+ the same roles.
+	if r := results[`\l_plus/0`]; len(r) != 1 || r[0][0] != "relchain" || !strings.HasSuffix(r[0][8], "kB") && !strings.HasSuffix(r[0][8], "MB") || r[0][9] != "pg_default" {
+		t.Errorf(`\l+ = %q; want relchain with its size and tablespace`, r)
+	}
+	if got, want := column(results[`\du_plus/0`], 0), column(results[`\du/0`], 0); !slices.Equal(got, want) {
+		t.Errorf(`\du+ lists %q, \du %q`, got, want)
+	}
+	// The functions \l+ and \du+ call answer NULL for what the read path
+	// does not show.
+	for _, q := range []string{
+		`SELECT has_database_privilege('` + otherDB + `', 'CONNECT')`,
+		`SELECT pg_database_size('` + otherDB + `')`,
+		`SELECT pg_has_role('` + secret + `', 'USAGE')`,
+		`SELECT pg_has_role('no_such_role_at_all', 'USAGE')`,
+		`SELECT shobj_description(d.oid, 'pg_database') FROM pg_catalog.pg_database d WHERE false`,
+		`SELECT pg_catalog.pg_describe_object('pg_catalog.pg_authid'::pg_catalog.regclass, 10, 0)`,
+	} {
+		if got := read(t, b, q); len(got) > 0 && got[0][0] != "<nil>" {
+			t.Errorf("%s = %q; want NULL", q, got)
+		}
+	}
+	if got := read(t, b, `SELECT has_database_privilege('relchain', 'CONNECT'), pg_database_size('relchain') > 0`); got[0][0] != "true" || got[0][1] != "true" {
+		t.Errorf("has_database_privilege and pg_database_size of the network's database: %q", got)
+	}
 	// \du, \dg: the network's roles (and the superuser that owns
 	// pg_catalog, which \dn shows already), not the server's others.
 	for _, q := range []string{`\du/0`, `\dg/0`} {

@@ -139,8 +139,20 @@ var infoSchemaFuncs = setOf(
 //     (psql's \dx+ lists an extension's objects with it); it answers for
 //     the catalogs of this database, not the shared ones (it would name
 //     any role or database of the server: 'role x').
+//   - shobj_description (psql's \du+) answers for the roles the read
+//     path shows (networkRoles) and this database.
+//   - has_database_privilege and pg_database_size (psql's \l+) answer for
+//     the database the read path shows, by its name NetworkDatabase (they
+//     run on this database's own name, current_database()); pg_has_role
+//     in its form without a user (\l+ asks about pg_read_all_stats) for
+//     the roles the read path shows: another name answers NULL instead of
+//     telling whether it exists.
 var readGuarded = map[string]string{
 	"pg_describe_object":     notShared,
+	"shobj_description":      "(0)::pg_catalog.oid IN (" + networkRoles + " UNION SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())",
+	"has_database_privilege": networkDatabaseName,
+	"pg_database_size":       networkDatabaseName,
+	"pg_has_role":            "(0)::pg_catalog.name IN (SELECT rolname FROM pg_catalog.pg_roles WHERE oid IN (" + networkRoles + "))",
 	"pg_get_userbyid":        "(0)::pg_catalog.oid IN (" + ownersOfThisDatabase + ")",
 	"pg_table_size":          notShared,
 	"pg_relation_size":       notShared,
@@ -169,7 +181,16 @@ const ownersOfThisDatabase = "SELECT relowner FROM pg_catalog.pg_class" +
 
 // guardedArity is the number of arguments of the readGuarded functions
 // that take more than one; the guard is on the first.
-var guardedArity = map[string]int{"pg_describe_object": 3}
+var guardedArity = map[string]int{"pg_describe_object": 3, "shobj_description": 2, "has_database_privilege": 2, "pg_has_role": 2}
+
+// onThisDatabase are the readGuarded functions whose first argument, the
+// network's name of the database, is replaced by this database's own
+// name once the guard has checked it.
+var onThisDatabase = setOf("has_database_privilege", "pg_database_size")
+
+// networkDatabaseName is the guard of onThisDatabase: the name is the
+// one pg_database shows.
+const networkDatabaseName = "(0)::pg_catalog.name IN (SELECT '" + NetworkDatabase + "'::pg_catalog.name)"
 
 // notShared is the guard of the size functions: the relation is not one
 // of the catalogs every database of the server shares.
@@ -242,12 +263,12 @@ func (w *walker) guard(name string, f *pg_query.FuncCall, wrapper *pg_query.Node
 	}
 	if len(f.GetArgs()) != arity || f.GetAggStar() || f.GetAggDistinct() || f.GetFuncVariadic() || f.GetOver() != nil ||
 		len(f.GetAggOrder()) > 0 || f.GetAggFilter() != nil || hasNamedArg(f) {
-		return fmt.Errorf("function %s is allowed on the read path only as a plain call with %d argument(s)", name, arity)
+		return fmt.Errorf("function %s is not on relchain's read allowlist in this form: only as a plain call with %d argument(s)", name, arity)
 	}
 	if wrapper == nil {
 		return fmt.Errorf("function %s is not allowed in this position on the read path", name)
 	}
-	w.guards = append(w.guards, guardedCall{node: wrapper, cond: readGuarded[name]})
+	w.guards = append(w.guards, guardedCall{node: wrapper, cond: readGuarded[name], thisDatabase: onThisDatabase[name]})
 	return nil
 }
 
@@ -293,12 +314,13 @@ func guardsInFrom(top *pg_query.Node, calls []guardedCall) error {
 // guardedCall is a call of a readGuarded function, to be wrapped in its
 // guard.
 type guardedCall struct {
-	node *pg_query.Node // holds the FuncCall
-	cond string         // the guard, its argument written (0)
+	node         *pg_query.Node // holds the FuncCall
+	cond         string         // the guard, its argument written (0)
+	thisDatabase bool           // onThisDatabase: the guarded call runs on current_database()
 }
 
 // guardCalls replaces each recorded call f(x, …) by CASE WHEN <guard of
-// x> THEN f(x, …) END.
+// x> THEN f(x, …) END (f(current_database(), …) for onThisDatabase).
 func guardCalls(calls []guardedCall) error {
 	for _, g := range calls {
 		f := g.node.GetFuncCall()
@@ -316,6 +338,12 @@ func guardCalls(calls []guardedCall) error {
 			return fmt.Errorf("guard of %v: no argument placeholder", f.GetFuncname())
 		}
 		cast.Arg = f.GetArgs()[0]
+		if g.thisDatabase {
+			f.Args[0] = &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: &pg_query.FuncCall{
+				Funcname:   []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("current_database")},
+				Funcformat: pg_query.CoercionForm_COERCE_EXPLICIT_CALL,
+			}}}
+		}
 		when.Result = &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: f}}
 		g.node.Node = c.GetNode()
 	}
