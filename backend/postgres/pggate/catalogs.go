@@ -30,12 +30,12 @@ var catalogReplacements = map[string]string{
 		"x.datname = pg_catalog.current_database()"),
 	// The roles of this database (ownersOfTheNetwork), their settings and
 	// password hidden.
-	"pg_roles": redacted("pg_roles", `{"rolconfig": null, "rolpassword": null}`, "x.oid IN ("+networkRoles+")"),
-	"pg_user":  redacted("pg_user", `{"useconfig": null, "passwd": null}`, "x.usesysid IN ("+networkRoles+")"),
+	"pg_roles": redacted("pg_roles", `{"rolconfig": null, "rolpassword": null}`, "x.oid = ANY (ARRAY("+networkRoles+"))"),
+	"pg_user":  redacted("pg_user", `{"useconfig": null, "passwd": null}`, "x.usesysid = ANY (ARRAY("+networkRoles+"))"),
 	// Memberships among those roles only (relchain's roles are members of
 	// none: Open refuses them).
 	"pg_auth_members": redacted("pg_auth_members", `{}`,
-		"x.roleid IN ("+networkRoles+") AND x.member IN ("+networkRoles+") AND x.grantor IN ("+networkRoles+")"),
+		"ARRAY[x.roleid, x.member, x.grantor] <@ ARRAY("+networkRoles+")"),
 	// The tablespaces this database and its relations are in; their ACLs
 	// and options left out.
 	"pg_tablespace": redacted("pg_tablespace", `{"spcacl": null, "spcoptions": null}`,

@@ -1,6 +1,7 @@
 package pggate
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +149,65 @@ func TestReadPolicyReplacesSharedCatalogs(t *testing.T) {
 	}
 	if _, err := CheckRead(`SELECT pg_describe_object(1260, 10)`); err == nil {
 		t.Error("CheckRead accepts pg_describe_object with two arguments")
+	}
+}
+
+// The replacements must stay cheap in the planner's eyes: a read text whose
+// estimated cost passes jit_above_cost (100,000 by default) is JIT-compiled
+// first, which took over 6 s for psql's \du (its ARRAY subquery per role
+// read pg_roles and pg_auth_members, each with the roles' 16-catalog union)
+// and hit the listener's statement timeout on a network. Every captured
+// GUI query's read text is planned below that cost, but pgcli's casing
+// query, which costs more on PostgreSQL itself.
+func TestGUIReadTextsStayBelowJITCost(t *testing.T) {
+	conn := connect(t)
+	ctx := context.Background()
+	for _, stmt := range []string{
+		`CREATE TABLE acct (id bigint PRIMARY KEY, owner text NOT NULL, balance bigint NOT NULL DEFAULT 0)`,
+		`CREATE TABLE child (id bigint PRIMARY KEY, acct_id bigint REFERENCES acct (id))`,
+		`CREATE VIEW rich AS SELECT id, balance FROM acct WHERE balance > 50`,
+		`CREATE FUNCTION public.double(x bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT x * 2'`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var texts []string
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "psql15", "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range strings.Split(string(data), "\n\n") {
+			if strings.HasPrefix(q, "-- ") {
+				q = q[strings.IndexByte(q+"\n", '\n'):]
+			}
+			if q = strings.TrimSpace(q); q != "" {
+				texts = append(texts, q)
+			}
+		}
+	}
+	for _, client := range []string{"pgcli", "pgjdbc", "sequelize"} {
+		texts = append(texts, guiQueries(t, client)...)
+	}
+	for _, q := range texts {
+		if strings.Contains(q, "regexp_split_to_table(prosrc") {
+			continue // pgcli's casing query
+		}
+		r, err := CheckRead(q)
+		if err != nil {
+			t.Fatalf("CheckRead(%q) = %v", q, err)
+		}
+		var plan []map[string]map[string]any
+		if err := conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+r.Text).Scan(&plan); err != nil {
+			t.Fatalf("EXPLAIN %q: %v", r.Text, err)
+		}
+		if cost, _ := plan[0]["Plan"]["Total Cost"].(float64); cost >= 100000 {
+			t.Errorf("the read text of %q costs %.0f, past jit_above_cost", q, cost)
+		}
 	}
 }
