@@ -448,8 +448,8 @@ func TestGUIToolsSeeThisNetworkOnly(t *testing.T) {
 		t.Errorf("pg_statio_all_tables = %q, want %q", rows, want)
 	}
 	requireNoRelchain(t, "pg_stat_all_tables", read(t, b, `SELECT relname, schemaname FROM pg_stat_all_tables`))
-	for _, r := range read(t, b, `SELECT name, setting, sourcefile FROM pg_settings`) {
-		if slices.Contains([]string{"port", "data_directory", "listen_addresses", "shared_buffers", "server_version"}, r[0]) || r[2] != "<nil>" {
+	for _, r := range read(t, b, `SELECT name, setting, sourcefile, reset_val, source FROM pg_settings`) {
+		if slices.Contains([]string{"port", "data_directory", "listen_addresses", "shared_buffers", "server_version"}, r[0]) || r[2] != "<nil>" || r[3] != "<nil>" || r[4] != "<nil>" {
 			t.Errorf("pg_settings shows the server's %q", r)
 		}
 	}

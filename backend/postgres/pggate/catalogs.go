@@ -47,9 +47,10 @@ var catalogReplacements = map[string]string{
 	// The settings that are facts of PostgreSQL's build or of every
 	// relchain session, not of a server's configuration (pgjdbc's
 	// getImportedKeys reads max_index_keys); where they came from left
-	// out. Every other setting (paths, addresses, memory, the version)
+	// out, and their values in the configuration files (reset_val, source).
+	// Every other setting (paths, addresses, memory, the version)
 	// is absent: pgcli's unix_socket_directories lookup finds no row.
-	"pg_settings": redacted("pg_settings", `{"sourcefile": null, "sourceline": null}`, "x.name IN ("+networkSettings+")"),
+	"pg_settings": redacted("pg_settings", `{"sourcefile": null, "sourceline": null, "source": null, "reset_val": null}`, "x.name IN ("+networkSettings+")"),
 	// Statistics views of tables: this database's tables (relchain's
 	// hidden), every counter and time NULL. The numbers are node-local
 	// and tell of the server's activity; the tools read them for the
