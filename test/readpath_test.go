@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -42,8 +43,11 @@ func TestQueryCannotReadFilesOrKillWriters_Postgres(t *testing.T) {
 
 // Issue 32, reproduction 7: abci_query (no key) listed every role of the
 // shared PostgreSQL server with its settings (pg_roles), while pg_user was
-// refused. The read path is now an allowlist: pg_roles and the other role
-// catalogs are refused on every node, and psql's catalogs still answer.
+// refused. The read path is now an allowlist: the role catalogs are
+// refused on every node, or (pg_roles, pg_user, pg_database: issue 33,
+// for psql's \du and \l) answered with the node's own roles without
+// their settings and this database alone, and psql's catalogs still
+// answer.
 func TestQueryShowsNoRoleOfTheServer_Postgres(t *testing.T) {
 	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: "postgres"})
@@ -52,13 +56,30 @@ func TestQueryShowsNoRoleOfTheServer_Postgres(t *testing.T) {
 	c.mustExecEverywhere(ctx, 0, stmt(`CREATE TABLE t (id int PRIMARY KEY)`))
 	for i := 0; i < validators; i++ {
 		cl := c.client(i, nil)
-		for _, q := range []string{`SELECT rolname, rolsuper, rolconfig FROM pg_roles`, `SELECT usename FROM pg_user`, `SELECT setconfig FROM pg_db_role_setting`,
-			`SELECT datname FROM pg_database`, `SELECT version()`, `SELECT 10::regrole`} {
+		for _, q := range []string{`SELECT setconfig FROM pg_db_role_setting`, `SELECT version()`, `SELECT 10::regrole`} {
 			if res, err := cl.Query(ctx, 0, q); err == nil || !strings.Contains(err.Error(), "read allowlist") {
 				t.Errorf("node %d: %q = %v, %v; want a refusal naming relchain's read allowlist", i, q, res, err)
 			}
 		}
-		res, err := cl.Query(ctx, 0, `SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c WHERE c.relname = 't'`)
+		res, err := cl.Query(ctx, 0, `SELECT datname FROM pg_database`)
+		if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != "relchain" {
+			t.Errorf("node %d: pg_database = %v, %v; want the one row relchain", i, res, err)
+		}
+		own := fmt.Sprintf("_node%d_", i)
+		for _, q := range []string{`SELECT rolname, rolconfig FROM pg_roles`, `SELECT usename, useconfig FROM pg_user`} {
+			res, err := cl.Query(ctx, 0, q)
+			if err != nil || len(res.Rows) == 0 {
+				t.Errorf("node %d: %q = %v, %v; want the node's roles", i, q, res, err)
+				continue
+			}
+			for _, r := range res.Rows {
+				name, _ := r[0].(string)
+				if r[1] != nil || strings.HasPrefix(name, "relchain_e2e_") && !strings.Contains(name, own) {
+					t.Errorf("node %d: %q shows %v: another node's role, or a role's settings", i, q, r)
+				}
+			}
+		}
+		res, err = cl.Query(ctx, 0, `SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c WHERE c.relname = 't'`)
 		if err != nil || len(res.Rows) != 1 || res.Rows[0][1] == nil {
 			t.Errorf("node %d: the table and its owner: %v, %v", i, res, err)
 		}

@@ -31,13 +31,17 @@
 // node's query path, whose results decide nothing) enforces the safety
 // refusals only, with allowlists of its own (read.go: readFuncs,
 // readSelfForms, readGuarded, infoSchemaFuncs, catalogRelations,
-// infoSchemaViews): the system relations and functions a read without a
-// key may use are named, every other one is refused as "not on relchain's
-// read allowlist", and none shows other roles or databases of a shared
-// server, its settings, statistics or activity (pg_roles is refused except
-// with pg_policy, where it answers no role;
-// pg_get_userbyid answers only for the owners of this database's objects,
-// behind a guard the read text carries). It also hides relchain's own objects
+// infoSchemaViews; catalogs.go: catalogReplacements): the system relations
+// and functions a read without a key may use are named, every other one is
+// refused as "not on relchain's read allowlist", and none shows other roles
+// or databases of a shared server, its settings, statistics or activity.
+// The shared catalogs GUI tools read (pg_database, pg_roles,
+// pg_auth_members, pg_settings, the table statistics views …) are replaced
+// by the read path's own rows: this database under the name
+// NetworkDatabase, the roles of this database without their settings, a
+// few build-time settings, table names without numbers; pg_get_userbyid
+// answers only for the owners of this database's objects, behind a guard
+// the read text carries. It also hides relchain's own objects
 // from introspection: each catalog relation or information_schema view
 // that would list them is replaced, in the text the query path runs, by a
 // subquery of its rows that are not relchain's, under the same alias

@@ -89,7 +89,7 @@ var readFuncs = setOf(
 	// Text and arrays.
 	"quote_ident", "quote_literal", "quote_nullable", "format", "regexp_replace", "regexp_match",
 	"regexp_matches", "regexp_split_to_array", "regexp_like", "string_to_array", "array_dims",
-	"array_ndims", "generate_subscripts", "textlen",
+	"array_ndims", "generate_subscripts", "textlen", "regexp_split_to_table",
 	// Window functions.
 	"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
 	"first_value", "last_value", "nth_value",
@@ -135,7 +135,24 @@ var infoSchemaFuncs = setOf(
 //     catalogs shared by every database of the server (pg_authid,
 //     pg_database ...), whose sizes would count the server's roles and
 //     databases.
+//   - pg_describe_object names an object from its catalog and identifier
+//     (psql's \dx+ lists an extension's objects with it); it answers for
+//     the catalogs of this database, not the shared ones (it would name
+//     any role or database of the server: 'role x').
+//   - shobj_description (psql's \du+) answers for the roles the read
+//     path shows (networkRoles) and this database.
+//   - has_database_privilege and pg_database_size (psql's \l+) answer for
+//     the database the read path shows, by its name NetworkDatabase (they
+//     run on this database's own name, current_database()); pg_has_role
+//     in its form without a user (\l+ asks about pg_read_all_stats) for
+//     the roles the read path shows: another name answers NULL instead of
+//     telling whether it exists.
 var readGuarded = map[string]string{
+	"pg_describe_object":     notShared,
+	"shobj_description":      "(0)::pg_catalog.oid IN (" + networkRoles + " UNION SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())",
+	"has_database_privilege": networkDatabaseName,
+	"pg_database_size":       networkDatabaseName,
+	"pg_has_role":            "(0)::pg_catalog.name IN (SELECT rolname FROM pg_catalog.pg_roles WHERE oid IN (" + networkRoles + "))",
 	"pg_get_userbyid":        "(0)::pg_catalog.oid IN (" + ownersOfThisDatabase + ")",
 	"pg_table_size":          notShared,
 	"pg_relation_size":       notShared,
@@ -161,6 +178,19 @@ const ownersOfThisDatabase = "SELECT relowner FROM pg_catalog.pg_class" +
 	" UNION SELECT dictowner FROM pg_catalog.pg_ts_dict" +
 	" UNION SELECT stxowner FROM pg_catalog.pg_statistic_ext" +
 	" UNION SELECT datdba FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()"
+
+// guardedArity is the number of arguments of the readGuarded functions
+// that take more than one; the guard is on the first.
+var guardedArity = map[string]int{"pg_describe_object": 3, "shobj_description": 2, "has_database_privilege": 2, "pg_has_role": 2}
+
+// onThisDatabase are the readGuarded functions whose first argument, the
+// network's name of the database, is replaced by this database's own
+// name once the guard has checked it.
+var onThisDatabase = setOf("has_database_privilege", "pg_database_size")
+
+// networkDatabaseName is the guard of onThisDatabase: the name is the
+// one pg_database shows.
+const networkDatabaseName = "(0)::pg_catalog.name IN (SELECT '" + NetworkDatabase + "'::pg_catalog.name)"
 
 // notShared is the guard of the size functions: the relation is not one
 // of the catalogs every database of the server shares.
@@ -227,15 +257,29 @@ func (w *walker) readFuncCall(names []string, f *pg_query.FuncCall, wrapper *pg_
 
 // guard records a call of a readGuarded function for guardCalls.
 func (w *walker) guard(name string, f *pg_query.FuncCall, wrapper *pg_query.Node) error {
-	if len(f.GetArgs()) != 1 || f.GetAggStar() || f.GetAggDistinct() || f.GetFuncVariadic() || f.GetOver() != nil ||
-		len(f.GetAggOrder()) > 0 || f.GetAggFilter() != nil || f.GetArgs()[0].GetNamedArgExpr() != nil {
-		return fmt.Errorf("function %s is allowed on the read path only as a plain call with one argument", name)
+	arity := 1
+	if n, ok := guardedArity[name]; ok {
+		arity = n
+	}
+	if len(f.GetArgs()) != arity || f.GetAggStar() || f.GetAggDistinct() || f.GetFuncVariadic() || f.GetOver() != nil ||
+		len(f.GetAggOrder()) > 0 || f.GetAggFilter() != nil || hasNamedArg(f) {
+		return fmt.Errorf("function %s is not on relchain's read allowlist in this form: only as a plain call with %d argument(s)", name, arity)
 	}
 	if wrapper == nil {
 		return fmt.Errorf("function %s is not allowed in this position on the read path", name)
 	}
-	w.guards = append(w.guards, guardedCall{node: wrapper, cond: readGuarded[name]})
+	w.guards = append(w.guards, guardedCall{node: wrapper, cond: readGuarded[name], thisDatabase: onThisDatabase[name]})
 	return nil
+}
+
+// hasNamedArg reports a call with an argument passed by name.
+func hasNamedArg(f *pg_query.FuncCall) bool {
+	for _, a := range f.GetArgs() {
+		if a.GetNamedArgExpr() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // guardsInFrom refuses a guarded call that is a FROM item (FROM
@@ -270,12 +314,13 @@ func guardsInFrom(top *pg_query.Node, calls []guardedCall) error {
 // guardedCall is a call of a readGuarded function, to be wrapped in its
 // guard.
 type guardedCall struct {
-	node *pg_query.Node // holds the FuncCall
-	cond string         // the guard, its argument written (0)
+	node         *pg_query.Node // holds the FuncCall
+	cond         string         // the guard, its argument written (0)
+	thisDatabase bool           // onThisDatabase: the guarded call runs on current_database()
 }
 
-// guardCalls replaces each recorded call f(x) by CASE WHEN <guard of x>
-// THEN f(x) END.
+// guardCalls replaces each recorded call f(x, …) by CASE WHEN <guard of
+// x> THEN f(x, …) END (f(current_database(), …) for onThisDatabase).
 func guardCalls(calls []guardedCall) error {
 	for _, g := range calls {
 		f := g.node.GetFuncCall()
@@ -293,6 +338,12 @@ func guardCalls(calls []guardedCall) error {
 			return fmt.Errorf("guard of %v: no argument placeholder", f.GetFuncname())
 		}
 		cast.Arg = f.GetArgs()[0]
+		if g.thisDatabase {
+			f.Args[0] = &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: &pg_query.FuncCall{
+				Funcname:   []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("current_database")},
+				Funcformat: pg_query.CoercionForm_COERCE_EXPLICIT_CALL,
+			}}}
+		}
 		when.Result = &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: f}}
 		g.node.Node = c.GetNode()
 	}
@@ -357,14 +408,10 @@ const (
 // pg_locks ...), files (pg_hba_file_rules, pg_file_settings), and
 // whatever a later PostgreSQL release adds.
 //
-// pg_roles is the one shared view on the list, and only for the names of
-// the roles a row-security policy of this database names (psql's \d shows
-// a table's policies with a subquery of pg_roles over pg_policy.polroles;
-// refusing the view there would fail \d): a query may read it only if it
-// also reads pg_policy (policyOnly), and then it is replaced by its rows
-// for the roles pg_policy names, none since relchain's gate never lets a
-// block create a policy. Anywhere else it is refused. The roles of the
-// server and their settings (rolconfig, rolsuper ...) are never shown.
+// The shared catalogs and statistics views that GUI tools read (psql's
+// \l and \du, pgcli's completion, Sequelize's describeTable) are on the
+// allowlist too, answered with rows of the read path's own:
+// catalogReplacements (catalogs.go).
 var catalogRelations = map[string]string{
 	// Schema objects of this database, without relchain's.
 	"pg_namespace":     "nspname <> 'relchain'",
@@ -416,31 +463,6 @@ var catalogRelations = map[string]string{
 	"pg_ts_dict":               "",
 	"pg_ts_parser":             "",
 	"pg_ts_template":           "",
-	// Shared, filtered to no role (see above).
-	"pg_roles": "oid IN (SELECT pg_catalog.unnest(polroles) FROM pg_catalog.pg_policy)",
-}
-
-// policyOnly are the catalog relations a query may read only together
-// with pg_policy (see pg_roles above).
-var policyOnly = setOf("pg_roles")
-
-// checkPolicyOnly refuses a query that reads a relation of policyOnly
-// without reading pg_policy.
-func checkPolicyOnly(uses []catalogUse) error {
-	var only string
-	for _, u := range uses {
-		rel := u.node.GetRangeVar().GetRelname()
-		switch {
-		case u.schema == "pg_catalog" && rel == "pg_policy":
-			return nil
-		case u.schema == "pg_catalog" && policyOnly[rel] && only == "":
-			only = rel
-		}
-	}
-	if only == "" {
-		return nil
-	}
-	return fmt.Errorf("relation pg_catalog.%s is not on relchain's read allowlist: it lists every role of a shared server with its settings (it is readable only with pg_policy, for the roles a row-security policy of this database names, as psql's \\d reads it)", only)
 }
 
 // infoSchemaViews are the views of information_schema the read path may
@@ -461,8 +483,6 @@ var infoSchemaViews = map[string]string{
 	"schemata":                              "schema_name <> 'relchain'",
 	"table_constraints":                     "table_schema <> 'relchain'",
 	"key_column_usage":                      "table_schema <> 'relchain'",
-	"constraint_column_usage":               "table_schema <> 'relchain'",
-	"constraint_table_usage":                "table_schema <> 'relchain'",
 	"referential_constraints":               "constraint_schema <> 'relchain'",
 	"check_constraints":                     "constraint_schema <> 'relchain'",
 	"table_privileges":                      "table_schema <> 'relchain'",
@@ -512,10 +532,16 @@ func (w *walker) readRelation(r *pg_query.RangeVar, wrapper *pg_query.Node) erro
 	)
 	switch {
 	case schema == "information_schema":
+		if text, ok := infoSchemaReplacements[rel]; ok {
+			return w.replaceCatalog(schema, rel, "", text, wrapper)
+		}
 		if filter, ok = infoSchemaViews[rel]; !ok {
 			return notOnRelationAllowlist(schema, rel)
 		}
 	case schema == "pg_catalog" || (schema == "" && strings.HasPrefix(rel, "pg_")):
+		if text, ok := catalogReplacements[rel]; ok {
+			return w.replaceCatalog(schema, rel, "", text, wrapper)
+		}
 		if filter, ok = catalogRelations[rel]; !ok {
 			return notOnRelationAllowlist("pg_catalog", rel)
 		}
@@ -525,10 +551,16 @@ func (w *walker) readRelation(r *pg_query.RangeVar, wrapper *pg_query.Node) erro
 	if filter == "" {
 		return nil
 	}
+	return w.replaceCatalog(schema, rel, filter, "", wrapper)
+}
+
+// replaceCatalog records a catalog relation to be replaced by its rows
+// that satisfy filter, or by the query text.
+func (w *walker) replaceCatalog(schema, rel, filter, text string, wrapper *pg_query.Node) error {
 	if wrapper == nil {
 		return fmt.Errorf("relation %s.%s is allowed only as a FROM item", readSchemaOf(schema), rel)
 	}
-	w.catalogs = append(w.catalogs, catalogUse{node: wrapper, schema: readSchemaOf(schema), filter: filter})
+	w.catalogs = append(w.catalogs, catalogUse{node: wrapper, schema: readSchemaOf(schema), filter: filter, text: text})
 	return nil
 }
 
@@ -545,16 +577,21 @@ type catalogUse struct {
 	node    *pg_query.Node // holds the RangeVar (after substitute: the subquery)
 	schema  string
 	filter  string
-	aliased bool // the query gave the relation an alias of its own
+	text    string // instead of a filter: the query that replaces the relation (catalogReplacements)
+	aliased bool   // the query gave the relation an alias of its own
 }
 
 // substitute replaces each recorded catalog relation by a subquery of its
-// rows that are not relchain's own, under the relation's alias (or name),
-// so the statement's columns and their names stay the same.
+// rows that are not relchain's own (or by its replacement of
+// catalogReplacements), under the relation's alias (or name), so the
+// statement's columns and their names stay the same.
 func substitute(uses []catalogUse) error {
 	for i, u := range uses {
 		r := u.node.GetRangeVar()
-		text := fmt.Sprintf("SELECT * FROM %s.%s WHERE %s", u.schema, r.GetRelname(), u.filter)
+		text := u.text
+		if text == "" {
+			text = fmt.Sprintf("SELECT * FROM %s.%s WHERE %s", u.schema, r.GetRelname(), u.filter)
+		}
 		tree, err := pg_query.Parse(text)
 		if err != nil {
 			return fmt.Errorf("filter of catalog %s: %w", r.GetRelname(), err)
@@ -656,9 +693,6 @@ func analyzeRead(sql string) *readVerdict {
 	writes := w.modifying > 0
 	if len(w.catalogs) == 0 && len(w.guards) == 0 {
 		return &readVerdict{read: Read{Text: sql, Writes: writes}}
-	}
-	if err := checkPolicyOnly(w.catalogs); err != nil {
-		return &readVerdict{err: err}
 	}
 	if err := substitute(w.catalogs); err != nil {
 		return &readVerdict{err: err}
