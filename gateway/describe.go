@@ -40,11 +40,8 @@ func (s *session) describeNode(ctx context.Context, sql string, declared []uint3
 		}
 	}
 	if len(resp.Columns) > 0 {
-		names, types := make([]string, len(resp.Columns)), make([]string, len(resp.Columns))
-		for i, c := range resp.Columns {
-			names[i], types[i] = c.Name, c.Type
-		}
-		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types))
+		names, types, typmods := describedColumns(resp.Columns)
+		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types), typmods, s.g.wire.NativeTypes)
 	}
 	if len(s.described) >= maxDescribed {
 		clear(s.described)

@@ -272,7 +272,7 @@ func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pg
 	if err != nil {
 		return nil, s.g.readError(sql, err)
 	}
-	cols := s.columns(sql, resp.Columns, resp.Types)
+	cols := s.columns(sql, resp.Columns, resp.Types, resp.Typmods)
 	if err := wireRows(cols, resp.Rows); err != nil {
 		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
 	}
@@ -318,7 +318,7 @@ func (s *session) result(ctx context.Context, sql string, names []string, rows [
 	if len(names) == 0 {
 		return res, nil
 	}
-	res.Columns = s.columns(sql, names, nil)
+	res.Columns = s.columns(sql, names, nil, nil)
 	if _, ok := s.described[sql]; !ok {
 		if d, err := s.describeNode(ctx, sql, nil); err == nil && len(d.Columns) == len(names) {
 			res.Columns = d.Columns
@@ -334,9 +334,9 @@ func (s *session) result(ctx context.Context, sql string, names []string, rows [
 // columns are a result's wire columns: the statement's description when
 // the client asked for one (the types it was promised), else the types
 // the node reported.
-func (s *session) columns(sql string, names, types []string) []pgwire.Column {
+func (s *session) columns(sql string, names, types []string, typmods []int32) []pgwire.Column {
 	if d, ok := s.described[sql]; ok && len(d.Columns) == len(names) {
 		return d.Columns
 	}
-	return wireColumns(names, types)
+	return wireColumns(names, types, typmods, s.g.wire.NativeTypes)
 }

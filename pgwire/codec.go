@@ -10,6 +10,12 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+// timetz and its array, which pgtype has no codec for.
+const (
+	oidTimetz      = 1266
+	oidTimetzArray = 1270
+)
+
 // Wire format codes.
 const (
 	formatText   int16 = 0
@@ -47,7 +53,9 @@ func typeSize(oid uint32) int16 {
 		return 4
 	case pgtype.Int8OID, pgtype.Float8OID, pgtype.TimestampOID, pgtype.TimestamptzOID, pgtype.TimeOID:
 		return 8
-	case pgtype.UUIDOID:
+	case oidTimetz:
+		return 12
+	case pgtype.UUIDOID, pgtype.IntervalOID:
 		return 16
 	case pgtype.NameOID:
 		return 64
@@ -60,9 +68,13 @@ func rowDescription(cols []Column, formatFor func(i int) int16) *pgproto3.RowDes
 	fields := make([]pgproto3.FieldDescription, len(cols))
 	for i, col := range cols {
 		oid := wireOID(col.OID)
+		mod := int32(-1)
+		if col.HasTypmod {
+			mod = col.Typmod
+		}
 		fields[i] = pgproto3.FieldDescription{
 			Name: []byte(col.Name), DataTypeOID: oid, DataTypeSize: typeSize(oid),
-			TypeModifier: -1, Format: formatFor(i),
+			TypeModifier: mod, Format: formatFor(i),
 		}
 	}
 	return &pgproto3.RowDescription{Fields: fields}
