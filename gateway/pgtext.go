@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/relchain/relchain/pgwire"
+	"github.com/relchain/relchain/txn"
 )
 
 // PostgreSQL's text output, as a PostgreSQL 15 server sends it under the
@@ -160,4 +163,96 @@ func formatDateTime(oid uint32, t time.Time) string {
 		b.WriteString(" BC")
 	}
 	return b.String()
+}
+
+// paramArg is the envelope argument of one decoded Bind parameter whose
+// statement declares type oid. A parameter the client sent as text for a
+// non-text type (pgwire.TextParam) goes to a PostgreSQL network as that
+// text (native): PostgreSQL's own input function reads it there, in every
+// form PostgreSQL accepts. Two forms are rewritten first: a numeric date
+// whose field order depends on DateStyle (the client's session says MDY,
+// the node's sessions read YMD) is sent in ISO order, and a date/time
+// word PostgreSQL resolves with the server's clock ('now', 'today', …) is
+// refused: it would make validators store different values. Elsewhere the
+// text is decoded as pgwire decodes binary parameters.
+func paramArg(p any, oid uint32, native bool) (txn.Arg, error) {
+	tp, ok := p.(pgwire.TextParam)
+	if !ok {
+		if oid == oidDate {
+			return dateArg(p)
+		}
+		return argOf(p)
+	}
+	if isDateTime(tp.OID) {
+		if w := clockWord(tp.Text); w != "" {
+			e := refused("the date/time input '%s' is not allowed in a parameter: PostgreSQL resolves it with each node's clock", w)
+			e.Hint = "Send the time itself, or use now() or current_date in the statement: they are rewritten to the block's time."
+			return txn.Arg{}, e
+		}
+	}
+	if native {
+		if isDateTime(tp.OID) {
+			return txn.Text(isoDateOrder(tp.Text)), nil
+		}
+		return txn.Text(tp.Text), nil
+	}
+	v, err := tp.Decode()
+	if err != nil {
+		return txn.Arg{}, &pgwire.Error{Code: stateBadText, Message: fmt.Sprintf("invalid input syntax for type OID %d: %q: %v", tp.OID, tp.Text, err)}
+	}
+	if tp.OID == oidDate {
+		return dateArg(v)
+	}
+	return argOf(v)
+}
+
+// stateBadText is invalid_text_representation.
+const stateBadText = "22P02"
+
+func isDateTime(oid uint32) bool {
+	switch oid {
+	case oidDate, oidTime, oidTimetz, oidTimestamp, oidTimestamptz:
+		return true
+	}
+	return false
+}
+
+// clockWords are the date/time inputs PostgreSQL resolves with the clock.
+var clockWords = map[string]bool{"now": true, "today": true, "tomorrow": true, "yesterday": true}
+
+// clockWord is the first clock word of a date/time input text, or "".
+func clockWord(s string) string {
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z')
+	}) {
+		if clockWords[f] {
+			return f
+		}
+	}
+	return ""
+}
+
+// mdyDate is a leading numeric date in month-day-year order (DateStyle
+// MDY): 12/01/2026, 12-01-26, 1.2.2026.
+var mdyDate = regexp.MustCompile(`^(\s*)([0-9]{1,2})([/.-])([0-9]{1,2})([/.-])([0-9]{1,5})([^0-9].*)?$`)
+
+// isoDateOrder rewrites a leading MDY numeric date to ISO order (a year of
+// one or two digits as PostgreSQL reads it: below 70 is 20xx, else 19xx);
+// anything else is returned unchanged.
+func isoDateOrder(s string) string {
+	m := mdyDate.FindStringSubmatch(s)
+	if m == nil || m[3] != m[5] {
+		return s
+	}
+	month, _ := strconv.Atoi(m[2])
+	day, _ := strconv.Atoi(m[4])
+	year, _ := strconv.Atoi(m[6])
+	if len(m[6]) <= 2 {
+		if year < 70 {
+			year += 2000
+		} else {
+			year += 1900
+		}
+	}
+	return fmt.Sprintf("%s%04d-%02d-%02d%s", m[1], year, month, day, m[7])
 }

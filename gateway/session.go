@@ -182,13 +182,16 @@ func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
 	declared := s.described[sql].Params
 	args := make([]txn.Arg, len(params))
 	for i, p := range params {
-		var err error
-		if i < len(declared) && declared[i] == oidOf["date"] {
-			args[i], err = dateArg(p)
-		} else {
-			args[i], err = argOf(p)
+		var oid uint32
+		if i < len(declared) {
+			oid = declared[i]
 		}
-		if err != nil {
+		var err error
+		if args[i], err = paramArg(p, oid, s.g.wire.NativeTypes); err != nil {
+			var pe *pgwire.Error
+			if errors.As(err, &pe) {
+				return txn.Statement{}, pe
+			}
 			return txn.Statement{}, &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("parameter $%d: %v", i+1, err)}
 		}
 	}
