@@ -265,6 +265,12 @@ func encodeValue(m *pgtype.Map, oid uint32, format int16, v any) ([]byte, error)
 			return append(make([]byte, 0, len(s)), s...), nil
 		}
 		// A string for a non-text column is that type's text form: parse it, send binary.
+		if out, ok, err := binaryFromText(oid, s); ok {
+			if err != nil {
+				return nil, fmt.Errorf("value %q is not valid for type OID %d: %w", s, oid, err)
+			}
+			return out, nil
+		}
 		typ, ok := m.TypeForOID(oid)
 		if !ok {
 			return nil, fmt.Errorf("no binary encoding for type OID %d", oid)
