@@ -255,9 +255,11 @@ func dateArg(v any) (txn.Arg, error) {
 	return argOf(v)
 }
 
-// formatTime renders t for a backend: UTC offsets only when not UTC.
+// formatTime renders t for a backend: UTC offsets only when not UTC (a
+// zone of offset zero, as a parsed "+00:00" gives, is UTC).
 func formatTime(t time.Time) string {
-	if t.Location() == time.UTC {
+	if _, off := t.Zone(); off == 0 {
+		t = t.UTC()
 		return t.Format("2006-01-02 15:04:05.999999")
 	}
 	return t.Format("2006-01-02 15:04:05.999999Z07:00")
