@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -409,3 +410,23 @@ assert cur.fetchone()[0] == at
 print([tuple(c) for c in d])
 print("ok")
 `
+
+// node-postgres writes the parameter forms JavaScript ORMs send
+// (Sequelize's timestamps, Dates, arrays, objects as JSON) and reads what
+// it gets back exactly as from PostgreSQL itself: same fields (OIDs,
+// sizes, typmods) and same parsed values (Dates, arrays, strings).
+func TestGatewayTypesNodePostgres(t *testing.T) {
+	runBesideOtherNetworks(t)
+	modules := jsModules(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	raw := rawPostgres(t, ctx).Config()
+	c := mustStartCluster(t, clusterOptions{backend: "postgres", pg: true})
+	rawURL := fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", raw.User, raw.Password, raw.Host, raw.Port, raw.Database)
+	var want, got map[string]any
+	runNodeScript(t, modules, &want, "pg_types.js", rawURL)
+	runNodeScript(t, modules, &got, "pg_types.js", c.pgURL(0, "alice"))
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("node-postgres:\n PostgreSQL: %v\n gateway:    %v", want, got)
+	}
+}
