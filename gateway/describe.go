@@ -34,7 +34,7 @@ func (s *session) describeNode(ctx context.Context, sql string, declared []uint3
 	types := s.inferParams(ctx, sql, clientParams(resp.Params, order))
 	d := pgwire.Description{Params: make([]uint32, len(types))}
 	for i, t := range types {
-		d.Params[i] = oidOf[t] // 0 (unknown): the client sends text
+		d.Params[i] = paramOID(t) // 0 (unknown): the client sends text
 		if i < len(declared) && declared[i] != 0 {
 			d.Params[i] = declared[i]
 		}

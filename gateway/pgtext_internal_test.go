@@ -96,3 +96,11 @@ func TestParamArg(t *testing.T) {
 		t.Error("an invalid integer decoded")
 	}
 }
+
+// Array parameters are announced as unknown: clients then send text,
+// which pgwire does not have to decode (it decodes no binary array).
+func TestArrayParametersAreText(t *testing.T) {
+	if paramOID("_int4") != 0 || paramOID("int4") != 23 || paramOID("timestamptz") != 1184 {
+		t.Errorf("paramOID: _int4 %d, int4 %d, timestamptz %d", paramOID("_int4"), paramOID("int4"), paramOID("timestamptz"))
+	}
+}

@@ -68,6 +68,17 @@ func wireColumns(names, types []string, typmods []int32, native bool) []pgwire.C
 	return cols
 }
 
+// paramOID is the OID a parameter of type t is announced with: an array
+// type is announced as unknown (the client sends text, which PostgreSQL
+// reads), because pgwire decodes no array in binary format and a client
+// told int4[] may send one so.
+func paramOID(t string) uint32 {
+	if strings.HasPrefix(t, "_") {
+		return 0
+	}
+	return oidOf[t]
+}
+
 // describedColumns are a description's columns as wireColumns takes them.
 func describedColumns(cols []api.ColumnType) (names, types []string, typmods []int32) {
 	names, types, typmods = make([]string, len(cols)), make([]string, len(cols)), make([]int32, len(cols))
