@@ -97,10 +97,11 @@ func TestParamArg(t *testing.T) {
 	}
 }
 
-// Array parameters are announced as unknown: clients then send text,
-// which pgwire does not have to decode (it decodes no binary array).
-func TestArrayParametersAreText(t *testing.T) {
-	if paramOID("_int4") != 0 || paramOID("int4") != 23 || paramOID("timestamptz") != 1184 {
-		t.Errorf("paramOID: _int4 %d, int4 %d, timestamptz %d", paramOID("_int4"), paramOID("int4"), paramOID("timestamptz"))
+// Array parameters are announced as themselves where pgwire decodes
+// their binary form (pgx sends []int32 so), else as unknown (text).
+func TestArrayParameterOIDs(t *testing.T) {
+	if paramOID("_int4") != 1007 || paramOID("_interval") != 0 || paramOID("int4") != 23 || paramOID("timestamptz") != 1184 {
+		t.Errorf("paramOID: _int4 %d, _interval %d, int4 %d, timestamptz %d", paramOID("_int4"), paramOID("_interval"),
+			paramOID("int4"), paramOID("timestamptz"))
 	}
 }

@@ -68,12 +68,13 @@ func wireColumns(names, types []string, typmods []int32, native bool) []pgwire.C
 	return cols
 }
 
-// paramOID is the OID a parameter of type t is announced with: an array
-// type is announced as unknown (the client sends text, which PostgreSQL
-// reads), because pgwire decodes no array in binary format and a client
-// told int4[] may send one so.
+// paramOID is the OID a parameter of type t is announced with. Arrays of
+// time, timetz and interval are announced as unknown (the client sends
+// text, which PostgreSQL reads): pgwire decodes binary arrays of the
+// other types only, and a client told their OID may send binary.
 func paramOID(t string) uint32 {
-	if strings.HasPrefix(t, "_") {
+	switch t {
+	case "_time", "_timetz", "_interval":
 		return 0
 	}
 	return oidOf[t]

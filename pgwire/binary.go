@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Binary format from PostgreSQL's text form, byte for byte what the server's *_send functions
@@ -470,4 +472,142 @@ func (p *arrayParser) parse(depth int) (int, error) {
 		}
 		return 0, errors.New("unexpected character")
 	}
+}
+
+// arrayTextFromBinary turns a binary array parameter into PostgreSQL's array literal, which
+// the database reads as the parameter's text: every element quoted, NULL bare, one brace
+// level per dimension (lower bounds other than 1 are written as a [lo:hi] prefix).
+func arrayTextFromBinary(m *pgtype.Map, src []byte) (string, error) {
+	if len(src) < 12 {
+		return "", errors.New("array header too short")
+	}
+	ndim := int(int32(binary.BigEndian.Uint32(src)))
+	elem := binary.BigEndian.Uint32(src[8:])
+	src = src[12:]
+	if ndim < 0 || ndim > 6 || len(src) < 8*ndim {
+		return "", fmt.Errorf("invalid number of dimensions %d", ndim)
+	}
+	if ndim == 0 {
+		return "{}", nil
+	}
+	dims := make([]int, ndim)
+	var prefix strings.Builder
+	total := 1
+	for i := range dims {
+		dims[i] = int(int32(binary.BigEndian.Uint32(src)))
+		lo := int(int32(binary.BigEndian.Uint32(src[4:])))
+		src = src[8:]
+		if dims[i] < 0 || dims[i] > len(src)/4+1 {
+			return "", fmt.Errorf("invalid array dimension %d", dims[i])
+		}
+		total *= dims[i]
+		if lo != 1 {
+			fmt.Fprintf(&prefix, "[%d:%d]", lo, lo+dims[i]-1)
+		}
+	}
+	elems := make([]*string, 0, total)
+	for range total {
+		if len(src) < 4 {
+			return "", errors.New("array element missing")
+		}
+		n := int(int32(binary.BigEndian.Uint32(src)))
+		src = src[4:]
+		if n < 0 {
+			elems = append(elems, nil)
+			continue
+		}
+		if n > len(src) {
+			return "", errors.New("array element too long")
+		}
+		text, err := elementText(m, elem, src[:n])
+		if err != nil {
+			return "", err
+		}
+		elems = append(elems, &text)
+		src = src[n:]
+	}
+	if len(src) != 0 {
+		return "", errors.New("trailing bytes after the array")
+	}
+	var b strings.Builder
+	if prefix.Len() > 0 {
+		b.WriteString(prefix.String())
+		b.WriteByte('=')
+	}
+	k := 0
+	var write func(d int)
+	write = func(d int) {
+		b.WriteByte('{')
+		for i := range dims[d] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if d+1 < len(dims) {
+				write(d + 1)
+				continue
+			}
+			if e := elems[k]; e == nil {
+				b.WriteString("NULL")
+			} else {
+				b.WriteByte('"')
+				b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(*e))
+				b.WriteByte('"')
+			}
+			k++
+		}
+		b.WriteByte('}')
+	}
+	write(0)
+	return b.String(), nil
+}
+
+// elementText is a binary array element's text, as the database's input function reads it.
+func elementText(m *pgtype.Map, oid uint32, src []byte) (string, error) {
+	switch oid {
+	case pgtype.Float4OID, pgtype.Float8OID:
+		f, err := scanAs[float64](m, oid, formatBinary, src)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case math.IsNaN(f):
+			return "NaN", nil
+		case math.IsInf(f, 1):
+			return "Infinity", nil
+		case math.IsInf(f, -1):
+			return "-Infinity", nil
+		}
+		bits := 64
+		if oid == pgtype.Float4OID {
+			bits = 32
+		}
+		return strconv.FormatFloat(f, 'g', -1, bits), nil
+	case pgtype.BoolOID:
+		b, err := scanAs[bool](m, oid, formatBinary, src)
+		if b {
+			return "t", err
+		}
+		return "f", err
+	case pgtype.ByteaOID:
+		return `\x` + hex.EncodeToString(src), nil
+	}
+	v, err := decodeValue(m, oid, formatBinary, src)
+	if err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case time.Time:
+		switch oid {
+		case pgtype.DateOID:
+			return x.Format("2006-01-02"), nil
+		case pgtype.TimestampOID:
+			return x.Format("2006-01-02 15:04:05.999999"), nil
+		}
+		return x.Format("2006-01-02 15:04:05.999999Z07:00"), nil
+	}
+	return "", fmt.Errorf("binary array elements of type OID %d are not supported; send the array as text", oid)
 }

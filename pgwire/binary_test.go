@@ -2,7 +2,10 @@ package pgwire
 
 import (
 	"bytes"
+	"math"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Vectors are PostgreSQL 15's binary output (test/gateway_types_test.go
@@ -39,3 +42,31 @@ func TestBinaryFromText(t *testing.T) {
 		}
 	}
 }
+
+// A binary array parameter becomes the array literal the database reads.
+func TestArrayTextFromBinary(t *testing.T) {
+	m := pgtype.NewMap()
+	for _, c := range []struct {
+		oid  uint32
+		v    any
+		want string
+	}{
+		{1007, []int32{1, 2}, `{"1","2"}`},
+		{1009, []*string{ptr("a,b"), nil, ptr(`c"d\`)}, `{"a,b",NULL,"c\"d\\"}`},
+		{1007, [][]int32{{1, 2}, {3, 4}}, `{{"1","2"},{"3","4"}}`},
+		{1022, []float64{0.1, math.Inf(-1)}, `{"0.1","-Infinity"}`},
+		{1000, []bool{true}, `{"t"}`},
+		{1007, []int32{}, `{}`},
+	} {
+		bin, err := m.Encode(c.oid, formatBinary, c.v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeParam(m, c.oid, formatBinary, bin)
+		if err != nil || got != c.want {
+			t.Errorf("decode %v = %v, %v; want %s", c.v, got, err, c.want)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }

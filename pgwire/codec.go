@@ -147,6 +147,9 @@ func decodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (any, erro
 	if format == formatText {
 		return string(src), nil
 	}
+	if _, ok := arrayElem[oid]; ok {
+		return arrayTextFromBinary(m, src)
+	}
 	return nil, fmt.Errorf("binary format for parameter type OID %d is not supported; send it as text", oid)
 }
 

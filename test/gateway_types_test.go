@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
@@ -321,6 +323,24 @@ func TestGatewayTypesParameterInput(t *testing.T) {
 		if got := fmt.Sprintf("%s %s", res.Rows[0][0], res.Rows[0][1]); got != "2026-12-01 23:10:24.468+00 2026-12-01" {
 			t.Errorf("Sequelize-style insert returned %s", got)
 		}
+	}
+	// pgx sends Go slices as binary arrays, into reads and writes.
+	at := time.Date(2026, 12, 1, 23, 10, 24, 468000000, time.UTC)
+	arrays := func(conn *pgx.Conn) string {
+		mustPgxExec(t, conn, `CREATE TABLE arr (id int4 PRIMARY KEY, nums int4[], tags text[], stamps timestamptz[], amounts numeric[])`)
+		mustPgxExec(t, conn, `INSERT INTO arr VALUES ($1, $2, $3, $4, $5)`, 1, []int32{1, 2, 3}, []*string{ptr("a,b"), nil, ptr(`c"d\`)},
+			[]time.Time{at}, []pgtype.Numeric{{Int: big.NewInt(1250), Exp: -2, Valid: true}})
+		var text, more string
+		if err := conn.QueryRow(ctx, `SELECT nums::text || tags::text || stamps::text || amounts::text FROM arr WHERE nums = $1`, []int32{1, 2, 3}).Scan(&text); err != nil {
+			t.Errorf("read arrays: %v", err)
+		}
+		if err := conn.QueryRow(ctx, `SELECT $1::int4[]::text || $2::text[]::text`, [][]int32{{1, 2}, {3, 4}}, []string{"x", ""}).Scan(&more); err != nil {
+			t.Errorf("arrays in a read: %v", err)
+		}
+		return text + more
+	}
+	if want, got := arrays(raw), arrays(gw); got != want {
+		t.Errorf("arrays from pgx: PostgreSQL %s, gateway %s", want, got)
 	}
 	// A clock word in a parameter: each validator would read its own clock.
 	for _, in := range []string{"now", "today", "tomorrow 10:00", "yesterday"} {
