@@ -53,13 +53,20 @@ type QueryRequest struct {
 // Types has one type per column: a PostgreSQL type name ("bool", "int2",
 // "int4", "int8", "float4", "float8", "numeric", "text", "varchar",
 // "bpchar", "bytea", "date", "time", "timestamp", "timestamptz",
-// "interval", "json", "jsonb", "uuid"), whatever the node's database, or
-// "" when it cannot tell (then read the value as it comes). Values keep
+// "interval", "json", "jsonb", "uuid", and on PostgreSQL networks also
+// "timetz" and arrays of these, named with a leading underscore as
+// PostgreSQL names them: "_int4" is int4[]), whatever the node's database,
+// or "" when it cannot tell (then read the value as it comes). Values keep
 // their JSON form (a SQLite "bool" column holds 0 and 1).
+//
+// Typmods, when present, has one PostgreSQL type modifier per column
+// (numeric(p,s): (p<<16|s)+4, varchar(n) and char(n): n+4, timestamp(p):
+// p), -1 where there is none; absent where the database reports none.
 type QueryResponse struct {
 	Height  int64    `json:"height"`
 	Columns []string `json:"columns"`
 	Types   []string `json:"types,omitempty"`
+	Typmods []int32  `json:"typmods,omitempty"`
 	Rows    [][]any  `json:"rows"`
 }
 
@@ -88,10 +95,13 @@ type DescribeResponse struct {
 	Columns []ColumnType `json:"columns"`
 }
 
-// ColumnType is one result column of a DescribeResponse.
+// ColumnType is one result column of a DescribeResponse. Typmod is its
+// PostgreSQL type modifier (see QueryResponse.Typmods), absent where there
+// is none.
 type ColumnType struct {
-	Name string `json:"name"`
-	Type string `json:"type"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Typmod *int32 `json:"typmod,omitempty"`
 }
 
 // StatementResult is the outcome of one statement of a committed tx:

@@ -41,7 +41,7 @@ func (a *App) describe(ctx context.Context, data []byte) *abci.ResponseQuery {
 		resp.Params = []string{}
 	}
 	for i, c := range d.Columns {
-		resp.Columns[i] = api.ColumnType{Name: c.Name, Type: c.Type}
+		resp.Columns[i] = api.ColumnType{Name: c.Name, Type: c.Type, Typmod: c.Typmod}
 	}
 	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: d.Height}
 }

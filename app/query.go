@@ -72,7 +72,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		return queryFailure(err, a.ex.State().Height), nil
 	}
 	sanitizeRows(rows)
-	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Rows: rows.Rows}
+	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Typmods: rows.Typmods, Rows: rows.Rows}
 	if resp.Columns == nil {
 		resp.Columns = []string{}
 	}

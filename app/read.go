@@ -70,7 +70,7 @@ func (a *App) Read(ctx context.Context, minHeight int64, sql string, args []any,
 		return nil, e
 	}
 	sanitizeRows(rows)
-	resp := &api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Rows: rows.Rows}
+	resp := &api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Typmods: rows.Typmods, Rows: rows.Rows}
 	if resp.Columns == nil {
 		resp.Columns = []string{}
 	}

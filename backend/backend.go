@@ -173,10 +173,13 @@ type Changes struct {
 //
 // Types, one per column (types.go), is filled by Query only: a Block's
 // Exec leaves it nil, because a block's results enter the AppHash and
-// their JSON must not change with how a backend learns types.
+// their JSON must not change with how a backend learns types. Typmods
+// likewise (Query only, and only where the database reports them): one
+// PostgreSQL type modifier per column, -1 where there is none.
 type Rows struct {
 	Columns      []string `json:"columns,omitempty"`
 	Types        []string `json:"types,omitempty"`
+	Typmods      []int32  `json:"typmods,omitempty"`
 	Rows         [][]any  `json:"rows,omitempty"`
 	RowsAffected int64    `json:"rows_affected"`
 }

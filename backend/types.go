@@ -30,7 +30,13 @@ const (
 	TypeJSON        = "json"
 	TypeJSONB       = "jsonb"
 	TypeUUID        = "uuid"
+	TypeTimetz      = "timetz"
 )
+
+// ArrayPrefix makes an array type's name from its element's, as
+// PostgreSQL names them ("_int4" is int4[]). A backend that knows its
+// arrays' element types (PostgreSQL) reports arrays of the types above so.
+const ArrayPrefix = "_"
 
 // Description is what a statement takes and returns, learnt without
 // executing it (see Describer).
@@ -47,9 +53,13 @@ type Description struct {
 }
 
 // ColumnType is one result column's name and type (the vocabulary above).
+// Typmod is PostgreSQL's type modifier where the database reports one
+// (numeric(p,s): (p<<16|s)+4, varchar(n) and char(n): n+4, timestamp(p),
+// time(p), interval(p): p); nil when there is none.
 type ColumnType struct {
-	Name string
-	Type string
+	Name   string
+	Type   string
+	Typmod *int32
 }
 
 // Describer is implemented by every backend: it is a separate interface

@@ -34,17 +34,14 @@ func (s *session) describeNode(ctx context.Context, sql string, declared []uint3
 	types := s.inferParams(ctx, sql, clientParams(resp.Params, order))
 	d := pgwire.Description{Params: make([]uint32, len(types))}
 	for i, t := range types {
-		d.Params[i] = oidOf[t] // 0 (unknown): the client sends text
+		d.Params[i] = paramOID(t) // 0 (unknown): the client sends text
 		if i < len(declared) && declared[i] != 0 {
 			d.Params[i] = declared[i]
 		}
 	}
 	if len(resp.Columns) > 0 {
-		names, types := make([]string, len(resp.Columns)), make([]string, len(resp.Columns))
-		for i, c := range resp.Columns {
-			names[i], types[i] = c.Name, c.Type
-		}
-		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types))
+		names, types, typmods := describedColumns(resp.Columns)
+		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types), typmods, s.g.wire.NativeTypes)
 	}
 	if len(s.described) >= maxDescribed {
 		clear(s.described)

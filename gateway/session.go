@@ -196,13 +196,16 @@ func (s *session) statementOf(sql string, params []any) (txn.Statement, error) {
 	declared := s.described[sql].Params
 	args := make([]txn.Arg, len(params))
 	for i, p := range params {
-		var err error
-		if i < len(declared) && declared[i] == oidOf["date"] {
-			args[i], err = dateArg(p)
-		} else {
-			args[i], err = argOf(p)
+		var oid uint32
+		if i < len(declared) {
+			oid = declared[i]
 		}
-		if err != nil {
+		var err error
+		if args[i], err = paramArg(p, oid, s.g.wire.NativeTypes); err != nil {
+			var pe *pgwire.Error
+			if errors.As(err, &pe) {
+				return txn.Statement{}, pe
+			}
 			return txn.Statement{}, &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("parameter $%d: %v", i+1, err)}
 		}
 	}
@@ -301,7 +304,7 @@ func (s *session) readAt(ctx context.Context, sql string, stmt txn.Statement, h 
 	if err != nil {
 		return nil, s.g.readError(sql, err)
 	}
-	cols := s.columns(sql, resp.Columns, resp.Types)
+	cols := s.columns(sql, resp.Columns, resp.Types, resp.Typmods)
 	if err := wireRows(cols, resp.Rows); err != nil {
 		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
 	}
@@ -347,7 +350,7 @@ func (s *session) result(ctx context.Context, sql string, names []string, rows [
 	if len(names) == 0 {
 		return res, nil
 	}
-	res.Columns = s.columns(sql, names, nil)
+	res.Columns = s.columns(sql, names, nil, nil)
 	if _, ok := s.described[sql]; !ok {
 		if d, err := s.describeNode(ctx, sql, nil); err == nil && len(d.Columns) == len(names) {
 			res.Columns = d.Columns
@@ -363,9 +366,9 @@ func (s *session) result(ctx context.Context, sql string, names []string, rows [
 // columns are a result's wire columns: the statement's description when
 // the client asked for one (the types it was promised), else the types
 // the node reported.
-func (s *session) columns(sql string, names, types []string) []pgwire.Column {
+func (s *session) columns(sql string, names, types []string, typmods []int32) []pgwire.Column {
 	if d, ok := s.described[sql]; ok && len(d.Columns) == len(names) {
 		return d.Columns
 	}
-	return wireColumns(names, types)
+	return wireColumns(names, types, typmods, s.g.wire.NativeTypes)
 }

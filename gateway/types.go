@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/pgwire"
 	"github.com/relchain/relchain/txn"
 )
@@ -19,32 +20,76 @@ var oidOf = map[string]uint32{
 	"bool": 16, "bytea": 17, "int8": 20, "int2": 21, "int4": 23, "text": 25,
 	"json": 114, "float4": 700, "float8": 701, "bpchar": 1042, "varchar": 1043,
 	"date": 1082, "time": 1083, "timestamp": 1114, "timestamptz": 1184,
-	"interval": 1186, "numeric": 1700, "uuid": 2950, "jsonb": 3802,
+	"interval": 1186, "timetz": 1266, "numeric": 1700, "uuid": 2950, "jsonb": 3802,
 	"name": 19, "oid": 26, "char": 18, "regclass": 2205, "regtype": 2206,
 	"int2vector": 22, "oidvector": 30, "xid": 28, "cid": 29, "tid": 27,
 	"_text": 1009, "_int2": 1005, "_int4": 1007, "_int8": 1016, "_oid": 1028, "_name": 1003,
 	"_char": 1002, "_bool": 1000, "_float4": 1021, "_float8": 1022, "_varchar": 1015,
+	"_bytea": 1001, "_bpchar": 1014, "_date": 1182, "_time": 1183, "_timetz": 1270,
+	"_timestamp": 1115, "_timestamptz": 1185, "_interval": 1187, "_numeric": 1231,
+	"_uuid": 2951, "_json": 199, "_jsonb": 3807,
 	"aclitem": 1033, "_aclitem": 1034, "pg_node_tree": 194, "regproc": 24,
 }
 
-// sentAsItself are the types whose OID a column is announced with; any
-// other type (arrays, catalog types, time, interval) is announced as text
-// and its values sent as their text, which every client reads.
+// sentAsItself are the types whose OID a column is announced with on every
+// network; any other type (arrays, catalog types, time, interval) is
+// announced as text and its values sent as their text, which every client
+// reads.
 var sentAsItself = map[uint32]bool{16: true, 17: true, 19: true, 20: true, 21: true, 23: true, 25: true,
 	114: true, 700: true, 701: true, 1042: true, 1043: true, 1082: true, 1114: true, 1184: true,
 	1700: true, 2950: true, 3802: true}
 
-// wireColumns turns names and type names into pgwire columns.
-func wireColumns(names, types []string) []pgwire.Column {
+// sentAsItselfNative are announced as themselves too where the database's
+// values are PostgreSQL's own text (registry.WireDialect.NativeTypes):
+// time, timetz, interval and the arrays of the vocabulary's types. Another
+// database's TIME (MySQL's is a duration) or array-like text stays text.
+var sentAsItselfNative = map[uint32]bool{1083: true, 1266: true, 1186: true,
+	1000: true, 1001: true, 1005: true, 1007: true, 1009: true, 1014: true, 1015: true, 1016: true,
+	1021: true, 1022: true, 1115: true, 1182: true, 1183: true, 1185: true, 1187: true, 1231: true,
+	1270: true, 2951: true, 199: true, 3807: true}
+
+// wireColumns turns names, type names and type modifiers (nil, or -1 for
+// none) into pgwire columns; native says the database's values are
+// PostgreSQL's own (sentAsItselfNative).
+func wireColumns(names, types []string, typmods []int32, native bool) []pgwire.Column {
 	cols := make([]pgwire.Column, len(names))
 	for i, n := range names {
 		oid := uint32(25)
-		if i < len(types) && sentAsItself[oidOf[types[i]]] {
-			oid = oidOf[types[i]]
+		if i < len(types) {
+			if o := oidOf[types[i]]; sentAsItself[o] || native && sentAsItselfNative[o] {
+				oid = o
+			}
 		}
 		cols[i] = pgwire.Column{Name: n, OID: oid}
+		if oid != 25 && i < len(typmods) && typmods[i] >= 0 {
+			cols[i].Typmod, cols[i].HasTypmod = typmods[i], true
+		}
 	}
 	return cols
+}
+
+// paramOID is the OID a parameter of type t is announced with. Arrays of
+// time, timetz and interval are announced as unknown (the client sends
+// text, which PostgreSQL reads): pgwire decodes binary arrays of the
+// other types only, and a client told their OID may send binary.
+func paramOID(t string) uint32 {
+	switch t {
+	case "_time", "_timetz", "_interval":
+		return 0
+	}
+	return oidOf[t]
+}
+
+// describedColumns are a description's columns as wireColumns takes them.
+func describedColumns(cols []api.ColumnType) (names, types []string, typmods []int32) {
+	names, types, typmods = make([]string, len(cols)), make([]string, len(cols)), make([]int32, len(cols))
+	for i, c := range cols {
+		names[i], types[i], typmods[i] = c.Name, c.Type, -1
+		if c.Typmod != nil {
+			typmods[i] = *c.Typmod
+		}
+	}
+	return names, types, typmods
 }
 
 // wireRows converts the node's JSON values for cols' types, in place.
@@ -65,22 +110,35 @@ func wireRows(cols []pgwire.Column, rows [][]any) error {
 }
 
 // wireValue converts one JSON value (nil, bool, json.Number, string; a
-// byte string arrives base64-encoded) to what pgwire encodes for oid.
+// byte string arrives base64-encoded) to what pgwire encodes for oid: a
+// Go value pgtype renders as PostgreSQL does (integers, booleans, bytes),
+// or the value's PostgreSQL text (pgwire parses it for binary format).
 func wireValue(oid uint32, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
 	switch oid {
-	case 16:
+	case oidBool:
 		return toBool(v)
-	case 20, 21, 23:
+	case oidInt8, oidInt2, oidInt4:
 		return toInt(v)
-	case 700, 701:
-		return toFloat(v)
-	case 17:
+	case oidFloat4, oidFloat8:
+		f, err := toFloat(v)
+		if err != nil {
+			return nil, err
+		}
+		if oid == oidFloat4 {
+			return formatFloat(f, 32), nil
+		}
+		return formatFloat(f, 64), nil
+	case oidBytea:
 		return toBytes(v)
-	case 1082, 1114, 1184:
-		return toTime(v)
+	case oidDate, oidTimestamp, oidTimestamptz:
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("%v is not a date or time", v)
+		}
+		return dateTimeText(oid, s)
 	}
 	return toText(v), nil
 }
@@ -141,8 +199,10 @@ func toInt(v any) (any, error) {
 	return nil, fmt.Errorf("%v is not an integer", v)
 }
 
-func toFloat(v any) (any, error) {
+func toFloat(v any) (float64, error) {
 	switch x := v.(type) {
+	case float64:
+		return x, nil
 	case json.Number:
 		return x.Float64()
 	case string:
@@ -156,7 +216,7 @@ func toFloat(v any) (any, error) {
 		}
 		return strconv.ParseFloat(strings.TrimSpace(x), 64)
 	}
-	return nil, fmt.Errorf("%v is not a number", v)
+	return 0, fmt.Errorf("%v is not a number", v)
 }
 
 // toBytes decodes a byte string: JSON carries []byte as base64.
@@ -175,22 +235,6 @@ func toBytes(v any) (any, error) {
 // backends.
 var timeLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999-07",
 	"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"}
-
-func toTime(v any) (any, error) {
-	s, ok := v.(string)
-	if !ok {
-		return nil, fmt.Errorf("%v is not a date or time", v)
-	}
-	if s == "infinity" || s == "-infinity" {
-		return s, nil
-	}
-	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, nil
-		}
-	}
-	return nil, fmt.Errorf("%q is not a date or time the gateway understands", s)
-}
 
 // argOf converts a decoded Bind or query parameter to an envelope
 // argument. Times travel as text in ISO 8601, which all three backends
@@ -223,9 +267,11 @@ func dateArg(v any) (txn.Arg, error) {
 	return argOf(v)
 }
 
-// formatTime renders t for a backend: UTC offsets only when not UTC.
+// formatTime renders t for a backend: UTC offsets only when not UTC (a
+// zone of offset zero, as a parsed "+00:00" gives, is UTC).
 func formatTime(t time.Time) string {
-	if t.Location() == time.UTC {
+	if _, off := t.Zone(); off == 0 {
+		t = t.UTC()
 		return t.Format("2006-01-02 15:04:05.999999")
 	}
 	return t.Format("2006-01-02 15:04:05.999999Z07:00")

@@ -3,11 +3,18 @@ package pgwire
 import (
 	"database/sql/driver"
 	"fmt"
+	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// timetz and its array, which pgtype has no codec for.
+const (
+	oidTimetz      = 1266
+	oidTimetzArray = 1270
 )
 
 // Wire format codes.
@@ -47,7 +54,9 @@ func typeSize(oid uint32) int16 {
 		return 4
 	case pgtype.Int8OID, pgtype.Float8OID, pgtype.TimestampOID, pgtype.TimestamptzOID, pgtype.TimeOID:
 		return 8
-	case pgtype.UUIDOID:
+	case oidTimetz:
+		return 12
+	case pgtype.UUIDOID, pgtype.IntervalOID:
 		return 16
 	case pgtype.NameOID:
 		return 64
@@ -60,17 +69,54 @@ func rowDescription(cols []Column, formatFor func(i int) int16) *pgproto3.RowDes
 	fields := make([]pgproto3.FieldDescription, len(cols))
 	for i, col := range cols {
 		oid := wireOID(col.OID)
+		mod := int32(-1)
+		if col.HasTypmod {
+			mod = col.Typmod
+		}
 		fields[i] = pgproto3.FieldDescription{
 			Name: []byte(col.Name), DataTypeOID: oid, DataTypeSize: typeSize(oid),
-			TypeModifier: -1, Format: formatFor(i),
+			TypeModifier: mod, Format: formatFor(i),
 		}
 	}
 	return &pgproto3.RowDescription{Fields: fields}
 }
 
-// decodeParam converts one Bind parameter into nil, int64, float64, string, []byte, bool or
-// time.Time. Types without a special case arrive as their text (binary → 22P03).
+// decodeParam converts one Bind parameter into nil, string (text-like types), TextParam (any
+// other type in text format: its text as sent, which the Session reads), or, in binary format,
+// int64, float64, []byte, bool, time.Time or string (numeric, uuid: canonical text).
 func decodeParam(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
+	if src == nil {
+		return nil, nil
+	}
+	if format == formatText && !isTextLike(oid) {
+		return TextParam{OID: oid, Text: string(src), m: m}, nil
+	}
+	return decodeValue(m, oid, format, src)
+}
+
+// TextParam is a parameter a client sent in text format for a type that is not text-like:
+// PostgreSQL reads such text with the type's input function, which accepts many forms
+// ('2026-12-01 23:10:24.468 +00:00', 'yes', ' 42 ', '1.5e3', '{1,2}'), so the Session decides
+// whether its database reads the text itself or Decode converts it.
+type TextParam struct {
+	OID  uint32
+	Text string
+	m    *pgtype.Map
+}
+
+// Decode converts the text as a Bind parameter of its type is decoded in binary format
+// (int64, float64, bool, []byte, time.Time, or canonical text for numeric and uuid); times
+// are read in the forms PostgreSQL clients send, with a T or a space, a zone as Z, +hh,
+// +hh:mm or " +hh:mm".
+func (p TextParam) Decode() (any, error) {
+	m := p.m
+	if m == nil {
+		m = pgtype.NewMap()
+	}
+	return decodeValue(m, p.OID, formatText, []byte(p.Text))
+}
+
+func decodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
 	if src == nil {
 		return nil, nil
 	}
@@ -100,6 +146,9 @@ func decodeParam(m *pgtype.Map, oid uint32, format int16, src []byte) (any, erro
 	}
 	if format == formatText {
 		return string(src), nil
+	}
+	if _, ok := arrayElem[oid]; ok {
+		return arrayTextFromBinary(m, src)
 	}
 	return nil, fmt.Errorf("binary format for parameter type OID %d is not supported; send it as text", oid)
 }
@@ -163,13 +212,24 @@ func decodeTime(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error
 // accepts both, and node-postgres sends every JavaScript Date with the T
 // ("2020-01-02T03:04:05.000+00:00").
 func spaceForT(src []byte) []byte {
+	out := src
 	if len(src) > 10 && src[10] == 'T' {
-		out := append([]byte{}, src...)
+		out = append([]byte{}, src...)
 		out[10] = ' '
-		return out
 	}
-	return src
+	// Sequelize writes a space before the zone ("… 23:10:24.468 +00:00"), which PostgreSQL
+	// accepts and pgx's parsers do not; "Z" is +00.
+	if m := spacedZone.FindSubmatchIndex(out); m != nil {
+		out = append(append([]byte{}, out[:m[2]]...), out[m[3]:]...)
+	}
+	if n := len(out); n > 19 && out[n-1] == 'Z' && out[n-2] >= '0' && out[n-2] <= '9' {
+		out = append(append([]byte{}, out[:n-1]...), "+00"...)
+	}
+	return out
 }
+
+// spacedZone is a numeric zone after a space at the end of a timestamp; group 1 is the space.
+var spacedZone = regexp.MustCompile(`[0-9]( )[+-][0-9]{2}(:?[0-9]{2}){0,2}$`)
 
 func decodeWithCodec(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
 	typ, ok := m.TypeForOID(oid)
@@ -208,6 +268,12 @@ func encodeValue(m *pgtype.Map, oid uint32, format int16, v any) ([]byte, error)
 			return append(make([]byte, 0, len(s)), s...), nil
 		}
 		// A string for a non-text column is that type's text form: parse it, send binary.
+		if out, ok, err := binaryFromText(oid, s); ok {
+			if err != nil {
+				return nil, fmt.Errorf("value %q is not valid for type OID %d: %w", s, oid, err)
+			}
+			return out, nil
+		}
 		typ, ok := m.TypeForOID(oid)
 		if !ok {
 			return nil, fmt.Errorf("no binary encoding for type OID %d", oid)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,11 +59,11 @@ var fakeTypes = map[string]uint32{
 }
 
 var allTypesColumns = []Column{
-	{"i2", pgtype.Int2OID}, {"i4", pgtype.Int4OID}, {"i8", pgtype.Int8OID}, {"f4", pgtype.Float4OID},
-	{"f8", pgtype.Float8OID}, {"b", pgtype.BoolOID}, {"t", pgtype.TextOID}, {"by", pgtype.ByteaOID},
-	{"n", pgtype.NumericOID}, {"d", pgtype.DateOID}, {"ts", pgtype.TimestampOID},
-	{"tz", pgtype.TimestamptzOID}, {"u", pgtype.UUIDOID}, {"j", pgtype.JSONOID}, {"jb", pgtype.JSONBOID},
-	{"nul", pgtype.Int8OID}, {"untyped", 0},
+	{Name: "i2", OID: pgtype.Int2OID}, {Name: "i4", OID: pgtype.Int4OID}, {Name: "i8", OID: pgtype.Int8OID}, {Name: "f4", OID: pgtype.Float4OID},
+	{Name: "f8", OID: pgtype.Float8OID}, {Name: "b", OID: pgtype.BoolOID}, {Name: "t", OID: pgtype.TextOID}, {Name: "by", OID: pgtype.ByteaOID},
+	{Name: "n", OID: pgtype.NumericOID}, {Name: "d", OID: pgtype.DateOID}, {Name: "ts", OID: pgtype.TimestampOID},
+	{Name: "tz", OID: pgtype.TimestamptzOID}, {Name: "u", OID: pgtype.UUIDOID}, {Name: "j", OID: pgtype.JSONOID}, {Name: "jb", OID: pgtype.JSONBOID},
+	{Name: "nul", OID: pgtype.Int8OID}, {Name: "untyped", OID: 0},
 }
 
 var allTypesRow = []any{
@@ -110,9 +111,9 @@ func (f *fakeSession) Describe(ctx context.Context, sql string, declared []uint3
 	switch {
 	case len(d.Params) > 0:
 	case upper == "SELECT 1":
-		d.Columns = []Column{{"?column?", pgtype.Int4OID}}
+		d.Columns = []Column{{Name: "?column?", OID: pgtype.Int4OID}}
 	case seriesRE.MatchString(sql):
-		d.Columns = []Column{{"n", pgtype.Int8OID}}
+		d.Columns = []Column{{Name: "n", OID: pgtype.Int8OID}}
 	case upper == "SELECT ALLTYPES":
 		d.Columns = allTypesColumns
 	case upper == "SELECT SLEEP", upper == "PLAINERR", upper == "FATALERR", strings.HasPrefix(upper, "FAIL "),
@@ -160,6 +161,16 @@ func (f *fakeSession) execute(ctx context.Context, sql string, params []any) (*R
 	d, err := f.Describe(ctx, sql, nil)
 	if err != nil {
 		return nil, err
+	}
+	// A real session reads text parameters with its database's rules; the fake decodes them
+	// as pgwire would in binary.
+	params = slices.Clone(params)
+	for i, p := range params {
+		if tp, ok := p.(TextParam); ok {
+			if params[i], err = tp.Decode(); err != nil {
+				return nil, &Error{Code: "22P02", Message: err.Error()}
+			}
+		}
 	}
 	f.stats.mu.Lock()
 	f.stats.lastParams = params

@@ -33,10 +33,14 @@ type ParameterReporter interface {
 	ReportedParameters() map[string]string
 }
 
-// Column is one result column: its name and PostgreSQL type OID (0 is sent as text).
+// Column is one result column: its name and PostgreSQL type OID (0 is sent as text), and
+// its type modifier (numeric precision and scale, varchar length, timestamp precision) when
+// HasTypmod is set; otherwise RowDescription carries -1, no modifier.
 type Column struct {
-	Name string
-	OID  uint32
+	Name      string
+	OID       uint32
+	Typmod    int32
+	HasTypmod bool
 }
 
 // Description is what Describe reports about a statement.

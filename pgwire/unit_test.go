@@ -49,12 +49,15 @@ func TestDecodeParam(t *testing.T) {
 		{pgtype.TimestamptzOID, 0, []byte("2020-01-02T01:00:00.000+01:00"), day},
 		{pgtype.TimestampOID, 0, []byte("2020-01-02T00:00:00.000+05:00"), day},
 		{pgtype.DateOID, 0, []byte("2020-01-02T00:00:00.000+00:00"), day},
+		// Sequelize writes a space before the zone; Z is UTC.
+		{pgtype.TimestamptzOID, 0, []byte("2020-01-02 01:00:00.000 +01:00"), day},
+		{pgtype.TimestamptzOID, 0, []byte("2020-01-02T00:00:00Z"), day},
 		{pgtype.UUIDOID, 1, uuidBin, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
 		{pgtype.IntervalOID, 0, []byte("1 day"), "1 day"},
 		{pgtype.Int8OID, 0, nil, nil},
 	}
 	for _, c := range cases {
-		got, err := decodeParam(m, c.oid, c.format, c.src)
+		got, err := decodeValue(m, c.oid, c.format, c.src)
 		if err != nil || !equalValue(got, c.want) {
 			t.Errorf("decode(oid %d, format %d, %q) = %#v, %v; want %#v", c.oid, c.format, c.src, got, err, c.want)
 		}
@@ -68,7 +71,7 @@ func TestDecodeParam(t *testing.T) {
 		{pgtype.JSONBOID, 1, []byte("{}")}, {pgtype.IntervalOID, 1, []byte{1}}, {pgtype.DateOID, 0, []byte("soon")},
 		{pgtype.UUIDOID, 0, []byte("not-a-uuid")},
 	} {
-		if v, err := decodeParam(m, bad.oid, bad.format, bad.src); err == nil {
+		if v, err := decodeValue(m, bad.oid, bad.format, bad.src); err == nil {
 			t.Errorf("decode(oid %d, format %d, %q) = %#v, want an error", bad.oid, bad.format, bad.src, v)
 		}
 	}

@@ -89,19 +89,30 @@ func describeIn(ctx context.Context, pc *pgconn.PgConn, sql string) (*backend.De
 		d.Params[i] = typeName(oid)
 	}
 	for _, fd := range sd.Fields {
-		d.Columns = append(d.Columns, backend.ColumnType{Name: fd.Name, Type: typeName(fd.DataTypeOID)})
+		d.Columns = append(d.Columns, backend.ColumnType{Name: fd.Name, Type: typeName(fd.DataTypeOID), Typmod: typmodOf(fd.TypeModifier)})
 	}
 	return d, nil
 }
 
-// fieldTypes maps a result's field descriptions to type names.
-func fieldTypes(fds []pgconn.FieldDescription) []string {
+// fieldTypes maps a result's field descriptions to type names and type
+// modifiers (nil when no column has one).
+func fieldTypes(fds []pgconn.FieldDescription) ([]string, []int32) {
 	if len(fds) == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make([]string, len(fds))
+	var mods []int32
 	for i, fd := range fds {
 		out[i] = typeName(fd.DataTypeOID)
+		if fd.TypeModifier >= 0 && mods == nil {
+			mods = make([]int32, len(fds))
+			for j := range mods {
+				mods[j] = -1
+			}
+		}
+		if mods != nil {
+			mods[i] = fd.TypeModifier
+		}
 	}
-	return out
+	return out, mods
 }

@@ -168,7 +168,7 @@ func (b *Backend) queryOnce(ctx context.Context, sql string, args []any, run que
 func runLatest(ctx context.Context, pc *pgconn.PgConn, name string, values [][]byte, formats []int16, sortRows bool, bound *resultBound) (*backend.Rows, int64, error) {
 	stop := context.AfterFunc(ctx, func() { sendCancelRequest(pc) })
 	rr := pc.ExecPrepared(context.Background(), name, values, formats, nil)
-	types := fieldTypes(rr.FieldDescriptions())
+	types, mods := fieldTypes(rr.FieldDescriptions())
 	rows, err := collectBounded(rr, sortRows, bound)
 	if !stop() || bound.exceeded {
 		closeConn(pc)
@@ -176,7 +176,7 @@ func runLatest(ctx context.Context, pc *pgconn.PgConn, name string, values [][]b
 	if err != nil {
 		return nil, 0, err
 	}
-	rows.Types = types
+	rows.Types, rows.Typmods = types, mods
 	return rows, 0, nil
 }
 
@@ -204,9 +204,9 @@ func runQuery(ctx context.Context, pc *pgconn.PgConn, name string, values [][]by
 				height, err = heightOf(r)
 			}
 		case 2:
-			types := fieldTypes(rr.FieldDescriptions())
+			types, mods := fieldTypes(rr.FieldDescriptions())
 			if rows, err = collectBounded(rr, sortRows, bound); err == nil {
-				rows.Types = types
+				rows.Types, rows.Typmods = types, mods
 			}
 		default:
 			_, err = rr.Close()

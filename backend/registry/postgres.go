@@ -21,7 +21,7 @@ func postgresDriver() Driver {
 			return postgres.CheckpointNow(ctx, s.DSN, dir)
 		},
 		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return postgres.Dump(ctx, s.DSN, w) },
-		Wire: WireDialect{DollarQuotes: true, PGCatalog: true}},
+		Wire: WireDialect{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
 		postgres.Checkpoints, ServerOps{DatabaseName: postgres.DatabaseName, Restore: postgres.RestoreCheckpoint,
 			Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})
 }

@@ -71,6 +71,12 @@ type WireDialect struct {
 	// Placeholders is how the backend numbers parameters; the gateway
 	// rewrites the $n that PostgreSQL clients send into it.
 	Placeholders string
+	// NativeTypes: the database's values are PostgreSQL's own, in
+	// PostgreSQL's text forms (time, timetz, interval, arrays), and a
+	// parameter's text is read by PostgreSQL's own input functions, so the
+	// gateway announces those types as themselves and passes input forms it
+	// does not parse on to the database.
+	NativeTypes bool
 }
 
 // Placeholder styles (WireDialect.Placeholders).
