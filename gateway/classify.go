@@ -20,6 +20,7 @@ const (
 	kindVersion              // SELECT version()
 	kindNoop                 // DISCARD, DEALLOCATE: nothing to do here
 	kindRefused              // savepoints, COPY, LISTEN…: refused with a clear error
+	kindCopy                 // COPY: copy.go
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -96,7 +97,9 @@ func classify(sql string) kind {
 		return kindShow
 	case "DISCARD", "DEALLOCATE":
 		return kindNoop
-	case "SAVEPOINT", "RELEASE", "COPY", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
+	case "COPY":
+		return kindCopy
+	case "SAVEPOINT", "RELEASE", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
 		return kindRefused
 	case "SELECT":
 		if isVersionQuery(sql) {

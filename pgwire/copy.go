@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The COPY sub-protocol. A Session's Result asks for it: CopyOut is a stream of CopyData
@@ -161,4 +162,31 @@ func (c *conn) armCopyTimeout() {
 		deadline = time.Now().Add(d)
 	}
 	_ = c.nc.SetReadDeadline(deadline)
+}
+
+// Codec encodes and decodes single values the way pgwire does for DataRow columns and Bind
+// parameters, for a Session that reads or writes COPY data itself. Not safe for concurrent
+// use (one per session).
+type Codec struct{ m *pgtype.Map }
+
+// NewCodec returns a Codec.
+func NewCodec() *Codec { return &Codec{m: pgtype.NewMap()} }
+
+// Decode decodes src (not nil) of type oid as a Bind parameter: nil, int64, float64, string,
+// []byte, bool or time.Time.
+func (c *Codec) Decode(oid uint32, binary bool, src []byte) (any, error) {
+	f := formatText
+	if binary {
+		f = formatBinary
+	}
+	return decodeParam(c.m, oid, f, src)
+}
+
+// Encode encodes v (not nil) for a column of type oid as a DataRow value.
+func (c *Codec) Encode(oid uint32, binary bool, v any) ([]byte, error) {
+	f := formatText
+	if binary {
+		f = formatBinary
+	}
+	return encodeValue(c.m, oid, f, v)
 }
