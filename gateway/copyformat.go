@@ -57,9 +57,15 @@ type textDecoder struct {
 	skipHeader bool
 	ended      bool // \. seen: the rest is ignored
 	names      []string
+	cur        int // the line of the record being decoded
 }
 
-func (d *textDecoder) line() int { return d.lineNo + 1 }
+func (d *textDecoder) line() int {
+	if d.cur == 0 {
+		return d.lineNo + 1
+	}
+	return d.cur
+}
 
 func (d *textDecoder) feed(p []byte, emit func([]any, int) error) error {
 	if d.ended {
@@ -74,13 +80,14 @@ func (d *textDecoder) feed(p []byte, emit func([]any, int) error) error {
 		}
 		rec := d.buf[off : off+end]
 		off += end + 1
-		start := d.lineNo + 1
+		d.cur = d.lineNo + 1
 		d.lineNo += lines
-		if err := d.record(rec, start, emit); err != nil {
+		if err := d.record(rec, d.cur, emit); err != nil {
 			return err
 		}
 	}
 	d.buf = append(d.buf[:0], d.buf[off:]...)
+	d.cur = 0
 	if d.maxRow > 0 && len(d.buf) > d.maxRow {
 		return copyRowError(stateProgramLimit, "a COPY row is longer than %d bytes", d.maxRow)
 	}
@@ -130,6 +137,7 @@ func (d *textDecoder) finish(emit func([]any, int) error) error {
 		}
 	}
 	d.lineNo++
+	d.cur = d.lineNo
 	return d.record(rec, d.lineNo, emit)
 }
 
@@ -478,8 +486,8 @@ func (d *binaryDecoder) finish(func([]any, int) error) error {
 	if d.ended {
 		return nil
 	}
-	if !d.header && len(d.buf) == 0 {
-		return nil // nothing sent: no rows
+	if len(d.buf) == 0 {
+		return nil // nothing sent, or the end of a tuple: the trailer is optional (PostgreSQL)
 	}
 	return copyRowError(stateBadCopyFormat, "unexpected EOF in COPY data (no end-of-data marker)")
 }
