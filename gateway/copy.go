@@ -26,8 +26,9 @@ const (
 	copyStmtRows   = 1000
 	copyBatchBytes = 512 << 10
 	copyBatchStmts = 64
-	// copyTxBytes bounds a COPY inside a client transaction: it joins the transaction's
-	// single bc-transaction, so it must stay small.
+	// copyTxBytes bounds a COPY that joins a client transaction (its rows are rehearsed
+	// with the transaction and commit with it, atomically). A COPY inside a transaction
+	// that outgrows it splits the transaction (splitTransaction).
 	copyTxBytes = 256 << 10
 )
 
@@ -200,6 +201,10 @@ type copySink struct {
 	committed copyProgress // every batch that committed, together
 	rows      int64        // rows read so far
 	finished  bool
+	// split is the client's transaction once a COPY inside it outgrew one bc-transaction
+	// and its statements committed (splitTransaction), at splitHeight.
+	split       *transaction
+	splitHeight int64
 }
 
 // copyProgress counts batches, rows and lines.
@@ -245,7 +250,37 @@ func (k *copySink) Done(ctx context.Context) (*pgwire.Result, error) {
 	}
 	k.finished = true
 	k.cancel()
+	k.reopen(false)
 	return &pgwire.Result{Tag: fmt.Sprintf("COPY %d", k.committed.rows)}, nil
+}
+
+// splitTransaction commits the client's transaction so far when a COPY inside it outgrows
+// one bc-transaction: its statements commit first (as COMMIT would, conflicts included),
+// then the COPY's batches, and a new transaction opens after the COPY for the client's
+// next statements and COMMIT. pgbench -i loads pgbench_accounts that way (BEGIN, TRUNCATE,
+// INSERTs, COPY of 100,000 rows, COMMIT). A failure says what committed.
+func (k *copySink) splitTransaction(ctx context.Context) error {
+	tx := k.s.tx
+	res, err := k.s.commit(ctx)
+	if err == nil && res.Tag != "COMMIT" {
+		err = &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
+	}
+	if err != nil {
+		k.s.tx = tx
+		tx.failed = true
+		return err
+	}
+	k.inTx, k.split = false, tx
+	k.splitHeight = k.s.lastCommit
+	return nil
+}
+
+// reopen opens the transaction a split COPY continues in (failed: it is aborted).
+func (k *copySink) reopen(failed bool) {
+	if k.split == nil || k.s.tx != nil {
+		return
+	}
+	k.s.tx = &transaction{saved: k.split.saved, local: k.split.local, failed: failed}
 }
 
 // Abort ends the COPY early: the batch in flight is waited for, so that the error can
@@ -262,7 +297,8 @@ func (k *copySink) Abort(reason string) error {
 	if k.inTx {
 		k.s.tx.failed = true
 	}
-	if k.committed.batches == 0 {
+	k.reopen(true)
+	if k.committed.batches == 0 && k.split == nil {
 		return nil
 	}
 	e := &pgwire.Error{Code: stateQueryCanceled, Message: "COPY from stdin failed: " + reason}
@@ -308,9 +344,9 @@ func (k *copySink) row(ctx context.Context, row []any, line int) error {
 	}
 	if k.batchBytes >= limit || len(k.batch) >= copyBatchStmts {
 		if k.inTx {
-			return &pgwire.Error{Code: stateProgramLimit,
-				Message: fmt.Sprintf("COPY inside a transaction block is limited to %d bytes of values (one bc-transaction)", copyTxBytes),
-				Hint:    "Run a large COPY outside BEGIN … COMMIT: it is then committed in batches."}
+			if err := k.splitTransaction(ctx); err != nil {
+				return err
+			}
 		}
 		if err := k.endStatement(); err != nil {
 			return err
@@ -411,6 +447,7 @@ func (k *copySink) wait(ctx context.Context) error {
 		}
 		k.describeCommitted(&e)
 		k.finished = true
+		k.reopen(true)
 		return &e
 	}
 	k.committed.batches++
@@ -426,6 +463,13 @@ func (k *copySink) describeCommitted(e *pgwire.Error) {
 	if k.inTx {
 		e.Detail += "Nothing was applied: the COPY was part of the transaction, which is now aborted."
 		return
+	}
+	if k.split != nil {
+		e.Detail += fmt.Sprintf("The COPY outgrew one bc-transaction, so the transaction's statements before it committed first (block %d). ", k.splitHeight)
+		if c.batches == 0 {
+			e.Detail += "No batch of the COPY committed."
+			return
+		}
 	}
 	if c.batches == 0 {
 		e.Detail += "Nothing was committed: no batch of this COPY was applied."
@@ -462,6 +506,7 @@ func (k *copySink) fail(err error, line int) error {
 	if k.inTx {
 		k.s.tx.failed = true
 	}
+	k.reopen(true)
 	return &out
 }
 
