@@ -79,8 +79,11 @@ func (c *conn) copyIn(ctx context.Context, in CopyIn) (*Result, error) {
 		c.armCopyTimeout()
 		msg, err := c.receive()
 		if err != nil {
+			// Abort before the FATAL goes out: a client that reads it finds the COPY ended.
+			_ = in.Abort("")
 			c.receiveFailed(ctx, err)
-			return nil, c.copyConnEnded(in)
+			c.fatalSent = true
+			return nil, errCopyConnEnded
 		}
 		switch m := msg.(type) {
 		case *pgproto3.CopyData:
