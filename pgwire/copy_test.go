@@ -228,4 +228,3 @@ func receiveError(t *testing.T, fe *pgproto3.Frontend) *pgproto3.ErrorResponse {
 		}
 	}
 }
-
