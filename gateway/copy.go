@@ -192,6 +192,7 @@ type copySink struct {
 	batchRows  int64
 	batchFirst int
 	batchLast  int
+	stmtLines  [][2]int // each statement's first and last line
 
 	// The batch in flight, and what committed.
 	ctx       context.Context // the commits' (they outlive one Data call)
@@ -209,15 +210,17 @@ type copySink struct {
 
 // copyProgress counts batches, rows and lines.
 type copyProgress struct {
-	batches  int
-	rows     int64
-	lastLine int
-	height   int64
+	batches   int
+	rows      int64
+	lastLine  int
+	height    int64
+	stmtLines [][2]int
 }
 
 type copyOutcome struct {
-	height int64
-	err    error
+	height    int64
+	err       error
+	statement int // the failed statement (1-based), when the chain says
 }
 
 // Format is CopyInResponse's.
@@ -386,6 +389,7 @@ func (k *copySink) endStatement() error {
 	}
 	sql, _ := placeholders(b.String(), k.s.g.wire.Placeholders)
 	k.batch = append(k.batch, txn.Statement{SQL: sql, Args: k.args})
+	k.stmtLines = append(k.stmtLines, [2]int{k.stmtFirst, k.batchLast})
 	k.args, k.stmtRows = nil, 0
 	return nil
 }
@@ -399,7 +403,8 @@ func (k *copySink) submit(ctx context.Context) error {
 		return err
 	}
 	stmts := k.batch
-	k.sent = copyProgress{batches: k.committed.batches + 1, rows: k.batchRows, lastLine: k.batchLast}
+	k.sent = copyProgress{batches: k.committed.batches + 1, rows: k.batchRows, lastLine: k.batchLast, stmtLines: k.stmtLines}
+	k.stmtLines = nil
 	k.sent.height = int64(k.batchFirst) // the batch's first line, until it commits
 	k.batch, k.batchBytes, k.batchRows = nil, 0, 0
 	done := make(chan copyOutcome, 1)
@@ -411,7 +416,11 @@ func (k *copySink) submit(ctx context.Context) error {
 		case err != nil:
 			done <- copyOutcome{err: writeError(err)}
 		case !res.OK():
-			done <- copyOutcome{height: res.Height, err: txFailure(res)}
+			out := copyOutcome{height: res.Height, err: txFailure(res)}
+			if res.Failure != nil {
+				out.statement = res.Failure.Statement
+			}
+			done <- out
 		default:
 			done <- copyOutcome{height: res.Height}
 		}
@@ -439,9 +448,15 @@ func (k *copySink) wait(ctx context.Context) error {
 	}
 	if out.err != nil {
 		e := *out.err.(*pgwire.Error)
-		first := int(k.sent.height)
-		e.Where = fmt.Sprintf("COPY %s, batch %d, lines %d–%d", k.st.table, k.sent.batches, first, k.sent.lastLine)
-		e.Message = fmt.Sprintf("%s (COPY batch %d, lines %d–%d)", e.Message, k.sent.batches, first, k.sent.lastLine)
+		first, last := int(k.sent.height), k.sent.lastLine
+		where := fmt.Sprintf("batch %d, lines %d–%d", k.sent.batches, first, last)
+		if i := out.statement - 1; i >= 0 && i < len(k.sent.stmtLines) {
+			// The chain names the failing INSERT: its rows' lines.
+			where = fmt.Sprintf("batch %d (lines %d–%d), INSERT %d of it, lines %d–%d", k.sent.batches, first, last,
+				out.statement, k.sent.stmtLines[i][0], k.sent.stmtLines[i][1])
+		}
+		e.Where = fmt.Sprintf("COPY %s, %s", k.st.table, where)
+		e.Message = fmt.Sprintf("%s (COPY %s)", e.Message, where)
 		if e.Detail != "" {
 			e.Detail += ". "
 		}

@@ -153,6 +153,68 @@ func testGatewayCopy(t *testing.T, backend string) {
 		}
 	})
 
+	t.Run("row the chain refuses", func(t *testing.T) {
+		// A duplicate key the decoder cannot see: the node fails its batch, the error names
+		// the batch and its lines, and the batches before it stay committed.
+		mustPgxExec(t, conn, "CREATE TABLE dup (id INTEGER PRIMARY KEY, v TEXT)")
+		var data strings.Builder
+		for i := 1; i <= 30000; i++ {
+			id := i
+			if i == 29000 {
+				id = 5
+			}
+			fmt.Fprintf(&data, "%d,v%d\n", id, i)
+		}
+		_, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), "COPY dup FROM STDIN (FORMAT csv)")
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			t.Fatalf("COPY with a duplicate key: %v", err)
+		}
+		t.Logf("error: %s %s | where: %s | detail: %s | hint: %s", pe.Code, pe.Message, pe.Where, pe.Detail, pe.Hint)
+		if !strings.HasPrefix(pe.Code, "23") || !strings.Contains(pe.Where, "batch") || !strings.Contains(pe.Detail, "committed (") {
+			t.Fatalf("the error does not name the batch and what committed: %+v", pe)
+		}
+		var first, last, stmt, sfirst, slast, committed int
+		if _, err := fmt.Sscanf(pe.Where[strings.Index(pe.Where, "(lines "):], "(lines %d–%d), INSERT %d of it, lines %d–%d", &first, &last, &stmt, &sfirst, &slast); err != nil ||
+			first > 29000 || last < 29000 || sfirst > 29000 || slast < 29000 || slast-sfirst >= 1000 {
+			t.Fatalf("the failed batch's lines %d–%d or its INSERT's %d–%d do not hold line 29000 (%v)", first, last, sfirst, slast, err)
+		}
+		if err := conn.QueryRow(ctx, "SELECT COUNT(*) FROM dup").Scan(&committed); err != nil {
+			t.Fatal(err)
+		}
+		if committed != first-1 || !strings.Contains(pe.Detail, fmt.Sprintf("committed (%d rows", committed)) {
+			t.Fatalf("the table holds %d rows; the failed batch starts at line %d; detail %q", committed, first, pe.Detail)
+		}
+	})
+
+	t.Run("small COPY joins a transaction", func(t *testing.T) {
+		mustPgxExec(t, conn, "CREATE TABLE txcopy (id INTEGER PRIMARY KEY, v TEXT)")
+		for _, end := range []string{"ROLLBACK", "COMMIT"} {
+			mustPgxExec(t, conn, "BEGIN")
+			mustPgxExec(t, conn, "INSERT INTO txcopy (id, v) VALUES (0, 'before')")
+			tag, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("1\tone\n2\t\\N\n"), "COPY txcopy FROM STDIN")
+			if err != nil || tag.String() != "COPY 2" {
+				t.Fatalf("COPY in a transaction: %v %v", tag, err)
+			}
+			mustPgxExec(t, conn, end)
+		}
+		var n, nulls int
+		if err := conn.QueryRow(ctx, "SELECT COUNT(*), COUNT(*) - COUNT(v) FROM txcopy").Scan(&n, &nulls); err != nil || n != 3 || nulls != 1 {
+			t.Fatalf("after ROLLBACK then COMMIT: %d rows, %d NULLs (%v); want 3, 1", n, nulls, err)
+		}
+		// COPY TO inside the transaction sees its own rows (a rehearsal).
+		mustPgxExec(t, conn, "BEGIN")
+		mustPgxExec(t, conn, "INSERT INTO txcopy (id, v) VALUES (3, 'three')")
+		var buf strings.Builder
+		if _, err := conn.PgConn().CopyTo(ctx, &buf, "COPY (SELECT id, v FROM txcopy ORDER BY id) TO STDOUT"); err != nil {
+			t.Fatal(err)
+		}
+		mustPgxExec(t, conn, "ROLLBACK")
+		if want := "0\tbefore\n1\tone\n2\t\\N\n3\tthree\n"; buf.String() != want {
+			t.Fatalf("COPY TO in a transaction: %q, want %q", buf.String(), want)
+		}
+	})
+
 	h, rows := c.consistentRead(ctx, "SELECT id, name, note, score FROM people ORDER BY id", "SELECT COUNT(*), MAX(id) FROM bulk")
 	c.requireSameRows(h, "people", rows[0])
 	c.requireSameRows(h, "bulk", rows[1])
