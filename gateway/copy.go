@@ -52,34 +52,21 @@ func (s *session) copyStatement(ctx context.Context, sql string) (*pgwire.Result
 	return s.copyTo(ctx, st)
 }
 
-// quoteIdent quotes a column name the node reported, in the dialect's style.
-func (s *session) quoteIdent(name string) string {
-	if s.g.dialect == "mysql" {
-		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
-
-// copyColumns are the names (as SQL) and node types of the columns a COPY reads or writes.
-func (s *session) copyColumns(ctx context.Context, st *copyStmt) (sqlNames, names, types []string, err error) {
+// copyColumns are the names and node types of the columns a COPY reads or writes.
+func (s *session) copyColumns(ctx context.Context, st *copyStmt) (names, types []string, err error) {
 	list := "*"
 	if st.columns != nil {
 		list = strings.Join(st.columns, ", ")
 	}
 	resp, err := s.g.nodes.Describe(ctx, "SELECT "+list+" FROM "+st.table)
 	if err != nil {
-		return nil, nil, nil, s.g.readError("SELECT "+list+" FROM "+st.table, err)
+		return nil, nil, s.g.readError("SELECT "+list+" FROM "+st.table, err)
 	}
-	for i, c := range resp.Columns {
+	for _, c := range resp.Columns {
 		names = append(names, c.Name)
 		types = append(types, c.Type)
-		if st.columns != nil && i < len(st.columns) {
-			sqlNames = append(sqlNames, st.columns[i])
-		} else {
-			sqlNames = append(sqlNames, s.quoteIdent(c.Name))
-		}
 	}
-	return sqlNames, names, types, nil
+	return names, types, nil
 }
 
 // copyTo runs COPY … TO STDOUT as a read (a rehearsal inside a transaction).
@@ -132,7 +119,7 @@ func (s *session) copyFrom(ctx context.Context, st *copyStmt) (*pgwire.Result, e
 	if s.defaultReadOnly || (s.tx != nil && s.tx.readOnly) {
 		return nil, &pgwire.Error{Code: stateReadOnlyTx, Message: "cannot execute COPY FROM in a read-only transaction"}
 	}
-	sqlNames, names, types, err := s.copyColumns(ctx, st)
+	names, types, err := s.copyColumns(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +135,12 @@ func (s *session) copyFrom(ctx context.Context, st *copyStmt) (*pgwire.Result, e
 	if len(names) > 0 {
 		k.rowsPerStmt = max(1, min(copyStmtRows, txn.MaxArgs/len(names)))
 	}
-	k.head = "INSERT INTO " + st.table + " (" + strings.Join(sqlNames, ", ") + ") VALUES "
+	// Without the client's column list, every column in the table's order: no name needs
+	// quoting in any dialect's style.
+	k.head = "INSERT INTO " + st.table + " VALUES "
+	if st.columns != nil {
+		k.head = "INSERT INTO " + st.table + " (" + strings.Join(st.columns, ", ") + ") VALUES "
+	}
 	limit := copyBatchBytes
 	if k.inTx {
 		limit = copyTxBytes
