@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-node build-testhooks build-e2e-clock test test-race race lint compat demo bench bench-fig12 bench-latency-study fuzz clean e2e-long
+.PHONY: build build-node build-testhooks build-e2e-clock test test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -65,6 +65,13 @@ bench-fig12: build
 # clients, 95/5, 50/50, 5/95); STUDY=--quick runs 6 of its 36 points.
 bench-latency-study: build
 	./scripts/bench-latency-study.sh $(STUDY)
+
+# COPY of 100,000 rows through node 0's listener beside the same rows as multi-row INSERT
+# bc-transactions, median of 3 (bench/copy.go). RELCHAIN_BENCH_COPY=sqlite,postgres with
+# RELCHAIN_BENCH_PG_TEMPLATE='postgres://…/copy_{node}?sslmode=disable' for both.
+bench-copy: build-node
+	RELCHAIN_BENCH_COPY=$${RELCHAIN_BENCH_COPY:-sqlite} RELCHAIN_BENCH_BIN=$(abspath $(BIN)) \
+		$(GO) test ./bench -run TestMeasureCopy -count=1 -v -timeout 60m
 
 # The long fault campaign: test/e2e/manifests/long, random fault schedules
 # from a printed seed (RELCHAIN_E2E_SEED=<seed> replays one); 30+ minutes.

@@ -22,7 +22,8 @@ const (
 	kindSavepoint              // SAVEPOINT name
 	kindRelease                // RELEASE [SAVEPOINT] name
 	kindRollbackTo             // ROLLBACK [WORK|TRANSACTION] TO [SAVEPOINT] name
-	kindRefused                // COPY, LISTEN…: refused with a clear error
+	kindRefused                // LISTEN, cursors…: refused with a clear error
+	kindCopy                   // COPY: copy.go
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -103,7 +104,9 @@ func classify(sql string) kind {
 		return kindSavepoint
 	case "RELEASE":
 		return kindRelease
-	case "COPY", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
+	case "COPY":
+		return kindCopy
+	case "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
 		return kindRefused
 	case "SELECT":
 		if isVersionQuery(sql) {

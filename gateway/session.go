@@ -157,6 +157,8 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 		return s.discard(sql)
 	case kindRefused:
 		return nil, refusedStatement(sql)
+	case kindCopy:
+		return s.copyStatement(ctx, sql)
 	}
 	stmt, err := s.statementOf(sql, params)
 	if err != nil {

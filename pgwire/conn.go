@@ -79,6 +79,7 @@ func (c *conn) serve(ctx context.Context) {
 		return
 	}
 	c.fr = newFrameReader(c.nc)
+	c.fr.maxCopyData = c.srv.maxCopyData() // 0 (off): MaxMessage bounds CopyData too
 	c.out = &deadlineWriter{conn: c.nc}
 	c.be = pgproto3.NewBackend(c.nc, c.out)
 	defer c.recoverPanic()
@@ -287,6 +288,9 @@ func (c *conn) dispatch(ctx context.Context, msg pgproto3.FrontendMessage) bool 
 	default: // a password message after authentication
 		c.sendFatal(fatalf(codeProtocolViolation, "invalid frontend message: unexpected message after authentication"))
 		return false
+	}
+	if err != nil && c.fatalSent {
+		return false // the connection ended during COPY
 	}
 	if err != nil {
 		c.sendError(err, c.takeCancelled())

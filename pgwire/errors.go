@@ -11,6 +11,8 @@ import (
 // Session returns is sent as XX000 with its text.
 type Error struct {
 	Code, Message, Detail, Hint string
+	// Where is the error's context (ErrorResponse field W), e.g. "COPY t, line 123".
+	Where string
 	// Severity is ERROR when empty; FATAL closes the connection after sending.
 	Severity string
 }
@@ -85,6 +87,6 @@ func errorResponse(e *Error) *pgproto3.ErrorResponse {
 	}
 	return &pgproto3.ErrorResponse{
 		Severity: sev, SeverityUnlocalized: sev, Code: code,
-		Message: e.Message, Detail: e.Detail, Hint: e.Hint,
+		Message: e.Message, Detail: e.Detail, Hint: e.Hint, Where: e.Where,
 	}
 }

@@ -210,6 +210,13 @@ func (c *conn) execute(ctx context.Context, m *pgproto3.Execute) error {
 		if err := c.applyEffects(p.result, p); err != nil {
 			return err
 		}
+		if p.result.CopyIn != nil || p.result.CopyOut != nil {
+			res, err := c.copyResult(ctx, p.result)
+			if err != nil {
+				return err
+			}
+			p.result = &Result{Tag: res.Tag} // executing the portal again repeats only the tag
+		}
 	}
 	return c.sendPortalRows(p, int(m.MaxRows))
 }

@@ -22,6 +22,8 @@ type fakeStats struct {
 	cancelled      atomic.Int64  // SLEEP statements that ended through their ctx
 	mu             sync.Mutex
 	lastParams     []any
+	copied         []byte   // what the fake COPY IN received
+	copyEnds       []string // "done", or "abort: <reason>", one per COPY IN
 }
 
 func newFakeStats() *fakeStats { return &fakeStats{sleeping: make(chan struct{}, 16)} }
@@ -117,7 +119,8 @@ func (f *fakeSession) Describe(ctx context.Context, sql string, declared []uint3
 	case upper == "SELECT ALLTYPES":
 		d.Columns = allTypesColumns
 	case upper == "SELECT SLEEP", upper == "PLAINERR", upper == "FATALERR", strings.HasPrefix(upper, "FAIL "),
-		upper == "BEGIN", upper == "COMMIT", upper == "ROLLBACK", strings.HasPrefix(upper, "INSERT"):
+		upper == "BEGIN", upper == "COMMIT", upper == "ROLLBACK", strings.HasPrefix(upper, "INSERT"),
+		strings.HasPrefix(upper, "COPY "):
 	default:
 		return d, &Error{Code: "42601", Message: fmt.Sprintf("syntax error at or near %q", sql)}
 	}
@@ -157,6 +160,15 @@ func (f *fakeSession) execute(ctx context.Context, sql string, params []any) (*R
 		return f.sleep(ctx)
 	case upper == "PANIC":
 		panic("a bug in the session")
+	case upper == "COPY IN":
+		return &Result{CopyIn: &fakeCopyIn{stats: f.stats}}, nil
+	case strings.HasPrefix(upper, "COPY OUT "):
+		n, _ := strconv.Atoi(upper[len("COPY OUT "):])
+		out := &CopyOut{Columns: 1}
+		for i := range n {
+			out.Data = append(out.Data, []byte(fmt.Sprintf("row %d\n", i+1)))
+		}
+		return &Result{CopyOut: out, Tag: fmt.Sprintf("COPY %d", n)}, nil
 	}
 	d, err := f.Describe(ctx, sql, nil)
 	if err != nil {
@@ -219,4 +231,41 @@ func (f *fakeSession) Close() {
 		panic("fakeSession closed twice")
 	}
 	f.stats.closed.Add(1)
+}
+
+// fakeCopyIn is COPY IN: it keeps the bytes, counts lines, and fails on a line "BAD".
+type fakeCopyIn struct {
+	stats *fakeStats
+	data  []byte
+}
+
+func (c *fakeCopyIn) Format() (bool, int) { return false, 1 }
+
+func (c *fakeCopyIn) Data(_ context.Context, p []byte) error {
+	c.data = append(c.data, p...)
+	if i := strings.Index(string(c.data), "BAD\n"); i >= 0 {
+		return &Error{Code: "22P04", Message: "bad row", Where: "COPY fake, line " + strconv.Itoa(strings.Count(string(c.data[:i]), "\n")+1)}
+	}
+	return nil
+}
+
+func (c *fakeCopyIn) Done(context.Context) (*Result, error) {
+	c.stats.mu.Lock()
+	defer c.stats.mu.Unlock()
+	c.stats.copied = c.data
+	c.stats.copyEnds = append(c.stats.copyEnds, "done")
+	return &Result{Tag: fmt.Sprintf("COPY %d", strings.Count(string(c.data), "\n"))}, nil
+}
+
+func (c *fakeCopyIn) Abort(reason string) error {
+	c.stats.mu.Lock()
+	defer c.stats.mu.Unlock()
+	c.stats.copyEnds = append(c.stats.copyEnds, "abort: "+reason)
+	return nil
+}
+
+func (s *fakeStats) ends() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{}, s.copyEnds...)
 }

@@ -40,6 +40,8 @@ func (e *protocolError) Error() string { return e.Message }
 type frameReader struct {
 	r   *bufio.Reader
 	buf []byte
+	// maxCopyData bounds CopyData messages (0: maxBody does).
+	maxCopyData int
 }
 
 func newFrameReader(r io.Reader) *frameReader {
@@ -69,6 +71,9 @@ func (fr *frameReader) next(maxBody int, authPhase uint32) (pgproto3.FrontendMes
 		return nil, &protocolError{Message: fmt.Sprintf("invalid message length %d", length)}
 	}
 	limit := maxBody
+	if typ == 'd' && fr.maxCopyData != 0 {
+		limit = fr.maxCopyData
+	}
 	if small {
 		limit = maxSmallMessage
 	}

@@ -12,6 +12,8 @@ const (
 	DefaultIdleInTxTimeout    = 10 * time.Minute
 	DefaultWriteTimeout       = time.Minute
 	DefaultMaxSessionMemory   = 64 << 20
+	DefaultMaxCopyData        = 1 << 20
+	DefaultMaxCopyBytes       = 1 << 30
 )
 
 // maxAuthMessage bounds a message read before authentication succeeds: PostgreSQL's
@@ -59,6 +61,14 @@ type Limits struct {
 	// statement text and parameter values) one connection keeps (default 64 MiB). A Parse or
 	// Bind beyond it fails with 54000; Close frees the space.
 	MaxSessionMemory int
+	// MaxCopyData is the largest CopyData message a client may send during COPY FROM STDIN,
+	// in bytes (default 1 MiB; drivers send 8–64 KiB, psql one line per message). A longer
+	// one gets FATAL 08P01 before anything is allocated for it.
+	MaxCopyData int
+	// MaxCopyBytes bounds the bytes of one COPY FROM STDIN stream (default 1 GiB): beyond
+	// it the COPY fails with 54000 (what the Session committed before stays committed; its
+	// error says what).
+	MaxCopyBytes int
 }
 
 // orDefault resolves a limit: 0 → def, negative → 0 (off).
@@ -75,6 +85,8 @@ func orDefault[T int | time.Duration](v, def T) T {
 func (l Limits) maxConns() int        { return orDefault(l.MaxConns, DefaultMaxConns) }
 func (l Limits) maxConnsPerAddr() int { return orDefault(l.MaxConnsPerAddr, DefaultMaxConnsPerAddr) }
 func (l Limits) maxMessage() int      { return orDefault(l.MaxMessage, DefaultMaxMessage) }
+func (l Limits) maxCopyData() int     { return orDefault(l.MaxCopyData, DefaultMaxCopyData) }
+func (l Limits) maxCopyBytes() int    { return orDefault(l.MaxCopyBytes, DefaultMaxCopyBytes) }
 func (l Limits) maxSessionMemory() int {
 	return orDefault(l.MaxSessionMemory, DefaultMaxSessionMemory)
 }

@@ -68,4 +68,38 @@ type Result struct {
 	DeallocateAll bool
 	Deallocate    string
 	ClosePortals  bool
+	// CopyOut, when set, makes the result a COPY TO STDOUT stream (Columns and Rows unused).
+	CopyOut *CopyOut
+	// CopyIn, when set, starts a COPY FROM STDIN: the statement's result is what CopyIn.Done
+	// returns (Columns, Rows and Tag unused).
+	CopyIn CopyIn
+}
+
+// CopyOut is a COPY … TO STDOUT result: pgwire sends CopyOutResponse, one CopyData per element
+// of Data (already in the COPY format the statement asked for), CopyDone, then CommandComplete
+// with Result.Tag.
+type CopyOut struct {
+	Binary  bool // the overall format: binary (true) or text/CSV
+	Columns int  // the number of columns, for the per-column formats
+	Data    [][]byte
+}
+
+// CopyIn receives a COPY … FROM STDIN stream. A Session returns one in Result.CopyIn; pgwire
+// then sends CopyInResponse and calls Data for each CopyData message in order, then exactly one
+// of Done (the client's CopyDone) or Abort (CopyFail, a Data error, a protocol error, the idle
+// timeout or the end of the connection). The ctx of Data and Done is cancelled by a
+// CancelRequest.
+type CopyIn interface {
+	// Format is the overall format (binary or text/CSV) and the number of columns, for
+	// CopyInResponse.
+	Format() (binary bool, columns int)
+	// Data takes the payload of one CopyData message (any split of the stream: rows may span
+	// messages). An error ends the COPY: pgwire sends it, calls Abort and drops the client's
+	// remaining copy messages.
+	Data(ctx context.Context, p []byte) error
+	// Done ends the stream: the COPY's result (Tag "COPY n") or its error.
+	Done(ctx context.Context) (*Result, error)
+	// Abort ends the COPY without Done; reason is the client's CopyFail text ("" otherwise).
+	// Its error, if any, is what the client is told; nil: pgwire's own error.
+	Abort(reason string) error
 }

@@ -55,6 +55,9 @@ func (c *conn) simpleStatement(ctx context.Context, stmt string) bool {
 		c.sendError(err, false)
 		return false
 	}
+	if res.CopyIn != nil || res.CopyOut != nil {
+		return c.simpleCopy(ctx, res)
+	}
 	text := func(int) int16 { return formatText }
 	if res.Columns != nil {
 		c.be.Send(rowDescription(res.Columns, text))
@@ -104,4 +107,17 @@ func commandTag(res *Result, n int, partial bool) string {
 		return fmt.Sprintf("SELECT %d", n)
 	}
 	return res.Tag
+}
+
+// simpleCopy finishes a COPY statement of a simple query; false: it failed.
+func (c *conn) simpleCopy(ctx context.Context, res *Result) bool {
+	res, err := c.copyResult(ctx, res)
+	if err != nil {
+		if !c.fatalSent {
+			c.sendError(err, c.takeCancelled())
+		}
+		return false
+	}
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	return true
 }

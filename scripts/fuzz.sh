@@ -21,6 +21,7 @@ for target in \
   "./backend/sqlite FuzzGate" \
   "./sqlcheck/prescan FuzzMeasure" \
   "./gateway FuzzSplit" \
+  "./gateway FuzzCopyDecoders" \
   "./statedigest FuzzAsmMatchesReference" \
   "./pgwire FuzzClientMessages" \
   "./pgwire FuzzStartup"; do
