@@ -264,6 +264,14 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if k.done {
 		return nil, errBlockDone
 	}
+	if st.perRow != nil && k.b.syntax.gate {
+		if err := k.flush(ctx); err != nil {
+			return nil, err
+		}
+		if err := k.checkPerRowDefaults(ctx, st.perRow); err != nil {
+			return nil, err
+		}
+	}
 	prefix := k.pending()
 	clear := !k.inTx && k.tag != ""
 	if clear {

@@ -1,5 +1,17 @@
 package postgres
 
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/relchain/relchain/backend"
+)
+
 // sequenceSQL installs relchain's transactional sequences (issue 33; see
 // "Sequences" in DESIGN.md), idempotently, after schemaSQL.
 //
@@ -217,3 +229,127 @@ BEGIN
 END
 $fn$;
 `
+
+// perRowDefaults is what a statement that may take a sequence's next value
+// once per row read, through a column's DEFAULT, targets: INSERT ... SELECT
+// reading a relation (the columns it does not list take their defaults),
+// MERGE ... WHEN NOT MATCHED THEN INSERT (likewise), UPDATE ... SET c =
+// DEFAULT (the columns it sets to DEFAULT). The rows would be numbered in
+// the order they are read, which differs between nodes (heap order follows
+// each node's own vacuum): block.Exec refuses such a statement when one of
+// those columns' defaults calls relchain.nextval (checkPerRowDefaults). The
+// gate cannot: it does not know the schema.
+type perRowDefaults struct {
+	table  string   // the target, as SQL names it
+	cols   []string // the columns the statement lists (insert) or sets to DEFAULT (update)
+	listed bool     // insert or merge: the hazard is the columns not in cols
+}
+
+// perRowTarget finds a statement's perRowDefaults, if any.
+func perRowTarget(node *pg_query.Node) *perRowDefaults {
+	name := func(r *pg_query.RangeVar) string {
+		if r.GetSchemaname() != "" {
+			return pgx.Identifier{r.GetSchemaname(), r.GetRelname()}.Sanitize()
+		}
+		return pgx.Identifier{r.GetRelname()}.Sanitize()
+	}
+	switch {
+	case node.GetInsertStmt() != nil:
+		ins := node.GetInsertStmt()
+		if ins.GetSelectStmt() == nil || !readsRelation(ins.GetSelectStmt()) {
+			return nil
+		}
+		p := &perRowDefaults{table: name(ins.GetRelation()), listed: true}
+		for _, c := range ins.GetCols() {
+			p.cols = append(p.cols, c.GetResTarget().GetName())
+		}
+		return p
+	case node.GetMergeStmt() != nil:
+		m := node.GetMergeStmt()
+		for _, w := range m.GetMergeWhenClauses() {
+			c := w.GetMergeWhenClause()
+			if c.GetCommandType() != pg_query.CmdType_CMD_INSERT {
+				continue
+			}
+			p := &perRowDefaults{table: name(m.GetRelation()), listed: true}
+			for _, t := range c.GetTargetList() {
+				p.cols = append(p.cols, t.GetResTarget().GetName())
+			}
+			return p
+		}
+	case node.GetUpdateStmt() != nil:
+		u := node.GetUpdateStmt()
+		p := &perRowDefaults{table: name(u.GetRelation())}
+		for _, t := range u.GetTargetList() {
+			if rt := t.GetResTarget(); rt.GetVal().GetSetToDefault() != nil {
+				p.cols = append(p.cols, rt.GetName())
+			}
+		}
+		if len(p.cols) > 0 {
+			return p
+		}
+	}
+	return nil
+}
+
+// readsRelation reports whether a query names any relation (a table, a
+// view, a CTE): rows read from one come in an order of the node's own.
+func readsRelation(n *pg_query.Node) bool {
+	found := false
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		if found {
+			return
+		}
+		if _, ok := m.Interface().(*pg_query.RangeVar); ok {
+			found = true
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			case !fd.IsMap():
+				visit(v.Message())
+			}
+			return !found
+		})
+	}
+	visit(n.ProtoReflect())
+	return found
+}
+
+// sequenceDefaultsSQL lists the columns of a table whose default calls
+// relchain.nextval (a NULL table: none).
+const sequenceDefaultsSQL = `SELECT a.attname::text FROM pg_catalog.pg_attrdef d
+JOIN pg_catalog.pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+WHERE d.adrelid = pg_catalog.to_regclass($1) AND NOT a.attisdropped
+	AND pg_catalog.pg_get_expr(d.adbin, d.adrelid) LIKE '%relchain.nextval(%'
+ORDER BY a.attnum`
+
+// checkPerRowDefaults refuses a statement of p (see perRowDefaults) whose
+// rows would take a sequence's values in their read order; the caller
+// holds the backend's mutex and has sent the deferred savepoint
+// statements. The answer depends on the schema only, the same on every
+// node.
+func (k *block) checkPerRowDefaults(ctx context.Context, p *perRowDefaults) error {
+	rows, err := execParams(ctx, k.conn.PgConn(), sequenceDefaultsSQL, []any{p.table}, false)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows.Rows {
+		col, _ := r[0].(string)
+		if slices.Contains(p.cols, col) != p.listed {
+			what := "INSERT ... SELECT (or MERGE ... INSERT) that does not list column " + col
+			if !p.listed {
+				what = "UPDATE ... SET " + col + " = DEFAULT"
+			}
+			return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: fmt.Sprintf(
+				"%s of %s is not allowed: the column's default takes a sequence's next value once per row, in the order the rows are read, which differs between nodes; give the column's values explicitly, or insert with VALUES", what, p.table)}
+		}
+	}
+	return nil
+}

@@ -117,6 +117,20 @@ func TestSerialIsTransactional(t *testing.T) {
 	if fmt.Sprint(got) != "[[[14]]]" {
 		t.Fatalf("after a rolled-back block: %v, want [[[14]]]", got)
 	}
+	// Rows read from a table, numbered by a default in their read order,
+	// would get different ids on different nodes: refused, whatever the
+	// order; rows of VALUES or generate_series are numbered in their order.
+	got, _ = seqBlock(t, b, 4, true,
+		fail(`INSERT INTO t (v) SELECT v || 'x' FROM t`),
+		fail(`INSERT INTO t SELECT FROM t`),
+		fail(`UPDATE t SET id = DEFAULT WHERE v = 'a'`),
+		ok(`INSERT INTO t (id, v) SELECT id + 1000, v || 'x' FROM t WHERE id < 3 RETURNING id`),
+		ok(`INSERT INTO t (v) SELECT 'g' || i FROM generate_series(1, 2) AS i RETURNING id, v`),
+	)
+	want = []string{"error 42501", "error 42501", "error 42501", "[[1001] [1002]]", "[[15 g1] [16 g2]]"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("block 4 gave\n%v\nwant\n%v", got, want)
+	}
 	// Introspection through the read path: the default names relchain's
 	// nextval and the sequence PostgreSQL would.
 	rows, _, err := b.Query(ctx(t), `SELECT column_default, is_nullable FROM information_schema.columns WHERE table_name = 't' AND column_name = 'id'`, nil)
@@ -127,7 +141,7 @@ func TestSerialIsTransactional(t *testing.T) {
 		t.Errorf("information_schema.columns: %s", s)
 	}
 	// DROP TABLE drops the owned sequence and its state.
-	seqBlock(t, b, 4, true, ok(`DROP TABLE t`))
+	seqBlock(t, b, 5, true, ok(`DROP TABLE t`))
 	if n := sequenceRows(t, dsn); n != 0 {
 		t.Errorf("%d rows left in relchain.sequences after DROP TABLE", n)
 	}

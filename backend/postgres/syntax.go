@@ -42,6 +42,9 @@ type stmtInfo struct {
 	readWrites bool
 	// params is the highest $n placeholder of the statement.
 	params int
+	// perRow: the statement may fill a column's default once per row
+	// read (see perRowDefaults in sequence.go).
+	perRow *perRowDefaults
 }
 
 type syntaxEntry struct {
@@ -176,6 +179,7 @@ func parseOne(sql string) (stmtInfo, error) {
 	if sel := node.GetSelectStmt(); sel != nil && sel.GetIntoClause() == nil {
 		info.query = true
 	}
+	info.perRow = perRowTarget(node)
 	switch node.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
