@@ -254,7 +254,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if st.forbidden != "" {
 		return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
 	}
-	if st.analysis.UsesEnv {
+	if st.rewrite {
 		if sql, err = pgcheck.Rewrite(sql, k.env); err != nil {
 			return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}

@@ -42,6 +42,8 @@ type stmtInfo struct {
 	readWrites bool
 	// params is the highest $n placeholder of the statement.
 	params int
+	// rewrite: the statement runs as pggate.Rewrite returns it.
+	rewrite bool
 	// perRow: the statement may fill a column's default once per row
 	// read (see perRowDefaults in sequence.go).
 	perRow *perRowDefaults
@@ -127,6 +129,7 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 			e.gateErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}
 		e.info.analysis = a
+		e.info.rewrite = err == nil && pgcheck.Rewrites(sql)
 	}
 	e.info.analysis.Params = e.info.params
 	e.info.readText = sql

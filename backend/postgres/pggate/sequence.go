@@ -58,7 +58,7 @@ func (w *walker) seqCall(f *pg_query.FuncCall, name string) error {
 		w.seqWrites++
 	}
 	f.Funcname = []*pg_query.Node{pg_query.MakeStrNode("relchain"), pg_query.MakeStrNode(name)}
-	w.rewritten = true
+	w.seqRewritten = true
 	return nil
 }
 
@@ -155,7 +155,7 @@ func (w *walker) identityColumn(c *pg_query.ColumnDef) error {
 	}
 	c.TypeName = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(serial)}, Typemod: -1, Location: tn.GetLocation()}
 	c.Constraints = kept
-	w.rewritten = true
+	w.seqRewritten = true
 	return nil
 }
 

@@ -125,7 +125,8 @@ type walker struct {
 	// Calls the read path guards (see readGuarded).
 	guards []guardedCall
 
-	seqWrites int // nextval and setval calls (see checkSequenceCalls)
+	seqWrites    int  // nextval and setval calls (see checkSequenceCalls)
+	seqRewritten bool // sequence functions or identity columns were rewritten
 
 	retType *pg_query.TypeName // a function's return type: pseudo-types allowed
 	callee  *pg_query.FuncCall // the procedure of a CALL
