@@ -117,10 +117,33 @@ BEGIN
 END
 $fn$;
 
+-- seq_top refuses a call of nextval or setval made inside a routine (a
+-- trigger, a function, a procedure): a routine may be reached once per row,
+-- in an order that differs between nodes (a row trigger of a multi-row
+-- UPDATE, a function called per row of a scan), and the sequence's values
+-- would follow it. Only relchain's own frames may be on the call stack.
+CREATE OR REPLACE FUNCTION relchain.seq_top(fn text, seq regclass) RETURNS boolean
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	stack text;
+	line text;
+BEGIN
+	GET DIAGNOSTICS stack = PG_CONTEXT;
+	FOREACH line IN ARRAY pg_catalog.string_to_array(stack, E'\n') LOOP
+		IF NOT pg_catalog.starts_with(line, 'PL/pgSQL function relchain.') THEN
+			RAISE EXCEPTION '% of sequence "%" is not allowed inside a function, procedure or trigger: a routine may run once per row, in an order that differs between nodes, and the values would follow it', fn, seq
+				USING ERRCODE = '0A000', HINT = 'give the column its value explicitly in the routine (from the row''s key, say), or take the value in the statement and pass it';
+		END IF;
+	END LOOP;
+	RETURN true;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION relchain.nextval(seq regclass) RETURNS bigint
 LANGUAGE plpgsql AS $fn$
 DECLARE
 	s relchain.sequences := relchain.seq_row(seq);
+	top boolean := relchain.seq_top('nextval', seq);
 	v bigint;
 BEGIN
 	IF NOT s.is_called THEN
@@ -173,10 +196,12 @@ CREATE OR REPLACE FUNCTION relchain.setval(seq regclass, v bigint, called boolea
 LANGUAGE plpgsql AS $fn$
 DECLARE
 	s relchain.sequences := relchain.seq_row(seq);
+	top boolean;
 BEGIN
 	IF v IS NULL OR called IS NULL THEN
 		RETURN NULL;
 	END IF;
+	top := relchain.seq_top('setval', seq);
 	IF v < s.min_value OR v > s.max_value THEN
 		RAISE EXCEPTION 'setval: value % is out of bounds for sequence "%" (%..%)', v, seq, s.min_value, s.max_value
 			USING ERRCODE = '22003';
@@ -190,8 +215,10 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION relchain.setval(seq regclass, v bigint) RETURNS bigint
-LANGUAGE sql AS $fn$
-	SELECT relchain.setval(seq, v, true)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+	RETURN relchain.setval(seq, v, true);
+END
 $fn$;
 
 CREATE OR REPLACE FUNCTION relchain.sync_sequences() RETURNS void

@@ -126,8 +126,18 @@ func TestSerialIsTransactional(t *testing.T) {
 		fail(`UPDATE t SET id = DEFAULT WHERE v = 'a'`),
 		ok(`INSERT INTO t (id, v) SELECT id + 1000, v || 'x' FROM t WHERE id < 3 RETURNING id`),
 		ok(`INSERT INTO t (v) SELECT 'g' || i FROM generate_series(1, 2) AS i RETURNING id, v`),
+		// Nor may a routine take a sequence's values: a row trigger of a
+		// multi-row statement, a function called per row, runs in each
+		// node's own row order.
+		ok(`CREATE TABLE src (k int PRIMARY KEY, v text)`, `INSERT INTO src VALUES (1, 'p'), (2, 'q')`,
+			`CREATE FUNCTION public.log() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO t (v) VALUES (NEW.v); RETURN NULL; END $$`,
+			`CREATE TRIGGER src_log AFTER UPDATE ON src FOR EACH ROW EXECUTE FUNCTION public.log()`,
+			`CREATE FUNCTION public.add(x text) RETURNS void LANGUAGE sql AS $$ INSERT INTO t (v) VALUES (x) $$`),
+		fail(`UPDATE src SET k = k + 10`),
+		fail(`SELECT public.add('r')`),
 	)
-	want = []string{"error 42501", "error 42501", "error 42501", "[[1001] [1002]]", "[[15 g1] [16 g2]]"}
+	want = []string{"error 42501", "error 42501", "error 42501", "[[1001] [1002]]", "[[15 g1] [16 g2]]",
+		"[]", "[]", "[]", "[]", "[]", "error 0A000", "error 0A000"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("block 4 gave\n%v\nwant\n%v", got, want)
 	}
