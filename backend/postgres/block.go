@@ -296,6 +296,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if err == nil && ddl {
 		if err = k.afterDDL(ctx, sql); err == nil {
 			k.b.stmts.schemaChange()
+			k.b.seqs = seqsUnknown
 		}
 	}
 	if err == nil {
@@ -352,6 +353,9 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		return backend.Changes{}, errBlockDone
 	}
 	if err := k.flush(ctx); err != nil {
+		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
+	}
+	if err := k.flushSequences(ctx); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
 	}
 	recs, err := k.consumeRecords(ctx)

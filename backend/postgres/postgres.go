@@ -201,6 +201,9 @@ type Backend struct {
 	oldImages bool
 	// profile is the network's expected server profile (profile.go).
 	profile profile
+	// seqs: whether relchain.sequences has rows, as far as known (see
+	// flushSequences).
+	seqs seqsKnown
 }
 
 var _ backend.Backend = (*Backend)(nil)

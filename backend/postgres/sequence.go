@@ -31,12 +31,15 @@ import (
 // a serial column gets into relchain.nextval('s'::regclass).
 //
 //   - relchain.sequences: one row per sequence of a schema outside the
-//     system's and relchain's, by its schema-qualified name (the same on
-//     every node; OIDs are not), with its state (last_value, is_called: as
-//     PostgreSQL's) and options (increment, bounds, cycle).
-//   - relchain.seq_name(regclass): that name of a sequence, or NULL.
+//     system's and relchain's, by its name as its regclass prints on
+//     relchain's sessions (search_path pinned to public: t_id_seq; the same
+//     on every node, where OIDs are not; a cache lookup per call), with its
+//     committed state (last_value, is_called: as PostgreSQL's) and options
+//     (increment, bounds, cycle). While a block runs, the state of a
+//     sequence it used is a transaction-local setting (seq_row, seq_set),
+//     written to the row before the block's digest (flush_sequences).
 //   - relchain.nextval, currval, setval (two and three arguments),
-//     lastval: PostgreSQL's semantics and SQLSTATEs, on that row. currval
+//     lastval: PostgreSQL's semantics and SQLSTATEs. currval
 //     and lastval answer the value last returned within the same
 //     bc-transaction (the setting relchain.tx, which Savepoint sets per tx,
 //     tags the transaction-local setting that holds it), where PostgreSQL
@@ -67,23 +70,53 @@ BEGIN
 END
 $do$;
 
-CREATE OR REPLACE FUNCTION relchain.seq_name(seq regclass) RETURNS text
-LANGUAGE sql STABLE AS $fn$
-	SELECT n.nspname OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) c.relname
-	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-	WHERE c.oid OPERATOR(pg_catalog.=) seq AND c.relkind OPERATOR(pg_catalog.=) 'S'
+DROP FUNCTION IF EXISTS relchain.seq_name(regclass);
+
+-- The setting that holds a sequence's state while a block runs:
+-- transaction-local, its value '<last_value>:<t|f>' ('' or unset: the
+-- row's). flush_sequences writes it to the row before the block's digest.
+CREATE OR REPLACE FUNCTION relchain.seq_state(name text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $fn$
+	SELECT 'relchain.sv_' OPERATOR(pg_catalog.||) pg_catalog.md5(name)
 $fn$;
 
+-- seq_row is a sequence's row, with the state of the open block.
 CREATE OR REPLACE FUNCTION relchain.seq_row(seq regclass) RETURNS relchain.sequences
 LANGUAGE plpgsql AS $fn$
 DECLARE
 	s relchain.sequences;
+	st text;
 BEGIN
-	SELECT q.* INTO s FROM relchain.sequences q WHERE q.name OPERATOR(pg_catalog.=) relchain.seq_name(seq);
+	-- The name is the regclass's text, a cache lookup: a query of
+	-- pg_class here costs about 90 µs a call, through a SQL function 600.
+	SELECT q.* INTO s FROM relchain.sequences q WHERE q.name = seq::text;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION '"%" is not a sequence', seq USING ERRCODE = '42809';
 	END IF;
+	st := pg_catalog.current_setting(relchain.seq_state(s.name), true);
+	IF st IS NOT NULL AND st <> '' THEN
+		s.last_value := pg_catalog.split_part(st, ':', 1)::bigint;
+		s.is_called := pg_catalog.split_part(st, ':', 2) = 't';
+	END IF;
 	RETURN s;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION relchain.seq_set(name text, v bigint, called boolean) RETURNS void
+LANGUAGE sql AS $fn$
+	SELECT pg_catalog.set_config(relchain.seq_state(name), v::text OPERATOR(pg_catalog.||) CASE WHEN called THEN ':t' ELSE ':f' END, true)
+$fn$;
+
+-- flush_sequences writes the open block's sequence states to their rows
+-- (Block.ChangeDigest runs it before it reads the change records).
+CREATE OR REPLACE FUNCTION relchain.flush_sequences() RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+	UPDATE relchain.sequences s SET last_value = pg_catalog.split_part(x.st, ':', 1)::bigint,
+		is_called = pg_catalog.split_part(x.st, ':', 2) = 't'
+	FROM (SELECT q.name, pg_catalog.current_setting(relchain.seq_state(q.name), true) AS st FROM relchain.sequences q) x
+	WHERE x.name = s.name AND x.st <> ''
+		AND (s.last_value, s.is_called) IS DISTINCT FROM (pg_catalog.split_part(x.st, ':', 1)::bigint, pg_catalog.split_part(x.st, ':', 2) = 't');
 END
 $fn$;
 
@@ -161,7 +194,7 @@ BEGIN
 	ELSE
 		v := s.last_value + s.increment;
 	END IF;
-	UPDATE relchain.sequences SET last_value = v, is_called = true WHERE name OPERATOR(pg_catalog.=) s.name;
+	PERFORM relchain.seq_set(s.name, v, true);
 	PERFORM relchain.seq_returned(s.name, v);
 	RETURN v;
 END
@@ -206,7 +239,7 @@ BEGIN
 		RAISE EXCEPTION 'setval: value % is out of bounds for sequence "%" (%..%)', v, seq, s.min_value, s.max_value
 			USING ERRCODE = '22003';
 	END IF;
-	UPDATE relchain.sequences SET last_value = v, is_called = called WHERE name OPERATOR(pg_catalog.=) s.name;
+	PERFORM relchain.seq_set(s.name, v, called);
 	IF called THEN
 		PERFORM relchain.seq_returned(s.name, v);
 	END IF;
@@ -225,12 +258,22 @@ CREATE OR REPLACE FUNCTION relchain.sync_sequences() RETURNS void
 LANGUAGE plpgsql AS $fn$
 DECLARE
 	d record;
+	gone text;
 BEGIN
-	DELETE FROM relchain.sequences s WHERE NOT EXISTS (
-		SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind = 'S' AND n.nspname || '.' || c.relname = s.name);
+	-- A dropped sequence's state, and a new one's (of the same name as
+	-- one dropped earlier in the block, say), start from its row.
+	FOR gone IN DELETE FROM relchain.sequences s WHERE NOT EXISTS (
+		SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(s.name) AND c.relkind = 'S') RETURNING s.name
+	LOOP
+		PERFORM pg_catalog.set_config(relchain.seq_state(gone), '', true);
+	END LOOP;
+	FOR gone IN SELECT q.seqrelid::regclass::text FROM pg_catalog.pg_sequence q
+		WHERE NOT EXISTS (SELECT 1 FROM relchain.sequences s WHERE s.name = q.seqrelid::regclass::text)
+	LOOP
+		PERFORM pg_catalog.set_config(relchain.seq_state(gone), '', true);
+	END LOOP;
 	INSERT INTO relchain.sequences (name, last_value, is_called, increment, min_value, max_value, cycle)
-	SELECT n.nspname || '.' || c.relname, q.seqstart, false, q.seqincrement, q.seqmin, q.seqmax, q.seqcycle
+	SELECT q.seqrelid::regclass::text, q.seqstart, false, q.seqincrement, q.seqmin, q.seqmax, q.seqcycle
 	FROM pg_catalog.pg_sequence q JOIN pg_catalog.pg_class c ON c.oid = q.seqrelid
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relpersistence = 'p' AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema')
@@ -377,6 +420,51 @@ func (k *block) checkPerRowDefaults(ctx context.Context, p *perRowDefaults) erro
 			return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: fmt.Sprintf(
 				"%s of %s is not allowed: the column's default takes a sequence's next value once per row, in the order the rows are read, which differs between nodes; give the column's values explicitly, or insert with VALUES", what, p.table)}
 		}
+	}
+	return nil
+}
+
+// seqsKnown is what a Backend knows of relchain.sequences.
+type seqsKnown uint8
+
+const (
+	seqsUnknown seqsKnown = iota // at Open, after a DDL statement
+	seqsNone                     // no sequence: nothing to flush
+	seqsSome
+)
+
+// flushSequences writes the sequence states the block's statements set
+// (transaction-local settings, see relchain.seq_row) to relchain.sequences,
+// so that the rows the digest reads, and the block commits, are the
+// block's; the caller holds the backend's mutex and sent the deferred
+// savepoint statements. Keeping the state in a setting while the block
+// runs, rather than in the row, is what makes nextval cheap: every UPDATE
+// of one row in one db-transaction leaves a version no one can prune
+// before it commits, and each later lookup walks them all (measured: a
+// block of 3,000 serial inserts at 5 ms each, against 0.4 ms with explicit
+// ids). A setting changed in a savepoint is undone by ROLLBACK TO, as the
+// row would be. The flush runs outside every tx's savepoint (relchain.tx
+// cleared, then set back): it belongs to the block, like its digest.
+func (k *block) flushSequences(ctx context.Context) error {
+	if k.b.seqs == seqsUnknown {
+		var some bool
+		if err := k.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM relchain.sequences)`).Scan(&some); err != nil {
+			return fmt.Errorf("look for sequences: %w", err)
+		}
+		k.b.seqs = seqsNone
+		if some {
+			k.b.seqs = seqsSome
+		}
+	}
+	if k.b.seqs == seqsNone {
+		return nil
+	}
+	sql := "SET LOCAL " + txSetting + " = ''; SELECT relchain.flush_sequences()"
+	if k.tag != "" {
+		sql += "; SET LOCAL " + txSetting + " = '" + k.tag + "'"
+	}
+	if _, err := k.conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+		return fmt.Errorf("flush sequences: %w", err)
 	}
 	return nil
 }
