@@ -2,12 +2,15 @@ package postgres_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/backendtest"
+	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -150,8 +153,15 @@ func TestSerialIsTransactional(t *testing.T) {
 	if s := fmt.Sprint(rows.Rows); s != "[[relchain.nextval('t_id_seq'::regclass) NO]]" {
 		t.Errorf("information_schema.columns: %s", s)
 	}
-	// DROP TABLE drops the owned sequence and its state.
-	seqBlock(t, b, 5, true, ok(`DROP TABLE t`))
+	// Django's sequence reset, then DROP TABLE drops the owned sequence
+	// and its state.
+	got, _ = seqBlock(t, b, 5, true,
+		ok(`SELECT setval(pg_get_serial_sequence('"t"','id'), coalesce(max("id"), 1), max("id") IS NOT null) FROM "t"`,
+			`INSERT INTO t (v) VALUES ('after reset') RETURNING id`),
+		ok(`DROP TABLE t`))
+	if fmt.Sprint(got) != "[[[1002]] [[1003]] []]" {
+		t.Fatalf("block 5 gave %v", got)
+	}
 	if n := sequenceRows(t, dsn); n != 0 {
 		t.Errorf("%d rows left in relchain.sequences after DROP TABLE", n)
 	}
@@ -283,5 +293,38 @@ func BenchmarkSerialInsert(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestSequencesSurviveACheckpoint (issue 33): a checkpoint (pg_dump of the
+// database) restored into a new database carries every sequence's state:
+// the restored node and the one it came from give the next block the same
+// ids and state digest.
+func TestSequencesSurviveACheckpoint(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	a := mustOpen(t, dsn, postgres.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
+	defer a.Close()
+	seqBlock(t, a, 1, true, ok(`CREATE TABLE t (id serial PRIMARY KEY, v text)`, `CREATE SEQUENCE s START 7`))
+	seqBlock(t, a, 2, true, ok(`INSERT INTO t (v) VALUES ('a'), ('b') RETURNING id`), ok(`SELECT setval('t_id_seq', 40)`),
+		ok(`SELECT nextval('s')`))
+	cp := backendtest.CheckpointEmptyBlock(t, a, 3, func() ([]backend.Checkpoint, error) { return postgres.Checkpoints(dir) })
+	live, err := postgres.DatabaseName(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := live + "_restored"
+	rdsn, err := postgres.RestoreCheckpoint(ctx(t), dsn, cp, staged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = postgres.DropDatabase(context.Background(), dsn, staged) })
+	b := mustOpen(t, rdsn)
+	defer b.Close()
+	next := []seqTx{ok(`INSERT INTO t (v) VALUES ('c') RETURNING id`, `SELECT nextval('s')`)}
+	ra, da := seqBlock(t, a, 4, true, next...)
+	rb, db := seqBlock(t, b, 4, true, next...)
+	if fmt.Sprint(ra) != "[[[41]] [[8]]]" || fmt.Sprint(rb) != fmt.Sprint(ra) || !bytes.Equal(da, db) {
+		t.Fatalf("after the checkpoint: %v and restored %v, digests equal: %v", ra, rb, bytes.Equal(da, db))
 	}
 }
