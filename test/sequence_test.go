@@ -48,6 +48,8 @@ func testSerialIds(t *testing.T, backend string) {
 	}
 	defer conn.Close(context.Background())
 	mustPgxExec(t, conn, serialTable[backend])
+	// Every node has the table before clients reach them.
+	c.consistentRead(ctx, `SELECT count(*) FROM items`)
 	if backend == "postgres" {
 		var seq string
 		if err := conn.QueryRow(ctx, `SELECT pg_get_serial_sequence('items', 'id')`).Scan(&seq); err != nil || seq != "public.items_id_seq" {
@@ -120,6 +122,7 @@ func testSerialIds(t *testing.T, backend string) {
 			mu.Lock()
 			told["tx-1"], told["tx-2"] = ids[0], ids[1]
 			mu.Unlock()
+			t.Logf("wire transaction: ids %v after %d retries on 40001", ids, attempt)
 			return
 		}
 	}()
