@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -435,4 +437,59 @@ func (k *block) flushSequences(ctx context.Context) error {
 		return fmt.Errorf("flush sequences: %w", err)
 	}
 	return nil
+}
+
+// dumpSequencesSQL lists the sequences of relchain.sequences with their
+// state, in name order, for Dump.
+const dumpSequencesSQL = `SELECT s.name, pg_catalog.quote_literal(s.name), s.last_value, s.is_called, s.increment, s.min_value, s.max_value, s.cycle
+FROM relchain.sequences s ORDER BY s.name`
+
+// dumpOwnedSQL lists the sequences owned by a column (serial's), for Dump.
+const dumpOwnedSQL = `SELECT q.seqrelid::regclass::text, pg_catalog.format('%s.%I', d.refobjid::regclass, a.attname)
+FROM pg_catalog.pg_sequence q
+JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = q.seqrelid
+	AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype = 'a'
+JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+ORDER BY 1`
+
+// dumpSequences writes each sequence as PostgreSQL's own, at its
+// replicated state (CREATE SEQUENCE with its options, setval), so the
+// dump runs on a plain PostgreSQL, and returns the ALTER SEQUENCE ...
+// OWNED BY statements to run once the tables exist.
+func dumpSequences(ctx context.Context, tx pgx.Tx, w io.Writer) ([]string, error) {
+	err := eachRow(ctx, tx, dumpSequencesSQL, nil, func(r pgx.Rows) error {
+		var name, lit string
+		var last, inc, lo, hi int64
+		var called, cycle bool
+		if err := r.Scan(&name, &lit, &last, &called, &inc, &lo, &hi, &cycle); err != nil {
+			return err
+		}
+		cyc := "NO CYCLE"
+		if cycle {
+			cyc = "CYCLE"
+		}
+		_, err := fmt.Fprintf(w, "CREATE SEQUENCE %s INCREMENT BY %d MINVALUE %d MAXVALUE %d %s;\nSELECT pg_catalog.setval(%s, %d, %t);\n",
+			name, inc, lo, hi, cyc, lit, last, called)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var owned []string
+	err = eachRow(ctx, tx, dumpOwnedSQL, nil, func(r pgx.Rows) error {
+		var seq, col string
+		if err := r.Scan(&seq, &col); err != nil {
+			return err
+		}
+		owned = append(owned, "ALTER SEQUENCE "+seq+" OWNED BY "+col)
+		return nil
+	})
+	return owned, err
+}
+
+// serverNextval is a column default as a plain PostgreSQL runs it:
+// relchain.nextval( becomes nextval( (sync_sequences made the one from the
+// other).
+func serverNextval(def string) string {
+	return strings.ReplaceAll(def, "relchain.nextval(", "nextval(")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -326,5 +327,40 @@ func TestSequencesSurviveACheckpoint(t *testing.T) {
 	rb, db := seqBlock(t, b, 4, true, next...)
 	if fmt.Sprint(ra) != "[[[41]] [[8]]]" || fmt.Sprint(rb) != fmt.Sprint(ra) || !bytes.Equal(da, db) {
 		t.Fatalf("after the checkpoint: %v and restored %v, digests equal: %v", ra, rb, bytes.Equal(da, db))
+	}
+}
+
+// TestDumpCarriesSequences (issue 33): relchain dump writes sequences as
+// PostgreSQL's own at their replicated state, and serial defaults as
+// nextval: the dump runs on a plain PostgreSQL, which goes on numbering
+// where the chain left off.
+func TestDumpCarriesSequences(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	b := mustOpen(t, dsn)
+	defer b.Close()
+	seqBlock(t, b, 1, true, ok(`CREATE TABLE t (id serial PRIMARY KEY, v text)`, `CREATE SEQUENCE s INCREMENT BY 10 START 5 CYCLE MAXVALUE 1000`))
+	seqBlock(t, b, 2, true, ok(`INSERT INTO t (v) VALUES ('a'), ('b'), ('c')`, `SELECT nextval('s')`), fail(`INSERT INTO t (v) VALUES ('d')`, `SELECT 1/0`))
+	var out bytes.Buffer
+	if _, err := postgres.Dump(ctx(t), dsn, &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "relchain.") {
+		t.Fatalf("dump names relchain's objects:\n%s", out.String())
+	}
+	dst, err := pgx.Connect(ctx(t), pgtest.AdminDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close(context.Background())
+	if _, err := dst.PgConn().Exec(ctx(t), out.String()).ReadAll(); err != nil {
+		t.Fatalf("run the dump: %v\n%s", err, out.String())
+	}
+	var id, next int64
+	var seq string
+	if err := dst.QueryRow(ctx(t), `INSERT INTO t (v) VALUES ('e') RETURNING id, nextval('s'), pg_get_serial_sequence('t', 'id')`).Scan(&id, &next, &seq); err != nil {
+		t.Fatal(err)
+	}
+	if id != 4 || next != 15 || seq != "public.t_id_seq" {
+		t.Fatalf("on the restored dump: id %d, nextval('s') %d, sequence %q; want 4, 15, public.t_id_seq\n%s", id, next, seq, out.String())
 	}
 }
