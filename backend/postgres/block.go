@@ -294,7 +294,10 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		k.tag = ""
 	}
 	if err == nil && ddl {
-		if err = k.afterDDL(ctx, sql); err == nil {
+		if err = k.afterDDL(ctx, sql); err == nil && st.restart != "" {
+			err = k.restartSequence(ctx, st.restart)
+		}
+		if err == nil {
 			k.b.stmts.schemaChange()
 			k.b.seqs = seqsUnknown
 		}

@@ -224,6 +224,23 @@ BEGIN
 END
 $fn$;
 
+-- seq_restart takes the state ALTER SEQUENCE ... RESTART gave the
+-- server's sequence (its own counter, which nothing else changes: only
+-- CREATE and ALTER SEQUENCE, and a checkpoint's restore, write it).
+CREATE OR REPLACE FUNCTION relchain.seq_restart(seq regclass) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	v bigint;
+	c boolean;
+BEGIN
+	IF seq IS NULL THEN
+		RETURN;
+	END IF;
+	EXECUTE pg_catalog.format('SELECT last_value, is_called FROM %s', seq) INTO v, c;
+	PERFORM pg_catalog.set_config('relchain.sv_' || pg_catalog.md5(seq::text), v::text || CASE WHEN c THEN ':t' ELSE ':f' END, true);
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION relchain.sync_sequences() RETURNS void
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -492,4 +509,32 @@ func dumpSequences(ctx context.Context, tx pgx.Tx, w io.Writer) ([]string, error
 // other).
 func serverNextval(def string) string {
 	return strings.ReplaceAll(def, "relchain.nextval(", "nextval(")
+}
+
+// restartTarget is the sequence an ALTER SEQUENCE ... RESTART names, as
+// SQL names it, or "".
+func restartTarget(node *pg_query.Node) string {
+	a := node.GetAlterSeqStmt()
+	if a == nil {
+		return ""
+	}
+	for _, o := range a.GetOptions() {
+		if o.GetDefElem().GetDefname() == "restart" {
+			r := a.GetSequence()
+			if r.GetSchemaname() != "" {
+				return pgx.Identifier{r.GetSchemaname(), r.GetRelname()}.Sanitize()
+			}
+			return pgx.Identifier{r.GetRelname()}.Sanitize()
+		}
+	}
+	return ""
+}
+
+// restartSequence makes the state of the sequence seq (a name) the one
+// ALTER SEQUENCE ... RESTART just gave the server's (relchain.seq_restart);
+// the caller holds the backend's mutex. Nothing, if the sequence does not
+// exist (ALTER SEQUENCE IF EXISTS).
+func (k *block) restartSequence(ctx context.Context, seq string) error {
+	_, err := execParams(ctx, k.conn.PgConn(), "SELECT relchain.seq_restart(pg_catalog.to_regclass($1))", []any{seq}, false)
+	return err
 }

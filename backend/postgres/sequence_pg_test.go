@@ -212,6 +212,9 @@ func TestSequencesAgreeWhateverARunHasSeen(t *testing.T) {
 		{ok(`INSERT INTO w (v) VALUES ('cycle') RETURNING k`), ok(`SELECT setval('s', 50, false)`), ok(`INSERT INTO w (v) VALUES ('after setval') RETURNING k`)},
 		{ok(`SELECT setval('t_id_seq', 7)`)},
 		{ok(`ALTER SEQUENCE s INCREMENT BY 1`), ok(`INSERT INTO w (v) VALUES ('altered') RETURNING k`), ok(`DROP TABLE u`)},
+		{fail(`ALTER SEQUENCE s RESTART WITH 90`, `SELECT 1/0`), ok(`ALTER SEQUENCE s RESTART WITH 20`),
+			ok(`INSERT INTO w (v) VALUES ('restarted') RETURNING k`), ok(`ALTER SEQUENCE IF EXISTS nosuch RESTART`),
+			ok(`ALTER SEQUENCE t_id_seq START 100 RESTART`, `INSERT INTO t (v) VALUES ('restarted') RETURNING id`)},
 	}
 	var prev []byte
 	for i, blk := range blocks {
@@ -235,6 +238,9 @@ func TestSequencesAgreeWhateverARunHasSeen(t *testing.T) {
 		}
 		if i == 1 && fmt.Sprint(ra) != "[[[3]] [[50]] [[50]]]" {
 			t.Errorf("block 3 gave %v", ra)
+		}
+		if i == 4 && fmt.Sprint(ra) != "[[] error 22012 [] [[20]] [] [] [[100]]]" {
+			t.Errorf("block 6 gave %v", ra)
 		}
 	}
 	// The stored sums are the scanned ones (relchain verify).
@@ -304,12 +310,16 @@ func BenchmarkSerialInsert(b *testing.B) {
 func TestSequencesSurviveACheckpoint(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	dir := t.TempDir()
-	a := mustOpen(t, dsn, postgres.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
+	a := mustOpen(t, dsn)
 	defer a.Close()
 	seqBlock(t, a, 1, true, ok(`CREATE TABLE t (id serial PRIMARY KEY, v text)`, `CREATE SEQUENCE s START 7`))
 	seqBlock(t, a, 2, true, ok(`INSERT INTO t (v) VALUES ('a'), ('b') RETURNING id`), ok(`SELECT setval('t_id_seq', 40)`),
 		ok(`SELECT nextval('s')`))
-	cp := backendtest.CheckpointEmptyBlock(t, a, 3, func() ([]backend.Checkpoint, error) { return postgres.Checkpoints(dir) })
+	// A second Backend on the database takes the checkpoint (as
+	// restoreForTest does): one checkpoint, of block 3.
+	ck := mustOpen(t, dsn, postgres.WithCheckpoints(dir, 1, 1, func(err error) { t.Errorf("checkpoint: %v", err) }))
+	cp := backendtest.CheckpointEmptyBlock(t, ck, 3, func() ([]backend.Checkpoint, error) { return postgres.Checkpoints(dir) })
+	ck.Close()
 	live, err := postgres.DatabaseName(dsn)
 	if err != nil {
 		t.Fatal(err)

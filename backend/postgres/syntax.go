@@ -44,6 +44,9 @@ type stmtInfo struct {
 	params int
 	// rewrite: the statement runs as pggate.Rewrite returns it.
 	rewrite bool
+	// restart: an ALTER SEQUENCE ... RESTART of this sequence (see
+	// block.restartSequence).
+	restart string
 	// perRow: the statement may fill a column's default once per row
 	// read (see perRowDefaults in sequence.go).
 	perRow *perRowDefaults
@@ -183,6 +186,7 @@ func parseOne(sql string) (stmtInfo, error) {
 		info.query = true
 	}
 	info.perRow = perRowTarget(node)
+	info.restart = restartTarget(node)
 	switch node.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
