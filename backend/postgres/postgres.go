@@ -525,6 +525,9 @@ func (b *Backend) connectWriter(ctx context.Context) error {
 		return fmt.Errorf("connect writer: %w", err)
 	}
 	b.writer = conn
+	// A new session may be on another database (a restore swapped it in):
+	// whether it has sequences is asked again (flushSequences).
+	b.seqs = seqsUnknown
 	return nil
 }
 
