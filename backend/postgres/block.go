@@ -254,7 +254,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if st.forbidden != "" {
 		return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: st.forbidden}
 	}
-	if st.analysis.UsesEnv {
+	if st.rewrite {
 		if sql, err = pgcheck.Rewrite(sql, k.env); err != nil {
 			return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}
@@ -263,6 +263,14 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	defer k.b.mu.Unlock()
 	if k.done {
 		return nil, errBlockDone
+	}
+	if st.perRow != nil && k.b.syntax.gate {
+		if err := k.flush(ctx); err != nil {
+			return nil, err
+		}
+		if err := k.checkPerRowDefaults(ctx, st.perRow); err != nil {
+			return nil, err
+		}
 	}
 	prefix := k.pending()
 	clear := !k.inTx && k.tag != ""
@@ -286,8 +294,12 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		k.tag = ""
 	}
 	if err == nil && ddl {
-		if err = k.afterDDL(ctx, sql); err == nil {
+		if err = k.afterDDL(ctx, sql); err == nil && st.restart != "" {
+			err = k.restartSequence(ctx, st.restart)
+		}
+		if err == nil {
 			k.b.stmts.schemaChange()
+			k.b.seqs = seqsUnknown
 		}
 	}
 	if err == nil {
@@ -344,6 +356,9 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		return backend.Changes{}, errBlockDone
 	}
 	if err := k.flush(ctx); err != nil {
+		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
+	}
+	if err := k.flushSequences(ctx); err != nil {
 		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
 	}
 	recs, err := k.consumeRecords(ctx)

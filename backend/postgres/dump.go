@@ -116,6 +116,10 @@ func dumpTables(ctx context.Context, tx pgx.Tx, height int64, w io.Writer) error
 		return fmt.Errorf("partitioned tables (%s) cannot be dumped yet: %w", partitioned, errors.ErrUnsupported)
 	}
 	fmt.Fprintf(w, "-- relchain dump of the replicated tables at height %d\nBEGIN;\n", height)
+	owned, err := dumpSequences(ctx, tx, w)
+	if err != nil {
+		return fmt.Errorf("sequences: %w", err)
+	}
 	schemas := map[string]bool{"public": true}
 	var foreign []string
 	for _, t := range tables {
@@ -134,6 +138,9 @@ func dumpTables(ctx context.Context, tx pgx.Tx, height int64, w io.Writer) error
 	}
 	for _, fk := range foreign {
 		fmt.Fprintf(w, "%s;\n", fk)
+	}
+	for _, o := range owned {
+		fmt.Fprintf(w, "%s;\n", o)
 	}
 	_, err = fmt.Fprintf(w, "COMMIT;\n")
 	return err
@@ -156,7 +163,7 @@ func dumpTable(ctx context.Context, tx pgx.Tx, ident string, w io.Writer) ([]str
 		default:
 			cols = append(cols, name)
 			if def != "" {
-				d += " DEFAULT " + def
+				d += " DEFAULT " + serverNextval(def)
 			}
 		}
 		if notNull {

@@ -201,6 +201,9 @@ type Backend struct {
 	oldImages bool
 	// profile is the network's expected server profile (profile.go).
 	profile profile
+	// seqs: whether relchain.sequences has rows, as far as known (see
+	// flushSequences).
+	seqs seqsKnown
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -438,7 +441,7 @@ func install(ctx context.Context, conn *pgx.Conn, reader string) (oldImages bool
 	}
 	// Simple protocol: the script holds many statements.
 	_, err = conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s %s COMMIT;",
-		installLockKey, schemaSQL, grants)).ReadAll()
+		installLockKey, schemaSQL+sequenceSQL, grants)).ReadAll()
 	if err != nil {
 		return false, fmt.Errorf("postgres: install relchain schema: %w", err)
 	}
@@ -522,6 +525,9 @@ func (b *Backend) connectWriter(ctx context.Context) error {
 		return fmt.Errorf("connect writer: %w", err)
 	}
 	b.writer = conn
+	// A new session may be on another database (a restore swapped it in):
+	// whether it has sequences is asked again (flushSequences).
+	b.seqs = seqsUnknown
 	return nil
 }
 

@@ -112,6 +112,6 @@ GRANT USAGE ON SCHEMA public TO ` + reader + `;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + reader + `;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO ` + reader + `;
 GRANT USAGE ON SCHEMA relchain TO ` + reader + `;
-GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format TO ` + reader + `;
+GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format, relchain.sequences TO ` + reader + `;
 `
 }

@@ -193,6 +193,7 @@ BEGIN
 	LOOP
 		PERFORM relchain.attach(t.oid, NOT t.captured);
 	END LOOP;
+	PERFORM relchain.sync_sequences();
 END
 $fn$;
 

@@ -24,6 +24,7 @@ FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind = 'r' AND c.relpersistence <> 't'
 	AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema', 'pg_toast')
 	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'
+UNION ALL SELECT 'relchain.sequences', 'relchain.sequences' WHERE EXISTS (SELECT 1 FROM relchain.sequences)
 ORDER BY 1`
 
 // querier is what a scan needs of a connection or a transaction.

@@ -42,6 +42,14 @@ type stmtInfo struct {
 	readWrites bool
 	// params is the highest $n placeholder of the statement.
 	params int
+	// rewrite: the statement runs as pggate.Rewrite returns it.
+	rewrite bool
+	// restart: an ALTER SEQUENCE ... RESTART of this sequence (see
+	// block.restartSequence).
+	restart string
+	// perRow: the statement may fill a column's default once per row
+	// read (see perRowDefaults in sequence.go).
+	perRow *perRowDefaults
 }
 
 type syntaxEntry struct {
@@ -124,6 +132,7 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 			e.gateErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}
 		e.info.analysis = a
+		e.info.rewrite = err == nil && pgcheck.Rewrites(sql)
 	}
 	e.info.analysis.Params = e.info.params
 	e.info.readText = sql
@@ -176,6 +185,8 @@ func parseOne(sql string) (stmtInfo, error) {
 	if sel := node.GetSelectStmt(); sel != nil && sel.GetIntoClause() == nil {
 		info.query = true
 	}
+	info.perRow = perRowTarget(node)
+	info.restart = restartTarget(node)
 	switch node.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:

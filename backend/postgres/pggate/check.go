@@ -44,10 +44,19 @@ func Rewrite(sql string, env sqlcheck.Env) (string, error) {
 	switch {
 	case v.Err != nil:
 		return "", v.Err
-	case !v.Analysis.UsesEnv:
+	case v.tmpl == nil:
 		return sql, nil
 	}
 	return v.tmpl.fill(env)
+}
+
+// Rewrites reports whether an accepted statement runs as Rewrite returns
+// it: it uses the tx's environment (Analysis.UsesEnv), or calls sequence
+// functions, which go to relchain's (sequence.go) whatever the
+// environment.
+func Rewrites(sql string) bool {
+	v := lookup(sql)
+	return v.Err == nil && v.tmpl != nil
 }
 
 // lookup is the cached verdict.
@@ -73,8 +82,10 @@ func analyze(sql string) *verdict {
 		return refusal(err)
 	}
 	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes)}
-	if len(w.sites) > 0 || w.rewritten {
-		v.Analysis.UsesEnv = true
+	if len(w.sites) > 0 || w.rewritten || w.seqRewritten {
+		// A rewrite of sequence functions alone (sequence.go) depends on
+		// no tx's environment: its results are observed in full.
+		v.Analysis.UsesEnv = len(w.sites) > 0 || w.rewritten
 		if v.tmpl, err = buildTemplate(tree, w.sites, w.renames); err != nil {
 			return refusal(err)
 		}

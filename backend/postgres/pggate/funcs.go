@@ -41,10 +41,15 @@ func (w *walker) funcCall(f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 		name = names[0]
 	case len(names) == 2 && names[0] == "pg_catalog":
 		name = names[1]
+	case len(names) == 2 && names[0] == "relchain" && seqFuncs[names[1]]:
+		name = names[1] // the rewrite's own output (sequence.go)
 	case len(names) == 2 && names[0] == "public":
 		return w.userCall(f, names[1])
 	default:
 		return fmt.Errorf("function %s is not allowed: only built-in functions (unqualified or pg_catalog.) and user-defined functions called as public.name(...) are", strings.Join(names, "."))
+	}
+	if seqFuncs[name] {
+		return w.seqCall(f, name)
 	}
 	if kind, ok := clockFuncs[name]; ok {
 		return w.envCall(f, wrapper, name+"()", kind, -1)

@@ -39,6 +39,9 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 	if err := w.checkSynthesized(); err != nil {
 		return nil, err
 	}
+	if err := w.checkSequenceCalls(top); err != nil {
+		return nil, err
+	}
 	if len(w.aggs) > 0 {
 		applyAggFixes(w.aggs)
 		w.rewritten = true
@@ -65,7 +68,8 @@ func checkTopLevel(n *pg_query.Node) error {
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt, *pg_query.Node_CallStmt,
 		*pg_query.Node_CreateStmt, *pg_query.Node_CreateTableAsStmt, *pg_query.Node_AlterTableStmt,
 		*pg_query.Node_DropStmt, *pg_query.Node_IndexStmt, *pg_query.Node_ViewStmt,
-		*pg_query.Node_CreateFunctionStmt, *pg_query.Node_CreateTrigStmt:
+		*pg_query.Node_CreateFunctionStmt, *pg_query.Node_CreateTrigStmt,
+		*pg_query.Node_CreateSeqStmt, *pg_query.Node_AlterSeqStmt:
 		return nil
 	}
 	kind := nodeName(n.ProtoReflect())
@@ -120,6 +124,9 @@ type walker struct {
 	catalogs []catalogUse
 	// Calls the read path guards (see readGuarded).
 	guards []guardedCall
+
+	seqWrites    int  // nextval and setval calls (see checkSequenceCalls)
+	seqRewritten bool // sequence functions or identity columns were rewritten
 
 	retType *pg_query.TypeName // a function's return type: pseudo-types allowed
 	callee  *pg_query.FuncCall // the procedure of a CALL
@@ -324,7 +331,12 @@ func (w *walker) visitDDL(n any) error {
 	case *pg_query.IntoClause:
 		return checkInto(n)
 	case *pg_query.ColumnDef:
+		if err := w.identityColumn(n); err != nil {
+			return err
+		}
 		return checkColumnDef(n)
+	case *pg_query.CreateSeqStmt, *pg_query.AlterSeqStmt:
+		return checkSequenceStmt(n)
 	case *pg_query.Constraint:
 		return checkConstraint(n)
 	case *pg_query.AlterTableStmt:
@@ -332,6 +344,9 @@ func (w *walker) visitDDL(n any) error {
 			return fmt.Errorf("ALTER %s is not allowed: only ALTER TABLE is", objectName(n.GetObjtype()))
 		}
 	case *pg_query.AlterTableCmd:
+		if err := checkAddColumnSequence(n); err != nil {
+			return err
+		}
 		return checkAlterCmd(n)
 	case *pg_query.DropStmt:
 		return checkDrop(n)
@@ -471,7 +486,7 @@ func checkTypeName(t *pg_query.TypeName) error {
 	}
 	switch {
 	case serialTypes[name]:
-		return fmt.Errorf("type %s is not allowed: %s", name, sequenceReason)
+		return nil // a column's type only (PostgreSQL refuses it elsewhere); see sequence.go
 	case strings.HasPrefix(name, "reg"):
 		return fmt.Errorf("type %s is not allowed: object identifiers differ between nodes", full)
 	case name == "" || !allowedTypes[name]:
@@ -657,7 +672,7 @@ func checkDrop(d *pg_query.DropStmt) error {
 		return errors.New("DROP INDEX CONCURRENTLY is not allowed")
 	}
 	switch t := d.GetRemoveType(); t {
-	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_INDEX, pg_query.ObjectType_OBJECT_VIEW:
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_INDEX, pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_SEQUENCE:
 		for _, o := range d.GetObjects() {
 			if err := checkQualifiedRel(stringsOf(o.GetList().GetItems())); err != nil {
 				return err
@@ -683,7 +698,7 @@ func checkDrop(d *pg_query.DropStmt) error {
 			}
 		}
 	default:
-		return fmt.Errorf("DROP %s is not allowed: only DROP TABLE, INDEX, VIEW, FUNCTION, PROCEDURE, ROUTINE and TRIGGER are", objectName(t))
+		return fmt.Errorf("DROP %s is not allowed: only DROP TABLE, INDEX, VIEW, SEQUENCE, FUNCTION, PROCEDURE, ROUTINE and TRIGGER are", objectName(t))
 	}
 	return nil
 }
