@@ -264,6 +264,14 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if k.done {
 		return nil, errBlockDone
 	}
+	ordered := st.ordered
+	if st.keyOrder {
+		var keyed bool
+		if sql, keyed, err = k.keyOrdered(ctx, sql); err != nil {
+			return nil, err
+		}
+		ordered = ordered || keyed
+	}
 	prefix := k.pending()
 	clear := !k.inTx && k.tag != ""
 	if clear {
@@ -273,7 +281,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	}
 	ddl := st.changesSchema(k.b.syntax.gate)
 	// A text rewritten per tx, or DDL, is never worth preparing.
-	rows, err := k.execStatement(ctx, prefix, sql, args, !st.ordered, !st.analysis.UsesEnv && !ddl)
+	rows, err := k.execStatement(ctx, prefix, sql, args, !ordered, !st.analysis.UsesEnv && !ddl)
 	var pe *prefixError
 	if errors.As(err, &pe) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)

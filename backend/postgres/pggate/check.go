@@ -15,6 +15,9 @@ import (
 type verdict struct {
 	sqlcheck.Verdict
 	tmpl *template // for Analysis.UsesEnv: the text to execute, with holes
+	// keyOrder: a LIMIT without ORDER BY to order by its table's key
+	// before the statement runs (limit.go, OrderLimits).
+	keyOrder bool
 }
 
 var cache sqlcheck.VerdictCache[*verdict]
@@ -72,7 +75,12 @@ func analyze(sql string) *verdict {
 	if err != nil {
 		return refusal(err)
 	}
-	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes)}
+	if w.keyOrder {
+		if err := keyOrderable(tree); err != nil {
+			return refusal(err)
+		}
+	}
+	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes), keyOrder: w.keyOrder}
 	if len(w.sites) > 0 || w.rewritten {
 		v.Analysis.UsesEnv = true
 		if v.tmpl, err = buildTemplate(tree, w.sites, w.renames); err != nil {

@@ -111,6 +111,7 @@ type walker struct {
 	padded     int64    // sum of the lengths of the lpad/rpad calls so far
 	aggs       []aggFix // aggregate calls whose input order the rewrite fixes
 	rewritten  bool     // the tree was changed (aggs, a function body's text)
+	keyOrder   bool     // a LIMIT without ORDER BY the block orders by a key (limit.go)
 
 	// For the IMMUTABLE check of routine bodies.
 	readsRel, callsUser bool
@@ -365,7 +366,11 @@ func (w *walker) checkSelect(s *pg_query.SelectStmt) error {
 	}
 	ordered := len(s.GetSortClause()) > 0
 	if !ordered && (s.GetLimitCount() != nil || s.GetLimitOffset() != nil) {
-		return w.nondeterministic(errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed: the rows it keeps differ between nodes"))
+		if w.ctx != stmtTop {
+			return w.nondeterministic(keyOrderNote)
+		}
+		// Ordered by its table's key, or refused (limit.go).
+		w.keyOrder = w.policy == blockPolicy
 	}
 	if !ordered {
 		for _, d := range s.GetDistinctClause() {
