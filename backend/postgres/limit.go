@@ -21,7 +21,7 @@ import (
 // table's key holds for all its partitions. Views, foreign tables and the
 // system catalogs have none. Every part is replicated state (the same DDL
 // ran on every node, index names included), so the answer is the same on
-// every node at the same point of a block. $1 is the schema (” for the
+// every node at the same point of a block. $1 is the schema (empty for the
 // search path), $2 the table, $3 whether ONLY was written.
 const keySQL = `SELECT a.attname::text
 FROM (SELECT i.indrelid, i.indkey, i.indnkeyatts
