@@ -593,10 +593,7 @@ func checkCreate(c *pg_query.CreateStmt) error {
 	if am := c.GetAccessMethod(); am != "" && am != "heap" {
 		return fmt.Errorf("table access method %s is not allowed", am)
 	}
-	if len(c.GetOptions()) > 0 {
-		return errors.New("storage parameters (WITH (...)) are not allowed")
-	}
-	return nil
+	return checkTableParams(c.GetOptions())
 }
 
 func checkColumnDef(c *pg_query.ColumnDef) error {
@@ -637,6 +634,9 @@ func checkAlterCmd(c *pg_query.AlterTableCmd) error {
 	t := c.GetSubtype()
 	if allowedAlterCmds[t] {
 		return nil
+	}
+	if t == pg_query.AlterTableType_AT_SetRelOptions || t == pg_query.AlterTableType_AT_ResetRelOptions {
+		return checkTableParams(c.GetDef().GetList().GetItems())
 	}
 	what := strings.TrimPrefix(t.String(), "AT_")
 	switch t {
@@ -720,14 +720,12 @@ func checkInto(c *pg_query.IntoClause) error {
 		return errors.New("tablespaces are not allowed")
 	case c.GetAccessMethod() != "" && c.GetAccessMethod() != "heap":
 		return fmt.Errorf("table access method %s is not allowed", c.GetAccessMethod())
-	case len(c.GetOptions()) > 0:
-		return errors.New("storage parameters (WITH (...)) are not allowed")
 	case c.GetOnCommit() != pg_query.OnCommitAction_ONCOMMIT_NOOP && c.GetOnCommit() != pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED:
 		return errors.New("ON COMMIT is not allowed: it is for temporary tables")
 	case c.GetViewQuery() != nil:
 		return errors.New("materialized views are not allowed")
 	}
-	return nil
+	return checkTableParams(c.GetOptions())
 }
 
 func checkIndex(x *pg_query.IndexStmt) error {

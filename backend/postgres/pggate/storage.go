@@ -1,0 +1,80 @@
+package pggate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// Storage parameters.
+//
+// A table's storage parameters (CREATE TABLE ... WITH (...), CREATE TABLE
+// AS ... WITH (...), ALTER TABLE ... SET (...) / RESET (...)) are allowed
+// when they cannot change any statement's result, only how a node stores
+// its rows and when it vacuums them: tableParams, each also under the
+// toast. namespace where PostgreSQL has one. pgbench -i creates its tables
+// WITH (fillfactor=100). parallel_workers counts here because a block's
+// session plans no parallel query (max_parallel_workers_per_gather = 0,
+// see backend/postgres), and a read decides nothing. Every other table
+// parameter is refused, naming the allowed ones: user_catalog_table
+// (logical decoding), oids. An index's storage parameters (fillfactor,
+// deduplicate_items, buffering, fastupdate, gin_pending_list_limit,
+// pages_per_range, autosummarize) are all of this kind and all allowed.
+
+// tableParams are the table storage parameters that cannot change a
+// result.
+var tableParams = setOf(
+	"fillfactor", "toast_tuple_target", "parallel_workers",
+	"autovacuum_enabled", "autovacuum_vacuum_threshold", "autovacuum_vacuum_scale_factor",
+	"autovacuum_vacuum_insert_threshold", "autovacuum_vacuum_insert_scale_factor",
+	"autovacuum_analyze_threshold", "autovacuum_analyze_scale_factor",
+	"autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
+	"autovacuum_freeze_min_age", "autovacuum_freeze_max_age", "autovacuum_freeze_table_age",
+	"autovacuum_multixact_freeze_min_age", "autovacuum_multixact_freeze_max_age",
+	"autovacuum_multixact_freeze_table_age", "log_autovacuum_min_duration",
+	"vacuum_index_cleanup", "vacuum_truncate",
+)
+
+// toastParams are those PostgreSQL also accepts as toast.name.
+var toastParams = setOf(
+	"autovacuum_enabled", "autovacuum_vacuum_threshold", "autovacuum_vacuum_scale_factor",
+	"autovacuum_vacuum_insert_threshold", "autovacuum_vacuum_insert_scale_factor",
+	"autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
+	"autovacuum_freeze_min_age", "autovacuum_freeze_max_age", "autovacuum_freeze_table_age",
+	"autovacuum_multixact_freeze_min_age", "autovacuum_multixact_freeze_max_age",
+	"autovacuum_multixact_freeze_table_age", "log_autovacuum_min_duration",
+	"vacuum_index_cleanup", "vacuum_truncate",
+)
+
+// allowedTableParams is the list the refusal names.
+var allowedTableParams = func() string {
+	names := make([]string, 0, len(tableParams))
+	for n := range tableParams {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}()
+
+// checkTableParams refuses a table storage parameter that could change a
+// result, or that the gate does not know.
+func checkTableParams(opts []*pg_query.Node) error {
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if d == nil {
+			return fmt.Errorf("storage parameter %s is not allowed", nodeName(o.ProtoReflect()))
+		}
+		name, ns := d.GetDefname(), d.GetDefnamespace()
+		switch {
+		case ns == "" && tableParams[name], ns == "toast" && toastParams[name]:
+			continue
+		}
+		if ns != "" {
+			name = ns + "." + name
+		}
+		return fmt.Errorf("storage parameter %s is not allowed: only those that cannot change a result are (%s, and toast.autovacuum_*, toast.vacuum_*, toast.log_autovacuum_min_duration)", name, allowedTableParams)
+	}
+	return nil
+}
