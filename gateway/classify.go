@@ -4,22 +4,25 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+
+	"github.com/relchain/relchain/pgwire"
 )
 
 // kind is what the gateway does with a statement.
 type kind int
 
 const (
-	kindRead     kind = iota // the query path (or a rehearsal inside a transaction)
-	kindWrite                // a bc-transaction (or a rehearsal inside a transaction)
-	kindBegin                // BEGIN, START TRANSACTION
-	kindCommit               // COMMIT, END
-	kindRollback             // ROLLBACK, ABORT
-	kindSet                  // SET, RESET: the session's settings
-	kindShow                 // SHOW
-	kindVersion              // SELECT version()
-	kindNoop                 // DISCARD, DEALLOCATE: nothing to do here
-	kindRefused              // savepoints, COPY, LISTEN…: refused with a clear error
+	kindRead        kind = iota // the query path (or a rehearsal inside a transaction)
+	kindWrite                   // a bc-transaction (or a rehearsal inside a transaction)
+	kindBegin                   // BEGIN, START TRANSACTION
+	kindCommit                  // COMMIT, END
+	kindRollback                // ROLLBACK, ABORT
+	kindSet                     // SET, RESET: the session's settings
+	kindShow                    // SHOW
+	kindVersion                 // SELECT version()
+	kindNoop                    // DISCARD, DEALLOCATE: nothing to do here
+	kindMaintenance             // VACUUM, ANALYZE: each node's own business, answered here
+	kindRefused                 // savepoints, COPY, LISTEN…: refused with a clear error
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -96,6 +99,8 @@ func classify(sql string) kind {
 		return kindShow
 	case "DISCARD", "DEALLOCATE":
 		return kindNoop
+	case "VACUUM", "ANALYZE", "ANALYSE":
+		return kindMaintenance
 	case "SAVEPOINT", "RELEASE", "COPY", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
 		return kindRefused
 	case "SELECT":
@@ -112,6 +117,22 @@ func classify(sql string) kind {
 		return kindRead
 	}
 	return kindWrite
+}
+
+// maintenance answers VACUUM and ANALYZE (pgbench -i sends VACUUM ANALYZE
+// t after loading) as PostgreSQL completes them, without reaching the
+// chain: vacuuming and statistics change no row and no result, and each
+// node's database runs autovacuum on its own schedule; the gate refuses
+// them in blocks. Like PostgreSQL, VACUUM refuses to run inside a
+// transaction block (25001); ANALYZE may.
+func maintenance(sql string, inTx bool) (*pgwire.Result, error) {
+	if words(sql, 1)[0] == "VACUUM" {
+		if inTx {
+			return nil, &pgwire.Error{Code: stateActiveTx, Message: "VACUUM cannot run inside a transaction block"}
+		}
+		return &pgwire.Result{Tag: "VACUUM"}, nil
+	}
+	return &pgwire.Result{Tag: "ANALYZE"}, nil
 }
 
 // isVersionQuery matches "SELECT version()" in any spacing and case.

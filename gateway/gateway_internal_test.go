@@ -64,6 +64,9 @@ func TestClassify(t *testing.T) {
 		"SHOW TimeZone":                                         kindShow,
 		"select  VERSION ( ) ;":                                 kindVersion,
 		"DISCARD ALL":                                           kindNoop,
+		"vacuum analyze pgbench_branches":                       kindMaintenance,
+		"/* x */ ANALYZE t":                                     kindMaintenance,
+		"VACUUM":                                                kindMaintenance,
 		"COPY t FROM STDIN":                                     kindRefused,
 	} {
 		if got := classify(sql); got != want {
