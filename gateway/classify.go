@@ -12,17 +12,17 @@ import (
 type kind int
 
 const (
-	kindRead        kind = iota // the query path (or a rehearsal inside a transaction)
-	kindWrite                   // a bc-transaction (or a rehearsal inside a transaction)
-	kindBegin                   // BEGIN, START TRANSACTION
-	kindCommit                  // COMMIT, END
-	kindRollback                // ROLLBACK, ABORT
-	kindSet                     // SET, RESET: the session's settings
-	kindShow                    // SHOW
-	kindVersion                 // SELECT version()
-	kindNoop                    // DISCARD, DEALLOCATE: nothing to do here
-	kindMaintenance             // VACUUM, ANALYZE: each node's own business, answered here
-	kindRefused                 // savepoints, COPY, LISTEN…: refused with a clear error
+	kindRead     kind = iota // the query path (or a rehearsal inside a transaction)
+	kindWrite                // a bc-transaction (or a rehearsal inside a transaction)
+	kindBegin                // BEGIN, START TRANSACTION
+	kindCommit               // COMMIT, END
+	kindRollback             // ROLLBACK, ABORT
+	kindSet                  // SET, RESET: the session's settings
+	kindShow                 // SHOW
+	kindVersion              // SELECT version()
+	kindNoop                 // DISCARD, DEALLOCATE: nothing to do here
+	kindVacuum               // VACUUM, ANALYZE: each node's own business, answered here
+	kindRefused              // savepoints, COPY, LISTEN…: refused with a clear error
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -100,7 +100,7 @@ func classify(sql string) kind {
 	case "DISCARD", "DEALLOCATE":
 		return kindNoop
 	case "VACUUM", "ANALYZE", "ANALYSE":
-		return kindMaintenance
+		return kindVacuum
 	case "SAVEPOINT", "RELEASE", "COPY", "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
 		return kindRefused
 	case "SELECT":

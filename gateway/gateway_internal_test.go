@@ -64,9 +64,9 @@ func TestClassify(t *testing.T) {
 		"SHOW TimeZone":                                         kindShow,
 		"select  VERSION ( ) ;":                                 kindVersion,
 		"DISCARD ALL":                                           kindNoop,
-		"vacuum analyze pgbench_branches":                       kindMaintenance,
-		"/* x */ ANALYZE t":                                     kindMaintenance,
-		"VACUUM":                                                kindMaintenance,
+		"vacuum analyze pgbench_branches":                       kindVacuum,
+		"/* x */ ANALYZE t":                                     kindVacuum,
+		"VACUUM":                                                kindVacuum,
 		"COPY t FROM STDIN":                                     kindRefused,
 	} {
 		if got := classify(sql); got != want {

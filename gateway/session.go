@@ -129,7 +129,7 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 		s.tx = nil
 		return &pgwire.Result{Tag: "ROLLBACK"}, nil
 	}
-	if (k == kindSet || k == kindShow || k == kindNoop || k == kindMaintenance) && s.tx != nil && s.tx.failed {
+	if (k == kindSet || k == kindShow || k == kindNoop || k == kindVacuum) && s.tx != nil && s.tx.failed {
 		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
 	}
 	switch k {
@@ -141,7 +141,7 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 		return &pgwire.Result{Columns: []pgwire.Column{{Name: "version", OID: 25}}, Rows: [][]any{{s.g.versionString()}}}, nil
 	case kindNoop:
 		return s.discard(sql)
-	case kindMaintenance:
+	case kindVacuum:
 		return maintenance(sql, s.tx != nil)
 	case kindRefused:
 		return nil, refusedStatement(sql)
