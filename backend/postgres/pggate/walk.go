@@ -43,6 +43,10 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 		applyAggFixes(w.aggs)
 		w.rewritten = true
 	}
+	if len(w.session) > 0 {
+		w.replaceSession()
+		w.rewritten = true
+	}
 	if ctx != stmtTop && isDDL(top) {
 		// relchain attaches change capture to the tables a block's DDL
 		// statement creates, right after it (backend/postgres: no event
@@ -106,12 +110,13 @@ type walker struct {
 	series float64 // product of the generate_series spans so far
 
 	// Work bounds (see bounds.go).
-	crossJoins int      // unconnected FROM items so far
-	growth     float64  // product of the size factors of the calls so far
-	padded     int64    // sum of the lengths of the lpad/rpad calls so far
-	aggs       []aggFix // aggregate calls whose input order the rewrite fixes
-	rewritten  bool     // the tree was changed (aggs, a function body's text)
-	keyOrder   bool     // a LIMIT without ORDER BY the block orders by a key (limit.go)
+	crossJoins int           // unconnected FROM items so far
+	growth     float64       // product of the size factors of the calls so far
+	padded     int64         // sum of the lengths of the lpad/rpad calls so far
+	aggs       []aggFix      // aggregate calls whose input order the rewrite fixes
+	rewritten  bool          // the tree was changed (aggs, a function body's text)
+	keyOrder   bool          // a LIMIT without ORDER BY the block orders by a key (limit.go)
+	session    []sessionSite // session calls replaced by network-wide values (session.go)
 
 	// For the IMMUTABLE check of routine bodies.
 	readsRel, callsUser bool
@@ -194,12 +199,12 @@ func (w *walker) walk(m protoreflect.Message, wrapper *pg_query.Node) error {
 // column without AS whose expression holds a call to rewrite gets the name
 // PostgreSQL would give it (see colName), so the rewrite keeps its name.
 func (w *walker) outputColumn(n *pg_query.Node) error {
-	before := len(w.sites)
+	before, beforeSession := len(w.sites), len(w.session)
 	if err := w.walk(n.ProtoReflect(), nil); err != nil {
 		return err
 	}
 	rt := n.GetResTarget()
-	if len(w.sites) == before || rt == nil || rt.GetName() != "" {
+	if (len(w.sites) == before && len(w.session) == beforeSession) || rt == nil || rt.GetName() != "" {
 		return nil
 	}
 	name, ok := colName(rt.GetVal())
@@ -283,6 +288,9 @@ func (w *walker) visitExprOrDDL(n any, wrapper *pg_query.Node) error {
 	case *pg_query.FuncCall:
 		return w.funcCall(n, wrapper)
 	case *pg_query.SQLValueFunction:
+		if handled, err := w.sessionSQLValue(n, wrapper); handled {
+			return err
+		}
 		if w.policy == readPolicy {
 			return nil // clock values, decided by no block on the read path
 		}
