@@ -32,6 +32,14 @@ import (
 //	inet_server_port(), inet_client_port()  NULL::int4
 //	pg_is_in_recovery()                   false
 //
+// On the read path the names of the database and the role
+// (current_database(), current_catalog, current_user, session_user, user,
+// current_role) stay the node's own: the catalogs a read may join them
+// with (information_schema's table_catalog, pg_database, pg_roles) show
+// the node's names, and ORMs compare them (GORM's column introspection
+// asks WHERE table_catalog = current_database()). A read decides nothing;
+// inside a block, where the catalogs are refused, they are the network's.
+//
 // An output column keeps the name PostgreSQL gives the call. The
 // replacement is made in the statement's own text only (what the gate's
 // walker visits); in a function or procedure body, evaluated at each call
@@ -76,6 +84,12 @@ func constCast(text string, null bool, typ string, array bool) *pg_query.Node {
 	return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: arg, TypeName: tn, Location: -1}}}
 }
 
+// nodeOwnOnReads are the session values the read path leaves to the
+// node: the names of its database and role, which the catalogs a read may
+// join them with show (GORM asks information_schema.columns WHERE
+// table_catalog = current_database()).
+var nodeOwnOnReads = setOf("current_database", "current_catalog", "current_user", "session_user", "user", "current_role")
+
 // sessionFuncs are the session functions without arguments and their
 // network-wide values.
 var sessionFuncs = map[string]func() *pg_query.Node{
@@ -99,7 +113,7 @@ func (w *walker) sessionCall(names []string, f *pg_query.FuncCall, wrapper *pg_q
 		return false, nil
 	}
 	value, ok := sessionFuncs[name]
-	if !ok && name != "current_schemas" {
+	if !ok && name != "current_schemas" || w.policy == readPolicy && nodeOwnOnReads[name] {
 		return false, nil
 	}
 	what := name + "()"
@@ -144,6 +158,9 @@ func (w *walker) sessionValue(what string, wrapper *pg_query.Node, value *pg_que
 // values.
 func (w *walker) sessionSQLValue(f *pg_query.SQLValueFunction, wrapper *pg_query.Node) (handled bool, err error) {
 	name := strings.ToLower(strings.TrimPrefix(f.GetOp().String(), "SVFOP_"))
+	if w.policy == readPolicy && nodeOwnOnReads[name] {
+		return false, nil
+	}
 	switch f.GetOp() {
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:

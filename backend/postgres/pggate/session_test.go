@@ -16,9 +16,6 @@ func TestSessionFunctionsAnswerNetworkValues(t *testing.T) {
 		{"select current_schema()", `SELECT 'public'::pg_catalog.name AS "current_schema"`},
 		{"select pg_catalog.version()", `SELECT '` + Version + `'::pg_catalog.text AS version`},
 		{"SELECT version() AS v", `SELECT '` + Version + `'::pg_catalog.text AS v`},
-		{"select current_database()", `SELECT 'relchain'::pg_catalog.name AS current_database`},
-		{"SELECT current_catalog, current_user, session_user, user",
-			`SELECT 'relchain'::pg_catalog.name AS "current_catalog", 'relchain'::pg_catalog.name AS "current_user", 'relchain'::pg_catalog.name AS "session_user", 'relchain'::pg_catalog.name AS "user"`},
 		{"SELECT current_schemas(false), current_schemas(true)",
 			`SELECT '{public}'::pg_catalog.name[] AS current_schemas, '{pg_catalog,public}'::pg_catalog.name[] AS current_schemas`},
 		{"SELECT pg_backend_pid(), inet_server_addr(), inet_server_port(), pg_is_in_recovery()",
@@ -36,6 +33,20 @@ func TestSessionFunctionsAnswerNetworkValues(t *testing.T) {
 		r, err := CheckRead(c.sql)
 		if err != nil || r.Text != c.want {
 			t.Errorf("CheckRead(%q) = %q, %v\nwant %q", c.sql, r.Text, err, c.want)
+		}
+	}
+	// The names of the database and the role: the network's in blocks, the
+	// node's own on reads (as the catalogs show them).
+	for _, c := range []struct{ sql, want string }{
+		{"select current_database()", `SELECT 'relchain'::pg_catalog.name AS current_database`},
+		{"SELECT current_catalog, current_user, session_user, user",
+			`SELECT 'relchain'::pg_catalog.name AS "current_catalog", 'relchain'::pg_catalog.name AS "current_user", 'relchain'::pg_catalog.name AS "session_user", 'relchain'::pg_catalog.name AS "user"`},
+	} {
+		if got, err := Rewrite(c.sql, env); err != nil || got != c.want {
+			t.Errorf("Rewrite(%q) = %q, %v\nwant %q", c.sql, got, err, c.want)
+		}
+		if r, err := CheckRead(c.sql); err != nil || r.Text != c.sql {
+			t.Errorf("CheckRead(%q) = %q, %v; want the text as it is", c.sql, r.Text, err)
 		}
 	}
 	// In DDL the value is written into the definition.
