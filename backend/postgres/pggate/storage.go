@@ -1,6 +1,7 @@
 package pggate
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,6 +76,24 @@ func checkTableParams(opts []*pg_query.Node) error {
 			name = ns + "." + name
 		}
 		return fmt.Errorf("storage parameter %s is not allowed: only those that cannot change a result are (%s, and toast.autovacuum_*, toast.vacuum_*, toast.log_autovacuum_min_duration)", name, allowedTableParams)
+	}
+	return nil
+}
+
+// checkTruncate allows TRUNCATE of tables (pgbench -i empties its tables
+// so before loading them): every node removes the same rows, and change
+// capture records it ('T', see backend/postgres), after which the
+// backend sums the table afresh. RESTART IDENTITY is refused: it resets
+// sequences. TRUNCATE is DDL for permissions (CASCADE empties the tables
+// that reference these too); its tables are reported as written.
+func (w *walker) checkTruncate(t *pg_query.TruncateStmt) error {
+	if t.GetRestartSeqs() {
+		return errors.New("TRUNCATE ... RESTART IDENTITY is not allowed: " + sequenceReason)
+	}
+	for _, r := range t.GetRelations() {
+		if rv := r.GetRangeVar(); rv != nil {
+			w.writes = append(w.writes, relName(rv))
+		}
 	}
 	return nil
 }

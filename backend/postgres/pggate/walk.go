@@ -69,7 +69,7 @@ func checkTopLevel(n *pg_query.Node) error {
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt, *pg_query.Node_CallStmt,
 		*pg_query.Node_CreateStmt, *pg_query.Node_CreateTableAsStmt, *pg_query.Node_AlterTableStmt,
 		*pg_query.Node_DropStmt, *pg_query.Node_IndexStmt, *pg_query.Node_ViewStmt,
-		*pg_query.Node_CreateFunctionStmt, *pg_query.Node_CreateTrigStmt:
+		*pg_query.Node_CreateFunctionStmt, *pg_query.Node_CreateTrigStmt, *pg_query.Node_TruncateStmt:
 		return nil
 	}
 	kind := nodeName(n.ProtoReflect())
@@ -344,6 +344,8 @@ func (w *walker) visitDDL(n any) error {
 		return checkAlterCmd(n)
 	case *pg_query.DropStmt:
 		return checkDrop(n)
+	case *pg_query.TruncateStmt:
+		return w.checkTruncate(n)
 	case *pg_query.IndexStmt:
 		return checkIndex(n)
 	case *pg_query.ViewStmt:
