@@ -227,10 +227,7 @@ func KeyOrdered(sql string) bool {
 // ORDER BY over one table, which OrderLimits would order by its key if it
 // has one (the read path's question: it refuses nothing).
 func HasUnorderedLimit(sql string) bool {
-	if bounded(sql) != nil {
-		return false
-	}
-	tree, err := pg_query.Parse(sql)
+	tree, err := parseBounded(sql)
 	if err != nil {
 		return false
 	}
@@ -246,12 +243,9 @@ func HasUnorderedLimit(sql string) bool {
 // tree, checked to parse back to it. ordered says the statement is a
 // SELECT whose own rows are now in key order.
 func OrderLimits(sql string, keys KeyFunc, strict bool) (text string, ordered bool, err error) {
-	if err := bounded(sql); err != nil {
-		return "", false, err
-	}
-	tree, err := pg_query.Parse(sql)
+	tree, err := parseBounded(sql)
 	if err != nil {
-		return "", false, unparseable("", err)
+		return "", false, err
 	}
 	sites, err := limitSites(tree, strict)
 	if err != nil || len(sites) == 0 {
@@ -287,14 +281,7 @@ func OrderLimits(sql string, keys KeyFunc, strict bool) (text string, ordered bo
 	}
 	text, err = pg_query.Deparse(tree)
 	if err == nil {
-		var back *pg_query.ParseResult
-		if back, err = pg_query.Parse(text); err == nil {
-			stripPositions(tree.ProtoReflect())
-			stripPositions(back.ProtoReflect())
-			if !proto.Equal(tree, back) {
-				err = errors.New("its deparse differs")
-			}
-		}
+		err = reparses(tree, text)
 	}
 	switch {
 	case err == nil:
@@ -307,3 +294,30 @@ func OrderLimits(sql string, keys KeyFunc, strict bool) (text string, ordered bo
 
 // keyOrderNote is the refusal in a routine body, where no rewrite reaches.
 var keyOrderNote = errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed in a function or procedure body: the rows it keeps differ between nodes; add ORDER BY (relchain orders such a LIMIT by the table's key only in a statement of a transaction)")
+
+// parseBounded parses a text after the pre-scan (package prescan).
+func parseBounded(sql string) (*pg_query.ParseResult, error) {
+	if err := bounded(sql); err != nil {
+		return nil, err
+	}
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return nil, unparseable("", err)
+	}
+	return tree, nil
+}
+
+// reparses fails unless text, the deparse of tree, parses back to tree
+// (source positions aside).
+func reparses(tree *pg_query.ParseResult, text string) error {
+	back, err := pg_query.Parse(text)
+	if err != nil {
+		return err
+	}
+	stripPositions(tree.ProtoReflect())
+	stripPositions(back.ProtoReflect())
+	if !proto.Equal(tree, back) {
+		return errors.New("its deparse differs")
+	}
+	return nil
+}
