@@ -13,6 +13,9 @@ import (
 // rowsText is a result's rows as text, one row per entry, columns joined
 // by commas, in the order the backend returned them.
 func rowsText(r *backend.Rows) string {
+	if r == nil {
+		return "<no rows>"
+	}
 	var rows []string
 	for _, row := range r.Rows {
 		var cols []string
