@@ -394,6 +394,8 @@ var corpus = []struct{ SQL, Want string }{
 	{"alter table pgbench_branches add primary key (bid)", ""},
 	{"CREATE TABLE t (a int) WITH (fillfactor = 50, autovacuum_enabled = false, toast.autovacuum_enabled = false, toast_tuple_target = 256, parallel_workers = 2, vacuum_truncate = false)", ""},
 	{"ALTER TABLE t SET (fillfactor = 70, autovacuum_vacuum_scale_factor = 0.05)", ""},
+	{"ALTER TABLE t SET (autovacuum_enabled = off, toast.vacuum_truncate = on)", ""},
+	{"CREATE INDEX t_b ON t (b) WITH (deduplicate_items = off)", ""},
 	{"ALTER TABLE t RESET (fillfactor, toast.autovacuum_enabled)", ""},
 	{"CREATE INDEX t_a ON t (a) WITH (fillfactor = 70, deduplicate_items = false)", ""},
 	{"CREATE TABLE x (a int PRIMARY KEY WITH (fillfactor = 70))", ""},

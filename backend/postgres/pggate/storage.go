@@ -62,6 +62,7 @@ var allowedTableParams = func() string {
 // checkTableParams refuses a table storage parameter that could change a
 // result, or that the gate does not know.
 func checkTableParams(opts []*pg_query.Node) error {
+	plainParamValues(opts)
 	for _, o := range opts {
 		d := o.GetDefElem()
 		if d == nil {
@@ -96,4 +97,22 @@ func (w *walker) checkTruncate(t *pg_query.TruncateStmt) error {
 		}
 	}
 	return nil
+}
+
+// plainParamValues turns a storage parameter's bare word value (on, off,
+// true, false), which PostgreSQL's grammar parses as a type name, into the
+// string it stands for, so that the walker does not take it for a type.
+// The text PostgreSQL runs is the statement's own.
+func plainParamValues(opts []*pg_query.Node) {
+	for _, o := range opts {
+		d := o.GetDefElem()
+		tn := d.GetArg().GetTypeName()
+		if tn == nil || len(tn.GetNames()) != 1 || len(tn.GetTypmods()) > 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() {
+			continue
+		}
+		switch w := tn.GetNames()[0].GetString_().GetSval(); w {
+		case "on", "off", "true", "false":
+			d.Arg = pg_query.MakeStrNode(w)
+		}
+	}
 }

@@ -745,6 +745,7 @@ func checkIndex(x *pg_query.IndexStmt) error {
 	if x.GetTableSpace() != "" {
 		return errors.New("tablespaces are not allowed")
 	}
+	plainParamValues(x.GetOptions())
 	switch x.GetAccessMethod() {
 	case "", "btree", "hash", "gist", "gin", "spgist", "brin":
 	default:
