@@ -53,11 +53,31 @@ func tableKey(ctx context.Context, pc *pgconn.PgConn, schema, name string, only 
 	for rr.NextRow() {
 		cols = append(cols, string(rr.Values()[0]))
 	}
+	if _, err := rr.Close(); err != nil || len(cols) > 0 {
+		return cols, err
+	}
+	// No key: a table without one, or no table of that name, which
+	// PostgreSQL would report as such.
+	rr = pc.ExecParams(ctx, existsSQL, [][]byte{[]byte(schema), []byte(name)}, nil, nil, nil)
+	exists := true
+	for rr.NextRow() {
+		exists = string(rr.Values()[0]) == "t"
+	}
 	if _, err := rr.Close(); err != nil {
 		return nil, err
 	}
-	return cols, nil
+	if !exists {
+		if schema != "" {
+			name = schema + "." + name
+		}
+		return nil, &backend.Error{Class: backend.ClassOfSQLState("42P01"), SQLState: "42P01", Message: fmt.Sprintf("relation %q does not exist", name)}
+	}
+	return nil, nil
 }
+
+// existsSQL says whether keySQL's $1.$2 names a relation.
+const existsSQL = `SELECT pg_catalog.to_regclass(CASE WHEN $1::text = '' THEN pg_catalog.quote_ident($2::text)
+	ELSE pg_catalog.quote_ident($1::text) || '.' || pg_catalog.quote_ident($2::text) END) IS NOT NULL`
 
 // keyFunc is a pggate.KeyFunc that looks keys up on pc, each table once.
 func keyFunc(ctx context.Context, pc *pgconn.PgConn) pgcheck.KeyFunc {
@@ -94,6 +114,9 @@ func (k *block) keyOrdered(ctx context.Context, sql string) (string, bool, error
 	text, ordered, err := pgcheck.OrderLimits(sql, keyFunc(ctx, k.conn.PgConn()), true)
 	if err == nil {
 		return text, ordered, nil
+	}
+	if e := backend.AsError(err); e != nil {
+		return "", false, e
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

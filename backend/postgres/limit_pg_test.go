@@ -95,6 +95,8 @@ func TestLimitWithoutOrderByUsesTheKey(t *testing.T) {
 	must(`DELETE FROM k WHERE id IN (SELECT id FROM k LIMIT 2) RETURNING id`, "1 2")
 	must(`UPDATE k SET v = 'first' WHERE id = (SELECT id FROM k OFFSET 1 LIMIT 1) RETURNING id`, "4")
 
+	refused(`SELECT a FROM nosuch LIMIT 1`, `relation "nosuch" does not exist`)
+	refused(`SELECT a FROM public.nosuch LIMIT 1`, `relation "public.nosuch" does not exist`)
 	must(`CREATE TABLE nk (a int NOT NULL, b int)`, "")
 	must(`INSERT INTO nk VALUES (3, 3), (1, 1), (2, 2)`, "")
 	refused(`SELECT a FROM nk LIMIT 1`, "add ORDER BY, or a primary key to nk")
