@@ -292,8 +292,8 @@ func OrderLimits(sql string, keys KeyFunc, strict bool) (text string, ordered bo
 	return "", false, errors.New("LIMIT without ORDER BY cannot be ordered by its table's key here: PostgreSQL's deparser does not reproduce this statement faithfully; add ORDER BY")
 }
 
-// keyOrderNote is the refusal in a routine body, where no rewrite reaches.
-var keyOrderNote = errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed in a function or procedure body: the rows it keeps differ between nodes; add ORDER BY (relchain orders such a LIMIT by the table's key only in a statement of a transaction)")
+// errLimitInBody is the refusal in a routine body, where no rewrite reaches.
+var errLimitInBody = errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed in a function or procedure body: the rows it keeps differ between nodes; add ORDER BY (relchain orders such a LIMIT by the table's key only in a statement of a transaction)")
 
 // parseBounded parses a text after the pre-scan (package prescan).
 func parseBounded(sql string) (*pg_query.ParseResult, error) {

@@ -377,7 +377,7 @@ func (w *walker) checkSelect(s *pg_query.SelectStmt) error {
 	ordered := len(s.GetSortClause()) > 0
 	if !ordered && (s.GetLimitCount() != nil || s.GetLimitOffset() != nil) {
 		if w.ctx != stmtTop {
-			return w.nondeterministic(keyOrderNote)
+			return w.nondeterministic(errLimitInBody)
 		}
 		// Ordered by its table's key, or refused (limit.go).
 		w.keyOrder = w.policy == blockPolicy
