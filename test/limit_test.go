@@ -177,6 +177,10 @@ func TestSessionFunctionsAndPgbenchDDL_Postgres(t *testing.T) {
 		{"create table pgbench_branches(bid int not null,bbalance int,filler char(88)) with (fillfactor=100)", "CREATE TABLE"},
 		{"insert into pgbench_branches(bid,bbalance) values(1,0)", "INSERT 0 1"},
 		{"insert into pgbench_tellers(tid,bid,tbalance) values (1,1,0)", "INSERT 0 1"},
+		// pgbench -i empties the tables before loading them (PostgreSQL's
+		// tag is TRUNCATE TABLE; the listener's tag is not checked here).
+		{"truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers", ""},
+		{"insert into pgbench_branches(bid,bbalance) values(1,0)", "INSERT 0 1"},
 		{"vacuum analyze pgbench_branches", "VACUUM"},
 		{"vacuum analyze pgbench_tellers", "VACUUM"},
 		{"vacuum analyze pgbench_accounts", "VACUUM"},
@@ -193,7 +197,7 @@ func TestSessionFunctionsAndPgbenchDDL_Postgres(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.sql, err)
 		}
-		if tag := res[0].CommandTag.String(); tag != s.tag {
+		if tag := res[0].CommandTag.String(); s.tag != "" && tag != s.tag {
 			t.Fatalf("%s: tag %q, want %q", s.sql, tag, s.tag)
 		}
 	}
@@ -201,13 +205,14 @@ func TestSessionFunctionsAndPgbenchDDL_Postgres(t *testing.T) {
 	defer cancelRead()
 	queries := []string{
 		"SELECT db, u, s FROM who",
+		"SELECT (SELECT count(*) FROM pgbench_branches), (SELECT count(*) FROM pgbench_tellers)",
 		"SELECT c.relname, c.reloptions::text FROM pg_catalog.pg_class c WHERE c.relname LIKE 'pgbench%' AND c.relkind = 'r' ORDER BY 1",
 	}
 	h, rows := c.consistentRead(readCtx, queries...)
 	for q, sql := range queries {
 		c.requireSameRows(h, sql, rows[q])
 	}
-	want := []string{"[[relchain relchain public]]", "[[pgbench_branches {fillfactor=100}] [pgbench_tellers {fillfactor=100}]]"}
+	want := []string{"[[relchain relchain public]]", "[[1 0]]", "[[pgbench_branches {fillfactor=100}] [pgbench_tellers {fillfactor=100}]]"}
 	for q := range queries {
 		if got := fmt.Sprint(rows[q][0]); got != want[q] {
 			t.Fatalf("%s: %s, want %s", queries[q], got, want[q])
