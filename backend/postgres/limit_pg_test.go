@@ -107,6 +107,9 @@ func TestLimitWithoutOrderByUsesTheKey(t *testing.T) {
 	must(`SELECT b FROM nk LIMIT 2`, "1 2")
 	must(`ALTER TABLE nk ADD PRIMARY KEY (b)`, "")
 	must(`SELECT a FROM nk OFFSET 1 LIMIT 1`, "2")
+	// Django's select_related().get(): a join, ordered by both tables' keys.
+	must(`SELECT k.id, nk.b FROM k LEFT JOIN nk ON nk.a = k.id OFFSET 1 LIMIT 21`, "4,<nil> 5,<nil>")
+	must(`SELECT x.id, y.b FROM k AS x, nk AS y WHERE y.a <= x.id LIMIT 2`, "3,1 3,2")
 
 	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
 		t.Fatal(err)

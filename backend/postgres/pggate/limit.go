@@ -22,11 +22,15 @@ import (
 //
 // Which SELECTs qualify is a pure function of the text (limitSites): a
 // SELECT with LIMIT/OFFSET/FETCH FIRST and no ORDER BY, not a set
-// operation or VALUES, whose FROM is one table (a RangeVar that names no
-// CTE of an enclosing WITH and has no column aliases), without GROUP BY,
-// HAVING, DISTINCT, window clauses or aggregate calls in its output. The
-// gate refuses every other SELECT with LIMIT and no ORDER BY, saying to
-// add one. Which key a qualifying table has is state: the backend looks it
+// operation or VALUES, whose FROM holds tables and joins of tables only
+// (RangeVars that name no CTE of an enclosing WITH and have no column
+// aliases; joins without an alias), without GROUP BY, HAVING, DISTINCT,
+// window clauses or aggregate calls in its output. It is ordered by the
+// keys of all its tables, in FROM order: a join row is identified by the
+// rows it joins (a NULL-extended row of an outer join by its other side),
+// so Django's select_related().get() qualifies. A SELECT without FROM
+// needs no order. The gate refuses every other SELECT with LIMIT and no
+// ORDER BY, saying to add one. Which key a qualifying table has is state: the backend looks it
 // up in the block's db-transaction (so a key added earlier in the same
 // block counts), passes it in as a KeyFunc, and OrderLimits writes the
 // ORDER BY; a table without a key refuses the statement there, as a
@@ -39,9 +43,14 @@ import (
 // set for ONLY t. It must be a deterministic function of replicated state.
 type KeyFunc func(schema, name string, only bool) ([]string, error)
 
-// limitSite is one SELECT that gets its table's key as its order.
+// limitSite is one SELECT that gets its tables' keys as its order.
 type limitSite struct {
-	sel *pg_query.SelectStmt
+	sel    *pg_query.SelectStmt
+	tables []limitTable // in FROM order
+}
+
+// limitTable is a table a limitSite reads.
+type limitTable struct {
 	rel *pg_query.RangeVar
 	ref string // the name the SELECT knows the table by
 }
@@ -148,8 +157,8 @@ func (f *siteFinder) site(s *pg_query.SelectStmt) (limitSite, string) {
 		return limitSite{}, "over UNION, INTERSECT or EXCEPT"
 	case len(s.GetValuesLists()) > 0:
 		return limitSite{}, "over VALUES"
-	case len(s.GetFromClause()) != 1 || s.GetFromClause()[0].GetRangeVar() == nil:
-		return limitSite{}, "over anything but one table (a join, a subquery or a function)"
+	case len(s.GetFromClause()) == 0:
+		return limitSite{sel: s}, "" // no table: its rows are its own, in order
 	case len(s.GetGroupClause()) > 0 || s.GetHavingClause() != nil || len(s.GetDistinctClause()) > 0 || len(s.GetWindowClause()) > 0:
 		return limitSite{}, "with GROUP BY, HAVING, DISTINCT or WINDOW"
 	}
@@ -158,25 +167,52 @@ func (f *siteFinder) site(s *pg_query.SelectStmt) (limitSite, string) {
 			return limitSite{}, "with an aggregate"
 		}
 	}
-	rel := s.GetFromClause()[0].GetRangeVar()
+	site := limitSite{sel: s}
+	for _, item := range s.GetFromClause() {
+		if why := f.tablesOf(item, &site.tables); why != "" {
+			return limitSite{}, why
+		}
+	}
+	return site, ""
+}
+
+// tablesOf appends the tables of a FROM item (a table, or a join of
+// tables) to tables, or says why the item is none: a join row is
+// identified by the keys of the rows it joins (a row of an outer join's
+// missing side by NULLs), so the keys of all its tables order the rows.
+func (f *siteFinder) tablesOf(item *pg_query.Node, tables *[]limitTable) string {
+	if j := item.GetJoinExpr(); j != nil {
+		if j.GetAlias() != nil {
+			return "over a join with an alias"
+		}
+		if why := f.tablesOf(j.GetLarg(), tables); why != "" {
+			return why
+		}
+		return f.tablesOf(j.GetRarg(), tables)
+	}
+	rel := item.GetRangeVar()
+	if rel == nil {
+		return "over a subquery or a function"
+	}
 	if rel.GetCatalogname() != "" {
-		return limitSite{}, "over a table named with its database"
+		return "over a table named with its database"
 	}
 	if rel.GetSchemaname() == "" {
 		for _, c := range f.ctes {
 			if c == rel.GetRelname() {
-				return limitSite{}, fmt.Sprintf("over the WITH query %s", rel.GetRelname())
+				return fmt.Sprintf("over the WITH query %s", rel.GetRelname())
 			}
 		}
 	}
 	ref := rel.GetRelname()
 	if a := rel.GetAlias(); a != nil {
 		if len(a.GetColnames()) > 0 {
-			return limitSite{}, "over a table with column aliases"
+			return "over a table with column aliases"
 		}
 		ref = a.GetAliasname()
 	}
-	return limitSite{sel: s, rel: rel, ref: ref}, ""
+	*tables = append(*tables, limitTable{rel: rel, ref: ref})
+	return ""
 }
 
 // callsAggregate reports whether an output column calls an aggregate or a
@@ -253,26 +289,34 @@ func OrderLimits(sql string, keys KeyFunc, strict bool) (text string, ordered bo
 	}
 	top := tree.GetStmts()[0].GetStmt().GetSelectStmt()
 	changed := false
+sites:
 	for _, s := range sites {
-		cols, err := keys(s.rel.GetSchemaname(), s.rel.GetRelname(), !s.rel.GetInh())
-		if err != nil {
-			return "", false, err
+		if len(s.tables) == 0 {
+			continue
 		}
-		if len(cols) == 0 {
-			if !strict {
-				continue
+		var order []*pg_query.Node
+		for _, t := range s.tables {
+			cols, err := keys(t.rel.GetSchemaname(), t.rel.GetRelname(), !t.rel.GetInh())
+			if err != nil {
+				return "", false, err
 			}
-			name := relName(s.rel)
-			return "", false, fmt.Errorf("LIMIT/OFFSET/FETCH FIRST without ORDER BY on table %s is not allowed: %s has no primary key (nor a unique index of NOT NULL columns) to order its rows by, and the rows it keeps differ between nodes; add ORDER BY, or a primary key to %s", name, name, name)
+			if len(cols) == 0 {
+				if !strict {
+					continue sites
+				}
+				name := relName(t.rel)
+				return "", false, fmt.Errorf("LIMIT/OFFSET/FETCH FIRST without ORDER BY on table %s is not allowed: %s has no primary key (nor a unique index of NOT NULL columns) to order its rows by, and the rows it keeps differ between nodes; add ORDER BY, or a primary key to %s", name, name, name)
+			}
+			for _, c := range cols {
+				order = append(order, &pg_query.Node{Node: &pg_query.Node_SortBy{SortBy: &pg_query.SortBy{
+					Node:        pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(t.ref), pg_query.MakeStrNode(c)}, -1),
+					SortbyDir:   pg_query.SortByDir_SORTBY_DEFAULT,
+					SortbyNulls: pg_query.SortByNulls_SORTBY_NULLS_DEFAULT,
+					Location:    -1,
+				}}})
+			}
 		}
-		for _, c := range cols {
-			s.sel.SortClause = append(s.sel.SortClause, &pg_query.Node{Node: &pg_query.Node_SortBy{SortBy: &pg_query.SortBy{
-				Node:        pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(s.ref), pg_query.MakeStrNode(c)}, -1),
-				SortbyDir:   pg_query.SortByDir_SORTBY_DEFAULT,
-				SortbyNulls: pg_query.SortByNulls_SORTBY_NULLS_DEFAULT,
-				Location:    -1,
-			}}})
-		}
+		s.sel.SortClause = order
 		changed = true
 		ordered = ordered || s.sel == top
 	}

@@ -31,7 +31,11 @@ func TestOrderLimitsAddsTheKey(t *testing.T) {
 		{"DELETE FROM t WHERE id IN (SELECT id FROM t WHERE x > $1 LIMIT 10)", "DELETE FROM t WHERE id IN (SELECT id FROM t WHERE x > $1 ORDER BY t.id LIMIT 10)"},
 		{"WITH w AS (SELECT id FROM t LIMIT 2) SELECT * FROM w", "WITH w AS (SELECT id FROM t ORDER BY t.id LIMIT 2) SELECT * FROM w"},
 		{"SELECT id FROM t ORDER BY x LIMIT 1", "SELECT id FROM t ORDER BY x LIMIT 1"},
-		{`SELECT "ID" FROM "T" LIMIT 1`, `SELECT "ID" FROM "T" LIMIT 1`}, // no key: a read leaves it
+		{`SELECT t.x, u.y FROM t JOIN u ON u.a = t.id LEFT JOIN public.u AS w ON w.a = u.a WHERE t.x = 1 LIMIT 21`,
+			`SELECT t.x, u.y FROM t JOIN u ON u.a = t.id LEFT JOIN public.u w ON w.a = u.a WHERE t.x = 1 ORDER BY t.id, u.a, u.b, w.a, w.b LIMIT 21`},
+		{"SELECT 1 LIMIT 1", "SELECT 1 LIMIT 1"},
+		{"SELECT * FROM t JOIN v USING (id) LIMIT 1", "SELECT * FROM t JOIN v USING (id) LIMIT 1"}, // v has no key: a read leaves it
+		{`SELECT "ID" FROM "T" LIMIT 1`, `SELECT "ID" FROM "T" LIMIT 1`},                           // no key: a read leaves it
 	} {
 		var calls []string
 		got, _, err := OrderLimits(c.sql, keysOf(t, &calls), false)
