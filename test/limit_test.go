@@ -53,6 +53,10 @@ func TestLimitWithoutOrderByIsKeyOrdered_Postgres(t *testing.T) {
 	if got := pgxIDs(t, tx.Conn(), `SELECT id, name FROM items WHERE n >= $1 LIMIT 21`, 0); !reflect.DeepEqual(got, []int64{1, 2, 3}) {
 		t.Fatalf(".get() inside a transaction: ids %v, want [1 2 3]", got)
 	}
+	// select_related().get(): a join, ordered by both tables' keys.
+	if got := pgxIDs(t, tx.Conn(), `SELECT i.id, r.k FROM items i LEFT JOIN res r ON r.v = i.id WHERE i.n >= $1 LIMIT 21`, 0); !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+		t.Fatalf("a join's .get() inside a transaction: ids %v, want [1 2 3]", got)
+	}
 	for _, sql := range []string{
 		`INSERT INTO res SELECT 'first', id FROM items LIMIT 1`,
 		`INSERT INTO res SELECT 'second', id FROM items OFFSET 1 FETCH FIRST 1 ROW ONLY`,
@@ -83,12 +87,13 @@ func TestLimitWithoutOrderByIsKeyOrdered_Postgres(t *testing.T) {
 		"SELECT id, n FROM items ORDER BY id",
 		"SELECT id FROM items LIMIT 1",
 		"SELECT id, name FROM items WHERE n >= 0 LIMIT 21",
+		"SELECT i.id, r.k FROM items i LEFT JOIN res r ON r.v = i.id OFFSET 1",
 	}
 	h, rows := c.consistentRead(readCtx, queries...)
 	for q, sql := range queries {
 		c.requireSameRows(h, sql, rows[q])
 	}
-	want := []string{"[[first 1] [second 2]]", "[[2 2] [3 3]]", "[[2]]", "[[2 two] [3 three]]"}
+	want := []string{"[[first 1] [second 2]]", "[[2 2] [3 3]]", "[[2]]", "[[2 two] [3 three]]", "[[3 <nil>]]"}
 	for q := range queries {
 		if got := fmt.Sprint(rows[q][0]); got != want[q] {
 			t.Fatalf("%s: %s, want %s", queries[q], got, want[q])

@@ -13,11 +13,11 @@ import (
 //
 // LIMIT, OFFSET or FETCH FIRST without ORDER BY keeps the rows a scan
 // meets first, and the physical order of a table's rows differs between
-// nodes. Where the query reads one table that has a key (its primary key,
-// or else a unique index of NOT NULL columns), the rows have a total order
+// nodes. Where the query reads tables that have a key (a primary key, or
+// else a unique index of NOT NULL columns), the rows have a total order
 // every node agrees on, and relchain makes it the query's order: the
 // statement runs with ORDER BY ref.k1, ref.k2, ... added to that SELECT
-// (ref is the table's alias, or its name). Django's .get() (LIMIT 21) and
+// (ref is a table's alias, or its name). Django's .get() (LIMIT 21) and
 // UPDATE/DELETE ... WHERE id IN (SELECT id FROM t ... LIMIT n) run that way.
 //
 // Which SELECTs qualify is a pure function of the text (limitSites): a
@@ -30,11 +30,12 @@ import (
 // rows it joins (a NULL-extended row of an outer join by its other side),
 // so Django's select_related().get() qualifies. A SELECT without FROM
 // needs no order. The gate refuses every other SELECT with LIMIT and no
-// ORDER BY, saying to add one. Which key a qualifying table has is state: the backend looks it
-// up in the block's db-transaction (so a key added earlier in the same
-// block counts), passes it in as a KeyFunc, and OrderLimits writes the
-// ORDER BY; a table without a key refuses the statement there, as a
-// statement error every node reports alike. The gate itself stays pure.
+// ORDER BY, saying to add one. Which key a qualifying table has is state:
+// the backend looks it up in the block's db-transaction (so a key added
+// earlier in the same block counts), passes it in as a KeyFunc, and
+// OrderLimits writes the ORDER BY; a table without a key refuses the
+// statement there, as a statement error every node reports alike. The
+// gate itself stays pure.
 
 // KeyFunc returns the columns of the key a table's rows are ordered by
 // (its primary key, or else its unique index of NOT NULL columns chosen by
@@ -75,7 +76,7 @@ func unorderedLimit(s *pg_query.SelectStmt) bool {
 // noKeyOrder is the refusal of a SELECT with LIMIT and no ORDER BY that
 // no key can order.
 func noKeyOrder(why string) error {
-	return fmt.Errorf("LIMIT/OFFSET/FETCH FIRST without ORDER BY %s is not allowed: the rows it keeps differ between nodes; add ORDER BY (relchain orders a LIMIT on one table with a primary key by that key)", why)
+	return fmt.Errorf("LIMIT/OFFSET/FETCH FIRST without ORDER BY %s is not allowed: the rows it keeps differ between nodes; add ORDER BY (relchain orders a LIMIT over tables and joins of tables by their primary keys)", why)
 }
 
 // limitSites finds every SELECT of tree with LIMIT and no ORDER BY, in
