@@ -42,13 +42,30 @@ CROSS JOIN LATERAL pg_catalog.unnest((i.indkey::int2[])[0:i.indnkeyatts - 1]) WI
 JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
 ORDER BY k.n`
 
-// tableKey runs keySQL on pc.
-func tableKey(ctx context.Context, pc *pgconn.PgConn, schema, name string, only bool) ([]string, error) {
+// keyOIDs are keySQL's parameter types: text, text, bool.
+var keyOIDs = []uint32{25, 25, 16}
+
+// tableRef is a table as a statement names it.
+type tableRef struct {
+	schema, name string
+	only         bool
+}
+
+// tableKey runs keySQL on pc: as a statement prepared on pc (named, its
+// plan cached: planning the catalog join costs milliseconds), or as an
+// unnamed one if named is "".
+func tableKey(ctx context.Context, pc *pgconn.PgConn, named string, schema, name string, only bool) ([]string, error) {
 	onlyText := "false"
 	if only {
 		onlyText = "true"
 	}
-	rr := pc.ExecParams(ctx, keySQL, [][]byte{[]byte(schema), []byte(name), []byte(onlyText)}, nil, nil, nil)
+	values := [][]byte{[]byte(schema), []byte(name), []byte(onlyText)}
+	var rr *pgconn.ResultReader
+	if named != "" {
+		rr = pc.ExecPrepared(ctx, named, values, nil, nil)
+	} else {
+		rr = pc.ExecParams(ctx, keySQL, values, keyOIDs, nil, nil)
+	}
 	var cols []string
 	for rr.NextRow() {
 		cols = append(cols, string(rr.Values()[0]))
@@ -79,19 +96,15 @@ func tableKey(ctx context.Context, pc *pgconn.PgConn, schema, name string, only 
 const existsSQL = `SELECT pg_catalog.to_regclass(CASE WHEN $1::text = '' THEN pg_catalog.quote_ident($2::text)
 	ELSE pg_catalog.quote_ident($1::text) || '.' || pg_catalog.quote_ident($2::text) END) IS NOT NULL`
 
-// keyFunc is a pggate.KeyFunc that looks keys up on pc, each table once.
-func keyFunc(ctx context.Context, pc *pgconn.PgConn) pgcheck.KeyFunc {
-	type rel struct {
-		schema, name string
-		only         bool
-	}
-	seen := map[rel][]string{}
+// keyFunc is a pggate.KeyFunc that looks keys up on pc (named: keySQL
+// prepared there, or ""), each table once per seen map.
+func keyFunc(ctx context.Context, pc *pgconn.PgConn, named string, seen map[tableRef][]string) pgcheck.KeyFunc {
 	return func(schema, name string, only bool) ([]string, error) {
-		r := rel{schema, name, only}
+		r := tableRef{schema, name, only}
 		if cols, ok := seen[r]; ok {
 			return cols, nil
 		}
-		cols, err := tableKey(ctx, pc, schema, name, only)
+		cols, err := tableKey(ctx, pc, named, schema, name, only)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +116,8 @@ func keyFunc(ctx context.Context, pc *pgconn.PgConn) pgcheck.KeyFunc {
 // keyOrdered is a block statement with its LIMITs without ORDER BY
 // ordered by their tables' keys (pggate's OrderLimits), the keys read in
 // the block's db-transaction, inside the tx's savepoint: a key added by an
-// earlier statement of the block counts. A table without a key is the
+// earlier statement of the block counts. A table's key is read once until
+// the block runs DDL or rolls back to a savepoint (block.keys). A table without a key is the
 // statement's error (42P10, naming what to add); a failure of the lookup
 // itself aborts the tx's savepoint like a failed statement. The caller
 // holds the backend's mutex.
@@ -111,7 +125,10 @@ func (k *block) keyOrdered(ctx context.Context, sql string) (string, bool, error
 	if err := k.flush(ctx); err != nil {
 		return "", false, err
 	}
-	text, ordered, err := pgcheck.OrderLimits(sql, keyFunc(ctx, k.conn.PgConn()), true)
+	if k.keys == nil {
+		k.keys = make(map[tableRef][]string)
+	}
+	text, ordered, err := pgcheck.OrderLimits(sql, keyFunc(ctx, k.conn.PgConn(), "", k.keys), true)
 	if err == nil {
 		return text, ordered, nil
 	}
@@ -136,6 +153,10 @@ func (k *block) keyOrdered(ctx context.Context, sql string) (string, bool, error
 // keyed table ordered by that key (looked up on the read's connection),
 // so every node answers the same rows from the same state; a LIMIT no key
 // orders is left as it is (a read decides nothing).
-func readKeyOrdered(ctx context.Context, pc *pgconn.PgConn, text string) (string, bool, error) {
-	return pgcheck.OrderLimits(text, keyFunc(ctx, pc), false)
+func (b *Backend) readKeyOrdered(ctx context.Context, pc *pgconn.PgConn, text string) (string, bool, error) {
+	named, err := b.queryStmts.prepare(ctx, pc, keySQL, keyOIDs)
+	if err != nil {
+		return "", false, err
+	}
+	return pgcheck.OrderLimits(text, keyFunc(ctx, pc, named, map[tableRef][]string{}), false)
 }

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -134,5 +135,30 @@ func TestLimitWithoutOrderByUsesTheKey(t *testing.T) {
 		if got := rowsText(rows); got != c.want {
 			t.Fatalf("read %s: rows %q, want %q", c.sql, got, c.want)
 		}
+	}
+}
+
+// BenchmarkKeyOrderedRead measures what the key lookup adds to Django's
+// .get() on the read path: the same point read with LIMIT 21 and no ORDER
+// BY (ordered by the key, looked up first) and with ORDER BY id written
+// out (no lookup):
+//
+//	RELCHAIN_TEST_PG=<server> go test ./backend/postgres -run '^$' -bench KeyOrderedRead
+func BenchmarkKeyOrderedRead(b *testing.B) {
+	be := mustOpen(b, pgtest.DSN(b))
+	defer be.Close()
+	runSetupBlock(b, be, 1, `CREATE TABLE item (id int PRIMARY KEY, name text NOT NULL)`,
+		`INSERT INTO item SELECT i, 'n' || i FROM generate_series(1, 1000) AS i`)
+	for _, q := range []struct{ name, sql string }{
+		{"limit-without-order-by", `SELECT id, name FROM item WHERE id = $1 LIMIT 21`},
+		{"order-by-id", `SELECT id, name FROM item WHERE id = $1 ORDER BY id LIMIT 21`},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := be.QueryLatest(context.Background(), q.sql, []any{int64(i%1000 + 1)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

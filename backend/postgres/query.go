@@ -111,7 +111,7 @@ func (b *Backend) queryOnce(ctx context.Context, sql string, args []any, run que
 	bound := &resultBound{maxRows: b.opts.maxQueryRows, maxBytes: b.opts.maxQueryBytes}
 	if st.readKeyOrder {
 		keyed := false
-		if st.readText, keyed, err = readKeyOrdered(ctx, pc, st.readText); err != nil {
+		if st.readText, keyed, err = b.readKeyOrdered(ctx, pc, st.readText); err != nil {
 			if e := asBackendError(err); e != nil {
 				return nil, 0, e
 			}
