@@ -117,10 +117,10 @@ func keyFunc(ctx context.Context, pc *pgconn.PgConn, named string, seen map[tabl
 // ordered by their tables' keys (pggate's OrderLimits), the keys read in
 // the block's db-transaction, inside the tx's savepoint: a key added by an
 // earlier statement of the block counts. A table's key is read once until
-// the block runs DDL or rolls back to a savepoint (block.keys). A table without a key is the
-// statement's error (42P10, naming what to add); a failure of the lookup
-// itself aborts the tx's savepoint like a failed statement. The caller
-// holds the backend's mutex.
+// the block runs DDL or rolls back to a savepoint (block.keys). A table
+// without a key is the statement's error (42P10, naming what to add); a
+// failure of the lookup itself aborts the tx's savepoint like a failed
+// statement. The caller holds the backend's mutex.
 func (k *block) keyOrdered(ctx context.Context, sql string) (string, bool, error) {
 	if err := k.flush(ctx); err != nil {
 		return "", false, err
