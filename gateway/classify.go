@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+
+	"github.com/relchain/relchain/pgwire"
 )
 
 // kind is what the gateway does with a statement.
@@ -22,6 +24,7 @@ const (
 	kindSavepoint              // SAVEPOINT name
 	kindRelease                // RELEASE [SAVEPOINT] name
 	kindRollbackTo             // ROLLBACK [WORK|TRANSACTION] TO [SAVEPOINT] name
+	kindVacuum                 // VACUUM, ANALYZE: each node's own business, answered here
 	kindRefused                // LISTEN, cursors…: refused with a clear error
 	kindCopy                   // COPY: copy.go
 )
@@ -106,6 +109,8 @@ func classify(sql string) kind {
 		return kindRelease
 	case "COPY":
 		return kindCopy
+	case "VACUUM", "ANALYZE", "ANALYSE":
+		return kindVacuum
 	case "LISTEN", "UNLISTEN", "NOTIFY", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "CLOSE", "LOCK":
 		return kindRefused
 	case "SELECT":
@@ -122,6 +127,22 @@ func classify(sql string) kind {
 		return kindRead
 	}
 	return kindWrite
+}
+
+// maintenance answers VACUUM and ANALYZE (pgbench -i sends VACUUM ANALYZE
+// t after loading) as PostgreSQL completes them, without reaching the
+// chain: vacuuming and statistics change no row and no result, and each
+// node's database runs autovacuum on its own schedule; the gate refuses
+// them in blocks. Like PostgreSQL, VACUUM refuses to run inside a
+// transaction block (25001); ANALYZE may.
+func maintenance(sql string, inTx bool) (*pgwire.Result, error) {
+	if words(sql, 1)[0] == "VACUUM" {
+		if inTx {
+			return nil, &pgwire.Error{Code: stateActiveTx, Message: "VACUUM cannot run inside a transaction block"}
+		}
+		return &pgwire.Result{Tag: "VACUUM"}, nil
+	}
+	return &pgwire.Result{Tag: "ANALYZE"}, nil
 }
 
 // isVersionQuery matches "SELECT version()" in any spacing and case.

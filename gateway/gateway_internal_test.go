@@ -64,6 +64,9 @@ func TestClassify(t *testing.T) {
 		"SHOW TimeZone":                                         kindShow,
 		"select  VERSION ( ) ;":                                 kindVersion,
 		"DISCARD ALL":                                           kindNoop,
+		"vacuum analyze pgbench_branches":                       kindVacuum,
+		"/* x */ ANALYZE t":                                     kindVacuum,
+		"VACUUM":                                                kindVacuum,
 		"COPY t FROM STDIN":                                     kindCopy,
 	} {
 		if got := classify(sql); got != want {

@@ -143,7 +143,7 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 	case kindRollbackTo:
 		return s.rollbackToSavepoint(sql)
 	}
-	if (k == kindSet || k == kindShow || k == kindNoop) && s.tx != nil && s.tx.failed {
+	if (k == kindSet || k == kindShow || k == kindNoop || k == kindVacuum) && s.tx != nil && s.tx.failed {
 		return nil, &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
 	}
 	switch k {
@@ -155,6 +155,8 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 		return &pgwire.Result{Columns: []pgwire.Column{{Name: "version", OID: 25}}, Rows: [][]any{{s.g.versionString()}}}, nil
 	case kindNoop:
 		return s.discard(sql)
+	case kindVacuum:
+		return maintenance(sql, s.tx != nil)
 	case kindRefused:
 		return nil, refusedStatement(sql)
 	case kindCopy:

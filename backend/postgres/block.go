@@ -68,6 +68,10 @@ type block struct {
 	// that one of them changed the schema (StateDigest then rescans).
 	delta backend.TableDelta
 	ddl   bool
+	// keys are the tables' keys looked up for LIMIT without ORDER BY
+	// (limit.go) since the block's last DDL statement or rollback to a
+	// savepoint: the schema they came from is the block's current one.
+	keys map[tableRef][]string
 	// migrating: the database's table sums are of row image format 1
 	// (imagesJSON), so this block rescans every table with the current
 	// images and records format 2; migrated, it did (see Commit).
@@ -230,6 +234,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	}
 	k.inTx, k.aborted = false, false
 	k.b.stmts.rolledBack(false)
+	k.keys = nil // the rollback may undo DDL
 	if err := k.simpleLocked(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint); err != nil {
 		return err
 	}
@@ -272,6 +277,14 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 			return nil, err
 		}
 	}
+	ordered := st.ordered
+	if st.keyOrder {
+		var keyed bool
+		if sql, keyed, err = k.keyOrdered(ctx, sql); err != nil {
+			return nil, err
+		}
+		ordered = ordered || keyed
+	}
 	prefix := k.pending()
 	clear := !k.inTx && k.tag != ""
 	if clear {
@@ -280,8 +293,11 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		prefix = append(prefix, "SET LOCAL "+txSetting+" = ''")
 	}
 	ddl := st.changesSchema(k.b.syntax.gate)
+	if ddl {
+		k.keys = nil
+	}
 	// A text rewritten per tx, or DDL, is never worth preparing.
-	rows, err := k.execStatement(ctx, prefix, sql, args, !st.ordered, !st.analysis.UsesEnv && !ddl)
+	rows, err := k.execStatement(ctx, prefix, sql, args, !ordered, !st.analysis.UsesEnv && !ddl)
 	var pe *prefixError
 	if errors.As(err, &pe) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)

@@ -241,7 +241,7 @@ func TestReadPathKeepsSafetyRefusals(t *testing.T) {
 		`SELECT pg_advisory_lock(1)`,
 		`SELECT pg_terminate_backend(1)`,
 		`SELECT pg_reload_conf()`,
-		`SELECT inet_server_addr()`,
+		`SELECT pg_postmaster_start_time()`,
 		`SELECT query_to_xml('SELECT * FROM relchain.meta', true, true, '')`,
 		`SELECT lpad('x', 100000000)`,
 		`SELECT * FROM acct FOR UPDATE`,

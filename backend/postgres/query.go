@@ -109,6 +109,17 @@ func (b *Backend) queryOnce(ctx context.Context, sql string, args []any, run que
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
 	bound := &resultBound{maxRows: b.opts.maxQueryRows, maxBytes: b.opts.maxQueryBytes}
+	if st.readKeyOrder {
+		keyed := false
+		if st.readText, keyed, err = b.readKeyOrdered(ctx, pc, st.readText); err != nil {
+			if e := asBackendError(err); e != nil {
+				return nil, 0, e
+			}
+			conn.Conn().Close(context.Background())
+			return nil, 0, unavailable(ctx, fmt.Errorf("postgres: query: key lookup: %w", err))
+		}
+		st.ordered = st.ordered || keyed
+	}
 
 	for attempt := 0; ; attempt++ {
 		name, err := b.queryStmts.prepare(ctx, pc, st.readText, oids)

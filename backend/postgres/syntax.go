@@ -40,6 +40,10 @@ type stmtInfo struct {
 	readText string
 	// readWrites: the read policy found a data-modifying WITH.
 	readWrites bool
+	// keyOrder: with the gate, a block statement with LIMIT without ORDER
+	// BY, which runs ordered by its table's key (limit.go); readKeyOrder:
+	// a read text with one such LIMIT, ordered by the key if there is one.
+	keyOrder, readKeyOrder bool
 	// params is the highest $n placeholder of the statement.
 	params int
 	// rewrite: the statement runs as pggate.Rewrite returns it.
@@ -133,6 +137,7 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 		}
 		e.info.analysis = a
 		e.info.rewrite = err == nil && pgcheck.Rewrites(sql)
+		e.info.keyOrder = err == nil && pgcheck.KeyOrdered(sql)
 	}
 	e.info.analysis.Params = e.info.params
 	e.info.readText = sql
@@ -142,6 +147,7 @@ func (c *syntaxCache) parse(sql string) syntaxEntry {
 			e.readErr = &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		} else {
 			e.info.readText, e.info.readWrites = read.Text, read.Writes
+			e.info.readKeyOrder = pgcheck.HasUnorderedLimit(read.Text)
 		}
 	}
 	if !e.info.query {

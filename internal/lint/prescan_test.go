@@ -28,6 +28,8 @@ var behindPrescan = map[string]string{
 	"backend/postgres/pggate/plpgsql.go checkPLpgSQL":    "its body passed bounded in checkRoutine; the statement in parse",
 	"backend/postgres/pggate/plpgsql.go splitAssignment": "calls bounded first",
 	"backend/postgres/pggate/env.go sameTree":            "the deparse of a tree parsed from pre-scanned text: the same bounded tree",
+	"backend/postgres/pggate/limit.go parseBounded":      "calls bounded (prescan) first",
+	"backend/postgres/pggate/limit.go reparses":          "the deparse of a tree parsed from pre-scanned text, with an ORDER BY of column names added",
 	"backend/postgres/pggate/read.go substitute":         "relchain's own constant catalog texts",
 	"backend/postgres/pggate/read.go guardCalls":         "relchain's own constant guard texts (readGuarded)",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",

@@ -282,7 +282,7 @@ func (w *walker) visitDDL(n any) error {
 // checkLimit rejects a LIMIT without ORDER BY.
 func checkLimit(limit *sqlparser.Limit, orderBy sqlparser.OrderBy) error {
 	if limit != nil && len(orderBy) == 0 {
-		return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes")
+		return errors.New("LIMIT without ORDER BY is not allowed: the rows it keeps differ between nodes; add ORDER BY a primary or unique key (relchain orders such a LIMIT by the key itself only on PostgreSQL so far)")
 	}
 	return nil
 }

@@ -15,6 +15,9 @@ import (
 type verdict struct {
 	sqlcheck.Verdict
 	tmpl *template // for Analysis.UsesEnv: the text to execute, with holes
+	// keyOrder: a LIMIT without ORDER BY to order by its table's key
+	// before the statement runs (limit.go, OrderLimits).
+	keyOrder bool
 }
 
 var cache sqlcheck.VerdictCache[*verdict]
@@ -81,7 +84,12 @@ func analyze(sql string) *verdict {
 	if err != nil {
 		return refusal(err)
 	}
-	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes)}
+	if w.keyOrder {
+		if err := keyOrderable(tree); err != nil {
+			return refusal(err)
+		}
+	}
+	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes), keyOrder: w.keyOrder}
 	if len(w.sites) > 0 || w.rewritten || w.seqRewritten {
 		// A rewrite of sequence functions alone (sequence.go) depends on
 		// no tx's environment: its results are observed in full.

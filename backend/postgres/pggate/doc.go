@@ -15,7 +15,8 @@
 // system columns (oid, ctid, xmin ...), the catalogs of pg_catalog and
 // information_schema, volatile or node-local functions (format_type,
 // pg_get_expr, pg_table_is_visible, gen_random_uuid ...), object
-// identifier types (regclass), LIMIT or DISTINCT ON without ORDER BY,
+// identifier types (regclass), DISTINCT ON without ORDER BY, LIMIT
+// without ORDER BY that no table key can order (see below),
 // window functions, WITH RECURSIVE, cross joins and generate_series bounds
 // (which a node-local timeout must not decide). The walker marks each with
 // w.nondeterministic(err). Every other refusal is a safety refusal: files
@@ -50,4 +51,16 @@
 // Functions given an object identifier (pg_get_indexdef, a regclass cast)
 // can still name relchain's relations and show their definitions; the
 // rows of relchain's tables stay unreadable.
+//
+// # Rewrites beyond the clock
+//
+// Some constructs are made deterministic instead of refused. A LIMIT,
+// OFFSET or FETCH FIRST without ORDER BY over one table is ordered by the
+// table's key (limit.go): the gate marks the statement (KeyOrdered) and the
+// backend, which knows the schema at that point of the block, passes the
+// key in to OrderLimits, keeping the gate pure. The session functions
+// drivers call (current_schema(), current_database(), version(),
+// current_user, pg_backend_pid() ...) are replaced by the network's values
+// on both paths (session.go). Table storage parameters that cannot change
+// a result (fillfactor, autovacuum_* ...) are allowed (storage.go).
 package pggate

@@ -32,6 +32,9 @@ var clockFuncs = map[string]siteKind{
 // user-defined function called as public.name(...).
 func (w *walker) funcCall(f *pg_query.FuncCall, wrapper *pg_query.Node) error {
 	names := stringsOf(f.GetFuncname())
+	if handled, err := w.sessionCall(names, f, wrapper); handled {
+		return err
+	}
 	if w.policy == readPolicy {
 		return w.readFuncCall(names, f, wrapper)
 	}

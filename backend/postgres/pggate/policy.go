@@ -9,7 +9,7 @@ var allowedNodes = setOf(
 	// INSERT/UPDATE/DELETE may appear in WITH clauses).
 	"RawStmt", "SelectStmt", "InsertStmt", "UpdateStmt", "DeleteStmt", "MergeStmt", "MergeWhenClause",
 	"CallStmt", "CreateStmt", "CreateTableAsStmt", "IntoClause", "AlterTableStmt", "AlterTableCmd",
-	"DropStmt", "IndexStmt", "ViewStmt", "CreateSeqStmt", "AlterSeqStmt", // sequences: see sequence.go
+	"DropStmt", "IndexStmt", "ViewStmt", "TruncateStmt", "CreateSeqStmt", "AlterSeqStmt", // sequences: see sequence.go
 	// Functions, procedures and triggers (see routine.go).
 	"CreateFunctionStmt", "FunctionParameter", "ObjectWithArgs", "CreateTrigStmt", "TriggerTransition",
 	// Query structure.
@@ -71,7 +71,6 @@ var stmtReasons = func() map[string]string {
 		"AlterUserMappingStmt", "DropUserMappingStmt", "ImportForeignSchemaStmt")
 	add("ALTER FUNCTION/PROCEDURE/ROUTINE is not allowed: use CREATE OR REPLACE, whose body and options the gate checks", "AlterFunctionStmt")
 	add("event triggers and rules are not allowed", "CreateEventTrigStmt", "AlterEventTrigStmt", "RuleStmt")
-	add("TRUNCATE is not supported by the gate yet: use DELETE", "TruncateStmt")
 	add("SECURITY LABEL and COMMENT are not allowed", "SecLabelStmt", "CommentStmt")
 	return m
 }()

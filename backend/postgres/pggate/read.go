@@ -691,7 +691,8 @@ func analyzeRead(sql string) *readVerdict {
 		return &readVerdict{err: err}
 	}
 	writes := w.modifying > 0
-	if len(w.catalogs) == 0 && len(w.guards) == 0 {
+	w.replaceSession() // session.go
+	if len(w.catalogs) == 0 && len(w.guards) == 0 && len(w.session) == 0 {
 		return &readVerdict{read: Read{Text: sql, Writes: writes}}
 	}
 	if err := substitute(w.catalogs); err != nil {

@@ -55,7 +55,7 @@ func TestReadPolicyFiltersRelchainFromCatalogs(t *testing.T) {
 // Determinism refusals are dropped on the read path; safety ones are not.
 func TestReadPolicyKeepsSafetyRefusals(t *testing.T) {
 	for _, q := range []string{
-		`SELECT oid FROM pg_class`, `SELECT xmin FROM t`, `SELECT gen_random_uuid()`, `SELECT id FROM t LIMIT 1`,
+		`SELECT oid FROM pg_class`, `SELECT xmin FROM t`, `SELECT gen_random_uuid()`, `SELECT id FROM (SELECT id FROM t) s LIMIT 1`,
 		`SELECT 'acct'::regclass`, `SELECT count(*) OVER () FROM t`,
 	} {
 		if _, err := CheckRead(q); err != nil {

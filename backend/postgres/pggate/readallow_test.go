@@ -54,13 +54,8 @@ var readRefusals = []struct{ sql, names string }{
 	{`SELECT current_setting('data_directory')`, "current_setting"},
 	{`SELECT pg_ls_dir('.')`, "pg_ls_dir"},
 	{`SELECT pg_read_file('postgresql.conf')`, "pg_read_file"},
-	{`SELECT inet_server_addr()`, "inet_server_addr"},
-	{`SELECT inet_server_port()`, "inet_server_port"},
-	{`SELECT version()`, "version"},
-	{`SELECT pg_catalog.version()`, "version"},
 	{`SELECT pg_postmaster_start_time()`, "pg_postmaster_start_time"},
 	{`SELECT pg_conf_load_time()`, "pg_conf_load_time"},
-	{`SELECT pg_backend_pid()`, "pg_backend_pid"},
 	{`SELECT pg_show_all_settings()`, "pg_show_all_settings"},
 	// Statistics and activity.
 	{`SELECT * FROM pg_stat_activity`, "pg_catalog.pg_stat_activity"},

@@ -46,6 +46,10 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 		applyAggFixes(w.aggs)
 		w.rewritten = true
 	}
+	if len(w.session) > 0 {
+		w.replaceSession()
+		w.rewritten = true
+	}
 	if ctx != stmtTop && isDDL(top) {
 		// relchain attaches change capture to the tables a block's DDL
 		// statement creates, right after it (backend/postgres: no event
@@ -68,7 +72,7 @@ func checkTopLevel(n *pg_query.Node) error {
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt, *pg_query.Node_CallStmt,
 		*pg_query.Node_CreateStmt, *pg_query.Node_CreateTableAsStmt, *pg_query.Node_AlterTableStmt,
 		*pg_query.Node_DropStmt, *pg_query.Node_IndexStmt, *pg_query.Node_ViewStmt,
-		*pg_query.Node_CreateFunctionStmt, *pg_query.Node_CreateTrigStmt,
+		*pg_query.Node_CreateFunctionStmt, *pg_query.Node_CreateTrigStmt, *pg_query.Node_TruncateStmt,
 		*pg_query.Node_CreateSeqStmt, *pg_query.Node_AlterSeqStmt:
 		return nil
 	}
@@ -110,11 +114,13 @@ type walker struct {
 	series float64 // product of the generate_series spans so far
 
 	// Work bounds (see bounds.go).
-	crossJoins int      // unconnected FROM items so far
-	growth     float64  // product of the size factors of the calls so far
-	padded     int64    // sum of the lengths of the lpad/rpad calls so far
-	aggs       []aggFix // aggregate calls whose input order the rewrite fixes
-	rewritten  bool     // the tree was changed (aggs, a function body's text)
+	crossJoins int           // unconnected FROM items so far
+	growth     float64       // product of the size factors of the calls so far
+	padded     int64         // sum of the lengths of the lpad/rpad calls so far
+	aggs       []aggFix      // aggregate calls whose input order the rewrite fixes
+	rewritten  bool          // the tree was changed (aggs, a function body's text)
+	keyOrder   bool          // a LIMIT without ORDER BY the block orders by a key (limit.go)
+	session    []sessionSite // session calls replaced by network-wide values (session.go)
 
 	// For the IMMUTABLE check of routine bodies.
 	readsRel, callsUser bool
@@ -200,12 +206,12 @@ func (w *walker) walk(m protoreflect.Message, wrapper *pg_query.Node) error {
 // column without AS whose expression holds a call to rewrite gets the name
 // PostgreSQL would give it (see colName), so the rewrite keeps its name.
 func (w *walker) outputColumn(n *pg_query.Node) error {
-	before := len(w.sites)
+	before, beforeSession := len(w.sites), len(w.session)
 	if err := w.walk(n.ProtoReflect(), nil); err != nil {
 		return err
 	}
 	rt := n.GetResTarget()
-	if len(w.sites) == before || rt == nil || rt.GetName() != "" {
+	if (len(w.sites) == before && len(w.session) == beforeSession) || rt == nil || rt.GetName() != "" {
 		return nil
 	}
 	name, ok := colName(rt.GetVal())
@@ -289,6 +295,9 @@ func (w *walker) visitExprOrDDL(n any, wrapper *pg_query.Node) error {
 	case *pg_query.FuncCall:
 		return w.funcCall(n, wrapper)
 	case *pg_query.SQLValueFunction:
+		if handled, err := w.sessionSQLValue(n, wrapper); handled {
+			return err
+		}
 		if w.policy == readPolicy {
 			return nil // clock values, decided by no block on the read path
 		}
@@ -350,6 +359,8 @@ func (w *walker) visitDDL(n any) error {
 		return checkAlterCmd(n)
 	case *pg_query.DropStmt:
 		return checkDrop(n)
+	case *pg_query.TruncateStmt:
+		return w.checkTruncate(n)
 	case *pg_query.IndexStmt:
 		return checkIndex(n)
 	case *pg_query.ViewStmt:
@@ -380,7 +391,11 @@ func (w *walker) checkSelect(s *pg_query.SelectStmt) error {
 	}
 	ordered := len(s.GetSortClause()) > 0
 	if !ordered && (s.GetLimitCount() != nil || s.GetLimitOffset() != nil) {
-		return w.nondeterministic(errors.New("LIMIT/OFFSET/FETCH FIRST without ORDER BY is not allowed: the rows it keeps differ between nodes"))
+		if w.ctx != stmtTop {
+			return w.nondeterministic(errLimitInBody)
+		}
+		// Ordered by its table's key, or refused (limit.go).
+		w.keyOrder = w.policy == blockPolicy
 	}
 	if !ordered {
 		for _, d := range s.GetDistinctClause() {
@@ -603,10 +618,7 @@ func checkCreate(c *pg_query.CreateStmt) error {
 	if am := c.GetAccessMethod(); am != "" && am != "heap" {
 		return fmt.Errorf("table access method %s is not allowed", am)
 	}
-	if len(c.GetOptions()) > 0 {
-		return errors.New("storage parameters (WITH (...)) are not allowed")
-	}
-	return nil
+	return checkTableParams(c.GetOptions())
 }
 
 func checkColumnDef(c *pg_query.ColumnDef) error {
@@ -647,6 +659,9 @@ func checkAlterCmd(c *pg_query.AlterTableCmd) error {
 	t := c.GetSubtype()
 	if allowedAlterCmds[t] {
 		return nil
+	}
+	if t == pg_query.AlterTableType_AT_SetRelOptions || t == pg_query.AlterTableType_AT_ResetRelOptions {
+		return checkTableParams(c.GetDef().GetList().GetItems())
 	}
 	what := strings.TrimPrefix(t.String(), "AT_")
 	switch t {
@@ -730,14 +745,12 @@ func checkInto(c *pg_query.IntoClause) error {
 		return errors.New("tablespaces are not allowed")
 	case c.GetAccessMethod() != "" && c.GetAccessMethod() != "heap":
 		return fmt.Errorf("table access method %s is not allowed", c.GetAccessMethod())
-	case len(c.GetOptions()) > 0:
-		return errors.New("storage parameters (WITH (...)) are not allowed")
 	case c.GetOnCommit() != pg_query.OnCommitAction_ONCOMMIT_NOOP && c.GetOnCommit() != pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED:
 		return errors.New("ON COMMIT is not allowed: it is for temporary tables")
 	case c.GetViewQuery() != nil:
 		return errors.New("materialized views are not allowed")
 	}
-	return nil
+	return checkTableParams(c.GetOptions())
 }
 
 func checkIndex(x *pg_query.IndexStmt) error {
@@ -747,6 +760,7 @@ func checkIndex(x *pg_query.IndexStmt) error {
 	if x.GetTableSpace() != "" {
 		return errors.New("tablespaces are not allowed")
 	}
+	plainParamValues(x.GetOptions())
 	switch x.GetAccessMethod() {
 	case "", "btree", "hash", "gist", "gin", "spgist", "brin":
 	default:
