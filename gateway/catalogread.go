@@ -5,6 +5,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // catalogOnly reports whether sql, one PostgreSQL SELECT, reads no user
@@ -21,6 +23,9 @@ import (
 // transactions). Anything it cannot read is not catalog-only (fail
 // closed).
 func catalogOnly(sql string) bool {
+	if prescan.Check(sql, prescan.PostgreSQL) != nil {
+		return false // beyond the bounds every parser is kept to
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return false

@@ -33,42 +33,10 @@ func binaryFromText(oid uint32, s string) (out []byte, ok bool, err error) {
 		out, err = arrayBinary(elem, s)
 		return out, true, err
 	}
+	if out, ok, err := numberBinary(oid, s); ok {
+		return out, true, err
+	}
 	switch oid {
-	case 16:
-		switch s {
-		case "t":
-			return []byte{1}, true, nil
-		case "f":
-			return []byte{0}, true, nil
-		}
-		return nil, true, fmt.Errorf("invalid boolean %q", s)
-	case 21, 23, 20:
-		bits := map[uint32]int{21: 16, 23: 32, 20: 64}[oid]
-		n, err := strconv.ParseInt(s, 10, bits)
-		if err != nil {
-			return nil, true, err
-		}
-		return binary.BigEndian.AppendUint64(nil, uint64(n))[8-bits/8:], true, nil
-	case 700:
-		f, err := strconv.ParseFloat(s, 32)
-		if err != nil {
-			return nil, true, err
-		}
-		b := math.Float32bits(float32(f))
-		if math.IsNaN(f) {
-			b = 0x7fc00000 // the server's NaN
-		}
-		return binary.BigEndian.AppendUint32(nil, b), true, nil
-	case 701:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, true, err
-		}
-		b := math.Float64bits(f)
-		if math.IsNaN(f) {
-			b = 0x7ff8000000000000
-		}
-		return binary.BigEndian.AppendUint64(nil, b), true, nil
 	case 17:
 		if !strings.HasPrefix(s, `\x`) {
 			return nil, true, fmt.Errorf("bytea not in hex format")
@@ -114,6 +82,48 @@ func binaryFromText(oid uint32, s string) (out []byte, ok bool, err error) {
 	case 1186:
 		out, err := intervalBinary(s)
 		return out, true, err
+	}
+	return nil, false, nil
+}
+
+// numberBinary encodes the booleans, integers and floats; ok is false for other types.
+func numberBinary(oid uint32, s string) (out []byte, ok bool, err error) {
+	switch oid {
+	case 16:
+		switch s {
+		case "t":
+			return []byte{1}, true, nil
+		case "f":
+			return []byte{0}, true, nil
+		}
+		return nil, true, fmt.Errorf("invalid boolean %q", s)
+	case 21, 23, 20:
+		bits := map[uint32]int{21: 16, 23: 32, 20: 64}[oid]
+		n, err := strconv.ParseInt(s, 10, bits)
+		if err != nil {
+			return nil, true, err
+		}
+		return binary.BigEndian.AppendUint64(nil, uint64(n))[8-bits/8:], true, nil
+	case 700:
+		f, err := strconv.ParseFloat(s, 32)
+		if err != nil {
+			return nil, true, err
+		}
+		b := math.Float32bits(float32(f))
+		if math.IsNaN(f) {
+			b = 0x7fc00000 // the server's NaN
+		}
+		return binary.BigEndian.AppendUint32(nil, b), true, nil
+	case 701:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, true, err
+		}
+		b := math.Float64bits(f)
+		if math.IsNaN(f) {
+			b = 0x7ff8000000000000
+		}
+		return binary.BigEndian.AppendUint64(nil, b), true, nil
 	}
 	return nil, false, nil
 }
@@ -490,25 +500,47 @@ func arrayTextFromBinary(m *pgtype.Map, src []byte) (string, error) {
 	if ndim == 0 {
 		return "{}", nil
 	}
-	dims := make([]int, ndim)
-	var prefix strings.Builder
-	total := 1
+	dims, prefix, total, src, err := arrayDims(ndim, src)
+	if err != nil {
+		return "", err
+	}
+	elems, err := arrayElements(m, elem, total, src)
+	if err != nil {
+		return "", err
+	}
+	return arrayLiteral(dims, prefix, elems), nil
+}
+
+// arrayDims reads the dimensions (sizes and lower bounds) of a binary array. The element
+// count is bounded by the bytes left: each element takes at least its 4-byte length.
+func arrayDims(ndim int, src []byte) (dims []int, prefix string, total int, rest []byte, err error) {
+	dims = make([]int, ndim)
+	var b strings.Builder
+	total = 1
 	for i := range dims {
 		dims[i] = int(int32(binary.BigEndian.Uint32(src)))
 		lo := int(int32(binary.BigEndian.Uint32(src[4:])))
 		src = src[8:]
 		if dims[i] < 0 || dims[i] > len(src)/4+1 {
-			return "", fmt.Errorf("invalid array dimension %d", dims[i])
+			return nil, "", 0, nil, fmt.Errorf("invalid array dimension %d", dims[i])
 		}
 		total *= dims[i]
+		if total > len(src)/4 && total > 0 {
+			return nil, "", 0, nil, errors.New("array has more elements than bytes")
+		}
 		if lo != 1 {
-			fmt.Fprintf(&prefix, "[%d:%d]", lo, lo+dims[i]-1)
+			fmt.Fprintf(&b, "[%d:%d]", lo, lo+dims[i]-1)
 		}
 	}
+	return dims, b.String(), total, src, nil
+}
+
+// arrayElements reads total elements of type elem, nil for NULL.
+func arrayElements(m *pgtype.Map, elem uint32, total int, src []byte) ([]*string, error) {
 	elems := make([]*string, 0, total)
 	for range total {
 		if len(src) < 4 {
-			return "", errors.New("array element missing")
+			return nil, errors.New("array element missing")
 		}
 		n := int(int32(binary.BigEndian.Uint32(src)))
 		src = src[4:]
@@ -517,23 +549,29 @@ func arrayTextFromBinary(m *pgtype.Map, src []byte) (string, error) {
 			continue
 		}
 		if n > len(src) {
-			return "", errors.New("array element too long")
+			return nil, errors.New("array element too long")
 		}
 		text, err := elementText(m, elem, src[:n])
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		elems = append(elems, &text)
 		src = src[n:]
 	}
 	if len(src) != 0 {
-		return "", errors.New("trailing bytes after the array")
+		return nil, errors.New("trailing bytes after the array")
 	}
+	return elems, nil
+}
+
+// arrayLiteral writes the elements as an array literal of the given dimensions.
+func arrayLiteral(dims []int, prefix string, elems []*string) string {
 	var b strings.Builder
-	if prefix.Len() > 0 {
-		b.WriteString(prefix.String())
+	if prefix != "" {
+		b.WriteString(prefix)
 		b.WriteByte('=')
 	}
+	quote := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	k := 0
 	var write func(d int)
 	write = func(d int) {
@@ -550,7 +588,7 @@ func arrayTextFromBinary(m *pgtype.Map, src []byte) (string, error) {
 				b.WriteString("NULL")
 			} else {
 				b.WriteByte('"')
-				b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(*e))
+				b.WriteString(quote.Replace(*e))
 				b.WriteByte('"')
 			}
 			k++
@@ -558,7 +596,7 @@ func arrayTextFromBinary(m *pgtype.Map, src []byte) (string, error) {
 		b.WriteByte('}')
 	}
 	write(0)
-	return b.String(), nil
+	return b.String()
 }
 
 // elementText is a binary array element's text, as the database's input function reads it.

@@ -70,3 +70,23 @@ func TestArrayTextFromBinary(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// A binary array whose dimensions multiply to more elements than its bytes
+// could hold is refused before anything is allocated for them: six
+// dimensions of 1,000 in a few kilobytes would otherwise ask for 10^18
+// element slots.
+func TestArrayTextFromBinaryRefusesImpossibleDimensions(t *testing.T) {
+	src := make([]byte, 12+8*6+4000)
+	put := func(off int, v uint32) {
+		src[off], src[off+1], src[off+2], src[off+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	}
+	put(0, 6)  // dimensions
+	put(8, 23) // int4 elements
+	for d := 0; d < 6; d++ {
+		put(12+8*d, 1000) // size
+		put(16+8*d, 1)    // lower bound
+	}
+	if _, err := arrayTextFromBinary(pgtype.NewMap(), src); err == nil {
+		t.Fatal("a 1000^6-element array in 4 KB was accepted")
+	}
+}
