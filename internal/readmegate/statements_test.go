@@ -65,20 +65,31 @@ var rows = []gateRow{
 	{phrases: []string{"random()"}, want: rewrite, sqlite: "SELECT random()", postgres: "SELECT random()"},
 	{phrases: []string{"randomblob"}, want: rewrite, sqlite: "SELECT randomblob(8)"},
 
+	// Answered with one network-wide value (PostgreSQL's session functions),
+	// and LIMIT without ORDER BY ordered by the table's key (the backend adds
+	// the key; the gate accepts the text).
+	{phrases: []string{"current_schema()"}, want: allow, postgres: "SELECT current_schema()"},
+	{phrases: []string{"current_database()"}, want: allow, postgres: "SELECT current_database()"},
+	{phrases: []string{"current_user"}, want: allow, postgres: "SELECT current_user"},
+	{phrases: []string{"pg_backend_pid()"}, want: allow, postgres: "SELECT pg_backend_pid()"},
+	{phrases: []string{"version()"}, want: allow, postgres: "SELECT version()"},
+	{phrases: []string{"LIMIT/OFFSET", "ORDER BY"}, want: allow, postgres: "SELECT id FROM t LIMIT 1"},
+	{phrases: []string{"LIMIT/OFFSET"}, want: allow, postgres: "SELECT id FROM t OFFSET 2"},
+	{phrases: []string{".get()"}, want: allow, postgres: "SELECT id, v FROM t WHERE v = 'a' LIMIT 21"},
+
 	// Refused: other sources of non-determinism.
 	{phrases: []string{"gen_random_uuid"}, want: refuse, postgres: "SELECT gen_random_uuid()", mysql: "SELECT UUID()"},
 	{phrases: []string{"txid_current"}, want: refuse, postgres: "SELECT txid_current()"},
-	{phrases: []string{"pg_backend_pid"}, want: refuse, postgres: "SELECT pg_backend_pid()", mysql: "SELECT CONNECTION_ID()"},
-	{phrases: []string{"version()"}, want: refuse, postgres: "SELECT version()", mysql: "SELECT VERSION()"},
+	{phrases: []string{"CONNECTION_ID()"}, want: refuse, mysql: "SELECT CONNECTION_ID()"},
+	{phrases: []string{"VERSION()"}, want: refuse, mysql: "SELECT VERSION()"},
 	{phrases: []string{"system columns"}, want: refuse, postgres: "SELECT ctid FROM t"},
 	{phrases: []string{"system columns", "rowid"}, want: refuse, sqlite: "SELECT rowid FROM k"},
 	{phrases: []string{"last_insert_rowid"}, want: refuse, sqlite: "SELECT last_insert_rowid()", mysql: "SELECT LAST_INSERT_ID()"},
 	{phrases: []string{"changes"}, want: refuse, sqlite: "SELECT changes()", mysql: "SELECT ROW_COUNT()"},
 	{phrases: []string{"sqlite_version"}, want: refuse, sqlite: "SELECT sqlite_version()"},
 	// Order dependence.
-	same(refuse, "SELECT id FROM t LIMIT 1", "LIMIT/OFFSET", "ORDER BY"),
-	{phrases: []string{"LIMIT/OFFSET"}, want: refuse,
-		sqlite: "SELECT id FROM t LIMIT 1 OFFSET 2", postgres: "SELECT id FROM t OFFSET 2", mysql: "SELECT id FROM t LIMIT 2, 1"},
+	{phrases: []string{"LIMIT/OFFSET", "ORDER BY"}, want: refuse, sqlite: "SELECT id FROM t LIMIT 1", mysql: "SELECT id FROM t LIMIT 1"},
+	{phrases: []string{"LIMIT/OFFSET"}, want: refuse, sqlite: "SELECT id FROM t LIMIT 1 OFFSET 2", mysql: "SELECT id FROM t LIMIT 2, 1"},
 	same(allow, "SELECT id FROM t ORDER BY id LIMIT 1 OFFSET 2", "LIMIT/OFFSET", "ORDER BY"),
 	{phrases: []string{"string_agg"}, want: refuse, postgres: "SELECT string_agg(v, ',') FROM t"},
 	{phrases: []string{"string_agg", "ORDER BY"}, want: allow, postgres: "SELECT string_agg(v, ',' ORDER BY id) FROM t"},
@@ -124,7 +135,11 @@ var rows = []gateRow{
 	// on PostgreSQL (backend/postgres/DESIGN.md, "Sequences");
 	// GENERATED ALWAYS AS IDENTITY is still refused.
 	{phrases: []string{"SERIAL"}, want: allow, postgres: "CREATE TABLE s (id SERIAL PRIMARY KEY)"},
-	{phrases: []string{"IDENTITY"}, want: refuse, postgres: "CREATE TABLE s (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY)"},
+	{phrases: []string{"IDENTITY", "ALWAYS"}, want: refuse, postgres: "CREATE TABLE s (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY)"},
+	{phrases: []string{"BIGSERIAL"}, want: allow, postgres: "CREATE TABLE s (id BIGSERIAL PRIMARY KEY)"},
+	{phrases: []string{"currval"}, want: allow, postgres: "SELECT currval('q')"},
+	{phrases: []string{"setval"}, want: allow, postgres: "SELECT setval('q', 10)"},
+	{phrases: []string{"AUTO_INCREMENT"}, want: refuse, mysql: "CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY)"},
 	{phrases: []string{"nextval"}, want: allow, postgres: "SELECT nextval('q')"},
 	{phrases: []string{"AUTOINCREMENT"}, want: allow, sqlite: "CREATE TABLE a (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT)"},
 	// Proposed: work the text cannot bound.
