@@ -256,6 +256,12 @@ func (k *copySink) Done(ctx context.Context) (*pgwire.Result, error) {
 // INSERTs, COPY of 100,000 rows, COMMIT). A failure says what committed.
 func (k *copySink) splitTransaction(ctx context.Context) error {
 	tx := k.s.tx
+	if !k.s.copySplit {
+		e := copyRowError(stateProgramLimit, "a COPY inside a transaction may hold at most %d bytes of values: a larger one does not fit the one bc-transaction the transaction commits as", copyTxBytes)
+		e.Hint = "Nothing was applied. Run the COPY outside a transaction (it then commits in batches), or SET " + SettingCopySplit +
+			" = on (for a tool such as pgbench -i: PGOPTIONS='-c " + SettingCopySplit + "=on') to commit the transaction so far and then the COPY in batches, giving up its atomicity."
+		return e
+	}
 	res, err := k.s.commit(ctx)
 	if err == nil && res.Tag != "COMMIT" {
 		err = &pgwire.Error{Code: stateInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}

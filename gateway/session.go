@@ -24,6 +24,7 @@ type session struct {
 	minHeight  int64 // relchain.min_height
 	lastCommit int64 // height of the session's last commit (read-your-writes)
 	crossCheck bool  // relchain.cross_check
+	copySplit  bool  // relchain.copy_split_transaction
 
 	timeout         int64 // statement_timeout in milliseconds; 0: none
 	defaultReadOnly bool  // default_transaction_read_only

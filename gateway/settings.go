@@ -17,6 +17,10 @@ const (
 	// SettingCrossCheck: reads outside a transaction are asked of every
 	// node the gateway knows, at one height, and must agree.
 	SettingCrossCheck = "relchain.cross_check"
+	// SettingCopySplit: a COPY FROM STDIN inside a transaction that outgrows
+	// one bc-transaction commits the transaction so far and the COPY's
+	// batches (on), or is refused (off, the default): see copy.go.
+	SettingCopySplit = "relchain.copy_split_transaction"
 	// SettingHeight (SHOW only): the height of the session's last commit.
 	SettingHeight = "relchain.last_commit_height"
 )
@@ -98,6 +102,7 @@ type savedSettings struct {
 	settings        map[string]string
 	minHeight       int64
 	crossCheck      bool
+	copySplit       bool
 	timeout         int64
 	defaultReadOnly bool
 }
@@ -107,7 +112,7 @@ func (s *session) saveSettings() *savedSettings {
 	for k, v := range s.settings {
 		m[k] = v
 	}
-	return &savedSettings{settings: m, minHeight: s.minHeight, crossCheck: s.crossCheck, timeout: s.timeout, defaultReadOnly: s.defaultReadOnly}
+	return &savedSettings{settings: m, minHeight: s.minHeight, crossCheck: s.crossCheck, copySplit: s.copySplit, timeout: s.timeout, defaultReadOnly: s.defaultReadOnly}
 }
 
 // copy is a copy that later changes of the session's settings leave alone.
@@ -122,6 +127,7 @@ func (v *savedSettings) copy() *savedSettings {
 
 func (s *session) restoreSettings(v *savedSettings) {
 	s.settings, s.minHeight, s.crossCheck, s.timeout, s.defaultReadOnly = v.settings, v.minHeight, v.crossCheck, v.timeout, v.defaultReadOnly
+	s.copySplit = v.copySplit
 }
 
 // endSettings ends a transaction's settings as PostgreSQL does: a
@@ -149,6 +155,7 @@ func (s *session) endSettings(tx *transaction, committed bool) {
 // resetAll is RESET ALL (and part of DISCARD ALL): every setting at its default.
 func (s *session) resetAll() {
 	s.settings, s.minHeight, s.crossCheck, s.timeout, s.defaultReadOnly = map[string]string{}, 0, false, 0, false
+	s.copySplit = false
 }
 
 // assign validates name = value and applies it: the value is stored as
@@ -189,12 +196,16 @@ func (s *session) applySetting(name, value string) error {
 			return &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("%s must be a height (a non-negative integer), not %q", name, value)}
 		}
 		s.minHeight = h
-	case SettingCrossCheck:
+	case SettingCrossCheck, SettingCopySplit:
 		on, err := parseBool(value)
 		if err != nil {
 			return &pgwire.Error{Code: stateInvalidValue, Message: fmt.Sprintf("%s must be on or off, not %q", name, value)}
 		}
-		s.crossCheck = on
+		if name == SettingCopySplit {
+			s.copySplit = on
+		} else {
+			s.crossCheck = on
+		}
 	case "statement_timeout":
 		ms, _ := parseDuration(value) // checked by the setting's check
 		s.timeout = ms
@@ -407,6 +418,8 @@ func (s *session) showValue(name string) (string, bool) {
 		return strconv.FormatInt(s.minHeight, 10), true
 	case SettingCrossCheck:
 		return onOff(s.crossCheck), true
+	case SettingCopySplit:
+		return onOff(s.copySplit), true
 	}
 	st, ok := lookupSetting(name)
 	return st.def, ok && !st.custom

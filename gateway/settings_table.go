@@ -63,6 +63,7 @@ var settingsTable = map[string]setting{
 	"extra_float_digits":                  {def: "1", check: checkFloatDigits},
 	SettingMinHeight:                      {def: "0"},
 	SettingCrossCheck:                     {def: "off", check: anyBool(SettingCrossCheck)},
+	SettingCopySplit:                      {def: "off", check: anyBool(SettingCopySplit)},
 	SettingHeight:                         {readOnly: true},
 	"relchain.backend":                    {readOnly: true},
 }
