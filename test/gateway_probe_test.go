@@ -72,8 +72,8 @@ func TestGatewayCatalogProbe_Postgres(t *testing.T) {
 
 	// Nothing of the probes entered the chain; the migration did, on every validator.
 	want := map[string][][]any{
-		`SELECT id, name, batch FROM knex_migrations ORDER BY id`: {{int64(1), "20261202_init.js", int64(1)}},
-		`SELECT count(*) FROM django_content_type`:                {{int64(0)}},
+		`SELECT id, name, batch FROM knex_migrations ORDER BY id`:                                            {{int64(1), "20261202_init.js", int64(1)}},
+		`SELECT count(*) FROM django_content_type`:                                                           {{int64(0)}},
 		`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`: {{"django_content_type"}, {"knex_migrations"}},
 	}
 	queries := make([]string, 0, len(want))
