@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
@@ -263,4 +266,50 @@ func ddlTag(w []string) string {
 		return w[0] + " " + obj
 	}
 	return w[0]
+}
+
+// describeAfterDDL describes a write of a transaction that changed the
+// schema when the node, which describes on committed state, does not know
+// a table or column the transaction created (42P01, 42703; knex's insert
+// into the table its migration just created): every parameter unknown
+// (the client sends text, which the database types as it types a quoted
+// literal) and no result columns. Only a plain INSERT, UPDATE or DELETE
+// without RETURNING qualifies, since it returns no rows; anything else
+// keeps the node's error. The description is not remembered: after
+// COMMIT the node describes the statement.
+func (s *session) describeAfterDDL(sql string, declared []uint32, err error) (pgwire.Description, bool) {
+	var pe *pgwire.Error
+	if s.tx == nil || !s.tx.ddl || !errors.As(err, &pe) || pe.Code != "42P01" && pe.Code != "42703" || !plainWrite(sql) {
+		return pgwire.Description{}, false
+	}
+	n := 0
+	stripped := stripLiteralsKeepLength(sql)
+	for _, l := range dollarParam.FindAllStringSubmatchIndex(stripped, -1) {
+		if l[0] > 0 && isWordByte(stripped[l[0]-1]) {
+			continue
+		}
+		k, _ := strconv.Atoi(stripped[l[2]:l[3]])
+		n = max(n, k)
+	}
+	d := pgwire.Description{Params: make([]uint32, max(n, len(declared)))}
+	copy(d.Params, declared)
+	return d, true
+}
+
+// plainWrite reports one INSERT, UPDATE or DELETE without RETURNING and
+// without WITH (which could hold a query that returns rows).
+func plainWrite(sql string) bool {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return false
+	}
+	switch st := tree.GetStmts()[0].GetStmt(); {
+	case st.GetInsertStmt() != nil:
+		return len(st.GetInsertStmt().GetReturningList()) == 0 && st.GetInsertStmt().GetWithClause() == nil
+	case st.GetUpdateStmt() != nil:
+		return len(st.GetUpdateStmt().GetReturningList()) == 0 && st.GetUpdateStmt().GetWithClause() == nil
+	case st.GetDeleteStmt() != nil:
+		return len(st.GetDeleteStmt().GetReturningList()) == 0 && st.GetDeleteStmt().GetWithClause() == nil
+	}
+	return false
 }

@@ -19,7 +19,8 @@ import (
 // relchain's schema stays refused, the transaction commits, and every
 // validator ends with the same state. Before the probe the first catalog
 // read after CREATE TABLE failed with 0A000 ("This transaction changed the
-// schema: a catalog query inside it cannot be answered before COMMIT").
+// schema: a catalog query inside it cannot be answered before COMMIT"),
+// and a prepared INSERT into the new table with 42P01 (its Describe).
 func TestGatewayCatalogProbe_Postgres(t *testing.T) {
 	runBesideOtherNetworks(t)
 	c := mustStartCluster(t, clusterOptions{backend: "postgres", pg: true})
@@ -49,7 +50,11 @@ func TestGatewayCatalogProbe_Postgres(t *testing.T) {
 	if err != nil || len(all) != 1 || all[0]["table_name"] != "knex_migrations" || all[0]["table_type"] != "BASE TABLE" {
 		t.Fatalf("knex's select * from information_schema.tables: %v %v", all, err)
 	}
-	mustTxExec(t, tx, `INSERT INTO knex_migrations (id, name, batch) VALUES (1, '20261202_init.js', 1)`)
+	// A prepared write of the new table: the node describes on committed
+	// state, where the table does not exist yet (pgx and knex prepare it):
+	// its parameters are described as text, so the values go as text, as
+	// node-postgres sends them.
+	mustTxExec(t, tx, `INSERT INTO knex_migrations (id, name, batch) VALUES ($1, $2, $3)`, "1", "20261202_init.js", "1")
 	mustTxExec(t, tx, `CREATE TABLE django_content_type (id INTEGER PRIMARY KEY, app_label VARCHAR(100) NOT NULL, model VARCHAR(100) NOT NULL)`)
 	// Django's introspection.get_table_list.
 	if got := queryRows(t, ctx, tx, `SELECT c.relname, c.relkind FROM pg_catalog.pg_class c
