@@ -227,6 +227,14 @@ type BlockTiming struct {
 // bc-transaction (gate, permissions, bounds), and rolls everything back:
 // nothing is written. A rehearsal never waits long for a lock a reader
 // holds: see app/DESIGN.md (rehearsal lock bounds).
+//
+// A request of format 3 also carries a probe (txn.Rehearsal.Probe): one
+// read-only statement the node runs after the statements, when they all
+// succeeded, in the same db-transaction, so it sees their schema changes
+// and writes; it runs under the read policy of a read (QueryPath: the
+// backend's read gate, its catalog filtering, its row, size and time
+// limits), not the block gate, and is rolled back with the rest. Its
+// outcome is the response's Probe. It never enters a bc-transaction.
 const RehearsePath = "/rehearse"
 
 // The freshness window of a signed request's height (RehearsePath), in
@@ -249,6 +257,23 @@ type RehearseResponse struct {
 	Failure    *FailureData         `json:"failure,omitempty"`
 	Log        string               `json:"log,omitempty"`
 	Statements []RehearsedStatement `json:"statements,omitempty"`
+	// Probe is the outcome of the request's probe (see RehearsePath): set
+	// when the request had one and every statement succeeded.
+	Probe *ProbeResult `json:"probe,omitempty"`
+}
+
+// ProbeResult is the outcome of a rehearsal's probe: with Code CodeOK its
+// rows, columns and column types (as a QueryResponse's); otherwise
+// CodeQueryFailed with the backend's message in Log and its class and
+// SQLSTATE in Failure (the read gate's refusal: 42501), or
+// CodeUnknownPath when this node's backend cannot run a probe.
+type ProbeResult struct {
+	Code    uint32       `json:"code"`
+	Log     string       `json:"log,omitempty"`
+	Failure *FailureData `json:"failure,omitempty"`
+	Columns []string     `json:"columns,omitempty"`
+	Types   []string     `json:"types,omitempty"`
+	Rows    [][]any      `json:"rows,omitempty"`
 }
 
 // RehearsedStatement is one statement's results in a rehearsal, and the

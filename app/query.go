@@ -121,7 +121,7 @@ func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
 	defer cancel()
-	resp, err := a.ex.Rehearse(ctx, r.Sender, r.Statements)
+	resp, err := a.ex.RehearseProbe(ctx, r.Sender, r.Statements, r.Probe)
 	switch {
 	case errors.Is(err, ErrRehearsalBusy):
 		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: err.Error(), Height: a.ex.State().Height}

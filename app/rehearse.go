@@ -59,6 +59,18 @@ func (e *Executor) AuthenticateRehearsal(data []byte) (*txn.Rehearsal, *Rejectio
 // and one with DDL runs RehearsalSchemaHold at most (ErrRehearsalBusy):
 // its exclusive locks stall the table's readers while it holds them.
 func (e *Executor) Rehearse(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement) (api.RehearseResponse, error) {
+	return e.RehearseProbe(ctx, sender, stmts, nil)
+}
+
+// RehearseProbe is Rehearse with a probe (nil: none): when every
+// statement succeeded, probe runs after them in the same db-transaction
+// under the read policy (backend.BlockReader: the read gate, not the
+// block gate; the query path's limits), so it sees their schema changes
+// and writes; its outcome is the response's Probe, and it is rolled back
+// with the rest. A backend that cannot run it answers api.CodeUnknownPath
+// in the Probe. The probe is never part of a bc-transaction: nothing of
+// it is observed or committed.
+func (e *Executor) RehearseProbe(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement, probe *txn.Statement) (api.RehearseResponse, error) {
 	if why := e.rehearsable(ctx, stmts); why != nil {
 		return rehearsalFailure(0, why), nil
 	}
@@ -68,7 +80,7 @@ func (e *Executor) Rehearse(ctx context.Context, sender ed25519.PublicKey, stmts
 		defer cancel()
 	}
 	for {
-		resp, err := e.rehearseOnce(ctx, sender, stmts)
+		resp, err := e.rehearseOnce(ctx, sender, stmts, probe)
 		if !errors.Is(err, errPreempted) {
 			return resp, err
 		}
@@ -82,7 +94,7 @@ func (e *Executor) Rehearse(ctx context.Context, sender ed25519.PublicKey, stmts
 // errPreempted is rehearseOnce's error when consensus took the slot.
 var errPreempted = errors.New("rehearsal preempted by a block")
 
-func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement) (api.RehearseResponse, error) {
+func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, stmts []txn.Statement, probe *txn.Statement) (api.RehearseResponse, error) {
 	rctx, release, err := e.slot.holdForRehearsal(ctx)
 	if err != nil {
 		return api.RehearseResponse{}, err
@@ -144,7 +156,41 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 			Observation: Observe(e.observeMode(ctx, stmts[i].SQL), r),
 		}
 	}
+	if probe != nil {
+		p, err := e.runProbe(rctx, blk, probe)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return api.RehearseResponse{}, fmt.Errorf("%w (%v: %v)", ErrRehearsalBusy, context.Cause(ctx), err)
+		case err != nil && rctx.Err() != nil:
+			return api.RehearseResponse{}, errPreempted
+		case err != nil:
+			return api.RehearseResponse{}, fmt.Errorf("rehearse: probe: %w", err)
+		}
+		resp.Probe = p
+	}
 	return resp, nil
+}
+
+// runProbe runs a rehearsal's probe in blk (see RehearseProbe). A refusal
+// or failure of the read is the probe's outcome; an error is the node's.
+func (e *Executor) runProbe(ctx context.Context, blk backend.Block, probe *txn.Statement) (*api.ProbeResult, error) {
+	br, ok := blk.(backend.BlockReader)
+	var rows *backend.Rows
+	err := backend.ErrBlockReadUnsupported
+	if ok {
+		rows, err = br.ReadInBlock(ctx, probe.SQL, argValues(probe.Args))
+	}
+	if errors.Is(err, backend.ErrBlockReadUnsupported) {
+		return &api.ProbeResult{Code: api.CodeUnknownPath, Log: fmt.Sprintf("%v: this node's %s database runs no rehearsal probe", backend.ErrBlockReadUnsupported, e.Backend().Dialect())}, nil
+	}
+	if be := backend.AsError(err); be != nil {
+		return &api.ProbeResult{Code: api.CodeQueryFailed, Log: be.Error(), Failure: &api.FailureData{Class: string(be.Class), SQLState: be.SQLState}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sanitizeRows(rows)
+	return &api.ProbeResult{Code: api.CodeOK, Columns: rows.Columns, Types: rows.Types, Rows: rows.Rows}, nil
 }
 
 // Bounds on the locks a rehearsal takes (see app/DESIGN.md, rehearsal

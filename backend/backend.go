@@ -151,6 +151,27 @@ type Block interface {
 	Rollback(ctx context.Context) error
 }
 
+// BlockReader is implemented by a Block that can run a read inside its
+// open db-transaction under the read policy: a rehearsal's probe (see
+// api.RehearsePath), a catalog read of an interactive transaction that
+// must see the transaction's own schema changes. Only rehearsals use it;
+// a block consensus runs never does.
+type BlockReader interface {
+	// ReadInBlock runs sql, one read-only query, as Backend.Query would
+	// judge and run it (the read gate, its catalog filtering, the query
+	// path's row, size and time limits, its row order), but inside the
+	// open db-transaction, after its statements: it sees their changes.
+	// Whatever it does is undone before it returns (it runs in a
+	// savepoint rolled back at once), and a failure of the read leaves
+	// the db-transaction usable. Rows.Types is filled as Query fills it.
+	ReadInBlock(ctx context.Context, sql string, args []any) (*Rows, error)
+}
+
+// ErrBlockReadUnsupported is ReadInBlock's error from a wrapper Block
+// whose inner Block is no BlockReader (its database cannot run a read
+// inside the block's db-transaction under the read policy).
+var ErrBlockReadUnsupported = errors.New("this backend cannot run a read inside a block's db-transaction")
+
 // Changes is what Block.ChangeDigest returns.
 type Changes struct {
 	// Block is the digest of every change record consumed, in the

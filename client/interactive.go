@@ -31,6 +31,16 @@ import (
 // height stale (api.CodeStaleRequest, first use included) it is signed
 // again once at the node's height.
 func (c *Client) Rehearse(ctx context.Context, stmts []txn.Statement) (*api.RehearseResponse, error) {
+	return c.RehearseProbe(ctx, stmts, nil)
+}
+
+// RehearseProbe is Rehearse with a probe (nil: none): a read-only
+// statement the node runs after stmts, when they all succeeded, inside
+// the rehearsal's db-transaction under the read policy, so that it sees
+// their schema changes (a catalog read of an interactive transaction
+// after its DDL). Its outcome is the response's Probe (api.RehearsePath);
+// it is signed with the request and never committed.
+func (c *Client) RehearseProbe(ctx context.Context, stmts []txn.Statement, probe *txn.Statement) (*api.RehearseResponse, error) {
 	if c.key == nil {
 		return nil, errors.New("this client has no signing key")
 	}
@@ -40,7 +50,7 @@ func (c *Client) Rehearse(ctx context.Context, stmts []txn.Statement) (*api.Rehe
 	}
 	var r *abci.ResponseQuery
 	for attempt := 0; attempt < 2; attempt++ {
-		body := txn.SignRehearsal(c.key, chainID, c.rehearseHeight.Load(), stmts)
+		body := txn.SignRehearsalProbe(c.key, chainID, c.rehearseHeight.Load(), stmts, probe)
 		if r, err = c.abciQuery(ctx, api.RehearsePath, body); err != nil {
 			return nil, c.wrap("abci_query", err)
 		}

@@ -18,7 +18,13 @@ func (s *session) Describe(ctx context.Context, sql string, declared []uint32) (
 	case kindVersion:
 		return pgwire.Description{Params: declared, Columns: []pgwire.Column{{Name: "version", OID: 25}}}, nil
 	case kindRead, kindWrite:
-		return s.describeNode(ctx, sql, declared)
+		d, err := s.describeNode(ctx, sql, declared)
+		if err != nil {
+			if d, ok := s.describeAfterDDL(sql, declared, err); ok {
+				return d, nil
+			}
+		}
+		return d, err
 	}
 	return pgwire.Description{Params: declared}, nil
 }

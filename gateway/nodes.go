@@ -143,11 +143,12 @@ func (n *Nodes) Describe(ctx context.Context, sql string) (*api.DescribeResponse
 }
 
 // Rehearse runs stmts as key's next bc-transaction would and rolls them
-// back.
-func (n *Nodes) Rehearse(ctx context.Context, key ed25519.PrivateKey, stmts []txn.Statement) (*api.RehearseResponse, error) {
+// back; probe, when not nil, is run after them under the read policy
+// (client.RehearseProbe).
+func (n *Nodes) Rehearse(ctx context.Context, key ed25519.PrivateKey, stmts []txn.Statement, probe *txn.Statement) (*api.RehearseResponse, error) {
 	var resp *api.RehearseResponse
 	err := n.try(ctx, key, func(c *client.Client) (err error) {
-		resp, err = c.Rehearse(ctx, stmts)
+		resp, err = c.RehearseProbe(ctx, stmts, probe)
 		return err
 	})
 	return resp, err

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
@@ -92,7 +95,7 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 		return nil, err
 	}
 	stmts := append(tx.stmts[:len(tx.stmts):len(tx.stmts)], stmt)
-	resp, err := s.rehearse(ctx, stmts)
+	resp, err := s.rehearse(ctx, stmts, nil)
 	if err != nil {
 		return nil, nodeError(err)
 	}
@@ -133,15 +136,55 @@ func (s *session) catalogRead(resp *api.RehearseResponse, n int, k kind, sql str
 // path, at a height of at least the transaction's snapshot height (the
 // session's at its first statement). It does not join the bc-transaction
 // or its observations: it is not validated at commit. After the
-// transaction changed the schema the read path cannot see the change, so
-// the block gate's refusal stands.
+// transaction changed the schema the read path cannot see the change: the
+// read is then the rehearsal's probe (probeInTransaction).
 func (s *session) readInTransaction(ctx context.Context, tx *transaction, sql string, stmt txn.Statement, resp *api.RehearseResponse) (*pgwire.Result, error) {
 	if tx.ddl {
-		e := rehearsalFailure(resp, len(tx.stmts)+1)
-		e.Hint = "This transaction changed the schema: a catalog query inside it cannot be answered before COMMIT. Ask it before the schema change or after COMMIT."
-		return nil, e
+		return s.probeInTransaction(ctx, tx, sql, stmt, resp)
 	}
 	return s.readAt(ctx, sql, stmt, tx.height, false)
+}
+
+// probeInTransaction answers a catalog read of a transaction that changed
+// the schema: the node rehearses the transaction's statements and then
+// runs the read after them, in the same rolled-back db-transaction, under
+// the read policy (the rehearsal's probe, api.RehearsePath), so it sees
+// the transaction's own DDL. Like a read-path answer it is not part of the
+// bc-transaction; the rehearsal of the statements before it still checks
+// their observations (a block that changed them is a conflict). A node
+// that runs no probe (a database without it) leaves the block gate's
+// refusal standing, resp's.
+func (s *session) probeInTransaction(ctx context.Context, tx *transaction, sql string, stmt txn.Statement, refusal *api.RehearseResponse) (*pgwire.Result, error) {
+	n := len(tx.stmts) + 1
+	resp, err := s.rehearse(ctx, tx.stmts, &stmt)
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	if resp.Code != api.CodeOK {
+		return nil, rehearsalFailure(resp, n)
+	}
+	if len(resp.Statements) != len(tx.stmts) {
+		return nil, &pgwire.Error{Code: stateInternal, Message: fmt.Sprintf("the rehearsal returned %d results for %d statements", len(resp.Statements), len(tx.stmts))}
+	}
+	for i, seen := range tx.seen {
+		if !bytes.Equal(seen, resp.Statements[i].Observation) {
+			return nil, conflictError(fmt.Sprintf("statement %d of the transaction now returns other results than it did (a block changed what it read)", i+1))
+		}
+	}
+	p := resp.Probe
+	switch {
+	case p == nil || p.Code == api.CodeUnknownPath:
+		e := rehearsalFailure(refusal, n)
+		e.Hint = "This transaction changed the schema, and this network's nodes cannot answer a catalog query inside it before COMMIT. Ask it before the schema change or after COMMIT."
+		return nil, e
+	case p.Code != api.CodeOK:
+		return nil, s.g.readError(sql, &client.QueryError{Code: p.Code, Message: p.Log, Failure: p.Failure})
+	}
+	cols := s.columns(sql, p.Columns, p.Types)
+	if err := wireRows(cols, p.Rows); err != nil {
+		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
+	}
+	return &pgwire.Result{Columns: cols, Rows: p.Rows, Tag: fmt.Sprintf("SELECT %d", len(p.Rows))}, nil
 }
 
 // awaitHeight makes a transaction's first rehearsal run on a node that
@@ -159,11 +202,12 @@ func (s *session) awaitHeight(ctx context.Context, tx *transaction) error {
 	return nil
 }
 
-// rehearse asks the node, retrying while the node's block slot is busy.
-func (s *session) rehearse(ctx context.Context, stmts []txn.Statement) (*api.RehearseResponse, error) {
+// rehearse asks the node, retrying while the node's block slot is busy;
+// probe (nil: none) is the rehearsal's probe (api.RehearsePath).
+func (s *session) rehearse(ctx context.Context, stmts []txn.Statement, probe *txn.Statement) (*api.RehearseResponse, error) {
 	wait := 5 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		resp, err := s.g.nodes.Rehearse(ctx, s.user.Key, stmts)
+		resp, err := s.g.nodes.Rehearse(ctx, s.user.Key, stmts, probe)
 		var qe *client.QueryError
 		if err == nil || !errors.As(err, &qe) || qe.Code != api.CodeQueryBusy || attempt == 5 {
 			return resp, err
@@ -222,4 +266,50 @@ func ddlTag(w []string) string {
 		return w[0] + " " + obj
 	}
 	return w[0]
+}
+
+// describeAfterDDL describes a write of a transaction that changed the
+// schema when the node, which describes on committed state, does not know
+// a table or column the transaction created (42P01, 42703; knex's insert
+// into the table its migration just created): every parameter unknown
+// (the client sends text, which the database types as it types a quoted
+// literal) and no result columns. Only a plain INSERT, UPDATE or DELETE
+// without RETURNING qualifies, since it returns no rows; anything else
+// keeps the node's error. The description is not remembered: after
+// COMMIT the node describes the statement.
+func (s *session) describeAfterDDL(sql string, declared []uint32, err error) (pgwire.Description, bool) {
+	var pe *pgwire.Error
+	if s.tx == nil || !s.tx.ddl || !errors.As(err, &pe) || pe.Code != "42P01" && pe.Code != "42703" || !plainWrite(sql) {
+		return pgwire.Description{}, false
+	}
+	n := 0
+	stripped := stripLiteralsKeepLength(sql)
+	for _, l := range dollarParam.FindAllStringSubmatchIndex(stripped, -1) {
+		if l[0] > 0 && isWordByte(stripped[l[0]-1]) {
+			continue
+		}
+		k, _ := strconv.Atoi(stripped[l[2]:l[3]])
+		n = max(n, k)
+	}
+	d := pgwire.Description{Params: make([]uint32, max(n, len(declared)))}
+	copy(d.Params, declared)
+	return d, true
+}
+
+// plainWrite reports one INSERT, UPDATE or DELETE without RETURNING and
+// without WITH (which could hold a query that returns rows).
+func plainWrite(sql string) bool {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return false
+	}
+	switch st := tree.GetStmts()[0].GetStmt(); {
+	case st.GetInsertStmt() != nil:
+		return len(st.GetInsertStmt().GetReturningList()) == 0 && st.GetInsertStmt().GetWithClause() == nil
+	case st.GetUpdateStmt() != nil:
+		return len(st.GetUpdateStmt().GetReturningList()) == 0 && st.GetUpdateStmt().GetWithClause() == nil
+	case st.GetDeleteStmt() != nil:
+		return len(st.GetDeleteStmt().GetReturningList()) == 0 && st.GetDeleteStmt().GetWithClause() == nil
+	}
+	return false
 }

@@ -8,9 +8,16 @@ import (
 )
 
 // RehearsalVersion is the version of the rehearsal request (api.RehearsePath)
-// this package writes and reads. Version 1 (an unsigned public key and the
-// statements) is no longer accepted: it let anyone act as any key.
+// this package writes without a probe, and reads. Version 1 (an unsigned
+// public key and the statements) is no longer accepted: it let anyone act
+// as any key.
 const RehearsalVersion = 2
+
+// RehearsalProbeVersion is the version of a rehearsal request that carries
+// a probe (Rehearsal.Probe): version 2's fields, then the probe statement,
+// all signed. A request without a probe is written as version 2, so a node
+// that reads only version 2 still serves it.
+const RehearsalProbeVersion = 3
 
 // rehearsalMagic starts every encoded rehearsal request; it differs from the
 // envelope's magic so that neither decodes as the other.
@@ -34,14 +41,22 @@ const RehearsalDomain = "relchain rehearsal request\x00"
 //	"RLR" 0x02 | chain id | height | public key (32) | statement count |
 //	statements (AppendStatement, as in the envelope) | signature (64)
 //
+// Version 3 (a request with a probe) is the same with 0x03 and the probe
+// (AppendStatement) after the statements, before the signature.
+//
 // The signature is ed25519 over RehearsalDomain followed by every byte
-// before the signature.
+// before the signature: the probe, when present, is signed with the rest.
 type Rehearsal struct {
 	ChainID    string
 	Height     int64
 	Sender     ed25519.PublicKey
 	Statements []Statement
-	Signature  []byte
+	// Probe, when not nil, is a read-only statement the node runs after
+	// Statements, inside the rehearsal's db-transaction, under the read
+	// policy (a catalog read that sees the transaction's own schema
+	// changes; see api.RehearsePath). It is never part of a bc-transaction.
+	Probe     *Statement
+	Signature []byte
 }
 
 // ErrRehearsalVersion is DecodeRehearsal's error (wrapping ErrMalformed) for
@@ -51,7 +66,13 @@ var ErrRehearsalVersion = errors.New("unsupported rehearsal request format")
 // SignRehearsal returns the encoded, signed rehearsal request of priv's key
 // for stmts on chainID at height.
 func SignRehearsal(priv ed25519.PrivateKey, chainID string, height int64, stmts []Statement) []byte {
-	r := &Rehearsal{ChainID: chainID, Height: height, Sender: priv.Public().(ed25519.PublicKey), Statements: stmts}
+	return SignRehearsalProbe(priv, chainID, height, stmts, nil)
+}
+
+// SignRehearsalProbe is SignRehearsal with a probe (Rehearsal.Probe; nil:
+// none, a version 2 request).
+func SignRehearsalProbe(priv ed25519.PrivateKey, chainID string, height int64, stmts []Statement, probe *Statement) []byte {
+	r := &Rehearsal{ChainID: chainID, Height: height, Sender: priv.Public().(ed25519.PublicKey), Statements: stmts, Probe: probe}
 	r.Signature = ed25519.Sign(priv, r.SignBytes())
 	return EncodeRehearsal(r)
 }
@@ -71,12 +92,12 @@ func (r *Rehearsal) Verify() error {
 		return fmt.Errorf("%w: rehearsal signature has %d bytes, want %d", ErrBadSignature, len(r.Signature), ed25519.SignatureSize)
 	}
 	if !ed25519.Verify(r.Sender, r.SignBytes(), r.Signature) {
-		return fmt.Errorf("%w: the rehearsal's signature does not match its chain id, height, key and statements", ErrBadSignature)
+		return fmt.Errorf("%w: the rehearsal's signature does not match its chain id, height, key, statements and probe", ErrBadSignature)
 	}
 	return nil
 }
 
-// EncodeRehearsal encodes r (version 2, see Rehearsal).
+// EncodeRehearsal encodes r (version 2, or 3 with a probe: see Rehearsal).
 func EncodeRehearsal(r *Rehearsal) []byte {
 	b := r.appendBody(nil)
 	return appendBytes(b, r.Signature)
@@ -84,13 +105,20 @@ func EncodeRehearsal(r *Rehearsal) []byte {
 
 func (r *Rehearsal) appendBody(b []byte) []byte {
 	b = append(b, rehearsalMagic[:]...)
-	b = append(b, RehearsalVersion)
+	if r.Probe != nil {
+		b = append(b, RehearsalProbeVersion)
+	} else {
+		b = append(b, RehearsalVersion)
+	}
 	b = appendString(b, r.ChainID)
 	b = binary.AppendUvarint(b, uint64(r.Height))
 	b = appendBytes(b, r.Sender)
 	b = binary.AppendUvarint(b, uint64(len(r.Statements)))
 	for _, s := range r.Statements {
 		b = AppendStatement(b, s)
+	}
+	if r.Probe != nil {
+		b = AppendStatement(b, *r.Probe)
 	}
 	return b
 }
@@ -118,8 +146,9 @@ func (d *decoder) rehearsal() (*Rehearsal, error) {
 	if len(d.p) < 4 || [3]byte(d.p[:3]) != rehearsalMagic {
 		return nil, fmt.Errorf("%w: want a signed request (\"RLR\", version %d; see api.RehearsePath), not a bare public key", ErrRehearsalVersion, RehearsalVersion)
 	}
-	if v := d.p[3]; v != RehearsalVersion {
-		return nil, fmt.Errorf("%w: version %d (this node speaks %d)", ErrRehearsalVersion, v, RehearsalVersion)
+	v := d.p[3]
+	if v != RehearsalVersion && v != RehearsalProbeVersion {
+		return nil, fmt.Errorf("%w: version %d (this node speaks %d and %d)", ErrRehearsalVersion, v, RehearsalVersion, RehearsalProbeVersion)
 	}
 	d.off = 4
 	r := &Rehearsal{}
@@ -149,6 +178,13 @@ func (d *decoder) rehearsal() (*Rehearsal, error) {
 		if r.Statements[i], err = d.statement(); err != nil {
 			return nil, fmt.Errorf("statement %d: %w", i+1, err)
 		}
+	}
+	if v == RehearsalProbeVersion {
+		p, err := d.statement()
+		if err != nil {
+			return nil, fmt.Errorf("probe: %w", err)
+		}
+		r.Probe = &p
 	}
 	if r.Signature, err = d.bytes(ed25519.SignatureSize); err != nil {
 		return nil, fmt.Errorf("signature: %w", err)

@@ -91,3 +91,17 @@ func (c ClassifiedBlock) BoundLockWaits(ctx context.Context, d time.Duration) (b
 	}
 	return ClassifiedBlock{Inner: inner, Transient: c.Transient}, nil
 }
+
+var _ backend.BlockReader = ClassifiedBlock{}
+
+// ReadInBlock implements backend.BlockReader by passing the call to the
+// inner Block; one that cannot read in the block fails with
+// backend.ErrBlockReadUnsupported.
+func (c ClassifiedBlock) ReadInBlock(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	br, ok := c.Inner.(backend.BlockReader)
+	if !ok {
+		return nil, backend.ErrBlockReadUnsupported
+	}
+	rows, err := br.ReadInBlock(ctx, sql, args)
+	return rows, c.classify(ctx, err)
+}
