@@ -273,7 +273,9 @@ type ProbeResult struct {
 	Failure *FailureData `json:"failure,omitempty"`
 	Columns []string     `json:"columns,omitempty"`
 	Types   []string     `json:"types,omitempty"`
-	Rows    [][]any      `json:"rows,omitempty"`
+	// Typmods: one PostgreSQL type modifier per column, as QueryResponse's.
+	Typmods []int32 `json:"typmods,omitempty"`
+	Rows    [][]any `json:"rows,omitempty"`
 }
 
 // RehearsedStatement is one statement's results in a rehearsal, and the

@@ -190,7 +190,7 @@ func (e *Executor) runProbe(ctx context.Context, blk backend.Block, probe *txn.S
 		return nil, err
 	}
 	sanitizeRows(rows)
-	return &api.ProbeResult{Code: api.CodeOK, Columns: rows.Columns, Types: rows.Types, Rows: rows.Rows}, nil
+	return &api.ProbeResult{Code: api.CodeOK, Columns: rows.Columns, Types: rows.Types, Typmods: rows.Typmods, Rows: rows.Rows}, nil
 }
 
 // Bounds on the locks a rehearsal takes (see app/DESIGN.md, rehearsal

@@ -180,7 +180,7 @@ func (s *session) probeInTransaction(ctx context.Context, tx *transaction, sql s
 	case p.Code != api.CodeOK:
 		return nil, s.g.readError(sql, &client.QueryError{Code: p.Code, Message: p.Log, Failure: p.Failure})
 	}
-	cols := s.columns(sql, p.Columns, p.Types)
+	cols := s.columns(sql, p.Columns, p.Types, p.Typmods)
 	if err := wireRows(cols, p.Rows); err != nil {
 		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
 	}

@@ -83,9 +83,9 @@ func (k *block) readInBlock(ctx context.Context, sql string, args []any) (*backe
 			_, err = rr.Close()
 			continue
 		}
-		types := fieldTypes(rr.FieldDescriptions())
+		types, mods := fieldTypes(rr.FieldDescriptions())
 		if rows, err = collectBounded(rr, !st.ordered, bound); err == nil {
-			rows.Types = types
+			rows.Types, rows.Typmods = types, mods
 		}
 	}
 	if cerr := mrr.Close(); err == nil {
