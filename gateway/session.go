@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,15 +62,69 @@ type transaction struct {
 func newSession(g *Gateway, user *User, startup map[string]string) *session {
 	s := &session{g: g, user: user, settings: map[string]string{}, described: map[string]pgwire.Description{},
 		kinds: map[string]kind{}, tables: map[string]map[string]string{}}
-	for k, v := range startup {
-		if k != "user" && k != "database" {
+	for _, k := range slices.Sorted(maps.Keys(startup)) {
+		if k != "user" && k != "database" && k != "options" {
 			// A startup value the gateway cannot honour (or does not know)
 			// is dropped, not claimed: SHOW and ParameterStatus tell the
 			// value in effect, which clients read.
-			_ = s.assign(strings.ToLower(k), v)
+			_ = s.assign(strings.ToLower(k), startup[k])
 		}
 	}
+	for _, kv := range startupOptions(startup["options"]) {
+		_ = s.assign(strings.ToLower(kv[0]), kv[1])
+	}
 	return s
+}
+
+// startupOptions reads the settings of the options startup parameter
+// (libpq's PGOPTIONS) as PostgreSQL does: arguments separated by spaces,
+// a backslash keeping the next character (an escaped space), each
+// "-c name=value", "-cname=value" or "--name=value"; any other argument
+// (a server command-line switch) is ignored.
+func startupOptions(v string) [][2]string {
+	var args []string
+	var cur strings.Builder
+	escaped, inArg := false, false
+	for _, r := range v {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped, inArg = false, true
+		case r == '\\':
+			escaped, inArg = true, true
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	var out [][2]string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-c" && i+1 < len(args):
+			i++
+			a = args[i]
+		case strings.HasPrefix(a, "-c"):
+			a = a[2:]
+		case strings.HasPrefix(a, "--"):
+			a = a[2:]
+		default:
+			continue
+		}
+		if name, value, ok := strings.Cut(a, "="); ok && name != "" {
+			out = append(out, [2]string{strings.ReplaceAll(name, "-", "_"), value})
+		}
+	}
+	return out
 }
 
 // Split cuts a simple query into statements.
