@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -28,8 +29,9 @@ import (
 // (date, time, timetz, timestamp, timestamptz; through a domain, an array,
 // a range, a multirange or a row type's columns). The same word bound to a
 // text parameter stays accepted. Statements without such an argument cost
-// nothing more; one with it costs a Describe of the statement and a
-// catalog query (two round trips).
+// nothing more; one with it costs two round trips (the deferred savepoint
+// statements, then a Describe of the statement), and a catalog query when
+// the parameter's type is not built in.
 
 // clockWords are the special date/time inputs that read the clock.
 var clockWords = map[string]bool{"now": true, "today": true, "tomorrow": true, "yesterday": true}
@@ -48,6 +50,24 @@ func clockArgWord(s string) string {
 	}
 	return ""
 }
+
+// builtinClockTypes are the built-in types (OIDs below 10,000, which
+// PostgreSQL assigns by hand and never changes) that are or contain a
+// date/time type: date, time, timestamp, timestamptz, timetz, their
+// arrays, the ranges and multiranges over them and their arrays, and the
+// row type of pg_authid (rolvaliduntil). TestBuiltinClockTypes holds it
+// equal to clockTypesQuery's answer. Other types (OIDs from 10,000:
+// information_schema's domains, catalog views' row types, the network's
+// tables' row types) are looked up with clockTypesQuery.
+var builtinClockTypes = map[uint32]bool{
+	1082: true, 1083: true, 1114: true, 1115: true, 1182: true, 1183: true, 1184: true, 1185: true,
+	1266: true, 1270: true, 2842: true, 3908: true, 3909: true, 3910: true, 3911: true, 3912: true,
+	3913: true, 4533: true, 4534: true, 4535: true, 6152: true, 6153: true, 6155: true,
+}
+
+// firstGenbkiObjectID is PostgreSQL's FirstGenbkiObjectId: OIDs below it
+// are assigned by hand in the catalogs' sources.
+const firstGenbkiObjectID = 10000
 
 // dateTimeTypes are the OIDs of the date/time types whose input reads the
 // clock: date, time, timestamp, timestamptz, timetz.
@@ -101,26 +121,34 @@ func (k *block) checkClockArgs(ctx context.Context, sql string, args []any) erro
 	if err != nil {
 		return k.describeFailed(ctx, err)
 	}
+	clock := make(map[uint32]bool)
 	var ask []string
 	for i := range args {
-		if _, ok := suspect[i]; ok && i < len(desc.ParamOIDs) {
-			ask = append(ask, fmt.Sprint(desc.ParamOIDs[i]))
+		if _, ok := suspect[i]; !ok || i >= len(desc.ParamOIDs) {
+			continue
+		}
+		if oid := desc.ParamOIDs[i]; oid < firstGenbkiObjectID {
+			clock[oid] = builtinClockTypes[oid]
+		} else {
+			ask = append(ask, strconv.FormatUint(uint64(oid), 10))
 		}
 	}
-	if len(ask) == 0 {
-		return nil
-	}
-	res := pc.ExecParams(ctx, clockTypesQuery, [][]byte{[]byte("{" + strings.Join(ask, ",") + "}")}, nil, nil, nil).Read()
-	if res.Err != nil {
-		return k.describeFailed(ctx, res.Err)
-	}
-	clock := make(map[string]bool, len(res.Rows))
-	for _, r := range res.Rows {
-		clock[string(r[0])] = true
+	if len(ask) > 0 {
+		res := pc.ExecParams(ctx, clockTypesQuery, [][]byte{[]byte("{" + strings.Join(ask, ",") + "}")}, nil, nil, nil).Read()
+		if res.Err != nil {
+			return k.describeFailed(ctx, res.Err)
+		}
+		for _, r := range res.Rows {
+			oid, err := strconv.ParseUint(string(r[0]), 10, 32)
+			if err != nil {
+				return fmt.Errorf("postgres: exec: clock types: %w", err)
+			}
+			clock[uint32(oid)] = true
+		}
 	}
 	for i := range args { // in argument order: the first one is named
 		w, ok := suspect[i]
-		if ok && i < len(desc.ParamOIDs) && clock[fmt.Sprint(desc.ParamOIDs[i])] {
+		if ok && i < len(desc.ParamOIDs) && clock[desc.ParamOIDs[i]] {
 			return &backend.Error{Class: backend.ClassOfSQLState("22007"), SQLState: "22007",
 				Message: fmt.Sprintf("argument $%d: the date/time value '%s' is resolved with each node's clock; pass the time itself, or use now() in the statement, which reads the block's time", i+1, w)}
 		}

@@ -1,11 +1,13 @@
 package postgres_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/sqlcheck"
 )
@@ -113,5 +115,18 @@ func TestBlockRefusesClockWordArguments(t *testing.T) {
 	rows, _, err := b.Query(ctx(t), `SELECT count(*) FROM c WHERE d < $1`, []any{"now"})
 	if err != nil || rowsText(rows) != "3" {
 		t.Fatalf("read with 'now': %v %q", err, rowsText(rows))
+	}
+}
+
+// builtinClockTypes lists exactly the built-in types (OIDs below 10,000)
+// that clockTypesQuery finds to be or contain a date/time type on this
+// server's version.
+func TestBuiltinClockTypes(t *testing.T) {
+	got, err := postgres.ClockTypesBelow(ctx(t), pgtest.DSN(t), 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := postgres.BuiltinClockTypes(); !slices.Equal(got, want) {
+		t.Fatalf("the catalog's built-in date/time types %v, builtinClockTypes %v", got, want)
 	}
 }
