@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -37,11 +36,13 @@ import (
 var clockWords = map[string]bool{"now": true, "today": true, "tomorrow": true, "yesterday": true}
 
 // clockArgWord returns the first clock word of s, lower case, standing as
-// a word of its own (between characters that are not letters: spaces,
-// digits, punctuation, the braces and brackets of arrays, ranges and
-// rows), or "".
+// a word of its own (between characters that are not ASCII letters:
+// spaces, digits, punctuation, the braces and brackets of arrays, ranges
+// and rows, other letters — PostgreSQL's date/time parser splits words
+// at them too), or "". The gateway's check of a pgwire parameter
+// (gateway/pgtext.go clockWord) splits the same way.
 func clockArgWord(s string) string {
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
 		if len(f) <= len("yesterday") {
 			if w := strings.ToLower(f); clockWords[w] {
 				return w
