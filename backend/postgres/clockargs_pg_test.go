@@ -91,6 +91,7 @@ func TestBlockRefusesClockWordArguments(t *testing.T) {
 	refused("$1", `INSERT INTO w VALUES (1, $1)`, "(3,now,,,,,,,)")
 	refused("$1", `INSERT INTO c (id, d) SELECT 5, $1 WHERE true`, "now")
 	refused("$1", `UPDATE c SET d = $1::timestamptz + interval '1 day' WHERE id = 1`, "now")
+	refused("$1", `CREATE TABLE ct AS SELECT $1::timestamptz AS d`, "now")
 
 	// The rows stay as they were: nothing of a refused statement applies.
 	must("1,2020-01-01 00:00:00+00,<nil>", `SELECT id, d, a FROM c ORDER BY id`)
@@ -102,6 +103,7 @@ func TestBlockRefusesClockWordArguments(t *testing.T) {
 	must("3", `SELECT id FROM c WHERE j->>$1 = $2`, "when", "now")
 	must("1,yesterday,2020-01-01 00:00:00+00 2,yesterday,2024-05-06 07:08:09+00 3,yesterday,2001-02-03 04:05:06+00",
 		`SELECT id, s, d FROM c ORDER BY id`)
+	must("", `CREATE TABLE ct AS SELECT $1::text AS s`, "now")
 	// An argument that merely mentions a word is fine wherever it goes.
 	must("", `UPDATE c SET s = $1 WHERE id = $2`, "not now, maybe tomorrow", int64(1))
 	// A statement that fails to parse fails as it would have anyway.
