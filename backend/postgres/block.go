@@ -285,6 +285,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		}
 		ordered = ordered || keyed
 	}
+	if err := k.checkClockArgs(ctx, sql, args); err != nil {
+		return nil, err
+	}
 	prefix := k.pending()
 	clear := !k.inTx && k.tag != ""
 	if clear {
