@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -186,6 +187,9 @@ func checkTimeZone(v string) (string, error) {
 	if z, ok := utcZones[strings.ToLower(v)]; ok {
 		return z, nil
 	}
+	if off, ok := intervalZone(v); ok { // SET TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE (Sequelize)
+		v = off
+	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
 		if f == 0 {
 			return "<+00>-00", nil
@@ -196,6 +200,29 @@ func checkTimeZone(v string) (string, error) {
 		return "", invalidValue("TimeZone", v)
 	}
 	return "", cannotHonour("TimeZone", v, "relchain sends timestamptz values in UTC and its databases run in UTC (SET TIME ZONE 'UTC')")
+}
+
+// intervalZonePattern is SET TIME ZONE's interval form.
+var intervalZonePattern = regexp.MustCompile(`(?i)^interval\s*'\s*([+-]?)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*'(?:\s+hour\s+to\s+minute)?$`)
+
+// intervalZone reads SET TIME ZONE's interval form (INTERVAL '±hh[:mm[:ss]]'
+// [HOUR TO MINUTE]) as an offset in hours; ok is false for other values.
+func intervalZone(v string) (string, bool) {
+	m := intervalZonePattern.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		return "", false
+	}
+	secs := 0
+	for i, unit := range []int{3600, 60, 1} {
+		if m[2+i] != "" {
+			n, _ := strconv.Atoi(m[2+i])
+			secs += n * unit
+		}
+	}
+	if m[1] == "-" {
+		secs = -secs
+	}
+	return strconv.FormatFloat(float64(secs)/3600, 'f', -1, 64), true
 }
 
 func checkIsolation(v string) (string, error) {

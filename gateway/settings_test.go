@@ -41,6 +41,7 @@ var sessionAnswers = []string{
 	"SHOW TimeZone", "SHOW TIME ZONE", "SET TIME ZONE 'UTC'", "SET TIME ZONE 'utc'", "SHOW timezone",
 	"SET TIME ZONE 'Etc/UTC'", "SHOW timezone", "SET timezone TO DEFAULT", "SHOW timezone",
 	"SET TIME ZONE 'GMT'", "SHOW timezone", "SET TIME ZONE LOCAL", "SHOW timezone", "SET TIME ZONE 0", "SHOW timezone", "RESET TIME ZONE", "SHOW TimeZone",
+	"SET TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE", "SHOW timezone", "SET TIME ZONE INTERVAL '0'", "SHOW timezone", "RESET TIME ZONE",
 	"SET extra_float_digits = 3", "SHOW extra_float_digits", "SET extra_float_digits TO 2", "SHOW extra_float_digits",
 	"SET statement_timeout = 5000", "SHOW statement_timeout", "SET statement_timeout = '1min'", "SHOW statement_timeout",
 	"SET statement_timeout = 1500", "SHOW statement_timeout", "SET statement_timeout = 0", "SHOW statement_timeout",
