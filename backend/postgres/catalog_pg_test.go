@@ -10,6 +10,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
@@ -407,12 +408,13 @@ func TestGUIToolsSeeThisNetworkOnly(t *testing.T) {
 	if got := read(t, b, `SELECT has_database_privilege('relchain', 'CONNECT'), pg_database_size('relchain') > 0`); got[0][0] != "true" || got[0][1] != "true" {
 		t.Errorf("has_database_privilege and pg_database_size of the network's database: %q", got)
 	}
-	// \du, \dg: the network's roles (and the superuser that owns
-	// pg_catalog, which \dn shows already), not the server's others.
+	// \du, \dg: the network's one role, relchain (the owner of its
+	// objects, each node's writer role under one name); not the node's
+	// own role names, the server's superuser or its other roles.
 	for _, q := range []string{`\du/0`, `\dg/0`} {
 		roles := column(results[q], 0)
-		if !slices.Contains(roles, writer) || !slices.Contains(roles, reader) || slices.Contains(roles, secret) {
-			t.Errorf("%s lists %q; want the writer %s and the reader %s", q, roles, writer, reader)
+		if !slices.Equal(roles, []string{pggate.NetworkUser}) {
+			t.Errorf("%s lists %q; want only %s (not the writer %s, the reader %s, %s)", q, roles, pggate.NetworkUser, writer, reader, secret)
 		}
 	}
 	requireColumn(t, `\dm`, results[`\dm/0`], 1)

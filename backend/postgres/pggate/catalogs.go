@@ -28,10 +28,13 @@ var catalogReplacements = map[string]string{
 	// (the server's transaction counter) left out.
 	"pg_database": redacted("pg_database", `{"datname": "`+NetworkDatabase+`", "datacl": null, "datfrozenxid": "0", "datminmxid": "0"}`,
 		"x.datname = pg_catalog.current_database()"),
-	// The roles of this database (ownersOfTheNetwork), their settings and
-	// password hidden.
-	"pg_roles": redacted("pg_roles", `{"rolconfig": null, "rolpassword": null}`, "x.oid = ANY (ARRAY("+networkRoles+"))"),
-	"pg_user":  redacted("pg_user", `{"useconfig": null, "passwd": null}`, "x.usesysid = ANY (ARRAY("+networkRoles+"))"),
+	// The network's role: the role that owns this network's objects (the
+	// owner of schema relchain, which owns every table), under the one name
+	// NetworkUser on every node (each validator's own role name, and the
+	// server's other roles, superuser included, are not the network's);
+	// its settings and password hidden.
+	"pg_roles": redacted("pg_roles", `{"rolname": "`+NetworkUser+`", "rolconfig": null, "rolpassword": null}`, "x.oid = ("+networkOwner+")"),
+	"pg_user":  redacted("pg_user", `{"usename": "`+NetworkUser+`", "useconfig": null, "passwd": null}`, "x.usesysid = ("+networkOwner+")"),
 	// Memberships among those roles only (relchain's roles are members of
 	// none: Open refuses them).
 	"pg_auth_members": redacted("pg_auth_members", `{}`,
@@ -69,6 +72,10 @@ var catalogReplacements = map[string]string{
 // the network's writer role and the bootstrap superuser that owns
 // pg_catalog), and the session's own role (the network's reader).
 const networkRoles = ownersOfThisDatabase + " UNION SELECT oid FROM pg_catalog.pg_roles WHERE rolname = CURRENT_USER"
+
+// networkOwner selects the role that owns the network's objects: the owner
+// of relchain's schema, which the backend's owner role created.
+const networkOwner = "SELECT nspowner FROM pg_catalog.pg_namespace WHERE nspname = 'relchain'"
 
 // redacted is the text of a replacement: the rows of pg_catalog.rel that
 // satisfy filter (its columns written x.col), with the columns of

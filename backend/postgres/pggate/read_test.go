@@ -124,7 +124,7 @@ func TestReadPolicyAcceptsGUIToolsCatalogQueries(t *testing.T) {
 func TestReadPolicyReplacesSharedCatalogs(t *testing.T) {
 	for _, c := range []struct{ sql, want string }{
 		{`SELECT datname FROM pg_catalog.pg_database d`, `jsonb_populate_record(x, '{"datname": "` + NetworkDatabase + `", "datacl": null`},
-		{`SELECT rolname FROM pg_roles r`, `'{"rolconfig": null, "rolpassword": null}'`},
+		{`SELECT rolname FROM pg_roles r`, `'{"rolname": "` + NetworkUser + `", "rolconfig": null, "rolpassword": null}'`},
 		{`SELECT * FROM pg_auth_members`, `FROM pg_catalog.pg_auth_members x`},
 		{`SELECT relid, relname FROM pg_catalog.pg_statio_all_tables st`, `jsonb_populate_record(NULL::pg_catalog.pg_statio_all_tables, pg_catalog.jsonb_build_object('relid', c.oid`},
 		{`SELECT setting FROM pg_settings WHERE name = 'max_index_keys'`, `x.name IN ('max_index_keys'`},

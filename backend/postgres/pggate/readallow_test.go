@@ -133,7 +133,7 @@ func TestReadPolicyHidesTheServersRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Text, "FROM pg_catalog.pg_roles x CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(x, '{\"rolconfig\": null") || !strings.Contains(r.Text, ") pg_roles") {
+	if !strings.Contains(r.Text, "FROM pg_catalog.pg_roles x CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(x, '{\"rolname\": \"relchain\", \"rolconfig\": null") || !strings.Contains(r.Text, ") pg_roles") {
 		t.Errorf("pg_roles is read unredacted: %q", r.Text)
 	}
 	r, err = CheckRead(`SELECT pg_get_userbyid(10) AS who`)
