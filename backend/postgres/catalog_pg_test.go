@@ -432,10 +432,16 @@ func TestGUIToolsSeeThisNetworkOnly(t *testing.T) {
 	requireColumn(t, "Sequelize showIndex", results["sequelize/1"], 0, "acct_owner", "acct_pkey")
 	// information_schema.constraint_column_usage showed only tables the
 	// session's role owns, and the reader owns none; the read path's own
-	// definition shows this database's. (Sequelize's foreign-key lookup
-	// still finds nothing: it joins table_constraints, which shows a
-	// constraint only to a role with a privilege beyond SELECT on its
-	// table; not yet answered.)
+	// definition shows this database's. table_constraints and
+	// referential_constraints show a constraint to a role with more than
+	// SELECT on its table: the reader has REFERENCES (GORM's
+	// HasConstraint, Sequelize's foreign keys).
+	requireColumn(t, "table_constraints", read(t, b,
+		`SELECT constraint_name FROM information_schema.table_constraints WHERE table_name = 'child' AND constraint_type = 'FOREIGN KEY'`),
+		0, "child_acct_id_fkey")
+	requireColumn(t, "referential_constraints", read(t, b,
+		`SELECT constraint_name FROM information_schema.referential_constraints WHERE constraint_name = 'child_acct_id_fkey'`),
+		0, "child_acct_id_fkey")
 	requireColumn(t, "constraint_column_usage", read(t, b,
 		`SELECT constraint_name, column_name FROM information_schema.constraint_column_usage WHERE table_name = 'acct' AND constraint_name LIKE 'child%'`),
 		0, "child_acct_id_fkey")

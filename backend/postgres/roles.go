@@ -102,6 +102,13 @@ func migrateEventTriggers(ctx context.Context, conn *pgx.Conn) error {
 // Query and the state readers need: every table of public, present and future (the
 // writer creates them all), and relchain's height and table sums. Nothing
 // else of relchain's schema (change records, system keys) is granted.
+// REFERENCES is granted with SELECT so that information_schema's
+// table_constraints and referential_constraints, which show a constraint
+// only to a role with a privilege beyond SELECT on its table, show the
+// reader this database's keys (GORM's HasConstraint, Sequelize's foreign
+// keys); it lets no one do anything: REFERENCES only allows making a
+// foreign key to the table, and the reader can create no table (no CREATE
+// on any schema, no TEMP on the database).
 func readerGrants(reader string) string {
 	return `
 DO $do$ BEGIN
@@ -109,8 +116,8 @@ DO $do$ BEGIN
 	EXECUTE format('GRANT CONNECT ON DATABASE %I TO %s', current_database(), '` + strings.ReplaceAll(reader, "'", "''") + `');
 END $do$;
 GRANT USAGE ON SCHEMA public TO ` + reader + `;
-GRANT SELECT ON ALL TABLES IN SCHEMA public TO ` + reader + `;
-ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO ` + reader + `;
+GRANT SELECT, REFERENCES ON ALL TABLES IN SCHEMA public TO ` + reader + `;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, REFERENCES ON TABLES TO ` + reader + `;
 GRANT USAGE ON SCHEMA relchain TO ` + reader + `;
 GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format, relchain.sequences TO ` + reader + `;
 `
