@@ -31,6 +31,9 @@ const (
 	TypeJSONB       = "jsonb"
 	TypeUUID        = "uuid"
 	TypeTimetz      = "timetz"
+	// TypeName is PostgreSQL's name, the type of the catalogs' names
+	// (arrays of it are the catalogs' column lists).
+	TypeName = "name"
 )
 
 // ArrayPrefix makes an array type's name from its element's, as

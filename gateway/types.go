@@ -46,7 +46,8 @@ var sentAsItself = map[uint32]bool{16: true, 17: true, 19: true, 20: true, 21: t
 var sentAsItselfNative = map[uint32]bool{1083: true, 1266: true, 1186: true,
 	1000: true, 1001: true, 1005: true, 1007: true, 1009: true, 1014: true, 1015: true, 1016: true,
 	1021: true, 1022: true, 1115: true, 1182: true, 1183: true, 1185: true, 1187: true, 1231: true,
-	1270: true, 2951: true, 199: true, 3807: true}
+	1270: true, 2951: true, 199: true, 3807: true,
+	1003: true} // name[]: the catalogs' column lists (Django's get_constraints reads array(attname))
 
 // wireColumns turns names, type names and type modifiers (nil, or -1 for
 // none) into pgwire columns; native says the database's values are

@@ -35,6 +35,7 @@ var typeNames = map[uint32]string{
 	pgtype.JSONArrayOID:        backend.ArrayPrefix + backend.TypeJSON,
 	pgtype.JSONBArrayOID:       backend.ArrayPrefix + backend.TypeJSONB,
 	pgtype.UUIDArrayOID:        backend.ArrayPrefix + backend.TypeUUID,
+	pgtype.NameArrayOID:        backend.ArrayPrefix + backend.TypeName,
 
 	pgtype.BoolOID:        backend.TypeBool,
 	pgtype.Int2OID:        backend.TypeInt2,
@@ -55,6 +56,7 @@ var typeNames = map[uint32]string{
 	pgtype.JSONOID:        backend.TypeJSON,
 	pgtype.JSONBOID:       backend.TypeJSONB,
 	pgtype.UUIDOID:        backend.TypeUUID,
+	pgtype.NameOID:        backend.TypeName,
 }
 
 // timetz and its array, which pgtype does not name.
