@@ -46,23 +46,13 @@ func MeasureCopy(ctx context.Context, o CopyOptions) (*CopyResult, error) {
 	if o.Rows < 1 || o.InsertRows < 1 || o.Runs < 1 {
 		return nil, fmt.Errorf("copy benchmark: rows, insert rows and runs must be positive")
 	}
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	logf := logTo(o.Log)
 	nopts := o.Network
-	nopts.PGListen = true
-	logf("starting %d-validator %s network with PostgreSQL listeners...", nopts.Validators, nopts.Backend)
-	n, err := StartNetwork(ctx, nopts)
+	n, addrs, err := startListeningNetwork(ctx, nopts, logf)
 	if err != nil {
 		return nil, err
 	}
 	defer n.StopAll()
-	addrs, err := PGAddrs(ctx, n)
-	if err != nil {
-		return nil, err
-	}
 	conn, err := pgx.Connect(ctx, GatewayURL(addrs[0]))
 	if err != nil {
 		return nil, err

@@ -88,6 +88,33 @@ type ReadComparison struct {
 	RelayProcess bool     `json:"relay_process,omitempty"`
 }
 
+// logTo is a printf-like logger writing lines to w (nil: nowhere).
+func logTo(w io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if w != nil {
+			fmt.Fprintf(w, format+"\n", args...)
+		}
+	}
+}
+
+// startListeningNetwork starts a network with every node's PostgreSQL
+// listener on and returns it with the listeners' addresses; the caller
+// stops it.
+func startListeningNetwork(ctx context.Context, nopts NetworkOptions, logf func(string, ...any)) (*netctl.Network, []string, error) {
+	nopts.PGListen = true
+	logf("starting %d-validator %s network with PostgreSQL listeners...", nopts.Validators, nopts.Backend)
+	n, err := StartNetwork(ctx, nopts)
+	if err != nil {
+		return nil, nil, err
+	}
+	addrs, err := PGAddrs(ctx, n)
+	if err != nil {
+		n.StopAll()
+		return nil, nil, err
+	}
+	return n, addrs, nil
+}
+
 // MeasureGateway starts a network with every node's PostgreSQL listener
 // on, creates bench_acct through consensus, and measures node 0's
 // listener against the Go client and the raw backend.
@@ -95,23 +122,13 @@ func MeasureGateway(ctx context.Context, o GatewayOptions) (*GatewayResult, erro
 	if o.Accounts < 2 || o.HotAccounts < 2 || o.HotAccounts > o.Accounts || o.TxSessions < 1 {
 		return nil, fmt.Errorf("gateway benchmark: need at least 2 accounts, 2 to %d hot accounts and 1 session", o.Accounts)
 	}
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	logf := logTo(o.Log)
 	nopts := o.Network
-	nopts.PGListen = true
-	logf("starting %d-validator %s network with PostgreSQL listeners...", nopts.Validators, nopts.Backend)
-	n, err := StartNetwork(ctx, nopts)
+	n, addrs, err := startListeningNetwork(ctx, nopts, logf)
 	if err != nil {
 		return nil, err
 	}
 	defer n.StopAll()
-	addrs, err := PGAddrs(ctx, n)
-	if err != nil {
-		return nil, err
-	}
 	cfg := Config{Workload: "update", Mode: "commit", Clients: 1, Txs: o.Updates, Rows: o.Accounts,
 		Dialect: nopts.Backend, Nodes: RPCs(n)[:1], Seed: o.Seed}
 	logf("creating bench_acct (%d accounts) through consensus...", o.Accounts)
