@@ -31,12 +31,26 @@ def run_phase(name, work, items):
     chunks = [items[i::clients] for i in range(clients)]
     errors = []
 
+    retries = [0]
+
+    def attempt(c, it):
+        """work(c, it), retried on 40001 as an application does (at most 50 tries)."""
+        for _ in range(50):
+            try:
+                return work(c, it)
+            except Exception as e:
+                if getattr(getattr(e, "orig", e), "pgcode", None) != "40001":
+                    raise
+                with lock:
+                    retries[0] += 1
+        raise RuntimeError("still 40001 after 50 tries")
+
     def worker(c, chunk):
         mine = []
         try:
             for it in chunk:
                 t0 = time.perf_counter()
-                work(c, it)
+                attempt(c, it)
                 mine.append(time.perf_counter() - t0)
         except Exception as e:  # reported, the run is void
             errors.append("%s: %s" % (type(e).__name__, e))
@@ -54,7 +68,8 @@ def run_phase(name, work, items):
     out = {"orm": orm, "phase": name, "ops": len(lat), "clients": clients, "seconds": round(wall, 3),
            "ops_per_s": round(len(lat) / wall, 1) if wall else 0,
            "p50_ms": round(1000 * statistics.median(lat), 1) if lat else None,
-           "p95_ms": round(1000 * lat[int(0.95 * (len(lat) - 1))], 1) if lat else None}
+           "p95_ms": round(1000 * lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
+           "retries_40001": retries[0]}
     if errors:
         out["errors"] = errors[:3]
     print(json.dumps(out), flush=True)
