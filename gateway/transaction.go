@@ -14,6 +14,7 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/pgwire"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -299,6 +300,9 @@ func (s *session) describeAfterDDL(sql string, declared []uint32, err error) (pg
 // plainWrite reports one INSERT, UPDATE or DELETE without RETURNING and
 // without WITH (which could hold a query that returns rows).
 func plainWrite(sql string) bool {
+	if prescan.Check(sql, prescan.PostgreSQL) != nil {
+		return false // beyond the bounds every parser is kept to
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return false

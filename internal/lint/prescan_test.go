@@ -33,6 +33,7 @@ var behindPrescan = map[string]string{
 	"backend/postgres/pggate/read.go substitute":         "relchain's own constant catalog texts",
 	"backend/postgres/pggate/read.go guardCalls":         "relchain's own constant guard texts (readGuarded)",
 	"gateway/catalogread.go catalogOnly":                 "calls prescan.Check first",
+	"gateway/transaction.go plainWrite":                  "calls prescan.Check first",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/check.go checkDashComments": "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/tokens.go scanFrom":         "Tokens: inspect calls prescan.Check first; linear (TestTokensLinear)",
