@@ -90,9 +90,10 @@ func analyze(sql string) *verdict {
 		}
 	}
 	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes), keyOrder: w.keyOrder}
-	if len(w.sites) > 0 || w.rewritten || w.seqRewritten {
-		// A rewrite of sequence functions alone (sequence.go) depends on
-		// no tx's environment: its results are observed in full.
+	if len(w.sites) > 0 || w.rewritten || w.seqRewritten || w.guarded {
+		// A rewrite of sequence functions or guarded casts alone
+		// (sequence.go, clockcast.go) depends on no tx's environment: its
+		// results are observed in full.
 		v.Analysis.UsesEnv = len(w.sites) > 0 || w.rewritten
 		if v.tmpl, err = buildTemplate(tree, w.sites, w.renames); err != nil {
 			return refusal(err)
