@@ -84,6 +84,8 @@ func TestBlockRefusesClockWordCasts(t *testing.T) {
 	refused("{now}", `SELECT a::timestamp[] FROM src`)
 	refused("Today", `UPDATE t SET ts = (SELECT v FROM src WHERE id = 1)::timestamptz`)
 	refused("now", `SELECT s::pg_catalog.timestamp(3), s::time with time zone FROM src WHERE id = 1`)
+	refused("(5,now)", `SELECT ('(5,' || s || ')')::public.t FROM src WHERE id = 1`)
+	must("(5,\"2026-01-01 00:00:00+00\")", `SELECT ('(5,' || s || ')')::public.t FROM src WHERE id = 2`)
 	must("", `CREATE VIEW vs AS SELECT id, s::date AS d FROM src`)
 	refused("now", `SELECT d FROM vs WHERE id = 1`)
 	must("", `CREATE FUNCTION todate(x text) RETURNS date LANGUAGE sql AS 'SELECT x::date'`)

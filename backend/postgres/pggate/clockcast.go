@@ -13,7 +13,8 @@ import (
 // text column. So every explicit cast to a date/time type (date, time,
 // timetz, timestamp, timestamptz, with precision or zone spelled out,
 // pg_catalog.-qualified or not, arrays of them, and the range and
-// multirange types over them) whose argument is neither a constant nor a
+// multirange types over them, and a table's row type public.t, whose
+// input parses each column) whose argument is neither a constant nor a
 // bound parameter (nor a clock function, which becomes a literal of the
 // block's time) is rewritten to cast relchain.clock_guard(argument):
 //
@@ -43,10 +44,20 @@ import (
 var clockCastTypes = setOf("date", "time", "timetz", "timestamp", "timestamptz",
 	"tsrange", "tstzrange", "daterange", "tsmultirange", "tstzmultirange", "datemultirange")
 
+// clockCastTarget reports whether a cast to t may parse date/time input:
+// a date/time type, or a table's row type (public.t), whose text input
+// parses each column's ('(1,now)'::public.t): guarding every row type
+// costs a false refusal of a text that says now without any date/time
+// column, a rare cast.
+func clockCastTarget(t *pg_query.TypeName) bool {
+	names := stringsOf(t.GetNames())
+	return clockCastTypes[typeName(t)] || len(names) == 2 && names[0] == "public"
+}
+
 // clockCast records a cast the rewrite guards (applied by guardClockCasts
 // once the walk is done, so the walk never sees relchain's function).
 func (w *walker) clockCast(tc *pg_query.TypeCast) {
-	if w.policy == readPolicy || w.ctx == stmtPL || !clockCastTypes[typeName(tc.GetTypeName())] {
+	if w.policy == readPolicy || w.ctx == stmtPL || !clockCastTarget(tc.GetTypeName()) {
 		return
 	}
 	switch tc.GetArg().GetNode().(type) {

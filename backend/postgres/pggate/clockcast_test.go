@@ -23,6 +23,7 @@ func TestClockCastRewrite(t *testing.T) {
 			`SELECT relchain.clock_guard(s)::timestamp with time zone, relchain.clock_guard(s)::time with time zone, relchain.clock_guard(s)::time, relchain.clock_guard(s)::timetz FROM src`},
 		{`SELECT count(*) FROM t WHERE ts::date = '2026-01-01'`, `SELECT count(*) FROM t WHERE relchain.clock_guard(ts)::date = '2026-01-01'`},
 		{`UPDATE t SET d = s::date::timestamp`, `UPDATE t SET d = relchain.clock_guard(relchain.clock_guard(s)::date)::timestamp`},
+		{`SELECT s::public.t, s::public.t[] FROM src`, `SELECT relchain.clock_guard(s)::public.t, relchain.clock_guard(s)::public.t[] FROM src`},
 		{`CREATE VIEW v AS SELECT s::date FROM src`, `CREATE VIEW v AS SELECT relchain.clock_guard(s)::date FROM src`},
 		{`CREATE TABLE t (s text CHECK (s::date > '2000-01-01'))`, `CREATE TABLE t (s text CHECK (relchain.clock_guard(s)::date > '2000-01-01'))`},
 		{`CREATE FUNCTION f(x text) RETURNS date LANGUAGE sql AS 'SELECT x::date'`,
