@@ -55,7 +55,8 @@ func Rewrite(sql string, env sqlcheck.Env) (string, error) {
 
 // Rewrites reports whether an accepted statement runs as Rewrite returns
 // it: it uses the tx's environment (Analysis.UsesEnv), or calls sequence
-// functions, which go to relchain's (sequence.go) whatever the
+// functions, which go to relchain's (sequence.go), or casts to date/time
+// types that relchain.clock_guard checks (clockcast.go), whatever the
 // environment.
 func Rewrites(sql string) bool {
 	v := lookup(sql)
