@@ -441,7 +441,7 @@ func install(ctx context.Context, conn *pgx.Conn, reader string) (oldImages bool
 	}
 	// Simple protocol: the script holds many statements.
 	_, err = conn.PgConn().Exec(ctx, fmt.Sprintf("BEGIN; SELECT pg_advisory_xact_lock(%d); %s %s COMMIT;",
-		installLockKey, schemaSQL+sequenceSQL, grants)).ReadAll()
+		installLockKey, schemaSQL+sequenceSQL+clockGuardSQL, grants)).ReadAll()
 	if err != nil {
 		return false, fmt.Errorf("postgres: install relchain schema: %w", err)
 	}

@@ -55,7 +55,8 @@ func Rewrite(sql string, env sqlcheck.Env) (string, error) {
 
 // Rewrites reports whether an accepted statement runs as Rewrite returns
 // it: it uses the tx's environment (Analysis.UsesEnv), or calls sequence
-// functions, which go to relchain's (sequence.go) whatever the
+// functions, which go to relchain's (sequence.go), or casts to date/time
+// types that relchain.clock_guard checks (clockcast.go), whatever the
 // environment.
 func Rewrites(sql string) bool {
 	v := lookup(sql)
@@ -90,9 +91,10 @@ func analyze(sql string) *verdict {
 		}
 	}
 	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes), keyOrder: w.keyOrder}
-	if len(w.sites) > 0 || w.rewritten || w.seqRewritten {
-		// A rewrite of sequence functions alone (sequence.go) depends on
-		// no tx's environment: its results are observed in full.
+	if len(w.sites) > 0 || w.rewritten || w.seqRewritten || w.guarded {
+		// A rewrite of sequence functions or guarded casts alone
+		// (sequence.go, clockcast.go) depends on no tx's environment: its
+		// results are observed in full.
 		v.Analysis.UsesEnv = len(w.sites) > 0 || w.rewritten
 		if v.tmpl, err = buildTemplate(tree, w.sites, w.renames); err != nil {
 			return refusal(err)

@@ -50,6 +50,11 @@ func checkStatement(top *pg_query.Node, sql string, ctx stmtContext) (*walker, e
 		w.replaceSession()
 		w.rewritten = true
 	}
+	if _, index := top.GetNode().(*pg_query.Node_IndexStmt); len(w.clockCasts) > 0 && !index {
+		guardClockCasts(w.clockCasts) // clockcast.go
+		w.guarded = ctx == stmtTop
+		w.rewritten = w.rewritten || ctx != stmtTop // a SQL function body's text is rewritten
+	}
 	if ctx != stmtTop && isDDL(top) {
 		// relchain attaches change capture to the tables a block's DDL
 		// statement creates, right after it (backend/postgres: no event
@@ -133,6 +138,9 @@ type walker struct {
 
 	seqWrites    int  // nextval and setval calls (see checkSequenceCalls)
 	seqRewritten bool // sequence functions or identity columns were rewritten
+
+	clockCasts []*pg_query.TypeCast // casts to guard against clock words (clockcast.go)
+	guarded    bool                 // the statement's casts were guarded
 
 	retType *pg_query.TypeName // a function's return type: pseudo-types allowed
 	callee  *pg_query.FuncCall // the procedure of a CALL
@@ -305,6 +313,7 @@ func (w *walker) visitExprOrDDL(n any, wrapper *pg_query.Node) error {
 	case *pg_query.A_Const:
 		return w.nondeterministic(checkConst(n))
 	case *pg_query.TypeCast:
+		w.clockCast(n)
 		return w.nondeterministic(checkTypeCast(n))
 	case *pg_query.TypeName:
 		if w.policy == readPolicy {
