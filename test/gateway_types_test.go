@@ -401,7 +401,7 @@ func pythonWith(t *testing.T, module string) string {
 			return py
 		}
 	}
-	t.Skipf("no python3 with %s is installed (Debian: apt-get install python3-%s)", module, module)
+	t.Fatalf("no python3 with %s is installed (Debian: apt-get install python3-%s; scripts/test.sh installs it)", module, module)
 	return ""
 }
 
