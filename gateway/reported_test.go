@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -92,10 +91,7 @@ func wireTrace(t *testing.T, dsn string) []string {
 // does, and DEALLOCATE and DISCARD ALL remove the connection's prepared
 // statements as PostgreSQL's do.
 func TestParameterStatusAndDeallocateAsPostgreSQL(t *testing.T) {
-	dsn := os.Getenv("RELCHAIN_TEST_PG")
-	if dsn == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set")
-	}
+	dsn := referencePostgres(t)
 	want := wireTrace(t, dsn+"&application_name=")
 	_, gw := startSettingsGateway(t)
 	got := wireTrace(t, gw)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -75,10 +74,7 @@ func TestSavepointsAreBounded(t *testing.T) {
 // PostgreSQL session and on gateway sessions of each backend and compares
 // tags, values, SQLSTATEs and the transaction status after each.
 func TestSavepointsAnswerAsPostgreSQL(t *testing.T) {
-	dsn := os.Getenv("RELCHAIN_TEST_PG")
-	if dsn == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set")
-	}
+	dsn := referencePostgres(t)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

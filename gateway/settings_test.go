@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -138,10 +137,7 @@ func postgresAnswer(t *testing.T, conn *pgx.Conn, sql string) answer {
 // serializable, UTC) and on a gateway session of each backend, and
 // compares column name, value text, command tag and SQLSTATE.
 func TestSessionStatementsAnswerAsPostgreSQL(t *testing.T) {
-	dsn := os.Getenv("RELCHAIN_TEST_PG")
-	if dsn == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set (. /tmp/shared-db/env.sh)")
-	}
+	dsn := referencePostgres(t)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
