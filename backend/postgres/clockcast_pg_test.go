@@ -19,45 +19,7 @@ import (
 // 22007 (pggate/clockcast.go, clockcast.go); casts of other types and of
 // ordinary dates keep working, and reads may still say 'now'.
 func TestBlockRefusesClockWordCasts(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	b := mustOpen(t, dsn)
-	defer b.Close()
-	blk, err := b.Begin(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx(t))
-	blockTime := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
-	tx := 0
-	run := func(sql string, args ...any) (*backend.Rows, error) {
-		t.Helper()
-		if err := blk.Savepoint(ctx(t), sqlcheck.Env{Time: blockTime, Tx: tx}); err != nil {
-			t.Fatal(err)
-		}
-		tx++
-		rows, err := blk.Exec(ctx(t), sql, args)
-		end := blk.Release
-		if err != nil {
-			if backend.AsError(err) == nil {
-				t.Fatalf("%s %q: %v", sql, args, err)
-			}
-			end = blk.RollbackTo
-		}
-		if err := end(ctx(t)); err != nil {
-			t.Fatal(err)
-		}
-		return rows, err
-	}
-	must := func(want, sql string, args ...any) {
-		t.Helper()
-		rows, err := run(sql, args...)
-		if err != nil {
-			t.Fatalf("%s %q: %v", sql, args, err)
-		}
-		if want != "" && rowsText(rows) != want {
-			t.Fatalf("%s %q: rows %q, want %q", sql, args, rowsText(rows), want)
-		}
-	}
+	b, blk, run, must := clockBlock(t)
 	refused := func(value, sql string, args ...any) {
 		t.Helper()
 		rows, err := run(sql, args...)
