@@ -33,34 +33,38 @@ var (
 	keywords = regexp.MustCompile(`\b[A-Z]{2,}(?:[ /][A-Z]{2,})*\b`)
 )
 
-// readmeBullets returns the text of the Allowed, Rewritten and Refused
-// bullets of README's section "What SQL a transaction may contain".
+// gateSections are the headings of docs/sql.md whose text lists the
+// constructs the gates allow, rewrite and refuse.
+var gateSections = []string{"## What the gate allows", "## What the gate rewrites", "## What the gate refuses"}
+
+// readmeBullets returns the text of docs/sql.md's sections "What the gate
+// allows", "What the gate rewrites" and "What the gate refuses", each up to
+// its first subheading (the aggregates and bounds that follow are checked by
+// the gates' own tests).
 func readmeBullets(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "sql.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "### What SQL a transaction may contain\n")
-	if !ok {
-		t.Fatal(`README.md has no section "### What SQL a transaction may contain"`)
-	}
-	section, _, _ = strings.Cut(section, "\n### ")
 	var out []string
-	in := false
-	for _, line := range strings.Split(section, "\n") {
-		switch {
-		case strings.HasPrefix(line, "- **Allowed"), strings.HasPrefix(line, "- **Rewritten"), strings.HasPrefix(line, "- **Refused"):
-			in = true
-		case strings.HasPrefix(line, "- "), strings.TrimSpace(line) == "":
-			in = false
+	for _, h := range gateSections {
+		_, section, ok := strings.Cut(string(b), "\n"+h+"\n")
+		if !ok {
+			t.Fatalf("docs/sql.md has no section %q", h)
 		}
-		if in {
-			out = append(out, strings.TrimSpace(line))
+		n := len(out)
+		for _, line := range strings.Split(section, "\n") {
+			if strings.HasPrefix(line, "#") {
+				break
+			}
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
 		}
-	}
-	if len(out) == 0 {
-		t.Fatal("README.md: no Allowed/Rewritten/Refused bullets found")
+		if len(out) == n {
+			t.Fatalf("docs/sql.md: section %q is empty", h)
+		}
 	}
 	return strings.Join(out, " ")
 }
@@ -87,9 +91,9 @@ func readmePhrases(text string) []string {
 	return slices.Compact(ps)
 }
 
-// Every construct README's gate bullets name has a statement in rows, every
-// row illustrates a construct README names, and each dialect's gate gives
-// each statement the verdict README promises.
+// Every construct docs/sql.md's gate sections name has a statement in rows,
+// every row illustrates a construct docs/sql.md names, and each dialect's gate
+// gives each statement the verdict docs/sql.md promises.
 func TestReadmeAndGatesAgree(t *testing.T) {
 	phrases := readmePhrases(readmeBullets(t))
 	covered := map[string]bool{}
@@ -97,13 +101,13 @@ func TestReadmeAndGatesAgree(t *testing.T) {
 		for _, p := range r.phrases {
 			covered[p] = true
 			if !slices.Contains(phrases, p) {
-				t.Errorf("a statement illustrates %q, which README's gate bullets do not name (README and this table disagree)", p)
+				t.Errorf("a statement illustrates %q, which docs/sql.md's gate sections do not name (docs/sql.md and this table disagree)", p)
 			}
 		}
 	}
 	for _, p := range phrases {
 		if !covered[p] {
-			t.Errorf("README's gate bullets name %q, but no statement here illustrates it", p)
+			t.Errorf("docs/sql.md's gate sections name %q, but no statement here illustrates it", p)
 		}
 	}
 	gates := map[string]func(t *testing.T, sql string) (sqlcheck.Analysis, error, bool){
@@ -118,7 +122,7 @@ func TestReadmeAndGatesAgree(t *testing.T) {
 			}
 			a, err, parsed := gates[d.dialect](t, d.sql)
 			if msg := judge(r.want, d.dialect, a, err, parsed); msg != "" {
-				t.Errorf("%s %q (README: %s): %s", d.dialect, d.sql, strings.Join(r.phrases, ", "), msg)
+				t.Errorf("%s %q (docs/sql.md: %s): %s", d.dialect, d.sql, strings.Join(r.phrases, ", "), msg)
 			}
 		}
 	}
@@ -132,11 +136,11 @@ func judge(want verdict, dialect string, a sqlcheck.Analysis, err error, parsed 
 	case !parsed:
 		return "the gate cannot parse it: " + err.Error()
 	case want == refuse && err == nil:
-		return "README says refused; the gate allows it"
+		return "docs/sql.md says refused; the gate allows it"
 	case want != refuse && err != nil:
-		return "README says allowed; the gate refuses it: " + err.Error()
+		return "docs/sql.md says allowed; the gate refuses it: " + err.Error()
 	case want == rewrite && dialect == "postgres" && !a.UsesEnv:
-		return "README says rewritten to the block's time or seed; the gate does not rewrite it"
+		return "docs/sql.md says rewritten to the block's time or seed; the gate does not rewrite it"
 	}
 	return ""
 }

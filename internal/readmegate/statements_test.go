@@ -1,6 +1,6 @@
 package readmegate
 
-// verdict is what README promises for a statement.
+// verdict is what docs/sql.md promises for a statement.
 type verdict int
 
 const (
@@ -10,7 +10,7 @@ const (
 )
 
 // gateRow is one representative statement per dialect ("" where the
-// construct does not exist in that dialect), tagged with the README
+// construct does not exist in that dialect), tagged with the docs/sql.md
 // phrases it illustrates.
 type gateRow struct {
 	phrases                 []string
@@ -23,7 +23,7 @@ func same(want verdict, sql string, phrases ...string) gateRow {
 	return gateRow{phrases: phrases, want: want, sqlite: sql, postgres: sql, mysql: sql}
 }
 
-// rows is the corpus: README's Allowed, Rewritten and Refused bullets,
+// rows is the corpus: docs/sql.md's allowed, rewritten and refused sections,
 // construct by construct.
 var rows = []gateRow{
 	// Allowed.
