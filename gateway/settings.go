@@ -9,7 +9,7 @@ import (
 )
 
 // Gateway-level settings, intercepted by the gateway and never sent to
-// the chain (README: PostgreSQL clients).
+// the chain (docs/clients.md#gateway-settings).
 const (
 	// SettingMinHeight: reads outside a transaction are served at a height
 	// of at least this (on top of read-your-writes).

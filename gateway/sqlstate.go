@@ -11,8 +11,7 @@ import (
 )
 
 // SQLSTATEs the gateway sends. Every relchain result code maps to one of
-// them deliberately (README: "PostgreSQL clients: result codes and
-// SQLSTATEs").
+// them deliberately (docs/clients.md#sqlstates).
 const (
 	stateSerialization  = "40001" // conflict: retry the whole transaction
 	stateSyntax         = "42601"
@@ -96,7 +95,7 @@ func txFailure(r *client.Result) *pgwire.Error {
 		e.Message = "could not serialize access: " + r.Error
 		e.Hint = "The chain's state changed what this transaction read; nothing was applied. Retry the whole transaction."
 	case api.CodeForbidden:
-		e.Hint = "relchain refuses statements whose outcome could differ between validators (README: What the gate refuses)."
+		e.Hint = "relchain refuses statements whose outcome could differ between validators (docs/sql.md#what-the-gate-refuses)."
 	case api.CodeUnauthorized:
 		e.Hint = "An admin grants write access: relchain admin grant <key> <table>."
 	}

@@ -34,7 +34,7 @@ func gatewayCmd() *cobra.Command {
 		Use:   "gateway",
 		Short: "Serve the PostgreSQL wire protocol in front of one or more nodes until SIGINT/SIGTERM",
 		Long: `Serve the PostgreSQL wire protocol in front of one or more nodes, so that psql,
-drivers and ORMs use the network unchanged (README: PostgreSQL clients). A
+drivers and ORMs use the network unchanged (docs/clients.md). A
 client's user name picks a signing key from the users file; its password is
 checked with SCRAM-SHA-256. Reads go to the first node that answers, at a
 height no lower than the session's last commit; writes are signed and

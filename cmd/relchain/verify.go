@@ -98,13 +98,13 @@ func printVerify(r node.VerifyReport) {
 func verifyError(r node.VerifyReport) error {
 	switch {
 	case len(r.Differ) > 0:
-		return fmt.Errorf("%w in %d table(s): this database no longer holds what its chain committed (README: Verifying a node)", statedigest.ErrMismatch, len(r.Differ))
+		return fmt.Errorf("%w in %d table(s): this database no longer holds what its chain committed (docs/operate.md#verifying-a-node)", statedigest.ErrMismatch, len(r.Differ))
 	case r.AppHashDiffers:
-		return fmt.Errorf("%w in relchain's system state: this database no longer holds what its chain committed (README: Verifying a node)", statedigest.ErrMismatch)
+		return fmt.Errorf("%w in relchain's system state: this database no longer holds what its chain committed (docs/operate.md#verifying-a-node)", statedigest.ErrMismatch)
 	case r.ChainDiffers:
-		return fmt.Errorf("%w with the chain at height %d: restore a checkpoint with `relchain recover` (README: Verifying a node)", statedigest.ErrMismatch, r.Height)
+		return fmt.Errorf("%w with the chain at height %d: restore a checkpoint with `relchain recover` (docs/operate.md#verifying-a-node)", statedigest.ErrMismatch, r.Height)
 	case r.Halt != nil:
-		return fmt.Errorf("the node stopped after height %d on a recorded %s: restore a checkpoint with `relchain recover` (README: Verifying a node)", r.Halt.Height, strings.ReplaceAll(r.Halt.Kind, "_", "-"))
+		return fmt.Errorf("the node stopped after height %d on a recorded %s: restore a checkpoint with `relchain recover` (docs/operate.md#verifying-a-node)", r.Halt.Height, strings.ReplaceAll(r.Halt.Kind, "_", "-"))
 	}
 	return nil
 }

@@ -1,0 +1,3 @@
+package cmd
+
+// Test files are not checked: "docs/sql.md#not-checked".

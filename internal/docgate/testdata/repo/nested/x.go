@@ -1,0 +1,3 @@
+package nested
+
+// A nested module is not checked: "docs/sql.md#not-checked".
