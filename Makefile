@@ -82,5 +82,10 @@ e2e-long:
 fuzz:
 	./scripts/fuzz.sh
 
+# BENCHMARKS.md, today's figures, from benchmarks/current.json (tools/benchsummary).
+.PHONY: bench-summary
+bench-summary:
+	$(GO) run ./tools/benchsummary -data benchmarks/current.json -out BENCHMARKS.md
+
 clean:
 	rm -rf bin localnet

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -29,6 +30,9 @@ type Checker struct {
 	// Pending are pages (relative to Root) that may be linked before they
 	// exist; a pending page that exists is a problem, so the list empties.
 	Pending []string
+	// Skip are folders (relative to Root) whose Go files are not checked:
+	// the checker's own, whose comments show the forms it looks for.
+	Skip []string
 
 	anchors map[string]map[string]bool // page → its anchors, read once
 }
@@ -82,7 +86,7 @@ func (c *Checker) CheckGo() ([]Problem, error) {
 		rel, _ := filepath.Rel(c.Root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && c.skipDir(p, d.Name()) {
+			if rel != "." && (c.skipDir(p, d.Name()) || slices.Contains(c.Skip, rel)) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -29,7 +29,7 @@ func pages(t *testing.T, root string) []string {
 // documentation hint in the Go code resolves, anchor included.
 func TestRepositoryDocs(t *testing.T) {
 	root := filepath.Join("..", "..")
-	c := &Checker{Root: root, Pending: pending}
+	c := &Checker{Root: root, Pending: pending, Skip: []string{"internal/docgate"}}
 	for _, p := range c.PendingThatExist() {
 		t.Errorf("%s exists now: remove it from pending in docgate_test.go", p)
 	}
