@@ -88,18 +88,19 @@ func openBackend(t testing.TB, dialect string) backend.Backend {
 	return be
 }
 
+// testServers give a fresh database on each server database's private
+// test server (its own test-server package, which backend/registry may not
+// link): the one table here that names databases.
+var testServers = map[string]func(testing.TB) string{"postgres": pgtest.DSN, "mysql": mysqltest.DSN}
+
 // serverDSN is a fresh database on the private test server of dialect, a
-// database server. Each server database has its own test-server package
-// (pgtest, mysqltest): this is the one place here that names them.
+// database server.
 func serverDSN(t testing.TB, dialect string) string {
-	switch dialect {
-	case "postgres":
-		return pgtest.DSN(t)
-	case "mysql":
-		return mysqltest.DSN(t)
+	dsn, ok := testServers[dialect]
+	if !ok {
+		t.Fatalf("workloadtest: no private test server for backend %q", dialect)
 	}
-	t.Fatalf("workloadtest: no private test server for backend %q", dialect)
-	return ""
+	return dsn(t)
 }
 
 // Tx is one bc-transaction's outcome.
