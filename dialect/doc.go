@@ -4,8 +4,8 @@
 // of its SQL (Wire).
 //
 // It is the driver-free half of backend/registry, which adds how to open
-// each database: the gateway, the client commands and the e2e manifests ask
-// this package, so they link no database driver, no parser and no cgo
-// (internal/lint's layering_neutral_test.go checks it). It imports only
-// the standard library.
+// each database: the gateway and the e2e manifests ask this package, so the
+// client side links no database driver (internal/lint's
+// layering_neutral_test.go checks it). It imports only the standard
+// library.
 package dialect
