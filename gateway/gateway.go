@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/pgwire"
 )
 
@@ -48,7 +48,7 @@ type Gateway struct {
 	nodes   *Nodes
 	users   *Users
 	dialect string
-	wire    registry.WireDialect
+	wire    dialect.Wire
 	srv     *pgwire.Server
 	ln      net.Listener
 	done    chan error
@@ -79,7 +79,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 			return nil, err
 		}
 	}
-	d, err := registry.Lookup(g.dialect)
+	d, err := dialect.Lookup(g.dialect)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: the nodes run backend %q: %w", g.dialect, err)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/pgwire"
 )
 
@@ -77,15 +77,15 @@ func TestClassify(t *testing.T) {
 
 func TestPlaceholders(t *testing.T) {
 	sql := `UPDATE t SET a = $2, s = '$1 stays' WHERE id = $1 AND b$1 = $1 -- $3`
-	got, order := placeholders(sql, registry.PlaceholdersNumbered)
+	got, order := placeholders(sql, dialect.PlaceholdersNumbered)
 	if want := `UPDATE t SET a = ?2, s = '$1 stays' WHERE id = ?1 AND b$1 = ?1 -- $3`; got != want || order != nil {
 		t.Errorf("numbered: %q %v", got, order)
 	}
-	got, order = placeholders(sql, registry.PlaceholdersOrdered)
+	got, order = placeholders(sql, dialect.PlaceholdersOrdered)
 	if want := `UPDATE t SET a = ?, s = '$1 stays' WHERE id = ? AND b$1 = ? -- $3`; got != want || !slices.Equal(order, []int{2, 1, 1}) {
 		t.Errorf("positional: %q %v", got, order)
 	}
-	if got, order := placeholders(sql, registry.PlaceholdersDollar); got != sql || order != nil {
+	if got, order := placeholders(sql, dialect.PlaceholdersDollar); got != sql || order != nil {
 		t.Errorf("dollar: %q %v", got, order)
 	}
 	if got := clientParams([]string{"int8", "text", "int8"}, []int{2, 1, 1}); !slices.Equal(got, []string{"text", "int8"}) {

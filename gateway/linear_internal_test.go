@@ -3,7 +3,7 @@ package gateway
 import (
 	"testing"
 
-	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/sqlcheck/sqlchecktest"
 )
 
@@ -15,7 +15,7 @@ func scanAll(sql string) {
 		stmts, _ := split(sql, dollar)
 		for _, s := range stmts {
 			_ = classify(s)
-			_, _ = placeholders(s, registry.PlaceholdersNumbered)
+			_, _ = placeholders(s, dialect.PlaceholdersNumbered)
 			_ = stripLiteralsKeepLength(s)
 		}
 	}

@@ -3,7 +3,7 @@ package gateway
 import (
 	"context"
 
-	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,7 +17,7 @@ var dollarParam = regexp.MustCompile(`\$([0-9]+)`)
 // positional placeholders, which parameter each ? takes (1-based); nil
 // when the parameters keep their order.
 func placeholders(sql, style string) (out string, order []int) {
-	if style == registry.PlaceholdersDollar || !strings.Contains(sql, "$") {
+	if style == dialect.PlaceholdersDollar || !strings.Contains(sql, "$") {
 		return sql, nil
 	}
 	// Literals and comments are blanked at the same offsets, so a $n found
@@ -32,7 +32,7 @@ func placeholders(sql, style string) (out string, order []int) {
 		}
 		n, _ := strconv.Atoi(stripped[l[2]:l[3]])
 		r.WriteString(sql[last:l[0]])
-		if style == registry.PlaceholdersNumbered {
+		if style == dialect.PlaceholdersNumbered {
 			r.WriteString("?" + strconv.Itoa(n))
 		} else {
 			r.WriteString("?")

@@ -40,7 +40,7 @@ var sentAsItself = map[uint32]bool{16: true, 17: true, 19: true, 20: true, 21: t
 	1700: true, 2950: true, 3802: true}
 
 // sentAsItselfNative are announced as themselves too where the database's
-// values are PostgreSQL's own text (registry.WireDialect.NativeTypes):
+// values are PostgreSQL's own text (dialect.Wire.NativeTypes):
 // time, timetz, interval and the arrays of the vocabulary's types. Another
 // database's TIME (MySQL's is a duration) or array-like text stays text.
 var sentAsItselfNative = map[uint32]bool{1083: true, 1266: true, 1186: true,

@@ -19,11 +19,11 @@ import (
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/registry"
-	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/txn"
 )
 
-const chainID = "workloadtest"
+// ChainID is the chain id of every Chain's bc-transactions.
+const ChainID = "workloadtest"
 
 // Chain is one in-process validator: an executor over a real backend.
 type Chain struct {
@@ -56,7 +56,7 @@ func NewChain(t testing.TB, dialect string) *Chain {
 	p := app.DefaultParams()
 	p.Backend = dialect
 	p.MaxStatements = txn.MaxStatements
-	ex, err := app.NewExecutor(ctx, be, chainID, p)
+	ex, err := app.NewExecutor(ctx, be, ChainID, p)
 	if err != nil {
 		t.Fatalf("new executor: %v", err)
 	}
@@ -76,14 +76,9 @@ func openBackend(t testing.TB, dialect string) backend.Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dsn string
-	switch dialect {
-	case workload.Postgres:
-		dsn = pgtest.DSN(t)
-	case workload.MySQL:
-		dsn = mysqltest.DSN(t)
-	default:
-		dsn = filepath.Join(t.TempDir(), "relchain.db")
+	dsn := filepath.Join(t.TempDir(), "relchain.db")
+	if d.Server {
+		dsn = serverDSN(t, dialect)
 	}
 	be, err := d.Open(context.Background(), registry.Spec{DSN: dsn})
 	if err != nil {
@@ -91,6 +86,21 @@ func openBackend(t testing.TB, dialect string) backend.Backend {
 	}
 	t.Cleanup(func() { be.Close() })
 	return be
+}
+
+// testServers give a fresh database on each server database's private
+// test server (its own test-server package, which backend/registry may not
+// link): the one table here that names databases.
+var testServers = map[string]func(testing.TB) string{"postgres": pgtest.DSN, "mysql": mysqltest.DSN}
+
+// serverDSN is a fresh database on the private test server of dialect, a
+// database server.
+func serverDSN(t testing.TB, dialect string) string {
+	dsn, ok := testServers[dialect]
+	if !ok {
+		t.Fatalf("workloadtest: no private test server for backend %q", dialect)
+	}
+	return dsn(t)
 }
 
 // Tx is one bc-transaction's outcome.
@@ -108,7 +118,7 @@ func (c *Chain) Block(bcs ...[]txn.Statement) []Tx {
 	raws := make([][]byte, len(bcs))
 	for i, stmts := range bcs {
 		c.nonce++
-		tx := &txn.Tx{ChainID: chainID, Nonce: c.nonce, Statements: stmts}
+		tx := &txn.Tx{ChainID: ChainID, Nonce: c.nonce, Statements: stmts}
 		tx.Sign(c.key)
 		raws[i] = txn.Encode(tx)
 	}
@@ -140,99 +150,14 @@ func (c *Chain) Block(bcs ...[]txn.Statement) []Tx {
 	return out
 }
 
-// Setup runs the workload's Setup, each bc-transaction in its own block,
-// and fails the test if one fails.
-func (c *Chain) Setup(w workload.Workload) {
-	c.t.Helper()
-	bcs, err := w.Setup(c.Dialect)
-	if err != nil {
-		c.t.Fatalf("%s setup: %v", w.Name(), err)
-	}
-	for i, stmts := range bcs {
-		if n := len(txn.Encode(&txn.Tx{ChainID: chainID, Statements: stmts})); n > workload.MaxSetupBytes || len(stmts) > workload.MaxSetupStatements {
-			c.t.Fatalf("%s setup bc-transaction %d: %d statements, %d bytes: over the limits", w.Name(), i, len(stmts), n)
-		}
-		r := c.Block(stmts)[0]
-		if r.Code != api.CodeOK {
-			c.t.Fatalf("%s setup bc-transaction %d failed (code %d): %s", w.Name(), i, r.Code, r.Log)
-		}
-	}
-}
-
-// Query implements workload.Querier on the committed state.
+// Query runs one read-only statement on the committed state and returns
+// its rows as the backend gives them.
 func (c *Chain) Query(ctx context.Context, sql string, args ...any) ([][]any, error) {
 	rows, _, err := c.be.Query(ctx, sql, args)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows.Rows {
-		for i, v := range r {
-			r[i] = workload.Normalize(v)
-		}
-	}
 	return rows.Rows, nil
-}
-
-// Run draws n wl-transactions from the workload's generators (clients of
-// them, round robin), executes the writes perBlock to a block (one
-// bc-transaction each) and the reads through Query, and returns the writes
-// as applied. A write that fails without MayFail, or a read that fails,
-// fails the test.
-func (c *Chain) Run(w workload.Workload, seed uint64, clients, n, perBlock int) []workload.Applied {
-	c.t.Helper()
-	ctx := context.Background()
-	gens := make([]workload.Generator, clients)
-	for i := range gens {
-		gens[i] = w.Generator(c.Dialect, seed, i)
-	}
-	var applied []workload.Applied
-	var pending []workload.WL
-	flush := func() {
-		if len(pending) == 0 {
-			return
-		}
-		bcs := make([][]txn.Statement, len(pending))
-		for i, wl := range pending {
-			bcs[i] = wl.Statements
-		}
-		for i, r := range c.Block(bcs...) {
-			wl := pending[i]
-			if r.Code != api.CodeOK && !wl.MayFail {
-				c.t.Fatalf("%s %s failed (code %d): %s", w.Name(), wl.Kind, r.Code, r.Log)
-			}
-			applied = append(applied, workload.Applied{WL: wl, Code: r.Code, Results: r.Results})
-		}
-		pending = pending[:0]
-	}
-	for i := 0; i < n; i++ {
-		wl := gens[i%clients].Next()
-		if wl.ReadOnly {
-			for j, st := range wl.Statements {
-				args := make([]any, len(st.Args))
-				for k, a := range st.Args {
-					args[k] = a.Value()
-				}
-				if _, err := c.Query(ctx, st.SQL, args...); err != nil {
-					c.t.Fatalf("%s %s statement %d: %v", w.Name(), wl.Kind, j+1, err)
-				}
-			}
-			continue
-		}
-		pending = append(pending, wl)
-		if len(pending) == perBlock {
-			flush()
-		}
-	}
-	flush()
-	return applied
-}
-
-// Check runs the workload's consistency check and fails the test on error.
-func (c *Chain) Check(w workload.Workload, applied []workload.Applied) {
-	c.t.Helper()
-	if err := w.Check(context.Background(), c.Dialect, c, applied); err != nil {
-		c.t.Fatalf("%s consistency on %s: %v", w.Name(), c.Dialect, err)
-	}
 }
 
 // String names the chain in messages.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -68,17 +69,22 @@ func RunExcept(t *testing.T, open Open, skip []string, opts ...Option) {
 	t.Run("InternalSQLImmuneToUserIdentifiers", func(t *testing.T) { testIdentifiers(t, open, cfg.restore) })
 }
 
-// ph returns the placeholder for positional argument n in dialect d.
+// ph returns the placeholder for positional argument n in dialect d, in
+// the style package dialect gives it.
 func ph(d string, n int) string {
-	switch d {
-	case "postgres":
+	dl, err := dialect.Lookup(d)
+	if err != nil {
+		panic(fmt.Sprintf("backendtest: %v", err))
+	}
+	switch dl.Wire.Placeholders {
+	case dialect.PlaceholdersDollar:
 		return "$" + strconv.Itoa(n)
-	case "sqlite":
+	case dialect.PlaceholdersNumbered:
 		return "?" + strconv.Itoa(n)
-	case "mysql":
+	case dialect.PlaceholdersOrdered:
 		return "?"
 	}
-	panic(fmt.Sprintf("backendtest: unknown dialect %q", d))
+	panic(fmt.Sprintf("backendtest: dialect %q numbers placeholders as %q", d, dl.Wire.Placeholders))
 }
 
 // types names column types per dialect, for the few that differ. FRACTION
@@ -385,9 +391,9 @@ func testErrorClasses(t *testing.T, open Open) {
 	wantClass(t, "SELECT of a missing column", n.tx(blk, `SELECT nope FROM t`), backend.ClassUndefined)
 	wantClass(t, "duplicate primary key", n.tx(blk, `INSERT INTO t (id, v) VALUES (1, 'x')`), backend.ClassConstraint)
 	nn := []string{`CREATE TABLE nn (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`, `INSERT INTO nn (id, v) VALUES (1, NULL)`}
-	if n.d == "mysql" {
-		// On MySQL a bc-transaction with DDL is that statement alone
-		// (see backend.Block).
+	if !n.Capabilities().TransactionalDDL {
+		// Without transactional DDL (MySQL) a bc-transaction with DDL
+		// is that statement alone (see backend.Block).
 		if err := n.tx(blk, nn[0]); err != nil {
 			t.Fatalf("CREATE TABLE nn: %v", err)
 		}

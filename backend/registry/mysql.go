@@ -17,10 +17,8 @@ import (
 var mysqlNoGate mysql.Option
 
 func mysqlDriver() Driver {
-	return serverDriver(Driver{Name: "mysql", DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
-		Open: openMySQL, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
-		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return mysql.Dump(ctx, s.DSN, w) },
-		Wire: WireDialect{Placeholders: PlaceholdersOrdered, CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
+	return serverDriver(Driver{Dialect: mustDialect("mysql"), Open: openMySQL, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
+		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return mysql.Dump(ctx, s.DSN, w) }},
 		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
 }

@@ -15,13 +15,11 @@ import (
 var postgresNoGate postgres.Option
 
 func postgresDriver() Driver {
-	return serverDriver(Driver{Name: "postgres", DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
-		Open: openPostgres, Prepare: preparePostgres, SetupSQL: postgresSetupSQL,
+	return serverDriver(Driver{Dialect: mustDialect("postgres"), Open: openPostgres, Prepare: preparePostgres, SetupSQL: postgresSetupSQL,
 		CheckpointNow: func(ctx context.Context, s Spec, dir string) (backend.Checkpoint, error) {
 			return postgres.CheckpointNow(ctx, s.DSN, dir)
 		},
-		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return postgres.Dump(ctx, s.DSN, w) },
-		Wire: WireDialect{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
+		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return postgres.Dump(ctx, s.DSN, w) }},
 		postgres.Checkpoints, ServerOps{DatabaseName: postgres.DatabaseName, Restore: postgres.RestoreCheckpoint,
 			Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})
 }

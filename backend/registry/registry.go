@@ -9,23 +9,17 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/dialect"
 )
 
 // Default is the backend a node uses when its configuration names none.
-const Default = "sqlite"
+const Default = dialect.Default
 
-// Driver describes one database relchain runs on.
+// Driver describes one database relchain runs on: its dialect.Dialect
+// (Name, Server, DSNTemplate, Wire: what needs no driver) and how to open
+// it.
 type Driver struct {
-	// Name is the backend's name in relchain.toml (backend.kind), on the
-	// command line (--backend) and in the genesis (app.Params.Backend).
-	Name string
-	// Server is true for a database server reached by a DSN: every node
-	// needs its own database (a DSN; networks give a template with
-	// {node}). Otherwise the database is a file in the node home.
-	Server bool
-	// DSNTemplate is an example DSN with {node} for the node's name, for
-	// error messages; empty for a file database.
-	DSNTemplate string
+	dialect.Dialect
 	// Open opens the database s locates.
 	Open func(ctx context.Context, s Spec) (backend.Backend, error)
 	// Prepare turns the administrator's DSN of a new node into the node's
@@ -51,43 +45,21 @@ type Driver struct {
 	// create the database dsn names and the node's least-privilege roles
 	// (relchain init --print-pg-setup).
 	SetupSQL func(dsn string) (string, error)
-	// Wire is what the PostgreSQL wire-protocol gateway needs to know of
-	// the backend's SQL dialect.
-	Wire WireDialect
 }
 
-// WireDialect describes a backend's SQL dialect to the PostgreSQL
-// wire-protocol gateway (package gateway).
-type WireDialect struct {
-	// DollarQuotes: $tag$…$tag$ is a string literal (PostgreSQL), so a
-	// semicolon inside one does not end a statement.
-	DollarQuotes bool
-	// PGCatalog: the database answers PostgreSQL's catalog queries
-	// (pg_catalog, information_schema as psql's \d and ORMs ask them).
-	PGCatalog bool
-	// CatalogHint, when PGCatalog is false, tells a user how to list
-	// tables in the backend's own SQL.
-	CatalogHint string
-	// Placeholders is how the backend numbers parameters; the gateway
-	// rewrites the $n that PostgreSQL clients send into it.
-	Placeholders string
-	// NativeTypes: the database's values are PostgreSQL's own, in
-	// PostgreSQL's text forms (time, timetz, interval, arrays), and a
-	// parameter's text is read by PostgreSQL's own input functions, so the
-	// gateway announces those types as themselves and passes input forms it
-	// does not parse on to the database.
-	NativeTypes bool
+// WireDialect is dialect.Wire, kept for callers not yet moved to package
+// dialect (cmd/relchain's exec).
+type WireDialect = dialect.Wire
+
+// mustDialect is the dialect called name; a Driver without one is a
+// programming error.
+func mustDialect(name string) dialect.Dialect {
+	d, err := dialect.Lookup(name)
+	if err != nil {
+		panic(fmt.Sprintf("registry: %v", err))
+	}
+	return d
 }
-
-// Placeholder styles (WireDialect.Placeholders).
-const (
-	PlaceholdersDollar   = ""           // $1, $2 (PostgreSQL): sent as they are
-	PlaceholdersNumbered = "numbered"   // ?1, ?2 (SQLite)
-	PlaceholdersOrdered  = "positional" // ? bound in order of appearance (MySQL)
-)
-
-// DSNExample is an example DSN of a node named node0.
-func (d Driver) DSNExample() string { return strings.ReplaceAll(d.DSNTemplate, "{node}", "node0") }
 
 // ServerOps restore a checkpoint of a database server's backend.
 type ServerOps struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 )
 
 func TestMain(m *testing.M) {
@@ -129,6 +131,22 @@ func TestSetupSQL(t *testing.T) {
 		}
 		if _, err := d.SetupSQL("postgres://127.0.0.1:5432/"); err == nil {
 			t.Errorf("%s: setup SQL for a DSN without a database", name)
+		}
+	}
+}
+
+// The registry opens exactly the databases package dialect describes, in
+// its order, each Driver with its dialect's description: the gateway and
+// the client commands, which ask package dialect, see the same list.
+func TestDriversMatchDialects(t *testing.T) {
+	if got, want := registry.Names(), dialect.Names(); !slices.Equal(got, want) {
+		t.Fatalf("registry.Names() = %v, dialect.Names() = %v", got, want)
+	}
+	for _, name := range registry.Names() {
+		d, _ := registry.Lookup(name)
+		want, _ := dialect.Lookup(name)
+		if d.Dialect != want {
+			t.Errorf("%s: driver's dialect %+v, package dialect's %+v", name, d.Dialect, want)
 		}
 	}
 }

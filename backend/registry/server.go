@@ -4,11 +4,13 @@ import (
 	"github.com/relchain/relchain/backend"
 )
 
-// serverDriver is the Driver of a database server's backend: every node
-// needs its own database (a DSN), and recover and state sync restore a
-// checkpoint beside the live database through ops.
+// serverDriver is the Driver of a database server's backend (its dialect
+// says Server): every node needs its own database (a DSN), and recover and
+// state sync restore a checkpoint beside the live database through ops.
 func serverDriver(d Driver, checkpoints func(dir string) ([]backend.Checkpoint, error), ops ServerOps) Driver {
-	d.Server = true
+	if !d.Server {
+		panic("registry: serverDriver for " + d.Name + ", which package dialect lists as a file database")
+	}
 	d.Checkpoints = checkpoints
 	d.Restore = &ops
 	return d

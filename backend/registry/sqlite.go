@@ -12,12 +12,11 @@ import (
 var sqliteNoGate sqlite.Option
 
 func sqliteDriver() Driver {
-	return Driver{Name: "sqlite", Open: openSQLite, Checkpoints: sqlite.Checkpoints,
+	return Driver{Dialect: mustDialect("sqlite"), Open: openSQLite, Checkpoints: sqlite.Checkpoints,
 		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return sqlite.Dump(ctx, s.DSN, w) },
 		CheckpointNow: func(_ context.Context, s Spec, dir string) (backend.Checkpoint, error) {
 			return sqlite.CheckpointNow(s.DSN, dir)
-		},
-		Wire: WireDialect{Placeholders: PlaceholdersNumbered, CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}}
+		}}
 }
 
 func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/relchain/relchain/app/workloadtest"
 	mysqlbackend "github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/txn"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/app/workloadtest"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/txn"
 )
 

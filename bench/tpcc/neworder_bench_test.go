@@ -15,11 +15,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/app/workloadtest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/txn"
 )
 

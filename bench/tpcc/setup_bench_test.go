@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/relchain/relchain/app/workloadtest"
 	"github.com/relchain/relchain/bench/tpcc"
+	"github.com/relchain/relchain/bench/workload/workloadtest"
 )
 
 // BenchmarkSetup measures Setup through the in-process chain at full

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/app/workloadtest"
 	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/txn"
 )
 

@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/relchain/relchain/dialect"
 )
 
 // Manifest is one network, its load, its faults and its invariants.
 type Manifest struct {
 	Name       string `toml:"name"`
 	Validators int    `toml:"validators"`
-	// Backend is every node's database: "sqlite", "postgres" or "mysql".
+	// Backend is every node's database, a name package dialect lists.
 	// One network runs one backend: the genesis names it.
 	Backend string `toml:"backend"`
 	// Network is "netns" (each node in a network namespace of its own:
@@ -118,7 +120,7 @@ type Check struct {
 
 // fileBackends keep their database in the node home, which a rebuild
 // (tamper's undo) can wipe; a server database belongs to its owner.
-var fileBackends = []string{"sqlite"}
+var fileBackends = dialect.Files()
 
 // The invariants.
 const (
@@ -211,7 +213,7 @@ func (p Perturb) isInstant() bool {
 }
 
 // serverBackends keep a node's database on a database server.
-var serverBackends = []string{"postgres", "mysql"}
+var serverBackends = dialect.Servers()
 
 // Duration is a time.Duration written as "1m30s" in TOML.
 type Duration struct{ time.Duration }
@@ -269,7 +271,7 @@ func (m *Manifest) setDefaults() {
 		m.Validators = 4
 	}
 	if m.Backend == "" {
-		m.Backend = "sqlite"
+		m.Backend = dialect.Default
 	}
 	if m.Network == "" {
 		m.Network = "auto"
@@ -321,8 +323,8 @@ func (m *Manifest) validate() error {
 	if m.Validators < 1 || m.Validators > 16 {
 		errs = append(errs, fmt.Errorf("validators = %d: want 1 to 16", m.Validators))
 	}
-	if !slices.Contains([]string{"sqlite", "postgres", "mysql"}, m.Backend) {
-		errs = append(errs, fmt.Errorf("backend %q: want sqlite, postgres or mysql", m.Backend))
+	if _, err := dialect.Lookup(m.Backend); err != nil {
+		errs = append(errs, err)
 	}
 	if !slices.Contains([]string{"auto", "netns", "loopback"}, m.Network) {
 		errs = append(errs, fmt.Errorf("network %q: want auto, netns or loopback", m.Network))
@@ -374,7 +376,7 @@ func (m *Manifest) validate() error {
 			errs = append(errs, fmt.Errorf("perturb[%d]: tamper's rebuild wipes the node's files: backend sqlite only (a database file in the node home)", i))
 		}
 		if slices.Contains([]string{ActDBDisconnect, ActDBKill, ActSharedDBKill}, p.Action) && !slices.Contains(serverBackends, m.Backend) {
-			errs = append(errs, fmt.Errorf("perturb[%d]: %s needs a database server: backend postgres or mysql", i, p.Action))
+			errs = append(errs, fmt.Errorf("perturb[%d]: %s needs a database server: backend %s", i, p.Action, strings.Join(serverBackends, " or ")))
 		}
 	}
 	if len(m.dbKillNodes()) > 0 && m.killsSharedDB() {

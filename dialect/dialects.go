@@ -1,0 +1,15 @@
+package dialect
+
+// dialects are the databases relchain runs on, the default first. Adding a
+// database adds its entry here (and its Driver in backend/registry, with
+// the same Name).
+var dialects = []Dialect{
+	{Name: "sqlite",
+		Wire: Wire{Placeholders: PlaceholdersNumbered,
+			CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}},
+	{Name: "postgres", Server: true, DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
+		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
+	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
+		Wire: Wire{Placeholders: PlaceholdersOrdered,
+			CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
+}
