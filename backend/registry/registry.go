@@ -47,10 +47,6 @@ type Driver struct {
 	SetupSQL func(dsn string) (string, error)
 }
 
-// WireDialect is dialect.Wire, kept for callers not yet moved to package
-// dialect (cmd/relchain's exec).
-type WireDialect = dialect.Wire
-
 // mustDialect is the dialect called name; a Driver without one is a
 // programming error.
 func mustDialect(name string) dialect.Dialect {

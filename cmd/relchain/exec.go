@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/txn"
 )
@@ -126,11 +126,11 @@ func readScript(ctx context.Context, c *client.Client, stdin io.Reader, file str
 	if len(b) > maxScript {
 		return nil, fmt.Errorf("%s: larger than %d bytes (a bc-transaction is at most the genesis max_tx_bytes, 1 MiB by default)", file, maxScript)
 	}
-	dialect, err := dialectOf(ctx, c)
+	wire, err := wireOf(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	texts, err := splitScript(string(b), dialect.DollarQuotes)
+	texts, err := splitScript(string(b), wire.DollarQuotes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -156,20 +156,20 @@ func readLimited(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxScript+1))
 }
 
-// dialectOf is how the node's database quotes and numbers parameters,
+// wireOf is how the node's database quotes and numbers parameters,
 // from the backend its abci_info names.
-func dialectOf(ctx context.Context, c *client.Client) (registry.WireDialect, error) {
+func wireOf(ctx context.Context, c *client.Client) (dialect.Wire, error) {
 	info, err := c.RPC().ABCIInfo(ctx)
 	if err != nil {
-		return registry.WireDialect{}, fmt.Errorf("ask node %s for its backend: %w", c.URL(), err)
+		return dialect.Wire{}, fmt.Errorf("ask node %s for its backend: %w", c.URL(), err)
 	}
 	var d api.InfoData
 	_ = json.Unmarshal([]byte(info.Response.Data), &d)
-	drv, err := registry.Lookup(d.Backend)
+	db, err := dialect.Lookup(d.Backend)
 	if err != nil {
-		return registry.WireDialect{}, fmt.Errorf("node %s runs backend %q, which this relchain does not know: %w", c.URL(), d.Backend, err)
+		return dialect.Wire{}, fmt.Errorf("node %s runs backend %q, which this relchain does not know: %w", c.URL(), d.Backend, err)
 	}
-	return drv.Wire, nil
+	return db.Wire, nil
 }
 
 // splitScript splits a script into statements (gateway.Split), keeping a

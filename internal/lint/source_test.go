@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,11 +22,6 @@ const maxFuncLines = 80
 // screen: the executor, the gates, the wire protocol and the benchmark
 // lab's runner.
 var funcLengthDirs = []string{"app", "backend/sqlite", "backend/postgres/pggate", "backend/mysql/mysqlgate", "pgwire", "bench", "cmd/relchain-bench"}
-
-// dialectNames are the backends' names; code above backend/ asks the
-// backend's Capabilities or backend/registry's Driver instead of
-// comparing them.
-var dialectNames = map[string]bool{`"sqlite"`: true, `"postgres"`: true, `"mysql"`: true}
 
 // goFiles calls fn for every parsed non-test Go file below dir (relative
 // to the module root), skipping testdata and the tools module.
@@ -84,36 +78,3 @@ func TestFunctionLength(t *testing.T) {
 	}
 }
 
-// TestNoDialectNamesAboveBackend keeps database names out of the branches
-// of code above backend/: no comparison with, and no switch case on,
-// "sqlite", "postgres" or "mysql".
-func TestNoDialectNamesAboveBackend(t *testing.T) {
-	files := 0
-	goFiles(t, ".", func(path string, fset *token.FileSet, f *ast.File) {
-		if strings.HasPrefix(path, "backend"+string(filepath.Separator)) {
-			return
-		}
-		files++
-		ast.Inspect(f, func(n ast.Node) bool {
-			var lits []ast.Expr
-			switch n := n.(type) {
-			case *ast.BinaryExpr:
-				if n.Op == token.EQL || n.Op == token.NEQ {
-					lits = []ast.Expr{n.X, n.Y}
-				}
-			case *ast.CaseClause:
-				lits = n.List
-			}
-			for _, e := range lits {
-				if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING && dialectNames[lit.Value] {
-					name, _ := strconv.Unquote(lit.Value)
-					t.Errorf("%s:%d compares with the database name %q: ask backend.Capabilities or backend/registry's Driver", path, fset.Position(lit.Pos()).Line, name)
-				}
-			}
-			return true
-		})
-	})
-	if files < 50 {
-		t.Fatalf("checked only %d files; is the module root right?", files)
-	}
-}
