@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 )
 
 // The protocol versions relchain knows (see the package doc).
@@ -35,8 +36,20 @@ const MinUpgradeDelay = 5
 // build that simulates an older release. Empty in a release build.
 var maxVersionOverride string
 
+// testMax, when set (SetMaxForTest), lowers Max further.
+var testMax atomic.Uint64
+
 // Max is the newest protocol version this binary can run.
 func Max() uint64 {
+	m := buildMax()
+	if t := testMax.Load(); t != 0 && t < m {
+		return t
+	}
+	return m
+}
+
+// buildMax is Latest as lowered by maxVersionOverride.
+func buildMax() uint64 {
 	if maxVersionOverride == "" {
 		return Latest
 	}
@@ -47,6 +60,14 @@ func Max() uint64 {
 		return V1
 	}
 	return v
+}
+
+// SetMaxForTest lowers Max to v (never raises it) until restore is
+// called: in-process tests that play an older release. Not for use
+// outside tests.
+func SetMaxForTest(v uint64) (restore func()) {
+	old := testMax.Swap(v)
+	return func() { testMax.Store(old) }
 }
 
 // Supported reports whether this binary can execute blocks of version v.
