@@ -27,9 +27,15 @@ import (
 // each node restarted with the current build continues from H. Every
 // acknowledged write is there once, the nodes agree on every AppHash
 // across H, and the headers carry app version 1 before H and 2 from H on.
-func TestProtocolUpgrade_SQLite(t *testing.T) {
+func TestProtocolUpgrade_SQLite(t *testing.T) { testProtocolUpgrade(t, "sqlite") }
+
+// TestProtocolUpgrade_Postgres is TestProtocolUpgrade_SQLite on
+// PostgreSQL.
+func TestProtocolUpgrade_Postgres(t *testing.T) { testProtocolUpgrade(t, "postgres") }
+
+func testProtocolUpgrade(t *testing.T, backend string) {
 	oldBin := oldReleaseBinary(t)
-	c := mustStartCluster(t, clusterOptions{permissioned: true, consensusTimeouts: true,
+	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true, consensusTimeouts: true,
 		prepare: func(c *cluster) { c.net.Bin = oldBin }})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -72,6 +78,10 @@ func TestProtocolUpgrade_SQLite(t *testing.T) {
 		if n := countIn(t, c.net.LogFile(i), msg); n == 0 || c.net.ExitError(i) == nil {
 			t.Fatalf("%s stopped (exit %v) without saying which version it needs", c.nodes[i].Name, c.net.ExitError(i))
 		}
+	}
+	if b, err := os.ReadFile(c.net.LogFile(0)); err == nil {
+		lines := regexp.MustCompile(`[^\n]*`+msg.String()+`[^\n]*`).FindAll(b, -1)
+		t.Logf("%s stopped with: %s", c.nodes[0].Name, lines[len(lines)-1])
 	}
 	t.Logf("all old binaries stopped at height %d (load: %s)", h, l.summary())
 	acked := l.ackedCount()
