@@ -13,13 +13,18 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
 	cmtcrypto "github.com/cometbft/cometbft/proto/tendermint/crypto"
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
+
+	"github.com/relchain/relchain/protocol"
 )
 
 // Version is reported in Info.
 const Version = "0.1.0"
 
-// AppVersion is the application protocol version (Info.AppVersion).
-const AppVersion uint64 = 1
+// AppVersion is the protocol version a chain starts with (InitChain's
+// consensus parameters); Info reports the chain's current one
+// (Executor.NextVersion), package protocol names them all.
+const AppVersion uint64 = protocol.Genesis
 
 // App is the ABCI application. It only translates between CometBFT and the
 // Executor.
@@ -122,7 +127,7 @@ func (a *App) Info(_ context.Context, _ *abci.RequestInfo) (*abci.ResponseInfo, 
 	return &abci.ResponseInfo{
 		Data:             string(data),
 		Version:          Version,
-		AppVersion:       AppVersion,
+		AppVersion:       a.ex.NextVersion(),
 		LastBlockHeight:  st.Height,
 		LastBlockAppHash: st.AppHash,
 	}, nil
@@ -149,8 +154,11 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 		return nil, fmt.Errorf("init chain: %w", err)
 	}
 	// No validators in the response: CometBFT keeps the genesis set,
-	// which the executor records in the first block.
-	return &abci.ResponseInitChain{}, nil
+	// which the executor records in the first block. The app version of
+	// the consensus parameters is the chain's first protocol version:
+	// CometBFT puts it in every header until an upgrade changes it
+	// (FinalizeBlock).
+	return &abci.ResponseInitChain{ConsensusParams: &cmtproto.ConsensusParams{Version: &cmtproto.VersionParams{App: AppVersion}}}, nil
 }
 
 // abciValidatorUpdates converts the executor's validator changes.
@@ -226,7 +234,14 @@ func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock)
 			out[i].Codespace = "relchain"
 		}
 	}
-	return &abci.ResponseFinalizeBlock{TxResults: out, AppHash: appHash, ValidatorUpdates: abciValidatorUpdates(a.ex.ValidatorUpdates(req.Height))}, nil
+	resp := &abci.ResponseFinalizeBlock{TxResults: out, AppHash: appHash, ValidatorUpdates: abciValidatorUpdates(a.ex.ValidatorUpdates(req.Height))}
+	if v, ok := a.ex.VersionUpdate(req.Height); ok {
+		// The next block is the first of an upgrade: its header (and
+		// every later one) carries the new version.
+		resp.ConsensusParamUpdates = &cmtproto.ConsensusParams{Version: &cmtproto.VersionParams{App: v}}
+		a.logger.Info("protocol upgrade: the next block runs the new protocol version", "height", req.Height+1, "version", v)
+	}
+	return resp, nil
 }
 
 // Commit makes the finalized block durable.

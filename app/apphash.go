@@ -9,12 +9,16 @@ import (
 	"fmt"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/statedigest"
 )
 
 // The AppHash and what it commits to.
 //
 //	AppHash(h) = H("relchain/apphash/v4" | AppHash(h-1) | h | H(results) | change digest | state)
+//	             (protocol version 1)
+//	AppHash(h) = H("relchain/apphash/v5" | version | AppHash(h-1) | h | H(results) | change digest | state)
+//	             (protocol version 2 and later: see AppHashInputs.Protocol)
 //	state      = H("relchain/state/v2" | tables digest | system sum)
 //
 // H(results) covers each tx's code and data (the deterministic part of a
@@ -49,17 +53,30 @@ const systemTable = "\x00relchain/system"
 
 // AppHashInputs is everything an AppHash commits to except the state.
 type AppHashInputs struct {
-	Prev    []byte
-	Height  int64
-	Results [sha256.Size]byte
-	Changes []byte
+	// Protocol is the protocol version of the block (0 counts as 1).
+	// From version 2 on the AppHash commits to it:
+	//
+	//	AppHash(h) = H("relchain/apphash/v5" | version | AppHash(h-1) | h | ...)
+	//
+	// the rest as above; version 1 blocks keep the v4 form unchanged.
+	Protocol uint64
+	Prev     []byte
+	Height   int64
+	Results  [sha256.Size]byte
+	Changes  []byte
 }
 
 // AppHash is the AppHash of these inputs over state (StateDigest).
 func (in AppHashInputs) AppHash(state []byte) []byte {
 	h := sha256.New()
 	var n [8]byte
-	h.Write([]byte("relchain/apphash/v4"))
+	if in.Protocol >= protocol.V2 {
+		h.Write([]byte("relchain/apphash/v5"))
+		binary.BigEndian.PutUint64(n[:], in.Protocol)
+		h.Write(n[:])
+	} else {
+		h.Write([]byte("relchain/apphash/v4"))
+	}
 	binary.BigEndian.PutUint64(n[:], uint64(len(in.Prev)))
 	h.Write(n[:])
 	h.Write(in.Prev)
@@ -73,9 +90,14 @@ func (in AppHashInputs) AppHash(state []byte) []byte {
 	return h.Sum(nil)
 }
 
-// encode is the stored form: version 1, then the fields length-prefixed.
+// encode is the stored form: format 1, then the fields length-prefixed;
+// from protocol version 2 on, format 2: the protocol version (uvarint)
+// before the fields.
 func (in AppHashInputs) encode() []byte {
 	b := []byte{1}
+	if in.Protocol >= protocol.V2 {
+		b = binary.AppendUvarint([]byte{2}, in.Protocol)
+	}
 	b = binary.AppendUvarint(b, uint64(len(in.Prev)))
 	b = append(b, in.Prev...)
 	b = binary.AppendUvarint(b, uint64(in.Height))
@@ -87,10 +109,18 @@ func (in AppHashInputs) encode() []byte {
 func decodeAppHashInputs(b []byte) (AppHashInputs, error) {
 	var in AppHashInputs
 	bad := errors.New("malformed AppHash inputs")
-	if len(b) == 0 || b[0] != 1 {
+	if len(b) == 0 || (b[0] != 1 && b[0] != 2) {
 		return in, fmt.Errorf("AppHash inputs of unknown version (written by a newer relchain?)")
 	}
+	format := b[0]
 	b = b[1:]
+	if format == 2 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || v < protocol.V2 {
+			return in, bad
+		}
+		in.Protocol, b = v, b[k:]
+	}
 	field := func() ([]byte, bool) {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < n {

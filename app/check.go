@@ -194,6 +194,13 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 			}
 			continue
 		}
+		if isUpgradeStmt(st.SQL) {
+			if rej := e.admitUpgrade(st); rej != nil {
+				rej.Reason = fmt.Sprintf("statement %d: %s", i+1, rej.Reason)
+				return nil, rej
+			}
+			continue
+		}
 		if isSystem(st.SQL) {
 			if _, err := parseSystem(st, e.gate()); err != nil {
 				return nil, &Rejection{Code: api.CodeSyntax, Reason: fmt.Sprintf("statement %d: %v", i+1, err)}

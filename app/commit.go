@@ -32,7 +32,7 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 	// An empty block changes nothing, unless this node's database
 	// changed outside the chain: then its AppHash must differ.
 	if len(results) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-		in := AppHashInputs{Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
+		in := AppHashInputs{Protocol: p.version(), Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
 		p.appHash = in.AppHash(p.stateDigest)
 		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
 			return fmt.Errorf("record the AppHash inputs: %w", err)
@@ -57,18 +57,25 @@ func encodeExecData(results []TxResult, outs []*execData, effects map[int][]byte
 	}
 }
 
-// saveSystem writes the replay windows and grants the block changed into
-// its db-transaction.
+// saveSystem writes the replay windows, grants, validators and protocol
+// state the block changed into its db-transaction.
 func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
 	e.mu.Lock()
 	p.systemSum = e.systemSum
 	valKV := e.validatorEntries(p)
 	e.mu.Unlock()
-	if len(p.replay) == 0 && len(p.grants) == 0 && len(valKV) == 0 {
+	var protoKV map[string][]byte
+	if p.proto != nil {
+		protoKV = e.blockProto(p).entries(p.protoActivated, p.upgrade != nil)
+	}
+	if len(p.replay) == 0 && len(p.grants) == 0 && len(valKV) == 0 && len(protoKV) == 0 {
 		return nil
 	}
-	kv := make(map[string][]byte, len(p.replay)+len(p.grants)+len(valKV))
+	kv := make(map[string][]byte, len(p.replay)+len(p.grants)+len(valKV)+len(protoKV))
 	for k, v := range valKV {
+		kv[k] = v
+	}
+	for k, v := range protoKV {
 		kv[k] = v
 	}
 	for k, w := range p.replay {
@@ -150,6 +157,7 @@ func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []Tx
 	}
 	clear(p.grants)
 	clear(p.vals)
+	p.upgrade = nil // an upgrade due at this height still takes effect
 	nb, err := e.Backend().Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("block_atomic: begin: %w", err)
@@ -242,6 +250,9 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 		e.valsKnown, e.valsUnsaved = true, false
 	}
 	e.vals = e.vals.with(p.vals)
+	if p.proto != nil {
+		e.proto = p.blockProtoHeld()
+	}
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	e.mu.Unlock()

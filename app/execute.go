@@ -45,8 +45,14 @@ type pendingBlock struct {
 	grants      map[string]grantSet    // grants this block changed
 	vals        valSet                 // validator powers this block changed (0: removed)
 	valUpdates  []ValidatorUpdate      // for CometBFT, sorted by key (validatorEntries)
-	digest      time.Duration          // time seal took (for metrics only)
-	txKeys      [][32]byte             // the txs' hashes (forgotten by the envelope cache at Commit)
+	// proto is the protocol state at the block's start (an upgrade due at
+	// its height applied: protoActivated), upgrade the one its txs
+	// scheduled (protocol.go).
+	proto          *protoState
+	protoActivated bool
+	upgrade        *Upgrade
+	digest         time.Duration // time seal took (for metrics only)
+	txKeys         [][32]byte    // the txs' hashes (forgotten by the envelope cache at Commit)
 	// info and txs are the block as given, to run it again when its
 	// COMMIT was lost with the connection (Commit).
 	info BlockInfo
@@ -175,6 +181,10 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		}
 		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet),
 			info: b, txs: txs}
+		if err := e.beginProto(p); err != nil {
+			_ = p.block.Rollback(undo)
+			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
+		}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -414,9 +424,10 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		return f, nil, nil
 	}
 	txVals := make(valSet)
+	var txUp upgradeOverlay
 	for j, st := range stmts {
 		if isSystem(st.SQL) {
-			if rej := e.systemStatement(p, st, txGrants, txVals); rej != nil {
+			if rej := e.systemStatement(p, st, txGrants, txVals, &txUp); rej != nil {
 				return fail(rejectionFailure(j+1, rej))
 			}
 			results = append(results, &backend.Rows{})
@@ -464,6 +475,9 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	for k, v := range txVals {
 		p.vals[k] = v
 	}
+	if txUp.set {
+		p.upgrade = &txUp.upgrade
+	}
 	return nil, results, nil
 }
 
@@ -501,7 +515,10 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 // systemStatement executes a system statement of a tx in a block: its
 // change goes into the tx's overlays (txGrants, txVals), which join the
 // block's if the whole wl-transaction succeeds.
-func (e *Executor) systemStatement(p *pendingBlock, st txn.Statement, txGrants map[string]grantSet, txVals valSet) *Rejection {
+func (e *Executor) systemStatement(p *pendingBlock, st txn.Statement, txGrants map[string]grantSet, txVals valSet, txUp *upgradeOverlay) *Rejection {
+	if isUpgradeStmt(st.SQL) {
+		return e.checkUpgrade(p, st, txUp)
+	}
 	if isValidatorStmt(st.SQL) {
 		if why := e.checkValidator(st, p.vals, txVals); why != "" {
 			return &Rejection{Code: api.CodeValidatorRefused, Reason: why}

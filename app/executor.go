@@ -57,6 +57,8 @@ type Executor struct {
 	vals        valSet
 	valsKnown   bool
 	valsUnsaved bool
+	// proto is the committed protocol state (protocol.go; guarded by mu).
+	proto protoState
 }
 
 // NewExecutor loads the committed state from be.
@@ -90,9 +92,13 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, err
 	}
+	if err := checkProtocol(sysState.proto, st.Height); err != nil {
+		return nil, err
+	}
 	delete(stored, apphashKey)
 	sys := SystemSum(stored)
 	return &Executor{
+		proto:       sysState.proto,
 		systemSum:   sys,
 		systemRaw:   stored,
 		replay:      sysState.replay,
@@ -135,11 +141,12 @@ type systemState struct {
 	replay map[string]replayState
 	grants map[string]grantSet
 	vals   valSet
+	proto  protoState
 }
 
 // loadSystemState decodes the system entries LoadSystem returned.
 func loadSystemState(stored map[string][]byte) (systemState, error) {
-	s := systemState{replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
+	s := systemState{replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet), proto: genesisProto()}
 	for k, v := range stored {
 		switch {
 		case k == apphashKey:
@@ -164,6 +171,10 @@ func loadSystemState(stored map[string][]byte) (systemState, error) {
 				return s, fmt.Errorf("load validator %X: %w", k[len(validatorKeyPrefix):], err)
 			}
 			s.vals[k[len(validatorKeyPrefix):]] = p
+		case k == protocolVersionKey || k == protocolUpgradeKey:
+			if err := s.proto.load(k, v); err != nil {
+				return s, fmt.Errorf("load system state: %w", err)
+			}
 		default:
 			return s, fmt.Errorf("load system state: unknown key %q (written by a newer relchain?)", k)
 		}
@@ -255,6 +266,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	e.replay = fresh.replay
 	e.perms = fresh.perms
 	e.vals, e.valsKnown, e.valsUnsaved = fresh.vals, fresh.valsKnown, false
+	e.proto = fresh.proto
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	return nil

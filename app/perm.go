@@ -111,9 +111,9 @@ func (p *perms) grantsOf(key string, overlays ...map[string]grantSet) grantSet {
 }
 
 // isSystem reports whether a statement is a relchain system statement
-// (grants, validator membership).
+// (grants, validator membership, protocol upgrades).
 func isSystem(sql string) bool {
-	return sql == api.SystemGrant || sql == api.SystemRevoke || isValidatorStmt(sql)
+	return sql == api.SystemGrant || sql == api.SystemRevoke || isValidatorStmt(sql) || isUpgradeStmt(sql)
 }
 
 // systemOp is a decoded grant or revoke.
@@ -176,12 +176,17 @@ func (p *perms) authorize(sender string, a sqlcheck.Analysis, overlays ...map[st
 // statements; it returns "" or why not.
 func (p *perms) admit(tx *txn.Tx, overlays ...map[string]grantSet) string {
 	sender := string(tx.PubKey)
-	hasSystem, hasValidator := false, false
+	hasSystem, hasValidator, hasUpgrade := false, false, false
 	for _, st := range tx.Statements {
 		hasSystem = hasSystem || isSystem(st.SQL)
 		hasValidator = hasValidator || isValidatorStmt(st.SQL)
+		hasUpgrade = hasUpgrade || isUpgradeStmt(st.SQL)
 	}
 	switch {
+	case hasUpgrade && p.open():
+		return "this network's genesis names no admin, so no key may schedule a protocol upgrade"
+	case hasUpgrade && !p.admins[sender]:
+		return "only an admin key may schedule a protocol upgrade"
 	case hasValidator && p.open():
 		return "this network's genesis names no admin, so no key may change the validator set"
 	case hasValidator && !p.admins[sender]:

@@ -9,6 +9,7 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 
+	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -108,6 +109,12 @@ func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessPropo
 		return accept(), nil
 	}
 	var txErr *TxError
+	if errors.Is(err, protocol.ErrUnsupported) {
+		// Voting against it would not help: the network has moved to a
+		// version this binary cannot run. FinalizeBlock stops the node.
+		a.logger.Error("this node's binary cannot run the protocol version of the proposed block; it stops once the block is decided", "height", req.Height, "err", err)
+		return accept(), nil
+	}
 	if !errors.As(err, &txErr) {
 		a.logger.Error("this node could not execute the proposal outside any tx; voting for it, FinalizeBlock will run it again", "height", req.Height, "err", err)
 		return accept(), nil

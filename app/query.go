@@ -26,6 +26,10 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		}
 		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(a.stats.between(r.From, r.To))}, nil
 	}
+	if req.Path == ProtocolPath {
+		ps := a.ex.Protocol()
+		return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(ps), Height: ps.Height}, nil
+	}
 	if req.Path == api.NoncePath {
 		return a.executedNonce(req.Data), nil
 	}
@@ -36,7 +40,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		return a.describe(ctx, req.Data), nil
 	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath, ProtocolPath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))

@@ -46,7 +46,7 @@ func adminCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "Grant, revoke and show write permissions; change the validator set (admin keys named in the genesis)",
+		Short: "Grant, revoke and show write permissions; change the validator set; schedule protocol upgrades (admin keys named in the genesis)",
 		Long: `Permissions are on chain. The genesis app_state names admin keys ("admins");
 admins may change the schema and grant or revoke write access, per client key
 and table ("*" for every table), with system transactions. A key that holds
@@ -150,6 +150,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 		change("revoke", "Take KEY's write access to the TABLEs back ('*' revokes every grant)", client.RevokeWrite),
 		show,
 		validatorCmd(t, &sg, &timeout),
+		upgradeCmd(t, &sg, &timeout),
 	)
 	return cmd
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/cometbft/cometbft/types"
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
@@ -25,6 +27,10 @@ type statusView struct {
 	LastBlockTime time.Time `json:"last_block_time"`
 	LastBlockAge  string    `json:"last_block_age"`
 	Quorum        quorum    `json:"quorum"`
+	// Protocol is the chain's protocol version and scheduled upgrade, and
+	// the versions the node's binary supports (nil: a node older than
+	// protocol upgrades).
+	Protocol *app.ProtocolStatus `json:"protocol,omitempty"`
 	// Network lists, with --net, every node of the network: whether it
 	// answers, its height, and whether its home records that it stopped.
 	Network []netNode `json:"network,omitempty"`
@@ -56,7 +62,8 @@ func statusCmd() *cobra.Command {
 		Use:   "status",
 		Short: "Show a node's height, AppHash, peers, quorum, last block age and backend",
 		Long: `Status shows a node's chain id, height and AppHash (upper-case hex, as CometBFT
-prints it), backend, its peers, the voting power that signed the newest block
+prints it), backend, the chain's protocol version and any scheduled upgrade
+(with the versions the node's binary supports), its peers, the voting power that signed the newest block
 against the total (a block needs more than 2/3), and how long ago that block
 was made. With --net it also lists every node of the network: up or down, its
 height, and whether its home records that it stopped (an AppHash divergence
@@ -119,6 +126,9 @@ func statusOf(ctx context.Context, c *client.Client) (*statusView, error) {
 	}
 	for _, p := range ni.Peers {
 		v.Peers = append(v.Peers, fmt.Sprintf("%s %s (%s)", p.NodeInfo.Moniker, p.RemoteIP, p.NodeInfo.ID()))
+	}
+	if v.Protocol, err = protocolOf(ctx, c); err != nil {
+		v.Protocol = nil // a node older than protocol upgrades: shown as unknown
 	}
 	v.Quorum, err = quorumOf(ctx, c, raw.SyncInfo.LatestBlockHeight)
 	return v, err
@@ -192,6 +202,7 @@ func printStatus(v *statusView) {
 		verdict = "NO QUORUM: blocks need more than 2/3 of the voting power"
 	}
 	fmt.Printf("quorum:          block %d signed by %d of %d validators, power %d of %d: %s\n", q.Height, q.Signed, q.Validators, q.SignedPower, q.TotalPower, verdict)
+	printProtocol(v.Protocol)
 	fmt.Printf("peers:           %d\n", len(v.Peers))
 	for _, p := range v.Peers {
 		fmt.Printf("  %s\n", p)
@@ -203,6 +214,29 @@ func printStatus(v *statusView) {
 	if v.Network != nil {
 		printNetwork(v.Network)
 	}
+}
+
+// printProtocol prints the chain's protocol version, the scheduled
+// upgrade and what the node's binary supports.
+func printProtocol(ps *app.ProtocolStatus) {
+	if ps == nil {
+		fmt.Println("protocol:        unknown (the node runs a relchain older than protocol upgrades)")
+		return
+	}
+	since := "since genesis"
+	if ps.Since > 0 {
+		since = fmt.Sprintf("since height %d", ps.Since)
+	}
+	fmt.Printf("protocol:        version %d (%s); this node's binary supports %v\n", ps.Version, since, ps.Supported)
+	if ps.Pending == nil {
+		fmt.Println("upgrade:         none scheduled")
+		return
+	}
+	note := ""
+	if !slices.Contains(ps.Supported, ps.Pending.Version) {
+		note = "; THIS NODE'S BINARY CANNOT RUN IT: install a relchain that supports it before then"
+	}
+	fmt.Printf("upgrade:         version %d at height %d (in %d blocks)%s\n", ps.Pending.Version, ps.Pending.Height, ps.Pending.Height-ps.Height, note)
 }
 
 func printNetwork(nodes []netNode) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/relchain/relchain/protocol"
 )
 
 // buildVersion is what `relchain version` reports.
@@ -22,6 +24,9 @@ type buildVersion struct {
 	CometBFT   string            `json:"cometbft"`
 	SQLite     string            `json:"sqlite"`
 	Parsers    map[string]string `json:"parsers"`
+	// Protocol lists the protocol versions this binary can run
+	// (docs/upgrades.md).
+	Protocol []uint64 `json:"protocol_versions"`
 }
 
 // Modules whose versions `relchain version` names.
@@ -40,7 +45,7 @@ var gitCommit string
 // versionInfo reads the build information the Go toolchain embedded.
 func versionInfo() buildVersion {
 	v := buildVersion{Relchain: appVersion(), Commit: "unknown (built without VCS information)", Go: runtime.Version(),
-		CometBFT: "unknown", SQLite: "unknown", Parsers: map[string]string{}}
+		CometBFT: "unknown", SQLite: "unknown", Parsers: map[string]string{}, Protocol: protocol.Versions()}
 	if gitCommit != "" {
 		v.Commit = gitCommit
 	}
@@ -97,14 +102,14 @@ func (v buildVersion) String() string {
 	if v.CommitTime != "" {
 		commit += " " + v.CommitTime
 	}
-	return fmt.Sprintf("relchain %s\ncommit:   %s\ngo:       %s\ncometbft: %s\nsqlite:   %s\nparsers:  postgresql pg_query_go %s, mysql vitess %s\n",
-		v.Relchain, commit, v.Go, v.CometBFT, v.SQLite, v.Parsers["postgresql (pg_query_go)"], v.Parsers["mysql (vitess)"])
+	return fmt.Sprintf("relchain %s\nprotocol: versions %v\ncommit:   %s\ngo:       %s\ncometbft: %s\nsqlite:   %s\nparsers:  postgresql pg_query_go %s, mysql vitess %s\n",
+		v.Relchain, v.Protocol, commit, v.Go, v.CometBFT, v.SQLite, v.Parsers["postgresql (pg_query_go)"], v.Parsers["mysql (vitess)"])
 }
 
 func versionCmd() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use: "version", Short: "Print relchain's version, commit and the versions of CometBFT, SQLite and the SQL parsers", Args: cobra.NoArgs,
+		Use: "version", Short: "Print relchain's version, the protocol versions it can run, its commit and the versions of CometBFT, SQLite and the SQL parsers", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output, "text", "json"); err != nil {
 				return err

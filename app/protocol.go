@@ -1,0 +1,312 @@
+// Protocol versions on chain: the active version and a scheduled upgrade
+// are system state (keys protocolVersionKey and protocolUpgradeKey), so
+// they are in the AppHash and travel with checkpoints and snapshots. A
+// chain that never scheduled an upgrade records neither key: it runs
+// version 1 and its AppHashes are those relchain 0.1 computed.
+//
+// Timeline of an upgrade to version V at height H, scheduled by an admin's
+// UpgradeStatement committed in block h (H >= h+MinUpgradeDelay):
+//
+//	block h     records the upgrade (protocolUpgradeKey = V, H).
+//	block H-1   is executed by the old version; FinalizeBlock returns
+//	            ConsensusParamUpdates.Version.App = V, so CometBFT puts V
+//	            in the header of block H and every block after it.
+//	block H     is the first block of version V: before its txs run, the
+//	            upgrade becomes the active version (protocolVersionKey =
+//	            V, H; protocolUpgradeKey deleted), written with the block.
+//
+// A binary that cannot run V executes block H-1 like everyone else, then
+// refuses block H (FinalizeBlock fails with a protocol.UnsupportedError:
+// the node halts, nothing of block H is recorded) and refuses to start
+// again on that database (NewExecutor); the same binary with V supported
+// resumes at block H.
+
+package app
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/protocol"
+	"github.com/relchain/relchain/txn"
+)
+
+// System-state keys of the protocol version.
+const (
+	// protocolVersionKey holds the active version and the height of its
+	// first block (8+8 bytes big-endian); absent: version 1 from genesis.
+	protocolVersionKey = "protocol/version"
+	// protocolUpgradeKey holds the scheduled upgrade: version and height
+	// (8+8 bytes big-endian); absent: none.
+	protocolUpgradeKey = "protocol/upgrade"
+)
+
+// Upgrade is a protocol version and the height of its first block.
+type Upgrade struct {
+	Version uint64 `json:"version"`
+	Height  int64  `json:"height"`
+}
+
+func (u Upgrade) encode() []byte {
+	b := binary.BigEndian.AppendUint64(nil, u.Version)
+	return binary.BigEndian.AppendUint64(b, uint64(u.Height))
+}
+
+func decodeUpgrade(b []byte) (Upgrade, error) {
+	if len(b) != 16 {
+		return Upgrade{}, fmt.Errorf("protocol entry has %d bytes, want 16", len(b))
+	}
+	u := Upgrade{Version: binary.BigEndian.Uint64(b), Height: int64(binary.BigEndian.Uint64(b[8:]))}
+	if u.Version < protocol.V1 || u.Height < 0 {
+		return u, fmt.Errorf("protocol entry (version %d, height %d) out of range", u.Version, u.Height)
+	}
+	return u, nil
+}
+
+// protoState is the chain's protocol state: the active version (since
+// the height of its first block, 0 for genesis) and the scheduled
+// upgrade, if any.
+type protoState struct {
+	active  Upgrade
+	pending *Upgrade
+}
+
+// genesisProto is the state of a chain that records no protocol entry.
+func genesisProto() protoState { return protoState{active: Upgrade{Version: protocol.Genesis}} }
+
+// at is the state in force for block h: the pending upgrade becomes the
+// active version at its height. activated reports that it did at h.
+func (s protoState) at(h int64) (out protoState, activated bool) {
+	if s.pending != nil && s.pending.Height <= h {
+		return protoState{active: *s.pending}, s.pending.Height == h
+	}
+	return s, false
+}
+
+// version is the version of block h under s (at).
+func (s protoState) version(h int64) Upgrade {
+	st, _ := s.at(h)
+	return st.active
+}
+
+// loadProto decodes a protocol system entry into s.
+func (s *protoState) load(k string, v []byte) error {
+	u, err := decodeUpgrade(v)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", k, err)
+	}
+	if k == protocolVersionKey {
+		s.active = u
+	} else {
+		s.pending = &u
+	}
+	return nil
+}
+
+// entries returns the system entries that record s as changed from the
+// committed state by a block: the active version when the block
+// activated an upgrade, the pending upgrade when the block activated one
+// or a tx scheduled one (nil deletes).
+func (s protoState) entries(activated, scheduled bool) map[string][]byte {
+	kv := make(map[string][]byte)
+	if activated {
+		kv[protocolVersionKey] = s.active.encode()
+		kv[protocolUpgradeKey] = nil
+	}
+	if scheduled || activated {
+		if s.pending != nil {
+			kv[protocolUpgradeKey] = s.pending.encode()
+		}
+	}
+	return kv
+}
+
+func isUpgradeStmt(sql string) bool { return sql == protocol.UpgradeStatement }
+
+// parseUpgrade validates an upgrade statement's arguments: the version and
+// the height (ints).
+func parseUpgrade(st txn.Statement) (Upgrade, error) {
+	shape := "the new protocol version (int) and the height of its first block (int)"
+	if len(st.Args) != 2 || st.Args[0].Kind != txn.KindInt || st.Args[1].Kind != txn.KindInt {
+		return Upgrade{}, fmt.Errorf("%q takes two arguments: %s", st.SQL, shape)
+	}
+	v, h := st.Args[0].Int, st.Args[1].Int
+	if v <= 0 || h <= 0 {
+		return Upgrade{}, fmt.Errorf("%q: version %d and height %d must be positive", st.SQL, v, h)
+	}
+	return Upgrade{Version: uint64(v), Height: h}, nil
+}
+
+// judgeUpgrade decides an upgrade scheduled by a tx of block h under
+// the block's protocol state cur. The verdict depends on the chain state
+// alone, never on the versions this binary can run: a node whose binary
+// cannot run the new version agrees on the outcome, and stops at its
+// height instead.
+func judgeUpgrade(cur protoState, h int64, u Upgrade) string {
+	switch {
+	case u.Version <= cur.active.Version:
+		return fmt.Sprintf("version %d is not newer than the chain's protocol version %d", u.Version, cur.active.Version)
+	case u.Height < h+protocol.MinUpgradeDelay:
+		return fmt.Sprintf("height %d is too close: an upgrade scheduled in block %d may take effect at height %d at the earliest (%d blocks later)", u.Height, h, h+protocol.MinUpgradeDelay, protocol.MinUpgradeDelay)
+	}
+	return ""
+}
+
+// upgradeOverlay is a wl-transaction's scheduled upgrade, which joins the
+// block's if the wl-transaction succeeds.
+type upgradeOverlay struct {
+	set     bool
+	upgrade Upgrade
+}
+
+// checkUpgrade judges an upgrade statement of a tx in block p (the
+// block's protocol state, as changed by earlier txs) and records it in
+// the tx's overlay.
+func (e *Executor) checkUpgrade(p *pendingBlock, st txn.Statement, txUp *upgradeOverlay) *Rejection {
+	u, err := parseUpgrade(st)
+	if err != nil {
+		return &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
+	}
+	if why := judgeUpgrade(e.blockProto(p), p.height, u); why != "" {
+		return &Rejection{Code: api.CodeForbidden, Reason: why}
+	}
+	txUp.set, txUp.upgrade = true, u
+	return nil
+}
+
+// admitUpgrade is CheckTx's verdict on an upgrade statement: judged as the
+// next block would judge it on the committed state (the block decides).
+func (e *Executor) admitUpgrade(st txn.Statement) *Rejection {
+	u, err := parseUpgrade(st)
+	if err != nil {
+		return &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
+	}
+	e.mu.Lock()
+	h := e.committed.Height + 1
+	cur, _ := e.proto.at(h)
+	e.mu.Unlock()
+	if why := judgeUpgrade(cur, h, u); why != "" {
+		return &Rejection{Code: api.CodeForbidden, Reason: why}
+	}
+	return nil
+}
+
+// blockProto is the protocol state of block p as its txs left it so far:
+// the state at the block's start (execBlockHeld; for a rehearsal the
+// committed state at its height) with the upgrade its txs scheduled.
+func (e *Executor) blockProto(p *pendingBlock) protoState {
+	if p.proto != nil {
+		return p.blockProtoHeld()
+	}
+	e.mu.Lock()
+	st, _ := e.proto.at(p.height)
+	e.mu.Unlock()
+	if p.upgrade != nil {
+		u := *p.upgrade
+		st.pending = &u
+	}
+	return st
+}
+
+// blockProtoHeld is blockProto of a block that began (p.proto set).
+func (p *pendingBlock) blockProtoHeld() protoState {
+	st := *p.proto
+	if p.upgrade != nil {
+		u := *p.upgrade
+		st.pending = &u
+	}
+	return st
+}
+
+// version is the protocol version block p is executed by.
+func (p *pendingBlock) version() uint64 {
+	if p.proto == nil {
+		return protocol.Genesis
+	}
+	return p.proto.active.Version
+}
+
+// beginProto sets p's protocol state at the start of its block and
+// refuses a block whose version this binary cannot run.
+func (e *Executor) beginProto(p *pendingBlock) error {
+	e.mu.Lock()
+	st, activated := e.proto.at(p.height)
+	e.mu.Unlock()
+	if !protocol.Supported(st.active.Version) {
+		return &protocol.UnsupportedError{Version: st.active.Version, Height: st.active.Height, Release: Version}
+	}
+	p.proto, p.protoActivated = &st, activated
+	return nil
+}
+
+// ProtocolPath is the abci_query path that answers the committed protocol
+// state (ProtocolStatus, JSON).
+const ProtocolPath = "/protocol"
+
+// ProtocolStatus is the chain's protocol state as of a committed height.
+type ProtocolStatus struct {
+	Height int64 `json:"height"`
+	// Version is the version of the committed block; Next that of the
+	// block after it (what the next header carries, Info's AppVersion).
+	Version uint64 `json:"version"`
+	Since   int64  `json:"since"` // first block of Version (0: genesis)
+	Next    uint64 `json:"next"`
+	// Pending is the scheduled upgrade, if any.
+	Pending *Upgrade `json:"pending,omitempty"`
+	// Supported lists the versions this node's binary can run.
+	Supported []uint64 `json:"supported"`
+}
+
+// Protocol returns the committed protocol state.
+func (e *Executor) Protocol() ProtocolStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	h := e.committed.Height
+	cur := e.proto.version(h)
+	out := ProtocolStatus{Height: h, Version: cur.Version, Since: cur.Height, Next: e.proto.version(h + 1).Version, Supported: protocol.Versions()}
+	if e.proto.pending != nil && e.proto.pending.Height > h {
+		u := *e.proto.pending
+		out.Pending = &u
+	}
+	return out
+}
+
+// NextVersion is the protocol version of the block after the committed
+// one: Info's AppVersion (CometBFT's state sync compares it with the
+// version of the header after the snapshot).
+func (e *Executor) NextVersion() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.proto.version(e.committed.Height + 1).Version
+}
+
+// VersionUpdate returns the protocol version the block after the pending
+// block of height h runs, when it differs from h's: FinalizeBlock's
+// consensus parameter update, which makes CometBFT carry the new version
+// in the next header.
+func (e *Executor) VersionUpdate(h int64) (uint64, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.pending
+	if p == nil || p.height != h || p.proto == nil {
+		return 0, false
+	}
+	st := p.blockProtoHeld()
+	next := st.version(h + 1)
+	if next.Version == st.active.Version {
+		return 0, false
+	}
+	return next.Version, true
+}
+
+// checkProtocol refuses a database whose next block is of a version this
+// binary cannot run: the node would stop at its first block anyway, and
+// it must not touch anything before saying which release it needs.
+func checkProtocol(s protoState, height int64) error {
+	next := s.version(height + 1)
+	if !protocol.Supported(next.Version) {
+		return fmt.Errorf("the database is at height %d: %w", height, &protocol.UnsupportedError{Version: next.Version, Height: next.Height, Release: Version})
+	}
+	return nil
+}

@@ -1,0 +1,27 @@
+// Package protocol names the consensus protocol versions relchain knows:
+// what each version changes, which of them this binary can run, and the
+// system statement that schedules an upgrade on chain.
+//
+// A protocol version is the rule book a block is executed by. It is
+// CometBFT's app version: every block header carries it (Version.App),
+// the chain records the active version and any scheduled upgrade in its
+// system state (package app), and every behaviour that differs between
+// versions is keyed by the version of the block being executed, never by
+// the binary. A binary that can run versions 1..Max() replays any chain
+// whose blocks use those versions and reproduces every AppHash; it stops,
+// naming the release it needs, before the first block of a version it does
+// not know.
+//
+// The versions:
+//
+//	1  everything relchain 0.1 does (the chain's version from genesis).
+//	2  the AppHash also commits to the protocol version: its preimage is
+//	   tagged "relchain/apphash/v5" and starts with the block's version
+//	   (app.AppHashInputs), so two nodes that executed a block under
+//	   different rule books can never sign the same AppHash.
+//
+// Max is Latest unless the build lowers it (maxVersionOverride, set with
+// -ldflags "-X github.com/relchain/relchain/protocol.maxVersionOverride=1"):
+// the way to build "the previous release" for upgrade tests. The override
+// can only lower the maximum; a release build leaves it empty.
+package protocol
