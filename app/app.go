@@ -19,7 +19,7 @@ import (
 )
 
 // Version is reported in Info.
-const Version = "0.1.0"
+const Version = "0.11.0"
 
 // AppVersion is the protocol version a chain starts with (InitChain's
 // consensus parameters); Info reports the chain's current one

@@ -23,6 +23,7 @@ import (
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/protocol"
 )
 
 func initCmd() *cobra.Command {
@@ -129,7 +130,7 @@ starts again by itself.`,
 				}
 				return herr
 			}
-			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) || errors.Is(herr, node.ErrDiskFull) {
+			if errors.Is(herr, node.ErrConsensusStopped) || errors.Is(herr, backend.ErrOutOfBandChange) || errors.Is(herr, node.ErrDiskFull) || errors.Is(herr, protocol.ErrUnsupported) {
 				return herr // says what to do; a restart alone would stop again
 			}
 			return fmt.Errorf("%w\nthe node stopped without recording that block; fix the cause (database reachable, disk space) and start it again: it re-applies the block from its block store", herr)

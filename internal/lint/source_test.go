@@ -77,4 +77,3 @@ func TestFunctionLength(t *testing.T) {
 		t.Fatalf("checked only %d functions; are the folders right?", n)
 	}
 }
-
