@@ -349,18 +349,9 @@ func decodeJSON(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// QueryError is a failed read.
-type QueryError struct {
-	Code    uint32
-	Message string
-	// Failure is the failure's class and SQLSTATE when the node's backend
-	// classified it (a failed read); nil otherwise.
-	Failure *api.FailureData
-}
-
-func (e *QueryError) Error() string {
-	return fmt.Sprintf("query %s (code %d): %s", api.CodeName(e.Code), e.Code, e.Message)
-}
+// QueryError is a failed read (api.QueryError, so that a node reports a
+// failed read of its own as this type without importing the client).
+type QueryError = api.QueryError
 
 // queryError is a failed abci_query's error, with the failure's class and
 // SQLSTATE when the node sent them.

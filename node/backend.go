@@ -5,6 +5,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/internal/dbrestore"
 )
 
 // WithUnsafeSuperuser is relchain.toml's backend.unsafe_superuser = true
@@ -59,6 +60,14 @@ func (c Config) backendSpec(home string, onCheckpointErr func(error)) (registry.
 	return d, s, nil
 }
 
+// BackendSpec is the registry's driver and description of the database a
+// node home is configured with, as the node opens it (a failed scheduled
+// checkpoint is reported on stderr): what the operator's tools (package
+// ops) and fault injection (relchain debug tamper) ask the registry with.
+func (c Config) BackendSpec(home string) (registry.Driver, registry.Spec, error) {
+	return c.backendSpec(home, onCheckpointError)
+}
+
 // OpenBackend opens the database a node home is configured with.
 func OpenBackend(ctx context.Context, home string, rc Config) (backend.Backend, error) {
 	return openBackend(ctx, home, rc, onCheckpointError)
@@ -71,4 +80,10 @@ func openBackend(ctx context.Context, home string, rc Config, onErr func(error))
 		return nil, err
 	}
 	return d.Open(ctx, s)
+}
+
+// restorer is the dbrestore.Restorer of a node home's database (state
+// sync installs a snapshot with it).
+func (c Config) restorer(home string) (dbrestore.Restorer, error) {
+	return dbrestore.For(c.Backend.Kind, c.SQLitePath(home), c.Backend.DSN, c.Backend.UnsafeSuperuser)
 }

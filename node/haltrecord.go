@@ -83,8 +83,8 @@ func LoadHaltRecord(home string) (*HaltRecord, error) {
 	return &r, nil
 }
 
-// clearHaltRecord removes a node home's HaltRecord (after a recovery).
-func clearHaltRecord(home string) error {
+// ClearHaltRecord removes a node home's HaltRecord (after a recovery).
+func ClearHaltRecord(home string) error {
 	err := os.Remove(haltRecordPath(home))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove the halt record: %w", err)

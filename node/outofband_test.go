@@ -2,12 +2,8 @@ package node
 
 import (
 	"context"
-	"crypto/ed25519"
-	"errors"
-	"fmt"
 	"net"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,9 +11,6 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/txn"
 )
 
 // oneValidator is the home of a one-validator SQLite network with a
@@ -62,91 +55,6 @@ func mustStartNode(t *testing.T, home string) *Node {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// On a one-validator network (no peer to disagree with), a row changed
-// by another process (the sqlite3 shell) stops the node at its next
-// block, which it never applies: nothing of the change is digested. The
-// stop is recorded in the home, verify fails and names it, and recover
-// restores a checkpoint whose change table is clean: the node then
-// applies the block it stopped in and verifies.
-func TestOutOfBandWriteStopsAOneValidatorNode(t *testing.T) {
-	home, url := oneValidator(t)
-	n := mustStartNode(t, home)
-	_, key, _ := ed25519.GenerateKey(nil)
-	c, err := client.New(url, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	exec := func(sql string) {
-		t.Helper()
-		res, err := c.Exec(ctx, client.ModeCommit, txn.Statement{SQL: sql})
-		if err != nil || !res.OK() {
-			t.Fatalf("%s: %v %+v", sql, err, res)
-		}
-	}
-	exec("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)")
-	for i := 1; i <= 3; i++ {
-		exec(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, 100)", i))
-	}
-	_, rc, err := LoadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lastApplied := outOfBandUpdate(t, rc.SQLitePath(home), "UPDATE acct SET bal = 1000000 WHERE id = 2")
-	if _, err := c.Exec(ctx, client.ModeSync, txn.Statement{SQL: "INSERT INTO acct (id, bal) VALUES (9, 1)"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-n.Halted():
-		if !errors.Is(err, backend.ErrOutOfBandChange) || !strings.Contains(err.Error(), "acct") || !strings.Contains(err.Error(), "relchain recover --home "+home) {
-			t.Fatalf("the node stopped with %v, want the out-of-band change naming acct and the recover command", err)
-		}
-	case <-ctx.Done():
-		t.Fatalf("the node did not stop after an out-of-band write (it went on to height %d)", n.app.Executor().State().Height)
-	}
-	if st := n.app.Executor().State(); st.Height != lastApplied {
-		t.Fatalf("the node applied block %d after the out-of-band write", st.Height)
-	}
-	if err := n.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if l, err := net.Listen("tcp", strings.TrimPrefix(url, "http://")); err != nil {
-		t.Fatalf("the stopped node still serves RPC: %v", err)
-	} else {
-		l.Close()
-	}
-
-	r, err := Verify(ctx, home)
-	if err != nil || r.OK() || r.Halt == nil || r.Halt.Kind != HaltOutOfBand || r.Halt.Height != lastApplied {
-		t.Fatalf("verify after the stop: %+v, %v; want the recorded out-of-band stop at height %d", r, err, lastApplied)
-	}
-	if r.ChainAppHash == "" || r.ChainDiffers {
-		t.Fatalf("verify did not compare with the chain's AppHash (or it differs: nothing was digested): %+v", r)
-	}
-
-	rep, err := Recover(ctx, home)
-	if err != nil {
-		t.Fatalf("recover after an out-of-band stop: %v", err)
-	}
-	t.Logf("recover: %+v", rep)
-	if h, err := LoadHaltRecord(home); err != nil || h != nil {
-		t.Fatalf("the halt record after recover: %+v, %v", h, err)
-	}
-	n = mustStartNode(t, home)
-	// It replays the blocks after the checkpoint, the one it stopped in
-	// included, from its block store.
-	if err := n.app.Executor().WaitHeight(ctx, lastApplied+1); err != nil {
-		t.Fatalf("the recovered node: %v", err)
-	}
-	if err := n.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := Verify(ctx, home); err != nil || !r.OK() || r.ChainNote == "" && r.ChainAppHash == "" {
-		t.Fatalf("verify after recover and a block: %+v, %v", r, err)
-	}
 }
 
 // outOfBandUpdate runs stmt on the node's database file as another

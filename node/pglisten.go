@@ -12,7 +12,6 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/gateway"
 )
 
@@ -63,13 +62,14 @@ func (n *Node) startGateway(ctx context.Context) error {
 }
 
 // appReader is the listener's read path: App.Read on the latest
-// committed state, its failures as the client's *QueryError.
+// committed state, its failures as the client's *QueryError (api.QueryError: node
+// does not import the client).
 func appReader(a *app.App) gateway.LocalReader {
 	return func(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, error) {
 		resp, err := a.Read(ctx, minHeight, sql, args, false)
 		var re *app.ReadError
 		if errors.As(err, &re) {
-			return nil, &client.QueryError{Code: re.Code, Message: re.Log, Failure: re.Failure}
+			return nil, &api.QueryError{Code: re.Code, Message: re.Log, Failure: re.Failure}
 		}
 		return resp, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cometbft/cometbft/types"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/internal/cometstore"
 )
 
 // errStoresBehindDatabase is resumeStateSync's error when the node cannot
@@ -46,7 +47,7 @@ func resumeStateSync(ctx context.Context, cc *cmtcfg.Config, db backend.State, l
 		return nil
 	}
 	logger = logger.With("module", "relchain-statesync")
-	blocks, states, closeStores, err := openStores(cc)
+	blocks, states, closeStores, err := cometstore.Open(cc)
 	if err != nil {
 		return fmt.Errorf("open CometBFT's stores: %w", err)
 	}
@@ -113,7 +114,7 @@ func lightClientState(ctx context.Context, cc *cmtcfg.Config, states sm.Store, h
 	if err != nil {
 		return sm.State{}, nil, err
 	}
-	sp, err := newLightClientProvider(ctx, cc, st.Version)
+	sp, err := cometstore.NewLightClientProvider(ctx, cc, st.Version)
 	if err != nil {
 		return sm.State{}, nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/snapshot"
 )
 
@@ -64,8 +65,8 @@ var _ app.StateSync = (*stateSync)(nil)
 func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger) *stateSync {
 	dir := CheckpointDir(home)
 	list := func() ([]backend.Checkpoint, error) { return nil, nil }
-	if r, err := restorerFor(home, rc); err == nil {
-		list = func() ([]backend.Checkpoint, error) { return r.list(dir) }
+	if r, err := rc.restorer(home); err == nil {
+		list = func() ([]backend.Checkpoint, error) { return r.List(dir) }
 	}
 	s := &stateSync{
 		home: home, rc: rc, ex: ex, logger: logger,
@@ -155,11 +156,11 @@ var errInstall = errors.New("install")
 // empty database and reloads the executor. It returns when the snapshot
 // had verified.
 func (s *stateSync) restore(ctx context.Context, cp backend.Checkpoint) (verified time.Time, err error) {
-	r, err := restorerFor(s.home, s.rc)
+	r, err := s.rc.restorer(s.home)
 	if err != nil {
 		return verified, err
 	}
-	if err := r.stage(ctx, cp, s.appHash); err != nil {
+	if err := r.Stage(ctx, cp, s.appHash); err != nil {
 		return verified, err
 	}
 	verified = time.Now()
@@ -167,13 +168,13 @@ func (s *stateSync) restore(ctx context.Context, cp backend.Checkpoint) (verifie
 }
 
 // install replaces the empty database by the staged one.
-func (s *stateSync) install(ctx context.Context, r restorer, cp backend.Checkpoint) error {
+func (s *stateSync) install(ctx context.Context, r dbrestore.Restorer, cp backend.Checkpoint) error {
 	_ = os.Remove(cp.Path)
 	if err := s.ex.Backend().Close(); err != nil {
-		r.discard(ctx)
+		r.Discard(ctx)
 		return fmt.Errorf("%w: close the empty database: %v", errInstall, err)
 	}
-	_, ierr := r.install(ctx, time.Now().UTC().Format("20060102T150405Z"))
+	_, ierr := r.Install(ctx, time.Now().UTC().Format("20060102T150405Z"))
 	be, err := openBackend(ctx, s.home, s.rc, logCheckpointError(s.logger))
 	if err != nil {
 		return fmt.Errorf("%w: reopen the database: %v (install: %v)", errInstall, err, ierr)
@@ -186,7 +187,7 @@ func (s *stateSync) install(ctx context.Context, r restorer, cp backend.Checkpoi
 		return fmt.Errorf("%w: load the restored database: %v", errInstall, err)
 	}
 	// The database set aside held no block.
-	if err := r.dropReplaced(ctx); err != nil {
+	if err := r.DropReplaced(ctx); err != nil {
 		s.logger.Error("state sync: could not delete the empty database it replaced", "err", err)
 	}
 	return nil

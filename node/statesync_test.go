@@ -16,6 +16,7 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -127,7 +128,7 @@ func TestStateSyncRejectsALyingSnapshot(t *testing.T) {
 	cp, appHash := sourceDB(t)
 
 	lying := backend.Checkpoint{Height: cp.Height, Path: filepath.Join(t.TempDir(), "lying.db")}
-	if err := copyFile(cp.Path, lying.Path); err != nil {
+	if err := dbrestore.CopyFile(cp.Path, lying.Path); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sqlite3.Open(lying.Path)

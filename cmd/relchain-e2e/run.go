@@ -36,6 +36,7 @@ type runOptions struct {
 	seedSet     bool
 	out, bin    string
 	clockBin    string
+	hooksBin    string
 	dsnTemplate string
 	keep        bool
 }
@@ -63,6 +64,7 @@ root).`,
 	f.StringVar(&o.out, "out", "", "directory for report.json and history.jsonl (default e2e-reports/<manifest>-<time>)")
 	f.StringVar(&o.bin, "bin", "", "relchain binary the nodes run (default $RELCHAIN_BIN, else next to this executable, else in PATH)")
 	f.StringVar(&o.clockBin, "clock-bin", "", "clock manifests: an e2e_clock build of relchain for the skewed nodes (make build-e2e-clock; default $RELCHAIN_E2E_CLOCK_BIN)")
+	f.StringVar(&o.hooksBin, "hooks-bin", "", "tamper manifests: a test-hooks build of relchain for relchain debug tamper (make build-testhooks; default $"+e2e.HooksBinEnv+", else built into the network directory at the first tamper)")
 	f.StringVar(&o.dsnTemplate, "dsn-template", "", "PostgreSQL/MySQL manifests: a DSN with {node}, one database per node, on a server you own")
 	f.BoolVar(&o.keep, "keep", false, "keep the node homes (their logs) after the run")
 	return cmd
@@ -160,6 +162,18 @@ func makeEnv(m *e2e.Manifest, o runOptions) (e2e.Env, func(), error) {
 	}
 	if env.ClockBin == "" {
 		env.ClockBin = os.Getenv("RELCHAIN_E2E_CLOCK_BIN")
+	}
+	if o.hooksBin != "" {
+		// The release binary has no debug tamper: the harness runs this one.
+		hooks, err := filepath.Abs(o.hooksBin)
+		if err != nil {
+			cleanup()
+			return e2e.Env{}, nil, fmt.Errorf("--hooks-bin: %w", err)
+		}
+		if err := os.Setenv(e2e.HooksBinEnv, hooks); err != nil {
+			cleanup()
+			return e2e.Env{}, nil, fmt.Errorf("--hooks-bin: %w", err)
+		}
 	}
 	return env, cleanup, nil
 }

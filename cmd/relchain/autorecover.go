@@ -11,6 +11,7 @@ import (
 	"github.com/cometbft/cometbft/libs/log"
 
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 )
 
 // recoveredAtEnv carries, across the restart after an automatic recovery,
@@ -32,7 +33,7 @@ func recoverAndRestart(ctx context.Context, home string, d *node.DivergenceError
 		return fmt.Errorf("%w; giving up: this node already recovered from a divergence at height %d and diverged again at height %d, so a checkpoint does not cure it", d, prev, d.Height)
 	}
 	logger.Error(`on_mismatch = "recover": the node stopped; restoring its newest checkpoint the chain confirms`, "height", d.Height)
-	rep, err := node.Recover(ctx, home)
+	rep, err := ops.Recover(ctx, home)
 	for _, r := range rep.Rejected {
 		logger.Info("recover: skipped checkpoint at " + r)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 )
 
 func backupCmd() *cobra.Command {
@@ -35,7 +35,7 @@ relchain restore.`,
 			if output == "" {
 				return fmt.Errorf("--output FILE is required")
 			}
-			m, err := node.Backup(context.Background(), home, output, progress)
+			m, err := ops.Backup(context.Background(), home, output, progress)
 			if err != nil {
 				return err
 			}
@@ -68,7 +68,7 @@ as [checkpoint] keep says. recover and state sync use it like any other.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stop := spin("checkpoint")
-			cp, err := node.TakeCheckpoint(context.Background(), home)
+			cp, err := ops.TakeCheckpoint(context.Background(), home)
 			stop()
 			if err != nil {
 				return err

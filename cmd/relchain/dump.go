@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 )
 
 func dumpCmd() *cobra.Command {
@@ -24,7 +24,7 @@ The SQL is the backend's dialect (SQLite, PostgreSQL, MySQL/MariaDB) and runs
 into a fresh database of the same kind.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := node.Dump(context.Background(), home, os.Stdout)
+			h, err := ops.Dump(context.Background(), home, os.Stdout)
 			if err != nil {
 				return err
 			}

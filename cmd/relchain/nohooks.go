@@ -13,3 +13,7 @@ import (
 func registerHookFlags(*cobra.Command) func() []node.Option {
 	return func() []node.Option { return nil }
 }
+
+// hookCommands adds no command in a default build: the release binary has
+// no relchain debug (fault injection; debug_testhooks.go).
+func hookCommands() []*cobra.Command { return nil }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 )
 
 func recoverCmd() *cobra.Command {
@@ -29,7 +29,7 @@ AppHash against the chain, and rejoins the network.`,
 				return err
 			}
 			stop := spin("recover")
-			rep, err := node.Recover(context.Background(), home)
+			rep, err := ops.Recover(context.Background(), home)
 			stop()
 			for _, r := range rep.Rejected {
 				fmt.Printf("skipped checkpoint at %s\n", r)

@@ -8,7 +8,7 @@ import (
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 )
 
 func restoreCmd() *cobra.Command {
@@ -38,11 +38,11 @@ only with --force, and kept aside.`,
 			if file == "" {
 				return fmt.Errorf("--backup FILE is required")
 			}
-			opts := node.RestoreOptions{Force: force, NodeURL: nodeURL, Progress: progress}
+			opts := ops.RestoreOptions{Force: force, NodeURL: nodeURL, Progress: progress}
 			if caFile != "" {
 				opts.RPC = func(url string) (*rpchttp.HTTP, error) { return rpcWithCA(url, caFile) }
 			}
-			rep, err := node.Restore(context.Background(), home, file, opts)
+			rep, err := ops.Restore(context.Background(), home, file, opts)
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,8 @@ SQL transactions through CometBFT and execute it deterministically.`,
 	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
 		execCmd(), txCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
-	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd(), debugCmd())
+	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd())
+	root.AddCommand(hookCommands()...)
 	registerCAFlag(root)
 	return root
 }

@@ -29,3 +29,7 @@ func registerHookFlags(cmd *cobra.Command) func() []node.Option {
 		return opts
 	}
 }
+
+// hookCommands are the commands of a test-hooks build only: relchain debug
+// (fault injection: debug tamper).
+func hookCommands() []*cobra.Command { return []*cobra.Command{debugCmd()} }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 	"github.com/relchain/relchain/statedigest"
 )
 
@@ -37,7 +38,7 @@ proportional to the database's size.`,
 				return err
 			}
 			stop := spin("verify")
-			r, err := node.Verify(context.Background(), home)
+			r, err := ops.Verify(context.Background(), home)
 			stop()
 			if err != nil {
 				return err
@@ -47,7 +48,7 @@ proportional to the database's size.`,
 			r.AppHash, r.ChainAppHash = strings.ToUpper(r.AppHash), strings.ToUpper(r.ChainAppHash)
 			if output == "json" {
 				b, _ := json.MarshalIndent(struct {
-					node.VerifyReport
+					ops.VerifyReport
 					OK bool `json:"ok"`
 				}{r, r.OK()}, "", "  ")
 				fmt.Println(string(b))
@@ -64,7 +65,7 @@ proportional to the database's size.`,
 
 // printVerify prints a verify report as text: OK on stdout, each problem
 // on stderr.
-func printVerify(r node.VerifyReport) {
+func printVerify(r ops.VerifyReport) {
 	if r.OK() {
 		fmt.Printf("OK: height %d, %d tables, state digest %s, app hash %s\n", r.Height, len(r.Tables), r.StateDigest, r.AppHash)
 		if r.ChainAppHash != "" {
@@ -95,7 +96,7 @@ func printVerify(r node.VerifyReport) {
 }
 
 // verifyError is verify's exit status as an error (nil when OK).
-func verifyError(r node.VerifyReport) error {
+func verifyError(r ops.VerifyReport) error {
 	switch {
 	case len(r.Differ) > 0:
 		return fmt.Errorf("%w in %d table(s): this database no longer holds what its chain committed (docs/operate.md#verifying-a-node)", statedigest.ErrMismatch, len(r.Differ))

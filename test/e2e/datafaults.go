@@ -147,20 +147,54 @@ func (nw *network) checkDiskFullStop(i int, fill *diskFill) error {
 }
 
 // tamper runs the statements on node i's database outside the chain,
-// through `relchain debug tamper` (the harness never opens a node's
+// through `relchain debug tamper` of a test-hooks build (hooksBinary: the
+// release binary has no debug command; the harness never opens a node's
 // database itself).
 func (nw *network) tamper(i int, stmts []string) error {
+	bin, err := hooksBinary(filepath.Dir(nw.net.Nodes[i].Home))
+	if err != nil {
+		return fmt.Errorf("tamper with node%d: %w", i, err)
+	}
 	nw.expectExit(i)
 	nw.watchExit(i)
 	args := []string{"debug", "tamper", "--home", nw.net.Nodes[i].Home}
 	for _, s := range stmts {
 		args = append(args, "--sql", s)
 	}
-	if out, err := exec.Command(nw.net.Bin, args...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("tamper with node%d: %v: %s", i, err, strings.TrimSpace(string(out)))
 	}
 	nw.tampered[i] = time.Now()
 	return nil
+}
+
+// HooksBinEnv names a test-hooks build of relchain (BuildHooksBinary) for
+// the tamper perturbation; relchain-e2e sets it before a run.
+const HooksBinEnv = "RELCHAIN_E2E_HOOKS_BIN"
+
+// hooksBinary is $RELCHAIN_E2E_HOOKS_BIN, or a test-hooks build of relchain
+// in dir (the network's directory), built there on the first tamper.
+func hooksBinary(dir string) (string, error) {
+	if bin := os.Getenv(HooksBinEnv); bin != "" {
+		return bin, nil
+	}
+	bin := filepath.Join(dir, "relchain-e2e-hooks")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	return BuildHooksBinary(dir)
+}
+
+// BuildHooksBinary builds the test-hooks relchain (go build -tags
+// testhooks: relchain debug tamper) into dir. Release builds never
+// contain it.
+func BuildHooksBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "relchain-e2e-hooks")
+	cmd := exec.Command("go", "build", "-tags", "testhooks", "-o", bin, "github.com/relchain/relchain/cmd/relchain")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the test-hooks relchain: %w\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // rebuild checks that tampered node i stopped by itself naming the

@@ -1,4 +1,4 @@
-package node
+package ops
 
 import (
 	"archive/tar"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/internal/dbrestore"
+	"github.com/relchain/relchain/node"
 )
 
 // BackupFormat names the layout of a backup file (BackupManifest.Format).
@@ -61,17 +63,17 @@ func (p Progress) start(what string, total int64) (io.Writer, func()) {
 // committed state, as the scheduled checkpoints), and prunes the older
 // ones as relchain.toml [checkpoint] keep says.
 func TakeCheckpoint(ctx context.Context, home string) (backend.Checkpoint, error) {
-	_, rc, err := LoadConfig(home)
+	_, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return backend.Checkpoint{}, err
 	}
-	cp, err := checkpointNow(ctx, home, rc, CheckpointDir(home))
+	cp, err := checkpointNow(ctx, home, rc, node.CheckpointDir(home))
 	if err != nil {
 		return cp, err
 	}
 	d, _ := registry.Lookup(rc.Backend.Kind)
 	if rc.Checkpoint.Keep > 0 {
-		cps, err := d.Checkpoints(CheckpointDir(home))
+		cps, err := d.Checkpoints(node.CheckpointDir(home))
 		if err != nil {
 			return cp, err
 		}
@@ -85,8 +87,8 @@ func TakeCheckpoint(ctx context.Context, home string) (backend.Checkpoint, error
 }
 
 // checkpointNow takes a checkpoint of a node home's database into dir.
-func checkpointNow(ctx context.Context, home string, rc Config, dir string) (backend.Checkpoint, error) {
-	d, s, err := rc.backendSpec(home, onCheckpointError)
+func checkpointNow(ctx context.Context, home string, rc node.Config, dir string) (backend.Checkpoint, error) {
+	d, s, err := rc.BackendSpec(home)
 	if err != nil {
 		return backend.Checkpoint{}, err
 	}
@@ -115,7 +117,7 @@ func checkpointNow(ctx context.Context, home string, rc Config, dir string) (bac
 // verifies a checkpoint — with a manifest of its chain, height, AppHash and
 // digest. The file appears under its name only when complete.
 func Backup(ctx context.Context, home, output string, progress Progress) (BackupManifest, error) {
-	cc, rc, err := LoadConfig(home)
+	cc, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return BackupManifest{}, err
 	}
@@ -152,22 +154,17 @@ func Backup(ctx context.Context, home, output string, progress Progress) (Backup
 // a database named after the node's with a suffix of its own), checks it
 // as recover does against appHash (nil: the one it holds) and removes what
 // it restored.
-func verifyCheckpoint(ctx context.Context, home string, rc Config, work string, cp backend.Checkpoint, appHash []byte) (backend.State, error) {
+func verifyCheckpoint(ctx context.Context, home string, rc node.Config, work string, cp backend.Checkpoint, appHash []byte) (backend.State, error) {
 	r, err := restorerFor(home, rc)
 	if err != nil {
 		return backend.State{}, err
 	}
-	switch r := r.(type) {
-	case *fileRestorer:
-		r.db = filepath.Join(work, "verify.db")
-	case *serverRestorer:
-		r.suffix = "_backupcheck"
-	}
-	if err := r.stage(ctx, cp, appHash); err != nil {
+	dbrestore.Scratch(r, work)
+	if err := r.Stage(ctx, cp, appHash); err != nil {
 		return backend.State{}, err
 	}
-	r.discard(ctx)
-	return r.verified(), nil
+	r.Discard(ctx)
+	return r.Verified(), nil
 }
 
 func digestFile(path string) (int64, string, error) {
@@ -235,18 +232,18 @@ func writeBackup(output string, m BackupManifest, checkpoint string, progress Pr
 	if err := os.Rename(tmp.Name(), output); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(output))
+	return dbrestore.SyncDir(filepath.Dir(output))
 }
 
 // Dump writes the replicated tables of a node's database to w as SQL text
 // (registry.Driver.Dump) and returns the height it reflects; the node may
 // be running.
 func Dump(ctx context.Context, home string, w io.Writer) (int64, error) {
-	_, rc, err := LoadConfig(home)
+	_, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return 0, err
 	}
-	d, s, err := rc.backendSpec(home, onCheckpointError)
+	d, s, err := rc.BackendSpec(home)
 	if err != nil {
 		return 0, err
 	}

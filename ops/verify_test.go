@@ -1,10 +1,11 @@
-package node
+package ops
 
 import (
 	"context"
 	"testing"
 
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/node"
 )
 
 // verify recomputes the AppHash too: system state (replay windows,
@@ -13,14 +14,14 @@ import (
 func TestVerifyCatchesForgedSystemState(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	if _, err := Init(home, InitOptions{ChainID: "c", Backend: BackendConfig{Kind: "sqlite"}, Params: app.DefaultParams()}); err != nil {
+	if _, err := node.Init(home, node.InitOptions{ChainID: "c", Backend: node.BackendConfig{Kind: "sqlite"}, Params: app.DefaultParams()}); err != nil {
 		t.Fatal(err)
 	}
-	_, rc, err := LoadConfig(home)
+	_, rc, err := node.LoadConfig(home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := OpenBackend(ctx, home, rc)
+	be, err := node.OpenBackend(ctx, home, rc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestVerifyCatchesForgedSystemState(t *testing.T) {
 		t.Fatalf("verify of an intact database: %+v, %v", r, err)
 	}
 
-	be, err = OpenBackend(ctx, home, rc)
+	be, err = node.OpenBackend(ctx, home, rc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package node
+package ops
 
 import (
 	"archive/tar"
@@ -20,6 +20,8 @@ import (
 	cmttypes "github.com/cometbft/cometbft/types"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/internal/cometstore"
+	"github.com/relchain/relchain/node"
 )
 
 // Limits on what a backup file may declare: a manifest is a few hundred
@@ -72,7 +74,7 @@ var ErrBadBackup = errors.New("refused backup")
 // replays the blocks after the backup from its block store when it starts.
 func Restore(ctx context.Context, home, file string, opts RestoreOptions) (RestoreReport, error) {
 	var rep RestoreReport
-	cc, rc, err := LoadConfig(home)
+	cc, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return rep, err
 	}
@@ -107,21 +109,21 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 	if err != nil {
 		return rep, fmt.Errorf("restore: %w", err)
 	}
-	if err := r.stage(ctx, cp, want); err != nil {
+	if err := r.Stage(ctx, cp, want); err != nil {
 		return rep, fmt.Errorf("%w: the checkpoint does not verify: %v", ErrBadBackup, err)
 	}
 	if rep.StateHeight, err = plan.apply(ctx, cc); err != nil {
-		r.discard(ctx)
+		r.Discard(ctx)
 		return rep, fmt.Errorf("restore: CometBFT's state: %w", err)
 	}
-	if rep.Replaced, err = r.install(ctx, time.Now().UTC().Format("20060102T150405Z")); err != nil {
+	if rep.Replaced, err = r.Install(ctx, time.Now().UTC().Format("20060102T150405Z")); err != nil {
 		return rep, fmt.Errorf("restore: %w", err)
 	}
 	if !existed {
 		rep.Replaced = ""
-		_ = r.dropReplaced(ctx)
+		_ = r.DropReplaced(ctx)
 	}
-	if err := clearHaltRecord(home); err != nil {
+	if err := node.ClearHaltRecord(home); err != nil {
 		return rep, fmt.Errorf("restore: %w", err)
 	}
 	return rep, nil
@@ -131,8 +133,8 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 // unless force, and says whether it holds blocks (then it is kept aside).
 // A server's database is opened (and so created, empty, if it was not);
 // a file database that does not exist is left so.
-func refuseLiveDatabase(ctx context.Context, home string, rc Config, force bool) (bool, error) {
-	d, s, err := rc.backendSpec(home, onCheckpointError)
+func refuseLiveDatabase(ctx context.Context, home string, rc node.Config, force bool) (bool, error) {
+	d, s, err := rc.BackendSpec(home)
 	if err != nil {
 		return false, err
 	}
@@ -141,7 +143,7 @@ func refuseLiveDatabase(ctx context.Context, home string, rc Config, force bool)
 			return false, nil
 		}
 	}
-	be, err := OpenBackend(ctx, home, rc)
+	be, err := node.OpenBackend(ctx, home, rc)
 	if err != nil {
 		return false, fmt.Errorf("restore: open the node's database: %w", err)
 	}
@@ -268,7 +270,7 @@ type cometPlan struct {
 // backup's AppHash against the chain where it can.
 func planCometState(ctx context.Context, cc *cmtcfg.Config, m BackupManifest, want []byte, opts RestoreOptions) (cometPlan, error) {
 	p := cometPlan{height: m.Height, appHash: want}
-	blocks, states, closeStores, err := openStores(cc)
+	blocks, states, closeStores, err := cometstore.Open(cc)
 	if err != nil {
 		return p, fmt.Errorf("restore: open CometBFT's stores (is the node stopped?): %w", err)
 	}
@@ -322,7 +324,7 @@ func (p cometPlan) apply(ctx context.Context, cc *cmtcfg.Config) (int64, error) 
 	case p.rollback:
 		return rollbackOneHeight(cc)
 	}
-	_, states, closeStores, err := openStores(cc)
+	_, states, closeStores, err := cometstore.Open(cc)
 	if err != nil {
 		return 0, err
 	}

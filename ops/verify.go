@@ -1,4 +1,4 @@
-package node
+package ops
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/statedigest"
 )
 
@@ -41,7 +42,7 @@ type VerifyReport struct {
 	ChainNote string `json:"chain_note,omitempty"`
 	// Halt is the node's record that it stopped on a divergence or on a
 	// change made outside the chain (until a recovery removes it).
-	Halt *HaltRecord `json:"halt,omitempty"`
+	Halt *node.HaltRecord `json:"halt,omitempty"`
 }
 
 // OK reports whether the database matches what its chain committed, the
@@ -59,15 +60,15 @@ func (r VerifyReport) OK() bool {
 // stopped or running: each side is read in one snapshot, and the two are
 // retried until they reflect the same height.
 func Verify(ctx context.Context, home string) (VerifyReport, error) {
-	cc, rc, err := LoadConfig(home)
+	cc, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return VerifyReport{}, err
 	}
-	halt, err := LoadHaltRecord(home)
+	halt, err := node.LoadHaltRecord(home)
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("verify: %w", err)
 	}
-	be, err := OpenBackend(ctx, home, rc)
+	be, err := node.OpenBackend(ctx, home, rc)
 	if err != nil {
 		return VerifyReport{}, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}

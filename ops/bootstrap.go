@@ -1,4 +1,4 @@
-package node
+package ops
 
 import (
 	"bytes"
@@ -6,11 +6,8 @@ import (
 	"fmt"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
-	"github.com/cometbft/cometbft/libs/log"
-	"github.com/cometbft/cometbft/light"
-	cmtnode "github.com/cometbft/cometbft/node"
-	cmtstate "github.com/cometbft/cometbft/proto/tendermint/state"
-	"github.com/cometbft/cometbft/statesync"
+
+	"github.com/relchain/relchain/internal/cometstore"
 )
 
 // bootstrapState sets a node's empty CometBFT stores at height, as
@@ -19,7 +16,7 @@ import (
 // and the AppHash must be appHash), with CometBFT's debug log left out of
 // the command's output.
 func bootstrapState(ctx context.Context, cc *cmtcfg.Config, height int64, appHash []byte) error {
-	blocks, states, closeStores, err := openStores(cc)
+	blocks, states, closeStores, err := cometstore.Open(cc)
 	if err != nil {
 		return err
 	}
@@ -34,7 +31,7 @@ func bootstrapState(ctx context.Context, cc *cmtcfg.Config, height int64, appHas
 	if !st.IsEmpty() {
 		return fmt.Errorf("CometBFT's state is not empty")
 	}
-	sp, err := newLightClientProvider(ctx, cc, st.Version)
+	sp, err := cometstore.NewLightClientProvider(ctx, cc, st.Version)
 	if err != nil {
 		return err
 	}
@@ -56,20 +53,4 @@ func bootstrapState(ctx context.Context, cc *cmtcfg.Config, height int64, appHas
 		return err
 	}
 	return states.SetOfflineStateSyncHeight(state.LastBlockHeight)
-}
-
-// newLightClientProvider is the light client of cc's [statesync] section
-// (its RPC servers and trust options), with CometBFT's debug log left out.
-func newLightClientProvider(ctx context.Context, cc *cmtcfg.Config, version cmtstate.Version) (statesync.StateProvider, error) {
-	gen, err := cmtnode.DefaultGenesisDocProviderFunc(cc)()
-	if err != nil {
-		return nil, fmt.Errorf("read the genesis: %w", err)
-	}
-	sp, err := statesync.NewLightClientStateProvider(ctx, gen.ChainID, version, gen.InitialHeight,
-		cc.StateSync.RPCServers, light.TrustOptions{Period: cc.StateSync.TrustPeriod, Height: cc.StateSync.TrustHeight,
-			Hash: cc.StateSync.TrustHashBytes()}, log.NewNopLogger())
-	if err != nil {
-		return nil, fmt.Errorf("light client: %w", err)
-	}
-	return sp, nil
 }

@@ -1,0 +1,31 @@
+package ops
+
+import (
+	"context"
+	"crypto/ed25519"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/txn"
+)
+
+// runBlocks commits one block per statement, each one tx of a fresh key's
+// (the same helper as node's statesync_test.go).
+func runBlocks(t *testing.T, ex *app.Executor, chainID string, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	_, key, _ := ed25519.GenerateKey(nil)
+	for i, sql := range stmts {
+		tx := &txn.Tx{ChainID: chainID, Nonce: uint64(i + 1), Statements: []txn.Statement{{SQL: sql}}}
+		tx.Sign(key)
+		h := ex.State().Height + 1
+		res, _, err := ex.FinalizeBlock(ctx, app.BlockInfo{Height: h, Time: time.Unix(h, 0).UTC(), Hash: []byte{byte(h)}}, [][]byte{txn.Encode(tx)})
+		if err != nil || res[0].Code != 0 {
+			t.Fatalf("block %d: %v %+v", h, err, res)
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
