@@ -13,6 +13,7 @@ import (
 	"github.com/relchain/relchain/internal/cometstore"
 	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/protocol"
 )
 
 // RecoverReport is what Recover did.
@@ -164,23 +165,22 @@ func rollbackOneHeight(cc *cmtcfg.Config) (int64, error) {
 		return 0, err
 	}
 	defer closeStores()
-	before, err := ss.Load()
-	if err != nil {
-		return 0, err
-	}
 	h, _, err := sm.Rollback(blocks, ss, false)
 	if err != nil {
 		return 0, err
 	}
-	// Rollback takes the app version from the consensus parameters (0
-	// here); the headers carry the one relchain reports in Info, which the
-	// state held. Without this, replay refuses the next header's version.
+	// Rollback takes the app version from the consensus parameters at the
+	// height it rolls back to, which is right across an upgrade (rolling
+	// back from H or later to H-2 or earlier gives the old version). Chains
+	// created before protocol versions carry 0 there while their headers
+	// carry 1 (relchain's Info): without this, replay refuses the next
+	// header's version.
 	st, err := ss.Load()
 	if err != nil {
 		return 0, err
 	}
-	if st.Version.Consensus.App != before.Version.Consensus.App {
-		st.Version.Consensus.App = before.Version.Consensus.App
+	if st.Version.Consensus.App == 0 {
+		st.Version.Consensus.App = protocol.V1
 		if err := ss.Save(st); err != nil {
 			return 0, err
 		}
