@@ -12,18 +12,12 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-func TestNetworkReplicatesWrites_SQLite(t *testing.T) {
-	testNetworkReplicatesWrites(t, "sqlite")
-}
-
-func TestNetworkReplicatesWrites_Postgres(t *testing.T) {
-	testNetworkReplicatesWrites(t, "postgres")
-}
-
-// On MySQL the CREATE TABLE below is alone in its block (committed before
-// the writers start), as the MySQL backend requires of DDL.
-func TestNetworkReplicatesWrites_MySQL(t *testing.T) {
-	testNetworkReplicatesWrites(t, "mysql")
+// TestNetworkReplicatesWrites runs testNetworkReplicatesWrites on every
+// backend, the networks beside each other (runBesideOtherNetworks). On
+// MySQL the CREATE TABLE is alone in its block (committed before the
+// writers start), as the MySQL backend requires of DDL.
+func TestNetworkReplicatesWrites(t *testing.T) {
+	onBackends(t, nil, testNetworkReplicatesWrites)
 }
 
 // testNetworkReplicatesWrites sends 1,000 single-row writes in commit mode
