@@ -20,7 +20,7 @@ func TestNetworkReplicatesWrites(t *testing.T) {
 	onBackends(t, nil, testNetworkReplicatesWrites)
 }
 
-// testNetworkReplicatesWrites sends 1,000 single-row writes in commit mode
+// testNetworkReplicatesWrites sends 400 single-row writes in commit mode
 // from 8 clients spread over all 4 nodes; every write must be applied, and
 // afterwards every node must hold the same rows and AppHash at the same
 // height.
@@ -28,7 +28,7 @@ func testNetworkReplicatesWrites(t *testing.T, backend string) {
 	runBesideOtherNetworks(t)
 	const (
 		writers = 8
-		writes  = 1000
+		writes  = 400
 	)
 	c := mustStartCluster(t, clusterOptions{backend: backend})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
