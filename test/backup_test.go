@@ -29,16 +29,9 @@ import (
 // new node home (add-node) verifies against the chain, the node starts from
 // the backup's height, follows the network and `relchain verify` passes.
 // relchain dump of a validator, run in a fresh SQLite database, gives its
-// rows.
-func TestBackupRestoreDumpCheckpoint_SQLite(t *testing.T) { testBackupRestore(t, "sqlite") }
-
-// The same backup, damaged backups and restores on PostgreSQL (pg_dump
-// checkpoints restored into a database beside the node's).
-func TestBackupRestore_Postgres(t *testing.T) { testBackupRestore(t, "postgres") }
-
-// And on MySQL (relchain's own dump format, restored beside the node's
-// database).
-func TestBackupRestore_MySQL(t *testing.T) { testBackupRestore(t, "mysql") }
+// rows. On PostgreSQL the checkpoints are pg_dump's, on MySQL relchain's
+// own dump format, both restored into a database beside the node's.
+func TestBackupRestore(t *testing.T) { onBackends(t, nil, testBackupRestore) }
 
 func testBackupRestore(t *testing.T, backend string) {
 	c := mustStartCluster(t, clusterOptions{backend: backend})

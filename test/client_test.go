@@ -333,15 +333,21 @@ func TestClientStreamExactlyOnceAcrossDrops(t *testing.T) {
 		if err := waitFor(ctx, "a live subscription", func() bool { st := s.Stats(); return st.Subscribed > st.Drops }); err != nil {
 			t.Fatal(err)
 		}
+		var refusedAt int64
 		if k == 1 {
 			proxy.refuseWS.Store(true)
+			refusedAt = c.maxHeight(ctx, 0)
 		}
 		t.Logf("cut %d: closed %d connections after %d submissions", k+1, proxy.cut(), submitted.Load())
 		if err := waitFor(ctx, "the stream to notice", func() bool { return s.Stats().Drops > int64(k) }); err != nil {
 			t.Fatal(err)
 		}
 		if k == 1 {
-			time.Sleep(600 * time.Millisecond)
+			// Two blocks after the refusal: at least one was committed
+			// entirely while the stream had no subscription.
+			if err := waitFor(ctx, "blocks committed without a subscription", func() bool { return c.maxHeight(ctx, 0) >= refusedAt+2 }); err != nil {
+				t.Fatal(err)
+			}
 			proxy.refuseWS.Store(false)
 		}
 	}

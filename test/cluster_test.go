@@ -190,11 +190,8 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
 	}
-	switch o.backend {
-	case "postgres":
-		opts.DSNTemplate = pgDSNTemplate(t)
-	case "mysql":
-		opts.DSNTemplate = mysqlDSNTemplate(t)
+	if b := backendNamed(t, o.backend); b.dsnTemplate != nil {
+		opts.DSNTemplate = b.dsnTemplate(t)
 	}
 	nodes, err := netctl.Generate(opts)
 	if err != nil {
@@ -379,15 +376,7 @@ func (c *cluster) client(i int, key ed25519.PrivateKey) *client.Client {
 }
 
 // ph returns the i-th (1-based) positional placeholder of the backend's dialect.
-func (c *cluster) ph(i int) string {
-	switch c.backend {
-	case "postgres":
-		return fmt.Sprintf("$%d", i)
-	case "mysql":
-		return "?"
-	}
-	return fmt.Sprintf("?%d", i)
-}
+func (c *cluster) ph(i int) string { return backendNamed(c.t, c.backend).ph(i) }
 
 // mustExec submits one bc-transaction through node i in commit mode,
 // signed by the admin key, and fails the test unless it is applied.

@@ -8,10 +8,22 @@
 //
 //	go test ./test/... -count=1 -v -timeout 20m
 //
-// The PostgreSQL variants use a private cluster started by backend/postgres/pgtest
-// (or the server named by RELCHAIN_TEST_PG); set RELCHAIN_SKIP_PG=1 to skip
-// them where PostgreSQL is not installed. RELCHAIN_E2E_RACE_BIN=1 builds
+// A behaviour that runs on several backends is one test over the harness's
+// table of backends (testBackends, onBackends in backends_test.go), with a
+// subtest per backend named by it: TestNetworkReplicatesWrites/sqlite,
+// /postgres, /mysql. A backend a test leaves out is named in the test with
+// the reason (notOn).
+//
+// The PostgreSQL subtests use a private cluster started by backend/postgres/pgtest
+// (or the server named by RELCHAIN_TEST_PG), the MySQL ones a private MariaDB
+// started by backend/mysql/mysqltest (or RELCHAIN_TEST_MYSQL's); without a
+// server they fail saying how to get one, and skip only with
+// RELCHAIN_SKIP_PG=1 or RELCHAIN_SKIP_MYSQL=1. RELCHAIN_E2E_RACE_BIN=1 builds
 // the node binary with the race detector too.
+//
+// The benchmark workloads through consensus (TPC-C, Smallbank, YCSB in
+// bench_test.go) run only with RELCHAIN_E2E_BENCH=1; TestBenchSmoke runs
+// `relchain bench` on a tiny load without it.
 //
 // Tests whose network is their own and stays healthy (no killed or paused
 // validators, no per-tx time limits, nothing timed) call

@@ -37,9 +37,7 @@ func loadCorpus(t *testing.T, dialect string) sqlchecktest.Corpus {
 	return c
 }
 
-func TestGateRefusesCorpusOverRPC_SQLite(t *testing.T)   { testGateRefusesCorpusOverRPC(t, "sqlite") }
-func TestGateRefusesCorpusOverRPC_Postgres(t *testing.T) { testGateRefusesCorpusOverRPC(t, "postgres") }
-func TestGateRefusesCorpusOverRPC_MySQL(t *testing.T)    { testGateRefusesCorpusOverRPC(t, "mysql") }
+func TestGateRefusesCorpusOverRPC(t *testing.T) { onBackends(t, nil, testGateRefusesCorpusOverRPC) }
 
 // testGateRefusesCorpusOverRPC sends every statement the dialect's corpus
 // refuses, each in its own signed tx, to the nodes of a 4-validator
@@ -90,11 +88,10 @@ func testGateRefusesCorpusOverRPC(t *testing.T, backend string) {
 	c.requireSameRows(h, "after_corpus", rows[0])
 }
 
-func TestByzantineProposerBlockFailsAlike_SQLite(t *testing.T) {
-	testByzantineProposerBlockFailsAlike(t, "sqlite")
-}
-func TestByzantineProposerBlockFailsAlike_Postgres(t *testing.T) {
-	testByzantineProposerBlockFailsAlike(t, "postgres")
+func TestByzantineProposerBlockFailsAlike(t *testing.T) {
+	onBackends(t, notOn{"mysql": "the refusals in a block are the application's, the same on every backend " +
+		"(the gate's among them, whose MySQL corpus TestGateRefusesCorpusOverRPC/mysql sends); " +
+		"a file and a server backend run it"}, testByzantineProposerBlockFailsAlike)
 }
 
 // testByzantineProposerBlockFailsAlike makes node0 a byzantine proposer:

@@ -17,8 +17,9 @@ import (
 
 // COPY through a node's PostgreSQL listener (issue 33 item 6): pgx CopyFrom, psql's \copy
 // both ways, a bad row mid-stream, pgbench's COPY of pgbench_accounts.
-func TestGatewayCopy_SQLite(t *testing.T)   { testGatewayCopy(t, "sqlite") }
-func TestGatewayCopy_Postgres(t *testing.T) { testGatewayCopy(t, "postgres") }
+func TestGatewayCopy(t *testing.T) {
+	onBackends(t, notOn{"mysql": gatewayNotOnMySQL}, testGatewayCopy)
+}
 
 func testGatewayCopy(t *testing.T, backend string) {
 	runBesideOtherNetworks(t)

@@ -13,8 +13,9 @@ import (
 // lib/pq through database/sql: the standard library's interface, as most
 // Go programs and tools use PostgreSQL; prepared statements reused, a
 // transaction (sql.Tx), and errors with their SQLSTATE.
-func TestGatewayLibPQ_SQLite(t *testing.T)   { testGatewayLibPQ(t, "sqlite") }
-func TestGatewayLibPQ_Postgres(t *testing.T) { testGatewayLibPQ(t, "postgres") }
+func TestGatewayLibPQ(t *testing.T) {
+	onBackends(t, notOn{"mysql": gatewayNotOnMySQL}, testGatewayLibPQ)
+}
 
 func testGatewayLibPQ(t *testing.T, backend string) {
 	runBesideOtherNetworks(t)

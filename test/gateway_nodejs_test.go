@@ -21,8 +21,9 @@ import (
 // node-postgres (test/js/pg_basics.js) and the knex query builder with its
 // migrations (test/js/knex_app.js). Each script prints one JSON object;
 // the test checks it and then that every validator holds the same rows.
-func TestGatewayJS_SQLite(t *testing.T)   { testGatewayJS(t, "sqlite") }
-func TestGatewayJS_Postgres(t *testing.T) { testGatewayJS(t, "postgres") }
+func TestGatewayJS(t *testing.T) {
+	onBackends(t, notOn{"mysql": gatewayNotOnMySQL}, testGatewayJS)
+}
 
 func testGatewayJS(t *testing.T, backend string) {
 	runBesideOtherNetworks(t)

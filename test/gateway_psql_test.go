@@ -13,8 +13,9 @@ import (
 // psql (Debian's client, unmodified) drives a node's PostgreSQL listener
 // with a script: a table, rows, \d, a transaction, a refused statement's
 // error text, \q.
-func TestGatewayPsql_SQLite(t *testing.T)   { testGatewayPsql(t, "sqlite") }
-func TestGatewayPsql_Postgres(t *testing.T) { testGatewayPsql(t, "postgres") }
+func TestGatewayPsql(t *testing.T) {
+	onBackends(t, notOn{"mysql": gatewayNotOnMySQL}, testGatewayPsql)
+}
 
 // refusedByGate is a statement each backend's gate refuses, and a word
 // of the refusal.

@@ -19,9 +19,8 @@ import (
 // restarted in the middle; at the end the total is conserved, every
 // acknowledged transfer is there exactly once, and every validator holds
 // the same rows.
-func TestGatewayConcurrentTransfers_SQLite(t *testing.T) { testGatewayConcurrentTransfers(t, "sqlite") }
-func TestGatewayConcurrentTransfers_Postgres(t *testing.T) {
-	testGatewayConcurrentTransfers(t, "postgres")
+func TestGatewayConcurrentTransfers(t *testing.T) {
+	onBackends(t, notOn{"mysql": gatewayNotOnMySQL}, testGatewayConcurrentTransfers)
 }
 
 const transfersPerSession = 12
@@ -48,26 +47,47 @@ func testGatewayConcurrentTransfers(t *testing.T, backend string) {
 	conflicts := 0
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
+	// A validator that serves no session is killed once both sessions
+	// have committed a third of their transfers, and started again once
+	// both have committed two thirds: the sessions wait at those points,
+	// so transfers commit before, while and after it is down.
+	kill, restart := newTransferPause(transfersPerSession/3), newTransferPause(2*transfersPerSession/3)
+	failed := make(chan struct{}) // closed when a session has failed
+	var failOnce sync.Once
 	for sess, node := range []int{0, 1} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := runTransfers(ctx, c, sess, node, func(id string) { mu.Lock(); acked[id] = true; mu.Unlock() })
+			pause := func(ctx context.Context, k int) error {
+				if err := kill.wait(ctx, k); err != nil {
+					return err
+				}
+				return restart.wait(ctx, k)
+			}
+			n, err := runTransfers(ctx, c, sess, node, pause, func(id string) { mu.Lock(); acked[id] = true; mu.Unlock() })
 			mu.Lock()
 			conflicts += n
 			mu.Unlock()
+			if err != nil {
+				failOnce.Do(func() { close(failed) })
+			}
 			errs <- err
 		}()
 	}
-	// Kill a validator that serves no session while they run, and bring
-	// it back.
-	time.Sleep(2 * time.Second)
-	if err := c.net.Kill(3); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second)
-	if err := c.net.Start(3); err != nil {
-		t.Fatal(err)
+	var downFrom, downTo int64
+	for _, p := range []struct {
+		pause *transferPause
+		act   func() error
+	}{
+		{kill, func() error { downFrom = c.maxHeight(ctx, 0, 1, 2); return c.net.Kill(3) }},
+		{restart, func() error { downTo = c.maxHeight(ctx, 0, 1, 2); return c.net.Start(3) }},
+	} {
+		if p.pause.reachedByBoth(ctx, failed) {
+			if err := p.act(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(p.pause.release)
 	}
 	wg.Wait()
 	close(errs)
@@ -77,6 +97,10 @@ func testGatewayConcurrentTransfers(t *testing.T, backend string) {
 		}
 	}
 	t.Logf("%d transfers committed, %d COMMITs conflicted (40001) and were retried", len(acked), conflicts)
+	if downTo <= downFrom {
+		t.Fatalf("the network committed no block while validator 3 was down (height %d when it was killed, %d when it was started): the kill was not exercised", downFrom, downTo)
+	}
+	t.Logf("validator 3 was down from height %d to %d, while %d transfers per session committed", downFrom, downTo, restart.at-kill.at)
 	if err := c.net.WaitHeight(ctx, 3, c.maxHeight(ctx, 0, 1, 2)); err != nil {
 		t.Fatalf("the restarted validator: %v", err)
 	}
@@ -101,9 +125,51 @@ func testGatewayConcurrentTransfers(t *testing.T, backend string) {
 	}
 }
 
+// transferPause is a point both sessions of the transfer test wait at:
+// before their transfer number at, until release is closed.
+type transferPause struct {
+	at      int
+	arrived chan struct{} // one send per session that reached at
+	release chan struct{}
+}
+
+func newTransferPause(at int) *transferPause {
+	return &transferPause{at: at, arrived: make(chan struct{}, 2), release: make(chan struct{})}
+}
+
+// wait, before transfer k, waits at the pause if k is its point.
+func (p *transferPause) wait(ctx context.Context, k int) error {
+	if k != p.at {
+		return nil
+	}
+	p.arrived <- struct{}{}
+	select {
+	case <-p.release:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting before transfer %d: %w", k, ctx.Err())
+	}
+}
+
+// reachedByBoth waits until both sessions wait at the pause; false if a
+// session failed or ctx ended first.
+func (p *transferPause) reachedByBoth(ctx context.Context, failed <-chan struct{}) bool {
+	for n := 0; n < 2; n++ {
+		select {
+		case <-p.arrived:
+		case <-failed:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
 // runTransfers commits transfersPerSession transfers through node's
 // listener, retrying each on 40001, and returns how many conflicted.
-func runTransfers(ctx context.Context, c *cluster, sess, node int, ack func(string)) (int, error) {
+// pause runs before each transfer (its number).
+func runTransfers(ctx context.Context, c *cluster, sess, node int, pause func(context.Context, int) error, ack func(string)) (int, error) {
 	conn, err := pgx.Connect(ctx, c.pgURL(node, pgUsers[sess]))
 	if err != nil {
 		return 0, err
@@ -111,6 +177,9 @@ func runTransfers(ctx context.Context, c *cluster, sess, node int, ack func(stri
 	defer conn.Close(context.Background())
 	conflicts := 0
 	for k := 0; k < transfersPerSession; k++ {
+		if err := pause(ctx, k); err != nil {
+			return conflicts, fmt.Errorf("session %d: %w", sess, err)
+		}
 		id := fmt.Sprintf("s%d-%02d", sess, k)
 		for attempt := 0; ; attempt++ {
 			err := transferOnce(ctx, conn, id, int64(1+sess), int64(2-sess), 7)

@@ -24,8 +24,9 @@ import (
 // nested atomic()), catalog reads inside transactions and SQLAlchemy's
 // ORM (PostgreSQL; SQLAlchemy through the standalone gateway with
 // SCRAM), and psycopg2's session calls. Every validator ends with the same state.
-func TestGatewayTransactions_Postgres(t *testing.T) { testGatewayTransactions(t, "postgres") }
-func TestGatewayTransactions_SQLite(t *testing.T)   { testGatewayTransactions(t, "sqlite") }
+func TestGatewayTransactions(t *testing.T) {
+	onBackends(t, notOn{"mysql": gatewayNotOnMySQL}, testGatewayTransactions)
+}
 
 func testGatewayTransactions(t *testing.T, backend string) {
 	runBesideOtherNetworks(t)

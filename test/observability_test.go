@@ -23,11 +23,11 @@ import (
 // blocks, /readyz and /livez answer 200, and after a clean stop every
 // line of every node.log must be a JSON object and none at error level.
 func TestMetricsHealthAndLogs(t *testing.T) {
-	testMetricsHealthAndLogs(t, "sqlite", "ATTACH DATABASE 'x.db' AS x")
-}
-
-func TestMetricsHealthAndLogs_Postgres(t *testing.T) {
-	testMetricsHealthAndLogs(t, "postgres", "SELECT pg_sleep(1)")
+	forbidden := map[string]string{"sqlite": "ATTACH DATABASE 'x.db' AS x", "postgres": "SELECT pg_sleep(1)"}
+	onBackends(t, notOn{"mysql": "metrics, health and the log format are the node's, the same on every backend; " +
+		"a file and a server backend run it"}, func(t *testing.T, backend string) {
+		testMetricsHealthAndLogs(t, backend, forbidden[backend])
+	})
 }
 
 // testMetricsHealthAndLogs is TestMetricsHealthAndLogs on backend, with

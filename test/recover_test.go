@@ -23,14 +23,8 @@ import (
 // CometBFT state back one height, and the restarted node replays the
 // blocks after the checkpoint from its own block store and rejoins with
 // the network's exact state.
-func TestRecoverRestoresACheckpointAndRejoins_SQLite(t *testing.T) {
-	testRecoverRestoresACheckpointAndRejoins(t, "sqlite")
-}
-func TestRecoverRestoresACheckpointAndRejoins_Postgres(t *testing.T) {
-	testRecoverRestoresACheckpointAndRejoins(t, "postgres")
-}
-func TestRecoverRestoresACheckpointAndRejoins_MySQL(t *testing.T) {
-	testRecoverRestoresACheckpointAndRejoins(t, "mysql")
+func TestRecoverRestoresACheckpointAndRejoins(t *testing.T) {
+	onBackends(t, nil, testRecoverRestoresACheckpointAndRejoins)
 }
 
 func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {

@@ -12,21 +12,15 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-func TestNetworkReplicatesWrites_SQLite(t *testing.T) {
-	testNetworkReplicatesWrites(t, "sqlite")
+// TestNetworkReplicatesWrites runs testNetworkReplicatesWrites on every
+// backend, the networks beside each other (runBesideOtherNetworks). On
+// MySQL the CREATE TABLE is alone in its block (committed before the
+// writers start), as the MySQL backend requires of DDL.
+func TestNetworkReplicatesWrites(t *testing.T) {
+	onBackends(t, nil, testNetworkReplicatesWrites)
 }
 
-func TestNetworkReplicatesWrites_Postgres(t *testing.T) {
-	testNetworkReplicatesWrites(t, "postgres")
-}
-
-// On MySQL the CREATE TABLE below is alone in its block (committed before
-// the writers start), as the MySQL backend requires of DDL.
-func TestNetworkReplicatesWrites_MySQL(t *testing.T) {
-	testNetworkReplicatesWrites(t, "mysql")
-}
-
-// testNetworkReplicatesWrites sends 1,000 single-row writes in commit mode
+// testNetworkReplicatesWrites sends 400 single-row writes in commit mode
 // from 8 clients spread over all 4 nodes; every write must be applied, and
 // afterwards every node must hold the same rows and AppHash at the same
 // height.
@@ -34,7 +28,7 @@ func testNetworkReplicatesWrites(t *testing.T, backend string) {
 	runBesideOtherNetworks(t)
 	const (
 		writers = 8
-		writes  = 1000
+		writes  = 400
 	)
 	c := mustStartCluster(t, clusterOptions{backend: backend})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -26,10 +26,10 @@ import (
 //
 // On SQLite, INTEGER PRIMARY KEY AUTOINCREMENT (sqlite_sequence is an
 // ordinary table of the database, written in the block's transaction) is
-// held to the same test. MySQL's gate refuses AUTO_INCREMENT (InnoDB's
-// counter is not transactional either).
-func TestSerialIds_Postgres(t *testing.T) { testSerialIds(t, "postgres") }
-func TestSerialIds_SQLite(t *testing.T)   { testSerialIds(t, "sqlite") }
+// held to the same test.
+func TestSerialIds(t *testing.T) {
+	onBackends(t, notOn{"mysql": "MySQL's gate refuses AUTO_INCREMENT (InnoDB's counter is not transactional)"}, testSerialIds)
+}
 
 // serialTable is the table of testSerialIds in each dialect.
 var serialTable = map[string]string{

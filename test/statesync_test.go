@@ -24,9 +24,9 @@ import (
 //
 // RELCHAIN_STATESYNC_ROWS sets the table's size (default 20,000); the
 // join time is logged (BENCHMARKS.md quotes it for 1,000,000 rows).
-func TestStateSyncJoin_SQLite(t *testing.T)   { testStateSyncJoin(t, "sqlite", false) }
-func TestStateSyncJoin_Postgres(t *testing.T) { testStateSyncJoin(t, "postgres", false) }
-func TestStateSyncJoin_MySQL(t *testing.T)    { testStateSyncJoin(t, "mysql", false) }
+func TestStateSyncJoin(t *testing.T) {
+	onBackends(t, nil, func(t *testing.T, backend string) { testStateSyncJoin(t, backend, false) })
+}
 
 // Three of the four validators serve every chunk with a byte flipped but
 // advertise the true manifest: the joining node refuses those chunks,

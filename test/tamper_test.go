@@ -25,9 +25,7 @@ import (
 	"github.com/relchain/relchain/statedigest"
 )
 
-func TestTamperedNodeIsCaught_SQLite(t *testing.T)   { testTamperedNodeIsCaught(t, "sqlite") }
-func TestTamperedNodeIsCaught_Postgres(t *testing.T) { testTamperedNodeIsCaught(t, "postgres") }
-func TestTamperedNodeIsCaught_MySQL(t *testing.T)    { testTamperedNodeIsCaught(t, "mysql") }
+func TestTamperedNodeIsCaught(t *testing.T) { onBackends(t, nil, testTamperedNodeIsCaught) }
 
 // testTamperedNodeIsCaught changes node 3's database outside the chain:
 //   - with relchain's capture triggers dropped first, an UPDATE leaves no

@@ -36,7 +36,7 @@ import (
 // restarted node knows the set. A sixth node then joins by state sync from
 // a snapshot taken after the change and knows the changed set too (its
 // CheckTx and its /validators); every node ends identical.
-func TestValidatorMembership_SQLite(t *testing.T) {
+func TestValidatorMembership(t *testing.T) {
 	c := mustStartCluster(t, clusterOptions{permissioned: true, checkpointEvery: 5, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -134,7 +134,7 @@ func committedAt(t *testing.T, out string) int64 {
 	return h
 }
 
-// membership drives TestValidatorMembership_SQLite.
+// membership drives TestValidatorMembership.
 type membership struct {
 	c       *cluster
 	ctx     context.Context
