@@ -35,6 +35,10 @@ func TestDefaultBinaryHasNoTestHooks(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "unsafe_no_gate") || !strings.Contains(string(out), "-tags testhooks") {
 		t.Fatalf("relchain node with backend.unsafe_no_gate: %v\n%s\nwant a refusal asking for a test-hooks build", err, out)
 	}
+	out, err = exec.CommandContext(ctx, relchainBin, "debug", "tamper", "--home", home, "--sql", "SELECT 1").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `unknown command "debug"`) {
+		t.Errorf("relchain debug tamper: %v\n%s\nwant an unknown command in the default binary", err, out)
+	}
 
 	net := netctl.NewNetwork(testHooksBinary(t), nodes)
 	t.Cleanup(net.StopAll)

@@ -79,7 +79,7 @@ type Perturb struct {
 	// the proof that the fault took effect.
 	ExpectHalt bool `toml:"expect_halt"`
 	// SQL is what tamper runs on the node's database outside the chain
-	// (through `relchain debug tamper`).
+	// (through `relchain debug tamper` of a test-hooks build).
 	SQL []string `toml:"sql"`
 	// Latency and Jitter are what delay adds to each of the node's links,
 	// one way: Latency plus a uniform draw below Jitter.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +33,25 @@ var (
 	clockBinOnce sync.Once
 	clockBin     string
 	clockBinErr  error
+
+	hooksBinOnce sync.Once
+	hooksBin     string
+	hooksBinErr  error
 )
+
+// prebuiltHooksBinary builds the test-hooks relchain (relchain debug tamper) once
+// for every manifest that tampers, or takes the one RELCHAIN_E2E_HOOKS_BIN
+// names.
+func prebuiltHooksBinary(t *testing.T) string {
+	if bin := os.Getenv(HooksBinEnv); bin != "" {
+		return bin
+	}
+	hooksBinOnce.Do(func() { hooksBin, hooksBinErr = BuildHooksBinary(binDir) })
+	if hooksBinErr != nil {
+		t.Fatal(hooksBinErr)
+	}
+	return hooksBin
+}
 
 // clockBinary builds the e2e_clock relchain once, or takes the binary
 // RELCHAIN_E2E_CLOCK_BIN names (a control run: with a default build
@@ -134,6 +153,9 @@ func runManifest(t *testing.T, m *Manifest, seed int64) {
 	}
 	if len(m.clockFaults()) > 0 {
 		env.ClockBin = clockBinary(t)
+	}
+	if slices.ContainsFunc(m.Perturb, func(p Perturb) bool { return p.Action == ActTamper }) {
+		t.Setenv(HooksBinEnv, prebuiltHooksBinary(t))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.Load.Duration.Duration+10*time.Minute)
 	defer cancel()
