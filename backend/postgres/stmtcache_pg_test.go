@@ -191,7 +191,7 @@ func TestBlockStatementsPlanTheSameWhateverTheirHistory(t *testing.T) {
 // statement, not only resend DEALLOCATE ALL: a statement it still named
 // would be bound by a name the server no longer has (26000), a failure of
 // this node alone — recorded as the tx's, it split the network in
-// TestGatewayConcurrentTransfers_Postgres.
+// TestGatewayConcurrentTransfers/postgres.
 func TestPreparedBlockStatementsSurviveAFailedBatch(t *testing.T) {
 	b := mustOpenUngated(t, pgtest.DSN(t))
 	defer b.Close()
