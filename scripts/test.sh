@@ -73,10 +73,11 @@ if [ "${COMPAT:-}" = 1 ]; then
 fi
 
 status=0
-# gotest ARGS...: go test -count=1 -v ARGS, its output kept for the summary;
-# a failure is remembered and the next step still runs.
+# gotest WHAT ARGS...: go test -count=1 -v ARGS, its output kept for the
+# summary; a failure is remembered and the next step still runs.
 gotest() {
-  echo "== go test $*"
+  echo "== go test: $1"
+  shift
   set +e
   go test -count=1 -v "$@" 2>&1 | tee -a "$tmp/test.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
@@ -88,21 +89,21 @@ race=()
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
 if [ "${UNIT_RACE:-}" = 1 ]; then
   echo "race detector on ${#unit[@]} unit packages (all but ./test and ./test/e2e), with -tags testhooks"
-  gotest -race -tags testhooks -timeout 40m "${unit[@]}"
+  gotest "the unit packages, -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
 elif [ "${E2E:-}" = 1 ]; then
-  gotest -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test
-  gotest -timeout 40m ./test/e2e
+  gotest "./test but $FAST_NETWORK_TESTS" -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test
+  gotest "./test/e2e" -timeout 40m ./test/e2e
   # the e2e harness's clock fault (build tag e2e_clock, not in a default build)
-  gotest -tags e2e_clock ./internal/clockfault
+  gotest "./internal/clockfault -tags e2e_clock" -tags e2e_clock ./internal/clockfault
 else
   echo "== go vet"
   go vet ./...
-  gotest "${race[@]}" -timeout 40m "${unit[@]}"
+  gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e) ${race[*]}" "${race[@]}" -timeout 40m "${unit[@]}"
   if [ "${RACE:-}" = 1 ]; then
-    gotest -race -timeout 60m ./test ./test/e2e
-    gotest -race -tags e2e_clock ./internal/clockfault
+    gotest "./test and ./test/e2e -race" -race -timeout 60m ./test ./test/e2e
+    gotest "./internal/clockfault -race -tags e2e_clock" -race -tags e2e_clock ./internal/clockfault
   else
-    gotest -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
+    gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   fi
 fi
 
