@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-node build-testhooks build-e2e-clock test test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
+.PHONY: build build-node build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -30,13 +30,25 @@ build-testhooks:
 build-e2e-clock:
 	$(GO) build -tags e2e_clock -o bin/relchain-e2e-clock ./cmd/relchain
 
+# The fast loop (under 10 minutes on 2 cores): go vet, every unit package
+# against a private PostgreSQL and MariaDB, and of the multi-process
+# networks in ./test one per backend, the CLI and the default binary's
+# hooks (FAST_NETWORK_TESTS in scripts/test.sh).
 test:
 	./scripts/test.sh
 
+# The full network matrix: every other test of ./test, the manifests of
+# ./test/e2e and the e2e harness's clock fault (-tags e2e_clock). About 30
+# minutes on 2 cores.
+test-e2e:
+	E2E=1 ./scripts/test.sh
+
+# Everything, test and test-e2e, under the race detector.
 test-race:
 	RACE=1 ./scripts/test.sh
 
-# The race detector on the unit packages (everything but the e2e networks).
+# The race detector on the unit packages (everything but the e2e networks),
+# built with -tags testhooks.
 race:
 	UNIT_RACE=1 ./scripts/test.sh
 
@@ -46,7 +58,7 @@ lint:
 # The client compatibility suite alone (psql, pgcli, psycopg, SQLAlchemy,
 # Alembic, Django, pgjdbc, node-postgres, knex, Sequelize, pgx, GORM,
 # pgbench on a 4-validator PostgreSQL network); regenerates
-# test/compat/COMPATIBILITY.md from its results. `make test` runs it too.
+# test/compat/COMPATIBILITY.md from its results. `make test-e2e` runs it too.
 compat:
 	COMPAT=1 RELCHAIN_SKIP_MYSQL=1 ./scripts/test.sh
 

@@ -68,13 +68,16 @@ func TestKVStoreOverTheSocket(t *testing.T) {
 }
 
 // waitingApp answers Query only once FinalizeBlock has run, as relchain's
-// Query with min_height does.
+// Query with min_height does. It closes queried when the Query has reached
+// it.
 type waitingApp struct {
 	types.BaseApplication
+	queried   chan struct{}
 	finalized chan struct{}
 }
 
 func (a *waitingApp) Query(ctx context.Context, _ *types.RequestQuery) (*types.ResponseQuery, error) {
+	close(a.queried)
 	select {
 	case <-a.finalized:
 		return &types.ResponseQuery{Value: []byte("after")}, nil
@@ -92,7 +95,7 @@ func (a *waitingApp) FinalizeBlock(context.Context, *types.RequestFinalizeBlock)
 // connection does not hold up FinalizeBlock on the consensus connection
 // (CometBFT's own socket server would deadlock here until the timeout).
 func TestConnectionsAreServedConcurrently(t *testing.T) {
-	app := &waitingApp{finalized: make(chan struct{})}
+	app := &waitingApp{queried: make(chan struct{}), finalized: make(chan struct{})}
 	s := listen(t, app)
 	consensus, query := connect(t, s.Addr()), connect(t, s.Addr())
 	ctx := context.Background()
@@ -105,7 +108,13 @@ func TestConnectionsAreServedConcurrently(t *testing.T) {
 		}
 		got <- q
 	}()
-	time.Sleep(100 * time.Millisecond) // let the Query block in the app
+	// FinalizeBlock only once the Query waits in the app: sent before, it
+	// would let the Query answer at once, serialised or not.
+	select {
+	case <-app.queried:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Query never reached the application")
+	}
 	if _, err := consensus.FinalizeBlock(ctx, &types.RequestFinalizeBlock{Height: 1}); err != nil {
 		t.Fatalf("FinalizeBlock: %v", err)
 	}

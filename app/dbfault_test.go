@@ -648,28 +648,30 @@ func serverRestartRun(t *testing.T, ps privateServer, crash bool) {
 //
 // With hold set, the COMMIT's bytes are held back until another
 // connection sends a message holding hold (the statement with which the
-// client, reconnected, asks what the database recorded) and a moment has
-// passed for the server to start it: the COMMIT is then still in flight
-// while the client asks, which only a read that waits for the lost
+// client, reconnected, asks what the database recorded) and blocked (the
+// server says the statement waits for a lock): the COMMIT is then still in
+// flight while the client asks, which only a read that waits for the lost
 // session's db-transaction answers right.
 type commitCutter struct {
-	ln     net.Listener
-	target string
-	hold   []byte
+	ln      net.Listener
+	target  string
+	hold    []byte
+	blocked func() (bool, error) // whether the server has the hold statement waiting for a lock
 
 	mu      sync.Mutex
 	armed   bool
 	cuts    int
 	held    chan struct{} // closed when the hold statement passed
 	release sync.Once
+	waited  error // nil once the hold statement was seen waiting for a lock
 }
 
-func startCommitCutter(t *testing.T, target, hold string) *commitCutter {
+func startCommitCutter(t *testing.T, target, hold string, blocked func() (bool, error)) *commitCutter {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &commitCutter{ln: ln, target: target, held: make(chan struct{})}
+	c := &commitCutter{ln: ln, target: target, held: make(chan struct{}), blocked: blocked, waited: errors.New("the hold statement never came")}
 	if hold != "" {
 		c.hold = []byte(hold)
 	}
@@ -750,9 +752,12 @@ func (c *commitCutter) pipe(client net.Conn, server *net.TCPConn) {
 				if _, werr := server.Write(msg); werr != nil {
 					break
 				}
-				// Let the server start the statement, then let the
-				// held COMMIT go.
-				time.Sleep(200 * time.Millisecond)
+				// Once the statement waits for the lost session's
+				// locks, let the held COMMIT go.
+				waited := c.waitBlocked()
+				c.mu.Lock()
+				c.waited = waited
+				c.mu.Unlock()
 				c.release.Do(func() { close(c.held) })
 				continue
 			}
@@ -771,6 +776,58 @@ func (c *commitCutter) pipe(client net.Conn, server *net.TCPConn) {
 	}
 	client.Close()
 	server.Close()
+}
+
+// waitBlocked polls the server until the hold statement waits for a lock
+// (nil), for at most 20 s.
+func (c *commitCutter) waitBlocked() error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ok, err := c.blocked()
+		switch {
+		case err != nil:
+			return fmt.Errorf("ask the server whether %q waits: %w", c.hold, err)
+		case ok:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("%q did not wait for a lock within 20 s", c.hold)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lockWaiter is commitCutter's blocked for database db of dialect, asked
+// as the server's superuser (admin): is a statement with hold waiting
+// for a lock?
+func lockWaiter(dialect, admin, db, hold string) func() (bool, error) {
+	return func() (bool, error) {
+		ctx := context.Background()
+		var n int
+		if dialect == "postgres" {
+			conn, err := pgx.Connect(ctx, admin)
+			if err != nil {
+				return false, err
+			}
+			defer conn.Close(ctx)
+			err = conn.QueryRow(ctx, `SELECT count(*)::int FROM pg_stat_activity
+				WHERE datname = $1 AND wait_event_type = 'Lock' AND strpos(query, $2) > 0`, db, hold).Scan(&n)
+			return n > 0, err
+		}
+		cfg, err := gomysql.ParseDSN(admin)
+		if err != nil {
+			return false, err
+		}
+		connector, err := gomysql.NewConnector(cfg)
+		if err != nil {
+			return false, err
+		}
+		adb := sql.OpenDB(connector)
+		defer adb.Close()
+		err = adb.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.INNODB_TRX t
+			JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+			WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ? AND LOCATE(?, t.trx_query) > 0`, db, hold).Scan(&n)
+		return n > 0, err
+	}
 }
 
 // viaRelay rewrites a backend DSN of dialect to connect through addr.
@@ -814,7 +871,7 @@ func TestACommitWhoseAcknowledgementIsLostIsNotAppliedTwice(t *testing.T) {
 // what the database recorded.
 func lostCommitRun(t *testing.T, db faultDB, inFlight bool) {
 	want, wantRows := runCleanly(t, db)
-	var dsn, target string
+	var dsn, target, admin, dbName string
 	var open func(dsn string) (backend.Backend, error)
 	switch db.dialect {
 	case "postgres":
@@ -823,7 +880,7 @@ func lostCommitRun(t *testing.T, db faultDB, inFlight bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		target = u.Host
+		target, admin, dbName = u.Host, pgtest.ServerDSN(t), strings.TrimPrefix(u.Path, "/")
 		open = func(dsn string) (backend.Backend, error) { return postgres.Open(context.Background(), dsn) }
 	case "mysql":
 		dsn = mysqltest.DSN(t)
@@ -831,14 +888,14 @@ func lostCommitRun(t *testing.T, db faultDB, inFlight bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		target = cfg.Addr
+		target, admin, dbName = cfg.Addr, mysqltest.ServerDSN(t), cfg.DBName
 		open = func(dsn string) (backend.Backend, error) { return mysql.Open(context.Background(), dsn) }
 	}
 	hold := ""
 	if inFlight {
 		hold = map[string]string{"postgres": "LOCK TABLE relchain.meta", "mysql": "FOR UPDATE"}[db.dialect]
 	}
-	relay := startCommitCutter(t, target, hold)
+	relay := startCommitCutter(t, target, hold, lockWaiter(db.dialect, admin, dbName, hold))
 	be, err := open(viaRelay(t, db.dialect, dsn, relay.ln.Addr().String()))
 	if err != nil {
 		t.Fatal(err)
@@ -862,6 +919,14 @@ func lostCommitRun(t *testing.T, db faultDB, inFlight bool) {
 	}
 	if relay.cut() != 1 {
 		t.Fatalf("the relay cut %d connections after a COMMIT, want 1", relay.cut())
+	}
+	if inFlight {
+		relay.mu.Lock()
+		waited := relay.waited
+		relay.mu.Unlock()
+		if waited != nil {
+			t.Fatalf("the COMMIT was not in flight while the executor asked: %v", waited)
+		}
 	}
 	s := ex.DatabaseStatus()
 	if s.LostCommitsApplied != 1 || s.LostCommitsRerun != 0 || s.Unavailable {

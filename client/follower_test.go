@@ -212,10 +212,17 @@ func TestFollowerExactlyOnceAcrossGapsAndDrops(t *testing.T) {
 	// Block 17's results lag: 16 comes, 17 is retried until it is there.
 	chain.mu.Lock()
 	chain.missing[17] = true
+	tried := chain.fetches[17]
 	chain.mu.Unlock()
 	setHeight(18)
 	waitUntil(t, "block 16", func() bool { return rec.last() == 16 })
-	time.Sleep(20 * time.Millisecond)
+	// Five failed fetches of 17: the follower has tried it again and again, not
+	// gone past it.
+	waitUntil(t, "five fetches of the missing block 17", func() bool {
+		chain.mu.Lock()
+		defer chain.mu.Unlock()
+		return chain.fetches[17] >= tried+5
+	})
 	if rec.last() != 16 {
 		t.Fatalf("delivered %d past the missing block 17", rec.last())
 	}

@@ -221,7 +221,13 @@ func TestServeReturnsWhenListenerClosed(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
-	time.Sleep(20 * time.Millisecond)
+	// Close the listener Serve accepts on, not one it has yet to reach.
+	waitFor(t, func() bool {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		_, serving := srv.listeners[l]
+		return serving
+	})
 	_ = l.Close()
 	select {
 	case err := <-done:

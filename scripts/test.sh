@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# relchain's test suite: every package against real SQLite and a real,
-# private PostgreSQL and MariaDB (installed from Debian's packages when
-# missing, started on free ports in a temporary directory, stopped at the
-# end), plus real multi-validator CometBFT networks on loopback.
+# relchain's test suite, against real SQLite and a real, private PostgreSQL
+# and MariaDB (installed from Debian's packages when missing, started on
+# free ports in a temporary directory, stopped at the end).
 #
-#   RACE=1 scripts/test.sh        run with the race detector
-#   UNIT_RACE=1 scripts/test.sh   only the unit packages (all but the e2e
-#                                 networks in ./test and ./test/e2e), with the race detector,
+#   scripts/test.sh               make test, the fast loop (under 10 minutes on
+#                                 2 cores): go vet, every unit package, and of the
+#                                 multi-process networks in ./test only
+#                                 $FAST_NETWORK_TESTS (one network per backend,
+#                                 the CLI and the default binary's hooks)
+#   E2E=1 scripts/test.sh         make test-e2e: the rest of ./test (every other
+#                                 network), ./test/e2e (the manifests) and the
+#                                 e2e harness's clock fault (-tags e2e_clock)
+#   RACE=1 scripts/test.sh        everything (both of the above) with the race detector
+#   UNIT_RACE=1 scripts/test.sh   make race: only the unit packages (all but
+#                                 ./test and ./test/e2e), with the race detector,
 #                                 built with the test hooks (-tags testhooks)
 #   COMPAT=1 scripts/test.sh      only the client compatibility suite (make compat),
 #                                 regenerating test/compat/COMPATIBILITY.md
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
 #   RELCHAIN_TEST_MYSQL=DSN ...   use an existing MySQL/MariaDB server (root DSN) instead
+#   RELCHAIN_SKIP_PG=1, RELCHAIN_SKIP_MYSQL=1  run without that server
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 find_go
+
+# The networks of ./test that make test runs (go test -run); make test-e2e
+# runs every other one (go test -skip). One network per backend, so that
+# the fast loop still starts real validators on each.
+FAST_NETWORK_TESTS='^(TestNetworkReplicatesWrites(_SQLite|_Postgres|_MySQL)?|TestCLIUsability|TestDefaultBinaryHasNoTestHooks)$'
 
 tmp=$(mktemp -d /tmp/relchain-test.XXXXXX)
 chmod 755 "$tmp"
@@ -43,8 +56,9 @@ if [ -z "${RELCHAIN_TEST_MYSQL:-}" ] && [ "${RELCHAIN_SKIP_MYSQL:-}" != 1 ]; the
 fi
 
 # the e2e tests run node-postgres and knex (test/js), and the compatibility
-# suite (test/compat_test.go) every client in test/compat
-[ "${UNIT_RACE:-}" = 1 ] || ensure_compat_clients
+# suite (test/compat_test.go) every client in test/compat; the unit
+# packages and the fast networks need none of them
+if [ "${E2E:-}" = 1 ] || [ "${RACE:-}" = 1 ] || [ "${COMPAT:-}" = 1 ]; then ensure_compat_clients; fi
 
 if [ "${COMPAT:-}" = 1 ]; then
   # make compat: the compatibility suite alone, and its table regenerated
@@ -58,24 +72,41 @@ if [ "${COMPAT:-}" = 1 ]; then
   exit "$status"
 fi
 
-echo "== go vet"
-go vet ./...
-echo "== go test"
+status=0
+# gotest WHAT ARGS...: go test -count=1 -v ARGS, its output kept for the
+# summary; a failure is remembered and the next step still runs.
+gotest() {
+  echo "== go test: $1"
+  shift
+  set +e
+  go test -count=1 -v "$@" 2>&1 | tee -a "$tmp/test.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  set -e
+}
+
+mapfile -t unit < <(go list ./... | grep -v -e '/relchain/test$' -e '/relchain/test/e2e$')
 race=()
-pkgs=(./...)
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
 if [ "${UNIT_RACE:-}" = 1 ]; then
-  race=(-race -tags testhooks)
-  mapfile -t pkgs < <(go list ./... | grep -v -e '/relchain/test$' -e '/relchain/test/e2e$')
-  echo "race detector on ${#pkgs[@]} unit packages (all but ./test and ./test/e2e), with -tags testhooks"
+  echo "race detector on ${#unit[@]} unit packages (all but ./test and ./test/e2e), with -tags testhooks"
+  gotest "the unit packages, -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
+elif [ "${E2E:-}" = 1 ]; then
+  gotest "./test but $FAST_NETWORK_TESTS" -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test
+  gotest "./test/e2e" -timeout 40m ./test/e2e
+  # the e2e harness's clock fault (build tag e2e_clock, not in a default build)
+  gotest "./internal/clockfault -tags e2e_clock" -tags e2e_clock ./internal/clockfault
+else
+  echo "== go vet"
+  go vet ./...
+  gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e) ${race[*]}" "${race[@]}" -timeout 40m "${unit[@]}"
+  if [ "${RACE:-}" = 1 ]; then
+    gotest "./test and ./test/e2e -race" -race -timeout 60m ./test ./test/e2e
+    gotest "./internal/clockfault -race -tags e2e_clock" -race -tags e2e_clock ./internal/clockfault
+  else
+    gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
+  fi
 fi
-set +e
-go test "${race[@]}" -count=1 -timeout 40m -v "${pkgs[@]}" 2>&1 | tee "$tmp/test.log"
-status=${PIPESTATUS[0]}
-# the e2e harness's clock fault (build tag e2e_clock, not in a default build)
-go test -tags e2e_clock -count=1 -v ./internal/clockfault 2>&1 | tee -a "$tmp/test.log"
-[ "${PIPESTATUS[0]}" = 0 ] || status=1
-set -e
+
 echo "== summary"
 passed=$(grep -cE '^\s*--- PASS' "$tmp/test.log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$tmp/test.log" || true)

@@ -174,12 +174,21 @@ func TestLongReadDoesNotDelayBlocks(t *testing.T) {
 	b := mustOpen(t, pgtest.DSN(t), postgres.WithoutGate(), postgres.WithQueryTimeout(time.Minute))
 	defer b.Close()
 	block(t, b, 1, `CREATE TABLE t (id int PRIMARY KEY)`)
+	readCtx, stopRead := context.WithCancel(context.Background())
+	defer stopRead()
 	readDone := make(chan error, 1)
 	go func() {
-		_, _, err := b.Query(context.Background(), `SELECT pg_sleep(3), count(*) FROM t`, nil)
+		_, _, err := b.Query(readCtx, `SELECT pg_sleep(41), count(*) FROM t`, nil)
 		readDone <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // let the read start
+	// the blocks only once the read runs on the server, not before it starts
+	deadline := time.Now().Add(20 * time.Second)
+	for activeQueries(t, "%pg_sleep(41)%") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the read is not running on the server after 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for h := int64(2); h <= 5; h++ {
 		block(t, b, h, `INSERT INTO t VALUES (`+string(rune('0'+h))+`)`)
 	}
@@ -188,8 +197,14 @@ func TestLongReadDoesNotDelayBlocks(t *testing.T) {
 		t.Fatalf("the read finished (%v) before the blocks: it was not running beside them", err)
 	default:
 	}
-	if err := <-readDone; err != nil {
-		t.Fatal(err)
+	stopRead()
+	select {
+	case err := <-readDone:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the read, cancelled after the blocks: %v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the read did not end when cancelled")
 	}
 }
 

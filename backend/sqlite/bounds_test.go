@@ -32,6 +32,20 @@ func within[T any](t *testing.T, what string, d time.Duration, f func() T) T {
 	return zero
 }
 
+// waitRunning waits until n of b's read connections run a client's query,
+// polling the backend's state; it fails the test after 10 s.
+func waitRunning(t *testing.T, b backend.Backend, n int) {
+	t.Helper()
+	sb := b.(*sqlite.Backend)
+	deadline := time.Now().Add(10 * time.Second)
+	for sqlite.RunningQueries(sb) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reads running after 10 s, want %d", sqlite.RunningQueries(sb), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 type queryResult struct {
 	rows *backend.Rows
 	err  error
@@ -89,16 +103,16 @@ func TestReadRowCap(t *testing.T) {
 // Close interrupts a runaway read instead of waiting for it.
 func TestCloseInterruptsARunawayRead(t *testing.T) {
 	b := openGateDB(t)
-	started := make(chan struct{})
-	go func() {
-		close(started)
-		query(b, endlessCTE)
-	}()
-	<-started
-	time.Sleep(200 * time.Millisecond) // the read is running
+	read := make(chan queryResult, 1)
+	go func() { read <- query(b, endlessCTE) }()
+	waitRunning(t, b, 1) // Close while the read runs, not before it starts
 	start := time.Now()
 	within(t, "Close", 3*time.Second, func() error { return b.Close() })
 	t.Logf("Close took %v", time.Since(start).Round(time.Millisecond))
+	r := within(t, "the read after Close", 3*time.Second, func() queryResult { return <-read })
+	if r.err == nil || !strings.Contains(r.err.Error(), "closed") {
+		t.Fatalf("the read: %v, want it ended by Close", r.err)
+	}
 }
 
 // blockResult runs sql as one tx of a fresh block on b and rolls it back.
@@ -452,7 +466,8 @@ func TestHostileReadsLeaveAReaderForAnalyze(t *testing.T) {
 	for range 6 {
 		go query(b, endlessCTE)
 	}
-	time.Sleep(300 * time.Millisecond) // the reads hold the connections they got
+	// the reads hold every read connection they may get
+	waitRunning(t, b, sqlite.QuerySlots(b.(*sqlite.Backend)))
 	err := within(t, "Analyze", 2*time.Second, func() error {
 		_, err := b.Gate().Analyze(context.Background(), `SELECT v FROM t WHERE id = 1`)
 		return err

@@ -51,3 +51,20 @@ func SetDefaultCapture(hook bool) {
 		defaultCapture = captureHook
 	}
 }
+
+// RunningQueries is how many of b's read connections are running a
+// client's query (Query, from its read transaction's start to its end),
+// for tests that must act while reads run.
+func RunningQueries(b *Backend) int {
+	n := 0
+	for _, p := range b.restricted {
+		if p.Load() {
+			n++
+		}
+	}
+	return n
+}
+
+// QuerySlots is how many clients' queries b runs at once: all its read
+// connections but one, which stays free for CheckTx's Analyze.
+func QuerySlots(b *Backend) int { return cap(b.querySlots) }
