@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: build build-node build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
+.PHONY: test-bench build build-node build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -42,6 +42,12 @@ test:
 # minutes on 2 cores.
 test-e2e:
 	E2E=1 ./scripts/test.sh
+
+# The benchmark workloads loaded through consensus as tests (Smallbank,
+# TPC-C, YCSB on 4-validator networks, checked against the raw baseline):
+# the lab's long set, about 10 minutes; not in CI.
+test-bench:
+	BENCH=1 ./scripts/test.sh
 
 # Everything, test and test-e2e, under the race detector.
 test-race:

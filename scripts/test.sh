@@ -11,6 +11,8 @@
 #   E2E=1 scripts/test.sh         make test-e2e: the rest of ./test (every other
 #                                 network), ./test/e2e (the manifests) and the
 #                                 e2e harness's clock fault (-tags e2e_clock)
+#   BENCH=1 scripts/test.sh       make test-bench: ./test's benchmark workloads through
+#                                 consensus (RELCHAIN_E2E_BENCH=1), about 10 minutes
 #   RACE=1 scripts/test.sh        everything (both of the above) with the race detector
 #   UNIT_RACE=1 scripts/test.sh   make race: only the unit packages (all but
 #                                 ./test and ./test/e2e), with the race detector,
@@ -90,8 +92,25 @@ if [ "${RACE:-}" = 1 ]; then race=(-race); fi
 if [ "${UNIT_RACE:-}" = 1 ]; then
   echo "race detector on ${#unit[@]} unit packages (all but ./test and ./test/e2e), with -tags testhooks"
   gotest "the unit packages, -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
+elif [ "${BENCH:-}" = 1 ]; then
+  # make test-bench: the benchmark workloads loaded through consensus
+  # (Smallbank, TPC-C, YCSB on 4-validator networks), checked against the
+  # raw baseline; ./test's TestBench* skip them otherwise
+  export RELCHAIN_E2E_BENCH=1
+  gotest "./test -run ^TestBench" -timeout 60m -run '^TestBench' ./test
 elif [ "${E2E:-}" = 1 ]; then
   gotest "./test but $FAST_NETWORK_TESTS" -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test
+  # the long tests of unit packages (internal/longtest.Require: the lab's
+  # end-to-end checks, the e2e runner's in-process manifest), found by that call
+  mapfile -t longfiles < <(grep -rl --include='*_test.go' 'longtest.Require(t' . | grep -v '^./internal/longtest/' | sort)
+  if [ "${#longfiles[@]}" -gt 0 ]; then
+    mapfile -t longpkgs < <(printf '%s\n' "${longfiles[@]}" | xargs -n1 dirname | sort -u)
+    longnames=$(awk '/^func Test/ { match($0, /Test[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
+      /longtest\.Require\(t/ { print name }' "${longfiles[@]}" | sort -u | paste -sd '|')
+    export RELCHAIN_LONG_TESTS=1
+    gotest "the long tests of unit packages ($longnames)" -timeout 30m -run "^($longnames)\$" "${longpkgs[@]}"
+    unset RELCHAIN_LONG_TESTS
+  fi
   gotest "./test/e2e" -timeout 40m ./test/e2e
   # the e2e harness's clock fault (build tag e2e_clock, not in a default build)
   gotest "./internal/clockfault -tags e2e_clock" -tags e2e_clock ./internal/clockfault

@@ -10,6 +10,7 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
+	"github.com/relchain/relchain/internal/longtest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -41,6 +42,7 @@ func kindsOf(w *Workload, dialect string, seed uint64, clients, n int) map[strin
 }
 
 func TestMixedRunKeepsMoneyConsistent(t *testing.T) {
+	longtest.Require(t, "a mixed Smallbank run on every database")
 	for _, dialect := range dialects {
 		for _, dist := range []string{Uniform, Zipf} {
 			t.Run(dialect+"/"+dist, func(t *testing.T) {
@@ -83,6 +85,7 @@ func TestMixedRunKeepsMoneyConsistent(t *testing.T) {
 }
 
 func TestCheckDetectsOutOfBandChanges(t *testing.T) {
+	longtest.Require(t, "loads Smallbank on every database, once per tampering")
 	tampers := []struct{ what, sql string }{
 		{"balance changed", "UPDATE checking SET bal = bal + 1 WHERE custid = 17"},
 		{"money moved to a missing customer", "UPDATE savings SET custid = 5000 WHERE custid = 3"},

@@ -10,6 +10,7 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
+	"github.com/relchain/relchain/internal/longtest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -85,6 +86,7 @@ func TestWorkloadsRunAndKeepRecordsIntact(t *testing.T) {
 }
 
 func TestCheckDetectsOutOfBandChanges(t *testing.T) {
+	longtest.Require(t, "loads YCSB records on every database, once per tampering")
 	w := newWorkload(t, Options{Records: records})
 	k0, k1 := Key(0), Key(1)
 	tampers := []struct{ what, sql, complaint string }{

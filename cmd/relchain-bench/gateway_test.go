@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/bench"
+	"github.com/relchain/relchain/internal/longtest"
 )
 
 // relchainForTest is the node binary the test's network runs:
@@ -29,6 +30,7 @@ func relchainForTest(t *testing.T, dir string) string {
 // The gateway benchmark, tiny, on a 4-validator SQLite network: every
 // comparison is measured and printed, and the transfers conserve money.
 func TestGatewayBenchMeasuresEveryComparison(t *testing.T) {
+	longtest.Require(t, "runs the gateway benchmark against a network")
 	if testing.Short() {
 		t.Skip("starts a 4-validator network")
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relchain/relchain/internal/longtest"
 	"github.com/relchain/relchain/test/e2e"
 )
 
@@ -94,6 +95,7 @@ func TestExitStatus(t *testing.T) {
 // built for it: run must end with a violation (exit status 1) naming it,
 // and leave its report and history in --out.
 func TestRunFailsOnViolation(t *testing.T) {
+	longtest.Require(t, "runs a 4-validator network from a manifest")
 	bin := filepath.Join(t.TempDir(), "relchain")
 	if b, err := exec.Command("go", "build", "-o", bin, "github.com/relchain/relchain/cmd/relchain").CombinedOutput(); err != nil {
 		t.Fatalf("build relchain: %v\n%s", err, b)

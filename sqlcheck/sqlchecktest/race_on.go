@@ -1,0 +1,6 @@
+//go:build race
+
+package sqlchecktest
+
+// raceDetector is set in builds with -race (make race).
+const raceDetector = true
