@@ -17,7 +17,8 @@
 //     same (else SQLSTATE 40001); SAVEPOINT, RELEASE and ROLLBACK TO mark
 //     and cut that statement list (savepoint.go); a catalog read the block
 //     gate refuses is answered on the read path at the transaction's
-//     snapshot height, outside the bc-transaction (catalogread.go);
+//     snapshot height, outside the bc-transaction (Config.Classifier decides what reads
+//     catalogs only: the gateway links no parser);
 //   - session statements (SET, SHOW, RESET, SELECT version(), DISCARD,
 //     DEALLOCATE) are answered by the gateway and never reach the chain; a
 //     change of a reported setting goes to the client as ParameterStatus.

@@ -41,6 +41,10 @@ type Config struct {
 	Limits pgwire.Limits
 	// Logf receives connection-level errors; nil discards them.
 	Logf func(format string, args ...any)
+	// Classifier answers which statements read catalogs only and which
+	// are plain writes (Classifier); required: Start refuses nil. Pass
+	// sqlcheck/pgclass.Classifier{}, or Conservative{} to go without.
+	Classifier Classifier
 }
 
 // Gateway is a running PostgreSQL front end of a relchain network.
@@ -49,9 +53,11 @@ type Gateway struct {
 	users   *Users
 	dialect string
 	wire    dialect.Wire
-	srv     *pgwire.Server
-	ln      net.Listener
-	done    chan error
+	// classify is Config.Classifier (classifier).
+	classify Classifier
+	srv      *pgwire.Server
+	ln       net.Listener
+	done     chan error
 }
 
 // ServerVersion is the PostgreSQL version the gateway reports: the
@@ -61,6 +67,9 @@ const ServerVersion = "16.0 (relchain)"
 // Start loads the users, learns the network's dialect (waiting up to
 // ctx's deadline for a node to answer), listens and serves.
 func Start(ctx context.Context, cfg Config) (*Gateway, error) {
+	if cfg.Classifier == nil {
+		return nil, errNoClassifier
+	}
 	users, err := LoadUsers(cfg.UsersFile)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -73,7 +82,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{nodes: nodes, users: users, dialect: cfg.Dialect, done: make(chan error, 1)}
+	g := &Gateway{nodes: nodes, users: users, dialect: cfg.Dialect, classify: cfg.Classifier, done: make(chan error, 1)}
 	if g.dialect == "" {
 		if g.dialect, err = waitDialect(ctx, nodes); err != nil {
 			return nil, err

@@ -21,7 +21,7 @@ func TestLimitsReachTheListener(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	gw, err := Start(ctx, Config{Listen: "127.0.0.1:0", Nodes: []string{"http://127.0.0.1:1"}, Dialect: "sqlite",
-		UsersFile: users, Limits: pgwire.Limits{MaxConns: 1, MaxConnsPerAddr: -1, StartupTimeout: time.Minute}})
+		Classifier: Conservative{}, UsersFile: users, Limits: pgwire.Limits{MaxConns: 1, MaxConnsPerAddr: -1, StartupTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}

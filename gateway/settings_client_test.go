@@ -28,7 +28,7 @@ func startSettingsGateway(t *testing.T) (*Gateway, string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g, err := Start(ctx, Config{Listen: "127.0.0.1:0", Nodes: []string{"http://127.0.0.1:1"}, Dialect: "sqlite", UsersFile: users})
+	g, err := Start(ctx, Config{Listen: "127.0.0.1:0", Nodes: []string{"http://127.0.0.1:1"}, Dialect: "sqlite", UsersFile: users, Classifier: Conservative{}})
 	if err != nil {
 		t.Fatal(err)
 	}

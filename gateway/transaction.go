@@ -9,12 +9,9 @@ import (
 	"strings"
 	"time"
 
-	pg_query "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/pgwire"
-	"github.com/relchain/relchain/sqlcheck/prescan"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -122,7 +119,7 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 }
 
 // catalogRead reports a rehearsal that the block gate refused at its
-// last statement, a read of catalogs only (catalogOnly): the gate's
+// last statement, a read of catalogs only (Classifier.CatalogOnly): the gate's
 // refusals of such a statement are determinism refusals (catalog values,
 // object ids, session functions differ between nodes), which the read
 // path does not make, so the statement is answered there instead
@@ -130,7 +127,7 @@ func (s *session) rehearseNext(ctx context.Context, tx *transaction, sql string,
 // outside the bc-transaction, it would escape the commit's validation.
 func (s *session) catalogRead(resp *api.RehearseResponse, n int, k kind, sql string) bool {
 	return resp.Code == api.CodeForbidden && resp.Failure != nil && resp.Failure.Statement == n &&
-		k == kindRead && s.g.wire.PGCatalog && catalogOnly(sql)
+		k == kindRead && s.g.wire.PGCatalog && s.g.classifier().CatalogOnly(sql)
 }
 
 // readInTransaction answers a catalog read of a transaction on the read
@@ -280,7 +277,7 @@ func ddlTag(w []string) string {
 // COMMIT the node describes the statement.
 func (s *session) describeAfterDDL(sql string, declared []uint32, err error) (pgwire.Description, bool) {
 	var pe *pgwire.Error
-	if s.tx == nil || !s.tx.ddl || !errors.As(err, &pe) || pe.Code != "42P01" && pe.Code != "42703" || !plainWrite(sql) {
+	if s.tx == nil || !s.tx.ddl || !errors.As(err, &pe) || pe.Code != "42P01" && pe.Code != "42703" || !s.g.classifier().PlainWrite(sql) {
 		return pgwire.Description{}, false
 	}
 	n := 0
@@ -295,25 +292,4 @@ func (s *session) describeAfterDDL(sql string, declared []uint32, err error) (pg
 	d := pgwire.Description{Params: make([]uint32, max(n, len(declared)))}
 	copy(d.Params, declared)
 	return d, true
-}
-
-// plainWrite reports one INSERT, UPDATE or DELETE without RETURNING and
-// without WITH (which could hold a query that returns rows).
-func plainWrite(sql string) bool {
-	if prescan.Check(sql, prescan.PostgreSQL) != nil {
-		return false // beyond the bounds every parser is kept to
-	}
-	tree, err := pg_query.Parse(sql)
-	if err != nil || len(tree.GetStmts()) != 1 {
-		return false
-	}
-	switch st := tree.GetStmts()[0].GetStmt(); {
-	case st.GetInsertStmt() != nil:
-		return len(st.GetInsertStmt().GetReturningList()) == 0 && st.GetInsertStmt().GetWithClause() == nil
-	case st.GetUpdateStmt() != nil:
-		return len(st.GetUpdateStmt().GetReturningList()) == 0 && st.GetUpdateStmt().GetWithClause() == nil
-	case st.GetDeleteStmt() != nil:
-		return len(st.GetDeleteStmt().GetReturningList()) == 0 && st.GetDeleteStmt().GetWithClause() == nil
-	}
-	return false
 }

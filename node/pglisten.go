@@ -13,6 +13,7 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 // WithPGListen turns the node's PostgreSQL wire-protocol listener on at
@@ -52,6 +53,9 @@ func (n *Node) startGateway(ctx context.Context) error {
 		RequireTLS: n.pg.RequireTLS,
 		Limits:     limits,
 		Logf:       func(format string, args ...any) { n.logger.Info(fmt.Sprintf(format, args...), "module", "pg") },
+		// PostgreSQL's parser answers what reads catalogs only and what
+		// is a plain write (gateway.Classifier).
+		Classifier: pgclass.Classifier{},
 	})
 	if err != nil {
 		return fmt.Errorf("[pg] listen %s: %w", n.pg.Listen, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/relchain/relchain/app/workloadtest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkListenerPointSelect(b *testing.B) {
 	if _, err := gateway.AddUser(users, "bench", "bench-pw", ""); err != nil {
 		b.Fatal(err)
 	}
-	gw, err := gateway.Start(ctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{"http://127.0.0.1:1"},
+	gw, err := gateway.Start(ctx, gateway.Config{Classifier: pgclass.Classifier{}, Listen: "127.0.0.1:0", Nodes: []string{"http://127.0.0.1:1"},
 		Local: a.Query, LocalRead: appReader(a), Dialect: "postgres", UsersFile: users})
 	if err != nil {
 		b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 // The compatibility suite (issue 33): the clients people use with
@@ -43,7 +44,7 @@ func TestCompat(t *testing.T) {
 	modules := jsModules(t)
 	c := mustStartCluster(t, clusterOptions{backend: "postgres", pg: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	gw, err := gateway.Start(ctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{c.nodes[2].RPC, c.nodes[3].RPC},
+	gw, err := gateway.Start(ctx, gateway.Config{Classifier: pgclass.Classifier{}, Listen: "127.0.0.1:0", Nodes: []string{c.nodes[2].RPC, c.nodes[3].RPC},
 		UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home)})
 	cancel()
 	if err != nil {

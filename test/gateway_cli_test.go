@@ -61,22 +61,8 @@ func TestGatewayCLI(t *testing.T) {
 		}
 	}
 
-	gw := exec.Command(relchainBin, "gateway", "--pg-listen", "127.0.0.1:0", "--node", c.nodes[2].RPC+","+c.nodes[3].RPC,
-		"--users", node.PGConfig{}.UsersFile(home))
-	stdout, err := gw.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gw.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = gw.Process.Kill(); _ = gw.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	m := regexp.MustCompile(`PostgreSQL protocol on (\S+)`).FindStringSubmatch(line)
-	if err != nil || m == nil {
-		t.Fatalf("relchain gateway printed %q (%v)", line, err)
-	}
-	conn, err = pgx.Connect(ctx, pgURLAt(m[1], "carol"))
+	addr := startGatewayCommand(t, node.PGConfig{}.UsersFile(home), c.nodes[2].RPC, c.nodes[3].RPC)
+	conn, err = pgx.Connect(ctx, pgURLAt(addr, "carol"))
 	if err != nil {
 		t.Fatalf("carol through relchain gateway: %v", err)
 	}
@@ -86,4 +72,49 @@ func TestGatewayCLI(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT body FROM notes WHERE id = $1`, int64(1)).Scan(&body); err != nil || body != "hello" {
 		t.Fatalf("read back %q, %v", body, err)
 	}
+}
+
+// startGatewayCommand runs `relchain gateway` in front of nodes with the
+// users file users until the test ends, and returns its address.
+func startGatewayCommand(t *testing.T, users string, nodes ...string) string {
+	t.Helper()
+	gw := exec.Command(relchainBin, "gateway", "--pg-listen", "127.0.0.1:0", "--node", strings.Join(nodes, ","), "--users", users)
+	stdout, err := gw.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gw.Process.Kill(); _ = gw.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	m := regexp.MustCompile(`PostgreSQL protocol on (\S+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("relchain gateway printed %q (%v)", line, err)
+	}
+	return m[1]
+}
+
+// `relchain gateway` classifies with PostgreSQL's parser
+// (sqlcheck/pgclass): catalog reads inside a transaction are answered on
+// the read path, as through a node's listener. With
+// gateway.Conservative they would stay refused.
+func TestGatewayCLIClassifies_Postgres(t *testing.T) {
+	runBesideOtherNetworks(t)
+	c := mustStartCluster(t, clusterOptions{backend: "postgres", pg: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.pgURL(0, "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	mustPgxExec(t, conn, `CREATE TABLE acct (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)`)
+	addr := startGatewayCommand(t, node.PGConfig{}.UsersFile(c.nodes[0].Home), c.nodes[0].RPC)
+	cmdConn, err := pgx.Connect(ctx, pgURLAt(addr, "alice"))
+	if err != nil {
+		t.Fatalf("alice through relchain gateway: %v", err)
+	}
+	defer cmdConn.Close(context.Background())
+	checkCatalogReadsInTransaction(t, ctx, cmdConn)
 }

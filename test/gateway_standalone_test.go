@@ -21,6 +21,7 @@ import (
 
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 // The standalone gateway (relchain gateway) in front of two nodes, with
@@ -33,7 +34,7 @@ func TestGatewayStandaloneTLSAndFailover(t *testing.T) {
 	defer cancel()
 	cert, key := selfSignedCert(t)
 	gctx, gcancel := context.WithTimeout(ctx, 30*time.Second)
-	gw, err := gateway.Start(gctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{c.nodes[1].RPC, c.nodes[2].RPC},
+	gw, err := gateway.Start(gctx, gateway.Config{Classifier: pgclass.Classifier{}, Listen: "127.0.0.1:0", Nodes: []string{c.nodes[1].RPC, c.nodes[2].RPC},
 		UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home), TLSCert: cert, TLSKey: key, RequireTLS: true})
 	gcancel()
 	if err != nil {

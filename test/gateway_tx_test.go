@@ -16,6 +16,7 @@ import (
 
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 // Client transactions as ORMs and drivers run them, through a node's
@@ -56,7 +57,7 @@ func testGatewayTransactions(t *testing.T, backend string) {
 		// Through the standalone gateway (SCRAM, reads and rehearsals over
 		// the nodes' RPC) in front of nodes 2 and 3.
 		gctx, gcancel := context.WithTimeout(ctx, 30*time.Second)
-		gw, err := gateway.Start(gctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{c.nodes[2].RPC, c.nodes[3].RPC},
+		gw, err := gateway.Start(gctx, gateway.Config{Classifier: pgclass.Classifier{}, Listen: "127.0.0.1:0", Nodes: []string{c.nodes[2].RPC, c.nodes[3].RPC},
 			UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home)})
 		gcancel()
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 // What GUI tools ask (issue 33, item 9), on a 4-validator PostgreSQL
@@ -76,7 +77,7 @@ func TestGUIToolsSeeThisNetworkOnly_Postgres(t *testing.T) {
 	}
 
 	gctx, gcancel := context.WithTimeout(ctx, 30*time.Second)
-	gw, err := gateway.Start(gctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{c.nodes[0].RPC},
+	gw, err := gateway.Start(gctx, gateway.Config{Classifier: pgclass.Classifier{}, Listen: "127.0.0.1:0", Nodes: []string{c.nodes[0].RPC},
 		UsersFile: node.PGConfig{}.UsersFile(c.nodes[0].Home)})
 	gcancel()
 	if err != nil {

@@ -24,10 +24,13 @@ import (
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/pgwire"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 func gatewayCmd() *cobra.Command {
-	var cfg gateway.Config
+	// PostgreSQL's parser answers what reads catalogs only and what is a
+	// plain write (gateway.Classifier).
+	cfg := gateway.Config{Classifier: pgclass.Classifier{}}
 	var nodes string
 	var lim gatewayLimits
 	cmd := &cobra.Command{

@@ -38,13 +38,9 @@ var driverPkgs = []string{
 // driverFreeExceptions are the known, named departures: package → the
 // dependencies it may still have. Each is a debt with its reason; the
 // test fails when one is no longer needed, so the list only shrinks.
-var driverFreeExceptions = map[string][]string{
-	// gateway/catalogread.go (catalogOnly) and gateway/transaction.go
-	// (plainWrite) parse PostgreSQL text with libpg_query (cgo) to decide
-	// a statement's path. Moving those two questions to the node's read
-	// path (where pggate already parses) or to a pure-Go scan removes it.
-	mod + "/gateway": {"github.com/pganalyze/pg_query_go"},
-}
+// None today: the gateway's libpg_query (catalog-only reads, plain
+// writes) moved to sqlcheck/pgclass, passed in as gateway.Classifier.
+var driverFreeExceptions = map[string][]string{}
 
 // listedDep is one dependency as `go list -deps -json` reports it.
 type listedDep struct {

@@ -1,4 +1,4 @@
-package gateway
+package pgclass
 
 import (
 	"strings"
@@ -9,7 +9,11 @@ import (
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
-// catalogOnly reports whether sql, one PostgreSQL SELECT, reads no user
+// Classifier is the gateway's statement classifier (gateway.Classifier)
+// backed by libpg_query. The zero value is ready to use.
+type Classifier struct{}
+
+// CatalogOnly reports whether sql, one PostgreSQL SELECT, reads no user
 // data: every relation it names is a catalog of PostgreSQL
 // (pg_catalog.x, information_schema.x, or an unqualified pg_x, which
 // resolves to pg_catalog first and which the gate refuses to user
@@ -19,10 +23,10 @@ import (
 // on the read path, may read tables. Such a statement, refused in blocks
 // for determinism only, can be answered on the read path inside a
 // transaction without taking a read of user data out of the
-// transaction's validation (DESIGN.md, Catalog reads inside
-// transactions). Anything it cannot read is not catalog-only (fail
+// transaction's validation (gateway/DESIGN.md, Catalog reads
+// inside transactions). Anything it cannot read is not catalog-only (fail
 // closed).
-func catalogOnly(sql string) bool {
+func (Classifier) CatalogOnly(sql string) bool {
 	if prescan.Check(sql, prescan.PostgreSQL) != nil {
 		return false // beyond the bounds every parser is kept to
 	}

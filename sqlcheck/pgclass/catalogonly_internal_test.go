@@ -1,4 +1,4 @@
-package gateway
+package pgclass
 
 import "testing"
 
@@ -33,7 +33,7 @@ func TestCatalogOnly(t *testing.T) {
 		"not sql at all":           false,
 		"":                         false,
 	} {
-		if got := catalogOnly(sql); got != want {
+		if got := (Classifier{}).CatalogOnly(sql); got != want {
 			t.Errorf("catalogOnly(%q) = %v, want %v", sql, got, want)
 		}
 	}
