@@ -504,13 +504,13 @@ type tableInfo struct {
 }
 
 // reconcileTriggers creates and drops relchain's triggers to match the
-// schema: every rowid table's guard and, on the trigger path, every
-// replicated table's capture triggers. With hook capture only tables with
-// user triggers or foreign-key actions on their rows have capture triggers
-// (capture.go says why), and a table that gets them because it got its
-// first user trigger has that trigger re-created after them, so that the
-// capture triggers are older, as they are on the trigger path (where they
-// came with the table).
+// schema: every rowid table's guard, and capture triggers on exactly the
+// tables with user triggers or foreign-key actions on their rows
+// (capture.go says why); at Open it drops those of a database written
+// before the hook, which had them on every table. A table that gets them
+// because it got its first user trigger has that trigger re-created after
+// them, so that the capture triggers are older, as they were when every
+// table had them (they came with the table).
 func (b *Backend) reconcileTriggers() error {
 	tables, err := b.replicatedTables()
 	if err != nil {

@@ -16,7 +16,8 @@ import (
 )
 
 // Change capture from SQLite's pre-update hook (issue 19, item 1), the
-// default.
+// only one since issue 34: capture by triggers on every table survives
+// only in the tests, as the oracle (triggeroracle_export_test.go).
 //
 // SQLite calls the writer's pre-update hook before every row it inserts,
 // updates or deletes — the statement's own rows and those of triggers and
@@ -50,8 +51,8 @@ import (
 // outcomes differ only at the work limit (worklimit.go counts SQLite VM
 // instructions, the capture triggers' too): a statement the triggers'
 // instructions pushed over the limit passes with the hook. So the switch
-// is a change of consensus at that margin, and a network's validators
-// switch together, with the release. REPLACE as a conflict algorithm stays
+// was a change of consensus at that margin, made by a network's
+// validators together, with the release. REPLACE as a conflict algorithm stays
 // refused (replace.go): a capture trigger does not see its deletes.
 //
 // The hook captures only the writer's own changes: see tamper.go for how
