@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -56,7 +55,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
-	b.txStarts, b.txOpen = b.txStarts[:0], false
+	b.txOpen = false
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
 	return &block{b: b, gen: b.blockGen}, nil
@@ -181,11 +180,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
 		return err
 	}
-	if b.hooked() {
-		b.hook.txMark = b.hook.mark()
-	} else if err := b.startTx(env.Tx); err != nil {
-		return err
-	}
+	b.hook.txMark = b.hook.mark()
 	b.txOpen, b.curTx = true, env.Tx
 	return nil
 }
@@ -232,7 +227,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		b.dropStatements()
 	}
 	b.schemaVer, b.txDDL = v, false
-	if b.hooked() && v != b.hook.ver {
+	if v != b.hook.ver {
 		b.internal = true
 		defer func() { b.internal = false }()
 		return b.loadCapTables(v)
@@ -309,11 +304,6 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	defer b.wmu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
-	}
-	if !b.hooked() {
-		if err := b.outsideTx(); err != nil {
-			return nil, err
-		}
 	}
 	c, temp, err := b.prepare(sql)
 	if err != nil {
@@ -497,7 +487,7 @@ func (b *Backend) afterSchemaChange() error {
 	if err := b.reconcileTriggers(); err != nil {
 		return fmt.Errorf("install change-capture triggers: %w", err)
 	}
-	if b.schemaVer, err = b.schemaVersion(); err != nil || !b.hooked() {
+	if b.schemaVer, err = b.schemaVersion(); err != nil {
 		return err
 	}
 	if err := b.loadCapTables(b.schemaVer); err != nil {
@@ -514,13 +504,13 @@ type tableInfo struct {
 }
 
 // reconcileTriggers creates and drops relchain's triggers to match the
-// schema: every rowid table's guard and, on the trigger path, every
-// replicated table's capture triggers. With hook capture only tables with
-// user triggers or foreign-key actions on their rows have capture triggers
-// (capture.go says why), and a table that gets them because it got its
-// first user trigger has that trigger re-created after them, so that the
-// capture triggers are older, as they are on the trigger path (where they
-// came with the table).
+// schema: every rowid table's guard, and capture triggers on exactly the
+// tables with user triggers or foreign-key actions on their rows
+// (capture.go says why); at Open it drops those of a database written
+// before the hook, which had them on every table. A table that gets them
+// because it got its first user trigger has that trigger re-created after
+// them, so that the capture triggers are older, as they were when every
+// table had them (they came with the table).
 func (b *Backend) reconcileTriggers() error {
 	tables, err := b.replicatedTables()
 	if err != nil {
@@ -530,27 +520,25 @@ func (b *Backend) reconcileTriggers() error {
 	if err != nil {
 		return err
 	}
-	var user map[string][]userTrigger
-	var parents map[string]bool
-	if b.hooked() {
-		if user, err = b.userTriggers(); err != nil {
-			return err
-		}
-		if parents, err = fkActionParents(b.w, tables); err != nil {
-			return err
-		}
+	user, err := b.userTriggers()
+	if err != nil {
+		return err
+	}
+	parents, err := fkActionParents(b.w, tables)
+	if err != nil {
+		return err
 	}
 	want := make(map[string]string)
 	var fresh []string // tables that get capture triggers they had none of
 	for _, t := range tables {
-		if !b.hooked() || len(user[asciiLower([]byte(t.name))]) > 0 || parents[t.name] {
+		if len(user[asciiLower([]byte(t.name))]) > 0 || parents[t.name] {
 			had := false
 			for _, op := range []string{"I", "U", "D"} {
 				name, sql := triggerSQL(t, op)
 				want[name] = sql
 				had = had || existing[name] != ""
 			}
-			if !had && b.hooked() {
+			if !had {
 				fresh = append(fresh, t.name)
 			}
 		}
@@ -858,59 +846,17 @@ func interrupted(ctx context.Context, what string, err error) error {
 }
 
 func (b *Backend) changeDigest() (backend.Changes, error) {
-	if b.hooked() {
-		h := sha256.New()
-		effects := make(backend.EffectDigests)
-		emptyChanges := b.hook.triggerRecords
-		b.hookDigest(h, effects)
-		if emptyChanges {
-			// The capture triggers' records are in the digest now.
-			b.internal = true
-			defer func() { b.internal = false }()
-			if err := b.internalExec("DELETE FROM relchain_changes"); err != nil {
-				return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
-			}
-		}
-		return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
-	}
-	b.internal = true
-	defer func() { b.internal = false }()
-	st, err := b.internalStmt("SELECT rowid, tbl, op, img FROM relchain_changes ORDER BY rowid")
-	if err != nil {
-		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
-	}
 	h := sha256.New()
 	effects := make(backend.EffectDigests)
-	owner := newTxOf(b.txStarts)
-	var buf []byte
-	field := func(s []byte) {
-		buf = binary.BigEndian.AppendUint64(buf, uint64(len(s)))
-		buf = append(buf, s...)
-	}
-	for st.Step() {
-		tbl, op, img := st.ColumnRawText(1), st.ColumnRawText(2), st.ColumnRawText(3)
-		buf = buf[:0]
-		field(tbl)
-		field(op)
-		field(img)
-		h.Write(buf)
-		effects.Write(owner.tx(st.ColumnInt64(0)), buf)
-		b.delta.Record(tbl, op, img)
-	}
-	err = st.Err()
-	if rerr := st.Reset(); err == nil {
-		err = rerr
-	}
-	if err != nil {
-		return backend.Changes{}, fmt.Errorf("read changes: %w", err)
-	}
-	if err := b.internalExec("DELETE FROM relchain_changes"); err != nil {
-		return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
-	}
-	// Rowids start again from 1.
-	b.txStarts = b.txStarts[:0]
-	if b.txOpen {
-		b.txStarts = append(b.txStarts, txStart{after: 0, tx: b.curTx})
+	emptyChanges := b.hook.triggerRecords
+	b.hookDigest(h, effects)
+	if emptyChanges {
+		// The capture triggers' records are in the digest now.
+		b.internal = true
+		defer func() { b.internal = false }()
+		if err := b.internalExec("DELETE FROM relchain_changes"); err != nil {
+			return backend.Changes{}, fmt.Errorf("clear changes: %w", err)
+		}
 	}
 	return backend.Changes{Block: h.Sum(nil), Effects: effects.Sums()}, nil
 }
@@ -946,7 +892,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false
-	if b.hooked() && len(b.hook.records) > 0 {
+	if len(b.hook.records) > 0 {
 		// The block committed changes ChangeDigest never consumed: its
 		// stored sums miss them, as the next Begin will find (tamper.go).
 		b.hook.verifyNext = true
@@ -971,7 +917,7 @@ func (k *block) Rollback(ctx context.Context) error {
 		return nil // already finished
 	}
 	b.open, b.lost, b.lostBy = false, false, nil
-	b.txStarts, b.txOpen = b.txStarts[:0], false
+	b.txOpen = false
 	b.hook.reset()
 	// A block (or a rehearsal) that changed the schema leaves it gone back:
 	// forget statements compiled on it, and re-read its version on the

@@ -16,7 +16,8 @@ import (
 )
 
 // Change capture from SQLite's pre-update hook (issue 19, item 1), the
-// default.
+// only one since issue 34: capture by triggers on every table survives
+// only in the tests, as the oracle (triggeroracle_export_test.go).
 //
 // SQLite calls the writer's pre-update hook before every row it inserts,
 // updates or deletes — the statement's own rows and those of triggers and
@@ -50,36 +51,31 @@ import (
 // outcomes differ only at the work limit (worklimit.go counts SQLite VM
 // instructions, the capture triggers' too): a statement the triggers'
 // instructions pushed over the limit passes with the hook. So the switch
-// is a change of consensus at that margin, and a network's validators
-// switch together, with the release. REPLACE as a conflict algorithm stays
+// was a change of consensus at that margin, made by a network's
+// validators together, with the release. REPLACE as a conflict algorithm stays
 // refused (replace.go): a capture trigger does not see its deletes.
 //
 // The hook captures only the writer's own changes: see tamper.go for how
 // changes made by another connection are found.
 
-// captureMode selects how the writer captures row changes.
-type captureMode int
+// errTriggerCaptureRemoved is Open's answer to WithTriggerCapture.
+var errTriggerCaptureRemoved = errors.New("capture by triggers on every table was removed (issue 34): the pre-update hook is the only change capture")
 
-const (
-	captureTriggers captureMode = iota // capture triggers (the default)
-	captureHook                        // the pre-update hook (capture.go)
-)
+// WithHookCapture asks for the pre-update hook, the only change capture:
+// it changes nothing.
+//
+// Deprecated: the hook is always on; this option stays until the callers
+// that still name it are gone.
+func WithHookCapture() Option { return func(*options) {} }
 
-// defaultCapture is the capture of a backend opened without a capture
-// option: the hook (tests may run the package on the triggers, see
-// SetDefaultCapture in export_test.go).
-var defaultCapture = captureHook
-
-// WithHookCapture makes the backend capture row changes with SQLite's
-// pre-update hook, dropping the capture triggers of tables without user
-// triggers when it opens (issue 19). It is the default.
-func WithHookCapture() Option { return func(o *options) { o.capture = captureHook } }
-
-// WithTriggerCapture makes the backend capture every row change with
-// capture triggers, as relchain did before the hook, re-creating missing
-// ones when it opens. The records are the same; it costs more CPU per
-// changed row (BENCHMARKS.md, issue 19). For A/B measurements and tests.
-func WithTriggerCapture() Option { return func(o *options) { o.capture = captureTriggers } }
+// WithTriggerCapture asked for capture triggers on every table, as relchain
+// captured before the hook (issue 19); that capture was removed (issue 34)
+// and Open fails with this option. Opening a database written that way
+// still works: Open drops its capture triggers (openCapture).
+//
+// Deprecated: Open refuses it; it stays until backend/registry's
+// Spec.SQLiteTriggerCapture and the A/B benchmark that name it are gone.
+func WithTriggerCapture() Option { return func(o *options) { o.triggerCapture = true } }
 
 // capTable is how the hook builds a replicated table's row image.
 type capTable struct {
@@ -99,7 +95,7 @@ type capRecord struct {
 	tx       int
 }
 
-// hookCapture is the writer's capture state in hook mode, guarded by wmu
+// hookCapture is the writer's capture state, guarded by wmu
 // (the hook runs inside the writer's statements).
 type hookCapture struct {
 	tables map[string]*capTable // replicated tables as of schema version ver
@@ -492,22 +488,14 @@ func affinityIsReal(decl string) bool {
 	return strings.Contains(u, "REAL") || strings.Contains(u, "FLOA") || strings.Contains(u, "DOUB")
 }
 
-// openCapture readies the writer's capture at Open. In hook mode it drops
-// the capture triggers of an existing database (keeping the rowid
-// guards), loads the tables' columns, reads data_version and registers
-// the hook; the first Begin then compares every table with its sum
-// (tamper.go). In trigger mode it re-creates the capture triggers of a
-// database last opened in hook mode.
+// openCapture readies the writer's capture at Open: it drops the capture
+// triggers of tables that need none (all of them in a database written
+// before the hook, issue 19; the rowid guards stay), loads the tables'
+// columns, reads data_version and registers the hook; the first Begin
+// then compares every table with its sum (tamper.go).
 func (b *Backend) openCapture() error {
 	b.internal = true
 	defer func() { b.internal = false }()
-	if b.opts.capture == captureTriggers {
-		missing, err := b.captureMissing()
-		if err != nil || !missing {
-			return err
-		}
-		return b.inWriteTx("re-create capture triggers", b.reconcileTriggers)
-	}
 	if err := b.inWriteTx("drop capture triggers", b.reconcileTriggers); err != nil {
 		return err
 	}
@@ -526,28 +514,6 @@ func (b *Backend) openCapture() error {
 	return nil
 }
 
-// captureMissing reports whether a replicated table lacks a capture
-// trigger: the database was last opened with hook capture (or a table was
-// created out of band, which then gets its triggers too).
-func (b *Backend) captureMissing() (bool, error) {
-	tables, err := b.replicatedTables()
-	if err != nil {
-		return false, fmt.Errorf("list tables: %w", err)
-	}
-	existing, err := b.captureTriggers()
-	if err != nil {
-		return false, fmt.Errorf("list capture triggers: %w", err)
-	}
-	for _, t := range tables {
-		for _, op := range []string{"I", "U", "D"} {
-			if name, _ := triggerSQL(t, op); existing[name] == "" {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
-}
-
 // inWriteTx runs fn in a write transaction of the writer.
 func (b *Backend) inWriteTx(what string, fn func() error) error {
 	if err := b.w.Exec("BEGIN IMMEDIATE"); err != nil {
@@ -563,8 +529,10 @@ func (b *Backend) inWriteTx(what string, fn func() error) error {
 	return nil
 }
 
-// hookDigest is changeDigest in hook mode: the same encoding over the
-// records the hook kept, which it then drops.
+// hookDigest writes the records the hook kept into the block's change
+// digest h and their txs' effect digests, then drops them. A record's
+// bytes are its table, op and image, each a big-endian uint64 length and
+// the bytes.
 func (b *Backend) hookDigest(h hash.Hash, effects backend.EffectDigests) {
 	var buf []byte
 	field := func(s []byte) {
@@ -586,17 +554,11 @@ func (b *Backend) hookDigest(h hash.Hash, effects backend.EffectDigests) {
 	b.hook.reset()
 }
 
-// hooked reports whether the writer captures with the pre-update hook.
-func (b *Backend) hooked() bool { return b.opts.capture == captureHook }
-
 // beginCapture readies capture for a block, inside its BEGIN IMMEDIATE on
-// schema version v: in hook mode, the tables' columns if the schema changed
+// schema version v: the tables' columns if the schema changed
 // (out of band, or a rolled-back block's DDL) and the out-of-band checks
 // (tamper.go).
 func (b *Backend) beginCapture(v int64) error {
-	if !b.hooked() {
-		return nil
-	}
 	b.hook.reset()
 	b.internal = true
 	defer func() { b.internal = false }()

@@ -16,15 +16,17 @@ import (
 )
 
 // A write made out of band on a connection without relchain's functions
-// (like the sqlite3 shell) is still captured, and stops the next block
-// before it starts (backend.ErrOutOfBandChange): it enters no digest.
+// (like the sqlite3 shell) on a database written before the hook, with
+// capture triggers on every table (MakeTriggerEra), is still captured, and
+// stops the next block before it starts (backend.ErrOutOfBandChange): it
+// enters no digest.
 func TestOutOfBandWritesStopTheNextBlock(t *testing.T) {
 	ctx := context.Background()
 	run := func(oob bool) backend.Changes {
 		path := filepath.Join(t.TempDir(), "relchain.db")
 		step := func(height int64, tx int, sql string) backend.Changes {
 			t.Helper()
-			b, err := sqlite.Open(ctx, path, sqlite.WithTriggerCapture())
+			b, err := sqlite.Open(ctx, path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,6 +60,9 @@ func TestOutOfBandWritesStopTheNextBlock(t *testing.T) {
 		step(1, 0, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`)
 		step(2, 0, `INSERT INTO t (id, v) VALUES (1, 'a')`)
 		if oob {
+			if err := sqlite.MakeTriggerEra(path); err != nil {
+				t.Fatal(err)
+			}
 			raw, err := sqlite3.Open(path)
 			if err != nil {
 				t.Fatal(err)
@@ -70,7 +75,7 @@ func TestOutOfBandWritesStopTheNextBlock(t *testing.T) {
 			raw.Close()
 		}
 		if oob {
-			b, err := sqlite.Open(ctx, path, sqlite.WithTriggerCapture())
+			b, err := sqlite.Open(ctx, path)
 			if err != nil {
 				t.Fatal(err)
 			}

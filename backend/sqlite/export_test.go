@@ -41,17 +41,6 @@ func WithoutGate() Option { return withoutGate() }
 // Rescans is how many state digests b computed by rescanning every table.
 func Rescans(b *Backend) int { return b.rescans }
 
-// SetDefaultCapture makes backends opened without a capture option
-// capture with the pre-update hook (hook) or the triggers, for tests only:
-// the package's tests run on the trigger path with
-// RELCHAIN_TEST_SQLITE_CAPTURE=triggers (main_test.go).
-func SetDefaultCapture(hook bool) {
-	defaultCapture = captureTriggers
-	if hook {
-		defaultCapture = captureHook
-	}
-}
-
 // RunningQueries is how many of b's read connections are running a
 // client's query (Query, from its read transaction's start to its end),
 // for tests that must act while reads run.

@@ -95,15 +95,13 @@ type Backend struct {
 	rescans   int // state digests computed by a full rescan (tests)
 	scratch   scratch
 
-	// Attribution of change records to txs (effects.go), guarded by wmu:
-	// where each tx's records start, whether a tx's savepoint is open and
-	// which tx it is, and the statement that finds the last record.
-	txStarts       []txStart
-	txOpen         bool
-	curTx          int
-	lastChangeStmt *sqlite3.Stmt
-	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
-	hook           hookCapture              // capture in hook mode (capture.go), guarded by wmu
+	// Attribution of change records to txs, guarded by wmu: whether a
+	// tx's savepoint is open and which tx it is (the hook tags each record
+	// it takes with it, capture.go).
+	txOpen bool
+	curTx  int
+	istmts map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook   hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less
@@ -163,7 +161,9 @@ type options struct {
 	readTimeout time.Duration
 	readRows    int
 	readBytes   int64
-	capture     captureMode // WithHookCapture
+	// triggerCapture: the caller asked for WithTriggerCapture, which Open
+	// refuses (capture.go).
+	triggerCapture bool
 }
 
 // Defaults of the node-local read bounds.
@@ -229,7 +229,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*readPolicy), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
-	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes, capture: defaultCapture}
+	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes}
 	for _, o := range opts {
 		o(&b.opts)
 	}
@@ -242,6 +242,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		b.rw.close()
 		b.costs.close()
 		return nil, fmt.Errorf("open %s: "+format, append([]any{path}, a...)...)
+	}
+	if b.opts.triggerCapture {
+		return fail("%w", errTriggerCaptureRemoved)
 	}
 	// The writer keeps up to 64 MiB of pages in its own cache (the default
 	// is 2 MiB): every block reads the same hot pages again, and through
@@ -810,7 +813,7 @@ func (b *Backend) Close() (err error) {
 			errs = append(errs, closeQuietly(s.stmt.Close))
 		}
 		b.stmts = nil
-		errs = append(errs, closeQuietly(b.closeLastChange), closeQuietly(b.closeInternal), closeQuietly(b.w.Close))
+		errs = append(errs, closeQuietly(b.closeInternal), closeQuietly(b.w.Close))
 		b.w = nil
 		b.rw.close()
 		b.costs.close()

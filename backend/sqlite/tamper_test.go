@@ -19,7 +19,7 @@ import (
 func tamperSetup(t *testing.T) (*sqlite.Backend, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "relchain.db")
-	b, err := sqlite.Open(context.Background(), path, sqlite.WithHookCapture())
+	b, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestHookCaptureFindsOutOfBandWriteWhileStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	reopen := func() *sqlite.Backend {
-		b, err := sqlite.Open(ctx, path, sqlite.WithHookCapture())
+		b, err := sqlite.Open(ctx, path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,17 +118,18 @@ func TestHookCaptureFindsOutOfBandWriteWhileStopped(t *testing.T) {
 	wantOutOfBand(t, reopen(), stored, "t (rows changed)")
 }
 
-// A database captured by triggers opens with hook capture: its capture
-// triggers are dropped (the rowid guards stay), records an out-of-band
-// write left in relchain_changes still stop the next block, and without
-// them blocks go on with the same digests; opened without the hook again,
-// it gets its capture triggers back and goes on alike.
+// A database written before the hook, with capture triggers on every
+// table (built here by MakeTriggerEra), opens with hook capture: its
+// capture triggers are dropped (the rowid guards stay), records an
+// out-of-band write left in relchain_changes still stop the next block,
+// and without them blocks go on with the same digests as on a database
+// that never had the triggers.
 func TestHookCaptureMigratesATriggerDatabase(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path, twin := filepath.Join(dir, "migrated.db"), filepath.Join(dir, "triggers.db")
+	path, twin := filepath.Join(dir, "migrated.db"), filepath.Join(dir, "twin.db")
 	for _, p := range []string{path, twin} {
-		b, err := sqlite.Open(ctx, p, sqlite.WithTriggerCapture())
+		b, err := sqlite.Open(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,8 +137,11 @@ func TestHookCaptureMigratesATriggerDatabase(t *testing.T) {
 		runBlock(t, b, 2, [][]string{{`INSERT INTO t (id, v) VALUES (1, 'a')`}})
 		b.Close()
 	}
+	if err := sqlite.MakeTriggerEra(path); err != nil {
+		t.Fatal(err)
+	}
 	writeOutOfBand(t, path, `UPDATE t SET v = 'tampered'`) // captured by the trigger
-	b, err := sqlite.Open(ctx, path, sqlite.WithHookCapture())
+	b, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,33 +167,24 @@ func TestHookCaptureMigratesATriggerDatabase(t *testing.T) {
 	if err := raw.Exec(`UPDATE t SET v = 'a'; DELETE FROM relchain_changes`); err != nil {
 		t.Fatal(err)
 	}
-	trig, err := sqlite.Open(ctx, twin, sqlite.WithTriggerCapture())
+	other, err := sqlite.Open(ctx, twin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer trig.Close()
+	defer other.Close()
 	blocks := [][][]string{{{`UPDATE t SET v = 'b'`, `INSERT INTO t (id, v) VALUES (2, 'x')`}}, {{`DELETE FROM t WHERE id = 1`}}}
 	for i, txs := range blocks {
-		want, got := runBlock(t, trig, int64(3+i), txs), runBlock(t, b, int64(3+i), txs)
+		want, got := runBlock(t, other, int64(3+i), txs), runBlock(t, b, int64(3+i), txs)
 		if !bytes.Equal(want.changes.Block, got.changes.Block) || !bytes.Equal(want.state, got.state) {
-			t.Fatalf("block %d: digests differ between the trigger database and the migrated one", 3+i)
+			t.Fatalf("block %d: digests differ between the migrated database and its twin", 3+i)
 		}
 	}
-	// Opened again without the hook, it gets its capture triggers back.
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	back, err := sqlite.Open(ctx, path, sqlite.WithTriggerCapture())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer back.Close()
-	txs := [][]string{{`UPDATE t SET v = 'c' WHERE id = 2`, `INSERT INTO t (id, v) VALUES (3, 'y')`}}
-	want, got := runBlock(t, trig, 5, txs), runBlock(t, back, 5, txs)
-	if !bytes.Equal(want.changes.Block, got.changes.Block) || !bytes.Equal(want.state, got.state) {
-		t.Fatal("block 5: digests differ after opening the migrated database without the hook")
-	}
-	if st.Reset() != nil || !st.Step() || st.ColumnText(0) != "relchain_cap_d_t relchain_cap_g_t relchain_cap_i_t relchain_cap_u_t" {
-		t.Fatalf("triggers after opening without the hook: %q, want the capture triggers and the guard", st.ColumnText(0))
+}
+
+// Open refuses WithTriggerCapture: that capture is gone (issue 34).
+func TestOpenRefusesTriggerCapture(t *testing.T) {
+	_, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithTriggerCapture())
+	if err == nil || !strings.Contains(err.Error(), "capture by triggers on every table was removed") {
+		t.Fatalf("Open with WithTriggerCapture: %v, want the removal named", err)
 	}
 }

@@ -32,7 +32,7 @@ type execSide struct {
 	grouped bool           // envelopes carry Groups (several wl per bc)
 }
 
-func openExecutor(ctx context.Context, dialect, dsn string, sqliteTriggers bool) (*execSide, error) {
+func openExecutor(ctx context.Context, dialect, dsn string) (*execSide, error) {
 	d, err := registry.Lookup(dialect)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func openExecutor(ctx context.Context, dialect, dsn string, sqliteTriggers bool)
 	// The raw baseline connects as the DSN's role; so does the executor
 	// (the benchmark's server is private; a node would create
 	// least-privilege roles, which changes nothing the blocks execute).
-	be, err := d.Open(ctx, registry.Spec{DSN: dsn, UnsafeSuperuser: d.Server, SQLiteTriggerCapture: sqliteTriggers})
+	be, err := d.Open(ctx, registry.Spec{DSN: dsn, UnsafeSuperuser: d.Server})
 	if err != nil {
 		return nil, fmt.Errorf("open %s executor database: %w", dialect, err)
 	}
