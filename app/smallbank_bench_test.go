@@ -38,8 +38,7 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "relchain.db")
 	copyFile(b, smallbankTemplate(b), path)
-	capture, opts := benchCapture(b)
-	be, err := sqlite.Open(ctx, path, opts...)
+	be, err := sqlite.Open(ctx, path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,15 +115,6 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 		b.StopTimer()
 		return results, nil
 	}
-	if capture != "" {
-		// A/B of the capture paths: one block first, outside the figures
-		// (the hook path compares every table with its sum at its first
-		// block after Open).
-		if _, err := runBlock(); err != nil {
-			b.Fatal(err)
-		}
-		fin, com, cpu = 0, 0, 0
-	}
 	b.ResetTimer()
 	b.StopTimer()
 	for range b.N {
@@ -148,23 +138,6 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 	// than wall time on a shared machine, and it is what bounds four
 	// validators sharing two cores.
 	b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-us/wl")
-}
-
-// benchCapture reads RELCHAIN_BENCH_CAPTURE: "triggers" or "hook" runs an
-// A/B of the SQLite backend's change capture (issue 19); unset, the
-// default path without the warm-up block.
-func benchCapture(b *testing.B) (string, []sqlite.Option) {
-	switch c := os.Getenv("RELCHAIN_BENCH_CAPTURE"); c {
-	case "":
-		return "", nil
-	case "triggers":
-		return c, []sqlite.Option{sqlite.WithTriggerCapture()}
-	case "hook":
-		return c, []sqlite.Option{sqlite.WithHookCapture()}
-	default:
-		b.Fatalf("RELCHAIN_BENCH_CAPTURE=%q: want triggers or hook", c)
-		return "", nil
-	}
 }
 
 func cpuTime() time.Duration {

@@ -9,9 +9,6 @@
 # their ratio (medians of the turns). Rows:
 #   sb-sqlite, sb-postgres, sb-mysql: Smallbank, blocks of 4 x 100
 #   no-sqlite, no-postgres: TPC-C NewOrder, one warehouse, blocks of 200 x 1
-#   sb-sqlite-triggers, no-sqlite-triggers: the SQLite rows with the capture
-#     triggers instead of the pre-update hook (the A/B of issue 19, item 1;
-#     only when named: scripts/cost.sh DIR sb-sqlite sb-sqlite-triggers)
 #   sba-sqlite, sba-postgres: Smallbank in the grouping of the 4-validator
 #     async runs, one wl-transaction per bc-transaction and 1,000 of them
 #     per block: what one validator executes there (only when named)
@@ -75,6 +72,4 @@ run no-postgres "${NO[@]}" "${PG[@]}" --cpuprofile "$out/no-postgres.pprof" --ra
 SBA=(--workload smallbank --bc-per-block 1000 --wl-per-bc 1 --blocks 4)
 if named sba-sqlite; then run sba-sqlite "${SBA[@]}" --backend sqlite; fi
 if named sba-postgres; then run sba-postgres "${SBA[@]}" "${PG[@]}" --cpuprofile "$out/sba-postgres.pprof" --raw-cpuprofile "$out/sba-postgres-raw.pprof" --profile-blocks 8; fi
-if named sb-sqlite-triggers; then run sb-sqlite-triggers "${SB[@]}" --backend sqlite --sqlite-capture-triggers; fi
-if named no-sqlite-triggers; then run no-sqlite-triggers "${NO[@]}" --backend sqlite --sqlite-capture-triggers; fi
 echo "results in $out"

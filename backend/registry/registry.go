@@ -91,10 +91,6 @@ type Spec struct {
 	// ReadTimeout, if not 0, bounds one read of the read path (Query) on
 	// the database; 0 keeps the backend's default.
 	ReadTimeout time.Duration
-	// SQLiteTriggerCapture makes a SQLite backend capture every row change
-	// with triggers instead of the pre-update hook (A/B benchmarks of
-	// issue 19; the records are the same).
-	SQLiteTriggerCapture bool
 }
 
 // Checkpoints schedules a backend's checkpoints: every Every committed

@@ -24,9 +24,6 @@ func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.SQLiteTriggerCapture {
-		opts = append(opts, sqlite.WithTriggerCapture())
-	}
 	if s.ReadTimeout > 0 {
 		opts = append(opts, sqlite.WithReadTimeout(s.ReadTimeout))
 	}

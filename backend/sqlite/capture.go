@@ -58,25 +58,6 @@ import (
 // The hook captures only the writer's own changes: see tamper.go for how
 // changes made by another connection are found.
 
-// errTriggerCaptureRemoved is Open's answer to WithTriggerCapture.
-var errTriggerCaptureRemoved = errors.New("capture by triggers on every table was removed (issue 34): the pre-update hook is the only change capture")
-
-// WithHookCapture asks for the pre-update hook, the only change capture:
-// it changes nothing.
-//
-// Deprecated: the hook is always on; this option stays until the callers
-// that still name it are gone.
-func WithHookCapture() Option { return func(*options) {} }
-
-// WithTriggerCapture asked for capture triggers on every table, as relchain
-// captured before the hook (issue 19); that capture was removed (issue 34)
-// and Open fails with this option. Opening a database written that way
-// still works: Open drops its capture triggers (openCapture).
-//
-// Deprecated: Open refuses it; it stays until backend/registry's
-// Spec.SQLiteTriggerCapture and the A/B benchmark that name it are gone.
-func WithTriggerCapture() Option { return func(o *options) { o.triggerCapture = true } }
-
 // capTable is how the hook builds a replicated table's row image.
 type capTable struct {
 	cols []int  // the record's column index of each image column, in declaration order

@@ -161,9 +161,6 @@ type options struct {
 	readTimeout time.Duration
 	readRows    int
 	readBytes   int64
-	// triggerCapture: the caller asked for WithTriggerCapture, which Open
-	// refuses (capture.go).
-	triggerCapture bool
 }
 
 // Defaults of the node-local read bounds.
@@ -242,9 +239,6 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		b.rw.close()
 		b.costs.close()
 		return nil, fmt.Errorf("open %s: "+format, append([]any{path}, a...)...)
-	}
-	if b.opts.triggerCapture {
-		return fail("%w", errTriggerCaptureRemoved)
 	}
 	// The writer keeps up to 64 MiB of pages in its own cache (the default
 	// is 2 MiB): every block reads the same hot pages again, and through

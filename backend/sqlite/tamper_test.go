@@ -180,11 +180,3 @@ func TestHookCaptureMigratesATriggerDatabase(t *testing.T) {
 		}
 	}
 }
-
-// Open refuses WithTriggerCapture: that capture is gone (issue 34).
-func TestOpenRefusesTriggerCapture(t *testing.T) {
-	_, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithTriggerCapture())
-	if err == nil || !strings.Contains(err.Error(), "capture by triggers on every table was removed") {
-		t.Fatalf("Open with WithTriggerCapture: %v, want the removal named", err)
-	}
-}

@@ -49,12 +49,7 @@ type Options struct {
 	// RawCPUProfile, if set, gets a CPU profile of one more raw turn of
 	// ProfileBlocks blocks, to set beside the executor's.
 	RawCPUProfile string
-	// SQLiteTriggers asked for the SQLite executor with capture triggers
-	// instead of the pre-update hook (the A/B of issue 19, item 1). That
-	// capture was removed (issue 34): Run fails at once with it. The
-	// recorded figures stay in benchmarks/2026-11-27-hook.
-	SQLiteTriggers bool
-	Log            io.Writer // progress lines; nil: none
+	Log           io.Writer // progress lines; nil: none
 }
 
 // Turn is one side's measurement.
@@ -129,9 +124,6 @@ func (o *Options) newWorkload() (workload.Workload, error) {
 // Row names the row, e.g. "smallbank sqlite 4x100".
 func (o *Options) Row() string {
 	row := fmt.Sprintf("%s %s %dx%d", o.Workload, o.Backend, o.BCPerBlock, o.WLPerBC)
-	if o.SQLiteTriggers {
-		row += " capture-triggers"
-	}
 	return row
 }
 
@@ -165,9 +157,6 @@ func (o *Options) dsns() (execDSN, rawDSN string, err error) {
 
 // Run measures one row.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	if o.SQLiteTriggers {
-		return nil, errors.New("cost: SQLite's capture by triggers was removed (issue 34); its A/B figures are in benchmarks/2026-11-27-hook")
-	}
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -111,14 +110,5 @@ func init() {
 				os.Exit(0)
 			}
 		}
-	}
-}
-
-// A row asking for SQLite's capture triggers fails at once, naming their
-// removal (issue 34), rather than measuring the hook under their name.
-func TestRunRefusesSQLiteTriggers(t *testing.T) {
-	_, err := Run(context.Background(), Options{Workload: Smallbank, Backend: "sqlite", Dir: t.TempDir(), SQLiteTriggers: true})
-	if err == nil || !strings.Contains(err.Error(), "capture by triggers was removed") {
-		t.Fatalf("Run with SQLiteTriggers: %v, want the removal named", err)
 	}
 }

@@ -72,7 +72,6 @@ wl-transactions, or the run fails.`,
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of one more executor turn (FinalizeBlock + Commit only) here")
 	fl.StringVar(&o.RawCPUProfile, "raw-cpuprofile", "", "write a CPU profile of one more raw turn here, to compare with --cpuprofile's")
 	fl.IntVar(&o.ProfileBlocks, "profile-blocks", 50, "blocks of each profiled turn")
-	fl.BoolVar(&o.SQLiteTriggers, "sqlite-capture-triggers", false, "SQLite: capture row changes with triggers instead of the pre-update hook (the A/B of issue 19)")
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.DurationVar(&f.timeout, "timeout", time.Hour, "give up after this long")

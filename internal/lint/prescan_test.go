@@ -52,7 +52,6 @@ var sqlitePrepares = map[string]string{
 	"backend/sqlite/sqlite.go readState":    "relchain's own state query",
 	"backend/sqlite/state.go loadSums":      "relchain's own digest query",
 	"backend/sqlite/state.go scanTables":    "relchain's own row-image query over a table name",
-	"backend/sqlite/effects.go lastChange":  "relchain's own capture table",
 	"backend/sqlite/outofband.go outOfBand": "relchain's own capture table",
 	"backend/sqlite/system.go LoadSystem":   "relchain's own system table",
 }

@@ -27,6 +27,7 @@ var triggerCaptureIdents = []string{
 	"txStart", "txStarts", "startTx", "outsideTx", "txOf", "newTxOf", "lastChange", // the trigger path's tx attribution
 	"captureMissing",                                                               // re-creating capture triggers at Open
 	"TriggerOracle", "OpenTriggerOracle", "MakeTriggerEra", "reconcileAllTriggers", // the test-only oracle
+	"WithTriggerCapture", "WithHookCapture", "triggerCapture", // the options that chose a capture
 }
 
 // triggerCaptureLiterals are strings of the removed path: the switch
