@@ -51,10 +51,11 @@ var Pathologicals = []Pathological{
 
 // Linear fails t if run's time on some family grows superlinearly: its
 // CPU time (the thread's, on Linux: a loaded machine's preemption does not
-// count), the fastest of 7 samples at 2n over the fastest at n above 3.5 (linear work
-// gives 2; the margin absorbs a loaded machine, quadratic work gives 4 and
-// more), up to six tries (a loaded machine makes a try slower, never faster). A sample repeats run to last about 4 ms. Under the
-// race detector it skips t: linearity is the algorithm's, measured without
+// count), the fastest of 7 samples at 2n over the fastest at n above 3.5
+// (linear work gives 2; the margin absorbs a loaded machine, quadratic work
+// gives 4 and more), up to six tries (load makes a try slower, never
+// faster). A sample repeats run to last about 4 ms. Under the race
+// detector it skips t: linearity is the algorithm's, measured without
 // -race by make test, and the detector's instrumentation only re-measures
 // itself (for minutes); call it last in a test.
 func Linear(t *testing.T, n int, run func(sql string)) {
