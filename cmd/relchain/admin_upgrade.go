@@ -58,16 +58,9 @@ See docs/upgrades.md.`,
 func submitUpgrade(t *target, sg *signer, timeout time.Duration, st txn.Statement, version uint64, height int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	c, err := sg.client(ctx, t)
+	res, c, err := submitAdmin(ctx, t, sg, "admin upgrade", st)
 	if err != nil {
 		return err
-	}
-	res, err := submit(ctx, c, client.ModeCommit, "text", c.URL(), st)
-	if err != nil {
-		return err
-	}
-	if !res.OK() {
-		return fmt.Errorf("admin upgrade: %s: %s", api.CodeName(res.Code), res.Error)
 	}
 	fmt.Printf("protocol upgrade to version %d at height %d: committed at height %d (tx %s)\n", version, height, res.Height, res.Hash)
 	fmt.Printf("every node must run a relchain that supports protocol version %d before height %d (`relchain version` lists a binary's versions)\n", version, height)

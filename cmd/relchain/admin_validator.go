@@ -159,18 +159,29 @@ func showValidatorsCmd(t *target, timeout *time.Duration) *cobra.Command {
 func submitValidatorChange(t *target, sg *signer, timeout time.Duration, what string, key ed25519.PublicKey, st txn.Statement) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	c, err := sg.client(ctx, t)
+	res, _, err := submitAdmin(ctx, t, sg, "validator "+what, st)
 	if err != nil {
 		return err
-	}
-	res, err := submit(ctx, c, client.ModeCommit, "text", c.URL(), st)
-	if err != nil {
-		return err
-	}
-	if !res.OK() {
-		return fmt.Errorf("validator %s: %s: %s", what, api.CodeName(res.Code), res.Error)
 	}
 	fmt.Printf("validator %s %s: committed at height %d (tx %s); CometBFT applies it at height %d\n",
 		what, strings.ToUpper(hex.EncodeToString(key)), res.Height, res.Hash, res.Height+2)
 	return nil
+}
+
+// submitAdmin signs st with the admin key (sg), sends it to t's node and
+// waits for its block; a refused or failed statement is an error named by
+// what. It returns the result and the client it used.
+func submitAdmin(ctx context.Context, t *target, sg *signer, what string, st txn.Statement) (*client.Result, *client.Client, error) {
+	c, err := sg.client(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := submit(ctx, c, client.ModeCommit, "text", c.URL(), st)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !res.OK() {
+		return nil, nil, fmt.Errorf("%s: %s: %s", what, api.CodeName(res.Code), res.Error)
+	}
+	return res, c, nil
 }
