@@ -30,7 +30,7 @@ find_go
 # The networks of ./test that make test runs (go test -run); make test-e2e
 # runs every other one (go test -skip). One network per backend, so that
 # the fast loop still starts real validators on each.
-FAST_NETWORK_TESTS='^(TestNetworkReplicatesWrites(_SQLite|_Postgres|_MySQL)?|TestCLIUsability|TestDefaultBinaryHasNoTestHooks)$'
+FAST_NETWORK_TESTS='^(TestNetworkReplicatesWrites|TestCLIUsability|TestDefaultBinaryHasNoTestHooks)$'
 
 tmp=$(mktemp -d /tmp/relchain-test.XXXXXX)
 chmod 755 "$tmp"
