@@ -99,7 +99,9 @@ elif [ "${BENCH:-}" = 1 ]; then
   export RELCHAIN_E2E_BENCH=1
   gotest "./test -run ^TestBench" -timeout 60m -run '^TestBench' ./test
 elif [ "${E2E:-}" = 1 ]; then
-  gotest "./test but $FAST_NETWORK_TESTS" -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test
+  # ./test and ./test/e2e in one go test: the two packages run side by side
+  # (their networks mostly wait on consensus timeouts)
+  gotest "./test but $FAST_NETWORK_TESTS, and ./test/e2e" -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test ./test/e2e
   # the long tests of unit packages (internal/longtest.Require: the lab's
   # end-to-end checks, the e2e runner's in-process manifest), found by that call
   mapfile -t longfiles < <(grep -rl --include='*_test.go' 'longtest.Require(t' . | grep -v '^./internal/longtest/' | sort)
@@ -111,7 +113,6 @@ elif [ "${E2E:-}" = 1 ]; then
     gotest "the long tests of unit packages ($longnames)" -timeout 30m -run "^($longnames)\$" "${longpkgs[@]}"
     unset RELCHAIN_LONG_TESTS
   fi
-  gotest "./test/e2e" -timeout 40m ./test/e2e
   # the e2e harness's clock fault (build tag e2e_clock, not in a default build)
   gotest "./internal/clockfault -tags e2e_clock" -tags e2e_clock ./internal/clockfault
 else
