@@ -219,6 +219,7 @@ func TestServeReturnsWhenListenerClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.init() // Serve's own init then writes nothing the wait below reads
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	// Close the listener Serve accepts on, not one it has yet to reach.
