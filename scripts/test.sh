@@ -123,16 +123,8 @@ else
     gotest "./test and ./test/e2e -race" -race -timeout 60m ./test ./test/e2e
     gotest "./internal/clockfault -race -tags e2e_clock" -race -tags e2e_clock ./internal/clockfault
   else
-    # the fast networks run beside the unit packages (they mostly wait on
-    # consensus timeouts); their output follows the unit packages'
-    echo "== go test (beside the unit packages): ./test -run $FAST_NETWORK_TESTS"
-    ( set +e; go test -count=1 -v -timeout 20m -run "$FAST_NETWORK_TESTS" ./test >"$tmp/fast.log" 2>&1; echo $? >"$tmp/fast.rc" ) &
-    fast_pid=$!
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e)" -timeout 40m "${unit[@]}"
-    wait "$fast_pid" || true
-    echo "== go test: ./test -run $FAST_NETWORK_TESTS (ran beside the unit packages)"
-    tee -a "$tmp/test.log" <"$tmp/fast.log"
-    [ "$(cat "$tmp/fast.rc" 2>/dev/null)" = 0 ] || status=1
+    gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   fi
 fi
 
