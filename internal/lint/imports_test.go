@@ -1,9 +1,6 @@
 package lint
 
 import (
-	"encoding/json"
-	"io"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -49,25 +46,7 @@ func under(path, prefix string) bool {
 // its tests' imports too (plain `go list -deps` leaves test imports out).
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-e", "-test", "-json=ImportPath,Imports,Deps,ForTest", mod+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	var pkgs []pkg
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for {
-		var p pkg
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		pkgs = append(pkgs, p)
-	}
-	if len(pkgs) < 40 {
-		t.Fatalf("go list found only %d packages; is the module root right?", len(pkgs))
-	}
-	return pkgs
+	return listPackagesTags(t, "")
 }
 
 // rule forbids the packages below pkg to import (direct) or depend on
