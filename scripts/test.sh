@@ -133,5 +133,11 @@ passed=$(grep -cE '^\s*--- PASS' "$tmp/test.log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$tmp/test.log" || true)
 skipped=$(grep -cE '^\s*--- SKIP' "$tmp/test.log" || true)
 grep -E '^(ok|FAIL)\s' "$tmp/test.log" || true
+if [ "$failed" != 0 ]; then
+  # go test -v streams a test's log before its --- FAIL line: each failure
+  # again with what led to it, so the end of a long CI log names the cause
+  echo "== failures (each with the 25 lines before it)"
+  grep -B 25 -E '^\s*--- FAIL' "$tmp/test.log" | head -400
+fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"

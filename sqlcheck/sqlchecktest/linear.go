@@ -1,7 +1,9 @@
 package sqlchecktest
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -49,13 +51,9 @@ var Pathologicals = []Pathological{
 	{"semicolons", func(n int) string { return "SELECT 1" + strings.Repeat(";", n) }},
 }
 
-// Linear fails t if run's time on some family grows superlinearly: its
-// CPU time (the thread's, on Linux: a loaded machine's preemption does not
-// count), the fastest of 7 samples at 2n over the fastest at n above 3.5
-// (linear work gives 2; the margin absorbs a loaded machine, quadratic work
-// gives 4 and more), up to six tries (load makes a try slower, never
-// faster). A sample repeats run to last about 4 ms. Under the race
-// detector it skips t: linearity is the algorithm's, measured without
+// Linear fails t if run's time on some family grows superlinearly (see
+// growth: texts 8 times apart, a time ratio above growthLimit). Under the
+// race detector it skips t: linearity is the algorithm's, measured without
 // -race by make test, and the detector's instrumentation only re-measures
 // itself (for minutes); call it last in a test.
 func Linear(t *testing.T, n int, run func(sql string)) {
@@ -63,22 +61,61 @@ func Linear(t *testing.T, n int, run func(sql string)) {
 	if raceDetector {
 		t.Skip("linearity is measured without -race (make test)")
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	for _, f := range Pathologicals {
-		small, large := f.Text(n), f.Text(2*n)
-		reps := repetitions(small, run)
-		var a, b time.Duration
-		for try := 0; try < 6; try++ {
-			a, b = fastest(small, reps, run), fastest(large, reps, run)
-			if a > 0 && float64(b)/float64(a) <= 3.5 {
-				break
-			}
-		}
-		if r := float64(b) / float64(max(a, 1)); r > 3.5 {
-			t.Errorf("%s: %v at n=%d, %v at 2n: ratio %.1f, superlinear", f.Name, a, n, b, r)
+		g := growth(f.Text, n, run)
+		t.Logf("%s: %s", f.Name, g)
+		if g.ratio() > growthLimit {
+			t.Errorf("%s: %s, superlinear (limit %d for a text 8 times longer)", f.Name, g, growthLimit)
 		}
 	}
+}
+
+// growthLimit is the time ratio between texts 8 times apart above which
+// the work is superlinear. Linear work measures 8 on a quiet machine and
+// up to about 21 on one loaded three times over (cache misses and page
+// faults grow the larger text's time more); quadratic work measures 64.
+// 32 is the middle, on a log scale, of twice linear and quadratic. Sizes
+// 2 times apart (linear 2, quadratic 4, limit 3.5) left too little room:
+// in CI a linear family crossed the line.
+const growthLimit = 32
+
+// measured is run's time on a text of each of two sizes.
+type measured struct {
+	smallBytes, largeBytes int
+	small, large           time.Duration
+}
+
+func (m measured) ratio() float64 { return float64(m.large) / float64(max(m.small, 1)) }
+
+func (m measured) String() string {
+	return fmt.Sprintf("%v at %d bytes, %v at %d: ratio %.1f", m.small, m.smallBytes, m.large, m.largeBytes, m.ratio())
+}
+
+// growth measures run on text(n/2) and text(4n): its CPU time (the
+// thread's, on Linux: a loaded machine's preemption does not count), the
+// fastest of 5 samples each (see fastest), up to four tries while the ratio is above
+// growthLimit (load makes a try slower, never faster). A sample repeats
+// run to last about 4 ms.
+func growth(text func(n int) string, n int, run func(sql string)) measured {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// the collector paced by GOGC costs superlinearly while the heap is
+	// below its 4 MB floor (more cycles, each marking a larger tree), and
+	// under load its marking moves between background workers (not this
+	// thread's time) and assists (this thread's): it runs only at a 1 GiB
+	// ceiling here and between samples, marking what is live then
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
+	small, large := text(n/2), text(4*n)
+	reps := repetitions(small, run)
+	m := measured{smallBytes: len(small), largeBytes: len(large)}
+	for try := 0; try < 4; try++ {
+		m.small, m.large = fastest(small, large, reps, run)
+		if m.ratio() <= growthLimit {
+			break
+		}
+	}
+	return m
 }
 
 // repetitions is how many runs one sample holds so that it lasts about
@@ -90,17 +127,25 @@ func repetitions(sql string, run func(string)) int {
 	return int(min(max(4*time.Millisecond/one, 1), 2000))
 }
 
-// fastest is the shortest of 7 samples of reps runs each: on a shared
-// machine, preemption and collection only ever add time, so the minimum
-// is the estimate of the work itself.
-func fastest(sql string, reps int, run func(string)) time.Duration {
-	var d []time.Duration
-	for range 7 {
-		start := threadTime()
-		for range reps {
-			run(sql)
-		}
-		d = append(d, threadTime()-start)
+// fastest is the shortest of 5 samples of reps runs on each text, the
+// samples of the two taken in turn so that both see the same load: on a
+// shared machine, preemption and collection only ever add time, so the
+// minimum is the estimate of the work itself.
+func fastest(small, large string, reps int, run func(string)) (time.Duration, time.Duration) {
+	var a, b []time.Duration
+	for range 5 {
+		a = append(a, sample(small, reps, run))
+		b = append(b, sample(large, reps, run))
 	}
-	return slices.Min(d)
+	return slices.Min(a), slices.Min(b)
+}
+
+// sample is the CPU time of reps runs on sql, from a collected heap.
+func sample(sql string, reps int, run func(string)) time.Duration {
+	runtime.GC()
+	start := threadTime()
+	for range reps {
+		run(sql)
+	}
+	return threadTime() - start
 }

@@ -45,6 +45,6 @@ func TestDashRunRefused(t *testing.T) {
 // TestLinear: the gate's work is linear in the text on every pathological
 // family.
 func TestLinear(t *testing.T) {
-	sqlchecktest.Linear(t, 1<<17, func(sql string) { _ = check(sql) })
-	sqlchecktest.Linear(t, 1<<17, func(sql string) { _, _ = Tokens(sql) })
+	sqlchecktest.Linear(t, 1<<16, func(sql string) { _ = check(sql) })
+	sqlchecktest.Linear(t, 1<<16, func(sql string) { _, _ = Tokens(sql) })
 }
