@@ -45,7 +45,7 @@ test-e2e:
 
 # The benchmark workloads loaded through consensus as tests (Smallbank,
 # TPC-C, YCSB on 4-validator networks, checked against the raw baseline):
-# the lab's long set, about 10 minutes; not in CI.
+# the lab's long set (go test -tags benchset), about 10 minutes; not in CI.
 test-bench:
 	BENCH=1 ./scripts/test.sh
 

@@ -12,7 +12,7 @@
 #                                 network), ./test/e2e (the manifests) and the
 #                                 e2e harness's clock fault (-tags e2e_clock)
 #   BENCH=1 scripts/test.sh       make test-bench: ./test's benchmark workloads through
-#                                 consensus (RELCHAIN_E2E_BENCH=1), about 10 minutes
+#                                 consensus (-tags benchset), about 10 minutes
 #   RACE=1 scripts/test.sh        everything (both of the above) with the race detector
 #   UNIT_RACE=1 scripts/test.sh   make race: only the unit packages (all but
 #                                 ./test and ./test/e2e), with the race detector,
@@ -95,9 +95,8 @@ if [ "${UNIT_RACE:-}" = 1 ]; then
 elif [ "${BENCH:-}" = 1 ]; then
   # make test-bench: the benchmark workloads loaded through consensus
   # (Smallbank, TPC-C, YCSB on 4-validator networks), checked against the
-  # raw baseline; ./test's TestBench* skip them otherwise
-  export RELCHAIN_E2E_BENCH=1
-  gotest "./test -run ^TestBench" -timeout 60m -run '^TestBench' ./test
+  # raw baseline; built only with -tags benchset (test/benchset_test.go)
+  gotest "./test -tags benchset -run ^TestBench" -tags benchset -timeout 60m -run '^TestBench' ./test
 elif [ "${E2E:-}" = 1 ]; then
   # ./test and ./test/e2e in one go test: the two packages run side by side
   # (their networks mostly wait on consensus timeouts)

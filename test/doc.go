@@ -22,8 +22,9 @@
 // the node binary with the race detector too.
 //
 // The benchmark workloads through consensus (TPC-C, Smallbank, YCSB in
-// bench_test.go) run only with RELCHAIN_E2E_BENCH=1; TestBenchSmoke runs
-// `relchain bench` on a tiny load without it.
+// benchset_test.go) are built only with -tags benchset (make test-bench,
+// the lab's long set); TestBenchSmoke runs `relchain bench` on a tiny load
+// in every run.
 //
 // Tests whose network is their own and stays healthy (no killed or paused
 // validators, no per-tx time limits, nothing timed) call
