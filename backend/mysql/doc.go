@@ -17,8 +17,9 @@
 // MySQL commits DDL implicitly. A DDL statement is therefore accepted only
 // before every other change of its block, and runs under a committed
 // recovery record, so that a node that stops between the DDL and the
-// block's commit replays the block correctly. See backend/DESIGN.md
-// (MySQL) for the details and the contract difference.
+// block's commit replays the block correctly. See DESIGN.md in this
+// directory ("DDL and its recovery record") for the details, and
+// backend/DESIGN.md for the contract difference.
 //
 // A node runs on two least-privilege accounts (SetupAccounts; Open refuses
 // privileged ones unless WithUnsafeSuperuser), Query runs under a time,

@@ -279,7 +279,7 @@ func createDatabase(ctx context.Context, cfg *gomysql.Config) (flavor, error) {
 }
 
 // sessionInit is the statement sequence run on every new connection: the
-// pinned session settings (see backend/DESIGN.md, MySQL). Anything that
+// pinned session settings (see DESIGN.md, "Server configuration"). Anything that
 // changes a statement's result, error or row images is pinned, so a node's
 // my.cnf cannot make it compute differently.
 func sessionInit(fl flavor, writer bool, timeout time.Duration) []string {

@@ -9,8 +9,9 @@
 // rewritten to read the tx's environment and every statement bounded by a
 // deterministic work limit; a small pool of read-only connections answers
 // queries and the gate's verdicts (Gate.Analyze) on committed state. Row
-// changes of replicated tables are captured by triggers relchain installs,
-// and hashed at the end of each block. See ../DESIGN.md for why.
+// changes of replicated tables are captured from SQLite's pre-update hook
+// and hashed at the end of each block. See DESIGN.md here ("Change
+// capture") and ../DESIGN.md for why.
 //
 // Every connection runs under SQLite's length limit (MaxValueBytes) and a
 // hard heap limit. On the writer, functions that do work proportional to

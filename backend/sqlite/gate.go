@@ -29,7 +29,7 @@ import (
 // and on a read connection by Analyze at CheckTx. What the authorizer never
 // sees (DEFAULT expressions, view and trigger bodies at CREATE time) is
 // checked by vetSchema after the DDL ran, inside the tx's savepoint. See
-// ../DESIGN.md ("SQLite: determinism and safety gate") and DESIGN.md here.
+// DESIGN.md here ("The gate").
 
 // gate is the per-connection state of the authorizer for the statement being
 // compiled. A connection is used by one goroutine at a time.

@@ -51,7 +51,8 @@ import (
 // never evaluates them while preparing a statement, and refuses them itself
 // in index expressions, generated columns and ALTER TABLE ADD COLUMN
 // defaults) and with SQLITE_INNOCUOUS (trusted_schema is OFF, and they are
-// allowed in DEFAULTs, views and triggers). See ../DESIGN.md.
+// allowed in DEFAULTs, views and triggers). See DESIGN.md, "Rewritten
+// clock and random functions".
 
 // rewrittenFunctions are the built-ins the writer replaces: the gate accepts
 // them in statements, DEFAULTs, view and trigger bodies, and refuses them in

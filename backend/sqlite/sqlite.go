@@ -64,7 +64,7 @@ var pragmas = []string{
 	"PRAGMA case_sensitive_like = OFF",
 	"PRAGMA trusted_schema = OFF",
 	// Row order without ORDER BY must stay SQLite's deterministic scan
-	// order (see DESIGN.md, gate).
+	// order (see DESIGN.md, "Order-sensitive forms").
 	"PRAGMA reverse_unordered_selects = OFF",
 }
 
