@@ -27,21 +27,26 @@ import (
 // suite closes every Backend it opens: open must not close it itself.
 type Open func(t *testing.T) backend.Backend
 
-// Run runs the conformance suite against the backend that open provides.
-func Run(t *testing.T, open Open, opts ...Option) { RunExcept(t, open, nil, opts...) }
+// Run runs the conformance suite against the backend that open provides,
+// in the database's spelling sp.
+func Run(t *testing.T, open Open, sp Spelling, opts ...Option) { RunExcept(t, open, sp, nil, opts...) }
 
 // RunExcept is Run without the named tests: for a backend whose gate
 // refuses what a test needs (the MySQL gate refuses floating-point
 // columns, which ValuesRoundTrip stores); the caller runs them elsewhere
 // (without the gate).
-func RunExcept(t *testing.T, open Open, skip []string, opts ...Option) {
+func RunExcept(t *testing.T, open Open, sp Spelling, skip []string, opts ...Option) {
+	if err := sp.check(); err != nil {
+		t.Fatal(err)
+	}
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
+	sub := subject{open: open, sp: sp}
 	tests := []struct {
 		name string
-		fn   func(*testing.T, Open)
+		fn   func(*testing.T, subject)
 	}{
 		{"FreshStateIsZero", testFreshStateIsZero},
 		{"CommitPersistsDataAndStateAcrossReopen", testCommitPersists},
@@ -64,9 +69,15 @@ func RunExcept(t *testing.T, open Open, skip []string, opts ...Option) {
 		if slices.Contains(skip, tc.name) {
 			continue
 		}
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, sub) })
 	}
-	t.Run("InternalSQLImmuneToUserIdentifiers", func(t *testing.T) { testIdentifiers(t, open, cfg.restore) })
+	t.Run("InternalSQLImmuneToUserIdentifiers", func(t *testing.T) { testIdentifiers(t, sub, cfg.restore) })
+}
+
+// subject is the backend under test: how to open it and its spelling.
+type subject struct {
+	open Open
+	sp   Spelling
 }
 
 // ph returns the placeholder for positional argument n in dialect d, in
@@ -87,32 +98,27 @@ func ph(d string, n int) string {
 	panic(fmt.Sprintf("backendtest: dialect %q numbers placeholders as %q", d, dl.Wire.Placeholders))
 }
 
-// types names column types per dialect, for the few that differ. FRACTION
-// is a non-integer type the dialect's gate admits: MySQL's refuses
-// floating-point types (their aggregates depend on row order).
-var types = map[string]map[string]string{
-	"postgres": {"BLOB": "BYTEA", "DOUBLE": "DOUBLE PRECISION", "FRACTION": "DOUBLE PRECISION"},
-	"sqlite":   {"BLOB": "BLOB", "DOUBLE": "REAL", "FRACTION": "REAL"},
-	"mysql":    {"BLOB": "BLOB", "DOUBLE": "DOUBLE", "FRACTION": "DECIMAL(20, 6)"},
-}
-
 var (
 	placeholder = regexp.MustCompile(`\$([0-9]+)`)
 	typeName    = regexp.MustCompile(`\{([A-Z]+)\}`)
 )
 
-// q adapts the suite's SQL to dialect d: $N becomes d's placeholder and
-// {BLOB}, {DOUBLE}, {FRACTION} d's type names.
-func q(d, sql string) string {
-	sql = placeholder.ReplaceAllStringFunc(sql, func(m string) string {
+// placeholders turns the suite's $N into dialect d's placeholders.
+func placeholders(d, sql string) string {
+	return placeholder.ReplaceAllStringFunc(sql, func(m string) string {
 		n, _ := strconv.Atoi(m[1:])
 		return ph(d, n)
 	})
-	return typeName.ReplaceAllStringFunc(sql, func(m string) string {
-		if s, ok := types[d][m[1:len(m)-1]]; ok {
+}
+
+// q adapts the suite's SQL to the backend under test: $N becomes its
+// placeholder and {BLOB}, {DOUBLE}, {FRACTION} its type names.
+func (n *node) q(sql string) string {
+	return typeName.ReplaceAllStringFunc(placeholders(n.d, sql), func(m string) string {
+		if s, ok := n.sp.typeName(m[1 : len(m)-1]); ok {
 			return s
 		}
-		panic(fmt.Sprintf("backendtest: no type %s for dialect %q", m, d))
+		panic(fmt.Sprintf("backendtest: the Spelling of %q names no type %s", n.d, m))
 	})
 }
 
@@ -121,19 +127,20 @@ type node struct {
 	t *testing.T
 	backend.Backend
 	d     string
+	sp    Spelling
 	close func()
 }
 
 // mustOpen opens a Backend for t and closes it at the end of the test,
 // unless it was closed before.
-func mustOpen(t *testing.T, open Open) *node {
+func mustOpen(t *testing.T, sub subject) *node {
 	t.Helper()
-	b := open(t)
+	b := sub.open(t)
 	if b == nil {
 		t.Fatal("open returned a nil Backend")
 	}
 	var once sync.Once
-	n := &node{t: t, Backend: b, d: b.Dialect()}
+	n := &node{t: t, Backend: b, d: b.Dialect(), sp: sub.sp}
 	n.close = func() {
 		once.Do(func() {
 			if err := b.Close(); err != nil {
@@ -163,7 +170,7 @@ func (n *node) begin() backend.Block {
 // exec runs sql (in the suite's dialect-neutral form) and fails on error.
 func (n *node) exec(blk backend.Block, sql string, args ...any) *backend.Rows {
 	n.t.Helper()
-	rows, err := blk.Exec(ctx(n.t), q(n.d, sql), args)
+	rows, err := blk.Exec(ctx(n.t), n.q(sql), args)
 	if err != nil {
 		n.t.Fatalf("Exec %q: %v", sql, err)
 	}
@@ -185,7 +192,7 @@ func (n *node) txAt(blk backend.Block, i int, stmts ...string) error {
 		n.t.Fatalf("Savepoint: %v", err)
 	}
 	for _, s := range stmts {
-		if _, err := blk.Exec(c, q(n.d, s), nil); err != nil {
+		if _, err := blk.Exec(c, n.q(s), nil); err != nil {
 			if backend.AsError(err) == nil {
 				n.t.Fatalf("Exec %q: not a statement failure (*backend.Error): %v", s, err)
 			}
@@ -238,7 +245,7 @@ func (n *node) digest(blk backend.Block) []byte {
 
 func (n *node) query(sql string, args ...any) (*backend.Rows, int64) {
 	n.t.Helper()
-	rows, h, err := n.Query(ctx(n.t), q(n.d, sql), args)
+	rows, h, err := n.Query(ctx(n.t), n.q(sql), args)
 	if err != nil {
 		n.t.Fatalf("Query %q: %v", sql, err)
 	}
@@ -288,8 +295,8 @@ func wantClass(t *testing.T, what string, err error, want backend.Class) {
 	}
 }
 
-func testFreshStateIsZero(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testFreshStateIsZero(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	s, err := n.LoadState(ctx(t))
 	if err != nil {
 		t.Fatalf("LoadState: %v", err)
@@ -299,15 +306,15 @@ func testFreshStateIsZero(t *testing.T, open Open) {
 	}
 }
 
-func testCommitPersists(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testCommitPersists(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	n.exec(blk, createT)
 	n.exec(blk, `INSERT INTO t (id, v) VALUES ($1, $2)`, int64(7), "seven")
 	n.commit(blk, 1)
 	n.close()
 
-	n = mustOpen(t, open)
+	n = mustOpen(t, sub)
 	s, err := n.LoadState(ctx(t))
 	if err != nil {
 		t.Fatalf("LoadState after reopen: %v", err)
@@ -333,8 +340,8 @@ func testCommitPersists(t *testing.T, open Open) {
 	}
 }
 
-func testRollbackDiscards(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testRollbackDiscards(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	blk := n.begin()
 	n.exec(blk, `INSERT INTO t (id, v) VALUES (3, 'c')`)
@@ -357,8 +364,8 @@ func testRollbackDiscards(t *testing.T, open Open) {
 	}
 }
 
-func testSavepointIsolation(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testSavepointIsolation(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	n.exec(blk, `CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)`)
 	if err := n.tx(blk, `INSERT INTO t (id, v) VALUES (1, 'tx1')`); err != nil {
@@ -379,8 +386,8 @@ func testSavepointIsolation(t *testing.T, open Open) {
 	}
 }
 
-func testErrorClasses(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testErrorClasses(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	c := ctx(t)
 	wantClass(t, "Analyze of SELEC", analyzeErr(n.Gate().Analyze(c, "SELEC 1")), backend.ClassSyntax)
@@ -407,15 +414,10 @@ func testErrorClasses(t *testing.T, open Open) {
 	}
 }
 
-// refused is a statement each dialect's gate refuses (a node-local value,
-// or, for MySQL, session state that the backend's own backstop refuses too).
-var refused = map[string]string{"sqlite": `SELECT sqlite_version()`, "postgres": `SELECT pg_postmaster_start_time()`,
-	"mysql": `SET @relchain_tx = 1`}
-
 func analyzeErr(_ sqlcheck.Analysis, err error) error { return err }
 
-func testAnalyze(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testAnalyze(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	c := ctx(t)
 	for _, ok := range []string{
@@ -423,7 +425,7 @@ func testAnalyze(t *testing.T, open Open) {
 		`SELECT * FROM no_such_table`, // schema errors are not syntax errors
 		`INSERT INTO no_such_table (a) VALUES (1)`,
 		`SELECT 1;`, // one statement with its terminator
-		q(n.d, `UPDATE t SET v = $1 WHERE id = $2`),
+		n.q(`UPDATE t SET v = $1 WHERE id = $2`),
 	} {
 		if _, err := n.Gate().Analyze(c, ok); err != nil {
 			t.Errorf("Analyze(%q) = %v, want nil", ok, err)
@@ -438,7 +440,7 @@ func testAnalyze(t *testing.T, open Open) {
 	wantClass(t, "SELEC again", analyzeErr(n.Gate().Analyze(c, `SELEC 1`)), backend.ClassSyntax)
 	wantClass(t, "SELEC again", analyzeErr(n.Gate().Analyze(c, `SELEC 1`)), backend.ClassSyntax)
 	// The gate refuses what would make nodes differ, naming it.
-	wantClass(t, "a refused statement", analyzeErr(n.Gate().Analyze(c, refused[n.d])), backend.ClassPermission)
+	wantClass(t, "a refused statement", analyzeErr(n.Gate().Analyze(c, n.sp.Refused)), backend.ClassPermission)
 
 	// What a statement does, on committed state and in the block.
 	cases := []struct {
@@ -474,7 +476,7 @@ func testAnalyze(t *testing.T, open Open) {
 			t.Errorf("Block.Analyze(%q) = %+v, %v; want %+v", tc.sql, got, err, tc.want)
 		}
 	}
-	_, err = n.Gate().AnalyzeInBlock(c, blk, refused[n.d])
+	_, err = n.Gate().AnalyzeInBlock(c, blk, n.sp.Refused)
 	wantClass(t, "Block.Analyze of a refused statement", err, backend.ClassPermission)
 }
 
@@ -486,8 +488,8 @@ func normalize(a sqlcheck.Analysis) sqlcheck.Analysis {
 	return a
 }
 
-func testQueryIsolation(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testQueryIsolation(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	blk := n.begin()
 	n.exec(blk, `INSERT INTO t (id, v) VALUES (3, 'c')`)
@@ -514,15 +516,15 @@ func testQueryIsolation(t *testing.T, open Open) {
 
 	// A query on a fresh database reports height 0.
 	t.Run("fresh", func(t *testing.T) {
-		n := mustOpen(t, open)
+		n := mustOpen(t, sub)
 		if _, h := n.query(`SELECT 1`); h != 0 {
 			t.Errorf("Query height on a fresh database = %d, want 0", h)
 		}
 	})
 }
 
-func testQueryRejectsWrites(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testQueryRejectsWrites(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	c := ctx(t)
 	for _, w := range []string{
@@ -531,7 +533,7 @@ func testQueryRejectsWrites(t *testing.T, open Open) {
 		`DELETE FROM t`,
 		`CREATE TABLE u (id INTEGER PRIMARY KEY)`,
 	} {
-		if _, _, err := n.Query(c, q(n.d, w), nil); err == nil {
+		if _, _, err := n.Query(c, n.q(w), nil); err == nil {
 			t.Errorf("Query(%q) succeeded, want it rejected", w)
 		}
 	}
@@ -540,8 +542,8 @@ func testQueryRejectsWrites(t *testing.T, open Open) {
 	}
 }
 
-func testReturning(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testReturning(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	blk := n.begin()
 	defer blk.Rollback(ctx(t))
@@ -552,11 +554,11 @@ func testReturning(t *testing.T, open Open) {
 	if want := [][]any{{int64(5), "e"}}; !reflect.DeepEqual(rows.Rows, want) {
 		t.Errorf("RETURNING rows = %#v, want %#v", rows.Rows, want)
 	}
-	if n.d == "mysql" {
+	if n.sp.NoUpdateReturning {
 		// MariaDB has INSERT/DELETE ... RETURNING but no UPDATE ...
 		// RETURNING (and MySQL 8 none): the statement fails to parse.
 		_, err := blk.Exec(ctx(t), `UPDATE t SET v = 'z' WHERE id >= 2 RETURNING id`, nil)
-		wantClass(t, "UPDATE ... RETURNING on MySQL", err, backend.ClassSyntax)
+		wantClass(t, "UPDATE ... RETURNING where the Spelling says it fails", err, backend.ClassSyntax)
 		rows = n.exec(blk, `DELETE FROM t WHERE id >= 2 RETURNING id`)
 	} else {
 		rows = n.exec(blk, `UPDATE t SET v = 'z' WHERE id >= 2 RETURNING id`)
@@ -566,12 +568,12 @@ func testReturning(t *testing.T, open Open) {
 		got = append(got, r[0].(int64))
 	}
 	if len(got) != 2 {
-		t.Errorf("UPDATE (MySQL: DELETE) ... RETURNING rows = %v, want 2 rows", rows.Rows)
+		t.Errorf("UPDATE (or DELETE, without UPDATE ... RETURNING) ... RETURNING rows = %v, want 2 rows", rows.Rows)
 	}
 }
 
-func testRowsAffected(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testRowsAffected(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setup()
 	blk := n.begin()
 	defer blk.Rollback(ctx(t))
@@ -593,11 +595,11 @@ func testRowsAffected(t *testing.T, open Open) {
 // digestRun runs the blocks on a fresh backend and returns the digest of
 // each block. A statement starting with "!" is expected to fail, and
 // ends its bc-transaction.
-func digestRun(t *testing.T, open Open, blocks [][][]string) [][]byte {
+func digestRun(t *testing.T, sub subject, blocks [][][]string) [][]byte {
 	t.Helper()
 	var out [][]byte
 	t.Run(fmt.Sprintf("node%d", len(blocks)), func(t *testing.T) {
-		n := mustOpen(t, open)
+		n := mustOpen(t, sub)
 		for h, txs := range blocks {
 			blk := n.begin()
 			for _, stmts := range txs {
@@ -625,15 +627,15 @@ func expectFail(stmts []string) bool {
 	return len(stmts) > 0 && strings.HasSuffix(stmts[len(stmts)-1], "-- fails")
 }
 
-func testChangeDigest(t *testing.T, open Open) {
+func testChangeDigest(t *testing.T, sub subject) {
 	schema := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`, `INSERT INTO t (id, v) VALUES (2, 'b')`}}
 	same := [][][]string{
 		schema,
 		{{`UPDATE t SET v = 'c' WHERE id = 1`}, {`DELETE FROM t WHERE id = 2`}, {`INSERT INTO t (id, v) VALUES (3, 'd')`}},
 		{}, // a block without changes
 	}
-	a := digestRun(t, open, same)
-	b := digestRun(t, open, same)
+	a := digestRun(t, sub, same)
+	b := digestRun(t, sub, same)
 	for i := range a {
 		if !bytes.Equal(a[i], b[i]) {
 			t.Fatalf("block %d: digests differ between two backends running the same statements: %x vs %x", i+1, a[i], b[i])
@@ -648,7 +650,7 @@ func testChangeDigest(t *testing.T, open Open) {
 		{{`UPDATE t SET v = 'C' WHERE id = 1`}, {`DELETE FROM t WHERE id = 2`}, {`INSERT INTO t (id, v) VALUES (3, 'd')`}},
 		{},
 	}
-	c := digestRun(t, open, other)
+	c := digestRun(t, sub, other)
 	if !bytes.Equal(a[0], c[0]) {
 		t.Fatalf("block 1: digests differ for the same statements")
 	}
@@ -660,17 +662,17 @@ func testChangeDigest(t *testing.T, open Open) {
 	}
 }
 
-func testChangeDigestRollback(t *testing.T, open Open) {
+func testChangeDigestRollback(t *testing.T, sub subject) {
 	ok := []string{`INSERT INTO t (id, v) VALUES (1, 'a')`}
 	failed := []string{`INSERT INTO t (id, v) VALUES (2, 'b')`, `INSERT INTO t (id, v) VALUES (1, 'dup') -- fails`}
-	a := digestRun(t, open, [][][]string{{{createT}}, {ok, failed}})
-	b := digestRun(t, open, [][][]string{{{createT}}, {ok}})
+	a := digestRun(t, sub, [][][]string{{{createT}}, {ok, failed}})
+	b := digestRun(t, sub, [][][]string{{{createT}}, {ok}})
 	if !bytes.Equal(a[1], b[1]) {
 		t.Fatalf("digest of [ok, failed] = %x, digest of [ok] = %x; a tx rolled back to its savepoint must leave no trace", a[1], b[1])
 	}
 
 	// ChangeDigest resets: a second call in the same block sees nothing new.
-	n := mustOpen(t, open)
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	defer blk.Rollback(ctx(t))
 	n.exec(blk, createT)
@@ -687,8 +689,8 @@ func testChangeDigestRollback(t *testing.T, open Open) {
 	}
 }
 
-func testBeginWhileOpen(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testBeginWhileOpen(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	if _, err := n.Begin(ctx(t)); !errors.Is(err, backend.ErrBlockOpen) {
 		t.Fatalf("second Begin = %v, want backend.ErrBlockOpen", err)
@@ -702,8 +704,8 @@ func testBeginWhileOpen(t *testing.T, open Open) {
 	}
 }
 
-func testValuesRoundTrip(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testValuesRoundTrip(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	n.exec(blk, `CREATE TABLE vals (id INTEGER PRIMARY KEY, i BIGINT, f {DOUBLE}, s TEXT, b {BLOB}, z TEXT)`)
 	in := [][]any{
@@ -743,8 +745,8 @@ func testValuesRoundTrip(t *testing.T, open Open) {
 // System state is written in the block's db-transaction: committed with it,
 // gone with a rolled-back block, deleted by a nil value, and still there
 // after a reopen.
-func testSystemState(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testSystemState(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	if err := blk.SaveSystem(ctx(t), map[string][]byte{"key-b": []byte("b1"), "key-a": []byte("a1"), "key-d": []byte("d1")}); err != nil {
 		t.Fatalf("SaveSystem: %v", err)
@@ -766,7 +768,7 @@ func testSystemState(t *testing.T, open Open) {
 	}
 	n.commit(blk, 2)
 	n.close()
-	n = mustOpen(t, open)
+	n = mustOpen(t, sub)
 	got, err := n.LoadSystem(ctx(t))
 	want := map[string][]byte{"key-a": []byte("a3"), "key-b": []byte("b1")}
 	if err != nil || !reflect.DeepEqual(got, want) {

@@ -32,7 +32,7 @@ func BenchmarkBlock(b *testing.B, open func(b *testing.B) backend.Backend) {
 	must(err)
 	_, err = blk.Exec(ctx, `CREATE TABLE acct (id INTEGER PRIMARY KEY, bal BIGINT NOT NULL)`, nil)
 	must(err)
-	ins := q(d, `INSERT INTO acct (id, bal) VALUES ($1, 0)`)
+	ins := placeholders(d, `INSERT INTO acct (id, bal) VALUES ($1, 0)`)
 	for i := 0; i < BenchUpdates; i++ {
 		_, err = blk.Exec(ctx, ins, []any{int64(i)})
 		must(err)
@@ -41,7 +41,7 @@ func BenchmarkBlock(b *testing.B, open func(b *testing.B) backend.Backend) {
 	must(err)
 	must(blk.Commit(ctx, backend.State{Height: 1, AppHash: appHash(1)}))
 
-	upd := q(d, `UPDATE acct SET bal = bal + 1 WHERE id = $1`)
+	upd := placeholders(d, `UPDATE acct SET bal = bal + 1 WHERE id = $1`)
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		blk, err := be.Begin(ctx)

@@ -21,7 +21,7 @@ import (
 // under a live context, must always succeed, and a cancelled one must be a
 // node fault wrapping context.Canceled, never a tx result.
 func CancelAtCompletion(t *testing.T, open Open, slow string) {
-	n := mustOpen(t, open)
+	n := mustOpen(t, subject{open: open})
 	blk := n.begin()
 	n.exec(blk, `CREATE TABLE cancel_at_completion (id BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL)`)
 	n.exec(blk, `INSERT INTO cancel_at_completion VALUES (1, 0)`)

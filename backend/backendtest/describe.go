@@ -13,7 +13,7 @@ import (
 // Describe: the types a PostgreSQL wire front end sends to its clients.
 var describeTests = []struct {
 	name string
-	fn   func(*testing.T, Open)
+	fn   func(*testing.T, subject)
 }{
 	{"QueryReportsColumnTypes", testQueryTypes},
 	{"DescribeReadsAndParams", testDescribeReads},
@@ -21,43 +21,21 @@ var describeTests = []struct {
 	{"DescribeRefusesWhatQueryRefuses", testDescribeRefusals},
 }
 
-// typedTable is, per dialect, a table with one column of each common type
-// in the dialect's spelling, and the type names relchain reports for its
-// columns (backend/types.go and each backend's types.go). MySQL's gate
-// refuses floating-point columns, so its r is DECIMAL; its BOOLEAN is
-// TINYINT(1), which the driver reports as TINYINT (int2).
-var typedTable = map[string]struct {
-	create string
-	types  []string
-}{
-	"sqlite": {
-		`CREATE TABLE typed (i INTEGER PRIMARY KEY, b BIGINT, r REAL, tx TEXT, vc VARCHAR(10), ok BOOLEAN, bl BLOB, n NUMERIC(10, 2), d DATE, ts TIMESTAMP)`,
-		[]string{"int8", "int8", "float8", "text", "text", "bool", "bytea", "numeric", "date", "timestamp"},
-	},
-	"postgres": {
-		`CREATE TABLE typed (i INTEGER PRIMARY KEY, b BIGINT, r DOUBLE PRECISION, tx TEXT, vc VARCHAR(10), ok BOOLEAN, bl BYTEA, n NUMERIC(10, 2), d DATE, ts TIMESTAMP)`,
-		[]string{"int4", "int8", "float8", "text", "varchar", "bool", "bytea", "numeric", "date", "timestamp"},
-	},
-	"mysql": {
-		`CREATE TABLE typed (i INT PRIMARY KEY, b BIGINT, r DECIMAL(20, 6), tx TEXT, vc VARCHAR(10), ok BOOLEAN, bl BLOB, n DECIMAL(10, 2), d DATE, ts DATETIME)`,
-		[]string{"int4", "int8", "numeric", "text", "varchar", "int2", "bytea", "numeric", "date", "timestamp"},
-	},
-}
-
+// typedColumns are the columns of table typed (Spelling.Typed).
 var typedColumns = []string{"i", "b", "r", "tx", "vc", "ok", "bl", "n", "d", "ts"}
 
 // setupTyped commits block 1: table typed with one row.
 func (n *node) setupTyped() {
 	n.t.Helper()
 	blk := n.begin()
-	n.exec(blk, typedTable[n.d].create)
+	n.exec(blk, n.sp.Typed.Create)
 	n.exec(blk, `INSERT INTO typed (i, b, r, tx, vc, ok, bl, n, d, ts) VALUES (1, 2, 1.5, 't', 'v', TRUE, $1, 3.25, '2024-01-02', '2024-01-02 03:04:05')`, []byte{1, 2})
 	n.commit(blk, 1)
 }
 
 func (n *node) describe(sql string) *backend.Description {
 	n.t.Helper()
-	d, err := n.Describe(ctx(n.t), q(n.d, sql))
+	d, err := n.Describe(ctx(n.t), n.q(sql))
 	if err != nil {
 		n.t.Fatalf("Describe %q: %v", sql, err)
 	}
@@ -72,11 +50,11 @@ func columnsOf(d *backend.Description) (names, types []string) {
 	return names, types
 }
 
-func testQueryTypes(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testQueryTypes(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setupTyped()
 	rows, _ := n.query(`SELECT * FROM typed`)
-	if want := typedTable[n.d].types; !reflect.DeepEqual(rows.Types, want) {
+	if want := n.sp.Typed.Types; !reflect.DeepEqual(rows.Types, want) {
 		t.Errorf("SELECT * types = %q, want %q", rows.Types, want)
 	}
 	// Expressions: SQLite types them by their values, the servers by
@@ -96,13 +74,13 @@ func testQueryTypes(t *testing.T, open Open) {
 	}
 }
 
-func testDescribeReads(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testDescribeReads(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setupTyped()
 	d := n.describe(`SELECT * FROM typed`)
 	names, types := columnsOf(d)
-	if !reflect.DeepEqual(names, typedColumns) || !reflect.DeepEqual(types, typedTable[n.d].types) {
-		t.Errorf("Describe SELECT * = %q %q, want %q %q", names, types, typedColumns, typedTable[n.d].types)
+	if !reflect.DeepEqual(names, typedColumns) || !reflect.DeepEqual(types, n.sp.Typed.Types) {
+		t.Errorf("Describe SELECT * = %q %q, want %q %q", names, types, typedColumns, n.sp.Typed.Types)
 	}
 	if d.Height != 1 || len(d.Params) != 0 {
 		t.Errorf("Describe SELECT *: height %d, params %q; want 1, none", d.Height, d.Params)
@@ -113,19 +91,14 @@ func testDescribeReads(t *testing.T, open Open) {
 	if want := []string{"i", "tx", "c"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("columns = %q, want %q", names, want)
 	}
-	want := map[string]struct{ params, types []string }{
-		// SQLite types neither parameters nor expressions before a run.
-		"sqlite":   {[]string{"", ""}, []string{"int8", "text", ""}},
-		"postgres": {[]string{"int8", "text"}, []string{"int4", "text", "int8"}},
-		"mysql":    {[]string{"", ""}, []string{"int4", "text", "int8"}},
-	}[n.d]
-	if !reflect.DeepEqual(d.Params, want.params) || !reflect.DeepEqual(types, want.types) {
-		t.Errorf("params %q, types %q; want %q, %q", d.Params, types, want.params, want.types)
+	want := n.sp.Grouped
+	if !reflect.DeepEqual(d.Params, want.Params) || !reflect.DeepEqual(types, want.Types) {
+		t.Errorf("params %q, types %q; want %q, %q", d.Params, types, want.Params, want.Types)
 	}
 }
 
-func testDescribeWrites(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testDescribeWrites(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setupTyped()
 	writes := []struct {
 		sql    string
@@ -143,24 +116,24 @@ func testDescribeWrites(t *testing.T, open Open) {
 			t.Errorf("Describe %q = params %q, columns %v, height %d; want %d params, no columns, height 1", w.sql, d.Params, d.Columns, d.Height, w.params)
 		}
 	}
-	if n.d == "postgres" {
+	if want := n.sp.UpdateParams; want != nil {
 		d := n.describe(`UPDATE typed SET tx = $1 WHERE i = $2`)
-		if want := []string{"text", "int4"}; !reflect.DeepEqual(d.Params, want) {
-			t.Errorf("postgres UPDATE params = %q, want %q", d.Params, want)
+		if !reflect.DeepEqual(d.Params, want) {
+			t.Errorf("UPDATE params = %q, want %q", d.Params, want)
 		}
 	}
-	if n.d == "mysql" {
+	if n.sp.InsertReturning == nil {
 		// MySQL 8 has no RETURNING (a syntax error); MariaDB's cannot be
 		// described without running the write (the MySQL backend's
 		// Describe).
 		_, err := n.Describe(ctx(t), `DELETE FROM typed WHERE i = 1 RETURNING i`)
 		if e := backend.AsError(err); e == nil || (e.Class != backend.ClassSyntax && e.Class != backend.ClassNotImplemented) {
-			t.Errorf("Describe of DELETE ... RETURNING on MySQL: %v, want a syntax or not-implemented error", err)
+			t.Errorf("Describe of DELETE ... RETURNING: %v, want a syntax or not-implemented error", err)
 		}
 	} else {
 		d := n.describe(`INSERT INTO typed (i, tx) VALUES ($1, 'x') RETURNING i, tx`)
 		names, types := columnsOf(d)
-		want := map[string][]string{"sqlite": {"int8", "text"}, "postgres": {"int4", "text"}}[n.d]
+		want := n.sp.InsertReturning
 		if !reflect.DeepEqual(names, []string{"i", "tx"}) || !reflect.DeepEqual(types, want) || len(d.Params) != 1 {
 			t.Errorf("Describe INSERT ... RETURNING = %q %q params %q; want [i tx] %q, one param", names, types, d.Params, want)
 		}
@@ -170,7 +143,7 @@ func testDescribeWrites(t *testing.T, open Open) {
 	if got := n.ids(`SELECT i FROM typed ORDER BY i`); !reflect.DeepEqual(got, []int64{1}) {
 		t.Fatalf("rows after Describe of writes = %v, want [1]", got)
 	}
-	if _, _, err := n.Query(ctx(t), q(n.d, `SELECT id FROM described`), nil); err == nil {
+	if _, _, err := n.Query(ctx(t), n.q(`SELECT id FROM described`), nil); err == nil {
 		t.Fatal("Describe of CREATE TABLE created the table")
 	}
 	if st, err := n.LoadState(ctx(t)); err != nil || st.Height != 1 {
@@ -188,8 +161,8 @@ func testDescribeWrites(t *testing.T, open Open) {
 	n.commit(blk, 2)
 }
 
-func testDescribeRefusals(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testDescribeRefusals(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	n.setupTyped()
 	c := ctx(t)
 	_, err := n.Describe(c, `SELEC * FROM typed`)
@@ -197,7 +170,7 @@ func testDescribeRefusals(t *testing.T, open Open) {
 	if _, err := n.Describe(c, ``); backend.AsError(err) == nil {
 		t.Errorf("Describe of empty text: %v, want a *backend.Error", err)
 	}
-	if _, err := n.Describe(c, q(n.d, `SELECT 1; SELECT 2`)); backend.AsError(err) == nil {
+	if _, err := n.Describe(c, n.q(`SELECT 1; SELECT 2`)); backend.AsError(err) == nil {
 		t.Errorf("Describe of two statements: %v, want a *backend.Error", err)
 	}
 	if _, err := n.Describe(c, `SELECT * FROM no_such_table`); backend.AsError(err) == nil {
@@ -206,7 +179,7 @@ func testDescribeRefusals(t *testing.T, open Open) {
 	// relchain's own tables are no more describable than readable: a
 	// read Query refuses, Describe refuses; and where they are hidden
 	// (every gated backend), writes to them are not describable either.
-	meta := map[string]string{"sqlite": "relchain_meta", "postgres": "relchain.meta", "mysql": "relchain_meta"}[n.d]
+	meta := n.sp.Meta
 	hidden := false
 	for _, s := range []string{`SELECT * FROM ` + meta, `SELECT height FROM ` + meta + ` WHERE id = 1`} {
 		_, _, qerr := n.Query(c, s, nil)

@@ -16,7 +16,7 @@ import (
 // (Run calls them): Changes.Effects.
 var effectTests = []struct {
 	name string
-	fn   func(*testing.T, Open)
+	fn   func(*testing.T, subject)
 }{
 	{"EffectsIgnorePhysicalOrder", testEffectsIgnorePhysicalOrder},
 	{"EffectsDependOnlyOnTheTxsOwnRecords", testEffectsOwnRecords},
@@ -59,11 +59,11 @@ func (n *node) finishChanges(blk backend.Block, h int64) backend.Changes {
 // effectsRun runs blocks on a fresh backend, in a subtest called name, tx i
 // of each block as bc-transaction i (a tx whose last statement ends in
 // "-- fails" must fail), and returns each block's Changes.
-func effectsRun(t *testing.T, open Open, name string, blocks [][][]string) []backend.Changes {
+func effectsRun(t *testing.T, sub subject, name string, blocks [][][]string) []backend.Changes {
 	t.Helper()
 	var out []backend.Changes
 	t.Run(name, func(t *testing.T) {
-		n := mustOpen(t, open)
+		n := mustOpen(t, sub)
 		for h, txs := range blocks {
 			blk := n.begin()
 			for i, stmts := range txs {
@@ -86,9 +86,9 @@ func effectsRun(t *testing.T, open Open, name string, blocks [][][]string) []bac
 
 // openAfter opens a fresh backend and commits setup as block 1, tx i of it
 // as bc-transaction i.
-func openAfter(t *testing.T, open Open, setup [][]string) *node {
+func openAfter(t *testing.T, sub subject, setup [][]string) *node {
 	t.Helper()
-	n := mustOpen(t, open)
+	n := mustOpen(t, sub)
 	blk := n.begin()
 	for i, stmts := range setup {
 		if err := n.txAt(blk, i, stmts...); err != nil {
@@ -123,7 +123,7 @@ func sameEffect(t *testing.T, what string, a, b []byte) {
 // whatever order the database visits the rows in: PostgreSQL visits a
 // heap in physical order, which here is ascending on one node and
 // descending on the other.
-func testEffectsIgnorePhysicalOrder(t *testing.T, open Open) {
+func testEffectsIgnorePhysicalOrder(t *testing.T, sub subject) {
 	rows := func(desc bool) []string {
 		var out []string
 		for i := 1; i <= 30; i++ {
@@ -142,8 +142,8 @@ func testEffectsIgnorePhysicalOrder(t *testing.T, open Open) {
 		{`INSERT INTO t (id, v) VALUES (100, 'new')`},
 		{`UPDATE t SET v = 'y' WHERE id > 20`, `DELETE FROM t WHERE id < 5`},
 	}
-	asc := effectsRun(t, open, "ascending", [][][]string{{{createT}, rows(false)}, block2})
-	desc := effectsRun(t, open, "descending", [][][]string{{{createT}, rows(true)}, block2})
+	asc := effectsRun(t, sub, "ascending", [][][]string{{{createT}, rows(false)}, block2})
+	desc := effectsRun(t, sub, "descending", [][][]string{{{createT}, rows(true)}, block2})
 	wantTxs(t, "ascending", asc[1], 0, 1, 3, 4)
 	wantTxs(t, "descending", desc[1], 0, 1, 3, 4)
 	for i, d := range asc[1].Effects {
@@ -165,21 +165,21 @@ func testEffectsIgnorePhysicalOrder(t *testing.T, open Open) {
 // the other txs of the block nor its index in the block change it. When it
 // is the only tx that changed anything, it equals the block's digest (same
 // records, same order, same encoding).
-func testEffectsOwnRecords(t *testing.T, open Open) {
+func testEffectsOwnRecords(t *testing.T, sub subject) {
 	setup := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`, `INSERT INTO t (id, v) VALUES (2, 'b')`}}
 	x := []string{`UPDATE t SET v = 'p' WHERE id = 1`}
 	y := []string{`UPDATE t SET v = 'q' WHERE id = 2`}
 	y2 := []string{`UPDATE t SET v = 'Q' WHERE id = 2`}
 	z := []string{`INSERT INTO t (id, v) VALUES (3, 'r')`}
-	a := effectsRun(t, open, "xyz", [][][]string{setup, {x, y, z}})[1]
-	b := effectsRun(t, open, "xYz", [][][]string{setup, {x, y2, z}})[1]
-	c := effectsRun(t, open, "x at 3", [][][]string{setup, {
+	a := effectsRun(t, sub, "xyz", [][][]string{setup, {x, y, z}})[1]
+	b := effectsRun(t, sub, "xYz", [][][]string{setup, {x, y2, z}})[1]
+	c := effectsRun(t, sub, "x at 3", [][][]string{setup, {
 		{`INSERT INTO t (id, v) VALUES (50, 'o')`},
 		{`INSERT INTO t (id, v) VALUES (51, 'o')`, `INSERT INTO t (id, v) VALUES (50, 'dup') -- fails`},
 		{`DELETE FROM t WHERE id = 50`},
 		x,
 	}})[1]
-	d := effectsRun(t, open, "x alone", [][][]string{setup, {{`SELECT v FROM t WHERE id = 1`}, x}})[1]
+	d := effectsRun(t, sub, "x alone", [][][]string{setup, {{`SELECT v FROM t WHERE id = 1`}, x}})[1]
 
 	wantTxs(t, "xyz", a, 0, 1, 2)
 	wantTxs(t, "xYz", b, 0, 1, 2)
@@ -197,15 +197,15 @@ func testEffectsOwnRecords(t *testing.T, open Open) {
 
 // A tx rolled back to its savepoint leaves no effect digest, and the txs
 // after it get exactly the digests they get without it.
-func testEffectsRollback(t *testing.T, open Open) {
+func testEffectsRollback(t *testing.T, sub subject) {
 	setup := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`}}
-	failing := effectsRun(t, open, "with failures", [][][]string{setup, {
+	failing := effectsRun(t, sub, "with failures", [][][]string{setup, {
 		{`INSERT INTO t (id, v) VALUES (3, 'c')`},
 		{`INSERT INTO t (id, v) VALUES (4, 'd')`, `UPDATE t SET v = 'x'`, `INSERT INTO t (id, v) VALUES (1, 'dup') -- fails`},
 		{`INSERT INTO t (id, v) VALUES (5, 'e')`, `UPDATE t SET v = 'f' WHERE id = 1`},
 		{`INSERT INTO t (id, v) VALUES (1, 'dup') -- fails`},
 	}})[1]
-	ref := effectsRun(t, open, "without", [][][]string{setup, {
+	ref := effectsRun(t, sub, "without", [][][]string{setup, {
 		{`INSERT INTO t (id, v) VALUES (3, 'c')`},
 		{`SELECT count(*) FROM t`},
 		{`INSERT INTO t (id, v) VALUES (5, 'e')`, `UPDATE t SET v = 'f' WHERE id = 1`},
@@ -226,14 +226,14 @@ func testEffectsRollback(t *testing.T, open Open) {
 // (backend.ErrOutOfBandChange).
 // ChangeDigest in the middle of a block (even inside a savepoint) consumes
 // what came before and attributes the rest correctly.
-func testEffectsOutsideSavepoints(t *testing.T, open Open) {
+func testEffectsOutsideSavepoints(t *testing.T, sub subject) {
 	setup := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`, `INSERT INTO t (id, v) VALUES (2, 'b')`}}
 	ins := func(id int) []string { return []string{fmt.Sprintf(`INSERT INTO t (id, v) VALUES (%d, 'r')`, id)} }
-	ref := effectsRun(t, open, "reference", [][][]string{setup, {ins(12), ins(14)}})[1]
+	ref := effectsRun(t, sub, "reference", [][][]string{setup, {ins(12), ins(14)}})[1]
 
 	var got backend.Changes
 	t.Run("outside", func(t *testing.T) {
-		n := openAfter(t, open, setup)
+		n := openAfter(t, sub, setup)
 		blk := n.begin()
 		n.exec(blk, `INSERT INTO t (id, v) VALUES (11, 'r')`)
 		if err := n.txAt(blk, 0, ins(12)...); err != nil {
@@ -313,17 +313,17 @@ func testEffectsOutsideSavepoints(t *testing.T, open Open) {
 // of the tx index in a transaction-local setting must survive) and a
 // statement outside every savepoint between two of them change nothing
 // of that.
-func testEffectsAcrossWlTransactions(t *testing.T, open Open) {
+func testEffectsAcrossWlTransactions(t *testing.T, sub subject) {
 	setup := [][]string{{createT}, {`INSERT INTO t (id, v) VALUES (1, 'a')`}}
 	ins := func(id int) string { return fmt.Sprintf(`INSERT INTO t (id, v) VALUES (%d, 'r')`, id) }
 	const dup = `INSERT INTO t (id, v) VALUES (1, 'dup') -- fails`
-	ref := effectsRun(t, open, "one savepoint per tx", [][][]string{setup, {
+	ref := effectsRun(t, sub, "one savepoint per tx", [][][]string{setup, {
 		{ins(11), ins(12), ins(13), ins(15)},
 		{ins(16)},
 	}})[1]
 
 	t.Run("one per wl-transaction", func(t *testing.T) {
-		n := openAfter(t, open, setup)
+		n := openAfter(t, sub, setup)
 		blk := n.begin()
 		for _, wl := range []struct {
 			tx    int

@@ -42,22 +42,6 @@ var internalNames = []string{
 // MySQL compare column names without case.
 var mixedNames = []string{"Select", "KEY", "x y", "OLD", "NEW", "Row", "X", `a"b`, "a`b", "Id"}
 
-// systemNames are names that are system columns or aliases on some
-// dialects, where the dialect lets a table declare them.
-var systemNames = map[string][]string{
-	"postgres": {"oid"},
-	"sqlite":   {"rowid", "oid", "_rowid_"},
-	"mysql":    {"rowid", "oid", "ctid", "xmin"},
-}
-
-// qi quotes an identifier for dialect d.
-func qi(d, name string) string {
-	if d == "mysql" {
-		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
-
 // identTable is a table of the test: its name and columns (the first is
 // the integer key, the second a float, the rest text).
 type identTable struct {
@@ -65,14 +49,14 @@ type identTable struct {
 	cols []string
 }
 
-func (it identTable) create(d string) string {
+func (it identTable) create(sp Spelling) string {
 	var b strings.Builder
-	b.WriteString("CREATE TABLE " + qi(d, it.name) + " (")
+	b.WriteString("CREATE TABLE " + sp.quote(it.name) + " (")
 	for i, c := range it.cols {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(qi(d, c))
+		b.WriteString(sp.quote(c))
 		switch i {
 		case 0:
 			b.WriteString(" INTEGER PRIMARY KEY")
@@ -87,11 +71,11 @@ func (it identTable) create(d string) string {
 
 // insert is an INSERT of row id: the float id/2, each text column its
 // name and the id, or NULL for every third column.
-func (it identTable) insert(d string, id int) string {
+func (it identTable) insert(sp Spelling, id int) string {
 	cols := make([]string, len(it.cols))
 	vals := make([]string, len(it.cols))
 	for i, c := range it.cols {
-		cols[i] = qi(d, c)
+		cols[i] = sp.quote(c)
 		switch {
 		case i == 0:
 			vals[i] = itoa(id)
@@ -103,15 +87,15 @@ func (it identTable) insert(d string, id int) string {
 			vals[i] = "'" + strings.ReplaceAll(strings.ReplaceAll(c, "'", "''"), "\\", "") + "-" + itoa(id) + "'"
 		}
 	}
-	return "INSERT INTO " + qi(d, it.name) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+	return "INSERT INTO " + sp.quote(it.name) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// identTables are the test's tables for dialect d.
-func identTables(d string) []identTable {
+// identTables are the test's tables in spelling sp.
+func identTables(sp Spelling) []identTable {
 	lower := append([]string{"id", "x"}, without(internalNames, "id", "x")...)
-	lower = append(lower, systemNames[d]...)
+	lower = append(lower, sp.SystemNames...)
 	return []identTable{
 		{name: "x", cols: lower},
 		{name: "Select", cols: append([]string{"Id", "X"}, without(mixedNames, "Id", "X")...)},
@@ -136,29 +120,29 @@ func without(names []string, drop ...string) []string {
 // of a schema change), a reopen and, where the backend's test provides
 // one, a checkpoint's restore over tables whose names and columns are
 // relchain's own internal identifiers.
-func testIdentifiers(t *testing.T, open Open, restore Restore) {
-	n := mustOpen(t, open)
-	tables := identTables(n.d)
+func testIdentifiers(t *testing.T, sub subject, restore Restore) {
+	n := mustOpen(t, sub)
+	tables := identTables(n.sp)
 	// DDL first in its block (MySQL commits DDL implicitly).
 	blk := n.begin()
 	for _, it := range tables {
-		n.exec(blk, it.create(n.d))
+		n.exec(blk, it.create(n.sp))
 	}
 	n.finish(blk, 1)
 	blk = n.begin()
 	for _, it := range tables {
 		for id := 1; id <= 5; id++ {
-			n.exec(blk, it.insert(n.d, id))
+			n.exec(blk, it.insert(n.sp, id))
 		}
 	}
 	n.finish(blk, 2)
 
 	blk = n.begin()
 	for _, it := range tables {
-		key, f, txt := qi(n.d, it.cols[0]), qi(n.d, it.cols[1]), qi(n.d, it.cols[2])
-		tbl := qi(n.d, it.name)
+		key, f, txt := n.sp.quote(it.cols[0]), n.sp.quote(it.cols[1]), n.sp.quote(it.cols[2])
+		tbl := n.sp.quote(it.name)
 		if err := n.tx(blk, "UPDATE "+tbl+" SET "+f+" = "+f+" + 1, "+txt+" = 'changed' WHERE "+key+" <= 2",
-			"DELETE FROM "+tbl+" WHERE "+key+" = 3", it.insert(n.d, 6)); err != nil {
+			"DELETE FROM "+tbl+" WHERE "+key+" = 3", it.insert(n.sp, 6)); err != nil {
 			t.Fatalf("block 3 on %s: %v", it.name, err)
 		}
 	}
@@ -167,16 +151,16 @@ func testIdentifiers(t *testing.T, open Open, restore Restore) {
 	// A schema change: StateDigest rescans every table.
 	blk = n.begin()
 	for _, it := range tables {
-		n.exec(blk, "ALTER TABLE "+qi(n.d, it.name)+" ADD COLUMN "+qi(n.d, "img2")+" INTEGER DEFAULT 7")
+		n.exec(blk, "ALTER TABLE "+n.sp.quote(it.name)+" ADD COLUMN "+n.sp.quote("img2")+" INTEGER DEFAULT 7")
 	}
 	want := n.finish(blk, 4)
-	rows, _ := n.query("SELECT " + qi(n.d, "Id") + ", " + qi(n.d, "x y") + " FROM " + qi(n.d, "Select") + " ORDER BY " + qi(n.d, "Id"))
+	rows, _ := n.query("SELECT " + n.sp.quote("Id") + ", " + n.sp.quote("x y") + " FROM " + n.sp.quote("Select") + " ORDER BY " + n.sp.quote("Id"))
 	if len(rows.Rows) != 5 {
 		t.Fatalf("Select holds %d rows, want 5: %v", len(rows.Rows), rows.Rows)
 	}
 
 	n.close()
-	n = mustOpen(t, open)
+	n = mustOpen(t, sub)
 	n.requireStateMatchesScan(4, want)
 	if restore == nil {
 		return

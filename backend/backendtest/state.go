@@ -11,7 +11,7 @@ import (
 // stateTests are the state-digest part of the suite (Run calls them).
 var stateTests = []struct {
 	name string
-	fn   func(*testing.T, Open)
+	fn   func(*testing.T, subject)
 }{
 	{"StateDigestFollowsEveryChange", testStateDigestFollowsEveryChange},
 	{"StateDigestIsAFunctionOfContents", testStateDigestIsAFunctionOfContents},
@@ -59,8 +59,8 @@ func (n *node) requireStateMatchesScan(h int64, state []byte) {
 // a table without a key, a failed tx rolled back to its savepoint, ADD
 // COLUMN (every row's image changes without a row trigger), DROP TABLE, a
 // rolled-back block, and a reopen.
-func testStateDigestFollowsEveryChange(t *testing.T, open Open) {
-	n := mustOpen(t, open)
+func testStateDigestFollowsEveryChange(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
 	var digests [][]byte
 	blk := n.begin()
 	n.exec(blk, `CREATE TABLE acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL, note TEXT)`)
@@ -125,7 +125,7 @@ func testStateDigestFollowsEveryChange(t *testing.T, open Open) {
 	}
 	// The sums are committed: a reopened database has them.
 	n.close()
-	n = mustOpen(t, open)
+	n = mustOpen(t, sub)
 	n.requireStateMatchesScan(5, digests[4])
 	// A block without changes keeps the digest.
 	blk = n.begin()
@@ -136,8 +136,8 @@ func testStateDigestFollowsEveryChange(t *testing.T, open Open) {
 
 // Two databases that reach the same contents by different histories have
 // the same state digest (the change digests of their blocks differ).
-func testStateDigestIsAFunctionOfContents(t *testing.T, open Open) {
-	a := mustOpen(t, open)
+func testStateDigestIsAFunctionOfContents(t *testing.T, sub subject) {
+	a := mustOpen(t, sub)
 	blk := a.begin()
 	a.exec(blk, createT)
 	a.exec(blk, `INSERT INTO t (id, v) VALUES (1, 'a')`)
@@ -150,7 +150,7 @@ func testStateDigestIsAFunctionOfContents(t *testing.T, open Open) {
 	da := a.finish(blk, 2)
 
 	t.Run("other history", func(t *testing.T) {
-		b := mustOpen(t, open)
+		b := mustOpen(t, sub)
 		blk := b.begin()
 		b.exec(blk, createT)
 		b.exec(blk, `INSERT INTO t (id, v) VALUES (3, 'd')`)

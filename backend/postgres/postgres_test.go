@@ -51,7 +51,7 @@ func mustOpen(tb testing.TB, dsn string, opts ...postgres.Option) *postgres.Back
 }
 
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, openForTest, backendtest.WithRestore(restoreForTest))
+	backendtest.Run(t, openForTest, spelling, backendtest.WithRestore(restoreForTest))
 }
 
 // restoreForTest is backendtest's Restore: a second Backend on t's
@@ -215,4 +215,21 @@ func dbName(t *testing.T, dsn string) string {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// spelling is how PostgreSQL spells the conformance suite's SQL.
+var spelling = backendtest.Spelling{
+	Blob: "BYTEA", Double: "DOUBLE PRECISION", Fraction: "DOUBLE PRECISION",
+	IdentQuote:   `"`,
+	Refused:      `SELECT pg_postmaster_start_time()`, // a node-local value
+	HighestParam: `SELECT $3::int`,
+	Meta:         "relchain.meta",
+	SystemNames:  []string{"oid"},
+	Typed: backendtest.Typed{
+		Create: `CREATE TABLE typed (i INTEGER PRIMARY KEY, b BIGINT, r DOUBLE PRECISION, tx TEXT, vc VARCHAR(10), ok BOOLEAN, bl BYTEA, n NUMERIC(10, 2), d DATE, ts TIMESTAMP)`,
+		Types:  []string{"int4", "int8", "float8", "text", "varchar", "bool", "bytea", "numeric", "date", "timestamp"},
+	},
+	Grouped:         backendtest.Described{Params: []string{"int8", "text"}, Types: []string{"int4", "text", "int8"}},
+	UpdateParams:    []string{"text", "int4"},
+	InsertReturning: []string{"int4", "text"},
 }

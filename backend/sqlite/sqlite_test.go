@@ -42,7 +42,7 @@ func openPerTest() backendtest.Open {
 var dbPaths sync.Map // *testing.T -> string
 
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, openPerTest(), backendtest.WithRestore(restoreForTest))
+	backendtest.Run(t, openPerTest(), spelling, backendtest.WithRestore(restoreForTest))
 }
 
 // restoreForTest is backendtest's Restore: a checkpoint of t's database
@@ -453,4 +453,21 @@ func TestRollbackWithoutDDLKeepsIncrementalDigest(t *testing.T) {
 	if err != nil || fmt.Sprint(rows.Rows) != "[[111]]" {
 		t.Fatalf("rows %v, %v", rows, err)
 	}
+}
+
+// spelling is how SQLite spells the conformance suite's SQL.
+var spelling = backendtest.Spelling{
+	Blob: "BLOB", Double: "REAL", Fraction: "REAL",
+	IdentQuote:   `"`,
+	Refused:      `SELECT sqlite_version()`, // a node-local value
+	HighestParam: `SELECT ?3`,
+	Meta:         "relchain_meta",
+	SystemNames:  []string{"rowid", "oid", "_rowid_"},
+	Typed: backendtest.Typed{
+		Create: `CREATE TABLE typed (i INTEGER PRIMARY KEY, b BIGINT, r REAL, tx TEXT, vc VARCHAR(10), ok BOOLEAN, bl BLOB, n NUMERIC(10, 2), d DATE, ts TIMESTAMP)`,
+		Types:  []string{"int8", "int8", "float8", "text", "text", "bool", "bytea", "numeric", "date", "timestamp"},
+	},
+	// SQLite types neither parameters nor expressions before a run.
+	Grouped:         backendtest.Described{Params: []string{"", ""}, Types: []string{"int8", "text", ""}},
+	InsertReturning: []string{"int8", "text"},
 }

@@ -216,11 +216,6 @@ var dialectNameAllowed = map[string]string{
 	"backend/mysql/":    "the database's own folder",
 	"backend/registry/": "opens each database by name",
 	"dialect/":          "describes each database by name",
-	// The conformance suite spells its SQL per database (placeholders,
-	// type names, the catalog's spelling of types, a refused statement,
-	// names the gate keeps for itself). Debt: each backend's own test
-	// passes that spelling to backendtest.Run instead.
-	"backend/backendtest/": "the conformance suite's SQL spelling (debt)",
 	// Starts each server database's private test server, by name.
 	"backend/internal/serverdb/cmd/testdb/": "the test-database launcher picks a server by name",
 	// The lab's workloads and raw baseline write SQL in each database's
