@@ -9,7 +9,7 @@ import (
 
 // Env is what the client commands learn from the node side, whose
 // packages (netctl, node) link the databases' drivers and so stay out of
-// this package: cmd/relchain fills it in.
+// this package: cmd/relchain fills it in. Both functions are required.
 type Env struct {
 	// Nodes reads the nodes.json of a network directory (--net).
 	Nodes func(dir string) ([]Node, error)
