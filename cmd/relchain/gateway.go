@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
@@ -53,8 +54,8 @@ conflicts).`,
 				return err
 			}
 			cfg.Limits = limits
-			if caFile != "" {
-				tc, err := client.TLSConfig(caFile)
+			if ca := clientcmd.CAFile(); ca != "" {
+				tc, err := client.TLSConfig(ca)
 				if err != nil {
 					return err
 				}

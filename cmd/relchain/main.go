@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 )
 
 func main() {
@@ -18,6 +19,6 @@ func main() {
 			os.Exit(lab.code)
 		}
 		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(exitStatus(err))
+		os.Exit(clientcmd.ExitStatus(err))
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
@@ -209,7 +210,7 @@ func (a *adminFlags) apply(p *app.Params) error {
 		return nil
 	}
 	for _, s := range a.admins {
-		k, err := resolveKey(defaultHome(), s)
+		k, err := clientcmd.ResolveKey(defaultHome(), s)
 		if err != nil {
 			return fmt.Errorf("--admin: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/ops"
 )
 
@@ -25,7 +26,7 @@ every block after the checkpoint from its own block store, checking each
 AppHash against the chain, and rejoins the network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := clientcmd.CheckOutput(output, "text", "json"); err != nil {
 				return err
 			}
 			stop := spin("recover")

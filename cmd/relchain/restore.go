@@ -8,6 +8,7 @@ import (
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/ops"
 )
 
@@ -39,8 +40,8 @@ only with --force, and kept aside.`,
 				return fmt.Errorf("--backup FILE is required")
 			}
 			opts := ops.RestoreOptions{Force: force, NodeURL: nodeURL, Progress: progress}
-			if caFile != "" {
-				opts.RPC = func(url string) (*rpchttp.HTTP, error) { return rpcWithCA(url, caFile) }
+			if ca := clientcmd.CAFile(); ca != "" {
+				opts.RPC = func(url string) (*rpchttp.HTTP, error) { return clientcmd.RPCWithCA(url, ca) }
 			}
 			rep, err := ops.Restore(context.Background(), home, file, opts)
 			if err != nil {

@@ -1,23 +1,15 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
 )
-
-func defaultHome() string {
-	if h := os.Getenv("RELCHAIN_HOME"); h != "" {
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".relchain")
-	}
-	return ".relchain"
-}
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -32,11 +24,36 @@ SQL transactions through CometBFT and execute it deterministically.`,
 	}
 	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
-		execCmd(), txCmd(), queryCmd(), statusCmd(), keysCmd(), adminCmd(), benchCmd(), versionCmd())
+		benchCmd(), versionCmd())
+	root.AddCommand(clientcmd.Commands(clientEnv())...)
 	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd())
 	root.AddCommand(hookCommands()...)
-	registerCAFlag(root)
+	clientcmd.RegisterCAFlag(root)
 	return root
 }
 
+// clientEnv gives the client commands what they learn from the node side:
+// a network directory's nodes and a node home's halt record.
+func clientEnv() clientcmd.Env {
+	return clientcmd.Env{
+		Nodes: func(dir string) ([]clientcmd.Node, error) {
+			nodes, err := netctl.LoadNodes(dir)
+			out := make([]clientcmd.Node, len(nodes))
+			for i, n := range nodes {
+				out[i] = clientcmd.Node{Name: n.Name, Home: n.Home, RPC: n.RPC}
+			}
+			return out, err
+		},
+		Stopped: func(home string) string {
+			if h, err := node.LoadHaltRecord(home); err == nil && h != nil {
+				return fmt.Sprintf("after height %d (%s): %s", h.Height, h.Kind, h.Reason)
+			}
+			return ""
+		},
+	}
+}
+
 func appVersion() string { return app.Version }
+
+// defaultHome is relchain's home when --home is not given.
+func defaultHome() string { return clientcmd.DefaultHome() }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/ops"
 	"github.com/relchain/relchain/statedigest"
@@ -34,7 +35,7 @@ with the chain then waits for the node to stop) or stopped. Its cost is
 proportional to the database's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := clientcmd.CheckOutput(output, "text", "json"); err != nil {
 				return err
 			}
 			stop := spin("verify")

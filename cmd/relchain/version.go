@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/protocol"
 )
 
@@ -111,7 +112,7 @@ func versionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "version", Short: "Print relchain's version, the protocol versions it can run, its commit and the versions of CometBFT, SQLite and the SQL parsers", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := clientcmd.CheckOutput(output, "text", "json"); err != nil {
 				return err
 			}
 			v := versionInfo()

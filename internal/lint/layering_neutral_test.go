@@ -19,9 +19,12 @@ import (
 // where database names may steer code.
 
 // driverFreePkgs are the client side: they link no database driver, no SQL
-// parser, no backend and no cgo, so `relchain gateway`'s and a Go client's
-// code builds without a C toolchain and does not grow with each database.
-var driverFreePkgs = []string{mod + "/api", mod + "/txn", mod + "/keyring", mod + "/dialect", mod + "/client", mod + "/pgwire", mod + "/gateway"}
+// parser, no backend and no cgo, so `relchain gateway`'s, the client
+// commands' (clientcmd: exec, query, tx, status, keys, admin) and a Go
+// client's code builds without a C toolchain and does not grow with each
+// database.
+var driverFreePkgs = []string{mod + "/api", mod + "/txn", mod + "/keyring", mod + "/dialect", mod + "/client", mod + "/pgwire", mod + "/gateway",
+	mod + "/cmd/relchain/internal/clientcmd"}
 
 // driverPkgs are database drivers, the databases' parsers and relchain's
 // backends (a prefix ending in "/" names a folder; otherwise the package

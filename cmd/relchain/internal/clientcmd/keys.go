@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ func keysCmd() *cobra.Command {
 --home moves it), one file per key. Every command that signs takes --key NAME
 (a key here) or --key FILE; admin grant and revoke take a key name, a key
 file or a hex public key.`}
-	cmd.PersistentFlags().StringVar(&home, "home", defaultHome(), "relchain home holding keys/")
+	cmd.PersistentFlags().StringVar(&home, "home", DefaultHome(), "relchain home holding keys/")
 	cmd.AddCommand(&cobra.Command{
 		Use: "add NAME", Short: "Create a new ed25519 key", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

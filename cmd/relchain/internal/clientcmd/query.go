@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type queryFlags struct {
 	target    *target
 }
 
-func queryCmd() *cobra.Command {
+func (e *Env) queryCmd() *cobra.Command {
 	var f queryFlags
 	cmd := &cobra.Command{
 		Use:   "query SQL [ARG...]",
@@ -32,7 +32,7 @@ func queryCmd() *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return runQuery(&f, args) },
 	}
-	f.target = withTarget(cmd, false)
+	f.target = e.withTarget(cmd, false)
 	cmd.Flags().Int64Var(&f.minHeight, "min-height", 0, "wait until the node has committed this height (read your writes)")
 	cmd.Flags().StringVar(&f.output, "output", "table", "table or json")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 30*time.Second, "give up after this long")
@@ -40,7 +40,7 @@ func queryCmd() *cobra.Command {
 }
 
 func runQuery(f *queryFlags, args []string) error {
-	if err := checkOutput(f.output, "table", "json"); err != nil {
+	if err := CheckOutput(f.output, "table", "json"); err != nil {
 		return err
 	}
 	targs, err := parseArgs(args[1:])

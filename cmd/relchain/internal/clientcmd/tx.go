@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -32,8 +32,8 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// exitStatus is the process's exit status for a command's error.
-func exitStatus(err error) int {
+// ExitStatus is the process's exit status for a command's error.
+func ExitStatus(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -121,7 +121,7 @@ func readSignedTx(file string) ([]byte, error) {
 	return b, nil
 }
 
-func txSendCmd() *cobra.Command {
+func (e *Env) txSendCmd() *cobra.Command {
 	var mode, output string
 	var timeout time.Duration
 	var t *target
@@ -146,7 +146,7 @@ snapshot on), send says so and exits 3. Exit status as exec's.
 			if err != nil {
 				return err
 			}
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := CheckOutput(output, "text", "json"); err != nil {
 				return err
 			}
 			raw, err := readSignedTx(args[0])
@@ -170,7 +170,7 @@ snapshot on), send says so and exits 3. Exit status as exec's.
 			return printOutcome(res, m, output)
 		},
 	}
-	t = withTarget(cmd, false)
+	t = e.withTarget(cmd, false)
 	cmd.Flags().StringVar(&mode, "mode", "commit", "commit (wait for the block), sync (wait for CheckTx) or async (return at once)")
 	cmd.Flags().StringVar(&output, "output", "text", "text or json")
 	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "give up waiting after this long")
@@ -196,7 +196,7 @@ func printOutcome(res *client.Result, m client.Mode, output string) error {
 	return nil
 }
 
-func txCmd() *cobra.Command {
+func (e *Env) txCmd() *cobra.Command {
 	var output string
 	var timeout time.Duration
 	var t *target
@@ -214,7 +214,7 @@ ago may still answer 3; ask again).
 ` + nodeHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := CheckOutput(output, "text", "json"); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -226,10 +226,10 @@ ago may still answer 3; ask again).
 			return lookupTx(ctx, c, args[0], output)
 		},
 	}
-	t = withTarget(cmd, false)
+	t = e.withTarget(cmd, false)
 	cmd.Flags().StringVar(&output, "output", "text", "text or json")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long")
-	cmd.AddCommand(txSendCmd())
+	cmd.AddCommand(e.txSendCmd())
 	return cmd
 }
 

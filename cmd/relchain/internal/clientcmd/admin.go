@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-// resolveKey turns a hex public key, the name of a key in HOME/keys or a
+// ResolveKey turns a hex public key, the name of a key in HOME/keys or a
 // key file into a public key.
-func resolveKey(home, s string) (ed25519.PublicKey, error) {
+func ResolveKey(home, s string) (ed25519.PublicKey, error) {
 	if b, err := hex.DecodeString(s); err == nil && len(b) == ed25519.PublicKeySize {
 		return ed25519.PublicKey(b), nil
 	}
@@ -40,7 +40,7 @@ func resolveKey(home, s string) (ed25519.PublicKey, error) {
 	return k.Public(), nil
 }
 
-func adminCmd() *cobra.Command {
+func (e *Env) adminCmd() *cobra.Command {
 	var t *target
 	var sg signer
 	var timeout time.Duration
@@ -53,7 +53,7 @@ and table ("*" for every table), with system transactions. A key that holds
 no grant may send no transaction; reads through 'relchain query' are open to
 anyone who can reach a node. A genesis without admins is an open network.`,
 	}
-	t = withTarget(cmd, true)
+	t = e.withTarget(cmd, true)
 	sg.register(cmd.PersistentFlags(), "admin key")
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 60*time.Second, "give up after this long")
 
@@ -64,7 +64,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 			Long:  short + ".\n\nKEY is a hex public key or the name of a key in HOME/keys; TABLE is a table name, or '*' for every table.\nAll changes go in one transaction.",
 			Args:  cobra.MinimumNArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				grantee, err := resolveKey(sg.home, args[0])
+				grantee, err := ResolveKey(sg.home, args[0])
 				if err != nil {
 					return err
 				}
@@ -107,7 +107,7 @@ anyone who can reach a node. A genesis without admins is an open network.`,
 				return err
 			}
 			if len(args) == 1 {
-				k, err := resolveKey(sg.home, args[0])
+				k, err := ResolveKey(sg.home, args[0])
 				if err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
@@ -70,16 +69,38 @@ func submitUpgrade(t *target, sg *signer, timeout time.Duration, st txn.Statemen
 	return nil
 }
 
-// protocolOf asks c's node for the chain's protocol state (app.ProtocolPath).
-func protocolOf(ctx context.Context, c *client.Client) (*app.ProtocolStatus, error) {
-	r, err := c.RPC().ABCIQuery(ctx, app.ProtocolPath, nil)
+// protocolPath is the ABCI query path of the chain's protocol state
+// (app.ProtocolPath).
+const protocolPath = "/protocol"
+
+// protocolStatus is the chain's protocol state as a node answers it at
+// protocolPath: the JSON of app.ProtocolStatus, whose package links the
+// backends (a test keeps the two the same).
+type protocolStatus struct {
+	Height    int64            `json:"height"`
+	Version   uint64           `json:"version"`
+	Since     int64            `json:"since"`
+	Next      uint64           `json:"next"`
+	Pending   *protocolUpgrade `json:"pending,omitempty"`
+	Supported []uint64         `json:"supported"`
+}
+
+// protocolUpgrade is a scheduled upgrade (app.Upgrade).
+type protocolUpgrade struct {
+	Version uint64 `json:"version"`
+	Height  int64  `json:"height"`
+}
+
+// protocolOf asks c's node for the chain's protocol state (protocolPath).
+func protocolOf(ctx context.Context, c *client.Client) (*protocolStatus, error) {
+	r, err := c.RPC().ABCIQuery(ctx, protocolPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("protocol state on node %s: %w", c.URL(), err)
 	}
 	if r.Response.Code != api.CodeOK {
 		return nil, fmt.Errorf("protocol state on node %s: %s (a relchain older than protocol upgrades?)", c.URL(), r.Response.Log)
 	}
-	var ps app.ProtocolStatus
+	var ps protocolStatus
 	if err := json.Unmarshal(r.Response.Value, &ps); err != nil {
 		return nil, fmt.Errorf("protocol state on node %s: %w", c.URL(), err)
 	}

@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"crypto/ed25519"
@@ -16,7 +16,12 @@ import (
 // the nodes' RPC certificates, for https node URLs.
 var caFile string
 
-func registerCAFlag(root *cobra.Command) {
+// CAFile is the root flag --ca: the CA that signs the nodes' RPC
+// certificates ("": none given).
+func CAFile() string { return caFile }
+
+// RegisterCAFlag adds --ca to root's persistent flags.
+func RegisterCAFlag(root *cobra.Command) {
 	root.PersistentFlags().StringVar(&caFile, "ca", os.Getenv("RELCHAIN_CA"),
 		"PEM file of the CA that signed the node's RPC TLS certificate, for an https --node (default $RELCHAIN_CA)")
 }
@@ -27,9 +32,9 @@ func newClient(url string, key ed25519.PrivateKey) (*client.Client, error) {
 	return client.NewWithOptions(url, key, client.Options{CAFile: caFile})
 }
 
-// rpcWithCA is a CometBFT RPC client of url trusting the CA in the PEM
+// RPCWithCA is a CometBFT RPC client of url trusting the CA in the PEM
 // file ca.
-func rpcWithCA(url, ca string) (*rpchttp.HTTP, error) {
+func RPCWithCA(url, ca string) (*rpchttp.HTTP, error) {
 	tc, err := client.TLSConfig(ca)
 	if err != nil {
 		return nil, err

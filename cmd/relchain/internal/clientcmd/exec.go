@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type execFlags struct {
 	target             *target
 }
 
-func execCmd() *cobra.Command {
+func (e *Env) execCmd() *cobra.Command {
 	var f execFlags
 	cmd := &cobra.Command{
 		Use:   "exec SQL [ARG...] | exec -f FILE",
@@ -59,7 +59,7 @@ committed result.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runExec(cmd.InOrStdin(), &f, args) },
 	}
-	f.target = withTarget(cmd, false)
+	f.target = e.withTarget(cmd, false)
 	f.signer.register(cmd.Flags(), "key")
 	cmd.Flags().StringVarP(&f.file, "file", "f", "", "a file of SQL statements to send as one bc-transaction (- reads standard input)")
 	cmd.Flags().StringVar(&f.mode, "mode", "commit", "commit (wait for the block), sync (wait for CheckTx) or async (return at once)")
@@ -74,7 +74,7 @@ func runExec(stdin io.Reader, f *execFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutput(f.output, "text", "json"); err != nil {
+	if err := CheckOutput(f.output, "text", "json"); err != nil {
 		return err
 	}
 	var stmts []txn.Statement

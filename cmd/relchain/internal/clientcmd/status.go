@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -11,10 +11,7 @@ import (
 	"github.com/cometbft/cometbft/types"
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/netctl"
-	"github.com/relchain/relchain/node"
 )
 
 // statusView is what `relchain status` shows: the node's status and its
@@ -30,7 +27,7 @@ type statusView struct {
 	// Protocol is the chain's protocol version and scheduled upgrade, and
 	// the versions the node's binary supports (nil: a node older than
 	// protocol upgrades).
-	Protocol *app.ProtocolStatus `json:"protocol,omitempty"`
+	Protocol *protocolStatus `json:"protocol,omitempty"`
 	// Network lists, with --net, every node of the network: whether it
 	// answers, its height, and whether its home records that it stopped.
 	Network []netNode `json:"network,omitempty"`
@@ -55,7 +52,7 @@ type netNode struct {
 	Stopped string `json:"stopped,omitempty"`
 }
 
-func statusCmd() *cobra.Command {
+func (e *Env) statusCmd() *cobra.Command {
 	var output string
 	var t *target
 	cmd := &cobra.Command{
@@ -72,14 +69,14 @@ or a change made outside the chain; relchain recover restores it).
 ` + nodeHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := CheckOutput(output, "text", "json"); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			var netw []netNode
 			if t.net != "" {
-				netw = networkOf(ctx, t.net)
+				netw = e.networkOf(ctx, t.net)
 			}
 			c, err := t.client(ctx)
 			if err != nil {
@@ -102,7 +99,7 @@ or a change made outside the chain; relchain recover restores it).
 			return nil
 		},
 	}
-	t = withTarget(cmd, false)
+	t = e.withTarget(cmd, false)
 	cmd.Flags().StringVar(&output, "output", "text", "text or json")
 	return cmd
 }
@@ -166,17 +163,15 @@ func quorumOf(ctx context.Context, c *client.Client, h int64) (quorum, error) {
 }
 
 // networkOf looks at every node of the network in dir.
-func networkOf(ctx context.Context, dir string) []netNode {
-	nodes, err := netctl.LoadNodes(dir)
+func (e *Env) networkOf(ctx context.Context, dir string) []netNode {
+	nodes, err := e.Nodes(dir)
 	if err != nil {
 		return nil
 	}
 	out := make([]netNode, len(nodes))
 	for i, n := range nodes {
 		out[i] = netNode{Name: n.Name, RPC: n.RPC}
-		if h, herr := node.LoadHaltRecord(n.Home); herr == nil && h != nil {
-			out[i].Stopped = fmt.Sprintf("after height %d (%s): %s", h.Height, h.Kind, h.Reason)
-		}
+		out[i].Stopped = e.Stopped(n.Home)
 		c, err := newClient(n.RPC, nil)
 		if err != nil {
 			continue
@@ -218,7 +213,7 @@ func printStatus(v *statusView) {
 
 // printProtocol prints the chain's protocol version, the scheduled
 // upgrade and what the node's binary supports.
-func printProtocol(ps *app.ProtocolStatus) {
+func printProtocol(ps *protocolStatus) {
 	if ps == nil {
 		fmt.Println("protocol:        unknown (the node runs a relchain older than protocol upgrades)")
 		return

@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"encoding/hex"
@@ -75,8 +75,8 @@ func parseArgs(ss []string) ([]txn.Arg, error) {
 	return out, nil
 }
 
-// checkOutput refuses an --output value that is not one of allowed.
-func checkOutput(output string, allowed ...string) error {
+// CheckOutput refuses an --output value that is not one of allowed.
+func CheckOutput(output string, allowed ...string) error {
 	for _, a := range allowed {
 		if output == a {
 			return nil

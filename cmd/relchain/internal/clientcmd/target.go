@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/keyring"
-	"github.com/relchain/relchain/netctl"
 )
 
 // NodeEnv names the node a client command talks to when --node is not
@@ -27,9 +26,10 @@ http://127.0.0.1:26657.`
 // target is the node a client command talks to: --node, $RELCHAIN_NODE,
 // --net DIR or the default, in that order.
 type target struct {
-	node string
-	net  string
-	fs   *pflag.FlagSet
+	node  string
+	net   string
+	fs    *pflag.FlagSet
+	nodes func(dir string) ([]Node, error) // Env.Nodes
 }
 
 // register adds --node and --net to fs.
@@ -55,20 +55,20 @@ func (t *target) url(ctx context.Context) (string, error) {
 		return v, nil
 	}
 	if t.net != "" {
-		return firstReachable(ctx, t.net)
+		return firstReachable(ctx, t.nodes, t.net)
 	}
 	return client.DefaultNode, nil
 }
 
 // firstReachable returns the RPC address of the first node listed in
-// dir/nodes.json that answers a status request.
-func firstReachable(ctx context.Context, dir string) (string, error) {
-	nodes, err := netctl.LoadNodes(dir)
+// dir/nodes.json (read by load) that answers a status request.
+func firstReachable(ctx context.Context, load func(dir string) ([]Node, error), dir string) (string, error) {
+	nodes, err := load(dir)
 	if err != nil {
 		return "", fmt.Errorf("--net %s: %w (a network directory made by relchain localnet or testnet)", dir, err)
 	}
 	if len(nodes) == 0 {
-		return "", fmt.Errorf("--net %s: %s lists no node", dir, filepath.Join(dir, netctl.NodesFile))
+		return "", fmt.Errorf("--net %s: %s lists no node", dir, filepath.Join(dir, nodesFile))
 	}
 	var tried []string
 	for _, n := range nodes {
@@ -110,7 +110,7 @@ type signer struct {
 
 func (s *signer) register(fs *pflag.FlagSet, what string) {
 	fs.StringVar(&s.key, "key", "", what+" to sign with: a key name in HOME/keys or a key file (default: the key 'default', created on first use)")
-	fs.StringVar(&s.home, "home", defaultHome(), "relchain home holding keys/")
+	fs.StringVar(&s.home, "home", DefaultHome(), "relchain home holding keys/")
 }
 
 // client returns a client of the resolved node that signs with the key.
@@ -146,8 +146,8 @@ func loadKey(home, key string) (keyring.Key, error) {
 
 // withTarget registers --node and --net on cmd's flags and returns the
 // target.
-func withTarget(cmd *cobra.Command, persistent bool) *target {
-	t := &target{}
+func (e *Env) withTarget(cmd *cobra.Command, persistent bool) *target {
+	t := &target{nodes: e.Nodes}
 	if persistent {
 		t.register(cmd.PersistentFlags())
 	} else {

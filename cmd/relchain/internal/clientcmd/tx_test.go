@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"bytes"
@@ -112,13 +112,13 @@ func TestTxLooksUpCommittedFailedAndUnknownHashes(t *testing.T) {
 		t.Fatalf("tx of a committed insert: %v\n%s", err, out)
 	}
 	out, err = captureStdout(t, func() error { return lookupTx(ctx, reader, failed.Hash, "text") })
-	if err == nil || exitStatus(err) != 1 || !strings.Contains(string(out), fmt.Sprintf("height: %d", failed.Height)) || !strings.Contains(string(out), fmt.Sprintf("code:   %d", api.CodeExecFailed)) {
-		t.Fatalf("tx of a committed failure: exit %d (%v)\n%s", exitStatus(err), err, out)
+	if err == nil || ExitStatus(err) != 1 || !strings.Contains(string(out), fmt.Sprintf("height: %d", failed.Height)) || !strings.Contains(string(out), fmt.Sprintf("code:   %d", api.CodeExecFailed)) {
+		t.Fatalf("tx of a committed failure: exit %d (%v)\n%s", ExitStatus(err), err, out)
 	}
 	unknown := strings.Repeat("AB", 32)
 	out, err = captureStdout(t, func() error { return lookupTx(ctx, reader, unknown, "json") })
-	if err == nil || exitStatus(err) != exitNotCommitted || !strings.Contains(err.Error(), "not committed yet") || !strings.Contains(string(out), `"not_committed"`) {
-		t.Fatalf("tx of an unknown hash: exit %d (%v)\n%s", exitStatus(err), err, out)
+	if err == nil || ExitStatus(err) != exitNotCommitted || !strings.Contains(err.Error(), "not committed yet") || !strings.Contains(string(out), `"not_committed"`) {
+		t.Fatalf("tx of an unknown hash: exit %d (%v)\n%s", ExitStatus(err), err, out)
 	}
 	if _, err := reader.Tx(ctx, "xyz"); err == nil || errors.Is(err, client.ErrTxNotFound) || !strings.Contains(err.Error(), "64 hex digits") {
 		t.Fatalf("a malformed hash: %v", err)
@@ -152,8 +152,8 @@ func TestExecTimeoutSaysTheTxMayStillCommit(t *testing.T) {
 				return err
 			})
 			cancel()
-			if err == nil || exitStatus(err) != exitNotCommitted || !strings.Contains(err.Error(), "not confirmed yet; it may still commit: relchain tx ") || !strings.Contains(err.Error(), "--node "+srv.URL) {
-				t.Fatalf("%s/%s: exit %d, %v", mode, output, exitStatus(err), err)
+			if err == nil || ExitStatus(err) != exitNotCommitted || !strings.Contains(err.Error(), "not confirmed yet; it may still commit: relchain tx ") || !strings.Contains(err.Error(), "--node "+srv.URL) {
+				t.Fatalf("%s/%s: exit %d, %v", mode, output, ExitStatus(err), err)
 			}
 			hash := strings.Fields(strings.TrimPrefix(err.Error(), "tx "))[0]
 			var u unconfirmed

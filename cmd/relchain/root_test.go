@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
+)
+
+// The client commands read a network's nodes.json through netctl and a
+// node home's halt record through node (status --net).
+func TestClientEnvReadsNodesAndHaltRecords(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	if err := netctl.SaveNodes(dir, []netctl.NodeInfo{{Name: "node0", Home: home, RPC: "http://127.0.0.1:1", P2P: "127.0.0.1:2"}}); err != nil {
+		t.Fatal(err)
+	}
+	env := clientEnv()
+	nodes, err := env.Nodes(dir)
+	if want := []clientcmd.Node{{Name: "node0", Home: home, RPC: "http://127.0.0.1:1"}}; err != nil || !reflect.DeepEqual(nodes, want) {
+		t.Fatalf("Nodes(%s) = %v, %v; want %v", dir, nodes, err, want)
+	}
+	if _, err := env.Nodes(t.TempDir()); err == nil {
+		t.Error("Nodes of a directory without nodes.json: no error")
+	}
+	if s := env.Stopped(home); s != "" {
+		t.Errorf("Stopped of a home without a halt record: %q", s)
+	}
+	// A halt record as a stopped node leaves it (node's writer is private).
+	rec := filepath.Join(home, "data", "relchain-halt.json")
+	if err := os.MkdirAll(filepath.Dir(rec), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, []byte(`{"height": 5, "kind": "divergence", "reason": "app hash differs"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := node.LoadHaltRecord(home); err != nil || h == nil {
+		t.Fatalf("node.LoadHaltRecord does not read %s: %v, %v", rec, h, err)
+	}
+	if s := env.Stopped(home); s != "after height 5 (divergence): app hash differs" {
+		t.Errorf("Stopped = %q", s)
+	}
+}
