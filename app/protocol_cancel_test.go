@@ -217,3 +217,23 @@ func TestCancelUpgradeWithinBlock(t *testing.T) {
 	}
 	wantProtocol(t, n, protocol.V1, &app.Upgrade{Version: 2, Height: 35})
 }
+
+// Under block_atomic, a block that aborts drops its cancel with its other
+// writes: when that block is H-1, the upgrade stays scheduled, block H-1
+// announces it and block H runs it, as if no cancel had been sent.
+func TestCancelUpgradeDroppedByBlockAtomicAbort(t *testing.T) {
+	c := newFixedChain()
+	n := newUpNodeWith(t, c, func(p *app.Params) { p.BlockAtomic = true })
+	runBlocks(t, n, cancelPrefix(c))
+	res := n.mustBlock(cancelTx(c, 2, upgradeH), c.tx(c.admin, stmt("INSERT INTO nosuch (id) VALUES (1)"))) // block upgradeH-1
+	if res.TxResults[0].Code != api.CodeBlockAborted {
+		t.Fatalf("cancel in an aborted block: %v", res.TxResults[0])
+	}
+	if v := res.ConsensusParamUpdates.GetVersion().GetApp(); v != protocol.V2 {
+		t.Fatalf("block %d (aborted, its cancel dropped) announces app version %d, want 2", upgradeH-1, v)
+	}
+	n.mustBlock() // block upgradeH
+	if ps := n.a.Executor().Protocol(); ps.Version != protocol.V2 || ps.Since != upgradeH || ps.Pending != nil {
+		t.Fatalf("protocol state after the aborted cancel: %+v", ps)
+	}
+}
