@@ -46,11 +46,11 @@ type pendingBlock struct {
 	vals        valSet                 // validator powers this block changed (0: removed)
 	valUpdates  []ValidatorUpdate      // for CometBFT, sorted by key (validatorEntries)
 	// proto is the protocol state at the block's start (an upgrade due at
-	// its height applied: protoActivated), upgrade the one its txs
-	// scheduled (protocol.go).
+	// its height applied: protoActivated), upgrade what its txs did to
+	// the scheduled upgrade (nil: nothing; protocol.go).
 	proto          *protoState
 	protoActivated bool
-	upgrade        *Upgrade
+	upgrade        *upgradeOverlay
 	digest         time.Duration // time seal took (for metrics only)
 	txKeys         [][32]byte    // the txs' hashes (forgotten by the envelope cache at Commit)
 	// info and txs are the block as given, to run it again when its
@@ -476,7 +476,7 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		p.vals[k] = v
 	}
 	if txUp.set {
-		p.upgrade = &txUp.upgrade
+		p.upgrade = &txUp
 	}
 	return nil, results, nil
 }

@@ -184,9 +184,9 @@ func (p *perms) admit(tx *txn.Tx, overlays ...map[string]grantSet) string {
 	}
 	switch {
 	case hasUpgrade && p.open():
-		return "this network's genesis names no admin, so no key may schedule a protocol upgrade"
+		return "this network's genesis names no admin, so no key may schedule or cancel a protocol upgrade"
 	case hasUpgrade && !p.admins[sender]:
-		return "only an admin key may schedule a protocol upgrade"
+		return "only an admin key may schedule or cancel a protocol upgrade"
 	case hasValidator && p.open():
 		return "this network's genesis names no admin, so no key may change the validator set"
 	case hasValidator && !p.admins[sender]:

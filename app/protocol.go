@@ -20,6 +20,28 @@
 // the node halts, nothing of block H is recorded) and refuses to start
 // again on that database (NewExecutor); the same binary with V supported
 // resumes at block H.
+//
+// Cancelling: an admin's CancelUpgradeStatement naming the scheduled
+// upgrade (V, H), committed in block c, deletes protocolUpgradeKey. It is
+// accepted iff c <= H-1, too late from block H on. Why that bound: the
+// header of block H carries V iff block H-1's FinalizeBlock announced V
+// (VersionUpdate), and block H executes by V iff the state committed by
+// block H-1 still schedules (V, H) (beginProto). VersionUpdate reads the
+// state of block H-1 after all its txs (blockProtoHeld), the very state
+// that block commits, so both questions get the same answer for every c:
+//
+//	c <  H-1   nothing was announced yet; block H-1 finds nothing to
+//	           announce; header H and block H keep the old version.
+//	c == H-1   the cancel runs before block H-1's announcement is decided:
+//	           no announcement, the state it commits schedules nothing.
+//	           A block_atomic abort of block H-1 drops the cancel with the
+//	           block's other writes, and then both announce/execute V.
+//	c >= H     header H already carries V (announced by block H-1) and
+//	           block H began by activating V: refused as too late.
+//
+// A cancel allowed at H-1 or earlier can never leave a header that carries
+// V over a block executed by the old version, nor the reverse; one block
+// later it would.
 
 package app
 
@@ -107,14 +129,14 @@ func (s *protoState) load(k string, v []byte) error {
 // entries returns the system entries that record s as changed from the
 // committed state by a block: the active version when the block
 // activated an upgrade, the pending upgrade when the block activated one
-// or a tx scheduled one (nil deletes).
-func (s protoState) entries(activated, scheduled bool) map[string][]byte {
+// or its txs scheduled or cancelled one (changed): nil deletes.
+func (s protoState) entries(activated, changed bool) map[string][]byte {
 	kv := make(map[string][]byte)
 	if activated {
 		kv[protocolVersionKey] = s.active.encode()
-		kv[protocolUpgradeKey] = nil
 	}
-	if scheduled || activated {
+	if changed || activated {
+		kv[protocolUpgradeKey] = nil
 		if s.pending != nil {
 			kv[protocolUpgradeKey] = s.pending.encode()
 		}
@@ -122,12 +144,21 @@ func (s protoState) entries(activated, scheduled bool) map[string][]byte {
 	return kv
 }
 
-func isUpgradeStmt(sql string) bool { return sql == protocol.UpgradeStatement }
+// isUpgradeStmt reports whether sql is a protocol-upgrade statement: one
+// that schedules an upgrade or one that cancels the scheduled one. Both
+// are admin-only (perms.admit) and judged by judgeProtocolStmt.
+func isUpgradeStmt(sql string) bool {
+	return sql == protocol.UpgradeStatement || sql == protocol.CancelUpgradeStatement
+}
 
-// parseUpgrade validates an upgrade statement's arguments: the version and
-// the height (ints).
+// parseUpgrade validates the arguments of an upgrade statement (the new
+// version and the height of its first block) or of a cancel (the version
+// and height of the scheduled upgrade): two positive ints.
 func parseUpgrade(st txn.Statement) (Upgrade, error) {
 	shape := "the new protocol version (int) and the height of its first block (int)"
+	if st.SQL == protocol.CancelUpgradeStatement {
+		shape = "the version (int) and the height (int) of the scheduled upgrade to cancel"
+	}
 	if len(st.Args) != 2 || st.Args[0].Kind != txn.KindInt || st.Args[1].Kind != txn.KindInt {
 		return Upgrade{}, fmt.Errorf("%q takes two arguments: %s", st.SQL, shape)
 	}
@@ -153,48 +184,93 @@ func judgeUpgrade(cur protoState, h int64, u Upgrade) string {
 	return ""
 }
 
-// upgradeOverlay is a wl-transaction's scheduled upgrade, which joins the
-// block's if the wl-transaction succeeds.
-type upgradeOverlay struct {
-	set     bool
-	upgrade Upgrade
+// judgeCancel decides a cancel of upgrade u by a tx of block h under the
+// block's protocol state cur (as earlier statements left it): u must be
+// the scheduled upgrade and h at most u.Height-1 (the comment at the top
+// of this file says why). Chain state alone decides, as for judgeUpgrade.
+func judgeCancel(cur protoState, h int64, u Upgrade) string {
+	switch {
+	case u.Height <= h:
+		return fmt.Sprintf("too late to cancel the upgrade to version %d at height %d: block %d is the last that may cancel it (it announces the version of block %d to CometBFT), this is block %d",
+			u.Version, u.Height, u.Height-1, u.Height, h)
+	case cur.pending == nil:
+		return "no protocol upgrade is scheduled: nothing to cancel"
+	case *cur.pending != u:
+		return fmt.Sprintf("the scheduled upgrade is version %d at height %d, not version %d at height %d: a cancel must name the scheduled upgrade",
+			cur.pending.Version, cur.pending.Height, u.Version, u.Height)
+	}
+	return ""
 }
 
-// checkUpgrade judges an upgrade statement of a tx in block p (the
-// block's protocol state, as changed by earlier txs) and records it in
-// the tx's overlay.
-func (e *Executor) checkUpgrade(p *pendingBlock, st txn.Statement, txUp *upgradeOverlay) *Rejection {
+// judgeProtocolStmt judges an upgrade or cancel statement st of a tx in
+// block h under the protocol state cur and returns the scheduled upgrade
+// it leaves (nil: none), or why it is refused.
+func judgeProtocolStmt(cur protoState, h int64, st txn.Statement) (*Upgrade, *Rejection) {
 	u, err := parseUpgrade(st)
 	if err != nil {
-		return &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
+		return nil, &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
 	}
-	if why := judgeUpgrade(e.blockProto(p), p.height, u); why != "" {
-		return &Rejection{Code: api.CodeForbidden, Reason: why}
+	judge, left := judgeUpgrade, &u
+	if st.SQL == protocol.CancelUpgradeStatement {
+		judge, left = judgeCancel, nil
 	}
-	txUp.set, txUp.upgrade = true, u
+	if why := judge(cur, h, u); why != "" {
+		return nil, &Rejection{Code: api.CodeForbidden, Reason: why}
+	}
+	return left, nil
+}
+
+// upgradeOverlay is what a wl-transaction did to the scheduled upgrade,
+// which joins the block's if the wl-transaction succeeds: set when it
+// scheduled or cancelled one, pending the scheduled upgrade it left (nil:
+// cancelled). A block's txs together are one such overlay
+// (pendingBlock.upgrade).
+type upgradeOverlay struct {
+	set     bool
+	pending *Upgrade
+}
+
+// apply returns s with o's change of the scheduled upgrade (o may be nil).
+func (o *upgradeOverlay) apply(s protoState) protoState {
+	if o != nil && o.set {
+		s.pending = nil
+		if o.pending != nil {
+			u := *o.pending
+			s.pending = &u
+		}
+	}
+	return s
+}
+
+// checkUpgrade judges an upgrade or cancel statement of a tx in block p
+// (the block's protocol state, as changed by earlier txs and the tx's
+// earlier statements) and records its change in the tx's overlay.
+func (e *Executor) checkUpgrade(p *pendingBlock, st txn.Statement, txUp *upgradeOverlay) *Rejection {
+	left, rej := judgeProtocolStmt(txUp.apply(e.blockProto(p)), p.height, st)
+	if rej != nil {
+		return rej
+	}
+	txUp.set, txUp.pending = true, left
 	return nil
 }
 
-// admitUpgrade is CheckTx's verdict on an upgrade statement: judged as the
-// next block would judge it on the committed state (the block decides).
+// admitUpgrade is CheckTx's verdict on an upgrade or cancel statement:
+// judged as the next block would judge it on the committed state (the
+// block decides; a cancel of an upgrade the same tx schedules is refused
+// here, though a block would accept it).
 func (e *Executor) admitUpgrade(st txn.Statement) *Rejection {
-	u, err := parseUpgrade(st)
-	if err != nil {
-		return &Rejection{Code: api.CodeSyntax, Reason: err.Error()}
-	}
 	e.mu.Lock()
 	h := e.committed.Height + 1
 	cur, _ := e.proto.at(h)
 	e.mu.Unlock()
-	if why := judgeUpgrade(cur, h, u); why != "" {
-		return &Rejection{Code: api.CodeForbidden, Reason: why}
-	}
-	return nil
+	_, rej := judgeProtocolStmt(cur, h, st)
+	return rej
 }
 
 // blockProto is the protocol state of block p as its txs left it so far:
 // the state at the block's start (execBlockHeld; for a rehearsal the
-// committed state at its height) with the upgrade its txs scheduled.
+// committed state at its height) with the upgrade its txs scheduled or
+// cancelled.
 func (e *Executor) blockProto(p *pendingBlock) protoState {
 	if p.proto != nil {
 		return p.blockProtoHeld()
@@ -202,21 +278,12 @@ func (e *Executor) blockProto(p *pendingBlock) protoState {
 	e.mu.Lock()
 	st, _ := e.proto.at(p.height)
 	e.mu.Unlock()
-	if p.upgrade != nil {
-		u := *p.upgrade
-		st.pending = &u
-	}
-	return st
+	return p.upgrade.apply(st)
 }
 
 // blockProtoHeld is blockProto of a block that began (p.proto set).
 func (p *pendingBlock) blockProtoHeld() protoState {
-	st := *p.proto
-	if p.upgrade != nil {
-		u := *p.upgrade
-		st.pending = &u
-	}
-	return st
+	return p.upgrade.apply(*p.proto)
 }
 
 // version is the protocol version block p is executed by.

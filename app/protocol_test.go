@@ -66,24 +66,29 @@ func TestAppHashCommitsToProtocolFromV2(t *testing.T) {
 // upNode is one node of fixedChain driven through the ABCI app, on a
 // database that can be reopened (a restart).
 type upNode struct {
-	t  *testing.T
-	c  *fixedChain
-	s  store
-	be backend.Backend
-	a  *app.App
+	t   *testing.T
+	c   *fixedChain
+	mod func(*app.Params) // changes c's parameters, if set
+	s   store
+	be  backend.Backend
+	a   *app.App
 }
 
-func newUpNode(t *testing.T, c *fixedChain) *upNode {
+func newUpNode(t *testing.T, c *fixedChain) *upNode { return newUpNodeWith(t, c, nil) }
+
+// newUpNodeWith is newUpNode with c's parameters changed by mod (in the
+// genesis too).
+func newUpNodeWith(t *testing.T, c *fixedChain, mod func(*app.Params)) *upNode {
 	t.Helper()
-	n := &upNode{t: t, c: c, s: stores(t)[0]}
+	n := &upNode{t: t, c: c, mod: mod, s: stores(t)[0]}
 	if err := n.open(); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.a.Executor().InitValidators(c.vals); err != nil {
 		t.Fatal(err)
 	}
-	p := c.params()
-	state, _ := json.Marshal(map[string]any{"admins": p.Admins})
+	p := n.params()
+	state, _ := json.Marshal(map[string]any{"admins": p.Admins, "block_atomic": p.BlockAtomic})
 	res, err := n.a.InitChain(context.Background(), &abci.RequestInitChain{ChainId: chainID, AppStateBytes: state})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +107,7 @@ func (n *upNode) open() error {
 	be := n.s.open(n.t)
 	n.be = be
 	n.t.Cleanup(func() { be.Close() })
-	p := n.c.params()
+	p := n.params()
 	p.Backend = n.s.dialect
 	ex, err := app.NewExecutor(context.Background(), n.be, chainID, p)
 	if err != nil {
@@ -110,6 +115,15 @@ func (n *upNode) open() error {
 	}
 	n.a = app.New(ex, log.NewNopLogger())
 	return nil
+}
+
+// params are the node's parameters.
+func (n *upNode) params() app.Params {
+	p := n.c.params()
+	if n.mod != nil {
+		n.mod(&p)
+	}
+	return p
 }
 
 // block finalizes and commits the next block through the app.

@@ -24,6 +24,13 @@ const (
 // block. It replaces an upgrade already scheduled.
 const UpgradeStatement = "@relchain protocol upgrade"
 
+// CancelUpgradeStatement is the admin system statement that cancels the
+// scheduled upgrade: two int arguments, the version and the height of the
+// upgrade scheduled (both must match it). The chain then stays on its
+// version. The last block that may cancel an upgrade at height H is H-1
+// (docs/upgrades.md, "Cancelling an upgrade").
+const CancelUpgradeStatement = "@relchain protocol cancel upgrade"
+
 // MinUpgradeDelay is how many blocks after the block that commits an
 // upgrade its height must lie at least: the upgrade committed in block h
 // takes effect at a height >= h+MinUpgradeDelay. CometBFT needs the block
