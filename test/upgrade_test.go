@@ -21,7 +21,8 @@ import (
 
 // TestProtocolUpgrade is an on-chain protocol upgrade of a running network
 // under load (docs/upgrades.md): four validators run the previous release
-// (a build that supports protocol version 1 only), an admin schedules
+// (a build that supports protocol version 1 only), an admin cancels an
+// upgrade scheduled by mistake, then schedules
 // version 2 at height H, every old binary applies block H-1 and stops at H
 // naming the release it needs (and refuses to start again), each node
 // restarted with the current build continues from H. Every acknowledged
@@ -50,10 +51,22 @@ func testProtocolUpgrade(t *testing.T, backend string) {
 	}
 	must(l.waitAcked(ctx, 40))
 
+	// An upgrade scheduled by mistake is cancelled: the chain keeps no
+	// upgrade and its version.
+	admin := []string{"--node", c.nodes[0].RPC, "--key", keyFile, "--home", t.TempDir()}
+	wrong := fmt.Sprint(c.maxHeight(ctx, 0, 1, 2, 3) + 1000)
+	cliOut(t, ctx, oldBin, append([]string{"admin", "upgrade", "--version", "2", "--height", wrong}, admin...)...)
+	out := cliOut(t, ctx, oldBin, append([]string{"admin", "upgrade", "--version", "2", "--height", wrong, "--cancel"}, admin...)...)
+	if !strings.Contains(out, "cancelled at height") {
+		t.Fatalf("admin upgrade --cancel:\n%s", out)
+	}
+	if st := cliOut(t, ctx, oldBin, "status", "--node", c.nodes[1].RPC); !strings.Contains(st, "upgrade:         none scheduled") {
+		t.Fatalf("relchain status after the cancel still shows an upgrade:\n%s", st)
+	}
+
 	// The admin schedules the upgrade with the release the network runs.
 	h := c.maxHeight(ctx, 0, 1, 2, 3) + 25
-	out := cliOut(t, ctx, oldBin, "admin", "upgrade", "--version", "2", "--height", fmt.Sprint(h),
-		"--node", c.nodes[0].RPC, "--key", keyFile, "--home", t.TempDir())
+	out = cliOut(t, ctx, oldBin, append([]string{"admin", "upgrade", "--version", "2", "--height", fmt.Sprint(h)}, admin...)...)
 	t.Logf("%s", strings.TrimSpace(out))
 	if at := committedAt(t, out); at+5 > h {
 		t.Fatalf("the upgrade committed at height %d, too late for height %d: raise the margin", at, h)

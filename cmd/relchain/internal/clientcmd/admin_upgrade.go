@@ -22,8 +22,9 @@ import (
 func upgradeCmd(t *target, sg *signer, timeout *time.Duration) *cobra.Command {
 	var version uint64
 	var height int64
+	var cancelIt bool
 	cmd := &cobra.Command{
-		Use:   "upgrade --version V --height H",
+		Use:   "upgrade --version V --height H [--cancel]",
 		Short: "Schedule a protocol upgrade: blocks from height H run protocol version V (admin keys only)",
 		Long: `A protocol upgrade changes the rules blocks are executed by, on every node at
 the same height. An admin's system transaction schedules it: from block H on,
@@ -37,19 +38,40 @@ supports V by height H: a node whose binary cannot run it executes block H-1,
 then stops with a message naming the version it needs; restarted with a newer
 relchain it continues at H. 'relchain status' shows the chain's version and
 the scheduled upgrade; 'relchain version' the versions a binary supports.
+
+With --cancel it cancels the scheduled upgrade instead: --version and --height
+must be the scheduled upgrade's (as 'relchain status' shows them); the chain
+accepts a cancel committed up to block H-1 and keeps its protocol version.
 See docs/upgrades.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if version == 0 || version > math.MaxInt64 || height <= 0 {
 				return errors.New("admin upgrade: --version and --height are required and must be positive")
 			}
-			st := txn.Statement{SQL: protocol.UpgradeStatement, Args: []txn.Arg{txn.Int(int64(version)), txn.Int(height)}}
-			return submitUpgrade(t, sg, *timeout, st, version, height)
+			args := []txn.Arg{txn.Int(int64(version)), txn.Int(height)}
+			if cancelIt {
+				return submitCancel(t, sg, *timeout, txn.Statement{SQL: protocol.CancelUpgradeStatement, Args: args}, version, height)
+			}
+			return submitUpgrade(t, sg, *timeout, txn.Statement{SQL: protocol.UpgradeStatement, Args: args}, version, height)
 		},
 	}
 	cmd.Flags().Uint64Var(&version, "version", 0, "the protocol version blocks run from --height on")
 	cmd.Flags().Int64Var(&height, "height", 0, "the first block of the new version")
+	cmd.Flags().BoolVar(&cancelIt, "cancel", false, "cancel the scheduled upgrade to --version at --height (accepted up to block height-1)")
 	return cmd
+}
+
+// submitCancel signs the cancel statement with the admin key and waits for
+// its block.
+func submitCancel(t *target, sg *signer, timeout time.Duration, st txn.Statement, version uint64, height int64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res, _, err := submitAdmin(ctx, t, sg, "admin upgrade --cancel", st)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("protocol upgrade to version %d at height %d: cancelled at height %d (tx %s); the chain keeps its protocol version\n", version, height, res.Height, res.Hash)
+	return nil
 }
 
 // submitUpgrade signs the upgrade statement with the admin key, waits for
