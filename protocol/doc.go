@@ -1,6 +1,6 @@
 // Package protocol names the consensus protocol versions relchain knows:
 // what each version changes, which of them this binary can run, and the
-// system statement that schedules an upgrade on chain.
+// system statements that schedule an upgrade on chain and cancel it.
 //
 // A protocol version is the rule book a block is executed by. It is
 // CometBFT's app version: every block header carries it (Version.App),
