@@ -48,11 +48,7 @@ See docs/upgrades.md.`,
 			if version == 0 || version > math.MaxInt64 || height <= 0 {
 				return errors.New("admin upgrade: --version and --height are required and must be positive")
 			}
-			args := []txn.Arg{txn.Int(int64(version)), txn.Int(height)}
-			if cancelIt {
-				return submitCancel(t, sg, *timeout, txn.Statement{SQL: protocol.CancelUpgradeStatement, Args: args}, version, height)
-			}
-			return submitUpgrade(t, sg, *timeout, txn.Statement{SQL: protocol.UpgradeStatement, Args: args}, version, height)
+			return submitUpgrade(t, sg, *timeout, version, height, cancelIt)
 		},
 	}
 	cmd.Flags().Uint64Var(&version, "version", 0, "the protocol version blocks run from --height on")
@@ -61,27 +57,24 @@ See docs/upgrades.md.`,
 	return cmd
 }
 
-// submitCancel signs the cancel statement with the admin key and waits for
-// its block.
-func submitCancel(t *target, sg *signer, timeout time.Duration, st txn.Statement, version uint64, height int64) error {
+// submitUpgrade signs the upgrade statement (or, cancelling, the cancel
+// statement) with the admin key, waits for its block and says what the
+// operators must do.
+func submitUpgrade(t *target, sg *signer, timeout time.Duration, version uint64, height int64, cancelling bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	res, _, err := submitAdmin(ctx, t, sg, "admin upgrade --cancel", st)
+	st := txn.Statement{SQL: protocol.UpgradeStatement, Args: []txn.Arg{txn.Int(int64(version)), txn.Int(height)}}
+	what := "admin upgrade"
+	if cancelling {
+		st.SQL, what = protocol.CancelUpgradeStatement, "admin upgrade --cancel"
+	}
+	res, c, err := submitAdmin(ctx, t, sg, what, st)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("protocol upgrade to version %d at height %d: cancelled at height %d (tx %s); the chain keeps its protocol version\n", version, height, res.Height, res.Hash)
-	return nil
-}
-
-// submitUpgrade signs the upgrade statement with the admin key, waits for
-// its block and says what the operators must do.
-func submitUpgrade(t *target, sg *signer, timeout time.Duration, st txn.Statement, version uint64, height int64) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	res, c, err := submitAdmin(ctx, t, sg, "admin upgrade", st)
-	if err != nil {
-		return err
+	if cancelling {
+		fmt.Printf("protocol upgrade to version %d at height %d: cancelled at height %d (tx %s); the chain keeps its protocol version\n", version, height, res.Height, res.Hash)
+		return nil
 	}
 	fmt.Printf("protocol upgrade to version %d at height %d: committed at height %d (tx %s)\n", version, height, res.Height, res.Hash)
 	fmt.Printf("every node must run a relchain that supports protocol version %d before height %d (`relchain version` lists a binary's versions)\n", version, height)
