@@ -17,6 +17,11 @@
 #   UNIT_RACE=1 scripts/test.sh   make race: only the unit packages (all but
 #                                 ./test and ./test/e2e), with the race detector,
 #                                 built with the test hooks (-tags testhooks)
+#   RELCHAIN_UNIT_RACE=1 scripts/test.sh  make test as .ci/run runs it: the
+#                                 unit packages once, as make race runs them,
+#                                 then without the detector the linearity
+#                                 checks and the default build's no-hooks
+#                                 packages, then the fast networks
 #   COMPAT=1 scripts/test.sh      only the client compatibility suite (make compat),
 #                                 regenerating test/compat/COMPATIBILITY.md
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
@@ -121,6 +126,18 @@ else
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e) ${race[*]}" "${race[@]}" -timeout 40m "${unit[@]}"
     gotest "./test and ./test/e2e -race" -race -timeout 60m ./test ./test/e2e
     gotest "./internal/clockfault -race -tags e2e_clock" -race -tags e2e_clock ./internal/clockfault
+  elif [ "${RELCHAIN_UNIT_RACE:-}" = 1 ]; then
+    # .ci/run: the unit packages once, under the race detector with the
+    # test hooks (make race's run), instead of once without and once with;
+    # then what that run cannot cover: the linearity checks (they skip
+    # under -race) and the packages whose default build differs from the
+    # testhooks one (files tagged !testhooks), without the detector
+    gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e), -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
+    mapfile -t linear < <(grep -rl --include='*_test.go' -e 'sqlchecktest.Linear(' -e 'func TestGrowth' . | xargs -n1 dirname | sort -u)
+    gotest "the linearity checks, without -race" -run 'Linear' "${linear[@]}"
+    mapfile -t nohooks < <(git grep -l '^//go:build.*!testhooks' -- '*.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
+    gotest "the default build's packages (without test hooks)" "${nohooks[@]}"
+    gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   else
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e)" -timeout 40m "${unit[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
