@@ -59,7 +59,7 @@ var Pathologicals = []Pathological{
 func Linear(t *testing.T, n int, run func(sql string)) {
 	t.Helper()
 	if raceDetector {
-		t.Skip("linearity is measured without -race (make test)")
+		t.Skip("linearity is measured without -race: make test, and in CI the step after the race pass (scripts/test.sh)")
 	}
 	for _, f := range Pathologicals {
 		g := growth(f.Text, n, run)

@@ -11,7 +11,7 @@ var sink int
 // a linear scan well under growthLimit and a quadratic one well over it.
 func TestGrowthTellsLinearFromQuadratic(t *testing.T) {
 	if raceDetector {
-		t.Skip("linearity is measured without -race (make test)")
+		t.Skip("linearity is measured without -race: make test, and in CI the step after the race pass (scripts/test.sh)")
 	}
 	text := func(n int) string { return strings.Repeat("a", n) }
 	linear := func(sql string) {
