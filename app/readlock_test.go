@@ -30,6 +30,9 @@ type lockStore struct {
 	dialect string
 	open    func(t *testing.T) backend.Backend
 	probe   func(t *testing.T, query string) int64
+	// sessions lists what the node's database sessions run, for a test
+	// that gave up waiting.
+	sessions func(t *testing.T) string
 }
 
 // readLimit is the read limit of lockStores' backends: longer than any
@@ -58,6 +61,19 @@ func lockStores() []lockStore {
 				t.Fatalf("probe %s: %v", query, err)
 			}
 			return n
+		}, func(t *testing.T) string {
+			conn, err := pgx.Connect(context.Background(), pgDSN)
+			if err != nil {
+				return err.Error()
+			}
+			defer conn.Close(context.Background())
+			var list string
+			if err := conn.QueryRow(context.Background(), `SELECT coalesce(string_agg(concat_ws(' | ', pid, application_name, state,
+				wait_event_type, wait_event, left(query, 100)), E'\n'), '') FROM pg_stat_activity
+				WHERE pid <> pg_backend_pid() AND datname = current_database()`).Scan(&list); err != nil {
+				return err.Error()
+			}
+			return list
 		}},
 		{"mysql", func(t *testing.T) backend.Backend {
 			dsn := mysqltest.DSN(t)
@@ -87,6 +103,19 @@ func lockStores() []lockStore {
 				t.Fatalf("probe %s: %v", query, err)
 			}
 			return n
+		}, func(t *testing.T) string {
+			db, err := sql.Open("mysql", mysqltest.ServerDSN(t))
+			if err != nil {
+				return err.Error()
+			}
+			defer db.Close()
+			var list sql.NullString
+			if err := db.QueryRow(`SELECT GROUP_CONCAT(CONCAT_WS(' | ', id, db, command, time, IFNULL(state, ''),
+				IFNULL(LEFT(info, 100), '')) SEPARATOR '\n') FROM information_schema.processlist
+				WHERE id <> CONNECTION_ID()`).Scan(&list); err != nil {
+				return err.Error()
+			}
+			return list.String
 		}},
 	}
 }
@@ -160,7 +189,7 @@ func TestSchemaBlockCancelsReads(t *testing.T) {
 				select {
 				case res = <-committed:
 				case <-time.After(time.Minute):
-					t.Fatalf("the DDL block did not commit within a minute: it waits for the read (read limit %s)", readLimit)
+					t.Fatalf("the DDL block did not commit within a minute: it waits for the read (read limit %s); the database's sessions:\n%s", readLimit, s.sessions(t))
 				}
 				if res[0].Code != api.CodeOK {
 					t.Fatalf("the DDL block: code %d %s", res[0].Code, res[0].Log)

@@ -185,6 +185,37 @@ func TestQueryIsCutOffPastItsBudget(t *testing.T) {
 	}
 }
 
+// A read whose context ends stops on the server, every time: the driver
+// alone would only close its socket, and the server would run the
+// statement on with its metadata lock held (a block's ALTER TABLE waits
+// for it up to the read limit). The driver's return used to race the kill
+// and could stop it before it started; repeated cancellations catch that.
+func TestCancelledReadStopsOnTheServer(t *testing.T) {
+	w, r := mysqltest.Accounts(t)
+	b := mustOpen(t, w, mysql.WithReaderDSN(r), mysql.WithoutGate(), mysql.WithQueryTimeout(time.Hour))
+	defer b.Close()
+	for i := range 20 {
+		marker := "cancelled-read-" + itoa(i) + "'"
+		c, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := b.Query(c, "SELECT COUNT(*), '"+marker+" FROM seq_1_to_100000000000 WHERE seq % 7 = 3", nil)
+			done <- err
+		}()
+		waitStatement(t, marker, 1)
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("read %d after its cancellation = %v; want an error wrapping context.Canceled", i, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("read %d did not return within 30 s of its cancellation", i)
+		}
+		waitNoStatement(t, marker)
+	}
+}
+
 // Hostile reads that hold every reader connection cannot starve the
 // server syntax check that Analyze (CheckTx, FinalizeBlock) needs: it has
 // its own connection.

@@ -117,7 +117,7 @@ type Backend struct {
 	profile *profile
 
 	// readKiller, on the reader's account, stops a cancelled read's
-	// statement on the server (see killOnDone).
+	// statement on the server (see readOnServer).
 	readKiller *sql.DB
 
 	mu     sync.Mutex // guards open, closed

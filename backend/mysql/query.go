@@ -70,23 +70,26 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	if !st.read {
 		return nil, 0, permission("Query runs read-only statements only (SELECT, WITH, VALUES, TABLE), not " + st.kind)
 	}
-	// Cancelled past a limit: the driver then drops the connection
-	// instead of reading the rest of the result (the server's
-	// max_statement_time bounds the statement itself).
-	callerCtx := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	conn, height, connID, err := b.readSnapshot(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("mysql: query: %w", err)
 	}
 	defer b.endSnapshot(conn)
 	// The caller's cancellation (a block that changes the schema cancels
-	// the reads in flight) stops the statement on the server too.
-	stopKill := b.killOnDone(callerCtx, connID)
-	rows, err := runStmt(ctx, conn, st, args, limits{rows: b.opts.maxRows, bytes: b.opts.maxBytes, stop: cancel, types: true})
-	stopKill()
+	// the reads in flight, a client goes away) stops the statement on the
+	// server. Past a row or byte limit, cancel makes the driver drop the
+	// connection instead of reading the rest of the result (the server's
+	// max_statement_time bounds the statement itself).
+	driverCtx, cancel, returned := b.readOnServer(ctx, connID)
+	defer cancel()
+	rows, err := runStmt(driverCtx, conn, st, args, limits{rows: b.opts.maxRows, bytes: b.opts.maxBytes, stop: cancel, types: true})
+	returned()
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			// What the caller sees is its own cancellation, not the
+			// server's "interrupted" that the kill caused.
+			return nil, 0, fmt.Errorf("mysql: query: %w (%w)", cerr, err)
+		}
 		if be := asBackendError(err); be != nil {
 			return nil, 0, be
 		}

@@ -3,12 +3,11 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"strconv"
 )
 
 // readSnapshot is snapshot for a read of the read path: it also returns
 // the server's id of the connection (in the height's round trip), for
-// killOnDone.
+// readOnServer.
 func (b *Backend) readSnapshot(ctx context.Context) (conn *sql.Conn, height, connID int64, err error) {
 	conn, err = b.readers.Conn(ctx)
 	if err != nil {
@@ -26,29 +25,21 @@ func (b *Backend) readSnapshot(ctx context.Context) (conn *sql.Conn, height, con
 	return conn, height, connID, nil
 }
 
-// killOnDone makes ctx's end stop the statement that reader connection
-// connID runs on the server: KILL QUERY from the reader killer connection
-// (an account may kill its own threads without PROCESS or SUPER; a
-// connection of its own, so that a pool full of reads can still be
-// cancelled). On cancellation the driver only closes its connection, and
-// the server would run the statement on, holding its metadata locks (a
-// DDL block waits for them), until max_statement_time. stop waits for the
-// kill if it started, so that the connection is never killed once it is
-// back in the pool; call it before the connection is released.
-func (b *Backend) killOnDone(ctx context.Context, connID int64) (stop func()) {
+// readOnServer is the driver context of a read on reader connection connID
+// and its end: ctx's end kills the statement on the server (KILL QUERY
+// from the reader killer connection, a connection of its own so that a
+// pool full of reads can still be cancelled), then, if the read has not
+// returned killGrace later (the kill failed), cancels the driver context,
+// which drops the connection. cancel also ends the driver context at once
+// (a read past its row or byte limit). Call returned when the read has
+// returned, before the connection goes back to the pool. See
+// cancelOnServer for why the driver must not see ctx.
+func (b *Backend) readOnServer(ctx context.Context, connID int64) (driverCtx context.Context, cancel context.CancelFunc, returned func()) {
+	driverCtx, cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if ctx.Done() == nil || connID <= 0 {
-		return func() {}
+		return driverCtx, cancel, func() {}
 	}
-	finished := make(chan struct{})
-	after := context.AfterFunc(ctx, func() {
-		defer close(finished)
-		kctx, cancel := context.WithTimeout(context.Background(), killTimeout)
-		defer cancel()
-		_, _ = b.readKiller.ExecContext(kctx, "KILL QUERY "+strconv.FormatInt(connID, 10))
-	})
-	return func() {
-		if !after() {
-			<-finished
-		}
-	}
+	return driverCtx, cancel, cancelOnServer(ctx,
+		func() { b.kill(b.readKiller, connID, "QUERY") },
+		cancel)
 }
