@@ -149,6 +149,10 @@ passed=$(grep -cE '^\s*--- PASS' "$tmp/test.log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$tmp/test.log" || true)
 skipped=$(grep -cE '^\s*--- SKIP' "$tmp/test.log" || true)
 grep -E '^(ok|FAIL)\s' "$tmp/test.log" || true
+# where the time went: the slowest top-level tests (go test -v's
+# "--- PASS: TestX (12.34s)"), for keeping the loop and CI short
+echo "== the 15 slowest tests"
+sed -nE 's/^--- (PASS|FAIL|SKIP): ([^ ]+) \(([0-9.]+)s\)$/\3 \2 \1/p' "$tmp/test.log" | sort -rn | head -15 || true
 if [ "$failed" != 0 ]; then
   # go test -v streams a test's log before its --- FAIL line: each failure
   # again with what led to it, so the end of a long CI log names the cause
