@@ -283,7 +283,7 @@ func openReadPaths(ctx context.Context, o GatewayOptions, res *GatewayResult, n 
 	}
 	res.RawPath = rawPath
 	paths = append(paths, &readPath{name: "raw", readers: raw, stats: &rc.Raw})
-	if res.Backend == workload.Postgres {
+	if workload.DB(res.Backend).PGWire { // the relay passes PostgreSQL's wire protocol on
 		dsn, err := nodeReaderDSN(n.Nodes[0].Home)
 		if err != nil {
 			cleanup()

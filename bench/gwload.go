@@ -83,9 +83,7 @@ func gatewayUpdate(ctx context.Context, conn *pgx.Conn, id int64) (time.Duration
 // the broadcast (signing, ~0.1 ms, before it).
 func clientUpdate(ctx context.Context, c *client.Client, dialect string, id int64) (time.Duration, error) {
 	sql := pointUpdate
-	if dialect != workload.Postgres {
-		sql = strings.ReplaceAll(sql, "$1", "?")
-	}
+	sql = strings.ReplaceAll(sql, "$1", workload.OnlyPlaceholder(dialect))
 	raw, err := c.Sign(ctx, []txn.Statement{{SQL: sql, Args: []txn.Arg{txn.Int(id)}}})
 	if err != nil {
 		return 0, fmt.Errorf("the Go client UPDATE of account %d: %w", id, err)
@@ -163,9 +161,7 @@ type rpcReader struct {
 // in the backend's own placeholder style (the RPC path does not translate).
 func rpcReaders(url, backend string, n int) []pointReader {
 	sql := pointSelect
-	if backend != workload.Postgres {
-		sql = strings.ReplaceAll(sql, "$1", "?")
-	}
+	sql = strings.ReplaceAll(sql, "$1", workload.OnlyPlaceholder(backend))
 	out := make([]pointReader, n)
 	for i := range out {
 		c, err := client.New(url, nil)

@@ -22,44 +22,74 @@ type pointReader interface {
 }
 
 // rawReaders opens n readers of node home's own database over the
-// backend's own access path: for PostgreSQL, pgx connections as the node's
-// reader role (the network path a client of the bare database takes); for
-// SQLite, the node's file opened read-only in this process with the
-// chain's driver (no network at all). The second result says which.
+// backend's own access path (rawReaderOpeners). The second result says
+// which.
 func rawReaders(ctx context.Context, backend, home string, n int) ([]pointReader, string, error) {
+	if err := GatewayRuns(backend); err != nil {
+		return nil, "", fmt.Errorf("raw readers: %w", err)
+	}
+	return rawReaderOpeners[backend](ctx, home, n)
+}
+
+// rawReaderOpeners opens, by dialect name, a database's raw readers; nil:
+// the gateway benchmark does not run on it (a test holds that every
+// database has an entry).
+var rawReaderOpeners = map[string]func(ctx context.Context, home string, n int) ([]pointReader, string, error){
+	workload.SQLite:   sqliteRawReaders,
+	workload.Postgres: pgRawReaders,
+	workload.MySQL:    nil,
+}
+
+// GatewayRuns says whether the gateway benchmark runs on backend: an
+// error names the backends it runs on.
+func GatewayRuns(backend string) error {
+	if open, ok := rawReaderOpeners[backend]; ok && open != nil {
+		return nil
+	}
+	var on []string
+	for _, name := range workload.Dialects {
+		if rawReaderOpeners[name] != nil {
+			on = append(on, name)
+		}
+	}
+	return fmt.Errorf("backend %q: the gateway benchmark runs on %s", backend, strings.Join(on, " or "))
+}
+
+// sqliteRawReaders share the node's SQLite file opened read-only in this
+// process with the chain's driver (no network at all).
+func sqliteRawReaders(_ context.Context, home string, n int) ([]pointReader, string, error) {
 	_, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return nil, "", fmt.Errorf("raw readers: %w", err)
 	}
-	switch backend {
-	case workload.SQLite:
-		r, err := openSQLiteReader(rc.SQLitePath(home), n)
-		if err != nil {
-			return nil, "", err
-		}
-		out := make([]pointReader, n)
-		for i := range out {
-			out[i] = r
-		}
-		return out, "SQLite file read-only, in process (no network)", nil
-	case workload.Postgres:
-		dsn, err := nodeReaderDSN(home)
-		if err != nil {
-			return nil, "", err
-		}
-		out := make([]pointReader, 0, n)
-		for range n {
-			c, err := pgx.Connect(ctx, dsn)
-			if err != nil {
-				closeReaders(out)
-				return nil, "", fmt.Errorf("raw readers: connect as the node's reader role: %w", err)
-			}
-			out = append(out, pgReader{c})
-		}
-		return out, "PostgreSQL, pgx as node 0's reader role (loopback TCP)", nil
-	default:
-		return nil, "", fmt.Errorf("raw readers: backend %q: the gateway benchmark knows sqlite and postgres", backend)
+	r, err := openSQLiteReader(rc.SQLitePath(home), n)
+	if err != nil {
+		return nil, "", err
 	}
+	out := make([]pointReader, n)
+	for i := range out {
+		out[i] = r
+	}
+	return out, "SQLite file read-only, in process (no network)", nil
+}
+
+// pgRawReaders are pgx connections as the node's reader role (the network
+// path a client of the bare PostgreSQL database takes).
+func pgRawReaders(ctx context.Context, home string, n int) ([]pointReader, string, error) {
+	dsn, err := nodeReaderDSN(home)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]pointReader, 0, n)
+	for range n {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			closeReaders(out)
+			return nil, "", fmt.Errorf("raw readers: connect as the node's reader role: %w", err)
+		}
+		out = append(out, pgReader{c})
+	}
+	return out, "PostgreSQL, pgx as node 0's reader role (loopback TCP)", nil
 }
 
 // nodeReaderDSN is the DSN of the reader role of the PostgreSQL node at

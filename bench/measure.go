@@ -181,11 +181,11 @@ func measureBaseline(ctx context.Context, o Options, dialect string, res *Result
 	return nil
 }
 
-// openBaseline opens the raw database: a SQLite file in a temporary
-// directory, or the PostgreSQL or MySQL database BaselineDSN (default: the
-// network's DSN template with {node} = the run's name + "_raw").
+// openBaseline opens the raw database: a file database (SQLite) in a
+// temporary directory, or a server's database BaselineDSN (default: the
+// network's DSN template with {node} = raw_<time>).
 func openBaseline(ctx context.Context, dialect string, o Options) (*raw.DB, func(), error) {
-	if dialect == workload.Postgres || dialect == workload.MySQL {
+	if workload.Server(dialect) {
 		dsn := o.BaselineDSN
 		if dsn == "" {
 			if o.Network.DSNTemplate == "" {
@@ -193,11 +193,7 @@ func openBaseline(ctx context.Context, dialect string, o Options) (*raw.DB, func
 			}
 			dsn = strings.ReplaceAll(o.Network.DSNTemplate, "{node}", fmt.Sprintf("raw_%d", time.Now().UnixNano()))
 		}
-		open := raw.OpenPostgres
-		if dialect == workload.MySQL {
-			open = raw.OpenMySQL
-		}
-		db, err := open(ctx, dsn)
+		db, err := raw.Open(ctx, dialect, dsn)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -207,7 +203,7 @@ func openBaseline(ctx context.Context, dialect string, o Options) (*raw.DB, func
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := raw.OpenSQLite(filepath.Join(dir, "raw.db"))
+	db, err := raw.Open(ctx, dialect, filepath.Join(dir, "raw.db"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/dialect"
 )
 
 // Workloads Run knows.
@@ -105,10 +106,13 @@ func (o *Options) defaults() error {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
-	if o.Backend != workload.SQLite && o.DSNTemplate == "" {
+	if _, err := dialect.Lookup(o.Backend); err != nil {
+		return fmt.Errorf("cost: %w", err)
+	}
+	if workload.Server(o.Backend) && o.DSNTemplate == "" {
 		return fmt.Errorf("cost: %s needs a DSN template", o.Backend)
 	}
-	if o.Backend != workload.SQLite && !strings.Contains(o.DSNTemplate, "{node}") {
+	if workload.Server(o.Backend) && !strings.Contains(o.DSNTemplate, "{node}") {
 		return errors.New("cost: the DSN template has no {node}")
 	}
 	return nil
@@ -133,10 +137,10 @@ func (o *Options) logf(format string, args ...any) {
 	}
 }
 
-// dsns returns the executor's and the raw baseline's DSNs (SQLite: file
-// paths), fresh databases named after the row and the time.
+// dsns returns the executor's and the raw baseline's DSNs (a file
+// database: file paths), fresh databases named after the row and the time.
 func (o *Options) dsns() (execDSN, rawDSN string, err error) {
-	if o.Backend == workload.SQLite {
+	if !workload.Server(o.Backend) {
 		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 			return "", "", err
 		}
@@ -212,9 +216,9 @@ func (r *runner) setup(ctx context.Context, w workload.Workload, execDSN, rawDSN
 	if err := r.raw.setup(ctx, bcs); err != nil {
 		return err
 	}
-	if r.o.Backend == workload.Postgres {
-		r.o.logf("%s: VACUUM ANALYZE and CHECKPOINT", r.o.Row())
-		return settlePostgres(ctx, execDSN, rawDSN)
+	if settle := workload.MustLookup(settlers, "cost's settlers", r.o.Backend); settle != nil {
+		r.o.logf("%s: %s", r.o.Row(), settle.what)
+		return settle.run(ctx, execDSN, rawDSN)
 	}
 	return nil
 }

@@ -21,18 +21,7 @@ type rawSide struct {
 }
 
 func openRaw(ctx context.Context, dialect, dsn string) (*rawSide, error) {
-	var db *raw.DB
-	var err error
-	switch dialect {
-	case workload.SQLite:
-		db, err = raw.OpenSQLite(dsn)
-	case workload.Postgres:
-		db, err = raw.OpenPostgres(ctx, dsn)
-	case workload.MySQL:
-		db, err = raw.OpenMySQL(ctx, dsn)
-	default:
-		return nil, fmt.Errorf("raw baseline: unknown backend %q", dialect)
-	}
+	db, err := raw.Open(ctx, dialect, dsn)
 	if err != nil {
 		return nil, err
 	}

@@ -185,6 +185,20 @@ func (r *runner) rawTurnProfiled(ctx context.Context, n int, profile io.Writer) 
 	return t, nil
 }
 
+// settler brings both fresh databases to a steady state after the load.
+type settler struct {
+	what string // for the log
+	run  func(ctx context.Context, dsns ...string) error
+}
+
+// settlers is each database's settler by dialect name; nil: nothing to
+// settle (a test holds that every database has an entry).
+var settlers = map[string]*settler{
+	workload.SQLite:   nil,
+	workload.Postgres: {what: "VACUUM ANALYZE and CHECKPOINT", run: settlePostgres},
+	workload.MySQL:    nil,
+}
+
 // settlePostgres vacuums, analyzes and checkpoints both fresh databases
 // after the load, so that autovacuum catching up with the load does not
 // run during the turns.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/bench"
-	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/dialect"
 )
 
 // The cost model behind Estimate, from what relchain measured on a 2-core
@@ -85,9 +85,12 @@ func lookup[T any](m map[string]T, workload string) T {
 }
 
 // onServer reports whether p's backend runs on a database server
-// (PostgreSQL, MySQL): it costs the server's start-up and runs slower than
-// SQLite here.
-func onServer(p Point) bool { return p.Backend == workload.Postgres || p.Backend == workload.MySQL }
+// (package dialect: PostgreSQL, MySQL): it costs the server's start-up and
+// runs slower than a file database (SQLite) here.
+func onServer(p Point) bool {
+	d, err := dialect.Lookup(p.Backend)
+	return err == nil && d.Server
+}
 
 func startup(p Point) time.Duration {
 	d := startBase + time.Duration(max(p.Validators, 1))*startPerNode + teardown

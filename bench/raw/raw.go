@@ -43,6 +43,24 @@ var sqlitePragmas = []string{
 	"cache_size(-65536)", "wal_autocheckpoint(10000)",
 }
 
+// openers opens each database's raw baseline, by dialect name (a test
+// holds that every database has one).
+var openers = map[string]func(ctx context.Context, dsn string) (*DB, error){
+	workload.SQLite:   func(_ context.Context, path string) (*DB, error) { return OpenSQLite(path) },
+	workload.Postgres: OpenPostgres,
+	workload.MySQL:    OpenMySQL,
+}
+
+// Open opens the raw database of the dialect called name at dsn (for a
+// file database, its path), with OpenSQLite, OpenPostgres or OpenMySQL.
+func Open(ctx context.Context, name, dsn string) (*DB, error) {
+	open, err := workload.Lookup(openers, "raw's openers", name)
+	if err != nil {
+		return nil, fmt.Errorf("raw baseline: %w", err)
+	}
+	return open(ctx, dsn)
+}
+
 // OpenSQLite opens (creating it) the SQLite database file at path.
 func OpenSQLite(path string) (*DB, error) {
 	q := url.Values{}

@@ -152,56 +152,84 @@ func Name(id int64) string { return fmt.Sprintf("customer%d", id) }
 // then one per RowsPerStatement customers, each three INSERT ... SELECT
 // statements whose rows the database generates itself.
 func (w *Workload) Setup(dialect string) ([][]txn.Statement, error) {
-	if dialect != workload.SQLite && dialect != workload.Postgres && dialect != workload.MySQL {
-		return nil, fmt.Errorf("smallbank: unknown dialect %q", dialect)
-	}
-	nameType := "TEXT" // MySQL cannot index TEXT without a prefix length
-	if dialect == workload.MySQL {
-		nameType = "VARCHAR(64)"
+	sp, err := workload.Lookup(spellings, "smallbank's spellings", dialect)
+	if err != nil {
+		return nil, fmt.Errorf("smallbank: %w", err)
 	}
 	bcs := [][]txn.Statement{{
-		{SQL: "CREATE TABLE accounts (custid BIGINT PRIMARY KEY, name " + nameType + " NOT NULL UNIQUE)"},
+		{SQL: "CREATE TABLE accounts (custid BIGINT PRIMARY KEY, name " + sp.nameType + " NOT NULL UNIQUE)"},
 		{SQL: "CREATE TABLE savings (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL CHECK (bal >= 0))"},
 		{SQL: "CREATE TABLE checking (custid BIGINT PRIMARY KEY, bal BIGINT NOT NULL)"},
 	}}
 	for lo := 1; lo <= w.accounts; lo += RowsPerStatement {
 		hi := min(lo+RowsPerStatement-1, w.accounts)
 		bcs = append(bcs, []txn.Statement{
-			{SQL: genInsert(dialect, lo, hi, "accounts (custid, name)", "x, "+nameOf(dialect, "x"))},
-			{SQL: genInsert(dialect, lo, hi, "savings (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", savingsBase, savingsMul, savingsBase))},
-			{SQL: genInsert(dialect, lo, hi, "checking (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", checkingBase, checkingMul, checkingBase))},
+			{SQL: sp.genInsert(lo, hi, "accounts (custid, name)", "x, "+sp.nameOf("x"))},
+			{SQL: sp.genInsert(lo, hi, "savings (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", savingsBase, savingsMul, savingsBase))},
+			{SQL: sp.genInsert(lo, hi, "checking (custid, bal)", fmt.Sprintf("x, %d + x * %d %% %d", checkingBase, checkingMul, checkingBase))},
 		})
 	}
 	return workload.DDLAlone(dialect, bcs), nil
 }
 
-// nameOf is the SQL of Name(id) for the integer expression id.
-func nameOf(dialect, id string) string {
-	if dialect == workload.MySQL { // || is OR in MySQL
-		return "CONCAT('customer', " + id + ")"
-	}
-	return "'customer' || CAST(" + id + " AS TEXT)"
+// spelling is how one database spells what Smallbank's SQL needs.
+type spelling struct {
+	// nameType is accounts.name's type (MySQL cannot index TEXT without a
+	// prefix length).
+	nameType string
+	// nameOf is the SQL of Name(id) for the integer expression id.
+	nameOf func(id string) string
+	// genInsert returns an INSERT of one row per x in lo..hi (a BIGINT),
+	// with the select list cols, through the one row generator the
+	// database's gate admits.
+	genInsert func(lo, hi int, target, cols string) string
+	// derivedSelf: the database refuses a subquery on the table being
+	// updated (MySQL's error 1093) unless it reads a derived table.
+	derivedSelf bool
+	// changedOnly: RowsAffected counts the rows an UPDATE changed, not
+	// those it matched (MySQL), so a no-op update may report 0.
+	changedOnly bool
+	// text is the type a CAST to text names.
+	text string
 }
 
-// genInsert returns an INSERT of one row per x in lo..hi (a BIGINT),
-// with the select list cols. Each dialect's gate admits one row
-// generator: PostgreSQL generate_series (no WITH RECURSIVE), SQLite a
-// recursive CTE (no generate_series), MySQL neither: there x is lo plus a
-// number spelled by a cross join of ten-row digit tables, cut at hi.
-func genInsert(dialect string, lo, hi int, target, cols string) string {
-	switch dialect {
-	case workload.Postgres:
-		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT CAST(g AS BIGINT) AS x FROM generate_series(%d, %d) AS g) AS s", target, cols, lo, hi)
-	case workload.MySQL:
-		return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (%s) AS s WHERE x <= %d", target, cols, workload.MySQLSeries(lo, hi-lo+1), hi)
-	}
+// spellings is each database's spelling by dialect name (a test holds
+// that every database has one).
+var spellings = map[string]spelling{
+	workload.SQLite:   {nameType: "TEXT", nameOf: catName, genInsert: cteInsert, text: "TEXT"},
+	workload.Postgres: {nameType: "TEXT", nameOf: catName, genInsert: seriesInsert, text: "TEXT"},
+	workload.MySQL: {nameType: "VARCHAR(64)", nameOf: concatName, genInsert: digitsInsert,
+		derivedSelf: true, changedOnly: true, text: "CHAR"},
+}
+
+// catName spells Name(id) with ||.
+func catName(id string) string { return "'customer' || CAST(" + id + " AS TEXT)" }
+
+// concatName spells Name(id) with CONCAT, where || is OR (MySQL).
+func concatName(id string) string { return "CONCAT('customer', " + id + ")" }
+
+// cteInsert generates x with a recursive CTE (SQLite: no generate_series).
+func cteInsert(lo, hi int, target, cols string) string {
 	return fmt.Sprintf("WITH RECURSIVE s(x) AS (SELECT %d UNION ALL SELECT x + 1 FROM s WHERE x < %d) INSERT INTO %s SELECT %s FROM s", lo, hi, target, cols)
+}
+
+// seriesInsert generates x with generate_series (PostgreSQL: no WITH
+// RECURSIVE).
+func seriesInsert(lo, hi int, target, cols string) string {
+	return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT CAST(g AS BIGINT) AS x FROM generate_series(%d, %d) AS g) AS s", target, cols, lo, hi)
+}
+
+// digitsInsert generates x as lo plus a number spelled by a cross join of
+// ten-row digit tables, cut at hi (MySQL: neither of the others).
+func digitsInsert(lo, hi int, target, cols string) string {
+	return fmt.Sprintf("INSERT INTO %s SELECT %s FROM (%s) AS s WHERE x <= %d", target, cols, workload.MySQLSeries(lo, hi-lo+1), hi)
 }
 
 // Generator implements workload.Workload.
 func (w *Workload) Generator(dialect string, seed uint64, client int) workload.Generator {
 	r := rand.New(rand.NewPCG(seed, 0x736d616c6c62616e^uint64(client)))
-	g := &generator{w: w, r: r, p: func(n int) string { return workload.Placeholder(dialect, n) }, mysql: dialect == workload.MySQL}
+	g := &generator{w: w, r: r, p: func(n int) string { return workload.Placeholder(dialect, n) },
+		dialect: dialect, sp: workload.MustLookup(spellings, "smallbank's spellings", dialect)}
 	if w.dist == Zipf {
 		g.zipf = rand.NewZipf(r, ZipfS, 1, uint64(w.accounts-1))
 	}
@@ -213,9 +241,10 @@ type generator struct {
 	r    *rand.Rand
 	zipf *rand.Zipf
 	p    func(int) string
-	// mysql: MySQL statements, with anonymous placeholders (see
-	// workload.Positional) and no subquery on the updated table.
-	mysql bool
+	// dialect is the database's name: its statements go through
+	// workload.ForDialect.
+	dialect string
+	sp      spelling
 }
 
 func (g *generator) account() int64 {
@@ -238,11 +267,7 @@ func (g *generator) amount() int64 { return g.r.Int64N(MaxAmount) + 1 }
 
 // Next implements workload.Generator.
 func (g *generator) Next() workload.WL {
-	wl := g.next()
-	if g.mysql {
-		return workload.ForDialect(workload.MySQL, wl)
-	}
-	return wl
+	return workload.ForDialect(g.dialect, g.next())
 }
 
 func (g *generator) next() workload.WL {
@@ -287,7 +312,7 @@ func (g *generator) next() workload.WL {
 		src, dst := g.twoAccounts()
 		a, b := txn.Int(src), txn.Int(dst)
 		total := "SELECT s.bal + c.bal FROM savings s JOIN checking c ON c.custid = s.custid WHERE s.custid = " + p(1)
-		if g.mysql {
+		if g.sp.derivedSelf {
 			// MySQL refuses a subquery on the table being updated (error
 			// 1093) unless it reads a derived table, which it materializes.
 			total = "SELECT t.v FROM (" + strings.Replace(total, "s.bal + c.bal", "s.bal + c.bal AS v", 1) + ") AS t"
@@ -364,12 +389,16 @@ func effect(a workload.Applied, changedOnly bool) (int64, error) {
 // the total money is the initial total plus the effect of every committed
 // wl-transaction.
 func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier, applied []workload.Applied) error {
+	sp, err := workload.Lookup(spellings, "smallbank's spellings", dialect)
+	if err != nil {
+		return fmt.Errorf("smallbank check: %w", err)
+	}
 	want := w.InitialTotal()
 	for i, a := range applied {
 		if a.Code != api.CodeOK {
 			continue
 		}
-		d, err := effect(a, dialect == workload.MySQL)
+		d, err := effect(a, sp.changedOnly)
 		if err != nil {
 			return fmt.Errorf("smallbank check: applied wl-transaction %d: %w", i, err)
 		}
@@ -398,7 +427,7 @@ func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier
 	} else if got[0] != n {
 		return fmt.Errorf("smallbank check: %d customers have an account, a savings and a checking row, want %d", got[0], n)
 	}
-	rows, err = q.Query(ctx, "SELECT count(*) FROM accounts WHERE name <> "+nameOf(dialect, "custid"))
+	rows, err = q.Query(ctx, "SELECT count(*) FROM accounts WHERE name <> "+sp.nameOf("custid"))
 	if err != nil {
 		return fmt.Errorf("smallbank check: names: %w", err)
 	}
@@ -409,11 +438,7 @@ func (w *Workload) Check(ctx context.Context, dialect string, q workload.Querier
 	}
 	// Sums as text, so that PostgreSQL's numeric (and MySQL's DECIMAL)
 	// sum arrives exactly.
-	text := "TEXT"
-	if dialect == workload.MySQL {
-		text = "CHAR"
-	}
-	rows, err = q.Query(ctx, fmt.Sprintf("SELECT CAST((SELECT sum(bal) FROM savings) AS %[1]s), CAST((SELECT sum(bal) FROM checking) AS %[1]s), (SELECT count(*) FROM savings WHERE bal < 0)", text))
+	rows, err = q.Query(ctx, fmt.Sprintf("SELECT CAST((SELECT sum(bal) FROM savings) AS %[1]s), CAST((SELECT sum(bal) FROM checking) AS %[1]s), (SELECT count(*) FROM savings WHERE bal < 0)", sp.text))
 	if err != nil {
 		return fmt.Errorf("smallbank check: sum balances: %w", err)
 	}

@@ -19,10 +19,11 @@ const RunTime = LoadTime + 86_400
 // client only (not on the dialect): both dialects get the same
 // transactions with the same parameters.
 func (w *Workload) Generator(dialect string, seed uint64, client int) workload.Generator {
+	s := workload.MustLookup(dialects, "tpcc's dialects", dialect)
 	return &generator{
 		w:      w,
-		pg:     dialect == workload.Postgres,
-		my:     dialect == workload.MySQL,
+		pg:     s.pg,
+		my:     s.my,
 		r:      rand.New(rand.NewPCG(seed, 0x7470636300000000^uint64(client))),
 		seed:   seed,
 		client: client,

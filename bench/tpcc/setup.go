@@ -20,16 +20,20 @@ const (
 // form of the transactions (see gen_mysql.go), in MySQL's syntax.
 type dialect struct{ pg, my bool }
 
+// dialects is each database's dialect by name (a test holds that every
+// database has one).
+var dialects = map[string]dialect{
+	workload.SQLite:   {},
+	workload.Postgres: {pg: true},
+	workload.MySQL:    {my: true},
+}
+
 func newDialect(d string) (dialect, error) {
-	switch d {
-	case workload.SQLite:
-		return dialect{}, nil
-	case workload.Postgres:
-		return dialect{pg: true}, nil
-	case workload.MySQL:
-		return dialect{my: true}, nil
+	s, err := workload.Lookup(dialects, "tpcc's dialects", d)
+	if err != nil {
+		return dialect{}, fmt.Errorf("tpcc: %w", err)
 	}
-	return dialect{}, fmt.Errorf("tpcc: unknown dialect %q (want %q, %q or %q)", d, workload.SQLite, workload.Postgres, workload.MySQL)
+	return s, nil
 }
 
 // cat concatenates strings: || except on MySQL, where || is OR.

@@ -93,12 +93,13 @@ func Positional(st txn.Statement) (txn.Statement, error) {
 	return txn.Statement{SQL: b.String(), Args: args}, nil
 }
 
-// ForDialect returns wl's statements as dialect executes them: for MySQL
-// through Positional, otherwise unchanged. It panics if a statement's
+// ForDialect returns wl's statements as dialect executes them: through
+// Positional where package dialect binds anonymous '?' in order
+// (PlaceholdersOrdered: MySQL), otherwise unchanged. It panics if a statement's
 // placeholders do not match its arguments: a workload's generator built it
 // wrong.
 func ForDialect(dialect string, wl WL) WL {
-	if dialect != MySQL {
+	if !ordered(dialect) {
 		return wl
 	}
 	out := make([]txn.Statement, len(wl.Statements))
@@ -116,7 +117,7 @@ func ForDialect(dialect string, wl WL) WL {
 // QueryArgs is Positional for a Querier's statement text and arguments on
 // dialect.
 func QueryArgs(dialect, sql string, args []any) (string, []any, error) {
-	if dialect != MySQL || len(args) == 0 {
+	if !ordered(dialect) || len(args) == 0 {
 		return sql, args, nil
 	}
 	st := txn.Statement{SQL: sql, Args: make([]txn.Arg, len(args))}
@@ -153,12 +154,12 @@ func MySQLSeries(lo, n int) string {
 	return "SELECT CAST(" + x + " AS SIGNED) AS x FROM " + from
 }
 
-// DDLAlone returns bcs for dialect: on MySQL, where a bc-transaction with a
-// DDL statement must hold that one statement (MySQL commits DDL
-// implicitly; see backend/mysql), each DDL statement becomes a
+// DDLAlone returns bcs for dialect: where Database.DDLAlone (MySQL), a
+// bc-transaction with a DDL statement must hold that one statement (the
+// database commits DDL implicitly; see backend/mysql), so each DDL statement becomes a
 // bc-transaction of its own, in order; other dialects get bcs unchanged.
 func DDLAlone(dialect string, bcs [][]txn.Statement) [][]txn.Statement {
-	if dialect != MySQL {
+	if !DB(dialect).DDLAlone {
 		return bcs
 	}
 	var out [][]txn.Statement

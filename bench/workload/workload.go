@@ -95,16 +95,12 @@ const (
 )
 
 // Placeholder returns the n-th (1-based) positional placeholder of dialect:
-// $n on PostgreSQL, ?n on SQLite. MySQL has only anonymous '?'
+// $n where package dialect numbers parameters $n (PostgreSQL), ?n
+// otherwise (SQLite). MySQL has only anonymous '?'
 // placeholders, one argument per occurrence; its statements are written
 // with the numbered ?n (what Placeholder returns for it) and passed
 // through Positional, which numbers them away.
-func Placeholder(dialect string, n int) string {
-	if dialect == Postgres {
-		return "$" + strconv.Itoa(n)
-	}
-	return "?" + strconv.Itoa(n)
-}
+func Placeholder(dialect string, n int) string { return placeholder(dialect, n) }
 
 // Normalize maps a value read from any source (the query path's JSON, a
 // backend's rows, a database driver) to one of nil, int64, float64,

@@ -193,7 +193,8 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if f.tpcc != (bench.TPCCCardinality{}) && f.cfg.Workload != "tpcc" {
 		return fmt.Errorf("--tpcc-items, --tpcc-customers and --tpcc-orders size TPC-C only, not %s", f.cfg.Workload)
 	}
-	if f.baselineReplicas != 0 && (f.baselineReplicas < 0 || !f.baseline || f.net.backend != workload.Postgres || f.baselineDSN != "") {
+	if db, err := workload.LookupDB(f.net.backend); f.baselineReplicas != 0 &&
+		(f.baselineReplicas < 0 || !f.baseline || err != nil || !db.Replicas || f.baselineDSN != "") {
 		return fmt.Errorf("--baseline-replicas %d: needs a positive count, --baseline, --backend postgres and no --baseline-dsn (it starts its own primary)", f.baselineReplicas)
 	}
 	if f.dir == "" {

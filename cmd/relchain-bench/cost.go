@@ -14,6 +14,7 @@ import (
 
 	"github.com/relchain/relchain/bench/cost"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/dialect"
 )
 
 // costFlags are the flags of `relchain-bench cost`.
@@ -79,7 +80,7 @@ wl-transactions, or the run fails.`,
 }
 
 func runCost(ctx context.Context, f *costFlags, out io.Writer) error {
-	if f.opts.Backend == workload.SQLite && f.opts.Dir == "" {
+	if d, err := dialect.Lookup(f.opts.Backend); err == nil && !d.Server && f.opts.Dir == "" {
 		dir, err := os.MkdirTemp("", "relchain-bench-cost-")
 		if err != nil {
 			return err

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/bench"
-	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/internal/tcprelay"
 )
 
@@ -83,10 +82,8 @@ through consensus, and measure on node 0, side by side:
 }
 
 func runGatewayBench(ctx context.Context, f *gatewayFlags, out io.Writer) error {
-	switch f.net.backend {
-	case workload.SQLite, workload.Postgres:
-	default:
-		return fmt.Errorf("--backend %s: the gateway benchmark runs on sqlite or postgres", f.net.backend)
+	if err := bench.GatewayRuns(f.net.backend); err != nil {
+		return fmt.Errorf("--backend: %w", err)
 	}
 	for _, c := range strings.Split(f.clients, ",") {
 		var n int

@@ -15,7 +15,7 @@ import (
 
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/bench/paper"
-	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/node"
 )
 
@@ -175,7 +175,7 @@ func runPaperPoint(ctx context.Context, p paper.Point, bin, dir string, template
 		RemoveNetworks: true,
 		Log:            log,
 	}
-	if p.Backend != workload.SQLite {
+	if d, err := dialect.Lookup(p.Backend); err != nil || d.Server {
 		if templates[p.Backend] == "" {
 			return nil, fmt.Errorf("no %s server", p.Backend)
 		}

@@ -221,17 +221,16 @@ var dialectNameAllowed = map[string]string{
 	"dialect/":          "describes each database by name",
 	// Starts each server database's private test server, by name.
 	"backend/internal/serverdb/cmd/testdb/": "the test-database launcher picks a server by name",
-	// The lab's workloads and raw baseline write SQL in each database's
-	// own text and drive the databases themselves: that is what they
-	// measure.
-	"bench/": "the lab's SQL per database (workloads, raw baseline, paper plans)",
-	// The lab's binary starts the private servers and names them on its
-	// command line.
-	"cmd/relchain-bench/": "the lab's servers and flags per database",
+	// Not the lab (bench/, cmd/relchain-bench/): it looks up per-database
+	// data by the dialect's name (bench/workload's Database, each
+	// workload's spellings, raw's openers), each table checked by a test
+	// against dialect.Names(), or asks package dialect (Server,
+	// Wire.Placeholders).
 }
 
 // comparedDialectNames are the database names a comparison or case may not
-// use: the literals, and the lab's constants for them.
+// use: the literals, and the lab's constants for them (inside package
+// workload, where they are bare identifiers, too).
 var comparedDialectNames = map[string]bool{`"sqlite"`: true, `"postgres"`: true, `"mysql"`: true,
 	"workload.SQLite": true, "workload.Postgres": true, "workload.MySQL": true}
 
@@ -240,7 +239,11 @@ var comparedDialectNames = map[string]bool{`"sqlite"`: true, `"postgres"`: true,
 func dialectComparisons(path string, fset *token.FileSet, f *ast.File) []string {
 	var out []string
 	report := func(e ast.Expr) {
-		if name := exprName(e); comparedDialectNames[name] {
+		name := exprName(e)
+		if id, ok := e.(*ast.Ident); ok {
+			name = f.Name.Name + "." + id.Name // a package's own constant, as its importers spell it
+		}
+		if comparedDialectNames[name] {
 			out = append(out, path+":"+strconv.Itoa(fset.Position(e.Pos()).Line)+" compares with the database name "+name)
 		}
 	}
@@ -355,7 +358,32 @@ func f(d string) bool {
 	if !slices.Equal(got, want) {
 		t.Fatalf("scan found\n%q\nwant\n%q", got, want)
 	}
-	if dialectNameIsAllowed("node/planted.go") || !dialectNameIsAllowed("bench/tpcc/gen.go") {
-		t.Fatal("allow-list: node/ must not be allowed, bench/ must")
+	for _, p := range []string{"node/planted.go", "bench/tpcc/gen.go", "bench/workload/planted.go", "cmd/relchain-bench/bench.go"} {
+		if dialectNameIsAllowed(p) {
+			t.Errorf("allow-list: %s must not be allowed (the lab asks its per-database tables)", p)
+		}
+	}
+	if !dialectNameIsAllowed("backend/registry/mysql.go") || !dialectNameIsAllowed("dialect/dialects.go") {
+		t.Error("allow-list: the registry and package dialect must be allowed")
+	}
+}
+
+// The lab's own constants are caught inside package workload, where they
+// are bare identifiers, as in a file of the lab that imports them.
+func TestDialectScanCatchesTheLabsConstants(t *testing.T) {
+	for path, src := range map[string]string{
+		"bench/workload/planted.go": "package workload\nconst MySQL = \"mysql\"\nfunc f(d string) bool { return d != MySQL }\n",
+		"bench/tpcc/planted.go":     "package tpcc\nfunc f(d string) bool { return d == workload.Postgres }\n",
+		"bench/other/planted.go":    "package other\nconst MySQL = 3\nfunc f(d int) bool { return d == MySQL }\n",
+	} {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := dialectComparisons(path, fset, f)
+		if want := path != "bench/other/planted.go"; (len(got) == 1) != want || dialectNameIsAllowed(path) {
+			t.Errorf("%s: scan found %q (allowed: %v); want a violation: %v", path, got, dialectNameIsAllowed(path), want)
+		}
 	}
 }
