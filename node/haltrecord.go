@@ -57,11 +57,16 @@ func haltRecordPath(home string) string {
 // is the node's committed height), else nil.
 func haltRecordOf(err error, height int64) *HaltRecord {
 	var d *DivergenceError
+	var u *protocol.UnsupportedError
 	switch {
 	case errors.As(err, &d):
 		return &HaltRecord{Height: d.Height, Kind: HaltDivergence, Reason: err.Error()}
 	case errors.Is(err, backend.ErrOutOfBandChange):
 		return &HaltRecord{Height: height, Kind: HaltOutOfBand, Reason: err.Error()}
+	case errors.As(err, &u):
+		// Its own message, without the block's context: it names the
+		// version, its first height and the release to install.
+		return &HaltRecord{Height: height, Kind: HaltUpgrade, Reason: u.Error()}
 	case errors.Is(err, protocol.ErrUnsupported):
 		return &HaltRecord{Height: height, Kind: HaltUpgrade, Reason: err.Error()}
 	}

@@ -18,7 +18,8 @@ func TestUpgradeHaltIsRecordedAndNoFault(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stop := fmt.Errorf("finalize block 42: %w", &protocol.UnsupportedError{Version: 2, Height: 42, Release: "0.1.0"})
+	unsupported := &protocol.UnsupportedError{Version: 2, Height: 42, Release: "0.1.0"}
+	stop := fmt.Errorf("finalize block 42: %w", unsupported)
 	err := noteHalt(home, 41, stop, testLogger())
 	if !errors.Is(err, protocol.ErrUnsupported) || err.Error() != stop.Error() {
 		t.Fatalf("noteHalt returns %v, want %v unchanged", err, stop)
@@ -27,8 +28,8 @@ func TestUpgradeHaltIsRecordedAndNoFault(t *testing.T) {
 	if lerr != nil || r == nil {
 		t.Fatalf("LoadHaltRecord after an upgrade stop: %v, %v", r, lerr)
 	}
-	if r.Height != 41 || r.Kind != HaltUpgrade || !strings.Contains(r.Reason, "runs protocol version 2 from height 42") ||
-		!strings.Contains(r.Reason, "install a relchain that supports version 2") {
+	if r.Height != 41 || r.Kind != HaltUpgrade || r.Reason != unsupported.Error() ||
+		!strings.Contains(r.Reason, "runs protocol version 2 from height 42") || !strings.Contains(r.Reason, "install a relchain that supports version 2") {
 		t.Errorf("record = %+v, want height 41, kind %s and the message naming version 2 from height 42", r, HaltUpgrade)
 	}
 	if r.Fault() {
