@@ -66,7 +66,7 @@ func TestStartClearsOnlyAnUpgradeHaltRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := r != nil; got != c.stays {
-			t.Errorf("a %s record after a successful start: there %v, want %v", c.kind, got, c.stays)
+			t.Errorf("a record of kind %s after a successful start: there %v, want %v", c.kind, got, c.stays)
 		}
 		if err := ClearHaltRecord(home); err != nil {
 			t.Fatal(err)
