@@ -27,7 +27,6 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	removeBenchTemplate()
 	pgtest.Shutdown()
 	mysqltest.Shutdown()
 	os.Exit(code)

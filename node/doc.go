@@ -18,7 +18,9 @@
 // also recorded in the node home (HaltRecord, data/relchain-halt.json):
 // ops.Verify reports it (and compares the database's AppHash with the one
 // the chain signed, from the block store) until ops.Recover removes it
-// (ClearHaltRecord).
+// (ClearHaltRecord). So is a stop at an on-chain upgrade to a protocol
+// version the binary cannot run (protocol.ErrUnsupported): no fault, it
+// is shown until the node starts again with a binary that runs it.
 //
 // The backend is opened by name through package backend/registry. Test
 // hooks (a byzantine proposer, corrupt state-sync chunks, the gate off)

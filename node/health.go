@@ -154,7 +154,9 @@ func oneLine(s string, limit int) string {
 
 // haltKind classifies a reason to halt for metrics and /readyz.
 func haltKind(err error) string {
-	if r := haltRecordOf(err, 0); r != nil {
+	// An upgrade stop stays apply_failed, as before it had a halt record
+	// kind of its own: docs/operate.md lists the reasons.
+	if r := haltRecordOf(err, 0); r.Fault() {
 		return r.Kind
 	}
 	if errors.Is(err, ErrDiskFull) {

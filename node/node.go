@@ -399,6 +399,15 @@ func newCometNode(cc *cmtcfg.Config, gen *types.GenesisDoc, creator proxy.Client
 
 // Start starts CometBFT (handshake, replay of missing blocks, p2p, RPC).
 func (n *Node) Start() error {
+	if n.app != nil && n.home != "" {
+		// The executor accepted the database: this binary runs the
+		// version of its next block, so a record that the node stopped at
+		// an upgrade is over. Before consensus starts, no halt can write
+		// a record of its own meanwhile.
+		if err := clearUpgradeHalt(n.home); err != nil {
+			n.logger.Error("cannot remove the record that this node stopped at a protocol upgrade", "err", err)
+		}
+	}
 	if err := n.cmt.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
 	}
@@ -439,9 +448,10 @@ func (n *Node) Start() error {
 }
 
 // halt delivers err on Halted unless a reason is already there. A
-// divergence or an out-of-band change is also recorded in the node home
-// (HaltRecord), where `relchain verify` finds it, unless the app's OnHalt
-// did already.
+// divergence, an out-of-band change or an upgrade this binary cannot run
+// is also recorded in the node home (HaltRecord), where `relchain verify`
+// and `relchain status --net` find it, unless the app's OnHalt did
+// already.
 func (n *Node) halt(err error) error {
 	if n.app != nil && n.home != "" {
 		err = noteHalt(n.home, n.app.Executor().State().Height, err, n.logger)
@@ -457,8 +467,8 @@ type notedHalt struct{ err error }
 func (e *notedHalt) Error() string { return e.err.Error() }
 func (e *notedHalt) Unwrap() error { return e.err }
 
-// noteHalt records a divergence or an out-of-band change (at committed
-// height) in home, the latter with what to do added to its message, and
+// noteHalt records a divergence, an out-of-band change or an upgrade
+// stop (at committed height) in home, the latter with what to do added to its message, and
 // returns the error to report. Other reasons are returned as they are.
 func noteHalt(home string, height int64, err error, logger log.Logger) error {
 	if errors.As(err, new(*notedHalt)) {

@@ -41,15 +41,18 @@ type VerifyReport struct {
 	// ChainNote says why the AppHash was not compared with the chain's.
 	ChainNote string `json:"chain_note,omitempty"`
 	// Halt is the node's record that it stopped on a divergence or on a
-	// change made outside the chain (until a recovery removes it).
+	// change made outside the chain (until a recovery removes it), or at
+	// an upgrade its binary cannot run (no fault: until it starts again
+	// with one that can).
 	Halt *node.HaltRecord `json:"halt,omitempty"`
 }
 
 // OK reports whether the database matches what its chain committed, the
 // chain's AppHash where the block store has it, and the node has not
-// stopped on a divergence or an out-of-band change since.
+// stopped on a divergence or an out-of-band change since. A stop at an
+// upgrade is not a fault: the database is the chain's.
 func (r VerifyReport) OK() bool {
-	return len(r.Differ) == 0 && !r.AppHashDiffers && !r.ChainDiffers && r.Halt == nil
+	return len(r.Differ) == 0 && !r.AppHashDiffers && !r.ChainDiffers && !r.Halt.Fault()
 }
 
 // Verify recomputes a node's state digest from every row of its database

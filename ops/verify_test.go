@@ -60,3 +60,21 @@ func TestVerifyCatchesForgedSystemState(t *testing.T) {
 		t.Fatalf("verify after forging a grant: %+v, %v; want AppHashDiffers with every table matching", r, err)
 	}
 }
+
+// A record that the node stopped at a protocol upgrade is reported, but is
+// no fault: verify is OK with it; a divergence's record is not.
+func TestVerifyCountsHaltFaultsOnly(t *testing.T) {
+	for _, c := range []struct {
+		halt *node.HaltRecord
+		ok   bool
+	}{
+		{nil, true},
+		{&node.HaltRecord{Height: 41, Kind: node.HaltUpgrade, Reason: "this chain runs protocol version 2 from height 42"}, true},
+		{&node.HaltRecord{Height: 41, Kind: node.HaltDivergence}, false},
+		{&node.HaltRecord{Height: 41, Kind: node.HaltOutOfBand}, false},
+	} {
+		if got := (VerifyReport{Height: 41, Halt: c.halt}).OK(); got != c.ok {
+			t.Errorf("OK with halt record %+v = %v, want %v", c.halt, got, c.ok)
+		}
+	}
+}

@@ -24,8 +24,9 @@ import (
 // (a build that supports protocol version 1 only), an admin cancels an
 // upgrade scheduled by mistake, then schedules
 // version 2 at height H, every old binary applies block H-1 and stops at H
-// naming the release it needs (and refuses to start again), each node
-// restarted with the current build continues from H. Every acknowledged
+// naming the release it needs (and refuses to start again; status --net
+// shows it STOPPED), each node restarted with the current build continues
+// from H (and is no longer shown STOPPED). Every acknowledged
 // write is there once, the nodes agree on every AppHash across H, and the
 // headers carry app version 1 before H and 2 from H on.
 func TestProtocolUpgrade(t *testing.T) {
@@ -109,6 +110,7 @@ func testProtocolUpgrade(t *testing.T, backend string) {
 	if countIn(t, c.net.LogFile(0), msg) <= before {
 		t.Fatalf("the restarted old binary stopped (exit %v) without the message", c.net.ExitError(0))
 	}
+	requireNetStatus(t, c, regexp.MustCompile(fmt.Sprintf(`STOPPED after height %d \(upgrade\): this chain runs protocol version 2 from height %d; .*install a relchain that supports version 2`, h-1, h)))
 
 	// The current build, node by node: the network continues from H.
 	c.net.Bin = relchainBin
@@ -131,7 +133,30 @@ func testProtocolUpgrade(t *testing.T, backend string) {
 	if st := cliOut(t, ctx, relchainBin, "status", "--node", c.nodes[2].RPC); !strings.Contains(st, fmt.Sprintf("protocol:        version 2 (since height %d)", h)) {
 		t.Fatalf("relchain status after the upgrade:\n%s", st)
 	}
+	requireNetStatus(t, c, nil)
 	t.Logf("upgraded at height %d; all nodes identical at height %d (load: %s)", h, top, l.summary())
+}
+
+// requireNetStatus checks every node's line in `relchain status --net`:
+// STOPPED as stopped matches, or not STOPPED if stopped is nil. The exit
+// status does not matter: with every node down, status fails after
+// listing the network.
+func requireNetStatus(t *testing.T, c *cluster, stopped *regexp.Regexp) {
+	t.Helper()
+	all := relchainCLI(t, nil, "", "status", "--net", c.dir).stdout
+	_, out, ok := strings.Cut(all, "network:\n")
+	if !ok {
+		t.Fatalf("relchain status --net lists no network:\n%s", all)
+	}
+	for _, n := range c.nodes {
+		line := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(n.Name) + ` .*$`).FindString(out)
+		if line == "" {
+			t.Fatalf("relchain status --net lists no %s:\n%s", n.Name, out)
+		}
+		if stopped == nil && strings.Contains(line, "STOPPED") || stopped != nil && !stopped.MatchString(line) {
+			t.Fatalf("relchain status --net shows %s as %q, want STOPPED matching %v", n.Name, line, stopped)
+		}
+	}
 }
 
 // oldReleaseBinary builds relchain as the previous release: protocol

@@ -9,6 +9,7 @@ import (
 	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/ops"
 )
 
 // The client commands read a network's nodes.json through netctl and a
@@ -42,5 +43,32 @@ func TestClientEnvReadsNodesAndHaltRecords(t *testing.T) {
 	}
 	if s := env.Stopped(home); s != "after height 5 (divergence): app hash differs" {
 		t.Errorf("Stopped = %q", s)
+	}
+}
+
+// A node stopped at a protocol upgrade its binary cannot run shows as
+// STOPPED in status --net, naming the version; verify does not fail on it.
+func TestUpgradeStopShowsInStatusAndPassesVerify(t *testing.T) {
+	home := t.TempDir()
+	rec := filepath.Join(home, "data", "relchain-halt.json")
+	if err := os.MkdirAll(filepath.Dir(rec), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reason := "this chain runs protocol version 2 from height 42; this binary (relchain 0.1.0, protocol versions 1) cannot apply it: install a relchain that supports version 2"
+	if err := os.WriteFile(rec, []byte(`{"height": 41, "kind": "upgrade", "reason": "`+reason+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, want := clientEnv().Stopped(home), "after height 41 (upgrade): "+reason; s != want {
+		t.Errorf("Stopped = %q, want %q", s, want)
+	}
+	h, err := node.LoadHaltRecord(home)
+	if err != nil || h == nil {
+		t.Fatalf("LoadHaltRecord: %v, %v", h, err)
+	}
+	if err := verifyError(ops.VerifyReport{Height: 41, Halt: h}); err != nil {
+		t.Errorf("verify fails on an upgrade stop: %v", err)
+	}
+	if err := verifyError(ops.VerifyReport{Height: 41, Halt: &node.HaltRecord{Height: 41, Kind: node.HaltDivergence}}); err == nil {
+		t.Error("verify passes a divergence's record")
 	}
 }

@@ -29,7 +29,8 @@ compares the AppHash with the one the chain signed (the next header): a node
 that applied a block differently is consistent in itself but not the
 chain's. And it reports whether the node stopped on a divergence or on a
 change made outside the chain (recorded in the node home until ` + "`relchain recover`" + `
-succeeds). It prints OK, or what differs, and exits non-zero on a mismatch.
+succeeds); a stop at a protocol upgrade its binary cannot run is shown but is
+no mismatch. It prints OK, or what differs, and exits non-zero on a mismatch.
 The node may be running (each side is read in one snapshot; the comparison
 with the chain then waits for the node to stop) or stopped. Its cost is
 proportional to the database's size.`,
@@ -74,6 +75,7 @@ func printVerify(r ops.VerifyReport) {
 		} else if r.ChainNote != "" {
 			fmt.Printf("not compared with the chain's AppHash: %s\n", r.ChainNote)
 		}
+		printUpgradeStop(r.Halt)
 		return
 	}
 	if len(r.Differ) > 0 {
@@ -87,12 +89,22 @@ func printVerify(r ops.VerifyReport) {
 		fmt.Fprintf(os.Stderr, "MISMATCH at height %d: this database's AppHash %s is not the chain's %s (header of block %d): this node applied a block differently from the network\n",
 			r.Height, r.AppHash, r.ChainAppHash, r.Height+1)
 	}
-	if h := r.Halt; h != nil {
+	printUpgradeStop(r.Halt)
+	if h := r.Halt; h.Fault() {
 		what := "its AppHash diverged from the network's"
 		if h.Kind == node.HaltOutOfBand {
 			what = "its database was changed outside the chain"
 		}
 		fmt.Fprintf(os.Stderr, "STOPPED: this node stopped after height %d because %s: %s\n", h.Height, what, h.Reason)
+	}
+}
+
+// printUpgradeStop prints a record that the node stopped at a protocol
+// upgrade its binary cannot run: no fault of the database, so not a
+// mismatch.
+func printUpgradeStop(h *node.HaltRecord) {
+	if h != nil && h.Kind == node.HaltUpgrade {
+		fmt.Printf("stopped at a protocol upgrade (not a fault of this database) after height %d: %s\n", h.Height, h.Reason)
 	}
 }
 
@@ -105,7 +117,7 @@ func verifyError(r ops.VerifyReport) error {
 		return fmt.Errorf("%w in relchain's system state: this database no longer holds what its chain committed (docs/operate.md#verifying-a-node)", statedigest.ErrMismatch)
 	case r.ChainDiffers:
 		return fmt.Errorf("%w with the chain at height %d: restore a checkpoint with `relchain recover` (docs/operate.md#verifying-a-node)", statedigest.ErrMismatch, r.Height)
-	case r.Halt != nil:
+	case r.Halt.Fault():
 		return fmt.Errorf("the node stopped after height %d on a recorded %s: restore a checkpoint with `relchain recover` (docs/operate.md#verifying-a-node)", r.Halt.Height, strings.ReplaceAll(r.Halt.Kind, "_", "-"))
 	}
 	return nil

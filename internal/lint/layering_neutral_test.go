@@ -140,23 +140,16 @@ func TestDriverFreeRuleCatchesPlantedViolations(t *testing.T) {
 
 // layerCycles are pairs (low, high): low, with its tests, never imports
 // high, whose tests use low. The executor's harness app/workloadtest is
-// used by the lab's tests, so app must not import the lab back.
+// used by the lab's tests, so app must not import the lab back: the
+// executor's benchmarks that run the lab's workloads live on the lab's
+// side (bench/appbench), with no exception.
 var layerCycles = [][2]string{
 	{mod + "/app", mod + "/bench"},
 }
 
-// cycleDebts are the test imports that still go the wrong way, by
-// package: app's external benchmark app/smallbank_bench_test.go drives the
-// executor with the lab's Smallbank (and the SQLite capture A/B). Debt:
-// it moves to bench/smallbank with the helpers other app benchmarks share
-// (benchParams, cpuTime, removeBenchTemplate). Test variants only.
-var cycleDebts = map[string][]string{
-	mod + "/app": {mod + "/bench/smallbank", mod + "/bench/workload"},
-}
-
-// cycleViolations lists the imports of path (a package, or with isTest
-// one of its test variants) that go from a low layer to its high one.
-func cycleViolations(path string, isTest bool, imports []string) []string {
+// cycleViolations lists the imports of path (a package, or one of its
+// test variants) that go from a low layer to its high one.
+func cycleViolations(path string, imports []string) []string {
 	var out []string
 	for _, c := range layerCycles {
 		if !under(path, c[0]) {
@@ -164,7 +157,7 @@ func cycleViolations(path string, isTest bool, imports []string) []string {
 		}
 		for _, imp := range imports {
 			imp = strip(imp)
-			if under(imp, c[1]) && !(isTest && slices.Contains(cycleDebts[path], imp)) {
+			if under(imp, c[1]) {
 				out = append(out, path+" imports "+imp+": "+c[1]+" depends on "+c[0]+", not the other way round")
 			}
 		}
@@ -172,41 +165,30 @@ func cycleViolations(path string, isTest bool, imports []string) []string {
 	return out
 }
 
-// TestNoLayerCycles checks layerCycles on every package and its tests,
-// and that each debt is still there (the list only shrinks).
+// TestNoLayerCycles checks layerCycles on every package and its tests.
 func TestNoLayerCycles(t *testing.T) {
-	seen := map[string]bool{}
 	for _, p := range listPackages(t) {
-		path, isTest := p.base()
+		path, _ := p.base()
 		if path == "" {
 			continue
 		}
-		for _, v := range cycleViolations(path, isTest, p.Imports) {
+		for _, v := range cycleViolations(path, p.Imports) {
 			t.Error(v)
-		}
-		for _, imp := range p.Imports {
-			if isTest && slices.Contains(cycleDebts[path], strip(imp)) {
-				seen[path+" "+strip(imp)] = true
-			}
-		}
-	}
-	for path, debts := range cycleDebts {
-		for _, d := range debts {
-			if !seen[path+" "+d] {
-				t.Errorf("cycleDebts: %s's tests no longer import %s: remove it", path, d)
-			}
 		}
 	}
 }
 
-// The cycle rule fails on a planted violation, in a test variant too.
+// The cycle rule fails on a planted violation, in a test variant too:
+// app's external tests importing the lab's Smallbank, as app's Smallbank
+// benchmark once did, is one again.
 func TestCycleRuleCatchesPlantedViolation(t *testing.T) {
-	got := cycleViolations(mod+"/app/workloadtest", true, []string{mod + "/txn", mod + "/bench/workload [" + mod + "/app/workloadtest.test]"})
+	got := cycleViolations(mod+"/app/workloadtest", []string{mod + "/txn", mod + "/bench/workload [" + mod + "/app/workloadtest.test]"})
 	if len(got) != 1 || !strings.Contains(got[0], "bench/workload") {
 		t.Fatalf("violations = %q, want the import of bench/workload", got)
 	}
-	if got := cycleViolations(mod+"/app", false, []string{mod + "/bench/workload"}); len(got) != 1 {
-		t.Fatalf("a debt of app's tests excused app itself: %q", got)
+	got = cycleViolations(mod+"/app", []string{mod + "/app", mod + "/bench/smallbank", mod + "/bench/workload"})
+	if len(got) != 2 || !strings.Contains(got[0], "bench/smallbank") || !strings.Contains(got[1], "bench/workload") {
+		t.Fatalf("violations of app's tests = %q, want the imports of bench/smallbank and bench/workload", got)
 	}
 }
 

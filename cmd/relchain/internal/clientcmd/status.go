@@ -64,7 +64,9 @@ prints it), backend, the chain's protocol version and any scheduled upgrade
 against the total (a block needs more than 2/3), and how long ago that block
 was made. With --net it also lists every node of the network: up or down, its
 height, and whether its home records that it stopped (an AppHash divergence
-or a change made outside the chain; relchain recover restores it).
+or a change made outside the chain: relchain recover restores it; or an
+upgrade to a protocol version its binary cannot run: the message names the
+version to install, and the node's next start with such a binary clears it).
 
 ` + nodeHelp,
 		Args: cobra.NoArgs,

@@ -1,4 +1,4 @@
-package app_test
+package appbench_test
 
 import (
 	"context"
@@ -21,12 +21,18 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	removeBenchTemplate()
+	os.Exit(code)
+}
+
 // BenchmarkSmallbankBatchSQLite drives the real executor on a real SQLite
 // file the way a pseudo-sync network does: blocks of 4 bc-transactions of
 // 100 Smallbank wl-transactions each, on 100,000 accounts. It reports the
 // cost per wl-transaction of FinalizeBlock and of Commit separately.
 //
-//	go test ./app -run '^$' -bench SmallbankBatchSQLite -benchtime 40x -cpuprofile cpu.out
+//	go test ./bench/appbench -run '^$' -bench SmallbankBatchSQLite -benchtime 40x -cpuprofile cpu.out
 func BenchmarkSmallbankBatchSQLite(b *testing.B) { benchSmallbank(b, 4, 100) }
 
 // BenchmarkSmallbankAsyncSQLite is the async shape: blocks of 128
@@ -140,6 +146,7 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 	b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-us/wl")
 }
 
+// cpuTime is the process's CPU time so far (user+system, every thread).
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -150,6 +157,7 @@ func cpuTime() time.Duration {
 
 const benchChainID = "bench"
 
+// benchParams are the genesis parameters of the benchmark's SQLite chain.
 func benchParams() app.Params {
 	p := app.DefaultParams()
 	p.Backend = "sqlite"
@@ -194,6 +202,7 @@ func smallbankTemplate(b *testing.B) string {
 
 // removeBenchTemplate deletes the template a run built in a temporary
 // directory (not one named by RELCHAIN_BENCH_TEMPLATE); TestMain calls it.
+// (app's own benchmarks keep copies of benchParams and cpuTime.)
 func removeBenchTemplate() {
 	if templatePath != "" && os.Getenv("RELCHAIN_BENCH_TEMPLATE") == "" {
 		os.RemoveAll(filepath.Dir(templatePath))
