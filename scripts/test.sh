@@ -20,8 +20,10 @@
 #   RELCHAIN_UNIT_RACE=1 scripts/test.sh  make test as .ci/run runs it: the
 #                                 unit packages once, as make race runs them,
 #                                 then without the detector the linearity
-#                                 checks and the default build's no-hooks
-#                                 packages, then the fast networks
+#                                 checks, the tests heavy under -race
+#                                 (internal/racetest.Heavy) and the default
+#                                 build's no-hooks packages, then the fast
+#                                 networks
 #   COMPAT=1 scripts/test.sh      only the client compatibility suite (make compat),
 #                                 regenerating test/compat/COMPATIBILITY.md
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
@@ -135,6 +137,15 @@ else
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e), -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
     mapfile -t linear < <(grep -rl --include='*_test.go' -e 'sqlchecktest.Linear(' -e 'func TestGrowth' . | xargs -n1 dirname | sort -u)
     gotest "the linearity checks, without -race" -run 'Linear' "${linear[@]}"
+    # the tests of long single-stream work that skip under -race
+    # (internal/racetest.Heavy), found by that call
+    mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest.Heavy(t' . | grep -v '^./internal/racetest/' | sort)
+    if [ "${#heavyfiles[@]}" -gt 0 ]; then
+      mapfile -t heavypkgs < <(printf '%s\n' "${heavyfiles[@]}" | xargs -n1 dirname | sort -u)
+      heavynames=$(awk '/^func Test/ { match($0, /Test[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
+        /racetest\.Heavy\(t/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
+      gotest "the tests heavy under -race ($heavynames), without it" -run "^($heavynames)\$" "${heavypkgs[@]}"
+    fi
     mapfile -t nohooks < <(git grep -l '^//go:build.*!testhooks' -- '*.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
     gotest "the default build's packages (without test hooks)" "${nohooks[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test

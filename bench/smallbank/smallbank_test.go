@@ -11,6 +11,7 @@ import (
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/internal/longtest"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -389,6 +390,7 @@ func TestDefaultSetupFitsTheLimits(t *testing.T) {
 }
 
 func TestDefaultScaleSetupOnSQLite(t *testing.T) {
+	racetest.Heavy(t) // one stream of setup blocks: 103 s under -race
 	w := newWorkload(t, Options{})
 	c := workloadtest.NewChain(t, workload.SQLite)
 	start := time.Now()

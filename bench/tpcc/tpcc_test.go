@@ -12,6 +12,7 @@ import (
 	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -335,6 +336,7 @@ func TestCheckDetectsEachViolatedCondition(t *testing.T) {
 // statements, PostgreSQL's procedures and MySQL's statements do the same
 // thing.
 func TestDialectsReachTheSameState(t *testing.T) {
+	racetest.Heavy(t) // one stream on each database in turn: 29 s under -race
 	w := tiny(t, allKinds)
 	tables := map[string]string{
 		"warehouse":  "w_id, w_name, w_street_1, w_zip, $w_tax, $$w_ytd",

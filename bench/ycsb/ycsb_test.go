@@ -11,6 +11,7 @@ import (
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/internal/longtest"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -135,6 +136,7 @@ func TestCheckDetectsOutOfBandChanges(t *testing.T) {
 }
 
 func TestSetupLoadsInFewLargeBCTransactions(t *testing.T) {
+	racetest.Heavy(t) // generates the full scale's setup: 62 s under -race
 	w := newWorkload(t, Options{})
 	for _, dialect := range dialects {
 		bcs, err := w.Setup(dialect)

@@ -1,0 +1,6 @@
+//go:build race
+
+package racetest
+
+// Enabled reports whether the build has the race detector (-race).
+const Enabled = true
