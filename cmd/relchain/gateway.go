@@ -19,7 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"

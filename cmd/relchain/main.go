@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 )
 
 func main() {

@@ -20,7 +20,7 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"

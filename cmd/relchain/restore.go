@@ -8,7 +8,7 @@ import (
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/ops"
 )
 

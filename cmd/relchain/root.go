@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 )
@@ -46,7 +44,7 @@ func clientEnv() clientcmd.Env {
 		},
 		Stopped: func(home string) string {
 			if h, err := node.LoadHaltRecord(home); err == nil && h != nil {
-				return fmt.Sprintf("after height %d (%s): %s", h.Height, h.Kind, h.Reason)
+				return clientcmd.StoppedText(h.Height, h.Kind, h.Reason)
 			}
 			return ""
 		},

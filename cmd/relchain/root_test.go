@@ -6,20 +6,26 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/ops"
 )
 
-// The client commands read a network's nodes.json through netctl and a
-// node home's halt record through node (status --net).
+// The client commands read a network's nodes.json and a node home's halt
+// record (status --net): relchain through netctl and node, relchain-client
+// through clientcmd.FileEnv, which must read the same.
 func TestClientEnvReadsNodesAndHaltRecords(t *testing.T) {
+	for name, env := range map[string]clientcmd.Env{"relchain": clientEnv(), "relchain-client": clientcmd.FileEnv()} {
+		t.Run(name, func(t *testing.T) { checkClientEnv(t, env) })
+	}
+}
+
+func checkClientEnv(t *testing.T, env clientcmd.Env) {
 	dir, home := t.TempDir(), t.TempDir()
 	if err := netctl.SaveNodes(dir, []netctl.NodeInfo{{Name: "node0", Home: home, RPC: "http://127.0.0.1:1", P2P: "127.0.0.1:2"}}); err != nil {
 		t.Fatal(err)
 	}
-	env := clientEnv()
 	nodes, err := env.Nodes(dir)
 	if want := []clientcmd.Node{{Name: "node0", Home: home, RPC: "http://127.0.0.1:1"}}; err != nil || !reflect.DeepEqual(nodes, want) {
 		t.Fatalf("Nodes(%s) = %v, %v; want %v", dir, nodes, err, want)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/ops"
 	"github.com/relchain/relchain/statedigest"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relchain/relchain/cmd/relchain/internal/clientcmd"
+	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/protocol"
 )
 

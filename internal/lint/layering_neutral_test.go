@@ -24,7 +24,7 @@ import (
 // client's code builds without a C toolchain and does not grow with each
 // database.
 var driverFreePkgs = []string{mod + "/api", mod + "/txn", mod + "/keyring", mod + "/dialect", mod + "/client", mod + "/pgwire", mod + "/gateway",
-	mod + "/cmd/relchain/internal/clientcmd"}
+	mod + "/cmd/internal/clientcmd"}
 
 // driverPkgs are database drivers, the databases' parsers and relchain's
 // backends (a prefix ending in "/" names a folder; otherwise the package

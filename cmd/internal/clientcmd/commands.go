@@ -9,7 +9,8 @@ import (
 
 // Env is what the client commands learn from the node side, whose
 // packages (netctl, node) link the databases' drivers and so stay out of
-// this package: cmd/relchain fills it in. Both functions are required.
+// this package: cmd/relchain fills it in with them, cmd/relchain-client
+// uses FileEnv. Both functions are required.
 type Env struct {
 	// Nodes reads the nodes.json of a network directory (--net).
 	Nodes func(dir string) ([]Node, error)
@@ -29,7 +30,8 @@ type Node struct {
 const nodesFile = "nodes.json"
 
 // Commands returns the commands that talk to a network as a client (exec,
-// query, tx, status, keys, admin), for relchain's root command.
+// query, tx, status, keys, admin), for the root command of relchain and of
+// relchain-client.
 func Commands(env Env) []*cobra.Command {
 	e := &env
 	return []*cobra.Command{e.execCmd(), e.txCmd(), e.queryCmd(), e.statusCmd(), keysCmd(), e.adminCmd()}
