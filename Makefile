@@ -4,12 +4,12 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: test-bench build build-node build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
+.PHONY: test-bench build build-node build-client build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 
-build: build-node
+build: build-node build-client
 	$(GO) build -o $(LAB) ./cmd/relchain-bench
 	$(GO) build -o bin/relchain-e2e ./cmd/relchain-e2e
 
@@ -17,6 +17,12 @@ build: build-node
 build-node:
 	@bash -c '. scripts/deps.sh && find_go && ensure_cc'
 	$(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o $(BIN) ./cmd/relchain
+
+# The client commands without the databases (exec, query, tx, status, keys,
+# admin, version): no database driver, no SQL parser, no cgo, so no C
+# toolchain is needed.
+build-client:
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.gitCommit=$(COMMIT)" -o bin/relchain-client ./cmd/relchain-client
 
 # The node binary with test hooks (go build -tags testhooks): the byzantine
 # proposer and corrupt-snapshot flags, and backend.unsafe_no_gate, which the

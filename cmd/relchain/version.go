@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -45,32 +43,10 @@ var gitCommit string
 
 // versionInfo reads the build information the Go toolchain embedded.
 func versionInfo() buildVersion {
-	v := buildVersion{Relchain: appVersion(), Commit: "unknown (built without VCS information)", Go: runtime.Version(),
+	b := clientcmd.ReadBuild(gitCommit)
+	v := buildVersion{Relchain: appVersion(), Commit: b.Commit, CommitTime: b.CommitTime, Modified: b.Modified, Go: b.Go,
 		CometBFT: "unknown", SQLite: "unknown", Parsers: map[string]string{}, Protocol: protocol.Versions()}
-	if gitCommit != "" {
-		v.Commit = gitCommit
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Commit = s.Value
-		case "vcs.time":
-			v.CommitTime = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
-		}
-	}
-	mods := map[string]string{}
-	for _, d := range bi.Deps {
-		if d.Replace != nil {
-			d = d.Replace
-		}
-		mods[d.Path] = d.Version
-	}
+	mods := b.Modules
 	if m := mods[modCometBFT]; m != "" {
 		v.CometBFT = m
 	}
@@ -96,13 +72,7 @@ func sqliteVersion(mod string) string {
 }
 
 func (v buildVersion) String() string {
-	commit := v.Commit
-	if v.Modified {
-		commit += " (modified)"
-	}
-	if v.CommitTime != "" {
-		commit += " " + v.CommitTime
-	}
+	commit := clientcmd.Build{Commit: v.Commit, CommitTime: v.CommitTime, Modified: v.Modified}.CommitText()
 	return fmt.Sprintf("relchain %s\nprotocol: versions %v\ncommit:   %s\ngo:       %s\ncometbft: %s\nsqlite:   %s\nparsers:  postgresql pg_query_go %s, mysql vitess %s\n",
 		v.Relchain, v.Protocol, commit, v.Go, v.CometBFT, v.SQLite, v.Parsers["postgresql (pg_query_go)"], v.Parsers["mysql (vitess)"])
 }

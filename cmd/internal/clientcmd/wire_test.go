@@ -15,6 +15,9 @@ func TestProtocolStatusDecodesAppsJSON(t *testing.T) {
 	if protocolPath != app.ProtocolPath {
 		t.Errorf("protocolPath %q, app.ProtocolPath %q", protocolPath, app.ProtocolPath)
 	}
+	if Release != app.Version {
+		t.Errorf("Release %q, app.Version %q: relchain-client version would name another release", Release, app.Version)
+	}
 	if nodesFile != netctl.NodesFile {
 		t.Errorf("nodesFile %q, netctl.NodesFile %q", nodesFile, netctl.NodesFile)
 	}
