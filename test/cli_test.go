@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,8 @@ func relchainCLI(t *testing.T, env []string, stdin string, args ...string) cliRu
 // RELCHAIN_NODE, keys by name (import, export, delete), a script of
 // several statements as one bc-transaction, placeholder counts checked
 // before signing, errors on one stderr line, the read path's and the
-// min-height timeout's explanations, status and version.
+// min-height timeout's explanations, status and version; and relchain-client,
+// the client commands without the databases, against the same network.
 func TestCLIUsability(t *testing.T) {
 	c := mustStartCluster(t, clusterOptions{permissioned: true})
 	home := t.TempDir()
@@ -156,6 +158,8 @@ INSERT INTO kv VALUES ('b', 2);
 		t.Errorf("status JSON: app_hash %q (%v), want 64 upper-case hex digits", st.AppHash, err)
 	}
 
+	checkClientBinary(t, env, c.dir)
+
 	// Keys: export shows the public key unless --private; delete refuses
 	// an unknown name and a deleted key no longer signs.
 	pub := strings.Fields(must("", "keys", "export", "admin"))
@@ -180,5 +184,38 @@ INSERT INTO kv VALUES ('b', 2);
 				t.Errorf("relchain %s lacks %q:\n%s", args[0], w, v)
 			}
 		}
+	}
+}
+
+// checkClientBinary runs relchain-client, the client commands without the
+// databases, against the network in dir, with node0 down: exec signs with
+// the key relchain imported, query reads it back at exec's height, status
+// --net lists the network from nodes.json.
+func checkClientBinary(t *testing.T, env []string, dir string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "relchain-client")
+	if err := buildPackage(bin, "./cmd/relchain-client"); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("relchain-client %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	var res struct{ Height int64 }
+	if err := json.Unmarshal([]byte(run("exec", "--net", dir, "--key", "admin", "--output", "json", "INSERT INTO kv VALUES ('client', 7)")), &res); err != nil || res.Height < 1 {
+		t.Fatalf("relchain-client exec --output json: height %d, %v", res.Height, err)
+	}
+	h := strconv.FormatInt(res.Height, 10)
+	if q := run("query", "--net", dir, "--min-height", h, "--output", "json", "SELECT v FROM kv WHERE k = 'client'"); !strings.Contains(q, "[\n    [\n      7\n    ]\n  ]") {
+		t.Fatalf("relchain-client query did not read its write back:\n%s", q)
+	}
+	if st := run("status", "--net", dir); !strings.Contains(st, "node0") || !strings.Contains(st, "down") {
+		t.Errorf("relchain-client status --net lacks node0 down:\n%s", st)
 	}
 }
