@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -50,23 +48,6 @@ func (v clientVersion) String() string {
 }
 
 func versionCmd() *cobra.Command {
-	var output string
-	cmd := &cobra.Command{
-		Use: "version", Short: "Print relchain-client's release, the protocol versions of that release, its commit and CometBFT's version", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := clientcmd.CheckOutput(output, "text", "json"); err != nil {
-				return err
-			}
-			v := versionInfo()
-			if output == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(v)
-			}
-			fmt.Print(v)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&output, "output", "text", "text or json")
-	return cmd
+	return clientcmd.VersionCommand("Print relchain-client's release, the protocol versions of that release, its commit and CometBFT's version",
+		func() fmt.Stringer { return versionInfo() })
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -78,23 +76,6 @@ func (v buildVersion) String() string {
 }
 
 func versionCmd() *cobra.Command {
-	var output string
-	cmd := &cobra.Command{
-		Use: "version", Short: "Print relchain's version, the protocol versions it can run, its commit and the versions of CometBFT, SQLite and the SQL parsers", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := clientcmd.CheckOutput(output, "text", "json"); err != nil {
-				return err
-			}
-			v := versionInfo()
-			if output == "json" {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(v)
-			}
-			fmt.Print(v)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&output, "output", "text", "text or json")
-	return cmd
+	return clientcmd.VersionCommand("Print relchain's version, the protocol versions it can run, its commit and the versions of CometBFT, SQLite and the SQL parsers",
+		func() fmt.Stringer { return versionInfo() })
 }

@@ -1,8 +1,13 @@
 package clientcmd
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // Release is relchain's release, as app.Version names it, for the binaries
@@ -63,4 +68,28 @@ func (b Build) CommitText() string {
 		s += " " + b.CommitTime
 	}
 	return s
+}
+
+// VersionCommand is a binary's version command: --output text prints
+// info()'s String, --output json its JSON.
+func VersionCommand(short string, info func() fmt.Stringer) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use: "version", Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := CheckOutput(output, "text", "json"); err != nil {
+				return err
+			}
+			v := info()
+			if output == "json" {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(v)
+			}
+			fmt.Print(v)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&output, "output", "text", "text or json")
+	return cmd
 }
