@@ -13,6 +13,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -68,6 +69,7 @@ func TestDeepExpressionsRefusedCleanly(t *testing.T) {
 // ORMs generate, hundreds of OR-ed comparisons, pass the pre-scan and run
 // in blocks and on the read path alike.
 func TestLongAndOrChainsRun(t *testing.T) {
+	racetest.Heavy(t) // long texts through the gates, one at a time: 22 s under -race
 	forEachBackend(t, func(t *testing.T, newStore func() store) {
 		f := mustNewFixture(t, newStore(), app.DefaultParams())
 		a := app.New(f.ex, log.NewNopLogger())

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/bench"
+	"github.com/relchain/relchain/internal/racetest"
 )
 
 func fakeSuite(t *testing.T, o Options) *Suite {
@@ -38,6 +39,7 @@ func checkPNGs(t *testing.T, dir string, s *Suite) {
 }
 
 func TestWriteChartsReportAndSuite(t *testing.T) {
+	racetest.Heavy(t) // renders the charts and report: 14 s under -race
 	dir := t.TempDir()
 	s := fakeSuite(t, Options{Quick: true, Backends: []string{"sqlite", "postgres", "mysql"}})
 	if err := Write(dir, s); err != nil {
@@ -104,6 +106,7 @@ func TestWriteChartsReportAndSuite(t *testing.T) {
 }
 
 func TestWriteWithoutResults(t *testing.T) {
+	racetest.Heavy(t) // renders the charts and report: 17 s under -race
 	// Every point failed, and an experiment without a figure: charts
 	// still render (saying there is no data) and the report says why.
 	plan := append(Plan(Options{Quick: true}), Experiment{ID: "extra", Title: "Extra", Paper: "none", Points: []Point{{Label: "x", Config: bench.Config{Workload: "ycsb-a", Mode: "async", Txs: 5}}}})
@@ -126,6 +129,7 @@ func TestWriteWithoutResults(t *testing.T) {
 // suite with both backends, into $PAPER_SAMPLE_DIR when set (to look at
 // them), else a temporary directory, and checks every chart is there.
 func TestRenderSampleOfTheFullPlan(t *testing.T) {
+	racetest.Heavy(t) // renders the full plan: 13 s under -race
 	dir := os.Getenv("PAPER_SAMPLE_DIR")
 	if dir == "" {
 		dir = t.TempDir()

@@ -195,6 +195,7 @@ func paymentCents(d string, wl workload.WL) int64 {
 }
 
 func TestRunOfEveryKindAppliesExactlyTheCommittedTransactions(t *testing.T) {
+	racetest.Heavy(t) // every kind of transaction in one stream: 23 s under -race
 	for _, d := range dialects {
 		t.Run(d, func(t *testing.T) {
 			w := tiny(t, allKinds)
@@ -291,6 +292,7 @@ func TestNewOrderWithAnUnusedItemRollsBackEntirely(t *testing.T) {
 }
 
 func TestCheckDetectsEachViolatedCondition(t *testing.T) {
+	racetest.Heavy(t) // one stream, then each condition broken in turn: 14 s under -race
 	for _, d := range dialects {
 		t.Run(d, func(t *testing.T) {
 			w := tiny(t, nil)

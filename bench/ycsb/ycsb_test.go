@@ -31,6 +31,7 @@ func newWorkload(t *testing.T, o Options) *Workload {
 }
 
 func TestWorkloadsRunAndKeepRecordsIntact(t *testing.T) {
+	racetest.Heavy(t) // each workload in one stream: 19 s under -race
 	for _, dialect := range dialects {
 		t.Run(dialect, func(t *testing.T) {
 			c := workloadtest.NewChain(t, dialect)
