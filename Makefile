@@ -44,8 +44,8 @@ test:
 	./scripts/test.sh
 
 # The full network matrix: every other test of ./test, the manifests of
-# ./test/e2e and the e2e harness's clock fault (-tags e2e_clock). About 30
-# minutes on 2 cores.
+# ./test/e2e and the e2e harness's clock fault (-tags e2e_clock), in two
+# jobs side by side (RELCHAIN_E2E_JOB). About 15 minutes on 2 cores.
 test-e2e:
 	E2E=1 ./scripts/test.sh
 

@@ -10,7 +10,9 @@
 #                                 the CLI and the default binary's hooks)
 #   E2E=1 scripts/test.sh         make test-e2e: the rest of ./test (every other
 #                                 network), ./test/e2e (the manifests) and the
-#                                 e2e harness's clock fault (-tags e2e_clock)
+#                                 e2e harness's clock fault (-tags e2e_clock);
+#                                 ./test's tests that run alone in one job, beside
+#                                 the manifests then ./test's healthy networks
 #   BENCH=1 scripts/test.sh       make test-bench: ./test's benchmark workloads through
 #                                 consensus (-tags benchset), about 10 minutes
 #   RACE=1 scripts/test.sh        everything (both of the above) with the race detector
@@ -93,6 +95,26 @@ gotest() {
   set -e
 }
 
+# gotest_jobs NAME1 CMD1 NAME2 CMD2: the two commands (shell text) side by
+# side, each into a log of its own; the logs follow, one after the other,
+# when both have ended, and a failure of either is remembered.
+gotest_jobs() {
+  echo "== two jobs side by side (their logs follow when both end): $1 | $3"
+  set +e
+  bash -c "$2" > "$tmp/job1.log" 2>&1 &
+  local job1=$!
+  bash -c "$4" > "$tmp/job2.log" 2>&1
+  local rc2=$?
+  wait "$job1"
+  local rc1=$?
+  set -e
+  echo "== go test: $1"
+  tee -a "$tmp/test.log" < "$tmp/job1.log"
+  echo "== go test: $3"
+  tee -a "$tmp/test.log" < "$tmp/job2.log"
+  [ "$rc1" = 0 ] && [ "$rc2" = 0 ] || status=1
+}
+
 mapfile -t unit < <(go list ./... | grep -v -e '/relchain/test$' -e '/relchain/test/e2e$')
 race=()
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
@@ -105,9 +127,14 @@ elif [ "${BENCH:-}" = 1 ]; then
   # raw baseline; built only with -tags benchset (test/benchset_test.go)
   gotest "./test -tags benchset -run ^TestBench" -tags benchset -timeout 60m -run '^TestBench' ./test
 elif [ "${E2E:-}" = 1 ]; then
-  # ./test and ./test/e2e in one go test: the two packages run side by side
-  # (their networks mostly wait on consensus timeouts)
-  gotest "./test but $FAST_NETWORK_TESTS, and ./test/e2e" -timeout 60m -skip "$FAST_NETWORK_TESTS" ./test ./test/e2e
+  # two jobs side by side, so that two networks run all along: ./test's
+  # tests that run alone (killed, paused, restarted validators), and
+  # ./test/e2e's manifests followed by ./test's healthy networks one at a
+  # time (RELCHAIN_E2E_JOB, test/parallel_test.go)
+  gotest_jobs "./test but $FAST_NETWORK_TESTS: the tests that run alone" \
+      "RELCHAIN_E2E_JOB=alone go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test" \
+    "./test/e2e, then ./test's healthy networks one at a time" \
+      "go test -count=1 -v -timeout 60m ./test/e2e; e2e=\$?; RELCHAIN_E2E_JOB=healthy RELCHAIN_E2E_NETWORKS=1 go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test && exit \$e2e"
   # the long tests of unit packages (internal/longtest.Require: the lab's
   # end-to-end checks, the e2e runner's in-process manifest), found by that call
   mapfile -t longfiles < <(grep -rl --include='*_test.go' 'longtest.Require(t' . | grep -v '^./internal/longtest/' | sort)

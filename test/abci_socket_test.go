@@ -95,6 +95,7 @@ func replicateThrough(ctx context.Context, t *testing.T, c *cluster, n int) {
 // `relchain abci-server` process plus a `cometbft node --proxy_app`
 // process on the same home.
 func TestStockCometBFTDrivesTheABCIServer(t *testing.T) {
+	runAlone(t)
 	cometbft := filepath.Join(t.TempDir(), "cometbft")
 	build := exec.Command("go", "build", "-o", cometbft, "github.com/cometbft/cometbft/cmd/cometbft")
 	if b, err := build.CombinedOutput(); err != nil {

@@ -81,6 +81,7 @@ func onBackends(t *testing.T, absent notOn, f func(t *testing.T, backend string)
 // must be added to testBackends (and so be decided on by every test over
 // backends).
 func TestHarnessKnowsEveryBackend(t *testing.T) {
+	runAlone(t) // no network: runs once, in the job of the tests that run alone
 	cmd := exec.Command(relchainBin, "init", "--home", t.TempDir(), "--backend", "no-such-backend")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // init makes a default key under $HOME
 	out, err := cmd.CombinedOutput()

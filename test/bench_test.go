@@ -93,6 +93,7 @@ func TestBenchSmoke(t *testing.T) {
 
 // An unknown --abci is refused before any network starts.
 func TestBenchRefusesAnUnknownABCITransport(t *testing.T) {
+	runAlone(t) // no network: runs once, in the job of the tests that run alone
 	out, err := exec.Command(relchainBin, "bench", "--workload", "smallbank", "--abci", "pigeon", "--dir", t.TempDir()).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `unknown --abci "pigeon"`) {
 		t.Fatalf("bench --abci pigeon: err %v, output:\n%s", err, out)

@@ -167,6 +167,7 @@ type clusterOptions struct {
 // if the test failed, the tail of every node's log is printed first.
 func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
+	runAlone(t)
 	if o.backend == "" {
 		o.backend = "sqlite"
 	}

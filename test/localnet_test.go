@@ -26,6 +26,7 @@ import (
 // for the "ready" line, writes and reads through the CLI against two of
 // the nodes listed in nodes.json, and stops the network with SIGTERM.
 func TestLocalnetCommand(tt *testing.T) {
+	runAlone(tt)
 	t := recordFailures(tt)
 	// --base-port 0 asks for free ports, the PostgreSQL gateways' too:
 	// with the default 5433+i taken (a second localnet, a PostgreSQL

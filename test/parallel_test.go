@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -31,11 +33,64 @@ func networksAtOnce() int {
 // test whose network is its own and healthy calls it: no killed, paused
 // or partitioned validators, no per-tx time limits, no fixed ports, no
 // process-wide state (t.Setenv), nothing that depends on how fast blocks
-// come. It must be called before the test starts its network.
+// come. It must be called before the test starts its network. In the
+// job that runs the tests alone (RELCHAIN_E2E_JOB=alone) it skips t.
 func runBesideOtherNetworks(t *testing.T) {
 	t.Helper()
+	if e2eJob == jobAlone {
+		t.Skip("a healthy network of its own: make test-e2e runs it in its other job (RELCHAIN_E2E_JOB=healthy)")
+	}
+	healthyTests.Store(t.Name(), true)
 	t.Parallel()
 	networkSlots <- struct{}{}
 	// Registered first, so it runs last: after the network has stopped.
 	t.Cleanup(func() { <-networkSlots })
+}
+
+// The jobs of RELCHAIN_E2E_JOB: make test-e2e runs ./test as two go test
+// processes side by side, one with the tests that run alone (their
+// networks lose, pause or restart validators, or depend on block timing),
+// the other with the healthy networks (runBesideOtherNetworks), so that
+// the machine always runs two networks instead of one network alone for
+// most of the run and two at its end. Unset, every test runs.
+const (
+	jobAlone   = "alone"
+	jobHealthy = "healthy"
+)
+
+var e2eJob = jobFromEnv()
+
+func jobFromEnv() string {
+	switch v := os.Getenv("RELCHAIN_E2E_JOB"); v {
+	case "", jobAlone, jobHealthy:
+		return v
+	default:
+		panic(fmt.Sprintf("RELCHAIN_E2E_JOB=%q: want %q, %q or nothing (every test)", v, jobAlone, jobHealthy))
+	}
+}
+
+// healthyTests are the names of the tests that called
+// runBesideOtherNetworks.
+var healthyTests sync.Map
+
+// runAlone is called by every test that starts a network without
+// runBesideOtherNetworks (mustStartCluster calls it): in the healthy job
+// (RELCHAIN_E2E_JOB=healthy) it skips t unless t or a test it belongs to
+// called runBesideOtherNetworks.
+func runAlone(t *testing.T) {
+	t.Helper()
+	if e2eJob != jobHealthy {
+		return
+	}
+	for name := t.Name(); ; {
+		if _, ok := healthyTests.Load(name); ok {
+			return
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			break
+		}
+		name = name[:i]
+	}
+	t.Skip("runs alone: make test-e2e runs it in its other job (RELCHAIN_E2E_JOB=alone)")
 }

@@ -20,6 +20,7 @@ import (
 // each node has caught up, not as soon as each has a block: CI once saw
 // localnet's node answer /readyz with 503 after "ready".
 func TestNetworkIsReadyOnlyOnceEveryNodeCaughtUp(t *testing.T) {
+	runAlone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	nodes, err := netctl.Generate(netctl.Options{Validators: 4, Dir: filepath.Join(t.TempDir(), "net"), Tuning: node.DefaultTuning()})

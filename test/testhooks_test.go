@@ -17,6 +17,7 @@ import (
 // test-hooks build. A test-hooks build (make build-testhooks) starts that
 // node, as the benchmark's gate-off run needs.
 func TestDefaultBinaryHasNoTestHooks(t *testing.T) {
+	runAlone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := filepath.Join(t.TempDir(), "net")

@@ -27,6 +27,7 @@ import (
 // tls_key_file) serves its RPC over TLS: the CLI reaches it with --ca, and
 // refuses it with another CA, or with none (the system's).
 func TestRPCOverTLS(t *testing.T) {
+	runAlone(t)
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	mustRun(t, "init", "--home", home, "--open")
@@ -120,6 +121,7 @@ func TestRPCOverTLS(t *testing.T) {
 
 // testnet --hosts writes CometBFT's production p2p settings.
 func TestTestnetHostsProductionP2P(t *testing.T) {
+	runAlone(t) // no network: runs once, in the job of the tests that run alone
 	dir := filepath.Join(t.TempDir(), "net")
 	mustRun(t, "testnet", "--validators", "4", "--output", dir, "--hosts", "10.0.0.1,10.0.0.2,10.0.0.3,10.0.0.4")
 	for i := 0; i < 4; i++ {

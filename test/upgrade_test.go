@@ -35,6 +35,7 @@ func TestProtocolUpgrade(t *testing.T) {
 }
 
 func testProtocolUpgrade(t *testing.T, backend string) {
+	runAlone(t) // before building the old release
 	oldBin := oldReleaseBinary(t)
 	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true, consensusTimeouts: true,
 		prepare: func(c *cluster) { c.net.Bin = oldBin }})
