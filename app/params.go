@@ -143,7 +143,7 @@ func (p Params) checkSQLDialect() error {
 	}
 	if !d.Speaks(p.SQLDialect) {
 		return fmt.Errorf("genesis app_state: sql_dialect %q is not available on backend %q (it speaks %s); see docs/dialects.md",
-			p.SQLDialect, p.Backend, strings.Join(append([]string{d.Name}, d.Translates...), ", "))
+			p.SQLDialect, p.Backend, d.Spoken())
 	}
 	switch {
 	case d.Translated(p.SQLDialect) && p.SQLDialectVersion <= 0:

@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -25,11 +24,11 @@ type Dialect struct {
 	// Wire is what the PostgreSQL wire-protocol gateway needs to know of
 	// the database's SQL dialect.
 	Wire Wire
-	// Translates lists the SQL dialects other than its own that a network
-	// on this database may speak (docs/dialects.md): PostgreSQL's SQL on
-	// SQLite, through a versioned translator. TranslatedWire is the Wire
-	// of such a network.
-	Translates     []string
+	// Translates names the SQL dialect other than its own that a network
+	// on this database may speak ("" none; docs/dialects.md): PostgreSQL's
+	// SQL on SQLite, through a versioned translator. TranslatedWire is the
+	// Wire of such a network.
+	Translates     string
 	TranslatedWire Wire
 }
 
@@ -119,7 +118,7 @@ const (
 // Speaks reports whether the storage d can run a network whose SQL
 // dialect is sql ("" is d's native dialect, today's behaviour).
 func (d Dialect) Speaks(sql string) bool {
-	return sql == "" || sql == d.Name || slices.Contains(d.Translates, sql)
+	return sql == "" || sql == d.Name || sql == d.Translates
 }
 
 // SQLDialect is the SQL dialect a network of storage d runs when its
@@ -141,7 +140,7 @@ func (d Dialect) Translated(sql string) bool { return d.SQLDialect(sql) != d.Nam
 // Wire for its native dialect, or the translated dialect's.
 func (d Dialect) NetworkWire(sql string) (Wire, error) {
 	if !d.Speaks(sql) {
-		return Wire{}, fmt.Errorf("backend %s cannot run the %q SQL dialect (it speaks %s)", d.Name, sql, strings.Join(append([]string{d.Name}, d.Translates...), ", "))
+		return Wire{}, fmt.Errorf("backend %s cannot run the %q SQL dialect (it speaks %s)", d.Name, sql, d.spoken())
 	}
 	if !d.Translated(sql) {
 		return d.Wire, nil
@@ -157,3 +156,14 @@ func (d Dialect) NetworkName(sql string) string {
 	}
 	return d.SQLDialect(sql) + " dialect on " + d.Name
 }
+
+// spoken lists the SQL dialects a network on d may speak.
+func (d Dialect) spoken() string {
+	if d.Translates == "" {
+		return d.Name
+	}
+	return d.Name + ", " + d.Translates
+}
+
+// Spoken lists the SQL dialects a network on d may speak, its own first.
+func (d Dialect) Spoken() string { return d.spoken() }

@@ -91,6 +91,28 @@ type Spec struct {
 	// ReadTimeout, if not 0, bounds one read of the read path (Query) on
 	// the database; 0 keeps the backend's default.
 	ReadTimeout time.Duration
+	// SQLDialect is the network's SQL dialect (genesis sql_dialect): ""
+	// is the database's own; another one the database translates
+	// (dialect.Dialect.Translates) opens it translating, and Open refuses
+	// one it cannot speak.
+	SQLDialect string
+	// SQLDialectVersion is the genesis' sql_dialect_version: for a
+	// translated dialect, Open refuses a version this binary does not
+	// implement, naming both (the translator's startup check).
+	SQLDialectVersion int
+}
+
+// checkSQLDialect refuses a Spec whose SQL dialect d cannot speak, or
+// whose translated dialect's version is not the binary's (version).
+func checkSQLDialect(d dialect.Dialect, s Spec, version int) error {
+	if !d.Speaks(s.SQLDialect) {
+		return fmt.Errorf("the genesis says the network speaks the %q SQL dialect, which backend %s cannot run (see docs/dialects.md)", s.SQLDialect, d.Name)
+	}
+	if d.Translated(s.SQLDialect) && s.SQLDialectVersion != version {
+		return fmt.Errorf("the genesis fixes version %d of the %s dialect's translation on %s (sql_dialect_version), this relchain binary implements version %d: run a binary of the network's version",
+			s.SQLDialectVersion, s.SQLDialect, d.Name, version)
+	}
+	return nil
 }
 
 // Checkpoints schedules a backend's checkpoints: every Every committed

@@ -6,6 +6,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 )
 
 // sqliteNoGate turns the gate off; set in a test-hooks build only.
@@ -20,9 +21,16 @@ func sqliteDriver() Driver {
 }
 
 func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {
+	d := mustDialect("sqlite")
+	if err := checkSQLDialect(d, s, pgdialect.Version); err != nil {
+		return nil, err
+	}
 	opts, err := commonOptions(s, sqliteNoGate, sqlite.WithCheckpoints)
 	if err != nil {
 		return nil, err
+	}
+	if d.Translated(s.SQLDialect) {
+		opts = append(opts, sqlite.WithPostgresDialect())
 	}
 	if s.ReadTimeout > 0 {
 		opts = append(opts, sqlite.WithReadTimeout(s.ReadTimeout))
