@@ -45,6 +45,30 @@ type Driver struct {
 	// create the database dsn names and the node's least-privilege roles
 	// (relchain init --print-pg-setup).
 	SetupSQL func(dsn string) (string, error)
+	// TranslatorVersion is the version of the translation of the SQL
+	// dialect it translates (Dialect.Translates) this binary implements;
+	// 0 when it translates none.
+	TranslatorVersion int
+}
+
+// GenesisSQLDialect is what a new network of backend name whose SQL
+// dialect is sql writes in its genesis (app_state sql_dialect and
+// sql_dialect_version): "" and 0 for the backend's own dialect (sql ""
+// or its name: the genesis then reads as before dialects existed), or sql
+// and the version of its translation this binary implements. It refuses a
+// dialect the backend cannot speak.
+func GenesisSQLDialect(name, sql string) (string, int, error) {
+	d, err := Lookup(name)
+	if err != nil {
+		return "", 0, err
+	}
+	if !d.Speaks(sql) {
+		return "", 0, fmt.Errorf("backend %s cannot run the %q SQL dialect (it speaks %s; see docs/dialects.md)", name, sql, d.Spoken())
+	}
+	if !d.Translated(sql) {
+		return "", 0, nil
+	}
+	return sql, d.TranslatorVersion, nil
 }
 
 // mustDialect is the dialect called name; a Driver without one is a

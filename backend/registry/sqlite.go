@@ -14,7 +14,8 @@ var sqliteNoGate sqlite.Option
 
 func sqliteDriver() Driver {
 	return Driver{Dialect: mustDialect("sqlite"), Open: openSQLite, Checkpoints: sqlite.Checkpoints,
-		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return sqlite.Dump(ctx, s.DSN, w) },
+		TranslatorVersion: pgdialect.Version,
+		Dump:              func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return sqlite.Dump(ctx, s.DSN, w) },
 		CheckpointNow: func(_ context.Context, s Spec, dir string) (backend.Checkpoint, error) {
 			return sqlite.CheckpointNow(s.DSN, dir)
 		}}
