@@ -273,24 +273,20 @@ func translationError(err error) error {
 	return fmt.Errorf("postgres dialect: translate: %w", err)
 }
 
-// runtimeSQLState is the seam through which a runtime function's failure
-// gets the SQLSTATE PostgreSQL would report: it reads the code pgruntime
-// put in the error (false when err is no runtime function's).
-// TODO(issue 35): pgruntime.SQLState once the runtime reports one.
-var runtimeSQLState = func(err error) (string, bool) { return "", false }
-
-// runtimeError gives a failure of a translated statement the SQLSTATE its
-// runtime function reports, and its class.
+// runtimeError gives a failure of a translated statement raised by a
+// runtime function the SQLSTATE and message pgruntime reports (its one
+// seam: pgruntime.SQLState), and their class.
 func runtimeError(err error) error {
-	code, ok := runtimeSQLState(err)
+	code, ok := pgruntime.SQLState(err)
 	if !ok {
 		return err
 	}
+	msg := pgruntime.Message(err)
 	e := backend.AsError(err)
 	if e == nil {
-		return &backend.Error{Class: backend.ClassOfSQLState(code), SQLState: code, Message: err.Error()}
+		return &backend.Error{Class: backend.ClassOfSQLState(code), SQLState: code, Message: msg}
 	}
-	e.Class, e.SQLState = backend.ClassOfSQLState(code), code
+	e.Class, e.SQLState, e.Message = backend.ClassOfSQLState(code), code, msg
 	return err
 }
 
