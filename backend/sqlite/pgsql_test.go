@@ -228,3 +228,30 @@ func TestPostgresDialectTakesNoSQLiteOnlySQL(t *testing.T) {
 		t.Errorf("native Capabilities().SQLDialect = %q, want empty", got)
 	}
 }
+
+// A runtime function's failure (int4 overflow) carries PostgreSQL's
+// SQLSTATE and class, in a block and on the read path.
+func TestPostgresDialectRuntimeErrorsArePostgreSQLs(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE n (id int4 PRIMARY KEY, v int4)"},
+		pgStmt{sql: "INSERT INTO n VALUES (1, 2147483647)"})
+	check := func(path string, err error) {
+		t.Helper()
+		if e := backend.AsError(err); e == nil || e.SQLState != "22003" || e.Class != backend.ClassData || !strings.Contains(e.Message, "out of range") {
+			t.Errorf("%s: int4 overflow = %v, want data (22003) naming the range", path, err)
+		}
+	}
+	_, _, err := b.Query(ctx, "SELECT v + 1 FROM n", nil)
+	check("Query", err)
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx)
+	if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = blk.Exec(ctx, "UPDATE n SET v = v + 1 WHERE id = 1", nil)
+	check("Exec", err)
+}

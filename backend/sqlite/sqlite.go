@@ -541,6 +541,8 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 		return nil, 0, b.readInterrupted(ctx, f.cancelled)
 	case f.out:
 		return nil, 0, errReadWorkLimit
+	case err != nil && tr != nil:
+		return nil, 0, runtimeError(rc.policy.explain(err)) // a runtime function's SQLSTATE
 	case err != nil:
 		return nil, 0, rc.policy.explain(err) // a pragma function refused as it runs
 	}
