@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -254,4 +256,25 @@ func TestPostgresDialectRuntimeErrorsArePostgreSQLs(t *testing.T) {
 	}
 	_, err = blk.Exec(ctx, "UPDATE n SET v = v + 1 WHERE id = 1", nil)
 	check("Exec", err)
+}
+
+// docs/dialects.md lists exactly what the translator refuses
+// (pgdialect.Refusals), between its refusals markers.
+func TestDialectsDocListsTheRefusals(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "dialects.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	begin, end := strings.Index(text, "<!-- refusals:begin -->\n"), strings.Index(text, "<!-- refusals:end -->")
+	if begin < 0 || end < begin {
+		t.Fatal("docs/dialects.md has no refusals markers")
+	}
+	var want strings.Builder
+	for _, r := range pgdialect.Refusals() {
+		want.WriteString("- " + r + "\n")
+	}
+	if got := text[begin+len("<!-- refusals:begin -->\n") : end]; got != want.String() {
+		t.Errorf("docs/dialects.md lists the refusals\n%s\npgdialect.Refusals() says\n%s\ncopy the latter between the markers", got, want.String())
+	}
 }
