@@ -173,10 +173,13 @@ func (g *Gateway) versionString() string {
 var catalogQuery = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema|pg_[a-z_]+)\b`)
 
 // readError maps a failed read or description; a catalog query on a
-// network whose databases are not PostgreSQL gets the limitation's name.
+// network whose databases are not PostgreSQL gets the limitation's name,
+// unless the node named what it does not support itself (0A000: a
+// postgres-dialect network refuses the catalogs, and the constructs it
+// cannot translate, so).
 func (g *Gateway) readError(sql string, err error) error {
 	var qe *client.QueryError
-	if !g.wire.PGCatalog && errors.As(err, &qe) && catalogQuery.MatchString(sql) {
+	if !g.wire.PGCatalog && errors.As(err, &qe) && catalogQuery.MatchString(sql) && (qe.Failure == nil || qe.Failure.SQLState != stateFeature) {
 		e := refused("this relchain network runs %s: PostgreSQL catalog queries (pg_catalog, information_schema; psql's \\d) cannot be answered", g.network)
 		e.Detail = qe.Message
 		e.Hint = g.wire.CatalogHint
