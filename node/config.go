@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -336,9 +337,17 @@ func genesisSQLDialect(path string) (SQLDialect, error) {
 	if err != nil {
 		return SQLDialect{}, fmt.Errorf("load genesis: %w", err)
 	}
-	p, err := app.ParseParams(gen.AppState)
-	if err != nil {
-		return SQLDialect{}, fmt.Errorf("%s: %w", path, err)
+	// Only the dialect: the node validates the whole app_state when it
+	// builds the application (app.ParseParams), and tools that open the
+	// database (verify, restore) need no more.
+	var p struct {
+		SQLDialect        string `json:"sql_dialect"`
+		SQLDialectVersion int    `json:"sql_dialect_version"`
+	}
+	if len(gen.AppState) > 0 {
+		if err := json.Unmarshal(gen.AppState, &p); err != nil {
+			return SQLDialect{}, fmt.Errorf("%s: app_state: %w", path, err)
+		}
 	}
 	return SQLDialect{Name: p.SQLDialect, Version: p.SQLDialectVersion}, nil
 }
