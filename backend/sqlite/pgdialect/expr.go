@@ -60,7 +60,7 @@ func constant(c *pg_query.A_Const) (value, error) {
 		if v.Boolval.GetBoolval() {
 			b = "1"
 		}
-		return value{sql: b, typ: tBool, name: "bool"}, nil
+		return value{sql: b, typ: tBool, name: "bool", weak: true}, nil
 	}
 	return value{}, refuse("bit-string literals")
 }
@@ -90,11 +90,11 @@ func (t *translator) typeCast(c *pg_query.TypeCast, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	name := v.name
-	if name == "?column?" || v.lit != nil || v.null {
-		name = castName(to)
+	out := value{sql: sql, typ: to, name: v.name}
+	if v.name == "?column?" || v.weak || v.lit != nil || v.null {
+		out.name, out.weak = castName(to), true
 	}
-	return value{sql: sql, typ: to, name: name}, nil
+	return out, nil
 }
 
 // castName is the column name PostgreSQL gives a cast of a constant: the
