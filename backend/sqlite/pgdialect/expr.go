@@ -49,7 +49,11 @@ func constant(c *pg_query.A_Const) (value, error) {
 	case *pg_query.A_Const_Fval:
 		s := v.Fval.GetFval()
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return value{sql: strconv.FormatInt(i, 10), typ: tInt8, name: "?column?"}, nil
+			typ := tInt8
+			if int64(int32(i)) == i {
+				typ = tInt4
+			}
+			return value{sql: strconv.FormatInt(i, 10), typ: typ, name: "?column?"}, nil
 		}
 		return value{sql: s, typ: tNumeric, num: s, name: "?column?"}, nil
 	case *pg_query.A_Const_Sval:

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 )
 
 // script is a sequence of statements, each with PostgreSQL's result (as
@@ -31,6 +34,10 @@ var script = []struct{ sql, want string }{
 	{"INSERT INTO item (id, name) SELECT 21, id FROM item WHERE id = 4 RETURNING name", "4"},
 	{"INSERT INTO item (id, qty, name) SELECT 23, name, 'n' FROM item WHERE id = 4", "ERR 42804"},
 	{"INSERT INTO item (id, name) VALUES ('22', 'z') RETURNING id", "22"},
+	{"INSERT INTO item VALUES (30, 'd', DEFAULT, DEFAULT, 'n') RETURNING qty, note", "1|n"},
+	{"INSERT INTO item VALUES (31, 'e') RETURNING qty, name", "1|e"},
+	{"INSERT INTO item VALUES (32, 'f', DEFAULT), (33, 'g', 3)", "ERR 0A000"},
+	{"DELETE FROM item WHERE id >= 30", ""},
 	{"UPDATE item SET qty = qty * 1000 WHERE id = 1 RETURNING qty", "2000"},
 	{"UPDATE item SET qty = qty * 1000 WHERE id = 1", "ERR 22003"},
 	{"UPDATE item SET name = 'toolong' WHERE id = 2", "ERR 22001"},
@@ -98,5 +105,42 @@ func TestScriptOnPostgres(t *testing.T) {
 		if got := pgQuery(conn, s.sql); got != s.want {
 			t.Errorf("PostgreSQL: %s\n got %s\nwant %s", s.sql, got, s.want)
 		}
+	}
+}
+
+// TestParams: placeholders bound through Param read text as PostgreSQL's
+// input functions do and keep their errors.
+func TestParams(t *testing.T) {
+	d := mustOpen(t)
+	d.mustRun("CREATE TABLE p (id int4 PRIMARY KEY, ok bool, at timestamptz, s varchar(2))")
+	ins := "INSERT INTO p VALUES ($1, $2, $3, $4) RETURNING id, ok, at, s"
+	tr, err := pgdialect.Translate(ins, pgruntime.NewCatalog(d.c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []any{" 7", "yes", "2026-03-04 05:06:07-01", "ab"}
+	var args []any
+	for i, v := range raw {
+		a, err := pgruntime.Param(tr.Params[i], v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, a)
+	}
+	if got := pgText(d.run(ins, args...)); got != "7|t|2026-03-04 06:06:07+00|ab" {
+		t.Errorf("got %s", got)
+	}
+	for _, bad := range []struct {
+		typ  pgdialect.Type
+		v    any
+		code string
+	}{{tr.Params[0], "x", "22P02"}, {tr.Params[0], int64(1) << 40, "22003"}, {tr.Params[3], "abc", "22001"}, {tr.Params[1], "maybe", "22P02"}} {
+		_, err := pgruntime.Param(bad.typ, bad.v)
+		if code, _ := pgruntime.SQLState(err); code != bad.code {
+			t.Errorf("Param(%v, %v): %v, want %s", bad.typ, bad.v, err, bad.code)
+		}
+	}
+	if got := pgText(d.run("SELECT id FROM p WHERE id = $1 AND s = $2", int64(7), "ab")); got != "7" {
+		t.Errorf("got %s", got)
 	}
 }
