@@ -40,6 +40,8 @@ var script = []struct{ sql, want string }{
 	{"DELETE FROM item WHERE id >= 30", ""},
 	{"UPDATE item SET qty = qty * 1000 WHERE id = 1 RETURNING qty", "2000"},
 	{"UPDATE item SET qty = qty * 1000 WHERE id = 1", "ERR 22003"},
+	{"UPDATE item SET qty = 2147483647 WHERE false", "ERR 22003"},
+	{"UPDATE item SET name = CAST(-32767 AS text) WHERE false", "ERR 22001"},
 	{"UPDATE item SET name = 'toolong' WHERE id = 2", "ERR 22001"},
 	{"UPDATE item SET price = 1e39::float8 WHERE id = 2", "ERR 22003"},
 	{"UPDATE item SET note = upper(name) WHERE id > 10 RETURNING id, note", "11|NEW;12|AB ;20|12;21|4;22|Z"},
