@@ -8,6 +8,10 @@ import (
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// datetimeRank orders the date and time types by PostgreSQL's implicit
+// casts: date to timestamp to timestamptz.
+var datetimeRank = map[string]int{"date": 1, "timestamp": 2, "timestamptz": 3}
+
 // commonType resolves the result type of CASE, COALESCE and set
 // operations as PostgreSQL does for the supported types: untyped values
 // take the others' type (all untyped: text), integers widen, integers and
@@ -26,6 +30,10 @@ func commonType(what string, vals []value) (Type, error) {
 			res = widerNum(res, v.typ)
 		case isText(res) && isText(v.typ):
 			res = tText
+		case datetimeRank[res.Name] > 0 && datetimeRank[v.typ.Name] > 0:
+			if datetimeRank[v.typ.Name] > datetimeRank[res.Name] {
+				res = v.typ
+			}
 		default:
 			return Type{}, pgError("42804", "%s types %s and %s cannot be matched", what, label(res), label(v.typ))
 		}
@@ -59,18 +67,32 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	}
 	var conds []string
 	var results []value
+	outer := t.noFold
+	dead := outer // > outer once an arm folded to true: the rest is dropped
+	defer func() { t.noFold = outer }()
 	for _, w := range c.GetArgs() {
 		cw := w.GetCaseWhen()
 		cond, err := t.whenCondition(subject, c.GetArg() != nil, cw.GetExpr(), sc)
 		if err != nil {
 			return value{}, err
 		}
+		// PostgreSQL drops an arm whose condition folds to false or NULL
+		// (its result is never folded) and every arm after one that
+		// folds to true.
+		t.noFold = dead
+		if cond == "0" || cond == "NULL" {
+			t.noFold++
+		}
 		r, err := t.expr(cw.GetResult(), sc)
 		if err != nil {
 			return value{}, err
 		}
+		if cond == "1" {
+			dead++
+		}
 		conds, results = append(conds, cond), append(results, r)
 	}
+	t.noFold = dead
 	def := value{sql: "NULL", typ: tUnknown, null: true}
 	if c.GetDefresult() != nil {
 		if def, err = t.expr(c.GetDefresult(), sc); err != nil {
@@ -107,9 +129,19 @@ func (t *translator) whenCondition(subject value, simple bool, n *pg_query.Node,
 }
 
 func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error) {
-	vals, err := t.args(c.GetArgs(), sc)
-	if err != nil {
-		return value{}, err
+	var vals []value
+	saved := t.noFold
+	defer func() { t.noFold = saved }()
+	for _, n := range c.GetArgs() {
+		v, err := t.expr(n, sc)
+		if err != nil {
+			return value{}, err
+		}
+		// PostgreSQL does not fold the arguments after a non-NULL constant.
+		if v.isConst && v.konst != nil || v.lit != nil || v.num != "" {
+			t.noFold++
+		}
+		vals = append(vals, v)
 	}
 	typ, err := commonType("COALESCE", vals)
 	if err != nil {
@@ -138,7 +170,7 @@ func (t *translator) subLink(s *pg_query.SubLink, sc *scope) (value, error) {
 		if len(q.cols) != 1 {
 			return value{}, pgError("42601", "subquery must return only one column")
 		}
-		return value{sql: "(" + q.sql + ")", typ: q.cols[0].Type, name: q.cols[0].Name}, nil
+		return value{sql: "(SELECT pg_single(q." + quoteIdent(q.cols[0].Name) + ") FROM (" + q.sql + ") AS q)", typ: q.cols[0].Type, name: q.cols[0].Name}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK:
 		return t.inSubquery(s, q, sc)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
 
 // aExpr translates operator expressions.
@@ -68,9 +70,13 @@ func (t *translator) unify(l, r value) (value, value, error) {
 		if err == nil {
 			r, err = t.retype(r, tText)
 		}
-	case l.untyped() || (l.num != "" && isFloat(r.typ)):
+	case l.num != "" && isFloat(r.typ):
+		l, err = t.retype(l, tFloat8)
+	case r.num != "" && isFloat(l.typ):
+		r, err = t.retype(r, tFloat8)
+	case l.untyped():
 		l, err = t.retype(l, r.typ)
-	case r.untyped() || (r.num != "" && isFloat(l.typ)):
+	case r.untyped():
 		r, err = t.retype(r, l.typ)
 	}
 	if err == nil && (l.num != "" || r.num != "") {
@@ -85,11 +91,9 @@ func (t *translator) retype(v value, typ Type) (value, error) {
 	if typ.Name == "varchar" || typ.Name == "unknown" {
 		typ = tText
 	}
-	sql, err := t.coerce(v, typ, ctxImplicit)
-	if err != nil {
-		return value{}, err
-	}
-	return value{sql: sql, typ: typ, name: v.name}, nil
+	out, err := t.coerceValue(v, typ, ctxImplicit)
+	out.name = v.name
+	return out, err
 }
 
 // comparable reports whether PostgreSQL has a comparison between the two
@@ -121,6 +125,9 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if ls == "NULL" || rs == "NULL" {
+		return nullOf(tBool), nil
+	}
 	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
 }
 
@@ -138,7 +145,7 @@ func (t *translator) comparison(op string, l, r value) (string, string, error) {
 }
 
 func noOperator(op string, l, r Type) error {
-	if l.Name == r.Name || (isNum(l) && isNum(r)) {
+	if (l.Name == r.Name && l.Name != "json") || (isNum(l) && isNum(r)) {
 		return refuse("the operator %s on %s and %s", op, label(l), label(r))
 	}
 	if (l.Name == "date" || l.Name == "timestamp" || l.Name == "timestamptz") && (r.Name == "date" || r.Name == "timestamp" || r.Name == "timestamptz") {
@@ -167,6 +174,12 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	res := widerNum(l.typ, r.typ)
+	if isNullConst(l) || isNullConst(r) {
+		return nullOf(res), nil
+	}
+	if l.isConst && r.isConst && t.noFold == 0 {
+		return foldArithmetic(op, l, r, res)
+	}
 	if isInt(res) {
 		return value{sql: fmt.Sprintf("%s(%s, %s, %d)", intOps[op], l.sql, r.sql, intBits(res)), typ: res, name: "?column?"}, nil
 	}
@@ -191,6 +204,9 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 	}
 	if op == "+" {
 		return value{sql: v.sql, typ: v.typ, name: "?column?"}, nil
+	}
+	if v.isConst && t.noFold == 0 {
+		return foldArithmetic("-", constOf(int64(0), v.typ, ""), v, Type{Name: v.typ.Name, Typmod: -1})
 	}
 	if isInt(v.typ) {
 		return value{sql: fmt.Sprintf("pg_int_sub(0, %s, %d)", v.sql, intBits(v.typ)), typ: v.typ, name: "?column?"}, nil
@@ -227,4 +243,41 @@ func (t *translator) concat(l, r value) (value, error) {
 		}
 	}
 	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
+}
+
+// isNullConst reports a NULL constant (typed or not): PostgreSQL folds a
+// strict operator with a NULL constant operand to NULL at plan time,
+// without evaluating the other operand (which may fail on every row).
+func isNullConst(v value) bool { return v.null || v.sql == "NULL" }
+
+func nullOf(t Type) value { return value{sql: "NULL", typ: t, name: "?column?"} }
+
+// foldArithmetic computes an operator on two constants now, as
+// PostgreSQL's planner does (its errors raised whatever the rows).
+func foldArithmetic(op string, l, r value, res Type) (value, error) {
+	if l.konst == nil || r.konst == nil {
+		return nullOf(res), nil
+	}
+	if isInt(res) {
+		out, err := pgconv.IntOp(op[0], l.konst.(int64), r.konst.(int64), res.Name)
+		if err != nil {
+			return value{}, convError(err)
+		}
+		return constOf(out, res, "?column?"), nil
+	}
+	if _, ok := floatOps[op]; !ok {
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
+	out, err := pgconv.FloatOp(op[0], asFloat(l.konst), asFloat(r.konst), res.Name == "float4")
+	if err != nil {
+		return value{}, convError(err)
+	}
+	return constOf(out, res, "?column?"), nil
+}
+
+func asFloat(v any) float64 {
+	if i, ok := v.(int64); ok {
+		return float64(i)
+	}
+	return v.(float64)
 }
