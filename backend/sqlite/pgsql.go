@@ -149,6 +149,9 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 	if err != nil {
 		return nil, err
 	}
+	if args, err = pgParams(tr.Params, args); err != nil {
+		return nil, err
+	}
 	var rows *backend.Rows
 	for _, s := range tr.Statements {
 		a := args
@@ -190,6 +193,24 @@ func translateRead(r *sqlite3.Conn, sql string) (string, *pgdialect.Translation,
 		return "", nil, errReadOnly
 	}
 	return tr.Statements[0], tr, nil
+}
+
+// pgParams converts a statement's arguments as PostgreSQL reads
+// parameters of the placeholders' types (pgruntime.Param: a string is the
+// type's text form). A count that differs is left to the bind's own check.
+func pgParams(types []pgdialect.Type, args []any) ([]any, error) {
+	if len(args) == 0 || len(args) != len(types) {
+		return args, nil
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		v, err := pgruntime.Param(types[i], a)
+		if err != nil {
+			return nil, runtimeError(fmt.Errorf("parameter $%d: %w", i+1, err))
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 var errReadOnly = &backend.Error{Class: backend.ClassPermission, SQLState: "25006", Message: "the query path is read-only: submit writes as transactions (relchain exec)"}

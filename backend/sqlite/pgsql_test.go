@@ -278,3 +278,24 @@ func TestDialectsDocListsTheRefusals(t *testing.T) {
 		t.Errorf("docs/dialects.md lists the refusals\n%s\npgdialect.Refusals() says\n%s\ncopy the latter between the markers", got, want.String())
 	}
 }
+
+// Arguments are read as PostgreSQL reads parameters of the placeholders'
+// types: text forms as the wire protocol sends them ("5" for int4, "t"
+// for bool), and a text the type cannot read is PostgreSQL's 22P02.
+func TestPostgresDialectReadsParametersAsPostgreSQL(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE p (id int4 PRIMARY KEY, ok bool)"},
+		pgStmt{sql: "INSERT INTO p VALUES ($1, $2)", args: []any{"5", "t"}})
+	rows, _, err := b.Query(ctx, "SELECT id, ok FROM p WHERE id = $1", []any{"5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]any{{int64(5), true}}; !reflect.DeepEqual(rows.Rows, want) {
+		t.Errorf("rows %#v, want %#v", rows.Rows, want)
+	}
+	_, _, err = b.Query(ctx, "SELECT id FROM p WHERE id = $1", []any{"five"})
+	if e := backend.AsError(err); e == nil || e.SQLState != "22P02" {
+		t.Errorf("int4 parameter \"five\" = %v, want 22P02", err)
+	}
+}

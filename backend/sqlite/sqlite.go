@@ -511,6 +511,9 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 		if sql, tr, err = translateRead(r, sql); err != nil {
 			return nil, 0, err
 		}
+		if args, err = pgParams(tr.Params, args); err != nil {
+			return nil, 0, err
+		}
 	}
 	restricted := b.restricted[r]
 	restricted.Store(true)
