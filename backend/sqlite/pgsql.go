@@ -43,6 +43,19 @@ type pgGate struct{ b *Backend }
 // What depends on the schema (a table an earlier tx of the block creates)
 // is no verdict, as in the sqlite dialect: the block decides.
 func (g pgGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	gen := g.b.schemaGen.Load()
+	if v, ok := g.b.pgVerdicts.lookup(sql, gen); ok {
+		return cloneAnalysis(v.an), v.err
+	}
+	an, err := g.analyze(ctx, sql)
+	if err == nil || backend.AsError(err) != nil { // a verdict, not trouble
+		g.b.pgVerdicts.put(sql, verdict{an: an, err: err, gen: gen})
+	}
+	return cloneAnalysis(an), err
+}
+
+// analyze is Analyze without the cache.
+func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
 	an, text, err := pgJudge(sql, sqlcheck.Env{})
 	if err != nil {
 		return an, err
@@ -67,6 +80,30 @@ func (g pgGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 	}
 	an.Params = len(tr.Params)
 	return an, nil
+}
+
+// verdicts caches Analyze's verdicts on PostgreSQL texts by text, each for
+// the committed schema generation it was taken on (a separate cache from
+// the translated SQLite texts' own: the same text may be both).
+type verdicts struct {
+	mu sync.Mutex
+	m  map[string]verdict
+}
+
+func (c *verdicts) lookup(sql string, gen int64) (verdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[sql]
+	return v, ok && v.gen == gen
+}
+
+func (c *verdicts) put(sql string, v verdict) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= 4096 {
+		c.m = make(map[string]verdict)
+	}
+	c.m[sql] = v
 }
 
 // AnalyzeInBlock judges sql on the block's state: PostgreSQL's gate, the

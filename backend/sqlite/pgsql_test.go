@@ -299,3 +299,21 @@ func TestPostgresDialectReadsParametersAsPostgreSQL(t *testing.T) {
 		t.Errorf("int4 parameter \"five\" = %v, want 22P02", err)
 	}
 }
+
+// Analyze gives no verdict on a statement whose table no block created
+// yet (an earlier tx of the block may), and its cached verdicts expire
+// when a block changes the schema.
+func TestPostgresDialectAnalyzeFollowsTheSchema(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	const insert = "INSERT INTO later (id) VALUES ($1)"
+	an, err := b.Gate().Analyze(ctx, insert)
+	if err != nil || an.Params != sqlcheck.ParamsUnknown {
+		t.Fatalf("Analyze before the table exists = %+v, %v; want no verdict (params unknown)", an, err)
+	}
+	pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE later (id int8 PRIMARY KEY)"})
+	an, err = b.Gate().Analyze(ctx, insert)
+	if err != nil || an.Params != 1 || !reflect.DeepEqual(an.Writes, []string{"later"}) {
+		t.Errorf("Analyze after the table exists = %+v, %v; want 1 param writing later", an, err)
+	}
+}

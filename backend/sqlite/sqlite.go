@@ -133,7 +133,9 @@ type Backend struct {
 
 	syntaxMu sync.Mutex
 	syntax   map[string]verdict
-	dry      dryRun // Analyze's copy of the schema, for DDL
+	// pgVerdicts caches the postgres dialect's Analyze (pgGate).
+	pgVerdicts verdicts
+	dry        dryRun // Analyze's copy of the schema, for DDL
 }
 
 // cached is a prepared statement of the writer and what it does.
