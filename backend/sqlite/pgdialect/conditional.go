@@ -111,7 +111,11 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	for i, cond := range conds {
 		sql += " WHEN " + cond + " THEN " + outs[i]
 	}
-	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: "case"}, nil
+	name := "case"
+	if def.name != "" && def.name != "?column?" && !def.weak {
+		name = def.name // PostgreSQL names a CASE after its ELSE result
+	}
+	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name}, nil
 }
 
 // whenCondition is a WHEN's test: a condition, or subject = expr in the

@@ -83,14 +83,6 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 	savedAgg := t.sawAgg
 	defer func() { t.sawAgg = savedAgg }()
 	t.sawAgg = false
-	if s.GetWhereClause() != nil {
-		if p.where, err = t.condition(s.GetWhereClause(), sc, "WHERE"); err != nil {
-			return query{}, err
-		}
-		if t.sawAgg {
-			return query{}, pgError("42803", "aggregate functions are not allowed in WHERE")
-		}
-	}
 	if err := t.grouped(s, sc, &p, keepNull); err != nil {
 		return query{}, err
 	}
@@ -112,8 +104,9 @@ func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
 	return nil
 }
 
-// grouped translates the target list, GROUP BY, HAVING and ORDER BY,
-// then refuses a grouped query's ungrouped columns (42803).
+// grouped translates the target list, WHERE, HAVING, ORDER BY and GROUP
+// BY (in PostgreSQL's order of analysis, so the first error is its
+// first), then refuses a grouped query's ungrouped columns (42803).
 func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts, keepNull bool) error {
 	g := &grouping{}
 	sc.group = g
@@ -126,7 +119,7 @@ func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts, 
 	if err != nil {
 		return err
 	}
-	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
+	if err := t.whereClause(s.GetWhereClause(), sc, p); err != nil {
 		return err
 	}
 	if s.GetHavingClause() != nil {
@@ -138,6 +131,9 @@ func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts, 
 		note(value{sql: h})
 	}
 	if err := t.orderClause(s.GetSortClause(), sc, p, note); err != nil {
+		return err
+	}
+	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
 		return err
 	}
 	if len(g.keys) == 0 && !t.sawAgg && p.having == "" {
@@ -251,4 +247,22 @@ func expandStar(alias string, sc *scope) ([]value, error) {
 		return nil, pgError("42601", "SELECT * with no tables specified is not valid")
 	}
 	return out, nil
+}
+
+// whereClause translates WHERE, where an aggregate is 42803.
+func (t *translator) whereClause(n *pg_query.Node, sc *scope, p *selectParts) error {
+	if n == nil {
+		return nil
+	}
+	saved, g := t.sawAgg, sc.group
+	t.sawAgg, sc.group = false, nil
+	defer func() { t.sawAgg, sc.group = saved, g }()
+	var err error
+	if p.where, err = t.condition(n, sc, "WHERE"); err != nil {
+		return err
+	}
+	if t.sawAgg {
+		return pgError("42803", "aggregate functions are not allowed in WHERE")
+	}
+	return nil
 }
