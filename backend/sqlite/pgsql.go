@@ -115,7 +115,7 @@ func (g pgGate) AnalyzeInBlock(ctx context.Context, blk backend.Block, sql strin
 	if !ok || k.b != g.b {
 		return sqlcheck.Analysis{}, fmt.Errorf("sqlite: gate: %T is not a block of this backend", blk)
 	}
-	an, tr, err := k.translate(sql)
+	an, tr, err := k.translate(sql, nil)
 	if err != nil {
 		return an, err
 	}
@@ -155,8 +155,9 @@ func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
 }
 
 // translate judges sql with PostgreSQL's gate and translates it on the
-// block's writer, with the open tx's environment (Savepoint).
-func (k *block) translate(sql string) (sqlcheck.Analysis, *pgdialect.Translation, error) {
+// block's writer, with the open tx's environment (Savepoint) and its
+// parameters typed by args (argTypes; nil: by their context alone).
+func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect.Translation, error) {
 	b, err := k.lock()
 	if err != nil {
 		return sqlcheck.Analysis{}, nil, err
@@ -168,7 +169,7 @@ func (k *block) translate(sql string) (sqlcheck.Analysis, *pgdialect.Translation
 	}
 	// The catalog reads the schema on the writer: relchain's own reads.
 	b.internal = true
-	tr, err := pgdialect.Translate(text, pgruntime.NewCatalog(b.w))
+	tr, err := pgdialect.TranslateTyped(text, pgruntime.NewCatalog(b.w), argTypes(args))
 	b.internal = false
 	if err != nil {
 		return an, nil, translationError(err)
@@ -182,7 +183,7 @@ func (k *block) translate(sql string) (sqlcheck.Analysis, *pgdialect.Translation
 // values converted to their PostgreSQL types, is the statement's. A
 // statement takes the arguments when its text has placeholders.
 func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
-	_, tr, err := k.translate(sql)
+	_, tr, err := k.translate(sql, args)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 // translateRead is the read path's judgement and translation of a query
 // on the read connection r (committed state): PostgreSQL's read policy
 // (pggate.CheckRead), then one translated statement.
-func translateRead(r *sqlite3.Conn, sql string) (string, *pgdialect.Translation, error) {
+func translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.Translation, error) {
 	if err := catalogRead(sql); err != nil {
 		return "", nil, err
 	}
@@ -222,7 +223,7 @@ func translateRead(r *sqlite3.Conn, sql string) (string, *pgdialect.Translation,
 	if read.Writes {
 		return "", nil, errReadOnly
 	}
-	tr, err := pgdialect.Translate(read.Text, pgruntime.NewCatalog(r))
+	tr, err := pgdialect.TranslateTyped(read.Text, pgruntime.NewCatalog(r), argTypes(args))
 	if err != nil {
 		return "", nil, translationError(err)
 	}
@@ -230,6 +231,35 @@ func translateRead(r *sqlite3.Conn, sql string) (string, *pgdialect.Translation,
 		return "", nil, errReadOnly
 	}
 	return tr.Statements[0], tr, nil
+}
+
+// argTypes types a statement's parameters by its arguments' Go types as
+// the PostgreSQL backend sends them (int64 as int8, float64 as float8,
+// bool, []byte as bytea; a string or NULL is left to the context), so that
+// a statement means on SQLite what it means on PostgreSQL storage. The
+// arguments are the envelope's typed values: every node types alike.
+func argTypes(args []any) []pgdialect.Type {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make([]pgdialect.Type, len(args))
+	for i, a := range args {
+		name := ""
+		switch a.(type) {
+		case int64, int:
+			name = "int8"
+		case float64:
+			name = "float8"
+		case bool:
+			name = "bool"
+		case []byte:
+			name = "bytea"
+		}
+		if name != "" {
+			out[i] = pgdialect.Type{Name: name, Typmod: -1}
+		}
+	}
+	return out
 }
 
 // pgParams converts a statement's arguments as PostgreSQL reads

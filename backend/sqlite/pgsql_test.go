@@ -294,6 +294,12 @@ func TestPostgresDialectReadsParametersAsPostgreSQL(t *testing.T) {
 	if want := [][]any{{int64(5), true}}; !reflect.DeepEqual(rows.Rows, want) {
 		t.Errorf("rows %#v, want %#v", rows.Rows, want)
 	}
+	// A Go int64 argument is an int8 parameter, as the PostgreSQL backend
+	// sends it: int8 + int4 is int8.
+	rows, _, err = b.Query(ctx, "SELECT $1 + id AS s FROM p", []any{int64(1)})
+	if err != nil || !reflect.DeepEqual(rows.Types, []string{"int8"}) || !reflect.DeepEqual(rows.Rows, [][]any{{int64(6)}}) {
+		t.Errorf("$1 (int64) + int4 column = %+v, %v; want 6 of type int8", rows, err)
+	}
 	_, _, err = b.Query(ctx, "SELECT id FROM p WHERE id = $1", []any{"five"})
 	if e := backend.AsError(err); e == nil || e.SQLState != "22P02" {
 		t.Errorf("int4 parameter \"five\" = %v, want 22P02", err)
