@@ -16,10 +16,10 @@ type translator struct {
 	params []Type // by placeholder number - 1; Name "" while unknown
 	out    *Translation
 
-	aggDepth int  // > 0 inside an aggregate's arguments
-	sawAgg   bool // the query being translated calls an aggregate
+	aggDepth int       // > 0 inside an aggregate's arguments
+	sawAgg   bool      // the query being translated calls an aggregate
 	arm      *armHints // translating a set operation's arm
-	noFold   int  // > 0 in a CASE arm PostgreSQL drops: constants are not folded
+	noFold   int       // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
 
 // armHints are the types a set operation resolved for its columns; an
