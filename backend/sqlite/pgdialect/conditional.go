@@ -115,7 +115,8 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	if def.name != "" && def.name != "?column?" && !def.weak {
 		name = def.name // PostgreSQL names a CASE after its ELSE result
 	}
-	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name}, nil
+	// A CASE's name is weak in PostgreSQL (an outer cast renames it).
+	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name, weak: true}, nil
 }
 
 // whenCondition is a WHEN's test: a condition, or subject = expr in the
