@@ -115,7 +115,8 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	if def.name != "" && def.name != "?column?" && !def.weak {
 		name = def.name // PostgreSQL names a CASE after its ELSE result
 	}
-	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name}, nil
+	// A CASE's name is weak in PostgreSQL (an outer cast renames it).
+	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name, weak: true}, nil
 }
 
 // whenCondition is a WHEN's test: a condition, or subject = expr in the
@@ -163,6 +164,12 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 
 // subLink translates scalar, EXISTS, IN and NOT IN subqueries.
 func (t *translator) subLink(s *pg_query.SubLink, sc *scope) (value, error) {
+	if t.inDDL {
+		return value{}, pgError("0A000", "cannot use subquery in check constraint")
+	}
+	if t.inReturning {
+		return value{}, refuse("subqueries in RETURNING")
+	}
 	q, err := t.subquery(s.GetSubselect(), sc)
 	if err != nil {
 		return value{}, err
