@@ -157,6 +157,10 @@ type FailureData struct {
 type InfoData struct {
 	Backend     string `json:"backend"`
 	BlockAtomic bool   `json:"block_atomic"`
+	// SQLDialect is the network's SQL dialect when the genesis names one
+	// (sql_dialect; "" is the backend's own): "postgres" on a SQLite
+	// network speaks PostgreSQL's SQL.
+	SQLDialect string `json:"sql_dialect,omitempty"`
 }
 
 // NoncePath is the abci_query path of a key's replay window as of the

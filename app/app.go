@@ -123,7 +123,8 @@ func (a *App) Executor() *Executor { return a.ex }
 // that CometBFT's handshake replays exactly the blocks the database lacks.
 func (a *App) Info(_ context.Context, _ *abci.RequestInfo) (*abci.ResponseInfo, error) {
 	st := a.ex.State()
-	data, _ := json.Marshal(api.InfoData{Backend: a.ex.Backend().Dialect(), BlockAtomic: a.ex.Params().BlockAtomic})
+	data, _ := json.Marshal(api.InfoData{Backend: a.ex.Backend().Dialect(), BlockAtomic: a.ex.Params().BlockAtomic,
+		SQLDialect: a.ex.Params().SQLDialect})
 	return &abci.ResponseInfo{
 		Data:             string(data),
 		Version:          Version,

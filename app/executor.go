@@ -11,6 +11,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/statedigest"
 )
 
@@ -68,6 +69,9 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	}
 	if params.Backend != "" && params.Backend != be.Dialect() {
 		return nil, fmt.Errorf("genesis says the network runs backend %q, this node is configured with %q: every validator must run the same backend", params.Backend, be.Dialect())
+	}
+	if err := checkSQLDialect(be, params); err != nil {
+		return nil, err
 	}
 	if err := checkProfile(ctx, be, params.DBProfile); err != nil {
 		return nil, err
@@ -293,4 +297,25 @@ func (e *Executor) Close(ctx context.Context) error {
 	}
 	defer e.slot.releaseBlock()
 	return p.block.Rollback(ctx)
+}
+
+// checkSQLDialect refuses a backend opened for another SQL dialect than
+// the genesis fixes (sql_dialect; backend/registry opens it so): its
+// statements would be read in the wrong language.
+func checkSQLDialect(be backend.Backend, params Params) error {
+	d, err := dialect.Lookup(be.Dialect())
+	if err != nil {
+		if params.SQLDialect == "" {
+			return nil // a test double's own dialect: nothing translated
+		}
+		return err
+	}
+	want, got := d.SQLDialect(params.SQLDialect), be.Capabilities().SQLDialect
+	if got == "" {
+		got = d.Name
+	}
+	if want != got {
+		return fmt.Errorf("genesis says the network speaks the %s SQL dialect, this node opened its %s database for the %s dialect: open it through backend/registry with the genesis' sql_dialect", want, d.Name, got)
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/relchain/relchain/dialect"
 )
 
 // Params are the network-wide execution settings. They come from the
@@ -36,12 +38,24 @@ type Params struct {
 	// or empty: the backend's fixed default profile. A name the backend's
 	// profile does not have is refused when the node starts.
 	DBProfile map[string]string `json:"db_profile,omitempty"`
+	// SQLDialect is the SQL the network speaks (docs/dialects.md): ""
+	// (absent) is the storage's native dialect, exactly as before the
+	// field existed; "postgres" is PostgreSQL's SQL, native on PostgreSQL
+	// and translated on SQLite. Fixed at genesis: results and digests
+	// depend on it.
+	SQLDialect string `json:"sql_dialect,omitempty"`
+	// SQLDialectVersion is the version of the translation rules a
+	// translated dialect runs (PostgreSQL's SQL on SQLite:
+	// pgdialect.Version); 0 for a native one. A node whose binary
+	// implements another version refuses to start.
+	SQLDialectVersion int `json:"sql_dialect_version,omitempty"`
 }
 
 // Equal reports whether two parameter sets are the same.
 func (p Params) Equal(q Params) bool {
 	return p.BlockAtomic == q.BlockAtomic && p.MaxTxBytes == q.MaxTxBytes && p.MaxStatements == q.MaxStatements &&
-		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile)
+		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile) &&
+		p.SQLDialect == q.SQLDialect && p.SQLDialectVersion == q.SQLDialectVersion
 }
 
 // DefaultParams are used for fields the genesis app_state leaves out.
@@ -64,6 +78,8 @@ func ParseParams(appState []byte) (Params, error) {
 		Backend     *string           `json:"backend"`
 		Admins      []string          `json:"admins"`
 		DBProfile   map[string]string `json:"db_profile"`
+		SQLDialect  *string           `json:"sql_dialect"`
+		SQLVersion  *int              `json:"sql_dialect_version"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(appState))
 	dec.DisallowUnknownFields()
@@ -107,7 +123,35 @@ func ParseParams(appState []byte) (Params, error) {
 	if len(raw.DBProfile) > 0 {
 		p.DBProfile = raw.DBProfile
 	}
-	return p, nil
+	if raw.SQLDialect != nil {
+		p.SQLDialect = *raw.SQLDialect
+	}
+	if raw.SQLVersion != nil {
+		p.SQLDialectVersion = *raw.SQLVersion
+	}
+	return p, p.checkSQLDialect()
+}
+
+// checkSQLDialect refuses a SQL dialect the storage cannot speak, and a
+// translator version where nothing is translated (or none where something
+// is). Whether this binary implements that version is the node's startup
+// check (backend/registry, Spec.SQLDialectVersion).
+func (p Params) checkSQLDialect() error {
+	d, err := dialect.Lookup(p.Backend)
+	if err != nil {
+		return fmt.Errorf("genesis app_state: %w", err)
+	}
+	if !d.Speaks(p.SQLDialect) {
+		return fmt.Errorf("genesis app_state: sql_dialect %q is not available on backend %q (it speaks %s); see docs/dialects.md",
+			p.SQLDialect, p.Backend, d.Spoken())
+	}
+	switch {
+	case d.Translated(p.SQLDialect) && p.SQLDialectVersion <= 0:
+		return fmt.Errorf("genesis app_state: sql_dialect %q on backend %q is translated and needs sql_dialect_version (the translator's version, a positive number)", p.SQLDialect, p.Backend)
+	case !d.Translated(p.SQLDialect) && p.SQLDialectVersion != 0:
+		return fmt.Errorf("genesis app_state: sql_dialect_version %d given, but sql_dialect %q is backend %q's own: nothing is translated, leave it out", p.SQLDialectVersion, d.SQLDialect(p.SQLDialect), p.Backend)
+	}
+	return nil
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

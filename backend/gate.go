@@ -52,6 +52,10 @@ type Capabilities struct {
 	// block, and a proposal holding DDL is not executed before it is
 	// decided.
 	TransactionalDDL bool
+	// SQLDialect names the SQL the backend takes when it is not the
+	// database's own (Backend.Dialect): "postgres" for a SQLite backend
+	// that translates PostgreSQL's SQL. Empty: the database's own.
+	SQLDialect string
 }
 
 // TextGate is the Gate of a backend whose verdicts depend on the text

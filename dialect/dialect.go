@@ -24,6 +24,12 @@ type Dialect struct {
 	// Wire is what the PostgreSQL wire-protocol gateway needs to know of
 	// the database's SQL dialect.
 	Wire Wire
+	// Translates names the SQL dialect other than its own that a network
+	// on this database may speak ("" none; docs/dialects.md): PostgreSQL's
+	// SQL on SQLite, through a versioned translator. TranslatedWire is the
+	// Wire of such a network.
+	Translates     string
+	TranslatedWire Wire
 }
 
 // Wire describes a database's SQL dialect to the PostgreSQL wire-protocol
@@ -99,3 +105,65 @@ func Files() []string {
 	}
 	return out
 }
+
+// SQL dialects a network may fix in its genesis (app.Params.SQLDialect).
+// A storage's native dialect is named as the storage ("sqlite",
+// "postgres", "mysql"); Speaks says which others it can be asked to speak.
+const (
+	// SQLPostgres is PostgreSQL's SQL: native on PostgreSQL, translated on
+	// SQLite (backend/sqlite/pgdialect).
+	SQLPostgres = "postgres"
+)
+
+// Speaks reports whether the storage d can run a network whose SQL
+// dialect is sql ("" is d's native dialect, today's behaviour).
+func (d Dialect) Speaks(sql string) bool {
+	return sql == "" || sql == d.Name || sql == d.Translates
+}
+
+// SQLDialect is the SQL dialect a network of storage d runs when its
+// genesis names sql: sql itself, or d's native one when sql is "".
+func (d Dialect) SQLDialect(sql string) string {
+	if sql == "" {
+		return d.Name
+	}
+	return sql
+}
+
+// Translated reports whether a network of storage d whose genesis names
+// sql speaks a dialect d does not speak natively (PostgreSQL's SQL on
+// SQLite): the translator's version is then part of the genesis.
+func (d Dialect) Translated(sql string) bool { return d.SQLDialect(sql) != d.Name }
+
+// NetworkWire is what the PostgreSQL wire-protocol gateway needs to know
+// of a network of storage d whose genesis names SQL dialect sql: d's own
+// Wire for its native dialect, or the translated dialect's.
+func (d Dialect) NetworkWire(sql string) (Wire, error) {
+	if !d.Speaks(sql) {
+		return Wire{}, fmt.Errorf("backend %s cannot run the %q SQL dialect (it speaks %s)", d.Name, sql, d.spoken())
+	}
+	if !d.Translated(sql) {
+		return d.Wire, nil
+	}
+	return d.TranslatedWire, nil
+}
+
+// NetworkName names a network of storage d whose genesis names SQL dialect
+// sql in messages: "sqlite", or "postgres dialect on sqlite".
+func (d Dialect) NetworkName(sql string) string {
+	if !d.Translated(sql) {
+		return d.Name
+	}
+	return d.SQLDialect(sql) + " dialect on " + d.Name
+}
+
+// spoken lists the SQL dialects a network on d may speak.
+func (d Dialect) spoken() string {
+	if d.Translates == "" {
+		return d.Name
+	}
+	return d.Name + ", " + d.Translates
+}
+
+// Spoken lists the SQL dialects a network on d may speak, its own first.
+func (d Dialect) Spoken() string { return d.spoken() }

@@ -6,7 +6,12 @@ package dialect
 var dialects = []Dialect{
 	{Name: "sqlite",
 		Wire: Wire{Placeholders: PlaceholdersNumbered,
-			CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."}},
+			CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."},
+		// PostgreSQL's SQL translated onto SQLite: $n placeholders and
+		// PostgreSQL's quoting; its catalogs are not emulated yet.
+		Translates: SQLPostgres,
+		TranslatedWire: Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar,
+			CatalogHint: "This network speaks PostgreSQL's SQL on SQLite storage, whose pg_catalog and information_schema are not emulated yet."}},
 	{Name: "postgres", Server: true, DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
 		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",

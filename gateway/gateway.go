@@ -24,6 +24,9 @@ type Config struct {
 	// Dialect then names the node's backend.
 	Local   client.LocalQuerier
 	Dialect string
+	// SQLDialect, with Dialect, is the network's SQL dialect as its
+	// genesis names it ("" the backend's own; see dialect.Dialect.Speaks).
+	SQLDialect string
 	// LocalRead, inside a node, runs reads outside a transaction in
 	// process without abci_query's JSON (node: App.Read); nil: Local.
 	LocalRead LocalReader
@@ -52,6 +55,9 @@ type Gateway struct {
 	nodes   *Nodes
 	users   *Users
 	dialect string
+	// network names the network's SQL dialect and storage in messages
+	// (dialect.Dialect.NetworkName).
+	network string
 	wire    dialect.Wire
 	// classify is Config.Classifier (classifier).
 	classify Classifier
@@ -83,16 +89,23 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{nodes: nodes, users: users, dialect: cfg.Dialect, classify: cfg.Classifier, done: make(chan error, 1)}
+	sql := cfg.SQLDialect
 	if g.dialect == "" {
 		if g.dialect, err = waitDialect(ctx, nodes); err != nil {
 			return nil, err
 		}
+		sql = nodes.SQLDialect()
 	}
 	d, err := dialect.Lookup(g.dialect)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: the nodes run backend %q: %w", g.dialect, err)
 	}
-	g.wire = d.Wire
+	// The network's SQL dialect decides: $n placeholders and PostgreSQL's
+	// quoting on a postgres-dialect network, whatever its storage.
+	if g.wire, err = d.NetworkWire(sql); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.network = d.NetworkName(sql)
 	g.srv = &pgwire.Server{Users: users.Verifier, NewSession: g.newSession, RequireTLS: cfg.RequireTLS,
 		ServerVersion: ServerVersion, Logf: cfg.Logf, Limits: cfg.Limits}
 	if cfg.TLSCert != "" || cfg.TLSKey != "" {
@@ -153,18 +166,21 @@ func (g *Gateway) newSession(_ context.Context, user string, params map[string]s
 func (g *Gateway) serverVersion() string { return ServerVersion }
 
 func (g *Gateway) versionString() string {
-	return fmt.Sprintf("PostgreSQL %s on a relchain network (%s backend)", ServerVersion, g.dialect)
+	return fmt.Sprintf("PostgreSQL %s on a relchain network (%s backend)", ServerVersion, g.network)
 }
 
 // catalogQuery matches SQL that reads PostgreSQL's catalogs.
 var catalogQuery = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema|pg_[a-z_]+)\b`)
 
 // readError maps a failed read or description; a catalog query on a
-// network whose databases are not PostgreSQL gets the limitation's name.
+// network whose databases are not PostgreSQL gets the limitation's name,
+// unless the node named what it does not support itself (0A000: a
+// postgres-dialect network refuses the catalogs, and the constructs it
+// cannot translate, so).
 func (g *Gateway) readError(sql string, err error) error {
 	var qe *client.QueryError
-	if !g.wire.PGCatalog && errors.As(err, &qe) && catalogQuery.MatchString(sql) {
-		e := refused("this relchain network runs %s: PostgreSQL catalog queries (pg_catalog, information_schema; psql's \\d) cannot be answered", g.dialect)
+	if !g.wire.PGCatalog && errors.As(err, &qe) && catalogQuery.MatchString(sql) && (qe.Failure == nil || qe.Failure.SQLState != stateFeature) {
+		e := refused("this relchain network runs %s: PostgreSQL catalog queries (pg_catalog, information_schema; psql's \\d) cannot be answered", g.network)
 		e.Detail = qe.Message
 		e.Hint = g.wire.CatalogHint
 		return e

@@ -32,6 +32,7 @@ type Nodes struct {
 	mu      sync.Mutex
 	clients map[string]*client.Client // by url + "\x00" + public key ("" for reads)
 	dialect string
+	sql     string // the genesis' sql_dialect, learnt with dialect
 }
 
 // NewNodes returns access to the nodes at urls. local, when not nil,
@@ -200,6 +201,7 @@ func (n *Nodes) Dialect(ctx context.Context) (string, error) {
 	if d != "" {
 		return d, nil
 	}
+	var sql string
 	err := n.try(ctx, nil, func(c *client.Client) error {
 		info, err := c.RPC().ABCIInfo(ctx)
 		if err != nil {
@@ -209,14 +211,22 @@ func (n *Nodes) Dialect(ctx context.Context) (string, error) {
 		if err := json.Unmarshal([]byte(info.Response.Data), &data); err != nil {
 			return fmt.Errorf("node %s: abci_info data: %w", c.URL(), err)
 		}
-		d = data.Backend
+		d, sql = data.Backend, data.SQLDialect
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
 	n.mu.Lock()
-	n.dialect = d
+	n.dialect, n.sql = d, sql
 	n.mu.Unlock()
 	return d, nil
+}
+
+// SQLDialect is the network's SQL dialect as its genesis names it ("" the
+// backend's own), learnt by Dialect.
+func (n *Nodes) SQLDialect() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sql
 }

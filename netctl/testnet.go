@@ -113,6 +113,9 @@ func Generate(o Options) ([]NodeInfo, error) {
 		return nil, fmt.Errorf("%s is not empty: choose an empty output directory", o.Dir)
 	}
 	o.Params.Backend = o.Backend
+	if o.Params.SQLDialect, o.Params.SQLDialectVersion, err = registry.GenesisSQLDialect(o.Backend, o.Params.SQLDialect); err != nil {
+		return nil, err
+	}
 	if o.Params.MaxTxBytes == 0 {
 		// A zero Params must still give a network that starts: the node
 		// rejects a genesis whose max_tx_bytes or max_statements is not

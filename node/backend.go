@@ -46,7 +46,8 @@ func (c Config) backendSpec(home string, onCheckpointErr func(error)) (registry.
 		return d, registry.Spec{}, err
 	}
 	s := registry.Spec{DSN: c.Backend.DSN, ReaderDSN: c.Backend.ReaderDSN,
-		UnsafeSuperuser: c.Backend.UnsafeSuperuser, NoGate: c.Backend.UnsafeNoGate}
+		UnsafeSuperuser: c.Backend.UnsafeSuperuser, NoGate: c.Backend.UnsafeNoGate,
+		SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.Version}
 	if s.ReadTimeout, err = c.ReadTimeout(); err != nil {
 		return d, registry.Spec{}, err
 	}

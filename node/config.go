@@ -1,6 +1,8 @@
 package node
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	cmtcfg "github.com/cometbft/cometbft/config"
+	"github.com/cometbft/cometbft/types"
 	"github.com/spf13/viper"
 
 	"github.com/relchain/relchain/app"
@@ -35,6 +38,18 @@ type Config struct {
 	// PG is the node's PostgreSQL wire-protocol listener (package
 	// gateway); off unless Listen is set.
 	PG PGConfig `toml:"pg"`
+	// SQL is the network's SQL dialect as the genesis fixes it (app_state
+	// sql_dialect and sql_dialect_version; docs/dialects.md), which the
+	// database is opened for. Not a setting of relchain.toml: LoadConfig
+	// reads it from the home's genesis.
+	SQL SQLDialect `toml:"-"`
+}
+
+// SQLDialect is a network's SQL dialect and its translation's version
+// (app.Params.SQLDialect, SQLDialectVersion).
+type SQLDialect struct {
+	Name    string
+	Version int
 }
 
 // PGConfig configures a node's PostgreSQL wire-protocol listener.
@@ -304,7 +319,37 @@ func LoadConfig(home string) (*cmtcfg.Config, Config, error) {
 	if err := rc.Validate(); err != nil {
 		return nil, rc, fmt.Errorf("invalid %s: %w", rcPath, err)
 	}
+	sql, err := genesisSQLDialect(cc.GenesisFile())
+	if err != nil {
+		return nil, rc, err
+	}
+	rc.SQL = sql
 	return cc, rc, nil
+}
+
+// genesisSQLDialect is the SQL dialect the genesis at path fixes; a home
+// without a genesis yet runs its database's own.
+func genesisSQLDialect(path string) (SQLDialect, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return SQLDialect{}, nil
+	}
+	gen, err := types.GenesisDocFromFile(path)
+	if err != nil {
+		return SQLDialect{}, fmt.Errorf("load genesis: %w", err)
+	}
+	// Only the dialect: the node validates the whole app_state when it
+	// builds the application (app.ParseParams), and tools that open the
+	// database (verify, restore) need no more.
+	var p struct {
+		SQLDialect        string `json:"sql_dialect"`
+		SQLDialectVersion int    `json:"sql_dialect_version"`
+	}
+	if len(gen.AppState) > 0 {
+		if err := json.Unmarshal(gen.AppState, &p); err != nil {
+			return SQLDialect{}, fmt.Errorf("%s: app_state: %w", path, err)
+		}
+	}
+	return SQLDialect{Name: p.SQLDialect, Version: p.SQLDialectVersion}, nil
 }
 
 // SaveConfig writes both configuration files of a node home.

@@ -183,6 +183,10 @@ func Init(home string, o InitOptions) (*types.GenesisDoc, error) {
 		o.Backend.Kind = registry.Default
 	}
 	o.Params.Backend = o.Backend.Kind
+	var err error
+	if o.Params.SQLDialect, o.Params.SQLDialectVersion, err = registry.GenesisSQLDialect(o.Backend.Kind, o.Params.SQLDialect); err != nil {
+		return nil, err
+	}
 	if err := PrepareBackend(context.Background(), &o.Backend); err != nil {
 		return nil, err
 	}

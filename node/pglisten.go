@@ -47,6 +47,7 @@ func (n *Node) startGateway(ctx context.Context) error {
 		Local:      n.app.Query,
 		LocalRead:  appReader(n.app),
 		Dialect:    n.app.Executor().Backend().Dialect(),
+		SQLDialect: n.app.Executor().Params().SQLDialect,
 		UsersFile:  n.pg.UsersFile(n.home),
 		TLSCert:    inHome(n.home, n.pg.TLSCert, ""),
 		TLSKey:     inHome(n.home, n.pg.TLSKey, ""),

@@ -26,6 +26,9 @@ func mysqlDriver() Driver {
 // openMySQL opens the database with Query on s.ReaderDSN's account, if
 // given.
 func openMySQL(ctx context.Context, s Spec) (backend.Backend, error) {
+	if err := checkSQLDialect(mustDialect("mysql"), s, 0); err != nil {
+		return nil, err
+	}
 	opts, err := commonOptions(s, mysqlNoGate, mysql.WithCheckpoints)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ func postgresDriver() Driver {
 // openPostgres opens the database; the reader role comes from s.DSN (see
 // pgsetup.SplitDSN).
 func openPostgres(ctx context.Context, s Spec) (backend.Backend, error) {
+	if err := checkSQLDialect(mustDialect("postgres"), s, 0); err != nil {
+		return nil, err
+	}
 	opts, err := commonOptions(s, postgresNoGate, postgres.WithCheckpoints)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,30 @@ type Driver struct {
 	// create the database dsn names and the node's least-privilege roles
 	// (relchain init --print-pg-setup).
 	SetupSQL func(dsn string) (string, error)
+	// TranslatorVersion is the version of the translation of the SQL
+	// dialect it translates (Dialect.Translates) this binary implements;
+	// 0 when it translates none.
+	TranslatorVersion int
+}
+
+// GenesisSQLDialect is what a new network of backend name whose SQL
+// dialect is sql writes in its genesis (app_state sql_dialect and
+// sql_dialect_version): "" and 0 for the backend's own dialect (sql ""
+// or its name: the genesis then reads as before dialects existed), or sql
+// and the version of its translation this binary implements. It refuses a
+// dialect the backend cannot speak.
+func GenesisSQLDialect(name, sql string) (string, int, error) {
+	d, err := Lookup(name)
+	if err != nil {
+		return "", 0, err
+	}
+	if !d.Speaks(sql) {
+		return "", 0, fmt.Errorf("backend %s cannot run the %q SQL dialect (it speaks %s; see docs/dialects.md)", name, sql, d.Spoken())
+	}
+	if !d.Translated(sql) {
+		return "", 0, nil
+	}
+	return sql, d.TranslatorVersion, nil
 }
 
 // mustDialect is the dialect called name; a Driver without one is a
@@ -91,6 +115,28 @@ type Spec struct {
 	// ReadTimeout, if not 0, bounds one read of the read path (Query) on
 	// the database; 0 keeps the backend's default.
 	ReadTimeout time.Duration
+	// SQLDialect is the network's SQL dialect (genesis sql_dialect): ""
+	// is the database's own; another one the database translates
+	// (dialect.Dialect.Translates) opens it translating, and Open refuses
+	// one it cannot speak.
+	SQLDialect string
+	// SQLDialectVersion is the genesis' sql_dialect_version: for a
+	// translated dialect, Open refuses a version this binary does not
+	// implement, naming both (the translator's startup check).
+	SQLDialectVersion int
+}
+
+// checkSQLDialect refuses a Spec whose SQL dialect d cannot speak, or
+// whose translated dialect's version is not the binary's (version).
+func checkSQLDialect(d dialect.Dialect, s Spec, version int) error {
+	if !d.Speaks(s.SQLDialect) {
+		return fmt.Errorf("the genesis says the network speaks the %q SQL dialect, which backend %s cannot run (see docs/dialects.md)", s.SQLDialect, d.Name)
+	}
+	if d.Translated(s.SQLDialect) && s.SQLDialectVersion != version {
+		return fmt.Errorf("the genesis fixes version %d of the %s dialect's translation on %s (sql_dialect_version), this relchain binary implements version %d: run a binary of the network's version",
+			s.SQLDialectVersion, s.SQLDialect, d.Name, version)
+	}
+	return nil
 }
 
 // Checkpoints schedules a backend's checkpoints: every Every committed

@@ -58,6 +58,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.txOpen = false
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
+	b.pgEnv = sqlcheck.Env{}
 	return &block{b: b, gen: b.blockGen}, nil
 }
 
@@ -176,6 +177,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	}
 	defer b.wmu.Unlock()
 	b.rw.setEnv(env)
+	b.pgEnv = env
 	b.txDDL = false
 	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
 		return err
@@ -296,7 +298,17 @@ func (k *block) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 // ctx.Err(): a node-local fault, never a tx result and never ErrBlockLost.
 // So is SQLite running out of memory. The block then only accepts Rollback
 // if SQLite rolled its transaction back; the next Begin works either way.
+//
+// With WithPostgresDialect, sql is PostgreSQL's (execPostgres).
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	if k.b.opts.pg {
+		return k.execPostgres(ctx, sql, args)
+	}
+	return k.execNative(ctx, sql, args)
+}
+
+// execNative is Exec of one SQLite statement.
+func (k *block) execNative(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	b, err := k.lock()
 	if err != nil {
 		return nil, err

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ncruces/go-sqlite3"
+	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pggate"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 )
 
 // Describe implements backend.Describer. It compiles sql on a read
@@ -52,6 +55,9 @@ func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Descriptio
 	if err != nil {
 		return nil, err
 	}
+	if b.opts.pg {
+		return b.describePostgres(r, sql, st.Height)
+	}
 	f := newFuel(rctx, ReadWorkLimit)
 	old := r.SetInterrupt(f)
 	stmt, err := b.compileForDescribe(r, sql)
@@ -92,4 +98,32 @@ func (b *Backend) compileForDescribe(r *sqlite3.Conn, sql string) (*sqlite3.Stmt
 	rg.on.Store(true)
 	defer rg.on.Store(false)
 	return prepareGated(r, &rg.g, sql)
+}
+
+// describePostgres is Describe in the postgres dialect, on the read
+// connection r inside its read transaction: PostgreSQL's read policy for a
+// query (its gate for any other statement), the translation on committed
+// state, whose Params and Columns are the description, and SQLite's
+// compile of a one-statement translation under the same authorizers as in
+// the sqlite dialect (a backstop: what they refuse is refused).
+func (b *Backend) describePostgres(r *sqlite3.Conn, sql string, height int64) (*backend.Description, error) {
+	if err := catalogRead(sql); err != nil {
+		return nil, err
+	}
+	read, err := pggate.CheckRead(sql)
+	if err != nil {
+		return nil, pgGateError(err)
+	}
+	tr, err := pgdialect.Translate(read.Text, pgruntime.NewCatalog(r))
+	if err != nil {
+		return nil, translationError(err)
+	}
+	if len(tr.Statements) == 1 {
+		stmt, err := b.compileForDescribe(r, tr.Statements[0])
+		if err != nil {
+			return nil, err
+		}
+		stmt.Close()
+	}
+	return describeTranslation(tr, height), nil
 }

@@ -135,7 +135,7 @@ func (b *Backend) rebuildDryRun(ctx context.Context, gen int64) error {
 		return err
 	}
 	rw := newRewriter()
-	if err := initConn(c, rw); err != nil {
+	if err := initConn(c, rw, b.opts.pg); err != nil {
 		c.Close()
 		rw.close()
 		return err
@@ -147,7 +147,7 @@ func (b *Backend) rebuildDryRun(ctx context.Context, gen int64) error {
 			return fmt.Errorf("copy schema: %s: %w", s, err)
 		}
 	}
-	d.c, d.rw, d.gen, d.g, d.scratch = c, rw, gen, gate{modules: b.wgate.modules, off: b.opts.noGate}, &b.scratch
+	d.c, d.rw, d.gen, d.g, d.scratch = c, rw, gen, gate{modules: b.wgate.modules, off: b.opts.noGate, runtime: b.wgate.runtime}, &b.scratch
 	if err := c.SetAuthorizer(func(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
 		if d.internal {
 			return sqlite3.AUTH_OK

@@ -46,6 +46,10 @@ type gate struct {
 	rewritten   string          // the first rewritten function the statement calls
 	target      string          // the table the statement itself writes (lower case)
 	modules     map[string]bool // eponymous virtual tables (lower case)
+	// runtime are the functions of the postgres dialect's runtime
+	// (pgruntime.Register) on a connection that runs translated
+	// statements; nil otherwise (lower case).
+	runtime map[string]bool
 	// off (withoutGate, benchmarks only): refuse only what would break the
 	// block or reach relchain's own tables (refusedAlways), allow the rest.
 	off bool
@@ -360,7 +364,7 @@ func (g *gate) judgeRead(c call) decision {
 func (g *gate) judgeFunction(c call) decision {
 	fn := strings.ToLower(c.name4th)
 	switch {
-	case allowedFunctions[fn]:
+	case allowedFunctions[fn], g.runtime[fn]:
 		return allowed
 	case rewrittenFunctions[fn]:
 		return allowed // judged with the statement's kind in prepareGated (contextRefusal)
@@ -638,6 +642,9 @@ type scratch struct {
 	c  *sqlite3.Conn
 	g  gate
 	rw *rewriter
+	// runtime: the postgres dialect's runtime functions, registered on
+	// the scratch connection and allowed by its gate (nil: none).
+	runtime map[string]bool
 }
 
 func (s *scratch) close() {
@@ -661,7 +668,7 @@ func (s *scratch) compile(sql string, modules map[string]bool, off bool) (reason
 			return "", err
 		}
 		rw := newRewriter()
-		err = initConn(c, rw)
+		err = initConn(c, rw, s.runtime != nil)
 		if err == nil {
 			err = c.SetAuthorizer(s.g.check)
 		}
@@ -672,7 +679,7 @@ func (s *scratch) compile(sql string, modules map[string]bool, off bool) (reason
 		}
 		s.c, s.rw = c, rw
 	}
-	s.g.modules, s.g.off = modules, off
+	s.g.modules, s.g.off, s.g.runtime = modules, off, s.runtime
 	stmt, err := prepareGated(s.c, &s.g, sql)
 	if stmt != nil {
 		stmt.Close()

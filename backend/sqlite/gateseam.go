@@ -12,12 +12,21 @@ import (
 // Gate implements backend.Backend: SQLite's gate judges the statement
 // SQLite compiles, through the authorizer (gate.go), on a read connection
 // (committed state) or on the block's writer (the block's state).
-func (b *Backend) Gate() backend.Gate { return verdictGate{b} }
+func (b *Backend) Gate() backend.Gate {
+	if b.opts.pg {
+		return pgGate{b}
+	}
+	return verdictGate{b}
+}
 
 // Capabilities implements backend.Backend: SQLite rolls DDL back with the
-// block.
+// block; with WithPostgresDialect it takes PostgreSQL's SQL.
 func (b *Backend) Capabilities() backend.Capabilities {
-	return backend.Capabilities{TransactionalDDL: true}
+	c := backend.Capabilities{TransactionalDDL: true}
+	if b.opts.pg {
+		c.SQLDialect = b.sqlDialect()
+	}
+	return c
 }
 
 // verdictGate is the Backend's backend.Gate.

@@ -56,6 +56,7 @@ type readPolicy struct {
 	on      atomic.Bool
 	reason  string
 	modules map[string]bool // eponymous virtual tables (lower case)
+	runtime map[string]bool // the postgres dialect's runtime functions (gate.runtime)
 }
 
 func newReadPolicy(modules map[string]bool) *readPolicy {
@@ -109,6 +110,9 @@ func (p *readPolicy) judge(action sqlite3.AuthorizerActionCode, name3rd, name4th
 	case sqlite3.AUTH_READ:
 		return p.readTable(name3rd)
 	case sqlite3.AUTH_FUNCTION:
+		if p.runtime[strings.ToLower(name4th)] {
+			return ""
+		}
 		return readFunction(name4th)
 	case sqlite3.AUTH_PRAGMA:
 		return readPragma(name3rd, name4th)

@@ -29,7 +29,7 @@ func rewrittenConn(t *testing.T) (*sqlite3.Conn, *rewriter) {
 	c := plainConn(t)
 	rw := newRewriter()
 	t.Cleanup(rw.close)
-	if err := initConn(c, rw); err != nil {
+	if err := initConn(c, rw, false); err != nil {
 		t.Fatal(err)
 	}
 	return c, rw

@@ -15,6 +15,8 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
@@ -95,6 +97,11 @@ type Backend struct {
 	rescans   int // state digests computed by a full rescan (tests)
 	scratch   scratch
 
+	// pgEnv is the open tx's environment, which the postgres dialect's
+	// gate writes into the statement's text (pggate.Rewrite); guarded by
+	// wmu.
+	pgEnv sqlcheck.Env
+
 	// Attribution of change records to txs, guarded by wmu: whether a
 	// tx's savepoint is open and which tx it is (the hook tags each record
 	// it takes with it, capture.go).
@@ -126,7 +133,9 @@ type Backend struct {
 
 	syntaxMu sync.Mutex
 	syntax   map[string]verdict
-	dry      dryRun // Analyze's copy of the schema, for DDL
+	// pgVerdicts caches the postgres dialect's Analyze (pgGate).
+	pgVerdicts verdicts
+	dry        dryRun // Analyze's copy of the schema, for DDL
 }
 
 // cached is a prepared statement of the writer and what it does.
@@ -161,6 +170,8 @@ type options struct {
 	readTimeout time.Duration
 	readRows    int
 	readBytes   int64
+	// pg: the backend takes PostgreSQL's SQL (WithPostgresDialect).
+	pg bool
 }
 
 // Defaults of the node-local read bounds.
@@ -253,7 +264,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 			return fail("%s: %w", p, err)
 		}
 	}
-	if err := initConn(w, b.rw); err != nil {
+	if err := initConn(w, b.rw, b.opts.pg); err != nil {
 		return fail("%w", err)
 	}
 	if err := checkEncoding(w); err != nil {
@@ -267,6 +278,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	}
 	if b.wgate.modules, err = loadModules(w); err != nil {
 		return fail("%w", err)
+	}
+	if b.opts.pg {
+		if b.wgate.runtime, err = runtimeFunctions(); err != nil {
+			return fail("%w", err)
+		}
+		b.scratch.runtime = b.wgate.runtime
 	}
 	if b.vetted, err = b.ddl().schemaObjects(); err != nil {
 		return fail("%w", err)
@@ -335,7 +352,11 @@ func (b *Backend) openReaders() error {
 			}
 		}
 		flag, rg := newReadPolicy(b.wgate.modules), new(readGate)
-		rg.g.modules, rg.g.off = b.wgate.modules, b.opts.noGate
+		flag.runtime = b.wgate.runtime
+		rg.g.modules, rg.g.off, rg.g.runtime = b.wgate.modules, b.opts.noGate, b.wgate.runtime
+		if err == nil && b.opts.pg {
+			err = pgruntime.Register(r)
+		}
 		if err == nil {
 			err = r.SetAuthorizer(authorizeRead(flag, rg))
 		}
@@ -356,10 +377,17 @@ func (b *Backend) openReaders() error {
 
 // initConn pins the pragmas of a connection that runs clients' statements
 // or their DDL, and installs the rewritten clock and random functions.
-func initConn(c *sqlite3.Conn, rw *rewriter) error {
+// pg: the connection runs the postgres dialect's translations, whose
+// runtime functions it registers (pgruntime.Register).
+func initConn(c *sqlite3.Conn, rw *rewriter, pg bool) error {
 	limitConn(c)
 	if err := registerAggregates(c); err != nil {
 		return err
+	}
+	if pg {
+		if err := pgruntime.Register(c); err != nil {
+			return fmt.Errorf("register the postgres dialect's runtime functions: %w", err)
+		}
 	}
 	for _, p := range pragmas {
 		if err := c.Exec(p); err != nil {
@@ -480,6 +508,15 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	if err := rc.sync(); err != nil {
 		return nil, 0, fmt.Errorf("query: %w", err)
 	}
+	var tr *pgdialect.Translation
+	if b.opts.pg {
+		if sql, tr, err = translateRead(r, sql, args); err != nil {
+			return nil, 0, err
+		}
+		if args, err = pgParams(tr.Params, args); err != nil {
+			return nil, 0, err
+		}
+	}
 	restricted := b.restricted[r]
 	restricted.Store(true)
 	defer restricted.Store(false)
@@ -495,7 +532,12 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	old := r.SetInterrupt(f)
 	rows, err := run(stmt, args, resultLimits{rows: b.opts.readRows, bytes: b.opts.readBytes})
 	r.SetInterrupt(old)
-	if err == nil {
+	switch {
+	case err == nil && tr != nil:
+		if err = pgValues(rows, tr.Columns); err == nil {
+			pgTypes(rows, tr.Columns)
+		}
+	case err == nil:
 		rows.Types = valueTypes(declaredTypes(stmt), rows.Rows)
 	}
 	rc.done(sql, stmt, err != nil)
@@ -504,6 +546,8 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 		return nil, 0, b.readInterrupted(ctx, f.cancelled)
 	case f.out:
 		return nil, 0, errReadWorkLimit
+	case err != nil && tr != nil:
+		return nil, 0, runtimeError(rc.policy.explain(err)) // a runtime function's SQLSTATE
 	case err != nil:
 		return nil, 0, rc.policy.explain(err) // a pragma function refused as it runs
 	}

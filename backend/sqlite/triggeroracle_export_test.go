@@ -44,7 +44,7 @@ func OpenTriggerOracle(path string) (*TriggerOracle, error) {
 }
 
 func (o *TriggerOracle) init() error {
-	if err := initConn(o.c, o.rw); err != nil {
+	if err := initConn(o.c, o.rw, false); err != nil {
 		return err
 	}
 	if err := o.c.Exec(schema); err != nil {

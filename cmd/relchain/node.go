@@ -28,7 +28,7 @@ import (
 )
 
 func initCmd() *cobra.Command {
-	var home, backendKind, dsn, chainID string
+	var home, backendKind, dsn, chainID, sqlDialect string
 	var blockAtomic, printPGSetup, unsafeSuperuser bool
 	var timeouts timeoutFlags
 	var admins adminFlags
@@ -42,6 +42,7 @@ func initCmd() *cobra.Command {
 			}
 			p := app.DefaultParams()
 			p.BlockAtomic = blockAtomic
+			p.SQLDialect = sqlDialect
 			if err := admins.apply(&p); err != nil {
 				return err
 			}
@@ -67,6 +68,7 @@ func initCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&unsafeSuperuser, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: connect as --dsn's role even if it is a superuser, instead of creating least-privilege roles")
 	cmd.Flags().StringVar(&chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
+	registerSQLDialect(cmd, &sqlDialect)
 	timeouts.register(cmd)
 	admins.register(cmd)
 	return cmd
@@ -232,6 +234,14 @@ type netFlags struct {
 	basePort    int
 	unsafeSuper bool
 	prometheus  bool
+	sqlDialect  string
+}
+
+// registerSQLDialect registers --sql-dialect: the network's SQL dialect,
+// written to its genesis (docs/dialects.md).
+func registerSQLDialect(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis: sqlite or postgres (default: the backend's own; "+
+		"postgres on backend sqlite translates PostgreSQL's SQL, see docs/dialects.md)")
 }
 
 // timeoutFlags are the CometBFT consensus timeouts an operator may set
@@ -261,6 +271,7 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
+	registerSQLDialect(cmd, &f.sqlDialect)
 	f.timeouts.register(cmd)
 	cmd.Flags().BoolVar(&f.unsafeSuper, "unsafe-superuser", false, "PostgreSQL, TESTS ONLY: nodes connect as --dsn-template's role (a superuser) instead of least-privilege roles created from it")
 	cmd.Flags().IntVar(&f.basePort, "base-port", basePort, "node i uses ports BASE+10i (p2p), BASE+10i+1 (RPC) and BASE+10i+2 (metrics and health, when on); 0 picks free ports")
@@ -270,6 +281,7 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 	p := app.DefaultParams()
 	p.BlockAtomic = f.blockAtomic
+	p.SQLDialect = f.sqlDialect
 	if err := f.apply(&p); err != nil {
 		return netctl.Options{}, err
 	}

@@ -156,8 +156,8 @@ func readLimited(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxScript+1))
 }
 
-// wireOf is how the node's database quotes and numbers parameters,
-// from the backend its abci_info names.
+// wireOf is how the network's SQL quotes and numbers parameters, from the
+// backend and SQL dialect its abci_info names.
 func wireOf(ctx context.Context, c *client.Client) (dialect.Wire, error) {
 	info, err := c.RPC().ABCIInfo(ctx)
 	if err != nil {
@@ -169,7 +169,7 @@ func wireOf(ctx context.Context, c *client.Client) (dialect.Wire, error) {
 	if err != nil {
 		return dialect.Wire{}, fmt.Errorf("node %s runs backend %q, which this relchain does not know: %w", c.URL(), d.Backend, err)
 	}
-	return db.Wire, nil
+	return db.NetworkWire(d.SQLDialect)
 }
 
 // splitScript splits a script into statements (gateway.Split), keeping a

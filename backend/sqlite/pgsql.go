@@ -1,0 +1,453 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pggate"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// WithPostgresDialect makes the backend take PostgreSQL's SQL (a network
+// whose genesis says sql_dialect "postgres"; docs/dialects.md): every
+// statement of Gate, Exec, Query and Describe is judged by PostgreSQL's
+// gate (backend/postgres/pggate), translated into SQLite by
+// pgdialect.Translate, and run through this backend, whose own gate (the
+// authorizer) still judges every translated statement as a backstop.
+// Results carry the statements' PostgreSQL types. Every connection
+// registers the translation's runtime functions (pgruntime.Register).
+func WithPostgresDialect() Option { return func(o *options) { o.pg = true } }
+
+// sqlDialect is the SQL the backend takes (backend.Capabilities).
+func (b *Backend) sqlDialect() string {
+	if b.opts.pg {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// pgGate is the Backend's backend.Gate in the postgres dialect.
+type pgGate struct{ b *Backend }
+
+// Analyze is PostgreSQL's gate's verdict, then the translation's on
+// committed state, then SQLite's gate's on every translated statement.
+// What depends on the schema (a table an earlier tx of the block creates)
+// is no verdict, as in the sqlite dialect: the block decides.
+func (g pgGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	gen := g.b.schemaGen.Load()
+	if v, ok := g.b.pgVerdicts.lookup(sql, gen); ok {
+		return cloneAnalysis(v.an), v.err
+	}
+	an, err := g.analyze(ctx, sql)
+	if err == nil || backend.AsError(err) != nil { // a verdict, not trouble
+		g.b.pgVerdicts.put(sql, verdict{an: an, err: err, gen: gen})
+	}
+	return cloneAnalysis(an), err
+}
+
+// analyze is Analyze without the cache.
+func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	an, text, err := pgJudge(sql, sqlcheck.Env{})
+	if err != nil {
+		return an, err
+	}
+	r, err := g.b.reader(ctx)
+	if err != nil {
+		return an, err
+	}
+	tr, err := pgdialect.Translate(text, pgruntime.NewCatalog(r))
+	g.b.release(r)
+	if err != nil {
+		if e := translationError(err); backend.AsError(e) != nil && backend.AsError(e).Class == backend.ClassUndefined {
+			an.Params = sqlcheck.ParamsUnknown // no verdict: see Gate.Analyze
+			return an, nil
+		}
+		return an, translationError(err)
+	}
+	for _, s := range tr.Statements {
+		if _, err := g.b.analyze(ctx, s); err != nil {
+			return an, err
+		}
+	}
+	an.Params = len(tr.Params)
+	return an, nil
+}
+
+// verdicts caches Analyze's verdicts on PostgreSQL texts by text, each for
+// the committed schema generation it was taken on (a separate cache from
+// the translated SQLite texts' own: the same text may be both).
+type verdicts struct {
+	mu sync.Mutex
+	m  map[string]verdict
+}
+
+func (c *verdicts) lookup(sql string, gen int64) (verdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[sql]
+	return v, ok && v.gen == gen
+}
+
+func (c *verdicts) put(sql string, v verdict) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= 4096 {
+		c.m = make(map[string]verdict)
+	}
+	c.m[sql] = v
+}
+
+// AnalyzeInBlock judges sql on the block's state: PostgreSQL's gate, the
+// translation on the writer, SQLite's gate on the first translated
+// statement (the later ones may need the earlier ones' schema: Exec's
+// authorizer judges them as they run).
+func (g pgGate) AnalyzeInBlock(ctx context.Context, blk backend.Block, sql string) (sqlcheck.Analysis, error) {
+	k, ok := blk.(*block)
+	if !ok || k.b != g.b {
+		return sqlcheck.Analysis{}, fmt.Errorf("sqlite: gate: %T is not a block of this backend", blk)
+	}
+	an, tr, err := k.translate(sql, nil)
+	if err != nil {
+		return an, err
+	}
+	if len(tr.Statements) > 0 {
+		if _, err := k.analyze(ctx, tr.Statements[0]); err != nil {
+			return an, err
+		}
+	}
+	an.Params = len(tr.Params)
+	return an, nil
+}
+
+// TableName folds a name as PostgreSQL's gate reports tables: unquoted
+// names arrive folded already; the default schema's qualifier is dropped.
+func (pgGate) TableName(name string) string { return strings.TrimPrefix(name, "public.") }
+
+// pgJudge is PostgreSQL's gate's verdict on sql and the text to
+// translate: sql, or as pggate.Rewrite fills it with env (the clock and
+// random numbers of the tx, relchain's sequence functions). A read of
+// PostgreSQL's catalogs is refused first (catalogRead).
+func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
+	if err := catalogRead(sql); err != nil {
+		return sqlcheck.Analysis{}, "", err
+	}
+	an, err := pggate.Analyze(sql)
+	if err != nil {
+		return an, "", pgGateError(err)
+	}
+	if !pggate.Rewrites(sql) {
+		return an, sql, nil
+	}
+	text, err := pggate.Rewrite(sql, env)
+	if err != nil {
+		return an, "", pgGateError(err)
+	}
+	return an, text, nil
+}
+
+// translate judges sql with PostgreSQL's gate and translates it on the
+// block's writer, with the open tx's environment (Savepoint) and its
+// parameters typed by args (argTypes; nil: by their context alone).
+func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect.Translation, error) {
+	b, err := k.lock()
+	if err != nil {
+		return sqlcheck.Analysis{}, nil, err
+	}
+	defer b.wmu.Unlock()
+	an, text, err := pgJudge(sql, b.pgEnv)
+	if err != nil {
+		return an, nil, err
+	}
+	// The catalog reads the schema on the writer: relchain's own reads.
+	b.internal = true
+	tr, err := pgdialect.TranslateTyped(text, pgruntime.NewCatalog(b.w), argTypes(args))
+	b.internal = false
+	if err != nil {
+		return an, nil, translationError(err)
+	}
+	return an, tr, nil
+}
+
+// execPostgres is Exec in the postgres dialect: the translation's
+// statements run in order (each as Exec runs a statement of the sqlite
+// dialect, under SQLite's gate and on fuel); the last one's result, its
+// values converted to their PostgreSQL types, is the statement's. A
+// statement takes the arguments when its text has placeholders.
+func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	_, tr, err := k.translate(sql, args)
+	if err != nil {
+		return nil, err
+	}
+	if args, err = pgParams(tr.Params, args); err != nil {
+		return nil, err
+	}
+	var rows *backend.Rows
+	for _, s := range tr.Statements {
+		a := args
+		if !strings.Contains(s, "?") {
+			a = nil
+		}
+		if rows, err = k.execNative(ctx, s, a); err != nil {
+			return nil, runtimeError(err)
+		}
+	}
+	if rows == nil {
+		return &backend.Rows{}, nil
+	}
+	if err := pgValues(rows, tr.Columns); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// translateRead is the read path's judgement and translation of a query
+// on the read connection r (committed state): PostgreSQL's read policy
+// (pggate.CheckRead), then one translated statement.
+func translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.Translation, error) {
+	if err := catalogRead(sql); err != nil {
+		return "", nil, err
+	}
+	read, err := pggate.CheckRead(sql)
+	if err != nil {
+		return "", nil, pgGateError(err)
+	}
+	if read.Writes {
+		return "", nil, errReadOnly
+	}
+	tr, err := pgdialect.TranslateTyped(read.Text, pgruntime.NewCatalog(r), argTypes(args))
+	if err != nil {
+		return "", nil, translationError(err)
+	}
+	if len(tr.Statements) != 1 {
+		return "", nil, errReadOnly
+	}
+	return tr.Statements[0], tr, nil
+}
+
+// argTypes types a statement's parameters by its arguments' Go types as
+// the PostgreSQL backend sends them (int64 as int8, float64 as float8,
+// bool, []byte as bytea; a string or NULL is left to the context), so that
+// a statement means on SQLite what it means on PostgreSQL storage. The
+// arguments are the envelope's typed values: every node types alike.
+func argTypes(args []any) []pgdialect.Type {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make([]pgdialect.Type, len(args))
+	for i, a := range args {
+		name := ""
+		switch a.(type) {
+		case int64, int:
+			name = "int8"
+		case float64:
+			name = "float8"
+		case bool:
+			name = "bool"
+		case []byte:
+			name = "bytea"
+		}
+		if name != "" {
+			out[i] = pgdialect.Type{Name: name, Typmod: -1}
+		}
+	}
+	return out
+}
+
+// pgParams converts a statement's arguments as PostgreSQL reads
+// parameters of the placeholders' types (pgruntime.Param: a string is the
+// type's text form). A count that differs is left to the bind's own check.
+func pgParams(types []pgdialect.Type, args []any) ([]any, error) {
+	if len(args) == 0 || len(args) != len(types) {
+		return args, nil
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		v, err := pgruntime.Param(types[i], a)
+		if err != nil {
+			return nil, runtimeError(fmt.Errorf("parameter $%d: %w", i+1, err))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+var errReadOnly = &backend.Error{Class: backend.ClassPermission, SQLState: "25006", Message: "the query path is read-only: submit writes as transactions (relchain exec)"}
+
+// pgValues renames rows' columns as the translation names them and
+// converts their values to the columns' PostgreSQL types (pgruntime.Value).
+func pgValues(rows *backend.Rows, cols []pgdialect.ResultColumn) error {
+	if len(cols) == 0 {
+		return nil
+	}
+	if len(cols) != len(rows.Columns) {
+		return fmt.Errorf("postgres dialect: the translation describes %d result columns, SQLite returned %d", len(cols), len(rows.Columns))
+	}
+	for i, c := range cols {
+		rows.Columns[i] = c.Name
+	}
+	for _, row := range rows.Rows {
+		for i, v := range row {
+			x, err := pgruntime.Value(cols[i].Type, v)
+			if err != nil {
+				return runtimeError(fmt.Errorf("column %s: %w", cols[i].Name, err))
+			}
+			row[i] = x
+		}
+	}
+	return nil
+}
+
+// pgTypes fills rows' Types and Typmods with the translation's column
+// types (the read path's results; a block's leave them nil).
+func pgTypes(rows *backend.Rows, cols []pgdialect.ResultColumn) {
+	if len(cols) == 0 {
+		return
+	}
+	rows.Types = make([]string, len(cols))
+	rows.Typmods = make([]int32, len(cols))
+	for i, c := range cols {
+		rows.Types[i], rows.Typmods[i] = c.Type.Name, c.Type.Typmod
+	}
+}
+
+// describeTranslation is a Description of tr on committed state at height.
+func describeTranslation(tr *pgdialect.Translation, height int64) *backend.Description {
+	d := &backend.Description{Height: height, Params: make([]string, len(tr.Params))}
+	for i, p := range tr.Params {
+		d.Params[i] = p.Name
+	}
+	for _, c := range tr.Columns {
+		ct := backend.ColumnType{Name: c.Name, Type: c.Type.Name}
+		if c.Type.Typmod >= 0 {
+			tm := c.Type.Typmod
+			ct.Typmod = &tm
+		}
+		d.Columns = append(d.Columns, ct)
+	}
+	return d
+}
+
+// pgGateError is PostgreSQL's gate's refusal as a *backend.Error: a text
+// PostgreSQL cannot parse is ClassSyntax, one that is not exactly one
+// statement ClassInvalid, anything else the gate refuses ClassPermission
+// with the gate's message naming the construct.
+func pgGateError(err error) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, sqlcheck.ErrUnparseable):
+		return &backend.Error{Class: backend.ClassSyntax, SQLState: "42601", Message: msg}
+	case strings.HasPrefix(msg, "empty statement"), strings.Contains(msg, "statements; exactly one is allowed"):
+		return &backend.Error{Class: backend.ClassInvalid, SQLState: "42601", Message: msg}
+	}
+	return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: msg}
+}
+
+// translationError is a translation's refusal (*pgdialect.Error) as a
+// *backend.Error of the class of its SQLSTATE (0A000: ClassNotImplemented).
+func translationError(err error) error {
+	var te *pgdialect.Error
+	if errors.As(err, &te) {
+		return &backend.Error{Class: backend.ClassOfSQLState(te.Code), SQLState: te.Code, Message: te.Message}
+	}
+	return fmt.Errorf("postgres dialect: translate: %w", err)
+}
+
+// runtimeError gives a failure of a translated statement raised by a
+// runtime function the SQLSTATE and message pgruntime reports (its one
+// seam: pgruntime.SQLState), and their class.
+func runtimeError(err error) error {
+	code, ok := pgruntime.SQLState(err)
+	if !ok {
+		return err
+	}
+	msg := pgruntime.Message(err)
+	e := backend.AsError(err)
+	if e == nil {
+		return &backend.Error{Class: backend.ClassOfSQLState(code), SQLState: code, Message: msg}
+	}
+	e.Class, e.SQLState, e.Message = backend.ClassOfSQLState(code), code, msg
+	return err
+}
+
+// catalogNames are PostgreSQL's catalog schemas and the catalog tables and
+// views clients read, outside string literals (quotedText).
+var (
+	catalogNames = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema|pg_(class|attribute|type|namespace|index|indexes|constraint|attrdef|description|database|roles|user|proc|tables|views|settings|sequences?|am|enum|inherits|extension|collation|trigger|depend|matviews|stat_[a-z_]+|statio_[a-z_]+))\b`)
+	quotedText   = regexp.MustCompile(`'(?:[^']|'')*'`)
+)
+
+// catalogRead refuses a statement that reads PostgreSQL's catalogs: a
+// postgres-dialect network on SQLite does not emulate them yet (issue 35).
+func catalogRead(sql string) error {
+	m := catalogNames.FindString(quotedText.ReplaceAllString(sql, "''"))
+	if m == "" {
+		return nil
+	}
+	return &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: fmt.Sprintf(
+		"%s: PostgreSQL's catalogs (pg_catalog, information_schema; psql's \\d) are not emulated yet on a postgres-dialect network on SQLite storage", m)}
+}
+
+// pgRuntime is the set of the postgres dialect's runtime functions, learnt
+// once: the functions a connection lists after pgruntime.Register and not
+// before.
+var pgRuntime struct {
+	once  sync.Once
+	funcs map[string]bool
+	err   error
+}
+
+// runtimeFunctions returns the names (lower case) of the functions
+// pgruntime.Register adds to a connection, which SQLite's gate allows on
+// a postgres-dialect backend.
+func runtimeFunctions() (map[string]bool, error) {
+	pgRuntime.once.Do(func() {
+		c, err := sqlite3.OpenFlags(":memory:", sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE|sqlite3.OPEN_MEMORY|sqlite3.OPEN_NOMUTEX)
+		if err != nil {
+			pgRuntime.err = err
+			return
+		}
+		defer c.Close()
+		before, err := functionNames(c)
+		if err == nil {
+			err = pgruntime.Register(c)
+		}
+		var after map[string]bool
+		if err == nil {
+			after, err = functionNames(c)
+		}
+		if err != nil {
+			pgRuntime.err = fmt.Errorf("list the postgres dialect's runtime functions: %w", err)
+			return
+		}
+		pgRuntime.funcs = make(map[string]bool)
+		for f := range after {
+			if !before[f] {
+				pgRuntime.funcs[f] = true
+			}
+		}
+	})
+	return pgRuntime.funcs, pgRuntime.err
+}
+
+// functionNames lists the functions c knows, in lower case.
+func functionNames(c *sqlite3.Conn) (map[string]bool, error) {
+	st, _, err := c.Prepare("SELECT DISTINCT lower(name) FROM pragma_function_list")
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	out := make(map[string]bool)
+	for st.Step() {
+		out[st.ColumnText(0)] = true
+	}
+	return out, st.Err()
+}
