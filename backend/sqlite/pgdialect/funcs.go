@@ -289,6 +289,9 @@ func absFunc(t *translator, args []value) (value, error) {
 	if !isNum(a.typ) {
 		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
 	}
+	if a.isConst && t.noFold == 0 {
+		return foldAbs(a)
+	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
 	}

@@ -126,7 +126,13 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 		return value{}, err
 	}
 	if ls == "NULL" || rs == "NULL" {
-		return nullOf(tBool), nil
+		return constOf(nil, tBool, "?column?"), nil
+	}
+	if t.noFold == 0 {
+		lv, rv, _ := t.unify(l, r)
+		if v, ok := foldCompare(op, lv, rv); ok {
+			return v, nil
+		}
 	}
 	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
 }
