@@ -105,9 +105,12 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	}
 	t.noFold = outer
 	v, err := t.caseValue(conds, results, def, typ)
-	v.name, v.weak = "case", true // weak: an outer cast renames it
+	// PostgreSQL names a CASE after its ELSE result when that has a
+	// strong name (a column, a function), with its strength; else "case",
+	// which an outer cast renames.
+	v.name, v.weak = "case", true
 	if def.name != "" && def.name != "?column?" && !def.weak {
-		v.name = def.name // PostgreSQL names a CASE after its ELSE result
+		v.name, v.weak = def.name, false
 	}
 	return v, err
 }

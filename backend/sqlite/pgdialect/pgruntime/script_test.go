@@ -72,7 +72,10 @@ var script = []struct{ sql, want string }{
 	{"SELECT flag FROM item WHERE id = 2", "f"},
 	{"DROP TABLE item", "ERR 2BP01"},
 	{"DROP TABLE item CASCADE", "ERR 0A000"},
-	{"DROP TABLE ord, item", ""},
+	{"INSERT INTO item (id, name) VALUES (40, 'z')", ""},
+	{"INSERT INTO ord (id, item) VALUES (40, 40)", ""},
+	{"DROP TABLE item, ord", ""},
+	{"SELECT 1 FROM ord", "ERR 42P01"},
 	{"DROP TABLE IF EXISTS ord, item", ""},
 	{"DROP TABLE item", "ERR 42P01"},
 }
