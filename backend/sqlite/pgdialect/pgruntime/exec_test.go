@@ -107,6 +107,7 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT 't' AS v UNION SELECT ok FROM acct ORDER BY 1", "f;t;NULL"},
 	{"SELECT code FROM acct EXCEPT SELECT 'AB' ORDER BY 1", "c_d;NULL"},
 	{"SELECT 1 UNION SELECT 'a'", "ERR 22P02"},
+	{"SELECT octet_length('héllo'), octet_length(data), length(name) FROM acct WHERE id = 1", "6|2|5"},
 	{"SELECT CAST(CASE WHEN true THEN name ELSE name END AS text), CASE WHEN ok THEN 1 ELSE 2 END::text FROM acct WHERE id = 1", "alice|1"},
 	{"SELECT 2.5 AS v UNION SELECT rate FROM acct ORDER BY 1", "0.25;1.5;2.5;NULL"},
 	{"SELECT 3.0 INTERSECT SELECT 3.0", "ERR 0A000"},
