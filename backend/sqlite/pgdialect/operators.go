@@ -173,6 +173,9 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if v, ok, err := t.dateArithmetic(op, l, r); ok || err != nil {
+		return v, err
+	}
 	if !isNum(l.typ) || !isNum(r.typ) {
 		if l.typ.Name == "date" || l.typ.Name == "timestamp" || l.typ.Name == "timestamptz" {
 			return value{}, refuse("date and time arithmetic")
