@@ -25,6 +25,9 @@ func (t *translator) dateArithmetic(op string, l, r value) (value, bool, error) 
 	case l.typ.Name != "date" || !isInt(r.typ) || (op != "+" && op != "-"):
 		return value{}, false, nil
 	}
+	if intBits(r.typ) > 32 {
+		return value{}, true, pgError("42883", "operator does not exist: date %s bigint", op)
+	}
 	date := Type{Name: "date", Typmod: -1}
 	if isNullConst(l) || isNullConst(r) {
 		return nullOf(date), true, nil
