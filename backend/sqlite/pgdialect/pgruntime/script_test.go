@@ -164,3 +164,32 @@ func TestParams(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// TestCatalogSeesDDL: the catalog's cache follows the schema, including
+// DDL of the open transaction and its rollback.
+func TestCatalogSeesDDL(t *testing.T) {
+	d := mustOpen(t)
+	cat := pgruntime.NewCatalog(d.c)
+	if _, ok := cat.Columns("x"); ok {
+		t.Fatal("x exists before CREATE")
+	}
+	if err := d.c.Exec("BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := pgdialect.Translate("CREATE TABLE x (a int4, b text)", cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.c.Exec(tr.Statements[0]); err != nil {
+		t.Fatal(err)
+	}
+	if cols, ok := cat.Columns("x"); !ok || len(cols) != 2 || cols[1].Type.Name != "text" {
+		t.Fatalf("after CREATE in the open transaction: %v %v", cols, ok)
+	}
+	if err := d.c.Exec("ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Columns("x"); ok {
+		t.Fatal("x still seen after ROLLBACK")
+	}
+}
