@@ -116,7 +116,7 @@ func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, 
 		return v.sql, nil
 	case isInt(v.typ) && to.Name == "float8":
 		return "CAST(" + v.sql + " AS REAL)", nil
-	case isText(v.typ) && to.Name == "text":
+	case isText(v.typ) && to.Name == "text", isText(v.typ) && to.Name == "varchar" && to.Typmod < 0:
 		return v.sql, nil
 	}
 	return runtimeCast(v.sql, v.typ, to, ctx), nil

@@ -196,6 +196,13 @@ func textFunc(sqlite string, n int) func(t *translator, args []value) (value, er
 		if err != nil {
 			return value{}, err
 		}
+		if fn := map[string]string{"pg_lower": "lower", "pg_upper": "upper"}[sqlite]; fn != "" && t.noFold == 0 {
+			if a, err := t.retype(args[0], tText); err == nil {
+				if v, ok := foldText(fn, a); ok {
+					return v, nil
+				}
+			}
+		}
 		return value{sql: sqlite + "(" + join(s, ", ") + ")", typ: tText}, nil
 	}
 }
@@ -223,6 +230,13 @@ func lengthFunc(t *translator, args []value) (value, error) {
 	s, err := t.textArgs("length", args)
 	if err != nil {
 		return value{}, err
+	}
+	if t.noFold == 0 {
+		if a, err := t.retype(args[0], tText); err == nil {
+			if v, ok := foldText("length", a); ok {
+				return v, nil
+			}
+		}
 	}
 	return value{sql: "length(" + s[0] + ")", typ: tInt4}, nil
 }
