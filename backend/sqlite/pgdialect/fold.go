@@ -182,3 +182,13 @@ func asciiUpper(r rune) rune {
 	}
 	return r
 }
+
+// allConst reports that every argument is a constant (literals included).
+func allConst(args []value) bool {
+	for _, a := range args {
+		if !a.isConst && a.lit == nil && !a.null {
+			return false
+		}
+	}
+	return true
+}

@@ -252,6 +252,12 @@ func substrFunc(t *translator, args []value) (value, error) {
 		return value{}, err
 	}
 	out := []string{s[0]}
+	if len(args) == 3 && t.noFold == 0 && allConst(args) {
+		if n, ok := args[2].konst.(int64); ok && n < 0 {
+			// PostgreSQL folds a constant call at plan time.
+			return value{}, pgError("22011", "negative substring length not allowed")
+		}
+	}
 	for _, a := range args[1:] {
 		sql, err := t.coerce(a, tInt4, ctxImplicit)
 		if err != nil || !(isInt(a.typ) && intBits(a.typ) <= 32 || a.untyped()) {

@@ -45,6 +45,8 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT lower('ÄBC'), upper('äbc')", "Äbc|äBC"},
 	{"SELECT length('héllo'), substr('hello', 0, 2), substr('hello', -1, 3), substr('hello', 2)", "5|h|h|ello"},
 	{"SELECT substr('hello', 1, -1)", "ERR 22011"},
+	{"SELECT substr('hello', 1, -1) FROM acct WHERE false", "ERR 22011"},
+	{"SELECT substr(name, 1, -1) FROM acct WHERE false", ""},
 	{"SELECT count(*), count(bal), sum(bal), min(name), max(bal) FROM acct", "3|2|95|Bob|100"},
 	{"SELECT sum(bal) FROM acct WHERE id > 10", "NULL"},
 	{"SELECT bool_and(ok), bool_or(ok) FROM acct", "f|t"},
