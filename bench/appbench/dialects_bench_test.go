@@ -36,7 +36,7 @@ func sqlName(sql string) string {
 // BenchmarkSmallbankBatchSQLite in each SQL dialect of a SQLite network:
 // the translation's cost in the executor (cpu-us/wl) and in CheckTx
 // (checktx-us/stmt, Smallbank's own statements, verdicts cached as on a
-// node after the first block).
+// node after the first block). Two blocks warm each chain up unmeasured.
 //
 //	go test ./bench/appbench -run '^$' -bench 'DialectSmallbank' -benchtime 20x -count 5
 func BenchmarkDialectSmallbank(b *testing.B) {
@@ -45,7 +45,7 @@ func BenchmarkDialectSmallbank(b *testing.B) {
 		bcPerBlock, wlPerBC int
 	}{{"async", 128, 1}, {"batch", 4, 100}} {
 		for _, sql := range sqlDialects {
-			b.Run(shape.name+"/"+sqlName(sql), func(b *testing.B) { benchSmallbank(b, sql, shape.bcPerBlock, shape.wlPerBC) })
+			b.Run(shape.name+"/"+sqlName(sql), func(b *testing.B) { benchSmallbank(b, sql, 2, shape.bcPerBlock, shape.wlPerBC) })
 		}
 	}
 }
