@@ -99,7 +99,10 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Validators = validators
-	res.Backend = cfg.Dialect
+	res.Backend = cmp.Or(o.Network.Backend, cfg.Dialect)
+	if cfg.Dialect != res.Backend {
+		res.SQLDialect = cfg.Dialect // translated by the storage
+	}
 	if len(o.Nodes) == 0 {
 		res.ABCI = cmp.Or(o.Network.ABCI, "builtin")
 	}
@@ -216,6 +219,7 @@ func openBaseline(ctx context.Context, dialect string, o Options) (*raw.DB, func
 func measureCeiling(ctx context.Context, o Options, res *Result) error {
 	nopts := o.Network
 	nopts.App = "kvstore"
+	nopts.SQLDialect = "" // the kvstore app has no SQL
 	fmt.Fprintf(o.Log, "ceiling: starting a %d-validator kvstore network...\n", nopts.Validators)
 	n, err := StartNetwork(ctx, nopts)
 	if err != nil {

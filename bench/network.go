@@ -16,10 +16,15 @@ import (
 
 // NetworkOptions describe a local network started for a measurement.
 type NetworkOptions struct {
-	Bin         string // the relchain binary
-	Dir         string // parent directory for the network
-	Validators  int
-	Backend     string
+	Bin        string // the relchain binary
+	Dir        string // parent directory for the network
+	Validators int
+	Backend    string
+	// SQLDialect is the SQL dialect the network's genesis fixes
+	// (sql_dialect, docs/dialects.md): "" is Backend's own, "postgres" on
+	// sqlite translates PostgreSQL's SQL (netctl writes the translator's
+	// version).
+	SQLDialect  string
 	DSNTemplate string
 	Tuning      node.Tuning
 	// App is "relchain" or "kvstore" (the ceiling).
@@ -86,6 +91,7 @@ func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, e
 		Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
 	}
 	nopts.Params.MaxStatements = o.MaxStatements
+	nopts.Params.SQLDialect = o.SQLDialect
 	nodes, err := netctl.Generate(nopts)
 	if err != nil {
 		return nil, err

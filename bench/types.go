@@ -115,12 +115,15 @@ type KindStat struct {
 
 // Result is one measurement, as `relchain-bench --output` writes it.
 type Result struct {
-	Workload      string `json:"workload"`
-	Mode          string `json:"mode"`
-	WLPerBC       int    `json:"wl_per_bc"`
-	Clients       int    `json:"clients"`
-	Validators    int    `json:"validators"`
-	Backend       string `json:"backend"`
+	Workload   string `json:"workload"`
+	Mode       string `json:"mode"`
+	WLPerBC    int    `json:"wl_per_bc"`
+	Clients    int    `json:"clients"`
+	Validators int    `json:"validators"`
+	Backend    string `json:"backend"`
+	// SQLDialect is the SQL dialect the chain spoke when it is not
+	// Backend's own (the postgres dialect on sqlite); "" otherwise.
+	SQLDialect    string `json:"sql_dialect,omitempty"`
 	ABCI          string `json:"abci,omitempty"`
 	TimeoutCommit string `json:"timeout_commit,omitempty"`
 	// Txs is the number of wl-transactions; BCTxs of bc-transactions.

@@ -27,7 +27,12 @@ const ChainID = "workloadtest"
 
 // Chain is one in-process validator: an executor over a real backend.
 type Chain struct {
+	// Dialect is the SQL the chain speaks (its genesis' sql_dialect, or
+	// the storage's own): the dialect a workload writes its statements in.
 	Dialect string
+	// Storage is the database the chain stores its state in (the genesis'
+	// backend); it differs from Dialect on a translated chain.
+	Storage string
 	t       testing.TB
 	be      backend.Backend
 	ex      *app.Executor
@@ -48,20 +53,42 @@ func Main(m *testing.M) {
 }
 
 // NewChain returns a chain on a fresh database of dialect ("sqlite",
-// "postgres" or "mysql"); it is closed when the test ends.
+// "postgres" or "mysql") speaking that database's own SQL; it is closed
+// when the test ends.
 func NewChain(t testing.TB, dialect string) *Chain {
 	t.Helper()
+	return NewChainSpeaking(t, dialect, "")
+}
+
+// NewChainSpeaking returns a chain on a fresh database of storage whose
+// genesis fixes the SQL dialect sql (docs/dialects.md): "" or storage
+// itself is storage's own SQL, another one a dialect storage translates
+// (PostgreSQL's SQL on SQLite), at the translator version this binary
+// implements (backend/registry.GenesisSQLDialect). It is closed when the
+// test ends.
+func NewChainSpeaking(t testing.TB, storage, sql string) *Chain {
+	t.Helper()
 	ctx := context.Background()
-	be := openBackend(t, dialect)
+	sqlDialect, version, err := registry.GenesisSQLDialect(storage, sql)
+	if err != nil {
+		t.Fatalf("workloadtest: %v", err)
+	}
+	spec := registry.Spec{SQLDialect: sqlDialect, SQLDialectVersion: version}
+	be := openBackend(t, storage, spec)
 	p := app.DefaultParams()
-	p.Backend = dialect
+	p.Backend = storage
+	p.SQLDialect, p.SQLDialectVersion = sqlDialect, version
 	p.MaxStatements = txn.MaxStatements
 	ex, err := app.NewExecutor(ctx, be, ChainID, p)
 	if err != nil {
 		t.Fatalf("new executor: %v", err)
 	}
 	seed := sha256.Sum256([]byte(t.Name()))
-	return &Chain{Dialect: dialect, t: t, be: be, ex: ex, key: ed25519.NewKeyFromSeed(seed[:])}
+	speaks := storage
+	if sqlDialect != "" {
+		speaks = sqlDialect
+	}
+	return &Chain{Dialect: speaks, Storage: storage, t: t, be: be, ex: ex, key: ed25519.NewKeyFromSeed(seed[:])}
 }
 
 // Executor is the chain's executor.
@@ -69,8 +96,8 @@ func (c *Chain) Executor() *app.Executor { return c.ex }
 
 // openBackend opens a backend of dialect through backend/registry on a
 // fresh database (SQLite in t.TempDir(), PostgreSQL from pgtest, MySQL
-// from mysqltest), closed when the test ends.
-func openBackend(t testing.TB, dialect string) backend.Backend {
+// from mysqltest) with spec's SQL dialect, closed when the test ends.
+func openBackend(t testing.TB, dialect string, spec registry.Spec) backend.Backend {
 	t.Helper()
 	d, err := registry.Lookup(dialect)
 	if err != nil {
@@ -80,7 +107,8 @@ func openBackend(t testing.TB, dialect string) backend.Backend {
 	if d.Server {
 		dsn = serverDSN(t, dialect)
 	}
-	be, err := d.Open(context.Background(), registry.Spec{DSN: dsn})
+	spec.DSN = dsn
+	be, err := d.Open(context.Background(), spec)
 	if err != nil {
 		t.Fatalf("open %s: %v", dialect, err)
 	}
@@ -162,5 +190,8 @@ func (c *Chain) Query(ctx context.Context, sql string, args ...any) ([][]any, er
 
 // String names the chain in messages.
 func (c *Chain) String() string {
+	if c.Storage != c.Dialect {
+		return fmt.Sprintf("in-process %s-dialect chain on %s at height %d", c.Dialect, c.Storage, c.height)
+	}
 	return fmt.Sprintf("in-process %s chain at height %d", c.Dialect, c.height)
 }

@@ -7,5 +7,12 @@
 // app, with its tests, imports nothing of bench/ (internal/lint's
 // layerCycles), and these benchmarks use app's exported API only.
 //
+// The Dialect benchmarks compare, side by side in one run, a SQLite
+// network speaking SQLite's SQL with one speaking PostgreSQL's
+// (translated, issue 35): CheckTx per statement and the executor's CPU per
+// wl-transaction (Smallbank; TPC-C NewOrder, which skips naming the
+// statement while the translator refuses one it needs).
+//
 //	go test ./bench/appbench -run '^$' -bench SmallbankBatchSQLite -benchtime 40x
+//	go test ./bench/appbench -run '^$' -bench 'Dialect(CheckTx|Smallbank|NewOrder)' -benchtime 20x -count 5
 package appbench

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/txn"
@@ -33,26 +34,28 @@ func TestMain(m *testing.M) {
 // cost per wl-transaction of FinalizeBlock and of Commit separately.
 //
 //	go test ./bench/appbench -run '^$' -bench SmallbankBatchSQLite -benchtime 40x -cpuprofile cpu.out
-func BenchmarkSmallbankBatchSQLite(b *testing.B) { benchSmallbank(b, 4, 100) }
+func BenchmarkSmallbankBatchSQLite(b *testing.B) { benchSmallbank(b, native, 0, 4, 100) }
 
 // BenchmarkSmallbankAsyncSQLite is the async shape: blocks of 128
 // bc-transactions of one wl-transaction each.
-func BenchmarkSmallbankAsyncSQLite(b *testing.B) { benchSmallbank(b, 128, 1) }
+func BenchmarkSmallbankAsyncSQLite(b *testing.B) { benchSmallbank(b, native, 0, 128, 1) }
 
-func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
+// benchSmallbank runs Smallbank's blocks on a SQLite chain speaking the
+// SQL dialect sql (native: SQLite's own). Besides the block's costs it
+// reports CheckTx's (Executor.Check, run before each block as a node
+// does) per statement. The first warmup blocks are not measured (the
+// first block after opening the copied template scans every table for
+// out-of-band changes, a one-time cost).
+func benchSmallbank(b *testing.B, sql string, warmup, bcPerBlock, wlPerBC int) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	path := filepath.Join(dir, "relchain.db")
-	copyFile(b, smallbankTemplate(b), path)
-	be, err := sqlite.Open(ctx, path)
+	copyFile(b, smallbankTemplate(b, sql), path)
+	ex, speaks, closeChain, err := openChain(ctx, path, sql)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer be.Close()
-	ex, err := app.NewExecutor(ctx, be, benchChainID, benchParams())
-	if err != nil {
-		b.Fatal(err)
-	}
+	defer closeChain()
 	w, err := smallbank.New(smallbank.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -63,7 +66,7 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 	keys := make([]ed25519.PrivateKey, clients)
 	nonces := make([]uint64, clients)
 	for i := range gens {
-		gens[i] = w.Generator(workload.SQLite, 1, i)
+		gens[i] = w.Generator(speaks, 1, i)
 		seed := sha256.Sum256([]byte{byte(i)})
 		keys[i] = ed25519.NewKeyFromSeed(seed[:])
 	}
@@ -88,15 +91,25 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 		}
 		return raws
 	}
-	var fin, com, cpu time.Duration
+	var fin, com, cpu, check time.Duration
+	statements := 0
 	runBlock := func() (results []app.TxResult, err error) {
 		raws := makeBlock()
+		checkStart := time.Now()
 		for _, raw := range raws {
 			// CheckTx ran on this node before the block: the executor
 			// skips the signatures it verified.
 			if _, rej := ex.Check(ctx, raw); rej != nil {
 				b.Fatalf("check: %v", rej)
 			}
+		}
+		check += time.Since(checkStart)
+		for _, raw := range raws {
+			tx, err := txn.Decode(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			statements += len(tx.Statements)
 		}
 		height++
 		var hb [8]byte
@@ -121,6 +134,12 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 		b.StopTimer()
 		return results, nil
 	}
+	for range warmup {
+		if _, err := runBlock(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fin, com, cpu, check, statements = 0, 0, 0, 0, 0
 	b.ResetTimer()
 	b.StopTimer()
 	for range b.N {
@@ -144,6 +163,38 @@ func benchSmallbank(b *testing.B, bcPerBlock, wlPerBC int) {
 	// than wall time on a shared machine, and it is what bounds four
 	// validators sharing two cores.
 	b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-us/wl")
+	b.ReportMetric(float64(check.Nanoseconds())/1000/float64(statements), "checktx-us/stmt")
+}
+
+// native is the SQL dialect "" of a genesis: the storage's own.
+const native = ""
+
+// openChain opens the SQLite database at path through backend/registry
+// as a node of a network whose genesis fixes the SQL dialect sql does
+// (native or a dialect SQLite translates, at this binary's translator
+// version), and its executor. speaks is the SQL the chain takes, the
+// dialect its workloads write.
+func openChain(ctx context.Context, path, sql string) (ex *app.Executor, speaks string, closeChain func(), err error) {
+	d, err := registry.Lookup(workload.SQLite)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	sqlDialect, version, err := registry.GenesisSQLDialect(workload.SQLite, sql)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	be, err := d.Open(ctx, registry.Spec{DSN: path, SQLDialect: sqlDialect, SQLDialectVersion: version})
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("open %s: %w", d.NetworkName(sqlDialect), err)
+	}
+	p := benchParams()
+	p.SQLDialect, p.SQLDialectVersion = sqlDialect, version
+	ex, err = app.NewExecutor(ctx, be, benchChainID, p)
+	if err != nil {
+		be.Close()
+		return nil, "", nil, err
+	}
+	return ex, d.SQLDialect(sqlDialect), func() { be.Close() }, nil
 }
 
 // cpuTime is the process's CPU time so far (user+system, every thread).
@@ -165,66 +216,87 @@ func benchParams() app.Params {
 	return p
 }
 
+// template is a database holding Smallbank's initial state in one SQL
+// dialect, built once per process.
+type template struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// templates are the Smallbank templates by SQL dialect (native or a
+// translated one); templatesMu guards the map.
 var (
-	templateOnce sync.Once
-	templatePath string
-	templateErr  error
+	templatesMu sync.Mutex
+	templates   = map[string]*template{}
 )
 
-// smallbankTemplate builds, once per process, a database holding
-// Smallbank's 100,000 accounts, set up through the executor. With
+// smallbankTemplate builds, once per process and SQL dialect, a database
+// holding Smallbank's 100,000 accounts, set up through the executor. With
 // RELCHAIN_BENCH_TEMPLATE=<file> it is built there once and reused by
 // later runs (keeps the setup out of CPU profiles; delete the file when
-// the backend's schema or triggers change).
-func smallbankTemplate(b *testing.B) string {
-	templateOnce.Do(func() {
+// the backend's schema or triggers change); a translated dialect's
+// template is <file>.<dialect>.
+func smallbankTemplate(b *testing.B, sql string) string {
+	templatesMu.Lock()
+	tpl, ok := templates[sql]
+	if !ok {
+		tpl = &template{}
+		templates[sql] = tpl
+	}
+	templatesMu.Unlock()
+	tpl.once.Do(func() {
 		if p := os.Getenv("RELCHAIN_BENCH_TEMPLATE"); p != "" {
-			templatePath = p
+			if sql != native {
+				p += "." + sql
+			}
+			tpl.path = p
 			if _, err := os.Stat(p); err == nil {
 				return
 			}
-			templateErr = buildSmallbank(p)
+			tpl.err = buildSmallbank(p, sql)
 			return
 		}
 		dir, err := os.MkdirTemp("", "relchain-smallbank-bench-")
 		if err != nil {
-			templateErr = err
+			tpl.err = err
 			return
 		}
-		templatePath = filepath.Join(dir, "relchain.db")
-		templateErr = buildSmallbank(templatePath)
+		tpl.path = filepath.Join(dir, "relchain.db")
+		tpl.err = buildSmallbank(tpl.path, sql)
 	})
-	if templateErr != nil {
-		b.Fatal(templateErr)
+	if tpl.err != nil {
+		b.Fatal(tpl.err)
 	}
-	return templatePath
+	return tpl.path
 }
 
 // removeBenchTemplate deletes the template a run built in a temporary
 // directory (not one named by RELCHAIN_BENCH_TEMPLATE); TestMain calls it.
 // (app's own benchmarks keep copies of benchParams and cpuTime.)
 func removeBenchTemplate() {
-	if templatePath != "" && os.Getenv("RELCHAIN_BENCH_TEMPLATE") == "" {
-		os.RemoveAll(filepath.Dir(templatePath))
+	if os.Getenv("RELCHAIN_BENCH_TEMPLATE") != "" {
+		return
+	}
+	for _, tpl := range templates {
+		if tpl.path != "" {
+			os.RemoveAll(filepath.Dir(tpl.path))
+		}
 	}
 }
 
-func buildSmallbank(path string) error {
+func buildSmallbank(path, sql string) error {
 	ctx := context.Background()
-	be, err := sqlite.Open(ctx, path)
+	ex, speaks, closeChain, err := openChain(ctx, path, sql)
 	if err != nil {
 		return err
 	}
-	defer be.Close()
-	ex, err := app.NewExecutor(ctx, be, benchChainID, benchParams())
-	if err != nil {
-		return err
-	}
+	defer closeChain()
 	w, err := smallbank.New(smallbank.Options{})
 	if err != nil {
 		return err
 	}
-	setup, err := w.Setup(workload.SQLite)
+	setup, err := w.Setup(speaks)
 	if err != nil {
 		return err
 	}

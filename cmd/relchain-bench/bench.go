@@ -20,12 +20,16 @@ import (
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/node"
 )
 
 // benchFlags are the flags of `relchain-bench` (and `relchain bench`).
 type benchFlags struct {
-	net         netFlags
+	net netFlags
+	// sqlDialect is the network's SQL dialect (--sql-dialect): "" is
+	// the backend's own.
+	sqlDialect  string
 	cfg         bench.Config
 	dist        string
 	mix         string
@@ -96,6 +100,7 @@ baseline reached the chain's state).`,
 	}
 	f.net.register(cmd, 0)
 	fl := cmd.Flags()
+	fl.StringVar(&f.sqlDialect, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis as relchain testnet --sql-dialect does (default: the backend's own; postgres on --backend sqlite runs the workloads' PostgreSQL SQL translated, docs/dialects.md)")
 	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
 	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
 	fl.IntVar(&f.cfg.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction (pseudo, async)")
@@ -180,7 +185,7 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 		}
 	}
 	return bench.NetworkOptions{
-		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, DSNTemplate: f.net.dsnTemplate,
+		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, SQLDialect: f.sqlDialect, DSNTemplate: f.net.dsnTemplate,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
 		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
 	}, nil
@@ -210,7 +215,9 @@ func runBench(ctx context.Context, f *benchFlags) error {
 		return err
 	}
 	cfg := f.cfg
-	cfg.Dialect = f.net.backend
+	if cfg.Dialect, err = f.networkSQLDialect(); err != nil {
+		return err
+	}
 	if f.mix != "" {
 		cfg.Mix = strings.Split(f.mix, ",")
 	}
@@ -321,12 +328,21 @@ func fmtLatency(l *bench.Latency) (string, string, string) {
 }
 
 // printBenchResult prints the summary table of one measurement.
+// backendName names a result's backend in tables: its storage, and the
+// SQL dialect it translated when not its own.
+func backendName(r *bench.Result) string {
+	if r.SQLDialect == "" {
+		return r.Backend
+	}
+	return r.SQLDialect + " dialect on " + r.Backend
+}
+
 func printBenchResult(r *bench.Result) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "workload\tmode\twl/bc\tbackend\tvalidators\tclients\twl-txs\tok\tfailed\tseconds\twl-tx/s\tp50 ms\tp95 ms\tp99 ms\tblocks\tbc-txs/block\n")
 	p50, p95, p99 := fmtLatency(r.LatencyMS)
 	fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%d\t%.1f\n",
-		r.Workload, r.Mode, r.WLPerBC, r.Backend, r.Validators, r.Clients, r.Txs, r.Succeeded, r.Failed,
+		r.Workload, r.Mode, r.WLPerBC, backendName(r), r.Validators, r.Clients, r.Txs, r.Succeeded, r.Failed,
 		r.Seconds, r.TPS, p50, p95, p99, r.TxBlocks, r.TxsPerBlockMean)
 	w.Flush()
 	if len(r.Kinds) > 1 {
@@ -366,6 +382,23 @@ func printBenchResult(r *bench.Result) {
 		}
 		fmt.Printf("; relchain/ceiling %.2f\n", r.RatioToCeiling)
 	}
+}
+
+// networkSQLDialect is the SQL the network speaks, which the workloads
+// write: --sql-dialect, or the backend's own. A translated one has no raw
+// baseline (the raw database would need the backend's own SQL).
+func (f *benchFlags) networkSQLDialect() (string, error) {
+	d, err := dialect.Lookup(f.net.backend)
+	if err != nil {
+		return "", err
+	}
+	if !d.Speaks(f.sqlDialect) {
+		return "", fmt.Errorf("--sql-dialect %q: backend %s speaks %s", f.sqlDialect, d.Name, d.Spoken())
+	}
+	if d.Translated(f.sqlDialect) && (f.baseline || f.baselineDSN != "") {
+		return "", fmt.Errorf("--baseline replays the run on a raw %s database, which does not speak the %s dialect: leave --baseline out with --sql-dialect %s", d.Name, f.sqlDialect, f.sqlDialect)
+	}
+	return d.SQLDialect(f.sqlDialect), nil
 }
 
 // runUpdateBench is the update micro-workload (relchain's own, before the

@@ -42,7 +42,13 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 	case v.lit != nil:
 		return t.fold(*v.lit, "unknown", to, ctx)
 	case v.num != "":
-		return numericValue(v.num, to)
+		out, err := numericValue(v.num, to)
+		if err != nil && t.noFold > 0 && !errIs(err, "0A000") {
+			// An expression PostgreSQL drops unevaluated (a dead CASE
+			// arm): its cast of a numeric constant never runs.
+			return constOf(nil, to, v.name), nil
+		}
+		return out, err
 	case v.isConst && t.noFold == 0:
 		if err := castAllowed(v.typ, to, ctx); err != nil {
 			return value{}, err
@@ -110,7 +116,7 @@ func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, 
 		return v.sql, nil
 	case isInt(v.typ) && to.Name == "float8":
 		return "CAST(" + v.sql + " AS REAL)", nil
-	case isText(v.typ) && to.Name == "text":
+	case isText(v.typ) && to.Name == "text", isText(v.typ) && to.Name == "varchar" && to.Typmod < 0:
 		return v.sql, nil
 	}
 	return runtimeCast(v.sql, v.typ, to, ctx), nil

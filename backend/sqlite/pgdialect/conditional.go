@@ -29,7 +29,11 @@ func commonType(what string, vals []value) (Type, error) {
 		case isNum(res) && isNum(v.typ):
 			res = widerNum(res, v.typ)
 		case isText(res) && isText(v.typ):
-			res = tText
+			// Both directions are implicit casts: the first type stays
+			// (varchar ∪ text is varchar), typmods that differ are lost.
+			if res.Name == "varchar" && res.Typmod != v.typ.Typmod {
+				res = Type{Name: "varchar", Typmod: -1}
+			}
 		case datetimeRank[res.Name] > 0 && datetimeRank[v.typ.Name] > 0:
 			if datetimeRank[v.typ.Name] > datetimeRank[res.Name] {
 				res = v.typ
@@ -103,20 +107,43 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	outs, err := t.coerceAll(append(results, def), typ)
-	if err != nil {
-		return value{}, err
-	}
-	sql := "CASE"
-	for i, cond := range conds {
-		sql += " WHEN " + cond + " THEN " + outs[i]
-	}
-	name := "case"
+	t.noFold = outer
+	v, err := t.caseValue(conds, results, def, typ)
+	// PostgreSQL names a CASE after its ELSE result when that has a
+	// strong name (a column, a function), with its strength; else "case",
+	// which an outer cast renames.
+	v.name, v.weak = "case", true
 	if def.name != "" && def.name != "?column?" && !def.weak {
-		name = def.name // PostgreSQL names a CASE after its ELSE result
+		v.name, v.weak = def.name, false
 	}
-	// A CASE's name is weak in PostgreSQL (an outer cast renames it).
-	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name, weak: true}, nil
+	return v, err
+}
+
+// caseValue assembles a CASE as PostgreSQL's planner leaves it: arms
+// whose condition is constant false or NULL dropped, an arm whose
+// condition is constant true ending it (its result the ELSE), and a CASE
+// left with no arm reduced to its ELSE.
+func (t *translator) caseValue(conds []string, results []value, def value, typ Type) (value, error) {
+	sql := ""
+	for i, cond := range conds {
+		if v, null, ok := boolConst(cond); ok && (null || v == 0) {
+			continue
+		}
+		if cond == "1" {
+			def = results[i]
+			break
+		}
+		out, err := t.coerce(results[i], typ, ctxImplicit)
+		if err != nil {
+			return value{}, err
+		}
+		sql += " WHEN " + cond + " THEN " + out
+	}
+	els, err := t.coerceValue(def, typ, ctxImplicit)
+	if err != nil || sql == "" {
+		return els, err
+	}
+	return value{sql: "CASE" + sql + " ELSE " + els.sql + " END", typ: typ}, nil
 }
 
 // whenCondition is a WHEN's test: a condition, or subject = expr in the
@@ -148,6 +175,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 		}
 		vals = append(vals, v)
 	}
+	t.noFold = saved
 	typ, err := commonType("COALESCE", vals)
 	if err != nil {
 		return value{}, err
@@ -156,8 +184,11 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 	if err != nil {
 		return value{}, err
 	}
-	if len(outs) == 1 {
-		return value{sql: outs[0], typ: typ, name: "coalesce"}, nil
+	if len(outs) == 1 || (len(vals) > 0 && (vals[0].isConst && vals[0].konst != nil || vals[0].lit != nil || vals[0].num != "")) {
+		// PostgreSQL folds COALESCE(constant, ...) to the constant.
+		v, err := t.coerceValue(vals[0], typ, ctxImplicit)
+		v.name = "coalesce"
+		return v, err
 	}
 	return value{sql: "coalesce(" + join(outs, ", ") + ")", typ: typ, name: "coalesce"}, nil
 }
@@ -207,5 +238,7 @@ func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value,
 	if rs != "x" {
 		return value{}, refuse("IN (subquery) across integer and float")
 	}
-	return value{sql: "(" + ls + " IN (" + q.sql + "))", typ: tBool, name: "?column?"}, nil
+	// PostgreSQL does not evaluate the left side against an empty
+	// subquery (SQLite would, and could fail there).
+	return value{sql: "(CASE WHEN EXISTS (" + q.sql + ") THEN (" + ls + " IN (" + q.sql + ")) ELSE 0 END)", typ: tBool, name: "?column?"}, nil
 }

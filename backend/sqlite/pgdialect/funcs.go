@@ -154,18 +154,19 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 
 // scalars are the supported scalar functions.
 var scalars = map[string]func(t *translator, args []value) (value, error){
-	"lower":       textFunc("pg_lower", 1),
-	"upper":       textFunc("pg_upper", 1),
-	"length":      lengthFunc,
-	"char_length": lengthFunc,
-	"btrim":       trimFunc("trim"),
-	"ltrim":       trimFunc("ltrim"),
-	"rtrim":       trimFunc("rtrim"),
-	"replace":     textFunc("replace", 3),
-	"substr":      substrFunc,
-	"substring":   substrFunc,
-	"concat":      concatFunc,
-	"abs":         absFunc,
+	"lower":        textFunc("pg_lower", 1),
+	"upper":        textFunc("pg_upper", 1),
+	"length":       lengthFunc,
+	"char_length":  lengthFunc,
+	"btrim":        trimFunc("trim"),
+	"ltrim":        trimFunc("ltrim"),
+	"rtrim":        trimFunc("rtrim"),
+	"replace":      textFunc("replace", 3),
+	"substr":       substrFunc,
+	"substring":    substrFunc,
+	"concat":       concatFunc,
+	"abs":          absFunc,
+	"octet_length": octetLength,
 }
 
 // textArgs coerces every argument to text (42883 for other types).
@@ -195,6 +196,13 @@ func textFunc(sqlite string, n int) func(t *translator, args []value) (value, er
 		if err != nil {
 			return value{}, err
 		}
+		if fn := map[string]string{"pg_lower": "lower", "pg_upper": "upper"}[sqlite]; fn != "" && t.noFold == 0 {
+			if a, err := t.retype(args[0], tText); err == nil {
+				if v, ok := foldText(fn, a); ok {
+					return v, nil
+				}
+			}
+		}
 		return value{sql: sqlite + "(" + join(s, ", ") + ")", typ: tText}, nil
 	}
 }
@@ -223,6 +231,13 @@ func lengthFunc(t *translator, args []value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if t.noFold == 0 {
+		if a, err := t.retype(args[0], tText); err == nil {
+			if v, ok := foldText("length", a); ok {
+				return v, nil
+			}
+		}
+	}
 	return value{sql: "length(" + s[0] + ")", typ: tInt4}, nil
 }
 
@@ -237,6 +252,12 @@ func substrFunc(t *translator, args []value) (value, error) {
 		return value{}, err
 	}
 	out := []string{s[0]}
+	if len(args) == 3 && t.noFold == 0 && allConst(args) {
+		if n, ok := args[2].konst.(int64); ok && n < 0 {
+			// PostgreSQL folds a constant call at plan time.
+			return value{}, pgError("22011", "negative substring length not allowed")
+		}
+	}
 	for _, a := range args[1:] {
 		sql, err := t.coerce(a, tInt4, ctxImplicit)
 		if err != nil || !(isInt(a.typ) && intBits(a.typ) <= 32 || a.untyped()) {
@@ -289,8 +310,26 @@ func absFunc(t *translator, args []value) (value, error) {
 	if !isNum(a.typ) {
 		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
 	}
+	if a.isConst && t.noFold == 0 {
+		return foldAbs(a)
+	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
 	}
 	return value{sql: "abs(" + a.sql + ")", typ: a.typ}, nil
+}
+
+// octetLength is octet_length: bytes of the UTF-8 text or of the bytea.
+func octetLength(t *translator, args []value) (value, error) {
+	if len(args) != 1 {
+		return value{}, refuse("octet_length with %d arguments", len(args))
+	}
+	if args[0].typ.Name == "bytea" {
+		return value{sql: "length(" + args[0].sql + ")", typ: tInt4}, nil
+	}
+	s, err := t.textArgs("octet_length", args)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "length(CAST(" + s[0] + " AS BLOB))", typ: tInt4}, nil
 }
