@@ -86,6 +86,7 @@ func (b *Backend) dropStatements() {
 	}
 	clear(b.stmts)
 	b.stmtOrder = b.stmtOrder[:0]
+	clear(b.pgTranslations)
 }
 
 // internalExec runs one of relchain's own statements on the writer. The

@@ -167,14 +167,38 @@ func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect
 	if err != nil {
 		return an, nil, err
 	}
+	types := argTypes(args)
+	key := translationKey(text, types)
+	if tr, ok := b.pgTranslations[key]; ok {
+		return an, tr, nil
+	}
 	// The catalog reads the schema on the writer: relchain's own reads.
 	b.internal = true
-	tr, err := pgdialect.TranslateTyped(text, pgruntime.NewCatalog(b.w), argTypes(args))
+	tr, err := pgdialect.TranslateTyped(text, pgruntime.NewCatalog(b.w), types)
 	b.internal = false
 	if err != nil {
-		return an, nil, translationError(err)
+		return an, nil, translationError(err) // not cached: it may depend on the schema
 	}
+	if b.pgTranslations == nil || len(b.pgTranslations) >= maxCachedTranslations {
+		b.pgTranslations = make(map[string]*pgdialect.Translation)
+	}
+	b.pgTranslations[key] = tr
 	return an, tr, nil
+}
+
+// maxCachedTranslations bounds the writer's translation cache: past it,
+// the cache starts again empty.
+const maxCachedTranslations = 4096
+
+// translationKey is the translation cache's key: the text to translate
+// and the types its arguments give its parameters.
+func translationKey(text string, types []pgdialect.Type) string {
+	var k strings.Builder
+	k.WriteString(text)
+	for _, t := range types {
+		fmt.Fprintf(&k, "\x00%s/%d", t.Name, t.Typmod)
+	}
+	return k.String()
 }
 
 // execPostgres is Exec in the postgres dialect: the translation's

@@ -101,6 +101,12 @@ type Backend struct {
 	// gate writes into the statement's text (pggate.Rewrite); guarded by
 	// wmu.
 	pgEnv sqlcheck.Env
+	// pgTranslations caches the writer's translations (postgres dialect)
+	// by statement text and argument types, guarded by wmu. A translation
+	// is a function of the text, the argument types and the schema alone,
+	// so the cache is emptied wherever the statement cache is: whenever
+	// the writer's schema changed or went back (dropStatements).
+	pgTranslations map[string]*pgdialect.Translation
 
 	// Attribution of change records to txs, guarded by wmu: whether a
 	// tx's savepoint is open and which tx it is (the hook tags each record
