@@ -30,6 +30,7 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 		return err
 	}
 	name := c.GetRelation().GetRelname()
+	t.newTable = name
 	if _, err := t.tableName(c.GetRelation()); err == nil && !c.GetIfNotExists() {
 		return pgError("42P07", "relation %q already exists", name)
 	}
@@ -55,8 +56,14 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 	ifNot := ""
 	if c.GetIfNotExists() {
 		ifNot = "IF NOT EXISTS "
+		if _, exists := t.cat.Columns(name); exists {
+			t.creating = nil // the table stands: no sequence is created
+		}
 	}
 	t.out.Statements = []string{"CREATE TABLE " + ifNot + quoteIdent(name) + " (" + join(append(cols, cons...), ", ") + ")"}
+	for _, s := range t.creating {
+		t.out.Statements = append(t.out.Statements, sequenceTable(s.seq)...)
+	}
 	t.out.DDL = true
 	return nil
 }
@@ -79,6 +86,9 @@ func storageOptions(opts []*pg_query.Node) error {
 // (a constant, converted now), PRIMARY KEY (with NOT NULL, which
 // PostgreSQL implies and SQLite does not), UNIQUE and REFERENCES.
 func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
+	if typ, ok := serialType(cd.GetTypeName()); ok {
+		return t.serialColumnDef(cd, typ)
+	}
 	typ, err := typeFromName(cd.GetTypeName())
 	if err != nil {
 		return "", Column{}, err

@@ -22,6 +22,10 @@ type translator struct {
 	inDDL       bool                   // a CHECK expression: no subqueries, no parameters
 	inReturning bool                   // a RETURNING list: no subqueries
 	checks      []*pg_query.Constraint // CREATE TABLE's CHECK constraints
+	fill        []serialColumn         // an INSERT's serial columns numbered from their sequence
+	inserting   string                 // the table an INSERT writes
+	newTable    string                 // the table CREATE TABLE creates
+	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
 

@@ -202,3 +202,78 @@ func TestCatalogSeesDDL(t *testing.T) {
 		t.Fatal("x still seen after ROLLBACK")
 	}
 }
+
+// serialScript: serial columns numbered as relchain's PostgreSQL backend
+// numbers them (transactional sequences): on PostgreSQL itself the failed
+// statements would consume values, so this script has none that fail
+// after nextval.
+var serialScript = []struct{ sql, want string }{
+	{"CREATE TABLE s (id serial PRIMARY KEY, name text NOT NULL, big bigserial)", ""},
+	{"INSERT INTO s (name) VALUES ('a') RETURNING id, big", "1|1"},
+	{"INSERT INTO s (name) VALUES ('b'), ('c') RETURNING id, name, big", "2|b|2;3|c|3"},
+	{"INSERT INTO s (id, name) VALUES (10, 'explicit') RETURNING id, big", "10|4"},
+	{"INSERT INTO s (name) VALUES ('d') RETURNING id", "4"},
+	{"INSERT INTO s VALUES (DEFAULT, 'e', DEFAULT) RETURNING id, big", "5|6"},
+	{"INSERT INTO s (name) SELECT name FROM s", "ERR 0A000"},
+	{"DELETE FROM s WHERE id >= 4", ""},
+	{"INSERT INTO s (name) VALUES ('f') RETURNING id", "6"},
+	{"SELECT id, name FROM s ORDER BY id", "1|a;2|b;3|c;6|f"},
+	{"DROP TABLE s", ""},
+	{"CREATE TABLE s (id smallserial, v int4)", ""},
+	{"INSERT INTO s (v) VALUES (1) RETURNING id", "1"},
+	{"DROP TABLE s", ""},
+}
+
+func TestSerial(t *testing.T) {
+	d := mustOpen(t)
+	for _, s := range serialScript {
+		if got := pgText(d.run(s.sql)); got != s.want {
+			t.Errorf("%s\n got %s\nwant %s", s.sql, got, s.want)
+		}
+	}
+	if r := d.run("SELECT 1 FROM s_id_seq"); r.code != "42P01" {
+		t.Errorf("the sequence's state is no client table: %+v", r)
+	}
+	d.c.Exec("CREATE TABLE m (id int4)")
+	var n int
+	st, _, err := d.c.Prepare(`SELECT count(*) FROM sqlite_schema WHERE name LIKE 's%seq'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Step() {
+		n = st.ColumnInt(0)
+	}
+	if n != 0 {
+		t.Errorf("DROP TABLE left %d sequence tables", n)
+	}
+}
+
+func TestSerialOnPostgres(t *testing.T) {
+	dsn := os.Getenv("RELCHAIN_TEST_PG")
+	if dsn == "" {
+		t.Skip("RELCHAIN_TEST_PG is not set: no PostgreSQL server to compare with")
+	}
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	mustPG(t, conn, "BEGIN")
+	defer conn.Exec(ctx, "ROLLBACK")
+	mustPG(t, conn, "CREATE SCHEMA pgtrans_serial; SET LOCAL search_path = pgtrans_serial")
+	for _, s := range serialScript {
+		if s.want == "ERR 0A000" {
+			continue
+		}
+		if got := pgQuery(conn, s.sql); got != s.want {
+			t.Errorf("PostgreSQL: %s\n got %s\nwant %s", s.sql, got, s.want)
+		}
+	}
+}
