@@ -84,6 +84,7 @@ func TestTranslateRefuses(t *testing.T) {
 	cases := []struct{ sql, code, mention string }{
 		{"CREATE TABLE u (x numeric)", "0A000", "numeric"},
 		{"ALTER TABLE t ADD COLUMN x serial", "0A000", "serial"},
+		{"CREATE TABLE u (x int GENERATED ALWAYS AS IDENTITY)", "0A000", "IDENTITY"},
 		{"CREATE TABLE u (x serial DEFAULT 1)", "42601", "default"},
 		{`CREATE TABLE "U" (x serial)`, "0A000", "U_x_seq"},
 		{"CREATE TABLE u (x int[])", "0A000", "arrays"},
