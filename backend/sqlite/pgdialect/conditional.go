@@ -45,6 +45,11 @@ func commonType(what string, vals []value) (Type, error) {
 	if res.Name == "unknown" {
 		return tText, nil
 	}
+	for _, v := range vals {
+		if v.untyped() && res.Name == "varchar" {
+			return Type{Name: "varchar", Typmod: -1}, nil // typmods are kept only when every input has it
+		}
+	}
 	return res, nil
 }
 

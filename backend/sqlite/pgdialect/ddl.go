@@ -165,6 +165,9 @@ func (t *translator) defaultValue(n *pg_query.Node, col Column) (string, error) 
 	if !constantNode(n) {
 		return "", refuse("a DEFAULT that is not a constant")
 	}
+	saved := t.deferred
+	t.deferred = nil
+	defer func() { t.deferred = saved }()
 	v, err := t.expr(n, &scope{})
 	if err != nil {
 		return "", err
@@ -172,6 +175,11 @@ func (t *translator) defaultValue(n *pg_query.Node, col Column) (string, error) 
 	sql, err := t.assign(v, col)
 	if err != nil {
 		return "", err
+	}
+	if t.deferred != nil {
+		// PostgreSQL keeps the expression and fails at each INSERT that
+		// uses it; the dialect converts DEFAULTs once, here.
+		return "", refuse("a DEFAULT whose value does not convert to its column's type (%v)", t.deferred)
 	}
 	return "(" + sql + ")", nil
 }

@@ -255,7 +255,7 @@ func substrFunc(t *translator, args []value) (value, error) {
 	if len(args) == 3 && t.noFold == 0 && allConst(args) {
 		if n, ok := args[2].konst.(int64); ok && n < 0 {
 			// PostgreSQL folds a constant call at plan time.
-			return value{}, pgError("22011", "negative substring length not allowed")
+			return t.planTime(value{}, pgError("22011", "negative substring length not allowed"), tText)
 		}
 	}
 	for _, a := range args[1:] {
@@ -311,7 +311,8 @@ func absFunc(t *translator, args []value) (value, error) {
 		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
 	}
 	if a.isConst && t.noFold == 0 {
-		return foldAbs(a)
+		v, err := foldAbs(a)
+		return t.planTime(v, err, a.typ)
 	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil

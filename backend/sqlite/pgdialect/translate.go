@@ -23,6 +23,7 @@ type translator struct {
 	inReturning bool                   // a RETURNING list: no subqueries
 	checks      []*pg_query.Constraint // CREATE TABLE's CHECK constraints
 	fill        []serialColumn         // an INSERT's serial columns numbered from their sequence
+	deferred    error                  // the first error of constant folding (planTime)
 	inserting   string                 // the table an INSERT writes
 	newTable    string                 // the table CREATE TABLE creates
 	creating    []serialColumn         // its serial columns
@@ -78,6 +79,9 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error
 	}
 	if err := t.statement(stmt); err != nil {
 		return nil, err
+	}
+	if t.deferred != nil {
+		return nil, t.deferred
 	}
 	t.out.Params = t.paramTypes()
 	return t.out, nil

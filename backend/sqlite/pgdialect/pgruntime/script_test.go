@@ -40,6 +40,7 @@ var script = []struct{ sql, want string }{
 	{"INSERT INTO item VALUES (31, 'e') RETURNING qty, name", "1|e"},
 	{"INSERT INTO item VALUES (32, 'f', DEFAULT), (33, 'g', 3)", "ERR 0A000"},
 	{"DELETE FROM item WHERE id >= 30", ""},
+	{"CREATE TABLE d1 (a int2 DEFAULT 99999)", "ERR 0A000"},
 	{"CREATE TABLE item2 (id int4, name text, qty int4 CHECK (qty > 0), CONSTRAINT named CHECK (name <> 'bad' OR id < 0))", ""},
 	{"INSERT INTO item2 VALUES (1, 'x', 0)", "ERR 23514"},
 	{"INSERT INTO item2 VALUES (1, 'bad', 1)", "ERR 23514"},
