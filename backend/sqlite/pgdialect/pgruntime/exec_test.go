@@ -138,6 +138,8 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT code FROM acct EXCEPT SELECT 'AB' ORDER BY 1", "c_d;NULL"},
 	{"SELECT 1 UNION SELECT 'a'", "ERR 22P02"},
 	{"SELECT ((3 % NULL) % abs(NULL))", "ERR 42883"},
+	{"SELECT count(*) FILTER (WHERE bal > 0), sum(bal) FILTER (WHERE ok), max(name) FILTER (WHERE id > 1), count(DISTINCT ok) FILTER (WHERE id < 3) FROM acct", "1|100|carol|2"},
+	{"SELECT count(*) FILTER (WHERE count(*) > 1) FROM acct", "ERR 42803"},
 	{"SELECT CASE WHEN id = 99 THEN 'abcdefg' ELSE code END FROM acct ORDER BY id", "AB;NULL;c_d"},
 	{"SELECT CAST(4000000000 AS int4) EXCEPT SELECT NULLIF(NULL, NULL)", "ERR 42804"},
 	{"SELECT 1 / 0, nosuch FROM acct", "ERR 42703"},
