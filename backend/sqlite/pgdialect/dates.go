@@ -51,3 +51,21 @@ func (t *translator) dateArithmetic(op string, l, r value) (value, bool, error) 
 	}
 	return value{sql: fmt.Sprintf("pg_date_add(%s, %s)", l.sql, days), typ: date, name: "?column?"}, true, nil
 }
+
+// datetimeSides brings a comparison of date, timestamp and timestamptz to
+// one type, as PostgreSQL's cross-type operators do: the lower of date <
+// timestamp < timestamptz is cast up (the session zone is UTC), and the
+// canonical texts compare in time order.
+func (t *translator) datetimeSides(l, r value) (value, value, error) {
+	lr, rr := datetimeRank[l.typ.Name], datetimeRank[r.typ.Name]
+	if lr == 0 || rr == 0 || lr == rr {
+		return l, r, nil
+	}
+	var err error
+	if lr < rr {
+		l, err = t.coerceValue(l, Type{Name: r.typ.Name, Typmod: -1}, ctxImplicit)
+	} else {
+		r, err = t.coerceValue(r, Type{Name: l.typ.Name, Typmod: -1}, ctxImplicit)
+	}
+	return l, r, err
+}
