@@ -193,6 +193,7 @@ var scalars = map[string]func(t *translator, args []value) (value, error){
 	"concat":       concatFunc,
 	"abs":          absFunc,
 	"octet_length": octetLength,
+	"date_trunc":   dateTrunc,
 }
 
 // textArgs coerces every argument to text (42883 for other types).
