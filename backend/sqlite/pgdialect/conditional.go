@@ -108,7 +108,8 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 			return value{}, err
 		}
 	}
-	typ, err := commonType("CASE", append(results, def))
+	// PostgreSQL resolves a CASE's type with its ELSE first.
+	typ, err := commonType("CASE", append([]value{def}, results...))
 	if err != nil {
 		return value{}, err
 	}
