@@ -146,6 +146,7 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT NULL - NULL", "ERR 42725"},
 	{"SELECT greatest(bal, small, 3), least(bal, small), greatest(NULL, rate, 1), least(name, code) FROM acct ORDER BY id", "100|1|1.5|AB;3|-5|1|Bob;3|NULL|1|c_d"},
 	{"SELECT greatest(NULL, NULL), least(2)", "NULL|2"},
+	{"SELECT position('ro' in 'carol'), strpos(name, 'o'), position('' in name), strpos(name, NULL) FROM acct ORDER BY id", "3|0|1|NULL;3|2|1|NULL;3|4|1|NULL"},
 	{"SELECT CASE WHEN true THEN code ELSE lower(code) END, CASE WHEN true THEN lower(code) ELSE code END FROM acct WHERE id = 1", "AB|ab"},
 	{"SELECT x IN (1e-5, 3.0), x IN (1e-5::float8, 3.0) FROM (SELECT 1e-5::float4 AS x) s", "t|f"},
 	{"SELECT date_trunc('hour', at), date_trunc('day', ts), date_trunc('month', born), date_trunc('week', ts) FROM acct ORDER BY id", "2026-01-02 03:00:00+00|2026-01-02 00:00:00|2000-01-01 00:00:00+00|2025-12-29 00:00:00;2026-01-02 02:00:00+00|NULL|NULL|NULL;NULL|2026-06-01 00:00:00|1999-12-01 00:00:00+00|2026-06-01 00:00:00"},
