@@ -145,7 +145,7 @@ func Refusals() []string {
 		"float(p), timestamp(p) and other type modifiers except varchar(n)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
 		"the text form of float4/float8 values (casts to text, concatenation)",
-		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every",
+		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
 		"window functions, WITHIN GROUP",
 		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON, INTERSECT ALL, EXCEPT ALL, NATURAL joins and JOIN USING",
 		"UPDATE ... FROM, DELETE ... USING, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
