@@ -125,6 +125,8 @@ func (t *translator) statement(n *pg_query.Node) error {
 		return t.alterTable(s.AlterTableStmt)
 	case *pg_query.Node_RenameStmt:
 		return t.rename(s.RenameStmt)
+	case *pg_query.Node_TruncateStmt:
+		return t.truncate(s.TruncateStmt)
 	}
 	return refuse("the statement %s", nodeName(n))
 }

@@ -155,7 +155,7 @@ func Refusals() []string {
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
 		"ALTER TABLE other than ADD COLUMN",
 		"deferrable constraints, exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
-		"subqueries in RETURNING; TRUNCATE; CREATE TABLE AS; views, triggers, functions and sequences",
+		"subqueries in RETURNING; TRUNCATE ONLY and TRUNCATE ... CASCADE over other tables; CREATE TABLE AS; views, triggers, functions and sequences",
 		"any function, operator or statement not in the supported list",
 	}
 }
