@@ -146,6 +146,10 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT NULL - NULL", "ERR 42725"},
 	{"SELECT greatest(bal, small, 3), least(bal, small), greatest(NULL, rate, 1), least(name, code) FROM acct ORDER BY id", "100|1|1.5|AB;3|-5|1|Bob;3|NULL|1|c_d"},
 	{"SELECT greatest(NULL, NULL), least(2)", "NULL|2"},
+	// Column typmods are those of PostgreSQL's Describe (parse analysis): a CASE of varchar(4) and
+	// an untyped literal is varchar without typmod, though a simple query's RowDescription (after
+	// planning folds the CASE to its branch) says varchar(4) (difftest D30).
+	{"SELECT CASE WHEN true THEN code ELSE 'a%b' END, CASE WHEN false THEN NULL ELSE CASE WHEN TRUE THEN code ELSE code END END FROM acct WHERE id = 1", "AB|AB"},
 	{"SELECT DISTINCT ON (acct) acct, label FROM tag ORDER BY acct, label DESC", "1|y;2|x"},
 	{"SELECT DISTINCT ON (ok) ok, name FROM acct ORDER BY ok DESC, name LIMIT 2", "NULL|carol;t|alice"},
 	{"SELECT DISTINCT ON (2) id, label FROM tag t JOIN acct a ON a.id = t.acct ORDER BY 2, 1 DESC", "2|x;1|y"},
