@@ -21,6 +21,9 @@ func (t *translator) fromClause(items []*pg_query.Node, parent *scope) (string, 
 	}
 	seen := map[string]bool{}
 	for _, r := range rels {
+		if r.merged {
+			continue
+		}
 		if seen[r.alias] {
 			return "", nil, pgError("42712", "table name %q specified more than once", r.alias)
 		}
@@ -114,8 +117,10 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 	switch {
 	case !ok:
 		return "", nil, refuse("the join type %s", j.GetJointype())
-	case j.GetIsNatural() || len(j.GetUsingClause()) > 0:
-		return "", nil, refuse("NATURAL joins and JOIN USING")
+	case j.GetIsNatural():
+		return "", nil, refuse("NATURAL joins")
+	case j.GetJoinUsingAlias() != nil:
+		return "", nil, refuse("an alias on JOIN USING")
 	case j.GetAlias() != nil:
 		return "", nil, refuse("an alias on a join")
 	}
@@ -128,6 +133,9 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 		return "", nil, err
 	}
 	rels := append(lrels, rrels...)
+	if len(j.GetUsingClause()) > 0 {
+		return t.joinUsing(j, kind, l, r, lrels, rrels)
+	}
 	if j.GetQuals() == nil {
 		return "(" + l + " CROSS JOIN " + r + ")", rels, nil
 	}

@@ -238,9 +238,15 @@ func expandStar(alias string, sc *scope) ([]value, error) {
 		if alias != "" && r.alias != alias {
 			continue
 		}
+		if alias != "" && r.merged {
+			continue
+		}
 		found = true
 		for _, c := range r.cols {
-			out = append(out, value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name})
+			if alias == "" && r.hidden[c.Name] {
+				continue
+			}
+			out = append(out, r.value(c))
 		}
 	}
 	if alias != "" && !found {

@@ -146,6 +146,11 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT NULL - NULL", "ERR 42725"},
 	{"SELECT greatest(bal, small, 3), least(bal, small), greatest(NULL, rate, 1), least(name, code) FROM acct ORDER BY id", "100|1|1.5|AB;3|-5|1|Bob;3|NULL|1|c_d"},
 	{"SELECT greatest(NULL, NULL), least(2)", "NULL|2"},
+	{"SELECT * FROM (SELECT id, name FROM acct) a JOIN (SELECT acct AS id, label FROM tag) t USING (id) ORDER BY id, label", "1|alice|x;1|alice|y;2|Bob|x"},
+	{"SELECT id, a.id, t.id FROM (SELECT id FROM acct) a FULL JOIN (SELECT acct + 1 AS id FROM tag) t USING (id) ORDER BY 1, 2, 3", "1|1|NULL;2|2|2;2|2|2;3|3|3"},
+	{"SELECT id FROM (SELECT id FROM acct) a RIGHT JOIN (SELECT acct + 2 AS id FROM tag) t USING (id) ORDER BY 1", "3;3;4"},
+	{"SELECT count(*) FROM (SELECT id FROM acct) a JOIN (SELECT id FROM acct) b USING (id) JOIN (SELECT id FROM acct) c USING (id)", "3"},
+	{"SELECT * FROM (SELECT id FROM acct) a JOIN (SELECT label FROM tag) t USING (id)", "ERR 42703"},
 	// Column typmods are those of PostgreSQL's Describe (parse analysis): a CASE of varchar(4) and
 	// an untyped literal is varchar without typmod, though a simple query's RowDescription (after
 	// planning folds the CASE to its branch) says varchar(4) (difftest D30).
