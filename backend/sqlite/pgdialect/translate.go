@@ -81,6 +81,11 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error
 	if err := t.statement(stmt); err != nil {
 		return nil, err
 	}
+	for i, p := range t.params {
+		if p.Name == "" {
+			return nil, pgError("42P18", "could not determine data type of parameter $%d", i+1)
+		}
+	}
 	if t.deferred != nil {
 		return nil, t.deferred
 	}
@@ -165,8 +170,9 @@ func (t *translator) param(n int32, typ Type) error {
 	return nil
 }
 
-// paramTypes are the placeholders' types, text where no context typed one
-// (as PostgreSQL resolves an unknown parameter).
+// paramTypes are the placeholders' types (Translate has refused a
+// placeholder no context typed, 42P18, as PostgreSQL does; a placeholder
+// returned as a column is text).
 func (t *translator) paramTypes() []Type {
 	if len(t.params) == 0 {
 		return nil

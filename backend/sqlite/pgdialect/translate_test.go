@@ -110,6 +110,8 @@ func TestTranslateRefuses(t *testing.T) {
 		{"SELECT id FROM t WHERE n", "42804", "boolean"},
 		{"SELECT x FROM t", "42703", "x"},
 		{"SELECT 1 FROM nope", "42P01", "nope"},
+		{"SELECT id FROM t WHERE $1 IS NULL", "42P18", "$1"},
+		{"SELECT id FROM t WHERE id = $2", "42P18", "$1"},
 		{`SELECT 1 FROM "mixed"`, "42P01", "mixed"},
 		{"SELECT at FROM t WHERE at + 1 > at", "0A000", "date and time arithmetic"},
 		{"SELECT 'now'::timestamptz", "22007", "clock"},
