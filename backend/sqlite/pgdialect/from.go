@@ -117,8 +117,6 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 	switch {
 	case !ok:
 		return "", nil, refuse("the join type %s", j.GetJointype())
-	case j.GetIsNatural():
-		return "", nil, refuse("NATURAL joins")
 	case j.GetJoinUsingAlias() != nil:
 		return "", nil, refuse("an alias on JOIN USING")
 	case j.GetAlias() != nil:
@@ -133,8 +131,19 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 		return "", nil, err
 	}
 	rels := append(lrels, rrels...)
+	if j.GetIsNatural() {
+		names := commonNames(lrels, rrels)
+		if len(names) == 0 {
+			return "(" + l + " CROSS JOIN " + r + ")", rels, nil
+		}
+		return t.joinUsing(names, kind, l, r, lrels, rrels)
+	}
 	if len(j.GetUsingClause()) > 0 {
-		return t.joinUsing(j, kind, l, r, lrels, rrels)
+		var names []string
+		for _, n := range j.GetUsingClause() {
+			names = append(names, strNode(n))
+		}
+		return t.joinUsing(names, kind, l, r, lrels, rrels)
 	}
 	if j.GetQuals() == nil {
 		return "(" + l + " CROSS JOIN " + r + ")", rels, nil

@@ -2,19 +2,17 @@ package pgdialect
 
 import (
 	"maps"
-
-	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"slices"
 )
 
 // joinUsing translates JOIN ... USING (cols) as an ON of equalities and
 // a merged column per name, as PostgreSQL: the left one for INNER and
 // LEFT joins, the right one for RIGHT, COALESCE of both for FULL, in the
 // columns' common type; * lists the merged columns first.
-func (t *translator) joinUsing(j *pg_query.JoinExpr, kind, l, r string, lrels, rrels []rel) (string, []rel, error) {
+func (t *translator) joinUsing(names []string, kind, l, r string, lrels, rrels []rel) (string, []rel, error) {
 	merged := rel{merged: true, sqls: map[string]string{}}
 	var conds []string
-	for _, n := range j.GetUsingClause() {
-		name := strNode(n)
+	for _, name := range names {
 		lv, ok1, err1 := (&scope{rels: lrels}).lookup([]string{name})
 		rv, ok2, err2 := (&scope{rels: rrels}).lookup([]string{name})
 		switch {
@@ -64,4 +62,29 @@ func usingSQL(kind, l, r string) string {
 		return "coalesce(" + l + ", " + r + ")"
 	}
 	return l
+}
+
+// commonNames are the column names a NATURAL join matches: those visible
+// unqualified on both sides, in the left side's order.
+func commonNames(lrels, rrels []rel) []string {
+	var left, right []string
+	for _, side := range []struct {
+		rels []rel
+		out  *[]string
+	}{{lrels, &left}, {rrels, &right}} {
+		for _, x := range side.rels {
+			for _, c := range x.cols {
+				if !x.hidden[c.Name] && !slices.Contains(*side.out, c.Name) {
+					*side.out = append(*side.out, c.Name)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, n := range left {
+		if slices.Contains(right, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -151,6 +151,8 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT id FROM (SELECT id FROM acct) a RIGHT JOIN (SELECT acct + 2 AS id FROM tag) t USING (id) ORDER BY 1", "3;3;4"},
 	{"SELECT count(*) FROM (SELECT id FROM acct) a JOIN (SELECT id FROM acct) b USING (id) JOIN (SELECT id FROM acct) c USING (id)", "3"},
 	{"SELECT * FROM (SELECT id FROM acct) a JOIN (SELECT label FROM tag) t USING (id)", "ERR 42703"},
+	{"SELECT * FROM (SELECT id, name FROM acct) a NATURAL LEFT JOIN (SELECT acct AS id, label FROM tag) t ORDER BY id, label", "1|alice|x;1|alice|y;2|Bob|x;3|carol|NULL"},
+	{"SELECT count(*) FROM (SELECT id FROM acct) a NATURAL JOIN (SELECT label FROM tag) t", "9"},
 	// Column typmods are those of PostgreSQL's Describe (parse analysis): a CASE of varchar(4) and
 	// an untyped literal is varchar without typmod, though a simple query's RowDescription (after
 	// planning folds the CASE to its branch) says varchar(4) (difftest D30).
