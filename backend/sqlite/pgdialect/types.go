@@ -148,7 +148,7 @@ func Refusals() []string {
 		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
 		"window functions, WITHIN GROUP",
 		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
-		"UPDATE ... FROM, DELETE ... USING, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
+		"UPDATE ... FROM, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
 		"ON CONFLICT ON CONSTRAINT, ON CONFLICT (...) WHERE (the index predicate)",
 		"set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
