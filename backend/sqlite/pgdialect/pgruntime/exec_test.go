@@ -149,6 +149,7 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT mod(7, 3), mod(-7, 3), ceil(rate), floor(-rate), round(rate), round(2.5::float8), round(-0.5::float8 * 3) FROM acct WHERE id = 1", "1|-1|2|-2|2|2|-2"},
 	{"SELECT left(name, 2), right(name, 2), left(name, -1), right(name, -10), left('héllo', 2) FROM acct WHERE id = 1", "al|ce|alic||hé"},
 	{"SELECT mod(1, 0)", "ERR 22012"},
+	{"SELECT abs(small) || lower(NULL) FROM acct", "NULL;NULL;NULL"},
 	{"SELECT * FROM (VALUES (1, 'a'), (2, NULL), (3, 'c')) AS v(id, name) WHERE id > 1 ORDER BY id", "2|NULL;3|c"},
 	{"SELECT v.column1 + 1, column2 FROM (VALUES (1, 2.5::float8), (2, 1)) v ORDER BY 1", "2|2.5;3|1"},
 	{"VALUES (1, 'x'), (2, 'y')", "1|x;2|y"},
