@@ -31,6 +31,8 @@ func (t *translator) expr(n *pg_query.Node, sc *scope) (value, error) {
 		return t.caseExpr(e.CaseExpr, sc)
 	case *pg_query.Node_CoalesceExpr:
 		return t.coalesce(e.CoalesceExpr, sc)
+	case *pg_query.Node_MinMaxExpr:
+		return t.minMax(e.MinMaxExpr, sc)
 	case *pg_query.Node_SubLink:
 		return t.subLink(e.SubLink, sc)
 	}
@@ -162,9 +164,6 @@ func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {
 	v, err := t.expr(n.GetArg(), sc)
 	if err != nil {
 		return value{}, err
-	}
-	if v.param != 0 {
-		t.param(v.param, tText)
 	}
 	op := " IS NULL)"
 	if n.GetNulltesttype() == pg_query.NullTestType_IS_NOT_NULL {

@@ -192,3 +192,18 @@ func allConst(args []value) bool {
 	}
 	return true
 }
+
+// planTime defers an error PostgreSQL raises while planning, folding a
+// constant: its parse analysis of the whole statement comes first, so the
+// translation goes on with a NULL in the constant's place, and Translate
+// returns the first such error once the rest is accepted. A refusal
+// (0A000) is not deferred.
+func (t *translator) planTime(v value, err error, typ Type) (value, error) {
+	if err == nil || errIs(err, "0A000") {
+		return v, err
+	}
+	if t.deferred == nil {
+		t.deferred = err
+	}
+	return constOf(nil, typ, "?column?"), nil
+}

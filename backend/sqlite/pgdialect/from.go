@@ -21,6 +21,9 @@ func (t *translator) fromClause(items []*pg_query.Node, parent *scope) (string, 
 	}
 	seen := map[string]bool{}
 	for _, r := range rels {
+		if r.merged {
+			continue
+		}
 		if seen[r.alias] {
 			return "", nil, pgError("42712", "table name %q specified more than once", r.alias)
 		}
@@ -60,6 +63,16 @@ func (t *translator) tableName(rv *pg_query.RangeVar) ([]Column, error) {
 }
 
 func (t *translator) table(rv *pg_query.RangeVar) (string, []rel, error) {
+	if c, ok := t.cteNamed(rv); ok {
+		alias := c.name
+		if a := rv.GetAlias(); a != nil {
+			alias = a.GetAliasname()
+			if len(a.GetColnames()) > 0 {
+				return "", nil, refuse("column aliases on a WITH query")
+			}
+		}
+		return quoteIdent(c.name) + " AS " + quoteIdent(alias), []rel{{alias: alias, cols: c.cols}}, nil
+	}
 	if !rv.GetInh() {
 		return "", nil, refuse("ONLY")
 	}
@@ -104,8 +117,8 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 	switch {
 	case !ok:
 		return "", nil, refuse("the join type %s", j.GetJointype())
-	case j.GetIsNatural() || len(j.GetUsingClause()) > 0:
-		return "", nil, refuse("NATURAL joins and JOIN USING")
+	case j.GetJoinUsingAlias() != nil:
+		return "", nil, refuse("an alias on JOIN USING")
 	case j.GetAlias() != nil:
 		return "", nil, refuse("an alias on a join")
 	}
@@ -118,6 +131,20 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 		return "", nil, err
 	}
 	rels := append(lrels, rrels...)
+	if j.GetIsNatural() {
+		names := commonNames(lrels, rrels)
+		if len(names) == 0 {
+			return "(" + l + " CROSS JOIN " + r + ")", rels, nil
+		}
+		return t.joinUsing(names, kind, l, r, lrels, rrels)
+	}
+	if len(j.GetUsingClause()) > 0 {
+		var names []string
+		for _, n := range j.GetUsingClause() {
+			names = append(names, strNode(n))
+		}
+		return t.joinUsing(names, kind, l, r, lrels, rrels)
+	}
 	if j.GetQuals() == nil {
 		return "(" + l + " CROSS JOIN " + r + ")", rels, nil
 	}
@@ -144,7 +171,29 @@ func (t *translator) rangeSubselect(r *pg_query.RangeSubselect, parent *scope) (
 		return "", nil, err
 	}
 	alias := r.GetAlias().GetAliasname()
-	return "(" + q.sql + ") AS " + quoteIdent(alias), []rel{{alias: alias, cols: cols}}, renamedOK(q.cols, cols)
+	sql, err := renamed(q, cols)
+	return "(" + sql + ") AS " + quoteIdent(alias), []rel{{alias: alias, cols: cols}}, err
+}
+
+// renamed applies a FROM alias's column names to a subquery: an outer
+// SELECT naming each column anew (the subquery's own names must then be
+// distinct).
+func renamed(q query, cols []Column) (string, error) {
+	same := true
+	for i := range cols {
+		same = same && q.cols[i].Name == cols[i].Name
+	}
+	if same {
+		return q.sql, nil
+	}
+	if dupNames(q.cols) {
+		return "", refuse("column aliases on a subquery in FROM with two output columns of the same name")
+	}
+	var outs []string
+	for i, c := range cols {
+		outs = append(outs, "\"r\"."+quoteIdent(q.cols[i].Name)+" AS "+quoteIdent(c.Name))
+	}
+	return "SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS \"r\"", nil
 }
 
 // renamedOK refuses column aliases on a subquery whose names differ (the

@@ -37,8 +37,14 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 	if name == "" {
 		return value{}, refuse("the function %s", qualifiedName(f))
 	}
-	if f.GetAggFilter() != nil || f.GetAggWithinGroup() || f.GetFuncVariadic() {
-		return value{}, refuse("FILTER, WITHIN GROUP or VARIADIC in the call of %s", name)
+	if f.GetAggWithinGroup() || f.GetFuncVariadic() {
+		return value{}, refuse("WITHIN GROUP or VARIADIC in the call of %s", name)
+	}
+	if _, agg := aggregates[name]; f.GetAggFilter() != nil && !agg && name != "string_agg" {
+		return value{}, pgError("42809", "FILTER specified, but %s is not an aggregate function", name)
+	}
+	if name == "string_agg" {
+		return t.stringAgg(f, sc)
 	}
 	if agg, ok := aggregates[name]; ok {
 		// Every supported aggregate is insensitive to its input order, so
@@ -118,9 +124,16 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 		return value{}, pgError("42803", "aggregate function calls cannot be nested")
 	}
 	t.sawAgg = true
+	filter, err := t.aggFilter(f, sc)
+	if err != nil {
+		return value{}, err
+	}
 	if f.GetAggStar() {
 		if name != "count" {
 			return value{}, refuse("%s(*)", name)
+		}
+		if filter != "" {
+			return value{sql: "count(CASE WHEN " + filter + " THEN 1 END)", typ: tInt8, name: "count"}, nil
 		}
 		return value{sql: "count(*)", typ: tInt8, name: "count"}, nil
 	}
@@ -149,7 +162,23 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 	if f.GetAggDistinct() {
 		distinct = "DISTINCT "
 	}
+	if filter != "" {
+		// Every supported aggregate ignores NULL inputs: FILTER is the
+		// argument where the filter holds, NULL elsewhere.
+		arg.sql = "CASE WHEN " + filter + " THEN " + arg.sql + " END"
+	}
 	return value{sql: agg.sqlite + "(" + distinct + arg.sql + ")", typ: res, name: name}, nil
+}
+
+// aggFilter translates an aggregate's FILTER (WHERE ...): a condition
+// over the query's rows, without aggregates.
+func (t *translator) aggFilter(f *pg_query.FuncCall, sc *scope) (string, error) {
+	if f.GetAggFilter() == nil {
+		return "", nil
+	}
+	t.aggDepth++
+	defer func() { t.aggDepth-- }()
+	return t.condition(f.GetAggFilter(), sc, "FILTER")
 }
 
 // scalars are the supported scalar functions.
@@ -167,6 +196,16 @@ var scalars = map[string]func(t *translator, args []value) (value, error){
 	"concat":       concatFunc,
 	"abs":          absFunc,
 	"octet_length": octetLength,
+	"date_trunc":   dateTrunc,
+	"position":     strpos,
+	"mod":          modFunc,
+	"ceil":         floatFunc("ceil"),
+	"ceiling":      floatFunc("ceil"),
+	"floor":        floatFunc("floor"),
+	"round":        floatFunc("round"),
+	"left":         leftRight("left"),
+	"right":        leftRight("right"),
+	"strpos":       strpos,
 }
 
 // textArgs coerces every argument to text (42883 for other types).
@@ -255,7 +294,7 @@ func substrFunc(t *translator, args []value) (value, error) {
 	if len(args) == 3 && t.noFold == 0 && allConst(args) {
 		if n, ok := args[2].konst.(int64); ok && n < 0 {
 			// PostgreSQL folds a constant call at plan time.
-			return value{}, pgError("22011", "negative substring length not allowed")
+			return t.planTime(value{}, pgError("22011", "negative substring length not allowed"), tText)
 		}
 	}
 	for _, a := range args[1:] {
@@ -311,7 +350,8 @@ func absFunc(t *translator, args []value) (value, error) {
 		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
 	}
 	if a.isConst && t.noFold == 0 {
-		return foldAbs(a)
+		v, err := foldAbs(a)
+		return t.planTime(v, err, a.typ)
 	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
@@ -332,4 +372,18 @@ func octetLength(t *translator, args []value) (value, error) {
 		return value{}, err
 	}
 	return value{sql: "length(CAST(" + s[0] + " AS BLOB))", typ: tInt4}, nil
+}
+
+// strpos is strpos(s, sub) and position(sub IN s): the character
+// position of sub in s, 0 when absent, 1 for an empty sub (SQLite's instr
+// on text).
+func strpos(t *translator, args []value) (value, error) {
+	if len(args) != 2 {
+		return value{}, refuse("strpos with %d arguments", len(args))
+	}
+	s, err := t.textArgs("strpos", args)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "instr(" + s[0] + ", " + s[1] + ")", typ: tInt4}, nil
 }

@@ -31,9 +31,10 @@ func (t *translator) subquery(n *pg_query.Node, sc *scope) (query, error) {
 }
 
 func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	if w := s.GetWithClause(); w != nil {
+		return t.withQuery(s, w, parent)
+	}
 	switch {
-	case s.GetWithClause() != nil:
-		return query{}, refuse("WITH (common table expressions)")
 	case s.GetIntoClause() != nil:
 		return query{}, refuse("SELECT INTO")
 	case len(s.GetLockingClause()) > 0:
@@ -43,7 +44,7 @@ func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, 
 	case s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES:
 		return query{}, refuse("FETCH ... WITH TIES")
 	case len(s.GetValuesLists()) > 0:
-		return query{}, refuse("VALUES outside INSERT")
+		return t.valuesQuery(s, parent)
 	case s.GetOp() != pg_query.SetOperation_SETOP_NONE:
 		return t.setOperation(s, parent)
 	}
@@ -56,6 +57,8 @@ type selectParts struct {
 	cols                                                        []Column
 	targetVals                                                  []value
 	arm                                                         *armHints
+	orderExprs, orderSuffixes                                   []string // ORDER BY as expressions (DISTINCT ON)
+	distinctOn                                                  []*pg_query.Node
 }
 
 func (p selectParts) sql() string {
@@ -91,6 +94,9 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 	if p.limit, err = t.limitClause(s, sc); err != nil {
 		return query{}, err
 	}
+	if len(p.distinctOn) > 0 {
+		return t.distinctOnQuery(sc, &p)
+	}
 	return query{sql: p.sql(), cols: p.cols}, nil
 }
 
@@ -100,7 +106,8 @@ func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
 		return nil
 	}
 	if len(d) > 1 || d[0].GetNode() != nil {
-		return refuse("DISTINCT ON")
+		p.distinctOn = d
+		return nil
 	}
 	p.distinct = "DISTINCT "
 	return nil
@@ -231,9 +238,15 @@ func expandStar(alias string, sc *scope) ([]value, error) {
 		if alias != "" && r.alias != alias {
 			continue
 		}
+		if alias != "" && r.merged {
+			continue
+		}
 		found = true
 		for _, c := range r.cols {
-			out = append(out, value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name})
+			if alias == "" && r.hidden[c.Name] {
+				continue
+			}
+			out = append(out, r.value(c))
 		}
 	}
 	if alias != "" && !found {

@@ -22,6 +22,12 @@ type translator struct {
 	inDDL       bool                   // a CHECK expression: no subqueries, no parameters
 	inReturning bool                   // a RETURNING list: no subqueries
 	checks      []*pg_query.Constraint // CREATE TABLE's CHECK constraints
+	fill        []serialColumn         // an INSERT's serial columns numbered from their sequence
+	deferred    error                  // the first error of constant folding (planTime)
+	ctes        []cte                  // the WITH queries in scope, innermost last
+	inserting   string                 // the table an INSERT writes
+	newTable    string                 // the table CREATE TABLE creates
+	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
 
@@ -75,6 +81,14 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error
 	if err := t.statement(stmt); err != nil {
 		return nil, err
 	}
+	for i, p := range t.params {
+		if p.Name == "" {
+			return nil, pgError("42P18", "could not determine data type of parameter $%d", i+1)
+		}
+	}
+	if t.deferred != nil {
+		return nil, t.deferred
+	}
 	t.out.Params = t.paramTypes()
 	return t.out, nil
 }
@@ -116,6 +130,8 @@ func (t *translator) statement(n *pg_query.Node) error {
 		return t.alterTable(s.AlterTableStmt)
 	case *pg_query.Node_RenameStmt:
 		return t.rename(s.RenameStmt)
+	case *pg_query.Node_TruncateStmt:
+		return t.truncate(s.TruncateStmt)
 	}
 	return refuse("the statement %s", nodeName(n))
 }
@@ -154,8 +170,9 @@ func (t *translator) param(n int32, typ Type) error {
 	return nil
 }
 
-// paramTypes are the placeholders' types, text where no context typed one
-// (as PostgreSQL resolves an unknown parameter).
+// paramTypes are the placeholders' types (Translate has refused a
+// placeholder no context typed, 42P18, as PostgreSQL does; a placeholder
+// returned as a column is text).
 func (t *translator) paramTypes() []Type {
 	if len(t.params) == 0 {
 		return nil

@@ -41,6 +41,12 @@ func DeclaredType(t Type) string {
 // for any other (a table the dialect did not create).
 func ParseDeclaredType(decl string) (Type, bool) {
 	d := strings.ToLower(strings.TrimSpace(decl))
+	if _, ok := ParseSerial(d); ok {
+		d = strings.Fields(d)[0] // int2/int4/int8 serial <sequence>
+		if d != "int2" && d != "int4" && d != "int8" {
+			return Type{}, false
+		}
+	}
 	if strings.HasPrefix(d, "varchar(") && strings.HasSuffix(d, ")") {
 		n, err := strconv.Atoi(d[len("varchar(") : len(d)-1])
 		if err != nil || n < 1 {
@@ -133,22 +139,23 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, serial/identity and any other type not in the supported list",
+		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
+		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
 		"numeric literals (1.5) except where they become float8, float4 or an integer",
 		"float(p), timestamp(p) and other type modifiers except varchar(n)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
 		"the text form of float4/float8 values (casts to text, concatenation)",
-		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every",
-		"aggregate FILTER, ORDER BY inside aggregates, window functions",
-		"WITH (common table expressions), DISTINCT ON, INTERSECT ALL, EXCEPT ALL, NATURAL joins and JOIN USING",
-		"UPDATE ... FROM, DELETE ... USING, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
+		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
+		"window functions, WITHIN GROUP",
+		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
+		"UPDATE ... FROM, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
 		"ON CONFLICT ON CONSTRAINT, ON CONFLICT (...) WHERE (the index predicate)",
-		"comparisons and set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
+		"set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
 		"ALTER TABLE other than ADD COLUMN",
 		"deferrable constraints, exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
-		"subqueries in RETURNING; TRUNCATE; CREATE TABLE AS; views, triggers, functions and sequences",
+		"subqueries in RETURNING; TRUNCATE ONLY and TRUNCATE ... CASCADE over other tables; CREATE TABLE AS; views, triggers, functions and sequences",
 		"any function, operator or statement not in the supported list",
 	}
 }

@@ -36,6 +36,10 @@ var functions = []struct {
 	{"pg_series_step", 1, seriesStep},
 	{"pg_date_add", 2, dateAdd},
 	{"pg_date_diff", 2, dateDiff},
+	{"pg_seq_next", 5, seqNext},
+	{"pg_date_trunc", 3, dateTrunc},
+	{"pg_float_fn", 2, floatFn},
+	{"pg_left_right", 3, leftRight},
 }
 
 // Register installs the runtime functions translations call on c. Call

@@ -1,6 +1,7 @@
 package pgruntime
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -205,4 +206,67 @@ func dateDiff(ctx sqlite3.Context, args ...sqlite3.Value) {
 	}
 	d, err := pgconv.DateDiff(args[0].Text(), args[1].Text())
 	result(ctx, d, err)
+}
+
+// seqNext is pg_seq_next(last_value, is_called, n, max, name): a
+// sequence's last value after n nextval calls (increment 1), PostgreSQL's
+// 2200H past its maximum.
+func seqNext(ctx sqlite3.Context, args ...sqlite3.Value) {
+	last, n, limit := args[0].Int64(), args[2].Int64(), args[3].Int64()
+	if args[1].Int64() == 0 {
+		n--
+	}
+	if last > limit-n {
+		ctx.ResultError(runtimeError("2200H", "nextval: reached maximum value of sequence %q (%d)", args[4].Text(), limit))
+		return
+	}
+	ctx.ResultInt64(last + n)
+}
+
+// dateTrunc is pg_date_trunc(unit, v, type).
+func dateTrunc(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[1:2]) {
+		ctx.ResultNull()
+		return
+	}
+	out, err := pgconv.DateTrunc(args[0].Text(), args[1].Text(), args[2].Text())
+	result(ctx, out, err)
+}
+
+// floatFn is pg_float_fn(name, x): ceil, floor or round (half to even,
+// as PostgreSQL's rint) of a float8.
+func floatFn(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[1:]) {
+		ctx.ResultNull()
+		return
+	}
+	x := args[1].Float()
+	switch args[0].Text() {
+	case "ceil":
+		x = math.Ceil(x)
+	case "floor":
+		x = math.Floor(x)
+	default:
+		x = math.RoundToEven(x)
+	}
+	ctx.ResultFloat(x)
+}
+
+// leftRight is pg_left_right(s, n, right): left(s, n) or right(s, n).
+func leftRight(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[:2]) {
+		ctx.ResultNull()
+		return
+	}
+	rs := []rune(args[0].Text())
+	n, size := args[1].Int64(), int64(len(rs))
+	if n < 0 {
+		n = max(size+n, 0)
+	}
+	n = min(n, size)
+	if args[2].Int64() == 0 {
+		ctx.ResultText(string(rs[:n]))
+		return
+	}
+	ctx.ResultText(string(rs[size-n:]))
 }
