@@ -1,0 +1,278 @@
+package difftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend/postgres/pggate"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// Environment variables of the suite (see doc.go).
+const (
+	envSeconds  = "RELCHAIN_DIFF_SECONDS"
+	envSeed     = "RELCHAIN_DIFF_SEED"
+	envCase     = "RELCHAIN_DIFF_CASE"
+	envPG       = "RELCHAIN_DIFF_PG"
+	envFindings = "RELCHAIN_DIFF_FINDINGS"
+)
+
+// gateEnv is the fixed environment statements are rewritten with: a
+// block's time and seed.
+var gateEnv = sqlcheck.Env{Time: time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC), Seed: [32]byte{7, 1, 9}}
+
+// spec is one statement of a case.
+type spec struct {
+	sql   string
+	args  []any
+	setup bool // the case's later statements depend on it
+	// ordered: the corpus says the statement's ORDER BY is total.
+	ordered bool
+	where   string // file:line, or the generator's seed
+}
+
+// diffCase is statements run in order on two fresh engines.
+type diffCase struct {
+	name  string
+	stmts []spec
+	// keepGoing: report every discrepancy instead of stopping the case
+	// after three (its statements do not build on each other much).
+	keepGoing bool
+}
+
+// tally counts what a test checked.
+type tally struct {
+	compared, refused, gateSkipped, unreached, discrepancies int
+	refusals                                                 map[string]int // by message
+	gateRefusals                                             map[string]int
+}
+
+func (t *tally) log(tb testing.TB, what string) {
+	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused), %d discrepancies",
+		what, t.compared, t.refused, t.gateSkipped, t.unreached, t.discrepancies)
+	logTop(tb, "translator refusals", t.refusals)
+	logTop(tb, "gate refusals", t.gateRefusals)
+}
+
+// logTop logs the most frequent messages of m.
+func logTop(tb testing.TB, what string, m map[string]int) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	for i, k := range keys {
+		if i == 8 {
+			tb.Logf("  %s: ... %d more messages", what, len(keys)-i)
+			break
+		}
+		tb.Logf("  %s: %4d × %s", what, m[k], k)
+	}
+}
+
+// harness runs cases on one PostgreSQL database and fresh SQLite
+// connections.
+type harness struct {
+	t       testing.TB
+	pg      *pgx.Conn
+	types   map[uint32]string
+	schemas int
+	tally   tally
+	// report receives each discrepancy (t.Errorf by default).
+	report func(msg string)
+}
+
+// newHarness connects to a fresh PostgreSQL database, or skips the test
+// when there is no PostgreSQL to compare with.
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	if os.Getenv(pgtest.EnvDSN) == "" && os.Getenv(envPG) != "private" {
+		t.Skipf("%s is unset: the differential suite compares with a real PostgreSQL (set it, or %s=private for a private cluster; make test-dialect-diff does)", pgtest.EnvDSN, envPG)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := connectPG(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	h := &harness{t: t, pg: conn, types: map[uint32]string{}}
+	h.tally.refusals, h.tally.gateRefusals = map[string]int{}, map[string]int{}
+	h.report = func(msg string) { t.Error(msg) }
+	return h
+}
+
+// runCase runs c on two fresh engines; context is printed with each
+// discrepancy (the seed of a random case). It returns the number of
+// discrepancies found.
+func (h *harness) runCase(c diffCase, context string) int {
+	h.schemas++
+	pgE, err := newPGEngine(h.pg, fmt.Sprintf("difftest_%d", h.schemas), h.types)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer pgE.close()
+	lite, err := newLiteEngine()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer lite.close()
+	found := 0
+	for i, s := range c.stmts {
+		ok, diff := h.runStatement(c, s, pgE, lite, context)
+		if diff {
+			found++
+		}
+		if !ok && s.setup {
+			h.tally.unreached += len(c.stmts) - i - 1
+			break
+		}
+		if found == 3 && !c.keepGoing {
+			h.tally.unreached += len(c.stmts) - i - 1
+			break
+		}
+	}
+	return found
+}
+
+// runStatement passes s through the gate and the translator and, if both
+// accept it, compares the two engines. ok is false when s did not run.
+func (h *harness) runStatement(c diffCase, s spec, pgE, lite engine, context string) (ok, diff bool) {
+	if err := pggate.Check(s.sql); err != nil {
+		h.tally.gateSkipped++
+		h.tally.gateRefusals[firstLine(err.Error())]++
+		return false, false
+	}
+	text, err := pggate.Rewrite(s.sql, gateEnv)
+	if err != nil {
+		h.t.Fatalf("%s: pggate.Rewrite of an accepted statement: %v", s.where, err)
+	}
+	st := translated{sql: text, args: s.args}
+	st.tr, st.err = lite.(*liteEngine).translate(text)
+	var te *pgdialect.Error
+	if errors.As(st.err, &te) && te.Code == "0A000" {
+		h.tally.refused++
+		h.tally.refusals[firstLine(te.Message)]++
+		return false, false
+	}
+	pgO, liteO := pgE.run(st), lite.run(st)
+	h.tally.compared++
+	ordered := s.ordered || totalOrder(text, len(pgO.Columns), pgO.Columns)
+	d := differences(pgO, liteO, ordered)
+	if len(d) == 0 {
+		return true, false
+	}
+	h.tally.discrepancies++
+	h.discrepancy(c, s, st, pgO, liteO, d, context)
+	return true, true
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// discrepancy reports one difference with all a reader needs to replay it.
+func (h *harness) discrepancy(c diffCase, s spec, st translated, pgO, liteO outcome, d []string, context string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "DISCREPANCY in case %q (%s)", c.name, s.where)
+	if context != "" {
+		fmt.Fprintf(&b, " [%s]", context)
+	}
+	fmt.Fprintf(&b, "\n  statement: %s", s.sql)
+	if st.sql != s.sql {
+		fmt.Fprintf(&b, "\n  rewritten: %s", st.sql)
+	}
+	if len(s.args) > 0 {
+		fmt.Fprintf(&b, "\n  args: %s", renderRow(s.args))
+	}
+	if st.tr != nil {
+		fmt.Fprintf(&b, "\n  translation: %q", st.tr.Statements)
+	}
+	fmt.Fprintf(&b, "\n  differences: %s\n  postgres: %s\n  sqlite:   %s", strings.Join(d, "; "), pgO, liteO)
+	fmt.Fprintf(&b, "\n  setup of the case:")
+	for _, p := range c.stmts {
+		if p.setup {
+			fmt.Fprintf(&b, "\n    %s", p.sql)
+		}
+	}
+	h.report(b.String())
+	appendFinding(b.String())
+}
+
+var findingsMu sync.Mutex
+
+// appendFinding appends msg to the file RELCHAIN_DIFF_FINDINGS names.
+func appendFinding(msg string) {
+	path := os.Getenv(envFindings)
+	if path == "" {
+		return
+	}
+	findingsMu.Lock()
+	defer findingsMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "\n### %s (difftest)\n```\n%s\n```\n", time.Now().UTC().Format(time.RFC3339), msg)
+}
+
+// totalOrder reports whether sql is a SELECT whose top-level ORDER BY
+// names every one of its output columns (by position or by name): rows
+// it leaves unordered among themselves are then identical, so the order
+// of the rows is fixed.
+func totalOrder(sql string, ncols int, cols []string) bool {
+	res, err := pg_query.Parse(sql)
+	if err != nil || len(res.Stmts) != 1 || ncols == 0 {
+		return false
+	}
+	sel := res.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.SortClause) == 0 {
+		return false
+	}
+	covered := make([]bool, ncols)
+	for _, n := range sel.SortClause {
+		markCovered(n.GetSortBy().GetNode(), cols, covered)
+	}
+	for _, c := range covered {
+		if !c {
+			return false
+		}
+	}
+	return true
+}
+
+func markCovered(key *pg_query.Node, cols []string, covered []bool) {
+	if k := key.GetAConst().GetIval(); k != nil && k.Ival >= 1 && int(k.Ival) <= len(covered) {
+		covered[k.Ival-1] = true
+		return
+	}
+	ref := key.GetColumnRef()
+	if ref == nil || len(ref.Fields) == 0 {
+		return
+	}
+	name := ref.Fields[len(ref.Fields)-1].GetString_().GetSval()
+	for i, c := range cols {
+		if c == name && name != "" {
+			covered[i] = true
+		}
+	}
+}
