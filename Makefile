@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: test-bench build build-node build-client build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
+.PHONY: test-dialect-diff test-bench build build-node build-client build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
@@ -66,6 +66,15 @@ race:
 
 lint:
 	./scripts/lint.sh
+
+# The differential suite of the postgres dialect on SQLite (issue 35): the
+# corpus and RELCHAIN_DIFF_SECONDS (default 300) of random cases, each on
+# PostgreSQL and on translated SQLite, compared
+# (backend/sqlite/pgdialect/difftest). Uses RELCHAIN_TEST_PG, or else a
+# private PostgreSQL cluster; RELCHAIN_DIFF_SEED replays a seed.
+test-dialect-diff:
+	RELCHAIN_DIFF_PG=private RELCHAIN_DIFF_SECONDS=$${RELCHAIN_DIFF_SECONDS:-300} \
+		$(GO) test ./backend/sqlite/pgdialect/difftest -count=1 -v -timeout 60m
 
 # The client compatibility suite alone (psql, pgcli, psycopg, SQLAlchemy,
 # Alembic, Django, pgjdbc, node-postgres, knex, Sequelize, pgx, GORM,

@@ -197,3 +197,36 @@ func TestCorpus(t *testing.T) {
 	}
 	h.tally.log(t, "corpus")
 }
+
+// TestCorpusRunsOnPostgreSQL holds the corpus itself right: every setup
+// statement succeeds on PostgreSQL (a case whose setup fails there tests
+// nothing), and the check statements' errors on PostgreSQL are logged.
+func TestCorpusRunsOnPostgreSQL(t *testing.T) {
+	h := newHarness(t)
+	failed, ran := map[string]int{}, 0
+	for _, f := range caseFiles(t) {
+		cases, err := parseCases(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cases {
+			pgE, err := newPGEngine(h.pg, fmt.Sprintf("difftest_corpus_%d", i), h.types)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range c.stmts {
+				o := pgE.run(translated{sql: s.sql, args: s.args})
+				ran++
+				switch {
+				case o.failed() && s.setup:
+					t.Errorf("%s: setup statement fails on PostgreSQL: %s\n  %s", s.where, o, s.sql)
+				case o.failed():
+					failed[o.Code+" "+firstLine(o.Message)]++
+				}
+			}
+			pgE.close()
+		}
+	}
+	t.Logf("%d corpus statements ran on PostgreSQL, these failed (as the corpus expects or not):", ran)
+	logTop(t, "PostgreSQL errors", failed)
+}
