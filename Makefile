@@ -4,7 +4,7 @@ BIN := bin/relchain
 # The benchmark lab: `relchain bench` runs it; not linked into the node.
 LAB := bin/relchain-bench
 
-.PHONY: test-dialect-diff test-bench build build-node build-client build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
+.PHONY: test-bench build build-node build-client build-testhooks build-e2e-clock test test-e2e test-race race lint compat demo bench bench-fig12 bench-latency-study bench-copy fuzz clean e2e-long
 
 # The commit `relchain version` names, also when GOFLAGS has -buildvcs=false.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
