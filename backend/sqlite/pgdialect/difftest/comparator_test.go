@@ -108,11 +108,11 @@ func TestTotalOrder(t *testing.T) {
 func TestDiscrepancyReportNamesEverything(t *testing.T) {
 	var got []string
 	h := &harness{t: t, report: func(msg string) { got = append(got, msg) }}
-	c := diffCase{name: "planted", stmts: []spec{{sql: "CREATE TABLE t (a int)", setup: true}}}
 	s := spec{sql: "SELECT 7 / 2", where: "planted.case:3"}
+	c := diffCase{name: "planted", stmts: []spec{{sql: "CREATE TABLE t (a int)", setup: true}, s}}
 	pg := outcome{Columns: []string{"?column?"}, Types: []string{"int4"}, Rows: [][]any{{int64(3)}}}
 	lite := outcome{Columns: []string{"?column?"}, Types: []string{"int4"}, Rows: [][]any{{3.5}}}
-	h.discrepancy(c, s, translated{sql: s.sql}, pg, lite, differences(pg, lite, true), "seed 42 case 7")
+	h.discrepancy(c, 1, translated{sql: s.sql}, pg, lite, differences(pg, lite, true), "seed 42 case 7")
 	if len(got) != 1 {
 		t.Fatalf("%d reports, want 1", len(got))
 	}

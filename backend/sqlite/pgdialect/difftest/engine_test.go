@@ -250,11 +250,6 @@ func newLiteEngine() (*liteEngine, error) {
 
 func (e *liteEngine) close() { e.conn.Close() }
 
-// translate runs pgdialect.Translate on e's schema.
-func (e *liteEngine) translate(sql string) (*pgdialect.Translation, error) {
-	return pgdialect.Translate(sql, e.cat)
-}
-
 // run executes a translation's statements in one savepoint: the last
 // one's rows and rows affected are the result; an error rolls all back.
 func (e *liteEngine) run(st translated) outcome {

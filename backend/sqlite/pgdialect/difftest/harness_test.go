@@ -94,6 +94,8 @@ type harness struct {
 	tally   tally
 	// report receives each discrepancy (t.Errorf by default).
 	report func(msg string)
+	// translate is pgdialect.Translate (a test plants another).
+	translate func(sql string, cat pgdialect.Catalog) (*pgdialect.Translation, error)
 }
 
 // newHarness connects to a fresh PostgreSQL database, or skips the test
@@ -113,6 +115,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, pg: conn, types: map[uint32]string{}}
 	h.tally.refusals, h.tally.gateRefusals = map[string]int{}, map[string]int{}
 	h.report = func(msg string) { t.Error(msg) }
+	h.translate = pgdialect.Translate
 	return h
 }
 
@@ -133,7 +136,7 @@ func (h *harness) runCase(c diffCase, context string) int {
 	defer lite.close()
 	found := 0
 	for i, s := range c.stmts {
-		ok, diff := h.runStatement(c, s, pgE, lite, context)
+		ok, diff := h.runStatement(c, i, pgE, lite, context)
 		if diff {
 			found++
 		}
@@ -151,7 +154,8 @@ func (h *harness) runCase(c diffCase, context string) int {
 
 // runStatement passes s through the gate and the translator and, if both
 // accept it, compares the two engines. ok is false when s did not run.
-func (h *harness) runStatement(c diffCase, s spec, pgE, lite engine, context string) (ok, diff bool) {
+func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, context string) (ok, diff bool) {
+	s := c.stmts[i]
 	if err := pggate.Check(s.sql); err != nil {
 		h.tally.gateSkipped++
 		h.tally.gateRefusals[firstLine(err.Error())]++
@@ -162,7 +166,7 @@ func (h *harness) runStatement(c diffCase, s spec, pgE, lite engine, context str
 		h.t.Fatalf("%s: pggate.Rewrite of an accepted statement: %v", s.where, err)
 	}
 	st := translated{sql: text, args: s.args}
-	st.tr, st.err = lite.(*liteEngine).translate(text)
+	st.tr, st.err = h.translate(text, lite.cat)
 	var te *pgdialect.Error
 	if errors.As(st.err, &te) && te.Code == "0A000" {
 		h.tally.refused++
@@ -177,7 +181,7 @@ func (h *harness) runStatement(c diffCase, s spec, pgE, lite engine, context str
 		return true, false
 	}
 	h.tally.discrepancies++
-	h.discrepancy(c, s, st, pgO, liteO, d, context)
+	h.discrepancy(c, i, st, pgO, liteO, d, context)
 	return true, true
 }
 
@@ -190,7 +194,8 @@ func firstLine(s string) string {
 }
 
 // discrepancy reports one difference with all a reader needs to replay it.
-func (h *harness) discrepancy(c diffCase, s spec, st translated, pgO, liteO outcome, d []string, context string) {
+func (h *harness) discrepancy(c diffCase, i int, st translated, pgO, liteO outcome, d []string, context string) {
+	s := c.stmts[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "DISCREPANCY in case %q (%s)", c.name, s.where)
 	if context != "" {
@@ -207,9 +212,12 @@ func (h *harness) discrepancy(c diffCase, s spec, st translated, pgO, liteO outc
 		fmt.Fprintf(&b, "\n  translation: %q", st.tr.Statements)
 	}
 	fmt.Fprintf(&b, "\n  differences: %s\n  postgres: %s\n  sqlite:   %s", strings.Join(d, "; "), pgO, liteO)
-	fmt.Fprintf(&b, "\n  setup of the case:")
-	for _, p := range c.stmts {
-		if p.setup {
+	fmt.Fprintf(&b, "\n  statements before it in the case (%d):", i)
+	for j, p := range c.stmts[:i] {
+		if i > 40 && j == 10 {
+			fmt.Fprintf(&b, "\n    ... %d more", i-20)
+		}
+		if i <= 40 || j < 10 || j >= i-10 {
 			fmt.Fprintf(&b, "\n    %s", p.sql)
 		}
 	}
