@@ -196,6 +196,7 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	h.tally.log(t, "corpus")
+	h.requireCompared(t)
 }
 
 // TestCorpusRunsOnPostgreSQL holds the corpus itself right: every setup

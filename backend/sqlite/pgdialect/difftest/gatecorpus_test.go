@@ -56,5 +56,6 @@ func TestGateCorpus(t *testing.T) {
 	h := newHarness(t)
 	h.runCase(c, "")
 	h.tally.log(t, "pggate corpus")
+	h.requireCompared(t)
 	t.Logf("pggate corpus: %d accepted statements with parameters left out (no values)", withParams)
 }

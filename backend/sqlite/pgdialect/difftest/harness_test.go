@@ -185,6 +185,25 @@ func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, 
 	return true, true
 }
 
+// requireCompared fails a test that compared nothing although the
+// translator accepts the simplest statement: the suite must not pass by
+// refusing everything once there is a translator.
+func (h *harness) requireCompared(t *testing.T) {
+	t.Helper()
+	lite, err := newLiteEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.close()
+	if _, err := pgdialect.Translate("SELECT 1", lite.cat); err != nil {
+		t.Logf("the translator refuses SELECT 1 (%v): nothing can be compared yet", err)
+		return
+	}
+	if h.tally.compared == 0 {
+		t.Errorf("no statement compared: the translator refused all %d", h.tally.refused)
+	}
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 160 {

@@ -29,7 +29,7 @@ var columnTypes = []struct {
 }{
 	{"int4", kInt}, {"int8", kInt}, {"int2", kInt}, {"integer", kInt}, {"bigint", kInt},
 	{"text", kText}, {"varchar(5)", kText}, {"text", kText},
-	{"bool", kBool}, {"float8", kFloat},
+	{"bool", kBool}, {"float8", kFloat}, {"float4", kFloat}, {"numeric", kFloat}, {"numeric(8,2)", kFloat},
 }
 
 type column struct {
@@ -445,6 +445,7 @@ func TestRandom(t *testing.T) {
 		cases++
 	}
 	h.tally.log(t, fmt.Sprintf("random (%d cases, seed %d)", cases, seed))
+	h.requireCompared(t)
 	if h.tally.discrepancies > 0 {
 		t.Logf("replay with %s=%d", envSeed, seed)
 	}
