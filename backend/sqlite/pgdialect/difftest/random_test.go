@@ -19,6 +19,7 @@ const (
 	kText
 	kBool
 	kFloat
+	kTime // timestamptz, date
 	nKinds
 )
 
@@ -30,6 +31,7 @@ var columnTypes = []struct {
 	{"int4", kInt}, {"int8", kInt}, {"int2", kInt}, {"integer", kInt}, {"bigint", kInt},
 	{"text", kText}, {"varchar(5)", kText}, {"text", kText},
 	{"bool", kBool}, {"float8", kFloat}, {"float4", kFloat}, {"numeric", kFloat}, {"numeric(8,2)", kFloat},
+	{"timestamptz", kTime}, {"date", kTime},
 }
 
 type column struct {
@@ -110,6 +112,7 @@ func (g *gen) rows() {
 var (
 	intLiterals  = []string{"0", "1", "-1", "2", "3", "7", "10", "-5", "100", "32767", "-32768", "2147483647", "-2147483648", "9223372036854775807", "4000000000"}
 	textLiterals = []string{"''", "'a'", "'A'", "'b'", "'ab'", "'aB'", "'abc'", "'a%b'", "'a_c'", "' a'", "'a '", "'Z'", "'é'", "'ß'", "'10'", "'9'", "'NULL'", "'abcdefg'"}
+	timeLits     = []string{"TIMESTAMPTZ '2024-02-29 12:34:56+00'", "DATE '2024-01-01'", "TIMESTAMPTZ '2023-12-31 23:59:59.5+00'", "DATE '2024-03-01'", "TIMESTAMPTZ '2024-01-01 00:00:00+05'", "DATE '1999-12-31'"}
 	floatLits    = []string{"0.5", "-1.25", "3.0", "1e10", "1e-5", "CAST('0.1' AS float8)", "CAST('-0' AS float8)", "CAST('1e300' AS float8)", "2.5"}
 )
 
@@ -121,12 +124,18 @@ func (g *gen) literal(k kind) string {
 		return textLiterals[g.pick(len(textLiterals))]
 	case kBool:
 		return []string{"true", "false", "TRUE", "'t'"}[g.pick(4)]
+	case kTime:
+		return timeLits[g.pick(len(timeLits))]
 	}
 	return floatLits[g.pick(len(floatLits))]
 }
 
 func (g *gen) literalOrNull(k kind) string {
-	if g.chance(0.15) {
+	switch {
+	case !g.chance(0.15):
+	case k == kTime:
+		return "CAST(NULL AS timestamptz)"
+	default:
 		return "NULL"
 	}
 	return g.literal(k)
@@ -160,6 +169,8 @@ func (g *gen) expr(k kind, sc scope, depth int) string {
 		return g.textExpr(sc, depth-1)
 	case kBool:
 		return g.boolExpr(sc, depth-1)
+	case kTime:
+		return g.timeExpr(sc, depth-1)
 	}
 	return g.floatExpr(sc, depth-1)
 }
@@ -193,7 +204,7 @@ func (g *gen) textExpr(sc scope, d int) string {
 	case 2:
 		return []string{"lower", "upper", "trim", "btrim"}[g.pick(4)] + "(" + a + ")"
 	case 3:
-		return "substr(" + a + ", " + g.literal(kInt) + ", 2)"
+		return "substr(" + a + ", " + []string{"0", "1", "2", "-1", "3"}[g.pick(5)] + ", 2)"
 	case 4:
 		return "COALESCE(" + a + ", " + b + ")"
 	case 5:
@@ -215,6 +226,19 @@ func (g *gen) floatExpr(sc scope, d int) string {
 		return "CAST(" + g.expr(kInt, sc, d) + " AS float8)"
 	}
 	return "(" + g.expr(kInt, sc, d) + " + " + a + ")"
+}
+
+func (g *gen) timeExpr(sc scope, d int) string {
+	a := g.expr(kTime, sc, d)
+	switch g.pick(4) {
+	case 0:
+		return "(" + a + " + interval '" + []string{"1 day", "-2 hours", "1 month", "90 minutes"}[g.pick(4)] + "')"
+	case 1:
+		return "date_trunc('" + []string{"day", "month", "hour"}[g.pick(3)] + "', " + a + ")"
+	case 2:
+		return "CAST(" + a + " AS date)"
+	}
+	return "COALESCE(" + a + ", " + g.expr(kTime, sc, d) + ")"
 }
 
 func (g *gen) boolExpr(sc scope, d int) string {
