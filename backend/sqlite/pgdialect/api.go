@@ -65,9 +65,3 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (SQLSTATE %s)", e.Message, e.Code) }
-
-// Translate turns one PostgreSQL statement, already accepted and rewritten
-// by PostgreSQL's gate, into SQLite statements with PostgreSQL's result.
-func Translate(sql string, cat Catalog) (*Translation, error) {
-	return nil, &Error{Code: "0A000", Message: "the postgres dialect on SQLite is not implemented yet"}
-}

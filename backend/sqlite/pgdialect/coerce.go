@@ -1,0 +1,174 @@
+package pgdialect
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
+)
+
+const (
+	ctxImplicit   = pgconv.Implicit
+	ctxAssignment = pgconv.Assignment
+	ctxExplicit   = pgconv.Explicit
+)
+
+// label is PostgreSQL's name of a type in messages.
+func label(t Type) string {
+	if t.Name == "varchar" && t.Typmod >= 4 {
+		return fmt.Sprintf("character varying(%d)", t.Typmod-4)
+	}
+	return pgconv.Label(t.Name)
+}
+
+// coerce converts v to type to in context ctx as PostgreSQL would:
+// literals at translation time, placeholders by typing them, other
+// expressions through pgruntime's pg_cast/pg_assign where the stored value
+// changes.
+func (t *translator) coerce(v value, to Type, ctx pgconv.Context) (string, error) {
+	switch {
+	case v.null:
+		return "NULL", nil
+	case v.lit != nil:
+		return literalAs(*v.lit, "unknown", to, ctx)
+	case v.num != "":
+		return numericAs(v.num, to)
+	case v.param != 0:
+		if err := t.param(v.param, to); err != nil {
+			return "", err
+		}
+		return runtimeCast(v.sql, to, to, ctx), nil
+	}
+	return t.coerceTyped(v, to, ctx)
+}
+
+// coerceTyped converts a typed expression.
+func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, error) {
+	need, ok := pgconv.CastContext(v.typ.Name, to.Name)
+	if !ok && ctx == ctxExplicit {
+		if v.typ.Name == "numeric" || to.Name == "text" || to.Name == "varchar" {
+			return "", refuse("the cast from %s to %s", label(v.typ), label(to))
+		}
+		return "", pgError("42846", "cannot cast type %s to %s", label(v.typ), label(to))
+	}
+	if !ok || need > ctx {
+		if ctx == ctxAssignment {
+			return "", pgError("42804", "expression is of type %s but the target is of type %s", label(v.typ), label(to))
+		}
+		return "", pgError("42846", "cannot cast type %s to %s implicitly", label(v.typ), label(to))
+	}
+	switch {
+	case v.typ == to && (to.Name != "varchar" || ctx == ctxImplicit):
+		return v.sql, nil
+	case isInt(v.typ) && isInt(to) && intBits(v.typ) <= intBits(to):
+		return v.sql, nil
+	case isInt(v.typ) && to.Name == "float8":
+		return "CAST(" + v.sql + " AS REAL)", nil
+	case isText(v.typ) && to.Name == "text":
+		return v.sql, nil
+	}
+	return runtimeCast(v.sql, v.typ, to, ctx), nil
+}
+
+// runtimeCast is the call of pgruntime's conversion: pg_assign for an
+// assignment, pg_cast otherwise (pg_cast truncates varchar, pg_assign
+// errs).
+func runtimeCast(sql string, from, to Type, ctx pgconv.Context) string {
+	fn := "pg_cast"
+	if ctx == ctxAssignment {
+		fn = "pg_assign"
+	}
+	if from == to && to.Name != "varchar" {
+		return sql
+	}
+	return fmt.Sprintf("%s(%s, '%s', '%s', %d)", fn, sql, from.Name, to.Name, to.Typmod)
+}
+
+// literalAs converts an untyped string literal to type to now, with
+// PostgreSQL's input errors, and renders the SQLite literal.
+func literalAs(s, from string, to Type, ctx pgconv.Context) (string, error) {
+	v, err := pgconv.Convert(s, from, to.Name, to.Typmod, ctx)
+	if err != nil {
+		return "", convError(err)
+	}
+	return renderLiteral(v), nil
+}
+
+// convError turns a pgconv error into the translation's.
+func convError(err error) error {
+	if ce, ok := err.(*pgconv.Error); ok {
+		return &Error{Code: ce.Code, Message: ce.Message}
+	}
+	return err
+}
+
+// renderLiteral is the SQLite literal of a stored value.
+func renderLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return renderFloat(x)
+	case string:
+		return quoteString(x)
+	case []byte:
+		return fmt.Sprintf("X'%X'", x)
+	}
+	panic(fmt.Sprintf("pgdialect: literal of type %T", v))
+}
+
+// renderFloat is an SQLite REAL literal that reads back as exactly f.
+func renderFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "9e999"
+	case math.IsInf(f, -1):
+		return "-9e999"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	if strings.HasPrefix(s, "-") {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// numericAs converts a numeric literal (1.5) to an integer or float type;
+// numeric itself is not supported.
+func numericAs(s string, to Type) (string, error) {
+	switch {
+	case isFloat(to):
+		v, err := pgconv.FromText(s, to.Name)
+		if err != nil {
+			return "", convError(err)
+		}
+		return renderLiteral(v), nil
+	case isInt(to):
+		r, ok := new(big.Rat).SetString(s)
+		if !ok {
+			return "", refuse("the numeric literal %s", s)
+		}
+		return roundNumeric(r, to)
+	}
+	return "", refuse("numeric values (the literal %s as %s)", s, label(to))
+}
+
+// roundNumeric rounds half away from zero, as numeric to integer casts do.
+func roundNumeric(r *big.Rat, to Type) (string, error) {
+	half := big.NewRat(1, 2)
+	if r.Sign() < 0 {
+		half.Neg(half)
+	}
+	q := new(big.Int).Quo(new(big.Rat).Add(r, half).Num(), new(big.Rat).Add(r, half).Denom())
+	if !q.IsInt64() || pgconv.CheckInt(to.Name, q.Int64()) != nil {
+		return "", convError(pgconv.OutOfRange(to.Name))
+	}
+	return q.String(), nil
+}

@@ -1,0 +1,168 @@
+package pgdialect
+
+import (
+	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// commonType resolves the result type of CASE, COALESCE and set
+// operations as PostgreSQL does for the supported types: untyped values
+// take the others' type (all untyped: text), integers widen, integers and
+// floats meet in float8; other mixtures are an error (42804).
+func commonType(what string, vals []value) (Type, error) {
+	res := tUnknown
+	for _, v := range vals {
+		switch {
+		case v.untyped():
+		case v.num != "":
+			return Type{}, refuse("numeric values (the literal %s)", v.num)
+		case res.Name == "unknown":
+			res = v.typ
+		case res == v.typ:
+		case isNum(res) && isNum(v.typ):
+			res = widerNum(res, v.typ)
+		case isText(res) && isText(v.typ):
+			res = tText
+		default:
+			return Type{}, pgError("42804", "%s types %s and %s cannot be matched", what, label(res), label(v.typ))
+		}
+	}
+	if res.Name == "unknown" {
+		return tText, nil
+	}
+	return res, nil
+}
+
+// coerceAll converts vals to typ (implicitly).
+func (t *translator) coerceAll(vals []value, typ Type) ([]string, error) {
+	var out []string
+	for _, v := range vals {
+		s, err := t.coerce(v, typ, ctxImplicit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
+	var subject value
+	var err error
+	if c.GetArg() != nil {
+		if subject, err = t.expr(c.GetArg(), sc); err != nil {
+			return value{}, err
+		}
+	}
+	var conds []string
+	var results []value
+	for _, w := range c.GetArgs() {
+		cw := w.GetCaseWhen()
+		cond, err := t.whenCondition(subject, c.GetArg() != nil, cw.GetExpr(), sc)
+		if err != nil {
+			return value{}, err
+		}
+		r, err := t.expr(cw.GetResult(), sc)
+		if err != nil {
+			return value{}, err
+		}
+		conds, results = append(conds, cond), append(results, r)
+	}
+	def := value{sql: "NULL", typ: tUnknown, null: true}
+	if c.GetDefresult() != nil {
+		if def, err = t.expr(c.GetDefresult(), sc); err != nil {
+			return value{}, err
+		}
+	}
+	typ, err := commonType("CASE", append(results, def))
+	if err != nil {
+		return value{}, err
+	}
+	outs, err := t.coerceAll(append(results, def), typ)
+	if err != nil {
+		return value{}, err
+	}
+	sql := "CASE"
+	for i, cond := range conds {
+		sql += " WHEN " + cond + " THEN " + outs[i]
+	}
+	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: "case"}, nil
+}
+
+// whenCondition is a WHEN's test: a condition, or subject = expr in the
+// simple CASE form.
+func (t *translator) whenCondition(subject value, simple bool, n *pg_query.Node, sc *scope) (string, error) {
+	if !simple {
+		return t.condition(n, sc, "CASE/WHEN")
+	}
+	v, err := t.expr(n, sc)
+	if err != nil {
+		return "", err
+	}
+	c, err := t.compare("=", subject, v)
+	return c.sql, err
+}
+
+func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error) {
+	vals, err := t.args(c.GetArgs(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	typ, err := commonType("COALESCE", vals)
+	if err != nil {
+		return value{}, err
+	}
+	outs, err := t.coerceAll(vals, typ)
+	if err != nil {
+		return value{}, err
+	}
+	if len(outs) == 1 {
+		return value{sql: outs[0], typ: typ, name: "coalesce"}, nil
+	}
+	return value{sql: "coalesce(" + join(outs, ", ") + ")", typ: typ, name: "coalesce"}, nil
+}
+
+// subLink translates scalar, EXISTS, IN and NOT IN subqueries.
+func (t *translator) subLink(s *pg_query.SubLink, sc *scope) (value, error) {
+	q, err := t.subquery(s.GetSubselect(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	switch s.GetSubLinkType() {
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return value{sql: "EXISTS (" + q.sql + ")", typ: tBool, name: "exists"}, nil
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		if len(q.cols) != 1 {
+			return value{}, pgError("42601", "subquery must return only one column")
+		}
+		return value{sql: "(" + q.sql + ")", typ: q.cols[0].Type, name: q.cols[0].Name}, nil
+	case pg_query.SubLinkType_ANY_SUBLINK:
+		return t.inSubquery(s, q, sc)
+	}
+	return value{}, refuse("the subquery form %s", s.GetSubLinkType())
+}
+
+func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value, error) {
+	if len(s.GetOperName()) > 0 && strNode(s.GetOperName()[0]) != "=" {
+		return value{}, refuse("ANY/ALL with an operator other than =")
+	}
+	if len(q.cols) != 1 {
+		return value{}, pgError("42601", "subquery has too many columns")
+	}
+	l, err := t.expr(s.GetTestexpr(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	col := value{sql: "x", typ: q.cols[0].Type}
+	ls, rs, err := t.comparison("=", l, col)
+	if err != nil {
+		return value{}, err
+	}
+	if rs != "x" {
+		return value{}, refuse("IN (subquery) across integer and float")
+	}
+	return value{sql: "(" + ls + " IN (" + q.sql + "))", typ: tBool, name: "?column?"}, nil
+}

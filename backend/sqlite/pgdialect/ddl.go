@@ -1,0 +1,165 @@
+package pgdialect
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// References is an optional interface of a Catalog: the tables whose
+// foreign keys reference table (other than table itself), sorted. DROP
+// TABLE needs it to honour RESTRICT and CASCADE as PostgreSQL does.
+type References interface {
+	ReferencedBy(table string) []string
+}
+
+func (t *translator) createTable(c *pg_query.CreateStmt) error {
+	switch {
+	case len(c.GetInhRelations()) > 0 || c.GetPartbound() != nil || c.GetPartspec() != nil || c.GetOfTypename() != nil:
+		return refuse("INHERITS, PARTITION and OF in CREATE TABLE")
+	case c.GetRelation().GetRelpersistence() != "p":
+		return refuse("TEMPORARY and UNLOGGED tables")
+	case c.GetTablespacename() != "" || c.GetAccessMethod() != "" || c.GetOncommit() != pg_query.OnCommitAction_ONCOMMIT_NOOP:
+		return refuse("TABLESPACE, USING and ON COMMIT")
+	}
+	if err := storageOptions(c.GetOptions()); err != nil {
+		return err
+	}
+	name := c.GetRelation().GetRelname()
+	if _, err := t.tableName(c.GetRelation()); err == nil && !c.GetIfNotExists() {
+		return pgError("42P07", "relation %q already exists", name)
+	}
+	var cols []string
+	var colTypes []Column
+	for _, e := range c.GetTableElts() {
+		switch el := e.GetNode().(type) {
+		case *pg_query.Node_ColumnDef:
+			def, col, err := t.columnDef(el.ColumnDef)
+			if err != nil {
+				return err
+			}
+			cols, colTypes = append(cols, def), append(colTypes, col)
+		case *pg_query.Node_Constraint:
+		default:
+			return refuse("%s in CREATE TABLE", nodeName(e))
+		}
+	}
+	cons, err := t.tableConstraints(c.GetTableElts(), colTypes)
+	if err != nil {
+		return err
+	}
+	ifNot := ""
+	if c.GetIfNotExists() {
+		ifNot = "IF NOT EXISTS "
+	}
+	t.out.Statements = []string{"CREATE TABLE " + ifNot + quoteIdent(name) + " (" + join(append(cols, cons...), ", ") + ")"}
+	t.out.DDL = true
+	return nil
+}
+
+// storageOptions allows the storage parameters that cannot change a
+// result (dropped: SQLite has none).
+func storageOptions(opts []*pg_query.Node) error {
+	for _, o := range opts {
+		d := o.GetDefElem()
+		switch d.GetDefname() {
+		case "fillfactor", "autovacuum_enabled", "toast_tuple_target", "parallel_workers":
+		default:
+			return refuse("the storage parameter %s", d.GetDefname())
+		}
+	}
+	return nil
+}
+
+// columnDef translates one column: its declared type, NOT NULL, DEFAULT
+// (a constant, converted now), PRIMARY KEY (with NOT NULL, which
+// PostgreSQL implies and SQLite does not), UNIQUE and REFERENCES.
+func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
+	typ, err := typeFromName(cd.GetTypeName())
+	if err != nil {
+		return "", Column{}, err
+	}
+	if cd.GetCollClause() != nil || cd.GetIdentity() != "" || cd.GetGenerated() != "" {
+		return "", Column{}, refuse("COLLATE, identity and generated columns")
+	}
+	col := Column{Name: cd.GetColname(), Type: typ}
+	sql := quoteIdent(col.Name) + " " + DeclaredType(typ)
+	notNull := cd.GetIsNotNull()
+	for _, n := range cd.GetConstraints() {
+		c := n.GetConstraint()
+		s, nn, err := t.columnConstraint(c, col)
+		if err != nil {
+			return "", Column{}, err
+		}
+		notNull = notNull || nn
+		sql += s
+	}
+	if notNull {
+		sql += " NOT NULL"
+	}
+	col.NotNull = notNull
+	return sql, col, nil
+}
+
+func (t *translator) columnConstraint(c *pg_query.Constraint, col Column) (string, bool, error) {
+	if c.GetDeferrable() || c.GetInitdeferred() {
+		return "", false, refuse("deferrable constraints")
+	}
+	switch c.GetContype() {
+	case pg_query.ConstrType_CONSTR_NOTNULL:
+		return "", true, nil
+	case pg_query.ConstrType_CONSTR_NULL:
+		return "", false, nil
+	case pg_query.ConstrType_CONSTR_DEFAULT:
+		d, err := t.defaultValue(c.GetRawExpr(), col)
+		return " DEFAULT " + d, false, err
+	case pg_query.ConstrType_CONSTR_PRIMARY:
+		return constraintName(c) + " PRIMARY KEY", true, indexOptions(c)
+	case pg_query.ConstrType_CONSTR_UNIQUE:
+		return constraintName(c) + " UNIQUE", false, indexOptions(c)
+	case pg_query.ConstrType_CONSTR_FOREIGN:
+		s, err := t.references(c, []Column{col})
+		return constraintName(c) + s, false, err
+	}
+	return "", false, refuse("the column constraint %s", c.GetContype())
+}
+
+func constraintName(c *pg_query.Constraint) string {
+	if c.GetConname() == "" {
+		return ""
+	}
+	return " CONSTRAINT " + quoteIdent(c.GetConname())
+}
+
+func indexOptions(c *pg_query.Constraint) error {
+	if c.GetNullsNotDistinct() || len(c.GetIncluding()) > 0 || len(c.GetOptions()) > 0 || c.GetIndexspace() != "" || c.GetIndexname() != "" {
+		return refuse("NULLS NOT DISTINCT, INCLUDE, WITH, USING INDEX and USING INDEX TABLESPACE")
+	}
+	return nil
+}
+
+// defaultValue converts a constant DEFAULT to the column's type now.
+func (t *translator) defaultValue(n *pg_query.Node, col Column) (string, error) {
+	if !constantNode(n) {
+		return "", refuse("a DEFAULT that is not a constant")
+	}
+	v, err := t.expr(n, &scope{})
+	if err != nil {
+		return "", err
+	}
+	sql, err := t.assign(v, col)
+	if err != nil {
+		return "", err
+	}
+	return "(" + sql + ")", nil
+}
+
+// constantNode reports whether n is a constant: a literal, a cast of one,
+// or a negated one.
+func constantNode(n *pg_query.Node) bool {
+	switch e := n.GetNode().(type) {
+	case *pg_query.Node_AConst:
+		return true
+	case *pg_query.Node_TypeCast:
+		return constantNode(e.TypeCast.GetArg())
+	}
+	return false
+}

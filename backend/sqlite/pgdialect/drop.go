@@ -1,0 +1,159 @@
+package pgdialect
+
+import (
+	"slices"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// drop translates DROP TABLE a, b [CASCADE|RESTRICT] and DROP INDEX.
+// SQLite drops one table per statement and has no CASCADE: a table that
+// another (not dropped) table references is PostgreSQL's 2BP01 under
+// RESTRICT and refused under CASCADE (which would drop the constraint).
+func (t *translator) drop(d *pg_query.DropStmt) error {
+	if d.GetConcurrent() {
+		return refuse("DROP INDEX CONCURRENTLY")
+	}
+	kind := map[pg_query.ObjectType]string{pg_query.ObjectType_OBJECT_TABLE: "TABLE", pg_query.ObjectType_OBJECT_INDEX: "INDEX"}[d.GetRemoveType()]
+	if kind == "" {
+		return refuse("DROP %s", d.GetRemoveType())
+	}
+	var names []string
+	for _, o := range d.GetObjects() {
+		parts := o.GetList().GetItems()
+		if len(parts) == 2 && strNode(parts[0]) == "public" {
+			parts = parts[1:]
+		}
+		if len(parts) != 1 {
+			return refuse("schema-qualified names other than public")
+		}
+		names = append(names, strNode(parts[0]))
+	}
+	ifExists := ""
+	if d.GetMissingOk() {
+		ifExists = "IF EXISTS "
+	}
+	if kind == "TABLE" {
+		if err := t.checkDropTables(names, d); err != nil {
+			return err
+		}
+	}
+	for _, n := range names {
+		t.out.Statements = append(t.out.Statements, "DROP "+kind+" "+ifExists+quoteIdent(n))
+	}
+	t.out.DDL = true
+	return nil
+}
+
+func (t *translator) checkDropTables(names []string, d *pg_query.DropStmt) error {
+	for _, n := range names {
+		if _, ok := t.cat.Columns(n); !ok && !d.GetMissingOk() {
+			return pgError("42P01", "table %q does not exist", n)
+		}
+		refs, ok := t.cat.(References)
+		if !ok {
+			return refuse("DROP TABLE on a catalog that cannot tell foreign keys")
+		}
+		for _, r := range refs.ReferencedBy(n) {
+			if slices.Contains(names, r) {
+				continue
+			}
+			if d.GetBehavior() == pg_query.DropBehavior_DROP_CASCADE {
+				return refuse("DROP TABLE ... CASCADE when another table (%s) references %s", r, n)
+			}
+			return pgError("2BP01", "cannot drop table %s because other objects depend on it", n)
+		}
+	}
+	return nil
+}
+
+// createIndex translates CREATE [UNIQUE] INDEX name ON t (cols).
+func (t *translator) createIndex(ix *pg_query.IndexStmt) error {
+	switch {
+	case ix.GetWhereClause() != nil || len(ix.GetIndexIncludingParams()) > 0 || ix.GetConcurrent():
+		return refuse("partial indexes, INCLUDE and CONCURRENTLY")
+	case ix.GetAccessMethod() != "" && ix.GetAccessMethod() != "btree":
+		return refuse("the index method %s", ix.GetAccessMethod())
+	case ix.GetIdxname() == "":
+		return refuse("CREATE INDEX without a name")
+	case ix.GetNullsNotDistinct() || len(ix.GetOptions()) > 0 || ix.GetTableSpace() != "":
+		return refuse("NULLS NOT DISTINCT, WITH and TABLESPACE on an index")
+	}
+	cols, err := t.tableName(ix.GetRelation())
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for _, p := range ix.GetIndexParams() {
+		e := p.GetIndexElem()
+		if e.GetExpr() != nil || len(e.GetCollation()) > 0 || len(e.GetOpclass()) > 0 {
+			return refuse("expression indexes, COLLATE and operator classes")
+		}
+		c, ok := findColumn(cols, e.GetName())
+		if !ok {
+			return pgError("42703", "column %q does not exist", e.GetName())
+		}
+		if c.Type.Name == "json" {
+			return pgError("42704", "data type json has no default operator class for access method \"btree\"")
+		}
+		keys = append(keys, quoteIdent(c.Name)+indexOrder(e))
+	}
+	sql := "CREATE "
+	if ix.GetUnique() {
+		sql += "UNIQUE "
+	}
+	sql += "INDEX "
+	if ix.GetIfNotExists() {
+		sql += "IF NOT EXISTS "
+	}
+	t.out.Statements = []string{sql + quoteIdent(ix.GetIdxname()) + " ON " + quoteIdent(ix.GetRelation().GetRelname()) + " (" + join(keys, ", ") + ")"}
+	t.out.DDL = true
+	return nil
+}
+
+// indexOrder keeps an index column's direction (NULLS ordering does not
+// change results).
+func indexOrder(e *pg_query.IndexElem) string {
+	if e.GetOrdering() == pg_query.SortByDir_SORTBY_DESC {
+		return " DESC"
+	}
+	return ""
+}
+
+// alterTable supports ADD COLUMN only.
+func (t *translator) alterTable(a *pg_query.AlterTableStmt) error {
+	if a.GetObjtype() != pg_query.ObjectType_OBJECT_TABLE || len(a.GetCmds()) != 1 {
+		return refuse("ALTER other than ALTER TABLE with one ADD COLUMN")
+	}
+	cmd := a.GetCmds()[0].GetAlterTableCmd()
+	if cmd.GetSubtype() != pg_query.AlterTableType_AT_AddColumn || cmd.GetMissingOk() {
+		return refuse("ALTER TABLE %s", cmd.GetSubtype())
+	}
+	if _, err := t.tableName(a.GetRelation()); err != nil {
+		return err
+	}
+	def, col, err := t.columnDef(cmd.GetDef().GetColumnDef())
+	if err != nil {
+		return err
+	}
+	for _, c := range cmd.GetDef().GetColumnDef().GetConstraints() {
+		if k := c.GetConstraint().GetContype(); k == pg_query.ConstrType_CONSTR_PRIMARY || k == pg_query.ConstrType_CONSTR_UNIQUE {
+			return refuse("ADD COLUMN with PRIMARY KEY or UNIQUE")
+		}
+	}
+	if col.NotNull && !containsDefault(cmd.GetDef().GetColumnDef()) {
+		return refuse("ADD COLUMN ... NOT NULL without a DEFAULT")
+	}
+	t.out.Statements = []string{"ALTER TABLE " + quoteIdent(a.GetRelation().GetRelname()) + " ADD COLUMN " + def}
+	t.out.DDL = true
+	return nil
+}
+
+func containsDefault(cd *pg_query.ColumnDef) bool {
+	for _, c := range cd.GetConstraints() {
+		if c.GetConstraint().GetContype() == pg_query.ConstrType_CONSTR_DEFAULT {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,187 @@
+package pgdialect
+
+import (
+	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// expr translates an expression and infers its PostgreSQL type.
+func (t *translator) expr(n *pg_query.Node, sc *scope) (value, error) {
+	switch e := n.GetNode().(type) {
+	case *pg_query.Node_ColumnRef:
+		return t.column(e.ColumnRef, sc)
+	case *pg_query.Node_AConst:
+		return constant(e.AConst)
+	case *pg_query.Node_ParamRef:
+		return t.paramRef(e.ParamRef)
+	case *pg_query.Node_TypeCast:
+		return t.typeCast(e.TypeCast, sc)
+	case *pg_query.Node_AExpr:
+		return t.aExpr(e.AExpr, sc)
+	case *pg_query.Node_BoolExpr:
+		return t.boolExpr(e.BoolExpr, sc)
+	case *pg_query.Node_NullTest:
+		return t.nullTest(e.NullTest, sc)
+	case *pg_query.Node_BooleanTest:
+		return t.booleanTest(e.BooleanTest, sc)
+	case *pg_query.Node_FuncCall:
+		return t.funcCall(e.FuncCall, sc)
+	case *pg_query.Node_CaseExpr:
+		return t.caseExpr(e.CaseExpr, sc)
+	case *pg_query.Node_CoalesceExpr:
+		return t.coalesce(e.CoalesceExpr, sc)
+	case *pg_query.Node_SubLink:
+		return t.subLink(e.SubLink, sc)
+	}
+	return value{}, refuse("the expression %s", nodeName(n))
+}
+
+// constant translates a literal: integers are int4 or int8 as PostgreSQL
+// types them, strings stay untyped until their context types them.
+func constant(c *pg_query.A_Const) (value, error) {
+	if c.GetIsnull() {
+		return value{sql: "NULL", typ: tUnknown, name: "?column?", null: true}, nil
+	}
+	switch v := c.GetVal().(type) {
+	case *pg_query.A_Const_Ival:
+		return value{sql: strconv.Itoa(int(v.Ival.GetIval())), typ: tInt4, name: "?column?"}, nil
+	case *pg_query.A_Const_Fval:
+		s := v.Fval.GetFval()
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return value{sql: strconv.FormatInt(i, 10), typ: tInt8, name: "?column?"}, nil
+		}
+		return value{sql: s, typ: tNumeric, num: s, name: "?column?"}, nil
+	case *pg_query.A_Const_Sval:
+		s := v.Sval.GetSval()
+		return value{sql: quoteString(s), typ: tUnknown, lit: &s, name: "?column?"}, nil
+	case *pg_query.A_Const_Boolval:
+		b := "0"
+		if v.Boolval.GetBoolval() {
+			b = "1"
+		}
+		return value{sql: b, typ: tBool, name: "bool"}, nil
+	}
+	return value{}, refuse("bit-string literals")
+}
+
+func (t *translator) paramRef(p *pg_query.ParamRef) (value, error) {
+	if err := t.param(p.GetNumber(), tUnknown); err != nil {
+		return value{}, err
+	}
+	v := value{sql: "?" + strconv.Itoa(int(p.GetNumber())), typ: tUnknown, param: p.GetNumber(), name: "?column?"}
+	if known := t.params[p.GetNumber()-1]; known.Name != "" {
+		v.typ, v.param = known, 0
+	}
+	return v, nil
+}
+
+// typeCast translates x::type and CAST(x AS type).
+func (t *translator) typeCast(c *pg_query.TypeCast, sc *scope) (value, error) {
+	to, err := typeFromName(c.GetTypeName())
+	if err != nil {
+		return value{}, err
+	}
+	v, err := t.expr(c.GetArg(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	sql, err := t.coerce(v, to, ctxExplicit)
+	if err != nil {
+		return value{}, err
+	}
+	name := v.name
+	if name == "?column?" || v.lit != nil || v.null {
+		name = castName(to)
+	}
+	return value{sql: sql, typ: to, name: name}, nil
+}
+
+// castName is the column name PostgreSQL gives a cast of a constant: the
+// type's name as its grammar knows it.
+func castName(t Type) string {
+	switch t.Name {
+	case "varchar":
+		return "varchar"
+	case "bool":
+		return "bool"
+	case "timestamptz":
+		return "timestamptz"
+	}
+	return t.Name
+}
+
+// boolExpr translates AND, OR and NOT; operands must be boolean.
+func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
+	var parts []string
+	for _, a := range b.GetArgs() {
+		s, err := t.condition(a, sc, "AND/OR/NOT")
+		if err != nil {
+			return value{}, err
+		}
+		parts = append(parts, s)
+	}
+	switch b.GetBoolop() {
+	case pg_query.BoolExprType_AND_EXPR:
+		return value{sql: "(" + join(parts, " AND ") + ")", typ: tBool, name: "?column?"}, nil
+	case pg_query.BoolExprType_OR_EXPR:
+		return value{sql: "(" + join(parts, " OR ") + ")", typ: tBool, name: "?column?"}, nil
+	}
+	return value{sql: "(NOT " + parts[0] + ")", typ: tBool, name: "?column?"}, nil
+}
+
+// condition translates an expression that must be boolean (WHERE, ON,
+// HAVING, AND's operands), as PostgreSQL requires (42804).
+func (t *translator) condition(n *pg_query.Node, sc *scope, where string) (string, error) {
+	v, err := t.expr(n, sc)
+	if err != nil {
+		return "", err
+	}
+	if v.untyped() {
+		return t.coerce(v, tBool, ctxImplicit)
+	}
+	if v.typ.Name != "bool" {
+		return "", pgError("42804", "argument of %s must be type boolean, not type %s", where, label(v.typ))
+	}
+	return v.sql, nil
+}
+
+func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {
+	v, err := t.expr(n.GetArg(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	if v.param != 0 {
+		t.param(v.param, tText)
+	}
+	op := " IS NULL)"
+	if n.GetNulltesttype() == pg_query.NullTestType_IS_NOT_NULL {
+		op = " IS NOT NULL)"
+	}
+	return value{sql: "(" + v.sql + op, typ: tBool, name: "?column?"}, nil
+}
+
+var booleanTests = map[pg_query.BoolTestType]string{
+	pg_query.BoolTestType_IS_TRUE: " IS TRUE)", pg_query.BoolTestType_IS_NOT_TRUE: " IS NOT TRUE)",
+	pg_query.BoolTestType_IS_FALSE: " IS FALSE)", pg_query.BoolTestType_IS_NOT_FALSE: " IS NOT FALSE)",
+	pg_query.BoolTestType_IS_UNKNOWN: " IS NULL)", pg_query.BoolTestType_IS_NOT_UNKNOWN: " IS NOT NULL)",
+}
+
+func (t *translator) booleanTest(b *pg_query.BooleanTest, sc *scope) (value, error) {
+	s, err := t.condition(b.GetArg(), sc, "IS TRUE")
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "(" + s + booleanTests[b.GetBooltesttype()], typ: tBool, name: "?column?"}, nil
+}
+
+func join(parts []string, sep string) string {
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += sep
+		}
+		out += p
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package pgdialect
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// funcName is a call's function name without the pg_catalog qualifier,
+// "" when qualified otherwise.
+func funcName(f *pg_query.FuncCall) string {
+	names := f.GetFuncname()
+	if len(names) == 2 && strNode(names[0]) == "pg_catalog" {
+		names = names[1:]
+	}
+	if len(names) != 1 {
+		return ""
+	}
+	return strNode(names[0])
+}
+
+// funcCall translates the supported functions and aggregates.
+func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
+	name := funcName(f)
+	if f.GetOver() != nil {
+		return value{}, refuse("window functions (%s OVER)", name)
+	}
+	if f.GetAggFilter() != nil || len(f.GetAggOrder()) > 0 || f.GetAggWithinGroup() || f.GetFuncVariadic() {
+		return value{}, refuse("FILTER, ORDER BY, WITHIN GROUP or VARIADIC in the call of %s", name)
+	}
+	if agg, ok := aggregates[name]; ok {
+		return t.aggregate(name, agg, f, sc)
+	}
+	if f.GetAggStar() || f.GetAggDistinct() {
+		return value{}, pgError("42809", "%s is not an aggregate function", name)
+	}
+	if fn, ok := scalars[name]; ok {
+		args, err := t.args(f.GetArgs(), sc)
+		if err != nil {
+			return value{}, err
+		}
+		v, err := fn(t, args)
+		v.name = name
+		return v, err
+	}
+	return value{}, refuse("the function %s", name)
+}
+
+func (t *translator) args(nodes []*pg_query.Node, sc *scope) ([]value, error) {
+	var out []value
+	for _, n := range nodes {
+		v, err := t.expr(n, sc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// aggregate describes a supported aggregate: the SQLite function and the
+// result type for an argument type (ok false: PostgreSQL's result type is
+// one the dialect does not support).
+type aggregate struct {
+	sqlite string
+	result func(arg Type) (Type, bool)
+}
+
+var aggregates = map[string]aggregate{
+	"count": {"count", func(Type) (Type, bool) { return tInt8, true }},
+	"sum": {"sum", func(a Type) (Type, bool) {
+		return tInt8, a.Name == "int2" || a.Name == "int4"
+	}},
+	"min":      {"min", minMax},
+	"max":      {"max", minMax},
+	"bool_and": {"min", func(a Type) (Type, bool) { return tBool, a.Name == "bool" }},
+	"bool_or":  {"max", func(a Type) (Type, bool) { return tBool, a.Name == "bool" }},
+	"every":    {"min", func(a Type) (Type, bool) { return tBool, a.Name == "bool" }},
+}
+
+func minMax(a Type) (Type, bool) {
+	return Type{Name: a.Name, Typmod: -1}, a.Name != "json" && a.Name != "unknown"
+}
+
+func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall, sc *scope) (value, error) {
+	if t.aggDepth > 0 {
+		return value{}, pgError("42803", "aggregate function calls cannot be nested")
+	}
+	t.sawAgg = true
+	if f.GetAggStar() {
+		if name != "count" {
+			return value{}, refuse("%s(*)", name)
+		}
+		return value{sql: "count(*)", typ: tInt8, name: "count"}, nil
+	}
+	if len(f.GetArgs()) != 1 {
+		return value{}, refuse("%s with %d arguments", name, len(f.GetArgs()))
+	}
+	t.aggDepth++
+	arg, err := t.expr(f.GetArgs()[0], sc)
+	t.aggDepth--
+	if err != nil {
+		return value{}, err
+	}
+	if arg.untyped() {
+		if arg, err = t.retype(arg, tText); err != nil {
+			return value{}, err
+		}
+	}
+	res, ok := agg.result(arg.typ)
+	if !ok {
+		return value{}, refuse("%s(%s)", name, label(arg.typ))
+	}
+	distinct := ""
+	if f.GetAggDistinct() {
+		distinct = "DISTINCT "
+	}
+	return value{sql: agg.sqlite + "(" + distinct + arg.sql + ")", typ: res, name: name}, nil
+}
+
+// scalars are the supported scalar functions.
+var scalars = map[string]func(t *translator, args []value) (value, error){
+	"lower":       textFunc("pg_lower", 1),
+	"upper":       textFunc("pg_upper", 1),
+	"length":      lengthFunc,
+	"char_length": lengthFunc,
+	"btrim":       trimFunc("trim"),
+	"ltrim":       trimFunc("ltrim"),
+	"rtrim":       trimFunc("rtrim"),
+	"replace":     textFunc("replace", 3),
+	"substr":      substrFunc,
+	"substring":   substrFunc,
+	"concat":      concatFunc,
+	"abs":         absFunc,
+}
+
+// textArgs coerces every argument to text (42883 for other types).
+func (t *translator) textArgs(fn string, args []value) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if a.untyped() {
+			var err error
+			if a, err = t.retype(a, tText); err != nil {
+				return nil, err
+			}
+		}
+		if !isText(a.typ) {
+			return nil, pgError("42883", "function %s(%s) does not exist", fn, label(a.typ))
+		}
+		out = append(out, a.sql)
+	}
+	return out, nil
+}
+
+func textFunc(sqlite string, n int) func(t *translator, args []value) (value, error) {
+	return func(t *translator, args []value) (value, error) {
+		if len(args) != n {
+			return value{}, refuse("%s with %d arguments", sqlite, len(args))
+		}
+		s, err := t.textArgs(sqlite, args)
+		if err != nil {
+			return value{}, err
+		}
+		return value{sql: sqlite + "(" + join(s, ", ") + ")", typ: tText}, nil
+	}
+}
+
+func trimFunc(sqlite string) func(t *translator, args []value) (value, error) {
+	return func(t *translator, args []value) (value, error) {
+		if len(args) < 1 || len(args) > 2 {
+			return value{}, refuse("%s with %d arguments", sqlite, len(args))
+		}
+		s, err := t.textArgs(sqlite, args)
+		if err != nil {
+			return value{}, err
+		}
+		return value{sql: sqlite + "(" + join(s, ", ") + ")", typ: tText}, nil
+	}
+}
+
+func lengthFunc(t *translator, args []value) (value, error) {
+	if len(args) != 1 {
+		return value{}, refuse("length with %d arguments", len(args))
+	}
+	if args[0].typ.Name == "bytea" {
+		return value{sql: "length(" + args[0].sql + ")", typ: tInt4}, nil
+	}
+	s, err := t.textArgs("length", args)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "length(" + s[0] + ")", typ: tInt4}, nil
+}
+
+// substrFunc is substr(text, from [, count]) with PostgreSQL's rules for
+// starts before 1 and negative counts (pg_substr).
+func substrFunc(t *translator, args []value) (value, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return value{}, refuse("substr with %d arguments", len(args))
+	}
+	s, err := t.textArgs("substr", args[:1])
+	if err != nil {
+		return value{}, err
+	}
+	out := []string{s[0]}
+	for _, a := range args[1:] {
+		sql, err := t.coerce(a, tInt4, ctxImplicit)
+		if err != nil || !(isInt(a.typ) && intBits(a.typ) <= 32 || a.untyped()) {
+			return value{}, pgError("42883", "function substr(text, %s) does not exist", label(a.typ))
+		}
+		out = append(out, sql)
+	}
+	if len(out) == 2 {
+		out = append(out, "NULL")
+		return value{sql: "pg_substr(" + join(out, ", ") + ", 0)", typ: tText}, nil
+	}
+	return value{sql: "pg_substr(" + join(out, ", ") + ", 1)", typ: tText}, nil
+}
+
+// concatFunc is concat(...): NULLs skipped, each argument's text output.
+func concatFunc(t *translator, args []value) (value, error) {
+	var parts []string
+	for _, a := range args {
+		if a.untyped() {
+			var err error
+			if a, err = t.retype(a, tText); err != nil {
+				return value{}, err
+			}
+		}
+		if !concatenable(a.typ) {
+			return value{}, refuse("concat of %s", label(a.typ))
+		}
+		parts = append(parts, "coalesce("+a.sql+", '')")
+	}
+	if len(parts) == 0 {
+		return value{}, refuse("concat without arguments")
+	}
+	return value{sql: "(" + join(parts, " || ") + ")", typ: tText}, nil
+}
+
+func absFunc(t *translator, args []value) (value, error) {
+	if len(args) != 1 || !isNum(args[0].typ) {
+		return value{}, refuse("this call of abs")
+	}
+	a := args[0]
+	if isInt(a.typ) {
+		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
+	}
+	return value{sql: "abs(" + a.sql + ")", typ: a.typ}, nil
+}

@@ -1,0 +1,207 @@
+package pgdialect
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+func (t *translator) insert(ins *pg_query.InsertStmt) error {
+	if ins.GetWithClause() != nil || ins.GetOverride() != pg_query.OverridingKind_OVERRIDING_NOT_SET {
+		return refuse("INSERT with WITH or OVERRIDING")
+	}
+	tg, err := t.target(ins.GetRelation())
+	if err != nil {
+		return err
+	}
+	cols, err := insertColumns(ins.GetCols(), tg)
+	if err != nil {
+		return err
+	}
+	sql := "INSERT INTO " + tg.sql()
+	body, rows, err := t.insertBody(ins.GetSelectStmt(), cols)
+	if err != nil {
+		return err
+	}
+	if body == " DEFAULT VALUES" {
+		sql += body
+	} else {
+		sql += " (" + columnList(cols) + ") " + body
+	}
+	conflict, err := t.onConflict(ins.GetOnConflictClause(), tg, rows)
+	if err != nil {
+		return err
+	}
+	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}}}
+	ret, err := t.returning(ins.GetReturningList(), sc)
+	t.out.Statements = []string{sql + conflict + ret}
+	return err
+}
+
+func insertColumns(items []*pg_query.Node, tg target) ([]Column, error) {
+	if len(items) == 0 {
+		return tg.cols, nil
+	}
+	var cols []Column
+	seen := map[string]bool{}
+	for _, n := range items {
+		rt := n.GetResTarget()
+		if len(rt.GetIndirection()) > 0 {
+			return nil, refuse("INSERT into subscripts or fields")
+		}
+		c, _, err := tg.column(rt.GetName())
+		if err != nil {
+			return nil, err
+		}
+		if seen[c.Name] {
+			return nil, pgError("42701", "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		cols = append(cols, c)
+	}
+	return cols, nil
+}
+
+func columnList(cols []Column) string {
+	var names []string
+	for _, c := range cols {
+		names = append(names, quoteIdent(c.Name))
+	}
+	return join(names, ", ")
+}
+
+// insertBody translates VALUES, SELECT or DEFAULT VALUES, with each value
+// assigned to its column's type; rows is the number of VALUES rows (-1
+// for a SELECT).
+func (t *translator) insertBody(n *pg_query.Node, cols []Column) (string, int, error) {
+	s := n.GetSelectStmt()
+	if n == nil {
+		return " DEFAULT VALUES", 1, nil
+	}
+	if len(s.GetValuesLists()) == 0 {
+		return t.insertSelect(s, cols)
+	}
+	var rows []string
+	for _, l := range s.GetValuesLists() {
+		items := l.GetList().GetItems()
+		if len(items) > len(cols) {
+			return "", 0, pgError("42601", "INSERT has more expressions than target columns")
+		}
+		if len(items) < len(cols) {
+			return "", 0, pgError("42601", "INSERT has more target columns than expressions")
+		}
+		row, err := t.valuesRow(items, cols, len(s.GetValuesLists()))
+		if err != nil {
+			return "", 0, err
+		}
+		rows = append(rows, "("+join(row, ", ")+")")
+	}
+	return "VALUES " + join(rows, ", "), len(rows), nil
+}
+
+// valuesRow translates one VALUES row; DEFAULT is allowed in a single
+// row (SQLite has no DEFAULT in VALUES: the column is left out).
+func (t *translator) valuesRow(items []*pg_query.Node, cols []Column, nrows int) ([]string, error) {
+	var row []string
+	for i, item := range items {
+		if item.GetSetToDefault() != nil {
+			return nil, refuse("DEFAULT in VALUES")
+		}
+		sql, err := t.assignNode(item, cols[i], &scope{})
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, sql)
+	}
+	return row, nil
+}
+
+// insertSelect translates INSERT ... SELECT: the query becomes a subquery
+// whose columns are assigned (and SQLite's UPSERT parsing ambiguity is
+// avoided with WHERE true).
+func (t *translator) insertSelect(s *pg_query.SelectStmt, cols []Column) (string, int, error) {
+	q, err := t.selectQuery(s, nil)
+	if err != nil {
+		return "", 0, err
+	}
+	if len(q.cols) > len(cols) {
+		return "", 0, pgError("42601", "INSERT has more expressions than target columns")
+	}
+	if len(q.cols) < len(cols) {
+		return "", 0, pgError("42601", "INSERT has more target columns than expressions")
+	}
+	var outs []string
+	for i, c := range q.cols {
+		v := value{sql: "q." + quoteIdent(c.Name), typ: c.Type}
+		sql, err := t.assign(v, cols[i])
+		if err != nil {
+			return "", 0, err
+		}
+		outs = append(outs, sql)
+	}
+	if dupNames(q.cols) {
+		return "", 0, refuse("INSERT ... SELECT with two output columns of the same name")
+	}
+	return "SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS q WHERE true", -1, nil
+}
+
+func dupNames(cols []Column) bool {
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name] {
+			return true
+		}
+		seen[c.Name] = true
+	}
+	return false
+}
+
+// onConflict translates ON CONFLICT (cols) DO NOTHING / DO UPDATE SET.
+// DO UPDATE is limited to one VALUES row: PostgreSQL refuses to update a
+// row twice in one statement (21000), SQLite would.
+func (t *translator) onConflict(oc *pg_query.OnConflictClause, tg target, rows int) (string, error) {
+	if oc == nil {
+		return "", nil
+	}
+	inf := oc.GetInfer()
+	if inf.GetConname() != "" || inf.GetWhereClause() != nil || oc.GetWhereClause() != nil {
+		return "", refuse("ON CONFLICT ON CONSTRAINT and ON CONFLICT ... WHERE")
+	}
+	conflictTarget, err := inferColumns(inf, tg)
+	if err != nil {
+		return "", err
+	}
+	if oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_NOTHING {
+		return " ON CONFLICT" + conflictTarget + " DO NOTHING", nil
+	}
+	if conflictTarget == "" {
+		return "", pgError("42601", "ON CONFLICT DO UPDATE requires inference specification or constraint name")
+	}
+	if rows != 1 {
+		return "", refuse("ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT")
+	}
+	excluded := rel{alias: "excluded", cols: tg.cols}
+	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}, excluded}}
+	sets, err := t.setList(oc.GetTargetList(), tg, sc)
+	if err != nil {
+		return "", err
+	}
+	return " ON CONFLICT" + conflictTarget + " DO UPDATE SET " + sets, nil
+}
+
+func inferColumns(inf *pg_query.InferClause, tg target) (string, error) {
+	if inf == nil {
+		return "", nil
+	}
+	var names []string
+	for _, n := range inf.GetIndexElems() {
+		e := n.GetIndexElem()
+		if e.GetExpr() != nil || len(e.GetCollation()) > 0 || len(e.GetOpclass()) > 0 {
+			return "", refuse("ON CONFLICT on expressions, collations or operator classes")
+		}
+		c, _, err := tg.column(e.GetName())
+		if err != nil {
+			return "", err
+		}
+		names = append(names, quoteIdent(c.Name))
+	}
+	return " (" + join(names, ", ") + ")", nil
+}

@@ -1,0 +1,120 @@
+package pgconv
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dateTimeForm is the input the dialect accepts for date, timestamp and
+// timestamptz: ISO 8601 with a space or T, optional seconds and up to six
+// fractional digits, and an optional zone (Z, UTC, +HH, +HH:MM, +HHMM).
+// PostgreSQL accepts many more forms; the others are refused, never read
+// differently.
+var dateTimeForm = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|UTC|[+-]\d{2}(?::?\d{2})?)?$`)
+
+// ParseDateTime reads s as a value of typ (date, timestamp, timestamptz)
+// and returns its canonical text: PostgreSQL's output with DateStyle ISO
+// and TimeZone UTC, so that text order is time order.
+func ParseDateTime(typ, s string) (string, error) {
+	t := trimSpace(s)
+	m := dateTimeForm.FindStringSubmatch(strings.ToUpper(t))
+	if m == nil {
+		return "", parseDateTimeRefusal(typ, s, t)
+	}
+	num := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+	year, month, day := num(1), num(2), num(3)
+	hour, minute, sec := num(4), num(5), num(6)
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+		return "", errorf("22008", "date/time field value out of range: %q", s)
+	}
+	if year == 0 {
+		return "", errorf("22008", "date/time field value out of range: %q", s)
+	}
+	frac := m[7]
+	nanos := 0
+	if frac != "" {
+		nanos, _ = strconv.Atoi((frac + "000000")[:6])
+		nanos *= 1000
+	}
+	tm := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
+	if typ == "timestamptz" && m[8] != "" {
+		tm = tm.Add(-zoneOffset(m[8]))
+	}
+	return FormatTime(typ, tm)
+}
+
+// parseDateTimeRefusal tells a form the dialect does not read (a refusal)
+// from text that is no date at all (PostgreSQL's 22007).
+func parseDateTimeRefusal(typ, s, t string) error {
+	lower := strings.ToLower(t)
+	for _, special := range []string{"epoch", "infinity", "-infinity", "now", "today", "tomorrow", "yesterday", "allballs"} {
+		if lower == special {
+			return Unsupported(fmt.Sprintf("the special %s value %q", Label(typ), special))
+		}
+	}
+	if strings.ContainsAny(t, "0123456789") {
+		return Unsupported(fmt.Sprintf("this %s input format (%q); use YYYY-MM-DD[ HH:MM:SS[.ffffff]][+HH:MM]", Label(typ), s))
+	}
+	return errorf("22007", "invalid input syntax for type %s: %q", Label(typ), s)
+}
+
+func daysIn(year, month int) int {
+	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func zoneOffset(z string) time.Duration {
+	if z == "Z" || z == "UTC" {
+		return 0
+	}
+	digits := strings.ReplaceAll(z[1:], ":", "")
+	h, _ := strconv.Atoi(digits[:2])
+	mins := 0
+	if len(digits) == 4 {
+		mins, _ = strconv.Atoi(digits[2:])
+	}
+	d := time.Duration(h)*time.Hour + time.Duration(mins)*time.Minute
+	if z[0] == '-' {
+		return -d
+	}
+	return d
+}
+
+// FormatTime is PostgreSQL's ISO output of tm (UTC) as typ; years outside
+// 1..9999 are refused.
+func FormatTime(typ string, tm time.Time) (string, error) {
+	if tm.Year() < 1 || tm.Year() > 9999 {
+		return "", Unsupported("dates outside the years 1 to 9999")
+	}
+	if typ == "date" {
+		return tm.Format("2006-01-02"), nil
+	}
+	out := tm.Format("2006-01-02 15:04:05")
+	if us := tm.Nanosecond() / 1000; us != 0 {
+		out += strings.TrimRight(fmt.Sprintf(".%06d", us), "0")
+	}
+	if typ == "timestamptz" {
+		out += "+00"
+	}
+	return out, nil
+}
+
+// ConvertDateTime casts canonical text of type src to dst among date,
+// timestamp and timestamptz (the session time zone being UTC).
+func ConvertDateTime(s, src, dst string) (string, error) {
+	base := strings.TrimSuffix(s, "+00")
+	switch {
+	case src == dst:
+		return s, nil
+	case dst == "date":
+		return base[:10], nil
+	case src == "date":
+		base += " 00:00:00"
+	}
+	if dst == "timestamptz" {
+		return base + "+00", nil
+	}
+	return base, nil
+}

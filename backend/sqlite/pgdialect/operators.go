@@ -1,0 +1,230 @@
+package pgdialect
+
+import (
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// aExpr translates operator expressions.
+func (t *translator) aExpr(a *pg_query.A_Expr, sc *scope) (value, error) {
+	if len(a.GetName()) != 1 {
+		return value{}, refuse("qualified operators (OPERATOR(...))")
+	}
+	op := strNode(a.GetName()[0])
+	switch a.GetKind() {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+		return t.operator(op, a, sc)
+	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+		return t.like(op, a, sc)
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		return t.inList(op, a, sc)
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		return t.between(a, sc)
+	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return t.distinct(a, sc)
+	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		return t.nullif(a, sc)
+	}
+	return value{}, refuse("the operator %s (%s)", op, a.GetKind())
+}
+
+func (t *translator) operands(a *pg_query.A_Expr, sc *scope) (value, value, error) {
+	l, err := t.expr(a.GetLexpr(), sc)
+	if err != nil {
+		return value{}, value{}, err
+	}
+	r, err := t.expr(a.GetRexpr(), sc)
+	return l, r, err
+}
+
+func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
+	if a.GetLexpr() == nil {
+		return t.unary(op, a.GetRexpr(), sc)
+	}
+	l, r, err := t.operands(a, sc)
+	if err != nil {
+		return value{}, err
+	}
+	switch op {
+	case "=", "<>", "<", ">", "<=", ">=":
+		return t.compare(op, l, r)
+	case "+", "-", "*", "/", "%":
+		return t.arithmetic(op, l, r)
+	case "||":
+		return t.concat(l, r)
+	}
+	return value{}, refuse("the operator %s", op)
+}
+
+// unify gives two operands one type as PostgreSQL's operator resolution
+// does for the supported types: an untyped side takes the other's type
+// (both untyped: text); a numeric literal becomes float8 beside a float.
+func (t *translator) unify(l, r value) (value, value, error) {
+	var err error
+	switch {
+	case l.untyped() && r.untyped():
+		l, err = t.retype(l, tText)
+		if err == nil {
+			r, err = t.retype(r, tText)
+		}
+	case l.untyped() || (l.num != "" && isFloat(r.typ)):
+		l, err = t.retype(l, r.typ)
+	case r.untyped() || (r.num != "" && isFloat(l.typ)):
+		r, err = t.retype(r, l.typ)
+	}
+	if err == nil && (l.num != "" || r.num != "") {
+		err = refuse("numeric values (the literal %s)", l.num+r.num)
+	}
+	return l, r, err
+}
+
+// retype coerces an untyped value to typ (varchar loses its length: an
+// untyped literal compared to varchar(n) is text).
+func (t *translator) retype(v value, typ Type) (value, error) {
+	if typ.Name == "varchar" || typ.Name == "unknown" {
+		typ = tText
+	}
+	sql, err := t.coerce(v, typ, ctxImplicit)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: sql, typ: typ, name: v.name}, nil
+}
+
+// comparable reports whether PostgreSQL has a comparison between the two
+// supported types, and the SQLite text of each side to compare.
+func comparable(l, r value) (string, string, bool) {
+	switch {
+	case isNum(l.typ) && isNum(r.typ):
+		if isFloat(l.typ) != isFloat(r.typ) {
+			return asReal(l), asReal(r), true
+		}
+		return l.sql, r.sql, true
+	case isText(l.typ) && isText(r.typ):
+		return l.sql, r.sql, true
+	case l.typ.Name == r.typ.Name && l.typ.Name != "json":
+		return l.sql, r.sql, true
+	}
+	return "", "", false
+}
+
+func asReal(v value) string {
+	if isInt(v.typ) {
+		return "CAST(" + v.sql + " AS REAL)"
+	}
+	return v.sql
+}
+
+func (t *translator) compare(op string, l, r value) (value, error) {
+	ls, rs, err := t.comparison(op, l, r)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
+}
+
+// comparison is the SQLite text of both sides of a comparison.
+func (t *translator) comparison(op string, l, r value) (string, string, error) {
+	l, r, err := t.unify(l, r)
+	if err != nil {
+		return "", "", err
+	}
+	ls, rs, ok := comparable(l, r)
+	if !ok {
+		return "", "", noOperator(op, l.typ, r.typ)
+	}
+	return ls, rs, nil
+}
+
+func noOperator(op string, l, r Type) error {
+	if l.Name == r.Name || (isNum(l) && isNum(r)) {
+		return refuse("the operator %s on %s and %s", op, label(l), label(r))
+	}
+	if (l.Name == "date" || l.Name == "timestamp" || l.Name == "timestamptz") && (r.Name == "date" || r.Name == "timestamp" || r.Name == "timestamptz") {
+		return refuse("comparisons across date, timestamp and timestamptz")
+	}
+	return pgError("42883", "operator does not exist: %s %s %s", label(l), op, label(r))
+}
+
+var intOps = map[string]string{"+": "pg_int_add", "-": "pg_int_sub", "*": "pg_int_mul", "/": "pg_int_div", "%": "pg_int_mod"}
+var floatOps = map[string]string{"+": "pg_float_add", "-": "pg_float_sub", "*": "pg_float_mul", "/": "pg_float_div"}
+
+// arithmetic calls the runtime's checked operators: PostgreSQL's result
+// type, overflow (22003) and division by zero (22012) errors.
+func (t *translator) arithmetic(op string, l, r value) (value, error) {
+	if l.untyped() && r.untyped() {
+		return value{}, pgError("42725", "operator is not unique: unknown %s unknown", op)
+	}
+	l, r, err := t.unify(l, r)
+	if err != nil {
+		return value{}, err
+	}
+	if !isNum(l.typ) || !isNum(r.typ) {
+		if l.typ.Name == "date" || l.typ.Name == "timestamp" || l.typ.Name == "timestamptz" {
+			return value{}, refuse("date and time arithmetic")
+		}
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
+	res := widerNum(l.typ, r.typ)
+	if isInt(res) {
+		return value{sql: fmt.Sprintf("%s(%s, %s, %d)", intOps[op], l.sql, r.sql, intBits(res)), typ: res, name: "?column?"}, nil
+	}
+	fn, ok := floatOps[op]
+	if !ok {
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
+	bits := 64
+	if res.Name == "float4" {
+		bits = 32
+	}
+	return value{sql: fmt.Sprintf("%s(%s, %s, %d)", fn, l.sql, r.sql, bits), typ: res, name: "?column?"}, nil
+}
+
+func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error) {
+	v, err := t.expr(n, sc)
+	if err != nil {
+		return value{}, err
+	}
+	if v.untyped() || v.num != "" || !isNum(v.typ) || (op != "-" && op != "+") {
+		return value{}, refuse("the prefix operator %s on %s", op, label(v.typ))
+	}
+	if op == "+" {
+		return value{sql: v.sql, typ: v.typ, name: "?column?"}, nil
+	}
+	if isInt(v.typ) {
+		return value{sql: fmt.Sprintf("pg_int_sub(0, %s, %d)", v.sql, intBits(v.typ)), typ: v.typ, name: "?column?"}, nil
+	}
+	return value{sql: "(-" + v.sql + ")", typ: v.typ, name: "?column?"}, nil
+}
+
+// concatenable are the types whose text output || uses as SQLite stores
+// them.
+func concatenable(t Type) bool {
+	return isText(t) || isInt(t) || t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz" || t.Name == "json" || t.Name == "unknown"
+}
+
+func (t *translator) concat(l, r value) (value, error) {
+	if (l.untyped() || isText(l.typ)) && (r.untyped() || isText(r.typ)) {
+		var err error
+		if l, r, err = t.unify(l, r); err != nil {
+			return value{}, err
+		}
+	}
+	if !isText(l.typ) && !isText(r.typ) && !(l.untyped() || r.untyped()) {
+		return value{}, pgError("42883", "operator does not exist: %s || %s", label(l.typ), label(r.typ))
+	}
+	for _, v := range []*value{&l, &r} {
+		if v.untyped() {
+			s, err := t.coerce(*v, tText, ctxImplicit)
+			if err != nil {
+				return value{}, err
+			}
+			v.sql, v.typ = s, tText
+		}
+		if !concatenable(v.typ) {
+			return value{}, refuse("|| on %s", label(v.typ))
+		}
+	}
+	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
+}

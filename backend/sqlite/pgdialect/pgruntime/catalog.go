@@ -1,0 +1,74 @@
+package pgruntime
+
+import (
+	"strings"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+)
+
+// catalog reads a connection's schema when asked (so it sees the open
+// transaction's DDL). It also implements pgdialect.References.
+type catalog struct {
+	c *sqlite3.Conn
+}
+
+// NewCatalog returns the Catalog of c's schema: each table's columns with
+// the PostgreSQL types CREATE TABLE declared. It reads the schema when
+// asked, so it sees tables created earlier in c's open transaction.
+// relchain's own tables (relchain_*) and SQLite's (sqlite_*) are not in
+// it, nor a table with a column whose declared type the dialect did not
+// write.
+func NewCatalog(c *sqlite3.Conn) pgdialect.Catalog { return &catalog{c: c} }
+
+var _ pgdialect.References = (*catalog)(nil)
+
+// Columns implements pgdialect.Catalog. Names match exactly (SQLite's own
+// lookup folds ASCII case; PostgreSQL's quoted names do not).
+func (k *catalog) Columns(table string) ([]pgdialect.Column, bool) {
+	if strings.HasPrefix(table, "relchain_") || strings.HasPrefix(table, "sqlite_") {
+		return nil, false
+	}
+	st, _, err := k.c.Prepare(`SELECT p.name, p.type, p."notnull" FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 ORDER BY p.cid`)
+	if err != nil {
+		return nil, false
+	}
+	defer st.Close()
+	if st.BindText(1, table) != nil {
+		return nil, false
+	}
+	var cols []pgdialect.Column
+	for st.Step() {
+		typ, ok := pgdialect.ParseDeclaredType(st.ColumnText(1))
+		if !ok {
+			return nil, false
+		}
+		cols = append(cols, pgdialect.Column{Name: st.ColumnText(0), Type: typ, NotNull: st.ColumnInt64(2) != 0})
+	}
+	if st.Err() != nil || len(cols) == 0 {
+		return nil, false
+	}
+	return cols, true
+}
+
+// ReferencedBy implements pgdialect.References: the other tables with a
+// foreign key to table, by name.
+func (k *catalog) ReferencedBy(table string) []string {
+	st, _, err := k.c.Prepare(`SELECT DISTINCT m.name FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table' AND f."table" = ?1 AND m.name <> ?1 ORDER BY m.name`)
+	if err != nil {
+		return []string{"(unreadable schema)"}
+	}
+	defer st.Close()
+	if st.BindText(1, table) != nil {
+		return []string{"(unreadable schema)"}
+	}
+	var out []string
+	for st.Step() {
+		out = append(out, st.ColumnText(0))
+	}
+	if st.Err() != nil {
+		return []string{"(unreadable schema)"}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package pgruntime
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
+)
+
+// convert is pg_cast(x, src, dst, typmod) and pg_assign (assignment).
+func convert(assignment bool) sqlite3.ScalarFunction {
+	mode := pgconv.Explicit
+	if assignment {
+		mode = pgconv.Assignment
+	}
+	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
+		v, err := pgconv.Convert(goValue(args[0]), args[1].Text(), args[2].Text(), int32(args[3].Int64()), mode)
+		result(ctx, v, err)
+	}
+}
+
+// like is pg_like(s, pattern, ci): PostgreSQL's LIKE (ci 0) or ILIKE (ci
+// 1, ASCII case folding as under ctype C), backslash the escape.
+func like(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[:2]) {
+		ctx.ResultNull()
+		return
+	}
+	s, p := args[0].Text(), args[1].Text()
+	if args[2].Int64() != 0 {
+		s, p = asciiLower(s), asciiLower(p)
+	}
+	ok, err := Like(s, p)
+	if err != nil {
+		ctx.ResultError(err)
+		return
+	}
+	ctx.ResultBool(ok)
+}
+
+// likeToken is one element of a LIKE pattern: a character, _ or %.
+type likeToken struct {
+	r    rune
+	kind byte // 'c' character, '_' one, '%' any
+}
+
+func likeTokens(p string) ([]likeToken, error) {
+	var out []likeToken
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '\\':
+			if i+1 == len(rs) {
+				return nil, runtimeError("22025", "LIKE pattern must not end with escape character")
+			}
+			i++
+			out = append(out, likeToken{r: rs[i], kind: 'c'})
+		case '_':
+			out = append(out, likeToken{kind: '_'})
+		case '%':
+			out = append(out, likeToken{kind: '%'})
+		default:
+			out = append(out, likeToken{r: rs[i], kind: 'c'})
+		}
+	}
+	return out, nil
+}
+
+// Like matches s against a LIKE pattern (exported for tests and the
+// differential suite): greedy % with backtracking to the last %.
+func Like(s, pattern string) (bool, error) {
+	toks, err := likeTokens(pattern)
+	if err != nil {
+		return false, err
+	}
+	rs := []rune(s)
+	si, pi, star, mark := 0, 0, -1, 0
+	for si < len(rs) {
+		switch {
+		case pi < len(toks) && (toks[pi].kind == '_' || toks[pi].kind == 'c' && toks[pi].r == rs[si]):
+			si, pi = si+1, pi+1
+		case pi < len(toks) && toks[pi].kind == '%':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi, mark = star+1, mark+1
+			si = mark
+		default:
+			return false, nil
+		}
+	}
+	for pi < len(toks) && toks[pi].kind == '%' {
+		pi++
+	}
+	return pi == len(toks), nil
+}
+
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 32
+		}
+		return r
+	}, s)
+}
+
+// asciiCase is lower()/upper() under ctype C: ASCII letters only.
+func asciiCase(upper bool) sqlite3.ScalarFunction {
+	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
+		if anyNull(args) {
+			ctx.ResultNull()
+			return
+		}
+		s := args[0].Text()
+		if !upper {
+			ctx.ResultText(asciiLower(s))
+			return
+		}
+		ctx.ResultText(strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' {
+				return r - 32
+			}
+			return r
+		}, s))
+	}
+}
+
+// substr is pg_substr(s, from, count, hasCount): PostgreSQL's
+// substr/substring, characters from max(from, 1) to from+count-1, a
+// negative count an error (22011).
+func substr(ctx sqlite3.Context, args ...sqlite3.Value) {
+	hasCount := args[3].Int64() != 0
+	if anyNull(args[:2]) || (hasCount && args[2].Type() == sqlite3.NULL) {
+		ctx.ResultNull()
+		return
+	}
+	s, from := args[0].Text(), args[1].Int64()
+	end := int64(utf8.RuneCountInString(s)) + 1
+	if hasCount {
+		n := args[2].Int64()
+		if n < 0 {
+			ctx.ResultError(runtimeError("22011", "negative substring length not allowed"))
+			return
+		}
+		end = min(end, from+n)
+	}
+	start := max(from, 1)
+	if start >= end {
+		ctx.ResultText("")
+		return
+	}
+	rs := []rune(s)
+	ctx.ResultText(string(rs[start-1 : end-1]))
+}
+
+// limit is pg_limit(x, none): LIMIT/OFFSET x, NULL meaning none, a
+// negative value PostgreSQL's error.
+func limit(ctx sqlite3.Context, args ...sqlite3.Value) {
+	none := args[1].Int64()
+	if args[0].Type() == sqlite3.NULL {
+		ctx.ResultInt64(none)
+		return
+	}
+	v := args[0].Int64()
+	switch {
+	case v < 0 && none < 0:
+		ctx.ResultError(runtimeError("2201W", "LIMIT must not be negative"))
+	case v < 0:
+		ctx.ResultError(runtimeError("2201X", "OFFSET must not be negative"))
+	default:
+		ctx.ResultInt64(v)
+	}
+}
+
+// seriesStep checks generate_series's step.
+func seriesStep(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if args[0].Type() == sqlite3.NULL {
+		ctx.ResultNull()
+		return
+	}
+	if args[0].Int64() == 0 {
+		ctx.ResultError(runtimeError("22023", "step size cannot equal zero"))
+		return
+	}
+	ctx.ResultInt64(args[0].Int64())
+}

@@ -1,0 +1,51 @@
+package pgruntime
+
+import (
+	"fmt"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+)
+
+// Value converts a value SQLite returned for a result column of type t to
+// the Go value relchain's results carry for it (nil, int64, float64,
+// string, []byte or bool): a bool column's 0/1 becomes false/true, an
+// integer type int64, a float type float64, bytea []byte, and text,
+// varchar, json, date, timestamp and timestamptz their text (the
+// canonical PostgreSQL output the dialect stores).
+func Value(t pgdialect.Type, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch t.Name {
+	case "bool":
+		if i, ok := v.(int64); ok {
+			return i != 0, nil
+		}
+	case "int2", "int4", "int8":
+		if i, ok := v.(int64); ok {
+			return i, nil
+		}
+	case "float4", "float8":
+		switch x := v.(type) {
+		case float64:
+			return x, nil
+		case int64:
+			return float64(x), nil
+		}
+	case "bytea":
+		switch x := v.(type) {
+		case []byte:
+			return x, nil
+		case string:
+			return []byte(x), nil
+		}
+	case "text", "varchar", "json", "date", "timestamp", "timestamptz", "unknown":
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		case []byte:
+			return string(x), nil
+		}
+	}
+	return nil, fmt.Errorf("pgruntime: a %T value for a column of type %s", v, t.Name)
+}

@@ -1,0 +1,137 @@
+package pgdialect
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// like translates LIKE and ILIKE through pgruntime's pg_like: PostgreSQL's
+// case-sensitive LIKE with backslash as escape, ILIKE folding ASCII only
+// (collation and ctype C).
+func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
+	if a.GetRexpr().GetFuncCall() != nil {
+		return value{}, refuse("LIKE ... ESCAPE")
+	}
+	l, r, err := t.operands(a, sc)
+	if err != nil {
+		return value{}, err
+	}
+	if l, r, err = t.unify(l, r); err != nil {
+		return value{}, err
+	}
+	if !isText(l.typ) || !isText(r.typ) {
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
+	ci := "0"
+	if op == "~~*" || op == "!~~*" {
+		ci = "1"
+	}
+	sql := "pg_like(" + l.sql + ", " + r.sql + ", " + ci + ")"
+	if op == "!~~" || op == "!~~*" {
+		sql = "(NOT " + sql + ")"
+	}
+	return value{sql: sql, typ: tBool, name: "?column?"}, nil
+}
+
+// inList translates x IN (a, b ...) and x NOT IN (...): each item
+// compared as = would.
+func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
+	l, err := t.expr(a.GetLexpr(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	var items []string
+	left := ""
+	for _, n := range a.GetRexpr().GetList().GetItems() {
+		r, err := t.expr(n, sc)
+		if err != nil {
+			return value{}, err
+		}
+		ls, rs, err := t.comparison("=", l, r)
+		if err != nil {
+			return value{}, err
+		}
+		if left != "" && ls != left {
+			return value{}, refuse("IN lists mixing integer and float items")
+		}
+		left = ls
+		items = append(items, rs)
+	}
+	kw := " IN ("
+	if op == "<>" {
+		kw = " NOT IN ("
+	}
+	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+}
+
+func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
+	bounds := a.GetRexpr().GetList().GetItems()
+	if len(bounds) != 2 {
+		return value{}, refuse("this BETWEEN form")
+	}
+	x, err := t.expr(a.GetLexpr(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	var parts [2]string
+	for i, n := range bounds {
+		b, err := t.expr(n, sc)
+		if err != nil {
+			return value{}, err
+		}
+		op := ">="
+		if i == 1 {
+			op = "<="
+		}
+		c, err := t.compare(op, x, b)
+		if err != nil {
+			return value{}, err
+		}
+		parts[i] = c.sql
+	}
+	sql := "(" + parts[0] + " AND " + parts[1] + ")"
+	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		sql = "(NOT " + sql + ")"
+	}
+	return value{sql: sql, typ: tBool, name: "?column?"}, nil
+}
+
+// distinct translates IS [NOT] DISTINCT FROM as SQLite's IS NOT / IS.
+func (t *translator) distinct(a *pg_query.A_Expr, sc *scope) (value, error) {
+	l, r, err := t.operands(a, sc)
+	if err != nil {
+		return value{}, err
+	}
+	ls, rs, err := t.comparison("=", l, r)
+	if err != nil {
+		return value{}, err
+	}
+	op := " IS NOT "
+	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+		op = " IS "
+	}
+	return value{sql: "(" + ls + op + rs + ")", typ: tBool, name: "?column?"}, nil
+}
+
+func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
+	l, r, err := t.operands(a, sc)
+	if err != nil {
+		return value{}, err
+	}
+	if l.untyped() && !r.untyped() {
+		if l, err = t.retype(l, r.typ); err != nil {
+			return value{}, err
+		}
+	}
+	if _, err := t.compare("=", l, r); err != nil {
+		return value{}, err
+	}
+	ll, rr, err := t.unify(l, r)
+	if err != nil {
+		return value{}, err
+	}
+	ls, rs, _ := comparable(ll, rr)
+	if ls != ll.sql {
+		return value{}, refuse("NULLIF across integer and float")
+	}
+	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: ll.typ, name: "nullif"}, nil
+}

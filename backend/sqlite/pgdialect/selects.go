@@ -1,0 +1,245 @@
+package pgdialect
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// query is a translated SELECT: its SQLite text and result columns.
+type query struct {
+	sql  string
+	cols []Column
+}
+
+func (t *translator) topSelect(s *pg_query.SelectStmt) error {
+	q, err := t.selectQuery(s, nil)
+	if err != nil {
+		return err
+	}
+	t.out.Statements = []string{q.sql}
+	for _, c := range q.cols {
+		t.out.Columns = append(t.out.Columns, ResultColumn{Name: c.Name, Type: c.Type})
+	}
+	return nil
+}
+
+func (t *translator) subquery(n *pg_query.Node, sc *scope) (query, error) {
+	s := n.GetSelectStmt()
+	if s == nil {
+		return query{}, refuse("the subquery %s", nodeName(n))
+	}
+	return t.selectQuery(s, sc)
+}
+
+func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	switch {
+	case s.GetWithClause() != nil:
+		return query{}, refuse("WITH (common table expressions)")
+	case s.GetIntoClause() != nil:
+		return query{}, refuse("SELECT INTO")
+	case len(s.GetLockingClause()) > 0:
+		return query{}, refuse("FOR UPDATE/SHARE")
+	case len(s.GetWindowClause()) > 0:
+		return query{}, refuse("WINDOW clauses")
+	case s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES:
+		return query{}, refuse("FETCH ... WITH TIES")
+	case len(s.GetValuesLists()) > 0:
+		return query{}, refuse("VALUES outside INSERT")
+	case s.GetOp() != pg_query.SetOperation_SETOP_NONE:
+		return t.setOperation(s, parent)
+	}
+	return t.simpleSelect(s, parent)
+}
+
+// selectParts are the translated clauses of one SELECT.
+type selectParts struct {
+	distinct, targets, from, where, group, having, order, limit string
+	cols                                                        []Column
+	targetVals                                                  []value
+}
+
+func (p selectParts) sql() string {
+	out := "SELECT " + p.distinct + p.targets
+	for _, c := range []struct{ kw, s string }{{" FROM ", p.from}, {" WHERE ", p.where}, {" GROUP BY ", p.group}, {" HAVING ", p.having}, {" ORDER BY ", p.order}} {
+		if c.s != "" {
+			out += c.kw + c.s
+		}
+	}
+	return out + p.limit
+}
+
+func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	var p selectParts
+	if err := distinctClause(s, &p); err != nil {
+		return query{}, err
+	}
+	sc := &scope{parent: parent}
+	var err error
+	if p.from, sc.rels, err = t.fromClause(s.GetFromClause(), parent); err != nil {
+		return query{}, err
+	}
+	savedAgg := t.sawAgg
+	defer func() { t.sawAgg = savedAgg }()
+	t.sawAgg = false
+	if s.GetWhereClause() != nil {
+		if p.where, err = t.condition(s.GetWhereClause(), sc, "WHERE"); err != nil {
+			return query{}, err
+		}
+		if t.sawAgg {
+			return query{}, pgError("42803", "aggregate functions are not allowed in WHERE")
+		}
+	}
+	if err := t.grouped(s, sc, &p); err != nil {
+		return query{}, err
+	}
+	if p.limit, err = t.limitClause(s, sc); err != nil {
+		return query{}, err
+	}
+	return query{sql: p.sql(), cols: p.cols}, nil
+}
+
+func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
+	d := s.GetDistinctClause()
+	if len(d) == 0 {
+		return nil
+	}
+	if len(d) > 1 || d[0].GetNode() != nil {
+		return refuse("DISTINCT ON")
+	}
+	p.distinct = "DISTINCT "
+	return nil
+}
+
+// grouped translates the target list, GROUP BY, HAVING and ORDER BY,
+// then refuses a grouped query's ungrouped columns (42803).
+func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) error {
+	g := &grouping{}
+	sc.group = g
+	defer func() { sc.group = nil }()
+	var checks []groupCheck
+	note := func(v value) { checks = append(checks, groupCheck{v, g.bare, g.cols}); g.bare, g.cols = nil, nil }
+	if err := t.targetList(s.GetTargetList(), sc, p, note); err != nil {
+		return err
+	}
+	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
+		return err
+	}
+	if s.GetHavingClause() != nil {
+		h, err := t.condition(s.GetHavingClause(), sc, "HAVING")
+		if err != nil {
+			return err
+		}
+		p.having = h
+		note(value{sql: h})
+	}
+	if err := t.orderClause(s.GetSortClause(), sc, p, note); err != nil {
+		return err
+	}
+	if len(g.keys) == 0 && !t.sawAgg && p.having == "" {
+		return nil
+	}
+	for _, c := range checks {
+		g.bare, g.cols = c.bare, c.cols
+		if err := g.checkGrouped(c.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type groupCheck struct {
+	v    value
+	bare []string
+	cols []string
+}
+
+// targetList translates the SELECT list, expanding * into columns.
+func (t *translator) targetList(targets []*pg_query.Node, sc *scope, p *selectParts, note func(value)) error {
+	var out []string
+	for _, n := range targets {
+		rt := n.GetResTarget()
+		if star, ok := starOf(rt.GetVal()); ok {
+			vals, err := expandStar(star, sc)
+			if err != nil {
+				return err
+			}
+			for _, v := range vals {
+				note(v)
+				out = append(out, v.sql+" AS "+quoteIdent(v.name))
+				p.cols = append(p.cols, Column{Name: v.name, Type: v.typ})
+				p.targetVals = append(p.targetVals, v)
+			}
+			continue
+		}
+		v, err := t.outputValue(rt.GetVal(), sc)
+		if err != nil {
+			return err
+		}
+		note(v)
+		if rt.GetName() != "" {
+			v.name = rt.GetName()
+		}
+		out = append(out, v.sql+" AS "+quoteIdent(v.name))
+		p.cols = append(p.cols, Column{Name: v.name, Type: v.typ})
+		p.targetVals = append(p.targetVals, v)
+	}
+	p.targets = join(out, ", ")
+	if len(out) == 0 {
+		return refuse("SELECT without columns")
+	}
+	return nil
+}
+
+// outputValue translates an expression whose value is returned: an
+// untyped literal becomes text, as PostgreSQL resolves it.
+func (t *translator) outputValue(n *pg_query.Node, sc *scope) (value, error) {
+	v, err := t.expr(n, sc)
+	if err != nil {
+		return value{}, err
+	}
+	if v.num != "" {
+		return value{}, refuse("numeric values (the literal %s)", v.num)
+	}
+	if v.untyped() {
+		name := v.name
+		v, err = t.retype(v, tText)
+		v.name = name
+	}
+	return v, err
+}
+
+// starOf reports a * or alias.* target.
+func starOf(n *pg_query.Node) (string, bool) {
+	ref := n.GetColumnRef()
+	if ref == nil {
+		return "", false
+	}
+	f := ref.GetFields()
+	if f[len(f)-1].GetAStar() == nil {
+		return "", false
+	}
+	if len(f) == 2 {
+		return strNode(f[0]), true
+	}
+	return "", true
+}
+
+func expandStar(alias string, sc *scope) ([]value, error) {
+	var out []value
+	found := false
+	for _, r := range sc.rels {
+		if alias != "" && r.alias != alias {
+			continue
+		}
+		found = true
+		for _, c := range r.cols {
+			out = append(out, value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name})
+		}
+	}
+	if alias != "" && !found {
+		return nil, pgError("42P01", "missing FROM-clause entry for table %q", alias)
+	}
+	if alias == "" && len(sc.rels) == 0 {
+		return nil, pgError("42601", "SELECT * with no tables specified is not valid")
+	}
+	return out, nil
+}

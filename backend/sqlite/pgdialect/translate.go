@@ -1,0 +1,146 @@
+package pgdialect
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/sqlcheck/prescan"
+)
+
+// translator holds one statement's translation state.
+type translator struct {
+	cat    Catalog
+	params []Type // by placeholder number - 1; Name "" while unknown
+	out    *Translation
+
+	aggDepth int  // > 0 inside an aggregate's arguments
+	sawAgg   bool // the query being translated calls an aggregate
+}
+
+// refuse is the refusal of a construct the dialect does not support.
+func refuse(construct string, args ...any) error {
+	return &Error{Code: "0A000", Message: "the postgres dialect on SQLite does not support " + fmt.Sprintf(construct, args...)}
+}
+
+// pgError is an error PostgreSQL itself would report, with its SQLSTATE.
+func pgError(code, format string, args ...any) error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Translate turns one PostgreSQL statement, already accepted and rewritten
+// by PostgreSQL's gate, into SQLite statements with PostgreSQL's result.
+func Translate(sql string, cat Catalog) (*Translation, error) {
+	stmt, err := parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	t := &translator{cat: cat, out: &Translation{}}
+	if err := t.statement(stmt); err != nil {
+		return nil, err
+	}
+	t.out.Params = t.paramTypes()
+	return t.out, nil
+}
+
+// parse parses a text that must hold exactly one statement; the text
+// passes sqlcheck/prescan first (no cgo parser sees an unbounded text).
+func parse(sql string) (*pg_query.Node, error) {
+	if err := prescan.Check(sql, prescan.PostgreSQL); err != nil {
+		return nil, fmt.Errorf("translate: %w", err)
+	}
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return nil, pgError("42601", "%v", err)
+	}
+	if n := len(tree.GetStmts()); n != 1 {
+		return nil, pgError("42601", "the text holds %d statements; the postgres dialect translates one at a time", n)
+	}
+	return tree.GetStmts()[0].GetStmt(), nil
+}
+
+// statement dispatches on the statement kind (fail closed).
+func (t *translator) statement(n *pg_query.Node) error {
+	switch s := n.GetNode().(type) {
+	case *pg_query.Node_SelectStmt:
+		return t.topSelect(s.SelectStmt)
+	case *pg_query.Node_InsertStmt:
+		return t.insert(s.InsertStmt)
+	case *pg_query.Node_UpdateStmt:
+		return t.update(s.UpdateStmt)
+	case *pg_query.Node_DeleteStmt:
+		return t.delete(s.DeleteStmt)
+	case *pg_query.Node_CreateStmt:
+		return t.createTable(s.CreateStmt)
+	case *pg_query.Node_DropStmt:
+		return t.drop(s.DropStmt)
+	case *pg_query.Node_IndexStmt:
+		return t.createIndex(s.IndexStmt)
+	case *pg_query.Node_AlterTableStmt:
+		return t.alterTable(s.AlterTableStmt)
+	}
+	return refuse("the statement %s", nodeName(n))
+}
+
+// nodeName names a parse node for a refusal ("CreateSeqStmt").
+func nodeName(n *pg_query.Node) string {
+	if n == nil || n.GetNode() == nil {
+		return "(empty)"
+	}
+	name := fmt.Sprintf("%T", n.GetNode())
+	return strings.TrimPrefix(name, "*pg_query.Node_")
+}
+
+// quoteIdent quotes an identifier for SQLite.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// quoteString is an SQLite string literal.
+func quoteString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// param records the type of placeholder n (1-based) learned from its
+// context; the first context decides.
+func (t *translator) param(n int32, typ Type) error {
+	if n < 1 || n > 65535 {
+		return pgError("42P02", "there is no parameter $%d", n)
+	}
+	for len(t.params) < int(n) {
+		t.params = append(t.params, Type{})
+	}
+	if t.params[n-1].Name == "" && typ.Name != "unknown" {
+		t.params[n-1] = typ
+	}
+	return nil
+}
+
+// paramTypes are the placeholders' types, text where no context typed one
+// (as PostgreSQL resolves an unknown parameter).
+func (t *translator) paramTypes() []Type {
+	if len(t.params) == 0 {
+		return nil
+	}
+	out := make([]Type, len(t.params))
+	for i, p := range t.params {
+		if p.Name == "" {
+			p = Type{Name: "text", Typmod: -1}
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// strNode is the string of a String node ("" otherwise).
+func strNode(n *pg_query.Node) string {
+	return n.GetString_().GetSval()
+}
+
+// errIs reports whether err is an *Error with code.
+func errIs(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}

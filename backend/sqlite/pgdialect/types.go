@@ -1,0 +1,153 @@
+package pgdialect
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// typeAliases maps the names PostgreSQL's grammar gives the supported
+// types (after pg_catalog. qualification) to their pg_type names.
+var typeAliases = map[string]string{
+	"int2": "int2", "smallint": "int2", "int4": "int4", "int": "int4", "integer": "int4",
+	"int8": "int8", "bigint": "int8", "float4": "float4", "real": "float4", "float8": "float8",
+	"double precision": "float8", "text": "text", "varchar": "varchar", "bool": "bool", "boolean": "bool",
+	"bytea": "bytea", "date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz", "json": "json",
+}
+
+// declared is how CREATE TABLE spells each type for SQLite: the pg_type
+// name, and a second word where SQLite's affinity rules would otherwise
+// convert stored text (json '1' would become the integer 1 under NUMERIC
+// affinity). Affinity: int* INTEGER; float* REAL; text, varchar and the
+// "... text" spellings TEXT; bool and bytea NUMERIC (0/1 integers and
+// blobs are stored as they are).
+var declared = map[string]string{
+	"int2": "int2", "int4": "int4", "int8": "int8", "float4": "float4", "float8": "float8",
+	"text": "text", "varchar": "varchar", "bool": "bool", "bytea": "bytea",
+	"date": "date text", "timestamp": "timestamp text", "timestamptz": "timestamptz text", "json": "json text",
+}
+
+// DeclaredType is the SQLite declared type CREATE TABLE writes for t.
+func DeclaredType(t Type) string {
+	d := declared[t.Name]
+	if t.Name == "varchar" && t.Typmod >= 4 {
+		d += "(" + strconv.Itoa(int(t.Typmod-4)) + ")"
+	}
+	return d
+}
+
+// ParseDeclaredType reads back a declared type DeclaredType wrote; false
+// for any other (a table the dialect did not create).
+func ParseDeclaredType(decl string) (Type, bool) {
+	d := strings.ToLower(strings.TrimSpace(decl))
+	if strings.HasPrefix(d, "varchar(") && strings.HasSuffix(d, ")") {
+		n, err := strconv.Atoi(d[len("varchar(") : len(d)-1])
+		if err != nil || n < 1 {
+			return Type{}, false
+		}
+		return Type{Name: "varchar", Typmod: int32(n + 4)}, true
+	}
+	for name, spelled := range declared {
+		if spelled == d {
+			return Type{Name: name, Typmod: -1}, true
+		}
+	}
+	return Type{}, false
+}
+
+// typeFromName resolves a TypeName of a cast or column definition.
+func typeFromName(tn *pg_query.TypeName) (Type, error) {
+	var parts []string
+	for _, n := range tn.GetNames() {
+		parts = append(parts, strNode(n))
+	}
+	if len(parts) == 2 && parts[0] == "pg_catalog" {
+		parts = parts[1:]
+	}
+	full := strings.Join(parts, ".")
+	if len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+		return Type{}, refuse("the type %s[] (arrays)", full)
+	}
+	name, ok := typeAliases[full]
+	if !ok {
+		return Type{}, refuse("the type %s", full)
+	}
+	return typeWithMods(name, tn.GetTypmods())
+}
+
+// typeWithMods applies a type's modifiers: varchar(n); float(p) and
+// timestamp(p) precisions are refused.
+func typeWithMods(name string, mods []*pg_query.Node) (Type, error) {
+	t := Type{Name: name, Typmod: -1}
+	if len(mods) == 0 {
+		return t, nil
+	}
+	if name != "varchar" || len(mods) != 1 {
+		return Type{}, refuse("type modifiers on %s", name)
+	}
+	n, ok := mods[0].GetAConst().GetVal().(*pg_query.A_Const_Ival)
+	if !ok || n.Ival.GetIval() < 1 || n.Ival.GetIval() > 10485760 {
+		return Type{}, pgError("22023", "length for type varchar must be between 1 and 10485760")
+	}
+	t.Typmod = n.Ival.GetIval() + 4
+	return t, nil
+}
+
+func isInt(t Type) bool   { return t.Name == "int2" || t.Name == "int4" || t.Name == "int8" }
+func isFloat(t Type) bool { return t.Name == "float4" || t.Name == "float8" }
+func isNum(t Type) bool   { return isInt(t) || isFloat(t) }
+func isText(t Type) bool  { return t.Name == "text" || t.Name == "varchar" }
+
+var (
+	tUnknown = Type{Name: "unknown", Typmod: -1}
+	tBool    = Type{Name: "bool", Typmod: -1}
+	tInt4    = Type{Name: "int4", Typmod: -1}
+	tInt8    = Type{Name: "int8", Typmod: -1}
+	tFloat8  = Type{Name: "float8", Typmod: -1}
+	tText    = Type{Name: "text", Typmod: -1}
+	tNumeric = Type{Name: "numeric", Typmod: -1}
+)
+
+// intBits is an integer type's width.
+func intBits(t Type) int {
+	return map[string]int{"int2": 16, "int4": 32, "int8": 64}[t.Name]
+}
+
+// widerNum is the type PostgreSQL's arithmetic and set operations
+// resolve two numeric types to.
+func widerNum(a, b Type) Type {
+	switch {
+	case isInt(a) && isInt(b):
+		if intBits(a) >= intBits(b) {
+			return Type{Name: a.Name, Typmod: -1}
+		}
+		return Type{Name: b.Name, Typmod: -1}
+	case a.Name == "float4" && b.Name == "float4":
+		return Type{Name: "float4", Typmod: -1}
+	}
+	return tFloat8
+}
+
+// Refusals lists the constructs the postgres dialect on SQLite refuses
+// that PostgreSQL accepts, for the documentation's generated list.
+func Refusals() []string {
+	return []string{
+		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, serial/identity and any other type not in the supported list",
+		"numeric literals (1.5) except where they become float8, float4 or an integer",
+		"float(p), timestamp(p) and other type modifiers except varchar(n)",
+		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
+		"the text form of float4/float8 values (casts to text, concatenation)",
+		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or",
+		"aggregate FILTER, ORDER BY inside aggregates, window functions",
+		"WITH (common table expressions), DISTINCT ON, INTERSECT ALL, EXCEPT ALL, NATURAL joins and JOIN USING",
+		"UPDATE ... FROM, DELETE ... USING, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
+		"ON CONFLICT ON CONSTRAINT, ON CONFLICT WHERE",
+		"comparisons and set operations across date, timestamp and timestamptz",
+		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
+		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
+		"ALTER TABLE other than ADD COLUMN",
+		"CHECK constraints, deferrable constraints, exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes",
+		"any function, operator or statement not in the supported list",
+	}
+}
