@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
@@ -107,7 +108,18 @@ func newHarness(t *testing.T) *harness {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := connectPG(ctx, pgtest.DSN(t))
+	dsn := pgtest.DSN(t)
+	// Opening the PostgreSQL backend once installs relchain's schema, whose
+	// functions the gate's rewrites call (relchain.clock_guard,
+	// relchain.nextval ...).
+	b, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("install relchain's schema: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("close the PostgreSQL backend: %v", err)
+	}
+	conn, err := connectPG(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +229,7 @@ func (h *harness) discrepancy(c diffCase, i int, st translated, pgO, liteO outco
 	s := c.stmts[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "DISCREPANCY in case %q (%s)", c.name, s.where)
-	if context != "" {
+	if context != "" && context != s.where {
 		fmt.Fprintf(&b, " [%s]", context)
 	}
 	fmt.Fprintf(&b, "\n  statement: %s", s.sql)
