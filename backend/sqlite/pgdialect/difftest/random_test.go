@@ -113,7 +113,9 @@ var (
 	intLiterals  = []string{"0", "1", "-1", "2", "3", "7", "10", "-5", "100", "32767", "-32768", "2147483647", "-2147483648", "9223372036854775807", "4000000000"}
 	textLiterals = []string{"''", "'a'", "'A'", "'b'", "'ab'", "'aB'", "'abc'", "'a%b'", "'a_c'", "' a'", "'a '", "'Z'", "'é'", "'ß'", "'10'", "'9'", "'NULL'", "'abcdefg'"}
 	timeLits     = []string{"TIMESTAMPTZ '2024-02-29 12:34:56+00'", "DATE '2024-01-01'", "TIMESTAMPTZ '2023-12-31 23:59:59.5+00'", "DATE '2024-03-01'", "TIMESTAMPTZ '2024-01-01 00:00:00+05'", "DATE '1999-12-31'"}
-	floatLits    = []string{"0.5", "-1.25", "3.0", "1e10", "1e-5", "CAST('0.1' AS float8)", "CAST('-0' AS float8)", "CAST('1e300' AS float8)", "2.5"}
+	// No '-0': SQLite stores -0.0 as 0 (a known difference, in
+	// traps.case), which would flood every random float column.
+	floatLits    = []string{"0.5", "-1.25", "3.0", "1e10", "1e-5", "CAST('0.1' AS float8)", "CAST('1e300' AS float8)", "2.5"}
 )
 
 func (g *gen) literal(k kind) string {
