@@ -229,5 +229,5 @@ func TestCorpusRunsOnPostgreSQL(t *testing.T) {
 		}
 	}
 	t.Logf("%d corpus statements ran on PostgreSQL, these failed (as the corpus expects or not):", ran)
-	logTop(t, "PostgreSQL errors", failed)
+	logTop(t, "PostgreSQL errors", failed, nil)
 }

@@ -60,17 +60,26 @@ type tally struct {
 	compared, refused, gateSkipped, unreached, discrepancies int
 	refusals                                                 map[string]int // by message
 	gateRefusals                                             map[string]int
+	examples                                                 map[string]string // the shortest statement of each message
 }
 
 func (t *tally) log(tb testing.TB, what string) {
 	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused), %d discrepancies",
 		what, t.compared, t.refused, t.gateSkipped, t.unreached, t.discrepancies)
-	logTop(tb, "translator refusals", t.refusals)
-	logTop(tb, "gate refusals", t.gateRefusals)
+	logTop(tb, "translator refusals", t.refusals, t.examples)
+	logTop(tb, "gate refusals", t.gateRefusals, t.examples)
 }
 
-// logTop logs the most frequent messages of m.
-func logTop(tb testing.TB, what string, m map[string]int) {
+// example keeps the shortest statement refused with msg.
+func (t *tally) example(msg, sql string) {
+	if old, ok := t.examples[msg]; !ok || len(sql) < len(old) {
+		t.examples[msg] = sql
+	}
+}
+
+// logTop logs the most frequent messages of m, each with its example
+// statement when examples has one.
+func logTop(tb testing.TB, what string, m map[string]int, examples map[string]string) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -82,6 +91,9 @@ func logTop(tb testing.TB, what string, m map[string]int) {
 			break
 		}
 		tb.Logf("  %s: %4d × %s", what, m[k], k)
+		if ex := examples[k]; ex != "" {
+			tb.Logf("        e.g. %s", firstLine(ex))
+		}
 	}
 }
 
@@ -125,7 +137,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	h := &harness{t: t, pg: conn, types: map[uint32]string{}}
-	h.tally.refusals, h.tally.gateRefusals = map[string]int{}, map[string]int{}
+	h.tally.refusals, h.tally.gateRefusals, h.tally.examples = map[string]int{}, map[string]int{}, map[string]string{}
 	h.report = func(msg string) { t.Error(msg) }
 	h.translate = pgdialect.Translate
 	return h
@@ -171,6 +183,7 @@ func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, 
 	if err := pggate.Check(s.sql); err != nil {
 		h.tally.gateSkipped++
 		h.tally.gateRefusals[firstLine(err.Error())]++
+		h.tally.example(firstLine(err.Error()), s.sql)
 		return false, false
 	}
 	text, err := pggate.Rewrite(s.sql, gateEnv)
@@ -183,6 +196,7 @@ func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, 
 	if errors.As(st.err, &te) && te.Code == "0A000" {
 		h.tally.refused++
 		h.tally.refusals[firstLine(te.Message)]++
+		h.tally.example(firstLine(te.Message), text)
 		return false, false
 	}
 	pgO, liteO := pgE.run(st), lite.run(st)
