@@ -40,6 +40,9 @@ func (t *translator) coerce(v value, to Type, ctx pgconv.Context) (string, error
 		if err := t.param(v.param, to); err != nil {
 			return "", err
 		}
+		if ctx == ctxAssignment {
+			return fmt.Sprintf("pg_assign(%s, '%s', '%s', %d)", v.sql, to.Name, to.Name, to.Typmod), nil
+		}
 		return runtimeCast(v.sql, to, to, ctx), nil
 	}
 	return t.coerceTyped(v, to, ctx)

@@ -1,6 +1,7 @@
 // Package pgdialect translates PostgreSQL's SQL into SQLite's for a network
 // whose SQL dialect is "postgres" on SQLite storage (genesis app_state
-// sql_dialect; see app.Params and docs/dialects.md).
+// sql_dialect; see app.Params). DESIGN.md here holds the type mapping, the
+// semantics chosen and what is refused, and why.
 //
 // The translation is part of consensus: every validator must turn the same
 // statement text, on the same schema, into the same SQLite statements with

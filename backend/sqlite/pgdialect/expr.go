@@ -49,7 +49,11 @@ func constant(c *pg_query.A_Const) (value, error) {
 	case *pg_query.A_Const_Fval:
 		s := v.Fval.GetFval()
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return value{sql: strconv.FormatInt(i, 10), typ: tInt8, name: "?column?"}, nil
+			typ := tInt8
+			if int64(int32(i)) == i {
+				typ = tInt4
+			}
+			return value{sql: strconv.FormatInt(i, 10), typ: typ, name: "?column?"}, nil
 		}
 		return value{sql: s, typ: tNumeric, num: s, name: "?column?"}, nil
 	case *pg_query.A_Const_Sval:
@@ -60,7 +64,7 @@ func constant(c *pg_query.A_Const) (value, error) {
 		if v.Boolval.GetBoolval() {
 			b = "1"
 		}
-		return value{sql: b, typ: tBool, name: "bool"}, nil
+		return value{sql: b, typ: tBool, name: "bool", weak: true}, nil
 	}
 	return value{}, refuse("bit-string literals")
 }
@@ -90,11 +94,11 @@ func (t *translator) typeCast(c *pg_query.TypeCast, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	name := v.name
-	if name == "?column?" || v.lit != nil || v.null {
-		name = castName(to)
+	out := value{sql: sql, typ: to, name: v.name}
+	if v.name == "?column?" || v.weak || v.lit != nil || v.null {
+		out.name, out.weak = castName(to), true
 	}
-	return value{sql: sql, typ: to, name: name}, nil
+	return out, nil
 }
 
 // castName is the column name PostgreSQL gives a cast of a constant: the

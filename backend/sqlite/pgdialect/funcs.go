@@ -76,8 +76,16 @@ var aggregates = map[string]aggregate{
 	"every":    {"min", func(a Type) (Type, bool) { return tBool, a.Name == "bool" }},
 }
 
+// minMax is min/max's result type: PostgreSQL has them for numbers,
+// text (varchar resolves to text) and dates and times.
 func minMax(a Type) (Type, bool) {
-	return Type{Name: a.Name, Typmod: -1}, a.Name != "json" && a.Name != "unknown"
+	switch {
+	case isText(a):
+		return tText, true
+	case isNum(a), a.Name == "date", a.Name == "timestamp", a.Name == "timestamptz":
+		return Type{Name: a.Name, Typmod: -1}, true
+	}
+	return a, false
 }
 
 func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall, sc *scope) (value, error) {
@@ -106,6 +114,9 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 		}
 	}
 	res, ok := agg.result(arg.typ)
+	if !ok && (arg.typ.Name == "bool" || arg.typ.Name == "bytea" || arg.typ.Name == "json") {
+		return value{}, pgError("42883", "function %s(%s) does not exist", name, label(arg.typ))
+	}
 	if !ok {
 		return value{}, refuse("%s(%s)", name, label(arg.typ))
 	}

@@ -16,16 +16,15 @@ func (t *translator) insert(ins *pg_query.InsertStmt) error {
 	if err != nil {
 		return err
 	}
+	if len(ins.GetCols()) == 0 {
+		cols = implicitColumns(ins.GetSelectStmt().GetSelectStmt(), cols)
+	}
 	sql := "INSERT INTO " + tg.sql()
 	body, rows, err := t.insertBody(ins.GetSelectStmt(), cols)
 	if err != nil {
 		return err
 	}
-	if body == " DEFAULT VALUES" {
-		sql += body
-	} else {
-		sql += " (" + columnList(cols) + ") " + body
-	}
+	sql += body
 	conflict, err := t.onConflict(ins.GetOnConflictClause(), tg, rows)
 	if err != nil {
 		return err
@@ -60,6 +59,19 @@ func insertColumns(items []*pg_query.Node, tg target) ([]Column, error) {
 	return cols, nil
 }
 
+// implicitColumns: without a column list, VALUES rows (or a SELECT's
+// targets) fill the first columns and the rest take their defaults.
+func implicitColumns(s *pg_query.SelectStmt, cols []Column) []Column {
+	n := len(s.GetTargetList())
+	if v := s.GetValuesLists(); len(v) > 0 {
+		n = len(v[0].GetList().GetItems())
+	}
+	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || n == 0 || n > len(cols) {
+		return cols
+	}
+	return cols[:n]
+}
+
 func columnList(cols []Column) string {
 	var names []string
 	for _, c := range cols {
@@ -68,8 +80,8 @@ func columnList(cols []Column) string {
 	return join(names, ", ")
 }
 
-// insertBody translates VALUES, SELECT or DEFAULT VALUES, with each value
-// assigned to its column's type; rows is the number of VALUES rows (-1
+// insertBody translates the column list and VALUES, SELECT or DEFAULT
+// VALUES, with each value assigned to its column's type; rows is the number of VALUES rows (-1
 // for a SELECT).
 func (t *translator) insertBody(n *pg_query.Node, cols []Column) (string, int, error) {
 	s := n.GetSelectStmt()
@@ -78,6 +90,9 @@ func (t *translator) insertBody(n *pg_query.Node, cols []Column) (string, int, e
 	}
 	if len(s.GetValuesLists()) == 0 {
 		return t.insertSelect(s, cols)
+	}
+	if len(s.GetValuesLists()) == 1 {
+		return t.singleRow(s.GetValuesLists()[0].GetList().GetItems(), cols)
 	}
 	var rows []string
 	for _, l := range s.GetValuesLists() {
@@ -94,7 +109,31 @@ func (t *translator) insertBody(n *pg_query.Node, cols []Column) (string, int, e
 		}
 		rows = append(rows, "("+join(row, ", ")+")")
 	}
-	return "VALUES " + join(rows, ", "), len(rows), nil
+	return " (" + columnList(cols) + ") VALUES " + join(rows, ", "), len(rows), nil
+}
+
+// singleRow translates one VALUES row, leaving out the columns whose
+// value is DEFAULT (SQLite has no DEFAULT in VALUES).
+func (t *translator) singleRow(items []*pg_query.Node, cols []Column) (string, int, error) {
+	if len(items) != len(cols) {
+		return "", 0, pgError("42601", "INSERT has more %s than %s", map[bool]string{true: "expressions", false: "target columns"}[len(items) > len(cols)],
+			map[bool]string{true: "target columns", false: "expressions"}[len(items) > len(cols)])
+	}
+	var names, vals []string
+	for i, item := range items {
+		if item.GetSetToDefault() != nil {
+			continue
+		}
+		sql, err := t.assignNode(item, cols[i], &scope{})
+		if err != nil {
+			return "", 0, err
+		}
+		names, vals = append(names, quoteIdent(cols[i].Name)), append(vals, sql)
+	}
+	if len(vals) == 0 {
+		return " DEFAULT VALUES", 1, nil
+	}
+	return " (" + join(names, ", ") + ") VALUES (" + join(vals, ", ") + ")", 1, nil
 }
 
 // valuesRow translates one VALUES row; DEFAULT is allowed in a single
@@ -140,7 +179,7 @@ func (t *translator) insertSelect(s *pg_query.SelectStmt, cols []Column) (string
 	if dupNames(q.cols) {
 		return "", 0, refuse("INSERT ... SELECT with two output columns of the same name")
 	}
-	return "SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS q WHERE true", -1, nil
+	return " (" + columnList(cols) + ") SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS q WHERE true", -1, nil
 }
 
 func dupNames(cols []Column) bool {

@@ -138,7 +138,7 @@ func (t *translator) comparison(op string, l, r value) (string, string, error) {
 }
 
 func noOperator(op string, l, r Type) error {
-	if l.Name == r.Name || (isNum(l) && isNum(r)) {
+	if (l.Name == r.Name && l.Name != "json") || (isNum(l) && isNum(r)) {
 		return refuse("the operator %s on %s and %s", op, label(l), label(r))
 	}
 	if (l.Name == "date" || l.Name == "timestamp" || l.Name == "timestamptz") && (r.Name == "date" || r.Name == "timestamp" || r.Name == "timestamptz") {

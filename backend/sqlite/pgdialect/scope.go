@@ -39,6 +39,7 @@ type value struct {
 	num   string  // a numeric literal's text (typ numeric)
 	param int32   // a bare placeholder (typ unknown until context types it)
 	null  bool    // the NULL literal
+	weak  bool    // name comes from a cast: an outer cast renames it
 }
 
 // untyped reports whether v still takes its type from its context.

@@ -75,7 +75,7 @@ func Convert(v any, src, dst string, typmod int32, ctx Context) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if s, ok := v.(string); ok && (src == "unknown" || category(src) == "string") && category(dst) != "string" {
+	if s, ok := v.(string); ok && category(dst) != "string" {
 		return FromText(s, dst)
 	}
 	switch category(dst) {

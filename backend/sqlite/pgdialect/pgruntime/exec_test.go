@@ -1,0 +1,226 @@
+package pgruntime_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// fixture is the schema and rows every execution case starts from.
+var fixture = []string{
+	"CREATE TABLE acct (id int8 PRIMARY KEY, name text NOT NULL, code varchar(4), bal int4, small int2, rate float8, ok bool, born date, at timestamptz, ts timestamp, data bytea, doc json)",
+	"INSERT INTO acct VALUES (1, 'alice', 'AB', 100, 1, 1.5, true, '2000-01-31', '2026-01-02 03:04:05+00', '2026-01-02 03:04:05', '\\x0102', '{\"a\": 1}')",
+	"INSERT INTO acct VALUES (2, 'Bob', NULL, -5, 2, NULL, false, NULL, '2026-01-02 03:04:05.25+01', NULL, NULL, '[1, 2]')",
+	"INSERT INTO acct VALUES (3, 'carol', 'c_d', NULL, NULL, 0.25, NULL, '1999-12-31', NULL, '2026-06-01 00:00:00', '\\x', NULL)",
+	"CREATE TABLE tag (acct int8 REFERENCES acct (id), label text, UNIQUE (acct, label))",
+	"INSERT INTO tag VALUES (1, 'x'), (1, 'y'), (2, 'x')",
+}
+
+// execCases are statements with PostgreSQL's result: rows as
+// "a|b;c|d" in PostgreSQL's text output, or "ERR <SQLSTATE>".
+var execCases = []struct{ sql, want string }{
+	{"SELECT id, name FROM acct ORDER BY id", "1|alice;2|Bob;3|carol"},
+	{"SELECT name FROM acct ORDER BY name", "Bob;alice;carol"},
+	{"SELECT code FROM acct ORDER BY code", "AB;c_d;NULL"},
+	{"SELECT code FROM acct ORDER BY code DESC", "NULL;c_d;AB"},
+	{"SELECT bal FROM acct ORDER BY bal NULLS FIRST", "NULL;-5;100"},
+	{"SELECT 7 / 2, -7 / 2, 7 % 3, -7 % 3", "3|-3|1|-1"},
+	{"SELECT 2147483647 + 1", "ERR 22003"},
+	{"SELECT 2147483647::int8 + 1", "2147483648"},
+	{"SELECT 1 / 0", "ERR 22012"},
+	{"SELECT 1.0::float8 / 0", "ERR 22012"},
+	{"SELECT bal / 0 FROM acct WHERE id = 2", "ERR 22012"},
+	{"SELECT small * 20000::int2 FROM acct WHERE id = 2", "ERR 22003"},
+	{"SELECT rate * 2 FROM acct WHERE id = 1", "3"},
+	{"SELECT 'a' || NULL IS NULL, 'a' || 1 || 'b'", "t|a1b"},
+	{"SELECT name FROM acct WHERE name LIKE 'b%'", ""},
+	{"SELECT name FROM acct WHERE name ILIKE 'b%'", "Bob"},
+	{"SELECT code FROM acct WHERE code LIKE 'c\\_d'", "c_d"},
+	{"SELECT code FROM acct WHERE code LIKE 'c\\'", "ERR 22025"},
+	{"SELECT lower('ÄBC'), upper('äbc')", "Äbc|äBC"},
+	{"SELECT length('héllo'), substr('hello', 0, 2), substr('hello', -1, 3), substr('hello', 2)", "5|h|h|ello"},
+	{"SELECT substr('hello', 1, -1)", "ERR 22011"},
+	{"SELECT count(*), count(bal), sum(bal), min(name), max(bal) FROM acct", "3|2|95|Bob|100"},
+	{"SELECT sum(bal) FROM acct WHERE id > 10", "NULL"},
+	{"SELECT bool_and(ok), bool_or(ok) FROM acct", "f|t"},
+	{"SELECT ok, count(*) FROM acct GROUP BY ok ORDER BY ok", "f|1;t|1;NULL|1"},
+	{"SELECT name, count(*) FROM acct GROUP BY ok", "ERR 42803"},
+	{"SELECT name FROM acct WHERE id = '2'", "Bob"},
+	{"SELECT name FROM acct WHERE id = 'x'", "ERR 22P02"},
+	{"SELECT name FROM acct WHERE name = 1", "ERR 42883"},
+	{"SELECT 'abc'::varchar(2), '12'::int4 + 1, '  t '::bool, 'yes'::bool", "ab|13|t|t"},
+	{"SELECT '2026-01-02T03:04:05-01:30'::timestamptz, '2026-01-02'::timestamp, '2026-1-2'::date", "ERR 0A000"},
+	{"SELECT '2026-01-02T03:04:05-01:30'::timestamptz, '2026-01-02'::timestamp", "2026-01-02 04:34:05+00|2026-01-02 00:00:00"},
+	{"SELECT at FROM acct ORDER BY at", "2026-01-02 02:04:05.25+00;2026-01-02 03:04:05+00;NULL"},
+	{"SELECT born::timestamptz, ts::date FROM acct WHERE id = 1", "2000-01-31 00:00:00+00|2026-01-02"},
+	{"SELECT data, length(data) FROM acct ORDER BY id", "\\x0102|2;NULL|NULL;\\x|0"},
+	{"SELECT doc FROM acct WHERE id = 1", "{\"a\": 1}"},
+	{"SELECT doc FROM acct WHERE doc = doc", "ERR 42883"},
+	{"SELECT CASE WHEN bal > 0 THEN 'pos' WHEN bal < 0 THEN 'neg' ELSE 'none' END FROM acct ORDER BY id", "pos;neg;none"},
+	{"SELECT coalesce(bal, 0), nullif(small, 1) FROM acct ORDER BY id", "100|NULL;-5|2;0|NULL"},
+	{"SELECT id FROM acct WHERE bal BETWEEN -10 AND 10", "2"},
+	{"SELECT id FROM acct WHERE bal IS DISTINCT FROM 100 ORDER BY id", "2;3"},
+	{"SELECT id FROM acct WHERE id IN (1, 3) ORDER BY 1", "1;3"},
+	{"SELECT id FROM acct WHERE id NOT IN (SELECT acct FROM tag) ORDER BY id", "3"},
+	{"SELECT id FROM acct a WHERE EXISTS (SELECT 1 FROM tag WHERE tag.acct = a.id AND label = 'y')", "1"},
+	{"SELECT (SELECT count(*) FROM tag WHERE acct = acct.id) AS n FROM acct ORDER BY id", "2;1;0"},
+	{"SELECT a.name, t.label FROM acct a LEFT JOIN tag t ON t.acct = a.id ORDER BY a.id, t.label", "alice|x;alice|y;Bob|x;carol|NULL"},
+	{"SELECT id FROM acct UNION SELECT acct FROM tag ORDER BY 1", "1;2;3"},
+	{"SELECT acct FROM tag UNION ALL SELECT acct FROM tag ORDER BY 1 LIMIT 3", "1;1;1"},
+	{"SELECT id FROM acct EXCEPT SELECT acct FROM tag", "3"},
+	{"SELECT id FROM acct ORDER BY id LIMIT 1 OFFSET 1", "2"},
+	{"SELECT id FROM acct ORDER BY id LIMIT -1", "ERR 2201W"},
+	{"SELECT DISTINCT ok FROM acct ORDER BY ok", "f;t;NULL"},
+	{"SELECT * FROM generate_series(1, 3)", "1;2;3"},
+	{"SELECT g FROM generate_series(10, 1, -4) g", "10;6;2"},
+	{"SELECT x FROM generate_series(1, 0) AS s(x)", ""},
+	{"SELECT * FROM generate_series(1, 3, 0)", "ERR 22023"},
+	{"SELECT abs(-3), abs(small) FROM acct WHERE id = 2", "3|2"},
+	{"SELECT abs(-2147483647 - 1)", "ERR 22003"},
+	{"SELECT concat('a', NULL, 2, 'b'), replace('abcabc', 'b', 'X'), trim('  x  '), ltrim('xxa', 'x')", "a2b|aXcaXc|x|a"},
+	{"SELECT true AND NULL, false AND NULL, NOT true", "NULL|f|f"},
+	{"SELECT name FROM acct WHERE bal", "ERR 42804"},
+	{"SELECT id FROM acct WHERE ok IS NOT TRUE ORDER BY id", "2;3"},
+	{"SELECT 3000000000, 3000000000 * 4", "3000000000|12000000000"},
+	{"SELECT 9223372036854775807 + 1", "ERR 22003"},
+	{"SELECT 1e400::float8", "ERR 22003"},
+	{"SELECT rate::int4 FROM acct ORDER BY id", "2;NULL;0"},
+	{"SELECT 2.5::int4, 3.5::int4, (-2.5)::int4", "3|4|-3"},
+	{"SELECT 2.5::float8::int4, 3.5::float8::int4", "2|4"},
+	{"SELECT id::text || name FROM acct WHERE id = 1", "1alice"},
+	{"SELECT ok::text, ok::int4 FROM acct ORDER BY id", "true|1;false|0;NULL|NULL"},
+	{"SELECT 1 = 1.5::float8, 1::float4 + 1", "f|2"},
+	{"SELECT nosuch FROM acct", "ERR 42703"},
+	{"SELECT 1 FROM nosuch", "ERR 42P01"},
+	{"SELECT label FROM tag t1, tag t2", "ERR 42702"},
+	{"SELECT label FROM tag, tag", "ERR 42712"},
+}
+
+func TestExecution(t *testing.T) {
+	d := mustOpen(t)
+	for _, s := range fixture {
+		d.mustRun(s)
+	}
+	for _, c := range execCases {
+		if got := pgText(d.run(c.sql)); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
+
+// TestExecutionOnPostgres checks execCases' expectations on PostgreSQL
+// itself (when RELCHAIN_TEST_PG names a server): the table above is
+// PostgreSQL's answer, not the dialect's guess. A 0A000 expectation is
+// the dialect's refusal and is not compared.
+func TestExecutionOnPostgres(t *testing.T) {
+	dsn := os.Getenv("RELCHAIN_TEST_PG")
+	if dsn == "" {
+		t.Skip("RELCHAIN_TEST_PG is not set: no PostgreSQL server to compare with")
+	}
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["TimeZone"] = "UTC"
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	mustPG(t, conn, "BEGIN")
+	defer conn.Exec(ctx, "ROLLBACK")
+	mustPG(t, conn, "CREATE SCHEMA pgtrans_exec; SET LOCAL search_path = pgtrans_exec")
+	for _, s := range fixture {
+		mustPG(t, conn, s)
+	}
+	for _, c := range execCases {
+		if c.want == "ERR 0A000" {
+			continue
+		}
+		if got := pgQuery(conn, c.sql); got != c.want {
+			t.Errorf("PostgreSQL: %s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
+
+func mustPG(t *testing.T, conn *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// pgQuery runs sql in a savepoint and renders its rows or SQLSTATE.
+func pgQuery(conn *pgx.Conn, sql string) string {
+	ctx := context.Background()
+	conn.Exec(ctx, "SAVEPOINT q")
+	defer conn.Exec(ctx, "RELEASE SAVEPOINT q")
+	rows, err := conn.Query(ctx, sql)
+	if err != nil {
+		conn.Exec(ctx, "ROLLBACK TO SAVEPOINT q")
+		return "ERR " + sqlState(err)
+	}
+	var out []string
+	for rows.Next() {
+		var vals []string
+		for _, raw := range rows.RawValues() {
+			if raw == nil {
+				vals = append(vals, "NULL")
+			} else {
+				vals = append(vals, string(raw))
+			}
+		}
+		out = append(out, strings.Join(vals, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		conn.Exec(ctx, "ROLLBACK TO SAVEPOINT q")
+		return "ERR " + sqlState(err)
+	}
+	return strings.Join(out, ";")
+}
+
+func sqlState(err error) string {
+	var code interface{ SQLState() string }
+	if e, ok := err.(interface{ SQLState() string }); ok {
+		code = e
+		return code.SQLState()
+	}
+	return err.Error()
+}
+
+// pgText renders a dialect result as PostgreSQL's text output.
+func pgText(r result) string {
+	if r.code != "" {
+		return "ERR " + r.code
+	}
+	var rows []string
+	for _, row := range r.rows {
+		var vals []string
+		for _, v := range row {
+			vals = append(vals, pgValueText(v))
+		}
+		rows = append(rows, strings.Join(vals, "|"))
+	}
+	return strings.Join(rows, ";")
+}
+
+func pgValueText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		return map[bool]string{true: "t", false: "f"}[x]
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []byte:
+		return fmt.Sprintf("\\x%x", x)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,187 @@
+package pgdialect
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// staticCatalog is a fixed schema for unit tests of the translation.
+type staticCatalog map[string][]Column
+
+func (c staticCatalog) Columns(table string) ([]Column, bool) {
+	cols, ok := c[table]
+	return cols, ok
+}
+
+func (c staticCatalog) ReferencedBy(table string) []string {
+	if table == "parent" {
+		return []string{"child"}
+	}
+	return nil
+}
+
+func col(name, typ string, typmod int32) Column {
+	return Column{Name: name, Type: Type{Name: typ, Typmod: typmod}}
+}
+
+var testCatalog = staticCatalog{
+	"t":      {col("id", "int8", -1), col("name", "varchar", 14), col("n", "int4", -1), col("f", "float8", -1), col("b", "bool", -1), col("at", "timestamptz", -1)},
+	"parent": {col("id", "int4", -1)},
+	"child":  {col("id", "int4", -1), col("parent", "int4", -1)},
+	"Mixed":  {col("X", "text", -1)},
+}
+
+// TestTranslateText pins the SQLite text of key translations: a change
+// here is a change of the translation's rules (a new Version).
+func TestTranslateText(t *testing.T) {
+	cases := []struct{ pg, sqlite string }{
+		{"SELECT id, name FROM t WHERE id = 1 ORDER BY name",
+			`SELECT "t"."id" AS "id", "t"."name" AS "name" FROM "t" AS "t" WHERE ("t"."id" = 1) ORDER BY 2 ASC NULLS LAST`},
+		{"SELECT id FROM t ORDER BY name",
+			`SELECT "t"."id" AS "id" FROM "t" AS "t" ORDER BY "t"."name" ASC NULLS LAST`},
+		{"SELECT n + 1 AS m FROM t ORDER BY 1 DESC",
+			`SELECT pg_int_add("t"."n", 1, 32) AS "m" FROM "t" AS "t" ORDER BY 1 DESC NULLS FIRST`},
+		{"SELECT count(*) FROM t WHERE name LIKE 'a%'",
+			`SELECT count(*) AS "count" FROM "t" AS "t" WHERE pg_like("t"."name", 'a%', 0)`},
+		{"SELECT * FROM t x WHERE x.at > '2026-01-01'",
+			`SELECT "x"."id" AS "id", "x"."name" AS "name", "x"."n" AS "n", "x"."f" AS "f", "x"."b" AS "b", "x"."at" AS "at" FROM "t" AS "x" WHERE ("x"."at" > '2026-01-01 00:00:00+00')`},
+		{"SELECT f FROM t WHERE n < f",
+			`SELECT "t"."f" AS "f" FROM "t" AS "t" WHERE (CAST("t"."n" AS REAL) < "t"."f")`},
+		{"INSERT INTO t (id, name) VALUES ($1, $2) RETURNING id",
+			`INSERT INTO "t" ("id", "name") VALUES (pg_assign(?1, 'int8', 'int8', -1), pg_assign(?2, 'varchar', 'varchar', 14)) RETURNING "t"."id" AS "id"`},
+		{"UPDATE t SET n = n * 2, b = true WHERE id = $1",
+			`UPDATE "t" SET "n" = pg_int_mul("t"."n", 2, 32), "b" = 1 WHERE ("t"."id" = ?1)`},
+		{"DELETE FROM t WHERE b IS NOT TRUE",
+			`DELETE FROM "t" WHERE ("t"."b" IS NOT TRUE)`},
+		{"CREATE TABLE u (id bigint PRIMARY KEY, s varchar(20) NOT NULL DEFAULT 'x', j json, d date) WITH (fillfactor=70)",
+			`CREATE TABLE "u" ("id" int8 PRIMARY KEY NOT NULL, "s" varchar(20) DEFAULT ('x') NOT NULL, "j" json text, "d" date text)`},
+		{"SELECT id FROM t LIMIT 10 OFFSET 5",
+			`SELECT "t"."id" AS "id" FROM "t" AS "t" LIMIT 10 OFFSET 5`},
+		{`SELECT "X" FROM "Mixed"`,
+			`SELECT "Mixed"."X" AS "X" FROM "Mixed" AS "Mixed"`},
+	}
+	for _, c := range cases {
+		tr, err := Translate(c.pg, testCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", c.pg, err)
+			continue
+		}
+		if got := strings.Join(tr.Statements, "; "); got != c.sqlite {
+			t.Errorf("%s\n got %s\nwant %s", c.pg, got, c.sqlite)
+		}
+	}
+}
+
+// TestTranslateRefuses: constructs outside v1 are refused with 0A000
+// naming them, and PostgreSQL's own errors keep their SQLSTATE.
+func TestTranslateRefuses(t *testing.T) {
+	cases := []struct{ sql, code, mention string }{
+		{"CREATE TABLE u (x numeric)", "0A000", "numeric"},
+		{"CREATE TABLE u (x serial)", "0A000", "serial"},
+		{"CREATE TABLE u (x int[])", "0A000", "arrays"},
+		{"CREATE TABLE u (x interval)", "0A000", "interval"},
+		{"SELECT avg(n) FROM t", "0A000", "avg"},
+		{"SELECT sum(id) FROM t", "0A000", "sum(bigint)"},
+		{"SELECT sum(f) FROM t", "0A000", "sum(double precision)"},
+		{"SELECT 1.5", "0A000", "numeric"},
+		{"SELECT n FROM t WHERE n = 1.5", "0A000", "numeric"},
+		{"WITH q AS (SELECT 1) SELECT * FROM q", "0A000", "WITH"},
+		{"SELECT DISTINCT ON (n) n FROM t ORDER BY n", "0A000", "DISTINCT ON"},
+		{"SELECT md5(name) FROM t", "0A000", "md5"},
+		{"SELECT n FROM t WHERE name ~ 'a'", "0A000", "~"},
+		{"SELECT f::text FROM t", "0A000", "double precision"},
+		{"DROP TABLE parent CASCADE", "0A000", "CASCADE"},
+		{"DROP TABLE parent", "2BP01", "depend"},
+		{"DROP TABLE parent, child", "", ""},
+		{"SELECT name FROM t WHERE n = 'x'", "22P02", "integer"},
+		{"SELECT name FROM t WHERE name = 1", "42883", "operator does not exist"},
+		{"SELECT n, count(*) FROM t", "42803", "GROUP BY"},
+		{"SELECT id FROM t WHERE n", "42804", "boolean"},
+		{"SELECT x FROM t", "42703", "x"},
+		{"SELECT 1 FROM nope", "42P01", "nope"},
+		{`SELECT 1 FROM "mixed"`, "42P01", "mixed"},
+		{"SELECT at FROM t WHERE at > '2026-01-01'::date", "0A000", "date"},
+		{"SELECT 'now'::timestamptz", "0A000", "now"},
+		{"CREATE SEQUENCE s", "0A000", "CreateSeqStmt"},
+	}
+	for _, c := range cases {
+		_, err := Translate(c.sql, testCatalog)
+		var pe *Error
+		if c.code == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.sql, err)
+			}
+			continue
+		}
+		if !errors.As(err, &pe) || pe.Code != c.code || !strings.Contains(pe.Message, c.mention) {
+			t.Errorf("%s: got %v, want %s mentioning %q", c.sql, err, c.code, c.mention)
+		}
+	}
+}
+
+// TestTranslateParamsAndColumns: placeholders are typed from their
+// context, result columns named as PostgreSQL names them.
+func TestTranslateParamsAndColumns(t *testing.T) {
+	cases := []struct {
+		sql    string
+		params []Type
+		cols   []ResultColumn
+	}{
+		{"SELECT $1", []Type{{"text", -1}}, []ResultColumn{{"?column?", Type{"text", -1}}}},
+		{"SELECT $1 + 1", []Type{{"int4", -1}}, []ResultColumn{{"?column?", Type{"int4", -1}}}},
+		{"SELECT name FROM t WHERE id = $2 AND n > $1", []Type{{"int4", -1}, {"int8", -1}}, []ResultColumn{{"name", Type{"varchar", 14}}}},
+		{"SELECT count(n), sum(n), min(name), 1::int8, 'a'::text, true FROM t", nil, []ResultColumn{
+			{"count", Type{"int8", -1}}, {"sum", Type{"int8", -1}}, {"min", Type{"text", -1}}, {"int8", Type{"int8", -1}},
+			{"text", Type{"text", -1}}, {"bool", Type{"bool", -1}}}},
+		{"SELECT coalesce(n, 0), CASE WHEN b THEN 1 END, n::text, name AS \"Q\" FROM t", nil, []ResultColumn{
+			{"coalesce", Type{"int4", -1}}, {"case", Type{"int4", -1}}, {"n", Type{"text", -1}}, {"Q", Type{"varchar", 14}}}},
+		{"UPDATE t SET f = $1 RETURNING n AS x", []Type{{"float8", -1}}, []ResultColumn{{"x", Type{"int4", -1}}}},
+		{"SELECT 3000000000, 1::int2 + 1::int2, n + f FROM t", nil, []ResultColumn{{"?column?", Type{"int8", -1}}, {"?column?", Type{"int2", -1}}, {"?column?", Type{"float8", -1}}}},
+	}
+	for _, c := range cases {
+		tr, err := Translate(c.sql, testCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if !reflect.DeepEqual(tr.Params, c.params) || !reflect.DeepEqual(tr.Columns, c.cols) {
+			t.Errorf("%s\n got params %v columns %v\nwant params %v columns %v", c.sql, tr.Params, tr.Columns, c.params, c.cols)
+		}
+	}
+}
+
+// TestTranslateDeterministic: the same text on the same schema gives the
+// same translation, every time.
+func TestTranslateDeterministic(t *testing.T) {
+	sql := "SELECT t.n, count(*), max(name) FROM t JOIN child c ON c.id = t.n WHERE t.name ILIKE $1 GROUP BY t.n HAVING count(*) > 1 ORDER BY 2 DESC, 1 LIMIT $2"
+	first, err := Translate(sql, testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		again, err := Translate(sql, testCatalog)
+		if err != nil || !reflect.DeepEqual(first, again) {
+			t.Fatalf("translation %d differs: %v %+v vs %+v", i, err, again, first)
+		}
+	}
+}
+
+// TestDeclaredTypesRoundTrip: every supported type reads back from the
+// declared type CREATE TABLE writes.
+func TestDeclaredTypesRoundTrip(t *testing.T) {
+	for name := range declared {
+		typ := Type{Name: name, Typmod: -1}
+		if name == "varchar" {
+			typ.Typmod = 24
+		}
+		got, ok := ParseDeclaredType(DeclaredType(typ))
+		if !ok || got != typ {
+			t.Errorf("%s: declared %q reads back as %v %v", name, DeclaredType(typ), got, ok)
+		}
+	}
+	if _, ok := ParseDeclaredType("INTEGER"); ok {
+		t.Error("a declared type the dialect did not write must not read back")
+	}
+}
