@@ -256,6 +256,11 @@ func (e *liteEngine) run(st translated) outcome {
 	if st.err != nil {
 		return outcome{Code: liteSQLState(st.err), Message: st.err.Error()}
 	}
+	args, err := paramValues(st.tr, st.args)
+	if err != nil {
+		return outcome{Code: liteSQLState(err), Message: err.Error()}
+	}
+	st.args = args
 	if err := e.conn.Exec("SAVEPOINT difftest"); err != nil {
 		return outcome{Code: liteSQLState(err), Message: err.Error()}
 	}
@@ -317,6 +322,24 @@ func (e *liteEngine) runOne(sql string, args []any, tr *pgdialect.Translation, l
 	}
 	if e.conn.TotalChanges() != before && !tr.DDL {
 		out.Affected = e.conn.Changes()
+	}
+	return out, nil
+}
+
+// paramValues converts arguments with pgruntime.Param to the values the
+// translation binds, as a node does: by the placeholders' PostgreSQL
+// types.
+func paramValues(tr *pgdialect.Translation, args []any) ([]any, error) {
+	if len(args) != len(tr.Params) {
+		return nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(tr.Params))
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		v, err := pgruntime.Param(tr.Params[i], a)
+		if err != nil {
+			return nil, fmt.Errorf("argument $%d (%s): %w", i+1, tr.Params[i].Name, err)
+		}
+		out[i] = v
 	}
 	return out, nil
 }
