@@ -166,6 +166,9 @@ func (h *harness) runCase(c diffCase, context string) int {
 		}
 		if !ok && s.setup {
 			h.tally.unreached += len(c.stmts) - i - 1
+			if !strings.HasPrefix(c.name, "random ") {
+				h.t.Logf("case %q stops at its setup statement %s (refused): %s", c.name, s.where, firstLine(s.sql))
+			}
 			break
 		}
 		if found == 3 && !c.keepGoing {
