@@ -8,6 +8,10 @@ import (
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// datetimeRank orders the date and time types by PostgreSQL's implicit
+// casts: date to timestamp to timestamptz.
+var datetimeRank = map[string]int{"date": 1, "timestamp": 2, "timestamptz": 3}
+
 // commonType resolves the result type of CASE, COALESCE and set
 // operations as PostgreSQL does for the supported types: untyped values
 // take the others' type (all untyped: text), integers widen, integers and
@@ -26,6 +30,10 @@ func commonType(what string, vals []value) (Type, error) {
 			res = widerNum(res, v.typ)
 		case isText(res) && isText(v.typ):
 			res = tText
+		case datetimeRank[res.Name] > 0 && datetimeRank[v.typ.Name] > 0:
+			if datetimeRank[v.typ.Name] > datetimeRank[res.Name] {
+				res = v.typ
+			}
 		default:
 			return Type{}, pgError("42804", "%s types %s and %s cannot be matched", what, label(res), label(v.typ))
 		}
@@ -138,7 +146,7 @@ func (t *translator) subLink(s *pg_query.SubLink, sc *scope) (value, error) {
 		if len(q.cols) != 1 {
 			return value{}, pgError("42601", "subquery must return only one column")
 		}
-		return value{sql: "(" + q.sql + ")", typ: q.cols[0].Type, name: q.cols[0].Name}, nil
+		return value{sql: "(SELECT pg_single(q." + quoteIdent(q.cols[0].Name) + ") FROM (" + q.sql + ") AS q)", typ: q.cols[0].Type, name: q.cols[0].Name}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK:
 		return t.inSubquery(s, q, sc)
 	}

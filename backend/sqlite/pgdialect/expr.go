@@ -64,7 +64,7 @@ func constant(c *pg_query.A_Const) (value, error) {
 		if v.Boolval.GetBoolval() {
 			b = "1"
 		}
-		return value{sql: b, typ: tBool, name: "bool", weak: true}, nil
+		return value{sql: b, typ: tBool, name: "?column?"}, nil
 	}
 	return value{}, refuse("bit-string literals")
 }

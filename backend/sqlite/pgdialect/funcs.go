@@ -1,8 +1,19 @@
 package pgdialect
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
+
+// qualifiedName is a call's whole name, for a refusal.
+func qualifiedName(f *pg_query.FuncCall) string {
+	var parts []string
+	for _, n := range f.GetFuncname() {
+		parts = append(parts, strNode(n))
+	}
+	return strings.Join(parts, ".")
+}
 
 // funcName is a call's function name without the pg_catalog qualifier,
 // "" when qualified otherwise.
@@ -23,13 +34,18 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 	if f.GetOver() != nil {
 		return value{}, refuse("window functions (%s OVER)", name)
 	}
-	if f.GetAggFilter() != nil || len(f.GetAggOrder()) > 0 || f.GetAggWithinGroup() || f.GetFuncVariadic() {
-		return value{}, refuse("FILTER, ORDER BY, WITHIN GROUP or VARIADIC in the call of %s", name)
+	if name == "" {
+		return value{}, refuse("the function %s", qualifiedName(f))
+	}
+	if f.GetAggFilter() != nil || f.GetAggWithinGroup() || f.GetFuncVariadic() {
+		return value{}, refuse("FILTER, WITHIN GROUP or VARIADIC in the call of %s", name)
 	}
 	if agg, ok := aggregates[name]; ok {
+		// Every supported aggregate is insensitive to its input order, so
+		// an ORDER BY inside it (pggate adds one to sum) changes nothing.
 		return t.aggregate(name, agg, f, sc)
 	}
-	if f.GetAggStar() || f.GetAggDistinct() {
+	if f.GetAggStar() || f.GetAggDistinct() || len(f.GetAggOrder()) > 0 {
 		return value{}, pgError("42809", "%s is not an aggregate function", name)
 	}
 	if fn, ok := scalars[name]; ok {
@@ -248,10 +264,22 @@ func concatFunc(t *translator, args []value) (value, error) {
 }
 
 func absFunc(t *translator, args []value) (value, error) {
-	if len(args) != 1 || !isNum(args[0].typ) {
-		return value{}, refuse("this call of abs")
+	if len(args) != 1 {
+		return value{}, refuse("abs with %d arguments", len(args))
 	}
 	a := args[0]
+	if a.num != "" {
+		return value{}, refuse("numeric values (abs of %s)", a.num)
+	}
+	if a.untyped() {
+		var err error
+		if a, err = t.retype(a, tFloat8); err != nil {
+			return value{}, err
+		}
+	}
+	if !isNum(a.typ) {
+		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
+	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
 	}

@@ -68,9 +68,13 @@ func (t *translator) unify(l, r value) (value, value, error) {
 		if err == nil {
 			r, err = t.retype(r, tText)
 		}
-	case l.untyped() || (l.num != "" && isFloat(r.typ)):
+	case l.num != "" && isFloat(r.typ):
+		l, err = t.retype(l, tFloat8)
+	case r.num != "" && isFloat(l.typ):
+		r, err = t.retype(r, tFloat8)
+	case l.untyped():
 		l, err = t.retype(l, r.typ)
-	case r.untyped() || (r.num != "" && isFloat(l.typ)):
+	case r.untyped():
 		r, err = t.retype(r, l.typ)
 	}
 	if err == nil && (l.num != "" || r.num != "") {
@@ -121,6 +125,9 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if ls == "NULL" || rs == "NULL" {
+		return nullOf(tBool), nil
+	}
 	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
 }
 
@@ -167,6 +174,9 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	res := widerNum(l.typ, r.typ)
+	if isNullConst(l) || isNullConst(r) {
+		return nullOf(res), nil
+	}
 	if isInt(res) {
 		return value{sql: fmt.Sprintf("%s(%s, %s, %d)", intOps[op], l.sql, r.sql, intBits(res)), typ: res, name: "?column?"}, nil
 	}
@@ -228,3 +238,10 @@ func (t *translator) concat(l, r value) (value, error) {
 	}
 	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
 }
+
+// isNullConst reports a NULL constant (typed or not): PostgreSQL folds a
+// strict operator with a NULL constant operand to NULL at plan time,
+// without evaluating the other operand (which may fail on every row).
+func isNullConst(v value) bool { return v.null || v.sql == "NULL" }
+
+func nullOf(t Type) value { return value{sql: "NULL", typ: t, name: "?column?"} }

@@ -68,6 +68,9 @@ func (p selectParts) sql() string {
 }
 
 func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	keepNull := t.keepNull
+	t.keepNull = false
+	defer func() { t.keepNull = keepNull }()
 	var p selectParts
 	if err := distinctClause(s, &p); err != nil {
 		return query{}, err
@@ -88,7 +91,7 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 			return query{}, pgError("42803", "aggregate functions are not allowed in WHERE")
 		}
 	}
-	if err := t.grouped(s, sc, &p); err != nil {
+	if err := t.grouped(s, sc, &p, keepNull); err != nil {
 		return query{}, err
 	}
 	if p.limit, err = t.limitClause(s, sc); err != nil {
@@ -111,13 +114,16 @@ func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
 
 // grouped translates the target list, GROUP BY, HAVING and ORDER BY,
 // then refuses a grouped query's ungrouped columns (42803).
-func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) error {
+func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts, keepNull bool) error {
 	g := &grouping{}
 	sc.group = g
 	defer func() { sc.group = nil }()
 	var checks []groupCheck
 	note := func(v value) { checks = append(checks, groupCheck{v, g.bare, g.cols}); g.bare, g.cols = nil, nil }
-	if err := t.targetList(s.GetTargetList(), sc, p, note); err != nil {
+	t.keepNull = keepNull
+	err := t.targetList(s.GetTargetList(), sc, p, note)
+	t.keepNull = false
+	if err != nil {
 		return err
 	}
 	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
@@ -198,6 +204,9 @@ func (t *translator) outputValue(n *pg_query.Node, sc *scope) (value, error) {
 	}
 	if v.num != "" {
 		return value{}, refuse("numeric values (the literal %s)", v.num)
+	}
+	if v.null && t.keepNull {
+		return value{sql: "NULL", typ: tUnknown, name: v.name}, nil
 	}
 	if v.untyped() {
 		name := v.name

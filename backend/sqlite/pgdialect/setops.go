@@ -33,6 +33,13 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 	if err != nil {
 		return query{}, err
 	}
+	if !t.keepNull {
+		for i := range cols {
+			if cols[i].Type.Name == "unknown" {
+				cols[i].Type = tText
+			}
+		}
+	}
 	p := selectParts{cols: cols}
 	for _, c := range cols {
 		p.targetVals = append(p.targetVals, value{sql: quoteIdent(c.Name), typ: c.Type, name: c.Name})
@@ -52,7 +59,9 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 }
 
 func (t *translator) setArm(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	t.keepNull = true
 	q, err := t.selectQuery(s, parent)
+	t.keepNull = false
 	if err != nil {
 		return q, err
 	}
@@ -71,7 +80,7 @@ func setColumns(l, r []Column) ([]Column, error) {
 	}
 	out := make([]Column, len(l))
 	for i := range l {
-		typ, err := commonType("UNION", []value{{typ: l[i].Type}, {typ: r[i].Type}})
+		typ, err := setColumnType(l[i].Type, r[i].Type)
 		if err != nil {
 			return nil, err
 		}
@@ -81,4 +90,18 @@ func setColumns(l, r []Column) ([]Column, error) {
 		out[i] = Column{Name: l[i].Name, Type: typ}
 	}
 	return out, nil
+}
+
+// setColumnType is commonType for two arms' columns, where an untyped
+// NULL takes the other arm's type (both NULL: unknown, text at the top).
+func setColumnType(l, r Type) (Type, error) {
+	switch {
+	case l.Name == "unknown":
+		return r, nil
+	case r.Name == "unknown":
+		return l, nil
+	case datetimeRank[l.Name] > 0 && l != r:
+		return Type{}, refuse("set operations mixing date, timestamp and timestamptz")
+	}
+	return commonType("UNION", []value{{typ: l}, {typ: r}})
 }

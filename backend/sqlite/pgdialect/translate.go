@@ -18,6 +18,7 @@ type translator struct {
 
 	aggDepth int  // > 0 inside an aggregate's arguments
 	sawAgg   bool // the query being translated calls an aggregate
+	keepNull bool // a set operation's arm: a NULL target stays untyped
 }
 
 // refuse is the refusal of a construct the dialect does not support.

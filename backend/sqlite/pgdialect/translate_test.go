@@ -134,7 +134,7 @@ func TestTranslateParamsAndColumns(t *testing.T) {
 		{"SELECT name FROM t WHERE id = $2 AND n > $1", []Type{{"int4", -1}, {"int8", -1}}, []ResultColumn{{"name", Type{"varchar", 14}}}},
 		{"SELECT count(n), sum(n), min(name), 1::int8, 'a'::text, true FROM t", nil, []ResultColumn{
 			{"count", Type{"int8", -1}}, {"sum", Type{"int8", -1}}, {"min", Type{"text", -1}}, {"int8", Type{"int8", -1}},
-			{"text", Type{"text", -1}}, {"bool", Type{"bool", -1}}}},
+			{"text", Type{"text", -1}}, {"?column?", Type{"bool", -1}}}},
 		{"SELECT coalesce(n, 0), CASE WHEN b THEN 1 END, n::text, name AS \"Q\" FROM t", nil, []ResultColumn{
 			{"coalesce", Type{"int4", -1}}, {"case", Type{"int4", -1}}, {"n", Type{"text", -1}}, {"Q", Type{"varchar", 14}}}},
 		{"UPDATE t SET f = $1 RETURNING n AS x", []Type{{"float8", -1}}, []ResultColumn{{"x", Type{"int4", -1}}}},

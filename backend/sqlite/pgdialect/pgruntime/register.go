@@ -44,6 +44,9 @@ func Register(c *sqlite3.Conn) error {
 			return fmt.Errorf("register %s: %w", f.name, err)
 		}
 	}
+	if err := registerAggregates(c); err != nil {
+		return fmt.Errorf("register pg_single: %w", err)
+	}
 	return nil
 }
 

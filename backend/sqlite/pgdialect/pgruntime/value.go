@@ -2,6 +2,7 @@ package pgruntime
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 )
@@ -28,9 +29,9 @@ func Value(t pgdialect.Type, v any) (any, error) {
 	case "float4", "float8":
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			return floatValue(t, x), nil
 		case int64:
-			return float64(x), nil
+			return floatValue(t, float64(x)), nil
 		}
 	case "bytea":
 		switch x := v.(type) {
@@ -48,4 +49,18 @@ func Value(t pgdialect.Type, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("pgruntime: a %T value for a column of type %s", v, t.Name)
+}
+
+// floatValue is a float8 as it is, a float4 as the float64 its shortest
+// single-precision text reads as (0.1, not 0.10000000149011612), as a
+// client reading PostgreSQL's float4 output gets it.
+func floatValue(t pgdialect.Type, f float64) float64 {
+	if t.Name != "float4" {
+		return f
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+	if err != nil {
+		return f
+	}
+	return r
 }
