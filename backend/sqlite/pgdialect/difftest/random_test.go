@@ -48,6 +48,7 @@ type column struct {
 type table struct {
 	name string
 	cols []column
+	pk   bool // cols[0] is the primary key
 }
 
 // gen generates one random case: SQLancer-style, a schema, rows, and
@@ -90,6 +91,7 @@ func (g *gen) schema() {
 			switch {
 			case j == 0 && c.kind == kInt && g.chance(0.4):
 				def += " PRIMARY KEY"
+				t.pk = true
 			case g.chance(0.15):
 				def += " NOT NULL"
 			case g.chance(0.1):
@@ -423,13 +425,41 @@ func (g *gen) selectSubquery(a, b table) string {
 
 func (g *gen) write(t table) string {
 	sc := t.scope(t.name)
-	if g.chance(0.3) {
+	switch {
+	case g.chance(0.25):
 		return "DELETE FROM " + t.name + g.where(sc)
+	case g.chance(0.3):
+		return g.insert(t)
 	}
 	c := t.cols[g.pick(len(t.cols))]
 	sql := "UPDATE " + t.name + " SET " + c.name + " = " + g.expr(c.kind, sc, 2) + g.where(sc)
 	if g.chance(0.3) {
 		sql += " RETURNING " + sc[g.pick(len(sc))].name
+	}
+	return sql
+}
+
+// insert is an INSERT of literal values or of a SELECT from the table
+// itself, with ON CONFLICT on the key now and then.
+func (g *gen) insert(t table) string {
+	sql := "INSERT INTO " + t.name
+	if g.chance(0.4) {
+		sql += " SELECT * FROM " + t.name + g.where(t.scope(t.name))
+	} else {
+		vals := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			vals[i] = g.literalOrNull(c.kind)
+		}
+		sql += " VALUES (" + strings.Join(vals, ", ") + ")"
+	}
+	if t.pk && g.chance(0.6) {
+		c := t.cols[g.pick(len(t.cols))]
+		sql += []string{" ON CONFLICT DO NOTHING", " ON CONFLICT (c0) DO NOTHING",
+			" ON CONFLICT (c0) DO UPDATE SET " + c.name + " = EXCLUDED." + c.name,
+			" ON CONFLICT (c0) DO UPDATE SET " + c.name + " = " + g.expr(c.kind, t.scope(t.name), 1)}[g.pick(4)]
+	}
+	if g.chance(0.3) {
+		sql += " RETURNING *"
 	}
 	return sql
 }
