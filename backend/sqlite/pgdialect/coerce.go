@@ -29,13 +29,45 @@ func label(t Type) string {
 // expressions through pgruntime's pg_cast/pg_assign where the stored value
 // changes.
 func (t *translator) coerce(v value, to Type, ctx pgconv.Context) (string, error) {
+	out, err := t.coerceValue(v, to, ctx)
+	return out.sql, err
+}
+
+// coerceValue is coerce keeping a constant's value: a constant converts
+// now, with the error PostgreSQL raises when it folds it at plan time.
+func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, error) {
+	switch {
+	case v.null:
+		return constOf(nil, to, v.name), nil
+	case v.lit != nil:
+		return t.fold(*v.lit, "unknown", to, ctx)
+	case v.num != "":
+		return numericValue(v.num, to)
+	case v.isConst && t.noFold == 0:
+		if err := castAllowed(v.typ, to, ctx); err != nil {
+			return value{}, err
+		}
+		return t.fold(v.konst, v.typ.Name, to, ctx)
+	}
+	sql, err := t.coerceExpr(v, to, ctx)
+	return value{sql: sql, typ: to, name: v.name}, err
+}
+
+// fold converts a constant now (a literal's input function, a constant's
+// cast) as PostgreSQL's planner does.
+func (t *translator) fold(konst any, from string, to Type, ctx pgconv.Context) (value, error) {
+	out, err := pgconv.Convert(konst, from, to.Name, to.Typmod, ctx)
+	if err != nil {
+		return value{}, convError(err)
+	}
+	return constOf(out, to, "?column?"), nil
+}
+
+// coerceExpr converts a non-constant expression.
+func (t *translator) coerceExpr(v value, to Type, ctx pgconv.Context) (string, error) {
 	switch {
 	case v.null:
 		return "NULL", nil
-	case v.lit != nil:
-		return literalAs(*v.lit, "unknown", to, ctx)
-	case v.num != "":
-		return numericAs(v.num, to)
 	case v.param != 0:
 		if err := t.param(v.param, to); err != nil {
 			return "", err
@@ -48,20 +80,28 @@ func (t *translator) coerce(v value, to Type, ctx pgconv.Context) (string, error
 	return t.coerceTyped(v, to, ctx)
 }
 
-// coerceTyped converts a typed expression.
-func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, error) {
-	need, ok := pgconv.CastContext(v.typ.Name, to.Name)
+// castAllowed checks that PostgreSQL casts from to to in context ctx.
+func castAllowed(from, to Type, ctx pgconv.Context) error {
+	need, ok := pgconv.CastContext(from.Name, to.Name)
 	if !ok && ctx == ctxExplicit {
-		if v.typ.Name == "numeric" || to.Name == "text" || to.Name == "varchar" {
-			return "", refuse("the cast from %s to %s", label(v.typ), label(to))
+		if from.Name == "numeric" || to.Name == "text" || to.Name == "varchar" {
+			return refuse("the cast from %s to %s", label(from), label(to))
 		}
-		return "", pgError("42846", "cannot cast type %s to %s", label(v.typ), label(to))
+		return pgError("42846", "cannot cast type %s to %s", label(from), label(to))
 	}
 	if !ok || need > ctx {
 		if ctx == ctxAssignment {
-			return "", pgError("42804", "expression is of type %s but the target is of type %s", label(v.typ), label(to))
+			return pgError("42804", "expression is of type %s but the target is of type %s", label(from), label(to))
 		}
-		return "", pgError("42846", "cannot cast type %s to %s implicitly", label(v.typ), label(to))
+		return pgError("42846", "cannot cast type %s to %s implicitly", label(from), label(to))
+	}
+	return nil
+}
+
+// coerceTyped converts a typed expression.
+func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, error) {
+	if err := castAllowed(v.typ, to, ctx); err != nil {
+		return "", err
 	}
 	switch {
 	case v.typ == to && (to.Name != "varchar" || ctx == ctxImplicit):
@@ -88,16 +128,6 @@ func runtimeCast(sql string, from, to Type, ctx pgconv.Context) string {
 		return sql
 	}
 	return fmt.Sprintf("%s(%s, '%s', '%s', %d)", fn, sql, from.Name, to.Name, to.Typmod)
-}
-
-// literalAs converts an untyped string literal to type to now, with
-// PostgreSQL's input errors, and renders the SQLite literal.
-func literalAs(s, from string, to Type, ctx pgconv.Context) (string, error) {
-	v, err := pgconv.Convert(s, from, to.Name, to.Typmod, ctx)
-	if err != nil {
-		return "", convError(err)
-	}
-	return renderLiteral(v), nil
 }
 
 // convError turns a pgconv error into the translation's.
@@ -143,35 +173,36 @@ func renderFloat(f float64) string {
 	return s
 }
 
-// numericAs converts a numeric literal (1.5) to an integer or float type;
-// numeric itself is not supported.
-func numericAs(s string, to Type) (string, error) {
+// numericValue converts a numeric literal (1.5) to an integer or float
+// type; numeric itself is not supported.
+func numericValue(s string, to Type) (value, error) {
 	switch {
 	case isFloat(to):
 		v, err := pgconv.FromText(s, to.Name)
 		if err != nil {
-			return "", convError(err)
+			return value{}, convError(err)
 		}
-		return renderLiteral(v), nil
+		return constOf(v, to, "?column?"), nil
 	case isInt(to):
 		r, ok := new(big.Rat).SetString(s)
 		if !ok {
-			return "", refuse("the numeric literal %s", s)
+			return value{}, refuse("the numeric literal %s", s)
 		}
-		return roundNumeric(r, to)
+		i, err := roundNumeric(r, to)
+		return constOf(i, to, "?column?"), err
 	}
-	return "", refuse("numeric values (the literal %s as %s)", s, label(to))
+	return value{}, refuse("numeric values (the literal %s as %s)", s, label(to))
 }
 
 // roundNumeric rounds half away from zero, as numeric to integer casts do.
-func roundNumeric(r *big.Rat, to Type) (string, error) {
+func roundNumeric(r *big.Rat, to Type) (int64, error) {
 	half := big.NewRat(1, 2)
 	if r.Sign() < 0 {
 		half.Neg(half)
 	}
 	q := new(big.Int).Quo(new(big.Rat).Add(r, half).Num(), new(big.Rat).Add(r, half).Denom())
 	if !q.IsInt64() || pgconv.CheckInt(to.Name, q.Int64()) != nil {
-		return "", convError(pgconv.OutOfRange(to.Name))
+		return 0, convError(pgconv.OutOfRange(to.Name))
 	}
-	return q.String(), nil
+	return q.Int64(), nil
 }

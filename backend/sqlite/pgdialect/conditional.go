@@ -67,18 +67,32 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	}
 	var conds []string
 	var results []value
+	outer := t.noFold
+	dead := outer // > outer once an arm folded to true: the rest is dropped
+	defer func() { t.noFold = outer }()
 	for _, w := range c.GetArgs() {
 		cw := w.GetCaseWhen()
 		cond, err := t.whenCondition(subject, c.GetArg() != nil, cw.GetExpr(), sc)
 		if err != nil {
 			return value{}, err
 		}
+		// PostgreSQL drops an arm whose condition folds to false or NULL
+		// (its result is never folded) and every arm after one that
+		// folds to true.
+		t.noFold = dead
+		if cond == "0" || cond == "NULL" {
+			t.noFold++
+		}
 		r, err := t.expr(cw.GetResult(), sc)
 		if err != nil {
 			return value{}, err
 		}
+		if cond == "1" {
+			dead++
+		}
 		conds, results = append(conds, cond), append(results, r)
 	}
+	t.noFold = dead
 	def := value{sql: "NULL", typ: tUnknown, null: true}
 	if c.GetDefresult() != nil {
 		if def, err = t.expr(c.GetDefresult(), sc); err != nil {
@@ -115,9 +129,19 @@ func (t *translator) whenCondition(subject value, simple bool, n *pg_query.Node,
 }
 
 func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error) {
-	vals, err := t.args(c.GetArgs(), sc)
-	if err != nil {
-		return value{}, err
+	var vals []value
+	saved := t.noFold
+	defer func() { t.noFold = saved }()
+	for _, n := range c.GetArgs() {
+		v, err := t.expr(n, sc)
+		if err != nil {
+			return value{}, err
+		}
+		// PostgreSQL does not fold the arguments after a non-NULL constant.
+		if v.isConst && v.konst != nil || v.lit != nil || v.num != "" {
+			t.noFold++
+		}
+		vals = append(vals, v)
 	}
 	typ, err := commonType("COALESCE", vals)
 	if err != nil {

@@ -11,6 +11,12 @@ type References interface {
 	ReferencedBy(table string) []string
 }
 
+// Indexes is an optional interface of a Catalog: whether an index of
+// that exact name exists (DROP INDEX 42704, CREATE INDEX 42P07).
+type Indexes interface {
+	HasIndex(name string) bool
+}
+
 func (t *translator) createTable(c *pg_query.CreateStmt) error {
 	switch {
 	case len(c.GetInhRelations()) > 0 || c.GetPartbound() != nil || c.GetPartspec() != nil || c.GetOfTypename() != nil:

@@ -60,7 +60,8 @@ func (t *translator) returning(items []*pg_query.Node, sc *scope) (string, error
 // assign converts v to column c's type with PostgreSQL's assignment cast.
 func (t *translator) assign(v value, c Column) (string, error) {
 	if v.num != "" {
-		return numericAs(v.num, c.Type)
+		n, err := numericValue(v.num, c.Type)
+		return n.sql, err
 	}
 	sql, err := t.coerce(v, c.Type, ctxAssignment)
 	if errIs(err, "42804") {

@@ -38,6 +38,13 @@ func (t *translator) drop(d *pg_query.DropStmt) error {
 			return err
 		}
 	}
+	if ix, ok := t.cat.(Indexes); ok && kind == "INDEX" && !d.GetMissingOk() {
+		for _, n := range names {
+			if !ix.HasIndex(n) {
+				return pgError("42704", "index %q does not exist", n)
+			}
+		}
+	}
 	for _, n := range names {
 		t.out.Statements = append(t.out.Statements, "DROP "+kind+" "+ifExists+quoteIdent(n))
 	}
@@ -82,6 +89,9 @@ func (t *translator) createIndex(ix *pg_query.IndexStmt) error {
 	cols, err := t.tableName(ix.GetRelation())
 	if err != nil {
 		return err
+	}
+	if k, ok := t.cat.(Indexes); ok && k.HasIndex(ix.GetIdxname()) && !ix.GetIfNotExists() {
+		return pgError("42P07", "relation %q already exists", ix.GetIdxname())
 	}
 	var keys []string
 	for _, p := range ix.GetIndexParams() {

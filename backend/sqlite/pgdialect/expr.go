@@ -45,7 +45,7 @@ func constant(c *pg_query.A_Const) (value, error) {
 	}
 	switch v := c.GetVal().(type) {
 	case *pg_query.A_Const_Ival:
-		return value{sql: strconv.Itoa(int(v.Ival.GetIval())), typ: tInt4, name: "?column?"}, nil
+		return constOf(int64(v.Ival.GetIval()), tInt4, "?column?"), nil
 	case *pg_query.A_Const_Fval:
 		s := v.Fval.GetFval()
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -53,18 +53,18 @@ func constant(c *pg_query.A_Const) (value, error) {
 			if int64(int32(i)) == i {
 				typ = tInt4
 			}
-			return value{sql: strconv.FormatInt(i, 10), typ: typ, name: "?column?"}, nil
+			return constOf(i, typ, "?column?"), nil
 		}
 		return value{sql: s, typ: tNumeric, num: s, name: "?column?"}, nil
 	case *pg_query.A_Const_Sval:
 		s := v.Sval.GetSval()
 		return value{sql: quoteString(s), typ: tUnknown, lit: &s, name: "?column?"}, nil
 	case *pg_query.A_Const_Boolval:
-		b := "0"
+		b := int64(0)
 		if v.Boolval.GetBoolval() {
-			b = "1"
+			b = 1
 		}
-		return value{sql: b, typ: tBool, name: "?column?"}, nil
+		return constOf(b, tBool, "?column?"), nil
 	}
 	return value{}, refuse("bit-string literals")
 }
@@ -90,11 +90,11 @@ func (t *translator) typeCast(c *pg_query.TypeCast, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	sql, err := t.coerce(v, to, ctxExplicit)
+	out, err := t.coerceValue(v, to, ctxExplicit)
 	if err != nil {
 		return value{}, err
 	}
-	out := value{sql: sql, typ: to, name: v.name}
+	out.name, out.weak = v.name, false
 	if v.name == "?column?" || v.weak || v.lit != nil || v.null {
 		out.name, out.weak = castName(to), true
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
 
 // aExpr translates operator expressions.
@@ -89,11 +91,9 @@ func (t *translator) retype(v value, typ Type) (value, error) {
 	if typ.Name == "varchar" || typ.Name == "unknown" {
 		typ = tText
 	}
-	sql, err := t.coerce(v, typ, ctxImplicit)
-	if err != nil {
-		return value{}, err
-	}
-	return value{sql: sql, typ: typ, name: v.name}, nil
+	out, err := t.coerceValue(v, typ, ctxImplicit)
+	out.name = v.name
+	return out, err
 }
 
 // comparable reports whether PostgreSQL has a comparison between the two
@@ -177,6 +177,9 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 	if isNullConst(l) || isNullConst(r) {
 		return nullOf(res), nil
 	}
+	if l.isConst && r.isConst && t.noFold == 0 {
+		return foldArithmetic(op, l, r, res)
+	}
 	if isInt(res) {
 		return value{sql: fmt.Sprintf("%s(%s, %s, %d)", intOps[op], l.sql, r.sql, intBits(res)), typ: res, name: "?column?"}, nil
 	}
@@ -201,6 +204,9 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 	}
 	if op == "+" {
 		return value{sql: v.sql, typ: v.typ, name: "?column?"}, nil
+	}
+	if v.isConst && t.noFold == 0 {
+		return foldArithmetic("-", constOf(int64(0), v.typ, ""), v, Type{Name: v.typ.Name, Typmod: -1})
 	}
 	if isInt(v.typ) {
 		return value{sql: fmt.Sprintf("pg_int_sub(0, %s, %d)", v.sql, intBits(v.typ)), typ: v.typ, name: "?column?"}, nil
@@ -245,3 +251,33 @@ func (t *translator) concat(l, r value) (value, error) {
 func isNullConst(v value) bool { return v.null || v.sql == "NULL" }
 
 func nullOf(t Type) value { return value{sql: "NULL", typ: t, name: "?column?"} }
+
+// foldArithmetic computes an operator on two constants now, as
+// PostgreSQL's planner does (its errors raised whatever the rows).
+func foldArithmetic(op string, l, r value, res Type) (value, error) {
+	if l.konst == nil || r.konst == nil {
+		return nullOf(res), nil
+	}
+	if isInt(res) {
+		out, err := pgconv.IntOp(op[0], l.konst.(int64), r.konst.(int64), res.Name)
+		if err != nil {
+			return value{}, convError(err)
+		}
+		return constOf(out, res, "?column?"), nil
+	}
+	if _, ok := floatOps[op]; !ok {
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
+	out, err := pgconv.FloatOp(op[0], asFloat(l.konst), asFloat(r.konst), res.Name == "float4")
+	if err != nil {
+		return value{}, convError(err)
+	}
+	return constOf(out, res, "?column?"), nil
+}
+
+func asFloat(v any) float64 {
+	if i, ok := v.(int64); ok {
+		return float64(i)
+	}
+	return v.(float64)
+}

@@ -40,6 +40,14 @@ type value struct {
 	param int32   // a bare placeholder (typ unknown until context types it)
 	null  bool    // the NULL literal
 	weak  bool    // name comes from a cast: an outer cast renames it
+
+	isConst bool // a constant PostgreSQL folds at plan time
+	konst   any  // its stored value (nil, int64, float64, string, []byte)
+}
+
+// constOf is a typed constant's value.
+func constOf(konst any, typ Type, name string) value {
+	return value{sql: renderLiteral(konst), typ: typ, name: name, isConst: true, konst: konst}
 }
 
 // untyped reports whether v still takes its type from its context.

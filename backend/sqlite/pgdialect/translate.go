@@ -19,6 +19,7 @@ type translator struct {
 	aggDepth int  // > 0 inside an aggregate's arguments
 	sawAgg   bool // the query being translated calls an aggregate
 	keepNull bool // a set operation's arm: a NULL target stays untyped
+	noFold   int  // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
 
 // refuse is the refusal of a construct the dialect does not support.

@@ -22,7 +22,10 @@ type catalog struct {
 // write.
 func NewCatalog(c *sqlite3.Conn) pgdialect.Catalog { return &catalog{c: c} }
 
-var _ pgdialect.References = (*catalog)(nil)
+var (
+	_ pgdialect.References = (*catalog)(nil)
+	_ pgdialect.Indexes    = (*catalog)(nil)
+)
 
 // Columns implements pgdialect.Catalog. Names match exactly (SQLite's own
 // lookup folds ASCII case; PostgreSQL's quoted names do not).
@@ -71,4 +74,17 @@ func (k *catalog) ReferencedBy(table string) []string {
 		return []string{"(unreadable schema)"}
 	}
 	return out
+}
+
+// HasIndex implements pgdialect.Indexes.
+func (k *catalog) HasIndex(name string) bool {
+	st, _, err := k.c.Prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1`)
+	if err != nil {
+		return false
+	}
+	defer st.Close()
+	if st.BindText(1, name) != nil {
+		return false
+	}
+	return st.Step()
 }

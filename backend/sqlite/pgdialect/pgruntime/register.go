@@ -16,11 +16,11 @@ var functions = []struct {
 	args int
 	fn   sqlite3.ScalarFunction
 }{
-	{"pg_int_add", 3, intOp(addInt)},
-	{"pg_int_sub", 3, intOp(subInt)},
-	{"pg_int_mul", 3, intOp(mulInt)},
-	{"pg_int_div", 3, intOp(divInt)},
-	{"pg_int_mod", 3, intOp(modInt)},
+	{"pg_int_add", 3, intOp('+')},
+	{"pg_int_sub", 3, intOp('-')},
+	{"pg_int_mul", 3, intOp('*')},
+	{"pg_int_div", 3, intOp('/')},
+	{"pg_int_mod", 3, intOp('%')},
 	{"pg_int_abs", 2, intAbs},
 	{"pg_float_add", 3, floatOp('+')},
 	{"pg_float_sub", 3, floatOp('-')},
