@@ -32,9 +32,19 @@
 // PostgreSQL SQL), the accepted statements of the PostgreSQL gate's corpus
 // (backend/postgres/pggate/testdata/corpus.json), and a seeded random
 // generator (random schema, rows, queries with WHERE, ORDER BY, GROUP BY,
-// aggregates and joins) that runs for RELCHAIN_DIFF_SECONDS (default 15)
+// aggregates, joins, set operations, subqueries, INSERT … ON CONFLICT,
+// UPDATE and DELETE) that runs for RELCHAIN_DIFF_SECONDS (default 15)
 // from RELCHAIN_DIFF_SEED (default: the clock; printed at the start and
-// with every failure). `make test-dialect-diff` runs it for 300 seconds.
+// with every failure, with the case number: RELCHAIN_DIFF_CASE=k replays
+// case k alone). Its schemas use only the column types whose CREATE TABLE
+// the translator accepts (the others are logged). `make
+// test-dialect-diff` runs it for 300 seconds.
+//
+// On PostgreSQL, relchain's own schema is installed once (by opening the
+// PostgreSQL backend), since the gate's rewrites call its functions
+// (relchain.clock_guard); arguments are sent as the PostgreSQL backend
+// sends them (int64 as int8, float64 as float8, bool, bytea; strings and
+// NULL untyped) and, on SQLite, converted by pgruntime.Param.
 //
 // The tests need PostgreSQL: the server named by RELCHAIN_TEST_PG, or with
 // RELCHAIN_DIFF_PG=private a private cluster (package
