@@ -111,7 +111,12 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	for i, cond := range conds {
 		sql += " WHEN " + cond + " THEN " + outs[i]
 	}
-	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: "case"}, nil
+	name := "case"
+	if def.name != "" && def.name != "?column?" && !def.weak {
+		name = def.name // PostgreSQL names a CASE after its ELSE result
+	}
+	// A CASE's name is weak in PostgreSQL (an outer cast renames it).
+	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name, weak: true}, nil
 }
 
 // whenCondition is a WHEN's test: a condition, or subject = expr in the

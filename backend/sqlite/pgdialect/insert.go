@@ -16,11 +16,12 @@ func (t *translator) insert(ins *pg_query.InsertStmt) error {
 	if err != nil {
 		return err
 	}
-	if len(ins.GetCols()) == 0 {
+	explicit := len(ins.GetCols()) > 0
+	if !explicit {
 		cols = implicitColumns(ins.GetSelectStmt().GetSelectStmt(), cols)
 	}
 	sql := "INSERT INTO " + tg.sql()
-	body, rows, err := t.insertBody(ins.GetSelectStmt(), cols)
+	body, rows, err := t.insertBody(ins.GetSelectStmt(), cols, explicit)
 	if err != nil {
 		return err
 	}
@@ -66,8 +67,8 @@ func implicitColumns(s *pg_query.SelectStmt, cols []Column) []Column {
 	if v := s.GetValuesLists(); len(v) > 0 {
 		n = len(v[0].GetList().GetItems())
 	}
-	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || n == 0 || n > len(cols) {
-		return cols
+	if len(s.GetValuesLists()) == 0 || n > len(cols) {
+		return cols // a SELECT's width is known once it is translated
 	}
 	return cols[:n]
 }
@@ -83,13 +84,13 @@ func columnList(cols []Column) string {
 // insertBody translates the column list and VALUES, SELECT or DEFAULT
 // VALUES, with each value assigned to its column's type; rows is the number of VALUES rows (-1
 // for a SELECT).
-func (t *translator) insertBody(n *pg_query.Node, cols []Column) (string, int, error) {
+func (t *translator) insertBody(n *pg_query.Node, cols []Column, explicit bool) (string, int, error) {
 	s := n.GetSelectStmt()
 	if n == nil {
 		return " DEFAULT VALUES", 1, nil
 	}
 	if len(s.GetValuesLists()) == 0 {
-		return t.insertSelect(s, cols)
+		return t.insertSelect(s, cols, explicit)
 	}
 	if len(s.GetValuesLists()) == 1 {
 		return t.singleRow(s.GetValuesLists()[0].GetList().GetItems(), cols)
@@ -156,10 +157,13 @@ func (t *translator) valuesRow(items []*pg_query.Node, cols []Column, nrows int)
 // insertSelect translates INSERT ... SELECT: the query becomes a subquery
 // whose columns are assigned (and SQLite's UPSERT parsing ambiguity is
 // avoided with WHERE true).
-func (t *translator) insertSelect(s *pg_query.SelectStmt, cols []Column) (string, int, error) {
+func (t *translator) insertSelect(s *pg_query.SelectStmt, cols []Column, explicit bool) (string, int, error) {
 	q, err := t.selectQuery(s, nil)
 	if err != nil {
 		return "", 0, err
+	}
+	if !explicit && len(q.cols) < len(cols) {
+		cols = cols[:len(q.cols)]
 	}
 	if len(q.cols) > len(cols) {
 		return "", 0, pgError("42601", "INSERT has more expressions than target columns")

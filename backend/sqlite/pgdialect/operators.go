@@ -199,7 +199,10 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 	if err != nil {
 		return value{}, err
 	}
-	if v.untyped() || v.num != "" || !isNum(v.typ) || (op != "-" && op != "+") {
+	if v.untyped() {
+		return value{}, pgError("42725", "operator is not unique: %s unknown", op)
+	}
+	if v.num != "" || !isNum(v.typ) || (op != "-" && op != "+") {
 		return value{}, refuse("the prefix operator %s on %s", op, label(v.typ))
 	}
 	if op == "+" {

@@ -55,6 +55,7 @@ type selectParts struct {
 	distinct, targets, from, where, group, having, order, limit string
 	cols                                                        []Column
 	targetVals                                                  []value
+	arm                                                         *armHints
 }
 
 func (p selectParts) sql() string {
@@ -68,9 +69,9 @@ func (p selectParts) sql() string {
 }
 
 func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query, error) {
-	keepNull := t.keepNull
-	t.keepNull = false
-	defer func() { t.keepNull = keepNull }()
+	arm := t.arm
+	t.arm = nil
+	defer func() { t.arm = arm }()
 	var p selectParts
 	if err := distinctClause(s, &p); err != nil {
 		return query{}, err
@@ -83,15 +84,8 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 	savedAgg := t.sawAgg
 	defer func() { t.sawAgg = savedAgg }()
 	t.sawAgg = false
-	if s.GetWhereClause() != nil {
-		if p.where, err = t.condition(s.GetWhereClause(), sc, "WHERE"); err != nil {
-			return query{}, err
-		}
-		if t.sawAgg {
-			return query{}, pgError("42803", "aggregate functions are not allowed in WHERE")
-		}
-	}
-	if err := t.grouped(s, sc, &p, keepNull); err != nil {
+	p.arm = arm
+	if err := t.grouped(s, sc, &p); err != nil {
 		return query{}, err
 	}
 	if p.limit, err = t.limitClause(s, sc); err != nil {
@@ -112,21 +106,19 @@ func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
 	return nil
 }
 
-// grouped translates the target list, GROUP BY, HAVING and ORDER BY,
-// then refuses a grouped query's ungrouped columns (42803).
-func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts, keepNull bool) error {
+// grouped translates the target list, WHERE, HAVING, ORDER BY and GROUP
+// BY (in PostgreSQL's order of analysis, so the first error is its
+// first), then refuses a grouped query's ungrouped columns (42803).
+func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) error {
 	g := &grouping{}
 	sc.group = g
 	defer func() { sc.group = nil }()
 	var checks []groupCheck
 	note := func(v value) { checks = append(checks, groupCheck{v, g.bare, g.cols}); g.bare, g.cols = nil, nil }
-	t.keepNull = keepNull
-	err := t.targetList(s.GetTargetList(), sc, p, note)
-	t.keepNull = false
-	if err != nil {
+	if err := t.targetList(s.GetTargetList(), sc, p, note); err != nil {
 		return err
 	}
-	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
+	if err := t.whereClause(s.GetWhereClause(), sc, p); err != nil {
 		return err
 	}
 	if s.GetHavingClause() != nil {
@@ -138,6 +130,9 @@ func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts, 
 		note(value{sql: h})
 	}
 	if err := t.orderClause(s.GetSortClause(), sc, p, note); err != nil {
+		return err
+	}
+	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
 		return err
 	}
 	if len(g.keys) == 0 && !t.sawAgg && p.having == "" {
@@ -176,7 +171,7 @@ func (t *translator) targetList(targets []*pg_query.Node, sc *scope, p *selectPa
 			}
 			continue
 		}
-		v, err := t.outputValue(rt.GetVal(), sc)
+		v, err := t.targetValue(rt.GetVal(), sc, p.arm, len(p.cols))
 		if err != nil {
 			return err
 		}
@@ -204,9 +199,6 @@ func (t *translator) outputValue(n *pg_query.Node, sc *scope) (value, error) {
 	}
 	if v.num != "" {
 		return value{}, refuse("numeric values (the literal %s)", v.num)
-	}
-	if v.null && t.keepNull {
-		return value{sql: "NULL", typ: tUnknown, name: v.name}, nil
 	}
 	if v.untyped() {
 		name := v.name
@@ -251,4 +243,43 @@ func expandStar(alias string, sc *scope) ([]value, error) {
 		return nil, pgError("42601", "SELECT * with no tables specified is not valid")
 	}
 	return out, nil
+}
+
+// whereClause translates WHERE, where an aggregate is 42803.
+func (t *translator) whereClause(n *pg_query.Node, sc *scope, p *selectParts) error {
+	if n == nil {
+		return nil
+	}
+	saved, g := t.sawAgg, sc.group
+	t.sawAgg, sc.group = false, nil
+	defer func() { t.sawAgg, sc.group = saved, g }()
+	var err error
+	if p.where, err = t.condition(n, sc, "WHERE"); err != nil {
+		return err
+	}
+	if t.sawAgg {
+		return pgError("42803", "aggregate functions are not allowed in WHERE")
+	}
+	return nil
+}
+
+// targetValue translates a target; in a set operation's arm an untyped
+// one takes the type resolved for its column, or stays untyped.
+func (t *translator) targetValue(n *pg_query.Node, sc *scope, arm *armHints, pos int) (value, error) {
+	if arm == nil {
+		return t.outputValue(n, sc)
+	}
+	v, err := t.expr(n, sc)
+	if err != nil || !v.untyped() {
+		return v, err
+	}
+	if pos < len(arm.types) && arm.types[pos].Name != "" && arm.types[pos].Name != "unknown" {
+		out, err := t.coerceValue(v, arm.types[pos], ctxImplicit)
+		out.name = v.name
+		return out, err
+	}
+	if v.param != 0 {
+		return t.outputValue(n, sc)
+	}
+	return value{sql: v.sql, typ: tUnknown, name: v.name}, nil
 }

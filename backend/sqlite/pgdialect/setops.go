@@ -21,23 +21,16 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 		}
 		op = " UNION ALL "
 	}
-	l, err := t.setArm(s.GetLarg(), parent)
+	// A nested set operation resolves its own columns first, as
+	// PostgreSQL does bottom-up: ('x' UNION 'y') is text.
+	t.arm = nil
+	l, r, cols, err := t.setArms(s, parent)
 	if err != nil {
 		return query{}, err
 	}
-	r, err := t.setArm(s.GetRarg(), parent)
-	if err != nil {
-		return query{}, err
-	}
-	cols, err := setColumns(l.cols, r.cols)
-	if err != nil {
-		return query{}, err
-	}
-	if !t.keepNull {
-		for i := range cols {
-			if cols[i].Type.Name == "unknown" {
-				cols[i].Type = tText
-			}
+	for i := range cols {
+		if cols[i].Type.Name == "unknown" {
+			cols[i].Type = tText
 		}
 	}
 	p := selectParts{cols: cols}
@@ -58,10 +51,49 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 	return query{sql: sql + p.limit, cols: cols}, nil
 }
 
-func (t *translator) setArm(s *pg_query.SelectStmt, parent *scope) (query, error) {
-	t.keepNull = true
+// setArms translates both arms and resolves the columns' types; when an
+// arm had untyped targets (NULL, 'a') that the other arm types, the arms
+// are translated again with the resolved types (PostgreSQL coerces the
+// untyped value to the column's type, with its input errors).
+func (t *translator) setArms(s *pg_query.SelectStmt, parent *scope) (query, query, []Column, error) {
+	var hints *armHints
+	for pass := 0; ; pass++ {
+		l, err := t.setArm(s.GetLarg(), parent, hints)
+		if err != nil {
+			return query{}, query{}, nil, err
+		}
+		r, err := t.setArm(s.GetRarg(), parent, hints)
+		if err != nil {
+			return query{}, query{}, nil, err
+		}
+		cols, err := setColumns(l.cols, r.cols)
+		if err != nil || pass == 1 || !untypedResolved(l.cols, r.cols, cols) {
+			return l, r, cols, err
+		}
+		hints = &armHints{}
+		for _, c := range cols {
+			hints.types = append(hints.types, c.Type)
+		}
+	}
+}
+
+// untypedResolved reports an arm's untyped column that the other arm typed.
+func untypedResolved(l, r, cols []Column) bool {
+	for i := range cols {
+		if cols[i].Type.Name != "unknown" && (l[i].Type.Name == "unknown" || r[i].Type.Name == "unknown") {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *translator) setArm(s *pg_query.SelectStmt, parent *scope, hints *armHints) (query, error) {
+	if hints == nil {
+		hints = &armHints{}
+	}
+	t.arm = hints
 	q, err := t.selectQuery(s, parent)
-	t.keepNull = false
+	t.arm = nil
 	if err != nil {
 		return q, err
 	}
@@ -96,9 +128,16 @@ func setColumns(l, r []Column) ([]Column, error) {
 // NULL takes the other arm's type (both NULL: unknown, text at the top).
 func setColumnType(l, r Type) (Type, error) {
 	switch {
+	case l.Name == "unknown" && r.Name == "varchar", r.Name == "unknown" && l.Name == "varchar":
+		return Type{Name: "varchar", Typmod: -1}, nil
 	case l.Name == "unknown":
 		return r, nil
 	case r.Name == "unknown":
+		return l, nil
+	case l.Name == "varchar" && r.Name == "varchar":
+		if l.Typmod != r.Typmod {
+			return Type{Name: "varchar", Typmod: -1}, nil
+		}
 		return l, nil
 	case datetimeRank[l.Name] > 0 && l != r:
 		return Type{}, refuse("set operations mixing date, timestamp and timestamptz")

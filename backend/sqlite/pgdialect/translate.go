@@ -16,10 +16,17 @@ type translator struct {
 	params []Type // by placeholder number - 1; Name "" while unknown
 	out    *Translation
 
-	aggDepth int  // > 0 inside an aggregate's arguments
-	sawAgg   bool // the query being translated calls an aggregate
-	keepNull bool // a set operation's arm: a NULL target stays untyped
-	noFold   int  // > 0 in a CASE arm PostgreSQL drops: constants are not folded
+	aggDepth int       // > 0 inside an aggregate's arguments
+	sawAgg   bool      // the query being translated calls an aggregate
+	arm      *armHints // translating a set operation's arm
+	noFold   int       // > 0 in a CASE arm PostgreSQL drops: constants are not folded
+}
+
+// armHints are the types a set operation resolved for its columns; an
+// arm's untyped targets (NULL, 'a') take them, or stay untyped (no hint)
+// until the other arms are seen.
+type armHints struct {
+	types []Type
 }
 
 // refuse is the refusal of a construct the dialect does not support.
@@ -35,11 +42,33 @@ func pgError(code, format string, args ...any) error {
 // Translate turns one PostgreSQL statement, already accepted and rewritten
 // by PostgreSQL's gate, into SQLite statements with PostgreSQL's result.
 func Translate(sql string, cat Catalog) (*Translation, error) {
+	return TranslateTyped(sql, cat, nil)
+}
+
+// TranslateTyped is Translate with the types the client gave its
+// parameters, as PostgreSQL's Parse message does: params[i] types $i+1
+// (a zero Type or "unknown" leaves it to the context, as a string or NULL
+// argument is). The PostgreSQL backend sends a Go int64 argument as int8,
+// float64 as float8, bool as bool and []byte as bytea; a backend that
+// does the same passes those types here, so `text_col = $1` with an int64
+// is 42883 and `$1 + int4_col` is int8, as on PostgreSQL. The result's
+// Params are the given types where given.
+func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error) {
 	stmt, err := parse(sql)
 	if err != nil {
 		return nil, err
 	}
 	t := &translator{cat: cat, out: &Translation{}}
+	for i, p := range params {
+		if p.Name != "" && p.Name != "unknown" {
+			if _, ok := declared[p.Name]; !ok {
+				return nil, refuse("parameters of type %s", p.Name)
+			}
+			if err := t.param(int32(i+1), p); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := t.statement(stmt); err != nil {
 		return nil, err
 	}

@@ -103,7 +103,8 @@ func TestTranslateRefuses(t *testing.T) {
 		{"SELECT 1 FROM nope", "42P01", "nope"},
 		{`SELECT 1 FROM "mixed"`, "42P01", "mixed"},
 		{"SELECT at FROM t WHERE at > '2026-01-01'::date", "0A000", "date"},
-		{"SELECT 'now'::timestamptz", "0A000", "now"},
+		{"SELECT 'now'::timestamptz", "22007", "clock"},
+		{"SELECT 'epoch'::timestamptz", "0A000", "epoch"},
 		{"CREATE SEQUENCE s", "0A000", "CreateSeqStmt"},
 	}
 	for _, c := range cases {
@@ -183,5 +184,27 @@ func TestDeclaredTypesRoundTrip(t *testing.T) {
 	}
 	if _, ok := ParseDeclaredType("INTEGER"); ok {
 		t.Error("a declared type the dialect did not write must not read back")
+	}
+}
+
+// TestTranslateTypedParams: parameters the client typed keep their type,
+// with PostgreSQL's errors when the context does not take it.
+func TestTranslateTypedParams(t *testing.T) {
+	int8 := Type{Name: "int8", Typmod: -1}
+	tr, err := TranslateTyped("SELECT $1 + n FROM t", testCatalog, []Type{int8})
+	if err != nil || tr.Columns[0].Type != int8 || tr.Params[0] != int8 {
+		t.Errorf("$1 + int4 with an int8 argument: %v %+v", err, tr)
+	}
+	_, err = TranslateTyped("SELECT id FROM t WHERE name = $1", testCatalog, []Type{int8})
+	if !errIs(err, "42883") {
+		t.Errorf("text = int8 argument: %v, want 42883", err)
+	}
+	_, err = TranslateTyped("UPDATE t SET b = $1", testCatalog, []Type{int8})
+	if !errIs(err, "42804") {
+		t.Errorf("bool column = int8 argument: %v, want 42804", err)
+	}
+	tr, err = TranslateTyped("SELECT id FROM t WHERE name = $1 AND n = $2", testCatalog, []Type{{}, {Name: "unknown", Typmod: -1}})
+	if err != nil || tr.Params[0].Name != "text" || tr.Params[1].Name != "int4" {
+		t.Errorf("untyped arguments take the context's type: %v %+v", err, tr)
 	}
 }

@@ -50,7 +50,12 @@ func ParseDateTime(typ, s string) (string, error) {
 // from text that is no date at all (PostgreSQL's 22007).
 func parseDateTimeRefusal(typ, s, t string) error {
 	lower := strings.ToLower(t)
-	for _, special := range []string{"epoch", "infinity", "-infinity", "now", "today", "tomorrow", "yesterday", "allballs"} {
+	for _, clock := range []string{"now", "today", "tomorrow", "yesterday"} {
+		if lower == clock {
+			return errorf("22007", "%q reads the node's clock: relchain refuses it (invalid input syntax for type %s)", s, Label(typ))
+		}
+	}
+	for _, special := range []string{"epoch", "infinity", "-infinity", "allballs"} {
 		if lower == special {
 			return Unsupported(fmt.Sprintf("the special %s value %q", Label(typ), special))
 		}
