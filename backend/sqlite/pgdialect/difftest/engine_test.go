@@ -28,7 +28,10 @@ type engine interface {
 // translated is a statement as the gate rewrote it, with its arguments
 // and its translation (or the translation's error).
 type translated struct {
-	sql  string
+	sql string
+	// orig is the statement before the gate's rewrite: PostgreSQL names
+	// the result columns of orig (see pgEngine.columnNames).
+	orig string
 	args []any
 	tr   *pgdialect.Translation
 	err  error // Translate's error other than a refusal
@@ -108,10 +111,34 @@ func (e *pgEngine) run(st translated) outcome {
 		out.Columns = append(out.Columns, fd.Name)
 		out.Types = append(out.Types, typeName(e.typeName(ctx, fd.DataTypeOID), fd.TypeModifier))
 	}
+	if names := e.columnNames(ctx, st); len(names) == len(out.Columns) {
+		out.Columns = names
+	}
 	if tag.Insert() || tag.Update() || tag.Delete() || strings.HasPrefix(tag.String(), "MERGE ") {
 		out.Affected = tag.RowsAffected()
 	}
 	return out
+}
+
+// columnNames are the result column names PostgreSQL gives the
+// statement as written, when the gate rewrote it: the gate's rewrites
+// (relchain.clock_guard(x)::date for x::date) change the names PostgreSQL
+// derives ("clock_guard" for "x"), a difference of relchain's PostgreSQL
+// gate, not of the dialect. It describes the original text without
+// running it; nil when it cannot.
+func (e *pgEngine) columnNames(ctx context.Context, st translated) []string {
+	if st.orig == "" || st.orig == st.sql {
+		return nil
+	}
+	sd, err := e.conn.PgConn().Prepare(ctx, "", st.orig, nil)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(sd.Fields))
+	for i, f := range sd.Fields {
+		names[i] = f.Name
+	}
+	return names
 }
 
 // typeName is pg_type.typname of oid.

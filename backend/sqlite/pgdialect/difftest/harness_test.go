@@ -193,7 +193,7 @@ func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, 
 	if err != nil {
 		h.t.Fatalf("%s: pggate.Rewrite of an accepted statement: %v", s.where, err)
 	}
-	st := translated{sql: text, args: s.args}
+	st := translated{sql: text, orig: s.sql, args: s.args}
 	st.tr, st.err = h.translate(text, lite.cat)
 	var te *pgdialect.Error
 	if errors.As(st.err, &te) && te.Code == "0A000" {
