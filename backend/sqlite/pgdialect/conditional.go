@@ -164,6 +164,12 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 
 // subLink translates scalar, EXISTS, IN and NOT IN subqueries.
 func (t *translator) subLink(s *pg_query.SubLink, sc *scope) (value, error) {
+	if t.inDDL {
+		return value{}, pgError("0A000", "cannot use subquery in check constraint")
+	}
+	if t.inReturning {
+		return value{}, refuse("subqueries in RETURNING")
+	}
 	q, err := t.subquery(s.GetSubselect(), sc)
 	if err != nil {
 		return value{}, err

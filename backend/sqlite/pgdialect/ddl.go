@@ -124,6 +124,9 @@ func (t *translator) columnConstraint(c *pg_query.Constraint, col Column) (strin
 	case pg_query.ConstrType_CONSTR_FOREIGN:
 		s, err := t.references(c, []Column{col})
 		return constraintName(c) + s, false, err
+	case pg_query.ConstrType_CONSTR_CHECK:
+		t.checks = append(t.checks, c) // translated once every column is known
+		return "", false, nil
 	}
 	return "", false, refuse("the column constraint %s", c.GetContype())
 }

@@ -26,6 +26,9 @@ func (t *translator) tableConstraints(elts []*pg_query.Node, cols []Column) ([]s
 			s, err = keyConstraint("UNIQUE", c, cols)
 		case pg_query.ConstrType_CONSTR_FOREIGN:
 			s, err = t.foreignKey(c, cols)
+		case pg_query.ConstrType_CONSTR_CHECK:
+			t.checks = append(t.checks, c)
+			continue
 		default:
 			err = refuse("the table constraint %s", c.GetContype())
 		}
@@ -34,7 +37,36 @@ func (t *translator) tableConstraints(elts []*pg_query.Node, cols []Column) ([]s
 		}
 		out = append(out, constraintName(c)+s)
 	}
+	for _, c := range t.checks {
+		s, err := t.check(c, cols)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
 	return out, nil
+}
+
+// check translates a CHECK constraint over the table's columns: a
+// boolean expression (42804 otherwise), without subqueries or
+// aggregates; like PostgreSQL's, it fails only when false (NULL passes).
+func (t *translator) check(c *pg_query.Constraint, cols []Column) (string, error) {
+	if c.GetSkipValidation() || c.GetIsNoInherit() {
+		return "", refuse("CHECK ... NOT VALID and NO INHERIT")
+	}
+	sc := &scope{rels: []rel{{cols: cols, bare: true}}}
+	saved := t.sawAgg
+	t.sawAgg, t.inDDL = false, true
+	cond, err := t.condition(c.GetRawExpr(), sc, "CHECK")
+	agg := t.sawAgg
+	t.sawAgg, t.inDDL = saved, false
+	if err != nil {
+		return "", err
+	}
+	if agg {
+		return "", pgError("42803", "aggregate functions are not allowed in check constraints")
+	}
+	return constraintName(c) + " CHECK " + cond, nil
 }
 
 // keyConstraint is PRIMARY KEY (...) or UNIQUE (...); a table PRIMARY

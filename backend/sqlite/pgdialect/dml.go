@@ -44,6 +44,12 @@ func (t *translator) returning(items []*pg_query.Node, sc *scope) (string, error
 	if len(items) == 0 {
 		return "", nil
 	}
+	// SQLite's RETURNING sees the table's columns under no alias: they
+	// are written unqualified, and a subquery (where a bare name could
+	// bind to its own tables) is refused.
+	sc = &scope{rels: []rel{{alias: sc.rels[0].alias, cols: sc.rels[0].cols, bare: true}}}
+	t.inReturning = true
+	defer func() { t.inReturning = false }()
 	var p selectParts
 	if err := t.targetList(items, sc, &p, func(value) {}); err != nil {
 		return "", err

@@ -70,6 +70,9 @@ func constant(c *pg_query.A_Const) (value, error) {
 }
 
 func (t *translator) paramRef(p *pg_query.ParamRef) (value, error) {
+	if t.inDDL {
+		return value{}, pgError("42P02", "there is no parameter $%d", p.GetNumber())
+	}
 	if err := t.param(p.GetNumber(), tUnknown); err != nil {
 		return value{}, err
 	}

@@ -11,6 +11,7 @@ import (
 type rel struct {
 	alias string
 	cols  []Column
+	bare  bool // columns written unqualified (a CHECK constraint's table)
 }
 
 // scope is the names an expression can see: its query's relations, then
@@ -108,6 +109,9 @@ func (s *scope) lookup(parts []string) (value, bool, error) {
 			if c.Name == parts[len(parts)-1] {
 				found++
 				out = value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name}
+				if r.bare {
+					out.sql = quoteIdent(c.Name)
+				}
 			}
 		}
 	}

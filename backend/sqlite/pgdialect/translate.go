@@ -16,10 +16,13 @@ type translator struct {
 	params []Type // by placeholder number - 1; Name "" while unknown
 	out    *Translation
 
-	aggDepth int       // > 0 inside an aggregate's arguments
-	sawAgg   bool      // the query being translated calls an aggregate
-	arm      *armHints // translating a set operation's arm
-	noFold   int       // > 0 in a CASE arm PostgreSQL drops: constants are not folded
+	aggDepth    int                    // > 0 inside an aggregate's arguments
+	sawAgg      bool                   // the query being translated calls an aggregate
+	arm         *armHints              // translating a set operation's arm
+	inDDL       bool                   // a CHECK expression: no subqueries, no parameters
+	inReturning bool                   // a RETURNING list: no subqueries
+	checks      []*pg_query.Constraint // CREATE TABLE's CHECK constraints
+	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
 
 // armHints are the types a set operation resolved for its columns; an

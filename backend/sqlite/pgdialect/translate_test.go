@@ -50,7 +50,7 @@ func TestTranslateText(t *testing.T) {
 		{"SELECT f FROM t WHERE n < f",
 			`SELECT "t"."f" AS "f" FROM "t" AS "t" WHERE (CAST("t"."n" AS REAL) < "t"."f")`},
 		{"INSERT INTO t (id, name) VALUES ($1, $2) RETURNING id",
-			`INSERT INTO "t" ("id", "name") VALUES (pg_assign(?1, 'int8', 'int8', -1), pg_assign(?2, 'varchar', 'varchar', 14)) RETURNING "t"."id" AS "id"`},
+			`INSERT INTO "t" ("id", "name") VALUES (pg_assign(?1, 'int8', 'int8', -1), pg_assign(?2, 'varchar', 'varchar', 14)) RETURNING "id" AS "id"`},
 		{"UPDATE t SET n = n * 2, b = true WHERE id = $1",
 			`UPDATE "t" SET "n" = pg_int_mul("t"."n", 2, 32), "b" = 1 WHERE ("t"."id" = ?1)`},
 		{"DELETE FROM t WHERE b IS NOT TRUE",
@@ -106,6 +106,9 @@ func TestTranslateRefuses(t *testing.T) {
 		{"SELECT 'now'::timestamptz", "22007", "clock"},
 		{"SELECT 'epoch'::timestamptz", "0A000", "epoch"},
 		{"CREATE SEQUENCE s", "0A000", "CreateSeqStmt"},
+		{"UPDATE t SET n = 1 RETURNING (SELECT 1)", "0A000", "RETURNING"},
+		{"CREATE TABLE u (a int CHECK (a > (SELECT 1)))", "0A000", "subquery"},
+		{"CREATE TABLE u (a int CHECK (a))", "42804", "boolean"},
 	}
 	for _, c := range cases {
 		_, err := Translate(c.sql, testCatalog)

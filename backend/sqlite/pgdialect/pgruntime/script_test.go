@@ -38,7 +38,13 @@ var script = []struct{ sql, want string }{
 	{"INSERT INTO item VALUES (31, 'e') RETURNING qty, name", "1|e"},
 	{"INSERT INTO item VALUES (32, 'f', DEFAULT), (33, 'g', 3)", "ERR 0A000"},
 	{"DELETE FROM item WHERE id >= 30", ""},
-	{"CREATE TABLE item2 (id int4, name text, qty int4)", ""},
+	{"CREATE TABLE item2 (id int4, name text, qty int4 CHECK (qty > 0), CONSTRAINT named CHECK (name <> 'bad' OR id < 0))", ""},
+	{"INSERT INTO item2 VALUES (1, 'x', 0)", "ERR 23514"},
+	{"INSERT INTO item2 VALUES (1, 'bad', 1)", "ERR 23514"},
+	{"INSERT INTO item2 VALUES (-1, 'bad', NULL) RETURNING id", "-1"},
+	{"DELETE FROM item2", ""},
+	{"UPDATE item AS i SET qty = i.qty + 1 WHERE i.id = 2 RETURNING i.qty, qty", "2|2"},
+	{"DELETE FROM item2 AS d WHERE d.id = 7 RETURNING d.id", ""},
 	{"INSERT INTO item2 SELECT id + 100, name FROM item WHERE id < 3 RETURNING id, qty", "101|NULL;102|NULL"},
 	{"INSERT INTO item2 SELECT * FROM item2 RETURNING id", "101;102"},
 	{"SELECT CAST(CASE WHEN NULL THEN 0 ELSE 10 END AS text), CASE WHEN true THEN 'a' ELSE upper('b') END", "10|a"},
@@ -50,7 +56,7 @@ var script = []struct{ sql, want string }{
 	{"UPDATE item SET price = 1e39::float8 WHERE id = 2", "ERR 22003"},
 	{"UPDATE item SET note = upper(name) WHERE id > 10 RETURNING id, note", "11|NEW;12|AB ;20|12;21|4;22|Z"},
 	{"DELETE FROM item WHERE id >= 20 RETURNING id", "20;21;22"},
-	{"SELECT id, name, qty FROM item ORDER BY id", "1|new|2000;2|ab |1;3|x|3;4|y|1;5|x|2;11|new|1;12|ab |1"},
+	{"SELECT id, name, qty FROM item ORDER BY id", "1|new|2000;2|ab |2;3|x|3;4|y|1;5|x|2;11|new|1;12|ab |1"},
 	{"CREATE TABLE ord (id int8 PRIMARY KEY, item int4 REFERENCES item (id) ON DELETE CASCADE, at timestamptz NOT NULL DEFAULT '2026-01-01 00:00:00+00')", ""},
 	{"INSERT INTO ord (id, item) VALUES (1, 1), (2, 2) RETURNING at", "2026-01-01 00:00:00+00;2026-01-01 00:00:00+00"},
 	{"INSERT INTO ord (id, item) VALUES (3, 99)", "ERR 23503"},
@@ -75,7 +81,7 @@ func TestScript(t *testing.T) {
 	d := mustOpen(t)
 	for _, s := range script {
 		got := pgText(d.run(s.sql))
-		if s.want == "ERR 23502" || s.want == "ERR 23505" || s.want == "ERR 23503" {
+		if s.want == "ERR 23502" || s.want == "ERR 23505" || s.want == "ERR 23503" || s.want == "ERR 23514" {
 			// constraint errors: SQLite's own, mapped by the backend.
 			if got == "ERR SQLITE" {
 				continue
