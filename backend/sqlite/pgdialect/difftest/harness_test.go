@@ -269,9 +269,17 @@ func (h *harness) discrepancy(c diffCase, i int, st translated, pgO, liteO outco
 			fmt.Fprintf(&b, "\n    %s", p.sql)
 		}
 	}
-	h.report(b.String())
 	appendFinding(b.String())
+	switch {
+	case h.tally.discrepancies <= maxPrinted:
+		h.report(b.String())
+	case h.tally.discrepancies == maxPrinted+1:
+		h.report(fmt.Sprintf("more than %d discrepancies: the rest are counted, not printed (RELCHAIN_DIFF_FINDINGS=<file> keeps them all)", maxPrinted))
+	}
 }
+
+// maxPrinted bounds the discrepancies a test prints in full.
+const maxPrinted = 100
 
 var findingsMu sync.Mutex
 
