@@ -42,7 +42,13 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 	case v.lit != nil:
 		return t.fold(*v.lit, "unknown", to, ctx)
 	case v.num != "":
-		return numericValue(v.num, to)
+		out, err := numericValue(v.num, to)
+		if err != nil && t.noFold > 0 && !errIs(err, "0A000") {
+			// An expression PostgreSQL drops unevaluated (a dead CASE
+			// arm): its cast of a numeric constant never runs.
+			return constOf(nil, to, v.name), nil
+		}
+		return out, err
 	case v.isConst && t.noFold == 0:
 		if err := castAllowed(v.typ, to, ctx); err != nil {
 			return value{}, err

@@ -103,20 +103,43 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	outs, err := t.coerceAll(append(results, def), typ)
-	if err != nil {
-		return value{}, err
-	}
-	sql := "CASE"
-	for i, cond := range conds {
-		sql += " WHEN " + cond + " THEN " + outs[i]
-	}
-	name := "case"
+	t.noFold = outer
+	v, err := t.caseValue(conds, results, def, typ)
+	// PostgreSQL names a CASE after its ELSE result when that has a
+	// strong name (a column, a function), with its strength; else "case",
+	// which an outer cast renames.
+	v.name, v.weak = "case", true
 	if def.name != "" && def.name != "?column?" && !def.weak {
-		name = def.name // PostgreSQL names a CASE after its ELSE result
+		v.name, v.weak = def.name, false
 	}
-	// A CASE's name is weak in PostgreSQL (an outer cast renames it).
-	return value{sql: sql + " ELSE " + outs[len(outs)-1] + " END", typ: typ, name: name, weak: true}, nil
+	return v, err
+}
+
+// caseValue assembles a CASE as PostgreSQL's planner leaves it: arms
+// whose condition is constant false or NULL dropped, an arm whose
+// condition is constant true ending it (its result the ELSE), and a CASE
+// left with no arm reduced to its ELSE.
+func (t *translator) caseValue(conds []string, results []value, def value, typ Type) (value, error) {
+	sql := ""
+	for i, cond := range conds {
+		if v, null, ok := boolConst(cond); ok && (null || v == 0) {
+			continue
+		}
+		if cond == "1" {
+			def = results[i]
+			break
+		}
+		out, err := t.coerce(results[i], typ, ctxImplicit)
+		if err != nil {
+			return value{}, err
+		}
+		sql += " WHEN " + cond + " THEN " + out
+	}
+	els, err := t.coerceValue(def, typ, ctxImplicit)
+	if err != nil || sql == "" {
+		return els, err
+	}
+	return value{sql: "CASE" + sql + " ELSE " + els.sql + " END", typ: typ}, nil
 }
 
 // whenCondition is a WHEN's test: a condition, or subject = expr in the
@@ -148,6 +171,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 		}
 		vals = append(vals, v)
 	}
+	t.noFold = saved
 	typ, err := commonType("COALESCE", vals)
 	if err != nil {
 		return value{}, err
@@ -156,8 +180,11 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 	if err != nil {
 		return value{}, err
 	}
-	if len(outs) == 1 {
-		return value{sql: outs[0], typ: typ, name: "coalesce"}, nil
+	if len(outs) == 1 || (len(vals) > 0 && (vals[0].isConst && vals[0].konst != nil || vals[0].lit != nil || vals[0].num != "")) {
+		// PostgreSQL folds COALESCE(constant, ...) to the constant.
+		v, err := t.coerceValue(vals[0], typ, ctxImplicit)
+		v.name = "coalesce"
+		return v, err
 	}
 	return value{sql: "coalesce(" + join(outs, ", ") + ")", typ: typ, name: "coalesce"}, nil
 }

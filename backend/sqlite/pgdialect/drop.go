@@ -37,6 +37,10 @@ func (t *translator) drop(d *pg_query.DropStmt) error {
 		if err := t.checkDropTables(names, d); err != nil {
 			return err
 		}
+		var err error
+		if names, err = t.dropOrder(names); err != nil {
+			return err
+		}
 	}
 	if ix, ok := t.cat.(Indexes); ok && kind == "INDEX" && !d.GetMissingOk() {
 		for _, n := range names {
@@ -166,4 +170,29 @@ func containsDefault(cd *pg_query.ColumnDef) bool {
 		}
 	}
 	return false
+}
+
+// dropOrder orders the tables of one DROP TABLE so that a table is
+// dropped before the tables it references (SQLite's DROP TABLE deletes
+// the rows first, which a surviving reference would refuse). A cycle of
+// references among them is refused.
+func (t *translator) dropOrder(names []string) ([]string, error) {
+	refs, _ := t.cat.(References)
+	left := slices.Clone(names)
+	var out []string
+	for len(left) > 0 {
+		next := -1
+		for i, n := range left {
+			if !slices.ContainsFunc(refs.ReferencedBy(n), func(r string) bool { return r != n && slices.Contains(left, r) }) {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return nil, refuse("DROP TABLE of tables that reference each other in a cycle")
+		}
+		out = append(out, left[next])
+		left = slices.Delete(left, next, next+1)
+	}
+	return out, nil
 }

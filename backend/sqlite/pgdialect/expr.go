@@ -129,10 +129,15 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 		parts = append(parts, s)
 	}
 	switch b.GetBoolop() {
-	case pg_query.BoolExprType_AND_EXPR:
-		return value{sql: "(" + join(parts, " AND ") + ")", typ: tBool, name: "?column?"}, nil
-	case pg_query.BoolExprType_OR_EXPR:
-		return value{sql: "(" + join(parts, " OR ") + ")", typ: tBool, name: "?column?"}, nil
+	case pg_query.BoolExprType_AND_EXPR, pg_query.BoolExprType_OR_EXPR:
+		v, _ := foldBool(b.GetBoolop() == pg_query.BoolExprType_AND_EXPR, parts)
+		return v, nil
+	}
+	if v, null, ok := boolConst(parts[0]); ok {
+		if null {
+			return constOf(nil, tBool, "?column?"), nil
+		}
+		return constOf(1-v, tBool, "?column?"), nil
 	}
 	return value{sql: "(NOT " + parts[0] + ")", typ: tBool, name: "?column?"}, nil
 }

@@ -154,18 +154,19 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 
 // scalars are the supported scalar functions.
 var scalars = map[string]func(t *translator, args []value) (value, error){
-	"lower":       textFunc("pg_lower", 1),
-	"upper":       textFunc("pg_upper", 1),
-	"length":      lengthFunc,
-	"char_length": lengthFunc,
-	"btrim":       trimFunc("trim"),
-	"ltrim":       trimFunc("ltrim"),
-	"rtrim":       trimFunc("rtrim"),
-	"replace":     textFunc("replace", 3),
-	"substr":      substrFunc,
-	"substring":   substrFunc,
-	"concat":      concatFunc,
-	"abs":         absFunc,
+	"lower":        textFunc("pg_lower", 1),
+	"upper":        textFunc("pg_upper", 1),
+	"length":       lengthFunc,
+	"char_length":  lengthFunc,
+	"btrim":        trimFunc("trim"),
+	"ltrim":        trimFunc("ltrim"),
+	"rtrim":        trimFunc("rtrim"),
+	"replace":      textFunc("replace", 3),
+	"substr":       substrFunc,
+	"substring":    substrFunc,
+	"concat":       concatFunc,
+	"abs":          absFunc,
+	"octet_length": octetLength,
 }
 
 // textArgs coerces every argument to text (42883 for other types).
@@ -289,8 +290,26 @@ func absFunc(t *translator, args []value) (value, error) {
 	if !isNum(a.typ) {
 		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
 	}
+	if a.isConst && t.noFold == 0 {
+		return foldAbs(a)
+	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
 	}
 	return value{sql: "abs(" + a.sql + ")", typ: a.typ}, nil
+}
+
+// octetLength is octet_length: bytes of the UTF-8 text or of the bytea.
+func octetLength(t *translator, args []value) (value, error) {
+	if len(args) != 1 {
+		return value{}, refuse("octet_length with %d arguments", len(args))
+	}
+	if args[0].typ.Name == "bytea" {
+		return value{sql: "length(" + args[0].sql + ")", typ: tInt4}, nil
+	}
+	s, err := t.textArgs("octet_length", args)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "length(CAST(" + s[0] + " AS BLOB))", typ: tInt4}, nil
 }

@@ -205,8 +205,8 @@ func (t *translator) onConflict(oc *pg_query.OnConflictClause, tg target, rows i
 		return "", nil
 	}
 	inf := oc.GetInfer()
-	if inf.GetConname() != "" || inf.GetWhereClause() != nil || oc.GetWhereClause() != nil {
-		return "", refuse("ON CONFLICT ON CONSTRAINT and ON CONFLICT ... WHERE")
+	if inf.GetConname() != "" || inf.GetWhereClause() != nil {
+		return "", refuse("ON CONFLICT ON CONSTRAINT and ON CONFLICT (...) WHERE")
 	}
 	conflictTarget, err := inferColumns(inf, tg)
 	if err != nil {
@@ -226,6 +226,13 @@ func (t *translator) onConflict(oc *pg_query.OnConflictClause, tg target, rows i
 	sets, err := t.setList(oc.GetTargetList(), tg, sc)
 	if err != nil {
 		return "", err
+	}
+	if oc.GetWhereClause() != nil {
+		w, err := t.condition(oc.GetWhereClause(), sc, "WHERE")
+		if err != nil {
+			return "", err
+		}
+		sets += " WHERE " + w
 	}
 	return " ON CONFLICT" + conflictTarget + " DO UPDATE SET " + sets, nil
 }

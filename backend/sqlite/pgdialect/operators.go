@@ -126,7 +126,13 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 		return value{}, err
 	}
 	if ls == "NULL" || rs == "NULL" {
-		return nullOf(tBool), nil
+		return constOf(nil, tBool, "?column?"), nil
+	}
+	if t.noFold == 0 {
+		lv, rv, _ := t.unify(l, r)
+		if v, ok := foldCompare(op, lv, rv); ok {
+			return v, nil
+		}
 	}
 	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
 }
@@ -166,6 +172,9 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 	l, r, err := t.unify(l, r)
 	if err != nil {
 		return value{}, err
+	}
+	if v, ok, err := t.dateArithmetic(op, l, r); ok || err != nil {
+		return v, err
 	}
 	if !isNum(l.typ) || !isNum(r.typ) {
 		if l.typ.Name == "date" || l.typ.Name == "timestamp" || l.typ.Name == "timestamptz" {

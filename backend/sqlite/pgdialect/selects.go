@@ -270,7 +270,7 @@ func (t *translator) targetValue(n *pg_query.Node, sc *scope, arm *armHints, pos
 		return t.outputValue(n, sc)
 	}
 	v, err := t.expr(n, sc)
-	if err != nil || !v.untyped() {
+	if err != nil || (!v.untyped() && v.num == "") {
 		return v, err
 	}
 	if pos < len(arm.types) && arm.types[pos].Name != "" && arm.types[pos].Name != "unknown" {
@@ -280,6 +280,9 @@ func (t *translator) targetValue(n *pg_query.Node, sc *scope, arm *armHints, pos
 	}
 	if v.param != 0 {
 		return t.outputValue(n, sc)
+	}
+	if v.num != "" {
+		return value{sql: v.sql, typ: tNumeric, name: v.name}, nil // float8 beside a float, else refused
 	}
 	return value{sql: v.sql, typ: tUnknown, name: v.name}, nil
 }

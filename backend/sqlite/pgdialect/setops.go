@@ -29,8 +29,11 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 		return query{}, err
 	}
 	for i := range cols {
-		if cols[i].Type.Name == "unknown" {
+		switch cols[i].Type.Name {
+		case "unknown":
 			cols[i].Type = tText
+		case "numeric":
+			return query{}, refuse("numeric values (a numeric literal in a set operation)")
 		}
 	}
 	p := selectParts{cols: cols}
@@ -80,7 +83,8 @@ func (t *translator) setArms(s *pg_query.SelectStmt, parent *scope) (query, quer
 // untypedResolved reports an arm's untyped column that the other arm typed.
 func untypedResolved(l, r, cols []Column) bool {
 	for i := range cols {
-		if cols[i].Type.Name != "unknown" && (l[i].Type.Name == "unknown" || r[i].Type.Name == "unknown") {
+		if cols[i].Type.Name != "unknown" && (l[i].Type.Name == "unknown" || r[i].Type.Name == "unknown" ||
+			cols[i].Type.Name != "numeric" && (l[i].Type.Name == "numeric" || r[i].Type.Name == "numeric")) {
 			return true
 		}
 	}
@@ -128,6 +132,12 @@ func setColumns(l, r []Column) ([]Column, error) {
 // NULL takes the other arm's type (both NULL: unknown, text at the top).
 func setColumnType(l, r Type) (Type, error) {
 	switch {
+	case l.Name == "numeric" && isFloat(r), r.Name == "numeric" && isFloat(l):
+		return tFloat8, nil // numeric casts implicitly to float8
+	case l.Name == "numeric" && r.Name == "numeric", l.Name == "numeric" && r.Name == "unknown", l.Name == "unknown" && r.Name == "numeric":
+		return tNumeric, nil
+	case l.Name == "numeric" || r.Name == "numeric":
+		return Type{}, refuse("numeric values (a numeric literal in a set operation)")
 	case l.Name == "unknown" && r.Name == "varchar", r.Name == "unknown" && l.Name == "varchar":
 		return Type{Name: "varchar", Typmod: -1}, nil
 	case l.Name == "unknown":

@@ -34,6 +34,8 @@ var functions = []struct {
 	{"pg_substr", 4, substr},
 	{"pg_limit", 2, limit},
 	{"pg_series_step", 1, seriesStep},
+	{"pg_date_add", 2, dateAdd},
+	{"pg_date_diff", 2, dateDiff},
 }
 
 // Register installs the runtime functions translations call on c. Call

@@ -186,3 +186,23 @@ func seriesStep(ctx sqlite3.Context, args ...sqlite3.Value) {
 	}
 	ctx.ResultInt64(args[0].Int64())
 }
+
+// dateAdd is pg_date_add(date, days).
+func dateAdd(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args) {
+		ctx.ResultNull()
+		return
+	}
+	d, err := pgconv.DateAdd(args[0].Text(), args[1].Int64())
+	result(ctx, d, err)
+}
+
+// dateDiff is pg_date_diff(a, b): a - b in days.
+func dateDiff(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args) {
+		ctx.ResultNull()
+		return
+	}
+	d, err := pgconv.DateDiff(args[0].Text(), args[1].Text())
+	result(ctx, d, err)
+}

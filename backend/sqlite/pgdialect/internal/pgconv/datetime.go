@@ -123,3 +123,32 @@ func ConvertDateTime(s, src, dst string) (string, error) {
 	}
 	return base, nil
 }
+
+// DateAdd is date + integer days (22008 outside the supported years).
+func DateAdd(d string, days int64) (string, error) {
+	tm, err := time.Parse("2006-01-02", d)
+	if err != nil {
+		return "", Unsupported("this date value " + strconv.Quote(d))
+	}
+	if days > 2147483647 || days < -2147483648 {
+		return "", errorf("22008", "date out of range") // beyond PostgreSQL's own range
+	}
+	if days > 3660000 || days < -3660000 {
+		return "", Unsupported("dates outside the years 1 to 9999")
+	}
+	out := tm.AddDate(0, 0, int(days))
+	if out.Year() < 1 || out.Year() > 9999 {
+		return "", Unsupported("dates outside the years 1 to 9999")
+	}
+	return out.Format("2006-01-02"), nil
+}
+
+// DateDiff is date - date: the days between them.
+func DateDiff(a, b string) (int64, error) {
+	ta, err1 := time.Parse("2006-01-02", a)
+	tb, err2 := time.Parse("2006-01-02", b)
+	if err1 != nil || err2 != nil {
+		return 0, Unsupported("these date values")
+	}
+	return int64(ta.Sub(tb).Hours() / 24), nil
+}

@@ -1,0 +1,124 @@
+package pgdialect
+
+import (
+	"bytes"
+	"cmp"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
+)
+
+// Constant folding beyond arithmetic and casts (operators.go, coerce.go):
+// PostgreSQL's eval_const_expressions also simplifies AND/OR with a
+// constant, comparisons of constants, CASE with constant conditions and
+// COALESCE with a leading constant, so that what remains (and whether a
+// failing constant subexpression is ever evaluated) is PostgreSQL's.
+
+// boolConst reads a translated condition's constant: 0, 1 or NULL.
+func boolConst(sql string) (val int64, null, ok bool) {
+	switch sql {
+	case "0":
+		return 0, false, true
+	case "1":
+		return 1, false, true
+	case "NULL":
+		return 0, true, true
+	}
+	return 0, false, false
+}
+
+// foldBool simplifies AND/OR over translated conditions as PostgreSQL
+// does: a false operand makes AND false (a true one, OR true), the
+// others (true in AND, false in OR) are dropped.
+func foldBool(and bool, parts []string) (value, bool) {
+	absorbing, neutral := int64(0), int64(1)
+	if !and {
+		absorbing, neutral = 1, 0
+	}
+	var kept []string
+	for _, p := range parts {
+		v, null, ok := boolConst(p)
+		switch {
+		case ok && !null && v == absorbing:
+			return constOf(absorbing, tBool, "?column?"), true
+		case ok && !null && v == neutral:
+		default:
+			kept = append(kept, p)
+		}
+	}
+	switch {
+	case len(kept) == 0:
+		return constOf(neutral, tBool, "?column?"), true
+	case len(kept) == 1:
+		if _, null, ok := boolConst(kept[0]); ok && null {
+			return constOf(nil, tBool, "?column?"), true
+		}
+		return value{sql: kept[0], typ: tBool, name: "?column?"}, true
+	}
+	op := " AND "
+	if !and {
+		op = " OR "
+	}
+	return value{sql: "(" + join(kept, op) + ")", typ: tBool, name: "?column?"}, true
+}
+
+// foldCompare compares two constants of comparable types.
+func foldCompare(op string, l, r value) (value, bool) {
+	if !l.isConst || !r.isConst {
+		return value{}, false
+	}
+	if l.konst == nil || r.konst == nil {
+		return constOf(nil, tBool, "?column?"), true
+	}
+	c, ok := compareConsts(l.konst, r.konst)
+	if !ok {
+		return value{}, false
+	}
+	res := map[string]bool{"=": c == 0, "<>": c != 0, "<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
+	return constOf(map[bool]int64{false: 0, true: 1}[res], tBool, "?column?"), true
+}
+
+func compareConsts(a, b any) (int, bool) {
+	switch x := a.(type) {
+	case int64:
+		if y, ok := b.(int64); ok {
+			return cmp.Compare(x, y), true
+		}
+		if y, ok := b.(float64); ok {
+			return cmp.Compare(float64(x), y), true
+		}
+	case float64:
+		if y, ok := b.(float64); ok {
+			return cmp.Compare(x, y), true
+		}
+		if y, ok := b.(int64); ok {
+			return cmp.Compare(x, float64(y)), true
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return cmp.Compare(x, y), true
+		}
+	case []byte:
+		if y, ok := b.([]byte); ok {
+			return bytes.Compare(x, y), true
+		}
+	}
+	return 0, false
+}
+
+// foldAbs is abs of a constant integer.
+func foldAbs(a value) (value, error) {
+	if a.konst == nil {
+		return constOf(nil, a.typ, "abs"), nil
+	}
+	if f, ok := a.konst.(float64); ok {
+		if f < 0 {
+			f = -f
+		}
+		return constOf(f, a.typ, "abs"), nil
+	}
+	r, err := pgconv.IntAbs(a.konst.(int64), a.typ.Name)
+	if err != nil {
+		return value{}, convError(err)
+	}
+	return constOf(r, a.typ, "abs"), nil
+}
