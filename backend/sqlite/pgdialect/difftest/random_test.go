@@ -240,7 +240,10 @@ func (g *gen) floatExpr(sc scope, d int) string {
 
 func (g *gen) timeExpr(sc scope, d int) string {
 	a := g.expr(kTime, sc, d)
-	switch g.pick(4) {
+	switch g.pick(5) {
+	case 4:
+		// date ± integer is a date; on a timestamptz it fails (42883).
+		return "(CAST(" + a + " AS date) " + []string{"+", "-"}[g.pick(2)] + " " + []string{"1", "31", "-2"}[g.pick(3)] + ")"
 	case 0:
 		return "(" + a + " + interval '" + []string{"1 day", "-2 hours", "1 month", "90 minutes"}[g.pick(4)] + "')"
 	case 1:
@@ -281,7 +284,11 @@ func (g *gen) boolExpr(sc scope, d int) string {
 // statement adds one random statement (mostly queries).
 func (g *gen) statement() {
 	t := g.tables[g.pick(len(g.tables))]
-	switch g.pick(12) {
+	switch g.pick(14) {
+	case 12:
+		g.add(g.selectDerived(t), false)
+	case 13:
+		g.add(g.selectScalarSubquery(t, g.tables[g.pick(len(g.tables))]), false)
 	case 0, 1, 2:
 		g.add(g.selectPlain(t), false)
 	case 3, 4:
@@ -421,6 +428,41 @@ func (g *gen) selectSubquery(a, b table) string {
 	}
 	outs := g.outputs(sc, 1+g.pick(2))
 	return "SELECT " + strings.Join(outs, ", ") + " FROM " + a.name + " o WHERE " + cond + " ORDER BY " + positions(len(outs), g)
+}
+
+// selectDerived reads t through a CTE or a derived table.
+func (g *gen) selectDerived(t table) string {
+	outs := g.outputsNamed(t.scope(t.name))
+	inner := "SELECT " + strings.Join(outs, ", ") + " FROM " + t.name + g.where(t.scope(t.name))
+	n := len(outs)
+	if g.chance(0.5) {
+		return "WITH d AS (" + inner + ") SELECT * FROM d ORDER BY " + positions(n, g)
+	}
+	return "SELECT * FROM (" + inner + ") AS d ORDER BY " + positions(n, g)
+}
+
+// outputsNamed are 1..3 expressions named d0, d1 ...
+func (g *gen) outputsNamed(sc scope) []string {
+	out := make([]string, 1+g.pick(3))
+	for i := range out {
+		out[i] = g.expr(kind(g.pick(int(nKinds))), sc, 2) + " AS d" + strconv.Itoa(i)
+	}
+	return out
+}
+
+// selectScalarSubquery uses an aggregate of b as a value in a query of a.
+func (g *gen) selectScalarSubquery(a, b table) string {
+	c := b.cols[g.pick(len(b.cols))]
+	agg, k := []string{"max", "min", "count"}[g.pick(3)], c.kind
+	if agg == "count" || k == kBool {
+		agg, k = "count", kInt
+	}
+	sub := "(SELECT " + agg + "(i." + c.name + ") FROM " + b.name + " i)"
+	sc := a.scope("o")
+	if g.chance(0.5) {
+		return "SELECT " + sub + " AS s, " + g.expr(kInt, sc, 1) + " FROM " + a.name + " o ORDER BY 1, 2"
+	}
+	return "SELECT o.* FROM " + a.name + " o WHERE " + g.expr(k, sc, 1) + " <= " + sub + " ORDER BY " + positions(len(a.cols), g)
 }
 
 func (g *gen) write(t table) string {
