@@ -114,6 +114,8 @@ func (t *translator) statement(n *pg_query.Node) error {
 		return t.createIndex(s.IndexStmt)
 	case *pg_query.Node_AlterTableStmt:
 		return t.alterTable(s.AlterTableStmt)
+	case *pg_query.Node_RenameStmt:
+		return t.rename(s.RenameStmt)
 	}
 	return refuse("the statement %s", nodeName(n))
 }

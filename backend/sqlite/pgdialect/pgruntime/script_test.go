@@ -72,6 +72,15 @@ var script = []struct{ sql, want string }{
 	{"DROP INDEX IF EXISTS item_qty", ""},
 	{"ALTER TABLE item ADD COLUMN flag bool DEFAULT false", ""},
 	{"SELECT flag FROM item WHERE id = 2", "f"},
+	{"ALTER TABLE item RENAME COLUMN flag TO flagged", ""},
+	{"ALTER TABLE item RENAME COLUMN nope TO x", "ERR 42703"},
+	{"ALTER TABLE item RENAME COLUMN flagged TO name", "ERR 42701"},
+	{"ALTER TABLE item RENAME TO goods", ""},
+	{"SELECT flagged FROM goods WHERE id = 2", "f"},
+	{"INSERT INTO ord (id, item) VALUES (9, 2)", ""},
+	{"ALTER TABLE goods RENAME TO ord", "ERR 42P07"},
+	{"ALTER TABLE goods RENAME TO item", ""},
+	{"DELETE FROM ord WHERE id = 9", ""},
 	{"DROP TABLE item", "ERR 2BP01"},
 	{"DROP TABLE item CASCADE", "ERR 0A000"},
 	{"INSERT INTO item (id, name) VALUES (40, 'z')", ""},
@@ -162,5 +171,34 @@ func TestParams(t *testing.T) {
 	}
 	if got := pgText(d.run("SELECT id FROM p WHERE id = $1 AND s = $2", int64(7), "ab")); got != "7" {
 		t.Errorf("got %s", got)
+	}
+}
+
+// TestCatalogSeesDDL: the catalog's cache follows the schema, including
+// DDL of the open transaction and its rollback.
+func TestCatalogSeesDDL(t *testing.T) {
+	d := mustOpen(t)
+	cat := pgruntime.NewCatalog(d.c)
+	if _, ok := cat.Columns("x"); ok {
+		t.Fatal("x exists before CREATE")
+	}
+	if err := d.c.Exec("BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := pgdialect.Translate("CREATE TABLE x (a int4, b text)", cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.c.Exec(tr.Statements[0]); err != nil {
+		t.Fatal(err)
+	}
+	if cols, ok := cat.Columns("x"); !ok || len(cols) != 2 || cols[1].Type.Name != "text" {
+		t.Fatalf("after CREATE in the open transaction: %v %v", cols, ok)
+	}
+	if err := d.c.Exec("ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Columns("x"); ok {
+		t.Fatal("x still seen after ROLLBACK")
 	}
 }
