@@ -32,6 +32,7 @@ type translated struct {
 	// orig is the statement before the gate's rewrite: PostgreSQL names
 	// the result columns of orig (see pgEngine.columnNames).
 	orig string
+	ddl  bool // the gate's analysis: the statement changes the schema
 	args []any
 	tr   *pgdialect.Translation
 	err  error // Translate's error other than a refusal
@@ -85,13 +86,42 @@ func newPGEngine(conn *pgx.Conn, schema string, types map[uint32]string) (*pgEng
 }
 
 func (e *pgEngine) close() {
-	sql := "DROP SCHEMA IF EXISTS " + pgx.Identifier{e.schema}.Sanitize() + " CASCADE; SET search_path = public"
+	sql := "DROP SCHEMA IF EXISTS " + pgx.Identifier{e.schema}.Sanitize() + " CASCADE; SET search_path = public; " +
+		"SELECT relchain.sync_sequences(); DELETE FROM relchain.changes"
 	_, _ = e.conn.PgConn().Exec(context.Background(), sql).ReadAll()
 }
 
+// run executes st as a block executes a statement on a relchain
+// PostgreSQL node: in a transaction of its own with relchain.tx set,
+// relchain.after_ddl after a DDL statement that succeeded (it moves a
+// serial column's default to relchain.nextval and registers the sequence),
+// and relchain.flush_sequences before the commit, so sequences behave
+// transactionally as on a node (a failed INSERT uses up no value).
 func (e *pgEngine) run(st translated) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if _, err := e.conn.PgConn().Exec(ctx, "BEGIN; SET LOCAL relchain.tx = '0'").ReadAll(); err != nil {
+		return errorOutcome(fmt.Errorf("begin: %w", err))
+	}
+	out := e.runStatement(ctx, st)
+	finish := "ROLLBACK"
+	if !out.failed() {
+		finish = "SELECT relchain.flush_sequences(); COMMIT"
+		if st.ddl {
+			finish = "SELECT relchain.after_ddl(" + quoteLiteral(st.orig) + "); " + finish
+		}
+	}
+	if _, err := e.conn.PgConn().Exec(ctx, finish).ReadAll(); err != nil {
+		_, _ = e.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
+		return errorOutcome(fmt.Errorf("after the statement (%s): %w", finish, err))
+	}
+	return out
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// runStatement runs st in the open transaction.
+func (e *pgEngine) runStatement(ctx context.Context, st translated) outcome {
 	values, oids, formats := encodeArgs(st.args)
 	rr := e.conn.PgConn().ExecParams(ctx, st.sql, values, oids, formats, nil)
 	var out outcome

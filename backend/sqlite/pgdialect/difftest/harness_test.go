@@ -194,6 +194,9 @@ func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, 
 		h.t.Fatalf("%s: pggate.Rewrite of an accepted statement: %v", s.where, err)
 	}
 	st := translated{sql: text, orig: s.sql, args: s.args}
+	if a, err := pggate.Analyze(s.sql); err == nil {
+		st.ddl = a.DDL
+	}
 	st.tr, st.err = h.translate(text, lite.cat)
 	var te *pgdialect.Error
 	if errors.As(st.err, &te) && te.Code == "0A000" {
