@@ -48,12 +48,13 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 			// arm): its cast of a numeric constant never runs.
 			return constOf(nil, to, v.name), nil
 		}
-		return out, err
+		return t.planTime(out, err, to)
 	case v.isConst && t.noFold == 0:
 		if err := castAllowed(v.typ, to, ctx); err != nil {
 			return value{}, err
 		}
-		return t.fold(v.konst, v.typ.Name, to, ctx)
+		out, err := t.fold(v.konst, v.typ.Name, to, ctx)
+		return t.planTime(out, err, to)
 	}
 	sql, err := t.coerceExpr(v, to, ctx)
 	return value{sql: sql, typ: to, name: v.name}, err
@@ -116,7 +117,7 @@ func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, 
 		return v.sql, nil
 	case isInt(v.typ) && to.Name == "float8":
 		return "CAST(" + v.sql + " AS REAL)", nil
-	case isText(v.typ) && to.Name == "text":
+	case isText(v.typ) && to.Name == "text", isText(v.typ) && to.Name == "varchar" && to.Typmod < 0:
 		return v.sql, nil
 	}
 	return runtimeCast(v.sql, v.typ, to, ctx), nil

@@ -29,7 +29,11 @@ func commonType(what string, vals []value) (Type, error) {
 		case isNum(res) && isNum(v.typ):
 			res = widerNum(res, v.typ)
 		case isText(res) && isText(v.typ):
-			res = tText
+			// Both directions are implicit casts: the first type stays
+			// (varchar ∪ text is varchar), typmods that differ are lost.
+			if res.Name == "varchar" && res.Typmod != v.typ.Typmod {
+				res = Type{Name: "varchar", Typmod: -1}
+			}
 		case datetimeRank[res.Name] > 0 && datetimeRank[v.typ.Name] > 0:
 			if datetimeRank[v.typ.Name] > datetimeRank[res.Name] {
 				res = v.typ
@@ -40,6 +44,11 @@ func commonType(what string, vals []value) (Type, error) {
 	}
 	if res.Name == "unknown" {
 		return tText, nil
+	}
+	for _, v := range vals {
+		if v.untyped() && res.Name == "varchar" {
+			return Type{Name: "varchar", Typmod: -1}, nil // typmods are kept only when every input has it
+		}
 	}
 	return res, nil
 }
@@ -234,5 +243,7 @@ func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value,
 	if rs != "x" {
 		return value{}, refuse("IN (subquery) across integer and float")
 	}
-	return value{sql: "(" + ls + " IN (" + q.sql + "))", typ: tBool, name: "?column?"}, nil
+	// PostgreSQL does not evaluate the left side against an empty
+	// subquery (SQLite would, and could fail there).
+	return value{sql: "(CASE WHEN EXISTS (" + q.sql + ") THEN (" + ls + " IN (" + q.sql + ")) ELSE 0 END)", typ: tBool, name: "?column?"}, nil
 }

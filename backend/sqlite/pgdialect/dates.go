@@ -17,7 +17,8 @@ func (t *translator) dateArithmetic(op string, l, r value) (value, bool, error) 
 		}
 		if l.isConst && r.isConst && t.noFold == 0 {
 			d, err := pgconv.DateDiff(l.konst.(string), r.konst.(string))
-			return constOf(d, tInt4, "?column?"), true, convError(err)
+			v, err := t.planTime(constOf(d, tInt4, "?column?"), convError(err), tInt4)
+			return v, true, err
 		}
 		return value{sql: fmt.Sprintf("pg_date_diff(%s, %s)", l.sql, r.sql), typ: tInt4, name: "?column?"}, true, nil
 	case isInt(l.typ) && r.typ.Name == "date" && op == "+":
@@ -43,7 +44,8 @@ func (t *translator) dateArithmetic(op string, l, r value) (value, bool, error) 
 		}
 		d, err := pgconv.DateAdd(l.konst.(string), n)
 		if err != nil {
-			return value{}, true, convError(err)
+			v, err := t.planTime(value{}, convError(err), date)
+			return v, true, err
 		}
 		return constOf(d, date, "?column?"), true, nil
 	}

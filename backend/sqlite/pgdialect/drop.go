@@ -51,6 +51,9 @@ func (t *translator) drop(d *pg_query.DropStmt) error {
 	}
 	for _, n := range names {
 		t.out.Statements = append(t.out.Statements, "DROP "+kind+" "+ifExists+quoteIdent(n))
+		if kind == "TABLE" {
+			t.out.Statements = append(t.out.Statements, t.dropSequences(n)...)
+		}
 	}
 	t.out.DDL = true
 	return nil

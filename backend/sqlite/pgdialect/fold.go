@@ -3,6 +3,8 @@ package pgdialect
 import (
 	"bytes"
 	"cmp"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
@@ -121,4 +123,87 @@ func foldAbs(a value) (value, error) {
 		return value{}, convError(err)
 	}
 	return constOf(r, a.typ, "abs"), nil
+}
+
+// foldNullif folds NULLIF(NULL, x) to NULL (x unevaluated, as
+// PostgreSQL's planner leaves it) and NULLIF of two constants.
+func foldNullif(l, r value, fold bool) (value, bool) {
+	switch {
+	case isNullConst(l):
+		return value{sql: "NULL", typ: l.typ, name: "nullif", isConst: true}, true
+	case !fold || !l.isConst || !r.isConst:
+		return value{}, false
+	case r.konst == nil:
+		l.name = "nullif"
+		return l, true
+	}
+	if c, ok := compareConsts(l.konst, r.konst); ok {
+		if c == 0 {
+			return value{sql: "NULL", typ: l.typ, name: "nullif", isConst: true}, true
+		}
+		l.name = "nullif"
+		return l, true
+	}
+	return value{}, false
+}
+
+// foldText computes length, lower and upper of a constant text.
+func foldText(fn string, a value) (value, bool) {
+	s, ok := a.konst.(string)
+	if !a.isConst || !ok && a.konst != nil {
+		return value{}, false
+	}
+	if a.konst == nil {
+		typ := tText
+		if fn == "length" {
+			typ = tInt4
+		}
+		return constOf(nil, typ, fn), true
+	}
+	switch fn {
+	case "length":
+		return constOf(int64(utf8.RuneCountInString(s)), tInt4, fn), true
+	case "lower":
+		return constOf(strings.Map(asciiLower, s), tText, fn), true
+	}
+	return constOf(strings.Map(asciiUpper, s), tText, fn), true
+}
+
+func asciiLower(r rune) rune {
+	if r >= 'A' && r <= 'Z' {
+		return r + 32
+	}
+	return r
+}
+
+func asciiUpper(r rune) rune {
+	if r >= 'a' && r <= 'z' {
+		return r - 32
+	}
+	return r
+}
+
+// allConst reports that every argument is a constant (literals included).
+func allConst(args []value) bool {
+	for _, a := range args {
+		if !a.isConst && a.lit == nil && !a.null {
+			return false
+		}
+	}
+	return true
+}
+
+// planTime defers an error PostgreSQL raises while planning, folding a
+// constant: its parse analysis of the whole statement comes first, so the
+// translation goes on with a NULL in the constant's place, and Translate
+// returns the first such error once the rest is accepted. A refusal
+// (0A000) is not deferred.
+func (t *translator) planTime(v value, err error, typ Type) (value, error) {
+	if err == nil || errIs(err, "0A000") {
+		return v, err
+	}
+	if t.deferred == nil {
+		t.deferred = err
+	}
+	return constOf(nil, typ, "?column?"), nil
 }

@@ -196,6 +196,13 @@ func textFunc(sqlite string, n int) func(t *translator, args []value) (value, er
 		if err != nil {
 			return value{}, err
 		}
+		if fn := map[string]string{"pg_lower": "lower", "pg_upper": "upper"}[sqlite]; fn != "" && t.noFold == 0 {
+			if a, err := t.retype(args[0], tText); err == nil {
+				if v, ok := foldText(fn, a); ok {
+					return v, nil
+				}
+			}
+		}
 		return value{sql: sqlite + "(" + join(s, ", ") + ")", typ: tText}, nil
 	}
 }
@@ -224,6 +231,13 @@ func lengthFunc(t *translator, args []value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if t.noFold == 0 {
+		if a, err := t.retype(args[0], tText); err == nil {
+			if v, ok := foldText("length", a); ok {
+				return v, nil
+			}
+		}
+	}
 	return value{sql: "length(" + s[0] + ")", typ: tInt4}, nil
 }
 
@@ -238,6 +252,12 @@ func substrFunc(t *translator, args []value) (value, error) {
 		return value{}, err
 	}
 	out := []string{s[0]}
+	if len(args) == 3 && t.noFold == 0 && allConst(args) {
+		if n, ok := args[2].konst.(int64); ok && n < 0 {
+			// PostgreSQL folds a constant call at plan time.
+			return t.planTime(value{}, pgError("22011", "negative substring length not allowed"), tText)
+		}
+	}
 	for _, a := range args[1:] {
 		sql, err := t.coerce(a, tInt4, ctxImplicit)
 		if err != nil || !(isInt(a.typ) && intBits(a.typ) <= 32 || a.untyped()) {
@@ -291,7 +311,8 @@ func absFunc(t *translator, args []value) (value, error) {
 		return value{}, pgError("42883", "function abs(%s) does not exist", label(a.typ))
 	}
 	if a.isConst && t.noFold == 0 {
-		return foldAbs(a)
+		v, err := foldAbs(a)
+		return t.planTime(v, err, a.typ)
 	}
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil

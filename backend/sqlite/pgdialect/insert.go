@@ -21,9 +21,14 @@ func (t *translator) insert(ins *pg_query.InsertStmt) error {
 		cols = implicitColumns(ins.GetSelectStmt().GetSelectStmt(), cols)
 	}
 	sql := "INSERT INTO " + tg.sql()
+	t.inserting = tg.name
+	t.fill = omittedSerials(t.serialsOf(tg), cols)
 	body, rows, err := t.insertBody(ins.GetSelectStmt(), cols, explicit)
 	if err != nil {
 		return err
+	}
+	if len(t.fill) > 0 && rows < 0 {
+		return refuse("INSERT ... SELECT into a table whose serial column it leaves to its sequence")
 	}
 	sql += body
 	conflict, err := t.onConflict(ins.GetOnConflictClause(), tg, rows)
@@ -32,7 +37,7 @@ func (t *translator) insert(ins *pg_query.InsertStmt) error {
 	}
 	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}}}
 	ret, err := t.returning(ins.GetReturningList(), sc)
-	t.out.Statements = []string{sql + conflict + ret}
+	t.out.Statements = append(t.advanceSequences(rows), sql+conflict+ret)
 	return err
 }
 
@@ -87,6 +92,9 @@ func columnList(cols []Column) string {
 func (t *translator) insertBody(n *pg_query.Node, cols []Column, explicit bool) (string, int, error) {
 	s := n.GetSelectStmt()
 	if n == nil {
+		if names, vals := t.serialValues(0, 1); len(names) > 0 {
+			return " (" + join(names, ", ") + ") VALUES (" + join(vals, ", ") + ")", 1, nil
+		}
 		return " DEFAULT VALUES", 1, nil
 	}
 	if len(s.GetValuesLists()) == 0 {
@@ -108,9 +116,15 @@ func (t *translator) insertBody(n *pg_query.Node, cols []Column, explicit bool) 
 		if err != nil {
 			return "", 0, err
 		}
-		rows = append(rows, "("+join(row, ", ")+")")
+		_, vals := t.serialValues(len(rows), len(s.GetValuesLists()))
+		rows = append(rows, "("+join(append(row, vals...), ", ")+")")
 	}
-	return " (" + columnList(cols) + ") VALUES " + join(rows, ", "), len(rows), nil
+	names, _ := t.serialValues(0, 1)
+	list := columnList(cols)
+	if len(names) > 0 {
+		list += ", " + join(names, ", ")
+	}
+	return " (" + list + ") VALUES " + join(rows, ", "), len(rows), nil
 }
 
 // singleRow translates one VALUES row, leaving out the columns whose
@@ -121,8 +135,14 @@ func (t *translator) singleRow(items []*pg_query.Node, cols []Column) (string, i
 			map[bool]string{true: "target columns", false: "expressions"}[len(items) > len(cols)])
 	}
 	var names, vals []string
+	serials := t.serialsOf(target{name: t.inserting, cols: cols})
 	for i, item := range items {
 		if item.GetSetToDefault() != nil {
+			for _, s := range serials {
+				if s.col.Name == cols[i].Name {
+					t.fill = append(t.fill, s)
+				}
+			}
 			continue
 		}
 		sql, err := t.assignNode(item, cols[i], &scope{})
@@ -131,6 +151,8 @@ func (t *translator) singleRow(items []*pg_query.Node, cols []Column) (string, i
 		}
 		names, vals = append(names, quoteIdent(cols[i].Name)), append(vals, sql)
 	}
+	sn, sv := t.serialValues(0, 1)
+	names, vals = append(names, sn...), append(vals, sv...)
 	if len(vals) == 0 {
 		return " DEFAULT VALUES", 1, nil
 	}

@@ -183,11 +183,15 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	res := widerNum(l.typ, r.typ)
+	if _, ok := floatOps[op]; !ok && isFloat(res) {
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
 	if isNullConst(l) || isNullConst(r) {
 		return nullOf(res), nil
 	}
 	if l.isConst && r.isConst && t.noFold == 0 {
-		return foldArithmetic(op, l, r, res)
+		v, err := foldArithmetic(op, l, r, res)
+		return t.planTime(v, err, res)
 	}
 	if isInt(res) {
 		return value{sql: fmt.Sprintf("%s(%s, %s, %d)", intOps[op], l.sql, r.sql, intBits(res)), typ: res, name: "?column?"}, nil
@@ -218,7 +222,9 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 		return value{sql: v.sql, typ: v.typ, name: "?column?"}, nil
 	}
 	if v.isConst && t.noFold == 0 {
-		return foldArithmetic("-", constOf(int64(0), v.typ, ""), v, Type{Name: v.typ.Name, Typmod: -1})
+		res := Type{Name: v.typ.Name, Typmod: -1}
+		out, err := foldArithmetic("-", constOf(int64(0), v.typ, ""), v, res)
+		return t.planTime(out, err, res)
 	}
 	if isInt(v.typ) {
 		return value{sql: fmt.Sprintf("pg_int_sub(0, %s, %d)", v.sql, intBits(v.typ)), typ: v.typ, name: "?column?"}, nil

@@ -133,5 +133,8 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if ls != ll.sql {
 		return value{}, refuse("NULLIF across integer and float")
 	}
+	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
+		return v, nil
+	}
 	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: ll.typ, name: "nullif"}, nil
 }

@@ -22,6 +22,11 @@ type translator struct {
 	inDDL       bool                   // a CHECK expression: no subqueries, no parameters
 	inReturning bool                   // a RETURNING list: no subqueries
 	checks      []*pg_query.Constraint // CREATE TABLE's CHECK constraints
+	fill        []serialColumn         // an INSERT's serial columns numbered from their sequence
+	deferred    error                  // the first error of constant folding (planTime)
+	inserting   string                 // the table an INSERT writes
+	newTable    string                 // the table CREATE TABLE creates
+	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
 
@@ -74,6 +79,9 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error
 	}
 	if err := t.statement(stmt); err != nil {
 		return nil, err
+	}
+	if t.deferred != nil {
+		return nil, t.deferred
 	}
 	t.out.Params = t.paramTypes()
 	return t.out, nil

@@ -59,6 +59,10 @@ func TestTranslateText(t *testing.T) {
 			`CREATE TABLE "u" ("id" int8 PRIMARY KEY NOT NULL, "s" varchar(20) DEFAULT ('x') NOT NULL, "j" json text, "d" date text)`},
 		{"SELECT id FROM t LIMIT 10 OFFSET 5",
 			`SELECT "t"."id" AS "id" FROM "t" AS "t" LIMIT 10 OFFSET 5`},
+		{"CREATE TABLE u (id serial PRIMARY KEY, v text)",
+			`CREATE TABLE "u" ("id" int4 serial u_id_seq PRIMARY KEY NOT NULL, "v" text); ` +
+				`CREATE TABLE "u_id_seq" ("last_value" int8 sequence NOT NULL, "is_called" bool sequence NOT NULL); ` +
+				`INSERT INTO "u_id_seq" ("last_value", "is_called") VALUES (1, 0)`},
 		{`SELECT "X" FROM "Mixed"`,
 			`SELECT "Mixed"."X" AS "X" FROM "Mixed" AS "Mixed"`},
 	}
@@ -79,7 +83,10 @@ func TestTranslateText(t *testing.T) {
 func TestTranslateRefuses(t *testing.T) {
 	cases := []struct{ sql, code, mention string }{
 		{"CREATE TABLE u (x numeric)", "0A000", "numeric"},
-		{"CREATE TABLE u (x serial)", "0A000", "serial"},
+		{"ALTER TABLE t ADD COLUMN x serial", "0A000", "serial"},
+		{"CREATE TABLE u (x int GENERATED ALWAYS AS IDENTITY)", "0A000", "IDENTITY"},
+		{"CREATE TABLE u (x serial DEFAULT 1)", "42601", "default"},
+		{`CREATE TABLE "U" (x serial)`, "0A000", "U_x_seq"},
 		{"CREATE TABLE u (x int[])", "0A000", "arrays"},
 		{"CREATE TABLE u (x interval)", "0A000", "interval"},
 		{"SELECT avg(n) FROM t", "0A000", "avg"},

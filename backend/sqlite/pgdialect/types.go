@@ -41,6 +41,12 @@ func DeclaredType(t Type) string {
 // for any other (a table the dialect did not create).
 func ParseDeclaredType(decl string) (Type, bool) {
 	d := strings.ToLower(strings.TrimSpace(decl))
+	if _, ok := ParseSerial(d); ok {
+		d = strings.Fields(d)[0] // int2/int4/int8 serial <sequence>
+		if d != "int2" && d != "int4" && d != "int8" {
+			return Type{}, false
+		}
+	}
 	if strings.HasPrefix(d, "varchar(") && strings.HasSuffix(d, ")") {
 		n, err := strconv.Atoi(d[len("varchar(") : len(d)-1])
 		if err != nil || n < 1 {
@@ -133,7 +139,8 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, serial/identity and any other type not in the supported list",
+		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
+		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
 		"numeric literals (1.5) except where they become float8, float4 or an integer",
 		"float(p), timestamp(p) and other type modifiers except varchar(n)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",

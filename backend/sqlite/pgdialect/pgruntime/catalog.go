@@ -25,6 +25,7 @@ func NewCatalog(c *sqlite3.Conn) pgdialect.Catalog { return &catalog{c: c} }
 var (
 	_ pgdialect.References = (*catalog)(nil)
 	_ pgdialect.Indexes    = (*catalog)(nil)
+	_ pgdialect.Serials    = (*catalog)(nil)
 )
 
 // Columns implements pgdialect.Catalog. Names match exactly (SQLite's own
@@ -87,4 +88,18 @@ func (k *catalog) HasIndex(name string) bool {
 		return false
 	}
 	return st.Step()
+}
+
+// Serial implements pgdialect.Serials: the sequence a serial column's
+// declared type names.
+func (k *catalog) Serial(table, column string) (string, bool) {
+	st, _, err := k.c.Prepare(`SELECT p.type FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 AND p.name = ?2`)
+	if err != nil {
+		return "", false
+	}
+	defer st.Close()
+	if st.BindText(1, table) != nil || st.BindText(2, column) != nil || !st.Step() {
+		return "", false
+	}
+	return pgdialect.ParseSerial(st.ColumnText(0))
 }

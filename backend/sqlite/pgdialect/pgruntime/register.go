@@ -36,6 +36,7 @@ var functions = []struct {
 	{"pg_series_step", 1, seriesStep},
 	{"pg_date_add", 2, dateAdd},
 	{"pg_date_diff", 2, dateDiff},
+	{"pg_seq_next", 5, seqNext},
 }
 
 // Register installs the runtime functions translations call on c. Call

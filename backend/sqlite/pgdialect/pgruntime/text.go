@@ -206,3 +206,18 @@ func dateDiff(ctx sqlite3.Context, args ...sqlite3.Value) {
 	d, err := pgconv.DateDiff(args[0].Text(), args[1].Text())
 	result(ctx, d, err)
 }
+
+// seqNext is pg_seq_next(last_value, is_called, n, max, name): a
+// sequence's last value after n nextval calls (increment 1), PostgreSQL's
+// 2200H past its maximum.
+func seqNext(ctx sqlite3.Context, args ...sqlite3.Value) {
+	last, n, limit := args[0].Int64(), args[2].Int64(), args[3].Int64()
+	if args[1].Int64() == 0 {
+		n--
+	}
+	if last > limit-n {
+		ctx.ResultError(runtimeError("2200H", "nextval: reached maximum value of sequence %q (%d)", args[4].Text(), limit))
+		return
+	}
+	ctx.ResultInt64(last + n)
+}
