@@ -87,15 +87,17 @@ func newPGEngine(conn *pgx.Conn, schema string, types map[uint32]string) (*pgEng
 
 func (e *pgEngine) close() {
 	sql := "DROP SCHEMA IF EXISTS " + pgx.Identifier{e.schema}.Sanitize() + " CASCADE; SET search_path = public; " +
-		"SELECT relchain.sync_sequences(); DELETE FROM relchain.changes"
+		"SELECT relchain.sync_sequences()"
 	_, _ = e.conn.PgConn().Exec(context.Background(), sql).ReadAll()
 }
 
 // run executes st as a block executes a statement on a relchain
-// PostgreSQL node: in a transaction of its own with relchain.tx set,
-// relchain.after_ddl after a DDL statement that succeeded (it moves a
-// serial column's default to relchain.nextval and registers the sequence),
-// and relchain.flush_sequences before the commit, so sequences behave
+// PostgreSQL node, as far as results go: in a transaction of its own with
+// relchain.tx set, relchain.sync_sequences after a DDL statement that
+// succeeded (the part of relchain.after_ddl that changes results: it moves
+// a serial column's default to relchain.nextval and registers the
+// sequence; the rest attaches change capture), and
+// relchain.flush_sequences before the commit, so sequences behave
 // transactionally as on a node (a failed INSERT uses up no value).
 func (e *pgEngine) run(st translated) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -108,7 +110,7 @@ func (e *pgEngine) run(st translated) outcome {
 	if !out.failed() {
 		finish = "SELECT relchain.flush_sequences(); COMMIT"
 		if st.ddl {
-			finish = "SELECT relchain.after_ddl(" + quoteLiteral(st.orig) + "); " + finish
+			finish = "SELECT relchain.sync_sequences(); " + finish
 		}
 	}
 	if _, err := e.conn.PgConn().Exec(ctx, finish).ReadAll(); err != nil {
@@ -117,8 +119,6 @@ func (e *pgEngine) run(st translated) outcome {
 	}
 	return out
 }
-
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // runStatement runs st in the open transaction.
 func (e *pgEngine) runStatement(ctx context.Context, st translated) outcome {
