@@ -60,6 +60,16 @@ func (t *translator) tableName(rv *pg_query.RangeVar) ([]Column, error) {
 }
 
 func (t *translator) table(rv *pg_query.RangeVar) (string, []rel, error) {
+	if c, ok := t.cteNamed(rv); ok {
+		alias := c.name
+		if a := rv.GetAlias(); a != nil {
+			alias = a.GetAliasname()
+			if len(a.GetColnames()) > 0 {
+				return "", nil, refuse("column aliases on a WITH query")
+			}
+		}
+		return quoteIdent(c.name) + " AS " + quoteIdent(alias), []rel{{alias: alias, cols: c.cols}}, nil
+	}
 	if !rv.GetInh() {
 		return "", nil, refuse("ONLY")
 	}

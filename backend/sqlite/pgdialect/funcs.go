@@ -37,8 +37,11 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 	if name == "" {
 		return value{}, refuse("the function %s", qualifiedName(f))
 	}
-	if f.GetAggFilter() != nil || f.GetAggWithinGroup() || f.GetFuncVariadic() {
-		return value{}, refuse("FILTER, WITHIN GROUP or VARIADIC in the call of %s", name)
+	if f.GetAggWithinGroup() || f.GetFuncVariadic() {
+		return value{}, refuse("WITHIN GROUP or VARIADIC in the call of %s", name)
+	}
+	if _, agg := aggregates[name]; f.GetAggFilter() != nil && !agg {
+		return value{}, pgError("42809", "FILTER specified, but %s is not an aggregate function", name)
 	}
 	if agg, ok := aggregates[name]; ok {
 		// Every supported aggregate is insensitive to its input order, so
@@ -118,9 +121,16 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 		return value{}, pgError("42803", "aggregate function calls cannot be nested")
 	}
 	t.sawAgg = true
+	filter, err := t.aggFilter(f, sc)
+	if err != nil {
+		return value{}, err
+	}
 	if f.GetAggStar() {
 		if name != "count" {
 			return value{}, refuse("%s(*)", name)
+		}
+		if filter != "" {
+			return value{sql: "count(CASE WHEN " + filter + " THEN 1 END)", typ: tInt8, name: "count"}, nil
 		}
 		return value{sql: "count(*)", typ: tInt8, name: "count"}, nil
 	}
@@ -149,7 +159,23 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 	if f.GetAggDistinct() {
 		distinct = "DISTINCT "
 	}
+	if filter != "" {
+		// Every supported aggregate ignores NULL inputs: FILTER is the
+		// argument where the filter holds, NULL elsewhere.
+		arg.sql = "CASE WHEN " + filter + " THEN " + arg.sql + " END"
+	}
 	return value{sql: agg.sqlite + "(" + distinct + arg.sql + ")", typ: res, name: name}, nil
+}
+
+// aggFilter translates an aggregate's FILTER (WHERE ...): a condition
+// over the query's rows, without aggregates.
+func (t *translator) aggFilter(f *pg_query.FuncCall, sc *scope) (string, error) {
+	if f.GetAggFilter() == nil {
+		return "", nil
+	}
+	t.aggDepth++
+	defer func() { t.aggDepth-- }()
+	return t.condition(f.GetAggFilter(), sc, "FILTER")
 }
 
 // scalars are the supported scalar functions.

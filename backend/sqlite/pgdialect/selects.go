@@ -31,9 +31,10 @@ func (t *translator) subquery(n *pg_query.Node, sc *scope) (query, error) {
 }
 
 func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	if w := s.GetWithClause(); w != nil {
+		return t.withQuery(s, w, parent)
+	}
 	switch {
-	case s.GetWithClause() != nil:
-		return query{}, refuse("WITH (common table expressions)")
 	case s.GetIntoClause() != nil:
 		return query{}, refuse("SELECT INTO")
 	case len(s.GetLockingClause()) > 0:

@@ -101,7 +101,7 @@ func (t *translator) setArm(s *pg_query.SelectStmt, parent *scope, hints *armHin
 	if err != nil {
 		return q, err
 	}
-	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetSortClause()) > 0 || s.GetLimitCount() != nil || s.GetLimitOffset() != nil {
+	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetSortClause()) > 0 || s.GetLimitCount() != nil || s.GetLimitOffset() != nil || s.GetWithClause() != nil {
 		q.sql = "SELECT * FROM (" + q.sql + ")"
 	}
 	return q, nil

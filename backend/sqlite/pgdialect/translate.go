@@ -24,6 +24,7 @@ type translator struct {
 	checks      []*pg_query.Constraint // CREATE TABLE's CHECK constraints
 	fill        []serialColumn         // an INSERT's serial columns numbered from their sequence
 	deferred    error                  // the first error of constant folding (planTime)
+	ctes        []cte                  // the WITH queries in scope, innermost last
 	inserting   string                 // the table an INSERT writes
 	newTable    string                 // the table CREATE TABLE creates
 	creating    []serialColumn         // its serial columns
