@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"strconv"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -108,7 +109,8 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 			return value{}, err
 		}
 	}
-	typ, err := commonType("CASE", append(results, def))
+	// PostgreSQL resolves a CASE's type with its ELSE first.
+	typ, err := commonType("CASE", append([]value{def}, results...))
 	if err != nil {
 		return value{}, err
 	}
@@ -246,4 +248,39 @@ func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value,
 	// PostgreSQL does not evaluate the left side against an empty
 	// subquery (SQLite would, and could fail there).
 	return value{sql: "(CASE WHEN EXISTS (" + q.sql + ") THEN (" + ls + " IN (" + q.sql + ")) ELSE 0 END)", typ: tBool, name: "?column?"}, nil
+}
+
+// minMax translates GREATEST and LEAST, which ignore NULLs (NULL only
+// when every argument is): SQLite's max(a, b) is NULL when any is, so
+// each argument is taken as coalesce(it, the others...), which is never
+// beyond the answer.
+func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
+	name, fn := "greatest", "max"
+	if m.GetOp() != pg_query.MinMaxOp_IS_GREATEST {
+		name, fn = "least", "min"
+	}
+	vals, err := t.args(m.GetArgs(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	typ, err := commonType(strings.ToUpper(name), vals)
+	if err != nil {
+		return value{}, err
+	}
+	if typ.Name == "json" {
+		return value{}, pgError("42883", "could not identify a comparison function for type json")
+	}
+	outs, err := t.coerceAll(vals, typ)
+	if err != nil {
+		return value{}, err
+	}
+	if len(outs) == 1 {
+		return value{sql: outs[0], typ: typ, name: name}, nil
+	}
+	var terms []string
+	for i := range outs {
+		order := append([]string{outs[i]}, append(append([]string{}, outs[:i]...), outs[i+1:]...)...)
+		terms = append(terms, "coalesce("+join(order, ", ")+")")
+	}
+	return value{sql: fn + "(" + join(terms, ", ") + ")", typ: typ, name: name}, nil
 }

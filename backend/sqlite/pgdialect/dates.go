@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
@@ -50,4 +51,54 @@ func (t *translator) dateArithmetic(op string, l, r value) (value, bool, error) 
 		return constOf(d, date, "?column?"), true, nil
 	}
 	return value{sql: fmt.Sprintf("pg_date_add(%s, %s)", l.sql, days), typ: date, name: "?column?"}, true, nil
+}
+
+// datetimeSides brings a comparison of date, timestamp and timestamptz to
+// one type, as PostgreSQL's cross-type operators do: the lower of date <
+// timestamp < timestamptz is cast up (the session zone is UTC), and the
+// canonical texts compare in time order.
+func (t *translator) datetimeSides(l, r value) (value, value, error) {
+	lr, rr := datetimeRank[l.typ.Name], datetimeRank[r.typ.Name]
+	if lr == 0 || rr == 0 || lr == rr {
+		return l, r, nil
+	}
+	var err error
+	if lr < rr {
+		l, err = t.coerceValue(l, Type{Name: r.typ.Name, Typmod: -1}, ctxImplicit)
+	} else {
+		r, err = t.coerceValue(r, Type{Name: l.typ.Name, Typmod: -1}, ctxImplicit)
+	}
+	return l, r, err
+}
+
+// dateTrunc is date_trunc(unit, timestamp|timestamptz|date) with a
+// constant unit: a date is cast to timestamptz first, as PostgreSQL
+// resolves it (pg_date_trunc; folded when constant).
+func dateTrunc(t *translator, args []value) (value, error) {
+	if len(args) != 2 || args[0].lit == nil {
+		return value{}, refuse("date_trunc without a constant unit, or with a time zone")
+	}
+	unit := strings.ToLower(*args[0].lit)
+	if !pgconv.TruncUnits[unit] {
+		return value{}, pgError("22023", "unit %q not recognized for type timestamp with time zone", unit)
+	}
+	v := args[1]
+	if v.untyped() || v.typ.Name == "date" {
+		var err error
+		if v, err = t.coerceValue(v, Type{Name: "timestamptz", Typmod: -1}, ctxImplicit); err != nil {
+			return value{}, err
+		}
+	}
+	if v.typ.Name != "timestamp" && v.typ.Name != "timestamptz" {
+		return value{}, pgError("42883", "function date_trunc(unknown, %s) does not exist", label(v.typ))
+	}
+	typ := Type{Name: v.typ.Name, Typmod: -1}
+	if v.isConst && t.noFold == 0 {
+		if v.konst == nil {
+			return constOf(nil, typ, "date_trunc"), nil
+		}
+		out, err := pgconv.DateTrunc(unit, v.konst.(string), typ.Name)
+		return t.planTime(constOf(out, typ, "date_trunc"), convError(err), typ)
+	}
+	return value{sql: fmt.Sprintf("pg_date_trunc(%s, %s, '%s')", quoteString(unit), v.sql, typ.Name), typ: typ}, nil
 }

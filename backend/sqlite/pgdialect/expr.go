@@ -31,6 +31,8 @@ func (t *translator) expr(n *pg_query.Node, sc *scope) (value, error) {
 		return t.caseExpr(e.CaseExpr, sc)
 	case *pg_query.Node_CoalesceExpr:
 		return t.coalesce(e.CoalesceExpr, sc)
+	case *pg_query.Node_MinMaxExpr:
+		return t.minMax(e.MinMaxExpr, sc)
 	case *pg_query.Node_SubLink:
 		return t.subLink(e.SubLink, sc)
 	}

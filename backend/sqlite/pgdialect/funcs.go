@@ -193,6 +193,9 @@ var scalars = map[string]func(t *translator, args []value) (value, error){
 	"concat":       concatFunc,
 	"abs":          absFunc,
 	"octet_length": octetLength,
+	"date_trunc":   dateTrunc,
+	"position":     strpos,
+	"strpos":       strpos,
 }
 
 // textArgs coerces every argument to text (42883 for other types).
@@ -359,4 +362,18 @@ func octetLength(t *translator, args []value) (value, error) {
 		return value{}, err
 	}
 	return value{sql: "length(CAST(" + s[0] + " AS BLOB))", typ: tInt4}, nil
+}
+
+// strpos is strpos(s, sub) and position(sub IN s): the character
+// position of sub in s, 0 when absent, 1 for an empty sub (SQLite's instr
+// on text).
+func strpos(t *translator, args []value) (value, error) {
+	if len(args) != 2 {
+		return value{}, refuse("strpos with %d arguments", len(args))
+	}
+	s, err := t.textArgs("strpos", args)
+	if err != nil {
+		return value{}, err
+	}
+	return value{sql: "instr(" + s[0] + ", " + s[1] + ")", typ: tInt4}, nil
 }

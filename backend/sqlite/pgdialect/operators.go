@@ -130,6 +130,7 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	}
 	if t.noFold == 0 {
 		lv, rv, _ := t.unify(l, r)
+		lv, rv, _ = t.datetimeSides(lv, rv)
 		if v, ok := foldCompare(op, lv, rv); ok {
 			return v, nil
 		}
@@ -141,6 +142,9 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 func (t *translator) comparison(op string, l, r value) (string, string, error) {
 	l, r, err := t.unify(l, r)
 	if err != nil {
+		return "", "", err
+	}
+	if l, r, err = t.datetimeSides(l, r); err != nil {
 		return "", "", err
 	}
 	ls, rs, ok := comparable(l, r)

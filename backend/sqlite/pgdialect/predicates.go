@@ -40,11 +40,19 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		return value{}, err
 	}
 	var items []string
+	var folds []value
 	left := ""
 	for _, n := range a.GetRexpr().GetList().GetItems() {
 		r, err := t.expr(n, sc)
 		if err != nil {
 			return value{}, err
+		}
+		if r.num != "" && l.typ.Name == "float4" {
+			// An IN list takes the common type of its members, and a
+			// numeric constant casts implicitly to float4.
+			if r, err = numericValue(r.num, l.typ); err != nil {
+				return value{}, err
+			}
 		}
 		ls, rs, err := t.comparison("=", l, r)
 		if err != nil {
@@ -55,12 +63,49 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		}
 		left = ls
 		items = append(items, rs)
+		if t.noFold == 0 {
+			c, _ := t.compare("=", l, r)
+			folds = append(folds, c)
+		}
+	}
+	if v, ok := foldIn(op == "<>", folds, len(items)); ok {
+		return v, nil
 	}
 	kw := " IN ("
 	if op == "<>" {
 		kw = " NOT IN ("
 	}
 	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+}
+
+// foldIn folds an IN list whose every comparison folded to a constant
+// (PostgreSQL evaluates a constant ScalarArrayOpExpr while planning):
+// true if one is true, else NULL if one is NULL, else false.
+func foldIn(not bool, cmps []value, n int) (value, bool) {
+	if len(cmps) != n || n == 0 {
+		return value{}, false
+	}
+	res, null := int64(0), false
+	for _, c := range cmps {
+		if !c.isConst {
+			return value{}, false
+		}
+		switch {
+		case c.konst == nil:
+			null = true
+		case c.konst.(int64) == 1:
+			res = 1
+		}
+	}
+	switch {
+	case res == 1:
+	case null:
+		return constOf(nil, tBool, "?column?"), true
+	}
+	if not {
+		res = 1 - res
+	}
+	return constOf(res, tBool, "?column?"), true
 }
 
 func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {

@@ -110,7 +110,7 @@ func TestTranslateRefuses(t *testing.T) {
 		{"SELECT x FROM t", "42703", "x"},
 		{"SELECT 1 FROM nope", "42P01", "nope"},
 		{`SELECT 1 FROM "mixed"`, "42P01", "mixed"},
-		{"SELECT at FROM t WHERE at > '2026-01-01'::date", "0A000", "date"},
+		{"SELECT at FROM t WHERE at + 1 > at", "0A000", "date and time arithmetic"},
 		{"SELECT 'now'::timestamptz", "22007", "clock"},
 		{"SELECT 'epoch'::timestamptz", "0A000", "epoch"},
 		{"CREATE SEQUENCE s", "0A000", "CreateSeqStmt"},

@@ -150,7 +150,7 @@ func Refusals() []string {
 		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON, INTERSECT ALL, EXCEPT ALL, NATURAL joins and JOIN USING",
 		"UPDATE ... FROM, DELETE ... USING, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
 		"ON CONFLICT ON CONSTRAINT, ON CONFLICT (...) WHERE (the index predicate)",
-		"comparisons and set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
+		"set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
 		"ALTER TABLE other than ADD COLUMN",

@@ -37,6 +37,7 @@ var functions = []struct {
 	{"pg_date_add", 2, dateAdd},
 	{"pg_date_diff", 2, dateDiff},
 	{"pg_seq_next", 5, seqNext},
+	{"pg_date_trunc", 3, dateTrunc},
 }
 
 // Register installs the runtime functions translations call on c. Call

@@ -221,3 +221,13 @@ func seqNext(ctx sqlite3.Context, args ...sqlite3.Value) {
 	}
 	ctx.ResultInt64(last + n)
 }
+
+// dateTrunc is pg_date_trunc(unit, v, type).
+func dateTrunc(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[1:2]) {
+		ctx.ResultNull()
+		return
+	}
+	out, err := pgconv.DateTrunc(args[0].Text(), args[1].Text(), args[2].Text())
+	result(ctx, out, err)
+}

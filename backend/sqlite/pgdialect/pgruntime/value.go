@@ -2,6 +2,8 @@ package pgruntime
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
@@ -55,12 +57,34 @@ func Value(t pgdialect.Type, v any) (any, error) {
 // single-precision text reads as (0.1, not 0.10000000149011612), as a
 // client reading PostgreSQL's float4 output gets it.
 func floatValue(t pgdialect.Type, f float64) float64 {
-	if t.Name != "float4" {
+	if t.Name != "float4" || math.IsInf(f, 0) || f == 0 {
 		return f
 	}
-	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+	r, err := strconv.ParseFloat(float4Text(float32(f)), 64)
 	if err != nil {
 		return f
 	}
 	return r
+}
+
+// float4Text is the shortest decimal that reads back as f and lies
+// strictly inside f's rounding interval: PostgreSQL's float4 output
+// (Ryu without accepting the interval's bounds) prints 3.0000001e+10
+// where Go's shortest, which accepts a bound that rounds to even, prints
+// 3e+10.
+func float4Text(f float32) string {
+	exact := new(big.Rat).SetFloat64(float64(f))
+	lo := new(big.Rat).SetFloat64(float64(math.Nextafter32(f, float32(math.Inf(-1)))))
+	hi := new(big.Rat).SetFloat64(float64(math.Nextafter32(f, float32(math.Inf(1)))))
+	half := big.NewRat(1, 2)
+	lo.Mul(lo.Add(lo, exact), half)
+	hi.Mul(hi.Add(hi, exact), half)
+	for p := 1; p <= 9; p++ {
+		s := strconv.FormatFloat(float64(f), 'e', p-1, 64)
+		d, ok := new(big.Rat).SetString(s)
+		if ok && d.Cmp(lo) > 0 && d.Cmp(hi) < 0 {
+			return s
+		}
+	}
+	return strconv.FormatFloat(float64(f), 'g', -1, 32)
 }

@@ -152,3 +152,59 @@ func DateDiff(a, b string) (int64, error) {
 	}
 	return int64(ta.Sub(tb).Hours() / 24), nil
 }
+
+// TruncUnits are the units date_trunc takes (lower case).
+var TruncUnits = map[string]bool{"microseconds": true, "milliseconds": true, "second": true, "minute": true, "hour": true,
+	"day": true, "week": true, "month": true, "quarter": true, "year": true, "decade": true, "century": true, "millennium": true}
+
+// DateTrunc is date_trunc(unit, v) on the canonical text of a timestamp
+// or timestamptz (typ), in UTC.
+func DateTrunc(unit, v, typ string) (string, error) {
+	layout := "2006-01-02 15:04:05.999999"
+	tm, err := time.Parse(layout, strings.TrimSuffix(v, "+00"))
+	if err != nil {
+		return "", Unsupported("this " + Label(typ) + " value " + strconv.Quote(v))
+	}
+	y, mo, d := tm.Date()
+	h, mi, s, ns := tm.Hour(), tm.Minute(), tm.Second(), tm.Nanosecond()
+	switch unit {
+	case "microseconds":
+	case "milliseconds":
+		ns = ns / 1e6 * 1e6
+	case "second":
+		ns = 0
+	case "minute":
+		s, ns = 0, 0
+	case "hour":
+		mi, s, ns = 0, 0, 0
+	case "day":
+		h, mi, s, ns = 0, 0, 0, 0
+	case "week":
+		d -= (int(tm.Weekday()) + 6) % 7
+		h, mi, s, ns = 0, 0, 0, 0
+	default:
+		return truncYears(unit, y, int(mo), typ)
+	}
+	return FormatTime(typ, time.Date(y, mo, d, h, mi, s, ns, time.UTC))
+}
+
+// truncYears truncates to a month, quarter, year, decade, century or
+// millennium (centuries and millennia start at years ...01).
+func truncYears(unit string, y, mo int, typ string) (string, error) {
+	switch unit {
+	case "month":
+	case "quarter":
+		mo = (mo-1)/3*3 + 1
+	case "year":
+		mo = 1
+	case "decade":
+		y, mo = y/10*10, 1
+	case "century":
+		y, mo = (y-1)/100*100+1, 1
+	case "millennium":
+		y, mo = (y-1)/1000*1000+1, 1
+	default:
+		return "", errorf("22023", "unit %q not recognized for type %s", unit, Label(typ))
+	}
+	return FormatTime(typ, time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC))
+}
