@@ -12,7 +12,8 @@ import (
 // verdicts.
 const gateCorpus = "../../../postgres/pggate/testdata/corpus.json"
 
-var placeholder = regexp.MustCompile(`\$[0-9]`)
+// placeholder matches a $n parameter.
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
 // gateCorpusCase is one case of the gate corpus's accepted statements, in
 // their order (its CREATE TABLEs come before the statements that use

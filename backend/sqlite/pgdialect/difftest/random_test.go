@@ -54,8 +54,13 @@ type table struct {
 // gen generates one random case: SQLancer-style, a schema, rows, and
 // queries over them whose results both engines must agree on.
 type gen struct {
-	r      *rand.Rand
-	types  []columnType
+	r     *rand.Rand
+	types []columnType
+	// args collects the arguments of the statement being generated when
+	// it takes parameters (params): integer and text literals become $n,
+	// their text sent untyped, as a client's string arguments are.
+	params bool
+	args   []any
 	tables []table
 	stmts  []spec
 	origin string
@@ -73,7 +78,40 @@ func randomCase(seed, k uint64, types []columnType) diffCase {
 }
 
 func (g *gen) add(sql string, setup bool) {
-	g.stmts = append(g.stmts, spec{sql: sql, setup: setup, where: g.origin})
+	g.stmts = append(g.stmts, spec{sql: sql, setup: setup, where: g.origin, args: g.args})
+	g.args = nil
+}
+
+// renumber keeps the arguments of the placeholders sql uses (an
+// expression generator may drop an operand it generated) and numbers
+// them $1, $2 ... in order of appearance.
+func (g *gen) renumber(sql string) string {
+	var args []any
+	seen := map[string]string{}
+	out := placeholder.ReplaceAllStringFunc(sql, func(p string) string {
+		if n, ok := seen[p]; ok {
+			return n
+		}
+		k, _ := strconv.Atoi(p[1:])
+		args = append(args, g.args[k-1])
+		seen[p] = "$" + strconv.Itoa(len(args))
+		return seen[p]
+	})
+	g.args = args
+	return out
+}
+
+// param turns a literal into the next placeholder when the statement
+// takes parameters: its argument is the literal's text, a string.
+func (g *gen) param(lit string) string {
+	if !g.params || !g.chance(0.5) {
+		return lit
+	}
+	if len(lit) >= 2 && lit[0] == '\'' {
+		lit = strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+	}
+	g.args = append(g.args, lit)
+	return "$" + strconv.Itoa(len(g.args))
 }
 
 func (g *gen) pick(n int) int { return g.r.IntN(n) }
@@ -129,9 +167,9 @@ var (
 func (g *gen) literal(k kind) string {
 	switch k {
 	case kInt:
-		return intLiterals[g.pick(len(intLiterals))]
+		return g.param(intLiterals[g.pick(len(intLiterals))])
 	case kText:
-		return textLiterals[g.pick(len(textLiterals))]
+		return g.param(textLiterals[g.pick(len(textLiterals))])
 	case kBool:
 		return []string{"true", "false", "TRUE", "'t'"}[g.pick(4)]
 	case kTime:
@@ -357,7 +395,10 @@ func (g *gen) selectPlain(t table) string {
 	if g.chance(0.2) {
 		distinct = "DISTINCT "
 	}
-	sql := "SELECT " + distinct + strings.Join(outs, ", ") + " FROM " + t.name + g.where(sc)
+	g.params = g.chance(0.3)
+	where := g.renumber(g.where(sc))
+	g.params = false
+	sql := "SELECT " + distinct + strings.Join(outs, ", ") + " FROM " + t.name + where
 	if g.chance(0.85) {
 		sql += " ORDER BY " + positions(len(outs), g)
 		if g.chance(0.2) {
@@ -614,7 +655,7 @@ func TestRandomStatementsMostlyRunOnPostgreSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range randomCase(1, k, columnTypes).stmts {
-			if o := pgE.run(translated{sql: s.sql}); o.failed() {
+			if o := pgE.run(translated{sql: s.sql, args: s.args}); o.failed() {
 				failed++
 				codes[o.Code+" "+firstLine(o.Message)]++
 			} else {
