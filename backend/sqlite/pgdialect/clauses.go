@@ -92,6 +92,11 @@ func (t *translator) orderClause(items []*pg_query.Node, sc *scope, p *selectPar
 			return err
 		}
 		out = append(out, key+sortSuffix(sb))
+		expr := key
+		if pos, err := strconv.Atoi(key); err == nil {
+			expr = p.targetVals[pos-1].sql
+		}
+		p.orderExprs, p.orderSuffixes = append(p.orderExprs, expr), append(p.orderSuffixes, sortSuffix(sb))
 	}
 	p.order = join(out, ", ")
 	return nil

@@ -144,8 +144,8 @@ func (t *translator) assignNode(n *pg_query.Node, c Column, sc *scope) (string, 
 }
 
 func (t *translator) delete(d *pg_query.DeleteStmt) error {
-	if d.GetWithClause() != nil || len(d.GetUsingClause()) > 0 {
-		return refuse("DELETE ... USING and WITH")
+	if d.GetWithClause() != nil {
+		return refuse("DELETE with WITH")
 	}
 	tg, err := t.target(d.GetRelation())
 	if err != nil {
@@ -153,14 +153,44 @@ func (t *translator) delete(d *pg_query.DeleteStmt) error {
 	}
 	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}}}
 	sql := "DELETE FROM " + tg.sql()
-	if d.GetWhereClause() != nil {
-		w, err := t.condition(d.GetWhereClause(), sc, "WHERE")
-		if err != nil {
-			return err
-		}
-		sql += " WHERE " + w
+	where, err := t.deleteWhere(d, sc)
+	if err != nil {
+		return err
 	}
+	sql += where
 	ret, err := t.returning(d.GetReturningList(), sc)
 	t.out.Statements = []string{sql + ret}
 	return err
+}
+
+// deleteWhere translates DELETE's WHERE and USING. SQLite has no USING:
+// a row is deleted when some combination of the USING tables satisfies
+// the WHERE, which is EXISTS (SELECT 1 FROM using WHERE cond).
+func (t *translator) deleteWhere(d *pg_query.DeleteStmt, sc *scope) (string, error) {
+	if len(d.GetUsingClause()) == 0 {
+		if d.GetWhereClause() == nil {
+			return "", nil
+		}
+		w, err := t.condition(d.GetWhereClause(), sc, "WHERE")
+		return " WHERE " + w, err
+	}
+	from, rels, err := t.fromClause(d.GetUsingClause(), sc)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rels {
+		if r.alias == sc.rels[0].alias && !r.merged {
+			return "", pgError("42712", "table name %q specified more than once", r.alias)
+		}
+	}
+	inner := &scope{rels: rels, parent: sc}
+	cond := ""
+	if d.GetWhereClause() != nil {
+		w, err := t.condition(d.GetWhereClause(), inner, "WHERE")
+		if err != nil {
+			return "", err
+		}
+		cond = " WHERE " + w
+	}
+	return " WHERE EXISTS (SELECT 1 FROM " + from + cond + ")", nil
 }

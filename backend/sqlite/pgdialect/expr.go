@@ -165,9 +165,6 @@ func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if v.param != 0 {
-		t.param(v.param, tText)
-	}
 	op := " IS NULL)"
 	if n.GetNulltesttype() == pg_query.NullTestType_IS_NOT_NULL {
 		op = " IS NOT NULL)"

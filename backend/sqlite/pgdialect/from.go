@@ -21,6 +21,9 @@ func (t *translator) fromClause(items []*pg_query.Node, parent *scope) (string, 
 	}
 	seen := map[string]bool{}
 	for _, r := range rels {
+		if r.merged {
+			continue
+		}
 		if seen[r.alias] {
 			return "", nil, pgError("42712", "table name %q specified more than once", r.alias)
 		}
@@ -114,8 +117,8 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 	switch {
 	case !ok:
 		return "", nil, refuse("the join type %s", j.GetJointype())
-	case j.GetIsNatural() || len(j.GetUsingClause()) > 0:
-		return "", nil, refuse("NATURAL joins and JOIN USING")
+	case j.GetJoinUsingAlias() != nil:
+		return "", nil, refuse("an alias on JOIN USING")
 	case j.GetAlias() != nil:
 		return "", nil, refuse("an alias on a join")
 	}
@@ -128,6 +131,20 @@ func (t *translator) join(j *pg_query.JoinExpr, parent *scope) (string, []rel, e
 		return "", nil, err
 	}
 	rels := append(lrels, rrels...)
+	if j.GetIsNatural() {
+		names := commonNames(lrels, rrels)
+		if len(names) == 0 {
+			return "(" + l + " CROSS JOIN " + r + ")", rels, nil
+		}
+		return t.joinUsing(names, kind, l, r, lrels, rrels)
+	}
+	if len(j.GetUsingClause()) > 0 {
+		var names []string
+		for _, n := range j.GetUsingClause() {
+			names = append(names, strNode(n))
+		}
+		return t.joinUsing(names, kind, l, r, lrels, rrels)
+	}
 	if j.GetQuals() == nil {
 		return "(" + l + " CROSS JOIN " + r + ")", rels, nil
 	}

@@ -12,6 +12,13 @@ type rel struct {
 	alias string
 	cols  []Column
 	bare  bool // columns written unqualified (a CHECK constraint's table)
+
+	// JOIN USING: the merged columns are a relation of their own, named
+	// by no alias, whose columns have their own SQL; the joined tables'
+	// columns of the same names are hidden from unqualified names and *.
+	merged bool
+	sqls   map[string]string
+	hidden map[string]bool
 }
 
 // scope is the names an expression can see: its query's relations, then
@@ -102,16 +109,13 @@ func (s *scope) lookup(parts []string) (value, bool, error) {
 	var out value
 	found := 0
 	for _, r := range s.rels {
-		if len(parts) == 2 && r.alias != parts[0] {
+		if len(parts) == 2 && (r.alias != parts[0] || r.merged) {
 			continue
 		}
 		for _, c := range r.cols {
-			if c.Name == parts[len(parts)-1] {
+			if c.Name == parts[len(parts)-1] && (len(parts) == 2 || !r.hidden[c.Name]) {
 				found++
-				out = value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name}
-				if r.bare {
-					out.sql = quoteIdent(c.Name)
-				}
+				out = r.value(c)
 			}
 		}
 	}
@@ -143,4 +147,16 @@ func (g *grouping) isKey(sql string) bool {
 		}
 	}
 	return false
+}
+
+// value is a column of r as an expression.
+func (r rel) value(c Column) value {
+	v := value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name}
+	switch {
+	case r.merged:
+		v.sql = r.sqls[c.Name]
+	case r.bare:
+		v.sql = quoteIdent(c.Name)
+	}
+	return v
 }

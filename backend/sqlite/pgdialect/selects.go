@@ -57,6 +57,8 @@ type selectParts struct {
 	cols                                                        []Column
 	targetVals                                                  []value
 	arm                                                         *armHints
+	orderExprs, orderSuffixes                                   []string // ORDER BY as expressions (DISTINCT ON)
+	distinctOn                                                  []*pg_query.Node
 }
 
 func (p selectParts) sql() string {
@@ -92,6 +94,9 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 	if p.limit, err = t.limitClause(s, sc); err != nil {
 		return query{}, err
 	}
+	if len(p.distinctOn) > 0 {
+		return t.distinctOnQuery(sc, &p)
+	}
 	return query{sql: p.sql(), cols: p.cols}, nil
 }
 
@@ -101,7 +106,8 @@ func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
 		return nil
 	}
 	if len(d) > 1 || d[0].GetNode() != nil {
-		return refuse("DISTINCT ON")
+		p.distinctOn = d
+		return nil
 	}
 	p.distinct = "DISTINCT "
 	return nil
@@ -232,9 +238,15 @@ func expandStar(alias string, sc *scope) ([]value, error) {
 		if alias != "" && r.alias != alias {
 			continue
 		}
+		if alias != "" && r.merged {
+			continue
+		}
 		found = true
 		for _, c := range r.cols {
-			out = append(out, value{sql: quoteIdent(r.alias) + "." + quoteIdent(c.Name), typ: c.Type, name: c.Name})
+			if alias == "" && r.hidden[c.Name] {
+				continue
+			}
+			out = append(out, r.value(c))
 		}
 	}
 	if alias != "" && !found {

@@ -81,6 +81,11 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error
 	if err := t.statement(stmt); err != nil {
 		return nil, err
 	}
+	for i, p := range t.params {
+		if p.Name == "" {
+			return nil, pgError("42P18", "could not determine data type of parameter $%d", i+1)
+		}
+	}
 	if t.deferred != nil {
 		return nil, t.deferred
 	}
@@ -125,6 +130,8 @@ func (t *translator) statement(n *pg_query.Node) error {
 		return t.alterTable(s.AlterTableStmt)
 	case *pg_query.Node_RenameStmt:
 		return t.rename(s.RenameStmt)
+	case *pg_query.Node_TruncateStmt:
+		return t.truncate(s.TruncateStmt)
 	}
 	return refuse("the statement %s", nodeName(n))
 }
@@ -163,8 +170,9 @@ func (t *translator) param(n int32, typ Type) error {
 	return nil
 }
 
-// paramTypes are the placeholders' types, text where no context typed one
-// (as PostgreSQL resolves an unknown parameter).
+// paramTypes are the placeholders' types (Translate has refused a
+// placeholder no context typed, 42P18, as PostgreSQL does; a placeholder
+// returned as a column is text).
 func (t *translator) paramTypes() []Type {
 	if len(t.params) == 0 {
 		return nil

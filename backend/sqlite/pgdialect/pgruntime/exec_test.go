@@ -146,6 +146,23 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT NULL - NULL", "ERR 42725"},
 	{"SELECT greatest(bal, small, 3), least(bal, small), greatest(NULL, rate, 1), least(name, code) FROM acct ORDER BY id", "100|1|1.5|AB;3|-5|1|Bob;3|NULL|1|c_d"},
 	{"SELECT greatest(NULL, NULL), least(2)", "NULL|2"},
+	{"SELECT * FROM (SELECT id, name FROM acct) a JOIN (SELECT acct AS id, label FROM tag) t USING (id) ORDER BY id, label", "1|alice|x;1|alice|y;2|Bob|x"},
+	{"SELECT id, a.id, t.id FROM (SELECT id FROM acct) a FULL JOIN (SELECT acct + 1 AS id FROM tag) t USING (id) ORDER BY 1, 2, 3", "1|1|NULL;2|2|2;2|2|2;3|3|3"},
+	{"SELECT id FROM (SELECT id FROM acct) a RIGHT JOIN (SELECT acct + 2 AS id FROM tag) t USING (id) ORDER BY 1", "3;3;4"},
+	{"SELECT count(*) FROM (SELECT id FROM acct) a JOIN (SELECT id FROM acct) b USING (id) JOIN (SELECT id FROM acct) c USING (id)", "3"},
+	{"SELECT * FROM (SELECT id FROM acct) a JOIN (SELECT label FROM tag) t USING (id)", "ERR 42703"},
+	{"SELECT * FROM (SELECT id, name FROM acct) a NATURAL LEFT JOIN (SELECT acct AS id, label FROM tag) t ORDER BY id, label", "1|alice|x;1|alice|y;2|Bob|x;3|carol|NULL"},
+	{"SELECT count(*) FROM (SELECT id FROM acct) a NATURAL JOIN (SELECT label FROM tag) t", "9"},
+	// Column typmods are those of PostgreSQL's Describe (parse analysis): a CASE of varchar(4) and
+	// an untyped literal is varchar without typmod, though a simple query's RowDescription (after
+	// planning folds the CASE to its branch) says varchar(4) (difftest D30).
+	{"SELECT CASE WHEN true THEN code ELSE 'a%b' END, CASE WHEN false THEN NULL ELSE CASE WHEN TRUE THEN code ELSE code END END FROM acct WHERE id = 1", "AB|AB"},
+	{"SELECT DISTINCT ON (acct) acct, label FROM tag ORDER BY acct, label DESC", "1|y;2|x"},
+	{"SELECT DISTINCT ON (ok) ok, name FROM acct ORDER BY ok DESC, name LIMIT 2", "NULL|carol;t|alice"},
+	{"SELECT DISTINCT ON (2) id, label FROM tag t JOIN acct a ON a.id = t.acct ORDER BY 2, 1 DESC", "2|x;1|y"},
+	{"SELECT string_agg(name, ', ' ORDER BY name), string_agg(code, '' ORDER BY code DESC), string_agg(label, '-' ORDER BY label) FROM acct, tag WHERE acct.id = tag.acct", "Bob, alice, alice|ABAB|x-x-y"},
+	{"SELECT acct, string_agg(label, ',' ORDER BY label DESC) FROM tag GROUP BY acct ORDER BY 1", "1|y,x;2|x"},
+	{"SELECT string_agg(name, ',') FROM acct WHERE false", "NULL"},
 	{"SELECT position('ro' in 'carol'), strpos(name, 'o'), position('' in name), strpos(name, NULL) FROM acct ORDER BY id", "3|0|1|NULL;3|2|1|NULL;3|4|1|NULL"},
 	{"SELECT CASE WHEN true THEN code ELSE lower(code) END, CASE WHEN true THEN lower(code) ELSE code END FROM acct WHERE id = 1", "AB|ab"},
 	{"SELECT x IN (1e-5, 3.0), x IN (1e-5::float8, 3.0) FROM (SELECT 1e-5::float4 AS x) s", "t|f"},

@@ -63,6 +63,13 @@ var script = []struct{ sql, want string }{
 	{"CREATE TABLE ord (id int8 PRIMARY KEY, item int4 REFERENCES item (id) ON DELETE CASCADE, at timestamptz NOT NULL DEFAULT '2026-01-01 00:00:00+00')", ""},
 	{"INSERT INTO ord (id, item) VALUES (1, 1), (2, 2) RETURNING at", "2026-01-01 00:00:00+00;2026-01-01 00:00:00+00"},
 	{"INSERT INTO ord (id, item) VALUES (3, 99)", "ERR 23503"},
+	{"UPDATE item SET qty = (SELECT count(*) FROM ord WHERE ord.item = item.id) + 1 WHERE id IN (1, 2) RETURNING id, qty", "1|2;2|2"},
+	{"UPDATE item i SET qty = i.qty + (SELECT max(o.id) FROM ord o WHERE o.item = i.id) WHERE i.id = 1 RETURNING qty", "3"},
+	{"DELETE FROM ord WHERE item IN (SELECT id FROM item WHERE name = 'nobody') RETURNING id", ""},
+	{"DELETE FROM ord USING item i WHERE i.id = ord.item AND i.name = 'nobody' RETURNING ord.id", ""},
+	{"DELETE FROM ord o USING item i, item j WHERE i.id = o.item AND j.id = i.id AND i.id = 2 RETURNING o.id", "2"},
+	{"INSERT INTO ord (id, item) VALUES (2, 2)", ""},
+	{"SELECT i.id, (SELECT o.id FROM ord o WHERE o.item = i.id ORDER BY o.id LIMIT 1) FROM item i WHERE i.id <= 2 ORDER BY 1", "1|1;2|2"},
 	{"DELETE FROM item WHERE id = 1", ""},
 	{"SELECT id FROM ord", "2"},
 	{"CREATE UNIQUE INDEX item_name ON item (name)", "ERR 23505"},
@@ -82,6 +89,7 @@ var script = []struct{ sql, want string }{
 	{"ALTER TABLE goods RENAME TO ord", "ERR 42P07"},
 	{"ALTER TABLE goods RENAME TO item", ""},
 	{"DELETE FROM ord WHERE id = 9", ""},
+	{"TRUNCATE item", "ERR 0A000"},
 	{"DROP TABLE item", "ERR 2BP01"},
 	{"DROP TABLE item CASCADE", "ERR 0A000"},
 	{"INSERT INTO item (id, name) VALUES (40, 'z')", ""},
@@ -219,6 +227,10 @@ var serialScript = []struct{ sql, want string }{
 	{"DELETE FROM s WHERE id >= 4", ""},
 	{"INSERT INTO s (name) VALUES ('f') RETURNING id", "6"},
 	{"SELECT id, name FROM s ORDER BY id", "1|a;2|b;3|c;6|f"},
+	{"TRUNCATE s", ""},
+	{"INSERT INTO s (name) VALUES ('g') RETURNING id", "7"},
+	{"TRUNCATE TABLE s RESTART IDENTITY", ""},
+	{"INSERT INTO s (name) VALUES ('h') RETURNING id, big", "1|1"},
 	{"DROP TABLE s", ""},
 	{"CREATE TABLE s (id smallserial, v int4)", ""},
 	{"INSERT INTO s (v) VALUES (1) RETURNING id", "1"},
@@ -279,5 +291,25 @@ func TestSerialOnPostgres(t *testing.T) {
 		if got := pgQuery(conn, s.sql); got != s.want {
 			t.Errorf("PostgreSQL: %s\n got %s\nwant %s", s.sql, got, s.want)
 		}
+	}
+}
+
+// TestTruncateReportsNoRows: TRUNCATE empties the tables and, like
+// PostgreSQL's command tag, reports no rows affected.
+func TestTruncateReportsNoRows(t *testing.T) {
+	d := mustOpen(t)
+	d.mustRun("CREATE TABLE a (id int4 PRIMARY KEY)")
+	d.mustRun("CREATE TABLE b (a int4 REFERENCES a (id))")
+	d.mustRun("INSERT INTO a VALUES (1), (2)")
+	d.mustRun("INSERT INTO b VALUES (1), (2)")
+	if r := d.run("TRUNCATE a"); r.code != "0A000" {
+		t.Fatalf("TRUNCATE of a referenced table: %+v", r)
+	}
+	r := d.mustRun("TRUNCATE a, b")
+	if r.changes != 0 {
+		t.Errorf("TRUNCATE reports %d rows affected, want 0", r.changes)
+	}
+	if got := pgText(d.mustRun("SELECT count(*) FROM a")); got != "0" {
+		t.Errorf("rows left in a: %s", got)
 	}
 }
