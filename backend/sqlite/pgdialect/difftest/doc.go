@@ -42,7 +42,10 @@
 //
 // On PostgreSQL, relchain's own schema is installed once (by opening the
 // PostgreSQL backend), since the gate's rewrites call its functions
-// (relchain.clock_guard); arguments are sent as the PostgreSQL backend
+// (relchain.clock_guard, relchain.nextval), and each statement runs as a
+// block runs it as far as results go (its own transaction, relchain.tx,
+// relchain.sync_sequences after DDL, relchain.flush_sequences), so
+// sequences are transactional as on a node; arguments are sent as the PostgreSQL backend
 // sends them (int64 as int8, float64 as float8, bool, bytea; strings and
 // NULL untyped) and, on SQLite, converted by pgruntime.Param.
 //
