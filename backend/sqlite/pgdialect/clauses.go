@@ -53,7 +53,7 @@ func (t *translator) groupClause(items []*pg_query.Node, sc *scope, p *selectPar
 		}
 		if ok {
 			sc.group.keys = append(sc.group.keys, p.targetVals[pos-1].sql)
-			out = append(out, p.targetVals[pos-1].sql)
+			out = append(out, nonPositional(p.targetVals[pos-1].sql))
 			continue
 		}
 		g := sc.group
@@ -72,7 +72,7 @@ func (t *translator) groupClause(items []*pg_query.Node, sc *scope, p *selectPar
 			return refuse("GROUPING SETS, ROLLUP and CUBE")
 		}
 		g.keys = append(g.keys, v.sql)
-		out = append(out, v.sql)
+		out = append(out, nonPositional(v.sql))
 	}
 	p.group = join(out, ", ")
 	return nil
@@ -87,46 +87,55 @@ func (t *translator) orderClause(items []*pg_query.Node, sc *scope, p *selectPar
 		if len(sb.GetUseOp()) > 0 {
 			return refuse("ORDER BY ... USING")
 		}
-		key, err := t.sortKey(sb.GetNode(), sc, p, note)
+		key, expr, err := t.sortKey(sb.GetNode(), sc, p, note)
 		if err != nil {
 			return err
 		}
 		out = append(out, key+sortSuffix(sb))
-		expr := key
-		if pos, err := strconv.Atoi(key); err == nil {
-			expr = p.targetVals[pos-1].sql
-		}
 		p.orderExprs, p.orderSuffixes = append(p.orderExprs, expr), append(p.orderSuffixes, sortSuffix(sb))
 	}
 	p.order = join(out, ", ")
 	return nil
 }
 
-func (t *translator) sortKey(n *pg_query.Node, sc *scope, p *selectParts, note func(value)) (string, error) {
+// sortKey translates an ORDER BY (or DISTINCT ON) item: the SQLite key
+// and the expression it stands for (a target's, for a position or an
+// output name).
+func (t *translator) sortKey(n *pg_query.Node, sc *scope, p *selectParts, note func(value)) (key, expr string, err error) {
 	pos, ok, err := positionOf(n, len(p.cols))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if !ok {
 		if pos, err = outputNamed(n, p); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
 	if pos > 0 {
 		if err := orderable(p.cols[pos-1].Type); err != nil {
-			return "", err
+			return "", "", err
 		}
-		return strconv.Itoa(pos), nil
+		return strconv.Itoa(pos), nonPositional(p.targetVals[pos-1].sql), nil
 	}
 	v, err := t.outputValue(n, sc)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	note(v)
 	if p.distinct != "" && !anySQL(p.targetVals, v.sql) {
-		return "", pgError("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		return "", "", pgError("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 	}
-	return v.sql, orderable(v.typ)
+	return nonPositional(v.sql), nonPositional(v.sql), orderable(v.typ)
+}
+
+// nonPositional keeps SQLite from reading a constant integer key (a
+// folded expression: ORDER BY 1 + 1) as a column position, which
+// PostgreSQL does only for a written integer.
+func nonPositional(sql string) string {
+	if _, err := strconv.ParseInt(sql, 10, 64); err == nil {
+		return "CAST(" + sql + " AS INTEGER)"
+	}
+	return sql
 }
 
 func anySQL(vals []value, sql string) bool {

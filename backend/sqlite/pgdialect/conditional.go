@@ -115,6 +115,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	t.noFold = outer
+	t.typeParams(append(results, def), typ)
 	v, err := t.caseValue(conds, results, def, typ)
 	// PostgreSQL names a CASE after its ELSE result when that has a
 	// strong name (a column, a function), with its strength; else "case",
@@ -191,6 +192,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 	if err != nil {
 		return value{}, err
 	}
+	t.typeParams(vals, typ)
 	if len(outs) == 1 || (len(vals) > 0 && (vals[0].isConst && vals[0].konst != nil || vals[0].lit != nil || vals[0].num != "")) {
 		// PostgreSQL folds COALESCE(constant, ...) to the constant.
 		v, err := t.coerceValue(vals[0], typ, ctxImplicit)
@@ -283,4 +285,14 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 		terms = append(terms, "coalesce("+join(order, ", ")+")")
 	}
 	return value{sql: fn + "(" + join(terms, ", ") + ")", typ: typ, name: name}, nil
+}
+
+// typeParams gives bare placeholders among vals type typ (parse analysis
+// types them all, even where planning drops the expression).
+func (t *translator) typeParams(vals []value, typ Type) {
+	for _, v := range vals {
+		if v.param != 0 {
+			t.param(v.param, typ)
+		}
+	}
 }

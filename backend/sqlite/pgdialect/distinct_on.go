@@ -3,7 +3,6 @@ package pgdialect
 import (
 	"fmt"
 	"slices"
-	"strconv"
 )
 
 // distinctOnQuery translates SELECT DISTINCT ON (exprs): the first row of
@@ -17,13 +16,9 @@ func (t *translator) distinctOnQuery(sc *scope, p *selectParts) (query, error) {
 	}
 	var on []string
 	for _, n := range p.distinctOn {
-		key, err := t.sortKey(n, sc, p, func(value) {})
+		_, expr, err := t.sortKey(n, sc, p, func(value) {})
 		if err != nil {
 			return query{}, err
-		}
-		expr := key
-		if i, err := strconv.Atoi(key); err == nil {
-			expr = p.targetVals[i-1].sql
 		}
 		on = append(on, expr)
 	}

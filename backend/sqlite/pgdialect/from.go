@@ -171,7 +171,29 @@ func (t *translator) rangeSubselect(r *pg_query.RangeSubselect, parent *scope) (
 		return "", nil, err
 	}
 	alias := r.GetAlias().GetAliasname()
-	return "(" + q.sql + ") AS " + quoteIdent(alias), []rel{{alias: alias, cols: cols}}, renamedOK(q.cols, cols)
+	sql, err := renamed(q, cols)
+	return "(" + sql + ") AS " + quoteIdent(alias), []rel{{alias: alias, cols: cols}}, err
+}
+
+// renamed applies a FROM alias's column names to a subquery: an outer
+// SELECT naming each column anew (the subquery's own names must then be
+// distinct).
+func renamed(q query, cols []Column) (string, error) {
+	same := true
+	for i := range cols {
+		same = same && q.cols[i].Name == cols[i].Name
+	}
+	if same {
+		return q.sql, nil
+	}
+	if dupNames(q.cols) {
+		return "", refuse("column aliases on a subquery in FROM with two output columns of the same name")
+	}
+	var outs []string
+	for i, c := range cols {
+		outs = append(outs, "\"r\"."+quoteIdent(q.cols[i].Name)+" AS "+quoteIdent(c.Name))
+	}
+	return "SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS \"r\"", nil
 }
 
 // renamedOK refuses column aliases on a subquery whose names differ (the

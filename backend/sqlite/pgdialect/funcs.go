@@ -198,6 +198,13 @@ var scalars = map[string]func(t *translator, args []value) (value, error){
 	"octet_length": octetLength,
 	"date_trunc":   dateTrunc,
 	"position":     strpos,
+	"mod":          modFunc,
+	"ceil":         floatFunc("ceil"),
+	"ceiling":      floatFunc("ceil"),
+	"floor":        floatFunc("floor"),
+	"round":        floatFunc("round"),
+	"left":         leftRight("left"),
+	"right":        leftRight("right"),
 	"strpos":       strpos,
 }
 

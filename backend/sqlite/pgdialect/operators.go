@@ -264,6 +264,9 @@ func (t *translator) concat(l, r value) (value, error) {
 			return value{}, refuse("|| on %s", label(v.typ))
 		}
 	}
+	if isNullConst(l) || isNullConst(r) {
+		return constOf(nil, tText, "?column?"), nil // || is strict: PostgreSQL folds it
+	}
 	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
 }
 

@@ -42,10 +42,18 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	var items []string
 	var folds []value
 	left := ""
-	for _, n := range a.GetRexpr().GetList().GetItems() {
-		r, err := t.expr(n, sc)
-		if err != nil {
-			return value{}, err
+	vals, err := t.args(a.GetRexpr().GetList().GetItems(), sc)
+	if err != nil {
+		return value{}, err
+	}
+	if typ, err := commonType("IN", append([]value{l}, vals...)); err == nil && isNum(typ) {
+		t.typeParams(append([]value{l}, vals...), typ) // placeholders take the list's common type
+	}
+	for _, r := range vals {
+		if r.param != 0 {
+			if known := t.params[r.param-1]; known.Name != "" {
+				r.typ, r.param = known, 0
+			}
 		}
 		if r.num != "" && l.typ.Name == "float4" {
 			// An IN list takes the common type of its members, and a

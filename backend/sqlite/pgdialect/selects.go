@@ -44,7 +44,7 @@ func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, 
 	case s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES:
 		return query{}, refuse("FETCH ... WITH TIES")
 	case len(s.GetValuesLists()) > 0:
-		return query{}, refuse("VALUES outside INSERT")
+		return t.valuesQuery(s, parent)
 	case s.GetOp() != pg_query.SetOperation_SETOP_NONE:
 		return t.setOperation(s, parent)
 	}

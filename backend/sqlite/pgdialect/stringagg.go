@@ -56,7 +56,7 @@ func (t *translator) aggOrder(items []*pg_query.Node, sc *scope) (string, error)
 		if err := orderable(v.typ); err != nil {
 			return "", err
 		}
-		keys = append(keys, v.sql+sortSuffix(sb))
+		keys = append(keys, nonPositional(v.sql)+sortSuffix(sb))
 	}
 	return " ORDER BY " + join(keys, ", "), nil
 }

@@ -153,6 +153,8 @@ func TestTranslateParamsAndColumns(t *testing.T) {
 		{"SELECT coalesce(n, 0), CASE WHEN b THEN 1 END, n::text, name AS \"Q\" FROM t", nil, []ResultColumn{
 			{"coalesce", Type{"int4", -1}}, {"case", Type{"int4", -1}}, {"n", Type{"text", -1}}, {"Q", Type{"varchar", 14}}}},
 		{"UPDATE t SET f = $1 RETURNING n AS x", []Type{{"float8", -1}}, []ResultColumn{{"x", Type{"int4", -1}}}},
+		{"SELECT id FROM t WHERE CASE WHEN true THEN $1 ELSE $2 END NOT LIKE 'A%'", []Type{{"text", -1}, {"text", -1}}, []ResultColumn{{"id", Type{"int8", -1}}}},
+		{"SELECT id FROM t WHERE n IN ($1, 4000000000)", []Type{{"int8", -1}}, []ResultColumn{{"id", Type{"int8", -1}}}},
 		{"SELECT 3000000000, 1::int2 + 1::int2, n + f FROM t", nil, []ResultColumn{{"?column?", Type{"int8", -1}}, {"?column?", Type{"int2", -1}}, {"?column?", Type{"float8", -1}}}},
 	}
 	for _, c := range cases {

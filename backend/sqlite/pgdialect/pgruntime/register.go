@@ -38,6 +38,8 @@ var functions = []struct {
 	{"pg_date_diff", 2, dateDiff},
 	{"pg_seq_next", 5, seqNext},
 	{"pg_date_trunc", 3, dateTrunc},
+	{"pg_float_fn", 2, floatFn},
+	{"pg_left_right", 3, leftRight},
 }
 
 // Register installs the runtime functions translations call on c. Call

@@ -1,6 +1,7 @@
 package pgruntime
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -230,4 +231,42 @@ func dateTrunc(ctx sqlite3.Context, args ...sqlite3.Value) {
 	}
 	out, err := pgconv.DateTrunc(args[0].Text(), args[1].Text(), args[2].Text())
 	result(ctx, out, err)
+}
+
+// floatFn is pg_float_fn(name, x): ceil, floor or round (half to even,
+// as PostgreSQL's rint) of a float8.
+func floatFn(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[1:]) {
+		ctx.ResultNull()
+		return
+	}
+	x := args[1].Float()
+	switch args[0].Text() {
+	case "ceil":
+		x = math.Ceil(x)
+	case "floor":
+		x = math.Floor(x)
+	default:
+		x = math.RoundToEven(x)
+	}
+	ctx.ResultFloat(x)
+}
+
+// leftRight is pg_left_right(s, n, right): left(s, n) or right(s, n).
+func leftRight(ctx sqlite3.Context, args ...sqlite3.Value) {
+	if anyNull(args[:2]) {
+		ctx.ResultNull()
+		return
+	}
+	rs := []rune(args[0].Text())
+	n, size := args[1].Int64(), int64(len(rs))
+	if n < 0 {
+		n = max(size+n, 0)
+	}
+	n = min(n, size)
+	if args[2].Int64() == 0 {
+		ctx.ResultText(string(rs[:n]))
+		return
+	}
+	ctx.ResultText(string(rs[size-n:]))
 }

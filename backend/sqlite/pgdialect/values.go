@@ -1,0 +1,61 @@
+package pgdialect
+
+import (
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// valuesQuery translates VALUES (...), (...) as a query: columns
+// column1, column2 ... whose types are each column's common type (untyped
+// values text), as PostgreSQL resolves them.
+func (t *translator) valuesQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	if len(s.GetSortClause()) > 0 || s.GetLimitCount() != nil || s.GetLimitOffset() != nil {
+		return query{}, refuse("VALUES with ORDER BY, LIMIT or OFFSET")
+	}
+	var rows [][]value
+	for _, l := range s.GetValuesLists() {
+		vals, err := t.args(l.GetList().GetItems(), &scope{parent: parent})
+		if err != nil {
+			return query{}, err
+		}
+		if len(rows) > 0 && len(vals) != len(rows[0]) {
+			return query{}, pgError("42601", "VALUES lists must all be the same length")
+		}
+		rows = append(rows, vals)
+	}
+	cols := make([]Column, len(rows[0]))
+	for j := range cols {
+		var column []value
+		for _, row := range rows {
+			column = append(column, row[j])
+		}
+		typ, err := commonType("VALUES", column)
+		if err != nil {
+			return query{}, err
+		}
+		cols[j] = Column{Name: fmt.Sprintf("column%d", j+1), Type: typ}
+	}
+	var out []string
+	for _, row := range rows {
+		var items []string
+		for j, v := range row {
+			sql, err := t.coerce(v, cols[j].Type, ctxImplicit)
+			if err != nil {
+				return query{}, err
+			}
+			items = append(items, sql)
+		}
+		out = append(out, "("+join(items, ", ")+")")
+	}
+	return query{sql: valuesSelect(cols, join(out, ", ")), cols: cols}, nil
+}
+
+// valuesSelect names SQLite's VALUES columns (column1 ...) explicitly.
+func valuesSelect(cols []Column, rows string) string {
+	var names []string
+	for _, c := range cols {
+		names = append(names, quoteIdent(c.Name)+" AS "+quoteIdent(c.Name))
+	}
+	return "SELECT " + join(names, ", ") + " FROM (VALUES " + rows + ")"
+}
