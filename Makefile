@@ -67,6 +67,15 @@ race:
 lint:
 	./scripts/lint.sh
 
+# The differential suite of the postgres dialect on SQLite (issue 35): the
+# corpus and RELCHAIN_DIFF_SECONDS (default 300) of random cases, each on
+# PostgreSQL and on translated SQLite, compared
+# (backend/sqlite/pgdialect/difftest). Uses RELCHAIN_TEST_PG, or else a
+# private PostgreSQL cluster; RELCHAIN_DIFF_SEED replays a seed.
+test-dialect-diff:
+	RELCHAIN_DIFF_PG=private RELCHAIN_DIFF_SECONDS=$${RELCHAIN_DIFF_SECONDS:-300} \
+		$(GO) test ./backend/sqlite/pgdialect/difftest -count=1 -v -timeout 60m
+
 # The client compatibility suite alone (psql, pgcli, psycopg, SQLAlchemy,
 # Alembic, Django, pgjdbc, node-postgres, knex, Sequelize, pgx, GORM,
 # pgbench on a 4-validator PostgreSQL network); regenerates

@@ -1,0 +1,345 @@
+package difftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pggate"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// Environment variables of the suite (see doc.go).
+const (
+	envSeconds  = "RELCHAIN_DIFF_SECONDS"
+	envSeed     = "RELCHAIN_DIFF_SEED"
+	envCase     = "RELCHAIN_DIFF_CASE"
+	envPG       = "RELCHAIN_DIFF_PG"
+	envFindings = "RELCHAIN_DIFF_FINDINGS"
+)
+
+// gateEnv is the fixed environment statements are rewritten with: a
+// block's time and seed.
+var gateEnv = sqlcheck.Env{Time: time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC), Seed: [32]byte{7, 1, 9}}
+
+// spec is one statement of a case.
+type spec struct {
+	sql   string
+	args  []any
+	setup bool // the case's later statements depend on it
+	// ordered: the corpus says the statement's ORDER BY is total.
+	ordered bool
+	where   string // file:line, or the generator's seed
+}
+
+// diffCase is statements run in order on two fresh engines.
+type diffCase struct {
+	name  string
+	stmts []spec
+	// keepGoing: report every discrepancy instead of stopping the case
+	// after three (its statements do not build on each other much).
+	keepGoing bool
+}
+
+// tally counts what a test checked.
+type tally struct {
+	compared, refused, gateSkipped, unreached, discrepancies int
+	refusals                                                 map[string]int // by message
+	gateRefusals                                             map[string]int
+	examples                                                 map[string]string // the shortest statement of each message
+}
+
+func (t *tally) log(tb testing.TB, what string) {
+	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused), %d discrepancies",
+		what, t.compared, t.refused, t.gateSkipped, t.unreached, t.discrepancies)
+	logTop(tb, "translator refusals", t.refusals, t.examples)
+	logTop(tb, "gate refusals", t.gateRefusals, t.examples)
+}
+
+// example keeps the shortest statement refused with msg.
+func (t *tally) example(msg, sql string) {
+	if old, ok := t.examples[msg]; !ok || len(sql) < len(old) {
+		t.examples[msg] = sql
+	}
+}
+
+// logTop logs the most frequent messages of m, each with its example
+// statement when examples has one.
+func logTop(tb testing.TB, what string, m map[string]int, examples map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	for i, k := range keys {
+		if i == 8 {
+			tb.Logf("  %s: ... %d more messages", what, len(keys)-i)
+			break
+		}
+		tb.Logf("  %s: %4d × %s", what, m[k], k)
+		if ex := examples[k]; ex != "" {
+			tb.Logf("        e.g. %s", firstLine(ex))
+		}
+	}
+}
+
+// harness runs cases on one PostgreSQL database and fresh SQLite
+// connections.
+type harness struct {
+	t       testing.TB
+	pg      *pgx.Conn
+	types   map[uint32]string
+	schemas int
+	tally   tally
+	// report receives each discrepancy (t.Errorf by default).
+	report func(msg string)
+	// translate is pgdialect.Translate (a test plants another).
+	translate func(sql string, cat pgdialect.Catalog) (*pgdialect.Translation, error)
+}
+
+// newHarness connects to a fresh PostgreSQL database, or skips the test
+// when there is no PostgreSQL to compare with.
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	if os.Getenv(pgtest.EnvDSN) == "" && os.Getenv(envPG) != "private" {
+		t.Skipf("%s is unset: the differential suite compares with a real PostgreSQL (set it, or %s=private for a private cluster; make test-dialect-diff does)", pgtest.EnvDSN, envPG)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dsn := pgtest.DSN(t)
+	// Opening the PostgreSQL backend once installs relchain's schema, whose
+	// functions the gate's rewrites call (relchain.clock_guard,
+	// relchain.nextval ...).
+	b, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("install relchain's schema: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("close the PostgreSQL backend: %v", err)
+	}
+	conn, err := connectPG(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	h := &harness{t: t, pg: conn, types: map[uint32]string{}}
+	h.tally.refusals, h.tally.gateRefusals, h.tally.examples = map[string]int{}, map[string]int{}, map[string]string{}
+	h.report = func(msg string) { t.Error(msg) }
+	h.translate = pgdialect.Translate
+	return h
+}
+
+// runCase runs c on two fresh engines; context is printed with each
+// discrepancy (the seed of a random case). It returns the number of
+// discrepancies found.
+func (h *harness) runCase(c diffCase, context string) int {
+	h.schemas++
+	pgE, err := newPGEngine(h.pg, fmt.Sprintf("difftest_%d", h.schemas), h.types)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer pgE.close()
+	lite, err := newLiteEngine()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer lite.close()
+	found := 0
+	for i, s := range c.stmts {
+		ok, diff := h.runStatement(c, i, pgE, lite, context)
+		if diff {
+			found++
+		}
+		if !ok && s.setup {
+			h.tally.unreached += len(c.stmts) - i - 1
+			if !strings.HasPrefix(c.name, "random ") {
+				h.t.Logf("case %q stops at its setup statement %s (refused): %s", c.name, s.where, firstLine(s.sql))
+			}
+			break
+		}
+		if found == 3 && !c.keepGoing {
+			h.tally.unreached += len(c.stmts) - i - 1
+			break
+		}
+	}
+	return found
+}
+
+// runStatement passes s through the gate and the translator and, if both
+// accept it, compares the two engines. ok is false when s did not run.
+func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, context string) (ok, diff bool) {
+	s := c.stmts[i]
+	if err := pggate.Check(s.sql); err != nil {
+		h.tally.gateSkipped++
+		h.tally.gateRefusals[firstLine(err.Error())]++
+		h.tally.example(firstLine(err.Error()), s.sql)
+		return false, false
+	}
+	text, err := pggate.Rewrite(s.sql, gateEnv)
+	if err != nil {
+		h.t.Fatalf("%s: pggate.Rewrite of an accepted statement: %v", s.where, err)
+	}
+	st := translated{sql: text, orig: s.sql, args: s.args}
+	if a, err := pggate.Analyze(s.sql); err == nil {
+		st.ddl = a.DDL
+	}
+	st.tr, st.err = h.translate(text, lite.cat)
+	var te *pgdialect.Error
+	if errors.As(st.err, &te) && te.Code == "0A000" {
+		h.tally.refused++
+		h.tally.refusals[firstLine(te.Message)]++
+		h.tally.example(firstLine(te.Message), text)
+		return false, false
+	}
+	pgO, liteO := pgE.run(st), lite.run(st)
+	h.tally.compared++
+	ordered := s.ordered || totalOrder(text, len(pgO.Columns), pgO.Columns)
+	d := differences(pgO, liteO, ordered)
+	if len(d) == 0 {
+		return true, false
+	}
+	h.tally.discrepancies++
+	h.discrepancy(c, i, st, pgO, liteO, d, context)
+	return true, true
+}
+
+// requireCompared fails a test that compared nothing although the
+// translator accepts the simplest statement: the suite must not pass by
+// refusing everything once there is a translator.
+func (h *harness) requireCompared(t *testing.T) {
+	t.Helper()
+	lite, err := newLiteEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.close()
+	if _, err := pgdialect.Translate("SELECT 1", lite.cat); err != nil {
+		t.Logf("the translator refuses SELECT 1 (%v): nothing can be compared yet", err)
+		return
+	}
+	if h.tally.compared == 0 {
+		t.Errorf("no statement compared: the translator refused all %d", h.tally.refused)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// discrepancy reports one difference with all a reader needs to replay it.
+func (h *harness) discrepancy(c diffCase, i int, st translated, pgO, liteO outcome, d []string, context string) {
+	s := c.stmts[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "DISCREPANCY in case %q (%s)", c.name, s.where)
+	if context != "" && context != s.where {
+		fmt.Fprintf(&b, " [%s]", context)
+	}
+	fmt.Fprintf(&b, "\n  statement: %s", s.sql)
+	if st.sql != s.sql {
+		fmt.Fprintf(&b, "\n  rewritten: %s", st.sql)
+	}
+	if len(s.args) > 0 {
+		fmt.Fprintf(&b, "\n  args: %s", renderRow(s.args))
+	}
+	if st.tr != nil {
+		fmt.Fprintf(&b, "\n  translation: %q", st.tr.Statements)
+	}
+	fmt.Fprintf(&b, "\n  differences: %s\n  postgres: %s\n  sqlite:   %s", strings.Join(d, "; "), pgO, liteO)
+	fmt.Fprintf(&b, "\n  statements before it in the case (%d):", i)
+	for j, p := range c.stmts[:i] {
+		if i > 40 && j == 10 {
+			fmt.Fprintf(&b, "\n    ... %d more", i-20)
+		}
+		if i <= 40 || j < 10 || j >= i-10 {
+			fmt.Fprintf(&b, "\n    %s", p.sql)
+		}
+	}
+	appendFinding(b.String())
+	switch {
+	case h.tally.discrepancies <= maxPrinted:
+		h.report(b.String())
+	case h.tally.discrepancies == maxPrinted+1:
+		h.report(fmt.Sprintf("more than %d discrepancies: the rest are counted, not printed (RELCHAIN_DIFF_FINDINGS=<file> keeps them all)", maxPrinted))
+	}
+}
+
+// maxPrinted bounds the discrepancies a test prints in full.
+const maxPrinted = 100
+
+var findingsMu sync.Mutex
+
+// appendFinding appends msg to the file RELCHAIN_DIFF_FINDINGS names.
+func appendFinding(msg string) {
+	path := os.Getenv(envFindings)
+	if path == "" {
+		return
+	}
+	findingsMu.Lock()
+	defer findingsMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "\n### %s (difftest)\n```\n%s\n```\n", time.Now().UTC().Format(time.RFC3339), msg)
+}
+
+// totalOrder reports whether sql is a SELECT whose top-level ORDER BY
+// names every one of its output columns (by position or by name): rows
+// it leaves unordered among themselves are then identical, so the order
+// of the rows is fixed.
+func totalOrder(sql string, ncols int, cols []string) bool {
+	res, err := pg_query.Parse(sql)
+	if err != nil || len(res.Stmts) != 1 || ncols == 0 {
+		return false
+	}
+	sel := res.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.SortClause) == 0 {
+		return false
+	}
+	covered := make([]bool, ncols)
+	for _, n := range sel.SortClause {
+		markCovered(n.GetSortBy().GetNode(), cols, covered)
+	}
+	for _, c := range covered {
+		if !c {
+			return false
+		}
+	}
+	return true
+}
+
+func markCovered(key *pg_query.Node, cols []string, covered []bool) {
+	if k := key.GetAConst().GetIval(); k != nil && k.Ival >= 1 && int(k.Ival) <= len(covered) {
+		covered[k.Ival-1] = true
+		return
+	}
+	ref := key.GetColumnRef()
+	if ref == nil || len(ref.Fields) == 0 {
+		return
+	}
+	name := ref.Fields[len(ref.Fields)-1].GetString_().GetSval()
+	for i, c := range cols {
+		if c == name && name != "" {
+			covered[i] = true
+		}
+	}
+}
