@@ -196,17 +196,6 @@ func renamed(q query, cols []Column) (string, error) {
 	return "SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS \"r\"", nil
 }
 
-// renamedOK refuses column aliases on a subquery whose names differ (the
-// SQLite text keeps the subquery's own names).
-func renamedOK(orig, renamed []Column) error {
-	for i := range orig {
-		if orig[i].Name != renamed[i].Name {
-			return refuse("column aliases on a subquery in FROM")
-		}
-	}
-	return nil
-}
-
 // rangeFunction supports generate_series(start, stop [, step]) over
 // integers, as a recursive CTE (SQLite's generate_series is refused by the
 // SQLite gate).

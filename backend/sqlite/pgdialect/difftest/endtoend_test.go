@@ -27,7 +27,7 @@ func TestSuiteCatchesANaiveTranslation(t *testing.T) {
 		"SELECT 'b' LIKE 'B' AS l":       {{Name: "l", Type: pgdialect.Type{Name: "bool", Typmod: -1}}},
 		"SELECT 'x' AS a, 1.5::float8 b": {{Name: "a", Type: pgdialect.Type{Name: "text", Typmod: -1}}, {Name: "b", Type: pgdialect.Type{Name: "float8", Typmod: -1}}},
 	}
-	h.translate = func(sql string, _ pgdialect.Catalog) (*pgdialect.Translation, error) {
+	h.translate = func(sql string, _ pgdialect.Catalog, _ []any) (*pgdialect.Translation, error) {
 		tr := &pgdialect.Translation{Statements: []string{strings.ReplaceAll(sql, "::float8", "")}, Columns: types[sql]}
 		tr.DDL = strings.HasPrefix(sql, "CREATE")
 		return tr, nil

@@ -286,6 +286,30 @@ func formatFloat(f float64) []byte {
 	return strconv.AppendFloat(nil, f, 'g', -1, 64)
 }
 
+// argTypes types a statement's parameters by its arguments' Go types as
+// the SQLite backend does (backend/sqlite argTypes) and as the PostgreSQL
+// backend sends them (encodeArgs): int64 as int8, float64 as float8,
+// bool, []byte as bytea; a string or NULL is left to the context.
+func argTypes(args []any) []pgdialect.Type {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make([]pgdialect.Type, len(args))
+	for i, a := range args {
+		name := map[uint32]string{oidInt8: "int8", oidFloat8: "float8", oidBool: "bool", oidBytea: "bytea"}[argOID(a)]
+		if name != "" {
+			out[i] = pgdialect.Type{Name: name, Typmod: -1}
+		}
+	}
+	return out
+}
+
+// argOID is the type encodeArgs sends a with.
+func argOID(a any) uint32 {
+	_, oids, _ := encodeArgs([]any{a})
+	return oids[0]
+}
+
 // liteEngine runs translations on an in-memory SQLite connection with
 // the dialect's runtime registered.
 type liteEngine struct {

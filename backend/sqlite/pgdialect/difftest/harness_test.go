@@ -107,8 +107,9 @@ type harness struct {
 	tally   tally
 	// report receives each discrepancy (t.Errorf by default).
 	report func(msg string)
-	// translate is pgdialect.Translate (a test plants another).
-	translate func(sql string, cat pgdialect.Catalog) (*pgdialect.Translation, error)
+	// translate is pgdialect.TranslateTyped with the arguments' types as
+	// the SQLite backend gives them (argTypes); a test plants another.
+	translate func(sql string, cat pgdialect.Catalog, args []any) (*pgdialect.Translation, error)
 }
 
 // newHarness connects to a fresh PostgreSQL database, or skips the test
@@ -139,7 +140,9 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, pg: conn, types: map[uint32]string{}}
 	h.tally.refusals, h.tally.gateRefusals, h.tally.examples = map[string]int{}, map[string]int{}, map[string]string{}
 	h.report = func(msg string) { t.Error(msg) }
-	h.translate = pgdialect.Translate
+	h.translate = func(sql string, cat pgdialect.Catalog, args []any) (*pgdialect.Translation, error) {
+		return pgdialect.TranslateTyped(sql, cat, argTypes(args))
+	}
 	return h
 }
 
@@ -197,7 +200,7 @@ func (h *harness) runStatement(c diffCase, i int, pgE engine, lite *liteEngine, 
 	if a, err := pggate.Analyze(s.sql); err == nil {
 		st.ddl = a.DDL
 	}
-	st.tr, st.err = h.translate(text, lite.cat)
+	st.tr, st.err = h.translate(text, lite.cat, s.args)
 	var te *pgdialect.Error
 	if errors.As(st.err, &te) && te.Code == "0A000" {
 		h.tally.refused++

@@ -3,7 +3,6 @@ package pgruntime_test
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
@@ -143,24 +142,4 @@ func (d *db) mustRun(sql string, args ...any) result {
 		d.t.Fatalf("%s: %s %s", sql, r.code, r.message)
 	}
 	return r
-}
-
-// text renders rows compactly: "1|a;2|NULL".
-func (r result) text() string {
-	var rows []string
-	for _, row := range r.rows {
-		var vals []string
-		for _, v := range row {
-			switch x := v.(type) {
-			case nil:
-				vals = append(vals, "NULL")
-			case []byte:
-				vals = append(vals, fmt.Sprintf("\\x%x", x))
-			default:
-				vals = append(vals, fmt.Sprint(x))
-			}
-		}
-		rows = append(rows, strings.Join(vals, "|"))
-	}
-	return strings.Join(rows, ";")
 }

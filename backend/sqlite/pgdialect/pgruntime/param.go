@@ -25,7 +25,7 @@ func Param(t pgdialect.Type, v any) (any, error) {
 		}
 		return map[bool]int64{false: 0, true: 1}[x], nil
 	}
-	src := t.Name
+	var src string
 	switch v.(type) {
 	case int64:
 		src = "int8"
