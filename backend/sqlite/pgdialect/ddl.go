@@ -30,7 +30,7 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 		return err
 	}
 	name := c.GetRelation().GetRelname()
-	t.newTable = name
+	t.newTable, t.newColumns = name, declaredColumns(c.GetTableElts())
 	if _, err := t.tableName(c.GetRelation()); err == nil && !c.GetIfNotExists() {
 		return pgError("42P07", "relation %q already exists", name)
 	}
@@ -66,6 +66,28 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 	}
 	t.out.DDL = true
 	return nil
+}
+
+// declaredColumns are the columns a CREATE TABLE declares, as far as
+// their types can be read (columnDef reports what cannot), so that a
+// foreign key to the table itself finds them, wherever they stand.
+func declaredColumns(elts []*pg_query.Node) []Column {
+	var cols []Column
+	for _, e := range elts {
+		cd := e.GetColumnDef()
+		if cd == nil {
+			continue
+		}
+		typ, ok := serialType(cd.GetTypeName())
+		if !ok {
+			var err error
+			if typ, err = typeFromName(cd.GetTypeName()); err != nil {
+				continue
+			}
+		}
+		cols = append(cols, Column{Name: cd.GetColname(), Type: Type{Name: typ.Name, Typmod: typ.Typmod}})
+	}
+	return cols
 }
 
 // storageOptions allows the storage parameters that cannot change a

@@ -133,7 +133,7 @@ func (t *translator) references(c *pg_query.Constraint, local []Column) (string,
 	if c.GetFkMatchtype() == "f" || len(c.GetFkDelSetCols()) > 0 {
 		return "", refuse("MATCH FULL and SET NULL (columns)")
 	}
-	remote, err := t.tableName(c.GetPktable())
+	remote, err := t.referencedColumns(c.GetPktable())
 	if err != nil {
 		return "", err
 	}
@@ -161,6 +161,15 @@ func (t *translator) references(c *pg_query.Constraint, local []Column) (string,
 		}
 	}
 	return sql, nil
+}
+
+// referencedColumns are the columns of a foreign key's table: the table
+// being created when it references itself, else the catalog's.
+func (t *translator) referencedColumns(rv *pg_query.RangeVar) ([]Column, error) {
+	if t.newTable != "" && rv.GetRelname() == t.newTable && (rv.GetSchemaname() == "" || rv.GetSchemaname() == "public") && rv.GetCatalogname() == "" {
+		return t.newColumns, nil
+	}
+	return t.tableName(rv)
 }
 
 // pgconvComparable reports whether a foreign key between the types is one

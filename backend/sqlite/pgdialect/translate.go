@@ -27,6 +27,7 @@ type translator struct {
 	ctes        []cte                  // the WITH queries in scope, innermost last
 	inserting   string                 // the table an INSERT writes
 	newTable    string                 // the table CREATE TABLE creates
+	newColumns  []Column               // its columns, for a foreign key to itself
 	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 }
