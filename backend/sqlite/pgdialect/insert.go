@@ -1,6 +1,8 @@
 package pgdialect
 
 import (
+	"fmt"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -180,7 +182,7 @@ func (t *translator) valuesRow(items []*pg_query.Node, cols []Column, nrows int)
 // whose columns are assigned (and SQLite's UPSERT parsing ambiguity is
 // avoided with WHERE true).
 func (t *translator) insertSelect(s *pg_query.SelectStmt, cols []Column, explicit bool) (string, int, error) {
-	q, err := t.selectQuery(s, nil)
+	q, err := t.insertSource(s, cols)
 	if err != nil {
 		return "", 0, err
 	}
@@ -193,19 +195,54 @@ func (t *translator) insertSelect(s *pg_query.SelectStmt, cols []Column, explici
 	if len(q.cols) < len(cols) {
 		return "", 0, pgError("42601", "INSERT has more target columns than expressions")
 	}
+	source, names := positional(q)
 	var outs []string
 	for i, c := range q.cols {
-		v := value{sql: "q." + quoteIdent(c.Name), typ: c.Type}
+		v := value{sql: "q." + quoteIdent(names[i]), typ: c.Type}
 		sql, err := t.assign(v, cols[i])
 		if err != nil {
 			return "", 0, err
 		}
 		outs = append(outs, sql)
 	}
-	if dupNames(q.cols) {
-		return "", 0, refuse("INSERT ... SELECT with two output columns of the same name")
+	return " (" + columnList(cols) + ") SELECT " + join(outs, ", ") + " FROM (" + source + ") AS q WHERE true", -1, nil
+}
+
+// insertSource translates INSERT's SELECT. As PostgreSQL, an untyped
+// output column of a plain SELECT (a string literal, a parameter) takes
+// its target column's type, where a SELECT elsewhere would make it text:
+// INSERT INTO t (n) SELECT '5' inserts 5, SELECT 'x' fails with 22P02.
+func (t *translator) insertSource(s *pg_query.SelectStmt, cols []Column) (query, error) {
+	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || s.GetWithClause() != nil {
+		return t.selectQuery(s, nil)
 	}
-	return " (" + columnList(cols) + ") SELECT " + join(outs, ", ") + " FROM (" + q.sql + ") AS q WHERE true", -1, nil
+	hints := &armHints{types: make([]Type, len(cols))}
+	for i, c := range cols {
+		hints.types[i] = c.Type
+	}
+	return t.setArm(s, nil, hints)
+}
+
+// positional is the text of q with output columns its caller can name,
+// and their names. INSERT ... SELECT assigns by position, and PostgreSQL
+// lets two output columns share a name (SELECT g, g % 2, 'n' || g: two
+// ?column?): then the columns are named c1 ... cn by a compound SELECT,
+// whose names are its first arm's, an empty row of NULLs (no affinity:
+// the values pass unchanged), followed by every column of q (*).
+func positional(q query) (string, []string) {
+	names := make([]string, len(q.cols))
+	if !dupNames(q.cols) {
+		for i, c := range q.cols {
+			names[i] = c.Name
+		}
+		return q.sql, names
+	}
+	nulls := make([]string, len(q.cols))
+	for i := range q.cols {
+		names[i] = fmt.Sprintf("c%d", i+1)
+		nulls[i] = "NULL AS " + quoteIdent(names[i])
+	}
+	return "SELECT " + join(nulls, ", ") + " WHERE false UNION ALL SELECT * FROM (" + q.sql + ")", names
 }
 
 func dupNames(cols []Column) bool {

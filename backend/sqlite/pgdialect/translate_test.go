@@ -224,3 +224,20 @@ func TestTranslateTypedParams(t *testing.T) {
 		t.Errorf("untyped arguments take the context's type: %v %+v", err, tr)
 	}
 }
+
+// INSERT ... SELECT assigns by position: output columns that share a name
+// (two ?column?) are named c1 ... cn by an empty first arm, and an
+// untyped output column takes its target column's type, as on PostgreSQL.
+func TestTranslateInsertSelectByPosition(t *testing.T) {
+	tr, err := Translate("INSERT INTO t (id, name, n) SELECT id, 'a' || name, n % 2 FROM t", testCatalog)
+	if err != nil {
+		t.Fatalf("INSERT ... SELECT with two ?column? outputs: %v", err)
+	}
+	want := `SELECT NULL AS "c1", NULL AS "c2", NULL AS "c3" WHERE false UNION ALL SELECT * FROM (`
+	if !strings.Contains(tr.Statements[0], want) {
+		t.Errorf("translation %s\nholds no positional names (%s)", tr.Statements[0], want)
+	}
+	if _, err := Translate("INSERT INTO t (id, n) SELECT id, '5' FROM t", testCatalog); err != nil {
+		t.Fatalf("INSERT ... SELECT of an untyped literal into int4 (PostgreSQL inserts 5): %v", err)
+	}
+}
