@@ -98,7 +98,9 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error
 // passes sqlcheck/prescan first (no cgo parser sees an unbounded text).
 func parse(sql string) (*pg_query.Node, error) {
 	if err := prescan.Check(sql, prescan.PostgreSQL); err != nil {
-		return nil, fmt.Errorf("translate: %w", err)
+		// A statement's verdict, never a fault: 54001, as PostgreSQL's
+		// "statement too complex" (pggate refuses the same text first).
+		return nil, pgError("54001", "%v", err)
 	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {

@@ -241,3 +241,15 @@ func TestTranslateInsertSelectByPosition(t *testing.T) {
 		t.Fatalf("INSERT ... SELECT of an untyped literal into int4 (PostgreSQL inserts 5): %v", err)
 	}
 }
+
+// A text the pre-scan refuses (nesting no parser may see) is a verdict on
+// the statement, an *Error of its own SQLSTATE, never an untyped error a
+// block would take for a node fault.
+func TestTranslateRefusesUnboundedTextAsAVerdict(t *testing.T) {
+	deep := "SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000)
+	_, err := Translate(deep, testCatalog)
+	var te *Error
+	if !errors.As(err, &te) || te.Code != "54001" {
+		t.Fatalf("Translate of 100,000 nested parentheses = %v (%T); want an *Error with SQLSTATE 54001", err, err)
+	}
+}
