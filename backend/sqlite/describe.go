@@ -8,8 +8,6 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres/pggate"
-	"github.com/relchain/relchain/backend/sqlite/pgdialect"
-	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 )
 
 // Describe implements backend.Describer. It compiles sql on a read
@@ -114,9 +112,9 @@ func (b *Backend) describePostgres(r *sqlite3.Conn, sql string, height int64) (*
 	if err != nil {
 		return nil, pgGateError(err)
 	}
-	tr, err := pgdialect.Translate(read.Text, pgruntime.NewCatalog(r))
+	tr, err := translateOn(r, read.Text, nil)
 	if err != nil {
-		return nil, translationError(err)
+		return nil, err
 	}
 	if len(tr.Statements) == 1 {
 		stmt, err := b.compileForDescribe(r, tr.Statements[0])

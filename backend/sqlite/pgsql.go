@@ -64,14 +64,14 @@ func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 	if err != nil {
 		return an, err
 	}
-	tr, err := pgdialect.Translate(text, pgruntime.NewCatalog(r))
+	tr, err := translateOn(r, text, nil)
 	g.b.release(r)
 	if err != nil {
-		if e := translationError(err); backend.AsError(e) != nil && backend.AsError(e).Class == backend.ClassUndefined {
+		if e := backend.AsError(err); e != nil && e.Class == backend.ClassUndefined {
 			an.Params = sqlcheck.ParamsUnknown // no verdict: see Gate.Analyze
 			return an, nil
 		}
-		return an, translationError(err)
+		return an, err
 	}
 	for _, s := range tr.Statements {
 		if _, err := g.b.analyze(ctx, s); err != nil {
@@ -174,10 +174,10 @@ func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect
 	}
 	// The catalog reads the schema on the writer: relchain's own reads.
 	b.internal = true
-	tr, err := pgdialect.TranslateTyped(text, pgruntime.NewCatalog(b.w), types)
+	tr, err := translateOn(b.w, text, types)
 	b.internal = false
 	if err != nil {
-		return an, nil, translationError(err) // not cached: it may depend on the schema
+		return an, nil, err // not cached: it may depend on the schema
 	}
 	if b.pgTranslations == nil || len(b.pgTranslations) >= maxCachedTranslations {
 		b.pgTranslations = make(map[string]*pgdialect.Translation)
@@ -247,9 +247,9 @@ func translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.
 	if read.Writes {
 		return "", nil, errReadOnly
 	}
-	tr, err := pgdialect.TranslateTyped(read.Text, pgruntime.NewCatalog(r), argTypes(args))
+	tr, err := translateOn(r, read.Text, argTypes(args))
 	if err != nil {
-		return "", nil, translationError(err)
+		return "", nil, err
 	}
 	if len(tr.Statements) != 1 {
 		return "", nil, errReadOnly
@@ -373,6 +373,23 @@ func pgGateError(err error) error {
 		return &backend.Error{Class: backend.ClassInvalid, SQLState: "42601", Message: msg}
 	}
 	return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: msg}
+}
+
+// translateOn translates text on the schema of connection c, its
+// parameters typed by types. A failure to read the schema (an interrupt,
+// an I/O error, SQLite out of memory) is the node's, a plain error, never
+// the statement's verdict: the catalog answers "no such table" then, which
+// must not become a tx result on this node alone.
+func translateOn(c *sqlite3.Conn, text string, types []pgdialect.Type) (*pgdialect.Translation, error) {
+	cat := pgruntime.NewCatalog(c)
+	tr, err := pgdialect.TranslateTyped(text, cat, types)
+	if cerr := pgruntime.CatalogError(cat); cerr != nil {
+		return nil, fmt.Errorf("postgres dialect: translate: %w", cerr)
+	}
+	if err != nil {
+		return nil, translationError(err)
+	}
+	return tr, nil
 }
 
 // translationError is a translation's refusal (*pgdialect.Error) as a

@@ -1,6 +1,7 @@
 package pgruntime
 
 import (
+	"fmt"
 	"strings"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
@@ -12,6 +13,31 @@ import (
 // transaction's DDL). It also implements pgdialect.References.
 type catalog struct {
 	c *sqlite3.Conn
+	// err is the first failure to read the schema (an interrupt, an I/O
+	// error, SQLite out of memory): node-local, so the translation made
+	// with this catalog is no verdict (CatalogError).
+	err error
+}
+
+// failed records a failure to read the schema and returns it.
+func (k *catalog) failed(err error) error {
+	if err != nil && k.err == nil {
+		k.err = fmt.Errorf("read the schema: %w", err)
+	}
+	return err
+}
+
+// CatalogError is the first failure of a Catalog NewCatalog returned to
+// read its connection's schema, nil if none. A translation made while the
+// schema could not be read (it answers "no such table" then) is no
+// verdict on the statement: the caller must check CatalogError before it
+// takes the translation's result or error, and treat a failure as its
+// node's fault, never as the statement's.
+func CatalogError(c pgdialect.Catalog) error {
+	if k, ok := c.(*catalog); ok {
+		return k.err
+	}
+	return nil
 }
 
 // NewCatalog returns the Catalog of c's schema: each table's columns with
@@ -35,11 +61,11 @@ func (k *catalog) Columns(table string) ([]pgdialect.Column, bool) {
 		return nil, false
 	}
 	st, _, err := k.c.Prepare(`SELECT p.name, p.type, p."notnull" FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 ORDER BY p.cid`)
-	if err != nil {
+	if k.failed(err) != nil {
 		return nil, false
 	}
 	defer st.Close()
-	if st.BindText(1, table) != nil {
+	if k.failed(st.BindText(1, table)) != nil {
 		return nil, false
 	}
 	var cols []pgdialect.Column
@@ -50,7 +76,7 @@ func (k *catalog) Columns(table string) ([]pgdialect.Column, bool) {
 		}
 		cols = append(cols, pgdialect.Column{Name: st.ColumnText(0), Type: typ, NotNull: st.ColumnInt64(2) != 0})
 	}
-	if st.Err() != nil || len(cols) == 0 {
+	if k.failed(st.Err()) != nil || len(cols) == 0 {
 		return nil, false
 	}
 	return cols, true
@@ -60,18 +86,18 @@ func (k *catalog) Columns(table string) ([]pgdialect.Column, bool) {
 // foreign key to table, by name.
 func (k *catalog) ReferencedBy(table string) []string {
 	st, _, err := k.c.Prepare(`SELECT DISTINCT m.name FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table' AND f."table" = ?1 AND m.name <> ?1 ORDER BY m.name`)
-	if err != nil {
+	if k.failed(err) != nil {
 		return []string{"(unreadable schema)"}
 	}
 	defer st.Close()
-	if st.BindText(1, table) != nil {
+	if k.failed(st.BindText(1, table)) != nil {
 		return []string{"(unreadable schema)"}
 	}
 	var out []string
 	for st.Step() {
 		out = append(out, st.ColumnText(0))
 	}
-	if st.Err() != nil {
+	if k.failed(st.Err()) != nil {
 		return []string{"(unreadable schema)"}
 	}
 	return out
@@ -80,25 +106,31 @@ func (k *catalog) ReferencedBy(table string) []string {
 // HasIndex implements pgdialect.Indexes.
 func (k *catalog) HasIndex(name string) bool {
 	st, _, err := k.c.Prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1`)
-	if err != nil {
+	if k.failed(err) != nil {
 		return false
 	}
 	defer st.Close()
-	if st.BindText(1, name) != nil {
+	if k.failed(st.BindText(1, name)) != nil {
 		return false
 	}
-	return st.Step()
+	found := st.Step()
+	k.failed(st.Err())
+	return found
 }
 
 // Serial implements pgdialect.Serials: the sequence a serial column's
 // declared type names.
 func (k *catalog) Serial(table, column string) (string, bool) {
 	st, _, err := k.c.Prepare(`SELECT p.type FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 AND p.name = ?2`)
-	if err != nil {
+	if k.failed(err) != nil {
 		return "", false
 	}
 	defer st.Close()
-	if st.BindText(1, table) != nil || st.BindText(2, column) != nil || !st.Step() {
+	if k.failed(st.BindText(1, table)) != nil || k.failed(st.BindText(2, column)) != nil {
+		return "", false
+	}
+	if !st.Step() {
+		k.failed(st.Err())
 		return "", false
 	}
 	return pgdialect.ParseSerial(st.ColumnText(0))
