@@ -63,7 +63,15 @@ func Translate(sql string, cat Catalog) (*Translation, error) {
 // does the same passes those types here, so `text_col = $1` with an int64
 // is 42883 and `$1 + int4_col` is int8, as on PostgreSQL. The result's
 // Params are the given types where given.
-func TranslateTyped(sql string, cat Catalog, params []Type) (*Translation, error) {
+func TranslateTyped(sql string, cat Catalog, params []Type) (tr *Translation, err error) {
+	defer func() {
+		// A panic in the walk is a refusal (fail closed), with a fixed
+		// message so the verdict is the same on every node: no client
+		// text may crash a validator.
+		if recover() != nil {
+			tr, err = nil, &Error{Code: "0A000", Message: "the postgres dialect's translation failed on this statement text; it is refused"}
+		}
+	}()
 	stmt, err := parse(sql)
 	if err != nil {
 		return nil, err

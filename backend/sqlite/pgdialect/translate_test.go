@@ -253,3 +253,19 @@ func TestTranslateRefusesUnboundedTextAsAVerdict(t *testing.T) {
 		t.Fatalf("Translate of 100,000 nested parentheses = %v (%T); want an *Error with SQLSTATE 54001", err, err)
 	}
 }
+
+// panickingCatalog stands for any bug the walk may hit on a text no test
+// has shown yet.
+type panickingCatalog struct{}
+
+func (panickingCatalog) Columns(string) ([]Column, bool) { panic("a bug in the walk") }
+
+// A panic while translating is a refusal with a fixed message, never a
+// crash of the validator that judged the client's text.
+func TestTranslatePanicIsARefusal(t *testing.T) {
+	_, err := Translate("SELECT id FROM t", panickingCatalog{})
+	var te *Error
+	if !errors.As(err, &te) || te.Code != "0A000" || !strings.Contains(te.Message, "refused") {
+		t.Fatalf("Translate with a panicking walk = %v; want a 0A000 refusal", err)
+	}
+}
