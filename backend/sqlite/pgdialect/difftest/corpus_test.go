@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/relchain/relchain/internal/racetest"
 )
 
 // parseCases reads a case file (format: testdata/README.md).
@@ -185,6 +187,7 @@ func caseFiles(t *testing.T) []string {
 
 // TestCorpus runs every case of testdata/*.case on both engines.
 func TestCorpus(t *testing.T) {
+	racetest.Heavy(t) // the corpus, one statement at a time on two engines
 	h := newHarness(t)
 	for _, f := range caseFiles(t) {
 		cases, err := parseCases(f)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/relchain/relchain/internal/racetest"
 )
 
 // gateCorpus is backend/postgres/pggate's corpus of statements and
@@ -50,6 +52,7 @@ func gateCorpusCase(t *testing.T) (diffCase, int) {
 
 // TestGateCorpus runs the PostgreSQL gate corpus's accepted statements.
 func TestGateCorpus(t *testing.T) {
+	racetest.Heavy(t) // the gate corpus, one statement at a time on two engines: 82 s under -race
 	c, withParams := gateCorpusCase(t)
 	if len(c.stmts) < 100 {
 		t.Fatalf("the gate corpus gave %d accepted statements without parameters; expected over 100", len(c.stmts))
