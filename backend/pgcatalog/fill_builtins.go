@@ -50,15 +50,19 @@ func vector(v []int64) []int64 {
 // fillRoles adds the bootstrap superuser "postgres" (10) and Schema.User
 // (userRole, not a superuser); when the User is "postgres" it is 10.
 func fillRoles(w *writer, m *model) {
-	if m.s.User != "postgres" {
-		fillRole(w, bootstrapRole, "postgres", true)
+	if m.s.User != bootstrapRoleName {
+		fillRole(w, bootstrapRole, bootstrapRoleName, true)
 	}
 	fillRole(w, roleOid(m.s), m.s.User, false)
 }
 
+// bootstrapRoleName is the bootstrap superuser's name (a role's, not a
+// database kind's).
+const bootstrapRoleName = "postgres"
+
 // roleOid is the oid of s.User's role.
 func roleOid(s *Schema) int64 {
-	if s.User == "postgres" {
+	if s.User == bootstrapRoleName {
 		return bootstrapRole
 	}
 	return userRole

@@ -9,7 +9,7 @@ import (
 func fillInfoSchema(w *writer, m *model) {
 	db, user := m.s.Database, m.s.User
 	for _, ns := range []string{pgCatalog, "public", informationSchema} {
-		owner := "postgres"
+		owner := bootstrapRoleName
 		if ns == "public" {
 			owner = user
 		}

@@ -99,7 +99,7 @@ func (m *model) userName(oid int64) string {
 	case oid == roleOid(m.s):
 		return m.s.User
 	case oid == bootstrapRole:
-		return "postgres"
+		return bootstrapRoleName
 	}
 	return fmt.Sprintf("unknown (OID=%d)", oid)
 }

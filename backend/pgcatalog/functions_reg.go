@@ -200,7 +200,7 @@ func (m *model) regroleIn(s string) (int64, error) {
 	switch name {
 	case m.s.User:
 		return roleOid(m.s), nil
-	case "postgres":
+	case bootstrapRoleName:
 		return bootstrapRole, nil
 	}
 	return 0, pgError("42704", "role %q does not exist", s)
