@@ -47,6 +47,26 @@ var comparedQueries = []string{
 	`SELECT d.deptype, s.relname, d.refobjsubid FROM pg_catalog.pg_depend d
 	 JOIN pg_catalog.pg_class s ON s.oid = d.objid WHERE s.relkind = 'S' AND d.refclassid = 1259`,
 	`SELECT description, objsubid FROM pg_catalog.pg_description WHERE objoid >= 16384`,
+	`SELECT relname, relam, relpersistence, CAST(reltuples AS integer), relpages, relreplident, relnatts, relchecks,
+	  CASE WHEN relhasrules THEN 1 ELSE 0 END, CASE WHEN relhasindex THEN 1 ELSE 0 END,
+	  CASE WHEN relispopulated THEN 1 ELSE 0 END, CASE WHEN reltype = 0 THEN 0 ELSE 1 END
+	 FROM pg_catalog.pg_class WHERE relnamespace = 2200`,
+	`SELECT c.relname, a.attname, a.attnum, a.atttypid, a.attlen, a.attalign, a.attstorage, a.attcollation,
+	  a.attndims, a.attstattarget, a.attcacheoff, CASE WHEN a.attbyval THEN 1 ELSE 0 END,
+	  CASE WHEN a.attnotnull THEN 1 ELSE 0 END, CASE WHEN a.atthasdef THEN 1 ELSE 0 END
+	 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relnamespace = 2200`,
+	`SELECT c.relname, i.indnatts, CASE WHEN i.indisunique THEN 1 ELSE 0 END,
+	  CASE WHEN i.indisprimary THEN 1 ELSE 0 END, CASE WHEN i.indisvalid THEN 1 ELSE 0 END
+	 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid WHERE c.relnamespace = 2200`,
+	`SELECT table_name, view_definition, check_option, is_updatable, is_insertable_into
+	 FROM information_schema.views WHERE table_schema = 'public'`,
+	`SELECT table_name, privilege_type, is_grantable, with_hierarchy FROM information_schema.table_privileges
+	 WHERE table_schema = 'public'`,
+	`SELECT typname, typtype, typcategory, typlen, typdelim, typalign, typstorage,
+	  CASE WHEN typrelid = 0 THEN 0 ELSE 1 END, CASE WHEN typelem = 0 THEN 0 ELSE 1 END
+	 FROM pg_catalog.pg_type WHERE typnamespace = 2200`,
+	`SELECT name, setting FROM pg_catalog.pg_settings WHERE name IN ('server_encoding', 'client_encoding',
+	  'standard_conforming_strings', 'integer_datetimes', 'max_identifier_length', 'search_path')`,
 }
 
 // TestAgainstPostgres runs comparedQueries on testSchemaSQL in a scratch

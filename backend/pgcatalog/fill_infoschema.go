@@ -40,8 +40,8 @@ func fillInfoTable(w *writer, m *model, r *relObj) {
 	if r.kind == "v" {
 		typ = "VIEW"
 		w.insert("information_schema.views", row{"table_catalog": db, "table_schema": "public", "table_name": r.name,
-			"view_definition": r.view.Definition, "check_option": "NONE", "is_updatable": "NO",
-			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
+			"view_definition": r.view.Definition, "check_option": "NONE", "is_updatable": "YES",
+			"is_insertable_into": "YES", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 			"is_trigger_insertable_into": "NO"})
 	}
 	w.insert("information_schema.tables", row{"table_catalog": db, "table_schema": "public", "table_name": r.name,
@@ -75,7 +75,7 @@ func fillNotNull(w *writer, m *model, r *relObj, num int, c Column) {
 		"constraint_name": name, "table_catalog": db, "table_schema": "public", "table_name": r.name,
 		"constraint_type": "CHECK", "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES"})
 	w.insert("information_schema.check_constraints", row{"constraint_catalog": db, "constraint_schema": "public",
-		"constraint_name": name, "check_clause": quoteIdent(c.Name) + " IS NOT NULL"})
+		"constraint_name": name, "check_clause": c.Name + " IS NOT NULL"})
 }
 
 // fillInfoColumn adds one information_schema.columns row.
