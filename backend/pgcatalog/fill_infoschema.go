@@ -8,7 +8,7 @@ import (
 // fillInfoSchema adds information_schema's rows for the Schema.
 func fillInfoSchema(w *writer, m *model) {
 	db, user := m.s.Database, m.s.User
-	for _, ns := range []string{pgCatalog, "public", informationSchema} {
+	for _, ns := range []string{pgCatalog, "public", informationSchema, "pg_toast"} {
 		owner := bootstrapRoleName
 		if ns == "public" {
 			owner = user
@@ -18,7 +18,7 @@ func fillInfoSchema(w *writer, m *model) {
 	w.insert("information_schema.enabled_roles", row{"role_name": user})
 	w.insert("information_schema.character_sets", row{"character_set_catalog": nil, "character_set_schema": nil,
 		"character_set_name": "UTF8", "character_repertoire": "UCS", "form_of_use": "UTF8",
-		"default_collate_catalog": db, "default_collate_schema": pgCatalog, "default_collate_name": "C.UTF-8"})
+		"default_collate_catalog": db, "default_collate_schema": pgCatalog, "default_collate_name": "ucs_basic"})
 	for _, r := range m.rels {
 		switch r.kind {
 		case "r", "v":
