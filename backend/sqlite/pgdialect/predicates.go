@@ -15,6 +15,9 @@ func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, erro
 	if err != nil {
 		return value{}, err
 	}
+	if l.typ.Name == "bpchar" {
+		l.typ = tText // bpchar's LIKE matches the padded value, as PostgreSQL's bpcharlike
+	}
 	if l, r, err = t.unify(l, r); err != nil {
 		return value{}, err
 	}
@@ -58,7 +61,7 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		if r.num != "" && l.typ.Name == "float4" {
 			// An IN list takes the common type of its members, and a
 			// numeric constant casts implicitly to float4.
-			if r, err = numericValue(r.num, l.typ); err != nil {
+			if r, err = t.coerceValue(r, l.typ, ctxImplicit); err != nil {
 				return value{}, err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
 
 // Value converts a value SQLite returned for a result column of type t to
@@ -42,7 +43,9 @@ func Value(t pgdialect.Type, v any) (any, error) {
 		case string:
 			return []byte(x), nil
 		}
-	case "text", "varchar", "json", "date", "timestamp", "timestamptz", "unknown":
+	case "numeric":
+		return numericValue(v)
+	case "text", "varchar", "bpchar", "json", "date", "timestamp", "timestamptz", "unknown":
 		switch x := v.(type) {
 		case string:
 			return x, nil
@@ -51,6 +54,22 @@ func Value(t pgdialect.Type, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("pgruntime: a %T value for a column of type %s", v, t.Name)
+}
+
+// numericValue is a numeric's text (numeric_out: 10.50) from its stored
+// form, or from an integer.
+func numericValue(v any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		n, err := pgconv.DecodeNumeric(x)
+		if err != nil {
+			return nil, fmt.Errorf("pgruntime: %w", err)
+		}
+		return n.Text(), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	}
+	return nil, fmt.Errorf("pgruntime: a %T value for a column of type numeric", v)
 }
 
 // floatValue is a float8 as it is, a float4 as the float64 its shortest

@@ -246,3 +246,19 @@ func DecodeNumeric(s string) (Numeric, error) {
 	n.Scale = scale
 	return n, nil
 }
+
+// NumericFn is the numeric function name (neg, abs, round, trunc, ceil,
+// floor) of n; places is round's and trunc's second argument.
+func NumericFn(name string, n Numeric, places int64) (Numeric, error) {
+	switch name {
+	case "neg":
+		return NumericNeg(n), nil
+	case "abs":
+		return NumericAbs(n), nil
+	case "round", "trunc":
+		return NumericRound(n, places, name == "trunc")
+	case "ceil", "floor":
+		return NumericCeilFloor(n, name == "ceil")
+	}
+	return Numeric{}, Unsupported("the numeric function " + name)
+}
