@@ -244,8 +244,8 @@ func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value,
 	if err != nil {
 		return value{}, err
 	}
-	if rs != "x" {
-		return value{}, refuse("IN (subquery) across integer and float")
+	if rs != "x" && rs != withRtrim(col) {
+		return value{}, refuse("IN (subquery) across integer and float or numeric")
 	}
 	// PostgreSQL does not evaluate the left side against an empty
 	// subquery (SQLite would, and could fail there).

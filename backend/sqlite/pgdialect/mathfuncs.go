@@ -27,7 +27,9 @@ func floatFunc(name string) func(t *translator, args []value) (value, error) {
 			return value{}, refuse("%s with %d arguments", name, len(args))
 		}
 		a := args[0]
-		if a.typ.Name == "numeric" || isInt(a.typ) || len(args) == 2 && a.untyped() {
+		// One argument: an integer is float8, PostgreSQL's preferred
+		// numeric type; round(x, n) and trunc(x, n) exist for numeric only.
+		if a.typ.Name == "numeric" || len(args) == 2 && (isInt(a.typ) || a.untyped()) {
 			if a.untyped() {
 				var err error
 				if a, err = t.retype(a, tNumeric); err != nil {
@@ -51,7 +53,7 @@ func floatFunc(name string) func(t *translator, args []value) (value, error) {
 			return value{}, refuse("trunc of %s", label(a.typ))
 		}
 		sql, err := t.coerce(a, tFloat8, ctxImplicit)
-		if err != nil || !(isFloat(a.typ) || a.untyped()) {
+		if err != nil || !(isNum(a.typ) || a.untyped()) {
 			return value{}, pgError("42883", "function %s(%s) does not exist", name, label(a.typ))
 		}
 		return value{sql: fmt.Sprintf("pg_float_fn('%s', %s)", name, sql), typ: tFloat8}, nil

@@ -186,8 +186,8 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	ls, rs, _ := comparable(ll, rr)
-	if ls != ll.sql {
-		return value{}, refuse("NULLIF across integer and float")
+	if ls != ll.sql && ls != withRtrim(ll) {
+		return value{}, refuse("NULLIF across integer and float or numeric")
 	}
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
 		return v, nil
