@@ -196,6 +196,12 @@ func TestDeclaredTypesRoundTrip(t *testing.T) {
 			t.Errorf("%s: declared %q reads back as %v %v", name, DeclaredType(typ), got, ok)
 		}
 	}
+	for _, typ := range []Type{{Name: "numeric", Typmod: 10<<16 | 2 + 4}, {Name: "numeric", Typmod: 5<<16 + 4}, {Name: "bpchar", Typmod: 88 + 4}} {
+		got, ok := ParseDeclaredType(DeclaredType(typ))
+		if !ok || got != typ {
+			t.Errorf("%v: declared %q reads back as %v %v", typ, DeclaredType(typ), got, ok)
+		}
+	}
 	if _, ok := ParseDeclaredType("INTEGER"); ok {
 		t.Error("a declared type the dialect did not write must not read back")
 	}

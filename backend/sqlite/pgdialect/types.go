@@ -209,13 +209,14 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
+		"types interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
 		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
-		"numeric literals (1.5) except where they become float8, float4 or an integer",
-		"float(p), timestamp(p) and other type modifiers except varchar(n)",
+		"numeric NaN and Infinity, numeric(p, s) with a scale outside 0 to p, numeric values in LIMIT/OFFSET",
+		"float(p), timestamp(p) and other type modifiers except varchar(n), char(n) and numeric(p, s)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
 		"the text form of float4/float8 values (casts to text, concatenation)",
-		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
+		"sum and avg of float4/float8, and every aggregate other than count, sum, avg, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
+		"set operations mixing char(n) with other types; IN (subquery) and NULLIF across integer, float and numeric; trunc of a float",
 		"window functions, WITHIN GROUP",
 		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
 		"UPDATE ... FROM, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",

@@ -13,8 +13,10 @@ import (
 // Value converts a value SQLite returned for a result column of type t to
 // the Go value relchain's results carry for it (nil, int64, float64,
 // string, []byte or bool): a bool column's 0/1 becomes false/true, an
-// integer type int64, a float type float64, bytea []byte, and text,
-// varchar, json, date, timestamp and timestamptz their text (the
+// integer type int64, a float type float64, bytea []byte, numeric its
+// text as PostgreSQL outputs it (10.50 for numeric(10,2); the stored form
+// is pgconv.EncodeNumeric's key), and text, varchar, char(n) (blank-
+// padded), json, date, timestamp and timestamptz their text (the
 // canonical PostgreSQL output the dialect stores).
 func Value(t pgdialect.Type, v any) (any, error) {
 	if v == nil {
