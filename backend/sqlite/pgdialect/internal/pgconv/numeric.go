@@ -159,7 +159,7 @@ func (n Numeric) Float(single bool) (float64, error) {
 		bits, typ = 32, "float4"
 	}
 	f, err := strconv.ParseFloat(n.Text(), bits)
-	if err != nil {
+	if err != nil || f == 0 && !n.D.IsZero() { // float8in: overflow and underflow to zero are 22003
 		return 0, errorf("22003", "%q is out of range for type %s", n.Text(), Label(typ))
 	}
 	return f, nil
