@@ -66,3 +66,16 @@ func TestNumericTypmod(t *testing.T) {
 		t.Fatalf("-2.5::int4 = %d, %v", i, err)
 	}
 }
+
+func TestNumericCeilFloor(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		ceil, flor string
+	}{{"9e-19", "1", "0"}, {"-9e-19", "0", "-1"}, {"2.000", "2", "2"}, {"-1.5", "-1", "-2"}, {"1.5", "2", "1"}, {"0", "0", "0"}} {
+		c1, err1 := NumericCeilFloor(mustNum(t, c.in), true)
+		f1, err2 := NumericCeilFloor(mustNum(t, c.in), false)
+		if err1 != nil || err2 != nil || c1.Text() != c.ceil || f1.Text() != c.flor {
+			t.Errorf("ceil/floor(%s) = %s/%s (%v %v), want %s/%s", c.in, c1.Text(), f1.Text(), err1, err2, c.ceil, c.flor)
+		}
+	}
+}

@@ -151,18 +151,23 @@ func NumericRound(n Numeric, places int64, trunc bool) (Numeric, error) {
 	return r.checked()
 }
 
-// NumericCeilFloor is ceil (floor when !up): an integral numeric.
+// NumericCeilFloor is ceil (floor when !up): an integral numeric. It
+// truncates and steps away from zero itself: apd's ceiling and floor
+// roundings lose a value whose digits all lie beyond the rounding
+// position (ceil(9e-19) must be 1).
 func NumericCeilFloor(n Numeric, up bool) (Numeric, error) {
-	ctx := numCtx
-	ctx.Rounding = apd.RoundFloor
-	if up {
-		ctx.Rounding = apd.RoundCeiling
+	t, err := NumericRound(n, 0, true)
+	if err != nil {
+		return Numeric{}, err
 	}
-	var r Numeric
-	if _, err := ctx.Quantize(&r.D, &n.D, 0); err != nil {
-		return Numeric{}, numericOverflow()
+	if t.D.Cmp(&n.D) == 0 || up == n.D.Negative {
+		return t, nil
 	}
-	return r.checked()
+	step := int64(1)
+	if !up {
+		step = -1
+	}
+	return NumericOp('+', t, NumericFromInt(step))
 }
 
 // NumericAbs is abs; NumericNeg unary minus. Both keep the scale.
