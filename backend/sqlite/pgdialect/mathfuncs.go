@@ -4,13 +4,13 @@ import (
 	"fmt"
 )
 
-// modFunc is mod(a, b) on integers: the % operator.
+// modFunc is mod(a, b) on integers and numeric: the % operator.
 func modFunc(t *translator, args []value) (value, error) {
 	if len(args) != 2 {
 		return value{}, refuse("mod with %d arguments", len(args))
 	}
 	v, err := t.arithmetic("%", args[0], args[1])
-	if err == nil && !isInt(v.typ) {
+	if err == nil && !isInt(v.typ) && v.typ.Name != "numeric" {
 		return value{}, refuse("mod of %s", label(v.typ))
 	}
 	return v, err

@@ -18,6 +18,11 @@ func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, erro
 	if l.typ.Name == "bpchar" {
 		l.typ = tText // bpchar's LIKE matches the padded value, as PostgreSQL's bpcharlike
 	}
+	if !l.untyped() && !isText(l.typ) || !r.untyped() && !isText(r.typ) {
+		// No LIKE on the other types: PostgreSQL does not read the
+		// pattern as one of them first.
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
 	if l, r, err = t.unify(l, r); err != nil {
 		return value{}, err
 	}
