@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
@@ -61,9 +62,8 @@ func (t *translator) numericFn(name string, v value, places *value) (value, erro
 
 // constInt reads an integer literal of translated SQL.
 func constInt(sql string) (int64, bool) {
-	var i int64
-	_, err := fmt.Sscanf(sql, "%d", &i)
-	return i, err == nil && fmt.Sprint(i) == sql
+	i, err := strconv.ParseInt(sql, 10, 64)
+	return i, err == nil
 }
 
 // numericArg converts a function's argument to numeric as PostgreSQL

@@ -198,8 +198,9 @@ func EncodeNumeric(n Numeric) string {
 	if n.D.IsZero() {
 		return "2" + pad
 	}
-	digits := strings.TrimRight(new(apd.BigInt).Abs(&n.D.Coeff).String(), "0")
-	exp := int64(len(new(apd.BigInt).Abs(&n.D.Coeff).String())) + int64(n.D.Exponent)
+	all := new(apd.BigInt).Abs(&n.D.Coeff).String()
+	digits := strings.TrimRight(all, "0")
+	exp := int64(len(all)) + int64(n.D.Exponent)
 	if !n.D.Negative {
 		return "3" + pad6(numericExpBias+exp) + digits + pad
 	}
