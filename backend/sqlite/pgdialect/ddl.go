@@ -143,8 +143,8 @@ func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
 }
 
 func (t *translator) columnConstraint(c *pg_query.Constraint, col Column) (string, bool, error) {
-	if c.GetDeferrable() || c.GetInitdeferred() {
-		return "", false, refuse("deferrable constraints")
+	if (c.GetDeferrable() || c.GetInitdeferred()) && c.GetContype() != pg_query.ConstrType_CONSTR_FOREIGN {
+		return "", false, refuse("deferrable constraints other than foreign keys")
 	}
 	switch c.GetContype() {
 	case pg_query.ConstrType_CONSTR_NOTNULL:

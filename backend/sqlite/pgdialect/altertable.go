@@ -1,0 +1,300 @@
+package pgdialect
+
+import (
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// constraintAt is the index of the element that holds the constraint
+// named name, under an explicit CONSTRAINT or PostgreSQL's default name
+// for an unnamed one (t_pkey, t_a_b_key, t_a_fkey; a column's own
+// PRIMARY KEY, UNIQUE or REFERENCES likewise), or -1.
+func (al *alteration) constraintAt(name string) int {
+	for i, e := range al.elems {
+		if slices.Contains(al.constraintNames(e), name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// constraintNames are the names of the constraints an element holds.
+func (al *alteration) constraintNames(e element) []string {
+	var out []string
+	for i, tok := range e.tokens {
+		var kind, cols string
+		switch {
+		case word(tok, "PRIMARY"):
+			kind = "pkey"
+		case word(tok, "UNIQUE"):
+			kind = "key"
+		case word(tok, "REFERENCES") && e.col != "", word(tok, "FOREIGN"):
+			kind = "fkey"
+		case word(tok, "CHECK"):
+			kind = "check"
+		default:
+			continue
+		}
+		if n := constraintNameOf(e.tokens, i); n != "" {
+			out = append(out, n)
+			continue
+		}
+		cols = e.col
+		if e.col == "" && kind != "pkey" && kind != "check" {
+			cols = keyListAfter(e.tokens, i)
+		}
+		switch kind {
+		case "pkey":
+			out = append(out, al.table+"_pkey")
+		case "check":
+			// PostgreSQL's name depends on the expression's columns and
+			// on the names taken: not recovered here.
+		default:
+			out = append(out, al.table+"_"+cols+"_"+kind)
+		}
+	}
+	return out
+}
+
+// keyListAfter is a table constraint's column list after the keyword at
+// i, joined with _ as PostgreSQL's default names join them.
+func keyListAfter(ts []token, i int) string {
+	for j := i + 1; j < len(ts); j++ {
+		if strings.HasPrefix(ts[j].text, "(") {
+			inner, ok := tokenize(ts[j].text[1 : len(ts[j].text)-1])
+			if !ok {
+				return ""
+			}
+			var names []string
+			for _, t := range inner {
+				if t.text != "," {
+					n, _ := unquote(t.text)
+					names = append(names, n)
+				}
+			}
+			return strings.Join(names, "_")
+		}
+	}
+	return ""
+}
+
+// dropConstraint drops a table constraint, or a column's own PRIMARY
+// KEY, UNIQUE or REFERENCES clause; a key other tables may reference is
+// refused (PostgreSQL would need CASCADE or fail with 2BP01).
+func (t *translator) dropConstraint(al *alteration, name string, missingOk bool) error {
+	i := al.constraintAt(name)
+	if i < 0 {
+		if al.hasUnnamedCheck() {
+			return refuse("DROP CONSTRAINT on a table with an unnamed CHECK constraint (its name is not kept)")
+		}
+		if missingOk {
+			return nil
+		}
+		return pgError("42704", "constraint %q of relation %q does not exist", name, al.table)
+	}
+	e := al.elems[i]
+	isKey := find(e.tokens, "PRIMARY", "KEY") >= 0 || find(e.tokens, "UNIQUE") >= 0
+	if isKey && len(t.referencedBy(al.table)) > 0 {
+		return refuse("DROP CONSTRAINT of a key of a table other tables reference")
+	}
+	if e.col == "" {
+		al.elems = slices.Delete(al.elems, i, i+1)
+		return nil
+	}
+	ts, ok := withoutClause(e.tokens, name, al)
+	if !ok {
+		return refuse("DROP CONSTRAINT of a column's constraint the dialect cannot isolate")
+	}
+	al.elems[i].tokens = ts
+	return nil
+}
+
+// hasUnnamedCheck reports whether a CHECK constraint has no CONSTRAINT name.
+func (al *alteration) hasUnnamedCheck() bool {
+	for _, e := range al.elems {
+		for i, tok := range e.tokens {
+			if word(tok, "CHECK") && constraintNameOf(e.tokens, i) == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withoutClause removes the column constraint named name from a column
+// element's tokens: [CONSTRAINT n] PRIMARY KEY | UNIQUE | REFERENCES t
+// (cols) [ON DELETE|UPDATE action]...
+func withoutClause(ts []token, name string, al *alteration) ([]token, bool) {
+	e := element{col: "", tokens: ts}
+	for i, tok := range ts {
+		if !word(tok, "PRIMARY") && !word(tok, "UNIQUE") && !word(tok, "REFERENCES") {
+			continue
+		}
+		e.col = unquoteFirst(ts)
+		names := al.constraintNames(element{col: e.col, tokens: ts[:i+1]})
+		if len(names) == 0 || names[len(names)-1] != name {
+			continue
+		}
+		start, end := i, clauseEnd(ts, i)
+		if constraintNameOf(ts, i) != "" {
+			start = i - 2
+		}
+		return append(ts[:start:start], ts[end:]...), true
+	}
+	return nil, false
+}
+
+func unquoteFirst(ts []token) string {
+	n, _ := unquote(ts[0].text)
+	return n
+}
+
+// clauseEnd is the end of the column constraint clause starting at i.
+func clauseEnd(ts []token, i int) int {
+	switch {
+	case word(ts[i], "PRIMARY"):
+		return i + 2
+	case word(ts[i], "UNIQUE"):
+		return i + 1
+	}
+	j := i + 2 // REFERENCES "t"
+	if j < len(ts) && strings.HasPrefix(ts[j].text, "(") {
+		j++
+	}
+	for j+1 < len(ts) && word(ts[j], "ON") {
+		j += 2
+		switch {
+		case j < len(ts) && (word(ts[j], "SET") || word(ts[j], "NO")):
+			j += 2
+		default:
+			j++
+		}
+	}
+	return min(j, len(ts))
+}
+
+// alterColumnType is ALTER COLUMN c TYPE t [USING e]: the new declared
+// type, each row's value converted as PostgreSQL's assignment cast (or
+// the USING expression assigned), with PostgreSQL's errors.
+func (t *translator) alterColumnType(al *alteration, cmd *pg_query.AlterTableCmd) error {
+	name := cmd.GetName()
+	i, err := al.column(name)
+	if err != nil {
+		return err
+	}
+	cd := cmd.GetDef().GetColumnDef()
+	if cd.GetCollClause() != nil {
+		return refuse("ALTER COLUMN ... TYPE ... COLLATE")
+	}
+	typ, err := typeFromName(cd.GetTypeName())
+	if err != nil {
+		return err
+	}
+	e := al.elems[i]
+	switch {
+	case serial(e):
+		return refuse("ALTER COLUMN ... TYPE of a serial column")
+	case defaultAt(e.tokens) >= 0:
+		return refuse("ALTER COLUMN ... TYPE of a column with a DEFAULT")
+	}
+	for j, o := range al.elems {
+		if (j != i && mentions(o.tokens, name) && find(o.tokens, "CHECK") >= 0) || (mentions(o.tokens, name) && (find(o.tokens, "REFERENCES") >= 0)) {
+			return refuse("ALTER COLUMN ... TYPE of a column a CHECK or FOREIGN KEY constraint uses")
+		}
+	}
+	if slices.ContainsFunc(t.referencedBy(al.table), func(string) bool { return true }) {
+		return refuse("ALTER COLUMN ... TYPE on a table other tables reference")
+	}
+	old := al.cols[al.colIndex(name)]
+	next := Column{Name: name, Type: typ, NotNull: old.NotNull}
+	src, err := t.convertColumn(al, old, next, cmd.GetDef().GetColumnDef().GetRawDefault())
+	if err != nil {
+		return err
+	}
+	al.source[name] = src
+	rest := e.tokens[typeEnd(e.tokens):]
+	al.elems[i].tokens = append(tokensOf(quoteIdent(name)+" "+DeclaredType(typ)+Collation(typ)), rest...)
+	al.cols[al.colIndex(name)] = next
+	return nil
+}
+
+// convertColumn is the SQL of a row's new value: the USING expression
+// over the old row, or the column, assigned to the new type.
+func (t *translator) convertColumn(al *alteration, old, next Column, using *pg_query.Node) (string, error) {
+	v := value{sql: quoteIdent(old.Name), typ: old.Type, name: old.Name}
+	if using != nil {
+		var olds []Column
+		for _, c := range al.cols {
+			olds = append(olds, c)
+		}
+		sc := &scope{rels: []rel{{cols: olds, bare: true}}}
+		t.inDDL = true
+		var err error
+		v, err = t.expr(using, sc)
+		t.inDDL = false
+		if err != nil {
+			return "", err
+		}
+	}
+	sql, err := t.coerce(v, next.Type, ctxAssignment)
+	if errIs(err, "42804") {
+		if using != nil {
+			return "", pgError("42804", "result of USING clause for column %q cannot be cast automatically to type %s", next.Name, label(next.Type))
+		}
+		return "", pgError("42804", "column %q cannot be cast automatically to type %s", next.Name, label(next.Type))
+	}
+	return sql, err
+}
+
+// projection is the new rows as a subquery over the old table: each new
+// column's value (a kept column's source, an added column's DEFAULT or
+// NULL) and the old rowid as "~rid".
+func (al *alteration) projection() string {
+	var cols []string
+	for _, e := range al.elems {
+		if e.col == "" {
+			continue
+		}
+		cols = append(cols, al.valueOf(e)+" AS "+quoteIdent(e.col))
+	}
+	return "(SELECT " + strings.Join(cols, ", ") + ", " + al.rowid() + " AS \"~rid\" FROM " + quoteIdent(al.table) + ")"
+}
+
+// valueOf is a new column's value from the old row.
+func (al *alteration) valueOf(e element) string {
+	if s, ok := al.source[e.col]; ok && !al.added[e.col] {
+		return s
+	}
+	if i := defaultAt(e.tokens); i >= 0 {
+		return e.tokens[i+1].text
+	}
+	return "NULL"
+}
+
+// guard is a statement that raises code with msg when a new row matches
+// cond (the row's "~rid" keeps pg_raise from being evaluated once).
+func (al *alteration) guard(code, msg, cond string) string {
+	return "SELECT pg_raise(" + quoteString(code) + ", " + quoteString(msg) + ", \"~rid\") FROM " + al.projection() + " WHERE " + cond + " LIMIT 1"
+}
+
+// rowid is a name of the old table's rowid no column shadows (rowid,
+// oid, _rowid_); "" when all are columns' (the rebuild is then refused).
+func (al *alteration) rowid() string {
+next:
+	for _, a := range []string{"rowid", "oid", "_rowid_"} {
+		for _, e := range al.elems {
+			if strings.EqualFold(e.col, a) {
+				continue next
+			}
+		}
+		for c := range al.source {
+			if strings.EqualFold(c, a) {
+				continue next
+			}
+		}
+		return a
+	}
+	return ""
+}
