@@ -287,16 +287,12 @@ func pgMessage(format string, args ...any) string {
 
 // rebuild writes the statements of an alteration: the checks of the new
 // rows, a guard for rows of other tables that reference this one (SQLite's
-// DROP TABLE would fail on them), the new table, the copy (rowids kept),
+// DROP TABLE would fail on them), the new table, the copy (in the old table's order),
 // the old table dropped, the new one renamed, the indexes re-created.
 func (t *translator) rebuild(al *alteration) error {
 	tmp := al.table + rebuildSuffix
 	if _, exists := t.cat.Columns(tmp); exists {
 		return refuse("ALTER TABLE %s while a table %s exists", al.table, tmp)
-	}
-	rowid := al.rowid()
-	if rowid == "" {
-		return refuse("ALTER TABLE on a table with columns named rowid, oid and _rowid_")
 	}
 	out := slices.Clone(al.guards)
 	for _, r := range t.referencedBy(al.table) {
@@ -312,7 +308,7 @@ func (t *translator) rebuild(al *alteration) error {
 	}
 	out = append(out,
 		"CREATE TABLE "+quoteIdent(tmp)+" ("+strings.Join(defs, ", ")+")",
-		"INSERT INTO "+quoteIdent(tmp)+" ("+rowid+", "+strings.Join(names, ", ")+") SELECT "+rowid+", "+strings.Join(values, ", ")+" FROM "+quoteIdent(al.table)+" ORDER BY "+rowid,
+		"INSERT INTO "+quoteIdent(tmp)+" ("+strings.Join(names, ", ")+") SELECT "+strings.Join(values, ", ")+" FROM "+quoteIdent(al.table),
 		"DROP TABLE "+quoteIdent(al.table))
 	out = append(out, al.drops...)
 	out = append(out, "ALTER TABLE "+quoteIdent(tmp)+" RENAME TO "+quoteIdent(al.table))

@@ -89,7 +89,7 @@ func (t *translator) addKey(al *alteration, c *pg_query.Constraint, name *string
 	}
 	quoted := quoteIdents(names)
 	notNull := strings.Join(quoted, " IS NOT NULL AND ") + " IS NOT NULL"
-	al.guards = append(al.guards, "SELECT pg_raise('23505', "+quoteString(pgMessage("could not create unique index %q", *name))+", count(*)) FROM "+al.projection()+" WHERE "+notNull+" GROUP BY "+strings.Join(quoted, ", ")+" HAVING count(*) > 1 LIMIT 1")
+	al.guards = append(al.guards, "SELECT pg_raise('23505', "+quoteString(pgMessage("could not create unique index %q", *name))+", count(*)) FROM "+al.projection()+" WHERE "+notNull+" GROUP BY "+strings.Join(quoted, ", ")+" HAVING count(*) > 1")
 	return " " + kind + " (" + strings.Join(quoted, ", ") + ")", nil
 }
 
@@ -136,7 +136,7 @@ func (t *translator) addForeignKey(al *alteration, c *pg_query.Constraint, name 
 	}
 	notNull := strings.Join(quoteIdents(local), " IS NOT NULL AND n.") + " IS NOT NULL"
 	msg := pgMessage("insert or update on table %q violates foreign key constraint %q", al.table, *name)
-	al.guards = append(al.guards, "SELECT pg_raise('23503', "+quoteString(msg)+", n.\"~rid\") FROM "+al.projection()+" AS n WHERE n."+notNull+" AND NOT EXISTS (SELECT 1 FROM "+from+" AS p WHERE "+strings.Join(match, " AND ")+") LIMIT 1")
+	al.guards = append(al.guards, "SELECT pg_raise('23503', "+quoteString(msg)+", "+al.rowValue("n.")+") FROM "+al.projection()+" AS n WHERE n."+notNull+" AND NOT EXISTS (SELECT 1 FROM "+from+" AS p WHERE "+strings.Join(match, " AND ")+")")
 	return body, nil
 }
 
@@ -161,7 +161,7 @@ func (t *translator) addCheck(al *alteration, c *pg_query.Constraint, name *stri
 		*name = al.checkName(c.GetRawExpr())
 	}
 	msg := pgMessage("check constraint %q of relation %q is violated by some row", *name, al.table)
-	al.guards = append(al.guards, "SELECT pg_raise('23514', "+quoteString(msg)+", \"~rid\") FROM "+al.projection()+" WHERE NOT ("+cond+") LIMIT 1")
+	al.guards = append(al.guards, "SELECT pg_raise('23514', "+quoteString(msg)+", "+al.rowValue("")+") FROM "+al.projection()+" WHERE NOT ("+cond+")")
 	return " CHECK (" + cond + ")", nil
 }
 

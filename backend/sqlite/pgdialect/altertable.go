@@ -250,7 +250,7 @@ func (t *translator) convertColumn(al *alteration, old, next Column, using *pg_q
 
 // projection is the new rows as a subquery over the old table: each new
 // column's value (a kept column's source, an added column's DEFAULT or
-// NULL) and the old rowid as "~rid".
+// NULL). (The rowid is not used: SQLite's gate refuses reading it.)
 func (al *alteration) projection() string {
 	var cols []string
 	for _, e := range al.elems {
@@ -259,7 +259,7 @@ func (al *alteration) projection() string {
 		}
 		cols = append(cols, al.valueOf(e)+" AS "+quoteIdent(e.col))
 	}
-	return "(SELECT " + strings.Join(cols, ", ") + ", " + al.rowid() + " AS \"~rid\" FROM " + quoteIdent(al.table) + ")"
+	return "(SELECT " + strings.Join(cols, ", ") + " FROM " + quoteIdent(al.table) + ")"
 }
 
 // valueOf is a new column's value from the old row.
@@ -274,27 +274,19 @@ func (al *alteration) valueOf(e element) string {
 }
 
 // guard is a statement that raises code with msg when a new row matches
-// cond (the row's "~rid" keeps pg_raise from being evaluated once).
+// cond.
 func (al *alteration) guard(code, msg, cond string) string {
-	return "SELECT pg_raise(" + quoteString(code) + ", " + quoteString(msg) + ", \"~rid\") FROM " + al.projection() + " WHERE " + cond + " LIMIT 1"
+	return "SELECT pg_raise(" + quoteString(code) + ", " + quoteString(msg) + ", " + al.rowValue("") + ") FROM " + al.projection() + " WHERE " + cond + ""
 }
 
-// rowid is a name of the old table's rowid no column shadows (rowid,
-// oid, _rowid_); "" when all are columns' (the rebuild is then refused).
-func (al *alteration) rowid() string {
-next:
-	for _, a := range []string{"rowid", "oid", "_rowid_"} {
-		for _, e := range al.elems {
-			if strings.EqualFold(e.col, a) {
-				continue next
-			}
+// rowValue is a value of the new row (its first column), passed to
+// pg_raise so that SQLite cannot evaluate the call once, as a constant,
+// before it reads a row.
+func (al *alteration) rowValue(qualifier string) string {
+	for _, e := range al.elems {
+		if e.col != "" {
+			return qualifier + quoteIdent(e.col)
 		}
-		for c := range al.source {
-			if strings.EqualFold(c, a) {
-				continue next
-			}
-		}
-		return a
 	}
-	return ""
+	return "NULL"
 }
