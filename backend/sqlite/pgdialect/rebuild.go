@@ -110,11 +110,15 @@ type element struct {
 
 // parseCreate splits SQLite's CREATE TABLE text into its elements.
 func parseCreate(create string) ([]element, bool) {
-	open := strings.IndexByte(create, '(')
-	if open < 0 || !strings.HasSuffix(create, ")") {
+	all, ok := tokenize(create)
+	if !ok || len(all) < 4 || !word(all[0], "CREATE") || !word(all[1], "TABLE") {
 		return nil, false
 	}
-	ts, ok := tokenize(create[open+1 : len(create)-1])
+	list := all[len(all)-1].text // CREATE TABLE name (list): the last token
+	if !strings.HasPrefix(list, "(") || strings.HasPrefix(all[len(all)-2].text, "(") {
+		return nil, false
+	}
+	ts, ok := tokenize(list[1 : len(list)-1])
 	if !ok {
 		return nil, false
 	}
