@@ -33,10 +33,11 @@ func (t *translator) alterTable(a *pg_query.AlterTableStmt) error {
 	if a.GetObjtype() != pg_query.ObjectType_OBJECT_TABLE {
 		return refuse("ALTER %s", a.GetObjtype())
 	}
-	if a.GetMissingOk() {
-		return refuse("ALTER TABLE IF EXISTS")
-	}
 	cols, err := t.tableName(a.GetRelation())
+	if err != nil && a.GetMissingOk() {
+		// PostgreSQL's IF EXISTS does nothing on a missing table.
+		return refuse("ALTER TABLE IF EXISTS on a missing table")
+	}
 	if err != nil {
 		return err
 	}

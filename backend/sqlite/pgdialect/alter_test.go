@@ -123,7 +123,7 @@ func TestAlterRefusesAndErrs(t *testing.T) {
 		{"ALTER TABLE child ADD PRIMARY KEY (parent)", "42P16", "multiple primary keys"},
 		{"ALTER TABLE parent DROP CONSTRAINT parent_pkey", "0A000", "reference"},
 		{"ALTER TABLE acct ALTER COLUMN owner SET STATISTICS 10", "0A000", "SetStatistics"},
-		{"ALTER TABLE IF EXISTS acct DROP COLUMN n", "0A000", "IF EXISTS"},
+		{"ALTER TABLE IF EXISTS nosuch DROP COLUMN n", "0A000", "IF EXISTS"},
 		{"ALTER TABLE nosuch DROP COLUMN n", "42P01", "nosuch"},
 	}
 	for _, c := range cases {
