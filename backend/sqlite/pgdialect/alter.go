@@ -16,8 +16,10 @@ type alteration struct {
 	table   string
 	elems   []element         // the new CREATE TABLE's elements
 	cols    []Column          // the new table's columns
+	old     []Column          // the old table's columns
 	source  map[string]string // a kept column's value from the old row
 	added   map[string]bool   // columns this ALTER adds (their DEFAULT fills them)
+	retyped map[string]bool   // columns whose type this ALTER changes
 	guards  []string          // checks of the new rows, before the copy
 	indexes []string          // the table's CREATE INDEX texts
 	drops   []string          // statements after the old table is dropped (sequences)
@@ -80,7 +82,7 @@ func (t *translator) loadAlteration(table string, cols []Column) (*alteration, e
 	if !ok {
 		return nil, refuse("ALTER TABLE on a table whose schema the dialect cannot read")
 	}
-	al := &alteration{table: table, elems: elems, cols: slices.Clone(cols), source: map[string]string{}, added: map[string]bool{}, indexes: indexes}
+	al := &alteration{table: table, elems: elems, cols: slices.Clone(cols), old: cols, source: map[string]string{}, added: map[string]bool{}, retyped: map[string]bool{}, indexes: indexes}
 	for _, c := range cols {
 		al.source[c.Name] = quoteIdent(c.Name)
 	}

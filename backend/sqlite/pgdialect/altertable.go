@@ -204,9 +204,13 @@ func (t *translator) alterColumnType(al *alteration, cmd *pg_query.AlterTableCmd
 			return refuse("ALTER COLUMN ... TYPE of a column a CHECK or FOREIGN KEY constraint uses")
 		}
 	}
-	if slices.ContainsFunc(t.referencedBy(al.table), func(string) bool { return true }) {
+	if len(t.referencedBy(al.table)) > 0 {
 		return refuse("ALTER COLUMN ... TYPE on a table other tables reference")
 	}
+	if al.retyped[name] {
+		return pgError("0A000", "cannot alter type of column %q twice", name)
+	}
+	al.retyped[name] = true
 	old := al.cols[al.colIndex(name)]
 	next := Column{Name: name, Type: typ, NotNull: old.NotNull}
 	src, err := t.convertColumn(al, old, next, cmd.GetDef().GetColumnDef().GetRawDefault())
@@ -221,15 +225,12 @@ func (t *translator) alterColumnType(al *alteration, cmd *pg_query.AlterTableCmd
 }
 
 // convertColumn is the SQL of a row's new value: the USING expression
-// over the old row, or the column, assigned to the new type.
+// over the old row (the columns as they were before the ALTER), or the
+// column, assigned to the new type.
 func (t *translator) convertColumn(al *alteration, old, next Column, using *pg_query.Node) (string, error) {
 	v := value{sql: quoteIdent(old.Name), typ: old.Type, name: old.Name}
 	if using != nil {
-		var olds []Column
-		for _, c := range al.cols {
-			olds = append(olds, c)
-		}
-		sc := &scope{rels: []rel{{cols: olds, bare: true}}}
+		sc := &scope{rels: []rel{{cols: al.old, bare: true}}}
 		t.inDDL = true
 		var err error
 		v, err = t.expr(using, sc)
