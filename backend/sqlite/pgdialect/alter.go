@@ -44,7 +44,7 @@ func (t *translator) alterTable(a *pg_query.AlterTableStmt) error {
 		return err
 	}
 	cmds := a.GetCmds()
-	if len(cmds) == 1 && cmds[0].GetAlterTableCmd().GetSubtype() == pg_query.AlterTableType_AT_AddColumn {
+	if len(cmds) == 1 && cmds[0].GetAlterTableCmd().GetSubtype() == pg_query.AlterTableType_AT_AddColumn && !hasCheck(cmds[0].GetAlterTableCmd().GetDef().GetColumnDef()) {
 		return t.addColumn(a)
 	}
 	al, err := t.loadAlteration(a.GetRelation().GetRelname(), cols)
@@ -150,13 +150,34 @@ func (t *translator) rebuildAddColumn(al *alteration, cmd *pg_query.AlterTableCm
 	if err != nil {
 		return err
 	}
-	if len(t.checks) > 0 {
-		return refuse("CHECK on a column added together with other subcommands")
+	last := 0 // columns come before table constraints
+	for i, e := range al.elems {
+		if e.col != "" {
+			last = i + 1
+		}
 	}
-	al.elems = append(al.elems, element{col: col.Name, tokens: tokensOf(def)})
+	al.elems = slices.Insert(al.elems, last, element{col: col.Name, tokens: tokensOf(def)})
 	al.cols = append(al.cols, col)
 	al.added[col.Name] = true
+	checks := t.checks
+	t.checks = nil
+	for _, c := range checks {
+		if err := t.addConstraint(al, c); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// hasCheck reports whether a column definition has a CHECK constraint
+// (SQLite's ADD COLUMN would not check the existing rows).
+func hasCheck(cd *pg_query.ColumnDef) bool {
+	for _, c := range cd.GetConstraints() {
+		if c.GetConstraint().GetContype() == pg_query.ConstrType_CONSTR_CHECK {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAddColumn refuses what ADD COLUMN cannot do here: a key, NOT NULL
