@@ -1,7 +1,6 @@
 package pgdialect
 
 import (
-	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -79,10 +78,10 @@ func (t *translator) addKey(al *alteration, c *pg_query.Constraint, name *string
 			}
 		}
 		if *name == "" {
-			*name = al.table + "_pkey"
+			*name = al.newName(al.table + "_pkey")
 		}
 	} else if *name == "" {
-		*name = al.table + "_" + strings.Join(names, "_") + "_key"
+		*name = al.newName(al.table + "_" + strings.Join(names, "_") + "_key")
 	}
 	if len(*name) > 63 {
 		return "", refuse("a constraint name longer than 63 bytes")
@@ -120,7 +119,7 @@ func (t *translator) addForeignKey(al *alteration, c *pg_query.Constraint, name 
 	}
 	local, _ := al.keyColumns(c.GetFkAttrs())
 	if *name == "" {
-		*name = al.table + "_" + strings.Join(local, "_") + "_fkey"
+		*name = al.newName(al.table + "_" + strings.Join(local, "_") + "_fkey")
 	}
 	if len(*name) > 63 {
 		return "", refuse("a constraint name longer than 63 bytes")
@@ -158,24 +157,11 @@ func (t *translator) addCheck(al *alteration, c *pg_query.Constraint, name *stri
 		return "", pgError("42803", "aggregate functions are not allowed in check constraints")
 	}
 	if *name == "" {
-		*name = al.checkName(c.GetRawExpr())
+		*name = al.newName(al.checkBase(columnRefs(c.GetRawExpr(), nil)))
 	}
 	msg := pgMessage("check constraint %q of relation %q is violated by some row", *name, al.table)
 	al.guards = append(al.guards, "SELECT pg_raise('23514', "+quoteString(msg)+", "+al.rowValue("")+") FROM "+al.projection()+" WHERE NOT ("+cond+")")
 	return " CHECK (" + cond + ")", nil
-}
-
-// checkName is PostgreSQL's name for an unnamed CHECK: t_col_check when
-// the expression uses one column, t_check otherwise.
-func (al *alteration) checkName(expr *pg_query.Node) string {
-	var used []string
-	used = columnRefs(expr, used)
-	slices.Sort(used)
-	used = slices.Compact(used)
-	if len(used) == 1 {
-		return al.table + "_" + used[0] + "_check"
-	}
-	return al.table + "_check"
 }
 
 // columnRefs appends the column names the expression n refers to.

@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -9,15 +10,97 @@ import (
 
 // constraintAt is the index of the element that holds the constraint
 // named name, under an explicit CONSTRAINT or PostgreSQL's default name
-// for an unnamed one (t_pkey, t_a_b_key, t_a_fkey; a column's own
-// PRIMARY KEY, UNIQUE or REFERENCES likewise), or -1.
+// for an unnamed one (t_pkey, t_a_b_key, t_a_fkey, t_c_check; a column's
+// own PRIMARY KEY, UNIQUE or REFERENCES likewise), or -1.
 func (al *alteration) constraintAt(name string) int {
-	for i, e := range al.elems {
-		if slices.Contains(al.constraintNames(e), name) {
+	for i, names := range al.allConstraintNames() {
+		if slices.Contains(names, name) {
 			return i
 		}
 	}
 	return -1
+}
+
+// allConstraintNames are the names of each element's constraints. An
+// unnamed CHECK gets PostgreSQL's choice: t_c_check when its expression
+// uses the one column c, else t_check, with 1, 2 ... appended while the
+// name is taken (by any named constraint, or an earlier unnamed CHECK).
+func (al *alteration) allConstraintNames() [][]string {
+	out := make([][]string, len(al.elems))
+	taken := map[string]bool{}
+	for i, e := range al.elems {
+		out[i] = al.constraintNames(e)
+		for _, n := range out[i] {
+			taken[n] = true
+		}
+	}
+	for i, e := range al.elems {
+		for j, tok := range e.tokens {
+			if word(tok, "CHECK") && constraintNameOf(e.tokens, j) == "" && j+1 < len(e.tokens) {
+				n := freeName(al.checkBase(quotedNames(e.tokens[j+1].text)), taken)
+				taken[n] = true
+				out[i] = append(out[i], n)
+			}
+		}
+	}
+	return out
+}
+
+// freeName is base, or base with the first of 1, 2 ... appended that
+// makes it a name not taken, as PostgreSQL's ChooseConstraintName.
+func freeName(base string, taken map[string]bool) string {
+	n := base
+	for k := 1; taken[n]; k++ {
+		n = base + strconv.Itoa(k)
+	}
+	return n
+}
+
+// newName is PostgreSQL's choice of a name for a new constraint.
+func (al *alteration) newName(base string) string {
+	taken := map[string]bool{}
+	for _, names := range al.allConstraintNames() {
+		for _, n := range names {
+			taken[n] = true
+		}
+	}
+	return freeName(base, taken)
+}
+
+// checkBase is an unnamed CHECK's name before a suffix: t_c_check when it
+// uses the one column c, t_check otherwise.
+func (al *alteration) checkBase(used []string) string {
+	var cols []string
+	for _, u := range used {
+		if al.colIndex(u) >= 0 && !slices.Contains(cols, u) {
+			cols = append(cols, u)
+		}
+	}
+	if len(cols) == 1 {
+		return al.table + "_" + cols[0] + "_check"
+	}
+	return al.table + "_check"
+}
+
+// quotedNames are the quoted identifiers in an SQL text the translator
+// wrote (string literals skipped).
+func quotedNames(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '"' && s[i] != '\'' {
+			continue
+		}
+		end, ok := tokenEnd(s, i)
+		if !ok {
+			return out
+		}
+		if s[i] == '"' {
+			n, _ := unquote(s[i:end])
+			out = append(out, n)
+		}
+		i = end - 1
+	}
+	return out
 }
 
 // constraintNames are the names of the constraints an element holds.
@@ -49,8 +132,7 @@ func (al *alteration) constraintNames(e element) []string {
 		case "pkey":
 			out = append(out, al.table+"_pkey")
 		case "check":
-			// PostgreSQL's name depends on the expression's columns and
-			// on the names taken: not recovered here.
+			// named by allConstraintNames (it depends on the names taken)
 		default:
 			out = append(out, al.table+"_"+cols+"_"+kind)
 		}
@@ -86,9 +168,6 @@ func keyListAfter(ts []token, i int) string {
 func (t *translator) dropConstraint(al *alteration, name string, missingOk bool) error {
 	i := al.constraintAt(name)
 	if i < 0 {
-		if al.hasUnnamedCheck() {
-			return refuse("DROP CONSTRAINT on a table with an unnamed CHECK constraint (its name is not kept)")
-		}
 		if missingOk {
 			return nil
 		}
@@ -109,18 +188,6 @@ func (t *translator) dropConstraint(al *alteration, name string, missingOk bool)
 	}
 	al.elems[i].tokens = ts
 	return nil
-}
-
-// hasUnnamedCheck reports whether a CHECK constraint has no CONSTRAINT name.
-func (al *alteration) hasUnnamedCheck() bool {
-	for _, e := range al.elems {
-		for i, tok := range e.tokens {
-			if word(tok, "CHECK") && constraintNameOf(e.tokens, i) == "" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // withoutClause removes the column constraint named name from a column
