@@ -133,3 +133,32 @@ func TestAlterRefusesAndErrs(t *testing.T) {
 		}
 	}
 }
+
+// DEFERRABLE is accepted on foreign keys only (checked per statement),
+// whether the grammar gives it on the constraint or after it.
+func TestDeferrableForeignKeysOnly(t *testing.T) {
+	for _, sql := range []string{
+		"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
+		"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
+		"ALTER TABLE child ADD CONSTRAINT c_fk FOREIGN KEY (parent) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED",
+	} {
+		tr, err := Translate(sql, alterCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if s := strings.Join(tr.Statements, "; "); strings.Contains(s, "DEFERRABLE") {
+			t.Errorf("%s: SQLite's deferred check (at the block's COMMIT) in %s", sql, s)
+		}
+	}
+	for _, sql := range []string{
+		"CREATE TABLE u (x int4 UNIQUE DEFERRABLE)",
+		"CREATE TABLE u (x int4 NOT NULL PRIMARY KEY INITIALLY DEFERRED)",
+		"CREATE TABLE u (x int4, UNIQUE (x) DEFERRABLE)",
+		"ALTER TABLE child ADD UNIQUE (parent) DEFERRABLE INITIALLY DEFERRED",
+	} {
+		if _, err := Translate(sql, alterCatalog); !errIs(err, "0A000") || !strings.Contains(err.Error(), "deferrable") {
+			t.Errorf("%s: %v, want the deferrable refusal", sql, err)
+		}
+	}
+}

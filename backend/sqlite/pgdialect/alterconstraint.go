@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"errors"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -185,4 +186,25 @@ func columnRefs(n proto.Message, out []string) []string {
 		return true
 	})
 	return out
+}
+
+// errNotAttr: deferrableAttr's constraint is not an attribute.
+var errNotAttr = errors.New("not a constraint attribute")
+
+// deferrableAttr judges a column constraint's [NOT] DEFERRABLE or
+// INITIALLY DEFERRED/IMMEDIATE, which PostgreSQL's grammar gives as
+// constraints of their own after the one they qualify (prev): accepted
+// after a foreign key (checked per statement, DESIGN.md), refused
+// otherwise; errNotAttr when c is no such attribute.
+func deferrableAttr(c *pg_query.Constraint, prev pg_query.ConstrType) error {
+	switch c.GetContype() {
+	case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED,
+		pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE, pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
+	default:
+		return errNotAttr
+	}
+	if prev != pg_query.ConstrType_CONSTR_FOREIGN {
+		return refuse("deferrable constraints other than foreign keys")
+	}
+	return nil
 }
