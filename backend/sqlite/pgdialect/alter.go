@@ -11,7 +11,7 @@ import (
 // documentation prescribes for changes it cannot make in place ("Making
 // Other Kinds Of Table Schema Changes"): create the new table, copy the
 // rows, drop the old one, rename the new one, re-create the indexes.
-// Every subcommand changes the model; build writes the statements.
+// Every subcommand changes the model; rebuild writes the statements.
 type alteration struct {
 	table   string
 	elems   []element         // the new CREATE TABLE's elements
@@ -139,6 +139,9 @@ func (t *translator) rebuildAddColumn(al *alteration, cmd *pg_query.AlterTableCm
 	cd := cmd.GetDef().GetColumnDef()
 	if _, ok := serialType(cd.GetTypeName()); ok || identityByDefault(cd) {
 		return refuse("serial columns added by ALTER TABLE")
+	}
+	if al.colIndex(cd.GetColname()) >= 0 && cmd.GetMissingOk() {
+		return nil // ADD COLUMN IF NOT EXISTS: PostgreSQL skips it
 	}
 	if al.colIndex(cd.GetColname()) >= 0 {
 		return pgError("42701", "column %q of relation %q already exists", cd.GetColname(), al.table)

@@ -141,10 +141,14 @@ func indexOrder(e *pg_query.IndexElem) string {
 // place.
 func (t *translator) addColumn(a *pg_query.AlterTableStmt) error {
 	cmd := a.GetCmds()[0].GetAlterTableCmd()
-	if cmd.GetMissingOk() {
-		return refuse("ADD COLUMN IF NOT EXISTS")
-	}
 	cd := cmd.GetDef().GetColumnDef()
+	cols, _ := t.cat.Columns(a.GetRelation().GetRelname())
+	if _, exists := findColumn(cols, cd.GetColname()); exists {
+		if cmd.GetMissingOk() {
+			return refuse("ADD COLUMN IF NOT EXISTS of a column that exists")
+		}
+		return pgError("42701", "column %q of relation %q already exists", cd.GetColname(), a.GetRelation().GetRelname())
+	}
 	if err := checkAddColumn(cd); err != nil {
 		return err
 	}
