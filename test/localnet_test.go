@@ -136,9 +136,10 @@ func TestLocalnetCommand(tt *testing.T) {
 		}
 		return so
 	}
-	run("exec", "--node", nodes[0].RPC, "CREATE TABLE greeting (id INTEGER PRIMARY KEY, msg TEXT NOT NULL)")
-	run("exec", "--node", nodes[1].RPC, "INSERT INTO greeting (id, msg) VALUES (?1, ?2)", "1", "hello")
-	committed := run("exec", "--node", nodes[0].RPC, "--output", "json", "INSERT INTO greeting (id, msg) VALUES (?1, ?2)", "2", "text:42")
+	// A new localnet speaks PostgreSQL's SQL (issue 35): $n placeholders.
+	run("exec", "--node", nodes[0].RPC, "CREATE TABLE greeting (id BIGINT PRIMARY KEY, msg TEXT NOT NULL)")
+	run("exec", "--node", nodes[1].RPC, "INSERT INTO greeting (id, msg) VALUES ($1, $2)", "1", "hello")
+	committed := run("exec", "--node", nodes[0].RPC, "--output", "json", "INSERT INTO greeting (id, msg) VALUES ($1, $2)", "2", "text:42")
 	var res struct {
 		Code   uint32 `json:"code"`
 		Height int64  `json:"height"`
