@@ -34,6 +34,9 @@ var declared = map[string]string{
 
 // DeclaredType is the SQLite declared type CREATE TABLE writes for t.
 func DeclaredType(t Type) string {
+	if isArray(t) {
+		return "_" + DeclaredType(elemOf(t)) // _text, _varchar(20), _int4: see arrays.go
+	}
 	d := declared[t.Name]
 	switch {
 	case t.Typmod < 4:
@@ -61,6 +64,9 @@ func Collation(t Type) string {
 // for any other (a table the dialect did not create).
 func ParseDeclaredType(decl string) (Type, bool) {
 	d := strings.ToLower(strings.TrimSpace(decl))
+	if strings.HasPrefix(d, "_") {
+		return parseArrayDeclared(d)
+	}
 	if _, ok := ParseSerial(d); ok {
 		d = strings.Fields(d)[0] // int2/int4/int8 serial <sequence>
 		if d != "int2" && d != "int4" && d != "int8" {
@@ -106,14 +112,18 @@ func typeFromName(tn *pg_query.TypeName) (Type, error) {
 		parts = parts[1:]
 	}
 	full := strings.Join(parts, ".")
-	if len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
-		return Type{}, refuse("the type %s[] (arrays)", full)
+	if tn.GetSetof() || tn.GetPctType() {
+		return Type{}, refuse("the type %s (SETOF, %%TYPE)", full)
 	}
 	name, ok := typeAliases[full]
 	if !ok {
 		return Type{}, refuse("the type %s", full)
 	}
-	return typeWithMods(name, tn.GetTypmods())
+	t, err := typeWithMods(name, tn.GetTypmods())
+	if err != nil || len(tn.GetArrayBounds()) == 0 {
+		return t, err
+	}
+	return arrayType(t, len(tn.GetArrayBounds()))
 }
 
 // typeWithMods applies a type's modifiers: varchar(n), char(n),
