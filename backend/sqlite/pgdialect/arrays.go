@@ -235,6 +235,13 @@ func (t *translator) arrayOperator(op string, l, r value) (value, error) {
 // arraySides is the SQLite text of both operands of an operator with an
 // array operand (comparison's, for IS DISTINCT FROM, IN, NULLIF ...).
 func (t *translator) arraySides(op string, l, r value) (string, string, error) {
+	switch op {
+	case "=", "<>", "!=", "@>", "<@", "&&":
+	case "||":
+		return "", "", refuse("array concatenation (||)")
+	default:
+		return "", "", refuse("the operator %s on arrays (array order)", op)
+	}
 	var err error
 	switch {
 	case l.untyped() && r.untyped():
@@ -246,13 +253,6 @@ func (t *translator) arraySides(op string, l, r value) (string, string, error) {
 	}
 	if err != nil {
 		return "", "", err
-	}
-	switch op {
-	case "=", "<>", "!=", "@>", "<@", "&&":
-	case "||":
-		return "", "", refuse("array concatenation (||)")
-	default:
-		return "", "", refuse("the operator %s on arrays (array order)", op)
 	}
 	if !sameElems(l.typ, r.typ) {
 		if isArray(l.typ) && isArray(r.typ) {
