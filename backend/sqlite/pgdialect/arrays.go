@@ -122,7 +122,9 @@ func emptyArrayCast(c *pg_query.TypeCast) (value, bool, error) {
 }
 
 // indirection translates arr[i]: the element, NULL out of range (PostgreSQL
-// arrays here start at 1). Slices and several subscripts are refused.
+// arrays here start at 1); i is converted to int4 as an assignment is
+// (1.6 is 2, a bigint out of range 22003). Slices and several subscripts
+// are refused.
 func (t *translator) indirection(a *pg_query.A_Indirection, sc *scope) (value, error) {
 	if len(a.GetIndirection()) != 1 || a.GetIndirection()[0].GetAIndices() == nil {
 		return value{}, refuse("this subscript or field selection (multi-dimensional subscripts, fields of composite values)")
@@ -142,10 +144,10 @@ func (t *translator) indirection(a *pg_query.A_Indirection, sc *scope) (value, e
 	if err != nil {
 		return value{}, err
 	}
-	if !i.untyped() && !(isInt(i.typ) && intBits(i.typ) <= 32) {
+	if !i.untyped() && !isNum(i.typ) {
 		return value{}, pgError("42804", "array subscript must have type integer")
 	}
-	is, err := t.coerce(i, tInt4, ctxImplicit)
+	is, err := t.coerce(i, tInt4, ctxAssignment) // as PostgreSQL coerces a subscript
 	if err != nil {
 		return value{}, err
 	}
@@ -209,11 +211,11 @@ func (t *translator) anyOperand(op string, x value, elem Type) (string, error) {
 	return "", noOperator(op, x.typ, elem)
 }
 
-// sameElems reports whether arrays of l and r compare as their texts:
-// one element type, or text with varchar.
+// sameElems reports whether PostgreSQL has the anyarray operators
+// between l and r: arrays of one element type (varchar[] = text[] is
+// 42883 there).
 func sameElems(l, r Type) bool {
-	le, re := elemOf(l), elemOf(r)
-	return isArray(l) && isArray(r) && (le.Name == re.Name || isText(le) && isText(re))
+	return isArray(l) && isArray(r) && l.Name == r.Name
 }
 
 // arrayOperator translates an operator with an array operand: = and <>
@@ -255,9 +257,6 @@ func (t *translator) arraySides(op string, l, r value) (string, string, error) {
 		return "", "", err
 	}
 	if !sameElems(l.typ, r.typ) {
-		if isArray(l.typ) && isArray(r.typ) {
-			return "", "", refuse("the operator %s on %s and %s", op, label(l.typ), label(r.typ))
-		}
 		return "", "", pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	return l.sql, r.sql, nil

@@ -66,6 +66,7 @@ func TestArrayRefusals(t *testing.T) {
 		{"SELECT tags[1][1] FROM a", "0A000", "multi-dimensional"},
 		{"SELECT tags || 'x' FROM a", "0A000", "concatenation"},
 		{"SELECT nums::int4[] FROM a", "0A000", "cast"},
+		{"SELECT names = tags FROM a", "42883", "character varying[] = text[]"},
 		{"SELECT 1 < ANY(nums) FROM a", "0A000", "ANY"},
 		{"CREATE TABLE u (x float8[])", "0A000", "arrays of double precision"},
 		{"SELECT array_length('{1}', 1)", "42804", "polymorphic"},
