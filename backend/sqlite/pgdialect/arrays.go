@@ -219,9 +219,12 @@ func sameElems(l, r Type) bool {
 }
 
 // arrayOperator translates an operator with an array operand: = and <>
-// compare the canonical texts; @>, <@ and && call pg_array_op; order
-// and concatenation are refused.
+// compare the canonical texts; @>, <@ and && call pg_array_op; || is
+// arrayConcat; order is refused.
 func (t *translator) arrayOperator(op string, l, r value) (value, error) {
+	if op == "||" {
+		return t.arrayConcat(l, r)
+	}
 	ls, rs, err := t.arraySides(op, l, r)
 	switch {
 	case err != nil:
@@ -239,8 +242,6 @@ func (t *translator) arrayOperator(op string, l, r value) (value, error) {
 func (t *translator) arraySides(op string, l, r value) (string, string, error) {
 	switch op {
 	case "=", "<>", "!=", "@>", "<@", "&&":
-	case "||":
-		return "", "", refuse("array concatenation (||)")
 	default:
 		return "", "", refuse("the operator %s on arrays (array order)", op)
 	}
@@ -363,4 +364,98 @@ func arrayToString(t *translator, args []value) (value, error) {
 		s = append(s, "NULL")
 	}
 	return value{sql: "pg_array_to_string(" + args[0].sql + ", " + s[0] + ", " + s[1] + ")", typ: tText}, nil
+}
+
+func init() {
+	scalars["array_append"] = arrayEditFunc("append")
+	scalars["array_prepend"] = arrayEditFunc("prepend")
+	scalars["array_remove"] = arrayEditFunc("remove")
+	scalars["array_position"] = arrayEditFunc("position")
+	scalars["array_cat"] = func(t *translator, args []value) (value, error) {
+		if len(args) != 2 {
+			return value{}, pgError("42883", "function array_cat with %d arguments does not exist", len(args))
+		}
+		return t.arrayCat(args[0], args[1])
+	}
+}
+
+// arrayEditFunc is array_append(arr, x), array_prepend(x, arr),
+// array_remove(arr, x) and array_position(arr, x) on an array and an
+// element of its element type (pg_array_edit).
+func arrayEditFunc(op string) func(t *translator, args []value) (value, error) {
+	fn := "array_" + op
+	return func(t *translator, args []value) (value, error) {
+		if len(args) != 2 {
+			return value{}, pgError("42883", "function %s with %d arguments does not exist", fn, len(args))
+		}
+		arr, x := args[0], args[1]
+		if op == "prepend" {
+			arr, x = x, arr
+		}
+		if arr.untyped() || !isArray(arr.typ) {
+			return value{}, refuse("%s with an argument that is not a typed array (%s)", fn, label(arr.typ))
+		}
+		v, err := t.arrayEdit(op, arr, x)
+		v.name = fn
+		return v, err
+	}
+}
+
+// arrayEdit calls pg_array_edit on arr and an element x of its type (or
+// an integer narrower than its integers, which PostgreSQL's anycompatible
+// resolution widens; a wider one would widen the array and is refused).
+func (t *translator) arrayEdit(op string, arr, x value) (value, error) {
+	elem := Type{Name: elemOf(arr.typ).Name, Typmod: -1}
+	widens := isInt(x.typ) && isInt(elem) && intBits(x.typ) <= intBits(elem)
+	if !x.untyped() && x.typ.Name != elem.Name && !widens {
+		return value{}, refuse("array_%s (or ||) of %s and %s", op, label(arr.typ), label(x.typ))
+	}
+	xs, err := t.coerce(x, elem, ctxImplicit)
+	if err != nil {
+		return value{}, err
+	}
+	typ := Type{Name: arr.typ.Name, Typmod: -1}
+	if op == "position" {
+		typ = tInt4
+	}
+	return value{sql: "pg_array_edit('" + op + "', " + arr.sql + ", " + xs + ", '" + elem.Name + "')", typ: typ}, nil
+}
+
+// arrayCat is array_cat(a, b) and a || b of two arrays of one type (an
+// untyped side is read as the other's array type, as PostgreSQL does).
+func (t *translator) arrayCat(a, b value) (value, error) {
+	var err error
+	switch {
+	case a.untyped() && b.untyped():
+		return value{}, refuse("array concatenation of two untyped values")
+	case a.untyped():
+		a, err = t.coerceValue(a, Type{Name: b.typ.Name, Typmod: -1}, ctxImplicit)
+	case b.untyped():
+		b, err = t.coerceValue(b, Type{Name: a.typ.Name, Typmod: -1}, ctxImplicit)
+	}
+	if err != nil {
+		return value{}, err
+	}
+	if !isArray(a.typ) || a.typ.Name != b.typ.Name {
+		return value{}, refuse("array concatenation of %s and %s", label(a.typ), label(b.typ))
+	}
+	elem := elemOf(a.typ).Name
+	return value{sql: "pg_array_edit('cat', " + a.sql + ", " + b.sql + ", '" + elem + "')", typ: Type{Name: a.typ.Name, Typmod: -1}, name: "array_cat"}, nil
+}
+
+// arrayConcat is ||: two arrays (array_cat), an array and an element
+// (array_append), an element and an array (array_prepend).
+func (t *translator) arrayConcat(l, r value) (value, error) {
+	var v value
+	var err error
+	switch {
+	case isArray(l.typ) && !r.untyped() && !isArray(r.typ):
+		v, err = t.arrayEdit("append", l, r)
+	case isArray(r.typ) && !l.untyped() && !isArray(l.typ):
+		v, err = t.arrayEdit("prepend", r, l)
+	default:
+		v, err = t.arrayCat(l, r)
+	}
+	v.name = "?column?"
+	return v, err
 }

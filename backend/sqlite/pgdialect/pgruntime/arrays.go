@@ -25,6 +25,7 @@ func registerArrays(c *sqlite3.Conn) error {
 		{"pg_array_any", 3, arrayAny},
 		{"pg_array_op", 3, arrayOp},
 		{"pg_array_to_string", 3, arrayToString},
+		{"pg_array_edit", 4, arrayEdit},
 	}
 	for _, f := range fns {
 		if err := c.CreateFunction(f.name, f.args, pure, f.fn); err != nil {
@@ -244,4 +245,79 @@ func (a *arrayAgg) Value(ctx sqlite3.Context) {
 	default:
 		ctx.ResultText(pgconv.FormatArray(a.elems))
 	}
+}
+
+// arrayEdit is pg_array_edit(op, arr, x, elem): array_append (op
+// append), array_prepend (prepend), array_cat and || of two arrays (cat:
+// x is an array), array_remove (remove: every element equal to x, NULL
+// removing NULLs) and array_position (position: the first index of x,
+// NULL matching NULL).
+func arrayEdit(ctx sqlite3.Context, args ...sqlite3.Value) {
+	op, elem := args[0].Text(), args[3].Text()
+	if op == "cat" {
+		arrayCat(ctx, args[1], args[2])
+		return
+	}
+	x, err := elemText(args[2], elem)
+	var a []*string
+	if err == nil && args[1].Type() != sqlite3.NULL {
+		a, err = elements(args[1])
+	}
+	if err != nil {
+		result(ctx, nil, err)
+		return
+	}
+	if args[1].Type() == sqlite3.NULL && op != "append" && op != "prepend" {
+		ctx.ResultNull()
+		return
+	}
+	switch op {
+	case "append":
+		ctx.ResultText(pgconv.FormatArray(append(a, x)))
+	case "prepend":
+		ctx.ResultText(pgconv.FormatArray(append([]*string{x}, a...)))
+	case "remove":
+		kept := []*string{}
+		for _, e := range a {
+			if !sameElem(e, x) {
+				kept = append(kept, e)
+			}
+		}
+		ctx.ResultText(pgconv.FormatArray(kept))
+	default:
+		for i, e := range a {
+			if sameElem(e, x) {
+				ctx.ResultInt64(int64(i + 1))
+				return
+			}
+		}
+		ctx.ResultNull()
+	}
+}
+
+// sameElem is IS NOT DISTINCT FROM between two elements' texts.
+func sameElem(a, b *string) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// arrayCat is array_cat(a, b): NULL when both are, else the elements of
+// both.
+func arrayCat(ctx sqlite3.Context, a, b sqlite3.Value) {
+	var out []*string
+	for _, v := range []sqlite3.Value{a, b} {
+		if v.Type() == sqlite3.NULL {
+			continue
+		}
+		e, err := elements(v)
+		if err != nil {
+			result(ctx, nil, err)
+			return
+		}
+		out = append(out, e...)
+	}
+	if a.Type() == sqlite3.NULL && b.Type() == sqlite3.NULL {
+		ctx.ResultNull()
+		return
+	}
+	ctx.ResultText(pgconv.FormatArray(out))
 }

@@ -50,6 +50,8 @@ func TestArrayFunctions(t *testing.T) {
 		{"SELECT pg_array_op('@>', '{a,b}', '{b}'), pg_array_op('@>', '{a,NULL}', '{NULL}'), pg_array_op('&&', '{a}', '{b}')", "1|0|0"},
 		{"SELECT pg_array_to_string('{a,NULL,c}', ',', NULL), pg_array_to_string('{a,NULL}', ',', '*')", "a,c|a,*"},
 		{"SELECT pg_array_fn('array_length', '{}', 1), pg_array_fn('cardinality', '{x,y}', 1)", "NULL|2"},
+		{"SELECT pg_array_edit('append', NULL, 1, 'int4'), pg_array_edit('prepend', '{b}', 'a b', 'text'), pg_array_edit('cat', '{1}', NULL, 'int4'), pg_array_edit('cat', NULL, NULL, 'int4')", `{1}|{"a b",b}|{1}|NULL`},
+		{"SELECT pg_array_edit('remove', '{1,NULL,1}', 1, 'int4'), pg_array_edit('remove', '{1,NULL}', NULL, 'int4'), pg_array_edit('position', '{a,NULL}', NULL, 'text'), pg_array_edit('position', '{a}', 'b', 'text')", "{NULL}|{1}|2|NULL"},
 	}
 	for _, c := range cases {
 		st, _, err := d.c.Prepare(c.sql)
