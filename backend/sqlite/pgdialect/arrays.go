@@ -295,7 +295,13 @@ func (t *translator) arrayAgg(f *pg_query.FuncCall, sc *scope) (value, error) {
 	return value{sql: "pg_array_agg(" + arg.sql + ", '" + arg.typ.Name + "'" + order + ")", typ: typ, name: "array_agg"}, nil
 }
 
+// init adds the array functions to the supported scalars (funcs.go).
 func init() {
+	scalars["array_append"] = arrayEditFunc("append")
+	scalars["array_prepend"] = arrayEditFunc("prepend")
+	scalars["array_remove"] = arrayEditFunc("remove")
+	scalars["array_position"] = arrayEditFunc("position")
+	scalars["array_cat"] = arrayCatFunc
 	scalars["array_length"] = arrayDimFunc("array_length")
 	scalars["array_upper"] = arrayDimFunc("array_upper")
 	scalars["array_lower"] = arrayDimFunc("array_lower")
@@ -366,17 +372,12 @@ func arrayToString(t *translator, args []value) (value, error) {
 	return value{sql: "pg_array_to_string(" + args[0].sql + ", " + s[0] + ", " + s[1] + ")", typ: tText}, nil
 }
 
-func init() {
-	scalars["array_append"] = arrayEditFunc("append")
-	scalars["array_prepend"] = arrayEditFunc("prepend")
-	scalars["array_remove"] = arrayEditFunc("remove")
-	scalars["array_position"] = arrayEditFunc("position")
-	scalars["array_cat"] = func(t *translator, args []value) (value, error) {
-		if len(args) != 2 {
-			return value{}, pgError("42883", "function array_cat with %d arguments does not exist", len(args))
-		}
-		return t.arrayCat(args[0], args[1])
+// arrayCatFunc is array_cat(a, b).
+func arrayCatFunc(t *translator, args []value) (value, error) {
+	if len(args) != 2 {
+		return value{}, pgError("42883", "function array_cat with %d arguments does not exist", len(args))
 	}
+	return t.arrayCat(args[0], args[1])
 }
 
 // arrayEditFunc is array_append(arr, x), array_prepend(x, arr),

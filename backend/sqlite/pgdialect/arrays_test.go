@@ -39,6 +39,7 @@ func TestArrayParamsAndColumns(t *testing.T) {
 		{"SELECT id FROM a WHERE id = ANY($1)", []Type{{"_int4", -1}}, []ResultColumn{{"id", Type{"int4", -1}}}},
 		{"SELECT names, names[1], tags @> $1 FROM a", []Type{{"_text", -1}}, []ResultColumn{
 			{"names", Type{"_varchar", 7}}, {"names", Type{"varchar", 7}}, {"?column?", Type{"bool", -1}}}},
+		{"SELECT * FROM unnest($1::int8[], ARRAY['a']) AS u(n, s)", []Type{{"_int8", -1}}, []ResultColumn{{"n", Type{"int8", -1}}, {"s", Type{"text", -1}}}},
 		{"SELECT ARRAY[1, 2], array_agg(id ORDER BY id), cardinality(array_agg(id ORDER BY id)), '{a}'::text[] FROM a", nil, []ResultColumn{
 			{"array", Type{"_int4", -1}}, {"array_agg", Type{"_int4", -1}}, {"cardinality", Type{"int4", -1}}, {"text", Type{"_text", -1}}}},
 	}
@@ -62,6 +63,7 @@ func TestArrayRefusals(t *testing.T) {
 		{"SELECT id FROM a WHERE tags < '{b}'", "0A000", "array order"},
 		{"SELECT id FROM a WHERE tags BETWEEN '{a}' AND '{b}'", "0A000", "array order"},
 		{"SELECT max(tags) FROM a", "0A000", "max(text[])"},
+		{"SELECT greatest(tags, '{z}') FROM a", "0A000", "greatest of arrays"},
 		{"SELECT tags[1:2] FROM a", "0A000", "slices"},
 		{"SELECT tags[1][1] FROM a", "0A000", "multi-dimensional"},
 		{"SELECT tags || names FROM a", "0A000", "concatenation"},
@@ -71,6 +73,10 @@ func TestArrayRefusals(t *testing.T) {
 		{"CREATE TABLE u (x float8[])", "0A000", "arrays of double precision"},
 		{"SELECT array_length('{1}', 1)", "42804", "polymorphic"},
 		{"SELECT ARRAY[]", "42P18", "empty array"},
+		{"SELECT a.id, x FROM a, unnest(a.tags) AS x", "0A000", "LATERAL"},
+		{"SELECT unnest(tags) FROM a", "0A000", "unnest"},
+		{"SELECT * FROM unnest(ARRAY[1], ARRAY[2])", "0A000", "AS u(a, b)"},
+		{"SELECT * FROM unnest('{1}')", "0A000", "typed arrays"},
 	}
 	for _, c := range cases {
 		_, err := Translate(c.sql, arrayCatalog)

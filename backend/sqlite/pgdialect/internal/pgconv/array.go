@@ -23,7 +23,7 @@ func IsArray(typ string) bool { return strings.HasPrefix(typ, "_") }
 // Elem is an array type's element type.
 func Elem(typ string) string { return strings.TrimPrefix(typ, "_") }
 
-func malformed(s, _ string) *Error {
+func malformed(s string) *Error {
 	return errorf("22P02", "malformed array literal: %q", s)
 }
 
@@ -36,14 +36,14 @@ func ParseArrayText(s string) ([]*string, error) {
 		return nil, Unsupported("array bounds in array input")
 	}
 	if !strings.HasPrefix(p, "{") {
-		return nil, malformed(s, "")
+		return nil, malformed(s)
 	}
 	elems, rest, err := arrayBody(s, p[1:])
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimLeft(rest, " \t\n\r\v\f") != "" {
-		return nil, malformed(s, "junk after closing right brace")
+		return nil, malformed(s)
 	}
 	return elems, nil
 }
@@ -72,7 +72,7 @@ func arrayBody(s, p string) ([]*string, string, error) {
 		case strings.HasPrefix(rest, "}"):
 			return out, rest[1:], nil
 		default:
-			return nil, "", malformed(s, "")
+			return nil, "", malformed(s)
 		}
 	}
 }
@@ -88,7 +88,7 @@ func arrayElement(s, p string) (*string, string, error) {
 		switch {
 		case c == '\\':
 			if i+1 >= len(p) {
-				return nil, "", malformed(s, "")
+				return nil, "", malformed(s)
 			}
 			i++
 			sawQuote = true // an escaped character is never the NULL keyword
@@ -102,11 +102,11 @@ func arrayElement(s, p string) (*string, string, error) {
 			lastKept = b.Len()
 		case c == ',' || c == '}':
 			if !sawQuote && lastKept == 0 {
-				return nil, "", malformed(s, "")
+				return nil, "", malformed(s)
 			}
 			return element(b.String()[:lastKept], sawQuote), p[i:], nil
 		case c == '{':
-			return nil, "", malformed(s, "")
+			return nil, "", malformed(s)
 		case isSpace(c) && b.Len() == 0:
 		default:
 			b.WriteByte(c)
@@ -115,7 +115,7 @@ func arrayElement(s, p string) (*string, string, error) {
 			}
 		}
 	}
-	return nil, "", malformed(s, "")
+	return nil, "", malformed(s)
 }
 
 func element(text string, quoted bool) *string {
