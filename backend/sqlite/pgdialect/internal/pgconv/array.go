@@ -77,42 +77,48 @@ func arrayBody(s, p string) ([]*string, string, error) {
 	}
 }
 
-// arrayElement reads one element: quoted, or unquoted up to ',' or '}'
-// with surrounding blanks dropped (an unquoted NULL is the NULL element).
+// arrayElement reads one element as PostgreSQL 15's array_in does: a
+// quoted element, or unquoted text up to ',' or '}' with surrounding
+// blanks dropped (an unquoted NULL is the NULL element); a backslash
+// escapes the next character anywhere; a quote only opens an element and
+// nothing but blanks may follow its closing quote.
 func arrayElement(s, p string) (*string, string, error) {
 	var b strings.Builder
-	quoted, sawQuote, lastKept := false, false, 0
-	i := 0
-	for ; i < len(p); i++ {
+	started, quoted, closed, literal, lastKept := false, false, false, false, 0
+	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
-		case c == '\\':
+		case quoted && c == '"':
+			quoted, closed = false, true
+		case c == '\\' && !closed:
 			if i+1 >= len(p) {
 				return nil, "", malformed(s)
 			}
 			i++
-			sawQuote = true // an escaped character is never the NULL keyword
 			b.WriteByte(p[i])
-			lastKept = b.Len()
-		case c == '"':
-			quoted, sawQuote = !quoted, true
-			lastKept = b.Len()
+			lastKept, started, literal = b.Len(), true, true
 		case quoted:
 			b.WriteByte(c)
 			lastKept = b.Len()
-		case c == ',' || c == '}':
-			if !sawQuote && lastKept == 0 {
+		case c == '"':
+			if started {
 				return nil, "", malformed(s)
 			}
-			return element(b.String()[:lastKept], sawQuote), p[i:], nil
-		case c == '{':
+			quoted, started, literal = true, true, true
+		case c == ',' || c == '}':
+			if !started {
+				return nil, "", malformed(s)
+			}
+			return element(b.String()[:lastKept], literal), p[i:], nil
+		case isSpace(c):
+			if started && !closed {
+				b.WriteByte(c)
+			}
+		case closed || c == '{':
 			return nil, "", malformed(s)
-		case isSpace(c) && b.Len() == 0:
 		default:
 			b.WriteByte(c)
-			if !isSpace(c) {
-				lastKept = b.Len()
-			}
+			lastKept, started = b.Len(), true
 		}
 	}
 	return nil, "", malformed(s)

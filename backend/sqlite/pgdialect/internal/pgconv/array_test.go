@@ -17,6 +17,10 @@ func TestArrayIn(t *testing.T) {
 		{`{x}`, "int4", ``, "22P02"},
 		{`{99999}`, "int2", ``, "22003"},
 		{`{a\,b,"c\\d"}`, "text", `{"a,b","c\\d"}`, ""},
+		{`{"a" b}`, "text", ``, "22P02"},
+		{`{a "b"}`, "text", ``, "22P02"},
+		{`{"a"\b}`, "text", ``, "22P02"},
+		{`{ "a" , b c ,\NULL, a\ }`, "text", `{a,"b c","NULL","a "}`, ""},
 	}
 	for _, c := range cases {
 		got, err := ArrayIn(c.in, c.elem, -1, false)
