@@ -67,6 +67,11 @@ func (t *translator) addKey(al *alteration, c *pg_query.Constraint, name *string
 	if err != nil {
 		return "", err
 	}
+	for _, n := range names {
+		if al.cols[al.colIndex(n)].Type.Name == "json" {
+			return "", pgError("42704", "data type json has no default operator class for access method \"btree\"")
+		}
+	}
 	kind := "UNIQUE"
 	if c.GetContype() == pg_query.ConstrType_CONSTR_PRIMARY {
 		kind = "PRIMARY KEY"
