@@ -126,8 +126,16 @@ func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
 	col := Column{Name: cd.GetColname(), Type: typ}
 	sql := quoteIdent(col.Name) + " " + DeclaredType(typ) + Collation(typ)
 	notNull := cd.GetIsNotNull()
+	prev := pg_query.ConstrType_CONSTR_TYPE_UNDEFINED
 	for _, n := range cd.GetConstraints() {
 		c := n.GetConstraint()
+		if err := deferrableAttr(c, prev); err != errNotAttr {
+			if err != nil {
+				return "", Column{}, err
+			}
+			continue
+		}
+		prev = c.GetContype()
 		s, nn, err := t.columnConstraint(c, col)
 		if err != nil {
 			return "", Column{}, err
@@ -143,8 +151,8 @@ func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
 }
 
 func (t *translator) columnConstraint(c *pg_query.Constraint, col Column) (string, bool, error) {
-	if c.GetDeferrable() || c.GetInitdeferred() {
-		return "", false, refuse("deferrable constraints")
+	if (c.GetDeferrable() || c.GetInitdeferred()) && c.GetContype() != pg_query.ConstrType_CONSTR_FOREIGN {
+		return "", false, refuse("deferrable constraints other than foreign keys")
 	}
 	switch c.GetContype() {
 	case pg_query.ConstrType_CONSTR_NOTNULL:

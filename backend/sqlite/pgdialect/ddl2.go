@@ -14,8 +14,8 @@ func (t *translator) tableConstraints(elts []*pg_query.Node, cols []Column) ([]s
 		if c == nil {
 			continue
 		}
-		if c.GetDeferrable() || c.GetInitdeferred() {
-			return nil, refuse("deferrable constraints")
+		if (c.GetDeferrable() || c.GetInitdeferred()) && c.GetContype() != pg_query.ConstrType_CONSTR_FOREIGN {
+			return nil, refuse("deferrable constraints other than foreign keys")
 		}
 		var s string
 		var err error

@@ -137,29 +137,24 @@ func indexOrder(e *pg_query.IndexElem) string {
 	return ""
 }
 
-// alterTable supports ADD COLUMN only.
-func (t *translator) alterTable(a *pg_query.AlterTableStmt) error {
-	if a.GetObjtype() != pg_query.ObjectType_OBJECT_TABLE || len(a.GetCmds()) != 1 {
-		return refuse("ALTER other than ALTER TABLE with one ADD COLUMN")
-	}
+// addColumn translates ALTER TABLE t ADD COLUMN, which SQLite makes in
+// place.
+func (t *translator) addColumn(a *pg_query.AlterTableStmt) error {
 	cmd := a.GetCmds()[0].GetAlterTableCmd()
-	if cmd.GetSubtype() != pg_query.AlterTableType_AT_AddColumn || cmd.GetMissingOk() {
-		return refuse("ALTER TABLE %s", cmd.GetSubtype())
+	cd := cmd.GetDef().GetColumnDef()
+	cols, _ := t.cat.Columns(a.GetRelation().GetRelname())
+	if _, exists := findColumn(cols, cd.GetColname()); exists {
+		if cmd.GetMissingOk() {
+			return refuse("ADD COLUMN IF NOT EXISTS of a column that exists")
+		}
+		return pgError("42701", "column %q of relation %q already exists", cd.GetColname(), a.GetRelation().GetRelname())
 	}
-	if _, err := t.tableName(a.GetRelation()); err != nil {
+	if err := checkAddColumn(cd); err != nil {
 		return err
 	}
-	def, col, err := t.columnDef(cmd.GetDef().GetColumnDef())
+	def, _, err := t.columnDef(cd)
 	if err != nil {
 		return err
-	}
-	for _, c := range cmd.GetDef().GetColumnDef().GetConstraints() {
-		if k := c.GetConstraint().GetContype(); k == pg_query.ConstrType_CONSTR_PRIMARY || k == pg_query.ConstrType_CONSTR_UNIQUE {
-			return refuse("ADD COLUMN with PRIMARY KEY or UNIQUE")
-		}
-	}
-	if col.NotNull && !containsDefault(cmd.GetDef().GetColumnDef()) {
-		return refuse("ADD COLUMN ... NOT NULL without a DEFAULT")
 	}
 	t.out.Statements = []string{"ALTER TABLE " + quoteIdent(a.GetRelation().GetRelname()) + " ADD COLUMN " + def}
 	t.out.DDL = true

@@ -42,6 +42,7 @@ var functions = []struct {
 	{"pg_left_right", 3, leftRight},
 	{"pg_num_op", 3, numOp},
 	{"pg_num_fn", 3, numFn},
+	{"pg_raise", 3, raise},
 }
 
 // Register installs the runtime functions translations call on c. Call

@@ -1,0 +1,164 @@
+package pgdialect
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// schemaCatalog adds the schema texts ALTER TABLE rebuilds from.
+type schemaCatalog struct {
+	staticCatalog
+	sql     map[string]string
+	indexes map[string][]string
+}
+
+func (c schemaCatalog) TableSQL(table string) (string, []string, bool) {
+	s, ok := c.sql[table]
+	return s, c.indexes[table], ok
+}
+
+var alterCatalog = schemaCatalog{
+	staticCatalog: staticCatalog{
+		"acct":   {col("id", "int4", -1), col("owner", "varchar", 24), col("n", "int4", -1)},
+		"parent": {col("id", "int4", -1)},
+		"child":  {col("id", "int4", -1), col("parent", "int4", -1)},
+	},
+	sql: map[string]string{
+		"acct":   `CREATE TABLE "acct" ("id" int4 serial acct_id_seq NOT NULL, "owner" varchar(20) DEFAULT ('x'), "n" int4 CONSTRAINT "acct_n_uq" UNIQUE, CONSTRAINT "acct_n_check" CHECK (("n" >= 0)))`,
+		"parent": `CREATE TABLE "parent" ("id" int4 PRIMARY KEY NOT NULL)`,
+		"child":  `CREATE TABLE "child" ("id" int4 PRIMARY KEY NOT NULL, "parent" int4 REFERENCES "parent" ("id") ON DELETE SET NULL, UNIQUE ("id", "parent"))`,
+	},
+	indexes: map[string][]string{"acct": {`CREATE INDEX "acct_owner_idx" ON "acct" ("owner")`}},
+}
+
+// The schema text is split into its elements and written back verbatim.
+func TestParseCreateRoundTrips(t *testing.T) {
+	for table, create := range alterCatalog.sql {
+		elems, ok := parseCreate(create)
+		if !ok {
+			t.Fatalf("%s: not parsed", table)
+		}
+		var parts []string
+		for _, e := range elems {
+			parts = append(parts, joinTokens(e.tokens))
+		}
+		if got := `CREATE TABLE "` + table + `" (` + strings.Join(parts, ", ") + ")"; got != create {
+			t.Errorf("round trip\n got %s\nwant %s", got, create)
+		}
+	}
+	for _, bad := range []string{`CREATE TABLE "t" ("a" int4`, `CREATE INDEX "i" ON "t" ("a")`, `CREATE TABLE "t" ("a" int4, )`} {
+		if _, ok := parseCreate(bad); ok {
+			t.Errorf("%s: parsed", bad)
+		}
+	}
+}
+
+// Constraints are found under their names: explicit ones, and
+// PostgreSQL's defaults for unnamed keys and foreign keys.
+func TestConstraintNames(t *testing.T) {
+	al, err := (&translator{cat: alterCatalog}).loadAlteration("child", alterCatalog.staticCatalog["child"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range al.elems {
+		got = append(got, al.constraintNames(e)...)
+	}
+	if want := []string{"child_pkey", "child_parent_fkey", "child_id_parent_key"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+	ts, ok := withoutClause(al.elems[1].tokens, "child_parent_fkey", al)
+	if !ok || joinTokens(ts) != `"parent" int4` {
+		t.Errorf("REFERENCES clause removed: %q %v", joinTokens(ts), ok)
+	}
+}
+
+// The statements of a rebuild, in order; a change here is a change of
+// the translation's rules.
+func TestAlterRebuildStatements(t *testing.T) {
+	tr, err := Translate("ALTER TABLE acct ALTER COLUMN owner SET NOT NULL, ADD PRIMARY KEY (id)", alterCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`SELECT pg_raise('23502', 'column "owner" of relation "acct" contains null values', "id") FROM (SELECT "id" AS "id", "owner" AS "owner", "n" AS "n" FROM "acct") WHERE "owner" IS NULL`,
+		`SELECT pg_raise('23505', 'could not create unique index "acct_pkey"', count(*)) FROM (SELECT "id" AS "id", "owner" AS "owner", "n" AS "n" FROM "acct") WHERE "id" IS NOT NULL GROUP BY "id" HAVING count(*) > 1`,
+		`CREATE TABLE "acct~new" ("id" int4 serial acct_id_seq NOT NULL, "owner" varchar(20) DEFAULT ('x') NOT NULL, "n" int4 CONSTRAINT "acct_n_uq" UNIQUE, CONSTRAINT "acct_n_check" CHECK (("n" >= 0)), CONSTRAINT "acct_pkey" PRIMARY KEY ("id"))`,
+		`INSERT INTO "acct~new" ("id", "owner", "n") SELECT "id", "owner", "n" FROM "acct"`,
+		`DROP TABLE "acct"`,
+		`ALTER TABLE "acct~new" RENAME TO "acct"`,
+		`CREATE INDEX "acct_owner_idx" ON "acct" ("owner")`,
+	}
+	if !reflect.DeepEqual(tr.Statements, want) {
+		t.Errorf("statements\n got %q\nwant %q", tr.Statements, want)
+	}
+	if !tr.DDL {
+		t.Error("not DDL")
+	}
+	tr, err = Translate("ALTER TABLE parent ALTER COLUMN id DROP DEFAULT", alterCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := tr.Statements[0]; !strings.Contains(g, `pg_raise('0A000'`) || !strings.Contains(g, `FROM "child"`) {
+		t.Errorf("a referenced table's rebuild starts with %s, want the guard on child's rows", g)
+	}
+}
+
+func TestAlterRefusesAndErrs(t *testing.T) {
+	cases := []struct{ sql, code, mention string }{
+		{"ALTER TABLE acct ALTER COLUMN id TYPE int8", "0A000", "serial"},
+		{"ALTER TABLE acct ALTER COLUMN owner TYPE text", "0A000", "DEFAULT"},
+		{"ALTER TABLE acct ALTER COLUMN n TYPE int8", "0A000", "CHECK"},
+		{"ALTER TABLE acct ALTER COLUMN n TYPE int8, DROP COLUMN owner", "0A000", "other subcommands"},
+		{"ALTER TABLE acct DROP COLUMN owner", "0A000", "indexed"},
+		{"ALTER TABLE acct DROP COLUMN n", "0A000", "constraint"},
+		{"ALTER TABLE acct ALTER COLUMN id SET DEFAULT 1", "0A000", "serial"},
+		{"ALTER TABLE acct ADD CONSTRAINT acct_n_check CHECK (n < 5)", "42710", "already exists"},
+		{"ALTER TABLE acct ADD UNIQUE (n) DEFERRABLE", "0A000", "deferrable"},
+		{"ALTER TABLE acct ADD CHECK (n > 0) NOT VALID", "0A000", "NOT VALID"},
+		{"ALTER TABLE acct DROP CONSTRAINT nosuch", "42704", "does not exist"},
+		{"ALTER TABLE acct ALTER COLUMN nosuch DROP NOT NULL", "42703", "nosuch"},
+		{"ALTER TABLE child ALTER COLUMN id DROP NOT NULL", "42P16", "primary key"},
+		{"ALTER TABLE child ADD PRIMARY KEY (parent)", "42P16", "multiple primary keys"},
+		{"ALTER TABLE parent DROP CONSTRAINT parent_pkey", "0A000", "reference"},
+		{"ALTER TABLE acct ALTER COLUMN owner SET STATISTICS 10", "0A000", "SetStatistics"},
+		{"ALTER TABLE IF EXISTS nosuch DROP COLUMN n", "0A000", "IF EXISTS"},
+		{"ALTER TABLE nosuch DROP COLUMN n", "42P01", "nosuch"},
+	}
+	for _, c := range cases {
+		_, err := Translate(c.sql, alterCatalog)
+		if !errIs(err, c.code) || !strings.Contains(err.Error(), c.mention) {
+			t.Errorf("%s: %v, want %s mentioning %q", c.sql, err, c.code, c.mention)
+		}
+	}
+}
+
+// DEFERRABLE is accepted on foreign keys only (checked per statement),
+// whether the grammar gives it on the constraint or after it.
+func TestDeferrableForeignKeysOnly(t *testing.T) {
+	for _, sql := range []string{
+		"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
+		"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
+		"ALTER TABLE child ADD CONSTRAINT c_fk FOREIGN KEY (parent) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED",
+	} {
+		tr, err := Translate(sql, alterCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if s := strings.Join(tr.Statements, "; "); strings.Contains(s, "DEFERRABLE") {
+			t.Errorf("%s: SQLite's deferred check (at the block's COMMIT) in %s", sql, s)
+		}
+	}
+	for _, sql := range []string{
+		"CREATE TABLE u (x int4 UNIQUE DEFERRABLE)",
+		"CREATE TABLE u (x int4 NOT NULL PRIMARY KEY INITIALLY DEFERRED)",
+		"CREATE TABLE u (x int4, UNIQUE (x) DEFERRABLE)",
+		"ALTER TABLE child ADD UNIQUE (parent) DEFERRABLE INITIALLY DEFERRED",
+	} {
+		if _, err := Translate(sql, alterCatalog); !errIs(err, "0A000") || !strings.Contains(err.Error(), "deferrable") {
+			t.Errorf("%s: %v, want the deferrable refusal", sql, err)
+		}
+	}
+}
