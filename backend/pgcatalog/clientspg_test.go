@@ -1,0 +1,430 @@
+package pgcatalog
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The differential half of the client corpus: every entry on PostgreSQL
+// (RELCHAIN_TEST_PG, a superuser's DSN on a private cluster) and on the
+// Engine, results compared after the oids are normalized.
+
+// pgRunner runs corpus entries on a fresh database of schema.sql.
+type pgRunner struct {
+	conn  *pgx.Conn
+	user  string
+	types map[uint32]string // pg_type oid → name
+	oids  map[string]string // oid → symbol
+}
+
+// newPGRunner creates the database clientsDatabase afresh on the server
+// of dsn, with testdata/clients/schema.sql in it, and connects to it.
+func newPGRunner(t *testing.T, dsn string) *pgRunner {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect to RELCHAIN_TEST_PG: %v", err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + clientsDatabase + " WITH (FORCE)", "CREATE DATABASE " + clientsDatabase} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = clientsDatabase
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", clientsDatabase, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	schema, err := os.ReadFile(filepath.Join("testdata", "clients", "schema.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.PgConn().Exec(ctx, string(schema)).ReadAll(); err != nil {
+		t.Fatalf("create the corpus schema: %v", err)
+	}
+	r := &pgRunner{conn: conn, user: cfg.User, types: map[uint32]string{}}
+	if err := r.loadTypes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.oids, err = objectOIDs(func(sql string) (*textResult, error) { return r.query(sql, nil) }); err != nil {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	return r
+}
+
+func (r *pgRunner) loadTypes(ctx context.Context) error {
+	rows, err := r.conn.Query(ctx, "SELECT oid, typname FROM pg_catalog.pg_type")
+	if err != nil {
+		return fmt.Errorf("read pg_type: %w", err)
+	}
+	var oid uint32
+	var name string
+	_, err = pgx.ForEachRow(rows, []any{&oid, &name}, func() error { r.types[oid] = name; return nil })
+	if err != nil {
+		return fmt.Errorf("read pg_type: %w", err)
+	}
+	return nil
+}
+
+// query runs sql with its parameters sent as a client sends them: text,
+// their types left to the server; results in text.
+func (r *pgRunner) query(sql string, params []*string) (*textResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	values := make([][]byte, len(params))
+	for i, p := range params {
+		if p != nil {
+			values[i] = []byte(*p)
+		}
+	}
+	rr := r.conn.PgConn().ExecParams(ctx, sql, values, nil, nil, nil)
+	out := &textResult{}
+	for _, fd := range rr.FieldDescriptions() {
+		out.Names = append(out.Names, fd.Name)
+		out.Types = append(out.Types, r.types[fd.DataTypeOID])
+	}
+	for rr.NextRow() {
+		row := make([]*string, len(rr.Values()))
+		for i, v := range rr.Values() {
+			if v != nil {
+				s := string(v)
+				row[i] = &s
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	if _, err := rr.Close(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (r *pgRunner) run(e corpusEntry) (*textResult, error) {
+	sql, params, err := resolveEntry(e, r.oids, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.query(sql, params)
+}
+
+// maskedTypes are the column types whose values differ between two
+// databases of the same schema: oids (past PostgreSQL's own, below 16384)
+// and transaction ids.
+var maskedTypes = map[string]bool{"oid": true, "regclass": true, "regtype": true, "regproc": true,
+	"regprocedure": true, "regnamespace": true, "regrole": true, "xid": true, "xid8": true}
+
+var oidToken = regexp.MustCompile(`\b\d{5,10}\b`)
+
+// normalize makes r comparable across databases: an oid of the schema's
+// objects (oids: oid → symbol) anywhere in a value becomes its symbol
+// ({{class authors}}); a value of a masked type that is still an integer
+// of 16384 or more (another object's oid: a database's) becomes <oid>,
+// any xid <xid>. Other values, PostgreSQL's own oids among them, stay.
+func normalize(r *textResult, oids map[string]string) *textResult {
+	out := &textResult{Names: r.Names, Types: r.Types}
+	for _, row := range r.Rows {
+		cells := make([]*string, len(row))
+		for i, v := range row {
+			if v == nil {
+				continue
+			}
+			s := oidToken.ReplaceAllStringFunc(*v, func(tok string) string {
+				if sym, ok := oids[tok]; ok {
+					return sym
+				}
+				return tok
+			})
+			typ := ""
+			if i < len(r.Types) {
+				typ = r.Types[i]
+			}
+			if typ == "xid" || typ == "xid8" {
+				s = "<xid>"
+			} else if n, err := strconv.ParseInt(s, 10, 64); err == nil && maskedTypes[typ] && n >= 16384 {
+				s = "<oid>"
+			}
+			cells[i] = &s
+		}
+		out.Rows = append(out.Rows, cells)
+	}
+	return out
+}
+
+// without blanks the named columns (allowed to differ) of r.
+func without(r *textResult, cols map[string]bool) *textResult {
+	if len(cols) == 0 {
+		return r
+	}
+	out := &textResult{Names: r.Names, Types: append([]string(nil), r.Types...)}
+	for i, n := range r.Names {
+		if cols[n] {
+			out.Types[i] = "-"
+		}
+	}
+	for _, row := range r.Rows {
+		cells := append([]*string(nil), row...)
+		for i := range cells {
+			if i < len(r.Names) && cols[r.Names[i]] {
+				cells[i] = nil
+			}
+		}
+		out.Rows = append(out.Rows, cells)
+	}
+	return out
+}
+
+// compareResults lists how got (the Engine's) differs from want
+// (PostgreSQL's), both normalized: columns' names and types, the number of
+// rows, then values (rows sorted first unless ordered).
+func compareResults(want, got *textResult, ordered bool) []string {
+	if a, b := columnsText(want), columnsText(got); a != b {
+		return []string{"columns: PostgreSQL (" + a + "), Engine (" + b + ")"}
+	}
+	if len(want.Rows) != len(got.Rows) {
+		return []string{fmt.Sprintf("rows: PostgreSQL %d, Engine %d; PostgreSQL's first: %s; Engine's first: %s",
+			len(want.Rows), len(got.Rows), rowsText(want.Rows, 3), rowsText(got.Rows, 3))}
+	}
+	w, g := want.Rows, got.Rows
+	if !ordered {
+		w, g = sortedRows(w), sortedRows(g)
+	}
+	var diffs []string
+	for i := range w {
+		for j := range w[i] {
+			if a, b := cellText(w[i][j]), cellText(g[i][j]); a != b {
+				diffs = append(diffs, fmt.Sprintf("row %d %s: PostgreSQL %s, Engine %s", i+1, want.Names[j], a, b))
+			}
+		}
+	}
+	if len(diffs) > 5 {
+		diffs = append(diffs[:5], fmt.Sprintf("… %d more", len(diffs)-5))
+	}
+	return diffs
+}
+
+func columnsText(r *textResult) string {
+	parts := make([]string, len(r.Names))
+	for i, n := range r.Names {
+		typ := "?"
+		if i < len(r.Types) {
+			typ = r.Types[i]
+		}
+		parts[i] = n + " " + typ
+	}
+	return strings.Join(parts, ", ")
+}
+
+func cellText(v *string) string {
+	if v == nil {
+		return "NULL"
+	}
+	return strconv.Quote(*v)
+}
+
+func rowText(row []*string) string {
+	parts := make([]string, len(row))
+	for i, v := range row {
+		parts[i] = cellText(v)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func rowsText(rows [][]*string, n int) string {
+	var parts []string
+	for i, row := range rows {
+		if i == n {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, rowText(row))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func sortedRows(rows [][]*string) [][]*string {
+	out := append([][]*string(nil), rows...)
+	sort.SliceStable(out, func(i, j int) bool { return rowText(out[i]) < rowText(out[j]) })
+	return out
+}
+
+// knownDifference is one line of testdata/clients/known-differences.txt.
+type knownDifference struct {
+	ID, Column, Why string
+	used            bool
+}
+
+// loadKnownDifferences reads the allow-list: "<entry id> <column or *>
+// <why>" a line, # comments and blank lines skipped.
+func loadKnownDifferences(t *testing.T) map[string][]*knownDifference {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "clients", "known-differences.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][]*knownDifference{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.SplitN(line, " ", 3)
+		if len(f) < 3 || strings.TrimSpace(f[2]) == "" {
+			t.Fatalf("known-differences.txt:%d: want <entry id> <column or *> <why>, got %q", n, line)
+		}
+		out[f[0]] = append(out[f[0]], &knownDifference{ID: f[0], Column: f[1], Why: strings.TrimSpace(f[2])})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// pgDSN is RELCHAIN_TEST_PG, or a skip.
+func pgDSN(t *testing.T) string {
+	dsn := os.Getenv("RELCHAIN_TEST_PG")
+	if dsn == "" {
+		t.Skip("RELCHAIN_TEST_PG is not set: no PostgreSQL server to compare with")
+	}
+	return dsn
+}
+
+// TestClientCorpusStableOnPostgres: every corpus entry runs on
+// PostgreSQL as captured, and two fresh databases of the schema (other
+// oids) give the same results once normalized — the corpus, its
+// parameters and placeholders, and the normalization the differential
+// test relies on are sound.
+func TestClientCorpusStableOnPostgres(t *testing.T) {
+	dsn := pgDSN(t)
+	entries := loadCorpus(t)
+	first := map[string]*textResult{}
+	authors := map[string]bool{}  // the oid of authors in each round
+	answered := map[string]bool{} // placeholder → an entry naming it had rows
+	for round := range 2 {
+		r := newPGRunner(t, dsn)
+		authors[invert(r.oids)["{{class authors}}"]] = true
+		for _, e := range entries {
+			res, err := r.run(e)
+			if err != nil {
+				t.Errorf("%s (%s): PostgreSQL: %v", e.ID, e.Op, err)
+				continue
+			}
+			for _, p := range oidPlaceholder.FindAllString(e.SQL+strings.Join(derefAll(e.Params), " "), -1) {
+				answered[p] = answered[p] || len(res.Rows) > 0
+			}
+			res = normalize(res, r.oids)
+			if round == 0 {
+				first[e.ID] = res
+			} else if diffs := compareResults(first[e.ID], res, e.Ordered); len(diffs) > 0 {
+				t.Errorf("%s (%s) differs between two databases of the schema: %s", e.ID, e.Op, strings.Join(diffs, "; "))
+			}
+		}
+		r.conn.Close(context.Background())
+	}
+	for p, ok := range answered {
+		if !ok {
+			t.Errorf("no entry naming %s returns a row: is the oid put in right?", p)
+		}
+	}
+	if len(authors) != 2 {
+		t.Errorf("authors has the same oid in both databases (%v): the normalization went untested", authors)
+	}
+}
+
+// TestClientCorpusMatchesPostgres: every corpus entry gives on the Engine
+// what it gives on PostgreSQL — the same columns (names and types), rows
+// and values, oids normalized — but for the differences
+// known-differences.txt lists with their reasons (a line no entry needs
+// any more fails the test too: the list only shrinks).
+func TestClientCorpusMatchesPostgres(t *testing.T) {
+	dsn := pgDSN(t)
+	entries := loadCorpus(t)
+	if wantedEntries(entries) == 0 {
+		t.Skipf("Wants accepts none of the %d corpus entries: the skeleton's seams (the catalog database of "+
+			"pgcat-db, the rewriting of pgcat-rw) are not merged yet", len(entries))
+	}
+	known := loadKnownDifferences(t)
+	pg := newPGRunner(t, dsn)
+	eng := newEngineRunner(t, pg.user)
+	counts := clientCounts{}
+	var report []string
+	for _, e := range entries {
+		status, diffs := diffEntry(t, e, pg, eng, known[e.ID])
+		counts.add(e.Client, status != "FAIL")
+		if status != "ok" {
+			report = append(report, fmt.Sprintf("%-14s %-4s %-40.40s %s", e.ID, status, e.Op, strings.Join(diffs, "\n"+strings.Repeat(" ", 61))))
+		}
+	}
+	t.Logf("per client:\n%s", counts)
+	if len(report) > 0 {
+		t.Logf("entries that differ (FAIL: not allowed; known: known-differences.txt):\n%s", strings.Join(report, "\n"))
+	}
+	for _, ks := range known {
+		for _, k := range ks {
+			if !k.used {
+				t.Errorf("known-differences.txt: %s %s no longer differs: delete the line", k.ID, k.Column)
+			}
+		}
+	}
+	failed := 0
+	for _, c := range counts {
+		failed += c[1]
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d corpus entries differ from PostgreSQL (the table above)", failed, len(entries))
+	}
+}
+
+// diffEntry runs e on both and returns "ok", "known" (differences all
+// allowed) or "FAIL", with the differences.
+func diffEntry(t *testing.T, e corpusEntry, pg *pgRunner, eng *engineRunner, known []*knownDifference) (string, []string) {
+	want, err := pg.run(e)
+	if err != nil {
+		t.Errorf("%s (%s): PostgreSQL itself fails it (recapture the corpus?): %v", e.ID, e.Op, err)
+		return "FAIL", []string{"PostgreSQL: " + err.Error()}
+	}
+	got, err := eng.run(e)
+	if err != nil {
+		return "FAIL", []string{"Engine: " + firstLine(err.Error())}
+	}
+	want, got = normalize(want, pg.oids), normalize(got, eng.oids)
+	diffs := compareResults(want, got, e.Ordered)
+	if len(diffs) == 0 {
+		return "ok", nil
+	}
+	allowed := map[string]bool{}
+	for _, k := range known {
+		if k.Column == "*" {
+			k.used = true
+			return "known", diffs
+		}
+		allowed[k.Column] = true
+	}
+	if len(allowed) == 0 || len(compareResults(without(want, allowed), without(got, allowed), e.Ordered)) > 0 {
+		return "FAIL", diffs
+	}
+	for _, k := range known {
+		k.used = true
+	}
+	return "known", diffs
+}
