@@ -17,8 +17,8 @@ import (
 // declares its schema as a Schema and runs every entry on the Engine;
 // clientspg_test.go compares the Engine's results with PostgreSQL's.
 
-// corpusEntry is one statement of the corpus.
-type corpusEntry struct {
+// clientEntry is one statement of the corpus.
+type clientEntry struct {
 	ID      string // <client>#<n>, n from 1 in file order
 	Client  string
 	Op      string    // the client operation that sent it
@@ -27,14 +27,14 @@ type corpusEntry struct {
 	Ordered bool      // the statement has a top-level ORDER BY
 }
 
-// loadCorpus reads every testdata/clients/<client>.sql but schema.sql.
-func loadCorpus(t *testing.T) []corpusEntry {
+// loadClientCorpus reads every testdata/clients/<client>.sql but schema.sql.
+func loadClientCorpus(t *testing.T) []clientEntry {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "clients", "*.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []corpusEntry
+	var all []clientEntry
 	for _, f := range files {
 		client := strings.TrimSuffix(filepath.Base(f), ".sql")
 		if client == "schema" {
@@ -44,7 +44,7 @@ func loadCorpus(t *testing.T) []corpusEntry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := parseCorpus(client, string(text))
+		entries, err := parseClientFile(client, string(text))
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -56,25 +56,25 @@ func loadCorpus(t *testing.T) []corpusEntry {
 	return all
 }
 
-// parseCorpus parses one client's file: entries separated by "-- next"
+// parseClientFile parses one client's file: entries separated by "-- next"
 // lines, each "-- <client> <operation>", an optional "-- parameters: …"
 // and the statement.
-func parseCorpus(client, text string) ([]corpusEntry, error) {
-	var out []corpusEntry
+func parseClientFile(client, text string) ([]clientEntry, error) {
+	var out []clientEntry
 	chunks := strings.Split(text, "\n-- next\n")
 	for i, chunk := range chunks {
 		lines := strings.Split(strings.TrimRight(chunk, "\n"), "\n")
 		if i == 0 && len(lines) > 0 && !strings.HasPrefix(lines[0], "-- "+client+" ") {
 			lines = lines[1:] // the file's header comment
 		}
-		e := corpusEntry{ID: fmt.Sprintf("%s#%d", client, i+1), Client: client}
+		e := clientEntry{ID: fmt.Sprintf("%s#%d", client, i+1), Client: client}
 		if len(lines) < 2 || !strings.HasPrefix(lines[0], "-- "+client+" ") {
 			return nil, fmt.Errorf("entry %s: want a first line %q, got %q", e.ID, "-- "+client+" <operation>", lines)
 		}
 		e.Op = strings.TrimPrefix(lines[0], "-- "+client+" ")
 		lines = lines[1:]
 		if p, ok := strings.CutPrefix(lines[0], "-- parameters: "); ok {
-			params, err := parseParams(p)
+			params, err := parseLoggedParams(p)
 			if err != nil {
 				return nil, fmt.Errorf("entry %s: %w", e.ID, err)
 			}
@@ -85,15 +85,15 @@ func parseCorpus(client, text string) ([]corpusEntry, error) {
 		if strings.TrimSpace(e.SQL) == "" {
 			return nil, fmt.Errorf("entry %s: no statement", e.ID)
 		}
-		e.Ordered = topLevelOrderBy(e.SQL)
+		e.Ordered = hasTopLevelOrderBy(e.SQL)
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-// parseParams parses PostgreSQL's "parameters:" detail: "$1 = 'a”b',
+// parseLoggedParams parses PostgreSQL's "parameters:" detail: "$1 = 'a”b',
 // $2 = NULL", in order.
-func parseParams(s string) ([]*string, error) {
+func parseLoggedParams(s string) ([]*string, error) {
 	var out []*string
 	for len(s) > 0 {
 		want := fmt.Sprintf("$%d = ", len(out)+1)
@@ -106,7 +106,7 @@ func parseParams(s string) ([]*string, error) {
 			out = append(out, nil)
 			s = rest[len("NULL"):]
 		case strings.HasPrefix(rest, "'"):
-			v, n, err := quoted(rest)
+			v, n, err := unquoteLiteral(rest)
 			if err != nil {
 				return nil, fmt.Errorf("parameters: $%d: %w", len(out)+1, err)
 			}
@@ -122,7 +122,7 @@ func parseParams(s string) ([]*string, error) {
 
 // quoted reads the SQL string literal at the start of s: its value and
 // its length in s.
-func quoted(s string) (string, int, error) {
+func unquoteLiteral(s string) (string, int, error) {
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
 		if s[i] != '\'' {
@@ -139,10 +139,10 @@ func quoted(s string) (string, int, error) {
 	return "", 0, fmt.Errorf("unterminated quoted text %q", s)
 }
 
-// topLevelOrderBy reports whether sql has an ORDER BY outside parentheses,
+// hasTopLevelOrderBy reports whether sql has an ORDER BY outside parentheses,
 // string literals, quoted identifiers and comments: the order of its rows
 // is then part of its result.
-func topLevelOrderBy(sql string) bool {
+func hasTopLevelOrderBy(sql string) bool {
 	depth := 0
 	words := []string{}
 	for i := 0; i < len(sql); i++ {
@@ -170,9 +170,9 @@ func topLevelOrderBy(sql string) bool {
 			depth++
 		case c == ')':
 			depth--
-		case depth == 0 && isWordByte(c):
+		case depth == 0 && isSQLWordByte(c):
 			j := i
-			for j < len(sql) && isWordByte(sql[j]) {
+			for j < len(sql) && isSQLWordByte(sql[j]) {
 				j++
 			}
 			words = append(words, strings.ToLower(sql[i:j]))
@@ -185,19 +185,19 @@ func topLevelOrderBy(sql string) bool {
 	return false
 }
 
-func isWordByte(c byte) bool {
+func isSQLWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// oidPlaceholder is an oid of the schema's objects written symbolically in
+// clientOIDPlaceholder is an oid of the schema's objects written symbolically in
 // the corpus: {{class authors}}, {{type authors}}, {{constraint books_pkey}}.
-var oidPlaceholder = regexp.MustCompile(`\{\{(class|type|constraint) ([A-Za-z_0-9]+)\}\}`)
+var clientOIDPlaceholder = regexp.MustCompile(`\{\{(class|type|constraint) ([A-Za-z_0-9]+)\}\}`)
 
-// withOIDs puts the oids of objects (symbol → oid, as objectOIDs returns
+// putOIDs puts the oids of objects (symbol → oid, as clientObjectOIDs returns
 // them inverted) in place of the placeholders of text.
-func withOIDs(text string, oids map[string]string) (string, error) {
+func putOIDs(text string, oids map[string]string) (string, error) {
 	var missing []string
-	out := oidPlaceholder.ReplaceAllStringFunc(text, func(p string) string {
+	out := clientOIDPlaceholder.ReplaceAllStringFunc(text, func(p string) string {
 		if oid, ok := oids[p]; ok {
 			return oid
 		}
@@ -210,19 +210,19 @@ func withOIDs(text string, oids map[string]string) (string, error) {
 	return out, nil
 }
 
-// objectQueries list the schema's objects by oid, each row (oid, symbol):
+// clientObjectQueries list the schema's objects by oid, each row (oid, symbol):
 // the same texts run on PostgreSQL and on the Engine.
-var objectQueries = []string{
+var clientObjectQueries = []string{
 	`SELECT oid, '{{class ' || relname || '}}' FROM pg_catalog.pg_class WHERE relnamespace = 2200`,
 	`SELECT oid, '{{type ' || typname || '}}' FROM pg_catalog.pg_type WHERE typnamespace = 2200`,
 	`SELECT oid, '{{constraint ' || conname || '}}' FROM pg_catalog.pg_constraint WHERE connamespace = 2200`,
 }
 
-// objectOIDs runs objectQueries with query (a database's text results):
+// clientObjectOIDs runs clientObjectQueries with query (a database's text results):
 // oid → symbol.
-func objectOIDs(query func(sql string) (*textResult, error)) (map[string]string, error) {
+func clientObjectOIDs(query func(sql string) (*clientResult, error)) (map[string]string, error) {
 	oids := map[string]string{}
-	for _, q := range objectQueries {
+	for _, q := range clientObjectQueries {
 		r, err := query(q)
 		if err != nil {
 			return nil, fmt.Errorf("list the schema's objects (%s): %w", q, err)
@@ -237,7 +237,7 @@ func objectOIDs(query func(sql string) (*textResult, error)) (map[string]string,
 	return oids, nil
 }
 
-func invert(m map[string]string) map[string]string {
+func invertMap(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		out[v] = k
@@ -245,17 +245,17 @@ func invert(m map[string]string) map[string]string {
 	return out
 }
 
-// textResult is a result as PostgreSQL's text output shows it: column
+// clientResult is a result as PostgreSQL's text output shows it: column
 // names and pg_type names, and each value's text (nil: NULL).
-type textResult struct {
+type clientResult struct {
 	Names []string
 	Types []string
 	Rows  [][]*string
 }
 
-// engineText renders an Engine result as PostgreSQL's text output would.
-func engineText(r *Result) *textResult {
-	out := &textResult{}
+// engineClientResult renders an Engine result as PostgreSQL's text output would.
+func engineClientResult(r *Result) *clientResult {
+	out := &clientResult{}
 	for _, c := range r.Columns {
 		out.Names = append(out.Names, c.Name)
 		out.Types = append(out.Types, c.Type)
@@ -263,14 +263,14 @@ func engineText(r *Result) *textResult {
 	for _, row := range r.Rows {
 		cells := make([]*string, len(row))
 		for i, v := range row {
-			cells[i] = engineValueText(v, out.Types[min(i, len(out.Types)-1)])
+			cells[i] = engineCellText(v, out.Types[min(i, len(out.Types)-1)])
 		}
 		out.Rows = append(out.Rows, cells)
 	}
 	return out
 }
 
-func engineValueText(v any, typ string) *string {
+func engineCellText(v any, typ string) *string {
 	var s string
 	switch v := v.(type) {
 	case nil:
@@ -345,8 +345,8 @@ func clientsSchema(user string) *Schema {
 	}
 }
 
-// wantedEntries counts the entries Wants accepts.
-func wantedEntries(entries []corpusEntry) int {
+// wantedClientEntries counts the entries Wants accepts.
+func wantedClientEntries(entries []clientEntry) int {
 	n := 0
 	for _, e := range entries {
 		if Wants(e.SQL) {
@@ -356,26 +356,26 @@ func wantedEntries(entries []corpusEntry) int {
 	return n
 }
 
-// engineRunner runs corpus entries on an Engine of clientsSchema.
-type engineRunner struct {
+// clientEngine runs corpus entries on an Engine of clientsSchema.
+type clientEngine struct {
 	e    *Engine
 	oids map[string]string // oid → symbol
 	err  error             // listing the objects failed: every entry with a placeholder fails
 }
 
-func newEngineRunner(t *testing.T, user string) *engineRunner {
+func newClientEngine(t *testing.T, user string) *clientEngine {
 	t.Helper()
 	e, err := New(clientsSchema(user))
 	if err != nil {
 		t.Fatalf("New(clientsSchema): %v", err)
 	}
 	t.Cleanup(func() { e.Close() })
-	r := &engineRunner{e: e}
-	r.oids, r.err = objectOIDs(func(sql string) (*textResult, error) { return r.query(sql, nil) })
+	r := &clientEngine{e: e}
+	r.oids, r.err = clientObjectOIDs(func(sql string) (*clientResult, error) { return r.query(sql, nil) })
 	return r
 }
 
-func (r *engineRunner) query(sql string, params []*string) (*textResult, error) {
+func (r *clientEngine) query(sql string, params []*string) (*clientResult, error) {
 	args := make([]any, len(params))
 	for i, p := range params {
 		if p != nil {
@@ -386,32 +386,32 @@ func (r *engineRunner) query(sql string, params []*string) (*textResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	return engineText(res), nil
+	return engineClientResult(res), nil
 }
 
 // run runs one entry, its placeholders resolved to the Engine's oids.
-func (r *engineRunner) run(e corpusEntry) (*textResult, error) {
+func (r *clientEngine) run(e clientEntry) (*clientResult, error) {
 	if !Wants(e.SQL) {
 		return nil, fmt.Errorf("Wants refuses it")
 	}
-	sql, params, err := resolveEntry(e, r.oids, r.err)
+	sql, params, err := resolveClientEntry(e, r.oids, r.err)
 	if err != nil {
 		return nil, err
 	}
 	return r.query(sql, params)
 }
 
-// resolveEntry puts a database's oids (oid → symbol, or the error that
+// resolveClientEntry puts a database's oids (oid → symbol, or the error that
 // listing them gave) into an entry's statement and parameters.
-func resolveEntry(e corpusEntry, oids map[string]string, listErr error) (string, []*string, error) {
-	if !oidPlaceholder.MatchString(e.SQL) && !strings.Contains(fmt.Sprint(derefAll(e.Params)), "{{") {
+func resolveClientEntry(e clientEntry, oids map[string]string, listErr error) (string, []*string, error) {
+	if !clientOIDPlaceholder.MatchString(e.SQL) && !strings.Contains(fmt.Sprint(paramTexts(e.Params)), "{{") {
 		return e.SQL, e.Params, nil
 	}
 	if listErr != nil {
 		return "", nil, listErr
 	}
-	bySymbol := invert(oids)
-	sql, err := withOIDs(e.SQL, bySymbol)
+	bySymbol := invertMap(oids)
+	sql, err := putOIDs(e.SQL, bySymbol)
 	if err != nil {
 		return "", nil, err
 	}
@@ -420,7 +420,7 @@ func resolveEntry(e corpusEntry, oids map[string]string, listErr error) (string,
 		if p == nil {
 			continue
 		}
-		v, err := withOIDs(*p, bySymbol)
+		v, err := putOIDs(*p, bySymbol)
 		if err != nil {
 			return "", nil, err
 		}
@@ -429,7 +429,7 @@ func resolveEntry(e corpusEntry, oids map[string]string, listErr error) (string,
 	return sql, params, nil
 }
 
-func derefAll(ps []*string) []string {
+func paramTexts(ps []*string) []string {
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
 		if p != nil {
@@ -468,19 +468,19 @@ func (c clientCounts) String() string {
 // TestClientCorpusOnEngine: the Engine answers every catalog query of the
 // corpus without an error (Wants accepting it first).
 func TestClientCorpusOnEngine(t *testing.T) {
-	entries := loadCorpus(t)
-	if wantedEntries(entries) == 0 {
+	entries := loadClientCorpus(t)
+	if wantedClientEntries(entries) == 0 {
 		t.Skipf("Wants accepts none of the %d corpus entries: the skeleton's seams (the catalog database of "+
 			"pgcat-db, the rewriting of pgcat-rw) are not merged yet", len(entries))
 	}
-	r := newEngineRunner(t, "postgres")
+	r := newClientEngine(t, "postgres")
 	counts := clientCounts{}
 	var failed []string
 	for _, e := range entries {
 		_, err := r.run(e)
 		counts.add(e.Client, err == nil)
 		if err != nil {
-			failed = append(failed, fmt.Sprintf("  %-14s %-40.40s %s", e.ID, e.Op, firstLine(err.Error())))
+			failed = append(failed, fmt.Sprintf("  %-14s %-40.40s %s", e.ID, e.Op, firstLineOf(err.Error())))
 		}
 	}
 	t.Logf("per client:\n%s", counts)
@@ -489,27 +489,27 @@ func TestClientCorpusOnEngine(t *testing.T) {
 	}
 }
 
-func firstLine(s string) string {
+func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
 
-func TestParseParams(t *testing.T) {
-	got, err := parseParams(`$1 = 'a''b', $2 = NULL, $3 = ''`)
+func TestParseLoggedParams(t *testing.T) {
+	got, err := parseLoggedParams(`$1 = 'a''b', $2 = NULL, $3 = ''`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 || got[0] == nil || *got[0] != "a'b" || got[1] != nil || got[2] == nil || *got[2] != "" {
-		t.Fatalf("parseParams = %v", derefAll(got))
+		t.Fatalf("parseLoggedParams = %v", paramTexts(got))
 	}
 	for _, bad := range []string{`$2 = 'x'`, `$1 = 'x`, `$1 = 12`} {
-		if _, err := parseParams(bad); err == nil {
-			t.Errorf("parseParams(%q) accepted it", bad)
+		if _, err := parseLoggedParams(bad); err == nil {
+			t.Errorf("parseLoggedParams(%q) accepted it", bad)
 		}
 	}
 }
 
-func TestTopLevelOrderBy(t *testing.T) {
+func TestHasTopLevelOrderBy(t *testing.T) {
 	for sql, want := range map[string]bool{
 		"SELECT 1 ORDER BY 1":                                     true,
 		"select a from t\norder\n  by a":                          true,
@@ -522,8 +522,8 @@ func TestTopLevelOrderBy(t *testing.T) {
 		"SELECT a FROM t UNION SELECT b FROM u ORDER BY 1":        true,
 		"SELECT a, row_number() OVER (ORDER BY a) FROM t":         false,
 	} {
-		if got := topLevelOrderBy(sql); got != want {
-			t.Errorf("topLevelOrderBy(%q) = %v, want %v", sql, got, want)
+		if got := hasTopLevelOrderBy(sql); got != want {
+			t.Errorf("hasTopLevelOrderBy(%q) = %v, want %v", sql, got, want)
 		}
 	}
 }
@@ -532,14 +532,14 @@ func TestTopLevelOrderBy(t *testing.T) {
 // a SELECT of one client operation, and every placeholder names an object
 // of clientsSchema.
 func TestClientCorpusParses(t *testing.T) {
-	entries := loadCorpus(t)
-	objects := schemaObjects(clientsSchema("postgres"))
+	entries := loadClientCorpus(t)
+	objects := clientSchemaObjects(clientsSchema("postgres"))
 	for _, e := range entries {
 		head := strings.ToLower(strings.TrimSpace(e.SQL))
 		if !strings.HasPrefix(head, "select") && !strings.HasPrefix(head, "with") {
 			t.Errorf("%s (%s) is not a SELECT: %.60q", e.ID, e.Op, e.SQL)
 		}
-		for _, p := range oidPlaceholder.FindAllString(e.SQL+strings.Join(derefAll(e.Params), " "), -1) {
+		for _, p := range clientOIDPlaceholder.FindAllString(e.SQL+strings.Join(paramTexts(e.Params), " "), -1) {
 			if !objects[p] {
 				t.Errorf("%s: placeholder %s names no object of clientsSchema", e.ID, p)
 			}
@@ -547,8 +547,8 @@ func TestClientCorpusParses(t *testing.T) {
 	}
 }
 
-// schemaObjects are the placeholders naming s's objects.
-func schemaObjects(s *Schema) map[string]bool {
+// clientSchemaObjects are the placeholders naming s's objects.
+func clientSchemaObjects(s *Schema) map[string]bool {
 	objects := map[string]bool{}
 	add := func(kind string, names ...string) {
 		for _, n := range names {

@@ -20,17 +20,17 @@ import (
 // (RELCHAIN_TEST_PG, a superuser's DSN on a private cluster) and on the
 // Engine, results compared after the oids are normalized.
 
-// pgRunner runs corpus entries on a fresh database of schema.sql.
-type pgRunner struct {
+// clientPG runs corpus entries on a fresh database of schema.sql.
+type clientPG struct {
 	conn  *pgx.Conn
 	user  string
 	types map[uint32]string // pg_type oid → name
 	oids  map[string]string // oid → symbol
 }
 
-// newPGRunner creates the database clientsDatabase afresh on the server
+// newClientPG creates the database clientsDatabase afresh on the server
 // of dsn, with testdata/clients/schema.sql in it, and connects to it.
-func newPGRunner(t *testing.T, dsn string) *pgRunner {
+func newClientPG(t *testing.T, dsn string) *clientPG {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -61,17 +61,17 @@ func newPGRunner(t *testing.T, dsn string) *pgRunner {
 	if _, err := conn.PgConn().Exec(ctx, string(schema)).ReadAll(); err != nil {
 		t.Fatalf("create the corpus schema: %v", err)
 	}
-	r := &pgRunner{conn: conn, user: cfg.User, types: map[uint32]string{}}
+	r := &clientPG{conn: conn, user: cfg.User, types: map[uint32]string{}}
 	if err := r.loadTypes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r.oids, err = objectOIDs(func(sql string) (*textResult, error) { return r.query(sql, nil) }); err != nil {
+	if r.oids, err = clientObjectOIDs(func(sql string) (*clientResult, error) { return r.query(sql, nil) }); err != nil {
 		t.Fatalf("PostgreSQL: %v", err)
 	}
 	return r
 }
 
-func (r *pgRunner) loadTypes(ctx context.Context) error {
+func (r *clientPG) loadTypes(ctx context.Context) error {
 	rows, err := r.conn.Query(ctx, "SELECT oid, typname FROM pg_catalog.pg_type")
 	if err != nil {
 		return fmt.Errorf("read pg_type: %w", err)
@@ -87,7 +87,7 @@ func (r *pgRunner) loadTypes(ctx context.Context) error {
 
 // query runs sql with its parameters sent as a client sends them: text,
 // their types left to the server; results in text.
-func (r *pgRunner) query(sql string, params []*string) (*textResult, error) {
+func (r *clientPG) query(sql string, params []*string) (*clientResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	values := make([][]byte, len(params))
@@ -97,7 +97,7 @@ func (r *pgRunner) query(sql string, params []*string) (*textResult, error) {
 		}
 	}
 	rr := r.conn.PgConn().ExecParams(ctx, sql, values, nil, nil, nil)
-	out := &textResult{}
+	out := &clientResult{}
 	for _, fd := range rr.FieldDescriptions() {
 		out.Names = append(out.Names, fd.Name)
 		out.Types = append(out.Types, r.types[fd.DataTypeOID])
@@ -118,36 +118,36 @@ func (r *pgRunner) query(sql string, params []*string) (*textResult, error) {
 	return out, nil
 }
 
-func (r *pgRunner) run(e corpusEntry) (*textResult, error) {
-	sql, params, err := resolveEntry(e, r.oids, nil)
+func (r *clientPG) run(e clientEntry) (*clientResult, error) {
+	sql, params, err := resolveClientEntry(e, r.oids, nil)
 	if err != nil {
 		return nil, err
 	}
 	return r.query(sql, params)
 }
 
-// maskedTypes are the column types whose values differ between two
+// clientMaskedTypes are the column types whose values differ between two
 // databases of the same schema: oids (past PostgreSQL's own, below 16384)
 // and transaction ids.
-var maskedTypes = map[string]bool{"oid": true, "regclass": true, "regtype": true, "regproc": true,
+var clientMaskedTypes = map[string]bool{"oid": true, "regclass": true, "regtype": true, "regproc": true,
 	"regprocedure": true, "regnamespace": true, "regrole": true, "xid": true, "xid8": true}
 
-var oidToken = regexp.MustCompile(`\b\d{5,10}\b`)
+var clientOIDToken = regexp.MustCompile(`\b\d{5,10}\b`)
 
 // normalize makes r comparable across databases: an oid of the schema's
 // objects (oids: oid → symbol) anywhere in a value becomes its symbol
 // ({{class authors}}); a value of a masked type that is still an integer
 // of 16384 or more (another object's oid: a database's) becomes <oid>,
 // any xid <xid>. Other values, PostgreSQL's own oids among them, stay.
-func normalize(r *textResult, oids map[string]string) *textResult {
-	out := &textResult{Names: r.Names, Types: r.Types}
+func normalizeClientResult(r *clientResult, oids map[string]string) *clientResult {
+	out := &clientResult{Names: r.Names, Types: r.Types}
 	for _, row := range r.Rows {
 		cells := make([]*string, len(row))
 		for i, v := range row {
 			if v == nil {
 				continue
 			}
-			s := oidToken.ReplaceAllStringFunc(*v, func(tok string) string {
+			s := clientOIDToken.ReplaceAllStringFunc(*v, func(tok string) string {
 				if sym, ok := oids[tok]; ok {
 					return sym
 				}
@@ -159,7 +159,7 @@ func normalize(r *textResult, oids map[string]string) *textResult {
 			}
 			if typ == "xid" || typ == "xid8" {
 				s = "<xid>"
-			} else if n, err := strconv.ParseInt(s, 10, 64); err == nil && maskedTypes[typ] && n >= 16384 {
+			} else if n, err := strconv.ParseInt(s, 10, 64); err == nil && clientMaskedTypes[typ] && n >= 16384 {
 				s = "<oid>"
 			}
 			cells[i] = &s
@@ -170,11 +170,11 @@ func normalize(r *textResult, oids map[string]string) *textResult {
 }
 
 // without blanks the named columns (allowed to differ) of r.
-func without(r *textResult, cols map[string]bool) *textResult {
+func withoutColumns(r *clientResult, cols map[string]bool) *clientResult {
 	if len(cols) == 0 {
 		return r
 	}
-	out := &textResult{Names: r.Names, Types: append([]string(nil), r.Types...)}
+	out := &clientResult{Names: r.Names, Types: append([]string(nil), r.Types...)}
 	for i, n := range r.Names {
 		if cols[n] {
 			out.Types[i] = "-"
@@ -192,25 +192,25 @@ func without(r *textResult, cols map[string]bool) *textResult {
 	return out
 }
 
-// compareResults lists how got (the Engine's) differs from want
+// compareClientResults lists how got (the Engine's) differs from want
 // (PostgreSQL's), both normalized: columns' names and types, the number of
 // rows, then values (rows sorted first unless ordered).
-func compareResults(want, got *textResult, ordered bool) []string {
-	if a, b := columnsText(want), columnsText(got); a != b {
+func compareClientResults(want, got *clientResult, ordered bool) []string {
+	if a, b := clientColumnsText(want), clientColumnsText(got); a != b {
 		return []string{"columns: PostgreSQL (" + a + "), Engine (" + b + ")"}
 	}
 	if len(want.Rows) != len(got.Rows) {
 		return []string{fmt.Sprintf("rows: PostgreSQL %d, Engine %d; PostgreSQL's first: %s; Engine's first: %s",
-			len(want.Rows), len(got.Rows), rowsText(want.Rows, 3), rowsText(got.Rows, 3))}
+			len(want.Rows), len(got.Rows), clientRowsText(want.Rows, 3), clientRowsText(got.Rows, 3))}
 	}
 	w, g := want.Rows, got.Rows
 	if !ordered {
-		w, g = sortedRows(w), sortedRows(g)
+		w, g = sortedClientRows(w), sortedClientRows(g)
 	}
 	var diffs []string
 	for i := range w {
 		for j := range w[i] {
-			if a, b := cellText(w[i][j]), cellText(g[i][j]); a != b {
+			if a, b := clientCellText(w[i][j]), clientCellText(g[i][j]); a != b {
 				diffs = append(diffs, fmt.Sprintf("row %d %s: PostgreSQL %s, Engine %s", i+1, want.Names[j], a, b))
 			}
 		}
@@ -221,7 +221,7 @@ func compareResults(want, got *textResult, ordered bool) []string {
 	return diffs
 }
 
-func columnsText(r *textResult) string {
+func clientColumnsText(r *clientResult) string {
 	parts := make([]string, len(r.Names))
 	for i, n := range r.Names {
 		typ := "?"
@@ -233,55 +233,55 @@ func columnsText(r *textResult) string {
 	return strings.Join(parts, ", ")
 }
 
-func cellText(v *string) string {
+func clientCellText(v *string) string {
 	if v == nil {
 		return "NULL"
 	}
 	return strconv.Quote(*v)
 }
 
-func rowText(row []*string) string {
+func clientRowText(row []*string) string {
 	parts := make([]string, len(row))
 	for i, v := range row {
-		parts[i] = cellText(v)
+		parts[i] = clientCellText(v)
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func rowsText(rows [][]*string, n int) string {
+func clientRowsText(rows [][]*string, n int) string {
 	var parts []string
 	for i, row := range rows {
 		if i == n {
 			parts = append(parts, "…")
 			break
 		}
-		parts = append(parts, rowText(row))
+		parts = append(parts, clientRowText(row))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func sortedRows(rows [][]*string) [][]*string {
+func sortedClientRows(rows [][]*string) [][]*string {
 	out := append([][]*string(nil), rows...)
-	sort.SliceStable(out, func(i, j int) bool { return rowText(out[i]) < rowText(out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return clientRowText(out[i]) < clientRowText(out[j]) })
 	return out
 }
 
-// knownDifference is one line of testdata/clients/known-differences.txt.
-type knownDifference struct {
+// knownClientDifference is one line of testdata/clients/known-differences.txt.
+type knownClientDifference struct {
 	ID, Column, Why string
 	used            bool
 }
 
-// loadKnownDifferences reads the allow-list: "<entry id> <column or *>
+// loadKnownClientDifferences reads the allow-list: "<entry id> <column or *>
 // <why>" a line, # comments and blank lines skipped.
-func loadKnownDifferences(t *testing.T) map[string][]*knownDifference {
+func loadKnownClientDifferences(t *testing.T) map[string][]*knownClientDifference {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "clients", "known-differences.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[string][]*knownDifference{}
+	out := map[string][]*knownClientDifference{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -292,7 +292,7 @@ func loadKnownDifferences(t *testing.T) map[string][]*knownDifference {
 		if len(f) < 3 || strings.TrimSpace(f[2]) == "" {
 			t.Fatalf("known-differences.txt:%d: want <entry id> <column or *> <why>, got %q", n, line)
 		}
-		out[f[0]] = append(out[f[0]], &knownDifference{ID: f[0], Column: f[1], Why: strings.TrimSpace(f[2])})
+		out[f[0]] = append(out[f[0]], &knownClientDifference{ID: f[0], Column: f[1], Why: strings.TrimSpace(f[2])})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -300,8 +300,8 @@ func loadKnownDifferences(t *testing.T) map[string][]*knownDifference {
 	return out
 }
 
-// pgDSN is RELCHAIN_TEST_PG, or a skip.
-func pgDSN(t *testing.T) string {
+// clientsPGDSN is RELCHAIN_TEST_PG, or a skip.
+func clientsPGDSN(t *testing.T) string {
 	dsn := os.Getenv("RELCHAIN_TEST_PG")
 	if dsn == "" {
 		t.Skip("RELCHAIN_TEST_PG is not set: no PostgreSQL server to compare with")
@@ -315,27 +315,27 @@ func pgDSN(t *testing.T) string {
 // parameters and placeholders, and the normalization the differential
 // test relies on are sound.
 func TestClientCorpusStableOnPostgres(t *testing.T) {
-	dsn := pgDSN(t)
-	entries := loadCorpus(t)
-	first := map[string]*textResult{}
+	dsn := clientsPGDSN(t)
+	entries := loadClientCorpus(t)
+	first := map[string]*clientResult{}
 	authors := map[string]bool{}  // the oid of authors in each round
 	answered := map[string]bool{} // placeholder → an entry naming it had rows
 	for round := range 2 {
-		r := newPGRunner(t, dsn)
-		authors[invert(r.oids)["{{class authors}}"]] = true
+		r := newClientPG(t, dsn)
+		authors[invertMap(r.oids)["{{class authors}}"]] = true
 		for _, e := range entries {
 			res, err := r.run(e)
 			if err != nil {
 				t.Errorf("%s (%s): PostgreSQL: %v", e.ID, e.Op, err)
 				continue
 			}
-			for _, p := range oidPlaceholder.FindAllString(e.SQL+strings.Join(derefAll(e.Params), " "), -1) {
+			for _, p := range clientOIDPlaceholder.FindAllString(e.SQL+strings.Join(paramTexts(e.Params), " "), -1) {
 				answered[p] = answered[p] || len(res.Rows) > 0
 			}
-			res = normalize(res, r.oids)
+			res = normalizeClientResult(res, r.oids)
 			if round == 0 {
 				first[e.ID] = res
-			} else if diffs := compareResults(first[e.ID], res, e.Ordered); len(diffs) > 0 {
+			} else if diffs := compareClientResults(first[e.ID], res, e.Ordered); len(diffs) > 0 {
 				t.Errorf("%s (%s) differs between two databases of the schema: %s", e.ID, e.Op, strings.Join(diffs, "; "))
 			}
 		}
@@ -357,19 +357,19 @@ func TestClientCorpusStableOnPostgres(t *testing.T) {
 // known-differences.txt lists with their reasons (a line no entry needs
 // any more fails the test too: the list only shrinks).
 func TestClientCorpusMatchesPostgres(t *testing.T) {
-	dsn := pgDSN(t)
-	entries := loadCorpus(t)
-	if wantedEntries(entries) == 0 {
+	dsn := clientsPGDSN(t)
+	entries := loadClientCorpus(t)
+	if wantedClientEntries(entries) == 0 {
 		t.Skipf("Wants accepts none of the %d corpus entries: the skeleton's seams (the catalog database of "+
 			"pgcat-db, the rewriting of pgcat-rw) are not merged yet", len(entries))
 	}
-	known := loadKnownDifferences(t)
-	pg := newPGRunner(t, dsn)
-	eng := newEngineRunner(t, pg.user)
+	known := loadKnownClientDifferences(t)
+	pg := newClientPG(t, dsn)
+	eng := newClientEngine(t, pg.user)
 	counts := clientCounts{}
 	var report []string
 	for _, e := range entries {
-		status, diffs := diffEntry(t, e, pg, eng, known[e.ID])
+		status, diffs := diffClientEntry(t, e, pg, eng, known[e.ID])
 		counts.add(e.Client, status != "FAIL")
 		if status != "ok" {
 			report = append(report, fmt.Sprintf("%-14s %-4s %-40.40s %s", e.ID, status, e.Op, strings.Join(diffs, "\n"+strings.Repeat(" ", 61))))
@@ -395,9 +395,9 @@ func TestClientCorpusMatchesPostgres(t *testing.T) {
 	}
 }
 
-// diffEntry runs e on both and returns "ok", "known" (differences all
+// diffClientEntry runs e on both and returns "ok", "known" (differences all
 // allowed) or "FAIL", with the differences.
-func diffEntry(t *testing.T, e corpusEntry, pg *pgRunner, eng *engineRunner, known []*knownDifference) (string, []string) {
+func diffClientEntry(t *testing.T, e clientEntry, pg *clientPG, eng *clientEngine, known []*knownClientDifference) (string, []string) {
 	want, err := pg.run(e)
 	if err != nil {
 		t.Errorf("%s (%s): PostgreSQL itself fails it (recapture the corpus?): %v", e.ID, e.Op, err)
@@ -405,10 +405,10 @@ func diffEntry(t *testing.T, e corpusEntry, pg *pgRunner, eng *engineRunner, kno
 	}
 	got, err := eng.run(e)
 	if err != nil {
-		return "FAIL", []string{"Engine: " + firstLine(err.Error())}
+		return "FAIL", []string{"Engine: " + firstLineOf(err.Error())}
 	}
-	want, got = normalize(want, pg.oids), normalize(got, eng.oids)
-	diffs := compareResults(want, got, e.Ordered)
+	want, got = normalizeClientResult(want, pg.oids), normalizeClientResult(got, eng.oids)
+	diffs := compareClientResults(want, got, e.Ordered)
 	if len(diffs) == 0 {
 		return "ok", nil
 	}
@@ -420,7 +420,7 @@ func diffEntry(t *testing.T, e corpusEntry, pg *pgRunner, eng *engineRunner, kno
 		}
 		allowed[k.Column] = true
 	}
-	if len(allowed) == 0 || len(compareResults(without(want, allowed), without(got, allowed), e.Ordered)) > 0 {
+	if len(allowed) == 0 || len(compareClientResults(withoutColumns(want, allowed), withoutColumns(got, allowed), e.Ordered)) > 0 {
 		return "FAIL", diffs
 	}
 	for _, k := range known {
