@@ -345,11 +345,12 @@ func clientsSchema(user string) *Schema {
 	}
 }
 
-// wantedClientEntries counts the entries Wants accepts.
+// wantedClientEntries counts the entries Wants accepts (their oid
+// placeholders taken for an oid).
 func wantedClientEntries(entries []clientEntry) int {
 	n := 0
 	for _, e := range entries {
-		if Wants(e.SQL) {
+		if Wants(clientOIDPlaceholder.ReplaceAllString(e.SQL, "16384")) {
 			n++
 		}
 	}
@@ -391,12 +392,12 @@ func (r *clientEngine) query(sql string, params []*string) (*clientResult, error
 
 // run runs one entry, its placeholders resolved to the Engine's oids.
 func (r *clientEngine) run(e clientEntry) (*clientResult, error) {
-	if !Wants(e.SQL) {
-		return nil, fmt.Errorf("Wants refuses it")
-	}
 	sql, params, err := resolveClientEntry(e, r.oids, r.err)
 	if err != nil {
 		return nil, err
+	}
+	if !Wants(sql) {
+		return nil, fmt.Errorf("Wants refuses it")
 	}
 	return r.query(sql, params)
 }
