@@ -269,7 +269,7 @@ func sortedClientRows(rows [][]*string) [][]*string {
 // knownClientDifference is one line of testdata/clients/known-differences.txt.
 type knownClientDifference struct {
 	ID, Column, Why string
-	used            bool
+	used            bool // its entry differed from PostgreSQL
 }
 
 // loadKnownClientDifferences reads the allow-list: "<entry id> <column or *>
@@ -412,11 +412,13 @@ func diffClientEntry(t *testing.T, e clientEntry, pg *clientPG, eng *clientEngin
 	if len(diffs) == 0 {
 		return "ok", nil
 	}
+	for _, k := range known {
+		k.used = true // the entry differs: its lines are not stale
+	}
 	allowed, systemRows := map[string]bool{}, false
 	for _, k := range known {
 		switch k.Column {
 		case "*":
-			k.used = true
 			return "known", diffs
 		case systemRowsToken:
 			systemRows = true
@@ -428,15 +430,16 @@ func diffClientEntry(t *testing.T, e clientEntry, pg *clientPG, eng *clientEngin
 		return "FAIL", diffs
 	}
 	want, got = withoutColumns(want, allowed), withoutColumns(got, allowed)
+	ordered := e.Ordered
 	if systemRows {
+		// The schema's rows are compared as a set: among themselves a
+		// listing orders them by oid (getTypeInfo), which the Engine
+		// allocates in its own order.
 		names := clientSchemaNames(clientsSchema(pg.user))
-		want, got = schemaRows(want, names), schemaRows(got, names)
+		want, got, ordered = schemaRows(want, names), schemaRows(got, names), false
 	}
-	if rest := compareClientResults(want, got, e.Ordered); len(rest) > 0 {
+	if rest := compareClientResults(want, got, ordered); len(rest) > 0 {
 		return "FAIL", rest
-	}
-	for _, k := range known {
-		k.used = true
 	}
 	return "known", diffs
 }
