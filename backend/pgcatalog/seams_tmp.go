@@ -7,10 +7,7 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 )
 
-// Skeleton seams: database.go (buildDB) and rewrite.go (rewrite, run,
-// Wants) replace these.
-
-func buildDB(*Schema) (*sqlite3.Conn, error) { return nil, errors.New("not built yet") }
+// Skeleton seams: rewrite.go (rewrite, run, Wants) replaces these.
 
 func rewrite(string) (*rewritten, error) { return nil, &Error{Code: "0A000", Message: "not built yet"} }
 
