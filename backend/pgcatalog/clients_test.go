@@ -250,6 +250,9 @@ func invertMap(m map[string]string) map[string]string {
 type clientResult struct {
 	Names []string
 	Types []string
+	// Typmods are the columns' type modifiers (-1 none), compared with
+	// the types.
+	Typmods []int32
 	Rows  [][]*string
 }
 
@@ -259,6 +262,7 @@ func engineClientResult(r *Result) *clientResult {
 	for _, c := range r.Columns {
 		out.Names = append(out.Names, c.Name)
 		out.Types = append(out.Types, c.Type)
+		out.Typmods = append(out.Typmods, c.Typmod)
 	}
 	for _, row := range r.Rows {
 		cells := make([]*string, len(row))

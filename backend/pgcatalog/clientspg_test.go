@@ -101,6 +101,7 @@ func (r *clientPG) query(sql string, params []*string) (*clientResult, error) {
 	for _, fd := range rr.FieldDescriptions() {
 		out.Names = append(out.Names, fd.Name)
 		out.Types = append(out.Types, r.types[fd.DataTypeOID])
+		out.Typmods = append(out.Typmods, fd.TypeModifier)
 	}
 	for rr.NextRow() {
 		row := make([]*string, len(rr.Values()))
@@ -140,7 +141,7 @@ var clientOIDToken = regexp.MustCompile(`\b\d{5,10}\b`)
 // of 16384 or more (another object's oid: a database's) becomes <oid>,
 // any xid <xid>. Other values, PostgreSQL's own oids among them, stay.
 func normalizeClientResult(r *clientResult, oids map[string]string) *clientResult {
-	out := &clientResult{Names: r.Names, Types: r.Types}
+	out := &clientResult{Names: r.Names, Types: r.Types, Typmods: r.Typmods}
 	for _, row := range r.Rows {
 		cells := make([]*string, len(row))
 		for i, v := range row {
@@ -174,10 +175,10 @@ func withoutColumns(r *clientResult, cols map[string]bool) *clientResult {
 	if len(cols) == 0 {
 		return r
 	}
-	out := &clientResult{Names: r.Names, Types: append([]string(nil), r.Types...)}
+	out := &clientResult{Names: r.Names, Types: append([]string(nil), r.Types...), Typmods: append([]int32(nil), r.Typmods...)}
 	for i, n := range r.Names {
-		if cols[n] {
-			out.Types[i] = "-"
+		if cols[n] && i < len(out.Types) && i < len(out.Typmods) {
+			out.Types[i], out.Typmods[i] = "-", -1
 		}
 	}
 	for _, row := range r.Rows {
@@ -227,6 +228,9 @@ func clientColumnsText(r *clientResult) string {
 		typ := "?"
 		if i < len(r.Types) {
 			typ = r.Types[i]
+		}
+		if i < len(r.Typmods) && r.Typmods[i] != -1 {
+			typ += fmt.Sprintf("(typmod %d)", r.Typmods[i])
 		}
 		parts[i] = n + " " + typ
 	}
@@ -462,7 +466,7 @@ func clientSchemaNames(s *Schema) map[string]bool {
 // schemaRows keeps the rows of r that name an object of the schema: a
 // value that is one of names, or that holds an oid symbol of one.
 func schemaRows(r *clientResult, names map[string]bool) *clientResult {
-	out := &clientResult{Names: r.Names, Types: r.Types}
+	out := &clientResult{Names: r.Names, Types: r.Types, Typmods: r.Typmods}
 	for _, row := range r.Rows {
 		for _, v := range row {
 			if v != nil && (names[*v] || strings.Contains(*v, "{{")) {
