@@ -253,7 +253,7 @@ type clientResult struct {
 	// Typmods are the columns' type modifiers (-1 none), compared with
 	// the types.
 	Typmods []int32
-	Rows  [][]*string
+	Rows    [][]*string
 }
 
 // engineClientResult renders an Engine result as PostgreSQL's text output would.
