@@ -44,6 +44,7 @@ func newClientPG(t *testing.T, dsn string) *clientPG {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	t.Cleanup(func() { dropClientsDatabase(t, dsn) }) // after the connection's Close below
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,21 @@ func newClientPG(t *testing.T, dsn string) *clientPG {
 		t.Fatalf("PostgreSQL: %v", err)
 	}
 	return r
+}
+
+// dropClientsDatabase drops clientsDatabase from the server of dsn.
+func dropClientsDatabase(t *testing.T, dsn string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Errorf("drop %s: connect: %v", clientsDatabase, err)
+		return
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+clientsDatabase+" WITH (FORCE)"); err != nil {
+		t.Errorf("drop %s: %v", clientsDatabase, err)
+	}
 }
 
 func (r *clientPG) loadTypes(ctx context.Context) error {
