@@ -267,7 +267,11 @@ func engineClientResult(r *Result) *clientResult {
 	for _, row := range r.Rows {
 		cells := make([]*string, len(row))
 		for i, v := range row {
-			cells[i] = engineCellText(v, out.Types[min(i, len(out.Types)-1)])
+			typ := "" // a row wider than its columns: compareClientResults reports the columns
+			if i < len(out.Types) {
+				typ = out.Types[i]
+			}
+			cells[i] = engineCellText(v, typ)
 		}
 		out.Rows = append(out.Rows, cells)
 	}

@@ -226,6 +226,10 @@ func compareClientResults(want, got *clientResult, ordered bool) []string {
 	}
 	var diffs []string
 	for i := range w {
+		if len(w[i]) != len(g[i]) || len(w[i]) != len(want.Names) {
+			diffs = append(diffs, fmt.Sprintf("row %d: PostgreSQL %s, Engine %s", i+1, clientRowText(w[i]), clientRowText(g[i])))
+			continue
+		}
 		for j := range w[i] {
 			if a, b := clientCellText(w[i][j]), clientCellText(g[i][j]); a != b {
 				diffs = append(diffs, fmt.Sprintf("row %d %s: PostgreSQL %s, Engine %s", i+1, want.Names[j], a, b))
