@@ -419,6 +419,42 @@ func TestClientCorpusMatchesPostgres(t *testing.T) {
 	}
 }
 
+// compareParamTypes compares the parameter types the Engine's Describe
+// gives an entry with those PostgreSQL infers ("" when the same, or when
+// the entry has no parameters): a client that binds typed values encodes
+// them by the described types.
+func compareParamTypes(e clientEntry, pg *clientPG, eng *clientEngine) string {
+	if len(e.Params) == 0 {
+		return ""
+	}
+	pgSQL, _, err := resolveClientEntry(e, pg.oids, nil)
+	if err != nil {
+		return "parameters: " + err.Error()
+	}
+	engSQL, _, err := resolveClientEntry(e, eng.oids, eng.err)
+	if err != nil {
+		return "parameters: " + err.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sd, err := pg.conn.PgConn().Prepare(ctx, "", pgSQL, nil)
+	if err != nil {
+		return "parameters: PostgreSQL: " + err.Error()
+	}
+	want := make([]string, len(sd.ParamOIDs))
+	for i, oid := range sd.ParamOIDs {
+		want[i] = pg.types[oid]
+	}
+	got, _, err := eng.e.Describe(engSQL)
+	if err != nil {
+		return "parameters: Engine's Describe: " + firstLineOf(err.Error())
+	}
+	if a, b := strings.Join(want, ", "), strings.Join(got, ", "); a != b {
+		return "parameter types: PostgreSQL (" + a + "), Engine (" + b + ")"
+	}
+	return ""
+}
+
 // diffClientEntry runs e on both and returns "ok", "known" (differences all
 // allowed) or "FAIL", with the differences.
 func diffClientEntry(t *testing.T, e clientEntry, pg *clientPG, eng *clientEngine, known []*knownClientDifference) (string, []string) {
@@ -430,6 +466,9 @@ func diffClientEntry(t *testing.T, e clientEntry, pg *clientPG, eng *clientEngin
 	got, err := eng.run(e)
 	if err != nil {
 		return "FAIL", []string{"Engine: " + firstLineOf(err.Error())}
+	}
+	if d := compareParamTypes(e, pg, eng); d != "" {
+		return "FAIL", []string{d}
 	}
 	want, got = normalizeClientResult(want, pg.oids), normalizeClientResult(got, eng.oids)
 	diffs := compareClientResults(want, got, e.Ordered)
