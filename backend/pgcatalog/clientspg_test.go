@@ -536,3 +536,74 @@ func schemaRows(r *clientResult, names map[string]bool) *clientResult {
 	}
 	return out
 }
+
+// TestNormalizeClientResult: the schema's oids become their symbols
+// anywhere, other oids of 16384 or more become <oid> only in oid-typed
+// columns, xids <xid>; PostgreSQL's own oids and other integers (a typmod)
+// stay.
+func TestNormalizeClientResult(t *testing.T) {
+	s := func(v string) *string { return &v }
+	r := &clientResult{
+		Names: []string{"oid", "relname", "atttypmod", "conkey_rel", "frozen"},
+		Types: []string{"oid", "name", "int4", "text", "xid"},
+		Rows: [][]*string{
+			{s("16390"), s("authors"), s("655366"), s("{16390,16400}"), s("731")},
+			{s("16999"), s("pg_class"), s("-1"), nil, s("1")},
+			{s("1259"), s("pg_class"), s("16999"), s("16999"), nil},
+		},
+	}
+	got := normalizeClientResult(r, map[string]string{"16390": "{{class authors}}"})
+	want := [][]string{
+		{"{{class authors}}", "authors", "655366", "{{{class authors}},16400}", "<xid>"},
+		{"<oid>", "pg_class", "-1", "NULL", "<xid>"},
+		{"1259", "pg_class", "16999", "16999", "NULL"},
+	}
+	for i, row := range got.Rows {
+		for j, v := range row {
+			text := "NULL"
+			if v != nil {
+				text = *v
+			}
+			if text != want[i][j] {
+				t.Errorf("row %d %s: %q, want %q", i+1, r.Names[j], text, want[i][j])
+			}
+		}
+	}
+}
+
+// TestCompareClientResults: rows compared in order only when ordered;
+// column types and type modifiers, row counts and values reported.
+func TestCompareClientResults(t *testing.T) {
+	s := func(v string) *string { return &v }
+	res := func(typmod int32, rows ...[]*string) *clientResult {
+		return &clientResult{Names: []string{"a"}, Types: []string{"varchar"}, Typmods: []int32{typmod}, Rows: rows}
+	}
+	x, y := []*string{s("x")}, []*string{s("y")}
+	if d := compareClientResults(res(-1, x, y), res(-1, y, x), false); len(d) != 0 {
+		t.Errorf("unordered: %v", d)
+	}
+	if d := compareClientResults(res(-1, x, y), res(-1, y, x), true); len(d) != 2 {
+		t.Errorf("ordered: want the two rows reported, got %v", d)
+	}
+	if d := compareClientResults(res(7, x), res(-1, x), false); len(d) != 1 || !strings.Contains(d[0], "typmod 7") {
+		t.Errorf("typmod: %v", d)
+	}
+	if d := compareClientResults(res(-1, x), res(-1, x, y), false); len(d) != 1 || !strings.HasPrefix(d[0], "rows: PostgreSQL 1, Engine 2") {
+		t.Errorf("row count: %v", d)
+	}
+	if d := compareClientResults(res(-1, x), res(-1, []*string{nil}), false); len(d) != 1 || !strings.Contains(d[0], `PostgreSQL "x", Engine NULL`) {
+		t.Errorf("NULL: %v", d)
+	}
+}
+
+// TestSchemaRows: system-rows keeps the rows naming the schema's objects.
+func TestSchemaRows(t *testing.T) {
+	s := func(v string) *string { return &v }
+	r := &clientResult{Names: []string{"schema", "name"}, Types: []string{"name", "name"}, Rows: [][]*string{
+		{s("pg_catalog"), s("pg_class")}, {s("public"), s("books")}, {s("x"), s("{{type _authors}}")}, {nil, s("shop")},
+	}}
+	got := schemaRows(r, clientSchemaNames(clientsSchema("postgres")))
+	if len(got.Rows) != 3 || *got.Rows[0][1] != "books" || *got.Rows[2][1] != "shop" {
+		t.Errorf("schemaRows kept %s", clientRowsText(got.Rows, 10))
+	}
+}
