@@ -70,3 +70,15 @@ SELECT description FROM pg_catalog.pg_description WHERE objsubid = (SELECT ordin
 -- gorm AutoMigrate Author
 -- parameters: $1 = 'authors', $2 = 'name', $3 = 'authors'
 SELECT description FROM pg_catalog.pg_description WHERE objsubid = (SELECT ordinal_position FROM information_schema.columns WHERE table_schema = CURRENT_SCHEMA() AND table_name = $1 AND column_name = $2) AND objoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = $3 AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = CURRENT_SCHEMA()))
+-- next
+-- gorm AutoMigrate Author
+-- parameters: $1 = 'authors', $2 = 'email', $3 = 'authors'
+SELECT description FROM pg_catalog.pg_description WHERE objsubid = (SELECT ordinal_position FROM information_schema.columns WHERE table_schema = CURRENT_SCHEMA() AND table_name = $1 AND column_name = $2) AND objoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = $3 AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = CURRENT_SCHEMA()))
+-- next
+-- gorm AutoMigrate Author
+-- parameters: $1 = 'authors', $2 = 'active', $3 = 'authors'
+SELECT description FROM pg_catalog.pg_description WHERE objsubid = (SELECT ordinal_position FROM information_schema.columns WHERE table_schema = CURRENT_SCHEMA() AND table_name = $1 AND column_name = $2) AND objoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = $3 AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = CURRENT_SCHEMA()))
+-- next
+-- gorm AutoMigrate Author
+-- parameters: $1 = 'authors', $2 = 'created_at', $3 = 'authors'
+SELECT description FROM pg_catalog.pg_description WHERE objsubid = (SELECT ordinal_position FROM information_schema.columns WHERE table_schema = CURRENT_SCHEMA() AND table_name = $1 AND column_name = $2) AND objoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = $3 AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = CURRENT_SCHEMA()))

@@ -21,7 +21,7 @@ import (
 type Author struct {
 	ID        int32     `gorm:"primaryKey"`
 	Name      string    `gorm:"type:varchar(100);not null"`
-	Email     string    `gorm:"type:varchar(255);not null;uniqueIndex:authors_email_key"`
+	Email     string    `gorm:"type:varchar(255);not null;unique"`
 	Active    bool      `gorm:"not null;default:true"`
 	CreatedAt time.Time `gorm:"not null;default:now()"`
 }
