@@ -522,16 +522,23 @@ func clientSchemaNames(s *Schema) map[string]bool {
 	return names
 }
 
+// roleNameColumns are the result columns that name a role in the role
+// listings of the corpus (pg_roles.rolname, pg_user.usename, psql's).
+var roleNameColumns = map[string]bool{"rolname": true, "usename": true, "Role name": true}
+
 // schemaRows keeps the rows of r that name an object of the schema: a
 // value that is one of names, or that holds an oid symbol of one; and a
-// role listing's row of the session's role user (its first value: other
-// roles come and go on a server other tests share).
+// role listing's row of the session's role user (other roles come and go
+// on a server other tests share).
 func schemaRows(r *clientResult, names map[string]bool, user string) *clientResult {
 	out := &clientResult{Names: r.Names, Types: r.Types, Typmods: r.Typmods}
+rows:
 	for _, row := range r.Rows {
-		if len(row) > 0 && row[0] != nil && *row[0] == user {
-			out.Rows = append(out.Rows, row)
-			continue
+		for i, v := range row {
+			if v != nil && *v == user && i < len(r.Names) && roleNameColumns[r.Names[i]] {
+				out.Rows = append(out.Rows, row)
+				continue rows
+			}
 		}
 		for _, v := range row {
 			if v != nil && (names[*v] || strings.Contains(*v, "{{")) {
@@ -607,10 +614,16 @@ func TestSchemaRows(t *testing.T) {
 	s := func(v string) *string { return &v }
 	r := &clientResult{Names: []string{"schema", "name"}, Types: []string{"name", "name"}, Rows: [][]*string{
 		{s("pg_catalog"), s("pg_class")}, {s("public"), s("books")}, {s("x"), s("{{type _authors}}")}, {nil, s("shop")},
-		{s("me"), s("t")}, {s("template0"), s("me")},
+		{s("me"), s("t")},
 	}}
 	got := schemaRows(r, clientSchemaNames(clientsSchema("me")), "me")
-	if len(got.Rows) != 4 || *got.Rows[0][1] != "books" || *got.Rows[2][1] != "shop" || *got.Rows[3][1] != "t" {
+	if len(got.Rows) != 3 || *got.Rows[0][1] != "books" || *got.Rows[2][1] != "shop" {
+		t.Errorf("schemaRows kept %s", clientRowsText(got.Rows, 10))
+	}
+	roles := &clientResult{Names: []string{"rolname", "rolsuper"}, Types: []string{"name", "bool"}, Rows: [][]*string{
+		{s("pg_monitor"), s("f")}, {s("me"), s("t")}, {s("other"), s("f")},
+	}}
+	if got := schemaRows(roles, nil, "me"); len(got.Rows) != 1 || *got.Rows[0][0] != "me" {
 		t.Errorf("schemaRows kept %s", clientRowsText(got.Rows, 10))
 	}
 }
