@@ -1,25 +1,11 @@
 package pgcatalog
 
 import (
-	"context"
 	"errors"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 )
 
-// Skeleton seams: database.go (buildDB) and rewrite.go (rewrite, run,
-// Wants) replace these.
+// Skeleton seam: database.go (buildDB) replaces this.
 
 func buildDB(*Schema) (*sqlite3.Conn, error) { return nil, errors.New("not built yet") }
-
-func rewrite(string) (*rewritten, error) { return nil, &Error{Code: "0A000", Message: "not built yet"} }
-
-func run(context.Context, *sqlite3.Conn, *rewritten, []any) (*Result, error) {
-	return nil, errors.New("not built yet")
-}
-
-// Wants reports whether sql is a catalog query this package answers: one
-// SELECT that names at least one catalog relation (Relations) or calls a
-// catalog function (Functions but the generic ones), and names no other
-// relation and no other function than Functions.
-func Wants(string) bool { return false }
