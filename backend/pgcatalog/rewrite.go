@@ -83,9 +83,9 @@ type col struct {
 	fields         []col // a composite's fields, each read by its sql
 }
 
-// query is a rewritten query: its SQLite text, whose columns are named
+// selectOut is a rewritten query: its SQLite text, whose columns are named
 // c1 … (colName), and its PostgreSQL columns.
-type query struct {
+type selectOut struct {
 	sql  string
 	cols []col
 }
@@ -95,7 +95,7 @@ func colName(i int) string { return "c" + strconv.Itoa(i+1) }
 
 // finish wraps the top query so that reg* columns show names, and fills
 // the result's columns and parameters.
-func (r *rewriter) finish(q *query) *rewritten {
+func (r *rewriter) finish(q *selectOut) *rewritten {
 	rw := &rewritten{SQL: q.sql}
 	outer := make([]string, len(q.cols))
 	wrap := false

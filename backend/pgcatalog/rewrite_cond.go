@@ -136,7 +136,7 @@ func (r *rewriter) subLink(s *pg_query.SubLink, sc *scope) (val, error) {
 
 // inSubquery is `x IN (subquery)`, `x op ANY (subquery)` and
 // `x op ALL (subquery)`.
-func (r *rewriter) inSubquery(s *pg_query.SubLink, q *query, sc *scope) (val, error) {
+func (r *rewriter) inSubquery(s *pg_query.SubLink, q *selectOut, sc *scope) (val, error) {
 	if len(q.cols) != 1 {
 		return val{}, refuse("row comparisons with a subquery")
 	}

@@ -9,7 +9,7 @@ import (
 
 // query rewrites a SELECT (plain, set operation or VALUES) in the scope
 // of the enclosing query (nil at the top).
-func (r *rewriter) query(s *pg_query.SelectStmt, outer *scope) (*query, error) {
+func (r *rewriter) query(s *pg_query.SelectStmt, outer *scope) (*selectOut, error) {
 	if s.GetIntoClause() != nil || len(s.GetLockingClause()) > 0 {
 		return nil, refuse("SELECT INTO and FOR UPDATE/SHARE")
 	}
@@ -18,7 +18,7 @@ func (r *rewriter) query(s *pg_query.SelectStmt, outer *scope) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	var q *query
+	var q *selectOut
 	switch {
 	case s.GetOp() != pg_query.SetOperation_SETOP_NONE:
 		q, err = r.setOp(s, sc)
@@ -82,7 +82,7 @@ func cteCols(c *pg_query.CommonTableExpr, cols []col) []col {
 }
 
 // setOp rewrites UNION, INTERSECT and EXCEPT [ALL].
-func (r *rewriter) setOp(s *pg_query.SelectStmt, sc *scope) (*query, error) {
+func (r *rewriter) setOp(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
 	l, err := r.arm(s.GetLarg(), sc, false)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (r *rewriter) setOp(s *pg_query.SelectStmt, sc *scope) (*query, error) {
 	if s.GetAll() {
 		op += " ALL"
 	}
-	q := &query{sql: l.sql + " " + op + " " + rt.sql, cols: append([]col(nil), l.cols...)}
+	q := &selectOut{sql: l.sql + " " + op + " " + rt.sql, cols: append([]col(nil), l.cols...)}
 	for i := range q.cols {
 		if q.cols[i].typ == unknownType {
 			q.cols[i].typ = rt.cols[i].typ
@@ -119,7 +119,7 @@ func setOpName(op pg_query.SetOperation) string {
 
 // arm rewrites a set operation's arm; SQLite's arms take no ORDER BY,
 // LIMIT or WITH, and group from the left: such an arm is a subquery.
-func (r *rewriter) arm(s *pg_query.SelectStmt, sc *scope, right bool) (*query, error) {
+func (r *rewriter) arm(s *pg_query.SelectStmt, sc *scope, right bool) (*selectOut, error) {
 	q, err := r.query(s, sc)
 	if err != nil {
 		return nil, err
@@ -133,9 +133,9 @@ func (r *rewriter) arm(s *pg_query.SelectStmt, sc *scope, right bool) (*query, e
 }
 
 // values rewrites a VALUES list.
-func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*query, error) {
+func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
 	var rows []string
-	var q query
+	var q selectOut
 	for i, l := range s.GetValuesLists() {
 		items := l.GetList().GetItems()
 		if i > 0 && len(items) != len(q.cols) {
@@ -165,7 +165,7 @@ func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*query, error) {
 }
 
 // plain rewrites a SELECT … FROM … WHERE … GROUP BY … HAVING ….
-func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*query, error) {
+func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
 	var b strings.Builder
 	from, err := r.fromList(s.GetFromClause(), sc)
 	if err != nil {
@@ -209,7 +209,7 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*query, error) {
 	if len(s.GetWindowClause()) > 0 {
 		return nil, refuse("the WINDOW clause")
 	}
-	q := &query{sql: b.String(), cols: cols}
+	q := &selectOut{sql: b.String(), cols: cols}
 	return r.orderLimit(s, q, sc, targets)
 }
 

@@ -139,7 +139,7 @@ func figureNameOf(n *pg_query.Node) string {
 // orderLimit writes ORDER BY, LIMIT and OFFSET. An ORDER BY item may be
 // an ordinal or an output column's name (which PostgreSQL tries before
 // the input columns); in a set operation or VALUES (sc nil) only those.
-func (r *rewriter) orderLimit(s *pg_query.SelectStmt, q *query, sc *scope, targets []string) (*query, error) {
+func (r *rewriter) orderLimit(s *pg_query.SelectStmt, q *selectOut, sc *scope, targets []string) (*selectOut, error) {
 	var items []string
 	for _, n := range s.GetSortClause() {
 		sb := n.GetSortBy()
@@ -180,7 +180,7 @@ func sortDirection(sb *pg_query.SortBy) string {
 	return dir + " NULLS LAST"
 }
 
-func (r *rewriter) sortKey(n *pg_query.Node, q *query, sc *scope) (string, error) {
+func (r *rewriter) sortKey(n *pg_query.Node, q *selectOut, sc *scope) (string, error) {
 	if i, ok := ordinal(n); ok {
 		if i < 1 || i > len(q.cols) {
 			return "", pgErr("42P10", "ORDER BY position %d is not in select list", i)
@@ -212,7 +212,7 @@ func (r *rewriter) sortKey(n *pg_query.Node, q *query, sc *scope) (string, error
 }
 
 // limit writes LIMIT and OFFSET (LIMIT ALL is no limit).
-func (r *rewriter) limit(s *pg_query.SelectStmt, q *query, sc *scope) (*query, error) {
+func (r *rewriter) limit(s *pg_query.SelectStmt, q *selectOut, sc *scope) (*selectOut, error) {
 	if s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
 		return nil, refuse("FETCH … WITH TIES")
 	}
