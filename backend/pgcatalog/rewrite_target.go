@@ -108,6 +108,9 @@ func figureNameOf(n *pg_query.Node) (string, int) {
 	case *pg_query.Node_CollateClause:
 		return figureNameOf(x.CollateClause.GetArg())
 	case *pg_query.Node_CaseExpr:
+		if name, strength := figureNameOf(x.CaseExpr.GetDefresult()); strength == 2 {
+			return name, 2
+		}
 		return "case", 1
 	case *pg_query.Node_AArrayExpr:
 		return "array", 1
@@ -144,7 +147,7 @@ func subLinkName(s *pg_query.SubLink) (string, int) {
 			if rt := tl[0].GetResTarget(); rt.GetName() != "" {
 				return rt.GetName(), 2
 			}
-			return figureNameOf(tl[0].GetResTarget().GetVal())
+			return figureName(tl[0].GetResTarget().GetVal()), 2
 		}
 	}
 	return "", 0
