@@ -260,10 +260,20 @@ func (r *rewriter) anyAll(a *pg_query.A_Expr, sc *scope) (val, error) {
 		return val{}, pgErr("42809", "op ANY/ALL (array) requires array on right side")
 	}
 	l = r.coerce(l, elemType(arr.typ))
-	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_OP_ANY {
-		return val{sql: "EXISTS (SELECT 1 FROM json_each(" + arr.sql + ") AS _e WHERE " + l.sql + " " + c + " _e.value)", typ: "bool"}, nil
+	return anyAllOver(l.sql, c, arr.sql, a.GetKind() == pg_query.A_Expr_Kind_AEXPR_OP_ANY), nil
+}
+
+// anyAllOver is `x op ANY (array)` (any true) or ALL (all true) with
+// PostgreSQL's NULLs: NULL when no comparison decides and one is NULL,
+// false (ANY) or true (ALL) over an empty array, NULL over a NULL one.
+func anyAllOver(x, op, arr string, any bool) val {
+	decide, decided, otherwise := "max(_c) = 1", "1", "0"
+	if !any {
+		decide, decided, otherwise = "min(_c) = 0", "0", "1"
 	}
-	return val{sql: "NOT EXISTS (SELECT 1 FROM json_each(" + arr.sql + ") AS _e WHERE NOT (" + l.sql + " " + c + " _e.value))", typ: "bool"}, nil
+	return val{sql: "CASE WHEN " + arr + " IS NULL THEN NULL ELSE (SELECT CASE WHEN " + decide + " THEN " + decided +
+		" WHEN count(*) > count(_c) THEN NULL ELSE " + otherwise + " END FROM (SELECT " + x + " " + op +
+		" _e.value AS _c FROM json_each(" + arr + ") AS _e)) END", typ: "bool"}
 }
 
 func (r *rewriter) boolOp(b *pg_query.BoolExpr, sc *scope) (val, error) {

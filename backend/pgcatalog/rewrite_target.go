@@ -113,9 +113,9 @@ func figureNameOf(n *pg_query.Node) (string, int) {
 		}
 		return "case", 1
 	case *pg_query.Node_AArrayExpr:
-		return "array", 1
+		return "array", 2
 	case *pg_query.Node_RowExpr:
-		return "row", 1
+		return "row", 2
 	case *pg_query.Node_CoalesceExpr:
 		return "coalesce", 2
 	case *pg_query.Node_MinMaxExpr:
