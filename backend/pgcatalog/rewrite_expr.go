@@ -138,6 +138,9 @@ func (r *rewriter) coerce(v val, t string) val {
 		return v
 	}
 	if v.param != 0 {
+		if t == "varchar" {
+			t = "text" // varchar compares with text's operators
+		}
 		r.params[v.param] = t
 		return r.paramVal(v.param, t)
 	}

@@ -172,3 +172,78 @@ func textRows(rows [][]any) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// pgComparedParams are queries with parameters (and the texts a client
+// binds): PostgreSQL and the Engine must agree on the parameters' types
+// and on the rows.
+var pgComparedParams = []struct {
+	sql  string
+	args []string
+}{
+	{`SELECT relname FROM pg_class WHERE relname = $1 AND relnamespace = $2`, []string{"books", "2200"}},
+	{`SELECT $1::regclass::oid = 'books'::regclass::oid, $2::int4 + 1`, []string{"books", "41"}},
+	{`SELECT relname FROM pg_class WHERE relname = ANY($1) ORDER BY 1`, []string{"{books,authors,nosuch}"}},
+	{`SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum LIMIT $2`, []string{"public.authors", "2"}},
+	{`SELECT c.relname FROM pg_class c WHERE c.relkind = $1 AND c.relname LIKE $2 ORDER BY 1`, []string{"r", "b%"}},
+	{`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2 AND table_type = $3`, []string{"public", "authors", "BASE TABLE"}},
+	{`SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = 2200 AND i.indisprimary = $1`, []string{"t"}},
+}
+
+// TestParamsAgainstPostgres prepares pgComparedParams on PostgreSQL and
+// on the Engine and runs them with the same texts.
+func TestParamsAgainstPostgres(t *testing.T) {
+	server := os.Getenv("RELCHAIN_TEST_PG")
+	if server == "" {
+		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
+	}
+	pg := scratchDatabase(t, server)
+	e := mustEngine(t)
+	ctx := context.Background()
+	for i, c := range pgComparedParams {
+		desc, err := pg.Prepare(ctx, fmt.Sprintf("p%d", i), c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		var want []string
+		for _, o := range desc.ParamOIDs {
+			var typ string
+			if err := pg.QueryRow(ctx, "SELECT typname FROM pg_type WHERE oid = $1", o).Scan(&typ); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, typ)
+		}
+		got, _, err := e.Describe(c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: parameters %v, want %v", c.sql, got, want)
+		}
+		args := make([]any, len(c.args))
+		for i, a := range c.args {
+			args[i] = a
+		}
+		rows, err := pg.Query(ctx, c.sql, append([]any{pgx.QueryResultFormats{pgx.TextFormatCode}, pgx.QueryExecModeExec}, args...)...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		var wantRows []string
+		for rows.Next() {
+			var vs []string
+			for _, v := range rows.RawValues() {
+				vs = append(vs, string(v))
+			}
+			wantRows = append(wantRows, strings.Join(vs, "|"))
+		}
+		rows.Close()
+		res, err := e.Query(ctx, c.sql, args)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if g, w := textRows(res.Rows), strings.Join(wantRows, "\n"); g != w {
+			t.Errorf("%s:\nrows %q\nwant %q", c.sql, g, w)
+		}
+	}
+}
