@@ -98,7 +98,12 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		return val{sql: "(" + l.sql + " " + c + " " + rt.sql + ")", typ: "bool"}, nil
 	}
 	switch op {
-	case "+", "-", "*", "/", "%", "&", "|":
+	case "/", "%":
+		if rt.sql == "0" {
+			return val{}, pgErr("22012", "division by zero")
+		}
+		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
+	case "+", "-", "*", "&", "|":
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
 	case "~", "~*", "!~", "!~*":
 		flags := "''"
