@@ -181,5 +181,8 @@ func bindValue(s *sqlite3.Stmt, i int, v any) error {
 	if err != nil {
 		return err
 	}
+	if string(b) == "null" { // a nil slice: NULL, not the JSON null
+		return s.BindNull(i)
+	}
 	return s.BindText(i, string(b))
 }

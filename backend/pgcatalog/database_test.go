@@ -119,6 +119,11 @@ func one(t *testing.T, db *sqlite3.Conn, q string) string {
 func TestEveryRelationHasItsColumns(t *testing.T) {
 	db := openTestDB(t)
 	for _, r := range Relations {
+		q := fmt.Sprintf("SELECT count(*) FROM pg_class WHERE oid = pgcat_regclass_in('%s.%s') AND relname = '%s'",
+			r.Schema, r.Name, r.Name)
+		if n := one(t, db, q); n != "1" {
+			t.Errorf("%s.%s has no pg_class row", r.Schema, r.Name)
+		}
 		cols := query(t, db, fmt.Sprintf("SELECT name FROM pragma_table_info('%s', '%s')", r.Name, r.Schema))
 		if len(cols) != len(r.Columns) {
 			t.Errorf("%s.%s: %d columns, want %d", r.Schema, r.Name, len(cols), len(r.Columns))
@@ -170,6 +175,11 @@ func TestCatalogRows(t *testing.T) {
 		{"SELECT seqstart || ',' || seqincrement FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid WHERE relname = 'counter'", "10,5"},
 		{"SELECT datname || encoding FROM pg_database", "app6"},
 		{"SELECT rolname || rolsuper FROM pg_roles WHERE rolname = 'alice'", "alice0"},
+		{"SELECT ('A' LIKE 'a') || ('a' LIKE 'a')", "01"},
+		{"SELECT attnum || ' ' || atttypid FROM pg_attribute WHERE attrelid = 1259 AND attname = 'relname'", "2 19"},
+		{"SELECT relnamespace || relkind FROM pg_class WHERE relname = 'columns'", "13207v"},
+		{"SELECT obj_description(13559, 'pg_extension')", "PL/pgSQL procedural language"},
+		{"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname <> 'pg_catalog'", "0"},
 		{"SELECT indexdef FROM pg_indexes WHERE indexname = 'books_title_idx'", "CREATE INDEX books_title_idx ON public.books USING btree (title)"},
 	}
 	for _, c := range checks {

@@ -6,9 +6,11 @@ package pgcatalog
 // relations' own pg_class rows, and the settings.
 func fillBuiltins(w *writer, m *model) {
 	role := roleOid(m.s)
-	for _, ns := range [][]any{{nsPgCatalog, pgCatalog, bootstrapRole}, {nsPublic, "public", role},
-		{nsInfoSchema, informationSchema, bootstrapRole}, {nsPgToast, "pg_toast", bootstrapRole}} {
-		w.insert("pg_catalog.pg_namespace", row{"oid": ns[0], "nspname": ns[1], "nspowner": ns[2]})
+	builtinACL := []string{"postgres=UC/postgres", "=U/postgres"}
+	for _, ns := range [][]any{{nsPgCatalog, pgCatalog, bootstrapRole, builtinACL},
+		{nsPublic, "public", role, []string{m.s.User + "=UC/" + m.s.User, "=U/" + m.s.User}},
+		{nsInfoSchema, informationSchema, bootstrapRole, builtinACL}, {nsPgToast, "pg_toast", bootstrapRole, nil}} {
+		w.insert("pg_catalog.pg_namespace", row{"oid": ns[0], "nspname": ns[1], "nspowner": ns[2], "nspacl": ns[3]})
 	}
 	fillRoles(w, m)
 	w.insert("pg_catalog.pg_database", row{"oid": 5, "datname": m.s.Database, "datdba": role,

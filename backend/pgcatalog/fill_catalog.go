@@ -37,12 +37,25 @@ func fillClass(w *writer, m *model, r *relObj) {
 	if r.kind == "S" {
 		natts = 3
 	}
+	pages, tuples := kindSize(r.kind)
 	w.insert("pg_catalog.pg_class", row{"oid": r.oid, "relname": r.name, "relnamespace": nsPublic,
 		"reltype": r.rowType, "relowner": roleOid(m.s), "relam": kindAm(r.kind), "relfilenode": r.oid,
-		"relpages": 0, "reltuples": -1.0, "relhasindex": len(r.indexes) > 0, "relpersistence": "p",
+		"relpages": pages, "reltuples": tuples, "relhasindex": len(r.indexes) > 0, "relpersistence": "p",
 		"relkind": r.kind, "relnatts": natts, "relchecks": checks, "relhasrules": r.kind == "v",
 		"relispopulated": true, "relreplident": replident(r.kind)})
 	depend(w, classPgClass, r.oid, 0, classPgNs, nsPublic, 0, "n")
+}
+
+// kindSize is relpages and reltuples as a new relation of the kind has
+// them in PostgreSQL (tables and views never analyzed: -1).
+func kindSize(kind string) (int, float64) {
+	switch kind {
+	case "i":
+		return 1, 0
+	case "S":
+		return 1, 1
+	}
+	return 0, -1
 }
 
 // kindAm is a user relation kind's access method.
@@ -70,7 +83,8 @@ func depend(w *writer, class, obj int64, sub int, refClass, ref int64, refSub in
 }
 
 // fillColumns adds r's pg_attribute rows: its columns from attnum 1, and
-// for a table PostgreSQL's system columns (negative attnums).
+// for a table or sequence PostgreSQL's system columns (negative attnums:
+// ctid -1, xmin -2, cmin -3, xmax -4, cmax -5, tableoid -6).
 func fillColumns(w *writer, r *relObj) {
 	cols := r.cols
 	if r.kind == "S" {
@@ -81,7 +95,7 @@ func fillColumns(w *writer, r *relObj) {
 	for i, c := range cols {
 		fillAttribute(w, r.oid, i+1, c)
 	}
-	if r.kind != "r" {
+	if r.kind != "r" && r.kind != "S" {
 		return
 	}
 	for i, name := range []string{"ctid", "xmin", "cmin", "xmax", "cmax", "tableoid"} {
@@ -96,12 +110,15 @@ func fillAttribute(w *writer, rel int64, num int, c Column) {
 	if t == nil {
 		t = typesByName["unknown"]
 	}
-	ndims := 0
+	ndims, stattarget := 0, -1
 	if t.category == "A" {
 		ndims = 1
 	}
+	if num < 0 {
+		stattarget = 0
+	}
 	w.insert("pg_catalog.pg_attribute", row{"attrelid": rel, "attname": c.Name, "atttypid": t.oid,
-		"attstattarget": -1, "attlen": t.len, "attnum": num, "attndims": ndims, "attcacheoff": -1,
+		"attstattarget": stattarget, "attlen": t.len, "attnum": num, "attndims": ndims, "attcacheoff": -1,
 		"atttypmod": c.Typmod, "attbyval": t.byval, "attalign": t.align, "attstorage": t.storage,
 		"attnotnull": c.NotNull, "atthasdef": c.Default != "", "attidentity": identity(c.Identity),
 		"attislocal": true, "attcollation": t.collation})

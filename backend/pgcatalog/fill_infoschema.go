@@ -8,7 +8,7 @@ import (
 // fillInfoSchema adds information_schema's rows for the Schema.
 func fillInfoSchema(w *writer, m *model) {
 	db, user := m.s.Database, m.s.User
-	for _, ns := range []string{pgCatalog, "public", informationSchema} {
+	for _, ns := range []string{pgCatalog, "public", informationSchema, "pg_toast"} {
 		owner := bootstrapRoleName
 		if ns == "public" {
 			owner = user
@@ -18,7 +18,7 @@ func fillInfoSchema(w *writer, m *model) {
 	w.insert("information_schema.enabled_roles", row{"role_name": user})
 	w.insert("information_schema.character_sets", row{"character_set_catalog": nil, "character_set_schema": nil,
 		"character_set_name": "UTF8", "character_repertoire": "UCS", "form_of_use": "UTF8",
-		"default_collate_catalog": db, "default_collate_schema": pgCatalog, "default_collate_name": "C.UTF-8"})
+		"default_collate_catalog": db, "default_collate_schema": pgCatalog, "default_collate_name": "ucs_basic"})
 	for _, r := range m.rels {
 		switch r.kind {
 		case "r", "v":
@@ -40,8 +40,8 @@ func fillInfoTable(w *writer, m *model, r *relObj) {
 	if r.kind == "v" {
 		typ = "VIEW"
 		w.insert("information_schema.views", row{"table_catalog": db, "table_schema": "public", "table_name": r.name,
-			"view_definition": r.view.Definition, "check_option": "NONE", "is_updatable": "NO",
-			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
+			"view_definition": r.view.Definition, "check_option": "NONE", "is_updatable": "YES",
+			"is_insertable_into": "YES", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 			"is_trigger_insertable_into": "NO"})
 	}
 	w.insert("information_schema.tables", row{"table_catalog": db, "table_schema": "public", "table_name": r.name,
@@ -75,7 +75,7 @@ func fillNotNull(w *writer, m *model, r *relObj, num int, c Column) {
 		"constraint_name": name, "table_catalog": db, "table_schema": "public", "table_name": r.name,
 		"constraint_type": "CHECK", "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES"})
 	w.insert("information_schema.check_constraints", row{"constraint_catalog": db, "constraint_schema": "public",
-		"constraint_name": name, "check_clause": quoteIdent(c.Name) + " IS NOT NULL"})
+		"constraint_name": name, "check_clause": c.Name + " IS NOT NULL"})
 }
 
 // fillInfoColumn adds one information_schema.columns row.

@@ -100,3 +100,19 @@ func TestFunctionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreFunctions checks further results against PostgreSQL 15's.
+func TestMoreFunctions(t *testing.T) {
+	db := openTestDB(t)
+	checks := []struct{ q, want string }{
+		{"SELECT user() || current_role()", "alicealice"},
+		{"SELECT substr('hello', -1, 3) || '|' || substring('hello', 4) || '|' || translate('abcabc', 'ab', 'x')", "h|lo|xcxc"},
+		{`SELECT array_to_string('[1,2,null]', '-')`, "1-2"},
+		{"SELECT quote_ident('Ünï') || quote_ident('_x') || quote_ident('1a') || quote_ident('type') || quote_ident('order')", `"Ünï"_x"1a"type"order"`},
+	}
+	for _, c := range checks {
+		if got := one(t, db, c.q); got != c.want {
+			t.Errorf("%s\n got %q\nwant %q", c.q, got, c.want)
+		}
+	}
+}
