@@ -3,6 +3,7 @@ package pgcatalog
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestRewritesAgainstPostgres(t *testing.T) {
 	if server == "" {
 		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
 	}
-	pg := scratchDatabase(t, server)
+	pg := rwScratchDB(t, server, "q")
 	e := mustEngine(t)
 	ctx := context.Background()
 	for _, q := range pgComparedRewrites {
@@ -199,7 +200,7 @@ func TestParamsAgainstPostgres(t *testing.T) {
 	if server == "" {
 		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
 	}
-	pg := scratchDatabase(t, server)
+	pg := rwScratchDB(t, server, "p")
 	e := mustEngine(t)
 	ctx := context.Background()
 	for i, c := range pgComparedParams {
@@ -249,4 +250,35 @@ func TestParamsAgainstPostgres(t *testing.T) {
 			t.Errorf("%s:\nrows %q\nwant %q", c.sql, g, w)
 		}
 	}
+}
+
+// rwScratchDB is a fresh database of server holding testSchemaSQL,
+// dropped when the test ends.
+func rwScratchDB(t *testing.T, server, suffix string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	name := fmt.Sprintf("pgcatalog_rw_%d_%s", os.Getpid(), suffix)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)") })
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	pg, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close(ctx) })
+	if _, err := pg.Exec(ctx, testSchemaSQL); err != nil {
+		t.Fatal(err)
+	}
+	return pg
 }
