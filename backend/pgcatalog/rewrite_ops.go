@@ -84,8 +84,11 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		rt = r.coerce(rt, "int4")
 		return val{sql: "(" + op + rt.sql + ")", typ: rt.typ}, nil
 	}
-	if op == "||" {
+	switch op {
+	case "||":
 		return r.concat(a, sc)
+	case "~", "~*", "!~", "!~*", "~~", "!~~", "~~*", "!~~*":
+		return r.patternOp(a, op, sc)
 	}
 	l, rt, err := r.operands(a, sc)
 	if err != nil {
@@ -105,20 +108,35 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
 	case "+", "-", "*", "&", "|":
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
-	case "~", "~*", "!~", "!~*":
-		flags := "''"
-		if strings.HasSuffix(op, "*") {
-			flags = "'i'"
-		}
-		sql := "pgcat_regex(" + l.sql + ", " + rt.sql + ", " + flags + ")"
-		if op[0] == '!' {
-			sql = "(NOT " + sql + ")"
-		}
-		return val{sql: sql, typ: "bool"}, nil
-	case "~~", "!~~", "~~*", "!~~*":
-		return r.likeOp(l, rt, op, "")
 	}
 	return val{}, refuse("the operator %s", op)
+}
+
+// patternOp is a regular expression match (~ ~* !~ !~*) or LIKE written
+// as its operator (~~ …): the pattern is text (name ~ text, as
+// PostgreSQL's operators take it).
+func (r *rewriter) patternOp(a *pg_query.A_Expr, op string, sc *scope) (val, error) {
+	l, err := r.expr(a.GetLexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	rt, err := r.expr(a.GetRexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	l, rt = r.coerce(l, "text"), r.coerce(rt, "text")
+	if strings.HasPrefix(op, "~~") || strings.HasPrefix(op, "!~~") {
+		return r.likeOp(l, rt, op, "")
+	}
+	flags := "''"
+	if strings.HasSuffix(op, "*") {
+		flags = "'i'"
+	}
+	sql := "pgcat_regex(" + l.sql + ", " + rt.sql + ", " + flags + ")"
+	if op[0] == '!' {
+		sql = "(NOT " + sql + ")"
+	}
+	return val{sql: sql, typ: "bool"}, nil
 }
 
 // arithType is the type of integer arithmetic (the wider operand) or

@@ -47,6 +47,8 @@ var pgComparedRewrites = []string{
 	`SELECT i.indkey, i.indkey[0], i.indkey::text, i.indisunique, i.indisprimary FROM pg_index i WHERE i.indexrelid = 'books_author_id_title_key'::regclass`,
 	`SELECT conname, conkey, confkey, conkey[1], contype FROM pg_constraint WHERE conrelid = 'books'::regclass ORDER BY conname`,
 	`SELECT table_name, column_name, ordinal_position, is_nullable, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'authors' ORDER BY ordinal_position`,
+	`SELECT c.is_nullable, x.d FROM information_schema.columns c, (SELECT is_deferrable, initially_deferred AS d FROM information_schema.table_constraints WHERE constraint_name = 'authors_pkey') x WHERE c.table_name = 'authors' AND c.column_name = 'id'`,
+	`SELECT table_type, is_insertable_into FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
 	`SELECT t.relname FROM pg_class t LEFT JOIN pg_index i ON i.indrelid = t.oid AND i.indisprimary WHERE t.relnamespace = 2200 AND t.relkind = 'r' AND i.indexrelid IS NOT NULL ORDER BY 1`,
 	`SELECT k.relname FROM pg_class k WHERE k.relname IN (SELECT tablename FROM pg_tables WHERE schemaname = 'public') UNION SELECT 'z' ORDER BY 1`,
 	`SELECT relname FROM pg_class WHERE relnamespace = 2200 AND relkind = 'r' EXCEPT SELECT 'books' INTERSECT SELECT 'books'`,
@@ -104,7 +106,7 @@ func TestRewritesAgainstPostgres(t *testing.T) {
 		}
 		var gotCols []string
 		for _, c := range res.Columns {
-			gotCols = append(gotCols, c.Name+":"+c.Type)
+			gotCols = append(gotCols, colText(c.Name, c.Type, c.Typmod))
 		}
 		if g, w := strings.Join(gotCols, " "), strings.Join(wantCols, " "); g != w {
 			t.Errorf("%s:\ncolumns %s\n   want %s", q, g, w)
@@ -126,9 +128,11 @@ func pgResult(t *testing.T, pg *pgx.Conn, q string) ([]string, []string) {
 	}
 	var oids []uint32
 	var names []string
+	var mods []int32
 	for _, f := range rows.FieldDescriptions() {
 		oids = append(oids, f.DataTypeOID)
 		names = append(names, f.Name)
+		mods = append(mods, f.TypeModifier)
 	}
 	var out []string
 	for rows.Next() {
@@ -152,7 +156,7 @@ func pgResult(t *testing.T, pg *pgx.Conn, q string) ([]string, []string) {
 		if err := pg.QueryRow(ctx, "SELECT typname FROM pg_type WHERE oid = $1", o).Scan(&typ); err != nil {
 			t.Fatal(err)
 		}
-		cols[i] = names[i] + ":" + typ
+		cols[i] = colText(names[i], typ, mods[i])
 	}
 	return cols, out
 }
@@ -190,6 +194,7 @@ var pgComparedParams = []struct {
 	{`SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum LIMIT $2`, []string{"public.authors", "2"}},
 	{`SELECT c.relname FROM pg_class c WHERE c.relkind = $1 AND c.relname LIKE $2 ORDER BY 1`, []string{"r", "b%"}},
 	{`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2 AND table_type = $3`, []string{"public", "authors", "BASE TABLE"}},
+	{`SELECT c.relname FROM pg_class c WHERE c.relname OPERATOR(pg_catalog.~) $1 AND c.relname ~~ $2 ORDER BY 1`, []string{"^(authors|books)$", "%s"}},
 	{`SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = 2200 AND i.indisprimary = $1`, []string{"t"}},
 }
 
@@ -281,4 +286,12 @@ func rwScratchDB(t *testing.T, server, suffix string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	return pg
+}
+
+// colText shows a result column as "name:type" or "name:type(typmod)".
+func colText(name, typ string, mod int32) string {
+	if mod != -1 {
+		return fmt.Sprintf("%s:%s(%d)", name, typ, mod)
+	}
+	return name + ":" + typ
 }
