@@ -108,8 +108,13 @@ func (r *rewriter) finish(q *selectOut) *rewritten {
 		}
 		rw.Columns = append(rw.Columns, ResultColumn{Name: c.name, Type: t, Typmod: mod})
 		outer[i] = colName(i)
-		if isReg(t) {
+		switch {
+		case isReg(t):
 			outer[i] = "pgcat_" + regTypes[t] + "_out(" + colName(i) + ")"
+			wrap = true
+		case isArray(t) && isReg(elemType(t)):
+			outer[i] = "CASE WHEN " + colName(i) + " IS NOT NULL THEN (SELECT json_group_array(pgcat_" +
+				regTypes[elemType(t)] + "_out(_e.value)) FROM json_each(" + colName(i) + ") AS _e) END"
 			wrap = true
 		}
 	}

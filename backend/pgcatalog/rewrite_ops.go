@@ -364,8 +364,8 @@ func (r *rewriter) concat(a *pg_query.A_Expr, sc *scope) (val, error) {
 	if !isArray(l.typ) || !isArray(rt.typ) {
 		return val{}, refuse("|| of an array and an element")
 	}
-	return val{sql: "(SELECT json_group_array(v) FROM (SELECT 0 AS s, key AS k, value AS v FROM json_each(" + l.sql +
-		") UNION ALL SELECT 1, key, value FROM json_each(" + rt.sql + ") ORDER BY s, k))", typ: l.typ}, nil
+	return val{sql: "CASE WHEN " + l.sql + " IS NOT NULL OR " + rt.sql + " IS NOT NULL THEN (SELECT json_group_array(v) FROM (SELECT 0 AS s, key AS k, value AS v FROM json_each(" + l.sql +
+		") UNION ALL SELECT 1, key, value FROM json_each(" + rt.sql + ") ORDER BY s, k)) END", typ: l.typ}, nil
 }
 
 // textOf is a value's text for ||: a boolean as PostgreSQL shows it, a
