@@ -107,6 +107,8 @@ func columnValue(st *sqlite3.Stmt, i int, t string) (any, error) {
 			return parseInt(st.ColumnText(i), t)
 		}
 		return st.ColumnInt64(i), nil
+	case t == "numeric" && kind == sqlite3.INTEGER:
+		return st.ColumnInt64(i), nil
 	case isFloat(t):
 		return st.ColumnFloat(i), nil
 	case isArray(t) || isVector(t):

@@ -144,9 +144,9 @@ func (r *rewriter) aggregate(name, agg string, fc *pg_query.FuncCall, sc *scope)
 	}
 	typ := resultType(Functions[name], vs)
 	switch {
-	case name == "sum" && len(vs) == 1 && isFloat(vs[0].typ):
+	case name == "sum" && len(vs) == 1 && (vs[0].typ == "float4" || vs[0].typ == "float8"):
 		typ = "float8"
-	case name == "sum" && len(vs) == 1 && !isInteger(vs[0].typ):
+	case name == "sum" && len(vs) == 1 && (!isInteger(vs[0].typ) || vs[0].typ == "int8"):
 		typ = "numeric"
 	case name == "bool_and" || name == "bool_or":
 		typ = "bool"

@@ -83,6 +83,7 @@ var pgComparedRewrites = []string{
 	`SELECT * FROM (VALUES (1, 'a')) l(id, x) FULL JOIN (VALUES (2, 'c')) r(id, y) USING (id) ORDER BY id`,
 	`SELECT 1 = ALL(ARRAY[1, NULL]), 1 = ALL(ARRAY[2, NULL]), 1 = ALL('{}'::int[]), 1 = ANY(NULL::int[]), 1 <> ALL(ARRAY[2, 3])`,
 	`SELECT max(relname), min(relname) FROM pg_class WHERE relnamespace = 2200`,
+	`SELECT sum(n), sum(n::int8), sum(n::int2), sum(n::float8) FROM generate_series(1, 3) n`,
 	`SELECT DISTINCT ON (x) x, y FROM (VALUES (1, 'b'), (1, 'a'), (2, NULL), (2, 'c')) v(x, y) ORDER BY x, y DESC`,
 	`SELECT DISTINCT ON (1) x, y FROM (VALUES (1, 'b'), (1, 'a'), (2, NULL), (2, 'c')) v(x, y) ORDER BY 1 DESC, y LIMIT 1`,
 	`SELECT DISTINCT ON (c.relkind) c.relkind, c.relname FROM pg_class c WHERE c.relnamespace = 2200 ORDER BY c.relkind, c.relname`,

@@ -37,6 +37,7 @@ func TestRewriteNamesAndTypes(t *testing.T) {
 		{"SELECT table_name, ordinal_position FROM information_schema.columns", "table_name:name ordinal_position:int4"},
 		{"SELECT a AS x FROM (VALUES (1, 'a')) v(a, b) UNION SELECT 2", "x:int4"},
 		{"WITH t(n) AS (SELECT 1) SELECT n FROM t", "n:int4"},
+		{"SELECT sum(relnatts), sum(relnatts * 1.5), sum(reltuples) FROM pg_class", "sum:int8 sum:numeric sum:float8"},
 		{"SELECT relname::text, 'x'::varchar, true::text, '{1,2}'::int2[] FROM pg_class", "relname:text varchar:varchar text:text int2:_int2"},
 	} {
 		rw, err := rewrite(c.sql)
