@@ -137,6 +137,9 @@ var sqliteNames = regexp.MustCompile(`no such (column|table|function): ([^\s]+)`
 func sqliteError(err error) error {
 	msg := err.Error()
 	if code, m, ok := sqlState(err); ok {
+		if strings.Contains(msg, "bad JSON path: '") {
+			m = strings.TrimSuffix(m, "'") // raiseSQL's error
+		}
 		return &Error{Code: code, Message: m}
 	}
 	if m := sqliteNames.FindStringSubmatch(msg); m != nil {

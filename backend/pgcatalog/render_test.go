@@ -134,6 +134,8 @@ func TestRunErrors(t *testing.T) {
 		{"SELECT relname FROM pg_class WHERE oid = $1", []any{"x"}, "22P02"},
 		{"SELECT relname FROM pg_class WHERE oid = $1", nil, "08P01"},
 		{"SELECT 1 FROM pg_class WHERE relname = ANY($1)", []any{"{a"}, "22P02"},
+		{"SELECT relnatts / (relnatts - relnatts) FROM pg_class", nil, "22012"},
+		{"SELECT 1 % $1", []any{"0"}, "22012"},
 	} {
 		_, err := e.Query(context.Background(), c.sql, c.args)
 		var pe *Error

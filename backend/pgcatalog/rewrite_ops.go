@@ -105,7 +105,8 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		if rt.sql == "0" {
 			return val{}, pgErr("22012", "division by zero")
 		}
-		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
+		div := "CASE WHEN " + rt.sql + " = 0 THEN " + raiseSQL("22012", "division by zero") + " ELSE " + rt.sql + " END"
+		return val{sql: "(" + l.sql + " " + op + " " + div + ")", typ: arithType(l.typ, rt.typ)}, nil
 	case "+", "-", "*", "&", "|":
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
 	}
@@ -384,4 +385,11 @@ func arrayCompare(l, rt val, op string) (val, error) {
 		return val{}, refuse("the operator %s on arrays", op)
 	}
 	return val{sql: "(json(" + l.sql + ") " + c + " json(" + rt.sql + "))", typ: "bool"}, nil
+}
+
+// raiseSQL is an expression that fails the statement with PostgreSQL's
+// error: SQLite reports the bad JSON path, whose text is the runtime
+// functions' convention ("pg:<SQLSTATE>: message", sqliteError).
+func raiseSQL(code, msg string) string {
+	return "json_extract('{}', " + quote("pg:"+code+": "+msg) + ")"
 }
