@@ -174,6 +174,9 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if err != nil {
 		return nil, err
 	}
+	if srf != "" && (len(s.GetGroupClause()) > 0 || s.GetHavingClause() != nil) {
+		return nil, refuse("set-returning functions in a grouped select list")
+	}
 	switch {
 	case srf != "" && from != "":
 		from += ", " + srf
