@@ -140,9 +140,9 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 	if len(calls) == 0 {
 		return "", nil
 	}
-	for _, fc := range calls {
-		if hasAggregate(fc.ProtoReflect()) {
-			return "", refuse("set-returning functions over aggregates")
+	for _, n := range list {
+		if hasAggregate(n.ProtoReflect()) {
+			return "", refuse("set-returning functions beside aggregates")
 		}
 	}
 	arrays := make([]val, len(calls))

@@ -120,7 +120,8 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT 'x'::int", "22P02", `invalid input syntax for type integer: "x"`},
 		{"SELECT 1 ORDER BY 2", "42P10", ""},
 		{"SELECT relnatts / 0 FROM pg_class", "22012", "division by zero"},
-		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "over aggregates"},
+		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "beside aggregates"},
+		{"SELECT count(*), unnest(ARRAY[1, 2]) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT relkind, unnest(ARRAY[1]) FROM pg_class GROUP BY relkind", "0A000", "grouped"},
 	} {
 		_, err := rewrite(c.sql)
