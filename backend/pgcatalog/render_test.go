@@ -136,6 +136,7 @@ func TestRunErrors(t *testing.T) {
 		{"SELECT 1 FROM pg_class WHERE relname = ANY($1)", []any{"{a"}, "22P02"},
 		{"SELECT relnatts / (relnatts - relnatts) FROM pg_class", nil, "22012"},
 		{"SELECT 1 % $1", []any{"0"}, "22012"},
+		{"SELECT (SELECT relname FROM pg_class)", nil, "21000"},
 	} {
 		_, err := e.Query(context.Background(), c.sql, c.args)
 		var pe *Error

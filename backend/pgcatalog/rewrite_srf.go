@@ -142,7 +142,7 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 	}
 	for _, n := range list {
 		if hasAggregate(n.ProtoReflect()) {
-			return "", refuse("set-returning functions beside aggregates")
+			return "", refuse("set-returning functions beside aggregates or window functions")
 		}
 	}
 	arrays := make([]val, len(calls))
@@ -275,14 +275,15 @@ func (r *rewriter) fromArrays(name string, args []*pg_query.Node, sc *scope, a s
 	return drv, cols, nil
 }
 
-// hasAggregate reports whether m calls an aggregate outside a subquery
-// (PostgreSQL runs a select list's set-returning calls after grouping).
+// hasAggregate reports whether m calls an aggregate or a window function
+// outside a subquery (PostgreSQL runs a select list's set-returning
+// calls after grouping and windows).
 func hasAggregate(m protoreflect.Message) bool {
 	switch n := m.Interface().(type) {
 	case *pg_query.SubLink:
 		return false
 	case *pg_query.FuncCall:
-		if _, ok := aggregates[nameOf(n)]; ok && n.GetOver() == nil {
+		if _, ok := aggregates[nameOf(n)]; ok || n.GetOver() != nil {
 			return true
 		}
 	}

@@ -122,6 +122,7 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT relnatts / 0 FROM pg_class", "22012", "division by zero"},
 		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT count(*), unnest(ARRAY[1, 2]) FROM pg_class", "0A000", "beside aggregates"},
+		{"SELECT row_number() OVER (), unnest(ARRAY[1, 2])", "0A000", "window functions"},
 		{"SELECT relkind, unnest(ARRAY[1]) FROM pg_class GROUP BY relkind", "0A000", "grouped"},
 	} {
 		_, err := rewrite(c.sql)
