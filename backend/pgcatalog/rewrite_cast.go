@@ -20,7 +20,14 @@ func (r *rewriter) typeCast(tc *pg_query.TypeCast, sc *scope) (val, error) {
 	if v.typ == unknownType {
 		return r.coerce(v, t), nil
 	}
-	return convert(v, t)
+	out, err := convert(v, t)
+	if err != nil {
+		return val{}, err
+	}
+	// A vector (lower bound 0) cast to an array keeps its bound.
+	out.lb0 = (v.lb0 || isVector(v.typ)) && isArray(out.typ)
+	out.lbMixed = v.lbMixed && isArray(out.typ)
+	return out, nil
 }
 
 // convert is a typed value cast to t.
@@ -43,8 +50,10 @@ func convert(v val, t string) (val, error) {
 		return toText(v, t)
 	case t == "bool":
 		return toBool(v)
+	case isVector(from) && isArray(t):
+		return convertElements(val{sql: v.sql, typ: arrayOf(elemType(from))}, t)
 	case (isArray(t) || isVector(t)) && (isArray(from) || isVector(from)):
-		return val{sql: v.sql, typ: t}, nil
+		return convertElements(v, t)
 	case isArray(t) || isVector(t) || isArray(from) || isVector(from):
 		return val{}, refuse("the cast from %s to %s", from, t)
 	}
@@ -79,4 +88,23 @@ func toBool(v val) (val, error) {
 			"WHEN '0' THEN 0 END", typ: "bool"}, nil
 	}
 	return val{}, refuse("the cast from %s to boolean", v.typ)
+}
+
+// convertElements casts an array (or vector) to another array type:
+// each element converted as its own cast would (reg* to and from names,
+// integers to and from text), the order kept.
+func convertElements(v val, t string) (val, error) {
+	from, to := elemType(v.typ), elemType(t)
+	same := from == to || isInteger(from) && !isReg(from) && isInteger(to) && !isReg(to) ||
+		isInteger(from) && isReg(to) || isReg(from) && isInteger(to) && !isReg(to) ||
+		isTextual(from) && isTextual(to)
+	if same {
+		return val{sql: v.sql, typ: t}, nil
+	}
+	e, err := convert(val{sql: "_e.value", typ: from}, to)
+	if err != nil {
+		return val{}, err
+	}
+	return val{sql: "CASE WHEN " + v.sql + " IS NOT NULL THEN (SELECT json_group_array(" + e.sql + ") FROM json_each(" +
+		v.sql + ") AS _e) END", typ: t}, nil
 }

@@ -28,6 +28,21 @@ func (r *rewriter) branches(nodes []*pg_query.Node, sc *scope) ([]val, string, e
 	return vs, typ, nil
 }
 
+// bounds is the lower bound of arrays chosen among branches: 0 when every
+// branch's is (NULL aside), mixed when some are.
+func bounds(v val, vs []val) val {
+	some, all := false, true
+	for _, b := range vs {
+		if b.sql == "NULL" {
+			continue
+		}
+		some = some || b.lb0 || b.lbMixed
+		all = all && b.lb0
+	}
+	v.lb0, v.lbMixed = some && all, some && !all
+	return v
+}
+
 func (r *rewriter) caseExpr(c *pg_query.CaseExpr, sc *scope) (val, error) {
 	var results []*pg_query.Node
 	for _, w := range c.GetArgs() {
@@ -65,7 +80,7 @@ func (r *rewriter) caseExpr(c *pg_query.CaseExpr, sc *scope) (val, error) {
 		b.WriteString(" ELSE " + vs[len(vs)-1].sql)
 	}
 	b.WriteString(" END")
-	return val{sql: b.String(), typ: typ}, nil
+	return bounds(val{sql: b.String(), typ: typ}, vs), nil
 }
 
 func (r *rewriter) coalesce(args []*pg_query.Node, sc *scope) (val, error) {
@@ -76,7 +91,7 @@ func (r *rewriter) coalesce(args []*pg_query.Node, sc *scope) (val, error) {
 	if len(vs) == 1 {
 		return vs[0], nil
 	}
-	return val{sql: "coalesce(" + joinSQL(vs) + ")", typ: typ}, nil
+	return bounds(val{sql: "coalesce(" + joinSQL(vs) + ")", typ: typ}, vs), nil
 }
 
 // minMax is GREATEST and LEAST, which ignore NULLs (SQLite's max(a, b)
@@ -216,8 +231,11 @@ func (r *rewriter) indirection(a *pg_query.A_Indirection, sc *scope) (val, error
 			return val{}, err
 		}
 		i = r.coerce(i, "int4")
+		if v.lbMixed {
+			return val{}, refuse("subscripts of an array whose lower bound varies by row")
+		}
 		base := 1
-		if isVector(v.typ) {
+		if isVector(v.typ) || v.lb0 {
 			base = 0
 		}
 		if k, err := strconv.Atoi(i.sql); err == nil && k >= base {

@@ -16,6 +16,8 @@ type val struct {
 	param    int32
 	fields   []col // a composite's fields (_pg_expandarray's x and n)
 	mod      int32 // a column's type modifier (0 none)
+	lb0      bool  // an array whose lower bound is 0 (a vector cast to an array)
+	lbMixed  bool  // an array whose lower bound is 0 in some rows and 1 in others
 }
 
 // expr rewrites an expression in scope sc.
@@ -75,7 +77,7 @@ func (r *rewriter) columnRef(c *pg_query.ColumnRef, sc *scope) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	return val{sql: cl.sql, typ: cl.typ, fields: cl.fields, mod: cl.mod}, nil
+	return val{sql: cl.sql, typ: cl.typ, fields: cl.fields, mod: cl.mod, lb0: cl.lb0, lbMixed: cl.lbMixed}, nil
 }
 
 // constLit rewrites a literal: integers int4 (int8, numeric when larger),

@@ -63,7 +63,7 @@ func (r *rewriter) rangeVar(rv *pg_query.RangeVar, sc *scope) (string, []*source
 	if cols, ok := sc.cte(name); ok && schema == "" && rv.GetCatalogname() == "" {
 		sql = ident(name) + " AS " + ident(alias)
 		for i, c := range cols {
-			src.cols = append(src.cols, col{name: c.name, typ: c.typ, mod: c.mod, sql: ident(alias) + "." + colName(i)})
+			src.cols = append(src.cols, col{name: c.name, typ: c.typ, mod: c.mod, lb0: c.lb0, lbMixed: c.lbMixed, sql: ident(alias) + "." + colName(i)})
 		}
 	} else {
 		rel, ok := relation(schema, name)
@@ -116,7 +116,7 @@ func (r *rewriter) rangeSubselect(rs *pg_query.RangeSubselect, sc *scope) (strin
 	}
 	src := &source{alias: alias}
 	for i, c := range q.cols {
-		sc := col{name: c.name, typ: c.typ, mod: c.mod, sql: ident(alias) + "." + colName(i)}
+		sc := col{name: c.name, typ: c.typ, mod: c.mod, lb0: c.lb0, lbMixed: c.lbMixed, sql: ident(alias) + "." + colName(i)}
 		for _, f := range c.fields {
 			sc.fields = append(sc.fields, col{name: f.name, typ: f.typ, sql: ident(alias) + "." + f.sql})
 		}

@@ -80,7 +80,18 @@ func (r *rewriter) call(name string, args []*pg_query.Node, sc *scope) (val, err
 	if name == "position" {
 		name = "strpos" // PostgreSQL's position(string, substring), as strpos
 	}
-	return val{sql: sqlFuncName(name) + "(" + joinSQL(vs) + ")", typ: resultType(res, vs)}, nil
+	out := val{sql: sqlFuncName(name) + "(" + joinSQL(vs) + ")", typ: resultType(res, vs)}
+	if (name == "array_upper" || name == "array_lower") && len(vs) > 0 {
+		// The catalog's arrays are JSON, numbered from 1: a vector or a
+		// vector cast to an array is numbered from 0.
+		switch a := vs[0]; {
+		case a.lbMixed:
+			return val{}, refuse("%s of an array whose lower bound varies by row", name)
+		case isVector(a.typ) || a.lb0:
+			out.sql = "(" + out.sql + " - 1)"
+		}
+	}
+	return out, nil
 }
 
 // sqlFuncName quotes a function name that is an SQLite keyword.

@@ -170,7 +170,10 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 		if len(distinct) > 1 {
 			elem = "json_extract(" + arrays[i].sql + ", '$[' || " + alias + ".key || ']')"
 		}
-		r.srfVals[fc] = srfValue(nameOf(fc), arrays[i].typ, elem, alias+".key")
+		if arrays[i].lbMixed {
+			return "", refuse("%s of an array whose lower bound varies by row", nameOf(fc))
+		}
+		r.srfVals[fc] = srfValue(nameOf(fc), arrays[i], elem, alias+".key")
 	}
 	return "json_each(" + driver + ") AS " + alias, nil
 }
@@ -207,9 +210,10 @@ func (r *rewriter) srfArray(fc *pg_query.FuncCall, sc *scope) (val, error) {
 }
 
 // srfValue is a set-returning call's value in the row of position key.
-func srfValue(name, arrType, elem, key string) val {
+func srfValue(name string, arr val, elem, key string) val {
+	arrType := arr.typ
 	base := "1"
-	if isVector(arrType) {
+	if isVector(arrType) || arr.lb0 {
 		base = "0"
 	}
 	switch name {

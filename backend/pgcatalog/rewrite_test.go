@@ -120,6 +120,7 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT 'x'::int", "22P02", `invalid input syntax for type integer: "x"`},
 		{"SELECT 1 ORDER BY 2", "42P10", ""},
 		{"SELECT relnatts / 0 FROM pg_class", "22012", "division by zero"},
+		{"SELECT (coalesce(conkey, indkey::int2[]))[1] FROM pg_index, pg_constraint", "0A000", "lower bound varies"},
 		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT count(*), unnest(ARRAY[1, 2]) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT row_number() OVER (), unnest(ARRAY[1, 2])", "0A000", "window functions"},
