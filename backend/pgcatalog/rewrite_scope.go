@@ -7,7 +7,7 @@ import "strings"
 type scope struct {
 	parent  *scope
 	sources []*source
-	ctes    map[string][]col
+	ctes    map[string]cteDef
 	using   map[string]bool // columns merged by JOIN … USING
 	top     bool            // the statement's own SELECT (its results are the client's)
 }
@@ -20,14 +20,21 @@ type source struct {
 	hideStar           map[string]bool // columns merged by JOIN … USING: not in an unqualified *
 }
 
+// cteDef is a WITH query: its columns and the name the SQLite text
+// gives it.
+type cteDef struct {
+	cols []col
+	sql  string
+}
+
 // cte finds a WITH query by name in s or an enclosing scope.
-func (s *scope) cte(name string) ([]col, bool) {
+func (s *scope) cte(name string) (cteDef, bool) {
 	for ; s != nil; s = s.parent {
 		if c, ok := s.ctes[name]; ok {
 			return c, true
 		}
 	}
-	return nil, false
+	return cteDef{}, false
 }
 
 // column resolves a column reference (name, alias.name or

@@ -39,7 +39,7 @@ func (r *rewriter) with(w *pg_query.WithClause, sc *scope) (string, error) {
 	if w == nil {
 		return "", nil
 	}
-	sc.ctes = map[string][]col{}
+	sc.ctes = map[string]cteDef{}
 	var parts []string
 	for _, n := range w.GetCtes() {
 		c := n.GetCommonTableExpr()
@@ -47,21 +47,21 @@ func (r *rewriter) with(w *pg_query.WithClause, sc *scope) (string, error) {
 		if sel == nil || c.GetSearchClause() != nil || c.GetCycleClause() != nil {
 			return "", refuse("WITH queries other than SELECT, SEARCH and CYCLE")
 		}
+		sqlName := r.newAlias()
 		if w.GetRecursive() && sel.GetOp() != pg_query.SetOperation_SETOP_NONE {
 			// The recursive reference's columns are the first arm's.
 			first, err := r.query(sel.GetLarg(), sc)
 			if err != nil {
 				return "", err
 			}
-			sc.ctes[c.GetCtename()] = cteCols(c, first.cols)
+			sc.ctes[c.GetCtename()] = cteDef{cols: cteCols(c, first.cols), sql: sqlName}
 		}
 		q, err := r.query(sel, sc)
 		if err != nil {
 			return "", err
 		}
-		cols := cteCols(c, q.cols)
-		sc.ctes[c.GetCtename()] = cols
-		parts = append(parts, ident(c.GetCtename())+" AS ("+q.sql+")")
+		sc.ctes[c.GetCtename()] = cteDef{cols: cteCols(c, q.cols), sql: sqlName}
+		parts = append(parts, sqlName+" AS ("+q.sql+")")
 	}
 	kw := "WITH "
 	if w.GetRecursive() {

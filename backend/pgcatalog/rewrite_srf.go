@@ -47,7 +47,7 @@ func (r *rewriter) rangeFunction(rf *pg_query.RangeFunction, sc *scope) (string,
 	}
 	var arr val
 	var cols []col
-	a := ident(alias)
+	a := r.newAlias()
 	switch name {
 	case "unnest", "_pg_expandarray", "current_schemas", "pg_partition_ancestors":
 		var drv string

@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -77,14 +78,14 @@ func TestRewriteSQL(t *testing.T) {
 		// PostgreSQL sorts NULLs last ascending, first descending.
 		{"SELECT relname FROM pg_class ORDER BY relname", "ORDER BY 1 ASC NULLS LAST"},
 		{"SELECT relname FROM pg_class ORDER BY relname DESC", "ORDER BY 1 DESC NULLS FIRST"},
-		{"SELECT relname FROM pg_class ORDER BY relnatts NULLS FIRST", `ORDER BY "pg_class"."relnatts" ASC NULLS FIRST`},
-		{"SELECT 1 FROM pg_class WHERE relname ~ '^a'", `pgcat_regex("pg_class"."relname", '^a', '')`},
-		{"SELECT 1 FROM pg_class WHERE relname OPERATOR(pg_catalog.!~*) 'A'", `(NOT pgcat_regex("pg_class"."relname", 'A', 'i'))`},
-		{"SELECT 1 FROM pg_class WHERE relname ILIKE 'A%'", `lower("pg_class"."relname") LIKE lower('A%') ESCAPE '\'`},
+		{"SELECT relname FROM pg_class ORDER BY relnatts NULLS FIRST", `ORDER BY _r1."relnatts" ASC NULLS FIRST`},
+		{"SELECT 1 FROM pg_class WHERE relname ~ '^a'", `pgcat_regex(_r1."relname", '^a', '')`},
+		{"SELECT 1 FROM pg_class WHERE relname OPERATOR(pg_catalog.!~*) 'A'", `(NOT pgcat_regex(_r1."relname", 'A', 'i'))`},
+		{"SELECT 1 FROM pg_class WHERE relname ILIKE 'A%'", `lower(_r1."relname") LIKE lower('A%') ESCAPE '\'`},
 		{"SELECT 1 FROM pg_class WHERE relkind = ANY ('{r,v}')", `json_each('["r","v"]')`},
 		{"SELECT 1 FROM pg_class WHERE oid = 'pg_class'::regclass", `pgcat_regclass_in('pg_class')`},
 		{"SELECT 1 FROM pg_class WHERE oid = '1259'", `= 1259`},
-		{"SELECT relname COLLATE \"C\" FROM pg_class", `"pg_class"."relname" AS c1`},
+		{"SELECT relname COLLATE \"C\" FROM pg_class", `_r1."relname" AS c1`},
 		{"SELECT relname FROM pg_class LIMIT 2 OFFSET 1", "LIMIT 2 OFFSET 1"},
 		{"SELECT relname FROM pg_class OFFSET 1", "LIMIT -1 OFFSET 1"},
 	} {
@@ -200,6 +201,27 @@ func TestRewriteNeverPanics(t *testing.T) {
 			if err != nil && !errors.As(err, &pe) {
 				t.Errorf("%q: %v is not an *Error", sql[:cut], err)
 			}
+		}
+	}
+}
+
+// TestRewriteAliasesAreSQLites: PostgreSQL's aliases are case-sensitive
+// and may be any name, the rewriting's own (_e, _s …) included; the
+// SQLite text names every FROM item itself.
+func TestRewriteAliasesAreSQLites(t *testing.T) {
+	e := mustEngine(t)
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT "a".relname, "A".relname FROM pg_class "a" JOIN pg_class "A" ON "A".oid = "a".oid WHERE "a".relname = 'books'`, "s:books s:books"},
+		{`SELECT _e.relname FROM pg_class _e WHERE _e.relname = ANY('{books}')`, "s:books"},
+		{`WITH "W" AS (SELECT 1 AS x), w AS (SELECT 2 AS x) SELECT "W".x, w.x FROM "W", w`, "i:1 i:2"},
+	} {
+		res, err := e.Query(context.Background(), c.sql, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if got := rowsText(res.Rows); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.sql, got, c.want)
 		}
 	}
 }
