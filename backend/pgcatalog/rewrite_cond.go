@@ -17,9 +17,7 @@ func (r *rewriter) branches(nodes []*pg_query.Node, sc *scope) ([]val, string, e
 		if err != nil {
 			return nil, "", err
 		}
-		if typ == unknownType {
-			typ = v.typ
-		}
+		typ = commonType(typ, v.typ)
 		vs[i] = v
 	}
 	for i := range vs {
@@ -44,16 +42,20 @@ func bounds(v val, vs []val) val {
 }
 
 func (r *rewriter) caseExpr(c *pg_query.CaseExpr, sc *scope) (val, error) {
+	// PostgreSQL resolves the type with ELSE first (ties go to it).
 	var results []*pg_query.Node
-	for _, w := range c.GetArgs() {
-		results = append(results, w.GetCaseWhen().GetResult())
-	}
 	if c.GetDefresult() != nil {
 		results = append(results, c.GetDefresult())
+	}
+	for _, w := range c.GetArgs() {
+		results = append(results, w.GetCaseWhen().GetResult())
 	}
 	vs, typ, err := r.branches(results, sc)
 	if err != nil {
 		return val{}, err
+	}
+	if c.GetDefresult() != nil {
+		vs = append(vs[1:], vs[0]) // WHEN results, then ELSE
 	}
 	var b strings.Builder
 	b.WriteString("CASE")

@@ -100,9 +100,7 @@ func (r *rewriter) setOp(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	}
 	q := &selectOut{sql: l.sql + " " + op + " " + rt.sql, cols: append([]col(nil), l.cols...)}
 	for i := range q.cols {
-		if q.cols[i].typ == unknownType {
-			q.cols[i].typ = rt.cols[i].typ
-		}
+		q.cols[i].typ = commonType(q.cols[i].typ, rt.cols[i].typ)
 	}
 	return r.orderLimit(s, q, nil, nil)
 }
@@ -149,8 +147,8 @@ func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*selectOut, error)
 			}
 			if i == 0 {
 				q.cols = append(q.cols, col{name: "column" + strconv.Itoa(j+1), typ: v.typ})
-			} else if q.cols[j].typ == unknownType {
-				q.cols[j].typ = v.typ
+			} else {
+				q.cols[j].typ = commonType(q.cols[j].typ, v.typ)
 			}
 			vals = append(vals, v.sql)
 		}
