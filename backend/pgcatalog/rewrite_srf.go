@@ -70,7 +70,25 @@ func (r *rewriter) rangeFunction(rf *pg_query.RangeFunction, sc *scope) (string,
 	case "pg_get_keywords":
 		return "", nil, refuse("pg_get_keywords()")
 	default:
-		return "", nil, refuse("the function %s in FROM", name)
+		// A scalar function in FROM is one row (current_schema(),
+		// version() …).
+		if _, ok := aggregates[name]; ok {
+			return "", nil, refuse("the aggregate %s in FROM", name)
+		}
+		v, err := r.call(name, args, sc)
+		if err != nil {
+			return "", nil, err
+		}
+		elem := v.sql
+		if isArray(v.typ) || isVector(v.typ) {
+			elem = "json(" + elem + ")"
+		}
+		arr = val{sql: "json_array(" + elem + ")"}
+		colname := name
+		if rf.GetAlias() != nil {
+			colname = alias
+		}
+		cols = []col{{name: colname, typ: v.typ, sql: a + ".value", lb0: v.lb0}}
 	}
 	if name == "current_schemas" {
 		cols[0].name = "current_schemas"
