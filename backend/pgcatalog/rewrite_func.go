@@ -194,7 +194,8 @@ func (r *rewriter) over(v val, fc *pg_query.FuncCall, sc *scope) (val, error) {
 		}
 		return v, nil
 	}
-	if w.GetName() != "" || w.GetRefname() != "" || w.GetStartOffset() != nil || w.GetEndOffset() != nil {
+	const defaultFrame = 1058 // FRAMEOPTION_DEFAULTS: RANGE UNBOUNDED PRECEDING … CURRENT ROW
+	if w.GetName() != "" || w.GetRefname() != "" || w.GetFrameOptions() != defaultFrame {
 		return val{}, refuse("named windows and window frames")
 	}
 	var parts []string

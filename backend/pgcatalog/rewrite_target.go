@@ -262,6 +262,6 @@ func nodeName(n *pg_query.Node) string {
 	if n == nil || n.GetNode() == nil {
 		return "(empty)"
 	}
-	s := strings.TrimPrefix(string(n.ProtoReflect().WhichOneof(n.ProtoReflect().Descriptor().Oneofs().Get(0)).Message().Name()), "")
-	return s
+	m := n.ProtoReflect()
+	return string(m.WhichOneof(m.Descriptor().Oneofs().Get(0)).Message().Name())
 }

@@ -125,6 +125,7 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT count(*), unnest(ARRAY[1, 2]) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT row_number() OVER (), unnest(ARRAY[1, 2])", "0A000", "window functions"},
+		{"SELECT sum(relnatts) OVER (ORDER BY relname ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM pg_class", "0A000", "window frames"},
 		{"SELECT relkind, unnest(ARRAY[1]) FROM pg_class GROUP BY relkind", "0A000", "grouped"},
 	} {
 		_, err := rewrite(c.sql)
