@@ -1,6 +1,8 @@
 package pgcatalog
 
 import (
+	"strconv"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -17,17 +19,34 @@ func (r *rewriter) typeCast(tc *pg_query.TypeCast, sc *scope) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	if v.typ == unknownType {
-		return r.coerce(v, t), nil
+	out := r.coerce(v, t)
+	if v.typ != unknownType {
+		if out, err = convert(v, t); err != nil {
+			return val{}, err
+		}
 	}
-	out, err := convert(v, t)
-	if err != nil {
-		return val{}, err
+	if mods := tc.GetTypeName().GetTypmods(); len(mods) > 0 {
+		if out, err = castTypmod(out, mods); err != nil {
+			return val{}, err
+		}
 	}
 	// A vector (lower bound 0) cast to an array keeps its bound.
 	out.lb0 = (v.lb0 || isVector(v.typ)) && isArray(out.typ)
 	out.lbMixed = v.lbMixed && isArray(out.typ)
 	return out, nil
+}
+
+// castTypmod applies a cast's type modifier: varchar(n) and char(n) cut
+// the text to n characters (char(n) pads it, which the catalog's values
+// never need: refused); others are refused.
+func castTypmod(v val, mods []*pg_query.Node) (val, error) {
+	n := mods[0].GetAConst().GetIval()
+	if len(mods) != 1 || n == nil || v.typ != "varchar" {
+		return val{}, refuse("the type modifier of %s", v.typ)
+	}
+	v.sql = "substr(" + v.sql + ", 1, " + strconv.Itoa(int(n.GetIval())) + ")"
+	v.mod = n.GetIval() + 4
+	return v, nil
 }
 
 // convert is a typed value cast to t.

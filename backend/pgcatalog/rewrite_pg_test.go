@@ -58,6 +58,7 @@ var pgComparedRewrites = []string{
 	`SELECT 'x'::text UNION SELECT relname FROM pg_class WHERE relname = 'books' ORDER BY 1`,
 	`SELECT coalesce(NULL::int4, 2::int8), CASE WHEN true THEN 'a'::name ELSE 'b'::text END, x FROM (VALUES (1), (2::int8)) v(x) ORDER BY x`,
 	`SELECT * FROM current_schema()`,
+	`SELECT 'abcdef'::varchar(3), relname::varchar(2) FROM pg_class WHERE relname = 'books'`,
 	`SELECT s, v LIKE 'PostgreSQL 15.%' FROM current_schema() AS s, version() v`,
 	`SELECT c.relname, x FROM pg_class c, format_type(c.reltype, NULL) AS x WHERE c.relname = 'books'`,
 	`SELECT table_type, is_insertable_into FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
