@@ -171,6 +171,8 @@ func TestWants(t *testing.T) {
 		{"INSERT INTO t SELECT * FROM pg_class", false},
 		{"SELECT 1; SELECT relname FROM pg_class", false},
 		{"WITH users AS (SELECT 1) SELECT * FROM users", false},
+		{"SELECT * INTO t FROM pg_class", false},
+		{"SELECT * FROM pg_class FOR UPDATE", false},
 	} {
 		if got := Wants(c.sql); got != c.want {
 			t.Errorf("Wants(%q) = %v, want %v", c.sql, got, c.want)

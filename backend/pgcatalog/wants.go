@@ -34,8 +34,8 @@ var rewriteFunctions = map[string]bool{
 // no other function than Functions.
 func Wants(sql string) bool {
 	sel, err := parseSelect(sql)
-	if err != nil {
-		return false
+	if err != nil || sel.GetIntoClause() != nil || len(sel.GetLockingClause()) > 0 {
+		return false // SELECT INTO writes; FOR UPDATE locks
 	}
 	w := &wantWalk{}
 	return w.walk(sel.ProtoReflect(), nil) && w.catalog
