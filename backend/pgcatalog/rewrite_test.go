@@ -172,6 +172,7 @@ func TestWants(t *testing.T) {
 		{"SELECT 1; SELECT relname FROM pg_class", false},
 		{"WITH users AS (SELECT 1) SELECT * FROM users", false},
 		{"SELECT * INTO t FROM pg_class", false},
+		{"WITH d AS (DELETE FROM pg_class RETURNING oid) SELECT * FROM d", false},
 		{"SELECT * FROM pg_class FOR UPDATE", false},
 	} {
 		if got := Wants(c.sql); got != c.want {

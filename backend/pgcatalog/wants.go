@@ -122,8 +122,8 @@ func (w *wantWalk) with(n *pg_query.SelectStmt, wc *pg_query.WithClause, outer m
 	}
 	for _, c := range wc.GetCtes() {
 		cte := c.GetCommonTableExpr()
-		if cte == nil || !w.walk(cte.ProtoReflect(), scope) {
-			return false
+		if cte.GetCtequery().GetSelectStmt() == nil || !w.walk(cte.ProtoReflect(), scope) {
+			return false // a data-modifying WITH query writes
 		}
 		scope[cte.GetCtename()] = true
 	}
