@@ -208,6 +208,7 @@ var pgComparedParams = []struct {
 	{`SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum LIMIT $2`, []string{"public.authors", "2"}},
 	{`SELECT c.relname FROM pg_class c WHERE c.relkind = $1 AND c.relname LIKE $2 ORDER BY 1`, []string{"r", "b%"}},
 	{`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2 AND table_type = $3`, []string{"public", "authors", "BASE TABLE"}},
+	{`SELECT format_type($1, $2), pg_get_indexdef($3), obj_description($4, 'pg_class'), pg_table_is_visible($5)`, []string{"23", "-1", "16384", "1", "1259"}},
 	{`SELECT c.relname FROM pg_class c WHERE c.relname OPERATOR(pg_catalog.~) $1 AND c.relname ~~ $2 ORDER BY 1`, []string{"^(authors|books)$", "%s"}},
 	{`SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = 2200 AND i.indisprimary = $1`, []string{"t"}},
 }
@@ -255,7 +256,11 @@ func TestParamsAgainstPostgres(t *testing.T) {
 		for rows.Next() {
 			var vs []string
 			for _, v := range rows.RawValues() {
-				vs = append(vs, string(v))
+				if v == nil {
+					vs = append(vs, "NULL")
+				} else {
+					vs = append(vs, string(v))
+				}
 			}
 			wantRows = append(wantRows, strings.Join(vs, "|"))
 		}
