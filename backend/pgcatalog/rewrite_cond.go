@@ -158,8 +158,11 @@ func (r *rewriter) subLink(s *pg_query.SubLink, sc *scope) (val, error) {
 // inSubquery is `x IN (subquery)`, `x op ANY (subquery)` and
 // `x op ALL (subquery)`.
 func (r *rewriter) inSubquery(s *pg_query.SubLink, q *selectOut, sc *scope) (val, error) {
+	if s.GetTestexpr().GetRowExpr() != nil {
+		return r.rowInSubquery(s, q, sc)
+	}
 	if len(q.cols) != 1 {
-		return val{}, refuse("row comparisons with a subquery")
+		return val{}, pgErr("42601", "subquery has too many columns")
 	}
 	op := "="
 	if len(s.GetOperName()) > 0 {
@@ -248,4 +251,34 @@ func (r *rewriter) indirection(a *pg_query.A_Indirection, sc *scope) (val, error
 			strconv.Itoa(base) + ")", typ: elemType(v.typ)}
 	}
 	return v, nil
+}
+
+// rowInSubquery is (a, b) [NOT] IN (SELECT x, y …) (= ANY, <> ALL).
+func (r *rewriter) rowInSubquery(s *pg_query.SubLink, q *selectOut, sc *scope) (val, error) {
+	op := "="
+	if len(s.GetOperName()) > 0 {
+		var err error
+		if op, err = opName(s.GetOperName()); err != nil {
+			return val{}, err
+		}
+	}
+	any := s.GetSubLinkType() == pg_query.SubLinkType_ANY_SUBLINK
+	if !(any && op == "=") && !(!any && (op == "<>" || op == "!=")) {
+		return val{}, refuse("row %s ANY/ALL (subquery)", op)
+	}
+	l, err := r.rows(s.GetTestexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	if len(l) != len(q.cols) {
+		return val{}, pgErr("42601", "subquery has too %s columns", map[bool]string{true: "many", false: "few"}[len(q.cols) > len(l)])
+	}
+	for i := range l {
+		l[i] = r.coerce(l[i], q.cols[i].typ)
+	}
+	not := ""
+	if !any {
+		not = "NOT "
+	}
+	return val{sql: "((" + joinSQL(l) + ") " + not + "IN (" + q.sql + "))", typ: "bool"}, nil
 }
