@@ -59,6 +59,7 @@ var pgComparedRewrites = []string{
 	`SELECT coalesce(NULL::int4, 2::int8), CASE WHEN true THEN 'a'::name ELSE 'b'::text END, x FROM (VALUES (1), (2::int8)) v(x) ORDER BY x`,
 	`SELECT (1, 'a') = (1, 'a'), (1, 2) < (1, 3), (1, NULL) = (1, 2), (2, 'b') IN ((1, 'a'), (2, 'b')), (3, 'c') NOT IN ((1, 'a'))`,
 	`SELECT c.relname FROM pg_class c WHERE (c.relnamespace, c.relname) IN (SELECT n.oid, 'books' FROM pg_namespace n WHERE n.nspname = 'public')`,
+	`SELECT generate_series(1, 3), generate_series(5, 1, -2), unnest(ARRAY['a'])`,
 	`SELECT * FROM current_schema()`,
 	`SELECT 'abcdef'::varchar(3), relname::varchar(2) FROM pg_class WHERE relname = 'books'`,
 	`SELECT s, v LIKE 'PostgreSQL 15.%' FROM current_schema() AS s, version() v`,

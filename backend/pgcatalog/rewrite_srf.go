@@ -199,11 +199,15 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 // srfArray is the array a set-returning call in a select list reads.
 func (r *rewriter) srfArray(fc *pg_query.FuncCall, sc *scope) (val, error) {
 	name, args := nameOf(fc), fc.GetArgs()
+	if name == "generate_series" {
+		arr, _, err := r.series(args, sc, "")
+		return arr, err
+	}
 	want := 1
 	if name == "generate_subscripts" {
 		want = 2
 	}
-	if len(args) != want || name == "generate_series" || name == "pg_get_keywords" {
+	if len(args) != want || name == "pg_get_keywords" {
 		return val{}, refuse("%s with %d arguments in the select list", name, len(args))
 	}
 	v, err := r.expr(args[0], sc)
