@@ -60,6 +60,8 @@ var pgComparedRewrites = []string{
 	`SELECT (1, 'a') = (1, 'a'), (1, 2) < (1, 3), (1, NULL) = (1, 2), (2, 'b') IN ((1, 'a'), (2, 'b')), (3, 'c') NOT IN ((1, 'a'))`,
 	`SELECT c.relname FROM pg_class c WHERE (c.relnamespace, c.relname) IN (SELECT n.oid, 'books' FROM pg_namespace n WHERE n.nspname = 'public')`,
 	`SELECT generate_series(1, 3), generate_series(5, 1, -2), unnest(ARRAY['a'])`,
+	`SELECT "table_schema", "table_name", obj_description(('"' || "table_schema" || '"."' || "table_name" || '"')::regclass, 'pg_class') AS table_comment FROM "information_schema"."tables" WHERE ("table_schema" = 'public' AND "table_name" = 'authors')`,
+	`SELECT "ns"."nspname" AS "table_schema", "t"."relname" AS "table_name", "i"."relname" AS "constraint_name", "a"."attname" AS "column_name", CASE "ix"."indisunique" WHEN 't' THEN 'TRUE' ELSE'FALSE' END AS "is_unique", pg_get_expr("ix"."indpred", "ix"."indrelid") AS "condition", "types"."typname" AS "type_name" FROM "pg_class" "t" INNER JOIN "pg_index" "ix" ON "ix"."indrelid" = "t"."oid" INNER JOIN "pg_attribute" "a" ON "a"."attrelid" = "t"."oid" AND "a"."attnum" = ANY ("ix"."indkey") INNER JOIN "pg_namespace" "ns" ON "ns"."oid" = "t"."relnamespace" INNER JOIN "pg_class" "i" ON "i"."oid" = "ix"."indexrelid" INNER JOIN "pg_type" "types" ON "types"."oid" = "a"."atttypid" LEFT JOIN "pg_constraint" "cnst" ON "cnst"."conname" = "i"."relname" WHERE "t"."relkind" IN ('r', 'p') AND "cnst"."contype" IS NULL AND (("ns"."nspname" = 'public' AND "t"."relname" = 'books')) ORDER BY 3, 4`,
 	`SELECT * FROM current_schema()`,
 	`SELECT 'abcdef'::varchar(3), relname::varchar(2) FROM pg_class WHERE relname = 'books'`,
 	`SELECT s, v LIKE 'PostgreSQL 15.%' FROM current_schema() AS s, version() v`,
