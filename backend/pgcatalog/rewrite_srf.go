@@ -7,11 +7,14 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// The set-returning functions a FROM item may call, each over SQLite's
-// json_each (whose arguments may read the FROM items before it, as a
-// function in PostgreSQL's FROM may): unnest(array) [WITH ORDINALITY],
+// The set-returning functions, each over SQLite's json_each (whose
+// arguments may read the FROM items before it, as a function in
+// PostgreSQL's FROM may): in FROM unnest(array …) [WITH ORDINALITY],
 // generate_series(a, b[, step]), information_schema._pg_expandarray(array)
-// (columns x, n) and current_schemas(bool).
+// (columns x, n), current_schemas(bool), pg_partition_ancestors and any
+// scalar function (one row); in a select list (targetSRFs) unnest,
+// generate_series, generate_subscripts, _pg_expandarray and
+// pg_partition_ancestors, in lockstep.
 
 // srfCall is a FROM function's name (qualifier checked) and arguments.
 func srfCall(rf *pg_query.RangeFunction) (string, []*pg_query.Node, error) {
