@@ -20,8 +20,25 @@ type val struct {
 	lbMixed  bool  // an array whose lower bound is 0 in some rows and 1 in others
 }
 
+// maxRewrite bounds the SQLite text of one expression or query: some
+// rewritings repeat an operand (a NULL test and its use), so nesting them
+// could grow the text exponentially within prescan's depth.
+const maxRewrite = 8 << 20
+
+// errTooComplex is the refusal of a text whose rewriting outgrows
+// maxRewrite, as prescan's "statement too complex".
+var errTooComplex = pgErr("54001", "statement too complex: its rewriting exceeds %d bytes", maxRewrite)
+
 // expr rewrites an expression in scope sc.
 func (r *rewriter) expr(n *pg_query.Node, sc *scope) (val, error) {
+	v, err := r.exprNode(n, sc)
+	if err == nil && len(v.sql) > maxRewrite {
+		return val{}, errTooComplex
+	}
+	return v, err
+}
+
+func (r *rewriter) exprNode(n *pg_query.Node, sc *scope) (val, error) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		return r.columnRef(x.ColumnRef, sc)

@@ -108,7 +108,9 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		if rt.sql == "0" {
 			return val{}, pgErr("22012", "division by zero")
 		}
-		div := "CASE WHEN " + rt.sql + " = 0 THEN " + raiseSQL("22012", "division by zero") + " ELSE " + rt.sql + " END"
+		// The divisor appears once (nested divisions stay linear).
+		div := "(SELECT CASE WHEN _d = 0 THEN " + raiseSQL("22012", "division by zero") + " ELSE _d END FROM (SELECT " +
+			rt.sql + " AS _d))"
 		return val{sql: "(" + l.sql + " " + op + " " + div + ")", typ: arithType(l.typ, rt.typ)}, nil
 	case "+", "-", "*", "&", "|":
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil

@@ -31,6 +31,9 @@ func (r *rewriter) query(s *pg_query.SelectStmt, outer *scope) (*selectOut, erro
 		return nil, err
 	}
 	q.sql = with + q.sql
+	if len(q.sql) > maxRewrite {
+		return nil, errTooComplex
+	}
 	return q, nil
 }
 

@@ -121,6 +121,7 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT 'x'::int", "22P02", `invalid input syntax for type integer: "x"`},
 		{"SELECT 1 ORDER BY 2", "42P10", ""},
 		{"SELECT relnatts / 0 FROM pg_class", "22012", "division by zero"},
+		{"SELECT 1 = ANY(" + strings.Repeat("ARRAY[(SELECT 1 = ANY(", 20) + "ARRAY[1]" + strings.Repeat(")::int)]", 20) + ")", "54001", "too complex"},
 		{"SELECT relnatts::numeric(10, 2) FROM pg_class", "0A000", "type modifier"},
 		{"SELECT relkind FROM pg_class GROUP BY DISTINCT relkind", "0A000", "GROUP BY DISTINCT"},
 		{"SELECT (coalesce(conkey, indkey::int2[]))[1] FROM pg_index, pg_constraint", "0A000", "lower bound varies"},
