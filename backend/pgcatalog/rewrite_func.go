@@ -216,9 +216,13 @@ func (r *rewriter) over(v val, fc *pg_query.FuncCall, sc *scope) (val, error) {
 		}
 		return v, nil
 	}
+	w, err := sc.window(w)
+	if err != nil {
+		return val{}, err
+	}
 	const defaultFrame = 1058 // FRAMEOPTION_DEFAULTS: RANGE UNBOUNDED PRECEDING … CURRENT ROW
-	if w.GetName() != "" || w.GetRefname() != "" || w.GetFrameOptions() != defaultFrame {
-		return val{}, refuse("named windows and window frames")
+	if w.GetFrameOptions() != defaultFrame {
+		return val{}, refuse("window frames")
 	}
 	var parts []string
 	if len(w.GetPartitionClause()) > 0 {

@@ -171,6 +171,7 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if err != nil {
 		return nil, err
 	}
+	sc.windowClause = s.GetWindowClause()
 	srf, err := r.targetSRFs(s.GetTargetList(), sc)
 	if err != nil {
 		return nil, err
@@ -202,8 +203,8 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if err := r.groupBy(s, sc, targets, cols, &b); err != nil {
 		return nil, err
 	}
-	if len(s.GetWindowClause()) > 0 || s.GetGroupDistinct() {
-		return nil, refuse("the WINDOW clause and GROUP BY DISTINCT")
+	if s.GetGroupDistinct() {
+		return nil, refuse("GROUP BY DISTINCT")
 	}
 	dc := s.GetDistinctClause()
 	if len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil {

@@ -124,6 +124,7 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT 1 = ANY(" + strings.Repeat("ARRAY[(SELECT 1 = ANY(", 20) + "ARRAY[1]" + strings.Repeat(")::int)]", 20) + ")", "54001", "too complex"},
 		{"SELECT relnatts::numeric(10, 2) FROM pg_class", "0A000", "type modifier"},
 		{"SELECT relkind FROM pg_class GROUP BY DISTINCT relkind", "0A000", "GROUP BY DISTINCT"},
+		{"SELECT row_number() OVER w FROM pg_class", "42704", `window "w" does not exist`},
 		{"SELECT (coalesce(conkey, indkey::int2[]))[1] FROM pg_index, pg_constraint", "0A000", "lower bound varies"},
 		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT count(*), unnest(ARRAY[1, 2]) FROM pg_class", "0A000", "beside aggregates"},
