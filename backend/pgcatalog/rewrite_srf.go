@@ -150,13 +150,7 @@ func (r *rewriter) series(args []*pg_query.Node, sc *scope, a string) (val, []co
 func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) {
 	var calls []*pg_query.FuncCall
 	for _, n := range list {
-		v := n.GetResTarget().GetVal()
-		if ind := v.GetAIndirection(); ind != nil {
-			v = ind.GetArg()
-		}
-		if fc := v.GetFuncCall(); fc != nil && setReturning[nameOf(fc)] {
-			calls = append(calls, fc)
-		}
+		calls = append(calls, srfCalls(n.ProtoReflect())...)
 	}
 	if len(calls) == 0 {
 		return "", nil
@@ -330,4 +324,31 @@ func hasAggregate(m protoreflect.Message) bool {
 		return !found
 	})
 	return found
+}
+
+// srfCalls are the set-returning calls in m outside subqueries (and not
+// inside another set-returning call's arguments).
+func srfCalls(m protoreflect.Message) []*pg_query.FuncCall {
+	switch n := m.Interface().(type) {
+	case *pg_query.SubLink:
+		return nil
+	case *pg_query.FuncCall:
+		if setReturning[nameOf(n)] {
+			return []*pg_query.FuncCall{n}
+		}
+	}
+	var out []*pg_query.FuncCall
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Kind() != protoreflect.MessageKind, fd.IsMap():
+		case fd.IsList():
+			for i := 0; i < v.List().Len(); i++ {
+				out = append(out, srfCalls(v.List().Get(i).Message())...)
+			}
+		default:
+			out = append(out, srfCalls(v.Message())...)
+		}
+		return true
+	})
+	return out
 }
