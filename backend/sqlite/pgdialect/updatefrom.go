@@ -24,16 +24,25 @@ func (t *translator) updateFrom(u *pg_query.UpdateStmt, sc *scope) (string, *sco
 	if len(u.GetReturningList()) > 0 {
 		return "", nil, refuse("RETURNING in UPDATE ... FROM")
 	}
-	sql, rels, err := t.fromClause(from, &scope{})
+	r := from[0].GetRangeSubselect()
+	a := r.GetAlias()
+	switch {
+	case a == nil:
+		return "", nil, pgError("42601", "subquery in FROM must have an alias")
+	case len(a.GetColnames()) > 0:
+		return "", nil, refuse("column names on UPDATE ... FROM's VALUES list (AS v(a, b)): write v.column1, v.column2 ...")
+	case a.GetAliasname() == sc.rels[0].alias:
+		return "", nil, pgError("42712", "table name %q specified more than once", a.GetAliasname())
+	}
+	// SQLite's gate takes FROM (VALUES ...) alone, written so: the rows
+	// are not wrapped in a SELECT, and SQLite names the columns column1 ...
+	// as PostgreSQL does.
+	cols, rows, err := t.valuesRows(r.GetSubquery().GetSelectStmt(), &scope{})
 	if err != nil {
 		return "", nil, err
 	}
-	for _, r := range rels {
-		if r.alias == sc.rels[0].alias {
-			return "", nil, pgError("42712", "table name %q specified more than once", r.alias)
-		}
-	}
-	return " FROM " + sql, &scope{rels: append(append([]rel{}, sc.rels...), rels...)}, nil
+	values := rel{alias: a.GetAliasname(), cols: cols}
+	return " FROM (VALUES " + rows + ") AS " + quoteIdent(values.alias), &scope{rels: []rel{sc.rels[0], values}}, nil
 }
 
 // isValuesItem reports whether a FROM item is a VALUES list in
@@ -44,5 +53,5 @@ func isValuesItem(n *pg_query.Node) bool {
 		return false
 	}
 	s := r.GetSubquery().GetSelectStmt()
-	return s != nil && len(s.GetValuesLists()) > 0
+	return s != nil && len(s.GetValuesLists()) > 0 && s.GetWithClause() == nil
 }

@@ -16,15 +16,17 @@ var updateFromCatalog = staticCatalog{
 func TestUpdateFromValues(t *testing.T) {
 	for _, sql := range []string{
 		"UPDATE s SET qty = qty - l.column3 FROM (VALUES (1, 1, 5), (2, 1, 4)) AS l WHERE s.w = l.column2 AND s.i = l.column1",
-		"UPDATE s AS x SET qty = v.q FROM (VALUES ($1::integer, $2::integer)) AS v(id, q) WHERE x.i = v.id",
+		"UPDATE s AS x SET qty = v.column2 FROM (VALUES ($1::integer, $2::integer)) AS v WHERE x.i = v.column1",
 	} {
 		tr, err := Translate(sql, updateFromCatalog)
 		if err != nil {
 			t.Errorf("%s: %v", sql, err)
 			continue
 		}
-		if len(tr.Statements) != 1 || !strings.Contains(tr.Statements[0], " FROM (") {
-			t.Errorf("%s: translated to %q, want one UPDATE ... FROM", sql, tr.Statements)
+		// SQLite's gate (backend/sqlite, order.go) takes a VALUES list
+		// written as FROM (VALUES ...) alone.
+		if len(tr.Statements) != 1 || !strings.Contains(tr.Statements[0], " FROM (VALUES (") {
+			t.Errorf("%s: translated to %q, want one UPDATE ... FROM (VALUES ...)", sql, tr.Statements)
 		}
 	}
 	for _, c := range []struct{ sql, code, mention string }{
@@ -34,7 +36,8 @@ func TestUpdateFromValues(t *testing.T) {
 		{"UPDATE s SET qty = 1 FROM (VALUES (1)) AS l WHERE l.column1 = s.i RETURNING qty", "0A000", "RETURNING"},
 		{"WITH c AS (SELECT 1) UPDATE s SET qty = 1", "0A000", "WITH"},
 		{"UPDATE s SET qty = 1 FROM (VALUES (1)) AS s WHERE s.column1 = 1", "42712", "more than once"},
-		{"UPDATE s SET qty = 1 FROM (VALUES (1, 2)) AS l(i, q) WHERE i = 1", "42702", "ambiguous"},
+		{"UPDATE s SET qty = 1 FROM (VALUES (1, 2)) AS l(i, q) WHERE l.i = 1", "0A000", "column names"},
+		{"UPDATE s SET qty = l.column2 FROM (VALUES (1, 2), (2, 'a')) AS l WHERE i = l.column1", "22P02", "integer"},
 	} {
 		_, err := Translate(c.sql, updateFromCatalog)
 		e, ok := err.(*Error)
