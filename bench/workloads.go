@@ -29,6 +29,10 @@ type WorkloadOptions struct {
 	// TPCC sets TPC-C's cardinalities below the warehouse (0: the
 	// specification's); the other workloads ignore it.
 	TPCC TPCCCardinality
+	// TPCCStatements runs TPC-C's PostgreSQL statement form instead of
+	// its PL/pgSQL functions (tpcc.Options.Statements): the postgres
+	// dialect on SQLite needs it, its translator having no PL/pgSQL.
+	TPCCStatements bool
 }
 
 // TPCCCardinality is TPC-C's population per warehouse, smaller than the

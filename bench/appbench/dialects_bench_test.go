@@ -115,13 +115,16 @@ func benchCheckTx(b *testing.B, sql string, distinct bool) {
 // wl-transaction per bc-transaction) on a small warehouse in each SQL
 // dialect of a SQLite network and reports the executor's CPU per
 // wl-transaction (this process's user+system time: the executor and
-// SQLite). A dialect whose translator refuses a statement TPC-C needs
-// skips, naming it (bench/workload/workloadtest).
+// SQLite). The postgres dialect runs TPC-C's PostgreSQL statement form
+// (tpcc.Options.Statements: SQLite's six statements in PostgreSQL's SQL,
+// NUMERIC money; the translator has no PL/pgSQL). A dialect whose
+// translator refuses a statement TPC-C needs skips, naming it
+// (bench/workload/workloadtest).
 //
 //	go test ./bench/appbench -run '^$' -bench 'DialectNewOrder' -benchtime 10x -count 5
 func BenchmarkDialectNewOrder(b *testing.B) {
 	const perBlock = 100
-	w, err := tpcc.New(tpcc.Options{Warehouses: 1, Customers: 300, Items: 10000, Orders: 300, Mix: map[string]int{tpcc.NewOrder: 1}})
+	w, err := tpcc.New(tpcc.Options{Warehouses: 1, Customers: 300, Items: 10000, Orders: 300, Mix: map[string]int{tpcc.NewOrder: 1}, Statements: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,10 @@
 // measure the query path. The paper ran them on PostgreSQL as stored
 // procedures; here PostgreSQL gets PL/pgSQL functions created by Setup
 // through the chain, and SQLite gets each transaction as a parameterised
-// multi-statement wl-transaction. MySQL, whose gate refuses stored
+// multi-statement wl-transaction. With Options.Statements the postgres
+// dialect gets SQLite's form in PostgreSQL's SQL instead (gen_pgstmts.go,
+// NUMERIC money): the form a network of the postgres dialect on SQLite
+// runs, whose translator has no PL/pgSQL. MySQL, whose gate refuses stored
 // procedures, gets the SQLite form in MySQL's syntax (gen_mysql.go), with
 // integer money like SQLite. All dialects execute the same stream of
 // transactions with the same parameters and reach the same rows (the

@@ -170,6 +170,10 @@ func (g *generator) newOrder() workload.WL {
 		wl.Statements = newOrderMySQL(p)
 		return wl
 	}
+	if g.pg && g.w.o.Statements {
+		wl.Statements = newOrderPG(p)
+		return wl
+	}
 	if g.pg {
 		wl.Statements = []txn.Statement{{
 			SQL: "SELECT public.tpcc_new_order($1::integer, $2::integer, $3::integer, $4::integer, $5::integer, $6::bigint, $7::text, $8::text, $9::text)",
@@ -263,6 +267,10 @@ func (g *generator) payment() workload.WL {
 	}
 	if g.my {
 		wl.Statements = paymentMySQL(p, cust)
+		return wl
+	}
+	if g.pg && g.w.o.Statements {
+		wl.Statements = paymentPG(p, cust)
 		return wl
 	}
 	if g.pg {

@@ -236,8 +236,8 @@ func distCols(suffix string) string {
 // (at most 30,000 rows at the specification's scale) a bc-transaction.
 const loadStatementsPerTx = 1
 
-// Setup implements workload.Workload: the schema (and on PostgreSQL the
-// NewOrder and Payment procedures), then items, warehouses and districts,
+// Setup implements workload.Workload: the schema (and on PostgreSQL,
+// unless Options.Statements, the NewOrder and Payment procedures), then items, warehouses and districts,
 // then each warehouse's customers, history, stock, orders, new orders and
 // order lines, loadStatementsPerTx statements per bc-transaction.
 func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
@@ -246,7 +246,7 @@ func (w *Workload) Setup(dialectName string) ([][]txn.Statement, error) {
 		return nil, err
 	}
 	ddl := s.schema()
-	if s.pg {
+	if s.pg && !w.o.Statements {
 		ddl = append(ddl, newOrderProc, paymentProc)
 	}
 	out := [][]txn.Statement{statements(ddl...), statements(w.firstLoad(s)...)}

@@ -68,6 +68,12 @@ type Options struct {
 	// Mix maps transaction kinds to relative weights; kinds not named do
 	// not occur. Empty means DefaultMix.
 	Mix map[string]int
+	// Statements runs NewOrder and Payment in the postgres dialect as
+	// multi-statement wl-transactions (gen_pgstmts.go: SQLite's form in
+	// PostgreSQL's SQL, NUMERIC money) instead of the PL/pgSQL functions:
+	// the form the postgres dialect on SQLite runs, whose translator has
+	// no PL/pgSQL. Other dialects run statements anyway.
+	Statements bool
 }
 
 // Workload is the TPC-C workload.

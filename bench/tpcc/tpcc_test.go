@@ -334,9 +334,16 @@ func TestCheckDetectsEachViolatedCondition(t *testing.T) {
 	}
 }
 
+// Names of the runs of PostgreSQL's statement form (Options.Statements).
+const (
+	stmtsOnPG     = "postgres statements"
+	stmtsOnSQLite = "postgres statements, postgres dialect on sqlite"
+)
+
 // The same stream on every dialect reaches the same state: SQLite's
-// statements, PostgreSQL's procedures and MySQL's statements do the same
-// thing.
+// statements, PostgreSQL's procedures, MySQL's statements and
+// PostgreSQL's statement form, on PostgreSQL and translated onto SQLite,
+// do the same thing.
 func TestDialectsReachTheSameState(t *testing.T) {
 	racetest.Heavy(t) // one stream on each database in turn: 29 s under -race
 	w := tiny(t, allKinds)
@@ -355,9 +362,31 @@ func TestDialectsReachTheSameState(t *testing.T) {
 	for _, tb := range w.Tables() {
 		keys[tb.Name] = strings.Join(tb.Key, ", ")
 	}
-	states := map[string]map[string][][]any{}
+	stmts, err := tpcc.New(tpcc.Options{Warehouses: 2, Districts: 3, Customers: 60, Items: 200, Orders: 30, Mix: allKinds, Statements: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each run: SQLite's statements, PostgreSQL's functions, MySQL's
+	// statements, and PostgreSQL's statement form (Options.Statements) on
+	// PostgreSQL and in the postgres dialect on SQLite (translated).
+	type run struct {
+		name, d string
+		c       func() *workloadtest.Chain
+		w       *tpcc.Workload
+	}
+	runs := []run{{name: stmtsOnPG, d: workload.Postgres, w: stmts, c: func() *workloadtest.Chain { return setup(t, workload.Postgres, stmts) }},
+		{name: stmtsOnSQLite, d: workload.Postgres, w: stmts, c: func() *workloadtest.Chain {
+			c := workloadtest.NewChainSpeaking(t, workload.SQLite, workload.Postgres)
+			c.Setup(stmts)
+			return c
+		}}}
 	for _, d := range allDialects {
-		c := setup(t, d, w)
+		runs = append(runs, run{name: d, d: d, w: w, c: func() *workloadtest.Chain { return setup(t, d, w) }})
+	}
+	states := map[string]map[string][][]any{}
+	for _, r := range runs {
+		d, w := r.d, r.w
+		c := r.c()
 		c.Run(w, 11, 3, 300, 25)
 		c.Check(w, nil)
 		st := map[string][][]any{}
@@ -375,12 +404,12 @@ func TestDialectsReachTheSameState(t *testing.T) {
 			}
 			st[table] = query(t, c, "SELECT "+strings.Join(sel, ", ")+" FROM "+table+" ORDER BY "+keys[table])
 		}
-		states[d] = st
+		states[r.name] = st
 		if n := one(t, c, "SELECT count(*) FROM customer WHERE c_payment_cnt > 1 AND c_credit = 'BC' AND c_data LIKE '% % % % % %.% %'"); n == 0 {
-			t.Fatalf("%s: no bad-credit customer paid: the comparison would not cover C_DATA", d)
+			t.Fatalf("%s: no bad-credit customer paid: the comparison would not cover C_DATA", r.name)
 		}
 	}
-	for _, other := range allDialects[1:] {
+	for _, other := range append(allDialects[1:], stmtsOnPG, stmtsOnSQLite) {
 		for table := range tables {
 			a, b := states[workload.SQLite][table], states[other][table]
 			if len(a) == 0 {

@@ -73,19 +73,23 @@ func (t *translator) assign(v value, c Column) (string, error) {
 }
 
 func (t *translator) update(u *pg_query.UpdateStmt) error {
-	if u.GetWithClause() != nil || len(u.GetFromClause()) > 0 {
-		return refuse("UPDATE ... FROM and WITH")
+	if u.GetWithClause() != nil {
+		return refuse("UPDATE with WITH")
 	}
 	tg, err := t.target(u.GetRelation())
 	if err != nil {
 		return err
 	}
 	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}}}
+	from, sc, err := t.updateFrom(u, sc)
+	if err != nil {
+		return err
+	}
 	sets, err := t.setList(u.GetTargetList(), tg, sc)
 	if err != nil {
 		return err
 	}
-	sql := "UPDATE " + tg.sql() + " SET " + sets
+	sql := "UPDATE " + tg.sql() + " SET " + sets + from
 	if u.GetWhereClause() != nil {
 		if u.GetWhereClause().GetCurrentOfExpr() != nil {
 			return refuse("WHERE CURRENT OF")

@@ -61,6 +61,9 @@ func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, 
 	case "||":
 		return t.concat(l, r)
 	}
+	if bitwiseOps[op] {
+		return t.bitwise(op, l, r)
+	}
 	return value{}, refuse("the operator %s", op)
 }
 

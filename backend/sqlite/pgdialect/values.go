@@ -10,17 +10,27 @@ import (
 // column1, column2 ... whose types are each column's common type (untyped
 // values text), as PostgreSQL resolves them.
 func (t *translator) valuesQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	cols, rows, err := t.valuesRows(s, parent)
+	if err != nil {
+		return query{}, err
+	}
+	return query{sql: valuesSelect(cols, rows), cols: cols}, nil
+}
+
+// valuesRows translates the rows of VALUES (...), (...): the columns
+// (column1 ...) with their types and SQLite's rows, "(a, b), (c, d)".
+func (t *translator) valuesRows(s *pg_query.SelectStmt, parent *scope) ([]Column, string, error) {
 	if len(s.GetSortClause()) > 0 || s.GetLimitCount() != nil || s.GetLimitOffset() != nil {
-		return query{}, refuse("VALUES with ORDER BY, LIMIT or OFFSET")
+		return nil, "", refuse("VALUES with ORDER BY, LIMIT or OFFSET")
 	}
 	var rows [][]value
 	for _, l := range s.GetValuesLists() {
 		vals, err := t.args(l.GetList().GetItems(), &scope{parent: parent})
 		if err != nil {
-			return query{}, err
+			return nil, "", err
 		}
 		if len(rows) > 0 && len(vals) != len(rows[0]) {
-			return query{}, pgError("42601", "VALUES lists must all be the same length")
+			return nil, "", pgError("42601", "VALUES lists must all be the same length")
 		}
 		rows = append(rows, vals)
 	}
@@ -32,7 +42,7 @@ func (t *translator) valuesQuery(s *pg_query.SelectStmt, parent *scope) (query, 
 		}
 		typ, err := commonType("VALUES", column)
 		if err != nil {
-			return query{}, err
+			return nil, "", err
 		}
 		cols[j] = Column{Name: fmt.Sprintf("column%d", j+1), Type: typ}
 	}
@@ -42,13 +52,13 @@ func (t *translator) valuesQuery(s *pg_query.SelectStmt, parent *scope) (query, 
 		for j, v := range row {
 			sql, err := t.coerce(v, cols[j].Type, ctxImplicit)
 			if err != nil {
-				return query{}, err
+				return nil, "", err
 			}
 			items = append(items, sql)
 		}
 		out = append(out, "("+join(items, ", ")+")")
 	}
-	return query{sql: valuesSelect(cols, join(out, ", ")), cols: cols}, nil
+	return cols, join(out, ", "), nil
 }
 
 // valuesSelect names SQLite's VALUES columns (column1 ...) explicitly.

@@ -103,4 +103,12 @@ func main() {
 		os.Exit(1)
 	}
 	emit("tpcc", tp, 30)
+	// The form the postgres dialect on SQLite runs: no PL/pgSQL.
+	ts, err := tpcc.New(tpcc.Options{Warehouses: 1, Districts: 2, Customers: 10, Items: 20, Orders: 10,
+		Mix: map[string]int{tpcc.NewOrder: 45, tpcc.Payment: 43, tpcc.OrderStatus: 12}, Statements: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	emit("tpcc statements", ts, 40)
 }
