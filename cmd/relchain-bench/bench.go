@@ -224,7 +224,10 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if cfg.Workload == "update" {
 		return runUpdateBench(ctx, f, cfg, nopts)
 	}
-	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix, TPCC: f.tpcc})
+	// A translated dialect runs TPC-C's statement form: the translation
+	// has no PL/pgSQL for the PostgreSQL form's functions.
+	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix, TPCC: f.tpcc,
+		TPCCStatements: cfg.Dialect != f.net.backend})
 	if err != nil {
 		return err
 	}
