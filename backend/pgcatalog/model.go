@@ -209,6 +209,3 @@ func (r *relObj) attnums(names []string) []int64 {
 	}
 	return out
 }
-
-// nspOid is the namespace of the Schema's objects.
-func (r *relObj) nspOid() int64 { return nsPublic }
