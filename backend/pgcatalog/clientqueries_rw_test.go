@@ -89,6 +89,24 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
             JOIN pg_class AS cl ON c.conrelid = cl.oid
             WHERE cl.relname = 'books' AND pg_catalog.pg_table_is_visible(cl.oid) ORDER BY 1`, nil,
 			"s:books_author_id_fkey s:{author_id} s:f s:authors.id NULL|s:books_author_id_title_key s:{author_id,title} s:u NULL NULL|s:books_pkey s:{id} s:p NULL NULL"},
+		{"sequelize describeTable special (array_agg over no rows is NULL)", `SELECT (SELECT array_agg(e.enumlabel)
+                FROM pg_type t JOIN pg_enum e ON t.oid = e.enumtypid WHERE t.typname = 'int4')`, nil, "NULL"},
+		{"psql \\d indexes and checks (pretty)", `SELECT pg_get_indexdef(i.indexrelid, 0, true), pg_get_indexdef(i.indexrelid)
+                FROM pg_index i WHERE i.indexrelid = 'authors_pkey'::regclass`, nil,
+			"s:CREATE UNIQUE INDEX authors_pkey ON authors USING btree (id) s:CREATE UNIQUE INDEX authors_pkey ON public.authors USING btree (id)"},
+		{"psql \\d checks (pretty)", `SELECT pg_get_constraintdef(oid, true), pg_get_constraintdef(oid)
+                FROM pg_constraint WHERE conname = 'authors_rating_check'`, nil,
+			"s:CHECK (rating >= 0::numeric) s:CHECK ((rating >= (0)::numeric))"},
+		{"django get_sequences", `SELECT s.relname, col.attname FROM pg_class s
+                JOIN pg_depend d ON d.refobjid = s.oid AND d.refclassid = 'pg_class'::regclass
+                JOIN pg_attrdef ad ON ad.oid = d.objid AND d.classid = 'pg_attrdef'::regclass
+                JOIN pg_attribute col ON col.attrelid = ad.adrelid AND col.attnum = ad.adnum
+                WHERE s.relkind = 'S' AND d.deptype IN ('a', 'n')`, nil, "s:authors_id_seq s:id"},
+		{"pgcli \\d relhastriggers (foreign key's internal triggers)", `SELECT relname, relhastriggers FROM pg_class
+                WHERE relname IN ('authors', 'books', 'author_names') ORDER BY 1`, nil,
+			"s:author_names b:false|s:authors b:true|s:books b:true"},
+		{"psql \\dn owner", `SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'`, nil,
+			"s:pg_database_owner"},
 	} {
 		res, err := e.Query(context.Background(), c.sql, c.args)
 		if err != nil {
