@@ -105,6 +105,7 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
 		{"pgcli \\d relhastriggers (foreign key's internal triggers)", `SELECT relname, relhastriggers FROM pg_class
                 WHERE relname IN ('authors', 'books', 'author_names') ORDER BY 1`, nil,
 			"s:author_names b:false|s:authors b:true|s:books b:true"},
+		{"position(substring IN string)", `SELECT position('lo' IN 'hello'), pg_catalog.position('hello', 'lo')`, nil, "i:4 i:4"},
 		{"psql \\dn owner", `SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'`, nil,
 			"s:pg_database_owner"},
 	} {
