@@ -106,6 +106,9 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
                 WHERE relname IN ('authors', 'books', 'author_names') ORDER BY 1`, nil,
 			"s:author_names b:false|s:authors b:true|s:books b:true"},
 		{"position(substring IN string)", `SELECT position('lo' IN 'hello'), pg_catalog.position('hello', 'lo')`, nil, "i:4 i:4"},
+		{"pg_rewrite: a view's _RETURN rule", `SELECT r.rulename, r.ev_type, r.is_instead, pg_get_ruledef(r.oid, true)
+                FROM pg_rewrite r WHERE r.ev_class = 'author_names'::regclass`, nil,
+			"s:_RETURN s:1 b:true s:CREATE RULE \"_RETURN\" AS\n    ON SELECT TO author_names DO INSTEAD  SELECT authors.id,\n    authors.name\n   FROM authors;"},
 		{"psql \\dn owner", `SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'`, nil,
 			"s:pg_database_owner"},
 	} {

@@ -152,6 +152,21 @@ func (m *model) viewDef(oid int64) (string, bool) {
 	return r.view.Definition, true
 }
 
+// ruleDef is pg_get_ruledef(oid, pretty): a view's _RETURN rule as
+// PostgreSQL prints it (the view schema-qualified unless pretty).
+func (m *model) ruleDef(oid int64, pretty bool) (string, bool) {
+	r := m.ruleByOid[oid]
+	if r == nil {
+		return "", false
+	}
+	schema := "public."
+	if pretty {
+		schema = ""
+	}
+	return fmt.Sprintf("CREATE RULE \"_RETURN\" AS\n    ON SELECT TO %s%s DO INSTEAD %s", schema,
+		quoteIdent(r.name), r.view.Definition), true
+}
+
 // checkColumns are the columns whose names occur as identifiers in a
 // check expression (its conkey).
 func checkColumns(expr string, cols []Column) []string {

@@ -8,7 +8,10 @@ func fillUserCatalog(w *writer, m *model) {
 		fillClass(w, m, r)
 		fillColumns(w, r)
 		switch r.kind {
-		case "r", "v":
+		case "v":
+			fillRowType(w, m, r)
+			fillViewRule(w, r)
+		case "r":
 			fillRowType(w, m, r)
 		case "i":
 			fillIndex(w, r)
@@ -28,6 +31,14 @@ func fillUserCatalog(w *writer, m *model) {
 	}
 	fillDescriptions(w, m)
 	fillCatalogViews(w, m)
+}
+
+// fillViewRule adds a view's _RETURN rule (pg_rewrite; its ev_action,
+// the query's node tree, is not emulated: NULL) and its dependency.
+func fillViewRule(w *writer, r *relObj) {
+	w.insert("pg_catalog.pg_rewrite", row{"oid": r.ruleOid, "rulename": "_RETURN", "ev_class": r.oid,
+		"ev_type": "1", "ev_enabled": "O", "is_instead": true, "ev_qual": "<>"})
+	depend(w, classRewrite, r.ruleOid, 0, classPgClass, r.oid, 0, "i")
 }
 
 // fillClass adds r's pg_class row.

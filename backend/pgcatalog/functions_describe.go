@@ -21,8 +21,11 @@ func describeFuncs(m *model) []scalar {
 			return nullUnless(m.constraintDef(a[0].Int64(), argInt(a, 1, 0) != 0))
 		})},
 		{"pg_get_viewdef", -1, strict(func(a []sqlite3.Value) (any, error) { return m.viewDefOf(a[0]) })},
-		{"pg_get_triggerdef", -1, null}, {"pg_get_ruledef", -1, null}, {"pg_get_functiondef", -1, null}, {"pg_get_partkeydef", -1, null},
+		{"pg_get_triggerdef", -1, null}, {"pg_get_functiondef", -1, null}, {"pg_get_partkeydef", -1, null},
 		{"pg_get_statisticsobjdef_columns", -1, null},
+		{"pg_get_ruledef", -1, strict(func(a []sqlite3.Value) (any, error) {
+			return nullUnless(m.ruleDef(a[0].Int64(), argInt(a, 1, 0) != 0))
+		})},
 		{"pg_get_function_arguments", 1, strict(m.functionArgs)},
 		{"pg_get_function_identity_arguments", 1, strict(m.functionArgs)},
 		{"pg_get_function_result", 1, strict(m.functionResult)},
