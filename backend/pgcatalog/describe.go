@@ -212,10 +212,16 @@ func parenthesized(expr string) string {
 // as PostgreSQL's deparser prints a constant's cast when not pretty.
 var constantCast = regexp.MustCompile(`\((-?[0-9]+(?:\.[0-9]+)?)\)::`)
 
-// prettyCheck is a check expression (parenthesized, as the backend and
-// PostgreSQL's plain deparse print it) as pg_get_constraintdef(oid, true)
-// prints it: without the enclosing parentheses and with a non-negative
-// constant's cast unparenthesized ("price >= 0::numeric"). PostgreSQL's
+// castCast is a parenthesized cast of a literal cast again,
+// "('now'::text)::date", which pretty mode prints "'now'::text::date".
+var castCast = regexp.MustCompile(`\(('(?:[^']|'')*'::[a-z][a-z0-9_ ]*)\)::`)
+
+// prettyCheck is an expression as PostgreSQL's plain deparse prints it
+// (a check's parenthesized: the backend's text) as pretty mode
+// (pg_get_constraintdef(oid, true), pg_get_expr(e, rel, true)) prints it:
+// without the enclosing parentheses and with a non-negative constant's
+// cast and a cast literal's second cast unparenthesized
+// ("price >= 0::numeric", "'now'::text::date"). PostgreSQL's
 // pretty mode also drops inner parentheses its precedence rules make
 // redundant, which this does not: "((a > 0) AND (b > 0))" stays
 // "(a > 0) AND (b > 0)" where PostgreSQL prints "a > 0 AND b > 0".
@@ -223,6 +229,7 @@ func prettyCheck(expr string) string {
 	if p := parenthesized(expr); p == expr && strings.HasPrefix(expr, "(") {
 		expr = expr[1 : len(expr)-1]
 	}
+	expr = castCast.ReplaceAllString(expr, "$1::")
 	return constantCast.ReplaceAllStringFunc(expr, func(s string) string {
 		if strings.HasPrefix(s, "(-") {
 			return s

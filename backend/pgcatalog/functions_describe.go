@@ -13,7 +13,12 @@ func describeFuncs(m *model) []scalar {
 	null := constant(nil)
 	return []scalar{
 		{"format_type", 2, formatTypeFunc(m)},
-		{"pg_get_expr", -1, strict(func(a []sqlite3.Value) (any, error) { return a[0].Text(), nil })},
+		{"pg_get_expr", -1, strict(func(a []sqlite3.Value) (any, error) {
+			if argInt(a, 2, 0) != 0 {
+				return prettyCheck(a[0].Text()), nil
+			}
+			return a[0].Text(), nil
+		})},
 		{"pg_get_indexdef", -1, strict(func(a []sqlite3.Value) (any, error) {
 			return nullUnless(m.indexDef(a[0].Int64(), int(argInt(a, 1, 0)), argInt(a, 2, 0) != 0))
 		})},
