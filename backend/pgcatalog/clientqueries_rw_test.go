@@ -109,6 +109,21 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
 		{"pg_rewrite: a view's _RETURN rule", `SELECT r.rulename, r.ev_type, r.is_instead, pg_get_ruledef(r.oid, true)
                 FROM pg_rewrite r WHERE r.ev_class = 'author_names'::regclass`, nil,
 			"s:_RETURN s:1 b:true s:CREATE RULE \"_RETURN\" AS\n    ON SELECT TO author_names DO INSTEAD  SELECT authors.id,\n    authors.name\n   FROM authors;"},
+		{"tokio-postgres/sqlx type lookup (pg_range)", `SELECT t.typname, t.typtype, t.typelem, r.rngsubtype, t.typbasetype, n.nspname, t.typrelid
+                FROM pg_catalog.pg_type t
+                LEFT OUTER JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid
+                INNER JOIN pg_catalog.pg_namespace n ON t.typnamespace = n.oid
+                WHERE t.oid = $1`, []any{"3904"}, "s:int4range s:r i:0 i:23 i:0 s:pg_catalog i:0"},
+		{"Postgrex bootstrap (pg_range)", `SELECT t.oid, t.typname, coalesce(d.typelem, t.typelem), coalesce(r.rngsubtype, 0), ARRAY (
+                  SELECT a.atttypid FROM pg_attribute AS a
+                  WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum)
+                FROM pg_type AS t
+                LEFT JOIN pg_type AS d ON t.typbasetype = d.oid
+                LEFT JOIN pg_range AS r ON r.rngtypid = t.oid OR r.rngmultitypid = t.oid OR (t.typbasetype <> 0 AND r.rngtypid = t.typbasetype)
+                WHERE (t.typrelid = 0)
+                AND (t.typelem = 0 OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_type s WHERE s.typrelid != 0 AND s.oid = t.typelem))
+                AND t.typname IN ('int8range', 'int4')
+                ORDER BY 1`, nil, "i:23 s:int4 i:0 i:0 s:{}|i:3926 s:int8range i:0 i:20 s:{}"},
 		{"psql \\dn owner", `SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'`, nil,
 			"s:pg_database_owner"},
 	} {
