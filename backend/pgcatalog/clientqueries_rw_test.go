@@ -137,3 +137,24 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
 		}
 	}
 }
+
+// TestDescribeClientParams checks the parameter types Describe gives the
+// corpus's parameterized shapes, as PostgreSQL 15 infers them (a client
+// that binds typed values encodes them so): pgcli's `relname ~ $1` is
+// text (the regex operator's right operand), not name.
+func TestDescribeClientParams(t *testing.T) {
+	e := mustEngine(t)
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT c.oid FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) $1`, "text"},
+		{`SELECT c.oid FROM pg_catalog.pg_class c WHERE c.relname ~ $1 AND c.relname = $2`, "text,name"},
+	} {
+		params, _, err := e.Describe(c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if got := strings.Join(params, ","); got != c.want {
+			t.Errorf("%s: parameters %s, want %s", c.sql, got, c.want)
+		}
+	}
+}
