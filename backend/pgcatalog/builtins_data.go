@@ -584,8 +584,10 @@ const catalogRelations = `
 3456 pg_catalog pg_collation r
 3466 pg_catalog pg_event_trigger r
 3501 pg_catalog pg_enum r
+3541 pg_catalog pg_range r
 6104 pg_catalog pg_publication r
 6106 pg_catalog pg_publication_rel r
+6237 pg_catalog pg_publication_namespace r
 12000 pg_catalog pg_roles v
 12014 pg_catalog pg_user v
 12028 pg_catalog pg_views v
@@ -597,6 +599,7 @@ const catalogRelations = `
 12104 pg_catalog pg_settings v
 12126 pg_catalog pg_timezone_names v
 12161 pg_catalog pg_stat_user_tables v
+12170 pg_catalog pg_statio_all_tables v
 12222 pg_catalog pg_stat_activity v
 13250 information_schema character_sets v
 13260 information_schema check_constraints v

@@ -89,6 +89,43 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
             JOIN pg_class AS cl ON c.conrelid = cl.oid
             WHERE cl.relname = 'books' AND pg_catalog.pg_table_is_visible(cl.oid) ORDER BY 1`, nil,
 			"s:books_author_id_fkey s:{author_id} s:f s:authors.id NULL|s:books_author_id_title_key s:{author_id,title} s:u NULL NULL|s:books_pkey s:{id} s:p NULL NULL"},
+		{"sequelize describeTable special (array_agg over no rows is NULL)", `SELECT (SELECT array_agg(e.enumlabel)
+                FROM pg_type t JOIN pg_enum e ON t.oid = e.enumtypid WHERE t.typname = 'int4')`, nil, "NULL"},
+		{"psql \\d indexes and checks (pretty)", `SELECT pg_get_indexdef(i.indexrelid, 0, true), pg_get_indexdef(i.indexrelid)
+                FROM pg_index i WHERE i.indexrelid = 'authors_pkey'::regclass`, nil,
+			"s:CREATE UNIQUE INDEX authors_pkey ON authors USING btree (id) s:CREATE UNIQUE INDEX authors_pkey ON public.authors USING btree (id)"},
+		{"psql \\d checks (pretty)", `SELECT pg_get_constraintdef(oid, true), pg_get_constraintdef(oid)
+                FROM pg_constraint WHERE conname = 'authors_rating_check'`, nil,
+			"s:CHECK (rating >= 0::numeric) s:CHECK ((rating >= (0)::numeric))"},
+		{"django get_sequences", `SELECT s.relname, col.attname FROM pg_class s
+                JOIN pg_depend d ON d.refobjid = s.oid AND d.refclassid = 'pg_class'::regclass
+                JOIN pg_attrdef ad ON ad.oid = d.objid AND d.classid = 'pg_attrdef'::regclass
+                JOIN pg_attribute col ON col.attrelid = ad.adrelid AND col.attnum = ad.adnum
+                WHERE s.relkind = 'S' AND d.deptype IN ('a', 'n')`, nil, "s:authors_id_seq s:id"},
+		{"pgcli \\d relhastriggers (foreign key's internal triggers)", `SELECT relname, relhastriggers FROM pg_class
+                WHERE relname IN ('authors', 'books', 'author_names') ORDER BY 1`, nil,
+			"s:author_names b:false|s:authors b:true|s:books b:true"},
+		{"position(substring IN string)", `SELECT position('lo' IN 'hello'), pg_catalog.position('hello', 'lo')`, nil, "i:4 i:4"},
+		{"pg_rewrite: a view's _RETURN rule", `SELECT r.rulename, r.ev_type, r.is_instead, pg_get_ruledef(r.oid, true)
+                FROM pg_rewrite r WHERE r.ev_class = 'author_names'::regclass`, nil,
+			"s:_RETURN s:1 b:true s:CREATE RULE \"_RETURN\" AS\n    ON SELECT TO author_names DO INSTEAD  SELECT authors.id,\n    authors.name\n   FROM authors;"},
+		{"tokio-postgres/sqlx type lookup (pg_range)", `SELECT t.typname, t.typtype, t.typelem, r.rngsubtype, t.typbasetype, n.nspname, t.typrelid
+                FROM pg_catalog.pg_type t
+                LEFT OUTER JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid
+                INNER JOIN pg_catalog.pg_namespace n ON t.typnamespace = n.oid
+                WHERE t.oid = $1`, []any{"3904"}, "s:int4range s:r i:0 i:23 i:0 s:pg_catalog i:0"},
+		{"Postgrex bootstrap (pg_range)", `SELECT t.oid, t.typname, coalesce(d.typelem, t.typelem), coalesce(r.rngsubtype, 0), ARRAY (
+                  SELECT a.atttypid FROM pg_attribute AS a
+                  WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum)
+                FROM pg_type AS t
+                LEFT JOIN pg_type AS d ON t.typbasetype = d.oid
+                LEFT JOIN pg_range AS r ON r.rngtypid = t.oid OR r.rngmultitypid = t.oid OR (t.typbasetype <> 0 AND r.rngtypid = t.typbasetype)
+                WHERE (t.typrelid = 0)
+                AND (t.typelem = 0 OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_type s WHERE s.typrelid != 0 AND s.oid = t.typelem))
+                AND t.typname IN ('int8range', 'int4')
+                ORDER BY 1`, nil, "i:23 s:int4 i:0 i:0 s:{}|i:3926 s:int8range i:0 i:20 s:{}"},
+		{"psql \\dn owner", `SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'`, nil,
+			"s:pg_database_owner"},
 	} {
 		res, err := e.Query(context.Background(), c.sql, c.args)
 		if err != nil {
@@ -97,6 +134,27 @@ ORDER BY a.attnum`, []any{"16384"}, strings.Join([]string{
 		}
 		if got := rowsText(res.Rows); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.client, got, c.want)
+		}
+	}
+}
+
+// TestDescribeClientParams checks the parameter types Describe gives the
+// corpus's parameterized shapes, as PostgreSQL 15 infers them (a client
+// that binds typed values encodes them so): pgcli's `relname ~ $1` is
+// text (the regex operator's right operand), not name.
+func TestDescribeClientParams(t *testing.T) {
+	e := mustEngine(t)
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT c.oid FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) $1`, "text"},
+		{`SELECT c.oid FROM pg_catalog.pg_class c WHERE c.relname ~ $1 AND c.relname = $2`, "text,name"},
+	} {
+		params, _, err := e.Describe(c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if got := strings.Join(params, ","); got != c.want {
+			t.Errorf("%s: parameters %s, want %s", c.sql, got, c.want)
 		}
 	}
 }

@@ -11,9 +11,9 @@ import (
 // buildDB builds the catalog database of s: an in-memory SQLite
 // connection with pg_catalog and information_schema attached, every
 // Relation created in its schema and filled, and every Function
-// registered.
+// registered. relchain's and SQLite's own objects are left out.
 func buildDB(s *Schema) (*sqlite3.Conn, error) {
-	m, err := newModel(s)
+	m, err := newModel(withoutInternal(s))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package pgcatalog
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -63,9 +64,11 @@ func (m *model) rowTypeRel(oid int64) *relObj {
 	return nil
 }
 
-// indexDef is pg_get_indexdef(oid, col): the CREATE INDEX statement
-// (col 0) or the col-th column's name; "" when oid is no index.
-func (m *model) indexDef(oid int64, col int) (string, bool) {
+// indexDef is pg_get_indexdef(oid, col, pretty): the CREATE INDEX
+// statement (col 0) or the col-th column's name; "" when oid is no index.
+// As PostgreSQL, the table is schema-qualified unless pretty (public is
+// on the search path).
+func (m *model) indexDef(oid int64, col int, pretty bool) (string, bool) {
 	r := m.relByOid[oid]
 	if r == nil || r.kind != "i" {
 		return "", false
@@ -80,12 +83,16 @@ func (m *model) indexDef(oid int64, col int) (string, bool) {
 	if r.index.unique {
 		unique = "UNIQUE "
 	}
-	return fmt.Sprintf("CREATE %sINDEX %s ON public.%s USING btree (%s)", unique, quoteIdent(r.name),
+	schema := "public."
+	if pretty {
+		schema = ""
+	}
+	return fmt.Sprintf("CREATE %sINDEX %s ON %s%s USING btree (%s)", unique, quoteIdent(r.name), schema,
 		quoteIdent(r.index.table.name), identList(r.index.cols)), true
 }
 
-// constraintDef is pg_get_constraintdef(oid).
-func (m *model) constraintDef(oid int64) (string, bool) {
+// constraintDef is pg_get_constraintdef(oid, pretty).
+func (m *model) constraintDef(oid int64, pretty bool) (string, bool) {
 	c := m.consByOid[oid]
 	if c == nil {
 		return "", false
@@ -96,6 +103,9 @@ func (m *model) constraintDef(oid int64) (string, bool) {
 	case "u":
 		return "UNIQUE (" + identList(c.cols) + ")", true
 	case "c":
+		if pretty {
+			return "CHECK (" + prettyCheck(c.check) + ")", true
+		}
 		return "CHECK (" + c.check + ")", true
 	}
 	s := fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(%s)", identList(c.cols), quoteIdent(c.ref.name),
@@ -142,6 +152,21 @@ func (m *model) viewDef(oid int64) (string, bool) {
 	return r.view.Definition, true
 }
 
+// ruleDef is pg_get_ruledef(oid, pretty): a view's _RETURN rule as
+// PostgreSQL prints it (the view schema-qualified unless pretty).
+func (m *model) ruleDef(oid int64, pretty bool) (string, bool) {
+	r := m.ruleByOid[oid]
+	if r == nil {
+		return "", false
+	}
+	schema := "public."
+	if pretty {
+		schema = ""
+	}
+	return fmt.Sprintf("CREATE RULE \"_RETURN\" AS\n    ON SELECT TO %s%s DO INSTEAD %s", schema,
+		quoteIdent(r.name), r.view.Definition), true
+}
+
 // checkColumns are the columns whose names occur as identifiers in a
 // check expression (its conkey).
 func checkColumns(expr string, cols []Column) []string {
@@ -181,4 +206,34 @@ func parenthesized(expr string) string {
 		return expr
 	}
 	return "(" + expr + ")"
+}
+
+// constantCast is a parenthesized number cast to a type, "(0)::numeric",
+// as PostgreSQL's deparser prints a constant's cast when not pretty.
+var constantCast = regexp.MustCompile(`\((-?[0-9]+(?:\.[0-9]+)?)\)::`)
+
+// castCast is a parenthesized cast of a literal cast again,
+// "('now'::text)::date", which pretty mode prints "'now'::text::date".
+var castCast = regexp.MustCompile(`\(('(?:[^']|'')*'::[a-z][a-z0-9_ ]*)\)::`)
+
+// prettyCheck is an expression as PostgreSQL's plain deparse prints it
+// (a check's parenthesized: the backend's text) as pretty mode
+// (pg_get_constraintdef(oid, true), pg_get_expr(e, rel, true)) prints it:
+// without the enclosing parentheses and with a non-negative constant's
+// cast and a cast literal's second cast unparenthesized
+// ("price >= 0::numeric", "'now'::text::date"). PostgreSQL's
+// pretty mode also drops inner parentheses its precedence rules make
+// redundant, which this does not: "((a > 0) AND (b > 0))" stays
+// "(a > 0) AND (b > 0)" where PostgreSQL prints "a > 0 AND b > 0".
+func prettyCheck(expr string) string {
+	if p := parenthesized(expr); p == expr && strings.HasPrefix(expr, "(") {
+		expr = expr[1 : len(expr)-1]
+	}
+	expr = castCast.ReplaceAllString(expr, "$1::")
+	return constantCast.ReplaceAllStringFunc(expr, func(s string) string {
+		if strings.HasPrefix(s, "(-") {
+			return s
+		}
+		return s[1:strings.Index(s, ")")] + "::"
+	})
 }

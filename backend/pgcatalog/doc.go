@@ -38,4 +38,16 @@
 //   - Oids are deterministic: PostgreSQL's own for built-in objects (types,
 //     namespaces pg_catalog 11 and public 2200), and for the Schema's
 //     objects numbers from 16384 up in the Schema's order.
+//
+// What a network reports where PostgreSQL's answer depends on the server:
+// the database's collation and ctype are "C" (the catalog database and
+// SQLite compare text byte by byte, as the C locale does); public is owned
+// by pg_database_owner (PostgreSQL 15); a table with a foreign key, or
+// referenced by one, has relhastriggers true (PostgreSQL's internal
+// referential-integrity triggers) while pg_trigger lists none of them (as
+// psql and pgcli show none); pretty-printing (pg_get_expr,
+// pg_get_constraintdef with pretty true) drops the outer parentheses and
+// those around cast constants, not inner ones PostgreSQL's precedence
+// rules make redundant. Objects named relchain_… or sqlite_… are dropped
+// from the Schema by New, so no catalog query shows them.
 package pgcatalog

@@ -8,14 +8,15 @@ func fillBuiltins(w *writer, m *model) {
 	role := roleOid(m.s)
 	builtinACL := []string{"postgres=UC/postgres", "=U/postgres"}
 	for _, ns := range [][]any{{nsPgCatalog, pgCatalog, bootstrapRole, builtinACL},
-		{nsPublic, "public", role, []string{m.s.User + "=UC/" + m.s.User, "=U/" + m.s.User}},
+		{nsPublic, "public", databaseOwnerRole, []string{databaseOwnerName + "=UC/" + databaseOwnerName,
+			"=U/" + databaseOwnerName}},
 		{nsInfoSchema, informationSchema, bootstrapRole, builtinACL}, {nsPgToast, "pg_toast", bootstrapRole, nil}} {
 		w.insert("pg_catalog.pg_namespace", row{"oid": ns[0], "nspname": ns[1], "nspowner": ns[2], "nspacl": ns[3]})
 	}
 	fillRoles(w, m)
 	w.insert("pg_catalog.pg_database", row{"oid": 5, "datname": m.s.Database, "datdba": role,
 		"encoding": encodingUTF8, "datlocprovider": "c", "datallowconn": true, "datconnlimit": -1,
-		"dattablespace": spcDefault, "datcollate": "C.UTF-8", "datctype": "C.UTF-8"})
+		"dattablespace": spcDefault, "datcollate": "C", "datctype": "C"})
 	fillSmallBuiltins(w)
 	for _, t := range typeList {
 		fillBuiltinType(w, t)
@@ -49,14 +50,25 @@ func vector(v []int64) []int64 {
 	return v
 }
 
-// fillRoles adds the bootstrap superuser "postgres" (10) and Schema.User
-// (userRole, not a superuser); when the User is "postgres" it is 10.
+// fillRoles adds the bootstrap superuser "postgres" (10), Schema.User
+// (userRole, not a superuser; when the User is "postgres" it is 10) and
+// pg_database_owner.
 func fillRoles(w *writer, m *model) {
 	if m.s.User != bootstrapRoleName {
 		fillRole(w, bootstrapRole, bootstrapRoleName, true)
 	}
 	fillRole(w, roleOid(m.s), m.s.User, false)
+	w.insert("pg_catalog.pg_roles", row{"oid": databaseOwnerRole, "rolname": databaseOwnerName,
+		"rolinherit": true, "rolconnlimit": -1, "rolpassword": "********"})
 }
+
+// pg_database_owner is PostgreSQL 15's predefined role whose member is
+// the current database's owner; it owns the public schema. It cannot
+// log in (no pg_user row).
+const (
+	databaseOwnerRole = 6171
+	databaseOwnerName = "pg_database_owner"
+)
 
 // bootstrapRoleName is the bootstrap superuser's name (a role's, not a
 // database kind's).
@@ -79,7 +91,8 @@ func fillRole(w *writer, oid int64, name string, super bool) {
 }
 
 // fillSmallBuiltins adds the access methods, collations, languages,
-// tablespaces and the plpgsql extension.
+// tablespaces, the built-in range types' pg_range rows (PostgreSQL's:
+// drivers read them on connect) and the plpgsql extension.
 func fillSmallBuiltins(w *writer) {
 	for _, a := range [][]any{{2, "heap", "heap_tableam_handler", "t"}, {403, "btree", "bthandler", "i"},
 		{405, "hash", "hashhandler", "i"}, {783, "gist", "gisthandler", "i"}, {2742, "gin", "ginhandler", "i"},
@@ -98,6 +111,12 @@ func fillSmallBuiltins(w *writer) {
 	}
 	for _, s := range [][]any{{spcDefault, "pg_default"}, {1664, "pg_global"}} {
 		w.insert("pg_catalog.pg_tablespace", row{"oid": s[0], "spcname": s[1], "spcowner": bootstrapRole})
+	}
+	for _, r := range [][]any{{3904, 23, 4451, 1978, 3914, 3922}, {3906, 1700, 4532, 3125, 0, 3924},
+		{3908, 1114, 4533, 3128, 0, 3929}, {3910, 1184, 4534, 3127, 0, 3930}, {3912, 1082, 4535, 3122, 3915, 3925},
+		{3926, 20, 4536, 3124, 3928, 3923}} {
+		w.insert("pg_catalog.pg_range", row{"rngtypid": r[0], "rngsubtype": r[1], "rngmultitypid": r[2],
+			"rngsubopc": r[3], "rngcanonical": r[4], "rngsubdiff": r[5]})
 	}
 	w.insert("pg_catalog.pg_extension", row{"oid": 13559, "extname": "plpgsql", "extowner": bootstrapRole,
 		"extnamespace": nsPgCatalog, "extrelocatable": false, "extversion": "1.0"})
@@ -170,8 +189,8 @@ func settings(s *Schema) []setting {
 		{"transaction_read_only", "off", "Client Connection Defaults / Statement Behavior", "bool"},
 		{"default_transaction_isolation", "serializable", "Client Connection Defaults / Statement Behavior", "enum"},
 		{"transaction_isolation", "serializable", "Client Connection Defaults / Statement Behavior", "string"},
-		{"lc_collate", "C.UTF-8", "Preset Options", "string"},
-		{"lc_ctype", "C.UTF-8", "Preset Options", "string"},
+		{"lc_collate", "C", "Preset Options", "string"},
+		{"lc_ctype", "C", "Preset Options", "string"},
 		{"application_name", "", "Reporting and Logging / What to Log", "string"},
 		{"is_superuser", "off", "Preset Options", "bool"},
 		{"session_authorization", s.User, "Preset Options", "string"},
@@ -179,6 +198,7 @@ func settings(s *Schema) []setting {
 		{"max_connections", "100", "Connections and Authentication / Connection Settings", "integer"},
 		{"statement_timeout", "0", "Client Connection Defaults / Statement Behavior", "integer"},
 		{"lock_timeout", "0", "Client Connection Defaults / Statement Behavior", "integer"},
+		{"max_index_keys", "32", "Preset Options", "integer"},
 		{"extra_float_digits", "1", "Client Connection Defaults / Locale and Formatting", "integer"},
 	}
 }

@@ -1,12 +1,17 @@
 package pgcatalog
 
+import "strings"
+
 // fillUserCatalog adds the pg_catalog rows of the Schema's objects.
 func fillUserCatalog(w *writer, m *model) {
 	for _, r := range m.rels {
 		fillClass(w, m, r)
 		fillColumns(w, r)
 		switch r.kind {
-		case "r", "v":
+		case "v":
+			fillRowType(w, m, r)
+			fillViewRule(w, r)
+		case "r":
 			fillRowType(w, m, r)
 		case "i":
 			fillIndex(w, r)
@@ -20,9 +25,20 @@ func fillUserCatalog(w *writer, m *model) {
 	for _, d := range m.defs {
 		w.insert("pg_catalog.pg_attrdef", row{"oid": d.oid, "adrelid": d.table.oid, "adnum": d.attnum, "adbin": d.expr})
 		depend(w, classAttrdef, d.oid, 0, classPgClass, d.table.oid, d.attnum, "a")
+		if q := m.defaultSequence(d.expr); q != nil {
+			depend(w, classAttrdef, d.oid, 0, classPgClass, q.oid, 0, "n")
+		}
 	}
 	fillDescriptions(w, m)
 	fillCatalogViews(w, m)
+}
+
+// fillViewRule adds a view's _RETURN rule (pg_rewrite; its ev_action,
+// the query's node tree, is not emulated: NULL) and its dependency.
+func fillViewRule(w *writer, r *relObj) {
+	w.insert("pg_catalog.pg_rewrite", row{"oid": r.ruleOid, "rulename": "_RETURN", "ev_class": r.oid,
+		"ev_type": "1", "ev_enabled": "O", "is_instead": true, "ev_qual": "<>"})
+	depend(w, classRewrite, r.ruleOid, 0, classPgClass, r.oid, 0, "i")
 }
 
 // fillClass adds r's pg_class row.
@@ -42,8 +58,42 @@ func fillClass(w *writer, m *model, r *relObj) {
 		"reltype": r.rowType, "relowner": roleOid(m.s), "relam": kindAm(r.kind), "relfilenode": r.oid,
 		"relpages": pages, "reltuples": tuples, "relhasindex": len(r.indexes) > 0, "relpersistence": "p",
 		"relkind": r.kind, "relnatts": natts, "relchecks": checks, "relhasrules": r.kind == "v",
+		"relhastriggers": m.hasForeignKeyTriggers(r),
 		"relispopulated": true, "relreplident": replident(r.kind)})
 	depend(w, classPgClass, r.oid, 0, classPgNs, nsPublic, 0, "n")
+}
+
+// hasForeignKeyTriggers says whether PostgreSQL has internal triggers on
+// r: the referential-integrity triggers of a foreign key, on the table
+// that has it and on the table it references. pg_trigger does not list
+// them (psql and pgcli show no internal trigger either).
+func (m *model) hasForeignKeyTriggers(r *relObj) bool {
+	for _, c := range m.cons {
+		if c.typ == "f" && (c.table == r || c.ref == r) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultSequence is the Schema's sequence a column default calls
+// nextval on ("nextval('s'::regclass)", as a serial column's), or nil:
+// PostgreSQL records that use as a normal ('n') dependency of the
+// default on the sequence.
+func (m *model) defaultSequence(expr string) *relObj {
+	name, ok := strings.CutPrefix(expr, "nextval('")
+	if !ok {
+		return nil
+	}
+	name, _, ok = strings.Cut(name, "'")
+	if !ok {
+		return nil
+	}
+	name = strings.TrimPrefix(name, "public.")
+	if r := m.relByName[strings.Trim(name, `"`)]; r != nil && r.kind == "S" {
+		return r
+	}
+	return nil
 }
 
 // kindSize is relpages and reltuples as a new relation of the kind has

@@ -1,20 +1,24 @@
 package pgcatalog
 
 // fillCatalogViews adds the rows of pg_catalog's views over the Schema:
-// pg_tables, pg_views, pg_indexes, pg_sequences, pg_stat_user_tables.
+// pg_tables, pg_views, pg_indexes, pg_sequences, pg_stat_user_tables,
+// pg_statio_all_tables (the Schema's tables only: block counters 0).
 func fillCatalogViews(w *writer, m *model) {
 	for _, r := range m.rels {
 		switch r.kind {
 		case "r":
 			w.insert("pg_catalog.pg_tables", row{"schemaname": "public", "tablename": r.name,
-				"tableowner": m.s.User, "hasindexes": len(r.indexes) > 0})
+				"tableowner": m.s.User, "hasindexes": len(r.indexes) > 0,
+				"hastriggers": m.hasForeignKeyTriggers(r)})
 			w.insert("pg_catalog.pg_stat_user_tables", row{"relid": r.oid, "schemaname": "public",
 				"relname": r.name})
+			w.insert("pg_catalog.pg_statio_all_tables", row{"relid": r.oid, "schemaname": "public",
+				"relname": r.name, "heap_blks_read": 0, "heap_blks_hit": 0, "idx_blks_read": 0, "idx_blks_hit": 0})
 		case "v":
 			w.insert("pg_catalog.pg_views", row{"schemaname": "public", "viewname": r.name,
 				"viewowner": m.s.User, "definition": r.view.Definition})
 		case "i":
-			def, _ := m.indexDef(r.oid, 0)
+			def, _ := m.indexDef(r.oid, 0, false)
 			w.insert("pg_catalog.pg_indexes", row{"schemaname": "public", "tablename": r.index.table.name,
 				"indexname": r.name, "indexdef": def})
 		case "S":

@@ -17,12 +17,6 @@ type scalar struct {
 	fn   goFunc
 }
 
-// builtinNames are Functions that SQLite itself provides with
-// PostgreSQL's meaning for catalog queries; they are not registered.
-var builtinNames = map[string]bool{"lower": true, "upper": true, "length": true, "replace": true,
-	"ltrim": true, "rtrim": true, "concat": true, "concat_ws": true, "coalesce": true, "nullif": true,
-	"count": true, "max": true, "min": true, "sum": true, "abs": true, "row_number": true}
-
 // registerFunctions registers every Function SQLite lacks on db, as
 // closures over m.
 func registerFunctions(db *sqlite3.Conn, m *model) error {

@@ -13,16 +13,24 @@ func describeFuncs(m *model) []scalar {
 	null := constant(nil)
 	return []scalar{
 		{"format_type", 2, formatTypeFunc(m)},
-		{"pg_get_expr", -1, strict(func(a []sqlite3.Value) (any, error) { return a[0].Text(), nil })},
+		{"pg_get_expr", -1, strict(func(a []sqlite3.Value) (any, error) {
+			if argInt(a, 2, 0) != 0 {
+				return prettyCheck(a[0].Text()), nil
+			}
+			return a[0].Text(), nil
+		})},
 		{"pg_get_indexdef", -1, strict(func(a []sqlite3.Value) (any, error) {
-			return nullUnless(m.indexDef(a[0].Int64(), int(argInt(a, 1, 0))))
+			return nullUnless(m.indexDef(a[0].Int64(), int(argInt(a, 1, 0)), argInt(a, 2, 0) != 0))
 		})},
 		{"pg_get_constraintdef", -1, strict(func(a []sqlite3.Value) (any, error) {
-			return nullUnless(m.constraintDef(a[0].Int64()))
+			return nullUnless(m.constraintDef(a[0].Int64(), argInt(a, 1, 0) != 0))
 		})},
 		{"pg_get_viewdef", -1, strict(func(a []sqlite3.Value) (any, error) { return m.viewDefOf(a[0]) })},
 		{"pg_get_triggerdef", -1, null}, {"pg_get_functiondef", -1, null}, {"pg_get_partkeydef", -1, null},
 		{"pg_get_statisticsobjdef_columns", -1, null},
+		{"pg_get_ruledef", -1, strict(func(a []sqlite3.Value) (any, error) {
+			return nullUnless(m.ruleDef(a[0].Int64(), argInt(a, 1, 0) != 0))
+		})},
 		{"pg_get_function_arguments", 1, strict(m.functionArgs)},
 		{"pg_get_function_identity_arguments", 1, strict(m.functionArgs)},
 		{"pg_get_function_result", 1, strict(m.functionResult)},
@@ -100,6 +108,8 @@ func (m *model) userName(oid int64) string {
 		return m.s.User
 	case oid == bootstrapRole:
 		return bootstrapRoleName
+	case oid == databaseOwnerRole:
+		return databaseOwnerName
 	}
 	return fmt.Sprintf("unknown (OID=%d)", oid)
 }

@@ -45,6 +45,11 @@ func TestFunctions(t *testing.T) {
 		{"SELECT pg_size_pretty(10240) || ';' || pg_size_pretty(123456789) || ';' || pg_size_pretty(100)", "10 kB;118 MB;100 bytes"},
 		{"SELECT quote_ident('Ab') || quote_ident('select') || quote_ident('a_b1')", `"Ab""select"a_b1`},
 		{`SELECT quote_literal('a\b''c')`, `E'a\\b''c'`},
+		{`SELECT pg_get_expr('((d > 0) AND (d < 10))', 1, 1) || '|' || pg_get_expr('(1 + 2)', 1, 1) || '|' ||
+			pg_get_expr('(1 + 2)', 1) || '|' || pg_get_expr('(''now''::text)::date', 1, 1) || '|' ||
+			pg_get_expr('''-1.5''::numeric', 1, 1) || '|' || pg_get_expr('(x >= (0)::numeric)', 1, 1)`,
+			`(d > 0) AND (d < 10)|1 + 2|(1 + 2)|'now'::text::date|'-1.5'::numeric|x >= 0::numeric`},
+		{"SELECT position('hello', 'l') || position('hello', 'x') || strpos('hello', 'o')", "305"},
 		{"SELECT strpos('hello', 'll') || substring('hello', 0, 3) || substring('hello', 2)", "3heello"},
 		{"SELECT split_part('a.b.c', '.', 2) || split_part('a.b.c', '.', -1) || '|' || split_part('a.b', '.', 5)", "bc|"},
 		{"SELECT left('hello', -2) || '|' || right('hello', -2) || '|' || left('hello', 2)", "hel|llo|he"},

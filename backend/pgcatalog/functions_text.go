@@ -15,7 +15,8 @@ func textFuncs() []scalar {
 		{"substring", -1, strict(substring)}, {"substr", -1, strict(substring)},
 		{"char_length", 1, strict(func(a []sqlite3.Value) (any, error) { return utf8.RuneCountInString(a[0].Text()), nil })},
 		{"left", 2, strict(leftRight(true))}, {"right", 2, strict(leftRight(false))},
-		{"position", 2, strict(func(a []sqlite3.Value) (any, error) { return strpos(a[1].Text(), a[0].Text()), nil })},
+		// position(a IN b) is pg_catalog.position(b, a): string first, as strpos.
+		{"position", 2, strict(func(a []sqlite3.Value) (any, error) { return strpos(a[0].Text(), a[1].Text()), nil })},
 		{"strpos", 2, strict(func(a []sqlite3.Value) (any, error) { return strpos(a[0].Text(), a[1].Text()), nil })},
 		{"btrim", -1, strict(btrim)},
 		{"split_part", 3, strict(splitPart)},

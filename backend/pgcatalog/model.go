@@ -11,12 +11,14 @@ import (
 // array type, one pg_attrdef row per column default (column order), then
 // the primary key's index and constraint, each unique's index and
 // constraint, each index, each foreign key, each check; for each view the
-// view, its row type and array type; for each sequence the sequence.
+// view, its row type and array type, its _RETURN rule (pg_rewrite); for
+// each sequence the sequence.
 type model struct {
 	s         *Schema
 	rels      []*relObj // tables, views, sequences, indexes in oid order
 	relByOid  map[int64]*relObj
 	relByName map[string]*relObj
+	ruleByOid map[int64]*relObj // a view's _RETURN rule → the view
 	cons      []*consObj
 	consByOid map[int64]*consObj
 	defs      []*attrDef
@@ -37,6 +39,7 @@ type relObj struct {
 	cons                    []*consObj // a table's constraints
 	indexes                 []*relObj  // a table's indexes
 	comment                 string
+	ruleOid                 int64 // a view's _RETURN rule
 }
 
 // indexObj is an index: of table, unique or not, on cols; cons the
@@ -71,14 +74,17 @@ type attrDef struct {
 
 // newModel numbers s's objects (see model).
 func newModel(s *Schema) (*model, error) {
-	m := &model{s: s, relByOid: map[int64]*relObj{}, relByName: map[string]*relObj{},
+	m := &model{s: s, relByOid: map[int64]*relObj{}, relByName: map[string]*relObj{}, ruleByOid: map[int64]*relObj{},
 		consByOid: map[int64]*consObj{}, next: firstUserOid}
 	for i := range s.Tables {
 		m.addTable(&s.Tables[i])
 	}
 	for i := range s.Views {
 		v := &s.Views[i]
-		m.addRel(&relObj{name: v.Name, kind: "v", cols: v.Columns, view: v}, true)
+		r := &relObj{name: v.Name, kind: "v", cols: v.Columns, view: v}
+		m.addRel(r, true)
+		r.ruleOid = m.oid()
+		m.ruleByOid[r.ruleOid] = r
 	}
 	for i := range s.Sequences {
 		q := &s.Sequences[i]
@@ -209,6 +215,3 @@ func (r *relObj) attnums(names []string) []int64 {
 	}
 	return out
 }
-
-// nspOid is the namespace of the Schema's objects.
-func (r *relObj) nspOid() int64 { return nsPublic }

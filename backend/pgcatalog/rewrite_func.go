@@ -186,7 +186,11 @@ func (r *rewriter) aggregate(name, agg string, fc *pg_query.FuncCall, sc *scope)
 	case (name == "max" || name == "min") && typ == "name":
 		typ = "text" // name has no max or min: PostgreSQL takes text's
 	}
-	return r.over(val{sql: b.String(), typ: typ}, fc, sc)
+	v, err := r.over(val{sql: b.String(), typ: typ}, fc, sc)
+	if err == nil && name == "array_agg" {
+		v.sql = "nullif(" + v.sql + ", '[]')" // over no rows: NULL, not SQLite's empty array
+	}
+	return v, err
 }
 
 // sortList rewrites ORDER BY items over a scope (aggregates, windows).

@@ -1,9 +1,15 @@
 package pgcatalog
 
+import (
+	"slices"
+	"strings"
+)
+
 // Schema is the user schema a backend shows PostgreSQL clients: every
 // object in the default schema ("public"), in a deterministic order
 // (creation order where the backend knows it), relchain's own tables and
-// the storage engine's never among them.
+// the storage engine's never among them (New drops any object named
+// relchain_… or sqlite_… that slips in, so no catalog query shows one).
 type Schema struct {
 	// Database is the database's name (current_database(), pg_database).
 	Database string
@@ -95,4 +101,41 @@ type Sequence struct {
 	Start, Increment, Min, Max  int64
 	Cycle                       bool
 	OwnedByTable, OwnedByColumn string // "" when owned by no column
+}
+
+// internalName says whether name is relchain's own object's (relchain_…)
+// or SQLite's (sqlite_…, its internal tables and autoindexes), which a
+// catalog never shows.
+func internalName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "relchain_") || strings.HasPrefix(n, "sqlite_")
+}
+
+// withoutInternal is s without relchain's and SQLite's own objects: their
+// tables, views and sequences, and indexes, constraints and foreign keys
+// named so or over such a table.
+func withoutInternal(s *Schema) *Schema {
+	out := *s
+	out.Tables, out.Views, out.Sequences = nil, nil, nil
+	for _, t := range s.Tables {
+		if internalName(t.Name) {
+			continue
+		}
+		t.Indexes = slices.DeleteFunc(slices.Clone(t.Indexes), func(ix Index) bool { return internalName(ix.Name) })
+		t.ForeignKeys = slices.DeleteFunc(slices.Clone(t.ForeignKeys), func(fk ForeignKey) bool {
+			return internalName(fk.Name) || internalName(fk.RefTable)
+		})
+		out.Tables = append(out.Tables, t)
+	}
+	for _, v := range s.Views {
+		if !internalName(v.Name) {
+			out.Views = append(out.Views, v)
+		}
+	}
+	for _, q := range s.Sequences {
+		if !internalName(q.Name) {
+			out.Sequences = append(out.Sequences, q)
+		}
+	}
+	return &out
 }
