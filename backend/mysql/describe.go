@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/pgcatalog"
 )
 
 // errDescribeReturning is Describe's answer for MariaDB's RETURNING.
@@ -32,7 +33,13 @@ var errDescribeReturning = &backend.Error{Class: backend.ClassNotImplemented, SQ
 //   - Writes and DDL return no rows: Columns empty, nothing run.
 //     MariaDB's RETURNING does return rows, whose columns only a run
 //     would tell: ClassNotImplemented rather than a wrong answer.
+//
+// A PostgreSQL catalog query (pgcatalog.Wants) is described by the
+// emulated catalog (catalogDescribe), before the gate, as Query answers it.
 func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Description, error) {
+	if pgcatalog.Wants(sql) {
+		return b.catalogDescribe(ctx, sql)
+	}
 	st, err := b.verdict.gated(sql)
 	if err != nil {
 		return nil, b.syntaxFirst(ctx, st, err)
