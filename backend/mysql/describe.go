@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/pgcatalog"
 )
 
 // errDescribeReturning is Describe's answer for MariaDB's RETURNING.
@@ -34,11 +33,11 @@ var errDescribeReturning = &backend.Error{Class: backend.ClassNotImplemented, SQ
 //     MariaDB's RETURNING does return rows, whose columns only a run
 //     would tell: ClassNotImplemented rather than a wrong answer.
 //
-// A PostgreSQL catalog query (pgcatalog.Wants) is described by the
+// A PostgreSQL catalog query (pgcatalog.Wants, catalogText) is described by the
 // emulated catalog (catalogDescribe), before the gate, as Query answers it.
 func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Description, error) {
-	if pgcatalog.Wants(sql) {
-		return b.catalogDescribe(ctx, sql)
+	if text, ok := catalogText(sql); ok {
+		return b.catalogDescribe(ctx, text)
 	}
 	st, err := b.verdict.gated(sql)
 	if err != nil {

@@ -140,6 +140,62 @@ func (c *catalogCache) refresh(ctx context.Context, b *Backend, height int64) er
 	return nil
 }
 
+// catalogText returns the text the Engine answers for sql, if sql is a
+// PostgreSQL catalog query (pgcatalog.Wants). A PostgreSQL client's $n
+// placeholders reach the node as MySQL's ? (the gateway rewrites them, and
+// orders the arguments as the ? take them), which PostgreSQL's parser
+// refuses: the i-th ? outside literals and comments is read as $i again.
+func catalogText(sql string) (string, bool) {
+	if pgcatalog.Wants(sql) {
+		return sql, true
+	}
+	if !strings.Contains(sql, "?") {
+		return "", false
+	}
+	if pg := dollarPlaceholders(sql); pgcatalog.Wants(pg) {
+		return pg, true
+	}
+	return "", false
+}
+
+// dollarPlaceholders numbers the ? of sql outside string literals,
+// quoted identifiers and comments as $1, $2 …
+func dollarPlaceholders(sql string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + quotedLen(sql[i:])
+			b.WriteString(sql[i:j])
+			i = j
+		case strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j
+		case strings.HasPrefix(sql[i:], "/*"):
+			j := strings.Index(sql[i+2:], "*/")
+			if j < 0 {
+				j = len(sql) - i - 4
+			}
+			b.WriteString(sql[i : i+j+4])
+			i += j + 4
+		case c == '?':
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
 // catalogQuery answers a catalog query (pgcatalog.Wants) from the Engine,
 // under the read path's row, byte and time limits.
 func (b *Backend) catalogQuery(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {

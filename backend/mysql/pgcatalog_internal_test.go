@@ -127,3 +127,20 @@ func TestUniqueNumbersTakenNames(t *testing.T) {
 		t.Fatalf("unique = %v", got)
 	}
 }
+
+// The ? a PostgreSQL client's $n became on the way to a MySQL node are
+// numbered again, in order, outside literals, quoted names and comments.
+func TestDollarPlaceholdersNumbersQuestionMarks(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"SELECT 1", "SELECT 1"},
+		{"SELECT a FROM pg_class WHERE oid = ? AND relname = ?", "SELECT a FROM pg_class WHERE oid = $1 AND relname = $2"},
+		{"SELECT '?', \"a?\" FROM t WHERE x = ? -- ?\n AND y = ? /* ? */ AND z = ?",
+			"SELECT '?', \"a?\" FROM t WHERE x = $1 -- ?\n AND y = $2 /* ? */ AND z = $3"},
+		{"SELECT 'it''s ?' WHERE a = ?", "SELECT 'it''s ?' WHERE a = $1"},
+		{"SELECT ? /* open", "SELECT $1 /* open"},
+	} {
+		if got := dollarPlaceholders(c.in); got != c.want {
+			t.Errorf("dollarPlaceholders(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

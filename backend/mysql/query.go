@@ -8,7 +8,6 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	mycheck "github.com/relchain/relchain/backend/mysql/mysqlgate"
-	"github.com/relchain/relchain/backend/pgcatalog"
 )
 
 // snapshot takes a connection of pool (Query's readers, or the internal
@@ -54,11 +53,11 @@ func discard(conn *sql.Conn) {
 // (SELECT, WITH, VALUES, TABLE): MySQL commits DDL implicitly, even in a
 // read-only transaction, so a write is refused before it is sent; the
 // READ ONLY transaction refuses DML as a backstop. A PostgreSQL catalog
-// query (pgcatalog.Wants) is answered from the emulated catalog
+// query (pgcatalog.Wants, catalogText) is answered from the emulated catalog
 // (catalogQuery), before the gate: never by MySQL's own information_schema.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
-	if pgcatalog.Wants(sql) {
-		return b.catalogQuery(ctx, sql, args)
+	if text, ok := catalogText(sql); ok {
+		return b.catalogQuery(ctx, text, args)
 	}
 	// Reads pass the gate too: abci_query is open to anyone who reaches
 	// a node, and the gate is what refuses executable comments
