@@ -2,9 +2,12 @@ package mysql_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/pgcatalog"
@@ -112,5 +115,135 @@ func TestSchemaOfDescribesTheSchemaInPostgreSQLTerms(t *testing.T) {
 		got, _ := json.MarshalIndent(s, "", " ")
 		exp, _ := json.MarshalIndent(want, "", " ")
 		t.Fatalf("schemaOf =\n%s\nwant\n%s", got, exp)
+	}
+}
+
+// psqlListTables is psql 15's \dt.
+const psqlListTables = `SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ('r','p','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2;`
+
+// columnsQuery is information_schema.columns as PostgreSQL clients ask it.
+const columnsQuery = `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'books' ORDER BY ordinal_position`
+
+// skipWithoutCatalogEngine skips t on a tree where backend/pgcatalog's
+// engine is not built yet (its skeleton wants no query).
+func skipWithoutCatalogEngine(t *testing.T) {
+	if !pgcatalog.Wants("SELECT relname FROM pg_catalog.pg_class") {
+		t.Skip("backend/pgcatalog's engine is not built in this tree yet (pgcatalog.Wants is false)")
+	}
+}
+
+// catalogLines is rows' values as text, one row a line.
+func catalogLines(rows [][]any) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintln(&b, r...)
+	}
+	return b.String()
+}
+
+// psql's \dt and PostgreSQL's information_schema.columns are answered on
+// MySQL from the emulated catalog, at the committed height: PostgreSQL's
+// type names (character varying, not MySQL's varchar) show that MySQL's
+// own information_schema never answers.
+func TestQueryAnswersPostgreSQLCatalogQueries(t *testing.T) {
+	skipWithoutCatalogEngine(t)
+	b, _ := mustCatalogBackend(t)
+	rows, height, err := b.Query(ctx(t), psqlListTables, nil)
+	if err != nil {
+		t.Fatalf("\\dt: %v", err)
+	}
+	if got, want := catalogLines(rows.Rows), "public authors table relchain\npublic books table relchain\n"; got != want || height != 0 {
+		t.Fatalf("\\dt = %q at height %d, want %q at 0", got, height, want)
+	}
+	if fmt.Sprint(rows.Columns) != "[Schema Name Type Owner]" || len(rows.Types) != 4 || len(rows.Typmods) != 4 {
+		t.Fatalf("\\dt columns %v, types %v, typmods %v", rows.Columns, rows.Types, rows.Typmods)
+	}
+	rows, _, err = b.Query(ctx(t), columnsQuery, nil)
+	if err != nil {
+		t.Fatalf("information_schema.columns: %v", err)
+	}
+	want := "id bigint\nauthor_id integer\ntitle character varying\nprice numeric\nin_print smallint\nadded timestamp without time zone\n"
+	if got := catalogLines(rows.Rows); got != want {
+		t.Fatalf("information_schema.columns =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A PostgreSQL client's $1 reaches a MySQL node as ? (the gateway's
+// rewriting): the catalog reads it as $1 again, in Query and Describe, and
+// Describe's columns are the ones Query returns.
+func TestCatalogQueriesTakeParametersAndDescribe(t *testing.T) {
+	skipWithoutCatalogEngine(t)
+	b, _ := mustCatalogBackend(t)
+	q := `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position`
+	rows, _, err := b.Query(ctx(t), q, []any{"authors"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := catalogLines(rows.Rows), "id integer\nname character varying\nborn date\n"; got != want {
+		t.Fatalf("columns of authors =\n%s\nwant\n%s", got, want)
+	}
+	d, err := b.Describe(ctx(t), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Params) != 1 || len(d.Columns) != 2 || d.Height != 0 {
+		t.Fatalf("Describe = %+v; want one parameter, two columns, height 0", d)
+	}
+	for i, c := range d.Columns {
+		if c.Name != rows.Columns[i] || c.Type != rows.Types[i] || c.Type == "" {
+			t.Errorf("described column %d = %s %s; Query returned %s %s", i, c.Name, c.Type, rows.Columns[i], rows.Types[i])
+		}
+	}
+}
+
+// A block's DDL shows in the catalog from its height on (the Engine is
+// rebuilt when the schema read at a new height differs).
+func TestCatalogFollowsTheSchemaByHeight(t *testing.T) {
+	skipWithoutCatalogEngine(t)
+	b, _ := mustCatalogBackend(t)
+	if _, _, err := b.Query(ctx(t), psqlListTables, nil); err != nil {
+		t.Fatal(err)
+	}
+	runBlock(t, b, 1, [][]string{{"CREATE TABLE later (i INT PRIMARY KEY)"}})
+	rows, height, err := b.Query(ctx(t), psqlListTables, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := catalogLines(rows.Rows), "public authors table relchain\npublic books table relchain\npublic later table relchain\n"; got != want || height != 1 {
+		t.Fatalf("\\dt after the block = %q at height %d, want %q at 1", got, height, want)
+	}
+}
+
+// The read path's row limit holds for catalog queries, and the catalog's
+// own errors are backend errors of PostgreSQL's SQLSTATE's class.
+func TestCatalogQueriesKeepTheReadLimitsAndErrors(t *testing.T) {
+	skipWithoutCatalogEngine(t)
+	dsn := mysqltest.DSN(t)
+	for _, s := range catalogDDL {
+		if err := mysqltest.RunOn(ctx(t), dsn, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := mustOpen(t, dsn, mysql.WithQueryLimits(1, 0))
+	defer b.Close()
+	_, _, err := b.Query(ctx(t), psqlListTables, nil)
+	if e := backend.AsError(err); e == nil || e.Class != backend.ClassResource {
+		t.Fatalf("\\dt (2 rows) under a 1-row limit: %v; want a resource error", err)
+	}
+	_, _, err = b.Query(ctx(t), "SELECT nosuch FROM pg_catalog.pg_class", nil)
+	if e := backend.AsError(err); e == nil || e.SQLState != "42703" || e.Class != backend.ClassUndefined {
+		t.Fatalf("an unknown column: %v; want 42703, class undefined", err)
 	}
 }
