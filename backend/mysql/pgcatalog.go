@@ -437,8 +437,9 @@ func (r *schemaReader) readColumns(ctx context.Context) error {
 		c := pgColumn(m, r.b.flavor.mariadb)
 		if v := r.views[m.table]; v != nil {
 			// A view's columns are never NOT NULL and have no default
-			// in PostgreSQL's catalog.
-			v.Columns = append(v.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type, Typmod: c.Typmod, Comment: c.Comment})
+			// in PostgreSQL's catalog; the comment MySQL shows is the
+			// underlying table column's, not the view's.
+			v.Columns = append(v.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type, Typmod: c.Typmod})
 			return nil
 		}
 		t := r.tables[m.table]

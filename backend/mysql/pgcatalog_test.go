@@ -104,7 +104,7 @@ func TestSchemaOfDescribesTheSchemaInPostgreSQLTerms(t *testing.T) {
 			Checks: []pgcatalog.Check{{Name: "price_ok", Expr: "price >= 0"}},
 		}},
 		Views: []pgcatalog.View{{Name: "cheap",
-			Columns:    []pgcatalog.Column{{Name: "id", Type: "int8", Typmod: -1}, {Name: "title", Type: "varchar", Typmod: 24, Comment: "the title"}},
+			Columns:    []pgcatalog.Column{{Name: "id", Type: "int8", Typmod: -1}, {Name: "title", Type: "varchar", Typmod: 24}},
 			Definition: "select books.id AS id,books.title AS title from books where books.price < 10"}},
 		Sequences: []pgcatalog.Sequence{
 			{Name: "authors_id_seq", Type: "int4", Start: 1, Increment: 1, Min: 1, Max: 1<<31 - 1, OwnedByTable: "authors", OwnedByColumn: "id"},
