@@ -1,6 +1,7 @@
 package mysql_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -246,4 +247,80 @@ func TestCatalogQueriesKeepTheReadLimitsAndErrors(t *testing.T) {
 	if e := backend.AsError(err); e == nil || e.SQLState != "42703" || e.Class != backend.ClassUndefined {
 		t.Fatalf("an unknown column: %v; want 42703, class undefined", err)
 	}
+}
+
+// answeredByCatalog reports whether q is a PostgreSQL catalog query
+// (pgcatalog.Wants), which the read path answers from the emulated catalog
+// rather than refusing it; for one, it fails t if the query failed or its
+// answer shows one of the MySQL server's facts (serverFacts).
+func answeredByCatalog(t *testing.T, facts map[string]string, q string, res *backend.Rows, err error) bool {
+	t.Helper()
+	if !pgcatalog.Wants(q) {
+		return false
+	}
+	if err != nil {
+		t.Errorf("Query(%q), a catalog query: %v", q, err)
+		return true
+	}
+	for _, row := range res.Rows {
+		for _, v := range row {
+			if leak := facts[strings.ToLower(fmt.Sprint(v))]; leak != "" {
+				t.Errorf("Query(%q) shows the server's %s %q: %v", q, leak, v, res.Rows)
+			}
+		}
+	}
+	return true
+}
+
+// serverFacts are what the read path must not show of the server behind
+// db: its version, its accounts and its databases other than
+// ownName and information_schema (a PostgreSQL schema too), lower-cased,
+// each mapped to what it is.
+func serverFacts(t *testing.T, db *sql.DB, ownName string) map[string]string {
+	t.Helper()
+	facts := map[string]string{}
+	var version string
+	if err := db.QueryRowContext(ctx(t), "SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	facts[strings.ToLower(version)] = "version"
+	for what, q := range map[string]string{
+		"database": "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA",
+		"account":  "SELECT DISTINCT User FROM mysql.user",
+	} {
+		rows, err := db.QueryContext(ctx(t), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				t.Fatal(err)
+			}
+			if name != ownName && name != "information_schema" && name != "" {
+				facts[strings.ToLower(name)] = what
+			}
+		}
+		rows.Close()
+	}
+	return facts
+}
+
+// mustOpenWithServer opens a backend on a fresh database, and a connection
+// to its server with the server's facts (serverFacts).
+func mustOpenWithServer(t *testing.T) (*mysql.Backend, *sql.DB, map[string]string) {
+	t.Helper()
+	dsn := mysqltest.DSN(t)
+	own, err := mysql.DatabaseName(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mustOpen(t, dsn)
+	t.Cleanup(func() { b.Close() })
+	db, err := sql.Open("mysql", mysqltest.ServerDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return b, db, serverFacts(t, db, own)
 }
