@@ -324,3 +324,68 @@ func mustOpenWithServer(t *testing.T) (*mysql.Backend, *sql.DB, map[string]strin
 	t.Cleanup(func() { db.Close() })
 	return b, db, serverFacts(t, db, own)
 }
+
+// psql's \d books reads MySQL's schema as PostgreSQL shows a table: its
+// columns' types, defaults and NOT NULL, its indexes, foreign key, CHECK
+// and comments (psql 15's queries, the table's oid as a regclass
+// literal).
+func TestPsqlDescribesAMySQLTable(t *testing.T) {
+	skipWithoutCatalogEngine(t)
+	b, _ := mustCatalogBackend(t)
+	for _, c := range []struct{ what, sql, want string }{
+		{"columns", `SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
+   FROM pg_catalog.pg_attrdef d
+   WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND a.atthasdef),
+  a.attnotnull
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = 'books'::pg_catalog.regclass AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum`, `id bigint nextval('books_id_seq'::regclass) true
+author_id integer <nil> true
+title character varying(20) 'untitled'::character varying true
+price numeric(10,2) 0.00 false
+in_print smallint 1 true
+added timestamp without time zone CURRENT_TIMESTAMP false
+`},
+		{"indexes", `SELECT c2.relname, i.indisprimary, i.indisunique, pg_catalog.pg_get_indexdef(i.indexrelid, 0, true),
+  pg_catalog.pg_get_constraintdef(con.oid, true), contype
+FROM pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i
+  LEFT JOIN pg_catalog.pg_constraint con ON (conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x'))
+WHERE c.oid = 'authors'::pg_catalog.regclass AND c.oid = i.indrelid AND i.indexrelid = c2.oid
+ORDER BY i.indisprimary DESC, c2.relname`, `authors_pkey true true CREATE UNIQUE INDEX authors_pkey ON public.authors USING btree (id) PRIMARY KEY (id) p
+authors_name_key false true CREATE UNIQUE INDEX authors_name_key ON public.authors USING btree (name) UNIQUE (name) u
+`},
+		{"foreign keys", `SELECT true as sametable, conname,
+  pg_catalog.pg_get_constraintdef(r.oid, true) as condef,
+  conrelid::pg_catalog.regclass AS ontable
+FROM pg_catalog.pg_constraint r
+WHERE r.conrelid = 'books'::pg_catalog.regclass AND r.contype = 'f'
+     AND conparentid = 0
+ORDER BY conname`, "true books_author_fk FOREIGN KEY (author_id) REFERENCES authors(id) ON UPDATE RESTRICT ON DELETE CASCADE books\n"},
+		{"checks", `SELECT r.conname, pg_catalog.pg_get_constraintdef(r.oid, true)
+FROM pg_catalog.pg_constraint r
+WHERE r.conrelid = 'books'::pg_catalog.regclass AND r.contype = 'c'
+ORDER BY 1`, ""},
+		{"comments", `SELECT pg_catalog.obj_description('authors'::pg_catalog.regclass, 'pg_class'),
+  pg_catalog.col_description('books'::pg_catalog.regclass, 3)`, "people who write the title\n"},
+	} {
+		rows, _, err := b.Query(ctx(t), c.sql, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.what, err)
+			continue
+		}
+		got := catalogLines(rows.Rows)
+		if c.what == "checks" {
+			// How many parentheses pg_get_constraintdef's pretty form
+			// keeps is the Engine's; the name and the clause are MySQL's.
+			if !strings.HasPrefix(got, "price_ok CHECK (") || !strings.Contains(got, "price >= 0") || strings.Count(got, "\n") != 1 {
+				t.Errorf("checks = %q, want price_ok's CHECK (price >= 0)", got)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s =\n%s\nwant\n%s", c.what, got, c.want)
+		}
+	}
+}
