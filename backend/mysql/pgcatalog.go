@@ -40,8 +40,9 @@ import (
 // foreign-key rules, and costs as much as schemaOf): comparing the Schema
 // itself is exact. Between a block's DDL and its Commit a catalog query
 // may see the schema before or after the DDL (information_schema is not
-// transactional); a DDL statement run outside relchain shows from the
-// next block on.
+// transactional); the height is read before the schema, so a cached
+// schema is never older than the height it is kept under. A DDL statement
+// run outside relchain shows from the next block on.
 
 // catalogUser is the role the emulated catalog names (current_user,
 // relation owners): a node's backend does not know the PostgreSQL role a
@@ -49,10 +50,11 @@ import (
 const catalogUser = "relchain"
 
 // catalogCache is one Backend's Engine and the Schema and height it was
-// built at. mu serialises catalog queries (the Engine runs one at a time
-// anyway) so that a rebuild never closes an Engine in use.
+// built at. sem, a one-slot semaphore a caller waits for only as long as
+// its context allows, serialises catalog queries (the Engine runs one at
+// a time anyway) so that a rebuild never closes an Engine in use.
 type catalogCache struct {
-	mu     sync.Mutex
+	sem    chan struct{}
 	height int64 // -1: never filled
 	schema *pgcatalog.Schema
 	engine *pgcatalog.Engine
@@ -60,8 +62,8 @@ type catalogCache struct {
 
 // catalogs maps each Backend (weakly: an entry never keeps a Backend
 // alive) to its catalogCache; the cache's Engine is closed when the
-// Backend is collected. A field of Backend closed by Close would be
-// simpler; see the report of issue 35's MySQL item.
+// Backend is collected. (A field of Backend, closed by Close, would
+// release it at once.)
 var catalogs sync.Map // weak.Pointer[Backend] -> *catalogCache
 
 // catalog returns b's catalogCache, creating it on first use.
@@ -70,7 +72,7 @@ func (b *Backend) catalog() *catalogCache {
 	if c, ok := catalogs.Load(key); ok {
 		return c.(*catalogCache)
 	}
-	c, loaded := catalogs.LoadOrStore(key, &catalogCache{height: -1})
+	c, loaded := catalogs.LoadOrStore(key, &catalogCache{sem: make(chan struct{}, 1), height: -1})
 	if !loaded {
 		runtime.AddCleanup(b, func(k weak.Pointer[Backend]) {
 			if c, ok := catalogs.LoadAndDelete(k); ok {
@@ -83,8 +85,8 @@ func (b *Backend) catalog() *catalogCache {
 
 // close releases the cached Engine.
 func (c *catalogCache) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
 	if c.engine != nil {
 		c.engine.Close()
 		c.engine, c.schema, c.height = nil, nil, -1
@@ -100,8 +102,12 @@ func (b *Backend) withCatalog(ctx context.Context, fn func(*pgcatalog.Engine) er
 	}
 	b.endSnapshot(conn)
 	c := b.catalog()
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	select {
+	case c.sem <- struct{}{}:
+		defer func() { <-c.sem }()
+	case <-ctx.Done():
+		return 0, fmt.Errorf("wait for the catalog: %w", ctx.Err())
+	}
 	if err := c.refresh(ctx, b, height); err != nil {
 		return 0, err
 	}
@@ -112,7 +118,7 @@ func (b *Backend) withCatalog(ctx context.Context, fn func(*pgcatalog.Engine) er
 // than the cache's, the schema is read again (on the internal pool: the
 // readers' account, with SELECT only, is shown no constraints and no view
 // definitions by information_schema) and the Engine rebuilt if it
-// changed. The caller holds c.mu.
+// changed. The caller holds c.sem.
 func (c *catalogCache) refresh(ctx context.Context, b *Backend, height int64) error {
 	if c.engine != nil && c.height == height {
 		return nil
@@ -353,7 +359,7 @@ func (b *Backend) schemaOf(ctx context.Context, conn *sql.Conn) (*pgcatalog.Sche
 	}
 	for _, s := range steps {
 		if err := s.fn(ctx); err != nil {
-			return nil, fmt.Errorf("mysql: read the schema's %s: %w", s.what, err)
+			return nil, fmt.Errorf("read the schema's %s: %w", s.what, err)
 		}
 	}
 	return &r.s, nil
