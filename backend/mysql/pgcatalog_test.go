@@ -1,11 +1,14 @@
 package mysql_test
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/relchain/relchain/backend"
@@ -387,5 +390,44 @@ ORDER BY 1`, ""},
 		if got != c.want {
 			t.Errorf("%s =\n%s\nwant\n%s", c.what, got, c.want)
 		}
+	}
+}
+
+// Catalog queries run concurrently with blocks that change the schema:
+// each is answered (from the schema before or after the DDL), and once
+// the block committed the new table shows. A query whose context has
+// ended is not answered.
+func TestCatalogQueriesRunBesideSchemaChanges(t *testing.T) {
+	skipWithoutCatalogEngine(t)
+	b, _ := mustCatalogBackend(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 8 {
+				if _, _, err := b.Query(ctx(t), psqlListTables, nil); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for h := int64(1); h <= 3; h++ {
+		runBlock(t, b, h, [][]string{{fmt.Sprintf("CREATE TABLE later%d (i INT PRIMARY KEY)", h)}})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("a catalog query beside the blocks: %v", err)
+	}
+	rows, height, err := b.Query(ctx(t), psqlListTables, nil)
+	if err != nil || height != 3 || !strings.Contains(catalogLines(rows.Rows), "later3") {
+		t.Fatalf("\\dt after the blocks = %v at height %d, %v; want later3 at 3", rows, height, err)
+	}
+	done, cancel := context.WithCancel(ctx(t))
+	cancel()
+	if _, _, err := b.Query(done, psqlListTables, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a catalog query with its context ended: %v; want context.Canceled", err)
 	}
 }
