@@ -15,6 +15,7 @@ var dialects = []Dialect{
 	{Name: "postgres", Server: true, DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
 		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
-		Wire: Wire{Placeholders: PlaceholdersOrdered,
-			CatalogHint: "List tables with MySQL's own SQL: SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()."}},
+		// PostgreSQL's catalogs are emulated (backend/pgcatalog, from
+		// MySQL's schema: backend/mysql's schemaOf).
+		Wire: Wire{Placeholders: PlaceholdersOrdered, PGCatalog: true}},
 }

@@ -32,7 +32,13 @@ var errDescribeReturning = &backend.Error{Class: backend.ClassNotImplemented, SQ
 //   - Writes and DDL return no rows: Columns empty, nothing run.
 //     MariaDB's RETURNING does return rows, whose columns only a run
 //     would tell: ClassNotImplemented rather than a wrong answer.
+//
+// A PostgreSQL catalog query (pgcatalog.Wants, catalogText) is described by the
+// emulated catalog (catalogDescribe), before the gate, as Query answers it.
 func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Description, error) {
+	if text, ok := catalogText(sql); ok {
+		return b.catalogDescribe(ctx, text)
+	}
 	st, err := b.verdict.gated(sql)
 	if err != nil {
 		return nil, b.syntaxFirst(ctx, st, err)

@@ -52,8 +52,13 @@ func discard(conn *sql.Conn) {
 // rows and height describe the same committed state. Only queries run
 // (SELECT, WITH, VALUES, TABLE): MySQL commits DDL implicitly, even in a
 // read-only transaction, so a write is refused before it is sent; the
-// READ ONLY transaction refuses DML as a backstop.
+// READ ONLY transaction refuses DML as a backstop. A PostgreSQL catalog
+// query (pgcatalog.Wants, catalogText) is answered from the emulated catalog
+// (catalogQuery), before the gate: never by MySQL's own information_schema.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
+	if text, ok := catalogText(sql); ok {
+		return b.catalogQuery(ctx, text, args)
+	}
 	// Reads pass the gate too: abci_query is open to anyone who reaches
 	// a node, and the gate is what refuses executable comments
 	// (/*! ... */), LOAD_FILE, INTO OUTFILE, locking reads, system schemas

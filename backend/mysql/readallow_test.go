@@ -1,7 +1,6 @@
 package mysql_test
 
 import (
-	"database/sql"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/mysql/mysqltest"
 )
 
 // plainName is an identifier MySQL reads unquoted.
@@ -25,15 +23,11 @@ var reserved = map[string]bool{"event": true}
 // key needed), with a permission error (SQLSTATE 42000, MySQL's for access
 // refusals) naming it and relchain's read
 // allowlist, however it is spelled. A table a later server release adds
-// is refused the same way.
+// is refused the same way. A PostgreSQL catalog query (pgcatalog.Wants:
+// information_schema.COLUMNS, say) is answered from the emulated catalog
+// instead, which shows nothing of the server (answeredByCatalog).
 func TestReadAllowlistCoversEverySystemRelationOfTheServer(t *testing.T) {
-	b := mustOpen(t, mysqltest.DSN(t))
-	defer b.Close()
-	db, err := sql.Open("mysql", mysqltest.ServerDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	b, db, facts := mustOpenWithServer(t)
 	rows, err := db.QueryContext(ctx(t), `SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES
 		WHERE TABLE_SCHEMA IN ('information_schema', 'mysql', 'performance_schema', 'sys') ORDER BY 1, 2`)
 	if err != nil {
@@ -58,6 +52,9 @@ func TestReadAllowlistCoversEverySystemRelationOfTheServer(t *testing.T) {
 			fmt.Sprintf("SELECT 1 FROM DUAL WHERE EXISTS (SELECT 1 FROM %s.%s)", schema, bare),
 		} {
 			res, _, err := b.Query(ctx(t), q, nil)
+			if answeredByCatalog(t, facts, q, res, err) {
+				continue
+			}
 			e := backend.AsError(err)
 			if e == nil || e.Class != backend.ClassPermission {
 				t.Errorf("Query(%q) = %v, %v; want a permission refusal", q, res, err)
@@ -78,10 +75,11 @@ func TestReadAllowlistCoversEverySystemRelationOfTheServer(t *testing.T) {
 }
 
 // Reads without a key show nothing of the server's accounts, other
-// databases, variables, processes or build.
+// databases, variables, processes or build; what the emulated PostgreSQL
+// catalog answers (SELECT VERSION(), CURRENT_USER, information_schema's
+// SCHEMATA) is PostgreSQL's and relchain's, not the server's.
 func TestReadPathRefusesTheServersAccountsAndState(t *testing.T) {
-	b := mustOpen(t, mysqltest.DSN(t))
-	defer b.Close()
+	b, _, facts := mustOpenWithServer(t)
 	for _, q := range []string{
 		"SELECT User, Host, authentication_string FROM mysql.user",
 		"SELECT * FROM mysql.global_priv",
@@ -115,6 +113,9 @@ func TestReadPathRefusesTheServersAccountsAndState(t *testing.T) {
 		"SHOW PROCESSLIST",
 	} {
 		res, _, err := b.Query(ctx(t), q, nil)
+		if answeredByCatalog(t, facts, q, res, err) {
+			continue
+		}
 		if e := backend.AsError(err); e == nil || (e.Class != backend.ClassPermission && e.Class != backend.ClassSyntax) {
 			t.Errorf("Query(%q) = %v, %v; want a refusal", q, res, err)
 		}

@@ -10,7 +10,9 @@ import (
 
 // The open query path (abci_query) goes through the gate: executable
 // comments, file access, system schemas and locking reads never reach the
-// server, whoever asks.
+// server, whoever asks. (information_schema's relations that PostgreSQL
+// has too, TABLES say, are answered from the emulated PostgreSQL catalog,
+// never the server's: pgcatalog_test.go.)
 func TestQueryRefusesWhatTheGateRefuses(t *testing.T) {
 	b := mustOpen(t, mysqltest.DSN(t))
 	defer b.Close()
@@ -18,7 +20,7 @@ func TestQueryRefusesWhatTheGateRefuses(t *testing.T) {
 		"SELECT 1 /*!, LOAD_FILE('/etc/passwd') */",
 		"SELECT 1 /*! INTO OUTFILE '/tmp/relchain-x' */",
 		"SELECT LOAD_FILE('/etc/passwd')",
-		"SELECT count(*) FROM information_schema.TABLES",
+		"SELECT count(*) FROM information_schema.PROCESSLIST",
 		"SELECT user FROM mysql.user ORDER BY user",
 		"SELECT GET_LOCK('x', 1)",
 		"SELECT 1 FROM DUAL FOR UPDATE",
