@@ -258,7 +258,8 @@ type storedTable struct{ name, sql string }
 // userTables lists the tables that may be the client's, in creation order.
 func userTables(c *sqlite3.Conn) ([]storedTable, error) {
 	var out []storedTable
-	err := forRows(c, `SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rowid`, nil, func(st *sqlite3.Stmt) {
+	q, _, err := c.Prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rowid`)
+	err = forRows(q, err, nil, func(st *sqlite3.Stmt) {
 		name := st.ColumnText(0)
 		if !isRelchainName(name) && !strings.HasPrefix(strings.ToLower(name), "sqlite_") {
 			out = append(out, storedTable{name: name, sql: st.ColumnText(1)})
@@ -270,22 +271,22 @@ func userTables(c *sqlite3.Conn) ([]storedTable, error) {
 	return out, nil
 }
 
-// forRows runs query with its text arguments on c and calls f on each row.
-func forRows(c *sqlite3.Conn, query string, args []string, f func(*sqlite3.Stmt)) error {
-	st, _, err := c.Prepare(query)
+// forRows binds the text arguments of q, which c.Prepare returned with
+// err, calls f on each row and closes q.
+func forRows(q *sqlite3.Stmt, err error, args []string, f func(*sqlite3.Stmt)) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer q.Close()
 	for i, a := range args {
-		if err := st.BindText(i+1, a); err != nil {
+		if err := q.BindText(i+1, a); err != nil {
 			return err
 		}
 	}
-	for st.Step() {
-		f(st)
+	for q.Step() {
+		f(q)
 	}
-	return st.Err()
+	return q.Err()
 }
 
 // tableOf reads one table: false when it is not the dialect's (a
@@ -324,7 +325,8 @@ func columnsOf(c *sqlite3.Conn, table string) ([]pgcatalog.Column, []pgcatalog.S
 	var seqs []pgcatalog.Sequence
 	pk := map[int64]string{}
 	ok := true
-	err := forRows(c, `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid`, []string{table}, func(st *sqlite3.Stmt) {
+	q, _, err := c.Prepare(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid`)
+	err = forRows(q, err, []string{table}, func(st *sqlite3.Stmt) {
 		decl := st.ColumnText(1)
 		typ, parsed := pgdialect.ParseDeclaredType(decl)
 		if !parsed {
@@ -369,8 +371,9 @@ func indexesOf(c *sqlite3.Conn, tb *pgcatalog.Table, cons constraints, names *na
 		unique       bool
 	}
 	var list []idx
-	err := forRows(c, `SELECT l.name, l.origin, l."unique" FROM sqlite_schema AS m, pragma_index_list(?1) AS l
-		WHERE m.type = 'index' AND m.tbl_name = ?1 AND m.name = l.name ORDER BY m.rowid`, []string{tb.Name}, func(st *sqlite3.Stmt) {
+	q, _, err := c.Prepare(`SELECT l.name, l.origin, l."unique" FROM sqlite_schema AS m, pragma_index_list(?1) AS l
+		WHERE m.type = 'index' AND m.tbl_name = ?1 AND m.name = l.name ORDER BY m.rowid`)
+	err = forRows(q, err, []string{tb.Name}, func(st *sqlite3.Stmt) {
 		list = append(list, idx{st.ColumnText(0), st.ColumnText(1), st.ColumnInt64(2) != 0})
 	})
 	if err != nil {
@@ -378,7 +381,8 @@ func indexesOf(c *sqlite3.Conn, tb *pgcatalog.Table, cons constraints, names *na
 	}
 	for _, x := range list {
 		var cols []string
-		err := forRows(c, `SELECT name FROM pragma_index_info(?1) ORDER BY seqno`, []string{x.name}, func(st *sqlite3.Stmt) {
+		q, _, err := c.Prepare(`SELECT name FROM pragma_index_info(?1) ORDER BY seqno`)
+		err = forRows(q, err, []string{x.name}, func(st *sqlite3.Stmt) {
 			cols = append(cols, st.ColumnText(0))
 		})
 		if err != nil {
@@ -404,7 +408,8 @@ var fkActions = map[string]byte{"NO ACTION": 'a', "RESTRICT": 'r', "CASCADE": 'c
 func foreignKeysOf(c *sqlite3.Conn, tb *pgcatalog.Table, cons constraints, names *nameChooser) error {
 	byID := map[int64]*pgcatalog.ForeignKey{}
 	var ids []int64
-	err := forRows(c, `SELECT id, "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?1) ORDER BY id DESC, seq`, []string{tb.Name}, func(st *sqlite3.Stmt) {
+	q, _, err := c.Prepare(`SELECT id, "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?1) ORDER BY id DESC, seq`)
+	err = forRows(q, err, []string{tb.Name}, func(st *sqlite3.Stmt) {
 		id := st.ColumnInt64(0)
 		fk := byID[id]
 		if fk == nil {

@@ -176,7 +176,8 @@ func TestSchemaOfHidesRelchainTables(t *testing.T) {
 	b = mustPostgresDDL(t, []string{`CREATE TABLE t (id serial PRIMARY KEY, v text)`})
 	var internal []string
 	inReadTx(t, b, func(r *sqlite3.Conn) {
-		if err := forRows(r, `SELECT name FROM sqlite_schema WHERE type = 'table' AND (name LIKE 'relchain\_%' ESCAPE '\' OR name = 't_id_seq')`, nil, func(st *sqlite3.Stmt) {
+		q, _, err := r.Prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND (name LIKE 'relchain\_%' ESCAPE '\' OR name = 't_id_seq')`)
+		if err := forRows(q, err, nil, func(st *sqlite3.Stmt) {
 			internal = append(internal, st.ColumnText(0))
 		}); err != nil {
 			t.Fatal(err)
