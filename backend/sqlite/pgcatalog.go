@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
@@ -42,10 +43,9 @@ import (
 //     does not convert shows as SQLite keeps it.
 //   - Constraint names are the ones CREATE TABLE gave (the dialect keeps
 //     CONSTRAINT "name" in SQLite's text), else PostgreSQL's defaults:
-//     t_pkey, t_a_b_key, t_a_fkey, t_a_check / t_check, a number appended
-//     on a clash with a name already chosen (PostgreSQL's truncation of
-//     names longer than 63 bytes is not reproduced). SQLite's autoindex
-//     names never appear.
+//     t_pkey, t_a_b_key, t_a_fkey, t_a_check / t_check, clipped to 63
+//     bytes as PostgreSQL clips them, a number appended on a clash with a
+//     name already chosen. SQLite's autoindex names never appear.
 //   - A CHECK's expression is SQLite's translation of it, its
 //     identifiers unquoted where PostgreSQL would not quote them: the
 //     original PostgreSQL text is not kept by the dialect.
@@ -305,7 +305,7 @@ func tableOf(c *sqlite3.Conn, t storedTable, names *nameChooser) (pgcatalog.Tabl
 	cons := parseConstraints(t.sql)
 	if len(pk) > 0 {
 		tb.PrimaryKey = pk
-		tb.PrimaryKeyName = names.pick(cons.named('p', pk), t.name+"_pkey")
+		tb.PrimaryKeyName = names.pick(cons.named('p', pk), t.name, "", "pkey")
 	}
 	if err := indexesOf(c, &tb, cons, names); err != nil {
 		return tb, nil, false, err
@@ -390,7 +390,7 @@ func indexesOf(c *sqlite3.Conn, tb *pgcatalog.Table, cons constraints, names *na
 		}
 		switch x.origin {
 		case "u":
-			name := names.pick(cons.named('u', cols), tb.Name+"_"+strings.Join(cols, "_")+"_key")
+			name := names.pick(cons.named('u', cols), tb.Name, strings.Join(cols, "_"), "key")
 			tb.Uniques = append(tb.Uniques, pgcatalog.Unique{Name: name, Columns: cols})
 		case "c":
 			names.take(x.name)
@@ -425,7 +425,7 @@ func foreignKeysOf(c *sqlite3.Conn, tb *pgcatalog.Table, cons constraints, names
 	}
 	for _, id := range ids {
 		fk := byID[id]
-		fk.Name = names.pick(cons.named('f', fk.Columns), tb.Name+"_"+strings.Join(fk.Columns, "_")+"_fkey")
+		fk.Name = names.pick(cons.named('f', fk.Columns), tb.Name, strings.Join(fk.Columns, "_"), "fkey")
 		tb.ForeignKeys = append(tb.ForeignKeys, *fk)
 	}
 	return nil
@@ -450,11 +450,11 @@ func checksOf(tb pgcatalog.Table, cons constraints, names *nameChooser) []pgcata
 		}
 		name := k.name
 		if name == "" {
-			base := tb.Name + "_check"
+			column := ""
 			if cols := columnsIn(k.expr, tb.Columns); len(cols) == 1 {
-				base = tb.Name + "_" + cols[0] + "_check"
+				column = cols[0]
 			}
-			name = names.pick("", base)
+			name = names.pick("", tb.Name, column, "check")
 		} else {
 			names.take(name)
 		}
@@ -469,17 +469,53 @@ type nameChooser struct{ taken map[string]bool }
 
 func (n *nameChooser) take(name string) { n.taken[name] = true }
 
-// pick is given when not "", else base, base1, base2 ... the first free.
-func (n *nameChooser) pick(given, base string) string {
+// pick is given when not "", else PostgreSQL's name of the object of
+// table name1 and columns name2 ("" none) of kind label: the first of
+// name1_name2_label, name1_name2_label1 ... not taken.
+func (n *nameChooser) pick(given, name1, name2, label string) string {
 	name := given
 	if name == "" {
-		name = base
+		name = objectName(name1, name2, label)
 		for i := 1; n.taken[name]; i++ {
-			name = base + strconv.Itoa(i)
+			name = objectName(name1, name2, label+strconv.Itoa(i))
 		}
 	}
 	n.take(name)
 	return name
+}
+
+// maxNameBytes is PostgreSQL's longest name (NAMEDATALEN - 1).
+const maxNameBytes = 63
+
+// objectName is PostgreSQL's makeObjectName: name1_name2_label, name1 and
+// name2 clipped (the longer first, at a character boundary) to fit in
+// maxNameBytes.
+func objectName(name1, name2, label string) string {
+	avail := maxNameBytes - len(label) - 1
+	if name2 != "" {
+		avail--
+	}
+	n1, n2 := len(name1), len(name2)
+	for n1+n2 > avail {
+		if n1 > n2 {
+			n1--
+		} else {
+			n2--
+		}
+	}
+	out := clip(name1, n1)
+	if name2 != "" {
+		out += "_" + clip(name2, n2)
+	}
+	return out + "_" + label
+}
+
+// clip is s cut to at most n bytes at a UTF-8 character boundary.
+func clip(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // pgCastNames are the type names PostgreSQL's deparser writes in casts.

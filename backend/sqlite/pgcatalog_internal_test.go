@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -244,5 +245,27 @@ func TestParseConstraints(t *testing.T) {
 	}
 	if s := unquoteIdents(`("x" > 0 AND "Y" = 'a"b"' AND "1a" < 2)`); s != `(x > 0 AND "Y" = 'a"b"' AND "1a" < 2)` {
 		t.Errorf("unquoteIdents: %s", s)
+	}
+}
+
+// Default constraint names are clipped to 63 bytes as PostgreSQL's
+// makeObjectName clips them: the longer of table and columns first, never
+// inside a character; a clash takes a number after the label.
+func TestObjectName(t *testing.T) {
+	long := func(c string, n int) string { return strings.Repeat(c, n) }
+	for _, c := range []struct{ name1, name2, label, want string }{
+		{"t", "", "pkey", "t_pkey"},
+		{"t", "a_b", "key", "t_a_b_key"},
+		{long("t", 40), long("c", 40), "key", long("t", 29) + "_" + long("c", 29) + "_key"},
+		{long("t", 70), "c", "fkey", long("t", 56) + "_c_fkey"},
+		{long("é", 40), "", "pkey", long("é", 29) + "_pkey"},
+	} {
+		if got := objectName(c.name1, c.name2, c.label); got != c.want || len(got) > 63 {
+			t.Errorf("objectName(%q, %q, %q) = %q, want %q", c.name1, c.name2, c.label, got, c.want)
+		}
+	}
+	n := &nameChooser{taken: map[string]bool{}}
+	if a, b, c := n.pick("", "t", "", "check"), n.pick("", "t", "", "check"), n.pick("given", "t", "", "check"); a != "t_check" || b != "t_check1" || c != "given" {
+		t.Errorf("pick: %q %q %q, want t_check t_check1 given", a, b, c)
 	}
 }
