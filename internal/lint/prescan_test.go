@@ -33,6 +33,7 @@ var behindPrescan = map[string]string{
 	"backend/postgres/pggate/read.go substitute":         "relchain's own constant catalog texts",
 	"backend/postgres/pggate/read.go guardCalls":         "relchain's own constant guard texts (readGuarded)",
 	"backend/sqlite/pgdialect/translate.go parse":        "calls prescan.Check first",
+	"backend/pgcatalog/rewrite.go parseSelect":           "calls prescan.Check first",
 	"sqlcheck/pgclass/catalogonly.go CatalogOnly":        "calls prescan.Check first",
 	"sqlcheck/pgclass/plainwrite.go PlainWrite":          "calls prescan.Check first",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",

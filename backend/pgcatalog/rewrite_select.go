@@ -1,0 +1,296 @@
+package pgcatalog
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// query rewrites a SELECT (plain, set operation or VALUES) in the scope
+// of the enclosing query (nil at the top).
+func (r *rewriter) query(s *pg_query.SelectStmt, outer *scope) (*selectOut, error) {
+	if s.GetIntoClause() != nil || len(s.GetLockingClause()) > 0 {
+		return nil, refuse("SELECT INTO and FOR UPDATE/SHARE")
+	}
+	sc := &scope{parent: outer, top: outer == nil}
+	with, err := r.with(s.GetWithClause(), sc)
+	if err != nil {
+		return nil, err
+	}
+	var q *selectOut
+	switch {
+	case s.GetOp() != pg_query.SetOperation_SETOP_NONE:
+		q, err = r.setOp(s, sc)
+	case len(s.GetValuesLists()) > 0:
+		q, err = r.values(s, sc)
+	default:
+		q, err = r.plain(s, sc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	q.sql = with + q.sql
+	return q, nil
+}
+
+// with rewrites a WITH clause into sc's WITH queries and SQLite's text.
+func (r *rewriter) with(w *pg_query.WithClause, sc *scope) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	sc.ctes = map[string][]col{}
+	var parts []string
+	for _, n := range w.GetCtes() {
+		c := n.GetCommonTableExpr()
+		sel := c.GetCtequery().GetSelectStmt()
+		if sel == nil || c.GetSearchClause() != nil || c.GetCycleClause() != nil {
+			return "", refuse("WITH queries other than SELECT, SEARCH and CYCLE")
+		}
+		if w.GetRecursive() && sel.GetOp() != pg_query.SetOperation_SETOP_NONE {
+			// The recursive reference's columns are the first arm's.
+			first, err := r.query(sel.GetLarg(), sc)
+			if err != nil {
+				return "", err
+			}
+			sc.ctes[c.GetCtename()] = cteCols(c, first.cols)
+		}
+		q, err := r.query(sel, sc)
+		if err != nil {
+			return "", err
+		}
+		cols := cteCols(c, q.cols)
+		sc.ctes[c.GetCtename()] = cols
+		parts = append(parts, ident(c.GetCtename())+" AS ("+q.sql+")")
+	}
+	kw := "WITH "
+	if w.GetRecursive() {
+		kw = "WITH RECURSIVE "
+	}
+	return kw + strings.Join(parts, ", ") + " ", nil
+}
+
+// cteCols are a WITH query's columns, renamed by its column list.
+func cteCols(c *pg_query.CommonTableExpr, cols []col) []col {
+	out := append([]col(nil), cols...)
+	for i, n := range c.GetAliascolnames() {
+		if i < len(out) {
+			out[i].name = n.GetString_().GetSval()
+		}
+	}
+	return out
+}
+
+// setOp rewrites UNION, INTERSECT and EXCEPT [ALL].
+func (r *rewriter) setOp(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
+	l, err := r.arm(s.GetLarg(), sc, false)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := r.arm(s.GetRarg(), sc, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.cols) != len(rt.cols) {
+		return nil, pgErr("42601", "each %s query must have the same number of columns", setOpName(s.GetOp()))
+	}
+	op := setOpName(s.GetOp())
+	if s.GetAll() {
+		op += " ALL"
+	}
+	q := &selectOut{sql: l.sql + " " + op + " " + rt.sql, cols: append([]col(nil), l.cols...)}
+	for i := range q.cols {
+		if q.cols[i].typ == unknownType {
+			q.cols[i].typ = rt.cols[i].typ
+		}
+	}
+	return r.orderLimit(s, q, nil, nil)
+}
+
+func setOpName(op pg_query.SetOperation) string {
+	switch op {
+	case pg_query.SetOperation_SETOP_INTERSECT:
+		return "INTERSECT"
+	case pg_query.SetOperation_SETOP_EXCEPT:
+		return "EXCEPT"
+	}
+	return "UNION"
+}
+
+// arm rewrites a set operation's arm; SQLite's arms take no ORDER BY,
+// LIMIT or WITH, and group from the left: such an arm is a subquery.
+func (r *rewriter) arm(s *pg_query.SelectStmt, sc *scope, right bool) (*selectOut, error) {
+	q, err := r.query(s, sc)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.GetSortClause()) > 0 || s.GetLimitCount() != nil || s.GetLimitOffset() != nil ||
+		s.GetWithClause() != nil || len(s.GetValuesLists()) > 0 ||
+		right && s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		q.sql = "SELECT * FROM (" + q.sql + ")"
+	}
+	return q, nil
+}
+
+// values rewrites a VALUES list.
+func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
+	var rows []string
+	var q selectOut
+	for i, l := range s.GetValuesLists() {
+		items := l.GetList().GetItems()
+		if i > 0 && len(items) != len(q.cols) {
+			return nil, pgErr("42601", "VALUES lists must all be the same length")
+		}
+		var vals []string
+		for j, it := range items {
+			v, err := r.expr(it, sc)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				q.cols = append(q.cols, col{name: "column" + strconv.Itoa(j+1), typ: v.typ})
+			} else if q.cols[j].typ == unknownType {
+				q.cols[j].typ = v.typ
+			}
+			vals = append(vals, v.sql)
+		}
+		rows = append(rows, "("+strings.Join(vals, ", ")+")")
+	}
+	var names []string
+	for i := range q.cols {
+		names = append(names, "column"+strconv.Itoa(i+1)+" AS "+colName(i))
+	}
+	q.sql = "SELECT " + strings.Join(names, ", ") + " FROM (VALUES " + strings.Join(rows, ", ") + ")"
+	return r.orderLimit(s, &q, nil, nil)
+}
+
+// plain rewrites a SELECT … FROM … WHERE … GROUP BY … HAVING ….
+func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
+	var b strings.Builder
+	from, err := r.fromList(s.GetFromClause(), sc)
+	if err != nil {
+		return nil, err
+	}
+	srf, err := r.targetSRFs(s.GetTargetList(), sc)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case srf != "" && from != "":
+		from += ", " + srf
+	case srf != "":
+		from = srf
+	}
+	targets, cols, err := r.targets(s.GetTargetList(), sc)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("SELECT ")
+	if dc := s.GetDistinctClause(); len(dc) > 0 {
+		if len(dc) > 1 || dc[0].GetNode() != nil {
+			return nil, refuse("DISTINCT ON")
+		}
+		b.WriteString("DISTINCT ")
+	}
+	b.WriteString(strings.Join(targets, ", "))
+	if from != "" {
+		b.WriteString(" FROM " + from)
+	}
+	if w := s.GetWhereClause(); w != nil {
+		v, err := r.boolExpr(w, sc, "WHERE")
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(" WHERE " + v)
+	}
+	if err := r.groupBy(s, sc, targets, cols, &b); err != nil {
+		return nil, err
+	}
+	if len(s.GetWindowClause()) > 0 {
+		return nil, refuse("the WINDOW clause")
+	}
+	q := &selectOut{sql: b.String(), cols: cols}
+	return r.orderLimit(s, q, sc, targets)
+}
+
+// boolExpr rewrites a condition (WHERE, HAVING, ON).
+func (r *rewriter) boolExpr(n *pg_query.Node, sc *scope, clause string) (string, error) {
+	v, err := r.expr(n, sc)
+	if err != nil {
+		return "", err
+	}
+	v = r.coerce(v, "bool")
+	if v.typ != "bool" && v.typ != unknownType {
+		return "", pgErr("42804", "argument of %s must be type boolean, not type %s", clause, v.typ)
+	}
+	return v.sql, nil
+}
+
+// groupBy writes GROUP BY and HAVING; a GROUP BY item may name an output
+// column by position or name (PostgreSQL's rule: an input column first).
+func (r *rewriter) groupBy(s *pg_query.SelectStmt, sc *scope, targets []string, cols []col, b *strings.Builder) error {
+	var items []string
+	for _, g := range s.GetGroupClause() {
+		if g.GetGroupingSet() != nil {
+			return refuse("GROUPING SETS, ROLLUP and CUBE")
+		}
+		if e, ok := r.outputRef(g, sc, targets, cols); ok {
+			items = append(items, e)
+			continue
+		}
+		v, err := r.expr(g, sc)
+		if err != nil {
+			return err
+		}
+		items = append(items, v.sql)
+	}
+	if len(items) > 0 {
+		b.WriteString(" GROUP BY " + strings.Join(items, ", "))
+	}
+	if h := s.GetHavingClause(); h != nil {
+		v, err := r.boolExpr(h, sc, "HAVING")
+		if err != nil {
+			return err
+		}
+		b.WriteString(" HAVING " + v)
+	}
+	return nil
+}
+
+// outputRef resolves a GROUP BY item that is an ordinal or the name of
+// an output column (and no input column) to the output's expression.
+func (r *rewriter) outputRef(n *pg_query.Node, sc *scope, targets []string, cols []col) (string, bool) {
+	if i, ok := ordinal(n); ok && i >= 1 && i <= len(targets) {
+		return strings.TrimSuffix(targets[i-1], " AS "+colName(i-1)), true
+	}
+	name, ok := bareName(n)
+	if !ok {
+		return "", false
+	}
+	if _, err := sc.column([]string{name}); err == nil {
+		return "", false
+	}
+	for i, c := range cols {
+		if c.name == name {
+			return strings.TrimSuffix(targets[i], " AS "+colName(i)), true
+		}
+	}
+	return "", false
+}
+
+// ordinal is an integer constant's value.
+func ordinal(n *pg_query.Node) (int, bool) {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		return int(c.GetIval().GetIval()), true
+	}
+	return 0, false
+}
+
+// bareName is an unqualified column reference's name.
+func bareName(n *pg_query.Node) (string, bool) {
+	f := n.GetColumnRef().GetFields()
+	if len(f) != 1 || f[0].GetString_() == nil {
+		return "", false
+	}
+	return f[0].GetString_().GetSval(), true
+}
