@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -527,9 +528,11 @@ var pgCastNames = map[string]string{
 
 // pgDefault shows a column default SQLite keeps (dflt_value, the
 // dialect's constant converted to the column's type) as PostgreSQL's
-// pg_get_expr shows the constant: 0, '-5'::integer, true, 'x'::text,
-// '1.5'::double precision, '\x00ff'::bytea; "" for NULL (PostgreSQL keeps
-// no default then). A value it does not recognize is shown as SQLite's.
+// pg_get_expr shows the constant: 0, '-5'::integer, 1.5, true, 'x'::text,
+// '\x00ff'::bytea; "" for NULL (PostgreSQL keeps no default then). The
+// literal's own text is gone: a float column's integral default shows as
+// the integer literal (DEFAULT 2, not 2.0). A value it does not recognize
+// is shown as SQLite's.
 func pgDefault(dflt string, t pgdialect.Type) string {
 	v := stripParens(strings.TrimSpace(dflt))
 	cast := "::" + pgCastNames[t.Name]
@@ -540,14 +543,11 @@ func pgDefault(dflt string, t pgdialect.Type) string {
 		return map[string]string{"0": "false", "1": "true"}[v]
 	case isIntType(t.Name):
 		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-			if t.Name == "int4" && !strings.HasPrefix(v, "-") {
-				return v
-			}
-			return "'" + v + "'" + cast
+			return pgNumber(v)
 		}
 	case t.Name == "float4" || t.Name == "float8":
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return "'" + strconv.FormatFloat(f, 'g', -1, 64) + "'" + cast
+		if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return pgNumber(strconv.FormatFloat(f, 'f', -1, 64))
 		}
 	case t.Name == "bytea" && len(v) >= 3 && (v[0] == 'X' || v[0] == 'x') && v[1] == '\'' && strings.HasSuffix(v, "'"):
 		return `'\x` + strings.ToLower(v[2:len(v)-1]) + "'" + cast
@@ -555,6 +555,31 @@ func pgDefault(dflt string, t pgdialect.Type) string {
 		return v + cast
 	}
 	return dflt
+}
+
+// pgNumber shows a numeric constant as PostgreSQL's deparser shows the
+// literal that wrote it (the column's type coerces it implicitly, which
+// the deparser does not show): an integer of int4's range bare, int8's as
+// '5000000000'::bigint, a decimal bare, any of them negative (or an
+// integer past int8) quoted with its type.
+func pgNumber(v string) string {
+	neg := strings.HasPrefix(v, "-")
+	if !strings.ContainsAny(v, ".eE") {
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return "'" + v + "'::numeric"
+		case n > math.MaxInt32 || n < math.MinInt32:
+			return "'" + v + "'::bigint"
+		case neg:
+			return "'" + v + "'::integer"
+		}
+		return v
+	}
+	if neg {
+		return "'" + v + "'::numeric"
+	}
+	return v
 }
 
 func isIntType(name string) bool { return name == "int2" || name == "int4" || name == "int8" }

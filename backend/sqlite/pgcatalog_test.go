@@ -2,10 +2,17 @@ package sqlite_test
 
 import (
 	"context"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/pgcatalog"
@@ -139,8 +146,18 @@ func TestPostgresDialectCatalogQueries(t *testing.T) {
 		return rows
 	}
 	name := func(s ...string) []string { return s }
-	wantRows(t, "pg_class", query("SELECT relname FROM pg_class WHERE relkind = 'r' ORDER BY 1"),
-		name("relname"), name("name"), [][]any{{"authors"}, {"books"}})
+	// pg_class holds the catalogs' own tables too, as on PostgreSQL.
+	all := query("SELECT relname FROM pg_class WHERE relkind = 'r' ORDER BY 1")
+	if !reflect.DeepEqual(all.Types, name("name")) || len(all.Rows) < 3 || !reflect.DeepEqual(all.Rows[:2], [][]any{{"authors"}, {"books"}}) {
+		t.Errorf("pg_class: %v %v, want authors, books and the catalogs' tables", all.Types, all.Rows)
+	}
+	for _, r := range all.Rows[2:] {
+		if s, _ := r[0].(string); !strings.HasPrefix(s, "pg_") {
+			t.Errorf("pg_class lists %v, neither a user table nor a catalog", r)
+		}
+	}
+	const userTables = "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY 1"
+	wantRows(t, "pg_class of public", query(userTables), name("relname"), name("name"), [][]any{{"authors"}, {"books"}})
 	wantRows(t, `\dt`, query(psqlListTables),
 		name("Schema", "Name", "Type", "Owner"), name("name", "name", "text", "name"),
 		[][]any{{"public", "authors", "table", "relchain"}, {"public", "books", "table", "relchain"}})
@@ -158,8 +175,9 @@ func TestPostgresDialectCatalogQueries(t *testing.T) {
 		t.Errorf("information_schema.columns: %v %v, want %v", cols.Columns, cols.Rows, wantCols)
 	}
 	pgBlock(t, b, 2, pgStmt{sql: "CREATE TABLE later (x int)"}, pgStmt{sql: "DROP TABLE books"})
-	wantRows(t, "pg_class after DDL", query("SELECT relname FROM pg_class WHERE relkind = 'r' ORDER BY 1"),
-		name("relname"), name("name"), [][]any{{"authors"}, {"later"}})
+	wantRows(t, "pg_class after DDL", query(userTables), name("relname"), name("name"), [][]any{{"authors"}, {"later"}})
+	wantRows(t, "the sequences after DDL", query("SELECT relname FROM pg_class WHERE relkind = 'S' ORDER BY 1"),
+		name("relname"), name("name"), [][]any{{"authors_id_seq"}})
 }
 
 // Describe of a catalog query gives its parameters' and columns' types.
@@ -192,4 +210,152 @@ func TestPostgresDialectCatalogReadCaps(t *testing.T) {
 	if _, _, err := b.Query(context.Background(), "SELECT relname FROM pg_class WHERE relname = 'books'", nil); err != nil {
 		t.Errorf("a one-row catalog query under a one-row cap: %v", err)
 	}
+}
+
+// comparedDDL and comparedCatalogQueries: the same schema made on
+// PostgreSQL and on a postgres-dialect SQLite backend reads the same
+// through the catalog queries drivers and psql send.
+var (
+	comparedDDL = []string{
+		`CREATE TABLE authors (id serial PRIMARY KEY, name varchar(20) NOT NULL UNIQUE, active bool DEFAULT true,
+			n int DEFAULT 0, m int DEFAULT -5, s text DEFAULT 'it''s', f float8 DEFAULT 1.5, born timestamptz,
+			day date DEFAULT '2020-01-02', nb bool DEFAULT NULL, CONSTRAINT positive CHECK (n >= 0), CHECK (length(s) < 10))`,
+		`CREATE TABLE scratch (id bigserial PRIMARY KEY)`,
+		`CREATE TABLE books (id bigserial, author_id int REFERENCES authors (id) ON DELETE CASCADE,
+			title text NOT NULL, isbn varchar(13), code varchar(20) DEFAULT 'x', big int8 DEFAULT 5000000000,
+			CONSTRAINT books_pk PRIMARY KEY (id), UNIQUE (title, isbn),
+			CONSTRAINT by_name FOREIGN KEY (code) REFERENCES authors (name) ON UPDATE SET NULL, CHECK (id > 0 AND author_id > 0))`,
+		`CREATE INDEX books_title_idx ON books (title)`,
+		`CREATE UNIQUE INDEX books_isbn ON books (isbn, author_id)`,
+		`DROP TABLE scratch`,
+	}
+	comparedCatalogQueries = []string{
+		`SELECT c.relname, c.relkind FROM pg_catalog.pg_class c WHERE c.relnamespace = 'public'::regnamespace`,
+		`SELECT attrelid::regclass, attname, format_type(atttypid, atttypmod), attnotnull, atthasdef, attnum
+		 FROM pg_catalog.pg_attribute WHERE attnum > 0 AND attrelid IN
+		  (SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r')`,
+		`SELECT c.relname, a.attname, pg_get_expr(d.adbin, d.adrelid) FROM pg_catalog.pg_attrdef d
+		 JOIN pg_catalog.pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum JOIN pg_catalog.pg_class c ON c.oid = d.adrelid`,
+		`SELECT conrelid::regclass, conname, contype, pg_get_constraintdef(oid), confupdtype, confdeltype
+		 FROM pg_catalog.pg_constraint WHERE connamespace = 'public'::regnamespace`,
+		`SELECT indexrelid::regclass, indisunique, indisprimary, pg_get_indexdef(indexrelid) FROM pg_catalog.pg_index
+		 WHERE indrelid IN ('authors'::regclass, 'books'::regclass)`,
+		`SELECT table_name, column_name, ordinal_position, data_type, is_nullable, column_default, character_maximum_length
+		 FROM information_schema.columns WHERE table_schema = 'public'`,
+		`SELECT constraint_name, table_name, constraint_type FROM information_schema.table_constraints
+		 WHERE table_schema = 'public' AND constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')`,
+		`SELECT constraint_name, table_name, column_name, ordinal_position, position_in_unique_constraint
+		 FROM information_schema.key_column_usage WHERE table_schema = 'public'`,
+		`SELECT sequence_name, data_type, start_value, minimum_value, maximum_value, increment, cycle_option
+		 FROM information_schema.sequences`,
+		`SELECT pg_get_serial_sequence('books', 'id'), pg_get_serial_sequence('authors', 'id')`,
+	}
+)
+
+// The catalog of a schema made by PostgreSQL's DDL on a postgres-dialect
+// SQLite backend reads as PostgreSQL's own catalog of the same DDL: types,
+// defaults, keys, constraints and their names, indexes, sequences
+// (RELCHAIN_TEST_PG; rows compared as PostgreSQL's text, in any order).
+func TestPostgresDialectCatalogAgainstPostgres(t *testing.T) {
+	requireCatalogEngine(t)
+	server := os.Getenv("RELCHAIN_TEST_PG")
+	if server == "" {
+		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
+	}
+	ctx := context.Background()
+	pg := catalogScratch(t, server, fmt.Sprintf("sqlite_pgcatalog_%d", os.Getpid()))
+	b := mustOpenPostgresDialect(t)
+	for i, s := range comparedDDL {
+		if _, err := pg.Exec(ctx, s); err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", s, err)
+		}
+		pgBlock(t, b, int64(i+1), pgStmt{sql: s})
+	}
+	for _, q := range comparedCatalogQueries {
+		want := pgTextRows(t, pg, q)
+		rows, _, err := b.Query(ctx, q, nil)
+		if err != nil {
+			t.Errorf("%s: %v", q, err)
+			continue
+		}
+		var got []string
+		for _, r := range rows.Rows {
+			got = append(got, textRow(r))
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s\n got %q\nwant %q", q, got, want)
+		}
+	}
+}
+
+// catalogScratch creates database name on server, dropped at the test's
+// end, and connects to it.
+func catalogScratch(t *testing.T, server, name string) *pgx.Conn {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)") })
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	pg, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close(ctx) })
+	return pg
+}
+
+// pgTextRows runs q on PostgreSQL: each row its values' text joined by |.
+func pgTextRows(t *testing.T, pg *pgx.Conn, q string) []string {
+	t.Helper()
+	rows, err := pg.Query(context.Background(), q, pgx.QueryResultFormats{pgx.TextFormatCode})
+	if err != nil {
+		t.Fatalf("PostgreSQL: %s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var vals []any
+		for _, v := range rows.RawValues() {
+			if v == nil {
+				vals = append(vals, nil)
+			} else {
+				vals = append(vals, string(v))
+			}
+		}
+		out = append(out, textRow(vals))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("PostgreSQL: %s: %v", q, err)
+	}
+	return out
+}
+
+// textRow is a row's values as PostgreSQL's text output, joined by |.
+func textRow(row []any) string {
+	var parts []string
+	for _, v := range row {
+		switch x := v.(type) {
+		case nil:
+			parts = append(parts, "NULL")
+		case bool:
+			parts = append(parts, map[bool]string{true: "t", false: "f"}[x])
+		case []byte:
+			parts = append(parts, `\x`+hex.EncodeToString(x))
+		default:
+			parts = append(parts, fmt.Sprint(x))
+		}
+	}
+	return strings.Join(parts, "|")
 }
