@@ -124,9 +124,12 @@ type cluster struct {
 }
 
 type clusterOptions struct {
-	backend    string // "sqlite" (default), "postgres" or "mysql"
-	validators int    // 0: the constant validators (4)
-	maxTxBytes int    // genesis max_tx_bytes; 0 keeps the default
+	backend string // "sqlite" (default), "postgres" or "mysql"
+	// dialect is the genesis sql_dialect ("": the backend's native SQL;
+	// "postgres" on SQLite: PostgreSQL's SQL translated, docs/dialects.md).
+	dialect    string
+	validators int // 0: the constant validators (4)
+	maxTxBytes int // genesis max_tx_bytes; 0 keeps the default
 	// permissioned names the cluster's admin key in the genesis (otherwise
 	// the network is open).
 	permissioned bool
@@ -183,6 +186,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 		opts.Tuning.TimeoutPrecommit = d.TimeoutPrecommit
 	}
 	opts.Params.MaxTxBytes = o.maxTxBytes
+	opts.Params.SQLDialect = o.dialect
 	opts.CheckpointEvery = o.checkpointEvery
 	opts.SnapshotChunkBytes = o.snapshotChunkBytes
 	opts.TxTimeout = o.txTimeout

@@ -45,6 +45,10 @@ var driverImporters = []string{
 	// The PostgreSQL wire protocol: pgx's message codec and types only
 	// (the next rule).
 	mod + "/pgwire",
+	// The emulated PostgreSQL catalog answers catalog queries on a private
+	// in-memory SQLite database of its own, filled from the Schema a
+	// backend describes: it never opens a node's database.
+	mod + "/backend/pgcatalog",
 }
 
 var opsRules = []rule{
