@@ -7,7 +7,6 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/pgcatalog"
 	"github.com/relchain/relchain/backend/postgres/pggate"
 )
 
@@ -107,7 +106,7 @@ func (b *Backend) compileForDescribe(r *sqlite3.Conn, sql string) (*sqlite3.Stmt
 // compile of a one-statement translation under the same authorizers as in
 // the sqlite dialect (a backstop: what they refuse is refused).
 func (b *Backend) describePostgres(r *sqlite3.Conn, sql string, height int64) (*backend.Description, error) {
-	if pgcatalog.Wants(sql) {
+	if isCatalogQuery(sql) {
 		return b.catalogDescribe(r, sql, height)
 	}
 	if err := catalogRead(sql); err != nil {

@@ -145,6 +145,117 @@ func schemaVersion(r *sqlite3.Conn) (int64, error) {
 	return st.ColumnInt64(0), nil
 }
 
+// isCatalogQuery is pgcatalog.Wants behind a cheap pre-filter: Wants
+// parses the text (tens of microseconds), which every read of user data
+// would pay. A text is handed to Wants only when it holds a word that can
+// make it a catalog query (catalogCandidate).
+func isCatalogQuery(sql string) bool { return catalogCandidate(sql) && pgcatalog.Wants(sql) }
+
+// catalogWords are the words without which pgcatalog.Wants is false:
+// the catalog relations' and schemas' names, the reg* types, the SQL value
+// functions (CURRENT_USER …) — a word anywhere — and the catalog
+// functions (those that make a SELECT a catalog query by themselves, as
+// Wants judges "SELECT f()") — a word followed by "(".
+var catalogWords struct {
+	once      sync.Once
+	word, fun map[string]bool
+}
+
+// catalogWordSets returns catalogWords, computed once.
+func catalogWordSets() (word, fun map[string]bool) {
+	w := &catalogWords
+	w.once.Do(func() {
+		w.word, w.fun = map[string]bool{"pg_catalog": true, "information_schema": true}, map[string]bool{}
+		for _, r := range pgcatalog.Relations {
+			w.word[strings.ToLower(r.Name)] = true
+		}
+		for _, k := range []string{"regclass", "regtype", "regproc", "regprocedure", "regnamespace", "regrole", "regoper",
+			"regoperator", "regconfig", "regdictionary", "regcollation",
+			"current_user", "session_user", "user", "current_role", "current_schema", "current_catalog"} {
+			w.word[k] = true
+		}
+		for f := range pgcatalog.Functions {
+			if pgcatalog.Wants("SELECT " + f + "()") {
+				w.fun[strings.ToLower(f)] = true
+			}
+		}
+	})
+	return w.word, w.fun
+}
+
+// catalogCandidate reports whether sql holds a catalog word of
+// catalogWords, a function's name followed by "(" (blanks and comments
+// between). Words are read everywhere, quotes being mere separators: a
+// quoted name's words are seen, and those of strings and comments too (a
+// false positive only costs Wants' parse; skipping quoted text would have
+// to parse it as PostgreSQL does, E-strings and dollar quotes included).
+func catalogCandidate(sql string) bool {
+	word, fun := catalogWordSets()
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		j := i + 1
+		var w string
+		switch {
+		case isWordByte(c) && !(c >= '0' && c <= '9'):
+			for j < len(sql) && isWordByte(sql[j]) {
+				j++
+			}
+			w = strings.ToLower(sql[i:j])
+		case c >= '0' && c <= '9':
+			for j < len(sql) && isWordByte(sql[j]) {
+				j++
+			}
+		}
+		if w != "" && (word[w] || fun[w] && callFollows(sql[j:])) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// callFollows reports whether s starts with "(" after blanks and comments
+// (and the closing quote of a quoted name).
+func callFollows(s string) bool {
+	s = strings.TrimPrefix(s, `"`)
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f\v")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			k := strings.IndexByte(s, '\n')
+			if k < 0 {
+				return false
+			}
+			s = s[k:]
+		case strings.HasPrefix(s, "/*"):
+			if s = afterComment(s); s == "" {
+				return false
+			}
+		default:
+			return strings.HasPrefix(s, "(")
+		}
+	}
+}
+
+// afterComment is s after the block comment it starts with (PostgreSQL's
+// nest), "" when it does not end.
+func afterComment(s string) string {
+	depth := 0
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i : i+2] {
+		case "/*":
+			depth++
+			i++
+		case "*/":
+			if depth--; depth == 0 {
+				return s[i+2:]
+			}
+			i++
+		}
+	}
+	return ""
+}
+
 // catalogQuery answers a catalog query on the read connection r inside its
 // read transaction at height, within the read caps.
 func (b *Backend) catalogQuery(ctx context.Context, r *sqlite3.Conn, sql string, args []any, height int64) (*backend.Rows, int64, error) {

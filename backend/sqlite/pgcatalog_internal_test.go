@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -274,3 +275,67 @@ func TestObjectName(t *testing.T) {
 		t.Errorf("pick: %q %q %q, want t_check t_check1 given", a, b, c)
 	}
 }
+
+// catalogCandidate lets by every text pgcatalog.Wants takes (the clients'
+// corpus of backend/pgcatalog when it is there, and this list), and spares
+// reads of user data Wants' parse.
+func TestCatalogCandidate(t *testing.T) {
+	wanted := []string{
+		"SELECT relname FROM pg_class",
+		`SELECT "relname" FROM "pg_class"`,
+		"SELECT table_name FROM information_schema.tables",
+		"SELECT pg_catalog.pg_get_expr /* a /* nested */ comment */ (adbin, adrelid) FROM pg_attrdef",
+		"SELECT PG_GET_USERBYID\n(10)",
+		`SELECT "pg_get_userbyid"(10)`,
+		`SELECT trim(both '"' from pg_catalog.pg_get_indexdef(1, 1, false))`,
+		"SELECT 'books'::regclass::oid",
+		"SELECT CURRENT_USER",
+		"SELECT current_database(), version()",
+		"SELECT format_type(23, -1)",
+		"SELECT has_table_privilege('books', 'SELECT')",
+		"WITH t AS (SELECT oid FROM pg_type) SELECT count(*) FROM t",
+		psqlDescribe,
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "pgcatalog", "testdata", "clients", "*.sql"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range strings.Split(string(b), "\n-- next\n") {
+			wanted = append(wanted, e)
+		}
+	}
+	n := 0
+	for _, q := range wanted {
+		if pgcatalog.Wants(q) {
+			n++
+			if !catalogCandidate(q) {
+				t.Errorf("catalogCandidate(%q) = false, but Wants takes it", q)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("Wants takes only %d of %d catalog queries: the test proves little", n, len(wanted))
+	}
+	for _, q := range []string{
+		"SELECT id, name, balance FROM accounts WHERE id = $1 AND name LIKE 'a%' ORDER BY id LIMIT 10",
+		"SELECT count(*), lower(name), text FROM users GROUP BY 2, 3",
+		"SELECT o.oid, o.version FROM orders o WHERE o.user_id = 5",
+		"UPDATE t SET v = v + 1 WHERE id = 1",
+	} {
+		if catalogCandidate(q) {
+			t.Errorf("catalogCandidate(%q) = true: a read of user data pays Wants' parse", q)
+		}
+	}
+}
+
+// psqlDescribe is psql 16's first query of \d NAME.
+const psqlDescribe = `SELECT c.oid,
+  n.nspname,
+  c.relname
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname OPERATOR(pg_catalog.~) '^(books)$' COLLATE pg_catalog.default
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 2, 3;`

@@ -15,7 +15,6 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/pgcatalog"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 	"github.com/relchain/relchain/sqlcheck"
@@ -520,7 +519,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	if err := rc.sync(); err != nil {
 		return nil, 0, fmt.Errorf("query: %w", err)
 	}
-	if b.opts.pg && pgcatalog.Wants(sql) {
+	if b.opts.pg && isCatalogQuery(sql) {
 		rows, h, err := b.catalogQuery(rctx, r, sql, args, st.Height)
 		if err != nil && rctx.Err() != nil {
 			return nil, 0, b.readInterrupted(ctx, rctx.Err())
