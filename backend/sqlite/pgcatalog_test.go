@@ -156,6 +156,11 @@ func TestPostgresDialectCatalogQueries(t *testing.T) {
 			t.Errorf("pg_class lists %v, neither a user table nor a catalog", r)
 		}
 	}
+	hidden := query(`SELECT relname FROM pg_catalog.pg_class WHERE relname LIKE 'relchain%' OR relname LIKE 'sqlite%'
+		OR (relname LIKE '%_seq' AND relkind <> 'S')`)
+	if len(hidden.Rows) != 0 {
+		t.Errorf("pg_class shows relchain's or SQLite's own relations: %v", hidden.Rows)
+	}
 	const userTables = "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY 1"
 	wantRows(t, "pg_class of public", query(userTables), name("relname"), name("name"), [][]any{{"authors"}, {"books"}})
 	wantRows(t, `\dt`, query(psqlListTables),
@@ -178,6 +183,56 @@ func TestPostgresDialectCatalogQueries(t *testing.T) {
 	wantRows(t, "pg_class after DDL", query(userTables), name("relname"), name("name"), [][]any{{"authors"}, {"later"}})
 	wantRows(t, "the sequences after DDL", query("SELECT relname FROM pg_class WHERE relkind = 'S' ORDER BY 1"),
 		name("relname"), name("name"), [][]any{{"authors_id_seq"}})
+}
+
+// Catalog queries running while blocks change the schema each see one
+// committed schema whole (the tables of a height: never a table without
+// its columns), and the Engines replaced under them keep answering until
+// they finish (run it under -race).
+func TestPostgresDialectCatalogWhileTheSchemaChanges(t *testing.T) {
+	requireCatalogEngine(t)
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, catalogDDL...)
+	const q = `SELECT c.relname, count(a.attnum) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid
+		WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 GROUP BY c.relname ORDER BY 1`
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				rows, h, err := b.Query(ctx, q, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				// Height h has tables t2 … th of two columns each.
+				if want := int(h) + 1; len(rows.Rows) != want {
+					errs <- fmt.Errorf("height %d: %d tables %v, want %d", h, len(rows.Rows), rows.Rows, want)
+					return
+				}
+			}
+		}()
+	}
+	for h := int64(2); h <= 12; h++ {
+		pgBlock(t, b, h, pgStmt{sql: fmt.Sprintf("CREATE TABLE t%d (a int, b text)", h)})
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, _, err := b.Query(ctx, q, nil)
+	if err != nil || len(rows.Rows) != 13 {
+		t.Fatalf("after the last block: %v, %v; want 13 tables", rows, err)
+	}
 }
 
 // Describe of a catalog query gives its parameters' and columns' types.
