@@ -264,7 +264,7 @@ func (b *Backend) catalogQuery(ctx context.Context, r *sqlite3.Conn, sql string,
 		return nil, 0, err
 	}
 	defer b.releaseCatalog(e)
-	res, err := e.eng.Query(ctx, sql, args)
+	res, err := b.engineQuery(e, ctx, sql, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, err // the caller says why (readInterrupted)
@@ -289,6 +289,38 @@ func (b *Backend) catalogQuery(ctx context.Context, r *sqlite3.Conn, sql string,
 	return rows, height, nil
 }
 
+// engineQuery is e's Query under engineCall.
+func (b *Backend) engineQuery(e *catalogEngine, ctx context.Context, sql string, args []any) (res *pgcatalog.Result, err error) {
+	err = b.engineCall(e, func() (err error) {
+		res, err = e.eng.Query(ctx, sql, args)
+		return err
+	})
+	return res, err
+}
+
+// engineCall runs f on e, a panic in the Engine (a catalog function's bug
+// that a client's text reaches) the query's error rather than the node's
+// end: reads are node-local. The Engine, whose database the panic may
+// have left mid-statement, is retired (the next query builds another).
+func (b *Backend) engineCall(e *catalogEngine, f func() error) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		c := &b.pgCatalog
+		c.mu.Lock()
+		if c.cur == e {
+			c.cur = nil
+		}
+		e.stale = true // closed by releaseCatalog when its last user is done
+		c.mu.Unlock()
+		err = &backend.Error{Class: backend.ClassOfSQLState("XX000"), SQLState: "XX000",
+			Message: fmt.Sprintf("the emulated PostgreSQL catalog failed on this query: %v", r)}
+	}()
+	return f()
+}
+
 // catalogDescribe describes a catalog query at height.
 func (b *Backend) catalogDescribe(r *sqlite3.Conn, sql string, height int64) (*backend.Description, error) {
 	e, err := b.acquireCatalog(r)
@@ -296,7 +328,12 @@ func (b *Backend) catalogDescribe(r *sqlite3.Conn, sql string, height int64) (*b
 		return nil, err
 	}
 	defer b.releaseCatalog(e)
-	params, cols, err := e.eng.Describe(sql)
+	var params []string
+	var cols []pgcatalog.ResultColumn
+	err = b.engineCall(e, func() (err error) {
+		params, cols, err = e.eng.Describe(sql)
+		return err
+	})
 	if err != nil {
 		return nil, catalogError(err)
 	}

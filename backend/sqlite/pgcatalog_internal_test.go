@@ -339,3 +339,29 @@ FROM pg_catalog.pg_class c
 WHERE c.relname OPERATOR(pg_catalog.~) '^(books)$' COLLATE pg_catalog.default
   AND pg_catalog.pg_table_is_visible(c.oid)
 ORDER BY 2, 3;`
+
+// A panic in the Engine (a catalog function's bug a client's text can
+// reach) is that query's error, not the node's end; the Engine it left
+// behind is retired and the next query answers from a new one.
+func TestCatalogEnginePanicIsTheQuerysError(t *testing.T) {
+	b := mustPostgresDDL(t, []string{`CREATE TABLE t (id int PRIMARY KEY)`})
+	var e *catalogEngine
+	inReadTx(t, b, func(r *sqlite3.Conn) {
+		var err error
+		if e, err = b.acquireCatalog(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	err := b.engineCall(e, func() error { panic("index out of range") })
+	if be := backend.AsError(err); be == nil || be.SQLState != "XX000" || !strings.Contains(be.Message, "index out of range") {
+		t.Fatalf("engineCall of a panic = %v, want XX000 naming it", err)
+	}
+	b.releaseCatalog(e)
+	if b.pgCatalog.cur != nil {
+		t.Fatal("the Engine that panicked is still the cached one")
+	}
+	rows, _, err := b.Query(context.Background(), "SELECT relname FROM pg_catalog.pg_class WHERE relname = 't'", nil)
+	if err != nil || len(rows.Rows) != 1 {
+		t.Fatalf("the next catalog query: %v, %v", rows, err)
+	}
+}

@@ -235,6 +235,36 @@ func TestPostgresDialectCatalogWhileTheSchemaChanges(t *testing.T) {
 	}
 }
 
+// Odd catalog texts are answered or refused with a *backend.Error of
+// PostgreSQL's SQLSTATE; none ends the node (a function called without
+// its arguments once panicked in the Engine), and the next query is
+// answered.
+func TestPostgresDialectCatalogOddTexts(t *testing.T) {
+	requireCatalogEngine(t)
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, catalogDDL...)
+	for _, c := range []struct {
+		sql   string
+		args  []any
+		state string // "" any *backend.Error
+	}{
+		{"SELECT nosuch FROM pg_catalog.pg_class", nil, "42703"},
+		{"SELECT relname FROM pg_catalog.pg_class WHERE relname = $1", nil, ""},
+		{"SELECT pg_get_expr()", nil, ""},
+		{"SELECT pg_get_indexdef()", nil, ""},
+		{"SELECT format_type()", nil, ""},
+	} {
+		_, _, err := b.Query(ctx, c.sql, c.args)
+		if e := backend.AsError(err); e == nil || (c.state != "" && e.SQLState != c.state) {
+			t.Errorf("Query(%s) = %v, want a *backend.Error %s", c.sql, err, c.state)
+		}
+	}
+	if rows, _, err := b.Query(ctx, "SELECT relname FROM pg_catalog.pg_class WHERE relname = 'books'", nil); err != nil || len(rows.Rows) != 1 {
+		t.Errorf("the next catalog query: %v, %v", rows, err)
+	}
+}
+
 // Describe of a catalog query gives its parameters' and columns' types.
 func TestPostgresDialectCatalogDescribe(t *testing.T) {
 	requireCatalogEngine(t)
