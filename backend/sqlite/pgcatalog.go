@@ -65,7 +65,10 @@ type catalogEngines struct {
 
 // catalogEngine is one Engine and the schema it was built from: the
 // committed schema generation (schemaGen) and SQLite's schema_version in
-// the read transaction that read it.
+// the read transaction that read it. The generation alone could name two
+// schemas: Commit bumps it after the COMMIT, so a read in between sees
+// the new schema under the old generation; the schema cookie is the read
+// transaction's own.
 type catalogEngine struct {
 	eng   *pgcatalog.Engine
 	key   [2]int64
@@ -73,7 +76,7 @@ type catalogEngine struct {
 	stale bool
 }
 
-// acquire returns the Engine of the schema r's read transaction sees,
+// acquireCatalog returns the Engine of the schema r's read transaction sees,
 // building it when the cached one is of another schema. The caller
 // releases it.
 func (b *Backend) acquireCatalog(r *sqlite3.Conn) (*catalogEngine, error) {
@@ -152,7 +155,8 @@ func schemaVersion(r *sqlite3.Conn) (int64, error) {
 func isCatalogQuery(sql string) bool { return catalogCandidate(sql) && pgcatalog.Wants(sql) }
 
 // catalogWords are the words without which pgcatalog.Wants is false:
-// the catalog relations' and schemas' names, the reg* types, the SQL value
+// the catalog schemas' names and pg_catalog's relations' (information_schema's
+// are read qualified: its name is the word), the reg* types, the SQL value
 // functions (CURRENT_USER …) — a word anywhere — and the catalog
 // functions (those that make a SELECT a catalog query by themselves, as
 // Wants judges "SELECT f()") — a word followed by "(".
@@ -167,7 +171,9 @@ func catalogWordSets() (word, fun map[string]bool) {
 	w.once.Do(func() {
 		w.word, w.fun = map[string]bool{"pg_catalog": true, "information_schema": true}, map[string]bool{}
 		for _, r := range pgcatalog.Relations {
-			w.word[strings.ToLower(r.Name)] = true
+			if r.Schema != "information_schema" { // read qualified only: the schema's name is the word
+				w.word[strings.ToLower(r.Name)] = true
+			}
 		}
 		for _, k := range []string{"regclass", "regtype", "regproc", "regprocedure", "regnamespace", "regrole", "regoper",
 			"regoperator", "regconfig", "regdictionary", "regcollation",

@@ -323,6 +323,7 @@ func TestCatalogCandidate(t *testing.T) {
 		"SELECT count(*), lower(name), text FROM users GROUP BY 2, 3",
 		"SELECT o.oid, o.version FROM orders o WHERE o.user_id = 5",
 		"UPDATE t SET v = v + 1 WHERE id = 1",
+		"SELECT name FROM tables JOIN columns USING (id) WHERE views > 0",
 	} {
 		if catalogCandidate(q) {
 			t.Errorf("catalogCandidate(%q) = true: a read of user data pays Wants' parse", q)
