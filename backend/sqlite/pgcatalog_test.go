@@ -83,9 +83,9 @@ func TestPostgresDialectCatalogTextThatIsNoCatalogQuery(t *testing.T) {
 		{"SELECT title FROM books WHERE title IN (SELECT table_name FROM information_schema.tables)", "information_schema"},
 	} {
 		_, _, err := b.Query(ctx, c.sql, nil)
-		wantError(t, "Query of "+c.sql, err, "0A000", c.names, "catalog queries only")
+		wantError(t, "Query of "+c.sql, err, "0A000", c.names, "a catalog query is one SELECT")
 		_, err = b.Describe(ctx, c.sql)
-		wantError(t, "Describe of "+c.sql, err, "0A000", c.names, "catalog queries only")
+		wantError(t, "Describe of "+c.sql, err, "0A000", c.names, "a catalog query is one SELECT")
 	}
 }
 

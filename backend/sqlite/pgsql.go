@@ -436,7 +436,8 @@ func catalogRead(sql string) error {
 		return nil
 	}
 	return &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: fmt.Sprintf(
-		"%s: PostgreSQL's catalogs are emulated on a postgres-dialect network on SQLite storage for catalog queries only: one SELECT that reads nothing but pg_catalog and information_schema relations and functions (not a user table)", m)}
+		"%s: not a catalog query the emulated PostgreSQL catalog answers on a postgres-dialect network on SQLite storage: "+
+			"a catalog query is one SELECT that reads nothing but the emulated pg_catalog and information_schema relations and functions (no user table)", m)}
 }
 
 // catalogInBlock refuses a statement of a block (or a transaction's
