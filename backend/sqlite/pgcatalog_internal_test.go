@@ -366,3 +366,31 @@ func TestCatalogEnginePanicIsTheQuerysError(t *testing.T) {
 		t.Fatalf("the next catalog query: %v, %v", rows, err)
 	}
 }
+
+// A table whose declared types the dialect did not write (made outside
+// the dialect: SQLite's own SQL on the file) is not shown: the
+// translation does not see it either, so no PostgreSQL query could read it.
+func TestSchemaOfSkipsTablesNotTheDialects(t *testing.T) {
+	b := mustPostgresDDL(t, []string{`CREATE TABLE t (id int PRIMARY KEY)`})
+	path := b.Path()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(`CREATE TABLE raw (x INTEGER, y TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	b, err = Open(context.Background(), path, WithPostgresDialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := committedSchema(t, b)
+	if len(s.Tables) != 1 || s.Tables[0].Name != "t" {
+		t.Fatalf("tables %+v, want t alone (raw's types are SQLite's)", s.Tables)
+	}
+}
