@@ -107,6 +107,8 @@ func columnValue(st *sqlite3.Stmt, i int, t string) (any, error) {
 			return parseInt(st.ColumnText(i), t)
 		}
 		return st.ColumnInt64(i), nil
+	case t == "numeric" && kind == sqlite3.INTEGER:
+		return st.ColumnInt64(i), nil
 	case isFloat(t):
 		return st.ColumnFloat(i), nil
 	case isArray(t) || isVector(t):
@@ -126,11 +128,6 @@ func textValue(st *sqlite3.Stmt, i int, kind sqlite3.Datatype) string {
 	return st.ColumnText(i)
 }
 
-// runtimeState matches the runtime functions' error convention
-// ("pg:<SQLSTATE>: message"); the catalog database's own helper
-// (sqlState) does the same once it lands.
-var runtimeState = regexp.MustCompile(`pg:([0-9A-Z]{5}): `)
-
 // sqliteNames find the object an SQLite error names.
 var sqliteNames = regexp.MustCompile(`no such (column|table|function): ([^\s]+)`)
 
@@ -139,8 +136,11 @@ var sqliteNames = regexp.MustCompile(`no such (column|table|function): ([^\s]+)`
 // cancellation; anything else a fixed message (never SQLite's text).
 func sqliteError(err error) error {
 	msg := err.Error()
-	if loc := runtimeState.FindStringSubmatchIndex(msg); loc != nil {
-		return &Error{Code: msg[loc[2]:loc[3]], Message: msg[loc[1]:]}
+	if code, m, ok := sqlState(err); ok {
+		if strings.Contains(msg, "bad JSON path: '") {
+			m = strings.TrimSuffix(m, "'") // raiseSQL's error
+		}
+		return &Error{Code: code, Message: m}
 	}
 	if m := sqliteNames.FindStringSubmatch(msg); m != nil {
 		name := m[2]

@@ -81,6 +81,7 @@ type rewriter struct {
 type col struct {
 	name, typ, sql string
 	fields         []col // a composite's fields, each read by its sql
+	mod            int32 // the type modifier (0 none): information_schema's yes_or_no is varchar(3)
 }
 
 // selectOut is a rewritten query: its SQLite text, whose columns are named
@@ -101,10 +102,19 @@ func (r *rewriter) finish(q *selectOut) *rewritten {
 	wrap := false
 	for i, c := range q.cols {
 		t := outType(c.typ)
-		rw.Columns = append(rw.Columns, ResultColumn{Name: c.name, Type: t, Typmod: -1})
+		mod := int32(-1)
+		if c.mod > 0 {
+			mod = c.mod
+		}
+		rw.Columns = append(rw.Columns, ResultColumn{Name: c.name, Type: t, Typmod: mod})
 		outer[i] = colName(i)
-		if isReg(t) {
+		switch {
+		case isReg(t):
 			outer[i] = "pgcat_" + regTypes[t] + "_out(" + colName(i) + ")"
+			wrap = true
+		case isArray(t) && isReg(elemType(t)):
+			outer[i] = "CASE WHEN " + colName(i) + " IS NOT NULL THEN (SELECT json_group_array(pgcat_" +
+				regTypes[elemType(t)] + "_out(_e.value)) FROM json_each(" + colName(i) + ") AS _e) END"
 			wrap = true
 		}
 	}

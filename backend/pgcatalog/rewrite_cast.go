@@ -59,7 +59,7 @@ func toText(v val, t string) (val, error) {
 		return val{sql: "CASE " + v.sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END", typ: t}, nil
 	case isInteger(from) || isFloat(from):
 		return val{sql: "CAST(" + v.sql + " AS TEXT)", typ: t}, nil
-	case isTextual(from):
+	case isTextual(from), from == "json", from == "jsonb":
 		return val{sql: v.sql, typ: t}, nil
 	case isVector(from):
 		return val{sql: "pgcat_vector_out(" + v.sql + ")", typ: t}, nil

@@ -122,7 +122,11 @@ func (r *rewriter) subLink(s *pg_query.SubLink, sc *scope) (val, error) {
 		if len(q.cols) != 1 {
 			return val{}, pgErr("42601", "subquery must return only one column")
 		}
-		return val{sql: "(" + q.sql + ")", typ: q.cols[0].typ}, nil
+		// SQLite takes a scalar subquery's first row; PostgreSQL fails
+		// on a second.
+		return val{sql: "(SELECT CASE WHEN count(*) > 1 THEN " +
+			raiseSQL("21000", "more than one row returned by a subquery used as an expression") +
+			" ELSE min(c1) END FROM (SELECT c1 FROM (" + q.sql + ") LIMIT 2))", typ: q.cols[0].typ}, nil
 	case pg_query.SubLinkType_ARRAY_SUBLINK:
 		if len(q.cols) != 1 {
 			return val{}, pgErr("42601", "subquery must return only one column")

@@ -15,6 +15,7 @@ type val struct {
 	lit      *string
 	param    int32
 	fields   []col // a composite's fields (_pg_expandarray's x and n)
+	mod      int32 // a column's type modifier (0 none)
 }
 
 // expr rewrites an expression in scope sc.
@@ -74,7 +75,7 @@ func (r *rewriter) columnRef(c *pg_query.ColumnRef, sc *scope) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	return val{sql: cl.sql, typ: cl.typ, fields: cl.fields}, nil
+	return val{sql: cl.sql, typ: cl.typ, fields: cl.fields, mod: cl.mod}, nil
 }
 
 // constLit rewrites a literal: integers int4 (int8, numeric when larger),
@@ -138,6 +139,9 @@ func (r *rewriter) coerce(v val, t string) val {
 		return v
 	}
 	if v.param != 0 {
+		if t == "varchar" {
+			t = "text" // varchar compares with text's operators
+		}
 		r.params[v.param] = t
 		return r.paramVal(v.param, t)
 	}

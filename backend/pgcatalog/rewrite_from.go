@@ -22,6 +22,9 @@ func (r *rewriter) fromList(list []*pg_query.Node, sc *scope) (string, error) {
 	}
 	seen := map[string]bool{}
 	for _, s := range srcs {
+		if s.alias == "" {
+			continue // a JOIN … USING's merged columns
+		}
 		if seen[s.alias] {
 			return "", pgErr("42712", "table name %q specified more than once", s.alias)
 		}
@@ -60,7 +63,7 @@ func (r *rewriter) rangeVar(rv *pg_query.RangeVar, sc *scope) (string, []*source
 	if cols, ok := sc.cte(name); ok && schema == "" && rv.GetCatalogname() == "" {
 		sql = ident(name) + " AS " + ident(alias)
 		for i, c := range cols {
-			src.cols = append(src.cols, col{name: c.name, typ: c.typ, sql: ident(alias) + "." + colName(i)})
+			src.cols = append(src.cols, col{name: c.name, typ: c.typ, mod: c.mod, sql: ident(alias) + "." + colName(i)})
 		}
 	} else {
 		rel, ok := relation(schema, name)
@@ -74,7 +77,7 @@ func (r *rewriter) rangeVar(rv *pg_query.RangeVar, sc *scope) (string, []*source
 		src.schema, src.rel = rel.Schema, rel.Name
 		sql = rel.Schema + "." + ident(rel.Name) + " AS " + ident(alias)
 		for _, c := range rel.Columns {
-			src.cols = append(src.cols, col{name: c.Name, typ: c.Type, sql: ident(alias) + "." + ident(c.Name)})
+			src.cols = append(src.cols, col{name: c.Name, typ: c.Type, mod: relTypmod(rel, c), sql: ident(alias) + "." + ident(c.Name)})
 		}
 	}
 	if err := renameCols(src, rv.GetAlias()); err != nil {
@@ -113,7 +116,7 @@ func (r *rewriter) rangeSubselect(rs *pg_query.RangeSubselect, sc *scope) (strin
 	}
 	src := &source{alias: alias}
 	for i, c := range q.cols {
-		sc := col{name: c.name, typ: c.typ, sql: ident(alias) + "." + colName(i)}
+		sc := col{name: c.name, typ: c.typ, mod: c.mod, sql: ident(alias) + "." + colName(i)}
 		for _, f := range c.fields {
 			sc.fields = append(sc.fields, col{name: f.name, typ: f.typ, sql: ident(alias) + "." + f.sql})
 		}
@@ -147,31 +150,15 @@ func (r *rewriter) join(j *pg_query.JoinExpr, sc *scope, prior []*source) (strin
 	if err != nil {
 		return "", nil, err
 	}
-	on := &scope{parent: sc, sources: srcs, using: map[string]bool{}}
+	on := &scope{parent: sc, sources: srcs, using: sc.using}
 	cond := ""
 	switch {
 	case len(j.GetUsingClause()) > 0:
-		var eqs []string
-		for _, u := range j.GetUsingClause() {
-			name := u.GetString_().GetSval()
-			l, err := (&scope{sources: lsrc}).unqualified(name)
-			if err != nil {
-				return "", nil, err
-			}
-			rc, err := (&scope{sources: rsrc}).unqualified(name)
-			if err != nil {
-				return "", nil, err
-			}
-			eqs = append(eqs, l.sql+" = "+rc.sql)
-			on.using[name] = true
+		var merged *source
+		if cond, merged, err = usingJoin(j, lsrc, rsrc, sc); err != nil {
+			return "", nil, err
 		}
-		cond = " ON " + strings.Join(eqs, " AND ")
-		if sc.using == nil {
-			sc.using = map[string]bool{}
-		}
-		for k := range on.using {
-			sc.using[k] = true
-		}
+		srcs = append([]*source{merged}, srcs...)
 	case j.GetQuals() != nil:
 		c, err := r.boolExpr(j.GetQuals(), on, "JOIN/ON")
 		if err != nil {
@@ -199,4 +186,45 @@ func joinKeyword(j *pg_query.JoinExpr) (string, error) {
 		return "FULL JOIN", nil
 	}
 	return "", refuse("the join type %s", j.GetJointype())
+}
+
+// usingJoin is JOIN … USING (cols): the ON condition, and the merged
+// columns as a FROM item of no name that comes first in `*` (the left
+// column, the right one for RIGHT JOIN, their coalesce for FULL JOIN);
+// `*` leaves out the joined items' own columns of those names, and an
+// unqualified name reads the merged column (sc.using).
+func usingJoin(j *pg_query.JoinExpr, lsrc, rsrc []*source, sc *scope) (string, *source, error) {
+	if sc.using == nil {
+		sc.using = map[string]bool{}
+	}
+	merged := &source{}
+	var eqs []string
+	for _, u := range j.GetUsingClause() {
+		name := u.GetString_().GetSval()
+		l, err := (&scope{sources: lsrc, using: sc.using}).unqualified(name)
+		if err != nil {
+			return "", nil, err
+		}
+		rc, err := (&scope{sources: rsrc, using: sc.using}).unqualified(name)
+		if err != nil {
+			return "", nil, err
+		}
+		eqs = append(eqs, l.sql+" = "+rc.sql)
+		m := l
+		switch j.GetJointype() {
+		case pg_query.JoinType_JOIN_RIGHT:
+			m = rc
+		case pg_query.JoinType_JOIN_FULL:
+			m.sql = "coalesce(" + l.sql + ", " + rc.sql + ")"
+		}
+		merged.cols = append(merged.cols, col{name: name, typ: m.typ, sql: m.sql})
+		sc.using[name] = true
+		for _, s := range append(append([]*source(nil), lsrc...), rsrc...) {
+			if s.hideStar == nil {
+				s.hideStar = map[string]bool{}
+			}
+			s.hideStar[name] = true
+		}
+	}
+	return " ON " + strings.Join(eqs, " AND "), merged, nil
 }

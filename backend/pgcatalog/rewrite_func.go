@@ -77,6 +77,9 @@ func (r *rewriter) call(name string, args []*pg_query.Node, sc *scope) (val, err
 		}
 		vs[i] = r.coerce(v, "text")
 	}
+	if name == "position" {
+		name = "strpos" // PostgreSQL's position(string, substring), as strpos
+	}
 	return val{sql: sqlFuncName(name) + "(" + joinSQL(vs) + ")", typ: resultType(res, vs)}, nil
 }
 
@@ -141,12 +144,14 @@ func (r *rewriter) aggregate(name, agg string, fc *pg_query.FuncCall, sc *scope)
 	}
 	typ := resultType(Functions[name], vs)
 	switch {
-	case name == "sum" && len(vs) == 1 && isFloat(vs[0].typ):
+	case name == "sum" && len(vs) == 1 && (vs[0].typ == "float4" || vs[0].typ == "float8"):
 		typ = "float8"
-	case name == "sum" && len(vs) == 1 && !isInteger(vs[0].typ):
+	case name == "sum" && len(vs) == 1 && (!isInteger(vs[0].typ) || vs[0].typ == "int8"):
 		typ = "numeric"
 	case name == "bool_and" || name == "bool_or":
 		typ = "bool"
+	case (name == "max" || name == "min") && typ == "name":
+		typ = "text" // name has no max or min: PostgreSQL takes text's
 	}
 	return r.over(val{sql: b.String(), typ: typ}, fc, sc)
 }
@@ -205,30 +210,41 @@ func (r *rewriter) over(v val, fc *pg_query.FuncCall, sc *scope) (val, error) {
 
 func nameOf(fc *pg_query.FuncCall) string { n, _ := funcName(fc); return n }
 
-// jsonBuildObject is json_build_object(k, v, …) as SQLite's json_object
-// (booleans as JSON's true and false).
+// jsonBuildObject is json_build_object(k, v, …) built as PostgreSQL's
+// text of it ('{"a" : 1, "b" : true}').
 func (r *rewriter) jsonBuildObject(name string, args []*pg_query.Node, sc *scope) (val, error) {
 	if len(args)%2 != 0 {
 		return val{}, pgErr("22023", "argument list must have even number of elements")
 	}
-	vs := make([]val, len(args))
-	for i, a := range args {
-		v, err := r.expr(a, sc)
+	var pairs []string
+	for i := 0; i < len(args); i += 2 {
+		k, err := r.expr(args[i], sc)
 		if err != nil {
 			return val{}, err
 		}
-		v = r.coerce(v, "text")
-		switch {
-		case i%2 == 0:
-			v.sql = textOf(v)
-		case v.typ == "bool":
-			v.sql = "json(CASE " + v.sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)"
-		case isReg(v.typ):
-			v.sql = textOf(v)
-		case isArray(v.typ) || isVector(v.typ) || v.typ == "json" || v.typ == "jsonb":
-			v.sql = "json(" + v.sql + ")"
+		v, err := r.expr(args[i+1], sc)
+		if err != nil {
+			return val{}, err
 		}
-		vs[i] = v
+		k, v = r.coerce(k, "text"), r.coerce(v, "text")
+		pairs = append(pairs, "json_quote("+textOf(k)+") || ' : ' || "+jsonText(v))
 	}
-	return val{sql: "json_object(" + joinSQL(vs) + ")", typ: name[:len(name)-len("_build_object")]}, nil
+	sql := "'{}'"
+	if len(pairs) > 0 {
+		sql = "('{' || " + strings.Join(pairs, " || ', ' || ") + " || '}')"
+	}
+	return val{sql: sql, typ: name[:len(name)-len("_build_object")]}, nil
+}
+
+// jsonText is a value's JSON text as json_build_object writes it.
+func jsonText(v val) string {
+	switch {
+	case v.typ == "bool":
+		return "coalesce(CASE " + v.sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END, 'null')"
+	case isReg(v.typ):
+		return "json_quote(" + textOf(v) + ")"
+	case isArray(v.typ) || isVector(v.typ) || v.typ == "json" || v.typ == "jsonb":
+		return "coalesce(json(" + v.sql + "), 'null')"
+	}
+	return "json_quote(" + v.sql + ")"
 }

@@ -84,8 +84,11 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		rt = r.coerce(rt, "int4")
 		return val{sql: "(" + op + rt.sql + ")", typ: rt.typ}, nil
 	}
-	if op == "||" {
+	switch op {
+	case "||":
 		return r.concat(a, sc)
+	case "~", "~*", "!~", "!~*", "~~", "!~~", "~~*", "!~~*":
+		return r.patternOp(a, op, sc)
 	}
 	l, rt, err := r.operands(a, sc)
 	if err != nil {
@@ -98,22 +101,43 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		return val{sql: "(" + l.sql + " " + c + " " + rt.sql + ")", typ: "bool"}, nil
 	}
 	switch op {
-	case "+", "-", "*", "/", "%", "&", "|":
+	case "/", "%":
+		if rt.sql == "0" {
+			return val{}, pgErr("22012", "division by zero")
+		}
+		div := "CASE WHEN " + rt.sql + " = 0 THEN " + raiseSQL("22012", "division by zero") + " ELSE " + rt.sql + " END"
+		return val{sql: "(" + l.sql + " " + op + " " + div + ")", typ: arithType(l.typ, rt.typ)}, nil
+	case "+", "-", "*", "&", "|":
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
-	case "~", "~*", "!~", "!~*":
-		flags := "''"
-		if strings.HasSuffix(op, "*") {
-			flags = "'i'"
-		}
-		sql := "pgcat_regex(" + l.sql + ", " + rt.sql + ", " + flags + ")"
-		if op[0] == '!' {
-			sql = "(NOT " + sql + ")"
-		}
-		return val{sql: sql, typ: "bool"}, nil
-	case "~~", "!~~", "~~*", "!~~*":
-		return r.likeOp(l, rt, op, "")
 	}
 	return val{}, refuse("the operator %s", op)
+}
+
+// patternOp is a regular expression match (~ ~* !~ !~*) or LIKE written
+// as its operator (~~ …): the pattern is text (name ~ text, as
+// PostgreSQL's operators take it).
+func (r *rewriter) patternOp(a *pg_query.A_Expr, op string, sc *scope) (val, error) {
+	l, err := r.expr(a.GetLexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	rt, err := r.expr(a.GetRexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	l, rt = r.coerce(l, "text"), r.coerce(rt, "text")
+	if strings.HasPrefix(op, "~~") || strings.HasPrefix(op, "!~~") {
+		return r.likeOp(l, rt, op, "")
+	}
+	flags := "''"
+	if strings.HasSuffix(op, "*") {
+		flags = "'i'"
+	}
+	sql := "pgcat_regex(" + l.sql + ", " + rt.sql + ", " + flags + ")"
+	if op[0] == '!' {
+		sql = "(NOT " + sql + ")"
+	}
+	return val{sql: sql, typ: "bool"}, nil
 }
 
 // arithType is the type of integer arithmetic (the wider operand) or
@@ -260,10 +284,20 @@ func (r *rewriter) anyAll(a *pg_query.A_Expr, sc *scope) (val, error) {
 		return val{}, pgErr("42809", "op ANY/ALL (array) requires array on right side")
 	}
 	l = r.coerce(l, elemType(arr.typ))
-	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_OP_ANY {
-		return val{sql: "EXISTS (SELECT 1 FROM json_each(" + arr.sql + ") AS _e WHERE " + l.sql + " " + c + " _e.value)", typ: "bool"}, nil
+	return anyAllOver(l.sql, c, arr.sql, a.GetKind() == pg_query.A_Expr_Kind_AEXPR_OP_ANY), nil
+}
+
+// anyAllOver is `x op ANY (array)` (any true) or ALL (all true) with
+// PostgreSQL's NULLs: NULL when no comparison decides and one is NULL,
+// false (ANY) or true (ALL) over an empty array, NULL over a NULL one.
+func anyAllOver(x, op, arr string, any bool) val {
+	decide, decided, otherwise := "max(_c) = 1", "1", "0"
+	if !any {
+		decide, decided, otherwise = "min(_c) = 0", "0", "1"
 	}
-	return val{sql: "NOT EXISTS (SELECT 1 FROM json_each(" + arr.sql + ") AS _e WHERE NOT (" + l.sql + " " + c + " _e.value))", typ: "bool"}, nil
+	return val{sql: "CASE WHEN " + arr + " IS NULL THEN NULL ELSE (SELECT CASE WHEN " + decide + " THEN " + decided +
+		" WHEN count(*) > count(_c) THEN NULL ELSE " + otherwise + " END FROM (SELECT " + x + " " + op +
+		" _e.value AS _c FROM json_each(" + arr + ") AS _e)) END", typ: "bool"}
 }
 
 func (r *rewriter) boolOp(b *pg_query.BoolExpr, sc *scope) (val, error) {
@@ -331,8 +365,8 @@ func (r *rewriter) concat(a *pg_query.A_Expr, sc *scope) (val, error) {
 	if !isArray(l.typ) || !isArray(rt.typ) {
 		return val{}, refuse("|| of an array and an element")
 	}
-	return val{sql: "(SELECT json_group_array(v) FROM (SELECT 0 AS s, key AS k, value AS v FROM json_each(" + l.sql +
-		") UNION ALL SELECT 1, key, value FROM json_each(" + rt.sql + ") ORDER BY s, k))", typ: l.typ}, nil
+	return val{sql: "CASE WHEN " + l.sql + " IS NOT NULL OR " + rt.sql + " IS NOT NULL THEN (SELECT json_group_array(v) FROM (SELECT 0 AS s, key AS k, value AS v FROM json_each(" + l.sql +
+		") UNION ALL SELECT 1, key, value FROM json_each(" + rt.sql + ") ORDER BY s, k)) END", typ: l.typ}, nil
 }
 
 // textOf is a value's text for ||: a boolean as PostgreSQL shows it, a
@@ -351,4 +385,11 @@ func arrayCompare(l, rt val, op string) (val, error) {
 		return val{}, refuse("the operator %s on arrays", op)
 	}
 	return val{sql: "(json(" + l.sql + ") " + c + " json(" + rt.sql + "))", typ: "bool"}, nil
+}
+
+// raiseSQL is an expression that fails the statement with PostgreSQL's
+// error: SQLite reports the bad JSON path, whose text is the runtime
+// functions' convention ("pg:<SQLSTATE>: message", sqliteError).
+func raiseSQL(code, msg string) string {
+	return "json_extract('{}', " + quote("pg:"+code+": "+msg) + ")"
 }

@@ -17,6 +17,7 @@ type scope struct {
 type source struct {
 	alias, schema, rel string
 	cols               []col
+	hideStar           map[string]bool // columns merged by JOIN … USING: not in an unqualified *
 }
 
 // cte finds a WITH query by name in s or an enclosing scope.
@@ -84,10 +85,15 @@ func (s *scope) qualified(names []string) (col, error) {
 func (s *scope) star(alias string) ([]col, error) {
 	var out []col
 	for _, src := range s.sources {
-		if alias == "" || src.alias == alias {
-			out = append(out, src.cols...)
-			if alias != "" {
-				return out, nil
+		if alias != "" && src.alias == alias {
+			return append(out, src.cols...), nil
+		}
+		if alias != "" {
+			continue
+		}
+		for _, c := range src.cols {
+			if !src.hideStar[c.name] {
+				out = append(out, c)
 			}
 		}
 	}

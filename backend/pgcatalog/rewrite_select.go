@@ -166,7 +166,6 @@ func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*selectOut, error)
 
 // plain rewrites a SELECT … FROM … WHERE … GROUP BY … HAVING ….
 func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) {
-	var b strings.Builder
 	from, err := r.fromList(s.GetFromClause(), sc)
 	if err != nil {
 		return nil, err
@@ -174,6 +173,9 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	srf, err := r.targetSRFs(s.GetTargetList(), sc)
 	if err != nil {
 		return nil, err
+	}
+	if srf != "" && (len(s.GetGroupClause()) > 0 || s.GetHavingClause() != nil) {
+		return nil, refuse("set-returning functions in a grouped select list")
 	}
 	switch {
 	case srf != "" && from != "":
@@ -185,14 +187,7 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if err != nil {
 		return nil, err
 	}
-	b.WriteString("SELECT ")
-	if dc := s.GetDistinctClause(); len(dc) > 0 {
-		if len(dc) > 1 || dc[0].GetNode() != nil {
-			return nil, refuse("DISTINCT ON")
-		}
-		b.WriteString("DISTINCT ")
-	}
-	b.WriteString(strings.Join(targets, ", "))
+	var b strings.Builder // the clauses after the select list
 	if from != "" {
 		b.WriteString(" FROM " + from)
 	}
@@ -209,8 +204,82 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if len(s.GetWindowClause()) > 0 {
 		return nil, refuse("the WINDOW clause")
 	}
-	q := &selectOut{sql: b.String(), cols: cols}
+	dc := s.GetDistinctClause()
+	if len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil {
+		return r.distinctOn(s, sc, targets, cols, b.String())
+	}
+	distinct := ""
+	if len(dc) == 1 {
+		distinct = "DISTINCT "
+	}
+	q := &selectOut{sql: "SELECT " + distinct + strings.Join(targets, ", ") + b.String(), cols: cols}
 	return r.orderLimit(s, q, sc, targets)
+}
+
+// distinctOn is SELECT DISTINCT ON (keys) … ORDER BY …: the first row of
+// each group of keys in that order, numbered by row_number() over the
+// groups; the outer query keeps the first and sorts by the same keys.
+func (r *rewriter) distinctOn(s *pg_query.SelectStmt, sc *scope, targets []string, cols []col, rest string) (*selectOut, error) {
+	var on []string
+	for _, n := range s.GetDistinctClause() {
+		e, err := r.selectKey(n, sc, targets, cols)
+		if err != nil {
+			return nil, err
+		}
+		on = append(on, e)
+	}
+	var keys, outer, hidden []string
+	for i, n := range s.GetSortClause() {
+		sb := n.GetSortBy()
+		if sb.GetUseOp() != nil {
+			return nil, refuse("ORDER BY … USING")
+		}
+		e, err := r.selectKey(sb.GetNode(), sc, targets, cols)
+		if err != nil {
+			return nil, err
+		}
+		name := "_o" + strconv.Itoa(i+1)
+		keys = append(keys, e+sortDirection(sb))
+		hidden = append(hidden, e+" AS "+name)
+		outer = append(outer, name+sortDirection(sb))
+	}
+	window := "row_number() OVER (PARTITION BY " + strings.Join(on, ", ")
+	if len(keys) > 0 {
+		window += " ORDER BY " + strings.Join(keys, ", ")
+	}
+	inner := "SELECT " + strings.Join(append(append(append([]string(nil), targets...), hidden...), window+") AS _rn"), ", ") + rest
+	names := make([]string, len(cols))
+	for i := range cols {
+		names[i] = colName(i)
+	}
+	sql := "SELECT " + strings.Join(names, ", ") + " FROM (" + inner + ") WHERE _rn = 1"
+	if len(outer) > 0 {
+		sql += " ORDER BY " + strings.Join(outer, ", ")
+	}
+	return r.limit(s, &selectOut{sql: sql, cols: cols}, sc)
+}
+
+// selectKey rewrites a DISTINCT ON or ORDER BY key of a plain SELECT: an
+// ordinal or an output column's name is that output's expression.
+func (r *rewriter) selectKey(n *pg_query.Node, sc *scope, targets []string, cols []col) (string, error) {
+	if i, ok := ordinal(n); ok {
+		if i < 1 || i > len(cols) {
+			return "", pgErr("42P10", "position %d is not in select list", i)
+		}
+		return strings.TrimSuffix(targets[i-1], " AS "+colName(i-1)), nil
+	}
+	if name, ok := bareName(n); ok {
+		for i, c := range cols {
+			if c.name == name {
+				return strings.TrimSuffix(targets[i], " AS "+colName(i)), nil
+			}
+		}
+	}
+	v, err := r.expr(n, sc)
+	if err != nil {
+		return "", err
+	}
+	return v.sql, nil
 }
 
 // boolExpr rewrites a condition (WHERE, HAVING, ON).

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // The set-returning functions a FROM item may call, each over SQLite's
@@ -139,6 +140,11 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 	if len(calls) == 0 {
 		return "", nil
 	}
+	for _, n := range list {
+		if hasAggregate(n.ProtoReflect()) {
+			return "", refuse("set-returning functions beside aggregates or window functions")
+		}
+	}
 	arrays := make([]val, len(calls))
 	var distinct []string
 	seen := map[string]bool{}
@@ -267,4 +273,32 @@ func (r *rewriter) fromArrays(name string, args []*pg_query.Node, sc *scope, a s
 	drv := "(SELECT _a FROM (SELECT " + strings.Join(sqls, " AS _a UNION ALL SELECT ") +
 		" AS _a) ORDER BY json_array_length(_a) DESC LIMIT 1)"
 	return drv, cols, nil
+}
+
+// hasAggregate reports whether m calls an aggregate or a window function
+// outside a subquery (PostgreSQL runs a select list's set-returning
+// calls after grouping and windows).
+func hasAggregate(m protoreflect.Message) bool {
+	switch n := m.Interface().(type) {
+	case *pg_query.SubLink:
+		return false
+	case *pg_query.FuncCall:
+		if _, ok := aggregates[nameOf(n)]; ok || n.GetOver() != nil {
+			return true
+		}
+	}
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Kind() != protoreflect.MessageKind, fd.IsMap():
+		case fd.IsList():
+			for i := 0; i < v.List().Len() && !found; i++ {
+				found = hasAggregate(v.List().Get(i).Message())
+			}
+		default:
+			found = hasAggregate(v.Message())
+		}
+		return !found
+	})
+	return found
 }

@@ -39,7 +39,7 @@ func (r *rewriter) targets(list []*pg_query.Node, sc *scope) ([]string, []col, e
 		if name == "" {
 			name = figureName(rt.GetVal())
 		}
-		c := col{name: name, typ: v.typ}
+		c := col{name: name, typ: v.typ, mod: v.mod}
 		if v.fields != nil {
 			// A composite: shown as its row text, and its fields as
 			// further SQLite columns (c3_x) an enclosing query reads.
@@ -72,68 +72,85 @@ func isStar(n *pg_query.Node) (star bool, alias string, ok bool) {
 // figureName is PostgreSQL's name for an output column with no alias
 // (FigureColname).
 func figureName(n *pg_query.Node) string {
-	if name := figureNameOf(n); name != "" {
+	if name, _ := figureNameOf(n); name != "" {
 		return name
 	}
 	return "?column?"
 }
 
-func figureNameOf(n *pg_query.Node) string {
+// figureNameOf is FigureColnameInternal: a name and its strength (2 a
+// column's or function's name, 1 a keyword's such as "case", 0 none); a
+// cast names its output by its type unless its argument names it with
+// strength 2.
+func figureNameOf(n *pg_query.Node) (string, int) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		f := x.ColumnRef.GetFields()
-		return f[len(f)-1].GetString_().GetSval()
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return s.GetSval(), 2
+		}
 	case *pg_query.Node_AIndirection:
 		ind := x.AIndirection.GetIndirection()
 		if s := ind[len(ind)-1].GetString_(); s != nil {
-			return s.GetSval()
+			return s.GetSval(), 2
 		}
 		return figureNameOf(x.AIndirection.GetArg())
 	case *pg_query.Node_FuncCall:
 		f := x.FuncCall.GetFuncname()
-		return f[len(f)-1].GetString_().GetSval()
+		return f[len(f)-1].GetString_().GetSval(), 2
 	case *pg_query.Node_TypeCast:
-		if name := figureNameOf(x.TypeCast.GetArg()); name != "" {
-			return name
+		name, strength := figureNameOf(x.TypeCast.GetArg())
+		if strength <= 1 {
+			names := x.TypeCast.GetTypeName().GetNames()
+			return names[len(names)-1].GetString_().GetSval(), 1
 		}
-		names := x.TypeCast.GetTypeName().GetNames()
-		return names[len(names)-1].GetString_().GetSval()
+		return name, strength
+	case *pg_query.Node_CollateClause:
+		return figureNameOf(x.CollateClause.GetArg())
 	case *pg_query.Node_CaseExpr:
-		return "case"
+		if name, strength := figureNameOf(x.CaseExpr.GetDefresult()); strength == 2 {
+			return name, 2
+		}
+		return "case", 1
+	case *pg_query.Node_AArrayExpr:
+		return "array", 2
+	case *pg_query.Node_RowExpr:
+		return "row", 2
 	case *pg_query.Node_CoalesceExpr:
-		return "coalesce"
+		return "coalesce", 2
 	case *pg_query.Node_MinMaxExpr:
 		if x.MinMaxExpr.GetOp() == pg_query.MinMaxOp_IS_GREATEST {
-			return "greatest"
+			return "greatest", 2
 		}
-		return "least"
-	case *pg_query.Node_AArrayExpr:
-		return "array"
-	case *pg_query.Node_RowExpr:
-		return "row"
+		return "least", 2
 	case *pg_query.Node_SqlvalueFunction:
-		return svfName(x.SqlvalueFunction.GetOp())
+		return svfName(x.SqlvalueFunction.GetOp()), 2
 	case *pg_query.Node_AExpr:
 		if x.AExpr.GetKind() == pg_query.A_Expr_Kind_AEXPR_NULLIF {
-			return "nullif"
+			return "nullif", 2
 		}
 	case *pg_query.Node_SubLink:
-		switch x.SubLink.GetSubLinkType() {
-		case pg_query.SubLinkType_EXISTS_SUBLINK:
-			return "exists"
-		case pg_query.SubLinkType_ARRAY_SUBLINK:
-			return "array"
-		case pg_query.SubLinkType_EXPR_SUBLINK:
-			tl := x.SubLink.GetSubselect().GetSelectStmt().GetTargetList()
-			if len(tl) > 0 {
-				if rt := tl[0].GetResTarget(); rt.GetName() != "" {
-					return rt.GetName()
-				}
-				return figureNameOf(tl[0].GetResTarget().GetVal())
+		return subLinkName(x.SubLink)
+	}
+	return "", 0
+}
+
+func subLinkName(s *pg_query.SubLink) (string, int) {
+	switch s.GetSubLinkType() {
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return "exists", 2
+	case pg_query.SubLinkType_ARRAY_SUBLINK:
+		return "array", 2
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		tl := s.GetSubselect().GetSelectStmt().GetTargetList()
+		if len(tl) > 0 {
+			if rt := tl[0].GetResTarget(); rt.GetName() != "" {
+				return rt.GetName(), 2
 			}
+			return figureName(tl[0].GetResTarget().GetVal()), 2
 		}
 	}
-	return ""
+	return "", 0
 }
 
 // orderLimit writes ORDER BY, LIMIT and OFFSET. An ORDER BY item may be

@@ -126,3 +126,22 @@ func castType(tn *pg_query.TypeName) (string, error) {
 func refuse(format string, args ...any) error {
 	return pgErr("0A000", "the catalog emulation does not support "+format, args...)
 }
+
+// yesOrNo are information_schema's columns of its domain yes_or_no
+// (varchar(3)) besides those named is_* (is_generated is character_data).
+var yesOrNo = map[string]bool{
+	"initially_deferred": true, "enforced": true, "nulls_distinct": true, "identity_cycle": true,
+	"cycle_option": true, "with_hierarchy": true,
+}
+
+// relTypmod is a relation column's type modifier as PostgreSQL reports
+// it in a result (0 none): 7 for information_schema's yes_or_no columns.
+func relTypmod(rel *Relation, c RelColumn) int32 {
+	if rel.Schema != informationSchema || c.Type != "varchar" || c.Name == "is_generated" {
+		return 0
+	}
+	if strings.HasPrefix(c.Name, "is_") || yesOrNo[c.Name] {
+		return 3 + 4
+	}
+	return 0
+}
