@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/pgcatalog"
 	"github.com/relchain/relchain/backend/sqlite"
 )
 
@@ -89,16 +88,6 @@ func TestPostgresDialectCatalogTextThatIsNoCatalogQuery(t *testing.T) {
 	}
 }
 
-// requireCatalogEngine skips t while backend/pgcatalog's rewriting is
-// the skeleton's (Wants is false for every text, so no catalog query
-// reaches the Engine).
-func requireCatalogEngine(t *testing.T) {
-	t.Helper()
-	if !pgcatalog.Wants("SELECT relname FROM pg_catalog.pg_class") {
-		t.Skip("backend/pgcatalog answers no catalog query yet (its rewriting is not built)")
-	}
-}
-
 // psqlListTables is psql 16's \dt.
 const psqlListTables = `SELECT n.nspname as "Schema",
   c.relname as "Name",
@@ -130,7 +119,6 @@ func wantRows(t *testing.T, what string, rows *backend.Rows, cols, types []strin
 // with parameters; after a block that changes the schema, from the new
 // one.
 func TestPostgresDialectCatalogQueries(t *testing.T) {
-	requireCatalogEngine(t)
 	b := mustOpenPostgresDialect(t)
 	ctx := context.Background()
 	pgBlock(t, b, 1, catalogDDL...)
@@ -190,7 +178,6 @@ func TestPostgresDialectCatalogQueries(t *testing.T) {
 // its columns), and the Engines replaced under them keep answering until
 // they finish (run it under -race).
 func TestPostgresDialectCatalogWhileTheSchemaChanges(t *testing.T) {
-	requireCatalogEngine(t)
 	b := mustOpenPostgresDialect(t)
 	ctx := context.Background()
 	pgBlock(t, b, 1, catalogDDL...)
@@ -240,7 +227,6 @@ func TestPostgresDialectCatalogWhileTheSchemaChanges(t *testing.T) {
 // its arguments once panicked in the Engine), and the next query is
 // answered.
 func TestPostgresDialectCatalogOddTexts(t *testing.T) {
-	requireCatalogEngine(t)
 	b := mustOpenPostgresDialect(t)
 	ctx := context.Background()
 	pgBlock(t, b, 1, catalogDDL...)
@@ -267,7 +253,6 @@ func TestPostgresDialectCatalogOddTexts(t *testing.T) {
 
 // Describe of a catalog query gives its parameters' and columns' types.
 func TestPostgresDialectCatalogDescribe(t *testing.T) {
-	requireCatalogEngine(t)
 	b := mustOpenPostgresDialect(t)
 	pgBlock(t, b, 1, catalogDDL...)
 	d, err := b.Describe(context.Background(), "SELECT relname, relnatts FROM pg_catalog.pg_class WHERE relname = $1")
@@ -283,7 +268,6 @@ func TestPostgresDialectCatalogDescribe(t *testing.T) {
 
 // A catalog query's result is bounded by the read caps as any read's.
 func TestPostgresDialectCatalogReadCaps(t *testing.T) {
-	requireCatalogEngine(t)
 	b, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithPostgresDialect(), sqlite.WithReadCaps(1, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +326,6 @@ var (
 // defaults, keys, constraints and their names, indexes, sequences
 // (RELCHAIN_TEST_PG; rows compared as PostgreSQL's text, in any order).
 func TestPostgresDialectCatalogAgainstPostgres(t *testing.T) {
-	requireCatalogEngine(t)
 	server := os.Getenv("RELCHAIN_TEST_PG")
 	if server == "" {
 		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
