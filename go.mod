@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/BurntSushi/toml v1.4.0
+	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/cometbft/cometbft v0.38.26
 	github.com/cometbft/cometbft-db v0.14.1
 	github.com/dolthub/vitess v0.0.0-20250512224608-8fb9c6ea092c

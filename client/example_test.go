@@ -22,7 +22,7 @@ func ExampleClient_Exec() {
 	}
 	ctx := context.Background()
 	// Commit mode: broadcast_tx_sync, then wait for the tx's block.
-	res, err := c.Exec(ctx, client.ModeCommit, txn.Statement{SQL: "INSERT INTO kv (k, v) VALUES (?1, ?2)", Args: []txn.Arg{txn.Int(1), txn.Text("one")}})
+	res, err := c.Exec(ctx, client.ModeCommit, txn.Statement{SQL: "INSERT INTO kv (k, v) VALUES ($1, $2)", Args: []txn.Arg{txn.Int(1), txn.Text("one")}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func ExampleClient_Exec() {
 		log.Fatal(err)
 	}
 	// Read your write: the node answers once it has committed res.Height.
-	rows, err := c.Query(ctx, res.Height, "SELECT v FROM kv WHERE k = ?1", 1)
+	rows, err := c.Query(ctx, res.Height, "SELECT v FROM kv WHERE k = $1", 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,8 +42,8 @@ func ExampleClient_ExecBatch() {
 	c, _ := client.New("http://127.0.0.1:26657", key)
 	transfer := func(from, to, amount int64) []txn.Statement {
 		return []txn.Statement{
-			{SQL: "UPDATE acct SET bal = bal - ?1 WHERE id = ?2", Args: []txn.Arg{txn.Int(amount), txn.Int(from)}},
-			{SQL: "UPDATE acct SET bal = bal + ?1 WHERE id = ?2", Args: []txn.Arg{txn.Int(amount), txn.Int(to)}},
+			{SQL: "UPDATE acct SET bal = bal - $1 WHERE id = $2", Args: []txn.Arg{txn.Int(amount), txn.Int(from)}},
+			{SQL: "UPDATE acct SET bal = bal + $1 WHERE id = $2", Args: []txn.Arg{txn.Int(amount), txn.Int(to)}},
 		}
 	}
 	// Pseudo-sync: three wl-transactions in one bc-transaction.
@@ -81,7 +81,7 @@ func ExampleClient_Stream() {
 		}
 	}()
 	for i := range 1000 { // the RPC-sender's side
-		st := txn.Statement{SQL: "INSERT INTO kv (k, v) VALUES (?1, 'x')", Args: []txn.Arg{txn.Int(int64(i))}}
+		st := txn.Statement{SQL: "INSERT INTO kv (k, v) VALUES ($1, 'x')", Args: []txn.Arg{txn.Int(int64(i))}}
 		if err := s.Submit(ctx, i, st); err != nil {
 			log.Fatal(err)
 		}

@@ -14,7 +14,7 @@ bin=$PWD/bin/relchain
 lab=$PWD/bin/relchain-bench
 work=${1:-$(mktemp -d /tmp/relchain-recover.XXXXXX)}
 rm -rf "$work/net"; mkdir -p "$work"
-"$bin" testnet --validators 4 --output "$work/net" --base-port 0 --open >/dev/null
+"$bin" testnet --validators 4 --output "$work/net" --base-port 0 --open --sql-dialect sqlite >/dev/null
 for i in 0 1 2 3; do
   sed -i 's/^\( *every = \).*/\150/; s/^\( *keep = \).*/\18/' "$work/net/node$i/config/relchain.toml"
 done

@@ -117,6 +117,15 @@ func TestLocalnetCommand(tt *testing.T) {
 		}
 	}
 
+	// Without --sql-dialect a new localnet on SQLite speaks PostgreSQL's
+	// SQL (issue 35): its genesis names the dialect and the translator's
+	// version.
+	for _, n := range nodes {
+		if sql, version := genesisSQLDialect(t, n.Home); sql != "postgres" || version <= 0 {
+			t.Errorf("%s's genesis fixes sql_dialect %q version %d, want postgres and the translator's version", n.Name, sql, version)
+		}
+	}
+
 	try := func(args ...string) (string, string, error) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -136,9 +145,10 @@ func TestLocalnetCommand(tt *testing.T) {
 		}
 		return so
 	}
-	run("exec", "--node", nodes[0].RPC, "CREATE TABLE greeting (id INTEGER PRIMARY KEY, msg TEXT NOT NULL)")
-	run("exec", "--node", nodes[1].RPC, "INSERT INTO greeting (id, msg) VALUES (?1, ?2)", "1", "hello")
-	committed := run("exec", "--node", nodes[0].RPC, "--output", "json", "INSERT INTO greeting (id, msg) VALUES (?1, ?2)", "2", "text:42")
+	// A new localnet speaks PostgreSQL's SQL (issue 35): $n placeholders.
+	run("exec", "--node", nodes[0].RPC, "CREATE TABLE greeting (id BIGINT PRIMARY KEY, msg TEXT NOT NULL)")
+	run("exec", "--node", nodes[1].RPC, "INSERT INTO greeting (id, msg) VALUES ($1, $2)", "1", "hello")
+	committed := run("exec", "--node", nodes[0].RPC, "--output", "json", "INSERT INTO greeting (id, msg) VALUES ($1, $2)", "2", "text:42")
 	var res struct {
 		Code   uint32 `json:"code"`
 		Height int64  `json:"height"`
@@ -232,6 +242,26 @@ func TestLocalnetCommand(tt *testing.T) {
 	for _, n := range nodes {
 		checkLogWithoutErrors(t, n.Name, filepath.Join(n.Home, "node.log"), false)
 	}
+}
+
+// genesisSQLDialect is the SQL dialect and translator version the genesis
+// of the node at home fixes (app_state sql_dialect, sql_dialect_version).
+func genesisSQLDialect(t testing.TB, home string) (string, int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "config", "genesis.json"))
+	if err != nil {
+		t.Fatalf("read genesis: %v", err)
+	}
+	var g struct {
+		AppState struct {
+			SQLDialect        string `json:"sql_dialect"`
+			SQLDialectVersion int    `json:"sql_dialect_version"`
+		} `json:"app_state"`
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatalf("%s/config/genesis.json: %v", home, err)
+	}
+	return g.AppState.SQLDialect, g.AppState.SQLDialectVersion
 }
 
 // failureRecorder is a *testing.T that keeps its failure messages, for a

@@ -42,7 +42,10 @@ func initCmd() *cobra.Command {
 			}
 			p := app.DefaultParams()
 			p.BlockAtomic = blockAtomic
-			p.SQLDialect = sqlDialect
+			var err error
+			if p.SQLDialect, err = newNetworkSQLDialect(backendKind, sqlDialect); err != nil {
+				return err
+			}
 			if err := admins.apply(&p); err != nil {
 				return err
 			}
@@ -57,7 +60,7 @@ func initCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("initialized node home %s (chain %s, backend %s)\nstart it with: relchain node --home %s\n", home, g.ChainID, backendKind, home)
+			fmt.Printf("initialized node home %s (chain %s, %s)\nstart it with: relchain node --home %s\n", home, g.ChainID, networkName(backendKind, p.SQLDialect), home)
 			return nil
 		},
 	}
@@ -237,13 +240,6 @@ type netFlags struct {
 	sqlDialect  string
 }
 
-// registerSQLDialect registers --sql-dialect: the network's SQL dialect,
-// written to its genesis (docs/dialects.md).
-func registerSQLDialect(cmd *cobra.Command, v *string) {
-	cmd.Flags().StringVar(v, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis: sqlite or postgres (default: the backend's own; "+
-		"postgres on backend sqlite translates PostgreSQL's SQL, see docs/dialects.md)")
-}
-
 // timeoutFlags are the CometBFT consensus timeouts an operator may set
 // instead of node.DefaultTuning's (measured on loopback; see BENCHMARKS.md).
 type timeoutFlags struct {
@@ -281,7 +277,10 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 	p := app.DefaultParams()
 	p.BlockAtomic = f.blockAtomic
-	p.SQLDialect = f.sqlDialect
+	var err error
+	if p.SQLDialect, err = newNetworkSQLDialect(f.backend, f.sqlDialect); err != nil {
+		return netctl.Options{}, err
+	}
 	if err := f.apply(&p); err != nil {
 		return netctl.Options{}, err
 	}
@@ -385,7 +384,8 @@ func localnetCmd() *cobra.Command {
 				if nodes, err = createLocalnet(&f, dir, pgPort, f.basePort == 0 && !cmd.Flags().Changed("pg-port")); err != nil {
 					return err
 				}
-				fmt.Printf("created a %d-validator %s network in %s\n", len(nodes), f.backend, dir)
+				sql, _ := newNetworkSQLDialect(f.backend, f.sqlDialect) // checked by createLocalnet
+				fmt.Printf("created a %d-validator network in %s: %s\n", len(nodes), dir, networkName(f.backend, sql))
 			}
 			bin, err := os.Executable()
 			if err != nil {

@@ -3,7 +3,6 @@ package pgdialect
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -41,14 +40,6 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 		return constOf(nil, to, v.name), nil
 	case v.lit != nil:
 		return t.fold(*v.lit, "unknown", to, ctx)
-	case v.num != "":
-		out, err := numericValue(v.num, to)
-		if err != nil && t.noFold > 0 && !errIs(err, "0A000") {
-			// An expression PostgreSQL drops unevaluated (a dead CASE
-			// arm): its cast of a numeric constant never runs.
-			return constOf(nil, to, v.name), nil
-		}
-		return t.planTime(out, err, to)
 	case v.isConst && t.noFold == 0:
 		if err := castAllowed(v.typ, to, ctx); err != nil {
 			return value{}, err
@@ -91,7 +82,7 @@ func (t *translator) coerceExpr(v value, to Type, ctx pgconv.Context) (string, e
 func castAllowed(from, to Type, ctx pgconv.Context) error {
 	need, ok := pgconv.CastContext(from.Name, to.Name)
 	if !ok && ctx == ctxExplicit {
-		if from.Name == "numeric" || to.Name == "text" || to.Name == "varchar" {
+		if to.Name == "text" || to.Name == "varchar" || to.Name == "bpchar" {
 			return refuse("the cast from %s to %s", label(from), label(to))
 		}
 		return pgError("42846", "cannot cast type %s to %s", label(from), label(to))
@@ -118,6 +109,10 @@ func (t *translator) coerceTyped(v value, to Type, ctx pgconv.Context) (string, 
 	case isInt(v.typ) && to.Name == "float8":
 		return "CAST(" + v.sql + " AS REAL)", nil
 	case isText(v.typ) && to.Name == "text", isText(v.typ) && to.Name == "varchar" && to.Typmod < 0:
+		return v.sql, nil
+	case v.typ.Name == "numeric" && to.Name == "numeric" && to.Typmod < 0:
+		return v.sql, nil
+	case v.typ.Name == "bpchar" && to.Name == "bpchar" && to.Typmod < 0 && ctx != ctxAssignment:
 		return v.sql, nil
 	}
 	return runtimeCast(v.sql, v.typ, to, ctx), nil
@@ -178,38 +173,4 @@ func renderFloat(f float64) string {
 		return "(" + s + ")"
 	}
 	return s
-}
-
-// numericValue converts a numeric literal (1.5) to an integer or float
-// type; numeric itself is not supported.
-func numericValue(s string, to Type) (value, error) {
-	switch {
-	case isFloat(to):
-		v, err := pgconv.FromText(s, to.Name)
-		if err != nil {
-			return value{}, convError(err)
-		}
-		return constOf(v, to, "?column?"), nil
-	case isInt(to):
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			return value{}, refuse("the numeric literal %s", s)
-		}
-		i, err := roundNumeric(r, to)
-		return constOf(i, to, "?column?"), err
-	}
-	return value{}, refuse("numeric values (the literal %s as %s)", s, label(to))
-}
-
-// roundNumeric rounds half away from zero, as numeric to integer casts do.
-func roundNumeric(r *big.Rat, to Type) (int64, error) {
-	half := big.NewRat(1, 2)
-	if r.Sign() < 0 {
-		half.Neg(half)
-	}
-	q := new(big.Int).Quo(new(big.Rat).Add(r, half).Num(), new(big.Rat).Add(r, half).Denom())
-	if !q.IsInt64() || pgconv.CheckInt(to.Name, q.Int64()) != nil {
-		return 0, convError(pgconv.OutOfRange(to.Name))
-	}
-	return q.Int64(), nil
 }

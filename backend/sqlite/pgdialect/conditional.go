@@ -22,13 +22,13 @@ func commonType(what string, vals []value) (Type, error) {
 	for _, v := range vals {
 		switch {
 		case v.untyped():
-		case v.num != "":
-			return Type{}, refuse("numeric values (the literal %s)", v.num)
 		case res.Name == "unknown":
 			res = v.typ
 		case res == v.typ:
 		case isNum(res) && isNum(v.typ):
 			res = widerNum(res, v.typ)
+		case res.Name == "bpchar" && isText(v.typ), isText(res) && v.typ.Name == "bpchar":
+			res = tText // PostgreSQL's preferred string type; bpchar loses its padding
 		case isText(res) && isText(v.typ):
 			// Both directions are implicit casts: the first type stays
 			// (varchar ∪ text is varchar), typmods that differ are lost.
@@ -244,8 +244,8 @@ func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value,
 	if err != nil {
 		return value{}, err
 	}
-	if rs != "x" {
-		return value{}, refuse("IN (subquery) across integer and float")
+	if rs != "x" && rs != withRtrim(col) {
+		return value{}, refuse("IN (subquery) across integer and float or numeric")
 	}
 	// PostgreSQL does not evaluate the left side against an empty
 	// subquery (SQLite would, and could fail there).

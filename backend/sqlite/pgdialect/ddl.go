@@ -124,7 +124,7 @@ func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
 		return "", Column{}, refuse("COLLATE, identity and generated columns")
 	}
 	col := Column{Name: cd.GetColname(), Type: typ}
-	sql := quoteIdent(col.Name) + " " + DeclaredType(typ)
+	sql := quoteIdent(col.Name) + " " + DeclaredType(typ) + Collation(typ)
 	notNull := cd.GetIsNotNull()
 	for _, n := range cd.GetConstraints() {
 		c := n.GetConstraint()

@@ -65,10 +65,6 @@ func (t *translator) returning(items []*pg_query.Node, sc *scope) (string, error
 
 // assign converts v to column c's type with PostgreSQL's assignment cast.
 func (t *translator) assign(v value, c Column) (string, error) {
-	if v.num != "" {
-		n, err := numericValue(v.num, c.Type)
-		return n.sql, err
-	}
 	sql, err := t.coerce(v, c.Type, ctxAssignment)
 	if errIs(err, "42804") {
 		return "", pgError("42804", "column %q is of type %s but expression is of type %s", c.Name, label(c.Type), label(v.typ))

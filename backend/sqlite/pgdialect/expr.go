@@ -2,12 +2,36 @@ package pgdialect
 
 import (
 	"strconv"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
 
-// expr translates an expression and infers its PostgreSQL type.
+// expr translates an expression and infers its PostgreSQL type. A
+// numeric or char(n) expression other than a column carries SQLite's
+// RTRIM collation, as those columns do (Collation), so that every
+// comparison, sort, grouping and DISTINCT SQLite makes of it ignores
+// trailing spaces: char(n)'s padding, numeric's display scale.
 func (t *translator) expr(n *pg_query.Node, sc *scope) (value, error) {
+	v, err := t.exprNode(n, sc)
+	if err == nil && n.GetColumnRef() == nil {
+		v.sql = withRtrim(v)
+	}
+	return v, err
+}
+
+// withRtrim is v's SQLite text under COLLATE RTRIM when v is a non-NULL
+// numeric or char(n) value.
+func withRtrim(v value) string {
+	if (v.typ.Name != "numeric" && v.typ.Name != "bpchar") || isNullConst(v) || strings.HasSuffix(v.sql, " COLLATE RTRIM)") {
+		return v.sql
+	}
+	return "(" + v.sql + " COLLATE RTRIM)"
+}
+
+func (t *translator) exprNode(n *pg_query.Node, sc *scope) (value, error) {
 	switch e := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		return t.column(e.ColumnRef, sc)
@@ -57,7 +81,13 @@ func constant(c *pg_query.A_Const) (value, error) {
 			}
 			return constOf(i, typ, "?column?"), nil
 		}
-		return value{sql: s, typ: tNumeric, num: s, name: "?column?"}, nil
+		n, err := pgconv.ParseNumeric(s)
+		if err != nil {
+			return value{}, convError(err)
+		}
+		out := constOf(pgconv.EncodeNumeric(n), tNumeric, "?column?")
+		out.num = s
+		return out, nil
 	case *pg_query.A_Const_Sval:
 		s := v.Sval.GetSval()
 		return value{sql: quoteString(s), typ: tUnknown, lit: &s, name: "?column?"}, nil

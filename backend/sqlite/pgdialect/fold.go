@@ -71,7 +71,13 @@ func foldCompare(op string, l, r value) (value, bool) {
 	if l.konst == nil || r.konst == nil {
 		return constOf(nil, tBool, "?column?"), true
 	}
-	c, ok := compareConsts(l.konst, r.konst)
+	lk, rk := l.konst, r.konst
+	if l.typ.Name == "numeric" || l.typ.Name == "bpchar" {
+		// RTRIM: char(n)'s padding and numeric's display scale
+		// (pgconv.EncodeNumeric) are trailing spaces that do not count.
+		lk, rk = trimKonst(lk), trimKonst(rk)
+	}
+	c, ok := compareConsts(lk, rk)
 	if !ok {
 		return value{}, false
 	}
@@ -206,4 +212,11 @@ func (t *translator) planTime(v value, err error, typ Type) (value, error) {
 		t.deferred = err
 	}
 	return constOf(nil, typ, "?column?"), nil
+}
+
+func trimKonst(v any) any {
+	if s, ok := v.(string); ok {
+		return strings.TrimRight(s, " ")
+	}
+	return v
 }

@@ -98,7 +98,13 @@ type aggregate struct {
 var aggregates = map[string]aggregate{
 	"count": {"count", func(Type) (Type, bool) { return tInt8, true }},
 	"sum": {"sum", func(a Type) (Type, bool) {
+		if a.Name == "int8" || a.Name == "numeric" {
+			return tNumeric, true // pg_num_sum
+		}
 		return tInt8, a.Name == "int2" || a.Name == "int4"
+	}},
+	"avg": {"pg_num_avg", func(a Type) (Type, bool) {
+		return tNumeric, isInt(a) || a.Name == "numeric"
 	}},
 	"min":      {"min", minMax},
 	"max":      {"max", minMax},
@@ -113,7 +119,7 @@ func minMax(a Type) (Type, bool) {
 	switch {
 	case isText(a):
 		return tText, true
-	case isNum(a), a.Name == "date", a.Name == "timestamp", a.Name == "timestamptz":
+	case isNum(a), a.Name == "date", a.Name == "timestamp", a.Name == "timestamptz", a.Name == "bpchar":
 		return Type{Name: a.Name, Typmod: -1}, true
 	}
 	return a, false
@@ -167,7 +173,11 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 		// argument where the filter holds, NULL elsewhere.
 		arg.sql = "CASE WHEN " + filter + " THEN " + arg.sql + " END"
 	}
-	return value{sql: agg.sqlite + "(" + distinct + arg.sql + ")", typ: res, name: name}, nil
+	fn := agg.sqlite
+	if name == "sum" && res.Name == "numeric" {
+		fn = "pg_num_sum"
+	}
+	return value{sql: fn + "(" + distinct + arg.sql + ")", typ: res, name: name}, nil
 }
 
 // aggFilter translates an aggregate's FILTER (WHERE ...): a condition
@@ -203,6 +213,7 @@ var scalars = map[string]func(t *translator, args []value) (value, error){
 	"ceiling":      floatFunc("ceil"),
 	"floor":        floatFunc("floor"),
 	"round":        floatFunc("round"),
+	"trunc":        floatFunc("trunc"),
 	"left":         leftRight("left"),
 	"right":        leftRight("right"),
 	"strpos":       strpos,
@@ -212,9 +223,10 @@ var scalars = map[string]func(t *translator, args []value) (value, error){
 func (t *translator) textArgs(fn string, args []value) ([]string, error) {
 	var out []string
 	for _, a := range args {
-		if a.untyped() {
+		if a.untyped() || a.typ.Name == "bpchar" {
+			// char(n) converts to text without its trailing blanks.
 			var err error
-			if a, err = t.retype(a, tText); err != nil {
+			if a, err = t.coerceValue(a, tText, ctxImplicit); err != nil {
 				return nil, err
 			}
 		}
@@ -321,7 +333,13 @@ func concatFunc(t *translator, args []value) (value, error) {
 				return value{}, err
 			}
 		}
-		if !concatenable(a.typ) {
+		if a.typ.Name == "numeric" {
+			var err error
+			if a, err = t.coerceValue(a, tText, ctxAssignment); err != nil {
+				return value{}, err
+			}
+		}
+		if !concatenable(a.typ) && a.typ.Name != "bpchar" { // concat keeps char(n)'s padding
 			return value{}, refuse("concat of %s", label(a.typ))
 		}
 		parts = append(parts, "coalesce("+a.sql+", '')")
@@ -337,8 +355,8 @@ func absFunc(t *translator, args []value) (value, error) {
 		return value{}, refuse("abs with %d arguments", len(args))
 	}
 	a := args[0]
-	if a.num != "" {
-		return value{}, refuse("numeric values (abs of %s)", a.num)
+	if a.typ.Name == "numeric" {
+		return t.numericFn("abs", a, nil)
 	}
 	if a.untyped() {
 		var err error
@@ -363,6 +381,9 @@ func absFunc(t *translator, args []value) (value, error) {
 func octetLength(t *translator, args []value) (value, error) {
 	if len(args) != 1 {
 		return value{}, refuse("octet_length with %d arguments", len(args))
+	}
+	if args[0].typ.Name == "bpchar" { // counts char(n)'s padding
+		return value{sql: "length(CAST(" + args[0].sql + " AS BLOB))", typ: tInt4}, nil
 	}
 	if args[0].typ.Name == "bytea" {
 		return value{sql: "length(" + args[0].sql + ")", typ: tInt4}, nil

@@ -4,35 +4,56 @@ import (
 	"fmt"
 )
 
-// modFunc is mod(a, b) on integers: the % operator.
+// modFunc is mod(a, b) on integers and numeric: the % operator.
 func modFunc(t *translator, args []value) (value, error) {
 	if len(args) != 2 {
 		return value{}, refuse("mod with %d arguments", len(args))
 	}
 	v, err := t.arithmetic("%", args[0], args[1])
-	if err == nil && !isInt(v.typ) {
+	if err == nil && !isInt(v.typ) && v.typ.Name != "numeric" {
 		return value{}, refuse("mod of %s", label(v.typ))
 	}
 	return v, err
 }
 
-// floatFunc is ceil, floor and round(x) on float8 (integers and untyped
-// values become float8, as PostgreSQL picks the float8 variant; numeric
-// is not supported): pg_float_fn, round halving to even as rint.
+// floatFunc is ceil, floor, round(x[, n]) and trunc(x[, n]): on
+// numeric and integers (which PostgreSQL converts to numeric) the
+// numeric functions; on float8 and untyped values pg_float_fn, round
+// halving to even as rint (trunc of a float and round(float, n) are
+// refused or 42883).
 func floatFunc(name string) func(t *translator, args []value) (value, error) {
 	return func(t *translator, args []value) (value, error) {
-		if len(args) != 1 {
+		if len(args) < 1 || len(args) > 2 || len(args) == 2 && name != "round" && name != "trunc" {
 			return value{}, refuse("%s with %d arguments", name, len(args))
 		}
 		a := args[0]
-		if isInt(a.typ) {
-			return value{}, refuse("%s of an integer (numeric in PostgreSQL)", name)
+		// One argument: an integer is float8, PostgreSQL's preferred
+		// numeric type; round(x, n) and trunc(x, n) exist for numeric only.
+		if a.typ.Name == "numeric" || len(args) == 2 && (isInt(a.typ) || a.untyped()) {
+			if a.untyped() {
+				var err error
+				if a, err = t.retype(a, tNumeric); err != nil {
+					return value{}, err
+				}
+			}
+			n, err := t.numericArg(name, a)
+			if err != nil {
+				return value{}, err
+			}
+			var places *value
+			if len(args) == 2 {
+				places = &args[1]
+			}
+			return t.numericFn(name, n, places)
 		}
-		if a.num != "" {
-			return value{}, refuse("numeric values (%s of %s)", name, a.num)
+		if len(args) == 2 {
+			return value{}, pgError("42883", "function %s(%s, %s) does not exist", name, label(a.typ), label(args[1].typ))
+		}
+		if name == "trunc" {
+			return value{}, refuse("trunc of %s", label(a.typ))
 		}
 		sql, err := t.coerce(a, tFloat8, ctxImplicit)
-		if err != nil || !(isFloat(a.typ) || a.untyped()) {
+		if err != nil || !(isNum(a.typ) || a.untyped()) {
 			return value{}, pgError("42883", "function %s(%s) does not exist", name, label(a.typ))
 		}
 		return value{sql: fmt.Sprintf("pg_float_fn('%s', %s)", name, sql), typ: tFloat8}, nil

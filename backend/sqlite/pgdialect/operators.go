@@ -79,17 +79,17 @@ func (t *translator) unify(l, r value) (value, value, error) {
 	case r.untyped():
 		r, err = t.retype(r, l.typ)
 	}
-	if err == nil && (l.num != "" || r.num != "") {
-		err = refuse("numeric values (the literal %s)", l.num+r.num)
-	}
 	return l, r, err
 }
 
 // retype coerces an untyped value to typ (varchar loses its length: an
 // untyped literal compared to varchar(n) is text).
 func (t *translator) retype(v value, typ Type) (value, error) {
-	if typ.Name == "varchar" || typ.Name == "unknown" {
+	switch typ.Name {
+	case "varchar", "unknown":
 		typ = tText
+	case "bpchar", "numeric":
+		typ = Type{Name: typ.Name, Typmod: -1}
 	}
 	out, err := t.coerceValue(v, typ, ctxImplicit)
 	out.name = v.name
@@ -100,6 +100,8 @@ func (t *translator) retype(v value, typ Type) (value, error) {
 // supported types, and the SQLite text of each side to compare.
 func comparable(l, r value) (string, string, bool) {
 	switch {
+	case l.typ.Name == r.typ.Name && (l.typ.Name == "numeric" || l.typ.Name == "bpchar"):
+		return withRtrim(l), withRtrim(r), true
 	case isNum(l.typ) && isNum(r.typ):
 		if isFloat(l.typ) != isFloat(r.typ) {
 			return asReal(l), asReal(r), true
@@ -131,6 +133,7 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	if t.noFold == 0 {
 		lv, rv, _ := t.unify(l, r)
 		lv, rv, _ = t.datetimeSides(lv, rv)
+		lv, rv, _ = t.mixedSides(lv, rv)
 		if v, ok := foldCompare(op, lv, rv); ok {
 			return v, nil
 		}
@@ -145,6 +148,9 @@ func (t *translator) comparison(op string, l, r value) (string, string, error) {
 		return "", "", err
 	}
 	if l, r, err = t.datetimeSides(l, r); err != nil {
+		return "", "", err
+	}
+	if l, r, err = t.mixedSides(l, r); err != nil {
 		return "", "", err
 	}
 	ls, rs, ok := comparable(l, r)
@@ -187,6 +193,18 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	res := widerNum(l.typ, r.typ)
+	if res.Name == "numeric" || l.typ.Name == "numeric" || r.typ.Name == "numeric" {
+		res = Type{Name: res.Name, Typmod: -1}
+		if l, err = t.coerceValue(l, res, ctxImplicit); err != nil {
+			return value{}, err
+		}
+		if r, err = t.coerceValue(r, res, ctxImplicit); err != nil {
+			return value{}, err
+		}
+	}
+	if res.Name == "numeric" {
+		return t.numericArith(op, l, r)
+	}
 	if _, ok := floatOps[op]; !ok && isFloat(res) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
@@ -219,11 +237,16 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 	if v.untyped() {
 		return value{}, pgError("42725", "operator is not unique: %s unknown", op)
 	}
-	if v.num != "" || !isNum(v.typ) || (op != "-" && op != "+") {
+	if !isNum(v.typ) || (op != "-" && op != "+") {
 		return value{}, refuse("the prefix operator %s on %s", op, label(v.typ))
 	}
 	if op == "+" {
 		return value{sql: v.sql, typ: v.typ, name: "?column?"}, nil
+	}
+	if v.typ.Name == "numeric" {
+		out, err := t.numericFn("neg", v, nil)
+		out.name = "?column?"
+		return out, err
 	}
 	if v.isConst && t.noFold == 0 {
 		res := Type{Name: v.typ.Name, Typmod: -1}
@@ -243,6 +266,17 @@ func concatenable(t Type) bool {
 }
 
 func (t *translator) concat(l, r value) (value, error) {
+	for _, v := range []*value{&l, &r} {
+		if v.typ.Name == "bpchar" || v.typ.Name == "numeric" {
+			// || takes text: char(n) without its blanks, numeric's
+			// output text.
+			out, err := t.coerceValue(*v, tText, ctxAssignment)
+			if err != nil {
+				return value{}, err
+			}
+			*v = out
+		}
+	}
 	if (l.untyped() || isText(l.typ)) && (r.untyped() || isText(r.typ)) {
 		var err error
 		if l, r, err = t.unify(l, r); err != nil {
@@ -305,4 +339,31 @@ func asFloat(v any) float64 {
 		return float64(i)
 	}
 	return v.(float64)
+}
+
+// mixedSides converts the sides of a comparison across numeric and the
+// other number types, and across char(n) and the other string types, as
+// PostgreSQL's operator resolution does: an integer beside a numeric
+// becomes numeric, a numeric beside a float float8; char(n) beside text
+// is text without its trailing blanks, beside varchar both are char.
+func (t *translator) mixedSides(l, r value) (value, value, error) {
+	var err error
+	switch {
+	case l.typ.Name == "numeric" && r.typ.Name == "numeric", l.typ.Name == "bpchar" && r.typ.Name == "bpchar":
+	case l.typ.Name == "numeric" && isNum(r.typ), r.typ.Name == "numeric" && isNum(l.typ):
+		to := tNumeric
+		if isFloat(l.typ) || isFloat(r.typ) {
+			to = tFloat8
+		}
+		if l, err = t.coerceValue(l, to, ctxImplicit); err == nil {
+			r, err = t.coerceValue(r, to, ctxImplicit)
+		}
+	case l.typ.Name == "bpchar" && r.typ.Name == "varchar", l.typ.Name == "varchar" && r.typ.Name == "bpchar":
+		l.typ, r.typ = Type{Name: "bpchar", Typmod: -1}, Type{Name: "bpchar", Typmod: -1}
+	case l.typ.Name == "bpchar" && r.typ.Name == "text":
+		l, err = t.coerceValue(l, tText, ctxImplicit)
+	case r.typ.Name == "bpchar" && l.typ.Name == "text":
+		r, err = t.coerceValue(r, tText, ctxImplicit)
+	}
+	return l, r, err
 }

@@ -15,6 +15,14 @@ func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, erro
 	if err != nil {
 		return value{}, err
 	}
+	if l.typ.Name == "bpchar" {
+		l.typ = tText // bpchar's LIKE matches the padded value, as PostgreSQL's bpcharlike
+	}
+	if !l.untyped() && !isText(l.typ) || !r.untyped() && !isText(r.typ) {
+		// No LIKE on the other types: PostgreSQL does not read the
+		// pattern as one of them first.
+		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
+	}
 	if l, r, err = t.unify(l, r); err != nil {
 		return value{}, err
 	}
@@ -58,7 +66,7 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		if r.num != "" && l.typ.Name == "float4" {
 			// An IN list takes the common type of its members, and a
 			// numeric constant casts implicitly to float4.
-			if r, err = numericValue(r.num, l.typ); err != nil {
+			if r, err = t.coerceValue(r, l.typ, ctxImplicit); err != nil {
 				return value{}, err
 			}
 		}
@@ -183,8 +191,8 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	ls, rs, _ := comparable(ll, rr)
-	if ls != ll.sql {
-		return value{}, refuse("NULLIF across integer and float")
+	if ls != ll.sql && ls != withRtrim(ll) {
+		return value{}, refuse("NULLIF across integer and float or numeric")
 	}
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
 		return v, nil

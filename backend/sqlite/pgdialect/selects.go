@@ -204,9 +204,6 @@ func (t *translator) outputValue(n *pg_query.Node, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if v.num != "" {
-		return value{}, refuse("numeric values (the literal %s)", v.num)
-	}
 	if v.untyped() {
 		name := v.name
 		v, err = t.retype(v, tText)
@@ -283,19 +280,27 @@ func (t *translator) targetValue(n *pg_query.Node, sc *scope, arm *armHints, pos
 		return t.outputValue(n, sc)
 	}
 	v, err := t.expr(n, sc)
-	if err != nil || (!v.untyped() && v.num == "") {
-		return v, err
+	var hint Type
+	if pos < len(arm.types) {
+		hint = arm.types[pos]
 	}
-	if pos < len(arm.types) && arm.types[pos].Name != "" && arm.types[pos].Name != "unknown" {
-		out, err := t.coerceValue(v, arm.types[pos], ctxImplicit)
+	// A numeric arm beside a float one is float8, an integer arm beside
+	// a numeric one numeric: the arm converts.
+	convert := v.typ.Name == "numeric" && isFloat(hint) || isInt(v.typ) && hint.Name == "numeric"
+	if err != nil || (!v.untyped() && v.num == "" && !convert) || v.num != "" && !isFloat(hint) {
+		return v, err // a numeric literal stays numeric except beside a float
+	}
+	if hint.Name != "" && hint.Name != "unknown" {
+		out, err := t.coerceValue(v, hint, ctxImplicit)
 		out.name = v.name
+		out.sql = withRtrim(out)
 		return out, err
 	}
 	if v.param != 0 {
 		return t.outputValue(n, sc)
 	}
 	if v.num != "" {
-		return value{sql: v.sql, typ: tNumeric, name: v.name}, nil // float8 beside a float, else refused
+		return v, nil // numeric; float8 beside a float (the hint above)
 	}
 	return value{sql: v.sql, typ: tUnknown, name: v.name}, nil
 }

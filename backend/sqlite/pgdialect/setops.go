@@ -29,11 +29,8 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 		return query{}, err
 	}
 	for i := range cols {
-		switch cols[i].Type.Name {
-		case "unknown":
+		if cols[i].Type.Name == "unknown" {
 			cols[i].Type = tText
-		case "numeric":
-			return query{}, refuse("numeric values (a numeric literal in a set operation)")
 		}
 	}
 	p := selectParts{cols: cols}
@@ -84,7 +81,8 @@ func (t *translator) setArms(s *pg_query.SelectStmt, parent *scope) (query, quer
 func untypedResolved(l, r, cols []Column) bool {
 	for i := range cols {
 		if cols[i].Type.Name != "unknown" && (l[i].Type.Name == "unknown" || r[i].Type.Name == "unknown" ||
-			cols[i].Type.Name != "numeric" && (l[i].Type.Name == "numeric" || r[i].Type.Name == "numeric")) {
+			cols[i].Type.Name != "numeric" && (l[i].Type.Name == "numeric" || r[i].Type.Name == "numeric") ||
+			cols[i].Type.Name == "numeric" && (isInt(l[i].Type) || isInt(r[i].Type))) {
 			return true
 		}
 	}
@@ -134,10 +132,13 @@ func setColumnType(l, r Type) (Type, error) {
 	switch {
 	case l.Name == "numeric" && isFloat(r), r.Name == "numeric" && isFloat(l):
 		return tFloat8, nil // numeric casts implicitly to float8
-	case l.Name == "numeric" && r.Name == "numeric", l.Name == "numeric" && r.Name == "unknown", l.Name == "unknown" && r.Name == "numeric":
+	case l.Name == "numeric" && l == r:
+		return l, nil
+	case l.Name == "numeric" && (r.Name == "numeric" || r.Name == "unknown" || isInt(r)),
+		r.Name == "numeric" && (l.Name == "unknown" || isInt(l)):
 		return tNumeric, nil
-	case l.Name == "numeric" || r.Name == "numeric":
-		return Type{}, refuse("numeric values (a numeric literal in a set operation)")
+	case (l.Name == "bpchar") != (r.Name == "bpchar") && l.Name != "unknown" && r.Name != "unknown":
+		return Type{}, refuse("set operations mixing character(n) with other types")
 	case l.Name == "unknown" && r.Name == "varchar", r.Name == "unknown" && l.Name == "varchar":
 		return Type{Name: "varchar", Typmod: -1}, nil
 	case l.Name == "unknown":

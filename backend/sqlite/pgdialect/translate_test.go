@@ -82,18 +82,16 @@ func TestTranslateText(t *testing.T) {
 // naming them, and PostgreSQL's own errors keep their SQLSTATE.
 func TestTranslateRefuses(t *testing.T) {
 	cases := []struct{ sql, code, mention string }{
-		{"CREATE TABLE u (x numeric)", "0A000", "numeric"},
+		{"CREATE TABLE u (x numeric(3,5))", "0A000", "numeric scales"},
+		{"SELECT 'NaN'::numeric", "0A000", "NaN"},
 		{"ALTER TABLE t ADD COLUMN x serial", "0A000", "serial"},
 		{"CREATE TABLE u (x int GENERATED ALWAYS AS IDENTITY)", "0A000", "IDENTITY"},
 		{"CREATE TABLE u (x serial DEFAULT 1)", "42601", "default"},
 		{`CREATE TABLE "U" (x serial)`, "0A000", "U_x_seq"},
 		{"CREATE TABLE u (x int[])", "0A000", "arrays"},
 		{"CREATE TABLE u (x interval)", "0A000", "interval"},
-		{"SELECT avg(n) FROM t", "0A000", "avg"},
-		{"SELECT sum(id) FROM t", "0A000", "sum(bigint)"},
+		{"SELECT avg(f) FROM t", "0A000", "avg(double precision)"},
 		{"SELECT sum(f) FROM t", "0A000", "sum(double precision)"},
-		{"SELECT 1.5", "0A000", "numeric"},
-		{"SELECT n FROM t WHERE n = 1.5", "0A000", "numeric"},
 		{"WITH RECURSIVE q AS (SELECT 1) SELECT * FROM q", "0A000", "WITH RECURSIVE"},
 		{"WITH q AS (DELETE FROM t RETURNING id) SELECT * FROM q", "0A000", "data-modifying"},
 		{"SELECT DISTINCT ON (n) n, count(*) FROM t GROUP BY n ORDER BY n", "0A000", "DISTINCT ON"},
@@ -196,6 +194,12 @@ func TestDeclaredTypesRoundTrip(t *testing.T) {
 		got, ok := ParseDeclaredType(DeclaredType(typ))
 		if !ok || got != typ {
 			t.Errorf("%s: declared %q reads back as %v %v", name, DeclaredType(typ), got, ok)
+		}
+	}
+	for _, typ := range []Type{{Name: "numeric", Typmod: 10<<16 | 2 + 4}, {Name: "numeric", Typmod: 5<<16 + 4}, {Name: "bpchar", Typmod: 88 + 4}} {
+		got, ok := ParseDeclaredType(DeclaredType(typ))
+		if !ok || got != typ {
+			t.Errorf("%v: declared %q reads back as %v %v", typ, DeclaredType(typ), got, ok)
 		}
 	}
 	if _, ok := ParseDeclaredType("INTEGER"); ok {

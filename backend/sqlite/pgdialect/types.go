@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
 
 // typeAliases maps the names PostgreSQL's grammar gives the supported
@@ -14,6 +16,7 @@ var typeAliases = map[string]string{
 	"int8": "int8", "bigint": "int8", "float4": "float4", "real": "float4", "float8": "float8",
 	"double precision": "float8", "text": "text", "varchar": "varchar", "bool": "bool", "boolean": "bool",
 	"bytea": "bytea", "date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz", "json": "json",
+	"numeric": "numeric", "decimal": "numeric", "bpchar": "bpchar",
 }
 
 // declared is how CREATE TABLE spells each type for SQLite: the pg_type
@@ -26,15 +29,32 @@ var declared = map[string]string{
 	"int2": "int2", "int4": "int4", "int8": "int8", "float4": "float4", "float8": "float8",
 	"text": "text", "varchar": "varchar", "bool": "bool", "bytea": "bytea",
 	"date": "date text", "timestamp": "timestamp text", "timestamptz": "timestamptz text", "json": "json text",
+	"numeric": "numeric text", "bpchar": "bpchar",
 }
 
 // DeclaredType is the SQLite declared type CREATE TABLE writes for t.
 func DeclaredType(t Type) string {
 	d := declared[t.Name]
-	if t.Name == "varchar" && t.Typmod >= 4 {
+	switch {
+	case t.Typmod < 4:
+	case t.Name == "varchar", t.Name == "bpchar":
 		d += "(" + strconv.Itoa(int(t.Typmod-4)) + ")"
+	case t.Name == "numeric":
+		p, s := pgconv.NumericPrecisionScale(t.Typmod)
+		d += "(" + strconv.Itoa(int(p)) + "," + strconv.Itoa(int(s)) + ")"
 	}
 	return d
+}
+
+// Collation is the COLLATE clause CREATE TABLE gives a column of type t:
+// SQLite's built-in RTRIM (trailing spaces ignored) for char(n), whose
+// comparisons ignore trailing blanks, and for numeric, whose stored form
+// keeps the display scale in trailing spaces (pgconv.EncodeNumeric).
+func Collation(t Type) string {
+	if t.Name == "numeric" || t.Name == "bpchar" {
+		return " COLLATE RTRIM"
+	}
+	return ""
 }
 
 // ParseDeclaredType reads back a declared type DeclaredType wrote; false
@@ -47,12 +67,26 @@ func ParseDeclaredType(decl string) (Type, bool) {
 			return Type{}, false
 		}
 	}
-	if strings.HasPrefix(d, "varchar(") && strings.HasSuffix(d, ")") {
-		n, err := strconv.Atoi(d[len("varchar(") : len(d)-1])
-		if err != nil || n < 1 {
+	for _, name := range []string{"varchar", "bpchar"} {
+		if strings.HasPrefix(d, name+"(") && strings.HasSuffix(d, ")") {
+			n, err := strconv.Atoi(d[len(name)+1 : len(d)-1])
+			if err != nil || n < 1 {
+				return Type{}, false
+			}
+			return Type{Name: name, Typmod: int32(n + 4)}, true
+		}
+	}
+	if strings.HasPrefix(d, "numeric text(") && strings.HasSuffix(d, ")") {
+		ps := strings.Split(d[len("numeric text("):len(d)-1], ",")
+		if len(ps) != 2 {
 			return Type{}, false
 		}
-		return Type{Name: "varchar", Typmod: int32(n + 4)}, true
+		p, err1 := strconv.Atoi(ps[0])
+		s, err2 := strconv.Atoi(ps[1])
+		if err1 != nil || err2 != nil || p < 1 || p > 1000 || s < 0 || s > p {
+			return Type{}, false
+		}
+		return Type{Name: "numeric", Typmod: pgconv.NumericTypmod(int32(p), int32(s))}, true
 	}
 	for name, spelled := range declared {
 		if spelled == d {
@@ -82,27 +116,57 @@ func typeFromName(tn *pg_query.TypeName) (Type, error) {
 	return typeWithMods(name, tn.GetTypmods())
 }
 
-// typeWithMods applies a type's modifiers: varchar(n); float(p) and
-// timestamp(p) precisions are refused.
+// typeWithMods applies a type's modifiers: varchar(n), char(n),
+// numeric(p[,s]); float(p) and timestamp(p) precisions are refused.
 func typeWithMods(name string, mods []*pg_query.Node) (Type, error) {
 	t := Type{Name: name, Typmod: -1}
 	if len(mods) == 0 {
 		return t, nil
 	}
-	if name != "varchar" || len(mods) != 1 {
+	if name == "numeric" {
+		return numericMods(mods)
+	}
+	if (name != "varchar" && name != "bpchar") || len(mods) != 1 {
 		return Type{}, refuse("type modifiers on %s", name)
 	}
 	n, ok := mods[0].GetAConst().GetVal().(*pg_query.A_Const_Ival)
 	if !ok || n.Ival.GetIval() < 1 || n.Ival.GetIval() > 10485760 {
-		return Type{}, pgError("22023", "length for type varchar must be between 1 and 10485760")
+		return Type{}, pgError("22023", "length for type %s must be between 1 and 10485760", name)
 	}
 	t.Typmod = n.Ival.GetIval() + 4
 	return t, nil
 }
 
+// numericMods is numeric(p) or numeric(p, s): p from 1 to 1000 (22023
+// otherwise, as PostgreSQL); a scale outside 0..p, which PostgreSQL 15
+// accepts, is refused.
+func numericMods(mods []*pg_query.Node) (Type, error) {
+	var ps []int32
+	for _, m := range mods {
+		n, ok := m.GetAConst().GetVal().(*pg_query.A_Const_Ival)
+		if !ok {
+			return Type{}, pgError("22P02", "type modifiers must be simple constants or identifiers")
+		}
+		ps = append(ps, n.Ival.GetIval())
+	}
+	if len(ps) > 2 {
+		return Type{}, pgError("22023", "invalid NUMERIC type modifier")
+	}
+	if ps[0] < 1 || ps[0] > 1000 {
+		return Type{}, pgError("22023", "NUMERIC precision %d must be between 1 and 1000", ps[0])
+	}
+	if len(ps) == 1 {
+		ps = append(ps, 0)
+	}
+	if ps[1] < 0 || ps[1] > ps[0] {
+		return Type{}, refuse("numeric scales outside 0 to the precision (numeric(%d,%d))", ps[0], ps[1])
+	}
+	return Type{Name: "numeric", Typmod: pgconv.NumericTypmod(ps[0], ps[1])}, nil
+}
+
 func isInt(t Type) bool   { return t.Name == "int2" || t.Name == "int4" || t.Name == "int8" }
 func isFloat(t Type) bool { return t.Name == "float4" || t.Name == "float8" }
-func isNum(t Type) bool   { return isInt(t) || isFloat(t) }
+func isNum(t Type) bool   { return isInt(t) || isFloat(t) || t.Name == "numeric" }
 func isText(t Type) bool  { return t.Name == "text" || t.Name == "varchar" }
 
 var (
@@ -131,6 +195,12 @@ func widerNum(a, b Type) Type {
 		return Type{Name: b.Name, Typmod: -1}
 	case a.Name == "float4" && b.Name == "float4":
 		return Type{Name: "float4", Typmod: -1}
+	case isFloat(a) || isFloat(b):
+		return tFloat8
+	case a == b:
+		return a // numeric(p,s) with itself keeps its typmod
+	case a.Name == "numeric" || b.Name == "numeric":
+		return tNumeric
 	}
 	return tFloat8
 }
@@ -139,13 +209,14 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types numeric/decimal, char(n), interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
+		"types interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
 		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
-		"numeric literals (1.5) except where they become float8, float4 or an integer",
-		"float(p), timestamp(p) and other type modifiers except varchar(n)",
+		"numeric NaN and Infinity, numeric(p, s) with a scale outside 0 to p, numeric values in LIMIT/OFFSET",
+		"float(p), timestamp(p) and other type modifiers except varchar(n), char(n) and numeric(p, s)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
 		"the text form of float4/float8 values (casts to text, concatenation)",
-		"sum of float4/float8 or int8, avg and every aggregate other than count, sum, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
+		"sum and avg of float4/float8, and every aggregate other than count, sum, avg, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
+		"set operations mixing char(n) with other types; IN (subquery) and NULLIF across integer, float and numeric; trunc of a float",
 		"window functions, WITHIN GROUP",
 		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
 		"UPDATE ... FROM, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",

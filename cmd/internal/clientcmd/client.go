@@ -85,8 +85,9 @@ func CheckOutput(output string, allowed ...string) error {
 	return fmt.Errorf("unknown --output %q: use %s", output, strings.Join(allowed, " or "))
 }
 
-const argHelp = `Arguments fill the statement's placeholders ($1.. on PostgreSQL, ?1.. or ? on
-SQLite) in order. Integers, decimals, true/false and NULL are recognised; a
+const argHelp = `Arguments fill the statement's placeholders in order: $1.. on a network that
+speaks PostgreSQL's SQL (PostgreSQL storage, and SQLite in the postgres dialect,
+the default of new networks), ?1.. or ? on SQLite's own SQL and on MySQL. Integers, decimals, true/false and NULL are recognised; a
 prefix forces a type: int:, float:, text:, bytes:<hex>, bool:.`
 
 func printResult(r *client.Result, m client.Mode) {

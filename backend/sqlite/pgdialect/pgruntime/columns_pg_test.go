@@ -15,7 +15,8 @@ import (
 
 // typeOIDs are the pg_type OIDs of the supported types.
 var typeOIDs = map[uint32]string{16: "bool", 17: "bytea", 20: "int8", 21: "int2", 23: "int4", 25: "text", 114: "json",
-	700: "float4", 701: "float8", 1043: "varchar", 1082: "date", 1114: "timestamp", 1184: "timestamptz"}
+	700: "float4", 701: "float8", 1043: "varchar", 1082: "date", 1114: "timestamp", 1184: "timestamptz",
+	1042: "bpchar", 1700: "numeric"}
 
 // TestColumnsOnPostgres: every accepted execCase describes to the result
 // columns PostgreSQL describes (names, types, type modifiers).

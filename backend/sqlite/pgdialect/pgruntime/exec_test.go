@@ -212,7 +212,7 @@ var execCases = []struct{ sql, want string }{
 	{"SELECT octet_length('héllo'), octet_length(data), length(name) FROM acct WHERE id = 1", "6|2|5"},
 	{"SELECT CAST(CASE WHEN true THEN name ELSE name END AS text), CASE WHEN ok THEN 1 ELSE 2 END::text FROM acct WHERE id = 1", "alice|1"},
 	{"SELECT 2.5 AS v UNION SELECT rate FROM acct ORDER BY 1", "0.25;1.5;2.5;NULL"},
-	{"SELECT 3.0 INTERSECT SELECT 3.0", "ERR 0A000"},
+	{"SELECT 3.0 INTERSECT SELECT 3.00", "3.0"},
 	{"SELECT CAST(CASE WHEN NULL THEN 0 ELSE 10 END AS text), CASE WHEN true THEN 'a' ELSE upper('b') END, CASE WHEN ok THEN 1 ELSE bal END FROM acct WHERE id = 1", "10|a|1"},
 	{"SELECT NULL UNION SELECT NULL", "NULL"},
 	{"SELECT 'x' UNION SELECT 'y' UNION SELECT 2 ORDER BY 1", "ERR 42804"},

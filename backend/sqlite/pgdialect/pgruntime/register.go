@@ -40,6 +40,8 @@ var functions = []struct {
 	{"pg_date_trunc", 3, dateTrunc},
 	{"pg_float_fn", 2, floatFn},
 	{"pg_left_right", 3, leftRight},
+	{"pg_num_op", 3, numOp},
+	{"pg_num_fn", 3, numFn},
 }
 
 // Register installs the runtime functions translations call on c. Call
@@ -52,6 +54,9 @@ func Register(c *sqlite3.Conn) error {
 	}
 	if err := registerAggregates(c); err != nil {
 		return fmt.Errorf("register pg_single: %w", err)
+	}
+	if err := registerNumericAggregates(c); err != nil {
+		return fmt.Errorf("register pg_num_sum, pg_num_avg: %w", err)
 	}
 	return nil
 }

@@ -7,13 +7,16 @@ import (
 	"strconv"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/internal/pgconv"
 )
 
 // Value converts a value SQLite returned for a result column of type t to
 // the Go value relchain's results carry for it (nil, int64, float64,
 // string, []byte or bool): a bool column's 0/1 becomes false/true, an
-// integer type int64, a float type float64, bytea []byte, and text,
-// varchar, json, date, timestamp and timestamptz their text (the
+// integer type int64, a float type float64, bytea []byte, numeric its
+// text as PostgreSQL outputs it (10.50 for numeric(10,2); the stored form
+// is pgconv.EncodeNumeric's key), and text, varchar, char(n) (blank-
+// padded), json, date, timestamp and timestamptz their text (the
 // canonical PostgreSQL output the dialect stores).
 func Value(t pgdialect.Type, v any) (any, error) {
 	if v == nil {
@@ -42,7 +45,9 @@ func Value(t pgdialect.Type, v any) (any, error) {
 		case string:
 			return []byte(x), nil
 		}
-	case "text", "varchar", "json", "date", "timestamp", "timestamptz", "unknown":
+	case "numeric":
+		return numericValue(v)
+	case "text", "varchar", "bpchar", "json", "date", "timestamp", "timestamptz", "unknown":
 		switch x := v.(type) {
 		case string:
 			return x, nil
@@ -51,6 +56,22 @@ func Value(t pgdialect.Type, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("pgruntime: a %T value for a column of type %s", v, t.Name)
+}
+
+// numericValue is a numeric's text (numeric_out: 10.50) from its stored
+// form, or from an integer.
+func numericValue(v any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		n, err := pgconv.DecodeNumeric(x)
+		if err != nil {
+			return nil, fmt.Errorf("pgruntime: %w", err)
+		}
+		return n.Text(), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	}
+	return nil, fmt.Errorf("pgruntime: a %T value for a column of type numeric", v)
 }
 
 // floatValue is a float8 as it is, a float4 as the float64 its shortest

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Context is where PostgreSQL applies a cast: implicitly (in an
@@ -27,6 +28,8 @@ func category(t string) string {
 		return "string"
 	case "date", "timestamp", "timestamptz":
 		return "datetime"
+	case "bpchar":
+		return "string"
 	}
 	return t
 }
@@ -41,8 +44,10 @@ func CastContext(src, dst string) (Context, bool) {
 		return Implicit, true
 	case cs == "int" && cd == "int":
 		return widening(intBits(src) < intBits(dst)), true
-	case cs == "int" && cd == "float":
+	case cs == "int" && cd == "float", cs == "int" && cd == "numeric", cs == "numeric" && cd == "float":
 		return Implicit, true
+	case cs == "numeric" && cd == "int", cs == "float" && cd == "numeric":
+		return Assignment, true
 	case cs == "float" && cd == "float":
 		return widening(src == "float4"), true
 	case cs == "float" && cd == "int":
@@ -75,6 +80,9 @@ func Convert(v any, src, dst string, typmod int32, ctx Context) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if src == "numeric" || dst == "numeric" {
+		return convertNumeric(v, src, dst, typmod, ctx)
+	}
 	if s, ok := v.(string); ok && category(dst) != "string" {
 		return FromText(s, dst)
 	}
@@ -85,10 +93,13 @@ func Convert(v any, src, dst string, typmod int32, ctx Context) (any, error) {
 		return toFloat(v, dst)
 	case "string":
 		s, err := ToText(v, src)
-		if err != nil || dst != "varchar" {
+		if err != nil {
 			return s, err
 		}
-		return CheckVarchar(s, int(typmod)-4, ctx == Explicit)
+		if src == "bpchar" && dst != "bpchar" {
+			s = strings.TrimRight(s, " ") // bpchar to text drops trailing blanks
+		}
+		return CheckString(s, dst, typmod, ctx == Explicit)
 	case "datetime":
 		return ConvertDateTime(v.(string), src, dst)
 	case "bool":
@@ -184,4 +195,55 @@ func ToText(v any, src string) (string, error) {
 		return strconv.FormatInt(x, 10), nil
 	}
 	return "", Unsupported("the text form of a floating-point value")
+}
+
+// CheckString applies a string type's length rule to s: varchar(n) and
+// char(n) (bpchar with a typmod, blank-padded to n), text as it is.
+func CheckString(s, dst string, typmod int32, explicit bool) (string, error) {
+	switch dst {
+	case "varchar":
+		return CheckVarchar(s, int(typmod)-4, explicit)
+	case "bpchar":
+		return CheckBpchar(s, int(typmod)-4, explicit)
+	}
+	return s, nil
+}
+
+// convertNumeric is Convert where src or dst is numeric; a numeric is
+// held in its stored form (EncodeNumeric).
+func convertNumeric(v any, src, dst string, typmod int32, ctx Context) (any, error) {
+	var n Numeric
+	var err error
+	switch x := v.(type) {
+	case int64:
+		n = NumericFromInt(x)
+	case float64:
+		n, err = NumericFromFloat(x, src == "float4")
+	case string:
+		if src == "numeric" {
+			n, err = DecodeNumeric(x)
+		} else {
+			n, err = ParseNumeric(x)
+		}
+	default:
+		return nil, Unsupported("this value's storage class")
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch category(dst) {
+	case "numeric":
+		n, err = n.ApplyTypmod(typmod)
+		if err != nil {
+			return nil, err
+		}
+		return EncodeNumeric(n), nil
+	case "int":
+		return n.Int(dst)
+	case "float":
+		return n.Float(dst == "float4")
+	case "string":
+		return CheckString(n.Text(), dst, typmod, ctx == Explicit)
+	}
+	return nil, Unsupported("the cast from numeric to " + Label(dst))
 }

@@ -31,7 +31,7 @@ var typeLabel = map[string]string{
 	"int2": "smallint", "int4": "integer", "int8": "bigint", "float4": "real",
 	"float8": "double precision", "bool": "boolean", "text": "text", "varchar": "character varying",
 	"bytea": "bytea", "date": "date", "timestamp": "timestamp without time zone",
-	"timestamptz": "timestamp with time zone", "json": "json",
+	"timestamptz": "timestamp with time zone", "json": "json", "numeric": "numeric", "bpchar": "character",
 }
 
 // Label is the name PostgreSQL's messages give type name.
@@ -246,4 +246,28 @@ func CheckVarchar(s string, n int, explicit bool) (string, error) {
 		cut++
 	}
 	return "", errorf("22001", "value too long for type character varying(%d)", n)
+}
+
+// CheckBpchar applies char(n)'s length rule: a shorter value is padded
+// with spaces to n characters; a longer one errs on assignment (22001)
+// unless only spaces are cut, and is truncated by an explicit cast.
+func CheckBpchar(s string, n int, explicit bool) (string, error) {
+	if n < 0 {
+		return s, nil
+	}
+	count := utf8.RuneCountInString(s)
+	if count <= n {
+		return s + strings.Repeat(" ", n-count), nil
+	}
+	cut := 0
+	for i := range s {
+		if cut == n {
+			if explicit || strings.Trim(s[i:], " ") == "" {
+				return s[:i], nil
+			}
+			break
+		}
+		cut++
+	}
+	return "", errorf("22001", "value too long for type character(%d)", n)
 }
