@@ -15,6 +15,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/pgcatalog"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 )
 
 // PostgreSQL's catalogs on a postgres-dialect backend (issue 35, item 4).
@@ -678,15 +679,17 @@ var pgCastNames = map[string]string{
 	"int2": "smallint", "int4": "integer", "int8": "bigint", "float4": "real", "float8": "double precision",
 	"text": "text", "varchar": "character varying", "bool": "boolean", "bytea": "bytea", "date": "date",
 	"timestamp": "timestamp without time zone", "timestamptz": "timestamp with time zone", "json": "json",
+	"numeric": "numeric", "bpchar": "bpchar",
 }
 
 // pgDefault shows a column default SQLite keeps (dflt_value, the
 // dialect's constant converted to the column's type) as PostgreSQL's
 // pg_get_expr shows the constant: 0, '-5'::integer, 1.5, true, 'x'::text,
-// '\x00ff'::bytea; "" for NULL (PostgreSQL keeps no default then). The
-// literal's own text is gone: a float column's integral default shows as
-// the integer literal (DEFAULT 2, not 2.0). A value it does not recognize
-// is shown as SQLite's.
+// 'ab'::bpchar, '\x00ff'::bytea; "" for NULL (PostgreSQL keeps no default
+// then). The literal's own text is gone: a float column's integral default
+// shows as the integer literal (DEFAULT 2, not 2.0), a numeric(p,s)
+// column's at the column's scale (1.50 for DEFAULT 1.5). A value it does
+// not recognize is shown as SQLite's.
 func pgDefault(dflt string, t pgdialect.Type) string {
 	v := stripParens(strings.TrimSpace(dflt))
 	cast := "::" + pgCastNames[t.Name]
@@ -703,9 +706,17 @@ func pgDefault(dflt string, t pgdialect.Type) string {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return pgNumber(strconv.FormatFloat(f, 'f', -1, 64))
 		}
+	case t.Name == "numeric" && isQuoted(v):
+		if x, err := pgruntime.Value(t, unquoteString(v)); err == nil {
+			if n, ok := x.(string); ok {
+				return pgNumber(n)
+			}
+		}
+	case t.Name == "bpchar" && isQuoted(v):
+		return quoteLiteral(strings.TrimRight(unquoteString(v), " ")) + cast
 	case t.Name == "bytea" && len(v) >= 3 && (v[0] == 'X' || v[0] == 'x') && v[1] == '\'' && strings.HasSuffix(v, "'"):
 		return `'\x` + strings.ToLower(v[2:len(v)-1]) + "'" + cast
-	case len(v) >= 2 && v[0] == '\'' && strings.HasSuffix(v, "'") && pgCastNames[t.Name] != "":
+	case isQuoted(v) && pgCastNames[t.Name] != "":
 		return v + cast
 	}
 	return dflt
@@ -735,6 +746,12 @@ func pgNumber(v string) string {
 	}
 	return v
 }
+
+// isQuoted reports an SQL string literal ('…').
+func isQuoted(v string) bool { return len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' }
+
+// unquoteString is an SQL string literal's text.
+func unquoteString(v string) string { return strings.ReplaceAll(v[1:len(v)-1], "''", "'") }
 
 func isIntType(name string) bool { return name == "int2" || name == "int4" || name == "int8" }
 

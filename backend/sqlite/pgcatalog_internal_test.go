@@ -225,6 +225,11 @@ func TestPGDefault(t *testing.T) {
 		{`'{"a":1}'`, typ("json", -1), `'{"a":1}'::json`},
 		{"X'00FF'", typ("bytea", -1), `'\x00ff'::bytea`},
 		{"abs(1)", typ("int4", -1), "abs(1)"},
+		{"'350000115  '", typ("numeric", 655366), "1.50"},
+		{"'14999997~'", typ("numeric", -1), "'-2'::integer"},
+		{"'35000001  '", typ("numeric", -1), "0.10"},
+		{"'ab '", typ("bpchar", 7), "'ab'::bpchar"},
+		{"'x'", typ("bpchar", 5), "'x'::bpchar"},
 	} {
 		if got := pgDefault(c.dflt, c.typ); got != c.want {
 			t.Errorf("pgDefault(%q, %s) = %q, want %q", c.dflt, c.typ.Name, got, c.want)
