@@ -2,6 +2,7 @@ package pgcatalog
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -181,8 +182,23 @@ func arrayElem(body string, i int) (string, bool, int, bool) {
 // for arrays, '1 2' for vectors (the element type's text for each).
 func jsonToArray(j, t string) (string, error) {
 	var elems []any
+	var bounded struct {
+		LB int64 `json:"lb"`
+		A  []any `json:"a"`
+	}
 	d := json.NewDecoder(strings.NewReader(j))
 	d.UseNumber()
+	if strings.HasPrefix(j, "{") {
+		// An array with its lower bound (finish): '[0:1]={a,b}'.
+		if err := d.Decode(&bounded); err != nil {
+			return "", pgErr("XX000", "a catalog value of type %s is not an array", t)
+		}
+		s, err := jsonToArray(mustJSON(bounded.A), t)
+		if err != nil || len(bounded.A) == 0 || bounded.LB == 1 {
+			return s, err
+		}
+		return fmt.Sprintf("[%d:%d]=%s", bounded.LB, bounded.LB+int64(len(bounded.A))-1, s), nil
+	}
 	if err := d.Decode(&elems); err != nil {
 		return "", pgErr("XX000", "a catalog value of type %s is not an array", t)
 	}
@@ -229,4 +245,10 @@ func needsQuote(s string) bool {
 		return true
 	}
 	return strings.ContainsAny(s, "{},\"\\ \t\n\r\v\f")
+}
+
+// mustJSON is v's JSON (v decoded from JSON: it encodes).
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

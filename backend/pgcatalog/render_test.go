@@ -69,6 +69,8 @@ func TestRunRenders(t *testing.T) {
 		{"SELECT i.indkey, i.indkey[0], i.indkey[1] FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'books_author_id_title_key'",
 			nil, "s:2 3 i:2 i:3"},
 		{"SELECT conkey, conkey[1] FROM pg_constraint WHERE conname = 'books_author_id_title_key'", nil, "s:{2,3} i:2"},
+		{"SELECT '1 2'::int2vector::int4[], ('1 2'::int2vector::int4[])[0], array_upper('1 2'::int2vector::int4[], 1), '23'::oidvector::regtype[]",
+			nil, "s:[0:1]={1,2} i:1 i:1 s:[0:0]={integer}"},
 		{`SELECT 'a_c' LIKE 'a\_c', 'abc' LIKE 'a\_c', 'ABC' LIKE 'abc', 'ABC' ILIKE 'abc'`, nil, "b:true b:false b:false b:true"},
 		{"SELECT count(*) FROM pg_class WHERE relname IN ('authors', 'books')", nil, "i:2"},
 		{"SELECT unnest(ARRAY['a','b']), generate_subscripts(ARRAY['a','b'], 1)", nil, "s:a i:1|s:b i:2"},

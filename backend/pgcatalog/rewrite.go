@@ -82,6 +82,7 @@ type col struct {
 	name, typ, sql string
 	fields         []col // a composite's fields, each read by its sql
 	mod            int32 // the type modifier (0 none): information_schema's yes_or_no is varchar(3)
+	lb0, lbMixed   bool  // an array's lower bound 0 (val)
 }
 
 // selectOut is a rewritten query: its SQLite text, whose columns are named
@@ -115,6 +116,11 @@ func (r *rewriter) finish(q *selectOut) *rewritten {
 		case isArray(t) && isReg(elemType(t)):
 			outer[i] = "CASE WHEN " + colName(i) + " IS NOT NULL THEN (SELECT json_group_array(pgcat_" +
 				regTypes[elemType(t)] + "_out(_e.value)) FROM json_each(" + colName(i) + ") AS _e) END"
+			wrap = true
+		}
+		if isArray(t) && c.lb0 {
+			// Shown with its bounds ('[0:1]={a,b}', jsonToArray).
+			outer[i] = "CASE WHEN " + colName(i) + " IS NOT NULL THEN json_object('lb', 0, 'a', json(" + outer[i] + ")) END"
 			wrap = true
 		}
 	}

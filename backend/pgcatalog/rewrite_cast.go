@@ -1,6 +1,8 @@
 package pgcatalog
 
 import (
+	"strconv"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -17,10 +19,34 @@ func (r *rewriter) typeCast(tc *pg_query.TypeCast, sc *scope) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	if v.typ == unknownType {
-		return r.coerce(v, t), nil
+	out := r.coerce(v, t)
+	if v.typ != unknownType {
+		if out, err = convert(v, t); err != nil {
+			return val{}, err
+		}
 	}
-	return convert(v, t)
+	if mods := tc.GetTypeName().GetTypmods(); len(mods) > 0 {
+		if out, err = castTypmod(out, mods); err != nil {
+			return val{}, err
+		}
+	}
+	// A vector (lower bound 0) cast to an array keeps its bound.
+	out.lb0 = (v.lb0 || isVector(v.typ)) && isArray(out.typ)
+	out.lbMixed = v.lbMixed && isArray(out.typ)
+	return out, nil
+}
+
+// castTypmod applies a cast's type modifier: varchar(n) and char(n) cut
+// the text to n characters (char(n) pads it, which the catalog's values
+// never need: refused); others are refused.
+func castTypmod(v val, mods []*pg_query.Node) (val, error) {
+	n := mods[0].GetAConst().GetIval()
+	if len(mods) != 1 || n == nil || v.typ != "varchar" {
+		return val{}, refuse("the type modifier of %s", v.typ)
+	}
+	v.sql = "substr(" + v.sql + ", 1, " + strconv.Itoa(int(n.GetIval())) + ")"
+	v.mod = n.GetIval() + 4
+	return v, nil
 }
 
 // convert is a typed value cast to t.
@@ -43,8 +69,10 @@ func convert(v val, t string) (val, error) {
 		return toText(v, t)
 	case t == "bool":
 		return toBool(v)
+	case isVector(from) && isArray(t):
+		return convertElements(val{sql: v.sql, typ: arrayOf(elemType(from))}, t)
 	case (isArray(t) || isVector(t)) && (isArray(from) || isVector(from)):
-		return val{sql: v.sql, typ: t}, nil
+		return convertElements(v, t)
 	case isArray(t) || isVector(t) || isArray(from) || isVector(from):
 		return val{}, refuse("the cast from %s to %s", from, t)
 	}
@@ -79,4 +107,23 @@ func toBool(v val) (val, error) {
 			"WHEN '0' THEN 0 END", typ: "bool"}, nil
 	}
 	return val{}, refuse("the cast from %s to boolean", v.typ)
+}
+
+// convertElements casts an array (or vector) to another array type:
+// each element converted as its own cast would (reg* to and from names,
+// integers to and from text), the order kept.
+func convertElements(v val, t string) (val, error) {
+	from, to := elemType(v.typ), elemType(t)
+	same := from == to || isInteger(from) && !isReg(from) && isInteger(to) && !isReg(to) ||
+		isInteger(from) && isReg(to) || isReg(from) && isInteger(to) && !isReg(to) ||
+		isTextual(from) && isTextual(to)
+	if same {
+		return val{sql: v.sql, typ: t}, nil
+	}
+	e, err := convert(val{sql: "_e.value", typ: from}, to)
+	if err != nil {
+		return val{}, err
+	}
+	return val{sql: "CASE WHEN " + v.sql + " IS NOT NULL THEN (SELECT json_group_array(" + e.sql + ") FROM json_each(" +
+		v.sql + ") AS _e) END", typ: t}, nil
 }

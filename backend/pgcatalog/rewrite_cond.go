@@ -17,9 +17,7 @@ func (r *rewriter) branches(nodes []*pg_query.Node, sc *scope) ([]val, string, e
 		if err != nil {
 			return nil, "", err
 		}
-		if typ == unknownType {
-			typ = v.typ
-		}
+		typ = commonType(typ, v.typ)
 		vs[i] = v
 	}
 	for i := range vs {
@@ -28,17 +26,36 @@ func (r *rewriter) branches(nodes []*pg_query.Node, sc *scope) ([]val, string, e
 	return vs, typ, nil
 }
 
-func (r *rewriter) caseExpr(c *pg_query.CaseExpr, sc *scope) (val, error) {
-	var results []*pg_query.Node
-	for _, w := range c.GetArgs() {
-		results = append(results, w.GetCaseWhen().GetResult())
+// bounds is the lower bound of arrays chosen among branches: 0 when every
+// branch's is (NULL aside), mixed when some are.
+func bounds(v val, vs []val) val {
+	some, all := false, true
+	for _, b := range vs {
+		if b.sql == "NULL" {
+			continue
+		}
+		some = some || b.lb0 || b.lbMixed
+		all = all && b.lb0
 	}
+	v.lb0, v.lbMixed = some && all, some && !all
+	return v
+}
+
+func (r *rewriter) caseExpr(c *pg_query.CaseExpr, sc *scope) (val, error) {
+	// PostgreSQL resolves the type with ELSE first (ties go to it).
+	var results []*pg_query.Node
 	if c.GetDefresult() != nil {
 		results = append(results, c.GetDefresult())
+	}
+	for _, w := range c.GetArgs() {
+		results = append(results, w.GetCaseWhen().GetResult())
 	}
 	vs, typ, err := r.branches(results, sc)
 	if err != nil {
 		return val{}, err
+	}
+	if c.GetDefresult() != nil {
+		vs = append(vs[1:], vs[0]) // WHEN results, then ELSE
 	}
 	var b strings.Builder
 	b.WriteString("CASE")
@@ -65,7 +82,7 @@ func (r *rewriter) caseExpr(c *pg_query.CaseExpr, sc *scope) (val, error) {
 		b.WriteString(" ELSE " + vs[len(vs)-1].sql)
 	}
 	b.WriteString(" END")
-	return val{sql: b.String(), typ: typ}, nil
+	return bounds(val{sql: b.String(), typ: typ}, vs), nil
 }
 
 func (r *rewriter) coalesce(args []*pg_query.Node, sc *scope) (val, error) {
@@ -76,7 +93,7 @@ func (r *rewriter) coalesce(args []*pg_query.Node, sc *scope) (val, error) {
 	if len(vs) == 1 {
 		return vs[0], nil
 	}
-	return val{sql: "coalesce(" + joinSQL(vs) + ")", typ: typ}, nil
+	return bounds(val{sql: "coalesce(" + joinSQL(vs) + ")", typ: typ}, vs), nil
 }
 
 // minMax is GREATEST and LEAST, which ignore NULLs (SQLite's max(a, b)
@@ -141,8 +158,11 @@ func (r *rewriter) subLink(s *pg_query.SubLink, sc *scope) (val, error) {
 // inSubquery is `x IN (subquery)`, `x op ANY (subquery)` and
 // `x op ALL (subquery)`.
 func (r *rewriter) inSubquery(s *pg_query.SubLink, q *selectOut, sc *scope) (val, error) {
+	if s.GetTestexpr().GetRowExpr() != nil {
+		return r.rowInSubquery(s, q, sc)
+	}
 	if len(q.cols) != 1 {
-		return val{}, refuse("row comparisons with a subquery")
+		return val{}, pgErr("42601", "subquery has too many columns")
 	}
 	op := "="
 	if len(s.GetOperName()) > 0 {
@@ -216,8 +236,11 @@ func (r *rewriter) indirection(a *pg_query.A_Indirection, sc *scope) (val, error
 			return val{}, err
 		}
 		i = r.coerce(i, "int4")
+		if v.lbMixed {
+			return val{}, refuse("subscripts of an array whose lower bound varies by row")
+		}
 		base := 1
-		if isVector(v.typ) {
+		if isVector(v.typ) || v.lb0 {
 			base = 0
 		}
 		if k, err := strconv.Atoi(i.sql); err == nil && k >= base {
@@ -228,4 +251,34 @@ func (r *rewriter) indirection(a *pg_query.A_Indirection, sc *scope) (val, error
 			strconv.Itoa(base) + ")", typ: elemType(v.typ)}
 	}
 	return v, nil
+}
+
+// rowInSubquery is (a, b) [NOT] IN (SELECT x, y …) (= ANY, <> ALL).
+func (r *rewriter) rowInSubquery(s *pg_query.SubLink, q *selectOut, sc *scope) (val, error) {
+	op := "="
+	if len(s.GetOperName()) > 0 {
+		var err error
+		if op, err = opName(s.GetOperName()); err != nil {
+			return val{}, err
+		}
+	}
+	any := s.GetSubLinkType() == pg_query.SubLinkType_ANY_SUBLINK
+	if !(any && op == "=") && !(!any && (op == "<>" || op == "!=")) {
+		return val{}, refuse("row %s ANY/ALL (subquery)", op)
+	}
+	l, err := r.rows(s.GetTestexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	if len(l) != len(q.cols) {
+		return val{}, pgErr("42601", "subquery has too %s columns", map[bool]string{true: "many", false: "few"}[len(q.cols) > len(l)])
+	}
+	for i := range l {
+		l[i] = r.coerce(l[i], q.cols[i].typ)
+	}
+	not := ""
+	if !any {
+		not = "NOT "
+	}
+	return val{sql: "((" + joinSQL(l) + ") " + not + "IN (" + q.sql + "))", typ: "bool"}, nil
 }

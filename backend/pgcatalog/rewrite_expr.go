@@ -16,10 +16,29 @@ type val struct {
 	param    int32
 	fields   []col // a composite's fields (_pg_expandarray's x and n)
 	mod      int32 // a column's type modifier (0 none)
+	lb0      bool  // an array whose lower bound is 0 (a vector cast to an array)
+	lbMixed  bool  // an array whose lower bound is 0 in some rows and 1 in others
 }
+
+// maxRewrite bounds the SQLite text of one expression or query: some
+// rewritings repeat an operand (a NULL test and its use), so nesting them
+// could grow the text exponentially within prescan's depth.
+const maxRewrite = 8 << 20
+
+// errTooComplex is the refusal of a text whose rewriting outgrows
+// maxRewrite, as prescan's "statement too complex".
+var errTooComplex = pgErr("54001", "statement too complex: its rewriting exceeds %d bytes", maxRewrite)
 
 // expr rewrites an expression in scope sc.
 func (r *rewriter) expr(n *pg_query.Node, sc *scope) (val, error) {
+	v, err := r.exprNode(n, sc)
+	if err == nil && len(v.sql) > maxRewrite {
+		return val{}, errTooComplex
+	}
+	return v, err
+}
+
+func (r *rewriter) exprNode(n *pg_query.Node, sc *scope) (val, error) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		return r.columnRef(x.ColumnRef, sc)
@@ -75,7 +94,7 @@ func (r *rewriter) columnRef(c *pg_query.ColumnRef, sc *scope) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	return val{sql: cl.sql, typ: cl.typ, fields: cl.fields, mod: cl.mod}, nil
+	return val{sql: cl.sql, typ: cl.typ, fields: cl.fields, mod: cl.mod, lb0: cl.lb0, lbMixed: cl.lbMixed}, nil
 }
 
 // constLit rewrites a literal: integers int4 (int8, numeric when larger),

@@ -59,11 +59,12 @@ func (r *rewriter) rangeVar(rv *pg_query.RangeVar, sc *scope) (string, []*source
 		alias = name
 	}
 	src := &source{alias: alias}
+	a := r.newAlias() // the SQLite alias: PostgreSQL's are case-sensitive, and never the rewriting's own
 	var sql string
-	if cols, ok := sc.cte(name); ok && schema == "" && rv.GetCatalogname() == "" {
-		sql = ident(name) + " AS " + ident(alias)
-		for i, c := range cols {
-			src.cols = append(src.cols, col{name: c.name, typ: c.typ, mod: c.mod, sql: ident(alias) + "." + colName(i)})
+	if cte, ok := sc.cte(name); ok && schema == "" && rv.GetCatalogname() == "" {
+		sql = cte.sql + " AS " + a
+		for i, c := range cte.cols {
+			src.cols = append(src.cols, col{name: c.name, typ: c.typ, mod: c.mod, lb0: c.lb0, lbMixed: c.lbMixed, sql: a + "." + colName(i)})
 		}
 	} else {
 		rel, ok := relation(schema, name)
@@ -75,9 +76,9 @@ func (r *rewriter) rangeVar(rv *pg_query.RangeVar, sc *scope) (string, []*source
 			return "", nil, pgErr("42P01", "relation %q does not exist", full)
 		}
 		src.schema, src.rel = rel.Schema, rel.Name
-		sql = rel.Schema + "." + ident(rel.Name) + " AS " + ident(alias)
+		sql = rel.Schema + "." + ident(rel.Name) + " AS " + a
 		for _, c := range rel.Columns {
-			src.cols = append(src.cols, col{name: c.Name, typ: c.Type, mod: relTypmod(rel, c), sql: ident(alias) + "." + ident(c.Name)})
+			src.cols = append(src.cols, col{name: c.Name, typ: c.Type, mod: relTypmod(rel, c), sql: a + "." + ident(c.Name)})
 		}
 	}
 	if err := renameCols(src, rv.GetAlias()); err != nil {
@@ -115,17 +116,18 @@ func (r *rewriter) rangeSubselect(rs *pg_query.RangeSubselect, sc *scope) (strin
 		alias = r.newAlias()
 	}
 	src := &source{alias: alias}
+	a := r.newAlias()
 	for i, c := range q.cols {
-		sc := col{name: c.name, typ: c.typ, mod: c.mod, sql: ident(alias) + "." + colName(i)}
+		sc := col{name: c.name, typ: c.typ, mod: c.mod, lb0: c.lb0, lbMixed: c.lbMixed, sql: a + "." + colName(i)}
 		for _, f := range c.fields {
-			sc.fields = append(sc.fields, col{name: f.name, typ: f.typ, sql: ident(alias) + "." + f.sql})
+			sc.fields = append(sc.fields, col{name: f.name, typ: f.typ, sql: a + "." + f.sql})
 		}
 		src.cols = append(src.cols, sc)
 	}
 	if err := renameCols(src, rs.GetAlias()); err != nil {
 		return "", nil, err
 	}
-	return "(" + q.sql + ") AS " + ident(alias), []*source{src}, nil
+	return "(" + q.sql + ") AS " + a, []*source{src}, nil
 }
 
 // join rewrites a JOIN; USING becomes ON (the FROM items' SQLite column

@@ -60,6 +60,24 @@ func (r *rewriter) funcCall(fc *pg_query.FuncCall, sc *scope) (val, error) {
 	return r.aggregate(name, agg, fc, sc)
 }
 
+// funcArgs are the PostgreSQL types of catalog functions' arguments, by
+// position: an untyped literal or parameter takes them (PostgreSQL's
+// Describe of `format_type($1, $2)` is oid, int4); others are text.
+var funcArgs = map[string][]string{
+	"format_type": {"oid", "int4"}, "pg_get_expr": {"pg_node_tree", "oid", "bool"},
+	"pg_get_indexdef": {"oid", "int4", "bool"}, "pg_get_constraintdef": {"oid", "bool"},
+	"pg_get_viewdef": {"oid", "bool"}, "pg_get_triggerdef": {"oid", "bool"}, "pg_get_functiondef": {"oid"},
+	"pg_get_function_arguments": {"oid"}, "pg_get_function_result": {"oid"},
+	"pg_get_function_identity_arguments": {"oid"}, "pg_get_partkeydef": {"oid"}, "pg_get_userbyid": {"oid"},
+	"pg_table_is_visible": {"oid"}, "pg_type_is_visible": {"oid"}, "pg_function_is_visible": {"oid"},
+	"pg_collation_is_visible": {"oid"}, "pg_opclass_is_visible": {"oid"}, "pg_is_other_temp_schema": {"oid"},
+	"obj_description": {"oid", "name"}, "col_description": {"oid", "int4"}, "shobj_description": {"oid", "name"},
+	"pg_relation_size": {"regclass"}, "pg_total_relation_size": {"regclass"}, "pg_table_size": {"regclass"},
+	"pg_indexes_size": {"regclass"}, "pg_relation_is_publishable": {"regclass"},
+	"pg_encoding_to_char": {"int4"}, "pg_size_pretty": {"int8"}, "current_schemas": {"bool"},
+	"pg_get_statisticsobjdef_columns": {"oid"},
+}
+
 // call rewrites a call of one of Functions.
 func (r *rewriter) call(name string, args []*pg_query.Node, sc *scope) (val, error) {
 	res, ok := Functions[name]
@@ -75,12 +93,27 @@ func (r *rewriter) call(name string, args []*pg_query.Node, sc *scope) (val, err
 		if err != nil {
 			return val{}, err
 		}
-		vs[i] = r.coerce(v, "text")
+		t := "text"
+		if ts := funcArgs[name]; i < len(ts) {
+			t = ts[i]
+		}
+		vs[i] = r.coerce(v, t)
 	}
 	if name == "position" {
 		name = "strpos" // PostgreSQL's position(string, substring), as strpos
 	}
-	return val{sql: sqlFuncName(name) + "(" + joinSQL(vs) + ")", typ: resultType(res, vs)}, nil
+	out := val{sql: sqlFuncName(name) + "(" + joinSQL(vs) + ")", typ: resultType(res, vs)}
+	if (name == "array_upper" || name == "array_lower") && len(vs) > 0 {
+		// The catalog's arrays are JSON, numbered from 1: a vector or a
+		// vector cast to an array is numbered from 0.
+		switch a := vs[0]; {
+		case a.lbMixed:
+			return val{}, refuse("%s of an array whose lower bound varies by row", name)
+		case isVector(a.typ) || a.lb0:
+			out.sql = "(" + out.sql + " - 1)"
+		}
+	}
+	return out, nil
 }
 
 // sqlFuncName quotes a function name that is an SQLite keyword.
@@ -183,8 +216,13 @@ func (r *rewriter) over(v val, fc *pg_query.FuncCall, sc *scope) (val, error) {
 		}
 		return v, nil
 	}
-	if w.GetName() != "" || w.GetRefname() != "" || w.GetStartOffset() != nil || w.GetEndOffset() != nil {
-		return val{}, refuse("named windows and window frames")
+	w, err := sc.window(w)
+	if err != nil {
+		return val{}, err
+	}
+	const defaultFrame = 1058 // FRAMEOPTION_DEFAULTS: RANGE UNBOUNDED PRECEDING … CURRENT ROW
+	if w.GetFrameOptions() != defaultFrame {
+		return val{}, refuse("window frames")
 	}
 	var parts []string
 	if len(w.GetPartitionClause()) > 0 {

@@ -84,6 +84,9 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		rt = r.coerce(rt, "int4")
 		return val{sql: "(" + op + rt.sql + ")", typ: rt.typ}, nil
 	}
+	if a.GetLexpr().GetRowExpr() != nil || a.GetRexpr().GetRowExpr() != nil {
+		return r.rowCompare(a.GetLexpr(), a.GetRexpr(), op, sc)
+	}
 	switch op {
 	case "||":
 		return r.concat(a, sc)
@@ -105,7 +108,9 @@ func (r *rewriter) operator(a *pg_query.A_Expr, sc *scope) (val, error) {
 		if rt.sql == "0" {
 			return val{}, pgErr("22012", "division by zero")
 		}
-		div := "CASE WHEN " + rt.sql + " = 0 THEN " + raiseSQL("22012", "division by zero") + " ELSE " + rt.sql + " END"
+		// The divisor appears once (nested divisions stay linear).
+		div := "(SELECT CASE WHEN _d = 0 THEN " + raiseSQL("22012", "division by zero") + " ELSE _d END FROM (SELECT " +
+			rt.sql + " AS _d))"
 		return val{sql: "(" + l.sql + " " + op + " " + div + ")", typ: arithType(l.typ, rt.typ)}, nil
 	case "+", "-", "*", "&", "|":
 		return val{sql: "(" + l.sql + " " + op + " " + rt.sql + ")", typ: arithType(l.typ, rt.typ)}, nil
@@ -206,6 +211,9 @@ func (r *rewriter) inList(a *pg_query.A_Expr, sc *scope) (val, error) {
 	op, err := opName(a.GetName())
 	if err != nil {
 		return val{}, err
+	}
+	if a.GetLexpr().GetRowExpr() != nil {
+		return r.rowIn(a, op, sc)
 	}
 	l, err := r.expr(a.GetLexpr(), sc)
 	if err != nil {
@@ -392,4 +400,72 @@ func arrayCompare(l, rt val, op string) (val, error) {
 // functions' convention ("pg:<SQLSTATE>: message", sqliteError).
 func raiseSQL(code, msg string) string {
 	return "json_extract('{}', " + quote("pg:"+code+": "+msg) + ")"
+}
+
+// rows rewrites a row constructor's fields ((a, b)); n is the field count
+// it must have (0 any).
+func (r *rewriter) rows(n *pg_query.Node, sc *scope) ([]val, error) {
+	row := n.GetRowExpr()
+	if row == nil {
+		return nil, refuse("comparisons of a row with %s", nodeName(n))
+	}
+	vs := make([]val, len(row.GetArgs()))
+	for i, f := range row.GetArgs() {
+		v, err := r.expr(f, sc)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+// rowCompare is (a, b) op (c, d), as SQLite's row values compare.
+func (r *rewriter) rowCompare(ln, rn *pg_query.Node, op string, sc *scope) (val, error) {
+	c, ok := comparisons[op]
+	if !ok {
+		return val{}, refuse("the row operator %s", op)
+	}
+	l, err := r.rows(ln, sc)
+	if err != nil {
+		return val{}, err
+	}
+	rt, err := r.rows(rn, sc)
+	if err != nil {
+		return val{}, err
+	}
+	if len(l) != len(rt) {
+		return val{}, pgErr("42601", "unequal number of entries in row expressions")
+	}
+	for i := range l {
+		l[i], rt[i] = r.unify(l[i], rt[i])
+	}
+	return val{sql: "((" + joinSQL(l) + ") " + c + " (" + joinSQL(rt) + "))", typ: "bool"}, nil
+}
+
+// rowIn is (a, b) [NOT] IN ((1, 2), (3, 4)), over SQLite's VALUES.
+func (r *rewriter) rowIn(a *pg_query.A_Expr, op string, sc *scope) (val, error) {
+	l, err := r.rows(a.GetLexpr(), sc)
+	if err != nil {
+		return val{}, err
+	}
+	var rows []string
+	for _, n := range a.GetRexpr().GetList().GetItems() {
+		rt, err := r.rows(n, sc)
+		if err != nil {
+			return val{}, err
+		}
+		if len(rt) != len(l) {
+			return val{}, pgErr("42601", "unequal number of entries in row expressions")
+		}
+		for i := range l {
+			l[i], rt[i] = r.unify(l[i], rt[i])
+		}
+		rows = append(rows, "("+joinSQL(rt)+")")
+	}
+	not := ""
+	if op == "<>" {
+		not = "NOT "
+	}
+	return val{sql: "((" + joinSQL(l) + ") " + not + "IN (VALUES " + strings.Join(rows, ", ") + "))", typ: "bool"}, nil
 }

@@ -49,6 +49,25 @@ var pgComparedRewrites = []string{
 	`SELECT table_name, column_name, ordinal_position, is_nullable, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'authors' ORDER BY ordinal_position`,
 	`SELECT c.is_nullable, x.d FROM information_schema.columns c, (SELECT is_deferrable, initially_deferred AS d FROM information_schema.table_constraints WHERE constraint_name = 'authors_pkey') x WHERE c.table_name = 'authors' AND c.column_name = 'id'`,
 	`SELECT array_agg(c.oid::regclass ORDER BY c.relname), ARRAY['int4'::regtype, 'text'::regtype], NULL::regtype[] FROM pg_class c WHERE c.relnamespace = 2200 AND c.relkind = 'r'`,
+	`SELECT ARRAY['int4'::regtype, 'text'::regtype]::text[], '{int4,bool}'::text[]::regtype[], ARRAY[1, 2]::text[], '{3,4}'::text[]::int2[], ARRAY[true]::text[], '1 2'::int2vector::int4[], '23 25'::oidvector::regtype[]::text[]`,
+	`SELECT array_upper('1 2'::int2vector::int2[], 1), array_lower('1 2'::int2vector::int2[], 1), ('1 2'::int2vector::int2[])[1], ('1 2'::int2vector)[1], array_upper('1 2 3'::int2vector, 1)`,
+	`SELECT COALESCE(NULL::oid[]::regtype[], '23 25'::oidvector::regtype[])::text[], COALESCE('{23}'::oid[]::regtype[], '23 25'::oidvector::regtype[])::text[]`,
+	`SELECT s, generate_subscripts('5 6'::int2vector::int2[], 1) FROM (SELECT 1) x(s)`,
+	`SELECT 'text' = ANY(ARRAY['int4'::regtype, 'text'::regtype]::text[]), '2' = ANY(ARRAY[1, 2]::text[])`,
+	`SELECT relname FROM pg_class WHERE relname = 'books' UNION SELECT nspname::text FROM pg_namespace WHERE nspname = 'public' ORDER BY 1`,
+	`SELECT 'x'::text UNION SELECT relname FROM pg_class WHERE relname = 'books' ORDER BY 1`,
+	`SELECT coalesce(NULL::int4, 2::int8), CASE WHEN true THEN 'a'::name ELSE 'b'::text END, x FROM (VALUES (1), (2::int8)) v(x) ORDER BY x`,
+	`SELECT (1, 'a') = (1, 'a'), (1, 2) < (1, 3), (1, NULL) = (1, 2), (2, 'b') IN ((1, 'a'), (2, 'b')), (3, 'c') NOT IN ((1, 'a'))`,
+	`SELECT c.relname FROM pg_class c WHERE (c.relnamespace, c.relname) IN (SELECT n.oid, 'books' FROM pg_namespace n WHERE n.nspname = 'public')`,
+	`SELECT generate_series(1, 3), generate_series(5, 1, -2), unnest(ARRAY['a'])`,
+	`SELECT unnest(ARRAY['a', 'b']) || '!', 10 * generate_series(1, 2), upper(unnest('{x,y}'::text[]))`,
+	`SELECT "table_schema", "table_name", obj_description(('"' || "table_schema" || '"."' || "table_name" || '"')::regclass, 'pg_class') AS table_comment FROM "information_schema"."tables" WHERE ("table_schema" = 'public' AND "table_name" = 'authors')`,
+	`SELECT "ns"."nspname" AS "table_schema", "t"."relname" AS "table_name", "i"."relname" AS "constraint_name", "a"."attname" AS "column_name", CASE "ix"."indisunique" WHEN 't' THEN 'TRUE' ELSE'FALSE' END AS "is_unique", pg_get_expr("ix"."indpred", "ix"."indrelid") AS "condition", "types"."typname" AS "type_name" FROM "pg_class" "t" INNER JOIN "pg_index" "ix" ON "ix"."indrelid" = "t"."oid" INNER JOIN "pg_attribute" "a" ON "a"."attrelid" = "t"."oid" AND "a"."attnum" = ANY ("ix"."indkey") INNER JOIN "pg_namespace" "ns" ON "ns"."oid" = "t"."relnamespace" INNER JOIN "pg_class" "i" ON "i"."oid" = "ix"."indexrelid" INNER JOIN "pg_type" "types" ON "types"."oid" = "a"."atttypid" LEFT JOIN "pg_constraint" "cnst" ON "cnst"."conname" = "i"."relname" WHERE "t"."relkind" IN ('r', 'p') AND "cnst"."contype" IS NULL AND (("ns"."nspname" = 'public' AND "t"."relname" = 'books')) ORDER BY 3, 4`,
+	`SELECT n, row_number() OVER (w ORDER BY n), sum(n) OVER (w ORDER BY n DESC), count(*) OVER w, row_number() OVER v FROM generate_series(1, 4) n WINDOW w AS (PARTITION BY n % 2), v AS (ORDER BY -n) ORDER BY n`,
+	`SELECT * FROM current_schema()`,
+	`SELECT 'abcdef'::varchar(3), relname::varchar(2) FROM pg_class WHERE relname = 'books'`,
+	`SELECT s, v LIKE 'PostgreSQL 15.%' FROM current_schema() AS s, version() v`,
+	`SELECT c.relname, x FROM pg_class c, format_type(c.reltype, NULL) AS x WHERE c.relname = 'books'`,
 	`SELECT table_type, is_insertable_into FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
 	`SELECT t.relname FROM pg_class t LEFT JOIN pg_index i ON i.indrelid = t.oid AND i.indisprimary WHERE t.relnamespace = 2200 AND t.relkind = 'r' AND i.indexrelid IS NOT NULL ORDER BY 1`,
 	`SELECT k.relname FROM pg_class k WHERE k.relname IN (SELECT tablename FROM pg_tables WHERE schemaname = 'public') UNION SELECT 'z' ORDER BY 1`,
@@ -196,6 +215,7 @@ var pgComparedParams = []struct {
 	{`SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum LIMIT $2`, []string{"public.authors", "2"}},
 	{`SELECT c.relname FROM pg_class c WHERE c.relkind = $1 AND c.relname LIKE $2 ORDER BY 1`, []string{"r", "b%"}},
 	{`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2 AND table_type = $3`, []string{"public", "authors", "BASE TABLE"}},
+	{`SELECT format_type($1, $2), pg_get_indexdef($3), obj_description($4, 'pg_class'), pg_table_is_visible($5)`, []string{"23", "-1", "16384", "1", "1259"}},
 	{`SELECT c.relname FROM pg_class c WHERE c.relname OPERATOR(pg_catalog.~) $1 AND c.relname ~~ $2 ORDER BY 1`, []string{"^(authors|books)$", "%s"}},
 	{`SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = 2200 AND i.indisprimary = $1`, []string{"t"}},
 }
@@ -243,7 +263,11 @@ func TestParamsAgainstPostgres(t *testing.T) {
 		for rows.Next() {
 			var vs []string
 			for _, v := range rows.RawValues() {
-				vs = append(vs, string(v))
+				if v == nil {
+					vs = append(vs, "NULL")
+				} else {
+					vs = append(vs, string(v))
+				}
 			}
 			wantRows = append(wantRows, strings.Join(vs, "|"))
 		}

@@ -1,15 +1,22 @@
 package pgcatalog
 
-import "strings"
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
 
 // scope is the name space of one SELECT: its FROM items, its WITH
 // queries, and the enclosing query's scope (correlated references).
 type scope struct {
 	parent  *scope
 	sources []*source
-	ctes    map[string][]col
+	ctes    map[string]cteDef
 	using   map[string]bool // columns merged by JOIN … USING
 	top     bool            // the statement's own SELECT (its results are the client's)
+	// windowClause is the SELECT's WINDOW clause (nil none: a subquery's
+	// windows are not its enclosing query's).
+	windowClause []*pg_query.Node
 }
 
 // source is one FROM item: the alias it is known by, the relation it
@@ -20,14 +27,56 @@ type source struct {
 	hideStar           map[string]bool // columns merged by JOIN … USING: not in an unqualified *
 }
 
+// window resolves OVER w and OVER (w ORDER BY …) against the SELECT's
+// WINDOW clause: the named window's partitioning, and its ordering
+// unless the reference orders.
+func (s *scope) window(w *pg_query.WindowDef) (*pg_query.WindowDef, error) {
+	ref := w.GetRefname()
+	if ref == "" {
+		ref = w.GetName()
+	}
+	if ref == "" {
+		return w, nil
+	}
+	for sc := s; sc != nil; sc = sc.parent {
+		if sc.windowClause == nil {
+			continue
+		}
+		for _, n := range sc.windowClause {
+			d := n.GetWindowDef()
+			if d.GetName() != ref {
+				continue
+			}
+			out := &pg_query.WindowDef{PartitionClause: d.GetPartitionClause(), OrderClause: d.GetOrderClause(),
+				FrameOptions: d.GetFrameOptions()}
+			if w.GetRefname() != "" {
+				if len(w.GetOrderClause()) > 0 {
+					out.OrderClause = w.GetOrderClause()
+				}
+				out.FrameOptions = w.GetFrameOptions()
+			}
+			return out, nil
+		}
+		break // a window is its own SELECT's
+	}
+	return nil, pgErr("42704", "window %q does not exist", ref)
+}
+
+// cteDef is a WITH query: its columns and the name the SQLite text
+// gives it.
+type cteDef struct {
+	cols []col
+	sql  string
+}
+
 // cte finds a WITH query by name in s or an enclosing scope.
-func (s *scope) cte(name string) ([]col, bool) {
+func (s *scope) cte(name string) (cteDef, bool) {
 	for ; s != nil; s = s.parent {
 		if c, ok := s.ctes[name]; ok {
 			return c, true
 		}
 	}
-	return nil, false
+	return cteDef{}, false
 }
 
 // column resolves a column reference (name, alias.name or

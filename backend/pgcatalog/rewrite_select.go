@@ -31,6 +31,9 @@ func (r *rewriter) query(s *pg_query.SelectStmt, outer *scope) (*selectOut, erro
 		return nil, err
 	}
 	q.sql = with + q.sql
+	if len(q.sql) > maxRewrite {
+		return nil, errTooComplex
+	}
 	return q, nil
 }
 
@@ -39,7 +42,7 @@ func (r *rewriter) with(w *pg_query.WithClause, sc *scope) (string, error) {
 	if w == nil {
 		return "", nil
 	}
-	sc.ctes = map[string][]col{}
+	sc.ctes = map[string]cteDef{}
 	var parts []string
 	for _, n := range w.GetCtes() {
 		c := n.GetCommonTableExpr()
@@ -47,21 +50,21 @@ func (r *rewriter) with(w *pg_query.WithClause, sc *scope) (string, error) {
 		if sel == nil || c.GetSearchClause() != nil || c.GetCycleClause() != nil {
 			return "", refuse("WITH queries other than SELECT, SEARCH and CYCLE")
 		}
+		sqlName := r.newAlias()
 		if w.GetRecursive() && sel.GetOp() != pg_query.SetOperation_SETOP_NONE {
 			// The recursive reference's columns are the first arm's.
 			first, err := r.query(sel.GetLarg(), sc)
 			if err != nil {
 				return "", err
 			}
-			sc.ctes[c.GetCtename()] = cteCols(c, first.cols)
+			sc.ctes[c.GetCtename()] = cteDef{cols: cteCols(c, first.cols), sql: sqlName}
 		}
 		q, err := r.query(sel, sc)
 		if err != nil {
 			return "", err
 		}
-		cols := cteCols(c, q.cols)
-		sc.ctes[c.GetCtename()] = cols
-		parts = append(parts, ident(c.GetCtename())+" AS ("+q.sql+")")
+		sc.ctes[c.GetCtename()] = cteDef{cols: cteCols(c, q.cols), sql: sqlName}
+		parts = append(parts, sqlName+" AS ("+q.sql+")")
 	}
 	kw := "WITH "
 	if w.GetRecursive() {
@@ -100,9 +103,7 @@ func (r *rewriter) setOp(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	}
 	q := &selectOut{sql: l.sql + " " + op + " " + rt.sql, cols: append([]col(nil), l.cols...)}
 	for i := range q.cols {
-		if q.cols[i].typ == unknownType {
-			q.cols[i].typ = rt.cols[i].typ
-		}
+		q.cols[i].typ = commonType(q.cols[i].typ, rt.cols[i].typ)
 	}
 	return r.orderLimit(s, q, nil, nil)
 }
@@ -149,8 +150,8 @@ func (r *rewriter) values(s *pg_query.SelectStmt, sc *scope) (*selectOut, error)
 			}
 			if i == 0 {
 				q.cols = append(q.cols, col{name: "column" + strconv.Itoa(j+1), typ: v.typ})
-			} else if q.cols[j].typ == unknownType {
-				q.cols[j].typ = v.typ
+			} else {
+				q.cols[j].typ = commonType(q.cols[j].typ, v.typ)
 			}
 			vals = append(vals, v.sql)
 		}
@@ -170,6 +171,7 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if err != nil {
 		return nil, err
 	}
+	sc.windowClause = s.GetWindowClause()
 	srf, err := r.targetSRFs(s.GetTargetList(), sc)
 	if err != nil {
 		return nil, err
@@ -201,8 +203,8 @@ func (r *rewriter) plain(s *pg_query.SelectStmt, sc *scope) (*selectOut, error) 
 	if err := r.groupBy(s, sc, targets, cols, &b); err != nil {
 		return nil, err
 	}
-	if len(s.GetWindowClause()) > 0 {
-		return nil, refuse("the WINDOW clause")
+	if s.GetGroupDistinct() {
+		return nil, refuse("GROUP BY DISTINCT")
 	}
 	dc := s.GetDistinctClause()
 	if len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil {

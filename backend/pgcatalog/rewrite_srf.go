@@ -7,11 +7,14 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// The set-returning functions a FROM item may call, each over SQLite's
-// json_each (whose arguments may read the FROM items before it, as a
-// function in PostgreSQL's FROM may): unnest(array) [WITH ORDINALITY],
+// The set-returning functions, each over SQLite's json_each (whose
+// arguments may read the FROM items before it, as a function in
+// PostgreSQL's FROM may): in FROM unnest(array …) [WITH ORDINALITY],
 // generate_series(a, b[, step]), information_schema._pg_expandarray(array)
-// (columns x, n) and current_schemas(bool).
+// (columns x, n), current_schemas(bool), pg_partition_ancestors and any
+// scalar function (one row); in a select list (targetSRFs) unnest,
+// generate_series, generate_subscripts, _pg_expandarray and
+// pg_partition_ancestors, in lockstep.
 
 // srfCall is a FROM function's name (qualifier checked) and arguments.
 func srfCall(rf *pg_query.RangeFunction) (string, []*pg_query.Node, error) {
@@ -47,7 +50,7 @@ func (r *rewriter) rangeFunction(rf *pg_query.RangeFunction, sc *scope) (string,
 	}
 	var arr val
 	var cols []col
-	a := ident(alias)
+	a := r.newAlias()
 	switch name {
 	case "unnest", "_pg_expandarray", "current_schemas", "pg_partition_ancestors":
 		var drv string
@@ -70,7 +73,25 @@ func (r *rewriter) rangeFunction(rf *pg_query.RangeFunction, sc *scope) (string,
 	case "pg_get_keywords":
 		return "", nil, refuse("pg_get_keywords()")
 	default:
-		return "", nil, refuse("the function %s in FROM", name)
+		// A scalar function in FROM is one row (current_schema(),
+		// version() …).
+		if _, ok := aggregates[name]; ok {
+			return "", nil, refuse("the aggregate %s in FROM", name)
+		}
+		v, err := r.call(name, args, sc)
+		if err != nil {
+			return "", nil, err
+		}
+		elem := v.sql
+		if isArray(v.typ) || isVector(v.typ) {
+			elem = "json(" + elem + ")"
+		}
+		arr = val{sql: "json_array(" + elem + ")"}
+		colname := name
+		if rf.GetAlias() != nil {
+			colname = alias
+		}
+		cols = []col{{name: colname, typ: v.typ, sql: a + ".value", lb0: v.lb0}}
 	}
 	if name == "current_schemas" {
 		cols[0].name = "current_schemas"
@@ -129,13 +150,7 @@ func (r *rewriter) series(args []*pg_query.Node, sc *scope, a string) (val, []co
 func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) {
 	var calls []*pg_query.FuncCall
 	for _, n := range list {
-		v := n.GetResTarget().GetVal()
-		if ind := v.GetAIndirection(); ind != nil {
-			v = ind.GetArg()
-		}
-		if fc := v.GetFuncCall(); fc != nil && setReturning[nameOf(fc)] {
-			calls = append(calls, fc)
-		}
+		calls = append(calls, srfCalls(n.ProtoReflect())...)
 	}
 	if len(calls) == 0 {
 		return "", nil
@@ -170,7 +185,10 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 		if len(distinct) > 1 {
 			elem = "json_extract(" + arrays[i].sql + ", '$[' || " + alias + ".key || ']')"
 		}
-		r.srfVals[fc] = srfValue(nameOf(fc), arrays[i].typ, elem, alias+".key")
+		if arrays[i].lbMixed {
+			return "", refuse("%s of an array whose lower bound varies by row", nameOf(fc))
+		}
+		r.srfVals[fc] = srfValue(nameOf(fc), arrays[i], elem, alias+".key")
 	}
 	return "json_each(" + driver + ") AS " + alias, nil
 }
@@ -178,11 +196,15 @@ func (r *rewriter) targetSRFs(list []*pg_query.Node, sc *scope) (string, error) 
 // srfArray is the array a set-returning call in a select list reads.
 func (r *rewriter) srfArray(fc *pg_query.FuncCall, sc *scope) (val, error) {
 	name, args := nameOf(fc), fc.GetArgs()
+	if name == "generate_series" {
+		arr, _, err := r.series(args, sc, "")
+		return arr, err
+	}
 	want := 1
 	if name == "generate_subscripts" {
 		want = 2
 	}
-	if len(args) != want || name == "generate_series" || name == "pg_get_keywords" {
+	if len(args) != want || name == "pg_get_keywords" {
 		return val{}, refuse("%s with %d arguments in the select list", name, len(args))
 	}
 	v, err := r.expr(args[0], sc)
@@ -207,9 +229,10 @@ func (r *rewriter) srfArray(fc *pg_query.FuncCall, sc *scope) (val, error) {
 }
 
 // srfValue is a set-returning call's value in the row of position key.
-func srfValue(name, arrType, elem, key string) val {
+func srfValue(name string, arr val, elem, key string) val {
+	arrType := arr.typ
 	base := "1"
-	if isVector(arrType) {
+	if isVector(arrType) || arr.lb0 {
 		base = "0"
 	}
 	switch name {
@@ -301,4 +324,31 @@ func hasAggregate(m protoreflect.Message) bool {
 		return !found
 	})
 	return found
+}
+
+// srfCalls are the set-returning calls in m outside subqueries (and not
+// inside another set-returning call's arguments).
+func srfCalls(m protoreflect.Message) []*pg_query.FuncCall {
+	switch n := m.Interface().(type) {
+	case *pg_query.SubLink:
+		return nil
+	case *pg_query.FuncCall:
+		if setReturning[nameOf(n)] {
+			return []*pg_query.FuncCall{n}
+		}
+	}
+	var out []*pg_query.FuncCall
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Kind() != protoreflect.MessageKind, fd.IsMap():
+		case fd.IsList():
+			for i := 0; i < v.List().Len(); i++ {
+				out = append(out, srfCalls(v.List().Get(i).Message())...)
+			}
+		default:
+			out = append(out, srfCalls(v.Message())...)
+		}
+		return true
+	})
+	return out
 }

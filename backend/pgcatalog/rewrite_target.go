@@ -39,7 +39,7 @@ func (r *rewriter) targets(list []*pg_query.Node, sc *scope) ([]string, []col, e
 		if name == "" {
 			name = figureName(rt.GetVal())
 		}
-		c := col{name: name, typ: v.typ, mod: v.mod}
+		c := col{name: name, typ: v.typ, mod: v.mod, lb0: v.lb0, lbMixed: v.lbMixed}
 		if v.fields != nil {
 			// A composite: shown as its row text, and its fields as
 			// further SQLite columns (c3_x) an enclosing query reads.
@@ -262,6 +262,6 @@ func nodeName(n *pg_query.Node) string {
 	if n == nil || n.GetNode() == nil {
 		return "(empty)"
 	}
-	s := strings.TrimPrefix(string(n.ProtoReflect().WhichOneof(n.ProtoReflect().Descriptor().Oneofs().Get(0)).Message().Name()), "")
-	return s
+	m := n.ProtoReflect()
+	return string(m.WhichOneof(m.Descriptor().Oneofs().Get(0)).Message().Name())
 }

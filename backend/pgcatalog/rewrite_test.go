@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -77,14 +78,14 @@ func TestRewriteSQL(t *testing.T) {
 		// PostgreSQL sorts NULLs last ascending, first descending.
 		{"SELECT relname FROM pg_class ORDER BY relname", "ORDER BY 1 ASC NULLS LAST"},
 		{"SELECT relname FROM pg_class ORDER BY relname DESC", "ORDER BY 1 DESC NULLS FIRST"},
-		{"SELECT relname FROM pg_class ORDER BY relnatts NULLS FIRST", `ORDER BY "pg_class"."relnatts" ASC NULLS FIRST`},
-		{"SELECT 1 FROM pg_class WHERE relname ~ '^a'", `pgcat_regex("pg_class"."relname", '^a', '')`},
-		{"SELECT 1 FROM pg_class WHERE relname OPERATOR(pg_catalog.!~*) 'A'", `(NOT pgcat_regex("pg_class"."relname", 'A', 'i'))`},
-		{"SELECT 1 FROM pg_class WHERE relname ILIKE 'A%'", `lower("pg_class"."relname") LIKE lower('A%') ESCAPE '\'`},
+		{"SELECT relname FROM pg_class ORDER BY relnatts NULLS FIRST", `ORDER BY _r1."relnatts" ASC NULLS FIRST`},
+		{"SELECT 1 FROM pg_class WHERE relname ~ '^a'", `pgcat_regex(_r1."relname", '^a', '')`},
+		{"SELECT 1 FROM pg_class WHERE relname OPERATOR(pg_catalog.!~*) 'A'", `(NOT pgcat_regex(_r1."relname", 'A', 'i'))`},
+		{"SELECT 1 FROM pg_class WHERE relname ILIKE 'A%'", `lower(_r1."relname") LIKE lower('A%') ESCAPE '\'`},
 		{"SELECT 1 FROM pg_class WHERE relkind = ANY ('{r,v}')", `json_each('["r","v"]')`},
 		{"SELECT 1 FROM pg_class WHERE oid = 'pg_class'::regclass", `pgcat_regclass_in('pg_class')`},
 		{"SELECT 1 FROM pg_class WHERE oid = '1259'", `= 1259`},
-		{"SELECT relname COLLATE \"C\" FROM pg_class", `"pg_class"."relname" AS c1`},
+		{"SELECT relname COLLATE \"C\" FROM pg_class", `_r1."relname" AS c1`},
 		{"SELECT relname FROM pg_class LIMIT 2 OFFSET 1", "LIMIT 2 OFFSET 1"},
 		{"SELECT relname FROM pg_class OFFSET 1", "LIMIT -1 OFFSET 1"},
 	} {
@@ -120,9 +121,15 @@ func TestRewriteErrors(t *testing.T) {
 		{"SELECT 'x'::int", "22P02", `invalid input syntax for type integer: "x"`},
 		{"SELECT 1 ORDER BY 2", "42P10", ""},
 		{"SELECT relnatts / 0 FROM pg_class", "22012", "division by zero"},
+		{"SELECT 1 = ANY(" + strings.Repeat("ARRAY[(SELECT 1 = ANY(", 20) + "ARRAY[1]" + strings.Repeat(")::int)]", 20) + ")", "54001", "too complex"},
+		{"SELECT relnatts::numeric(10, 2) FROM pg_class", "0A000", "type modifier"},
+		{"SELECT relkind FROM pg_class GROUP BY DISTINCT relkind", "0A000", "GROUP BY DISTINCT"},
+		{"SELECT row_number() OVER w FROM pg_class", "42704", `window "w" does not exist`},
+		{"SELECT (coalesce(conkey, indkey::int2[]))[1] FROM pg_index, pg_constraint", "0A000", "lower bound varies"},
 		{"SELECT unnest(array_agg(relname)) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT count(*), unnest(ARRAY[1, 2]) FROM pg_class", "0A000", "beside aggregates"},
 		{"SELECT row_number() OVER (), unnest(ARRAY[1, 2])", "0A000", "window functions"},
+		{"SELECT sum(relnatts) OVER (ORDER BY relname ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM pg_class", "0A000", "window frames"},
 		{"SELECT relkind, unnest(ARRAY[1]) FROM pg_class GROUP BY relkind", "0A000", "grouped"},
 	} {
 		_, err := rewrite(c.sql)
@@ -166,6 +173,9 @@ func TestWants(t *testing.T) {
 		{"INSERT INTO t SELECT * FROM pg_class", false},
 		{"SELECT 1; SELECT relname FROM pg_class", false},
 		{"WITH users AS (SELECT 1) SELECT * FROM users", false},
+		{"SELECT * INTO t FROM pg_class", false},
+		{"WITH d AS (DELETE FROM pg_class RETURNING oid) SELECT * FROM d", false},
+		{"SELECT * FROM pg_class FOR UPDATE", false},
 	} {
 		if got := Wants(c.sql); got != c.want {
 			t.Errorf("Wants(%q) = %v, want %v", c.sql, got, c.want)
@@ -199,6 +209,27 @@ func TestRewriteNeverPanics(t *testing.T) {
 			if err != nil && !errors.As(err, &pe) {
 				t.Errorf("%q: %v is not an *Error", sql[:cut], err)
 			}
+		}
+	}
+}
+
+// TestRewriteAliasesAreSQLites: PostgreSQL's aliases are case-sensitive
+// and may be any name, the rewriting's own (_e, _s …) included; the
+// SQLite text names every FROM item itself.
+func TestRewriteAliasesAreSQLites(t *testing.T) {
+	e := mustEngine(t)
+	for _, c := range []struct{ sql, want string }{
+		{`SELECT "a".relname, "A".relname FROM pg_class "a" JOIN pg_class "A" ON "A".oid = "a".oid WHERE "a".relname = 'books'`, "s:books s:books"},
+		{`SELECT _e.relname FROM pg_class _e WHERE _e.relname = ANY('{books}')`, "s:books"},
+		{`WITH "W" AS (SELECT 1 AS x), w AS (SELECT 2 AS x) SELECT "W".x, w.x FROM "W", w`, "i:1 i:2"},
+	} {
+		res, err := e.Query(context.Background(), c.sql, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if got := rowsText(res.Rows); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.sql, got, c.want)
 		}
 	}
 }

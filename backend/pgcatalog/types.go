@@ -127,6 +127,25 @@ func refuse(format string, args ...any) error {
 	return pgErr("0A000", "the catalog emulation does not support "+format, args...)
 }
 
+// commonType is the type PostgreSQL resolves two branches of UNION,
+// CASE, COALESCE or VALUES to (select_common_type, for the types the
+// catalog has): an untyped side takes the other's; of two string types
+// the first (they convert implicitly both ways); of two integer types the
+// wider.
+func commonType(a, b string) string {
+	switch {
+	case a == b || b == unknownType:
+		return a
+	case a == unknownType:
+		return b
+	case isTextual(a) && isTextual(b):
+		return a
+	case isInteger(a) && isInteger(b) && !isReg(a) && !isReg(b):
+		return arithType(a, b)
+	}
+	return a
+}
+
 // yesOrNo are information_schema's columns of its domain yes_or_no
 // (varchar(3)) besides those named is_* (is_generated is character_data).
 var yesOrNo = map[string]bool{

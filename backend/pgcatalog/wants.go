@@ -20,8 +20,8 @@ var genericFunctions = map[string]bool{
 	"string_agg": true, "array_agg": true, "row_number": true,
 }
 
-// rewriteFunctions are the functions the rewriting answers itself (FROM
-// items, LIKE's ESCAPE).
+// rewriteFunctions are the functions the rewriting answers itself
+// (set-returning functions, json_build_object, LIKE's ESCAPE).
 var rewriteFunctions = map[string]bool{
 	"unnest": true, "generate_series": true, "generate_subscripts": true, "_pg_expandarray": true,
 	"pg_partition_ancestors": true, "like_escape": true, "json_build_object": true, "jsonb_build_object": true,
@@ -31,11 +31,13 @@ var rewriteFunctions = map[string]bool{
 // SELECT that names at least one catalog relation (Relations) or calls a
 // catalog function (Functions but the generic ones; a cast to a reg*
 // type; CURRENT_USER, CURRENT_SCHEMA …), and names no other relation and
-// no other function than Functions.
+// no other function than Functions and those the rewriting answers
+// itself (unnest, generate_series, json_build_object …). SELECT INTO,
+// FOR UPDATE and data-modifying WITH queries are not catalog queries.
 func Wants(sql string) bool {
 	sel, err := parseSelect(sql)
-	if err != nil {
-		return false
+	if err != nil || sel.GetIntoClause() != nil || len(sel.GetLockingClause()) > 0 {
+		return false // SELECT INTO writes; FOR UPDATE locks
 	}
 	w := &wantWalk{}
 	return w.walk(sel.ProtoReflect(), nil) && w.catalog
@@ -122,8 +124,8 @@ func (w *wantWalk) with(n *pg_query.SelectStmt, wc *pg_query.WithClause, outer m
 	}
 	for _, c := range wc.GetCtes() {
 		cte := c.GetCommonTableExpr()
-		if cte == nil || !w.walk(cte.ProtoReflect(), scope) {
-			return false
+		if cte.GetCtequery().GetSelectStmt() == nil || !w.walk(cte.ProtoReflect(), scope) {
+			return false // a data-modifying WITH query writes
 		}
 		scope[cte.GetCtename()] = true
 	}
