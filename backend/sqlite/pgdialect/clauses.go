@@ -151,6 +151,9 @@ func orderable(t Type) error {
 	if t.Name == "json" {
 		return pgError("42883", "could not identify an ordering operator for type json")
 	}
+	if isArray(t) {
+		return refuse("ORDER BY an array (%s)", label(t))
+	}
 	return nil
 }
 

@@ -81,6 +81,9 @@ func (t *translator) coerceExpr(v value, to Type, ctx pgconv.Context) (string, e
 // castAllowed checks that PostgreSQL casts from to to in context ctx.
 func castAllowed(from, to Type, ctx pgconv.Context) error {
 	need, ok := pgconv.CastContext(from.Name, to.Name)
+	if !ok && (isArray(from) || isArray(to)) {
+		return refuse("the cast from %s to %s", label(from), label(to))
+	}
 	if !ok && ctx == ctxExplicit {
 		if to.Name == "text" || to.Name == "varchar" || to.Name == "bpchar" {
 			return refuse("the cast from %s to %s", label(from), label(to))

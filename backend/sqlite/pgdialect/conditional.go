@@ -272,6 +272,9 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	if typ.Name == "json" {
 		return value{}, pgError("42883", "could not identify a comparison function for type json")
 	}
+	if isArray(typ) {
+		return value{}, refuse("%s of arrays (array order)", name)
+	}
 	outs, err := t.coerceAll(vals, typ)
 	if err != nil {
 		return value{}, err

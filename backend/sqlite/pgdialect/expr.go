@@ -59,6 +59,10 @@ func (t *translator) exprNode(n *pg_query.Node, sc *scope) (value, error) {
 		return t.minMax(e.MinMaxExpr, sc)
 	case *pg_query.Node_SubLink:
 		return t.subLink(e.SubLink, sc)
+	case *pg_query.Node_AArrayExpr:
+		return t.arrayExpr(e.AArrayExpr, sc)
+	case *pg_query.Node_AIndirection:
+		return t.indirection(e.AIndirection, sc)
 	}
 	return value{}, refuse("the expression %s", nodeName(n))
 }
@@ -117,6 +121,9 @@ func (t *translator) paramRef(p *pg_query.ParamRef) (value, error) {
 
 // typeCast translates x::type and CAST(x AS type).
 func (t *translator) typeCast(c *pg_query.TypeCast, sc *scope) (value, error) {
+	if v, ok, err := emptyArrayCast(c); ok {
+		return v, err
+	}
 	to, err := typeFromName(c.GetTypeName())
 	if err != nil {
 		return value{}, err
@@ -139,6 +146,9 @@ func (t *translator) typeCast(c *pg_query.TypeCast, sc *scope) (value, error) {
 // castName is the column name PostgreSQL gives a cast of a constant: the
 // type's name as its grammar knows it.
 func castName(t Type) string {
+	if isArray(t) {
+		t = elemOf(t) // text[] is named text
+	}
 	switch t.Name {
 	case "varchar":
 		return "varchar"

@@ -204,6 +204,9 @@ func (t *translator) rangeFunction(r *pg_query.RangeFunction, parent *scope) (st
 		return "", nil, refuse("this function form in FROM (LATERAL, WITH ORDINALITY, ROWS FROM)")
 	}
 	call := r.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall()
+	if call != nil && funcName(call) == "unnest" {
+		return t.unnestFrom(r, call, parent) // arrays.go, unnest.go
+	}
 	if call == nil || funcName(call) != "generate_series" {
 		return "", nil, refuse("functions in FROM other than generate_series")
 	}

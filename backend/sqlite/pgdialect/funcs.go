@@ -40,11 +40,14 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 	if f.GetAggWithinGroup() || f.GetFuncVariadic() {
 		return value{}, refuse("WITHIN GROUP or VARIADIC in the call of %s", name)
 	}
-	if _, agg := aggregates[name]; f.GetAggFilter() != nil && !agg && name != "string_agg" {
+	if _, agg := aggregates[name]; f.GetAggFilter() != nil && !agg && name != "string_agg" && name != "array_agg" {
 		return value{}, pgError("42809", "FILTER specified, but %s is not an aggregate function", name)
 	}
 	if name == "string_agg" {
 		return t.stringAgg(f, sc)
+	}
+	if name == "array_agg" {
+		return t.arrayAgg(f, sc)
 	}
 	if agg, ok := aggregates[name]; ok {
 		// Every supported aggregate is insensitive to its input order, so

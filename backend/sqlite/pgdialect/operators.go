@@ -27,6 +27,8 @@ func (t *translator) aExpr(a *pg_query.A_Expr, sc *scope) (value, error) {
 		return t.distinct(a, sc)
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		return t.nullif(a, sc)
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		return t.anyAll(op, a, sc)
 	}
 	return value{}, refuse("the operator %s (%s)", op, a.GetKind())
 }
@@ -47,6 +49,9 @@ func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, 
 	l, r, err := t.operands(a, sc)
 	if err != nil {
 		return value{}, err
+	}
+	if isArray(l.typ) || isArray(r.typ) || op == "@>" || op == "<@" || op == "&&" {
+		return t.arrayOperator(op, l, r)
 	}
 	switch op {
 	case "=", "<>", "<", ">", "<=", ">=":
@@ -143,6 +148,9 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 
 // comparison is the SQLite text of both sides of a comparison.
 func (t *translator) comparison(op string, l, r value) (string, string, error) {
+	if isArray(l.typ) || isArray(r.typ) {
+		return t.arraySides(op, l, r)
+	}
 	l, r, err := t.unify(l, r)
 	if err != nil {
 		return "", "", err

@@ -34,6 +34,9 @@ var declared = map[string]string{
 
 // DeclaredType is the SQLite declared type CREATE TABLE writes for t.
 func DeclaredType(t Type) string {
+	if isArray(t) {
+		return "_" + DeclaredType(elemOf(t)) // _text, _varchar(20), _int4: see arrays.go
+	}
 	d := declared[t.Name]
 	switch {
 	case t.Typmod < 4:
@@ -61,6 +64,9 @@ func Collation(t Type) string {
 // for any other (a table the dialect did not create).
 func ParseDeclaredType(decl string) (Type, bool) {
 	d := strings.ToLower(strings.TrimSpace(decl))
+	if strings.HasPrefix(d, "_") {
+		return parseArrayDeclared(d)
+	}
 	if _, ok := ParseSerial(d); ok {
 		d = strings.Fields(d)[0] // int2/int4/int8 serial <sequence>
 		if d != "int2" && d != "int4" && d != "int8" {
@@ -106,14 +112,18 @@ func typeFromName(tn *pg_query.TypeName) (Type, error) {
 		parts = parts[1:]
 	}
 	full := strings.Join(parts, ".")
-	if len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
-		return Type{}, refuse("the type %s[] (arrays)", full)
+	if tn.GetSetof() || tn.GetPctType() {
+		return Type{}, refuse("the type %s (SETOF, %%TYPE)", full)
 	}
 	name, ok := typeAliases[full]
 	if !ok {
 		return Type{}, refuse("the type %s", full)
 	}
-	return typeWithMods(name, tn.GetTypmods())
+	t, err := typeWithMods(name, tn.GetTypmods())
+	if err != nil || len(tn.GetArrayBounds()) == 0 {
+		return t, err
+	}
+	return arrayType(t, len(tn.GetArrayBounds()))
 }
 
 // typeWithMods applies a type's modifiers: varchar(n), char(n),
@@ -209,7 +219,8 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types interval, time, uuid, jsonb, arrays, identity columns and any other type not in the supported list",
+		"types interval, time, uuid, jsonb, identity columns and any other type not in the supported list",
+		"multi-dimensional arrays, array slices, array bounds in input ('[1:2]={...}'), arrays of types other than text, varchar, int2/int4/int8, bool, date, timestamp and timestamptz (numeric[], float8[] ...), array order (<, ORDER BY, min/max, greatest/least), unnest in the select list or over another FROM item's column (LATERAL), ANY/ALL other than = ANY and <> ALL, casts and || between arrays of different element types (int4[] to int8[], text[] || varchar[])",
 		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
 		"numeric NaN and Infinity, numeric(p, s) with a scale outside 0 to p, numeric values in LIMIT/OFFSET",
 		"float(p), timestamp(p) and other type modifiers except varchar(n), char(n) and numeric(p, s)",

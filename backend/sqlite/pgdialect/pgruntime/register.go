@@ -58,6 +58,9 @@ func Register(c *sqlite3.Conn) error {
 	if err := registerNumericAggregates(c); err != nil {
 		return fmt.Errorf("register pg_num_sum, pg_num_avg: %w", err)
 	}
+	if err := registerArrays(c); err != nil {
+		return fmt.Errorf("register the array functions: %w", err)
+	}
 	return nil
 }
 

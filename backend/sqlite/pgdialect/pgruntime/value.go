@@ -17,10 +17,14 @@ import (
 // text as PostgreSQL outputs it (10.50 for numeric(10,2); the stored form
 // is pgconv.EncodeNumeric's key), and text, varchar, char(n) (blank-
 // padded), json, date, timestamp and timestamptz their text (the
-// canonical PostgreSQL output the dialect stores).
+// canonical PostgreSQL output the dialect stores), an array its array text
+// ({a,"b c",NULL}, stored as it is).
 func Value(t pgdialect.Type, v any) (any, error) {
 	if v == nil {
 		return nil, nil
+	}
+	if pgconv.IsArray(t.Name) {
+		t = pgdialect.Type{Name: "text", Typmod: -1} // PostgreSQL's array text, as stored
 	}
 	switch t.Name {
 	case "bool":

@@ -38,6 +38,12 @@ func category(t string) string {
 // among the supported types, and false when the dialect supports no such
 // cast (PostgreSQL may have one the dialect refuses, float to text).
 func CastContext(src, dst string) (Context, bool) {
+	if IsArray(src) || IsArray(dst) {
+		if src == "unknown" {
+			return Implicit, true
+		}
+		return arrayCastContext(src, dst)
+	}
 	cs, cd := category(src), category(dst)
 	switch {
 	case src == dst || src == "unknown":
@@ -79,6 +85,9 @@ func widening(up bool) Context {
 func Convert(v any, src, dst string, typmod int32, ctx Context) (any, error) {
 	if v == nil {
 		return nil, nil
+	}
+	if IsArray(src) || IsArray(dst) {
+		return convertArray(v, src, dst, typmod, ctx)
 	}
 	if src == "numeric" || dst == "numeric" {
 		return convertNumeric(v, src, dst, typmod, ctx)

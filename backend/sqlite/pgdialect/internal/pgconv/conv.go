@@ -36,6 +36,9 @@ var typeLabel = map[string]string{
 
 // Label is the name PostgreSQL's messages give type name.
 func Label(name string) string {
+	if IsArray(name) {
+		return Label(Elem(name)) + "[]"
+	}
 	if l, ok := typeLabel[name]; ok {
 		return l
 	}
