@@ -693,6 +693,9 @@ var pgCastNames = map[string]string{
 func pgDefault(dflt string, t pgdialect.Type) string {
 	v := stripParens(strings.TrimSpace(dflt))
 	cast := "::" + pgCastNames[t.Name]
+	if elem, array := strings.CutPrefix(t.Name, "_"); array && pgCastNames[elem] != "" {
+		cast = "::" + pgCastNames[elem] + "[]"
+	}
 	switch {
 	case strings.EqualFold(v, "NULL"):
 		return ""
@@ -716,7 +719,7 @@ func pgDefault(dflt string, t pgdialect.Type) string {
 		return quoteLiteral(strings.TrimRight(unquoteString(v), " ")) + cast
 	case t.Name == "bytea" && len(v) >= 3 && (v[0] == 'X' || v[0] == 'x') && v[1] == '\'' && strings.HasSuffix(v, "'"):
 		return `'\x` + strings.ToLower(v[2:len(v)-1]) + "'" + cast
-	case isQuoted(v) && pgCastNames[t.Name] != "":
+	case isQuoted(v) && cast != "::":
 		return v + cast
 	}
 	return dflt

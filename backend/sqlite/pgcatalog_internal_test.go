@@ -230,6 +230,8 @@ func TestPGDefault(t *testing.T) {
 		{"'35000001  '", typ("numeric", -1), "0.10"},
 		{"'ab '", typ("bpchar", 7), "'ab'::bpchar"},
 		{"'x'", typ("bpchar", 5), "'x'::bpchar"},
+		{"'{a,b}'", typ("_text", -1), "'{a,b}'::text[]"},
+		{"'{1,2}'", typ("_int8", -1), "'{1,2}'::bigint[]"},
 	} {
 		if got := pgDefault(c.dflt, c.typ); got != c.want {
 			t.Errorf("pgDefault(%q, %s) = %q, want %q", c.dflt, c.typ.Name, got, c.want)

@@ -289,7 +289,7 @@ var (
 		`CREATE TABLE authors (id serial PRIMARY KEY, name varchar(20) NOT NULL UNIQUE, active bool DEFAULT true,
 			n int DEFAULT 0, m int DEFAULT -5, s text DEFAULT 'it''s', f float8 DEFAULT 1.5, born timestamptz,
 			day date DEFAULT '2020-01-02', nb bool DEFAULT NULL, price numeric(10,1) DEFAULT 2.5, amount numeric,
-			code char(3) DEFAULT 'ab', CONSTRAINT positive CHECK (n >= 0), CHECK (length(s) < 10))`,
+			code char(3) DEFAULT 'ab', tags text[] DEFAULT '{a,b}', nums int4[], CONSTRAINT positive CHECK (n >= 0), CHECK (length(s) < 10))`,
 		`CREATE TABLE scratch (id bigserial PRIMARY KEY)`,
 		`CREATE TABLE books (id bigserial, author_id int REFERENCES authors (id) ON DELETE CASCADE,
 			title text NOT NULL, isbn varchar(13), code varchar(20) DEFAULT 'x', big int8 DEFAULT 5000000000,
