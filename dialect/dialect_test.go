@@ -33,3 +33,30 @@ func TestLookupAndKinds(t *testing.T) {
 		t.Fatal("Lookup(oracle) succeeded")
 	}
 }
+
+// Every network a database may run, in its own SQL or a translated one,
+// either answers PostgreSQL's catalog queries or hints how to list tables;
+// a postgres-dialect network on SQLite answers them (the emulated catalog,
+// backend/pgcatalog) as a network on PostgreSQL does.
+func TestNetworkWireCatalogs(t *testing.T) {
+	for _, n := range dialect.Names() {
+		d, _ := dialect.Lookup(n)
+		for _, sql := range []string{"", d.Translates} {
+			w, err := d.NetworkWire(sql)
+			if err != nil {
+				t.Fatalf("%s.NetworkWire(%q): %v", n, sql, err)
+			}
+			if !w.PGCatalog && w.CatalogHint == "" {
+				t.Errorf("%s: answers no catalog query and gives no hint", d.NetworkName(sql))
+			}
+		}
+	}
+	d, err := dialect.Lookup("sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.NetworkWire(dialect.SQLPostgres)
+	if err != nil || !w.PGCatalog || w.CatalogHint != "" {
+		t.Errorf("the postgres dialect on sqlite: %+v, %v; want PGCatalog and no hint", w, err)
+	}
+}

@@ -8,10 +8,10 @@ var dialects = []Dialect{
 		Wire: Wire{Placeholders: PlaceholdersNumbered,
 			CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."},
 		// PostgreSQL's SQL translated onto SQLite: $n placeholders and
-		// PostgreSQL's quoting; its catalogs are not emulated yet.
-		Translates: SQLPostgres,
-		TranslatedWire: Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar,
-			CatalogHint: "This network speaks PostgreSQL's SQL on SQLite storage, whose pg_catalog and information_schema are not emulated yet."}},
+		// PostgreSQL's quoting; its catalog queries are answered by the
+		// emulated catalog (backend/pgcatalog) on the read path.
+		Translates:     SQLPostgres,
+		TranslatedWire: Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar, PGCatalog: true}},
 	{Name: "postgres", Server: true, DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
 		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",

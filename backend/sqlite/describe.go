@@ -99,12 +99,16 @@ func (b *Backend) compileForDescribe(r *sqlite3.Conn, sql string) (*sqlite3.Stmt
 }
 
 // describePostgres is Describe in the postgres dialect, on the read
-// connection r inside its read transaction: PostgreSQL's read policy for a
+// connection r inside its read transaction: a catalog query's description
+// by the catalog Engine (pgcatalog.go), else PostgreSQL's read policy for a
 // query (its gate for any other statement), the translation on committed
 // state, whose Params and Columns are the description, and SQLite's
 // compile of a one-statement translation under the same authorizers as in
 // the sqlite dialect (a backstop: what they refuse is refused).
 func (b *Backend) describePostgres(r *sqlite3.Conn, sql string, height int64) (*backend.Description, error) {
+	if isCatalogQuery(sql) {
+		return b.catalogDescribe(r, sql, height)
+	}
 	if err := catalogRead(sql); err != nil {
 		return nil, err
 	}

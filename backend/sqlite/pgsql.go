@@ -135,9 +135,9 @@ func (pgGate) TableName(name string) string { return strings.TrimPrefix(name, "p
 // pgJudge is PostgreSQL's gate's verdict on sql and the text to
 // translate: sql, or as pggate.Rewrite fills it with env (the clock and
 // random numbers of the tx, relchain's sequence functions). A read of
-// PostgreSQL's catalogs is refused first (catalogRead).
+// PostgreSQL's catalogs is refused first (catalogInBlock).
 func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
-	if err := catalogRead(sql); err != nil {
+	if err := catalogInBlock(sql); err != nil {
 		return sqlcheck.Analysis{}, "", err
 	}
 	an, err := pggate.Analyze(sql)
@@ -426,15 +426,38 @@ var (
 	quotedText   = regexp.MustCompile(`'(?:[^']|'')*'`)
 )
 
-// catalogRead refuses a statement that reads PostgreSQL's catalogs: a
-// postgres-dialect network on SQLite does not emulate them yet (issue 35).
+// catalogRead refuses, on the read path, a statement that reads
+// PostgreSQL's catalogs but is no catalog query the emulation answers
+// (pgcatalog.Wants was false: it also reads a user table, or a relation or
+// function the emulation does not have, or writes).
 func catalogRead(sql string) error {
-	m := catalogNames.FindString(quotedText.ReplaceAllString(sql, "''"))
+	m := catalogName(sql)
 	if m == "" {
 		return nil
 	}
 	return &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000", Message: fmt.Sprintf(
-		"%s: PostgreSQL's catalogs (pg_catalog, information_schema; psql's \\d) are not emulated yet on a postgres-dialect network on SQLite storage", m)}
+		"%s: not a catalog query the emulated PostgreSQL catalog answers on a postgres-dialect network on SQLite storage: "+
+			"a catalog query is one SELECT that reads nothing but the emulated pg_catalog and information_schema relations and functions (no user table)", m)}
+}
+
+// catalogInBlock refuses a statement of a block (or a transaction's
+// writes) that reads PostgreSQL's catalogs: their values are this node's,
+// never consensus, so they are answered on the read path only. It is the
+// gate's refusal (ClassPermission), as on PostgreSQL storage, which the
+// wire gateway answers on the read path inside a transaction.
+func catalogInBlock(sql string) error {
+	m := catalogName(sql)
+	if m == "" {
+		return nil
+	}
+	return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: fmt.Sprintf(
+		"%s: PostgreSQL's catalogs are answered on the read path only (relchain query, the wire protocol's reads), not inside a block or a transaction's writes", m)}
+}
+
+// catalogName is the first catalog relation or schema sql names outside
+// string literals ("" none).
+func catalogName(sql string) string {
+	return catalogNames.FindString(quotedText.ReplaceAllString(sql, "''"))
 }
 
 // pgRuntime is the set of the postgres dialect's runtime functions, learnt

@@ -141,7 +141,10 @@ type Backend struct {
 	syntax   map[string]verdict
 	// pgVerdicts caches the postgres dialect's Analyze (pgGate).
 	pgVerdicts verdicts
-	dry        dryRun // Analyze's copy of the schema, for DDL
+	// pgCatalog is the Engine that answers catalog queries on the
+	// committed schema (postgres dialect; pgcatalog.go).
+	pgCatalog catalogEngines
+	dry       dryRun // Analyze's copy of the schema, for DDL
 }
 
 // cached is a prepared statement of the writer and what it does.
@@ -480,7 +483,9 @@ func (b *Backend) reader(ctx context.Context) (*sqlite3.Conn, error) {
 func (b *Backend) release(r *sqlite3.Conn) { b.readPool <- r }
 
 // Query implements backend.Backend. The statement and the height are read
-// in one read transaction, so they describe the same committed state.
+// in one read transaction, so they describe the same committed state. In
+// the postgres dialect a catalog query (pgcatalog.Wants) is answered by
+// the catalog Engine of that state's schema (pgcatalog.go).
 //
 // A query runs under node-local bounds (reads are not consensus): a
 // timeout (WithReadTimeout) that also bounds the wait for a read
@@ -513,6 +518,13 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	}
 	if err := rc.sync(); err != nil {
 		return nil, 0, fmt.Errorf("query: %w", err)
+	}
+	if b.opts.pg && isCatalogQuery(sql) {
+		rows, h, err := b.catalogQuery(rctx, r, sql, args, st.Height)
+		if err != nil && rctx.Err() != nil {
+			return nil, 0, b.readInterrupted(ctx, rctx.Err())
+		}
+		return rows, h, err
 	}
 	var tr *pgdialect.Translation
 	if b.opts.pg {
@@ -865,6 +877,7 @@ func (b *Backend) Close() (err error) {
 	}
 	b.dry.close()
 	b.scratch.close()
+	b.closeCatalog()
 	if b.readPool != nil {
 		deadline := time.After(10 * time.Second)
 	drain:
