@@ -9,9 +9,10 @@ var dialects = []Dialect{
 			CatalogHint: "List tables with SQLite's own SQL: SELECT name, sql FROM sqlite_schema WHERE type = 'table'."},
 		// PostgreSQL's SQL translated onto SQLite: $n placeholders and
 		// PostgreSQL's quoting; its catalog queries are answered by the
-		// emulated catalog (backend/pgcatalog) on the read path.
+		// emulated catalog (backend/pgcatalog) on the read path, and its
+		// values are PostgreSQL's text (arrays as '{a,b}').
 		Translates:     SQLPostgres,
-		TranslatedWire: Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar, PGCatalog: true}},
+		TranslatedWire: Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar, PGCatalog: true, NativeTypes: true}},
 	{Name: "postgres", Server: true, DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
 		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",

@@ -47,7 +47,7 @@ func (s *session) describeNode(ctx context.Context, sql string, declared []uint3
 	}
 	if len(resp.Columns) > 0 {
 		names, types, typmods := describedColumns(resp.Columns)
-		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types), typmods, s.g.wire.NativeTypes)
+		d.Columns = wireColumns(names, s.inferColumns(ctx, sql, types), typmods, s.nativeTypes(sql))
 	}
 	if len(s.described) >= maxDescribed {
 		clear(s.described)

@@ -431,5 +431,17 @@ func (s *session) columns(sql string, names, types []string, typmods []int32) []
 	if d, ok := s.described[sql]; ok && len(d.Columns) == len(names) {
 		return d.Columns
 	}
-	return wireColumns(names, types, typmods, s.g.wire.NativeTypes)
+	return wireColumns(names, types, typmods, s.nativeTypes(sql))
+}
+
+// nativeTypes says a result's values are PostgreSQL's own text: on a
+// network whose database gives them (dialect.Wire.NativeTypes), and for a
+// catalog query on any network that answers PostgreSQL's catalogs (the
+// emulated catalog's arrays, name[] or oid[], are PostgreSQL's text), so
+// that a client reads them as arrays.
+func (s *session) nativeTypes(sql string) bool {
+	if s.g.wire.NativeTypes {
+		return true
+	}
+	return s.g.wire.PGCatalog && catalogQuery.MatchString(sql) && s.g.classifier().CatalogOnly(sql)
 }

@@ -25,16 +25,38 @@ func registerFunctions(db *sqlite3.Conn, m *model) error {
 		all = append(all, group...)
 	}
 	for _, f := range all {
-		if err := db.CreateFunction(f.name, f.nArg, sqlite3.DETERMINISTIC, adapt(f.fn)); err != nil {
+		if err := db.CreateFunction(f.name, f.nArg, sqlite3.DETERMINISTIC, adapt(f.name, f.fn)); err != nil {
 			return fmt.Errorf("register %s: %w", f.name, err)
 		}
 	}
 	return registerAggregates(db)
 }
 
-// adapt turns a goFunc into SQLite's scalar function.
-func adapt(f goFunc) sqlite3.ScalarFunction {
+// variadicArity is the argument counts PostgreSQL's overloads of a
+// function registered with any count (nArg -1) take: [min, max].
+var variadicArity = map[string][2]int{
+	"array_to_string": {2, 3}, "btrim": {1, 2}, "current_setting": {1, 2}, "greatest": {1, 100}, "least": {1, 100},
+	"obj_description": {1, 2}, "pg_get_constraintdef": {1, 2}, "pg_get_expr": {2, 3}, "pg_get_functiondef": {1, 1},
+	"pg_get_indexdef": {1, 3}, "pg_get_partkeydef": {1, 1}, "pg_get_ruledef": {1, 2},
+	"pg_get_statisticsobjdef_columns": {1, 1}, "pg_get_triggerdef": {1, 2}, "pg_get_viewdef": {1, 2},
+	"pg_has_role": {2, 3}, "regexp_replace": {3, 4}, "string_to_array": {2, 3}, "substr": {2, 3}, "substring": {2, 3},
+}
+
+// adapt turns a goFunc into SQLite's scalar function: a call with an
+// argument count no overload of PostgreSQL's takes is 42883, as there;
+// a failure inside f is an error of the query, never a crash of the node.
+func adapt(name string, f goFunc) sqlite3.ScalarFunction {
+	arity, variadic := variadicArity[name]
 	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
+		if variadic && (len(args) < arity[0] || len(args) > arity[1]) {
+			ctx.ResultError(pgError("42883", "function %s with %d arguments does not exist", name, len(args)))
+			return
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				ctx.ResultError(pgError("XX000", "the emulated catalog's function %s failed on its arguments", name))
+			}
+		}()
 		v, err := f(args)
 		if err != nil {
 			ctx.ResultError(err)

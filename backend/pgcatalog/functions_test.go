@@ -1,6 +1,11 @@
 package pgcatalog
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
 
 // TestFunctions checks the functions' results against what PostgreSQL
 // 15 prints (each expectation taken from PostgreSQL 15.20).
@@ -118,6 +123,33 @@ func TestMoreFunctions(t *testing.T) {
 	for _, c := range checks {
 		if got := one(t, db, c.q); got != c.want {
 			t.Errorf("%s\n got %q\nwant %q", c.q, got, c.want)
+		}
+	}
+}
+
+// TestCallsWithArgumentCountsPostgreSQLHasNot: every function registered
+// for any argument count answers a call with none, or with too many, with
+// an error of the query (42883), never a crash.
+func TestCallsWithArgumentCountsPostgreSQLHasNot(t *testing.T) {
+	e, err := New(&Schema{Database: "d", User: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, q := range []string{"SELECT format_type(1)", "SELECT pg_get_userbyid()", "SELECT version(1)", "SELECT pg_catalog.current_schemas()"} {
+		_, err := e.Query(context.Background(), q, nil)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Code != "42883" {
+			t.Errorf("%s: got %v, want 42883", q, err)
+		}
+	}
+	for name := range variadicArity {
+		for _, args := range []string{"", "1,1,1,1,1,1,1,1,1,1" + strings.Repeat(",1", 100)} {
+			_, err := e.Query(context.Background(), "SELECT pg_catalog."+name+"("+args+")", nil)
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Code != "42883" {
+				t.Errorf("%s(%.10s…): got %v, want 42883", name, args, err)
+			}
 		}
 	}
 }

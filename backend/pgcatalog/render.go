@@ -128,8 +128,12 @@ func textValue(st *sqlite3.Stmt, i int, kind sqlite3.Datatype) string {
 	return st.ColumnText(i)
 }
 
-// sqliteNames find the object an SQLite error names.
-var sqliteNames = regexp.MustCompile(`no such (column|table|function): ([^\s]+)`)
+// sqliteNames find the object an SQLite error names; wrongArgs a call
+// with an argument count the function has no overload for.
+var (
+	sqliteNames = regexp.MustCompile(`no such (column|table|function): ([^\s]+)`)
+	wrongArgs   = regexp.MustCompile(`wrong number of arguments to function ([a-z_0-9]+)\(\)`)
+)
 
 // sqliteError maps an SQLite error to PostgreSQL's: a runtime function's
 // SQLSTATE and message, an unknown column, relation or function, a
@@ -151,6 +155,9 @@ func sqliteError(err error) error {
 			return pgErr("42P01", "relation %q does not exist", name)
 		}
 		return pgErr("42883", "function %s does not exist", name)
+	}
+	if m := wrongArgs.FindStringSubmatch(msg); m != nil {
+		return pgErr("42883", "function %s does not exist with these arguments", m[1])
 	}
 	switch {
 	case errors.Is(err, sqlite3.INTERRUPT), strings.Contains(msg, "interrupted"):
