@@ -278,6 +278,15 @@ func (b *Backend) catalogQuery(ctx context.Context, r *sqlite3.Conn, sql string,
 		}
 		return nil, 0, catalogError(err)
 	}
+	rows, err := b.catalogRows(res)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rows, height, nil
+}
+
+// catalogRows is an Engine's result as backend.Rows, within the read caps.
+func (b *Backend) catalogRows(res *pgcatalog.Result) (*backend.Rows, error) {
 	rows := &backend.Rows{Rows: res.Rows}
 	for _, c := range res.Columns {
 		rows.Columns = append(rows.Columns, c.Name)
@@ -290,10 +299,48 @@ func (b *Backend) catalogQuery(ctx context.Context, r *sqlite3.Conn, sql string,
 		size := valuesSize(row)
 		total += size
 		if err := lim.check(i+1, total, size); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
-	return rows, height, nil
+	return rows, nil
+}
+
+// ReadInBlock implements backend.BlockReader, a rehearsal's probe, on a
+// postgres-dialect backend: a catalog query inside an interactive
+// transaction that changed the schema (an ORM's migration reading back
+// what it created) is answered from the block's own schema, its open
+// db-transaction's DDL included, by an Engine built for it alone. Any
+// other statement is backend.ErrBlockReadUnsupported (the block gate's
+// refusal stands). Never part of a block: a rehearsal rolls back.
+func (k *block) ReadInBlock(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	if !k.b.opts.pg || !isCatalogQuery(sql) {
+		return nil, backend.ErrBlockReadUnsupported
+	}
+	b, err := k.lock()
+	if err != nil {
+		return nil, err
+	}
+	b.internal = true // relchain's own read of the schema
+	s, err := schemaOf(b.w)
+	b.internal = false
+	b.wmu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := pgcatalog.New(s)
+	if err != nil {
+		return nil, fmt.Errorf("postgres dialect: catalog: %w", err)
+	}
+	e := &catalogEngine{eng: eng, refs: 1, stale: true} // closed on release, never cached
+	defer b.releaseCatalog(e)
+	res, err := b.engineQuery(e, ctx, sql, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, catalogError(err)
+	}
+	return b.catalogRows(res)
 }
 
 // engineQuery is e's Query under engineCall.

@@ -55,6 +55,10 @@ func TestPostgresDialectCatalogRefusedInBlocks(t *testing.T) {
 		{"SELECT table_name FROM information_schema.tables", "information_schema"},
 		{"SELECT typname FROM pg_type", "pg_type"},
 		{"INSERT INTO books (title) SELECT relname FROM pg_class", "pg_class"},
+		// A catalog query that names no catalog relation (SQLAlchemy's
+		// first statement, inside psycopg2's implicit transaction).
+		{"select current_schema()", "catalog function"},
+		{"SELECT version()", "catalog function"},
 	} {
 		_, err := b.Gate().Analyze(ctx, c.sql)
 		wantError(t, "Analyze of "+c.sql, err, "42501", c.names, "read path only")
@@ -67,6 +71,43 @@ func TestPostgresDialectCatalogRefusedInBlocks(t *testing.T) {
 		_, err = blk.Exec(ctx, c.sql, nil)
 		wantError(t, "Exec of "+c.sql, err, "42501", c.names, "read path only")
 		blk.Rollback(ctx)
+	}
+}
+
+// A rehearsal's probe (backend.BlockReader) answers a catalog query from
+// the block's own schema, its uncommitted DDL included, as PostgreSQL
+// answers an ORM's migration reading back the table it just created; any
+// other read is no probe of this backend's.
+func TestPostgresDialectCatalogProbeSeesTheBlocksDDL(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, catalogDDL...)
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx)
+	if _, err := blk.Exec(ctx, "CREATE TABLE migrated (id serial PRIMARY KEY, note text)", nil); err != nil {
+		t.Fatal(err)
+	}
+	br, ok := blk.(backend.BlockReader)
+	if !ok {
+		t.Fatalf("%T is no backend.BlockReader", blk)
+	}
+	rows, err := br.ReadInBlock(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows.Rows); got != "[[authors] [books] [migrated]]" {
+		t.Errorf("tables in the block = %s, want authors, books and the block's migrated", got)
+	}
+	if _, err := br.ReadInBlock(ctx, "SELECT note FROM migrated", nil); err != backend.ErrBlockReadUnsupported {
+		t.Errorf("a read of user data in the block = %v, want backend.ErrBlockReadUnsupported", err)
+	}
+	// The committed state's read path does not see the block's table.
+	got, _, err := b.Query(ctx, "SELECT count(*) FROM pg_class WHERE relname = 'migrated'", nil)
+	if err != nil || fmt.Sprint(got.Rows) != "[[0]]" {
+		t.Errorf("the read path during the block: %v, %v; want no migrated table", got, err)
 	}
 }
 

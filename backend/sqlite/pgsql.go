@@ -447,6 +447,11 @@ func catalogRead(sql string) error {
 // wire gateway answers on the read path inside a transaction.
 func catalogInBlock(sql string) error {
 	m := catalogName(sql)
+	if m == "" && isCatalogQuery(sql) {
+		// A catalog query naming no catalog relation: a session or
+		// catalog function (SELECT current_schema(), version()).
+		m = "a catalog function"
+	}
 	if m == "" {
 		return nil
 	}
