@@ -91,7 +91,12 @@ func (t *translator) loadAlteration(table string, cols []Column) (*alteration, e
 
 // alterCmd applies one subcommand to the model.
 func (t *translator) alterCmd(al *alteration, cmd *pg_query.AlterTableCmd) error {
-	if cmd.GetBehavior() == pg_query.DropBehavior_DROP_CASCADE {
+	// CASCADE drops what depends on the dropped column or constraint: the
+	// rebuild refuses a drop anything else depends on (an index, a
+	// constraint, another table's foreign key), so where it goes ahead
+	// nothing depends on it, and CASCADE drops what RESTRICT would.
+	if cmd.GetBehavior() == pg_query.DropBehavior_DROP_CASCADE && cmd.GetSubtype() != pg_query.AlterTableType_AT_DropColumn &&
+		cmd.GetSubtype() != pg_query.AlterTableType_AT_DropConstraint {
 		return refuse("ALTER TABLE ... CASCADE")
 	}
 	switch cmd.GetSubtype() {

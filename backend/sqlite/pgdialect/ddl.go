@@ -36,9 +36,13 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 	}
 	var cols []string
 	var colTypes []Column
+	keyed := primaryKeyColumns(c.GetTableElts())
 	for _, e := range c.GetTableElts() {
 		switch el := e.GetNode().(type) {
 		case *pg_query.Node_ColumnDef:
+			if keyed[el.ColumnDef.GetColname()] {
+				impliedNotNull(el.ColumnDef)
+			}
 			def, col, err := t.columnDef(el.ColumnDef)
 			if err != nil {
 				return err
@@ -66,6 +70,33 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 	}
 	t.out.DDL = true
 	return nil
+}
+
+// primaryKeyColumns are the columns a table PRIMARY KEY constraint of a
+// CREATE TABLE names.
+func primaryKeyColumns(elts []*pg_query.Node) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range elts {
+		if c := e.GetConstraint(); c != nil && c.GetContype() == pg_query.ConstrType_CONSTR_PRIMARY {
+			for _, k := range c.GetKeys() {
+				out[strNode(k)] = true
+			}
+		}
+	}
+	return out
+}
+
+// impliedNotNull declares a column of a table PRIMARY KEY NOT NULL, as
+// PostgreSQL's primary key makes it (SQLite's would allow NULL), unless
+// the column says NOT NULL itself.
+func impliedNotNull(cd *pg_query.ColumnDef) {
+	for _, c := range cd.GetConstraints() {
+		if c.GetConstraint().GetContype() == pg_query.ConstrType_CONSTR_NOTNULL {
+			return
+		}
+	}
+	cd.Constraints = append(cd.Constraints, &pg_query.Node{Node: &pg_query.Node_Constraint{
+		Constraint: &pg_query.Constraint{Contype: pg_query.ConstrType_CONSTR_NOTNULL, Location: -1}}})
 }
 
 // declaredColumns are the columns a CREATE TABLE declares, as far as
