@@ -173,10 +173,9 @@ func (g *Gateway) versionString() string {
 var catalogQuery = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema|pg_[a-z_]+)\b`)
 
 // readError maps a failed read or description; a catalog query on a
-// network whose databases are not PostgreSQL gets the limitation's name,
-// unless the node named what it does not support itself (0A000: a
-// postgres-dialect network refuses the catalogs, and the constructs it
-// cannot translate, so).
+// network that answers no PostgreSQL catalog query (a SQLite network in
+// its own sqlite dialect: dialect.Wire.PGCatalog) gets the limitation's
+// name, unless the node named what it does not support itself (0A000).
 func (g *Gateway) readError(sql string, err error) error {
 	var qe *client.QueryError
 	if !g.wire.PGCatalog && errors.As(err, &qe) && catalogQuery.MatchString(sql) && (qe.Failure == nil || qe.Failure.SQLState != stateFeature) {
