@@ -356,8 +356,8 @@ added timestamp without time zone CURRENT_TIMESTAMP false
 FROM pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i
   LEFT JOIN pg_catalog.pg_constraint con ON (conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x'))
 WHERE c.oid = 'authors'::pg_catalog.regclass AND c.oid = i.indrelid AND i.indexrelid = c2.oid
-ORDER BY i.indisprimary DESC, c2.relname`, `authors_pkey true true CREATE UNIQUE INDEX authors_pkey ON public.authors USING btree (id) PRIMARY KEY (id) p
-authors_name_key false true CREATE UNIQUE INDEX authors_name_key ON public.authors USING btree (name) UNIQUE (name) u
+ORDER BY i.indisprimary DESC, c2.relname`, `authors_pkey true true CREATE UNIQUE INDEX authors_pkey ON authors USING btree (id) PRIMARY KEY (id) p
+authors_name_key false true CREATE UNIQUE INDEX authors_name_key ON authors USING btree (name) UNIQUE (name) u
 `},
 		{"foreign keys", `SELECT true as sametable, conname,
   pg_catalog.pg_get_constraintdef(r.oid, true) as condef,
