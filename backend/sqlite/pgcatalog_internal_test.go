@@ -309,9 +309,7 @@ func TestCatalogCandidate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range strings.Split(string(b), "\n-- next\n") {
-			wanted = append(wanted, e)
-		}
+		wanted = append(wanted, strings.Split(string(b), "\n-- next\n")...)
 	}
 	n := 0
 	for _, q := range wanted {
