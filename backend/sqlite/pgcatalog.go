@@ -538,7 +538,7 @@ func columnsOf(c *sqlite3.Conn, table string) ([]pgcatalog.Column, []pgcatalog.S
 		}
 		col := pgcatalog.Column{Name: st.ColumnText(0), Type: typ.Name, Typmod: typ.Typmod, NotNull: st.ColumnInt64(2) != 0}
 		if seq, serial := pgdialect.ParseSerial(decl); serial {
-			col.Default = "nextval('" + seq + "'::regclass)"
+			col.Default = "nextval(" + quoteLiteral(regclassText(seq)) + "::regclass)"
 			seqs = append(seqs, serialSequence(seq, typ.Name, table, col.Name))
 		} else if st.ColumnType(3) != sqlite3.NULL {
 			col.Default = pgDefault(st.ColumnText(3), typ)
@@ -556,6 +556,15 @@ func columnsOf(c *sqlite3.Conn, table string) ([]pgcatalog.Column, []pgcatalog.S
 		key = append(key, pk[i])
 	}
 	return cols, seqs, key, true, nil
+}
+
+// regclassText is a sequence's name as regclass prints it: quoted unless
+// plain (a sequence's name ends in _seq, so it is never a keyword).
+func regclassText(seq string) string {
+	if plainIdent(seq) {
+		return seq
+	}
+	return quoteIdent(seq)
 }
 
 // serialSequence is a serial column's sequence as PostgreSQL creates it.
