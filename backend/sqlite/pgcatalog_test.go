@@ -339,6 +339,8 @@ var (
 		`CREATE INDEX books_title_idx ON books (title)`,
 		`CREATE UNIQUE INDEX books_isbn ON books (isbn, author_id)`,
 		`DROP TABLE scratch`,
+		`CREATE TABLE IF NOT EXISTS "SeqAuthors" ("id" SERIAL, "name" VARCHAR(255), "createdAt" TIMESTAMP WITH TIME ZONE NOT NULL, "updatedAt" TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY ("id"))`,
+		`CREATE TABLE "Quoted ""Long"" table name that PostgreSQL clips in its sequence" ("SmallId" smallserial, "it's" bigserial)`,
 	}
 	comparedCatalogQueries = []string{
 		`SELECT c.relname, c.relkind FROM pg_catalog.pg_class c WHERE c.relnamespace = 'public'::regnamespace`,
@@ -360,6 +362,7 @@ var (
 		`SELECT sequence_name, data_type, start_value, minimum_value, maximum_value, increment, cycle_option
 		 FROM information_schema.sequences`,
 		`SELECT pg_get_serial_sequence('books', 'id'), pg_get_serial_sequence('authors', 'id')`,
+		`SELECT pg_get_serial_sequence('"SeqAuthors"', 'id')`,
 	}
 )
 

@@ -1,9 +1,11 @@
 package pgdialect
 
 import (
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -33,6 +35,11 @@ var serialTypes = map[string]Type{
 // simpleName is a name a declared type can carry as one word.
 var simpleName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
+// hexName is a sequence name a declared type carries hex-encoded: x and
+// the name's bytes in lower-case hex. No plain name is one (a sequence's
+// name ends in _seq), so the plain encoding stays as it always was.
+var hexName = regexp.MustCompile(`^x([0-9a-f]{2})+$`)
+
 // serialType reports a serial column definition and its integer type.
 func serialType(tn *pg_query.TypeName) (Type, bool) {
 	names := tn.GetNames()
@@ -47,9 +54,14 @@ func serialType(tn *pg_query.TypeName) (Type, bool) {
 }
 
 // SerialDeclaredType is the declared type of a serial column: its integer
-// type (INTEGER affinity), the word serial and its sequence's name.
+// type (INTEGER affinity), the word serial and its sequence's name, as is
+// when it is a plain lower-case identifier, else hex-encoded (hexName).
 func SerialDeclaredType(t Type, sequence string) string {
-	return DeclaredType(t) + " serial " + sequence
+	word := sequence
+	if !simpleName.MatchString(sequence) || hexName.MatchString(sequence) {
+		word = "x" + hex.EncodeToString([]byte(sequence))
+	}
+	return DeclaredType(t) + " serial " + word
 }
 
 // ParseSerial reads a serial column's sequence from its declared type.
@@ -58,7 +70,14 @@ func ParseSerial(decl string) (string, bool) {
 	if len(f) != 3 || f[1] != "serial" || !simpleName.MatchString(f[2]) {
 		return "", false
 	}
-	return f[2], true
+	if !hexName.MatchString(f[2]) {
+		return f[2], true
+	}
+	b, err := hex.DecodeString(f[2][1:])
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 // serialColumn is a serial column of a table being created or written.
@@ -67,14 +86,37 @@ type serialColumn struct {
 	seq string
 }
 
-// sequenceFor names a serial column's sequence as PostgreSQL does
-// (table_column_seq), refusing names a declared type cannot carry.
-func sequenceFor(table, column string) (string, error) {
-	seq := table + "_" + column + "_seq"
-	if !simpleName.MatchString(seq) || len(seq) > 63 {
-		return "", refuse("serial columns whose sequence name %q is not a plain lower-case identifier of at most 63 bytes", seq)
+// sequenceFor names a serial column's sequence as PostgreSQL does:
+// table_column_seq, clipped to 63 bytes (makeObjectName).
+func sequenceFor(table, column string) string {
+	return objectName(table, column, "seq")
+}
+
+// maxNameBytes is PostgreSQL's longest name (NAMEDATALEN - 1).
+const maxNameBytes = 63
+
+// objectName is PostgreSQL's makeObjectName: name1_name2_label, name1 and
+// name2 clipped (the longer first, at a character boundary) to fit in
+// maxNameBytes.
+func objectName(name1, name2, label string) string {
+	avail := maxNameBytes - len(label) - 2
+	n1, n2 := len(name1), len(name2)
+	for n1+n2 > avail {
+		if n1 > n2 {
+			n1--
+		} else {
+			n2--
+		}
 	}
-	return seq, nil
+	return clip(name1, n1) + "_" + clip(name2, n2) + "_" + label
+}
+
+// clip is s cut to at most n bytes at a UTF-8 character boundary.
+func clip(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // sequenceTable is the statements that create a sequence's state: its
@@ -142,10 +184,7 @@ func (t *translator) serialColumnDef(cd *pg_query.ColumnDef, typ Type) (string, 
 	if t.newTable == "" {
 		return "", Column{}, refuse("ADD COLUMN of a serial type")
 	}
-	seq, err := sequenceFor(t.newTable, cd.GetColname())
-	if err != nil {
-		return "", Column{}, err
-	}
+	seq := sequenceFor(t.newTable, cd.GetColname())
 	if _, exists := t.cat.Columns(seq); exists {
 		return "", Column{}, refuse("a serial column whose sequence name %s is taken", seq)
 	}
