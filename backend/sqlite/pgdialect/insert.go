@@ -32,11 +32,16 @@ func (t *translator) insert(ins *pg_query.InsertStmt) error {
 	if len(t.fill) > 0 && rows < 0 {
 		return refuse("INSERT ... SELECT into a table whose serial column it leaves to its sequence")
 	}
-	sql += body
 	conflict, err := t.onConflict(ins.GetOnConflictClause(), tg, rows)
 	if err != nil {
 		return err
 	}
+	if rows > 1 && ins.GetOnConflictClause().GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		if body, err = t.guardedValues(ins.GetOnConflictClause(), tg); err != nil {
+			return err
+		}
+	}
+	sql += body
 	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}}}
 	ret, err := t.returning(ins.GetReturningList(), sc)
 	t.out.Statements = append(t.advanceSequences(rows), sql+conflict+ret)
@@ -106,6 +111,7 @@ func (t *translator) insertBody(n *pg_query.Node, cols []Column, explicit bool) 
 		return t.singleRow(s.GetValuesLists()[0].GetList().GetItems(), cols)
 	}
 	var rows []string
+	var keys [][]string
 	for _, l := range s.GetValuesLists() {
 		items := l.GetList().GetItems()
 		if len(items) > len(cols) {
@@ -118,6 +124,7 @@ func (t *translator) insertBody(n *pg_query.Node, cols []Column, explicit bool) 
 		if err != nil {
 			return "", 0, err
 		}
+		keys = append(keys, row)
 		_, vals := t.serialValues(len(rows), len(s.GetValuesLists()))
 		rows = append(rows, "("+join(append(row, vals...), ", ")+")")
 	}
@@ -126,7 +133,8 @@ func (t *translator) insertBody(n *pg_query.Node, cols []Column, explicit bool) 
 	if len(names) > 0 {
 		list += ", " + join(names, ", ")
 	}
-	return " (" + list + ") VALUES " + join(rows, ", "), len(rows), nil
+	t.values = valuesRows{head: " (" + list + ")", rows: join(rows, ", "), cols: cols, keys: keys, lists: s.GetValuesLists()}
+	return t.values.head + " VALUES " + t.values.rows, len(rows), nil
 }
 
 // singleRow translates one VALUES row, leaving out the columns whose
@@ -257,8 +265,9 @@ func dupNames(cols []Column) bool {
 }
 
 // onConflict translates ON CONFLICT (cols) DO NOTHING / DO UPDATE SET.
-// DO UPDATE is limited to one VALUES row: PostgreSQL refuses to update a
-// row twice in one statement (21000), SQLite would.
+// DO UPDATE on several VALUES rows is guarded (guardedValues); on a
+// SELECT it is refused: PostgreSQL refuses to update a row twice in one
+// statement (21000), SQLite would.
 func (t *translator) onConflict(oc *pg_query.OnConflictClause, tg target, rows int) (string, error) {
 	if oc == nil {
 		return "", nil
@@ -277,8 +286,8 @@ func (t *translator) onConflict(oc *pg_query.OnConflictClause, tg target, rows i
 	if conflictTarget == "" {
 		return "", pgError("42601", "ON CONFLICT DO UPDATE requires inference specification or constraint name")
 	}
-	if rows != 1 {
-		return "", refuse("ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT")
+	if rows < 0 {
+		return "", refuse("ON CONFLICT DO UPDATE on a SELECT")
 	}
 	excluded := rel{alias: "excluded", cols: tg.cols}
 	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}, excluded}}

@@ -26,6 +26,7 @@ type translator struct {
 	deferred    error                  // the first error of constant folding (planTime)
 	ctes        []cte                  // the WITH queries in scope, innermost last
 	inserting   string                 // the table an INSERT writes
+	values      valuesRows             // a multi-row INSERT's VALUES, for ON CONFLICT DO UPDATE's guard
 	newTable    string                 // the table CREATE TABLE creates
 	newColumns  []Column               // its columns, for a foreign key to itself
 	creating    []serialColumn         // its serial columns

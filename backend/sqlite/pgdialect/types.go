@@ -230,7 +230,7 @@ func Refusals() []string {
 		"set operations mixing char(n) with other types; IN (subquery) and NULLIF across integer, float and numeric; trunc of a float",
 		"window functions, WITHIN GROUP",
 		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
-		"UPDATE ... FROM other than one VALUES list, column names on that list (AS v(a, b)), RETURNING in UPDATE ... FROM, UPDATE with WITH, MERGE, ON CONFLICT DO UPDATE on more than one VALUES row or on a SELECT",
+		"UPDATE ... FROM other than one VALUES list, column names on that list (AS v(a, b)), RETURNING in UPDATE ... FROM, UPDATE with WITH, MERGE, ON CONFLICT DO UPDATE on a SELECT, and on several VALUES rows when an arbiter key value is not a parameter or a constant, an arbiter column takes its default, SET assigns an arbiter column, or DO UPDATE has a WHERE",
 		"ON CONFLICT ON CONSTRAINT, ON CONFLICT (...) WHERE (the index predicate)",
 		"set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",

@@ -28,7 +28,7 @@ var script = []struct{ sql, want string }{
 	{"INSERT INTO item (id, name) VALUES (1, 'dup')", "ERR 23505"},
 	{"INSERT INTO item (id, name) VALUES (1, 'dup') ON CONFLICT (id) DO NOTHING RETURNING id", ""},
 	{"INSERT INTO item (id, name) VALUES (1, 'new') ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, qty = item.qty + 1 RETURNING id, name, qty", "1|new|2"},
-	{"INSERT INTO item (id, name) VALUES (1, 'a'), (1, 'b') ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name", "ERR 0A000"},
+	{"INSERT INTO item (id, name) VALUES (1, 'a'), (1, 'b') ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name", "ERR 21000"}, // PostgreSQL's: a key proposed twice
 	{"INSERT INTO item (id, name) VALUES (1, 'zz') ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name WHERE item.qty > 5 RETURNING name", ""},
 	{"INSERT INTO item (id, name) VALUES (1, 'new') ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name WHERE EXCLUDED.name <> item.name RETURNING name", ""},
 	{"INSERT INTO item (id, name, price) SELECT id + 10, name, 0.5::float8 FROM item WHERE id < 3 RETURNING id, price", "11|0.5;12|0.5"},
