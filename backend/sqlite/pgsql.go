@@ -64,7 +64,11 @@ func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 	if err != nil {
 		return an, err
 	}
-	tr, err := translateOn(r, text, nil)
+	text, err = keyOrdered(r, sql, text)
+	var tr *pgdialect.Translation
+	if err == nil {
+		tr, err = translateOn(r, text, nil)
+	}
 	g.b.release(r)
 	if err != nil {
 		if e := backend.AsError(err); e != nil && e.Class == backend.ClassUndefined {
@@ -172,9 +176,13 @@ func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect
 	if tr, ok := b.pgTranslations[key]; ok {
 		return an, tr, nil
 	}
+	var tr *pgdialect.Translation
 	// The catalog reads the schema on the writer: relchain's own reads.
 	b.internal = true
-	tr, err := translateOn(b.w, text, types)
+	text, err = keyOrdered(b.w, sql, text)
+	if err == nil {
+		tr, err = translateOn(b.w, text, types)
+	}
 	b.internal = false
 	if err != nil {
 		return an, nil, err // not cached: it may depend on the schema
@@ -247,7 +255,16 @@ func translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.
 	if read.Writes {
 		return "", nil, errReadOnly
 	}
-	tr, err := translateOn(r, read.Text, argTypes(args))
+	text := read.Text
+	if pggate.HasUnorderedLimit(text) {
+		// As on PostgreSQL storage, every node answers the same rows: a
+		// LIMIT without ORDER BY over keyed tables runs in key order (one
+		// no key orders is left as it is: a read decides nothing).
+		if keyed, _, err := pggate.OrderLimits(text, sqliteKeys(r), false); err == nil {
+			text = keyed
+		}
+	}
+	tr, err := translateOn(r, text, argTypes(args))
 	if err != nil {
 		return "", nil, err
 	}
