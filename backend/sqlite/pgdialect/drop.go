@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"slices"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -82,6 +83,40 @@ func (t *translator) checkDropTables(names []string, d *pg_query.DropStmt) error
 }
 
 // createIndex translates CREATE [UNIQUE] INDEX name ON t (cols).
+// patternOpsFor are the operator classes an index column may name (Django
+// writes varchar_pattern_ops for LIKE 'x%' on its _like indexes) and the
+// types each takes. They change which operators the index serves, never
+// a result: equality is the default's bytewise one, as the dialect's
+// comparisons are (PostgreSQL's "C" collation), so SQLite's plain index
+// keeps PostgreSQL's results, uniqueness included.
+var patternOpsFor = map[string][]string{
+	"text_pattern_ops": {"text", "varchar"}, "varchar_pattern_ops": {"text", "varchar"}, "bpchar_pattern_ops": {"bpchar"},
+}
+
+// patternOpclass checks an index column's operator class: none, or a
+// pattern_ops class of the column's type (42704 for another type, as
+// PostgreSQL); any other class is refused.
+func patternOpclass(names []*pg_query.Node, c Column) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, strNode(n))
+	}
+	if len(parts) == 2 && parts[0] == "pg_catalog" {
+		parts = parts[1:]
+	}
+	types, ok := patternOpsFor[strings.Join(parts, ".")]
+	if !ok || len(parts) != 1 {
+		return refuse("the operator class %s", strings.Join(parts, "."))
+	}
+	if !slices.Contains(types, c.Type.Name) {
+		return pgError("42804", "operator class %q does not accept data type %s", parts[0], label(c.Type))
+	}
+	return nil
+}
+
 func (t *translator) createIndex(ix *pg_query.IndexStmt) error {
 	switch {
 	case ix.GetWhereClause() != nil || len(ix.GetIndexIncludingParams()) > 0 || ix.GetConcurrent():
@@ -103,12 +138,15 @@ func (t *translator) createIndex(ix *pg_query.IndexStmt) error {
 	var keys []string
 	for _, p := range ix.GetIndexParams() {
 		e := p.GetIndexElem()
-		if e.GetExpr() != nil || len(e.GetCollation()) > 0 || len(e.GetOpclass()) > 0 {
+		if e.GetExpr() != nil || len(e.GetCollation()) > 0 || len(e.GetOpclassopts()) > 0 {
 			return refuse("expression indexes, COLLATE and operator classes")
 		}
 		c, ok := findColumn(cols, e.GetName())
 		if !ok {
 			return pgError("42703", "column %q does not exist", e.GetName())
+		}
+		if err := patternOpclass(e.GetOpclass(), c); err != nil {
+			return err
 		}
 		if c.Type.Name == "json" {
 			return pgError("42704", "data type json has no default operator class for access method \"btree\"")
