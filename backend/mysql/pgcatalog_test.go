@@ -140,14 +140,6 @@ ORDER BY 1,2;`
 // columnsQuery is information_schema.columns as PostgreSQL clients ask it.
 const columnsQuery = `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'books' ORDER BY ordinal_position`
 
-// skipWithoutCatalogEngine skips t on a tree where backend/pgcatalog's
-// engine is not built yet (its skeleton wants no query).
-func skipWithoutCatalogEngine(t *testing.T) {
-	if !pgcatalog.Wants("SELECT relname FROM pg_catalog.pg_class") {
-		t.Skip("backend/pgcatalog's engine is not built in this tree yet (pgcatalog.Wants is false)")
-	}
-}
-
 // catalogLines is rows' values as text, one row a line.
 func catalogLines(rows [][]any) string {
 	var b strings.Builder
@@ -162,7 +154,6 @@ func catalogLines(rows [][]any) string {
 // type names (character varying, not MySQL's varchar) show that MySQL's
 // own information_schema never answers.
 func TestQueryAnswersPostgreSQLCatalogQueries(t *testing.T) {
-	skipWithoutCatalogEngine(t)
 	b, _ := mustCatalogBackend(t)
 	rows, height, err := b.Query(ctx(t), psqlListTables, nil)
 	if err != nil {
@@ -188,7 +179,6 @@ func TestQueryAnswersPostgreSQLCatalogQueries(t *testing.T) {
 // rewriting): the catalog reads it as $1 again, in Query and Describe, and
 // Describe's columns are the ones Query returns.
 func TestCatalogQueriesTakeParametersAndDescribe(t *testing.T) {
-	skipWithoutCatalogEngine(t)
 	b, _ := mustCatalogBackend(t)
 	q := `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position`
 	rows, _, err := b.Query(ctx(t), q, []any{"authors"})
@@ -215,7 +205,6 @@ func TestCatalogQueriesTakeParametersAndDescribe(t *testing.T) {
 // A block's DDL shows in the catalog from its height on (the Engine is
 // rebuilt when the schema read at a new height differs).
 func TestCatalogFollowsTheSchemaByHeight(t *testing.T) {
-	skipWithoutCatalogEngine(t)
 	b, _ := mustCatalogBackend(t)
 	if _, _, err := b.Query(ctx(t), psqlListTables, nil); err != nil {
 		t.Fatal(err)
@@ -233,7 +222,6 @@ func TestCatalogFollowsTheSchemaByHeight(t *testing.T) {
 // The read path's row limit holds for catalog queries, and the catalog's
 // own errors are backend errors of PostgreSQL's SQLSTATE's class.
 func TestCatalogQueriesKeepTheReadLimitsAndErrors(t *testing.T) {
-	skipWithoutCatalogEngine(t)
 	dsn := mysqltest.DSN(t)
 	for _, s := range catalogDDL {
 		if err := mysqltest.RunOn(ctx(t), dsn, s); err != nil {
@@ -333,7 +321,6 @@ func mustOpenWithServer(t *testing.T) (*mysql.Backend, *sql.DB, map[string]strin
 // and comments (psql 15's queries, the table's oid as a regclass
 // literal).
 func TestPsqlDescribesAMySQLTable(t *testing.T) {
-	skipWithoutCatalogEngine(t)
 	b, _ := mustCatalogBackend(t)
 	for _, c := range []struct{ what, sql, want string }{
 		{"columns", `SELECT a.attname,
@@ -398,7 +385,6 @@ ORDER BY 1`, ""},
 // the block committed the new table shows. A query whose context has
 // ended is not answered.
 func TestCatalogQueriesRunBesideSchemaChanges(t *testing.T) {
-	skipWithoutCatalogEngine(t)
 	b, _ := mustCatalogBackend(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
 // comparedQueries read the same rows from PostgreSQL and from the
@@ -73,10 +75,7 @@ var comparedQueries = []string{
 // scratch database of RELCHAIN_TEST_PG and on the Schema's catalog
 // database, and compares the rows (order-insensitively).
 func TestAgainstPostgres(t *testing.T) {
-	server := os.Getenv("RELCHAIN_TEST_PG")
-	if server == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
-	}
+	server := pgtest.ServerDSN(t)
 	cases := []struct {
 		schema *Schema
 		ddl    string

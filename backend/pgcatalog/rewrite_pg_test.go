@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
 // pgComparedRewrites are queries whose rows, result names and types do
@@ -111,10 +113,7 @@ var pgComparedRewrites = []string{
 // TestRewritesAgainstPostgres runs pgComparedRewrites on PostgreSQL
 // (RELCHAIN_TEST_PG, testSchemaSQL) and on an Engine of testSchema.
 func TestRewritesAgainstPostgres(t *testing.T) {
-	server := os.Getenv("RELCHAIN_TEST_PG")
-	if server == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
-	}
+	server := pgtest.ServerDSN(t)
 	pg := rwScratchDB(t, server, "q")
 	e := mustEngine(t)
 	ctx := context.Background()
@@ -223,10 +222,7 @@ var pgComparedParams = []struct {
 // TestParamsAgainstPostgres prepares pgComparedParams on PostgreSQL and
 // on the Engine and runs them with the same texts.
 func TestParamsAgainstPostgres(t *testing.T) {
-	server := os.Getenv("RELCHAIN_TEST_PG")
-	if server == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
-	}
+	server := pgtest.ServerDSN(t)
 	pg := rwScratchDB(t, server, "p")
 	e := mustEngine(t)
 	ctx := context.Background()

@@ -198,8 +198,8 @@ func TestRewriteRecoversPanics(t *testing.T) {
 // refusal, never a crash).
 func TestRewriteNeverPanics(t *testing.T) {
 	var texts []string
-	for _, e := range loadCorpus(t) {
-		texts = append(texts, e.sql)
+	for _, e := range loadClientCorpus(t) {
+		texts = append(texts, e.SQL)
 	}
 	texts = append(texts, pgComparedRewrites...)
 	for _, sql := range texts {

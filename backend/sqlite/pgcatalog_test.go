@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
 )
 
@@ -371,10 +372,7 @@ var (
 // defaults, keys, constraints and their names, indexes, sequences
 // (RELCHAIN_TEST_PG; rows compared as PostgreSQL's text, in any order).
 func TestPostgresDialectCatalogAgainstPostgres(t *testing.T) {
-	server := os.Getenv("RELCHAIN_TEST_PG")
-	if server == "" {
-		t.Skip("RELCHAIN_TEST_PG is not set: the comparison with PostgreSQL does not run")
-	}
+	server := pgtest.ServerDSN(t)
 	ctx := context.Background()
 	pg := catalogScratch(t, server, fmt.Sprintf("sqlite_pgcatalog_%d", os.Getpid()))
 	b := mustOpenPostgresDialect(t)
