@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
@@ -688,47 +687,13 @@ func (n *nameChooser) take(name string) { n.taken[name] = true }
 func (n *nameChooser) pick(given, name1, name2, label string) string {
 	name := given
 	if name == "" {
-		name = objectName(name1, name2, label)
+		name = pgdialect.ObjectName(name1, name2, label)
 		for i := 1; n.taken[name]; i++ {
-			name = objectName(name1, name2, label+strconv.Itoa(i))
+			name = pgdialect.ObjectName(name1, name2, label+strconv.Itoa(i))
 		}
 	}
 	n.take(name)
 	return name
-}
-
-// maxNameBytes is PostgreSQL's longest name (NAMEDATALEN - 1).
-const maxNameBytes = 63
-
-// objectName is PostgreSQL's makeObjectName: name1_name2_label, name1 and
-// name2 clipped (the longer first, at a character boundary) to fit in
-// maxNameBytes.
-func objectName(name1, name2, label string) string {
-	avail := maxNameBytes - len(label) - 1
-	if name2 != "" {
-		avail--
-	}
-	n1, n2 := len(name1), len(name2)
-	for n1+n2 > avail {
-		if n1 > n2 {
-			n1--
-		} else {
-			n2--
-		}
-	}
-	out := clip(name1, n1)
-	if name2 != "" {
-		out += "_" + clip(name2, n2)
-	}
-	return out + "_" + label
-}
-
-// clip is s cut to at most n bytes at a UTF-8 character boundary.
-func clip(s string, n int) string {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // pgCastNames are the type names PostgreSQL's deparser writes in casts.

@@ -273,8 +273,8 @@ func TestObjectName(t *testing.T) {
 		{long("t", 70), "c", "fkey", long("t", 56) + "_c_fkey"},
 		{long("é", 40), "", "pkey", long("é", 29) + "_pkey"},
 	} {
-		if got := objectName(c.name1, c.name2, c.label); got != c.want || len(got) > 63 {
-			t.Errorf("objectName(%q, %q, %q) = %q, want %q", c.name1, c.name2, c.label, got, c.want)
+		if got := pgdialect.ObjectName(c.name1, c.name2, c.label); got != c.want || len(got) > 63 {
+			t.Errorf("ObjectName(%q, %q, %q) = %q, want %q", c.name1, c.name2, c.label, got, c.want)
 		}
 	}
 	n := &nameChooser{taken: map[string]bool{}}

@@ -84,10 +84,10 @@ func (t *translator) addKey(al *alteration, c *pg_query.Constraint, name *string
 			}
 		}
 		if *name == "" {
-			*name = al.newName(al.table + "_pkey")
+			*name = al.newName("", "pkey")
 		}
 	} else if *name == "" {
-		*name = al.newName(al.table + "_" + strings.Join(names, "_") + "_key")
+		*name = al.newName(strings.Join(names, "_"), "key")
 	}
 	if len(*name) > 63 {
 		return "", refuse("a constraint name longer than 63 bytes")
@@ -125,7 +125,7 @@ func (t *translator) addForeignKey(al *alteration, c *pg_query.Constraint, name 
 	}
 	local, _ := al.keyColumns(c.GetFkAttrs())
 	if *name == "" {
-		*name = al.newName(al.table + "_" + strings.Join(local, "_") + "_fkey")
+		*name = al.newName(strings.Join(local, "_"), "fkey")
 	}
 	if len(*name) > 63 {
 		return "", refuse("a constraint name longer than 63 bytes")
@@ -163,7 +163,7 @@ func (t *translator) addCheck(al *alteration, c *pg_query.Constraint, name *stri
 		return "", pgError("42803", "aggregate functions are not allowed in check constraints")
 	}
 	if *name == "" {
-		*name = al.newName(al.checkBase(columnRefs(c.GetRawExpr(), nil)))
+		*name = al.newName(al.checkColumn(columnRefs(c.GetRawExpr(), nil)), "check")
 	}
 	msg := pgMessage("check constraint %q of relation %q is violated by some row", *name, al.table)
 	al.guards = append(al.guards, "SELECT pg_raise('23514', "+quoteString(msg)+", "+al.rowValue("")+") FROM "+al.projection()+" WHERE NOT ("+cond+")")

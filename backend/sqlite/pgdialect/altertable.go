@@ -37,7 +37,7 @@ func (al *alteration) allConstraintNames() [][]string {
 	for i, e := range al.elems {
 		for j, tok := range e.tokens {
 			if word(tok, "CHECK") && constraintNameOf(e.tokens, j) == "" && j+1 < len(e.tokens) {
-				n := freeName(al.checkBase(quotedNames(e.tokens[j+1].text)), taken)
+				n := freeName(al.table, al.checkColumn(quotedNames(e.tokens[j+1].text)), "check", taken)
 				taken[n] = true
 				out[i] = append(out[i], n)
 			}
@@ -46,30 +46,32 @@ func (al *alteration) allConstraintNames() [][]string {
 	return out
 }
 
-// freeName is base, or base with the first of 1, 2 ... appended that
-// makes it a name not taken, as PostgreSQL's ChooseConstraintName.
-func freeName(base string, taken map[string]bool) string {
-	n := base
+// freeName is PostgreSQL's ChooseConstraintName: ObjectName(name1, name2,
+// label), or with the first of 1, 2 ... appended to label that makes it a
+// name not taken.
+func freeName(name1, name2, label string, taken map[string]bool) string {
+	n := ObjectName(name1, name2, label)
 	for k := 1; taken[n]; k++ {
-		n = base + strconv.Itoa(k)
+		n = ObjectName(name1, name2, label+strconv.Itoa(k))
 	}
 	return n
 }
 
-// newName is PostgreSQL's choice of a name for a new constraint.
-func (al *alteration) newName(base string) string {
+// newName is PostgreSQL's choice of a name for a new constraint of the
+// table on columns name2 ("" none) of kind label.
+func (al *alteration) newName(name2, label string) string {
 	taken := map[string]bool{}
 	for _, names := range al.allConstraintNames() {
 		for _, n := range names {
 			taken[n] = true
 		}
 	}
-	return freeName(base, taken)
+	return freeName(al.table, name2, label, taken)
 }
 
-// checkBase is an unnamed CHECK's name before a suffix: t_c_check when it
-// uses the one column c, t_check otherwise.
-func (al *alteration) checkBase(used []string) string {
+// checkColumn is the column an unnamed CHECK is named after (t_c_check):
+// the one column it uses, or "" (t_check) when it uses more or none.
+func (al *alteration) checkColumn(used []string) string {
 	var cols []string
 	for _, u := range used {
 		if al.colIndex(u) >= 0 && !slices.Contains(cols, u) {
@@ -77,9 +79,9 @@ func (al *alteration) checkBase(used []string) string {
 		}
 	}
 	if len(cols) == 1 {
-		return al.table + "_" + cols[0] + "_check"
+		return cols[0]
 	}
-	return al.table + "_check"
+	return ""
 }
 
 // quotedNames are the quoted identifiers in an SQL text the translator
@@ -130,11 +132,11 @@ func (al *alteration) constraintNames(e element) []string {
 		}
 		switch kind {
 		case "pkey":
-			out = append(out, al.table+"_pkey")
+			out = append(out, ObjectName(al.table, "", "pkey"))
 		case "check":
 			// named by allConstraintNames (it depends on the names taken)
 		default:
-			out = append(out, al.table+"_"+cols+"_"+kind)
+			out = append(out, ObjectName(al.table, cols, kind))
 		}
 	}
 	return out

@@ -89,17 +89,21 @@ type serialColumn struct {
 // sequenceFor names a serial column's sequence as PostgreSQL does:
 // table_column_seq, clipped to 63 bytes (makeObjectName).
 func sequenceFor(table, column string) string {
-	return objectName(table, column, "seq")
+	return ObjectName(table, column, "seq")
 }
 
 // maxNameBytes is PostgreSQL's longest name (NAMEDATALEN - 1).
 const maxNameBytes = 63
 
-// objectName is PostgreSQL's makeObjectName: name1_name2_label, name1 and
-// name2 clipped (the longer first, at a character boundary) to fit in
-// maxNameBytes.
-func objectName(name1, name2, label string) string {
-	avail := maxNameBytes - len(label) - 2
+// ObjectName is PostgreSQL's makeObjectName, the default name of a
+// sequence, constraint or index: name1_name2_label (name1_label when
+// name2 is ""), name1 and name2 clipped (the longer first, at a character
+// boundary) to fit in maxNameBytes.
+func ObjectName(name1, name2, label string) string {
+	avail := maxNameBytes - len(label) - 1
+	if name2 != "" {
+		avail--
+	}
 	n1, n2 := len(name1), len(name2)
 	for n1+n2 > avail {
 		if n1 > n2 {
@@ -108,7 +112,11 @@ func objectName(name1, name2, label string) string {
 			n2--
 		}
 	}
-	return clip(name1, n1) + "_" + clip(name2, n2) + "_" + label
+	out := clip(name1, n1)
+	if name2 != "" {
+		out += "_" + clip(name2, n2)
+	}
+	return out + "_" + label
 }
 
 // clip is s cut to at most n bytes at a UTF-8 character boundary.
