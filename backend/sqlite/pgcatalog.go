@@ -71,10 +71,11 @@ type catalogEngines struct {
 // the new schema under the old generation; the schema cookie is the read
 // transaction's own.
 type catalogEngine struct {
-	eng   *pgcatalog.Engine
-	key   [2]int64
-	refs  int
-	stale bool
+	eng    *pgcatalog.Engine
+	schema *pgcatalog.Schema // what eng was built from (keys for LIMIT: pglimit.go)
+	key    [2]int64
+	refs   int
+	stale  bool
 }
 
 // acquireCatalog returns the Engine of the schema r's read transaction sees,
@@ -107,7 +108,7 @@ func (b *Backend) acquireCatalog(r *sqlite3.Conn) (*catalogEngine, error) {
 			old.eng.Close()
 		}
 	}
-	c.cur = &catalogEngine{eng: eng, key: key, refs: 1}
+	c.cur = &catalogEngine{eng: eng, schema: s, key: key, refs: 1}
 	return c.cur, nil
 }
 

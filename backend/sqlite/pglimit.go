@@ -53,21 +53,59 @@ type keyLookupError struct{ err error }
 
 func (e *keyLookupError) Error() string { return e.err.Error() }
 
-// sqliteKeys is a pggate.KeyFunc over c's schema, as the emulated
-// catalog describes it (schemaOf: PostgreSQL's names of the constraints
-// and indexes, which break ties as PostgreSQL's rule does).
+// readKeyOrdered is a read's text with its LIMITs without ORDER BY over
+// keyed tables ordered by their keys, so that every node answers the same
+// rows, as on PostgreSQL storage; one no key orders is left as it is (a
+// read decides nothing). The keys come from the committed schema the
+// catalog's cached Engine was built from: no schema read per query.
+func (b *Backend) readKeyOrdered(r *sqlite3.Conn, text string) string {
+	if !mayLimit(text) || !pggate.HasUnorderedLimit(text) {
+		return text
+	}
+	e, err := b.acquireCatalog(r)
+	if err != nil {
+		return text
+	}
+	defer b.releaseCatalog(e)
+	keyed, _, err := pggate.OrderLimits(text, schemaKeys(func() (*pgcatalog.Schema, error) { return e.schema, nil }), false)
+	if err != nil {
+		return text
+	}
+	return keyed
+}
+
+// mayLimit is a cheap test before pggate.HasUnorderedLimit's parse: a
+// text without the words LIMIT, OFFSET or FETCH keeps no rows by them.
+func mayLimit(text string) bool {
+	l := strings.ToLower(text)
+	return strings.Contains(l, "limit") || strings.Contains(l, "offset") || strings.Contains(l, "fetch")
+}
+
+// sqliteKeys is a pggate.KeyFunc over c's schema, as the emulated catalog
+// describes it (schemaOf), read once when first asked.
 func sqliteKeys(c *sqlite3.Conn) pggate.KeyFunc {
-	var schema *pgcatalog.Schema
+	var s *pgcatalog.Schema
+	return schemaKeys(func() (*pgcatalog.Schema, error) {
+		if s != nil {
+			return s, nil
+		}
+		var err error
+		s, err = schemaOf(c)
+		return s, err
+	})
+}
+
+// schemaKeys is a pggate.KeyFunc over the schema schemaFn returns, as the
+// emulated catalog describes it (PostgreSQL's names of the constraints and
+// indexes, which break ties as PostgreSQL's rule does).
+func schemaKeys(schemaFn func() (*pgcatalog.Schema, error)) pggate.KeyFunc {
 	return func(space, name string, _ bool) ([]string, error) {
 		if space != "" && space != "public" {
 			return nil, &backend.Error{Class: backend.ClassOfSQLState("42P01"), SQLState: "42P01", Message: fmt.Sprintf("relation %q does not exist", space+"."+name)}
 		}
-		if schema == nil {
-			s, err := schemaOf(c)
-			if err != nil {
-				return nil, &keyLookupError{err}
-			}
-			schema = s
+		schema, err := schemaFn()
+		if err != nil {
+			return nil, &keyLookupError{err}
 		}
 		for _, t := range schema.Tables {
 			if t.Name == name {

@@ -244,7 +244,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 // translateRead is the read path's judgement and translation of a query
 // on the read connection r (committed state): PostgreSQL's read policy
 // (pggate.CheckRead), then one translated statement.
-func translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.Translation, error) {
+func (b *Backend) translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.Translation, error) {
 	if err := catalogRead(sql); err != nil {
 		return "", nil, err
 	}
@@ -255,16 +255,7 @@ func translateRead(r *sqlite3.Conn, sql string, args []any) (string, *pgdialect.
 	if read.Writes {
 		return "", nil, errReadOnly
 	}
-	text := read.Text
-	if pggate.HasUnorderedLimit(text) {
-		// As on PostgreSQL storage, every node answers the same rows: a
-		// LIMIT without ORDER BY over keyed tables runs in key order (one
-		// no key orders is left as it is: a read decides nothing).
-		if keyed, _, err := pggate.OrderLimits(text, sqliteKeys(r), false); err == nil {
-			text = keyed
-		}
-	}
-	tr, err := translateOn(r, text, argTypes(args))
+	tr, err := translateOn(r, b.readKeyOrdered(r, read.Text), argTypes(args))
 	if err != nil {
 		return "", nil, err
 	}

@@ -528,7 +528,7 @@ func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.R
 	}
 	var tr *pgdialect.Translation
 	if b.opts.pg {
-		if sql, tr, err = translateRead(r, sql, args); err != nil {
+		if sql, tr, err = b.translateRead(r, sql, args); err != nil {
 			return nil, 0, err
 		}
 		if args, err = pgParams(tr.Params, args); err != nil {
