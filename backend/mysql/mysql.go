@@ -102,16 +102,20 @@ func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Opt
 // internal pool (the server's syntax check, state, system state and
 // checkpoint reads) that hostile reads cannot exhaust.
 type Backend struct {
-	gate     *backend.TextGate // the gate seam (gateseam.go)
-	opts     options
-	flavor   flavor
-	dbName   string
-	writer   *sql.DB // at most one connection; a block holds it as a *sql.Conn
-	killer   *sql.DB // KILL QUERY / KILL of the writer's connection
-	internal *sql.DB
-	readers  *sql.DB
-	verdict  verdictCache
-	ckpt     sqlstore.Checkpointing
+	// pgCatalog is the emulated PostgreSQL catalog's Engine (pgcatalog.go),
+	// made on first use.
+	pgCatalog     *catalogCache
+	pgCatalogOnce sync.Once
+	gate          *backend.TextGate // the gate seam (gateseam.go)
+	opts          options
+	flavor        flavor
+	dbName        string
+	writer        *sql.DB // at most one connection; a block holds it as a *sql.Conn
+	killer        *sql.DB // KILL QUERY / KILL of the writer's connection
+	internal      *sql.DB
+	readers       *sql.DB
+	verdict       verdictCache
+	ckpt          sqlstore.Checkpointing
 	// profile is the network's expected server profile and what the
 	// writer's server has (profile.go).
 	profile *profile
@@ -560,6 +564,7 @@ func (b *Backend) Close() error {
 }
 
 func (b *Backend) closeDBs() {
+	b.catalog().close()
 	for _, db := range []*sql.DB{b.writer, b.killer, b.internal, b.readers, b.readKiller} {
 		if db != nil {
 			db.Close()

@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/pgcatalog"
@@ -60,27 +57,11 @@ type catalogCache struct {
 	engine *pgcatalog.Engine
 }
 
-// catalogs maps each Backend (weakly: an entry never keeps a Backend
-// alive) to its catalogCache; the cache's Engine is closed when the
-// Backend is collected. (A field of Backend, closed by Close, would
-// release it at once.)
-var catalogs sync.Map // weak.Pointer[Backend] -> *catalogCache
-
-// catalog returns b's catalogCache, creating it on first use.
+// catalog returns b's catalogCache, creating it on first use; Close
+// releases its Engine (closeDBs).
 func (b *Backend) catalog() *catalogCache {
-	key := weak.Make(b)
-	if c, ok := catalogs.Load(key); ok {
-		return c.(*catalogCache)
-	}
-	c, loaded := catalogs.LoadOrStore(key, &catalogCache{sem: make(chan struct{}, 1), height: -1})
-	if !loaded {
-		runtime.AddCleanup(b, func(k weak.Pointer[Backend]) {
-			if c, ok := catalogs.LoadAndDelete(k); ok {
-				c.(*catalogCache).close()
-			}
-		}, key)
-	}
-	return c.(*catalogCache)
+	b.pgCatalogOnce.Do(func() { b.pgCatalog = &catalogCache{sem: make(chan struct{}, 1), height: -1} })
+	return b.pgCatalog
 }
 
 // close releases the cached Engine.
