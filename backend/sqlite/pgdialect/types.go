@@ -235,7 +235,7 @@ func Refusals() []string {
 		"set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
-		"ALTER TABLE forms other than ADD/DROP COLUMN, ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL, SET/DROP DEFAULT and TYPE; ALTER COLUMN TYPE of a serial or defaulted column, of a column a CHECK or FOREIGN KEY uses, on a referenced table, or beside other subcommands; DROP COLUMN of a constrained or indexed column; rebuilding a table while rows of other tables reference it",
+		"ALTER TABLE forms other than ADD/DROP COLUMN, ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL, SET/DROP DEFAULT and TYPE; ALTER COLUMN TYPE of a serial column, of a column a CHECK uses, of a column a FOREIGN KEY uses or references to a type stored differently (int4 to text), of a column whose DEFAULT does not convert to the new type, or beside other subcommands; DROP COLUMN of a constrained or indexed column; rebuilding a table whose referencing tables reference each other in a cycle, or whose rows reference each other through a foreign key ON DELETE RESTRICT",
 		"deferrable constraints other than foreign keys (a DEFERRABLE foreign key is checked at the end of each statement), exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
 		"subqueries in RETURNING; TRUNCATE ONLY and TRUNCATE ... CASCADE over other tables; CREATE TABLE AS; views, triggers, functions and sequences",
 		"any function, operator or statement not in the supported list",
