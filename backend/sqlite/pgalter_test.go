@@ -245,3 +245,19 @@ func TestPostgresDialectAlterWithForeignKeys(t *testing.T) {
 		}
 	}
 }
+
+// An ON DELETE/UPDATE RESTRICT action's failure is PostgreSQL's 23503, as
+// a NO ACTION key's is (SQLite raises it as a plain constraint error).
+func TestPostgresDialectRestrictIs23503(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	pgDigestBlock(t, b, 1,
+		"CREATE TABLE team (id int4 PRIMARY KEY)",
+		"CREATE TABLE member (id int4 PRIMARY KEY, team_id int4 REFERENCES team (id) ON DELETE RESTRICT ON UPDATE RESTRICT)",
+		"INSERT INTO team VALUES (1), (2)",
+		"INSERT INTO member VALUES (1, 1)")
+	for _, sql := range []string{"DELETE FROM team WHERE id = 1", "UPDATE team SET id = 3 WHERE id = 1", "INSERT INTO member VALUES (2, 9)"} {
+		if code := pgFailingStatement(t, b, sql); code != "23503" {
+			t.Errorf("%s: SQLSTATE %q, want 23503", sql, code)
+		}
+	}
+}
