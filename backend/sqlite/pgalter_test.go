@@ -261,3 +261,31 @@ func TestPostgresDialectRestrictIs23503(t *testing.T) {
 		}
 	}
 }
+
+// RENAME of a table or a column, which PostgreSQL's gate refuses, runs in
+// the postgres dialect on SQLite (migrations write it); references follow.
+func TestPostgresDialectRename(t *testing.T) {
+	ctx := context.Background()
+	b := mustOpenPostgresDialect(t)
+	pgDigestBlock(t, b, 1,
+		"CREATE TABLE a (id int4 PRIMARY KEY, full_name text)",
+		"CREATE TABLE x (id int4 PRIMARY KEY, a_id int4 REFERENCES a (id))",
+		"INSERT INTO a VALUES (1, 'ann')",
+		"INSERT INTO x VALUES (1, 1)")
+	for _, sql := range []string{"ALTER TABLE a RENAME COLUMN full_name TO name", "ALTER TABLE a RENAME TO author"} {
+		if an, err := b.Gate().Analyze(ctx, sql); err != nil || !an.DDL {
+			t.Errorf("gate on %s: %+v %v, want DDL accepted", sql, an, err)
+		}
+	}
+	pgDigestBlock(t, b, 2, "ALTER TABLE a RENAME COLUMN full_name TO name", "ALTER TABLE a RENAME TO author")
+	if code := pgFailingStatement(t, b, "INSERT INTO x VALUES (2, 7)"); code != "23503" {
+		t.Errorf("the reference after the rename: SQLSTATE %q, want 23503", code)
+	}
+	if code := pgFailingStatement(t, b, "ALTER TABLE x RENAME TO relchain_meta"); code != "42501" {
+		t.Errorf("a rename to relchain's name: SQLSTATE %q, want 42501", code)
+	}
+	rows, _, err := b.Query(ctx, "SELECT id, name FROM author", nil)
+	if err != nil || !reflect.DeepEqual(rows.Rows, [][]any{{int64(1), "ann"}}) {
+		t.Errorf("author after the renames: %v %v", rows, err)
+	}
+}
