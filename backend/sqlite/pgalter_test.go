@@ -289,3 +289,23 @@ func TestPostgresDialectRename(t *testing.T) {
 		t.Errorf("author after the renames: %v %v", rows, err)
 	}
 }
+
+// Django's sequence reset (loaddata, sqlsequencereset) runs in a block:
+// the next serial value follows it; on the read path it is refused, as
+// every write is.
+func TestPostgresDialectSetval(t *testing.T) {
+	ctx := context.Background()
+	b := mustOpenPostgresDialect(t)
+	pgDigestBlock(t, b, 1,
+		`CREATE TABLE "shop_customer" ("id" serial NOT NULL PRIMARY KEY, "name" text)`,
+		`INSERT INTO "shop_customer" ("id", "name") VALUES (1, 'a'), (7, 'b')`,
+		`SELECT setval(pg_get_serial_sequence('"shop_customer"','id'), coalesce(max("id"), 1), max("id") IS NOT null) FROM "shop_customer"`,
+		`INSERT INTO "shop_customer" ("name") VALUES ('c')`)
+	rows, _, err := b.Query(ctx, `SELECT max("id") FROM "shop_customer"`, nil)
+	if err != nil || !reflect.DeepEqual(rows.Rows, [][]any{{int64(8)}}) {
+		t.Errorf("the id after setval: %v %v, want 8", rows, err)
+	}
+	if _, _, err := b.Query(ctx, `SELECT nextval('shop_customer_id_seq')`, nil); err == nil {
+		t.Error("nextval on the read path: accepted")
+	}
+}

@@ -60,6 +60,9 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 		}
 		return value{}, refuse("the aggregate %s", name)
 	}
+	if name == "pg_get_serial_sequence" {
+		return t.serialSequenceValue(f)
+	}
 	if name == "clock_guard" && qualifiedName(f) == "relchain.clock_guard" && len(f.GetArgs()) == 1 {
 		// pggate's guard of a run-time cast to a date/time type: the
 		// dialect's date/time input never reads a clock (a clock word is

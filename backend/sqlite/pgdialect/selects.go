@@ -11,6 +11,9 @@ type query struct {
 }
 
 func (t *translator) topSelect(s *pg_query.SelectStmt) error {
+	if ok, err := t.sequenceSelect(s); ok {
+		return err
+	}
 	q, err := t.selectQuery(s, nil)
 	if err != nil {
 		return err

@@ -221,7 +221,7 @@ func Refusals() []string {
 	return []string{
 		"types interval, time, uuid, jsonb, identity columns and any other type not in the supported list",
 		"multi-dimensional arrays, array slices, array bounds in input ('[1:2]={...}'), arrays of types other than text, varchar, int2/int4/int8, bool, date, timestamp and timestamptz (numeric[], float8[] ...), array order (<, ORDER BY, min/max, greatest/least), unnest in the select list or over another FROM item's column (LATERAL), ANY/ALL other than = ANY and <> ALL, casts and || between arrays of different element types (int4[] to int8[], text[] || varchar[])",
-		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
+		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, currval/lastval, nextval/setval other than as the only output column of a SELECT (SELECT setval('s', max(id)) FROM t is supported), CREATE/ALTER/DROP SEQUENCE",
 		"numeric NaN and Infinity, numeric(p, s) with a scale outside 0 to p, numeric values in LIMIT/OFFSET",
 		"float(p), timestamp(p) and other type modifiers except varchar(n), char(n) and numeric(p, s)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
