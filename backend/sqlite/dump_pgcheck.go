@@ -426,7 +426,7 @@ func (c *checkPrinter) printCall(n *checkNode) (string, error) {
 			break
 		}
 		return "(" + a[0] + " " + op + " " + a[1] + ")", nil
-	case n.text == "pg_cast" && len(n.args) == 4 && n.args[2].kind == 's' && n.args[3].kind == 'n' && n.args[3].text == "-1":
+	case n.text == "pg_cast" && len(n.args) == 4 && n.args[2].kind == 's' && isMinusOne(n.args[3]):
 		a, err := args(0, 1, "")
 		return "(" + strings.Join(a, "") + ")::" + n.args[2].text, err
 	case plainFuncs[n.text] != "":
@@ -521,4 +521,9 @@ func columnDefaults(sql string) map[string]string {
 		}
 	}
 	return out
+}
+
+// isMinusOne reports the constant -1 (a typmod of none).
+func isMinusOne(n *checkNode) bool {
+	return n.kind == 'u' && n.text == "-" && n.args[0].kind == 'n' && n.args[0].text == "1"
 }
