@@ -150,9 +150,34 @@ func dumpPgTable(c *sqlite3.Conn, s *pgcatalog.Schema, t pgcatalog.Table, w io.W
 		return err
 	}
 	for _, ix := range t.Indexes {
-		fmt.Fprintf(w, "%s;\n", pgcatalog.IndexDef(t.Name, ix))
+		def, err := indexText(c, t.Name, ix)
+		if err != nil {
+			return fmt.Errorf("index %s: %w", ix.Name, err)
+		}
+		fmt.Fprintf(w, "%s;\n", def)
 	}
 	return nil
+}
+
+// indexText is ix's CREATE INDEX as pg_get_indexdef prints it, with the
+// columns SQLite keeps in descending order marked DESC (the catalog's
+// Index does not record the order).
+func indexText(c *sqlite3.Conn, table string, ix pgcatalog.Index) (string, error) {
+	var cols []string
+	desc := false
+	err := eachRow(c, `SELECT name, "desc" FROM pragma_index_xinfo(`+quoteLiteral(ix.Name)+`) WHERE key ORDER BY seqno`, func(st *sqlite3.Stmt) error {
+		col := pgIdent(st.ColumnText(0))
+		if st.ColumnInt64(1) != 0 {
+			col, desc = col+" DESC", true
+		}
+		cols = append(cols, col)
+		return nil
+	})
+	if err != nil || !desc {
+		return pgcatalog.IndexDef(table, ix), err
+	}
+	def := pgcatalog.IndexDef(table, pgcatalog.Index{Name: ix.Name, Unique: ix.Unique})
+	return strings.TrimSuffix(def, "()") + "(" + strings.Join(cols, ", ") + ")", nil
 }
 
 // createTableText is t's CREATE TABLE in PostgreSQL's SQL, checks its
