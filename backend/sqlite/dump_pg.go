@@ -24,7 +24,7 @@ import (
 // (schemaOf): for each table, in byte order of its name, the sequences of
 // its serial columns, its CREATE TABLE with PostgreSQL's types, defaults,
 // NOT NULL, primary key, UNIQUE and CHECK constraints, the sequences'
-// current values (setval), its rows as INSERTs with PostgreSQL's literals
+// owners (OWNED BY the column) and current values (setval), its rows as INSERTs with PostgreSQL's literals
 // in primary-key order and its indexes; then every foreign key as ALTER
 // TABLE; all in one transaction. A CHECK is written back from the
 // translation SQLite keeps (dump_pgcheck.go) and a table whose CHECK or
@@ -119,7 +119,7 @@ func tableName(s *pgcatalog.Schema, ref string) string {
 }
 
 // dumpPgTable writes one table: its sequences, CREATE TABLE, the
-// sequences' values, its rows and its indexes.
+// sequences' owner (the column) and values, its rows and its indexes.
 func dumpPgTable(c *sqlite3.Conn, s *pgcatalog.Schema, t pgcatalog.Table, w io.Writer) error {
 	checks, err := pgChecks(c, t)
 	if err != nil {
@@ -142,6 +142,7 @@ func dumpPgTable(c *sqlite3.Conn, s *pgcatalog.Schema, t pgcatalog.Table, w io.W
 	}
 	io.WriteString(w, def)
 	for _, q := range seqs {
+		fmt.Fprintf(w, "ALTER SEQUENCE %s OWNED BY %s.%s;\n", pgIdent(q.Name), pgIdent(q.OwnedByTable), pgIdent(q.OwnedByColumn))
 		if err := dumpSequence(c, q, w); err != nil {
 			return err
 		}

@@ -100,6 +100,8 @@ var dumpCatalogQueries = []string{
 		FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
 		WHERE k.connamespace = 'public'::regnamespace ORDER BY 1, 2`,
 	`SELECT tablename, indexname, replace(indexdef, ' DESC', '') FROM pg_catalog.pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2`,
+	`SELECT pg_get_serial_sequence('authors', 'id'), pg_get_serial_sequence('books', 'id'), pg_get_serial_sequence('arrays', 'id'),
+		pg_get_serial_sequence('"Serial Ünï"', 'Id'), pg_get_serial_sequence('"Serial Ünï"', 'big'), pg_get_serial_sequence('books', 'title')`,
 	`SELECT c.relname, c.relkind FROM pg_catalog.pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'S') ORDER BY 1`,
 }
 
