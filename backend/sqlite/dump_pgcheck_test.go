@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
 )
@@ -102,4 +104,37 @@ func dumpOneCheck(t *testing.T, name, check string) (string, error) {
 	var out bytes.Buffer
 	_, err = sqlite.DumpPostgres(context.Background(), path, &out)
 	return out.String(), err
+}
+
+// A table the dump cannot write exactly as PostgreSQL's SQL fails the
+// dump, naming it, rather than leaving it, a default or a CHECK out: here
+// tables the dialect would not write, put into the file behind its back.
+func TestDumpPostgresRefusesWhatItCannotWrite(t *testing.T) {
+	for _, c := range []struct{ ddl, want string }{
+		{`CREATE TABLE "odd" (x BLOBBY)`, "table odd has a column type the postgres dialect did not write"},
+		{`CREATE TABLE "dflt" ("x" int4 DEFAULT (abs(-1)))`, "dump dflt: the table as PostgreSQL's SQL does not translate back"},
+		{`CREATE TABLE "chk" ("x" int4, CHECK (hex("x") <> ''))`, "CHECK constraint chk_x_check"},
+		{`CREATE TABLE "chk2" ("x" int4, CHECK ("x" > 0 COLLATE NOCASE))`, "CHECK constraint chk2_x_check"},
+	} {
+		path := filepath.Join(t.TempDir(), "relchain.db")
+		b, err := sqlite.Open(context.Background(), path, sqlite.WithPostgresDialect())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE fine (id int4 PRIMARY KEY)"})
+		b.Close()
+		raw, err := sqlite3.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.Exec(c.ddl); err != nil {
+			t.Fatalf("%s: %v", c.ddl, err)
+		}
+		raw.Close()
+		var out bytes.Buffer
+		_, err = sqlite.DumpPostgres(context.Background(), path, &out)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: DumpPostgres = %v, want an error naming %q", c.ddl, err, c.want)
+		}
+	}
 }
