@@ -24,11 +24,12 @@ import (
 // (schemaOf): for each table, in byte order of its name, the sequences of
 // its serial columns, its CREATE TABLE with PostgreSQL's types, defaults,
 // NOT NULL, primary key, UNIQUE and CHECK constraints, the sequences'
-// owners (OWNED BY the column) and current values (setval), its rows as INSERTs with PostgreSQL's literals
-// in primary-key order and its indexes; then every foreign key as ALTER
-// TABLE; all in one transaction. A CHECK is written back from the
-// translation SQLite keeps (dump_pgcheck.go) and a table whose CHECK or
-// default cannot be written exactly is the dump's error, never a
+// owners (OWNED BY the column) and current values (setval), its rows as
+// INSERTs with PostgreSQL's literals in primary-key order and its
+// indexes; then every foreign key as ALTER TABLE; all in one transaction.
+// A CHECK is written back from the translation SQLite keeps
+// (dump_pgcheck.go); a table whose CHECK or default cannot be written
+// exactly is the dump's error, found before anything is written, never a
 // different constraint.
 func DumpPostgres(ctx context.Context, path string, w io.Writer) (int64, error) {
 	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY|sqlite3.OPEN_NOMUTEX)
@@ -48,14 +49,20 @@ func DumpPostgres(ctx context.Context, path string, w io.Writer) (int64, error) 
 	if err != nil {
 		return 0, fmt.Errorf("dump: %w", err)
 	}
+	checks := make([][]string, len(s.Tables))
+	for i, t := range s.Tables {
+		if checks[i], err = pgChecks(c, t); err != nil {
+			return 0, fmt.Errorf("dump %s: %w", t.Name, err)
+		}
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	fmt.Fprintf(bw, "-- relchain dump of the replicated tables at height %d (PostgreSQL's SQL)\n", st.Height)
 	io.WriteString(bw, "SET client_encoding = 'UTF8';\nSET standard_conforming_strings = on;\nBEGIN;\n")
-	for _, t := range s.Tables {
+	for i, t := range s.Tables {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if err := dumpPgTable(c, s, t, bw); err != nil {
+		if err := dumpPgTable(c, s, t, checks[i], bw); err != nil {
 			return 0, fmt.Errorf("dump %s: %w", t.Name, err)
 		}
 	}
@@ -118,13 +125,10 @@ func tableName(s *pgcatalog.Schema, ref string) string {
 	return ref
 }
 
-// dumpPgTable writes one table: its sequences, CREATE TABLE, the
-// sequences' owner (the column) and values, its rows and its indexes.
-func dumpPgTable(c *sqlite3.Conn, s *pgcatalog.Schema, t pgcatalog.Table, w io.Writer) error {
-	checks, err := pgChecks(c, t)
-	if err != nil {
-		return err
-	}
+// dumpPgTable writes one table, checks its CHECK expressions as
+// PostgreSQL's SQL: its sequences, CREATE TABLE, the sequences' owner
+// (the column) and values, its rows and its indexes.
+func dumpPgTable(c *sqlite3.Conn, s *pgcatalog.Schema, t pgcatalog.Table, checks []string, w io.Writer) error {
 	var seqs []pgcatalog.Sequence
 	for _, q := range s.Sequences {
 		if q.OwnedByTable == t.Name {

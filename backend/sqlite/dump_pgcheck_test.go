@@ -107,7 +107,8 @@ func dumpOneCheck(t *testing.T, name, check string) (string, error) {
 }
 
 // A table the dump cannot write exactly as PostgreSQL's SQL fails the
-// dump, naming it, rather than leaving it, a default or a CHECK out: here
+// dump, naming it, before anything is written, rather than leaving it, a
+// default or a CHECK out: here
 // tables the dialect would not write, put into the file behind its back.
 func TestDumpPostgresRefusesWhatItCannotWrite(t *testing.T) {
 	for _, c := range []struct{ ddl, want string }{
@@ -135,6 +136,9 @@ func TestDumpPostgresRefusesWhatItCannotWrite(t *testing.T) {
 		_, err = sqlite.DumpPostgres(context.Background(), path, &out)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: DumpPostgres = %v, want an error naming %q", c.ddl, err, c.want)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%s: DumpPostgres failed after writing:\n%s", c.ddl, out.String())
 		}
 	}
 }
