@@ -122,7 +122,10 @@ func TestDumpPostgresRefusesWhatItCannotWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE fine (id int4 PRIMARY KEY)"})
+		// A table dumped before the refused one, larger than the dump's
+		// buffer.
+		pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE a_fine (id int4 PRIMARY KEY, t text)"},
+			pgStmt{sql: "INSERT INTO a_fine VALUES (1, $1)", args: []any{strings.Repeat("x", 100000)}})
 		b.Close()
 		raw, err := sqlite3.Open(path)
 		if err != nil {
