@@ -38,6 +38,8 @@ var dumpDDL = []pgStmt{
 		FOREIGN KEY (mk1, mk2) REFERENCES "Mixed Case ""T"" ünï" (k1, k2) ON UPDATE CASCADE,
 		CONSTRAINT title_ok CHECK (title LIKE '_%' AND lower(title) <> 'x' AND mk1 % 1000 <> 999))`},
 	{sql: `CREATE INDEX books_title_idx ON books (title)`},
+	// ALTER TABLE of a referenced table rebuilds it and its dependents.
+	{sql: `ALTER TABLE authors ADD COLUMN rating int2 DEFAULT 3 CHECK (rating BETWEEN 1 AND 5)`},
 	{sql: `CREATE UNIQUE INDEX "Books by author" ON books (author_id, title)`},
 	{sql: `CREATE TABLE arrays (id smallserial PRIMARY KEY, t text[], v varchar(8)[], i2 int2[], i4 int4[], i8 int8[], b bool[],
 		d date[], ts timestamp[], tz timestamptz[])`},
@@ -190,6 +192,7 @@ func TestDumpPostgresLoadsIntoPostgreSQL(t *testing.T) {
 	// The CHECK constraints hold.
 	for _, bad := range []string{
 		`INSERT INTO authors (name) VALUES ('')`,
+		`INSERT INTO authors (name, rating) VALUES ('R', 6)`,
 		`INSERT INTO "Mixed Case ""T"" ünï" (k1, k2, amount) VALUES (7, 'n', -0.001)`,
 		`INSERT INTO "Mixed Case ""T"" ünï" (k1, k2, big) VALUES (7, 'n', 0)`,
 		`INSERT INTO "Mixed Case ""T"" ünï" (k1, k2, small) VALUES (7, 'n', 3)`,
