@@ -429,6 +429,22 @@ func (c *checkPrinter) printCall(n *checkNode) (string, error) {
 	case n.text == "pg_cast" && len(n.args) == 4 && n.args[2].kind == 's' && isMinusOne(n.args[3]):
 		a, err := args(0, 1, "")
 		return "(" + strings.Join(a, "") + ")::" + n.args[2].text, err
+	case n.text == "pg_array_fn" && len(n.args) == 3 && n.args[0].kind == 's':
+		a, err := args(1, 3, "")
+		if err != nil {
+			return "", err
+		}
+		if n.args[0].text == "cardinality" && n.args[2].kind == 'n' && n.args[2].text == "1" {
+			return "cardinality(" + a[0] + ")", nil
+		}
+		return n.args[0].text + "(" + strings.Join(a, ", ") + ")", nil
+	case n.text == "pg_substr" && len(n.args) == 4 && n.args[3].kind == 'n':
+		if n.args[3].text == "0" && n.args[2].kind == 'k' {
+			a, err := args(0, 2, "")
+			return "substr(" + strings.Join(a, ", ") + ")", err
+		}
+		a, err := args(0, 3, "")
+		return "substr(" + strings.Join(a, ", ") + ")", err
 	case plainFuncs[n.text] != "":
 		a, err := args(0, len(n.args), "")
 		return plainFuncs[n.text] + "(" + strings.Join(a, ", ") + ")", err

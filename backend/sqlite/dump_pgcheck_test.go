@@ -62,6 +62,10 @@ func TestDumpPostgresWritesChecksBack(t *testing.T) {
 		{"s || 'x' <> 'y'", `CHECK (("s" || 'x') <> 'y')`},
 		{"trim(s) <> ''", `CHECK (btrim("s") <> '')`},
 		{"octet_length(by) > 0", `CHECK (length("by") > 0)`},
+		{"cardinality(arr) > 0", `CHECK (cardinality("arr") > 0)`},
+		{"array_length(arr, 1) < 5", `CHECK (array_length("arr", 1) < 5)`},
+		{"substr(s, 1, 2) <> 'zz'", `CHECK (substr("s", 1, 2) <> 'zz')`},
+		{"substr(s, 2) <> 'zz'", `CHECK (substr("s", 2) <> 'zz')`},
 	}
 	var all bytes.Buffer
 	for i, c := range written {
@@ -78,8 +82,9 @@ func TestDumpPostgresWritesChecksBack(t *testing.T) {
 	}
 	loadDump(t, pgtest.AdminDSN(t), all.Bytes())
 	refused := []string{
-		"cardinality(arr) > 0",
-		"substr(s, 1, 2) <> 'zz'",
+		"arr @> '{a}' AND a > 0",
+		"array_to_string(arr, ',') <> 'x'",
+		"position('a' in s) > 0",
 	}
 	for i, c := range refused {
 		_, err := dumpOneCheck(t, fmt.Sprintf("r%d", i), c)
