@@ -275,6 +275,9 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	if isArray(typ) {
 		return value{}, refuse("%s of arrays (array order)", name)
 	}
+	if err := noJSONBKey(typ, name); err != nil {
+		return value{}, err
+	}
 	outs, err := t.coerceAll(vals, typ)
 	if err != nil {
 		return value{}, err
