@@ -116,6 +116,13 @@ func jsonbKeySQL(v value) string {
 	return "pg_jsonb_key(" + v.sql + ")"
 }
 
+// jsonbNullif is NULLIF of two jsonb values: NULL when their equality
+// keys are equal, else the first value as it is.
+func jsonbNullif(l, r value) value {
+	sql := "CASE WHEN " + jsonbKeySQL(l) + " = " + jsonbKeySQL(r) + " THEN NULL ELSE " + l.sql + " END"
+	return value{sql: sql, typ: l.typ, name: "nullif"}
+}
+
 // foldJSONBCompare folds = and <> of two jsonb constants by their keys.
 func foldJSONBCompare(op string, l, r value) (value, bool) {
 	ls, rs := jsonbKeySQL(l), jsonbKeySQL(r)
@@ -131,13 +138,24 @@ func foldJSONBCompare(op string, l, r value) (value, bool) {
 
 // noJSONBKey refuses jsonb where the dialect would group, sort or index
 // by the stored text (what: the construct), which is not jsonb's
-// equality: 1.0 and 1 are one jsonb value with two texts.
+// equality: 1.0 and 1 are one jsonb value with two texts. json, which
+// has no equality or order in PostgreSQL, gets PostgreSQL's error.
 func noJSONBKey(typ Type, what string) error {
-	if typ.Name == "jsonb" {
+	switch {
+	case typ.Name == "jsonb":
 		return refuse("%s on jsonb values", what)
+	case typ.Name != "json":
+		return nil
+	case what == "ORDER BY":
+		return pgError("42883", "could not identify an ordering operator for type json")
+	case jsonKeyConstructs[what]:
+		return pgError("42704", "data type json has no default operator class for access method \"btree\"")
 	}
-	return nil
+	return pgError("42883", "could not identify an equality operator for type json")
 }
+
+// jsonKeyConstructs are noJSONBKey's constructs that build an index.
+var jsonKeyConstructs = map[string]bool{"PRIMARY KEY and UNIQUE": true, "PRIMARY KEY": true, "UNIQUE": true, "indexes": true}
 
 // noJSONBColumns is noJSONBKey over a query's or key's columns.
 func noJSONBColumns(cols []Column, what string) error {
