@@ -67,7 +67,9 @@ type jsonParser struct {
 	jsonb bool
 }
 
-// jsonMaxDepth bounds nesting (PostgreSQL's limit is the stack's).
+// jsonMaxDepth bounds nesting. PostgreSQL's own limit is its stack
+// (max_stack_depth, a server setting), so deeper values are refused
+// rather than given an error PostgreSQL may not raise.
 const jsonMaxDepth = 1000
 
 func (p *jsonParser) space() {
@@ -78,7 +80,7 @@ func (p *jsonParser) space() {
 
 func (p *jsonParser) value(depth int) (*JSON, error) {
 	if depth > jsonMaxDepth {
-		return nil, errorf("54001", "stack depth limit exceeded")
+		return nil, Unsupported("json nested deeper than 1000 levels")
 	}
 	p.space()
 	if p.i >= len(p.s) {
