@@ -42,6 +42,10 @@ func (t *translator) jsonOperator(op string, l, r value) (value, bool, error) {
 // path) on json or jsonb: -> and #> give the left operand's type, ->>
 // and #>> text.
 func (t *translator) jsonGet(op string, l, r value) (value, error) {
+	if l.untyped() {
+		// json and jsonb both have the operator: PostgreSQL cannot choose.
+		return value{}, pgError("42725", "operator is not unique: unknown %s %s", op, label(r.typ))
+	}
 	if !isJSON(l.typ) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
@@ -68,9 +72,10 @@ func (t *translator) jsonGet(op string, l, r value) (value, error) {
 }
 
 // jsonbPredicate is @> <@ (jsonb both sides) and ? (text), ?| ?& (text[])
-// on jsonb; json has none of them (42883).
+// on jsonb; json has none of them (42883). An untyped left operand is
+// jsonb, as PostgreSQL resolves it.
 func (t *translator) jsonbPredicate(op string, l, r value) (value, error) {
-	if l.untyped() && (op == "@>" || op == "<@") {
+	if l.untyped() {
 		var err error
 		if l, err = t.retype(l, tJSONB); err != nil {
 			return value{}, err
