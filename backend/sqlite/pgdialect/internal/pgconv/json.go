@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSONKind is the kind of a JSON value, named as jsonb_typeof names it.
@@ -36,7 +37,10 @@ type JSON struct {
 	Elems []*JSON // an array's elements
 	Keys  []string
 	Vals  []*JSON
-	nul   bool // a string (or key) holds \u0000, which text cannot
+	// escErr is the error PostgreSQL raises when it unescapes this json
+	// string (->>): \u0000 (22P05) or a lone surrogate (22P02), which
+	// json_in accepts since it only checks the syntax.
+	escErr *Error
 }
 
 func invalidJSON() *Error { return errorf("22P02", "invalid input syntax for type json") }
@@ -49,7 +53,14 @@ func nulEscape() *Error {
 // or jsonb_in (jsonb true: \u0000 refused with 22P05, numbers read as
 // numeric, objects sorted and deduplicated).
 func ParseJSON(s string, jsonb bool) (*JSON, error) {
-	p := jsonParser{s: s, jsonb: jsonb}
+	return parseJSON(s, jsonb, jsonb)
+}
+
+// parseJSON is ParseJSON; unescape raises the errors of unescaping
+// strings (\u0000, lone surrogates) now, as jsonb_in and json's
+// operators (which unescape the whole value) do.
+func parseJSON(s string, jsonb, unescape bool) (*JSON, error) {
+	p := jsonParser{s: s, jsonb: jsonb, unescape: unescape}
 	v, err := p.value(0)
 	if err != nil {
 		return nil, err
@@ -62,9 +73,10 @@ func ParseJSON(s string, jsonb bool) (*JSON, error) {
 }
 
 type jsonParser struct {
-	s     string
-	i     int
-	jsonb bool
+	s        string
+	i        int
+	jsonb    bool
+	unescape bool
 }
 
 // jsonMaxDepth bounds nesting. PostgreSQL's own limit is its stack
@@ -102,8 +114,8 @@ func (p *jsonParser) token(depth int) (*JSON, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		s, nul, err := p.str()
-		return &JSON{Kind: JSONString, Str: s, nul: nul}, err
+		s, escErr, err := p.str()
+		return &JSON{Kind: JSONString, Str: s, escErr: escErr}, err
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	}
@@ -176,26 +188,27 @@ func (p *jsonParser) number() (*JSON, error) {
 	return v, nil
 }
 
-// str reads a string token: its value, and whether it holds \u0000.
-func (p *jsonParser) str() (string, bool, error) {
+// str reads a string token: its value, and for json the error
+// unescaping it raises (jsonb raises it now).
+func (p *jsonParser) str() (string, *Error, error) {
 	p.i++ // the opening quote
 	var b strings.Builder
-	nul := false
+	var escErr *Error
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			return b.String(), nul, nil
+			return b.String(), escErr, nil
 		case c < 0x20:
-			return "", false, invalidJSON()
+			return "", nil, invalidJSON()
 		case c != '\\':
 			b.WriteByte(c)
 			p.i++
 			continue
 		}
 		if p.i+1 >= len(p.s) {
-			return "", false, invalidJSON()
+			return "", nil, invalidJSON()
 		}
 		e := p.s[p.i+1]
 		p.i += 2
@@ -204,26 +217,29 @@ func (p *jsonParser) str() (string, bool, error) {
 			continue
 		}
 		if e != 'u' {
-			return "", false, invalidJSON()
+			return "", nil, invalidJSON()
 		}
-		r, err := p.unicodeEscape()
-		if err != nil {
-			return "", false, err
+		r, bad, err := p.unicodeEscape()
+		if err == nil && r == 0 {
+			bad = nulEscape()
 		}
-		if r == 0 {
-			if p.jsonb {
-				return "", false, nulEscape()
-			}
-			nul = true
+		switch {
+		case err != nil:
+			return "", nil, err
+		case bad != nil && p.unescape:
+			return "", nil, bad
+		case bad != nil && escErr == nil:
+			escErr = bad
 		}
 		b.WriteRune(r)
 	}
-	return "", false, invalidJSON()
+	return "", nil, invalidJSON()
 }
 
 // unicodeEscape reads the hex digits of \uXXXX (the \u read), and the
-// low surrogate's escape after a high surrogate.
-func (p *jsonParser) unicodeEscape() (rune, error) {
+// low surrogate's escape after a high surrogate: the rune, the error
+// unescaping raises (a lone surrogate), or a syntax error.
+func (p *jsonParser) unicodeEscape() (rune, *Error, error) {
 	hex4 := func() (rune, bool) {
 		if p.i+4 > len(p.s) {
 			return 0, false
@@ -238,21 +254,26 @@ func (p *jsonParser) unicodeEscape() (rune, error) {
 	r, ok := hex4()
 	switch {
 	case !ok:
-		return 0, invalidJSON()
+		return 0, nil, invalidJSON()
 	case r >= 0xDC00 && r <= 0xDFFF:
-		return 0, invalidJSON() // a low surrogate must follow a high one
+		return utf8.RuneError, invalidJSON(), nil // a low surrogate must follow a high one
 	case r < 0xD800 || r > 0xDBFF:
-		return r, nil
+		return r, nil, nil
 	}
 	if !strings.HasPrefix(p.s[p.i:], `\u`) {
-		return 0, invalidJSON()
+		return utf8.RuneError, invalidJSON(), nil
 	}
+	save := p.i
 	p.i += 2
 	lo, ok := hex4()
-	if !ok || lo < 0xDC00 || lo > 0xDFFF {
-		return 0, invalidJSON()
+	switch {
+	case !ok:
+		return 0, nil, invalidJSON()
+	case lo < 0xDC00 || lo > 0xDFFF:
+		p.i = save // the next escape is read on its own
+		return utf8.RuneError, invalidJSON(), nil
 	}
-	return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), nil
+	return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), nil, nil
 }
 
 func (p *jsonParser) array(depth int) (*JSON, error) {
@@ -447,8 +468,8 @@ func (v *JSON) Text(jsonb bool) (string, bool, error) {
 	case v.Kind == JSONNull:
 		return "", false, nil
 	case v.Kind == JSONString:
-		if v.nul {
-			return "", false, nulEscape()
+		if v.escErr != nil {
+			return "", false, v.escErr
 		}
 		return v.Str, true, nil
 	case jsonb:

@@ -45,6 +45,14 @@ func TestJSONBCanonicalText(t *testing.T) {
 	if _, err := ParseJSON(deep, true); code(err) != "0A000" {
 		t.Errorf("jsonb nested 1002 deep: %v, want 0A000", err)
 	}
+	// json_in checks only the syntax; json's operators unescape the
+	// whole value and raise what jsonb_in raises.
+	if _, err := ParseJSON(`["\ud800", 1]`, false); err != nil {
+		t.Errorf(`json ["\ud800", 1]: %v, want accepted`, err)
+	}
+	if _, err := JSONGet(false, "->", `["\ud800", 1]`, int64(1)); code(err) != "22P02" {
+		t.Errorf(`json ["\ud800", 1] -> 1: %v, want 22P02`, err)
+	}
 	if _, err := ParseJSON(`"\u0000"`, false); err != nil {
 		t.Errorf(`json "\u0000": %v, want accepted`, err)
 	}

@@ -22,7 +22,7 @@ func JSONBKey(s string) (string, error) {
 // index) and #> #>> (key a text[] path in array text) on a stored json
 // (jsonb false) or jsonb text; nil where PostgreSQL gives NULL.
 func JSONGet(jsonb bool, op string, doc string, key any) (any, error) {
-	v, err := ParseJSON(doc, jsonb)
+	v, err := parseJSON(doc, jsonb, true)
 	if err != nil {
 		return nil, err
 	}
