@@ -128,6 +128,14 @@ func jsonbNullif(l, r value) value {
 	return value{sql: sql, typ: l.typ, name: "nullif"}
 }
 
+// jsonbInSubquery is x IN (subquery) over jsonb: x's equality key (ls)
+// among the keys of the subquery's values.
+func jsonbInSubquery(ls string, q query) value {
+	keys := "SELECT pg_jsonb_key(q." + quoteIdent(q.cols[0].Name) + ") FROM (" + q.sql + ") AS q"
+	sql := "(CASE WHEN EXISTS (" + q.sql + ") THEN (" + ls + " IN (" + keys + ")) ELSE 0 END)"
+	return value{sql: sql, typ: tBool, name: "?column?"}
+}
+
 // foldJSONBCompare folds = and <> of two jsonb constants by their keys.
 func foldJSONBCompare(op string, l, r value) (value, bool) {
 	ls, rs := jsonbKeySQL(l), jsonbKeySQL(r)
