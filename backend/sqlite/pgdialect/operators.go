@@ -281,7 +281,7 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 // concatenable are the types whose text output || uses as SQLite stores
 // them.
 func concatenable(t Type) bool {
-	return isText(t) || isInt(t) || t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz" || t.Name == "json" || t.Name == "unknown"
+	return isText(t) || isInt(t) || t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz" || t.Name == "json" || t.Name == "uuid" || t.Name == "unknown"
 }
 
 func (t *translator) concat(l, r value) (value, error) {
