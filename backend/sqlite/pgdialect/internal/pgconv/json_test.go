@@ -90,3 +90,40 @@ func TestJSONBEqualityAndContainment(t *testing.T) {
 		}
 	}
 }
+
+// FuzzJSONB: any input either fails with a SQLSTATE or gives a canonical
+// text that reads back to itself with an equal value and equal key; the
+// operators never panic on what the parser accepts.
+func FuzzJSONB(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1.50,{"c":null}]}`, `"\ud83d\ude00"`, `[1e2, -0, "x"]`, `{"a":1,"a":2}`, `1.0`, `[]`} {
+		f.Add(s, "a")
+	}
+	f.Fuzz(func(t *testing.T, s, k string) {
+		v, err := ParseJSON(s, true)
+		if err != nil {
+			if code(err) == "?" {
+				t.Fatalf("%q: an error without a SQLSTATE: %v", s, err)
+			}
+			return
+		}
+		text := v.JSONBText()
+		w, err := ParseJSON(text, true)
+		if err != nil || w.JSONBText() != text || !JSONBEqual(v, w) || !JSONBContains(v, w) {
+			t.Fatalf("%q: canonical %q does not read back to itself (%v)", s, text, err)
+		}
+		k1, _ := JSONBKey(s)
+		k2, _ := JSONBKey(text)
+		if k1 != k2 {
+			t.Fatalf("%q: keys %q and %q differ", s, k1, k2)
+		}
+		for _, op := range []string{"->", "->>", "#>"} {
+			var key any = k
+			if op == "#>" {
+				key = "{" + k + "}"
+			}
+			JSONGet(true, op, text, key)
+			JSONGet(false, op, s, int64(len(k))-2)
+		}
+		JSONBOp("?", text, k)
+	})
+}
