@@ -71,6 +71,9 @@ func (t *translator) addKey(al *alteration, c *pg_query.Constraint, name *string
 		if al.cols[al.colIndex(n)].Type.Name == "json" {
 			return "", pgError("42704", "data type json has no default operator class for access method \"btree\"")
 		}
+		if err := noJSONBKey(al.cols[al.colIndex(n)].Type, "UNIQUE and PRIMARY KEY"); err != nil {
+			return "", err
+		}
 	}
 	kind := "UNIQUE"
 	if c.GetContype() == pg_query.ConstrType_CONSTR_PRIMARY {

@@ -193,10 +193,14 @@ func (t *translator) columnConstraint(c *pg_query.Constraint, col Column) (strin
 	case pg_query.ConstrType_CONSTR_DEFAULT:
 		d, err := t.defaultValue(c.GetRawExpr(), col)
 		return " DEFAULT " + d, false, err
-	case pg_query.ConstrType_CONSTR_PRIMARY:
+	case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE:
+		if err := noJSONBKey(col.Type, "PRIMARY KEY and UNIQUE"); err != nil {
+			return "", false, err
+		}
+		if c.GetContype() == pg_query.ConstrType_CONSTR_UNIQUE {
+			return constraintName(c) + " UNIQUE", false, indexOptions(c)
+		}
 		return constraintName(c) + " PRIMARY KEY", true, indexOptions(c)
-	case pg_query.ConstrType_CONSTR_UNIQUE:
-		return constraintName(c) + " UNIQUE", false, indexOptions(c)
 	case pg_query.ConstrType_CONSTR_FOREIGN:
 		s, err := t.references(c, []Column{col})
 		return constraintName(c) + s, false, err

@@ -80,6 +80,11 @@ func keyConstraint(kind string, c *pg_query.Constraint, cols []Column) (string, 
 	if err != nil {
 		return "", err
 	}
+	for _, k := range c.GetKeys() {
+		if col, _ := findColumn(cols, strNode(k)); noJSONBKey(col.Type, kind) != nil {
+			return "", noJSONBKey(col.Type, kind)
+		}
+	}
 	if kind == "PRIMARY KEY" {
 		for _, k := range c.GetKeys() {
 			if col, _ := findColumn(cols, strNode(k)); !col.NotNull {
@@ -176,7 +181,7 @@ func (t *translator) referencedColumns(rv *pg_query.RangeVar) ([]Column, error) 
 // SQLite checks as PostgreSQL does: the same type family.
 func pgconvComparable(a, b Type) (Type, bool) {
 	switch {
-	case isInt(a) && isInt(b), isText(a) && isText(b), a.Name == b.Name && a.Name != "json" && !isFloat(a):
+	case isInt(a) && isInt(b), isText(a) && isText(b), a.Name == b.Name && !isJSON(a) && !isFloat(a):
 		return a, true
 	}
 	return a, false

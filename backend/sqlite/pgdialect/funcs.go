@@ -164,7 +164,7 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 		}
 	}
 	res, ok := agg.result(arg.typ)
-	if !ok && (arg.typ.Name == "bool" || arg.typ.Name == "bytea" || arg.typ.Name == "json") {
+	if !ok && (arg.typ.Name == "bool" || arg.typ.Name == "bytea" || isJSON(arg.typ) || arg.typ.Name == "uuid") {
 		return value{}, pgError("42883", "function %s(%s) does not exist", name, label(arg.typ))
 	}
 	if !ok {
@@ -172,6 +172,9 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 	}
 	distinct := ""
 	if f.GetAggDistinct() {
+		if err := noJSONBKey(arg.typ, "DISTINCT in aggregates"); err != nil {
+			return value{}, err
+		}
 		distinct = "DISTINCT "
 	}
 	if filter != "" {

@@ -100,6 +100,11 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 	if len(p.distinctOn) > 0 {
 		return t.distinctOnQuery(sc, &p)
 	}
+	if p.distinct != "" {
+		if err := noJSONBColumns(p.cols, "SELECT DISTINCT"); err != nil {
+			return query{}, err
+		}
+	}
 	return query{sql: p.sql(), cols: p.cols}, nil
 }
 

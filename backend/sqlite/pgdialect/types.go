@@ -16,7 +16,7 @@ var typeAliases = map[string]string{
 	"int8": "int8", "bigint": "int8", "float4": "float4", "real": "float4", "float8": "float8",
 	"double precision": "float8", "text": "text", "varchar": "varchar", "bool": "bool", "boolean": "bool",
 	"bytea": "bytea", "date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz", "json": "json",
-	"numeric": "numeric", "decimal": "numeric", "bpchar": "bpchar",
+	"numeric": "numeric", "decimal": "numeric", "bpchar": "bpchar", "jsonb": "jsonb", "uuid": "uuid",
 }
 
 // declared is how CREATE TABLE spells each type for SQLite: the pg_type
@@ -29,7 +29,7 @@ var declared = map[string]string{
 	"int2": "int2", "int4": "int4", "int8": "int8", "float4": "float4", "float8": "float8",
 	"text": "text", "varchar": "varchar", "bool": "bool", "bytea": "bytea",
 	"date": "date text", "timestamp": "timestamp text", "timestamptz": "timestamptz text", "json": "json text",
-	"numeric": "numeric text", "bpchar": "bpchar",
+	"numeric": "numeric text", "bpchar": "bpchar", "jsonb": "jsonb text", "uuid": "uuid text",
 }
 
 // DeclaredType is the SQLite declared type CREATE TABLE writes for t.
@@ -219,7 +219,8 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types interval, time, uuid, jsonb, identity columns and any other type not in the supported list",
+		"types interval, time, identity columns and any other type not in the supported list",
+		"jsonb's order and grouping (<, ORDER BY, GROUP BY, DISTINCT, UNION/INTERSECT/EXCEPT without ALL, UNIQUE, PRIMARY KEY, indexes and foreign keys on jsonb), jsonb operators other than -> ->> #> #>> @> <@ ? ?| ?& = <>, json/jsonb functions other than json(b)_typeof, json(b)_array_length, json(b)_build_object, json(b)_build_array, to_json(b) (and these over float, timestamp, bytea or array arguments), casts from jsonb to numbers and bool",
 		"multi-dimensional arrays, array slices, array bounds in input ('[1:2]={...}'), arrays of types other than text, varchar, int2/int4/int8, bool, date, timestamp and timestamptz (numeric[], float8[] ...), array order (<, ORDER BY, min/max, greatest/least), unnest in the select list or over another FROM item's column (LATERAL), ANY/ALL other than = ANY and <> ALL, casts and || between arrays of different element types (int4[] to int8[], text[] || varchar[])",
 		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, currval/lastval, nextval/setval other than as the only output column of a SELECT (SELECT setval('s', max(id)) FROM t is supported), CREATE/ALTER/DROP SEQUENCE",
 		"numeric NaN and Infinity, numeric(p, s) with a scale outside 0 to p, numeric values in LIMIT/OFFSET",

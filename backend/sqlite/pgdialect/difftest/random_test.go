@@ -22,6 +22,7 @@ const (
 	kBool
 	kFloat
 	kTime // timestamptz, date
+	kUUID
 	nKinds
 )
 
@@ -36,7 +37,7 @@ var columnTypes = []columnType{
 	{"int4", kInt}, {"int8", kInt}, {"int2", kInt}, {"integer", kInt}, {"bigint", kInt},
 	{"text", kText}, {"varchar(5)", kText}, {"text", kText},
 	{"bool", kBool}, {"float8", kFloat}, {"float4", kFloat}, {"numeric", kFloat}, {"numeric(8,2)", kFloat},
-	{"timestamptz", kTime}, {"date", kTime},
+	{"timestamptz", kTime}, {"date", kTime}, {"uuid", kUUID},
 }
 
 type column struct {
@@ -161,6 +162,9 @@ var (
 	timeLits     = []string{"TIMESTAMPTZ '2024-02-29 12:34:56+00'", "DATE '2024-01-01'", "TIMESTAMPTZ '2023-12-31 23:59:59.5+00'", "DATE '2024-03-01'", "TIMESTAMPTZ '2024-01-01 00:00:00+05'", "DATE '1999-12-31'"}
 	// No '-0': SQLite stores -0.0 as 0 (a known difference, in
 	// traps.case), which would flood every random float column.
+	// uuidLits are uuids in the input forms PostgreSQL accepts (case,
+	// braces, hyphens), whose text order is not their byte order.
+	uuidLits  = []string{"'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'", "'{00000000-0000-0000-0000-000000000001}'", "'ffffffffffffffffffffffffffffffff'", "'0a0e-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11'", "'b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"}
 	floatLits = []string{"0.5", "-1.25", "3.0", "1e10", "1e-5", "CAST('0.1' AS float8)", "CAST('1e300' AS float8)", "2.5"}
 )
 
@@ -174,6 +178,12 @@ func (g *gen) literal(k kind) string {
 		return []string{"true", "false", "TRUE", "'t'"}[g.pick(4)]
 	case kTime:
 		return timeLits[g.pick(len(timeLits))]
+	case kUUID:
+		lit := g.param(uuidLits[g.pick(len(uuidLits))])
+		if lit[0] == '$' || g.chance(0.5) {
+			return lit
+		}
+		return "CAST(" + lit + " AS uuid)"
 	}
 	return floatLits[g.pick(len(floatLits))]
 }
@@ -219,6 +229,8 @@ func (g *gen) expr(k kind, sc scope, depth int) string {
 		return g.boolExpr(sc, depth-1)
 	case kTime:
 		return g.timeExpr(sc, depth-1)
+	case kUUID:
+		return g.uuidExpr(sc, depth-1)
 	}
 	return g.floatExpr(sc, depth-1)
 }
@@ -290,6 +302,19 @@ func (g *gen) timeExpr(sc scope, d int) string {
 		return "CAST(" + a + " AS date)"
 	}
 	return "COALESCE(" + a + ", " + g.expr(kTime, sc, d) + ")"
+}
+
+func (g *gen) uuidExpr(sc scope, d int) string {
+	a, b := g.expr(kUUID, sc, d), g.expr(kUUID, sc, d)
+	switch g.pick(4) {
+	case 0:
+		return "CAST(upper(CAST(" + a + " AS text)) AS uuid)"
+	case 1:
+		return "CASE WHEN " + g.expr(kBool, sc, d) + " THEN " + a + " ELSE " + b + " END"
+	case 2:
+		return "NULLIF(" + a + ", " + b + ")"
+	}
+	return "COALESCE(" + a + ", " + b + ")"
 }
 
 func (g *gen) boolExpr(sc scope, d int) string {

@@ -62,6 +62,9 @@ func Register(c *sqlite3.Conn) error {
 	if err := registerArrays(c); err != nil {
 		return fmt.Errorf("register the array functions: %w", err)
 	}
+	if err := registerJSON(c); err != nil {
+		return fmt.Errorf("register the json functions: %w", err)
+	}
 	return nil
 }
 

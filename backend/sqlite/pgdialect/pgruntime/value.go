@@ -59,7 +59,7 @@ func Value(t pgdialect.Type, v any) (out any, err error) {
 		}
 	case "numeric":
 		return numericValue(v)
-	case "text", "varchar", "bpchar", "json", "date", "timestamp", "timestamptz", "unknown":
+	case "text", "varchar", "bpchar", "json", "jsonb", "uuid", "date", "timestamp", "timestamptz", "unknown":
 		switch x := v.(type) {
 		case string:
 			return x, nil
