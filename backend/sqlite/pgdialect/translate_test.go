@@ -69,6 +69,15 @@ func TestTranslateText(t *testing.T) {
 				`INSERT INTO "U_x_seq" ("last_value", "is_called") VALUES (1, 0)`},
 		{`SELECT "X" FROM "Mixed"`,
 			`SELECT "Mixed"."X" AS "X" FROM "Mixed" AS "Mixed"`},
+		// Order-sensitive window functions: the window's order completed
+		// by every FROM column (the tie-break); peer functions as written.
+		{"SELECT row_number() OVER (PARTITION BY n ORDER BY b), rank() OVER w FROM parent p JOIN child c ON c.id = p.id, t WINDOW w AS (ORDER BY t.n)",
+			`SELECT row_number() OVER (PARTITION BY "t"."n" ORDER BY "t"."b" ASC NULLS LAST, "p"."id" COLLATE BINARY, "c"."id" COLLATE BINARY, "c"."parent" COLLATE BINARY, "t"."id" COLLATE BINARY, "t"."name" COLLATE BINARY, "t"."n" COLLATE BINARY, "t"."f" COLLATE BINARY, "t"."b" COLLATE BINARY, "t"."at" COLLATE BINARY) AS "row_number", ` +
+				`rank() OVER (ORDER BY "t"."n" ASC NULLS LAST) AS "rank" FROM ("parent" AS "p" JOIN "child" AS "c" ON ("c"."id" = "p"."id")), "t" AS "t"`},
+		{"SELECT n, count(*), max(count(*)) OVER (ORDER BY n ROWS 1 PRECEDING) FROM t GROUP BY n",
+			`SELECT "t"."n" AS "n", count(*) AS "count", max(count(*)) OVER (ORDER BY "t"."n" ASC NULLS LAST, "t"."n" COLLATE BINARY ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS "max" FROM "t" AS "t" GROUP BY "t"."n"`},
+		{"WITH RECURSIVE r(k) AS (SELECT 1 UNION SELECT k + 1 FROM r WHERE k < 3) SELECT k FROM r",
+			`WITH RECURSIVE "r" ("k") AS (SELECT 1 AS "?column?" UNION SELECT pg_int_add("r"."k", 1, 32) AS "?column?" FROM "r" AS "r" WHERE ("r"."k" < 3)) SELECT "r"."k" AS "k" FROM "r" AS "r"`},
 	}
 	for _, c := range cases {
 		tr, err := Translate(c.pg, testCatalog)
@@ -96,7 +105,8 @@ func TestTranslateRefuses(t *testing.T) {
 		{"CREATE TABLE u (x interval)", "0A000", "interval"},
 		{"SELECT avg(f) FROM t", "0A000", "avg(double precision)"},
 		{"SELECT sum(f) FROM t", "0A000", "sum(double precision)"},
-		{"WITH RECURSIVE q AS (SELECT 1) SELECT * FROM q", "0A000", "WITH RECURSIVE"},
+		{"WITH RECURSIVE q(n) AS (SELECT 1 UNION ALL SELECT n FROM q ORDER BY 1) SELECT * FROM q", "0A000", "ORDER BY in a recursive query"},
+		{"SELECT last_value(1) OVER (ORDER BY 1)", "0A000", "last_value over a RANGE or GROUPS frame"},
 		{"WITH q AS (DELETE FROM t RETURNING id) SELECT * FROM q", "0A000", "data-modifying"},
 		{"SELECT DISTINCT ON (n) n, count(*) FROM t GROUP BY n ORDER BY n", "0A000", "DISTINCT ON"},
 		{"SELECT DISTINCT ON (n) n, id FROM t ORDER BY id", "42P10", "DISTINCT ON"},
