@@ -68,6 +68,11 @@ func (w window) over(tie []string, frame string) string {
 		parts = append(parts, "PARTITION BY "+join(w.partition, ", "))
 	}
 	order := append(append([]string(nil), w.order...), tie...)
+	if len(order) == 0 && frame != "" {
+		// Every row is a peer of every other, as without ORDER BY; SQLite's
+		// gate refuses a frame in a window without one.
+		order = []string{"NULL"}
+	}
 	if len(order) > 0 {
 		parts = append(parts, "ORDER BY "+join(order, ", "))
 	}
@@ -306,6 +311,11 @@ func (t *translator) frameBound(o int32, off *pg_query.Node, w window, start boo
 	rangeMode := o&(frameRows|frameGroups) == 0
 	if v.untyped() && !v.null {
 		if v, err = t.retype(v, tInt8); err != nil {
+			return "", err
+		}
+	}
+	if rangeMode && isFloat(w.orderType[0]) && v.typ.Name == "numeric" && v.isConst {
+		if v, err = t.coerceValue(v, tFloat8, ctxImplicit); err != nil { // in_range(float8, float8)
 			return "", err
 		}
 	}
