@@ -167,6 +167,7 @@ func lagLead(name string) windowFunc {
 		if err != nil {
 			return value{}, err
 		}
+		typ.Typmod = -1 // a polymorphic function's result has no typmod
 		conv, err := t.coerceAll(vals, typ)
 		if err != nil {
 			return value{}, err
@@ -223,6 +224,7 @@ func frameValue(name string) windowFunc {
 		if x.untyped() {
 			return value{}, errPolymorphic
 		}
+		x.typ.Typmod = -1 // a polymorphic function's result has no typmod
 		nth, k := "", int64(1)
 		if name == "nth_value" {
 			if nth, k, err = t.constArg(name, n[1], sc); err != nil {
