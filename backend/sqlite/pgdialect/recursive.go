@@ -22,10 +22,11 @@ import (
 // of that name unqualified).
 func refCount(n proto.Message, name string) int {
 	count := 0
-	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) {
+	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) bool {
 		if rv, ok := m.Interface().(*pg_query.RangeVar); ok && rv.GetSchemaname() == "" && rv.GetRelname() == name {
 			count++
 		}
+		return true
 	})
 	return count
 }
@@ -33,17 +34,45 @@ func refCount(n proto.Message, name string) int {
 // hasWindowCall reports an OVER clause anywhere in n.
 func hasWindowCall(n proto.Message) bool {
 	found := false
-	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) {
+	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) bool {
 		if f, ok := m.Interface().(*pg_query.FuncCall); ok && f.GetOver() != nil {
 			found = true
 		}
+		return true
 	})
 	return found
 }
 
-// walkMessages calls fn on m and every message inside it.
-func walkMessages(m protoreflect.Message, fn func(protoreflect.Message)) {
-	fn(m)
+// hasAggregateCall reports a call of an aggregate in the recursive term's
+// own level (not in its subqueries, which may aggregate).
+func hasAggregateCall(s *pg_query.SelectStmt) bool {
+	found := false
+	for _, n := range append(append([]*pg_query.Node(nil), s.GetTargetList()...), s.GetHavingClause(), s.GetWhereClause()) {
+		if n == nil {
+			continue
+		}
+		walkMessages(n.ProtoReflect(), func(m protoreflect.Message) bool {
+			switch x := m.Interface().(type) {
+			case *pg_query.SubLink:
+				return false
+			case *pg_query.FuncCall:
+				name := funcName(x)
+				if _, agg := aggregates[name]; (agg || name == "string_agg" || name == "array_agg") && x.GetOver() == nil {
+					found = true
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// walkMessages calls fn on m and every message inside it, but not inside
+// one for which fn returns false.
+func walkMessages(m protoreflect.Message, fn func(protoreflect.Message) bool) {
+	if !fn(m) {
+		return
+	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
 		case fd.IsList() && fd.Message() != nil:
@@ -95,8 +124,13 @@ func recursiveShape(name string, s *pg_query.SelectStmt) error {
 		return pgError("42P19", "recursive reference to query %q must not appear more than once", name)
 	}
 	r := s.GetRarg()
+	if hasAggregateCall(r) {
+		return pgError("42P19", "aggregate functions are not allowed in a recursive query's recursive term")
+	}
 	if hasWindowCall(r) {
-		return pgError("42P19", "window functions are not allowed in a recursive query's recursive term")
+		// PostgreSQL evaluates them over each iteration's rows; SQLite
+		// refuses them there.
+		return refuse("window functions in a recursive query's recursive term")
 	}
 	if r.GetOp() != pg_query.SetOperation_SETOP_NONE || r.GetWithClause() != nil || len(r.GetSortClause()) > 0 ||
 		r.GetLimitCount() != nil || r.GetLimitOffset() != nil || len(r.GetDistinctClause()) > 0 ||
@@ -140,15 +174,9 @@ func (t *translator) recursiveCTE(c *pg_query.CommonTableExpr, parent *scope) (s
 	for _, col := range cols {
 		hints.types = append(hints.types, col.Type)
 	}
-	savedAgg := t.sawAgg
 	r, err := t.setArm(s.GetRarg(), parent, hints)
-	sawAgg := t.sawAgg
-	t.sawAgg = savedAgg
 	if err != nil {
 		return "", nil, err
-	}
-	if sawAgg {
-		return "", nil, pgError("42P19", "aggregate functions are not allowed in a recursive query's recursive term")
 	}
 	if _, err := setColumns(cols, r.cols); err != nil {
 		return "", nil, err

@@ -165,7 +165,8 @@ func lagLead(name string) windowFunc {
 		}
 		typ, err := commonType(strings.ToUpper(name), vals)
 		if err != nil {
-			return value{}, err
+			// No anycompatible type: no variant of the function applies.
+			return value{}, pgError("42883", "function %s(%s, integer, %s) does not exist", name, label(vals[0].typ), label(vals[1].typ))
 		}
 		typ.Typmod = -1 // a polymorphic function's result has no typmod
 		conv, err := t.coerceAll(vals, typ)
