@@ -31,6 +31,9 @@ func (t *translator) subquery(n *pg_query.Node, sc *scope) (query, error) {
 }
 
 func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	savedWin := t.win
+	defer func() { t.win = savedWin }()
+	t.win = windowState{} // not the enclosing query's: VALUES and set operations take none
 	if w := s.GetWithClause(); w != nil {
 		return t.withQuery(s, w, parent)
 	}

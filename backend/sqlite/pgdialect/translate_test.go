@@ -125,6 +125,8 @@ func TestTranslateRefuses(t *testing.T) {
 		{"SELECT lower(name) OVER () FROM t", "42809", "not a window function"},
 		{"SELECT string_agg(name, ',') OVER () FROM t", "0A000", "string_agg"},
 		{"SELECT n, row_number() OVER (ORDER BY n) FROM t GROUP BY 1", "0A000", "GROUP BY positions"},
+		{"SELECT (VALUES (row_number() OVER ())) FROM t", "42P20", "not allowed"},
+		{"SELECT row_number() OVER () FROM (SELECT id, id FROM t) s", "0A000", "two columns of the same name"},
 		{"WITH RECURSIVE q(n) AS (SELECT 1 UNION ALL SELECT count(*) FROM q) SELECT * FROM q", "42P19", "aggregate functions"},
 		{"WITH RECURSIVE q(n) AS (SELECT n FROM q UNION ALL SELECT 1) SELECT * FROM q", "42P19", "non-recursive term"},
 		{"WITH RECURSIVE q(n) AS (SELECT 1 UNION ALL SELECT a.n FROM q a, q b) SELECT * FROM q", "42P19", "more than once"},

@@ -372,6 +372,9 @@ func (t *translator) tieBreak(sc *scope) ([]string, error) {
 		if r.merged {
 			continue // the joined tables' own columns are there too
 		}
+		if dupNames(r.cols) {
+			return nil, refuse("order-sensitive window functions over a FROM item with two columns of the same name")
+		}
 		for _, c := range r.cols {
 			out = append(out, r.value(c).sql+" COLLATE BINARY")
 		}
