@@ -317,10 +317,6 @@ func (t *translator) windowAggregate(name string, agg aggregate, f *pg_query.Fun
 		if name == "sum" && res.Name == "numeric" {
 			fn = "pg_num_sum"
 		}
-		if o := w.opts; (fn == "pg_num_sum" || fn == "pg_num_avg") && o&frameNonDefault != 0 && (o&frameStartUnbPrec == 0 || o&frameExclusions != 0) {
-			// SQLite would need an inverse step, which the exact sum has not.
-			return value{}, refuse("%s(%s) over a frame that does not start at UNBOUNDED PRECEDING or has EXCLUDE", name, label(arg.typ))
-		}
 		call = fn + "(" + arg.sql + ")"
 	}
 	var tie []string
