@@ -207,10 +207,11 @@ func itoa64(k int64) string { return strings.TrimSpace(renderLiteral(k)) }
 // last or n-th row of the frame. The frame's rows are taken in the
 // window's order completed by the tie-break, which is exact for a ROWS
 // frame (without EXCLUDE GROUP or TIES), and for a RANGE or GROUPS frame
-// (whole peer groups) only where the frame reaches the partition's end it
-// is read from: first_value and nth_value from UNBOUNDED PRECEDING (the
-// n-th row when the frame has n rows), last_value to UNBOUNDED FOLLOWING.
-// Other frames are refused.
+// (whole peer groups) where the frame reaches the partition's end it is
+// read from: first_value and nth_value from UNBOUNDED PRECEDING (the n-th
+// row when the frame has n rows), last_value to UNBOUNDED FOLLOWING; or
+// the current row's peer group: last_value to CURRENT ROW (the default
+// frame), first_value from CURRENT ROW. Other frames are refused.
 func frameValue(name string) windowFunc {
 	return func(t *translator, f *pg_query.FuncCall, w window, sc *scope) (value, error) {
 		n := f.GetArgs()
@@ -254,8 +255,14 @@ func frameValue(name string) windowFunc {
 		whole := "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
 		fromStart := o&frameNonDefault == 0 || o&frameStartUnbPrec != 0
 		toEnd := len(w.order) == 0 || o&frameNonDefault != 0 && o&frameEndUnbFoll != 0
+		toPeerEnd := o&frameNonDefault == 0 || o&frameEndCurrent != 0
+		fromPeerStart := o&frameNonDefault != 0 && o&frameStartCurrent != 0
 		switch {
 		case o&frameExclusions != 0:
+		case name == "last_value" && toPeerEnd && !toEnd, name == "first_value" && fromPeerStart && !fromStart:
+			// The frame ends (starts) with the current row's peer group:
+			// its last (first) row.
+			return value{sql: call + w.peerOver(tie), typ: x.typ}, nil
 		case name == "last_value" && (toEnd || len(w.order) == 0):
 			return value{sql: call + w.over(tie, whole), typ: x.typ}, nil
 		case name == "first_value" && (fromStart || len(w.order) == 0):
@@ -264,7 +271,7 @@ func frameValue(name string) windowFunc {
 			frame := "count(*)" + w.over(nil, w.frame)
 			return value{sql: "(CASE WHEN " + frame + " >= " + itoa64(k) + " THEN " + call + w.over(tie, whole) + " END)", typ: x.typ}, nil
 		}
-		return value{}, refuse("%s over a RANGE or GROUPS frame (the default frame) that does not reach the partition's end it reads from, or with EXCLUDE: the order of peer rows is not defined; use ROWS", name)
+		return value{}, refuse("%s over a RANGE or GROUPS frame with an offset at the end it reads from, or with EXCLUDE: the order of peer rows is not defined; use ROWS", name)
 	}
 }
 

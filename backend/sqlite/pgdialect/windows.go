@@ -54,6 +54,7 @@ type windowState struct {
 type window struct {
 	partition []string
 	order     []string // with their direction and NULL order
+	orderExpr []string // without
 	orderType []Type
 	frame     string // "" for the default frame
 	opts      int32
@@ -80,6 +81,16 @@ func (w window) over(tie []string, frame string) string {
 		parts = append(parts, frame)
 	}
 	return " OVER (" + join(parts, " ") + ")"
+}
+
+// peerOver is an OVER clause whose partition is the current row's peer
+// group (the window's partition and ORDER BY values: PARTITION BY, like
+// ORDER BY, puts NULLs together and compares under the expressions'
+// collations), its rows in the tie-break's order, the whole group the
+// frame.
+func (w window) peerOver(tie []string) string {
+	peers := window{partition: append(append([]string(nil), w.partition...), w.orderExpr...), order: w.order}
+	return peers.over(tie, "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
 }
 
 // windowCall translates f(...) OVER (...).
@@ -228,6 +239,7 @@ func (t *translator) windowDef(d *pg_query.WindowDef, sc *scope) (window, error)
 			return window{}, err
 		}
 		w.order = append(w.order, nonPositional(v.sql)+sortSuffix(sb))
+		w.orderExpr = append(w.orderExpr, nonPositional(v.sql))
 		w.orderType = append(w.orderType, v.typ)
 	}
 	var err error
