@@ -32,7 +32,7 @@ func funcName(f *pg_query.FuncCall) string {
 func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 	name := funcName(f)
 	if f.GetOver() != nil {
-		return value{}, refuse("window functions (%s OVER)", name)
+		return t.windowCall(f, name, sc) // windows.go
 	}
 	if name == "" {
 		return value{}, refuse("the function %s", qualifiedName(f))

@@ -347,7 +347,10 @@ func (g *gen) boolExpr(sc scope, d int) string {
 // statement adds one random statement (mostly queries).
 func (g *gen) statement() {
 	t := g.tables[g.pick(len(g.tables))]
-	switch g.pick(14) {
+	switch g.pick(15) {
+	case 14:
+		g.add(g.selectWindow(t), false)
+		g.stmts[len(g.stmts)-1].read = true // the block gate refuses window functions
 	case 12:
 		g.add(g.selectDerived(t), false)
 	case 13:
@@ -460,6 +463,43 @@ func (g *gen) selectGrouped(t table) string {
 func (g *gen) selectAggregate(t table) string {
 	sc := t.scope(t.name)
 	return "SELECT " + g.aggregate(sc) + ", " + g.aggregate(sc) + " FROM " + t.name + g.where(sc)
+}
+
+// selectWindow is a query with window functions whose results PostgreSQL
+// defines: functions of the peer group (rank ..., aggregates over the
+// default or a RANGE frame) over any ORDER BY, and order-sensitive ones
+// (row_number, lag, lead, first_value, ntile, ROWS frames) over an ORDER
+// BY of every column (peers are then equal rows). Every column is output,
+// so the top-level ORDER BY of all outputs orders the rows totally.
+func (g *gen) selectWindow(t table) string {
+	sc := t.scope(t.name)
+	var all []string
+	for _, c := range sc {
+		all = append(all, c.name)
+	}
+	partition := ""
+	if g.chance(0.5) {
+		partition = "PARTITION BY " + sc[g.pick(len(sc))].name + " "
+	}
+	outs := append([]string(nil), all...)
+	for n := 1 + g.pick(3); n > 0; n-- {
+		c := sc[g.pick(len(sc))]
+		if g.chance(0.5) {
+			order := sc[g.pick(len(sc))].name + []string{"", " DESC", " NULLS FIRST"}[g.pick(3)]
+			fn := []string{"rank()", "dense_rank()", "percent_rank()", "cume_dist()", "count(*)", "count(" + c.name + ")", g.aggregate(sc)}[g.pick(7)]
+			frame := []string{"", "", " RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING", " GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW"}[g.pick(4)]
+			outs = append(outs, fn+" OVER ("+partition+"ORDER BY "+order+frame+")")
+			continue
+		}
+		order := strings.Join(all, ", ")
+		fn := []string{"row_number()", "lag(" + c.name + ")", "lead(" + c.name + ", 2)", "first_value(" + c.name + ")", "ntile(3)", "count(" + c.name + ")"}[g.pick(6)]
+		frame := ""
+		if strings.HasPrefix(fn, "count") {
+			frame = " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING"
+		}
+		outs = append(outs, fn+" OVER ("+partition+"ORDER BY "+order+frame+")")
+	}
+	return "SELECT " + strings.Join(outs, ", ") + " FROM " + t.name + g.where(sc) + " ORDER BY " + positions(len(outs), g)
 }
 
 func (g *gen) selectJoin(a, b table) string {
