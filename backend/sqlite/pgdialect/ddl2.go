@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"strings"
 )
 
 // tableConstraints translates the table constraints of CREATE TABLE:
@@ -66,7 +67,17 @@ func (t *translator) check(c *pg_query.Constraint, cols []Column) (string, error
 	if agg {
 		return "", pgError("42803", "aggregate functions are not allowed in check constraints")
 	}
-	return constraintName(c) + " CHECK " + cond, nil
+	return constraintName(c) + " CHECK " + parenthesized(cond), nil
+}
+
+// parenthesized is an expression as SQLite's CHECK takes it: in
+// parentheses (a translation that is already one parenthesized group is
+// kept as it is, as tables created before kept it).
+func parenthesized(sql string) string {
+	if ts, ok := tokenize(sql); ok && len(ts) == 1 && strings.HasPrefix(sql, "(") {
+		return sql
+	}
+	return "(" + sql + ")"
 }
 
 // keyConstraint is PRIMARY KEY (...) or UNIQUE (...); a table PRIMARY
