@@ -55,7 +55,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
-	b.txOpen = false
+	b.txOpen, b.fkImmediate = false, false
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
 	b.pgEnv = sqlcheck.Env{}
@@ -179,7 +179,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	defer b.wmu.Unlock()
 	b.rw.setEnv(env)
 	b.pgEnv = env
-	b.txDDL = false
+	b.txDDL, b.fkImmediate = false, false
 	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
 		return err
 	}
@@ -188,13 +188,19 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	return nil
 }
 
+// Release implements backend.Block. In the postgres dialect a deferred
+// foreign key still violated fails the tx (ErrDeferredViolation, 23503)
+// and leaves its savepoint open for RollbackTo (deferfk.go).
 func (k *block) Release(ctx context.Context) error {
 	b, err := k.lock()
 	if err != nil {
 		return err
 	}
 	defer b.wmu.Unlock()
-	b.txOpen = false
+	if err := b.releaseCheck(ctx); err != nil {
+		return err
+	}
+	b.txOpen, b.fkImmediate = false, false
 	return b.internalExec("RELEASE " + savepoint)
 }
 
@@ -205,7 +211,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return err
 	}
 	defer b.wmu.Unlock()
-	b.txOpen = false
+	b.txOpen, b.fkImmediate = false, false
 	if err := b.internalExec("ROLLBACK TO " + savepoint); err != nil {
 		return err
 	}

@@ -113,8 +113,11 @@ type Backend struct {
 	// it takes with it, capture.go).
 	txOpen bool
 	curTx  int
-	istmts map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
-	hook   hookCapture              // change capture (capture.go), guarded by wmu
+	// fkImmediate: the open tx ran SET CONSTRAINTS ALL IMMEDIATE (postgres
+	// dialect, deferfk.go), guarded by wmu.
+	fkImmediate bool
+	istmts      map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook        hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less

@@ -1,0 +1,270 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// Deferred foreign keys in the postgres dialect (DESIGN.md, "Deferred
+// foreign keys"). The translator writes a DEFERRABLE INITIALLY DEFERRED
+// key as such into SQLite's DDL, so SQLite counts its violations instead
+// of failing the statement (sqlite3_db_status DEFERRED_FKS), and restores
+// the count with the data on ROLLBACK TO. A tx is PostgreSQL's transaction:
+// Release fails it (23503, ErrDeferredViolation) while violations remain,
+// so the count is zero at every tx boundary and the block's COMMIT never
+// meets one. SET CONSTRAINTS ALL IMMEDIATE checks the count at once and
+// then at the end of every later statement of the tx; ALL DEFERRED goes
+// back to the keys' own modes. The sqlite dialect is untouched: SQLite
+// checks its deferred keys at the block's COMMIT, as before.
+
+// deferredPending reports whether SQLite counts a deferred foreign key
+// violation on the writer.
+func (b *Backend) deferredPending() (bool, error) {
+	n, _, err := b.w.Status(sqlite3.DBSTATUS_DEFERRED_FKS, false)
+	if err != nil {
+		return false, fmt.Errorf("read the deferred foreign key count: %w", err)
+	}
+	return n > 0, nil
+}
+
+// checkDeferred is nil when no deferred foreign key is violated, else the
+// violation as PostgreSQL reports it (*backend.Error, 23503), or an error
+// of the node. The caller holds wmu.
+func (b *Backend) checkDeferred(ctx context.Context) error {
+	pending, err := b.deferredPending()
+	if err != nil || !pending {
+		return err
+	}
+	return b.deferredViolation(ctx)
+}
+
+// deferredViolation names the violated key on the error path only:
+// PostgreSQL's message names the referencing table and the constraint.
+// The tables with deferred keys are checked in creation order, on the
+// statement's work limit (a client's tx pays for the scan it causes);
+// past it, or when no check finds the row, the message names neither.
+// PostgreSQL reports the first violating event of its trigger queue: with
+// violations of two keys in one tx the key named can differ (DESIGN.md).
+func (b *Backend) deferredViolation(ctx context.Context) error {
+	msg := "insert or update violates a deferred foreign key constraint"
+	table, fkid, found, err := b.firstViolation(ctx)
+	if err != nil {
+		return err
+	}
+	if found {
+		name, err := b.foreignKeyName(table, fkid)
+		if err != nil {
+			return err
+		}
+		msg = fmt.Sprintf("insert or update on table %q violates foreign key constraint %q", table, name)
+	}
+	return fmt.Errorf("%w: %w", backend.ErrDeferredViolation,
+		&backend.Error{Class: backend.ClassConstraint, SQLState: "23503", Message: msg})
+}
+
+// firstViolation finds a row that violates a deferred key: its table and
+// the key's pragma_foreign_key_list id. An error is the node's.
+func (b *Backend) firstViolation(ctx context.Context) (string, int64, bool, error) {
+	b.internal = true
+	defer func() { b.internal = false }()
+	var tables []string
+	q, _, err := b.w.Prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND instr(sql, 'DEFERRABLE INITIALLY DEFERRED') > 0 ORDER BY rowid`)
+	if err = forRows(q, err, nil, func(st *sqlite3.Stmt) { tables = append(tables, st.ColumnText(0)) }); err != nil {
+		return "", 0, false, fmt.Errorf("list tables with deferred foreign keys: %w", err)
+	}
+	st, _, err := b.w.Prepare(`SELECT fkid FROM pragma_foreign_key_check(?1) LIMIT 1`)
+	if err != nil {
+		return "", 0, false, fmt.Errorf("check deferred foreign keys: %w", err)
+	}
+	defer st.Close()
+	f := newFuel(ctx, b.workLimit)
+	for _, t := range tables {
+		rows, err := b.runOnFuel(st, []any{t}, f)
+		st.Reset()
+		switch {
+		case errors.Is(err, errWorkLimit):
+			return "", 0, false, nil
+		case err != nil:
+			return "", 0, false, fmt.Errorf("check deferred foreign keys of %s: %w", t, err)
+		case len(rows.Rows) > 0:
+			id, _ := rows.Rows[0][0].(int64)
+			return t, id, true, nil
+		}
+	}
+	return "", 0, false, nil
+}
+
+// foreignKeyName is the name of table's foreign key fkid as the emulated
+// catalog names it (PostgreSQL's default name when CREATE TABLE gave
+// none). SQLite numbers a table's keys from the last declared.
+func (b *Backend) foreignKeyName(table string, fkid int64) (string, error) {
+	b.internal = true
+	defer func() { b.internal = false }()
+	s, err := schemaOf(b.w)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range s.Tables {
+		if t.Name == table && fkid >= 0 && fkid < int64(len(t.ForeignKeys)) {
+			return t.ForeignKeys[int64(len(t.ForeignKeys))-1-fkid].Name, nil
+		}
+	}
+	return "", fmt.Errorf("deferred foreign key %d of table %s is not in the schema", fkid, table)
+}
+
+// setConstraints is a parsed SET CONSTRAINTS statement.
+type setConstraints struct {
+	all      bool // ALL, not a list of names
+	deferred bool // DEFERRED, not IMMEDIATE
+}
+
+// parseSetConstraints recognizes SET CONSTRAINTS, which PostgreSQL's gate
+// refuses (it is a session setting on PostgreSQL storage, whose blocks run
+// under SET CONSTRAINTS ALL IMMEDIATE) and this dialect runs itself. A text
+// without the word is not parsed.
+func parseSetConstraints(sql string) (setConstraints, bool) {
+	if !containsFold(sql, "constraints") {
+		return setConstraints{}, false
+	}
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return setConstraints{}, false
+	}
+	cs := tree.GetStmts()[0].GetStmt().GetConstraintsSetStmt()
+	if cs == nil {
+		return setConstraints{}, false
+	}
+	return setConstraints{all: len(cs.GetConstraints()) == 0, deferred: cs.GetDeferred()}, true
+}
+
+// containsFold reports whether s contains word (lower case), in any case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict is the gate's judgement of SET CONSTRAINTS: ALL is accepted (it
+// writes no table: any sender may), a list of names refused.
+func (sc setConstraints) verdict() (sqlcheck.Analysis, error) {
+	if !sc.all {
+		return sqlcheck.Analysis{}, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
+			Message: "SET CONSTRAINTS with constraint names is not supported on this network (SET CONSTRAINTS ALL is)"}
+	}
+	return sqlcheck.Analysis{}, nil
+}
+
+// execSetConstraints runs SET CONSTRAINTS ALL in the open tx: IMMEDIATE
+// fails at once while a deferred key is violated (23503), as PostgreSQL
+// checks the pending events, and makes every later statement of the tx
+// check at its end; DEFERRED defers the DEFERRABLE INITIALLY DEFERRED keys
+// again. DEFERRED would also defer DEFERRABLE INITIALLY IMMEDIATE keys,
+// which SQLite checks per statement and cannot defer alone (its
+// defer_foreign_keys pragma defers NOT DEFERRABLE keys too): refused
+// (0A000) while the schema has one.
+func (k *block) execSetConstraints(ctx context.Context, sc setConstraints) (*backend.Rows, error) {
+	if _, err := sc.verdict(); err != nil {
+		return nil, err
+	}
+	b, err := k.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer b.wmu.Unlock()
+	if !sc.deferred {
+		if err := b.checkDeferred(ctx); err != nil {
+			return nil, unwrapDeferred(err)
+		}
+		b.fkImmediate = true
+		return &backend.Rows{}, nil
+	}
+	mixed, err := b.hasInitiallyImmediateKey()
+	if err != nil {
+		return nil, err
+	}
+	if mixed {
+		return nil, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
+			Message: "SET CONSTRAINTS ALL DEFERRED is not supported while a foreign key is DEFERRABLE INITIALLY IMMEDIATE (SQLite cannot defer it alone)"}
+	}
+	b.fkImmediate = false
+	return &backend.Rows{}, nil
+}
+
+// hasInitiallyImmediateKey reports whether a table's DDL holds a
+// DEFERRABLE INITIALLY IMMEDIATE foreign key (the translator writes the
+// words so; a string literal holding them refuses too, never accepts).
+func (b *Backend) hasInitiallyImmediateKey() (bool, error) {
+	b.internal = true
+	defer func() { b.internal = false }()
+	found := false
+	q, _, err := b.w.Prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND instr(sql, 'DEFERRABLE INITIALLY IMMEDIATE') > 0 LIMIT 1`)
+	err = forRows(q, err, nil, func(*sqlite3.Stmt) { found = true })
+	if err != nil {
+		return false, fmt.Errorf("read the schema's foreign keys: %w", err)
+	}
+	return found, nil
+}
+
+// checkImmediate ends a statement of a tx under SET CONSTRAINTS ALL
+// IMMEDIATE: a deferred key it left violated fails it (23503).
+func (k *block) checkImmediate(ctx context.Context) error {
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	if !b.fkImmediate {
+		return nil
+	}
+	return unwrapDeferred(b.checkDeferred(ctx))
+}
+
+// unwrapDeferred is a statement's failure from checkDeferred's error: the
+// *backend.Error alone (a statement's failure, not the tx end's).
+func unwrapDeferred(err error) error {
+	if errors.Is(err, backend.ErrDeferredViolation) {
+		return backend.AsError(err)
+	}
+	return err
+}
+
+// releaseCheck is Release's check in the postgres dialect: the tx fails
+// while a deferred key is violated, its savepoint left open.
+func (b *Backend) releaseCheck(ctx context.Context) error {
+	if !b.opts.pg {
+		return nil
+	}
+	return b.checkDeferred(ctx)
+}
+
+// describeSetConstraints is Describe's answer for SET CONSTRAINTS: no
+// parameters, no rows.
+func describeSetConstraints(sc setConstraints, height int64) (*backend.Description, error) {
+	if _, err := sc.verdict(); err != nil {
+		return nil, err
+	}
+	return &backend.Description{Height: height}, nil
+}
+
+// restrictError is 23503 for an ON DELETE/UPDATE RESTRICT violation
+// (deferred key or not, RESTRICT is checked at once, as in PostgreSQL).
+// SQLite raises it from a trigger it builds, RAISE(ABORT, 'FOREIGN KEY
+// constraint failed'), whose extended code classify reads as 23000; the
+// postgres dialect has no trigger of its own that raises this text.
+func restrictError(err error) error {
+	if be := backend.AsError(err); be != nil && be.SQLState == "23000" && strings.HasSuffix(be.Message, "FOREIGN KEY constraint failed") {
+		be.SQLState = "23503"
+	}
+	return err
+}
