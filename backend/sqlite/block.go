@@ -55,7 +55,8 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
-	b.txOpen, b.fkImmediate = false, false
+	b.txOpen, b.deferredSchema = false, 0
+	b.endTx()
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
 	b.pgEnv = sqlcheck.Env{}
@@ -87,6 +88,7 @@ func (b *Backend) dropStatements() {
 	clear(b.stmts)
 	b.stmtOrder = b.stmtOrder[:0]
 	clear(b.pgTranslations)
+	b.deferredSchema = 0
 }
 
 // internalExec runs one of relchain's own statements on the writer. The
@@ -179,7 +181,8 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	defer b.wmu.Unlock()
 	b.rw.setEnv(env)
 	b.pgEnv = env
-	b.txDDL, b.fkImmediate = false, false
+	b.txDDL = false
+	b.endTx()
 	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
 		return err
 	}
@@ -200,7 +203,8 @@ func (k *block) Release(ctx context.Context) error {
 	if err := b.releaseCheck(ctx); err != nil {
 		return err
 	}
-	b.txOpen, b.fkImmediate = false, false
+	b.txOpen = false
+	b.endTx()
 	return b.internalExec("RELEASE " + savepoint)
 }
 
@@ -211,7 +215,8 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return err
 	}
 	defer b.wmu.Unlock()
-	b.txOpen, b.fkImmediate = false, false
+	b.txOpen = false
+	b.endTx()
 	if err := b.internalExec("ROLLBACK TO " + savepoint); err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func (k *block) execSetConstraints(ctx context.Context, sc setConstraints) (*bac
 		if err := b.checkDeferred(ctx); err != nil {
 			return nil, unwrapDeferred(err)
 		}
-		b.fkImmediate = true
+		b.fkImmediate, b.fkEv = true, fkEvents{} // the events fired
 		return &backend.Rows{}, nil
 	}
 	mixed, err := b.hasInitiallyImmediateKey()
@@ -216,18 +216,36 @@ func (b *Backend) hasInitiallyImmediateKey() (bool, error) {
 	return found, nil
 }
 
-// checkImmediate ends a statement of a tx under SET CONSTRAINTS ALL
-// IMMEDIATE: a deferred key it left violated fails it (23503).
-func (k *block) checkImmediate(ctx context.Context) error {
+// beforeStatement refuses DDL on a table with pending deferred events
+// (pendingDDL).
+func (k *block) beforeStatement(sql string) error {
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	return b.pendingDDL(sql)
+}
+
+// afterStatement ends a statement that succeeded: under SET CONSTRAINTS
+// ALL IMMEDIATE a deferred key it left violated fails it (23503); while
+// deferred, its row changes are remembered (noteEvents).
+func (k *block) afterStatement(ctx context.Context, sql string, rows *backend.Rows) error {
 	b, err := k.lock()
 	if err != nil {
 		return err
 	}
 	defer b.wmu.Unlock()
 	if !b.fkImmediate {
+		b.noteEvents(sql, rows)
 		return nil
 	}
 	return unwrapDeferred(b.checkDeferred(ctx))
+}
+
+// endTx forgets the tx's SET CONSTRAINTS and events; the caller holds wmu.
+func (b *Backend) endTx() {
+	b.fkImmediate, b.fkEv = false, fkEvents{}
 }
 
 // unwrapDeferred is a statement's failure from checkDeferred's error: the

@@ -231,6 +231,9 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 	if args, err = pgParams(tr.Params, args); err != nil {
 		return nil, err
 	}
+	if err := k.beforeStatement(sql); err != nil {
+		return nil, err
+	}
 	var rows *backend.Rows
 	for _, s := range tr.Statements {
 		a := args
@@ -241,7 +244,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 			return nil, runtimeError(restrictError(err))
 		}
 	}
-	if err := k.checkImmediate(ctx); err != nil {
+	if err := k.afterStatement(ctx, sql, rows); err != nil {
 		return nil, err
 	}
 	if rows == nil {

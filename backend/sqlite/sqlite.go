@@ -116,8 +116,13 @@ type Backend struct {
 	// fkImmediate: the open tx ran SET CONSTRAINTS ALL IMMEDIATE (postgres
 	// dialect, deferfk.go), guarded by wmu.
 	fkImmediate bool
-	istmts      map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
-	hook        hookCapture              // change capture (capture.go), guarded by wmu
+	// fkEv: the open tx's row changes while deferred (deferevents.go);
+	// deferredSchema: whether the schema has deferred keys (0 not known,
+	// -1 no, 1 yes; dropStatements forgets). Both guarded by wmu.
+	fkEv           fkEvents
+	deferredSchema int8
+	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook           hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less
