@@ -92,6 +92,8 @@ var deferCases = []deferCase{
 	{name: "a key DEFERRABLE INITIALLY IMMEDIATE", setup: []string{initiallyImmediate}, tx: stmts("INSERT INTO c4 VALUES (1, 1)", "INSERT INTO p VALUES (1)")},
 	{name: "a tree built leaves first", tx: stmts("INSERT INTO tree VALUES (2, 1)", "INSERT INTO tree VALUES (1, NULL)")},
 	{name: "a tree left with a dangling branch", tx: stmts("INSERT INTO tree VALUES (2, 1)"), message: true},
+	{name: "the second of two deferred keys", setup: []string{"CREATE TABLE c7 (id int4 PRIMARY KEY, a int4 REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED, b int4, FOREIGN KEY (b) REFERENCES tree (id) DEFERRABLE INITIALLY DEFERRED)"},
+		tx: stmts("INSERT INTO c7 VALUES (1, NULL, 9)"), message: true},
 	{name: "a named key added by ALTER TABLE", tx: stmts("INSERT INTO c6 VALUES (1, 5)"), message: true},
 	{name: "a pending violation dropped with its tables", setup: []string{"INSERT INTO p VALUES (1)"},
 		tx: stmts("INSERT INTO c VALUES (1, 2)", "DROP TABLE c, c2, c3, c5, c6"), dropped: true},
@@ -139,7 +141,7 @@ func TestPostgresDialectDeferredKeysAgainstPostgres(t *testing.T) {
 	pg := catalogScratch(t, server, fmt.Sprintf("sqlite_deferfk_%d", os.Getpid()))
 	for _, c := range deferCases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, s := range []string{"DROP TABLE IF EXISTS c, c2, c3, c4, c5, c6, tree, p"} {
+			for _, s := range []string{"DROP TABLE IF EXISTS c, c2, c3, c4, c5, c6, c7, tree, p"} {
 				if _, err := pg.Exec(ctx, s); err != nil {
 					t.Fatal(err)
 				}
