@@ -105,7 +105,10 @@ func ddlTargets(sql string) (string, []string) {
 
 // deferredKey is one foreign key of a table whose DDL holds a deferred
 // key: its table, the referenced table, a column of each.
-type deferredKey struct{ child, parent, from, to string }
+type deferredKey struct {
+	child, parent, from, to string
+	id                      int64 // the child's pragma_foreign_key_list id
+}
 
 // pendingDDL is PostgreSQL's refusal of DDL on a table with pending
 // events (55006), nil when it has none. An UPDATE queues an event only
@@ -127,6 +130,9 @@ func (b *Backend) pendingDDL(sql string) error {
 	for _, t := range tables {
 		var child, parent, keyUpdate bool
 		for _, k := range keys {
+			if _, named := b.fkNamed[fkKey{table: k.child, id: k.id}.keyID()]; named {
+				continue // immediate: its events fired at SET CONSTRAINTS
+			}
 			set := b.fkEv.updated[t]
 			child = child || k.child == t && b.fkEv.inserted[t]
 			parent = parent || k.parent == t && b.fkEv.deleted[t]
@@ -150,10 +156,10 @@ func (b *Backend) deferredKeys() ([]deferredKey, error) {
 	b.internal = true
 	defer func() { b.internal = false }()
 	var out []deferredKey
-	q, _, err := b.w.Prepare(`SELECT s.name, f."table", f."from", f."to" FROM sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f
+	q, _, err := b.w.Prepare(`SELECT s.name, f."table", f."from", f."to", f.id FROM sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f
 		WHERE s.type = 'table' AND instr(s.sql, 'DEFERRABLE INITIALLY DEFERRED') > 0 ORDER BY s.rowid, f.id, f.seq`)
 	err = forRows(q, err, nil, func(st *sqlite3.Stmt) {
-		out = append(out, deferredKey{st.ColumnText(0), st.ColumnText(1), st.ColumnText(2), st.ColumnText(3)})
+		out = append(out, deferredKey{st.ColumnText(0), st.ColumnText(1), st.ColumnText(2), st.ColumnText(3), st.ColumnInt64(4)})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the deferred foreign keys: %w", err)

@@ -122,8 +122,11 @@ func (b *Backend) foreignKeyName(table string, fkid int64) (string, error) {
 
 // setConstraints is a parsed SET CONSTRAINTS statement.
 type setConstraints struct {
-	all      bool // ALL, not a list of names
-	deferred bool // DEFERRED, not IMMEDIATE
+	names    []string // none: ALL
+	deferred bool     // DEFERRED, not IMMEDIATE
+	// elsewhere: the schema other than public a name is qualified by
+	// (relchain has none: 3F000)
+	elsewhere string
 }
 
 // parseSetConstraints recognizes SET CONSTRAINTS, which PostgreSQL's gate
@@ -142,7 +145,18 @@ func parseSetConstraints(sql string) (setConstraints, bool) {
 	if cs == nil {
 		return setConstraints{}, false
 	}
-	return setConstraints{all: len(cs.GetConstraints()) == 0, deferred: cs.GetDeferred()}, true
+	sc := setConstraints{deferred: cs.GetDeferred()}
+	for _, n := range cs.GetConstraints() {
+		rv := n.GetRangeVar()
+		if s := rv.GetSchemaname(); s != "" && s != "public" {
+			sc.elsewhere = s
+		}
+		if c := rv.GetCatalogname(); c != "" && sc.elsewhere == "" {
+			sc.elsewhere = c + "." + rv.GetSchemaname()
+		}
+		sc.names = append(sc.names, rv.GetRelname())
+	}
+	return sc, true
 }
 
 // containsFold reports whether s contains word (lower case), in any case.
@@ -155,17 +169,14 @@ func containsFold(s, word string) bool {
 	return false
 }
 
-// verdict is the gate's judgement of SET CONSTRAINTS: ALL is accepted (it
-// writes no table: any sender may), a list of names refused.
+// verdict is the gate's judgement of SET CONSTRAINTS: accepted (it
+// writes no table: any sender may); what the names name is the block's.
 func (sc setConstraints) verdict() (sqlcheck.Analysis, error) {
-	if !sc.all {
-		return sqlcheck.Analysis{}, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
-			Message: "SET CONSTRAINTS with constraint names is not supported on this network (SET CONSTRAINTS ALL is)"}
-	}
 	return sqlcheck.Analysis{}, nil
 }
 
-// execSetConstraints runs SET CONSTRAINTS ALL in the open tx: IMMEDIATE
+// execSetConstraints runs SET CONSTRAINTS in the open tx (with names:
+// setNamed). ALL IMMEDIATE
 // fails at once while a deferred key is violated (23503), as PostgreSQL
 // checks the pending events, and makes every later statement of the tx
 // check at its end; DEFERRED defers the DEFERRABLE INITIALLY DEFERRED keys
@@ -174,14 +185,21 @@ func (sc setConstraints) verdict() (sqlcheck.Analysis, error) {
 // defer_foreign_keys pragma defers NOT DEFERRABLE keys too): refused
 // (0A000) while the schema has one.
 func (k *block) execSetConstraints(ctx context.Context, sc setConstraints) (*backend.Rows, error) {
-	if _, err := sc.verdict(); err != nil {
-		return nil, err
-	}
 	b, err := k.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer b.wmu.Unlock()
+	if sc.elsewhere != "" {
+		return nil, &backend.Error{Class: backend.ClassOfSQLState("3F000"), SQLState: "3F000", Message: fmt.Sprintf("schema %q does not exist", sc.elsewhere)}
+	}
+	if len(sc.names) > 0 {
+		if err := b.setNamed(ctx, sc.names, sc.deferred); err != nil {
+			return nil, err
+		}
+		return &backend.Rows{}, nil
+	}
+	b.fkNamed = nil // ALL covers them
 	if !sc.deferred {
 		if err := b.checkDeferred(ctx); err != nil {
 			return nil, unwrapDeferred(err)
@@ -238,14 +256,14 @@ func (k *block) afterStatement(ctx context.Context, sql string, rows *backend.Ro
 	defer b.wmu.Unlock()
 	if !b.fkImmediate {
 		b.noteEvents(sql, rows)
-		return nil
+		return b.checkNamed(ctx)
 	}
 	return unwrapDeferred(b.checkDeferred(ctx))
 }
 
 // endTx forgets the tx's SET CONSTRAINTS and events; the caller holds wmu.
 func (b *Backend) endTx() {
-	b.fkImmediate, b.fkEv = false, fkEvents{}
+	b.fkImmediate, b.fkEv, b.fkNamed = false, fkEvents{}, nil
 }
 
 // unwrapDeferred is a statement's failure from checkDeferred's error: the
@@ -268,11 +286,8 @@ func (b *Backend) releaseCheck(ctx context.Context) error {
 
 // describeSetConstraints is Describe's answer for SET CONSTRAINTS: no
 // parameters, no rows.
-func describeSetConstraints(sc setConstraints, height int64) (*backend.Description, error) {
-	if _, err := sc.verdict(); err != nil {
-		return nil, err
-	}
-	return &backend.Description{Height: height}, nil
+func describeSetConstraints(height int64) *backend.Description {
+	return &backend.Description{Height: height}
 }
 
 // restrictError is 23503 for an ON DELETE/UPDATE RESTRICT violation

@@ -115,6 +115,22 @@ var deferCases = []deferCase{
 		tx: stmts("INSERT INTO c VALUES (1, 1) ON CONFLICT DO NOTHING", "ALTER TABLE c ADD COLUMN z int4")},
 	{name: "ALTER TABLE after the events fired", setup: []string{"INSERT INTO p VALUES (1)"},
 		tx: stmts("INSERT INTO c VALUES (1, 1)", "SET CONSTRAINTS ALL IMMEDIATE", "ALTER TABLE c ADD COLUMN z int4")},
+	{name: "Django's AddField of a foreign key", setup: []string{"INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (1, 1)"},
+		tx: stmts(`ALTER TABLE "c" ADD COLUMN "q" integer NULL CONSTRAINT "c_q_fk_p_id" REFERENCES "p"("id") DEFERRABLE INITIALLY DEFERRED`,
+			`SET CONSTRAINTS "c_q_fk_p_id" IMMEDIATE`, `CREATE INDEX "c_q_idx" ON "c" ("q")`, `UPDATE "c" SET "q" = 1`,
+			`ALTER TABLE "c" ALTER COLUMN "q" SET NOT NULL`)},
+	{name: "a named key made IMMEDIATE with a pending violation", tx: stmts("INSERT INTO c VALUES (1, 9)", "SET CONSTRAINTS c_p_fkey IMMEDIATE"), message: true},
+	{name: "another key made IMMEDIATE with a pending violation", tx: stmts("INSERT INTO c VALUES (1, 9)", "SET CONSTRAINTS tree_up_fkey IMMEDIATE", "INSERT INTO p VALUES (9)")},
+	{name: "a named IMMEDIATE key violated later", tx: stmts("SET CONSTRAINTS c_p_fkey IMMEDIATE", "INSERT INTO tree VALUES (2, 1)", "INSERT INTO c VALUES (1, 9)"), message: true},
+	{name: "another key violated and repaired under a named IMMEDIATE", tx: stmts("SET CONSTRAINTS c_p_fkey IMMEDIATE", "INSERT INTO tree VALUES (2, 1)", "INSERT INTO tree VALUES (1, NULL)")},
+	{name: "DDL after inserts under a named IMMEDIATE key", tx: stmts("SET CONSTRAINTS c_p_fkey, c6_to_p IMMEDIATE", "INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (1, 1)", "ALTER TABLE c ADD COLUMN z int4")},
+	{name: "a named key deferred again", tx: stmts("SET CONSTRAINTS c_p_fkey IMMEDIATE", "SET CONSTRAINTS c_p_fkey DEFERRED", "INSERT INTO c VALUES (1, 9)", "INSERT INTO p VALUES (9)")},
+	{name: "SET CONSTRAINTS naming no constraint", tx: stmts("SET CONSTRAINTS nothing_here IMMEDIATE"), message: true},
+	{name: "SET CONSTRAINTS naming another schema's", tx: stmts("SET CONSTRAINTS other.c_p_fkey IMMEDIATE"), message: true},
+	{name: "SET CONSTRAINTS naming a key that is not deferrable", tx: stmts("SET CONSTRAINTS c3_p_fkey DEFERRED"), message: true},
+	{name: "SET CONSTRAINTS naming a primary key", tx: stmts("SET CONSTRAINTS p_pkey IMMEDIATE"), message: true},
+	{name: "SET CONSTRAINTS deferring a primary key", tx: stmts("SET CONSTRAINTS p_pkey DEFERRED"), message: true},
+	{name: "SET CONSTRAINTS naming a key that is not deferrable IMMEDIATE", tx: stmts("SET CONSTRAINTS c3_p_fkey, c_p_fkey IMMEDIATE", "INSERT INTO c VALUES (1, 9)"), message: true},
 	{name: "a rolled-back savepoint undoes SET CONSTRAINTS", tx: []deferStmt{
 		{sql: "INSERT INTO c VALUES (1, 1)"}, {sql: "SAVEPOINT s", pgOnly: true},
 		{sql: "SET CONSTRAINTS ALL IMMEDIATE", pgOnly: true}, {sql: "ROLLBACK TO SAVEPOINT s", pgOnly: true},
@@ -326,33 +342,27 @@ func TestPostgresDialectRollbackToResetsTheDeferredCount(t *testing.T) {
 	}
 }
 
-// SET CONSTRAINTS with names, and ALL DEFERRED while a key is DEFERRABLE
-// INITIALLY IMMEDIATE (which SQLite cannot defer alone), are refused with
-// 0A000; ALL is accepted by the gate outside a block too.
+// SET CONSTRAINTS ALL DEFERRED while a key is DEFERRABLE INITIALLY
+// IMMEDIATE, and that key DEFERRED by name (SQLite cannot defer it
+// alone), are refused with 0A000; the gate accepts SET CONSTRAINTS outside
+// a block too.
 func TestPostgresDialectSetConstraintsRefusals(t *testing.T) {
 	b := mustDeferSchema(t)
 	pgBlock(t, b, 100, pgStmt{sql: initiallyImmediate})
 	ctx := context.Background()
-	if _, err := b.Gate().Analyze(ctx, "SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
-		t.Errorf("gate: %v", err)
+	for _, s := range []string{"SET CONSTRAINTS ALL IMMEDIATE", "set constraints c_p_fkey deferred"} {
+		if _, err := b.Gate().Analyze(ctx, s); err != nil {
+			t.Errorf("gate: %s: %v", s, err)
+		}
 	}
-	if _, err := b.Gate().Analyze(ctx, "set constraints c_p_fkey deferred"); !isState(err, "0A000") {
-		t.Errorf("gate on named constraints: %v, want 0A000", err)
+	for _, s := range []string{"SET CONSTRAINTS ALL DEFERRED", "SET CONSTRAINTS c4_p_fkey DEFERRED"} {
+		got := relchainTx(t, b, stmts(s))
+		if got.state != "0A000" || !strings.Contains(got.message, "INITIALLY IMMEDIATE") {
+			t.Errorf("%s beside an initially immediate key: %+v, want 0A000", s, got)
+		}
 	}
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx)
-	if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blk.Exec(ctx, "SET CONSTRAINTS c_p_fkey IMMEDIATE", nil); !isState(err, "0A000") {
-		t.Errorf("named: %v, want 0A000", err)
-	}
-	_, err = blk.Exec(ctx, "SET CONSTRAINTS ALL DEFERRED", nil)
-	if !isState(err, "0A000") || !strings.Contains(err.Error(), "INITIALLY IMMEDIATE") {
-		t.Errorf("ALL DEFERRED beside an initially immediate key: %v, want 0A000", err)
+	if got := relchainTx(t, b, stmts("SET CONSTRAINTS ALL IMMEDIATE", "SET CONSTRAINTS c_p_fkey DEFERRED")); got.state != "0A000" {
+		t.Errorf("one key deferred under ALL IMMEDIATE: %+v, want 0A000", got)
 	}
 }
 

@@ -121,8 +121,11 @@ type Backend struct {
 	// -1 no, 1 yes; dropStatements forgets). Both guarded by wmu.
 	fkEv           fkEvents
 	deferredSchema int8
-	istmts         map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
-	hook           hookCapture              // change capture (capture.go), guarded by wmu
+	// fkNamed: the keys SET CONSTRAINTS made IMMEDIATE by name in the open
+	// tx, by fkKey.keyID (deferkeys.go); guarded by wmu.
+	fkNamed map[string]fkKey
+	istmts  map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook    hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less
