@@ -366,11 +366,6 @@ func TestPostgresDialectSetConstraintsRefusals(t *testing.T) {
 	}
 }
 
-func isState(err error, state string) bool {
-	be := backend.AsError(err)
-	return be != nil && be.SQLState == state
-}
-
 // The sqlite dialect is unchanged: a deferred key the client writes in
 // SQLite's DDL is SQLite's own business (checked at the block's COMMIT),
 // and Release does not look at it.

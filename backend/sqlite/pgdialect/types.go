@@ -236,7 +236,7 @@ func Refusals() []string {
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
 		"ALTER TABLE forms other than ADD/DROP COLUMN, ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL, SET/DROP DEFAULT and TYPE; ALTER COLUMN TYPE of a serial or defaulted column, of a column a CHECK or FOREIGN KEY uses, on a referenced table, or beside other subcommands; DROP COLUMN of a constrained or indexed column; rebuilding a table while rows of other tables reference it",
-		"deferrable constraints other than foreign keys, SET CONSTRAINTS naming constraints, SET CONSTRAINTS ALL DEFERRED while a foreign key is DEFERRABLE INITIALLY IMMEDIATE; exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
+		"deferrable constraints other than foreign keys; SET CONSTRAINTS ... DEFERRED of a DEFERRABLE INITIALLY IMMEDIATE foreign key (ALL, while one exists, or by name) or of one key after SET CONSTRAINTS ALL IMMEDIATE; exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
 		"subqueries in RETURNING; TRUNCATE ONLY and TRUNCATE ... CASCADE over other tables; CREATE TABLE AS; views, triggers, functions and sequences",
 		"any function, operator or statement not in the supported list",
 	}
