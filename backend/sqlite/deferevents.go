@@ -33,44 +33,80 @@ func (e *fkEvents) empty() bool {
 
 // noteEvents records the row changes of a statement that changed rows
 // while deferred keys are deferred. The caller holds wmu.
-func (b *Backend) noteEvents(sql string, rows *backend.Rows) {
+// A failure to read the schema is the node's (an error, never a verdict).
+func (b *Backend) noteEvents(sql string, rows *backend.Rows) error {
 	if b.fkImmediate || rows == nil || rows.RowsAffected == 0 {
-		return
+		return nil
 	}
 	if some, err := b.hasDeferredKeys(); err != nil || !some {
-		return // an error here reappears where the schema is read next
+		return err
 	}
-	tree, err := pg_query.Parse(sql)
-	if err != nil || len(tree.GetStmts()) != 1 {
-		return
+	ev, ok := b.fkEvCache[sql]
+	if !ok {
+		ev = rowEventsOf(sql)
+		if b.fkEvCache == nil || len(b.fkEvCache) >= maxCachedTranslations {
+			b.fkEvCache = make(map[string]rowEvents)
+		}
+		b.fkEvCache[sql] = ev
 	}
 	e := &b.fkEv
-	mark := func(m *map[string]bool, name string) {
+	mark := func(m *map[string]bool) {
 		if *m == nil {
 			*m = make(map[string]bool)
 		}
-		(*m)[name] = true
+		(*m)[ev.table] = true
 	}
-	update := func(name string, targets []*pg_query.Node) {
+	switch ev.kind {
+	case 'i':
+		mark(&e.inserted)
+	case 'd':
+		mark(&e.deleted)
+	}
+	if len(ev.set) > 0 {
 		if e.updated == nil {
 			e.updated = make(map[string][]string)
 		}
-		for _, t := range targets {
-			e.updated[name] = append(e.updated[name], t.GetResTarget().GetName())
+		for _, c := range ev.set {
+			if !slices.Contains(e.updated[ev.table], c) {
+				e.updated[ev.table] = append(e.updated[ev.table], c)
+			}
 		}
+	}
+	return nil
+}
+
+// rowEvents is what a DML statement's text tells of the events its row
+// changes queue: its kind ('i' INSERT, 'u' UPDATE, 'd' DELETE, 0 other),
+// its table and the columns it sets (UPDATE, INSERT ... ON CONFLICT DO
+// UPDATE). A function of the text: Backend.fkEvCache keeps it.
+type rowEvents struct {
+	kind  byte
+	table string
+	set   []string
+}
+
+func rowEventsOf(sql string) rowEvents {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return rowEvents{}
+	}
+	names := func(targets []*pg_query.Node) []string {
+		var out []string
+		for _, t := range targets {
+			out = append(out, t.GetResTarget().GetName())
+		}
+		return out
 	}
 	switch s := tree.GetStmts()[0].GetStmt(); {
 	case s.GetInsertStmt() != nil:
 		ins := s.GetInsertStmt()
-		mark(&e.inserted, ins.GetRelation().GetRelname())
-		if oc := ins.GetOnConflictClause(); oc != nil {
-			update(ins.GetRelation().GetRelname(), oc.GetTargetList())
-		}
+		return rowEvents{kind: 'i', table: ins.GetRelation().GetRelname(), set: names(ins.GetOnConflictClause().GetTargetList())}
 	case s.GetDeleteStmt() != nil:
-		mark(&e.deleted, s.GetDeleteStmt().GetRelation().GetRelname())
+		return rowEvents{kind: 'd', table: s.GetDeleteStmt().GetRelation().GetRelname()}
 	case s.GetUpdateStmt() != nil:
-		update(s.GetUpdateStmt().GetRelation().GetRelname(), s.GetUpdateStmt().GetTargetList())
+		return rowEvents{kind: 'u', table: s.GetUpdateStmt().GetRelation().GetRelname(), set: names(s.GetUpdateStmt().GetTargetList())}
 	}
+	return rowEvents{}
 }
 
 // ddlTargets are the tables a DDL statement PostgreSQL checks for pending

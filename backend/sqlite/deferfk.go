@@ -159,10 +159,12 @@ func parseSetConstraints(sql string) (setConstraints, bool) {
 	return sc, true
 }
 
-// containsFold reports whether s contains word (lower case), in any case.
+// containsFold reports whether s contains word (lower-case ASCII), in any
+// case: one byte compared per position of s but where word's first letter
+// is.
 func containsFold(s, word string) bool {
 	for i := 0; i+len(word) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(word)], word) {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
 			return true
 		}
 	}
@@ -255,7 +257,9 @@ func (k *block) afterStatement(ctx context.Context, sql string, rows *backend.Ro
 	}
 	defer b.wmu.Unlock()
 	if !b.fkImmediate {
-		b.noteEvents(sql, rows)
+		if err := b.noteEvents(sql, rows); err != nil {
+			return err
+		}
 		return b.checkNamed(ctx)
 	}
 	return unwrapDeferred(b.checkDeferred(ctx))

@@ -124,8 +124,11 @@ type Backend struct {
 	// fkNamed: the keys SET CONSTRAINTS made IMMEDIATE by name in the open
 	// tx, by fkKey.keyID (deferkeys.go); guarded by wmu.
 	fkNamed map[string]fkKey
-	istmts  map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
-	hook    hookCapture              // change capture (capture.go), guarded by wmu
+	// fkEvCache: rowEventsOf by statement text (a function of the text
+	// alone), bounded as pgTranslations; guarded by wmu.
+	fkEvCache map[string]rowEvents
+	istmts    map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook      hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less
