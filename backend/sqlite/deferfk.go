@@ -11,6 +11,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // Deferred foreign keys in the postgres dialect (DESIGN.md, "Deferred
@@ -137,8 +138,8 @@ type setConstraints struct {
 // under SET CONSTRAINTS ALL IMMEDIATE) and this dialect runs itself. A text
 // without the word is not parsed.
 func parseSetConstraints(sql string) (setConstraints, bool) {
-	if !containsFold(sql, "constraints") {
-		return setConstraints{}, false
+	if !containsFold(sql, "constraints") || prescan.Check(sql, prescan.PostgreSQL) != nil {
+		return setConstraints{}, false // the gate refuses what the pre-scan does
 	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil || len(tree.GetStmts()) != 1 {
@@ -295,16 +296,4 @@ func (b *Backend) releaseCheck(ctx context.Context) error {
 // parameters, no rows.
 func describeSetConstraints(height int64) *backend.Description {
 	return &backend.Description{Height: height}
-}
-
-// restrictError is 23503 for an ON DELETE/UPDATE RESTRICT violation
-// (deferred key or not, RESTRICT is checked at once, as in PostgreSQL).
-// SQLite raises it from a trigger it builds, RAISE(ABORT, 'FOREIGN KEY
-// constraint failed'), whose extended code classify reads as 23000; the
-// postgres dialect has no trigger of its own that raises this text.
-func restrictError(err error) error {
-	if be := backend.AsError(err); be != nil && be.SQLState == "23000" && strings.HasSuffix(be.Message, "FOREIGN KEY constraint failed") {
-		be.SQLState = "23503"
-	}
-	return err
 }

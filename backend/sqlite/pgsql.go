@@ -152,6 +152,9 @@ func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
 	}
 	an, err := pggate.Analyze(sql)
 	if err != nil {
+		if pgdialect.BeyondGate(sql) {
+			return sqlcheck.Analysis{DDL: true}, sql, nil
+		}
 		return an, "", pgGateError(err)
 	}
 	if !pggate.Rewrites(sql) {
@@ -241,7 +244,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 			a = nil
 		}
 		if rows, err = k.execNative(ctx, s, a); err != nil {
-			return nil, runtimeError(restrictError(err))
+			return nil, runtimeError(err)
 		}
 	}
 	if err := k.afterStatement(ctx, sql, rows); err != nil {
@@ -431,7 +434,7 @@ func translationError(err error) error {
 func runtimeError(err error) error {
 	code, ok := pgruntime.SQLState(err)
 	if !ok {
-		return err
+		return restrictError(err)
 	}
 	msg := pgruntime.Message(err)
 	e := backend.AsError(err)
@@ -439,6 +442,18 @@ func runtimeError(err error) error {
 		return &backend.Error{Class: backend.ClassOfSQLState(code), SQLState: code, Message: msg}
 	}
 	e.Class, e.SQLState, e.Message = backend.ClassOfSQLState(code), code, msg
+	return err
+}
+
+// restrictError gives SQLite's failure of an ON DELETE/UPDATE RESTRICT
+// action PostgreSQL's SQLSTATE, 23503: SQLite raises it from the action's
+// trigger program (a constraint error, not CONSTRAINT_FOREIGNKEY), with
+// the foreign keys' own message. (The sqlite dialect keeps 23000: its
+// tx results are part of its networks' history.)
+func restrictError(err error) error {
+	if e := backend.AsError(err); e != nil && e.SQLState == "23000" && strings.Contains(e.Message, "FOREIGN KEY constraint failed") {
+		e.SQLState = "23503"
+	}
 	return err
 }
 
