@@ -131,6 +131,12 @@ var deferCases = []deferCase{
 	{name: "SET CONSTRAINTS naming a primary key", tx: stmts("SET CONSTRAINTS p_pkey IMMEDIATE"), message: true},
 	{name: "SET CONSTRAINTS deferring a primary key", tx: stmts("SET CONSTRAINTS p_pkey DEFERRED"), message: true},
 	{name: "SET CONSTRAINTS naming a key that is not deferrable IMMEDIATE", tx: stmts("SET CONSTRAINTS c3_p_fkey, c_p_fkey IMMEDIATE", "INSERT INTO c VALUES (1, 9)"), message: true},
+	{name: "ALTER TABLE rebuilding a referenced table with referencing rows", setup: []string{"INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (1, 1)", "INSERT INTO tree VALUES (1, NULL), (2, 1)"},
+		tx: stmts("ALTER TABLE p ADD CONSTRAINT p_id_check CHECK (id > 0)", "ALTER TABLE tree ALTER COLUMN up TYPE int8", "INSERT INTO c VALUES (2, 1)")},
+	{name: "ALTER TABLE rebuilding a referenced table under a pending violation", setup: []string{"INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (1, 1)"},
+		tx: stmts("INSERT INTO c VALUES (2, 9)", "ALTER TABLE p ADD CONSTRAINT p_id_check CHECK (id > 0)"), message: true},
+	{name: "ALTER TABLE rebuilding a referenced table, violation repaired after", setup: []string{"INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (1, 1)"},
+		tx: stmts("INSERT INTO c VALUES (2, 9)", "ALTER TABLE p ADD CONSTRAINT p_id_check CHECK (id > 0)", "INSERT INTO p VALUES (9)")},
 	{name: "a rolled-back savepoint undoes SET CONSTRAINTS", tx: []deferStmt{
 		{sql: "INSERT INTO c VALUES (1, 1)"}, {sql: "SAVEPOINT s", pgOnly: true},
 		{sql: "SET CONSTRAINTS ALL IMMEDIATE", pgOnly: true}, {sql: "ROLLBACK TO SAVEPOINT s", pgOnly: true},
