@@ -56,6 +56,9 @@ func (g pgGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 
 // analyze is Analyze without the cache.
 func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	if sc, ok := parseSetConstraints(sql); ok {
+		return sc.verdict()
+	}
 	an, text, err := pgJudge(sql, sqlcheck.Env{})
 	if err != nil {
 		return an, err
@@ -118,6 +121,9 @@ func (g pgGate) AnalyzeInBlock(ctx context.Context, blk backend.Block, sql strin
 	k, ok := blk.(*block)
 	if !ok || k.b != g.b {
 		return sqlcheck.Analysis{}, fmt.Errorf("sqlite: gate: %T is not a block of this backend", blk)
+	}
+	if sc, ok := parseSetConstraints(sql); ok {
+		return sc.verdict()
 	}
 	an, tr, err := k.translate(sql, nil)
 	if err != nil {
@@ -218,11 +224,17 @@ func translationKey(text string, types []pgdialect.Type) string {
 // values converted to their PostgreSQL types, is the statement's. A
 // statement takes the arguments when its text has placeholders.
 func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	if sc, ok := parseSetConstraints(sql); ok {
+		return k.execSetConstraints(ctx, sc)
+	}
 	_, tr, err := k.translate(sql, args)
 	if err != nil {
 		return nil, err
 	}
 	if args, err = pgParams(tr.Params, args); err != nil {
+		return nil, err
+	}
+	if err := k.beforeStatement(sql); err != nil {
 		return nil, err
 	}
 	var rows *backend.Rows
@@ -234,6 +246,9 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 		if rows, err = k.execNative(ctx, s, a); err != nil {
 			return nil, runtimeError(err)
 		}
+	}
+	if err := k.afterStatement(ctx, sql, rows); err != nil {
+		return nil, err
 	}
 	if rows == nil {
 		return &backend.Rows{}, nil

@@ -147,21 +147,30 @@ func TestAlterRefusesAndErrs(t *testing.T) {
 	}
 }
 
-// DEFERRABLE is accepted on foreign keys only (checked per statement),
-// whether the grammar gives it on the constraint or after it.
-func TestDeferrableForeignKeysOnly(t *testing.T) {
-	for _, sql := range []string{
-		"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
-		"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
-		"ALTER TABLE child ADD CONSTRAINT c_fk FOREIGN KEY (parent) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED",
+// A foreign key's deferrability reaches SQLite's DDL, whether the grammar
+// gives it on the constraint or after it: SQLite defers a DEFERRABLE
+// INITIALLY DEFERRED key, the backend checks it at the tx's end. Other
+// deferrable constraints are refused; misplaced or contradictory
+// attributes fail as PostgreSQL's parse analysis fails them (42601).
+func TestDeferrableForeignKeysReachSQLite(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) INITIALLY DEFERRED)", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) ON DELETE CASCADE DEFERRABLE)", "ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE"},
+		{"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY IMMEDIATE)", "DEFERRABLE INITIALLY IMMEDIATE"},
+		{"ALTER TABLE child ADD CONSTRAINT c_fk FOREIGN KEY (parent) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) NOT DEFERRABLE INITIALLY IMMEDIATE)", ""},
+		{"CREATE TABLE u (x int4 UNIQUE NOT DEFERRABLE)", ""},
 	} {
-		tr, err := Translate(sql, alterCatalog)
+		tr, err := Translate(c.sql, alterCatalog)
 		if err != nil {
-			t.Errorf("%s: %v", sql, err)
+			t.Errorf("%s: %v", c.sql, err)
 			continue
 		}
-		if s := strings.Join(tr.Statements, "; "); strings.Contains(s, "DEFERRABLE") {
-			t.Errorf("%s: SQLite's deferred check (at the block's COMMIT) in %s", sql, s)
+		s := strings.Join(tr.Statements, "; ")
+		if c.want == "" && strings.Contains(s, "DEFERRABLE") || c.want != "" && !strings.Contains(s, c.want) {
+			t.Errorf("%s: %s, want %q", c.sql, s, c.want)
 		}
 	}
 	for _, sql := range []string{
@@ -172,6 +181,18 @@ func TestDeferrableForeignKeysOnly(t *testing.T) {
 	} {
 		if _, err := Translate(sql, alterCatalog); !errIs(err, "0A000") || !strings.Contains(err.Error(), "deferrable") {
 			t.Errorf("%s: %v, want the deferrable refusal", sql, err)
+		}
+	}
+	for _, c := range []struct{ sql, msg string }{
+		{"CREATE TABLE u (x int4 NOT NULL DEFERRABLE)", "misplaced DEFERRABLE clause"},
+		{"CREATE TABLE u (x int4 DEFAULT 1 INITIALLY DEFERRED)", "misplaced INITIALLY DEFERRED clause"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE NOT DEFERRABLE)", "multiple DEFERRABLE/NOT DEFERRABLE clauses not allowed"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) INITIALLY DEFERRED INITIALLY IMMEDIATE)", "multiple INITIALLY IMMEDIATE/DEFERRED clauses not allowed"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) NOT DEFERRABLE INITIALLY DEFERRED)", "constraint declared INITIALLY DEFERRED must be DEFERRABLE"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) INITIALLY DEFERRED NOT DEFERRABLE)", "constraint declared INITIALLY DEFERRED must be DEFERRABLE"},
+	} {
+		if _, err := Translate(c.sql, alterCatalog); !errIs(err, "42601") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want 42601 %q", c.sql, err, c.msg)
 		}
 	}
 }

@@ -157,16 +157,11 @@ func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
 	col := Column{Name: cd.GetColname(), Type: typ}
 	sql := quoteIdent(col.Name) + " " + DeclaredType(typ) + Collation(typ)
 	notNull := cd.GetIsNotNull()
-	prev := pg_query.ConstrType_CONSTR_TYPE_UNDEFINED
-	for _, n := range cd.GetConstraints() {
-		c := n.GetConstraint()
-		if err := deferrableAttr(c, prev); err != errNotAttr {
-			if err != nil {
-				return "", Column{}, err
-			}
-			continue
-		}
-		prev = c.GetContype()
+	cons, err := columnConstraints(cd.GetConstraints())
+	if err != nil {
+		return "", Column{}, err
+	}
+	for _, c := range cons {
 		s, nn, err := t.columnConstraint(c, col)
 		if err != nil {
 			return "", Column{}, err

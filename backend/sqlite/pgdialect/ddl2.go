@@ -176,7 +176,7 @@ func (t *translator) references(c *pg_query.Constraint, local []Column) (string,
 			sql += a.kw + fkActions[a.code]
 		}
 	}
-	return sql, nil
+	return sql + deferClause(c), nil
 }
 
 // referencedColumns are the columns of a foreign key's table: the table

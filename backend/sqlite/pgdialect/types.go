@@ -237,7 +237,7 @@ func Refusals() []string {
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
 		"ALTER TABLE forms other than ADD/DROP COLUMN, ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL, SET/DROP DEFAULT and TYPE; ALTER COLUMN TYPE of a serial column, of a column a CHECK uses, of a column a FOREIGN KEY uses or references to a type stored differently (int4 to text), of a column whose DEFAULT does not convert to the new type, or beside other subcommands; DROP COLUMN of a constrained or indexed column; rebuilding a table whose referencing tables reference each other in a cycle, or whose rows reference each other through a foreign key ON DELETE RESTRICT",
-		"deferrable constraints other than foreign keys (a DEFERRABLE foreign key is checked at the end of each statement), exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
+		"deferrable constraints other than foreign keys; SET CONSTRAINTS ... DEFERRED of a DEFERRABLE INITIALLY IMMEDIATE foreign key (ALL, while one exists, or by name) or of one key after SET CONSTRAINTS ALL IMMEDIATE; exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
 		"subqueries in RETURNING; TRUNCATE ONLY and TRUNCATE ... CASCADE over other tables; CREATE TABLE AS; views, triggers, functions and sequences",
 		"any function, operator or statement not in the supported list",
 	}
