@@ -11,7 +11,34 @@ import (
 	"strings"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
 )
+
+// openDumpSnapshot opens the database at path read-only and begins the
+// one snapshot a dump reads, with the state it holds.
+func openDumpSnapshot(path string) (*sqlite3.Conn, backend.State, error) {
+	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY|sqlite3.OPEN_NOMUTEX)
+	if err != nil {
+		return nil, backend.State{}, fmt.Errorf("dump: open %s: %w", path, err)
+	}
+	if err := c.Exec("BEGIN"); err != nil {
+		c.Close()
+		return nil, backend.State{}, fmt.Errorf("dump: %w", err)
+	}
+	st, err := readState(c)
+	if err != nil {
+		closeDumpSnapshot(c)
+		return nil, backend.State{}, fmt.Errorf("dump: %w", err)
+	}
+	return c, st, nil
+}
+
+// closeDumpSnapshot ends a dump's snapshot and its connection.
+func closeDumpSnapshot(c *sqlite3.Conn) {
+	c.Exec("ROLLBACK")
+	c.Close()
+}
 
 // Dump writes the replicated tables of the database at path to w as SQL
 // text that SQLite runs: for each table, in byte order of its name, its
@@ -21,19 +48,11 @@ import (
 // of its own, so a running node goes on committing blocks, and returns the
 // height that snapshot holds.
 func Dump(ctx context.Context, path string, w io.Writer) (int64, error) {
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY|sqlite3.OPEN_NOMUTEX)
+	c, st, err := openDumpSnapshot(path)
 	if err != nil {
-		return 0, fmt.Errorf("dump: open %s: %w", path, err)
+		return 0, err
 	}
-	defer c.Close()
-	if err := c.Exec("BEGIN"); err != nil {
-		return 0, fmt.Errorf("dump: %w", err)
-	}
-	defer c.Exec("ROLLBACK")
-	st, err := readState(c)
-	if err != nil {
-		return 0, fmt.Errorf("dump: %w", err)
-	}
+	defer closeDumpSnapshot(c)
 	type object struct{ name, sql, kind, table string }
 	var objs []object
 	err = eachRow(c, `SELECT name, sql, type, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index') AND sql IS NOT NULL

@@ -32,19 +32,11 @@ import (
 // exactly is the dump's error, found before anything is written, never a
 // different constraint.
 func DumpPostgres(ctx context.Context, path string, w io.Writer) (int64, error) {
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY|sqlite3.OPEN_NOMUTEX)
+	c, st, err := openDumpSnapshot(path)
 	if err != nil {
-		return 0, fmt.Errorf("dump: open %s: %w", path, err)
+		return 0, err
 	}
-	defer c.Close()
-	if err := c.Exec("BEGIN"); err != nil {
-		return 0, fmt.Errorf("dump: %w", err)
-	}
-	defer c.Exec("ROLLBACK")
-	st, err := readState(c)
-	if err != nil {
-		return 0, fmt.Errorf("dump: %w", err)
-	}
+	defer closeDumpSnapshot(c)
 	s, err := dumpSchema(c)
 	if err != nil {
 		return 0, fmt.Errorf("dump: %w", err)

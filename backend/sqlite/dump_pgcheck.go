@@ -512,13 +512,7 @@ func verifyTable(t pgcatalog.Table, sql string, checks []string) error {
 // CREATE TABLE text the dialect wrote, by column ("" none).
 func columnDefaults(sql string) map[string]string {
 	out := map[string]string{}
-	var body *ddlToken
-	for _, t := range ddlTokens(sql) {
-		if t.kind == tokGroup {
-			body = &t
-			break
-		}
-	}
+	body := createBody(sql)
 	if body == nil {
 		return out
 	}

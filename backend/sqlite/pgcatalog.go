@@ -818,17 +818,22 @@ func (cs constraints) named(kind byte, cols []string) string {
 	return ""
 }
 
+// createBody is the parenthesized element list of a CREATE TABLE text
+// the dialect wrote, or nil.
+func createBody(sql string) *ddlToken {
+	for _, t := range ddlTokens(sql) {
+		if t.kind == tokGroup {
+			return &t
+		}
+	}
+	return nil
+}
+
 // parseConstraints reads the constraints of a CREATE TABLE text the
 // dialect wrote (pgdialect's createTable): column constraints after a
 // column's name and type, table constraints as their own elements.
 func parseConstraints(sql string) constraints {
-	var body *ddlToken
-	for _, t := range ddlTokens(sql) {
-		if t.kind == tokGroup {
-			body = &t
-			break
-		}
-	}
+	body := createBody(sql)
 	if body == nil {
 		return nil
 	}
