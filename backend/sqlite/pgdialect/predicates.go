@@ -134,7 +134,15 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	var parts [2]string
+	saved := t.noFold
+	defer func() { t.noFold = saved }()
+	watch := foldWatch{t: t}
 	for i, n := range bounds {
+		if i == 1 && parts[0] == "0" {
+			// x >= a is false: PostgreSQL's AND (NOT BETWEEN's OR of
+			// x < a) is decided and does not fold x <= b.
+			t.noFold++
+		}
 		b, err := t.expr(n, sc)
 		if err != nil {
 			return value{}, err
@@ -148,12 +156,30 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 			return value{}, err
 		}
 		parts[i] = c.sql
+		if i == 0 {
+			_, _, konst := boolConst(c.sql)
+			watch.operand(a.GetLexpr(), konst || varying(n)) // x >= a varies with x or a
+		}
 	}
-	sql := "(" + parts[0] + " AND " + parts[1] + ")"
-	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
-		sql = "(NOT " + sql + ")"
+	t.noFold = saved
+	if err := watch.check("BETWEEN"); err != nil {
+		return value{}, err
 	}
-	return value{sql: sql, typ: tBool, name: "?column?"}, nil
+	// PostgreSQL's parse analysis makes BETWEEN an AND of the two
+	// comparisons (NOT BETWEEN an OR of their negations), which its
+	// planner folds like any AND: x BETWEEN 32767 AND 10 with a constant
+	// x is false, and a CASE arm under it is dropped unevaluated.
+	v, _ := foldBool(true, parts[:])
+	if a.GetKind() != pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		return v, nil
+	}
+	if b, null, ok := boolConst(v.sql); ok {
+		if null {
+			return constOf(nil, tBool, "?column?"), nil
+		}
+		return constOf(1-b, tBool, "?column?"), nil
+	}
+	return value{sql: "(NOT " + v.sql + ")", typ: tBool, name: "?column?"}, nil
 }
 
 // distinct translates IS [NOT] DISTINCT FROM as SQLite's IS NOT / IS.

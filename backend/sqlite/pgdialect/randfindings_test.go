@@ -1,0 +1,89 @@
+package pgdialect
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestBetweenOfConstantsFolds: PostgreSQL's parse analysis makes BETWEEN
+// an AND of two comparisons, which its planner folds, so a CASE arm under
+// a constant BETWEEN that is false is dropped without being evaluated (the
+// random differential run, seed 1 case 1409: the translation failed with
+// 22012 where PostgreSQL returned the rows).
+func TestBetweenOfConstantsFolds(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT CASE WHEN (0 BETWEEN 32767 AND 10) THEN (1 / 0) ELSE n END FROM t",
+		"SELECT CASE WHEN (5 NOT BETWEEN 1 AND 10) THEN (1 / 0) ELSE n END FROM t",
+		"SELECT CASE WHEN (5 BETWEEN 1 AND 10) THEN n ELSE 1 / 0 END FROM t",
+		"SELECT CASE WHEN (0 NOT BETWEEN 1 AND 10) THEN n ELSE 1 / 0 END FROM t",
+	} {
+		tr, err := Translate(sql, testCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		// The column's name is PostgreSQL's (n, or case after a weak ELSE).
+		if got := tr.Statements[0]; !strings.HasPrefix(got, `SELECT "t"."n" AS `) || !strings.HasSuffix(got, ` FROM "t" AS "t"`) {
+			t.Errorf("%s:\n got %s\nwant the CASE reduced to t.n", sql, got)
+		}
+	}
+	// A constant BETWEEN is a constant: true, false or NULL.
+	for sql, want := range map[string]string{
+		"SELECT 5 BETWEEN 1 AND 10":       `SELECT 1 AS "?column?"`,
+		"SELECT 5 NOT BETWEEN 1 AND 10":   `SELECT 0 AS "?column?"`,
+		"SELECT 5 BETWEEN NULL AND 1":     `SELECT 0 AS "?column?"`,
+		"SELECT 5 BETWEEN NULL AND 10":    `SELECT NULL AS "?column?"`,
+		"SELECT 5 NOT BETWEEN NULL AND 1": `SELECT 1 AS "?column?"`,
+	} {
+		tr, err := Translate(sql, testCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if tr.Statements[0] != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, tr.Statements[0], want)
+		}
+	}
+}
+
+// TestFoldingStopsWherePostgreSQLDoes: PostgreSQL's planner folds the
+// operands of AND, OR, BETWEEN, CASE and COALESCE in order and stops at a
+// constant that decides the rest, which is never folded; a constant after
+// an operand the translator does not fold (and PostgreSQL may) is refused,
+// since whether PostgreSQL raises its error depends on that operand (the
+// random differential run, seed 2: CASE WHEN 'ab' ILIKE '_' THEN
+// CAST(1e10 AS int4) ... failed with 22003 where PostgreSQL returned rows).
+func TestFoldingStopsWherePostgreSQLDoes(t *testing.T) {
+	for sql, want := range map[string]string{
+		// answered as PostgreSQL answers them
+		"SELECT false AND (1/0 = 1)":                        `SELECT 0 AS "?column?"`,
+		"SELECT true OR (1/0 = 1)":                          `SELECT 1 AS "?column?"`,
+		"SELECT 0 BETWEEN 1 AND 1/0":                        `SELECT 0 AS "?column?"`,
+		"SELECT 0 NOT BETWEEN 1 AND 1/0":                    `SELECT 1 AS "?column?"`,
+		"SELECT (1/0 = 1) AND false":                        "22012",
+		"SELECT CASE WHEN n > 0 THEN 1/0 ELSE n END FROM t": "22012",
+		"SELECT CASE n WHEN 1 THEN 1/0 ELSE n END FROM t":   "22012",
+		"SELECT COALESCE(NULL, 1/0)":                        "22012",
+		// refused: PostgreSQL folds the first operand, the translator not
+		"SELECT CASE WHEN 'ab' ILIKE '_' THEN CAST(1e10 AS int4) ELSE n END FROM t": "0A000",
+		"SELECT CASE WHEN $1 = 1 THEN 1/0 ELSE n END FROM t":                        "0A000",
+		"SELECT ('ab' LIKE 'a%') AND (1/0 = 1)":                                     "0A000",
+		"SELECT COALESCE(abs(CAST($1 AS int4)), 1/0)":                               "0A000",
+	} {
+		tr, err := Translate(sql, testCatalog)
+		var got string
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			got = e.Code
+		case err != nil:
+			got = err.Error()
+		default:
+			got = tr.Statements[0]
+		}
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got, want)
+		}
+	}
+}
