@@ -220,11 +220,21 @@ func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	return t.nullTestOf(v, n), nil
+}
+
+// nullTestOf is v IS [NOT] NULL (n's test), folded when v is the NULL
+// literal, as PostgreSQL's planner folds it.
+func (t *translator) nullTestOf(v value, n *pg_query.NullTest) value {
+	isNull := n.GetNulltesttype() == pg_query.NullTestType_IS_NULL
+	if v.null {
+		return constOf(map[bool]int64{true: 1, false: 0}[isNull], tBool, "?column?")
+	}
 	op := " IS NULL)"
-	if n.GetNulltesttype() == pg_query.NullTestType_IS_NOT_NULL {
+	if !isNull {
 		op = " IS NOT NULL)"
 	}
-	return value{sql: "(" + v.sql + op, typ: tBool, name: "?column?"}, nil
+	return value{sql: "(" + v.sql + op, typ: tBool, name: "?column?"}
 }
 
 var booleanTests = map[pg_query.BoolTestType]string{

@@ -150,6 +150,7 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 		op := ">="
 		if i == 1 {
 			op = "<="
+			x = t.typedParam(x)
 		}
 		c, err := t.compare(op, x, b)
 		if err != nil {
@@ -182,11 +183,37 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 	return value{sql: "(NOT " + v.sql + ")", typ: tBool, name: "?column?"}, nil
 }
 
+// typedParam is v, a placeholder, with the type a context gave it since
+// it was translated: PostgreSQL's parse analysis types a placeholder at
+// its first use, and BETWEEN uses its operand twice ($1 BETWEEN $2 AND 7
+// is $1 >= $2, which makes $1 text, then text <= integer: 42883).
+func (t *translator) typedParam(v value) value {
+	if v.param != 0 {
+		if known := t.params[v.param-1]; known.Name != "" {
+			v.typ, v.param = known, 0
+		}
+	}
+	return v
+}
+
 // distinct translates IS [NOT] DISTINCT FROM as SQLite's IS NOT / IS.
 func (t *translator) distinct(a *pg_query.A_Expr, sc *scope) (value, error) {
 	l, r, err := t.operands(a, sc)
 	if err != nil {
 		return value{}, err
+	}
+	// PostgreSQL reads x IS [NOT] DISTINCT FROM NULL (the NULL literal, on
+	// either side) as x IS [NOT] NULL: x is not compared, so a placeholder
+	// there takes no type from it (42P18 when nothing else types it).
+	if l.null && !r.null {
+		l, r = r, l
+	}
+	if r.null {
+		test := &pg_query.NullTest{Nulltesttype: pg_query.NullTestType_IS_NOT_NULL}
+		if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+			test.Nulltesttype = pg_query.NullTestType_IS_NULL
+		}
+		return t.nullTestOf(l, test), nil
 	}
 	ls, rs, err := t.comparison("=", l, r)
 	if err != nil {

@@ -87,3 +87,33 @@ func TestFoldingStopsWherePostgreSQLDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholderTypingAsPostgreSQL: PostgreSQL types a placeholder at its
+// first use, and reads IS [NOT] DISTINCT FROM the NULL literal as a NULL
+// test that types nothing (the random differential run, seed 3: both
+// statements were answered here and refused by PostgreSQL).
+func TestPlaceholderTypingAsPostgreSQL(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT id FROM t WHERE (true OR ($1 IS NOT DISTINCT FROM NULL))": "42P18",
+		"SELECT id FROM t WHERE NULL IS DISTINCT FROM $1":                 "42P18",
+		"SELECT id FROM t WHERE $1 BETWEEN $2 AND 7":                      "42883",
+		"SELECT id FROM t WHERE n IS DISTINCT FROM NULL":                  `SELECT "t"."id" AS "id" FROM "t" AS "t" WHERE ("t"."n" IS NOT NULL)`,
+		"SELECT id FROM t WHERE NULL IS NOT DISTINCT FROM n":              `SELECT "t"."id" AS "id" FROM "t" AS "t" WHERE ("t"."n" IS NULL)`,
+		"SELECT NULL IS NOT DISTINCT FROM NULL":                           `SELECT 1 AS "?column?"`,
+	} {
+		tr, err := Translate(sql, testCatalog)
+		var got string
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			got = e.Code
+		case err != nil:
+			got = err.Error()
+		default:
+			got = tr.Statements[0]
+		}
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got, want)
+		}
+	}
+}
