@@ -91,11 +91,24 @@ func (t *translator) orderClause(items []*pg_query.Node, sc *scope, p *selectPar
 		if err != nil {
 			return err
 		}
-		out = append(out, key+sortSuffix(sb))
 		p.orderExprs, p.orderSuffixes = append(p.orderExprs, expr), append(p.orderSuffixes, sortSuffix(sb))
+		if constantTarget(key, p) {
+			// PostgreSQL's planner drops a constant sort key (it orders
+			// nothing): with a LIMIT it then stops reading rows at the
+			// limit, so an error in a later row is not raised there.
+			continue
+		}
+		out = append(out, key+sortSuffix(sb))
 	}
 	p.order = join(out, ", ")
 	return nil
+}
+
+// constantTarget reports whether an ORDER BY key is the position of an
+// output column that is a constant (a literal, or folded to one).
+func constantTarget(key string, p *selectParts) bool {
+	pos, err := strconv.Atoi(key)
+	return err == nil && pos >= 1 && pos <= len(p.targetVals) && p.targetVals[pos-1].isConstant()
 }
 
 // sortKey translates an ORDER BY (or DISTINCT ON) item: the SQLite key

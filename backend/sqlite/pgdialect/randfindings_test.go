@@ -117,3 +117,26 @@ func TestPlaceholderTypingAsPostgreSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantSortKeyDropped: PostgreSQL's planner drops a sort key that
+// is a constant, so under a LIMIT it stops reading rows at the limit and
+// never evaluates the rest (the random differential run, seed 2 case 980:
+// SELECT 1e10 ... WHERE ... CAST(c AS int4) ... ORDER BY 1 LIMIT 1 raised
+// 22003 here on a later row, which PostgreSQL never reads).
+func TestConstantSortKeyDropped(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT 1e10 AS o FROM t ORDER BY 1 LIMIT 1":    `SELECT ('35000111' COLLATE RTRIM) AS "o" FROM "t" AS "t" LIMIT 1 OFFSET 0`,
+		"SELECT 'a', n FROM t ORDER BY 1, 2 DESC":       `SELECT 'a' AS "?column?", "t"."n" AS "n" FROM "t" AS "t" ORDER BY 2 DESC NULLS FIRST`,
+		"SELECT n, 1 + 1 AS k FROM t ORDER BY k, n":     `SELECT "t"."n" AS "n", 2 AS "k" FROM "t" AS "t" ORDER BY 1 ASC NULLS LAST`,
+		"SELECT n, NULL AS k FROM t ORDER BY 2, 1 DESC": `SELECT "t"."n" AS "n", NULL AS "k" FROM "t" AS "t" ORDER BY 1 DESC NULLS FIRST`,
+	} {
+		tr, err := Translate(sql, testCatalog)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if tr.Statements[0] != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, tr.Statements[0], want)
+		}
+	}
+}
