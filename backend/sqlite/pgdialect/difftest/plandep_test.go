@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"testing"
 	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -326,4 +327,57 @@ func (e *prober) probe(sql string) outcome {
 		return outcome{Code: "probe", Message: fmt.Sprintf("the engines differ on %s: postgres %q, sqlite %q", sql, pgO.Code, liteO.Code)}
 	}
 	return pgO
+}
+
+// TestPlanDependentNeedsBothEngines: a difference counts as
+// plan-dependent only when both engines confirm its cause; planted
+// outcomes whose cause the engines do not confirm stay discrepancies.
+func TestPlanDependentNeedsBothEngines(t *testing.T) {
+	h := newHarness(t)
+	h.schemas++
+	pgE, err := newPGEngine(h.pg, fmt.Sprintf("difftest_plandep_%d", h.schemas), h.types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pgE.close()
+	lite, err := newLiteEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.close()
+	for _, sql := range []string{
+		"CREATE TABLE t (a int4, b int4)", "INSERT INTO t VALUES (1, 0), (2, 1)",
+		"CREATE TABLE e (a int4)", "CREATE TABLE n (x numeric)", "INSERT INTO n VALUES (1.0), (2)",
+	} {
+		st := translated{sql: sql}
+		st.tr, st.err = h.translate(sql, lite.cat, nil)
+		if o, l := pgE.run(st), lite.run(st); o.failed() || l.failed() {
+			t.Fatalf("%s: postgres %s, sqlite %s", sql, o, l)
+		}
+	}
+	p := &prober{pg: pgE, lite: lite, h: h}
+	ok := outcome{Columns: []string{"a"}, Types: []string{"int4"}, Rows: [][]any{{int64(2)}}}
+	div0 := outcome{Code: "22012", Message: "division by zero"}
+	for _, c := range []struct {
+		sql        string
+		pg, lite   outcome
+		plan       bool
+		whyPlanted string
+	}{
+		{"SELECT a FROM t WHERE b <> 0 AND a / b > 0", ok, div0, true, "a / b raises 22012 on a row b <> 0 rejects"},
+		{"SELECT a FROM t WHERE a / b > 0 AND b <> 0", div0, ok, true, "the same, the other way"},
+		{"SELECT a FROM t WHERE b <> 0 AND a / b > 0", ok, outcome{Code: "22003", Message: "integer out of range"}, false, "no condition raises 22003"},
+		{"SELECT a FROM t WHERE a / b > 0", ok, div0, false, "one condition: no order to choose"},
+		{"SELECT a FROM t WHERE b <> 0 AND a > 0", ok, div0, false, "no condition raises"},
+		{"SELECT a FROM e EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, true, "empty left arm, right arm raises"},
+		{"SELECT a FROM t EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the left arm has rows"},
+		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
+		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
+		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
+	} {
+		why := p.planDependent(translated{sql: c.sql}, c.pg, c.lite)
+		if (why != "") != c.plan {
+			t.Errorf("%s (%s): plan-dependent %q, want %v", c.sql, c.whyPlanted, why, c.plan)
+		}
+	}
 }
