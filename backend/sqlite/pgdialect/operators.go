@@ -138,7 +138,7 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	if ls == "NULL" || rs == "NULL" {
 		return constOf(nil, tBool, "?column?"), nil
 	}
-	if t.noFold == 0 {
+	if t.noFold == 0 && !zoneDependent(l.typ, r.typ) {
 		lv, rv, _ := t.unify(l, r)
 		lv, rv, _ = t.datetimeSides(lv, rv)
 		lv, rv, _ = t.mixedSides(lv, rv)
@@ -147,6 +147,15 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 		}
 	}
 	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
+}
+
+// zoneDependent reports whether comparing a and b converts a date or a
+// timestamp to timestamptz: the conversion reads TimeZone, so PostgreSQL
+// marks it stable and its planner does not fold it (a CASE arm under
+// TIMESTAMPTZ '…' = DATE '…' is folded there, errors and all).
+func zoneDependent(a, b Type) bool {
+	return a.Name != b.Name && (a.Name == "timestamptz" || b.Name == "timestamptz") &&
+		datetimeRank[a.Name] > 0 && datetimeRank[b.Name] > 0
 }
 
 // comparison is the SQLite text of both sides of a comparison.

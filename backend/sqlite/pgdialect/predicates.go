@@ -56,6 +56,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	}
 	if typ, err := commonType("IN", append([]value{l}, vals...)); err == nil && isNum(typ) {
 		t.typeParams(append([]value{l}, vals...), typ) // placeholders take the list's common type
+		if err := realInDoubleList(append([]value{l}, vals...)); err != nil {
+			return value{}, err
+		}
 	}
 	for _, r := range vals {
 		if r.param != 0 {
@@ -92,6 +95,30 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		kw = " NOT IN ("
 	}
 	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+}
+
+// realInDoubleList refuses an IN list whose members' common type is
+// double precision (one is) although a real (float4) meets an integer or numeric
+// member: PostgreSQL compares every member as double precision (x IN
+// (1e-5, CAST(… AS float8)) with a real x widens x, and 1e-5 stays
+// 1e-5), where x = 1e-5 alone compares as real, the pairwise comparison
+// the translation makes (the random differential run, seed 5).
+func realInDoubleList(vals []value) error {
+	real, double, other := false, false, false
+	for _, v := range vals {
+		switch {
+		case v.typ.Name == "float4":
+			real = true
+		case v.typ.Name == "float8":
+			double = true
+		case !v.untyped():
+			other = true
+		}
+	}
+	if real && double && other {
+		return refuse("IN lists mixing real with double precision and integer or numeric members")
+	}
+	return nil
 }
 
 // foldIn folds an IN list whose every comparison folded to a constant

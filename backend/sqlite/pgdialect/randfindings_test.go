@@ -140,3 +140,63 @@ func TestConstantSortKeyDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestRealInDoubleListRefused: PostgreSQL compares an IN list's members at
+// their common type, double precision when one is, so a real compared
+// with a numeric member there is widened, not the numeric narrowed; the
+// translation compares pairwise and is refused for that mixture (the
+// random differential run, seed 5: abs(c) IN (1e-5, CAST('1e300' AS
+// float8)) on a real c matched 1e-5 here and nothing there).
+func TestRealInDoubleListRefused(t *testing.T) {
+	cat := staticCatalog{"r": {col("c", "float4", -1), col("d", "float8", -1), col("i", "int4", -1)}}
+	for sql, want := range map[string]string{
+		"SELECT c FROM r WHERE c IN (1e-5, CAST('1e300' AS float8))": "0A000",
+		"SELECT c FROM r WHERE c IN (1, d)":                          "0A000",
+		"SELECT c FROM r WHERE i IN (c, d)":                          "0A000",
+		"SELECT c FROM r WHERE c IN (1e-5, 2.5)":                     "",
+		"SELECT c FROM r WHERE c IN (d, 2e0)":                        "0A000",
+		"SELECT c FROM r WHERE d IN (1, 2.5)":                        "",
+	} {
+		_, err := Translate(sql, cat)
+		got := ""
+		var e *Error
+		if errors.As(err, &e) {
+			got = e.Code
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("%s: got %q, want %q (%v)", sql, got, want, err)
+		}
+	}
+}
+
+// TestZoneDependentComparisonNotFolded: comparing a date with a
+// timestamptz converts the date in the session's time zone, a stable
+// conversion PostgreSQL's planner does not fold; so the CASE arm under it
+// is folded there and its error raised (the random differential run,
+// seed 5: here the condition folded to false and the arm was dropped).
+func TestZoneDependentComparisonNotFolded(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT TIMESTAMPTZ '2024-02-29 12:34:56+00' = DATE '2024-03-01'":                                   "(",
+		"SELECT CASE WHEN TIMESTAMPTZ '2024-02-29 12:34:56+00' = DATE '2024-03-01' THEN 1 / 0 ELSE 3 END":   "0A000",
+		"SELECT CASE WHEN TIMESTAMP '2024-02-29 12:34:56' = DATE '2024-03-01' THEN 1 / 0 ELSE 3 END FROM t": `SELECT 3 AS "case" FROM "t" AS "t"`,
+	} {
+		tr, err := Translate(sql, testCatalog)
+		var got string
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			got = e.Code
+		case err != nil:
+			got = err.Error()
+		case want == "(":
+			got = tr.Statements[0][len("SELECT ") : len("SELECT ")+1] // not folded: a comparison
+		default:
+			got = tr.Statements[0]
+		}
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got, want)
+		}
+	}
+}

@@ -13,14 +13,25 @@
 // on both and is compared:
 //
 //   - error class: both fail with the same SQLSTATE class, or both succeed;
-//   - column names and PostgreSQL types (name and type modifier: pgx's
-//     RowDescription against Translation.Columns);
+//   - column names and PostgreSQL types (name and type modifier: the
+//     Describe Statement of the statement that ran, parse analysis's
+//     types, against Translation.Columns; a portal's RowDescription can
+//     carry a narrower typmod the planner's folding found, pgdialect/
+//     DESIGN.md "Known differences");
 //   - rows, as relchain's results carry them (int64, float64, string,
 //     []byte, bool, nil: PostgreSQL's text results converted as the
 //     PostgreSQL backend converts them, SQLite's by pgruntime.Value), in
 //     order when the statement's top-level ORDER BY is total (it covers
-//     every output column, or the corpus marks it), as a multiset otherwise;
+//     every output column, or the corpus marks it), as a multiset
+//     otherwise; rows an ORDER BY leaves tied (equal numerics of different
+//     display scales) may come in either order;
 //   - rows affected (INSERT, UPDATE, DELETE, MERGE).
+//
+// A difference PostgreSQL's plan decides (the order it tests conditions
+// in, whether it reads a set operation's arm, which of equal numerics it
+// shows) is counted apart, as plan-dependent, only when both engines,
+// asked the part in question alone, confirm its cause (plandep_test.go);
+// any other difference is a discrepancy.
 //
 // Every case runs in a schema of its own on PostgreSQL (search_path set to
 // it, the backend's pinned session settings, a database created with
@@ -34,13 +45,13 @@
 // generator (random schema, rows, queries with WHERE, ORDER BY, GROUP BY,
 // aggregates, joins, set operations, subqueries, CTEs, $n parameters,
 // INSERT … ON CONFLICT, UPDATE and DELETE) that runs for RELCHAIN_DIFF_SECONDS (unset: the
-// random test skips, because translation v1 still has the known differences
-// pgdialect/DESIGN.md lists and a random run in every go test would fail at
-// random) from RELCHAIN_DIFF_SEED (default: the clock; printed at the start and
-// with every failure, with the case number: RELCHAIN_DIFF_CASE=k replays
-// case k alone). Its schemas use only the column types whose CREATE TABLE
-// the translator accepts (the others are logged). `make
-// test-dialect-diff` runs it for 300 seconds.
+// random test skips) from RELCHAIN_DIFF_SEED (default: the clock; printed at
+// the start and with every failure, with the case number:
+// RELCHAIN_DIFF_CASE=k replays case k alone). Its schemas use only the
+// column types whose CREATE TABLE the translator accepts (the others are
+// logged). make test and CI (scripts/test.sh) run it for 50 seconds, without
+// the race detector (racetest.Heavy: CI's step after the race pass); `make
+// test-dialect-diff` is the long campaign, 300 seconds by default.
 //
 // On PostgreSQL, relchain's own schema is installed once (by opening the
 // PostgreSQL backend), since the gate's rewrites call its functions
