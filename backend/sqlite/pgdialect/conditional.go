@@ -207,9 +207,14 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 		return value{}, err
 	}
 	t.typeParams(vals, typ)
-	if len(outs) == 1 || (len(vals) > 0 && (vals[0].isConst && vals[0].konst != nil || vals[0].lit != nil || vals[0].num != "")) {
-		// PostgreSQL folds COALESCE(constant, ...) to the constant.
-		v, err := t.coerceValue(vals[0], typ, ctxImplicit)
+	// PostgreSQL drops NULL constants from a COALESCE and folds it to its
+	// first argument when that is a constant (COALESCE(NULL, 7) is 7).
+	first := 0
+	for first < len(vals)-1 && (vals[first].null || vals[first].isConst && vals[first].konst == nil) {
+		first++
+	}
+	if len(outs) == 1 || (len(vals) > 0 && (vals[first].isConst && vals[first].konst != nil || vals[first].lit != nil || vals[first].num != "")) {
+		v, err := t.coerceValue(vals[first], typ, ctxImplicit)
 		v.name = "coalesce"
 		return v, err
 	}

@@ -200,3 +200,32 @@ func TestZoneDependentComparisonNotFolded(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalesceDropsNullConstants: PostgreSQL's planner drops NULL
+// constants from a COALESCE and folds it to a constant that then leads,
+// so COALESCE(NULL, 2147483647) is a constant whose product overflows
+// while planning (the random differential run, seed 5: evaluated per row
+// here, and no row passed the WHERE).
+func TestCoalesceDropsNullConstants(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT COALESCE(NULL, 7) FROM t":                                               `SELECT 7 AS "coalesce" FROM "t" AS "t"`,
+		"SELECT COALESCE(NULL, NULL, 'a') FROM t":                                       `SELECT 'a' AS "coalesce" FROM "t" AS "t"`,
+		"SELECT COALESCE(NULL, n, 7) FROM t":                                            `SELECT coalesce(NULL, "t"."n", 7) AS "coalesce" FROM "t" AS "t"`,
+		"SELECT NULLIF(-2147483648, 1) * COALESCE(NULL, 2147483647) FROM t WHERE false": "22003",
+	} {
+		tr, err := Translate(sql, testCatalog)
+		var got string
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			got = e.Code
+		case err != nil:
+			got = err.Error()
+		default:
+			got = tr.Statements[0]
+		}
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got, want)
+		}
+	}
+}
