@@ -105,10 +105,16 @@ func (t *translator) orderClause(items []*pg_query.Node, sc *scope, p *selectPar
 }
 
 // constantTarget reports whether an ORDER BY key is the position of an
-// output column that is a constant (a literal, or folded to one).
+// output column that is the same for every row: a constant, or what
+// PostgreSQL's planner takes for one in a sort key (a pseudo-constant: no
+// column, no aggregate or window function, nothing volatile; DATE '…'
+// converted to timestamptz is not folded but is one).
 func constantTarget(key string, p *selectParts) bool {
 	pos, err := strconv.Atoi(key)
-	return err == nil && pos >= 1 && pos <= len(p.targetVals) && p.targetVals[pos-1].isConstant()
+	if err != nil || pos < 1 || pos > len(p.targetVals) {
+		return false
+	}
+	return p.targetVals[pos-1].isConstant() || pos <= len(p.pseudoConst) && p.pseudoConst[pos-1]
 }
 
 // sortKey translates an ORDER BY (or DISTINCT ON) item: the SQLite key

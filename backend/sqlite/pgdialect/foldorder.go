@@ -78,3 +78,41 @@ func varying(n proto.Message) bool {
 func (v value) isConstant() bool {
 	return v.isConst || v.lit != nil || v.num != "" || v.null
 }
+
+// volatileFuncs are functions whose value can change from row to row
+// (PostgreSQL's volatile ones the translator knows of).
+var volatileFuncs = map[string]bool{
+	"random": true, "setseed": true, "nextval": true, "currval": true, "setval": true, "lastval": true,
+	"clock_timestamp": true, "timeofday": true, "gen_random_uuid": true, "uuid_generate_v4": true,
+}
+
+// pseudoConstant reports whether n has the same value for every row of a
+// query: no column, no subquery, no window function, no volatile
+// function (nor one of relchain's, which the gate's rewrites call).
+// Aggregates are the caller's to rule out (translator.sawAgg).
+func pseudoConstant(n proto.Message) bool {
+	switch x := n.(type) {
+	case *pg_query.ColumnRef, *pg_query.SubLink:
+		return false
+	case *pg_query.FuncCall:
+		names := x.GetFuncname()
+		if x.GetOver() != nil || len(names) == 0 || len(names) > 1 && strNode(names[0]) == "relchain" ||
+			volatileFuncs[strNode(names[len(names)-1])] {
+			return false
+		}
+	}
+	ok := true
+	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.IsList():
+			for i := 0; i < v.List().Len() && ok; i++ {
+				ok = pseudoConstant(v.List().Get(i).Message().Interface())
+			}
+		default:
+			ok = pseudoConstant(v.Message().Interface())
+		}
+		return ok
+	})
+	return ok
+}

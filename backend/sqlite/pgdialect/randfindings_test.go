@@ -229,3 +229,29 @@ func TestCoalesceDropsNullConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestPseudoConstantSortKeyDropped: PostgreSQL's planner drops any sort
+// key without a column, aggregate, window function or volatile function,
+// folded or not (DATE '…' converted to timestamptz is stable, not folded,
+// and still dropped: the random differential run, seed 5 case 277); sort
+// keys that vary stay.
+func TestPseudoConstantSortKeyDropped(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT n, COALESCE(DATE '2024-03-01', TIMESTAMPTZ '2024-02-29 12:34:56+00') AS d FROM t ORDER BY 2, 1 LIMIT 3": " ORDER BY 1 ASC NULLS LAST LIMIT 3 OFFSET 0",
+		"SELECT n, count(*) FROM t GROUP BY n ORDER BY 2, 1":                                                            " ORDER BY 2 ASC NULLS LAST, 1 ASC NULLS LAST",
+		"SELECT n, random() FROM t ORDER BY 2":                                                                          " ORDER BY 2 ASC NULLS LAST",
+		"SELECT n, (SELECT 1) FROM t ORDER BY 2":                                                                        " ORDER BY 2 ASC NULLS LAST",
+	} {
+		tr, err := Translate(sql, testCatalog)
+		if err != nil {
+			if errIs(err, "0A000") {
+				continue // not translated: nothing to order
+			}
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if got := tr.Statements[0]; !strings.HasSuffix(got, want) {
+			t.Errorf("%s:\n got %s\nwant ...%s", sql, got, want)
+		}
+	}
+}
