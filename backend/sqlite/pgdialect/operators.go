@@ -286,6 +286,11 @@ func concatenable(t Type) bool {
 }
 
 func (t *translator) concat(l, r value) (value, error) {
+	// text || text is textcat, immutable, which PostgreSQL's planner
+	// folds on constants (so an assignment of the result is checked while
+	// planning, 22001); a non-text operand makes it anytextcat, stable,
+	// left to run time.
+	textcat := (l.untyped() || isText(l.typ)) && (r.untyped() || isText(r.typ))
 	for _, v := range []*value{&l, &r} {
 		if v.typ.Name == "bpchar" || v.typ.Name == "numeric" {
 			// || takes text: char(n) without its blanks, numeric's
@@ -321,7 +326,21 @@ func (t *translator) concat(l, r value) (value, error) {
 	if isNullConst(l) || isNullConst(r) {
 		return constOf(nil, tText, "?column?"), nil // || is strict: PostgreSQL folds it
 	}
+	if ls, ok := constText(l); ok && textcat && t.noFold == 0 {
+		if rs, ok := constText(r); ok {
+			return constOf(ls+rs, tText, "?column?"), nil
+		}
+	}
 	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
+}
+
+// constText is the text of a text constant or string literal.
+func constText(v value) (string, bool) {
+	if v.lit != nil {
+		return *v.lit, true
+	}
+	s, ok := v.konst.(string)
+	return s, ok && v.isConst
 }
 
 // isNullConst reports a NULL constant (typed or not): PostgreSQL folds a
