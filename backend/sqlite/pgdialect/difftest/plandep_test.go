@@ -33,6 +33,13 @@ import (
 //     SQLite succeeded, the left arm has no rows and the right arm alone
 //     raises that SQLSTATE on both engines: SQLite does not read the right
 //     arm of an INTERSECT or EXCEPT whose left arm is empty;
+//   - one engine failed with a data exception, the other succeeded, and a
+//     subquery of the statement alone raises it on both engines: the one
+//     that succeeded did not run the subquery to its failing row (SQLite
+//     skips the subquery of NULL IN (SELECT …));
+//   - INSERT … SELECT failed on both, one with an integrity violation
+//     (class 23), the other with an error the SELECT alone raises on both:
+//     which comes first depends on whether the SELECT is read whole first;
 //   - the rows of a set operation without ALL differ only in the display
 //     scale of equal numerics, and each numeric SQLite shows is one of the
 //     values PostgreSQL had to choose from (its arms' rows).
@@ -56,10 +63,16 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 		if why := e.conditionRaises(stmt, code); why != "" {
 			return why
 		}
+		if why := e.subqueryRaises(stmt, code); why != "" {
+			return why
+		}
 		if pgO.failed() {
 			return e.skippedArm(stmt.GetSelectStmt(), code)
 		}
 		return ""
+	}
+	if pgO.failed() && liteO.failed() {
+		return e.insertedFirst(stmt, pgO.Code, liteO.Code)
 	}
 	if !pgO.failed() && !liteO.failed() {
 		return e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO)
@@ -176,6 +189,75 @@ func named(from []*pg_query.Node, c *pg_query.Node) []*pg_query.Node {
 		return from
 	}
 	return out
+}
+
+// subqueryRaises: a subquery in a condition of stmt (x IN (SELECT …),
+// EXISTS, a scalar subquery) raises code on both engines run alone: the
+// engine that succeeded did not run it to the failing row (SQLite does
+// not run the subquery of NULL IN (SELECT …), nor a WHERE over no rows;
+// PostgreSQL runs a condition without columns once, before any row).
+func (e *prober) subqueryRaises(stmt *pg_query.Node, code string) string {
+	var subs []*pg_query.SelectStmt
+	var walk func(m proto.Message)
+	walk = func(m proto.Message) {
+		if sl, ok := m.(*pg_query.SubLink); ok {
+			if q := sl.GetSubselect().GetSelectStmt(); q != nil {
+				subs = append(subs, q)
+			}
+		}
+		m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil || fd.IsMap():
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message().Interface())
+				}
+			default:
+				walk(v.Message().Interface())
+			}
+			return true
+		})
+	}
+	walk(stmt)
+	for _, q := range subs {
+		sql, err := deparse(q)
+		if err != nil {
+			continue
+		}
+		if got := e.probe(sql); got.Code == code {
+			return fmt.Sprintf("unread subquery: %s raises %s on both engines run alone (%s); the engine that succeeded did not run it to that row", firstLine(sql), code, got.Message)
+		}
+	}
+	return ""
+}
+
+// insertedFirst: stmt is INSERT … SELECT, one engine failed with an
+// integrity violation (class 23) and the other with an error its SELECT
+// alone raises on both engines: which comes first, a row inserted that
+// violates a key or the SELECT's failing row, depends on whether the
+// SELECT is read whole before the insert (SQLite, reading the table it
+// inserts into) or row by row (PostgreSQL).
+func (e *prober) insertedFirst(stmt *pg_query.Node, pgCode, liteCode string) string {
+	ins := stmt.GetInsertStmt()
+	if ins == nil || ins.GetSelectStmt().GetSelectStmt() == nil || len(ins.GetSelectStmt().GetSelectStmt().GetValuesLists()) > 0 {
+		return ""
+	}
+	code := liteCode
+	switch {
+	case sqlstateClass(pgCode) == "23" && sqlstateClass(liteCode) != "23":
+	case sqlstateClass(liteCode) == "23" && sqlstateClass(pgCode) != "23":
+		code = pgCode
+	default:
+		return ""
+	}
+	sql, err := deparse(ins.GetSelectStmt().GetSelectStmt())
+	if err != nil {
+		return ""
+	}
+	if got := e.probe(sql); got.Code == code {
+		return fmt.Sprintf("insert or select first: the SELECT raises %s on both engines alone (%s); the other engine inserted a violating row first", code, got.Message)
+	}
+	return ""
 }
 
 // fromItems appends the tables of a FROM item (joins taken apart) and the
@@ -371,6 +453,10 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT a FROM t WHERE b <> 0 AND a > 0", ok, div0, false, "no condition raises"},
 		{"SELECT a FROM e EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, true, "empty left arm, right arm raises"},
 		{"SELECT a FROM t EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the left arm has rows"},
+		{"SELECT 1 FROM e WHERE NULL IN (SELECT 1 / (a - a) FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, true, "the subquery raises alone"},
+		{"SELECT 1 FROM e WHERE NULL IN (SELECT a FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the subquery does not raise"},
+		{"INSERT INTO t SELECT a, 1 / (a - a) FROM t", outcome{Code: "23505"}, div0, true, "the SELECT raises alone, the other a key violation"},
+		{"INSERT INTO t SELECT a, b FROM t", outcome{Code: "23505"}, div0, false, "the SELECT does not raise"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
 		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
