@@ -28,10 +28,11 @@
 //   - rows affected (INSERT, UPDATE, DELETE, MERGE).
 //
 // A difference PostgreSQL's plan decides (the order it tests conditions
-// in, whether it reads a set operation's arm, which of equal numerics it
-// shows) is counted apart, as plan-dependent, only when both engines,
-// asked the part in question alone, confirm its cause (plandep_test.go);
-// any other difference is a discrepancy.
+// in, whether it runs a set operation's arm or a subquery to its end,
+// whether an INSERT's SELECT is read before the rows are inserted, which
+// of equal numerics it shows) is counted apart, as plan-dependent, only
+// when both engines, asked the part in question alone, confirm its cause
+// (plandep_test.go); any other difference is a discrepancy.
 //
 // Every case runs in a schema of its own on PostgreSQL (search_path set to
 // it, the backend's pinned session settings, a database created with
