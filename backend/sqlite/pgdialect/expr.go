@@ -223,12 +223,15 @@ func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {
 	return t.nullTestOf(v, n), nil
 }
 
-// nullTestOf is v IS [NOT] NULL (n's test), folded when v is the NULL
-// literal, as PostgreSQL's planner folds it.
+// nullTestOf is v IS [NOT] NULL (n's test), folded when v is a
+// constant, as PostgreSQL's planner folds it.
 func (t *translator) nullTestOf(v value, n *pg_query.NullTest) value {
 	isNull := n.GetNulltesttype() == pg_query.NullTestType_IS_NULL
-	if v.null {
+	switch {
+	case v.null || v.isConst && v.konst == nil:
 		return constOf(map[bool]int64{true: 1, false: 0}[isNull], tBool, "?column?")
+	case v.isConstant():
+		return constOf(map[bool]int64{true: 0, false: 1}[isNull], tBool, "?column?")
 	}
 	op := " IS NULL)"
 	if !isNull {

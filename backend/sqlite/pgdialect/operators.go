@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"fmt"
+	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -288,9 +289,8 @@ func concatenable(t Type) bool {
 func (t *translator) concat(l, r value) (value, error) {
 	// text || text is textcat, immutable, which PostgreSQL's planner
 	// folds on constants (so an assignment of the result is checked while
-	// planning, 22001); a non-text operand makes it anytextcat, stable,
-	// left to run time.
-	textcat := (l.untyped() || isText(l.typ)) && (r.untyped() || isText(r.typ))
+	// planning, 22001); with an integer operand it is anytextcat, an SQL
+	// function the planner inlines as int::text || text, folded too.
 	for _, v := range []*value{&l, &r} {
 		if v.typ.Name == "bpchar" || v.typ.Name == "numeric" {
 			// || takes text: char(n) without its blanks, numeric's
@@ -326,7 +326,7 @@ func (t *translator) concat(l, r value) (value, error) {
 	if isNullConst(l) || isNullConst(r) {
 		return constOf(nil, tText, "?column?"), nil // || is strict: PostgreSQL folds it
 	}
-	if ls, ok := constText(l); ok && textcat && t.noFold == 0 {
+	if ls, ok := constText(l); ok && t.noFold == 0 {
 		if rs, ok := constText(r); ok {
 			return constOf(ls+rs, tText, "?column?"), nil
 		}
@@ -334,13 +334,22 @@ func (t *translator) concat(l, r value) (value, error) {
 	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
 }
 
-// constText is the text of a text constant or string literal.
+// constText is the text of a text constant, a string literal or an
+// integer constant (int2/int4/int8out: immutable).
 func constText(v value) (string, bool) {
 	if v.lit != nil {
 		return *v.lit, true
 	}
-	s, ok := v.konst.(string)
-	return s, ok && v.isConst
+	if !v.isConst {
+		return "", false
+	}
+	switch k := v.konst.(type) {
+	case string:
+		return k, isText(v.typ)
+	case int64:
+		return strconv.FormatInt(k, 10), v.typ.Name == "int2" || v.typ.Name == "int4" || v.typ.Name == "int8"
+	}
+	return "", false
 }
 
 // isNullConst reports a NULL constant (typed or not): PostgreSQL folds a
