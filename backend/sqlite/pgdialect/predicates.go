@@ -68,8 +68,13 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		}
 		if r.num != "" && l.typ.Name == "float4" {
 			// An IN list takes the common type of its members, and a
-			// numeric constant casts implicitly to float4.
-			if r, err = t.coerceValue(r, l.typ, ctxImplicit); err != nil {
+			// numeric constant casts implicitly to float4 (to float8
+			// when a member is float8: 1e-5 stays 1e-5 there).
+			to := l.typ
+			if hasType(vals, "float8") {
+				to = Type{Name: "float8", Typmod: -1}
+			}
+			if r, err = t.coerceValue(r, to, ctxImplicit); err != nil {
 				return value{}, err
 			}
 		}
@@ -98,8 +103,8 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 }
 
 // realInDoubleList refuses an IN list whose members' common type is
-// double precision (one is) although a real (float4) meets an integer or numeric
-// member: PostgreSQL compares every member as double precision (x IN
+// double precision (one is) although a real (float4) meets an integer or
+// numeric member other than a numeric literal or a small integer constant: PostgreSQL compares every member as double precision (x IN
 // (1e-5, CAST(… AS float8)) with a real x widens x, and 1e-5 stays
 // 1e-5), where x = 1e-5 alone compares as real, the pairwise comparison
 // the translation makes (the random differential run, seed 5).
@@ -111,6 +116,12 @@ func realInDoubleList(vals []value) error {
 			real = true
 		case v.typ.Name == "float8":
 			double = true
+		case v.num != "": // a numeric literal is cast to the common type (inList)
+		case v.isConst && isInt(v.typ):
+			// an integer constant a real holds exactly compares alike
+			if n, ok := v.konst.(int64); !ok || n > 1<<24 || n < -(1<<24) {
+				other = true
+			}
 		case !v.untyped():
 			other = true
 		}
@@ -119,6 +130,16 @@ func realInDoubleList(vals []value) error {
 		return refuse("IN lists mixing real with double precision and integer or numeric members")
 	}
 	return nil
+}
+
+// hasType reports whether one of vals has the type named name.
+func hasType(vals []value, name string) bool {
+	for _, v := range vals {
+		if v.typ.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // foldIn folds an IN list whose every comparison folded to a constant
