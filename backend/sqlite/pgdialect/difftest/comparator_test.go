@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,14 @@ func TestComparatorTiedNumerics(t *testing.T) {
 		if d := differences(pg, lite, true); len(d) == 0 {
 			t.Errorf("%s: no difference reported", name)
 		}
+	}
+	negZero := outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}, {0.0}}}
+	posZero := outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{0.0}, {math.Copysign(0, -1)}}}
+	if d := differences(negZero, posZero, true); len(d) != 0 {
+		t.Errorf("tied -0 and 0 in the other order: %v", d)
+	}
+	if d := differences(negZero, outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{0.0}, {0.0}}}, true); len(d) == 0 {
+		t.Error("-0 read as 0 passes")
 	}
 	text := outcome{Columns: []string{"n"}, Types: []string{"text"}, Rows: [][]any{{"1.0"}, {"1.00"}}}
 	swapped := outcome{Columns: []string{"n"}, Types: []string{"text"}, Rows: [][]any{{"1.00"}, {"1.0"}}}

@@ -140,7 +140,8 @@ func rowDifferences(pg, lite [][]any, ordered bool) []string {
 
 // tiesOnly reports whether two results whose rows differ in order differ
 // only in the order of rows an ORDER BY leaves tied: numerics of one value
-// and different display scales (1.0 and 1.00) sort as equals, and
+// and different display scales (1.0 and 1.00), and the floats -0 and 0,
+// sort as equals, and
 // PostgreSQL does not order tied rows among themselves. It holds when the
 // rows are the same multiset, and the same sequence once each numeric
 // column's value is read without its scale (pgdialect/DESIGN.md, "Known
@@ -154,7 +155,7 @@ func tiesOnly(pg, lite [][]any, types []string) bool {
 	numeric := make([]bool, len(types))
 	has := false
 	for i, t := range types {
-		numeric[i] = t == "numeric" || strings.HasPrefix(t, "numeric/")
+		numeric[i] = t == "numeric" || strings.HasPrefix(t, "numeric/") || t == "float4" || t == "float8"
 		has = has || numeric[i]
 	}
 	if !has {
@@ -164,12 +165,17 @@ func tiesOnly(pg, lite [][]any, types []string) bool {
 }
 
 // numericValues is rows with each numeric column's text (numeric_out:
-// no exponent) read without its display scale: 1.500 as 1.5, 0.00 as 0.
+// no exponent) read without its display scale: 1.500 as 1.5, 0.00 as 0;
+// and each float column's -0 as 0.
 func numericValues(rows [][]any, numeric []bool) [][]any {
 	out := make([][]any, len(rows))
 	for i, r := range rows {
 		out[i] = slices.Clone(r)
 		for j, v := range r {
+			if f, ok := v.(float64); ok && f == 0 && j < len(numeric) && numeric[j] {
+				out[i][j] = 0.0 // -0 and 0 are equal, and tie
+				continue
+			}
 			s, ok := v.(string)
 			if !ok || j >= len(numeric) || !numeric[j] || !strings.Contains(s, ".") {
 				continue

@@ -136,16 +136,33 @@ func (e *prober) conditionsRaise(from, conds []*pg_query.Node, code string) stri
 		return ""
 	}
 	for _, c := range conds {
-		q := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(c, -1)}, FromClause: named(from, c), LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
-		sql, err := deparse(q)
-		if err != nil {
-			continue
-		}
-		if got := e.probe(sql); got.Code == code {
-			return fmt.Sprintf("order of conditions: %s raises %s on both engines over the FROM items' rows (%s); the engine that succeeded tested another condition first", firstLine(sql), code, got.Message)
+		items := named(from, c)
+		// over the tables' rows, and over the first one's rows with the
+		// others null-extended, as an outer join evaluates a condition
+		// (or not, once its planner has made the join an inner one)
+		for _, f := range [][]*pg_query.Node{items, {nullExtended(items)}} {
+			q := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(c, -1)}, FromClause: f, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+			sql, err := deparse(q)
+			if err != nil {
+				continue
+			}
+			if got := e.probe(sql); got.Code == code {
+				return fmt.Sprintf("order of conditions: %s raises %s on both engines over the FROM items' rows (%s); the engine that succeeded tested another condition first, or not on those rows", firstLine(sql), code, got.Message)
+			}
 		}
 	}
 	return ""
+}
+
+// nullExtended is items[0] LEFT JOIN items[1] ON false LEFT JOIN …: the
+// first item's rows, the others' columns NULL.
+func nullExtended(items []*pg_query.Node) *pg_query.Node {
+	out := items[0]
+	for _, it := range items[1:] {
+		out = &pg_query.Node{Node: &pg_query.Node_JoinExpr{JoinExpr: &pg_query.JoinExpr{
+			Jointype: pg_query.JoinType_JOIN_LEFT, Larg: out, Rarg: it, Quals: &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: false}}, Location: -1}}}}}}
+	}
+	return out
 }
 
 // named is the FROM items the expression c names by alias (or table
