@@ -319,6 +319,12 @@ func substrFunc(t *translator, args []value) (value, error) {
 		}
 		out = append(out, sql)
 	}
+	for _, a := range args {
+		if isNullConst(a) {
+			// substr is strict: PostgreSQL folds a NULL argument's call to NULL.
+			return constOf(nil, tText, "substr"), nil
+		}
+	}
 	if len(out) == 2 {
 		out = append(out, "NULL")
 		return value{sql: "pg_substr(" + join(out, ", ") + ", 0)", typ: tText}, nil

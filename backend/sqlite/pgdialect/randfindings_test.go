@@ -318,3 +318,17 @@ func TestNullTestOfConstantFolds(t *testing.T) {
 		}
 	}
 }
+
+// TestSubstrOfNullFolds: substr is strict, so PostgreSQL folds a call with
+// a NULL argument to NULL, and n || NULL with it, never evaluating n (the
+// random differential run, seed 42: CAST(c AS int4) || substr(NULL, -1, 2)
+// raised 22003 here on a numeric too large for int4).
+func TestSubstrOfNullFolds(t *testing.T) {
+	tr, err := Translate("SELECT CAST(f AS int4) || substr(NULL, -1, 2) FROM t", testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `SELECT NULL AS "?column?" FROM "t" AS "t"`; tr.Statements[0] != want {
+		t.Errorf("got %s\nwant %s", tr.Statements[0], want)
+	}
+}

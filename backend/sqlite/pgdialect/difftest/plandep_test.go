@@ -40,6 +40,9 @@ import (
 //   - INSERT … SELECT failed on both, one with an integrity violation
 //     (class 23), the other with an error the SELECT alone raises on both:
 //     which comes first depends on whether the SELECT is read whole first;
+//   - a LIMIT cuts through rows tied on equal numerics of different
+//     scales: the results are one sequence with scales read away, and
+//     SQLite's rows are rows of the statement without its LIMIT;
 //   - the rows of a set operation without ALL differ only in the display
 //     scale of equal numerics, and each numeric SQLite shows is one of the
 //     values PostgreSQL had to choose from (its arms' rows).
@@ -75,7 +78,10 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 		return e.insertedFirst(stmt, pgO.Code, liteO.Code)
 	}
 	if !pgO.failed() && !liteO.failed() {
-		return e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO)
+		if why := e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO); why != "" {
+			return why
+		}
+		return e.limitedTies(stmt.GetSelectStmt(), pgO, liteO)
 	}
 	return ""
 }
@@ -396,6 +402,44 @@ var parseVersion = func() int32 {
 }()
 
 // deparse is the SQL text of s.
+// limitedTies: s has a LIMIT that cuts through rows its ORDER BY leaves
+// tied (equal numerics of different scales): the results are the same
+// sequence with scales read away, and every row SQLite returned is a row
+// of the statement without its LIMIT and OFFSET on both engines.
+func (e *prober) limitedTies(s *pg_query.SelectStmt, pgO, liteO outcome) string {
+	if s == nil || s.GetLimitCount() == nil || len(pgO.Types) != len(liteO.Types) {
+		return ""
+	}
+	numeric := make([]bool, len(pgO.Types))
+	for i, t := range pgO.Types {
+		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
+	}
+	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), true) != nil {
+		return ""
+	}
+	all := proto.Clone(s).(*pg_query.SelectStmt)
+	all.LimitCount, all.LimitOffset, all.LimitOption = nil, nil, pg_query.LimitOption_LIMIT_OPTION_DEFAULT
+	sql, err := deparse(all)
+	if err != nil {
+		return ""
+	}
+	o := e.probe(sql)
+	if o.failed() {
+		return ""
+	}
+	rows := map[string]int{}
+	for _, r := range o.Rows {
+		rows[renderRow(r)]++
+	}
+	for _, r := range liteO.Rows {
+		if rows[renderRow(r)] == 0 {
+			return ""
+		}
+		rows[renderRow(r)]--
+	}
+	return "limited ties: the LIMIT cuts through rows tied on equal numerics; SQLite's are rows of the unlimited result"
+}
+
 func deparse(s *pg_query.SelectStmt) (string, error) {
 	return pg_query.Deparse(&pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: s}}}}})
 }
@@ -474,6 +518,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT 1 FROM e WHERE NULL IN (SELECT a FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the subquery does not raise"},
 		{"INSERT INTO t SELECT a, 1 / (a - a) FROM t", outcome{Code: "23505"}, div0, true, "the SELECT raises alone, the other a key violation"},
 		{"INSERT INTO t SELECT a, b FROM t", outcome{Code: "23505"}, div0, false, "the SELECT does not raise"},
+		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.00"}}}, true, "2.00 ties with 2 at the limit"},
+		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.000"}}}, false, "2.000 is no row"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
 		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
