@@ -332,3 +332,28 @@ func TestSubstrOfNullFolds(t *testing.T) {
 		t.Errorf("got %s\nwant %s", tr.Statements[0], want)
 	}
 }
+
+// TestTrimOfConstantsFolds: btrim/ltrim/rtrim are immutable and strict;
+// PostgreSQL folds them on constants, so assigning the result to a short
+// varchar fails while planning (the random differential run, seed 42).
+func TestTrimOfConstantsFolds(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT trim('  a b '), ltrim(' a '), rtrim(' a '), btrim('xxaxx', 'x'), btrim(NULL)": `SELECT 'a b' AS "btrim", 'a ' AS "ltrim", ' a' AS "rtrim", 'a' AS "btrim", NULL AS "btrim"`,
+		"UPDATE t SET name = btrim(CAST(-2147483648 AS text) || '0') WHERE false":             "22001",
+	} {
+		tr, err := Translate(sql, testCatalog)
+		var got string
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			got = e.Code
+		case err != nil:
+			got = err.Error()
+		default:
+			got = tr.Statements[0]
+		}
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", sql, got, want)
+		}
+	}
+}
