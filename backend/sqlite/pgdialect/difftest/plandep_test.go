@@ -37,6 +37,9 @@ import (
 //     subquery of the statement alone raises it on both engines: the one
 //     that succeeded did not run the subquery to its failing row (SQLite
 //     skips the subquery of NULL IN (SELECT …));
+//   - x IN (SELECT c …) as the WHERE, whose subquery has no non-NULL c,
+//     and x alone raises the error on both engines: PostgreSQL's
+//     semi-join, its inner side empty, never reads the outer rows;
 //   - INSERT … SELECT failed on both, one with an integrity violation
 //     (class 23), the other with an error the SELECT alone raises on both:
 //     which comes first depends on whether the SELECT is read whole first;
@@ -67,6 +70,9 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 			return why
 		}
 		if why := e.subqueryRaises(stmt, code); why != "" {
+			return why
+		}
+		if why := e.semiJoinSkipped(stmt.GetSelectStmt(), code); why != "" {
 			return why
 		}
 		if pgO.failed() {
@@ -250,6 +256,43 @@ func (e *prober) subqueryRaises(stmt *pg_query.Node, code string) string {
 		if got := e.probe(sql); got.Code == code {
 			return fmt.Sprintf("unread subquery: %s raises %s on both engines run alone (%s); the engine that succeeded did not run it to that row", firstLine(sql), code, got.Message)
 		}
+	}
+	return ""
+}
+
+// semiJoinSkipped: s's WHERE is x IN (SELECT c …) whose subquery has no
+// row with c not NULL on both engines, and x alone raises code on both
+// over the FROM's rows: PostgreSQL runs the IN as a semi-join and, its
+// inner side (hashed on c, NULLs left out) empty, never reads the outer
+// rows; SQLite evaluates x on each.
+func (e *prober) semiJoinSkipped(s *pg_query.SelectStmt, code string) string {
+	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		return ""
+	}
+	sl := s.GetWhereClause().GetSubLink()
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sl == nil || sl.GetSubLinkType() != pg_query.SubLinkType_ANY_SUBLINK || sub == nil || len(sub.GetTargetList()) != 1 {
+		return ""
+	}
+	var from, conds []*pg_query.Node
+	for _, f := range s.GetFromClause() {
+		if !fromItems(f, &from, &conds) {
+			return ""
+		}
+	}
+	inner, err := deparse(sub)
+	if err != nil {
+		return ""
+	}
+	if o := e.probe("SELECT count(*) FROM (" + inner + ") AS s (c) WHERE s.c IS NOT NULL"); o.failed() || len(o.Rows) != 1 || o.Rows[0][0] != int64(0) {
+		return ""
+	}
+	lhs, err := deparse(&pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(sl.GetTestexpr(), -1)}, FromClause: from, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	if err != nil {
+		return ""
+	}
+	if got := e.probe(lhs); got.Code == code {
+		return fmt.Sprintf("semi-join: the subquery of x IN (SELECT …) has no non-NULL row and x raises %s on both engines alone (%s); PostgreSQL's semi-join never reads the outer rows", code, got.Message)
 	}
 	return ""
 }
@@ -520,6 +563,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"INSERT INTO t SELECT a, b FROM t", outcome{Code: "23505"}, div0, false, "the SELECT does not raise"},
 		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.00"}}}, true, "2.00 ties with 2 at the limit"},
 		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.000"}}}, false, "2.000 is no row"},
+		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM e)", ok, div0, true, "the semi-join's inner side is empty"},
+		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM t)", ok, div0, false, "the inner side has rows"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
 		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
