@@ -53,6 +53,7 @@ type pendingBlock struct {
 	upgrade        *upgradeOverlay
 	digest         time.Duration // time seal took (for metrics only)
 	txKeys         [][32]byte    // the txs' hashes (forgotten by the envelope cache at Commit)
+	rehearsal      bool          // a rehearsal's, rolled back: no tx ends in it (executeWL)
 	// info and txs are the block as given, to run it again when its
 	// COMMIT was lost with the connection (Commit).
 	info BlockInfo
@@ -467,6 +468,21 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		return fail(execFailureOf(j+1, be))
 	}
 	if err := block.Release(ctx); err != nil {
+		if be := backend.AsError(err); be != nil && errors.Is(err, backend.ErrDeferredViolation) {
+			if p.rehearsal {
+				// A rehearsal runs a transaction so far (the gateway
+				// rehearses each statement with the ones before it):
+				// PostgreSQL checks deferred constraints at COMMIT, which
+				// the block runs. The rehearsal's Rollback ends the
+				// savepoint with everything else.
+				return nil, results, nil
+			}
+			// PostgreSQL's COMMIT failing on a deferred constraint: the
+			// tx fails as a whole (no statement of it is to blame).
+			return fail(&wlFailure{code: api.CodeExecFailed,
+				data: api.FailureData{Class: string(be.Class), SQLState: be.SQLState},
+				log:  "at the end of the transaction: " + be.Error()})
+		}
 		return nil, nil, fmt.Errorf("release savepoint: %w", err)
 	}
 	for k, g := range txGrants {

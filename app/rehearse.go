@@ -124,7 +124,7 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 		}
 		blk = bounded
 	}
-	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet)}
+	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet), rehearsal: true}
 	tx := &txn.Tx{PubKey: sender, Statements: stmts}
 	resp := api.RehearseResponse{Height: committed.Height}
 	if why := e.perms.admit(tx); why != "" {

@@ -128,6 +128,9 @@ type Block interface {
 	// until Release or RollbackTo. The attribution costs no extra round
 	// trip to the database.
 	Savepoint(ctx context.Context, env sqlcheck.Env) error
+	// Release ends the bc-transaction's savepoint, keeping its changes.
+	// An error wrapping ErrDeferredViolation is the tx's failure (its
+	// *Error), not the backend's: the savepoint stays open for RollbackTo.
 	Release(ctx context.Context) error
 	RollbackTo(ctx context.Context) error
 	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
@@ -208,6 +211,14 @@ type Rows struct {
 // ErrBlockLost is wrapped (with the statement's *Error) by an Exec failure
 // that also rolled back the block's whole db-transaction.
 var ErrBlockLost = errors.New("the backend rolled back the block's db-transaction")
+
+// ErrDeferredViolation is wrapped (with the tx's *Error, SQLSTATE 23503)
+// by Release when a constraint the dialect checks at the end of a
+// transaction is violated (PostgreSQL's DEFERRABLE INITIALLY DEFERRED
+// foreign keys on SQLite storage). The savepoint is still open: the tx
+// fails as PostgreSQL's COMMIT fails, and the executor rolls back to it.
+// A function of the tx's statements, the same on every node.
+var ErrDeferredViolation = errors.New("a constraint deferred to the end of the transaction is violated")
 
 // ErrBlockOpen is returned by Begin when a Block is already open.
 var ErrBlockOpen = errors.New("a block db-transaction is already open")

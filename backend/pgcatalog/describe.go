@@ -99,24 +99,18 @@ func (m *model) constraintDef(oid int64, pretty bool) (string, bool) {
 	}
 	switch c.typ {
 	case "p":
-		return "PRIMARY KEY (" + identList(c.cols) + ")", true
+		return PrimaryKeyDef(c.cols), true
 	case "u":
-		return "UNIQUE (" + identList(c.cols) + ")", true
+		return UniqueDef(Unique{Columns: c.cols}), true
 	case "c":
 		if pretty {
 			return "CHECK (" + prettyCheck(c.check) + ")", true
 		}
 		return "CHECK (" + c.check + ")", true
 	}
-	s := fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(%s)", identList(c.cols), quoteIdent(c.ref.name),
-		identList(c.fk.RefColumns))
-	if a := fkActionText(fkAction(c.fk.OnUpdate)); a != "NO ACTION" {
-		s += " ON UPDATE " + a
-	}
-	if a := fkActionText(fkAction(c.fk.OnDelete)); a != "NO ACTION" {
-		s += " ON DELETE " + a
-	}
-	return s, true
+	fk := *c.fk
+	fk.Columns, fk.RefTable = c.cols, c.ref.name
+	return ForeignKeyDef(fk), true
 }
 
 // fkActionText is a foreign key action's SQL ("CASCADE" …).

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/relchain/relchain/backend"
@@ -15,10 +16,24 @@ var sqliteNoGate sqlite.Option
 func sqliteDriver() Driver {
 	return Driver{Dialect: mustDialect("sqlite"), Open: openSQLite, Checkpoints: sqlite.Checkpoints,
 		TranslatorVersion: pgdialect.Version,
-		Dump:              func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return sqlite.Dump(ctx, s.DSN, w) },
+		Dump:              dumpSQLite,
 		CheckpointNow: func(_ context.Context, s Spec, dir string) (backend.Checkpoint, error) {
 			return sqlite.CheckpointNow(s.DSN, dir)
 		}}
+}
+
+// dumpSQLite dumps the database s locates in its network's SQL dialect:
+// SQLite's SQL, or PostgreSQL's for a postgres-dialect network (genesis
+// sql_dialect), whose translation version this binary must implement.
+func dumpSQLite(ctx context.Context, s Spec, w io.Writer) (int64, error) {
+	d := mustDialect("sqlite")
+	if err := checkSQLDialect(d, s, pgdialect.Version); err != nil {
+		return 0, fmt.Errorf("dump: %w", err)
+	}
+	if d.Translated(s.SQLDialect) {
+		return sqlite.DumpPostgres(ctx, s.DSN, w)
+	}
+	return sqlite.Dump(ctx, s.DSN, w)
 }
 
 func openSQLite(ctx context.Context, s Spec) (backend.Backend, error) {

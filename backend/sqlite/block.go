@@ -55,7 +55,8 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
-	b.txOpen = false
+	b.txOpen, b.deferredSchema = false, 0
+	b.endTx()
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
 	b.pgEnv = sqlcheck.Env{}
@@ -87,6 +88,7 @@ func (b *Backend) dropStatements() {
 	clear(b.stmts)
 	b.stmtOrder = b.stmtOrder[:0]
 	clear(b.pgTranslations)
+	b.deferredSchema = 0
 }
 
 // internalExec runs one of relchain's own statements on the writer. The
@@ -180,6 +182,7 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	b.rw.setEnv(env)
 	b.pgEnv = env
 	b.txDDL = false
+	b.endTx()
 	if err := b.internalExec("SAVEPOINT " + savepoint); err != nil {
 		return err
 	}
@@ -188,13 +191,20 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	return nil
 }
 
+// Release implements backend.Block. In the postgres dialect a deferred
+// foreign key still violated fails the tx (ErrDeferredViolation, 23503)
+// and leaves its savepoint open for RollbackTo (deferfk.go).
 func (k *block) Release(ctx context.Context) error {
 	b, err := k.lock()
 	if err != nil {
 		return err
 	}
 	defer b.wmu.Unlock()
+	if err := b.releaseCheck(ctx); err != nil {
+		return err
+	}
 	b.txOpen = false
+	b.endTx()
 	return b.internalExec("RELEASE " + savepoint)
 }
 
@@ -206,6 +216,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	}
 	defer b.wmu.Unlock()
 	b.txOpen = false
+	b.endTx()
 	if err := b.internalExec("ROLLBACK TO " + savepoint); err != nil {
 		return err
 	}

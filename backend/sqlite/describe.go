@@ -112,6 +112,9 @@ func (b *Backend) describePostgres(r *sqlite3.Conn, sql string, height int64) (*
 	if err := catalogRead(sql); err != nil {
 		return nil, err
 	}
+	if _, ok := parseSetConstraints(sql); ok {
+		return describeSetConstraints(height), nil
+	}
 	read, err := pggate.CheckRead(sql)
 	if err != nil {
 		return nil, pgGateError(err)

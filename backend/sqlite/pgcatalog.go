@@ -702,7 +702,7 @@ var pgCastNames = map[string]string{
 	"int2": "smallint", "int4": "integer", "int8": "bigint", "float4": "real", "float8": "double precision",
 	"text": "text", "varchar": "character varying", "bool": "boolean", "bytea": "bytea", "date": "date",
 	"timestamp": "timestamp without time zone", "timestamptz": "timestamp with time zone", "json": "json",
-	"numeric": "numeric", "bpchar": "bpchar",
+	"numeric": "numeric", "bpchar": "bpchar", "uuid": "uuid", "jsonb": "jsonb",
 }
 
 // pgDefault shows a column default SQLite keeps (dflt_value, the

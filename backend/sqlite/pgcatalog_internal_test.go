@@ -399,3 +399,20 @@ func TestSchemaOfSkipsTablesNotTheDialects(t *testing.T) {
 		t.Fatalf("tables %+v, want t alone (raw's types are SQLite's)", s.Tables)
 	}
 }
+
+// uuid and jsonb columns show in the catalog with their types and their
+// defaults as PostgreSQL's pg_get_expr shows them.
+func TestSchemaOfUUIDAndJSONBColumns(t *testing.T) {
+	b := mustPostgresDDL(t, []string{
+		`CREATE TABLE docs (id uuid PRIMARY KEY DEFAULT 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', body jsonb NOT NULL DEFAULT '{"b":1,"a":[]}', raw json)`,
+	})
+	want := []pgcatalog.Column{
+		{Name: "id", Type: "uuid", Typmod: -1, NotNull: true, Default: "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid"},
+		{Name: "body", Type: "jsonb", Typmod: -1, NotNull: true, Default: `'{"a": [], "b": 1}'::jsonb`},
+		{Name: "raw", Type: "json", Typmod: -1},
+	}
+	got := committedSchema(t, b)
+	if len(got.Tables) != 1 || !reflect.DeepEqual(got.Tables[0].Columns, want) {
+		t.Errorf("schemaOf:\n got %+v\nwant columns %+v", got.Tables, want)
+	}
+}

@@ -56,6 +56,9 @@ func (g pgGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 
 // analyze is Analyze without the cache.
 func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+	if sc, ok := parseSetConstraints(sql); ok {
+		return sc.verdict()
+	}
 	an, text, err := pgJudge(sql, sqlcheck.Env{})
 	if err != nil {
 		return an, err
@@ -119,6 +122,9 @@ func (g pgGate) AnalyzeInBlock(ctx context.Context, blk backend.Block, sql strin
 	if !ok || k.b != g.b {
 		return sqlcheck.Analysis{}, fmt.Errorf("sqlite: gate: %T is not a block of this backend", blk)
 	}
+	if sc, ok := parseSetConstraints(sql); ok {
+		return sc.verdict()
+	}
 	an, tr, err := k.translate(sql, nil)
 	if err != nil {
 		return an, err
@@ -146,6 +152,9 @@ func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
 	}
 	an, err := pggate.Analyze(sql)
 	if err != nil {
+		if pgdialect.BeyondGate(sql) {
+			return sqlcheck.Analysis{DDL: true}, sql, nil
+		}
 		return an, "", pgGateError(err)
 	}
 	if !pggate.Rewrites(sql) {
@@ -215,11 +224,17 @@ func translationKey(text string, types []pgdialect.Type) string {
 // values converted to their PostgreSQL types, is the statement's. A
 // statement takes the arguments when its text has placeholders.
 func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	if sc, ok := parseSetConstraints(sql); ok {
+		return k.execSetConstraints(ctx, sc)
+	}
 	_, tr, err := k.translate(sql, args)
 	if err != nil {
 		return nil, err
 	}
 	if args, err = pgParams(tr.Params, args); err != nil {
+		return nil, err
+	}
+	if err := k.beforeStatement(sql); err != nil {
 		return nil, err
 	}
 	var rows *backend.Rows
@@ -231,6 +246,9 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 		if rows, err = k.execNative(ctx, s, a); err != nil {
 			return nil, runtimeError(err)
 		}
+	}
+	if err := k.afterStatement(ctx, sql, rows); err != nil {
+		return nil, err
 	}
 	if rows == nil {
 		return &backend.Rows{}, nil
@@ -416,7 +434,7 @@ func translationError(err error) error {
 func runtimeError(err error) error {
 	code, ok := pgruntime.SQLState(err)
 	if !ok {
-		return err
+		return restrictError(err)
 	}
 	msg := pgruntime.Message(err)
 	e := backend.AsError(err)
@@ -424,6 +442,18 @@ func runtimeError(err error) error {
 		return &backend.Error{Class: backend.ClassOfSQLState(code), SQLState: code, Message: msg}
 	}
 	e.Class, e.SQLState, e.Message = backend.ClassOfSQLState(code), code, msg
+	return err
+}
+
+// restrictError gives SQLite's failure of an ON DELETE/UPDATE RESTRICT
+// action PostgreSQL's SQLSTATE, 23503: SQLite raises it from the action's
+// trigger program (a constraint error, not CONSTRAINT_FOREIGNKEY), with
+// the foreign keys' own message. (The sqlite dialect keeps 23000: its
+// tx results are part of its networks' history.)
+func restrictError(err error) error {
+	if e := backend.AsError(err); e != nil && e.SQLState == "23000" && strings.Contains(e.Message, "FOREIGN KEY constraint failed") {
+		e.SQLState = "23503"
+	}
 	return err
 }
 

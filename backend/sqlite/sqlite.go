@@ -113,8 +113,22 @@ type Backend struct {
 	// it takes with it, capture.go).
 	txOpen bool
 	curTx  int
-	istmts map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
-	hook   hookCapture              // change capture (capture.go), guarded by wmu
+	// fkImmediate: the open tx ran SET CONSTRAINTS ALL IMMEDIATE (postgres
+	// dialect, deferfk.go), guarded by wmu.
+	fkImmediate bool
+	// fkEv: the open tx's row changes while deferred (deferevents.go);
+	// deferredSchema: whether the schema has deferred keys (0 not known,
+	// -1 no, 1 yes; dropStatements forgets). Both guarded by wmu.
+	fkEv           fkEvents
+	deferredSchema int8
+	// fkNamed: the keys SET CONSTRAINTS made IMMEDIATE by name in the open
+	// tx, by fkKey.keyID (deferkeys.go); guarded by wmu.
+	fkNamed map[string]fkKey
+	// fkEvCache: rowEventsOf by statement text (a function of the text
+	// alone), bounded as pgTranslations; guarded by wmu.
+	fkEvCache map[string]rowEvents
+	istmts    map[string]*sqlite3.Stmt // kept internal statements (internalStmt)
+	hook      hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
 	// querySlots bounds the clients' queries running at once to one less

@@ -318,18 +318,13 @@ func pgMessage(format string, args ...any) string {
 }
 
 // rebuild writes the statements of an alteration: the checks of the new
-// rows, a guard for rows of other tables that reference this one (SQLite's
-// DROP TABLE would fail on them), the new table, the copy (in the old table's order),
-// the old table dropped, the new one renamed, the indexes re-created.
+// rows, the new table, the copy (in the old table's order), the tables
+// that reference it rebuilt beside it (rebuildrefs.go), the old tables
+// dropped, the new ones renamed, the indexes re-created.
 func (t *translator) rebuild(al *alteration) error {
 	tmp := al.table + rebuildSuffix
 	if _, exists := t.cat.Columns(tmp); exists {
 		return refuse("ALTER TABLE %s while a table %s exists", al.table, tmp)
-	}
-	out := slices.Clone(al.guards)
-	for _, r := range t.referencedBy(al.table) {
-		msg := "the postgres dialect on SQLite does not support ALTER TABLE " + al.table + " (a rebuild) while rows of " + r + " reference it"
-		out = append(out, "SELECT pg_raise('0A000', "+quoteString(msg)+", count(*)) FROM "+quoteIdent(r)+" HAVING count(*) > 0")
 	}
 	var defs, names, values []string
 	for _, e := range al.elems {
@@ -338,13 +333,13 @@ func (t *translator) rebuild(al *alteration) error {
 			names, values = append(names, quoteIdent(e.col)), append(values, al.source[e.col])
 		}
 	}
-	out = append(out,
+	steps, err := t.rebuildSteps(al,
 		"CREATE TABLE "+quoteIdent(tmp)+" ("+strings.Join(defs, ", ")+")",
-		"INSERT INTO "+quoteIdent(tmp)+" ("+strings.Join(names, ", ")+") SELECT "+strings.Join(values, ", ")+" FROM "+quoteIdent(al.table),
-		"DROP TABLE "+quoteIdent(al.table))
-	out = append(out, al.drops...)
-	out = append(out, "ALTER TABLE "+quoteIdent(tmp)+" RENAME TO "+quoteIdent(al.table))
-	out = append(out, al.indexes...)
+		"INSERT INTO "+quoteIdent(tmp)+" ("+strings.Join(names, ", ")+") SELECT "+strings.Join(values, ", ")+" FROM "+quoteIdent(al.table))
+	if err != nil {
+		return err
+	}
+	out := append(slices.Clone(al.guards), steps...)
 	t.out.Statements = out
 	t.out.DDL = true
 	return nil

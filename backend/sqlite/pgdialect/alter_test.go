@@ -100,15 +100,28 @@ func TestAlterRebuildStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := tr.Statements[0]; !strings.Contains(g, `pg_raise('0A000'`) || !strings.Contains(g, `FROM "child"`) {
-		t.Errorf("a referenced table's rebuild starts with %s, want the guard on child's rows", g)
+	want = []string{
+		`CREATE TABLE "parent~new" ("id" int4 PRIMARY KEY NOT NULL)`,
+		`INSERT INTO "parent~new" ("id") SELECT "id" FROM "parent"`,
+		`CREATE TABLE "child~new" ("id" int4 PRIMARY KEY NOT NULL, "parent" int4 REFERENCES "parent~new" ("id") ON DELETE SET NULL, UNIQUE ("id", "parent"))`,
+		`INSERT INTO "child~new" ("id", "parent") SELECT "id", "parent" FROM "child"`,
+		`DROP TABLE "child"`,
+		`DROP TABLE "parent"`,
+		`ALTER TABLE "parent~new" RENAME TO "parent"`,
+		`ALTER TABLE "child~new" RENAME TO "child"`,
+	}
+	if !reflect.DeepEqual(tr.Statements, want) {
+		t.Errorf("a referenced table's rebuild\n got %q\nwant %q", tr.Statements, want)
 	}
 }
 
 func TestAlterRefusesAndErrs(t *testing.T) {
 	cases := []struct{ sql, code, mention string }{
 		{"ALTER TABLE acct ALTER COLUMN id TYPE int8", "0A000", "serial"},
-		{"ALTER TABLE acct ALTER COLUMN owner TYPE text", "0A000", "DEFAULT"},
+		{"ALTER TABLE acct ALTER COLUMN owner TYPE varchar(0)", "22023", "length"},
+		{"ALTER TABLE acct ALTER COLUMN owner TYPE int4", "42804", "owner"},
+		{"ALTER TABLE child ALTER COLUMN parent TYPE text", "0A000", "FOREIGN KEY"},
+		{"ALTER TABLE parent ALTER COLUMN id TYPE text", "0A000", "FOREIGN KEY"},
 		{"ALTER TABLE acct ALTER COLUMN n TYPE int8", "0A000", "CHECK"},
 		{"ALTER TABLE acct ALTER COLUMN n TYPE int8, DROP COLUMN owner", "0A000", "other subcommands"},
 		{"ALTER TABLE acct DROP COLUMN owner", "0A000", "indexed"},
@@ -134,21 +147,30 @@ func TestAlterRefusesAndErrs(t *testing.T) {
 	}
 }
 
-// DEFERRABLE is accepted on foreign keys only (checked per statement),
-// whether the grammar gives it on the constraint or after it.
-func TestDeferrableForeignKeysOnly(t *testing.T) {
-	for _, sql := range []string{
-		"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
-		"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
-		"ALTER TABLE child ADD CONSTRAINT c_fk FOREIGN KEY (parent) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED",
+// A foreign key's deferrability reaches SQLite's DDL, whether the grammar
+// gives it on the constraint or after it: SQLite defers a DEFERRABLE
+// INITIALLY DEFERRED key, the backend checks it at the tx's end. Other
+// deferrable constraints are refused; misplaced or contradictory
+// attributes fail as PostgreSQL's parse analysis fails them (42601).
+func TestDeferrableForeignKeysReachSQLite(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) INITIALLY DEFERRED)", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) ON DELETE CASCADE DEFERRABLE)", "ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE"},
+		{"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4, FOREIGN KEY (x) REFERENCES parent (id) DEFERRABLE INITIALLY IMMEDIATE)", "DEFERRABLE INITIALLY IMMEDIATE"},
+		{"ALTER TABLE child ADD CONSTRAINT c_fk FOREIGN KEY (parent) REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED", "DEFERRABLE INITIALLY DEFERRED"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) NOT DEFERRABLE INITIALLY IMMEDIATE)", ""},
+		{"CREATE TABLE u (x int4 UNIQUE NOT DEFERRABLE)", ""},
 	} {
-		tr, err := Translate(sql, alterCatalog)
+		tr, err := Translate(c.sql, alterCatalog)
 		if err != nil {
-			t.Errorf("%s: %v", sql, err)
+			t.Errorf("%s: %v", c.sql, err)
 			continue
 		}
-		if s := strings.Join(tr.Statements, "; "); strings.Contains(s, "DEFERRABLE") {
-			t.Errorf("%s: SQLite's deferred check (at the block's COMMIT) in %s", sql, s)
+		s := strings.Join(tr.Statements, "; ")
+		if c.want == "" && strings.Contains(s, "DEFERRABLE") || c.want != "" && !strings.Contains(s, c.want) {
+			t.Errorf("%s: %s, want %q", c.sql, s, c.want)
 		}
 	}
 	for _, sql := range []string{
@@ -160,5 +182,74 @@ func TestDeferrableForeignKeysOnly(t *testing.T) {
 		if _, err := Translate(sql, alterCatalog); !errIs(err, "0A000") || !strings.Contains(err.Error(), "deferrable") {
 			t.Errorf("%s: %v, want the deferrable refusal", sql, err)
 		}
+	}
+	for _, c := range []struct{ sql, msg string }{
+		{"CREATE TABLE u (x int4 NOT NULL DEFERRABLE)", "misplaced DEFERRABLE clause"},
+		{"CREATE TABLE u (x int4 DEFAULT 1 INITIALLY DEFERRED)", "misplaced INITIALLY DEFERRED clause"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) DEFERRABLE NOT DEFERRABLE)", "multiple DEFERRABLE/NOT DEFERRABLE clauses not allowed"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) INITIALLY DEFERRED INITIALLY IMMEDIATE)", "multiple INITIALLY IMMEDIATE/DEFERRED clauses not allowed"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) NOT DEFERRABLE INITIALLY DEFERRED)", "constraint declared INITIALLY DEFERRED must be DEFERRABLE"},
+		{"CREATE TABLE u (x int4 REFERENCES parent (id) INITIALLY DEFERRED NOT DEFERRABLE)", "constraint declared INITIALLY DEFERRED must be DEFERRABLE"},
+	} {
+		if _, err := Translate(c.sql, alterCatalog); !errIs(err, "42601") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want 42601 %q", c.sql, err, c.msg)
+		}
+	}
+}
+
+// refsCatalog is a schemaCatalog whose references are given.
+type refsCatalog struct {
+	schemaCatalog
+	refs map[string][]string
+}
+
+func (c refsCatalog) ReferencedBy(table string) []string { return c.refs[table] }
+
+// A rebuilt table's dependents (grandchildren too) are rebuilt with it
+// and dropped referencing tables first; a cycle among them is refused;
+// a self reference ON DELETE RESTRICT is guarded.
+func TestAlterRebuildsDependents(t *testing.T) {
+	cat := refsCatalog{
+		schemaCatalog: schemaCatalog{
+			staticCatalog: staticCatalog{
+				"p": {col("id", "int4", -1), col("v", "text", -1)},
+				"c": {col("id", "int4", -1), col("p", "int4", -1), col("up", "int4", -1)},
+				"g": {col("id", "int4", -1), col("c", "int4", -1)},
+			},
+			sql: map[string]string{
+				"p": `CREATE TABLE "p" ("id" int4 PRIMARY KEY NOT NULL, "v" text)`,
+				"c": `CREATE TABLE "c" ("id" int4 PRIMARY KEY NOT NULL, "p" int4 REFERENCES "p" ("id") ON DELETE CASCADE, "up" int4 REFERENCES "c" ("id") ON DELETE RESTRICT)`,
+				"g": `CREATE TABLE "g" ("id" int4 PRIMARY KEY NOT NULL, "c" int4 REFERENCES "c" ("id"), CONSTRAINT "g_p" FOREIGN KEY ("id") REFERENCES "p")`,
+			},
+			indexes: map[string][]string{"g": {`CREATE INDEX "g_c" ON "g" ("c")`}},
+		},
+		refs: map[string][]string{"p": {"c", "g"}, "c": {"g"}},
+	}
+	tr, err := Translate("ALTER TABLE p ALTER COLUMN v TYPE varchar(9)", cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`SELECT pg_raise('0A000', 'the postgres dialect on SQLite does not support ALTER TABLE (a rebuild) of c while its rows reference each other through a foreign key with ON DELETE RESTRICT', count(*)) FROM "c" WHERE "up" IS NOT NULL HAVING count(*) > 0`,
+		`CREATE TABLE "p~new" ("id" int4 PRIMARY KEY NOT NULL, "v" varchar(9))`,
+		`INSERT INTO "p~new" ("id", "v") SELECT "id", pg_assign("v", 'text', 'varchar', 13) FROM "p"`,
+		`CREATE TABLE "c~new" ("id" int4 PRIMARY KEY NOT NULL, "p" int4 REFERENCES "p~new" ("id") ON DELETE CASCADE, "up" int4 REFERENCES "c~new" ("id") ON DELETE RESTRICT)`,
+		`INSERT INTO "c~new" ("id", "p", "up") SELECT "id", "p", "up" FROM "c"`,
+		`CREATE TABLE "g~new" ("id" int4 PRIMARY KEY NOT NULL, "c" int4 REFERENCES "c~new" ("id"), CONSTRAINT "g_p" FOREIGN KEY ("id") REFERENCES "p~new")`,
+		`INSERT INTO "g~new" ("id", "c") SELECT "id", "c" FROM "g"`,
+		`DROP TABLE "g"`,
+		`DROP TABLE "c"`,
+		`DROP TABLE "p"`,
+		`ALTER TABLE "p~new" RENAME TO "p"`,
+		`ALTER TABLE "c~new" RENAME TO "c"`,
+		`ALTER TABLE "g~new" RENAME TO "g"`,
+		`CREATE INDEX "g_c" ON "g" ("c")`,
+	}
+	if !reflect.DeepEqual(tr.Statements, want) {
+		t.Errorf("statements\n got %q\nwant %q", tr.Statements, want)
+	}
+	cat.refs = map[string][]string{"p": {"c"}, "c": {"g"}, "g": {"c"}}
+	if _, err := Translate("ALTER TABLE p ALTER COLUMN v TYPE varchar(9)", cat); !errIs(err, "0A000") || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("a cycle among the dependents: %v, want 0A000 naming the cycle", err)
 	}
 }

@@ -1,7 +1,6 @@
 package pgdialect
 
 import (
-	"errors"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -71,6 +70,9 @@ func (t *translator) addKey(al *alteration, c *pg_query.Constraint, name *string
 		if al.cols[al.colIndex(n)].Type.Name == "json" {
 			return "", pgError("42704", "data type json has no default operator class for access method \"btree\"")
 		}
+		if err := noJSONBKey(al.cols[al.colIndex(n)].Type, "UNIQUE and PRIMARY KEY"); err != nil {
+			return "", err
+		}
 	}
 	kind := "UNIQUE"
 	if c.GetContype() == pg_query.ConstrType_CONSTR_PRIMARY {
@@ -116,8 +118,8 @@ func (al *alteration) hasPrimaryKey() bool {
 }
 
 // addForeignKey is ADD FOREIGN KEY: the existing rows must have their
-// referenced row (23503). DEFERRABLE foreign keys are checked at the end
-// of each statement, as NOT DEFERRABLE ones (DESIGN.md).
+// referenced row (23503), checked at once whether the key is DEFERRABLE
+// or not, as PostgreSQL checks them.
 func (t *translator) addForeignKey(al *alteration, c *pg_query.Constraint, name *string) (string, error) {
 	body, err := t.foreignKey(c, al.cols)
 	if err != nil {
@@ -193,23 +195,93 @@ func columnRefs(n proto.Message, out []string) []string {
 	return out
 }
 
-// errNotAttr: deferrableAttr's constraint is not an attribute.
-var errNotAttr = errors.New("not a constraint attribute")
-
-// deferrableAttr judges a column constraint's [NOT] DEFERRABLE or
-// INITIALLY DEFERRED/IMMEDIATE, which PostgreSQL's grammar gives as
-// constraints of their own after the one they qualify (prev): accepted
-// after a foreign key (checked per statement, DESIGN.md), refused
-// otherwise; errNotAttr when c is no such attribute.
-func deferrableAttr(c *pg_query.Constraint, prev pg_query.ConstrType) error {
-	switch c.GetContype() {
-	case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED,
-		pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE, pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
-	default:
-		return errNotAttr
+// columnConstraints are a column's constraints with their [NOT]
+// DEFERRABLE and INITIALLY DEFERRED/IMMEDIATE attributes, which
+// PostgreSQL's grammar gives as constraints of their own after the one
+// they qualify, folded into that one (a copy), as PostgreSQL's
+// transformConstraintAttrs does, with its errors (42601).
+func columnConstraints(nodes []*pg_query.Node) ([]*pg_query.Constraint, error) {
+	var out []*pg_query.Constraint
+	var last *pg_query.Constraint
+	sawDeferrability, sawInitially := false, false
+	for _, n := range nodes {
+		c := n.GetConstraint()
+		kind := c.GetContype()
+		var clause string
+		switch kind {
+		case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE:
+			clause = "DEFERRABLE"
+		case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
+			clause = "NOT DEFERRABLE"
+		case pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
+			clause = "INITIALLY DEFERRED"
+		case pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE:
+			clause = "INITIALLY IMMEDIATE"
+		default:
+			last = proto.Clone(c).(*pg_query.Constraint)
+			out = append(out, last)
+			sawDeferrability, sawInitially = false, false
+			continue
+		}
+		if last == nil || !takesAttrs(last.GetContype()) {
+			return nil, pgError("42601", "misplaced %s clause", clause)
+		}
+		if err := foldAttr(last, kind, &sawDeferrability, &sawInitially); err != nil {
+			return nil, err
+		}
 	}
-	if prev != pg_query.ConstrType_CONSTR_FOREIGN {
-		return refuse("deferrable constraints other than foreign keys")
+	return out, nil
+}
+
+// takesAttrs reports constraint kinds PostgreSQL lets DEFERRABLE qualify.
+func takesAttrs(k pg_query.ConstrType) bool {
+	switch k {
+	case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE,
+		pg_query.ConstrType_CONSTR_EXCLUSION, pg_query.ConstrType_CONSTR_FOREIGN:
+		return true
+	}
+	return false
+}
+
+// foldAttr applies one attribute to c, as transformConstraintAttrs.
+func foldAttr(c *pg_query.Constraint, kind pg_query.ConstrType, sawDeferrability, sawInitially *bool) error {
+	mustDefer := pgError("42601", "constraint declared INITIALLY DEFERRED must be DEFERRABLE")
+	switch kind {
+	case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
+		if *sawDeferrability {
+			return pgError("42601", "multiple DEFERRABLE/NOT DEFERRABLE clauses not allowed")
+		}
+		*sawDeferrability = true
+		c.Deferrable = kind == pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE
+		if !c.Deferrable && *sawInitially && c.GetInitdeferred() {
+			return mustDefer
+		}
+	default:
+		if *sawInitially {
+			return pgError("42601", "multiple INITIALLY IMMEDIATE/DEFERRED clauses not allowed")
+		}
+		*sawInitially = true
+		c.Initdeferred = kind == pg_query.ConstrType_CONSTR_ATTR_DEFERRED
+		if c.Initdeferred && !*sawDeferrability {
+			c.Deferrable = true
+		} else if c.Initdeferred && !c.GetDeferrable() {
+			return mustDefer
+		}
 	}
 	return nil
+}
+
+// deferClause is a foreign key's deferrability in SQLite's words:
+// SQLite checks a DEFERRABLE INITIALLY DEFERRED key when the transaction
+// commits, and every other key (DEFERRABLE INITIALLY IMMEDIATE too) at the
+// end of each statement; the backend checks deferred keys at the end of
+// each tx and runs SET CONSTRAINTS (backend/sqlite deferfk.go).
+func deferClause(c *pg_query.Constraint) string {
+	switch {
+	case c.GetDeferrable() && c.GetInitdeferred():
+		return " DEFERRABLE INITIALLY DEFERRED"
+	case c.GetDeferrable():
+		return " DEFERRABLE INITIALLY IMMEDIATE"
+	}
+	return ""
 }

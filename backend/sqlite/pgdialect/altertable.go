@@ -262,32 +262,32 @@ func (t *translator) alterColumnType(al *alteration, cmd *pg_query.AlterTableCmd
 		return err
 	}
 	e := al.elems[i]
-	switch {
-	case serial(e):
+	if serial(e) {
 		return refuse("ALTER COLUMN ... TYPE of a serial column")
-	case defaultAt(e.tokens) >= 0:
-		return refuse("ALTER COLUMN ... TYPE of a column with a DEFAULT")
 	}
 	for j, o := range al.elems {
-		if (j != i && mentions(o.tokens, name) && find(o.tokens, "CHECK") >= 0) || (mentions(o.tokens, name) && (find(o.tokens, "REFERENCES") >= 0)) {
-			return refuse("ALTER COLUMN ... TYPE of a column a CHECK or FOREIGN KEY constraint uses")
+		if j != i && mentions(o.tokens, name) && find(o.tokens, "CHECK") >= 0 {
+			return refuse("ALTER COLUMN ... TYPE of a column a CHECK constraint uses")
 		}
 	}
-	if len(t.referencedBy(al.table)) > 0 {
-		return refuse("ALTER COLUMN ... TYPE on a table other tables reference")
+	old := al.cols[al.colIndex(name)]
+	if !sameStorage(old.Type, typ) && (slices.Contains(al.foreignKeyColumns(), name) || slices.Contains(t.keyColumnsReferenced(al), name)) {
+		return refuse("ALTER COLUMN ... TYPE of a column a FOREIGN KEY uses or references, to a type stored differently (%s to %s)", label(old.Type), label(typ))
 	}
 	if al.retyped[name] {
 		return pgError("0A000", "cannot alter type of column %q twice", name)
 	}
 	al.retyped[name] = true
-	old := al.cols[al.colIndex(name)]
 	next := Column{Name: name, Type: typ, NotNull: old.NotNull}
 	src, err := t.convertColumn(al, old, next, cmd.GetDef().GetColumnDef().GetRawDefault())
 	if err != nil {
 		return err
 	}
 	al.source[name] = src
-	rest := e.tokens[typeEnd(e.tokens):]
+	rest, err := t.retypeDefault(e.tokens[typeEnd(e.tokens):], old, next)
+	if err != nil {
+		return err
+	}
 	al.elems[i].tokens = append(tokensOf(quoteIdent(name)+" "+DeclaredType(typ)+Collation(typ)), rest...)
 	al.cols[al.colIndex(name)] = next
 	return nil

@@ -52,6 +52,9 @@ func (t *translator) groupClause(items []*pg_query.Node, sc *scope, p *selectPar
 			return err
 		}
 		if ok {
+			if err := noJSONBKey(p.targetVals[pos-1].typ, "GROUP BY"); err != nil {
+				return err
+			}
 			sc.group.keys = append(sc.group.keys, p.targetVals[pos-1].sql)
 			out = append(out, nonPositional(p.targetVals[pos-1].sql))
 			continue
@@ -70,6 +73,9 @@ func (t *translator) groupClause(items []*pg_query.Node, sc *scope, p *selectPar
 		}
 		if n.GetGroupingSet() != nil || n.GetRowExpr() != nil {
 			return refuse("GROUPING SETS, ROLLUP and CUBE")
+		}
+		if err := noJSONBKey(v.typ, "GROUP BY"); err != nil {
+			return err
 		}
 		g.keys = append(g.keys, v.sql)
 		out = append(out, nonPositional(v.sql))
@@ -173,7 +179,7 @@ func orderable(t Type) error {
 	if isArray(t) {
 		return refuse("ORDER BY an array (%s)", label(t))
 	}
-	return nil
+	return noJSONBKey(t, "ORDER BY")
 }
 
 func sortSuffix(sb *pg_query.SortBy) string {

@@ -85,6 +85,9 @@ func castAllowed(from, to Type, ctx pgconv.Context) error {
 		return refuse("the cast from %s to %s", label(from), label(to))
 	}
 	if !ok && ctx == ctxExplicit {
+		if from.Name == "jsonb" && (isNum(to) || to.Name == "bool") {
+			return refuse("the cast from jsonb to %s", label(to))
+		}
 		if to.Name == "text" || to.Name == "varchar" || to.Name == "bpchar" {
 			return refuse("the cast from %s to %s", label(from), label(to))
 		}

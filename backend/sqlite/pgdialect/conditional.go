@@ -263,6 +263,9 @@ func (t *translator) inSubquery(s *pg_query.SubLink, q query, sc *scope) (value,
 	if err != nil {
 		return value{}, err
 	}
+	if col.typ.Name == "jsonb" {
+		return jsonbInSubquery(ls, q), nil
+	}
 	if rs != "x" && rs != withRtrim(col) {
 		return value{}, refuse("IN (subquery) across integer and float or numeric")
 	}
@@ -293,6 +296,9 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	}
 	if isArray(typ) {
 		return value{}, refuse("%s of arrays (array order)", name)
+	}
+	if err := noJSONBKey(typ, name); err != nil {
+		return value{}, err
 	}
 	outs, err := t.coerceAll(vals, typ)
 	if err != nil {

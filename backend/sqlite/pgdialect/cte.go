@@ -11,16 +11,15 @@ type cte struct {
 	cols []Column
 }
 
-// withClause translates WITH (not RECURSIVE, not data-modifying): each
-// query sees the ones before it; the body sees all. It returns SQLite's
-// WITH prefix; the caller pops the CTEs (t.ctes) when its query is done.
+// withClause translates WITH (not data-modifying): each query sees the
+// ones before it, a CTE of WITH RECURSIVE that refers to itself also
+// itself (recursive.go); the body sees all. It returns SQLite's WITH
+// prefix; the caller pops the CTEs (t.ctes) when its query is done.
 func (t *translator) withClause(w *pg_query.WithClause, parent *scope) (string, error) {
-	if w.GetRecursive() {
-		return "", refuse("WITH RECURSIVE")
-	}
 	var parts []string
 	seen := map[string]bool{}
-	for _, n := range w.GetCtes() {
+	ctes := w.GetCtes()
+	for i, n := range ctes {
 		c := n.GetCommonTableExpr()
 		if c.GetSearchClause() != nil || c.GetCycleClause() != nil {
 			return "", refuse("SEARCH and CYCLE in WITH")
@@ -29,7 +28,14 @@ func (t *translator) withClause(w *pg_query.WithClause, parent *scope) (string, 
 			return "", pgError("42712", "WITH query name %q specified more than once", c.GetCtename())
 		}
 		seen[c.GetCtename()] = true
-		sql, cols, err := t.cteQuery(c, parent)
+		if err := laterReference(w, i); err != nil {
+			return "", err
+		}
+		cteOf := t.cteQuery
+		if w.GetRecursive() && refCount(c.GetCtequery(), c.GetCtename()) > 0 {
+			cteOf = t.recursiveCTE
+		}
+		sql, cols, err := cteOf(c, parent)
 		if err != nil {
 			return "", err
 		}
@@ -40,7 +46,27 @@ func (t *translator) withClause(w *pg_query.WithClause, parent *scope) (string, 
 		}
 		parts = append(parts, quoteIdent(c.GetCtename())+" ("+join(names, ", ")+") AS ("+sql+")")
 	}
+	if w.GetRecursive() {
+		return "WITH RECURSIVE " + join(parts, ", ") + " ", nil
+	}
 	return "WITH " + join(parts, ", ") + " ", nil
+}
+
+// laterReference refuses, in WITH RECURSIVE, a CTE that names a CTE
+// defined after it (PostgreSQL's WITH RECURSIVE sees them all; SQLite's
+// order here would read a table of that name instead).
+func laterReference(w *pg_query.WithClause, i int) error {
+	if !w.GetRecursive() {
+		return nil
+	}
+	ctes := w.GetCtes()
+	for _, later := range ctes[i+1:] {
+		name := later.GetCommonTableExpr().GetCtename()
+		if refCount(ctes[i].GetCommonTableExpr().GetCtequery(), name) > 0 {
+			return refuse("a WITH RECURSIVE query that refers to a later one (%s)", name)
+		}
+	}
+	return nil
 }
 
 // cteQuery translates one CTE's query and applies its column aliases.
@@ -53,22 +79,28 @@ func (t *translator) cteQuery(c *pg_query.CommonTableExpr, parent *scope) (strin
 	if err != nil {
 		return "", nil, err
 	}
+	cols, err := cteColumns(c, q.cols)
+	return q.sql, cols, err
+}
+
+// cteColumns are a CTE's columns: its query's, renamed by its column list.
+func cteColumns(c *pg_query.CommonTableExpr, qcols []Column) ([]Column, error) {
 	aliases := c.GetAliascolnames()
-	if len(aliases) > len(q.cols) {
-		return "", nil, pgError("42P10", "WITH query %q has %d columns available but %d columns specified", c.GetCtename(), len(q.cols), len(aliases))
+	if len(aliases) > len(qcols) {
+		return nil, pgError("42P10", "WITH query %q has %d columns available but %d columns specified", c.GetCtename(), len(qcols), len(aliases))
 	}
-	cols := append([]Column(nil), q.cols...)
+	cols := append([]Column(nil), qcols...)
 	for i, a := range aliases {
 		cols[i].Name = strNode(a)
 	}
 	seen := map[string]bool{}
 	for _, col := range cols {
 		if seen[col.Name] {
-			return "", nil, refuse("a WITH query with two output columns named %q", col.Name)
+			return nil, refuse("a WITH query with two output columns named %q", col.Name)
 		}
 		seen[col.Name] = true
 	}
-	return q.sql, cols, nil
+	return cols, nil
 }
 
 // cteNamed finds a CTE in scope by a table reference's name.

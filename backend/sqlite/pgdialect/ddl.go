@@ -157,16 +157,11 @@ func (t *translator) columnDef(cd *pg_query.ColumnDef) (string, Column, error) {
 	col := Column{Name: cd.GetColname(), Type: typ}
 	sql := quoteIdent(col.Name) + " " + DeclaredType(typ) + Collation(typ)
 	notNull := cd.GetIsNotNull()
-	prev := pg_query.ConstrType_CONSTR_TYPE_UNDEFINED
-	for _, n := range cd.GetConstraints() {
-		c := n.GetConstraint()
-		if err := deferrableAttr(c, prev); err != errNotAttr {
-			if err != nil {
-				return "", Column{}, err
-			}
-			continue
-		}
-		prev = c.GetContype()
+	cons, err := columnConstraints(cd.GetConstraints())
+	if err != nil {
+		return "", Column{}, err
+	}
+	for _, c := range cons {
 		s, nn, err := t.columnConstraint(c, col)
 		if err != nil {
 			return "", Column{}, err
@@ -193,10 +188,14 @@ func (t *translator) columnConstraint(c *pg_query.Constraint, col Column) (strin
 	case pg_query.ConstrType_CONSTR_DEFAULT:
 		d, err := t.defaultValue(c.GetRawExpr(), col)
 		return " DEFAULT " + d, false, err
-	case pg_query.ConstrType_CONSTR_PRIMARY:
+	case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE:
+		if err := noJSONBKey(col.Type, "PRIMARY KEY and UNIQUE"); err != nil {
+			return "", false, err
+		}
+		if c.GetContype() == pg_query.ConstrType_CONSTR_UNIQUE {
+			return constraintName(c) + " UNIQUE", false, indexOptions(c)
+		}
 		return constraintName(c) + " PRIMARY KEY", true, indexOptions(c)
-	case pg_query.ConstrType_CONSTR_UNIQUE:
-		return constraintName(c) + " UNIQUE", false, indexOptions(c)
 	case pg_query.ConstrType_CONSTR_FOREIGN:
 		s, err := t.references(c, []Column{col})
 		return constraintName(c) + s, false, err

@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"strings"
 )
 
 // tableConstraints translates the table constraints of CREATE TABLE:
@@ -66,7 +67,17 @@ func (t *translator) check(c *pg_query.Constraint, cols []Column) (string, error
 	if agg {
 		return "", pgError("42803", "aggregate functions are not allowed in check constraints")
 	}
-	return constraintName(c) + " CHECK " + cond, nil
+	return constraintName(c) + " CHECK " + parenthesized(cond), nil
+}
+
+// parenthesized is an expression as SQLite's CHECK takes it: in
+// parentheses (a translation that is already one parenthesized group is
+// kept as it is, as tables created before kept it).
+func parenthesized(sql string) string {
+	if ts, ok := tokenize(sql); ok && len(ts) == 1 && strings.HasPrefix(sql, "(") {
+		return sql
+	}
+	return "(" + sql + ")"
 }
 
 // keyConstraint is PRIMARY KEY (...) or UNIQUE (...); a table PRIMARY
@@ -79,6 +90,11 @@ func keyConstraint(kind string, c *pg_query.Constraint, cols []Column) (string, 
 	names, err := columnNames(c.GetKeys(), cols)
 	if err != nil {
 		return "", err
+	}
+	for _, k := range c.GetKeys() {
+		if col, _ := findColumn(cols, strNode(k)); noJSONBKey(col.Type, kind) != nil {
+			return "", noJSONBKey(col.Type, kind)
+		}
 	}
 	if kind == "PRIMARY KEY" {
 		for _, k := range c.GetKeys() {
@@ -160,7 +176,7 @@ func (t *translator) references(c *pg_query.Constraint, local []Column) (string,
 			sql += a.kw + fkActions[a.code]
 		}
 	}
-	return sql, nil
+	return sql + deferClause(c), nil
 }
 
 // referencedColumns are the columns of a foreign key's table: the table
@@ -176,7 +192,7 @@ func (t *translator) referencedColumns(rv *pg_query.RangeVar) ([]Column, error) 
 // SQLite checks as PostgreSQL does: the same type family.
 func pgconvComparable(a, b Type) (Type, bool) {
 	switch {
-	case isInt(a) && isInt(b), isText(a) && isText(b), a.Name == b.Name && a.Name != "json" && !isFloat(a):
+	case isInt(a) && isInt(b), isText(a) && isText(b), a.Name == b.Name && !isJSON(a) && !isFloat(a):
 		return a, true
 	}
 	return a, false

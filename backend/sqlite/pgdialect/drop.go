@@ -151,6 +151,9 @@ func (t *translator) createIndex(ix *pg_query.IndexStmt) error {
 		if c.Type.Name == "json" {
 			return pgError("42704", "data type json has no default operator class for access method \"btree\"")
 		}
+		if err := noJSONBKey(c.Type, "indexes"); err != nil {
+			return err
+		}
 		keys = append(keys, quoteIdent(c.Name)+indexOrder(e))
 	}
 	sql := "CREATE "

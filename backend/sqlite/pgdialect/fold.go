@@ -71,6 +71,9 @@ func foldCompare(op string, l, r value) (value, bool) {
 	if l.konst == nil || r.konst == nil {
 		return constOf(nil, tBool, "?column?"), true
 	}
+	if l.typ.Name == "jsonb" && r.typ.Name == "jsonb" {
+		return foldJSONBCompare(op, l, r)
+	}
 	lk, rk := l.konst, r.konst
 	if l.typ.Name == "numeric" || l.typ.Name == "bpchar" {
 		// RTRIM: char(n)'s padding and numeric's display scale

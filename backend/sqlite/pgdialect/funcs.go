@@ -32,7 +32,7 @@ func funcName(f *pg_query.FuncCall) string {
 func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 	name := funcName(f)
 	if f.GetOver() != nil {
-		return value{}, refuse("window functions (%s OVER)", name)
+		return t.windowCall(f, name, sc) // windows.go
 	}
 	if name == "" {
 		return value{}, refuse("the function %s", qualifiedName(f))
@@ -59,6 +59,9 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 			return value{}, pgError("42809", "%s is not an aggregate function", name)
 		}
 		return value{}, refuse("the aggregate %s", name)
+	}
+	if name == "pg_get_serial_sequence" {
+		return t.serialSequenceValue(f)
 	}
 	if name == "clock_guard" && qualifiedName(f) == "relchain.clock_guard" && len(f.GetArgs()) == 1 {
 		// pggate's guard of a run-time cast to a date/time type: the
@@ -161,7 +164,7 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 		}
 	}
 	res, ok := agg.result(arg.typ)
-	if !ok && (arg.typ.Name == "bool" || arg.typ.Name == "bytea" || arg.typ.Name == "json") {
+	if !ok && (arg.typ.Name == "bool" || arg.typ.Name == "bytea" || isJSON(arg.typ) || arg.typ.Name == "uuid") {
 		return value{}, pgError("42883", "function %s(%s) does not exist", name, label(arg.typ))
 	}
 	if !ok {
@@ -169,6 +172,9 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 	}
 	distinct := ""
 	if f.GetAggDistinct() {
+		if err := noJSONBKey(arg.typ, "DISTINCT in aggregates"); err != nil {
+			return value{}, err
+		}
 		distinct = "DISTINCT "
 	}
 	if filter != "" {

@@ -75,6 +75,9 @@ func insertColumns(items []*pg_query.Node, tg target) ([]Column, error) {
 // implicitColumns: without a column list, VALUES rows (or a SELECT's
 // targets) fill the first columns and the rest take their defaults.
 func implicitColumns(s *pg_query.SelectStmt, cols []Column) []Column {
+	if s == nil {
+		return nil // DEFAULT VALUES: every column takes its default (a serial its sequence)
+	}
 	n := len(s.GetTargetList())
 	if v := s.GetValuesLists(); len(v) > 0 {
 		n = len(v[0].GetList().GetItems())

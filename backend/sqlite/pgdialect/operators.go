@@ -51,6 +51,11 @@ func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, 
 	if err != nil {
 		return value{}, err
 	}
+	if isJSON(l.typ) || isJSON(r.typ) || op == "->" || op == "->>" || op == "#>" || op == "#>>" || op == "?" || op == "?|" || op == "?&" {
+		if v, ok, err := t.jsonOperator(op, l, r); ok || err != nil {
+			return v, err
+		}
+	}
 	if isArray(l.typ) || isArray(r.typ) || op == "@>" || op == "<@" || op == "&&" {
 		return t.arrayOperator(op, l, r)
 	}
@@ -168,6 +173,9 @@ func (t *translator) comparison(op string, l, r value) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
+	if l.typ.Name == "jsonb" && r.typ.Name == "jsonb" {
+		return t.jsonbSides(op, l, r)
+	}
 	if l, r, err = t.datetimeSides(l, r); err != nil {
 		return "", "", err
 	}
@@ -283,7 +291,7 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 // concatenable are the types whose text output || uses as SQLite stores
 // them.
 func concatenable(t Type) bool {
-	return isText(t) || isInt(t) || t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz" || t.Name == "json" || t.Name == "unknown"
+	return isText(t) || isInt(t) || t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz" || t.Name == "json" || t.Name == "uuid" || t.Name == "unknown"
 }
 
 func (t *translator) concat(l, r value) (value, error) {

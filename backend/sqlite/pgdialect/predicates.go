@@ -291,6 +291,9 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if ll.typ.Name == "jsonb" {
+		return jsonbNullif(ll, rr), nil
+	}
 	ls, rs, _ := comparable(ll, rr)
 	if ls != ll.sql && ls != withRtrim(ll) {
 		return value{}, refuse("NULLIF across integer and float or numeric")

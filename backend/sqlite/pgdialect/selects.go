@@ -11,6 +11,9 @@ type query struct {
 }
 
 func (t *translator) topSelect(s *pg_query.SelectStmt) error {
+	if ok, err := t.sequenceSelect(s); ok {
+		return err
+	}
 	q, err := t.selectQuery(s, nil)
 	if err != nil {
 		return err
@@ -31,6 +34,9 @@ func (t *translator) subquery(n *pg_query.Node, sc *scope) (query, error) {
 }
 
 func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, error) {
+	savedWin := t.win
+	defer func() { t.win = savedWin }()
+	t.win = windowState{} // not the enclosing query's: VALUES and set operations take none
 	if w := s.GetWithClause(); w != nil {
 		return t.withQuery(s, w, parent)
 	}
@@ -39,8 +45,6 @@ func (t *translator) selectQuery(s *pg_query.SelectStmt, parent *scope) (query, 
 		return query{}, refuse("SELECT INTO")
 	case len(s.GetLockingClause()) > 0:
 		return query{}, refuse("FOR UPDATE/SHARE")
-	case len(s.GetWindowClause()) > 0:
-		return query{}, refuse("WINDOW clauses")
 	case s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES:
 		return query{}, refuse("FETCH ... WITH TIES")
 	case len(s.GetValuesLists()) > 0:
@@ -83,8 +87,14 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 		return query{}, err
 	}
 	sc := &scope{parent: parent}
+	savedWin := t.win
+	defer func() { t.win = savedWin }()
+	t.win = windowState{groupBy: s.GetGroupClause()}
 	var err error
 	if p.from, sc.rels, err = t.fromClause(s.GetFromClause(), parent); err != nil {
+		return query{}, err
+	}
+	if err := t.windowClause(s.GetWindowClause(), sc); err != nil {
 		return query{}, err
 	}
 	savedAgg := t.sawAgg
@@ -99,6 +109,11 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 	}
 	if len(p.distinctOn) > 0 {
 		return t.distinctOnQuery(sc, &p)
+	}
+	if p.distinct != "" {
+		if err := noJSONBColumns(p.cols, "SELECT DISTINCT"); err != nil {
+			return query{}, err
+		}
 	}
 	return query{sql: p.sql(), cols: p.cols}, nil
 }
@@ -125,9 +140,11 @@ func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) 
 	defer func() { sc.group = nil }()
 	var checks []groupCheck
 	note := func(v value) { checks = append(checks, groupCheck{v, g.bare, g.cols}); g.bare, g.cols = nil, nil }
+	t.win.allowed = true // window functions: in the target list and ORDER BY only
 	if err := t.targetList(s.GetTargetList(), sc, p, note); err != nil {
 		return err
 	}
+	t.win.allowed = false
 	if err := t.whereClause(s.GetWhereClause(), sc, p); err != nil {
 		return err
 	}
@@ -139,9 +156,11 @@ func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) 
 		p.having = h
 		note(value{sql: h})
 	}
+	t.win.allowed = true
 	if err := t.orderClause(s.GetSortClause(), sc, p, note); err != nil {
 		return err
 	}
+	t.win.allowed = false
 	if err := t.groupClause(s.GetGroupClause(), sc, p); err != nil {
 		return err
 	}

@@ -33,6 +33,11 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 			cols[i].Type = tText
 		}
 	}
+	if op != " UNION ALL " {
+		if err := noJSONBColumns(cols, "UNION, INTERSECT and EXCEPT"); err != nil {
+			return query{}, err
+		}
+	}
 	p := selectParts{cols: cols}
 	for _, c := range cols {
 		p.targetVals = append(p.targetVals, value{sql: quoteIdent(c.Name), typ: c.Type, name: c.Name})

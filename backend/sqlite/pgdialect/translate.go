@@ -31,6 +31,7 @@ type translator struct {
 	newColumns  []Column               // its columns, for a foreign key to itself
 	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
+	win         windowState            // the query's window functions (windows.go)
 }
 
 // armHints are the types a set operation resolved for its columns; an

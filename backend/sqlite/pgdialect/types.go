@@ -16,7 +16,7 @@ var typeAliases = map[string]string{
 	"int8": "int8", "bigint": "int8", "float4": "float4", "real": "float4", "float8": "float8",
 	"double precision": "float8", "text": "text", "varchar": "varchar", "bool": "bool", "boolean": "bool",
 	"bytea": "bytea", "date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz", "json": "json",
-	"numeric": "numeric", "decimal": "numeric", "bpchar": "bpchar",
+	"numeric": "numeric", "decimal": "numeric", "bpchar": "bpchar", "jsonb": "jsonb", "uuid": "uuid",
 }
 
 // declared is how CREATE TABLE spells each type for SQLite: the pg_type
@@ -29,7 +29,7 @@ var declared = map[string]string{
 	"int2": "int2", "int4": "int4", "int8": "int8", "float4": "float4", "float8": "float8",
 	"text": "text", "varchar": "varchar", "bool": "bool", "bytea": "bytea",
 	"date": "date text", "timestamp": "timestamp text", "timestamptz": "timestamptz text", "json": "json text",
-	"numeric": "numeric text", "bpchar": "bpchar",
+	"numeric": "numeric text", "bpchar": "bpchar", "jsonb": "jsonb text", "uuid": "uuid text",
 }
 
 // DeclaredType is the SQLite declared type CREATE TABLE writes for t.
@@ -219,24 +219,25 @@ func widerNum(a, b Type) Type {
 // that PostgreSQL accepts, for the documentation's generated list.
 func Refusals() []string {
 	return []string{
-		"types interval, time, uuid, jsonb, identity columns and any other type not in the supported list",
+		"types interval, time, identity columns and any other type not in the supported list",
+		"jsonb's order and grouping (<, ORDER BY, GROUP BY, DISTINCT, UNION/INTERSECT/EXCEPT without ALL, UNIQUE, PRIMARY KEY, indexes and foreign keys on jsonb), jsonb operators other than -> ->> #> #>> @> <@ ? ?| ?& = <>, json/jsonb functions other than json(b)_typeof, json(b)_array_length, json(b)_build_object, json(b)_build_array, to_json(b) (and these over float, timestamp, bytea or array arguments), casts from jsonb to numbers and bool",
 		"multi-dimensional arrays, array slices, array bounds in input ('[1:2]={...}'), arrays of types other than text, varchar, int2/int4/int8, bool, date, timestamp and timestamptz (numeric[], float8[] ...), array order (<, ORDER BY, min/max, greatest/least), unnest in the select list or over another FROM item's column (LATERAL), ANY/ALL other than = ANY and <> ALL, casts and || between arrays of different element types (int4[] to int8[], text[] || varchar[])",
-		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, nextval/currval/setval",
+		"serial columns added by ALTER TABLE, INSERT ... SELECT that leaves a serial column to its sequence, currval/lastval, nextval/setval other than as the only output column of a SELECT (SELECT setval('s', max(id)) FROM t is supported), CREATE/ALTER/DROP SEQUENCE",
 		"numeric NaN and Infinity, numeric(p, s) with a scale outside 0 to p, numeric values in LIMIT/OFFSET",
 		"float(p), timestamp(p) and other type modifiers except varchar(n), char(n) and numeric(p, s)",
 		"NaN, infinite or BC dates, dates outside the years 1 to 9999, and date/time input other than ISO 8601",
 		"the text form of float4/float8 values (casts to text, concatenation)",
 		"sum and avg of float4/float8, and every aggregate other than count, sum, avg, min, max, bool_and, bool_or, every, string_agg (constant delimiter)",
 		"set operations mixing char(n) with other types; IN (subquery) and NULLIF across integer, float and numeric; trunc of a float",
-		"window functions, WITHIN GROUP",
-		"WITH RECURSIVE, data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
+		"WITHIN GROUP; window functions other than row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value and the supported aggregates (string_agg and array_agg OVER); their integer arguments (ntile, lag/lead offsets, nth_value) and frame offsets other than constants; first_value, last_value and nth_value over a RANGE or GROUPS frame whose bound they read is an offset (first_value from an offset, last_value to one, nth_value not from UNBOUNDED PRECEDING), or with EXCLUDE; EXCLUDE GROUP/TIES on the ROWS frame of an order-sensitive window function; RANGE with an offset over types other than integers and floats; order-sensitive window functions in a query grouped by positions, output names or grouping sets",
+		"WITH RECURSIVE whose recursive term has a set operation, WITH, ORDER BY, LIMIT, DISTINCT, GROUP BY, HAVING, VALUES or window functions, or its recursive reference in an outer join; a WITH RECURSIVE query referring to a later one; SEARCH and CYCLE; data-modifying WITH, WITH on INSERT/UPDATE/DELETE, DISTINCT ON in grouped queries, INTERSECT ALL, EXCEPT ALL, JOIN USING ... AS alias",
 		"UPDATE ... FROM other than one VALUES list, column names on that list (AS v(a, b)), RETURNING in UPDATE ... FROM, UPDATE with WITH, MERGE, ON CONFLICT DO UPDATE on a SELECT, and on several VALUES rows when an arbiter key value is not a parameter or a constant, an arbiter column takes its default, SET assigns an arbiter column, or DO UPDATE has a WHERE",
 		"ON CONFLICT ON CONSTRAINT, ON CONFLICT (...) WHERE (the index predicate)",
 		"set operations across date, timestamp and timestamptz; timestamp arithmetic and intervals (date ± integer and date - date are supported)",
 		"LIKE ... ESCAPE, SIMILAR TO and regular expressions",
 		"DROP TABLE ... CASCADE when another table references one of the dropped tables",
-		"ALTER TABLE forms other than ADD/DROP COLUMN, ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL, SET/DROP DEFAULT and TYPE; ALTER COLUMN TYPE of a serial or defaulted column, of a column a CHECK or FOREIGN KEY uses, on a referenced table, or beside other subcommands; DROP COLUMN of a constrained or indexed column; rebuilding a table while rows of other tables reference it",
-		"deferrable constraints other than foreign keys (a DEFERRABLE foreign key is checked at the end of each statement), exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
+		"ALTER TABLE forms other than ADD/DROP COLUMN, ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL, SET/DROP DEFAULT and TYPE; ALTER COLUMN TYPE of a serial column, of a column a CHECK uses, of a column a FOREIGN KEY uses or references to a type stored differently (int4 to text), of a column whose DEFAULT does not convert to the new type, or beside other subcommands; DROP COLUMN of a constrained or indexed column; rebuilding a table whose referencing tables reference each other in a cycle, or whose rows reference each other through a foreign key ON DELETE RESTRICT",
+		"deferrable constraints other than foreign keys; SET CONSTRAINTS ... DEFERRED of a DEFERRABLE INITIALLY IMMEDIATE foreign key (ALL, while one exists, or by name) or of one key after SET CONSTRAINTS ALL IMMEDIATE; exclusion constraints, NULLS NOT DISTINCT, partial and expression indexes, CHECK ... NOT VALID",
 		"subqueries in RETURNING; TRUNCATE ONLY and TRUNCATE ... CASCADE over other tables; CREATE TABLE AS; views, triggers, functions and sequences",
 		"any function, operator or statement not in the supported list",
 	}

@@ -37,6 +37,9 @@ func (t *translator) joinUsing(names []string, kind, l, r string, lrels, rrels [
 		conds = append(conds, "("+ls+" = "+rs+")")
 		merged.cols = append(merged.cols, Column{Name: name, Type: typ})
 		merged.sqls[name] = usingSQL(kind, ls, rs)
+		if typ.Name == "jsonb" {
+			merged.sqls[name] = usingSQL(kind, lv.sql, rv.sql) // ls, rs are equality keys
+		}
 	}
 	rels := []rel{merged}
 	for _, side := range [][]rel{lrels, rrels} {

@@ -46,6 +46,7 @@ type caseParser struct {
 	setup       bool
 	args        []any
 	ordered     bool
+	read        bool
 	text        strings.Builder
 }
 
@@ -67,7 +68,7 @@ func (p *caseParser) feed(line string) error {
 	}
 	sql := strings.TrimSuffix(strings.TrimSpace(p.text.String()), ";")
 	c := &p.cases[len(p.cases)-1]
-	c.stmts = append(c.stmts, spec{sql: sql, args: p.args, setup: p.setup, ordered: p.ordered,
+	c.stmts = append(c.stmts, spec{sql: sql, args: p.args, setup: p.setup, ordered: p.ordered, read: p.read,
 		where: fmt.Sprintf("%s:%d", p.file, p.start)})
 	p.text.Reset()
 	p.args, p.ordered = nil, false
@@ -82,16 +83,19 @@ func (p *caseParser) directive(line string) (done bool, err error) {
 		return true, nil
 	case strings.HasPrefix(line, "==="):
 		p.cases = append(p.cases, diffCase{name: strings.TrimSpace(strings.TrimPrefix(line, "==="))})
-		p.setup = false
+		p.setup, p.read = false, false
 		return true, nil
 	case line == "-- setup":
-		p.setup = true
+		p.setup, p.read = true, false
 		return true, nil
 	case line == "-- check":
-		p.setup = false
+		p.setup, p.read = false, false
 		return true, nil
 	case line == "-- ordered":
 		p.ordered = true
+		return true, nil
+	case line == "-- reads":
+		p.setup, p.read = false, true
 		return true, nil
 	case strings.HasPrefix(line, "-- args:"):
 		p.args, err = parseArgs(strings.TrimPrefix(line, "-- args:"))

@@ -388,6 +388,9 @@ func (e *liteEngine) run(st translated) outcome {
 		return outcome{Code: liteSQLState(err), Message: err.Error()}
 	}
 	out, err := e.runStatements(st)
+	if err == nil {
+		err = e.deferredViolation()
+	}
 	if err != nil {
 		_ = e.conn.Exec("ROLLBACK TO difftest")
 		out = outcome{Code: liteSQLState(err), Message: err.Error()}
@@ -396,6 +399,20 @@ func (e *liteEngine) run(st translated) outcome {
 		return outcome{Code: liteSQLState(err), Message: err.Error()}
 	}
 	return out
+}
+
+// deferredViolation is the end of the statement's transaction as the
+// backend ends a tx (backend/sqlite deferfk.go): 23503 while SQLite counts
+// a violated DEFERRABLE INITIALLY DEFERRED foreign key.
+func (e *liteEngine) deferredViolation() error {
+	n, _, err := e.conn.Status(sqlite3.DBSTATUS_DEFERRED_FKS, false)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return &pgdialect.Error{Code: "23503", Message: "a deferred foreign key is violated at the end of the transaction"}
+	}
+	return nil
 }
 
 func (e *liteEngine) runStatements(st translated) (outcome, error) {

@@ -23,6 +23,7 @@ const (
 	kBool
 	kFloat
 	kTime // timestamptz, date
+	kUUID
 	nKinds
 )
 
@@ -37,7 +38,7 @@ var columnTypes = []columnType{
 	{"int4", kInt}, {"int8", kInt}, {"int2", kInt}, {"integer", kInt}, {"bigint", kInt},
 	{"text", kText}, {"varchar(5)", kText}, {"text", kText},
 	{"bool", kBool}, {"float8", kFloat}, {"float4", kFloat}, {"numeric", kFloat}, {"numeric(8,2)", kFloat},
-	{"timestamptz", kTime}, {"date", kTime},
+	{"timestamptz", kTime}, {"date", kTime}, {"uuid", kUUID},
 }
 
 type column struct {
@@ -162,6 +163,9 @@ var (
 	timeLits     = []string{"TIMESTAMPTZ '2024-02-29 12:34:56+00'", "DATE '2024-01-01'", "TIMESTAMPTZ '2023-12-31 23:59:59.5+00'", "DATE '2024-03-01'", "TIMESTAMPTZ '2024-01-01 00:00:00+05'", "DATE '1999-12-31'"}
 	// No '-0': SQLite stores -0.0 as 0 (a known difference, in
 	// traps.case), which would flood every random float column.
+	// uuidLits are uuids in the input forms PostgreSQL accepts (case,
+	// braces, hyphens), whose text order is not their byte order.
+	uuidLits  = []string{"'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'", "'{00000000-0000-0000-0000-000000000001}'", "'ffffffffffffffffffffffffffffffff'", "'0a0e-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11'", "'b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"}
 	floatLits = []string{"0.5", "-1.25", "3.0", "1e10", "1e-5", "CAST('0.1' AS float8)", "CAST('1e300' AS float8)", "2.5"}
 )
 
@@ -175,6 +179,12 @@ func (g *gen) literal(k kind) string {
 		return []string{"true", "false", "TRUE", "'t'"}[g.pick(4)]
 	case kTime:
 		return timeLits[g.pick(len(timeLits))]
+	case kUUID:
+		lit := g.param(uuidLits[g.pick(len(uuidLits))])
+		if lit[0] == '$' || g.chance(0.5) {
+			return lit
+		}
+		return "CAST(" + lit + " AS uuid)"
 	}
 	return floatLits[g.pick(len(floatLits))]
 }
@@ -220,6 +230,8 @@ func (g *gen) expr(k kind, sc scope, depth int) string {
 		return g.boolExpr(sc, depth-1)
 	case kTime:
 		return g.timeExpr(sc, depth-1)
+	case kUUID:
+		return g.uuidExpr(sc, depth-1)
 	}
 	return g.floatExpr(sc, depth-1)
 }
@@ -293,6 +305,19 @@ func (g *gen) timeExpr(sc scope, d int) string {
 	return "COALESCE(" + a + ", " + g.expr(kTime, sc, d) + ")"
 }
 
+func (g *gen) uuidExpr(sc scope, d int) string {
+	a, b := g.expr(kUUID, sc, d), g.expr(kUUID, sc, d)
+	switch g.pick(4) {
+	case 0:
+		return "CAST(upper(CAST(" + a + " AS text)) AS uuid)"
+	case 1:
+		return "CASE WHEN " + g.expr(kBool, sc, d) + " THEN " + a + " ELSE " + b + " END"
+	case 2:
+		return "NULLIF(" + a + ", " + b + ")"
+	}
+	return "COALESCE(" + a + ", " + b + ")"
+}
+
 func (g *gen) boolExpr(sc scope, d int) string {
 	switch g.pick(10) {
 	case 0, 1, 2:
@@ -323,7 +348,10 @@ func (g *gen) boolExpr(sc scope, d int) string {
 // statement adds one random statement (mostly queries).
 func (g *gen) statement() {
 	t := g.tables[g.pick(len(g.tables))]
-	switch g.pick(14) {
+	switch g.pick(15) {
+	case 14:
+		g.add(g.selectWindow(t), false)
+		g.stmts[len(g.stmts)-1].read = true // the block gate refuses window functions
 	case 12:
 		g.add(g.selectDerived(t), false)
 	case 13:
@@ -436,6 +464,43 @@ func (g *gen) selectGrouped(t table) string {
 func (g *gen) selectAggregate(t table) string {
 	sc := t.scope(t.name)
 	return "SELECT " + g.aggregate(sc) + ", " + g.aggregate(sc) + " FROM " + t.name + g.where(sc)
+}
+
+// selectWindow is a query with window functions whose results PostgreSQL
+// defines: functions of the peer group (rank ..., aggregates over the
+// default or a RANGE frame) over any ORDER BY, and order-sensitive ones
+// (row_number, lag, lead, first_value, ntile, ROWS frames) over an ORDER
+// BY of every column (peers are then equal rows). Every column is output,
+// so the top-level ORDER BY of all outputs orders the rows totally.
+func (g *gen) selectWindow(t table) string {
+	sc := t.scope(t.name)
+	var all []string
+	for _, c := range sc {
+		all = append(all, c.name)
+	}
+	partition := ""
+	if g.chance(0.5) {
+		partition = "PARTITION BY " + sc[g.pick(len(sc))].name + " "
+	}
+	outs := append([]string(nil), all...)
+	for n := 1 + g.pick(3); n > 0; n-- {
+		c := sc[g.pick(len(sc))]
+		if g.chance(0.5) {
+			order := sc[g.pick(len(sc))].name + []string{"", " DESC", " NULLS FIRST"}[g.pick(3)]
+			fn := []string{"rank()", "dense_rank()", "percent_rank()", "cume_dist()", "count(*)", "count(" + c.name + ")", g.aggregate(sc)}[g.pick(7)]
+			frame := []string{"", "", " RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING", " GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW"}[g.pick(4)]
+			outs = append(outs, fn+" OVER ("+partition+"ORDER BY "+order+frame+")")
+			continue
+		}
+		order := strings.Join(all, ", ")
+		fn := []string{"row_number()", "lag(" + c.name + ")", "lead(" + c.name + ", 2)", "first_value(" + c.name + ")", "ntile(3)", "count(" + c.name + ")"}[g.pick(6)]
+		frame := ""
+		if strings.HasPrefix(fn, "count") {
+			frame = " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING"
+		}
+		outs = append(outs, fn+" OVER ("+partition+"ORDER BY "+order+frame+")")
+	}
+	return "SELECT " + strings.Join(outs, ", ") + " FROM " + t.name + g.where(sc) + " ORDER BY " + positions(len(outs), g)
 }
 
 func (g *gen) selectJoin(a, b table) string {

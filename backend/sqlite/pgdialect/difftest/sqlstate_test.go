@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"errors"
+	"strings"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
@@ -34,6 +35,9 @@ func liteSQLState(err error) string {
 		return "23514"
 	case sqlite3.CONSTRAINT_FOREIGNKEY:
 		return "23503"
+	}
+	if se.Code() == sqlite3.CONSTRAINT && strings.Contains(se.Error(), "FOREIGN KEY constraint failed") {
+		return "23503" // an ON DELETE RESTRICT action (backend/sqlite restrictError)
 	}
 	return "SQLITE"
 }

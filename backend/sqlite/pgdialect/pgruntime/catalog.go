@@ -135,3 +135,21 @@ func (k *catalog) Serial(table, column string) (string, bool) {
 	}
 	return pgdialect.ParseSerial(st.ColumnText(0))
 }
+
+// SequenceType implements pgdialect.Sequences: the integer type of the
+// serial column whose sequence seq is (its declared type names it).
+func (k *catalog) SequenceType(seq string) (pgdialect.Type, bool) {
+	st, _, err := k.c.Prepare(`SELECT p.type FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name NOT LIKE 'relchain\_%' ESCAPE '\' AND p.type LIKE '% serial %' ORDER BY m.name, p.cid`)
+	if k.failed(err) != nil {
+		return pgdialect.Type{}, false
+	}
+	defer st.Close()
+	for st.Step() {
+		decl := st.ColumnText(0)
+		if s, ok := pgdialect.ParseSerial(decl); ok && s == seq {
+			return pgdialect.ParseDeclaredType(decl)
+		}
+	}
+	k.failed(st.Err())
+	return pgdialect.Type{}, false
+}

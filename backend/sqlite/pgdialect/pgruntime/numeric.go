@@ -65,27 +65,52 @@ func numResult(ctx sqlite3.Context, n pgconv.Numeric, err error) {
 // numAgg is the aggregates pg_num_sum(x) and pg_num_avg(x) over integers
 // or numerics: exact sums, NULL for no non-NULL input; avg is the sum
 // divided by the count with numeric division's scale, as PostgreSQL's
-// numeric_avg and int8_avg.
+// numeric_avg and int8_avg. As window functions they have an inverse step
+// (a frame whose start moves): the sum's display scale is then the largest
+// of the values in the frame, as PostgreSQL's moving numeric aggregates
+// keep it (they restart when the last value of that scale leaves).
 type numAgg struct {
-	avg bool
-	n   int64
-	sum pgconv.Numeric
-	err error
+	avg    bool
+	n      int64
+	sum    pgconv.Numeric
+	scales map[int32]int64 // the values in the frame by display scale
+	err    error
 }
 
-func (a *numAgg) Step(ctx sqlite3.Context, arg ...sqlite3.Value) {
-	if arg[0].Type() == sqlite3.NULL || a.err != nil {
+func (a *numAgg) Step(ctx sqlite3.Context, arg ...sqlite3.Value) { a.add(arg[0], '+') }
+
+// Inverse removes the oldest value of the frame.
+func (a *numAgg) Inverse(ctx sqlite3.Context, arg ...sqlite3.Value) { a.add(arg[0], '-') }
+
+func (a *numAgg) add(v sqlite3.Value, op byte) {
+	if v.Type() == sqlite3.NULL || a.err != nil {
 		return
 	}
-	x, err := numericArg(arg[0])
-	if err == nil {
-		x, err = pgconv.NumericOp('+', a.sum, x)
+	x, err := numericArg(v)
+	if err != nil {
+		a.err = err
+		return
 	}
-	a.sum, a.err = x, err
-	a.n++
+	if a.scales == nil {
+		a.scales = map[int32]int64{}
+	}
+	step := int64(1)
+	if op == '-' {
+		step = -1
+	}
+	a.scales[x.Scale] += step
+	a.n += step
+	a.sum, a.err = pgconv.NumericOp(op, a.sum, x)
 }
 
 func (a *numAgg) Value(ctx sqlite3.Context) {
+	scale := int32(0)
+	for s, k := range a.scales {
+		if k > 0 {
+			scale = max(scale, s) // a maximum: the map's order does not matter
+		}
+	}
+	a.sum.Scale = scale // exact: no value in the frame has more digits
 	switch {
 	case a.err != nil:
 		ctx.ResultError(fromConv(a.err))

@@ -51,3 +51,26 @@ func TestNumericTypedParameters(t *testing.T) {
 		t.Errorf("aggregates: %v %s", r.rows, r.message)
 	}
 }
+
+// TestNumericSumOverMovingFrame: sum and avg of numeric over a frame whose
+// start moves (SQLite's inverse step) are exact, displayed with the
+// largest scale among the values left in the frame, as PostgreSQL's.
+func TestNumericSumOverMovingFrame(t *testing.T) {
+	d := mustOpen(t)
+	d.mustRun("CREATE TABLE m (id int4 PRIMARY KEY, v numeric)")
+	d.mustRun("INSERT INTO m VALUES (1, 1.125), (2, 2), (3, NULL), (4, 0.5), (5, 3)")
+	res := d.run("SELECT id, sum(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), avg(v) OVER (ORDER BY id ROWS 1 PRECEDING) FROM m ORDER BY id")
+	if res.code != "" {
+		t.Fatalf("%s: %s", res.code, res.message)
+	}
+	want := [][]any{
+		{int64(1), "1.125", "1.12500000000000000000"}, // PostgreSQL 15 prints these
+		{int64(2), "3.125", "1.5625000000000000"},
+		{int64(3), "2", "2.0000000000000000"},
+		{int64(4), "0.5", "0.50000000000000000000"},
+		{int64(5), "3.5", "1.7500000000000000"},
+	}
+	if !reflect.DeepEqual(res.rows, want) {
+		t.Errorf("rows %v, want %v", res.rows, want)
+	}
+}

@@ -49,7 +49,7 @@ var functions = []struct {
 // it once per connection, before any translated statement runs there.
 func Register(c *sqlite3.Conn) error {
 	for _, f := range functions {
-		if err := c.CreateFunction(f.name, f.args, pure, f.fn); err != nil {
+		if err := c.CreateFunction(f.name, f.args, pure, guarded(f.name, f.fn)); err != nil {
 			return fmt.Errorf("register %s: %w", f.name, err)
 		}
 	}
@@ -62,7 +62,24 @@ func Register(c *sqlite3.Conn) error {
 	if err := registerArrays(c); err != nil {
 		return fmt.Errorf("register the array functions: %w", err)
 	}
+	if err := registerJSON(c); err != nil {
+		return fmt.Errorf("register the json functions: %w", err)
+	}
 	return nil
+}
+
+// guarded is fn failing with XX000 instead of panicking: the arguments
+// are any client's values, and a panic would take the node down. (The
+// same arguments panic alike on every node: the error is deterministic.)
+func guarded(name string, fn sqlite3.ScalarFunction) sqlite3.ScalarFunction {
+	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
+		defer func() {
+			if r := recover(); r != nil {
+				ctx.ResultError(runtimeError("XX000", "internal error in %s: %v", name, r))
+			}
+		}()
+		fn(ctx, args...)
+	}
 }
 
 // goValue is an SQLite value as Go's nil, int64, float64, string or

@@ -19,7 +19,15 @@ import (
 // padded), json, date, timestamp and timestamptz their text (the
 // canonical PostgreSQL output the dialect stores), an array its array text
 // ({a,"b c",NULL}, stored as it is).
-func Value(t pgdialect.Type, v any) (any, error) {
+//
+// A value no conversion can take is an error, never a panic: a stored
+// value reaches here from any client's read (XX000 naming the type).
+func Value(t pgdialect.Type, v any) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, runtimeError("XX000", "internal error: a %s value could not be converted for output (%v)", t.Name, r)
+		}
+	}()
 	if v == nil {
 		return nil, nil
 	}
@@ -51,7 +59,7 @@ func Value(t pgdialect.Type, v any) (any, error) {
 		}
 	case "numeric":
 		return numericValue(v)
-	case "text", "varchar", "bpchar", "json", "date", "timestamp", "timestamptz", "unknown":
+	case "text", "varchar", "bpchar", "json", "jsonb", "uuid", "date", "timestamp", "timestamptz", "unknown":
 		switch x := v.(type) {
 		case string:
 			return x, nil
@@ -98,12 +106,21 @@ func floatValue(t pgdialect.Type, f float64) float64 {
 // where Go's shortest, which accepts a bound that rounds to even, prints
 // 3e+10.
 func float4Text(f float32) string {
+	if f == 0 || math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
+		return strconv.FormatFloat(float64(f), 'g', -1, 32)
+	}
 	exact := new(big.Rat).SetFloat64(float64(f))
-	lo := new(big.Rat).SetFloat64(float64(math.Nextafter32(f, float32(math.Inf(-1)))))
-	hi := new(big.Rat).SetFloat64(float64(math.Nextafter32(f, float32(math.Inf(1)))))
+	below := math.Nextafter32(f, float32(math.Inf(-1)))
+	above := math.Nextafter32(f, float32(math.Inf(1)))
+	// At ±MaxFloat32 the neighbour outward is infinite: the interval is
+	// as wide on that side as on the other (the next power of two).
+	lo, hi := neighbour(exact, below, above), neighbour(exact, above, below)
 	half := big.NewRat(1, 2)
 	lo.Mul(lo.Add(lo, exact), half)
 	hi.Mul(hi.Add(hi, exact), half)
+	if lo.Cmp(hi) > 0 {
+		lo, hi = hi, lo
+	}
 	for p := 1; p <= 9; p++ {
 		s := strconv.FormatFloat(float64(f), 'e', p-1, 64)
 		d, ok := new(big.Rat).SetString(s)
@@ -112,4 +129,15 @@ func float4Text(f float32) string {
 		}
 	}
 	return strconv.FormatFloat(float64(f), 'g', -1, 32)
+}
+
+// neighbour is the exact value of next, f's neighbour on one side, or,
+// when next is infinite, the mirror of other (the other side's
+// neighbour) about f.
+func neighbour(exact *big.Rat, next, other float32) *big.Rat {
+	if !math.IsInf(float64(next), 0) {
+		return new(big.Rat).SetFloat64(float64(next))
+	}
+	o := new(big.Rat).SetFloat64(float64(other))
+	return o.Sub(new(big.Rat).Add(exact, exact), o)
 }

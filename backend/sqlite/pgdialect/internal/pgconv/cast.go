@@ -1,7 +1,6 @@
 package pgconv
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -68,6 +67,8 @@ func CastContext(src, dst string) (Context, bool) {
 		return Explicit, true
 	case (src == "int4" && dst == "bool") || (src == "bool" && dst == "int4"):
 		return Explicit, true
+	case (src == "json" && dst == "jsonb") || (src == "jsonb" && dst == "json"):
+		return Assignment, true
 	}
 	return Explicit, false
 }
@@ -182,10 +183,18 @@ func FromText(s, dst string) (any, error) {
 	case "datetime":
 		return ParseDateTime(dst, s)
 	case "json":
-		if !json.Valid([]byte(s)) {
-			return nil, errorf("22P02", "invalid input syntax for type json")
+		if _, err := ParseJSON(s, false); err != nil {
+			return nil, err
 		}
 		return s, nil
+	case "jsonb":
+		j, err := ParseJSON(s, true)
+		if err != nil {
+			return nil, err
+		}
+		return j.JSONBText(), nil
+	case "uuid":
+		return ParseUUID(s)
 	}
 	return s, nil
 }

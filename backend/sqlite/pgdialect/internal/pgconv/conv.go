@@ -32,6 +32,7 @@ var typeLabel = map[string]string{
 	"float8": "double precision", "bool": "boolean", "text": "text", "varchar": "character varying",
 	"bytea": "bytea", "date": "date", "timestamp": "timestamp without time zone",
 	"timestamptz": "timestamp with time zone", "json": "json", "numeric": "numeric", "bpchar": "character",
+	"jsonb": "jsonb", "uuid": "uuid",
 }
 
 // Label is the name PostgreSQL's messages give type name.
