@@ -162,10 +162,6 @@ else
     # under -race) and the packages whose default build differs from the
     # testhooks one (files tagged !testhooks), without the detector
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e), -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
-    # the postgres dialect's random differential run (pgdialect/difftest
-    # TestRandom, racetest.Heavy: in the step after the race pass), bounded;
-    # make test-dialect-diff is the long campaign
-    export RELCHAIN_DIFF_SECONDS="${RELCHAIN_DIFF_SECONDS:-50}"
     mapfile -t linear < <(grep -rl --include='*_test.go' -e 'sqlchecktest.Linear(' -e 'func TestGrowth' . | xargs -n1 dirname | sort -u)
     gotest "the linearity checks, without -race" -run 'Linear' "${linear[@]}"
     # the tests of long single-stream work that skip under -race
@@ -181,7 +177,6 @@ else
     gotest "the default build's packages (without test hooks)" "${nohooks[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   else
-    export RELCHAIN_DIFF_SECONDS="${RELCHAIN_DIFF_SECONDS:-50}" # the random differential run, bounded (as above)
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e)" -timeout 40m "${unit[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   fi

@@ -50,9 +50,12 @@
 // the start and with every failure, with the case number:
 // RELCHAIN_DIFF_CASE=k replays case k alone). Its schemas use only the
 // column types whose CREATE TABLE the translator accepts (the others are
-// logged). make test and CI (scripts/test.sh) run it for 50 seconds, without
-// the race detector (racetest.Heavy: CI's step after the race pass); `make
-// test-dialect-diff` is the long campaign, 300 seconds by default.
+// logged). It runs without the race detector (racetest.Heavy: in CI, the
+// step after the race pass finds it); `make test-dialect-diff` is the long
+// campaign, 300 seconds by default. make test and CI do not set the budget
+// yet: random runs still find about one discrepancy in 2-5 minutes
+// (pgdialect/DESIGN.md, "Known differences"); scripts/test.sh's bounded
+// run (RELCHAIN_DIFF_SECONDS=50) waits for those to be fixed.
 //
 // On PostgreSQL, relchain's own schema is installed once (by opening the
 // PostgreSQL backend), since the gate's rewrites call its functions
