@@ -97,11 +97,30 @@ func (t *translator) orderClause(items []*pg_query.Node, sc *scope, p *selectPar
 		if err != nil {
 			return err
 		}
-		out = append(out, key+sortSuffix(sb))
 		p.orderExprs, p.orderSuffixes = append(p.orderExprs, expr), append(p.orderSuffixes, sortSuffix(sb))
+		if constantTarget(key, p) {
+			// PostgreSQL's planner drops a constant sort key (it orders
+			// nothing): with a LIMIT it then stops reading rows at the
+			// limit, so an error in a later row is not raised there.
+			continue
+		}
+		out = append(out, key+sortSuffix(sb))
 	}
 	p.order = join(out, ", ")
 	return nil
+}
+
+// constantTarget reports whether an ORDER BY key is the position of an
+// output column that is the same for every row: a constant, or what
+// PostgreSQL's planner takes for one in a sort key (a pseudo-constant: no
+// column, no aggregate or window function, nothing volatile; DATE '…'
+// converted to timestamptz is not folded but is one).
+func constantTarget(key string, p *selectParts) bool {
+	pos, err := strconv.Atoi(key)
+	if err != nil || pos < 1 || pos > len(p.targetVals) {
+		return false
+	}
+	return p.targetVals[pos-1].isConstant() || pos <= len(p.pseudoConst) && p.pseudoConst[pos-1]
 }
 
 // sortKey translates an ORDER BY (or DISTINCT ON) item: the SQLite key

@@ -80,12 +80,18 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	outer := t.noFold
 	dead := outer // > outer once an arm folded to true: the rest is dropped
 	defer func() { t.noFold = outer }()
+	watch := foldWatch{t: t}
 	for _, w := range c.GetArgs() {
 		cw := w.GetCaseWhen()
 		cond, err := t.whenCondition(subject, c.GetArg() != nil, cw.GetExpr(), sc)
 		if err != nil {
 			return value{}, err
 		}
+		_, _, konst := boolConst(cond)
+		if c.GetArg() != nil && !konst && varying(c.GetArg()) {
+			konst = true // compares a varying subject: not folded
+		}
+		watch.operand(cw.GetExpr(), konst)
 		// PostgreSQL drops an arm whose condition folds to false or NULL
 		// (its result is never folded) and every arm after one that
 		// folds to true.
@@ -108,6 +114,9 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 		if def, err = t.expr(c.GetDefresult(), sc); err != nil {
 			return value{}, err
 		}
+	}
+	if err := watch.check("CASE"); err != nil {
+		return value{}, err
 	}
 	// PostgreSQL resolves a CASE's type with its ELSE first.
 	typ, err := commonType("CASE", append([]value{def}, results...))
@@ -172,6 +181,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 	var vals []value
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
+	watch := foldWatch{t: t}
 	for _, n := range c.GetArgs() {
 		v, err := t.expr(n, sc)
 		if err != nil {
@@ -181,9 +191,13 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 		if v.isConst && v.konst != nil || v.lit != nil || v.num != "" {
 			t.noFold++
 		}
+		watch.operand(n, v.isConstant())
 		vals = append(vals, v)
 	}
 	t.noFold = saved
+	if err := watch.check("COALESCE"); err != nil {
+		return value{}, err
+	}
 	typ, err := commonType("COALESCE", vals)
 	if err != nil {
 		return value{}, err
@@ -193,9 +207,14 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 		return value{}, err
 	}
 	t.typeParams(vals, typ)
-	if len(outs) == 1 || (len(vals) > 0 && (vals[0].isConst && vals[0].konst != nil || vals[0].lit != nil || vals[0].num != "")) {
-		// PostgreSQL folds COALESCE(constant, ...) to the constant.
-		v, err := t.coerceValue(vals[0], typ, ctxImplicit)
+	// PostgreSQL drops NULL constants from a COALESCE and folds it to its
+	// first argument when that is a constant (COALESCE(NULL, 7) is 7).
+	first := 0
+	for first < len(vals)-1 && (vals[first].null || vals[first].isConst && vals[first].konst == nil) {
+		first++
+	}
+	if len(outs) == 1 || (len(vals) > 0 && (vals[first].isConst && vals[first].konst != nil || vals[first].lit != nil || vals[first].num != "")) {
+		v, err := t.coerceValue(vals[first], typ, ctxImplicit)
 		v.name = "coalesce"
 		return v, err
 	}

@@ -163,15 +163,30 @@ func castName(t Type) string {
 // boolExpr translates AND, OR and NOT; operands must be boolean.
 func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 	var parts []string
+	absorbing := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "0", pg_query.BoolExprType_OR_EXPR: "1"}[b.GetBoolop()]
+	saved := t.noFold
+	defer func() { t.noFold = saved }()
+	w := foldWatch{t: t}
 	for _, a := range b.GetArgs() {
 		s, err := t.condition(a, sc, "AND/OR/NOT")
 		if err != nil {
 			return value{}, err
 		}
 		parts = append(parts, s)
+		// PostgreSQL folds an AND's operands up to its first false one
+		// (an OR's up to its first true one): the rest is not folded.
+		if s == absorbing {
+			t.noFold++
+		}
+		_, _, konst := boolConst(s)
+		w.operand(a, konst)
 	}
+	t.noFold = saved
 	switch b.GetBoolop() {
 	case pg_query.BoolExprType_AND_EXPR, pg_query.BoolExprType_OR_EXPR:
+		if err := w.check("AND/OR"); err != nil {
+			return value{}, err
+		}
 		v, _ := foldBool(b.GetBoolop() == pg_query.BoolExprType_AND_EXPR, parts)
 		return v, nil
 	}
@@ -205,11 +220,24 @@ func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	return t.nullTestOf(v, n), nil
+}
+
+// nullTestOf is v IS [NOT] NULL (n's test), folded when v is a
+// constant, as PostgreSQL's planner folds it.
+func (t *translator) nullTestOf(v value, n *pg_query.NullTest) value {
+	isNull := n.GetNulltesttype() == pg_query.NullTestType_IS_NULL
+	switch {
+	case v.null || v.isConst && v.konst == nil:
+		return constOf(map[bool]int64{true: 1, false: 0}[isNull], tBool, "?column?")
+	case v.isConstant():
+		return constOf(map[bool]int64{true: 0, false: 1}[isNull], tBool, "?column?")
+	}
 	op := " IS NULL)"
-	if n.GetNulltesttype() == pg_query.NullTestType_IS_NOT_NULL {
+	if !isNull {
 		op = " IS NOT NULL)"
 	}
-	return value{sql: "(" + v.sql + op, typ: tBool, name: "?column?"}, nil
+	return value{sql: "(" + v.sql + op, typ: tBool, name: "?column?"}
 }
 
 var booleanTests = map[pg_query.BoolTestType]string{

@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"fmt"
+	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -143,7 +144,7 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	if ls == "NULL" || rs == "NULL" {
 		return constOf(nil, tBool, "?column?"), nil
 	}
-	if t.noFold == 0 {
+	if t.noFold == 0 && !zoneDependent(l.typ, r.typ) {
 		lv, rv, _ := t.unify(l, r)
 		lv, rv, _ = t.datetimeSides(lv, rv)
 		lv, rv, _ = t.mixedSides(lv, rv)
@@ -152,6 +153,15 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 		}
 	}
 	return value{sql: "(" + ls + " " + op + " " + rs + ")", typ: tBool, name: "?column?"}, nil
+}
+
+// zoneDependent reports whether comparing a and b converts a date or a
+// timestamp to timestamptz: the conversion reads TimeZone, so PostgreSQL
+// marks it stable and its planner does not fold it (a CASE arm under
+// TIMESTAMPTZ '…' = DATE '…' is folded there, errors and all).
+func zoneDependent(a, b Type) bool {
+	return a.Name != b.Name && (a.Name == "timestamptz" || b.Name == "timestamptz") &&
+		datetimeRank[a.Name] > 0 && datetimeRank[b.Name] > 0
 }
 
 // comparison is the SQLite text of both sides of a comparison.
@@ -285,6 +295,10 @@ func concatenable(t Type) bool {
 }
 
 func (t *translator) concat(l, r value) (value, error) {
+	// text || text is textcat, immutable, which PostgreSQL's planner
+	// folds on constants (so an assignment of the result is checked while
+	// planning, 22001); with an integer operand it is anytextcat, an SQL
+	// function the planner inlines as int::text || text, folded too.
 	for _, v := range []*value{&l, &r} {
 		if v.typ.Name == "bpchar" || v.typ.Name == "numeric" {
 			// || takes text: char(n) without its blanks, numeric's
@@ -320,7 +334,30 @@ func (t *translator) concat(l, r value) (value, error) {
 	if isNullConst(l) || isNullConst(r) {
 		return constOf(nil, tText, "?column?"), nil // || is strict: PostgreSQL folds it
 	}
+	if ls, ok := constText(l); ok && t.noFold == 0 {
+		if rs, ok := constText(r); ok {
+			return constOf(ls+rs, tText, "?column?"), nil
+		}
+	}
 	return value{sql: "(" + l.sql + " || " + r.sql + ")", typ: tText, name: "?column?"}, nil
+}
+
+// constText is the text of a text constant, a string literal or an
+// integer constant (int2/int4/int8out: immutable).
+func constText(v value) (string, bool) {
+	if v.lit != nil {
+		return *v.lit, true
+	}
+	if !v.isConst {
+		return "", false
+	}
+	switch k := v.konst.(type) {
+	case string:
+		return k, isText(v.typ)
+	case int64:
+		return strconv.FormatInt(k, 10), v.typ.Name == "int2" || v.typ.Name == "int4" || v.typ.Name == "int8"
+	}
+	return "", false
 }
 
 // isNullConst reports a NULL constant (typed or not): PostgreSQL folds a

@@ -56,6 +56,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	}
 	if typ, err := commonType("IN", append([]value{l}, vals...)); err == nil && isNum(typ) {
 		t.typeParams(append([]value{l}, vals...), typ) // placeholders take the list's common type
+		if err := realInDoubleList(append([]value{l}, vals...)); err != nil {
+			return value{}, err
+		}
 	}
 	for _, r := range vals {
 		if r.param != 0 {
@@ -65,8 +68,13 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		}
 		if r.num != "" && l.typ.Name == "float4" {
 			// An IN list takes the common type of its members, and a
-			// numeric constant casts implicitly to float4.
-			if r, err = t.coerceValue(r, l.typ, ctxImplicit); err != nil {
+			// numeric constant casts implicitly to float4 (to float8
+			// when a member is float8: 1e-5 stays 1e-5 there).
+			to := l.typ
+			if hasType(vals, "float8") {
+				to = Type{Name: "float8", Typmod: -1}
+			}
+			if r, err = t.coerceValue(r, to, ctxImplicit); err != nil {
 				return value{}, err
 			}
 		}
@@ -92,6 +100,46 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		kw = " NOT IN ("
 	}
 	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+}
+
+// realInDoubleList refuses an IN list whose members' common type is
+// double precision (one is) although a real (float4) meets an integer or
+// numeric member other than a numeric literal or a small integer constant: PostgreSQL compares every member as double precision (x IN
+// (1e-5, CAST(… AS float8)) with a real x widens x, and 1e-5 stays
+// 1e-5), where x = 1e-5 alone compares as real, the pairwise comparison
+// the translation makes (the random differential run, seed 5).
+func realInDoubleList(vals []value) error {
+	real, double, other := false, false, false
+	for _, v := range vals {
+		switch {
+		case v.typ.Name == "float4":
+			real = true
+		case v.typ.Name == "float8":
+			double = true
+		case v.num != "": // a numeric literal is cast to the common type (inList)
+		case v.isConst && isInt(v.typ):
+			// an integer constant a real holds exactly compares alike
+			if n, ok := v.konst.(int64); !ok || n > 1<<24 || n < -(1<<24) {
+				other = true
+			}
+		case !v.untyped():
+			other = true
+		}
+	}
+	if real && double && other {
+		return refuse("IN lists mixing real with double precision and integer or numeric members")
+	}
+	return nil
+}
+
+// hasType reports whether one of vals has the type named name.
+func hasType(vals []value, name string) bool {
+	for _, v := range vals {
+		if v.typ.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // foldIn folds an IN list whose every comparison folded to a constant
@@ -134,7 +182,15 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	var parts [2]string
+	saved := t.noFold
+	defer func() { t.noFold = saved }()
+	watch := foldWatch{t: t}
 	for i, n := range bounds {
+		if i == 1 && parts[0] == "0" {
+			// x >= a is false: PostgreSQL's AND (NOT BETWEEN's OR of
+			// x < a) is decided and does not fold x <= b.
+			t.noFold++
+		}
 		b, err := t.expr(n, sc)
 		if err != nil {
 			return value{}, err
@@ -142,18 +198,50 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 		op := ">="
 		if i == 1 {
 			op = "<="
+			x = t.typedParam(x)
 		}
 		c, err := t.compare(op, x, b)
 		if err != nil {
 			return value{}, err
 		}
 		parts[i] = c.sql
+		if i == 0 {
+			_, _, konst := boolConst(c.sql)
+			watch.operand(a.GetLexpr(), konst || varying(n)) // x >= a varies with x or a
+		}
 	}
-	sql := "(" + parts[0] + " AND " + parts[1] + ")"
-	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
-		sql = "(NOT " + sql + ")"
+	t.noFold = saved
+	if err := watch.check("BETWEEN"); err != nil {
+		return value{}, err
 	}
-	return value{sql: sql, typ: tBool, name: "?column?"}, nil
+	// PostgreSQL's parse analysis makes BETWEEN an AND of the two
+	// comparisons (NOT BETWEEN an OR of their negations), which its
+	// planner folds like any AND: x BETWEEN 32767 AND 10 with a constant
+	// x is false, and a CASE arm under it is dropped unevaluated.
+	v, _ := foldBool(true, parts[:])
+	if a.GetKind() != pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		return v, nil
+	}
+	if b, null, ok := boolConst(v.sql); ok {
+		if null {
+			return constOf(nil, tBool, "?column?"), nil
+		}
+		return constOf(1-b, tBool, "?column?"), nil
+	}
+	return value{sql: "(NOT " + v.sql + ")", typ: tBool, name: "?column?"}, nil
+}
+
+// typedParam is v, a placeholder, with the type a context gave it since
+// it was translated: PostgreSQL's parse analysis types a placeholder at
+// its first use, and BETWEEN uses its operand twice ($1 BETWEEN $2 AND 7
+// is $1 >= $2, which makes $1 text, then text <= integer: 42883).
+func (t *translator) typedParam(v value) value {
+	if v.param != 0 {
+		if known := t.params[v.param-1]; known.Name != "" {
+			v.typ, v.param = known, 0
+		}
+	}
+	return v
 }
 
 // distinct translates IS [NOT] DISTINCT FROM as SQLite's IS NOT / IS.
@@ -161,6 +249,19 @@ func (t *translator) distinct(a *pg_query.A_Expr, sc *scope) (value, error) {
 	l, r, err := t.operands(a, sc)
 	if err != nil {
 		return value{}, err
+	}
+	// PostgreSQL reads x IS [NOT] DISTINCT FROM NULL (the NULL literal, on
+	// either side) as x IS [NOT] NULL: x is not compared, so a placeholder
+	// there takes no type from it (42P18 when nothing else types it).
+	if l.null && !r.null {
+		l, r = r, l
+	}
+	if r.null {
+		test := &pg_query.NullTest{Nulltesttype: pg_query.NullTestType_IS_NOT_NULL}
+		if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+			test.Nulltesttype = pg_query.NullTestType_IS_NULL
+		}
+		return t.nullTestOf(l, test), nil
 	}
 	ls, rs, err := t.comparison("=", l, r)
 	if err != nil {

@@ -63,6 +63,9 @@ type selectParts struct {
 	arm                                                         *armHints
 	orderExprs, orderSuffixes                                   []string // ORDER BY as expressions (DISTINCT ON)
 	distinctOn                                                  []*pg_query.Node
+	// pseudoConst: the output column is the same for every row (no
+	// column, no aggregate, nothing volatile), a sort key PostgreSQL drops.
+	pseudoConst []bool
 }
 
 func (p selectParts) sql() string {
@@ -194,13 +197,18 @@ func (t *translator) targetList(targets []*pg_query.Node, sc *scope, p *selectPa
 				out = append(out, v.sql+" AS "+quoteIdent(v.name))
 				p.cols = append(p.cols, Column{Name: v.name, Type: v.typ})
 				p.targetVals = append(p.targetVals, v)
+				p.pseudoConst = append(p.pseudoConst, false)
 			}
 			continue
 		}
+		saw := t.sawAgg
+		t.sawAgg = false
 		v, err := t.targetValue(rt.GetVal(), sc, p.arm, len(p.cols))
 		if err != nil {
 			return err
 		}
+		p.pseudoConst = append(p.pseudoConst, !t.sawAgg && pseudoConstant(rt.GetVal()))
+		t.sawAgg = t.sawAgg || saw
 		note(v)
 		if rt.GetName() != "" {
 			v.name = rt.GetName()

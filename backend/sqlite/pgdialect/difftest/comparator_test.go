@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,42 @@ func TestComparatorFailsOnDifferences(t *testing.T) {
 	}
 	if d := differences(base, mutate(func(*outcome) {}), true); len(d) != 0 {
 		t.Errorf("equal results differ: %v", d)
+	}
+}
+
+// TestComparatorTiedNumerics: in an ordered result, rows tied on equal
+// numerics of different scales may come in either order (PostgreSQL does
+// not order ties); any other difference in order or value still fails.
+func TestComparatorTiedNumerics(t *testing.T) {
+	res := func(rows ...[]any) outcome {
+		return outcome{Columns: []string{"n", "s"}, Types: []string{"numeric", "text"}, Rows: rows}
+	}
+	pg := res([]any{"0.5", "a"}, []any{"1.0", "a"}, []any{"1.00", "a"}, []any{"2", "b"})
+	tied := res([]any{"0.5", "a"}, []any{"1.00", "a"}, []any{"1.0", "a"}, []any{"2", "b"})
+	if d := differences(pg, tied, true); len(d) != 0 {
+		t.Errorf("tied numerics of different scales in the other order: %v", d)
+	}
+	for name, lite := range map[string]outcome{
+		"scale":              res([]any{"0.5", "a"}, []any{"1.0", "a"}, []any{"1.0", "a"}, []any{"2", "b"}),
+		"unequal values":     res([]any{"1.0", "a"}, []any{"0.5", "a"}, []any{"1.00", "a"}, []any{"2", "b"}),
+		"tie in another col": res([]any{"0.5", "a"}, []any{"1.00", "b"}, []any{"1.0", "a"}, []any{"2", "a"}),
+	} {
+		if d := differences(pg, lite, true); len(d) == 0 {
+			t.Errorf("%s: no difference reported", name)
+		}
+	}
+	negZero := outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}, {0.0}}}
+	posZero := outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{0.0}, {math.Copysign(0, -1)}}}
+	if d := differences(negZero, posZero, true); len(d) != 0 {
+		t.Errorf("tied -0 and 0 in the other order: %v", d)
+	}
+	if d := differences(negZero, outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{0.0}, {0.0}}}, true); len(d) == 0 {
+		t.Error("-0 read as 0 passes")
+	}
+	text := outcome{Columns: []string{"n"}, Types: []string{"text"}, Rows: [][]any{{"1.0"}, {"1.00"}}}
+	swapped := outcome{Columns: []string{"n"}, Types: []string{"text"}, Rows: [][]any{{"1.00"}, {"1.0"}}}
+	if d := differences(text, swapped, true); len(d) == 0 {
+		t.Error("text that looks numeric in another order passes")
 	}
 }
 

@@ -137,8 +137,16 @@ func (e *pgEngine) runStatement(ctx context.Context, st translated) outcome {
 	if err != nil {
 		return errorOutcome(err)
 	}
+	var ran []uint32 // the portal's type OIDs (fds is the connection's buffer)
 	for _, fd := range fds {
 		out.Columns = append(out.Columns, fd.Name)
+		ran = append(ran, fd.DataTypeOID)
+	}
+	described, err := e.describe(ctx, st.sql, oids, ran)
+	if err != nil {
+		return errorOutcome(err)
+	}
+	for _, fd := range described {
 		out.Types = append(out.Types, typeName(e.typeName(ctx, fd.DataTypeOID), fd.TypeModifier))
 	}
 	if names := e.columnNames(ctx, st); len(names) == len(out.Columns) {
@@ -148,6 +156,40 @@ func (e *pgEngine) runStatement(ctx context.Context, st translated) outcome {
 		out.Affected = tag.RowsAffected()
 	}
 	return out
+}
+
+// describe is PostgreSQL's Describe of the statement sql (Parse with the
+// arguments' types, then Describe Statement), which ran with result
+// columns of the type OIDs ran: the result types the suite compares with Translation.Columns.
+//
+// PostgreSQL describes one statement two ways. Describe Statement (and
+// pgx's Prepare, libpq's PQdescribePrepared, JDBC's metadata before
+// execution) gives the types of parse analysis; the RowDescription of a
+// portal (simple query, or Describe Portal after Bind, as ExecParams
+// sends) gives the planned query's, whose constant folding can narrow a
+// typmod: CASE WHEN true THEN c ELSE 'x' END is varchar (typmod -1) to
+// the first and c's varchar(5) to the second. The translator gives one
+// description for both (pgdialect/DESIGN.md, "Known differences"), parse
+// analysis's, so the suite compares it with Describe Statement's: the
+// types a client reads when it describes the statement. Type OIDs are the
+// same both ways; only typmods can differ.
+func (e *pgEngine) describe(ctx context.Context, sql string, oids, ran []uint32) ([]pgconn.FieldDescription, error) {
+	if len(ran) == 0 {
+		return nil, nil
+	}
+	sd, err := e.conn.PgConn().Prepare(ctx, "", sql, oids)
+	if err != nil {
+		return nil, fmt.Errorf("describe the statement that ran: %w", err)
+	}
+	if len(sd.Fields) != len(ran) {
+		return nil, fmt.Errorf("describe the statement that ran: %d columns, %d when it ran", len(sd.Fields), len(ran))
+	}
+	for i, fd := range sd.Fields {
+		if fd.DataTypeOID != ran[i] {
+			return nil, fmt.Errorf("describe the statement that ran: column %d has type OID %d, %d when it ran", i+1, fd.DataTypeOID, ran[i])
+		}
+	}
+	return sd.Fields, nil
 }
 
 // columnNames are the result column names PostgreSQL gives the

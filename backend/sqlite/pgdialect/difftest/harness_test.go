@@ -60,14 +60,19 @@ type diffCase struct {
 // tally counts what a test checked.
 type tally struct {
 	compared, refused, gateSkipped, unreached, discrepancies int
-	refusals                                                 map[string]int // by message
-	gateRefusals                                             map[string]int
-	examples                                                 map[string]string // the shortest statement of each message
+	// planDependent: differences PostgreSQL's plan decides, confirmed
+	// on both engines (plandep_test.go), by reason.
+	planDependent int
+	planReasons   map[string]int
+	refusals      map[string]int // by message
+	gateRefusals  map[string]int
+	examples      map[string]string // the shortest statement of each message
 }
 
 func (t *tally) log(tb testing.TB, what string) {
-	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused), %d discrepancies",
-		what, t.compared, t.refused, t.gateSkipped, t.unreached, t.discrepancies)
+	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused), %d plan-dependent (confirmed on both engines), %d discrepancies",
+		what, t.compared, t.refused, t.gateSkipped, t.unreached, t.planDependent, t.discrepancies)
+	logTop(tb, "plan-dependent", t.planReasons, t.examples)
 	logTop(tb, "translator refusals", t.refusals, t.examples)
 	logTop(tb, "gate refusals", t.gateRefusals, t.examples)
 }
@@ -141,6 +146,7 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	h := &harness{t: t, pg: conn, types: map[uint32]string{}}
 	h.tally.refusals, h.tally.gateRefusals, h.tally.examples = map[string]int{}, map[string]int{}, map[string]string{}
+	h.tally.planReasons = map[string]int{}
 	h.report = func(msg string) { t.Error(msg) }
 	h.translate = func(sql string, cat pgdialect.Catalog, args []any) (*pgdialect.Translation, error) {
 		return pgdialect.TranslateTyped(sql, cat, argTypes(args))
@@ -223,6 +229,15 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 	d := differences(pgO, liteO, ordered)
 	if len(d) == 0 {
 		return true, false
+	}
+	if pe, ok := pgE.(*pgEngine); ok {
+		if why := (&prober{pg: pe, lite: lite, h: h}).planDependent(st, pgO, liteO); why != "" {
+			kind, _, _ := strings.Cut(why, ":")
+			h.tally.planDependent++
+			h.tally.planReasons[kind]++
+			h.tally.example(kind, s.sql)
+			return true, false
+		}
 	}
 	h.tally.discrepancies++
 	h.discrepancy(c, i, st, pgO, liteO, d, context)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/internal/racetest"
 )
 
 // kind is the family of a column or expression type, which decides the
@@ -580,11 +581,25 @@ func (g *gen) write(t table) string {
 		return g.insert(t)
 	}
 	c := t.cols[g.pick(len(t.cols))]
-	sql := "UPDATE " + t.name + " SET " + c.name + " = " + g.expr(c.kind, sc, 2) + g.where(sc)
+	sql := "UPDATE " + t.name + " SET " + c.name + " = " + stored(c.kind, g.expr(c.kind, sc, 2)) + g.where(sc)
 	if g.chance(0.3) {
 		sql += " RETURNING " + sc[g.pick(len(sc))].name
 	}
 	return sql
+}
+
+// stored is expr as the generator stores it in a column of kind k: a
+// float expression plus 0, which is expr for every value but -0, made 0.
+// SQLite stores a float -0 as 0 (the first of pgdialect/DESIGN.md's
+// "Known differences", in traps.case; storage affinity, not the
+// translation), so -0 arising from arithmetic (-1.25 * 0) would flood
+// the rest of a case, as the literal would (floatLits has no -0 for the
+// same reason); -0 in results not stored is still compared.
+func stored(k kind, expr string) string {
+	if k != kFloat {
+		return expr
+	}
+	return "(" + expr + ") + 0"
 }
 
 // insert is an INSERT of literal values or of a SELECT from the table
@@ -604,7 +619,7 @@ func (g *gen) insert(t table) string {
 		c := t.cols[g.pick(len(t.cols))]
 		sql += []string{" ON CONFLICT DO NOTHING", " ON CONFLICT (c0) DO NOTHING",
 			" ON CONFLICT (c0) DO UPDATE SET " + c.name + " = EXCLUDED." + c.name,
-			" ON CONFLICT (c0) DO UPDATE SET " + c.name + " = " + g.expr(c.kind, t.scope(t.name), 1)}[g.pick(4)]
+			" ON CONFLICT (c0) DO UPDATE SET " + c.name + " = " + stored(c.kind, g.expr(c.kind, t.scope(t.name), 1))}[g.pick(4)]
 	}
 	if g.chance(0.3) {
 		sql += " RETURNING *"
@@ -616,11 +631,10 @@ func (g *gen) insert(t table) string {
 func diffSeconds(t *testing.T) time.Duration {
 	s := os.Getenv(envSeconds)
 	if s == "" {
-		// Random runs still find differences translation v1 has not
-		// fixed (pgdialect/DESIGN.md, "Known differences"): until they
-		// are gone the campaign is make test-dialect-diff's, not every
-		// go test's, where it would fail at random.
-		t.Skipf("%s is unset: the random differential run is make test-dialect-diff (translation v1 has known differences: backend/sqlite/pgdialect/DESIGN.md)", envSeconds)
+		// The run is asked for by its budget: make test-dialect-diff
+		// sets 300 seconds; make test and CI will set a bounded one once
+		// random runs stop finding discrepancies (doc.go).
+		t.Skipf("%s is unset: the random differential run is bounded by it (make test-dialect-diff runs the campaign)", envSeconds)
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
@@ -644,6 +658,7 @@ func envUint(t *testing.T, name string, def uint64) uint64 {
 // TestRandom runs random cases for RELCHAIN_DIFF_SECONDS from
 // RELCHAIN_DIFF_SEED (RELCHAIN_DIFF_CASE=k replays case k alone).
 func TestRandom(t *testing.T) {
+	racetest.Heavy(t) // one stream of cases on two engines, for a time budget
 	if os.Getenv(envCase) == "" {
 		diffSeconds(t) // skips when no campaign is asked for
 	}
@@ -662,10 +677,10 @@ func TestRandom(t *testing.T) {
 		h.runCase(randomCase(seed, k, types), fmt.Sprintf("%s=%d %s=%d", envSeed, seed, envCase, k))
 		cases++
 	}
-	h.tally.log(t, fmt.Sprintf("random (%d cases, seed %d)", cases, seed))
+	h.tally.log(t, fmt.Sprintf("random (%d cases, seed %d, %s)", cases, seed, diffSeconds(t)))
 	h.requireCompared(t)
 	if h.tally.discrepancies > 0 {
-		t.Logf("replay with %s=%d", envSeed, seed)
+		t.Logf("replay with %s=%d (one case: %s=k, k as in each discrepancy)", envSeed, seed, envCase)
 	}
 }
 

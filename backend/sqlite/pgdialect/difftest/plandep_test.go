@@ -1,0 +1,577 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// PostgreSQL leaves some outcomes to its plan, and says so: "the order of
+// evaluation of subexpressions is not defined" (the manual, 4.2.14), so
+// an error in one WHERE or ON condition is raised or not depending on
+// which condition its planner tests first (it orders them by cost), and
+// whether a set operation's arm is read at all, or which of equal
+// numerics of different scales represents them, is its executor's
+// choice. The translator answers each deterministically, with the choice
+// SQLite's plan makes (pgdialect/DESIGN.md, "Known differences"). The
+// harness does not ignore such differences: it counts one as
+// plan-dependent only when both engines, asked the part of the statement
+// in question alone, agree on an answer that accounts for it (prober):
+//
+//   - one engine failed with a data exception (class 22), the other
+//     succeeded, and one of the statement's conditions (a conjunct of its
+//     WHERE or of a join's ON, BETWEEN being two) raises that very SQLSTATE
+//     on both engines when evaluated alone over the rows of the FROM
+//     items: the engine that succeeded tested another condition first,
+//     which rejected those rows;
+//   - PostgreSQL failed with a data exception in INTERSECT or EXCEPT,
+//     SQLite succeeded, the left arm has no rows and the right arm alone
+//     raises that SQLSTATE on both engines: SQLite does not read the right
+//     arm of an INTERSECT or EXCEPT whose left arm is empty;
+//   - one engine failed with a data exception, the other succeeded, and a
+//     subquery of the statement alone raises it on both engines: the one
+//     that succeeded did not run the subquery to its failing row (SQLite
+//     skips the subquery of NULL IN (SELECT …));
+//   - x IN (SELECT c …) as the WHERE, whose subquery has no non-NULL c,
+//     and x alone raises the error on both engines: PostgreSQL's
+//     semi-join, its inner side empty, never reads the outer rows;
+//   - INSERT … SELECT failed on both, one with an integrity violation
+//     (class 23), the other with an error the SELECT alone raises on both:
+//     which comes first depends on whether the SELECT is read whole first;
+//   - a LIMIT cuts through rows tied on equal numerics of different
+//     scales: the results are one sequence with scales read away, and
+//     SQLite's rows are rows of the statement without its LIMIT;
+//   - the rows of a set operation without ALL differ only in the display
+//     scale of equal numerics, and each numeric SQLite shows is one of the
+//     values PostgreSQL had to choose from (its arms' rows).
+//
+// Anything else is a discrepancy.
+
+// planDependent reports why the difference between pgO and liteO is one
+// PostgreSQL's plan decides, confirmed on both engines ("kind: detail");
+// "" when it is not.
+func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
+	res, err := pg_query.Parse(st.sql)
+	if err != nil || len(res.Stmts) != 1 {
+		return ""
+	}
+	stmt := res.Stmts[0].Stmt
+	failed, code := pgO, pgO.Code
+	if liteO.failed() {
+		failed, code = liteO, liteO.Code
+	}
+	if pgO.failed() != liteO.failed() && sqlstateClass(failed.Code) == "22" {
+		if why := e.conditionRaises(stmt, code); why != "" {
+			return why
+		}
+		if why := e.subqueryRaises(stmt, code); why != "" {
+			return why
+		}
+		if why := e.semiJoinSkipped(stmt.GetSelectStmt(), code); why != "" {
+			return why
+		}
+		if pgO.failed() {
+			return e.skippedArm(stmt.GetSelectStmt(), code)
+		}
+		return ""
+	}
+	if pgO.failed() && liteO.failed() {
+		return e.insertedFirst(stmt, pgO.Code, liteO.Code)
+	}
+	if !pgO.failed() && !liteO.failed() {
+		if why := e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO); why != "" {
+			return why
+		}
+		return e.limitedTies(stmt.GetSelectStmt(), pgO, liteO)
+	}
+	return ""
+}
+
+// conditionRaises: a condition of stmt raises code on PostgreSQL when
+// evaluated alone over the rows of its FROM items (there must be two
+// conditions at least, or there is no order to choose).
+func (e *prober) conditionRaises(stmt *pg_query.Node, code string) string {
+	if s := stmt.GetSelectStmt(); s != nil {
+		// the statement's query, and those of its WITH and of its FROM
+		// (one level down: the generator's CTEs and derived tables)
+		queries := []*pg_query.SelectStmt{s}
+		for _, c := range s.GetWithClause().GetCtes() {
+			queries = append(queries, c.GetCommonTableExpr().GetCtequery().GetSelectStmt())
+		}
+		for _, f := range s.GetFromClause() {
+			queries = append(queries, f.GetRangeSubselect().GetSubquery().GetSelectStmt())
+		}
+		for _, q := range queries {
+			if why := e.queryConditionRaises(q, code); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+	var from []*pg_query.Node
+	var conds []*pg_query.Node
+	switch {
+	case stmt.GetUpdateStmt() != nil && len(stmt.GetUpdateStmt().GetFromClause()) == 0:
+		from = []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: stmt.GetUpdateStmt().GetRelation()}}}
+		conds = conjuncts(stmt.GetUpdateStmt().GetWhereClause(), nil)
+	case stmt.GetDeleteStmt() != nil && len(stmt.GetDeleteStmt().GetUsingClause()) == 0:
+		from = []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: stmt.GetDeleteStmt().GetRelation()}}}
+		conds = conjuncts(stmt.GetDeleteStmt().GetWhereClause(), nil)
+	}
+	return e.conditionsRaise(from, conds, code)
+}
+
+// queryConditionRaises is conditionRaises for a query without set
+// operations.
+func (e *prober) queryConditionRaises(s *pg_query.SelectStmt, code string) string {
+	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		return ""
+	}
+	var from, conds []*pg_query.Node
+	for _, f := range s.GetFromClause() {
+		if !fromItems(f, &from, &conds) {
+			return ""
+		}
+	}
+	return e.conditionsRaise(from, conjuncts(s.GetWhereClause(), conds), code)
+}
+
+// conditionsRaise: one of conds raises code on both engines over the rows
+// of the FROM items it names (all of them when it names none by alias).
+func (e *prober) conditionsRaise(from, conds []*pg_query.Node, code string) string {
+	if len(conds) < 2 || len(from) == 0 {
+		return ""
+	}
+	for _, c := range conds {
+		items := named(from, c)
+		// over the tables' rows, and over the first one's rows with the
+		// others null-extended, as an outer join evaluates a condition
+		// (or not, once its planner has made the join an inner one)
+		for _, f := range [][]*pg_query.Node{items, {nullExtended(items)}} {
+			q := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(c, -1)}, FromClause: f, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+			sql, err := deparse(q)
+			if err != nil {
+				continue
+			}
+			if got := e.probe(sql); got.Code == code {
+				return fmt.Sprintf("order of conditions: %s raises %s on both engines over the FROM items' rows (%s); the engine that succeeded tested another condition first, or not on those rows", firstLine(sql), code, got.Message)
+			}
+		}
+	}
+	return ""
+}
+
+// nullExtended is items[0] LEFT JOIN items[1] ON false LEFT JOIN …: the
+// first item's rows, the others' columns NULL.
+func nullExtended(items []*pg_query.Node) *pg_query.Node {
+	out := items[0]
+	for _, it := range items[1:] {
+		out = &pg_query.Node{Node: &pg_query.Node_JoinExpr{JoinExpr: &pg_query.JoinExpr{
+			Jointype: pg_query.JoinType_JOIN_LEFT, Larg: out, Rarg: it, Quals: &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: false}}, Location: -1}}}}}}
+	}
+	return out
+}
+
+// named is the FROM items the expression c names by alias (or table
+// name); all of them when it names none of them.
+func named(from []*pg_query.Node, c *pg_query.Node) []*pg_query.Node {
+	refs := map[string]bool{}
+	var walk func(m proto.Message)
+	walk = func(m proto.Message) {
+		if cr, ok := m.(*pg_query.ColumnRef); ok {
+			if f := cr.GetFields(); len(f) > 1 {
+				refs[f[0].GetString_().GetSval()] = true
+			}
+			return
+		}
+		m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil || fd.IsMap():
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message().Interface())
+				}
+			default:
+				walk(v.Message().Interface())
+			}
+			return true
+		})
+	}
+	walk(c)
+	var out []*pg_query.Node
+	for _, f := range from {
+		rv := f.GetRangeVar()
+		name := rv.GetRelname()
+		if rv.GetAlias() != nil {
+			name = rv.GetAlias().GetAliasname()
+		}
+		if refs[name] {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return from
+	}
+	return out
+}
+
+// subqueryRaises: a subquery in a condition of stmt (x IN (SELECT …),
+// EXISTS, a scalar subquery) raises code on both engines run alone: the
+// engine that succeeded did not run it to the failing row (SQLite does
+// not run the subquery of NULL IN (SELECT …), nor a WHERE over no rows;
+// PostgreSQL runs a condition without columns once, before any row).
+func (e *prober) subqueryRaises(stmt *pg_query.Node, code string) string {
+	var subs []*pg_query.SelectStmt
+	var walk func(m proto.Message)
+	walk = func(m proto.Message) {
+		if sl, ok := m.(*pg_query.SubLink); ok {
+			if q := sl.GetSubselect().GetSelectStmt(); q != nil {
+				subs = append(subs, q)
+			}
+		}
+		m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil || fd.IsMap():
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message().Interface())
+				}
+			default:
+				walk(v.Message().Interface())
+			}
+			return true
+		})
+	}
+	walk(stmt)
+	for _, q := range subs {
+		sql, err := deparse(q)
+		if err != nil {
+			continue
+		}
+		if got := e.probe(sql); got.Code == code {
+			return fmt.Sprintf("unread subquery: %s raises %s on both engines run alone (%s); the engine that succeeded did not run it to that row", firstLine(sql), code, got.Message)
+		}
+	}
+	return ""
+}
+
+// semiJoinSkipped: s's WHERE is x IN (SELECT c …) whose subquery has no
+// row with c not NULL on both engines, and x alone raises code on both
+// over the FROM's rows: PostgreSQL runs the IN as a semi-join and, its
+// inner side (hashed on c, NULLs left out) empty, never reads the outer
+// rows; SQLite evaluates x on each.
+func (e *prober) semiJoinSkipped(s *pg_query.SelectStmt, code string) string {
+	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE {
+		return ""
+	}
+	sl := s.GetWhereClause().GetSubLink()
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sl == nil || sl.GetSubLinkType() != pg_query.SubLinkType_ANY_SUBLINK || sub == nil || len(sub.GetTargetList()) != 1 {
+		return ""
+	}
+	var from, conds []*pg_query.Node
+	for _, f := range s.GetFromClause() {
+		if !fromItems(f, &from, &conds) {
+			return ""
+		}
+	}
+	inner, err := deparse(sub)
+	if err != nil {
+		return ""
+	}
+	if o := e.probe("SELECT count(*) FROM (" + inner + ") AS s (c) WHERE s.c IS NOT NULL"); o.failed() || len(o.Rows) != 1 || o.Rows[0][0] != int64(0) {
+		return ""
+	}
+	lhs, err := deparse(&pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(sl.GetTestexpr(), -1)}, FromClause: from, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	if err != nil {
+		return ""
+	}
+	if got := e.probe(lhs); got.Code == code {
+		return fmt.Sprintf("semi-join: the subquery of x IN (SELECT …) has no non-NULL row and x raises %s on both engines alone (%s); PostgreSQL's semi-join never reads the outer rows", code, got.Message)
+	}
+	return ""
+}
+
+// insertedFirst: stmt is INSERT … SELECT, one engine failed with an
+// integrity violation (class 23) and the other with an error its SELECT
+// alone raises on both engines: which comes first, a row inserted that
+// violates a key or the SELECT's failing row, depends on whether the
+// SELECT is read whole before the insert (SQLite, reading the table it
+// inserts into) or row by row (PostgreSQL).
+func (e *prober) insertedFirst(stmt *pg_query.Node, pgCode, liteCode string) string {
+	ins := stmt.GetInsertStmt()
+	if ins == nil || ins.GetSelectStmt().GetSelectStmt() == nil || len(ins.GetSelectStmt().GetSelectStmt().GetValuesLists()) > 0 {
+		return ""
+	}
+	code := liteCode
+	switch {
+	case sqlstateClass(pgCode) == "23" && sqlstateClass(liteCode) != "23":
+	case sqlstateClass(liteCode) == "23" && sqlstateClass(pgCode) != "23":
+		code = pgCode
+	default:
+		return ""
+	}
+	sql, err := deparse(ins.GetSelectStmt().GetSelectStmt())
+	if err != nil {
+		return ""
+	}
+	if got := e.probe(sql); got.Code == code {
+		return fmt.Sprintf("insert or select first: the SELECT raises %s on both engines alone (%s); the other engine inserted a violating row first", code, got.Message)
+	}
+	return ""
+}
+
+// fromItems appends the tables of a FROM item (joins taken apart) and the
+// conjuncts of its joins' ON; false for anything else (a subquery, a
+// function, USING).
+func fromItems(n *pg_query.Node, from, conds *[]*pg_query.Node) bool {
+	if n.GetRangeVar() != nil {
+		*from = append(*from, n)
+		return true
+	}
+	j := n.GetJoinExpr()
+	if j == nil || len(j.GetUsingClause()) > 0 || j.GetIsNatural() {
+		return false
+	}
+	*conds = conjuncts(j.GetQuals(), *conds)
+	return fromItems(j.GetLarg(), from, conds) && fromItems(j.GetRarg(), from, conds)
+}
+
+// conjuncts appends the conditions an AND of n is made of, a BETWEEN
+// being two comparisons (as PostgreSQL's parse analysis makes it).
+func conjuncts(n *pg_query.Node, out []*pg_query.Node) []*pg_query.Node {
+	switch {
+	case n == nil:
+		return out
+	case n.GetBoolExpr() != nil && n.GetBoolExpr().GetBoolop() == pg_query.BoolExprType_AND_EXPR:
+		for _, a := range n.GetBoolExpr().GetArgs() {
+			out = conjuncts(a, out)
+		}
+		return out
+	case n.GetAExpr() != nil && n.GetAExpr().GetKind() == pg_query.A_Expr_Kind_AEXPR_BETWEEN:
+		a := n.GetAExpr()
+		if b := a.GetRexpr().GetList().GetItems(); len(b) == 2 {
+			ge := pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode(">=")}, a.GetLexpr(), b[0], -1)
+			le := pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("<=")}, a.GetLexpr(), b[1], -1)
+			return append(out, ge, le)
+		}
+	}
+	return append(out, n)
+}
+
+// skippedArm: s is an INTERSECT or EXCEPT whose left arm has no rows on
+// PostgreSQL and whose right arm alone raises code there.
+func (e *prober) skippedArm(s *pg_query.SelectStmt, code string) string {
+	if s == nil || s.GetAll() || s.GetOp() != pg_query.SetOperation_SETOP_INTERSECT && s.GetOp() != pg_query.SetOperation_SETOP_EXCEPT {
+		return ""
+	}
+	left, err := deparse(s.GetLarg())
+	if err != nil {
+		return ""
+	}
+	if l := e.probe(left); l.failed() || len(l.Rows) != 0 {
+		return ""
+	}
+	// The right arm as the set operation reads it: its columns take the
+	// operation's types (an implicit cast to the left arm's float8 can be
+	// what fails), so it is probed after an empty copy of the left arm.
+	empty := proto.Clone(s.GetLarg()).(*pg_query.SelectStmt)
+	empty.LimitCount, empty.LimitOption = pg_query.MakeAConstIntNode(0, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT
+	right, err := deparse(&pg_query.SelectStmt{Op: pg_query.SetOperation_SETOP_UNION, All: true, Larg: empty, Rarg: s.GetRarg(), LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	if err != nil {
+		return ""
+	}
+	if r := e.probe(right); r.Code == code {
+		return fmt.Sprintf("unread set-operation arm: the left arm of the %s has no rows and its right arm raises %s on both engines (%s); SQLite does not read it", map[bool]string{true: "INTERSECT", false: "EXCEPT"}[s.GetOp() == pg_query.SetOperation_SETOP_INTERSECT], code, r.Message)
+	}
+	return ""
+}
+
+// numericRepresentative: s is a set operation without ALL whose results
+// differ only in the display scale of equal numerics, each numeric SQLite
+// shows being one of its arms' values on PostgreSQL.
+func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcome) string {
+	if s == nil || s.GetOp() == pg_query.SetOperation_SETOP_NONE || s.GetAll() || len(pgO.Types) != len(liteO.Types) {
+		return ""
+	}
+	numeric := make([]bool, len(pgO.Types))
+	for i, t := range pgO.Types {
+		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
+	}
+	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), false) != nil {
+		return ""
+	}
+	left, err1 := deparse(s.GetLarg())
+	right, err2 := deparse(s.GetRarg())
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	candidates := map[string]bool{}
+	for _, arm := range []string{left, right} {
+		o := e.probe(arm)
+		if o.failed() {
+			return ""
+		}
+		for _, r := range o.Rows {
+			for i, v := range r {
+				if i < len(numeric) && numeric[i] {
+					candidates[render(v)] = true
+				}
+			}
+		}
+	}
+	for _, r := range liteO.Rows {
+		for i, v := range r {
+			if numeric[i] && v != nil && !candidates[render(v)] {
+				return ""
+			}
+		}
+	}
+	return "numeric representative: SQLite shows another of the equal numerics (of different display scales) its arms give"
+}
+
+// parseVersion is the parse tree version pg_query's deparser expects.
+var parseVersion = func() int32 {
+	res, err := pg_query.Parse("SELECT 1")
+	if err != nil {
+		return 0
+	}
+	return res.GetVersion()
+}()
+
+// deparse is the SQL text of s.
+// limitedTies: s has a LIMIT that cuts through rows its ORDER BY leaves
+// tied (equal numerics of different scales): the results are the same
+// sequence with scales read away, and every row SQLite returned is a row
+// of the statement without its LIMIT and OFFSET on both engines.
+func (e *prober) limitedTies(s *pg_query.SelectStmt, pgO, liteO outcome) string {
+	if s == nil || s.GetLimitCount() == nil || len(pgO.Types) != len(liteO.Types) {
+		return ""
+	}
+	numeric := make([]bool, len(pgO.Types))
+	for i, t := range pgO.Types {
+		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
+	}
+	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), true) != nil {
+		return ""
+	}
+	all := proto.Clone(s).(*pg_query.SelectStmt)
+	all.LimitCount, all.LimitOffset, all.LimitOption = nil, nil, pg_query.LimitOption_LIMIT_OPTION_DEFAULT
+	sql, err := deparse(all)
+	if err != nil {
+		return ""
+	}
+	o := e.probe(sql)
+	if o.failed() {
+		return ""
+	}
+	rows := map[string]int{}
+	for _, r := range o.Rows {
+		rows[renderRow(r)]++
+	}
+	for _, r := range liteO.Rows {
+		if rows[renderRow(r)] == 0 {
+			return ""
+		}
+		rows[renderRow(r)]--
+	}
+	return "limited ties: the LIMIT cuts through rows tied on equal numerics; SQLite's are rows of the unlimited result"
+}
+
+func deparse(s *pg_query.SelectStmt) (string, error) {
+	return pg_query.Deparse(&pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: s}}}}})
+}
+
+// prober asks both engines of a case a part of a statement.
+type prober struct {
+	pg   *pgEngine
+	lite *liteEngine
+	h    *harness
+}
+
+// probe runs sql on PostgreSQL (in a transaction it rolls back) and,
+// translated, on SQLite; the outcome is PostgreSQL's when both engines
+// agree on the SQLSTATE (or both succeed), else a "probe" failure that
+// confirms nothing.
+func (e *prober) probe(sql string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := e.pg.conn.PgConn().Exec(ctx, "BEGIN; SET LOCAL relchain.tx = '0'").ReadAll(); err != nil {
+		return errorOutcome(err)
+	}
+	pgO := e.pg.runStatement(ctx, translated{sql: sql})
+	_, _ = e.pg.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
+	st := translated{sql: sql}
+	st.tr, st.err = e.h.translate(sql, e.lite.cat, nil)
+	liteO := e.lite.run(st)
+	if liteO.Code != pgO.Code {
+		return outcome{Code: "probe", Message: fmt.Sprintf("the engines differ on %s: postgres %q, sqlite %q", sql, pgO.Code, liteO.Code)}
+	}
+	return pgO
+}
+
+// TestPlanDependentNeedsBothEngines: a difference counts as
+// plan-dependent only when both engines confirm its cause; planted
+// outcomes whose cause the engines do not confirm stay discrepancies.
+func TestPlanDependentNeedsBothEngines(t *testing.T) {
+	h := newHarness(t)
+	h.schemas++
+	pgE, err := newPGEngine(h.pg, fmt.Sprintf("difftest_plandep_%d", h.schemas), h.types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pgE.close()
+	lite, err := newLiteEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.close()
+	for _, sql := range []string{
+		"CREATE TABLE t (a int4, b int4)", "INSERT INTO t VALUES (1, 0), (2, 1)",
+		"CREATE TABLE e (a int4)", "CREATE TABLE n (x numeric)", "INSERT INTO n VALUES (1.0), (2)",
+	} {
+		st := translated{sql: sql}
+		st.tr, st.err = h.translate(sql, lite.cat, nil)
+		if o, l := pgE.run(st), lite.run(st); o.failed() || l.failed() {
+			t.Fatalf("%s: postgres %s, sqlite %s", sql, o, l)
+		}
+	}
+	p := &prober{pg: pgE, lite: lite, h: h}
+	ok := outcome{Columns: []string{"a"}, Types: []string{"int4"}, Rows: [][]any{{int64(2)}}}
+	div0 := outcome{Code: "22012", Message: "division by zero"}
+	for _, c := range []struct {
+		sql        string
+		pg, lite   outcome
+		plan       bool
+		whyPlanted string
+	}{
+		{"SELECT a FROM t WHERE b <> 0 AND a / b > 0", ok, div0, true, "a / b raises 22012 on a row b <> 0 rejects"},
+		{"SELECT a FROM t WHERE a / b > 0 AND b <> 0", div0, ok, true, "the same, the other way"},
+		{"SELECT a FROM t WHERE b <> 0 AND a / b > 0", ok, outcome{Code: "22003", Message: "integer out of range"}, false, "no condition raises 22003"},
+		{"SELECT a FROM t WHERE a / b > 0", ok, div0, false, "one condition: no order to choose"},
+		{"SELECT a FROM t WHERE b <> 0 AND a > 0", ok, div0, false, "no condition raises"},
+		{"SELECT a FROM e EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, true, "empty left arm, right arm raises"},
+		{"SELECT a FROM t EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the left arm has rows"},
+		{"SELECT 1 FROM e WHERE NULL IN (SELECT 1 / (a - a) FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, true, "the subquery raises alone"},
+		{"SELECT 1 FROM e WHERE NULL IN (SELECT a FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the subquery does not raise"},
+		{"INSERT INTO t SELECT a, 1 / (a - a) FROM t", outcome{Code: "23505"}, div0, true, "the SELECT raises alone, the other a key violation"},
+		{"INSERT INTO t SELECT a, b FROM t", outcome{Code: "23505"}, div0, false, "the SELECT does not raise"},
+		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.00"}}}, true, "2.00 ties with 2 at the limit"},
+		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.000"}}}, false, "2.000 is no row"},
+		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM e)", ok, div0, true, "the semi-join's inner side is empty"},
+		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM t)", ok, div0, false, "the inner side has rows"},
+		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
+		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
+		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
+	} {
+		why := p.planDependent(translated{sql: c.sql}, c.pg, c.lite)
+		if (why != "") != c.plan {
+			t.Errorf("%s (%s): plan-dependent %q, want %v", c.sql, c.whyPlanted, why, c.plan)
+		}
+	}
+}
