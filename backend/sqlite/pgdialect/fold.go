@@ -143,14 +143,14 @@ func foldNullif(l, r value, fold bool) (value, bool) {
 	case !fold || !l.isConst || !r.isConst:
 		return value{}, false
 	case r.konst == nil:
-		l.name = "nullif"
+		l.name, l.weak = "nullif", false
 		return l, true
 	}
 	if c, ok := compareConsts(l.konst, r.konst); ok {
 		if c == 0 {
 			return value{sql: "NULL", typ: l.typ, name: "nullif", isConst: true}, true
 		}
-		l.name = "nullif"
+		l.name, l.weak = "nullif", false
 		return l, true
 	}
 	return value{}, false
