@@ -28,6 +28,7 @@ const (
 	envSeconds  = "RELCHAIN_DIFF_SECONDS"
 	envSeed     = "RELCHAIN_DIFF_SEED"
 	envCase     = "RELCHAIN_DIFF_CASE"
+	envCases    = "RELCHAIN_DIFF_CASES" // at most this many random cases (0: no bound)
 	envPG       = "RELCHAIN_DIFF_PG"
 	envFindings = "RELCHAIN_DIFF_FINDINGS"
 )

@@ -672,8 +672,8 @@ func TestRandom(t *testing.T) {
 		return
 	}
 	deadline := time.Now().Add(diffSeconds(t))
-	cases := 0
-	for k := uint64(0); time.Now().Before(deadline); k++ {
+	cases, most := 0, envUint(t, envCases, 0)
+	for k := uint64(0); time.Now().Before(deadline) && (most == 0 || k < most); k++ {
 		h.runCase(randomCase(seed, k, types), fmt.Sprintf("%s=%d %s=%d", envSeed, seed, envCase, k))
 		cases++
 	}
