@@ -467,23 +467,14 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		}
 		return fail(execFailureOf(j+1, be))
 	}
-	if err := block.Release(ctx); err != nil {
-		if be := backend.AsError(err); be != nil && errors.Is(err, backend.ErrDeferredViolation) {
-			if p.rehearsal {
-				// A rehearsal runs a transaction so far (the gateway
-				// rehearses each statement with the ones before it):
-				// PostgreSQL checks deferred constraints at COMMIT, which
-				// the block runs. The rehearsal's Rollback ends the
-				// savepoint with everything else.
-				return nil, results, nil
-			}
-			// PostgreSQL's COMMIT failing on a deferred constraint: the
-			// tx fails as a whole (no statement of it is to blame).
-			return fail(&wlFailure{code: api.CodeExecFailed,
-				data: api.FailureData{Class: string(be.Class), SQLState: be.SQLState},
-				log:  "at the end of the transaction: " + be.Error()})
-		}
-		return nil, nil, fmt.Errorf("release savepoint: %w", err)
+	f, rehearsed, err := releaseWL(ctx, p)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case f != nil:
+		return fail(f)
+	case rehearsed:
+		return nil, results, nil
 	}
 	for k, g := range txGrants {
 		p.grants[k] = g
@@ -495,6 +486,31 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 		p.upgrade = &txUp
 	}
 	return nil, results, nil
+}
+
+// releaseWL ends a wl-transaction's savepoint. A constraint deferred to
+// the end of the transaction and still violated
+// (backend.ErrDeferredViolation) fails the tx as a whole, as PostgreSQL's
+// COMMIT fails (no statement of it is to blame); in a rehearsal, which
+// runs a transaction so far (the gateway rehearses each statement with
+// the ones before it), it is no failure: rehearsed is true, the tx's
+// overlays are not joined and the rehearsal's Rollback ends the savepoint
+// with everything else. An error is the backend's.
+func releaseWL(ctx context.Context, p *pendingBlock) (f *wlFailure, rehearsed bool, err error) {
+	err = p.block.Release(ctx)
+	if err == nil {
+		return nil, false, nil
+	}
+	be := backend.AsError(err)
+	switch {
+	case be == nil || !errors.Is(err, backend.ErrDeferredViolation):
+		return nil, false, fmt.Errorf("release savepoint: %w", err)
+	case p.rehearsal:
+		return nil, true, nil
+	}
+	return &wlFailure{code: api.CodeExecFailed,
+		data: api.FailureData{Class: string(be.Class), SQLState: be.SQLState},
+		log:  "at the end of the transaction: " + be.Error()}, false, nil
 }
 
 // judge is the verdict on statement j (0-based; statement off+j+1 of the

@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // PostgreSQL queues a deferred foreign key's check as a trigger event of
@@ -86,6 +87,9 @@ type rowEvents struct {
 }
 
 func rowEventsOf(sql string) rowEvents {
+	if prescan.Check(sql, prescan.PostgreSQL) != nil {
+		return rowEvents{} // the gate refused it first
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return rowEvents{}
@@ -112,6 +116,9 @@ func rowEventsOf(sql string) rowEvents {
 // ddlTargets are the tables a DDL statement PostgreSQL checks for pending
 // events acts on, with the verb of its message; none for other statements.
 func ddlTargets(sql string) (string, []string) {
+	if prescan.Check(sql, prescan.PostgreSQL) != nil {
+		return "", nil // the gate refused it first
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return "", nil
