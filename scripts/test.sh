@@ -118,16 +118,6 @@ gotest_jobs() {
 mapfile -t unit < <(go list ./... | grep -v -e '/relchain/test$' -e '/relchain/test/e2e$')
 race=()
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
-# random_diff_env bounds the postgres dialect's random differential run
-# (backend/sqlite/pgdialect/difftest TestRandom, racetest.Heavy: it runs in
-# the step without -race) for make test and CI: 50 s of seed 62, at most
-# its first 1,390 cases, which PostgreSQL 15 and the translator answer
-# alike (a fixed, replayable set: a red CI is a regression, never a new
-# seed's finding). make test-dialect-diff explores new seeds for longer.
-random_diff_env() {
-  export RELCHAIN_DIFF_SECONDS="${RELCHAIN_DIFF_SECONDS:-50}"
-  export RELCHAIN_DIFF_SEED="${RELCHAIN_DIFF_SEED:-62}" RELCHAIN_DIFF_CASES="${RELCHAIN_DIFF_CASES:-1390}"
-}
 if [ "${UNIT_RACE:-}" = 1 ]; then
   echo "race detector on ${#unit[@]} unit packages (all but ./test and ./test/e2e), with -tags testhooks"
   gotest "the unit packages, -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
@@ -172,7 +162,6 @@ else
     # under -race) and the packages whose default build differs from the
     # testhooks one (files tagged !testhooks), without the detector
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e), -race -tags testhooks" -race -tags testhooks -timeout 40m "${unit[@]}"
-    random_diff_env
     mapfile -t linear < <(grep -rl --include='*_test.go' -e 'sqlchecktest.Linear(' -e 'func TestGrowth' . | xargs -n1 dirname | sort -u)
     gotest "the linearity checks, without -race" -run 'Linear' "${linear[@]}"
     # the tests of long single-stream work that skip under -race
@@ -188,7 +177,6 @@ else
     gotest "the default build's packages (without test hooks)" "${nohooks[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   else
-    random_diff_env
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e)" -timeout 40m "${unit[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   fi

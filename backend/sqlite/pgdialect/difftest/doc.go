@@ -45,15 +45,15 @@
 // (backend/postgres/pggate/testdata/corpus.json), and a seeded random
 // generator (random schema, rows, queries with WHERE, ORDER BY, GROUP BY,
 // aggregates, joins, set operations, subqueries, CTEs, $n parameters,
-// INSERT … ON CONFLICT, UPDATE and DELETE) that runs for RELCHAIN_DIFF_SECONDS (unset: the
-// random test skips) from RELCHAIN_DIFF_SEED (default: the clock; printed at
+// INSERT … ON CONFLICT, UPDATE and DELETE) that runs for RELCHAIN_DIFF_SECONDS
+// from RELCHAIN_DIFF_SEED (default: the clock; printed at
 // the start and with every failure, with the case number:
 // RELCHAIN_DIFF_CASE=k replays case k alone). Its schemas use only the
 // column types whose CREATE TABLE the translator accepts (the others are
 // logged). It runs without the race detector (racetest.Heavy: in CI, the
-// step after the race pass finds it). make test and CI run it for 50
-// seconds from seed 62, at most its first RELCHAIN_DIFF_CASES=1390 cases
-// (scripts/test.sh): a fixed, replayable set the engines answer alike, so a
+// step after the race pass finds it). Without RELCHAIN_DIFF_SECONDS (make
+// test, CI) it runs 50 seconds from seed 62, at most its first 1,390 cases
+// (defaultRun): a fixed, replayable set the engines answer alike, so a
 // failure there is a regression. `make test-dialect-diff` is the campaign
 // that explores: 300 seconds by default from a new seed, where random runs
 // still find a discrepancy every few minutes (the open ones: pgdialect/
