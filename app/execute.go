@@ -266,7 +266,9 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 				continue
 			}
 		}
-		res, out, err := e.executeLimited(ctx, p, tx, sqlcheck.NewEnv(b.Time, b.Hash, i))
+		env := sqlcheck.NewEnv(b.Time, b.Hash, i)
+		env.Protocol = p.version()
+		res, out, err := e.executeLimited(ctx, p, tx, env)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
 			lost.index = i

@@ -130,7 +130,9 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 	if why := e.perms.admit(tx); why != "" {
 		return rehearsalFailure(committed.Height, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
 	}
-	fail, rows, err := e.executeWL(rctx, p, tx, stmts, 0, sqlcheck.NewEnv(chainTime, nil, 0))
+	env := sqlcheck.NewEnv(chainTime, nil, 0)
+	env.Protocol = e.NextVersion() // a tx of the next block runs by its rules
+	fail, rows, err := e.executeWL(rctx, p, tx, stmts, 0, env)
 	var lost *lostBlock
 	switch {
 	case errors.As(err, &lost):

@@ -65,6 +65,9 @@ type Capabilities struct {
 type TextGate struct {
 	// Verdict is the gate's verdict on one statement text (Gate.Analyze).
 	Verdict func(ctx context.Context, sql string) (sqlcheck.Analysis, error)
+	// InBlock, if set, is the verdict in a block (AnalyzeInBlock): the
+	// text's, refined by the rules of the block's protocol version.
+	InBlock func(ctx context.Context, blk Block, sql string) (sqlcheck.Analysis, error)
 	// Fold is Gate.TableName.
 	Fold func(name string) string
 }
@@ -74,8 +77,12 @@ func (g *TextGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, 
 	return g.Verdict(ctx, sql)
 }
 
-// AnalyzeInBlock implements Gate: the verdict does not depend on the block.
-func (g *TextGate) AnalyzeInBlock(ctx context.Context, _ Block, sql string) (sqlcheck.Analysis, error) {
+// AnalyzeInBlock implements Gate: the verdict does not depend on the
+// block's state (InBlock may apply its protocol version's rules).
+func (g *TextGate) AnalyzeInBlock(ctx context.Context, blk Block, sql string) (sqlcheck.Analysis, error) {
+	if g.InBlock != nil {
+		return g.InBlock(ctx, blk, sql)
+	}
 	return g.Verdict(ctx, sql)
 }
 

@@ -27,6 +27,9 @@ const (
 	kindVacuum                 // VACUUM, ANALYZE: each node's own business, answered here
 	kindRefused                // LISTEN, cursors…: refused with a clear error
 	kindCopy                   // COPY: copy.go
+	// kindSetConstraints: SET CONSTRAINTS, a statement of the
+	// transaction (constraints.go).
+	kindSetConstraints
 )
 
 // words returns the first n keywords of sql, upper case, skipping
@@ -98,6 +101,9 @@ func classify(sql string) kind {
 		}
 		return kindRollback
 	case "SET", "RESET":
+		if w[0] == "SET" && len(w) > 1 && w[1] == "CONSTRAINTS" {
+			return kindSetConstraints
+		}
 		return kindSet
 	case "SHOW":
 		return kindShow

@@ -223,6 +223,9 @@ func (s *session) execute(ctx context.Context, sql string, params []any) (*pgwir
 	if err != nil {
 		return nil, err
 	}
+	if k == kindSetConstraints && s.tx == nil {
+		return s.setConstraintsOutside(ctx, stmt)
+	}
 	if s.tx != nil {
 		return s.inTransaction(ctx, sql, stmt, k)
 	}

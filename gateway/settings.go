@@ -39,7 +39,7 @@ func (s *session) set(sql string) (*pgwire.Result, error) {
 	if len(w) > 2 && w[1] == "SESSION" && w[2] == "CHARACTERISTICS" {
 		return s.setTransaction(sql, "CHARACTERISTICS", true)
 	}
-	if len(w) > 2 && (w[1] == "SESSION" || w[1] == "LOCAL") && w[2] == "AUTHORIZATION" || len(w) > 1 && (w[1] == "ROLE" || w[1] == "CONSTRAINTS") {
+	if len(w) > 2 && (w[1] == "SESSION" || w[1] == "LOCAL") && w[2] == "AUTHORIZATION" || len(w) > 1 && w[1] == "ROLE" {
 		return nil, refused("SET %s is not supported: a relchain session acts as the user it authenticated as", strings.Join(w[1:], " "))
 	}
 	name, value, err := parseSet(sql)

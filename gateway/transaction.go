@@ -250,6 +250,10 @@ func commandTag(sql string, affected int64, rows int) string {
 		return fmt.Sprintf("SELECT %d", rows)
 	case "CREATE", "DROP", "ALTER":
 		return ddlTag(w)
+	case "SET":
+		if len(w) > 1 && w[1] == "CONSTRAINTS" {
+			return "SET CONSTRAINTS"
+		}
 	}
 	return w[0]
 }

@@ -19,6 +19,11 @@
 //	   tagged "relchain/apphash/v5" and starts with the block's version
 //	   (app.AppHashInputs), so two nodes that executed a block under
 //	   different rule books can never sign the same AppHash.
+//	3  on PostgreSQL storage, DEFERRABLE INITIALLY DEFERRED constraints
+//	   are checked at the end of each tx, as PostgreSQL checks them at
+//	   COMMIT (under 1 and 2: at the end of each statement), and a tx may
+//	   run SET CONSTRAINTS (under 1 and 2: refused as a session setting);
+//	   see backend/postgres/deferred.go. Other storage is unchanged.
 //
 // Max is Latest unless the build lowers it (maxVersionOverride, set with
 // -ldflags "-X github.com/relchain/relchain/protocol.maxVersionOverride=1"):

@@ -13,8 +13,11 @@ const (
 	V1 uint64 = 1
 	// V2 makes the AppHash commit to the protocol version.
 	V2 uint64 = 2
+	// V3 checks PostgreSQL storage's deferred constraints at the end of
+	// each tx and lets a tx run SET CONSTRAINTS.
+	V3 uint64 = 3
 	// Latest is the newest version this source tree implements.
-	Latest = V2
+	Latest = V3
 	// Genesis is the version a chain starts with.
 	Genesis = V1
 )

@@ -53,6 +53,9 @@ type Env struct {
 	// row changes the tx makes with it (backend.Changes.Effects); it does
 	// not influence what any statement computes.
 	Tx int
+	// Protocol is the protocol version of the block (package protocol;
+	// 0 counts as 1), for the rules a backend applies by version.
+	Protocol uint64
 }
 
 // NewEnv derives the environment of tx number index (0-based) of the block

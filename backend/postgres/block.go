@@ -27,10 +27,13 @@ const savepoint = "relchain_tx"
 // block) be checked at the end of the statement that queued the check, as
 // a non-deferrable one is, inside the tx's savepoint: a violation fails
 // that tx alone. Left deferred, it would fire at the block's COMMIT and
-// fail the whole block on every node: a permanent halt. The mode lasts the
-// whole db-transaction (ROLLBACK TO a savepoint restores the mode of the
-// savepoint's start, which is this one), and statements cannot change it:
-// the gate refuses SET CONSTRAINTS and constraint triggers.
+// fail the whole block on every node: a permanent halt. Each tx defers
+// the schema's INITIALLY DEFERRED constraints after its SAVEPOINT, may run
+// SET CONSTRAINTS itself, and ends with SET CONSTRAINTS ALL IMMEDIATE,
+// which checks what it deferred and restores this mode (deferred.go);
+// ROLLBACK TO a savepoint restores the mode of the savepoint's start,
+// which is this one. The gate refuses SET CONSTRAINTS in function bodies
+// and constraint triggers.
 const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED; SET CONSTRAINTS ALL IMMEDIATE"
 
 // opBefore is the operation of the record of a row's image before an
@@ -76,6 +79,9 @@ type block struct {
 	// (imagesJSON), so this block rescans every table with the current
 	// images and records format 2; migrated, it did (see Commit).
 	migrating, migrated bool
+	// deferred: the schema's INITIALLY DEFERRED constraints and whether
+	// the open tx may have checks pending (deferred.go).
+	deferred deferredState
 	// consumed counts the change records ChangeDigest deleted in this
 	// block (see vacuumAfter).
 	consumed int
@@ -135,6 +141,9 @@ func (k *block) pending() []string {
 		if want := strconv.Itoa(k.env.Tx); want != k.tag {
 			stmts = append(stmts, "SET LOCAL "+txSetting+" = '"+want+"'")
 		}
+		if d := k.deferStatement(); d != "" {
+			stmts = append(stmts, d)
+		}
 	}
 	return stmts
 }
@@ -147,6 +156,7 @@ func (k *block) sent() {
 	if k.savepointDue {
 		k.tagsBefore = append(k.tagsBefore, k.tag)
 		k.tag = strconv.Itoa(k.env.Tx)
+		k.deferred.pending = k.deferred.pending || k.deferStatement() != ""
 	}
 	k.releaseDue, k.savepointDue = false, false
 }
@@ -187,6 +197,9 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 			return err
 		}
 	}
+	if err := k.loadDeferred(ctx, env); err != nil {
+		return err
+	}
 	k.env = env
 	k.savepointDue, k.inTx, k.unconsumed, k.aborted = true, true, true, false
 	return nil
@@ -207,6 +220,9 @@ func (k *block) Release(ctx context.Context) error {
 		k.savepointDue, k.inTx = false, false
 		return nil
 	case k.inTx && !k.aborted:
+		if err := k.checkDeferred(ctx); err != nil {
+			return err
+		}
 		k.releaseDue, k.inTx = true, false
 		return nil
 	}
@@ -235,6 +251,10 @@ func (k *block) RollbackTo(ctx context.Context) error {
 	k.inTx, k.aborted = false, false
 	k.b.stmts.rolledBack(false)
 	k.keys = nil // the rollback may undo DDL
+	k.deferred.pending = false
+	if k.deferred.ddl {
+		k.deferred.known = false // the rollback may undo DDL
+	}
 	if err := k.simpleLocked(ctx, "rollback to savepoint", "ROLLBACK TO SAVEPOINT "+savepoint+"; RELEASE SAVEPOINT "+savepoint); err != nil {
 		return err
 	}
@@ -319,7 +339,11 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		if err == nil {
 			k.b.stmts.schemaChange()
 			k.b.seqs = seqsUnknown
+			k.deferred.known, k.deferred.ddl = false, true
 		}
+	}
+	if err == nil && st.setConstraints {
+		k.deferred.pending = true
 	}
 	if err == nil {
 		return rows, nil

@@ -14,7 +14,8 @@ import (
 func (b *Backend) Gate() backend.Gate { return b.gate }
 
 func (b *Backend) newGate() *backend.TextGate {
-	return &backend.TextGate{Verdict: b.analyze, Fold: func(name string) string { return strings.TrimPrefix(name, "public.") }}
+	return &backend.TextGate{Verdict: b.analyze, InBlock: b.analyzeInBlock,
+		Fold: func(name string) string { return strings.TrimPrefix(name, "public.") }}
 }
 
 // Capabilities implements backend.Backend: PostgreSQL rolls DDL back with

@@ -54,6 +54,9 @@ type stmtInfo struct {
 	// perRow: the statement may fill a column's default once per row
 	// read (see perRowDefaults in sequence.go).
 	perRow *perRowDefaults
+	// setConstraints: SET CONSTRAINTS, which changes the tx's check mode
+	// (deferred.go).
+	setConstraints bool
 }
 
 type syntaxEntry struct {
@@ -198,6 +201,8 @@ func parseOne(sql string) (stmtInfo, error) {
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
 	case *pg_query.Node_CallStmt:
 		info.call = true
+	case *pg_query.Node_ConstraintsSetStmt:
+		info.setConstraints = true
 	default:
 		info.schema = true
 	}

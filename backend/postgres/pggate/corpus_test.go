@@ -267,7 +267,7 @@ var corpus = []struct{ SQL, Want string }{
 	{"SHOW work_mem", "session settings"},
 	{"DISCARD ALL", "session settings"},
 	{"ALTER SYSTEM SET fsync = off", "session settings"},
-	{"SET CONSTRAINTS ALL DEFERRED", "session settings"},
+	{"SET CONSTRAINTS ALL DEFERRED", ""}, // the tx's own check mode: see the deferred constraints below
 	{"SELECT set_config('search_path', 'evil', false)", "function set_config is not allowed"},
 	{"SELECT pg_catalog.set_config('role', 'postgres', true)", "set_config"},
 
@@ -934,13 +934,19 @@ $$`, ""},
 	{"SELECT sum(f) OVER (ORDER BY id) FROM fs", "window"},
 	{"SELECT variance(f), stddev(f), corr(f, g), regr_slope(f, g) FROM fs", "not on the gate's allowlist"},
 
-	// Deferred constraints are checked at the end of each statement (the
-	// backend runs every block under SET CONSTRAINTS ALL IMMEDIATE); users
-	// cannot change that.
+	// Deferred constraints are checked at the end of each tx (the backend
+	// runs SET CONSTRAINTS ALL IMMEDIATE before the tx's savepoint is
+	// released: backend/postgres/deferred.go; protocol version 3, whose
+	// blocks alone take SET CONSTRAINTS: the backend's verdict in a block
+	// of versions 1 and 2 refuses it as this gate did). A tx may change
+	// the mode itself; a function body may not, since the backend would
+	// not know.
 	{"CREATE TABLE dc (id int PRIMARY KEY, v int UNIQUE DEFERRABLE INITIALLY DEFERRED)", ""},
-	{"SET CONSTRAINTS dc_v_key DEFERRED", "session settings"},
+	{"SET CONSTRAINTS dc_v_key DEFERRED", ""},
+	{"SET CONSTRAINTS ALL IMMEDIATE", ""},
 	{"CREATE FUNCTION d() RETURNS void LANGUAGE plpgsql AS $$ BEGIN SET CONSTRAINTS ALL DEFERRED; END $$", "session settings"},
 	{"CREATE FUNCTION d() RETURNS void LANGUAGE sql AS $$ SET CONSTRAINTS ALL DEFERRED $$", "session settings"},
+	{"CREATE PROCEDURE d() LANGUAGE sql BEGIN ATOMIC SET CONSTRAINTS ALL DEFERRED; END", "session settings"},
 	{"CREATE FUNCTION d() RETURNS void LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'SET CONSTRAINTS ALL DEFERRED'; END $$", "EXECUTE (dynamic SQL) is not allowed"},
 	{"CREATE CONSTRAINT TRIGGER c AFTER INSERT ON dc DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.audit()", "CREATE CONSTRAINT TRIGGER is not allowed"},
 	// ---- Read-path attacks (issue 14): abci_query texts that read the
