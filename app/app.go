@@ -14,17 +14,10 @@ import (
 	"github.com/cometbft/cometbft/libs/log"
 	cmtcrypto "github.com/cometbft/cometbft/proto/tendermint/crypto"
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
-
-	"github.com/relchain/relchain/protocol"
 )
 
 // Version is reported in Info.
 const Version = "0.11.0"
-
-// AppVersion is the protocol version a chain starts with (InitChain's
-// consensus parameters); Info reports the chain's current one
-// (Executor.NextVersion), package protocol names them all.
-const AppVersion uint64 = protocol.Genesis
 
 // App is the ABCI application. It only translates between CometBFT and the
 // Executor.
@@ -156,10 +149,11 @@ func (a *App) InitChain(_ context.Context, req *abci.RequestInitChain) (*abci.Re
 	}
 	// No validators in the response: CometBFT keeps the genesis set,
 	// which the executor records in the first block. The app version of
-	// the consensus parameters is the chain's first protocol version:
-	// CometBFT puts it in every header until an upgrade changes it
-	// (FinalizeBlock).
-	return &abci.ResponseInitChain{ConsensusParams: &cmtproto.ConsensusParams{Version: &cmtproto.VersionParams{App: AppVersion}}}, nil
+	// the consensus parameters is the chain's first protocol version (the
+	// genesis's protocol_version, 1 without it; Info reports the chain's
+	// current one): CometBFT puts it in every header until an upgrade
+	// changes it (FinalizeBlock).
+	return &abci.ResponseInitChain{ConsensusParams: &cmtproto.ConsensusParams{Version: &cmtproto.VersionParams{App: a.ex.Params().GenesisProtocol()}}}, nil
 }
 
 // abciValidatorUpdates converts the executor's validator changes.

@@ -92,7 +92,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, fmt.Errorf("load system state: %w", err)
 	}
-	sysState, err := loadSystemState(stored)
+	sysState, err := loadSystemState(stored, params.GenesisProtocol())
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +149,8 @@ type systemState struct {
 }
 
 // loadSystemState decodes the system entries LoadSystem returned.
-func loadSystemState(stored map[string][]byte) (systemState, error) {
-	s := systemState{replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet), proto: genesisProto()}
+func loadSystemState(stored map[string][]byte, genesisVersion uint64) (systemState, error) {
+	s := systemState{replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet), proto: genesisProto(genesisVersion)}
 	for k, v := range stored {
 		switch {
 		case k == apphashKey:

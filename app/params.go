@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/relchain/relchain/dialect"
+	"github.com/relchain/relchain/protocol"
 )
 
 // Params are the network-wide execution settings. They come from the
@@ -49,13 +50,26 @@ type Params struct {
 	// pgdialect.Version); 0 for a native one. A node whose binary
 	// implements another version refuses to start.
 	SQLDialectVersion int `json:"sql_dialect_version,omitempty"`
+	// ProtocolVersion is the protocol version of the chain's first block
+	// (package protocol): 0 (absent) is version 1, as every chain began
+	// before the field existed. relchain init, testnet and localnet
+	// record the newest version their binary runs.
+	ProtocolVersion uint64 `json:"protocol_version,omitempty"`
+}
+
+// GenesisProtocol is the protocol version the chain's first block runs.
+func (p Params) GenesisProtocol() uint64 {
+	if p.ProtocolVersion == 0 {
+		return protocol.Genesis
+	}
+	return p.ProtocolVersion
 }
 
 // Equal reports whether two parameter sets are the same.
 func (p Params) Equal(q Params) bool {
 	return p.BlockAtomic == q.BlockAtomic && p.MaxTxBytes == q.MaxTxBytes && p.MaxStatements == q.MaxStatements &&
 		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile) &&
-		p.SQLDialect == q.SQLDialect && p.SQLDialectVersion == q.SQLDialectVersion
+		p.SQLDialect == q.SQLDialect && p.SQLDialectVersion == q.SQLDialectVersion && p.GenesisProtocol() == q.GenesisProtocol()
 }
 
 // DefaultParams are used for fields the genesis app_state leaves out.
@@ -80,6 +94,7 @@ func ParseParams(appState []byte) (Params, error) {
 		DBProfile   map[string]string `json:"db_profile"`
 		SQLDialect  *string           `json:"sql_dialect"`
 		SQLVersion  *int              `json:"sql_dialect_version"`
+		Protocol    *uint64           `json:"protocol_version"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(appState))
 	dec.DisallowUnknownFields()
@@ -128,6 +143,14 @@ func ParseParams(appState []byte) (Params, error) {
 	}
 	if raw.SQLVersion != nil {
 		p.SQLDialectVersion = *raw.SQLVersion
+	}
+	if raw.Protocol != nil {
+		// Whether this binary runs it is the node's startup check
+		// (NewExecutor: checkProtocol).
+		if *raw.Protocol < protocol.V1 {
+			return p, fmt.Errorf("genesis app_state: protocol_version must be at least %d, got %d", protocol.V1, *raw.Protocol)
+		}
+		p.ProtocolVersion = *raw.Protocol
 	}
 	return p, p.checkSQLDialect()
 }

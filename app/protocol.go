@@ -94,8 +94,9 @@ type protoState struct {
 	pending *Upgrade
 }
 
-// genesisProto is the state of a chain that records no protocol entry.
-func genesisProto() protoState { return protoState{active: Upgrade{Version: protocol.Genesis}} }
+// genesisProto is the state of a chain that records no protocol entry:
+// its genesis version (Params.GenesisProtocol) since genesis.
+func genesisProto(version uint64) protoState { return protoState{active: Upgrade{Version: version}} }
 
 // at is the state in force for block h: the pending upgrade becomes the
 // active version at its height. activated reports that it did at h.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/protocol"
 )
 
 // Tuning is the subset of CometBFT settings relchain chooses for a network.
@@ -151,10 +152,18 @@ func EnsureKeys(cc *cmtcfg.Config, name string) (Keys, error) {
 	}, nil
 }
 
-// NewGenesis builds the genesis document of a network.
+// NewGenesis builds the genesis document of a network. A new network
+// starts at the newest protocol version this binary runs, unless params
+// name one (its consensus parameters' app version says the same).
 func NewGenesis(chainID string, vals []types.GenesisValidator, params app.Params) (*types.GenesisDoc, error) {
 	if chainID == "" {
 		chainID = "relchain-" + cmtrand.Str(6)
+	}
+	if params.ProtocolVersion == 0 {
+		params.ProtocolVersion = protocol.Max()
+	}
+	if !protocol.Supported(params.ProtocolVersion) {
+		return nil, fmt.Errorf("genesis: protocol version %d: this binary runs versions %v", params.ProtocolVersion, protocol.Versions())
 	}
 	appState, err := json.MarshalIndent(params, "", "  ")
 	if err != nil {
@@ -163,7 +172,7 @@ func NewGenesis(chainID string, vals []types.GenesisValidator, params app.Params
 	g := &types.GenesisDoc{
 		ChainID:         chainID,
 		GenesisTime:     cmttime.Now(),
-		ConsensusParams: types.DefaultConsensusParams(),
+		ConsensusParams: consensusParams(params.ProtocolVersion),
 		Validators:      vals,
 		AppState:        appState,
 	}
@@ -171,6 +180,14 @@ func NewGenesis(chainID string, vals []types.GenesisValidator, params app.Params
 		return nil, fmt.Errorf("genesis: %w", err)
 	}
 	return g, nil
+}
+
+// consensusParams are CometBFT's defaults with the chain's first protocol
+// version as the app version.
+func consensusParams(version uint64) *types.ConsensusParams {
+	cp := types.DefaultConsensusParams()
+	cp.Version.App = version
+	return cp
 }
 
 // Init creates a single-validator node home. It refuses to overwrite an

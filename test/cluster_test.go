@@ -133,6 +133,9 @@ type clusterOptions struct {
 	// permissioned names the cluster's admin key in the genesis (otherwise
 	// the network is open).
 	permissioned bool
+	// protocolVersion is the genesis protocol version (0: the newest this
+	// build runs, as relchain testnet records).
+	protocolVersion uint64
 	// nodeArgs and nodeEnv add command-line arguments and environment
 	// variables for node i.
 	nodeArgs [][]string
@@ -192,6 +195,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	opts.TxTimeout = o.txTimeout
 	opts.Prometheus, opts.LogFormat = o.prometheus, o.logFormat
 	admin := newKey(t)
+	opts.Params.ProtocolVersion = o.protocolVersion
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
 	}

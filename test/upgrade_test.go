@@ -16,6 +16,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -37,7 +38,7 @@ func TestProtocolUpgrade(t *testing.T) {
 func testProtocolUpgrade(t *testing.T, backend string) {
 	runAlone(t) // before building the old release
 	oldBin := oldReleaseBinary(t)
-	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true, consensusTimeouts: true,
+	c := mustStartCluster(t, clusterOptions{backend: backend, permissioned: true, consensusTimeouts: true, protocolVersion: protocol.V1,
 		prepare: func(c *cluster) { c.net.Bin = oldBin }})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
