@@ -1,0 +1,77 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cometbft/cometbft/libs/log"
+	"github.com/cometbft/cometbft/types"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/protocol"
+)
+
+// init records the newest protocol version its binary runs, in app_state
+// and as the consensus parameters' app version; a genesis whose version
+// the binary cannot run refuses the start, naming it.
+func TestGenesisRecordsTheNewestProtocolVersion(t *testing.T) {
+	home := t.TempDir()
+	if _, err := Init(home, InitOptions{Params: app.DefaultParams(), Tuning: DefaultTuning()}); err != nil {
+		t.Fatal(err)
+	}
+	cc, _, err := LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := types.GenesisDocFromFile(cc.GenesisFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := app.ParseParams(gen.AppState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.GenesisProtocol() != protocol.Max() || gen.ConsensusParams.Version.App != protocol.Max() {
+		t.Fatalf("genesis protocol_version %d, app version %d, want both %d", p.GenesisProtocol(), gen.ConsensusParams.Version.App, protocol.Max())
+	}
+	var state map[string]any
+	if err := json.Unmarshal(gen.AppState, &state); err != nil {
+		t.Fatal(err)
+	}
+	state["protocol_version"] = protocol.Max() + 1
+	if gen.AppState, err = json.Marshal(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.SaveAs(filepath.Join(home, "config", "genesis.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := New(ctx, home, log.NewNopLogger())
+	if err == nil {
+		_ = n.Stop()
+		t.Fatal("a node whose genesis names a protocol version its binary cannot run started")
+	}
+	if !strings.Contains(err.Error(), "protocol version") {
+		t.Errorf("start error %q does not name the protocol version", err)
+	}
+}
+
+// A genesis without protocol_version (every chain made before the field)
+// starts at version 1.
+func TestGenesisWithoutProtocolVersionStartsAtOne(t *testing.T) {
+	p, err := app.ParseParams([]byte(`{"backend": "sqlite"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.GenesisProtocol() != protocol.V1 {
+		t.Fatalf("genesis protocol %d, want 1", p.GenesisProtocol())
+	}
+	if _, err := app.ParseParams([]byte(`{"backend": "sqlite", "protocol_version": 0}`)); err == nil {
+		t.Fatal("protocol_version 0 accepted")
+	}
+}
