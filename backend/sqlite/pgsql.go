@@ -407,7 +407,7 @@ func pgGateError(err error) error {
 // the statement's verdict: the catalog answers "no such table" then, which
 // must not become a tx result on this node alone.
 func translateOn(c *sqlite3.Conn, text string, types []pgdialect.Type) (*pgdialect.Translation, error) {
-	cat := pgruntime.NewCatalog(c)
+	cat := pgruntime.NewTranslationCatalog(c)
 	tr, err := pgdialect.TranslateTyped(text, cat, types)
 	if cerr := pgruntime.CatalogError(cat); cerr != nil {
 		return nil, fmt.Errorf("postgres dialect: translate: %w", cerr)
