@@ -3,6 +3,7 @@ package pgruntime
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
@@ -23,6 +24,42 @@ type catalog struct {
 	// for each column), and the schema does not change while it
 	// translates. nil: every question reads the schema.
 	tables map[string][]declared
+	// shared, if not nil, holds what translations before this one read
+	// on the same schema (Tables).
+	shared *Tables
+}
+
+// Tables keeps the declared columns that translations on one schema have
+// read, by table, for the translations after them (NewTranslationCatalog):
+// on a node's committed state the schema changes only when a block that
+// changed it commits, and each table's columns are otherwise read by every
+// translation that names it. Its owner must stop using it once the schema
+// it was filled on may have changed. It is safe for concurrent use; it
+// keeps at most maxShared tables (a name that is no table is kept too, as
+// an absence), past which it starts again empty.
+type Tables struct {
+	mu sync.Mutex
+	m  map[string][]declared
+}
+
+// maxShared bounds a Tables.
+const maxShared = 4096
+
+func (s *Tables) get(table string) ([]declared, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cols, ok := s.m[table]
+	return cols, ok
+}
+
+// put keeps cols, which nobody changes after.
+func (s *Tables) put(table string, cols []declared) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) >= maxShared {
+		s.m = make(map[string][]declared)
+	}
+	s.m[strings.Clone(table)] = cols
 }
 
 // declared is one column of a table as SQLite's table_info reports it.
@@ -36,6 +73,12 @@ type declared struct {
 func (k *catalog) declaredColumns(table string) ([]declared, bool) {
 	if cols, ok := k.tables[table]; ok {
 		return cols, true
+	}
+	if k.shared != nil {
+		if cols, ok := k.shared.get(table); ok {
+			k.tables[table] = cols
+			return cols, true
+		}
 	}
 	st, _, err := k.c.Prepare(`SELECT p.name, p.type, p."notnull" FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 ORDER BY p.cid`)
 	if k.failed(err) != nil {
@@ -54,6 +97,9 @@ func (k *catalog) declaredColumns(table string) ([]declared, bool) {
 	}
 	if k.tables != nil {
 		k.tables[table] = cols
+	}
+	if k.shared != nil {
+		k.shared.put(table, cols)
 	}
 	return cols, true
 }
@@ -91,8 +137,11 @@ func NewCatalog(c *sqlite3.Conn) pgdialect.Catalog { return &catalog{c: c} }
 // c's schema does not change: it reads each table's columns once (the
 // translation of an INSERT asks for them once for the target, then once
 // per column for its serial sequence). It answers as NewCatalog's would.
-func NewTranslationCatalog(c *sqlite3.Conn) pgdialect.Catalog {
-	return &catalog{c: c, tables: make(map[string][]declared)}
+// shared, if not nil, is the columns that translations before it on the
+// same schema read (Tables): it reads only the tables not in it, and adds
+// them.
+func NewTranslationCatalog(c *sqlite3.Conn, shared *Tables) pgdialect.Catalog {
+	return &catalog{c: c, tables: make(map[string][]declared), shared: shared}
 }
 
 var (

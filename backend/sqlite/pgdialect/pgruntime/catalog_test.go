@@ -72,7 +72,8 @@ func TestTranslationCatalogAnswersAsCatalog(t *testing.T) {
 			}
 		}
 	}
-	plain, memo := pgruntime.NewCatalog(c), pgruntime.NewTranslationCatalog(c)
+	shared := &pgruntime.Tables{}
+	plain, memo := pgruntime.NewCatalog(c), pgruntime.NewTranslationCatalog(c, shared)
 	for range 2 { // the second round from memory
 		for _, table := range []string{"s", "Q", "q", "relchain_x", "odd", "nosuch"} {
 			want, wok := plain.Columns(table)
@@ -95,12 +96,23 @@ func TestTranslationCatalogAnswersAsCatalog(t *testing.T) {
 	if pgruntime.CatalogError(plain) != nil || pgruntime.CatalogError(memo) != nil {
 		t.Fatalf("CatalogError: %v, %v", pgruntime.CatalogError(plain), pgruntime.CatalogError(memo))
 	}
-	// A table not read before the schema became unreadable is a failure
-	// to read, never an absence.
+	// A later translation on the same schema reads only what the shared
+	// Tables lack: here the connection no longer answers, and a table
+	// not read before is a failure to read, never an absence.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c.SetInterrupt(ctx)
-	if _, ok := memo.(pgdialect.Serials).Serial("later", "id"); ok || pgruntime.CatalogError(memo) == nil {
-		t.Fatalf("Serial on an unreadable schema: ok %v, CatalogError %v", ok, pgruntime.CatalogError(memo))
+	next := pgruntime.NewTranslationCatalog(c, shared)
+	if cols, ok := next.Columns("s"); !ok || len(cols) != 3 || pgruntime.CatalogError(next) != nil {
+		t.Fatalf("Columns(s) from the shared Tables: %v %v, CatalogError %v", cols, ok, pgruntime.CatalogError(next))
+	}
+	if _, ok := next.Columns("nosuch"); ok || pgruntime.CatalogError(next) != nil {
+		t.Fatalf("Columns(nosuch) from the shared Tables: ok %v, CatalogError %v", ok, pgruntime.CatalogError(next))
+	}
+	if _, ok := next.(pgdialect.Serials).Serial("later", "id"); ok || pgruntime.CatalogError(next) == nil {
+		t.Fatalf("Serial on an unreadable schema: ok %v, CatalogError %v", ok, pgruntime.CatalogError(next))
+	}
+	if _, ok := pgruntime.NewTranslationCatalog(c, shared).Columns("later"); ok {
+		t.Fatal("a failed read was kept in the shared Tables as an answer")
 	}
 }
