@@ -522,9 +522,23 @@ func catalogInBlock(sql string) error {
 }
 
 // catalogName is the first catalog relation or schema sql names outside
-// string literals ("" none).
+// string literals ("" none). A text without "pg_" or "information_"
+// names none (mayNameCatalog): the regular expressions, most of the cost
+// of a short statement's check, run only on a text that has one.
 func catalogName(sql string) string {
+	if !mayNameCatalog(sql) {
+		return ""
+	}
 	return catalogNames.FindString(quotedText.ReplaceAllString(sql, "''"))
+}
+
+// mayNameCatalog reports whether sql holds "pg_" or "information_" in any
+// ASCII case: every match of catalogNames does, within sql (quotedText's
+// replacement only takes text out, and adds quotes, which no match holds),
+// and (?i) folds none of their letters to a non-ASCII one (it folds only
+// k and s so, which they lack).
+func mayNameCatalog(sql string) bool {
+	return containsFold(sql, "pg_") || containsFold(sql, "information_")
 }
 
 // pgRuntime is the set of the postgres dialect's runtime functions, learnt
