@@ -119,7 +119,7 @@ func (b *Backend) describePostgres(r *sqlite3.Conn, sql string, height int64) (*
 	if err != nil {
 		return nil, pgGateError(err)
 	}
-	tr, err := translateOn(r, read.Text, nil)
+	tr, err := translateOn(r, read.Text, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -86,3 +86,24 @@ func mustExecInBlock(t *testing.T, b backend.Backend, blk backend.Block, sql str
 	}
 	return rows
 }
+
+// CheckTx's translations share the columns they read on committed state
+// until a block that changes the schema commits: a table altered by a
+// committed block is read anew, and the verdicts follow its new columns.
+func TestPostgresDialectGateFollowsCommittedSchema(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, pgStmt{sql: "CREATE TABLE t (a int4)"})
+	g := b.Gate()
+	if an, err := g.Analyze(ctx, "INSERT INTO t VALUES ($1)"); err != nil || an.Params != 1 {
+		t.Fatalf("INSERT of one column: %+v %v", an, err)
+	}
+	if _, err := g.Analyze(ctx, "INSERT INTO t VALUES ($1, $2)"); backend.AsError(err) == nil {
+		t.Fatalf("INSERT of two values into one column: %v, want a verdict", err)
+	}
+	pgBlock(t, b, 2, pgStmt{sql: "ALTER TABLE t ADD COLUMN b text"})
+	an, err := g.Analyze(ctx, "INSERT INTO t VALUES ($1, $2) -- after ALTER")
+	if err != nil || an.Params != 2 {
+		t.Fatalf("INSERT of two values after ADD COLUMN: %+v %v: the columns of the old schema", an, err)
+	}
+}

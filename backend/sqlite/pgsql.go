@@ -47,15 +47,15 @@ func (g pgGate) Analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 	if v, ok := g.b.pgVerdicts.lookup(sql, gen); ok {
 		return cloneAnalysis(v.an), v.err
 	}
-	an, err := g.analyze(ctx, sql)
+	an, err := g.analyze(ctx, sql, gen)
 	if err == nil || backend.AsError(err) != nil { // a verdict, not trouble
 		g.b.pgVerdicts.put(sql, verdict{an: an, err: err, gen: gen})
 	}
 	return cloneAnalysis(an), err
 }
 
-// analyze is Analyze without the cache.
-func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, error) {
+// analyze is Analyze without the cache, on committed schema generation gen.
+func (g pgGate) analyze(ctx context.Context, sql string, gen int64) (sqlcheck.Analysis, error) {
 	if sc, ok := parseSetConstraints(sql); ok {
 		return sc.verdict()
 	}
@@ -70,7 +70,7 @@ func (g pgGate) analyze(ctx context.Context, sql string) (sqlcheck.Analysis, err
 	text, err = keyOrdered(r, sql, text)
 	var tr *pgdialect.Translation
 	if err == nil {
-		tr, err = translateOn(r, text, nil)
+		tr, err = translateOn(r, text, nil, g.b.pgTables.of(gen))
 	}
 	g.b.release(r)
 	if err != nil {
@@ -111,6 +111,29 @@ func (c *verdicts) put(sql string, v verdict) {
 		c.m = make(map[string]verdict)
 	}
 	c.m[sql] = v
+}
+
+// committedTables are the tables' columns that Analyze's translations
+// read on committed state, for the committed schema generation gen: a
+// block that changed the schema bumps the generation when it commits
+// (block.go), as it retires the verdicts of pgVerdicts. Between its
+// COMMIT and the bump a reader may see the new schema under the old
+// generation, as pgVerdicts may: what is read then is dropped with it.
+type committedTables struct {
+	mu     sync.Mutex
+	gen    int64
+	tables *pgruntime.Tables
+}
+
+// of is the columns read on generation gen (a new, empty set for a
+// generation other than the last one asked for).
+func (c *committedTables) of(gen int64) *pgruntime.Tables {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tables == nil || c.gen != gen {
+		c.gen, c.tables = gen, &pgruntime.Tables{}
+	}
+	return c.tables
 }
 
 // AnalyzeInBlock judges sql on the block's state: PostgreSQL's gate, the
@@ -190,7 +213,7 @@ func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect
 	b.internal = true
 	text, err = keyOrdered(b.w, sql, text)
 	if err == nil {
-		tr, err = translateOn(b.w, text, types)
+		tr, err = translateOn(b.w, text, types, nil)
 	}
 	b.internal = false
 	if err != nil {
@@ -273,7 +296,7 @@ func (b *Backend) translateRead(r *sqlite3.Conn, sql string, args []any) (string
 	if read.Writes {
 		return "", nil, errReadOnly
 	}
-	tr, err := translateOn(r, b.readKeyOrdered(r, read.Text), argTypes(args))
+	tr, err := translateOn(r, b.readKeyOrdered(r, read.Text), argTypes(args), nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -402,12 +425,13 @@ func pgGateError(err error) error {
 }
 
 // translateOn translates text on the schema of connection c, its
-// parameters typed by types. A failure to read the schema (an interrupt,
+// parameters typed by types; tables, if not nil, are the columns read by
+// translations before it on the same schema (committedTables). A failure to read the schema (an interrupt,
 // an I/O error, SQLite out of memory) is the node's, a plain error, never
 // the statement's verdict: the catalog answers "no such table" then, which
 // must not become a tx result on this node alone.
-func translateOn(c *sqlite3.Conn, text string, types []pgdialect.Type) (*pgdialect.Translation, error) {
-	cat := pgruntime.NewCatalog(c)
+func translateOn(c *sqlite3.Conn, text string, types []pgdialect.Type, tables *pgruntime.Tables) (*pgdialect.Translation, error) {
+	cat := pgruntime.NewTranslationCatalog(c, tables)
 	tr, err := pgdialect.TranslateTyped(text, cat, types)
 	if cerr := pgruntime.CatalogError(cat); cerr != nil {
 		return nil, fmt.Errorf("postgres dialect: translate: %w", cerr)
@@ -498,9 +522,23 @@ func catalogInBlock(sql string) error {
 }
 
 // catalogName is the first catalog relation or schema sql names outside
-// string literals ("" none).
+// string literals ("" none). A text without "pg_" or "information_"
+// names none (mayNameCatalog): the regular expressions, most of the cost
+// of a short statement's check, run only on a text that has one.
 func catalogName(sql string) string {
+	if !mayNameCatalog(sql) {
+		return ""
+	}
 	return catalogNames.FindString(quotedText.ReplaceAllString(sql, "''"))
+}
+
+// mayNameCatalog reports whether sql holds "pg_" or "information_" in any
+// ASCII case: every match of catalogNames does, within sql (quotedText's
+// replacement only takes text out, and adds quotes, which no match holds),
+// and (?i) folds none of their letters to a non-ASCII one (it folds only
+// k and s so, which they lack).
+func mayNameCatalog(sql string) bool {
+	return containsFold(sql, "pg_") || containsFold(sql, "information_")
 }
 
 // pgRuntime is the set of the postgres dialect's runtime functions, learnt

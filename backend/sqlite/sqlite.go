@@ -155,6 +155,8 @@ type Backend struct {
 	syntax   map[string]verdict
 	// pgVerdicts caches the postgres dialect's Analyze (pgGate).
 	pgVerdicts verdicts
+	// pgTables are the columns pgVerdicts' translations read.
+	pgTables committedTables
 	// pgCatalog is the Engine that answers catalog queries on the
 	// committed schema (postgres dialect; pgcatalog.go).
 	pgCatalog catalogEngines

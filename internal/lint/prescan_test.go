@@ -11,8 +11,11 @@ import (
 
 // parserEntries are the functions that hand statement text to a parser
 // or a tokenizer: libpg_query (cgo: a stack overflow there is a SIGSEGV no
-// recover catches) and Vitess.
+// recover catches; pgparse.Parse is pg_query.Parse once per text) and
+// Vitess.
 var parserEntries = map[string]map[string]bool{
+	"pgparse":   {"Parse": true},
+	"parser":    {"ParseToProtobuf": true, "ParseToJSON": true},
 	"pg_query":  {"Parse": true, "Scan": true, "ParsePlPgSqlToJSON": true, "ParseToJSON": true, "Normalize": true, "Fingerprint": true, "SplitWithParser": true, "SplitWithScanner": true},
 	"sqlparser": {"Parse": true, "ParseOne": true, "ParseWithOptions": true, "NewStringTokenizer": true, "NewTokenizer": true, "SplitStatement": true, "SplitStatementToPieces": true},
 }
@@ -40,6 +43,7 @@ var behindPrescan = map[string]string{
 	"backend/pgcatalog/rewrite.go parseSelect":           "calls prescan.Check first",
 	"sqlcheck/pgclass/catalogonly.go CatalogOnly":        "calls prescan.Check first",
 	"sqlcheck/pgclass/plainwrite.go PlainWrite":          "calls prescan.Check first",
+	"sqlcheck/pgparse/pgparse.go Parse":                  "pg_query.Parse for its callers, each listed here",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/check.go checkDashComments": "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/tokens.go scanFrom":         "Tokens: inspect calls prescan.Check first; linear (TestTokensLinear)",

@@ -8,6 +8,7 @@ import (
 	"github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/pgparse"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
@@ -113,7 +114,7 @@ func parse(sql string) (*pg_query.ParseResult, error) {
 	if err := bounded(sql); err != nil {
 		return nil, err
 	}
-	tree, err := pg_query.Parse(sql)
+	tree, err := pgparse.Parse(sql)
 	if err != nil {
 		return nil, unparseable("", err)
 	}

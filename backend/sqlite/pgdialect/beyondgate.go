@@ -5,6 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/relchain/relchain/sqlcheck/pgparse"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
@@ -23,7 +24,7 @@ func BeyondGate(sql string) bool {
 	if prescan.Check(sql, prescan.PostgreSQL) != nil {
 		return false
 	}
-	tree, err := pg_query.Parse(sql)
+	tree, err := pgparse.Parse(sql)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return false
 	}

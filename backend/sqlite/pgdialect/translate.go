@@ -7,6 +7,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/relchain/relchain/sqlcheck/pgparse"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
@@ -112,7 +113,7 @@ func parse(sql string) (*pg_query.Node, error) {
 		// "statement too complex" (pggate refuses the same text first).
 		return nil, pgError("54001", "%v", err)
 	}
-	tree, err := pg_query.Parse(sql)
+	tree, err := pgparse.Parse(sql)
 	if err != nil {
 		return nil, pgError("42601", "%v", err)
 	}

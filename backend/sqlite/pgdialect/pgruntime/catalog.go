@@ -3,6 +3,7 @@ package pgruntime
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
@@ -17,6 +18,90 @@ type catalog struct {
 	// error, SQLite out of memory): node-local, so the translation made
 	// with this catalog is no verdict (CatalogError).
 	err error
+	// tables are the declared columns read so far, by table, when the
+	// catalog serves one translation (NewTranslationCatalog): it asks
+	// for the same table's columns several times (Columns, then Serial
+	// for each column), and the schema does not change while it
+	// translates. nil: every question reads the schema.
+	tables map[string][]declared
+	// shared, if not nil, holds what translations before this one read
+	// on the same schema (Tables).
+	shared *Tables
+}
+
+// Tables keeps the declared columns that translations on one schema have
+// read, by table, for the translations after them (NewTranslationCatalog):
+// on a node's committed state the schema changes only when a block that
+// changed it commits, and each table's columns are otherwise read by every
+// translation that names it. Its owner must stop using it once the schema
+// it was filled on may have changed. It is safe for concurrent use; it
+// keeps at most maxShared tables (a name that is no table is kept too, as
+// an absence), past which it starts again empty.
+type Tables struct {
+	mu sync.Mutex
+	m  map[string][]declared
+}
+
+// maxShared bounds a Tables.
+const maxShared = 4096
+
+func (s *Tables) get(table string) ([]declared, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cols, ok := s.m[table]
+	return cols, ok
+}
+
+// put keeps cols, which nobody changes after.
+func (s *Tables) put(table string, cols []declared) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) >= maxShared {
+		s.m = make(map[string][]declared)
+	}
+	s.m[strings.Clone(table)] = cols
+}
+
+// declared is one column of a table as SQLite's table_info reports it.
+type declared struct {
+	name, typ string
+	notNull   bool
+}
+
+// declaredColumns are table's columns in their order (none: no such
+// table), read once per catalog; false when the schema could not be read.
+func (k *catalog) declaredColumns(table string) ([]declared, bool) {
+	if cols, ok := k.tables[table]; ok {
+		return cols, true
+	}
+	if k.shared != nil {
+		if cols, ok := k.shared.get(table); ok {
+			k.tables[table] = cols
+			return cols, true
+		}
+	}
+	st, _, err := k.c.Prepare(`SELECT p.name, p.type, p."notnull" FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 ORDER BY p.cid`)
+	if k.failed(err) != nil {
+		return nil, false
+	}
+	defer st.Close()
+	if k.failed(st.BindText(1, table)) != nil {
+		return nil, false
+	}
+	var cols []declared
+	for st.Step() {
+		cols = append(cols, declared{name: st.ColumnText(0), typ: st.ColumnText(1), notNull: st.ColumnInt64(2) != 0})
+	}
+	if k.failed(st.Err()) != nil {
+		return nil, false
+	}
+	if k.tables != nil {
+		k.tables[table] = cols
+	}
+	if k.shared != nil {
+		k.shared.put(table, cols)
+	}
+	return cols, true
 }
 
 // failed records a failure to read the schema and returns it.
@@ -48,6 +133,17 @@ func CatalogError(c pgdialect.Catalog) error {
 // write.
 func NewCatalog(c *sqlite3.Conn) pgdialect.Catalog { return &catalog{c: c} }
 
+// NewTranslationCatalog is NewCatalog for one translation, during which
+// c's schema does not change: it reads each table's columns once (the
+// translation of an INSERT asks for them once for the target, then once
+// per column for its serial sequence). It answers as NewCatalog's would.
+// shared, if not nil, is the columns that translations before it on the
+// same schema read (Tables): it reads only the tables not in it, and adds
+// them.
+func NewTranslationCatalog(c *sqlite3.Conn, shared *Tables) pgdialect.Catalog {
+	return &catalog{c: c, tables: make(map[string][]declared), shared: shared}
+}
+
 var (
 	_ pgdialect.References = (*catalog)(nil)
 	_ pgdialect.Indexes    = (*catalog)(nil)
@@ -60,24 +156,17 @@ func (k *catalog) Columns(table string) ([]pgdialect.Column, bool) {
 	if strings.HasPrefix(table, "relchain_") || strings.HasPrefix(table, "sqlite_") {
 		return nil, false
 	}
-	st, _, err := k.c.Prepare(`SELECT p.name, p.type, p."notnull" FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 ORDER BY p.cid`)
-	if k.failed(err) != nil {
+	decl, ok := k.declaredColumns(table)
+	if !ok || len(decl) == 0 {
 		return nil, false
 	}
-	defer st.Close()
-	if k.failed(st.BindText(1, table)) != nil {
-		return nil, false
-	}
-	var cols []pgdialect.Column
-	for st.Step() {
-		typ, ok := pgdialect.ParseDeclaredType(st.ColumnText(1))
+	cols := make([]pgdialect.Column, 0, len(decl))
+	for _, d := range decl {
+		typ, ok := pgdialect.ParseDeclaredType(d.typ)
 		if !ok {
 			return nil, false
 		}
-		cols = append(cols, pgdialect.Column{Name: st.ColumnText(0), Type: typ, NotNull: st.ColumnInt64(2) != 0})
-	}
-	if k.failed(st.Err()) != nil || len(cols) == 0 {
-		return nil, false
+		cols = append(cols, pgdialect.Column{Name: d.name, Type: typ, NotNull: d.notNull})
 	}
 	return cols, true
 }
@@ -121,19 +210,13 @@ func (k *catalog) HasIndex(name string) bool {
 // Serial implements pgdialect.Serials: the sequence a serial column's
 // declared type names.
 func (k *catalog) Serial(table, column string) (string, bool) {
-	st, _, err := k.c.Prepare(`SELECT p.type FROM sqlite_schema AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name = ?1 AND p.name = ?2`)
-	if k.failed(err) != nil {
-		return "", false
+	decl, _ := k.declaredColumns(table)
+	for _, d := range decl {
+		if d.name == column {
+			return pgdialect.ParseSerial(d.typ)
+		}
 	}
-	defer st.Close()
-	if k.failed(st.BindText(1, table)) != nil || k.failed(st.BindText(2, column)) != nil {
-		return "", false
-	}
-	if !st.Step() {
-		k.failed(st.Err())
-		return "", false
-	}
-	return pgdialect.ParseSerial(st.ColumnText(0))
+	return "", false
 }
 
 // SequenceType implements pgdialect.Sequences: the integer type of the

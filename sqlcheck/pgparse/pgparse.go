@@ -1,0 +1,65 @@
+package pgparse
+
+import (
+	"strings"
+	"sync"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/proto"
+)
+
+// Bounds of the cache: past maxEntries texts it starts again empty; an
+// encoding longer than maxEncoding is not kept (such a text is parsed
+// again by the next pass; statements are short).
+const (
+	maxEntries  = 1024
+	maxEncoding = 64 << 10
+)
+
+var cache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// Parse is pg_query.Parse(sql): the parse tree of sql, the caller's own,
+// or libpg_query's error. sql must have passed prescan.Check
+// (prescan.PostgreSQL). A text parsed recently is decoded from its kept
+// encoding without calling libpg_query again.
+func Parse(sql string) (*pg_query.ParseResult, error) {
+	enc, ok := lookup(sql)
+	if !ok {
+		var err error
+		if enc, err = parser.ParseToProtobuf(sql); err != nil {
+			return nil, err
+		}
+		keep(sql, enc)
+	}
+	tree := &pg_query.ParseResult{}
+	if err := proto.Unmarshal(enc, tree); err != nil {
+		return nil, err
+	}
+	return tree, nil
+}
+
+// lookup is the kept encoding of sql.
+func lookup(sql string) ([]byte, bool) {
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	enc, ok := cache.m[sql]
+	return enc, ok
+}
+
+// keep keeps the encoding of sql (never changed after: callers only read
+// it).
+func keep(sql string, enc []byte) {
+	if len(enc) > maxEncoding {
+		return
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if cache.m == nil || len(cache.m) >= maxEntries {
+		cache.m = make(map[string][]byte)
+	}
+	cache.m[strings.Clone(sql)] = enc // not the caller's larger buffer
+}
