@@ -88,6 +88,7 @@ func (b *Backend) dropStatements() {
 	clear(b.stmts)
 	b.stmtOrder = b.stmtOrder[:0]
 	clear(b.pgTranslations)
+	clear(b.pgStatements)
 	b.deferredSchema = 0
 }
 
