@@ -55,7 +55,14 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
-	b.txOpen, b.deferredSchema = false, 0
+	b.txOpen = false
+	if v != b.schemaVer {
+		// Whether the schema has deferred keys is known while it stays
+		// the one reconciled last (every change since called
+		// dropStatements, which forgets it): a schema changed out of band
+		// is not, until reconciled.
+		b.deferredSchema = 0
+	}
 	b.endTx()
 	// Statements before the first Savepoint see the zero Env.
 	b.rw.setEnv(sqlcheck.Env{})
@@ -88,6 +95,7 @@ func (b *Backend) dropStatements() {
 	clear(b.stmts)
 	b.stmtOrder = b.stmtOrder[:0]
 	clear(b.pgTranslations)
+	clear(b.pgStatements)
 	b.deferredSchema = 0
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -199,13 +200,20 @@ func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect
 		return sqlcheck.Analysis{}, nil, err
 	}
 	defer b.wmu.Unlock()
+	if an, tr, ok := b.pgStatements.lookup(sql, args); ok {
+		return an, tr, nil
+	}
 	an, text, err := pgJudge(sql, b.pgEnv)
 	if err != nil {
 		return an, nil, err
 	}
 	types := argTypes(args)
+	asWritten := text == sql && !pggate.Rewrites(sql)
 	key := translationKey(text, types)
 	if tr, ok := b.pgTranslations[key]; ok {
+		if asWritten {
+			b.putStatement(sql, an, types, tr)
+		}
 		return an, tr, nil
 	}
 	var tr *pgdialect.Translation
@@ -223,7 +231,79 @@ func (k *block) translate(sql string, args []any) (sqlcheck.Analysis, *pgdialect
 		b.pgTranslations = make(map[string]*pgdialect.Translation)
 	}
 	b.pgTranslations[key] = tr
+	if asWritten {
+		b.putStatement(sql, an, types, tr)
+	}
 	return an, tr, nil
+}
+
+// pgStatements is the writer's fast path to a translation (postgres
+// dialect): by the statement's own text, for the texts that run as
+// written (PostgreSQL's gate accepts them with no rewrite by the tx's
+// environment), the gate's analysis and the translations by argument
+// types. A hit skips the gate's judgement (catalogInBlock, pggate's
+// verdict) and the translation key. What it holds is what the slow path
+// computes, a function of the text, the argument types and the schema:
+// it is emptied with pgTranslations (dropStatements). Guarded by wmu.
+type pgStatements map[string]*pgStatement
+
+// pgStatement is a statement text's analysis and its translations.
+type pgStatement struct {
+	an  sqlcheck.Analysis
+	trs []typedTranslation
+}
+
+// typedTranslation is a translation and the argument types it was made
+// for.
+type typedTranslation struct {
+	types []pgdialect.Type
+	tr    *pgdialect.Translation
+}
+
+// maxTypings bounds the translations a pgStatement keeps (a text is
+// usually sent with one typing of its arguments, and judged untyped).
+const maxTypings = 4
+
+// lookup is sql's analysis (a copy) and its translation for args' types.
+func (m pgStatements) lookup(sql string, args []any) (sqlcheck.Analysis, *pgdialect.Translation, bool) {
+	st, ok := m[sql]
+	if !ok {
+		return sqlcheck.Analysis{}, nil, false
+	}
+	for _, t := range st.trs {
+		if typedAs(t.types, args) {
+			return cloneAnalysis(st.an), t.tr, true
+		}
+	}
+	return sqlcheck.Analysis{}, nil, false
+}
+
+// putStatement remembers tr as sql's translation for types (pgStatements).
+func (b *Backend) putStatement(sql string, an sqlcheck.Analysis, types []pgdialect.Type, tr *pgdialect.Translation) {
+	if b.pgStatements == nil || len(b.pgStatements) >= maxCachedTranslations {
+		b.pgStatements = make(pgStatements)
+	}
+	st, ok := b.pgStatements[sql]
+	if !ok {
+		st = &pgStatement{an: cloneAnalysis(an)}
+		b.pgStatements[sql] = st
+	}
+	if len(st.trs) < maxTypings {
+		st.trs = append(st.trs, typedTranslation{types: types, tr: tr})
+	}
+}
+
+// typedAs reports whether argTypes(args) is types.
+func typedAs(types []pgdialect.Type, args []any) bool {
+	if len(types) != len(args) {
+		return false
+	}
+	for i, a := range args {
+		if types[i] != argType(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxCachedTranslations bounds the writer's translation cache: past it,
@@ -233,12 +313,16 @@ const maxCachedTranslations = 4096
 // translationKey is the translation cache's key: the text to translate
 // and the types its arguments give its parameters.
 func translationKey(text string, types []pgdialect.Type) string {
-	var k strings.Builder
-	k.WriteString(text)
-	for _, t := range types {
-		fmt.Fprintf(&k, "\x00%s/%d", t.Name, t.Typmod)
+	if len(types) == 0 {
+		return text
 	}
-	return k.String()
+	k := make([]byte, 0, len(text)+8*len(types))
+	k = append(k, text...)
+	for _, t := range types {
+		k = append(append(append(k, 0), t.Name...), '/')
+		k = strconv.AppendInt(k, int64(t.Typmod), 10)
+	}
+	return string(k)
 }
 
 // execPostgres is Exec in the postgres dialect: the translation's
@@ -317,22 +401,27 @@ func argTypes(args []any) []pgdialect.Type {
 	}
 	out := make([]pgdialect.Type, len(args))
 	for i, a := range args {
-		name := ""
-		switch a.(type) {
-		case int64, int:
-			name = "int8"
-		case float64:
-			name = "float8"
-		case bool:
-			name = "bool"
-		case []byte:
-			name = "bytea"
-		}
-		if name != "" {
-			out[i] = pgdialect.Type{Name: name, Typmod: -1}
-		}
+		out[i] = argType(a)
 	}
 	return out
+}
+
+// argType is the type argTypes gives an argument (the zero Type: none).
+func argType(a any) pgdialect.Type {
+	name := ""
+	switch a.(type) {
+	case int64, int:
+		name = "int8"
+	case float64:
+		name = "float8"
+	case bool:
+		name = "bool"
+	case []byte:
+		name = "bytea"
+	default:
+		return pgdialect.Type{}
+	}
+	return pgdialect.Type{Name: name, Typmod: -1}
 }
 
 // pgParams converts a statement's arguments as PostgreSQL reads
@@ -508,17 +597,55 @@ func catalogRead(sql string) error {
 // gate's refusal (ClassPermission), as on PostgreSQL storage, which the
 // wire gateway answers on the read path inside a transaction.
 func catalogInBlock(sql string) error {
-	m := catalogName(sql)
-	if m == "" && isCatalogQuery(sql) {
-		// A catalog query naming no catalog relation: a session or
-		// catalog function (SELECT current_schema(), version()).
-		m = "a catalog function"
-	}
+	m := blockCatalogNames.of(sql)
 	if m == "" {
 		return nil
 	}
 	return &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: fmt.Sprintf(
 		"%s: PostgreSQL's catalogs are answered on the read path only (relchain query, the wire protocol's reads), not inside a block or a transaction's writes", m)}
+}
+
+// blockCatalogNames memoizes blockCatalogName by text: the regular
+// expressions cost more than the rest of a cached statement's judgement
+// (they ran at every execution of every statement).
+var blockCatalogNames textMemo
+
+// blockCatalogName is what catalogInBlock refuses sql for: the first
+// catalog relation or schema it names, "a catalog function" for a catalog
+// query naming none (SELECT current_schema(), version()), "" nothing. A
+// function of the text alone.
+func blockCatalogName(sql string) string {
+	m := catalogName(sql)
+	if m == "" && isCatalogQuery(sql) {
+		m = "a catalog function"
+	}
+	return m
+}
+
+// textMemo memoizes blockCatalogName, bounded: past maxCachedTranslations
+// texts it starts again empty. Safe for concurrent use (the gate's
+// Analyze runs beside the block).
+type textMemo struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// of is blockCatalogName(sql), computed once per text.
+func (c *textMemo) of(sql string) string {
+	c.mu.Lock()
+	v, ok := c.m[sql]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = blockCatalogName(sql)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedTranslations {
+		c.m = make(map[string]string)
+	}
+	c.m[sql] = v
+	c.mu.Unlock()
+	return v
 }
 
 // catalogName is the first catalog relation or schema sql names outside

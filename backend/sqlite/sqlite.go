@@ -107,6 +107,9 @@ type Backend struct {
 	// so the cache is emptied wherever the statement cache is: whenever
 	// the writer's schema changed or went back (dropStatements).
 	pgTranslations map[string]*pgdialect.Translation
+	// pgStatements: the translations of the texts that run as written,
+	// by text (pgsql.go), emptied with pgTranslations; guarded by wmu.
+	pgStatements pgStatements
 
 	// Attribution of change records to txs, guarded by wmu: whether a
 	// tx's savepoint is open and which tx it is (the hook tags each record

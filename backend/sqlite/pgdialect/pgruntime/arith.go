@@ -22,7 +22,11 @@ func intOp(op byte) sqlite3.ScalarFunction {
 			return
 		}
 		r, err := pgconv.IntOp(op, args[0].Int64(), args[1].Int64(), intTypes[args[2].Int64()])
-		result(ctx, r, err)
+		if err != nil {
+			ctx.ResultError(fromConv(err))
+			return
+		}
+		ctx.ResultInt64(r) // result's int64 case, without boxing r
 	}
 }
 

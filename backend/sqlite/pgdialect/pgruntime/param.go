@@ -19,11 +19,18 @@ func Param(t pgdialect.Type, v any) (any, error) {
 		return nil, nil
 	case int:
 		v = int64(x)
+	case int64:
+		if t.Name == "int8" {
+			return x, nil // Convert's int8 to int8: in range, as it is
+		}
 	case bool:
 		if t.Name != "bool" {
 			return nil, runtimeError("22P02", "a boolean value for a parameter of type %s", pgconv.Label(t.Name))
 		}
-		return map[bool]int64{false: 0, true: 1}[x], nil
+		if x {
+			return int64(1), nil
+		}
+		return int64(0), nil
 	}
 	var src string
 	switch v.(type) {

@@ -220,17 +220,19 @@ func pad6(v int64) string {
 func DecodeNumeric(s string) (Numeric, error) {
 	key := strings.TrimRight(s, " ")
 	scale := int32(len(s) - len(key))
-	bad := errorf("XX000", "pgdialect: %q is not a stored numeric", s)
+	// The error is made on the error path only: formatting it cost more
+	// than decoding (this runs for every numeric operand and value).
+	bad := func() error { return errorf("XX000", "pgdialect: %q is not a stored numeric", s) }
 	if key == "2" {
 		return Numeric{Scale: scale}, nil
 	}
 	if len(key) < 8 || (key[0] != '1' && key[0] != '3') {
-		return Numeric{}, bad
+		return Numeric{}, bad()
 	}
 	e, err := strconv.ParseInt(key[1:7], 10, 64)
 	digits := key[7:]
 	if err != nil {
-		return Numeric{}, bad
+		return Numeric{}, bad()
 	}
 	neg := key[0] == '1'
 	if neg {
@@ -245,7 +247,7 @@ func DecodeNumeric(s string) (Numeric, error) {
 	}
 	var n Numeric
 	if _, ok := n.D.Coeff.SetString(digits, 10); !ok || !allDigits(digits) {
-		return Numeric{}, bad
+		return Numeric{}, bad()
 	}
 	n.D.Exponent = int32(e - int64(len(digits)))
 	n.D.Negative = neg
