@@ -223,11 +223,19 @@ func (t *translator) dropColumn(al *alteration, cmd *pg_query.AlterTableCmd) err
 			return refuse("DROP COLUMN of a column a table constraint names")
 		}
 	}
+	kept := al.indexes[:0:0]
 	for _, ix := range al.indexes {
-		if mentions(tokensOf(ix), name) {
-			return refuse("DROP COLUMN of an indexed column")
+		switch cols, plain := indexColumns(ix); {
+		case plain && slices.Contains(cols, quoteIdent(name)):
+			// PostgreSQL drops an index on the column with it (Django's
+			// RemoveField of a foreign key: the key's index).
+			continue
+		case mentions(tokensOf(ix), name):
+			return refuse("DROP COLUMN of a column an expression or partial index uses")
 		}
+		kept = append(kept, ix)
 	}
+	al.indexes = kept
 	e := al.elems[i]
 	if (find(e.tokens, "PRIMARY", "KEY") >= 0 || find(e.tokens, "UNIQUE") >= 0) && len(t.referencedBy(al.table)) > 0 {
 		return refuse("DROP COLUMN of a key column of a table other tables reference")
@@ -240,6 +248,31 @@ func (t *translator) dropColumn(al *alteration, cmd *pg_query.AlterTableCmd) err
 	al.cols = slices.Delete(al.cols, al.colIndex(name), al.colIndex(name)+1)
 	delete(al.source, name)
 	return nil
+}
+
+// indexColumns reads a CREATE INDEX text the translator wrote: the quoted
+// names of its key columns, and whether it is a plain index, each key a
+// column (with ASC, DESC or COLLATE) and no WHERE.
+func indexColumns(ix string) (cols []string, plain bool) {
+	ts := tokensOf(ix)
+	on := find(ts, "ON")
+	if on < 0 || on+3 != len(ts) || !strings.HasPrefix(ts[on+2].text, "(") {
+		return nil, false
+	}
+	list := ts[on+2].text
+	for _, key := range strings.Split(list[1:len(list)-1], ",") {
+		f := strings.Fields(key)
+		if len(f) == 0 || !strings.HasPrefix(f[0], `"`) || strings.Count(f[0], `"`) != 2 || !strings.HasSuffix(f[0], `"`) {
+			return nil, false
+		}
+		for _, w := range f[1:] {
+			if w != "ASC" && w != "DESC" && w != "COLLATE" && !strings.HasPrefix(w, `"`) && w != "BINARY" && w != "NOCASE" && w != "RTRIM" {
+				return nil, false
+			}
+		}
+		cols = append(cols, f[0])
+	}
+	return cols, true
 }
 
 func (t *translator) columnDefault(al *alteration, cmd *pg_query.AlterTableCmd) error {
