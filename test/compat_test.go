@@ -109,22 +109,28 @@ func runCompat(t *testing.T, nw compatNetwork) {
 	}
 	for k, why := range notYet {
 		if !s.seen[k] {
-			t.Errorf("test/compat/not-yet-%s.txt lists %q (%s), which no client ran: take it off the list", nw.slug, k, why)
+			t.Errorf("test/compat/%s lists %q (%s), which no client ran: take it off the list", nw.notYetFile(), k, why)
 		}
 	}
 	t.Logf("the compatibility suite on the %s network took %s", nw.name, time.Since(start).Round(time.Second))
 }
 
+// notYetFile names nw's list of the steps that do not work yet, under
+// test/compat.
+func (nw compatNetwork) notYetFile() string {
+	if nw.slug == "" {
+		return "not-yet-postgres.txt"
+	}
+	return "not-yet-" + nw.slug + ".txt"
+}
+
 // compatNotYet reads the steps listed as not working yet on nw
-// (test/compat/not-yet-<slug>.txt: "client | step | why" lines, # comments),
-// keyed "client | step".
+// (test/compat/not-yet-<slug>.txt, not-yet-postgres.txt for the PostgreSQL
+// network: "client | step | why" lines, # comments), keyed "client | step".
 func compatNotYet(t *testing.T, nw compatNetwork) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	if nw.slug == "" {
-		return out
-	}
-	b, err := os.ReadFile(compatDir(t, "not-yet-"+nw.slug+".txt"))
+	b, err := os.ReadFile(compatDir(t, nw.notYetFile()))
 	if err != nil {
 		t.Fatalf("read the steps that do not work yet: %v", err)
 	}
@@ -135,7 +141,7 @@ func compatNotYet(t *testing.T, nw compatNetwork) map[string]string {
 		}
 		f := strings.SplitN(line, " | ", 3)
 		if len(f) != 3 {
-			t.Fatalf("not-yet-%s.txt: %q is not \"client | step | why\"", nw.slug, line)
+			t.Fatalf("%s: %q is not \"client | step | why\"", nw.notYetFile(), line)
 		}
 		out[f[0]+" | "+f[1]] = f[2]
 	}
@@ -262,7 +268,7 @@ func (s *compatSuite) record(t *testing.T, r compatRow) {
 	s.mu.Unlock()
 	switch {
 	case r.OK && listed:
-		t.Errorf("ok   %s, listed in test/compat/not-yet-%s.txt (%s): take it off the list", r.Step, s.nw.slug, why)
+		t.Errorf("ok   %s, listed in test/compat/%s (%s): take it off the list", r.Step, s.nw.notYetFile(), why)
 	case r.OK:
 		t.Logf("ok   %s", r.Step)
 	case listed:
@@ -384,12 +390,13 @@ func compatMarkdown(nw compatNetwork, rows []compatRow) string {
 		b.WriteString("against a 4-validator network on the PostgreSQL backend: through a node's in-node listener (`relchain node --pg-listen`) ")
 		b.WriteString("and through the standalone gateway (`relchain gateway`, SCRAM-SHA-256). The scripts are under test/compat; ")
 		b.WriteString("after each client every validator is checked to hold the same state. ")
-		b.WriteString("COMPATIBILITY-sqlite.md is the same suite on a SQLite network in the postgres dialect.\n\n")
+		b.WriteString("COMPATIBILITY-sqlite.md is the same suite on a SQLite network in the postgres dialect. ")
+		b.WriteString("What does not work yet is listed, with why, in test/compat/not-yet-postgres.txt.\n\n")
 	} else {
 		fmt.Fprintf(&b, "# Client compatibility: %s\n\n", nw.name)
 		b.WriteString("The compatibility suite of COMPATIBILITY.md, the same client code, against a 4-validator network on ")
 		fmt.Fprintf(&b, "%s (genesis `sql_dialect: %s`, docs/dialects.md), through a node's in-node listener. ", nw.backend, nw.dialect)
-		fmt.Fprintf(&b, "What does not work yet is listed, with why, in test/compat/not-yet-%s.txt.\n\n", nw.slug)
+		fmt.Fprintf(&b, "What does not work yet is listed, with why, in test/compat/%s.\n\n", nw.notYetFile())
 	}
 	b.WriteString("A `40001` (serialization failure) means another transaction changed what this one read; retrying the transaction is right, ")
 	b.WriteString("as with PostgreSQL's SERIALIZABLE isolation. Every client's \"40001 conflict, retried\" step does that.\n\n")

@@ -1,8 +1,11 @@
 """Django 3.2 (Debian's python3-django) as its users run it: a project whose
 settings point at the listener, the contrib auth and contenttypes apps, a
 small app (DateTimeField, DecimalField, ArrayField, a foreign key),
-makemigrations, migrate, ORM CRUD, .get(), nested atomic(), and inspectdb
-compared with the models. argv: URL, scratch directory."""
+makemigrations, migrate, ORM CRUD, .get(), nested atomic(), inspectdb
+compared with the models, a later migration that adds a foreign key and
+one that removes it (Django writes SET CONSTRAINTS for both), and loaddata
+(which checks constraints with SET CONSTRAINTS ALL IMMEDIATE). argv: URL,
+scratch directory."""
 import datetime
 import decimal
 import io
@@ -129,6 +132,64 @@ def inspectdb():
             expect(re.search(f, text), "inspectdb's %s lacks %s:\n%s" % (model, f.replace("\\", ""), text))
 
 
+ADD_FK = """
+from django.db import migrations, models
+import django.db.models.deletion
+
+
+class Migration(migrations.Migration):
+    dependencies = [("shop", "0001_initial")]
+    operations = [migrations.AddField(
+        model_name="order", name="referrer",
+        field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL,
+                                related_name="referred", to="shop.customer"))]
+"""
+
+REMOVE_FK = """
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    dependencies = [("shop", "0002_order_referrer")]
+    operations = [migrations.RemoveField(model_name="order", name="referrer")]
+"""
+
+
+def order_columns():
+    with connection.cursor() as cur:
+        return [c.name for c in connection.introspection.get_table_description(cur, "shop_order")]
+
+
+def migrate_add_fk():
+    open(os.path.join(work, "shop", "migrations", "0002_order_referrer.py"), "w").write(ADD_FK)
+    call_command("migrate", "shop", verbosity=0)
+    expect("referrer_id" in order_columns(), "no referrer_id after AddField: %s" % order_columns())
+    with connection.cursor() as cur:
+        constraints = connection.introspection.get_constraints(cur, "shop_order")
+    fks = [c["foreign_key"] for c in constraints.values() if c["columns"] == ["referrer_id"] and c["foreign_key"]]
+    expect(fks == [("shop_customer", "id")], "referrer_id's foreign key: %s" % constraints)
+
+
+def migrate_remove_fk():
+    open(os.path.join(work, "shop", "migrations", "0003_remove_order_referrer.py"), "w").write(REMOVE_FK)
+    call_command("migrate", "shop", verbosity=0)
+    expect("referrer_id" not in order_columns(), "referrer_id after RemoveField: %s" % order_columns())
+
+
+FIXTURE = """[
+ {"model": "shop.customer", "pk": 900, "fields": {"name": "fixture", "joined": "2026-12-02T10:00:00Z"}},
+ {"model": "shop.order", "pk": 900, "fields": {"customer": 900, "total": "7.25", "placed": "2026-12-02T10:00:00Z", "tags": ["loaded"]}}
+]"""
+
+
+def loaddata():
+    path = os.path.join(work, "fixture.json")
+    open(path, "w").write(FIXTURE)
+    call_command("loaddata", path, verbosity=0)
+    o = Order.objects.get(pk=900)
+    expect((o.customer.name, o.total) == ("fixture", decimal.Decimal("7.25")), "loaded %r %r" % (o.customer.name, o.total))
+
+
 step("makemigrations", makemigrations)
 step("migrate (auth, contenttypes, app)", migrate)
 step("ORM create (AutoField ids)", create)
@@ -137,6 +198,9 @@ step(".get() inside atomic()", get_in_atomic)
 step("nested atomic() rolled back", nested_atomic)
 step("delete", delete)
 step("inspectdb matches the models", inspectdb)
+step("migrate: AddField of a foreign key (SET CONSTRAINTS ... IMMEDIATE)", migrate_add_fk)
+step("migrate: RemoveField of a foreign key", migrate_remove_fk)
+step("loaddata (SET CONSTRAINTS ALL IMMEDIATE)", loaddata)
 check("SELECT app, name FROM django_migrations ORDER BY app, name")
 check("SELECT id, name, joined FROM shop_customer ORDER BY id")
 check("SELECT id, customer_id, total, tags FROM shop_order ORDER BY id")
