@@ -1,6 +1,8 @@
 package pgdialect
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -50,6 +52,9 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 		return query{}, err
 	}
 	sql := l.sql + op + r.sql
+	if op != " UNION ALL " && slices.ContainsFunc(cols, func(c Column) bool { return severalForms(c.Type) }) {
+		sql = setRepresentatives(l.sql, r.sql, op, cols)
+	}
 	if p.order != "" {
 		sql += " ORDER BY " + p.order
 	}
