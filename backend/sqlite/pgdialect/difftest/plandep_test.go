@@ -73,7 +73,7 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 		if why := e.subqueryRaises(stmt, code); why != "" {
 			return why
 		}
-		if why := e.semiJoinSkipped(stmt.GetSelectStmt(), code); why != "" {
+		if why := e.semiJoinSkipped(readOf(stmt), code); why != "" {
 			return why
 		}
 		if pgO.failed() {
@@ -302,6 +302,24 @@ func (e *prober) semiJoinSkipped(s *pg_query.SelectStmt, code string) string {
 		return fmt.Sprintf("semi-join: the subquery of x IN (SELECT …) has no non-NULL row and x raises %s on both engines alone (%s); PostgreSQL's semi-join never reads the outer rows", code, got.Message)
 	}
 	return ""
+}
+
+// readOf is stmt's query, or for an UPDATE or DELETE of one table the
+// query of the rows it reads (SELECT FROM the table WHERE its WHERE).
+func readOf(stmt *pg_query.Node) *pg_query.SelectStmt {
+	var rel *pg_query.RangeVar
+	var where *pg_query.Node
+	switch {
+	case stmt.GetSelectStmt() != nil:
+		return stmt.GetSelectStmt()
+	case stmt.GetUpdateStmt() != nil && len(stmt.GetUpdateStmt().GetFromClause()) == 0:
+		rel, where = stmt.GetUpdateStmt().GetRelation(), stmt.GetUpdateStmt().GetWhereClause()
+	case stmt.GetDeleteStmt() != nil && len(stmt.GetDeleteStmt().GetUsingClause()) == 0:
+		rel, where = stmt.GetDeleteStmt().GetRelation(), stmt.GetDeleteStmt().GetWhereClause()
+	default:
+		return nil
+	}
+	return &pg_query.SelectStmt{FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rel}}}, WhereClause: where, Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
 }
 
 // insertedFirst: stmt is INSERT … SELECT, one engine failed with an
@@ -748,6 +766,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.000"}}}, false, "2.000 is no row"},
 		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM e)", ok, div0, true, "the semi-join's inner side is empty"},
 		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM t)", ok, div0, false, "the inner side has rows"},
+		{"DELETE FROM t WHERE (1 / (a - a)) IN (SELECT a FROM e)", outcome{}, div0, true, "a DELETE's semi-join, its inner side empty"},
+		{"DELETE FROM t WHERE (1 / (a - a)) IN (SELECT a FROM t)", outcome{}, div0, false, "a DELETE's semi-join, its inner side has rows"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
 		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
