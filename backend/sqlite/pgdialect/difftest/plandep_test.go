@@ -596,7 +596,7 @@ func (e *prober) skippedArmWithin(s *pg_query.SelectStmt, code string) string {
 // differ only in the display scale of equal numerics, each numeric SQLite
 // shows being one of its arms' values on PostgreSQL.
 func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcome) string {
-	if s == nil || s.GetOp() == pg_query.SetOperation_SETOP_NONE || s.GetAll() || len(pgO.Types) != len(liteO.Types) {
+	if s == nil || !distinctSetOp(s) || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
 	numeric := make([]bool, len(pgO.Types))
@@ -606,13 +606,12 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), false) != nil {
 		return ""
 	}
-	left, err1 := deparse(s.GetLarg())
-	right, err2 := deparse(s.GetRarg())
-	if err1 != nil || err2 != nil {
-		return ""
-	}
 	candidates := map[string]bool{}
-	for _, arm := range []string{left, right} {
+	for _, leaf := range leafArms(s, nil) {
+		arm, err := deparse(leaf)
+		if err != nil {
+			return ""
+		}
 		o := e.probe(arm)
 		if o.failed() {
 			return ""
@@ -620,19 +619,37 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 		for _, r := range o.Rows {
 			for i, v := range r {
 				if i < len(numeric) && numeric[i] {
-					candidates[render(v)] = true
+					candidates[fmt.Sprint(v)] = true // an integer arm's 5 is numeric 5
 				}
 			}
 		}
 	}
 	for _, r := range liteO.Rows {
 		for i, v := range r {
-			if numeric[i] && v != nil && !candidates[render(v)] {
+			if numeric[i] && v != nil && !candidates[fmt.Sprint(v)] {
 				return ""
 			}
 		}
 	}
 	return "numeric representative: SQLite shows another of the equal numerics (of different display scales) its arms give"
+}
+
+// distinctSetOp: s is a set operation without ALL, or has one among its
+// nested arms ((a UNION b) UNION ALL c).
+func distinctSetOp(s *pg_query.SelectStmt) bool {
+	if s == nil || s.GetOp() == pg_query.SetOperation_SETOP_NONE {
+		return false
+	}
+	return !s.GetAll() || distinctSetOp(s.GetLarg()) || distinctSetOp(s.GetRarg())
+}
+
+// leafArms appends the queries of s's set operations that are not set
+// operations themselves.
+func leafArms(s *pg_query.SelectStmt, out []*pg_query.SelectStmt) []*pg_query.SelectStmt {
+	if s.GetOp() == pg_query.SetOperation_SETOP_NONE {
+		return append(out, s)
+	}
+	return leafArms(s.GetRarg(), leafArms(s.GetLarg(), out))
 }
 
 // parseVersion is the parse tree version pg_query's deparser expects.
@@ -771,6 +788,7 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
 		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
+		{"(SELECT x FROM n UNION SELECT 1.00) UNION ALL SELECT 5", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}, {"5"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}, {"5"}}}, true, "a nested UNION chooses"},
 		{"SELECT x, count(*) FROM n GROUP BY x", outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(2)}, {"2", int64(1)}}}, outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.00", int64(2)}, {"2", int64(1)}}}, true, "1.00 is a value of the group's rows"},
 		{"SELECT x, count(*) FROM n GROUP BY x", outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(2)}, {"2", int64(1)}}}, outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.000", int64(2)}, {"2", int64(1)}}}, false, "1.000 is no row's value"},
 		{"SELECT DISTINCT x FROM n", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, true, "1.0 is a row's value"},
