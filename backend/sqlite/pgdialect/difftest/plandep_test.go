@@ -88,10 +88,11 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 		return e.updatedFirst(stmt, pgO.Code, liteO.Code)
 	}
 	if !pgO.failed() && !liteO.failed() {
-		if why := e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO); why != "" {
+		ordered := totalOrder(st.sql, len(pgO.Columns), pgO.Columns)
+		if why := e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO, ordered); why != "" {
 			return why
 		}
-		if why := e.numericChoice(stmt.GetSelectStmt(), pgO, liteO); why != "" {
+		if why := e.numericChoice(stmt.GetSelectStmt(), pgO, liteO, ordered); why != "" {
 			return why
 		}
 		return e.limitedTies(stmt.GetSelectStmt(), pgO, liteO)
@@ -453,7 +454,7 @@ func (e *prober) probeWrite(sql string, args []any) string {
 // DISTINCT, GROUP BY, HAVING, ORDER BY and LIMIT, min(x) and max(x) read
 // as x. PostgreSQL shows the form of the row its plan meets first (last
 // for min/max); the translation the smallest (largest) as stored.
-func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome) string {
+func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, ordered bool) string {
 	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetValuesLists()) > 0 || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
@@ -461,7 +462,7 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome) strin
 	for i, t := range pgO.Types {
 		numeric[i] = t == "numeric" || strings.HasPrefix(t, "numeric/")
 	}
-	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), false) != nil {
+	if !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
 	rows := proto.Clone(s).(*pg_query.SelectStmt)
@@ -595,7 +596,7 @@ func (e *prober) skippedArmWithin(s *pg_query.SelectStmt, code string) string {
 // numericRepresentative: s is a set operation without ALL whose results
 // differ only in the display scale of equal numerics, each numeric SQLite
 // shows being one of its arms' values on PostgreSQL.
-func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcome) string {
+func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcome, ordered bool) string {
 	if s == nil || !distinctSetOp(s) || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
@@ -603,7 +604,7 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 	for i, t := range pgO.Types {
 		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
 	}
-	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), false) != nil {
+	if !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
 	candidates := map[string]bool{}
@@ -632,6 +633,16 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 		}
 	}
 	return "numeric representative: SQLite shows another of the equal numerics (of different display scales) its arms give"
+}
+
+// scalesOnly: the rows differ (not only in their order), and read with
+// the numeric columns' display scales taken away they are the same rows,
+// in the same order when the statement's ORDER BY orders them totally.
+func scalesOnly(pgO, liteO outcome, numeric []bool, ordered bool) bool {
+	if rowDifferences(pgO.Rows, liteO.Rows, false) == nil {
+		return false // an order difference is not a choice of scale
+	}
+	return rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), ordered) == nil
 }
 
 // distinctSetOp: s is a set operation without ALL, or has one among its
