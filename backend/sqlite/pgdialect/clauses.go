@@ -55,8 +55,10 @@ func (t *translator) groupClause(items []*pg_query.Node, sc *scope, p *selectPar
 			if err := noJSONBKey(p.targetVals[pos-1].typ, "GROUP BY"); err != nil {
 				return err
 			}
-			sc.group.keys = append(sc.group.keys, p.targetVals[pos-1].sql)
-			out = append(out, nonPositional(p.targetVals[pos-1].sql))
+			key := sc.group.represented(p.targetVals[pos-1].sql)
+			sc.group.keys = append(sc.group.keys, key)
+			sc.group.keyTypes = append(sc.group.keyTypes, p.targetVals[pos-1].typ)
+			out = append(out, nonPositional(key))
 			continue
 		}
 		g := sc.group
@@ -77,7 +79,7 @@ func (t *translator) groupClause(items []*pg_query.Node, sc *scope, p *selectPar
 		if err := noJSONBKey(v.typ, "GROUP BY"); err != nil {
 			return err
 		}
-		g.keys = append(g.keys, v.sql)
+		g.keys, g.keyTypes = append(g.keys, v.sql), append(g.keyTypes, v.typ)
 		out = append(out, nonPositional(v.sql))
 	}
 	p.group = join(out, ", ")

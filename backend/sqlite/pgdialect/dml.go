@@ -85,11 +85,10 @@ func (t *translator) update(u *pg_query.UpdateStmt) error {
 	if err != nil {
 		return err
 	}
-	sets, err := t.setList(u.GetTargetList(), tg, sc)
-	if err != nil {
-		return err
-	}
-	sql := "UPDATE " + tg.sql() + " SET " + sets + from
+	// PostgreSQL's order of analysis (transformUpdateStmt): FROM, WHERE,
+	// RETURNING, then SET, so the first error and a $n's type (taken at
+	// its first use) are its.
+	where := ""
 	if u.GetWhereClause() != nil {
 		if u.GetWhereClause().GetCurrentOfExpr() != nil {
 			return refuse("WHERE CURRENT OF")
@@ -98,11 +97,18 @@ func (t *translator) update(u *pg_query.UpdateStmt) error {
 		if err != nil {
 			return err
 		}
-		sql += " WHERE " + w
+		where = " WHERE " + w
 	}
 	ret, err := t.returning(u.GetReturningList(), sc)
-	t.out.Statements = []string{sql + ret}
-	return err
+	if err != nil {
+		return err
+	}
+	sets, err := t.setList(u.GetTargetList(), tg, sc)
+	if err != nil {
+		return err
+	}
+	t.out.Statements = []string{"UPDATE " + tg.sql() + " SET " + sets + from + where + ret}
+	return nil
 }
 
 // setList translates SET col = expr, ... (assignment casts).

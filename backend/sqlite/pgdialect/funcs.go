@@ -186,6 +186,9 @@ func (t *translator) aggregate(name string, agg aggregate, f *pg_query.FuncCall,
 	if name == "sum" && res.Name == "numeric" {
 		fn = "pg_num_sum"
 	}
+	if fn == "min" || fn == "max" {
+		return value{sql: minMaxSQL(fn, distinct, arg), typ: res, name: name}, nil
+	}
 	return value{sql: fn + "(" + distinct + arg.sql + ")", typ: res, name: name}, nil
 }
 

@@ -33,9 +33,14 @@ type scope struct {
 // aggregates, so that a grouped query refuses an ungrouped column as
 // PostgreSQL does (42803) instead of SQLite's arbitrary row.
 type grouping struct {
-	keys []string // the GROUP BY expressions' SQLite text
-	bare []string // columns referenced outside an aggregate, this expression
-	cols []string // their names, for the message
+	keys     []string // the GROUP BY expressions' SQLite text
+	keyTypes []Type   // and their types
+	bare     []string // columns referenced outside an aggregate, this expression
+	cols     []string // their names, for the message
+	// shown: the GROUP BY columns of severalForms types, whose references
+	// outside aggregates read a value chosen by value (representative);
+	// used: those referenced.
+	shown, used map[string]bool
 }
 
 // value is a translated expression.
@@ -84,6 +89,7 @@ func (t *translator) column(ref *pg_query.ColumnRef, sc *scope) (value, error) {
 		if depth == 0 && s.group != nil && t.aggDepth == 0 {
 			s.group.bare = append(s.group.bare, v.sql)
 			s.group.cols = append(s.group.cols, strings.Join(parts, "."))
+			v = s.group.representative(v)
 		}
 		return v, nil
 	}

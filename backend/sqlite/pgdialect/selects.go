@@ -1,6 +1,8 @@
 package pgdialect
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -114,6 +116,9 @@ func (t *translator) simpleSelect(s *pg_query.SelectStmt, parent *scope) (query,
 		if err := noJSONBColumns(p.cols, "SELECT DISTINCT"); err != nil {
 			return query{}, err
 		}
+		if slices.ContainsFunc(p.targetVals, func(v value) bool { return severalForms(v.typ) }) {
+			return query{sql: distinctSQL(&p), cols: p.cols}, nil
+		}
 	}
 	return query{sql: p.sql(), cols: p.cols}, nil
 }
@@ -135,7 +140,7 @@ func distinctClause(s *pg_query.SelectStmt, p *selectParts) error {
 // BY (in PostgreSQL's order of analysis, so the first error is its
 // first), then refuses a grouped query's ungrouped columns (42803).
 func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) error {
-	g := &grouping{}
+	g := &grouping{shown: t.representedKeys(s, sc)}
 	sc.group = g
 	defer func() { sc.group = nil }()
 	var checks []groupCheck
@@ -173,7 +178,7 @@ func (t *translator) grouped(s *pg_query.SelectStmt, sc *scope, p *selectParts) 
 			return err
 		}
 	}
-	return nil
+	return g.checkRepresentatives(checks)
 }
 
 type groupCheck struct {

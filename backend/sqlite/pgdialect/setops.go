@@ -1,6 +1,8 @@
 package pgdialect
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -33,6 +35,9 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 			cols[i].Type = tText
 		}
 	}
+	if err := nestedArmsStored(s, l, r, cols); err != nil {
+		return query{}, err
+	}
 	if op != " UNION ALL " {
 		if err := noJSONBColumns(cols, "UNION, INTERSECT and EXCEPT"); err != nil {
 			return query{}, err
@@ -50,6 +55,9 @@ func (t *translator) setOperation(s *pg_query.SelectStmt, parent *scope) (query,
 		return query{}, err
 	}
 	sql := l.sql + op + r.sql
+	if op != " UNION ALL " && slices.ContainsFunc(cols, func(c Column) bool { return severalForms(c.Type) }) {
+		sql = setRepresentatives(l.sql, r.sql, op, cols)
+	}
 	if p.order != "" {
 		sql += " ORDER BY " + p.order
 	}
@@ -159,4 +167,28 @@ func setColumnType(l, r Type) (Type, error) {
 		return Type{}, refuse("set operations mixing date, timestamp and timestamptz")
 	}
 	return commonType("UNION", []value{{typ: l}, {typ: r}})
+}
+
+// nestedArmsStored refuses an arm that is itself a set operation whose
+// column the enclosing one resolves to a type stored otherwise (numeric
+// beside double precision, an integer beside numeric): the nested one
+// resolved its columns alone, bottom-up as PostgreSQL does, and its
+// values are not converted again (SQLite would mix a numeric's stored
+// text into a float column).
+func nestedArmsStored(s *pg_query.SelectStmt, l, r query, cols []Column) error {
+	for _, arm := range []struct {
+		s *pg_query.SelectStmt
+		q query
+	}{{s.GetLarg(), l}, {s.GetRarg(), r}} {
+		if arm.s.GetOp() == pg_query.SetOperation_SETOP_NONE {
+			continue
+		}
+		for i, c := range arm.q.cols {
+			a, b := c.Type, cols[i].Type
+			if a.Name != b.Name && !(isInt(a) && isInt(b)) && !(isText(a) && isText(b)) && a.Name != "unknown" {
+				return refuse("a nested set operation whose column of type %s the enclosing one makes %s", label(a), label(b))
+			}
+		}
+	}
+	return nil
 }

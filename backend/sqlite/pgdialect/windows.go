@@ -380,12 +380,21 @@ func (t *translator) tieBreak(sc *scope) ([]string, error) {
 		}
 		return out, nil
 	}
+	return fromTieBreak(sc, "order-sensitive window functions")
+}
+
+// fromTieBreak is every column of sc's FROM items, compared as stored
+// (COLLATE BINARY), or NULL when there is no FROM item (one row): the
+// keys that make an order total. what names the construct refused when
+// a FROM item has two columns of one name.
+func fromTieBreak(sc *scope, what string) ([]string, error) {
+	var out []string
 	for _, r := range sc.rels {
 		if r.merged {
 			continue // the joined tables' own columns are there too
 		}
 		if dupNames(r.cols) {
-			return nil, refuse("order-sensitive window functions over a FROM item with two columns of the same name")
+			return nil, refuse("%s over a FROM item with two columns of the same name", what)
 		}
 		for _, c := range r.cols {
 			out = append(out, r.value(c).sql+" COLLATE BINARY")

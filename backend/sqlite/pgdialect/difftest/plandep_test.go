@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,19 +73,26 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 		if why := e.subqueryRaises(stmt, code); why != "" {
 			return why
 		}
-		if why := e.semiJoinSkipped(stmt.GetSelectStmt(), code); why != "" {
+		if why := e.semiJoinSkipped(readOf(stmt), code); why != "" {
 			return why
 		}
 		if pgO.failed() {
-			return e.skippedArm(stmt.GetSelectStmt(), code)
+			return e.skippedArmWithin(stmt.GetSelectStmt(), code)
 		}
-		return ""
+		return e.stoppedAtLimit(stmt.GetSelectStmt(), code)
 	}
 	if pgO.failed() && liteO.failed() {
-		return e.insertedFirst(stmt, pgO.Code, liteO.Code)
+		if why := e.insertedFirst(stmt, pgO.Code, liteO.Code); why != "" {
+			return why
+		}
+		return e.updatedFirst(stmt, pgO.Code, liteO.Code)
 	}
 	if !pgO.failed() && !liteO.failed() {
-		if why := e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO); why != "" {
+		ordered := totalOrder(st.sql, len(pgO.Columns), pgO.Columns)
+		if why := e.numericRepresentative(stmt.GetSelectStmt(), pgO, liteO, ordered); why != "" {
+			return why
+		}
+		if why := e.numericChoice(stmt.GetSelectStmt(), pgO, liteO, ordered); why != "" {
 			return why
 		}
 		return e.limitedTies(stmt.GetSelectStmt(), pgO, liteO)
@@ -297,6 +305,24 @@ func (e *prober) semiJoinSkipped(s *pg_query.SelectStmt, code string) string {
 	return ""
 }
 
+// readOf is stmt's query, or for an UPDATE or DELETE of one table the
+// query of the rows it reads (SELECT FROM the table WHERE its WHERE).
+func readOf(stmt *pg_query.Node) *pg_query.SelectStmt {
+	var rel *pg_query.RangeVar
+	var where *pg_query.Node
+	switch {
+	case stmt.GetSelectStmt() != nil:
+		return stmt.GetSelectStmt()
+	case stmt.GetUpdateStmt() != nil && len(stmt.GetUpdateStmt().GetFromClause()) == 0:
+		rel, where = stmt.GetUpdateStmt().GetRelation(), stmt.GetUpdateStmt().GetWhereClause()
+	case stmt.GetDeleteStmt() != nil && len(stmt.GetDeleteStmt().GetUsingClause()) == 0:
+		rel, where = stmt.GetDeleteStmt().GetRelation(), stmt.GetDeleteStmt().GetWhereClause()
+	default:
+		return nil
+	}
+	return &pg_query.SelectStmt{FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rel}}}, WhereClause: where, Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+}
+
 // insertedFirst: stmt is INSERT … SELECT, one engine failed with an
 // integrity violation (class 23) and the other with an error its SELECT
 // alone raises on both engines: which comes first, a row inserted that
@@ -325,6 +351,163 @@ func (e *prober) insertedFirst(stmt *pg_query.Node, pgCode, liteCode string) str
 	}
 	return ""
 }
+
+// updatedFirst: stmt is an UPDATE that failed on both engines with
+// different SQLSTATEs, and each of the two is what the UPDATE raises on
+// both engines when it reaches one row of the table alone (rowAlone):
+// two rows fail for different reasons, and which fails first is the
+// order the engine visits them in, PostgreSQL's heap order (an updated
+// row moves to its end) or SQLite's rowid or index order.
+func (e *prober) updatedFirst(stmt *pg_query.Node, pgCode, liteCode string) string {
+	u := stmt.GetUpdateStmt()
+	if u == nil || len(u.GetFromClause()) > 0 || u.GetWithClause() != nil || pgCode == liteCode {
+		return ""
+	}
+	codes := e.rowAlone(u)
+	if codes[pgCode] && codes[liteCode] {
+		return fmt.Sprintf("row order: one row alone raises %s, another %s, on both engines; each engine met another first", pgCode, liteCode)
+	}
+	return ""
+}
+
+// rowAlone is the SQLSTATEs u raises on both engines when restricted to
+// one of the rows its WHERE selects (its columns IS NOT DISTINCT FROM the
+// row's values, sent as text), each probe rolled back on both engines.
+func (e *prober) rowAlone(u *pg_query.UpdateStmt) map[string]bool {
+	out := map[string]bool{}
+	sel := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(&pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{{Node: &pg_query.Node_AStar{AStar: &pg_query.A_Star{}}}}}}}, -1)},
+		FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: u.GetRelation()}}}, WhereClause: u.GetWhereClause(), LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+	sql, err := deparse(sel)
+	if err != nil {
+		return out
+	}
+	rows := e.probe(sql)
+	if rows.failed() || len(rows.Rows) > 20 {
+		return out
+	}
+	for _, r := range rows.Rows {
+		one := proto.Clone(u).(*pg_query.UpdateStmt)
+		where, args := one.GetWhereClause(), []any(nil)
+		for i, v := range r {
+			col := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(rows.Columns[i])}, -1)
+			var c *pg_query.Node
+			if v == nil {
+				c = &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{Arg: col, Nulltesttype: pg_query.NullTestType_IS_NULL, Location: -1}}}
+			} else {
+				text, ok := v.(string)
+				if !ok {
+					text = render(v)
+				}
+				args = append(args, text)
+				c = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT, []*pg_query.Node{pg_query.MakeStrNode("=")}, col, &pg_query.Node{Node: &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: int32(len(args)), Location: -1}}}, -1)
+			}
+			where = and(where, c)
+		}
+		one.WhereClause = where
+		text, err := pg_query.Deparse(&pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_UpdateStmt{UpdateStmt: one}}}}})
+		if err != nil {
+			return out
+		}
+		if code := e.probeWrite(text, args); code != "" {
+			out[code] = true
+		}
+	}
+	return out
+}
+
+// and is a AND b (a may be nil).
+func and(a, b *pg_query.Node) *pg_query.Node {
+	if a == nil {
+		return b
+	}
+	return pg_query.MakeBoolExprNode(pg_query.BoolExprType_AND_EXPR, []*pg_query.Node{a, b}, -1)
+}
+
+// probeWrite runs a writing statement on both engines and rolls it back
+// on both; its SQLSTATE when both fail with the same one, else "".
+func (e *prober) probeWrite(sql string, args []any) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := e.pg.conn.PgConn().Exec(ctx, "BEGIN; SET LOCAL relchain.tx = '0'").ReadAll(); err != nil {
+		return ""
+	}
+	pgO := e.pg.runStatement(ctx, translated{sql: sql, args: args})
+	_, _ = e.pg.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
+	if err := e.lite.conn.Exec("SAVEPOINT probe"); err != nil {
+		return ""
+	}
+	st := translated{sql: sql, args: args}
+	st.tr, st.err = e.h.translate(sql, e.lite.cat, args)
+	liteO := e.lite.run(st)
+	_ = e.lite.conn.Exec("ROLLBACK TO probe")
+	_ = e.lite.conn.Exec("RELEASE probe")
+	if !pgO.failed() || pgO.Code != liteO.Code {
+		return ""
+	}
+	return pgO.Code
+}
+
+// numericChoice: s is a query without set operations whose results
+// differ only in the display scale of equal numerics (a group's key, a
+// DISTINCT row, a min or max of equal values), each numeric SQLite shows
+// being a value of its column on PostgreSQL over the rows read: s without
+// DISTINCT, GROUP BY, HAVING, ORDER BY and LIMIT, min(x) and max(x) read
+// as x. PostgreSQL shows the form of the row its plan meets first (last
+// for min/max); the translation the smallest (largest) as stored.
+func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, ordered bool) string {
+	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetValuesLists()) > 0 || len(pgO.Types) != len(liteO.Types) {
+		return ""
+	}
+	numeric := make([]bool, len(pgO.Types))
+	for i, t := range pgO.Types {
+		numeric[i] = t == "numeric" || strings.HasPrefix(t, "numeric/")
+	}
+	if !scalesOnly(pgO, liteO, numeric, ordered) {
+		return ""
+	}
+	rows := proto.Clone(s).(*pg_query.SelectStmt)
+	rows.DistinctClause, rows.GroupClause, rows.HavingClause, rows.SortClause = nil, nil, nil, nil
+	rows.LimitCount, rows.LimitOffset, rows.LimitOption = nil, nil, pg_query.LimitOption_LIMIT_OPTION_DEFAULT
+	for _, t := range rows.TargetList {
+		rt := t.GetResTarget()
+		f := rt.GetVal().GetFuncCall()
+		if f == nil || f.GetOver() != nil {
+			continue
+		}
+		switch name := f.GetFuncname()[len(f.GetFuncname())-1].GetString_().GetSval(); {
+		case (name == "min" || name == "max") && len(f.GetArgs()) == 1:
+			rt.Val = f.GetArgs()[0]
+		case otherAggregates[name]:
+			rt.Val = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true, Location: -1}}} // a column compared as it is
+		}
+	}
+	sql, err := deparse(rows)
+	if err != nil {
+		return ""
+	}
+	o := e.probe(sql)
+	if o.failed() || len(o.Types) != len(numeric) {
+		return ""
+	}
+	candidates := map[string]bool{}
+	for _, r := range append(o.Rows, pgO.Rows...) {
+		for i, v := range r {
+			candidates[fmt.Sprint(i, render(v))] = true
+		}
+	}
+	for _, r := range liteO.Rows {
+		for i, v := range r {
+			if numeric[i] && v != nil && !candidates[fmt.Sprint(i, render(v))] {
+				return ""
+			}
+		}
+	}
+	return "numeric choice: SQLite shows another of the equal numerics (of different display scales) of the rows read"
+}
+
+// otherAggregates are aggregates other than min and max, whose value
+// numericChoice does not read from a row.
+var otherAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true}
 
 // fromItems appends the tables of a FROM item (joins taken apart) and the
 // conjuncts of its joins' ON; false for anything else (a subquery, a
@@ -392,27 +575,65 @@ func (e *prober) skippedArm(s *pg_query.SelectStmt, code string) string {
 	return ""
 }
 
+// stoppedAtLimit: PostgreSQL succeeded, SQLite raised code, and s
+// without its LIMIT, OFFSET and ORDER BY raises code on both engines:
+// PostgreSQL stopped reading rows at the LIMIT before the failing one (its
+// plan needs no sort when the ORDER BY keys are constants, which it
+// drops), SQLite read them all (DESIGN.md's Known differences).
+func (e *prober) stoppedAtLimit(s *pg_query.SelectStmt, code string) string {
+	if s == nil || s.GetLimitCount() == nil {
+		return ""
+	}
+	all := proto.Clone(s).(*pg_query.SelectStmt)
+	all.LimitCount, all.LimitOffset, all.SortClause, all.LimitOption = nil, nil, nil, pg_query.LimitOption_LIMIT_OPTION_DEFAULT
+	sql, err := deparse(all)
+	if err != nil {
+		return ""
+	}
+	if got := e.probe(sql); got.Code == code {
+		return fmt.Sprintf("stopped at the limit: without its LIMIT the query raises %s on both engines (%s); PostgreSQL stopped reading rows first", code, got.Message)
+	}
+	return ""
+}
+
+// skippedArmWithin is skippedArm for s or a set operation nested in its
+// arms ((a INTERSECT b) UNION ALL c).
+func (e *prober) skippedArmWithin(s *pg_query.SelectStmt, code string) string {
+	if s == nil {
+		return ""
+	}
+	if why := e.skippedArm(s, code); why != "" {
+		return why
+	}
+	if s.GetOp() == pg_query.SetOperation_SETOP_NONE {
+		return ""
+	}
+	if why := e.skippedArmWithin(s.GetLarg(), code); why != "" {
+		return why
+	}
+	return e.skippedArmWithin(s.GetRarg(), code)
+}
+
 // numericRepresentative: s is a set operation without ALL whose results
 // differ only in the display scale of equal numerics, each numeric SQLite
 // shows being one of its arms' values on PostgreSQL.
-func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcome) string {
-	if s == nil || s.GetOp() == pg_query.SetOperation_SETOP_NONE || s.GetAll() || len(pgO.Types) != len(liteO.Types) {
+func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcome, ordered bool) string {
+	if s == nil || !distinctSetOp(s) || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
 	numeric := make([]bool, len(pgO.Types))
 	for i, t := range pgO.Types {
 		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
 	}
-	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), false) != nil {
-		return ""
-	}
-	left, err1 := deparse(s.GetLarg())
-	right, err2 := deparse(s.GetRarg())
-	if err1 != nil || err2 != nil {
+	if !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
 	candidates := map[string]bool{}
-	for _, arm := range []string{left, right} {
+	for _, leaf := range leafArms(s, nil) {
+		arm, err := deparse(leaf)
+		if err != nil {
+			return ""
+		}
 		o := e.probe(arm)
 		if o.failed() {
 			return ""
@@ -420,19 +641,47 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 		for _, r := range o.Rows {
 			for i, v := range r {
 				if i < len(numeric) && numeric[i] {
-					candidates[render(v)] = true
+					candidates[fmt.Sprint(v)] = true // an integer arm's 5 is numeric 5
 				}
 			}
 		}
 	}
 	for _, r := range liteO.Rows {
 		for i, v := range r {
-			if numeric[i] && v != nil && !candidates[render(v)] {
+			if numeric[i] && v != nil && !candidates[fmt.Sprint(v)] {
 				return ""
 			}
 		}
 	}
 	return "numeric representative: SQLite shows another of the equal numerics (of different display scales) its arms give"
+}
+
+// scalesOnly: the rows differ (not only in their order), and read with
+// the numeric columns' display scales taken away they are the same rows,
+// in the same order when the statement's ORDER BY orders them totally.
+func scalesOnly(pgO, liteO outcome, numeric []bool, ordered bool) bool {
+	if rowDifferences(pgO.Rows, liteO.Rows, false) == nil {
+		return false // an order difference is not a choice of scale
+	}
+	return rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), ordered) == nil
+}
+
+// distinctSetOp: s is a set operation without ALL, or has one among its
+// nested arms ((a UNION b) UNION ALL c).
+func distinctSetOp(s *pg_query.SelectStmt) bool {
+	if s == nil || s.GetOp() == pg_query.SetOperation_SETOP_NONE {
+		return false
+	}
+	return !s.GetAll() || distinctSetOp(s.GetLarg()) || distinctSetOp(s.GetRarg())
+}
+
+// leafArms appends the queries of s's set operations that are not set
+// operations themselves.
+func leafArms(s *pg_query.SelectStmt, out []*pg_query.SelectStmt) []*pg_query.SelectStmt {
+	if s.GetOp() == pg_query.SetOperation_SETOP_NONE {
+		return append(out, s)
+	}
+	return leafArms(s.GetRarg(), leafArms(s.GetLarg(), out))
 }
 
 // parseVersion is the parse tree version pg_query's deparser expects.
@@ -533,7 +782,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 	defer lite.close()
 	for _, sql := range []string{
 		"CREATE TABLE t (a int4, b int4)", "INSERT INTO t VALUES (1, 0), (2, 1)",
-		"CREATE TABLE e (a int4)", "CREATE TABLE n (x numeric)", "INSERT INTO n VALUES (1.0), (2)",
+		"CREATE TABLE e (a int4)", "CREATE TABLE n (x numeric)", "INSERT INTO n VALUES (1.0), (2), (1.00)",
+		"CREATE TABLE u (k int4 PRIMARY KEY, d int4)", "INSERT INTO u VALUES (1, 0), (2, 1), (3, 1)",
 	} {
 		st := translated{sql: sql}
 		st.tr, st.err = h.translate(sql, lite.cat, nil)
@@ -565,9 +815,21 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT x FROM n UNION ALL SELECT 2.00 ORDER BY 1 LIMIT 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2.000"}}}, false, "2.000 is no row"},
 		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM e)", ok, div0, true, "the semi-join's inner side is empty"},
 		{"SELECT a FROM t WHERE (1 / (a - a)) IN (SELECT a FROM t)", ok, div0, false, "the inner side has rows"},
+		{"DELETE FROM t WHERE (1 / (a - a)) IN (SELECT a FROM e)", outcome{}, div0, true, "a DELETE's semi-join, its inner side empty"},
+		{"DELETE FROM t WHERE (1 / (a - a)) IN (SELECT a FROM t)", outcome{}, div0, false, "a DELETE's semi-join, its inner side has rows"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, true, "1.00 is one of the equal values"},
 		{"SELECT x FROM n UNION SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.000"}, {"2"}}}, false, "1.000 is no arm's value"},
 		{"SELECT x FROM n UNION ALL SELECT 1.00", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, false, "UNION ALL chooses nothing"},
+		{"(SELECT x FROM n UNION SELECT 1.00) UNION ALL SELECT 5", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}, {"5"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}, {"5"}}}, true, "a nested UNION chooses"},
+		{"SELECT x, count(*) FROM n GROUP BY x", outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(2)}, {"2", int64(1)}}}, outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.00", int64(2)}, {"2", int64(1)}}}, true, "1.00 is a value of the group's rows"},
+		{"SELECT x, count(*) FROM n GROUP BY x", outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(2)}, {"2", int64(1)}}}, outcome{Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.000", int64(2)}, {"2", int64(1)}}}, false, "1.000 is no row's value"},
+		{"SELECT DISTINCT x FROM n", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, true, "1.0 is a row's value"},
+		{"SELECT max(x) FROM n WHERE x < 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}}}, true, "max of equal values"},
+		{"SELECT max(x) FROM n WHERE x < 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"2"}}}, false, "2 is not equal to 1.00"},
+		{"SELECT 1 AS a FROM t WHERE a / b >= 0 ORDER BY 1 LIMIT 1", ok, div0, true, "without the LIMIT the row b = 0 is read"},
+		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
+		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
+		{"UPDATE u SET k = k + 10", outcome{Code: "23505"}, div0, false, "the new values raise nothing"},
 	} {
 		why := p.planDependent(translated{sql: c.sql}, c.pg, c.lite)
 		if (why != "") != c.plan {

@@ -348,7 +348,9 @@ func (g *gen) boolExpr(sc scope, d int) string {
 // statement adds one random statement (mostly queries).
 func (g *gen) statement() {
 	t := g.tables[g.pick(len(g.tables))]
-	switch g.pick(15) {
+	switch g.pick(21) {
+	case 15, 16, 17, 18, 19, 20:
+		g.statementMore(t, g.tables[g.pick(len(g.tables))])
 	case 14:
 		g.add(g.selectWindow(t), false)
 		g.stmts[len(g.stmts)-1].read = true // the block gate refuses window functions
