@@ -27,13 +27,13 @@ func commonType(what string, vals []value) (Type, error) {
 		case res == v.typ:
 		case isNum(res) && isNum(v.typ):
 			res = widerNum(res, v.typ)
-		case res.Name == "bpchar" && isText(v.typ), isText(res) && v.typ.Name == "bpchar":
-			res = tText // PostgreSQL's preferred string type; bpchar loses its padding
-		case isText(res) && isText(v.typ):
-			// Both directions are implicit casts: the first type stays
-			// (varchar ∪ text is varchar), typmods that differ are lost.
-			if res.Name == "varchar" && res.Typmod != v.typ.Typmod {
-				res = Type{Name: "varchar", Typmod: -1}
+		case stringType(res) && stringType(v.typ):
+			// Between text, varchar and char both directions are
+			// implicit casts: the first type stays (varchar ∪ text is
+			// varchar, char ∪ text char, text ∪ char text), typmods that
+			// differ are lost.
+			if res.Typmod != v.typ.Typmod {
+				res = Type{Name: res.Name, Typmod: -1}
 			}
 		case datetimeRank[res.Name] > 0 && datetimeRank[v.typ.Name] > 0:
 			if datetimeRank[v.typ.Name] > datetimeRank[res.Name] {
@@ -47,12 +47,19 @@ func commonType(what string, vals []value) (Type, error) {
 		return tText, nil
 	}
 	for _, v := range vals {
-		if v.untyped() && res.Name == "varchar" {
-			return Type{Name: "varchar", Typmod: -1}, nil // typmods are kept only when every input has it
+		if v.untyped() && res.Typmod != -1 {
+			// select_common_typmod: a typmod is kept only when every
+			// input has it, and an untyped literal or NULL read as the
+			// type has none (COALESCE(numeric(8,2) column, '1') is 1, not
+			// 1.00; with a char(3) column 'x' is not padded).
+			return Type{Name: res.Name, Typmod: -1}, nil
 		}
 	}
 	return res, nil
 }
+
+// stringType: text, varchar and char(n), PostgreSQL's string category.
+func stringType(t Type) bool { return isText(t) || t.Name == "bpchar" }
 
 // coerceAll converts vals to typ (implicitly).
 func (t *translator) coerceAll(vals []value, typ Type) ([]string, error) {
@@ -291,17 +298,19 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if typ.Name == "json" {
-		return value{}, pgError("42883", "could not identify a comparison function for type json")
-	}
 	if isArray(typ) {
 		return value{}, refuse("%s of arrays (array order)", name)
 	}
-	if err := noJSONBKey(typ, name); err != nil {
-		return value{}, err
-	}
 	outs, err := t.coerceAll(vals, typ)
 	if err != nil {
+		return value{}, err
+	}
+	if typ.Name == "json" {
+		// After the arguments are read as json: GREATEST('x', j) is
+		// json's 22P02, as in PostgreSQL's parse analysis.
+		return value{}, pgError("42883", "could not identify a comparison function for type json")
+	}
+	if err := noJSONBKey(typ, name); err != nil {
 		return value{}, err
 	}
 	if len(outs) == 1 {

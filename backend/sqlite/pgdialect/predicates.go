@@ -279,13 +279,14 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	// The operator first: NULLIF('x', json) is 42883, not json's 22P02.
+	if _, err := t.compare("=", l, r); err != nil {
+		return value{}, err
+	}
 	if l.untyped() && !r.untyped() {
 		if l, err = t.retype(l, r.typ); err != nil {
 			return value{}, err
 		}
-	}
-	if _, err := t.compare("=", l, r); err != nil {
-		return value{}, err
 	}
 	ll, rr, err := t.unify(l, r)
 	if err != nil {
@@ -301,5 +302,18 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
 		return v, nil
 	}
-	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: ll.typ, name: "nullif"}, nil
+	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: nullifType(ll.typ, rr.typ), name: "nullif"}, nil
+}
+
+// nullifType is NULLIF's result type: its first operand's as the =
+// operator PostgreSQL resolves reads it. varchar has no = of its own, so
+// a varchar is compared (and returned) as text, or as char beside char.
+func nullifType(l, r Type) Type {
+	switch {
+	case l.Name != "varchar":
+		return l
+	case r.Name == "bpchar":
+		return Type{Name: "bpchar", Typmod: -1}
+	}
+	return tText
 }
