@@ -26,7 +26,7 @@ func commonType(what string, vals []value) (Type, error) {
 			res = v.typ
 		case res == v.typ:
 		case isNum(res) && isNum(v.typ):
-			res = widerNum(res, v.typ)
+			res = commonNum(res, v.typ)
 		case stringType(res) && stringType(v.typ):
 			// Between text, varchar and char both directions are
 			// implicit casts: the first type stays (varchar ∪ text is
@@ -56,6 +56,17 @@ func commonType(what string, vals []value) (Type, error) {
 		}
 	}
 	return res, nil
+}
+
+// commonNum is select_common_type of two number types: an integer or
+// numeric converts to real implicitly and real to neither, so real with
+// them is real (COALESCE(real, numeric) is real, where real + numeric is
+// double precision); otherwise the wider type, as arithmetic's.
+func commonNum(a, b Type) Type {
+	if (a.Name == "float4" && b.Name != "float8") || (b.Name == "float4" && a.Name != "float8") {
+		return Type{Name: "float4", Typmod: -1}
+	}
+	return widerNum(a, b)
 }
 
 // stringType: text, varchar and char(n), PostgreSQL's string category.
@@ -131,6 +142,9 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	t.noFold = outer
+	if err := t.readLiterals(append(results, def), typ); err != nil {
+		return value{}, err
+	}
 	t.typeParams(append(results, def), typ)
 	v, err := t.caseValue(conds, results, def, typ)
 	// PostgreSQL names a CASE after its ELSE result when that has a
@@ -141,6 +155,23 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 		v.name, v.weak = def.name, false
 	}
 	return v, err
+}
+
+// readLiterals reads the untyped string literals among vals as typ, for
+// their errors: PostgreSQL's parse analysis converts a literal to the
+// type its context resolves (the input function runs then), so CASE
+// WHEN true THEN 7 ELSE 'x' END is 22P02 although the planner drops the
+// ELSE before anything runs.
+func (t *translator) readLiterals(vals []value, typ Type) error {
+	for _, v := range vals {
+		if v.lit == nil || !v.untyped() {
+			continue
+		}
+		if _, err := t.retype(v, typ); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // caseValue assembles a CASE as PostgreSQL's planner leaves it: arms

@@ -378,6 +378,16 @@ func substrFunc(t *translator, args []value) (value, error) {
 func concatFunc(t *translator, args []value) (value, error) {
 	var parts []string
 	for _, a := range args {
+		if a.untyped() && a.param != 0 {
+			// concat's arguments are "any": a placeholder takes no type
+			// from them (42P18 when nothing else types it).
+			if known := t.params[a.param-1]; known.Name == "" {
+				t.untypedUses = append(t.untypedUses, a.param)
+				parts = append(parts, "coalesce("+a.sql+", '')")
+				continue
+			}
+			a.typ = t.params[a.param-1]
+		}
 		if a.untyped() {
 			var err error
 			if a, err = t.retype(a, tText); err != nil {

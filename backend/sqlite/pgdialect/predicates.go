@@ -54,6 +54,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	if err != nil {
 		return value{}, err
 	}
+	if l, vals, err = t.inListTypes(l, a.GetRexpr().GetList().GetItems(), vals); err != nil {
+		return value{}, err
+	}
 	if typ, err := commonType("IN", append([]value{l}, vals...)); err == nil && isNum(typ) {
 		t.typeParams(append([]value{l}, vals...), typ) // placeholders take the list's common type
 		if err := realInDoubleList(append([]value{l}, vals...)); err != nil {
@@ -100,6 +103,44 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		kw = " NOT IN ("
 	}
 	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+}
+
+// inListTypes reads the untyped operands of x IN (...) as PostgreSQL's
+// transformAExprIn does: when more than one item has no column (a Var),
+// x and those items take their common type (select_common_type, an
+// untyped x too), which the untyped ones are read as: '1.5' is numeric in
+// i IN ('1.5', 0.5) and NULL IN ('x', 3.0) reads 'x' as numeric (22P02),
+// where i = '1.5' alone reads it as i's integer type. Items with columns,
+// and every item when there is no common type, are compared one by one
+// (the comparison types an untyped item as the other side).
+func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) (value, []value, error) {
+	group, idx := []value{l}, []int{}
+	for i, n := range nodes {
+		if i < len(vals) && !varying(n) {
+			group, idx = append(group, vals[i]), append(idx, i)
+		}
+	}
+	if len(idx) < 2 {
+		return l, vals, nil
+	}
+	typ, err := commonType("IN", group)
+	if err != nil || isArray(typ) || isJSON(typ) {
+		return l, vals, nil
+	}
+	read := func(v value) (value, error) {
+		if v.untyped() && v.param == 0 {
+			return t.retype(v, typ)
+		}
+		return v, nil
+	}
+	out := append([]value(nil), vals...)
+	for _, i := range idx {
+		if out[i], err = read(out[i]); err != nil {
+			return l, vals, err
+		}
+	}
+	l, err = read(l)
+	return l, out, err
 }
 
 // realInDoubleList refuses an IN list whose members' common type is
@@ -294,6 +335,12 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	}
 	if ll.typ.Name == "jsonb" {
 		return jsonbNullif(ll, rr), nil
+	}
+	// numeric beside another number meets it as = does (numeric with an
+	// integer, float8 with a float), and NULLIF returns the left operand
+	// so converted: NULLIF(numeric, float8) is float8.
+	if ll, rr, err = t.mixedSides(ll, rr); err != nil {
+		return value{}, err
 	}
 	ls, rs, _ := comparable(ll, rr)
 	if ls != ll.sql && ls != withRtrim(ll) {
