@@ -350,7 +350,17 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	var terms []string
 	for i := range outs {
 		order := append([]string{outs[i]}, append(append([]string{}, outs[:i]...), outs[i+1:]...)...)
-		terms = append(terms, "coalesce("+join(order, ", ")+")")
+		// numeric and char(n) compare under RTRIM (1.0 = 1.00, 'a' =
+		// 'a '), as their operators do, not as their stored texts.
+		terms = append(terms, withRtrim(value{sql: "coalesce(" + join(order, ", ") + ")", typ: typ}))
+	}
+	if fn == "min" {
+		// Of equal values (1.0 and 1.00, 'a' and 'a ' in char(n))
+		// PostgreSQL returns the first; SQLite's max(...) keeps the first,
+		// its min(...) the last, so min reads the arguments backwards.
+		for i, j := 0, len(terms)-1; i < j; i, j = i+1, j-1 {
+			terms[i], terms[j] = terms[j], terms[i]
+		}
 	}
 	return value{sql: fn + "(" + join(terms, ", ") + ")", typ: typ, name: name}, nil
 }

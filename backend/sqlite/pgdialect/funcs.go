@@ -75,10 +75,37 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 			return value{}, err
 		}
 		v, err := fn(t, args)
+		if err == nil && strictScalars[name] && t.noFold == 0 && hasNullConst(args) {
+			// PostgreSQL's planner folds a strict function with a NULL
+			// constant argument to NULL (evaluate_function), so nothing
+			// else in the call, or in a strict operator around it, runs:
+			// mod(c, c) > octet_length(NULL) is NULL, never 22012.
+			v = nullOf(v.typ)
+		}
 		v.name = name
 		return v, err
 	}
 	return value{}, refuse("the function %s", name)
+}
+
+// strictScalars are the scalar functions PostgreSQL declares strict
+// (NULL for a NULL argument) among funcs.go's; concat, the array editing
+// functions and the JSON builders are not.
+var strictScalars = map[string]bool{
+	"lower": true, "upper": true, "length": true, "char_length": true, "btrim": true, "ltrim": true,
+	"rtrim": true, "replace": true, "substr": true, "substring": true, "abs": true, "octet_length": true,
+	"date_trunc": true, "position": true, "mod": true, "ceil": true, "ceiling": true, "floor": true,
+	"round": true, "trunc": true, "left": true, "right": true, "strpos": true,
+}
+
+// hasNullConst reports whether one of args is the NULL constant.
+func hasNullConst(args []value) bool {
+	for _, a := range args {
+		if isNullConst(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *translator) args(nodes []*pg_query.Node, sc *scope) ([]value, error) {
