@@ -336,6 +336,9 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if v, ok := t.foldMinMax(name, vals, typ); ok {
+		return v, nil
+	}
 	if typ.Name == "json" {
 		// After the arguments are read as json: GREATEST('x', j) is
 		// json's 22P02, as in PostgreSQL's parse analysis.
@@ -363,6 +366,51 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 		}
 	}
 	return value{sql: fn + "(" + join(terms, ", ") + ")", typ: typ, name: name}, nil
+}
+
+// foldMinMax is GREATEST or LEAST of constants, which PostgreSQL's
+// planner folds (so a cast of it errs while planning, whatever the WHERE
+// says): the first of the greatest (least) values, NULLs ignored.
+func (t *translator) foldMinMax(name string, vals []value, typ Type) (value, bool) {
+	if t.noFold != 0 || isJSON(typ) || isArray(typ) {
+		return value{}, false
+	}
+	best := nullOf(typ)
+	best.isConst = true
+	for _, v := range vals {
+		if zoneDependent(v.typ, typ) {
+			return value{}, false // stable: PostgreSQL does not fold it
+		}
+		cv, err := t.coerceValue(v, typ, ctxImplicit)
+		if err != nil || !cv.isConst {
+			return value{}, false
+		}
+		if cv.konst == nil {
+			continue
+		}
+		if best.konst == nil {
+			best = cv
+			continue
+		}
+		c, ok := compareConsts(rtrimmed(best.konst, typ), rtrimmed(cv.konst, typ))
+		if !ok {
+			return value{}, false
+		}
+		if (name == "greatest" && c < 0) || (name == "least" && c > 0) {
+			best = cv
+		}
+	}
+	best.name, best.weak = name, false
+	return best, true
+}
+
+// rtrimmed is a constant as its type compares it: numeric's stored key
+// and char(n)'s text without the trailing blanks RTRIM ignores.
+func rtrimmed(k any, typ Type) any {
+	if s, ok := k.(string); ok && (typ.Name == "numeric" || typ.Name == "bpchar") {
+		return strings.TrimRight(s, " ")
+	}
+	return k
 }
 
 // typeParams gives bare placeholders among vals type typ (parse analysis

@@ -43,6 +43,8 @@ func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, erro
 // inList translates x IN (a, b ...) and x NOT IN (...): each item
 // compared as = would.
 func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
+	qual := t.inQual
+	t.inQual = false
 	l, err := t.expr(a.GetLexpr(), sc)
 	if err != nil {
 		return value{}, err
@@ -98,6 +100,11 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	if v, ok := foldIn(op == "<>", folds, len(items)); ok {
 		return v, nil
 	}
+	if qual && op == "<>" && nullAloneConstant(a.GetRexpr().GetList().GetItems(), vals) {
+		// The AND of x <> NULL (NULL: false in a qual) and x <> each
+		// item with a column.
+		return constOf(int64(0), tBool, "?column?"), nil
+	}
 	kw := " IN ("
 	if op == "<>" {
 		kw = " NOT IN ("
@@ -141,6 +148,22 @@ func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) 
 	}
 	l, err = read(l)
 	return l, out, err
+}
+
+// nullAloneConstant reports whether the only item of an IN list without
+// a column is a NULL constant: PostgreSQL then compares x with each item
+// in turn (transformAExprIn makes no array of one item), the NULL one a
+// NULL constant.
+func nullAloneConstant(nodes []*pg_query.Node, vals []value) bool {
+	constants, null := 0, false
+	for i, n := range nodes {
+		if i >= len(vals) || varying(n) {
+			continue
+		}
+		constants++
+		null = null || isNullConst(vals[i]) || vals[i].isConst && vals[i].konst == nil
+	}
+	return constants == 1 && null
 }
 
 // realInDoubleList refuses an IN list whose members' common type is
@@ -347,6 +370,7 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 		return value{}, refuse("NULLIF across integer and float or numeric")
 	}
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
+		v.typ = nullifType(ll.typ, rr.typ)
 		return v, nil
 	}
 	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: nullifType(ll.typ, rr.typ), name: "nullif"}, nil

@@ -20,6 +20,9 @@ type translator struct {
 	// (concat's "any" arguments) while their type was unknown: typed
 	// later, PostgreSQL finds that use still unknown (42P08).
 	untypedUses []int32
+	// inQual: the expression being translated is a node of a WHERE,
+	// ON or HAVING condition's AND/OR tree (qualNode).
+	inQual bool
 
 	aggDepth    int                    // > 0 inside an aggregate's arguments
 	sawAgg      bool                   // the query being translated calls an aggregate
