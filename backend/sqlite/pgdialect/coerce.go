@@ -67,7 +67,13 @@ func (t *translator) coerceExpr(v value, to Type, ctx pgconv.Context) (string, e
 	case v.null:
 		return "NULL", nil
 	case v.param != 0:
-		if err := t.param(v.param, to); err != nil {
+		typ := to
+		if ctx == ctxExplicit {
+			// PostgreSQL types $1 in $1::varchar(3) varchar: the
+			// value is bound whole, then the cast truncates it.
+			typ.Typmod = -1
+		}
+		if err := t.param(v.param, typ); err != nil {
 			return "", err
 		}
 		if ctx == ctxAssignment {

@@ -97,7 +97,10 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 			folds = append(folds, c)
 		}
 	}
-	if v, ok := foldIn(op == "<>", folds, len(items)); ok {
+	if v, ok := foldIn(op == "<>", folds, len(items)); ok && (l.isConstant() || constantItems(a.GetRexpr().GetList().GetItems()) < 2) {
+		// With a varying x and two constant items or more PostgreSQL
+		// compares x with an array of them (x <> ALL (ARRAY[NULL,
+		// NULL])), which its planner does not fold: x is computed.
 		return v, nil
 	}
 	if qual && op == "<>" && nullAloneConstant(a.GetRexpr().GetList().GetItems(), vals) {
@@ -148,6 +151,17 @@ func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) 
 	}
 	l, err = read(l)
 	return l, out, err
+}
+
+// constantItems counts the IN list's items without a column.
+func constantItems(nodes []*pg_query.Node) int {
+	n := 0
+	for _, item := range nodes {
+		if !varying(item) {
+			n++
+		}
+	}
+	return n
 }
 
 // nullAloneConstant reports whether the only item of an IN list without
