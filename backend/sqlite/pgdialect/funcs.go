@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -480,6 +481,9 @@ func octetLength(t *translator, args []value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if c, ok := t.constText(args[0]); ok {
+		return constOf(int64(len(c)), tInt4, "octet_length"), nil // folded, as strpos
+	}
 	return value{sql: "length(CAST(" + s[0] + " AS BLOB))", typ: tInt4}, nil
 }
 
@@ -494,5 +498,29 @@ func strpos(t *translator, args []value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if h, ok := t.constText(args[0]); ok {
+		if n, ok := t.constText(args[1]); ok {
+			// Folded, as PostgreSQL's planner folds an immutable
+			// function of constants (mod(strpos('a', 'b'), 0) is 22012).
+			pos := int64(0)
+			if i := strings.Index(h, n); i >= 0 {
+				pos = int64(utf8.RuneCountInString(h[:i])) + 1
+			}
+			return constOf(pos, tInt4, "strpos"), nil
+		}
+	}
 	return value{sql: "instr(" + s[0] + ", " + s[1] + ")", typ: tInt4}, nil
+}
+
+// constText is a constant text argument's value (an untyped literal, a
+// text or varchar constant), when folding is on.
+func (t *translator) constText(v value) (string, bool) {
+	if t.noFold != 0 || !(v.untyped() || isText(v.typ)) {
+		return "", false
+	}
+	if v.lit != nil {
+		return *v.lit, true
+	}
+	s, ok := v.konst.(string)
+	return s, ok && v.isConst
 }

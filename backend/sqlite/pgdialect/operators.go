@@ -230,6 +230,13 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	res := widerNum(l.typ, r.typ)
+	if (isNullConst(l) || isNullConst(r)) && t.noFold == 0 && (res.Name == "numeric" || l.typ.Name == "numeric" || r.typ.Name == "numeric") {
+		// A strict operator with a NULL constant folds to NULL:
+		// NULL + (c / c) never divides.
+		if _, ok := floatOps[op]; ok || !isFloat(res) {
+			return nullOf(Type{Name: res.Name, Typmod: -1}), nil
+		}
+	}
 	if res.Name == "numeric" || l.typ.Name == "numeric" || r.typ.Name == "numeric" {
 		res = Type{Name: res.Name, Typmod: -1}
 		if l, err = t.coerceValue(l, res, ctxImplicit); err != nil {
