@@ -395,6 +395,9 @@ func substrFunc(t *translator, args []value) (value, error) {
 			return constOf(nil, tText, "substr"), nil
 		}
 	}
+	if v, ok := t.foldSubstr(args); ok {
+		return v, nil
+	}
 	if len(out) == 2 {
 		out = append(out, "NULL")
 		return value{sql: "pg_substr(" + join(out, ", ") + ", 0)", typ: tText}, nil
@@ -510,6 +513,33 @@ func strpos(t *translator, args []value) (value, error) {
 		}
 	}
 	return value{sql: "instr(" + s[0] + ", " + s[1] + ")", typ: tInt4}, nil
+}
+
+// foldSubstr is substr of constants, which PostgreSQL's planner folds
+// (CAST(substr('ß', 3, 2) AS int8) is 22P02 while planning): characters
+// from max(start, 1) up to start + length, as text_substring counts them.
+func (t *translator) foldSubstr(args []value) (value, bool) {
+	str, ok := t.constText(args[0])
+	if !ok {
+		return value{}, false
+	}
+	var n [2]int64
+	for i, a := range args[1:] {
+		k, ok := a.konst.(int64)
+		if !a.isConst || !ok {
+			return value{}, false
+		}
+		n[i] = k
+	}
+	runes := []rune(str)
+	from, to := max(n[0], 1), int64(len(runes))+1
+	if len(args) == 3 {
+		to = min(to, max(n[0]+n[1], 1))
+	}
+	if from >= to || from > int64(len(runes)) {
+		return constOf("", tText, "substr"), true
+	}
+	return constOf(string(runes[from-1:to-1]), tText, "substr"), true
 }
 
 // constText is a constant text argument's value (an untyped literal, a
