@@ -38,6 +38,8 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 	switch {
 	case v.null:
 		return constOf(nil, to, v.name), nil
+	case v.lit != nil && to.Typmod != -1 && (to.Name == "numeric" || to.Name == "varchar" || to.Name == "bpchar"):
+		return t.literalWithTypmod(*v.lit, to, ctx)
 	case v.lit != nil:
 		return t.fold(*v.lit, "unknown", to, ctx)
 	case v.isConst && t.noFold == 0:
@@ -49,6 +51,25 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 	}
 	sql, err := t.coerceExpr(v, to, ctx)
 	return value{sql: sql, typ: to, name: v.name}, err
+}
+
+// literalWithTypmod reads a literal as numeric(p,s), varchar(n) or
+// char(n) as PostgreSQL does: its parse analysis runs the input function
+// without the typmod (22P02 now) and applies the typmod as a length
+// coercion its planner folds, so '1e3'::numeric(3,1)'s 22003 comes after
+// the whole statement's parse analysis (a 42883 in the WHERE first), and
+// where the planner does not fold (a dropped CASE arm) at run time.
+func (t *translator) literalWithTypmod(lit string, to Type, ctx pgconv.Context) (value, error) {
+	base, err := t.fold(lit, "unknown", Type{Name: to.Name, Typmod: -1}, ctx)
+	if err != nil {
+		return value{}, err
+	}
+	if t.noFold != 0 {
+		sql, err := t.coerceExpr(base, to, ctx)
+		return value{sql: sql, typ: to, name: base.name}, err
+	}
+	out, err := t.fold(base.konst, to.Name, to, ctx)
+	return t.planTime(out, err, to)
 }
 
 // fold converts a constant now (a literal's input function, a constant's
@@ -67,7 +88,13 @@ func (t *translator) coerceExpr(v value, to Type, ctx pgconv.Context) (string, e
 	case v.null:
 		return "NULL", nil
 	case v.param != 0:
-		if err := t.param(v.param, to); err != nil {
+		typ := to
+		if ctx == ctxExplicit {
+			// PostgreSQL types $1 in $1::varchar(3) varchar: the
+			// value is bound whole, then the cast truncates it.
+			typ.Typmod = -1
+		}
+		if err := t.param(v.param, typ); err != nil {
 			return "", err
 		}
 		if ctx == ctxAssignment {

@@ -26,14 +26,14 @@ func commonType(what string, vals []value) (Type, error) {
 			res = v.typ
 		case res == v.typ:
 		case isNum(res) && isNum(v.typ):
-			res = widerNum(res, v.typ)
-		case res.Name == "bpchar" && isText(v.typ), isText(res) && v.typ.Name == "bpchar":
-			res = tText // PostgreSQL's preferred string type; bpchar loses its padding
-		case isText(res) && isText(v.typ):
-			// Both directions are implicit casts: the first type stays
-			// (varchar ∪ text is varchar), typmods that differ are lost.
-			if res.Name == "varchar" && res.Typmod != v.typ.Typmod {
-				res = Type{Name: "varchar", Typmod: -1}
+			res = commonNum(res, v.typ)
+		case stringType(res) && stringType(v.typ):
+			// Between text, varchar and char both directions are
+			// implicit casts: the first type stays (varchar ∪ text is
+			// varchar, char ∪ text char, text ∪ char text), typmods that
+			// differ are lost.
+			if res.Typmod != v.typ.Typmod {
+				res = Type{Name: res.Name, Typmod: -1}
 			}
 		case datetimeRank[res.Name] > 0 && datetimeRank[v.typ.Name] > 0:
 			if datetimeRank[v.typ.Name] > datetimeRank[res.Name] {
@@ -47,12 +47,30 @@ func commonType(what string, vals []value) (Type, error) {
 		return tText, nil
 	}
 	for _, v := range vals {
-		if v.untyped() && res.Name == "varchar" {
-			return Type{Name: "varchar", Typmod: -1}, nil // typmods are kept only when every input has it
+		if v.untyped() && res.Typmod != -1 {
+			// select_common_typmod: a typmod is kept only when every
+			// input has it, and an untyped literal or NULL read as the
+			// type has none (COALESCE(numeric(8,2) column, '1') is 1, not
+			// 1.00; with a char(3) column 'x' is not padded).
+			return Type{Name: res.Name, Typmod: -1}, nil
 		}
 	}
 	return res, nil
 }
+
+// commonNum is select_common_type of two number types: an integer or
+// numeric converts to real implicitly and real to neither, so real with
+// them is real (COALESCE(real, numeric) is real, where real + numeric is
+// double precision); otherwise the wider type, as arithmetic's.
+func commonNum(a, b Type) Type {
+	if (a.Name == "float4" && b.Name != "float8") || (b.Name == "float4" && a.Name != "float8") {
+		return Type{Name: "float4", Typmod: -1}
+	}
+	return widerNum(a, b)
+}
+
+// stringType: text, varchar and char(n), PostgreSQL's string category.
+func stringType(t Type) bool { return isText(t) || t.Name == "bpchar" }
 
 // coerceAll converts vals to typ (implicitly).
 func (t *translator) coerceAll(vals []value, typ Type) ([]string, error) {
@@ -124,6 +142,9 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 		return value{}, err
 	}
 	t.noFold = outer
+	if err := t.readLiterals(append(results, def), typ); err != nil {
+		return value{}, err
+	}
 	t.typeParams(append(results, def), typ)
 	v, err := t.caseValue(conds, results, def, typ)
 	// PostgreSQL names a CASE after its ELSE result when that has a
@@ -134,6 +155,23 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 		v.name, v.weak = def.name, false
 	}
 	return v, err
+}
+
+// readLiterals reads the untyped string literals among vals as typ, for
+// their errors: PostgreSQL's parse analysis converts a literal to the
+// type its context resolves (the input function runs then), so CASE
+// WHEN true THEN 7 ELSE 'x' END is 22P02 although the planner drops the
+// ELSE before anything runs.
+func (t *translator) readLiterals(vals []value, typ Type) error {
+	for _, v := range vals {
+		if v.lit == nil || !v.untyped() {
+			continue
+		}
+		if _, err := t.retype(v, typ); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // caseValue assembles a CASE as PostgreSQL's planner leaves it: arms
@@ -291,17 +329,22 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if typ.Name == "json" {
-		return value{}, pgError("42883", "could not identify a comparison function for type json")
-	}
 	if isArray(typ) {
 		return value{}, refuse("%s of arrays (array order)", name)
 	}
-	if err := noJSONBKey(typ, name); err != nil {
-		return value{}, err
-	}
 	outs, err := t.coerceAll(vals, typ)
 	if err != nil {
+		return value{}, err
+	}
+	if v, ok := t.foldMinMax(name, vals, typ); ok {
+		return v, nil
+	}
+	if typ.Name == "json" {
+		// After the arguments are read as json: GREATEST('x', j) is
+		// json's 22P02, as in PostgreSQL's parse analysis.
+		return value{}, pgError("42883", "could not identify a comparison function for type json")
+	}
+	if err := noJSONBKey(typ, name); err != nil {
 		return value{}, err
 	}
 	if len(outs) == 1 {
@@ -310,9 +353,64 @@ func (t *translator) minMax(m *pg_query.MinMaxExpr, sc *scope) (value, error) {
 	var terms []string
 	for i := range outs {
 		order := append([]string{outs[i]}, append(append([]string{}, outs[:i]...), outs[i+1:]...)...)
-		terms = append(terms, "coalesce("+join(order, ", ")+")")
+		// numeric and char(n) compare under RTRIM (1.0 = 1.00, 'a' =
+		// 'a '), as their operators do, not as their stored texts.
+		terms = append(terms, withRtrim(value{sql: "coalesce(" + join(order, ", ") + ")", typ: typ}))
+	}
+	if fn == "min" {
+		// Of equal values (1.0 and 1.00, 'a' and 'a ' in char(n))
+		// PostgreSQL returns the first; SQLite's max(...) keeps the first,
+		// its min(...) the last, so min reads the arguments backwards.
+		for i, j := 0, len(terms)-1; i < j; i, j = i+1, j-1 {
+			terms[i], terms[j] = terms[j], terms[i]
+		}
 	}
 	return value{sql: fn + "(" + join(terms, ", ") + ")", typ: typ, name: name}, nil
+}
+
+// foldMinMax is GREATEST or LEAST of constants, which PostgreSQL's
+// planner folds (so a cast of it errs while planning, whatever the WHERE
+// says): the first of the greatest (least) values, NULLs ignored.
+func (t *translator) foldMinMax(name string, vals []value, typ Type) (value, bool) {
+	if t.noFold != 0 || isJSON(typ) || isArray(typ) {
+		return value{}, false
+	}
+	best := nullOf(typ)
+	best.isConst = true
+	for _, v := range vals {
+		if zoneDependent(v.typ, typ) {
+			return value{}, false // stable: PostgreSQL does not fold it
+		}
+		cv, err := t.coerceValue(v, typ, ctxImplicit)
+		if err != nil || !cv.isConst {
+			return value{}, false
+		}
+		if cv.konst == nil {
+			continue
+		}
+		if best.konst == nil {
+			best = cv
+			continue
+		}
+		c, ok := compareConsts(rtrimmed(best.konst, typ), rtrimmed(cv.konst, typ))
+		if !ok {
+			return value{}, false
+		}
+		if (name == "greatest" && c < 0) || (name == "least" && c > 0) {
+			best = cv
+		}
+	}
+	best.name, best.weak = name, false
+	return best, true
+}
+
+// rtrimmed is a constant as its type compares it: numeric's stored key
+// and char(n)'s text without the trailing blanks RTRIM ignores.
+func rtrimmed(k any, typ Type) any {
+	if s, ok := k.(string); ok && (typ.Name == "numeric" || typ.Name == "bpchar") {
+		return strings.TrimRight(s, " ")
+	}
+	return k
 }
 
 // typeParams gives bare placeholders among vals type typ (parse analysis

@@ -162,12 +162,15 @@ func castName(t Type) string {
 
 // boolExpr translates AND, OR and NOT; operands must be boolean.
 func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
+	qual := t.inQual && b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR
+	t.inQual = false
 	var parts []string
 	absorbing := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "0", pg_query.BoolExprType_OR_EXPR: "1"}[b.GetBoolop()]
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
 	w := foldWatch{t: t}
 	for _, a := range b.GetArgs() {
+		t.inQual = qual && qualNode(a)
 		s, err := t.condition(a, sc, "AND/OR/NOT")
 		if err != nil {
 			return value{}, err
@@ -182,6 +185,9 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 		w.operand(a, konst)
 	}
 	t.noFold = saved
+	if qual {
+		nullIsFalse(parts)
+	}
 	switch b.GetBoolop() {
 	case pg_query.BoolExprType_AND_EXPR, pg_query.BoolExprType_OR_EXPR:
 		if err := w.check("AND/OR"); err != nil {
@@ -202,7 +208,11 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 // condition translates an expression that must be boolean (WHERE, ON,
 // HAVING, AND's operands), as PostgreSQL requires (42804).
 func (t *translator) condition(n *pg_query.Node, sc *scope, where string) (string, error) {
+	if where == "WHERE" || where == "JOIN/ON" || where == "HAVING" {
+		t.inQual = qualNode(n)
+	}
 	v, err := t.expr(n, sc)
+	t.inQual = false
 	if err != nil {
 		return "", err
 	}
@@ -213,6 +223,30 @@ func (t *translator) condition(n *pg_query.Node, sc *scope, where string) (strin
 		return "", pgError("42804", "argument of %s must be type boolean, not type %s", where, label(v.typ))
 	}
 	return v.sql, nil
+}
+
+// qualNode reports whether n continues a condition's AND/OR tree, which
+// PostgreSQL's planner reads as a qual (canonicalize_qual's
+// find_duplicate_ors): there a NULL constant is false, so an AND with one
+// is false and an OR drops it, and nothing else in that AND runs
+// (WHERE (a / 0 > 1) AND NULL returns no row and no 22012). An IN list
+// is one too: x NOT IN (NULL, y) is the AND of x <> NULL and x <> y.
+func qualNode(n *pg_query.Node) bool {
+	if b := n.GetBoolExpr(); b != nil {
+		return b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR
+	}
+	a := n.GetAExpr()
+	return a != nil && a.GetKind() == pg_query.A_Expr_Kind_AEXPR_IN
+}
+
+// nullIsFalse makes the NULL constants among a qual's AND/OR operands
+// false (qualNode).
+func nullIsFalse(parts []string) {
+	for i, p := range parts {
+		if _, null, ok := boolConst(p); ok && null {
+			parts[i] = "0"
+		}
+	}
 }
 
 func (t *translator) nullTest(n *pg_query.NullTest, sc *scope) (value, error) {

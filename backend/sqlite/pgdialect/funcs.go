@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -75,10 +76,37 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 			return value{}, err
 		}
 		v, err := fn(t, args)
+		if err == nil && strictScalars[name] && t.noFold == 0 && hasNullConst(args) {
+			// PostgreSQL's planner folds a strict function with a NULL
+			// constant argument to NULL (evaluate_function), so nothing
+			// else in the call, or in a strict operator around it, runs:
+			// mod(c, c) > octet_length(NULL) is NULL, never 22012.
+			v = nullOf(v.typ)
+		}
 		v.name = name
 		return v, err
 	}
 	return value{}, refuse("the function %s", name)
+}
+
+// strictScalars are the scalar functions PostgreSQL declares strict
+// (NULL for a NULL argument) among funcs.go's; concat, the array editing
+// functions and the JSON builders are not.
+var strictScalars = map[string]bool{
+	"lower": true, "upper": true, "length": true, "char_length": true, "btrim": true, "ltrim": true,
+	"rtrim": true, "replace": true, "substr": true, "substring": true, "abs": true, "octet_length": true,
+	"date_trunc": true, "position": true, "mod": true, "ceil": true, "ceiling": true, "floor": true,
+	"round": true, "trunc": true, "left": true, "right": true, "strpos": true,
+}
+
+// hasNullConst reports whether one of args is the NULL constant.
+func hasNullConst(args []value) bool {
+	for _, a := range args {
+		if isNullConst(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *translator) args(nodes []*pg_query.Node, sc *scope) ([]value, error) {
@@ -370,6 +398,9 @@ func substrFunc(t *translator, args []value) (value, error) {
 			return constOf(nil, tText, "substr"), nil
 		}
 	}
+	if v, ok := t.foldSubstr(args); ok {
+		return v, nil
+	}
 	if len(out) == 2 {
 		out = append(out, "NULL")
 		return value{sql: "pg_substr(" + join(out, ", ") + ", 0)", typ: tText}, nil
@@ -381,6 +412,16 @@ func substrFunc(t *translator, args []value) (value, error) {
 func concatFunc(t *translator, args []value) (value, error) {
 	var parts []string
 	for _, a := range args {
+		if a.untyped() && a.param != 0 {
+			// concat's arguments are "any": a placeholder takes no type
+			// from them (42P18 when nothing else types it).
+			if known := t.params[a.param-1]; known.Name == "" {
+				t.untypedUses = append(t.untypedUses, a.param)
+				parts = append(parts, "coalesce("+a.sql+", '')")
+				continue
+			}
+			a.typ = t.params[a.param-1]
+		}
 		if a.untyped() {
 			var err error
 			if a, err = t.retype(a, tText); err != nil {
@@ -446,6 +487,9 @@ func octetLength(t *translator, args []value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if c, ok := t.constText(args[0]); ok {
+		return constOf(int64(len(c)), tInt4, "octet_length"), nil // folded, as strpos
+	}
 	return value{sql: "length(CAST(" + s[0] + " AS BLOB))", typ: tInt4}, nil
 }
 
@@ -460,5 +504,56 @@ func strpos(t *translator, args []value) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if h, ok := t.constText(args[0]); ok {
+		if n, ok := t.constText(args[1]); ok {
+			// Folded, as PostgreSQL's planner folds an immutable
+			// function of constants (mod(strpos('a', 'b'), 0) is 22012).
+			pos := int64(0)
+			if i := strings.Index(h, n); i >= 0 {
+				pos = int64(utf8.RuneCountInString(h[:i])) + 1
+			}
+			return constOf(pos, tInt4, "strpos"), nil
+		}
+	}
 	return value{sql: "instr(" + s[0] + ", " + s[1] + ")", typ: tInt4}, nil
+}
+
+// foldSubstr is substr of constants, which PostgreSQL's planner folds
+// (CAST(substr('ß', 3, 2) AS int8) is 22P02 while planning): characters
+// from max(start, 1) up to start + length, as text_substring counts them.
+func (t *translator) foldSubstr(args []value) (value, bool) {
+	str, ok := t.constText(args[0])
+	if !ok {
+		return value{}, false
+	}
+	var n [2]int64
+	for i, a := range args[1:] {
+		k, ok := a.konst.(int64)
+		if !a.isConst || !ok {
+			return value{}, false
+		}
+		n[i] = k
+	}
+	runes := []rune(str)
+	from, to := max(n[0], 1), int64(len(runes))+1
+	if len(args) == 3 {
+		to = min(to, max(n[0]+n[1], 1))
+	}
+	if from >= to || from > int64(len(runes)) {
+		return constOf("", tText, "substr"), true
+	}
+	return constOf(string(runes[from-1:to-1]), tText, "substr"), true
+}
+
+// constText is a constant text argument's value (an untyped literal, a
+// text or varchar constant), when folding is on.
+func (t *translator) constText(v value) (string, bool) {
+	if t.noFold != 0 || !(v.untyped() || isText(v.typ)) {
+		return "", false
+	}
+	if v.lit != nil {
+		return *v.lit, true
+	}
+	s, ok := v.konst.(string)
+	return s, ok && v.isConst
 }

@@ -52,9 +52,14 @@ func floatFunc(name string) func(t *translator, args []value) (value, error) {
 		if name == "trunc" {
 			return value{}, refuse("trunc of %s", label(a.typ))
 		}
-		sql, err := t.coerce(a, tFloat8, ctxImplicit)
-		if err != nil || !(isNum(a.typ) || a.untyped()) {
+		if !isNum(a.typ) && !a.untyped() {
 			return value{}, pgError("42883", "function %s(%s) does not exist", name, label(a.typ))
+		}
+		// An untyped argument is float8 (the preferred type of the
+		// candidates): round('x') is float8's 22P02.
+		sql, err := t.coerce(a, tFloat8, ctxImplicit)
+		if err != nil {
+			return value{}, err
 		}
 		return value{sql: fmt.Sprintf("pg_float_fn('%s', %s)", name, sql), typ: tFloat8}, nil
 	}

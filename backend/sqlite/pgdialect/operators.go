@@ -169,6 +169,11 @@ func (t *translator) comparison(op string, l, r value) (string, string, error) {
 	if isArray(l.typ) || isArray(r.typ) {
 		return t.arraySides(op, l, r)
 	}
+	if (l.untyped() && r.typ.Name == "json") || (r.untyped() && l.typ.Name == "json") {
+		// json has no comparison operators and no implicit cast to a
+		// type that has: 42883 before the literal is read as json.
+		return "", "", pgError("42883", "operator does not exist: %s", opSides(op, "unknown", "json", l.untyped()))
+	}
 	l, r, err := t.unify(l, r)
 	if err != nil {
 		return "", "", err
@@ -208,6 +213,9 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 	if l.untyped() && r.untyped() {
 		return value{}, pgError("42725", "operator is not unique: unknown %s unknown", op)
 	}
+	if err := unknownArithmetic(op, l, r); err != nil {
+		return value{}, err
+	}
 	l, r, err := t.unify(l, r)
 	if err != nil {
 		return value{}, err
@@ -222,6 +230,13 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 		return value{}, pgError("42883", "operator does not exist: %s %s %s", label(l.typ), op, label(r.typ))
 	}
 	res := widerNum(l.typ, r.typ)
+	if (isNullConst(l) || isNullConst(r)) && t.noFold == 0 && (res.Name == "numeric" || l.typ.Name == "numeric" || r.typ.Name == "numeric") {
+		// A strict operator with a NULL constant folds to NULL:
+		// NULL + (c / c) never divides.
+		if _, ok := floatOps[op]; ok || !isFloat(res) {
+			return nullOf(Type{Name: res.Name, Typmod: -1}), nil
+		}
+	}
 	if res.Name == "numeric" || l.typ.Name == "numeric" || r.typ.Name == "numeric" {
 		res = Type{Name: res.Name, Typmod: -1}
 		if l, err = t.coerceValue(l, res, ctxImplicit); err != nil {
@@ -258,12 +273,60 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 	return value{sql: fmt.Sprintf("%s(%s, %s, %d)", fn, l.sql, r.sql, bits), typ: res, name: "?column?"}, nil
 }
 
+// unknownArithmetic resolves an arithmetic operator with one untyped
+// operand (a string literal, NULL, a parameter) as PostgreSQL's operator
+// resolution does, before the literal is read as the other side's type:
+// the operator on two of the known type (binary_oper_exact) when it
+// exists, else the candidates whose known side accepts the type
+// (func_select_candidate). So an untyped operand beside a type without
+// the operator is 42883 even when its text is not of that type (uuid +
+// 'x'), float % 'x' is 42883 (no float %, and float does not convert to
+// numeric implicitly), and unknown - text is jsonb - text (jsonb's
+// delete, which the dialect refuses), not 42883.
+func unknownArithmetic(op string, l, r value) error {
+	known, left := r.typ, true
+	if r.untyped() {
+		known, left = l.typ, false
+	} else if !l.untyped() {
+		return nil
+	}
+	switch {
+	case isNum(known) && (op != "%" || !isFloat(known)):
+		return nil // the operator on two of the known type
+	case datetimeRank[known.Name] > 0 && op == "+" && known.Name == "date":
+		// date + integer, date + interval, date + time ...: no choice.
+		return pgError("42725", "operator is not unique: %s", opSides(op, "unknown", label(known), left))
+	case datetimeRank[known.Name] > 0 && (op == "+" || op == "-"):
+		return nil // date - date, date - integer, or refused by name
+	case op == "-" && left && (isText(known) || known.Name == "bpchar"):
+		return refuse("the operator - on an untyped operand and %s (PostgreSQL reads it as jsonb - text, jsonb's delete)", label(known))
+	}
+	return pgError("42883", "operator does not exist: %s", opSides(op, "unknown", label(known), left))
+}
+
+// opSides is "u op k" when the untyped operand is on the left, else
+// "k op u": an operator's name with its operands' types in error texts.
+func opSides(op, u, k string, left bool) string {
+	if left {
+		return u + " " + op + " " + k
+	}
+	return k + " " + op + " " + u
+}
+
 func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error) {
 	v, err := t.expr(n, sc)
 	if err != nil {
 		return value{}, err
 	}
+	if v.untyped() && op == "+" {
+		// Prefix + exists on the numeric types only: float8, their
+		// preferred type, wins (+ NULL and + '1' are float8).
+		if v, err = t.retype(v, tFloat8); err != nil {
+			return value{}, err
+		}
+	}
 	if v.untyped() {
+		// Prefix - also exists on interval: two categories, no choice.
 		return value{}, pgError("42725", "operator is not unique: %s unknown", op)
 	}
 	if !isNum(v.typ) || (op != "-" && op != "+") {

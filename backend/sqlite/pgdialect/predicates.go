@@ -43,6 +43,8 @@ func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, erro
 // inList translates x IN (a, b ...) and x NOT IN (...): each item
 // compared as = would.
 func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
+	qual := t.inQual
+	t.inQual = false
 	l, err := t.expr(a.GetLexpr(), sc)
 	if err != nil {
 		return value{}, err
@@ -52,6 +54,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	left := ""
 	vals, err := t.args(a.GetRexpr().GetList().GetItems(), sc)
 	if err != nil {
+		return value{}, err
+	}
+	if l, vals, err = t.inListTypes(l, a.GetRexpr().GetList().GetItems(), vals); err != nil {
 		return value{}, err
 	}
 	if typ, err := commonType("IN", append([]value{l}, vals...)); err == nil && isNum(typ) {
@@ -92,14 +97,87 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 			folds = append(folds, c)
 		}
 	}
-	if v, ok := foldIn(op == "<>", folds, len(items)); ok {
+	if v, ok := foldIn(op == "<>", folds, len(items)); ok && (l.isConstant() || constantItems(a.GetRexpr().GetList().GetItems()) < 2) {
+		// With a varying x and two constant items or more PostgreSQL
+		// compares x with an array of them (x <> ALL (ARRAY[NULL,
+		// NULL])), which its planner does not fold: x is computed.
 		return v, nil
+	}
+	if qual && op == "<>" && nullAloneConstant(a.GetRexpr().GetList().GetItems(), vals) {
+		// The AND of x <> NULL (NULL: false in a qual) and x <> each
+		// item with a column.
+		return constOf(int64(0), tBool, "?column?"), nil
 	}
 	kw := " IN ("
 	if op == "<>" {
 		kw = " NOT IN ("
 	}
 	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+}
+
+// inListTypes reads the untyped operands of x IN (...) as PostgreSQL's
+// transformAExprIn does: when more than one item has no column (a Var),
+// x and those items take their common type (select_common_type, an
+// untyped x too), which the untyped ones are read as: '1.5' is numeric in
+// i IN ('1.5', 0.5) and NULL IN ('x', 3.0) reads 'x' as numeric (22P02),
+// where i = '1.5' alone reads it as i's integer type. Items with columns,
+// and every item when there is no common type, are compared one by one
+// (the comparison types an untyped item as the other side).
+func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) (value, []value, error) {
+	group, idx := []value{l}, []int{}
+	for i, n := range nodes {
+		if i < len(vals) && !varying(n) {
+			group, idx = append(group, vals[i]), append(idx, i)
+		}
+	}
+	if len(idx) < 2 {
+		return l, vals, nil
+	}
+	typ, err := commonType("IN", group)
+	if err != nil || isArray(typ) || isJSON(typ) {
+		return l, vals, nil
+	}
+	read := func(v value) (value, error) {
+		if v.untyped() && v.param == 0 {
+			return t.retype(v, typ)
+		}
+		return v, nil
+	}
+	out := append([]value(nil), vals...)
+	for _, i := range idx {
+		if out[i], err = read(out[i]); err != nil {
+			return l, vals, err
+		}
+	}
+	l, err = read(l)
+	return l, out, err
+}
+
+// constantItems counts the IN list's items without a column.
+func constantItems(nodes []*pg_query.Node) int {
+	n := 0
+	for _, item := range nodes {
+		if !varying(item) {
+			n++
+		}
+	}
+	return n
+}
+
+// nullAloneConstant reports whether the only item of an IN list without
+// a column is a NULL constant: PostgreSQL then compares x with each item
+// in turn (transformAExprIn makes no array of one item), the NULL one a
+// NULL constant.
+func nullAloneConstant(nodes []*pg_query.Node, vals []value) bool {
+	constants, null := 0, false
+	for i, n := range nodes {
+		if i >= len(vals) || varying(n) {
+			continue
+		}
+		constants++
+		null = null || isNullConst(vals[i]) || vals[i].isConst && vals[i].konst == nil
+	}
+	return constants == 1 && null
 }
 
 // realInDoubleList refuses an IN list whose members' common type is
@@ -279,13 +357,14 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	// The operator first: NULLIF('x', json) is 42883, not json's 22P02.
+	if _, err := t.compare("=", l, r); err != nil {
+		return value{}, err
+	}
 	if l.untyped() && !r.untyped() {
 		if l, err = t.retype(l, r.typ); err != nil {
 			return value{}, err
 		}
-	}
-	if _, err := t.compare("=", l, r); err != nil {
-		return value{}, err
 	}
 	ll, rr, err := t.unify(l, r)
 	if err != nil {
@@ -294,12 +373,32 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if ll.typ.Name == "jsonb" {
 		return jsonbNullif(ll, rr), nil
 	}
+	// numeric beside another number meets it as = does (numeric with an
+	// integer, float8 with a float), and NULLIF returns the left operand
+	// so converted: NULLIF(numeric, float8) is float8.
+	if ll, rr, err = t.mixedSides(ll, rr); err != nil {
+		return value{}, err
+	}
 	ls, rs, _ := comparable(ll, rr)
 	if ls != ll.sql && ls != withRtrim(ll) {
 		return value{}, refuse("NULLIF across integer and float or numeric")
 	}
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
+		v.typ = nullifType(ll.typ, rr.typ)
 		return v, nil
 	}
-	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: ll.typ, name: "nullif"}, nil
+	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: nullifType(ll.typ, rr.typ), name: "nullif"}, nil
+}
+
+// nullifType is NULLIF's result type: its first operand's as the =
+// operator PostgreSQL resolves reads it. varchar has no = of its own, so
+// a varchar is compared (and returned) as text, or as char beside char.
+func nullifType(l, r Type) Type {
+	switch {
+	case l.Name != "varchar":
+		return l
+	case r.Name == "bpchar":
+		return Type{Name: "bpchar", Typmod: -1}
+	}
+	return tText
 }

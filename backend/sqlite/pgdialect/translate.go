@@ -17,6 +17,14 @@ type translator struct {
 	params []Type // by placeholder number - 1; Name "" while unknown
 	out    *Translation
 
+	// untypedUses are placeholders used where nothing types them
+	// (concat's "any" arguments) while their type was unknown: typed
+	// later, PostgreSQL finds that use still unknown (42P08).
+	untypedUses []int32
+	// inQual: the expression being translated is a node of a WHERE,
+	// ON or HAVING condition's AND/OR tree (qualNode).
+	inQual bool
+
 	aggDepth    int                    // > 0 inside an aggregate's arguments
 	sawAgg      bool                   // the query being translated calls an aggregate
 	arm         *armHints              // translating a set operation's arm
@@ -97,6 +105,9 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (tr *Translation, er
 		if p.Name == "" {
 			return nil, pgError("42P18", "could not determine data type of parameter $%d", i+1)
 		}
+	}
+	if len(t.untypedUses) > 0 {
+		return nil, pgError("42P08", "could not determine data type of parameter $%d", t.untypedUses[0])
 	}
 	if t.deferred != nil {
 		return nil, t.deferred

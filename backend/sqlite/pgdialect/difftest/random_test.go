@@ -237,6 +237,9 @@ func (g *gen) expr(k kind, sc scope, depth int) string {
 }
 
 func (g *gen) intExpr(sc scope, d int) string {
+	if g.chance(wider) {
+		return g.intMore(sc, d)
+	}
 	a, b := g.expr(kInt, sc, d), g.expr(kInt, sc, d)
 	switch g.pick(9) {
 	case 0, 1:
@@ -258,6 +261,9 @@ func (g *gen) intExpr(sc scope, d int) string {
 }
 
 func (g *gen) textExpr(sc scope, d int) string {
+	if g.chance(wider) {
+		return g.textMore(sc, d)
+	}
 	a, b := g.expr(kText, sc, d), g.expr(kText, sc, d)
 	switch g.pick(8) {
 	case 0, 1:
@@ -277,6 +283,9 @@ func (g *gen) textExpr(sc scope, d int) string {
 }
 
 func (g *gen) floatExpr(sc scope, d int) string {
+	if g.chance(wider) {
+		return g.floatMore(sc, d)
+	}
 	a, b := g.expr(kFloat, sc, d), g.expr(kFloat, sc, d)
 	switch g.pick(5) {
 	case 0, 1:
@@ -319,6 +328,9 @@ func (g *gen) uuidExpr(sc scope, d int) string {
 }
 
 func (g *gen) boolExpr(sc scope, d int) string {
+	if g.chance(wider) {
+		return g.boolMore(sc, d)
+	}
 	switch g.pick(10) {
 	case 0, 1, 2:
 		k := kind(g.pick(int(nKinds)))
