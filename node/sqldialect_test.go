@@ -1,15 +1,10 @@
 package node
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/cometbft/cometbft/libs/log"
 	"github.com/cometbft/cometbft/types"
 
 	"github.com/relchain/relchain/app"
@@ -37,23 +32,9 @@ func TestWrongSQLDialectVersionRefusesTheStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var state map[string]any
-	if err := json.Unmarshal(gen.AppState, &state); err != nil {
-		t.Fatal(err)
-	}
 	wrong := pgdialect.Version + 41
-	state["sql_dialect_version"] = wrong
-	if gen.AppState, err = json.Marshal(state); err != nil {
-		t.Fatal(err)
-	}
-	if err := gen.SaveAs(filepath.Join(home, "config", "genesis.json")); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := New(ctx, home, log.NewNopLogger())
+	err = startWithAppState(t, home, gen, "sql_dialect_version", wrong)
 	if err == nil {
-		_ = n.Stop()
 		t.Fatal("a node whose genesis fixes another translator version started")
 	}
 	for _, want := range []string{fmt.Sprintf("version %d", wrong), fmt.Sprintf("implements version %d", pgdialect.Version)} {
