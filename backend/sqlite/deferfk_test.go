@@ -16,6 +16,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -158,6 +159,7 @@ type outcome struct{ state, message string }
 // failed with the same SQLSTATE (and message, where the case says), and
 // leaves the same rows.
 func TestPostgresDialectDeferredKeysAgainstPostgres(t *testing.T) {
+	racetest.Heavy(t) // one case after another on two engines: 37 s under -race
 	server := pgtest.ServerDSN(t)
 	ctx := context.Background()
 	pg := catalogScratch(t, server, fmt.Sprintf("sqlite_deferfk_%d", os.Getpid()))
