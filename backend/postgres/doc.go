@@ -23,8 +23,9 @@
 // schema change, and plans every statement generically
 // (plan_cache_mode = force_generic_plan), so a statement's outcome never
 // depends on this node's history (stmtcache.go). Every block runs under SET CONSTRAINTS ALL
-// IMMEDIATE, so a deferrable constraint fails its tx, never the block's
-// COMMIT. The writer has no statement timeout: a block's statements are
+// IMMEDIATE, and from protocol version 3 each tx defers its INITIALLY
+// DEFERRED constraints and checks them before its release (deferred.go),
+// so a deferrable constraint fails its tx, never the block's COMMIT. The writer has no statement timeout: a block's statements are
 // bounded by the gate (backend/postgres/pggate) and by the context the caller
 // passes (a deadlined Exec returns an error wrapping ctx.Err() and cancels
 // the statement on the server). relchain's own statements name rows as
