@@ -107,46 +107,83 @@ func (t *translator) update(u *pg_query.UpdateStmt) error {
 	if err != nil {
 		return err
 	}
+	if err := setTwice(u.GetTargetList(), tg); err != nil {
+		return err
+	}
 	t.out.Statements = []string{"UPDATE " + tg.sql() + " SET " + sets + from + where + ret}
 	return nil
 }
 
-// setList translates SET col = expr, ... (assignment casts).
+// setList translates SET col = expr, ... (assignment casts) in
+// PostgreSQL's order (transformUpdateTargetList): every expression first,
+// then each target column and its assignment. A column set twice is its
+// rewriter's error, after the whole statement's analysis: the caller
+// checks it with setTwice.
 func (t *translator) setList(items []*pg_query.Node, tg target, sc *scope) (string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, n := range items {
+	vals := make([]*pg_query.Node, len(items))
+	for i, n := range items {
 		rt := n.GetResTarget()
 		if len(rt.GetIndirection()) > 0 || rt.GetVal().GetMultiAssignRef() != nil {
 			return "", refuse("SET with subscripts, fields or multiple columns")
 		}
-		c, _, err := tg.column(rt.GetName())
+		if rt.GetVal().GetSetToDefault() != nil {
+			return "", refuse("DEFAULT in UPDATE SET or in multi-row VALUES")
+		}
+		vals[i] = rt.GetVal()
+	}
+	vs, err := t.assignedValues(vals, sc)
+	if err != nil {
+		return "", err
+	}
+	out := make([]string, len(items))
+	for i, n := range items {
+		c, _, err := tg.column(n.GetResTarget().GetName())
 		if err != nil {
 			return "", err
 		}
-		if seen[c.Name] {
-			return "", pgError("42601", "multiple assignments to same column %q", c.Name)
-		}
-		seen[c.Name] = true
-		sql, err := t.assignNode(rt.GetVal(), c, sc)
+		sql, err := t.assign(vs[i], c)
 		if err != nil {
 			return "", err
 		}
-		out = append(out, quoteIdent(c.Name)+" = "+sql)
+		out[i] = quoteIdent(c.Name) + " = " + sql
 	}
 	return join(out, ", "), nil
 }
 
-// assignNode translates an assigned expression (DEFAULT included).
-func (t *translator) assignNode(n *pg_query.Node, c Column, sc *scope) (string, error) {
-	if n.GetSetToDefault() != nil {
-		return "", refuse("DEFAULT in UPDATE SET or in multi-row VALUES")
+// setTwice is PostgreSQL's rewriter error for a column a SET list
+// assigns twice (rewriteTargetListIU), raised after parse analysis.
+func setTwice(items []*pg_query.Node, tg target) error {
+	seen := map[string]bool{}
+	for _, n := range items {
+		c, _, err := tg.column(n.GetResTarget().GetName())
+		if err != nil {
+			return err
+		}
+		if seen[c.Name] {
+			return pgError("42601", "multiple assignments to same column %q", c.Name)
+		}
+		seen[c.Name] = true
 	}
-	v, err := t.expr(n, sc)
-	if err != nil {
-		return "", err
+	return nil
+}
+
+// assignedValues translates the expressions of a SET list or a VALUES
+// row before any is assigned to its column, PostgreSQL's order
+// (transformTargetList / transformExpressionList, then the assignments),
+// so the first error is its. A DEFAULT item is left as a zero value.
+func (t *translator) assignedValues(items []*pg_query.Node, sc *scope) ([]value, error) {
+	vs := make([]value, len(items))
+	for i, n := range items {
+		if n.GetSetToDefault() != nil {
+			continue
+		}
+		v, err := t.expr(n, sc)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
 	}
-	return t.assign(v, c)
+	return vs, nil
 }
 
 func (t *translator) delete(d *pg_query.DeleteStmt) error {

@@ -44,8 +44,16 @@ func (t *translator) insert(ins *pg_query.InsertStmt) error {
 	sql += body
 	sc := &scope{rels: []rel{{alias: tg.alias, cols: tg.cols}}}
 	ret, err := t.returning(ins.GetReturningList(), sc)
+	if err != nil {
+		return err
+	}
+	if oc := ins.GetOnConflictClause(); oc.GetAction() == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		if err := setTwice(oc.GetTargetList(), tg); err != nil {
+			return err
+		}
+	}
 	t.out.Statements = append(t.advanceSequences(rows), sql+conflict+ret)
-	return err
+	return nil
 }
 
 func insertColumns(items []*pg_query.Node, tg target) ([]Column, error) {
@@ -149,6 +157,10 @@ func (t *translator) singleRow(items []*pg_query.Node, cols []Column) (string, i
 	}
 	var names, vals []string
 	serials := t.serialsOf(target{name: t.inserting, cols: cols})
+	vs, err := t.assignedValues(items, &scope{})
+	if err != nil {
+		return "", 0, err
+	}
 	for i, item := range items {
 		if item.GetSetToDefault() != nil {
 			for _, s := range serials {
@@ -158,7 +170,7 @@ func (t *translator) singleRow(items []*pg_query.Node, cols []Column) (string, i
 			}
 			continue
 		}
-		sql, err := t.assignNode(item, cols[i], &scope{})
+		sql, err := t.assign(vs[i], cols[i])
 		if err != nil {
 			return "", 0, err
 		}
@@ -175,12 +187,18 @@ func (t *translator) singleRow(items []*pg_query.Node, cols []Column) (string, i
 // valuesRow translates one VALUES row; DEFAULT is allowed in a single
 // row (SQLite has no DEFAULT in VALUES: the column is left out).
 func (t *translator) valuesRow(items []*pg_query.Node, cols []Column, nrows int) ([]string, error) {
-	var row []string
-	for i, item := range items {
+	for _, item := range items {
 		if item.GetSetToDefault() != nil {
 			return nil, refuse("DEFAULT in VALUES")
 		}
-		sql, err := t.assignNode(item, cols[i], &scope{})
+	}
+	vs, err := t.assignedValues(items, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	var row []string
+	for i := range items {
+		sql, err := t.assign(vs[i], cols[i])
 		if err != nil {
 			return nil, err
 		}

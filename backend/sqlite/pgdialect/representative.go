@@ -115,6 +115,21 @@ func (g *grouping) representative(v value) value {
 	return v
 }
 
+// outerRepresentative is v, a GROUP BY column of a severalForms type of
+// an enclosing grouped query read in a correlated subquery's select list
+// or ORDER BY, as the group shows it (its representative: SQLite
+// evaluates an aggregate of outer columns in the outer query; it refuses
+// one in a WHERE, where the column is compared, and comparisons under
+// COLLATE RTRIM do not see the form). Inside an aggregate of the subquery
+// the aggregate's level is not known here (PostgreSQL gives it the
+// level of its arguments): refused.
+func (t *translator) outerRepresentative(g *grouping, v value) (value, error) {
+	if t.aggDepth > 0 {
+		return value{}, refuse("a GROUP BY column of type %s of an enclosing query inside an aggregate of a subquery (which of its equal values of different display scales represents the group)", label(v.typ))
+	}
+	return g.representative(v), nil
+}
+
 func representativeSQL(col string) string { return "(min(" + col + " COLLATE BINARY) COLLATE RTRIM)" }
 
 // represented is the GROUP BY column whose representative sql is, or sql

@@ -91,6 +91,9 @@ func (t *translator) column(ref *pg_query.ColumnRef, sc *scope) (value, error) {
 			s.group.cols = append(s.group.cols, strings.Join(parts, "."))
 			v = s.group.representative(v)
 		}
+		if depth > 0 && s.group != nil && s.group.shown[v.sql] && t.win.allowed {
+			return t.outerRepresentative(s.group, v)
+		}
 		return v, nil
 	}
 	if len(parts) == 2 && !sc.hasAlias(parts[0]) {

@@ -39,6 +39,10 @@ func TestAnswersIgnoreRowOrder(t *testing.T) {
 		"SELECT DISTINCT ON (n) n, s, k FROM g ORDER BY n",
 		"SELECT DISTINCT ON (k) k, n FROM g ORDER BY k, s",
 		"SELECT DISTINCT ON (s) s, b FROM g ORDER BY s",
+		"SELECT n, (SELECT g.n) FROM g GROUP BY n",
+		"SELECT (SELECT CAST(g.n AS text) FROM h WHERE h.n = g.n) FROM g GROUP BY n",
+		"SELECT n, (SELECT CAST(g.n AS text) FROM h WHERE CAST(g.n AS text) <> h.s ORDER BY h.s LIMIT 1) FROM g GROUP BY n",
+		"SELECT b, (SELECT g.b || '|') FROM g GROUP BY b",
 	}
 	answers := func(order []string) []string {
 		lite, err := newLiteEngine()
