@@ -122,7 +122,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 // i IN ('1.5', 0.5) and NULL IN ('x', 3.0) reads 'x' as numeric (22P02),
 // where i = '1.5' alone reads it as i's integer type. Items with columns,
 // and every item when there is no common type, are compared one by one
-// (the comparison types an untyped item as the other side).
+// (the comparison types an untyped item as the other side). A
+// placeholder x is typed by the array comparison once and for all (the
+// items with columns compare with it as that type).
 func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) (value, []value, error) {
 	group, idx := []value{l}, []int{}
 	for i, n := range nodes {
@@ -150,7 +152,7 @@ func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) 
 			return l, vals, err
 		}
 	}
-	l, err = read(l)
+	l, err = read(t.typedParam(l))
 	return l, out, err
 }
 
