@@ -80,6 +80,9 @@ func leftRight(name string) func(t *translator, args []value) (value, error) {
 		if err != nil || !(isInt(args[1].typ) && intBits(args[1].typ) <= 32 || args[1].untyped()) {
 			return value{}, pgError("42883", "function %s(text, %s) does not exist", name, label(args[1].typ))
 		}
+		if v, ok := t.foldLeftRight(name, args); ok {
+			return v, nil
+		}
 		return value{sql: fmt.Sprintf("pg_left_right(%s, %s, %d)", s[0], n, map[string]int{"left": 0, "right": 1}[name]), typ: tText}, nil
 	}
 }
