@@ -329,8 +329,9 @@ func (t *translator) foldReplace(fn string, args []value) (value, bool) {
 // a negative n counting from the other end).
 func (t *translator) foldLeftRight(name string, args []value) (value, bool) {
 	str, ok := t.constText(args[0])
-	n, isInt := args[1].konst.(int64)
-	if !ok || !args[1].isConst || !isInt || n > math.MaxInt32 || n < math.MinInt32 {
+	count, err := t.coerceValue(args[1], tInt4, ctxImplicit) // right('ab', '1') too
+	n, isInt := count.konst.(int64)
+	if !ok || err != nil || !count.isConst || !isInt || n > math.MaxInt32 || n < math.MinInt32 {
 		return value{}, false
 	}
 	runes := []rune(str)

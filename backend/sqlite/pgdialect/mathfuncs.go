@@ -107,6 +107,9 @@ func leftRight(name string) func(t *translator, args []value) (value, error) {
 			return value{}, err
 		}
 		n, err := t.coerce(args[1], tInt4, ctxImplicit)
+		if err != nil && args[1].untyped() {
+			return value{}, err // the literal read as integer: 22P02, 22003
+		}
 		if err != nil || !(isInt(args[1].typ) && intBits(args[1].typ) <= 32 || args[1].untyped()) {
 			return value{}, pgError("42883", "function %s(text, %s) does not exist", name, label(args[1].typ))
 		}
