@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -294,8 +295,58 @@ func textFunc(sqlite string, n int) func(t *translator, args []value) (value, er
 				}
 			}
 		}
+		if v, ok := t.foldReplace(sqlite, args); ok {
+			return v, nil
+		}
 		return value{sql: sqlite + "(" + join(s, ", ") + ")", typ: tText}, nil
 	}
+}
+
+// foldReplace is replace of constants, which PostgreSQL's planner folds
+// (CAST(replace('é', 'b', 'aB') AS int4) in an UPDATE … WHERE NULL is
+// 22P02 while planning). An empty search string leaves the string as it
+// is (replace_text), where strings.ReplaceAll would insert between runes.
+func (t *translator) foldReplace(fn string, args []value) (value, bool) {
+	if fn != "replace" {
+		return value{}, false
+	}
+	var s [3]string
+	for i, a := range args {
+		c, ok := t.constText(a)
+		if !ok {
+			return value{}, false
+		}
+		s[i] = c
+	}
+	if s[1] == "" {
+		return constOf(s[0], tText, "replace"), true
+	}
+	return constOf(strings.ReplaceAll(s[0], s[1], s[2]), tText, "replace"), true
+}
+
+// foldLeftRight is left(s, n) or right(s, n) of constants, folded as
+// PostgreSQL's planner folds them (text_left, text_right: characters,
+// a negative n counting from the other end).
+func (t *translator) foldLeftRight(name string, args []value) (value, bool) {
+	str, ok := t.constText(args[0])
+	count, err := t.coerceValue(args[1], tInt4, ctxImplicit) // right('ab', '1') too
+	n, isInt := count.konst.(int64)
+	if !ok || err != nil || !count.isConst || !isInt || n > math.MaxInt32 || n < math.MinInt32 {
+		return value{}, false
+	}
+	runes := []rune(str)
+	size := int64(len(runes))
+	if name == "left" {
+		if n < 0 {
+			n += size
+		}
+		return constOf(string(runes[:min(max(n, 0), size)]), tText, name), true
+	}
+	skip := size - n
+	if n < 0 {
+		skip = -n
+	}
+	return constOf(string(runes[min(max(skip, 0), size):]), tText, name), true
 }
 
 func trimFunc(sqlite string) func(t *translator, args []value) (value, error) {

@@ -83,7 +83,7 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 				return value{}, err
 			}
 		}
-		ls, rs, err := t.comparison("=", l, r)
+		ls, rs, err := t.paramCompared(l, r)
 		if err != nil {
 			return value{}, err
 		}
@@ -122,7 +122,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 // i IN ('1.5', 0.5) and NULL IN ('x', 3.0) reads 'x' as numeric (22P02),
 // where i = '1.5' alone reads it as i's integer type. Items with columns,
 // and every item when there is no common type, are compared one by one
-// (the comparison types an untyped item as the other side).
+// (the comparison types an untyped item as the other side). A
+// placeholder x is typed by the array comparison once and for all (the
+// items with columns compare with it as that type).
 func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) (value, []value, error) {
 	group, idx := []value{l}, []int{}
 	for i, n := range nodes {
@@ -143,14 +145,38 @@ func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) 
 		}
 		return v, nil
 	}
+	t.typeParams(group, typ) // coerced to the array's element type
 	out := append([]value(nil), vals...)
 	for _, i := range idx {
-		if out[i], err = read(out[i]); err != nil {
+		if out[i], err = read(t.typedParam(out[i])); err != nil {
 			return l, vals, err
 		}
 	}
-	l, err = read(l)
+	l, err = read(t.typedParam(l))
 	return l, out, err
+}
+
+// paramCompared is x = item for one item of an IN list. An untyped
+// placeholder x is a fresh unknown Param in each comparison
+// (transformAExprIn compares a copy of x with each item), so each
+// comparison types it anew, and two different types are PostgreSQL's
+// 42P08 ($1 IN ('1', c) with an integer c reads $1 as text, then as
+// integer).
+func (t *translator) paramCompared(l, r value) (string, string, error) {
+	if l.param == 0 {
+		return t.comparison("=", l, r)
+	}
+	before := t.params[l.param-1]
+	t.params[l.param-1] = Type{}
+	ls, rs, err := t.comparison("=", l, r)
+	got := t.params[l.param-1]
+	switch {
+	case got.Name == "":
+		t.params[l.param-1] = before
+	case before.Name != "" && before.Name != got.Name:
+		return "", "", pgError("42P08", "inconsistent types deduced for parameter $%d", l.param)
+	}
+	return ls, rs, err
 }
 
 // constantItems counts the IN list's items without a column.
