@@ -76,14 +76,7 @@ func stores(t *testing.T) []store {
 func forEachBackend(t *testing.T, fn func(t *testing.T, newStore func() store)) {
 	for _, s := range []string{"sqlite", "postgres"} {
 		t.Run(s, func(t *testing.T) {
-			fn(t, func() store {
-				for _, st := range stores(t) {
-					if st.dialect == s {
-						return st
-					}
-				}
-				panic("unknown backend " + s)
-			})
+			fn(t, func() store { return storeNamed(t, s) })
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ import (
 // PostgreSQL itself and SQLite in the postgres dialect.
 func postgresDialectStores(t *testing.T) map[string]store {
 	return map[string]store{
-		"postgres": stores(t)[1],
+		"postgres": storeNamed(t, "postgres"),
 		"sqlite": {dialect: "sqlite", open: func(t *testing.T) backend.Backend {
 			b, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithPostgresDialect())
 			if err != nil {
@@ -90,10 +91,10 @@ func TestDeferredKeysAndSetConstraintsPerTx(t *testing.T) {
 					t.Errorf("tx %d: failure %+v (%v), want 23503 of statement %d", i+1, fd, err, stmtNo)
 				}
 			}
-			if got := f.ids("c"); !equalIDs(got, []int64{1, 3}) {
+			if got := f.ids("c"); !slices.Equal(got, []int64{1, 3}) {
 				t.Errorf("rows of c %v, want [1 3]", got)
 			}
-			if got := f.ids("d"); !equalIDs(got, []int64{1, 6}) {
+			if got := f.ids("d"); !slices.Equal(got, []int64{1, 6}) {
 				t.Errorf("rows of d %v, want [1 6]", got)
 			}
 		})
@@ -137,14 +138,13 @@ func upgradeTo(t *testing.T, f *fixture, v uint64) {
 	}
 }
 
-func equalIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// storeNamed is stores' store of the named backend.
+func storeNamed(t *testing.T, dialect string) store {
+	for _, s := range stores(t) {
+		if s.dialect == dialect {
+			return s
 		}
 	}
-	return true
+	t.Fatalf("no store %q", dialect)
+	return store{}
 }
