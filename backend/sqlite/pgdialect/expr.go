@@ -13,11 +13,13 @@ import (
 // numeric or char(n) expression other than a column carries SQLite's
 // RTRIM collation, as those columns do (Collation), so that every
 // comparison, sort, grouping and DISTINCT SQLite makes of it ignores
-// trailing spaces: char(n)'s padding, numeric's display scale.
+// trailing spaces: char(n)'s padding, numeric's display scale. Any other
+// expression whose SQL may carry a collation from inside carries BINARY
+// (withCollation).
 func (t *translator) expr(n *pg_query.Node, sc *scope) (value, error) {
 	v, err := t.exprNode(n, sc)
-	if err == nil && n.GetColumnRef() == nil {
-		v.sql = withRtrim(v)
+	if err == nil && (n.GetColumnRef() == nil || v.typ.Name != "numeric" && v.typ.Name != "bpchar") {
+		v.sql = withCollation(v) // a column's own SQL has no COLLATE: a merged USING column's may
 	}
 	return v, err
 }
@@ -29,6 +31,66 @@ func withRtrim(v value) string {
 		return v.sql
 	}
 	return "(" + v.sql + " COLLATE RTRIM)"
+}
+
+// withCollation is v's SQLite text under the collation of its PostgreSQL
+// type: RTRIM for numeric and char(n) (withRtrim), BINARY (collation C)
+// for every other type when the text may carry another one. SQLite gives
+// a CASE, a function call or an operator the collation of the first
+// operand that has an explicit COLLATE, however deep (a CASE's WHEN
+// condition, any argument of NULLIF, COALESCE or substr), and a CAST the
+// collation of the column it casts; so `CASE WHEN n = 1.5 THEN s END`, a
+// varchar, would order, compare, group and DISTINCT under the numeric
+// comparison's RTRIM ('a' = 'a '). An outer COLLATE wins over inner ones.
+func withCollation(v value) string {
+	if v.typ.Name == "numeric" || v.typ.Name == "bpchar" {
+		return withRtrim(v)
+	}
+	if !collates(v.typ) || isNullConst(v) || v.lit != nil || v.param != 0 || collatedAs(v.sql, "BINARY") ||
+		(!strings.Contains(v.sql, "COLLATE") && !strings.Contains(v.sql, "CAST(")) {
+		return v.sql
+	}
+	return "(" + v.sql + " COLLATE BINARY)"
+}
+
+// collates reports whether SQLite compares values of type t by a
+// collation: they are stored as TEXT (integers, floats, bool and bytea
+// are not).
+func collates(t Type) bool {
+	switch t.Name {
+	case "int2", "int4", "int8", "float4", "float8", "bool", "bytea":
+		return false
+	}
+	return true
+}
+
+// collatedAs reports whether sql is `(… COLLATE coll)` as a whole: its
+// first parenthesis closes at its end (quotes skipped).
+func collatedAs(sql, coll string) bool {
+	if !strings.HasPrefix(sql, "(") || !strings.HasSuffix(sql, " COLLATE "+coll+")") {
+		return false
+	}
+	depth := 0
+	var quote byte
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0 // a doubled quote reopens at once: same result
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return i == len(sql)-1
+			}
+		}
+	}
+	return false
 }
 
 func (t *translator) exprNode(n *pg_query.Node, sc *scope) (value, error) {

@@ -218,7 +218,7 @@ func (t *translator) targetList(targets []*pg_query.Node, sc *scope, p *selectPa
 		if rt.GetName() != "" {
 			v.name = rt.GetName()
 		}
-		out = append(out, v.sql+" AS "+quoteIdent(v.name))
+		out = append(out, targetSQL(v)+" AS "+quoteIdent(v.name))
 		p.cols = append(p.cols, Column{Name: v.name, Type: v.typ})
 		p.targetVals = append(p.targetVals, v)
 	}
@@ -227,6 +227,18 @@ func (t *translator) targetList(targets []*pg_query.Node, sc *scope, p *selectPa
 		return refuse("SELECT without columns")
 	}
 	return nil
+}
+
+// targetSQL is a target's SQLite text. A NULL of numeric or char(n)
+// carries RTRIM there too: a derived table's or a set operation's column
+// takes its collation from its first arm's expression, and NULL has none
+// (SELECT NULL::numeric UNION ALL SELECT 1.0 … would group 1.0 and 1.00
+// apart).
+func targetSQL(v value) string {
+	if isNullConst(v) && (v.typ.Name == "numeric" || v.typ.Name == "bpchar") {
+		return "(NULL COLLATE RTRIM)"
+	}
+	return v.sql
 }
 
 // outputValue translates an expression whose value is returned: an
@@ -325,7 +337,7 @@ func (t *translator) targetValue(n *pg_query.Node, sc *scope, arm *armHints, pos
 	if hint.Name != "" && hint.Name != "unknown" {
 		out, err := t.coerceValue(v, hint, ctxImplicit)
 		out.name = v.name
-		out.sql = withRtrim(out)
+		out.sql = withCollation(out)
 		return out, err
 	}
 	if v.param != 0 {

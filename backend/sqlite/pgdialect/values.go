@@ -61,11 +61,18 @@ func (t *translator) valuesRows(s *pg_query.SelectStmt, parent *scope) ([]Column
 	return cols, join(out, ", "), nil
 }
 
-// valuesSelect names SQLite's VALUES columns (column1 ...) explicitly.
+// valuesSelect names SQLite's VALUES columns (column1 ...) explicitly. A
+// numeric or char(n) column is named under RTRIM: SQLite gives a VALUES
+// column the collation of its first row's item, which a NULL or a
+// converted value does not carry (targetSQL).
 func valuesSelect(cols []Column, rows string) string {
 	var names []string
 	for _, c := range cols {
-		names = append(names, quoteIdent(c.Name)+" AS "+quoteIdent(c.Name))
+		name := quoteIdent(c.Name)
+		if c.Type.Name == "numeric" || c.Type.Name == "bpchar" {
+			name = "(" + name + " COLLATE RTRIM)"
+		}
+		names = append(names, name+" AS "+quoteIdent(c.Name))
 	}
 	return "SELECT " + join(names, ", ") + " FROM (VALUES " + rows + ")"
 }
