@@ -452,8 +452,10 @@ func (e *prober) probeWrite(sql string, args []any) string {
 // DISTINCT row, a min or max of equal values), each numeric SQLite shows
 // being a value of its column on PostgreSQL over the rows read: s without
 // DISTINCT, GROUP BY, HAVING, ORDER BY and LIMIT, min(x) and max(x) read
-// as x. PostgreSQL shows the form of the row its plan meets first (last
-// for min/max); the translation the smallest (largest) as stored.
+// as x; a scalar subquery's min(x) or max(x) in the select list read as
+// x over the subquery's rows. PostgreSQL shows the form of the row its
+// plan meets first (last for min/max); the translation the smallest
+// (largest) as stored.
 func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, ordered bool) string {
 	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetValuesLists()) > 0 || len(pgO.Types) != len(liteO.Types) {
 		return ""
@@ -465,6 +467,36 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 	if !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
+	rows := readRows(s)
+	sql, err := deparse(rows)
+	if err != nil {
+		return ""
+	}
+	o := e.probe(sql)
+	if o.failed() || len(o.Types) != len(numeric) {
+		return ""
+	}
+	candidates := map[string]bool{}
+	for _, r := range append(o.Rows, pgO.Rows...) {
+		for i, v := range r {
+			candidates[fmt.Sprint(i, render(v))] = true
+		}
+	}
+	e.subqueryCandidates(s.GetTargetList(), candidates)
+	for _, r := range liteO.Rows {
+		for i, v := range r {
+			if numeric[i] && v != nil && !candidates[fmt.Sprint(i, render(v))] {
+				return ""
+			}
+		}
+	}
+	return "numeric choice: SQLite shows another of the equal numerics (of different display scales) of the rows read"
+}
+
+// readRows is s without DISTINCT, GROUP BY, HAVING, ORDER BY and LIMIT,
+// min(x) and max(x) read as x and other aggregates as NULL: the rows
+// whose values s chooses from.
+func readRows(s *pg_query.SelectStmt) *pg_query.SelectStmt {
 	rows := proto.Clone(s).(*pg_query.SelectStmt)
 	rows.DistinctClause, rows.GroupClause, rows.HavingClause, rows.SortClause = nil, nil, nil, nil
 	rows.LimitCount, rows.LimitOffset, rows.LimitOption = nil, nil, pg_query.LimitOption_LIMIT_OPTION_DEFAULT
@@ -481,28 +513,38 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 			rt.Val = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true, Location: -1}}} // a column compared as it is
 		}
 	}
-	sql, err := deparse(rows)
-	if err != nil {
-		return ""
-	}
-	o := e.probe(sql)
-	if o.failed() || len(o.Types) != len(numeric) {
-		return ""
-	}
-	candidates := map[string]bool{}
-	for _, r := range append(o.Rows, pgO.Rows...) {
-		for i, v := range r {
-			candidates[fmt.Sprint(i, render(v))] = true
+	return rows
+}
+
+// subqueryCandidates adds to candidates, for each output column that is a
+// scalar subquery of one min(x) or max(x) ((SELECT min(i.n) FROM t i)),
+// the values of x over the subquery's own rows (readRows), read on both
+// engines. A correlated subquery fails alone and adds nothing.
+func (e *prober) subqueryCandidates(targets []*pg_query.Node, candidates map[string]bool) {
+	for i, t := range targets {
+		sl := t.GetResTarget().GetVal().GetSubLink()
+		sub := sl.GetSubselect().GetSelectStmt()
+		if sl == nil || sl.GetSubLinkType() != pg_query.SubLinkType_EXPR_SUBLINK || sub == nil ||
+			sub.GetOp() != pg_query.SetOperation_SETOP_NONE || len(sub.GetTargetList()) != 1 {
+			continue
 		}
-	}
-	for _, r := range liteO.Rows {
-		for i, v := range r {
-			if numeric[i] && v != nil && !candidates[fmt.Sprint(i, render(v))] {
-				return ""
+		f := sub.GetTargetList()[0].GetResTarget().GetVal().GetFuncCall()
+		if f == nil || f.GetOver() != nil || len(f.GetArgs()) != 1 {
+			continue
+		}
+		if name := f.GetFuncname()[len(f.GetFuncname())-1].GetString_().GetSval(); name != "min" && name != "max" {
+			continue
+		}
+		sql, err := deparse(readRows(sub))
+		if err != nil {
+			continue
+		}
+		if o := e.probe(sql); !o.failed() {
+			for _, r := range o.Rows {
+				candidates[fmt.Sprint(i, render(r[0]))] = true
 			}
 		}
 	}
-	return "numeric choice: SQLite shows another of the equal numerics (of different display scales) of the rows read"
 }
 
 // otherAggregates are aggregates other than min and max, whose value
@@ -826,6 +868,9 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT DISTINCT x FROM n", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}, {"2"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"2"}}}, true, "1.0 is a row's value"},
 		{"SELECT max(x) FROM n WHERE x < 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}}}, true, "max of equal values"},
 		{"SELECT max(x) FROM n WHERE x < 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.00"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"2"}}}, false, "2 is not equal to 1.00"},
+		{"SELECT (SELECT min(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.00", int64(1)}, {"1.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.0", int64(1)}, {"1.0", int64(2)}}}, true, "a scalar subquery's min of equal values"},
+		{"SELECT (SELECT min(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.00", int64(1)}, {"1.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.000", int64(1)}, {"1.000", int64(2)}}}, false, "1.000 is no row's value"},
+		{"SELECT (SELECT sum(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"2.00", int64(1)}, {"2.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"2.0", int64(1)}, {"2.0", int64(2)}}}, false, "sum chooses no row's value"},
 		{"SELECT 1 AS a FROM t WHERE a / b >= 0 ORDER BY 1 LIMIT 1", ok, div0, true, "without the LIMIT the row b = 0 is read"},
 		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
 		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
