@@ -184,7 +184,11 @@ func (h *harness) runCase(c diffCase, context string) int {
 		if !ok && (s.setup || h.apart) {
 			h.tally.unreached += len(c.stmts) - i - 1
 			if !strings.HasPrefix(c.name, "random ") {
-				h.t.Logf("case %q stops at its setup statement %s (refused): %s", c.name, s.where, firstLine(s.sql))
+				why := "its setup statement %s (refused)"
+				if h.apart {
+					why = "%s (a plan-dependent write left the engines' states apart)"
+				}
+				h.t.Logf("case %q stops at "+why+": %s", c.name, s.where, firstLine(s.sql))
 			}
 			break
 		}
