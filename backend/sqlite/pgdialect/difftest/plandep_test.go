@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -460,10 +461,7 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetValuesLists()) > 0 || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
-	numeric := make([]bool, len(pgO.Types))
-	for i, t := range pgO.Types {
-		numeric[i] = t == "numeric" || strings.HasPrefix(t, "numeric/")
-	}
+	numeric := equalForms(pgO.Types)
 	if !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
@@ -663,14 +661,20 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 	if s == nil || !distinctSetOp(s) || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
-	numeric := make([]bool, len(pgO.Types))
-	for i, t := range pgO.Types {
-		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
-	}
+	numeric := equalForms(pgO.Types)
 	if !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
+	// PostgreSQL's own values, and its arms' (an arm of another type
+	// shows them converted: numeric -1.00 is float8 -1 in the result)
 	candidates := map[string]bool{}
+	for _, r := range pgO.Rows {
+		for i, v := range r {
+			if numeric[i] {
+				candidates[fmt.Sprint(v)] = true
+			}
+		}
+	}
 	for _, leaf := range leafArms(s, nil) {
 		arm, err := deparse(leaf)
 		if err != nil {
@@ -695,7 +699,20 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 			}
 		}
 	}
-	return "numeric representative: SQLite shows another of the equal numerics (of different display scales) its arms give"
+	return "numeric representative: SQLite shows another of the equal numerics (of different display scales, or floats' -0 and 0) its arms give"
+}
+
+// equalForms marks the columns whose equal values can show differently:
+// numerics (1.0 and 1.00) and floats (-0 and 0, equal under float8eq;
+// an expression gives -0, PostgreSQL's float8 = hashes and sorts them as
+// one value and shows the one its plan meets first: DESIGN.md, "Equal
+// values of several stored forms").
+func equalForms(types []string) []bool {
+	out := make([]bool, len(types))
+	for i, t := range types {
+		out[i] = t == "numeric" || strings.HasPrefix(t, "numeric/") || t == "float4" || t == "float8"
+	}
+	return out
 }
 
 // scalesOnly: the rows differ (not only in their order), and read with
@@ -744,10 +761,7 @@ func (e *prober) limitedTies(s *pg_query.SelectStmt, pgO, liteO outcome) string 
 	if s == nil || s.GetLimitCount() == nil || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
-	numeric := make([]bool, len(pgO.Types))
-	for i, t := range pgO.Types {
-		numeric[i] = t == "numeric" || len(t) > 8 && t[:8] == "numeric/"
-	}
+	numeric := equalForms(pgO.Types)
 	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), true) != nil {
 		return ""
 	}
@@ -871,6 +885,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT (SELECT min(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.00", int64(1)}, {"1.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.0", int64(1)}, {"1.0", int64(2)}}}, true, "a scalar subquery's min of equal values"},
 		{"SELECT (SELECT min(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.00", int64(1)}, {"1.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"1.000", int64(1)}, {"1.000", int64(2)}}}, false, "1.000 is no row's value"},
 		{"SELECT (SELECT sum(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"2.00", int64(1)}, {"2.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"2.0", int64(1)}, {"2.0", int64(2)}}}, false, "sum chooses no row's value"},
+		{"SELECT CAST(0 AS float8) AS v UNION SELECT ceil(CAST(-0.25 AS float8))", outcome{Types: []string{"float8"}, Rows: [][]any{{0.0}}}, outcome{Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}}}, true, "-0 is the right arm's value"},
+		{"SELECT CAST(0 AS float8) AS v UNION SELECT CAST(0 AS float8)", outcome{Types: []string{"float8"}, Rows: [][]any{{0.0}}}, outcome{Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}}}, false, "no arm gives -0"},
 		{"SELECT 1 AS a FROM t WHERE a / b >= 0 ORDER BY 1 LIMIT 1", ok, div0, true, "without the LIMIT the row b = 0 is read"},
 		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
 		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
