@@ -34,7 +34,9 @@ import (
 //   - PostgreSQL failed with a data exception in INTERSECT or EXCEPT,
 //     SQLite succeeded, the left arm has no rows and the right arm alone
 //     raises that SQLSTATE on both engines: SQLite does not read the right
-//     arm of an INTERSECT or EXCEPT whose left arm is empty;
+//     arm of an INTERSECT or EXCEPT whose left arm is empty; or, in an
+//     INTERSECT, the right arm has no rows and the left arm raises: SQLite
+//     merges arms under an ORDER BY and stops at the right arm's end;
 //   - one engine failed with a data exception, the other succeeded, and a
 //     subquery of the statement alone raises it on both engines: the one
 //     that succeeded did not run the subquery to its failing row (SQLite
@@ -593,6 +595,9 @@ func (e *prober) skippedArm(s *pg_query.SelectStmt, code string) string {
 	if s == nil || s.GetAll() || s.GetOp() != pg_query.SetOperation_SETOP_INTERSECT && s.GetOp() != pg_query.SetOperation_SETOP_EXCEPT {
 		return ""
 	}
+	if why := e.unreadLeftArm(s, code); why != "" {
+		return why
+	}
 	left, err := deparse(s.GetLarg())
 	if err != nil {
 		return ""
@@ -611,6 +616,34 @@ func (e *prober) skippedArm(s *pg_query.SelectStmt, code string) string {
 	}
 	if r := e.probe(right); r.Code == code {
 		return fmt.Sprintf("unread set-operation arm: the left arm of the %s has no rows and its right arm raises %s on both engines (%s); SQLite does not read it", map[bool]string{true: "INTERSECT", false: "EXCEPT"}[s.GetOp() == pg_query.SetOperation_SETOP_INTERSECT], code, r.Message)
+	}
+	return ""
+}
+
+// unreadLeftArm: s is an INTERSECT whose right arm has no rows on both
+// engines and whose left arm, as the operation reads it, raises code on
+// both: SQLite merges the arms of a set operation with an ORDER BY in
+// that order (an index can give the left arm's without a sort) and stops
+// at the end of either, so the left arm's rows after it are not read.
+func (e *prober) unreadLeftArm(s *pg_query.SelectStmt, code string) string {
+	if s.GetOp() != pg_query.SetOperation_SETOP_INTERSECT {
+		return ""
+	}
+	right, err := deparse(s.GetRarg())
+	if err != nil {
+		return ""
+	}
+	if r := e.probe(right); r.failed() || len(r.Rows) != 0 {
+		return ""
+	}
+	empty := proto.Clone(s.GetRarg()).(*pg_query.SelectStmt)
+	empty.LimitCount, empty.LimitOption = pg_query.MakeAConstIntNode(0, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT
+	left, err := deparse(&pg_query.SelectStmt{Op: pg_query.SetOperation_SETOP_UNION, All: true, Larg: s.GetLarg(), Rarg: empty, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	if err != nil {
+		return ""
+	}
+	if l := e.probe(left); l.Code == code {
+		return fmt.Sprintf("unread set-operation arm: the right arm of the INTERSECT has no rows and its left arm raises %s on both engines (%s); SQLite's merge stops at the right arm's end", code, l.Message)
 	}
 	return ""
 }
@@ -863,6 +896,9 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT a FROM t WHERE b <> 0 AND a > 0", ok, div0, false, "no condition raises"},
 		{"SELECT a FROM e EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, true, "empty left arm, right arm raises"},
 		{"SELECT a FROM t EXCEPT SELECT 1 / (a - a) FROM t", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the left arm has rows"},
+		{"SELECT 1 / (a - a) FROM t INTERSECT SELECT a FROM e ORDER BY 1", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, true, "empty right arm of an INTERSECT, left arm raises"},
+		{"SELECT 1 / (a - a) FROM t INTERSECT SELECT a FROM t ORDER BY 1", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the right arm has rows"},
+		{"SELECT a FROM t INTERSECT SELECT a FROM e ORDER BY 1", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the left arm does not raise"},
 		{"SELECT 1 FROM e WHERE NULL IN (SELECT 1 / (a - a) FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, true, "the subquery raises alone"},
 		{"SELECT 1 FROM e WHERE NULL IN (SELECT a FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the subquery does not raise"},
 		{"INSERT INTO t SELECT a, 1 / (a - a) FROM t", outcome{Code: "23505"}, div0, true, "the SELECT raises alone, the other a key violation"},
