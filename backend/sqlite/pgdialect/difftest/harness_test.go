@@ -233,10 +233,14 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 		h.tally.example(firstLine(te.Message), text)
 		return false, false
 	}
+	pre := h.insertSelectBefore(st, pgE, lite)
 	pgO, liteO := pgE.run(st), lite.run(st)
 	h.tally.compared++
 	ordered := s.ordered || totalOrder(text, len(pgO.Columns), pgO.Columns)
 	d := differences(pgO, liteO, ordered)
+	if len(d) == 0 && pre != nil && !pgO.failed() {
+		return h.written(c, i, st, pre, pgE, lite, context)
+	}
 	if len(d) == 0 {
 		return true, false
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -50,6 +51,9 @@ import (
 //   - a LIMIT cuts through rows tied on equal numerics of different
 //     scales: the results are one sequence with scales read away, and
 //     SQLite's rows are rows of the statement without its LIMIT;
+//   - a window of row_number, ntile, lag or lead orders peers: PostgreSQL
+//     with the translation's tie-break added to the window's ORDER BY
+//     gives SQLite's answer on both engines (windowPeers);
 //   - the rows of a set operation without ALL differ only in the display
 //     scale of equal numerics, and each numeric SQLite shows is one of the
 //     values PostgreSQL had to choose from (its arms' rows).
@@ -98,7 +102,10 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 		if why := e.numericChoice(stmt.GetSelectStmt(), pgO, liteO, ordered); why != "" {
 			return why
 		}
-		return e.limitedTies(stmt.GetSelectStmt(), pgO, liteO)
+		if why := e.limitedTies(stmt.GetSelectStmt(), pgO, liteO); why != "" {
+			return why
+		}
+		return e.windowPeers(stmt.GetSelectStmt(), liteO, ordered)
 	}
 	return ""
 }
@@ -853,6 +860,17 @@ func (e *prober) probe(sql string) outcome {
 	return pgO
 }
 
+// probePG runs sql on PostgreSQL alone, in a transaction rolled back.
+func (e *prober) probePG(sql string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := e.pg.conn.PgConn().Exec(ctx, "BEGIN; SET LOCAL relchain.tx = '0'").ReadAll(); err != nil {
+		return errorOutcome(err)
+	}
+	defer func() { _, _ = e.pg.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll() }()
+	return e.pg.runStatement(ctx, translated{sql: sql})
+}
+
 // TestPlanDependentNeedsBothEngines: a difference counts as
 // plan-dependent only when both engines confirm its cause; planted
 // outcomes whose cause the engines do not confirm stay discrepancies.
@@ -923,6 +941,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT (SELECT sum(x) FROM n WHERE x < 2) AS s, a FROM t", outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"2.00", int64(1)}, {"2.00", int64(2)}}}, outcome{Types: []string{"numeric", "int4"}, Rows: [][]any{{"2.0", int64(1)}, {"2.0", int64(2)}}}, false, "sum chooses no row's value"},
 		{"SELECT CAST(0 AS float8) AS v UNION SELECT ceil(CAST(-0.25 AS float8))", outcome{Types: []string{"float8"}, Rows: [][]any{{0.0}}}, outcome{Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}}}, true, "-0 is the right arm's value"},
 		{"SELECT CAST(0 AS float8) AS v UNION SELECT CAST(0 AS float8)", outcome{Types: []string{"float8"}, Rows: [][]any{{0.0}}}, outcome{Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}}}, false, "no arm gives -0"},
+		{"SELECT x, row_number() OVER (ORDER BY x) FROM n ORDER BY 2", outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.00", int64(1)}, {"1.0", int64(2)}, {"2", int64(3)}}}, outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(1)}, {"1.00", int64(2)}, {"2", int64(3)}}}, true, "the tie-break orders the peers 1.0, 1.00"},
+		{"SELECT x, row_number() OVER (ORDER BY x) FROM n ORDER BY 2", outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(1)}, {"1.00", int64(2)}, {"2", int64(3)}}}, outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.000", int64(1)}, {"1.0", int64(2)}, {"2", int64(3)}}}, false, "1.000 is no row's value"},
 		{"SELECT 1 AS a FROM t WHERE a / b >= 0 ORDER BY 1 LIMIT 1", ok, div0, true, "without the LIMIT the row b = 0 is read"},
 		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
 		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
@@ -933,4 +953,167 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 			t.Errorf("%s (%s): plan-dependent %q, want %v", c.sql, c.whyPlanted, why, c.plan)
 		}
 	}
+}
+
+// peerOrdered are the window functions whose translation totals the
+// window's order with the FROM columns as stored (pgdialect's tieBreak)
+// and whose result depends on nothing but that order (no frame, no
+// peers).
+var peerOrdered = map[string]bool{"row_number": true, "ntile": true, "lag": true, "lead": true}
+
+// windowPeers: s, a query without GROUP BY whose windows are written in
+// place, run on PostgreSQL with the ORDER BY of each window of
+// row_number, ntile, lag or lead extended by the translation's
+// tie-break (every column of the FROM tables as stored: a numeric by value
+// and then by display scale, NULLs first), gives SQLite's answer.
+// PostgreSQL leaves the order of a window's peers to its sort (1.0 and
+// 1.00 are peers under ORDER BY n), and that is one of the orders it may
+// use.
+func (e *prober) windowPeers(s *pg_query.SelectStmt, liteO outcome, ordered bool) string {
+	if s == nil || s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(s.GetGroupClause()) > 0 || len(s.GetWindowClause()) > 0 {
+		return ""
+	}
+	var from, conds []*pg_query.Node
+	for _, f := range s.GetFromClause() {
+		if !fromItems(f, &from, &conds) {
+			return ""
+		}
+	}
+	tie := e.tieKeys(from)
+	if tie == nil {
+		return ""
+	}
+	q := proto.Clone(s).(*pg_query.SelectStmt)
+	extended := false
+	for _, t := range q.GetTargetList() {
+		f := t.GetResTarget().GetVal().GetFuncCall()
+		name := ""
+		if f != nil && len(f.GetFuncname()) > 0 {
+			name = f.GetFuncname()[len(f.GetFuncname())-1].GetString_().GetSval()
+		}
+		if f.GetOver() == nil || !peerOrdered[name] || f.GetOver().GetRefname() != "" {
+			continue
+		}
+		f.Over.OrderClause = append(f.Over.OrderClause, tie...)
+		extended = true
+	}
+	sql, err := deparse(q)
+	if !extended || err != nil {
+		return ""
+	}
+	// on PostgreSQL alone: the translator has no scale(), and SQLite's
+	// own answer already follows the tie-break
+	if o := e.probePG(sql); o.failed() || len(differences(o, liteO, ordered)) > 0 {
+		return ""
+	}
+	return "window peers: PostgreSQL with the translation's tie-break among a window's peers (" + firstLine(sql) + ") gives SQLite's answer"
+}
+
+// tieKeys are the sort keys of pgdialect's tieBreak over the tables
+// from, as PostgreSQL writes them (NULLs first, as SQLite sorts them; a
+// numeric by value, then by scale, as its stored form sorts), or nil when
+// a column's stored order is not one PostgreSQL can write here.
+func (e *prober) tieKeys(from []*pg_query.Node) []*pg_query.Node {
+	var out []*pg_query.Node
+	for _, f := range from {
+		rv := f.GetRangeVar()
+		q := rv.GetRelname()
+		if a := rv.GetAlias().GetAliasname(); a != "" {
+			q = a
+		}
+		rows, err := e.pg.conn.Query(context.Background(), "SELECT column_name, udt_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position", rv.GetRelname())
+		if err != nil {
+			return nil
+		}
+		for rows.Next() {
+			var col, typ string
+			if rows.Scan(&col, &typ) != nil {
+				rows.Close()
+				return nil
+			}
+			ref := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(q), pg_query.MakeStrNode(col)}, -1)
+			keys := []*pg_query.Node{ref}
+			switch typ {
+			case "numeric":
+				keys = append(keys, pg_query.MakeFuncCallNode([]*pg_query.Node{pg_query.MakeStrNode("scale")}, []*pg_query.Node{ref}, -1))
+			case "int2", "int4", "int8", "float4", "float8", "bool", "text", "varchar", "date", "timestamp", "timestamptz", "uuid":
+			default:
+				rows.Close()
+				return nil
+			}
+			for _, k := range keys {
+				out = append(out, pg_query.MakeSortByNode(k, pg_query.SortByDir_SORTBY_ASC, pg_query.SortByNulls_SORTBY_NULLS_FIRST, -1))
+			}
+		}
+		rows.Close()
+		if rows.Err() != nil {
+			return nil
+		}
+	}
+	return out
+}
+
+// insertSelect is an INSERT … SELECT's table and its SELECT, run on both
+// engines before the INSERT (why: planDependent's reason when the two
+// differ, probed then, before the INSERT changes the tables it reads).
+type insertSelect struct {
+	table    string
+	sel      translated
+	pg, lite outcome
+	why      string
+}
+
+// insertSelectBefore reads the SELECT of st, an INSERT … SELECT (without
+// arguments, WITH, ON CONFLICT or RETURNING), on both engines; nil for
+// any other statement or when the SELECT alone is not translated.
+func (h *harness) insertSelectBefore(st translated, pgE engine, lite *liteEngine) *insertSelect {
+	res, err := pg_query.Parse(st.sql)
+	if err != nil || len(res.Stmts) != 1 || len(st.args) > 0 {
+		return nil
+	}
+	ins := res.Stmts[0].Stmt.GetInsertStmt()
+	sel := ins.GetSelectStmt().GetSelectStmt()
+	if sel == nil || len(sel.GetValuesLists()) > 0 || ins.GetWithClause() != nil || ins.GetOnConflictClause() != nil || len(ins.GetReturningList()) > 0 {
+		return nil
+	}
+	sql, err := deparse(sel)
+	if err != nil {
+		return nil
+	}
+	p := &insertSelect{table: ins.GetRelation().GetRelname(), sel: translated{sql: sql, orig: sql}}
+	if p.sel.tr, p.sel.err = h.translate(sql, lite.cat, nil); p.sel.err != nil {
+		return nil
+	}
+	p.pg, p.lite = pgE.run(p.sel), lite.run(p.sel)
+	if pe, ok := pgE.(*pgEngine); ok && len(differences(p.pg, p.lite, false)) > 0 {
+		p.why = (&prober{pg: pe, lite: lite, h: h}).planDependent(p.sel, p.pg, p.lite)
+	}
+	return p
+}
+
+// written compares the table an INSERT … SELECT wrote, read whole on both
+// engines as a multiset. The same rows: ok. Different rows from a SELECT
+// whose difference is plan-dependent (a DISTINCT row's or a group's
+// numeric representative): counted so, and the engines' states are apart
+// from there on. Otherwise a discrepancy: the INSERT stored other values.
+func (h *harness) written(c diffCase, i int, st translated, p *insertSelect, pgE engine, lite *liteEngine, context string) (ok, diff bool) {
+	read := translated{sql: "SELECT * FROM " + pgx.Identifier{p.table}.Sanitize()}
+	read.orig = read.sql
+	read.tr, read.err = h.translate(read.sql, lite.cat, nil)
+	pgT, liteT := pgE.run(read), lite.run(read)
+	d := differences(pgT, liteT, false)
+	if len(d) == 0 {
+		return true, false
+	}
+	if p.why != "" {
+		kind, _, _ := strings.Cut(p.why, ":")
+		h.tally.planDependent++
+		h.tally.planReasons[kind]++
+		h.tally.example(kind, c.stmts[i].sql)
+		h.apart = true
+		return false, false
+	}
+	h.tally.discrepancies++
+	h.discrepancy(c, i, st, pgT, liteT, append([]string{"the rows it wrote differ (" + read.sql + ")"}, d...), context)
+	return true, true
 }
