@@ -829,7 +829,37 @@ func (e *prober) limitedTies(s *pg_query.SelectStmt, pgO, liteO outcome) string 
 }
 
 func deparse(s *pg_query.SelectStmt) (string, error) {
+	s = proto.Clone(s).(*pg_query.SelectStmt)
+	delimitDistinct(s)
 	return pg_query.Deparse(&pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: s}}}}})
+}
+
+// delimitDistinct wraps the operands of IS [NOT] DISTINCT FROM that are
+// operator expressions in CASE WHEN true THEN … END, the same value:
+// pg_query's deparser writes them without parentheses ((a = b) IS NOT
+// DISTINCT FROM (c IS NULL) comes out as a = b IS NOT DISTINCT FROM c IS
+// NULL, a syntax error), so a probe built from such a statement read
+// nothing (random 8101/5686).
+func delimitDistinct(m proto.Message) {
+	if a, ok := m.(*pg_query.A_Expr); ok && (a.GetKind() == pg_query.A_Expr_Kind_AEXPR_DISTINCT || a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT) {
+		for _, side := range []**pg_query.Node{&a.Lexpr, &a.Rexpr} {
+			n := *side
+			if n.GetAExpr() != nil || n.GetNullTest() != nil || n.GetBooleanTest() != nil || n.GetBoolExpr() != nil {
+				*side = pg_query.MakeCaseExprNode(nil, []*pg_query.Node{pg_query.MakeCaseWhenNode(&pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: true}}, Location: -1}}}, n, -1)}, -1)
+			}
+		}
+	}
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len(); i++ {
+				delimitDistinct(v.List().Get(i).Message().Interface())
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			delimitDistinct(v.Message().Interface())
+		}
+		return true
+	})
 }
 
 // prober asks both engines of a case a part of a statement.
