@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,9 @@ import (
 //     arm of an INTERSECT or EXCEPT whose left arm is empty; or, in an
 //     INTERSECT, the right arm has no rows and the left arm raises: SQLite
 //     merges arms under an ORDER BY and stops at the right arm's end;
+//   - one engine failed with a data exception, the other succeeded, one
+//     of the inner-joined tables is empty and a condition over the others
+//     raises it on both engines: the join order decides whether it runs;
 //   - one engine failed with a data exception, the other succeeded, and a
 //     subquery of the statement alone raises it on both engines: the one
 //     that succeeded did not run the subquery to its failing row (SQLite
@@ -156,7 +160,71 @@ func (e *prober) queryConditionRaises(s *pg_query.SelectStmt, code string) strin
 			return ""
 		}
 	}
-	return e.conditionsRaise(from, conjuncts(s.GetWhereClause(), conds), code)
+	conds = conjuncts(s.GetWhereClause(), conds)
+	if why := e.conditionsRaise(from, conds, code); why != "" {
+		return why
+	}
+	if innerOnly(s.GetFromClause()) {
+		return e.emptyJoinSide(from, conds, code)
+	}
+	return ""
+}
+
+// innerOnly: the FROM items are tables joined by commas, CROSS JOIN or
+// inner JOIN … ON (an empty one makes the result empty).
+func innerOnly(from []*pg_query.Node) bool {
+	for _, f := range from {
+		if j := f.GetJoinExpr(); j != nil && (j.GetJointype() != pg_query.JoinType_JOIN_INNER || !innerOnly([]*pg_query.Node{j.GetLarg(), j.GetRarg()})) {
+			return false
+		}
+	}
+	return true
+}
+
+// emptyJoinSide: one of the inner-joined tables has no rows on both
+// engines, and a condition that does not name it raises code on both over
+// the tables it names: whether it is evaluated at all is the join order's
+// choice (SQLite's loop over the empty table first never reaches it;
+// PostgreSQL filters the other table's scan first, or skips it when a
+// hash join's inner side is empty).
+func (e *prober) emptyJoinSide(from, conds []*pg_query.Node, code string) string {
+	if len(from) < 2 {
+		return ""
+	}
+	for _, f := range from {
+		q := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(pg_query.MakeAConstIntNode(1, -1), -1)}, FromClause: []*pg_query.Node{f}, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+		sql, err := deparse(q)
+		if err != nil {
+			return ""
+		}
+		if o := e.probe(sql); o.failed() || len(o.Rows) != 0 {
+			continue
+		}
+		for _, c := range conds {
+			items := named(from, c)
+			if len(items) == len(from) || slices.Contains(items, f) {
+				continue
+			}
+			q := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(c, -1)}, FromClause: items, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+			sql, err := deparse(q)
+			if err != nil {
+				continue
+			}
+			if got := e.probe(sql); got.Code == code {
+				return fmt.Sprintf("empty join side: %s has no rows and %s raises %s on both engines (%s); whether the condition is evaluated is the join order's choice", firstLine(deparseOr(f)), firstLine(sql), code, got.Message)
+			}
+		}
+	}
+	return ""
+}
+
+// deparseOr is a FROM item's text, for a message.
+func deparseOr(f *pg_query.Node) string {
+	sql, err := deparse(&pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(pg_query.MakeAConstIntNode(1, -1), -1)}, FromClause: []*pg_query.Node{f}, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	if err != nil {
+		return "a FROM item"
+	}
+	return strings.TrimPrefix(sql, "SELECT 1 FROM ")
 }
 
 // conditionsRaise: one of conds raises code on both engines over the rows
@@ -947,6 +1015,9 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT 1 / (a - a) FROM t INTERSECT SELECT a FROM e ORDER BY 1", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, true, "empty right arm of an INTERSECT, left arm raises"},
 		{"SELECT 1 / (a - a) FROM t INTERSECT SELECT a FROM t ORDER BY 1", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the right arm has rows"},
 		{"SELECT a FROM t INTERSECT SELECT a FROM e ORDER BY 1", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the left arm does not raise"},
+		{"SELECT x.a FROM e CROSS JOIN t x WHERE 1 / (x.a - x.a) > 0", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, true, "e is empty, the condition on x raises"},
+		{"SELECT x.a FROM t y CROSS JOIN t x WHERE 1 / (x.a - x.a) > 0", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "no side is empty"},
+		{"SELECT x.a FROM e CROSS JOIN t x WHERE 1 / (x.a - e.a) > 0", div0, outcome{Columns: []string{"a"}, Types: []string{"int4"}}, false, "the condition names the empty table"},
 		{"SELECT 1 FROM e WHERE NULL IN (SELECT 1 / (a - a) FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, true, "the subquery raises alone"},
 		{"SELECT 1 FROM e WHERE NULL IN (SELECT a FROM t)", div0, outcome{Columns: []string{"?column?"}, Types: []string{"int4"}}, false, "the subquery does not raise"},
 		{"INSERT INTO t SELECT a, 1 / (a - a) FROM t", outcome{Code: "23505"}, div0, true, "the SELECT raises alone, the other a key violation"},
