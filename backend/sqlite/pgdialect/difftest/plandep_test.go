@@ -525,7 +525,8 @@ func (e *prober) probeWrite(sql string, args []any) string {
 	return pgO.Code
 }
 
-// numericChoice: s is a query without set operations whose results
+// numericChoice: s is a query without set operations that chooses
+// (DISTINCT, GROUP BY, min/max, a set operation within it) whose results
 // differ only in the display scale of equal numerics (a group's key, a
 // DISTINCT row, a min or max of equal values), each numeric SQLite shows
 // being a value of its column on PostgreSQL over the rows read: s without
@@ -539,7 +540,7 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 		return ""
 	}
 	numeric := equalForms(pgO.Types)
-	if !scalesOnly(pgO, liteO, numeric, ordered) {
+	if !chooses(s) || !scalesOnly(pgO, liteO, numeric, ordered) {
 		return ""
 	}
 	rows := readRows(s)
@@ -566,6 +567,36 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 		}
 	}
 	return "numeric choice: SQLite shows another of the equal numerics (of different display scales) of the rows read"
+}
+
+// chooses: s, or a query within it, picks one of equal values: DISTINCT,
+// GROUP BY, a set operation, min or max. A query that only reads rows
+// shows each row's own form, and a scale of another row there is no
+// choice of PostgreSQL's plan.
+func chooses(m proto.Message) bool {
+	switch n := m.(type) {
+	case *pg_query.SelectStmt:
+		if len(n.GetDistinctClause()) > 0 || len(n.GetGroupClause()) > 0 || n.GetOp() != pg_query.SetOperation_SETOP_NONE {
+			return true
+		}
+	case *pg_query.FuncCall:
+		if name := n.GetFuncname()[len(n.GetFuncname())-1].GetString_().GetSval(); name == "min" || name == "max" {
+			return true
+		}
+	}
+	found := false
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len() && !found; i++ {
+				found = chooses(v.List().Get(i).Message().Interface())
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			found = chooses(v.Message().Interface())
+		}
+		return !found
+	})
+	return found
 }
 
 // readRows is s without DISTINCT, GROUP BY, HAVING, ORDER BY and LIMIT,
@@ -1044,6 +1075,7 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT CAST(0 AS float8) AS v UNION SELECT CAST(0 AS float8)", outcome{Types: []string{"float8"}, Rows: [][]any{{0.0}}}, outcome{Types: []string{"float8"}, Rows: [][]any{{math.Copysign(0, -1)}}}, false, "no arm gives -0"},
 		{"SELECT x, row_number() OVER (ORDER BY x) FROM n ORDER BY 2", outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.00", int64(1)}, {"1.0", int64(2)}, {"2", int64(3)}}}, outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(1)}, {"1.00", int64(2)}, {"2", int64(3)}}}, true, "the tie-break orders the peers 1.0, 1.00"},
 		{"SELECT x, row_number() OVER (ORDER BY x) FROM n ORDER BY 2", outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.0", int64(1)}, {"1.00", int64(2)}, {"2", int64(3)}}}, outcome{Columns: []string{"x", "row_number"}, Types: []string{"numeric", "int8"}, Rows: [][]any{{"1.000", int64(1)}, {"1.0", int64(2)}, {"2", int64(3)}}}, false, "1.000 is no row's value"},
+		{"SELECT x FROM n WHERE x < 2", outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"1.00"}}}, outcome{Types: []string{"numeric"}, Rows: [][]any{{"1.0"}, {"1.0"}}}, false, "a plain read chooses nothing: 1.0 twice is a wrong row"},
 		{"SELECT 1 AS a FROM t WHERE a / b >= 0 ORDER BY 1 LIMIT 1", ok, div0, true, "without the LIMIT the row b = 0 is read"},
 		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
 		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
@@ -1154,8 +1186,9 @@ func (e *prober) tieKeys(from []*pg_query.Node) []*pg_query.Node {
 	return out
 }
 
-// insertSelect is an INSERT … SELECT's table and its SELECT, run on both
-// engines before the INSERT (why: planDependent's reason when the two
+// insertSelect is the table an INSERT … SELECT or an UPDATE with a
+// scalar subquery writes and the query whose values it stores
+// (sourceSelect), run on both engines before the write (why: planDependent's reason when the two
 // differ, probed then, before the INSERT changes the tables it reads).
 type insertSelect struct {
 	table    string
@@ -1172,27 +1205,73 @@ func (h *harness) insertSelectBefore(st translated, pgE engine, lite *liteEngine
 	if err != nil || len(res.Stmts) != 1 || len(st.args) > 0 {
 		return nil
 	}
-	ins := res.Stmts[0].Stmt.GetInsertStmt()
-	sel := ins.GetSelectStmt().GetSelectStmt()
-	if sel == nil || len(sel.GetValuesLists()) > 0 || ins.GetWithClause() != nil || ins.GetOnConflictClause() != nil || len(ins.GetReturningList()) > 0 {
+	table, sel := sourceSelect(res.Stmts[0].Stmt)
+	if sel == nil {
 		return nil
 	}
 	sql, err := deparse(sel)
 	if err != nil {
 		return nil
 	}
-	p := &insertSelect{table: ins.GetRelation().GetRelname(), sel: translated{sql: sql, orig: sql}}
+	p := &insertSelect{table: table, sel: translated{sql: sql, orig: sql}}
 	if p.sel.tr, p.sel.err = h.translate(sql, lite.cat, nil); p.sel.err != nil {
 		return nil
 	}
-	p.pg, p.lite = pgE.run(p.sel), lite.run(p.sel)
+	if p.pg, p.lite = pgE.run(p.sel), lite.run(p.sel); p.pg.failed() {
+		return nil // a correlated subquery alone: nothing to compare with
+	}
 	if pe, ok := pgE.(*pgEngine); ok && len(differences(p.pg, p.lite, false)) > 0 {
 		p.why = (&prober{pg: pe, lite: lite, h: h}).planDependent(p.sel, p.pg, p.lite)
 	}
 	return p
 }
 
-// written compares the table an INSERT … SELECT wrote, read whole on both
+// sourceSelect is the table a write stores into and the query whose
+// values it stores: an INSERT … SELECT's SELECT (without WITH, ON
+// CONFLICT or RETURNING), or the first scalar subquery in an UPDATE's SET
+// (UPDATE t SET c = (SELECT min(n) FROM u) stores min's choice).
+func sourceSelect(stmt *pg_query.Node) (string, *pg_query.SelectStmt) {
+	if ins := stmt.GetInsertStmt(); ins != nil {
+		sel := ins.GetSelectStmt().GetSelectStmt()
+		if sel == nil || len(sel.GetValuesLists()) > 0 || ins.GetWithClause() != nil || ins.GetOnConflictClause() != nil || len(ins.GetReturningList()) > 0 {
+			return "", nil
+		}
+		return ins.GetRelation().GetRelname(), sel
+	}
+	up := stmt.GetUpdateStmt()
+	if up == nil || up.GetWithClause() != nil {
+		return "", nil
+	}
+	var sub *pg_query.SelectStmt
+	for _, t := range up.GetTargetList() {
+		if sub = firstScalarSubquery(t); sub != nil {
+			return up.GetRelation().GetRelname(), sub
+		}
+	}
+	return "", nil
+}
+
+// firstScalarSubquery is the query of the first (SELECT …) in m.
+func firstScalarSubquery(m proto.Message) *pg_query.SelectStmt {
+	if sl, ok := m.(*pg_query.SubLink); ok && sl.GetSubLinkType() == pg_query.SubLinkType_EXPR_SUBLINK {
+		return sl.GetSubselect().GetSelectStmt()
+	}
+	var out *pg_query.SelectStmt
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len() && out == nil; i++ {
+				out = firstScalarSubquery(v.List().Get(i).Message().Interface())
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			out = firstScalarSubquery(v.Message().Interface())
+		}
+		return out == nil
+	})
+	return out
+}
+
+// written compares the table such a write wrote, read whole on both
 // engines as a multiset. The same rows: ok. Different rows from a SELECT
 // whose difference is plan-dependent (a DISTINCT row's or a group's
 // numeric representative): counted so, and the engines' states are apart
