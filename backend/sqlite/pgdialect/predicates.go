@@ -401,19 +401,27 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	}
 	// numeric beside another number meets it as = does (numeric with an
 	// integer, float8 with a float), and NULLIF returns the left operand
-	// so converted: NULLIF(numeric, float8) is float8.
+	// so converted: NULLIF(numeric, float8) is float8. A real stays real:
+	// = has real-with-double operators (float48eq), so NULLIF(real,
+	// numeric) compares at double precision and returns the real, whose
+	// value the double holds exactly.
+	real := ll.typ.Name == "float4"
 	if ll, rr, err = t.mixedSides(ll, rr); err != nil {
 		return value{}, err
+	}
+	typ := nullifType(ll.typ, rr.typ)
+	if real {
+		typ = Type{Name: "float4", Typmod: -1}
 	}
 	ls, rs, _ := comparable(ll, rr)
 	if ls != ll.sql && ls != withRtrim(ll) {
 		return value{}, refuse("NULLIF across integer and float or numeric")
 	}
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
-		v.typ = nullifType(ll.typ, rr.typ)
+		v.typ = typ
 		return v, nil
 	}
-	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: nullifType(ll.typ, rr.typ), name: "nullif"}, nil
+	return value{sql: "NULLIF(" + ls + ", " + rs + ")", typ: typ, name: "nullif"}, nil
 }
 
 // nullifType is NULLIF's result type: its first operand's as the =

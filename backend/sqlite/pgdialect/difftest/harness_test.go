@@ -71,7 +71,7 @@ type tally struct {
 }
 
 func (t *tally) log(tb testing.TB, what string) {
-	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused), %d plan-dependent (confirmed on both engines), %d discrepancies",
+	tb.Logf("%s: %d statements compared, %d refused by the translator (0A000), %d skipped by the gate, %d not reached (a setup statement was refused, or a plan-dependent write left the engines' states apart), %d plan-dependent (confirmed on both engines), %d discrepancies",
 		what, t.compared, t.refused, t.gateSkipped, t.unreached, t.planDependent, t.discrepancies)
 	logTop(tb, "plan-dependent", t.planReasons, t.examples)
 	logTop(tb, "translator refusals", t.refusals, t.examples)
@@ -115,6 +115,10 @@ type harness struct {
 	tally   tally
 	// report receives each discrepancy (t.Errorf by default).
 	report func(msg string)
+	// apart: a write was plan-dependent with one engine failing and the
+	// other not, so the engines' states differ from there on and the
+	// case's later statements compare nothing (runCase stops).
+	apart bool
 	// translate is pgdialect.TranslateTyped with the arguments' types as
 	// the SQLite backend gives them (argTypes); a test plants another.
 	translate func(sql string, cat pgdialect.Catalog, args []any) (*pgdialect.Translation, error)
@@ -171,15 +175,20 @@ func (h *harness) runCase(c diffCase, context string) int {
 	}
 	defer lite.close()
 	found := 0
+	h.apart = false
 	for i, s := range c.stmts {
 		ok, diff := h.runStatement(c, i, pgE, lite, context)
 		if diff {
 			found++
 		}
-		if !ok && s.setup {
+		if !ok && (s.setup || h.apart) {
 			h.tally.unreached += len(c.stmts) - i - 1
 			if !strings.HasPrefix(c.name, "random ") {
-				h.t.Logf("case %q stops at its setup statement %s (refused): %s", c.name, s.where, firstLine(s.sql))
+				why := "its setup statement %s (refused)"
+				if h.apart {
+					why = "%s (a plan-dependent write left the engines' states apart)"
+				}
+				h.t.Logf("case %q stops at "+why+": %s", c.name, s.where, firstLine(s.sql))
 			}
 			break
 		}
@@ -224,10 +233,14 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 		h.tally.example(firstLine(te.Message), text)
 		return false, false
 	}
+	pre := h.insertSelectBefore(st, pgE, lite)
 	pgO, liteO := pgE.run(st), lite.run(st)
 	h.tally.compared++
 	ordered := s.ordered || totalOrder(text, len(pgO.Columns), pgO.Columns)
 	d := differences(pgO, liteO, ordered)
+	if len(d) == 0 && pre != nil && !pgO.failed() {
+		return h.written(c, i, st, pre, pgE, lite, context)
+	}
 	if len(d) == 0 {
 		return true, false
 	}
@@ -237,6 +250,11 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 			h.tally.planDependent++
 			h.tally.planReasons[kind]++
 			h.tally.example(kind, s.sql)
+			if pgO.failed() != liteO.failed() && !isSelect(text) {
+				// one engine wrote and the other did not
+				h.apart = true
+				return false, false
+			}
 			return true, false
 		}
 	}
@@ -389,4 +407,10 @@ func (h *harness) gate(s spec) (string, error) {
 		h.t.Fatalf("%s: pggate.Rewrite of an accepted statement: %v", s.where, err)
 	}
 	return text, nil
+}
+
+// isSelect: sql is one SELECT (no write), as PostgreSQL parses it.
+func isSelect(sql string) bool {
+	res, err := pg_query.Parse(sql)
+	return err == nil && len(res.Stmts) == 1 && res.Stmts[0].Stmt.GetSelectStmt() != nil
 }
