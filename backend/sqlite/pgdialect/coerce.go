@@ -42,7 +42,9 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 		return t.literalWithTypmod(*v.lit, to, ctx)
 	case v.lit != nil:
 		return t.fold(*v.lit, "unknown", to, ctx)
-	case v.isConst && t.noFold == 0:
+	case v.isConst && t.noFold == 0 && (v.konst == nil || !stableCast(v.typ, to)):
+		// A stable cast (volatility.go) is left to run time, as
+		// PostgreSQL's planner leaves it; a strict cast of NULL is NULL.
 		if err := castAllowed(v.typ, to, ctx); err != nil {
 			return value{}, err
 		}
