@@ -93,6 +93,9 @@ func dateTrunc(t *translator, args []value) (value, error) {
 		return value{}, pgError("42883", "function date_trunc(unknown, %s) does not exist", label(v.typ))
 	}
 	typ := Type{Name: v.typ.Name, Typmod: -1}
+	if constish(v) && typ.Name == "timestamptz" && !isNullConst(v) {
+		t.stableLeft++ // stable: left to run time, as PostgreSQL leaves it
+	}
 	if v.isConst && t.noFold == 0 && (v.konst == nil || typ.Name == "timestamp") {
 		if v.konst == nil {
 			return constOf(nil, typ, "date_trunc"), nil
