@@ -41,6 +41,7 @@ type translator struct {
 	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
 	stableLeft  int                    // stable constructs over constants left to run time (volatility.go)
+	pgConsts    int                    // values marked pgConst (volatility.go)
 	win         windowState            // the query's window functions (windows.go)
 }
 

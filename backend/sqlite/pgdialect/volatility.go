@@ -77,6 +77,7 @@ var stableFuncs = map[string]bool{
 func (t *translator) markUnfolded(n proto.Message, v value, before int) value {
 	if t.noFold == 0 && !v.isConstant() && !isNullConst(v) && t.stableLeft == before && pgFoldable(n) {
 		v.pgConst = true
+		t.pgConsts++
 	}
 	return v
 }
