@@ -133,6 +133,7 @@ func (t *translator) indirection(a *pg_query.A_Indirection, sc *scope) (value, e
 	if idx.GetIsSlice() {
 		return value{}, refuse("array slices (a[i:j])")
 	}
+	before := t.stableLeft
 	arr, err := t.expr(a.GetArg(), sc)
 	if err != nil {
 		return value{}, err
@@ -153,7 +154,8 @@ func (t *translator) indirection(a *pg_query.A_Indirection, sc *scope) (value, e
 	}
 	elem := elemOf(arr.typ)
 	name := arr.name
-	return value{sql: "pg_array_get(" + arr.sql + ", " + is + ", '" + elem.Name + "')", typ: elem, name: name}, nil
+	v := value{sql: "pg_array_get(" + arr.sql + ", " + is + ", '" + elem.Name + "')", typ: elem, name: name}
+	return t.markUnfolded(a, v, before), nil // PostgreSQL folds a constant array's subscript
 }
 
 // anyAll translates x = ANY(arr) and x <> ALL(arr) (its negation, in

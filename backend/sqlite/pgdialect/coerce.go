@@ -42,6 +42,10 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 		return t.literalWithTypmod(*v.lit, to, ctx)
 	case v.lit != nil:
 		return t.fold(*v.lit, "unknown", to, ctx)
+	case (v.isConst && v.konst != nil || v.pgConst) && t.noFold == 0 && stableCast(v.typ, to):
+		// A stable cast (volatility.go) is left to run time, as
+		// PostgreSQL's planner leaves it; a strict cast of NULL is NULL.
+		t.stableLeft++
 	case v.isConst && t.noFold == 0:
 		if err := castAllowed(v.typ, to, ctx); err != nil {
 			return value{}, err
@@ -50,6 +54,9 @@ func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, e
 		return t.planTime(out, err, to)
 	}
 	sql, err := t.coerceExpr(v, to, ctx)
+	if err == nil && v.pgConst && t.noFold == 0 && sql != v.sql && !stableCast(v.typ, to) {
+		return value{}, refuseUnfolded("a conversion to " + label(to))
+	}
 	return value{sql: sql, typ: to, name: v.name}, err
 }
 

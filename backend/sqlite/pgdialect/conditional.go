@@ -98,7 +98,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr, sc *scope) (value, error) {
 	outer := t.noFold
 	dead := outer // > outer once an arm folded to true: the rest is dropped
 	defer func() { t.noFold = outer }()
-	watch := foldWatch{t: t}
+	watch := t.newFoldWatch()
 	for _, w := range c.GetArgs() {
 		cw := w.GetCaseWhen()
 		cond, err := t.whenCondition(subject, c.GetArg() != nil, cw.GetExpr(), sc)
@@ -219,7 +219,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr, sc *scope) (value, error
 	var vals []value
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
-	watch := foldWatch{t: t}
+	watch := t.newFoldWatch()
 	for _, n := range c.GetArgs() {
 		v, err := t.expr(n, sc)
 		if err != nil {

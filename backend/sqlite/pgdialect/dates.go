@@ -73,15 +73,15 @@ func (t *translator) datetimeSides(l, r value) (value, value, error) {
 
 // dateTrunc is date_trunc(unit, timestamp|timestamptz|date) with a
 // constant unit: a date is cast to timestamptz first, as PostgreSQL
-// resolves it (pg_date_trunc; folded when constant).
+// resolves it (pg_date_trunc). date_trunc on timestamp is immutable,
+// folded on a constant (an unknown unit is 22023 while planning);
+// on timestamptz it is stable, left to run time with its errors, as
+// PostgreSQL's planner leaves it (volatility.go).
 func dateTrunc(t *translator, args []value) (value, error) {
 	if len(args) != 2 || args[0].lit == nil {
 		return value{}, refuse("date_trunc without a constant unit, or with a time zone")
 	}
 	unit := strings.ToLower(*args[0].lit)
-	if !pgconv.TruncUnits[unit] {
-		return value{}, pgError("22023", "unit %q not recognized for type timestamp with time zone", unit)
-	}
 	v := args[1]
 	if v.untyped() || v.typ.Name == "date" {
 		var err error
@@ -93,7 +93,10 @@ func dateTrunc(t *translator, args []value) (value, error) {
 		return value{}, pgError("42883", "function date_trunc(unknown, %s) does not exist", label(v.typ))
 	}
 	typ := Type{Name: v.typ.Name, Typmod: -1}
-	if v.isConst && t.noFold == 0 {
+	if constish(v) && typ.Name == "timestamptz" && !isNullConst(v) {
+		t.stableLeft++ // stable: left to run time, as PostgreSQL leaves it
+	}
+	if v.isConst && t.noFold == 0 && (v.konst == nil || typ.Name == "timestamp") {
 		if v.konst == nil {
 			return constOf(nil, typ, "date_trunc"), nil
 		}

@@ -230,7 +230,7 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 	absorbing := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "0", pg_query.BoolExprType_OR_EXPR: "1"}[b.GetBoolop()]
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
-	w := foldWatch{t: t}
+	w := t.newFoldWatch()
 	for _, a := range b.GetArgs() {
 		t.inQual = qual && qualNode(a)
 		s, err := t.condition(a, sc, "AND/OR/NOT")

@@ -26,14 +26,65 @@ type foldWatch struct {
 	// armed: an operand the translator left unfolded and PostgreSQL may
 	// fold came before; clean: no plan-time error was deferred before it.
 	armed, clean bool
+	// stable, pgConsts: the translator's counts (volatility.go) when the
+	// last operand was recorded.
+	stable, pgConsts int
+}
+
+func (t *translator) newFoldWatch() foldWatch {
+	return foldWatch{t: t, stable: t.stableLeft, pgConsts: t.pgConsts}
 }
 
 // operand records an operand n of the construct, translated; konst
-// reports whether the translator folded it to a constant.
+// reports whether the translator folded it to a constant. An operand
+// that holds a stable construct left to run time, under strict
+// operators and functions only, and nothing PostgreSQL folds that the
+// translator did not (no pgConst), is not folded by PostgreSQL either.
 func (w *foldWatch) operand(n *pg_query.Node, konst bool) {
-	if !w.armed && !konst && !varying(n) {
+	stable := w.t.stableLeft != w.stable && w.t.pgConsts == w.pgConsts && strictTree(n)
+	w.stable, w.pgConsts = w.t.stableLeft, w.t.pgConsts
+	if !w.armed && !konst && !varying(n) && !stable {
 		w.armed, w.clean = true, w.t.deferred == nil
 	}
+}
+
+// strictTree reports whether n is built of constants, casts, operators
+// (LIKE, IS [NOT] DISTINCT FROM), function calls and IS [NOT] NULL only:
+// nodes PostgreSQL's planner folds only when every argument is a constant
+// (no AND/OR, CASE, COALESCE, IN, BETWEEN, subscripts, which it
+// simplifies around a constant operand).
+func strictTree(n proto.Message) bool {
+	switch x := n.(type) {
+	case *pg_query.Node:
+		if x.GetNode() == nil {
+			return true
+		}
+	case *pg_query.A_Expr:
+		switch x.GetKind() {
+		case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE,
+			pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		default:
+			return false
+		}
+	case *pg_query.A_Const, *pg_query.TypeCast, *pg_query.TypeName, *pg_query.FuncCall, *pg_query.NullTest,
+		*pg_query.String, *pg_query.Integer, *pg_query.Float, *pg_query.Boolean:
+	default:
+		return false
+	}
+	ok := true
+	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.IsList():
+			for i := 0; i < v.List().Len() && ok; i++ {
+				ok = strictTree(v.List().Get(i).Message().Interface())
+			}
+		default:
+			ok = strictTree(v.Message().Interface())
+		}
+		return ok
+	})
+	return ok
 }
 
 // check refuses the construct (what) when a plan-time error was deferred

@@ -72,6 +72,7 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 		return t.expr(f.GetArgs()[0], sc)
 	}
 	if fn, ok := scalars[name]; ok {
+		before := t.stableLeft
 		args, err := t.args(f.GetArgs(), sc)
 		if err != nil {
 			return value{}, err
@@ -85,7 +86,7 @@ func (t *translator) funcCall(f *pg_query.FuncCall, sc *scope) (value, error) {
 			v = nullOf(v.typ)
 		}
 		v.name = name
-		return v, err
+		return t.markUnfolded(f, v, before), err
 	}
 	return value{}, refuse("the function %s", name)
 }
@@ -113,11 +114,12 @@ func hasNullConst(args []value) bool {
 func (t *translator) args(nodes []*pg_query.Node, sc *scope) ([]value, error) {
 	var out []value
 	for _, n := range nodes {
+		before := t.stableLeft
 		v, err := t.expr(n, sc)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		out = append(out, t.markUnfolded(n, v, before))
 	}
 	return out, nil
 }

@@ -11,6 +11,15 @@ import (
 
 // aExpr translates operator expressions.
 func (t *translator) aExpr(a *pg_query.A_Expr, sc *scope) (value, error) {
+	before := t.stableLeft
+	v, err := t.aExprKind(a, sc)
+	if err != nil {
+		return value{}, err
+	}
+	return t.markUnfolded(a, v, before), nil
+}
+
+func (t *translator) aExprKind(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if len(a.GetName()) != 1 {
 		return value{}, refuse("qualified operators (OPERATOR(...))")
 	}
@@ -35,12 +44,15 @@ func (t *translator) aExpr(a *pg_query.A_Expr, sc *scope) (value, error) {
 }
 
 func (t *translator) operands(a *pg_query.A_Expr, sc *scope) (value, value, error) {
+	before := t.stableLeft
 	l, err := t.expr(a.GetLexpr(), sc)
 	if err != nil {
 		return value{}, value{}, err
 	}
+	l = t.markUnfolded(a.GetLexpr(), l, before)
+	before = t.stableLeft
 	r, err := t.expr(a.GetRexpr(), sc)
-	return l, r, err
+	return l, t.markUnfolded(a.GetRexpr(), r, before), err
 }
 
 func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
@@ -63,6 +75,9 @@ func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, 
 	case "=", "<>", "<", ">", "<=", ">=":
 		return t.compare(op, l, r)
 	case "+", "-", "*", "/", "%":
+		if (l.pgConst || r.pgConst) && constish(l) && constish(r) && !isNullConst(l) && !isNullConst(r) && t.noFold == 0 {
+			return value{}, refuseUnfolded("the operator " + op)
+		}
 		return t.arithmetic(op, l, r)
 	case "||":
 		return t.concat(l, r)
@@ -143,6 +158,9 @@ func (t *translator) compare(op string, l, r value) (value, error) {
 	}
 	if ls == "NULL" || rs == "NULL" {
 		return constOf(nil, tBool, "?column?"), nil
+	}
+	if zoneDependent(l.typ, r.typ) && constish(l) && constish(r) {
+		t.stableLeft++ // stable: PostgreSQL does not fold it
 	}
 	if t.noFold == 0 && !zoneDependent(l.typ, r.typ) {
 		lv, rv, _ := t.unify(l, r)
@@ -332,6 +350,9 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 	if !isNum(v.typ) || (op != "-" && op != "+") {
 		return value{}, refuse("the prefix operator %s on %s", op, label(v.typ))
 	}
+	if op == "-" && v.pgConst && t.noFold == 0 {
+		return value{}, refuseUnfolded("the prefix operator -")
+	}
 	if op == "+" {
 		return value{sql: v.sql, typ: v.typ, name: "?column?"}, nil
 	}
@@ -396,6 +417,9 @@ func (t *translator) concat(l, r value) (value, error) {
 	}
 	if isNullConst(l) || isNullConst(r) {
 		return constOf(nil, tText, "?column?"), nil // || is strict: PostgreSQL folds it
+	}
+	if (isDatetime(l.typ) || isDatetime(r.typ)) && constish(l) && constish(r) {
+		t.stableLeft++ // textanycat over a date/time output: stable
 	}
 	if ls, ok := constText(l); ok && t.noFold == 0 {
 		if rs, ok := constText(r); ok {

@@ -288,7 +288,7 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 	var parts [2]string
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
-	watch := foldWatch{t: t}
+	watch := t.newFoldWatch()
 	for i, n := range bounds {
 		if i == 1 && parts[0] == "0" {
 			// x >= a is false: PostgreSQL's AND (NOT BETWEEN's OR of

@@ -55,6 +55,7 @@ type value struct {
 	weak  bool    // name comes from a cast: an outer cast renames it
 
 	isConst bool // a constant PostgreSQL folds at plan time
+	pgConst bool // not folded here, but PostgreSQL's planner folds it (volatility.go)
 	konst   any  // its stored value (nil, int64, float64, string, []byte)
 }
 

@@ -40,6 +40,8 @@ type translator struct {
 	newColumns  []Column               // its columns, for a foreign key to itself
 	creating    []serialColumn         // its serial columns
 	noFold      int                    // > 0 in a CASE arm PostgreSQL drops: constants are not folded
+	stableLeft  int                    // stable constructs over constants left to run time (volatility.go)
+	pgConsts    int                    // values marked pgConst (volatility.go)
 	win         windowState            // the query's window functions (windows.go)
 }
 
