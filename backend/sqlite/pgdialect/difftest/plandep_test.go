@@ -929,36 +929,57 @@ func (e *prober) limitedTies(s *pg_query.SelectStmt, pgO, liteO outcome) string 
 
 func deparse(s *pg_query.SelectStmt) (string, error) {
 	s = proto.Clone(s).(*pg_query.SelectStmt)
-	delimitDistinct(s)
+	delimitOperands(s)
 	return pg_query.Deparse(&pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: s}}}}})
 }
 
-// delimitDistinct wraps the operands of IS [NOT] DISTINCT FROM that are
-// operator expressions in CASE WHEN true THEN … END, the same value:
-// pg_query's deparser writes them without parentheses ((a = b) IS NOT
-// DISTINCT FROM (c IS NULL) comes out as a = b IS NOT DISTINCT FROM c IS
-// NULL, a syntax error), so a probe built from such a statement read
-// nothing (random 8101/5686).
-func delimitDistinct(m proto.Message) {
-	if a, ok := m.(*pg_query.A_Expr); ok && (a.GetKind() == pg_query.A_Expr_Kind_AEXPR_DISTINCT || a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT) {
-		for _, side := range []**pg_query.Node{&a.Lexpr, &a.Rexpr} {
-			n := *side
-			if n.GetAExpr() != nil || n.GetNullTest() != nil || n.GetBooleanTest() != nil || n.GetBoolExpr() != nil {
-				*side = pg_query.MakeCaseExprNode(nil, []*pg_query.Node{pg_query.MakeCaseWhenNode(&pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: true}}, Location: -1}}}, n, -1)}, -1)
+// delimitOperands wraps each operand of an operator, BETWEEN, IN, LIKE,
+// IS [NOT] DISTINCT FROM, IS [NOT] NULL or IS [NOT] TRUE that is itself
+// such an expression (or AND/OR/NOT) in CASE WHEN true THEN … END, the
+// same value: pg_query's deparser leaves many of them without the
+// parentheses their precedence needs ((a IS DISTINCT FROM b) BETWEEN x
+// AND y comes out as a IS DISTINCT FROM b BETWEEN x AND y, which
+// PostgreSQL reads as a IS DISTINCT FROM (b BETWEEN x AND y); (a = b) IS
+// NOT DISTINCT FROM (c IS NULL) as a syntax error), so a probe built from
+// such a statement asked another question (random 8101/5686, 7003/576).
+func delimitOperands(m proto.Message) {
+	switch x := m.(type) {
+	case *pg_query.A_Expr:
+		delimit(&x.Lexpr)
+		if l := x.GetRexpr().GetList(); l != nil {
+			for i := range l.Items {
+				delimit(&l.Items[i])
 			}
+		} else {
+			delimit(&x.Rexpr)
 		}
+	case *pg_query.NullTest:
+		delimit(&x.Arg)
+	case *pg_query.BooleanTest:
+		delimit(&x.Arg)
 	}
 	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
 		case fd.IsList() && fd.Message() != nil:
 			for i := 0; i < v.List().Len(); i++ {
-				delimitDistinct(v.List().Get(i).Message().Interface())
+				delimitOperands(v.List().Get(i).Message().Interface())
 			}
 		case fd.Message() != nil && !fd.IsMap():
-			delimitDistinct(v.Message().Interface())
+			delimitOperands(v.Message().Interface())
 		}
 		return true
 	})
+}
+
+// delimit wraps *side in CASE WHEN true THEN … END when it is an
+// expression the deparser may leave undelimited.
+func delimit(side **pg_query.Node) {
+	n := *side
+	if n.GetAExpr() == nil && n.GetNullTest() == nil && n.GetBooleanTest() == nil && n.GetBoolExpr() == nil {
+		return
+	}
+	yes := &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: true}}, Location: -1}}}
+	*side = pg_query.MakeCaseExprNode(nil, []*pg_query.Node{pg_query.MakeCaseWhenNode(yes, n, -1)}, -1)
 }
 
 // prober asks both engines of a case a part of a statement.
