@@ -65,18 +65,22 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 			return value{}, err
 		}
 	}
-	for _, r := range vals {
+	nodes := a.GetRexpr().GetList().GetItems()
+	arrayed := constantItems(nodes) >= 2
+	for i, r := range vals {
 		if r.param != 0 {
 			if known := t.params[r.param-1]; known.Name != "" {
 				r.typ, r.param = known, 0
 			}
 		}
-		if r.num != "" && l.typ.Name == "float4" {
-			// An IN list takes the common type of its members, and a
-			// numeric constant casts implicitly to float4 (to float8
-			// when a member is float8: 1e-5 stays 1e-5 there).
+		if r.num != "" && l.typ.Name == "float4" && arrayed && !varying(nodes[i]) {
+			// Two constant items or more make an array of the common
+			// type of x and them, and a numeric constant casts
+			// implicitly to float4 (to float8 when a member is float8:
+			// 1e-5 stays 1e-5 there). Otherwise x = item is resolved
+			// alone, real = numeric as float8 (random 7101/5465).
 			to := l.typ
-			if hasType(vals, "float8") {
+			if hasType(constantVals(nodes, vals), "float8") {
 				to = Type{Name: "float8", Typmod: -1}
 			}
 			if r, err = t.coerceValue(r, to, ctxImplicit); err != nil {
@@ -180,6 +184,17 @@ func (t *translator) paramCompared(l, r value) (string, string, error) {
 }
 
 // constantItems counts the IN list's items without a column.
+// constantVals are the values of the items that are not varying.
+func constantVals(nodes []*pg_query.Node, vals []value) []value {
+	var out []value
+	for i, item := range nodes {
+		if i < len(vals) && !varying(item) {
+			out = append(out, vals[i])
+		}
+	}
+	return out
+}
+
 func constantItems(nodes []*pg_query.Node) int {
 	n := 0
 	for _, item := range nodes {
