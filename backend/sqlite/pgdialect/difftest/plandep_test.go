@@ -29,7 +29,8 @@ import (
 //
 //   - one engine failed with a data exception (class 22), the other
 //     succeeded, and one of the statement's conditions (a conjunct of its
-//     WHERE or of a join's ON, BETWEEN being two) raises that very SQLSTATE
+//     WHERE or of a join's ON, BETWEEN being two; an INSERT's SELECT
+//     included) raises that very SQLSTATE
 //     on both engines when evaluated alone over the rows of the FROM
 //     items: the engine that succeeded tested another condition first,
 //     which rejected those rows;
@@ -118,6 +119,10 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 // evaluated alone over the rows of its FROM items (there must be two
 // conditions at least, or there is no order to choose).
 func (e *prober) conditionRaises(stmt *pg_query.Node, code string) string {
+	if q := stmt.GetInsertStmt().GetSelectStmt(); q.GetSelectStmt() != nil && len(q.GetSelectStmt().GetValuesLists()) == 0 {
+		// INSERT … SELECT: its query's conditions (random 7101/8144)
+		return e.conditionRaises(q, code)
+	}
 	if s := stmt.GetSelectStmt(); s != nil {
 		// the statement's query, and those of its WITH and of its FROM
 		// (one level down: the generator's CTEs and derived tables)
