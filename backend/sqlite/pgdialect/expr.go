@@ -17,7 +17,14 @@ import (
 // expression whose SQL may carry a collation from inside carries BINARY
 // (withCollation).
 func (t *translator) expr(n *pg_query.Node, sc *scope) (value, error) {
+	before := t.stableLeft
 	v, err := t.exprNode(n, sc)
+	if err == nil && !v.pgConst {
+		// any node PostgreSQL's planner folds and the translator does
+		// not (a CASE or COALESCE over such a value) is marked, so a
+		// cast or assignment of it is refused (volatility.go)
+		v = t.markUnfolded(n, v, before)
+	}
 	if err == nil && (n.GetColumnRef() == nil || v.typ.Name != "numeric" && v.typ.Name != "bpchar") {
 		v.sql = withCollation(v) // a column's own SQL has no COLLATE: a merged USING column's may
 	}
