@@ -36,10 +36,17 @@ func (t *translator) coerce(v value, to Type, ctx pgconv.Context) (string, error
 // now, with the error PostgreSQL raises when it folds it at plan time.
 func (t *translator) coerceValue(v value, to Type, ctx pgconv.Context) (value, error) {
 	switch {
+	case v.null:
+		return constOf(nil, to, v.name), nil
 	case isNullConst(v):
-		// NULL, typed or not (a strict operator's result on a NULL
-		// constant): PostgreSQL's planner folds a strict cast of NULL to
-		// NULL, so what compares with it folds too (random 7003/9674).
+		// A typed NULL (a strict operator's result on a NULL constant,
+		// a CASE of NULLs, text): PostgreSQL's planner folds a strict
+		// cast of NULL to NULL, so what compares with it folds too
+		// (random 7003/9674), once the cast is allowed (random 7201/3988:
+		// CASE WHEN true THEN NULL END is text, 42804 into an integer).
+		if err := castAllowed(v.typ, to, ctx); err != nil {
+			return value{}, err
+		}
 		return constOf(nil, to, v.name), nil
 	case v.lit != nil && to.Typmod != -1 && (to.Name == "numeric" || to.Name == "varchar" || to.Name == "bpchar"):
 		return t.literalWithTypmod(*v.lit, to, ctx)
