@@ -117,7 +117,7 @@ func (t *translator) coerceExpr(v value, to Type, ctx pgconv.Context) (string, e
 		if ctx == ctxAssignment {
 			return fmt.Sprintf("pg_assign(%s, '%s', '%s', %d)", v.sql, to.Name, to.Name, to.Typmod), nil
 		}
-		return runtimeCast(v.sql, to, to, ctx), nil
+		return runtimeCast(v.sql, typ, to, ctx), nil // the typmod applied by the cast
 	}
 	return t.coerceTyped(v, to, ctx)
 }
