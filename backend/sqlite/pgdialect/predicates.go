@@ -41,22 +41,25 @@ func (t *translator) like(op string, a *pg_query.A_Expr, sc *scope) (value, erro
 }
 
 // inList translates x IN (a, b ...) and x NOT IN (...): each item
-// compared as = would.
+// compared as = would. As PostgreSQL's transformAExprIn, two items or more
+// without a column make an array of the common type of x and them, and
+// each item with a column is x = item resolved alone, where an untyped x
+// takes that item's type: '…' IN (id, NULL, '…') with a uuid id compares
+// x as text with the array and as uuid with id.
 func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
 	qual := t.inQual
 	t.inQual = false
-	l, err := t.expr(a.GetLexpr(), sc)
+	l0, err := t.expr(a.GetLexpr(), sc)
 	if err != nil {
 		return value{}, err
 	}
-	var items []string
-	var folds []value
-	left := ""
-	vals, err := t.args(a.GetRexpr().GetList().GetItems(), sc)
+	nodes := a.GetRexpr().GetList().GetItems()
+	vals, err := t.args(nodes, sc)
 	if err != nil {
 		return value{}, err
 	}
-	if l, vals, err = t.inListTypes(l, a.GetRexpr().GetList().GetItems(), vals); err != nil {
+	l, vals, err := t.inListTypes(l0, nodes, vals)
+	if err != nil {
 		return value{}, err
 	}
 	if typ, err := commonType("IN", append([]value{l}, vals...)); err == nil && isNum(typ) {
@@ -65,7 +68,30 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 			return value{}, err
 		}
 	}
-	nodes := a.GetRexpr().GetList().GetItems()
+	lefts, items, folds, err := t.inItems(l0, l, nodes, vals)
+	if err != nil {
+		return value{}, err
+	}
+	if v, ok := foldIn(op == "<>", folds, len(items)); ok && (l.isConstant() || constantItems(nodes) < 2) {
+		// With a varying x and two constant items or more PostgreSQL
+		// compares x with an array of them (x <> ALL (ARRAY[NULL,
+		// NULL])), which its planner does not fold: x is computed.
+		return v, nil
+	}
+	if qual && op == "<>" && nullAloneConstant(nodes, vals) {
+		// The AND of x <> NULL (NULL: false in a qual) and x <> each
+		// item with a column.
+		return constOf(int64(0), tBool, "?column?"), nil
+	}
+	return value{sql: inListSQL(op == "<>", lefts, items), typ: tBool, name: "?column?"}, nil
+}
+
+// inItems compares x with each item: l is x as the array of constant
+// items reads it, l0 as written, which an item with a column compares
+// with when x is an untyped literal (its copy of x takes the item's
+// type). It returns each comparison's SQL sides and, when folding, its
+// constant value.
+func (t *translator) inItems(l0, l value, nodes []*pg_query.Node, vals []value) (lefts, items []string, folds []value, err error) {
 	arrayed := constantItems(nodes) >= 2
 	for i, r := range vals {
 		if r.param != 0 {
@@ -73,50 +99,60 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 				r.typ, r.param = known, 0
 			}
 		}
-		if r.num != "" && l.typ.Name == "float4" && arrayed && !varying(nodes[i]) {
+		x := l
+		if varying(nodes[i]) && l0.untyped() && l0.param == 0 {
+			x = l0
+		}
+		if r.num != "" && x.typ.Name == "float4" && arrayed && !varying(nodes[i]) {
 			// Two constant items or more make an array of the common
 			// type of x and them, and a numeric constant casts
 			// implicitly to float4 (to float8 when a member is float8:
 			// 1e-5 stays 1e-5 there). Otherwise x = item is resolved
 			// alone, real = numeric as float8 (random 7101/5465).
-			to := l.typ
+			to := x.typ
 			if hasType(constantVals(nodes, vals), "float8") {
 				to = Type{Name: "float8", Typmod: -1}
 			}
 			if r, err = t.coerceValue(r, to, ctxImplicit); err != nil {
-				return value{}, err
+				return nil, nil, nil, err
 			}
 		}
-		ls, rs, err := t.paramCompared(l, r)
+		ls, rs, err := t.paramCompared(x, r)
 		if err != nil {
-			return value{}, err
+			return nil, nil, nil, err
 		}
-		if left != "" && ls != left {
-			return value{}, refuse("IN lists mixing integer and float items")
-		}
-		left = ls
-		items = append(items, rs)
+		lefts, items = append(lefts, ls), append(items, rs)
 		if t.noFold == 0 {
-			c, _ := t.compare("=", l, r)
+			c, _ := t.compare("=", x, r)
 			folds = append(folds, c)
 		}
 	}
-	if v, ok := foldIn(op == "<>", folds, len(items)); ok && (l.isConstant() || constantItems(a.GetRexpr().GetList().GetItems()) < 2) {
-		// With a varying x and two constant items or more PostgreSQL
-		// compares x with an array of them (x <> ALL (ARRAY[NULL,
-		// NULL])), which its planner does not fold: x is computed.
-		return v, nil
+	return lefts, items, folds, nil
+}
+
+// inListSQL is the IN list as SQL: one x IN (...) per form x takes
+// (an integer x is compared with a float item as a float, an untyped x
+// as each item's type), ORed; NOT IN is the negation, the AND of each
+// group's NOT IN. Three-valued logic is that of x = a OR x = b ... in
+// both engines.
+func inListSQL(not bool, lefts, items []string) string {
+	var order []string
+	groups := map[string][]string{}
+	for i, ls := range lefts {
+		if _, ok := groups[ls]; !ok {
+			order = append(order, ls)
+		}
+		groups[ls] = append(groups[ls], items[i])
 	}
-	if qual && op == "<>" && nullAloneConstant(a.GetRexpr().GetList().GetItems(), vals) {
-		// The AND of x <> NULL (NULL: false in a qual) and x <> each
-		// item with a column.
-		return constOf(int64(0), tBool, "?column?"), nil
+	kw, glue := " IN (", " OR "
+	if not {
+		kw, glue = " NOT IN (", " AND "
 	}
-	kw := " IN ("
-	if op == "<>" {
-		kw = " NOT IN ("
+	parts := make([]string, len(order))
+	for i, ls := range order {
+		parts[i] = ls + kw + join(groups[ls], ", ") + ")"
 	}
-	return value{sql: "(" + left + kw + join(items, ", ") + "))", typ: tBool, name: "?column?"}, nil
+	return "(" + join(parts, glue) + ")"
 }
 
 // inListTypes reads the untyped operands of x IN (...) as PostgreSQL's
@@ -430,7 +466,9 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	}
 	ls, rs, _ := comparable(ll, rr)
 	if ls != ll.sql && ls != withRtrim(ll) {
-		return value{}, refuse("NULLIF across integer and float or numeric")
+		// The comparison converts the first operand (an integer to a
+		// float, a date to a timestamp ...), which NULLIF returns as it is.
+		return value{}, refuse("NULLIF comparing %s with %s", label(ll.typ), label(rr.typ))
 	}
 	if v, ok := foldNullif(ll, rr, t.noFold == 0); ok {
 		v.typ = typ
