@@ -53,6 +53,15 @@ import (
 //   - INSERT … SELECT failed on both, one with an integrity violation
 //     (class 23), the other with an error the SELECT alone raises on both:
 //     which comes first depends on whether the SELECT is read whole first;
+//   - an UPDATE failed with 23505 on one engine and succeeded on the
+//     other: both check a unique index as each row is written, so a key
+//     moved onto one a later row vacates fails by the order rows are met
+//     in. PostgreSQL failed: SQLite's success is an order that works, and
+//     PostgreSQL, the table's unique constraints made DEFERRABLE INITIALLY
+//     DEFERRED and checked at the statement's end (rolled back), succeeds
+//     with SQLite's RETURNING rows and table (uniqueOrder). SQLite failed:
+//     one row alone raises 23505 on both engines, and PostgreSQL meeting
+//     it first fails too;
 //   - a LIMIT cuts through rows tied on equal numerics of different
 //     scales: the results are one sequence with scales read away, and
 //     SQLite's rows are rows of the statement without its LIMIT;
@@ -92,6 +101,9 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 			return e.skippedArmWithin(stmt.GetSelectStmt(), code)
 		}
 		return e.stoppedAtLimit(stmt.GetSelectStmt(), code)
+	}
+	if why := e.uniqueOrder(stmt, st, pgO, liteO); why != "" {
+		return why
 	}
 	if pgO.failed() && liteO.failed() {
 		if why := e.insertedFirst(stmt, pgO.Code, liteO.Code); why != "" {
@@ -1106,6 +1118,8 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
 		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
 		{"UPDATE u SET k = k + 10", outcome{Code: "23505"}, div0, false, "the new values raise nothing"},
+		{"UPDATE u SET k = k + 1", outcome{Affected: 3}, outcome{Code: "23505"}, true, "the row k = 1 alone moves onto 2: met first, it fails on PostgreSQL too"},
+		{"UPDATE u SET k = k + 10", outcome{Affected: 3}, outcome{Code: "23505"}, false, "no row alone takes a key that exists"},
 	} {
 		why := p.planDependent(translated{sql: c.sql}, c.pg, c.lite)
 		if (why != "") != c.plan {
