@@ -53,6 +53,15 @@ import (
 //   - INSERT … SELECT failed on both, one with an integrity violation
 //     (class 23), the other with an error the SELECT alone raises on both:
 //     which comes first depends on whether the SELECT is read whole first;
+//   - an UPDATE failed with 23505 on one engine and succeeded on the
+//     other: both check a unique index as each row is written, so a key
+//     moved onto one a later row vacates fails by the order rows are met
+//     in. PostgreSQL failed: SQLite's success is an order that works, and
+//     PostgreSQL, the table's unique constraints made DEFERRABLE INITIALLY
+//     DEFERRED and checked at the statement's end (rolled back), succeeds
+//     with SQLite's RETURNING rows and table (uniqueOrder). SQLite failed:
+//     one row alone raises 23505 on both engines, and PostgreSQL meeting
+//     it first fails too;
 //   - a LIMIT cuts through rows tied on equal numerics of different
 //     scales: the results are one sequence with scales read away, and
 //     SQLite's rows are rows of the statement without its LIMIT;
@@ -60,8 +69,10 @@ import (
 //     with the translation's tie-break added to the window's ORDER BY
 //     gives SQLite's answer on both engines (windowPeers);
 //   - the rows of a set operation without ALL differ only in the display
-//     scale of equal numerics, and each numeric SQLite shows is one of the
-//     values PostgreSQL had to choose from (its arms' rows).
+//     scale of equal numerics (or the trailing spaces of equal bpchars
+//     without a length), and each such value SQLite shows is one of the
+//     values PostgreSQL had to choose from (its arms' rows); the same for
+//     DISTINCT, GROUP BY, min and max over the rows read (numericChoice).
 //
 // Anything else is a discrepancy.
 
@@ -92,6 +103,9 @@ func (e *prober) planDependent(st translated, pgO, liteO outcome) string {
 			return e.skippedArmWithin(stmt.GetSelectStmt(), code)
 		}
 		return e.stoppedAtLimit(stmt.GetSelectStmt(), code)
+	}
+	if why := e.uniqueOrder(stmt, st, pgO, liteO); why != "" {
+		return why
 	}
 	if pgO.failed() && liteO.failed() {
 		if why := e.insertedFirst(stmt, pgO.Code, liteO.Code); why != "" {
@@ -545,7 +559,7 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 		return ""
 	}
 	numeric := equalForms(pgO.Types)
-	if !chooses(s) || !scalesOnly(pgO, liteO, numeric, ordered) {
+	if !chooses(s) || !scalesOnly(pgO, liteO, ordered) {
 		return ""
 	}
 	rows := readRows(s)
@@ -571,7 +585,7 @@ func (e *prober) numericChoice(s *pg_query.SelectStmt, pgO, liteO outcome, order
 			}
 		}
 	}
-	return "numeric choice: SQLite shows another of the equal numerics (of different display scales) of the rows read"
+	return "numeric choice: SQLite shows another of the equal numerics (of different display scales) or bpchars (trailing spaces) of the rows read"
 }
 
 // chooses: s, or a query within it, picks one of equal values: DISTINCT,
@@ -806,7 +820,7 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 		return ""
 	}
 	numeric := equalForms(pgO.Types)
-	if !scalesOnly(pgO, liteO, numeric, ordered) {
+	if !scalesOnly(pgO, liteO, ordered) {
 		return ""
 	}
 	// PostgreSQL's own values, and its arms' (an arm of another type
@@ -843,30 +857,53 @@ func (e *prober) numericRepresentative(s *pg_query.SelectStmt, pgO, liteO outcom
 			}
 		}
 	}
-	return "numeric representative: SQLite shows another of the equal numerics (of different display scales, or floats' -0 and 0) its arms give"
+	return "numeric representative: SQLite shows another of the equal numerics (of different display scales, or floats' -0 and 0) or bpchars (trailing spaces) its arms give"
 }
 
 // equalForms marks the columns whose equal values can show differently:
 // numerics (1.0 and 1.00) and floats (-0 and 0, equal under float8eq;
 // an expression gives -0, PostgreSQL's float8 = hashes and sorts them as
 // one value and shows the one its plan meets first: DESIGN.md, "Equal
-// values of several stored forms").
+// values of several stored forms"), and bpchar without a length ('a' and
+// 'a ', equal under bpchareq, which ignores trailing spaces; DISTINCT
+// keeps the first its hash or sort meets). A bpchar with a length pads
+// every value to it, so its equal values are one form.
 func equalForms(types []string) []bool {
 	out := make([]bool, len(types))
 	for i, t := range types {
-		out[i] = t == "numeric" || strings.HasPrefix(t, "numeric/") || t == "float4" || t == "float8"
+		out[i] = t == "numeric" || strings.HasPrefix(t, "numeric/") || t == "float4" || t == "float8" || t == "bpchar"
+	}
+	return out
+}
+
+// formsRead is rows with each column of several stored forms read as its
+// value: numerics without their display scale and floats' -0 as 0
+// (numericValues), bpchar without its trailing spaces.
+func formsRead(rows [][]any, types []string) [][]any {
+	numeric := equalForms(types)
+	for i, t := range types {
+		numeric[i] = numeric[i] && t != "bpchar" // numericValues would read '1.50' as 1.5
+	}
+	out := numericValues(rows, numeric)
+	for _, r := range out {
+		for j, v := range r {
+			if s, ok := v.(string); ok && j < len(types) && types[j] == "bpchar" {
+				r[j] = strings.TrimRight(s, " ")
+			}
+		}
 	}
 	return out
 }
 
 // scalesOnly: the rows differ (not only in their order), and read with
-// the numeric columns' display scales taken away they are the same rows,
-// in the same order when the statement's ORDER BY orders them totally.
-func scalesOnly(pgO, liteO outcome, numeric []bool, ordered bool) bool {
+// the numeric columns' display scales (bpchar's trailing spaces) taken
+// away they are the same rows, in the same order when the statement's
+// ORDER BY orders them totally.
+func scalesOnly(pgO, liteO outcome, ordered bool) bool {
 	if rowDifferences(pgO.Rows, liteO.Rows, false) == nil {
 		return false // an order difference is not a choice of scale
 	}
-	return rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), ordered) == nil
+	return rowDifferences(formsRead(pgO.Rows, pgO.Types), formsRead(liteO.Rows, pgO.Types), ordered) == nil
 }
 
 // distinctSetOp: s is a set operation without ALL, or has one among its
@@ -905,8 +942,7 @@ func (e *prober) limitedTies(s *pg_query.SelectStmt, pgO, liteO outcome) string 
 	if s == nil || s.GetLimitCount() == nil || len(pgO.Types) != len(liteO.Types) {
 		return ""
 	}
-	numeric := equalForms(pgO.Types)
-	if rowDifferences(numericValues(pgO.Rows, numeric), numericValues(liteO.Rows, numeric), true) != nil {
+	if rowDifferences(formsRead(pgO.Rows, pgO.Types), formsRead(liteO.Rows, pgO.Types), true) != nil {
 		return ""
 	}
 	all := proto.Clone(s).(*pg_query.SelectStmt)
@@ -1046,6 +1082,7 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		"CREATE TABLE t (a int4, b int4)", "INSERT INTO t VALUES (1, 0), (2, 1)",
 		"CREATE TABLE e (a int4)", "CREATE TABLE n (x numeric)", "INSERT INTO n VALUES (1.0), (2), (1.00)",
 		"CREATE TABLE u (k int4 PRIMARY KEY, d int4)", "INSERT INTO u VALUES (1, 0), (2, 1), (3, 1)",
+		"CREATE TABLE bp (c bpchar)", "INSERT INTO bp VALUES ('a '), ('a'), ('1.50')",
 	} {
 		st := translated{sql: sql}
 		st.tr, st.err = h.translate(sql, lite.cat, nil)
@@ -1106,6 +1143,12 @@ func TestPlanDependentNeedsBothEngines(t *testing.T) {
 		{"SELECT 1 AS a FROM t WHERE b >= 0 ORDER BY 1 LIMIT 1", ok, div0, false, "no row raises"},
 		{"UPDATE u SET k = 3 / d", outcome{Code: "23505"}, div0, true, "3 / d raises on the row d = 0, 2 -> 3 violates the key"},
 		{"UPDATE u SET k = k + 10", outcome{Code: "23505"}, div0, false, "the new values raise nothing"},
+		{"SELECT DISTINCT c FROM bp", outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a "}, {"1.50"}}}, outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a"}, {"1.50"}}}, true, "'a' is a row's value, equal to 'a '"},
+		{"SELECT DISTINCT c FROM bp", outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a "}, {"1.50"}}}, outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a  "}, {"1.50"}}}, false, "'a  ' is no row's value"},
+		{"SELECT DISTINCT c FROM bp", outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a "}, {"1.50"}}}, outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a "}, {"1.5"}}}, false, "a bpchar '1.50' is no numeric: '1.5' is another value"},
+		{"SELECT c FROM bp UNION SELECT 'a'", outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a "}, {"1.50"}}}, outcome{Types: []string{"bpchar"}, Rows: [][]any{{"a"}, {"1.50"}}}, true, "'a' is an arm's value"},
+		{"UPDATE u SET k = k + 1", outcome{Affected: 3}, outcome{Code: "23505"}, true, "the row k = 1 alone moves onto 2: met first, it fails on PostgreSQL too"},
+		{"UPDATE u SET k = k + 10", outcome{Affected: 3}, outcome{Code: "23505"}, false, "no row alone takes a key that exists"},
 	} {
 		why := p.planDependent(translated{sql: c.sql}, c.pg, c.lite)
 		if (why != "") != c.plan {
