@@ -219,7 +219,6 @@ func (t *translator) paramCompared(l, r value) (string, string, error) {
 	return ls, rs, err
 }
 
-// constantItems counts the IN list's items without a column.
 // constantVals are the values of the items that are not varying.
 func constantVals(nodes []*pg_query.Node, vals []value) []value {
 	var out []value
@@ -231,6 +230,7 @@ func constantVals(nodes []*pg_query.Node, vals []value) []value {
 	return out
 }
 
+// constantItems counts the IN list's items without a column.
 func constantItems(nodes []*pg_query.Node) int {
 	n := 0
 	for _, item := range nodes {
