@@ -71,20 +71,7 @@ func strictTree(n proto.Message) bool {
 	default:
 		return false
 	}
-	ok := true
-	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Message() == nil || fd.IsMap():
-		case fd.IsList():
-			for i := 0; i < v.List().Len() && ok; i++ {
-				ok = strictTree(v.List().Get(i).Message().Interface())
-			}
-		default:
-			ok = strictTree(v.Message().Interface())
-		}
-		return ok
-	})
-	return ok
+	return childrenAll(n, strictTree)
 }
 
 // check refuses the construct (what) when a plan-time error was deferred
@@ -108,20 +95,7 @@ func varying(n proto.Message) bool {
 	case *pg_query.ColumnRef, *pg_query.SubLink:
 		return true
 	}
-	found := false
-	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Message() == nil || fd.IsMap():
-		case fd.IsList():
-			for i := 0; i < v.List().Len() && !found; i++ {
-				found = varying(v.List().Get(i).Message().Interface())
-			}
-		default:
-			found = varying(v.Message().Interface())
-		}
-		return !found
-	})
-	return found
+	return !childrenAll(n, func(c proto.Message) bool { return !varying(c) })
 }
 
 // isConstant reports whether a translated value is a constant PostgreSQL's
@@ -152,16 +126,22 @@ func pseudoConstant(n proto.Message) bool {
 			return false
 		}
 	}
+	return childrenAll(n, pseudoConstant)
+}
+
+// childrenAll reports whether f holds for every message directly inside
+// n (each element of a repeated field), stopping at the first that fails.
+func childrenAll(n proto.Message, f func(proto.Message) bool) bool {
 	ok := true
 	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
 		case fd.Message() == nil || fd.IsMap():
 		case fd.IsList():
 			for i := 0; i < v.List().Len() && ok; i++ {
-				ok = pseudoConstant(v.List().Get(i).Message().Interface())
+				ok = f(v.List().Get(i).Message().Interface())
 			}
 		default:
-			ok = pseudoConstant(v.Message().Interface())
+			ok = f(v.Message().Interface())
 		}
 		return ok
 	})

@@ -3,7 +3,6 @@ package pgdialect
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // PostgreSQL's planner (eval_const_expressions) folds a function, operator
@@ -101,20 +100,7 @@ func pgFoldable(n proto.Message) bool {
 			return false
 		}
 	}
-	ok := true
-	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Message() == nil || fd.IsMap():
-		case fd.IsList():
-			for i := 0; i < v.List().Len() && ok; i++ {
-				ok = pgFoldable(v.List().Get(i).Message().Interface())
-			}
-		default:
-			ok = pgFoldable(v.Message().Interface())
-		}
-		return ok
-	})
-	return ok
+	return childrenAll(n, pgFoldable)
 }
 
 // refuseUnfolded refuses an operation on a pgConst value.
