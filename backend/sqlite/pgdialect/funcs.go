@@ -114,12 +114,11 @@ func hasNullConst(args []value) bool {
 func (t *translator) args(nodes []*pg_query.Node, sc *scope) ([]value, error) {
 	var out []value
 	for _, n := range nodes {
-		before := t.stableLeft
-		v, err := t.expr(n, sc)
+		v, err := t.expr(n, sc) // t.expr marks what PostgreSQL folds (markUnfolded)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, t.markUnfolded(n, v, before))
+		out = append(out, v)
 	}
 	return out, nil
 }

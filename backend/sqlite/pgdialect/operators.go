@@ -44,15 +44,12 @@ func (t *translator) aExprKind(a *pg_query.A_Expr, sc *scope) (value, error) {
 }
 
 func (t *translator) operands(a *pg_query.A_Expr, sc *scope) (value, value, error) {
-	before := t.stableLeft
-	l, err := t.expr(a.GetLexpr(), sc)
+	l, err := t.expr(a.GetLexpr(), sc) // t.expr marks what PostgreSQL folds (markUnfolded)
 	if err != nil {
 		return value{}, value{}, err
 	}
-	l = t.markUnfolded(a.GetLexpr(), l, before)
-	before = t.stableLeft
 	r, err := t.expr(a.GetRexpr(), sc)
-	return l, t.markUnfolded(a.GetRexpr(), r, before), err
+	return l, r, err
 }
 
 func (t *translator) operator(op string, a *pg_query.A_Expr, sc *scope) (value, error) {
