@@ -84,15 +84,18 @@ if [ "${COMPAT:-}" = 1 ]; then
 fi
 
 status=0
+steps=() # each go test step's wall time, for the summary
 # gotest WHAT ARGS...: go test -count=1 -v ARGS, its output kept for the
 # summary; a failure is remembered and the next step still runs.
 gotest() {
   echo "== go test: $1"
+  local what=$1 start=$SECONDS
   shift
   set +e
   go test -count=1 -v "$@" 2>&1 | tee -a "$tmp/test.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   set -e
+  steps+=("$((SECONDS - start)) s  $what")
 }
 
 # gotest_jobs NAME1 CMD1 NAME2 CMD2: the two commands (shell text) side by
@@ -100,13 +103,16 @@ gotest() {
 # when both have ended, and a failure of either is remembered.
 gotest_jobs() {
   echo "== two jobs side by side (their logs follow when both end): $1 | $3"
+  local start=$SECONDS
   set +e
-  bash -c "$2" > "$tmp/job1.log" 2>&1 &
+  (bash -c "$2" > "$tmp/job1.log" 2>&1; rc=$?; echo "$((SECONDS - start))" > "$tmp/job1.secs"; exit $rc) &
   local job1=$!
   bash -c "$4" > "$tmp/job2.log" 2>&1
   local rc2=$?
+  steps+=("$((SECONDS - start)) s  $3")
   wait "$job1"
   local rc1=$?
+  steps+=("$(cat "$tmp/job1.secs") s  $1")
   set -e
   echo "== go test: $1"
   tee -a "$tmp/test.log" < "$tmp/job1.log"
@@ -166,11 +172,11 @@ else
     gotest "the linearity checks, without -race" -run 'Linear' "${linear[@]}"
     # the tests of long single-stream work that skip under -race
     # (internal/racetest.Heavy), found by that call
-    mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest.Heavy(t' . | grep -v '^./internal/racetest/' | sort)
+    mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest\.Heavy(' . | grep -v '^./internal/racetest/' | sort)
     if [ "${#heavyfiles[@]}" -gt 0 ]; then
       mapfile -t heavypkgs < <(printf '%s\n' "${heavyfiles[@]}" | xargs -n1 dirname | sort -u)
-      heavynames=$(awk '/^func Test/ { match($0, /Test[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
-        /racetest\.Heavy\(t/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
+      heavynames=$(awk '/^func (Test|Fuzz)/ { match($0, /(Test|Fuzz)[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
+        /racetest\.Heavy\(/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
       gotest "the tests heavy under -race ($heavynames), without it" -run "^($heavynames)\$" "${heavypkgs[@]}"
     fi
     mapfile -t nohooks < <(git grep -l '^//go:build.*!testhooks' -- '*.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
@@ -189,6 +195,8 @@ skipped=$(grep -cE '^\s*--- SKIP' "$tmp/test.log" || true)
 grep -E '^(ok|FAIL)\s' "$tmp/test.log" || true
 # where the time went: the slowest top-level tests (go test -v's
 # "--- PASS: TestX (12.34s)"), for keeping the loop and CI short
+echo "== wall time of each step"
+printf '%s\n' "${steps[@]}"
 echo "== the 15 slowest tests"
 sed -nE 's/^--- (PASS|FAIL|SKIP): ([^ ]+) \(([0-9.]+)s\)$/\3 \2 \1/p' "$tmp/test.log" | sort -rn | head -15 || true
 if [ "$failed" != 0 ]; then

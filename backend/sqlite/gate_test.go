@@ -14,6 +14,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/sqlcheck"
 )
 
@@ -533,6 +534,7 @@ var (
 )
 
 func TestGateCorpus(t *testing.T) {
+	racetest.Heavy(t) // one stream of 300 statements through both gates and a block
 	if len(gateCorpus) < 250 {
 		t.Fatalf("corpus has %d statements, want at least 250", len(gateCorpus))
 	}
@@ -718,6 +720,7 @@ func TestGateTrapsInOldSchema(t *testing.T) {
 // usable; a statement the block accepts has the same verdict at Analyze and
 // Exec.
 func FuzzGate(f *testing.F) {
+	racetest.Heavy(f) // the seed corpus, one statement after another
 	for _, c := range gateCorpus {
 		f.Add(c.sql)
 	}

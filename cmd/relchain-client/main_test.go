@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
@@ -8,42 +9,58 @@ import (
 	"testing"
 
 	"github.com/relchain/relchain/cmd/internal/clientcmd"
+	"github.com/relchain/relchain/internal/longtest"
 	"github.com/relchain/relchain/protocol"
 )
 
-// mustBuild builds relchain-client, without cgo (it links none), into a
-// temporary directory.
-func mustBuild(t *testing.T) string {
+// runRoot runs relchain-client's root command in process with args and
+// returns what it printed.
+func runRoot(t *testing.T, args ...string) string {
 	t.Helper()
+	root := rootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		t.Fatalf("relchain-client %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// The client names its release and offers the client commands with
+// relchain's flags.
+func TestClientOffersTheClientCommands(t *testing.T) {
+	out := runRoot(t, "version", "--output", "json")
+	var v clientVersion
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Relchain != clientcmd.Release || len(v.Protocol) != len(protocol.Versions()) {
+		t.Fatalf("relchain-client version --output json = %s (%v); want release %s", out, err, clientcmd.Release)
+	}
+	out = runRoot(t, "exec", "--help")
+	for _, flag := range []string{"--key", "--node", "--net", "--ca", "-f, --file"} {
+		if !strings.Contains(out, flag) {
+			t.Errorf("relchain-client exec --help lacks %s:\n%s", flag, out)
+		}
+	}
+}
+
+// The binary builds without cgo (make build-client's CGO_ENABLED=0) and
+// runs. internal/lint's TestClientSideLinksNoDriverNorCgo checks the same
+// dependency rule from go list in make test; this build compiles every
+// dependency anew without cgo (about a minute on 2 cores), so make test-e2e
+// runs it.
+func TestBinaryBuildsWithoutCgo(t *testing.T) {
+	longtest.Require(t, "compiles relchain-client and its dependencies with CGO_ENABLED=0")
 	bin := filepath.Join(t.TempDir(), "relchain-client")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Env = append(build.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build relchain-client with CGO_ENABLED=0: %v\n%s", err, out)
 	}
-	return bin
-}
-
-// The binary builds without cgo, names its release and offers the client
-// commands with relchain's flags.
-func TestBinaryOffersTheClientCommands(t *testing.T) {
-	bin := mustBuild(t)
 	out, err := exec.Command(bin, "version", "--output", "json").Output()
-	if err != nil {
-		t.Fatalf("relchain-client version: %v", err)
-	}
 	var v clientVersion
-	if err := json.Unmarshal(out, &v); err != nil || v.Relchain != clientcmd.Release || len(v.Protocol) != len(protocol.Versions()) {
-		t.Fatalf("relchain-client version --output json = %s (%v); want release %s", out, err, clientcmd.Release)
-	}
-	out, err = exec.Command(bin, "exec", "--help").Output()
-	if err != nil {
-		t.Fatalf("relchain-client exec --help: %v", err)
-	}
-	for _, flag := range []string{"--key", "--node", "--net", "--ca", "-f, --file"} {
-		if !strings.Contains(string(out), flag) {
-			t.Errorf("relchain-client exec --help lacks %s:\n%s", flag, out)
-		}
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Relchain != clientcmd.Release {
+		t.Fatalf("the cgo-free relchain-client's version --output json = %s (%v); want release %s", out, err, clientcmd.Release)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 	"github.com/relchain/relchain/sqlcheck/sqlchecktest"
@@ -57,6 +58,7 @@ func TestDeepTextChild(t *testing.T) {
 // read path, in CheckTx and in function bodies. Every entry now refuses it
 // cleanly, naming the limit.
 func TestDeepTextsRefusedWithoutCrash(t *testing.T) {
+	racetest.Heavy(t) // eight child processes, each parsing one long text
 	for name := range deepEntries {
 		for _, n := range []int{40_000, 100_000} {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestDeepTextChild$", "-test.count=1", "-test.v")

@@ -3,7 +3,6 @@ package clientcmd
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 
@@ -82,12 +81,12 @@ func VersionCommand(short string, info func() fmt.Stringer) *cobra.Command {
 			}
 			v := info()
 			if output == "json" {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(v)
 			}
-			fmt.Print(v)
-			return nil
+			_, err := fmt.Fprint(cmd.OutOrStdout(), v)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&output, "output", "text", "text or json")
