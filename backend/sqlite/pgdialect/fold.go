@@ -3,6 +3,7 @@ package pgdialect
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -116,16 +117,13 @@ func compareConsts(a, b any) (int, bool) {
 	return 0, false
 }
 
-// foldAbs is abs of a constant integer.
+// foldAbs is abs of a constant integer or float.
 func foldAbs(a value) (value, error) {
 	if a.konst == nil {
 		return constOf(nil, a.typ, "abs"), nil
 	}
-	if f, ok := a.konst.(float64); ok {
-		if f < 0 {
-			f = -f
-		}
-		return constOf(f, a.typ, "abs"), nil
+	if f, ok := a.konst.(float64); ok { // fabs, as PostgreSQL: abs(-0) is +0
+		return constOf(math.Abs(f), a.typ, "abs"), nil
 	}
 	r, err := pgconv.IntAbs(a.konst.(int64), a.typ.Name)
 	if err != nil {

@@ -521,7 +521,9 @@ func absFunc(t *translator, args []value) (value, error) {
 	if isInt(a.typ) {
 		return value{sql: "pg_int_abs(" + a.sql + ", " + itoa(intBits(a.typ)) + ")", typ: a.typ}, nil
 	}
-	return value{sql: "abs(" + a.sql + ")", typ: a.typ}, nil
+	// SQLite's abs negates only values below zero, so it keeps -0.0;
+	// PostgreSQL's is fabs. Adding +0.0 turns -0.0 into 0.0 alone.
+	return value{sql: "(abs(" + a.sql + ") + 0.0)", typ: a.typ}, nil
 }
 
 // octetLength is octet_length: bytes of the UTF-8 text or of the bytea.
