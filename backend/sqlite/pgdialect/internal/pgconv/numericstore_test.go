@@ -178,3 +178,50 @@ func BenchmarkEncodeDecodeNumericReference(b *testing.B) {
 		}
 	}
 }
+
+// convertNumericFull is convertNumeric's result without the stored-form
+// shortcut: decode, ApplyTypmod, encode.
+func convertNumericFull(x string, typmod int32) (any, error) {
+	n, err := DecodeNumeric(x)
+	if err != nil {
+		return nil, err
+	}
+	n, err = n.ApplyTypmod(typmod)
+	if err != nil {
+		return nil, err
+	}
+	return EncodeNumeric(n), nil
+}
+
+func TestKeepsStoredFormMatchesConversion(t *testing.T) {
+	r := rand.New(rand.NewPCG(62, 36))
+	typmods := []int32{-1, 0, 3, NumericTypmod(12, 2), NumericTypmod(4, 4), NumericTypmod(1, 0), NumericTypmod(5, 0), NumericTypmod(1000, 0),
+		NumericTypmod(38, 10), NumericTypmod(20, 19), NumericTypmod(3, 3), NumericTypmod(1000, 1000), NumericTypmod(1000, 500)}
+	var texts []string
+	for range 6000 {
+		n := randomNumeric(r)
+		if r.IntN(2) == 0 {
+			n.Scale = int32(r.IntN(6))
+		}
+		k := EncodeNumeric(n)
+		texts = append(texts, k)
+		if r.IntN(4) == 0 && len(strings.TrimRight(k, " ")) >= 8 { // a non-canonical text DecodeNumeric accepts
+			b := []byte(k)
+			i := 7 + r.IntN(max(len(strings.TrimRight(k, " "))-7, 1))
+			if i < len(b) {
+				b[i] = "0123456789+-"[r.IntN(12)]
+			}
+			texts = append(texts, string(b), k[:1]+k[1:7]+"0"+k[7:], strings.Replace(k, " ", "0 ", 1))
+		}
+	}
+	texts = append(texts, "2", "2  ", "3500001", "3+000011", "3-000011  ", "3500001001", "3500001100", "1499999899~", "1499999009~", "1499999~")
+	for _, x := range texts {
+		for _, tm := range typmods {
+			got, gerr := convertNumeric(x, "numeric", "numeric", tm, Assignment)
+			want, werr := convertNumericFull(x, tm)
+			if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+				t.Fatalf("convertNumeric(%q, typmod %d) = %v (%v), want %v (%v)", x, tm, got, gerr, want, werr)
+			}
+		}
+	}
+}
