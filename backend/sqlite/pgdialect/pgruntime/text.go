@@ -17,9 +17,41 @@ func convert(assignment bool) sqlite3.ScalarFunction {
 		mode = pgconv.Assignment
 	}
 	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
-		v, err := pgconv.Convert(goValue(args[0]), args[1].Text(), args[2].Text(), int32(args[3].Int64()), mode)
+		v, err := pgconv.Convert(goValue(args[0]), typeName(args[1]), typeName(args[2]), int32(args[3].Int64()), mode)
 		result(ctx, v, err)
 	}
+}
+
+// typeName is a type-name argument (a literal of the translation) as a
+// string: the common names without copying them out of SQLite (the
+// switch on the raw bytes does not allocate), any other by a copy.
+func typeName(v sqlite3.Value) string {
+	raw := v.RawText()
+	switch string(raw) {
+	case "int2":
+		return "int2"
+	case "int4":
+		return "int4"
+	case "int8":
+		return "int8"
+	case "float4":
+		return "float4"
+	case "float8":
+		return "float8"
+	case "numeric":
+		return "numeric"
+	case "text":
+		return "text"
+	case "varchar":
+		return "varchar"
+	case "bpchar":
+		return "bpchar"
+	case "bool":
+		return "bool"
+	case "unknown":
+		return "unknown"
+	}
+	return string(raw)
 }
 
 // like is pg_like(s, pattern, ci): PostgreSQL's LIKE (ci 0) or ILIKE (ci
