@@ -17,9 +17,30 @@ func convert(assignment bool) sqlite3.ScalarFunction {
 		mode = pgconv.Assignment
 	}
 	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
-		v, err := pgconv.Convert(goValue(args[0]), typeName(args[1]), typeName(args[2]), int32(args[3].Int64()), mode)
+		src, dst, typmod := typeName(args[1]), typeName(args[2]), int32(args[3].Int64())
+		if keepsText(args[0], src, dst, typmod) {
+			ctx.ResultValue(args[0])
+			return
+		}
+		v, err := pgconv.Convert(goValue(args[0]), src, dst, typmod, mode)
 		result(ctx, v, err)
 	}
+}
+
+// keepsText reports whether converting v from src to dst is v itself: a
+// text or varchar to text, or to a varchar(n) it fits. Convert would
+// copy the text out of SQLite, count it and copy it back in; the result
+// is then v as it is (ResultValue, which would also carry a subtype: so
+// not for a value that has one).
+func keepsText(v sqlite3.Value, src, dst string, typmod int32) bool {
+	if (src != "text" && src != "varchar") || (dst != "text" && dst != "varchar") {
+		return false
+	}
+	if v.Type() != sqlite3.TEXT || v.Subtype() != 0 {
+		return false
+	}
+	n := int(typmod) - 4
+	return dst == "text" || n < 0 || utf8.RuneCount(v.RawText()) <= n
 }
 
 // typeName is a type-name argument (a literal of the translation) as a
