@@ -205,8 +205,31 @@ func substr(ctx sqlite3.Context, args ...sqlite3.Value) {
 		ctx.ResultText("")
 		return
 	}
-	rs := []rune(s)
-	ctx.ResultText(string(rs[start-1 : end-1]))
+	ctx.ResultText(runeSlice(s, start-1, end-1))
+}
+
+// runeSlice is string([]rune(s)[i:j]) (0 <= i <= j <= the rune count)
+// without converting all of s: the byte offsets of runes i and j, and the
+// conversion only when the slice holds invalid UTF-8 (each bad byte is
+// one rune, written back as U+FFFD, as the conversion does).
+func runeSlice(s string, i, j int64) string {
+	bi, bj := len(s), len(s)
+	k := int64(0)
+	for b := range s {
+		if k == i {
+			bi = b
+		}
+		if k == j {
+			bj = b
+			break
+		}
+		k++
+	}
+	sub := s[bi:bj]
+	if !utf8.ValidString(sub) {
+		return string([]rune(sub))
+	}
+	return sub
 }
 
 // limit is pg_limit(x, none): LIMIT/OFFSET x, NULL meaning none, a
@@ -311,15 +334,15 @@ func leftRight(ctx sqlite3.Context, args ...sqlite3.Value) {
 		ctx.ResultNull()
 		return
 	}
-	rs := []rune(args[0].Text())
-	n, size := args[1].Int64(), int64(len(rs))
+	s := args[0].Text()
+	n, size := args[1].Int64(), int64(utf8.RuneCountInString(s))
 	if n < 0 {
 		n = max(size+n, 0)
 	}
 	n = min(n, size)
 	if args[2].Int64() == 0 {
-		ctx.ResultText(string(rs[:n]))
+		ctx.ResultText(runeSlice(s, 0, n))
 		return
 	}
-	ctx.ResultText(string(rs[size-n:]))
+	ctx.ResultText(runeSlice(s, size-n, size))
 }
