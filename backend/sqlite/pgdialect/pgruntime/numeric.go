@@ -35,7 +35,7 @@ func numOp(ctx sqlite3.Context, args ...sqlite3.Value) {
 		b, err = numericArg(args[2])
 	}
 	if err == nil {
-		a, err = pgconv.NumericOp(args[0].Text()[0], a, b)
+		a, err = pgconv.NumericOp(args[0].RawText()[0], a, b)
 	}
 	numResult(ctx, a, err)
 }

@@ -17,9 +17,62 @@ func convert(assignment bool) sqlite3.ScalarFunction {
 		mode = pgconv.Assignment
 	}
 	return func(ctx sqlite3.Context, args ...sqlite3.Value) {
-		v, err := pgconv.Convert(goValue(args[0]), args[1].Text(), args[2].Text(), int32(args[3].Int64()), mode)
+		src, dst, typmod := typeName(args[1]), typeName(args[2]), int32(args[3].Int64())
+		if keepsText(args[0], src, dst, typmod) {
+			ctx.ResultValue(args[0])
+			return
+		}
+		v, err := pgconv.Convert(goValue(args[0]), src, dst, typmod, mode)
 		result(ctx, v, err)
 	}
+}
+
+// keepsText reports whether converting v from src to dst is v itself: a
+// text or varchar to text, or to a varchar(n) it fits. Convert would
+// copy the text out of SQLite, count it and copy it back in; the result
+// is then v as it is (ResultValue, which would also carry a subtype: so
+// not for a value that has one).
+func keepsText(v sqlite3.Value, src, dst string, typmod int32) bool {
+	if (src != "text" && src != "varchar") || (dst != "text" && dst != "varchar") {
+		return false
+	}
+	if v.Type() != sqlite3.TEXT || v.Subtype() != 0 {
+		return false
+	}
+	n := int(typmod) - 4
+	return dst == "text" || n < 0 || utf8.RuneCount(v.RawText()) <= n
+}
+
+// typeName is a type-name argument (a literal of the translation) as a
+// string: the common names without copying them out of SQLite (the
+// switch on the raw bytes does not allocate), any other by a copy.
+func typeName(v sqlite3.Value) string {
+	raw := v.RawText()
+	switch string(raw) {
+	case "int2":
+		return "int2"
+	case "int4":
+		return "int4"
+	case "int8":
+		return "int8"
+	case "float4":
+		return "float4"
+	case "float8":
+		return "float8"
+	case "numeric":
+		return "numeric"
+	case "text":
+		return "text"
+	case "varchar":
+		return "varchar"
+	case "bpchar":
+		return "bpchar"
+	case "bool":
+		return "bool"
+	case "unknown":
+		return "unknown"
+	}
+	return string(raw)
 }
 
 // like is pg_like(s, pattern, ci): PostgreSQL's LIKE (ci 0) or ILIKE (ci
@@ -152,8 +205,31 @@ func substr(ctx sqlite3.Context, args ...sqlite3.Value) {
 		ctx.ResultText("")
 		return
 	}
-	rs := []rune(s)
-	ctx.ResultText(string(rs[start-1 : end-1]))
+	ctx.ResultText(runeSlice(s, start-1, end-1))
+}
+
+// runeSlice is string([]rune(s)[i:j]) (0 <= i <= j <= the rune count)
+// without converting all of s: the byte offsets of runes i and j, and the
+// conversion only when the slice holds invalid UTF-8 (each bad byte is
+// one rune, written back as U+FFFD, as the conversion does).
+func runeSlice(s string, i, j int64) string {
+	bi, bj := len(s), len(s)
+	k := int64(0)
+	for b := range s {
+		if k == i {
+			bi = b
+		}
+		if k == j {
+			bj = b
+			break
+		}
+		k++
+	}
+	sub := s[bi:bj]
+	if !utf8.ValidString(sub) {
+		return string([]rune(sub))
+	}
+	return sub
 }
 
 // limit is pg_limit(x, none): LIMIT/OFFSET x, NULL meaning none, a
@@ -258,15 +334,15 @@ func leftRight(ctx sqlite3.Context, args ...sqlite3.Value) {
 		ctx.ResultNull()
 		return
 	}
-	rs := []rune(args[0].Text())
-	n, size := args[1].Int64(), int64(len(rs))
+	s := args[0].Text()
+	n, size := args[1].Int64(), int64(utf8.RuneCountInString(s))
 	if n < 0 {
 		n = max(size+n, 0)
 	}
 	n = min(n, size)
 	if args[2].Int64() == 0 {
-		ctx.ResultText(string(rs[:n]))
+		ctx.ResultText(runeSlice(s, 0, n))
 		return
 	}
-	ctx.ResultText(string(rs[size-n:]))
+	ctx.ResultText(runeSlice(s, size-n, size))
 }

@@ -2,6 +2,7 @@ package pgruntime
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -42,5 +43,30 @@ func TestGuardedFunction(t *testing.T) {
 	err = d.Exec("SELECT pg_boom(1)")
 	if code, _ := SQLState(err); code != "XX000" || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("a panicking function: %v, want XX000", err)
+	}
+}
+
+// runeSlice is the []rune conversion's slice for every range of texts
+// mixing ASCII, multi-byte characters and invalid UTF-8.
+func TestRuneSliceMatchesRuneConversion(t *testing.T) {
+	pieces := []string{"a", "b", " ", "é", "中", "😀", "\xff", "\xe4\xb8", "\xc3", "~"}
+	r := rand.New(rand.NewPCG(62, 37))
+	texts := []string{"", "abc", "\xff\xfe", "é\xe4\xb8中"}
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		rs := []rune(s)
+		for i := 0; i <= len(rs); i++ {
+			for j := i; j <= len(rs); j++ {
+				if got, want := runeSlice(s, int64(i), int64(j)), string(rs[i:j]); got != want {
+					t.Fatalf("runeSlice(%q, %d, %d) = %q, want %q", s, i, j, got, want)
+				}
+			}
+		}
 	}
 }

@@ -240,6 +240,9 @@ func convertNumeric(v any, src, dst string, typmod int32, ctx Context) (any, err
 	case string:
 		if src == "numeric" {
 			n, err = DecodeNumeric(x)
+			if err == nil && category(dst) == "numeric" && keepsStoredForm(x, n, typmod) {
+				return x, nil
+			}
 		} else {
 			n, err = ParseNumeric(x)
 		}
@@ -264,4 +267,47 @@ func convertNumeric(v any, src, dst string, typmod int32, ctx Context) (any, err
 		return CheckString(n.Text(), dst, typmod, ctx == Explicit)
 	}
 	return nil, Unsupported("the cast from numeric to " + Label(dst))
+}
+
+// keepsStoredForm reports whether a numeric stored as x (decoded n) is
+// its own result under typmod: ApplyTypmod leaves its value, display
+// scale and range alone and EncodeNumeric would give x back, so the cast
+// or assignment can return x without rounding and re-encoding it (every
+// numeric column's assignment does this; TestKeepsStoredFormMatchesConversion
+// holds it to the full path).
+func keepsStoredForm(x string, n Numeric, typmod int32) bool {
+	if !canonicalStoredNumeric(x) {
+		return false
+	}
+	if typmod < 4 {
+		return true
+	}
+	p, s := NumericPrecisionScale(typmod)
+	if n.Scale != s || s > numericMaxScale || int64(n.D.Exponent) < -int64(s) {
+		return false
+	}
+	d := intDigits(n.D)
+	return d <= int64(p-s) && d <= numericMaxWeight
+}
+
+// canonicalStoredNumeric reports whether x, a text DecodeNumeric reads,
+// is the text EncodeNumeric writes for the value: six plain exponent
+// digits and significant digits with no leading or trailing zero (nine in
+// the complement of a negative's).
+func canonicalStoredNumeric(x string) bool {
+	key := strings.TrimRight(x, " ")
+	if key == "2" {
+		return true
+	}
+	if len(key) < 8 || !allDigits(key[1:7]) {
+		return false
+	}
+	digits, zero := key[7:], byte('0')
+	if key[0] == '1' {
+		if key[len(key)-1] != '~' {
+			return false
+		}
+		digits, zero = digits[:len(digits)-1], '9'
+	}
+	return digits != "" && digits[0] != zero && digits[len(digits)-1] != zero
 }

@@ -1,6 +1,7 @@
 package pgconv
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -192,28 +193,61 @@ func CompareNumeric(a, b Numeric) int { return a.D.Cmp(&b.D) }
 // one: -0.12 > -0.123).
 const numericExpBias = 500000
 
-// EncodeNumeric is n's stored form.
+// EncodeNumeric is n's stored form. It builds the text in one buffer and
+// formats a coefficient that fits in 64 bits without big-integer
+// arithmetic (TestEncodeDecodeNumericMatchReference holds it to the
+// straightforward form): it runs for every numeric result.
 func EncodeNumeric(n Numeric) string {
-	pad := strings.Repeat(" ", int(n.Scale))
+	pad := spaces(int(n.Scale))
 	if n.D.IsZero() {
 		return "2" + pad
 	}
-	all := new(apd.BigInt).Abs(&n.D.Coeff).String()
-	digits := strings.TrimRight(all, "0")
+	var buf [24]byte
+	var all []byte
+	if n.D.Coeff.Sign() >= 0 && n.D.Coeff.IsUint64() {
+		all = strconv.AppendUint(buf[:0], n.D.Coeff.Uint64(), 10)
+	} else {
+		all = []byte(new(apd.BigInt).Abs(&n.D.Coeff).String())
+	}
+	digits := bytes.TrimRight(all, "0")
 	exp := int64(len(all)) + int64(n.D.Exponent)
+	var b strings.Builder
+	b.Grow(1 + 6 + len(digits) + 1 + len(pad))
 	if !n.D.Negative {
-		return "3" + pad6(numericExpBias+exp) + digits + pad
+		b.WriteByte('3')
+		writePad6(&b, numericExpBias+exp)
+		b.Write(digits)
+	} else {
+		b.WriteByte('1')
+		writePad6(&b, numericExpBias-exp)
+		for _, c := range digits {
+			b.WriteByte('9' - c + '0')
+		}
+		b.WriteByte('~')
 	}
-	comp := []byte(digits)
-	for i, c := range comp {
-		comp[i] = '9' - c + '0'
-	}
-	return "1" + pad6(numericExpBias-exp) + string(comp) + "~" + pad
+	b.WriteString(pad)
+	return b.String()
 }
 
-func pad6(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	return strings.Repeat("0", max(6-len(s), 0)) + s
+// spaces is n spaces, without an allocation for the usual display
+// scales (strings.Repeat's panic for a negative n, as before).
+func spaces(n int) string {
+	const s = "                                                                " // 64
+	if n >= 0 && n <= len(s) {
+		return s[:n]
+	}
+	return strings.Repeat(" ", n)
+}
+
+// writePad6 writes v in decimal, zero-padded on the left to six
+// characters.
+func writePad6(b *strings.Builder, v int64) {
+	var buf [24]byte
+	s := strconv.AppendInt(buf[:0], v, 10)
+	for range max(6-len(s), 0) {
+		b.WriteByte('0')
+	}
+	b.Write(s)
 }
 
 // DecodeNumeric reads a stored form back.
@@ -235,18 +269,34 @@ func DecodeNumeric(s string) (Numeric, error) {
 		return Numeric{}, bad()
 	}
 	neg := key[0] == '1'
+	var buf [32]byte
 	if neg {
 		e = numericExpBias - e
-		comp := []byte(strings.TrimSuffix(digits, "~"))
-		for i, c := range comp {
-			comp[i] = '9' - c + '0'
+		digits = strings.TrimSuffix(digits, "~")
+		comp := buf[:0]
+		if len(digits) > len(buf) {
+			comp = make([]byte, 0, len(digits))
+		}
+		for i := 0; i < len(digits); i++ {
+			comp = append(comp, '9'-digits[i]+'0')
 		}
 		digits = string(comp)
 	} else {
 		e -= numericExpBias
 	}
+	// The complement maps digits to digits and nothing else to a digit:
+	// checking the complemented text checks the stored one.
+	if digits == "" || !allDigits(digits) {
+		return Numeric{}, bad()
+	}
 	var n Numeric
-	if _, ok := n.D.Coeff.SetString(digits, 10); !ok || !allDigits(digits) {
+	if len(digits) <= 19 { // below 10^19 < 2^64: no big-integer parse
+		u, err := strconv.ParseUint(digits, 10, 64)
+		if err != nil {
+			return Numeric{}, bad()
+		}
+		n.D.Coeff.SetUint64(u)
+	} else if _, ok := n.D.Coeff.SetString(digits, 10); !ok {
 		return Numeric{}, bad()
 	}
 	n.D.Exponent = int32(e - int64(len(digits)))
