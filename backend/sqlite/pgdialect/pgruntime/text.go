@@ -44,36 +44,8 @@ func keepsText(v sqlite3.Value, src, dst string, typmod int32) bool {
 }
 
 // typeName is a type-name argument (a literal of the translation) as a
-// string: the common names without copying them out of SQLite (the
-// switch on the raw bytes does not allocate), any other by a copy.
-func typeName(v sqlite3.Value) string {
-	raw := v.RawText()
-	switch string(raw) {
-	case "int2":
-		return "int2"
-	case "int4":
-		return "int4"
-	case "int8":
-		return "int8"
-	case "float4":
-		return "float4"
-	case "float8":
-		return "float8"
-	case "numeric":
-		return "numeric"
-	case "text":
-		return "text"
-	case "varchar":
-		return "varchar"
-	case "bpchar":
-		return "bpchar"
-	case "bool":
-		return "bool"
-	case "unknown":
-		return "unknown"
-	}
-	return string(raw)
-}
+// string, without copying a known name out of SQLite.
+func typeName(v sqlite3.Value) string { return pgconv.TypeName(v.RawText()) }
 
 // like is pg_like(s, pattern, ci): PostgreSQL's LIKE (ci 0) or ILIKE (ci
 // 1, ASCII case folding as under ctype C), backslash the escape.

@@ -275,3 +275,23 @@ func CheckBpchar(s string, n int, explicit bool) (string, error) {
 	}
 	return "", errorf("22001", "value too long for type character(%d)", n)
 }
+
+// typeNames are the type names typeLabel knows, and "unknown", each
+// mapped to itself (TypeName's interned copies).
+var typeNames = func() map[string]string {
+	m := map[string]string{"unknown": "unknown"}
+	for name := range typeLabel {
+		m[name] = name
+	}
+	return m
+}()
+
+// TypeName is the type name raw spells, as a string: a known name without
+// a copy (the runtime functions read their type-name arguments on every
+// row; indexing a map by string(raw) does not allocate), any other by one.
+func TypeName(raw []byte) string {
+	if name, ok := typeNames[string(raw)]; ok {
+		return name
+	}
+	return string(raw)
+}
