@@ -358,15 +358,27 @@ func (t *translator) unary(op string, n *pg_query.Node, sc *scope) (value, error
 		out.name = "?column?"
 		return out, err
 	}
+	if isFloat(v.typ) {
+		return negateFloat(v), nil
+	}
 	if v.isConst && t.noFold == 0 {
 		res := Type{Name: v.typ.Name, Typmod: -1}
 		out, err := foldArithmetic("-", constOf(int64(0), v.typ, ""), v, res)
 		return t.planTime(out, err, res)
 	}
-	if isInt(v.typ) {
-		return value{sql: fmt.Sprintf("pg_int_sub(0, %s, %d)", v.sql, intBits(v.typ)), typ: v.typ, name: "?column?"}, nil
+	return value{sql: fmt.Sprintf("pg_int_sub(0, %s, %d)", v.sql, intBits(v.typ)), typ: v.typ, name: "?column?"}, nil
+}
+
+// negateFloat is PostgreSQL's float4um/float8um: the sign flipped, so -0
+// of 0 is -0 and of -0 is 0. SQLite's prefix - subtracts from the
+// integer 0 (0 - 0.0 is +0.0); multiplying by -1.0 flips the sign of
+// every float, zeros and infinities included. A constant folds (Go's
+// unary minus flips the sign bit too).
+func negateFloat(v value) value {
+	if f, ok := v.konst.(float64); ok && v.isConst {
+		return constOf(-f, v.typ, "?column?")
 	}
-	return value{sql: "(-" + v.sql + ")", typ: v.typ, name: "?column?"}, nil
+	return value{sql: "(" + v.sql + " * -1.0)", typ: v.typ, name: "?column?"}
 }
 
 // concatenable are the types whose text output || uses as SQLite stores

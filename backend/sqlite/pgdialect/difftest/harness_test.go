@@ -197,7 +197,24 @@ func (h *harness) runCase(c diffCase, context string) int {
 			break
 		}
 	}
-	return found
+	return found + h.checkStorage(c, lite, context)
+}
+
+// checkStorage reports, as a discrepancy of the case, every column of
+// the SQLite side holding a value of another storage class than its
+// type's (storageClass): a slip no single statement's result may show.
+func (h *harness) checkStorage(c diffCase, lite *liteEngine, context string) int {
+	bad, err := lite.storageViolations()
+	if err != nil {
+		h.t.Fatalf("case %q: check the stored values' classes: %v", c.name, err)
+	}
+	for _, b := range bad {
+		h.tally.discrepancies++
+		msg := fmt.Sprintf("DISCREPANCY in case %q [%s]: stored value classes: %s", c.name, context, b)
+		appendFinding(msg)
+		h.report(msg)
+	}
+	return len(bad)
 }
 
 // runStatement passes s through the gate and the translator and, if both
