@@ -103,6 +103,11 @@ func ParseDeclaredType(decl string) (Type, bool) {
 			return Type{Name: name, Typmod: -1}, true
 		}
 	}
+	if d == "float4" || d == "float8" {
+		// The spelling of builds before "… blob" (REAL affinity: such a
+		// table reads -0 back as 0, as it always did).
+		return Type{Name: d, Typmod: -1}, true
+	}
 	return Type{}, false
 }
 
