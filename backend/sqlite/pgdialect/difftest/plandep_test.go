@@ -468,12 +468,15 @@ func (e *prober) updatedFirst(stmt *pg_query.Node, pgCode, liteCode string) stri
 }
 
 // rowAlone is the SQLSTATEs u raises on both engines when restricted to
-// one of the rows its WHERE selects (its columns IS NOT DISTINCT FROM the
-// row's values, sent as text), each probe rolled back on both engines.
+// one row of its table (CASE WHEN its columns IS NOT DISTINCT FROM the
+// row's values, sent as text, THEN u's WHERE ELSE false END: the WHERE is
+// evaluated on that row alone, so a WHERE that raises on one row and an
+// assignment that fails on another are told apart, random 7601/11812),
+// each probe rolled back on both engines.
 func (e *prober) rowAlone(u *pg_query.UpdateStmt) map[string]bool {
 	out := map[string]bool{}
 	sel := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(&pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{{Node: &pg_query.Node_AStar{AStar: &pg_query.A_Star{}}}}}}}, -1)},
-		FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: u.GetRelation()}}}, WhereClause: u.GetWhereClause(), LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+		FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: u.GetRelation()}}}, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
 	sql, err := deparse(sel)
 	if err != nil {
 		return out
@@ -484,7 +487,8 @@ func (e *prober) rowAlone(u *pg_query.UpdateStmt) map[string]bool {
 	}
 	for _, r := range rows.Rows {
 		one := proto.Clone(u).(*pg_query.UpdateStmt)
-		where, args := one.GetWhereClause(), []any(nil)
+		var this *pg_query.Node
+		var args []any
 		for i, v := range r {
 			col := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(rows.Columns[i])}, -1)
 			var c *pg_query.Node
@@ -498,9 +502,9 @@ func (e *prober) rowAlone(u *pg_query.UpdateStmt) map[string]bool {
 				args = append(args, text)
 				c = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT, []*pg_query.Node{pg_query.MakeStrNode("=")}, col, &pg_query.Node{Node: &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: int32(len(args)), Location: -1}}}, -1)
 			}
-			where = and(where, c)
+			this = and(this, c)
 		}
-		one.WhereClause = where
+		one.WhereClause = onRowOnly(this, one.GetWhereClause())
 		text, err := pg_query.Deparse(&pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_UpdateStmt{UpdateStmt: one}}}}})
 		if err != nil {
 			return out
@@ -510,6 +514,18 @@ func (e *prober) rowAlone(u *pg_query.UpdateStmt) map[string]bool {
 		}
 	}
 	return out
+}
+
+// onRowOnly is CASE WHEN row THEN where ELSE false END (row alone when
+// where is nil): where is evaluated on the row row selects and no other.
+func onRowOnly(row, where *pg_query.Node) *pg_query.Node {
+	if where == nil {
+		return row
+	}
+	no := &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: false}}, Location: -1}}}
+	c := pg_query.MakeCaseExprNode(nil, []*pg_query.Node{pg_query.MakeCaseWhenNode(row, where, -1)}, -1)
+	c.GetCaseExpr().Defresult = no
+	return c
 }
 
 // and is a AND b (a may be nil).
