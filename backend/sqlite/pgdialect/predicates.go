@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // like translates LIKE and ILIKE through pgruntime's pg_like: PostgreSQL's
@@ -58,7 +59,11 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	if err != nil {
 		return value{}, err
 	}
-	l, vals, err := t.inListTypes(l0, nodes, vals)
+	vars := make([]bool, len(nodes))
+	for i, n := range nodes {
+		vars[i] = ownVars(n, sc)
+	}
+	l, vals, err := t.inListTypes(l0, vars, vals)
 	if err != nil {
 		return value{}, err
 	}
@@ -68,17 +73,17 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 			return value{}, err
 		}
 	}
-	lefts, items, folds, err := t.inItems(l0, l, nodes, vals)
+	lefts, items, folds, err := t.inItems(l0, l, vars, vals)
 	if err != nil {
 		return value{}, err
 	}
-	if v, ok := foldIn(op == "<>", folds, len(items)); ok && (l.isConstant() || constantItems(nodes) < 2) {
+	if v, ok := foldIn(op == "<>", folds, len(items)); ok && (l.isConstant() || constantItems(vars) < 2) {
 		// With a varying x and two constant items or more PostgreSQL
 		// compares x with an array of them (x <> ALL (ARRAY[NULL,
 		// NULL])), which its planner does not fold: x is computed.
 		return v, nil
 	}
-	if qual && op == "<>" && nullAloneConstant(nodes, vals) {
+	if qual && op == "<>" && nullAloneConstant(vars, vals) {
 		// The AND of x <> NULL (NULL: false in a qual) and x <> each
 		// item with a column.
 		return constOf(int64(0), tBool, "?column?"), nil
@@ -91,8 +96,8 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 // with when x is an untyped literal (its copy of x takes the item's
 // type). It returns each comparison's SQL sides and, when folding, its
 // constant value.
-func (t *translator) inItems(l0, l value, nodes []*pg_query.Node, vals []value) (lefts, items []string, folds []value, err error) {
-	arrayed := constantItems(nodes) >= 2
+func (t *translator) inItems(l0, l value, vars []bool, vals []value) (lefts, items []string, folds []value, err error) {
+	arrayed := constantItems(vars) >= 2
 	for i, r := range vals {
 		if r.param != 0 {
 			if known := t.params[r.param-1]; known.Name != "" {
@@ -100,17 +105,19 @@ func (t *translator) inItems(l0, l value, nodes []*pg_query.Node, vals []value) 
 			}
 		}
 		x := l
-		if varying(nodes[i]) && l0.untyped() && l0.param == 0 {
+		if vars[i] && l0.untyped() && l0.param == 0 {
 			x = l0
 		}
-		if r.num != "" && x.typ.Name == "float4" && arrayed && !varying(nodes[i]) {
+		if x.typ.Name == "float4" && arrayed && !vars[i] && (r.num != "" || isInt(r.typ) || r.typ.Name == "numeric") {
 			// Two constant items or more make an array of the common
-			// type of x and them, and a numeric constant casts
+			// type of x and them, and a numeric or an integer casts
 			// implicitly to float4 (to float8 when a member is float8:
-			// 1e-5 stays 1e-5 there). Otherwise x = item is resolved
-			// alone, real = numeric as float8 (random 7101/5465).
+			// 1e-5 stays 1e-5 there; 2147483647 is 2147483648 as a
+			// float4, random 7602/8252). Otherwise x = item is resolved
+			// alone, real = numeric and real = int4 as float8 (random
+			// 7101/5465).
 			to := x.typ
-			if hasType(constantVals(nodes, vals), "float8") {
+			if hasType(constantVals(vars, vals), "float8") {
 				to = Type{Name: "float8", Typmod: -1}
 			}
 			if r, err = t.coerceValue(r, to, ctxImplicit); err != nil {
@@ -165,10 +172,10 @@ func inListSQL(not bool, lefts, items []string) string {
 // (the comparison types an untyped item as the other side). A
 // placeholder x is typed by the array comparison once and for all (the
 // items with columns compare with it as that type).
-func (t *translator) inListTypes(l value, nodes []*pg_query.Node, vals []value) (value, []value, error) {
+func (t *translator) inListTypes(l value, vars []bool, vals []value) (value, []value, error) {
 	group, idx := []value{l}, []int{}
-	for i, n := range nodes {
-		if i < len(vals) && !varying(n) {
+	for i, own := range vars {
+		if i < len(vals) && !own {
 			group, idx = append(group, vals[i]), append(idx, i)
 		}
 	}
@@ -220,10 +227,10 @@ func (t *translator) paramCompared(l, r value) (string, string, error) {
 }
 
 // constantVals are the values of the items that are not varying.
-func constantVals(nodes []*pg_query.Node, vals []value) []value {
+func constantVals(vars []bool, vals []value) []value {
 	var out []value
-	for i, item := range nodes {
-		if i < len(vals) && !varying(item) {
+	for i, own := range vars {
+		if i < len(vals) && !own {
 			out = append(out, vals[i])
 		}
 	}
@@ -231,10 +238,10 @@ func constantVals(nodes []*pg_query.Node, vals []value) []value {
 }
 
 // constantItems counts the IN list's items without a column.
-func constantItems(nodes []*pg_query.Node) int {
+func constantItems(vars []bool) int {
 	n := 0
-	for _, item := range nodes {
-		if !varying(item) {
+	for _, own := range vars {
+		if !own {
 			n++
 		}
 	}
@@ -245,10 +252,10 @@ func constantItems(nodes []*pg_query.Node) int {
 // a column is a NULL constant: PostgreSQL then compares x with each item
 // in turn (transformAExprIn makes no array of one item), the NULL one a
 // NULL constant.
-func nullAloneConstant(nodes []*pg_query.Node, vals []value) bool {
+func nullAloneConstant(vars []bool, vals []value) bool {
 	constants, null := 0, false
-	for i, n := range nodes {
-		if i >= len(vals) || varying(n) {
+	for i, own := range vars {
+		if i >= len(vals) || own {
 			continue
 		}
 		constants++
@@ -488,4 +495,46 @@ func nullifType(l, r Type) Type {
 		return Type{Name: "bpchar", Typmod: -1}
 	}
 	return tText
+}
+
+// ownVars reports whether an IN list's item has a column of the IN's own
+// query level, as PostgreSQL's transformAExprIn asks
+// (contain_vars_of_level(item, 0)), or a subquery (taken as having one):
+// a column of an enclosing query is a parameter of this level, so
+// t0.c3 IN ('…', t0.c1) inside a subquery of t0's query makes an array
+// of the common type of all three (random 7602/1711).
+func ownVars(n proto.Message, sc *scope) bool {
+	switch x := n.(type) {
+	case *pg_query.ColumnRef:
+		return resolvesHere(x, sc)
+	case *pg_query.SubLink:
+		return true
+	}
+	return !childrenAll(n, func(c proto.Message) bool { return !ownVars(c, sc) })
+}
+
+// resolvesHere reports whether ref is a column of sc's own relations
+// (an ambiguous or unknown one counts: its error comes from translating
+// it).
+func resolvesHere(ref *pg_query.ColumnRef, sc *scope) bool {
+	if sc == nil {
+		return true
+	}
+	var parts []string
+	for _, f := range ref.GetFields() {
+		if f.GetAStar() != nil {
+			return true
+		}
+		parts = append(parts, strNode(f))
+	}
+	_, found, err := sc.lookup(parts)
+	if found || err != nil {
+		return true
+	}
+	for s := sc.parent; s != nil; s = s.parent {
+		if _, found, _ := s.lookup(parts); found {
+			return false
+		}
+	}
+	return true
 }

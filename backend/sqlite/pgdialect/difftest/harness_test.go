@@ -262,7 +262,7 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 		return true, false
 	}
 	if pe, ok := pgE.(*pgEngine); ok {
-		if why := (&prober{pg: pe, lite: lite, h: h}).planDependent(st, pgO, liteO); why != "" {
+		if why := (&prober{pg: pe, lite: lite, h: h, args: st.args}).planDependent(st, pgO, liteO); why != "" {
 			kind, _, _ := strings.Cut(why, ":")
 			h.tally.planDependent++
 			h.tally.planReasons[kind]++

@@ -488,7 +488,7 @@ func (e *prober) rowAlone(u *pg_query.UpdateStmt) map[string]bool {
 	for _, r := range rows.Rows {
 		one := proto.Clone(u).(*pg_query.UpdateStmt)
 		var this *pg_query.Node
-		var args []any
+		args := append([]any(nil), e.args...) // the row's values follow the statement's own
 		for i, v := range r {
 			col := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(rows.Columns[i])}, -1)
 			var c *pg_query.Node
@@ -1044,6 +1044,55 @@ type prober struct {
 	pg   *pgEngine
 	lite *liteEngine
 	h    *harness
+	// args are the statement's arguments: a probe is a part of the
+	// statement and keeps its placeholders (probeArgs).
+	args []any
+}
+
+// probeArgs is the arguments a probe's text takes: the statement's first
+// n when the text references exactly $1 … $n (a part of the statement
+// keeps its placeholders), none when it references none or another set
+// (PostgreSQL cannot type an unreferenced placeholder: the probe fails,
+// and proves nothing, as without arguments).
+func (e *prober) probeArgs(sql string) []any {
+	if len(e.args) == 0 {
+		return nil
+	}
+	res, err := pg_query.Parse(sql)
+	if err != nil {
+		return nil
+	}
+	seen := map[int32]bool{}
+	var top int32
+	for _, st := range res.Stmts {
+		paramRefs(st, func(n int32) {
+			seen[n] = true
+			top = max(top, n)
+		})
+	}
+	if top == 0 || int(top) > len(e.args) || len(seen) != int(top) {
+		return nil
+	}
+	return e.args[:top]
+}
+
+// paramRefs calls f with the number of every placeholder in m.
+func paramRefs(m proto.Message, f func(int32)) {
+	if p, ok := m.(*pg_query.ParamRef); ok {
+		f(p.GetNumber())
+		return
+	}
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len(); i++ {
+				paramRefs(v.List().Get(i).Message().Interface(), f)
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			paramRefs(v.Message().Interface(), f)
+		}
+		return true
+	})
 }
 
 // probe runs sql on PostgreSQL (in a transaction it rolls back) and,
@@ -1056,10 +1105,11 @@ func (e *prober) probe(sql string) outcome {
 	if _, err := e.pg.conn.PgConn().Exec(ctx, "BEGIN; SET LOCAL relchain.tx = '0'").ReadAll(); err != nil {
 		return errorOutcome(err)
 	}
-	pgO := e.pg.runStatement(ctx, translated{sql: sql})
+	args := e.probeArgs(sql)
+	pgO := e.pg.runStatement(ctx, translated{sql: sql, args: args})
 	_, _ = e.pg.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
-	st := translated{sql: sql}
-	st.tr, st.err = e.h.translate(sql, e.lite.cat, nil)
+	st := translated{sql: sql, args: args}
+	st.tr, st.err = e.h.translate(sql, e.lite.cat, args)
 	liteO := e.lite.run(st)
 	if liteO.Code != pgO.Code {
 		return outcome{Code: "probe", Message: fmt.Sprintf("the engines differ on %s: postgres %q, sqlite %q", sql, pgO.Code, liteO.Code)}
@@ -1075,7 +1125,7 @@ func (e *prober) probePG(sql string) outcome {
 		return errorOutcome(err)
 	}
 	defer func() { _, _ = e.pg.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll() }()
-	return e.pg.runStatement(ctx, translated{sql: sql})
+	return e.pg.runStatement(ctx, translated{sql: sql, args: e.probeArgs(sql)})
 }
 
 // TestPlanDependentNeedsBothEngines: a difference counts as
@@ -1306,7 +1356,7 @@ func (h *harness) insertSelectBefore(st translated, pgE engine, lite *liteEngine
 		return nil // a correlated subquery alone: nothing to compare with
 	}
 	if pe, ok := pgE.(*pgEngine); ok && len(differences(p.pg, p.lite, false)) > 0 {
-		p.why = (&prober{pg: pe, lite: lite, h: h}).planDependent(p.sel, p.pg, p.lite)
+		p.why = (&prober{pg: pe, lite: lite, h: h}).planDependent(p.sel, p.pg, p.lite) // no arguments (above)
 	}
 	return p
 }
