@@ -128,3 +128,21 @@ func TestAbsenceProofOfOneKeyDoesNotCoverAnother(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedCompressedProofsAreErrors: ics23.Decompress indexes its
+// lookup table with the proof's numbers and panics on a bad one; the
+// verifiers turn that into ErrInvalidProof.
+func TestMalformedCompressedProofsAreErrors(t *testing.T) {
+	bad := &ics23.CommitmentProof{Proof: &ics23.CommitmentProof_Compressed{Compressed: &ics23.CompressedBatchProof{
+		Entries: []*ics23.CompressedBatchEntry{{Proof: &ics23.CompressedBatchEntry_Exist{Exist: &ics23.CompressedExistenceProof{
+			Key: []byte("k"), Value: []byte("v"), Leaf: leafOp(), Path: []int32{99},
+		}}}},
+	}}}
+	root := LeafHash([]byte("k"), hashOf([]byte("v")))
+	if err := VerifyRange(root, []byte("a"), []byte("z"), []KV{{[]byte("k"), []byte("v")}}, bad); !errors.Is(err, ErrInvalidProof) {
+		t.Errorf("range: %v, want ErrInvalidProof", err)
+	}
+	if err := VerifyNonExistence(root, []byte("j"), bad); !errors.Is(err, ErrInvalidProof) {
+		t.Errorf("absence: %v, want ErrInvalidProof", err)
+	}
+}
