@@ -7,6 +7,7 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/cometbft/cometbft v0.38.26
 	github.com/cometbft/cometbft-db v0.14.1
+	github.com/cosmos/ics23/go v0.11.0
 	github.com/dolthub/vitess v0.0.0-20250512224608-8fb9c6ea092c
 	github.com/go-sql-driver/mysql v1.9.3
 	github.com/gorilla/websocket v1.5.3
