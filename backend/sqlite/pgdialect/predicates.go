@@ -471,6 +471,13 @@ func (t *translator) nullif(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if real {
 		typ = Type{Name: "float4", Typmod: -1}
 	}
+	if typ.Name == l.typ.Name && typ.Typmod < 0 {
+		// The comparison reads numeric(10,3) as numeric, a coercion
+		// that changes nothing, and NULLIF's typmod is its first
+		// operand's (exprTypmod of a NullIfExpr): numeric(10,3) is
+		// shown (random 7603/713).
+		typ.Typmod = l.typ.Typmod
+	}
 	ls, rs, _ := comparable(ll, rr)
 	if ls != ll.sql && ls != withRtrim(ll) {
 		// The comparison converts the first operand (an integer to a
