@@ -85,6 +85,19 @@ func TestComparatorTiedNumerics(t *testing.T) {
 	if d := differences(negZero, outcome{Columns: []string{"f"}, Types: []string{"float8"}, Rows: [][]any{{0.0}, {0.0}}}, true); len(d) == 0 {
 		t.Error("-0 read as 0 passes")
 	}
+	// An ordered result whose rows agree (or only tie) still differs in
+	// its columns' names, types and rows affected (a typmod was hidden so:
+	// random 7603/713).
+	for name, lite := range map[string]outcome{
+		"typmod":            {Columns: []string{"n", "s"}, Types: []string{"numeric/655367", "text"}, Rows: pg.Rows},
+		"name":              {Columns: []string{"m", "s"}, Types: []string{"numeric", "text"}, Rows: pg.Rows},
+		"typmod, tied rows": {Columns: []string{"n", "s"}, Types: []string{"numeric/655367", "text"}, Rows: tied.Rows},
+		"affected":          {Columns: []string{"n", "s"}, Types: []string{"numeric", "text"}, Rows: pg.Rows, Affected: 4},
+	} {
+		if d := differences(pg, lite, true); len(d) == 0 {
+			t.Errorf("%s: no difference reported", name)
+		}
+	}
 	text := outcome{Columns: []string{"n"}, Types: []string{"text"}, Rows: [][]any{{"1.0"}, {"1.00"}}}
 	swapped := outcome{Columns: []string{"n"}, Types: []string{"text"}, Rows: [][]any{{"1.00"}, {"1.0"}}}
 	if d := differences(text, swapped, true); len(d) == 0 {

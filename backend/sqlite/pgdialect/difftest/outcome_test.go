@@ -111,11 +111,11 @@ func differences(pg, lite outcome, ordered bool) []string {
 	if pg.Affected != lite.Affected {
 		d = append(d, fmt.Sprintf("rows affected: postgres %d, sqlite %d", pg.Affected, lite.Affected))
 	}
-	d = append(d, rowDifferences(pg.Rows, lite.Rows, ordered)...)
-	if len(d) == 1 && ordered && tiesOnly(pg.Rows, lite.Rows, pg.Types) {
-		return nil
+	rows := rowDifferences(pg.Rows, lite.Rows, ordered)
+	if len(rows) == 1 && ordered && tiesOnly(pg.Rows, lite.Rows, pg.Types) {
+		rows = nil // only tied rows in another order; the columns are still compared
 	}
-	return d
+	return append(d, rows...)
 }
 
 // rowDifferences compares two results' rows.
