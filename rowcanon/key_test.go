@@ -95,7 +95,7 @@ func mustKey(t *testing.T, vals []Value) []byte {
 
 func TestKeyOrderIsSQLOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n < 200_000; n++ {
+	for n := 0; n < 100_000; n++ {
 		kinds := randKinds(r)
 		a := randTuple(t, r, kinds)
 		if r.IntN(8) == 0 { // now and then, tuples of other kinds and lengths
