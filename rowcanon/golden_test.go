@@ -184,4 +184,3 @@ func rowHex(t *testing.T, r rowVector) (image, leaf string) {
 	h := LeafHash(img)
 	return hex.EncodeToString(img), hex.EncodeToString(h[:])
 }
-
