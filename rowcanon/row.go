@@ -45,7 +45,9 @@ func EncodeRow(table string, cols []Column) ([]byte, error) {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(sorted)))
 	for _, c := range sorted {
 		b = appendBlock(b, []byte(c.Name))
-		b = appendBlock(b, appendValue(nil, c.Value, false))
+		at := len(b) // the value's length, patched once it is written
+		b = appendValue(append(b, 0, 0, 0, 0), c.Value, false)
+		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 	}
 	return b, nil
 }
