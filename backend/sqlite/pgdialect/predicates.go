@@ -83,9 +83,9 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 		// NULL])), which its planner does not fold: x is computed.
 		return v, nil
 	}
-	if qual && op == "<>" && nullAloneConstant(vars, vals) {
+	if qual && op == "<>" && nullInTurn(vars, vals) {
 		// The AND of x <> NULL (NULL: false in a qual) and x <> each
-		// item with a column.
+		// other item: the planner folds it before any row is read.
 		return constOf(int64(0), tBool, "?column?"), nil
 	}
 	return value{sql: inListSQL(op == "<>", lefts, items), typ: tBool, name: "?column?"}, nil
@@ -248,20 +248,22 @@ func constantItems(vars []bool) int {
 	return n
 }
 
-// nullAloneConstant reports whether the only item of an IN list without
-// a column is a NULL constant: PostgreSQL then compares x with each item
-// in turn (transformAExprIn makes no array of one item), the NULL one a
-// NULL constant.
-func nullAloneConstant(vars []bool, vals []value) bool {
-	constants, null := 0, false
+// nullInTurn reports whether an item PostgreSQL compares with x in turn
+// is a NULL constant: an item with a column of the IN's level (a strict
+// operator on NULL, c - NULL, folds to one: random 7604/21179), or the
+// only item without one (transformAExprIn makes no array of one item).
+// x <> NULL then folds to NULL, and the AND of the comparisons with it.
+func nullInTurn(vars []bool, vals []value) bool {
+	arrayed := constantItems(vars) >= 2
 	for i, own := range vars {
-		if i >= len(vals) || own {
+		if i >= len(vals) || !own && arrayed {
 			continue
 		}
-		constants++
-		null = null || isNullConst(vals[i]) || vals[i].isConst && vals[i].konst == nil
+		if isNullConst(vals[i]) || vals[i].isConst && vals[i].konst == nil {
+			return true
+		}
 	}
-	return constants == 1 && null
+	return false
 }
 
 // realInDoubleList refuses an IN list whose members' common type is
