@@ -1,5 +1,7 @@
 package statetree
 
+import "math"
+
 // The trie lives in an arena the garbage collector never scans: inner
 // nodes and leaves in fixed-size chunks addressed by a ref (an index), keys
 // in one byte slab. Chunks are never moved and a committed node is never
@@ -95,8 +97,13 @@ func (a *arena) newLeaf(l leaf) ref {
 	return r
 }
 
-// addKey appends key to the slab and returns its offset.
+// addKey appends key to the slab and returns its offset. Offsets are 32
+// bits: the slab (live keys plus garbage, under twice the live keys after
+// a compaction) must stay under 4 GiB.
 func (a *arena) addKey(key []byte) uint32 {
+	if uint64(len(a.keys))+uint64(len(key)) > math.MaxUint32 {
+		panic("statetree: key slab over 4 GiB")
+	}
 	off := uint32(len(a.keys))
 	a.keys = append(a.keys, key...)
 	return off
