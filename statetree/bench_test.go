@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	ics23 "github.com/cosmos/ics23/go"
@@ -102,6 +103,77 @@ func BenchmarkVerify(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(len(data)), "proof-bytes")
+		})
+	}
+}
+
+// BenchmarkProve is proof generation at 10^5 rows: a point, an absent key,
+// a 100-row range.
+func BenchmarkProve(b *testing.B) {
+	_, r := benchTree(b)
+	rng := rand.New(rand.NewPCG(3, 4))
+	b.Run("existence", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			row := rng.IntN(benchRows)
+			if _, err := r.ProveExistence(benchKey(row), benchImage(row, 0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("non-existence", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			absent := binary.BigEndian.AppendUint64(nil, uint64(2*rng.IntN(benchRows)+1))
+			if _, err := r.ProveNonExistence(absent, benchValues); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("range=100", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			row := rng.IntN(benchRows - 100)
+			if _, err := r.ProveRange(benchKey(row), benchKey(row+99), benchValues); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMemPerRow is the live heap per row of a committed tree of 8-byte
+// keys (HeapAlloc after GC, less the heap before), as inserted and after
+// 10 blocks of 1,000 updates (the garbage a layout keeps for snapshots).
+// Run it with -benchtime=1x.
+func BenchmarkMemPerRow(b *testing.B) {
+	for _, rows := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var before, after, updated runtime.MemStats
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				tr := New()
+				for j := 0; j < rows; j++ {
+					if err := tr.Set(benchKey(j), sha256.Sum256(benchKey(j))); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tr.Commit()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				rng := rand.New(rand.NewPCG(5, 6))
+				for blk := 0; blk < 10; blk++ {
+					for j := 0; j < 1000; j++ {
+						row := rng.IntN(rows)
+						if err := tr.Set(benchKey(row), sha256.Sum256(benchImage(row, blk))); err != nil {
+							b.Fatal(err)
+						}
+					}
+					tr.Commit()
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&updated)
+				runtime.KeepAlive(tr)
+			}
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(rows), "B/row")
+			b.ReportMetric(float64(updated.HeapAlloc-before.HeapAlloc)/float64(rows), "B/row-updated")
 		})
 	}
 }

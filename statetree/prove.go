@@ -33,22 +33,22 @@ func (r Root) ProveNonExistence(key []byte, values ValueFunc) (*ics23.Commitment
 		return nil, fmt.Errorf("prove non-existence of %x: %w", key, err)
 	}
 	pred, exact, succ := r.locate(key)
-	if exact != nil {
+	if exact != nilRef {
 		return nil, fmt.Errorf("prove non-existence of %x: the key is present", key)
 	}
 	ne := &ics23.NonExistenceProof{Key: bytes.Clone(key)}
 	var err error
-	if pred != nil {
+	if pred != nilRef {
 		if ne.Left, err = r.neighbour(pred, values); err != nil {
 			return nil, fmt.Errorf("prove non-existence of %x: left neighbour: %w", key, err)
 		}
 	}
-	if succ != nil {
+	if succ != nilRef {
 		if ne.Right, err = r.neighbour(succ, values); err != nil {
 			return nil, fmt.Errorf("prove non-existence of %x: right neighbour: %w", key, err)
 		}
 	}
-	if r.n == nil {
+	if r.n == nilRef {
 		return &ics23.CommitmentProof{Proof: &ics23.CommitmentProof_Nonexist{Nonexist: ne}}, nil
 	}
 	batch := &ics23.BatchProof{Entries: []*ics23.BatchEntry{{Proof: &ics23.BatchEntry_Nonexist{Nonexist: ne}}}}
@@ -63,17 +63,17 @@ func (r Root) ProveRange(lo, hi []byte, values ValueFunc) (*ics23.CommitmentProo
 	if bytes.Compare(lo, hi) > 0 {
 		return nil, fmt.Errorf("prove range [%x, %x]: lo above hi", lo, hi)
 	}
-	pred, leaf, succ := r.locate(lo)
-	if leaf == nil {
-		leaf = succ
+	pred, l, succ := r.locate(lo)
+	if l == nilRef {
+		l = succ
 	}
-	var nodes []*node
-	if pred != nil {
+	var nodes []ref
+	if pred != nilRef {
 		nodes = append(nodes, pred)
 	}
-	for ; leaf != nil; _, _, leaf = r.locate(leaf.key) {
-		nodes = append(nodes, leaf)
-		if bytes.Compare(leaf.key, hi) > 0 {
+	for ; l != nilRef; _, _, l = r.locate(r.key(l)) {
+		nodes = append(nodes, l)
+		if bytes.Compare(r.key(l), hi) > 0 {
 			break
 		}
 	}
@@ -89,14 +89,15 @@ func (r Root) ProveRange(lo, hi []byte, values ValueFunc) (*ics23.CommitmentProo
 }
 
 // neighbour is the existence proof of leaf, its value fetched by values.
-func (r Root) neighbour(leaf *node, values ValueFunc) (*ics23.ExistenceProof, error) {
-	v, err := values(leaf.key)
+func (r Root) neighbour(l ref, values ValueFunc) (*ics23.ExistenceProof, error) {
+	key := r.key(l)
+	v, err := values(key)
 	if err != nil {
-		return nil, fmt.Errorf("value of %x: %w", leaf.key, err)
+		return nil, fmt.Errorf("value of %x: %w", key, err)
 	}
-	ex, err := r.existence(leaf.key, v)
+	ex, err := r.existence(key, v)
 	if err != nil {
-		return nil, fmt.Errorf("key %x: %w", leaf.key, err)
+		return nil, fmt.Errorf("key %x: %w", key, err)
 	}
 	return ex, nil
 }
@@ -107,11 +108,11 @@ func (r Root) existence(key, value []byte) (*ics23.ExistenceProof, error) {
 	if err := CheckKey(key); err != nil {
 		return nil, err
 	}
-	leaf := bestMatch(r.n, key)
-	if leaf == nil || !bytes.Equal(leaf.key, key) {
+	l := r.a.bestMatch(r.n, key)
+	if l == nilRef || !bytes.Equal(r.key(l), key) {
 		return nil, ErrNotFound
 	}
-	if len(value) == 0 || sha256.Sum256(value) != leaf.value {
+	if len(value) == 0 || sha256.Sum256(value) != r.a.leaf(l).value {
 		return nil, ErrValueMismatch
 	}
 	return &ics23.ExistenceProof{
@@ -137,18 +138,19 @@ func leafOp() *ics23.LeafOp {
 func (r Root) path(key []byte) []*ics23.InnerOp {
 	var ops []*ics23.InnerOp
 	for n := r.n; !n.isLeaf(); {
+		in := r.a.inner(n)
 		op := &ics23.InnerOp{Hash: ics23.HashOp_SHA256}
-		side := bitAt(key, n.bit)
+		side := bitAt(key, in.bit)
 		if side == 0 {
 			op.Prefix = []byte{1}
-			op.Suffix = bytes.Clone(n.child[1].hash[:])
+			op.Suffix = bytes.Clone(r.a.hash(in.child[1])[:])
 		} else {
 			op.Prefix = make([]byte, 33)
 			op.Prefix[0] = 1
-			copy(op.Prefix[1:], n.child[0].hash[:])
+			copy(op.Prefix[1:], r.a.hash(in.child[0])[:])
 		}
 		ops = append(ops, op)
-		n = n.child[side]
+		n = in.child[side]
 	}
 	for i, j := 0, len(ops)-1; i < j; i, j = i+1, j-1 {
 		ops[i], ops[j] = ops[j], ops[i]

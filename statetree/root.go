@@ -9,14 +9,15 @@ import (
 // for concurrent use, also while the Tree that committed it goes on
 // changing. The zero Root is the empty tree.
 type Root struct {
-	n    *node
+	a    *arena // a read-only view; nil for the zero Root
+	n    ref
 	len  int
 	hash [32]byte
 }
 
 // Hash is the root hash (EmptyRootHash for an empty tree).
 func (r Root) Hash() [32]byte {
-	if r.n == nil {
+	if r.n == nilRef {
 		return EmptyRootHash
 	}
 	return r.hash
@@ -27,8 +28,8 @@ func (r Root) Len() int { return r.len }
 
 // Get returns key's value hash.
 func (r Root) Get(key []byte) (valueHash [32]byte, ok bool) {
-	if leaf := bestMatch(r.n, key); leaf != nil && bytes.Equal(leaf.key, key) {
-		return leaf.value, true
+	if l := r.a.bestMatch(r.n, key); l != nilRef && bytes.Equal(r.key(l), key) {
+		return r.a.leaf(l).value, true
 	}
 	return [32]byte{}, false
 }
@@ -36,49 +37,53 @@ func (r Root) Get(key []byte) (valueHash [32]byte, ok bool) {
 // Ascend calls fn for each key in [lo, hi] in increasing byte order, until
 // fn returns false. lo and hi are any byte strings (not only keys).
 func (r Root) Ascend(lo, hi []byte, fn func(key []byte, valueHash [32]byte) bool) {
-	_, leaf, next := r.locate(lo)
-	if leaf == nil {
-		leaf = next
+	_, l, next := r.locate(lo)
+	if l == nilRef {
+		l = next
 	}
-	for leaf != nil && bytes.Compare(leaf.key, hi) <= 0 {
-		if !fn(leaf.key, leaf.value) {
+	for l != nilRef && bytes.Compare(r.key(l), hi) <= 0 {
+		if !fn(r.key(l), r.a.leaf(l).value) {
 			return
 		}
-		_, _, leaf = r.locate(leaf.key)
+		_, _, l = r.locate(r.key(l))
 	}
 }
+
+// key is leaf l's key.
+func (r Root) key(l ref) []byte { return r.a.key(r.a.leaf(l)) }
 
 // locate finds q among the keys: pred is the leaf of the greatest key < q,
 // exact the leaf of q, succ the leaf of the least key > q (each nil if
 // there is none). q is any byte string.
-func (r Root) locate(q []byte) (pred, exact, succ *node) {
-	best := bestMatch(r.n, q)
-	if best == nil {
-		return nil, nil, nil
+func (r Root) locate(q []byte) (pred, exact, succ ref) {
+	best := r.a.bestMatch(r.n, q)
+	if best == nilRef {
+		return nilRef, nilRef, nilRef
 	}
-	crit, cmp := paddedDiff(q, best.key)
+	crit, cmp := paddedDiff(q, r.key(best))
 	// The keys sharing q's first crit bits form the subtree met on q's path
 	// before the first node testing a bit >= crit (no node tests crit
 	// itself, or best would agree with q there). Outside it, the nearest
 	// subtrees left and right of the path hold pred and succ.
-	var left, right *node
+	var left, right ref
 	n := r.n
-	for !n.isLeaf() && uint64(n.bit) < crit {
-		side := bitAt(q, n.bit)
+	for !n.isLeaf() && uint64(r.a.inner(n).bit) < crit {
+		in := r.a.inner(n)
+		side := bitAt(q, in.bit)
 		if side == 0 {
-			right = n.child[1]
+			right = in.child[1]
 		} else {
-			left = n.child[0]
+			left = in.child[0]
 		}
-		n = n.child[side]
+		n = in.child[side]
 	}
 	switch {
 	case cmp == 0: // n is best
-		return rightmost(left), n, leftmost(right)
+		return r.a.edge(left, 1), n, r.a.edge(right, 0)
 	case cmp < 0: // q is below the whole subtree
-		return rightmost(left), nil, leftmost(n)
+		return r.a.edge(left, 1), nilRef, r.a.edge(n, 0)
 	default:
-		return rightmost(n), nil, leftmost(right)
+		return r.a.edge(n, 1), nilRef, r.a.edge(right, 0)
 	}
 }
 
@@ -115,16 +120,11 @@ func paddedDiff(q, k []byte) (crit uint64, cmp int) {
 	return math.MaxUint64, 0
 }
 
-func leftmost(n *node) *node {
-	for n != nil && !n.isLeaf() {
-		n = n.child[0]
-	}
-	return n
-}
-
-func rightmost(n *node) *node {
-	for n != nil && !n.isLeaf() {
-		n = n.child[1]
+// edge is the leaf reached from n by always taking child side: its
+// leftmost leaf (0) or rightmost leaf (1); nilRef if n is.
+func (a *arena) edge(n ref, side int) ref {
+	for n != nilRef && !n.isLeaf() {
+		n = a.inner(n).child[side]
 	}
 	return n
 }

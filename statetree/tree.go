@@ -5,32 +5,18 @@ import (
 	"fmt"
 )
 
-// node is a leaf (child[0] == nil: key, value, hash) or an inner node
-// (child, bit, hash). A node whose gen is the tree's current generation was
-// created since the last Commit and may be changed in place; older nodes
-// belong to committed snapshots and are never written again.
-type node struct {
-	hash  [32]byte // leaf: LeafHash(key, value); inner: valid unless dirty
-	value [32]byte // leaf: the value hash
-	child [2]*node // inner: the subtrees whose keys have bit 0 / 1
-	key   []byte   // leaf: owned by the node
-	bit   uint32   // inner: the critical bit (0 is the top bit of byte 0)
-	gen   uint64
-	dirty bool // inner: hash is stale
-}
-
-func (n *node) isLeaf() bool { return n.child[0] == nil }
-
 // Tree is the writable head of a trie. It is not safe for concurrent use;
 // the Roots it commits are (see Root).
 type Tree struct {
-	root *node
-	gen  uint64
-	len  int
+	a        arena
+	root     ref
+	gen      uint32
+	len      int
+	keyBytes int // live key bytes
 }
 
 // New returns an empty tree.
-func New() *Tree { return &Tree{gen: 1} }
+func New() *Tree { return &Tree{a: newArena(), gen: 1} }
 
 // Len is the number of keys in the head, committed or not.
 func (t *Tree) Len() int { return t.len }
@@ -44,27 +30,30 @@ func bitAt(key []byte, i uint32) int {
 	return int(key[i>>3]>>(7-i&7)) & 1
 }
 
-// bestMatch is the leaf reached by following key's bits; nil when empty.
-func bestMatch(n *node, key []byte) *node {
-	if n == nil {
-		return nil
+// bestMatch is the leaf reached from r by following key's bits; nilRef
+// when r is.
+func (a *arena) bestMatch(r ref, key []byte) ref {
+	if r == nilRef {
+		return nilRef
 	}
-	for !n.isLeaf() {
-		n = n.child[bitAt(key, n.bit)]
+	for !r.isLeaf() {
+		n := a.inner(r)
+		r = n.child[bitAt(key, n.bit)]
 	}
-	return n
+	return r
 }
 
-// own returns n made writable in this generation: n itself if it is new,
-// else a copy (path copying), marked dirty either way.
-func (t *Tree) own(n *node) *node {
-	if n.gen != t.gen {
-		c := *n
-		c.gen = t.gen
-		n = &c
+// own returns inner node r made writable in this generation: r itself if
+// it is new, else a copy (path copying).
+func (t *Tree) own(r ref) (ref, *inner) {
+	n := t.a.inner(r)
+	if n.gen == t.gen {
+		return r, n
 	}
-	n.dirty = true
-	return n
+	cr, c := t.a.newInner()
+	*c = *n
+	c.gen = t.gen
+	return cr, c
 }
 
 // Set inserts key with valueHash (SHA-256 of the row image), or updates it.
@@ -74,36 +63,46 @@ func (t *Tree) Set(key []byte, valueHash [32]byte) error {
 	if err := CheckKey(key); err != nil {
 		return fmt.Errorf("set %x: %w", key, err)
 	}
-	best := bestMatch(t.root, key)
 	crit, exists := uint32(0), false
-	if best != nil {
+	lf := leaf{value: valueHash, hash: LeafHash(key, valueHash)}
+	if best := t.a.bestMatch(t.root, key); best != nilRef {
+		b := t.a.leaf(best)
 		var err error
-		if crit, exists, err = critBit(key, best.key); err != nil {
-			return fmt.Errorf("set %x (tree holds %x): %w", key, best.key, err)
+		if crit, exists, err = critBit(key, t.a.key(b)); err != nil {
+			return fmt.Errorf("set %x (tree holds %x): %w", key, t.a.key(b), err)
 		}
-		if exists && best.value == valueHash {
+		if exists && b.value == valueHash {
 			return nil
 		}
+		lf.koff, lf.klen = b.koff, b.klen // shared if exists
 	}
-	leaf := &node{key: bytes.Clone(key), value: valueHash, hash: LeafHash(key, valueHash), gen: t.gen}
+	if !exists {
+		lf.koff, lf.klen = t.a.addKey(key), uint32(len(key))
+	}
+	lr := t.a.newLeaf(lf)
 	slot := &t.root
-	for n := *slot; n != nil && !n.isLeaf() && (exists || n.bit < crit); n = *slot {
-		c := t.own(n)
-		*slot = c
+	for r := *slot; r != nilRef && !r.isLeaf(); r = *slot {
+		if !exists && t.a.inner(r).bit >= crit {
+			break
+		}
+		cr, c := t.own(r)
+		*slot = cr
 		slot = &c.child[bitAt(key, c.bit)]
 	}
 	if exists {
-		*slot = leaf
+		*slot = lr
 		return nil
 	}
-	if *slot != nil {
-		in := &node{bit: crit, gen: t.gen, dirty: true}
+	if *slot != nilRef {
+		ir, in := t.a.newInner()
+		*in = inner{bit: crit, gen: t.gen}
 		side := bitAt(key, crit)
-		in.child[side], in.child[1-side] = leaf, *slot
-		leaf = in
+		in.child[side], in.child[1-side] = lr, *slot
+		lr = ir
 	}
-	*slot = leaf
+	*slot = lr
 	t.len++
+	t.keyBytes += len(key)
 	return nil
 }
 
@@ -132,49 +131,76 @@ func (t *Tree) Delete(key []byte) (bool, error) {
 	if err := CheckKey(key); err != nil {
 		return false, fmt.Errorf("delete %x: %w", key, err)
 	}
-	best := bestMatch(t.root, key)
-	if best == nil || !bytes.Equal(best.key, key) {
+	best := t.a.bestMatch(t.root, key)
+	if best == nilRef || !bytes.Equal(t.a.key(t.a.leaf(best)), key) {
 		return false, nil
 	}
 	slot := &t.root
 	for {
-		n := *slot
-		if n.isLeaf() { // the only key
-			*slot = nil
+		r := *slot
+		if r.isLeaf() { // the only key
+			*slot = nilRef
 			break
 		}
+		n := t.a.inner(r)
 		side := bitAt(key, n.bit)
 		if n.child[side].isLeaf() { // the parent of key: its sibling takes its place
 			*slot = n.child[1-side]
 			break
 		}
-		c := t.own(n)
-		*slot = c
+		cr, c := t.own(r)
+		*slot = cr
 		slot = &c.child[side]
 	}
 	t.len--
+	t.keyBytes -= len(key)
 	return true, nil
 }
 
 // Commit hashes what changed since the last Commit and returns the
 // snapshot. The Root stays valid and unchanged whatever the tree does next.
 func (t *Tree) Commit() Root {
-	r := Root{n: t.root, len: t.len, hash: EmptyRootHash}
-	if t.root != nil {
-		rehash(t.root)
-		r.hash = t.root.hash
+	r := Root{len: t.len, hash: EmptyRootHash}
+	if t.root != nilRef {
+		t.rehash(t.root)
+		t.compactIfSparse()
+		r.hash = *t.a.hash(t.root)
 	}
+	if t.root == nilRef && t.a.nIn+t.a.nLeaf > 1 {
+		t.a = newArena() // all garbage
+	}
+	view := t.a
+	r.a, r.n = &view, t.root
 	t.gen++
 	return r
 }
 
-// rehash recomputes the hashes of n's dirty subtree.
-func rehash(n *node) {
-	if n.isLeaf() || !n.dirty {
+// rehash recomputes the hashes of r's subtree nodes of this generation.
+func (t *Tree) rehash(r ref) {
+	if r.isLeaf() {
 		return
 	}
-	rehash(n.child[0])
-	rehash(n.child[1])
-	n.hash = innerHash(&n.child[0].hash, &n.child[1].hash)
-	n.dirty = false
+	n := t.a.inner(r)
+	if n.gen != t.gen {
+		return
+	}
+	t.rehash(n.child[0])
+	t.rehash(n.child[1])
+	n.hash = innerHash(t.a.hash(n.child[0]), t.a.hash(n.child[1]))
+}
+
+// compactIfSparse copies the live trie into a new arena once the garbage
+// (nodes and keys replaced since the last compaction, kept for the Roots
+// that may still read them) outweighs it, so the arena stays under about
+// twice the live size. The old arena is left to the Roots that hold it.
+func (t *Tree) compactIfSparse() {
+	live := 2 * t.len // leaves and inner nodes, about
+	used := int(t.a.nIn) + int(t.a.nLeaf)
+	if used < 2*live+2*chunkLen && len(t.a.keys) < 2*t.keyBytes+chunkLen {
+		return
+	}
+	a := newArena()
+	a.keys = make([]byte, 0, t.keyBytes)
+	t.root = a.copyFrom(&t.a, t.root)
+	t.a = a
 }
