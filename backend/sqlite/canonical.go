@@ -128,7 +128,7 @@ func canonScan(ctx context.Context, r *sqlite3.Conn, table string, cols []canonC
 		for i, c := range cols {
 			v, err := storedCanon(st, i, c.typ)
 			if err != nil {
-				return fmt.Errorf("canonical rows of %s: column %s: %w", table, c.name, err)
+				return fmt.Errorf("column %s: %w", c.name, err)
 			}
 			row[i] = rowcanon.Column{Name: c.name, Value: v}
 		}
