@@ -4,27 +4,17 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 )
 
-// referencePostgres is the DSN of a real PostgreSQL (RELCHAIN_TEST_PG;
-// scripts/test.sh starts one). Without it the test fails, except under
-// -short, where it is skipped by name.
-func referencePostgres(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("RELCHAIN_TEST_PG")
-	if dsn == "" {
-		if testing.Short() {
-			t.Skip("-short: no PostgreSQL (RELCHAIN_TEST_PG) to check the key order against")
-		}
-		t.Fatal("RELCHAIN_TEST_PG is not set: this test checks the key order against a real PostgreSQL; run it through scripts/test.sh (make test) or set RELCHAIN_TEST_PG")
-	}
-	return dsn
-}
+// TestMain stops the private PostgreSQL cluster pgtest may have started
+// (none when RELCHAIN_TEST_PG names a server).
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // pgColumns are the key kinds with the PostgreSQL type each maps from.
 var pgColumns = []struct {
@@ -41,7 +31,7 @@ var pgColumns = []struct {
 // where PostgreSQL's DENSE_RANK ties.
 func TestKeyOrderIsPostgreSQLOrder(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, referencePostgres(t))
+	conn, err := pgx.Connect(ctx, pgtest.ServerDSN(t)) // RELCHAIN_TEST_PG, or a private cluster
 	if err != nil {
 		t.Fatal(err)
 	}

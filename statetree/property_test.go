@@ -31,9 +31,6 @@ func TestTreeAgreesWithModel(t *testing.T) {
 // and more keys (about 1,000).
 func TestTreeAgreesWithModelLong(t *testing.T) {
 	racetest.Heavy(t)
-	if testing.Short() {
-		t.Skip("long property run")
-	}
 	runProperty(t, propertyRun{seeds: 3, rounds: 30, opsPerRound: 50, maxKeyLen: 40})
 }
 
