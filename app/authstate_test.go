@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -14,6 +16,8 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
@@ -275,5 +279,107 @@ func TestRestartRefusesRowsThatDoNotGiveTheAppHash(t *testing.T) {
 				t.Fatalf("restart on a database changed outside the chain: %v, want ErrStateMismatch", err)
 			}
 		})
+	}
+}
+
+// A chain upgraded from version 3 to 4 builds its trees in the first block
+// of version 4 from every row it holds (written under version 3), and a
+// node restarted after it rebuilds the same root.
+func TestUpgradeToVersion4BuildsTheTrees(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			_, admin, _ := ed25519.GenerateKey(nil)
+			p := authParams(s, protocol.V3)
+			p.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
+			f := mustNewFixture(t, s, p)
+			f.dialect, f.key = "postgres", admin
+			w := &authWorkload{r: rand.New(rand.NewSource(4)), f: f}
+			f.block(w.schema())
+			for range 5 {
+				f.block(w.block()...)
+			}
+			if _, _, ok := f.ex.TablesRoot(); ok {
+				t.Fatal("a tables root under version 3")
+			}
+			upgradeTo(t, f, protocol.V4)
+			f.block(w.block()...)
+			root := checkTablesRoot(t, f, "first blocks of version 4")
+			f.be.Close()
+			be := s.open(t)
+			t.Cleanup(func() { be.Close() })
+			ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+			if err != nil {
+				t.Fatalf("restart: %v", err)
+			}
+			if got, _, ok := ex.TablesRoot(); !ok || got != root {
+				t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
+			}
+		})
+	}
+}
+
+// On MySQL/MariaDB storage the executor's trees follow every block of a
+// random workload too (MySQL's SQL: upserts, key changes, deletes, failing
+// txs), and a restart rebuilds the same root.
+func TestAuthenticatedStateFollowsEveryBlockOnMySQL(t *testing.T) {
+	s := store{"mysql", func() func(t *testing.T) backend.Backend {
+		var dsn string
+		return func(t *testing.T) backend.Backend {
+			if dsn == "" {
+				dsn = mysqltest.DSN(t)
+			}
+			b, err := mysql.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatalf("open mysql: %v", err)
+			}
+			return b
+		}
+	}()}
+	p := authParams(s, protocol.V4)
+	f := mustNewFixture(t, s, p)
+	res, _ := f.block(f.tx(stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, bal DECIMAL(12,2))")))
+	if res[0].Code != api.CodeOK {
+		t.Fatalf("schema: %s", res[0].Log)
+	}
+	r := rand.New(rand.NewSource(37))
+	failed := 0
+	for b := 0; b < 20; b++ {
+		txs := make([][]byte, 1+r.Intn(4))
+		for i := range txs {
+			id := r.Int63n(30)
+			var st txn.Statement
+			switch r.Intn(5) {
+			case 0, 1:
+				st = stmt("INSERT INTO acct VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE bal = bal + 1", txn.Int(id), txn.Text(fmt.Sprint("n", id)), txn.Text("1.25"))
+			case 2:
+				st = stmt("UPDATE acct SET id = id + 100 WHERE id = ?", txn.Int(id))
+			case 3:
+				st = stmt("DELETE FROM acct WHERE id = ?", txn.Int(id))
+			default:
+				st = stmt("INSERT INTO acct VALUES (1, NULL, 0)")
+			}
+			txs[i] = f.tx(st)
+		}
+		res, _ := f.block(txs...)
+		for _, r := range res {
+			if r.Code != api.CodeOK {
+				failed++
+			}
+		}
+		checkTablesRoot(t, f, fmt.Sprint("block ", b))
+	}
+	if failed == 0 {
+		t.Fatal("no tx failed: the workload does not exercise failures")
+	}
+	root := checkTablesRoot(t, f, "end")
+	f.be.Close()
+	be := s.open(t)
+	t.Cleanup(func() { be.Close() })
+	ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if got, _, ok := ex.TablesRoot(); !ok || got != root {
+		t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
 	}
 }
