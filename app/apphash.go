@@ -19,7 +19,16 @@ import (
 //	             (protocol version 1)
 //	AppHash(h) = H("relchain/apphash/v5" | version | AppHash(h-1) | h | H(results) | change digest | state)
 //	             (protocol version 2 and later: see AppHashInputs.Protocol)
+//	AppHash(h) = H("relchain/apphash/v6" | version | base | tables root)
+//	             (protocol version 4 and later), where base is the v5
+//	             form above: the authenticated state (authstate.go)
 //	state      = H("relchain/state/v2" | tables digest | system sum)
+//
+// From version 4 on the AppHash also commits to the root of the tables
+// map (statetree.Tables over each authenticated table's statetree), at a
+// fixed place: a client holding a header proves a row with base (32
+// bytes, from the node), the map root and a chained statetree proof,
+// without the rest of the preimage.
 //
 // H(results) covers each tx's code and data (the deterministic part of a
 // result, which for a successful tx includes its effect digest: the
@@ -64,10 +73,37 @@ type AppHashInputs struct {
 	Height   int64
 	Results  [sha256.Size]byte
 	Changes  []byte
+	// Tables is the root of the tables map after the block (version 4
+	// and later; authstate.go). It is not stored with the inputs: a
+	// database's rows give it again (AppHashOf).
+	Tables [32]byte
 }
 
 // AppHash is the AppHash of these inputs over state (StateDigest).
 func (in AppHashInputs) AppHash(state []byte) []byte {
+	base := in.base(state)
+	if in.Protocol < protocol.V4 {
+		return base
+	}
+	return AuthenticatedAppHash(in.Protocol, base, in.Tables)
+}
+
+// AuthenticatedAppHash is the AppHash of a block of version 4 or later
+// from its base (the v5 form of its other inputs) and the root of its
+// tables map.
+func AuthenticatedAppHash(version uint64, base []byte, tables [32]byte) []byte {
+	h := sha256.New()
+	h.Write([]byte("relchain/apphash/v6"))
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], version)
+	h.Write(n[:])
+	h.Write(base)
+	h.Write(tables[:])
+	return h.Sum(nil)
+}
+
+// base is the AppHash of versions 1 to 3, and the base of later ones.
+func (in AppHashInputs) base(state []byte) []byte {
 	h := sha256.New()
 	var n [8]byte
 	if in.Protocol >= protocol.V2 {
@@ -251,7 +287,7 @@ func VerifyState(ctx context.Context, be backend.Backend) (backend.State, error)
 	if err != nil {
 		return st, fmt.Errorf("load system state: %w", err)
 	}
-	got, err := AppHashOf(scanned.Digest(), kv)
+	got, err := AppHashOf(scanned.Digest(), kv, func() ([32]byte, error) { return AuthenticatedRoot(ctx, be) })
 	if err != nil {
 		return st, err
 	}
@@ -262,9 +298,11 @@ func VerifyState(ctx context.Context, be backend.Backend) (backend.State, error)
 }
 
 // AppHashOf recomputes the AppHash a database's contents commit to: the
-// digest of its tables (statedigest.Tables.Digest of a full scan) and its
-// system state, which holds the inputs of the last AppHash.
-func AppHashOf(tables []byte, system map[string][]byte) ([]byte, error) {
+// digest of its tables (statedigest.Tables.Digest of a full scan), its
+// system state, which holds the inputs of the last AppHash, and, when
+// that block is of version 4 or later, the root of its authenticated
+// state, which authRoot rebuilds from the rows (AuthenticatedRoot).
+func AppHashOf(tables []byte, system map[string][]byte, authRoot func() ([32]byte, error)) ([]byte, error) {
 	raw, ok := system[apphashKey]
 	if !ok {
 		return nil, fmt.Errorf("%w: it records no AppHash inputs (written by an older relchain?)", ErrStateMismatch)
@@ -272,6 +310,11 @@ func AppHashOf(tables []byte, system map[string][]byte) ([]byte, error) {
 	in, err := decodeAppHashInputs(raw)
 	if err != nil {
 		return nil, err
+	}
+	if in.Protocol >= protocol.V4 {
+		if in.Tables, err = authRoot(); err != nil {
+			return nil, err
+		}
 	}
 	sys := SystemSum(system)
 	return in.AppHash(StateDigest(tables, &sys)), nil

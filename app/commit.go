@@ -13,6 +13,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/protocol"
 )
 
 // seal digests the executed block: the change and state digests, the
@@ -33,6 +34,12 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 	// changed outside the chain: then its AppHash must differ.
 	if len(results) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
 		in := AppHashInputs{Protocol: p.version(), Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
+		if in.Protocol >= protocol.V4 {
+			if in.Tables, err = e.auth.seal(ctx, p.block); err != nil {
+				return err
+			}
+			p.authSealed = true
+		}
 		p.appHash = in.AppHash(p.stateDigest)
 		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
 			return fmt.Errorf("record the AppHash inputs: %w", err)
@@ -228,6 +235,11 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.committed = st
 	e.chainTime = p.time
 	e.stateDigest = p.stateDigest
+	if p.authSealed {
+		e.auth.commit()
+	} else {
+		e.auth.rollback() // a discarded attempt's, if any
+	}
 	e.systemSum = p.systemSum
 	for k, v := range p.system {
 		if v == nil {

@@ -54,6 +54,7 @@ type pendingBlock struct {
 	digest         time.Duration // time seal took (for metrics only)
 	txKeys         [][32]byte    // the txs' hashes (forgotten by the envelope cache at Commit)
 	rehearsal      bool          // a rehearsal's, rolled back: no tx ends in it (executeWL)
+	authSealed     bool          // seal updated the authenticated state (version 4 on)
 	// info and txs are the block as given, to run it again when its
 	// COMMIT was lost with the connection (Commit).
 	info BlockInfo

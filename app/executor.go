@@ -60,6 +60,9 @@ type Executor struct {
 	valsUnsaved bool
 	// proto is the committed protocol state (protocol.go; guarded by mu).
 	proto protoState
+	// auth is the authenticated state (authstate.go): written by the
+	// holder of the block slot, its committed part read under mu.
+	auth *authState
 }
 
 // NewExecutor loads the committed state from be.
@@ -99,9 +102,15 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err := checkProtocol(sysState.proto, st.Height); err != nil {
 		return nil, err
 	}
-	delete(stored, apphashKey)
 	sys := SystemSum(stored)
+	stateDigest := StateDigest(sums.Digest(), &sys)
+	auth, err := loadAuthState(ctx, be, st, stored, stateDigest)
+	if err != nil {
+		return nil, err
+	}
+	delete(stored, apphashKey)
 	return &Executor{
+		auth:        auth,
 		proto:       sysState.proto,
 		systemSum:   sys,
 		systemRaw:   stored,
@@ -113,7 +122,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		chainID:     chainID,
 		params:      params,
 		committed:   st,
-		stateDigest: StateDigest(sums.Digest(), &sys),
+		stateDigest: stateDigest,
 		heightCh:    make(chan struct{}),
 		slot:        newBlockSlot(),
 		db:          newDBHealth(),
@@ -271,6 +280,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	e.perms = fresh.perms
 	e.vals, e.valsKnown, e.valsUnsaved = fresh.vals, fresh.valsKnown, false
 	e.proto = fresh.proto
+	e.auth = fresh.auth
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	return nil

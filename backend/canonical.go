@@ -33,6 +33,82 @@ import (
 // naming its column, never a silently different value.
 type CanonicalReader interface {
 	CanonicalRows(ctx context.Context, table string, fn func(key, image []byte) error) error
+	// CanonicalTables lists every replicated table of committed state by
+	// the name CanonicalRows takes, sorted by bytes: the tables whose
+	// rows the state digest covers, with or without a primary key.
+	CanonicalTables(ctx context.Context) ([]string, error)
+}
+
+// CanonicalBlock is implemented by a Block whose backend is a
+// CanonicalReader: it reads its own open db-transaction canonically, so
+// the executor can bring each table's statetree up to date with the rows
+// a block changed before the block commits, atomically with it (issue
+// 36). A block consensus runs calls CanonicalDelta once, after its last
+// ChangeDigest and before Commit, and the other two only when the delta
+// asks for a rescan.
+type CanonicalBlock interface {
+	// CanonicalDelta returns what the block changed: every change record
+	// ChangeDigest consumed since Begin, as canonical rows read inside
+	// the block's db-transaction after its statements. See CanonicalDelta.
+	CanonicalDelta(ctx context.Context) (CanonicalDelta, error)
+	// CanonicalTables is CanonicalReader.CanonicalTables inside the
+	// block's db-transaction (it sees the block's DDL).
+	CanonicalTables(ctx context.Context) ([]string, error)
+	// CanonicalTableRows is CanonicalReader.CanonicalRows inside the
+	// block's db-transaction (it sees the block's writes).
+	CanonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error
+}
+
+// CanonicalDelta is a block's row changes as canonical rows.
+//
+// SchemaChanged reports a block that changed the schema (DDL, or
+// anything else that makes the backend rescan its table sums): the
+// caller then rebuilds every table from CanonicalTables and
+// CanonicalTableRows, and Tables may be empty. Otherwise Tables holds,
+// sorted by name, each table a change record of the block named.
+type CanonicalDelta struct {
+	SchemaChanged bool
+	Tables        []CanonicalTableDelta
+}
+
+// CanonicalTableDelta is one table's part of a CanonicalDelta.
+//
+// Rows holds each key the block's change records named (before and after
+// images both name one), once, sorted by bytes, with the row that key
+// holds after the block's statements: its image, or nil when no row has
+// that key any more. Rescan asks the caller to read the whole table
+// (CanonicalTableRows) instead: the records do not name the rows (a
+// TRUNCATE). Err, when set, is why the table's rows have no canonical
+// form: a schema the table cannot have one with (ErrNoPrimaryKey,
+// ErrNoCanonicalForm) or a changed row holding a value outside its
+// kind's domain (ErrValueNotCanonical); Rows is then nil. Any other
+// failure (the database unreachable) is CanonicalDelta's error, never a
+// table's Err: Err is the same on every node that ran the same block.
+type CanonicalTableDelta struct {
+	Table  string
+	Rows   []CanonicalChange
+	Rescan bool
+	Err    error
+}
+
+// CanonicalChange is one changed key and its row's image after the
+// block (nil: deleted).
+type CanonicalChange struct {
+	Key, Image []byte
+}
+
+// ErrValueNotCanonical: a stored value lies outside its kind's domain in
+// rowcanon (a timestamp before year 1, numeric NaN, text holding U+0000);
+// CanonicalRows and CanonicalTableRows wrap it in the error naming the
+// column.
+var ErrValueNotCanonical = errors.New("value has no canonical form")
+
+// NotCanonical reports whether err is a deterministic refusal of a
+// table's canonical rows (its schema or one of its values), the same on
+// every node holding the same rows, as opposed to a failure of the
+// database.
+func NotCanonical(err error) bool {
+	return errors.Is(err, ErrNoPrimaryKey) || errors.Is(err, ErrNoCanonicalForm) || errors.Is(err, ErrValueNotCanonical)
 }
 
 // ErrNoPrimaryKey: a table without a primary key has no canonical keys.

@@ -24,7 +24,10 @@ type NetworkOptions struct {
 	// (sql_dialect, docs/dialects.md): "" is Backend's own, "postgres" on
 	// sqlite translates PostgreSQL's SQL (netctl writes the translator's
 	// version).
-	SQLDialect  string
+	SQLDialect string
+	// Protocol is the genesis protocol version (0: the newest the binary
+	// runs).
+	Protocol    uint64
 	DSNTemplate string
 	Tuning      node.Tuning
 	// App is "relchain" or "kvstore" (the ceiling).
@@ -92,6 +95,7 @@ func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, e
 	}
 	nopts.Params.MaxStatements = o.MaxStatements
 	nopts.Params.SQLDialect = o.SQLDialect
+	nopts.Params.ProtocolVersion = o.Protocol
 	nodes, err := netctl.Generate(nopts)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,15 @@
 //	   COMMIT (under 1 and 2: at the end of each statement), and a tx may
 //	   run SET CONSTRAINTS (under 1 and 2: refused as a session setting);
 //	   see backend/postgres/deferred.go. Other storage is unchanged.
+//	4  the AppHash also commits to the authenticated state: a statetree
+//	   per replicated table over its canonical rows (package rowcanon),
+//	   keyed by primary key, and the tables map over their roots, whose
+//	   root enters the AppHash at a fixed place (app.AppHashInputs), so a
+//	   client can check one row, an absent key or a key range against a
+//	   header (issue 36). A table without canonical form (no primary key,
+//	   a type or a value rowcanon has no form for) is left out of the map;
+//	   storage without canonical rows (the sqlite dialect) authenticates
+//	   no table.
 //
 // Max is Latest unless the build lowers it (maxVersionOverride, set with
 // -ldflags "-X github.com/relchain/relchain/protocol.maxVersionOverride=1"):

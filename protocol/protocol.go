@@ -16,8 +16,11 @@ const (
 	// V3 checks PostgreSQL storage's deferred constraints at the end of
 	// each tx and lets a tx run SET CONSTRAINTS.
 	V3 uint64 = 3
+	// V4 makes the AppHash commit to the authenticated state: the root
+	// of a statetree per table over its canonical rows.
+	V4 uint64 = 4
 	// Latest is the newest version this source tree implements.
-	Latest = V3
+	Latest = V4
 	// Genesis is the version a chain starts with.
 	Genesis = V1
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/dialect"
+	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -46,6 +47,26 @@ func BenchmarkDialectSmallbank(b *testing.B) {
 	}{{"async", 128, 1}, {"batch", 4, 100}} {
 		for _, sql := range sqlDialects {
 			b.Run(shape.name+"/"+sqlName(sql), func(b *testing.B) { benchSmallbank(b, sql, 2, shape.bcPerBlock, shape.wlPerBC) })
+		}
+	}
+}
+
+// BenchmarkAuthStateSmallbank is BenchmarkDialectSmallbank's PostgreSQL
+// dialect on SQLite under protocol version 3 and 4 side by side: the
+// authenticated state's cost in the executor (issue 36: a statetree per
+// table kept up to date from each block's changed rows). The first of the
+// two warmup blocks of version 4 builds the trees from every row.
+//
+//	go test ./bench/appbench -run '^$' -bench 'AuthStateSmallbank' -benchtime 20x -count 5
+func BenchmarkAuthStateSmallbank(b *testing.B) {
+	for _, shape := range []struct {
+		name                string
+		bcPerBlock, wlPerBC int
+	}{{"async", 128, 1}, {"batch", 4, 100}} {
+		for _, proto := range []uint64{protocol.V3, protocol.V4} {
+			b.Run(fmt.Sprintf("%s/protocol=%d", shape.name, proto), func(b *testing.B) {
+				benchSmallbankAt(b, dialect.SQLPostgres, proto, 2, shape.bcPerBlock, shape.wlPerBC)
+			})
 		}
 	}
 }

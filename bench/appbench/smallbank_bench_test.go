@@ -47,11 +47,17 @@ func BenchmarkSmallbankAsyncSQLite(b *testing.B) { benchSmallbank(b, native, 0, 
 // first block after opening the copied template scans every table for
 // out-of-band changes, a one-time cost).
 func benchSmallbank(b *testing.B, sql string, warmup, bcPerBlock, wlPerBC int) {
+	benchSmallbankAt(b, sql, 0, warmup, bcPerBlock, wlPerBC)
+}
+
+// benchSmallbankAt is benchSmallbank on a chain of protocol version proto
+// from genesis (0: the genesis default, version 1).
+func benchSmallbankAt(b *testing.B, sql string, proto uint64, warmup, bcPerBlock, wlPerBC int) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	path := filepath.Join(dir, "relchain.db")
 	copyFile(b, smallbankTemplate(b, sql), path)
-	ex, speaks, closeChain, err := openChain(ctx, path, sql)
+	ex, speaks, closeChain, err := openChainAt(ctx, path, sql, proto)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -175,6 +181,11 @@ const native = ""
 // version), and its executor. speaks is the SQL the chain takes, the
 // dialect its workloads write.
 func openChain(ctx context.Context, path, sql string) (ex *app.Executor, speaks string, closeChain func(), err error) {
+	return openChainAt(ctx, path, sql, 0)
+}
+
+// openChainAt is openChain at protocol version proto from genesis.
+func openChainAt(ctx context.Context, path, sql string, proto uint64) (ex *app.Executor, speaks string, closeChain func(), err error) {
 	d, err := registry.Lookup(workload.SQLite)
 	if err != nil {
 		return nil, "", nil, err
@@ -189,6 +200,7 @@ func openChain(ctx context.Context, path, sql string) (ex *app.Executor, speaks 
 	}
 	p := benchParams()
 	p.SQLDialect, p.SQLDialectVersion = sqlDialect, version
+	p.ProtocolVersion = proto
 	ex, err = app.NewExecutor(ctx, be, benchChainID, p)
 	if err != nil {
 		be.Close()

@@ -29,7 +29,10 @@ type benchFlags struct {
 	net netFlags
 	// sqlDialect is the network's SQL dialect (--sql-dialect): "" is
 	// the backend's own.
-	sqlDialect  string
+	sqlDialect string
+	// protocol is the network's genesis protocol version (--protocol): 0
+	// is the newest this binary runs, as relchain testnet writes.
+	protocol    uint64
 	cfg         bench.Config
 	dist        string
 	mix         string
@@ -100,6 +103,7 @@ baseline reached the chain's state).`,
 	}
 	f.net.register(cmd, 0)
 	fl := cmd.Flags()
+	fl.Uint64Var(&f.protocol, "protocol", 0, "the network's genesis protocol version (default: the newest this binary runs; 3 measures a network without the authenticated state of version 4, docs/upgrades.md)")
 	fl.StringVar(&f.sqlDialect, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis as relchain testnet --sql-dialect does (default: the backend's own; postgres on --backend sqlite runs the workloads' PostgreSQL SQL translated, docs/dialects.md)")
 	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
 	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
@@ -185,7 +189,7 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 		}
 	}
 	return bench.NetworkOptions{
-		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, SQLDialect: f.sqlDialect, DSNTemplate: f.net.dsnTemplate,
+		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, SQLDialect: f.sqlDialect, Protocol: f.protocol, DSNTemplate: f.net.dsnTemplate,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
 		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
 	}, nil

@@ -1,0 +1,385 @@
+package app_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"testing"
+	"time"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/protocol"
+	"github.com/relchain/relchain/txn"
+)
+
+// authStores are the storages whose rows have canonical form: PostgreSQL's
+// SQL on SQLite and on PostgreSQL, each a database a test can reopen.
+func authStores() []store {
+	return []store{
+		{"sqlite", func() func(t *testing.T) backend.Backend {
+			var path string
+			return func(t *testing.T) backend.Backend {
+				if path == "" {
+					path = filepath.Join(t.TempDir(), "relchain.db")
+				}
+				b, err := sqlite.Open(context.Background(), path, sqlite.WithPostgresDialect())
+				if err != nil {
+					t.Fatalf("open sqlite: %v", err)
+				}
+				return b
+			}
+		}()},
+		{"postgres", func() func(t *testing.T) backend.Backend {
+			var dsn string
+			return func(t *testing.T) backend.Backend {
+				if dsn == "" {
+					dsn = pgtest.DSN(t)
+				}
+				b, err := postgres.Open(context.Background(), dsn)
+				if err != nil {
+					t.Fatalf("open postgres: %v", err)
+				}
+				return b
+			}
+		}()},
+	}
+}
+
+// authParams are a network's parameters in PostgreSQL's SQL at protocol
+// version v.
+func authParams(s store, v uint64) app.Params {
+	p := app.DefaultParams()
+	p.ProtocolVersion, p.Backend = v, s.dialect
+	if s.dialect == "sqlite" {
+		p.SQLDialect, p.SQLDialectVersion = "postgres", 1
+	}
+	return p
+}
+
+// checkTablesRoot checks that the executor's committed tables root is the
+// one the committed rows give, rebuilt from scratch.
+func checkTablesRoot(t *testing.T, f *fixture, when string) [32]byte {
+	t.Helper()
+	got, h, ok := f.ex.TablesRoot()
+	if !ok {
+		t.Fatalf("%s: no tables root at height %d", when, h)
+	}
+	want, err := app.AuthenticatedRoot(context.Background(), f.be)
+	if err != nil {
+		t.Fatalf("%s: rebuild: %v", when, err)
+	}
+	if got != want {
+		t.Fatalf("%s (height %d): the executor's tables root %X, the rows give %X", when, h, got, want)
+	}
+	return got
+}
+
+// authWorkload is a seeded random mix of txs over tables with single and
+// composite keys of several types, a table without a primary key, key
+// changes, deletes and txs that fail.
+type authWorkload struct {
+	r *rand.Rand
+	f *fixture
+}
+
+func (w *authWorkload) schema() []byte {
+	return w.f.tx(
+		stmt("CREATE TABLE acct (id int8 PRIMARY KEY, name text NOT NULL, bal numeric(12,2))"),
+		stmt("CREATE TABLE pair (a int4, b text, at timestamp, PRIMARY KEY (a, b))"),
+		stmt("CREATE TABLE loose (x int4, y text)"),
+	)
+}
+
+func (w *authWorkload) stmt() txn.Statement {
+	id := w.r.Int63n(40)
+	switch w.r.Intn(9) {
+	case 0, 1:
+		return stmt("INSERT INTO acct VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET bal = acct.bal + 1", txn.Int(id), txn.Text(fmt.Sprint("n", id)), txn.Text(fmt.Sprintf("%d.%02d", w.r.Intn(1000), w.r.Intn(100))))
+	case 2:
+		return stmt("UPDATE acct SET bal = bal * 2, name = name || 'x' WHERE id % 5 = $1", txn.Int(id%5))
+	case 3:
+		return stmt("UPDATE acct SET id = id + 100 WHERE id = $1", txn.Int(id))
+	case 4:
+		return stmt("DELETE FROM acct WHERE id = $1", txn.Int(id))
+	case 5:
+		return stmt("INSERT INTO pair VALUES ($1, $2, '2026-12-04 10:00:00') ON CONFLICT DO NOTHING", txn.Int(id%7), txn.Text(fmt.Sprint("k", id%3)))
+	case 6:
+		return stmt("UPDATE pair SET b = b || 'y', at = at + interval '1 day' WHERE a = $1", txn.Int(id%7))
+	case 7:
+		return stmt("INSERT INTO loose VALUES ($1, 'z')", txn.Int(id))
+	}
+	return stmt("INSERT INTO acct VALUES (1, NULL, 0)") // fails: NOT NULL
+}
+
+func (w *authWorkload) block() [][]byte {
+	txs := make([][]byte, 1+w.r.Intn(4))
+	for i := range txs {
+		stmts := make([]txn.Statement, 1+w.r.Intn(3))
+		for j := range stmts {
+			stmts[j] = w.stmt()
+		}
+		txs[i] = w.f.tx(stmts...)
+	}
+	return txs
+}
+
+// Under protocol version 4 the executor's tables root after every block is
+// the one a rebuild from the committed rows gives (a random workload of
+// inserts, upserts, key changes, deletes and failing txs, on SQLite and
+// PostgreSQL); the AppHash commits to it, and a node that restarts rebuilds
+// the same root and accepts its database.
+func TestAuthenticatedStateFollowsEveryBlock(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			f := mustNewFixture(t, s, authParams(s, protocol.V4))
+			f.dialect = "postgres"
+			w := &authWorkload{r: rand.New(rand.NewSource(36)), f: f}
+			res, _ := f.block(w.schema())
+			if res[0].Code != api.CodeOK {
+				t.Fatalf("schema: %d %s", res[0].Code, res[0].Log)
+			}
+			checkTablesRoot(t, f, "after the schema")
+			failed := 0
+			for b := 0; b < 30; b++ {
+				res, _ := f.block(w.block()...)
+				for _, r := range res {
+					if r.Code != api.CodeOK {
+						failed++
+					}
+				}
+				checkTablesRoot(t, f, fmt.Sprint("block ", b))
+			}
+			if failed == 0 {
+				t.Fatal("no tx failed: the workload does not exercise failures")
+			}
+			root := checkTablesRoot(t, f, "end")
+			f.be.Close()
+			be := s.open(t)
+			t.Cleanup(func() { be.Close() })
+			ex, err := app.NewExecutor(context.Background(), be, chainID, authParams(s, protocol.V4))
+			if err != nil {
+				t.Fatalf("restart: %v", err)
+			}
+			if got, _, ok := ex.TablesRoot(); !ok || got != root {
+				t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
+			}
+		})
+	}
+}
+
+// A block the executor speculated and then discarded for another leaves
+// nothing in the authenticated state: the block decided instead starts
+// from the committed trees.
+func TestDiscardedSpeculationLeavesTheTreesAlone(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			ctx := context.Background()
+			f := mustNewFixture(t, s, authParams(s, protocol.V4))
+			f.dialect = "postgres"
+			w := &authWorkload{r: rand.New(rand.NewSource(7)), f: f}
+			f.block(w.schema())
+			f.block(f.tx(stmt("INSERT INTO acct VALUES (1, 'a', 1), (2, 'b', 2)")))
+			h := f.ex.State().Height + 1
+			spec := blockInfo(h)
+			spec.Hash = []byte("another proposal")
+			if err := f.ex.Speculate(ctx, spec, [][]byte{f.tx(stmt("DELETE FROM acct WHERE id = 1"), stmt("INSERT INTO acct VALUES (3, 'c', 3)"))}, time.Minute); err != nil {
+				t.Fatalf("speculate: %v", err)
+			}
+			f.block(f.tx(stmt("UPDATE acct SET bal = 5 WHERE id = 2")))
+			checkTablesRoot(t, f, "after the decided block")
+			// An empty decided block after a discarded speculation too.
+			spec = blockInfo(f.ex.State().Height + 1)
+			spec.Hash = []byte("yet another proposal")
+			if err := f.ex.Speculate(ctx, spec, [][]byte{f.tx(stmt("DELETE FROM acct"))}, time.Minute); err != nil {
+				t.Fatalf("speculate: %v", err)
+			}
+			f.block()
+			f.block(f.tx(stmt("INSERT INTO acct VALUES (4, 'd', 4)")))
+			checkTablesRoot(t, f, "after an empty block and another")
+		})
+	}
+}
+
+// A table is authenticated exactly when its rows have canonical form: one
+// without a primary key is left out, one whose column type has none too,
+// and DDL that gives a table a key brings it in. Determined by the rows
+// alone, so a restarted node rebuilds the same map.
+func TestTablesWithoutCanonicalFormAreLeftOut(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			f := mustNewFixture(t, s, authParams(s, protocol.V4))
+			f.dialect = "postgres"
+			res, _ := f.block(f.tx(stmt("CREATE TABLE k (id int4 PRIMARY KEY)"), stmt("CREATE TABLE nk (id int4)")))
+			if res[0].Code != api.CodeOK {
+				t.Fatalf("schema: %s", res[0].Log)
+			}
+			before := checkTablesRoot(t, f, "schema")
+			f.block(f.tx(stmt("INSERT INTO nk VALUES (1)")))
+			if after := checkTablesRoot(t, f, "a row in the table without key"); after != before {
+				t.Fatalf("a row of a table without a primary key changed the tables root")
+			}
+			f.block(f.tx(stmt("ALTER TABLE nk ADD PRIMARY KEY (id)")))
+			if after := checkTablesRoot(t, f, "the key added"); after == before {
+				t.Fatalf("a table given a primary key did not enter the tables map")
+			}
+		})
+	}
+}
+
+// A database whose rows were changed outside the chain does not rebuild
+// the tables root its AppHash commits to: the node refuses to start on it.
+// At start the state digest comes from the stored table sums, which the
+// change outside the chain left alone: only the tables root catches it,
+// so this also shows that the AppHash commits to the root.
+func TestRestartRefusesRowsThatDoNotGiveTheAppHash(t *testing.T) {
+	var path string
+	pgSQLite := outOfBandStore{"sqlite", func(t *testing.T) backend.Backend {
+		path = filepath.Join(t.TempDir(), "relchain.db")
+		b, err := sqlite.Open(context.Background(), path, sqlite.WithPostgresDialect())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}, func(t *testing.T, stmt string) {
+		db, err := sqlite3.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Exec(stmt); err != nil {
+			t.Fatalf("out-of-band %s: %v", stmt, err)
+		}
+	}}
+	for _, s := range []outOfBandStore{pgSQLite, outOfBandStores()[1]} {
+		t.Run(s.dialect, func(t *testing.T) {
+			var be backend.Backend
+			st := store{s.dialect, func(t *testing.T) backend.Backend { be = s.open(t); return be }}
+			p := authParams(st, protocol.V4)
+			f := mustNewFixture(t, st, p)
+			f.dialect = "postgres"
+			f.block(f.tx(stmt("CREATE TABLE acct (id int8 PRIMARY KEY, bal int8)")))
+			f.block(f.tx(stmt("INSERT INTO acct VALUES (1, 10), (2, 20)")))
+			checkTablesRoot(t, f, "before")
+			s.write(t, "UPDATE acct SET bal = 11 WHERE id = 1")
+			_, err := app.NewExecutor(context.Background(), be, chainID, p)
+			if !errors.Is(err, app.ErrStateMismatch) {
+				t.Fatalf("restart on a database changed outside the chain: %v, want ErrStateMismatch", err)
+			}
+		})
+	}
+}
+
+// A chain upgraded from version 3 to 4 builds its trees in the first block
+// of version 4 from every row it holds (written under version 3), and a
+// node restarted after it rebuilds the same root.
+func TestUpgradeToVersion4BuildsTheTrees(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			_, admin, _ := ed25519.GenerateKey(nil)
+			p := authParams(s, protocol.V3)
+			p.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
+			f := mustNewFixture(t, s, p)
+			f.dialect, f.key = "postgres", admin
+			w := &authWorkload{r: rand.New(rand.NewSource(4)), f: f}
+			f.block(w.schema())
+			for range 5 {
+				f.block(w.block()...)
+			}
+			if _, _, ok := f.ex.TablesRoot(); ok {
+				t.Fatal("a tables root under version 3")
+			}
+			upgradeTo(t, f, protocol.V4)
+			f.block(w.block()...)
+			root := checkTablesRoot(t, f, "first blocks of version 4")
+			f.be.Close()
+			be := s.open(t)
+			t.Cleanup(func() { be.Close() })
+			ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+			if err != nil {
+				t.Fatalf("restart: %v", err)
+			}
+			if got, _, ok := ex.TablesRoot(); !ok || got != root {
+				t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
+			}
+		})
+	}
+}
+
+// On MySQL/MariaDB storage the executor's trees follow every block of a
+// random workload too (MySQL's SQL: upserts, key changes, deletes, failing
+// txs), and a restart rebuilds the same root.
+func TestAuthenticatedStateFollowsEveryBlockOnMySQL(t *testing.T) {
+	s := store{"mysql", func() func(t *testing.T) backend.Backend {
+		var dsn string
+		return func(t *testing.T) backend.Backend {
+			if dsn == "" {
+				dsn = mysqltest.DSN(t)
+			}
+			b, err := mysql.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatalf("open mysql: %v", err)
+			}
+			return b
+		}
+	}()}
+	p := authParams(s, protocol.V4)
+	f := mustNewFixture(t, s, p)
+	res, _ := f.block(f.tx(stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, bal DECIMAL(12,2))")))
+	if res[0].Code != api.CodeOK {
+		t.Fatalf("schema: %s", res[0].Log)
+	}
+	r := rand.New(rand.NewSource(37))
+	failed := 0
+	for b := 0; b < 20; b++ {
+		txs := make([][]byte, 1+r.Intn(4))
+		for i := range txs {
+			id := r.Int63n(30)
+			var st txn.Statement
+			switch r.Intn(5) {
+			case 0, 1:
+				st = stmt("INSERT INTO acct VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE bal = bal + 1", txn.Int(id), txn.Text(fmt.Sprint("n", id)), txn.Text("1.25"))
+			case 2:
+				st = stmt("UPDATE acct SET id = id + 100 WHERE id = ?", txn.Int(id))
+			case 3:
+				st = stmt("DELETE FROM acct WHERE id = ?", txn.Int(id))
+			default:
+				st = stmt("INSERT INTO acct VALUES (1, NULL, 0)")
+			}
+			txs[i] = f.tx(st)
+		}
+		res, _ := f.block(txs...)
+		for _, r := range res {
+			if r.Code != api.CodeOK {
+				failed++
+			}
+		}
+		checkTablesRoot(t, f, fmt.Sprint("block ", b))
+	}
+	if failed == 0 {
+		t.Fatal("no tx failed: the workload does not exercise failures")
+	}
+	root := checkTablesRoot(t, f, "end")
+	f.be.Close()
+	be := s.open(t)
+	t.Cleanup(func() { be.Close() })
+	ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if got, _, ok := ex.TablesRoot(); !ok || got != root {
+		t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
+	}
+}
