@@ -447,3 +447,29 @@ func TestCanonicalUnsupportedInSQLiteDialect(t *testing.T) {
 		}
 	}
 }
+
+// Records ChangeDigest has not consumed yet are in the delta too, and a
+// block's delta holds nothing of the block before it (committed or
+// rolled back).
+func TestCanonicalDeltaTakesPendingRecords(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	pgBlock(t, b, 1, pgStmt{sql: `CREATE TABLE a (id int4 PRIMARY KEY)`}, pgStmt{sql: `CREATE TABLE c (id int4 PRIMARY KEY)`})
+	ctx := context.Background()
+	blk := canonBlock(t, b, pgStmt{sql: `INSERT INTO c VALUES (9)`})
+	blk.Rollback(ctx)
+	blk, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Rollback(ctx)
+	if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blk.Exec(ctx, `INSERT INTO a VALUES (1), (2)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := delta(t, blk)
+	if len(d.Tables) != 1 || d.Tables[0].Table != "a" || len(d.Tables[0].Rows) != 2 || d.Tables[0].Rows[0].Image == nil {
+		t.Fatalf("delta before ChangeDigest: %+v, want a's two rows", d)
+	}
+}
