@@ -77,13 +77,18 @@ func (c *changedRows) reset() {
 	c.tbls, c.ends, c.arena = c.tbls[:0], c.ends[:0], c.arena[:0]
 }
 
-// byTable returns the kept images by table, and the tables sorted.
-func (c *changedRows) byTable() (map[string][][]byte, []string) {
+// byTable returns the kept images and those of pending (the hook's
+// records ChangeDigest has not consumed yet, their bytes in arena) by
+// table, and the tables sorted.
+func (c *changedRows) byTable(pending []capRecord, arena []byte) (map[string][][]byte, []string) {
 	m := make(map[string][][]byte)
 	from := 0
 	for i, t := range c.tbls {
 		m[t] = append(m[t], c.arena[from:c.ends[i]])
 		from = c.ends[i]
+	}
+	for _, r := range pending {
+		m[r.tbl] = append(m[r.tbl], arena[r.from:r.to])
 	}
 	names := make([]string, 0, len(m))
 	for t := range m {
@@ -182,20 +187,7 @@ func (k *block) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, err
 			d.SchemaChanged = true
 			return nil
 		}
-		var pending changedRows
-		pending.add(b.hook.records, b.hook.arena)
-		images, tables := b.changed.byTable()
-		pm, _ := pending.byTable()
-		for t, imgs := range pm {
-			images[t] = append(images[t], imgs...)
-		}
-		if len(pm) > 0 {
-			tables = tables[:0]
-			for t := range images {
-				tables = append(tables, t)
-			}
-			slices.Sort(tables)
-		}
+		images, tables := b.changed.byTable(b.hook.records, b.hook.arena)
 		for _, t := range tables {
 			if b.changed.cut[t] {
 				d.Tables = append(d.Tables, backend.CanonicalTableDelta{Table: t, Rescan: true})
