@@ -55,6 +55,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
+	b.changed.reset()
 	b.txOpen = false
 	if v != b.schemaVer {
 		// Whether the schema has deferred keys is known while it stays
@@ -97,6 +98,7 @@ func (b *Backend) dropStatements() {
 	clear(b.pgTranslations)
 	clear(b.pgStatements)
 	b.deferredSchema = 0
+	b.dropLookups()
 }
 
 // internalExec runs one of relchain's own statements on the writer. The
@@ -924,6 +926,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	b.open = false
+	b.changed.reset()
 	if len(b.hook.records) > 0 {
 		// The block committed changes ChangeDigest never consumed: its
 		// stored sums miss them, as the next Begin will find (tamper.go).
@@ -951,6 +954,7 @@ func (k *block) Rollback(ctx context.Context) error {
 	b.open, b.lost, b.lostBy = false, false, nil
 	b.txOpen = false
 	b.hook.reset()
+	b.changed.reset()
 	// A block (or a rehearsal) that changed the schema leaves it gone back:
 	// forget statements compiled on it, and re-read its version on the
 	// next statement. One that did not leaves the schema as it was: keeping

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,8 +15,6 @@ import (
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 	"github.com/relchain/relchain/rowcanon"
 )
-
-var _ backend.CanonicalReader = (*Backend)(nil)
 
 // canonColumn is one column of a table read for its canonical rows: its
 // name and the PostgreSQL type the dialect declared.
@@ -34,7 +33,7 @@ type canonColumn struct {
 // widened exactly, as PostgreSQL's float4::float8 does.
 func (b *Backend) CanonicalRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
 	if !b.opts.pg {
-		return fmt.Errorf("canonical rows of %s: only a backend of the postgres dialect has them", table)
+		return fmt.Errorf("canonical rows of %s: %w", table, errNotPostgres)
 	}
 	r, err := b.reader(ctx)
 	if err != nil {
@@ -125,14 +124,7 @@ func canonScan(ctx context.Context, r *sqlite3.Conn, table string, cols []canonC
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for i, c := range cols {
-			v, err := storedCanon(st, i, c.typ)
-			if err != nil {
-				return fmt.Errorf("column %s: %w", c.name, err)
-			}
-			row[i] = rowcanon.Column{Name: c.name, Value: v}
-		}
-		key, image, err := backend.CanonicalRow(table, row, pk)
+		key, image, err := canonRowOf(st, table, cols, pk, row)
 		if err != nil {
 			return err
 		}
@@ -142,6 +134,29 @@ func canonScan(ctx context.Context, r *sqlite3.Conn, table string, cols []canonC
 		return fmt.Errorf("canonical rows of %s: %w", table, err)
 	}
 	return nil
+}
+
+// canonRowOf encodes st's row, its columns cols in order, into key and
+// image, using row (len(cols)) as scratch.
+func canonRowOf(st *sqlite3.Stmt, table string, cols []canonColumn, pk []int, row []rowcanon.Column) (key, image []byte, err error) {
+	for i, c := range cols {
+		v, err := storedCanon(st, i, c.typ)
+		if err != nil {
+			return nil, nil, fmt.Errorf("column %s: %w", c.name, err)
+		}
+		row[i] = rowcanon.Column{Name: c.name, Value: v}
+	}
+	key, image, err = backend.CanonicalRow(table, row, pk)
+	return key, image, notCanonical(err)
+}
+
+// notCanonical marks err, when it is rowcanon's refusal of a value
+// (rowcanon.ErrInvalid), as backend.ErrValueNotCanonical.
+func notCanonical(err error) error {
+	if err == nil || !errors.Is(err, rowcanon.ErrInvalid) || errors.Is(err, backend.ErrValueNotCanonical) {
+		return err
+	}
+	return fmt.Errorf("%w (%w)", err, backend.ErrValueNotCanonical)
 }
 
 // storedCanon is the canonical value of column i of st's row, of type t.
@@ -159,6 +174,16 @@ func storedCanon(st *sqlite3.Stmt, i int, t pgdialect.Type) (rowcanon.Value, err
 	case sqlite3.BLOB:
 		raw = st.ColumnBlob(i, nil)
 	}
+	return rawCanon(raw, t)
+}
+
+// rawCanon is the canonical value of a stored value of type t, as SQLite
+// holds it: nil, int64, float64, string or []byte. A value outside its
+// kind's domain is an error wrapping backend.ErrValueNotCanonical.
+func rawCanon(raw any, t pgdialect.Type) (rowcanon.Value, error) {
+	if raw == nil {
+		return rowcanon.Null(), nil
+	}
 	if f, ok := raw.(float64); ok && t.Name == "float4" {
 		return rowcanon.Float(float64(float32(f))), nil // exact widening, not float4's shortest text
 	}
@@ -166,7 +191,8 @@ func storedCanon(st *sqlite3.Stmt, i int, t pgdialect.Type) (rowcanon.Value, err
 	if err != nil {
 		return rowcanon.Value{}, err
 	}
-	return canonValue(t.Name, v)
+	c, err := canonValue(t.Name, v)
+	return c, notCanonical(err)
 }
 
 // canonValue maps a value pgruntime.Value returned for a column of type
@@ -201,13 +227,13 @@ func canonText(name, s string) (rowcanon.Value, error) {
 	case "date":
 		t, err := time.Parse("2006-01-02", s)
 		if err != nil {
-			return rowcanon.Value{}, fmt.Errorf("stored date %q: %w", s, err)
+			return rowcanon.Value{}, fmt.Errorf("stored date %q: %w (%w)", s, err, backend.ErrValueNotCanonical)
 		}
 		return rowcanon.DateOf(t)
 	case "timestamp", "timestamptz":
 		t, err := time.Parse("2006-01-02 15:04:05.999999", strings.TrimSuffix(s, "+00"))
 		if err != nil {
-			return rowcanon.Value{}, fmt.Errorf("stored %s %q: %w", name, s, err)
+			return rowcanon.Value{}, fmt.Errorf("stored %s %q: %w (%w)", name, s, err, backend.ErrValueNotCanonical)
 		}
 		return rowcanon.TimestampOf(t)
 	}

@@ -96,6 +96,7 @@ type hookCapture struct {
 	txMark captureMark // where the tx's savepoint opened
 	stmt   captureMark // where the running statement started
 	skip   string      // a table whose rows are not captured (ALTER TABLE's)
+	cut    bool        // image cut a text at a NUL (see changedRows.cut)
 	err    error       // the first failure inside the hook
 	quoter *sqlite3.Conn
 	quote  *sqlite3.Stmt // SELECT quote(?1) on quoter, for REAL values
@@ -139,6 +140,10 @@ func (b *Backend) onPreUpdate(d sqlite3.PreUpdateData) {
 			h.arena = h.arena[:from]
 			h.err = fmt.Errorf("capture a change of %s: %w", d.Table, err)
 			return capRecord{}
+		}
+		if h.cut {
+			h.cut = false
+			b.changed.cutAt(d.Table)
 		}
 		return capRecord{tbl: d.Table, op: op, from: from, to: len(h.arena), tx: tx}
 	}
@@ -312,7 +317,9 @@ func (h *hookCapture) image(t *capTable, val func(int) (sqlite3.Value, error)) e
 		case sqlite3.FLOAT:
 			err = h.appendReal(v.Float())
 		case sqlite3.TEXT:
-			h.arena = appendQuotedText(h.arena, v.RawText())
+			var cut bool
+			h.arena, cut = appendQuotedText(h.arena, v.RawText())
+			h.cut = h.cut || cut
 		case sqlite3.BLOB:
 			h.arena = appendQuotedBlob(h.arena, v.RawBlob())
 		}
@@ -324,10 +331,10 @@ func (h *hookCapture) image(t *capTable, val func(int) (sqlite3.Value, error)) e
 }
 
 // appendQuotedText is quote() of a text: SQLite's %Q, which stops at the
-// first NUL.
-func appendQuotedText(dst, s []byte) []byte {
+// first NUL (cut reports one).
+func appendQuotedText(dst, s []byte) (out []byte, cut bool) {
 	if i := bytes.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
+		s, cut = s[:i], true
 	}
 	dst = append(dst, '\'')
 	for {
@@ -340,7 +347,7 @@ func appendQuotedText(dst, s []byte) []byte {
 		s = s[i+1:]
 	}
 	dst = append(dst, s...)
-	return append(dst, '\'')
+	return append(dst, '\''), cut
 }
 
 // appendQuotedBlob is quote() of a BLOB: X and its upper-case hex digits
@@ -531,6 +538,9 @@ func (b *Backend) hookDigest(h hash.Hash, effects backend.EffectDigests) {
 		h.Write(buf)
 		effects.Write(r.tx, buf)
 		b.delta.Record(tbl, op[:], img)
+	}
+	if b.opts.pg {
+		b.changed.add(b.hook.records, b.hook.arena)
 	}
 	b.hook.reset()
 }

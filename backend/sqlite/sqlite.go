@@ -89,6 +89,7 @@ type Backend struct {
 	vetted    map[string]string
 	blockDDL  bool               // the open block changed the schema
 	delta     backend.TableDelta // the open block's digested changes, for StateDigest
+	changed   changedRows        // the open block's digested row images, for CanonicalDelta
 	ckpt      backend.Checkpointer
 	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
 	stmts     map[string]*cached

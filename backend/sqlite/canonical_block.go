@@ -1,0 +1,370 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/rowcanon"
+)
+
+// A block's canonical rows (issue 36): CanonicalDelta names the rows a
+// block changed by the keys its change records hold. The records are
+// the ones the state digest folds in (capture.go): the hook's, and those
+// capture triggers write for tables with user triggers or foreign-key
+// actions, so no row a record names is missed. ChangeDigest hands every
+// record it consumes to changedRows (hookDigest) before dropping it: a
+// copy of its image, nothing more on the hot path. CanonicalDelta then
+// reads the key columns back out of the images (an image is SQLite's
+// quote() of every column, parseImage), encodes each key as CanonicalRows
+// does, and reads the row each key holds now inside the block's
+// db-transaction, one prepared statement per table. A record of a change
+// a savepoint rolled back stays: its key re-reads as the row it is, which
+// changes no tree.
+
+var (
+	_ backend.CanonicalReader = (*Backend)(nil)
+	_ backend.CanonicalBlock  = (*block)(nil)
+)
+
+// errNotPostgres is the error of every canonical method of a backend of
+// SQLite's own dialect.
+var errNotPostgres = fmt.Errorf("only a backend of the postgres dialect has canonical rows: %w", errors.ErrUnsupported)
+
+// changedRows are the images of the records ChangeDigest consumed since
+// Begin, guarded by wmu; image i is arena[ends[i-1]:ends[i]] of table
+// tbls[i]. cut holds the tables of which an image cut a text at a NUL
+// (quote() stops there): such a key cannot be read back from its image,
+// and the table's part of the delta asks for a rescan, which finds the
+// value rowcanon refuses if a row still holds it.
+type changedRows struct {
+	tbls  []string
+	ends  []int
+	arena []byte
+	cut   map[string]bool
+	// lookups are the texts of the lookups by key kept compiled among
+	// the writer's internal statements (lookupStmt); not reset per block.
+	lookups map[string]bool
+}
+
+// cutAt notes that an image of table cut a text at a NUL.
+func (c *changedRows) cutAt(table string) {
+	if c.cut == nil {
+		c.cut = make(map[string]bool)
+	}
+	c.cut[table] = true
+}
+
+// add keeps the images of records (their bytes in arena).
+func (c *changedRows) add(records []capRecord, arena []byte) {
+	for _, r := range records {
+		c.arena = append(c.arena, arena[r.from:r.to]...)
+		c.tbls = append(c.tbls, r.tbl)
+		c.ends = append(c.ends, len(c.arena))
+	}
+}
+
+// reset forgets every image (Begin, Commit, Rollback).
+func (c *changedRows) reset() {
+	clear(c.tbls) // let go of the names
+	clear(c.cut)
+	c.tbls, c.ends, c.arena = c.tbls[:0], c.ends[:0], c.arena[:0]
+}
+
+// byTable returns the kept images and those of pending (the hook's
+// records ChangeDigest has not consumed yet, their bytes in arena) by
+// table, and the tables sorted.
+func (c *changedRows) byTable(pending []capRecord, arena []byte) (map[string][][]byte, []string) {
+	m := make(map[string][][]byte)
+	from := 0
+	for i, t := range c.tbls {
+		m[t] = append(m[t], c.arena[from:c.ends[i]])
+		from = c.ends[i]
+	}
+	for _, r := range pending {
+		m[r.tbl] = append(m[r.tbl], arena[r.from:r.to])
+	}
+	names := make([]string, 0, len(m))
+	for t := range m {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	return m, names
+}
+
+// CanonicalTables implements backend.CanonicalReader: the replicated
+// tables of committed state, read on a read connection.
+func (b *Backend) CanonicalTables(ctx context.Context) ([]string, error) {
+	if !b.opts.pg {
+		return nil, fmt.Errorf("canonical tables: %w", errNotPostgres)
+	}
+	r, err := b.reader(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("canonical tables: %w", err)
+	}
+	defer b.release(r)
+	rc := b.rstmts[r]
+	if err := rc.exec("BEGIN"); err != nil {
+		return nil, fmt.Errorf("canonical tables: begin: %w", err)
+	}
+	defer closeQuietly(func() error { return rc.exec("ROLLBACK") })
+	return canonTables(r)
+}
+
+// canonTables lists the replicated tables as c sees them, sorted by bytes.
+func canonTables(c *sqlite3.Conn) ([]string, error) {
+	infos, err := replicatedTables(c)
+	if err != nil {
+		return nil, fmt.Errorf("canonical tables: %w", err)
+	}
+	names := make([]string, len(infos))
+	for i, t := range infos {
+		names[i] = t.name
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// inBlock runs fn on the writer inside the block's db-transaction, as
+// relchain's own read (the authorizer allows it; it fires no pre-update
+// hook and runs on no fuel), stopping when ctx is done.
+func (k *block) inBlock(ctx context.Context, fn func(b *Backend) error) error {
+	if !k.b.opts.pg {
+		return errNotPostgres
+	}
+	b, err := k.lock()
+	if err != nil {
+		return err
+	}
+	defer b.wmu.Unlock()
+	defer b.interruptible(ctx)()
+	b.internal = true
+	defer func() { b.internal = false }()
+	return interrupted(ctx, "canonical read", fn(b))
+}
+
+// CanonicalTables implements backend.CanonicalBlock: the replicated
+// tables inside the block's db-transaction, its DDL included.
+func (k *block) CanonicalTables(ctx context.Context) ([]string, error) {
+	var names []string
+	err := k.inBlock(ctx, func(b *Backend) (err error) {
+		names, err = canonTables(b.w)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("canonical tables in block: %w", err)
+	}
+	return names, nil
+}
+
+// CanonicalTableRows implements backend.CanonicalBlock: CanonicalRows of
+// table inside the block's db-transaction, its writes included. fn runs
+// holding the block: it must not call the block or the backend's writer.
+func (k *block) CanonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
+	return k.inBlock(ctx, func(b *Backend) error {
+		cols, pk, err := canonColumns(b.w, table)
+		if err != nil {
+			return err
+		}
+		return canonScan(ctx, b.w, table, cols, pk, fn)
+	})
+}
+
+// CanonicalDelta implements backend.CanonicalBlock. A block that changed
+// the schema (the signal StateDigest rescans on) has SchemaChanged and no
+// Tables. Records still waiting for ChangeDigest are taken too (a superset
+// of keys is harmless).
+func (k *block) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
+	var d backend.CanonicalDelta
+	err := k.inBlock(ctx, func(b *Backend) error {
+		if b.blockDDL {
+			d.SchemaChanged = true
+			return nil
+		}
+		images, tables := b.changed.byTable(b.hook.records, b.hook.arena)
+		for _, t := range tables {
+			if b.changed.cut[t] {
+				d.Tables = append(d.Tables, backend.CanonicalTableDelta{Table: t, Rescan: true})
+				continue
+			}
+			td, err := tableDelta(ctx, b, t, images[t])
+			if err != nil {
+				return err
+			}
+			d.Tables = append(d.Tables, td)
+		}
+		return nil
+	})
+	if err != nil {
+		return backend.CanonicalDelta{}, fmt.Errorf("canonical delta: %w", err)
+	}
+	return d, nil
+}
+
+// tableDelta is table's part of the delta, from the images its records
+// hold. A refusal of the table's schema or of a value is the part's Err;
+// anything else is the error.
+func tableDelta(ctx context.Context, b *Backend, table string, images [][]byte) (backend.CanonicalTableDelta, error) {
+	td := backend.CanonicalTableDelta{Table: table}
+	refused := func(err error) (backend.CanonicalTableDelta, error) {
+		if backend.NotCanonical(err) {
+			td.Err = err
+			return td, nil
+		}
+		return backend.CanonicalTableDelta{}, err
+	}
+	cols, pk, err := canonColumns(b.w, table)
+	if err != nil {
+		return refused(err)
+	}
+	keys, err := changedKeys(table, cols, pk, images)
+	if err != nil {
+		return refused(err)
+	}
+	rows, err := readKeys(ctx, b, table, cols, pk, keys)
+	if err != nil {
+		return refused(err)
+	}
+	td.Rows = rows
+	return td, nil
+}
+
+// changedKey is a key a record named: its encoding and its columns'
+// stored values, to look it up with.
+type changedKey struct {
+	key  []byte
+	vals []any
+}
+
+// changedKeys reads the key of each image, each key once, sorted by bytes.
+func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte) ([]changedKey, error) {
+	seen := make(map[string]bool, len(images))
+	var keys []changedKey
+	cv := make([]rowcanon.Value, len(pk))
+	for _, img := range images {
+		all, err := parseImage(img, len(cols))
+		if err != nil {
+			return nil, fmt.Errorf("canonical rows of %s: change record: %w", table, err)
+		}
+		vals := make([]any, len(pk))
+		for i, k := range pk {
+			vals[i] = all[k]
+			if cv[i], err = rawCanon(all[k], cols[k].typ); err != nil {
+				return nil, fmt.Errorf("canonical rows of %s: key column %s: %w", table, cols[k].name, err)
+			}
+		}
+		key, err := rowcanon.EncodeKey(cv)
+		if err != nil {
+			return nil, notCanonical(fmt.Errorf("canonical rows of %s: key: %w", table, err))
+		}
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			keys = append(keys, changedKey{key: key, vals: vals})
+		}
+	}
+	slices.SortFunc(keys, func(a, b changedKey) int { return bytes.Compare(a.key, b.key) })
+	return keys, nil
+}
+
+// readKeys reads the row each key holds now: its image, or nil when no
+// row has the key (one whose key columns compare equal under the
+// column's collation but encode otherwise is not that key's row).
+func readKeys(ctx context.Context, b *Backend, table string, cols []canonColumn, pk []int, keys []changedKey) ([]backend.CanonicalChange, error) {
+	names := make([]string, len(cols))
+	for i, col := range cols {
+		names[i] = quoteIdent(col.name)
+	}
+	where := make([]string, len(pk))
+	for i, k := range pk {
+		where[i] = fmt.Sprintf("%s IS ?%d", names[k], i+1)
+	}
+	st, err := b.lookupStmt("SELECT " + strings.Join(names, ", ") + " FROM " + quoteIdent(table) + " WHERE " + strings.Join(where, " AND "))
+	if err != nil {
+		return nil, fmt.Errorf("canonical rows of %s: %w", table, err)
+	}
+	defer st.ClearBindings()
+	row := make([]rowcanon.Column, len(cols))
+	out := make([]backend.CanonicalChange, 0, len(keys))
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		image, err := readKey(st, table, cols, pk, row, k)
+		if err != nil {
+			return nil, fmt.Errorf("canonical rows of %s: %w", table, err)
+		}
+		out = append(out, backend.CanonicalChange{Key: k.key, Image: image})
+	}
+	return out, nil
+}
+
+// lookupStmt returns the writer's compiled lookup by key sql, one of
+// relchain's own statements over a table's and its columns' names, kept
+// compiled as the per-block internal statements are (a table's lookup
+// runs in every block that changes it) until the schema changes
+// (dropLookups).
+func (b *Backend) lookupStmt(sql string) (*sqlite3.Stmt, error) {
+	if b.changed.lookups == nil {
+		b.changed.lookups = make(map[string]bool)
+	}
+	b.changed.lookups[sql] = true
+	return b.internalStmt(sql)
+}
+
+// dropLookups closes the kept lookups (dropStatements: the schema changed).
+func (b *Backend) dropLookups() {
+	for sql := range b.changed.lookups {
+		if st := b.istmts[sql]; st != nil {
+			st.Close()
+			delete(b.istmts, sql)
+		}
+	}
+	clear(b.changed.lookups)
+}
+
+// readKey runs st, the table's lookup by key, for k.
+func readKey(st *sqlite3.Stmt, table string, cols []canonColumn, pk []int, row []rowcanon.Column, k changedKey) (image []byte, err error) {
+	defer func() {
+		if rerr := st.Reset(); err == nil && rerr != nil {
+			err = rerr
+		}
+	}()
+	for i, v := range k.vals {
+		if err := bindRaw(st, i+1, v); err != nil {
+			return nil, err
+		}
+	}
+	for st.Step() {
+		key, img, err := canonRowOf(st, table, cols, pk, row)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(key, k.key) {
+			image = img
+		}
+	}
+	return image, st.Err()
+}
+
+// bindRaw binds a value parseImage returned.
+func bindRaw(st *sqlite3.Stmt, i int, v any) error {
+	switch x := v.(type) {
+	case nil:
+		return st.BindNull(i)
+	case int64:
+		return st.BindInt64(i, x)
+	case float64:
+		return st.BindFloat(i, x)
+	case string:
+		return st.BindText(i, x)
+	case []byte:
+		return st.BindBlob(i, x)
+	}
+	return fmt.Errorf("bind a %T", v)
+}
