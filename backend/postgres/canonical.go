@@ -62,7 +62,7 @@ func (b *Backend) CanonicalRows(ctx context.Context, table string, fn func(key, 
 // canonColumns reads table's columns and its primary key (indexes into
 // the columns, in key order), refusing a table without one and a column
 // whose type has no canonical form.
-func canonColumns(ctx context.Context, tx pgx.Tx, table string) ([]canonColumn, []int, error) {
+func canonColumns(ctx context.Context, tx querier, table string) ([]canonColumn, []int, error) {
 	var oid *uint32
 	err := tx.QueryRow(ctx, `SELECT pg_catalog.to_regclass(pg_catalog.quote_ident($1))::pg_catalog.oid`, table).Scan(&oid)
 	if err != nil {
@@ -126,22 +126,17 @@ func canonExpr(c canonColumn) string {
 }
 
 // canonScan reads every row of table and calls fn with its key and image.
-func canonScan(ctx context.Context, tx pgx.Tx, table string, cols []canonColumn, pk []int, fn func(key, image []byte) error) error {
+func canonScan(ctx context.Context, tx querier, table string, cols []canonColumn, pk []int, fn func(key, image []byte) error) error {
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
 		exprs[i] = canonExpr(c)
 	}
 	sql := "SELECT " + strings.Join(exprs, ", ") + " FROM " + pgx.Identifier{table}.Sanitize()
 	row := make([]rowcanon.Column, len(cols))
-	err := eachRow(ctx, tx, sql, nil, func(r pgx.Rows) error {
-		for i, raw := range r.RawValues() {
-			v, err := canonValue(cols[i].typ, raw)
-			if err != nil {
-				return fmt.Errorf("column %s: %w", cols[i].name, err)
-			}
-			row[i] = rowcanon.Column{Name: cols[i].name, Value: v}
-		}
-		key, image, err := backend.CanonicalRow(table, row, pk)
+	// The simple protocol: the text is the table's own, not worth a
+	// prepared statement on the connection (a block's writer, say).
+	err := eachRow(ctx, tx, sql, []any{pgx.QueryExecModeSimpleProtocol}, func(r pgx.Rows) error {
+		key, image, err := canonRowOf(table, cols, pk, r.RawValues(), row)
 		if err != nil {
 			return err
 		}
@@ -151,6 +146,25 @@ func canonScan(ctx context.Context, tx pgx.Tx, table string, cols []canonColumn,
 		return fmt.Errorf("canonical rows of %s: %w", table, err)
 	}
 	return nil
+}
+
+// canonRowOf is the canonical key and image of one row read as canonScan
+// reads it (raw: canonExpr's text of each column), in row (len(cols)
+// columns, reused). A value outside its kind's domain is an error
+// wrapping backend.ErrValueNotCanonical.
+func canonRowOf(table string, cols []canonColumn, pk []int, raw [][]byte, row []rowcanon.Column) (key, image []byte, err error) {
+	for i, b := range raw {
+		v, err := canonValue(cols[i].typ, b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("column %s: %w: %w", cols[i].name, backend.ErrValueNotCanonical, err)
+		}
+		row[i] = rowcanon.Column{Name: cols[i].name, Value: v}
+	}
+	key, image, err = backend.CanonicalRow(table, row, pk)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", backend.ErrValueNotCanonical, err)
+	}
+	return key, image, nil
 }
 
 // canonValue parses the text canonExpr selected for a column of type typ
