@@ -240,47 +240,48 @@ func (k *block) canonTableDelta(ctx context.Context, table string, c *canonChang
 
 // canonKeyRows reads, in one round trip, the key each image names and
 // the rows of table that hold those keys now, and returns each key once,
-// sorted by bytes, with its row's image (nil: no row has it). The images
-// are sent as one array of the table's row type (a typed parameter, read
-// by record_in: no cast a user could redefine), and the columns read by
-// name from unnest's expansion of it; the block ran no DDL (canonicalDelta),
-// so the images are of the table's current row type.
+// sorted by bytes, with its row's image (nil: no row has it). The key
+// columns' texts are cut from the images here (recordFields) and sent as
+// one array per key column, a parameter typed as the column's type's
+// array (read by its input function: no cast a user could redefine); the
+// block ran no DDL (canonicalDelta), so the images are of the table's
+// current columns.
 func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColumn, pk []int, images [][]byte) ([]backend.CanonicalChange, error) {
-	ident := pgx.Identifier{"public", table}.Sanitize()
-	from := " FROM pg_catalog.unnest($1::" + ident + "[])"
-	keyExprs, keyCols := make([]string, len(pk)), make([]string, len(pk))
+	args, err := keyArrays(table, len(cols), pk, images)
+	if err != nil {
+		return nil, err
+	}
+	keyExprs, keyCols, params := make([]string, len(pk)), make([]string, len(pk)), make([]string, len(pk))
 	for i, p := range pk {
 		keyExprs[i], keyCols[i] = canonExpr(cols[p]), pgx.Identifier{cols[p].name}.Sanitize()
+		params[i] = fmt.Sprintf("pg_catalog.unnest($%d::%s[])", i+1, pgx.Identifier{"pg_catalog", cols[p].typ}.Sanitize())
 	}
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
 		exprs[i] = canonExpr(c)
 	}
-	keysSQL := "SELECT " + strings.Join(keyExprs, ", ") + from
-	rowsSQL := "SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + ident +
-		" WHERE (" + strings.Join(keyCols, ", ") + ") IN (SELECT " + strings.Join(keyCols, ", ") + from + ")"
-	arg := [][]byte{textArray(images)}
+	keys := " FROM ROWS FROM (" + strings.Join(params, ", ") + ") AS k (" + strings.Join(keyCols, ", ") + ")"
+	keysSQL := "SELECT " + strings.Join(keyExprs, ", ") + keys
+	rowsSQL := "SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + pgx.Identifier{"public", table}.Sanitize() +
+		" WHERE (" + strings.Join(keyCols, ", ") + ") IN (SELECT " + strings.Join(keyCols, ", ") + keys + ")"
+	formats := make([]int16, len(args))
 	batch := &pgconn.Batch{}
-	batch.ExecParams(keysSQL, arg, nil, []int16{pgx.TextFormatCode}, nil)
-	batch.ExecParams(rowsSQL, arg, nil, []int16{pgx.TextFormatCode}, nil)
-	var keys [][]byte
-	found := map[string][]byte{}
+	batch.ExecParams(keysSQL, args, nil, formats, nil)
+	batch.ExecParams(rowsSQL, args, nil, formats, nil)
+	var found []backend.CanonicalChange
 	row := make([]rowcanon.Column, len(cols))
 	var verr error
 	mrr := k.conn.PgConn().ExecBatch(ctx, batch)
 	for i := 0; mrr.NextResult(); i++ {
 		rr := mrr.ResultReader()
 		for verr == nil && rr.NextRow() {
+			var ch backend.CanonicalChange
 			if i == 0 {
-				var key []byte
-				key, verr = canonKeyOf(table, cols, pk, rr.Values())
-				keys = append(keys, key)
-				continue
+				ch.Key, verr = canonKeyOf(table, cols, pk, rr.Values())
+			} else {
+				ch.Key, ch.Image, verr = canonRowOf(table, cols, pk, rr.Values(), row)
 			}
-			var key, image []byte
-			if key, image, verr = canonRowOf(table, cols, pk, rr.Values(), row); verr == nil {
-				found[string(key)] = image
-			}
+			found = append(found, ch)
 		}
 		if _, err := rr.Close(); err != nil {
 			break // mrr.Close returns it
@@ -292,13 +293,110 @@ func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColu
 	if verr != nil {
 		return nil, fmt.Errorf("canonical rows of %s: %w", table, verr)
 	}
-	slices.SortFunc(keys, bytes.Compare)
-	keys = slices.CompactFunc(keys, bytes.Equal)
-	changes := make([]backend.CanonicalChange, len(keys))
-	for i, key := range keys {
-		changes[i] = backend.CanonicalChange{Key: key, Image: found[string(key)]}
+	return latestByKey(found), nil
+}
+
+// latestByKey sorts changes by key and keeps one per key: the one with
+// an image if there is one (a row read), else the key alone.
+func latestByKey(changes []backend.CanonicalChange) []backend.CanonicalChange {
+	slices.SortStableFunc(changes, func(a, b backend.CanonicalChange) int {
+		if c := bytes.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return min(len(b.Image), 1) - min(len(a.Image), 1) // a row first
+	})
+	return slices.CompactFunc(changes, func(a, b backend.CanonicalChange) bool { return bytes.Equal(a.Key, b.Key) })
+}
+
+// keyArrays cuts the key columns' fields (pk: their indexes among the
+// table's ncols columns) out of each row image, once per distinct key,
+// and returns one array text per key column.
+func keyArrays(table string, ncols int, pk []int, images [][]byte) ([][]byte, error) {
+	seen := map[string]bool{}
+	cols := make([][][]byte, len(pk))
+	fields := make([][]byte, 0, ncols)
+	var id []byte
+	for _, img := range images {
+		var err error
+		if fields, err = recordFields(img, fields[:0]); err != nil || len(fields) != ncols {
+			return nil, fmt.Errorf("canonical rows of %s: row image %q: %d fields, want %d: %w", table, img, len(fields), ncols, err)
+		}
+		id = id[:0]
+		for _, p := range pk {
+			id = append(id, fields[p]...)
+			id = append(id, 0) // no column's text holds NUL
+		}
+		if seen[string(id)] {
+			continue
+		}
+		seen[string(id)] = true
+		for i, p := range pk {
+			cols[i] = append(cols[i], fields[p])
+		}
 	}
-	return changes, nil
+	args := make([][]byte, len(pk))
+	for i, c := range cols {
+		args[i] = textArray(c)
+	}
+	return args, nil
+}
+
+// recordFields appends to fields the text of each field of a record's
+// text form as record_out prints it: "(f1,f2,…)", a field quoted when it
+// must be, a quote or backslash inside one doubled or escaped. A NULL
+// field (nothing between the commas) is appended as nil.
+func recordFields(rec []byte, fields [][]byte) ([][]byte, error) {
+	if len(rec) < 2 || rec[0] != '(' || rec[len(rec)-1] != ')' {
+		return fields, errors.New("not a record's text")
+	}
+	body := rec[1 : len(rec)-1]
+	for {
+		var f []byte
+		var err error
+		f, body, err = recordField(body)
+		if err != nil {
+			return fields, err
+		}
+		fields = append(fields, f)
+		if len(body) == 0 {
+			return fields, nil
+		}
+		body = body[1:] // the comma
+	}
+}
+
+// recordField cuts the first field off s, up to the comma that ends it
+// (left at the start of rest) or the end.
+func recordField(s []byte) (field, rest []byte, err error) {
+	if len(s) == 0 || s[0] == ',' {
+		return nil, s, nil
+	}
+	if s[0] != '"' {
+		n := bytes.IndexByte(s, ',')
+		if n < 0 {
+			n = len(s)
+		}
+		return s[:n], s[n:], nil
+	}
+	field = []byte{}
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			field = append(field, s[i])
+		case c == '"' && i+1 < len(s) && s[i+1] == '"':
+			i++
+			field = append(field, '"')
+		case c == '"':
+			if i+1 < len(s) && s[i+1] != ',' {
+				return nil, nil, errors.New("text after a quoted field")
+			}
+			return field, s[i+1:], nil
+		default:
+			field = append(field, c)
+		}
+	}
+	return nil, nil, errors.New("unterminated quoted field")
 }
 
 // canonKeyOf is the canonical key of the key columns' texts raw (read by

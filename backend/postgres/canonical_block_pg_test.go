@@ -1,10 +1,12 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +103,7 @@ func canonStmt(r *rand.Rand) string {
 		return "'" + strings.ReplaceAll(canonTexts[r.IntN(len(canonTexts))], "'", "''") + "'"
 	}
 	id, id2 := r.IntN(12), r.IntN(12)
-	k1 := []string{"'p'", "'q,r'", `'s"t'`}[r.IntN(3)]
+	k1 := []string{"'p'", "'q,r'", `'s"t'`, `'u\v'`, `' (w) '`, `''`}[r.IntN(6)]
 	uuid := func(n int) string { return fmt.Sprintf("'00000000-0000-0000-0000-%012d'", n) }
 	switch r.IntN(14) {
 	case 12: // over truncateAt records: the next block consumes by TRUNCATE
@@ -354,4 +356,77 @@ func TestLockBoundedBlockIsCanonical(t *testing.T) {
 	if _, err := cb.CanonicalTables(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkCanonicalDelta measures CanonicalDelta after ChangeDigest on
+// BenchmarkChangeDigestWide's block (4,600 wide rows updated in one
+// statement: 9,200 images naming 4,600 keys) and on Smallbank's shape
+// (400 single-row UPDATEs, each in its savepoint), and reports its wall
+// time per block and per changed key:
+//
+//	RELCHAIN_TEST_PG=<server> go test ./backend/postgres -run '^$' -bench CanonicalDelta -benchtime 20x
+func BenchmarkCanonicalDelta(b *testing.B) {
+	const rows = 4600
+	ctx := context.Background()
+	be := mustOpen(b, pgtest.DSN(b))
+	defer be.Close()
+	height := runSetupBlock(b, be, 1,
+		`CREATE TABLE wide (id int PRIMARY KEY, n int NOT NULL, pad text NOT NULL)`,
+		`INSERT INTO wide SELECT i, 0, i || '`+strings.Repeat("x", 480)+`' FROM generate_series(1, `+strconv.Itoa(rows)+`) AS i`)
+	for _, shape := range []struct {
+		name string
+		txs  []string
+		keys int
+	}{
+		{"wide-1x4600", []string{`UPDATE wide SET n = n + 1`}, rows},
+		{"smallbank-400x1", smallbankTxs(400), 400},
+	} {
+		b.Run(shape.name, func(b *testing.B) {
+			var spent time.Duration
+			for b.Loop() {
+				blk, err := be.Begin(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i, sql := range shape.txs {
+					if err := blk.Savepoint(ctx, sqlcheck.Env{Tx: i}); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := blk.Exec(ctx, sql, nil); err != nil {
+						b.Fatal(err)
+					}
+					if err := blk.Release(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := blk.ChangeDigest(ctx); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				d, err := blk.(backend.CanonicalBlock).CanonicalDelta(ctx)
+				spent += time.Since(start)
+				if err != nil || len(d.Tables) != 1 || len(d.Tables[0].Rows) != shape.keys {
+					b.Fatalf("CanonicalDelta: %v, %d tables", err, len(d.Tables))
+				}
+				if _, err := blk.StateDigest(ctx); err != nil {
+					b.Fatal(err)
+				}
+				height++
+				if err := blk.Commit(ctx, backend.State{Height: height, AppHash: []byte{1}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(spent.Microseconds())/float64(b.N)/1000, "delta-ms/block")
+			b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N*shape.keys)/1000, "delta-µs/key")
+		})
+	}
+}
+
+// smallbankTxs are n single-row UPDATEs of wide, over distinct keys.
+func smallbankTxs(n int) []string {
+	txs := make([]string, n)
+	for i := range txs {
+		txs[i] = fmt.Sprintf(`UPDATE wide SET n = n + 1 WHERE id = %d`, 1+i*11)
+	}
+	return txs
 }
