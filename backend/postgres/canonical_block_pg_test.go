@@ -430,3 +430,30 @@ func smallbankTxs(n int) []string {
 	}
 	return txs
 }
+
+// A table with a dropped column (its row images lack it) and its key
+// last: the delta's rows are CanonicalRows' rows of the changed keys.
+func TestCanonicalDeltaAfterDroppedColumn(t *testing.T) {
+	b := mustOpen(t, pgtest.DSN(t))
+	defer b.Close()
+	block(t, b, 1, `CREATE TABLE dc (a text, gone int, z int, id int PRIMARY KEY)`,
+		`INSERT INTO dc VALUES ('x,y', 1, 2, 1), ('"', 3, 4, 2), (NULL, 5, 6, 3)`)
+	block(t, b, 2, `ALTER TABLE dc DROP COLUMN gone`)
+	d := canonDelta(t, b, 3, `UPDATE dc SET z = z + 1 WHERE id < 3`, `DELETE FROM dc WHERE id = 3`)
+	want := map[string][]byte{}
+	if err := b.CanonicalRows(ctx(t), "dc", func(key, image []byte) error {
+		want[string(key)] = slices.Clone(image)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	td := tableDelta(t, d, "dc")
+	if td.Err != nil || len(td.Rows) != 3 {
+		t.Fatalf("dc: %+v, want 3 keys", td)
+	}
+	for _, ch := range td.Rows {
+		if img, ok := want[string(ch.Key)]; ok != (ch.Image != nil) || string(img) != string(ch.Image) {
+			t.Fatalf("key %x: delta image %x, committed %x", ch.Key, ch.Image, img)
+		}
+	}
+}
