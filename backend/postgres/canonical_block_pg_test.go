@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/rowcanon"
@@ -257,15 +259,29 @@ func TestCanonicalDeltaRefusalsAndRescans(t *testing.T) {
 	b := mustOpen(t, pgtest.DSN(t))
 	defer b.Close()
 	if d := canonDelta(t, b, 1, `CREATE TABLE k (id serial PRIMARY KEY, v text)`, `CREATE TABLE nopk (x int)`,
-		`CREATE TABLE num (id int PRIMARY KEY, n numeric)`, `INSERT INTO k (v) VALUES ('a'), ('b')`); !d.SchemaChanged {
+		`CREATE TABLE num (id int PRIMARY KEY, n numeric)`, `CREATE TABLE inf (id int PRIMARY KEY, d date, ts timestamptz)`,
+		`INSERT INTO k (v) VALUES ('a'), ('b')`); !d.SchemaChanged {
 		t.Fatalf("block of CREATE TABLE: %+v, want SchemaChanged", d)
 	}
 	if d := canonDelta(t, b, 2, `CREATE INDEX k_v ON k (v)`); !d.SchemaChanged {
 		t.Fatalf("block of CREATE INDEX: %+v, want SchemaChanged", d)
 	}
-	d := canonDelta(t, b, 3, `INSERT INTO k (v) VALUES ('c')`, `INSERT INTO nopk VALUES (1)`, `INSERT INTO num VALUES (1, 'NaN'), (2, 1)`)
-	if d.SchemaChanged || len(d.Tables) != 3 {
-		t.Fatalf("delta %+v: want 3 tables (not relchain.sequences), no SchemaChanged", d)
+	d := canonDelta(t, b, 3, `INSERT INTO k (v) VALUES ('c')`, `INSERT INTO nopk VALUES (1)`, `INSERT INTO num VALUES (1, 'NaN'), (2, 1)`,
+		`INSERT INTO inf VALUES (1, 'infinity', NULL)`, `INSERT INTO inf VALUES (2, NULL, '-infinity')`)
+	if d.SchemaChanged || len(d.Tables) != 4 {
+		t.Fatalf("delta %+v: want 4 tables (not relchain.sequences), no SchemaChanged", d)
+	}
+	if td := tableDelta(t, d, "inf"); !errors.Is(td.Err, backend.ErrValueNotCanonical) || td.Rows != nil {
+		t.Fatalf("inf: %+v, want Err ErrValueNotCanonical (an infinite date and timestamp), no rows", td)
+	}
+	for _, infRow := range []string{`id = 1`, `id = 2`} {
+		blk, cb := canonBlock(t, b)
+		canonTx(t, blk, 0, false, `DELETE FROM inf WHERE NOT (`+infRow+`)`)
+		err := cb.CanonicalTableRows(ctx(t), "inf", func(_, _ []byte) error { return nil })
+		blk.Rollback(ctx(t))
+		if !errors.Is(err, backend.ErrValueNotCanonical) {
+			t.Fatalf("CanonicalTableRows of inf with the row %s: %v, want ErrValueNotCanonical", infRow, err)
+		}
 	}
 	if td := tableDelta(t, d, "k"); td.Err != nil || len(td.Rows) != 1 || td.Rows[0].Image == nil {
 		t.Fatalf("k: %+v, want one row", td)
@@ -455,5 +471,41 @@ func TestCanonicalDeltaAfterDroppedColumn(t *testing.T) {
 		if img, ok := want[string(ch.Key)]; ok != (ch.Image != nil) || string(img) != string(ch.Image) {
 			t.Fatalf("key %x: delta image %x, committed %x", ch.Key, ch.Image, img)
 		}
+	}
+}
+
+// A read that fails in the database (here a lock wait bounded by
+// BoundLockWaits gives up: another session holds the table) is
+// CanonicalTableRows' error and leaves the block's db-transaction as it
+// was: the block goes on and commits.
+func TestCanonicalReadFailureLeavesBlockUsable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	b := mustOpen(t, dsn)
+	defer b.Close()
+	block(t, b, 1, `CREATE TABLE t (id int PRIMARY KEY)`, `CREATE TABLE u (id int PRIMARY KEY)`)
+	locker, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(context.Background())
+	if _, err := locker.Exec(ctx(t), `BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := canonBlock(t, b)
+	bounded, err := blk.(backend.LockWaitBounder).BoundLockWaits(ctx(t), 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonTx(t, bounded, 0, false, `INSERT INTO u VALUES (1)`)
+	err = bounded.(backend.CanonicalBlock).CanonicalTableRows(ctx(t), "t", func(_, _ []byte) error { return nil })
+	if err == nil || backend.NotCanonical(err) || !strings.Contains(err.Error(), "55P03") {
+		t.Fatalf("CanonicalTableRows of a locked table: %v, want the lock wait's failure", err)
+	}
+	canonTx(t, bounded, 1, false, `INSERT INTO u VALUES (2)`)
+	if d := sealDelta(t, bounded, 2); len(d.Tables) != 1 || len(d.Tables[0].Rows) != 2 {
+		t.Fatalf("delta %+v, want u's 2 rows", d)
+	}
+	if root, err := backend.TableRoot(ctx(t), b, "u"); err != nil || root.Len() != 2 {
+		t.Fatalf("committed u: %d rows, %v; want 2", root.Len(), err)
 	}
 }
