@@ -90,6 +90,7 @@ var canonTables = []string{
 	`CREATE TABLE a (id int PRIMARY KEY, v text, n numeric)`,
 	`CREATE TABLE "B t" (k1 text, k2 bigint, f float8, ts timestamp, PRIMARY KEY (k2, k1))`,
 	`CREATE TABLE c (u uuid PRIMARY KEY, d date, raw bytea, ok bool, ch char(3))`,
+	`CREATE TABLE d (ts timestamptz, n numeric(6,2), day date, ch char(4), f float4, raw bytea, note text, PRIMARY KEY (ts, n, day, ch, f, raw))`,
 }
 
 // canonTexts need quoting in a record's text or an array element.
@@ -107,7 +108,14 @@ func canonStmt(r *rand.Rand) string {
 	id, id2 := r.IntN(12), r.IntN(12)
 	k1 := []string{"'p'", "'q,r'", `'s"t'`, `'u\v'`, `' (w) '`, `''`}[r.IntN(6)]
 	uuid := func(n int) string { return fmt.Sprintf("'00000000-0000-0000-0000-%012d'", n) }
-	switch r.IntN(14) {
+	switch r.IntN(17) {
+	case 14:
+		return fmt.Sprintf(`INSERT INTO d VALUES ('2024-03-0%d 01:02:03.%06d+02', %d.5, DATE '1999-12-31' + %d, %s, %d.125, '\x%02x5c22', %s) ON CONFLICT DO NOTHING`,
+			1+id%3, id2, id%4, id2%3, []string{"'a'", "'b c'", `'"'`}[id%3], id2%2, id%5, lit())
+	case 15:
+		return fmt.Sprintf(`UPDATE d SET note = %s, n = n + 1 WHERE day = DATE '1999-12-31' + %d`, lit(), id2%3)
+	case 16:
+		return fmt.Sprintf(`DELETE FROM d WHERE f < %d`, id%3)
 	case 12: // over truncateAt records: the next block consumes by TRUNCATE
 		return `INSERT INTO a SELECT g, 'bulk', g FROM generate_series(100, 400) AS g ON CONFLICT (id) DO UPDATE SET v = excluded.v || '!'`
 	case 13:
@@ -184,7 +192,7 @@ func TestCanonicalDeltaKeepsTreesUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"B t", "a", "c"}; !slices.Equal(names, want) {
+	if want := []string{"B t", "a", "c", "d"}; !slices.Equal(names, want) {
 		t.Fatalf("CanonicalTables = %q, want %q", names, want)
 	}
 	trees := map[string]*statetree.Tree{}
@@ -220,6 +228,9 @@ func TestCanonicalDeltaKeepsTreesUpToDate(t *testing.T) {
 					h, n, got.Len(), got.Hash(), want.Len(), want.Hash())
 			}
 		}
+	}
+	for _, n := range names {
+		t.Logf("table %s: %d rows", n, trees[n].Len())
 	}
 	if kept < 200 {
 		t.Fatalf("only %d txs kept their writes: the test exercises too little", kept)
