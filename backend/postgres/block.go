@@ -705,6 +705,7 @@ func (k *block) rollback(ctx context.Context) error {
 func (k *block) finish(dropConn bool) {
 	k.done = true
 	k.b.open = nil
+	k.canonRecs, k.truncates = nil, nil // a caller may keep the Block
 	if dropConn || k.conn.IsClosed() {
 		k.b.dropWriter()
 	}
