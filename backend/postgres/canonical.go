@@ -25,8 +25,11 @@ type canonColumn struct {
 }
 
 // canonColumnsSQL lists a table's columns in declared order with their
-// types and their position in the primary key (0 outside it).
-const canonColumnsSQL = `SELECT a.attname, t.typname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+// types and their position in the primary key (0 outside it). A type
+// outside pg_catalog has no typname here: a user's type named int4 or
+// text (CREATE TYPE public.int4 …) is not the built-in one.
+const canonColumnsSQL = `SELECT a.attname, CASE WHEN t.typnamespace = 'pg_catalog'::pg_catalog.regnamespace THEN t.typname ELSE '' END,
+	pg_catalog.format_type(a.atttypid, a.atttypmod),
 	coalesce((SELECT k.n::pg_catalog.int4 FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY k(att, n) WHERE k.att = a.attnum), 0)
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid

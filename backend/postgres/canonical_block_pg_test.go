@@ -271,6 +271,7 @@ func TestCanonicalDeltaRefusalsAndRescans(t *testing.T) {
 	defer b.Close()
 	if d := canonDelta(t, b, 1, `CREATE TABLE k (id serial PRIMARY KEY, v text)`, `CREATE TABLE nopk (x int)`,
 		`CREATE TABLE num (id int PRIMARY KEY, n numeric)`, `CREATE TABLE inf (id int PRIMARY KEY, d date, ts timestamptz)`,
+		`CREATE TABLE public.int4 (a text)`, `CREATE TABLE ut (id pg_catalog.int4 PRIMARY KEY, x public.int4)`,
 		`INSERT INTO k (v) VALUES ('a'), ('b')`); !d.SchemaChanged {
 		t.Fatalf("block of CREATE TABLE: %+v, want SchemaChanged", d)
 	}
@@ -278,9 +279,9 @@ func TestCanonicalDeltaRefusalsAndRescans(t *testing.T) {
 		t.Fatalf("block of CREATE INDEX: %+v, want SchemaChanged", d)
 	}
 	d := canonDelta(t, b, 3, `INSERT INTO k (v) VALUES ('c')`, `INSERT INTO nopk VALUES (1)`, `INSERT INTO num VALUES (1, 'NaN'), (2, 1)`,
-		`INSERT INTO inf VALUES (1, 'infinity', NULL)`, `INSERT INTO inf VALUES (2, NULL, '-infinity')`)
-	if d.SchemaChanged || len(d.Tables) != 4 {
-		t.Fatalf("delta %+v: want 4 tables (not relchain.sequences), no SchemaChanged", d)
+		`INSERT INTO inf VALUES (1, 'infinity', NULL)`, `INSERT INTO inf VALUES (2, NULL, '-infinity')`, `INSERT INTO ut VALUES (1, ROW('one'))`)
+	if d.SchemaChanged || len(d.Tables) != 5 {
+		t.Fatalf("delta %+v: want 5 tables (not relchain.sequences), no SchemaChanged", d)
 	}
 	if td := tableDelta(t, d, "inf"); !errors.Is(td.Err, backend.ErrValueNotCanonical) || td.Rows != nil {
 		t.Fatalf("inf: %+v, want Err ErrValueNotCanonical (an infinite date and timestamp), no rows", td)
@@ -296,6 +297,9 @@ func TestCanonicalDeltaRefusalsAndRescans(t *testing.T) {
 	}
 	if td := tableDelta(t, d, "k"); td.Err != nil || len(td.Rows) != 1 || td.Rows[0].Image == nil {
 		t.Fatalf("k: %+v, want one row", td)
+	}
+	if td := tableDelta(t, d, "ut"); !errors.Is(td.Err, backend.ErrNoCanonicalForm) || td.Rows != nil {
+		t.Fatalf("ut: %+v, want Err ErrNoCanonicalForm (a user's type named int4: a table's row type), no rows", td)
 	}
 	if td := tableDelta(t, d, "nopk"); !errors.Is(td.Err, backend.ErrNoPrimaryKey) || td.Rows != nil {
 		t.Fatalf("nopk: %+v, want Err ErrNoPrimaryKey and no rows", td)
