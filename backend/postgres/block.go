@@ -85,6 +85,12 @@ type block struct {
 	// consumed counts the change records ChangeDigest deleted in this
 	// block (see vacuumAfter).
 	consumed int
+	// canonRecs are the change records ChangeDigest consumed, kept for
+	// CanonicalDelta (they name the changed keys and the schema changes);
+	// truncates are the texts of the TRUNCATE statements the block ran,
+	// whose 'S' records change no schema (canonSchemaRecord).
+	canonRecs [][]backend.ChangeRecord
+	truncates map[string]bool
 }
 
 // vacuumAfter: a block that consumed at least this many change records
@@ -336,6 +342,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		if err = k.afterDDL(ctx, sql); err == nil && st.restart != "" {
 			err = k.restartSequence(ctx, st.restart)
 		}
+		if err == nil && st.truncate {
+			k.ranTruncate(sql)
+		}
 		if err == nil {
 			k.b.stmts.schemaChange()
 			k.b.seqs = seqsUnknown
@@ -410,6 +419,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	}
 	k.consumed += len(recs)
 	k.unconsumed = k.inTx
+	k.canonRecs = append(k.canonRecs, recs)
 	// The state digest's part (an LtHash element per image, the costly
 	// part) is a sum, so its order does not matter: it runs on the other
 	// cores while this goroutine sorts and hashes the records.
@@ -695,6 +705,7 @@ func (k *block) rollback(ctx context.Context) error {
 func (k *block) finish(dropConn bool) {
 	k.done = true
 	k.b.open = nil
+	k.canonRecs, k.truncates = nil, nil // a caller may keep the Block
 	if dropConn || k.conn.IsClosed() {
 		k.b.dropWriter()
 	}

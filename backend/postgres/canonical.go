@@ -25,8 +25,11 @@ type canonColumn struct {
 }
 
 // canonColumnsSQL lists a table's columns in declared order with their
-// types and their position in the primary key (0 outside it).
-const canonColumnsSQL = `SELECT a.attname, t.typname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+// types and their position in the primary key (0 outside it). A type
+// outside pg_catalog has no typname here: a user's type named int4 or
+// text (CREATE TYPE public.int4 …) is not the built-in one.
+const canonColumnsSQL = `SELECT a.attname, CASE WHEN t.typnamespace = 'pg_catalog'::pg_catalog.regnamespace THEN t.typname ELSE '' END,
+	pg_catalog.format_type(a.atttypid, a.atttypmod),
 	coalesce((SELECT k.n::pg_catalog.int4 FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY k(att, n) WHERE k.att = a.attnum), 0)
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
@@ -62,7 +65,7 @@ func (b *Backend) CanonicalRows(ctx context.Context, table string, fn func(key, 
 // canonColumns reads table's columns and its primary key (indexes into
 // the columns, in key order), refusing a table without one and a column
 // whose type has no canonical form.
-func canonColumns(ctx context.Context, tx pgx.Tx, table string) ([]canonColumn, []int, error) {
+func canonColumns(ctx context.Context, tx querier, table string) ([]canonColumn, []int, error) {
 	var oid *uint32
 	err := tx.QueryRow(ctx, `SELECT pg_catalog.to_regclass(pg_catalog.quote_ident($1))::pg_catalog.oid`, table).Scan(&oid)
 	if err != nil {
@@ -117,8 +120,8 @@ func canonExpr(c canonColumn) string {
 		return "pg_catalog.encode(pg_catalog.float8send(" + q + "::pg_catalog.float8), 'hex')"
 	case "bytea":
 		return "pg_catalog.encode(" + q + ", 'hex')"
-	case "date":
-		return "(" + q + " - DATE '1970-01-01')::pg_catalog.text"
+	case "date": // date - date fails on an infinite date: its text is refused instead (canonValue)
+		return "CASE WHEN pg_catalog.isfinite(" + q + ") THEN (" + q + " - DATE '1970-01-01')::pg_catalog.text ELSE " + q + "::pg_catalog.text END"
 	case "timestamp", "timestamptz":
 		return "(pg_catalog.extract('epoch', " + q + ") * 1000000)::pg_catalog.text"
 	}
@@ -126,22 +129,17 @@ func canonExpr(c canonColumn) string {
 }
 
 // canonScan reads every row of table and calls fn with its key and image.
-func canonScan(ctx context.Context, tx pgx.Tx, table string, cols []canonColumn, pk []int, fn func(key, image []byte) error) error {
+func canonScan(ctx context.Context, tx querier, table string, cols []canonColumn, pk []int, fn func(key, image []byte) error) error {
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
 		exprs[i] = canonExpr(c)
 	}
 	sql := "SELECT " + strings.Join(exprs, ", ") + " FROM " + pgx.Identifier{table}.Sanitize()
 	row := make([]rowcanon.Column, len(cols))
-	err := eachRow(ctx, tx, sql, nil, func(r pgx.Rows) error {
-		for i, raw := range r.RawValues() {
-			v, err := canonValue(cols[i].typ, raw)
-			if err != nil {
-				return fmt.Errorf("column %s: %w", cols[i].name, err)
-			}
-			row[i] = rowcanon.Column{Name: cols[i].name, Value: v}
-		}
-		key, image, err := backend.CanonicalRow(table, row, pk)
+	// The simple protocol: the text is the table's own, not worth a
+	// prepared statement on the connection (a block's writer, say).
+	err := eachRow(ctx, tx, sql, []any{pgx.QueryExecModeSimpleProtocol}, func(r pgx.Rows) error {
+		key, image, err := canonRowOf(table, cols, pk, r.RawValues(), row)
 		if err != nil {
 			return err
 		}
@@ -151,6 +149,25 @@ func canonScan(ctx context.Context, tx pgx.Tx, table string, cols []canonColumn,
 		return fmt.Errorf("canonical rows of %s: %w", table, err)
 	}
 	return nil
+}
+
+// canonRowOf is the canonical key and image of one row read as canonScan
+// reads it (raw: canonExpr's text of each column), in row (len(cols)
+// columns, reused). A value outside its kind's domain is an error
+// wrapping backend.ErrValueNotCanonical.
+func canonRowOf(table string, cols []canonColumn, pk []int, raw [][]byte, row []rowcanon.Column) (key, image []byte, err error) {
+	for i, b := range raw {
+		v, err := canonValue(cols[i].typ, b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("column %s: %w: %w", cols[i].name, backend.ErrValueNotCanonical, err)
+		}
+		row[i] = rowcanon.Column{Name: cols[i].name, Value: v}
+	}
+	key, image, err = backend.CanonicalRow(table, row, pk)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", backend.ErrValueNotCanonical, err)
+	}
+	return key, image, nil
 }
 
 // canonValue parses the text canonExpr selected for a column of type typ

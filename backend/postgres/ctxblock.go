@@ -82,3 +82,48 @@ func (c ctxBlock) Commit(ctx context.Context, s backend.State) error {
 func (c ctxBlock) Rollback(ctx context.Context) error {
 	return withCtx(ctx, c.block.Rollback(ctx))
 }
+
+var _ backend.CanonicalBlock = ctxBlock{}
+
+// CanonicalDelta implements backend.CanonicalBlock: the change records
+// ChangeDigest consumed since Begin name the keys (an image before or
+// after each change), and the rows holding them now are read by key on
+// the writer's session, one round trip per changed table, in a read-only
+// savepoint rolled back at the end (canonRead). A block that changed the
+// schema (a DDL statement's 'S' record, or the migration of the table
+// sums' image format: what makes StateDigest rescan) reports
+// SchemaChanged and reads nothing.
+func (c ctxBlock) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
+	if err := ctx.Err(); err != nil {
+		return backend.CanonicalDelta{}, fmt.Errorf("postgres: canonical delta: %w", err)
+	}
+	driverCtx, stop := watchStatement(ctx, c.conn.PgConn())
+	d, err := c.block.canonicalDelta(driverCtx)
+	stop()
+	return d, withCtx(ctx, err)
+}
+
+// CanonicalTables implements backend.CanonicalBlock, on the writer's
+// session in a read-only savepoint (see CanonicalDelta).
+func (c ctxBlock) CanonicalTables(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: canonical tables: %w", err)
+	}
+	driverCtx, stop := watchStatement(ctx, c.conn.PgConn())
+	names, err := c.block.canonicalTables(driverCtx)
+	stop()
+	return names, withCtx(ctx, err)
+}
+
+// CanonicalTableRows implements backend.CanonicalBlock, on the writer's
+// session in a read-only savepoint (see CanonicalDelta). fn must not
+// call the block.
+func (c ctxBlock) CanonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("postgres: canonical table rows: %w", err)
+	}
+	driverCtx, stop := watchStatement(ctx, c.conn.PgConn())
+	err := c.block.canonicalTableRows(driverCtx, table, fn)
+	stop()
+	return withCtx(ctx, err)
+}

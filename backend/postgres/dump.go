@@ -252,7 +252,7 @@ func dumpRows(ctx context.Context, tx pgx.Tx, ident string, cols []string, w io.
 }
 
 // eachRow runs sql with args on tx and calls fn on each row.
-func eachRow(ctx context.Context, tx pgx.Tx, sql string, args []any, fn func(pgx.Rows) error) error {
+func eachRow(ctx context.Context, tx querier, sql string, args []any, fn func(pgx.Rows) error) error {
 	rows, err := tx.Query(ctx, sql, args...)
 	if err != nil {
 		return err

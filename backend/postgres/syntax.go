@@ -57,6 +57,9 @@ type stmtInfo struct {
 	// setConstraints: SET CONSTRAINTS, which changes the tx's check mode
 	// (deferred.go).
 	setConstraints bool
+	// truncate: a TRUNCATE, a schema statement (schema) that changes no
+	// schema, only rows (see canonSchemaRecord).
+	truncate bool
 }
 
 type syntaxEntry struct {
@@ -196,6 +199,7 @@ func parseOne(sql string) (stmtInfo, error) {
 	}
 	info.perRow = perRowTarget(node)
 	info.restart = restartTarget(node)
+	info.truncate = node.GetTruncateStmt() != nil
 	switch node.GetNode().(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
 		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:

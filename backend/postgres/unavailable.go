@@ -61,7 +61,7 @@ func unavailable(ctx context.Context, err error) error {
 
 // classified is the Block Begin hands out: ctxBlock's errors classified.
 func classified(k *block) backend.Block {
-	return sqlstore.ClassifiedBlock{Inner: ctxBlock{k}, Transient: transient}
+	return canonClassified{sqlstore.ClassifiedBlock{Inner: ctxBlock{k}, Transient: transient}}
 }
 
 // RecordedState implements backend.Backend: on the writer's session

@@ -1,0 +1,444 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/rowcanon"
+)
+
+// canonTablesSQL lists the replicated tables CanonicalRows can name: the
+// permanent plain tables (partitions included: a partitioned table's rows
+// are its partitions') of the schema public, where every user table lives
+// (the gate refuses CREATE SCHEMA, and the sessions' search_path is
+// public). replicatedTablesSQL's other rows (relchain.sequences) are
+// relchain's own.
+const canonTablesSQL = `SELECT c.relname FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relpersistence <> 't'`
+
+// canonSchema is the schema prefix of the change records (schema.table)
+// of the tables CanonicalTables lists.
+const canonSchema = "public."
+
+// CanonicalTables implements backend.CanonicalReader, in one read-only
+// REPEATABLE READ transaction on a reader connection.
+func (b *Backend) CanonicalTables(ctx context.Context) ([]string, error) {
+	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("canonical tables: begin: %w", err)
+	}
+	defer tx.Rollback(context.Background())
+	return canonTables(ctx, tx)
+}
+
+// canonTables runs canonTablesSQL on q and sorts the names by bytes.
+func canonTables(ctx context.Context, q querier) ([]string, error) {
+	var names []string
+	err := eachRow(ctx, q, canonTablesSQL, nil, func(r pgx.Rows) error {
+		var n string
+		if err := r.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("canonical tables: %w", err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// canonSavepoint is the savepoint the block's canonical reads run in.
+const canonSavepoint = "relchain_canon"
+
+// canonRead runs read on the writer's session after the block's
+// statements, inside a read-only savepoint that is rolled back whatever
+// happened: the block's db-transaction is as before, a failed read
+// included (a SET LOCAL inside a released savepoint would outlive it).
+// The caller holds the backend's mutex.
+func (k *block) canonRead(ctx context.Context, what string, read func() error) error {
+	switch {
+	case k.done:
+		return errBlockDone
+	case k.aborted:
+		return fmt.Errorf("postgres: %s: the block's db-transaction is aborted", what)
+	}
+	if err := k.flush(ctx); err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	pc := k.conn.PgConn()
+	if _, err := pc.Exec(ctx, "SAVEPOINT "+canonSavepoint+"; SET LOCAL transaction_read_only = on").ReadAll(); err != nil {
+		k.aborted = true
+		return fmt.Errorf("postgres: %s: open its savepoint: %w", what, err)
+	}
+	err := read()
+	if _, rbErr := pc.Exec(ctx, "ROLLBACK TO SAVEPOINT "+canonSavepoint+"; RELEASE SAVEPOINT "+canonSavepoint).ReadAll(); rbErr != nil {
+		k.aborted = true
+		return fmt.Errorf("postgres: %s: roll back its savepoint: %w", what, errors.Join(rbErr, err))
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	return nil
+}
+
+// canonicalTables is CanonicalTables inside the block.
+func (k *block) canonicalTables(ctx context.Context) ([]string, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	var names []string
+	err := k.canonRead(ctx, "canonical tables", func() (err error) {
+		names, err = canonTables(ctx, k.conn)
+		return err
+	})
+	return names, err
+}
+
+// canonicalTableRows is CanonicalTableRows inside the block. fn runs
+// with the backend's mutex held: it must not call the block.
+func (k *block) canonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	return k.canonRead(ctx, "canonical table rows", func() error {
+		cols, pk, err := canonColumns(ctx, k.conn, table)
+		if err != nil {
+			return err
+		}
+		return canonScan(ctx, k.conn, table, cols, pk, fn)
+	})
+}
+
+// canonChanged is what the block's change records say of one table: the
+// images they hold (each names a key), or rescan (a TRUNCATE).
+type canonChanged struct {
+	images [][]byte
+	rescan bool
+}
+
+// canonChanges groups the change records ChangeDigest consumed by the
+// table CanonicalTables names them by, sorted by name, and reports
+// whether one of them changed the schema (canonSchemaRecord). Records of
+// relchain's own tables and of schemas other than public are left out.
+func (k *block) canonChanges() (names []string, byTable map[string]*canonChanged, schemaChanged bool) {
+	byTable = map[string]*canonChanged{}
+	for _, recs := range k.canonRecs {
+		for _, r := range recs {
+			if k.canonSchemaRecord(r) {
+				schemaChanged = true
+			}
+			name, ok := bytes.CutPrefix(r.Table, []byte(canonSchema))
+			if !ok || len(r.Op) != 1 {
+				continue
+			}
+			c := byTable[string(name)]
+			if c == nil {
+				c = &canonChanged{}
+				byTable[string(name)] = c
+			}
+			switch r.Op[0] {
+			case 'T':
+				c.rescan, c.images = true, nil
+			case 'I', 'U', 'D', 'B':
+				if !c.rescan {
+					c.images = append(c.images, r.Image)
+				}
+			}
+		}
+	}
+	names = make([]string, 0, len(byTable))
+	for n := range byTable {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, byTable, schemaChanged
+}
+
+// canonSchemaRecord reports whether r is the record of a schema change:
+// the records that make StateDigest rescan every table ('S', 'X', 'T'),
+// except a TRUNCATE's. A TRUNCATE runs relchain.after_ddl too (its 'S'
+// record holds the statement's text, as Exec ran it), but changes no
+// schema: its tables' own 'T' records ask for their rescan.
+func (k *block) canonSchemaRecord(r backend.ChangeRecord) bool {
+	if len(r.Op) != 1 {
+		return false
+	}
+	switch r.Op[0] {
+	case 'X':
+		return true
+	case 'S':
+		return !k.truncates[string(r.Image)]
+	}
+	return false
+}
+
+// ranTruncate records that the block ran the TRUNCATE statement sql.
+func (k *block) ranTruncate(sql string) {
+	if k.truncates == nil {
+		k.truncates = map[string]bool{}
+	}
+	k.truncates[sql] = true
+}
+
+// canonicalDelta implements CanonicalDelta (see ctxBlock's).
+func (k *block) canonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if k.done {
+		return backend.CanonicalDelta{}, errBlockDone
+	}
+	names, byTable, schemaChanged := k.canonChanges()
+	if schemaChanged || k.migrating || k.migrated {
+		return backend.CanonicalDelta{SchemaChanged: true}, nil
+	}
+	if len(names) == 0 {
+		return backend.CanonicalDelta{}, nil
+	}
+	var d backend.CanonicalDelta
+	err := k.canonRead(ctx, "canonical delta", func() error {
+		for _, name := range names {
+			td, err := k.canonTableDelta(ctx, name, byTable[name])
+			if err != nil {
+				return err
+			}
+			d.Tables = append(d.Tables, td)
+		}
+		return nil
+	})
+	if err != nil {
+		return backend.CanonicalDelta{}, err
+	}
+	return d, nil
+}
+
+// canonTableDelta is one table's part of the delta: the schema's or a
+// value's refusal is its Err, any other failure the error.
+func (k *block) canonTableDelta(ctx context.Context, table string, c *canonChanged) (backend.CanonicalTableDelta, error) {
+	td := backend.CanonicalTableDelta{Table: table, Rescan: c.rescan}
+	if c.rescan {
+		return td, nil
+	}
+	cols, pk, err := canonColumns(ctx, k.conn, table)
+	if err == nil {
+		td.Rows, err = k.canonKeyRows(ctx, table, cols, pk, c.images)
+	}
+	if backend.NotCanonical(err) {
+		td.Rows, td.Err = nil, err
+		return td, nil
+	}
+	return td, err
+}
+
+// canonKeyRows reads, in one round trip, the key each image names and
+// the rows of table that hold those keys now, and returns each key once,
+// sorted by bytes, with its row's image (nil: no row has it). The key
+// columns' texts are cut from the images here (recordFields) and sent as
+// one array per key column, a parameter typed as the column's type's
+// array (read by its input function: no cast a user could redefine); the
+// block ran no DDL (canonicalDelta), so the images are of the table's
+// current columns.
+func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColumn, pk []int, images [][]byte) ([]backend.CanonicalChange, error) {
+	args, err := keyArrays(table, len(cols), pk, images)
+	if err != nil {
+		return nil, err
+	}
+	keyExprs, keyCols, params := make([]string, len(pk)), make([]string, len(pk)), make([]string, len(pk))
+	for i, p := range pk {
+		keyExprs[i], keyCols[i] = canonExpr(cols[p]), pgx.Identifier{cols[p].name}.Sanitize()
+		params[i] = fmt.Sprintf("pg_catalog.unnest($%d::%s[])", i+1, pgx.Identifier{"pg_catalog", cols[p].typ}.Sanitize())
+	}
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = canonExpr(c)
+	}
+	keys := " FROM ROWS FROM (" + strings.Join(params, ", ") + ") AS k (" + strings.Join(keyCols, ", ") + ")"
+	keysSQL := "SELECT " + strings.Join(keyExprs, ", ") + keys
+	rowsSQL := "SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + pgx.Identifier{"public", table}.Sanitize() +
+		" WHERE (" + strings.Join(keyCols, ", ") + ") IN (SELECT " + strings.Join(keyCols, ", ") + keys + ")"
+	formats := make([]int16, len(args))
+	batch := &pgconn.Batch{}
+	batch.ExecParams(keysSQL, args, nil, formats, nil)
+	batch.ExecParams(rowsSQL, args, nil, formats, nil)
+	var found []backend.CanonicalChange
+	row := make([]rowcanon.Column, len(cols))
+	var verr error
+	mrr := k.conn.PgConn().ExecBatch(ctx, batch)
+	for i := 0; mrr.NextResult(); i++ {
+		rr := mrr.ResultReader()
+		for verr == nil && rr.NextRow() {
+			var ch backend.CanonicalChange
+			if i == 0 {
+				ch.Key, verr = canonKeyOf(table, cols, pk, rr.Values())
+			} else {
+				ch.Key, ch.Image, verr = canonRowOf(table, cols, pk, rr.Values(), row)
+			}
+			found = append(found, ch)
+		}
+		if _, err := rr.Close(); err != nil {
+			break // mrr.Close returns it
+		}
+	}
+	if err := mrr.Close(); err != nil {
+		return nil, fmt.Errorf("canonical rows of %s by key: %w", table, err)
+	}
+	if verr != nil {
+		return nil, fmt.Errorf("canonical rows of %s: %w", table, verr)
+	}
+	return latestByKey(found), nil
+}
+
+// latestByKey sorts changes by key and keeps one per key: the one with
+// an image if there is one (a row read), else the key alone.
+func latestByKey(changes []backend.CanonicalChange) []backend.CanonicalChange {
+	slices.SortStableFunc(changes, func(a, b backend.CanonicalChange) int {
+		if c := bytes.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return min(len(b.Image), 1) - min(len(a.Image), 1) // a row first
+	})
+	return slices.CompactFunc(changes, func(a, b backend.CanonicalChange) bool { return bytes.Equal(a.Key, b.Key) })
+}
+
+// keyArrays cuts the key columns' fields (pk: their indexes among the
+// table's ncols columns) out of each row image, once per distinct key,
+// and returns one array text per key column.
+func keyArrays(table string, ncols int, pk []int, images [][]byte) ([][]byte, error) {
+	seen := map[string]bool{}
+	cols := make([][][]byte, len(pk))
+	fields := make([][]byte, 0, ncols)
+	var id []byte
+	for _, img := range images {
+		var err error
+		if fields, err = recordFields(img, fields[:0]); err != nil || len(fields) != ncols {
+			return nil, fmt.Errorf("canonical rows of %s: row image %q: %d fields, want %d: %w", table, img, len(fields), ncols, err)
+		}
+		id = id[:0]
+		for _, p := range pk {
+			id = append(id, fields[p]...)
+			id = append(id, 0) // no column's text holds NUL
+		}
+		if seen[string(id)] {
+			continue
+		}
+		seen[string(id)] = true
+		for i, p := range pk {
+			cols[i] = append(cols[i], fields[p])
+		}
+	}
+	args := make([][]byte, len(pk))
+	for i, c := range cols {
+		args[i] = textArray(c)
+	}
+	return args, nil
+}
+
+// recordFields appends to fields the text of each field of a record's
+// text form as record_out prints it: "(f1,f2,…)", a field quoted when it
+// must be, a quote or backslash inside one doubled or escaped. A NULL
+// field (nothing between the commas) is appended as nil.
+func recordFields(rec []byte, fields [][]byte) ([][]byte, error) {
+	if len(rec) < 2 || rec[0] != '(' || rec[len(rec)-1] != ')' {
+		return fields, errors.New("not a record's text")
+	}
+	body := rec[1 : len(rec)-1]
+	for {
+		var f []byte
+		var err error
+		f, body, err = recordField(body)
+		if err != nil {
+			return fields, err
+		}
+		fields = append(fields, f)
+		if len(body) == 0 {
+			return fields, nil
+		}
+		body = body[1:] // the comma
+	}
+}
+
+// recordField cuts the first field off s, up to the comma that ends it
+// (left at the start of rest) or the end.
+func recordField(s []byte) (field, rest []byte, err error) {
+	if len(s) == 0 || s[0] == ',' {
+		return nil, s, nil
+	}
+	if s[0] != '"' {
+		n := bytes.IndexByte(s, ',')
+		if n < 0 {
+			n = len(s)
+		}
+		return s[:n], s[n:], nil
+	}
+	field = []byte{}
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			field = append(field, s[i])
+		case c == '"' && i+1 < len(s) && s[i+1] == '"':
+			i++
+			field = append(field, '"')
+		case c == '"':
+			if i+1 < len(s) && s[i+1] != ',' {
+				return nil, nil, errors.New("text after a quoted field")
+			}
+			return field, s[i+1:], nil
+		default:
+			field = append(field, c)
+		}
+	}
+	return nil, nil, errors.New("unterminated quoted field")
+}
+
+// canonKeyOf is the canonical key of the key columns' texts raw (read by
+// canonExpr, in key order).
+func canonKeyOf(table string, cols []canonColumn, pk []int, raw [][]byte) ([]byte, error) {
+	vals := make([]rowcanon.Value, len(pk))
+	for i, p := range pk {
+		v, err := canonValue(cols[p].typ, raw[i])
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w: %w", cols[p].name, backend.ErrValueNotCanonical, err)
+		}
+		vals[i] = v
+	}
+	key, err := rowcanon.EncodeKey(vals)
+	if err != nil {
+		return nil, fmt.Errorf("canonical rows of %s: key: %w: %w", table, backend.ErrValueNotCanonical, err)
+	}
+	return key, nil
+}
+
+// textArray is the text form of a one-dimensional array of the texts
+// elems, each quoted (array_in reads it back: a backslash escapes a
+// quote or a backslash).
+func textArray(elems [][]byte) []byte {
+	n := 2
+	for _, e := range elems {
+		n += len(e) + 3
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '{')
+	for i, e := range elems {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		for _, c := range e {
+			if c == '"' || c == '\\' {
+				out = append(out, '\\')
+			}
+			out = append(out, c)
+		}
+		out = append(out, '"')
+	}
+	return append(out, '}')
+}
