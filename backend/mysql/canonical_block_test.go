@@ -1,0 +1,182 @@
+package mysql_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/rowcanon"
+	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/statetree"
+)
+
+// deltaSchema: an integer key, a composite key of a CHAR (padded), a
+// binary and a DATETIME column, and a text key under a case-insensitive
+// PAD SPACE collation (a read by 'a' finds 'A ').
+var deltaSchema = [][]string{
+	{`CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(10), n DECIMAL(10,2))`},
+	{`CREATE TABLE t2 (c CHAR(3) NOT NULL, b VARBINARY(4) NOT NULL, at DATETIME(6) NOT NULL, x INT, PRIMARY KEY (c, b, at))`},
+	{`CREATE TABLE t3 (k VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci PRIMARY KEY, v INT)`},
+}
+
+// randStmt is one random statement on the tables of deltaSchema: INSERTs,
+// UPDATEs of the key and of other columns, DELETEs, some failing (a
+// duplicate key).
+func randStmt(r *rand.Rand) string {
+	id, to := r.Intn(12), r.Intn(12)
+	c := []string{"a", "b", "a b"}[r.Intn(3)]
+	bin := []string{"00", "0000", "ff", ""}[r.Intn(4)]
+	at := []string{"2024-01-01 00:00:00", "2024-01-01 00:00:00.000001", "1999-12-31 23:59:59.5"}[r.Intn(3)]
+	k := []string{"a", "A", "a ", "b", "B ", "ä"}[r.Intn(6)]
+	switch r.Intn(9) {
+	case 0:
+		return fmt.Sprintf("INSERT INTO t1 VALUES (%d, 'v%d', %d.%02d)", id, to, to, id)
+	case 1:
+		return fmt.Sprintf("UPDATE t1 SET id = %d WHERE id = %d", to, id)
+	case 2:
+		return fmt.Sprintf("UPDATE t1 SET v = CONCAT(v, 'x'), n = n * 2 WHERE id >= %d", id)
+	case 3:
+		return fmt.Sprintf("DELETE FROM t1 WHERE id = %d", id)
+	case 4:
+		return fmt.Sprintf("INSERT INTO t2 VALUES ('%s', X'%s', '%s', %d)", c, bin, at, id)
+	case 5:
+		return fmt.Sprintf("UPDATE t2 SET c = '%s', x = %d WHERE b = X'%s'", c, to, bin)
+	case 6:
+		return fmt.Sprintf("DELETE FROM t2 WHERE at = '%s' AND x < %d", at, id)
+	case 7:
+		return fmt.Sprintf("INSERT INTO t3 VALUES ('%s', %d) ON DUPLICATE KEY UPDATE k = '%s', v = v + 1", k, id, k)
+	}
+	return fmt.Sprintf("DELETE FROM t3 WHERE k = '%s' AND v < %d", k, id)
+}
+
+// treesOf builds each table's statetree from its committed canonical rows.
+func treesOf(t *testing.T, b *mysql.Backend, tables []string) map[string]*statetree.Tree {
+	t.Helper()
+	trees := map[string]*statetree.Tree{}
+	for _, table := range tables {
+		tr := statetree.New()
+		for _, row := range canonRowsOf(t, b, table) {
+			if err := tr.Set(row.key, rowcanon.LeafHash(row.image)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		trees[table] = tr
+	}
+	return trees
+}
+
+// applyDelta brings trees up to date with d, checking its shape: tables
+// sorted, keys sorted and once each.
+func applyDelta(t *testing.T, trees map[string]*statetree.Tree, d backend.CanonicalDelta) {
+	t.Helper()
+	if d.SchemaChanged {
+		t.Fatal("a block without DDL reports SchemaChanged")
+	}
+	for i, td := range d.Tables {
+		if i > 0 && d.Tables[i-1].Table >= td.Table {
+			t.Fatalf("tables out of order: %s then %s", d.Tables[i-1].Table, td.Table)
+		}
+		if td.Err != nil || td.Rescan {
+			t.Fatalf("table %s: Err %v, Rescan %v", td.Table, td.Err, td.Rescan)
+		}
+		tr := trees[td.Table]
+		for j, ch := range td.Rows {
+			if j > 0 && bytes.Compare(td.Rows[j-1].Key, ch.Key) >= 0 {
+				t.Fatalf("%s: keys out of order or twice: %x then %x", td.Table, td.Rows[j-1].Key, ch.Key)
+			}
+			var err error
+			if ch.Image == nil {
+				_, err = tr.Delete(ch.Key)
+			} else {
+				err = tr.Set(ch.Key, rowcanon.LeafHash(ch.Image))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// runRandomBlock runs a random block of txs (some rolled back to their
+// savepoint, by a failing statement or on purpose), consuming change
+// records now and then, and returns its CanonicalDelta before Commit.
+func runRandomBlock(t *testing.T, b *mysql.Backend, r *rand.Rand, h int64) backend.CanonicalDelta {
+	t.Helper()
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, ok := blk.(backend.CanonicalBlock)
+	if !ok {
+		t.Fatalf("Begin's block %T is not a backend.CanonicalBlock", blk)
+	}
+	for i := 0; i < 1+r.Intn(6); i++ {
+		stmts := make([]string, 1+r.Intn(4))
+		for j := range stmts {
+			stmts[j] = randStmt(r)
+		}
+		if runTx(t, blk, i, stmts) == "" && r.Intn(4) == 0 {
+			if err := blk.Savepoint(ctx(t), sqlcheck.Env{Tx: i}); err != nil {
+				t.Fatal(err)
+			}
+			runTx(t, blk, i, []string{randStmt(r), randStmt(r)})
+			if err := blk.RollbackTo(ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.Intn(3) == 0 {
+			if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := cb.CanonicalDelta(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Commit(ctx(t), backend.State{Height: h, AppHash: []byte{byte(h)}}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Seeded random blocks of INSERTs, UPDATEs (of the key too), DELETEs and
+// savepoints rolled back: the block's CanonicalDelta, applied to the
+// tables' trees before it, gives the root backend.TableRoot reads after
+// its Commit, for every table.
+func TestCanonicalDeltaKeepsTreesUpToDate(t *testing.T) {
+	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
+	defer b.Close()
+	allSucceed(t, runBlock(t, b, 1, deltaSchema))
+	tables := []string{"t1", "t2", "t3"}
+	trees := treesOf(t, b, tables)
+	r := rand.New(rand.NewSource(36))
+	changed := 0
+	for h := int64(2); h < 42; h++ {
+		d := runRandomBlock(t, b, r, h)
+		applyDelta(t, trees, d)
+		for _, td := range d.Tables {
+			changed += len(td.Rows)
+		}
+		for _, table := range tables {
+			want, err := backend.TableRoot(ctx(t), b, table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := trees[table].Commit(); got.Hash() != want.Hash() {
+				t.Fatalf("height %d: %s: root from the delta %x (%d rows), after commit %x (%d rows)",
+					h, table, got.Hash(), got.Len(), want.Hash(), want.Len())
+			}
+		}
+	}
+	if changed < 100 {
+		t.Errorf("only %d changed keys in 40 blocks: the test exercises too little", changed)
+	}
+}
