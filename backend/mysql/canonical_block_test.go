@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -178,5 +179,80 @@ func TestCanonicalDeltaKeepsTreesUpToDate(t *testing.T) {
 	}
 	if changed < 100 {
 		t.Errorf("only %d changed keys in 40 blocks: the test exercises too little", changed)
+	}
+}
+
+// openCanonBlock begins a block at the backend's next height and returns
+// it as a backend.CanonicalBlock too.
+func openCanonBlock(t *testing.T, b *mysql.Backend) (backend.Block, backend.CanonicalBlock) {
+	t.Helper()
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, ok := blk.(backend.CanonicalBlock)
+	if !ok {
+		t.Fatalf("Begin's block %T is not a backend.CanonicalBlock", blk)
+	}
+	return blk, cb
+}
+
+// A block's canonical reads see its own db-transaction: CanonicalTables
+// lists a table its DDL made, CanonicalTableRows its uncommitted rows.
+// A block with DDL reports SchemaChanged. Without DDL, a table without a
+// primary key, one with a JSON column and one holding a value outside
+// rowcanon's domain get their refusal as Err and no Rows (and the others
+// their rows); a table keyed by a float is rescanned.
+func TestCanonicalBlockReadsItsOwnTransaction(t *testing.T) {
+	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
+	defer b.Close()
+	blk, cb := openCanonBlock(t, b)
+	if runTx(t, blk, 0, []string{`CREATE TABLE k (id INT PRIMARY KEY, s VARCHAR(8))`}) != "" {
+		t.Fatal("CREATE TABLE failed")
+	}
+	runTx(t, blk, 1, []string{`INSERT INTO k VALUES (1, 'one'), (2, 'two')`})
+	tables, err := cb.CanonicalTables(ctx(t))
+	if err != nil || len(tables) != 1 || tables[0] != "k" {
+		t.Fatalf("CanonicalTables in the block = %v, %v; want [k]", tables, err)
+	}
+	n := 0
+	if err := cb.CanonicalTableRows(ctx(t), "k", func(_, _ []byte) error { n++; return nil }); err != nil || n != 2 {
+		t.Fatalf("CanonicalTableRows(k) in the block: %d rows, %v; want 2", n, err)
+	}
+	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := cb.CanonicalDelta(ctx(t)); err != nil || !d.SchemaChanged {
+		t.Fatalf("CanonicalDelta of a block with DDL = %+v, %v; want SchemaChanged", d, err)
+	}
+	if err := blk.Commit(ctx(t), backend.State{Height: 1}); err != nil {
+		t.Fatal(err)
+	}
+	allSucceed(t, runBlock(t, b, 2, [][]string{{`CREATE TABLE nokey (a INT)`}, {`CREATE TABLE doc (id INT PRIMARY KEY, j JSON)`},
+		{`CREATE TABLE fk (f DOUBLE PRIMARY KEY)`}}))
+	blk, cb = openCanonBlock(t, b)
+	runTx(t, blk, 0, []string{`INSERT INTO nokey VALUES (1)`, `INSERT INTO doc VALUES (1, '{}')`, `INSERT INTO fk VALUES (0.5)`,
+		`UPDATE k SET s = CONCAT('a', CHAR(0)) WHERE id = 1`, `DELETE FROM k WHERE id = 2`})
+	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := cb.CanonicalDelta(ctx(t))
+	if err != nil || d.SchemaChanged || len(d.Tables) != 4 {
+		t.Fatalf("CanonicalDelta = %+v, %v; want 4 tables", d, err)
+	}
+	for i, want := range []struct {
+		table string
+		is    error
+	}{{"doc", backend.ErrNoCanonicalForm}, {"fk", nil}, {"k", backend.ErrValueNotCanonical}, {"nokey", backend.ErrNoPrimaryKey}} {
+		td := d.Tables[i]
+		if td.Table != want.table || !errors.Is(td.Err, want.is) || (td.Err != nil) != (want.is != nil) || td.Rows != nil {
+			t.Errorf("table %d: %s, Err %v, %d rows; want %s with Err %v and no rows", i, td.Table, td.Err, len(td.Rows), want.table, want.is)
+		}
+		if td.Rescan != (want.table == "fk") {
+			t.Errorf("table %s: Rescan %v", td.Table, td.Rescan)
+		}
+	}
+	if err := blk.Rollback(ctx(t)); err != nil {
+		t.Fatal(err)
 	}
 }
