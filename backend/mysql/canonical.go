@@ -61,20 +61,20 @@ type canonTable struct {
 	pk   []int
 }
 
-// canonColumnsSQL lists a table's columns with their position in the
-// primary key (0 outside it) and, on MariaDB, whether a CHECK
-// (json_valid(col)) makes it a JSON column.
-const canonColumnsSQL = `SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, COALESCE(c.CHARACTER_MAXIMUM_LENGTH, 0),
-	COALESCE((SELECT s.SEQ_IN_INDEX FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = c.TABLE_SCHEMA
-		AND s.TABLE_NAME = c.TABLE_NAME AND s.INDEX_NAME = 'PRIMARY' AND s.COLUMN_NAME = c.COLUMN_NAME), 0)
-FROM information_schema.COLUMNS c
-WHERE c.TABLE_SCHEMA = DATABASE() AND BINARY c.TABLE_NAME = ?
-ORDER BY c.ORDINAL_POSITION`
+// canonColumnsSQL lists a table's columns; canonKeySQL its primary
+// key's. information_schema compares TABLE_NAME by its collation, which
+// may fold case: the rows of another spelling are skipped (a BINARY
+// comparison would make the server open every table of the server).
+const canonColumnsSQL = `SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0)
+FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`
 
-// mariaJSONSQL lists the columns of a table that MariaDB's JSON type
-// made: a LONGTEXT with a CHECK (json_valid(col)) named after it.
-const mariaJSONSQL = `SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS
-WHERE CONSTRAINT_SCHEMA = DATABASE() AND BINARY TABLE_NAME = ?`
+const canonKeySQL = `SELECT TABLE_NAME, COLUMN_NAME, SEQ_IN_INDEX FROM information_schema.STATISTICS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = 'PRIMARY'`
+
+// mariaJSONSQL lists the CHECK constraints of a table: MariaDB's JSON
+// type is a LONGTEXT with a CHECK (json_valid(col)) named after it.
+const mariaJSONSQL = `SELECT TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS
+WHERE CONSTRAINT_SCHEMA = DATABASE() AND TABLE_NAME = ?`
 
 // kindOf maps a column's DATA_TYPE and COLUMN_TYPE to its kind.
 func kindOf(dataType, columnType string) canonKind {
@@ -117,19 +117,12 @@ func (b *Backend) canonColumns(ctx context.Context, q querier, table string) (ca
 	if err != nil {
 		return t, fmt.Errorf("canonical rows of %s: columns: %w", table, err)
 	}
-	rows, err := q.QueryContext(ctx, canonColumnsSQL, table)
-	if err != nil {
-		return t, fmt.Errorf("canonical rows of %s: columns: %w", table, err)
-	}
-	defer rows.Close()
-	keyAt := map[int64]int{}
 	var bad error
-	for rows.Next() {
+	err = eachOfTable(ctx, q, canonColumnsSQL, table, func(r *sql.Rows) error {
 		var c canonColumn
-		var dataType string
-		var seq int64
-		if err := rows.Scan(&c.name, &dataType, &c.shown, &c.charLen, &seq); err != nil {
-			return t, fmt.Errorf("canonical rows of %s: columns: %w", table, err)
+		var tbl, dataType string
+		if err := r.Scan(&tbl, &c.name, &dataType, &c.shown, &c.charLen); err != nil || tbl != table {
+			return err
 		}
 		if c.kind = kindOf(dataType, c.shown); jsonCols[c.name] {
 			c.kind, c.shown = kindNone, "json"
@@ -137,15 +130,57 @@ func (b *Backend) canonColumns(ctx context.Context, q querier, table string) (ca
 		if c.kind == kindNone && bad == nil {
 			bad = backend.NoCanonicalForm(table, c.name, c.shown)
 		}
-		if seq > 0 {
-			keyAt[seq] = len(t.cols)
-		}
 		t.cols = append(t.cols, c)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return t, fmt.Errorf("canonical rows of %s: columns: %w", table, err)
 	}
+	keyAt, err := t.keyPositions(ctx, q)
+	if err != nil {
+		return t, fmt.Errorf("canonical rows of %s: primary key: %w", table, err)
+	}
 	return t, t.settle(keyAt, bad)
+}
+
+// keyPositions maps each primary-key position (from 1) to its column's
+// index in t.cols.
+func (t canonTable) keyPositions(ctx context.Context, q querier) (map[int64]int, error) {
+	at := map[string]int{}
+	for i, c := range t.cols {
+		at[c.name] = i
+	}
+	keyAt := map[int64]int{}
+	err := eachOfTable(ctx, q, canonKeySQL, t.name, func(r *sql.Rows) error {
+		var tbl, col string
+		var seq int64
+		if err := r.Scan(&tbl, &col, &seq); err != nil || tbl != t.name {
+			return err
+		}
+		i, ok := at[col]
+		if !ok {
+			return fmt.Errorf("key column %s is not a column", col)
+		}
+		keyAt[seq] = i
+		return nil
+	})
+	return keyAt, err
+}
+
+// eachOfTable runs query (whose one argument is table) and calls fn for
+// each row.
+func eachOfTable(ctx context.Context, q querier, query, table string, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // settle orders the primary key's columns and returns the refusal, if any.
@@ -175,21 +210,17 @@ func (b *Backend) mariaJSONColumns(ctx context.Context, q querier, table string)
 	if !b.flavor.mariadb {
 		return cols, nil
 	}
-	rows, err := q.QueryContext(ctx, mariaJSONSQL, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, clause string
-		if err := rows.Scan(&name, &clause); err != nil {
-			return nil, err
+	err := eachOfTable(ctx, q, mariaJSONSQL, table, func(r *sql.Rows) error {
+		var tbl, name, clause string
+		if err := r.Scan(&tbl, &name, &clause); err != nil || tbl != table {
+			return err
 		}
 		if clause == "json_valid("+quoteIdent(name)+")" {
 			cols[name] = true
 		}
-	}
-	return cols, rows.Err()
+		return nil
+	})
+	return cols, err
 }
 
 // selectList is the SQL of the columns of t as canonValue reads them:
