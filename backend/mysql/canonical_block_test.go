@@ -210,7 +210,9 @@ func openCanonBlock(t *testing.T, b *mysql.Backend) (backend.Block, backend.Cano
 	return blk, cb
 }
 
-// A block's canonical reads see its own db-transaction: CanonicalTables
+// A block's canonical reads see its own db-transaction (and the block
+// BoundLockWaits returns, as the executor's rehearsal takes it, is still
+// a CanonicalBlock): CanonicalTables
 // lists a table its DDL made, CanonicalTableRows its uncommitted rows.
 // A block with DDL reports SchemaChanged. Without DDL, a table without a
 // primary key, one with a JSON column and one holding a value outside
@@ -220,6 +222,11 @@ func TestCanonicalBlockReadsItsOwnTransaction(t *testing.T) {
 	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
 	defer b.Close()
 	blk, cb := openCanonBlock(t, b)
+	if bounded, err := blk.(backend.LockWaitBounder).BoundLockWaits(ctx(t), time.Second); err != nil {
+		t.Fatal(err)
+	} else if _, ok := bounded.(backend.CanonicalBlock); !ok {
+		t.Fatalf("BoundLockWaits's block %T is not a backend.CanonicalBlock", bounded)
+	}
 	if runTx(t, blk, 0, []string{`CREATE TABLE k (id INT PRIMARY KEY, s VARCHAR(8))`}) != "" {
 		t.Fatal("CREATE TABLE failed")
 	}
