@@ -214,10 +214,7 @@ func openCanonBlock(t *testing.T, b *mysql.Backend) (backend.Block, backend.Cano
 // BoundLockWaits returns, as the executor's rehearsal takes it, is still
 // a CanonicalBlock): CanonicalTables
 // lists a table its DDL made, CanonicalTableRows its uncommitted rows.
-// A block with DDL reports SchemaChanged. Without DDL, a table without a
-// primary key, one with a JSON column and one holding a value outside
-// rowcanon's domain get their refusal as Err and no Rows (and the others
-// their rows); a table keyed by a float is rescanned.
+// A block with DDL reports SchemaChanged.
 func TestCanonicalBlockReadsItsOwnTransaction(t *testing.T) {
 	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
 	defer b.Close()
@@ -245,12 +242,23 @@ func TestCanonicalBlockReadsItsOwnTransaction(t *testing.T) {
 	if d, err := cb.CanonicalDelta(ctx(t)); err != nil || !d.SchemaChanged {
 		t.Fatalf("CanonicalDelta of a block with DDL = %+v, %v; want SchemaChanged", d, err)
 	}
-	if err := blk.Commit(ctx(t), backend.State{Height: 1}); err != nil {
+	if err := blk.Rollback(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Without DDL, a table without a primary key, one with a JSON column and
+// one holding a value outside rowcanon's domain get their refusal as Err
+// and no Rows (the others their rows); a table keyed by a float is
+// rescanned.
+func TestCanonicalDeltaRefusesPerTable(t *testing.T) {
+	b := mustOpen(t, mysqltest.DSN(t), mysql.WithoutGate())
+	defer b.Close()
+	allSucceed(t, runBlock(t, b, 1, [][]string{{`CREATE TABLE k (id INT PRIMARY KEY, s VARCHAR(8))`}}))
 	allSucceed(t, runBlock(t, b, 2, [][]string{{`CREATE TABLE nokey (a INT)`}, {`CREATE TABLE doc (id INT PRIMARY KEY, j JSON)`},
 		{`CREATE TABLE fk (f DOUBLE PRIMARY KEY)`}}))
-	blk, cb = openCanonBlock(t, b)
+	allSucceed(t, runBlock(t, b, 3, [][]string{{`INSERT INTO k VALUES (1, 'one'), (2, 'two')`}}))
+	blk, cb := openCanonBlock(t, b)
 	runTx(t, blk, 0, []string{`INSERT INTO nokey VALUES (1)`, `INSERT INTO doc VALUES (1, '{}')`, `INSERT INTO fk VALUES (0.5)`,
 		`UPDATE k SET s = CONCAT('a', CHAR(0)) WHERE id = 1`, `DELETE FROM k WHERE id = 2`})
 	if _, err := blk.ChangeDigest(ctx(t)); err != nil {
