@@ -80,6 +80,9 @@ type block struct {
 	// records that the block changed the schema (StateDigest rescans).
 	delta backend.TableDelta
 	ddl   bool
+	// canonRecs are the images of the change records ChangeDigest
+	// consumed, for CanonicalDelta (canonical_block.go).
+	canonRecs []canonRecord
 }
 
 var _ backend.Block = (*block)(nil)
@@ -473,6 +476,7 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	k.unconsumed = k.inTx
 	for _, r := range recs {
 		k.delta.Record(r.Table, r.Op, r.Image)
+		k.noteCanonical(r)
 	}
 	return backend.DigestChanges(recs), nil
 }

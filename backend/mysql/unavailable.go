@@ -44,7 +44,7 @@ func unavailable(ctx context.Context, err error) error {
 
 // classified is the Block Begin hands out: k's errors classified.
 func classified(k *block) backend.Block {
-	return sqlstore.ClassifiedBlock{Inner: k, Transient: transient}
+	return canonBlock{ClassifiedBlock: sqlstore.ClassifiedBlock{Inner: k, Transient: transient}, k: k}
 }
 
 // errLockWaitResolve: a lock wait timeout while RecordedState waits for

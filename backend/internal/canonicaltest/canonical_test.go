@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
@@ -19,7 +21,14 @@ import (
 	"github.com/relchain/relchain/sqlcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain stops the private PostgreSQL cluster and MySQL server (if
+// the tests started them) when the tests end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Shutdown()
+	mysqltest.Shutdown()
+	os.Exit(code)
+}
 
 // engine is one backend under test and its canonical reader.
 type engine struct {

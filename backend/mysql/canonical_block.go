@@ -1,0 +1,322 @@
+package mysql
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
+	"github.com/relchain/relchain/rowcanon"
+)
+
+var _ backend.CanonicalBlock = (*block)(nil)
+
+// canonRecord is one row image a change record of the block held (an
+// INSERT's or DELETE's image, an UPDATE's new or old one), as the capture
+// triggers wrote it (imageSQL: a JSON object of every column). ChangeDigest
+// keeps them (a reference each, no copy) for CanonicalDelta, which reads
+// the primary key out of them.
+type canonRecord struct {
+	table, image []byte
+}
+
+// noteCanonical keeps the image of a data change record for
+// CanonicalDelta (schema records, table "", are k.ddl's).
+func (k *block) noteCanonical(r backend.ChangeRecord) {
+	if len(r.Table) > 0 {
+		k.canonRecs = append(k.canonRecs, canonRecord{r.Table, r.Image})
+	}
+}
+
+// CanonicalTables implements backend.CanonicalBlock: the replicated tables
+// as the block's db-transaction sees them.
+func (k *block) CanonicalTables(ctx context.Context) ([]string, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return nil, err
+	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
+	names, err := canonTables(ctx, k.conn)
+	return names, k.wrapInterrupted(err)
+}
+
+// CanonicalTableRows implements backend.CanonicalBlock: table's rows in
+// the block's db-transaction (its writes included).
+func (k *block) CanonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return err
+	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
+	return k.wrapInterrupted(k.b.canonRows(ctx, k.conn, table, fn))
+}
+
+// CanonicalDelta implements backend.CanonicalBlock. The keys are read out
+// of the images of every change record ChangeDigest consumed since Begin,
+// and of those still waiting in relchain_changes (a superset does no
+// harm); each key's row is then read by primary key in the block's
+// db-transaction, a batch of keys per query. A key whose row the read
+// does not return (deleted, or its key changed) holds nil; a read may
+// return a row of another key equal under the column's collation (PAD
+// SPACE, a case-insensitive one), which is told apart by its canonical
+// key. A table whose key has a float column is rescanned: a float's text
+// in a record is not exact.
+func (k *block) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
+	k.b.mu.Lock()
+	defer k.b.mu.Unlock()
+	if err := k.check(); err != nil {
+		return backend.CanonicalDelta{}, err
+	}
+	if k.ddl {
+		return backend.CanonicalDelta{SchemaChanged: true}, nil
+	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
+	byTable, err := k.canonImages(ctx)
+	if err != nil {
+		return backend.CanonicalDelta{}, fmt.Errorf("mysql: canonical delta: %w", k.wrapInterrupted(err))
+	}
+	if byTable == nil {
+		return backend.CanonicalDelta{SchemaChanged: true}, nil
+	}
+	tables := make([]string, 0, len(byTable))
+	for t := range byTable {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	var d backend.CanonicalDelta
+	for _, t := range tables {
+		td, err := k.canonTableDelta(ctx, t, byTable[t])
+		if err != nil {
+			return backend.CanonicalDelta{}, fmt.Errorf("mysql: canonical delta: %w", k.wrapInterrupted(err))
+		}
+		d.Tables = append(d.Tables, td)
+	}
+	return d, nil
+}
+
+// canonImages gathers the images of the block's change records by table:
+// those ChangeDigest consumed and those still in relchain_changes. nil: a
+// schema record is among the latter.
+func (k *block) canonImages(ctx context.Context) (map[string][][]byte, error) {
+	byTable := map[string][][]byte{}
+	for _, r := range k.canonRecs {
+		byTable[string(r.table)] = append(byTable[string(r.table)], r.image)
+	}
+	rows, err := k.conn.QueryContext(ctx, "SELECT tbl, img, old FROM relchain_changes")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	schema := false
+	for rows.Next() {
+		var tbl string
+		var img, old []byte
+		if err := rows.Scan(&tbl, &img, &old); err != nil {
+			return nil, err
+		}
+		if tbl == "" {
+			schema = true
+		}
+		byTable[tbl] = append(byTable[tbl], img)
+		if old != nil {
+			byTable[tbl] = append(byTable[tbl], old)
+		}
+	}
+	if err := rows.Err(); err != nil || schema {
+		return nil, err
+	}
+	return byTable, nil
+}
+
+// canonTableDelta is the delta of table, whose change records held
+// images. A refusal of the table's schema or of a value is its Err.
+func (k *block) canonTableDelta(ctx context.Context, table string, images [][]byte) (backend.CanonicalTableDelta, error) {
+	td := backend.CanonicalTableDelta{Table: table}
+	t, err := k.b.canonColumns(ctx, k.conn, table)
+	if err != nil {
+		if backend.NotCanonical(err) {
+			td.Err = err
+			return td, nil
+		}
+		return td, err
+	}
+	for _, i := range t.pk {
+		if t.cols[i].kind == kindFloat {
+			td.Rescan = true
+			return td, nil
+		}
+	}
+	keys, err := t.recordKeys(images)
+	if err == nil {
+		td.Rows, err = k.readKeys(ctx, t, keys)
+	}
+	if err != nil && backend.NotCanonical(err) {
+		td.Rows, td.Err = nil, fmt.Errorf("canonical rows of %s: %w", table, err)
+		return td, nil
+	}
+	return td, err
+}
+
+// recordKey is one key named by the records: its canonical bytes and the
+// values that find its row (one per key column).
+type recordKey struct {
+	key  string
+	args []any
+}
+
+// recordKeys reads the primary key out of each image, once per key,
+// sorted by key.
+func (t canonTable) recordKeys(images [][]byte) ([]recordKey, error) {
+	seen := map[string]bool{}
+	var keys []recordKey
+	for _, img := range images {
+		rk, err := t.recordKey(img)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[rk.key] {
+			seen[rk.key] = true
+			keys = append(keys, rk)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].key < keys[j].key })
+	return keys, nil
+}
+
+// recordKey reads the primary key out of one image.
+func (t canonTable) recordKey(img []byte) (recordKey, error) {
+	var obj map[string]any
+	dec := json.NewDecoder(bytes.NewReader(img))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil {
+		return recordKey{}, fmt.Errorf("change record of %s: %w", t.name, err)
+	}
+	vals := make([]rowcanon.Value, len(t.pk))
+	args := make([]any, len(t.pk))
+	for n, i := range t.pk {
+		c := t.cols[i]
+		s, arg, err := jsonKeyText(c, obj[c.name])
+		if err != nil {
+			return recordKey{}, fmt.Errorf("change record of %s: column %s: %w", t.name, c.name, err)
+		}
+		if vals[n], err = textValue(c, s); err != nil {
+			return recordKey{}, notCanonical(c, err)
+		}
+		args[n] = arg
+	}
+	key, err := rowcanon.EncodeKey(vals)
+	if err != nil {
+		return recordKey{}, fmt.Errorf("key: %w: %w", backend.ErrValueNotCanonical, err)
+	}
+	return recordKey{string(key), args}, nil
+}
+
+// jsonKeyText is the text textValue reads of key column c's value v in a
+// change record's JSON image (imageSQL), and the argument that finds it.
+func jsonKeyText(c canonColumn, v any) (string, any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		if c.kind == kindInt || c.kind == kindUnsigned || c.kind == kindNumeric {
+			return x.String(), x.String(), nil
+		}
+	case string:
+		if c.kind == kindBytes {
+			b, err := hex.DecodeString(x)
+			return string(b), b, err
+		}
+		if c.kind != kindInt && c.kind != kindUnsigned && c.kind != kindNumeric {
+			return x, x, nil
+		}
+	}
+	return "", nil, fmt.Errorf("unexpected %T in the image of a %s", v, c.shown)
+}
+
+// keysPerRead bounds the keys one read by primary key asks for.
+const keysPerRead = 200
+
+// readKeys reads the rows of keys by primary key in the block's
+// db-transaction: each key with its row's image, or nil.
+func (k *block) readKeys(ctx context.Context, t canonTable, keys []recordKey) ([]backend.CanonicalChange, error) {
+	found := map[string][]byte{}
+	var cond strings.Builder
+	for i, c := range t.pk {
+		if i > 0 {
+			cond.WriteString(" AND ")
+		}
+		cond.WriteString(quoteIdent(t.cols[c].name) + " = ?")
+	}
+	one := "(" + cond.String() + ")"
+	for start := 0; start < len(keys); start += keysPerRead {
+		batch := keys[start:min(start+keysPerRead, len(keys))]
+		var args []any
+		for _, rk := range batch {
+			args = append(args, rk.args...)
+		}
+		where := one + strings.Repeat(" OR "+one, len(batch)-1)
+		if len(t.pk) == 1 { // the optimizer's range of an IN list is cheaper to build
+			where = quoteIdent(t.cols[t.pk[0]].name) + " IN (?" + strings.Repeat(", ?", len(batch)-1) + ")"
+		}
+		q := "SELECT " + t.selectList() + " FROM " + quoteIdent(t.name) + " WHERE " + where
+		err := t.canonQuery(ctx, k.conn, q, args, func(key, image []byte) error {
+			found[string(key)] = bytes.Clone(image)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	rows := make([]backend.CanonicalChange, len(keys))
+	for i, rk := range keys {
+		rows[i] = backend.CanonicalChange{Key: []byte(rk.key), Image: found[rk.key]}
+	}
+	return rows, nil
+}
+
+// canonBlock is the Block Begin hands out: the classified block
+// (sqlstore.ClassifiedBlock) that is also a backend.CanonicalBlock, its
+// errors classified alike.
+type canonBlock struct {
+	sqlstore.ClassifiedBlock
+	k *block
+}
+
+var _ backend.CanonicalBlock = canonBlock{}
+
+// CanonicalDelta implements backend.CanonicalBlock.
+func (c canonBlock) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
+	d, err := c.k.CanonicalDelta(ctx)
+	return d, unavailable(ctx, err)
+}
+
+// CanonicalTables implements backend.CanonicalBlock.
+func (c canonBlock) CanonicalTables(ctx context.Context) ([]string, error) {
+	names, err := c.k.CanonicalTables(ctx)
+	return names, unavailable(ctx, err)
+}
+
+// CanonicalTableRows implements backend.CanonicalBlock.
+func (c canonBlock) CanonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
+	return unavailable(ctx, c.k.CanonicalTableRows(ctx, table, fn))
+}
+
+// BoundLockWaits implements backend.LockWaitBounder as the classified
+// block does; the block it returns is still canonical (the mysql block
+// bounds no lock waits: it is the writer, alone).
+func (c canonBlock) BoundLockWaits(ctx context.Context, d time.Duration) (backend.Block, error) {
+	b, err := c.ClassifiedBlock.BoundLockWaits(ctx, d)
+	if cb, ok := b.(sqlstore.ClassifiedBlock); ok && err == nil && cb.Inner == backend.Block(c.k) {
+		return c, nil
+	}
+	return b, err
+}
