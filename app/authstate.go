@@ -64,10 +64,6 @@ type authTable struct {
 
 func newAuthState() *authState { return &authState{} }
 
-// errNoCanonicalStorage is why no table is authenticated on storage
-// without canonical rows.
-var errNoCanonicalStorage = errors.New("the storage has no canonical rows (a network of the sqlite dialect): no table is authenticated")
-
 // seal brings the state up to date with the block blk executed (its
 // change records consumed by ChangeDigest) and returns the tables map's
 // root after it. It first undoes a sealed block that did not commit.
