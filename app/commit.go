@@ -231,6 +231,17 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	}
 	e.envelopes.forget(p.txKeys)
 	e.mu.Lock()
+	e.adoptCommitted(p, st)
+	close(e.heightCh)
+	e.heightCh = make(chan struct{})
+	e.mu.Unlock()
+	e.slot.releaseBlock()
+	return st, nil
+}
+
+// adoptCommitted makes block p, committed as st, the executor's committed
+// state. e.mu is held.
+func (e *Executor) adoptCommitted(p *pendingBlock, st backend.State) {
 	e.pending = nil
 	e.committed = st
 	e.chainTime = p.time
@@ -265,11 +276,6 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	if p.proto != nil {
 		e.proto = p.blockProtoHeld()
 	}
-	close(e.heightCh)
-	e.heightCh = make(chan struct{})
-	e.mu.Unlock()
-	e.slot.releaseBlock()
-	return st, nil
 }
 
 // resolveCommit decides, after the connection was lost during the Commit

@@ -102,9 +102,8 @@ baseline reached the chain's state).`,
 		},
 	}
 	f.net.register(cmd, 0)
+	f.registerGenesis(cmd)
 	fl := cmd.Flags()
-	fl.Uint64Var(&f.protocol, "protocol", 0, "the network's genesis protocol version (default: the newest this binary runs; 3 measures a network without the authenticated state of version 4, docs/upgrades.md)")
-	fl.StringVar(&f.sqlDialect, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis as relchain testnet --sql-dialect does (default: the backend's own; postgres on --backend sqlite runs the workloads' PostgreSQL SQL translated, docs/dialects.md)")
 	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
 	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
 	fl.IntVar(&f.cfg.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction (pseudo, async)")
@@ -138,6 +137,13 @@ baseline reached the chain's state).`,
 	fl.DurationVar(&f.linkDelay, "link-delay", 0, "one-way latency every p2p link gets, both directions, in those relays (no netem needed)")
 	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd(), tcprelayCmd())
 	return cmd
+}
+
+// registerGenesis adds the flags that set the measured network's genesis.
+func (f *benchFlags) registerGenesis(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.Uint64Var(&f.protocol, "protocol", 0, "the network's genesis protocol version (default: the newest this binary runs; 3 measures a network without the authenticated state of version 4, docs/upgrades.md)")
+	fl.StringVar(&f.sqlDialect, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis as relchain testnet --sql-dialect does (default: the backend's own; postgres on --backend sqlite runs the workloads' PostgreSQL SQL translated, docs/dialects.md)")
 }
 
 // dsnTemplates says, for each backend that runs on a database server, what
