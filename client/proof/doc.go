@@ -26,7 +26,10 @@
 // Every other failure wraps ErrRejected and one of the errors naming
 // what failed (ErrAppHash, ErrTamperedRow, ErrMissingRow, ErrExtraRow,
 // ErrWrongQuestion, ErrMalformed, ...). Verify never panics, whatever the
-// response holds, and bounds its work by the response's size.
+// response holds, and refuses before parsing a proof longer than an
+// honest answer of its shape (a point, or a range of as many rows) can
+// be, so the memory and hashing a hostile node can cost a client grow
+// with the answer, not with api.MaxProofBytes.
 //
 // The package links no database driver, parser or backend: statetree and
 // rowcanon only (internal/lint).

@@ -94,6 +94,9 @@ func Verify(req api.ProofRequest, resp api.ProofResponse, appHash []byte) (Resul
 		}
 		return res, fmt.Errorf("table %q at height %d: %w", req.Table, resp.Height, ErrNotAuthenticated)
 	}
+	if limit := proofLimit(req, resp.Rows); len(resp.Proof) > limit {
+		return Result{}, reject(ErrMalformed, "proof of %d bytes, at most %d for this answer", len(resp.Proof), limit)
+	}
 	cp, err := statetree.UnmarshalChainedProof(resp.Proof)
 	if err != nil {
 		return Result{}, reject(ErrMalformed, "proof: %v", err)
@@ -113,6 +116,27 @@ func Verify(req api.ProofRequest, resp api.ProofResponse, appHash []byte) (Resul
 		return Result{}, err
 	}
 	return res, nil
+}
+
+// maxEntryBytes bounds one ics23 ExistenceProof of the trie in
+// protobuf: at most MaxDepth inner ops of about 40 bytes, a leaf op, a key
+// (the value is counted with the rows).
+const maxEntryBytes = 64*statetree.MaxDepth + 2*statetree.MaxKeyLen
+
+// proofLimit is the most proof bytes an honest answer takes: the table's
+// entry in the map and, in the table, the rows' entries and at most two
+// neighbours, plus the rows' keys and images (which the entries repeat).
+// Refusing more before parsing bounds what a hostile node makes a client
+// allocate and hash to a multiple of the answer's size.
+func proofLimit(req api.ProofRequest, rows []api.ProofRow) int {
+	entries, data := 4, 0
+	if req.IsRange() {
+		entries += len(rows)
+	}
+	for _, r := range rows {
+		data += len(r.Key) + len(r.Image)
+	}
+	return min(1+32+entries*maxEntryBytes+data, api.MaxProofBytes)
 }
 
 func reject(what error, format string, args ...any) error {
@@ -150,6 +174,9 @@ func checkEnvelope(req api.ProofRequest, resp api.ProofResponse, appHash []byte)
 func verifyTableAbsent(root [32]byte, table string, resp api.ProofResponse) error {
 	if len(resp.Rows) != 0 || len(resp.Proof) != 0 || len(resp.TableAbsence) == 0 {
 		return reject(ErrMalformed, "a response must hold either a proof or the table's absence from the tables map, and rows only with a proof")
+	}
+	if limit := proofLimit(api.ProofRequest{Key: []byte{0}}, nil); len(resp.TableAbsence) > limit {
+		return reject(ErrMalformed, "table absence of %d bytes, at most %d", len(resp.TableAbsence), limit)
 	}
 	p, err := statetree.UnmarshalCommitment(resp.TableAbsence)
 	if err != nil {

@@ -3,6 +3,7 @@ package proof
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	ics23 "github.com/cosmos/ics23/go"
@@ -242,4 +243,30 @@ func dropEntry(t *testing.T, wire []byte, i int) []byte {
 	out, err := cp.Marshal()
 	must(t, err)
 	return out
+}
+
+// TestOversizedProofsAreRefusedBeforeParsing: a proof longer than an
+// honest answer of its shape can be is refused as malformed, before any
+// parsing or hashing, so a hostile node cannot make a client allocate or
+// hash in proportion to api.MaxProofBytes for a point lookup.
+func TestOversizedProofsAreRefusedBeforeParsing(t *testing.T) {
+	_, b1, _ := fixture(t)
+	reqs := []api.ProofRequest{{Table: "accounts", Key: key(t, rowcanon.Int(4))}, {Table: "accounts", Lo: key(t, rowcanon.Int(4)), Hi: key(t, rowcanon.Int(8))}}
+	for _, req := range reqs {
+		resp := b1.answer(t, req)
+		limit := proofLimit(req, resp.Rows)
+		if len(resp.Proof) > limit/10 {
+			t.Fatalf("an honest proof of %d bytes is close to the limit %d", len(resp.Proof), limit)
+		}
+		resp.Proof = append(resp.Proof, make([]byte, limit)...)
+		if _, err := Verify(req, resp, b1.appHash()); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+	req := api.ProofRequest{Table: "blobs", Key: []byte{1}}
+	resp := b1.answer(t, req)
+	resp.TableAbsence = append(resp.TableAbsence, make([]byte, proofLimit(req, nil))...)
+	if _, err := Verify(req, resp, b1.appHash()); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("table absence: %v", err)
+	}
 }
