@@ -270,3 +270,12 @@ func TestOversizedProofsAreRefusedBeforeParsing(t *testing.T) {
 		t.Errorf("table absence: %v", err)
 	}
 }
+
+// TestLimitsAgreeWithStatetree: api (standard library only) restates the
+// trie's key bound; the two must agree.
+func TestLimitsAgreeWithStatetree(t *testing.T) {
+	if api.MaxProofKeyLen != statetree.MaxKeyLen+1 || api.MaxProofBytes > statetree.MaxWireLen {
+		t.Fatalf("api.MaxProofKeyLen %d, statetree.MaxKeyLen %d; api.MaxProofBytes %d, statetree.MaxWireLen %d",
+			api.MaxProofKeyLen, statetree.MaxKeyLen, api.MaxProofBytes, statetree.MaxWireLen)
+	}
+}
