@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/statedigest"
@@ -92,14 +93,7 @@ func (in AppHashInputs) AppHash(state []byte) []byte {
 // from its base (the v5 form of its other inputs) and the root of its
 // tables map.
 func AuthenticatedAppHash(version uint64, base []byte, tables [32]byte) []byte {
-	h := sha256.New()
-	h.Write([]byte("relchain/apphash/v6"))
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], version)
-	h.Write(n[:])
-	h.Write(base)
-	h.Write(tables[:])
-	return h.Sum(nil)
+	return api.AuthenticatedAppHash(version, base, tables)
 }
 
 // base is the AppHash of versions 1 to 3, and the base of later ones.
