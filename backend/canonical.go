@@ -39,6 +39,30 @@ type CanonicalReader interface {
 	CanonicalTables(ctx context.Context) ([]string, error)
 }
 
+// CanonicalKeyReader is implemented by a CanonicalReader that reads rows
+// by canonical key: the source of the row images in the query path's
+// proofs (issue 36), where the trees say which keys a proof covers and the
+// database gives their images, checked against the trees' leaves before
+// they are sent.
+type CanonicalKeyReader interface {
+	// CanonicalRowsByKey reads, in one read-only snapshot of committed
+	// state, the rows of table holding keys (each rowcanon.EncodeKey of a
+	// primary key's values, as CanonicalRows gives them) and returns each
+	// key's image in the order of keys (nil: no row holds it), with the
+	// height that snapshot reflects. It takes at most MaxCanonicalKeys
+	// keys. A key that does not decode into the table's key columns
+	// (wrong arity, a kind the column cannot hold) is an error wrapping
+	// ErrKeyMismatch, naming the key; a table without canonical form gets
+	// CanonicalRows's refusals.
+	CanonicalRowsByKey(ctx context.Context, table string, keys [][]byte) (images [][]byte, height int64, err error)
+}
+
+// MaxCanonicalKeys bounds one CanonicalRowsByKey call.
+const MaxCanonicalKeys = 10_000
+
+// ErrKeyMismatch: a canonical key does not fit a table's primary key.
+var ErrKeyMismatch = errors.New("key does not fit the table's primary key")
+
 // CanonicalBlock is implemented by a Block whose backend is a
 // CanonicalReader: it reads its own open db-transaction canonically, so
 // the executor can bring each table's statetree up to date with the rows
