@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/client/proof"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/rowcanon"
@@ -90,24 +90,26 @@ func TestProofsOfTheLatestBlockVerify(t *testing.T) {
 }
 
 // A request the node cannot answer is refused with a reason, never
-// answered with something else: a key that does not fit the table's
-// primary key, a height other than the latest, a chain of version 3.
+// answered with something else: a height other than the latest, a chain
+// of version 3. A key that cannot be a key of the table (a text for an
+// integer key) is absent from its tree: the answer is a proof of that.
 func TestProofRequestsRefused(t *testing.T) {
 	s := authStores()[0]
 	f := mustNewFixture(t, s, authParams(s, protocol.V4))
 	f.dialect = "postgres"
 	f.block(f.tx(stmt("CREATE TABLE acct (id int8 PRIMARY KEY)"), stmt("INSERT INTO acct VALUES (1), (3)")))
+	f.block(f.tx(stmt("INSERT INTO acct VALUES (5)")))
 	ctx := context.Background()
 	text, _ := rowcanon.Text("one")
 	textKey, err := rowcanon.EncodeKey([]rowcanon.Value{text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: textKey}); !errors.Is(err, backend.ErrKeyMismatch) {
-		t.Errorf("a text key for an integer key: %v, want ErrKeyMismatch", err)
+	if res, err := proveAndVerify(t, f, api.ProofRequest{Table: "acct", Key: textKey}); err != nil || len(res.Rows) != 0 {
+		t.Errorf("a text key for an integer key: %d rows, %v; want a verified absence", len(res.Rows), err)
 	}
-	if _, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: 1}); err == nil {
-		t.Errorf("a proof at an earlier height was given")
+	if _, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: 1}); err == nil || !strings.Contains(err.Error(), "latest block only") {
+		t.Errorf("a proof at an earlier height: %v, want a refusal", err)
 	}
 	old := mustNewFixture(t, authStores()[0], authParams(s, protocol.V3))
 	old.block(old.tx(stmt("CREATE TABLE acct (id int8 PRIMARY KEY)")))
