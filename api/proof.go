@@ -10,9 +10,10 @@ import (
 
 // ProofPath is the abci_query path of verified reads (issue 36): the
 // request data is a ProofRequest, the response value a ProofResponse.
-// No node serves it yet: the server side is a later change. The client
-// side (package client/proof) verifies a response against an AppHash
-// the caller trusts and believes nothing else the node says.
+// A node of protocol version 4 or later serves it for its latest
+// committed block (app.Executor.Prove); the client side (package
+// client/proof) verifies a response against an AppHash the caller
+// trusts and believes nothing else the node says.
 const ProofPath = "/proof"
 
 // Limits of a proof request and response. A node refuses a range whose

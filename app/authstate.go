@@ -267,27 +267,27 @@ func (a *authState) commit() {
 // rows do not is refused (ErrStateMismatch), as VerifyState refuses one.
 // Before version 4 it returns an unloaded state, built by the first block
 // of version 4 (seal).
-func loadAuthState(ctx context.Context, be backend.Backend, st backend.State, system map[string][]byte, stateDigest []byte) (*authState, error) {
+func loadAuthState(ctx context.Context, be backend.Backend, st backend.State, system map[string][]byte, stateDigest []byte) (*authState, *authSnapshot, error) {
 	a := newAuthState()
 	raw, ok := system[apphashKey]
 	if st.Height == 0 || !ok {
-		return a, nil
+		return a, nil, nil
 	}
 	in, err := decodeAppHashInputs(raw)
 	if err != nil {
-		return nil, fmt.Errorf("authenticated state: %w", err)
+		return nil, nil, fmt.Errorf("authenticated state: %w", err)
 	}
 	if in.Protocol < protocol.V4 {
-		return a, nil
+		return a, nil, nil
 	}
 	if err := a.load(ctx, be); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in.Tables = a.committed.Hash()
 	if got := in.AppHash(stateDigest); !bytes.Equal(got, st.AppHash) {
-		return nil, fmt.Errorf("%w: the authenticated state rebuilt from its rows (tables map root %X) gives AppHash %X, it records %X at height %d", ErrStateMismatch, in.Tables, got, st.AppHash, st.Height)
+		return nil, nil, fmt.Errorf("%w: the authenticated state rebuilt from its rows (tables map root %X) gives AppHash %X, it records %X at height %d", ErrStateMismatch, in.Tables, got, st.AppHash, st.Height)
 	}
-	return a, nil
+	return a, a.snapshot(st.Height, in.Protocol, in.base(stateDigest)), nil
 }
 
 // load builds the state from be's committed rows, as committed.

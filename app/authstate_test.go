@@ -372,6 +372,18 @@ func TestAuthenticatedStateFollowsEveryBlockOnMySQL(t *testing.T) {
 		t.Fatal("no tx failed: the workload does not exercise failures")
 	}
 	root := checkTablesRoot(t, f, "end")
+	// The whole table, proved and verified, holds the rows SQL counts.
+	whole, err := proveAndVerify(t, f, api.ProofRequest{Table: "acct", Hi: []byte{0xff, 0xff}})
+	if err != nil {
+		t.Fatalf("proof of the whole table: %v", err)
+	}
+	rows, _, err := f.be.Query(context.Background(), "SELECT count(*) FROM acct", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rows.Rows[0][0]; fmt.Sprint(n) != fmt.Sprint(len(whole.Rows)) {
+		t.Fatalf("proof of the whole table verified %d rows, SQL counts %v", len(whole.Rows), n)
+	}
 	f.be.Close()
 	be := s.open(t)
 	t.Cleanup(func() { be.Close() })

@@ -39,6 +39,7 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 				return err
 			}
 			p.authSealed = true
+			p.authBase = in.base(p.stateDigest)
 		}
 		p.appHash = in.AppHash(p.stateDigest)
 		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
@@ -248,6 +249,7 @@ func (e *Executor) adoptCommitted(p *pendingBlock, st backend.State) {
 	e.stateDigest = p.stateDigest
 	if p.authSealed {
 		e.auth.commit()
+		e.authSnap = e.auth.snapshot(st.Height, p.version(), p.authBase)
 	} else {
 		e.auth.rollback() // a discarded attempt's, if any
 	}

@@ -55,6 +55,7 @@ type pendingBlock struct {
 	txKeys         [][32]byte    // the txs' hashes (forgotten by the envelope cache at Commit)
 	rehearsal      bool          // a rehearsal's, rolled back: no tx ends in it (executeWL)
 	authSealed     bool          // seal updated the authenticated state (version 4 on)
+	authBase       []byte        // then the base of the AppHash (AppHashInputs.base)
 	// info and txs are the block as given, to run it again when its
 	// COMMIT was lost with the connection (Commit).
 	info BlockInfo

@@ -63,6 +63,9 @@ type Executor struct {
 	// auth is the authenticated state (authstate.go): written by the
 	// holder of the block slot, its committed part read under mu.
 	auth *authState
+	// authSnap is the committed authenticated state the query path proves
+	// against (proof.go; guarded by mu); nil before version 4.
+	authSnap *authSnapshot
 }
 
 // NewExecutor loads the committed state from be.
@@ -104,13 +107,14 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	}
 	sys := SystemSum(stored)
 	stateDigest := StateDigest(sums.Digest(), &sys)
-	auth, err := loadAuthState(ctx, be, st, stored, stateDigest)
+	auth, authSnap, err := loadAuthState(ctx, be, st, stored, stateDigest)
 	if err != nil {
 		return nil, err
 	}
 	delete(stored, apphashKey)
 	return &Executor{
 		auth:        auth,
+		authSnap:    authSnap,
 		proto:       sysState.proto,
 		systemSum:   sys,
 		systemRaw:   stored,
@@ -280,7 +284,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	e.perms = fresh.perms
 	e.vals, e.valsKnown, e.valsUnsaved = fresh.vals, fresh.valsKnown, false
 	e.proto = fresh.proto
-	e.auth = fresh.auth
+	e.auth, e.authSnap = fresh.auth, fresh.authSnap
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	return nil

@@ -39,8 +39,11 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	if req.Path == api.DescribePath {
 		return a.describe(ctx, req.Data), nil
 	}
+	if req.Path == api.ProofPath {
+		return a.prove(ctx, req.Data), nil
+	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath, ProtocolPath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.ProofPath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath, ProtocolPath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))
@@ -154,4 +157,25 @@ func (a *App) executedNonce(data []byte) *abci.ResponseQuery {
 	}
 	n, h := a.ex.ExecutedNonce(data)
 	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(api.NonceResponse{Executed: n, Height: h}), Height: h}
+}
+
+// prove serves api.ProofPath: rows of the latest committed block with a
+// proof against its AppHash (Executor.Prove).
+func (a *App) prove(ctx context.Context, data []byte) *abci.ResponseQuery {
+	var r api.ProofRequest
+	if err := json.Unmarshal(data, &r); err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("proof request is not valid JSON {\"table\":..., \"key\":base64 | \"lo\",\"hi\":base64}: %v", err)}
+	}
+	if err := r.Check(); err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}
+	}
+	resp, err := a.ex.Prove(ctx, r)
+	if err != nil {
+		code := api.CodeQueryFailed
+		if errors.Is(err, backend.ErrKeyMismatch) {
+			code = api.CodeQueryBadInput
+		}
+		return &abci.ResponseQuery{Code: code, Log: err.Error()}
+	}
+	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: resp.Height}
 }

@@ -49,6 +49,20 @@ func (r Root) Ascend(lo, hi []byte, fn func(key []byte, valueHash [32]byte) bool
 	}
 }
 
+// Neighbours returns the greatest key below lo and the least key above
+// hi (nil where there is none): the keys a non-existence or range proof
+// of [lo, hi] shows besides those inside, whose values a ValueFunc must
+// give. lo and hi are any byte strings.
+func (r Root) Neighbours(lo, hi []byte) (below, above []byte) {
+	if pred, _, _ := r.locate(lo); pred != nilRef {
+		below = r.key(pred)
+	}
+	if _, _, succ := r.locate(hi); succ != nilRef {
+		above = r.key(succ)
+	}
+	return below, above
+}
+
 // key is leaf l's key.
 func (r Root) key(l ref) []byte { return r.a.key(r.a.leaf(l)) }
 
