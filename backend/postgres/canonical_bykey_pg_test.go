@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -213,6 +214,34 @@ func TestCanonicalRowsByKeyRefusals(t *testing.T) {
 		}
 		if _, _, err := b.CanonicalRowsByKey(ctx(t), "c1", [][]byte{k}); err != nil && !errors.Is(err, backend.ErrKeyMismatch) {
 			t.Fatalf("random key %x: %v, want images or ErrKeyMismatch", k, err)
+		}
+	}
+}
+
+// BenchmarkCanonicalRowsByKey reads 1,000 keys (one in ten absent) of a
+// table of 20,000 rows with a composite (bigint, text) key per call:
+//
+//	go test ./backend/postgres -run '^$' -bench BenchmarkCanonicalRowsByKey
+func BenchmarkCanonicalRowsByKey(b *testing.B) {
+	be := mustOpen(b, pgtest.DSN(b))
+	defer be.Close()
+	block(b, be, 1, `CREATE TABLE t (a bigint, b text, v text, n numeric, PRIMARY KEY (a, b))`,
+		`INSERT INTO t SELECT i, 'k,' || i, 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv', i * 1.5 FROM generate_series(1, 20000) i`)
+	keys := make([][]byte, 1000)
+	for i := range keys {
+		s, err := rowcanon.Text("k," + strconv.Itoa(i*22))
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys[i], err = rowcanon.EncodeKey([]rowcanon.Value{rowcanon.Int(int64(i * 22)), s})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		images, _, err := be.CanonicalRowsByKey(b.Context(), "t", keys)
+		if err != nil || images[1] == nil {
+			b.Fatalf("%v, image of key 1: %q", err, images[1])
 		}
 	}
 }
