@@ -251,19 +251,7 @@ func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColu
 	if err != nil {
 		return nil, err
 	}
-	keyExprs, keyCols, params := make([]string, len(pk)), make([]string, len(pk)), make([]string, len(pk))
-	for i, p := range pk {
-		keyExprs[i], keyCols[i] = canonExpr(cols[p]), pgx.Identifier{cols[p].name}.Sanitize()
-		params[i] = fmt.Sprintf("pg_catalog.unnest($%d::%s[])", i+1, pgx.Identifier{"pg_catalog", cols[p].typ}.Sanitize())
-	}
-	exprs := make([]string, len(cols))
-	for i, c := range cols {
-		exprs[i] = canonExpr(c)
-	}
-	keys := " FROM ROWS FROM (" + strings.Join(params, ", ") + ") AS k (" + strings.Join(keyCols, ", ") + ")"
-	keysSQL := "SELECT " + strings.Join(keyExprs, ", ") + keys
-	rowsSQL := "SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + pgx.Identifier{"public", table}.Sanitize() +
-		" WHERE (" + strings.Join(keyCols, ", ") + ") IN (SELECT " + strings.Join(keyCols, ", ") + keys + ")"
+	keysSQL, rowsSQL := canonKeySQL(table, cols, pk)
 	formats := make([]int16, len(args))
 	batch := &pgconn.Batch{}
 	batch.ExecParams(keysSQL, args, nil, formats, nil)
@@ -294,6 +282,27 @@ func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColu
 		return nil, fmt.Errorf("canonical rows of %s: %w", table, verr)
 	}
 	return latestByKey(found), nil
+}
+
+// canonKeySQL is the SQL that reads keys of table given as one array
+// text per key column ($1…, in key order, each typed as the column's
+// type's array): keysSQL selects canonExpr of each key's columns, rowsSQL
+// canonExpr of every column of the rows holding one of the keys.
+func canonKeySQL(table string, cols []canonColumn, pk []int) (keysSQL, rowsSQL string) {
+	keyExprs, keyCols, params := make([]string, len(pk)), make([]string, len(pk)), make([]string, len(pk))
+	for i, p := range pk {
+		keyExprs[i], keyCols[i] = canonExpr(cols[p]), pgx.Identifier{cols[p].name}.Sanitize()
+		params[i] = fmt.Sprintf("pg_catalog.unnest($%d::%s[])", i+1, pgx.Identifier{"pg_catalog", cols[p].typ}.Sanitize())
+	}
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = canonExpr(c)
+	}
+	keys := " FROM ROWS FROM (" + strings.Join(params, ", ") + ") AS k (" + strings.Join(keyCols, ", ") + ")"
+	keysSQL = "SELECT " + strings.Join(keyExprs, ", ") + keys
+	rowsSQL = "SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + pgx.Identifier{"public", table}.Sanitize() +
+		" WHERE (" + strings.Join(keyCols, ", ") + ") IN (SELECT " + strings.Join(keyCols, ", ") + keys + ")"
+	return keysSQL, rowsSQL
 }
 
 // latestByKey sorts changes by key and keeps one per key: the one with
@@ -334,11 +343,16 @@ func keyArrays(table string, ncols int, pk []int, images [][]byte) ([][]byte, er
 			cols[i] = append(cols[i], fields[p])
 		}
 	}
-	args := make([][]byte, len(pk))
+	return textArrays(cols), nil
+}
+
+// textArrays is textArray of each column's texts.
+func textArrays(cols [][][]byte) [][]byte {
+	args := make([][]byte, len(cols))
 	for i, c := range cols {
 		args[i] = textArray(c)
 	}
-	return args, nil
+	return args
 }
 
 // recordFields appends to fields the text of each field of a record's

@@ -88,17 +88,26 @@ func (b *Backend) ScanState(ctx context.Context) (statedigest.Tables, int64, err
 // stateSnapshot is a REPEATABLE READ read-only transaction on Query's
 // pool, and the height committed in it.
 func (b *Backend) stateSnapshot(ctx context.Context) (querier, int64, func(), error) {
-	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, height, err := b.snapshotTx(ctx)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	end := func() { _ = tx.Rollback(ctx) }
+	return tx, height, func() { _ = tx.Rollback(ctx) }, nil
+}
+
+// snapshotTx is stateSnapshot's transaction itself, for a reader that
+// needs its connection; the caller rolls it back.
+func (b *Backend) snapshotTx(ctx context.Context) (pgx.Tx, int64, error) {
+	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, 0, err
+	}
 	var height int64
 	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&height); err != nil {
-		end()
-		return nil, 0, nil, err
+		_ = tx.Rollback(ctx)
+		return nil, 0, err
 	}
-	return tx, height, end, nil
+	return tx, height, nil
 }
 
 func loadSums(ctx context.Context, q querier) (statedigest.Tables, error) {
