@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -215,4 +216,34 @@ func mustTimestamp(t *testing.T, us int64) rowcanon.Value {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// Keys no column can hold (a numeric wider than any DECIMAL, a NaN, an
+// infinity, a timestamp of year 1, a long text) are absent, not errors,
+// and hostile bytes are refused without a panic.
+func TestCanonicalRowsByKeyHostileKeys(t *testing.T) {
+	b := byKeyBackend(t)
+	wide := mustNumeric(t, "1"+strings.Repeat("0", 1000))
+	cases := map[string][]byte{
+		"k4": keyOf(t, wide, mustNumeric(t, "0"), mustDate(t, 0)),
+		"k5": keyOf(t, rowcanon.Float(math.NaN())),
+		"k1": keyOf(t, rowcanon.Int(math.MinInt64)),
+		"k3": keyOf(t, textOf(t, strings.Repeat("a", 100_000))),
+		"k2": keyOf(t, textOf(t, "a  "), rowcanon.Bytes(nil), mustTimestamp(t, rowcanon.MinTimestamp)),
+	}
+	for table, key := range cases {
+		if img := byKey(t, b, table, [][]byte{key, key})[0]; img != nil {
+			t.Errorf("%s: key %.40x… = %v, want nil", table, key, valuesOf(t, img))
+		}
+	}
+	inf := keyOf(t, rowcanon.Float(math.Inf(-1)))
+	if img := byKey(t, b, "k5", [][]byte{inf}); img[0] != nil {
+		t.Errorf("k5: -Infinity = %v, want nil", valuesOf(t, img[0]))
+	}
+	for i := 0; i < 256; i++ {
+		key := append(keyOf(t, rowcanon.Int(7))[:3], byte(i), byte(255-i))
+		if _, _, err := b.CanonicalRowsByKey(ctx(t), "k1", [][]byte{key}); !errors.Is(err, backend.ErrKeyMismatch) {
+			t.Errorf("k1: truncated key %x: err %v, want ErrKeyMismatch", key, err)
+		}
+	}
 }
