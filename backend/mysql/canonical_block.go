@@ -248,6 +248,24 @@ const keysPerRead = 200
 // readKeys reads the rows of keys by primary key in the block's
 // db-transaction: each key with its row's image, or nil.
 func (k *block) readKeys(ctx context.Context, t canonTable, keys []recordKey) ([]backend.CanonicalChange, error) {
+	found, err := t.readByKey(ctx, k.conn, keys)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]backend.CanonicalChange, len(keys))
+	for i, rk := range keys {
+		rows[i] = backend.CanonicalChange{Key: []byte(rk.key), Image: found[rk.key]}
+	}
+	return rows, nil
+}
+
+// readByKey reads the rows of keys by primary key with p (inside its
+// transaction), keysPerRead keys a query, their values parameters: the
+// image of each key a row holds, by key. A read may return a row of
+// another key equal under the column's collation (PAD SPACE, a
+// case-insensitive one): rows are kept by their own canonical key, so
+// such a row is never taken for the asked key's.
+func (t canonTable) readByKey(ctx context.Context, p preparer, keys []recordKey) (map[string][]byte, error) {
 	found := map[string][]byte{}
 	var cond strings.Builder
 	for i, c := range t.pk {
@@ -268,7 +286,7 @@ func (k *block) readKeys(ctx context.Context, t canonTable, keys []recordKey) ([
 			where = quoteIdent(t.cols[t.pk[0]].name) + " IN (?" + strings.Repeat(", ?", len(batch)-1) + ")"
 		}
 		q := "SELECT " + t.selectList() + " FROM " + quoteIdent(t.name) + " WHERE " + where
-		err := t.canonQuery(ctx, k.conn, q, args, func(key, image []byte) error {
+		err := t.canonQuery(ctx, p, q, args, func(key, image []byte) error {
 			found[string(key)] = bytes.Clone(image)
 			return nil
 		})
@@ -276,11 +294,7 @@ func (k *block) readKeys(ctx context.Context, t canonTable, keys []recordKey) ([
 			return nil, err
 		}
 	}
-	rows := make([]backend.CanonicalChange, len(keys))
-	for i, rk := range keys {
-		rows[i] = backend.CanonicalChange{Key: []byte(rk.key), Image: found[rk.key]}
-	}
-	return rows, nil
+	return found, nil
 }
 
 // canonBlock is the Block Begin hands out: the classified block
