@@ -67,7 +67,7 @@ func (b *Backend) CanonicalRows(ctx context.Context, table string, fn func(key, 
 // whose type has no canonical form.
 func canonColumns(ctx context.Context, tx querier, table string) ([]canonColumn, []int, error) {
 	var oid *uint32
-	err := tx.QueryRow(ctx, `SELECT pg_catalog.to_regclass(pg_catalog.quote_ident($1))::pg_catalog.oid`, table).Scan(&oid)
+	err := tx.QueryRow(ctx, `SELECT pg_catalog.to_regclass('public.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident($1))::pg_catalog.oid`, table).Scan(&oid)
 	if err != nil {
 		return nil, nil, fmt.Errorf("canonical rows of %s: find table: %w", table, err)
 	}
@@ -134,7 +134,10 @@ func canonScan(ctx context.Context, tx querier, table string, cols []canonColumn
 	for i, c := range cols {
 		exprs[i] = canonExpr(c)
 	}
-	sql := "SELECT " + strings.Join(exprs, ", ") + " FROM " + pgx.Identifier{table}.Sanitize()
+	// ONLY, as the state digest's scans and the block's delta read: a
+	// table's rows are its own, not its INHERITS children's (which hold
+	// keys of their own, outside the parent's primary key).
+	sql := "SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + pgx.Identifier{"public", table}.Sanitize()
 	row := make([]rowcanon.Column, len(cols))
 	// The simple protocol: the text is the table's own, not worth a
 	// prepared statement on the connection (a block's writer, say).
