@@ -381,8 +381,8 @@ func TestAuthenticatedStateFollowsEveryBlockOnMySQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := rows.Rows[0][0]; fmt.Sprint(n) != fmt.Sprint(len(whole.Rows)) {
-		t.Fatalf("proof of the whole table verified %d rows, SQL counts %v", len(whole.Rows), n)
+	if n := rows.Rows[0][0]; fmt.Sprint(n) != fmt.Sprint(len(whole)) {
+		t.Fatalf("proof of the whole table verified %d rows, SQL counts %v", len(whole), n)
 	}
 	f.be.Close()
 	be := s.open(t)

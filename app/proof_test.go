@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +10,9 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
-	"github.com/relchain/relchain/client/proof"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/rowcanon"
+	"github.com/relchain/relchain/statetree"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -25,16 +26,62 @@ func intKey(t *testing.T, id int64) []byte {
 	return k
 }
 
-// proveAndVerify asks the executor for req's proof and verifies it
-// against the AppHash the executor committed (what the next header
-// carries), as a client does.
-func proveAndVerify(t *testing.T, f *fixture, req api.ProofRequest) (proof.Result, error) {
+// errTableAbsent is verifyProof's verdict on a proof that the table is
+// not in the tables map.
+var errTableAbsent = errors.New("the table is not authenticated")
+
+// proveAndVerify asks the executor for req's proof and checks it as a
+// client must (client/proof.Verify, which app's tests may not import,
+// does the same and more): the AppHash the executor committed (what the
+// next header carries) from the response's base and tables root, then
+// the chained proof of the rows. It returns the rows proved.
+func proveAndVerify(t *testing.T, f *fixture, req api.ProofRequest) ([]api.ProofRow, error) {
 	t.Helper()
 	resp, err := f.ex.Prove(context.Background(), req)
 	if err != nil {
 		t.Fatalf("prove %+v: %v", req, err)
 	}
-	return proof.Verify(req, resp, f.ex.State().AppHash)
+	return resp.Rows, verifyProof(req, resp, f.ex.State().AppHash)
+}
+
+func verifyProof(req api.ProofRequest, resp api.ProofResponse, appHash []byte) error {
+	var mapRoot [32]byte
+	if len(resp.TablesRoot) != 32 || copy(mapRoot[:], resp.TablesRoot) != 32 || !bytes.Equal(api.AuthenticatedAppHash(resp.Version, resp.Base, mapRoot), appHash) {
+		return errors.New("the response's base and tables root do not give the AppHash")
+	}
+	if resp.Table != req.Table || !bytes.Equal(resp.Key, req.Key) || !bytes.Equal(resp.Lo, req.Lo) || !bytes.Equal(resp.Hi, req.Hi) {
+		return errors.New("the response answers another question")
+	}
+	if len(resp.TableAbsence) > 0 {
+		p, err := statetree.UnmarshalCommitment(resp.TableAbsence)
+		if err != nil {
+			return err
+		}
+		key, err := statetree.TableKey(req.Table)
+		if err != nil {
+			return err
+		}
+		if err := statetree.VerifyNonExistence(mapRoot, key, p); err != nil {
+			return err
+		}
+		return errTableAbsent
+	}
+	cp, err := statetree.UnmarshalChainedProof(resp.Proof)
+	if err != nil {
+		return err
+	}
+	switch {
+	case req.IsRange():
+		kv := make([]statetree.KV, len(resp.Rows))
+		for i, r := range resp.Rows {
+			kv[i] = statetree.KV{Key: r.Key, Value: r.Image}
+		}
+		return statetree.VerifyChainedRange(mapRoot, req.Table, req.Lo, req.Hi, kv, cp)
+	case len(resp.Rows) == 1:
+		return statetree.VerifyChainedExistence(mapRoot, req.Table, req.Key, resp.Rows[0].Image, cp)
+	default:
+		return statetree.VerifyChainedNonExistence(mapRoot, req.Table, req.Key, cp)
+	}
 }
 
 // The query path proves rows of the latest block against its AppHash: a
@@ -71,19 +118,19 @@ func TestProofsOfTheLatestBlockVerify(t *testing.T) {
 				{"across deletes", api.ProofRequest{Table: "acct", Lo: intKey(t, 4), Hi: intKey(t, 24)}, 7},
 				{"whole table", api.ProofRequest{Table: "acct", Hi: []byte{0xff, 0xff}}, 16},
 			} {
-				res, err := proveAndVerify(t, f, c.req)
+				rows, err := proveAndVerify(t, f, c.req)
 				if err != nil {
 					t.Fatalf("%s: %v", c.name, err)
 				}
-				if len(res.Rows) != c.rows {
-					t.Fatalf("%s: %d rows verified, want %d", c.name, len(res.Rows), c.rows)
+				if len(rows) != c.rows {
+					t.Fatalf("%s: %d rows verified, want %d", c.name, len(rows), c.rows)
 				}
 			}
-			if _, err := proveAndVerify(t, f, api.ProofRequest{Table: "loose", Key: intKey(t, 1)}); !errors.Is(err, proof.ErrNotAuthenticated) {
-				t.Fatalf("a table without a primary key: %v, want ErrNotAuthenticated", err)
+			if _, err := proveAndVerify(t, f, api.ProofRequest{Table: "loose", Key: intKey(t, 1)}); !errors.Is(err, errTableAbsent) {
+				t.Fatalf("a table without a primary key: %v, want a verified absence from the tables map", err)
 			}
-			if _, err := proveAndVerify(t, f, api.ProofRequest{Table: "nosuch", Key: intKey(t, 1)}); !errors.Is(err, proof.ErrNotAuthenticated) {
-				t.Fatalf("a table that does not exist: %v, want ErrNotAuthenticated", err)
+			if _, err := proveAndVerify(t, f, api.ProofRequest{Table: "nosuch", Key: intKey(t, 1)}); !errors.Is(err, errTableAbsent) {
+				t.Fatalf("a table that does not exist: %v, want a verified absence from the tables map", err)
 			}
 		})
 	}
@@ -105,8 +152,8 @@ func TestProofRequestsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := proveAndVerify(t, f, api.ProofRequest{Table: "acct", Key: textKey}); err != nil || len(res.Rows) != 0 {
-		t.Errorf("a text key for an integer key: %d rows, %v; want a verified absence", len(res.Rows), err)
+	if rows, err := proveAndVerify(t, f, api.ProofRequest{Table: "acct", Key: textKey}); err != nil || len(rows) != 0 {
+		t.Errorf("a text key for an integer key: %d rows, %v; want a verified absence", len(rows), err)
 	}
 	if _, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: 1}); err == nil || !strings.Contains(err.Error(), "latest block only") {
 		t.Errorf("a proof at an earlier height: %v, want a refusal", err)
