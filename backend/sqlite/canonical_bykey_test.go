@@ -259,3 +259,53 @@ func TestCanonicalRowsByKeyRefuses(t *testing.T) {
 		t.Errorf("sqlite dialect: %v, want errors.ErrUnsupported", err)
 	}
 }
+
+// Read while blocks commit, the height and the image come from one
+// snapshot: the row holds the height of the block that wrote it.
+func TestCanonicalRowsByKeySnapshot(t *testing.T) {
+	b := mustOpenPostgresDialect(t)
+	ctx := context.Background()
+	pgBlock(t, b, 1, pgStmt{sql: `CREATE TABLE t (id int4 PRIMARY KEY, h int8)`})
+	const blocks = 60
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for h := int64(2); h <= blocks; h++ {
+			pgBlock(t, b, h, pgStmt{sql: fmt.Sprintf(`INSERT INTO t VALUES (1, %d) ON CONFLICT (id) DO UPDATE SET h = excluded.h`, h)})
+		}
+	}()
+	defer func() { <-done }() // the writer ends before the backend closes
+	key := mustKey(t, rowcanon.Int(1))
+	reads, last := 0, int64(0)
+	for running := true; running; reads++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		images, h, err := b.CanonicalRowsByKey(ctx, "t", [][]byte{key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h < last {
+			t.Fatalf("height went back from %d to %d", last, h)
+		}
+		last = h
+		if (h == 1) != (images[0] == nil) {
+			t.Fatalf("height %d: image %x", h, images[0])
+		}
+		if h == 1 {
+			continue
+		}
+		_, cols, err := rowcanon.DecodeRow(images[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cols) != 2 || cols[0].Name != "h" || cols[0].Value != rowcanon.Int(h) { // columns sorted by name
+			t.Fatalf("height %d: row %v", h, cols)
+		}
+	}
+	if last != blocks {
+		t.Fatalf("last height read %d, want %d (%d reads)", last, blocks, reads)
+	}
+}
