@@ -102,15 +102,39 @@ func declaredName(t pgdialect.Type, parsed bool, decl string) string {
 }
 
 // canonType reports whether a column of the dialect's type name has a
-// canonical kind. jsonb has none yet (its canonical text is to be
-// decided: rowcanon's DESIGN.md §8), arrays none.
+// canonical kind (canonKind).
 func canonType(name string) bool {
+	_, ok := canonKind(name)
+	return ok
+}
+
+// canonKind is the canonical kind of a column of the dialect's type name:
+// the kind of every value canonValue makes of it. jsonb has none yet (its
+// canonical text is to be decided: rowcanon's DESIGN.md §8), arrays none.
+func canonKind(name string) (rowcanon.Kind, bool) {
 	switch name {
-	case "bool", "int2", "int4", "int8", "numeric", "float4", "float8", "text", "varchar", "bpchar",
-		"bytea", "date", "timestamp", "timestamptz", "uuid", "json":
-		return true
+	case "bool":
+		return rowcanon.KindBool, true
+	case "int2", "int4", "int8":
+		return rowcanon.KindInt, true
+	case "numeric":
+		return rowcanon.KindNumeric, true
+	case "float4", "float8":
+		return rowcanon.KindFloat, true
+	case "text", "varchar", "bpchar":
+		return rowcanon.KindText, true
+	case "bytea":
+		return rowcanon.KindBytes, true
+	case "date":
+		return rowcanon.KindDate, true
+	case "timestamp", "timestamptz":
+		return rowcanon.KindTimestamp, true
+	case "uuid":
+		return rowcanon.KindUUID, true
+	case "json":
+		return rowcanon.KindJSON, true
 	}
-	return false
+	return rowcanon.KindNull, false
 }
 
 // canonScan reads every row of table and calls fn with its key and image.

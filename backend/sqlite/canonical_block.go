@@ -235,8 +235,9 @@ func tableDelta(ctx context.Context, b *Backend, table string, images [][]byte) 
 	return td, nil
 }
 
-// changedKey is a key a record named: its encoding and its columns'
-// stored values, to look it up with.
+// changedKey is a key to look up (one a record named, or one asked for
+// by CanonicalRowsByKey): its encoding and its columns' stored values,
+// to look it up with (nil: no stored value can hold it).
 type changedKey struct {
 	key  []byte
 	vals []any
@@ -273,9 +274,26 @@ func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte) ([
 }
 
 // readKeys reads the row each key holds now: its image, or nil when no
-// row has the key (one whose key columns compare equal under the
-// column's collation but encode otherwise is not that key's row).
+// row has the key.
 func readKeys(ctx context.Context, b *Backend, table string, cols []canonColumn, pk []int, keys []changedKey) ([]backend.CanonicalChange, error) {
+	st, err := b.lookupStmt(lookupSQL(table, cols, pk))
+	if err != nil {
+		return nil, fmt.Errorf("canonical rows of %s: %w", table, err)
+	}
+	images, err := lookupKeys(ctx, st, table, cols, pk, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backend.CanonicalChange, len(keys))
+	for i, k := range keys {
+		out[i] = backend.CanonicalChange{Key: k.key, Image: images[i]}
+	}
+	return out, nil
+}
+
+// lookupSQL is table's lookup by key: every column, in declared order,
+// of the rows whose key columns are IS the parameters 1 to len(pk).
+func lookupSQL(table string, cols []canonColumn, pk []int) string {
 	names := make([]string, len(cols))
 	for i, col := range cols {
 		names[i] = quoteIdent(col.name)
@@ -284,22 +302,30 @@ func readKeys(ctx context.Context, b *Backend, table string, cols []canonColumn,
 	for i, k := range pk {
 		where[i] = fmt.Sprintf("%s IS ?%d", names[k], i+1)
 	}
-	st, err := b.lookupStmt("SELECT " + strings.Join(names, ", ") + " FROM " + quoteIdent(table) + " WHERE " + strings.Join(where, " AND "))
-	if err != nil {
-		return nil, fmt.Errorf("canonical rows of %s: %w", table, err)
-	}
+	return "SELECT " + strings.Join(names, ", ") + " FROM " + quoteIdent(table) + " WHERE " + strings.Join(where, " AND ")
+}
+
+// lookupKeys runs st, table's lookup (lookupSQL), for each key and returns
+// the image of the row holding it, in the order of keys: nil when no row
+// holds it (one whose key columns compare equal under the column's
+// collation but encode otherwise is not that key's row) or when the key
+// has no stored values (vals nil: no row can hold it).
+func lookupKeys(ctx context.Context, st *sqlite3.Stmt, table string, cols []canonColumn, pk []int, keys []changedKey) ([][]byte, error) {
 	defer st.ClearBindings()
 	row := make([]rowcanon.Column, len(cols))
-	out := make([]backend.CanonicalChange, 0, len(keys))
-	for _, k := range keys {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if k.vals == nil {
+			continue
 		}
 		image, err := readKey(st, table, cols, pk, row, k)
 		if err != nil {
 			return nil, fmt.Errorf("canonical rows of %s: %w", table, err)
 		}
-		out = append(out, backend.CanonicalChange{Key: k.key, Image: image})
+		out[i] = image
 	}
 	return out, nil
 }
