@@ -166,16 +166,7 @@ func TestAuthenticatedStateFollowsEveryBlock(t *testing.T) {
 				t.Fatal("no tx failed: the workload does not exercise failures")
 			}
 			root := checkTablesRoot(t, f, "end")
-			f.be.Close()
-			be := s.open(t)
-			t.Cleanup(func() { be.Close() })
-			ex, err := app.NewExecutor(context.Background(), be, chainID, authParams(s, protocol.V4))
-			if err != nil {
-				t.Fatalf("restart: %v", err)
-			}
-			if got, _, ok := ex.TablesRoot(); !ok || got != root {
-				t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
-			}
+			restartWithRoot(t, f, s, authParams(s, protocol.V4), root)
 		})
 	}
 }
@@ -304,16 +295,7 @@ func TestUpgradeToVersion4BuildsTheTrees(t *testing.T) {
 			upgradeTo(t, f, protocol.V4)
 			f.block(w.block()...)
 			root := checkTablesRoot(t, f, "first blocks of version 4")
-			f.be.Close()
-			be := s.open(t)
-			t.Cleanup(func() { be.Close() })
-			ex, err := app.NewExecutor(context.Background(), be, chainID, p)
-			if err != nil {
-				t.Fatalf("restart: %v", err)
-			}
-			if got, _, ok := ex.TablesRoot(); !ok || got != root {
-				t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
-			}
+			restartWithRoot(t, f, s, p, root)
 		})
 	}
 }
@@ -384,16 +366,7 @@ func TestAuthenticatedStateFollowsEveryBlockOnMySQL(t *testing.T) {
 	if n := rows.Rows[0][0]; fmt.Sprint(n) != fmt.Sprint(len(whole)) {
 		t.Fatalf("proof of the whole table verified %d rows, SQL counts %v", len(whole), n)
 	}
-	f.be.Close()
-	be := s.open(t)
-	t.Cleanup(func() { be.Close() })
-	ex, err := app.NewExecutor(context.Background(), be, chainID, p)
-	if err != nil {
-		t.Fatalf("restart: %v", err)
-	}
-	if got, _, ok := ex.TablesRoot(); !ok || got != root {
-		t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
-	}
+	restartWithRoot(t, f, s, p, root)
 }
 
 // On PostgreSQL a table's rows are its own, not those of the tables that
@@ -415,4 +388,20 @@ func TestInheritedRowsAreTheChildsOnly(t *testing.T) {
 	checkTablesRoot(t, f, "parent and child")
 	f.block(f.tx(stmt("UPDATE p SET id = id + 100")))
 	checkTablesRoot(t, f, "an update through the parent")
+}
+
+// restartWithRoot closes f's database, opens it again as a restarted node
+// does, and checks that the node rebuilds tables root root.
+func restartWithRoot(t *testing.T, f *fixture, s store, p app.Params, root [32]byte) {
+	t.Helper()
+	f.be.Close()
+	be := s.open(t)
+	t.Cleanup(func() { be.Close() })
+	ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if got, _, ok := ex.TablesRoot(); !ok || got != root {
+		t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
+	}
 }
