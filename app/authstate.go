@@ -150,13 +150,22 @@ func readTable(ctx context.Context, rows rowsFunc, table string) (*authTable, er
 		return tree.Set(key, rowcanon.LeafHash(image))
 	})
 	switch {
-	case backend.NotCanonical(err):
+	case leftOut(err):
 		return &authTable{why: err}, nil
 	case err != nil:
 		return nil, fmt.Errorf("authenticated state: read table %s: %w", table, err)
 	}
 	root := tree.Commit()
 	return &authTable{tree: tree, root: root}, nil
+}
+
+// leftOut reports whether err is the rows' own reason for a table to be
+// left out of the map, the same on every node holding those rows: no
+// canonical form (backend.NotCanonical), or a key the trees do not take
+// (longer than statetree.MaxKeyLen: any client can write a long text
+// key, and it must never halt a block).
+func leftOut(err error) bool {
+	return backend.NotCanonical(err) || errors.Is(err, statetree.ErrKeyTooLong) || errors.Is(err, statetree.ErrEmptyKey) || errors.Is(err, statetree.ErrKeyPrefix)
 }
 
 // enter records t in the tables map m: its root if it is authenticated,
@@ -186,7 +195,13 @@ func (a *authState) applyTable(ctx context.Context, cb backend.CanonicalBlock, t
 	}
 	restoreMap := a.mapUndo(td.Table)
 	for _, c := range td.Rows {
-		if err := a.setRow(t, c); err != nil {
+		err := a.setRow(t, c)
+		switch {
+		case leftOut(err):
+			// The rows set so far are undone with the block if it does
+			// not commit; if it does, the table is left out whole.
+			return a.replaceTable(td.Table, &authTable{why: err})
+		case err != nil:
 			return fmt.Errorf("authenticated state: table %s: %w", td.Table, err)
 		}
 	}

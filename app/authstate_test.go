@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -403,5 +404,37 @@ func restartWithRoot(t *testing.T, f *fixture, s store, p app.Params, root [32]b
 	}
 	if got, _, ok := ex.TablesRoot(); !ok || got != root {
 		t.Fatalf("restart: tables root %X (%v), want %X", got, ok, root)
+	}
+}
+
+// A primary key longer than the trees take (statetree.MaxKeyLen bytes
+// canonical) cannot halt a block: its table is left out of the tables
+// map while such a row exists, and comes back when it is gone, the same
+// on a node that restarts. Any client can write such a key.
+func TestLongKeysLeaveTheTableOutWithoutHalting(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			f := mustNewFixture(t, s, authParams(s, protocol.V4))
+			f.dialect = "postgres"
+			f.block(f.tx(stmt("CREATE TABLE k (id text PRIMARY KEY)"), stmt("INSERT INTO k VALUES ('short')")))
+			in := checkTablesRoot(t, f, "short keys")
+			long := strings.Repeat("x", 400)
+			res, _ := f.block(f.tx(stmt("INSERT INTO k VALUES ($1)", txn.Text(long))))
+			if res[0].Code != api.CodeOK {
+				t.Fatalf("insert a long key: %d %s", res[0].Code, res[0].Log)
+			}
+			out := checkTablesRoot(t, f, "a long key")
+			if out == in {
+				t.Fatal("the tables root did not change when the table left the map")
+			}
+			f.block(f.tx(stmt("UPDATE k SET id = 'short too' WHERE id = 'short'")))
+			checkTablesRoot(t, f, "a change while left out")
+			f.block(f.tx(stmt("DELETE FROM k WHERE id = $1", txn.Text(long)), stmt("UPDATE k SET id = 'short' WHERE id = 'short too'")))
+			if back := checkTablesRoot(t, f, "the long key gone"); back != in {
+				t.Fatalf("the table did not come back into the map: root %X, want %X", back, in)
+			}
+			f.block(f.tx(stmt("INSERT INTO k VALUES ($1)", txn.Text(long))))
+			restartWithRoot(t, f, s, authParams(s, protocol.V4), out)
+		})
 	}
 }
