@@ -167,6 +167,9 @@ func (s *authSnapshot) images(ctx context.Context, kr backend.CanonicalKeyReader
 	if err != nil {
 		return nil, fmt.Errorf("proof: read the rows of %s: %w", req.Table, err)
 	}
+	if len(imgs) != len(keys) {
+		return nil, fmt.Errorf("proof: read %d images of %s for %d keys", len(imgs), req.Table, len(keys))
+	}
 	out := make(map[string][]byte, len(keys))
 	for i, k := range keys {
 		leaf, _ := root.Get(k)
