@@ -250,6 +250,11 @@ func (a *authState) setRow(t *authTable, c backend.CanonicalChange) error {
 		}
 	})
 	if c.Image == nil {
+		if statetree.CheckKey(c.Key) != nil {
+			// No row holds it, and the tree cannot: a long key written
+			// and deleted in the block, or named by a change rolled back.
+			return nil
+		}
 		_, err := t.tree.Delete(c.Key)
 		return err
 	}
