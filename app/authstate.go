@@ -184,9 +184,13 @@ func (a *authState) applyTable(ctx context.Context, cb backend.CanonicalBlock, t
 	switch {
 	case td.Err != nil && !backend.NotCanonical(td.Err):
 		return fmt.Errorf("authenticated state: table %s: %w", td.Table, td.Err)
-	case td.Err != nil:
-		return a.replaceTable(td.Table, &authTable{why: td.Err})
-	case td.Rescan || t == nil || t.tree == nil:
+	case td.Err != nil && !errors.Is(td.Err, backend.ErrValueNotCanonical):
+		return a.replaceTable(td.Table, &authTable{why: td.Err}) // its schema
+	case td.Rescan || t == nil || t.tree == nil || td.Err != nil:
+		// A value without form may be a key written and deleted in the
+		// block (a change record names it, no row holds it): only the
+		// rows after the block say whether the table is out, as they
+		// say on a node that restarts.
 		nt, err := readTable(ctx, cb.CanonicalTableRows, td.Table)
 		if err != nil {
 			return err

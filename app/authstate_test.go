@@ -444,3 +444,37 @@ func TestLongKeysLeaveTheTableOutWithoutHalting(t *testing.T) {
 		})
 	}
 }
+
+// A key without canonical form written and deleted in one block names no
+// row after the block: the table stays in the map, as a node that
+// restarts finds it (a numeric NaN key on PostgreSQL; on SQLite a text
+// key that is not UTF-8, which the postgres dialect stores).
+func TestAKeyWithoutFormComeAndGoneLeavesTheTableIn(t *testing.T) {
+	for _, s := range authStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			f := mustNewFixture(t, s, authParams(s, protocol.V4))
+			f.dialect = "postgres"
+			schema, bad := "CREATE TABLE k (id numeric PRIMARY KEY)", txn.Text("NaN")
+			if s.dialect == "sqlite" {
+				schema, bad = "CREATE TABLE k (id text PRIMARY KEY)", txn.Text("\xff\xfe")
+			}
+			f.block(f.tx(stmt(schema), stmt("INSERT INTO k VALUES ('1')")))
+			in := checkTablesRoot(t, f, "a canonical row")
+			res, _ := f.block(f.tx(stmt("INSERT INTO k VALUES ($1)", bad), stmt("DELETE FROM k WHERE id = $1", bad)))
+			if res[0].Code != api.CodeOK {
+				t.Fatalf("write and delete the key: %d %s", res[0].Code, res[0].Log)
+			}
+			if got := checkTablesRoot(t, f, "the key come and gone"); got != in {
+				t.Fatalf("the table left the map for a row that does not exist: root %X, want %X", got, in)
+			}
+			f.block(f.tx(stmt("INSERT INTO k VALUES ($1)", bad)))
+			if out := checkTablesRoot(t, f, "the key kept"); out == in {
+				t.Fatal("a row without canonical form left its table in the map")
+			}
+			f.block(f.tx(stmt("DELETE FROM k WHERE id = $1", bad)))
+			if back := checkTablesRoot(t, f, "the key deleted"); back != in {
+				t.Fatalf("the table did not come back: root %X, want %X", back, in)
+			}
+		})
+	}
+}

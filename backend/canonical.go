@@ -105,7 +105,10 @@ type CanonicalDelta struct {
 // TRUNCATE). Err, when set, is why the table's rows have no canonical
 // form: a schema the table cannot have one with (ErrNoPrimaryKey,
 // ErrNoCanonicalForm) or a changed row holding a value outside its
-// kind's domain (ErrValueNotCanonical); Rows is then nil. Any other
+// kind's domain (ErrValueNotCanonical; a backend may also report one
+// for a key a change record named whose row is gone, so a caller reads
+// the table whole before it decides the table has no canonical form);
+// Rows is then nil. Any other
 // failure (the database unreachable) is CanonicalDelta's error, never a
 // table's Err: Err is the same on every node that ran the same block.
 type CanonicalTableDelta struct {
