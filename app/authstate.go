@@ -288,31 +288,40 @@ func (a *authState) commit() {
 // block is of version 4 or later, and checks it against the AppHash the
 // database records: with the stored inputs of that AppHash and the state
 // digest (stateDigest) it must give the AppHash again. A database whose
-// rows do not is refused (ErrStateMismatch), as VerifyState refuses one.
+// rows do not (changed outside the chain) still starts, as it did before
+// version 4, so that the chain's divergence checks name the block and the
+// automatic recovery can run; mismatch (wrapping ErrStateMismatch) says
+// so, the node logs it, and no proof is served (the snapshot is nil).
 // Before version 4 it returns an unloaded state, built by the first block
 // of version 4 (seal).
-func loadAuthState(ctx context.Context, be backend.Backend, st backend.State, system map[string][]byte, stateDigest []byte) (*authState, *authSnapshot, error) {
-	a := newAuthState()
+func loadAuthState(ctx context.Context, be backend.Backend, st backend.State, system map[string][]byte, stateDigest []byte) (a *authState, snap *authSnapshot, mismatch, err error) {
+	a = newAuthState()
 	raw, ok := system[apphashKey]
 	if st.Height == 0 || !ok {
-		return a, nil, nil
+		return a, nil, nil, nil
 	}
 	in, err := decodeAppHashInputs(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("authenticated state: %w", err)
+		return nil, nil, nil, fmt.Errorf("authenticated state: %w", err)
 	}
 	if in.Protocol < protocol.V4 {
-		return a, nil, nil
+		return a, nil, nil, nil
 	}
 	if err := a.load(ctx, be); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	in.Tables = a.committed.Hash()
 	if got := in.AppHash(stateDigest); !bytes.Equal(got, st.AppHash) {
-		return nil, nil, fmt.Errorf("%w: the authenticated state rebuilt from its rows (tables map root %X) gives AppHash %X, it records %X at height %d", ErrStateMismatch, in.Tables, got, st.AppHash, st.Height)
+		return a, nil, fmt.Errorf("%w: the authenticated state rebuilt from its rows (tables map root %X) gives AppHash %X, it records %X at height %d: its rows were changed outside the chain; its next block will diverge", ErrStateMismatch, in.Tables, got, st.AppHash, st.Height), nil
 	}
-	return a, a.snapshot(st.Height, in.Protocol, in.base(stateDigest)), nil
+	return a, a.snapshot(st.Height, in.Protocol, in.base(stateDigest)), nil, nil
 }
+
+// StartCheck is the outcome of the check of the authenticated state
+// against the recorded AppHash when the executor was made (nil: it
+// holds, or there was nothing to check): an error wrapping
+// ErrStateMismatch for a database changed outside the chain.
+func (e *Executor) StartCheck() error { return e.startCheck }
 
 // load builds the state from be's committed rows, as committed.
 func (a *authState) load(ctx context.Context, be backend.Backend) error {

@@ -232,11 +232,13 @@ func TestTablesWithoutCanonicalFormAreLeftOut(t *testing.T) {
 }
 
 // A database whose rows were changed outside the chain does not rebuild
-// the tables root its AppHash commits to: the node refuses to start on it.
+// the tables root its AppHash commits to: the node's start check says so
+// (it still starts, so that the chain's divergence checks name the block
+// and automatic recovery can run), and it serves no proof.
 // At start the state digest comes from the stored table sums, which the
 // change outside the chain left alone: only the tables root catches it,
 // so this also shows that the AppHash commits to the root.
-func TestRestartRefusesRowsThatDoNotGiveTheAppHash(t *testing.T) {
+func TestRestartChecksTheRowsAgainstTheAppHash(t *testing.T) {
 	var path string
 	pgSQLite := outOfBandStore{"sqlite", func(t *testing.T) backend.Backend {
 		path = filepath.Join(t.TempDir(), "relchain.db")
@@ -266,9 +268,15 @@ func TestRestartRefusesRowsThatDoNotGiveTheAppHash(t *testing.T) {
 			f.block(f.tx(stmt("INSERT INTO acct VALUES (1, 10), (2, 20)")))
 			checkTablesRoot(t, f, "before")
 			s.write(t, "UPDATE acct SET bal = 11 WHERE id = 1")
-			_, err := app.NewExecutor(context.Background(), be, chainID, p)
-			if !errors.Is(err, app.ErrStateMismatch) {
-				t.Fatalf("restart on a database changed outside the chain: %v, want ErrStateMismatch", err)
+			ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+			if err != nil {
+				t.Fatalf("restart on a database changed outside the chain: %v (it must start, for the divergence checks and recovery)", err)
+			}
+			if err := ex.StartCheck(); !errors.Is(err, app.ErrStateMismatch) {
+				t.Fatalf("restart's check of a database changed outside the chain: %v, want ErrStateMismatch", err)
+			}
+			if _, err := ex.Prove(context.Background(), api.ProofRequest{Table: "acct", Key: intKey(t, 1)}); !errors.Is(err, app.ErrNoProofs) {
+				t.Fatalf("a proof from a database that does not give its AppHash: %v, want ErrNoProofs", err)
 			}
 		})
 	}
@@ -477,4 +485,33 @@ func TestAKeyWithoutFormComeAndGoneLeavesTheTableIn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// On MySQL/MariaDB, DDL in a block after the first (the schema changes
+// the trees must follow; MySQL's StateDigest clears its own DDL flag
+// before the executor asks for the canonical delta) gives the root a
+// fresh read of the committed rows gives, after every block.
+func TestSchemaChangesFollowedOnMySQL(t *testing.T) {
+	var dsn string
+	s := store{"mysql", func(t *testing.T) backend.Backend {
+		if dsn == "" {
+			dsn = mysqltest.DSN(t)
+		}
+		b, err := mysql.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}}
+	f := mustNewFixture(t, s, authParams(s, protocol.V4))
+	f.block(f.tx(stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)")))
+	checkTablesRoot(t, f, "first table")
+	f.block(f.tx(stmt("CREATE TABLE other (id INTEGER PRIMARY KEY)")))
+	checkTablesRoot(t, f, "second table")
+	for i := int64(1); i <= 3; i++ {
+		f.block(f.tx(stmt("INSERT INTO acct (id, bal) VALUES (?, ?)", txn.Int(i), txn.Int(100*i))))
+		checkTablesRoot(t, f, fmt.Sprint("insert ", i))
+	}
+	f.block(f.tx(stmt("ALTER TABLE acct ADD COLUMN note VARCHAR(10) NULL")))
+	checkTablesRoot(t, f, "a column added")
 }

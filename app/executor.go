@@ -66,6 +66,8 @@ type Executor struct {
 	// authSnap is the committed authenticated state the query path proves
 	// against (proof.go; guarded by mu); nil before version 4.
 	authSnap *authSnapshot
+	// startCheck is StartCheck's outcome (set once, by NewExecutor).
+	startCheck error
 }
 
 // NewExecutor loads the committed state from be.
@@ -107,7 +109,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	}
 	sys := SystemSum(stored)
 	stateDigest := StateDigest(sums.Digest(), &sys)
-	auth, authSnap, err := loadAuthState(ctx, be, st, stored, stateDigest)
+	auth, authSnap, mismatch, err := loadAuthState(ctx, be, st, stored, stateDigest)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +117,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	return &Executor{
 		auth:        auth,
 		authSnap:    authSnap,
+		startCheck:  mismatch,
 		proto:       sysState.proto,
 		systemSum:   sys,
 		systemRaw:   stored,

@@ -59,5 +59,8 @@ func openExecutorOnce(ctx context.Context, home string, rc Config, chainID strin
 		be.Close()
 		return nil, nil, err
 	}
+	if err := ex.StartCheck(); err != nil {
+		logger.Error("the database does not reproduce its AppHash", "err", err)
+	}
 	return be, ex, nil
 }

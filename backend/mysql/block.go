@@ -80,6 +80,9 @@ type block struct {
 	// records that the block changed the schema (StateDigest rescans).
 	delta backend.TableDelta
 	ddl   bool
+	// ranDDL: the block ran DDL, kept past StateDigest (which resets ddl)
+	// for CanonicalDelta, which the executor calls after it.
+	ranDDL bool
 	// canonRecs are the images of the change records ChangeDigest
 	// consumed, for CanonicalDelta (canonical_block.go).
 	canonRecs []canonRecord

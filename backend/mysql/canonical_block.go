@@ -77,7 +77,7 @@ func (k *block) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, err
 	if err := k.check(); err != nil {
 		return backend.CanonicalDelta{}, err
 	}
-	if k.ddl {
+	if k.ddl || k.ranDDL {
 		return backend.CanonicalDelta{SchemaChanged: true}, nil
 	}
 	ctx, stop := k.watch(ctx)

@@ -31,6 +31,7 @@ func (k *block) StateDigest(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, k.fault("state digest", err)
 	}
+	k.ranDDL = k.ranDDL || k.ddl
 	k.delta, k.ddl = make(backend.TableDelta), false
 	if len(changed) > 0 {
 		var b strings.Builder
