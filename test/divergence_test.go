@@ -113,8 +113,13 @@ func testBlockSyncDivergence(t *testing.T, backend string) {
 	}
 	rep := c.mustReportDivergence(ctx, victim)
 	t.Logf("node 3 stopped at height %d, the network was at %d; restarted, node 3 stopped with the report after %s", stopped, network, time.Since(start).Round(time.Second))
-	if rep.height != ddl.Height {
-		t.Errorf("the report names height %d; node 3 applied %d, the first block that rescans its tables (tampered at %d), and could not go on", rep.height, ddl.Height, stopped)
+	// The first block whose AppHash the change reaches: at the latest the
+	// DDL block, which rescans the tables into the state digest; from
+	// protocol version 4 on, the first block after the restart that
+	// changes anything, since the node rebuilt its authenticated state
+	// from the changed rows when it started.
+	if rep.height <= stopped || rep.height > ddl.Height {
+		t.Errorf("the report names height %d; node 3 (tampered at %d) applied at the latest %d, the first block that rescans its tables, and could not go on", rep.height, stopped, ddl.Height)
 	}
 	// Usually a peer's verified header: block sync keeps retrying. (Block
 	// sync may also hand over to consensus when it has dropped every peer,
