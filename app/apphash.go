@@ -86,14 +86,7 @@ func (in AppHashInputs) AppHash(state []byte) []byte {
 	if in.Protocol < protocol.V4 {
 		return base
 	}
-	return AuthenticatedAppHash(in.Protocol, base, in.Tables)
-}
-
-// AuthenticatedAppHash is the AppHash of a block of version 4 or later
-// from its base (the v5 form of its other inputs) and the root of its
-// tables map.
-func AuthenticatedAppHash(version uint64, base []byte, tables [32]byte) []byte {
-	return api.AuthenticatedAppHash(version, base, tables)
+	return api.AuthenticatedAppHash(in.Protocol, base, in.Tables)
 }
 
 // base is the AppHash of versions 1 to 3, and the base of later ones.

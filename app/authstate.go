@@ -244,6 +244,11 @@ func (a *authState) mapUndo(name string) func() {
 // setRow applies one changed key to t's tree, undoably: the undo restores
 // the value the committed snapshot holds.
 func (a *authState) setRow(t *authTable, c backend.CanonicalChange) error {
+	if c.Image == nil && statetree.CheckKey(c.Key) != nil {
+		// No row holds it, and the tree cannot: a long key written and
+		// deleted in the block, or named by a change rolled back.
+		return nil
+	}
 	old, had := t.root.Get(c.Key)
 	key := c.Key
 	a.undo = append(a.undo, func() {
@@ -254,11 +259,6 @@ func (a *authState) setRow(t *authTable, c backend.CanonicalChange) error {
 		}
 	})
 	if c.Image == nil {
-		if statetree.CheckKey(c.Key) != nil {
-			// No row holds it, and the tree cannot: a long key written
-			// and deleted in the block, or named by a change rolled back.
-			return nil
-		}
 		_, err := t.tree.Delete(c.Key)
 		return err
 	}
