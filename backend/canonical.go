@@ -119,9 +119,13 @@ type CanonicalTableDelta struct {
 }
 
 // CanonicalChange is one changed key and its row's image after the
-// block (nil: deleted).
+// block (nil: deleted). Txs are the indexes (sqlcheck.Env.Tx) of the txs
+// whose change records named the key, ascending and once each (records
+// written outside every savepoint name no tx); row history (HistoryBlock)
+// records them. The authenticated state ignores them.
 type CanonicalChange struct {
 	Key, Image []byte
+	Txs        []int
 }
 
 // ErrValueNotCanonical: a stored value lies outside its kind's domain in
