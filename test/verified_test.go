@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,28 +16,31 @@ import (
 	"github.com/relchain/relchain/rowcanon"
 )
 
-// Verified reads (issue 36 item 3) on a 4-validator network whose nodes
-// 1-3 lie on their read paths (a test-hooks build,
+// Verified reads (issue 36 item 3) on a 5-validator network whose nodes
+// 1-4 lie on their read paths (a test-hooks build,
 // RELCHAIN_UNSAFE_BYZANTINE_READS): node 1 tampers with row images, node
 // 2 drops a row from every range, node 3 answers every question as it
-// first did (stale). Node 0 is honest: every read of the workload
-// verifies there; each lie is an error naming the lying node and the
-// failure. The light client trusts only the genesis file.
+// first did (stale), node 4 alters /query's rows. Node 0 is honest: every
+// read of the workload verifies there; each lie is an error naming the
+// lying node and the failure, in the Go client and in `relchain query
+// --verify`. The light client trusts only the genesis file.
 func TestVerifiedReadsSQLite(t *testing.T) { testVerifiedReads(t, "sqlite", "postgres") }
 
 func TestVerifiedReadsPostgres(t *testing.T) { testVerifiedReads(t, "postgres", "") }
 
 func testVerifiedReads(t *testing.T, backend, dialect string) {
 	env := [][]string{nil, {"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-row"},
-		{"RELCHAIN_UNSAFE_BYZANTINE_READS=drop-row"}, {"RELCHAIN_UNSAFE_BYZANTINE_READS=stale"}}
-	c := mustStartCluster(t, clusterOptions{backend: backend, dialect: dialect, testHooks: true, nodeEnv: env})
+		{"RELCHAIN_UNSAFE_BYZANTINE_READS=drop-row"}, {"RELCHAIN_UNSAFE_BYZANTINE_READS=stale"},
+		{"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-query"}}
+	c := mustStartCluster(t, clusterOptions{backend: backend, dialect: dialect, testHooks: true, nodeEnv: env, validators: 5})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c.mustExecEverywhere(ctx, 0, stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, owner TEXT NOT NULL, bal BIGINT NOT NULL)"))
 	for i := 1; i <= 5; i++ {
 		c.mustExecEverywhere(ctx, 0, stmt(fmt.Sprintf("INSERT INTO acct VALUES (%d, 'owner%d', %d)", i, i, 100*i)))
 	}
-	root, err := lightverify.FromGenesis(filepath.Join(c.nodes[0].Home, "config", "genesis.json"))
+	genesis := filepath.Join(c.nodes[0].Home, "config", "genesis.json")
+	root, err := lightverify.FromGenesis(genesis)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +82,58 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 	requireLie(t, err, c.nodes[3].RPC, client.ErrStale)
 	if r, err := honest.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1); err != nil || cell(t, r, 0, "bal") != "1002" {
 		t.Fatalf("verified get 1 after the updates: %+v, %v; want bal 1002", r, err)
+	}
+	testVerifiedQueryCLI(ctx, t, c, genesis)
+}
+
+// testVerifiedQueryCLI runs `relchain query --verify` on c (set up by
+// testVerifiedReads): honest answers carry their guarantee, each lie
+// exits non-zero naming the node.
+func testVerifiedQueryCLI(ctx context.Context, t *testing.T, c *cluster, genesis string) {
+	query := func(node int, witness int, sql string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, relchainBin, append([]string{"query", "--verify", "--trust-genesis", genesis,
+			"--node", c.nodes[node].RPC, "--nodes", c.nodes[witness].RPC, sql}, args...)...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, ok := range []struct {
+		node int
+		sql  string
+		args []string
+		want []string
+	}{
+		{0, "SELECT owner, bal FROM acct WHERE id = 3", nil, []string{"owner3", "300", "(1 rows", "guarantee: proof"}},
+		{0, "SELECT * FROM acct WHERE id = $1", []string{"4"}, []string{"owner4", "guarantee: proof"}},
+		{0, "SELECT owner FROM acct WHERE id = 42", nil, []string{"(0 rows", "guarantee: proof"}},
+		{0, "SELECT id, owner FROM acct WHERE id BETWEEN 2 AND 4", nil, []string{"owner2", "owner3", "owner4", "(3 rows", "guarantee: proof"}},
+		{0, "SELECT owner FROM acct WHERE id >= 4 AND id <= 5", nil, []string{"owner4", "owner5", "(2 rows", "guarantee: proof"}},
+		{0, "SELECT count(*) FROM acct WHERE bal > 250", nil, []string{"4", "guarantee: f+1 agreement of 2 nodes"}},
+	} {
+		out, err := query(ok.node, 1, ok.sql, ok.args...)
+		if err != nil {
+			t.Fatalf("relchain query --verify %q: %v\n%s", ok.sql, err, out)
+		}
+		for _, w := range ok.want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("relchain query --verify %q:\n%s\nwant %q", ok.sql, out, w)
+			}
+		}
+	}
+	for _, lie := range []struct {
+		node, witness int
+		sql           string
+		want          string
+	}{
+		{1, 0, "SELECT * FROM acct WHERE id = 2", "tampered row"},
+		{2, 0, "SELECT * FROM acct WHERE id BETWEEN 1 AND 5", "missing row"},
+		{3, 0, "SELECT * FROM acct WHERE id = 1", "stale answer"},
+		{0, 4, "SELECT owner FROM acct WHERE bal > 250", "differently"},
+	} {
+		out, err := query(lie.node, lie.witness, lie.sql)
+		liar := c.nodes[max(lie.node, lie.witness)].RPC
+		if err == nil || !strings.Contains(out, lie.want) || !strings.Contains(out, liar) {
+			t.Fatalf("relchain query --verify %q on %s: %v\n%s\nwant a failure naming %s: %s", lie.sql, c.nodes[lie.node].Name, err, out, liar, lie.want)
+		}
 	}
 }
 

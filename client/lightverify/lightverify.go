@@ -186,3 +186,15 @@ func (v *Verifier) Latest(ctx context.Context) (*types.SignedHeader, error) {
 	}
 	return lb.SignedHeader, nil
 }
+
+// Validators returns how many validators sign the newest verified header.
+func (v *Verifier) Validators(ctx context.Context) (int, error) {
+	if _, err := v.Latest(ctx); err != nil {
+		return 0, err
+	}
+	lb, err := v.lc.TrustedLightBlock(0)
+	if err != nil {
+		return 0, fmt.Errorf("light client: the latest trusted block: %w", err)
+	}
+	return lb.ValidatorSet.Size(), nil
+}
