@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -90,12 +93,18 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 // testVerifiedReads): honest answers carry their guarantee, each lie
 // exits non-zero naming the node.
 func testVerifiedQueryCLI(ctx context.Context, t *testing.T, c *cluster, genesis string) {
+	trust := []string{"--trust-genesis", genesis}
 	query := func(node int, witness int, sql string, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, relchainBin, append([]string{"query", "--verify", "--trust-genesis", genesis,
-			"--node", c.nodes[node].RPC, "--nodes", c.nodes[witness].RPC, sql}, args...)...)
+		cmd := exec.CommandContext(ctx, relchainBin, append(append([]string{"query", "--verify", "--node", c.nodes[node].RPC,
+			"--nodes", c.nodes[witness].RPC, sql}, trust...), args...)...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+	testTrustRoots(ctx, t, c, genesis, func(root ...string) (string, error) {
+		trust = root
+		defer func() { trust = []string{"--trust-genesis", genesis} }()
+		return query(0, 1, "SELECT owner FROM acct WHERE id = 5")
+	})
 	for _, ok := range []struct {
 		node int
 		sql  string
@@ -159,5 +168,40 @@ func requireLie(t *testing.T, err error, node string, want error) {
 	var lie *client.LieError
 	if !errors.As(err, &lie) || !errors.Is(err, want) || !strings.Contains(err.Error(), node) {
 		t.Fatalf("got %v, want a lie of %s: %v", err, node, want)
+	}
+}
+
+// testTrustRoots: a trusted height and hash verify; a wrong hash, or a
+// genesis whose validators are not the chain's, fail.
+func testTrustRoots(ctx context.Context, t *testing.T, c *cluster, genesis string, query func(root ...string) (string, error)) {
+	h := int64(2)
+	com, err := c.client(0, nil).RPC().Commit(ctx, &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := com.SignedHeader.Hash()
+	out, err := query("--trust-height", "2", "--trust-hash", hex.EncodeToString(hash))
+	if err != nil || !strings.Contains(out, "owner5") || !strings.Contains(out, "guarantee: proof") {
+		t.Fatalf("query --verify from header 2: %v\n%s", err, out)
+	}
+	hash[0] ^= 1
+	if out, err := query("--trust-height", "2", "--trust-hash", hex.EncodeToString(hash)); err == nil || !strings.Contains(out, "light client") {
+		t.Fatalf("query --verify from a wrong hash of header 2: %v\n%s; want the light client to refuse", err, out)
+	}
+	var g map[string]any
+	b, err := os.ReadFile(genesis)
+	if err == nil {
+		err = json.Unmarshal(b, &g)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	g["validators"].([]any)[0].(map[string]any)["power"] = "99"
+	forged := filepath.Join(t.TempDir(), "genesis.json")
+	if b, err = json.Marshal(g); err != nil || os.WriteFile(forged, b, 0o600) != nil {
+		t.Fatalf("write %s: %v", forged, err)
+	}
+	if out, err := query("--trust-genesis", forged); err == nil || !strings.Contains(out, "names validators") {
+		t.Fatalf("query --verify from a genesis with other validators: %v\n%s; want a refusal of header 1", err, out)
 	}
 }
