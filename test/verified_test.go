@@ -86,6 +86,14 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 	if r, err := honest.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1); err != nil || cell(t, r, 0, "bal") != "1002" {
 		t.Fatalf("verified get 1 after the updates: %+v, %v; want bal 1002", r, err)
 	}
+	const agg = "SELECT owner FROM acct WHERE bal > 250"
+	if a, err := client.AgreedQuery(ctx, []*client.Client{honest, c.client(1, nil)}, 2, agg); err != nil || len(a.Rows) != 4 || a.Guarantee != client.GuaranteeAgreement {
+		t.Fatalf("f+1 agreement of two honest /query paths: %+v, %v", a, err)
+	}
+	var mm *client.MismatchError
+	if _, err := client.AgreedQuery(ctx, []*client.Client{honest, c.client(4, nil)}, 2, agg); !errors.As(err, &mm) || !strings.Contains(err.Error(), c.nodes[4].RPC) {
+		t.Fatalf("f+1 agreement with a node altering /query: %v, want a mismatch naming %s", err, c.nodes[4].RPC)
+	}
 	testVerifiedQueryCLI(ctx, t, c, genesis)
 }
 
