@@ -18,6 +18,7 @@ import (
 //	tamper-row    /proof: every row image served has its last byte flipped
 //	drop-row      /proof: a range's answer leaves out its first row
 //	stale         /proof: the first answer to each question, forever
+//	forge-base    /proof: the AppHash's base has a byte flipped
 //	tamper-query  /query: the first cell of every row is "byzantine"
 //
 // A default build has none of this: the hooks stay the identity.
@@ -31,6 +32,14 @@ func init() {
 		byzantineProof = dropRow
 	case "stale":
 		byzantineProof = (&staleAnswers{first: map[string]api.ProofResponse{}}).answer
+	case "forge-base":
+		byzantineProof = func(r api.ProofResponse) api.ProofResponse {
+			r.Base = bytes.Clone(r.Base)
+			if len(r.Base) > 0 {
+				r.Base[0] ^= 1
+			}
+			return r
+		}
 	case "tamper-query":
 		byzantineQuery = tamperQuery
 	}

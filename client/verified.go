@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client/lightverify"
@@ -41,7 +42,15 @@ type VerifyOptions struct {
 	// MaxLag: the answer's block may be at most this many blocks older
 	// than the newest verified header (0: DefaultMaxLag).
 	MaxLag int64
+	// HeaderWait bounds the wait for the header after the answer's block
+	// when the answer is of the newest block (0: DefaultHeaderWait):
+	// CometBFT makes it within about one block time after a block that
+	// changed the AppHash, and never after one that did not.
+	HeaderWait time.Duration
 }
+
+// DefaultHeaderWait is VerifyOptions.HeaderWait's default.
+const DefaultHeaderWait = 10 * time.Second
 
 // LieError is a node's answer that failed verification: the node (its
 // URL) and what it lied about (Err wraps the client/proof error naming
@@ -174,13 +183,18 @@ func (c *Client) verifiedRead(ctx context.Context, v *lightverify.Verifier, opts
 
 // checkProof verifies resp against a trusted AppHash: that of header
 // resp.Height+1, or, when the chain idles at resp.Height (no header after
-// it yet), that of header resp.Height if it matches (the state after
+// it comes), that of header resp.Height if it matches (the state after
 // block resp.Height-1, unchanged since). It refuses an answer more than
-// MaxLag blocks behind the newest verified header.
+// MaxLag blocks behind the newest verified header, and one that matches
+// neither header when header resp.Height+1 does not appear within
+// HeaderWait.
 func (c *Client) checkProof(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, req api.ProofRequest, resp *api.ProofResponse) (proof.Result, int64, string, error) {
-	maxLag := opts.MaxLag
+	maxLag, wait := opts.MaxLag, opts.HeaderWait
 	if maxLag <= 0 {
 		maxLag = DefaultMaxLag
+	}
+	if wait <= 0 {
+		wait = DefaultHeaderWait
 	}
 	latest, err := v.Latest(ctx)
 	if err != nil {
@@ -189,12 +203,13 @@ func (c *Client) checkProof(ctx context.Context, v *lightverify.Verifier, opts V
 	if resp.Height < latest.Height-maxLag {
 		return proof.Result{}, 0, "", fmt.Errorf("%w: the answer is of block %d, the newest verified header is %d (at most %d blocks behind)", ErrStale, resp.Height, latest.Height, maxLag)
 	}
+	var atHead error // the answer checked against header resp.Height
 	if resp.Height >= latest.Height && resp.Height > 1 {
-		// The newest header is the answer's own block: if the chain idles,
-		// no header after it comes, and its AppHash is the parent's.
-		hd, err := v.Header(ctx, resp.Height)
+		hctx, cancel := context.WithTimeout(ctx, wait)
+		hd, err := v.Header(hctx, resp.Height)
+		cancel()
 		if err != nil {
-			return proof.Result{}, 0, "", err
+			return proof.Result{}, 0, "", fmt.Errorf("the answer's block %d: %w", resp.Height, err)
 		}
 		res, err := proof.Verify(req, *resp, hd.AppHash)
 		if err == nil {
@@ -205,9 +220,16 @@ func (c *Client) checkProof(ctx context.Context, v *lightverify.Verifier, opts V
 			// and the trusted hash: a lie whichever header is right.
 			return proof.Result{}, 0, "", err
 		}
+		atHead = err
+		var cancelWait context.CancelFunc
+		ctx, cancelWait = context.WithTimeout(ctx, wait)
+		defer cancelWait()
 	}
 	appHash, err := v.AppHashAfter(ctx, resp.Height)
 	if err != nil {
+		if atHead != nil && errors.Is(err, lightverify.ErrNoHeader) {
+			return proof.Result{}, 0, "", fmt.Errorf("%w (and no header %d appeared within %s)", atHead, resp.Height+1, wait)
+		}
 		return proof.Result{}, 0, "", err
 	}
 	res, err := proof.Verify(req, *resp, appHash)

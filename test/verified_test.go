@@ -19,11 +19,12 @@ import (
 	"github.com/relchain/relchain/rowcanon"
 )
 
-// Verified reads (issue 36 item 3) on a 5-validator network whose nodes
-// 1-4 lie on their read paths (a test-hooks build,
+// Verified reads (issue 36 item 3) on a 6-validator network whose nodes
+// 1-5 lie on their read paths (a test-hooks build,
 // RELCHAIN_UNSAFE_BYZANTINE_READS): node 1 tampers with row images, node
 // 2 drops a row from every range, node 3 answers every question as it
-// first did (stale), node 4 alters /query's rows. Node 0 is honest: every
+// first did (stale), node 4 alters /query's rows, node 5 forges the
+// AppHash's base. Node 0 is honest: every
 // read of the workload verifies there; each lie is an error naming the
 // lying node and the failure, in the Go client and in `relchain query
 // --verify`. The light client trusts only the genesis file.
@@ -34,8 +35,8 @@ func TestVerifiedReadsPostgres(t *testing.T) { testVerifiedReads(t, "postgres", 
 func testVerifiedReads(t *testing.T, backend, dialect string) {
 	env := [][]string{nil, {"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-row"},
 		{"RELCHAIN_UNSAFE_BYZANTINE_READS=drop-row"}, {"RELCHAIN_UNSAFE_BYZANTINE_READS=stale"},
-		{"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-query"}}
-	c := mustStartCluster(t, clusterOptions{backend: backend, dialect: dialect, testHooks: true, nodeEnv: env, validators: 5})
+		{"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-query"}, {"RELCHAIN_UNSAFE_BYZANTINE_READS=forge-base"}}
+	c := mustStartCluster(t, clusterOptions{backend: backend, dialect: dialect, testHooks: true, nodeEnv: env, validators: 6})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c.mustExecEverywhere(ctx, 0, stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, owner TEXT NOT NULL, bal BIGINT NOT NULL)"))
@@ -73,6 +74,8 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 	requireLie(t, err, c.nodes[1].RPC, proof.ErrTamperedRow)
 	_, err = c.client(2, nil).VerifiedRange(ctx, v, client.VerifyOptions{}, "acct", []any{1}, []any{5})
 	requireLie(t, err, c.nodes[2].RPC, proof.ErrMissingRow)
+	_, err = c.client(5, nil).VerifiedGet(ctx, v, client.VerifyOptions{HeaderWait: 3 * time.Second}, "acct", 2)
+	requireLie(t, err, c.nodes[5].RPC, proof.ErrAppHash)
 
 	stale := c.client(3, nil)
 	if _, err := stale.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1); err != nil {
@@ -144,6 +147,7 @@ func testVerifiedQueryCLI(ctx context.Context, t *testing.T, c *cluster, genesis
 		{1, 0, "SELECT * FROM acct WHERE id = 2", "tampered row"},
 		{2, 0, "SELECT * FROM acct WHERE id BETWEEN 1 AND 5", "missing row"},
 		{3, 0, "SELECT * FROM acct WHERE id = 1", "stale answer"},
+		{5, 0, "SELECT * FROM acct WHERE id BETWEEN 1 AND 2", "wrong AppHash"},
 		{0, 4, "SELECT owner FROM acct WHERE bal > 250", "differently"},
 	} {
 		out, err := query(lie.node, lie.witness, lie.sql)
