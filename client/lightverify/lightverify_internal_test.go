@@ -23,7 +23,7 @@ func (p fakeProvider) LightBlock(context.Context, int64) (*types.LightBlock, err
 	return p.lb, p.err
 }
 func (p fakeProvider) ReportEvidence(context.Context, types.Evidence) error { return nil }
-func (p fakeProvider) String() string                                        { return "fake" }
+func (p fakeProvider) String() string                                       { return "fake" }
 
 // A genesis root trusts header 1 only if it is of the genesis chain,
 // names the genesis validators and is signed by them: a node serving
