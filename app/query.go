@@ -80,6 +80,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	}
 	sanitizeRows(rows)
 	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Typmods: rows.Typmods, Rows: rows.Rows}
+	resp = byzantineQuery(resp)
 	if resp.Columns == nil {
 		resp.Columns = []string{}
 	}
@@ -138,6 +139,13 @@ func (a *App) rehearse(ctx context.Context, data []byte) *abci.ResponseQuery {
 	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: resp.Height}
 }
 
+// byzantineProof and byzantineQuery alter the answers of /proof and
+// /query; only a test-hooks build sets them (byzantine_testhooks.go).
+var (
+	byzantineProof = func(r api.ProofResponse) api.ProofResponse { return r }
+	byzantineQuery = func(r api.QueryResponse) api.QueryResponse { return r }
+)
+
 // queryFailure is a failed read's response: the backend's message in the
 // log and, when the backend classified the failure, its class and
 // SQLSTATE as a JSON api.FailureData in the value (what a PostgreSQL
@@ -177,5 +185,6 @@ func (a *App) prove(ctx context.Context, data []byte) *abci.ResponseQuery {
 		}
 		return &abci.ResponseQuery{Code: code, Log: err.Error()}
 	}
+	resp = byzantineProof(resp)
 	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: resp.Height}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
 func rootCmd() *cobra.Command {
@@ -34,6 +35,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 // a network directory's nodes and a node home's halt record.
 func clientEnv() clientcmd.Env {
 	return clientcmd.Env{
+		KeyRead: pgclass.Classifier{}.KeyRead,
 		Nodes: func(dir string) ([]clientcmd.Node, error) {
 			nodes, err := netctl.LoadNodes(dir)
 			out := make([]clientcmd.Node, len(nodes))

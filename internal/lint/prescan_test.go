@@ -43,6 +43,7 @@ var behindPrescan = map[string]string{
 	"backend/pgcatalog/rewrite.go parseSelect":           "calls prescan.Check first",
 	"sqlcheck/pgclass/catalogonly.go CatalogOnly":        "calls prescan.Check first",
 	"sqlcheck/pgclass/plainwrite.go PlainWrite":          "calls prescan.Check first",
+	"sqlcheck/pgclass/keyread.go KeyRead":                "calls prescan.Check first",
 	"sqlcheck/pgparse/pgparse.go Parse":                  "pg_query.Parse for its callers, each listed here",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/check.go checkDashComments": "called by parse after prescan.Check",

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/relchain/relchain/client"
 )
 
 // Env is what the client commands learn from the node side, whose
@@ -17,6 +19,11 @@ type Env struct {
 	// Stopped says why the node with the given home stopped, as its home
 	// records it, or "" if it records no stop (status --net).
 	Stopped func(home string) string
+	// KeyRead recognises a SELECT by primary key for query --verify (a
+	// SQL parser, which the client side does not link: relchain passes
+	// sqlcheck/pgclass's). Nil: every statement is answered by f+1
+	// agreement.
+	KeyRead func(sql string) (client.KeyRead, bool)
 }
 
 // Node is a node of a network directory's nodes.json.

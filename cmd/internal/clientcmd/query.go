@@ -21,6 +21,7 @@ type queryFlags struct {
 	minHeight int64
 	timeout   time.Duration
 	target    *target
+	verify    verifyFlags
 }
 
 func (e *Env) queryCmd() *cobra.Command {
@@ -32,6 +33,7 @@ func (e *Env) queryCmd() *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return runQuery(&f, args) },
 	}
+	f.verify.register(cmd, e.KeyRead)
 	f.target = e.withTarget(cmd, false)
 	cmd.Flags().Int64Var(&f.minHeight, "min-height", 0, "wait until the node has committed this height (read your writes)")
 	cmd.Flags().StringVar(&f.output, "output", "table", "table or json")
@@ -59,6 +61,9 @@ func runQuery(f *queryFlags, args []string) error {
 	c, err := f.target.client(ctx)
 	if err != nil {
 		return err
+	}
+	if f.verify.on {
+		return runVerified(ctx, f, c, args[0], vals)
 	}
 	res, err := c.Query(ctx, f.minHeight, args[0], vals...)
 	if err != nil {

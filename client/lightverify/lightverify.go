@@ -1,0 +1,200 @@
+package lightverify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	dbm "github.com/cometbft/cometbft-db"
+	"github.com/cometbft/cometbft/libs/log"
+	"github.com/cometbft/cometbft/light"
+	"github.com/cometbft/cometbft/light/provider"
+	lighthttp "github.com/cometbft/cometbft/light/provider/http"
+	lightdb "github.com/cometbft/cometbft/light/store/db"
+	"github.com/cometbft/cometbft/types"
+)
+
+// DefaultTrustingPeriod is how long a trusted header stays a valid
+// starting point for verification when the caller does not say
+// (light.TrustOptions.Period): it must be shorter than the time a
+// validator that left the set could still be punished for misbehaving.
+const DefaultTrustingPeriod = 14 * 24 * time.Hour
+
+// ErrNoHeader: the header asked for did not appear before the context
+// ended.
+var ErrNoHeader = errors.New("no such header yet")
+
+// Root is a trust root: the genesis the user trusts, or a header.
+type Root struct {
+	// Genesis, when set, is the trusted genesis (chain ID and validators).
+	Genesis *types.GenesisDoc
+	// Height and Hash name a trusted header when Genesis is nil.
+	Height int64
+	Hash   []byte
+	// ChainID is the chain of a header root (a genesis root carries its own).
+	ChainID string
+	// Period is the trusting period (0: DefaultTrustingPeriod).
+	Period time.Duration
+}
+
+// FromGenesis is the trust root of a genesis file the user trusts.
+func FromGenesis(path string) (Root, error) {
+	g, err := types.GenesisDocFromFile(path)
+	if err != nil {
+		return Root{}, fmt.Errorf("trusted genesis %s: %w", path, err)
+	}
+	return Root{Genesis: g, ChainID: g.ChainID}, nil
+}
+
+// FromHeader is the trust root of a header the user trusts: its chain,
+// height and hash.
+func FromHeader(chainID string, height int64, hash []byte) Root {
+	return Root{ChainID: chainID, Height: height, Hash: hash}
+}
+
+// Verifier hands out verified headers of one chain.
+type Verifier struct {
+	lc      *light.Client
+	primary string
+	// Poll is how often AppHashAfter asks again for a header not made yet.
+	Poll time.Duration
+}
+
+// New starts a light client on primary (a node's RPC URL) with witnesses
+// (other nodes' RPC URLs that cross-check the primary; with none, the
+// primary is its own witness, which checks signatures but cannot detect
+// a forked primary), from root.
+func New(ctx context.Context, root Root, primary string, witnesses []string) (*Verifier, error) {
+	if root.ChainID == "" {
+		return nil, errors.New("light client: no chain ID in the trust root")
+	}
+	p, err := lighthttp.New(root.ChainID, primary)
+	if err != nil {
+		return nil, fmt.Errorf("light client: primary %s: %w", primary, err)
+	}
+	if len(witnesses) == 0 {
+		witnesses = []string{primary}
+	}
+	ws := make([]provider.Provider, 0, len(witnesses))
+	for _, w := range witnesses {
+		wp, err := lighthttp.New(root.ChainID, w)
+		if err != nil {
+			return nil, fmt.Errorf("light client: witness %s: %w", w, err)
+		}
+		ws = append(ws, wp)
+	}
+	opts, err := trustOptions(ctx, root, p)
+	if err != nil {
+		return nil, err
+	}
+	lc, err := light.NewClient(ctx, root.ChainID, opts, p, ws, lightdb.New(dbm.NewMemDB(), root.ChainID),
+		light.Logger(log.NewNopLogger()), light.MaxRetryAttempts(2))
+	if err != nil {
+		return nil, fmt.Errorf("light client on %s from header %d: %w", primary, opts.Height, err)
+	}
+	return &Verifier{lc: lc, primary: primary, Poll: 100 * time.Millisecond}, nil
+}
+
+// trustOptions turns root into light.TrustOptions: a genesis root trusts
+// header 1 once it is signed by more than two thirds of the genesis
+// validators and names their set.
+func trustOptions(ctx context.Context, root Root, p provider.Provider) (light.TrustOptions, error) {
+	period := root.Period
+	if period == 0 {
+		period = DefaultTrustingPeriod
+	}
+	if root.Genesis == nil {
+		return light.TrustOptions{Period: period, Height: root.Height, Hash: root.Hash}, nil
+	}
+	g := root.Genesis
+	vals := make([]*types.Validator, len(g.Validators))
+	for i, v := range g.Validators {
+		vals[i] = types.NewValidator(v.PubKey, v.Power)
+	}
+	set := types.NewValidatorSet(vals)
+	lb, err := p.LightBlock(ctx, 1)
+	if err != nil {
+		return light.TrustOptions{}, fmt.Errorf("light client: header 1 from %s: %w", p, err)
+	}
+	switch {
+	case lb.ChainID != g.ChainID:
+		return light.TrustOptions{}, fmt.Errorf("light client: header 1 is of chain %q, the trusted genesis of %q", lb.ChainID, g.ChainID)
+	case !bytes.Equal(lb.ValidatorsHash, set.Hash()):
+		return light.TrustOptions{}, fmt.Errorf("light client: header 1 names validators %X, the trusted genesis %X", lb.ValidatorsHash, set.Hash())
+	}
+	if err := lb.ValidateBasic(g.ChainID); err != nil {
+		return light.TrustOptions{}, fmt.Errorf("light client: header 1: %w", err)
+	}
+	if err := set.VerifyCommitLight(g.ChainID, lb.Commit.BlockID, 1, lb.Commit); err != nil {
+		return light.TrustOptions{}, fmt.Errorf("light client: header 1 is not signed by the trusted genesis validators: %w", err)
+	}
+	return light.TrustOptions{Period: period, Height: 1, Hash: lb.Hash()}, nil
+}
+
+// Primary is the RPC URL the verifier reads headers from.
+func (v *Verifier) Primary() string { return v.primary }
+
+// Header returns the verified header of height h, waiting (every Poll,
+// until ctx ends: then an error wrapping ErrNoHeader) while the chain has
+// not made it.
+func (v *Verifier) Header(ctx context.Context, h int64) (*types.SignedHeader, error) {
+	for {
+		lb, err := v.lc.VerifyLightBlockAtHeight(ctx, h, time.Now())
+		if err == nil {
+			return lb.SignedHeader, nil
+		}
+		if !notMadeYet(err) {
+			return nil, fmt.Errorf("verify header %d: %w", h, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("header %d: %w (%w; last error: %v)", h, ErrNoHeader, ctx.Err(), err)
+		case <-time.After(v.Poll):
+		}
+	}
+}
+
+// notMadeYet reports whether err says the header is not there (yet),
+// rather than that it does not verify.
+func notMadeYet(err error) bool {
+	return errors.Is(err, provider.ErrLightBlockNotFound) || errors.Is(err, provider.ErrHeightTooHigh) ||
+		errors.Is(err, provider.ErrNoResponse)
+}
+
+// AppHashAfter returns the trusted AppHash of block h: that of verified
+// header h+1, waiting for it (bounded by ctx).
+func (v *Verifier) AppHashAfter(ctx context.Context, h int64) ([]byte, error) {
+	hd, err := v.Header(ctx, h+1)
+	if err != nil {
+		return nil, err
+	}
+	return hd.AppHash, nil
+}
+
+// Latest returns the newest header the primary has, verified.
+func (v *Verifier) Latest(ctx context.Context) (*types.SignedHeader, error) {
+	lb, err := v.lc.Update(ctx, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("light client update from %s: %w", v.primary, err)
+	}
+	if lb == nil { // already at the newest
+		if lb, err = v.lc.TrustedLightBlock(0); err != nil {
+			return nil, fmt.Errorf("light client: the latest trusted header: %w", err)
+		}
+	}
+	return lb.SignedHeader, nil
+}
+
+// Validators returns how many validators sign the newest verified header.
+func (v *Verifier) Validators(ctx context.Context) (int, error) {
+	if _, err := v.Latest(ctx); err != nil {
+		return 0, err
+	}
+	lb, err := v.lc.TrustedLightBlock(0)
+	if err != nil {
+		return 0, fmt.Errorf("light client: the latest trusted block: %w", err)
+	}
+	return lb.ValidatorSet.Size(), nil
+}
