@@ -40,6 +40,7 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 			}
 			p.authSealed = true
 			p.authBase = in.base(p.stateDigest)
+			crashAt("authstate-sealed")
 		}
 		p.appHash = in.AppHash(p.stateDigest)
 		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
@@ -230,6 +231,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	if err != nil {
 		return backend.State{}, fmt.Errorf("commit block %d: %w", st.Height, err)
 	}
+	crashAt("block-committed")
 	e.envelopes.forget(p.txKeys)
 	e.mu.Lock()
 	e.adoptCommitted(p, st)
