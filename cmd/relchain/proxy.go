@@ -18,6 +18,7 @@ import (
 	"github.com/relchain/relchain/client/lightverify"
 	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/proxy"
 	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
 
@@ -53,7 +54,7 @@ signed with the user's key, validated by the chain.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg.Nodes = strings.Split(nodes, ",")
-			v, err := newProxyVerifier(ctx, cfg.Nodes, trust)
+			v, err := trust.verifier(ctx, cfg.Nodes)
 			if err != nil {
 				return err
 			}
@@ -102,37 +103,20 @@ func serveGateway(ctx context.Context, cfg gateway.Config, lim gatewayLimits, wh
 	return gw.Close()
 }
 
-// proxyVerifier answers the proxy's reads without trusting any one node
-// (gateway.ReadVerifier): by primary key with a proof, otherwise by f+1
-// nodes' agreement.
-type proxyVerifier struct {
-	light   *lightverify.Verifier
-	clients []*client.Client // every node, the preferred first
-	opts    client.VerifyOptions
-	keyRead func(string) (client.KeyRead, bool)
-}
-
-// newProxyVerifier starts the light client from trust's root on the first
-// node, with the others as its witnesses.
-func newProxyVerifier(ctx context.Context, nodes []string, trust proxyTrust) (*proxyVerifier, error) {
-	p := &proxyVerifier{opts: client.VerifyOptions{MaxLag: trust.maxLag}, keyRead: pgclass.Classifier{}.KeyRead}
-	for _, u := range nodes {
-		c, err := client.NewWithOptions(u, nil, client.Options{CAFile: clientcmd.CAFile()})
-		if err != nil {
-			return nil, fmt.Errorf("proxy: node %s: %w", u, err)
-		}
-		p.clients = append(p.clients, c)
+// verifier starts the proxy's verifier on nodes from the flags' root.
+func (t proxyTrust) verifier(ctx context.Context, nodes []string) (*proxy.Verifier, error) {
+	opts := client.Options{CAFile: clientcmd.CAFile()}
+	first, err := client.NewWithOptions(nodes[0], nil, opts)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: node %s: %w", nodes[0], err)
 	}
-	root, err := trust.root(ctx, p.clients[0])
+	root, err := t.root(ctx, first)
 	if err != nil {
 		return nil, err
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if p.light, err = lightverify.New(sctx, root, nodes[0], nodes[1:]); err != nil {
-		return nil, fmt.Errorf("proxy: %w", err)
-	}
-	return p, nil
+	return proxy.NewVerifier(sctx, root, nodes, proxy.Options{Client: opts, MaxLag: t.maxLag})
 }
 
 // root is the trust root the flags name.

@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"context"
@@ -12,15 +12,56 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/client/lightverify"
 	"github.com/relchain/relchain/client/proof"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/rowcanon"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 )
+
+// Verifier answers a gateway's reads without trusting any one node
+// (gateway.ReadVerifier): a read by primary key with a proof checked
+// against a header the light client verified, any other read by f+1
+// nodes' agreement. It is safe for concurrent use by the gateway's
+// sessions.
+type Verifier struct {
+	light   *lightverify.Verifier
+	clients []*client.Client // every node, the preferred first
+	opts    client.VerifyOptions
+	keyRead func(string) (client.KeyRead, bool)
+}
+
+// Options tune a Verifier.
+type Options struct {
+	Client client.Options // how to reach the nodes (TLS)
+	MaxLag int64          // client.VerifyOptions.MaxLag; 0: client.DefaultMaxLag
+}
+
+// NewVerifier starts the light client from root on nodes[0], with the
+// other nodes as its witnesses; all of them are asked for f+1 agreement.
+func NewVerifier(ctx context.Context, root lightverify.Root, nodes []string, o Options) (*Verifier, error) {
+	if len(nodes) == 0 {
+		return nil, errors.New("proxy: no node")
+	}
+	p := &Verifier{opts: client.VerifyOptions{MaxLag: o.MaxLag}, keyRead: pgclass.Classifier{}.KeyRead}
+	for _, u := range nodes {
+		c, err := client.NewWithOptions(u, nil, o.Client)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: node %s: %w", u, err)
+		}
+		p.clients = append(p.clients, c)
+	}
+	var err error
+	if p.light, err = lightverify.New(ctx, root, nodes[0], nodes[1:]); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	return p, nil
+}
 
 // VerifiedRead implements gateway.ReadVerifier: a read by primary key
 // with a proof, any other by f+1 agreement, at a height of at least
 // minHeight (the session's last commit).
-func (p *proxyVerifier) VerifiedRead(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, string, error) {
+func (p *Verifier) VerifiedRead(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, string, error) {
 	for {
 		resp, guarantee, err := p.read(ctx, sql, args)
 		if err != nil || resp.Height >= minHeight {
@@ -34,7 +75,7 @@ func (p *proxyVerifier) VerifiedRead(ctx context.Context, minHeight int64, sql s
 	}
 }
 
-func (p *proxyVerifier) read(ctx context.Context, sql string, args []any) (*api.QueryResponse, string, error) {
+func (p *Verifier) read(ctx context.Context, sql string, args []any) (*api.QueryResponse, string, error) {
 	if kr, ok := p.keyRead(sql); ok {
 		res, err := p.clients[0].VerifiedKeyRead(ctx, p.light, p.opts, kr, args)
 		switch {
@@ -72,7 +113,7 @@ func verificationError(err error) error {
 // statement's columns in the order and types a node describes them (a
 // description is only names and types: every value is the proven one,
 // matched by name, and a description naming other columns is refused).
-func (p *proxyVerifier) provenResponse(ctx context.Context, sql string, res *client.VerifiedRows) (*api.QueryResponse, error) {
+func (p *Verifier) provenResponse(ctx context.Context, sql string, res *client.VerifiedRows) (*api.QueryResponse, error) {
 	d, err := p.clients[0].Describe(ctx, sql)
 	if err != nil {
 		return nil, fmt.Errorf("describe %q: %w", sql, err)
