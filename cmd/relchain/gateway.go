@@ -18,8 +18,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/relchain/relchain/client"
-	"github.com/relchain/relchain/cmd/internal/clientcmd"
 	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
@@ -49,28 +47,7 @@ conflicts).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg.Nodes = strings.Split(nodes, ",")
-			limits, err := lim.pgwire()
-			if err != nil {
-				return err
-			}
-			cfg.Limits = limits
-			if ca := clientcmd.CAFile(); ca != "" {
-				tc, err := client.TLSConfig(ca)
-				if err != nil {
-					return err
-				}
-				cfg.NodeTLS = tc
-			}
-			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			gw, err := gateway.Start(sctx, cfg)
-			cancel()
-			if err != nil {
-				return err
-			}
-			fmt.Printf("relchain gateway: PostgreSQL protocol on %s (%s network via %s; users: %s)\n",
-				gw.Addr(), gw.Dialect(), nodes, strings.Join(gw.Users(), ", "))
-			<-ctx.Done()
-			return gw.Close()
+			return serveGateway(ctx, cfg, lim, "relchain gateway", nodes)
 		},
 	}
 	cmd.Flags().StringVar(&cfg.Listen, "pg-listen", "127.0.0.1:5432", "address PostgreSQL clients connect to")

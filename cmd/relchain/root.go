@@ -22,7 +22,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 		Version:       versionInfo().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
-	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
+	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), proxyCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
 		benchCmd(), versionCmd())
 	root.AddCommand(clientcmd.Commands(clientEnv())...)
 	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd())

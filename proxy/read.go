@@ -1,0 +1,170 @@
+package proxy
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client"
+	"github.com/relchain/relchain/client/lightverify"
+	"github.com/relchain/relchain/client/proof"
+	"github.com/relchain/relchain/gateway"
+	"github.com/relchain/relchain/rowcanon"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
+)
+
+// Verifier answers a gateway's reads without trusting any one node
+// (gateway.ReadVerifier): a read by primary key with a proof checked
+// against a header the light client verified, any other read by f+1
+// nodes' agreement. It is safe for concurrent use by the gateway's
+// sessions.
+type Verifier struct {
+	light   *lightverify.Verifier
+	clients []*client.Client // every node, the preferred first
+	opts    client.VerifyOptions
+	keyRead func(string) (client.KeyRead, bool)
+}
+
+// Options tune a Verifier.
+type Options struct {
+	Client client.Options // how to reach the nodes (TLS)
+	MaxLag int64          // client.VerifyOptions.MaxLag; 0: client.DefaultMaxLag
+}
+
+// NewVerifier starts the light client from root on nodes[0], with the
+// other nodes as its witnesses; all of them are asked for f+1 agreement.
+func NewVerifier(ctx context.Context, root lightverify.Root, nodes []string, o Options) (*Verifier, error) {
+	if len(nodes) == 0 {
+		return nil, errors.New("proxy: no node")
+	}
+	p := &Verifier{opts: client.VerifyOptions{MaxLag: o.MaxLag}, keyRead: pgclass.Classifier{}.KeyRead}
+	for _, u := range nodes {
+		c, err := client.NewWithOptions(u, nil, o.Client)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: node %s: %w", u, err)
+		}
+		p.clients = append(p.clients, c)
+	}
+	var err error
+	if p.light, err = lightverify.New(ctx, root, nodes[0], nodes[1:]); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	return p, nil
+}
+
+// VerifiedRead implements gateway.ReadVerifier: a read by primary key
+// with a proof, any other by f+1 agreement, at a height of at least
+// minHeight (the session's last commit).
+func (p *Verifier) VerifiedRead(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, string, error) {
+	for {
+		resp, guarantee, err := p.read(ctx, sql, args)
+		if err != nil || resp.Height >= minHeight {
+			return resp, guarantee, err
+		}
+		select { // read-your-writes: the nodes have not reached the commit yet
+		case <-ctx.Done():
+			return nil, "", fmt.Errorf("waiting for height %d: %w", minHeight, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (p *Verifier) read(ctx context.Context, sql string, args []any) (*api.QueryResponse, string, error) {
+	if kr, ok := p.keyRead(sql); ok {
+		res, err := p.clients[0].VerifiedKeyRead(ctx, p.light, p.opts, kr, args)
+		switch {
+		case err == nil:
+			resp, err := p.provenResponse(ctx, sql, res)
+			return resp, fmt.Sprintf("%s: %s", res.Guarantee, res.Why), err
+		case !errors.Is(err, client.ErrNotKeyRead):
+			return nil, "", verificationError(err)
+		}
+	}
+	n, err := p.light.Validators(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("proxy: the validator set: %w", err)
+	}
+	res, err := client.AgreedQuery(ctx, p.clients, client.FaultTolerance(n)+1, sql, args...)
+	if err != nil {
+		return nil, "", verificationError(err)
+	}
+	return res.QueryResponse, res.Why(), nil
+}
+
+// verificationError marks err as a failed verification (a node's answer
+// refuted, nodes that disagree) for the gateway, or passes it on (the
+// statement's own failure, a node out of reach).
+func verificationError(err error) error {
+	var lie *client.LieError
+	var mismatch *client.MismatchError
+	if errors.As(err, &lie) || errors.As(err, &mismatch) || errors.Is(err, proof.ErrRejected) {
+		return fmt.Errorf("%w: %w", gateway.ErrVerification, err)
+	}
+	return err
+}
+
+// provenResponse is a proven answer as the read path's response: the
+// statement's columns in the order and types a node describes them (a
+// description is only names and types: every value is the proven one,
+// matched by name, and a description naming other columns is refused).
+func (p *Verifier) provenResponse(ctx context.Context, sql string, res *client.VerifiedRows) (*api.QueryResponse, error) {
+	d, err := p.clients[0].Describe(ctx, sql)
+	if err != nil {
+		return nil, fmt.Errorf("describe %q: %w", sql, err)
+	}
+	idx := make([]int, len(d.Columns))
+	resp := &api.QueryResponse{Height: res.Height, Columns: make([]string, len(d.Columns)), Types: make([]string, len(d.Columns)), Typmods: make([]int32, len(d.Columns))}
+	for i, c := range d.Columns {
+		idx[i] = -1
+		for j, name := range res.Columns {
+			if strings.EqualFold(name, c.Name) {
+				idx[i] = j
+			}
+		}
+		if idx[i] < 0 || len(d.Columns) != len(res.Columns) {
+			return nil, fmt.Errorf("%w: node %s describes columns the proven rows of %s do not have (%s)", gateway.ErrVerification, p.clients[0].URL(), res.Table, c.Name)
+		}
+		resp.Columns[i], resp.Types[i], resp.Typmods[i] = c.Name, c.Type, -1
+		if c.Typmod != nil {
+			resp.Typmods[i] = *c.Typmod
+		}
+	}
+	for _, row := range res.Rows {
+		out := make([]any, len(idx))
+		for i, j := range idx {
+			out[i] = wireCell(row[j])
+		}
+		resp.Rows = append(resp.Rows, out)
+	}
+	return resp, nil
+}
+
+// wireCell is a proven value as the read path's JSON carries it (what
+// the gateway converts for the wire).
+func wireCell(v rowcanon.Value) any {
+	switch v.Kind() {
+	case rowcanon.KindNull:
+		return nil
+	case rowcanon.KindBool:
+		return v.AsBool()
+	case rowcanon.KindInt:
+		return json.Number(strconv.FormatInt(v.AsInt(), 10))
+	case rowcanon.KindFloat:
+		return v.String() // NaN, Infinity and -Infinity as PostgreSQL spells them
+	case rowcanon.KindText, rowcanon.KindJSON:
+		return v.AsString()
+	case rowcanon.KindBytes:
+		return base64.StdEncoding.EncodeToString([]byte(v.AsString()))
+	case rowcanon.KindDate:
+		return time.Unix(v.AsDays()*86400, 0).UTC().Format("2006-01-02")
+	case rowcanon.KindTimestamp:
+		return time.UnixMicro(v.AsMicros()).UTC().Format(time.RFC3339Nano)
+	}
+	return v.String() // numeric and uuid: PostgreSQL's text
+}
