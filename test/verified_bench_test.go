@@ -11,17 +11,22 @@ import (
 	"time"
 
 	"github.com/cometbft/cometbft/libs/log"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/client/lightverify"
+	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/proxy"
+	"github.com/relchain/relchain/sqlcheck/pgclass"
 	"github.com/relchain/relchain/txn"
 )
 
 // BenchmarkPointRead compares a point read's latency unverified (/query)
 // and verified (VerifiedGet: the catalog's key columns, the light
-// client's newest header, /proof, the header, the proof) on a
+// client's newest header, /proof, the header, the proof), and through
+// pgx: a gateway (unverified) and relchain proxy's verifying gateway, on a
 // one-validator SQLite network (postgres dialect) in this process, 1,000
 // rows. It reports the median (p50-ns/op) beside ns/op:
 //
@@ -65,6 +70,42 @@ func BenchmarkPointRead(b *testing.B) {
 			return err
 		})
 	})
+	users := filepath.Join(b.TempDir(), "users.toml")
+	if _, err := gateway.AddUser(users, "alice", "pw-alice", ""); err != nil {
+		b.Fatal(err)
+	}
+	pv, err := proxy.NewVerifier(ctx, root, []string{url}, proxy.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, through := range []struct {
+		name     string
+		verifier gateway.ReadVerifier
+	}{{"gateway", nil}, {"proxy", pv}} {
+		b.Run(through.name, func(b *testing.B) {
+			conn := benchGatewayConn(ctx, b, url, users, through.verifier)
+			timed(b, func(i int) error {
+				var owner string
+				return conn.QueryRow(ctx, "SELECT owner FROM acct WHERE id = $1", int64(i%1000+1)).Scan(&owner)
+			})
+		})
+	}
+}
+
+// benchGatewayConn starts a gateway in this process in front of url (a
+// verifying one, relchain proxy's, when v is set) and connects pgx to it.
+func benchGatewayConn(ctx context.Context, b *testing.B, url, users string, v gateway.ReadVerifier) *pgx.Conn {
+	g, err := gateway.Start(ctx, gateway.Config{Listen: "127.0.0.1:0", Nodes: []string{url}, UsersFile: users, Classifier: pgclass.Classifier{}, Verifier: v})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = g.Close() })
+	conn, err := pgx.Connect(ctx, pgURLAt(g.Addr().String(), "alice"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
 }
 
 // timed runs op b.N times and reports the median latency.
