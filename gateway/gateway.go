@@ -44,6 +44,10 @@ type Config struct {
 	Limits pgwire.Limits
 	// Logf receives connection-level errors; nil discards them.
 	Logf func(format string, args ...any)
+	// Verifier, when set, answers every read outside a transaction
+	// without trusting any one node, and each such read's result carries
+	// a NOTICE naming its guarantee (relchain proxy; verified.go).
+	Verifier ReadVerifier
 	// Classifier answers which statements read catalogs only and which
 	// are plain writes (Classifier); required: Start refuses nil. Pass
 	// sqlcheck/pgclass.Classifier{}, or Conservative{} to go without.
@@ -61,6 +65,7 @@ type Gateway struct {
 	wire    dialect.Wire
 	// classify is Config.Classifier (classifier).
 	classify Classifier
+	verifier ReadVerifier // Config.Verifier
 	srv      *pgwire.Server
 	ln       net.Listener
 	done     chan error
@@ -88,7 +93,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{nodes: nodes, users: users, dialect: cfg.Dialect, classify: cfg.Classifier, done: make(chan error, 1)}
+	g := &Gateway{nodes: nodes, users: users, dialect: cfg.Dialect, classify: cfg.Classifier, verifier: cfg.Verifier, done: make(chan error, 1)}
 	sql := cfg.SQLDialect
 	if g.dialect == "" {
 		if g.dialect, err = waitDialect(ctx, nodes); err != nil {

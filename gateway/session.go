@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/pgwire"
 	"github.com/relchain/relchain/txn"
 )
@@ -23,10 +24,11 @@ type session struct {
 	user     *User
 	settings map[string]string // SET values and startup parameters, by lower-case name
 
-	minHeight  int64 // relchain.min_height
-	lastCommit int64 // height of the session's last commit (read-your-writes)
-	crossCheck bool  // relchain.cross_check
-	copySplit  bool  // relchain.copy_split_transaction
+	minHeight  int64  // relchain.min_height
+	lastCommit int64  // height of the session's last commit (read-your-writes)
+	crossCheck bool   // relchain.cross_check
+	copySplit  bool   // relchain.copy_split_transaction
+	guarantee  string // relchain.read_guarantee: the last verified read's
 
 	timeout         int64 // statement_timeout in milliseconds; 0: none
 	defaultReadOnly bool  // default_transaction_read_only
@@ -350,7 +352,8 @@ func (s *session) read(ctx context.Context, sql string, stmt txn.Statement) (*pg
 }
 
 // readAt reads on committed state at a height of at least h, on one node
-// or, crossCheck, on every node.
+// or, crossCheck, on every node; under a verifying gateway (relchain
+// proxy) a read outside a transaction is verified instead (verified.go).
 func (s *session) readAt(ctx context.Context, sql string, stmt txn.Statement, h int64, crossCheck bool) (*pgwire.Result, error) {
 	args := make([]any, len(stmt.Args))
 	for i, a := range stmt.Args {
@@ -360,19 +363,31 @@ func (s *session) readAt(ctx context.Context, sql string, stmt txn.Statement, h 
 		}
 		args[i] = v
 	}
-	query := s.g.nodes.Query
-	if crossCheck {
-		query = s.g.nodes.QueryAll
+	var resp *api.QueryResponse
+	var notices []string
+	var err error
+	switch {
+	case s.g.verifier != nil && s.tx == nil:
+		resp, notices, err = s.verifiedRead(ctx, sql, args, h)
+	case crossCheck:
+		resp, err = s.g.nodes.QueryAll(ctx, h, stmt.SQL, args)
+	default:
+		resp, err = s.g.nodes.Query(ctx, h, stmt.SQL, args)
+		if s.g.verifier != nil {
+			notices = []string{"relchain: " + unverifiedInTransaction}
+		}
 	}
-	resp, err := query(ctx, h, stmt.SQL, args)
-	if err != nil {
+	var pe *pgwire.Error
+	if errors.As(err, &pe) {
+		return nil, pe
+	} else if err != nil {
 		return nil, s.g.readError(sql, err)
 	}
 	cols := s.columns(sql, resp.Columns, resp.Types, resp.Typmods)
 	if err := wireRows(cols, resp.Rows); err != nil {
 		return nil, &pgwire.Error{Code: stateInternal, Message: err.Error()}
 	}
-	return &pgwire.Result{Columns: cols, Rows: resp.Rows, Tag: fmt.Sprintf("SELECT %d", len(resp.Rows))}, nil
+	return &pgwire.Result{Columns: cols, Rows: resp.Rows, Tag: fmt.Sprintf("SELECT %d", len(resp.Rows)), Notices: notices}, nil
 }
 
 // write commits one statement as its own bc-transaction.

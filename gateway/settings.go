@@ -86,10 +86,11 @@ func (s *session) reset(sql string) (*pgwire.Result, error) {
 
 // resetOne returns a setting to its default (RESET name, SET name TO DEFAULT).
 func (s *session) resetOne(name, tag string) (*pgwire.Result, error) {
-	if _, ok := lookupSetting(name); !ok {
+	st, ok := lookupSetting(name)
+	if !ok {
 		return nil, unknownSetting(name)
 	}
-	if name == SettingHeight {
+	if st.readOnly {
 		return nil, readOnlySetting(name)
 	}
 	delete(s.settings, name)
@@ -418,6 +419,8 @@ func (s *session) showValue(name string) (string, bool) {
 		return strconv.FormatInt(s.minHeight, 10), true
 	case SettingCrossCheck:
 		return onOff(s.crossCheck), true
+	case SettingReadGuarantee:
+		return s.guarantee, true
 	case SettingCopySplit:
 		return onOff(s.copySplit), true
 	}

@@ -66,6 +66,7 @@ var settingsTable = map[string]setting{
 	SettingCrossCheck:                     {def: "off", check: anyBool(SettingCrossCheck)},
 	SettingCopySplit:                      {def: "off", check: anyBool(SettingCopySplit)},
 	SettingHeight:                         {readOnly: true},
+	SettingReadGuarantee:                  {readOnly: true},
 	"relchain.backend":                    {readOnly: true},
 }
 

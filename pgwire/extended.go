@@ -250,6 +250,7 @@ func (c *conn) sendPortalRows(p *portal, limit int) error {
 		c.be.Send(&pgproto3.PortalSuspended{})
 		return nil
 	}
+	c.sendNotices(res)
 	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(res, n, resumed))})
 	return nil
 }

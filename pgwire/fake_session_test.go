@@ -32,6 +32,7 @@ func newFakeStats() *fakeStats { return &fakeStats{sleeping: make(chan struct{},
 //
 //	SELECT $1::int8, $2::text …  echoes its parameters (column types from the casts)
 //	SELECT 1                     one int4 row
+//	SELECT NOTICE                one int4 row, with two notices
 //	SELECT * FROM series(N)      N int8 rows
 //	SELECT ALLTYPES              one row with a value of every supported type
 //	SELECT SLEEP                 waits for its ctx (a CancelRequest) or 10 s
@@ -112,7 +113,7 @@ func (f *fakeSession) Describe(ctx context.Context, sql string, declared []uint3
 	upper := strings.ToUpper(sql)
 	switch {
 	case len(d.Params) > 0:
-	case upper == "SELECT 1":
+	case upper == "SELECT 1", upper == "SELECT NOTICE":
 		d.Columns = []Column{{Name: "?column?", OID: pgtype.Int4OID}}
 	case seriesRE.MatchString(sql):
 		d.Columns = []Column{{Name: "n", OID: pgtype.Int8OID}}
@@ -194,6 +195,8 @@ func (f *fakeSession) execute(ctx context.Context, sql string, params []any) (*R
 		return &Result{Columns: d.Columns, Rows: [][]any{{int64(1)}}, Tag: "SELECT 1"}, nil
 	case upper == "SELECT ALLTYPES":
 		return &Result{Columns: d.Columns, Rows: [][]any{allTypesRow}}, nil
+	case upper == "SELECT NOTICE":
+		return &Result{Columns: d.Columns, Rows: [][]any{{int64(1)}}, Notices: []string{"first notice", "second notice"}}, nil
 	}
 	n, _ := strconv.Atoi(seriesRE.FindStringSubmatch(sql)[1])
 	res := &Result{Columns: d.Columns, Tag: fmt.Sprintf("SELECT %d", n)}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -347,5 +348,35 @@ func TestSessionPanicEndsOnlyItsConnection(t *testing.T) {
 	again := connectPgx(t, ts, "sslmode=disable")
 	if err := again.QueryRow(ctx, "SELECT 1", pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("a new connection after the panic: %d, %v", n, err)
+	}
+}
+
+// TestPgxNotices: a Result's notices reach the client as NoticeResponses
+// of severity NOTICE, in order, with the statement's rows, in both the
+// simple and the extended query protocol.
+func TestPgxNotices(t *testing.T) {
+	ts := startTestServer(t, nil)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec, pgx.QueryExecModeCacheStatement} {
+		cfg, err := pgx.ParseConfig(ts.dsn(testUser, testPassword, "sslmode=disable"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			got = append(got, n.Severity+" "+n.Code+" "+n.Message)
+		}
+		conn, err := pgx.ConnectConfig(testContext(t), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v int64
+		if err := conn.QueryRow(testContext(t), "SELECT NOTICE", mode).Scan(&v); err != nil || v != 1 {
+			t.Fatalf("mode %v: %v %d", mode, err, v)
+		}
+		want := []string{"NOTICE 00000 first notice", "NOTICE 00000 second notice"}
+		if !slices.Equal(got, want) {
+			t.Errorf("mode %v: notices %q, want %q", mode, got, want)
+		}
+		_ = conn.Close(context.Background())
 	}
 }

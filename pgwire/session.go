@@ -68,6 +68,10 @@ type Result struct {
 	DeallocateAll bool
 	Deallocate    string
 	ClosePortals  bool
+	// Notices are sent to the client as NoticeResponse messages (severity NOTICE, SQLSTATE
+	// 00000), in order, before the statement's CommandComplete: what psql prints as "NOTICE:"
+	// and drivers hand to their notice handlers.
+	Notices []string
 	// CopyOut, when set, makes the result a COPY TO STDOUT stream (Columns and Rows unused).
 	CopyOut *CopyOut
 	// CopyIn, when set, starts a COPY FROM STDIN: the statement's result is what CopyIn.Done

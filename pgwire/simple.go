@@ -67,8 +67,16 @@ func (c *conn) simpleStatement(ctx context.Context, stmt string) bool {
 		c.sendError(err, false)
 		return false
 	}
+	c.sendNotices(res)
 	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(commandTag(res, n, false))})
 	return true
+}
+
+// sendNotices queues res's notices (Result.Notices).
+func (c *conn) sendNotices(res *Result) {
+	for _, n := range res.Notices {
+		c.be.Send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: "00000", Message: n})
+	}
 }
 
 // sendRows queues rows as DataRows encoded per column OID and format; it returns how many

@@ -11,6 +11,7 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/rowcanon"
 )
 
@@ -39,13 +40,14 @@ var errNotPostgres = fmt.Errorf("only a backend of the postgres dialect has cano
 
 // changedRows are the images of the records ChangeDigest consumed since
 // Begin, guarded by wmu; image i is arena[ends[i-1]:ends[i]] of table
-// tbls[i]. cut holds the tables of which an image cut a text at a NUL
+// tbls[i], written by tx txs[i] (backend.NoTx: outside every savepoint). cut holds the tables of which an image cut a text at a NUL
 // (quote() stops there): such a key cannot be read back from its image,
 // and the table's part of the delta asks for a rescan, which finds the
 // value rowcanon refuses if a row still holds it.
 type changedRows struct {
 	tbls  []string
 	ends  []int
+	txs   []int
 	arena []byte
 	cut   map[string]bool
 	// lookups are the texts of the lookups by key kept compiled among
@@ -67,6 +69,7 @@ func (c *changedRows) add(records []capRecord, arena []byte) {
 		c.arena = append(c.arena, arena[r.from:r.to]...)
 		c.tbls = append(c.tbls, r.tbl)
 		c.ends = append(c.ends, len(c.arena))
+		c.txs = append(c.txs, r.tx)
 	}
 }
 
@@ -74,21 +77,36 @@ func (c *changedRows) add(records []capRecord, arena []byte) {
 func (c *changedRows) reset() {
 	clear(c.tbls) // let go of the names
 	clear(c.cut)
-	c.tbls, c.ends, c.arena = c.tbls[:0], c.ends[:0], c.arena[:0]
+	c.tbls, c.ends, c.txs, c.arena = c.tbls[:0], c.ends[:0], c.txs[:0], c.arena[:0]
+}
+
+// tableImages are a table's change records: their images and, in the
+// same order, their txs.
+type tableImages struct {
+	images [][]byte
+	txs    []int
 }
 
 // byTable returns the kept images and those of pending (the hook's
 // records ChangeDigest has not consumed yet, their bytes in arena) by
 // table, and the tables sorted.
-func (c *changedRows) byTable(pending []capRecord, arena []byte) (map[string][][]byte, []string) {
-	m := make(map[string][][]byte)
+func (c *changedRows) byTable(pending []capRecord, arena []byte) (map[string]*tableImages, []string) {
+	m := make(map[string]*tableImages)
+	add := func(t string, image []byte, tx int) {
+		ti := m[t]
+		if ti == nil {
+			ti = &tableImages{}
+			m[t] = ti
+		}
+		ti.images, ti.txs = append(ti.images, image), append(ti.txs, tx)
+	}
 	from := 0
 	for i, t := range c.tbls {
-		m[t] = append(m[t], c.arena[from:c.ends[i]])
+		add(t, c.arena[from:c.ends[i]], c.txs[i])
 		from = c.ends[i]
 	}
 	for _, r := range pending {
-		m[r.tbl] = append(m[r.tbl], arena[r.from:r.to])
+		add(r.tbl, arena[r.from:r.to], r.tx)
 	}
 	names := make([]string, 0, len(m))
 	for t := range m {
@@ -208,9 +226,9 @@ func (k *block) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, err
 }
 
 // tableDelta is table's part of the delta, from the images its records
-// hold. A refusal of the table's schema or of a value is the part's Err;
-// anything else is the error.
-func tableDelta(ctx context.Context, b *Backend, table string, images [][]byte) (backend.CanonicalTableDelta, error) {
+// hold and their txs. A refusal of the table's schema or of a value is
+// the part's Err; anything else is the error.
+func tableDelta(ctx context.Context, b *Backend, table string, recs *tableImages) (backend.CanonicalTableDelta, error) {
 	td := backend.CanonicalTableDelta{Table: table}
 	refused := func(err error) (backend.CanonicalTableDelta, error) {
 		if backend.NotCanonical(err) {
@@ -223,7 +241,7 @@ func tableDelta(ctx context.Context, b *Backend, table string, images [][]byte) 
 	if err != nil {
 		return refused(err)
 	}
-	keys, err := changedKeys(table, cols, pk, images)
+	keys, err := changedKeys(table, cols, pk, recs.images, recs.txs)
 	if err != nil {
 		return refused(err)
 	}
@@ -237,18 +255,23 @@ func tableDelta(ctx context.Context, b *Backend, table string, images [][]byte) 
 
 // changedKey is a key to look up (one a record named, or one asked for
 // by CanonicalRowsByKey): its encoding and its columns' stored values,
-// to look it up with (nil: no stored value can hold it).
+// to look it up with (nil: no stored value can hold it), and the txs of
+// the records that named it.
 type changedKey struct {
 	key  []byte
 	vals []any
+	txs  []int
 }
 
-// changedKeys reads the key of each image, each key once, sorted by bytes.
-func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte) ([]changedKey, error) {
+// changedKeys reads the key of each image, each key once, sorted by
+// bytes, with the txs of the images (txs[i] is image i's; nil: none)
+// that named it.
+func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte, txs []int) ([]changedKey, error) {
 	seen := make(map[string]bool, len(images))
+	named := make(sqlstore.KeyTxs)
 	var keys []changedKey
 	cv := make([]rowcanon.Value, len(pk))
-	for _, img := range images {
+	for n, img := range images {
 		all, err := parseImage(img, len(cols))
 		if err != nil {
 			return nil, fmt.Errorf("canonical rows of %s: change record: %w", table, err)
@@ -264,10 +287,16 @@ func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte) ([
 		if err != nil {
 			return nil, notCanonical(fmt.Errorf("canonical rows of %s: key: %w", table, err))
 		}
+		if txs != nil {
+			named.Add(key, txs[n])
+		}
 		if !seen[string(key)] {
 			seen[string(key)] = true
 			keys = append(keys, changedKey{key: key, vals: vals})
 		}
+	}
+	for i := range keys {
+		keys[i].txs = named.Of(keys[i].key)
 	}
 	slices.SortFunc(keys, func(a, b changedKey) int { return bytes.Compare(a.key, b.key) })
 	return keys, nil
@@ -286,7 +315,7 @@ func readKeys(ctx context.Context, b *Backend, table string, cols []canonColumn,
 	}
 	out := make([]backend.CanonicalChange, len(keys))
 	for i, k := range keys {
-		out[i] = backend.CanonicalChange{Key: k.key, Image: images[i]}
+		out[i] = backend.CanonicalChange{Key: k.key, Image: images[i], Txs: k.txs}
 	}
 	return out, nil
 }

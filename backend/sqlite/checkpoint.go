@@ -90,7 +90,27 @@ func vacuumInto(path, tmp string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: copy %s: %w", path, err)
 	}
+	if err := stripHistory(tmp); err != nil {
+		return 0, err
+	}
 	return checkpointHeight(tmp)
+}
+
+// stripHistory drops the row history from the copy at path: history is
+// the node's own, never part of a checkpoint (history.go). secure_delete
+// overwrites the pages it held; the backend that opens the copy creates
+// the tables again, empty.
+func stripHistory(path string) error {
+	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_NOMUTEX)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	defer c.Close()
+	err = c.Exec("PRAGMA secure_delete = ON; BEGIN; DROP TABLE IF EXISTS relchain_history_versions; DROP TABLE IF EXISTS relchain_history_blocks; COMMIT")
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: drop the row history: %w", path, err)
+	}
+	return nil
 }
 
 // checkpointHeight reads the committed height stored in a database file.

@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS relchain_changes (
 CREATE TABLE IF NOT EXISTS relchain_digest (
 	tbl TEXT PRIMARY KEY,
 	sum BLOB NOT NULL
-) WITHOUT ROWID;`
+) WITHOUT ROWID;` + historySchema
 
 // pragmas pinned on every connection. foreign_keys, recursive_triggers
 // and case_sensitive_like change results, so they are fixed here rather

@@ -18,7 +18,7 @@ import (
 
 // openPerTest gives each test its own database file and reopens the same
 // file when called again with the same t.
-func openPerTest() backendtest.Open {
+func openPerTest(opts ...sqlite.Option) backendtest.Open {
 	var mu sync.Mutex
 	paths := map[*testing.T]string{}
 	return func(t *testing.T) backend.Backend {
@@ -30,7 +30,7 @@ func openPerTest() backendtest.Open {
 			dbPaths.Store(t, p)
 		}
 		mu.Unlock()
-		b, err := sqlite.Open(context.Background(), p)
+		b, err := sqlite.Open(context.Background(), p, opts...)
 		if err != nil {
 			t.Fatalf("open sqlite: %v", err)
 		}
