@@ -101,4 +101,3 @@ func keyValues(args []string) ([]any, error) {
 	}
 	return vals, nil
 }
-
