@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/rowcanon"
 )
 
@@ -119,9 +120,11 @@ func (k *block) canonicalTableRows(ctx context.Context, table string, fn func(ke
 }
 
 // canonChanged is what the block's change records say of one table: the
-// images they hold (each names a key), or rescan (a TRUNCATE).
+// images they hold (each names a key) with, in the same order, the txs
+// of their records, or rescan (a TRUNCATE).
 type canonChanged struct {
 	images [][]byte
+	txs    []int
 	rescan bool
 }
 
@@ -147,10 +150,10 @@ func (k *block) canonChanges() (names []string, byTable map[string]*canonChanged
 			}
 			switch r.Op[0] {
 			case 'T':
-				c.rescan, c.images = true, nil
+				c.rescan, c.images, c.txs = true, nil, nil
 			case 'I', 'U', 'D', 'B':
 				if !c.rescan {
-					c.images = append(c.images, r.Image)
+					c.images, c.txs = append(c.images, r.Image), append(c.txs, r.Tx)
 				}
 			}
 		}
@@ -229,7 +232,7 @@ func (k *block) canonTableDelta(ctx context.Context, table string, c *canonChang
 	}
 	cols, pk, err := canonColumns(ctx, k.conn, table)
 	if err == nil {
-		td.Rows, err = k.canonKeyRows(ctx, table, cols, pk, c.images)
+		td.Rows, err = k.canonKeyRows(ctx, table, cols, pk, c)
 	}
 	if backend.NotCanonical(err) {
 		td.Rows, td.Err = nil, err
@@ -240,14 +243,16 @@ func (k *block) canonTableDelta(ctx context.Context, table string, c *canonChang
 
 // canonKeyRows reads, in one round trip, the key each image names and
 // the rows of table that hold those keys now, and returns each key once,
-// sorted by bytes, with its row's image (nil: no row has it). The key
+// sorted by bytes, with its row's image (nil: no row has it) and the txs
+// of the records that named it (the keys query returns a row per
+// distinct key, in the order of the arrays it unnests). The key
 // columns' texts are cut from the images here (recordFields) and sent as
 // one array per key column, a parameter typed as the column's type's
 // array (read by its input function: no cast a user could redefine); the
 // block ran no DDL (canonicalDelta), so the images are of the table's
 // current columns.
-func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColumn, pk []int, images [][]byte) ([]backend.CanonicalChange, error) {
-	args, err := keyArrays(table, len(cols), pk, images)
+func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColumn, pk []int, c *canonChanged) ([]backend.CanonicalChange, error) {
+	args, keyTxs, err := keyArrays(table, len(cols), pk, c.images, c.txs)
 	if err != nil {
 		return nil, err
 	}
@@ -259,13 +264,22 @@ func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColu
 	var found []backend.CanonicalChange
 	row := make([]rowcanon.Column, len(cols))
 	var verr error
+	named := make(sqlstore.KeyTxs)
 	mrr := k.conn.PgConn().ExecBatch(ctx, batch)
 	for i := 0; mrr.NextResult(); i++ {
 		rr := mrr.ResultReader()
-		for verr == nil && rr.NextRow() {
+		for j := 0; verr == nil && rr.NextRow(); j++ {
 			var ch backend.CanonicalChange
 			if i == 0 {
 				ch.Key, verr = canonKeyOf(table, cols, pk, rr.Values())
+				if verr == nil && j >= len(keyTxs) {
+					verr = fmt.Errorf("the keys query returned more keys than it was given")
+				}
+				if verr == nil {
+					for _, tx := range keyTxs[j] {
+						named.Add(ch.Key, tx)
+					}
+				}
 			} else {
 				ch.Key, ch.Image, verr = canonRowOf(table, cols, pk, rr.Values(), row)
 			}
@@ -281,7 +295,11 @@ func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColu
 	if verr != nil {
 		return nil, fmt.Errorf("canonical rows of %s: %w", table, verr)
 	}
-	return latestByKey(found), nil
+	changes := latestByKey(found)
+	for i := range changes {
+		changes[i].Txs = named.Of(changes[i].Key)
+	}
+	return changes, nil
 }
 
 // canonKeySQL is the SQL that reads keys of table given as one array
@@ -319,31 +337,36 @@ func latestByKey(changes []backend.CanonicalChange) []backend.CanonicalChange {
 
 // keyArrays cuts the key columns' fields (pk: their indexes among the
 // table's ncols columns) out of each row image, once per distinct key,
-// and returns one array text per key column.
-func keyArrays(table string, ncols int, pk []int, images [][]byte) ([][]byte, error) {
-	seen := map[string]bool{}
+// and returns one array text per key column and, per distinct key in
+// the arrays' order, the txs of the images that named it (txs[i] is
+// image i's).
+func keyArrays(table string, ncols int, pk []int, images [][]byte, txs []int) ([][]byte, [][]int, error) {
+	seen := map[string]int{}
+	var keyTxs [][]int
 	cols := make([][][]byte, len(pk))
 	fields := make([][]byte, 0, ncols)
 	var id []byte
-	for _, img := range images {
+	for n, img := range images {
 		var err error
 		if fields, err = recordFields(img, fields[:0]); err != nil || len(fields) != ncols {
-			return nil, fmt.Errorf("canonical rows of %s: row image %q: %d fields, want %d: %w", table, img, len(fields), ncols, err)
+			return nil, nil, fmt.Errorf("canonical rows of %s: row image %q: %d fields, want %d: %w", table, img, len(fields), ncols, err)
 		}
 		id = id[:0]
 		for _, p := range pk {
 			id = append(id, fields[p]...)
 			id = append(id, 0) // no column's text holds NUL
 		}
-		if seen[string(id)] {
+		if at, ok := seen[string(id)]; ok {
+			keyTxs[at] = append(keyTxs[at], txs[n])
 			continue
 		}
-		seen[string(id)] = true
+		seen[string(id)] = len(keyTxs)
+		keyTxs = append(keyTxs, []int{txs[n]})
 		for i, p := range pk {
 			cols[i] = append(cols[i], fields[p])
 		}
 	}
-	return textArrays(cols), nil
+	return textArrays(cols), keyTxs, nil
 }
 
 // textArrays is textArray of each column's texts.

@@ -100,7 +100,9 @@ func migrateEventTriggers(ctx context.Context, conn *pgx.Conn) error {
 // readerGrants lets reader (a quoted identifier) connect (and no one else
 // but the writer, also in a database recovery created) and read what
 // Query and the state readers need: every table of public, present and future (the
-// writer creates them all), and relchain's height and table sums. Nothing
+// writer creates them all), relchain's height and table sums, and the row
+// history (HistoryReader reads it on the pool; the gate refuses relchain's
+// schema to every client statement). Nothing
 // else of relchain's schema (change records, system keys) is granted.
 // REFERENCES is granted with SELECT so that information_schema's
 // table_constraints and referential_constraints, which show a constraint
@@ -119,6 +121,6 @@ GRANT USAGE ON SCHEMA public TO ` + reader + `;
 GRANT SELECT, REFERENCES ON ALL TABLES IN SCHEMA public TO ` + reader + `;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, REFERENCES ON TABLES TO ` + reader + `;
 GRANT USAGE ON SCHEMA relchain TO ` + reader + `;
-GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format, relchain.sequences TO ` + reader + `;
+GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format, relchain.sequences, relchain.history_blocks, relchain.history_versions TO ` + reader + `;
 `
 }

@@ -106,6 +106,25 @@ INSERT INTO relchain.format (id, images)
 SELECT 1, ` + imagesTextSQL + ` WHERE NOT EXISTS (SELECT 1 FROM relchain.meta)
 ON CONFLICT (id) DO NOTHING;
 
+-- Row history (history.go): relchain's own, never captured.
+CREATE TABLE IF NOT EXISTS relchain.history_blocks (
+	height   bigint PRIMARY KEY,
+	time     bigint NOT NULL,
+	app_hash bytea NOT NULL,
+	txs      bytea NOT NULL
+);
+CREATE TABLE IF NOT EXISTS relchain.history_versions (
+	tbl      text NOT NULL,
+	key_hash bytea NOT NULL,
+	height   bigint NOT NULL,
+	key      bytea NOT NULL,
+	op       text NOT NULL,
+	image    bytea,
+	txs      bytea NOT NULL,
+	PRIMARY KEY (tbl, key_hash, height)
+);
+CREATE INDEX IF NOT EXISTS history_versions_height ON relchain.history_versions (height);
+
 CREATE TABLE IF NOT EXISTS relchain.changes (
 	tbl text NOT NULL,
 	op  char(1) NOT NULL,

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -354,3 +355,11 @@ func (k KeyTxs) Add(key []byte, tx int) {
 
 // Of is key's txs, ascending.
 func (k KeyTxs) Of(key []byte) []int { return k[string(key)] }
+
+// HistoryKeyHash is the SHA-256 of a version's key: the server backends
+// key their version tables by it (a key may exceed what an index entry
+// holds).
+func HistoryKeyHash(key []byte) []byte {
+	h := sha256.Sum256(key)
+	return h[:]
+}
