@@ -15,11 +15,9 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
-// historyStores are the storages that keep row history: SQLite in
-// PostgreSQL's SQL (authStores' first). PostgreSQL's and MySQL's history
-// stores are built on the branch history-store and join here when they
-// land.
-func historyStores() []store { return authStores()[:1] }
+// historyStores are the storages that keep row history: PostgreSQL's
+// SQL on SQLite and on PostgreSQL (authStores).
+func historyStores() []store { return authStores() }
 
 // eventLine is a change event in short form for comparisons:
 // "height op table key after-columns txs".
