@@ -187,8 +187,9 @@ func TestChangesPagesAndRetention(t *testing.T) {
 
 // A row is proved at a past height after it changed twice: its image
 // then comes from the history, and the proof verifies against that
-// height's AppHash; a height outside the window of kept states and a
-// version the history no longer holds fail clearly.
+// height's AppHash; an unchanged row needs no history; a height outside
+// the window of kept states and a changed row without history fail
+// clearly.
 func TestProofAtANamedHeight(t *testing.T) {
 	for _, s := range historyStores() {
 		t.Run(s.dialect, func(t *testing.T) {
@@ -217,6 +218,14 @@ func TestProofAtANamedHeight(t *testing.T) {
 			if len(resp.Rows) != 1 || !strings.Contains(string(resp.Rows[0].Image), "b") {
 				t.Fatalf("row 2 at height %d: %+v", h, resp.Rows)
 			}
+			f.ex.SetHistory(app.HistoryConfig{Off: true, ProofHeights: 4})
+			if _, err := f.ex.Prove(context.Background(), api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: h}); !errors.Is(err, app.ErrHeightUnavailable) || !strings.Contains(err.Error(), "keeps no row history") {
+				t.Fatalf("a changed row at a past height with history off: %v", err)
+			}
+			if _, err := f.ex.Prove(context.Background(), api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: h}); err != nil {
+				t.Fatalf("an unchanged row at a past height with history off: %v", err)
+			}
+			f.ex.SetHistory(app.HistoryConfig{ProofHeights: 4})
 			for range 4 {
 				f.block(f.tx(stmt("UPDATE acct SET name = name || 'z' WHERE id = 3")))
 			}

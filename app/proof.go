@@ -193,12 +193,15 @@ func (s *authSnapshot) images(ctx context.Context, kr backend.CanonicalKeyReader
 	return out, nil
 }
 
-// proofKeys lists the keys whose images a proof of req needs: those the
-// tree holds in the range or at the point, and the nearest key on each
-// side (a non-existence or range proof shows its neighbours).
+// proofKeys lists the keys whose images a proof of req needs: the point
+// the tree holds, or those it holds in the range and the nearest key on
+// each side (a non-existence or range proof shows its neighbours).
 func proofKeys(req api.ProofRequest, root statetree.Root) ([][]byte, error) {
 	lo, hi := req.Lo, req.Hi
 	if !req.IsRange() {
+		if _, ok := root.Get(req.Key); ok {
+			return [][]byte{req.Key}, nil // an existence proof shows no neighbour
+		}
 		lo, hi = req.Key, req.Key
 	}
 	set := map[string]bool{}
