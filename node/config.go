@@ -254,6 +254,7 @@ func DefaultConfig() Config {
 		Block:      BlockConfig{TxTimeout: "30s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
 		Recover:    RecoverConfig{OnMismatch: OnMismatchStop},
+		History:    HistoryConfig{ProofHeights: app.DefaultProofHeights},
 		PG:         defaultPGConfig()}
 }
 
