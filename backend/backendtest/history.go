@@ -388,7 +388,7 @@ func testHistoryLeavesState(t *testing.T, sub subject) {
 		for _, n := range []*node{with, without} {
 			n.setup()
 		}
-		blocks := [][]string{{`INSERT INTO t (id, v) VALUES (3, 'c')`}, {`CREATE TABLE u (id INTEGER PRIMARY KEY)`, `INSERT INTO u (id) VALUES (1)`}, {`UPDATE t SET v = 'd' WHERE id = 1`}}
+		blocks := [][]string{{`INSERT INTO t (id, v) VALUES (3, 'c')`}, {`CREATE TABLE u (id INTEGER PRIMARY KEY)`}, {`INSERT INTO u (id) VALUES (1)`, `UPDATE t SET v = 'd' WHERE id = 1`}}
 		for i, stmts := range blocks {
 			h := int64(i + 2)
 			for _, n := range []*node{with, without} {

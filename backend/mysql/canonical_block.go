@@ -24,13 +24,14 @@ var _ backend.CanonicalBlock = (*block)(nil)
 // the primary key out of them.
 type canonRecord struct {
 	table, image []byte
+	tx           int
 }
 
 // noteCanonical keeps the image of a data change record for
 // CanonicalDelta (schema records, table "", are k.ddl's).
 func (k *block) noteCanonical(r backend.ChangeRecord) {
 	if len(r.Table) > 0 {
-		k.canonRecs = append(k.canonRecs, canonRecord{r.Table, r.Image})
+		k.canonRecs = append(k.canonRecs, canonRecord{r.Table, r.Image, r.Tx})
 	}
 }
 
@@ -105,15 +106,33 @@ func (k *block) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, err
 	return d, nil
 }
 
+// tableImages are the images of a table's change records and, in the
+// same order, their txs.
+type tableImages struct {
+	images [][]byte
+	txs    []int
+}
+
+// add notes one record's image.
+func (ti *tableImages) add(image []byte, tx int) {
+	ti.images, ti.txs = append(ti.images, image), append(ti.txs, tx)
+}
+
 // canonImages gathers the images of the block's change records by table:
 // those ChangeDigest consumed and those still in relchain_changes. nil: a
 // schema record is among the latter.
-func (k *block) canonImages(ctx context.Context) (map[string][][]byte, error) {
-	byTable := map[string][][]byte{}
-	for _, r := range k.canonRecs {
-		byTable[string(r.table)] = append(byTable[string(r.table)], r.image)
+func (k *block) canonImages(ctx context.Context) (map[string]*tableImages, error) {
+	byTable := map[string]*tableImages{}
+	of := func(t string) *tableImages {
+		if byTable[t] == nil {
+			byTable[t] = &tableImages{}
+		}
+		return byTable[t]
 	}
-	rows, err := k.conn.QueryContext(ctx, "SELECT tbl, img, old FROM relchain_changes")
+	for _, r := range k.canonRecs {
+		of(string(r.table)).add(r.image, r.tx)
+	}
+	rows, err := k.conn.QueryContext(ctx, "SELECT tbl, img, old, tx FROM relchain_changes")
 	if err != nil {
 		return nil, err
 	}
@@ -122,15 +141,16 @@ func (k *block) canonImages(ctx context.Context) (map[string][][]byte, error) {
 	for rows.Next() {
 		var tbl string
 		var img, old []byte
-		if err := rows.Scan(&tbl, &img, &old); err != nil {
+		var tx int
+		if err := rows.Scan(&tbl, &img, &old, &tx); err != nil {
 			return nil, err
 		}
 		if tbl == "" {
 			schema = true
 		}
-		byTable[tbl] = append(byTable[tbl], img)
+		of(tbl).add(img, tx)
 		if old != nil {
-			byTable[tbl] = append(byTable[tbl], old)
+			of(tbl).add(old, tx)
 		}
 	}
 	if err := rows.Err(); err != nil || schema {
@@ -141,7 +161,7 @@ func (k *block) canonImages(ctx context.Context) (map[string][][]byte, error) {
 
 // canonTableDelta is the delta of table, whose change records held
 // images. A refusal of the table's schema or of a value is its Err.
-func (k *block) canonTableDelta(ctx context.Context, table string, images [][]byte) (backend.CanonicalTableDelta, error) {
+func (k *block) canonTableDelta(ctx context.Context, table string, recs *tableImages) (backend.CanonicalTableDelta, error) {
 	td := backend.CanonicalTableDelta{Table: table}
 	t, err := k.b.canonColumns(ctx, k.conn, table)
 	if err != nil {
@@ -157,7 +177,7 @@ func (k *block) canonTableDelta(ctx context.Context, table string, images [][]by
 			return td, nil
 		}
 	}
-	keys, err := t.recordKeys(images)
+	keys, err := t.recordKeys(recs.images, recs.txs)
 	if err == nil {
 		td.Rows, err = k.readKeys(ctx, t, keys)
 	}
@@ -168,27 +188,35 @@ func (k *block) canonTableDelta(ctx context.Context, table string, images [][]by
 	return td, err
 }
 
-// recordKey is one key named by the records: its canonical bytes and the
-// values that find its row (one per key column).
+// recordKey is one key named by the records: its canonical bytes, the
+// values that find its row (one per key column) and the txs of the
+// records that named it (recordKeys).
 type recordKey struct {
 	key  string
 	args []any
+	txs  []int
 }
 
 // recordKeys reads the primary key out of each image, once per key,
-// sorted by key.
-func (t canonTable) recordKeys(images [][]byte) ([]recordKey, error) {
+// sorted by key, with the txs of the images (txs[i] is image i's) that
+// named it.
+func (t canonTable) recordKeys(images [][]byte, txs []int) ([]recordKey, error) {
 	seen := map[string]bool{}
+	named := make(sqlstore.KeyTxs)
 	var keys []recordKey
-	for _, img := range images {
+	for n, img := range images {
 		rk, err := t.recordKey(img)
 		if err != nil {
 			return nil, err
 		}
+		named.Add([]byte(rk.key), txs[n])
 		if !seen[rk.key] {
 			seen[rk.key] = true
 			keys = append(keys, rk)
 		}
+	}
+	for i := range keys {
+		keys[i].txs = named.Of([]byte(keys[i].key))
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].key < keys[j].key })
 	return keys, nil
@@ -219,7 +247,7 @@ func (t canonTable) recordKey(img []byte) (recordKey, error) {
 	if err != nil {
 		return recordKey{}, fmt.Errorf("key: %w: %w", backend.ErrValueNotCanonical, err)
 	}
-	return recordKey{string(key), args}, nil
+	return recordKey{key: string(key), args: args}, nil
 }
 
 // jsonKeyText is the text textValue reads of key column c's value v in a
@@ -254,7 +282,7 @@ func (k *block) readKeys(ctx context.Context, t canonTable, keys []recordKey) ([
 	}
 	rows := make([]backend.CanonicalChange, len(keys))
 	for i, rk := range keys {
-		rows[i] = backend.CanonicalChange{Key: []byte(rk.key), Image: found[rk.key]}
+		rows[i] = backend.CanonicalChange{Key: []byte(rk.key), Image: found[rk.key], Txs: rk.txs}
 	}
 	return rows, nil
 }

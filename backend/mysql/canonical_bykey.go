@@ -69,7 +69,7 @@ func (t canonTable) keyReads(keys [][]byte) ([]recordKey, error) {
 			return nil, err
 		}
 		if storable {
-			reads = append(reads, recordKey{string(k), args})
+			reads = append(reads, recordKey{key: string(k), args: args})
 		}
 	}
 	sort.Slice(reads, func(i, j int) bool { return reads[i].key < reads[j].key })

@@ -28,6 +28,9 @@ const txVar = "@relchain_tx"
 //     ChangeDigest delete exactly the records it read on MySQL 8 (which
 //     has no DELETE ... RETURNING); it is not digested.
 //   - relchain_ddl: DDL recovery records (see block.execDDL).
+//   - relchain_history_blocks, relchain_history_versions: the row history
+//     (history.go), the node's own: no capture triggers, and left out of
+//     checkpoints (dump).
 var schemaSQL = []string{
 	`CREATE TABLE IF NOT EXISTS relchain_meta (
 		id INT NOT NULL PRIMARY KEY,
@@ -49,6 +52,23 @@ var schemaSQL = []string{
 		img LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
 		old LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
 		tx INT NOT NULL
+	) ENGINE=InnoDB`,
+	`CREATE TABLE IF NOT EXISTS relchain_history_blocks (
+		height BIGINT NOT NULL PRIMARY KEY,
+		time BIGINT NOT NULL,
+		app_hash VARBINARY(1024) NOT NULL,
+		txs LONGBLOB NOT NULL
+	) ENGINE=InnoDB`,
+	`CREATE TABLE IF NOT EXISTS relchain_history_versions (
+		tbl VARBINARY(255) NOT NULL,
+		key_hash BINARY(32) NOT NULL,
+		height BIGINT NOT NULL,
+		k LONGBLOB NOT NULL,
+		op CHAR(1) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+		image LONGBLOB NULL,
+		txs BLOB NOT NULL,
+		PRIMARY KEY (tbl, key_hash, height),
+		KEY relchain_history_versions_height (height)
 	) ENGINE=InnoDB`,
 	`CREATE TABLE IF NOT EXISTS relchain_ddl (
 		height BIGINT NOT NULL,

@@ -121,6 +121,9 @@ func dump(ctx context.Context, q querierRow, w io.Writer) error {
 			views = append(views, name)
 			continue
 		}
+		if historyTables[name] {
+			continue // the node's own (history.go); Open creates them empty
+		}
 		var n, create string
 		if err := q.QueryRowContext(ctx, "SHOW CREATE TABLE "+quoteIdent(name)).Scan(&n, &create); err != nil {
 			return fmt.Errorf("show create table %s: %w", name, err)
