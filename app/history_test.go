@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/cometbft/cometbft/libs/log"
+
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/protocol"
@@ -234,5 +237,40 @@ func TestProofAtANamedHeight(t *testing.T) {
 				t.Fatalf("a height outside the window: %v", err)
 			}
 		})
+	}
+}
+
+// The query paths refuse hostile input with a clear error, never a
+// panic: invalid JSON, no key, a key value that names no key, a limit out
+// of range, a height below the history's start; a valid request answers.
+func TestHistoryQueryPathsRefuseBadInput(t *testing.T) {
+	s := historyStores()[0]
+	f := mustNewFixture(t, s, authParams(s, protocol.V4))
+	f.dialect = "postgres"
+	f.ex.SetHistory(app.HistoryConfig{RetainBlocks: 1})
+	f.block(f.tx(stmt("CREATE TABLE acct (id int8 PRIMARY KEY)")))
+	f.block(f.tx(stmt("INSERT INTO acct VALUES (1)")))
+	f.block(f.tx(stmt("INSERT INTO acct VALUES (2)")))
+	a := app.New(f.ex, log.NewNopLogger())
+	for _, c := range []struct {
+		path, data, want string
+	}{
+		{api.HistoryPath, `{"table":`, "not valid JSON"},
+		{api.HistoryPath, `{"table":"acct"}`, "neither a key nor key values"},
+		{api.HistoryPath, `{"table":"acct","key_values":[1.5]}`, "not an integer"},
+		{api.HistoryPath, `{"table":"acct","key_values":[{"a":1}]}`, "only integers, strings and booleans"},
+		{api.HistoryPath, `{"table":"acct","key_values":[1],"limit":100000}`, "limit 100000"},
+		{api.ChangesPath, `{"from_height":-1}`, "from_height -1"},
+		{api.ChangesPath, `{"from_height":1}`, "the history starts at height 3"},
+		{api.ChangesPath, `[]`, "not valid JSON"},
+	} {
+		r, err := a.Query(context.Background(), &abci.RequestQuery{Path: c.path, Data: []byte(c.data)})
+		if err != nil || r.Code != api.CodeQueryBadInput || !strings.Contains(r.Log, c.want) {
+			t.Errorf("%s %s: %v, code %d %q; want bad input saying %q", c.path, c.data, err, r.Code, r.Log, c.want)
+		}
+	}
+	r, err := a.Query(context.Background(), &abci.RequestQuery{Path: api.ChangesPath, Data: []byte(`{}`)})
+	if err != nil || r.Code != api.CodeOK || !strings.Contains(string(r.Value), `"after":{"id":2}`) {
+		t.Fatalf("changes: %v, code %d %s %s", err, r.Code, r.Log, r.Value)
 	}
 }
