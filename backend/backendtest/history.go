@@ -25,6 +25,9 @@ type HistoryOptions struct {
 	// Dump, when set, returns the backend's dump of committed state: it
 	// must hold no history.
 	Dump func(t *testing.T, b backend.Backend) []byte
+	// DropHistory makes t's database, its backend closed, one of a
+	// version before the history: its history tables are dropped.
+	DropHistory func(t *testing.T)
 }
 
 // RunHistory runs the row-history part of the suite (issue 36 items 5
@@ -49,6 +52,25 @@ func RunHistory(t *testing.T, open Open, sp Spelling, o HistoryOptions) {
 	}
 	t.Run("ClientSQLCannotReachIt", func(t *testing.T) { testHistoryRefused(t, sub, o.Tables) })
 	t.Run("NotInDumpsOrCheckpoints", func(t *testing.T) { testHistoryNotCopied(t, sub, o) })
+	t.Run("UpgradeFromBeforeHistory", func(t *testing.T) { testHistoryUpgrade(t, sub, o.DropHistory) })
+}
+
+func testHistoryUpgrade(t *testing.T, sub subject, drop func(*testing.T)) {
+	if drop == nil {
+		t.Fatal("HistoryOptions.DropHistory is not set")
+	}
+	n := mustOpen(t, sub)
+	n.setup()
+	n.close()
+	drop(t)
+	n = mustOpen(t, sub)
+	if s, e, err := n.reader().HistoryRange(ctx(t)); err != nil || s != 0 || e != 0 {
+		t.Fatalf("HistoryRange of a database from before the history = %d, %d, %v; want 0, 0", s, e, err)
+	}
+	n.appendBlock(2, []backend.RowVersion{hver(t, "t", 1, backend.HistoryUpdate, "x")}, 0)
+	if got, err := n.reader().RowHistory(ctx(t), "t", hkey(t, 1), 0, 10); err != nil || len(got) != 1 || got[0].Height != 2 {
+		t.Fatalf("RowHistory after the upgrade = %+v, %v; want the version at 2", got, err)
+	}
 }
 
 // historyMarker is in the images of the suite's versions: no dump or

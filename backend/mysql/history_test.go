@@ -13,8 +13,9 @@ import (
 
 func TestHistoryConformance(t *testing.T) {
 	backendtest.RunHistory(t, opener(), spelling, backendtest.HistoryOptions{
-		Tables:  []string{"relchain_history_blocks", "relchain_history_versions"},
-		Restore: restoreForTest,
+		Tables:      []string{"relchain_history_blocks", "relchain_history_versions"},
+		Restore:     restoreForTest,
+		DropHistory: dropHistoryForTest,
 		Dump: func(t *testing.T, _ backend.Backend) []byte {
 			dsn, _ := dsns.Load(t)
 			var buf bytes.Buffer
@@ -28,4 +29,12 @@ func TestHistoryConformance(t *testing.T) {
 
 func BenchmarkAppendHistory(b *testing.B) {
 	backendtest.BenchmarkAppendHistory(b, func(b *testing.B) backend.Backend { return mustOpen(b, mysqltest.DSN(b)) })
+}
+
+// dropHistoryForTest drops the history tables of t's database.
+func dropHistoryForTest(t *testing.T) {
+	dsn, _ := dsns.Load(t)
+	if err := mysqltest.RunOn(context.Background(), dsn.(string), "DROP TABLE relchain_history_versions, relchain_history_blocks"); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/sqlite"
@@ -14,8 +16,9 @@ import (
 
 func TestHistoryConformance(t *testing.T) {
 	backendtest.RunHistory(t, openPerTest(sqlite.WithPostgresDialect()), spelling, backendtest.HistoryOptions{
-		Tables:  []string{"relchain_history_blocks", "relchain_history_versions"},
-		Restore: restoreForTest,
+		Tables:      []string{"relchain_history_blocks", "relchain_history_versions"},
+		Restore:     restoreForTest,
+		DropHistory: dropHistoryForTest,
 		Dump: func(t *testing.T, _ backend.Backend) []byte {
 			p, _ := dbPaths.Load(t)
 			var buf bytes.Buffer
@@ -80,4 +83,17 @@ func BenchmarkAppendHistory(b *testing.B) {
 		}
 		return be
 	})
+}
+
+// dropHistoryForTest drops the history tables of t's database file.
+func dropHistoryForTest(t *testing.T) {
+	p, _ := dbPaths.Load(t)
+	c, err := sqlite3.Open(p.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Exec("DROP TABLE relchain_history_versions; DROP TABLE relchain_history_blocks"); err != nil {
+		t.Fatal(err)
+	}
 }
