@@ -51,6 +51,9 @@ type authState struct {
 	// committed, or the state was loaded from such a block's database.
 	committed    statetree.TablesRoot
 	hasCommitted bool
+	// versions are the row versions of the sealed block (history.go),
+	// dropped with it when it does not commit.
+	versions []backend.RowVersion
 }
 
 // authTable is one replicated table's part of the authenticated state.
@@ -69,6 +72,7 @@ func newAuthState() *authState { return &authState{} }
 // root after it. It first undoes a sealed block that did not commit.
 func (a *authState) seal(ctx context.Context, blk backend.Block) ([32]byte, error) {
 	a.rollback()
+	defer a.sortVersions()
 	cb, ok := blk.(backend.CanonicalBlock)
 	if !ok {
 		return a.unsupported(), nil
@@ -123,7 +127,7 @@ func (a *authState) rebuild(ctx context.Context, cb backend.CanonicalBlock) ([32
 	tables := make(map[string]*authTable, len(names))
 	m := statetree.NewTables()
 	for _, name := range names {
-		t, err := readTable(ctx, cb.CanonicalTableRows, name)
+		t, err := a.readChanged(ctx, cb, name)
 		if err != nil {
 			return [32]byte{}, err
 		}
@@ -132,6 +136,7 @@ func (a *authState) rebuild(ctx context.Context, cb backend.CanonicalBlock) ([32
 			return [32]byte{}, err
 		}
 	}
+	a.noteDropped(tables)
 	a.save()
 	a.loaded, a.tables, a.m = true, tables, m
 	a.root = a.m.Commit()
@@ -144,10 +149,15 @@ type rowsFunc func(ctx context.Context, table string, fn func(key, image []byte)
 
 // readTable builds table's tree from every row rows reads; a table whose
 // rows have no canonical form comes back unauthenticated, with why.
-func readTable(ctx context.Context, rows rowsFunc, table string) (*authTable, error) {
+// changed, when not nil, is told every row read with its leaf.
+func readTable(ctx context.Context, rows rowsFunc, table string, changed func(key, image []byte, leaf [32]byte)) (*authTable, error) {
 	tree := statetree.New()
 	err := rows(ctx, table, func(key, image []byte) error {
-		return tree.Set(key, rowcanon.LeafHash(image))
+		leaf := rowcanon.LeafHash(image)
+		if changed != nil {
+			changed(key, image, leaf)
+		}
+		return tree.Set(key, leaf)
 	})
 	switch {
 	case leftOut(err):
@@ -185,13 +195,14 @@ func (a *authState) applyTable(ctx context.Context, cb backend.CanonicalBlock, t
 	case td.Err != nil && !backend.NotCanonical(td.Err):
 		return fmt.Errorf("authenticated state: table %s: %w", td.Table, td.Err)
 	case td.Err != nil && !errors.Is(td.Err, backend.ErrValueNotCanonical):
+		a.dropVersions(td.Table)
 		return a.replaceTable(td.Table, &authTable{why: td.Err}) // its schema
 	case td.Rescan || t == nil || t.tree == nil || td.Err != nil:
 		// A value without form may be a key written and deleted in the
 		// block (a change record names it, no row holds it): only the
 		// rows after the block say whether the table is out, as they
 		// say on a node that restarts.
-		nt, err := readTable(ctx, cb.CanonicalTableRows, td.Table)
+		nt, err := a.readChanged(ctx, cb, td.Table)
 		if err != nil {
 			return err
 		}
@@ -199,11 +210,12 @@ func (a *authState) applyTable(ctx context.Context, cb backend.CanonicalBlock, t
 	}
 	restoreMap := a.mapUndo(td.Table)
 	for _, c := range td.Rows {
-		err := a.setRow(t, c)
+		err := a.setRow(td.Table, t, c)
 		switch {
 		case leftOut(err):
 			// The rows set so far are undone with the block if it does
 			// not commit; if it does, the table is left out whole.
+			a.dropVersions(td.Table)
 			return a.replaceTable(td.Table, &authTable{why: err})
 		case err != nil:
 			return fmt.Errorf("authenticated state: table %s: %w", td.Table, err)
@@ -243,13 +255,15 @@ func (a *authState) mapUndo(name string) func() {
 
 // setRow applies one changed key to t's tree, undoably: the undo restores
 // the value the committed snapshot holds.
-func (a *authState) setRow(t *authTable, c backend.CanonicalChange) error {
+// It notes the key's row version (noteVersion).
+func (a *authState) setRow(table string, t *authTable, c backend.CanonicalChange) error {
 	if c.Image == nil && statetree.CheckKey(c.Key) != nil {
 		// No row holds it, and the tree cannot: a long key written and
 		// deleted in the block, or named by a change rolled back.
 		return nil
 	}
 	old, had := t.root.Get(c.Key)
+	a.noteVersion(table, c.Key, had, old, c.Image, c.Txs)
 	key := c.Key
 	a.undo = append(a.undo, func() {
 		if had {
@@ -271,7 +285,7 @@ func (a *authState) rollback() {
 	for i := len(a.undo) - 1; i >= 0; i-- {
 		a.undo[i]()
 	}
-	a.undo = nil
+	a.undo, a.versions = nil, nil
 }
 
 // commit makes the sealed block's state the committed one.
@@ -335,7 +349,7 @@ func (a *authState) load(ctx context.Context, be backend.Backend) error {
 			return fmt.Errorf("authenticated state: list the tables: %w", err)
 		}
 		for _, name := range names {
-			t, err := readTable(ctx, cr.CanonicalRows, name)
+			t, err := readTable(ctx, cr.CanonicalRows, name, nil)
 			if err != nil {
 				return err
 			}

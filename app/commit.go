@@ -47,7 +47,7 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 			return fmt.Errorf("record the AppHash inputs: %w", err)
 		}
 	}
-	return nil
+	return e.appendHistory(ctx, p)
 }
 
 // encodeExecData writes the Data of every tx that succeeded (outs[i] set,
@@ -252,6 +252,8 @@ func (e *Executor) adoptCommitted(p *pendingBlock, st backend.State) {
 	if p.authSealed {
 		e.auth.commit()
 		e.authSnap = e.auth.snapshot(st.Height, p.version(), p.authBase)
+		e.authSnaps = append(e.authSnaps, e.authSnap)
+		e.trimSnapshots()
 	} else {
 		e.auth.rollback() // a discarded attempt's, if any
 	}

@@ -53,6 +53,7 @@ type pendingBlock struct {
 	upgrade        *upgradeOverlay
 	digest         time.Duration // time seal took (for metrics only)
 	txKeys         [][32]byte    // the txs' hashes (forgotten by the envelope cache at Commit)
+	signers        [][]byte      // the txs' signers' public keys, by index (nil: rejected undecoded)
 	rehearsal      bool          // a rehearsal's, rolled back: no tx ends in it (executeWL)
 	authSealed     bool          // seal updated the authenticated state (version 4 on)
 	authBase       []byte        // then the base of the AppHash (AppHashInputs.base)
@@ -241,6 +242,7 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 		h := key(raw)
 		p.txKeys = append(p.txKeys, h)
 		tx, rej := e.validate(raw, h)
+		p.signers = append(p.signers, signerOf(tx))
 		if rej == nil {
 			rej = e.consumeNonce(tx, p.replay, b.Time)
 		}

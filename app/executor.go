@@ -66,6 +66,12 @@ type Executor struct {
 	// authSnap is the committed authenticated state the query path proves
 	// against (proof.go; guarded by mu); nil before version 4.
 	authSnap *authSnapshot
+	// authSnaps are the last committed authenticated states, oldest
+	// first, authSnap last (named-height proofs; guarded by mu).
+	authSnaps []*authSnapshot
+	// history is this node's row history configuration (history.go;
+	// guarded by mu).
+	history HistoryConfig
 	// startCheck is StartCheck's outcome (set once, by NewExecutor).
 	startCheck error
 }
@@ -117,6 +123,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	return &Executor{
 		auth:        auth,
 		authSnap:    authSnap,
+		authSnaps:   snapList(authSnap),
 		startCheck:  mismatch,
 		proto:       sysState.proto,
 		systemSum:   sys,
@@ -287,7 +294,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	e.perms = fresh.perms
 	e.vals, e.valsKnown, e.valsUnsaved = fresh.vals, fresh.valsKnown, false
 	e.proto = fresh.proto
-	e.auth, e.authSnap = fresh.auth, fresh.authSnap
+	e.auth, e.authSnap, e.authSnaps = fresh.auth, fresh.authSnap, fresh.authSnaps
 	close(e.heightCh)
 	e.heightCh = make(chan struct{})
 	return nil

@@ -61,16 +61,16 @@ func (e *Executor) Prove(ctx context.Context, req api.ProofRequest) (api.ProofRe
 	var err error
 	for range 3 {
 		e.mu.Lock()
-		snap := e.authSnap
+		snap, latest := e.authSnap, e.committed.Height
 		e.mu.Unlock()
 		switch {
 		case snap == nil:
 			return api.ProofResponse{}, fmt.Errorf("%w: the chain has not committed a block of protocol version 4 or later", ErrNoProofs)
-		case req.Height != 0 && req.Height != snap.height:
-			return api.ProofResponse{}, fmt.Errorf("proof request for height %d: this node proves the latest block only, height %d", req.Height, snap.height)
+		case req.Height != 0 && req.Height != latest:
+			return e.proveAt(ctx, kr, req)
 		}
 		var resp api.ProofResponse
-		resp, err = snap.prove(ctx, kr, req)
+		resp, err = snap.prove(ctx, kr, req, movedSince)
 		if !errors.Is(err, errMoved) {
 			return resp, err
 		}
@@ -82,8 +82,17 @@ func (e *Executor) Prove(ctx context.Context, req api.ProofRequest) (api.ProofRe
 // changed it).
 var errMoved = errors.New("the rows changed since the snapshot")
 
+// pastImage returns the image of table's key whose leaf in a snapshot is
+// leaf, when the database holds another row now.
+type pastImage func(ctx context.Context, table string, key []byte, leaf [32]byte) ([]byte, error)
+
+// movedSince is the latest snapshot's pastImage: the read is tried again
+// on the newer block.
+func movedSince(context.Context, string, []byte, [32]byte) ([]byte, error) { return nil, errMoved }
+
 // prove answers req from s, with images read through kr.
-func (s *authSnapshot) prove(ctx context.Context, kr backend.CanonicalKeyReader, req api.ProofRequest) (api.ProofResponse, error) {
+// past gives the image of a key whose row is not the snapshot's any more.
+func (s *authSnapshot) prove(ctx context.Context, kr backend.CanonicalKeyReader, req api.ProofRequest, past pastImage) (api.ProofResponse, error) {
 	resp := api.ProofResponse{Height: s.height, Version: s.version, Base: s.base, Table: req.Table, Key: req.Key, Lo: req.Lo, Hi: req.Hi, Rows: []api.ProofRow{}}
 	mh := s.mapRoot.Hash()
 	resp.TablesRoot = mh[:]
@@ -91,7 +100,7 @@ func (s *authSnapshot) prove(ctx context.Context, kr backend.CanonicalKeyReader,
 	if !ok {
 		return s.proveTableAbsent(resp)
 	}
-	images, err := s.images(ctx, kr, req, root)
+	images, err := s.images(ctx, kr, req, root, past)
 	if err != nil {
 		return resp, err
 	}
@@ -154,8 +163,8 @@ func (s *authSnapshot) proveTableAbsent(resp api.ProofResponse) (api.ProofRespon
 
 // images reads the images of every key a proof of req on root needs (the
 // keys in the range or the point, and their neighbours) and checks each
-// against its leaf: errMoved when one is not the snapshot's.
-func (s *authSnapshot) images(ctx context.Context, kr backend.CanonicalKeyReader, req api.ProofRequest, root statetree.Root) (map[string][]byte, error) {
+// against its leaf; one that is not the snapshot's comes from past.
+func (s *authSnapshot) images(ctx context.Context, kr backend.CanonicalKeyReader, req api.ProofRequest, root statetree.Root, past pastImage) (map[string][]byte, error) {
 	keys, err := proofKeys(req, root)
 	if err != nil {
 		return nil, err
@@ -173,20 +182,26 @@ func (s *authSnapshot) images(ctx context.Context, kr backend.CanonicalKeyReader
 	out := make(map[string][]byte, len(keys))
 	for i, k := range keys {
 		leaf, _ := root.Get(k)
-		if imgs[i] == nil || rowcanon.LeafHash(imgs[i]) != leaf {
-			return nil, errMoved
+		img := imgs[i]
+		if img == nil || rowcanon.LeafHash(img) != leaf {
+			if img, err = past(ctx, req.Table, k, leaf); err != nil {
+				return nil, err
+			}
 		}
-		out[string(k)] = imgs[i]
+		out[string(k)] = img
 	}
 	return out, nil
 }
 
-// proofKeys lists the keys whose images a proof of req needs: those the
-// tree holds in the range or at the point, and the nearest key on each
-// side (a non-existence or range proof shows its neighbours).
+// proofKeys lists the keys whose images a proof of req needs: the point
+// the tree holds, or those it holds in the range and the nearest key on
+// each side (a non-existence or range proof shows its neighbours).
 func proofKeys(req api.ProofRequest, root statetree.Root) ([][]byte, error) {
 	lo, hi := req.Lo, req.Hi
 	if !req.IsRange() {
+		if _, ok := root.Get(req.Key); ok {
+			return [][]byte{req.Key}, nil // an existence proof shows no neighbour
+		}
 		lo, hi = req.Key, req.Key
 	}
 	set := map[string]bool{}

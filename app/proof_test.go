@@ -137,7 +137,7 @@ func TestProofsOfTheLatestBlockVerify(t *testing.T) {
 }
 
 // A request the node cannot answer is refused with a reason, never
-// answered with something else: a height other than the latest, a chain
+// answered with something else: a height above the latest, a chain
 // of version 3. A key that cannot be a key of the table (a text for an
 // integer key) is absent from its tree: the answer is a proof of that.
 func TestProofRequestsRefused(t *testing.T) {
@@ -155,8 +155,8 @@ func TestProofRequestsRefused(t *testing.T) {
 	if rows, err := proveAndVerify(t, f, api.ProofRequest{Table: "acct", Key: textKey}); err != nil || len(rows) != 0 {
 		t.Errorf("a text key for an integer key: %d rows, %v; want a verified absence", len(rows), err)
 	}
-	if _, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: 1}); err == nil || !strings.Contains(err.Error(), "latest block only") {
-		t.Errorf("a proof at an earlier height: %v, want a refusal", err)
+	if _, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: 9}); !errors.Is(err, app.ErrHeightUnavailable) || !strings.Contains(err.Error(), "latest committed block is 2") {
+		t.Errorf("a proof at a height not reached: %v, want a refusal", err)
 	}
 	old := mustNewFixture(t, authStores()[0], authParams(s, protocol.V3))
 	old.block(old.tx(stmt("CREATE TABLE acct (id int8 PRIMARY KEY)")))

@@ -42,8 +42,11 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	if req.Path == api.ProofPath {
 		return a.prove(ctx, req.Data), nil
 	}
+	if req.Path == api.HistoryPath || req.Path == api.ChangesPath {
+		return a.history(ctx, req.Path, req.Data), nil
+	}
 	if req.Path != api.QueryPath {
-		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.ProofPath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath, ProtocolPath)}, nil
+		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.ProofPath, api.HistoryPath, api.ChangesPath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath, ProtocolPath)}, nil
 	}
 	var q api.QueryRequest
 	dec := json.NewDecoder(bytesReader(req.Data))

@@ -38,6 +38,9 @@ type Config struct {
 	// PG is the node's PostgreSQL wire-protocol listener (package
 	// gateway); off unless Listen is set.
 	PG PGConfig `toml:"pg"`
+	// History is this node's row history and its proofs at past heights
+	// (docs/history-and-changes.md): node-local, never part of a block.
+	History HistoryConfig `toml:"history"`
 	// SQL is the network's SQL dialect as the genesis fixes it (app_state
 	// sql_dialect and sql_dialect_version; docs/dialects.md), which the
 	// database is opened for. Not a setting of relchain.toml: LoadConfig
@@ -109,6 +112,24 @@ func inHome(home, path, def string) string {
 // without a time limit.
 type BlockConfig struct {
 	TxTimeout string `toml:"tx_timeout"`
+}
+
+// HistoryConfig configures a node's row history ([history]).
+type HistoryConfig struct {
+	// Off keeps no row history (and no proofs of rows that changed since
+	// a past height).
+	Off bool `toml:"off"`
+	// RetainBlocks keeps the versions of the last RetainBlocks blocks; 0
+	// (the default) keeps every block.
+	RetainBlocks int64 `toml:"retain_blocks"`
+	// ProofHeights is how many past states proofs at a named height
+	// reach (blocks that changed the state); 0 is the default, 100.
+	ProofHeights int `toml:"proof_heights"`
+}
+
+// AppHistory is the executor's form of c.History.
+func (c Config) AppHistory() app.HistoryConfig {
+	return app.HistoryConfig{Off: c.History.Off, RetainBlocks: c.History.RetainBlocks, ProofHeights: c.History.ProofHeights}
 }
 
 // TxTimeout parses Block.TxTimeout (0 when empty: the default).
@@ -233,6 +254,7 @@ func DefaultConfig() Config {
 		Block:      BlockConfig{TxTimeout: "30s"},
 		Checkpoint: CheckpointConfig{Every: 1000, Keep: 2},
 		Recover:    RecoverConfig{OnMismatch: OnMismatchStop},
+		History:    HistoryConfig{ProofHeights: app.DefaultProofHeights},
 		PG:         defaultPGConfig()}
 }
 
@@ -253,6 +275,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.TxTimeout(); err != nil {
 		return err
+	}
+	if c.History.RetainBlocks < 0 || c.History.ProofHeights < 0 {
+		return fmt.Errorf("relchain.toml [history] retain_blocks = %d, proof_heights = %d: give numbers of blocks (0: every block; the default of 100 states)", c.History.RetainBlocks, c.History.ProofHeights)
 	}
 	if _, err := c.PG.Limits(); err != nil {
 		return err

@@ -59,6 +59,7 @@ func openExecutorOnce(ctx context.Context, home string, rc Config, chainID strin
 		be.Close()
 		return nil, nil, err
 	}
+	ex.SetHistory(rc.AppHistory())
 	if err := ex.StartCheck(); err != nil {
 		logger.Error("the database does not reproduce its AppHash", "err", err)
 	}

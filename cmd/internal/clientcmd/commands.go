@@ -37,11 +37,11 @@ type Node struct {
 const nodesFile = "nodes.json"
 
 // Commands returns the commands that talk to a network as a client (exec,
-// query, tx, status, keys, admin), for the root command of relchain and of
+// query, history, changes, tx, status, keys, admin), for the root command of relchain and of
 // relchain-client.
 func Commands(env Env) []*cobra.Command {
 	e := &env
-	return []*cobra.Command{e.execCmd(), e.txCmd(), e.queryCmd(), e.statusCmd(), keysCmd(), e.adminCmd()}
+	return []*cobra.Command{e.execCmd(), e.txCmd(), e.queryCmd(), e.historyCmd(), e.changesCmd(), e.statusCmd(), keysCmd(), e.adminCmd()}
 }
 
 // DefaultHome is relchain's home when --home is not given: $RELCHAIN_HOME,

@@ -28,13 +28,19 @@ import (
 // returns its RPC URL; it stops when the test ends.
 func startOneNode(t *testing.T) string {
 	t.Helper()
+	return startOneNodeWith(t, app.DefaultParams())
+}
+
+// startOneNodeWith is startOneNode with the network's parameters p.
+func startOneNodeWith(t *testing.T, p app.Params) string {
+	t.Helper()
 	home := t.TempDir()
 	t.Cleanup(func() {
 		for i := 0; i < 100 && os.RemoveAll(home) != nil; i++ {
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
-	if _, err := node.Init(home, node.InitOptions{Params: app.DefaultParams(), Tuning: node.DefaultTuning()}); err != nil {
+	if _, err := node.Init(home, node.InitOptions{Params: p, Tuning: node.DefaultTuning()}); err != nil {
 		t.Fatal(err)
 	}
 	cc, rc, err := node.LoadConfig(home)
