@@ -102,6 +102,8 @@ func WithCheckpoints(dir string, every int64, keep int, onError func(error)) Opt
 // internal pool (the server's syntax check, state, system state and
 // checkpoint reads) that hostile reads cannot exhaust.
 type Backend struct {
+	// HistoryReader implements backend.HistoryReader (history.go).
+	sqlstore.HistoryReader
 	// pgCatalog is the emulated PostgreSQL catalog's Engine (pgcatalog.go),
 	// made on first use.
 	pgCatalog     *catalogCache
@@ -167,6 +169,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		return nil, unavailable(ctx, err)
 	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate), profile: newProfile(fl)}
+	b.HistoryReader = sqlstore.HistoryReader{Read: b.historyRead, SQL: &historySQL}
 	b.gate = b.newGate()
 	b.ckpt.Configure(o.ckpt, checkpointExt)
 	if err := b.openPools(cfg, rcfg); err != nil {

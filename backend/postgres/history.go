@@ -140,39 +140,3 @@ func (b *Backend) historyRead(ctx context.Context, fn func(q sqlstore.HistoryQue
 		return rows.Err()
 	})
 }
-
-// HistoryRange implements backend.HistoryReader.
-func (b *Backend) HistoryRange(ctx context.Context) (start, end int64, err error) {
-	err = b.historyRead(ctx, func(q sqlstore.HistoryQuery) (err error) {
-		start, end, err = sqlstore.HistoryRange(q, &historySQL)
-		return err
-	})
-	return start, end, err
-}
-
-// RowHistory implements backend.HistoryReader.
-func (b *Backend) RowHistory(ctx context.Context, table string, key []byte, from int64, limit int) (vs []backend.RowVersion, err error) {
-	err = b.historyRead(ctx, func(q sqlstore.HistoryQuery) (err error) {
-		vs, err = sqlstore.RowHistory(q, &historySQL, table, key, from, limit)
-		return err
-	})
-	return vs, err
-}
-
-// VersionAt implements backend.HistoryReader.
-func (b *Backend) VersionAt(ctx context.Context, table string, key []byte, height int64) (v backend.RowVersion, ok bool, err error) {
-	err = b.historyRead(ctx, func(q sqlstore.HistoryQuery) (err error) {
-		v, ok, err = sqlstore.VersionAt(q, &historySQL, table, key, height)
-		return err
-	})
-	return v, ok, err
-}
-
-// HistoryChanges implements backend.HistoryReader.
-func (b *Backend) HistoryChanges(ctx context.Context, from int64, limit int) (cs []backend.HistoryBlockChanges, err error) {
-	err = b.historyRead(ctx, func(q sqlstore.HistoryQuery) (err error) {
-		cs, err = sqlstore.HistoryChanges(q, &historySQL, from, limit)
-		return err
-	})
-	return cs, err
-}

@@ -175,6 +175,8 @@ func sessionSettings() map[string]string {
 // connection for blocks and a pool of read-only connections for Query,
 // each as its own least-privilege role (see package pgsetup).
 type Backend struct {
+	// HistoryReader implements backend.HistoryReader (history.go).
+	sqlstore.HistoryReader
 	gate      *backend.TextGate // the gate seam (gateseam.go)
 	dsn       string            // the writer's
 	opts      options
@@ -237,6 +239,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		return nil, unavailable(ctx, err)
 	}
 	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate), oldImages: oldImages}
+	b.HistoryReader = sqlstore.HistoryReader{Read: b.historyRead, SQL: &historySQL}
 	b.gate = b.newGate()
 	pool, err := b.openReaders(ctx, readerDSN)
 	if err != nil {

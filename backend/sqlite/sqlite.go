@@ -15,6 +15,7 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 	"github.com/relchain/relchain/sqlcheck"
@@ -72,6 +73,8 @@ var pragmas = []string{
 
 // Backend is a SQLite database file.
 type Backend struct {
+	// HistoryReader implements backend.HistoryReader (history.go).
+	sqlstore.HistoryReader
 	path string
 	opts options
 
@@ -266,6 +269,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b := &Backend{path: path, w: w, rw: newRewriter(), workLimit: WorkLimit, stmts: make(map[string]*cached), syntax: make(map[string]verdict), readPool: make(chan *sqlite3.Conn, readers), querySlots: make(chan struct{}, readers-1), restricted: make(map[*sqlite3.Conn]*readPolicy), gating: make(map[*sqlite3.Conn]*readGate), rstmts: make(map[*sqlite3.Conn]*readCache)}
+	b.HistoryReader = sqlstore.HistoryReader{Read: b.historyRead, SQL: &historySQL}
 	b.opts = options{readTimeout: DefaultReadTimeout, readRows: DefaultReadRows, readBytes: DefaultReadBytes}
 	for _, o := range opts {
 		o(&b.opts)

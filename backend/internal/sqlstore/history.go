@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -362,4 +363,48 @@ func (k KeyTxs) Of(key []byte) []int { return k[string(key)] }
 func HistoryKeyHash(key []byte) []byte {
 	h := sha256.Sum256(key)
 	return h[:]
+}
+
+// HistoryReader implements backend.HistoryReader for a backend that
+// embeds it: each method reads with Read (one consistent snapshot of
+// committed history) the tables SQL names.
+type HistoryReader struct {
+	Read func(ctx context.Context, fn func(q HistoryQuery) error) error
+	SQL  *HistorySQL
+}
+
+// HistoryRange implements backend.HistoryReader.
+func (r HistoryReader) HistoryRange(ctx context.Context) (start, end int64, err error) {
+	err = r.Read(ctx, func(q HistoryQuery) (err error) {
+		start, end, err = HistoryRange(q, r.SQL)
+		return err
+	})
+	return start, end, err
+}
+
+// RowHistory implements backend.HistoryReader.
+func (r HistoryReader) RowHistory(ctx context.Context, table string, key []byte, from int64, limit int) (vs []backend.RowVersion, err error) {
+	err = r.Read(ctx, func(q HistoryQuery) (err error) {
+		vs, err = RowHistory(q, r.SQL, table, key, from, limit)
+		return err
+	})
+	return vs, err
+}
+
+// VersionAt implements backend.HistoryReader.
+func (r HistoryReader) VersionAt(ctx context.Context, table string, key []byte, height int64) (v backend.RowVersion, ok bool, err error) {
+	err = r.Read(ctx, func(q HistoryQuery) (err error) {
+		v, ok, err = VersionAt(q, r.SQL, table, key, height)
+		return err
+	})
+	return v, ok, err
+}
+
+// HistoryChanges implements backend.HistoryReader.
+func (r HistoryReader) HistoryChanges(ctx context.Context, from int64, limit int) (cs []backend.HistoryBlockChanges, err error) {
+	err = r.Read(ctx, func(q HistoryQuery) (err error) {
+		cs, err = HistoryChanges(q, r.SQL, from, limit)
+		return err
+	})
+	return cs, err
 }
