@@ -54,7 +54,8 @@ func BenchmarkDialectSmallbank(b *testing.B) {
 // BenchmarkAuthStateSmallbank is BenchmarkDialectSmallbank's PostgreSQL
 // dialect on SQLite under protocol version 3 and 4 side by side: the
 // authenticated state's cost in the executor (issue 36: a statetree per
-// table kept up to date from each block's changed rows). The first of the
+// table kept up to date from each block's changed rows), and version 4
+// without the node's row history (on by default). The first of the
 // two warmup blocks of version 4 builds the trees from every row.
 //
 //	go test ./bench/appbench -run '^$' -bench 'AuthStateSmallbank' -benchtime 20x -count 5
@@ -68,6 +69,10 @@ func BenchmarkAuthStateSmallbank(b *testing.B) {
 				benchSmallbankAt(b, dialect.SQLPostgres, proto, 2, shape.bcPerBlock, shape.wlPerBC)
 			})
 		}
+		b.Run(fmt.Sprintf("%s/protocol=%d/history=off", shape.name, protocol.V4), func(b *testing.B) {
+			benchSmallbankAt(b, dialect.SQLPostgres, protocol.V4, 2, shape.bcPerBlock, shape.wlPerBC,
+				func(ex *app.Executor) { ex.SetHistory(app.HistoryConfig{Off: true}) })
+		})
 	}
 }
 

@@ -52,7 +52,9 @@ func benchSmallbank(b *testing.B, sql string, warmup, bcPerBlock, wlPerBC int) {
 
 // benchSmallbankAt is benchSmallbank on a chain of protocol version proto
 // from genesis (0: the genesis default, version 1).
-func benchSmallbankAt(b *testing.B, sql string, proto uint64, warmup, bcPerBlock, wlPerBC int) {
+// configure, when given, adjusts the executor before the first block
+// (a node's configuration, such as its row history).
+func benchSmallbankAt(b *testing.B, sql string, proto uint64, warmup, bcPerBlock, wlPerBC int, configure ...func(*app.Executor)) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	path := filepath.Join(dir, "relchain.db")
@@ -62,6 +64,9 @@ func benchSmallbankAt(b *testing.B, sql string, proto uint64, warmup, bcPerBlock
 		b.Fatal(err)
 	}
 	defer closeChain()
+	for _, c := range configure {
+		c(ex)
+	}
 	w, err := smallbank.New(smallbank.Options{})
 	if err != nil {
 		b.Fatal(err)
