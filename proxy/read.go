@@ -138,7 +138,7 @@ func (p *Verifier) provenResponse(ctx context.Context, sql string, res *client.V
 	for _, row := range res.Rows {
 		out := make([]any, len(idx))
 		for i, j := range idx {
-			out[i] = wireCell(row[j])
+			out[i] = withScale(wireCell(row[j]), resp.Types[i], resp.Typmods[i])
 		}
 		resp.Rows = append(resp.Rows, out)
 	}
@@ -167,4 +167,30 @@ func wireCell(v rowcanon.Value) any {
 		return time.UnixMicro(v.AsMicros()).UTC().Format(time.RFC3339Nano)
 	}
 	return v.String() // numeric and uuid: PostgreSQL's text
+}
+
+// withScale writes a numeric value with the scale its column declares
+// (numeric(p, s): PostgreSQL shows s fractional digits, the canonical
+// form drops trailing zeros). A column without a declared scale shows
+// the canonical form: the scale a value was written with is not part of
+// it.
+func withScale(cell any, typ string, typmod int32) any {
+	s, ok := cell.(string)
+	if !ok || typ != "numeric" || typmod < 4 {
+		return cell
+	}
+	scale := int((typmod - 4) & 0xffff)
+	if scale == 0 || strings.ContainsAny(s, "eEN") { // NaN, exponent forms: as they are
+		return cell
+	}
+	frac := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		frac = len(s) - i - 1
+	} else {
+		s += "."
+	}
+	if frac < scale {
+		s += strings.Repeat("0", scale-frac)
+	}
+	return s
 }
