@@ -32,6 +32,8 @@ func TestVerifiedReadsSQLite(t *testing.T) { testVerifiedReads(t, "sqlite", "pos
 
 func TestVerifiedReadsPostgres(t *testing.T) { testVerifiedReads(t, "postgres", "") }
 
+func TestVerifiedReadsMySQL(t *testing.T) { testVerifiedReads(t, "mysql", "") }
+
 func testVerifiedReads(t *testing.T, backend, dialect string) {
 	env := [][]string{nil, {"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-row"},
 		{"RELCHAIN_UNSAFE_BYZANTINE_READS=drop-row"}, {"RELCHAIN_UNSAFE_BYZANTINE_READS=stale"},
