@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	ics23 "github.com/cosmos/ics23/go"
+
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client/lightverify"
 	"github.com/relchain/relchain/client/proof"
@@ -67,9 +69,10 @@ type VerifyOptions struct {
 // when it is more than MaxLag blocks behind the head the primary had at
 // most HeadAge ago (or any header verified since); the primary's word on
 // where the head is was never more than that anyway (it can withhold
-// newer headers). 100 ms is under a block interval of a loaded network,
-// so the check stays within about a block of asking every time, at one
-// round trip per 100 ms instead of per read.
+// newer headers). The check is thus looser than asking on every read
+// by at most the blocks the chain makes in HeadAge (none on an idle
+// chain, about one or two at 100 ms on a busy one), for one round trip
+// per HeadAge instead of one per read.
 const DefaultHeadAge = 100 * time.Millisecond
 
 // DefaultHeaderWait is VerifyOptions.HeaderWait's default.
@@ -403,7 +406,7 @@ func (tk *TableKey) checkRows(rows []proof.Row, resp *api.ProofResponse) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w: %w", proof.ErrRejected, proof.ErrMalformed, err)
 	}
-	ne := cp.Rows.GetNonexist()
+	ne := nonExistence(cp.Rows)
 	if ne == nil {
 		return nil
 	}
@@ -422,7 +425,24 @@ func (tk *TableKey) checkRows(rows []proof.Row, resp *api.ProofResponse) error {
 	return nil
 }
 
-// checkImage checks key against the key columns' values in cols.
+// nonExistence is the non-existence proof p carries, bare or (a
+// non-empty tree's, statetree.Prove) as the one entry of a compressed
+// batch; nil if none.
+func nonExistence(p *ics23.CommitmentProof) *ics23.NonExistenceProof {
+	p = ics23.Decompress(p)
+	if ne := p.GetNonexist(); ne != nil {
+		return ne
+	}
+	if b := p.GetBatch(); b != nil && len(b.Entries) == 1 {
+		return b.Entries[0].GetNonexist()
+	}
+	return nil
+}
+
+// checkImage checks key against the key columns' values in cols, and
+// those values' kinds against the key's types (a key of another type
+// than the rows' is never found: a row's absence under it proves
+// nothing about the row asked for).
 func (tk *TableKey) checkImage(key []byte, cols []rowcanon.Column) error {
 	vals := make([]rowcanon.Value, len(tk.Columns))
 	for i, name := range tk.Columns {
@@ -435,10 +455,40 @@ func (tk *TableKey) checkImage(key []byte, cols []rowcanon.Column) error {
 		if !found {
 			return fmt.Errorf("%w: %w: the row of key %x has no column %s", proof.ErrRejected, ErrKeyColumns, key, name)
 		}
+		if want, known := KindOfType(tk.Types[i]); known && vals[i].Kind() != want {
+			return fmt.Errorf("%w: %w: key column %s holds a %s in the row of key %x, its type %s is a %s", proof.ErrRejected, ErrKeyColumns, name, vals[i].Kind(), key, tk.Types[i], want)
+		}
 	}
 	k, err := rowcanon.EncodeKey(vals)
 	if err != nil || !bytes.Equal(k, key) {
 		return fmt.Errorf("%w: %w: key %x, columns (%s) give %x", proof.ErrRejected, ErrKeyColumns, key, strings.Join(tk.Columns, ", "), k)
 	}
 	return nil
+}
+
+// KindOfType is the canonical kind (rowcanon) of a value of PostgreSQL
+// type typ, for the types CanonicalValue converts; known is false for
+// any other.
+func KindOfType(typ string) (kind rowcanon.Kind, known bool) {
+	switch typ {
+	case "int2", "int4", "int8":
+		return rowcanon.KindInt, true
+	case "numeric":
+		return rowcanon.KindNumeric, true
+	case "float4", "float8":
+		return rowcanon.KindFloat, true
+	case "text", "varchar", "bpchar":
+		return rowcanon.KindText, true
+	case "bytea":
+		return rowcanon.KindBytes, true
+	case "bool":
+		return rowcanon.KindBool, true
+	case "date":
+		return rowcanon.KindDate, true
+	case "timestamp", "timestamptz":
+		return rowcanon.KindTimestamp, true
+	case "uuid":
+		return rowcanon.KindUUID, true
+	}
+	return rowcanon.KindNull, false
 }
