@@ -71,6 +71,8 @@ type Client struct {
 	// rehearseHeight is the node's height as its last answer to a
 	// rehearsal said: the height the next rehearsal request is signed at.
 	rehearseHeight atomic.Int64
+
+	tableKeys sync.Map // table name -> *TableKey: TableKey's cache (cachedTableKey)
 }
 
 // nonces holds one counter per signing key for the whole process, so that

@@ -60,35 +60,35 @@ var ErrNotKeyRead = errors.New("not a read by the table's whole primary key")
 // error wrapping ErrNotKeyRead when r's columns are not the table's
 // primary key.
 func (c *Client) VerifiedKeyRead(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, r KeyRead, args []any) (*VerifiedRows, error) {
-	tk, err := c.TableKey(ctx, r.Table)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotKeyRead, err)
-	}
-	var res *VerifiedRows
-	if r.IsRange() {
-		if len(tk.Columns) != 1 || !strings.EqualFold(tk.Columns[0], r.RangeColumn) || len(r.Eq) != 0 {
-			return nil, fmt.Errorf("%w: a range on %s, the key of %s is (%s)", ErrNotKeyRead, r.RangeColumn, r.Table, strings.Join(tk.Columns, ", "))
+	// The cached key decides whether r is a key read: when a DDL made r's
+	// columns the key since, r is answered by agreement (still verified)
+	// until a key read of the table refreshes the entry.
+	res, err := c.withTableKey(ctx, r.Table, func(tk *TableKey) (*VerifiedRows, error) {
+		if r.IsRange() {
+			if len(tk.Columns) != 1 || !strings.EqualFold(tk.Columns[0], r.RangeColumn) || len(r.Eq) != 0 {
+				return nil, fmt.Errorf("%w: a range on %s, the key of %s is (%s)", ErrNotKeyRead, r.RangeColumn, r.Table, strings.Join(tk.Columns, ", "))
+			}
+			lo, err := r.Lo.value(args)
+			if err != nil {
+				return nil, err
+			}
+			hi, err := r.Hi.value(args)
+			if err != nil {
+				return nil, err
+			}
+			return c.verifiedRange(ctx, v, opts, tk, []any{lo}, []any{hi})
 		}
-		lo, err := r.Lo.value(args)
-		if err != nil {
-			return nil, err
-		}
-		hi, err := r.Hi.value(args)
-		if err != nil {
-			return nil, err
-		}
-		res, err = c.VerifiedRange(ctx, v, opts, r.Table, []any{lo}, []any{hi})
-		if err != nil {
-			return nil, err
-		}
-	} else {
 		key, err := r.pointKey(tk, args)
 		if err != nil {
 			return nil, err
 		}
-		if res, err = c.VerifiedGet(ctx, v, opts, r.Table, key...); err != nil {
-			return nil, err
+		return c.verifiedGet(ctx, v, opts, tk, key)
+	})
+	if err != nil {
+		if errors.Is(err, ErrKeyLookup) {
+			return nil, fmt.Errorf("%w: %w", ErrNotKeyRead, err)
 		}
+		return nil, err
 	}
 	return res.project(r.Columns)
 }

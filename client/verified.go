@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	ics23 "github.com/cosmos/ics23/go"
+
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client/lightverify"
 	"github.com/relchain/relchain/client/proof"
@@ -47,7 +49,31 @@ type VerifyOptions struct {
 	// CometBFT makes it within about one block time after a block that
 	// changed the AppHash, and never after one that did not.
 	HeaderWait time.Duration
+	// HeadAge is how old the newest verified header MaxLag measures
+	// against may be before a read asks the light client's primary for a
+	// newer one (lightverify.Verifier.LatestWithin; 0: DefaultHeadAge,
+	// negative: ask on every read).
+	HeadAge time.Duration
 }
+
+// DefaultHeadAge is VerifyOptions.HeadAge's default.
+//
+// Why a verified read need not ask for the newest header every time:
+// the proof is checked against header H+1 (or H), which the light client
+// fetches and verifies on its own (Verifier.Header), so the newest header
+// serves only the staleness check, resp.Height < newest - MaxLag. Skipping
+// the ask whenever the answer's height is at or above the newest verified
+// header would not do: a node stuck at the height the light client last
+// verified would be believed forever while the chain moves on. Asking at
+// most every HeadAge keeps the check meaningful: an answer is refused
+// when it is more than MaxLag blocks behind the head the primary had at
+// most HeadAge ago (or any header verified since); the primary's word on
+// where the head is was never more than that anyway (it can withhold
+// newer headers). The check is thus looser than asking on every read
+// by at most the blocks the chain makes in HeadAge (none on an idle
+// chain, about one or two at 100 ms on a busy one), for one round trip
+// per HeadAge instead of one per read.
+const DefaultHeadAge = 100 * time.Millisecond
 
 // DefaultHeaderWait is VerifyOptions.HeaderWait's default.
 const DefaultHeaderWait = 10 * time.Second
@@ -95,25 +121,31 @@ type VerifiedRows struct {
 // node's wrong answer there fails verification too. No row: Rows is
 // empty, proven absent.
 func (c *Client) VerifiedGet(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, table string, key ...any) (*VerifiedRows, error) {
-	tk, err := c.TableKey(ctx, table)
-	if err != nil {
-		return nil, err
-	}
+	return c.withTableKey(ctx, table, func(tk *TableKey) (*VerifiedRows, error) {
+		return c.verifiedGet(ctx, v, opts, tk, key)
+	})
+}
+
+// verifiedGet is VerifiedGet under the primary key tk.
+func (c *Client) verifiedGet(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, tk *TableKey, key []any) (*VerifiedRows, error) {
 	k, err := tk.Encode(key)
 	if err != nil {
 		return nil, err
 	}
-	return c.verifiedRead(ctx, v, opts, tk, api.ProofRequest{Table: table, Key: k}, fmt.Sprintf("table %s key %v", table, key))
+	return c.verifiedRead(ctx, v, opts, tk, api.ProofRequest{Table: tk.Table, Key: k}, fmt.Sprintf("table %s key %v", tk.Table, key))
 }
 
 // VerifiedRange reads the rows of table whose primary key lies in
 // [lo, hi] (both inclusive; each a full key, as VerifiedGet's), proven
 // complete against a header v verified.
 func (c *Client) VerifiedRange(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, table string, lo, hi []any) (*VerifiedRows, error) {
-	tk, err := c.TableKey(ctx, table)
-	if err != nil {
-		return nil, err
-	}
+	return c.withTableKey(ctx, table, func(tk *TableKey) (*VerifiedRows, error) {
+		return c.verifiedRange(ctx, v, opts, tk, lo, hi)
+	})
+}
+
+// verifiedRange is VerifiedRange under the primary key tk.
+func (c *Client) verifiedRange(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, tk *TableKey, lo, hi []any) (*VerifiedRows, error) {
 	l, err := tk.Encode(lo)
 	if err != nil {
 		return nil, err
@@ -123,9 +155,59 @@ func (c *Client) VerifiedRange(ctx context.Context, v *lightverify.Verifier, opt
 		return nil, err
 	}
 	if bytes.Compare(l, h) > 0 {
-		return &VerifiedRows{Node: c.url, Table: table, Guarantee: GuaranteeProof, Why: "an empty range"}, nil
+		return &VerifiedRows{Node: c.url, Table: tk.Table, Guarantee: GuaranteeProof, Why: "an empty range"}, nil
 	}
-	return c.verifiedRead(ctx, v, opts, tk, api.ProofRequest{Table: table, Lo: l, Hi: h}, fmt.Sprintf("table %s keys %v to %v", table, lo, hi))
+	return c.verifiedRead(ctx, v, opts, tk, api.ProofRequest{Table: tk.Table, Lo: l, Hi: h}, fmt.Sprintf("table %s keys %v to %v", tk.Table, lo, hi))
+}
+
+// withTableKey runs read with table's primary key as the cache holds it
+// (cachedTableKey). The cached key is the node's earlier word, a hint as
+// untrusted as a fresh one: read checks every row against it. When read
+// fails the way a key that no longer fits fails (a DDL changed the key
+// since: the key does not encode, ErrKeyColumns), the entry is dropped
+// and read runs once more with a fresh lookup, whose failure is final.
+func (c *Client) withTableKey(ctx context.Context, table string, read func(*TableKey) (*VerifiedRows, error)) (*VerifiedRows, error) {
+	tk, cached, err := c.cachedTableKey(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	res, err := read(tk)
+	if err == nil || !cached || !keyMisfit(err) {
+		return res, err
+	}
+	c.tableKeys.CompareAndDelete(table, tk)
+	if tk, err = c.TableKey(ctx, table); err != nil {
+		return nil, err
+	}
+	c.tableKeys.Store(table, tk)
+	return read(tk)
+}
+
+// keyMisfit reports whether err is a verified read's failure that a
+// stale primary key explains: a key that does not encode under the key's
+// types (errKeyEncoding), or rows whose keys are not the key columns'
+// values (ErrKeyColumns).
+func keyMisfit(err error) bool {
+	return errors.Is(err, ErrKeyColumns) || errors.Is(err, errKeyEncoding)
+}
+
+// errKeyEncoding: a key value given does not convert to its key column's
+// type (TableKey.Encode).
+var errKeyEncoding = errors.New("the key does not encode")
+
+// cachedTableKey is table's primary key from the Client's cache, or
+// looked up (TableKey) and cached; cached says which. Safe for
+// concurrent use: two lookups racing store the same answer.
+func (c *Client) cachedTableKey(ctx context.Context, table string) (*TableKey, bool, error) {
+	if tk, ok := c.tableKeys.Load(table); ok {
+		return tk.(*TableKey), true, nil
+	}
+	tk, err := c.TableKey(ctx, table)
+	if err != nil {
+		return nil, false, err
+	}
+	c.tableKeys.Store(table, tk)
+	return tk, false, nil
 }
 
 // Prove asks the node for a proof (api.ProofPath), unverified.
@@ -189,14 +271,17 @@ func (c *Client) verifiedRead(ctx context.Context, v *lightverify.Verifier, opts
 // neither header when header resp.Height+1 does not appear within
 // HeaderWait.
 func (c *Client) checkProof(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, req api.ProofRequest, resp *api.ProofResponse) (proof.Result, int64, string, error) {
-	maxLag, wait := opts.MaxLag, opts.HeaderWait
+	maxLag, wait, headAge := opts.MaxLag, opts.HeaderWait, opts.HeadAge
 	if maxLag <= 0 {
 		maxLag = DefaultMaxLag
 	}
 	if wait <= 0 {
 		wait = DefaultHeaderWait
 	}
-	latest, err := v.Latest(ctx)
+	if headAge == 0 {
+		headAge = DefaultHeadAge
+	}
+	latest, err := v.LatestWithin(ctx, headAge)
 	if err != nil {
 		return proof.Result{}, 0, "", err
 	}
@@ -247,61 +332,58 @@ type TableKey struct {
 	Types   []string // PostgreSQL type names (api.QueryResponse.Types)
 }
 
-// pkQuery lists a table's primary-key columns in key order.
-const pkQuery = `SELECT kcu.column_name FROM information_schema.table_constraints tc
-JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_name = tc.table_name
+// pkQuery lists a table's primary-key columns in key order, each with
+// its type's PostgreSQL name (udt_name: int8, text, ...; the names
+// api.QueryResponse.Types uses). One catalog read in PostgreSQL's
+// information_schema, which every backend answers: PostgreSQL itself,
+// SQLite and MySQL/MariaDB through the node's emulated PostgreSQL catalog
+// (backend/pgcatalog), so a MySQL network's key is looked up the same way.
+const pkQuery = `SELECT kcu.column_name, c.udt_name FROM information_schema.table_constraints tc
+JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_name = tc.table_name AND kcu.table_schema = tc.table_schema
+JOIN information_schema.columns c ON c.table_name = kcu.table_name AND c.column_name = kcu.column_name AND c.table_schema = kcu.table_schema
 WHERE tc.table_name = $1 AND tc.constraint_type = 'PRIMARY KEY' ORDER BY kcu.ordinal_position`
+
+// ErrKeyLookup: the node did not name the table's primary key (no such
+// table, no primary key, the catalog read failed).
+var ErrKeyLookup = errors.New("cannot learn the table's primary key")
 
 // TableKey asks the node for table's primary-key columns and their
 // types. Not trusted: a verified read checks every row's key against its
 // image under these columns (ErrKeyColumns), and a wrong type gives a
-// key the proof does not cover.
+// key the proof does not cover. Verified reads cache the answer per
+// Client (withTableKey).
 func (c *Client) TableKey(ctx context.Context, table string) (*TableKey, error) {
 	r, err := c.Query(ctx, 0, pkQuery, table)
 	if err != nil {
-		return nil, fmt.Errorf("the primary key of %s on node %s: %w", table, c.url, err)
+		return nil, fmt.Errorf("%w: the primary key of %s on node %s: %w", ErrKeyLookup, table, c.url, err)
 	}
 	if len(r.Rows) == 0 {
-		return nil, fmt.Errorf("table %s has no primary key on node %s: its rows cannot be proven", table, c.url)
+		return nil, fmt.Errorf("%w: table %s has no primary key on node %s: its rows cannot be proven", ErrKeyLookup, table, c.url)
 	}
 	tk := &TableKey{Table: table}
 	for _, row := range r.Rows {
 		name, ok := row[0].(string)
-		if !ok {
-			return nil, fmt.Errorf("the primary key of %s on node %s: column name %v", table, c.url, row[0])
+		typ, ok2 := row[len(row)-1].(string)
+		if !ok || !ok2 || len(row) != 2 {
+			return nil, fmt.Errorf("%w: the primary key of %s on node %s: column %v", ErrKeyLookup, table, c.url, row)
 		}
 		tk.Columns = append(tk.Columns, name)
-	}
-	quoted := make([]string, len(tk.Columns))
-	for i, n := range tk.Columns {
-		quoted[i] = quoteIdent(n)
-	}
-	d, err := c.Describe(ctx, "SELECT "+strings.Join(quoted, ", ")+" FROM "+quoteIdent(table))
-	if err != nil {
-		return nil, fmt.Errorf("the primary-key types of %s on node %s: %w", table, c.url, err)
-	}
-	for _, col := range d.Columns {
-		tk.Types = append(tk.Types, col.Type)
-	}
-	if len(tk.Types) != len(tk.Columns) {
-		return nil, fmt.Errorf("the primary-key types of %s on node %s: %d types for %d columns", table, c.url, len(tk.Types), len(tk.Columns))
+		tk.Types = append(tk.Types, typ)
 	}
 	return tk, nil
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Encode is the canonical key (rowcanon.EncodeKey) of vals, one per key
 // column.
 func (tk *TableKey) Encode(vals []any) ([]byte, error) {
 	if len(vals) != len(tk.Columns) {
-		return nil, fmt.Errorf("table %s: a key of %d values, its primary key (%s) has %d columns", tk.Table, len(vals), strings.Join(tk.Columns, ", "), len(tk.Columns))
+		return nil, fmt.Errorf("table %s: %w: a key of %d values, its primary key (%s) has %d columns", tk.Table, errKeyEncoding, len(vals), strings.Join(tk.Columns, ", "), len(tk.Columns))
 	}
 	cv := make([]rowcanon.Value, len(vals))
 	for i, v := range vals {
 		var err error
 		if cv[i], err = CanonicalValue(tk.Types[i], v); err != nil {
-			return nil, fmt.Errorf("table %s key column %s: %w", tk.Table, tk.Columns[i], err)
+			return nil, fmt.Errorf("table %s key column %s: %w: %w", tk.Table, tk.Columns[i], errKeyEncoding, err)
 		}
 	}
 	return rowcanon.EncodeKey(cv)
@@ -324,7 +406,7 @@ func (tk *TableKey) checkRows(rows []proof.Row, resp *api.ProofResponse) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w: %w", proof.ErrRejected, proof.ErrMalformed, err)
 	}
-	ne := cp.Rows.GetNonexist()
+	ne := nonExistence(cp.Rows)
 	if ne == nil {
 		return nil
 	}
@@ -343,7 +425,24 @@ func (tk *TableKey) checkRows(rows []proof.Row, resp *api.ProofResponse) error {
 	return nil
 }
 
-// checkImage checks key against the key columns' values in cols.
+// nonExistence is the non-existence proof p carries, bare or (a
+// non-empty tree's, statetree.Prove) as the one entry of a compressed
+// batch; nil if none.
+func nonExistence(p *ics23.CommitmentProof) *ics23.NonExistenceProof {
+	p = ics23.Decompress(p)
+	if ne := p.GetNonexist(); ne != nil {
+		return ne
+	}
+	if b := p.GetBatch(); b != nil && len(b.Entries) == 1 {
+		return b.Entries[0].GetNonexist()
+	}
+	return nil
+}
+
+// checkImage checks key against the key columns' values in cols, and
+// those values' kinds against the key's types (a key of another type
+// than the rows' is never found: a row's absence under it proves
+// nothing about the row asked for).
 func (tk *TableKey) checkImage(key []byte, cols []rowcanon.Column) error {
 	vals := make([]rowcanon.Value, len(tk.Columns))
 	for i, name := range tk.Columns {
@@ -356,10 +455,40 @@ func (tk *TableKey) checkImage(key []byte, cols []rowcanon.Column) error {
 		if !found {
 			return fmt.Errorf("%w: %w: the row of key %x has no column %s", proof.ErrRejected, ErrKeyColumns, key, name)
 		}
+		if want, known := KindOfType(tk.Types[i]); known && vals[i].Kind() != want {
+			return fmt.Errorf("%w: %w: key column %s holds a %s in the row of key %x, its type %s is a %s", proof.ErrRejected, ErrKeyColumns, name, vals[i].Kind(), key, tk.Types[i], want)
+		}
 	}
 	k, err := rowcanon.EncodeKey(vals)
 	if err != nil || !bytes.Equal(k, key) {
 		return fmt.Errorf("%w: %w: key %x, columns (%s) give %x", proof.ErrRejected, ErrKeyColumns, key, strings.Join(tk.Columns, ", "), k)
 	}
 	return nil
+}
+
+// KindOfType is the canonical kind (rowcanon) of a value of PostgreSQL
+// type typ, for the types CanonicalValue converts; known is false for
+// any other.
+func KindOfType(typ string) (kind rowcanon.Kind, known bool) {
+	switch typ {
+	case "int2", "int4", "int8":
+		return rowcanon.KindInt, true
+	case "numeric":
+		return rowcanon.KindNumeric, true
+	case "float4", "float8":
+		return rowcanon.KindFloat, true
+	case "text", "varchar", "bpchar":
+		return rowcanon.KindText, true
+	case "bytea":
+		return rowcanon.KindBytes, true
+	case "bool":
+		return rowcanon.KindBool, true
+	case "date":
+		return rowcanon.KindDate, true
+	case "timestamp", "timestamptz":
+		return rowcanon.KindTimestamp, true
+	case "uuid":
+		return rowcanon.KindUUID, true
+	}
+	return rowcanon.KindNull, false
 }

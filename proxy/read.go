@@ -29,6 +29,7 @@ type Verifier struct {
 	clients []*client.Client // every node, the preferred first
 	opts    client.VerifyOptions
 	keyRead func(string) (client.KeyRead, bool)
+	descs   describeCache // provenResponse's descriptions
 }
 
 // Options tune a Verifier.
@@ -113,22 +114,40 @@ func verificationError(err error) error {
 // statement's columns in the order and types a node describes them (a
 // description is only names and types: every value is the proven one,
 // matched by name, and a description naming other columns is refused).
+// Descriptions are cached per statement text (describeCache); a cached
+// one that does not fit the proven rows (other column names, a type that
+// does not hold a value's kind: a DDL since) is dropped and the statement
+// described again, once.
 func (p *Verifier) provenResponse(ctx context.Context, sql string, res *client.VerifiedRows) (*api.QueryResponse, error) {
-	d, err := p.clients[0].Describe(ctx, sql)
+	cols, cached, err := p.describe(ctx, sql)
 	if err != nil {
-		return nil, fmt.Errorf("describe %q: %w", sql, err)
+		return nil, err
 	}
-	idx := make([]int, len(d.Columns))
-	resp := &api.QueryResponse{Height: res.Height, Columns: make([]string, len(d.Columns)), Types: make([]string, len(d.Columns)), Typmods: make([]int32, len(d.Columns))}
-	for i, c := range d.Columns {
+	resp, idx, err := p.shapeResponse(cols, res)
+	if cached && (errors.Is(err, errDescribedOther) || err == nil && !typesFit(cols, idx, res.Rows)) {
+		p.descs.drop(sql)
+		if cols, _, err = p.describe(ctx, sql); err != nil {
+			return nil, err
+		}
+		resp, _, err = p.shapeResponse(cols, res)
+	}
+	return resp, err
+}
+
+// shapeResponse is res in the columns cols describe; idx maps each of
+// cols to its column of res.
+func (p *Verifier) shapeResponse(cols []api.ColumnType, res *client.VerifiedRows) (*api.QueryResponse, []int, error) {
+	idx := make([]int, len(cols))
+	resp := &api.QueryResponse{Height: res.Height, Columns: make([]string, len(cols)), Types: make([]string, len(cols)), Typmods: make([]int32, len(cols))}
+	for i, c := range cols {
 		idx[i] = -1
 		for j, name := range res.Columns {
 			if strings.EqualFold(name, c.Name) {
 				idx[i] = j
 			}
 		}
-		if idx[i] < 0 || len(d.Columns) != len(res.Columns) {
-			return nil, fmt.Errorf("%w: node %s describes columns the proven rows of %s do not have (%s)", gateway.ErrVerification, p.clients[0].URL(), res.Table, c.Name)
+		if idx[i] < 0 || len(cols) != len(res.Columns) {
+			return nil, nil, fmt.Errorf("%w: %w: node %s describes columns the proven rows of %s do not have (%s)", gateway.ErrVerification, errDescribedOther, p.clients[0].URL(), res.Table, c.Name)
 		}
 		resp.Columns[i], resp.Types[i], resp.Typmods[i] = c.Name, c.Type, -1
 		if c.Typmod != nil {
@@ -142,7 +161,7 @@ func (p *Verifier) provenResponse(ctx context.Context, sql string, res *client.V
 		}
 		resp.Rows = append(resp.Rows, out)
 	}
-	return resp, nil
+	return resp, idx, nil
 }
 
 // wireCell is a proven value as the read path's JSON carries it (what

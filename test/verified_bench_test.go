@@ -24,8 +24,10 @@ import (
 )
 
 // BenchmarkPointRead compares a point read's latency unverified (/query)
-// and verified (VerifiedGet: the catalog's key columns, the light
-// client's newest header, /proof, the header, the proof), and through
+// and verified (VerifiedGet: /proof and the proof's check against the
+// header after it; the table's key columns are cached after the first
+// read, the header is fetched once per block, the light client's newest
+// header at most every client.DefaultHeadAge), and through
 // pgx: a gateway (unverified) and relchain proxy's verifying gateway, on a
 // one-validator SQLite network (postgres dialect) in this process, 1,000
 // rows. It reports the median (p50-ns/op) beside ns/op:

@@ -16,6 +16,7 @@ import (
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/client/lightverify"
 	"github.com/relchain/relchain/client/proof"
+	"github.com/relchain/relchain/proxy"
 	"github.com/relchain/relchain/rowcanon"
 )
 
@@ -31,6 +32,8 @@ import (
 func TestVerifiedReadsSQLite(t *testing.T) { testVerifiedReads(t, "sqlite", "postgres") }
 
 func TestVerifiedReadsPostgres(t *testing.T) { testVerifiedReads(t, "postgres", "") }
+
+func TestVerifiedReadsMySQL(t *testing.T) { testVerifiedReads(t, "mysql", "") }
 
 func testVerifiedReads(t *testing.T, backend, dialect string) {
 	env := [][]string{nil, {"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-row"},
@@ -84,6 +87,7 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 	for i := range 3 {
 		c.mustExecEverywhere(ctx, 0, stmt(fmt.Sprintf("UPDATE acct SET bal = %d WHERE id = 1", 1000+i)))
 	}
+	time.Sleep(client.DefaultHeadAge) // the light client asks for the chain's head at most this often
 	_, err = stale.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1)
 	requireLie(t, err, c.nodes[3].RPC, client.ErrStale)
 	if r, err := honest.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1); err != nil || cell(t, r, 0, "bal") != "1002" {
@@ -98,6 +102,38 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 		t.Fatalf("f+1 agreement with a node altering /query: %v, want a mismatch naming %s", err, c.nodes[4].RPC)
 	}
 	testVerifiedQueryCLI(ctx, t, c, genesis)
+	testVerifiedAfterDDL(ctx, t, c, root, honest, v)
+}
+
+// testVerifiedAfterDDL: the primary key a Client cached and the
+// description relchain proxy's Verifier cached are refreshed when a DDL
+// changed the table (its key column's type, its other columns): reads
+// after it answer the new table's rows, proven.
+func testVerifiedAfterDDL(ctx context.Context, t *testing.T, c *cluster, root lightverify.Root, honest *client.Client, v *lightverify.Verifier) {
+	pv, err := proxy.NewVerifier(ctx, root, []string{c.nodes[0].RPC}, proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const point = "SELECT * FROM kv WHERE k = '7'"
+	read := func(want string) {
+		t.Helper()
+		r, err := honest.VerifiedGet(ctx, v, client.VerifyOptions{}, "kv", "7")
+		if err != nil || len(r.Rows) != 1 || cell(t, r, 0, "k") != "7" {
+			t.Fatalf("verified get of kv 7: %+v, %v; want the row", r, err)
+		}
+		resp, guarantee, err := pv.VerifiedRead(ctx, 0, point, nil)
+		if err != nil || !strings.HasPrefix(guarantee, "proof") || strings.Join(resp.Columns, ",") != want || len(resp.Rows) != 1 {
+			t.Fatalf("proxy verified read %q: %+v, %q, %v; want columns %s and one row, proven", point, resp, guarantee, err, want)
+		}
+	}
+	c.mustExecEverywhere(ctx, 0, stmt("CREATE TABLE kv (k BIGINT PRIMARY KEY, v TEXT NOT NULL)"))
+	c.mustExecEverywhere(ctx, 0, stmt("INSERT INTO kv VALUES (5, 'five'), (7, 'seven'), (9, 'nine')"))
+	read("k,v")
+	read("k,v") // from the caches
+	c.mustExecEverywhere(ctx, 0, stmt("DROP TABLE kv"))
+	c.mustExecEverywhere(ctx, 0, stmt("CREATE TABLE kv (k VARCHAR(20) PRIMARY KEY, w BIGINT NOT NULL)"))
+	c.mustExecEverywhere(ctx, 0, stmt("INSERT INTO kv VALUES ('5', 5), ('7', 7), ('9', 9)"))
+	read("k,w")
 }
 
 // testVerifiedQueryCLI runs `relchain query --verify` on c (set up by

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	dbm "github.com/cometbft/cometbft-db"
@@ -60,6 +61,9 @@ type Verifier struct {
 	primary string
 	// Poll is how often AppHashAfter asks again for a header not made yet.
 	Poll time.Duration
+
+	mu          sync.Mutex
+	lastUpdated time.Time // when Latest last asked the primary for its newest header
 }
 
 // New starts a light client on primary (a node's RPC URL) with witnesses
@@ -185,6 +189,37 @@ func (v *Verifier) Latest(ctx context.Context) (*types.SignedHeader, error) {
 		}
 	}
 	return lb.SignedHeader, nil
+}
+
+// LatestWithin returns the newest verified header, asking the primary
+// for a newer one (Latest: a round trip, and the verification of what it
+// brings) only when the last ask is more than maxAge ago (maxAge <= 0:
+// always). Every header it returns is verified; what maxAge trades is how
+// recent "newest" is: a caller judging an answer stale against it (a
+// verified read's MaxLag) judges against the chain's head as the primary
+// had it at most maxAge ago, plus the headers verified since
+// (VerifyLightBlockAtHeight stores them as trusted too).
+func (v *Verifier) LatestWithin(ctx context.Context, maxAge time.Duration) (*types.SignedHeader, error) {
+	v.mu.Lock()
+	fresh := maxAge > 0 && !v.lastUpdated.IsZero() && time.Since(v.lastUpdated) < maxAge
+	v.mu.Unlock()
+	if fresh {
+		lb, err := v.lc.TrustedLightBlock(0)
+		if err == nil {
+			return lb.SignedHeader, nil
+		}
+	}
+	asked := time.Now()
+	hd, err := v.Latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	if asked.After(v.lastUpdated) {
+		v.lastUpdated = asked
+	}
+	v.mu.Unlock()
+	return hd, nil
 }
 
 // Validators returns how many validators sign the newest verified header.
