@@ -368,7 +368,7 @@ func (s *session) readAt(ctx context.Context, sql string, stmt txn.Statement, h 
 	var err error
 	switch {
 	case s.g.verifier != nil && s.tx == nil:
-		resp, notices, err = s.verifiedRead(ctx, sql, args, h)
+		resp, notices, err = s.verifiedRead(ctx, Read{ClientSQL: sql, SQL: stmt.SQL, Args: args}, h)
 	case crossCheck:
 		resp, err = s.g.nodes.QueryAll(ctx, h, stmt.SQL, args)
 	default:

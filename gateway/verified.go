@@ -18,14 +18,25 @@ import (
 // verified, any other read by the agreement of enough validators. It is
 // what relchain proxy runs the gateway with (Config.Verifier).
 type ReadVerifier interface {
-	// VerifiedRead runs sql, a read-only statement, on committed state
+	// VerifiedRead runs r, a read-only statement, on committed state
 	// at a height of at least minHeight and returns the answer with the
 	// guarantee it has, in words ("verified by proof against the AppHash
 	// of height 12"). An answer that could not be verified is an error,
 	// never an answer: a node's answer that verification refuted wraps
 	// ErrVerification; a failure of the statement itself is the node's
 	// *client.QueryError as Query returns it.
-	VerifiedRead(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, string, error)
+	VerifiedRead(ctx context.Context, minHeight int64, r Read) (*api.QueryResponse, string, error)
+}
+
+// Read is a read a ReadVerifier answers.
+type Read struct {
+	// ClientSQL is the statement as the client wrote it, in
+	// PostgreSQL's SQL (what a PostgreSQL parser recognises); SQL is
+	// what the nodes run: the same on a network of PostgreSQL's SQL,
+	// with the placeholders rewritten on a MySQL network. Args bind the
+	// placeholders of both.
+	ClientSQL, SQL string
+	Args           []any
 }
 
 // ErrVerification is wrapped by a ReadVerifier's error when a node's
@@ -46,8 +57,8 @@ const stateDataCorrupted = "XX001"
 const unverifiedInTransaction = "not verified: a read inside a transaction is one node's answer (the chain checks what a writing transaction observed when it commits)"
 
 // verifiedRead answers a read outside a transaction through the verifier.
-func (s *session) verifiedRead(ctx context.Context, sql string, args []any, h int64) (*api.QueryResponse, []string, error) {
-	resp, guarantee, err := s.g.verifier.VerifiedRead(ctx, h, sql, args)
+func (s *session) verifiedRead(ctx context.Context, r Read, h int64) (*api.QueryResponse, []string, error) {
+	resp, guarantee, err := s.g.verifier.VerifiedRead(ctx, h, r)
 	if errors.Is(err, ErrVerification) {
 		s.guarantee = "failed: " + err.Error()
 		return nil, nil, &pgwire.Error{Code: stateDataCorrupted, Message: fmt.Sprintf("relchain: the read could not be verified: %v", err),

@@ -20,9 +20,9 @@ import (
 // verifier (the real one is tested on networks in ./test).
 type fakeVerifier struct{ reads int }
 
-func (f *fakeVerifier) VerifiedRead(_ context.Context, minHeight int64, sql string, _ []any) (*api.QueryResponse, string, error) {
+func (f *fakeVerifier) VerifiedRead(_ context.Context, minHeight int64, r Read) (*api.QueryResponse, string, error) {
 	f.reads++
-	if sql == "SELECT 'ok'" {
+	if r.ClientSQL == "SELECT 'ok'" {
 		return &api.QueryResponse{Columns: []string{"v"}, Types: []string{"text"}, Rows: [][]any{{"ok"}}, Height: 7}, "verified by proof at height 7", nil
 	}
 	return nil, "", fmt.Errorf("node http://n1: row tampered: %w", ErrVerification)

@@ -62,9 +62,9 @@ func NewVerifier(ctx context.Context, root lightverify.Root, nodes []string, o O
 // VerifiedRead implements gateway.ReadVerifier: a read by primary key
 // with a proof, any other by f+1 agreement, at a height of at least
 // minHeight (the session's last commit).
-func (p *Verifier) VerifiedRead(ctx context.Context, minHeight int64, sql string, args []any) (*api.QueryResponse, string, error) {
+func (p *Verifier) VerifiedRead(ctx context.Context, minHeight int64, r gateway.Read) (*api.QueryResponse, string, error) {
 	for {
-		resp, guarantee, err := p.read(ctx, sql, args)
+		resp, guarantee, err := p.read(ctx, r)
 		if err != nil || resp.Height >= minHeight {
 			return resp, guarantee, err
 		}
@@ -76,12 +76,14 @@ func (p *Verifier) VerifiedRead(ctx context.Context, minHeight int64, sql string
 	}
 }
 
-func (p *Verifier) read(ctx context.Context, sql string, args []any) (*api.QueryResponse, string, error) {
-	if kr, ok := p.keyRead(sql); ok {
-		res, err := p.clients[0].VerifiedKeyRead(ctx, p.light, p.opts, kr, args)
+// read answers r: PostgreSQL's parser recognises a key read in the
+// client's text; the nodes are asked the network's.
+func (p *Verifier) read(ctx context.Context, r gateway.Read) (*api.QueryResponse, string, error) {
+	if kr, ok := p.keyRead(r.ClientSQL); ok {
+		res, err := p.clients[0].VerifiedKeyRead(ctx, p.light, p.opts, kr, r.Args)
 		switch {
 		case err == nil:
-			resp, err := p.provenResponse(ctx, sql, res)
+			resp, err := p.provenResponse(ctx, r.SQL, res)
 			return resp, fmt.Sprintf("%s: %s", res.Guarantee, res.Why), err
 		case !errors.Is(err, client.ErrNotKeyRead):
 			return nil, "", verificationError(err)
@@ -91,7 +93,7 @@ func (p *Verifier) read(ctx context.Context, sql string, args []any) (*api.Query
 	if err != nil {
 		return nil, "", fmt.Errorf("proxy: the validator set: %w", err)
 	}
-	res, err := client.AgreedQuery(ctx, p.clients, client.FaultTolerance(n)+1, sql, args...)
+	res, err := client.AgreedQuery(ctx, p.clients, client.FaultTolerance(n)+1, r.SQL, r.Args...)
 	if err != nil {
 		return nil, "", verificationError(err)
 	}

@@ -32,6 +32,8 @@ func TestProxyVerifiesReadsSQLite(t *testing.T) { testProxy(t, "sqlite", "postgr
 
 func TestProxyVerifiesReadsPostgres(t *testing.T) { testProxy(t, "postgres", "") }
 
+func TestProxyVerifiesReadsMySQL(t *testing.T) { testProxy(t, "mysql", "") }
+
 func testProxy(t *testing.T, backend, dialect string) {
 	env := [][]string{nil, {"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-row"}, {"RELCHAIN_UNSAFE_BYZANTINE_READS=tamper-query"}, nil}
 	c := mustStartCluster(t, clusterOptions{backend: backend, dialect: dialect, testHooks: true, nodeEnv: env})

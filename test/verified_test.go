@@ -16,6 +16,7 @@ import (
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/client/lightverify"
 	"github.com/relchain/relchain/client/proof"
+	"github.com/relchain/relchain/gateway"
 	"github.com/relchain/relchain/proxy"
 	"github.com/relchain/relchain/rowcanon"
 )
@@ -121,7 +122,7 @@ func testVerifiedAfterDDL(ctx context.Context, t *testing.T, c *cluster, root li
 		if err != nil || len(r.Rows) != 1 || cell(t, r, 0, "k") != "7" {
 			t.Fatalf("verified get of kv 7: %+v, %v; want the row", r, err)
 		}
-		resp, guarantee, err := pv.VerifiedRead(ctx, 0, point, nil)
+		resp, guarantee, err := pv.VerifiedRead(ctx, 0, gateway.Read{ClientSQL: point, SQL: point})
 		if err != nil || !strings.HasPrefix(guarantee, "proof") || strings.Join(resp.Columns, ",") != want || len(resp.Rows) != 1 {
 			t.Fatalf("proxy verified read %q: %+v, %q, %v; want columns %s and one row, proven", point, resp, guarantee, err, want)
 		}
