@@ -93,8 +93,13 @@ func (n *Node) startRPC(addrs string) error {
 		if err != nil {
 			return fmt.Errorf("rpc listener %s: %w", addr, err)
 		}
+		// The change stream (changestream.go) bypasses CometBFT's
+		// wrappers, whose response writer cannot flush.
+		top := http.NewServeMux()
+		top.HandleFunc("/changes", n.serveChangeStream)
+		top.Handle("/", rpcserver.PreChecksHandler(rpcserver.RecoverAndLogHandler(mux, rpcLogger), sc))
 		srv := &http.Server{
-			Handler:     rpcserver.PreChecksHandler(rpcserver.RecoverAndLogHandler(mux, rpcLogger), sc),
+			Handler:     top,
 			ReadTimeout: sc.ReadTimeout, ReadHeaderTimeout: sc.ReadTimeout, WriteTimeout: sc.WriteTimeout,
 			MaxHeaderBytes: sc.MaxHeaderBytes,
 			ConnContext: func(ctx context.Context, c net.Conn) context.Context {
