@@ -83,8 +83,11 @@ func openBackend(ctx context.Context, home string, rc Config, onErr func(error))
 	return d.Open(ctx, s)
 }
 
-// restorer is the dbrestore.Restorer of a node home's database (state
-// sync installs a snapshot with it).
-func (c Config) restorer(home string) (dbrestore.Restorer, error) {
-	return dbrestore.For(c.Backend.Kind, c.SQLitePath(home), c.Backend.DSN, c.Backend.UnsafeSuperuser)
+// Restorer is the dbrestore.Restorer of a node home's database: state
+// sync installs a snapshot with it, relchain recover, restore and backup
+// a checkpoint. It opens a restored database as the node opens its own
+// (its SQL dialect included).
+func (c Config) Restorer(home string) (dbrestore.Restorer, error) {
+	return dbrestore.For(c.Backend.Kind, c.SQLitePath(home), registry.Spec{DSN: c.Backend.DSN,
+		UnsafeSuperuser: c.Backend.UnsafeSuperuser, SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.Version})
 }

@@ -65,7 +65,7 @@ var _ app.StateSync = (*stateSync)(nil)
 func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger) *stateSync {
 	dir := CheckpointDir(home)
 	list := func() ([]backend.Checkpoint, error) { return nil, nil }
-	if r, err := rc.restorer(home); err == nil {
+	if r, err := rc.Restorer(home); err == nil {
 		list = func() ([]backend.Checkpoint, error) { return r.List(dir) }
 	}
 	s := &stateSync{
@@ -156,7 +156,7 @@ var errInstall = errors.New("install")
 // empty database and reloads the executor. It returns when the snapshot
 // had verified.
 func (s *stateSync) restore(ctx context.Context, cp backend.Checkpoint) (verified time.Time, err error) {
-	r, err := s.rc.restorer(s.home)
+	r, err := s.rc.Restorer(s.home)
 	if err != nil {
 		return verified, err
 	}

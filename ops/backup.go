@@ -155,7 +155,7 @@ func Backup(ctx context.Context, home, output string, progress Progress) (Backup
 // as recover does against appHash (nil: the one it holds) and removes what
 // it restored.
 func verifyCheckpoint(ctx context.Context, home string, rc node.Config, work string, cp backend.Checkpoint, appHash []byte) (backend.State, error) {
-	r, err := restorerFor(home, rc)
+	r, err := rc.Restorer(home)
 	if err != nil {
 		return backend.State{}, err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/internal/cometstore"
-	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/protocol"
 )
@@ -30,10 +29,6 @@ type RecoverReport struct {
 	Replaced string `json:"replaced"`
 }
 
-// restorerFor is the dbrestore.Restorer of a node home's database.
-func restorerFor(home string, rc node.Config) (dbrestore.Restorer, error) {
-	return dbrestore.For(rc.Backend.Kind, rc.SQLitePath(home), rc.Backend.DSN, rc.Backend.UnsafeSuperuser)
-}
 
 // Recover restores a stopped node's database from its newest checkpoint
 // that verifies: the chain confirms its AppHash, and its rows match the
@@ -51,7 +46,7 @@ func Recover(ctx context.Context, home string) (RecoverReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	r, err := restorerFor(home, rc)
+	r, err := rc.Restorer(home)
 	if err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
 	}

@@ -105,7 +105,7 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 		return rep, err
 	}
 	rep.ConfirmedBy = plan.confirmedBy
-	r, err := restorerFor(home, rc)
+	r, err := rc.Restorer(home)
 	if err != nil {
 		return rep, fmt.Errorf("restore: %w", err)
 	}

@@ -17,23 +17,25 @@ import (
 )
 
 // For is the Restorer of a node's database: a server's
-// (registry.Driver.Restore) at dsn, or a file's at file, for the backend
-// called kind. A restored database is opened to verify it with
-// unsafeSuperuser, the node's privilege setting.
-func For(kind, file, dsn string, unsafeSuperuser bool) (Restorer, error) {
+// (registry.Driver.Restore) at live.DSN, or a file's at file, for the
+// backend called kind. A restored database is opened to verify it as the
+// node opens its own (live's privilege setting and SQL dialect: a
+// translated dialect's tables have canonical rows, and the AppHash of
+// protocol version 4 commits to them), with the gate on and no
+// checkpoints of its own.
+func For(kind, file string, live registry.Spec) (Restorer, error) {
 	d, err := registry.Lookup(kind)
 	if err != nil {
 		return nil, err
 	}
-	// A restored database is opened to verify it: with the node's
-	// privilege setting, the gate on and no checkpoints of its own.
 	open := func(ctx context.Context, dsn string) (backend.Backend, error) {
-		return d.Open(ctx, registry.Spec{DSN: dsn, UnsafeSuperuser: unsafeSuperuser})
+		return d.Open(ctx, registry.Spec{DSN: dsn, UnsafeSuperuser: live.UnsafeSuperuser,
+			SQLDialect: live.SQLDialect, SQLDialectVersion: live.SQLDialectVersion})
 	}
 	if d.Restore == nil {
 		return &fileRestorer{db: file, checkpoints: d.Checkpoints, open: open}, nil
 	}
-	return &serverRestorer{ops: *d.Restore, checkpoints: d.Checkpoints, open: open, dsn: dsn}, nil
+	return &serverRestorer{ops: *d.Restore, checkpoints: d.Checkpoints, open: open, dsn: live.DSN}, nil
 }
 
 // Scratch makes r stage beside nothing live: a file database under work
