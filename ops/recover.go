@@ -29,7 +29,6 @@ type RecoverReport struct {
 	Replaced string `json:"replaced"`
 }
 
-
 // Recover restores a stopped node's database from its newest checkpoint
 // that verifies: the chain confirms its AppHash, and its rows match the
 // state digest it recorded. (SQLite: a copy of the file; PostgreSQL:
