@@ -470,25 +470,8 @@ func (tk *TableKey) checkImage(key []byte, cols []rowcanon.Column) error {
 // type typ, for the types CanonicalValue converts; known is false for
 // any other.
 func KindOfType(typ string) (kind rowcanon.Kind, known bool) {
-	switch typ {
-	case "int2", "int4", "int8":
-		return rowcanon.KindInt, true
-	case "numeric":
-		return rowcanon.KindNumeric, true
-	case "float4", "float8":
-		return rowcanon.KindFloat, true
-	case "text", "varchar", "bpchar":
-		return rowcanon.KindText, true
-	case "bytea":
-		return rowcanon.KindBytes, true
-	case "bool":
-		return rowcanon.KindBool, true
-	case "date":
-		return rowcanon.KindDate, true
-	case "timestamp", "timestamptz":
-		return rowcanon.KindTimestamp, true
-	case "uuid":
-		return rowcanon.KindUUID, true
+	if typ == "json" { // CanonicalValue does not convert it
+		return rowcanon.KindNull, false
 	}
-	return rowcanon.KindNull, false
+	return rowcanon.KindOfPGType(typ)
 }

@@ -111,31 +111,7 @@ func canonType(name string) bool {
 // canonKind is the canonical kind of a column of the dialect's type name:
 // the kind of every value canonValue makes of it. jsonb has none yet (its
 // canonical text is to be decided: rowcanon's DESIGN.md §8), arrays none.
-func canonKind(name string) (rowcanon.Kind, bool) {
-	switch name {
-	case "bool":
-		return rowcanon.KindBool, true
-	case "int2", "int4", "int8":
-		return rowcanon.KindInt, true
-	case "numeric":
-		return rowcanon.KindNumeric, true
-	case "float4", "float8":
-		return rowcanon.KindFloat, true
-	case "text", "varchar", "bpchar":
-		return rowcanon.KindText, true
-	case "bytea":
-		return rowcanon.KindBytes, true
-	case "date":
-		return rowcanon.KindDate, true
-	case "timestamp", "timestamptz":
-		return rowcanon.KindTimestamp, true
-	case "uuid":
-		return rowcanon.KindUUID, true
-	case "json":
-		return rowcanon.KindJSON, true
-	}
-	return rowcanon.KindNull, false
-}
+func canonKind(name string) (rowcanon.Kind, bool) { return rowcanon.KindOfPGType(name) }
 
 // canonScan reads every row of table and calls fn with its key and image.
 func canonScan(ctx context.Context, r *sqlite3.Conn, table string, cols []canonColumn, pk []int, fn func(key, image []byte) error) error {
