@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -145,8 +146,7 @@ func SwapDatabases(ctx context.Context, dsn, staged, replaced string) error {
 		return err
 	}
 	defer maint.Close(context.Background())
-	if _, err := maint.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname IN ($1, $2) AND pid <> pg_backend_pid()`,
-		cfg.Database, staged); err != nil {
+	if err := endSessions(ctx, maint, cfg.Database, staged); err != nil {
 		return fmt.Errorf("swap databases: %w", err)
 	}
 	for _, sql := range []string{
@@ -155,6 +155,27 @@ func SwapDatabases(ctx context.Context, dsn, staged, replaced string) error {
 	} {
 		if _, err := maint.Exec(ctx, sql); err != nil {
 			return fmt.Errorf("swap databases: %w", err)
+		}
+	}
+	return nil
+}
+
+// endSessions ends every session of the databases dbs and waits (up to
+// 10 s) until the server lists none: a session the node closed a moment
+// before may still be listed while its process exits. Only sessions of
+// roles whose privileges maint's role has are signalled (a process of
+// another role makes pg_terminate_backend fail the whole statement, as
+// an exiting reader session did in CI); one that stays makes the rename
+// fail, naming the database in use.
+func endSessions(ctx context.Context, maint *pgx.Conn, dbs ...string) error {
+	const others = `FROM pg_stat_activity WHERE datname = ANY($1) AND pid <> pg_backend_pid()`
+	if _, err := maint.Exec(ctx, `SELECT pg_terminate_backend(pid) `+others+` AND pg_has_role(usesysid, 'USAGE')`, dbs); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var n int
+		if err := maint.QueryRow(ctx, `SELECT count(*) `+others, dbs).Scan(&n); err != nil || n == 0 {
+			return err
 		}
 	}
 	return nil
