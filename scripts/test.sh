@@ -171,8 +171,7 @@ else
     mapfile -t linear < <(grep -rl --include='*_test.go' -e 'sqlchecktest.Linear(' -e 'func TestGrowth' . | xargs -n1 dirname | sort -u)
     # one package at a time: two packages' large texts measured side by
     # side share the cache and the memory bus, which grows the larger
-    # text's time more than the smaller's (a linear family crossed the
-    # growth limit so in CI, never alone)
+    # text's time more than the smaller's
     gotest "the linearity checks, without -race, one package at a time" -p 1 -run 'Linear' "${linear[@]}"
     # the tests of long single-stream work that skip under -race
     # (internal/racetest.Heavy), found by that call

@@ -22,6 +22,16 @@ var cache struct {
 	m  map[string][]byte
 }
 
+// Forget empties the cache. Tests that measure the parser's own work (the
+// gates' linearity tests) call it before each run: a text whose encoding
+// is kept costs only its decoding, so a small text kept and a large one
+// not (past maxEncoding) would read as superlinear growth.
+func Forget() {
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	cache.m = nil
+}
+
 // Parse is pg_query.Parse(sql): the parse tree of sql, the caller's own,
 // or libpg_query's error. sql must have passed prescan.Check
 // (prescan.PostgreSQL). A text parsed recently is decoded from its kept
