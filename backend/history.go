@@ -110,6 +110,12 @@ type HistoryReader interface {
 	// never part of a block: a block with more versions than limit is
 	// returned whole. Blocks that changed no row are left out.
 	HistoryChanges(ctx context.Context, from int64, limit int) ([]HistoryBlockChanges, error)
+	// TableHistory returns the versions of table at heights >= from in
+	// commit order (height, then key), grouped by block with each
+	// block's info, at most limit (1 to MaxHistoryRows); more is true
+	// when the table has versions past them (the last block may then be
+	// cut short).
+	TableHistory(ctx context.Context, table string, from int64, limit int) (blocks []HistoryBlockChanges, more bool, err error)
 }
 
 // HistoryBlockChanges is one block's part of HistoryChanges.

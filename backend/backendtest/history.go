@@ -42,6 +42,7 @@ func RunHistory(t *testing.T, open Open, sp Spelling, o HistoryOptions) {
 		{"RoundTripAndOrder", testHistoryRoundTrip},
 		{"Limits", testHistoryLimits},
 		{"ChangesKeepBlocksWhole", testHistoryChangesWhole},
+		{"TableHistory", testTableHistory},
 		{"Prune", testHistoryPrune},
 		{"AtomicWithTheBlock", testHistoryAtomic},
 		{"LeavesStateAlone", testHistoryLeavesState},
@@ -249,6 +250,47 @@ func testHistoryRoundTrip(t *testing.T, sub subject) {
 		t.Fatal(err)
 	}
 	sameChanges(t, "HistoryChanges from 2 after reopen", cs, want[1:])
+}
+
+// testTableHistory: one table's versions in commit order, with the
+// infos of their blocks (a gap of heights wider than one read of block
+// infos spans), Before filled across a from height, a limit that cuts
+// (more), and a table without history.
+func testTableHistory(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
+	r := n.reader()
+	bs := historyBlocks(t)
+	for i, vs := range bs {
+		n.appendBlock(int64(i+1), vs, 0)
+	}
+	far := hver(t, "a", 2, backend.HistoryUpdate, "y2", 0)
+	n.appendBlock(100, []backend.RowVersion{far}, 0)
+	a := []backend.RowVersion{
+		withBefore(bs[0][0], 1, nil, false), withBefore(bs[0][1], 1, nil, false),
+		withBefore(bs[1][0], 2, bs[0][0].Image, true),
+		withBefore(bs[3][0], 4, bs[1][0].Image, true),
+		withBefore(far, 100, bs[0][1].Image, true),
+	}
+	want := []backend.HistoryBlockChanges{
+		{Info: hinfo(1, 2), Versions: a[0:2]}, {Info: hinfo(2, 2), Versions: a[2:3]},
+		{Info: hinfo(4, 2), Versions: a[3:4]}, {Info: hinfo(100, 2), Versions: a[4:5]},
+	}
+	got, more, err := r.TableHistory(ctx(t), "a", 0, 100)
+	if err != nil || more {
+		t.Fatalf("TableHistory of a = more %v, %v", more, err)
+	}
+	sameChanges(t, "TableHistory of a", got, want)
+	got, more, err = r.TableHistory(ctx(t), "a", 2, 2)
+	if err != nil || !more {
+		t.Fatalf("TableHistory of a from 2, limit 2 = more %v, %v; want more", more, err)
+	}
+	sameChanges(t, "TableHistory of a from 2, limit 2", got, want[1:3])
+	if got, more, err = r.TableHistory(ctx(t), "c", 0, 100); err != nil || more || len(got) != 0 {
+		t.Fatalf("TableHistory of a table without versions = %v, %v, %v", got, more, err)
+	}
+	if _, _, err := r.TableHistory(ctx(t), "a", 0, backend.MaxHistoryRows+1); err == nil {
+		t.Fatal("TableHistory took a limit above MaxHistoryRows")
+	}
 }
 
 // sameChanges fails unless got and want hold the same blocks.

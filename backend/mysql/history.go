@@ -45,6 +45,11 @@ var historySQL = sqlstore.HistorySQL{
 			WHERE q.tbl = v.tbl AND q.key_hash = v.key_hash AND q.height < v.height)
 		WHERE v.height BETWEEN ? AND ? ORDER BY v.height`,
 	Blocks: `SELECT height, time, app_hash, txs FROM relchain_history_blocks WHERE height BETWEEN ? AND ? ORDER BY height`,
+	Table: `SELECT v.height, v.tbl, v.k, v.op, v.image, v.txs, p.op, p.image
+		FROM relchain_history_versions v LEFT JOIN relchain_history_versions p
+		ON p.tbl = v.tbl AND p.key_hash = v.key_hash AND p.height = (SELECT MAX(q.height) FROM relchain_history_versions q
+			WHERE q.tbl = v.tbl AND q.key_hash = v.key_hash AND q.height < v.height)
+		WHERE v.tbl = ? AND v.height >= ? ORDER BY v.height, v.k LIMIT ?`,
 }
 
 // historyRowsPerInsert bounds the rows of one multi-row INSERT of

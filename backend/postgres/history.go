@@ -43,6 +43,11 @@ var historySQL = sqlstore.HistorySQL{
 			WHERE q.tbl = v.tbl AND q.key_hash = v.key_hash AND q.height < v.height)
 		WHERE v.height BETWEEN $1::bigint AND $2::bigint ORDER BY v.height`,
 	Blocks: `SELECT height, time, app_hash, txs FROM relchain.history_blocks WHERE height BETWEEN $1::bigint AND $2::bigint ORDER BY height`,
+	Table: `SELECT v.height, v.tbl, v.key, v.op, v.image, v.txs, p.op, p.image
+		FROM relchain.history_versions v LEFT JOIN relchain.history_versions p
+		ON p.tbl = v.tbl AND p.key_hash = v.key_hash AND p.height = (SELECT MAX(q.height) FROM relchain.history_versions q
+			WHERE q.tbl = v.tbl AND q.key_hash = v.key_hash AND q.height < v.height)
+		WHERE v.tbl = $1::text AND v.height >= $2::bigint ORDER BY v.height, v.key LIMIT $3::bigint`,
 }
 
 // AppendHistory implements backend.HistoryBlock, its context watched as

@@ -58,6 +58,11 @@ var historySQL = sqlstore.HistorySQL{
 			WHERE q.tbl = v.tbl AND q.key = v.key AND q.height < v.height)
 		WHERE v.height BETWEEN ?1 AND ?2 ORDER BY v.height, v.tbl, v.key`,
 	Blocks: `SELECT height, time, app_hash, txs FROM relchain_history_blocks WHERE height BETWEEN ?1 AND ?2 ORDER BY height`,
+	Table: `SELECT v.height, v.tbl, v.key, v.op, v.image, v.txs, p.op, p.image
+		FROM relchain_history_versions v LEFT JOIN relchain_history_versions p
+		ON p.tbl = v.tbl AND p.key = v.key AND p.height = (SELECT MAX(q.height) FROM relchain_history_versions q
+			WHERE q.tbl = v.tbl AND q.key = v.key AND q.height < v.height)
+		WHERE v.tbl = ?1 AND v.height >= ?2 ORDER BY v.height, v.key LIMIT ?3`,
 }
 
 // AppendHistory implements backend.HistoryBlock on the writer, in the

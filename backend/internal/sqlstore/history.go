@@ -47,6 +47,9 @@ type HistorySQL struct {
 	// Blocks (from, to): (height, time, app hash, txs) of the blocks at
 	// heights from..to.
 	Blocks string
+	// Table (table, from, limit): the columns of Changes for table's
+	// versions at heights >= from, by height then key, at most limit.
+	Table string
 }
 
 // CheckHistoryLimit refuses a limit outside 1..backend.MaxHistoryRows.
@@ -184,13 +187,8 @@ func HistoryChanges(q HistoryQuery, s *HistorySQL, from int64, limit int) ([]bac
 	var out []backend.HistoryBlockChanges
 	err = q(s.Blocks, []any{from, to}, func(r Rows) error {
 		for r.Next() {
-			var info backend.HistoryBlockInfo
-			var txs []byte
-			if err := r.Scan(&info.Height, &info.TimeUnixNano, &info.AppHash, &txs); err != nil {
-				return err
-			}
-			var err error
-			if info.Txs, err = DecodeBlockTxs(txs); err != nil {
+			info, err := scanBlockInfo(r)
+			if err != nil {
 				return err
 			}
 			out = append(out, backend.HistoryBlockChanges{Info: info})
@@ -211,6 +209,78 @@ func HistoryChanges(q HistoryQuery, s *HistorySQL, from int64, limit int) ([]bac
 		}
 	}
 	return kept, nil
+}
+
+// TableHistory is backend.HistoryReader.TableHistory: the table's
+// versions, then the infos of the blocks they name, read by runs of
+// nearby heights (blockRunGap).
+func TableHistory(q HistoryQuery, s *HistorySQL, table string, from int64, limit int) ([]backend.HistoryBlockChanges, bool, error) {
+	if err := CheckHistoryLimit(limit); err != nil {
+		return nil, false, err
+	}
+	var out []backend.HistoryBlockChanges
+	var n int
+	err := q(s.Table, []any{table, from, limit + 1}, func(r Rows) error {
+		for r.Next() {
+			v, err := scanChange(r)
+			if err != nil {
+				return err
+			}
+			if n++; n > limit {
+				continue
+			}
+			if len(out) == 0 || out[len(out)-1].Info.Height != v.Height {
+				out = append(out, backend.HistoryBlockChanges{Info: backend.HistoryBlockInfo{Height: v.Height}})
+			}
+			last := &out[len(out)-1]
+			last.Versions = append(last.Versions, v)
+		}
+		return r.Err()
+	})
+	if err == nil {
+		err = fillBlockInfos(q, s, out)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("history of table %s from %d: %w", table, from, err)
+	}
+	return out, n > limit, nil
+}
+
+// blockRunGap: heights this close are read by one Blocks query (the
+// blocks between them are read and passed over).
+const blockRunGap = 32
+
+// fillBlockInfos reads the info of each block of out (ascending by
+// height), one Blocks query per run of nearby heights.
+func fillBlockInfos(q HistoryQuery, s *HistorySQL, out []backend.HistoryBlockChanges) error {
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j].Info.Height-out[j-1].Info.Height <= blockRunGap {
+			j++
+		}
+		run := out[i:j]
+		err := q(s.Blocks, []any{run[0].Info.Height, run[len(run)-1].Info.Height}, func(r Rows) error {
+			k := 0
+			for r.Next() {
+				info, err := scanBlockInfo(r)
+				if err != nil {
+					return err
+				}
+				for k < len(run) && run[k].Info.Height < info.Height {
+					k++
+				}
+				if k < len(run) && run[k].Info.Height == info.Height {
+					run[k].Info = info
+				}
+			}
+			return r.Err()
+		})
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }
 
 // compareVersions orders one block's versions by table, then key, as
@@ -245,21 +315,42 @@ func changesEnd(q HistoryQuery, s *HistorySQL, from int64, limit int) (int64, er
 	return to, nil
 }
 
+// scanBlockInfo reads one row of the Blocks query.
+func scanBlockInfo(r Rows) (backend.HistoryBlockInfo, error) {
+	var info backend.HistoryBlockInfo
+	var txs []byte
+	if err := r.Scan(&info.Height, &info.TimeUnixNano, &info.AppHash, &txs); err != nil {
+		return info, err
+	}
+	var err error
+	info.Txs, err = DecodeBlockTxs(txs)
+	return info, err
+}
+
+// scanChange reads one row of the Changes (or Table) query.
+func scanChange(r Rows) (backend.RowVersion, error) {
+	var v backend.RowVersion
+	var op string
+	var txs, prevOp, prevImage []byte
+	if err := r.Scan(&v.Height, &v.Table, &v.Key, &op, &v.Image, &txs, &prevOp, &prevImage); err != nil {
+		return v, err
+	}
+	if err := setOpTxs(&v, op, txs); err != nil {
+		return v, err
+	}
+	setBefore(&v, prevOp != nil, string(prevOp), prevImage)
+	return v, nil
+}
+
 // scanChanges reads the Changes query's rows into the blocks of out,
 // which are ascending by height.
 func scanChanges(r Rows, out []backend.HistoryBlockChanges) error {
 	i := 0
 	for r.Next() {
-		var v backend.RowVersion
-		var op string
-		var txs, prevOp, prevImage []byte
-		if err := r.Scan(&v.Height, &v.Table, &v.Key, &op, &v.Image, &txs, &prevOp, &prevImage); err != nil {
+		v, err := scanChange(r)
+		if err != nil {
 			return err
 		}
-		if err := setOpTxs(&v, op, txs); err != nil {
-			return err
-		}
-		setBefore(&v, prevOp != nil, string(prevOp), prevImage)
 		for i < len(out) && out[i].Info.Height < v.Height {
 			i++
 		}
@@ -398,6 +489,15 @@ func (r HistoryReader) VersionAt(ctx context.Context, table string, key []byte, 
 		return err
 	})
 	return v, ok, err
+}
+
+// TableHistory implements backend.HistoryReader.
+func (r HistoryReader) TableHistory(ctx context.Context, table string, from int64, limit int) (cs []backend.HistoryBlockChanges, more bool, err error) {
+	err = r.Read(ctx, func(q HistoryQuery) (err error) {
+		cs, more, err = TableHistory(q, r.SQL, table, from, limit)
+		return err
+	})
+	return cs, more, err
 }
 
 // HistoryChanges implements backend.HistoryReader.
