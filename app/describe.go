@@ -30,7 +30,11 @@ func (a *App) describe(ctx context.Context, data []byte) *abci.ResponseQuery {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
 	defer cancel()
-	d, err := a.ex.Backend().Describe(ctx, r.SQL)
+	sql, err := a.withHistoryRelation(ctx, r.SQL, true)
+	if err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error(), Height: a.ex.State().Height}
+	}
+	d, err := a.ex.Backend().Describe(ctx, sql)
 	if err != nil {
 		// With the failure's class and SQLSTATE, as a failed read: a
 		// PostgreSQL client's Parse of a bad statement gets 42601, not XX000.

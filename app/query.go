@@ -68,12 +68,16 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 		}
 		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error()}, nil
 	}
+	sql, err := a.withHistoryRelation(ctx, q.SQL, false)
+	if err != nil {
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error(), Height: a.ex.State().Height}, nil
+	}
 	rctx, done, err := a.ex.enterRead(ctx, a.MaxQueryWait)
 	if err != nil {
 		re := err.(*ReadError)
 		return &abci.ResponseQuery{Code: re.Code, Log: re.Log, Height: a.ex.State().Height}, nil
 	}
-	rows, height, err := a.ex.Backend().Query(rctx, q.SQL, args)
+	rows, height, err := a.ex.Backend().Query(rctx, sql, args)
 	done()
 	if err != nil && readPreempted(rctx) {
 		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: ErrReadPreempted.Error(), Height: a.ex.State().Height}, nil

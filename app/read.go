@@ -43,6 +43,9 @@ func (a *App) Read(ctx context.Context, minHeight int64, sql string, args []any,
 	if err := a.waitQueryHeight(ctx, minHeight, 0); err != nil {
 		return nil, err
 	}
+	if sql, err = a.withHistoryRelation(ctx, sql, false); err != nil {
+		return nil, &ReadError{Code: api.CodeQueryBadInput, Log: err.Error()}
+	}
 	var (
 		rows   *backend.Rows
 		height int64

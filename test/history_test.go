@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/client"
 )
@@ -112,7 +114,7 @@ func requireSameEvents(t *testing.T, what string, got, want []api.ChangeEvent) {
 // change stream from two validators, over the abci query path and the
 // HTTP stream: the same events, the failed tx's nowhere.
 func TestHistoryAndChangesAcrossValidators(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{dialect: "postgres"})
+	c := mustStartCluster(t, clusterOptions{dialect: "postgres", pg: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, name TEXT NOT NULL, bal INTEGER NOT NULL)"))
@@ -174,6 +176,58 @@ func TestHistoryAndChangesAcrossValidators(t *testing.T) {
 	}
 	requireSameEvents(t, "HTTP /changes from the update's height", streamChangesHTTP(ctx, t, c.nodes[2].RPC, mid), tailWant)
 	checkHostileStreamRequests(ctx, t, c.nodes[0].RPC)
+	checkHistoryRelation(ctx, t, c, h0.Events)
+}
+
+// checkHistoryRelation reads relchain_history('acct') over the wire
+// (pgx, extended protocol, a parameter in WHERE) from node 1: the same
+// versions of row 2 as the /history path of node 0, and every version
+// of the table as /changes has them.
+func checkHistoryRelation(ctx context.Context, t *testing.T, c *cluster, row2 []api.ChangeEvent) {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, c.pgURL(1, "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT height, op, tx_hash, after->>'bal' FROM relchain_history('acct')
+		WHERE CAST(coalesce(after, before)->>'id' AS int8) = $1 ORDER BY height`, int64(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for rows.Next() {
+		var h int64
+		var op, hash string
+		var bal *string
+		if err := rows.Scan(&h, &op, &hash, &bal); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %s %v", h, op, hash, deref(bal)))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("relchain_history over the wire: %v", err)
+	}
+	for _, ev := range row2 {
+		bal := ""
+		if ev.After != nil {
+			bal = fmt.Sprint(ev.After["bal"])
+		}
+		want = append(want, fmt.Sprintf("%d %s %s %v", ev.Source.Height, ev.Op, ev.Source.TxHash, bal))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("relchain_history('acct') for id 2 over the wire:\n%s\nwant (/history):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := conn.Exec(ctx, "SELECT * FROM relchain_history('acct', -1)"); err == nil || !strings.Contains(err.Error(), "non-negative integer") {
+		t.Fatalf("a bad call over the wire: %v", err)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // checkHostileStreamRequests sends malformed stream requests: each a 400
