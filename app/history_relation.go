@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/sqlcheck/pghistory"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
@@ -34,8 +35,8 @@ var historyColumns = [...]struct{ name, typ string }{
 
 // speaksPostgres reports whether the network's SQL is PostgreSQL's.
 func (e *Executor) speaksPostgres() bool {
-	be := e.Backend()
-	return be.Dialect() == "postgres" || be.Capabilities().SQLDialect == "postgres"
+	d, err := dialect.Lookup(e.Backend().Dialect())
+	return err == nil && d.PostgresSQL(e.Params().SQLDialect)
 }
 
 // withHistoryRelation is sql with each relchain_history(...) replaced by

@@ -48,42 +48,47 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	if req.Path != api.QueryPath {
 		return &abci.ResponseQuery{Code: api.CodeUnknownPath, Log: fmt.Sprintf("unknown query path %q; relchain serves %q, %q, %q, %q, %q, %q, %q, %q, %q and %q", req.Path, api.QueryPath, api.DescribePath, api.ProofPath, api.HistoryPath, api.ChangesPath, api.GrantsPath, api.StatsPath, api.RehearsePath, api.NoncePath, ProtocolPath)}, nil
 	}
+	return a.sqlQuery(ctx, req.Data), nil
+}
+
+// sqlQuery serves api.QueryPath: one read on committed state.
+func (a *App) sqlQuery(ctx context.Context, data []byte) *abci.ResponseQuery {
 	var q api.QueryRequest
-	dec := json.NewDecoder(bytesReader(req.Data))
+	dec := json.NewDecoder(bytesReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&q); err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("query request is not valid JSON {\"sql\":..., \"args\":[...], \"min_height\":N}: %v", err)}, nil
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: fmt.Sprintf("query request is not valid JSON {\"sql\":..., \"args\":[...], \"min_height\":N}: %v", err)}
 	}
 	if q.SQL == "" {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: "query request has no sql"}, nil
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: "query request has no sql"}
 	}
 	args, err := queryArgs(q.Args)
 	if err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}, nil
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}
 	}
 	if err := a.waitQueryHeight(ctx, q.MinHeight, q.WaitMillis); err != nil {
 		var re *ReadError
 		if errors.As(err, &re) {
-			return &abci.ResponseQuery{Code: re.Code, Log: re.Log}, nil
+			return &abci.ResponseQuery{Code: re.Code, Log: re.Log}
 		}
-		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error()}, nil
+		return &abci.ResponseQuery{Code: api.CodeQueryFailed, Log: err.Error()}
 	}
 	sql, err := a.withHistoryRelation(ctx, q.SQL, false)
 	if err != nil {
-		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error(), Height: a.ex.State().Height}, nil
+		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error(), Height: a.ex.State().Height}
 	}
 	rctx, done, err := a.ex.enterRead(ctx, a.MaxQueryWait)
 	if err != nil {
 		re := err.(*ReadError)
-		return &abci.ResponseQuery{Code: re.Code, Log: re.Log, Height: a.ex.State().Height}, nil
+		return &abci.ResponseQuery{Code: re.Code, Log: re.Log, Height: a.ex.State().Height}
 	}
 	rows, height, err := a.ex.Backend().Query(rctx, sql, args)
 	done()
 	if err != nil && readPreempted(rctx) {
-		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: ErrReadPreempted.Error(), Height: a.ex.State().Height}, nil
+		return &abci.ResponseQuery{Code: api.CodeQueryBusy, Log: ErrReadPreempted.Error(), Height: a.ex.State().Height}
 	}
 	if err != nil {
-		return queryFailure(err, a.ex.State().Height), nil
+		return queryFailure(err, a.ex.State().Height)
 	}
 	sanitizeRows(rows)
 	resp := api.QueryResponse{Height: height, Columns: rows.Columns, Types: rows.Types, Typmods: rows.Typmods, Rows: rows.Rows}
@@ -94,7 +99,7 @@ func (a *App) Query(ctx context.Context, req *abci.RequestQuery) (*abci.Response
 	if resp.Rows == nil {
 		resp.Rows = [][]any{}
 	}
-	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: height}, nil
+	return &abci.ResponseQuery{Code: api.CodeOK, Value: encodeJSON(resp), Height: height}
 }
 
 // queryArgs converts JSON arguments: integers stay int64, other numbers

@@ -130,6 +130,10 @@ func (d Dialect) SQLDialect(sql string) string {
 	return sql
 }
 
+// PostgresSQL reports whether a network of storage d whose genesis names
+// SQL dialect sql speaks PostgreSQL's SQL (natively or translated).
+func (d Dialect) PostgresSQL(sql string) bool { return d.SQLDialect(sql) == "postgres" }
+
 // Translated reports whether a network of storage d whose genesis names
 // sql speaks a dialect d does not speak natively (PostgreSQL's SQL on
 // SQLite): the translator's version is then part of the genesis.

@@ -44,6 +44,8 @@ var behindPrescan = map[string]string{
 	"sqlcheck/pgclass/catalogonly.go CatalogOnly":        "calls prescan.Check first",
 	"sqlcheck/pgclass/plainwrite.go PlainWrite":          "calls prescan.Check first",
 	"sqlcheck/pgclass/keyread.go KeyRead":                "calls prescan.Check first",
+	"sqlcheck/pghistory/pghistory.go Rewrite":            "calls prescan.Check first",
+	"sqlcheck/pghistory/replace.go replacement":          "calls prescan.Check first (on the node's own relation text)",
 	"sqlcheck/pgparse/pgparse.go Parse":                  "pg_query.Parse for its callers, each listed here",
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/check.go checkDashComments": "called by parse after prescan.Check",
