@@ -75,6 +75,14 @@ type HistoryBlockInfo struct {
 	TimeUnixNano int64  // the block's consensus time
 	AppHash      []byte // the AppHash after the block
 	Txs          []HistoryTx
+	// State and Roots are the application's record of its authenticated
+	// state after the block, opaque to the backend: State for every
+	// block (nil: none recorded), Roots when the caller asks them kept
+	// (the tables' roots changed, or the first block it records since it
+	// started; nil: as the newest kept before). Readers leave both nil:
+	// HistoryReader.HistoryStateAt reads them.
+	State []byte
+	Roots []byte
 }
 
 // HistoryBlock is implemented by a Block of a backend that keeps row
@@ -116,6 +124,11 @@ type HistoryReader interface {
 	// when the table has versions past them (the last block may then be
 	// cut short).
 	TableHistory(ctx context.Context, table string, from int64, limit int) (blocks []HistoryBlockChanges, more bool, err error)
+	// HistoryStateAt returns the State recorded with block height and
+	// the newest Roots kept at a height <= height (rootsHeight, 0 and nil
+	// when none is). ok is false when no State of that block is held
+	// (pruned, not recorded, or recorded without one).
+	HistoryStateAt(ctx context.Context, height int64) (state, roots []byte, rootsHeight int64, ok bool, err error)
 }
 
 // HistoryBlockChanges is one block's part of HistoryChanges.

@@ -43,6 +43,7 @@ func RunHistory(t *testing.T, open Open, sp Spelling, o HistoryOptions) {
 		{"Limits", testHistoryLimits},
 		{"ChangesKeepBlocksWhole", testHistoryChangesWhole},
 		{"TableHistory", testTableHistory},
+		{"StatesAndRoots", testHistoryStates},
 		{"Prune", testHistoryPrune},
 		{"AtomicWithTheBlock", testHistoryAtomic},
 		{"LeavesStateAlone", testHistoryLeavesState},
@@ -133,6 +134,12 @@ func (n *node) appendBlock(h int64, versions []backend.RowVersion, pruneBelow in
 // appendTo digests blk and records versions in it as block h.
 func (n *node) appendTo(blk backend.Block, h int64, versions []backend.RowVersion, pruneBelow int64) {
 	n.t.Helper()
+	n.appendInfo(blk, hinfo(h, 2), versions, pruneBelow)
+}
+
+// appendInfo digests blk and records info and versions in it.
+func (n *node) appendInfo(blk backend.Block, info backend.HistoryBlockInfo, versions []backend.RowVersion, pruneBelow int64) {
+	n.t.Helper()
 	if _, err := blk.ChangeDigest(ctx(n.t)); err != nil {
 		n.t.Fatalf("ChangeDigest: %v", err)
 	}
@@ -143,8 +150,8 @@ func (n *node) appendTo(blk backend.Block, h int64, versions []backend.RowVersio
 	if !ok {
 		n.t.Fatalf("%T is not a backend.HistoryBlock", blk)
 	}
-	if err := hb.AppendHistory(ctx(n.t), hinfo(h, 2), versions, pruneBelow); err != nil {
-		n.t.Fatalf("AppendHistory %d: %v", h, err)
+	if err := hb.AppendHistory(ctx(n.t), info, versions, pruneBelow); err != nil {
+		n.t.Fatalf("AppendHistory %d: %v", info.Height, err)
 	}
 }
 
@@ -291,6 +298,54 @@ func testTableHistory(t *testing.T, sub subject) {
 	if _, _, err := r.TableHistory(ctx(t), "a", 0, backend.MaxHistoryRows+1); err == nil {
 		t.Fatal("TableHistory took a limit above MaxHistoryRows")
 	}
+}
+
+// testHistoryStates: the state recorded with each block and the newest
+// roots kept at or below a height, across a block without a state,
+// blocks without roots, a reopen and pruning (which keeps the newest
+// roots below the prune height).
+func testHistoryStates(t *testing.T, sub subject) {
+	n := mustOpen(t, sub)
+	st := func(h int64) []byte { return []byte(fmt.Sprintf("state-%d", h)) }
+	rt := func(h int64) []byte { return bytes.Repeat([]byte{byte(h)}, 40) }
+	record := func(h int64, state, roots []byte, pruneBelow int64) {
+		info := hinfo(h, 1)
+		info.State, info.Roots = state, roots
+		blk := n.begin()
+		n.appendInfo(blk, info, []backend.RowVersion{hver(t, "a", h, backend.HistoryInsert, "x")}, pruneBelow)
+		n.commitOnly(blk, h)
+	}
+	record(1, st(1), rt(1), 0)
+	record(2, st(2), nil, 0)
+	record(3, nil, nil, 0)
+	record(4, st(4), rt(4), 0)
+	record(5, st(5), nil, 0)
+	check := func(when string, h int64, wantOK bool, wantRootsAt int64) {
+		t.Helper()
+		state, roots, rh, ok, err := n.reader().HistoryStateAt(ctx(t), h)
+		switch {
+		case err != nil:
+			t.Fatalf("%s: HistoryStateAt(%d): %v", when, h, err)
+		case ok != wantOK:
+			t.Fatalf("%s: HistoryStateAt(%d) ok = %v, want %v", when, h, ok, wantOK)
+		case ok && (!bytes.Equal(state, st(h)) || rh != wantRootsAt || !bytes.Equal(roots, rt(wantRootsAt))):
+			t.Fatalf("%s: HistoryStateAt(%d) = %q, roots of %d %x; want %q, roots of %d", when, h, state, rh, roots, st(h), wantRootsAt)
+		}
+	}
+	for _, when := range []string{"recorded", "after a reopen"} {
+		check(when, 1, true, 1)
+		check(when, 2, true, 1)
+		check(when, 3, false, 0)
+		check(when, 4, true, 4)
+		check(when, 5, true, 4)
+		check(when, 6, false, 0)
+		n.close()
+		n = mustOpen(t, sub)
+	}
+	record(6, st(6), nil, 5)
+	check("pruned below 5", 4, false, 0)
+	check("pruned below 5", 5, true, 4)
+	check("pruned below 5", 6, true, 4)
 }
 
 // sameChanges fails unless got and want hold the same blocks.

@@ -70,6 +70,14 @@ var schemaSQL = []string{
 		PRIMARY KEY (tbl, key_hash, height),
 		KEY relchain_history_versions_height (height)
 	) ENGINE=InnoDB`,
+	`CREATE TABLE IF NOT EXISTS relchain_history_states (
+		height BIGINT NOT NULL PRIMARY KEY,
+		state BLOB NOT NULL
+	) ENGINE=InnoDB`,
+	`CREATE TABLE IF NOT EXISTS relchain_history_roots (
+		height BIGINT NOT NULL PRIMARY KEY,
+		roots LONGBLOB NOT NULL
+	) ENGINE=InnoDB`,
 	`CREATE TABLE IF NOT EXISTS relchain_ddl (
 		height BIGINT NOT NULL,
 		seq INT NOT NULL,

@@ -27,7 +27,8 @@ var (
 )
 
 // historyTables are the history's tables, which checkpoints leave out.
-var historyTables = map[string]bool{"relchain_history_blocks": true, "relchain_history_versions": true}
+var historyTables = map[string]bool{"relchain_history_blocks": true, "relchain_history_versions": true,
+	"relchain_history_states": true, "relchain_history_roots": true}
 
 // historySQL are the history reads (sqlstore.HistorySQL).
 var historySQL = sqlstore.HistorySQL{
@@ -50,6 +51,18 @@ var historySQL = sqlstore.HistorySQL{
 		ON p.tbl = v.tbl AND p.key_hash = v.key_hash AND p.height = (SELECT MAX(q.height) FROM relchain_history_versions q
 			WHERE q.tbl = v.tbl AND q.key_hash = v.key_hash AND q.height < v.height)
 		WHERE v.tbl = ? AND v.height >= ? ORDER BY v.height, v.k LIMIT ?`,
+	State: `SELECT state FROM relchain_history_states WHERE height = ?`,
+	Roots: `SELECT height, roots FROM relchain_history_roots WHERE height <= ? ORDER BY height DESC LIMIT 1`,
+}
+
+// historyPrune deletes what lies below a height: the newest roots below
+// it stay (the heights from it on need them; MySQL reads the table it
+// deletes from only through a derived table).
+var historyPrune = []string{
+	"DELETE FROM relchain_history_versions WHERE height < ?",
+	"DELETE FROM relchain_history_blocks WHERE height < ?",
+	"DELETE FROM relchain_history_states WHERE height < ?",
+	"DELETE FROM relchain_history_roots WHERE height < (SELECT h FROM (SELECT COALESCE(MAX(height), 0) AS h FROM relchain_history_roots WHERE height <= ?) AS newest)",
 }
 
 // historyRowsPerInsert bounds the rows of one multi-row INSERT of
@@ -73,7 +86,7 @@ func (k *block) AppendHistory(ctx context.Context, info backend.HistoryBlockInfo
 	ctx, stop := k.watch(ctx)
 	defer stop()
 	if pruneBelow > 0 {
-		for _, q := range []string{"DELETE FROM relchain_history_versions WHERE height < ?", "DELETE FROM relchain_history_blocks WHERE height < ?"} {
+		for _, q := range historyPrune {
 			if _, err := k.conn.ExecContext(ctx, q, pruneBelow); err != nil {
 				return k.fault("prune history", err)
 			}
@@ -81,6 +94,12 @@ func (k *block) AppendHistory(ctx context.Context, info backend.HistoryBlockInfo
 	}
 	_, err := k.conn.ExecContext(ctx, "INSERT INTO relchain_history_blocks (height, time, app_hash, txs) VALUES (?, ?, ?, ?)",
 		info.Height, info.TimeUnixNano, nonNil(info.AppHash), sqlstore.EncodeBlockTxs(info.Txs))
+	if err == nil && info.State != nil {
+		_, err = k.conn.ExecContext(ctx, "INSERT INTO relchain_history_states (height, state) VALUES (?, ?)", info.Height, info.State)
+	}
+	if err == nil && info.Roots != nil {
+		_, err = k.conn.ExecContext(ctx, "REPLACE INTO relchain_history_roots (height, roots) VALUES (?, ?)", info.Height, info.Roots)
+	}
 	if err != nil {
 		return k.fault("record history", err)
 	}

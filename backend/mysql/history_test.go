@@ -13,7 +13,7 @@ import (
 
 func TestHistoryConformance(t *testing.T) {
 	backendtest.RunHistory(t, opener(), spelling, backendtest.HistoryOptions{
-		Tables:      []string{"relchain_history_blocks", "relchain_history_versions"},
+		Tables:      []string{"relchain_history_blocks", "relchain_history_versions", "relchain_history_states", "relchain_history_roots"},
 		Restore:     restoreForTest,
 		DropHistory: dropHistoryForTest,
 		Dump: func(t *testing.T, _ backend.Backend) []byte {
@@ -34,7 +34,7 @@ func BenchmarkAppendHistory(b *testing.B) {
 // dropHistoryForTest drops the history tables of t's database.
 func dropHistoryForTest(t *testing.T) {
 	dsn, _ := dsns.Load(t)
-	if err := mysqltest.RunOn(context.Background(), dsn.(string), "DROP TABLE relchain_history_versions, relchain_history_blocks"); err != nil {
+	if err := mysqltest.RunOn(context.Background(), dsn.(string), "DROP TABLE relchain_history_versions, relchain_history_blocks, relchain_history_states, relchain_history_roots"); err != nil {
 		t.Fatal(err)
 	}
 }

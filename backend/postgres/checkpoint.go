@@ -78,7 +78,8 @@ func dumpSnapshot(ctx context.Context, cfg *pgx.ConnConfig, dsn, path string) (i
 	// No owners or privileges: they name this node's roles, which another
 	// node restoring the dump (state sync) does not have.
 	out, err := exec.CommandContext(ctx, pgDump, "--format=custom", "--no-owner", "--no-privileges", "--snapshot="+snapshot,
-		"--exclude-table-data=relchain.history_blocks", "--exclude-table-data=relchain.history_versions", // the node's own (history.go)
+		"--exclude-table-data=relchain.history_blocks", "--exclude-table-data=relchain.history_versions",
+		"--exclude-table-data=relchain.history_states", "--exclude-table-data=relchain.history_roots", // the node's own (history.go)
 		"--file="+path, "--dbname="+dsn).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: pg_dump: %w: %s", err, out)

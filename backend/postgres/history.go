@@ -48,6 +48,8 @@ var historySQL = sqlstore.HistorySQL{
 		ON p.tbl = v.tbl AND p.key_hash = v.key_hash AND p.height = (SELECT MAX(q.height) FROM relchain.history_versions q
 			WHERE q.tbl = v.tbl AND q.key_hash = v.key_hash AND q.height < v.height)
 		WHERE v.tbl = $1::text AND v.height >= $2::bigint ORDER BY v.height, v.key LIMIT $3::bigint`,
+	State: `SELECT state FROM relchain.history_states WHERE height = $1::bigint`,
+	Roots: `SELECT height, roots FROM relchain.history_roots WHERE height <= $1::bigint ORDER BY height DESC LIMIT 1`,
 }
 
 // AppendHistory implements backend.HistoryBlock, its context watched as
@@ -90,6 +92,15 @@ func (k *block) appendHistory(ctx context.Context, info backend.HistoryBlockInfo
 	if pruneBelow > 0 {
 		batch.Queue(`DELETE FROM relchain.history_versions WHERE height < $1::bigint`, pruneBelow)
 		batch.Queue(`DELETE FROM relchain.history_blocks WHERE height < $1::bigint`, pruneBelow)
+		batch.Queue(`DELETE FROM relchain.history_states WHERE height < $1::bigint`, pruneBelow)
+		batch.Queue(`DELETE FROM relchain.history_roots WHERE height < (SELECT COALESCE(MAX(height), 0) FROM relchain.history_roots WHERE height <= $1::bigint)`, pruneBelow)
+	}
+	if info.State != nil {
+		batch.Queue(`INSERT INTO relchain.history_states (height, state) VALUES ($1::bigint, $2::bytea)`, info.Height, info.State)
+	}
+	if info.Roots != nil {
+		batch.Queue(`INSERT INTO relchain.history_roots (height, roots) VALUES ($1::bigint, $2::bytea)
+			ON CONFLICT (height) DO UPDATE SET roots = EXCLUDED.roots`, info.Height, info.Roots)
 	}
 	batch.Queue(`INSERT INTO relchain.history_blocks (height, time, app_hash, txs) VALUES ($1::bigint, $2::bigint, $3::bytea, $4::bytea)`,
 		info.Height, info.TimeUnixNano, nonNil(info.AppHash), sqlstore.EncodeBlockTxs(info.Txs))

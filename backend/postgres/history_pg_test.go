@@ -16,7 +16,7 @@ import (
 
 func TestHistoryConformance(t *testing.T) {
 	backendtest.RunHistory(t, openForTest, spelling, backendtest.HistoryOptions{
-		Tables:      []string{"relchain.history_blocks", "relchain.history_versions"},
+		Tables:      []string{"relchain.history_blocks", "relchain.history_versions", "relchain.history_states", "relchain.history_roots"},
 		Restore:     restoreForTest,
 		DropHistory: dropHistoryForTest,
 		Dump: func(t *testing.T, _ backend.Backend) []byte {
@@ -47,7 +47,7 @@ func dropHistoryForTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(context.Background(), "DROP TABLE relchain.history_versions, relchain.history_blocks"); err != nil {
+	if _, err := conn.Exec(context.Background(), "DROP TABLE relchain.history_versions, relchain.history_blocks, relchain.history_states, relchain.history_roots"); err != nil {
 		t.Fatal(err)
 	}
 }

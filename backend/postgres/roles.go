@@ -121,6 +121,6 @@ GRANT USAGE ON SCHEMA public TO ` + reader + `;
 GRANT SELECT, REFERENCES ON ALL TABLES IN SCHEMA public TO ` + reader + `;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, REFERENCES ON TABLES TO ` + reader + `;
 GRANT USAGE ON SCHEMA relchain TO ` + reader + `;
-GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format, relchain.sequences, relchain.history_blocks, relchain.history_versions TO ` + reader + `;
+GRANT SELECT ON relchain.meta, relchain.digest, relchain.system, relchain.format, relchain.sequences, relchain.history_blocks, relchain.history_versions, relchain.history_states, relchain.history_roots TO ` + reader + `;
 `
 }

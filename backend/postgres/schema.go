@@ -124,6 +124,14 @@ CREATE TABLE IF NOT EXISTS relchain.history_versions (
 	PRIMARY KEY (tbl, key_hash, height)
 );
 CREATE INDEX IF NOT EXISTS history_versions_height ON relchain.history_versions (height);
+CREATE TABLE IF NOT EXISTS relchain.history_states (
+	height bigint PRIMARY KEY,
+	state  bytea NOT NULL
+);
+CREATE TABLE IF NOT EXISTS relchain.history_roots (
+	height bigint PRIMARY KEY,
+	roots  bytea NOT NULL
+);
 
 CREATE TABLE IF NOT EXISTS relchain.changes (
 	tbl text NOT NULL,

@@ -106,7 +106,7 @@ func stripHistory(path string) error {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	defer c.Close()
-	err = c.Exec("PRAGMA secure_delete = ON; BEGIN; DROP TABLE IF EXISTS relchain_history_versions; DROP TABLE IF EXISTS relchain_history_blocks; COMMIT")
+	err = c.Exec("PRAGMA secure_delete = ON; BEGIN; DROP TABLE IF EXISTS relchain_history_versions; DROP TABLE IF EXISTS relchain_history_blocks; DROP TABLE IF EXISTS relchain_history_states; DROP TABLE IF EXISTS relchain_history_roots; COMMIT")
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: drop the row history: %w", path, err)
 	}

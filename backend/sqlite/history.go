@@ -43,7 +43,15 @@ CREATE TABLE IF NOT EXISTS relchain_history_versions (
 	txs BLOB NOT NULL,
 	PRIMARY KEY (tbl, key, height)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS relchain_history_versions_height ON relchain_history_versions (height);`
+CREATE INDEX IF NOT EXISTS relchain_history_versions_height ON relchain_history_versions (height);
+CREATE TABLE IF NOT EXISTS relchain_history_states (
+	height INTEGER PRIMARY KEY,
+	state BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS relchain_history_roots (
+	height INTEGER PRIMARY KEY,
+	roots BLOB NOT NULL
+);`
 
 // historySQL are the history reads (sqlstore.HistorySQL).
 var historySQL = sqlstore.HistorySQL{
@@ -63,6 +71,17 @@ var historySQL = sqlstore.HistorySQL{
 		ON p.tbl = v.tbl AND p.key = v.key AND p.height = (SELECT MAX(q.height) FROM relchain_history_versions q
 			WHERE q.tbl = v.tbl AND q.key = v.key AND q.height < v.height)
 		WHERE v.tbl = ?1 AND v.height >= ?2 ORDER BY v.height, v.key LIMIT ?3`,
+	State: `SELECT state FROM relchain_history_states WHERE height = ?1`,
+	Roots: `SELECT height, roots FROM relchain_history_roots WHERE height <= ?1 ORDER BY height DESC LIMIT 1`,
+}
+
+// historyPrune deletes what lies below a height (?1): the newest roots
+// below it stay (the heights from it on need them).
+var historyPrune = []string{
+	"DELETE FROM relchain_history_versions WHERE height < ?1",
+	"DELETE FROM relchain_history_blocks WHERE height < ?1",
+	"DELETE FROM relchain_history_states WHERE height < ?1",
+	"DELETE FROM relchain_history_roots WHERE height < (SELECT COALESCE(MAX(height), 0) FROM relchain_history_roots WHERE height <= ?1)",
 }
 
 // AppendHistory implements backend.HistoryBlock on the writer, in the
@@ -82,7 +101,7 @@ func (k *block) AppendHistory(ctx context.Context, info backend.HistoryBlockInfo
 // appendHistory is AppendHistory holding the writer.
 func (b *Backend) appendHistory(info backend.HistoryBlockInfo, versions []backend.RowVersion, pruneBelow int64) error {
 	if pruneBelow > 0 {
-		for _, sql := range []string{"DELETE FROM relchain_history_versions WHERE height < ?1", "DELETE FROM relchain_history_blocks WHERE height < ?1"} {
+		for _, sql := range historyPrune {
 			if err := b.historyExec(sql, pruneBelow); err != nil {
 				return fmt.Errorf("prune history below %d: %w", pruneBelow, err)
 			}
@@ -90,6 +109,12 @@ func (b *Backend) appendHistory(info backend.HistoryBlockInfo, versions []backen
 	}
 	err := b.historyExec("INSERT INTO relchain_history_blocks (height, time, app_hash, txs) VALUES (?1, ?2, ?3, ?4)",
 		info.Height, info.TimeUnixNano, nonNil(info.AppHash), sqlstore.EncodeBlockTxs(info.Txs))
+	if err == nil && info.State != nil {
+		err = b.historyExec("INSERT INTO relchain_history_states (height, state) VALUES (?1, ?2)", info.Height, info.State)
+	}
+	if err == nil && info.Roots != nil {
+		err = b.historyExec("INSERT OR REPLACE INTO relchain_history_roots (height, roots) VALUES (?1, ?2)", info.Height, info.Roots)
+	}
 	if err != nil {
 		return fmt.Errorf("record history of block %d: %w", info.Height, err)
 	}

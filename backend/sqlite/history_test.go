@@ -16,7 +16,7 @@ import (
 
 func TestHistoryConformance(t *testing.T) {
 	backendtest.RunHistory(t, openPerTest(sqlite.WithPostgresDialect()), spelling, backendtest.HistoryOptions{
-		Tables:      []string{"relchain_history_blocks", "relchain_history_versions"},
+		Tables:      []string{"relchain_history_blocks", "relchain_history_versions", "relchain_history_states", "relchain_history_roots"},
 		Restore:     restoreForTest,
 		DropHistory: dropHistoryForTest,
 		Dump: func(t *testing.T, _ backend.Backend) []byte {
@@ -93,7 +93,7 @@ func dropHistoryForTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Exec("DROP TABLE relchain_history_versions; DROP TABLE relchain_history_blocks"); err != nil {
+	if err := c.Exec("DROP TABLE relchain_history_versions; DROP TABLE relchain_history_blocks; DROP TABLE relchain_history_states; DROP TABLE relchain_history_roots"); err != nil {
 		t.Fatal(err)
 	}
 }

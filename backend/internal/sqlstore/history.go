@@ -50,6 +50,10 @@ type HistorySQL struct {
 	// Table (table, from, limit): the columns of Changes for table's
 	// versions at heights >= from, by height then key, at most limit.
 	Table string
+	// State (height): the state recorded with the block, no row when
+	// none; Roots (height): (height, roots) of the newest roots kept at
+	// a height <= height.
+	State, Roots string
 }
 
 // CheckHistoryLimit refuses a limit outside 1..backend.MaxHistoryRows.
@@ -498,6 +502,35 @@ func (r HistoryReader) TableHistory(ctx context.Context, table string, from int6
 		return err
 	})
 	return cs, more, err
+}
+
+// HistoryStateAt implements backend.HistoryReader.
+func (r HistoryReader) HistoryStateAt(ctx context.Context, height int64) (state, roots []byte, rootsHeight int64, ok bool, err error) {
+	err = r.Read(ctx, func(q HistoryQuery) error {
+		if err := q(r.SQL.State, []any{height}, func(rows Rows) error {
+			if rows.Next() {
+				ok = true
+				if err := rows.Scan(&state); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}); err != nil || !ok {
+			return err
+		}
+		return q(r.SQL.Roots, []any{height}, func(rows Rows) error {
+			if rows.Next() {
+				if err := rows.Scan(&rootsHeight, &roots); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		})
+	})
+	if err != nil {
+		return nil, nil, 0, false, fmt.Errorf("history state at %d: %w", height, err)
+	}
+	return state, roots, rootsHeight, ok, nil
 }
 
 // HistoryChanges implements backend.HistoryReader.
