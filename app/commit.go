@@ -249,6 +249,7 @@ func (e *Executor) adoptCommitted(p *pendingBlock, st backend.State) {
 	e.committed = st
 	e.chainTime = p.time
 	e.stateDigest = p.stateDigest
+	e.rootsKept = e.rootsKept || p.rootsRecorded
 	if p.authSealed {
 		e.auth.commit()
 		e.authSnap = e.auth.snapshot(st.Height, p.version(), p.authBase)

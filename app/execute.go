@@ -57,6 +57,7 @@ type pendingBlock struct {
 	rehearsal      bool          // a rehearsal's, rolled back: no tx ends in it (executeWL)
 	authSealed     bool          // seal updated the authenticated state (version 4 on)
 	authBase       []byte        // then the base of the AppHash (AppHashInputs.base)
+	rootsRecorded  bool          // its history recorded the tables' roots (proof_history.go)
 	// info and txs are the block as given, to run it again when its
 	// COMMIT was lost with the connection (Commit).
 	info BlockInfo

@@ -72,6 +72,11 @@ type Executor struct {
 	// history is this node's row history configuration (history.go;
 	// guarded by mu).
 	history HistoryConfig
+	// rootsKept: a block this process committed recorded the tables'
+	// roots in the history (proof_history.go; guarded by mu); past are
+	// the states rebuilt from it for proofs.
+	rootsKept bool
+	past      pastStates
 	// startCheck is StartCheck's outcome (set once, by NewExecutor).
 	startCheck error
 }

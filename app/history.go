@@ -174,6 +174,10 @@ func (e *Executor) appendHistory(ctx context.Context, p *pendingBlock) error {
 		versions = e.auth.versions
 	}
 	info := backend.HistoryBlockInfo{Height: p.height, TimeUnixNano: p.time.UnixNano(), AppHash: p.appHash, Txs: p.historyTxs(versions)}
+	e.mu.Lock()
+	info.State, info.Roots = e.historyStateOf(p, e.rootsKept)
+	e.mu.Unlock()
+	p.rootsRecorded = info.Roots != nil
 	var pruneBelow int64
 	if conf.RetainBlocks > 0 {
 		pruneBelow = max(p.height-conf.RetainBlocks+1, 0)

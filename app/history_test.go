@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -232,12 +233,106 @@ func TestProofAtANamedHeight(t *testing.T) {
 			for range 4 {
 				f.block(f.tx(stmt("UPDATE acct SET name = name || 'z' WHERE id = 3")))
 			}
-			_, err := f.ex.Prove(context.Background(), api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: h})
+			// Outside the window of states kept in memory: rebuilt from
+			// the history.
+			resp, err := f.ex.Prove(context.Background(), api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: h})
+			if err != nil || verifyProof(api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: h}, resp, appHash) != nil || !strings.Contains(string(resp.Rows[0].Image), "b") {
+				t.Fatalf("a height outside the window, from the history: %v, %+v", err, resp.Rows)
+			}
+			f.ex.SetHistory(app.HistoryConfig{Off: true, ProofHeights: 4})
+			_, err = f.ex.Prove(context.Background(), api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: h})
 			if !errors.Is(err, app.ErrHeightUnavailable) || !strings.Contains(err.Error(), "this node proves heights") {
-				t.Fatalf("a height outside the window: %v", err)
+				t.Fatalf("a height outside the window with history off: %v", err)
 			}
 		})
 	}
+}
+
+// Issue 36, item 5: every version the history holds is provable against
+// the AppHash of its block, after a restart too (the window of states
+// kept in memory then holds the latest only): each height's point
+// proofs, an absent key, a range, a table created later (absent then), a
+// table dropped later, and a delete; a height pruned away is refused,
+// naming why.
+func TestEveryVersionProvableAfterARestart(t *testing.T) {
+	for _, s := range historyStores() {
+		t.Run(s.dialect, func(t *testing.T) {
+			ctx := context.Background()
+			p := authParams(s, protocol.V4)
+			f := mustNewFixture(t, s, p)
+			f.dialect = "postgres"
+			f.ex.SetHistory(app.HistoryConfig{ProofHeights: 1})
+			f.block(f.tx(stmt("CREATE TABLE acct (id int8 PRIMARY KEY, name text NOT NULL)"), stmt("CREATE TABLE gone (id int8 PRIMARY KEY)")))
+			f.block(f.tx(stmt("INSERT INTO acct VALUES (1, 'a'), (2, 'b'), (3, 'c')"), stmt("INSERT INTO gone VALUES (7)")))
+			f.block(f.tx(stmt("UPDATE acct SET name = 'b2' WHERE id = 2")))
+			f.block(f.tx(stmt("DELETE FROM acct WHERE id = 1"), stmt("CREATE TABLE later (id int8 PRIMARY KEY)")))
+			f.block(f.tx(stmt("INSERT INTO acct VALUES (4, 'd')"), stmt("DROP TABLE gone")))
+			f.block(f.tx(stmt("UPDATE acct SET name = 'b3' WHERE id = 2")))
+			type state struct {
+				height  int64
+				appHash []byte
+			}
+			var states []state
+			for h := int64(2); h <= f.ex.State().Height; h++ {
+				states = append(states, state{h, appHashAt(t, f, h)})
+			}
+			f.be.Close()
+			f.be = s.open(t)
+			t.Cleanup(func() { f.be.Close() })
+			ex, err := app.NewExecutor(ctx, f.be, chainID, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.ex = ex
+			f.ex.SetHistory(app.HistoryConfig{ProofHeights: 1})
+			f.block(f.tx(stmt("UPDATE acct SET name = 'c2' WHERE id = 3")))
+			for _, st := range states {
+				for _, req := range []api.ProofRequest{
+					{Table: "acct", Key: intKey(t, 1), Height: st.height}, {Table: "acct", Key: intKey(t, 2), Height: st.height},
+					{Table: "acct", Key: intKey(t, 9), Height: st.height}, {Table: "acct", Lo: intKey(t, 0), Hi: intKey(t, 9), Height: st.height},
+					{Table: "gone", Key: intKey(t, 7), Height: st.height}, {Table: "later", Key: intKey(t, 1), Height: st.height},
+				} {
+					resp, err := f.ex.Prove(ctx, req)
+					if err != nil {
+						t.Fatalf("prove %s at %d: %v", req.Table, st.height, err)
+					}
+					err = verifyProof(req, resp, st.appHash)
+					if absent := req.Table == "later" && st.height < 4 || req.Table == "gone" && st.height >= 5; absent && !errors.Is(err, errTableAbsent) || !absent && err != nil {
+						t.Fatalf("proof of %s %x at height %d against its AppHash: %v", req.Table, req.Key, st.height, err)
+					}
+				}
+			}
+			resp, err := f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: 3})
+			if err != nil || len(resp.Rows) != 1 || !strings.Contains(string(resp.Rows[0].Image), "b2") {
+				t.Fatalf("row 2 at height 3: %v %+v", err, resp.Rows)
+			}
+			f.ex.SetHistory(app.HistoryConfig{ProofHeights: 1, RetainBlocks: 2})
+			f.block(f.tx(stmt("UPDATE acct SET name = 'c3' WHERE id = 3")))
+			_, err = f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 2), Height: 3})
+			if !errors.Is(err, app.ErrHeightUnavailable) {
+				t.Fatalf("a height pruned from the history: %v", err)
+			}
+			_, err = f.ex.Prove(ctx, api.ProofRequest{Table: "acct", Key: intKey(t, 1), Height: 2})
+			if !errors.Is(err, app.ErrHeightUnavailable) || !strings.Contains(err.Error(), "holds no state of that block") {
+				t.Fatalf("a height pruned from the history, not rebuilt before: %v", err)
+			}
+		})
+	}
+}
+
+// appHashAt is the AppHash after block h: the one the history recorded
+// with its versions, else (a block that changed no row) the chain's.
+func appHashAt(t *testing.T, f *fixture, h int64) []byte {
+	t.Helper()
+	resp, err := f.ex.Changes(context.Background(), api.ChangesRequest{FromHeight: h, Limit: 1})
+	if err != nil || len(resp.Events) == 0 || resp.Events[0].Source.Height != h {
+		t.Fatalf("the history of block %d: %v %+v", h, err, resp)
+	}
+	b, err := hex.DecodeString(resp.Events[0].Source.AppHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // The query paths refuse hostile input with a clear error, never a

@@ -26,6 +26,18 @@ type authSnapshot struct {
 	base    []byte
 	mapRoot statetree.TablesRoot
 	tables  map[string]statetree.Root // the authenticated tables' roots
+	// hashes are the root hashes of every authenticated table, when
+	// tables holds only some (a past state rebuilt from the history).
+	hashes map[string][32]byte
+}
+
+// tableHash is the root hash of the authenticated table name.
+func (s *authSnapshot) tableHash(name string) ([32]byte, bool) {
+	if r, ok := s.tables[name]; ok {
+		return r.Hash(), true
+	}
+	h, ok := s.hashes[name]
+	return h, ok
 }
 
 // snapshot is the committed state as an authSnapshot of block height,
@@ -97,6 +109,9 @@ func (s *authSnapshot) prove(ctx context.Context, kr backend.CanonicalKeyReader,
 	mh := s.mapRoot.Hash()
 	resp.TablesRoot = mh[:]
 	root, ok := s.tables[req.Table]
+	if _, known := s.hashes[req.Table]; !ok && known {
+		return resp, fmt.Errorf("proof: the tree of %s is not held for height %d", req.Table, s.height)
+	}
 	if !ok {
 		return s.proveTableAbsent(resp)
 	}
@@ -147,11 +162,10 @@ func (s *authSnapshot) proveTableAbsent(resp api.ProofResponse) (api.ProofRespon
 	}
 	p, err := s.mapRoot.ProveNonExistence(key, func(k []byte) ([]byte, error) {
 		name := string(k[:len(k)-1]) // TableKey: the name and a NUL
-		r, ok := s.tables[name]
+		h, ok := s.tableHash(name)
 		if !ok {
 			return nil, fmt.Errorf("proof: no table %q in the snapshot", name)
 		}
-		h := r.Hash()
 		return h[:], nil
 	})
 	if err != nil {

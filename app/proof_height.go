@@ -32,29 +32,37 @@ func (e *Executor) proveAt(ctx context.Context, kr backend.CanonicalKeyReader, r
 			snap = s
 		}
 	}
-	switch {
-	case req.Height > latest:
+	if req.Height > latest {
 		return api.ProofResponse{}, fmt.Errorf("%w: proof request for height %d: the latest committed block is %d", ErrHeightUnavailable, req.Height, latest)
-	case len(snaps) == 0 || snap == nil:
-		return api.ProofResponse{}, fmt.Errorf("%w: proof request for height %d: this node proves heights %d to %d (the last %d states it keeps)", ErrHeightUnavailable, req.Height, windowStart(snaps, latest), latest, len(snaps))
 	}
 	hr, _ := e.Backend().(backend.HistoryReader)
-	past := func(ctx context.Context, table string, key []byte, leaf [32]byte) ([]byte, error) {
+	if snap == nil && hr != nil && !e.historyConfig().Off {
+		return e.proveFromHistory(ctx, kr, hr, req)
+	}
+	if snap == nil {
+		return api.ProofResponse{}, fmt.Errorf("%w: proof request for height %d: this node proves heights %d to %d (the last %d states it keeps; it keeps no row history)", ErrHeightUnavailable, req.Height, windowStart(snaps, latest), latest, len(snaps))
+	}
+	resp, err := snap.prove(ctx, kr, req, e.pastImage(hr, req.Height))
+	resp.Height = req.Height // a block that changed nothing keeps its AppHash
+	return resp, err
+}
+
+// pastImage gives a row's image at height from the history, checked
+// against its leaf then.
+func (e *Executor) pastImage(hr backend.HistoryReader, height int64) pastImage {
+	return func(ctx context.Context, table string, key []byte, leaf [32]byte) ([]byte, error) {
 		if hr == nil || e.historyConfig().Off {
-			return nil, fmt.Errorf("%w: row %x of %s at height %d: it changed since and this node keeps no row history", ErrHeightUnavailable, key, table, req.Height)
+			return nil, fmt.Errorf("%w: row %x of %s at height %d: it changed since and this node keeps no row history", ErrHeightUnavailable, key, table, height)
 		}
-		v, ok, err := hr.VersionAt(ctx, table, key, req.Height)
+		v, ok, err := hr.VersionAt(ctx, table, key, height)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("proof: the history of %s: %w", table, err)
 		case !ok || v.Image == nil || rowcanon.LeafHash(v.Image) != leaf:
-			return nil, fmt.Errorf("%w: row %x of %s at height %d: it changed since and its version is not in this node's history (pruned, or kept off)", ErrHeightUnavailable, key, table, req.Height)
+			return nil, fmt.Errorf("%w: row %x of %s at height %d: it changed since and its version is not in this node's history (pruned, or kept off)", ErrHeightUnavailable, key, table, height)
 		}
 		return v.Image, nil
 	}
-	resp, err := snap.prove(ctx, kr, req, past)
-	resp.Height = req.Height // a block that changed nothing keeps its AppHash
-	return resp, err
 }
 
 // windowStart is the first height snaps prove.
