@@ -111,11 +111,26 @@ func (e *Executor) historyStateOf(p *pendingBlock, keptRoots bool) (state, roots
 }
 
 // pastStates caches the last past states rebuilt, and lets one rebuild
-// run at a time (each holds a copy of a table's tree).
+// run at a time (each holds a copy of a table's tree): a proof waits for
+// the slot as long as its context lets it.
 type pastStates struct {
-	mu   sync.Mutex
-	kept []*authSnapshot // newest last, at most pastStatesKept
+	once sync.Once
+	slot chan struct{}
+	kept []*authSnapshot // newest last, at most pastStatesKept; the slot's holder's
 }
+
+// acquire takes the slot, or fails when ctx ends first.
+func (ps *pastStates) acquire(ctx context.Context) error {
+	ps.once.Do(func() { ps.slot = make(chan struct{}, 1) })
+	select {
+	case ps.slot <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("proof at a past height: waiting for another proof's rebuild: %w", ctx.Err())
+	}
+}
+
+func (ps *pastStates) release() { <-ps.slot }
 
 const pastStatesKept = 4
 
@@ -142,8 +157,10 @@ func (ps *pastStates) keep(s *authSnapshot) {
 // proveFromHistory answers req at req.Height from the state the history
 // recorded there.
 func (e *Executor) proveFromHistory(ctx context.Context, kr backend.CanonicalKeyReader, hr backend.HistoryReader, req api.ProofRequest) (api.ProofResponse, error) {
-	e.past.mu.Lock()
-	defer e.past.mu.Unlock()
+	if err := e.past.acquire(ctx); err != nil {
+		return api.ProofResponse{}, err
+	}
+	defer e.past.release()
 	snap := e.past.get(req.Height, req.Table)
 	if snap == nil {
 		var err error
@@ -225,8 +242,14 @@ func (e *Executor) pastTree(ctx context.Context, hr backend.HistoryReader, heigh
 	t := statetree.New()
 	if held {
 		var err error
+		n := 0
 		now.Ascend(nil, allKeys, func(key []byte, leaf [32]byte) bool {
-			err = t.Set(key, leaf)
+			if n++; n%4096 == 0 {
+				err = ctx.Err()
+			}
+			if err == nil {
+				err = t.Set(key, leaf)
+			}
 			return err == nil
 		})
 		if err != nil {

@@ -189,6 +189,8 @@ func (a *App) prove(ctx context.Context, data []byte) *abci.ResponseQuery {
 	if err := r.Check(); err != nil {
 		return &abci.ResponseQuery{Code: api.CodeQueryBadInput, Log: err.Error()}
 	}
+	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
+	defer cancel()
 	resp, err := a.ex.Prove(ctx, r)
 	if err != nil {
 		code := api.CodeQueryFailed
