@@ -54,6 +54,12 @@ type VerifyOptions struct {
 	// newer one (lightverify.Verifier.LatestWithin; 0: DefaultHeadAge,
 	// negative: ask on every read).
 	HeadAge time.Duration
+	// Height asks for the state after that block instead of the latest
+	// (0): a row's version then, proven against that block's AppHash
+	// (header Height+1's). MaxLag does not apply; an answer of another
+	// height is a lie. A node proves the heights its row history holds
+	// (docs/history-and-changes.md).
+	Height int64
 }
 
 // DefaultHeadAge is VerifyOptions.HeadAge's default.
@@ -232,6 +238,10 @@ func (c *Client) Prove(ctx context.Context, req api.ProofRequest) (*api.ProofRes
 
 // verifiedRead asks for req, verifies it, and decodes the rows.
 func (c *Client) verifiedRead(ctx context.Context, v *lightverify.Verifier, opts VerifyOptions, tk *TableKey, req api.ProofRequest, about string) (*VerifiedRows, error) {
+	req.Height = opts.Height
+	if opts.Height > 0 {
+		about = fmt.Sprintf("%s at height %d", about, opts.Height)
+	}
 	resp, err := c.Prove(ctx, req)
 	if err != nil {
 		return nil, err
@@ -285,7 +295,10 @@ func (c *Client) checkProof(ctx context.Context, v *lightverify.Verifier, opts V
 	if err != nil {
 		return proof.Result{}, 0, "", err
 	}
-	if resp.Height < latest.Height-maxLag {
+	switch {
+	case opts.Height > 0 && resp.Height != opts.Height:
+		return proof.Result{}, 0, "", fmt.Errorf("%w: asked for the state after block %d, answered block %d's", ErrStale, opts.Height, resp.Height)
+	case opts.Height == 0 && resp.Height < latest.Height-maxLag:
 		return proof.Result{}, 0, "", fmt.Errorf("%w: the answer is of block %d, the newest verified header is %d (at most %d blocks behind)", ErrStale, resp.Height, latest.Height, maxLag)
 	}
 	var atHead error // the answer checked against header resp.Height
