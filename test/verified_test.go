@@ -85,8 +85,9 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 	if _, err := stale.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1); err != nil {
 		t.Fatalf("the stale node's first answer is fresh: %v", err)
 	}
+	var updated []int64 // the heights of row 1's updates
 	for i := range 3 {
-		c.mustExecEverywhere(ctx, 0, stmt(fmt.Sprintf("UPDATE acct SET bal = %d WHERE id = 1", 1000+i)))
+		updated = append(updated, c.mustExecEverywhere(ctx, 0, stmt(fmt.Sprintf("UPDATE acct SET bal = %d WHERE id = 1", 1000+i))).Height)
 	}
 	time.Sleep(client.DefaultHeadAge) // the light client asks for the chain's head at most this often
 	_, err = stale.VerifiedGet(ctx, v, client.VerifyOptions{}, "acct", 1)
@@ -103,7 +104,35 @@ func testVerifiedReads(t *testing.T, backend, dialect string) {
 		t.Fatalf("f+1 agreement with a node altering /query: %v, want a mismatch naming %s", err, c.nodes[4].RPC)
 	}
 	testVerifiedQueryCLI(ctx, t, c, genesis)
+	testVerifiedPastVersions(ctx, t, c, genesis, v, updated)
 	testVerifiedAfterDDL(ctx, t, c, root, honest, v)
+}
+
+// testVerifiedPastVersions proves row 1's version after each of its
+// updates (at heights updated, bal 1000, 1001, 1002) against that
+// block's AppHash, with the Go client and `relchain query --verify
+// --at-height`; a tampering node is caught there too.
+func testVerifiedPastVersions(ctx context.Context, t *testing.T, c *cluster, genesis string, v *lightverify.Verifier, updated []int64) {
+	t.Helper()
+	for i, h := range updated {
+		r, err := c.client(0, nil).VerifiedGet(ctx, v, client.VerifyOptions{Height: h}, "acct", 1)
+		if err != nil || r.Height != h || cell(t, r, 0, "bal") != fmt.Sprint(1000+i) {
+			t.Fatalf("row 1 at height %d: %+v, %v; want bal %d proven at that height", h, r, err, 1000+i)
+		}
+	}
+	_, err := c.client(1, nil).VerifiedGet(ctx, v, client.VerifyOptions{Height: updated[0]}, "acct", 1)
+	requireLie(t, err, c.nodes[1].RPC, proof.ErrTamperedRow)
+	query := func(sql string) (string, error) {
+		out, err := exec.CommandContext(ctx, relchainBin, "query", "--verify", "--trust-genesis", genesis, "--node", c.nodes[0].RPC,
+			"--nodes", c.nodes[2].RPC, "--at-height", fmt.Sprint(updated[0]), sql).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := query("SELECT bal FROM acct WHERE id = 1"); err != nil || !strings.Contains(out, "1000") || !strings.Contains(out, fmt.Sprintf("at height %d", updated[0])) {
+		t.Fatalf("query --verify --at-height %d: %v\n%s", updated[0], err, out)
+	}
+	if out, err := query("SELECT count(*) FROM acct"); err == nil || !strings.Contains(out, "only a read by primary key") {
+		t.Fatalf("query --verify --at-height of an aggregate: %v\n%s; want a refusal", err, out)
+	}
 }
 
 // testVerifiedAfterDDL: the primary key a Client cached and the

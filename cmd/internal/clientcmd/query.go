@@ -65,6 +65,9 @@ func runQuery(f *queryFlags, args []string) error {
 	if f.verify.on {
 		return runVerified(ctx, f, c, args[0], vals)
 	}
+	if f.verify.atHeight != 0 {
+		return fmt.Errorf("--at-height %d proves rows at a past height: give --verify and a trust root with it", f.verify.atHeight)
+	}
 	res, err := c.Query(ctx, f.minHeight, args[0], vals...)
 	if err != nil {
 		return queryFailure(c, args[0], f, err)

@@ -24,6 +24,7 @@ type verifyFlags struct {
 	trustHash   string
 	nodes       []string
 	maxLag      int64
+	atHeight    int64
 	keyRead     func(sql string) (client.KeyRead, bool)
 }
 
@@ -36,6 +37,7 @@ func (v *verifyFlags) register(cmd *cobra.Command, keyRead func(string) (client.
 	fs.StringVar(&v.trustHash, "trust-hash", "", "with --verify: the hash (hex) of the header at --trust-height")
 	fs.StringSliceVar(&v.nodes, "nodes", nil, "with --verify: other nodes' RPC addresses: the light client's witnesses, and the nodes asked for f+1 agreement")
 	fs.Int64Var(&v.maxLag, "max-lag", client.DefaultMaxLag, "with --verify: refuse a proven answer more than this many blocks behind the newest verified header")
+	fs.Int64Var(&v.atHeight, "at-height", 0, "with --verify: prove the rows as block H left them, against its AppHash (a read by primary key only; the node's row history must hold H)")
 }
 
 // root is the trust root the flags name.
@@ -66,7 +68,10 @@ func (v *verifyFlags) root(ctx context.Context, c *client.Client) (lightverify.R
 func runVerified(ctx context.Context, f *queryFlags, c *client.Client, sql string, args []any) error {
 	vf := &f.verify
 	if f.minHeight != 0 {
-		return errors.New("--verify reads the latest block: --min-height does not apply")
+		return errors.New("--verify reads the latest block (or --at-height's): --min-height does not apply")
+	}
+	if vf.atHeight < 0 {
+		return fmt.Errorf("--at-height %d: a height is positive", vf.atHeight)
 	}
 	root, err := vf.root(ctx, c)
 	if err != nil {
@@ -78,7 +83,7 @@ func runVerified(ctx context.Context, f *queryFlags, c *client.Client, sql strin
 	}
 	if vf.keyRead != nil {
 		if kr, ok := vf.keyRead(sql); ok {
-			res, err := c.VerifiedKeyRead(ctx, v, client.VerifyOptions{MaxLag: vf.maxLag}, kr, args)
+			res, err := c.VerifiedKeyRead(ctx, v, client.VerifyOptions{MaxLag: vf.maxLag, Height: vf.atHeight}, kr, args)
 			if err == nil {
 				return printVerified(f.output, res)
 			}
@@ -86,6 +91,9 @@ func runVerified(ctx context.Context, f *queryFlags, c *client.Client, sql strin
 				return fmt.Errorf("verification failed: %w", err)
 			}
 		}
+	}
+	if vf.atHeight != 0 {
+		return fmt.Errorf("--at-height %d: only a read by primary key (every key column =, or a one-column key's range) is proven at a past height; this statement would need f+1 agreement, which reads the latest state", vf.atHeight)
 	}
 	return runAgreed(ctx, f, v, c, sql, args)
 }
