@@ -137,14 +137,7 @@ func TestHistorySurvivesSpeculationAndRestart(t *testing.T) {
 				t.Fatalf("speculate: %v", err)
 			}
 			f.block(f.tx(stmt("INSERT INTO acct VALUES (1, 'a')")))
-			f.be.Close()
-			f.be = s.open(t)
-			t.Cleanup(func() { f.be.Close() })
-			ex, err := app.NewExecutor(ctx, f.be, chainID, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.ex = ex
+			f.restart(t, s, p)
 			f.block(f.tx(stmt("UPDATE acct SET name = 'b' WHERE id = 1")))
 			var lines []string
 			for _, ev := range allChanges(t, f, 0, 1) {
@@ -276,14 +269,7 @@ func TestEveryVersionProvableAfterARestart(t *testing.T) {
 			for h := int64(2); h <= f.ex.State().Height; h++ {
 				states = append(states, state{h, appHashAt(t, f, h)})
 			}
-			f.be.Close()
-			f.be = s.open(t)
-			t.Cleanup(func() { f.be.Close() })
-			ex, err := app.NewExecutor(ctx, f.be, chainID, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.ex = ex
+			f.restart(t, s, p)
 			f.ex.SetHistory(app.HistoryConfig{ProofHeights: 1})
 			f.block(f.tx(stmt("UPDATE acct SET name = 'c2' WHERE id = 3")))
 			for _, st := range states {
@@ -318,6 +304,20 @@ func TestEveryVersionProvableAfterARestart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// restart closes f's database and opens it again under a new executor,
+// as a node restarted.
+func (f *fixture) restart(t *testing.T, s store, p app.Params) {
+	t.Helper()
+	f.be.Close()
+	f.be = s.open(t)
+	t.Cleanup(func() { f.be.Close() })
+	ex, err := app.NewExecutor(context.Background(), f.be, chainID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ex = ex
 }
 
 // appHashAt is the AppHash after block h: the one the history recorded
