@@ -188,11 +188,11 @@ func (noRows) CanonicalRowsByKey(_ context.Context, _ string, keys [][]byte) ([]
 
 // rebuildPast is the state after block height with table's tree.
 func (e *Executor) rebuildPast(ctx context.Context, hr backend.HistoryReader, height int64, table string) (*authSnapshot, error) {
-	stateRec, rootsRec, _, ok, err := hr.HistoryStateAt(ctx, height)
+	stateRec, rootsRec, rootsAt, ok, err := hr.HistoryStateAt(ctx, height)
 	if err != nil {
 		return nil, fmt.Errorf("proof at height %d: %w", height, err)
 	}
-	if !ok || rootsRec == nil {
+	if !ok || rootsAt == 0 { // (no authenticated table: roots recorded empty)
 		start, end, _ := hr.HistoryRange(ctx)
 		return nil, fmt.Errorf("%w: proof request for height %d: this node's history holds no state of that block (it holds heights %d to %d; states are recorded from this release on)", ErrHeightUnavailable, height, start, end)
 	}
