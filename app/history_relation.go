@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -62,6 +63,16 @@ func (a *App) withHistoryRelation(ctx context.Context, sql string, describe bool
 	ctx, cancel := context.WithTimeout(ctx, a.MaxQueryWait)
 	defer cancel()
 	return a.ex.withHistoryRelation(ctx, sql, describe)
+}
+
+// namesHistory reports whether sql (of PostgreSQL's SQL) names the
+// history relation.
+func (e *Executor) namesHistory(sql string) bool {
+	if !e.speaksPostgres() {
+		return false
+	}
+	_, found, err := pghistory.Rewrite(sql, func(pghistory.Call) (string, error) { return historyRelationSQL(nil), nil })
+	return found || errors.Is(err, pghistory.ErrCall)
 }
 
 // historyRelation reads c's versions and writes them as a SELECT; the

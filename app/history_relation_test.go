@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/protocol"
+	"github.com/relchain/relchain/txn"
 )
 
 // rowsText is a read's rows in short form, one line per row.
@@ -72,6 +74,10 @@ func TestHistoryRelationOverTheWire(t *testing.T) {
 				t.Fatalf("query path: %d %s %s", viaQuery.Code, viaQuery.Log, viaQuery.Value)
 			}
 			checkHistoryRelationDescribed(t, a)
+			r, err := f.ex.Rehearse(context.Background(), f.key.Public().(ed25519.PublicKey), []txn.Statement{stmt("SELECT count(*) FROM relchain_history('acct')")})
+			if err != nil || r.Code == api.CodeOK || !strings.Contains(r.Log, "read outside a transaction") {
+				t.Fatalf("the history relation inside a transaction: %v, %d %s", err, r.Code, r.Log)
+			}
 			for sql, want := range map[string]string{
 				"SELECT * FROM relchain_history('nope')":     `no table "nope" has row history`,
 				"SELECT relchain_history('acct')":            "is a relation",

@@ -233,6 +233,11 @@ func (e *Executor) changesSchema(ctx context.Context, stmts []txn.Statement) boo
 // rehearsable refuses what a rehearsal must not run: DDL where the
 // database commits it at once (it would write outside a block).
 func (e *Executor) rehearsable(ctx context.Context, stmts []txn.Statement) *Rejection {
+	for i, st := range stmts {
+		if e.namesHistory(st.SQL) {
+			return &Rejection{Code: api.CodeExecFailed, Reason: fmt.Sprintf("statement %d reads relchain_history(...): the row history is this node's, read outside a transaction; a transaction's statements run in a block, where it does not exist", i+1)}
+		}
+	}
 	if e.Backend().Capabilities().TransactionalDDL {
 		return nil
 	}
