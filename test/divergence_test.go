@@ -95,6 +95,7 @@ func testBlockSyncDivergence(t *testing.T, backend string) {
 	for i := 1; i <= 10; i++ {
 		c.mustExec(ctx, i%validators, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, %d)", i, 100*i)))
 	}
+	c.mustExecEverywhere(ctx, 0, stmt("INSERT INTO acct (id, bal) VALUES (11, 1100)")) // the victim holds row 7 before it stops
 	if err := c.net.Stop(victim); err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +143,10 @@ func testDivergenceAutoRecover(t *testing.T, backend string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
-	for i := 1; i <= 15; i++ {
+	for i := 1; i < 15; i++ {
 		c.mustExec(ctx, i%validators, stmt(fmt.Sprintf("INSERT INTO acct (id, bal) VALUES (%d, %d)", i, 100*i)))
 	}
+	c.mustExecEverywhere(ctx, 0, stmt("INSERT INTO acct (id, bal) VALUES (15, 1500)")) // the victim holds row 7 before it stops
 	if err := c.net.Stop(victim); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,8 @@ func TestDivergenceAutoRecoverFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))
-	c.mustExec(ctx, 1, stmt("INSERT INTO acct (id, bal) VALUES (7, 700)"))
+	// Every node, the victim too, holds the row before it stops.
+	c.mustExecEverywhere(ctx, 1, stmt("INSERT INTO acct (id, bal) VALUES (7, 700)"))
 	if err := c.net.Stop(victim); err != nil {
 		t.Fatal(err)
 	}

@@ -258,7 +258,12 @@ func (c *cluster) wipe(i int) {
 func (c *cluster) tamperUntraced(i int, stmts ...string) {
 	c.t.Helper()
 	changes := map[string]string{"sqlite": "relchain_changes", "postgres": "relchain.changes", "mysql": "relchain_changes"}[c.backend]
-	c.tamper(i, append(stmts, "DELETE FROM "+changes)...)
+	changed := c.tamperCounted(i, append(stmts, "DELETE FROM "+changes)...)
+	for k, s := range stmts {
+		if changed[k] == 0 {
+			c.t.Fatalf("%s on %s changed no row: the node does not hold the rows it should (stopped before it committed them?)", s, c.nodes[i].Name)
+		}
+	}
 	if c.backend == "sqlite" {
 		resealSQLiteSums(c.t, filepath.Join(c.nodes[i].Home, "data", "relchain.db"))
 	}
@@ -369,6 +374,13 @@ func (c *cluster) mustVerifyStopped(i int, what string) {
 // (the node must be stopped for SQLite).
 func (c *cluster) tamper(i int, stmts ...string) {
 	c.t.Helper()
+	c.tamperCounted(i, stmts...)
+}
+
+// tamperCounted is tamper, returning the rows each statement changed.
+func (c *cluster) tamperCounted(i int, stmts ...string) []int64 {
+	c.t.Helper()
+	var changed []int64
 	switch c.backend {
 	case "sqlite":
 		db, err := sqlite3.Open(filepath.Join(c.nodes[i].Home, "data", "relchain.db"))
@@ -383,6 +395,7 @@ func (c *cluster) tamper(i int, stmts ...string) {
 			if err := db.Exec(s); err != nil {
 				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
 			}
+			changed = append(changed, db.Changes())
 		}
 	case "postgres":
 		ctx := context.Background()
@@ -392,9 +405,11 @@ func (c *cluster) tamper(i int, stmts ...string) {
 		}
 		defer conn.Close(ctx)
 		for _, s := range stmts {
-			if _, err := conn.Exec(ctx, s); err != nil {
+			tag, err := conn.Exec(ctx, s)
+			if err != nil {
 				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
 			}
+			changed = append(changed, tag.RowsAffected())
 		}
 	case "mysql":
 		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
@@ -408,11 +423,15 @@ func (c *cluster) tamper(i int, stmts ...string) {
 		db := sql.OpenDB(conn)
 		defer db.Close()
 		for _, s := range stmts {
-			if _, err := db.Exec(s); err != nil {
+			res, err := db.Exec(s)
+			if err != nil {
 				c.t.Fatalf("%s on %s: %v", s, c.nodes[i].Name, err)
 			}
+			n, _ := res.RowsAffected()
+			changed = append(changed, n)
 		}
 	}
+	return changed
 }
 
 // mysqlCaptureTrigger is the name backend/mysql gives table's capture
