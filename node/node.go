@@ -182,6 +182,10 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		_ = closeApp(a, ss)
 		return nil, err
 	}
+	if env, err := n.ConfigureRPC(); err == nil {
+		heights, err := catchUpIndex(env.BlockStore, env.StateStore, env.TxIndexer, env.BlockIndexer)
+		logCatchUp(logger, heights, err)
+	}
 	// CheckTx tells a committed tx resubmitted from a reused nonce.
 	a.SetTxIndex(txIndexOf(n))
 	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
