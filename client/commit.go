@@ -199,7 +199,8 @@ type probeAnswer struct {
 	log         string
 	// committed: the node has the tx already ("in cache") or its nonce is
 	// used ("already committed", "replayed"), and its tx index holds it
-	// at index.
+	// at index; or the node refuses it as a replay its index proves
+	// final (not committed: Code CodeReplayed, Height 0).
 	committed *Result
 	index     int
 }
@@ -218,6 +219,15 @@ func (c *Client) probe(ctx context.Context, raw []byte, hash string) probeAnswer
 	case isInCache(err) || (err == nil && isResubmitRefusal(r.Code)):
 		if res, idx, ok := c.lookupTxIndex(ctx, hash); ok {
 			return probeAnswer{committed: res, index: idx}
+		}
+		if err == nil && r.Code == api.CodeReplayed {
+			// The tx left the mempool (a recheck refused it: another tx
+			// of its key used the nonce) and no block holds it: on an
+			// idle chain no block comes to end the wait. A refusal the
+			// index proves final is the outcome.
+			if res, _, serr := c.settleRefusal(ctx, hash, r.Code, r.Log); serr == nil && res != nil && res.Height == 0 {
+				return probeAnswer{committed: res}
+			}
 		}
 	}
 	return probeAnswer{}
