@@ -192,7 +192,7 @@ func (e *Executor) rebuildPast(ctx context.Context, hr backend.HistoryReader, he
 	if err != nil {
 		return nil, fmt.Errorf("proof at height %d: %w", height, err)
 	}
-	if !ok || rootsAt == 0 { // (no authenticated table: roots recorded empty)
+	if !ok || rootsAt == 0 { // the roots, not their record, tell: a state of no authenticated table records them empty
 		start, end, _ := hr.HistoryRange(ctx)
 		return nil, fmt.Errorf("%w: proof request for height %d: this node's history holds no state of that block (it holds heights %d to %d; states are recorded from this release on)", ErrHeightUnavailable, height, start, end)
 	}

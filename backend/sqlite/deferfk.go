@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	sqlite3 "github.com/ncruces/go-sqlite3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -138,7 +137,7 @@ type setConstraints struct {
 // under SET CONSTRAINTS ALL IMMEDIATE) and this dialect runs itself. A text
 // without the word is not parsed.
 func parseSetConstraints(sql string) (setConstraints, bool) {
-	if !containsFold(sql, "constraints") || prescan.Check(sql, prescan.PostgreSQL) != nil {
+	if !sqlcheck.ContainsFold(sql, "constraints") || prescan.Check(sql, prescan.PostgreSQL) != nil {
 		return setConstraints{}, false // the gate refuses what the pre-scan does
 	}
 	tree, err := pg_query.Parse(sql)
@@ -161,18 +160,6 @@ func parseSetConstraints(sql string) (setConstraints, bool) {
 		sc.names = append(sc.names, rv.GetRelname())
 	}
 	return sc, true
-}
-
-// containsFold reports whether s contains word (lower-case ASCII), in any
-// case: one byte compared per position of s but where word's first letter
-// is.
-func containsFold(s, word string) bool {
-	for i := 0; i+len(word) <= len(s); i++ {
-		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
-			return true
-		}
-	}
-	return false
 }
 
 // verdict is the gate's judgement of SET CONSTRAINTS: accepted (it

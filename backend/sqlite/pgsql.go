@@ -665,7 +665,7 @@ func catalogName(sql string) string {
 // and (?i) folds none of their letters to a non-ASCII one (it folds only
 // k and s so, which they lack).
 func mayNameCatalog(sql string) bool {
-	return containsFold(sql, "pg_") || containsFold(sql, "information_")
+	return sqlcheck.ContainsFold(sql, "pg_") || sqlcheck.ContainsFold(sql, "information_")
 }
 
 // pgRuntime is the set of the postgres dialect's runtime functions, learnt

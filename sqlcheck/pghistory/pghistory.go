@@ -3,11 +3,11 @@ package pghistory
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/pgparse"
 	"github.com/relchain/relchain/sqlcheck/prescan"
 )
@@ -36,7 +36,7 @@ const usage = "write it in FROM with a table name and an optional first height, 
 // sql names no history relation (or is not one statement PostgreSQL's
 // parser accepts: the read path then answers it as it answers any text).
 func Rewrite(sql string, relation func(Call) (string, error)) (out string, found bool, err error) {
-	if !strings.Contains(strings.ToLower(sql), Name) || prescan.Check(sql, prescan.PostgreSQL) != nil {
+	if !sqlcheck.ContainsFold(sql, Name) || prescan.Check(sql, prescan.PostgreSQL) != nil {
 		return sql, false, nil
 	}
 	tree, err := pgparse.Parse(sql)
