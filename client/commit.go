@@ -273,8 +273,8 @@ func (c *Client) commitByPolling(ctx context.Context, raw []byte, hash string) (
 		}
 		if time.Now().After(nextProbe) {
 			nextProbe = time.Now().Add(c.probeInterval())
-			if a := c.probe(ctx, raw, hash); a.quarantined != nil {
-				return nil, a.quarantined
+			if a := c.probe(ctx, raw, hash); a.committed != nil || a.quarantined != nil {
+				return a.committed, a.quarantined
 			}
 		}
 		select {
