@@ -52,8 +52,10 @@ type authState struct {
 	committed    statetree.TablesRoot
 	hasCommitted bool
 	// versions are the row versions of the sealed block (history.go),
-	// dropped with it when it does not commit.
-	versions []backend.RowVersion
+	// dropped with it when it does not commit; none are noted while
+	// noVersions (the node keeps no row history).
+	versions   []backend.RowVersion
+	noVersions bool
 }
 
 // authTable is one replicated table's part of the authenticated state.
@@ -254,16 +256,28 @@ func (a *authState) mapUndo(name string) func() {
 }
 
 // setRow applies one changed key to t's tree, undoably: the undo restores
-// the value the committed snapshot holds.
-// It notes the key's row version (noteVersion).
+// the value the tree held, which is the committed snapshot's (a block's
+// delta names each key once). It notes the key's row version
+// (noteVersion).
 func (a *authState) setRow(table string, t *authTable, c backend.CanonicalChange) error {
 	if c.Image == nil && statetree.CheckKey(c.Key) != nil {
 		// No row holds it, and the tree cannot: a long key written and
 		// deleted in the block, or named by a change rolled back.
 		return nil
 	}
-	old, had := t.root.Get(c.Key)
-	a.noteVersion(table, c.Key, had, old, c.Image, c.Txs)
+	var leaf, old [32]byte
+	var had bool
+	var err error
+	if c.Image == nil {
+		old, had, err = t.tree.Remove(c.Key)
+	} else {
+		leaf = rowcanon.LeafHash(c.Image)
+		old, had, err = t.tree.Put(c.Key, leaf)
+	}
+	if err != nil {
+		return err
+	}
+	a.noteVersion(table, c.Key, had, old, c.Image, leaf, c.Txs)
 	key := c.Key
 	a.undo = append(a.undo, func() {
 		if had {
@@ -272,11 +286,7 @@ func (a *authState) setRow(table string, t *authTable, c backend.CanonicalChange
 			_, _ = t.tree.Delete(key)
 		}
 	})
-	if c.Image == nil {
-		_, err := t.tree.Delete(c.Key)
-		return err
-	}
-	return t.tree.Set(c.Key, rowcanon.LeafHash(c.Image))
+	return nil
 }
 
 // rollback undoes a sealed block that did not commit, newest change

@@ -35,6 +35,7 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 	if len(results) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
 		in := AppHashInputs{Protocol: p.version(), Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
 		if in.Protocol >= protocol.V4 {
+			e.auth.noVersions = e.historyConfig().Off
 			if in.Tables, err = e.auth.seal(ctx, p.block); err != nil {
 				return err
 			}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/protocol"
-	"github.com/relchain/relchain/rowcanon"
 	"github.com/relchain/relchain/statetree"
 	"github.com/relchain/relchain/txn"
 )
@@ -59,7 +58,11 @@ var allKeys = bytes.Repeat([]byte{0xff}, statetree.MaxKeyLen+1)
 // gives: had and old say whether the committed tree holds the key and its
 // leaf, image is the row after the block (nil: none). A key absent before
 // and after, or whose row is as it was, makes no version.
-func (a *authState) noteVersion(table string, key []byte, had bool, old [32]byte, image []byte, txs []int) {
+// leaf is image's leaf hash when image is not nil.
+func (a *authState) noteVersion(table string, key []byte, had bool, old [32]byte, image []byte, leaf [32]byte, txs []int) {
+	if a.noVersions {
+		return
+	}
 	v := backend.RowVersion{Table: table, Key: bytes.Clone(key), Image: image, Txs: slices.Clone(txs)}
 	switch {
 	case image == nil && !had:
@@ -69,7 +72,7 @@ func (a *authState) noteVersion(table string, key []byte, had bool, old [32]byte
 	case !had:
 		v.Op = backend.HistoryInsert
 	default:
-		if rowcanon.LeafHash(image) == old {
+		if leaf == old {
 			return
 		}
 		v.Op = backend.HistoryUpdate
@@ -98,9 +101,10 @@ func (a *authState) sortVersions() {
 // change) and notes the versions the rows read give against the
 // committed tree: rows whose leaf differs, and keys no row holds any
 // more. A state not loaded yet (the first block of version 4) notes
-// none: the history starts after it.
+// none: the history starts after it; nor does a node that keeps no row
+// history (noVersions).
 func (a *authState) readChanged(ctx context.Context, cb backend.CanonicalBlock, table string) (*authTable, error) {
-	if !a.loaded {
+	if !a.loaded || a.noVersions {
 		return readTable(ctx, cb.CanonicalTableRows, table, nil)
 	}
 	var prev statetree.Root
@@ -141,7 +145,7 @@ func (a *authState) readChanged(ctx context.Context, cb backend.CanonicalBlock, 
 // noteDropped notes a delete of every row of the authenticated tables a
 // rebuild no longer finds (dropped, renamed away).
 func (a *authState) noteDropped(now map[string]*authTable) {
-	if !a.loaded {
+	if !a.loaded || a.noVersions {
 		return
 	}
 	for name, t := range a.tables {

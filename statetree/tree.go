@@ -60,22 +60,40 @@ func (t *Tree) own(r ref) (ref, *inner) {
 // The key is copied. It fails on an empty or too long key and on a key that
 // is a prefix of a key in the tree or has one as a prefix.
 func (t *Tree) Set(key []byte, valueHash [32]byte) error {
+	_, _, err := t.Put(key, valueHash)
+	return err
+}
+
+// Put is Set that also returns the value hash key had before and whether
+// it had one, found on Set's own way down.
+func (t *Tree) Put(key []byte, valueHash [32]byte) (old [32]byte, had bool, err error) {
 	if err := CheckKey(key); err != nil {
-		return fmt.Errorf("set %x: %w", key, err)
+		return old, false, fmt.Errorf("set %x: %w", key, err)
 	}
 	crit, exists := uint32(0), false
-	lf := leaf{value: valueHash, hash: LeafHash(key, valueHash)}
+	lf := leaf{value: valueHash}
 	if best := t.a.bestMatch(t.root, key); best != nilRef {
 		b := t.a.leaf(best)
 		var err error
 		if crit, exists, err = critBit(key, t.a.key(b)); err != nil {
-			return fmt.Errorf("set %x (tree holds %x): %w", key, t.a.key(b), err)
+			return old, false, fmt.Errorf("set %x (tree holds %x): %w", key, t.a.key(b), err)
+		}
+		if exists {
+			old = b.value
 		}
 		if exists && b.value == valueHash {
-			return nil
+			return old, true, nil
 		}
 		lf.koff, lf.klen = b.koff, b.klen // shared if exists
 	}
+	lf.hash = LeafHash(key, valueHash)
+	t.insert(key, lf, crit, exists)
+	return old, exists, nil
+}
+
+// insert places leaf lf of key: in place of key's leaf if it exists,
+// else at its critical bit crit.
+func (t *Tree) insert(key []byte, lf leaf, crit uint32, exists bool) {
 	if !exists {
 		lf.koff, lf.klen = t.a.addKey(key), uint32(len(key))
 	}
@@ -91,7 +109,7 @@ func (t *Tree) Set(key []byte, valueHash [32]byte) error {
 	}
 	if exists {
 		*slot = lr
-		return nil
+		return
 	}
 	if *slot != nilRef {
 		ir, in := t.a.newInner()
@@ -103,7 +121,6 @@ func (t *Tree) Set(key []byte, valueHash [32]byte) error {
 	*slot = lr
 	t.len++
 	t.keyBytes += len(key)
-	return nil
 }
 
 // critBit is the first bit where a and b differ; equal reports a == b. A
@@ -128,13 +145,26 @@ func critBit(a, b []byte) (bit uint32, equal bool, err error) {
 
 // Delete removes key and reports whether it was there.
 func (t *Tree) Delete(key []byte) (bool, error) {
+	_, had, err := t.Remove(key)
+	return had, err
+}
+
+// Remove is Delete that also returns the value hash key had.
+func (t *Tree) Remove(key []byte) (old [32]byte, had bool, err error) {
 	if err := CheckKey(key); err != nil {
-		return false, fmt.Errorf("delete %x: %w", key, err)
+		return old, false, fmt.Errorf("delete %x: %w", key, err)
 	}
 	best := t.a.bestMatch(t.root, key)
 	if best == nilRef || !bytes.Equal(t.a.key(t.a.leaf(best)), key) {
-		return false, nil
+		return old, false, nil
 	}
+	old = t.a.leaf(best).value
+	t.unlink(key)
+	return old, true, nil
+}
+
+// unlink takes key's leaf, which the tree holds, out of the trie.
+func (t *Tree) unlink(key []byte) {
 	slot := &t.root
 	for {
 		r := *slot
@@ -154,7 +184,6 @@ func (t *Tree) Delete(key []byte) (bool, error) {
 	}
 	t.len--
 	t.keyBytes -= len(key)
-	return true, nil
 }
 
 // Commit hashes what changed since the last Commit and returns the

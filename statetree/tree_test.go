@@ -203,3 +203,40 @@ func TestProversRefuseWrongValuesAndAbsentKeys(t *testing.T) {
 		t.Errorf("neighbour with a wrong value: %v, want ErrValueMismatch", err)
 	}
 }
+
+// Put and Remove return what the key held before, as a Get of the last
+// snapshot would, and leave the tree as Set and Delete do.
+func TestPutAndRemoveReturnThePreviousValue(t *testing.T) {
+	tr, twin := New(), New()
+	r := rand.New(rand.NewPCG(36, 3))
+	snap := tr.Commit()
+	for i := range 2000 {
+		key := []byte{byte(r.IntN(40)) + 1, byte(r.IntN(4))}
+		value := hashOf([]byte{byte(r.IntN(3))})
+		want, wantHad := snap.Get(key)
+		var old [32]byte
+		var had bool
+		var err error
+		if r.IntN(3) == 0 {
+			old, had, err = tr.Remove(key)
+			if err == nil {
+				_, err = twin.Delete(key)
+			}
+		} else {
+			old, had, err = tr.Put(key, value)
+			if err == nil {
+				err = twin.Set(key, value)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old != want || had != wantHad {
+			t.Fatalf("step %d, key %x: returned (%x, %v), snapshot held (%x, %v)", i, key, old, had, want, wantHad)
+		}
+		snap = tr.Commit()
+		if got := twin.Commit(); got.Hash() != snap.Hash() || got.Len() != snap.Len() {
+			t.Fatalf("step %d: Put/Remove give %x, Set/Delete %x", i, snap.Hash(), got.Hash())
+		}
+	}
+}
