@@ -28,6 +28,21 @@ import (
 // db-transaction, one prepared statement per table. A record of a change
 // a savepoint rolled back stays: its key re-reads as the row it is, which
 // changes no tree.
+//
+// A table whose records all come from the hook (no capture triggers:
+// no user triggers, no foreign-key actions) skips the read back: the hook
+// writes each record when its row changes, so the table's records are its
+// rows' changes in the order they happened, every one a savepoint or a
+// failed statement undid dropped (capture.go), and a key's last record is
+// the row it holds after the block: an 'I' or 'U' its image, a 'D' or a
+// 'B' (an update that moved the row to another key) no row. The image
+// holds the stored values (a whole REAL as SQLite stores it, so -0 reads
+// back as 0, as from the table), which become the canonical row as a
+// scan's values do. A capture trigger places its record after the row's
+// later changes (an AFTER trigger that updates the row again records
+// first), so such a table's keys are read back; so are every table's
+// when ChangeDigest consumed records inside an open savepoint (reread: a
+// rollback after it would leave them), which the executor never does.
 
 var (
 	_ backend.CanonicalReader = (*Backend)(nil)
@@ -48,11 +63,46 @@ type changedRows struct {
 	tbls  []string
 	ends  []int
 	txs   []int
+	ops   []byte
 	arena []byte
 	cut   map[string]bool
+	// reread: records were consumed inside an open savepoint; every
+	// table's keys are read back.
+	reread bool
 	// lookups are the texts of the lookups by key kept compiled among
 	// the writer's internal statements (lookupStmt); not reset per block.
 	lookups map[string]bool
+	// columns are the tables' canonical columns read on the writer at
+	// capture's schema version columnsVer (blockColumns); not reset per
+	// block.
+	columns    map[string]tableColumns
+	columnsVer int64
+}
+
+// tableColumns are canonColumns' answer for a table.
+type tableColumns struct {
+	cols []canonColumn
+	pk   []int
+	err  error
+}
+
+// blockColumns is canonColumns of table on the writer, kept while the
+// schema stays at the version capture read (a block without DDL leaves
+// it there) and dropped with the compiled lookups.
+func (b *Backend) blockColumns(table string) ([]canonColumn, []int, error) {
+	c := &b.changed
+	if c.columns == nil || c.columnsVer != b.hook.ver {
+		c.columns, c.columnsVer = make(map[string]tableColumns), b.hook.ver
+	}
+	tc, ok := c.columns[table]
+	if !ok {
+		tc.cols, tc.pk, tc.err = canonColumns(b.w, table)
+		if tc.err != nil && !backend.NotCanonical(tc.err) {
+			return nil, nil, tc.err // a failure of the database: not kept
+		}
+		c.columns[table] = tc
+	}
+	return tc.cols, tc.pk, tc.err
 }
 
 // cutAt notes that an image of table cut a text at a NUL.
@@ -70,6 +120,7 @@ func (c *changedRows) add(records []capRecord, arena []byte) {
 		c.tbls = append(c.tbls, r.tbl)
 		c.ends = append(c.ends, len(c.arena))
 		c.txs = append(c.txs, r.tx)
+		c.ops = append(c.ops, r.op)
 	}
 }
 
@@ -77,14 +128,16 @@ func (c *changedRows) add(records []capRecord, arena []byte) {
 func (c *changedRows) reset() {
 	clear(c.tbls) // let go of the names
 	clear(c.cut)
-	c.tbls, c.ends, c.txs, c.arena = c.tbls[:0], c.ends[:0], c.txs[:0], c.arena[:0]
+	c.tbls, c.ends, c.txs, c.ops, c.arena = c.tbls[:0], c.ends[:0], c.txs[:0], c.ops[:0], c.arena[:0]
+	c.reread = false
 }
 
 // tableImages are a table's change records: their images and, in the
-// same order, their txs.
+// same order, their txs and ops.
 type tableImages struct {
 	images [][]byte
 	txs    []int
+	ops    []byte
 }
 
 // byTable returns the kept images and those of pending (the hook's
@@ -92,21 +145,21 @@ type tableImages struct {
 // table, and the tables sorted.
 func (c *changedRows) byTable(pending []capRecord, arena []byte) (map[string]*tableImages, []string) {
 	m := make(map[string]*tableImages)
-	add := func(t string, image []byte, tx int) {
+	add := func(t string, image []byte, tx int, op byte) {
 		ti := m[t]
 		if ti == nil {
 			ti = &tableImages{}
 			m[t] = ti
 		}
-		ti.images, ti.txs = append(ti.images, image), append(ti.txs, tx)
+		ti.images, ti.txs, ti.ops = append(ti.images, image), append(ti.txs, tx), append(ti.ops, op)
 	}
 	from := 0
 	for i, t := range c.tbls {
-		add(t, c.arena[from:c.ends[i]], c.txs[i])
+		add(t, c.arena[from:c.ends[i]], c.txs[i], c.ops[i])
 		from = c.ends[i]
 	}
 	for _, r := range pending {
-		add(r.tbl, arena[r.from:r.to], r.tx)
+		add(r.tbl, arena[r.from:r.to], r.tx, r.op)
 	}
 	names := make([]string, 0, len(m))
 	for t := range m {
@@ -237,15 +290,24 @@ func tableDelta(ctx context.Context, b *Backend, table string, recs *tableImages
 		}
 		return backend.CanonicalTableDelta{}, err
 	}
-	cols, pk, err := canonColumns(b.w, table)
+	cols, pk, err := b.blockColumns(table)
 	if err != nil {
 		return refused(err)
 	}
-	keys, err := changedKeys(table, cols, pk, recs.images, recs.txs)
+	var ops []byte
+	if t := b.hook.tables[table]; t != nil && t.triggered == "" && !b.changed.reread {
+		ops = recs.ops // the records are the rows' changes in order
+	}
+	keys, err := changedKeys(table, cols, pk, recs.images, recs.txs, ops)
 	if err != nil {
 		return refused(err)
 	}
-	rows, err := readKeys(ctx, b, table, cols, pk, keys)
+	var rows []backend.CanonicalChange
+	if ops != nil {
+		rows, err = recordedRows(ctx, b, table, cols, pk, keys)
+	} else {
+		rows, err = readKeys(ctx, b, table, cols, pk, keys)
+	}
 	if err != nil {
 		return refused(err)
 	}
@@ -253,21 +315,81 @@ func tableDelta(ctx context.Context, b *Backend, table string, recs *tableImages
 	return td, nil
 }
 
+// recordedRows are the rows keys hold after the block as their last
+// records left them (changedKeys with ops). A key whose last image holds
+// a REAL zero is read back: quote() writes -0 as 0.0, and a column
+// without REAL affinity stores -0 as it is.
+func recordedRows(ctx context.Context, b *Backend, table string, cols []canonColumn, pk []int, keys []changedKey) ([]backend.CanonicalChange, error) {
+	out := make([]backend.CanonicalChange, len(keys))
+	row := make([]rowcanon.Column, len(cols))
+	var unsure []changedKey
+	var at []int
+	for i, k := range keys {
+		out[i] = backend.CanonicalChange{Key: k.key, Txs: k.txs}
+		if k.last == nil {
+			continue
+		}
+		if holdsZeroReal(k.last) {
+			unsure, at = append(unsure, k), append(at, i)
+			continue
+		}
+		for c, col := range cols {
+			v, err := rawCanon(k.last[c], col.typ)
+			if err != nil {
+				return nil, fmt.Errorf("canonical rows of %s: column %s: %w", table, col.name, err)
+			}
+			row[c] = rowcanon.Column{Name: col.name, Value: v}
+		}
+		key, image, err := backend.CanonicalRow(table, row, pk)
+		if err != nil {
+			return nil, fmt.Errorf("canonical rows of %s: %w", table, notCanonical(err))
+		}
+		if !bytes.Equal(key, k.key) {
+			return nil, fmt.Errorf("canonical rows of %s: a record's key %x encodes as %x from its row", table, k.key, key)
+		}
+		out[i].Image = image
+	}
+	if len(unsure) == 0 {
+		return out, nil
+	}
+	read, err := readKeys(ctx, b, table, cols, pk, unsure)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		out[i].Image = read[j].Image
+	}
+	return out, nil
+}
+
+// holdsZeroReal reports whether a parsed image holds a REAL zero.
+func holdsZeroReal(vals []any) bool {
+	for _, v := range vals {
+		if f, ok := v.(float64); ok && f == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // changedKey is a key to look up (one a record named, or one asked for
 // by CanonicalRowsByKey): its encoding and its columns' stored values,
 // to look it up with (nil: no stored value can hold it), and the txs of
-// the records that named it.
+// the records that named it. last is every column's stored value in the
+// row its last record left (nil: none), when the records' ops were given.
 type changedKey struct {
 	key  []byte
 	vals []any
 	txs  []int
+	last []any
 }
 
 // changedKeys reads the key of each image, each key once, sorted by
 // bytes, with the txs of the images (txs[i] is image i's; nil: none)
-// that named it.
-func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte, txs []int) ([]changedKey, error) {
-	seen := make(map[string]bool, len(images))
+// that named it and, when ops (ops[i] is image i's) are given, the row
+// its last record left.
+func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte, txs []int, ops []byte) ([]changedKey, error) {
+	seen := make(map[string]int, len(images))
 	named := make(sqlstore.KeyTxs)
 	var keys []changedKey
 	cv := make([]rowcanon.Value, len(pk))
@@ -290,9 +412,17 @@ func changedKeys(table string, cols []canonColumn, pk []int, images [][]byte, tx
 		if txs != nil {
 			named.Add(key, txs[n])
 		}
-		if !seen[string(key)] {
-			seen[string(key)] = true
+		at, ok := seen[string(key)]
+		if !ok {
+			at = len(keys)
+			seen[string(key)] = at
 			keys = append(keys, changedKey{key: key, vals: vals})
+		}
+		if ops != nil {
+			keys[at].last = nil
+			if ops[n] == 'I' || ops[n] == 'U' {
+				keys[at].last = all
+			}
 		}
 	}
 	for i := range keys {
@@ -381,6 +511,7 @@ func (b *Backend) dropLookups() {
 		}
 	}
 	clear(b.changed.lookups)
+	b.changed.columns = nil
 }
 
 // readKey runs st, the table's lookup by key, for k.

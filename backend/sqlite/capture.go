@@ -541,6 +541,8 @@ func (b *Backend) hookDigest(h hash.Hash, effects backend.EffectDigests) {
 	}
 	if b.opts.pg {
 		b.changed.add(b.hook.records, b.hook.arena)
+		// A rollback to the open savepoint would leave them in changed.
+		b.changed.reread = b.changed.reread || (b.txOpen && len(b.hook.records) > 0)
 	}
 	b.hook.reset()
 }
