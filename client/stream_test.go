@@ -29,6 +29,9 @@ type fakeNode struct {
 	query     func(api.QueryRequest) *api.QueryResponse
 	committed func() (tx []byte, height int64, ok bool)
 	seen      [][]byte
+	// earliest, when not 0, is the earliest block height status reports
+	// (at latest height 2); 0: status is not served.
+	earliest int64
 }
 
 func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -85,6 +88,12 @@ func (n *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		n.mu.Unlock()
 		v, _ := json.Marshal(out)
 		reply(map[string]any{"response": map[string]any{"code": 0, "value": v}}, "")
+	case "status":
+		if n.earliest == 0 {
+			reply(nil, "method not served by the fake node")
+			return
+		}
+		reply(map[string]any{"sync_info": map[string]any{"latest_block_height": "2", "earliest_block_height": fmt.Sprint(n.earliest)}}, "")
 	default:
 		reply(nil, "method not served by the fake node")
 	}
