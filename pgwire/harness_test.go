@@ -73,6 +73,7 @@ func startTestServer(t testing.TB, configure func(*Server)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.init() // before Serve, so the helpers reading srv's maps under its mutex never race Serve's init
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	t.Cleanup(func() {
