@@ -68,6 +68,14 @@ func NewChain(t testing.TB, dialect string) *Chain {
 // test ends.
 func NewChainSpeaking(t testing.TB, storage, sql string) *Chain {
 	t.Helper()
+	return NewChainAt(t, storage, sql, 0)
+}
+
+// NewChainAt is NewChainSpeaking whose genesis starts at protocol
+// version proto (app.Params.ProtocolVersion; 0: version 1, as chains
+// made before the field began, and as NewChainSpeaking's do).
+func NewChainAt(t testing.TB, storage, sql string, proto uint64) *Chain {
+	t.Helper()
 	ctx := context.Background()
 	sqlDialect, version, err := registry.GenesisSQLDialect(storage, sql)
 	if err != nil {
@@ -79,6 +87,7 @@ func NewChainSpeaking(t testing.TB, storage, sql string) *Chain {
 	p.Backend = storage
 	p.SQLDialect, p.SQLDialectVersion = sqlDialect, version
 	p.MaxStatements = txn.MaxStatements
+	p.ProtocolVersion = proto
 	ex, err := app.NewExecutor(ctx, be, ChainID, p)
 	if err != nil {
 		t.Fatalf("new executor: %v", err)

@@ -44,7 +44,14 @@ func NewChain(t testing.TB, dialect string) *Chain {
 // chain's Dialect, sql), the storage runs them translated.
 func NewChainSpeaking(t testing.TB, storage, sql string) *Chain {
 	t.Helper()
-	c := appwt.NewChainSpeaking(t, storage, sql)
+	return NewChainAt(t, storage, sql, 0)
+}
+
+// NewChainAt is NewChainSpeaking at protocol version proto
+// (app/workloadtest.NewChainAt).
+func NewChainAt(t testing.TB, storage, sql string, proto uint64) *Chain {
+	t.Helper()
+	c := appwt.NewChainAt(t, storage, sql, proto)
 	return &Chain{Chain: c, t: t, translated: c.Storage != c.Dialect}
 }
 
