@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"crypto/ed25519"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 func TestCommitWaitEndsWhenTheProbeIsRefusedAsAReplay(t *testing.T) {
 	for _, path := range []string{"follower", "polling"} {
 		t.Run(path, func(t *testing.T) {
-			t.Cleanup(stopAllFollowers)
 			submits := 0
 			node := &fakeNode{earliest: 1, decide: func([]byte) (uint32, string) {
 				submits++
@@ -30,32 +27,26 @@ func TestCommitWaitEndsWhenTheProbeIsRefusedAsAReplay(t *testing.T) {
 				}
 				return api.CodeReplayed, ""
 			}}
-			srv := httptest.NewServer(node)
-			t.Cleanup(srv.Close)
-			_, key, _ := ed25519.GenerateKey(nil)
-			c, err := New(srv.URL, key)
-			if err != nil {
-				t.Fatal(err)
+			var events eventSource // nil: the follower polls, and so does the wait
+			if path == "follower" {
+				events = &fakeEvents{subs: make(chan *fakeSub, 10)}
 			}
-			c.SetChainID("fake")
-			c.probeEvery = 20 * time.Millisecond
+			c, _ := probingClient(t, node, events, 2) // and no block after: an idle chain
+			if path == "follower" {
+				waitUntil(t, "a live subscription", func() bool {
+					f, err := c.acquireFollower(context.Background())
+					if err != nil {
+						return false
+					}
+					defer releaseFollower(f)
+					return f.isLive()
+				})
+			}
 			tx := &txn.Tx{ChainID: "fake", Nonce: 1, Statements: []txn.Statement{{SQL: "INSERT INTO t VALUES (1)"}}}
-			tx.Sign(key)
-			raw := txn.Encode(tx)
+			tx.Sign(c.key)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			var res *Result
-			if path == "follower" {
-				chain := newFakeChain()
-				chain.grow(2) // and no block after: an idle chain
-				evs := &fakeEvents{subs: make(chan *fakeSub, 10)}
-				f := newFollower(c.url, chain, evs, fastTiming)
-				installFollower(t, c.url, f)
-				waitUntil(t, "a live subscription", f.isLive)
-				res, err = c.broadcastCommit(ctx, raw)
-			} else {
-				res, err = c.commitByPolling(ctx, raw, hashHex(raw))
-			}
+			res, err := c.broadcastCommit(ctx, txn.Encode(tx))
 			if err != nil {
 				t.Fatalf("wait ended with %v, want the replay refusal", err)
 			}

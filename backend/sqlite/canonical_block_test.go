@@ -231,9 +231,9 @@ func TestCanonicalDeltaKeepsTreesUpToDate(t *testing.T) {
 	}
 }
 
-// canonBlock begins a block and runs stmts in one released tx, failing on
-// any error; the caller ends the block.
-func canonBlock(t *testing.T, b backend.Backend, stmts ...pgStmt) backend.Block {
+// beginBlock begins a block, rolled back when the test ends unless the
+// test commits it.
+func beginBlock(t *testing.T, b backend.Backend) backend.Block {
 	t.Helper()
 	ctx := context.Background()
 	blk, err := b.Begin(ctx)
@@ -241,6 +241,15 @@ func canonBlock(t *testing.T, b backend.Backend, stmts ...pgStmt) backend.Block 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blk.Rollback(ctx) })
+	return blk
+}
+
+// canonBlock begins a block and runs stmts in one released tx, failing on
+// any error; the caller ends the block.
+func canonBlock(t *testing.T, b backend.Backend, stmts ...pgStmt) backend.Block {
+	t.Helper()
+	ctx := context.Background()
+	blk := beginBlock(t, b)
 	if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
 		t.Fatal(err)
 	}
@@ -667,11 +676,7 @@ func TestCanonicalDeltaFromRecordsHoldsEveryValue(t *testing.T) {
 func canonBlockLenient(t *testing.T, b backend.Backend, stmts ...pgStmt) backend.Block {
 	t.Helper()
 	ctx := context.Background()
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { blk.Rollback(ctx) })
+	blk := beginBlock(t, b)
 	for i, s := range stmts {
 		if err := blk.Savepoint(ctx, sqlcheck.Env{Tx: i}); err != nil {
 			t.Fatal(err)
@@ -702,11 +707,7 @@ func TestCanonicalDeltaAfterADigestInsideARolledBackSavepoint(t *testing.T) {
 		pgStmt{sql: `INSERT INTO acc VALUES (1, 10), (2, 20)`})
 	tr := trees(t, b, []string{"acc"})
 	ctx := context.Background()
-	blk, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blk.Rollback(ctx)
+	blk := beginBlock(t, b)
 	if err := blk.Savepoint(ctx, sqlcheck.Env{}); err != nil {
 		t.Fatal(err)
 	}
