@@ -182,12 +182,7 @@ func New(ctx context.Context, home string, logger log.Logger, opts ...Option) (*
 		_ = closeApp(a, ss)
 		return nil, err
 	}
-	if env, err := n.ConfigureRPC(); err == nil {
-		heights, err := catchUpIndex(env.BlockStore, env.StateStore, env.TxIndexer, env.BlockIndexer)
-		logCatchUp(logger, heights, err)
-	}
-	// CheckTx tells a committed tx resubmitted from a reused nonce.
-	a.SetTxIndex(txIndexOf(n))
+	attachTxIndex(n, a, logger)
 	nd := newNode(n, a, ss, home, logger, dbs, promAddr)
 	nd.abciServer = srv
 	nd.pg, nd.rpcAddr = rc.PG, rpcAddr

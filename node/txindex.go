@@ -6,6 +6,7 @@ import (
 
 	dbm "github.com/cometbft/cometbft-db"
 	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/cometbft/cometbft/libs/log"
 	nm "github.com/cometbft/cometbft/node"
 	"github.com/cometbft/cometbft/state/txindex"
 	"github.com/cometbft/cometbft/state/txindex/null"
@@ -14,17 +15,21 @@ import (
 	"github.com/relchain/relchain/app"
 )
 
-// txIndexOf is the CometBFT node's tx index as the app's CheckTx asks it
-// whether a resubmitted tx is already committed (app.TxIndex), or nil if
-// the node cannot hand it out. It is read-only and node-local: it decides
-// only which refusal CheckTx answers (CodeCommitted or CodeReplayed), never
-// a block's result.
-func txIndexOf(n *nm.Node) app.TxIndex {
+// attachTxIndex first indexes the blocks a kill left out of the CometBFT
+// node's tx index (catchUpIndex), then hands the index to the app's
+// CheckTx, which asks it whether a resubmitted tx is already committed
+// (app.TxIndex; none if the node cannot hand it out). The index is
+// read-only there and node-local: it decides only which refusal CheckTx
+// answers (CodeCommitted or CodeReplayed), never a block's result.
+func attachTxIndex(n *nm.Node, a *app.App, logger log.Logger) {
 	env, err := n.ConfigureRPC()
 	if err != nil || env.TxIndexer == nil {
-		return nil
+		a.SetTxIndex(nil)
+		return
 	}
-	return indexLookup(env.TxIndexer)
+	heights, err := catchUpIndex(env.BlockStore, env.StateStore, env.TxIndexer, env.BlockIndexer)
+	logCatchUp(logger, heights, err)
+	a.SetTxIndex(indexLookup(env.TxIndexer))
 }
 
 // indexLookup adapts a CometBFT tx indexer. CometBFT's kv indexer panics
