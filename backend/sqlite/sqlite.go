@@ -138,6 +138,8 @@ type Backend struct {
 	hook      hookCapture              // change capture (capture.go), guarded by wmu
 
 	readPool chan *sqlite3.Conn
+	// readsDrained: Close closed the pooled read connections (under wmu).
+	readsDrained bool
 	// querySlots bounds the clients' queries running at once to one less
 	// than the read connections: however many hostile reads are in
 	// flight, one connection stays free for CheckTx's Analyze and the
@@ -902,7 +904,10 @@ func (b *Backend) Close() (err error) {
 	b.dry.close()
 	b.scratch.close()
 	b.closeCatalog()
-	if b.readPool != nil {
+	if !b.readsDrained {
+		// readPool itself stays: a read still waiting for a connection
+		// reads the field (and ends on b.closing).
+		b.readsDrained = true
 		deadline := time.After(10 * time.Second)
 	drain:
 		for i := 0; i < b.nreaders; i++ {
@@ -913,7 +918,6 @@ func (b *Backend) Close() (err error) {
 				break drain
 			}
 		}
-		b.readPool = nil
 	}
 	return errors.Join(errs...)
 }
