@@ -24,6 +24,19 @@ import (
 //	             (protocol version 4 and later), where base is the v5
 //	             form above: the authenticated state (authstate.go)
 //	state      = H("relchain/state/v2" | tables digest | system sum)
+//	AppHash(h) = H("relchain/apphash/v6" | version | base7 | tables root)
+//	             (protocol version 5 and later: canonical), where
+//	base7      = H("relchain/apphash/v7" | version | AppHash(h-1) | h | H(results) | system sum | sequences)
+//
+// From version 5 on the AppHash commits to canonical state only, the same
+// on every database engine (issue 37): results whose unordered rows are in
+// canonical order and whose effect digests are of canonical rows
+// (canonicalEffects), the system state's sum, the sequences' canonical
+// state (backend.CanonicalSequences) and the tables map. The engine's own
+// change and state digests are still computed, node-local: the divergence
+// checks and `relchain verify` use them, and an empty block on a database
+// changed outside the chain still gets another AppHash (its height enters
+// the preimage).
 //
 // From version 4 on the AppHash also commits to the root of the tables
 // map (statetree.Tables over each authenticated table's statetree), at a
@@ -78,6 +91,16 @@ type AppHashInputs struct {
 	// and later; authstate.go). It is not stored with the inputs: a
 	// database's rows give it again (AppHashOf).
 	Tables [32]byte
+	// System and Sequences are the system state's sum and the sequences'
+	// canonical digest (SequencesDigest) after the block, version 5 and
+	// later: not stored either, the database gives them again.
+	System    statedigest.Sum
+	Sequences [32]byte
+	// Canonical: the inputs are of the canonical form (base7): a block
+	// of version 5 or later on a network speaking PostgreSQL's SQL
+	// (Executor.canonicalAt). Stored (format 3), so that a database
+	// alone says which form its AppHash has.
+	Canonical bool
 }
 
 // AppHash is the AppHash of these inputs over state (StateDigest).
@@ -91,6 +114,9 @@ func (in AppHashInputs) AppHash(state []byte) []byte {
 
 // base is the AppHash of versions 1 to 3, and the base of later ones.
 func (in AppHashInputs) base(state []byte) []byte {
+	if in.Canonical {
+		return in.canonicalBase()
+	}
 	h := sha256.New()
 	var n [8]byte
 	if in.Protocol >= protocol.V2 {
@@ -113,12 +139,35 @@ func (in AppHashInputs) base(state []byte) []byte {
 	return h.Sum(nil)
 }
 
+// canonicalBase is base7, the base of version 5 and later: no digest of
+// the engine's own.
+func (in AppHashInputs) canonicalBase() []byte {
+	h := sha256.New()
+	var n [8]byte
+	h.Write([]byte("relchain/apphash/v7"))
+	binary.BigEndian.PutUint64(n[:], in.Protocol)
+	h.Write(n[:])
+	binary.BigEndian.PutUint64(n[:], uint64(len(in.Prev)))
+	h.Write(n[:])
+	h.Write(in.Prev)
+	binary.BigEndian.PutUint64(n[:], uint64(in.Height))
+	h.Write(n[:])
+	h.Write(in.Results[:])
+	h.Write(in.System[:])
+	h.Write(in.Sequences[:])
+	return h.Sum(nil)
+}
+
 // encode is the stored form: format 1, then the fields length-prefixed;
 // from protocol version 2 on, format 2: the protocol version (uvarint)
-// before the fields.
+// before the fields; canonical inputs, format 3: as format 2 (their
+// change digest is empty).
 func (in AppHashInputs) encode() []byte {
 	b := []byte{1}
-	if in.Protocol >= protocol.V2 {
+	switch {
+	case in.Canonical:
+		b = binary.AppendUvarint([]byte{3}, in.Protocol)
+	case in.Protocol >= protocol.V2:
 		b = binary.AppendUvarint([]byte{2}, in.Protocol)
 	}
 	b = binary.AppendUvarint(b, uint64(len(in.Prev)))
@@ -132,17 +181,17 @@ func (in AppHashInputs) encode() []byte {
 func decodeAppHashInputs(b []byte) (AppHashInputs, error) {
 	var in AppHashInputs
 	bad := errors.New("malformed AppHash inputs")
-	if len(b) == 0 || (b[0] != 1 && b[0] != 2) {
+	if len(b) == 0 || b[0] < 1 || b[0] > 3 {
 		return in, fmt.Errorf("AppHash inputs of unknown version (written by a newer relchain?)")
 	}
 	format := b[0]
 	b = b[1:]
-	if format == 2 {
+	if format >= 2 {
 		v, k := binary.Uvarint(b)
-		if k <= 0 || v < protocol.V2 {
+		if k <= 0 || v < protocol.V2 || (format == 3 && !protocol.Canonical(v)) {
 			return in, bad
 		}
-		in.Protocol, b = v, b[k:]
+		in.Protocol, in.Canonical, b = v, format == 3, b[k:]
 	}
 	field := func() ([]byte, bool) {
 		n, k := binary.Uvarint(b)
@@ -274,7 +323,8 @@ func VerifyState(ctx context.Context, be backend.Backend) (backend.State, error)
 	if err != nil {
 		return st, fmt.Errorf("load system state: %w", err)
 	}
-	got, err := AppHashOf(scanned.Digest(), kv, func() ([32]byte, error) { return AuthenticatedRoot(ctx, be) })
+	got, err := AppHashOf(scanned.Digest(), kv, func() ([32]byte, error) { return AuthenticatedRoot(ctx, be) },
+		func() ([32]byte, error) { return SequencesOf(ctx, be) })
 	if err != nil {
 		return st, err
 	}
@@ -288,8 +338,10 @@ func VerifyState(ctx context.Context, be backend.Backend) (backend.State, error)
 // digest of its tables (statedigest.Tables.Digest of a full scan), its
 // system state, which holds the inputs of the last AppHash, and, when
 // that block is of version 4 or later, the root of its authenticated
-// state, which authRoot rebuilds from the rows (AuthenticatedRoot).
-func AppHashOf(tables []byte, system map[string][]byte, authRoot func() ([32]byte, error)) ([]byte, error) {
+// state, which authRoot rebuilds from the rows (AuthenticatedRoot), and
+// from version 5 on the sequences' digest, which sequences reads
+// (SequencesOf).
+func AppHashOf(tables []byte, system map[string][]byte, authRoot, sequences func() ([32]byte, error)) ([]byte, error) {
 	raw, ok := system[apphashKey]
 	if !ok {
 		return nil, fmt.Errorf("%w: it records no AppHash inputs (written by an older relchain?)", ErrStateMismatch)
@@ -304,5 +356,11 @@ func AppHashOf(tables []byte, system map[string][]byte, authRoot func() ([32]byt
 		}
 	}
 	sys := SystemSum(system)
+	if in.Canonical {
+		if in.Sequences, err = sequences(); err != nil {
+			return nil, err
+		}
+		in.System = sys
+	}
 	return in.AppHash(StateDigest(tables, &sys)), nil
 }

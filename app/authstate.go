@@ -56,6 +56,10 @@ type authState struct {
 	// noVersions (the node keeps no row history).
 	versions   []backend.RowVersion
 	noVersions bool
+	// delta is the sealed block's delta, nil when the block read the
+	// tables whole (a schema change) or has no canonical rows: the
+	// source of version 5's effect digests (canonicalEffects).
+	delta *backend.CanonicalDelta
 }
 
 // authTable is one replicated table's part of the authenticated state.
@@ -74,6 +78,7 @@ func newAuthState() *authState { return &authState{} }
 // root after it. It first undoes a sealed block that did not commit.
 func (a *authState) seal(ctx context.Context, blk backend.Block) ([32]byte, error) {
 	a.rollback()
+	a.delta = nil
 	defer a.sortVersions()
 	cb, ok := blk.(backend.CanonicalBlock)
 	if !ok {
@@ -91,6 +96,7 @@ func (a *authState) seal(ctx context.Context, blk backend.Block) ([32]byte, erro
 	case d.SchemaChanged:
 		return a.rebuild(ctx, cb)
 	}
+	a.delta = &d
 	root := a.root
 	a.undo = append(a.undo, func() { a.root = root })
 	for _, td := range d.Tables {
@@ -335,6 +341,12 @@ func loadAuthState(ctx context.Context, be backend.Backend, st backend.State, sy
 		return nil, nil, nil, err
 	}
 	in.Tables = a.committed.Hash()
+	if in.Canonical {
+		if in.Sequences, err = sequencesOf(ctx, be); err != nil {
+			return nil, nil, nil, fmt.Errorf("authenticated state: %w", err)
+		}
+		in.System = SystemSum(system)
+	}
 	if got := in.AppHash(stateDigest); !bytes.Equal(got, st.AppHash) {
 		return a, nil, fmt.Errorf("%w: the authenticated state rebuilt from its rows (tables map root %X) gives AppHash %X, it records %X at height %d: its rows were changed outside the chain; its next block will diverge", ErrStateMismatch, in.Tables, got, st.AppHash, st.Height), nil
 	}

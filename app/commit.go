@@ -23,7 +23,10 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 	if err != nil {
 		return fmt.Errorf("change digest: %w", err)
 	}
-	encodeExecData(results, outs, changes.Effects)
+	canonical := e.canonicalAt(p.version())
+	if !canonical {
+		encodeExecData(results, outs, changes.Effects)
+	}
 	tables, err := p.block.StateDigest(ctx)
 	if err != nil {
 		return fmt.Errorf("state digest: %w", err)
@@ -33,15 +36,9 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 	// An empty block changes nothing, unless this node's database
 	// changed outside the chain: then its AppHash must differ.
 	if len(results) > 0 || !bytes.Equal(p.stateDigest, e.committedStateDigest()) {
-		in := AppHashInputs{Protocol: p.version(), Prev: committed.AppHash, Height: p.height, Results: ResultsHash(results), Changes: changes.Block}
-		if in.Protocol >= protocol.V4 {
-			e.auth.noVersions = e.historyConfig().Off
-			if in.Tables, err = e.auth.seal(ctx, p.block); err != nil {
-				return err
-			}
-			p.authSealed = true
-			p.authBase = in.base(p.stateDigest)
-			crashAt("authstate-sealed")
+		in := AppHashInputs{Protocol: p.version(), Prev: committed.AppHash, Height: p.height, Changes: changes.Block, Canonical: canonical}
+		if err := e.sealInputs(ctx, p, &in, results, outs); err != nil {
+			return err
 		}
 		p.appHash = in.AppHash(p.stateDigest)
 		if err := p.block.SaveSystem(ctx, map[string][]byte{apphashKey: in.encode()}); err != nil {
@@ -49,6 +46,36 @@ func (e *Executor) seal(ctx context.Context, p *pendingBlock, committed backend.
 		}
 	}
 	return e.appendHistory(ctx, p)
+}
+
+// sealInputs completes the AppHash inputs of block p: from version 4 on
+// the authenticated state sealed (the tables map's root); from version 5
+// on, the canonical parts instead of the engine's digests (canonical.go):
+// effect digests of canonical rows in the results' data, the system sum
+// and the sequences.
+func (e *Executor) sealInputs(ctx context.Context, p *pendingBlock, in *AppHashInputs, results []TxResult, outs []*execData) error {
+	if in.Protocol >= protocol.V4 {
+		e.auth.noVersions = e.historyConfig().Off
+		var err error
+		if in.Tables, err = e.auth.seal(ctx, p.block); err != nil {
+			return err
+		}
+		p.authSealed = true
+	}
+	if in.Canonical {
+		encodeExecData(results, outs, canonicalEffects(e.auth.delta))
+		var err error
+		if in.Sequences, err = sequencesOf(ctx, p.block); err != nil {
+			return fmt.Errorf("authenticated state: %w", err)
+		}
+		in.Changes, in.System = nil, p.systemSum
+	}
+	in.Results = ResultsHash(results)
+	if p.authSealed {
+		p.authBase = in.base(p.stateDigest)
+		crashAt("authstate-sealed")
+	}
+	return nil
 }
 
 // encodeExecData writes the Data of every tx that succeeded (outs[i] set,

@@ -433,6 +433,7 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	}
 	txVals := make(valSet)
 	var txUp upgradeOverlay
+	lastDDL := 0 // the tx's last DDL statement (1-based), if any
 	for j, st := range stmts {
 		if isSystem(st.SQL) {
 			if rej := e.systemStatement(p, st, txGrants, txVals, &txUp); rej != nil {
@@ -441,17 +442,23 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 			results = append(results, &backend.Rows{})
 			continue
 		}
-		f, err := e.judge(ctx, p, sender, j, off, st, txGrants)
+		f, ddl, err := e.judge(ctx, p, sender, j, off, st, txGrants)
 		if err != nil {
 			return nil, nil, err
 		}
 		if f != nil {
 			return fail(f)
 		}
+		if ddl {
+			lastDDL = j + 1
+		}
 		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
 		if err == nil {
 			sanitizeRows(rows)
 			rows.Types = nil // read-path only: committed results keep their JSON (backend.Rows)
+			if e.canonicalAt(env.Protocol) { // a rehearsal's: the next block's
+				canonicalOrder(rows)
+			}
 			if f := conflictFailure(j+1, expectation(tx, off+j), rows); f != nil {
 				return fail(f)
 			}
@@ -473,6 +480,15 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 			return fail(rejectionFailure(j+1, analysisRejection(j+1, be)))
 		}
 		return fail(execFailureOf(j+1, be))
+	}
+	if lastDDL > 0 && e.canonicalAt(env.Protocol) {
+		f, err := canonicalSchema(ctx, p.block, lastDDL)
+		if err != nil || f != nil {
+			if err != nil {
+				return nil, nil, err
+			}
+			return fail(f)
+		}
 	}
 	f, rehearsed, err := releaseWL(ctx, p)
 	switch {
@@ -525,30 +541,30 @@ func releaseWL(ctx context.Context, p *pendingBlock) (f *wlFailure, rehearsed bo
 // block's state, its number of arguments, the sender's permission. It
 // returns the failure, nil to run the statement, or an error when the
 // backend itself failed.
-func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j, off int, st txn.Statement, txGrants map[string]grantSet) (*wlFailure, error) {
+func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j, off int, st txn.Statement, txGrants map[string]grantSet) (f *wlFailure, ddl bool, err error) {
 	a, err := e.gate().AnalyzeInBlock(ctx, p.block, st.SQL)
 	if err != nil {
 		rej := analysisRejection(j+1, err)
 		if rej == nil {
-			return nil, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
+			return nil, false, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
 		}
 		if rej.Code == api.CodeExecFailed {
-			return execFailureOf(j+1, backend.AsError(err)), nil
+			return execFailureOf(j+1, backend.AsError(err)), false, nil
 		}
-		return rejectionFailure(j+1, rej), nil
+		return rejectionFailure(j+1, rej), false, nil
 	}
 	if rej := argsRejection(j+1, a, st); rej != nil {
-		return rejectionFailure(j+1, rej), nil
+		return rejectionFailure(j+1, rej), false, nil
 	}
 	if why := e.perms.authorize(sender, a, txGrants, p.grants); why != "" {
-		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), nil
+		return rejectionFailure(j+1, &Rejection{Code: api.CodeUnauthorized, Reason: why}), false, nil
 	}
 	if a.DDL && e.slot.held.Load() {
 		// A block's DDL (consensus holds the slot; a rehearsal runs only
 		// while it does not): see readGate.
 		e.slot.reads.preemptReads()
 	}
-	return nil, nil
+	return nil, a.DDL, nil
 }
 
 // systemStatement executes a system statement of a tx in a block: its

@@ -53,7 +53,8 @@ type Params struct {
 	// ProtocolVersion is the protocol version of the chain's first block
 	// (package protocol): 0 (absent) is version 1, as every chain began
 	// before the field existed. relchain init, testnet and localnet
-	// record the newest version their binary runs.
+	// record protocol.DefaultGenesis unless told otherwise; version 5
+	// (canonical) needs PostgreSQL's SQL (checkCanonical).
 	ProtocolVersion uint64 `json:"protocol_version,omitempty"`
 }
 
@@ -152,7 +153,29 @@ func ParseParams(appState []byte) (Params, error) {
 		}
 		p.ProtocolVersion = *raw.Protocol
 	}
-	return p, p.checkSQLDialect()
+	if err := p.checkSQLDialect(); err != nil {
+		return p, err
+	}
+	return p, p.checkCanonical(p.GenesisProtocol())
+}
+
+// checkCanonical refuses protocol version v (a genesis's or an upgrade's)
+// when it is a canonical version (protocol.Canonical) and the network
+// does not speak PostgreSQL's SQL: canonical state is defined over the
+// postgres dialect (issue 37).
+func (p Params) checkCanonical(v uint64) error {
+	if !protocol.Canonical(v) {
+		return nil
+	}
+	d, err := dialect.Lookup(p.Backend)
+	if err != nil {
+		return fmt.Errorf("genesis app_state: %w", err)
+	}
+	if !d.PostgresSQL(p.SQLDialect) {
+		return fmt.Errorf("protocol version %d makes the AppHash engine independent and needs a network speaking PostgreSQL's SQL (sql_dialect \"postgres\"); this network speaks %s's own (backend %q): stay on version %d",
+			v, d.SQLDialect(p.SQLDialect), p.Backend, protocol.V4)
+	}
+	return nil
 }
 
 // checkSQLDialect refuses a SQL dialect the storage cannot speak, and a

@@ -264,8 +264,27 @@ func (e *Executor) admitUpgrade(st txn.Statement) *Rejection {
 	h := e.committed.Height + 1
 	cur, _ := e.proto.at(h)
 	e.mu.Unlock()
-	_, rej := judgeProtocolStmt(cur, h, st)
-	return rej
+	left, rej := judgeProtocolStmt(cur, h, st)
+	if rej != nil {
+		return rej
+	}
+	return e.canonicalUpgrade(left)
+}
+
+// canonicalUpgrade is CheckTx's refusal of an upgrade to a canonical
+// version (5) on a network that does not speak PostgreSQL's SQL
+// (Params.checkCanonical). Only CheckTx's, a node's own admission: a
+// block's verdict must not depend on the release, and releases that do
+// not know version 5 accept it (such a chain keeps version 4's rules at
+// version 5: Executor.canonicalAt).
+func (e *Executor) canonicalUpgrade(u *Upgrade) *Rejection {
+	if u == nil || u.Version > protocol.Latest {
+		return nil // a version this release does not know is judged by the one that does
+	}
+	if err := e.Params().checkCanonical(u.Version); err != nil {
+		return &Rejection{Code: api.CodeForbidden, Reason: err.Error()}
+	}
+	return nil
 }
 
 // blockProto is the protocol state of block p as its txs left it so far:

@@ -206,6 +206,11 @@ type Rows struct {
 	Typmods      []int32  `json:"typmods,omitempty"`
 	Rows         [][]any  `json:"rows,omitempty"`
 	RowsAffected int64    `json:"rows_affected"`
+	// Unordered: the statement fixes no order of its rows (not a
+	// top-level SELECT with ORDER BY): each engine returns them in an
+	// order of its own, which protocol version 5 replaces with a
+	// canonical one (the executor's). Not part of the result's JSON.
+	Unordered bool `json:"-"`
 }
 
 // ErrBlockLost is wrapped (with the statement's *Error) by an Exec failure

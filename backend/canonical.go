@@ -203,3 +203,27 @@ func CanonicalUUID(s string) (rowcanon.Value, error) {
 	}
 	return rowcanon.UUID(u), nil
 }
+
+// CanonicalSequenceReader is implemented by a backend speaking
+// PostgreSQL's SQL, and by its Block: the state of every sequence
+// (serial columns' included) as canonical values, the same on every
+// engine. Protocol version 5's AppHash commits to it (issue 37): a
+// sequence's state lives outside the tables the tables map covers
+// (relchain.sequences on PostgreSQL, a state table per sequence on
+// SQLite). On a Block it reads the block's db-transaction after its
+// statements; on a Backend, committed state.
+type CanonicalSequenceReader interface {
+	// CanonicalSequences lists every sequence, sorted by name (bytes).
+	CanonicalSequences(ctx context.Context) ([]SequenceState, error)
+}
+
+// SequenceState is one sequence's canonical state: its name unquoted (as
+// CREATE SEQUENCE or serial named it: t_id_seq), PostgreSQL's
+// last_value and is_called, and its options.
+type SequenceState struct {
+	Name                string
+	LastValue           int64
+	IsCalled            bool
+	Increment, Min, Max int64
+	Cycle               bool
+}

@@ -15,10 +15,10 @@ import (
 	"github.com/relchain/relchain/protocol"
 )
 
-// init records the newest protocol version its binary runs, in app_state
+// init records protocol.DefaultGenesis, in app_state
 // and as the consensus parameters' app version; a genesis whose version
 // the binary cannot run refuses the start, naming it.
-func TestGenesisRecordsTheNewestProtocolVersion(t *testing.T) {
+func TestGenesisRecordsTheDefaultProtocolVersion(t *testing.T) {
 	home := t.TempDir()
 	if _, err := Init(home, InitOptions{Params: app.DefaultParams(), Tuning: DefaultTuning()}); err != nil {
 		t.Fatal(err)
@@ -35,8 +35,14 @@ func TestGenesisRecordsTheNewestProtocolVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.GenesisProtocol() != protocol.Max() || gen.ConsensusParams.Version.App != protocol.Max() {
-		t.Fatalf("genesis protocol_version %d, app version %d, want both %d", p.GenesisProtocol(), gen.ConsensusParams.Version.App, protocol.Max())
+	if want := protocol.DefaultGenesis; p.GenesisProtocol() != want || gen.ConsensusParams.Version.App != want {
+		t.Fatalf("genesis protocol_version %d, app version %d, want both %d", p.GenesisProtocol(), gen.ConsensusParams.Version.App, want)
+	}
+	// Version 5 is for networks speaking PostgreSQL's SQL: the default
+	// network (SQLite's own SQL) refuses it, naming what it needs.
+	err = startWithAppState(t, home, gen, "protocol_version", protocol.V5)
+	if err == nil || !strings.Contains(err.Error(), "needs a network speaking PostgreSQL's SQL") {
+		t.Fatalf("a SQLite-dialect network with genesis protocol_version 5: %v", err)
 	}
 	err = startWithAppState(t, home, gen, "protocol_version", protocol.Max()+1)
 	if err == nil {

@@ -153,14 +153,14 @@ func EnsureKeys(cc *cmtcfg.Config, name string) (Keys, error) {
 }
 
 // NewGenesis builds the genesis document of a network. A new network
-// starts at the newest protocol version this binary runs, unless params
-// name one (its consensus parameters' app version says the same).
+// starts at protocol.DefaultGenesis (or the newest version this binary
+// runs, if older), unless params name one (its consensus parameters' app version says the same).
 func NewGenesis(chainID string, vals []types.GenesisValidator, params app.Params) (*types.GenesisDoc, error) {
 	if chainID == "" {
 		chainID = "relchain-" + cmtrand.Str(6)
 	}
 	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = protocol.Max()
+		params.ProtocolVersion = min(protocol.Max(), protocol.DefaultGenesis)
 	}
 	if !protocol.Supported(params.ProtocolVersion) {
 		return nil, fmt.Errorf("genesis: protocol version %d: this binary runs versions %v", params.ProtocolVersion, protocol.Versions())

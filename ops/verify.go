@@ -102,6 +102,7 @@ func Verify(ctx context.Context, home string) (VerifyReport, error) {
 		// Read before the height is checked again: blocks committing
 		// meanwhile make the attempt start over.
 		authRoot, authErr := app.AuthenticatedRoot(ctx, be)
+		seqs, seqErr := app.SequencesOf(ctx, be)
 		st2, err := be.LoadState(ctx)
 		if err != nil {
 			return VerifyReport{}, fmt.Errorf("verify: %w", err)
@@ -114,7 +115,8 @@ func Verify(ctx context.Context, home string) (VerifyReport, error) {
 		}
 		r := VerifyReport{Height: h1, StateDigest: hex.EncodeToString(stored.Digest()), Differ: statedigest.Diff(stored, scanned), AppHash: hex.EncodeToString(st.AppHash)}
 		if st.Height > 0 && len(r.Differ) == 0 {
-			got, err := app.AppHashOf(scanned.Digest(), system, func() ([32]byte, error) { return authRoot, authErr })
+			got, err := app.AppHashOf(scanned.Digest(), system, func() ([32]byte, error) { return authRoot, authErr },
+				func() ([32]byte, error) { return seqs, seqErr })
 			if err != nil {
 				return VerifyReport{}, fmt.Errorf("verify: %w", err)
 			}

@@ -33,6 +33,16 @@
 //	   a type or a value rowcanon has no form for) is left out of the map;
 //	   storage without canonical rows (the sqlite dialect) authenticates
 //	   no table.
+//	5  the AppHash commits to canonical state only, the same on every
+//	   database engine (issue 37): the results (rows of a statement
+//	   without ORDER BY in canonical order, effect digests of canonical
+//	   rows), the system state, the sequences' canonical state and the
+//	   tables map of version 4; the engines' own change and state digests
+//	   stay node-local checks. Every table must be in the map: DDL that
+//	   leaves a table without canonical form (no primary key, a type
+//	   rowcanon has no form for) fails. Only networks speaking
+//	   PostgreSQL's SQL run it (genesis protocol_version 5, or an
+//	   upgrade); new networks start at DefaultGenesis (4).
 //
 // Max is Latest unless the build lowers it (maxVersionOverride, set with
 // -ldflags "-X github.com/relchain/relchain/protocol.maxVersionOverride=1"):

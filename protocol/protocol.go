@@ -19,11 +19,26 @@ const (
 	// V4 makes the AppHash commit to the authenticated state: the root
 	// of a statetree per table over its canonical rows.
 	V4 uint64 = 4
+	// V5 makes the AppHash engine independent (issue 37): it commits to
+	// canonical state only, so validators on different database engines
+	// can agree. For networks speaking PostgreSQL's SQL.
+	V5 uint64 = 5
 	// Latest is the newest version this source tree implements.
-	Latest = V4
-	// Genesis is the version a chain starts with.
+	Latest = V5
+	// Genesis is the version a chain starts with when its genesis names
+	// none (chains made before the field existed).
 	Genesis = V1
+	// DefaultGenesis is the version relchain init, testnet and localnet
+	// give a new network unless told otherwise: the newest version every
+	// network can run. V5 asks more of a schema (every table in the
+	// authenticated state) and only networks speaking PostgreSQL's SQL
+	// may run it; a network chooses it at genesis or by an upgrade.
+	DefaultGenesis = V4
 )
+
+// Canonical reports whether blocks of version v commit to canonical state
+// only (V5 and later): the AppHash is the same on every database engine.
+func Canonical(v uint64) bool { return v >= V5 }
 
 // UpgradeStatement is the admin system statement that schedules an
 // upgrade: two int arguments, the new version and the height of its first

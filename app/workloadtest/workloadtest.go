@@ -145,6 +145,8 @@ type Tx struct {
 	Code    uint32
 	Log     string
 	Results []api.StatementResult
+	// Data is the tx's result data as the executor wrote it.
+	Data []byte
 }
 
 // Block executes one block of bc-transactions, each a list of statements,
@@ -173,7 +175,7 @@ func (c *Chain) Block(bcs ...[]txn.Statement) []Tx {
 	}
 	out := make([]Tx, len(results))
 	for i, r := range results {
-		out[i] = Tx{Code: r.Code, Log: r.Log}
+		out[i] = Tx{Code: r.Code, Log: r.Log, Data: r.Data}
 		if r.Code == api.CodeOK {
 			var d api.ExecData
 			dec := json.NewDecoder(strings.NewReader(string(r.Data)))

@@ -15,9 +15,10 @@ import (
 type canonClassified struct{ sqlstore.ClassifiedBlock }
 
 var (
-	_ backend.CanonicalBlock  = canonClassified{}
-	_ backend.BlockReader     = canonClassified{}
-	_ backend.LockWaitBounder = canonClassified{}
+	_ backend.CanonicalBlock          = canonClassified{}
+	_ backend.CanonicalSequenceReader = canonClassified{}
+	_ backend.BlockReader             = canonClassified{}
+	_ backend.LockWaitBounder         = canonClassified{}
 )
 
 func (c canonClassified) classify(ctx context.Context, err error) error {
@@ -34,6 +35,12 @@ func (c canonClassified) inner() backend.CanonicalBlock {
 func (c canonClassified) CanonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
 	d, err := c.inner().CanonicalDelta(ctx)
 	return d, c.classify(ctx, err)
+}
+
+// CanonicalSequences implements backend.CanonicalSequenceReader.
+func (c canonClassified) CanonicalSequences(ctx context.Context) ([]backend.SequenceState, error) {
+	seqs, err := c.Inner.(backend.CanonicalSequenceReader).CanonicalSequences(ctx)
+	return seqs, c.classify(ctx, err)
 }
 
 // CanonicalTables implements backend.CanonicalBlock.

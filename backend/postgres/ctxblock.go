@@ -127,3 +127,17 @@ func (c ctxBlock) CanonicalTableRows(ctx context.Context, table string, fn func(
 	stop()
 	return withCtx(ctx, err)
 }
+
+var _ backend.CanonicalSequenceReader = ctxBlock{}
+
+// CanonicalSequences implements backend.CanonicalSequenceReader, on the
+// writer's session in a read-only savepoint (see CanonicalDelta).
+func (c ctxBlock) CanonicalSequences(ctx context.Context) ([]backend.SequenceState, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: canonical sequences: %w", err)
+	}
+	driverCtx, stop := watchStatement(ctx, c.conn.PgConn())
+	seqs, err := c.block.canonicalSequences(driverCtx)
+	stop()
+	return seqs, withCtx(ctx, err)
+}

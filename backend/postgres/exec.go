@@ -161,7 +161,7 @@ func collectBounded(rr *pgconn.ResultReader, sortRows bool, bound *resultBound) 
 	if sortRows && len(raw) > 1 {
 		sort.SliceStable(raw, func(i, j int) bool { return compareRaw(raw[i], raw[j]) < 0 })
 	}
-	out := &backend.Rows{}
+	out := &backend.Rows{Unordered: sortRows}
 	if len(fds) > 0 {
 		out.Columns = make([]string, len(fds))
 		for i, fd := range fds {

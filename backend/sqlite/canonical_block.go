@@ -194,12 +194,39 @@ func canonTables(c *sqlite3.Conn) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("canonical tables: %w", err)
 	}
-	names := make([]string, len(infos))
-	for i, t := range infos {
-		names[i] = t.name
+	seqState, _, err := c.Prepare(`SELECT 1 FROM pragma_table_info(?1) WHERE cid = 0 AND type = 'int8 sequence'`)
+	if err != nil {
+		return nil, fmt.Errorf("canonical tables: %w", err)
+	}
+	defer seqState.Close()
+	names := make([]string, 0, len(infos))
+	for _, t := range infos {
+		seq, err := isSequenceState(seqState, t.name)
+		if err != nil {
+			return nil, fmt.Errorf("canonical tables: %w", err)
+		}
+		if !seq {
+			names = append(names, t.name)
+		}
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// isSequenceState reports whether table is a sequence's state table (the
+// dialect's "Serial columns": its first column declared "int8 sequence",
+// a type no client's DDL can name): relchain's own state, as
+// relchain.sequences is on PostgreSQL, covered by the sequences' digest
+// (CanonicalSequences), not a table of the map.
+func isSequenceState(q *sqlite3.Stmt, table string) (bool, error) {
+	defer q.Reset()
+	if err := q.BindText(1, table); err != nil {
+		return false, err
+	}
+	if q.Step() {
+		return true, nil
+	}
+	return false, q.Err()
 }
 
 // inBlock runs fn on the writer inside the block's db-transaction, as

@@ -357,12 +357,16 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 	if err := k.afterStatement(ctx, sql, rows); err != nil {
 		return nil, err
 	}
-	if rows == nil {
+	if rows == nil || tr.DDL {
+		// DDL reports no rows affected, as PostgreSQL's command tag
+		// (CREATE TABLE) does, whatever its translation's last
+		// statement was (a serial's sequence state is an INSERT).
 		return &backend.Rows{}, nil
 	}
 	if err := pgValues(rows, tr.Columns); err != nil {
 		return nil, err
 	}
+	rows.Unordered = !tr.Ordered
 	return rows, nil
 }
 

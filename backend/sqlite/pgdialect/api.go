@@ -53,6 +53,11 @@ type Translation struct {
 	Columns []ResultColumn
 	// DDL reports that the statement changes the schema.
 	DDL bool
+	// Ordered: the statement is a top-level SELECT with ORDER BY (a
+	// LIMIT the gate ordered by key counts), so its rows come in the
+	// statement's order; any other result's order is the engine's
+	// (backend.Rows.Unordered), as PostgreSQL storage judges it.
+	Ordered bool
 }
 
 // Error is a translation's refusal or a PostgreSQL error it reproduces at

@@ -90,6 +90,7 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (tr *Translation, er
 		return nil, err
 	}
 	t := &translator{cat: cat, out: &Translation{}}
+	t.out.Ordered = len(stmt.GetSelectStmt().GetSortClause()) > 0
 	for i, p := range params {
 		if p.Name != "" && p.Name != "unknown" {
 			if _, ok := declared[p.Name]; !ok {
