@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/relchain/relchain/backend"
@@ -156,19 +157,47 @@ func sequencesOf(ctx context.Context, r any) ([32]byte, error) {
 	return SequencesDigest(seqs), nil
 }
 
-// errSchemaChecked ends canonicalSchema's read of a table at its first
+// errSchemaChecked ends schemaLeftOut's read of a table at its first
 // row: the schema's refusals come before any row.
 var errSchemaChecked = errors.New("schema checked")
 
-// canonicalSchema is version 5's rule that every table be in the tables
-// map, checked after a tx's DDL (statement is its last DDL statement):
-// the tx fails, naming the table and why, when a table of the block's
-// schema has no canonical form (no primary key, a column type rowcanon
-// has no form for). Left out, its rows would be covered by no AppHash:
-// version 5 commits to canonical state only. A value without form (a
-// numeric NaN) is not the schema's: such a table is left out of the map
-// as under version 4 (authstate.go).
-func canonicalSchema(ctx context.Context, blk backend.Block, statement int) (*wlFailure, error) {
+// canonicalSchema is version 5's rule that DDL keep every table in the
+// tables map, checked after a tx's DDL (statement is its last DDL
+// statement; before, the tables without canonical form before its first):
+// the tx fails, naming the table and why, when its DDL left a table
+// without canonical form that was not so before (no primary key, a
+// column type rowcanon has no form for). Left out, its rows would be
+// covered by no AppHash: version 5 commits to canonical state only. A
+// table that was already out (created under version 4) does not fail
+// other DDL, so tables can be given keys one at a time. A value without
+// form (a numeric NaN) is not the schema's: such a table is left out of
+// the map as under version 4 (authstate.go).
+func canonicalSchema(ctx context.Context, blk backend.Block, statement int, before map[string]error) (*wlFailure, error) {
+	after, err := schemaLeftOut(ctx, blk)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(after))
+	for name := range after {
+		if _, was := before[name]; !was {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	slices.Sort(names)
+	why := "has no primary key"
+	if !errors.Is(after[names[0]], backend.ErrNoPrimaryKey) {
+		why = fmt.Sprintf("has a column type without canonical form (%v)", after[names[0]])
+	}
+	return execFailureOf(statement, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
+		Message: fmt.Sprintf("protocol version 5 keeps every table in the authenticated state: table %s %s; give it a primary key and column types with canonical form (docs/authenticated-state.md)", names[0], why)}), nil
+}
+
+// schemaLeftOut lists the tables of the block's schema that have no
+// canonical form, with why.
+func schemaLeftOut(ctx context.Context, blk backend.Block) (map[string]error, error) {
 	cb, ok := blk.(backend.CanonicalBlock)
 	if !ok {
 		return nil, fmt.Errorf("protocol version 5: this storage has no canonical rows")
@@ -177,16 +206,16 @@ func canonicalSchema(ctx context.Context, blk backend.Block, statement int) (*wl
 	if err != nil {
 		return nil, fmt.Errorf("protocol version 5: list the tables: %w", err)
 	}
+	out := make(map[string]error)
 	for _, name := range names {
 		err := cb.CanonicalTableRows(ctx, name, func(_, _ []byte) error { return errSchemaChecked })
 		switch {
 		case err == nil, errors.Is(err, errSchemaChecked), errors.Is(err, backend.ErrValueNotCanonical):
 		case errors.Is(err, backend.ErrNoPrimaryKey), errors.Is(err, backend.ErrNoCanonicalForm):
-			return execFailureOf(statement, &backend.Error{Class: backend.ClassNotImplemented, SQLState: "0A000",
-				Message: fmt.Sprintf("protocol version 5 keeps every table in the authenticated state, and %v: give the table a primary key and types with canonical form (docs/dialects.md)", err)}), nil
+			out[name] = err
 		default:
 			return nil, fmt.Errorf("protocol version 5: check table %s: %w", name, err)
 		}
 	}
-	return nil, nil
+	return out, nil
 }

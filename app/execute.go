@@ -422,71 +422,28 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	if err := block.Savepoint(ctx, env); err != nil {
 		return nil, nil, fmt.Errorf("savepoint: %w", err)
 	}
-	sender := string(tx.PubKey)
-	txGrants := make(map[string]grantSet)
-	results := make([]*backend.Rows, 0, len(stmts))
+	w := &wlState{grants: make(map[string]grantSet), vals: make(valSet), results: make([]*backend.Rows, 0, len(stmts))}
 	fail := func(f *wlFailure) (*wlFailure, []*backend.Rows, error) {
 		if rerr := block.RollbackTo(ctx); rerr != nil {
 			return nil, nil, fmt.Errorf("roll back to savepoint: %w", rerr)
 		}
 		return f, nil, nil
 	}
-	txVals := make(valSet)
-	var txUp upgradeOverlay
-	lastDDL := 0 // the tx's last DDL statement (1-based), if any
 	for j, st := range stmts {
-		if isSystem(st.SQL) {
-			if rej := e.systemStatement(p, st, txGrants, txVals, &txUp); rej != nil {
-				return fail(rejectionFailure(j+1, rej))
-			}
-			results = append(results, &backend.Rows{})
-			continue
-		}
-		f, ddl, err := e.judge(ctx, p, sender, j, off, st, txGrants)
+		f, err := e.runStatement(ctx, p, tx, w, j, off, st, env)
 		if err != nil {
 			return nil, nil, err
 		}
 		if f != nil {
 			return fail(f)
 		}
-		if ddl {
-			lastDDL = j + 1
-		}
-		rows, err := block.Exec(ctx, st.SQL, argValues(st.Args))
-		if err == nil {
-			sanitizeRows(rows)
-			rows.Types = nil // read-path only: committed results keep their JSON (backend.Rows)
-			if e.canonicalAt(env.Protocol) { // a rehearsal's: the next block's
-				canonicalOrder(rows)
-			}
-			if f := conflictFailure(j+1, expectation(tx, off+j), rows); f != nil {
-				return fail(f)
-			}
-			results = append(results, rows)
-			continue
-		}
-		be := backend.AsError(err)
-		if be == nil {
-			return nil, nil, fmt.Errorf("statement %d: %w", off+j+1, err)
-		}
-		if errors.Is(err, backend.ErrBlockLost) {
-			// On the retry the whole bc-transaction is forced to fail
-			// with this statement (numbered within the tx).
-			return nil, nil, &lostBlock{result: execFailure(off+j+1, be)}
-		}
-		if be.Class == backend.ClassPermission {
-			// The gate refused it at execution (SQLite re-judges a
-			// statement whenever it is compiled): same code as Analyze.
-			return fail(rejectionFailure(j+1, analysisRejection(j+1, be)))
-		}
-		return fail(execFailureOf(j+1, be))
 	}
-	if lastDDL > 0 && e.canonicalAt(env.Protocol) {
-		f, err := canonicalSchema(ctx, p.block, lastDDL)
-		if err != nil || f != nil {
-			if err != nil {
-				return nil, nil, err
-			}
+	if w.lastDDL > 0 {
+		f, err := canonicalSchema(ctx, block, w.lastDDL, w.leftOut)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f != nil {
 			return fail(f)
 		}
 	}
@@ -497,18 +454,85 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	case f != nil:
 		return fail(f)
 	case rehearsed:
-		return nil, results, nil
+		return nil, w.results, nil
 	}
-	for k, g := range txGrants {
+	for k, g := range w.grants {
 		p.grants[k] = g
 	}
-	for k, v := range txVals {
+	for k, v := range w.vals {
 		p.vals[k] = v
 	}
-	if txUp.set {
-		p.upgrade = &txUp
+	if w.up.set {
+		p.upgrade = &w.up
 	}
-	return nil, results, nil
+	return nil, w.results, nil
+}
+
+// wlState is what a wl-transaction gathers while its statements run: its
+// overlays of the block's grants, validators and upgrade (joined if it
+// succeeds), its results, and for version 5 its last DDL statement
+// (1-based) and the tables without canonical form before its first.
+type wlState struct {
+	grants  map[string]grantSet
+	vals    valSet
+	up      upgradeOverlay
+	results []*backend.Rows
+	lastDDL int
+	leftOut map[string]error
+}
+
+// runStatement runs statement j of a wl-transaction (statement off+j+1 of
+// tx) in its savepoint: its failure, or nil with its result appended to
+// w; an error when the backend itself failed.
+func (e *Executor) runStatement(ctx context.Context, p *pendingBlock, tx *txn.Tx, w *wlState, j, off int, st txn.Statement, env sqlcheck.Env) (*wlFailure, error) {
+	if isSystem(st.SQL) {
+		if rej := e.systemStatement(p, st, w.grants, w.vals, &w.up); rej != nil {
+			return rejectionFailure(j+1, rej), nil
+		}
+		w.results = append(w.results, &backend.Rows{})
+		return nil, nil
+	}
+	f, ddl, err := e.judge(ctx, p, string(tx.PubKey), j, off, st, w.grants)
+	if err != nil || f != nil {
+		return f, err
+	}
+	canonical := e.canonicalAt(env.Protocol) // a rehearsal's: the next block's
+	if ddl && canonical {
+		if w.lastDDL == 0 {
+			if w.leftOut, err = schemaLeftOut(ctx, p.block); err != nil {
+				return nil, err
+			}
+		}
+		w.lastDDL = j + 1
+	}
+	rows, err := p.block.Exec(ctx, st.SQL, argValues(st.Args))
+	if err == nil {
+		sanitizeRows(rows)
+		rows.Types = nil // read-path only: committed results keep their JSON (backend.Rows)
+		if canonical {
+			canonicalOrder(rows)
+		}
+		if f := conflictFailure(j+1, expectation(tx, off+j), rows); f != nil {
+			return f, nil
+		}
+		w.results = append(w.results, rows)
+		return nil, nil
+	}
+	be := backend.AsError(err)
+	if be == nil {
+		return nil, fmt.Errorf("statement %d: %w", off+j+1, err)
+	}
+	if errors.Is(err, backend.ErrBlockLost) {
+		// On the retry the whole bc-transaction is forced to fail
+		// with this statement (numbered within the tx).
+		return nil, &lostBlock{result: execFailure(off+j+1, be)}
+	}
+	if be.Class == backend.ClassPermission {
+		// The gate refused it at execution (SQLite re-judges a
+		// statement whenever it is compiled): same code as Analyze.
+		return rejectionFailure(j+1, analysisRejection(j+1, be)), nil
+	}
+	return execFailureOf(j+1, be), nil
 }
 
 // releaseWL ends a wl-transaction's savepoint. A constraint deferred to

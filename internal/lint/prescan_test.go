@@ -56,17 +56,18 @@ var behindPrescan = map[string]string{
 // that is not a constant (SQLite compiles client text itself): each is
 // reached only with pre-scanned or relchain's own text.
 var sqlitePrepares = map[string]string{
-	"backend/sqlite/sqlite.go prepareOne":   "calls prescan.Check first: every client text (gate, reads, Describe)",
-	"backend/sqlite/block.go internalStmt":  "relchain's own statements",
-	"backend/sqlite/readcache.go own":       "relchain's own control statements",
-	"backend/sqlite/dump.go eachRow":        "relchain's own dump queries",
-	"backend/sqlite/costs.go helperStmt":    "a SELECT of an allowlisted function with placeholders",
-	"backend/sqlite/rewrite.go helperStmt":  "a SELECT of an allowlisted function with placeholders",
-	"backend/sqlite/sqlite.go readState":    "relchain's own state query",
-	"backend/sqlite/state.go loadSums":      "relchain's own digest query",
-	"backend/sqlite/state.go scanTables":    "relchain's own row-image query over a table name",
-	"backend/sqlite/outofband.go outOfBand": "relchain's own capture table",
-	"backend/sqlite/system.go LoadSystem":   "relchain's own system table",
+	"backend/sqlite/sqlite.go prepareOne":                 "calls prescan.Check first: every client text (gate, reads, Describe)",
+	"backend/sqlite/block.go internalStmt":                "relchain's own statements",
+	"backend/sqlite/readcache.go own":                     "relchain's own control statements",
+	"backend/sqlite/dump.go eachRow":                      "relchain's own dump queries",
+	"backend/sqlite/costs.go helperStmt":                  "a SELECT of an allowlisted function with placeholders",
+	"backend/sqlite/rewrite.go helperStmt":                "a SELECT of an allowlisted function with placeholders",
+	"backend/sqlite/sqlite.go readState":                  "relchain's own state query",
+	"backend/sqlite/state.go loadSums":                    "relchain's own digest query",
+	"backend/sqlite/state.go scanTables":                  "relchain's own row-image query over a table name",
+	"backend/sqlite/outofband.go outOfBand":               "relchain's own capture table",
+	"backend/sqlite/system.go LoadSystem":                 "relchain's own system table",
+	"backend/sqlite/canonical_sequences.go sequenceState": "relchain's own query over a sequence state table's name, quoted",
 }
 
 // TestParsersBehindPrescan: every call of a parser entry in the module is

@@ -110,7 +110,7 @@ func TestEnginesAgreeOnSequencesAndSchema(t *testing.T) {
 		[]txn.Statement{st("CREATE TABLE keyed (a integer PRIMARY KEY, b text)"), st("CREATE TABLE loose2 (a integer)")})
 	for _, o := range outs {
 		mustCode(t, o, api.CodeExecFailed)
-		if !strings.Contains(o.Log, "has no primary key") || !strings.Contains(o.Log, "protocol version 5") {
+		if !strings.Contains(o.Log, "has no primary key;") || !strings.Contains(o.Log, "protocol version 5") {
 			t.Fatalf("a table without a primary key at version 5: %s", o.Log)
 		}
 	}
