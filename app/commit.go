@@ -105,10 +105,11 @@ func (e *Executor) saveSystem(ctx context.Context, p *pendingBlock) error {
 	if p.proto != nil {
 		protoKV = e.blockProto(p).entries(p.protoActivated, p.upgrade != nil)
 	}
-	if len(p.replay) == 0 && len(p.grants) == 0 && len(valKV) == 0 && len(protoKV) == 0 {
+	if len(p.replay) == 0 && len(p.grants) == 0 && len(valKV) == 0 && len(protoKV) == 0 && len(p.ddl) == 0 {
 		return nil
 	}
-	kv := make(map[string][]byte, len(p.replay)+len(p.grants)+len(valKV)+len(protoKV))
+	kv := make(map[string][]byte, len(p.replay)+len(p.grants)+len(valKV)+len(protoKV)+len(p.ddl))
+	saveDDLLog(p, kv)
 	for k, v := range valKV {
 		kv[k] = v
 	}
@@ -180,9 +181,10 @@ func (e *Executor) ValidatorUpdates(h int64) []ValidatorUpdate {
 // leaves p with a fresh, empty db-transaction in which Commit will record
 // the height and the consumed nonces.
 func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []TxResult) error {
-	if err := p.block.Rollback(ctx); err != nil {
+	if err := p.rollback(ctx); err != nil {
 		return fmt.Errorf("block_atomic: roll back block: %w", err)
 	}
+	p.ddl = nil
 	for i := range results {
 		if results[i].Code == api.CodeOK {
 			results[i] = TxResult{
@@ -200,7 +202,7 @@ func (e *Executor) abortBlock(ctx context.Context, p *pendingBlock, results []Tx
 		return fmt.Errorf("block_atomic: begin: %w", err)
 	}
 	p.block = nb
-	return nil
+	return e.beginShadow(ctx, p)
 }
 
 // ErrNothingToCommit is returned by Commit without a preceding FinalizeBlock.
@@ -260,6 +262,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 		return backend.State{}, fmt.Errorf("commit block %d: %w", st.Height, err)
 	}
 	crashAt("block-committed")
+	e.commitShadow(ctx, p, st)
 	e.envelopes.forget(p.txKeys)
 	e.mu.Lock()
 	e.adoptCommitted(p, st)
@@ -347,7 +350,7 @@ func (e *Executor) resolveCommit(ctx context.Context, p *pendingBlock, st backen
 		e.pending = nil
 		e.mu.Unlock()
 		if q != nil {
-			_ = q.block.Rollback(context.WithoutCancel(ctx))
+			_ = q.rollback(context.WithoutCancel(ctx))
 		}
 		return nil, fmt.Errorf("%w: block %d run again after a lost COMMIT gives AppHash %X, the first run gave %X: this node cannot tell which is right (an execution that is not deterministic here, or a lost session that changed the database after it was read); it stops before committing either; check the database with `relchain verify`",
 			ErrBrokenInvariant, st.Height, appHash, p.appHash)

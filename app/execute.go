@@ -62,6 +62,11 @@ type pendingBlock struct {
 	// COMMIT was lost with the connection (Commit).
 	info BlockInfo
 	txs  [][]byte
+	// shadow is the block's shadow block (shadow.go; nil without a
+	// shadow gate), ddl the DDL statements of its committed txs (mixed
+	// networks: the system state's DDL log).
+	shadow backend.Block
+	ddl    []txn.Statement
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -166,7 +171,7 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 	e.pending = nil
 	e.mu.Unlock()
 	if pending != nil {
-		if err := pending.block.Rollback(undo); err != nil {
+		if err := pending.rollback(undo); err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: discard earlier uncommitted attempt at height %d: %w", height, pending.height, err)
 		}
 	}
@@ -187,13 +192,17 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet),
 			info: b, txs: txs}
 		if err := e.beginProto(p); err != nil {
-			_ = p.block.Rollback(undo)
+			_ = p.rollback(undo)
+			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
+		}
+		if err := e.beginShadow(ctx, p); err != nil {
+			_ = p.rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
 		}
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
-			_ = p.block.Rollback(undo)
+			_ = p.rollback(undo)
 			forced[lost.index] = lost.result
 			continue
 		}
@@ -209,7 +218,7 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 			p.digest = time.Since(sealStart)
 		}
 		if err != nil {
-			_ = p.block.Rollback(undo)
+			_ = p.rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
 		}
 		p.results = results
@@ -422,10 +431,20 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	if err := block.Savepoint(ctx, env); err != nil {
 		return nil, nil, fmt.Errorf("savepoint: %w", err)
 	}
+	if p.shadow != nil {
+		if err := p.shadow.Savepoint(ctx, env); err != nil {
+			return nil, nil, fmt.Errorf("shadow gate: savepoint: %w", err)
+		}
+	}
 	w := &wlState{grants: make(map[string]grantSet), vals: make(valSet), results: make([]*backend.Rows, 0, len(stmts))}
 	fail := func(f *wlFailure) (*wlFailure, []*backend.Rows, error) {
 		if rerr := block.RollbackTo(ctx); rerr != nil {
 			return nil, nil, fmt.Errorf("roll back to savepoint: %w", rerr)
+		}
+		if p.shadow != nil {
+			if rerr := p.shadow.RollbackTo(ctx); rerr != nil {
+				return nil, nil, fmt.Errorf("shadow gate: roll back to savepoint: %w", rerr)
+			}
 		}
 		return f, nil, nil
 	}
@@ -465,6 +484,7 @@ func (e *Executor) executeWL(ctx context.Context, p *pendingBlock, tx *txn.Tx, s
 	if w.up.set {
 		p.upgrade = &w.up
 	}
+	p.ddl = append(p.ddl, w.ddl...)
 	return nil, w.results, nil
 }
 
@@ -479,6 +499,7 @@ type wlState struct {
 	results []*backend.Rows
 	lastDDL int
 	leftOut map[string]error
+	ddl     []txn.Statement // its DDL statements, for a mixed network's DDL log
 }
 
 // runStatement runs statement j of a wl-transaction (statement off+j+1 of
@@ -505,7 +526,14 @@ func (e *Executor) runStatement(ctx context.Context, p *pendingBlock, tx *txn.Tx
 		}
 		w.lastDDL = j + 1
 	}
-	rows, err := p.block.Exec(ctx, st.SQL, argValues(st.Args))
+	err = p.shadowJudge(ctx, st, ddl)
+	var rows *backend.Rows
+	if err == nil {
+		rows, err = p.block.Exec(ctx, st.SQL, argValues(st.Args))
+	}
+	if err == nil && ddl && e.params.Mixed() {
+		w.ddl = append(w.ddl, st)
+	}
 	if err == nil {
 		sanitizeRows(rows)
 		rows.Types = nil // read-path only: committed results keep their JSON (backend.Rows)
@@ -546,6 +574,11 @@ func (e *Executor) runStatement(ctx context.Context, p *pendingBlock, tx *txn.Tx
 func releaseWL(ctx context.Context, p *pendingBlock) (f *wlFailure, rehearsed bool, err error) {
 	err = p.block.Release(ctx)
 	if err == nil {
+		if p.shadow != nil {
+			if err := p.shadow.Release(ctx); err != nil {
+				return nil, false, fmt.Errorf("shadow gate: release savepoint: %w", err)
+			}
+		}
 		return nil, false, nil
 	}
 	be := backend.AsError(err)

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,17 +80,22 @@ type Executor struct {
 	past      pastStates
 	// startCheck is StartCheck's outcome (set once, by NewExecutor).
 	startCheck error
+	// shadow is the shadow gate's database (shadow.go), nil on a node
+	// that needs none; opts how to open it again.
+	shadow backend.Backend
+	opts   executorOptions
 }
 
 // NewExecutor loads the committed state from be.
-func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params Params) (*Executor, error) {
+func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params Params, options ...ExecutorOption) (*Executor, error) {
+	var opts executorOptions
+	for _, o := range options {
+		o(&opts)
+	}
 	if params.MaxStatements == 0 {
 		params.MaxStatements = DefaultParams().MaxStatements
 	}
-	if params.Backend != "" && params.Backend != be.Dialect() {
-		return nil, fmt.Errorf("genesis says the network runs backend %q, this node is configured with %q: every validator must run the same backend", params.Backend, be.Dialect())
-	}
-	if err := checkSQLDialect(be, params); err != nil {
+	if err := checkEngine(be, params); err != nil {
 		return nil, err
 	}
 	if err := checkProfile(ctx, be, params.DBProfile); err != nil {
@@ -124,8 +130,16 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, err
 	}
+	var shadow backend.Backend
+	if needsShadow(be, params) {
+		if shadow, err = openShadowGate(ctx, opts, stored, st); err != nil {
+			return nil, err
+		}
+	}
 	delete(stored, apphashKey)
 	return &Executor{
+		shadow:      shadow,
+		opts:        opts,
 		auth:        auth,
 		authSnap:    authSnap,
 		authSnaps:   snapList(authSnap),
@@ -147,6 +161,18 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		db:          newDBHealth(),
 		envelopes:   newEnvelopeCache(envelopeCacheEntries, envelopeCacheBytes),
 	}, nil
+}
+
+// checkEngine refuses a backend the genesis does not name, or opened for
+// another SQL dialect than the genesis fixes.
+func checkEngine(be backend.Backend, params Params) error {
+	switch {
+	case params.Mixed() && !slices.Contains(params.Backends, be.Dialect()):
+		return fmt.Errorf("genesis says the network's validators run the backends %v, this node is configured with %q: configure one of them", params.Backends, be.Dialect())
+	case !params.Mixed() && params.Backend != "" && params.Backend != be.Dialect():
+		return fmt.Errorf("genesis says the network runs backend %q, this node is configured with %q: every validator must run the same backend", params.Backend, be.Dialect())
+	}
+	return checkSQLDialect(be, params)
 }
 
 // checkProfile refuses a backend whose database server differs from the
@@ -203,6 +229,8 @@ func loadSystemState(stored map[string][]byte, genesisVersion uint64) (systemSta
 				return s, fmt.Errorf("load validator %X: %w", k[len(validatorKeyPrefix):], err)
 			}
 			s.vals[k[len(validatorKeyPrefix):]] = p
+		case strings.HasPrefix(k, ddlLogPrefix):
+			// A mixed network's DDL log: the shadow gate's (shadow.go).
 		case k == protocolVersionKey || k == protocolUpgradeKey:
 			if err := s.proto.load(k, v); err != nil {
 				return s, fmt.Errorf("load system state: %w", err)
@@ -281,15 +309,22 @@ func (e *Executor) gate() backend.Gate { return e.Backend().Gate() }
 // NewExecutor does: after state sync installed a restored database. No
 // block may be pending; the caller closes the old backend.
 func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
-	fresh, err := NewExecutor(ctx, be, e.chainID, e.params)
+	fresh, err := NewExecutor(ctx, be, e.chainID, e.params, func(o *executorOptions) { *o = e.opts })
 	if err != nil {
 		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.pending != nil {
+		if fresh.shadow != nil {
+			fresh.shadow.Close()
+		}
 		return errors.New("reload: a block is pending")
 	}
+	if e.shadow != nil {
+		e.shadow.Close()
+	}
+	e.shadow = fresh.shadow
 	e.be = fresh.be
 	e.committed = fresh.committed
 	e.stateDigest = fresh.stateDigest
@@ -315,17 +350,21 @@ func (e *Executor) State() backend.State {
 	return e.committed
 }
 
-// Close rolls back an uncommitted block; the backend stays open.
+// Close rolls back an uncommitted block and closes the shadow gate's
+// database; the backend stays open.
 func (e *Executor) Close(ctx context.Context) error {
 	e.mu.Lock()
 	p := e.pending
 	e.pending = nil
 	e.mu.Unlock()
+	if e.shadow != nil {
+		defer e.shadow.Close()
+	}
 	if p == nil {
 		return nil
 	}
 	defer e.slot.releaseBlock()
-	return p.block.Rollback(ctx)
+	return p.rollback(ctx)
 }
 
 // checkSQLDialect refuses a backend opened for another SQL dialect than

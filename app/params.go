@@ -27,7 +27,15 @@ type Params struct {
 	MaxStatements int `json:"max_statements"`
 	// Backend is the SQL dialect every validator must run ("sqlite",
 	// "postgres", "mysql"). Results and digests are only comparable within one.
+	// Empty when Backends names several.
 	Backend string `json:"backend"`
+	// Backends are the engines the validators of a network over several
+	// engines run, sorted (issue 37): at least two, every one speaking
+	// the network's SQL dialect, which must be PostgreSQL's, from a
+	// canonical protocol version (5) on, whose AppHash is the same on
+	// every engine. Each node runs the one its relchain.toml names.
+	// Absent: Backend alone.
+	Backends []string `json:"backends,omitempty"`
 	// Admins are the hex ed25519 public keys that may run DDL and grant
 	// write access (see perm.go). None: an open network where every key may
 	// do everything.
@@ -58,6 +66,18 @@ type Params struct {
 	ProtocolVersion uint64 `json:"protocol_version,omitempty"`
 }
 
+// Engines are the backends the network's validators may run: Backends,
+// or Backend alone.
+func (p Params) Engines() []string {
+	if len(p.Backends) > 0 {
+		return p.Backends
+	}
+	return []string{p.Backend}
+}
+
+// Mixed reports a network over several engines (Backends).
+func (p Params) Mixed() bool { return len(p.Backends) > 0 }
+
 // GenesisProtocol is the protocol version the chain's first block runs.
 func (p Params) GenesisProtocol() uint64 {
 	if p.ProtocolVersion == 0 {
@@ -69,7 +89,7 @@ func (p Params) GenesisProtocol() uint64 {
 // Equal reports whether two parameter sets are the same.
 func (p Params) Equal(q Params) bool {
 	return p.BlockAtomic == q.BlockAtomic && p.MaxTxBytes == q.MaxTxBytes && p.MaxStatements == q.MaxStatements &&
-		p.Backend == q.Backend && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile) &&
+		p.Backend == q.Backend && slices.Equal(p.Backends, q.Backends) && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile) &&
 		p.SQLDialect == q.SQLDialect && p.SQLDialectVersion == q.SQLDialectVersion && p.GenesisProtocol() == q.GenesisProtocol()
 }
 
@@ -91,6 +111,7 @@ func ParseParams(appState []byte) (Params, error) {
 		MaxTxBytes  *int              `json:"max_tx_bytes"`
 		MaxStmts    *int              `json:"max_statements"`
 		Backend     *string           `json:"backend"`
+		Backends    []string          `json:"backends"`
 		Admins      []string          `json:"admins"`
 		DBProfile   map[string]string `json:"db_profile"`
 		SQLDialect  *string           `json:"sql_dialect"`
@@ -117,8 +138,8 @@ func ParseParams(appState []byte) (Params, error) {
 		}
 		p.MaxStatements = *raw.MaxStmts
 	}
-	if raw.Backend != nil {
-		p.Backend = *raw.Backend
+	if err := p.setEngines(raw.Backend, raw.Backends); err != nil {
+		return p, err
 	}
 	if len(raw.Admins) > 0 {
 		admins := make([]string, len(raw.Admins))
@@ -139,12 +160,8 @@ func ParseParams(appState []byte) (Params, error) {
 	if len(raw.DBProfile) > 0 {
 		p.DBProfile = raw.DBProfile
 	}
-	if raw.SQLDialect != nil {
-		p.SQLDialect = *raw.SQLDialect
-	}
-	if raw.SQLVersion != nil {
-		p.SQLDialectVersion = *raw.SQLVersion
-	}
+	setIf(&p.SQLDialect, raw.SQLDialect)
+	setIf(&p.SQLDialectVersion, raw.SQLVersion)
 	if raw.Protocol != nil {
 		// Whether this binary runs it is the node's startup check
 		// (NewExecutor: checkProtocol).
@@ -153,10 +170,64 @@ func ParseParams(appState []byte) (Params, error) {
 		}
 		p.ProtocolVersion = *raw.Protocol
 	}
+	if err := p.checkEngines(); err != nil {
+		return p, err
+	}
 	if err := p.checkSQLDialect(); err != nil {
 		return p, err
 	}
 	return p, p.checkCanonical(p.GenesisProtocol())
+}
+
+// setIf sets *dst to *v when v is given.
+func setIf[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// setEngines sets Backend and Backends from the app_state's backend and
+// backends (nil: absent).
+func (p *Params) setEngines(backend *string, backends []string) error {
+	if backend != nil {
+		p.Backend = *backend
+	}
+	if backends == nil {
+		return nil
+	}
+	if backend != nil && *backend != "" {
+		return fmt.Errorf("genesis app_state: give either backend (one engine) or backends (several), not both")
+	}
+	p.Backend = ""
+	p.Backends = slices.Compact(slices.Sorted(slices.Values(backends)))
+	return nil
+}
+
+// checkEngines refuses a network over several engines (Backends) that
+// cannot agree: fewer than two, one relchain does not know, one whose
+// server profile the genesis overrides (db_profile names one engine's
+// settings), or a protocol version whose AppHash holds an engine's own
+// digests (before 5).
+func (p Params) checkEngines() error {
+	if !p.Mixed() {
+		return nil
+	}
+	if len(p.Backends) < 2 {
+		return fmt.Errorf("genesis app_state: backends lists one engine (%v): a network over one engine names it in backend", p.Backends)
+	}
+	for _, b := range p.Backends {
+		if _, err := dialect.Lookup(b); err != nil {
+			return fmt.Errorf("genesis app_state: backends: %w", err)
+		}
+	}
+	if len(p.DBProfile) > 0 {
+		return fmt.Errorf("genesis app_state: db_profile overrides one engine's server settings; a network over several engines (%v) cannot set it", p.Backends)
+	}
+	if !protocol.Canonical(p.GenesisProtocol()) {
+		return fmt.Errorf("genesis app_state: a network over several engines (%v) needs protocol_version %d or later, whose AppHash is the same on every engine; this genesis names %d",
+			p.Backends, protocol.V5, p.GenesisProtocol())
+	}
+	return nil
 }
 
 // checkCanonical refuses protocol version v (a genesis's or an upgrade's)
@@ -167,13 +238,15 @@ func (p Params) checkCanonical(v uint64) error {
 	if !protocol.Canonical(v) {
 		return nil
 	}
-	d, err := dialect.Lookup(p.Backend)
-	if err != nil {
-		return fmt.Errorf("genesis app_state: %w", err)
-	}
-	if !d.PostgresSQL(p.SQLDialect) {
-		return fmt.Errorf("protocol version %d makes the AppHash engine independent and needs a network speaking PostgreSQL's SQL (sql_dialect \"postgres\"); this network speaks %s's own (backend %q): stay on version %d",
-			v, d.SQLDialect(p.SQLDialect), p.Backend, protocol.V4)
+	for _, b := range p.Engines() {
+		d, err := dialect.Lookup(b)
+		if err != nil {
+			return fmt.Errorf("genesis app_state: %w", err)
+		}
+		if !d.PostgresSQL(p.SQLDialect) {
+			return fmt.Errorf("protocol version %d makes the AppHash engine independent and needs a network speaking PostgreSQL's SQL (sql_dialect \"postgres\"); this network speaks %s's own (backend %q): stay on version %d",
+				v, d.SQLDialect(p.SQLDialect), b, protocol.V4)
+		}
 	}
 	return nil
 }
@@ -183,19 +256,25 @@ func (p Params) checkCanonical(v uint64) error {
 // is). Whether this binary implements that version is the node's startup
 // check (backend/registry, Spec.SQLDialectVersion).
 func (p Params) checkSQLDialect() error {
-	d, err := dialect.Lookup(p.Backend)
-	if err != nil {
-		return fmt.Errorf("genesis app_state: %w", err)
+	translated := false
+	for _, b := range p.Engines() {
+		d, err := dialect.Lookup(b)
+		if err != nil {
+			return fmt.Errorf("genesis app_state: %w", err)
+		}
+		if !d.Speaks(p.SQLDialect) {
+			return fmt.Errorf("genesis app_state: sql_dialect %q is not available on backend %q (it speaks %s); see docs/dialects.md",
+				p.SQLDialect, b, d.Spoken())
+		}
+		if d.Translated(p.SQLDialect) {
+			translated = true
+			if p.SQLDialectVersion <= 0 {
+				return fmt.Errorf("genesis app_state: sql_dialect %q on backend %q is translated and needs sql_dialect_version (the translator's version, a positive number)", p.SQLDialect, b)
+			}
+		}
 	}
-	if !d.Speaks(p.SQLDialect) {
-		return fmt.Errorf("genesis app_state: sql_dialect %q is not available on backend %q (it speaks %s); see docs/dialects.md",
-			p.SQLDialect, p.Backend, d.Spoken())
-	}
-	switch {
-	case d.Translated(p.SQLDialect) && p.SQLDialectVersion <= 0:
-		return fmt.Errorf("genesis app_state: sql_dialect %q on backend %q is translated and needs sql_dialect_version (the translator's version, a positive number)", p.SQLDialect, p.Backend)
-	case !d.Translated(p.SQLDialect) && p.SQLDialectVersion != 0:
-		return fmt.Errorf("genesis app_state: sql_dialect_version %d given, but sql_dialect %q is backend %q's own: nothing is translated, leave it out", p.SQLDialectVersion, d.SQLDialect(p.SQLDialect), p.Backend)
+	if !translated && p.SQLDialectVersion != 0 {
+		return fmt.Errorf("genesis app_state: sql_dialect_version %d given, but no backend of this network (%v) translates sql_dialect %q: nothing is translated, leave it out", p.SQLDialectVersion, p.Engines(), p.SQLDialect)
 	}
 	return nil
 }

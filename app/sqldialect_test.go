@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,4 +90,47 @@ func TestExecutorRefusesABackendOpenedForAnotherDialect(t *testing.T) {
 		t.Fatalf("NewExecutor(postgres-dialect sqlite, postgres genesis): %v", err)
 	}
 	ex.Close(ctx)
+}
+
+// A genesis over several engines (issue 37) names them in backends: every
+// one must speak the network's SQL, which must be PostgreSQL's, from
+// protocol version 5 on; a node refuses to start on an engine the genesis
+// does not name.
+func TestGenesisOverSeveralEngines(t *testing.T) {
+	const mixed = `"backends":["sqlite","postgres"],"sql_dialect":"postgres","sql_dialect_version":1`
+	for _, c := range []struct{ state, want string }{
+		{`{` + mixed + `}`, `needs protocol_version 5 or later`},
+		{`{` + mixed + `,"protocol_version":4}`, `needs protocol_version 5 or later`},
+		{`{"backends":["sqlite","mysql"],"sql_dialect":"postgres","sql_dialect_version":1,"protocol_version":5}`, `sql_dialect "postgres" is not available on backend "mysql"`},
+		{`{"backends":["postgres"],"protocol_version":5}`, `backends lists one engine`},
+		{`{"backend":"postgres",` + mixed + `,"protocol_version":5}`, `either backend (one engine) or backends`},
+		{`{"backends":["sqlite","postgres"],"sql_dialect":"postgres","protocol_version":5}`, `needs sql_dialect_version`},
+		{`{"backends":["sqlite","oracle"],"protocol_version":5}`, `oracle`},
+		{`{` + mixed + `,"protocol_version":5,"db_profile":{"max_stack_depth":"2MB"}}`, `cannot set it`},
+	} {
+		_, err := app.ParseParams([]byte(c.state))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseParams(%s) = %v, want an error containing %q", c.state, err, c.want)
+		}
+	}
+	p, err := app.ParseParams([]byte(`{` + mixed + `,"protocol_version":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Mixed() || fmt.Sprint(p.Engines()) != "[postgres sqlite]" || p.Backend != "" {
+		t.Fatalf("parsed %+v, want backends [postgres sqlite] and no backend", p)
+	}
+	ctx := context.Background()
+	native, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithPostgresDialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer native.Close()
+	if _, err := app.NewExecutor(ctx, native, chainID, p); err != nil {
+		t.Fatalf("a SQLite node of a network over PostgreSQL and SQLite: %v", err)
+	}
+	p.Backends = []string{"mysql", "postgres"}
+	if _, err := app.NewExecutor(ctx, native, chainID, p); err == nil || !strings.Contains(err.Error(), "run the backends [mysql postgres]") {
+		t.Fatalf("a SQLite node of a network over MySQL and PostgreSQL: %v", err)
+	}
 }

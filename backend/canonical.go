@@ -227,3 +227,14 @@ type SequenceState struct {
 	Increment, Min, Max int64
 	Cycle               bool
 }
+
+// TranslationJudge is implemented by a Block of storage that translates
+// PostgreSQL's SQL (SQLite's postgres dialect): the translation's verdict
+// on a statement as the block's schema stands, without running it. A
+// validator of a network over several engines whose own storage does not
+// translate runs it on a schema-only copy of a translating engine, so
+// that a statement every engine cannot run fails on every node alike
+// (issue 37; app's shadow gate). nil: the statement translates.
+type TranslationJudge interface {
+	JudgeTranslation(ctx context.Context, sql string, args []any) error
+}

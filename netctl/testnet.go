@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/node"
+	"github.com/relchain/relchain/protocol"
 )
 
 // NodeInfo describes one node of a generated network; nodes.json holds a
@@ -36,6 +39,12 @@ type Options struct {
 	Dir        string
 	ChainID    string
 	Backend    string
+	// Backends, when set, is validator i's backend in Backends[i] (one
+	// per validator): a network over several engines (issue 37), which
+	// speaks PostgreSQL's SQL from protocol version 5 on (the genesis'
+	// backends, app.Params.Backends). DSNTemplate (or DSNTemplates[i])
+	// serves its server backends. Backend is then ignored.
+	Backends []string
 	// DSNTemplate is the PostgreSQL or MySQL DSN with {node} replaced by
 	// the node's name, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable
 	// or root@tcp(127.0.0.1:3306)/relchain_{node}.
@@ -99,21 +108,14 @@ func Generate(o Options) ([]NodeInfo, error) {
 	if len(o.Hosts) > 0 && len(o.Hosts) != o.Validators {
 		return nil, fmt.Errorf("--hosts lists %d hosts for %d validators: give exactly one host per validator", len(o.Hosts), o.Validators)
 	}
-	if o.Backend == "" {
-		o.Backend = registry.Default
-	}
-	drv, err := registry.Lookup(o.Backend)
+	kinds, err := o.backendKinds()
 	if err != nil {
 		return nil, err
-	}
-	if drv.Server && !strings.Contains(o.DSNTemplate, "{node}") {
-		return nil, fmt.Errorf("backend %s needs --dsn-template with {node}, e.g. %s", drv.Name, drv.DSNTemplate)
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s is not empty: choose an empty output directory", o.Dir)
 	}
-	o.Params.Backend = o.Backend
-	if o.Params.SQLDialect, o.Params.SQLDialectVersion, err = registry.GenesisSQLDialect(o.Backend, o.Params.SQLDialect); err != nil {
+	if err := o.genesisEngines(kinds); err != nil {
 		return nil, err
 	}
 	if o.Params.MaxTxBytes == 0 {
@@ -133,7 +135,7 @@ func Generate(o Options) ([]NodeInfo, error) {
 		return nil, err
 	}
 	for i := range nodes {
-		if nodes[i], vals[i], ids[i], err = generateHome(o, drv.Server, i, ports); err != nil {
+		if nodes[i], vals[i], ids[i], err = generateHome(o, kinds[i], i, ports); err != nil {
 			return nil, err
 		}
 	}
@@ -146,10 +148,76 @@ func Generate(o Options) ([]NodeInfo, error) {
 	return nodes, nil
 }
 
+// backendKinds is each validator's backend driver (Backends, or Backend
+// for all), refusing a server backend without a DSN template.
+func (o *Options) backendKinds() ([]registry.Driver, error) {
+	if o.Backend == "" {
+		o.Backend = registry.Default
+	}
+	names := o.Backends
+	if len(names) == 0 {
+		names = slices.Repeat([]string{o.Backend}, o.Validators)
+	} else if len(names) != o.Validators {
+		return nil, fmt.Errorf("--backends lists %d backends for %d validators: give exactly one backend per validator", len(names), o.Validators)
+	}
+	kinds := make([]registry.Driver, len(names))
+	for i, name := range names {
+		drv, err := registry.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		tmpl := o.DSNTemplate
+		if i < len(o.DSNTemplates) && o.DSNTemplates[i] != "" {
+			tmpl = o.DSNTemplates[i]
+		}
+		if drv.Server && !strings.Contains(tmpl, "{node}") {
+			return nil, fmt.Errorf("backend %s needs --dsn-template with {node}, e.g. %s", drv.Name, drv.DSNTemplate)
+		}
+		kinds[i] = drv
+	}
+	return kinds, nil
+}
+
+// genesisEngines sets the genesis' backend, or backends for a network
+// over several engines (which speaks PostgreSQL's SQL, at protocol
+// version 5 unless Params names one), and its SQL dialect with the
+// translator's version where an engine translates it.
+func (o *Options) genesisEngines(kinds []registry.Driver) error {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Name)
+	}
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
+	o.Params.Backend, o.Params.Backends = names[0], nil
+	if len(names) == 1 {
+		var err error
+		o.Params.SQLDialect, o.Params.SQLDialectVersion, err = registry.GenesisSQLDialect(names[0], o.Params.SQLDialect)
+		return err
+	}
+	o.Params.Backend, o.Params.Backends = "", names
+	if o.Params.SQLDialect == "" {
+		o.Params.SQLDialect = dialect.SQLPostgres
+	}
+	if o.Params.ProtocolVersion == 0 {
+		o.Params.ProtocolVersion = protocol.V5
+	}
+	o.Params.SQLDialectVersion = 0
+	for _, name := range names {
+		sql, version, err := registry.GenesisSQLDialect(name, o.Params.SQLDialect)
+		if err != nil {
+			return fmt.Errorf("a network over %v: %w", names, err)
+		}
+		if sql != "" {
+			o.Params.SQLDialectVersion = version
+		}
+	}
+	return nil
+}
+
 // generateHome creates the home of validator i (node<i>) of the network o
 // describes: its CometBFT and relchain configuration (a database of its
 // own on a server backend, server) and keys.
-func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.GenesisValidator, p2p.ID, error) {
+func generateHome(o Options, drv registry.Driver, i int, ports []int) (NodeInfo, types.GenesisValidator, p2p.ID, error) {
 	name := fmt.Sprintf("node%d", i)
 	home, err := filepath.Abs(filepath.Join(o.Dir, name))
 	if err != nil {
@@ -185,7 +253,7 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 		cc.LogFormat = o.LogFormat
 	}
 	rc := node.DefaultConfig()
-	rc.Backend.Kind = o.Backend
+	rc.Backend.Kind = drv.Name
 	rc.Backend.UnsafeNoGate = o.UnsafeNoGate
 	if o.CheckpointEvery != 0 {
 		rc.Checkpoint.Every = o.CheckpointEvery
@@ -194,7 +262,7 @@ func generateHome(o Options, server bool, i int, ports []int) (NodeInfo, types.G
 	if o.TxTimeout != 0 {
 		rc.Block.TxTimeout = o.TxTimeout.String()
 	}
-	if server {
+	if drv.Server {
 		tmpl := o.DSNTemplate
 		if i < len(o.DSNTemplates) && o.DSNTemplates[i] != "" {
 			tmpl = o.DSNTemplates[i]

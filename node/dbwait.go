@@ -54,7 +54,7 @@ func openExecutorOnce(ctx context.Context, home string, rc Config, chainID strin
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
-	ex, err := app.NewExecutor(ctx, be, chainID, params)
+	ex, err := app.NewExecutor(ctx, be, chainID, params, shadowOption(home, params))
 	if err != nil {
 		be.Close()
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -98,6 +100,46 @@ func NewChainAt(t testing.TB, storage, sql string, proto uint64) *Chain {
 		speaks = sqlDialect
 	}
 	return &Chain{Dialect: speaks, Storage: storage, t: t, be: be, ex: ex, key: ed25519.NewKeyFromSeed(seed[:])}
+}
+
+// NewMixedChains returns one chain per storage of one network over
+// several engines (app.Params.Backends: storages, speaking PostgreSQL's
+// SQL) at protocol version proto (5 or later): the validators of one
+// network, each on a fresh database of its own, a storage without the
+// translation judging statements on its shadow gate (app.WithShadow).
+func NewMixedChains(t testing.TB, proto uint64, storages ...string) []*Chain {
+	t.Helper()
+	ctx := context.Background()
+	p := app.DefaultParams()
+	p.Backend, p.Backends = "", slices.Compact(slices.Sorted(slices.Values(storages)))
+	p.SQLDialect, p.MaxStatements, p.ProtocolVersion = dialect.SQLPostgres, txn.MaxStatements, proto
+	for _, s := range p.Backends {
+		if sql, version, err := registry.GenesisSQLDialect(s, dialect.SQLPostgres); err != nil {
+			t.Fatalf("workloadtest: %v", err)
+		} else if sql != "" {
+			p.SQLDialectVersion = version
+		}
+	}
+	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+		d, err := registry.Lookup("sqlite")
+		if err != nil {
+			return nil, err
+		}
+		return d.Open(ctx, registry.Spec{DSN: filepath.Join(t.TempDir(), "shadow.db"), SQLDialect: dialect.SQLPostgres, SQLDialectVersion: p.SQLDialectVersion})
+	})
+	chains := make([]*Chain, len(storages))
+	for i, storage := range storages {
+		sql, version, _ := registry.GenesisSQLDialect(storage, dialect.SQLPostgres)
+		be := openBackend(t, storage, registry.Spec{SQLDialect: sql, SQLDialectVersion: version})
+		ex, err := app.NewExecutor(ctx, be, ChainID, p, shadow)
+		if err != nil {
+			t.Fatalf("new executor on %s: %v", storage, err)
+		}
+		t.Cleanup(func() { _ = ex.Close(context.Background()) })
+		seed := sha256.Sum256([]byte(t.Name()))
+		chains[i] = &Chain{Dialect: dialect.SQLPostgres, Storage: storage, t: t, be: be, ex: ex, key: ed25519.NewKeyFromSeed(seed[:])}
+	}
+	return chains
 }
 
 // Executor is the chain's executor.

@@ -727,3 +727,27 @@ func functionNames(c *sqlite3.Conn) (map[string]bool, error) {
 	}
 	return out, st.Err()
 }
+
+var _ backend.TranslationJudge = (*block)(nil)
+
+// JudgeTranslation implements backend.TranslationJudge: what execPostgres
+// decides before it runs anything (PostgreSQL's gate, the translation
+// against the block's schema, the arguments' conversion), and nothing
+// else.
+func (k *block) JudgeTranslation(ctx context.Context, sql string, args []any) error {
+	if !k.b.opts.pg {
+		return errNotPostgres
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, ok := parseSetConstraints(sql); ok {
+		return nil
+	}
+	_, tr, err := k.translate(sql, args)
+	if err != nil {
+		return err
+	}
+	_, err = pgParams(tr.Params, args)
+	return err
+}

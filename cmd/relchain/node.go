@@ -21,6 +21,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/cmd/internal/clientcmd"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/keyring"
 	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
@@ -230,6 +231,7 @@ type netFlags struct {
 	adminFlags
 	validators  int
 	backend     string
+	backends    string
 	dsnTemplate string
 	chainID     string
 	blockAtomic bool
@@ -238,6 +240,7 @@ type netFlags struct {
 	unsafeSuper bool
 	prometheus  bool
 	sqlDialect  string
+	changed     func(flag string) bool // the command's: whether a flag was given
 }
 
 // timeoutFlags are the CometBFT consensus timeouts an operator may set
@@ -262,8 +265,10 @@ func (f *timeoutFlags) apply(t *node.Tuning) {
 }
 
 func (f *netFlags) register(cmd *cobra.Command, basePort int) {
-	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators")
+	f.changed = cmd.Flags().Changed
+	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators (--backends: one per backend listed)")
 	cmd.Flags().StringVar(&f.backend, "backend", registry.Default, "database backend: "+strings.Join(registry.Names(), ", "))
+	cmd.Flags().StringVar(&f.backends, "backends", "", "one backend per validator, comma-separated, for a network over several engines (e.g. postgres,postgres,sqlite,sqlite): it speaks PostgreSQL's SQL at protocol version 5; replaces --backend")
 	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
@@ -277,9 +282,22 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 	p := app.DefaultParams()
 	p.BlockAtomic = f.blockAtomic
+	var backends []string
+	if f.backends != "" {
+		backends = strings.Split(f.backends, ",")
+		if f.changed("backend") {
+			return netctl.Options{}, fmt.Errorf("give --backend (every validator) or --backends (one per validator), not both")
+		}
+		if !f.changed("validators") {
+			f.validators = len(backends)
+		}
+	}
 	var err error
 	if p.SQLDialect, err = newNetworkSQLDialect(f.backend, f.sqlDialect); err != nil {
 		return netctl.Options{}, err
+	}
+	if len(backends) > 0 && f.sqlDialect == "" {
+		p.SQLDialect = dialect.SQLPostgres // what every engine of a mixed network speaks
 	}
 	if err := f.apply(&p); err != nil {
 		return netctl.Options{}, err
@@ -291,7 +309,7 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 		t.FastGossip = false
 	}
 	return netctl.Options{
-		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend,
+		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend, Backends: backends,
 		DSNTemplate: f.dsnTemplate, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
 		UnsafeSuperuser: f.unsafeSuper, Prometheus: f.prometheus,
 	}, nil
@@ -385,7 +403,11 @@ func localnetCmd() *cobra.Command {
 					return err
 				}
 				sql, _ := newNetworkSQLDialect(f.backend, f.sqlDialect) // checked by createLocalnet
-				fmt.Printf("created a %d-validator network in %s: %s\n", len(nodes), dir, networkName(f.backend, sql))
+				name := networkName(f.backend, sql)
+				if f.backends != "" {
+					name = "backends " + f.backends + ", SQL dialect postgres, protocol version 5"
+				}
+				fmt.Printf("created a %d-validator network in %s: %s\n", len(nodes), dir, name)
 			}
 			bin, err := os.Executable()
 			if err != nil {

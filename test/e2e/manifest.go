@@ -21,6 +21,10 @@ type Manifest struct {
 	// Backend is every node's database, a name package dialect lists.
 	// One network runs one backend: the genesis names it.
 	Backend string `toml:"backend"`
+	// Backends, instead of Backend, is validator i's database in
+	// Backends[i]: a network over several engines (issue 37), speaking
+	// PostgreSQL's SQL at protocol version 5. Full nodes run Backends[0].
+	Backends []string `toml:"backends"`
 	// Network is "netns" (each node in a network namespace of its own:
 	// partitions and disconnections possible), "loopback" (127.0.0.1,
 	// for machines without namespaces) or "auto" (netns where the machine
@@ -268,7 +272,10 @@ func ParseManifest(text string) (*Manifest, error) {
 
 func (m *Manifest) setDefaults() {
 	if m.Validators == 0 {
-		m.Validators = 4
+		m.Validators = max(4, len(m.Backends))
+	}
+	if m.Backend == "" && len(m.Backends) > 0 {
+		m.Backend = m.Backends[0]
 	}
 	if m.Backend == "" {
 		m.Backend = dialect.Default
@@ -318,6 +325,40 @@ func (m *Manifest) setDefaults() {
 	}
 }
 
+// mixed reports a network over several engines (Backends).
+func (m *Manifest) mixed() bool { return len(m.Backends) > 0 }
+
+// mixedFaults are the perturbations a mixed network's manifest may use:
+// the node- and network-level ones, which need no engine of their own.
+var mixedFaults = []string{ActKill, ActRestart, ActPause, ActResume, ActPartition, ActDisconnect, ActHeal}
+
+// validateBackends checks Backends: one known engine per validator, with
+// only mixedFaults (the database faults and tamper's rebuild assume one
+// engine).
+func (m *Manifest) validateBackends() []error {
+	if !m.mixed() {
+		return nil
+	}
+	var errs []error
+	if len(m.Backends) != m.Validators {
+		errs = append(errs, fmt.Errorf("backends lists %d engines for %d validators: give one per validator", len(m.Backends), m.Validators))
+	}
+	for _, b := range m.Backends {
+		if _, err := dialect.Lookup(b); err != nil {
+			errs = append(errs, fmt.Errorf("backends: %w", err))
+		}
+	}
+	for i, p := range m.Perturb {
+		if !slices.Contains(mixedFaults, p.Action) {
+			errs = append(errs, fmt.Errorf("perturb[%d]: %s on a network over several engines: use %s", i, p.Action, strings.Join(mixedFaults, ", ")))
+		}
+	}
+	if m.Random != nil {
+		errs = append(errs, fmt.Errorf("random faults on a network over several engines: list them in perturb (%s)", strings.Join(mixedFaults, ", ")))
+	}
+	return errs
+}
+
 func (m *Manifest) validate() error {
 	var errs []error
 	if m.Validators < 1 || m.Validators > 16 {
@@ -326,6 +367,7 @@ func (m *Manifest) validate() error {
 	if _, err := dialect.Lookup(m.Backend); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, m.validateBackends()...)
 	if !slices.Contains([]string{"auto", "netns", "loopback"}, m.Network) {
 		errs = append(errs, fmt.Errorf("network %q: want auto, netns or loopback", m.Network))
 	}

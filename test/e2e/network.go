@@ -108,6 +108,23 @@ func chooseMode(m *Manifest) (string, error) {
 // startNetwork generates the homes, starts every node and waits until each
 // has committed a block. close stops the nodes and removes the namespaces;
 // the caller defers it on every path.
+// mixedDSNTemplates gives each server-backed validator of a mixed network
+// its engine's DSN template.
+func mixedDSNTemplates(m *Manifest, env Env, opts *netctl.Options) error {
+	if !m.mixed() {
+		return nil
+	}
+	opts.DSNTemplates = make([]string, len(m.Backends))
+	for i, b := range m.Backends {
+		tmpl, err := env.DSNTemplate(b)
+		if err != nil {
+			return err
+		}
+		opts.DSNTemplates[i] = tmpl
+	}
+	return nil
+}
+
 func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err error) {
 	mode, err := chooseMode(m)
 	if err != nil {
@@ -115,7 +132,7 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	}
 	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{}, delays: map[int]time.Duration{},
 		servers: map[int]*dbServer{}, disconnecting: map[int]chan int{}, env: env, note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
-	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend}
+	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend, Backends: m.Backends}
 	nw.dir = opts.Dir
 	if m.syncsState() {
 		opts.CheckpointEvery = 10 // snapshots to sync from, within seconds
@@ -129,6 +146,9 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 		opts.GenesisTime = time.Now().Add(behind - time.Minute)
 	}
 	if opts.DSNTemplate, err = env.DSNTemplate(m.Backend); err != nil {
+		return nil, err
+	}
+	if err := mixedDSNTemplates(m, env, &opts); err != nil {
 		return nil, err
 	}
 	if err := nw.startDBServers(ctx, &opts, env.Dir); err != nil {

@@ -103,7 +103,11 @@ type haltWatch struct {
 func setupSchema(ctx context.Context, nw *network, wl workload) error {
 	_, key, _ := ed25519.GenerateKey(nil)
 	c := nw.client(0, key)
-	for _, sql := range wl.setup() {
+	stmts := wl.setup()
+	if nw.m.mixed() {
+		stmts = keyedSchema(stmts)
+	}
+	for _, sql := range stmts {
 		sctx, cancel := context.WithTimeout(ctx, time.Minute)
 		res, err := c.Exec(sctx, client.ModeCommit, txn.Statement{SQL: sql})
 		cancel()

@@ -114,6 +114,24 @@ func TestEnginesAgreeOnSequencesAndSchema(t *testing.T) {
 			t.Fatalf("a table without a primary key at version 5: %s", o.Log)
 		}
 	}
+	// What SQLite's translation refuses fails on PostgreSQL storage too
+	// (its shadow gate), with the same result data: DDL and DML.
+	outs = sameBlock(t, chains,
+		[]txn.Statement{st("CREATE VIEW item_names AS SELECT name FROM item")},
+		[]txn.Statement{st("CREATE SEQUENCE tickets")},
+		[]txn.Statement{st("INSERT INTO item (name, qty) VALUES ('x', 1) RETURNING (SELECT count(*) FROM item)")},
+		[]txn.Statement{st("TRUNCATE ONLY item")},
+		[]txn.Statement{st("UPDATE item SET qty = qty + 1 WHERE name = 'late'"), st("CREATE TABLE t2 (id integer PRIMARY KEY)"), st("SELECT FROM tickets")})
+	for i, o := range outs {
+		if o.Code == api.CodeOK {
+			t.Fatalf("tx %d: the translation's refusal did not fail the tx on either engine", i)
+		}
+	}
+	for _, c := range chains {
+		if _, err := c.Query(context.Background(), "SELECT 1 FROM t2"); err == nil {
+			t.Fatalf("%s: the failed tx's CREATE TABLE t2 is there", c)
+		}
+	}
 	var seqs [][32]byte
 	for _, c := range chains {
 		ctx := context.Background()
@@ -137,13 +155,15 @@ func TestEnginesAgreeOnSequencesAndSchema(t *testing.T) {
 	}
 }
 
-// mixedChains are two in-process chains at protocol version 5: PostgreSQL
-// storage, and SQLite storage speaking PostgreSQL's SQL.
+// mixedChains are two validators of one network over two engines, in
+// process, at protocol version 5: PostgreSQL storage (with its shadow
+// gate), and SQLite storage speaking PostgreSQL's SQL.
 func mixedChains(t *testing.T) []*workloadtest.Chain {
-	return []*workloadtest.Chain{
-		workloadtest.NewChainAt(t, workload.Postgres, workload.Postgres, protocol.V5),
-		workloadtest.NewChainAt(t, workload.SQLite, workload.Postgres, protocol.V5),
+	var out []*workloadtest.Chain
+	for _, c := range appwt.NewMixedChains(t, protocol.V5, workload.Postgres, workload.SQLite) {
+		out = append(out, workloadtest.Wrap(t, c))
 	}
+	return out
 }
 
 func mustCode(t *testing.T, tx appwt.Tx, code uint32) {

@@ -55,6 +55,11 @@ func NewChainAt(t testing.TB, storage, sql string, proto uint64) *Chain {
 	return &Chain{Chain: c, t: t, translated: c.Storage != c.Dialect}
 }
 
+// Wrap is c as a workload chain.
+func Wrap(t testing.TB, c *appwt.Chain) *Chain {
+	return &Chain{Chain: c, t: t, translated: c.Storage != c.Dialect}
+}
+
 // Query implements workload.Querier on the committed state.
 func (c *Chain) Query(ctx context.Context, sql string, args ...any) ([][]any, error) {
 	rows, err := c.Chain.Query(ctx, sql, args...)
