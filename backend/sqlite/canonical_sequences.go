@@ -9,6 +9,7 @@ import (
 	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/pgcatalog"
 )
 
 // CanonicalSequences implements backend.CanonicalSequenceReader on
@@ -38,7 +39,11 @@ func (b *Backend) CanonicalSequences(ctx context.Context) ([]backend.SequenceSta
 func (k *block) CanonicalSequences(ctx context.Context) ([]backend.SequenceState, error) {
 	var out []backend.SequenceState
 	err := k.inBlock(ctx, func(b *Backend) (err error) {
-		out, err = canonSequences(b.w)
+		list, err := b.blockSequences()
+		if err != nil {
+			return err
+		}
+		out, err = sequenceStates(b.w, list)
 		return err
 	})
 	if err != nil {
@@ -50,28 +55,60 @@ func (k *block) CanonicalSequences(ctx context.Context) ([]backend.SequenceState
 // canonSequences reads every sequence's state as c sees it, sorted by
 // name.
 func canonSequences(c *sqlite3.Conn) ([]backend.SequenceState, error) {
+	list, err := sequencesOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return sequenceStates(c, list)
+}
+
+// blockSequences lists the sequences of the writer's schema: from the
+// cache of the committed schema's (seqCache, by schemaGen) unless the
+// block changed the schema. The writer is held.
+func (b *Backend) blockSequences() ([]pgcatalog.Sequence, error) {
+	gen := b.schemaGen.Load()
+	if !b.blockDDL && !b.txDDL && b.seqCache.valid && b.seqCache.gen == gen {
+		return b.seqCache.seqs, nil
+	}
+	list, err := sequencesOf(b.w)
+	if err == nil && !b.blockDDL && !b.txDDL {
+		b.seqCache.valid, b.seqCache.gen, b.seqCache.seqs = true, gen, list
+	}
+	return list, err
+}
+
+// sequencesOf lists the sequences of the serial columns of c's schema,
+// sorted by name.
+func sequencesOf(c *sqlite3.Conn) ([]pgcatalog.Sequence, error) {
 	tables, err := userTables(c)
 	if err != nil {
 		return nil, fmt.Errorf("canonical sequences: %w", err)
 	}
-	var out []backend.SequenceState
+	var out []pgcatalog.Sequence
 	for _, t := range tables {
 		_, seqs, _, ok, err := columnsOf(c, t.name)
 		if err != nil {
 			return nil, fmt.Errorf("canonical sequences: table %s: %w", t.name, err)
 		}
-		if !ok {
-			continue
-		}
-		for _, s := range seqs {
-			st := backend.SequenceState{Name: s.Name, Increment: s.Increment, Min: s.Min, Max: s.Max, Cycle: s.Cycle}
-			if st.LastValue, st.IsCalled, err = sequenceState(c, s.Name); err != nil {
-				return nil, fmt.Errorf("canonical sequences: %s: %w", s.Name, err)
-			}
-			out = append(out, st)
+		if ok {
+			out = append(out, seqs...)
 		}
 	}
-	slices.SortFunc(out, func(a, b backend.SequenceState) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b pgcatalog.Sequence) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// sequenceStates reads the state of each sequence of list.
+func sequenceStates(c *sqlite3.Conn, list []pgcatalog.Sequence) ([]backend.SequenceState, error) {
+	out := make([]backend.SequenceState, 0, len(list))
+	for _, s := range list {
+		st := backend.SequenceState{Name: s.Name, Increment: s.Increment, Min: s.Min, Max: s.Max, Cycle: s.Cycle}
+		var err error
+		if st.LastValue, st.IsCalled, err = sequenceState(c, s.Name); err != nil {
+			return nil, fmt.Errorf("canonical sequences: %s: %w", s.Name, err)
+		}
+		out = append(out, st)
+	}
 	return out, nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/internal/sqlstore"
+	"github.com/relchain/relchain/backend/pgcatalog"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect/pgruntime"
 	"github.com/relchain/relchain/sqlcheck"
@@ -95,6 +96,14 @@ type Backend struct {
 	changed   changedRows        // the open block's digested row images, for CanonicalDelta
 	ckpt      backend.Checkpointer
 	schemaGen atomic.Int64 // bumped when a block that changed the schema commits
+	// seqCache is the committed schema's sequences (generation gen of
+	// schemaGen): CanonicalSequences reads them once per schema, not once
+	// per block. Guarded by wmu.
+	seqCache struct {
+		valid bool
+		gen   int64
+		seqs  []pgcatalog.Sequence
+	}
 	stmts     map[string]*cached
 	stmtOrder []string
 	schemaVer int64

@@ -52,7 +52,7 @@ func BenchmarkDialectSmallbank(b *testing.B) {
 }
 
 // BenchmarkAuthStateSmallbank is BenchmarkDialectSmallbank's PostgreSQL
-// dialect on SQLite under protocol version 3 and 4 side by side: the
+// dialect on SQLite under protocol version 3, 4 and 5 side by side: the
 // authenticated state's cost in the executor (issue 36: a statetree per
 // table kept up to date from each block's changed rows), and version 4
 // without the node's row history (on by default). The first of the
@@ -64,15 +64,17 @@ func BenchmarkAuthStateSmallbank(b *testing.B) {
 		name                string
 		bcPerBlock, wlPerBC int
 	}{{"async", 128, 1}, {"batch", 4, 100}} {
-		for _, proto := range []uint64{protocol.V3, protocol.V4} {
+		for _, proto := range []uint64{protocol.V3, protocol.V4, protocol.V5} {
 			b.Run(fmt.Sprintf("%s/protocol=%d", shape.name, proto), func(b *testing.B) {
 				benchSmallbankAt(b, dialect.SQLPostgres, proto, 2, shape.bcPerBlock, shape.wlPerBC)
 			})
 		}
-		b.Run(fmt.Sprintf("%s/protocol=%d/history=off", shape.name, protocol.V4), func(b *testing.B) {
-			benchSmallbankAt(b, dialect.SQLPostgres, protocol.V4, 2, shape.bcPerBlock, shape.wlPerBC,
-				func(ex *app.Executor) { ex.SetHistory(app.HistoryConfig{Off: true}) })
-		})
+		for _, proto := range []uint64{protocol.V4, protocol.V5} {
+			b.Run(fmt.Sprintf("%s/protocol=%d/history=off", shape.name, proto), func(b *testing.B) {
+				benchSmallbankAt(b, dialect.SQLPostgres, proto, 2, shape.bcPerBlock, shape.wlPerBC,
+					func(ex *app.Executor) { ex.SetHistory(app.HistoryConfig{Off: true}) })
+			})
+		}
 	}
 }
 
