@@ -599,16 +599,15 @@ func releaseWL(ctx context.Context, p *pendingBlock) (f *wlFailure, rehearsed bo
 // returns the failure, nil to run the statement, or an error when the
 // backend itself failed.
 func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j, off int, st txn.Statement, txGrants map[string]grantSet) (f *wlFailure, ddl bool, err error) {
-	a, err := e.gate().AnalyzeInBlock(ctx, p.block, st.SQL)
-	if err != nil {
-		rej := analysisRejection(j+1, err)
-		if rej == nil {
-			return nil, false, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
+	if p.shadow != nil {
+		// The translating engines' verdict first, as they reach it.
+		if _, f, err := analyze(ctx, e.shadow.Gate(), p.shadow, j, off, st); f != nil || err != nil {
+			return f, false, err
 		}
-		if rej.Code == api.CodeExecFailed {
-			return execFailureOf(j+1, backend.AsError(err)), false, nil
-		}
-		return rejectionFailure(j+1, rej), false, nil
+	}
+	a, f, err := analyze(ctx, e.gate(), p.block, j, off, st)
+	if f != nil || err != nil {
+		return f, false, err
 	}
 	if rej := argsRejection(j+1, a, st); rej != nil {
 		return rejectionFailure(j+1, rej), false, nil
@@ -622,6 +621,24 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 		e.slot.reads.preemptReads()
 	}
 	return nil, a.DDL, nil
+}
+
+// analyze is gate g's analysis of statement j (statement off+j+1 of its
+// tx) in block blk: its failure when g refuses it, an error when the
+// backend itself failed.
+func analyze(ctx context.Context, g backend.Gate, blk backend.Block, j, off int, st txn.Statement) (sqlcheck.Analysis, *wlFailure, error) {
+	a, err := g.AnalyzeInBlock(ctx, blk, st.SQL)
+	if err == nil {
+		return a, nil, nil
+	}
+	rej := analysisRejection(j+1, err)
+	switch {
+	case rej == nil:
+		return a, nil, fmt.Errorf("statement %d: analyze: %w", off+j+1, err)
+	case rej.Code == api.CodeExecFailed:
+		return a, execFailureOf(j+1, backend.AsError(err)), nil
+	}
+	return a, rejectionFailure(j+1, rej), nil
 }
 
 // systemStatement executes a system statement of a tx in a block: its
