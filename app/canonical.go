@@ -219,3 +219,16 @@ func schemaLeftOut(ctx context.Context, blk backend.Block) (map[string]error, er
 	}
 	return out, nil
 }
+
+// CanonicalInputs reports whether a database's system state records
+// canonical AppHash inputs (protocol version 5 on a network speaking
+// PostgreSQL's SQL): an AppHash any engine holding the same canonical
+// state reproduces.
+func CanonicalInputs(system map[string][]byte) bool {
+	raw, ok := system[apphashKey]
+	if !ok {
+		return false
+	}
+	in, err := decodeAppHashInputs(raw)
+	return err == nil && in.Canonical
+}

@@ -99,6 +99,14 @@ func testKilledValidatorCatchesUp(t *testing.T, backend string, clientNodes []in
 		}
 	}
 
+	requireLoadApplied(ctx, t, c, l)
+}
+
+// requireLoadApplied checks, once every node settled on one height, that
+// every node holds the same rows, every acknowledged write of l once, no
+// write never submitted, and a counter equal to the log's rows.
+func requireLoadApplied(ctx context.Context, t *testing.T, c *cluster, l *load) {
+	t.Helper()
 	const (
 		qRows    = "SELECT writer, seq, count(*) FROM log GROUP BY writer, seq ORDER BY writer, seq"
 		qCounter = "SELECT (SELECT n FROM counter WHERE id = 1), (SELECT count(*) FROM log)"

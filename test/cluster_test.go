@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,6 +126,10 @@ type cluster struct {
 
 type clusterOptions struct {
 	backend string // "sqlite" (default), "postgres" or "mysql"
+	// backends, instead of backend, is validator i's backend: a network
+	// over several engines, speaking PostgreSQL's SQL at protocol
+	// version 5 (docs/mixed-networks.md).
+	backends []string
 	// dialect is the genesis sql_dialect ("": the backend's native SQL;
 	// "postgres" on SQLite: PostgreSQL's SQL translated, docs/dialects.md).
 	dialect    string
@@ -168,6 +173,14 @@ type clusterOptions struct {
 	prepare func(c *cluster)
 }
 
+// nodeBackend is node i's backend.
+func (o clusterOptions) nodeBackend(i int) string {
+	if i < len(o.backends) {
+		return o.backends[i]
+	}
+	return o.backend
+}
+
 // mustStartCluster generates and starts a network and waits until every
 // node has committed a block. The network is stopped when the test ends;
 // if the test failed, the tail of every node's log is printed first.
@@ -181,7 +194,10 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if o.validators == 0 {
 		o.validators = validators
 	}
-	opts := netctl.Options{Validators: o.validators, Dir: dir, Backend: o.backend}
+	opts := netctl.Options{Validators: o.validators, Dir: dir, Backend: o.backend, Backends: o.backends}
+	if len(o.backends) > 0 {
+		o.backend = "postgres" // the SQL every node speaks: its placeholders
+	}
 	opts.Tuning.FastGossip = true
 	if o.consensusTimeouts {
 		d := node.DefaultTuning()
@@ -199,7 +215,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if o.permissioned {
 		opts.Params.Admins = []string{hex.EncodeToString(admin.Public().(ed25519.PublicKey))}
 	}
-	if b := backendNamed(t, o.backend); b.dsnTemplate != nil {
+	if b := backendNamed(t, o.backend); b.dsnTemplate != nil && (len(o.backends) == 0 || slices.Contains(o.backends, o.backend)) {
 		opts.DSNTemplate = b.dsnTemplate(t)
 	}
 	nodes, err := netctl.Generate(opts)
@@ -249,8 +265,8 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 		if err != nil {
 			t.Fatalf("status of %s: %v", nodes[i].Name, err)
 		}
-		if st.Backend != o.backend {
-			t.Fatalf("%s runs backend %q, want %q", nodes[i].Name, st.Backend, o.backend)
+		if want := o.nodeBackend(i); st.Backend != want {
+			t.Fatalf("%s runs backend %q, want %q", nodes[i].Name, st.Backend, want)
 		}
 		c.chainID = st.ChainID
 	}

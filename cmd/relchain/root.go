@@ -25,7 +25,7 @@ SQL transactions through CometBFT and execute it deterministically.`,
 	root.AddCommand(initCmd(), nodeCmd(), gatewayCmd(), proxyCmd(), abciServerCmd(), verifyCmd(), recoverCmd(), testnetCmd(), localnetCmd(), addNodeCmd(),
 		benchCmd(), versionCmd())
 	root.AddCommand(clientcmd.Commands(clientEnv())...)
-	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd())
+	root.AddCommand(backupCmd(), restoreCmd(), checkpointCmd(), dumpCmd(), migrateCmd())
 	root.AddCommand(hookCommands()...)
 	clientcmd.RegisterCAFlag(root)
 	return root

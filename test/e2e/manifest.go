@@ -325,6 +325,15 @@ func (m *Manifest) setDefaults() {
 	}
 }
 
+// engines names the network's databases for reports: Backend, or the
+// validators' Backends in order.
+func (m *Manifest) engines() string {
+	if m.mixed() {
+		return strings.Join(m.Backends, ",")
+	}
+	return m.Backend
+}
+
 // mixed reports a network over several engines (Backends).
 func (m *Manifest) mixed() bool { return len(m.Backends) > 0 }
 

@@ -25,9 +25,9 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 		return nil, err
 	}
 	defer nw.close()
-	rep = &Report{Manifest: m.Name, Backend: m.Backend, Network: nw.mode, Validators: m.Validators, Workload: m.Load.Workload, Seed: seed, Violations: []Violation{}}
+	rep = &Report{Manifest: m.Name, Backend: m.engines(), Network: nw.mode, Validators: m.Validators, Workload: m.Load.Workload, Seed: seed, Violations: []Violation{}}
 	nw.note = func(s string) { env.Logf("%s: %s", m.Name, s); rep.note(s) }
-	env.Logf("%s: %d validators on %s, network %s, load %s for %v", m.Name, m.Validators, m.Backend, nw.mode, m.Load.Workload, m.Load.Duration)
+	env.Logf("%s: %d validators on %s, network %s, load %s for %v", m.Name, m.Validators, m.engines(), nw.mode, m.Load.Workload, m.Load.Duration)
 	hist, err := NewHistory(filepath.Join(env.ReportDir, "history.jsonl"))
 	if err != nil {
 		return nil, err
