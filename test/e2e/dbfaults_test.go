@@ -101,3 +101,28 @@ func TestKillMySQLConnectionsEndsTheNodesSessions(t *testing.T) {
 		t.Fatal("the node's session survived KILL CONNECTION")
 	}
 }
+
+// A manifest over several engines names one per validator, and runs node
+// and network faults only: the database faults and tamper's rebuild
+// assume one engine.
+func TestParseManifestChecksSeveralEngines(t *testing.T) {
+	const mixed = "backends = [\"postgres\", \"postgres\", \"sqlite\", \"sqlite\"]\n"
+	for _, tc := range []struct{ text, want string }{
+		{"validators = 3\n" + mixed, "lists 4 engines for 3 validators"},
+		{"backends = [\"postgres\", \"oracle\"]\n", "oracle"},
+		{mixed + "[[perturb]]\nat = \"5s\"\naction = \"db-kill\"\nnode = 1\nfor = \"2s\"", "db-kill on a network over several engines"},
+		{mixed + "[[perturb]]\nat = \"5s\"\naction = \"tamper\"\nnode = 2\nfor = \"2s\"", "tamper on a network over several engines"},
+	} {
+		_, err := ParseManifest(withMinAcked(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseManifest(%q) = %v, want an error with %q", tc.text, err, tc.want)
+		}
+	}
+	m, err := ParseManifest(withMinAcked(mixed + "[[perturb]]\nat = \"5s\"\naction = \"kill\"\nnode = 0\nfor = \"2s\""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Validators != 4 || !m.mixed() || m.engines() != "postgres,postgres,sqlite,sqlite" {
+		t.Errorf("a manifest over several engines: %d validators, engines %q", m.Validators, m.engines())
+	}
+}
