@@ -105,14 +105,8 @@ func shadowFail(sb backend.Backend, blk backend.Block, err error) error {
 // commitShadow commits the shadow's block (its digests first, so that no
 // change record outlives it).
 func commitShadow(ctx context.Context, blk backend.Block, st backend.State) error {
-	if _, err := blk.ChangeDigest(ctx); err != nil {
+	if err := backend.CommitDigested(ctx, blk, st); err != nil {
 		return fmt.Errorf("shadow gate: %w", err)
-	}
-	if _, err := blk.StateDigest(ctx); err != nil {
-		return fmt.Errorf("shadow gate: %w", err)
-	}
-	if err := blk.Commit(ctx, st); err != nil {
-		return fmt.Errorf("shadow gate: commit: %w", err)
 	}
 	return nil
 }

@@ -334,3 +334,20 @@ func (e *OutOfBandChange) scannedError() string {
 
 // Unwrap makes errors.Is(err, ErrOutOfBandChange) hold.
 func (e *OutOfBandChange) Unwrap() error { return ErrOutOfBandChange }
+
+// CommitDigested ends blk outside consensus (a database copied or rebuilt
+// by relchain itself): it runs ChangeDigest and StateDigest, so that no
+// change record outlives the block and the stored sums cover its rows,
+// and commits it as st.
+func CommitDigested(ctx context.Context, blk Block, st State) error {
+	if _, err := blk.ChangeDigest(ctx); err != nil {
+		return fmt.Errorf("change digest: %w", err)
+	}
+	if _, err := blk.StateDigest(ctx); err != nil {
+		return fmt.Errorf("state digest: %w", err)
+	}
+	if err := blk.Commit(ctx, st); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

@@ -166,14 +166,8 @@ func fillBlock(ctx context.Context, blk backend.Block, stmts []string, system ma
 	if err := blk.SaveSystem(ctx, system); err != nil {
 		return fmt.Errorf("migrate: system state: %w", err)
 	}
-	if _, err := blk.ChangeDigest(ctx); err != nil {
+	if err := backend.CommitDigested(ctx, blk, st); err != nil {
 		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := blk.StateDigest(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if err := blk.Commit(ctx, st); err != nil {
-		return fmt.Errorf("migrate: commit: %w", err)
 	}
 	return nil
 }
