@@ -219,6 +219,9 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 		if rej := argsRejection(i+1, a, st); rej != nil {
 			return nil, rej
 		}
+		if a.BeyondPostgres && e.params.Mixed() {
+			return nil, &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d: %s", i+1, beyondPostgres)}
+		}
 		e.mu.Lock()
 		why := e.perms.authorize(sender, a)
 		e.mu.Unlock()

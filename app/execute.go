@@ -601,11 +601,11 @@ func releaseWL(ctx context.Context, p *pendingBlock) (f *wlFailure, rehearsed bo
 func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j, off int, st txn.Statement, txGrants map[string]grantSet) (f *wlFailure, ddl bool, err error) {
 	if p.shadow != nil {
 		// The translating engines' verdict first, as they reach it.
-		if _, f, err := analyze(ctx, e.shadow.Gate(), p.shadow, j, off, st); f != nil || err != nil {
+		if _, f, err := e.analyze(ctx, e.shadow.Gate(), p.shadow, j, off, st); f != nil || err != nil {
 			return f, false, err
 		}
 	}
-	a, f, err := analyze(ctx, e.gate(), p.block, j, off, st)
+	a, f, err := e.analyze(ctx, e.gate(), p.block, j, off, st)
 	if f != nil || err != nil {
 		return f, false, err
 	}
@@ -624,10 +624,14 @@ func (e *Executor) judge(ctx context.Context, p *pendingBlock, sender string, j,
 }
 
 // analyze is gate g's analysis of statement j (statement off+j+1 of its
-// tx) in block blk: its failure when g refuses it, an error when the
-// backend itself failed.
-func analyze(ctx context.Context, g backend.Gate, blk backend.Block, j, off int, st txn.Statement) (sqlcheck.Analysis, *wlFailure, error) {
+// tx) in block blk: its failure when g refuses it, or when a network over
+// several engines cannot run it on every engine (BeyondPostgres); an
+// error when the backend itself failed.
+func (e *Executor) analyze(ctx context.Context, g backend.Gate, blk backend.Block, j, off int, st txn.Statement) (sqlcheck.Analysis, *wlFailure, error) {
 	a, err := g.AnalyzeInBlock(ctx, blk, st.SQL)
+	if err == nil && a.BeyondPostgres && e.params.Mixed() {
+		return a, rejectionFailure(j+1, &Rejection{Code: api.CodeForbidden, Reason: beyondPostgres}), nil
+	}
 	if err == nil {
 		return a, nil, nil
 	}

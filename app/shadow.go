@@ -18,6 +18,10 @@ import (
 	"github.com/relchain/relchain/txn"
 )
 
+// beyondPostgres is the refusal, on a network over several engines, of a
+// statement SQLite's translation takes beyond PostgreSQL's gate.
+const beyondPostgres = "this statement runs on SQLite storage only (PostgreSQL's gate refuses it: ALTER TABLE ... RENAME), and this network's validators run several engines (docs/mixed-networks.md)"
+
 // ExecutorOption configures NewExecutor.
 type ExecutorOption func(*executorOptions)
 

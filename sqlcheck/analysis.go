@@ -35,6 +35,12 @@ type Analysis struct {
 	// the block's analysis then counts them. The executor refuses a
 	// statement given another number of arguments (code 6).
 	Params int
+	// BeyondPostgres: a storage that translates PostgreSQL's SQL accepted
+	// the statement though PostgreSQL's own gate refuses it (SQLite's
+	// ALTER TABLE ... RENAME: pgdialect.BeyondGate). A network over
+	// several engines refuses it on every node, since its PostgreSQL
+	// validators cannot run it.
+	BeyondPostgres bool
 }
 
 // ParamsUnknown is Analysis.Params when the gate could not count the

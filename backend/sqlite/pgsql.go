@@ -177,7 +177,7 @@ func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
 	an, err := pggate.Analyze(sql)
 	if err != nil {
 		if pgdialect.BeyondGate(sql) {
-			return sqlcheck.Analysis{DDL: true}, sql, nil
+			return sqlcheck.Analysis{DDL: true, BeyondPostgres: true}, sql, nil
 		}
 		return an, "", pgGateError(err)
 	}
