@@ -20,6 +20,10 @@ type NetworkOptions struct {
 	Dir        string // parent directory for the network
 	Validators int
 	Backend    string
+	// Backends, when set, is validator i's backend (netctl.Options.Backends):
+	// a network over several engines. Backend then names the engine
+	// DSNTemplate serves.
+	Backends []string
 	// SQLDialect is the SQL dialect the network's genesis fixes
 	// (sql_dialect, docs/dialects.md): "" is Backend's own, "postgres" on
 	// sqlite translates PostgreSQL's SQL (netctl writes the translator's
@@ -90,7 +94,7 @@ func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, e
 	// Zero genesis parameters are the defaults (netctl fills them in);
 	// only max_statements may differ.
 	nopts := netctl.Options{
-		Validators: o.Validators, Dir: dir, Backend: o.Backend, DSNTemplate: dsn,
+		Validators: o.Validators, Dir: dir, Backend: o.Backend, Backends: o.Backends, DSNTemplate: dsn,
 		Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
 	}
 	nopts.Params.MaxStatements = o.MaxStatements

@@ -194,8 +194,13 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 			return bench.NetworkOptions{}, err
 		}
 	}
+	var backends []string
+	if f.net.backends != "" {
+		backends = strings.Split(f.net.backends, ",")
+		f.net.validators = len(backends)
+	}
 	return bench.NetworkOptions{
-		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, SQLDialect: f.sqlDialect, Protocol: f.protocol, DSNTemplate: f.net.dsnTemplate,
+		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, Backends: backends, SQLDialect: f.sqlDialect, Protocol: f.protocol, DSNTemplate: f.net.dsnTemplate,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
 		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
 	}, nil
