@@ -60,10 +60,10 @@ func TestRehearsalDoesNotQueueBehindReads(t *testing.T) {
 		// with its deadline instead of the lock wait.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		resp, err := f.ex.Rehearse(ctx, f.key.Public().(ed25519.PublicKey), alter)
+		rr, err := f.ex.Rehearse(ctx, f.key.Public().(ed25519.PublicKey), alter)
 		if !errors.Is(err, app.ErrRehearsalLockWait) || !errors.Is(err, app.ErrRehearsalBusy) {
 			t.Fatalf("a rehearsal of ALTER TABLE beside a read of the table: %v (response code %d, %q; reads in flight holding big: %d), want ErrRehearsalLockWait",
-				err, resp.Code, resp.Log, s.probe(t, inFlight[s.dialect]))
+				err, rr.Code, rr.Log, s.probe(t, inFlight[s.dialect]))
 		}
 		if n := s.probe(t, exclusiveOnBig); n != 0 {
 			t.Fatalf("after the rehearsal gave up, %d ACCESS EXCLUSIVE locks on big remain", n)
