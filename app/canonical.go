@@ -25,7 +25,7 @@ import (
 // not know version 5 would judge it otherwise): its blocks keep version
 // 4's rules, the same on every node.
 func (e *Executor) canonicalAt(v uint64) bool {
-	return protocol.Canonical(v) && e.speaksPostgres()
+	return protocol.Canonical(v) && e.pgSQL
 }
 
 // canonicalOrder puts the rows of a result whose statement fixes no order

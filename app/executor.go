@@ -84,6 +84,9 @@ type Executor struct {
 	// that needs none; opts how to open it again.
 	shadow backend.Backend
 	opts   executorOptions
+	// pgSQL: the network speaks PostgreSQL's SQL (speaksPostgres), fixed
+	// by the genesis and the engine: read once, not per statement.
+	pgSQL bool
 }
 
 // NewExecutor loads the committed state from be.
@@ -137,7 +140,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		}
 	}
 	delete(stored, apphashKey)
-	return &Executor{
+	ex := &Executor{
 		shadow:      shadow,
 		opts:        opts,
 		auth:        auth,
@@ -160,7 +163,9 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		slot:        newBlockSlot(),
 		db:          newDBHealth(),
 		envelopes:   newEnvelopeCache(envelopeCacheEntries, envelopeCacheBytes),
-	}, nil
+	}
+	ex.pgSQL = ex.speaksPostgres()
+	return ex, nil
 }
 
 // checkEngine refuses a backend the genesis does not name, or opened for
@@ -324,7 +329,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	if e.shadow != nil {
 		e.shadow.Close()
 	}
-	e.shadow = fresh.shadow
+	e.shadow, e.pgSQL = fresh.shadow, fresh.pgSQL
 	e.be = fresh.be
 	e.committed = fresh.committed
 	e.stateDigest = fresh.stateDigest

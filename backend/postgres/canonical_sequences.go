@@ -27,13 +27,16 @@ func (b *Backend) CanonicalSequences(ctx context.Context) ([]backend.SequenceSta
 }
 
 // canonicalSequences is CanonicalSequences inside the block, after its
-// statements' sequence states were written to their rows (ChangeDigest
-// flushes them). A backend that has seen no sequence reads nothing.
+// last ChangeDigest, which wrote the statements' sequence states to their
+// rows (flushSequences) and learnt whether there are any: no second
+// flush. A backend that has seen no sequence reads nothing.
 func (k *block) canonicalSequences(ctx context.Context) ([]backend.SequenceState, error) {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
-	if err := k.flushSequences(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: canonical sequences: %w", err)
+	if k.b.seqs == seqsUnknown {
+		if err := k.flushSequences(ctx); err != nil { // no ChangeDigest yet: learn and write them
+			return nil, fmt.Errorf("postgres: canonical sequences: %w", err)
+		}
 	}
 	if k.b.seqs == seqsNone {
 		return nil, nil
