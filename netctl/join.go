@@ -28,6 +28,10 @@ type JoinOptions struct {
 	Name string
 	// DSN is the database of the new node (backends postgres and mysql).
 	DSN string
+	// Backend is the new node's engine; empty: the first node's. A
+	// network over several engines takes any its genesis lists (the node
+	// refuses another when it starts).
+	Backend string
 	// StateSync makes the node join from a snapshot of its peers (CometBFT
 	// state sync) instead of replaying every block from genesis. The
 	// header it trusts is the newest one of the first node's RPC.
@@ -58,6 +62,9 @@ func AddNode(ctx context.Context, o JoinOptions) (NodeInfo, error) {
 	home, err := filepath.Abs(filepath.Join(o.Dir, o.Name))
 	if err != nil {
 		return NodeInfo{}, err
+	}
+	if o.Backend != "" && o.Backend != rc.Backend.Kind {
+		rc.Backend = node.BackendConfig{Kind: o.Backend, UnsafeSuperuser: rc.Backend.UnsafeSuperuser}
 	}
 	if err := joinerBackend(ctx, &rc.Backend, o.DSN); err != nil {
 		return NodeInfo{}, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	abci "github.com/cometbft/cometbft/abci/types"
@@ -73,6 +74,17 @@ func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger) *
 		src:  &snapshot.Source{Backend: rc.Backend.Kind, List: list, ChunkSize: rc.Checkpoint.SnapshotChunkBytes},
 		recv: &snapshot.Receiver{Backend: rc.Backend.Kind, Dir: filepath.Join(home, "data", "statesync")},
 	}
+	if ex != nil && ex.Params().Mixed() {
+		params := ex.Params()
+		s.recv.Foreign = func(kind string) bool {
+			r, err := rc.Restorer(home)
+			if err != nil || !slices.Contains(params.Backends, kind) {
+				return false
+			}
+			_, ok := dbrestore.Foreign(r, kind)
+			return ok
+		}
+	}
 	return s
 }
 
@@ -130,10 +142,10 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
 	}
 	s.chunkAccepted()
-	cp := s.recv.File()
+	cp, kind := s.recv.File(), s.recv.Kind()
 	senders := s.recv.Senders()
 	start := time.Now()
-	verified, err := s.restore(ctx, cp)
+	verified, err := s.restore(ctx, cp, kind)
 	s.recv.Abort()
 	if errors.Is(err, errInstall) {
 		s.logger.Error("state sync: cannot install the verified snapshot", "height", cp.Height, "err", err)
@@ -143,7 +155,7 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 		s.logger.Error("state sync: the snapshot does not verify; rejecting it and its senders", "height", cp.Height, "senders", senders, "err", err)
 		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_REJECT_SNAPSHOT, RejectSenders: senders}, nil
 	}
-	s.logger.Info("state sync: restored and verified the snapshot", "height", cp.Height,
+	s.logger.Info("state sync: restored and verified the snapshot", "height", cp.Height, "engine", kind,
 		"restore_and_verify", verified.Sub(start).Round(time.Millisecond), "install", time.Since(verified).Round(time.Millisecond))
 	crashPoint("statesync-restored")
 	return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
@@ -152,19 +164,34 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 // errInstall marks a failure after the snapshot verified.
 var errInstall = errors.New("install")
 
-// restore stages and verifies cp, then installs it in place of the node's
-// empty database and reloads the executor. It returns when the snapshot
-// had verified.
-func (s *stateSync) restore(ctx context.Context, cp backend.Checkpoint) (verified time.Time, err error) {
+// restore stages and verifies cp, a checkpoint of the engine kind, then
+// installs it in place of the node's empty database and reloads the
+// executor. It returns when the snapshot had verified.
+func (s *stateSync) restore(ctx context.Context, cp backend.Checkpoint, kind string) (verified time.Time, err error) {
 	r, err := s.rc.Restorer(s.home)
 	if err != nil {
 		return verified, err
 	}
-	if err := r.Stage(ctx, cp, s.appHash); err != nil {
+	if err := s.stage(ctx, r, cp, kind); err != nil {
 		return verified, err
 	}
 	verified = time.Now()
 	return verified, s.install(ctx, r, cp)
+}
+
+// stage restores cp beside the node's database with r: a checkpoint of
+// the node's own engine as recover does, one of another engine of a
+// network over several engines through its canonical rows
+// (dbrestore.CrossEngine: it reproduces the same AppHash).
+func (s *stateSync) stage(ctx context.Context, r dbrestore.Restorer, cp backend.Checkpoint, kind string) error {
+	if kind == s.rc.Backend.Kind {
+		return r.Stage(ctx, cp, s.appHash)
+	}
+	foreign, ok := dbrestore.Foreign(r, kind)
+	if !ok {
+		return fmt.Errorf("a %s node cannot restore a snapshot of %s", s.rc.Backend.Kind, kind)
+	}
+	return foreign.StageForeign(ctx, kind, cp, s.appHash)
 }
 
 // install replaces the empty database by the staged one.

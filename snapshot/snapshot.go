@@ -44,11 +44,11 @@ func (m Manifest) encode() []byte {
 	return b
 }
 
-// check validates a manifest received from a peer.
-func (m Manifest) check(backendKind string) error {
+// check validates a manifest received by r from a peer.
+func (m Manifest) check(r *Receiver) error {
 	switch {
-	case m.Backend != backendKind:
-		return fmt.Errorf("snapshot of a %q database, this node runs %q", m.Backend, backendKind)
+	case m.Backend != r.Backend && (r.Foreign == nil || !r.Foreign(m.Backend)):
+		return fmt.Errorf("snapshot of a %q database, this node runs %q and cannot restore it", m.Backend, r.Backend)
 	case m.ChunkSize <= 0 || m.ChunkSize > 15<<20:
 		return fmt.Errorf("chunk size %d out of range", m.ChunkSize)
 	case len(m.Chunks) == 0 || len(m.Chunks) > maxChunks:
@@ -239,6 +239,9 @@ type Receiver struct {
 	Backend string
 	// Dir is where the snapshot is assembled.
 	Dir string
+	// Foreign, if set, says whether the node restores a snapshot of
+	// another engine (a network over several engines, issue 37).
+	Foreign func(kind string) bool
 
 	height  int64
 	m       Manifest
@@ -265,7 +268,7 @@ func (r *Receiver) Offer(snap *abci.Snapshot) (abci.ResponseOfferSnapshot_Result
 	if h := sha256.Sum256(snap.Metadata); !bytes.Equal(h[:], snap.Hash) {
 		return abci.ResponseOfferSnapshot_REJECT, errors.New("snapshot hash does not cover its metadata")
 	}
-	if err := m.check(r.Backend); err != nil {
+	if err := m.check(r); err != nil {
 		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot metadata: %w", err)
 	}
 	if int(snap.Chunks) != len(m.Chunks) || snap.Height == 0 || snap.Height > 1<<62 {
@@ -322,6 +325,10 @@ func (r *Receiver) Apply(index uint32, chunk []byte, sender string) (bool, error
 func (r *Receiver) File() backend.Checkpoint {
 	return backend.Checkpoint{Height: r.height, Path: filepath.Join(r.Dir, fmt.Sprintf("snapshot-%d.part", r.height))}
 }
+
+// Kind is the engine of the snapshot being received (its manifest's
+// backend).
+func (r *Receiver) Kind() string { return r.m.Backend }
 
 // Senders lists the peers whose chunks made up the snapshot, for rejecting
 // them all if the snapshot turns out to lie.

@@ -144,7 +144,7 @@ func requireLoadApplied(ctx context.Context, t *testing.T, c *cluster, l *load) 
 			t.Errorf("%s at height %d: counter n = %d but log has %d rows", name, h, n, count)
 		}
 	}
-	t.Logf("all %d nodes agree at height %d: %d acknowledged writes, %d rows", validators, h, len(l.acked), len(res[0][0]))
+	t.Logf("all %d nodes agree at height %d: %d acknowledged writes, %d rows", len(c.nodes), h, len(l.acked), len(res[0][0]))
 }
 
 // load is a set of clients writing continuously in commit mode. Each write

@@ -105,6 +105,27 @@ func RestoreCheckpoint(ctx context.Context, dsn string, cp backend.Checkpoint, d
 	if err != nil {
 		return "", err
 	}
+	target, err := CreateDatabase(ctx, dsn, db)
+	if err != nil {
+		return "", fmt.Errorf("restore checkpoint %d: %w", cp.Height, err)
+	}
+	// The restoring role (the node's writer) owns everything restored; Open
+	// grants the reader its privileges. Dumps of older versions name the
+	// superuser and other nodes' roles as owners.
+	out, err := exec.CommandContext(ctx, pgRestore, "--exit-on-error", "--single-transaction", "--no-owner", "--no-privileges",
+		"--dbname="+target, cp.Path).CombinedOutput()
+	if err != nil {
+		_ = DropDatabase(context.Background(), dsn, db)
+		return "", fmt.Errorf("restore checkpoint %d: pg_restore: %w: %s", cp.Height, err, out)
+	}
+	return target, nil
+}
+
+// CreateDatabase makes a new, empty database named db on the server of
+// dsn (dropping one of that name first) as relchain's databases are made
+// (UTF8, collation C), and returns its DSN: a database of another engine
+// is restored into it (dbrestore.Fill).
+func CreateDatabase(ctx context.Context, dsn, db string) (string, error) {
 	maint, err := maintenance(ctx, dsn)
 	if err != nil {
 		return "", err
@@ -116,23 +137,10 @@ func RestoreCheckpoint(ctx context.Context, dsn string, cp backend.Checkpoint, d
 		"CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
 	} {
 		if _, err := maint.Exec(ctx, sql); err != nil {
-			return "", fmt.Errorf("restore checkpoint %d: %w", cp.Height, err)
+			return "", fmt.Errorf("create database %s: %w", db, err)
 		}
 	}
-	target, err := withDatabase(dsn, db)
-	if err != nil {
-		return "", err
-	}
-	// The restoring role (the node's writer) owns everything restored; Open
-	// grants the reader its privileges. Dumps of older versions name the
-	// superuser and other nodes' roles as owners.
-	out, err := exec.CommandContext(ctx, pgRestore, "--exit-on-error", "--single-transaction", "--no-owner", "--no-privileges",
-		"--dbname="+target, cp.Path).CombinedOutput()
-	if err != nil {
-		_, _ = maint.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		return "", fmt.Errorf("restore checkpoint %d: pg_restore: %w: %s", cp.Height, err, out)
-	}
-	return target, nil
+	return withDatabase(dsn, db)
 }
 
 // SwapDatabases renames the database of dsn to replaced and staged to the

@@ -21,7 +21,7 @@ func postgresDriver() Driver {
 		},
 		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return postgres.Dump(ctx, s.DSN, w) }},
 		postgres.Checkpoints, ServerOps{DatabaseName: postgres.DatabaseName, Restore: postgres.RestoreCheckpoint,
-			Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})
+			Create: postgres.CreateDatabase, Drop: postgres.DropDatabase, Swap: postgres.SwapDatabases})
 }
 
 // openPostgres opens the database; the reader role comes from s.DSN (see

@@ -88,6 +88,10 @@ type ServerOps struct {
 	// Restore restores cp into a new database db on dsn's server and
 	// returns db's DSN.
 	Restore func(ctx context.Context, dsn string, cp backend.Checkpoint, db string) (string, error)
+	// Create makes a new, empty database db on dsn's server and returns
+	// its DSN; nil when the backend cannot take a database of another
+	// engine (dbrestore.Fill: its SQL dialect is not PostgreSQL's).
+	Create func(ctx context.Context, dsn, db string) (string, error)
 	// Drop deletes database db of dsn's server.
 	Drop func(ctx context.Context, dsn, db string) error
 	// Swap renames dsn's database to replaced and staged to dsn's name.

@@ -378,6 +378,7 @@ block. Start it with: relchain node --home NET/NAME`,
 	cmd.Flags().StringVar(&o.Dir, "net", "./localnet", "the network's directory (with nodes.json)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the new node's name and home directory inside --net")
 	cmd.Flags().StringVar(&o.DSN, "dsn", "", "PostgreSQL and MySQL networks: the new node's own database")
+	cmd.Flags().StringVar(&o.Backend, "backend", "", "the new node's engine (default: the first node's); a network over several engines takes any its genesis lists")
 	cmd.Flags().BoolVar(&o.StateSync, "statesync", false, "join by state sync from the peers' checkpoints")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd

@@ -50,7 +50,7 @@ var behindPrescan = map[string]string{
 	"backend/mysql/mysqlgate/check.go parseOne":          "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/check.go checkDashComments": "called by parse after prescan.Check",
 	"backend/mysql/mysqlgate/tokens.go scanFrom":         "Tokens: inspect calls prescan.Check first; linear (TestTokensLinear)",
-	"ops/migrate.go dumpStatements":                      "relchain's own dump text, split by the scanner (linear, no recursion)",
+	"internal/dbrestore/crossengine.go dumpStatements":   "relchain's own dump text, split by the scanner (linear, no recursion)",
 }
 
 // sqlitePrepares are the functions of backend/sqlite that compile a text

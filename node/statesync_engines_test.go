@@ -1,0 +1,157 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/cometbft/cometbft/libs/log"
+	sqlite3 "github.com/ncruces/go-sqlite3"
+
+	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/internal/dbrestore"
+	"github.com/relchain/relchain/protocol"
+)
+
+// mixedParams are the parameters of a network over PostgreSQL and SQLite
+// at protocol version 5.
+func mixedParams(t *testing.T) app.Params {
+	t.Helper()
+	p := app.DefaultParams()
+	p.SQLDialect, p.SQLDialectVersion = "postgres", pgdialect.Version
+	p.Backend, p.Backends, p.ProtocolVersion = "", []string{"postgres", "sqlite"}, protocol.V5
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := app.ParseParams(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parsed
+}
+
+// mixedSource is a checkpoint of a SQLite validator of a mixed network
+// after a few blocks (a serial column, several types), and the AppHash
+// the chain committed for it.
+func mixedSource(t *testing.T, params app.Params) (backend.Checkpoint, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "src.db")
+	be, err := sqlite.Open(ctx, path, sqlite.WithPostgresDialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := app.NewExecutor(ctx, be, "c", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runBlocks(t, ex, "c",
+		"CREATE TABLE acct (id serial PRIMARY KEY, bal numeric(12,2) NOT NULL, note text)",
+		"INSERT INTO acct (bal, note) VALUES (10.50, 'a'), (20, NULL), (30, 'c''d')",
+		"UPDATE acct SET bal = bal + 1 WHERE id = 2")
+	appHash := ex.State().AppHash
+	be.Close()
+	if err := sqlite.TakeCheckpoint(path, filepath.Join(dir, "cps"), 2); err != nil {
+		t.Fatal(err)
+	}
+	cps, err := sqlite.Checkpoints(filepath.Join(dir, "cps"))
+	if err != nil || len(cps) != 1 {
+		t.Fatalf("checkpoints: %v %v", cps, err)
+	}
+	return cps[0], appHash
+}
+
+// pgJoiner is an empty PostgreSQL node home's state sync in a mixed
+// network.
+func pgJoiner(t *testing.T, params app.Params) *stateSync {
+	t.Helper()
+	ctx := context.Background()
+	home := t.TempDir()
+	rc := DefaultConfig()
+	rc.Backend = BackendConfig{Kind: "postgres", DSN: pgtest.DSN(t)}
+	rc.SQL = SQLDialect{Name: params.SQLDialect, Version: params.SQLDialectVersion}
+	be, err := OpenBackend(ctx, home, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
+	})
+	ex, err := app.NewExecutor(ctx, be, "c", params, shadow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ex.Close(context.Background()); ex.Backend().Close() })
+	return newStateSync(home, rc, ex, log.NewNopLogger())
+}
+
+// A PostgreSQL node of a network over several engines restores a SQLite
+// validator's snapshot (issue 37): a snapshot whose rows were changed is
+// rejected with its senders before anything is written, and so is the
+// honest one against another AppHash; the honest one is installed, and
+// the node holds its rows, its sequence and its AppHash. A node whose
+// genesis names one engine refuses another engine's snapshot at the
+// offer.
+func TestStateSyncRestoresASnapshotOfAnotherEngine(t *testing.T) {
+	params := mixedParams(t)
+	cp, appHash := mixedSource(t, params)
+	lying := backend.Checkpoint{Height: cp.Height, Path: filepath.Join(t.TempDir(), "lying.db")}
+	if err := dbrestore.CopyFile(cp.Path, lying.Path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite3.Open(lying.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("UPDATE acct SET note = 'forged' WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s := pgJoiner(t, params)
+	res := offer(t, s, lying, appHash)
+	if res.Result != abci.ResponseApplySnapshotChunk_REJECT_SNAPSHOT || len(res.RejectSenders) != 2 {
+		t.Fatalf("lying snapshot: %v, want REJECT_SNAPSHOT naming both senders", res)
+	}
+	if res := offer(t, s, cp, bytes.Repeat([]byte{7}, 32)); res.Result != abci.ResponseApplySnapshotChunk_REJECT_SNAPSHOT {
+		t.Fatalf("snapshot against another AppHash: %v", res)
+	}
+	if h := s.ex.State().Height; h != 0 {
+		t.Fatalf("the node installed a rejected snapshot (height %d)", h)
+	}
+	if res := offer(t, s, cp, appHash); res.Result != abci.ResponseApplySnapshotChunk_ACCEPT {
+		t.Fatalf("honest snapshot: %v", res)
+	}
+	if st := s.ex.State(); st.Height != cp.Height || !bytes.Equal(st.AppHash, appHash) {
+		t.Fatalf("after state sync the node is at %d/%X, want %d/%X", st.Height, st.AppHash, cp.Height, appHash)
+	}
+	runBlocks(t, s.ex, "c", "INSERT INTO acct (bal) VALUES (40)")
+	rows, _, err := s.ex.Backend().Query(context.Background(), "SELECT id, bal::text, note FROM acct ORDER BY id", nil)
+	if err != nil || fmt.Sprint(rows.Rows) != "[[1 10.50 a] [2 21.00 <nil>] [3 30.00 c'd] [4 40.00 <nil>]]" {
+		t.Fatalf("restored rows %v, %v", rows, err)
+	}
+
+	single := joiner(t) // SQLite, its genesis names no other engine
+	if _, err := single.recv.Offer(nil); err == nil {
+		t.Fatal("an empty offer was accepted")
+	}
+	src := newStateSync(t.TempDir(), Config{Backend: BackendConfig{Kind: "postgres"}}, nil, log.NewNopLogger()).src
+	src.List = func() ([]backend.Checkpoint, error) { return []backend.Checkpoint{cp}, nil }
+	snaps, err := src.Snapshots(1)
+	if err != nil || len(snaps) != 1 {
+		t.Fatalf("snapshots: %v %v", snaps, err)
+	}
+	if res, err := single.OfferSnapshot(context.Background(), &abci.RequestOfferSnapshot{Snapshot: snaps[0], AppHash: appHash}); err != nil || res.Result != abci.ResponseOfferSnapshot_REJECT {
+		t.Fatalf("a SQLite node offered a PostgreSQL snapshot: %v %v, want REJECT", res, err)
+	}
+}

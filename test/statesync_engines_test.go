@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relchain/relchain/netctl"
+	"github.com/relchain/relchain/node"
+)
+
+// A PostgreSQL node joins a network over several engines by state sync
+// while only its SQLite validators offer snapshots (the PostgreSQL
+// validators take no checkpoints): it reads the SQLite snapshot's
+// canonical rows, checks them against the AppHash its light client
+// trusts (protocol version 5's AppHash is the same on every engine),
+// writes them into a new PostgreSQL database, which must reproduce that
+// AppHash too, and follows the chain under load. Every acknowledged
+// write is then on every node, the joiner's sequences included, and
+// relchain verify passes on it.
+func TestStateSyncAcrossEngines(t *testing.T) {
+	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	for _, i := range []int{0, 1} {
+		c.withoutCheckpoints(i)
+	}
+	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
+	l := startLoad(t, c, []int{0, 2})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			l.stopAndWait()
+			t.Fatalf("%v (load: %s)", err, l.summary())
+		}
+	}
+	must(l.waitAcked(ctx, 30))
+	loaded := c.maxHeight(ctx, 0)
+	must(waitFor(ctx, "a SQLite validator's checkpoint with the load", func() bool { return c.newestCheckpoint(t, 2) >= loaded }))
+	for _, i := range []int{0, 1} {
+		if h := c.newestCheckpoint(t, i); h != 0 {
+			t.Fatalf("%s took a checkpoint at height %d: the joiner could restore a snapshot of its own engine", c.nodes[i].Name, h)
+		}
+	}
+	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "postgres",
+		DSN: strings.ReplaceAll(c.pgDSN, "{node}", "node4"), StateSync: true})
+	must(err)
+	joiner := c.net.Add(info)
+	c.nodes = c.net.Nodes
+	must(c.net.Start(joiner))
+	restored := ""
+	must(waitFor(ctx, "node 4 to restore a snapshot", func() bool {
+		b, _ := os.ReadFile(c.net.LogFile(joiner))
+		if i := strings.Index(string(b), "restored and verified the snapshot"); i >= 0 {
+			restored = strings.SplitN(string(b[i:]), "\n", 2)[0]
+			return true
+		}
+		return !c.net.Running(joiner)
+	}))
+	if restored == "" {
+		l.stopAndWait()
+		b, _ := os.ReadFile(c.net.LogFile(joiner))
+		t.Fatalf("node 4 exited: %v\n%s", c.net.ExitError(joiner), tail(b, 4000))
+	}
+	if !strings.Contains(restored, "engine=sqlite") {
+		t.Fatalf("node 4 restored a snapshot of another engine than SQLite: %s", restored)
+	}
+	t.Logf("node 4 (postgres): %s", restored)
+	must(l.waitAcked(ctx, l.ackedCount()+30))
+	must(c.net.WaitHeight(ctx, joiner, c.maxHeight(ctx, 0, 1, 2, 3)))
+	l.stopAndWait()
+	if len(l.unexpected) > 0 {
+		t.Fatalf("valid writes failed with a result code: %v", l.unexpected[:min(5, len(l.unexpected))])
+	}
+	requireLoadApplied(ctx, t, c, l)
+	must(c.net.Stop(joiner))
+	c.mustVerify(joiner, true, "")
+}
+
+// withoutCheckpoints stops node i, turns its checkpoints off
+// (relchain.toml checkpoint.every = 0) and starts it again.
+func (c *cluster) withoutCheckpoints(i int) {
+	c.t.Helper()
+	if err := c.net.Stop(i); err != nil {
+		c.t.Fatal(err)
+	}
+	cc, rc, err := node.LoadConfig(c.nodes[i].Home)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	rc.Checkpoint.Every = 0
+	if err := node.SaveConfig(c.nodes[i].Home, cc, rc); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.net.Start(i); err != nil {
+		c.t.Fatal(err)
+	}
+}
