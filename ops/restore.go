@@ -13,14 +13,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
 	cmttypes "github.com/cometbft/cometbft/types"
 
+	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/internal/cometstore"
+	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/node"
 )
 
@@ -96,8 +99,13 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 		return rep, err
 	}
 	rep.Manifest = m
-	if m.ChainID != gen.ChainID || m.Backend != rc.Backend.Kind {
-		return rep, fmt.Errorf("%w: it is of chain %q on %s, this node is of chain %q on %s", ErrBadBackup, m.ChainID, m.Backend, gen.ChainID, rc.Backend.Kind)
+	r, err := rc.Restorer(home)
+	if err != nil {
+		return rep, fmt.Errorf("restore: %w", err)
+	}
+	stage, err := backupStage(gen, rc, m, r)
+	if err != nil {
+		return rep, err
 	}
 	want, _ := hex.DecodeString(m.AppHash)
 	plan, err := planCometState(ctx, cc, m, want, opts)
@@ -105,11 +113,7 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 		return rep, err
 	}
 	rep.ConfirmedBy = plan.confirmedBy
-	r, err := rc.Restorer(home)
-	if err != nil {
-		return rep, fmt.Errorf("restore: %w", err)
-	}
-	if err := r.Stage(ctx, cp, want); err != nil {
+	if err := stage(ctx, cp, want); err != nil {
 		return rep, fmt.Errorf("%w: the checkpoint does not verify: %v", ErrBadBackup, err)
 	}
 	if rep.StateHeight, err = plan.apply(ctx, cc); err != nil {
@@ -127,6 +131,31 @@ func Restore(ctx context.Context, home, file string, opts RestoreOptions) (Resto
 		return rep, fmt.Errorf("restore: %w", err)
 	}
 	return rep, nil
+}
+
+// backupStage is how r stages the checkpoint of the backup m: r.Stage
+// for a backup of the node's chain and engine; for one of another engine
+// its genesis lists (a network over several engines), through the
+// checkpoint's canonical rows (dbrestore.CrossEngine) if r can.
+func backupStage(gen *cmttypes.GenesisDoc, rc node.Config, m BackupManifest, r dbrestore.Restorer) (func(context.Context, backend.Checkpoint, []byte) error, error) {
+	refused := fmt.Errorf("%w: it is of chain %q on %s, this node is of chain %q on %s", ErrBadBackup, m.ChainID, m.Backend, gen.ChainID, rc.Backend.Kind)
+	switch {
+	case m.ChainID != gen.ChainID:
+		return nil, refused
+	case m.Backend == rc.Backend.Kind:
+		return r.Stage, nil
+	}
+	params, err := app.ParseParams(gen.AppState)
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	foreign, ok := dbrestore.Foreign(r, m.Backend)
+	if !params.Mixed() || !slices.Contains(params.Backends, m.Backend) || !ok {
+		return nil, fmt.Errorf("%w (a network over several engines restores a SQLite validator's backup on PostgreSQL: docs/mixed-networks.md)", refused)
+	}
+	return func(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
+		return foreign.StageForeign(ctx, m.Backend, cp, appHash)
+	}, nil
 }
 
 // refuseLiveDatabase refuses to restore over a database that holds blocks

@@ -159,9 +159,9 @@ type serverRestorer struct {
 	open        func(ctx context.Context, dsn string) (backend.Backend, error)
 	dsn         string
 	live        registry.Spec // the node's own database
-	suffix      string // of the staged database's name; "_recover" when empty
-	staged      string // database name
-	replaced    string // database name
+	suffix      string        // of the staged database's name; "_recover" when empty
+	staged      string        // database name
+	replaced    string        // database name
 	state       backend.State
 }
 
