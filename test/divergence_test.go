@@ -18,7 +18,17 @@ import (
 // its report names that tx (index in the block and hash) with both
 // results.
 func TestDivergenceNamesTheTx(t *testing.T) {
-	onBackends(t, notOn{"mysql": divergenceNotOnMySQL}, testDivergenceNamesTheTx)
+	onBackends(t, notOn{"mysql": divergenceNotOnMySQL}, func(t *testing.T, backend string) {
+		testDivergenceNamesTheTx(t, clusterOptions{backend: backend})
+	})
+}
+
+// On a network over PostgreSQL and SQLite (protocol version 5: one
+// AppHash for every engine), a SQLite validator whose row was changed
+// outside the chain names the first tx whose result differs, with both
+// results, as on a network of one engine (issue 37).
+func TestDivergenceNamesTheTxOnAMixedNetwork(t *testing.T) {
+	testDivergenceNamesTheTx(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}})
 }
 
 // divergenceNotOnMySQL is why the divergence tests leave MySQL out.
@@ -26,8 +36,9 @@ const divergenceNotOnMySQL = "the report, block sync's check and the automatic r
 	"the same on every backend; a file and a server backend run them, and MySQL's tampered node is caught " +
 	"and recovered by TestTamperedNodeIsCaught/mysql and TestRecoverRestoresACheckpointAndRejoins/mysql"
 
-func testDivergenceNamesTheTx(t *testing.T, backend string) {
-	c := mustStartCluster(t, clusterOptions{backend: backend, consensusTimeouts: true})
+func testDivergenceNamesTheTx(t *testing.T, o clusterOptions) {
+	o.consensusTimeouts = true
+	c := mustStartCluster(t, o)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c.mustExec(ctx, 0, stmt("CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)"))

@@ -228,14 +228,15 @@ func (c *cluster) wipe(i int) {
 			c.t.Fatal(err)
 		}
 	}
-	if c.backend == "mysql" {
+	engine := c.engineOf(i)
+	if engine == "mysql" {
 		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
 		if err != nil {
 			c.t.Fatal(err)
 		}
 		mysqltest.Exec(c.t, "DROP DATABASE `"+cfg.DBName+"`")
 	}
-	if c.backend == "postgres" {
+	if engine == "postgres" {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, pgtest.ServerDSN(c.t))
 		if err != nil {
@@ -257,14 +258,15 @@ func (c *cluster) wipe(i int) {
 // backend.ErrOutOfBandChange) and only the AppHash can tell.
 func (c *cluster) tamperUntraced(i int, stmts ...string) {
 	c.t.Helper()
-	changes := map[string]string{"sqlite": "relchain_changes", "postgres": "relchain.changes", "mysql": "relchain_changes"}[c.backend]
+	engine := c.engineOf(i)
+	changes := map[string]string{"sqlite": "relchain_changes", "postgres": "relchain.changes", "mysql": "relchain_changes"}[engine]
 	changed := c.tamperCounted(i, append(stmts, "DELETE FROM "+changes)...)
 	for k, s := range stmts {
 		if changed[k] == 0 {
 			c.t.Fatalf("%s on %s changed no row: the node does not hold the rows it should (stopped before it committed them?)", s, c.nodes[i].Name)
 		}
 	}
-	if c.backend == "sqlite" {
+	if engine == "sqlite" {
 		resealSQLiteSums(c.t, filepath.Join(c.nodes[i].Home, "data", "relchain.db"))
 	}
 }
@@ -370,6 +372,17 @@ func (c *cluster) mustVerifyStopped(i int, what string) {
 	c.t.Logf("verify %s: %s", c.nodes[i].Name, strings.TrimSpace(string(out)))
 }
 
+// engineOf is node i's engine (relchain.toml backend.kind): a network
+// over several engines has more than c.backend.
+func (c *cluster) engineOf(i int) string {
+	c.t.Helper()
+	_, rc, err := node.LoadConfig(c.nodes[i].Home)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return rc.Backend.Kind
+}
+
 // tamper runs statements directly on node i's database, outside the chain
 // (the node must be stopped for SQLite).
 func (c *cluster) tamper(i int, stmts ...string) {
@@ -381,7 +394,7 @@ func (c *cluster) tamper(i int, stmts ...string) {
 func (c *cluster) tamperCounted(i int, stmts ...string) []int64 {
 	c.t.Helper()
 	var changed []int64
-	switch c.backend {
+	switch c.engineOf(i) {
 	case "sqlite":
 		db, err := sqlite3.Open(filepath.Join(c.nodes[i].Home, "data", "relchain.db"))
 		if err != nil {
