@@ -50,6 +50,7 @@ type benchFlags struct {
 	verify           bool
 	slowGossip       bool
 	gateOff          bool
+	tpccStatements   bool
 	quiet            bool
 	home             string
 	keyFile          string
@@ -128,6 +129,7 @@ baseline reached the chain's state).`,
 	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
 	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
 	fl.BoolVar(&f.slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
+	fl.BoolVar(&f.tpccStatements, "tpcc-statements", false, "TPC-C on PostgreSQL: run its statement form, which translated and mixed networks run, instead of its PL/pgSQL functions (to compare them side by side)")
 	fl.BoolVar(&f.gateOff, "gate-off", false, "update workload: also measure with the determinism and safety gate off (its cost)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
@@ -240,9 +242,11 @@ func runBench(ctx context.Context, f *benchFlags) error {
 		return runUpdateBench(ctx, f, cfg, nopts)
 	}
 	// A translated dialect runs TPC-C's statement form: the translation
-	// has no PL/pgSQL for the PostgreSQL form's functions.
+	// has no PL/pgSQL for the PostgreSQL form's functions. So does a
+	// network over several engines (its PostgreSQL validators' shadow
+	// gate judges every statement as SQLite's translation).
 	w, err := bench.NewWorkload(cfg.Workload, bench.WorkloadOptions{Scale: cfg.Scale, Distribution: f.dist, Mix: cfg.Mix, TPCC: f.tpcc,
-		TPCCStatements: cfg.Dialect != f.net.backend})
+		TPCCStatements: f.tpccStatements || cfg.Dialect != f.net.backend || f.net.backends != ""})
 	if err != nil {
 		return err
 	}
