@@ -10,14 +10,12 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	"github.com/cometbft/cometbft/libs/log"
-	sqlite3 "github.com/ncruces/go-sqlite3"
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
-	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/protocol"
 )
 
@@ -43,32 +41,10 @@ func mixedParams(t *testing.T) app.Params {
 // after a few blocks (a serial column, several types), and the AppHash
 // the chain committed for it.
 func mixedSource(t *testing.T, params app.Params) (backend.Checkpoint, []byte) {
-	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "src.db")
-	be, err := sqlite.Open(ctx, path, sqlite.WithPostgresDialect())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := app.NewExecutor(ctx, be, "c", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runBlocks(t, ex, "c",
+	return checkpointAfter(t, params, []sqlite.Option{sqlite.WithPostgresDialect()},
 		"CREATE TABLE acct (id serial PRIMARY KEY, bal numeric(12,2) NOT NULL, note text)",
 		"INSERT INTO acct (bal, note) VALUES (10.50, 'a'), (20, NULL), (30, 'c''d')",
 		"UPDATE acct SET bal = bal + 1 WHERE id = 2")
-	appHash := ex.State().AppHash
-	be.Close()
-	if err := sqlite.TakeCheckpoint(path, filepath.Join(dir, "cps"), 2); err != nil {
-		t.Fatal(err)
-	}
-	cps, err := sqlite.Checkpoints(filepath.Join(dir, "cps"))
-	if err != nil || len(cps) != 1 {
-		t.Fatalf("checkpoints: %v %v", cps, err)
-	}
-	return cps[0], appHash
 }
 
 // pgJoiner is an empty PostgreSQL node home's state sync in a mixed
@@ -105,18 +81,7 @@ func pgJoiner(t *testing.T, params app.Params) *stateSync {
 func TestStateSyncRestoresASnapshotOfAnotherEngine(t *testing.T) {
 	params := mixedParams(t)
 	cp, appHash := mixedSource(t, params)
-	lying := backend.Checkpoint{Height: cp.Height, Path: filepath.Join(t.TempDir(), "lying.db")}
-	if err := dbrestore.CopyFile(cp.Path, lying.Path); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite3.Open(lying.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Exec("UPDATE acct SET note = 'forged' WHERE id = 1"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	lying := forged(t, cp, "UPDATE acct SET note = 'forged' WHERE id = 1")
 
 	s := pgJoiner(t, params)
 	res := offer(t, s, lying, appHash)

@@ -23,22 +23,29 @@ import (
 // sourceDB makes a SQLite database of a few blocks, a checkpoint of it,
 // and returns the checkpoint and the AppHash the chain committed for it.
 func sourceDB(t *testing.T) (backend.Checkpoint, []byte) {
+	return checkpointAfter(t, app.DefaultParams(), nil,
+		"CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)",
+		"INSERT INTO acct (id, bal) VALUES (1, 10), (2, 20), (3, 30)",
+		"UPDATE acct SET bal = bal + 1 WHERE id = 2")
+}
+
+// checkpointAfter makes a SQLite database (opened with opts) of a chain
+// of params, one block per statement, takes a checkpoint of it and
+// returns the checkpoint and the AppHash the chain committed for it.
+func checkpointAfter(t *testing.T, params app.Params, opts []sqlite.Option, stmts ...string) (backend.Checkpoint, []byte) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "src.db")
-	be, err := sqlite.Open(ctx, path)
+	be, err := sqlite.Open(ctx, path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := app.NewExecutor(ctx, be, "c", app.DefaultParams())
+	ex, err := app.NewExecutor(ctx, be, "c", params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runBlocks(t, ex, "c",
-		"CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL)",
-		"INSERT INTO acct (id, bal) VALUES (1, 10), (2, 20), (3, 30)",
-		"UPDATE acct SET bal = bal + 1 WHERE id = 2")
+	runBlocks(t, ex, "c", stmts...)
 	appHash := ex.State().AppHash
 	be.Close()
 	if err := sqlite.TakeCheckpoint(path, filepath.Join(dir, "cps"), 2); err != nil {
@@ -126,21 +133,7 @@ func offer(t *testing.T, s *stateSync, cp backend.Checkpoint, appHash []byte) *a
 // one is installed, and the node then holds the chain's state.
 func TestStateSyncRejectsALyingSnapshot(t *testing.T) {
 	cp, appHash := sourceDB(t)
-
-	lying := backend.Checkpoint{Height: cp.Height, Path: filepath.Join(t.TempDir(), "lying.db")}
-	if err := dbrestore.CopyFile(cp.Path, lying.Path); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite3.Open(lying.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"DROP TRIGGER IF EXISTS relchain_cap_u_acct", "UPDATE acct SET bal = 1000000 WHERE id = 1"} {
-		if err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	db.Close()
+	lying := forged(t, cp, "DROP TRIGGER IF EXISTS relchain_cap_u_acct", "UPDATE acct SET bal = 1000000 WHERE id = 1")
 
 	s := joiner(t)
 	res := offer(t, s, lying, appHash)
@@ -168,6 +161,27 @@ func TestStateSyncRejectsALyingSnapshot(t *testing.T) {
 	if err != nil || fmt.Sprint(rows.Rows) != "[[10] [21] [30]]" {
 		t.Fatalf("restored rows %v, %v", rows, err)
 	}
+}
+
+// forged is a copy of the checkpoint cp changed by stmts, run directly on
+// its SQLite file (a lying peer's snapshot).
+func forged(t *testing.T, cp backend.Checkpoint, stmts ...string) backend.Checkpoint {
+	t.Helper()
+	lying := backend.Checkpoint{Height: cp.Height, Path: filepath.Join(t.TempDir(), "lying.db")}
+	if err := dbrestore.CopyFile(cp.Path, lying.Path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite3.Open(lying.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	return lying
 }
 
 // A chunk that does not match the manifest is refused before it is

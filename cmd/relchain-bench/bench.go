@@ -104,6 +104,31 @@ baseline reached the chain's state).`,
 	}
 	f.net.register(cmd, 0)
 	f.registerGenesis(cmd)
+	f.registerWorkload(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
+	fl.StringVar(&f.keyFile, "key", "", "with --nodes on a permissioned network: an admin key file, which signs the setup and grants the benchmark's clients (default: the home's default key)")
+	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
+	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
+	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL or MySQL database for the baseline (default: --dsn-template with a fresh name)")
+	fl.IntVar(&f.baselineReplicas, "baseline-replicas", 0, "with --baseline on postgres: run the baseline on a private primary with this many synchronous streaming standbys (synchronous_commit = remote_apply) started in --dir, the paper's Fig. 12 comparison")
+	fl.StringVar(&f.abci, "abci", "builtin", "how CometBFT reaches the app on the network it starts: builtin (in-process) or socket (ABCI socket protocol over loopback TCP, the paper's server variant)")
+	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
+	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
+	fl.BoolVar(&f.slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
+	fl.BoolVar(&f.gateOff, "gate-off", false, "update workload: also measure with the determinism and safety gate off (its cost)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
+	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
+	fl.BoolVar(&f.relayLinks, "relay-links", false, "run every p2p link of the network it starts through a relay in this process (implied by --link-delay)")
+	fl.DurationVar(&f.linkDelay, "link-delay", 0, "one-way latency every p2p link gets, both directions, in those relays (no netem needed)")
+	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd(), tcprelayCmd())
+	return cmd
+}
+
+// registerWorkload adds the flags that choose and size the workload.
+func (f *benchFlags) registerWorkload(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
 	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
@@ -119,26 +144,7 @@ baseline reached the chain's state).`,
 	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "random seed of the workload")
 	fl.StringVar(&f.cfg.Submit, "submit", "sync", "update workload, async mode: broadcast_tx_sync (sync) or broadcast_tx_async (async)")
 	fl.IntVar(&f.cfg.Rows, "rows", 100000, "rows of the update workload's table")
-	fl.StringVar(&f.nodes, "nodes", "", "comma-separated RPC URLs of an existing network (skips starting one)")
-	fl.StringVar(&f.keyFile, "key", "", "with --nodes on a permissioned network: an admin key file, which signs the setup and grants the benchmark's clients (default: the home's default key)")
-	fl.StringVar(&f.home, "home", defaultHome(), "relchain home holding keys/ (with --nodes)")
-	fl.BoolVar(&f.baseline, "baseline", false, "also run the raw DBMS on the same wl-transactions, grouped the same way")
-	fl.StringVar(&f.baselineDSN, "baseline-dsn", "", "PostgreSQL or MySQL database for the baseline (default: --dsn-template with a fresh name)")
-	fl.IntVar(&f.baselineReplicas, "baseline-replicas", 0, "with --baseline on postgres: run the baseline on a private primary with this many synchronous streaming standbys (synchronous_commit = remote_apply) started in --dir, the paper's Fig. 12 comparison")
-	fl.StringVar(&f.abci, "abci", "builtin", "how CometBFT reaches the app on the network it starts: builtin (in-process) or socket (ABCI socket protocol over loopback TCP, the paper's server variant)")
-	fl.BoolVar(&f.ceiling, "ceiling", false, "also measure CometBFT's kvstore app on an identical network")
-	fl.BoolVar(&f.verify, "verify", false, "check the workload's consistency conditions after the run (and the baseline's state)")
-	fl.BoolVar(&f.slowGossip, "cometbft-gossip-defaults", false, "keep CometBFT's 100 ms flush_throttle_timeout and peer_gossip_sleep_duration instead of relchain's 1 ms")
 	fl.BoolVar(&f.tpccStatements, "tpcc-statements", false, "TPC-C on PostgreSQL: run its statement form, which translated and mixed networks run, instead of its PL/pgSQL functions (to compare them side by side)")
-	fl.BoolVar(&f.gateOff, "gate-off", false, "update workload: also measure with the determinism and safety gate off (its cost)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
-	fl.StringVar(&f.output, "output", "", "write the result as JSON to this file")
-	fl.StringVar(&f.dir, "dir", "", "directory for the networks (default: a temporary one, removed afterwards)")
-	fl.DurationVar(&f.timeout, "timeout", 60*time.Minute, "give up after this long")
-	fl.BoolVar(&f.relayLinks, "relay-links", false, "run every p2p link of the network it starts through a relay in this process (implied by --link-delay)")
-	fl.DurationVar(&f.linkDelay, "link-delay", 0, "one-way latency every p2p link gets, both directions, in those relays (no netem needed)")
-	cmd.AddCommand(benchPaperCmd(), gatewayCmd(), absentCmd(), costCmd(), tcprelayCmd())
-	return cmd
 }
 
 // registerGenesis adds the flags that set the measured network's genesis.
