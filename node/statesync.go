@@ -41,6 +41,10 @@ type stateSync struct {
 	logger log.Logger
 	src    *snapshot.Source
 	recv   *snapshot.Receiver
+	// portable serves this node's checkpoints to nodes of other engines
+	// (a server database's validator of a network over several engines);
+	// nil elsewhere.
+	portable *portableSnapshots
 
 	appHash []byte // trusted AppHash of the snapshot being received
 	// progress of the snapshot being received: chunks accepted of total,
@@ -76,6 +80,10 @@ func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger) *
 	}
 	if ex != nil && ex.Params().Mixed() {
 		params := ex.Params()
+		s.recv.Portable = true
+		if r, err := rc.Restorer(home); err == nil {
+			s.portable = newPortableSnapshots(home, rc, r, logger)
+		}
 		s.recv.Foreign = func(kind string) bool {
 			r, err := rc.Restorer(home)
 			if err != nil || !slices.Contains(params.Backends, kind) {
@@ -94,11 +102,23 @@ func (s *stateSync) ListSnapshots(context.Context, *abci.RequestListSnapshots) (
 		s.logger.Error("state sync: cannot list snapshots", "err", err)
 		return &abci.ResponseListSnapshots{}, nil
 	}
+	if s.portable != nil {
+		s.portable.refresh()
+		more, err := s.portable.src.Snapshots(10 - len(snaps))
+		if err != nil {
+			s.logger.Error("state sync: cannot list the snapshots for other engines", "err", err)
+		}
+		snaps = append(snaps, more...)
+	}
 	return &abci.ResponseListSnapshots{Snapshots: snaps}, nil
 }
 
 func (s *stateSync) LoadSnapshotChunk(_ context.Context, req *abci.RequestLoadSnapshotChunk) (*abci.ResponseLoadSnapshotChunk, error) {
-	chunk, err := s.src.Chunk(req.Height, req.Format, req.Chunk)
+	src := s.src
+	if req.Format == snapshot.PortableFormat && s.portable != nil {
+		src = s.portable.src
+	}
+	chunk, err := src.Chunk(req.Height, req.Format, req.Chunk)
 	if err != nil {
 		// An empty chunk tells the peer this node does not have it.
 		s.logger.Error("state sync: cannot serve a chunk", "height", req.Height, "chunk", req.Chunk, "err", err)
@@ -142,7 +162,7 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil
 	}
 	s.chunkAccepted()
-	cp, kind := s.recv.File(), s.recv.Kind()
+	cp, kind, format := s.recv.File(), s.recv.Kind(), s.recv.Format()
 	senders := s.recv.Senders()
 	start := time.Now()
 	verified, err := s.restore(ctx, cp, kind)
@@ -155,7 +175,7 @@ func (s *stateSync) ApplySnapshotChunk(ctx context.Context, req *abci.RequestApp
 		s.logger.Error("state sync: the snapshot does not verify; rejecting it and its senders", "height", cp.Height, "senders", senders, "err", err)
 		return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_REJECT_SNAPSHOT, RejectSenders: senders}, nil
 	}
-	s.logger.Info("state sync: restored and verified the snapshot", "height", cp.Height, "engine", kind,
+	s.logger.Info("state sync: restored and verified the snapshot", "height", cp.Height, "engine", kind, "format", format,
 		"restore_and_verify", verified.Sub(start).Round(time.Millisecond), "install", time.Since(verified).Round(time.Millisecond))
 	crashPoint("statesync-restored")
 	return &abci.ResponseApplySnapshotChunk{Result: abci.ResponseApplySnapshotChunk_ACCEPT}, nil

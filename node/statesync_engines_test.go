@@ -17,6 +17,7 @@ import (
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 	"github.com/relchain/relchain/protocol"
+	"github.com/relchain/relchain/snapshot"
 )
 
 // mixedParams are the parameters of a network over PostgreSQL and SQLite
@@ -119,4 +120,77 @@ func TestStateSyncRestoresASnapshotOfAnotherEngine(t *testing.T) {
 	if res, err := single.OfferSnapshot(context.Background(), &abci.RequestOfferSnapshot{Snapshot: snaps[0], AppHash: appHash}); err != nil || res.Result != abci.ResponseOfferSnapshot_REJECT {
 		t.Fatalf("a SQLite node offered a PostgreSQL snapshot: %v %v, want REJECT", res, err)
 	}
+}
+
+// A PostgreSQL validator of a network over several engines exports its
+// checkpoint as a SQLite database speaking PostgreSQL's SQL, served as a
+// snapshot of the portable format (2); a SQLite node restores it as a
+// snapshot of its own engine and holds the validator's rows, sequence and
+// AppHash. A node of a network over one engine refuses the format.
+func TestPortableSnapshotOfAPostgreSQLValidator(t *testing.T) {
+	ctx := context.Background()
+	params := mixedParams(t)
+	pg := pgJoiner(t, params) // a PostgreSQL node, used here as the source
+	runBlocks(t, pg.ex, "c",
+		"CREATE TABLE acct (id serial PRIMARY KEY, bal numeric(12,2) NOT NULL, note text)",
+		"INSERT INTO acct (bal, note) VALUES (10.50, 'a'), (20, NULL), (30, 'c''d')",
+		"UPDATE acct SET bal = bal + 1 WHERE id = 2")
+	want := pg.ex.State()
+	d, s, err := pg.rc.BackendSpec(pg.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.CheckpointNow(ctx, s, CheckpointDir(pg.home)); err != nil {
+		t.Fatal(err)
+	}
+	if pg.portable == nil {
+		t.Fatal("a PostgreSQL validator of a mixed network serves no portable snapshots")
+	}
+	pg.portable.refresh()
+	pg.portable.wg.Wait()
+	cps, err := pg.portable.src.List()
+	if err != nil || len(cps) != 1 || cps[0].Height != want.Height {
+		t.Fatalf("portable checkpoints %v, %v; want one at height %d", cps, err, want.Height)
+	}
+
+	sqliteNode := sqliteJoiner(t, params)
+	snaps, err := pg.portable.src.Snapshots(1)
+	if err != nil || len(snaps) != 1 || snaps[0].Format != snapshot.PortableFormat {
+		t.Fatalf("portable snapshots %v, %v", snaps, err)
+	}
+	if res := offerFrom(t, sqliteNode, pg.portable.src, want.AppHash); res.Result != abci.ResponseApplySnapshotChunk_ACCEPT {
+		t.Fatalf("portable snapshot: %v", res)
+	}
+	if st := sqliteNode.ex.State(); st.Height != want.Height || !bytes.Equal(st.AppHash, want.AppHash) {
+		t.Fatalf("after state sync the SQLite node is at %d/%X, want %d/%X", st.Height, st.AppHash, want.Height, want.AppHash)
+	}
+	runBlocks(t, sqliteNode.ex, "c", "INSERT INTO acct (bal) VALUES (40)")
+	rows, _, err := sqliteNode.ex.Backend().Query(ctx, "SELECT id, bal::text, note FROM acct ORDER BY id", nil)
+	if err != nil || fmt.Sprint(rows.Rows) != "[[1 10.50 a] [2 21.00 <nil>] [3 30.00 c'd] [4 40.00 <nil>]]" {
+		t.Fatalf("restored rows %v, %v", rows, err)
+	}
+	single := joiner(t)
+	if res, err := single.OfferSnapshot(ctx, &abci.RequestOfferSnapshot{Snapshot: snaps[0], AppHash: want.AppHash}); err != nil || res.Result != abci.ResponseOfferSnapshot_REJECT_FORMAT {
+		t.Fatalf("a node of a network over one engine offered a portable snapshot: %v %v, want REJECT_FORMAT", res, err)
+	}
+}
+
+// sqliteJoiner is an empty SQLite node home's state sync in a mixed
+// network.
+func sqliteJoiner(t *testing.T, params app.Params) *stateSync {
+	t.Helper()
+	ctx := context.Background()
+	home := t.TempDir()
+	rc := DefaultConfig()
+	rc.SQL = SQLDialect{Name: params.SQLDialect, Version: params.SQLDialectVersion}
+	be, err := OpenBackend(ctx, home, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := app.NewExecutor(ctx, be, "c", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ex.Close(context.Background()); ex.Backend().Close() })
+	return newStateSync(home, rc, ex, log.NewNopLogger())
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/internal/dbrestore"
+	"github.com/relchain/relchain/snapshot"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -98,11 +99,18 @@ func joiner(t *testing.T) *stateSync {
 // the trusted AppHash; it returns the last chunk's verdict.
 func offer(t *testing.T, s *stateSync, cp backend.Checkpoint, appHash []byte) *abci.ResponseApplySnapshotChunk {
 	t.Helper()
-	ctx := context.Background()
 	src := newStateSync(t.TempDir(), DefaultConfig(), nil, log.NewNopLogger()).src
 	src.List = func() ([]backend.Checkpoint, error) { return []backend.Checkpoint{cp}, nil }
 	src.ChunkSize = 1 << 10
 	defer src.Close()
+	return offerFrom(t, s, src, appHash)
+}
+
+// offerFrom feeds src's one snapshot to s with the trusted AppHash; it
+// returns the last chunk's verdict.
+func offerFrom(t *testing.T, s *stateSync, src *snapshot.Source, appHash []byte) *abci.ResponseApplySnapshotChunk {
+	t.Helper()
+	ctx := context.Background()
 	snaps, err := src.Snapshots(10)
 	if err != nil || len(snaps) != 1 {
 		t.Fatalf("snapshots: %v %v", snaps, err)

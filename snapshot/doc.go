@@ -12,6 +12,13 @@
 // AppHash the light client trusts by the node (see node/statesync.go): a
 // snapshot whose chunks all match a lying manifest still fails there.
 //
+// Formats: Format (1) is a node's own checkpoint; PortableFormat (2) is a
+// SQLite database speaking PostgreSQL's SQL, which a server-database
+// validator of a network over several engines exports from its
+// checkpoints so that nodes of every engine can join (node/portable.go).
+// A Receiver takes a snapshot of another engine or format only when its
+// node says it can restore it (Foreign, Portable).
+//
 // Nothing here enters consensus: snapshots are a node's own files, and
 // what a node restores is checked against the chain before it is used.
 package snapshot

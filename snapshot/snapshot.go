@@ -19,8 +19,15 @@ import (
 	"github.com/relchain/relchain/backend"
 )
 
-// Format is the snapshot format this package writes and accepts.
+// Format is the snapshot format of a node's own checkpoints.
 const Format uint32 = 1
+
+// PortableFormat is a snapshot that is a SQLite database speaking
+// PostgreSQL's SQL: in a network over several engines, a validator of
+// another engine serves its checkpoints so too (issue 37), and every
+// engine of such a network restores one (protocol version 5's AppHash is
+// the same on every engine).
+const PortableFormat uint32 = 2
 
 // DefaultChunkSize is 8 MiB: well under CometBFT's 16 MB chunk message
 // limit, and few enough chunks for a large database.
@@ -79,6 +86,8 @@ type Source struct {
 	ChunkSize int64
 	// Hold is how many advertised snapshots stay open (4 if 0).
 	Hold int
+	// Format is the format of the snapshots served (Format if 0).
+	Format uint32
 
 	mu   sync.Mutex
 	open map[int64]*served // by height
@@ -115,7 +124,7 @@ func (s *Source) Snapshots(max int) ([]*abci.Snapshot, error) {
 		hash := sha256.Sum256(meta)
 		out = append(out, &abci.Snapshot{
 			Height:   uint64(cp.Height),
-			Format:   Format,
+			Format:   s.format(),
 			Chunks:   uint32(len(sv.m.Chunks)),
 			Hash:     hash[:],
 			Metadata: meta,
@@ -126,7 +135,7 @@ func (s *Source) Snapshots(max int) ([]*abci.Snapshot, error) {
 
 // Chunk reads chunk index of the snapshot at height.
 func (s *Source) Chunk(height uint64, format, index uint32) ([]byte, error) {
-	if format != Format {
+	if format != s.format() {
 		return nil, fmt.Errorf("snapshot format %d unknown", format)
 	}
 	s.mu.Lock()
@@ -144,6 +153,13 @@ func (s *Source) Chunk(height uint64, format, index uint32) ([]byte, error) {
 		return nil, fmt.Errorf("read chunk %d of %s: %w", index, sv.path, err)
 	}
 	return buf, nil
+}
+
+func (s *Source) format() uint32 {
+	if s.Format == 0 {
+		return Format
+	}
+	return s.Format
 }
 
 // Close closes every file held open.
@@ -242,8 +258,12 @@ type Receiver struct {
 	// Foreign, if set, says whether the node restores a snapshot of
 	// another engine (a network over several engines, issue 37).
 	Foreign func(kind string) bool
+	// Portable says whether the node takes snapshots of PortableFormat
+	// (a network over several engines).
+	Portable bool
 
 	height  int64
+	format  uint32
 	m       Manifest
 	f       *os.File
 	next    int
@@ -258,8 +278,8 @@ func (r *Receiver) Offer(snap *abci.Snapshot) (abci.ResponseOfferSnapshot_Result
 	if snap == nil {
 		return abci.ResponseOfferSnapshot_REJECT, errors.New("no snapshot offered")
 	}
-	if snap.Format != Format {
-		return abci.ResponseOfferSnapshot_REJECT_FORMAT, fmt.Errorf("snapshot format %d unknown (this node restores format %d)", snap.Format, Format)
+	if snap.Format != Format && (snap.Format != PortableFormat || !r.Portable) {
+		return abci.ResponseOfferSnapshot_REJECT_FORMAT, fmt.Errorf("snapshot format %d unknown (this node restores format %d%s)", snap.Format, Format, map[bool]string{true: " and 2"}[r.Portable])
 	}
 	var m Manifest
 	if err := json.Unmarshal(snap.Metadata, &m); err != nil {
@@ -271,6 +291,9 @@ func (r *Receiver) Offer(snap *abci.Snapshot) (abci.ResponseOfferSnapshot_Result
 	if err := m.check(r); err != nil {
 		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot metadata: %w", err)
 	}
+	if snap.Format == PortableFormat && m.Backend != "sqlite" {
+		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot metadata: a portable snapshot of a %q database (it is SQLite's)", m.Backend)
+	}
 	if int(snap.Chunks) != len(m.Chunks) || snap.Height == 0 || snap.Height > 1<<62 {
 		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot says %d chunks at height %d, its manifest %d", snap.Chunks, snap.Height, len(m.Chunks))
 	}
@@ -281,7 +304,7 @@ func (r *Receiver) Offer(snap *abci.Snapshot) (abci.ResponseOfferSnapshot_Result
 	if err != nil {
 		return abci.ResponseOfferSnapshot_ABORT, err
 	}
-	r.height, r.m, r.f, r.next, r.senders = int64(snap.Height), m, f, 0, make(map[string]bool)
+	r.height, r.format, r.m, r.f, r.next, r.senders = int64(snap.Height), snap.Format, m, f, 0, make(map[string]bool)
 	return abci.ResponseOfferSnapshot_ACCEPT, nil
 }
 
@@ -329,6 +352,9 @@ func (r *Receiver) File() backend.Checkpoint {
 // Kind is the engine of the snapshot being received (its manifest's
 // backend).
 func (r *Receiver) Kind() string { return r.m.Backend }
+
+// Format is the format of the snapshot being received.
+func (r *Receiver) Format() uint32 { return r.format }
 
 // Senders lists the peers whose chunks made up the snapshot, for rejecting
 // them all if the snapshot turns out to lie.

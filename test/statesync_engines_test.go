@@ -54,20 +54,7 @@ func TestStateSyncAcrossEngines(t *testing.T) {
 	joiner := c.net.Add(info)
 	c.nodes = c.net.Nodes
 	must(c.net.Start(joiner))
-	restored := ""
-	must(waitFor(ctx, "node 4 to restore a snapshot", func() bool {
-		b, _ := os.ReadFile(c.net.LogFile(joiner))
-		if i := strings.Index(string(b), "restored and verified the snapshot"); i >= 0 {
-			restored = strings.SplitN(string(b[i:]), "\n", 2)[0]
-			return true
-		}
-		return !c.net.Running(joiner)
-	}))
-	if restored == "" {
-		l.stopAndWait()
-		b, _ := os.ReadFile(c.net.LogFile(joiner))
-		t.Fatalf("node 4 exited: %v\n%s", c.net.ExitError(joiner), tail(b, 4000))
-	}
+	restored := c.waitRestored(ctx, t, joiner, l)
 	if !strings.Contains(restored, "engine=sqlite") {
 		t.Fatalf("node 4 restored a snapshot of another engine than SQLite: %s", restored)
 	}
@@ -83,6 +70,80 @@ func TestStateSyncAcrossEngines(t *testing.T) {
 	c.mustVerify(joiner, true, "")
 	must(c.net.Start(joiner))
 	testRestoreAcrossEngines(ctx, t, c)
+}
+
+// A SQLite node joins a network over several engines by state sync while
+// only its PostgreSQL validators take checkpoints: they serve them, for
+// nodes of other engines, as SQLite databases speaking PostgreSQL's SQL
+// (snapshot format 2, exported through the canonical rows and verified),
+// and the joiner restores one as a snapshot of its own engine, then
+// follows the chain under load and holds every acknowledged write.
+func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
+	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	for _, i := range []int{2, 3} {
+		c.withoutCheckpoints(i)
+	}
+	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
+	l := startLoad(t, c, []int{1, 3})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			l.stopAndWait()
+			t.Fatalf("%v (load: %s)", err, l.summary())
+		}
+	}
+	must(l.waitAcked(ctx, 30))
+	loaded := c.maxHeight(ctx, 0)
+	must(waitFor(ctx, "a PostgreSQL validator's checkpoint with the load", func() bool { return c.newestCheckpoint(t, 0) >= loaded }))
+	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "sqlite", StateSync: true})
+	must(err)
+	joiner := c.net.Add(info)
+	c.nodes = c.net.Nodes
+	must(c.net.Start(joiner))
+	restored := c.waitRestored(ctx, t, joiner, l)
+	if !strings.Contains(restored, "engine=sqlite") || !strings.Contains(restored, "format=2") {
+		t.Fatalf("node 4 did not restore a PostgreSQL validator's export (format 2): %s", restored)
+	}
+	for _, i := range []int{2, 3} {
+		if h := c.newestCheckpoint(t, i); h != 0 {
+			t.Fatalf("%s took a checkpoint at height %d: the joiner could restore a snapshot of its own engine", c.nodes[i].Name, h)
+		}
+	}
+	t.Logf("node 4 (sqlite): %s", restored)
+	must(l.waitAcked(ctx, l.ackedCount()+30))
+	must(c.net.WaitHeight(ctx, joiner, c.maxHeight(ctx, 0, 1, 2, 3)))
+	l.stopAndWait()
+	if len(l.unexpected) > 0 {
+		t.Fatalf("valid writes failed with a result code: %v", l.unexpected[:min(5, len(l.unexpected))])
+	}
+	requireLoadApplied(ctx, t, c, l)
+	must(c.net.Stop(joiner))
+	c.mustVerify(joiner, true, "")
+}
+
+// waitRestored waits until node i logs the snapshot it restored and
+// returns that line; it fails the test if the node exits first.
+func (c *cluster) waitRestored(ctx context.Context, t *testing.T, i int, l *load) string {
+	t.Helper()
+	restored := ""
+	err := waitFor(ctx, c.nodes[i].Name+" to restore a snapshot", func() bool {
+		b, _ := os.ReadFile(c.net.LogFile(i))
+		if k := strings.Index(string(b), "restored and verified the snapshot"); k >= 0 {
+			restored = strings.SplitN(string(b[k:]), "\n", 2)[0]
+			return true
+		}
+		return !c.net.Running(i)
+	})
+	if err != nil || restored == "" {
+		l.stopAndWait()
+		b, _ := os.ReadFile(c.net.LogFile(i))
+		t.Fatalf("%s restored no snapshot: %v (exit: %v)\n%s", c.nodes[i].Name, err, c.net.ExitError(i), tail(b, 4000))
+	}
+	return restored
 }
 
 // testRestoreAcrossEngines restores a backup of SQLite validator 2 into a

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -246,4 +248,77 @@ func (r *serverRestorer) fillStaged(ctx context.Context, dsn string, p Portable,
 		err = cerr
 	}
 	return err
+}
+
+// Exporter is a Restorer that also writes its engine's checkpoint as a
+// checkpoint of SQLite speaking PostgreSQL's SQL, which every engine of a
+// network over several engines restores (snapshot.PortableFormat).
+type Exporter interface {
+	// ExportSQLite restores cp into a scratch database beside the live
+	// one, verifies it (its AppHash, from its rows), writes it into a new
+	// SQLite database that must reproduce that AppHash, takes that
+	// database's checkpoint into dir and drops the scratch database.
+	ExportSQLite(ctx context.Context, cp backend.Checkpoint, dir string) (backend.Checkpoint, error)
+}
+
+// Export is r as an Exporter, if it can export: a server database whose
+// driver dumps PostgreSQL's SQL, on a network speaking it.
+func Export(r Restorer) (Exporter, bool) {
+	sr, ok := r.(*serverRestorer)
+	if !ok || sr.driver.Dump == nil || sr.live.SQLDialect != "postgres" {
+		return nil, false
+	}
+	return sr, true
+}
+
+func (r *serverRestorer) ExportSQLite(ctx context.Context, cp backend.Checkpoint, dir string) (backend.Checkpoint, error) {
+	name, err := r.ops.DatabaseName(r.dsn)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	scratch := name + "_portable"
+	dsn, err := r.ops.Restore(ctx, r.dsn, cp, scratch)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	defer r.ops.Drop(context.WithoutCancel(ctx), r.dsn, scratch)
+	p, err := ReadPortable(ctx, r.driver, registry.Spec{DSN: dsn, UnsafeSuperuser: r.live.UnsafeSuperuser,
+		SQLDialect: r.live.SQLDialect, SQLDialectVersion: r.live.SQLDialectVersion}, nil)
+	if err != nil {
+		return backend.Checkpoint{}, fmt.Errorf("checkpoint %d: %w", cp.Height, err)
+	}
+	if p.State.Height != cp.Height {
+		return backend.Checkpoint{}, fmt.Errorf("checkpoint %d holds height %d", cp.Height, p.State.Height)
+	}
+	return writeSQLite(ctx, p, dir, r.live)
+}
+
+// writeSQLite fills a new SQLite database speaking live's SQL dialect
+// with p and takes its checkpoint into dir.
+func writeSQLite(ctx context.Context, p Portable, dir string, live registry.Spec) (backend.Checkpoint, error) {
+	d, err := registry.Lookup("sqlite")
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return backend.Checkpoint{}, err
+	}
+	work, err := os.MkdirTemp(dir, ".export-")
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	defer os.RemoveAll(work)
+	s := registry.Spec{DSN: filepath.Join(work, "portable.db"), SQLDialect: live.SQLDialect, SQLDialectVersion: live.SQLDialectVersion}
+	be, err := d.Open(ctx, s)
+	if err != nil {
+		return backend.Checkpoint{}, err
+	}
+	_, err = Fill(ctx, be, p)
+	if cerr := be.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return backend.Checkpoint{}, fmt.Errorf("the SQLite copy of height %d: %w", p.State.Height, err)
+	}
+	return d.CheckpointNow(ctx, s, dir)
 }

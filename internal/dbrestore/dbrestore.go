@@ -35,7 +35,7 @@ func For(kind, file string, live registry.Spec) (Restorer, error) {
 	if d.Restore == nil {
 		return &fileRestorer{db: file, checkpoints: d.Checkpoints, open: open}, nil
 	}
-	return &serverRestorer{ops: *d.Restore, checkpoints: d.Checkpoints, open: open, dsn: live.DSN, live: live}, nil
+	return &serverRestorer{ops: *d.Restore, checkpoints: d.Checkpoints, open: open, dsn: live.DSN, live: live, driver: d}, nil
 }
 
 // Scratch makes r stage beside nothing live: a file database under work
@@ -159,6 +159,7 @@ type serverRestorer struct {
 	open        func(ctx context.Context, dsn string) (backend.Backend, error)
 	dsn         string
 	live        registry.Spec // the node's own database
+	driver      registry.Driver
 	suffix      string        // of the staged database's name; "_recover" when empty
 	staged      string        // database name
 	replaced    string        // database name
