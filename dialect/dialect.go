@@ -8,6 +8,12 @@ import (
 // Default is the database a node uses when its configuration names none.
 const Default = "sqlite"
 
+// Portable is the database a network over several engines carries its
+// state in from one engine to another (state sync's portable snapshots,
+// dbrestore's exports): the embedded one, which every node opens in
+// process.
+const Portable = Default
+
 // Dialect describes one database relchain runs on.
 type Dialect struct {
 	// Name is the backend's name in relchain.toml (backend.kind), on the

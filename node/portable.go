@@ -9,6 +9,7 @@ import (
 	"github.com/cometbft/cometbft/libs/log"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/snapshot"
 )
@@ -48,7 +49,7 @@ func newPortableSnapshots(home string, rc Config, r dbrestore.Restorer, logger l
 	dir := filepath.Join(CheckpointDir(home), "portable")
 	p := &portableSnapshots{dir: dir, export: ex, keep: rc.Checkpoint.Keep, logger: logger,
 		native: func() ([]backend.Checkpoint, error) { return r.List(CheckpointDir(home)) }}
-	p.src = &snapshot.Source{Backend: "sqlite", Format: snapshot.PortableFormat, ChunkSize: rc.Checkpoint.SnapshotChunkBytes,
+	p.src = &snapshot.Source{Backend: dialect.Portable, Format: snapshot.PortableFormat, ChunkSize: rc.Checkpoint.SnapshotChunkBytes,
 		List: func() ([]backend.Checkpoint, error) { return backend.ListCheckpoints(dir, ".db") }}
 	return p
 }

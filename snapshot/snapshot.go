@@ -17,6 +17,7 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/dialect"
 )
 
 // Format is the snapshot format of a node's own checkpoints.
@@ -291,8 +292,8 @@ func (r *Receiver) Offer(snap *abci.Snapshot) (abci.ResponseOfferSnapshot_Result
 	if err := m.check(r); err != nil {
 		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot metadata: %w", err)
 	}
-	if snap.Format == PortableFormat && m.Backend != "sqlite" {
-		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot metadata: a portable snapshot of a %q database (it is SQLite's)", m.Backend)
+	if snap.Format == PortableFormat && m.Backend != dialect.Portable {
+		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot metadata: a portable snapshot of a %q database (it is %s's)", m.Backend, dialect.Portable)
 	}
 	if int(snap.Chunks) != len(m.Chunks) || snap.Height == 0 || snap.Height > 1<<62 {
 		return abci.ResponseOfferSnapshot_REJECT, fmt.Errorf("snapshot says %d chunks at height %d, its manifest %d", snap.Chunks, snap.Height, len(m.Chunks))

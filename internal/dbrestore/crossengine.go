@@ -15,6 +15,7 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 )
 
 // Portable is a database as another engine takes it (issue 37): its
@@ -265,7 +266,7 @@ type Exporter interface {
 // driver dumps PostgreSQL's SQL, on a network speaking it.
 func Export(r Restorer) (Exporter, bool) {
 	sr, ok := r.(*serverRestorer)
-	if !ok || sr.driver.Dump == nil || sr.live.SQLDialect != "postgres" {
+	if !ok || sr.driver.Dump == nil || sr.live.SQLDialect != dialect.SQLPostgres {
 		return nil, false
 	}
 	return sr, true
@@ -296,7 +297,7 @@ func (r *serverRestorer) ExportSQLite(ctx context.Context, cp backend.Checkpoint
 // writeSQLite fills a new SQLite database speaking live's SQL dialect
 // with p and takes its checkpoint into dir.
 func writeSQLite(ctx context.Context, p Portable, dir string, live registry.Spec) (backend.Checkpoint, error) {
-	d, err := registry.Lookup("sqlite")
+	d, err := registry.Lookup(dialect.Portable)
 	if err != nil {
 		return backend.Checkpoint{}, err
 	}

@@ -160,9 +160,9 @@ type serverRestorer struct {
 	dsn         string
 	live        registry.Spec // the node's own database
 	driver      registry.Driver
-	suffix      string        // of the staged database's name; "_recover" when empty
-	staged      string        // database name
-	replaced    string        // database name
+	suffix      string // of the staged database's name; "_recover" when empty
+	staged      string // database name
+	replaced    string // database name
 	state       backend.State
 }
 
