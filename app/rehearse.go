@@ -103,28 +103,12 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 	e.mu.Lock()
 	committed, chainTime := e.committed, e.chainTime
 	e.mu.Unlock()
-	blk, err := e.Backend().Begin(rctx)
-	if err != nil && rctx.Err() != nil {
-		return api.RehearseResponse{}, errPreempted
-	}
+	p, done, err := e.beginRehearsal(ctx, rctx, committed.Height+1, chainTime)
 	if err != nil {
-		return api.RehearseResponse{}, fmt.Errorf("rehearse: begin: %w", err)
+		return api.RehearseResponse{}, err
 	}
-	defer func() { _ = blk.Rollback(context.WithoutCancel(ctx)) }()
-	if lb, ok := blk.(backend.LockWaitBounder); ok {
-		// Only a bounded Block replaces blk: the deferred Rollback must
-		// always find the open db-transaction (a block that preempts the
-		// rehearsal cancels rctx, and the bound's SET fails).
-		bounded, err := lb.BoundLockWaits(rctx, RehearsalLockWait)
-		if err != nil && rctx.Err() != nil {
-			return api.RehearseResponse{}, errPreempted
-		}
-		if err != nil {
-			return api.RehearseResponse{}, fmt.Errorf("rehearse: %w", err)
-		}
-		blk = bounded
-	}
-	p := &pendingBlock{height: committed.Height + 1, time: chainTime, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet), rehearsal: true}
+	defer done()
+	blk := p.block
 	tx := &txn.Tx{PubKey: sender, Statements: stmts}
 	resp := api.RehearseResponse{Height: committed.Height}
 	if why := e.perms.admit(tx); why != "" {
@@ -171,6 +155,51 @@ func (e *Executor) rehearseOnce(ctx context.Context, sender ed25519.PublicKey, s
 		resp.Probe = p
 	}
 	return resp, nil
+}
+
+// beginRehearsal begins a rehearsal of a tx of block height at chain time
+// t: its db-transaction (lock waits bounded where the backend can) and,
+// on a PostgreSQL validator of a network over several engines, its shadow
+// gate's block, so that what the block will refuse is refused at the
+// statement, not at COMMIT. done rolls both back. rctx is the rehearsal's
+// context (a block preempts it), ctx the caller's.
+func (e *Executor) beginRehearsal(ctx, rctx context.Context, height int64, t time.Time) (p *pendingBlock, done func(), err error) {
+	blk, err := e.Backend().Begin(rctx)
+	if err != nil && rctx.Err() != nil {
+		return nil, nil, errPreempted
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("rehearse: begin: %w", err)
+	}
+	p = &pendingBlock{height: height, time: t, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet), rehearsal: true}
+	// Only a bounded Block replaces p.block: done must always find the
+	// open db-transaction (a block that preempts the rehearsal cancels
+	// rctx, and the bound's SET fails).
+	done = func() {
+		if p.shadow != nil {
+			_ = p.shadow.Rollback(context.WithoutCancel(ctx))
+		}
+		_ = p.block.Rollback(context.WithoutCancel(ctx))
+	}
+	if lb, ok := blk.(backend.LockWaitBounder); ok {
+		bounded, err := lb.BoundLockWaits(rctx, RehearsalLockWait)
+		if err != nil {
+			done()
+			if rctx.Err() != nil {
+				return nil, nil, errPreempted
+			}
+			return nil, nil, fmt.Errorf("rehearse: %w", err)
+		}
+		p.block = bounded
+	}
+	if err := e.beginShadow(rctx, p); err != nil {
+		done()
+		if rctx.Err() != nil {
+			return nil, nil, errPreempted
+		}
+		return nil, nil, fmt.Errorf("rehearse: %w", err)
+	}
+	return p, done, nil
 }
 
 // runProbe runs a rehearsal's probe in blk (see RehearseProbe). A refusal

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,6 +60,7 @@ func TestShadowGateFollowsTheSchemaAcrossRestarts(t *testing.T) {
 		mustOK(t, f, f.tx(stmt("INSERT INTO acct (id, bal) VALUES ($1, 5) ON CONFLICT (id) DO UPDATE SET bal = acct.bal + 1", txn.Int(2))))
 	}
 	refused("before the restart")
+	rehearsalRefuses(t, f)
 	_ = f.ex.Close(context.Background())
 	if f.ex, err = app.NewExecutor(context.Background(), be, chainID, p, shadow); err != nil {
 		t.Fatal(err)
@@ -70,4 +72,26 @@ func TestShadowGateFollowsTheSchemaAcrossRestarts(t *testing.T) {
 	if opens != 2 {
 		t.Fatalf("the shadow was opened %d times, want once per executor", opens)
 	}
+}
+
+// rehearsalRefuses checks that a rehearsal (the gateway's interactive
+// transaction) on a PostgreSQL validator with a shadow gate refuses, at
+// the statement, what the block would refuse (a view; a subquery in
+// RETURNING), and that nothing of it stays in the shadow: a table a
+// rehearsal creates is not known to the next block's gate.
+func rehearsalRefuses(t *testing.T, f *fixture) {
+	t.Helper()
+	ctx := context.Background()
+	sender := f.key.Public().(ed25519.PublicKey)
+	for _, sql := range []string{"CREATE VIEW v AS SELECT id FROM acct", "INSERT INTO acct (id, bal) VALUES (9, 1) RETURNING (SELECT max(bal) FROM acct)"} {
+		r, err := f.ex.Rehearse(ctx, sender, []txn.Statement{stmt(sql)})
+		if err != nil || r.Code == api.CodeOK {
+			t.Fatalf("rehearsal of %q: code %d %v, want the shadow's refusal (%s)", sql, r.Code, err, r.Log)
+		}
+	}
+	r, err := f.ex.Rehearse(ctx, sender, []txn.Statement{stmt("CREATE TABLE rehearsed (id integer PRIMARY KEY)"), stmt("INSERT INTO rehearsed (id) VALUES (1)")})
+	if err != nil || r.Code != api.CodeOK {
+		t.Fatalf("rehearsal of a new table: code %d %v (%s)", r.Code, err, r.Log)
+	}
+	mustOK(t, f, f.tx(stmt("CREATE TABLE rehearsed (id integer PRIMARY KEY)")))
 }
