@@ -15,8 +15,10 @@ import (
 
 	cmttypes "github.com/cometbft/cometbft/types"
 
+	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/dialect"
 	"github.com/relchain/relchain/internal/dbrestore"
 	"github.com/relchain/relchain/node"
 )
@@ -111,12 +113,23 @@ func checkpointNow(ctx context.Context, home string, rc node.Config, dir string)
 	return cp, nil
 }
 
+// BackupOptions say how Backup writes.
+type BackupOptions struct {
+	// Progress shows the copy into the backup file.
+	Progress Progress
+	// Portable writes, for a server-database validator of a network over
+	// several engines, the checkpoint as a SQLite database speaking
+	// PostgreSQL's SQL (as its portable snapshots are), which a node of
+	// any engine of the network restores.
+	Portable bool
+}
+
 // Backup writes a backup of a node's database to the file output: a
 // checkpoint taken now (the node may be running), verified before it is
 // written — its rows must reproduce the AppHash it records, as recover
 // verifies a checkpoint — with a manifest of its chain, height, AppHash and
 // digest. The file appears under its name only when complete.
-func Backup(ctx context.Context, home, output string, progress Progress) (BackupManifest, error) {
+func Backup(ctx context.Context, home, output string, o BackupOptions) (BackupManifest, error) {
 	cc, rc, err := node.LoadConfig(home)
 	if err != nil {
 		return BackupManifest{}, err
@@ -138,16 +151,43 @@ func Backup(ctx context.Context, home, output string, progress Progress) (Backup
 	if err != nil {
 		return BackupManifest{}, fmt.Errorf("backup: the checkpoint taken does not verify: %w", err)
 	}
-	m := BackupManifest{Format: BackupFormat, ChainID: gen.ChainID, Backend: rc.Backend.Kind,
+	kind := rc.Backend.Kind
+	if o.Portable && kind != dialect.Portable {
+		if cp, err = portableCheckpoint(ctx, home, rc, gen, cp, filepath.Join(work, "portable")); err != nil {
+			return BackupManifest{}, fmt.Errorf("backup --portable: %w", err)
+		}
+		kind = dialect.Portable
+	}
+	m := BackupManifest{Format: BackupFormat, ChainID: gen.ChainID, Backend: kind,
 		Height: st.Height, AppHash: hex.EncodeToString(st.AppHash), File: filepath.Base(cp.Path),
 		Created: time.Now().UTC().Format(time.RFC3339)}
 	if m.Size, m.SHA256, err = digestFile(cp.Path); err != nil {
 		return m, fmt.Errorf("backup: %w", err)
 	}
-	if err := writeBackup(output, m, cp.Path, progress); err != nil {
+	if err := writeBackup(output, m, cp.Path, o.Progress); err != nil {
 		return m, fmt.Errorf("backup: %w", err)
 	}
 	return m, nil
+}
+
+// portableCheckpoint exports cp, a checkpoint of a server database of a
+// network over several engines, into dir as a SQLite database speaking
+// PostgreSQL's SQL (dbrestore.Exporter: it must reproduce cp's AppHash).
+func portableCheckpoint(ctx context.Context, home string, rc node.Config, gen *cmttypes.GenesisDoc, cp backend.Checkpoint, dir string) (backend.Checkpoint, error) {
+	params, err := app.ParseParams(gen.AppState)
+	if err != nil {
+		return cp, err
+	}
+	r, err := rc.Restorer(home)
+	if err != nil {
+		return cp, err
+	}
+	dbrestore.Scratch(r, dir) // its scratch database apart from the running node's exports
+	ex, ok := dbrestore.Export(r)
+	if !params.Mixed() || !ok {
+		return cp, fmt.Errorf("only a validator of a network over several engines writes a portable backup (docs/mixed-networks.md); this one's genesis lists %v", params.Engines())
+	}
+	return ex.ExportSQLite(ctx, cp, dir)
 }
 
 // verifyCheckpoint restores cp beside nothing live (a file under work, or

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,12 +24,10 @@ import (
 // relchain verify passes on it. Then a backup of a SQLite validator is
 // restored into a new PostgreSQL node home, which follows the chain.
 func TestStateSyncAcrossEngines(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true})
+	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true,
+		prepare: func(c *cluster) { c.withoutCheckpoints(0, 1) }})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	for _, i := range []int{0, 1} {
-		c.withoutCheckpoints(i)
-	}
 	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
 	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
 	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
@@ -69,7 +68,7 @@ func TestStateSyncAcrossEngines(t *testing.T) {
 	must(c.net.Stop(joiner))
 	c.mustVerify(joiner, true, "")
 	must(c.net.Start(joiner))
-	testRestoreAcrossEngines(ctx, t, c)
+	testRestoreAcrossEngines(ctx, t, c, 2, "postgres")
 }
 
 // A SQLite node joins a network over several engines by state sync while
@@ -79,12 +78,10 @@ func TestStateSyncAcrossEngines(t *testing.T) {
 // and the joiner restores one as a snapshot of its own engine, then
 // follows the chain under load and holds every acknowledged write.
 func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true})
+	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true,
+		prepare: func(c *cluster) { c.withoutCheckpoints(2, 3) }})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	for _, i := range []int{2, 3} {
-		c.withoutCheckpoints(i)
-	}
 	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
 	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
 	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
@@ -123,6 +120,8 @@ func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
 	requireLoadApplied(ctx, t, c, l)
 	must(c.net.Stop(joiner))
 	c.mustVerify(joiner, true, "")
+	must(c.net.Start(joiner))
+	testRestoreAcrossEngines(ctx, t, c, 0, "sqlite")
 }
 
 // waitRestored waits until node i logs the snapshot it restored and
@@ -146,20 +145,39 @@ func (c *cluster) waitRestored(ctx context.Context, t *testing.T, i int, l *load
 	return restored
 }
 
-// testRestoreAcrossEngines restores a backup of SQLite validator 2 into a
-// new PostgreSQL node home (relchain restore --node: the chain confirms
-// the backup's AppHash), which then follows the network; relchain verify
-// passes on it.
-func testRestoreAcrossEngines(ctx context.Context, t *testing.T, c *cluster) {
-	backup := filepath.Join(t.TempDir(), "node2.backup")
-	mustRun(t, "backup", "--home", c.nodes[2].Home, "--output", backup)
+// testRestoreAcrossEngines restores a backup of validator from into a
+// new node home on the engine to (relchain restore --node: the chain
+// confirms the backup's AppHash), which then follows the network;
+// relchain verify passes on it. A PostgreSQL validator's backup is
+// written --portable (SQLite speaking PostgreSQL's SQL), which a SQLite
+// node restores; without it the SQLite node refuses it.
+func testRestoreAcrossEngines(ctx context.Context, t *testing.T, c *cluster, from int, to string) {
+	backup := filepath.Join(t.TempDir(), "node.backup")
+	args := []string{"backup", "--home", c.nodes[from].Home, "--output", backup}
+	native := ""
+	if to == "sqlite" {
+		native = filepath.Join(t.TempDir(), "native.backup")
+		mustRun(t, append(args[:3:3], "--output", native)...)
+		args = append(args, "--portable")
+	}
+	mustRun(t, args...)
 	for range 3 { // the chain confirms the backup's AppHash, the light client needs two headers more
 		c.mustExec(ctx, 1, stmt("UPDATE counter SET n = n WHERE id = 1"))
 	}
-	mustRun(t, "add-node", "--net", c.dir, "--name", "node5", "--backend", "postgres", "--dsn", strings.ReplaceAll(c.pgDSN, "{node}", "node5"))
+	addNode := []string{"add-node", "--net", c.dir, "--name", "node5", "--backend", to}
+	if to == "postgres" {
+		addNode = append(addNode, "--dsn", strings.ReplaceAll(c.pgDSN, "{node}", "node5"))
+	}
+	mustRun(t, addNode...)
 	info := loadNode(t, c.dir, "node5")
+	if native != "" {
+		out, err := exec.Command(relchainBin, "restore", "--backup", native, "--home", info.Home, "--node", c.nodes[0].RPC).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "refused backup") {
+			t.Fatalf("a SQLite node restored a PostgreSQL checkpoint: %v\n%s", err, out)
+		}
+	}
 	out := mustRun(t, "restore", "--backup", backup, "--home", info.Home, "--node", c.nodes[0].RPC)
-	t.Logf("restore of a SQLite backup on PostgreSQL: %s", strings.TrimSpace(out))
+	t.Logf("restore of %s's backup on %s: %s", c.nodes[from].Name, to, strings.TrimSpace(out))
 	restored := c.net.Add(info)
 	c.nodes = c.net.Nodes
 	if err := c.net.Start(restored); err != nil {
@@ -178,22 +196,19 @@ func testRestoreAcrossEngines(ctx context.Context, t *testing.T, c *cluster) {
 	c.mustVerify(restored, true, "")
 }
 
-// withoutCheckpoints stops node i, turns its checkpoints off
-// (relchain.toml checkpoint.every = 0) and starts it again.
-func (c *cluster) withoutCheckpoints(i int) {
+// withoutCheckpoints turns the checkpoints of nodes off (relchain.toml
+// checkpoint.every = 0); they must not have started yet (clusterOptions
+// prepare).
+func (c *cluster) withoutCheckpoints(nodes ...int) {
 	c.t.Helper()
-	if err := c.net.Stop(i); err != nil {
-		c.t.Fatal(err)
-	}
-	cc, rc, err := node.LoadConfig(c.nodes[i].Home)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	rc.Checkpoint.Every = 0
-	if err := node.SaveConfig(c.nodes[i].Home, cc, rc); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := c.net.Start(i); err != nil {
-		c.t.Fatal(err)
+	for _, i := range nodes {
+		cc, rc, err := node.LoadConfig(c.nodes[i].Home)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		rc.Checkpoint.Every = 0
+		if err := node.SaveConfig(c.nodes[i].Home, cc, rc); err != nil {
+			c.t.Fatal(err)
+		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 func backupCmd() *cobra.Command {
 	var home, output string
-	var jsonOut bool
+	var jsonOut, portable bool
 	cmd := &cobra.Command{
 		Use:   "backup",
 		Short: "Write a verified backup of a node's database (the node may be running)",
@@ -29,13 +29,16 @@ the checkpoint aside and verifies that its rows reproduce the AppHash it
 records, then writes one file: a tar with manifest.json (chain ID, backend,
 height, AppHash, the checkpoint's size and SHA-256) and the checkpoint.
 The file appears under its name only when complete. Restore it with
-relchain restore.`,
+relchain restore. --portable (a PostgreSQL validator of a network over
+several engines) writes the checkpoint as a SQLite database speaking
+PostgreSQL's SQL, verified to give the same AppHash, which a node of any
+engine of the network restores.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "" {
 				return fmt.Errorf("--output FILE is required")
 			}
-			m, err := ops.Backup(context.Background(), home, output, progress)
+			m, err := ops.Backup(context.Background(), home, output, ops.BackupOptions{Progress: progress, Portable: portable})
 			if err != nil {
 				return err
 			}
@@ -52,6 +55,7 @@ relchain restore.`,
 	cmd.Flags().StringVar(&home, "home", defaultHome(), "node home directory (the node may be running)")
 	cmd.Flags().StringVar(&output, "output", "", "the backup file to write")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the manifest as JSON")
+	cmd.Flags().BoolVar(&portable, "portable", false, "a validator of a network over several engines: write the checkpoint as SQLite speaking PostgreSQL's SQL, which a node of any of its engines restores")
 	return cmd
 }
 

@@ -277,7 +277,7 @@ func (r *serverRestorer) ExportSQLite(ctx context.Context, cp backend.Checkpoint
 	if err != nil {
 		return backend.Checkpoint{}, err
 	}
-	scratch := name + "_portable"
+	scratch := name + r.suffix + "_portable" // Scratch's restorer (relchain backup) apart from the node's
 	dsn, err := r.ops.Restore(ctx, r.dsn, cp, scratch)
 	if err != nil {
 		return backend.Checkpoint{}, err
