@@ -24,29 +24,9 @@ import (
 // relchain verify passes on it. Then a backup of a SQLite validator is
 // restored into a new PostgreSQL node home, which follows the chain.
 func TestStateSyncAcrossEngines(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true,
-		prepare: func(c *cluster) { c.withoutCheckpoints(0, 1) }})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
-	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
-	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
-	l := startLoad(t, c, []int{0, 2})
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			l.stopAndWait()
-			t.Fatalf("%v (load: %s)", err, l.summary())
-		}
-	}
-	must(l.waitAcked(ctx, 30))
-	loaded := c.maxHeight(ctx, 0)
-	must(waitFor(ctx, "a SQLite validator's checkpoint with the load", func() bool { return c.newestCheckpoint(t, 2) >= loaded }))
-	for _, i := range []int{0, 1} {
-		if h := c.newestCheckpoint(t, i); h != 0 {
-			t.Fatalf("%s took a checkpoint at height %d: the joiner could restore a snapshot of its own engine", c.nodes[i].Name, h)
-		}
-	}
+	c, l, must := mixedUnderLoad(ctx, t, 2, []int{0, 1}, []int{0, 2})
 	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "postgres",
 		DSN: strings.ReplaceAll(c.pgDSN, "{node}", "node4"), StateSync: true})
 	must(err)
@@ -58,16 +38,7 @@ func TestStateSyncAcrossEngines(t *testing.T) {
 		t.Fatalf("node 4 restored a snapshot of another engine than SQLite: %s", restored)
 	}
 	t.Logf("node 4 (postgres): %s", restored)
-	must(l.waitAcked(ctx, l.ackedCount()+30))
-	must(c.net.WaitHeight(ctx, joiner, c.maxHeight(ctx, 0, 1, 2, 3)))
-	l.stopAndWait()
-	if len(l.unexpected) > 0 {
-		t.Fatalf("valid writes failed with a result code: %v", l.unexpected[:min(5, len(l.unexpected))])
-	}
-	requireLoadApplied(ctx, t, c, l)
-	must(c.net.Stop(joiner))
-	c.mustVerify(joiner, true, "")
-	must(c.net.Start(joiner))
+	followsUnderLoad(ctx, t, c, l, must, joiner)
 	testRestoreAcrossEngines(ctx, t, c, 2, "postgres")
 }
 
@@ -78,24 +49,9 @@ func TestStateSyncAcrossEngines(t *testing.T) {
 // and the joiner restores one as a snapshot of its own engine, then
 // follows the chain under load and holds every acknowledged write.
 func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
-	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true,
-		prepare: func(c *cluster) { c.withoutCheckpoints(2, 3) }})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
-	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
-	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
-	l := startLoad(t, c, []int{1, 3})
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			l.stopAndWait()
-			t.Fatalf("%v (load: %s)", err, l.summary())
-		}
-	}
-	must(l.waitAcked(ctx, 30))
-	loaded := c.maxHeight(ctx, 0)
-	must(waitFor(ctx, "a PostgreSQL validator's checkpoint with the load", func() bool { return c.newestCheckpoint(t, 0) >= loaded }))
+	c, l, must := mixedUnderLoad(ctx, t, 0, []int{2, 3}, []int{1, 3})
 	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "sqlite", StateSync: true})
 	must(err)
 	joiner := c.net.Add(info)
@@ -105,12 +61,17 @@ func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
 	if !strings.Contains(restored, "engine=sqlite") || !strings.Contains(restored, "format=2") {
 		t.Fatalf("node 4 did not restore a PostgreSQL validator's export (format 2): %s", restored)
 	}
-	for _, i := range []int{2, 3} {
-		if h := c.newestCheckpoint(t, i); h != 0 {
-			t.Fatalf("%s took a checkpoint at height %d: the joiner could restore a snapshot of its own engine", c.nodes[i].Name, h)
-		}
-	}
 	t.Logf("node 4 (sqlite): %s", restored)
+	followsUnderLoad(ctx, t, c, l, must, joiner)
+	testRestoreAcrossEngines(ctx, t, c, 0, "sqlite")
+}
+
+// followsUnderLoad checks that node joiner follows the chain while the
+// load goes on, stops the load, checks that every node holds every
+// acknowledged write once, and that relchain verify passes on the joiner
+// (stopped for it, then started again).
+func followsUnderLoad(ctx context.Context, t *testing.T, c *cluster, l *load, must func(error), joiner int) {
+	t.Helper()
 	must(l.waitAcked(ctx, l.ackedCount()+30))
 	must(c.net.WaitHeight(ctx, joiner, c.maxHeight(ctx, 0, 1, 2, 3)))
 	l.stopAndWait()
@@ -121,7 +82,38 @@ func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
 	must(c.net.Stop(joiner))
 	c.mustVerify(joiner, true, "")
 	must(c.net.Start(joiner))
-	testRestoreAcrossEngines(ctx, t, c, 0, "sqlite")
+}
+
+// mixedUnderLoad starts a network of two PostgreSQL and two SQLite
+// validators whose nodes without take no checkpoints, and the catch-up
+// tests' write load through writers; it returns when the load has 30
+// acknowledged writes and validator with has a checkpoint holding them
+// (and those without none). must fails the test, stopping the load first.
+func mixedUnderLoad(ctx context.Context, t *testing.T, with int, without, writers []int) (*cluster, *load, func(error)) {
+	t.Helper()
+	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true,
+		prepare: func(c *cluster) { c.withoutCheckpoints(without...) }})
+	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
+	l := startLoad(t, c, writers)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			l.stopAndWait()
+			t.Fatalf("%v (load: %s)", err, l.summary())
+		}
+	}
+	must(l.waitAcked(ctx, 30))
+	loaded := c.maxHeight(ctx, 0)
+	must(waitFor(ctx, c.nodes[with].Name+"'s checkpoint with the load", func() bool { return c.newestCheckpoint(t, with) >= loaded }))
+	for _, i := range without {
+		if h := c.newestCheckpoint(t, i); h != 0 {
+			l.stopAndWait()
+			t.Fatalf("%s took a checkpoint at height %d: the joiner could restore a snapshot of its own engine", c.nodes[i].Name, h)
+		}
+	}
+	return c, l, must
 }
 
 // waitRestored waits until node i logs the snapshot it restored and
