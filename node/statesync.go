@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	abci "github.com/cometbft/cometbft/abci/types"
@@ -45,6 +44,9 @@ type stateSync struct {
 	// (a server database's validator of a network over several engines);
 	// nil elsewhere.
 	portable *portableSnapshots
+	// params are the genesis' parameters when the network runs over
+	// several engines (which snapshots of other engines it restores).
+	params app.Params
 
 	appHash []byte // trusted AppHash of the snapshot being received
 	// progress of the snapshot being received: chunks accepted of total,
@@ -79,18 +81,14 @@ func newStateSync(home string, rc Config, ex *app.Executor, logger log.Logger) *
 		recv: &snapshot.Receiver{Backend: rc.Backend.Kind, Dir: filepath.Join(home, "data", "statesync")},
 	}
 	if ex != nil && ex.Params().Mixed() {
-		params := ex.Params()
+		s.params = ex.Params()
 		s.recv.Portable = true
 		if r, err := rc.Restorer(home); err == nil {
 			s.portable = newPortableSnapshots(home, rc, r, logger)
-		}
-		s.recv.Foreign = func(kind string) bool {
-			r, err := rc.Restorer(home)
-			if err != nil || !slices.Contains(params.Backends, kind) {
-				return false
+			s.recv.Foreign = func(kind string) bool {
+				_, ok := dbrestore.Foreign(r, s.params, kind)
+				return ok
 			}
-			_, ok := dbrestore.Foreign(r, kind)
-			return ok
 		}
 	}
 	return s
@@ -207,7 +205,7 @@ func (s *stateSync) stage(ctx context.Context, r dbrestore.Restorer, cp backend.
 	if kind == s.rc.Backend.Kind {
 		return r.Stage(ctx, cp, s.appHash)
 	}
-	foreign, ok := dbrestore.Foreign(r, kind)
+	foreign, ok := dbrestore.Foreign(r, s.params, kind)
 	if !ok {
 		return fmt.Errorf("a %s node cannot restore a snapshot of %s", s.rc.Backend.Kind, kind)
 	}

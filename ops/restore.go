@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"time"
 
@@ -149,9 +148,9 @@ func backupStage(gen *cmttypes.GenesisDoc, rc node.Config, m BackupManifest, r d
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
-	foreign, ok := dbrestore.Foreign(r, m.Backend)
-	if !params.Mixed() || !slices.Contains(params.Backends, m.Backend) || !ok {
-		return nil, fmt.Errorf("%w (a network over several engines restores a SQLite validator's backup on PostgreSQL: docs/mixed-networks.md)", refused)
+	foreign, ok := dbrestore.Foreign(r, params, m.Backend)
+	if !ok {
+		return nil, fmt.Errorf("%w (a network over several engines restores a SQLite validator's backup on PostgreSQL, and a PostgreSQL validator's written with backup --portable anywhere: docs/mixed-networks.md)", refused)
 	}
 	return func(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
 		return foreign.StageForeign(ctx, m.Backend, cp, appHash)

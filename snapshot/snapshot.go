@@ -280,7 +280,11 @@ func (r *Receiver) Offer(snap *abci.Snapshot) (abci.ResponseOfferSnapshot_Result
 		return abci.ResponseOfferSnapshot_REJECT, errors.New("no snapshot offered")
 	}
 	if snap.Format != Format && (snap.Format != PortableFormat || !r.Portable) {
-		return abci.ResponseOfferSnapshot_REJECT_FORMAT, fmt.Errorf("snapshot format %d unknown (this node restores format %d%s)", snap.Format, Format, map[bool]string{true: " and 2"}[r.Portable])
+		formats := fmt.Sprint(Format)
+		if r.Portable {
+			formats += fmt.Sprintf(" and %d", PortableFormat)
+		}
+		return abci.ResponseOfferSnapshot_REJECT_FORMAT, fmt.Errorf("snapshot format %d unknown (this node restores format %s)", snap.Format, formats)
 	}
 	var m Manifest
 	if err := json.Unmarshal(snap.Metadata, &m); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -193,12 +194,14 @@ type CrossEngine interface {
 	StageForeign(ctx context.Context, kind string, cp backend.Checkpoint, appHash []byte) error
 }
 
-// Foreign is r as a CrossEngine, if it can restore a checkpoint of
-// engine kind: a file database's checkpoint (read where it lies, in
-// PostgreSQL's SQL) into a server that makes empty databases.
-func Foreign(r Restorer, kind string) (CrossEngine, bool) {
+// Foreign is r as a CrossEngine, if a node of the network of params may
+// restore a checkpoint of engine kind with it: the network runs over
+// several engines, kind among them, and the checkpoint is a file
+// database's (read where it lies, in PostgreSQL's SQL) going into a server
+// that makes empty databases.
+func Foreign(r Restorer, params app.Params, kind string) (CrossEngine, bool) {
 	sr, ok := r.(*serverRestorer)
-	if !ok || sr.ops.Create == nil {
+	if !ok || sr.ops.Create == nil || !params.Mixed() || !slices.Contains(params.Backends, kind) {
 		return nil, false
 	}
 	d, err := registry.Lookup(kind)
