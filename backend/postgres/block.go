@@ -85,6 +85,13 @@ type block struct {
 	// consumed counts the change records ChangeDigest deleted in this
 	// block (see vacuumAfter).
 	consumed int
+	// seqsAtBegin is what the backend knew of relchain.sequences when the
+	// block began: a Rollback brings the database back to that state, and
+	// the knowledge with it. What the block learnt (a speculated block or
+	// a rehearsal that dropped the last serial table: "none") would
+	// otherwise leave the next block's sequences unflushed and out of its
+	// digest on this node alone (TestSpeculationAndRestartsLeaveNoTrace).
+	seqsAtBegin seqsKnown
 	// canonRecs are the change records ChangeDigest consumed, kept for
 	// CanonicalDelta (they name the changed keys and the schema changes);
 	// truncates are the texts of the TRUNCATE statements the block ran,
@@ -686,6 +693,7 @@ func (k *block) Rollback(ctx context.Context) error {
 // session ends, which cancelOnServer hastens.
 func (k *block) rollback(ctx context.Context) error {
 	k.b.stmts.rolledBack(true)
+	k.b.seqs = k.seqsAtBegin
 	if k.conn.IsClosed() {
 		k.cancelOnServer()
 		k.finish(true)

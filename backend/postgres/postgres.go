@@ -510,7 +510,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		}
 		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
-	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages}
+	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages, seqsAtBegin: b.seqs}
 	return classified(b.open), nil
 }
 

@@ -37,8 +37,9 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	}
 	// Load the schema now if a rollback discarded it, so that loading it
 	// never counts against a statement's work limit (see fuel). The
-	// remembered version stays: a schema changed out of band since (or any
-	// schema, after a Rollback) is reconciled after the first statement.
+	// remembered version stays: a schema changed out of band since is
+	// reconciled after the first statement (which makes the block one
+	// that changed the schema: afterSchemaChange).
 	v, err := b.loadSchema()
 	if err != nil {
 		b.internalExec("ROLLBACK")
@@ -53,6 +54,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
 	b.open, b.lost, b.lostBy = true, false, nil
+	b.beginSchemaVer = b.schemaVer
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
 	b.changed.reset()
@@ -955,14 +957,17 @@ func (k *block) Rollback(ctx context.Context) error {
 	b.txOpen = false
 	b.hook.reset()
 	b.changed.reset()
-	// A block (or a rehearsal) that changed the schema leaves it gone back:
-	// forget statements compiled on it, and re-read its version on the
-	// next statement. One that did not leaves the schema as it was: keeping
-	// the version spares the next block a needless full rescan of every
-	// table (every rehearsal ends here).
+	// A block (or a rehearsal) that changed the schema leaves it gone back
+	// to the one the block began on: forget statements compiled on the
+	// undone schema, and remember the version remembered then. Never a
+	// version that forces a reconciliation: the next block's first
+	// statement would take the schema for changed by that block
+	// (blockDDL), and its results would carry no effect digests on this
+	// node alone (a speculated proposal or a rehearsal with DDL that was
+	// then discarded; TestSpeculationAndRestartsLeaveNoTrace).
 	if b.blockDDL || b.txDDL {
 		b.dropStatements()
-		b.schemaVer = -1
+		b.schemaVer = b.beginSchemaVer
 	}
 	b.blockDDL, b.txDDL = false, false
 	if b.w.GetAutocommit() {

@@ -107,8 +107,12 @@ type Backend struct {
 	stmts     map[string]*cached
 	stmtOrder []string
 	schemaVer int64
-	rescans   int // state digests computed by a full rescan (tests)
-	scratch   scratch
+	// beginSchemaVer is schemaVer when the open block began: a Rollback
+	// brings the schema back to the one the block began on, and the
+	// remembered version with it.
+	beginSchemaVer int64
+	rescans        int // state digests computed by a full rescan (tests)
+	scratch        scratch
 
 	// pgEnv is the open tx's environment, which the postgres dialect's
 	// gate writes into the statement's text (pggate.Rewrite); guarded by
