@@ -1,0 +1,255 @@
+package pgdialect
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// typeCast translates CAST(x AS t) and x::t.
+func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
+	to, err := typeOf(c.GetTypeName())
+	if err != nil {
+		return val{}, err
+	}
+	if ps, ok := t.exactDivision(c.GetArg(), to); ok || ps != nil {
+		return ps.v, ps.err
+	}
+	v, err := t.expr(c.GetArg())
+	if err != nil {
+		return val{}, err
+	}
+	if v.untyped() {
+		return t.coerce(v, to)
+	}
+	return t.castTo(v, to)
+}
+
+// divResult is exactDivision's outcome.
+type divResult struct {
+	v   val
+	err error
+}
+
+// exactDivision translates CAST(a / 10^k AS numeric(p, s)) with k <= 4:
+// MariaDB's DECIMAL division keeps 4 more digits after the point
+// (div_precision_increment), so the quotient is exact and the cast rounds
+// it as PostgreSQL does (half away from zero). ok false: not that form.
+func (t *translator) exactDivision(arg *pg_query.Node, to Type) (*divResult, bool) {
+	a := arg.GetAExpr()
+	if _, _, ok := numericPS(to); !ok || a == nil || a.GetKind() != pg_query.A_Expr_Kind_AEXPR_OP ||
+		len(a.GetName()) != 1 || strNode(a.GetName()[0]) != "/" || a.GetLexpr() == nil {
+		return nil, false
+	}
+	d := a.GetRexpr().GetAConst().GetIval()
+	if d == nil || !map[int32]bool{1: true, 10: true, 100: true, 1000: true, 10000: true}[d.GetIval()] {
+		return nil, false
+	}
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return &divResult{err: err}, true
+	}
+	if l.typ.Name != "numeric" {
+		return nil, false
+	}
+	sql := "CAST((" + l.sql + " / " + strconv.Itoa(int(d.GetIval())) + ") AS " + castSQL(to) + ")"
+	return &divResult{v: typed(sql, to)}, true
+}
+
+// castTo converts a typed value (PostgreSQL's explicit cast).
+func (t *translator) castTo(v val, to Type) (val, error) {
+	from := v.typ
+	switch {
+	case from == to || (from.Name == to.Name && to.Typmod < 0 && to.Name != "numeric"):
+		return typed(v.sql, to), nil
+	case intRank(from) > 0 && intRank(to) > 0:
+		out := typed(v.sql, to)
+		if intRank(to) < intRank(from) {
+			return t.checkRange(out)
+		}
+		return out, nil
+	case (intRank(from) > 0 || from.Name == "numeric") && to.Name == "numeric":
+		return castNumeric(v, to), nil
+	case from.Name == "numeric" && intRank(to) > 0:
+		out := typed("CAST(ROUND("+v.sql+") AS SIGNED)", to)
+		return t.checkRange(out)
+	case (intRank(from) > 0 || from.Name == "numeric") && to.Name == "float8":
+		return typed("CAST("+v.sql+" AS DOUBLE)", tFloat8), nil
+	case to.Name == "text" || (to.Name == "varchar" && to.Typmod < 0):
+		s, err := t.asText(v)
+		if err != nil {
+			return val{}, err
+		}
+		return typed(s, to), nil
+	case from.Name == "bool" && to.Name == "int4":
+		return typed("CAST("+v.sql+" AS SIGNED)", to), nil
+	case from.Name == "int4" && to.Name == "bool":
+		return typed("("+v.sql+" <> 0)", tBool), nil
+	}
+	return val{}, refuse("casts from %s to %s", typeString(from), typeString(to))
+}
+
+// castNumeric casts an integer or numeric to numeric[(p, s)].
+func castNumeric(v val, to Type) val {
+	if _, s, ok := numericPS(to); ok {
+		out := typed("CAST("+v.sql+" AS "+castSQL(to)+")", to)
+		out.scale = int(s)
+		return out
+	}
+	if v.typ.Name == "numeric" {
+		out := v
+		out.typ = to
+		return out
+	}
+	out := typed("CAST("+v.sql+" AS DECIMAL(20,0))", to)
+	out.scale = 0
+	return out
+}
+
+// funcName is a function call's name (pg_catalog.x is x; another schema
+// is refused).
+func funcName(f *pg_query.FuncCall) (string, error) {
+	names := f.GetFuncname()
+	name := strNode(names[len(names)-1])
+	if len(names) == 2 && strNode(names[0]) != "pg_catalog" {
+		return "", refuse("the function %s.%s", strNode(names[0]), name)
+	}
+	return name, nil
+}
+
+// funcCall translates the supported functions and aggregates.
+func (t *translator) funcCall(f *pg_query.FuncCall) (val, error) {
+	name, err := funcName(f)
+	if err != nil {
+		return val{}, err
+	}
+	if f.GetOver() != nil || f.GetAggFilter() != nil || len(f.GetAggOrder()) > 0 || f.GetAggWithinGroup() || f.GetFuncVariadic() {
+		return val{}, refuse("window functions, FILTER, ordered and variadic calls")
+	}
+	switch name {
+	case "count", "sum", "min", "max":
+		return t.aggregate(name, f)
+	}
+	if f.GetAggDistinct() || f.GetAggStar() {
+		return val{}, pgError("42809", "DISTINCT or * specified, but %s is not an aggregate function", name)
+	}
+	var args []val
+	for _, a := range f.GetArgs() {
+		v, err := t.expr(a)
+		if err != nil {
+			return val{}, err
+		}
+		args = append(args, v)
+	}
+	return t.scalarFunc(name, f, args)
+}
+
+// scalarFunc translates left, length and abs.
+func (t *translator) scalarFunc(name string, f *pg_query.FuncCall, args []val) (val, error) {
+	var err error
+	switch {
+	case name == "left" && len(args) == 2:
+		n := f.GetArgs()[1].GetAConst().GetIval()
+		if n == nil || n.GetIval() < 0 {
+			return val{}, refuse("left() with a count other than a non-negative integer constant")
+		}
+		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
+			return val{}, refuse("left() of a value other than text")
+		}
+		return typed("LEFT("+args[0].sql+", "+strconv.Itoa(int(n.GetIval()))+")", tText), nil
+	case (name == "length" || name == "char_length") && len(args) == 1:
+		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
+			return val{}, refuse("%s() of a value other than text", name)
+		}
+		return typed("CHAR_LENGTH("+args[0].sql+")", tInt4), nil
+	case name == "abs" && len(args) == 1 && !args[0].untyped() && isNumber(args[0].typ):
+		out := args[0]
+		out.sql = "ABS(" + out.sql + ")"
+		return t.checkRange(out)
+	}
+	return val{}, refuse("the function %s with %d arguments", name, len(args))
+}
+
+// aggregate translates count, sum, min and max with PostgreSQL's result
+// types (sum(int2/int4) is int8, sum(int8) numeric).
+func (t *translator) aggregate(name string, f *pg_query.FuncCall) (val, error) {
+	if name == "count" && f.GetAggStar() {
+		t.sawAgg = true
+		return typed("COUNT(*)", tInt8), nil
+	}
+	if len(f.GetArgs()) != 1 || t.aggDepth > 0 {
+		return val{}, refuse("%s with these arguments", name)
+	}
+	t.aggDepth++
+	v, err := t.expr(f.GetArgs()[0])
+	t.aggDepth--
+	if err != nil {
+		return val{}, err
+	}
+	t.sawAgg = true
+	if v, err = t.coerce(v, tText); err != nil {
+		return val{}, err
+	}
+	distinct := ""
+	if f.GetAggDistinct() {
+		distinct = "DISTINCT "
+	}
+	call := strings.ToUpper(name) + "(" + distinct + v.sql + ")"
+	switch {
+	case name == "count":
+		return typed(call, tInt8), nil
+	case name == "sum" && (v.typ.Name == "int2" || v.typ.Name == "int4"):
+		return typed(call, tInt8), nil
+	case name == "sum" && (v.typ.Name == "int8" || v.typ.Name == "numeric"):
+		out := typed(call, tNumeric)
+		out.scale = lscale(v)
+		return out, nil
+	case name == "sum":
+		return val{}, refuse("sum of %s", v.typ.Name)
+	case v.typ.Name == "bool" || v.typ.Name == "bytea":
+		return val{}, pgError("42883", "function %s(%s) does not exist", name, v.typ.Name)
+	}
+	out := typed(call, v.typ)
+	out.scale = v.scale
+	return out, nil
+}
+
+// subLink translates a scalar subquery, EXISTS and IN (subquery).
+func (t *translator) subLink(s *pg_query.SubLink) (val, error) {
+	sel := s.GetSubselect().GetSelectStmt()
+	if sel == nil {
+		return val{}, refuse("this subquery")
+	}
+	saved := t.grouped
+	t.grouped = nil
+	sql, cols, err := t.selectSQL(sel, nil)
+	t.grouped = saved
+	if err != nil {
+		return val{}, err
+	}
+	switch s.GetSubLinkType() {
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return typed("EXISTS ("+sql+")", tBool), nil
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		if len(cols) != 1 {
+			return val{}, pgError("42601", "subquery must return only one column")
+		}
+		out := typed("("+sql+")", cols[0].Type)
+		out.scale = t.lastScale
+		return out, nil
+	case pg_query.SubLinkType_ANY_SUBLINK:
+		if len(s.GetOperName()) > 0 && strNode(s.GetOperName()[0]) != "=" {
+			return val{}, refuse("ANY with an operator other than =")
+		}
+		l, err := t.expr(s.GetTestexpr())
+		if err != nil {
+			return val{}, err
+		}
+		if len(cols) != 1 || l.untyped() || !comparable(l.typ, cols[0].Type) {
+			return val{}, refuse("IN (subquery) with these types")
+		}
+		return typed("("+l.sql+" IN ("+sql+"))", tBool), nil
+	}
+	return val{}, refuse("this kind of subquery (%s)", s.GetSubLinkType().String())
+}

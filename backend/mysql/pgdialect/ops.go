@@ -1,0 +1,336 @@
+package pgdialect
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// maxCheckDepth bounds the nesting of int2/int4 overflow checks: each
+// repeats its operand's text three times.
+const maxCheckDepth = 4
+
+// aExpr translates an operator expression.
+func (t *translator) aExpr(a *pg_query.A_Expr) (val, error) {
+	op := ""
+	if names := a.GetName(); len(names) > 0 {
+		op = strNode(names[len(names)-1])
+	}
+	switch a.GetKind() {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		return t.inList(a, op)
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		return t.between(a)
+	case pg_query.A_Expr_Kind_AEXPR_LIKE:
+		return t.like(a, op)
+	default:
+		return val{}, refuse("the operator kind %s", a.GetKind().String())
+	}
+	if a.GetLexpr() == nil { // prefix operator
+		r, err := t.expr(a.GetRexpr())
+		if err != nil {
+			return val{}, err
+		}
+		return t.unary(op, r)
+	}
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	r, err := t.expr(a.GetRexpr())
+	if err != nil {
+		return val{}, err
+	}
+	switch op {
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		return t.compare(op, l, r)
+	case "+", "-", "*", "/", "%":
+		return t.arith(op, l, r)
+	case "||":
+		return t.concat(l, r)
+	}
+	return val{}, refuse("the operator %s", op)
+}
+
+// unary translates prefix - and +.
+func (t *translator) unary(op string, r val) (val, error) {
+	if r.untyped() || !isNumber(r.typ) || (op != "-" && op != "+") {
+		return val{}, refuse("the prefix operator %s on %s", op, r.typ.Name)
+	}
+	if op == "+" {
+		return r, nil
+	}
+	out := r
+	out.sql = "(-" + r.sql + ")"
+	return t.checkRange(out)
+}
+
+// pair types two operands against each other: an untyped one takes the
+// other's type (both untyped: text).
+func (t *translator) pair(l, r val) (val, val, error) {
+	var err error
+	switch {
+	case l.untyped() && r.untyped():
+		if l, err = t.coerce(l, tText); err != nil {
+			return l, r, err
+		}
+		r, err = t.coerce(r, tText)
+	case l.untyped():
+		l, err = t.coerce(l, r.typ)
+	case r.untyped():
+		r, err = t.coerce(r, l.typ)
+	}
+	return l, r, err
+}
+
+// comparable reports whether PostgreSQL compares values of a and b.
+func comparable(a, b Type) bool {
+	switch {
+	case isNumber(a) && isNumber(b), isText(a) && isText(b):
+		return true
+	case a.Name == "date" || a.Name == "timestamp" || a.Name == "timestamptz":
+		return b.Name == "date" || b.Name == "timestamp" || b.Name == "timestamptz"
+	}
+	return a.Name == b.Name
+}
+
+// compare translates a comparison.
+func (t *translator) compare(op string, l, r val) (val, error) {
+	l, r, err := t.pair(l, r)
+	if err != nil {
+		return val{}, err
+	}
+	if !comparable(l.typ, r.typ) {
+		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+	}
+	if op == "!=" {
+		op = "<>"
+	}
+	return typed("("+l.sql+" "+op+" "+r.sql+")", tBool), nil
+}
+
+// arith translates + - * / %.
+func (t *translator) arith(op string, l, r val) (val, error) {
+	if l.untyped() && r.untyped() {
+		return val{}, refuse("arithmetic between two untyped values")
+	}
+	l, r, err := t.pair(l, r)
+	if err != nil {
+		return val{}, err
+	}
+	if !isNumber(l.typ) || !isNumber(r.typ) {
+		return val{}, refuse("the operator %s on %s and %s", op, l.typ.Name, r.typ.Name)
+	}
+	typ := widerNumber(l.typ, r.typ)
+	switch typ.Name {
+	case "float8":
+		if op == "%" {
+			return val{}, pgError("42883", "operator does not exist: double precision %% double precision")
+		}
+		return typed("("+l.sql+" "+op+" "+r.sql+")", tFloat8), nil
+	case "numeric":
+		return numericArith(op, l, r)
+	}
+	var sql string
+	switch op {
+	case "/":
+		sql = "(" + l.sql + " DIV " + r.sql + ")"
+	case "%":
+		sql = "MOD(" + l.sql + ", " + r.sql + ")"
+	default:
+		sql = "(" + l.sql + " " + op + " " + r.sql + ")"
+	}
+	out := typed(sql, typ)
+	out.depth = max(l.depth, r.depth)
+	return t.checkRange(out)
+}
+
+// numericArith is + - * on numeric (division is only supported cast to
+// numeric(p, s) at once: typeCast).
+func numericArith(op string, l, r val) (val, error) {
+	scale := -1
+	if ls, rs := lscale(l), lscale(r); ls >= 0 && rs >= 0 {
+		switch op {
+		case "+", "-":
+			scale = max(ls, rs)
+		case "*":
+			scale = ls + rs
+		}
+	}
+	switch op {
+	case "/":
+		return val{}, refuse("numeric division other than by a power of ten up to 10000 cast at once to numeric(p, s) (PostgreSQL's result scale differs from MariaDB's)")
+	case "%":
+		return val{}, refuse("numeric %%")
+	}
+	if scale > 30 {
+		return val{}, refuse("numeric results of more than 30 digits after the point")
+	}
+	out := typed("("+l.sql+" "+op+" "+r.sql+")", tNumeric)
+	out.scale = scale
+	return out, nil
+}
+
+// lscale is the display scale of a numeric operand (0 for an integer).
+func lscale(v val) int {
+	if v.typ.Name == "numeric" {
+		return v.scale
+	}
+	return 0
+}
+
+// checkRange wraps an int2/int4 result in PostgreSQL's overflow check:
+// MariaDB computes in BIGINT, so an out-of-range result fails with an
+// overflowing BIGINT addition (1690, 22003), as PostgreSQL's 22003.
+func (t *translator) checkRange(v val) (val, error) {
+	if v.typ.Name != "int4" && v.typ.Name != "int2" {
+		return v, nil
+	}
+	if v.depth >= maxCheckDepth {
+		return val{}, refuse("int2/int4 arithmetic nested more than %d deep", maxCheckDepth)
+	}
+	lo, hi := intRange(v.typ.Name)
+	out := v
+	out.sql = "(CASE WHEN " + v.sql + " BETWEEN " + strconv.FormatInt(lo, 10) + " AND " + strconv.FormatInt(hi, 10) +
+		" THEN " + v.sql + " ELSE 9223372036854775807 + ABS(" + v.sql + ") END)"
+	out.depth = v.depth + 1
+	return out, nil
+}
+
+// concat translates ||: text with any operand PostgreSQL shows as text;
+// NULL in, NULL out (MariaDB's CONCAT too).
+func (t *translator) concat(l, r val) (val, error) {
+	if !l.untyped() && !isText(l.typ) && !r.untyped() && !isText(r.typ) {
+		return val{}, pgError("42883", "operator does not exist: %s || %s", l.typ.Name, r.typ.Name)
+	}
+	ls, err := t.asText(l)
+	if err != nil {
+		return val{}, err
+	}
+	rs, err := t.asText(r)
+	if err != nil {
+		return val{}, err
+	}
+	return typed("CONCAT("+ls+", "+rs+")", tText), nil
+}
+
+// asText is v's text as PostgreSQL's output function writes it.
+func (t *translator) asText(v val) (string, error) {
+	v, err := t.coerce(v, tText)
+	if err != nil {
+		return "", err
+	}
+	conv := "CAST(" + v.sql + " AS CHAR CHARACTER SET utf8mb4) COLLATE " + textCollation
+	switch {
+	case isText(v.typ):
+		return v.sql, nil
+	case intRank(v.typ) > 0, v.typ.Name == "date":
+		return conv, nil
+	case v.typ.Name == "numeric" && v.scale >= 0:
+		return conv, nil
+	case v.typ.Name == "bool":
+		return "(CASE WHEN " + v.sql + " THEN " + textLiteral("true") + " WHEN NOT " + v.sql + " THEN " + textLiteral("false") + " END)", nil
+	}
+	return "", refuse("the text form of %s values", v.typ.Name)
+}
+
+// like translates LIKE / NOT LIKE with a literal pattern (PostgreSQL's
+// escape character \ is MariaDB's too).
+func (t *translator) like(a *pg_query.A_Expr, op string) (val, error) {
+	if op != "~~" && op != "!~~" {
+		return val{}, refuse("ILIKE")
+	}
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	if l, err = t.coerce(l, tText); err != nil {
+		return val{}, err
+	}
+	if !isText(l.typ) {
+		return val{}, pgError("42883", "operator does not exist: %s ~~ unknown", l.typ.Name)
+	}
+	c := a.GetRexpr().GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return val{}, refuse("LIKE with a pattern other than a string literal")
+	}
+	pat := c.GetSval().GetSval()
+	if strings.HasSuffix(pat, `\`) && (len(pat)-len(strings.TrimRight(pat, `\`)))%2 == 1 {
+		return val{}, pgError("22025", "LIKE pattern must not end with escape character")
+	}
+	not := ""
+	if op == "!~~" {
+		not = "NOT "
+	}
+	return typed("("+l.sql+" "+not+"LIKE "+textLiteral(pat)+")", tBool), nil
+}
+
+// inList translates x [NOT] IN (list).
+func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	items := a.GetRexpr().GetList().GetItems()
+	if len(items) == 0 {
+		return val{}, refuse("IN with this right operand")
+	}
+	vs := []val{l}
+	for _, it := range items {
+		v, err := t.expr(it)
+		if err != nil {
+			return val{}, err
+		}
+		vs = append(vs, v)
+	}
+	for i := 1; i < len(vs); i++ {
+		if vs[0], vs[i], err = t.pair(vs[0], vs[i]); err != nil {
+			return val{}, err
+		}
+		if !comparable(vs[0].typ, vs[i].typ) {
+			return val{}, pgError("42883", "operator does not exist: %s = %s", vs[0].typ.Name, vs[i].typ.Name)
+		}
+	}
+	var parts []string
+	for _, v := range vs[1:] {
+		parts = append(parts, v.sql)
+	}
+	not := ""
+	if op == "<>" {
+		not = "NOT "
+	}
+	return typed("("+vs[0].sql+" "+not+"IN ("+join(parts, ", ")+"))", tBool), nil
+}
+
+// between translates [NOT] BETWEEN.
+func (t *translator) between(a *pg_query.A_Expr) (val, error) {
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	bounds := a.GetRexpr().GetList().GetItems()
+	if len(bounds) != 2 {
+		return val{}, refuse("BETWEEN with this right operand")
+	}
+	var bs [2]val
+	for i, b := range bounds {
+		v, err := t.expr(b)
+		if err != nil {
+			return val{}, err
+		}
+		if l, v, err = t.pair(l, v); err != nil {
+			return val{}, err
+		}
+		if !comparable(l.typ, v.typ) {
+			return val{}, pgError("42883", "operator does not exist: %s >= %s", l.typ.Name, v.typ.Name)
+		}
+		bs[i] = v
+	}
+	not := ""
+	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		not = "NOT "
+	}
+	return typed("("+l.sql+" "+not+"BETWEEN "+bs[0].sql+" AND "+bs[1].sql+")", tBool), nil
+}

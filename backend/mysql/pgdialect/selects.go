@@ -1,0 +1,365 @@
+package pgdialect
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// topSelect translates a statement SELECT.
+func (t *translator) topSelect(s *pg_query.SelectStmt) error {
+	sql, cols, err := t.selectSQL(s, nil)
+	if err != nil {
+		return err
+	}
+	t.out.Statements = []string{sql}
+	t.out.Columns = cols
+	t.out.Ordered = len(s.GetSortClause()) > 0
+	t.out.CheckWarnings = true
+	return nil
+}
+
+// selectSQL translates a SELECT (its scope inside the current one);
+// extra are select-list items appended (an INSERT's explicit NULLs).
+func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, []ResultColumn, error) {
+	switch {
+	case s.GetOp() != pg_query.SetOperation_SETOP_NONE:
+		return "", nil, refuse("set operations (UNION, INTERSECT, EXCEPT)")
+	case s.GetWithClause() != nil:
+		return "", nil, refuse("WITH (common table expressions)")
+	case len(s.GetValuesLists()) > 0:
+		return "", nil, refuse("VALUES other than in FROM or INSERT")
+	case len(s.GetWindowClause()) > 0, len(s.GetLockingClause()) > 0, s.GetIntoClause() != nil:
+		return "", nil, refuse("WINDOW, FOR UPDATE/SHARE and SELECT INTO")
+	case len(s.GetDistinctClause()) > 1 || (len(s.GetDistinctClause()) == 1 && s.GetDistinctClause()[0].GetNode() != nil):
+		return "", nil, refuse("DISTINCT ON")
+	}
+	insertTypes := t.insertTypes
+	t.insertTypes = nil
+	t.push()
+	defer t.pop()
+	savedAgg := t.sawAgg
+	t.sawAgg = false
+	defer func() { t.sawAgg = savedAgg }()
+	b := &strings.Builder{}
+	b.WriteString("SELECT ")
+	if len(s.GetDistinctClause()) == 1 {
+		b.WriteString("DISTINCT ")
+	}
+	from, err := t.fromList(s.GetFromClause())
+	if err != nil {
+		return "", nil, err
+	}
+	where, err := t.condition(s.GetWhereClause(), "WHERE")
+	if err != nil {
+		return "", nil, err
+	}
+	group, err := t.groupBy(s.GetGroupClause())
+	if err != nil {
+		return "", nil, err
+	}
+	targets, cols, err := t.targets(s.GetTargetList(), insertTypes)
+	if err != nil {
+		return "", nil, err
+	}
+	having, err := t.condition(s.GetHavingClause(), "HAVING")
+	if err != nil {
+		return "", nil, err
+	}
+	order, err := t.orderBy(s.GetSortClause(), s.GetTargetList(), targets)
+	if err != nil {
+		return "", nil, err
+	}
+	limit, err := t.limit(s)
+	if err != nil {
+		return "", nil, err
+	}
+	items := make([]string, 0, len(targets)+len(extra))
+	for i, v := range targets {
+		items = append(items, v.sql+" AS "+quoteIdent(cols[i].Name))
+	}
+	items = append(items, extra...)
+	b.WriteString(join(items, ", "))
+	if from != "" {
+		b.WriteString(" FROM " + from)
+	}
+	b.WriteString(where + group + having + order + limit)
+	if len(targets) > 0 {
+		t.lastScale = targets[0].scale
+	}
+	return b.String(), cols, nil
+}
+
+// condition translates a WHERE or HAVING condition (" WHERE x"; "" when
+// absent).
+func (t *translator) condition(n *pg_query.Node, what string) (string, error) {
+	if n == nil {
+		return "", nil
+	}
+	v, err := t.expr(n)
+	if err != nil {
+		return "", err
+	}
+	if v, err = t.wantBool(v, "argument of "+what); err != nil {
+		return "", err
+	}
+	return " " + what + " " + v.sql, nil
+}
+
+// groupBy translates GROUP BY column references and turns on the check of
+// columns outside aggregates.
+func (t *translator) groupBy(items []*pg_query.Node) (string, error) {
+	if len(items) == 0 {
+		return "", nil
+	}
+	var parts []string
+	grouped := map[string]bool{}
+	for _, it := range items {
+		key, ok := t.columnKey(it)
+		if !ok {
+			return "", refuse("GROUP BY items other than columns of the FROM items")
+		}
+		v, err := t.expr(it)
+		if err != nil {
+			return "", err
+		}
+		grouped[key] = true
+		parts = append(parts, v.sql)
+	}
+	t.scope.grouped = grouped
+	return " GROUP BY " + join(parts, ", "), nil
+}
+
+// targets translates the select list, naming each column as PostgreSQL
+// does.
+// An INSERT ... SELECT's untyped items take the target columns' types
+// (into), as PostgreSQL resolves them.
+func (t *translator) targets(list []*pg_query.Node, into []Type) ([]val, []ResultColumn, error) {
+	var vs []val
+	var cols []ResultColumn
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.GetVal().GetColumnRef(); cr != nil && cr.GetFields()[len(cr.GetFields())-1].GetAStar() != nil {
+			sv, sc, err := t.star(cr)
+			if err != nil {
+				return nil, nil, err
+			}
+			vs, cols = append(vs, sv...), append(cols, sc...)
+			continue
+		}
+		v, err := t.expr(rt.GetVal())
+		if err != nil {
+			return nil, nil, err
+		}
+		want := tText
+		if len(vs) < len(into) {
+			want = into[len(vs)]
+		}
+		if v, err = t.coerce(v, want); err != nil {
+			return nil, nil, err
+		}
+		name := rt.GetName()
+		if name == "" {
+			name = colName(rt.GetVal())
+		}
+		vs = append(vs, v)
+		cols = append(cols, ResultColumn{Name: name, Type: v.typ})
+	}
+	return vs, cols, nil
+}
+
+// star expands * and rel.*.
+func (t *translator) star(cr *pg_query.ColumnRef) ([]val, []ResultColumn, error) {
+	rn := ""
+	if f := cr.GetFields(); len(f) == 2 {
+		rn = strNode(f[0])
+	}
+	var vs []val
+	var cols []ResultColumn
+	found := false
+	for _, r := range t.scope.rels {
+		if rn != "" && r.name != rn {
+			continue
+		}
+		found = true
+		for _, c := range r.cols {
+			v, err := t.columnRef(&pg_query.ColumnRef{Fields: []*pg_query.Node{pg_query.MakeStrNode(r.name), pg_query.MakeStrNode(c.Name)}})
+			if err != nil {
+				return nil, nil, err
+			}
+			vs = append(vs, v)
+			cols = append(cols, ResultColumn{Name: c.Name, Type: c.Type})
+		}
+	}
+	if !found {
+		return nil, nil, pgError("42P01", "missing FROM-clause entry for table %q", rn)
+	}
+	return vs, cols, nil
+}
+
+// colName is the name PostgreSQL gives an unnamed select-list item.
+func colName(n *pg_query.Node) string {
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_ColumnRef:
+		f := x.ColumnRef.GetFields()
+		return strNode(f[len(f)-1])
+	case *pg_query.Node_FuncCall:
+		f := x.FuncCall.GetFuncname()
+		return strNode(f[len(f)-1])
+	case *pg_query.Node_TypeCast:
+		if name := colName(x.TypeCast.GetArg()); name != "?column?" {
+			return name
+		}
+		typ, err := typeOf(x.TypeCast.GetTypeName())
+		if err != nil {
+			return "?column?"
+		}
+		return typ.Name
+	case *pg_query.Node_CaseExpr:
+		return "case"
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg_query.Node_SubLink:
+		if x.SubLink.GetSubLinkType() == pg_query.SubLinkType_EXISTS_SUBLINK {
+			return "exists"
+		}
+		if tl := x.SubLink.GetSubselect().GetSelectStmt().GetTargetList(); len(tl) > 0 {
+			if rt := tl[0].GetResTarget(); rt.GetName() != "" {
+				return rt.GetName()
+			}
+			return colName(tl[0].GetResTarget().GetVal())
+		}
+	}
+	return "?column?"
+}
+
+// orderBy translates ORDER BY with PostgreSQL's NULL order: NULLS LAST
+// ascending, NULLS FIRST descending (MariaDB puts NULLs first ascending),
+// by an explicit key (x IS NULL) unless x is a NOT NULL column.
+func (t *translator) orderBy(items, targetList []*pg_query.Node, targets []val) (string, error) {
+	var parts []string
+	for _, it := range items {
+		sb := it.GetSortBy()
+		v, err := t.sortKey(sb.GetNode(), targetList, targets)
+		if err != nil {
+			return "", err
+		}
+		if v, err = t.coerce(v, tText); err != nil {
+			return "", err
+		}
+		if v.typ.Name == "bytea" {
+			return "", refuse("ORDER BY bytea")
+		}
+		desc := sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC
+		if sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_USING {
+			return "", refuse("ORDER BY ... USING")
+		}
+		nullsFirst := desc
+		switch sb.GetSortbyNulls() {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		dir := ""
+		if desc {
+			dir = " DESC"
+		}
+		if !v.notNull && nullsFirst == desc {
+			// MariaDB's default is the opposite of the wanted place.
+			if nullsFirst {
+				parts = append(parts, "("+v.sql+" IS NULL) DESC")
+			} else {
+				parts = append(parts, "("+v.sql+" IS NULL)")
+			}
+		}
+		parts = append(parts, v.sql+dir)
+	}
+	if len(parts) == 0 {
+		return "", nil
+	}
+	return " ORDER BY " + join(parts, ", "), nil
+}
+
+// sortKey resolves an ORDER BY item: an output column's position or name,
+// else an expression over the FROM items.
+func (t *translator) sortKey(n *pg_query.Node, targetList []*pg_query.Node, targets []val) (val, error) {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		i := int(c.GetIval().GetIval())
+		if i < 1 || i > len(targets) {
+			return val{}, pgError("42P10", "ORDER BY position %d is not in select list", i)
+		}
+		return targets[i-1], nil
+	}
+	if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 {
+		name := strNode(cr.GetFields()[0])
+		match := -1
+		for i, tn := range targetList {
+			if tn.GetResTarget().GetName() == name && i < len(targets) {
+				if match >= 0 {
+					return val{}, pgError("42702", "ORDER BY %q is ambiguous", name)
+				}
+				match = i
+			}
+		}
+		if match >= 0 {
+			return targets[match], nil
+		}
+	}
+	return t.expr(n)
+}
+
+// limit translates LIMIT and OFFSET (constants and parameters).
+func (t *translator) limit(s *pg_query.SelectStmt) (string, error) {
+	if s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return "", refuse("FETCH ... WITH TIES")
+	}
+	lim, err := t.limitValue(s.GetLimitCount(), "LIMIT")
+	if err != nil {
+		return "", err
+	}
+	off, err := t.limitValue(s.GetLimitOffset(), "OFFSET")
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case lim == "" && off == "":
+		return "", nil
+	case lim == "":
+		lim = "18446744073709551615"
+	}
+	out := " LIMIT " + lim
+	if off != "" {
+		out += " OFFSET " + off
+	}
+	return out, nil
+}
+
+// limitValue is one LIMIT or OFFSET value.
+func (t *translator) limitValue(n *pg_query.Node, what string) (string, error) {
+	if n == nil {
+		return "", nil
+	}
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		if v := c.GetIval().GetIval(); v < 0 {
+			code := "2201W"
+			if what == "OFFSET" {
+				code = "2201X"
+			}
+			return "", pgError(code, "%s must not be negative", what)
+		} else {
+			return strconv.Itoa(int(v)), nil
+		}
+	}
+	if p := n.GetParamRef(); p != nil {
+		if err := t.param(p.GetNumber(), tInt8); err != nil {
+			return "", err
+		}
+		if intRank(t.params[p.GetNumber()-1]) == 0 {
+			return "", refuse("a %s parameter of type %s", what, t.params[p.GetNumber()-1].Name)
+		}
+		return marker(p.GetNumber()), nil
+	}
+	return "", refuse("%s other than a constant or a parameter", what)
+}
