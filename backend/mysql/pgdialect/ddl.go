@@ -15,7 +15,7 @@ const tableOptions = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + textCol
 type colDef struct {
 	col     Column
 	def     *pg_query.Node // DEFAULT's expression, nil when none
-	key     bool   // in the PRIMARY KEY
+	key     bool           // in the PRIMARY KEY
 	checks  []*pg_query.Node
 	unique  bool
 	primary bool

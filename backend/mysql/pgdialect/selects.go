@@ -67,7 +67,7 @@ func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, 
 	if err != nil {
 		return "", nil, err
 	}
-	order, err := t.orderBy(s.GetSortClause(), s.GetTargetList(), targets)
+	order, err := t.orderBy(s.GetSortClause(), cols, targets)
 	if err != nil {
 		return "", nil, err
 	}
@@ -237,11 +237,11 @@ func colName(n *pg_query.Node) string {
 // orderBy translates ORDER BY with PostgreSQL's NULL order: NULLS LAST
 // ascending, NULLS FIRST descending (MariaDB puts NULLs first ascending),
 // by an explicit key (x IS NULL) unless x is a NOT NULL column.
-func (t *translator) orderBy(items, targetList []*pg_query.Node, targets []val) (string, error) {
+func (t *translator) orderBy(items []*pg_query.Node, cols []ResultColumn, targets []val) (string, error) {
 	var parts []string
 	for _, it := range items {
 		sb := it.GetSortBy()
-		v, err := t.sortKey(sb.GetNode(), targetList, targets)
+		v, err := t.sortKey(sb.GetNode(), cols, targets)
 		if err != nil {
 			return "", err
 		}
@@ -284,7 +284,7 @@ func (t *translator) orderBy(items, targetList []*pg_query.Node, targets []val) 
 
 // sortKey resolves an ORDER BY item: an output column's position or name,
 // else an expression over the FROM items.
-func (t *translator) sortKey(n *pg_query.Node, targetList []*pg_query.Node, targets []val) (val, error) {
+func (t *translator) sortKey(n *pg_query.Node, cols []ResultColumn, targets []val) (val, error) {
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		i := int(c.GetIval().GetIval())
 		if i < 1 || i > len(targets) {
@@ -295,9 +295,9 @@ func (t *translator) sortKey(n *pg_query.Node, targetList []*pg_query.Node, targ
 	if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 {
 		name := strNode(cr.GetFields()[0])
 		match := -1
-		for i, tn := range targetList {
-			if tn.GetResTarget().GetName() == name && i < len(targets) {
-				if match >= 0 {
+		for i, c := range cols {
+			if c.Name == name {
+				if match >= 0 && targets[i].sql != targets[match].sql {
 					return val{}, pgError("42702", "ORDER BY %q is ambiguous", name)
 				}
 				match = i
