@@ -204,6 +204,12 @@ func compare(t *testing.T, where string, st step, want, got outcome) {
 	}
 }
 
+// pgConn and myConn are the two engines' connections.
+type (
+	pgConn = *pgx.Conn
+	myConn = *sql.Conn
+)
+
 // paramTypes are the types PostgreSQL's backend gives Go arguments:
 // int64 is int8, a string or nil is left to the context.
 func paramTypes(args []any) []pgdialect.Type {
