@@ -10,6 +10,10 @@ import (
 // long varchar (22001), and truncates trailing spaces past varchar(n)
 // silently, as PostgreSQL does.
 func (t *translator) assign(v val, to Type, col string) (val, error) {
+	if err := settled(v, to); err != nil {
+		return val{}, err
+	}
+	v.pendingDiv = false
 	if v.untyped() {
 		return t.coerce(v, to)
 	}
@@ -138,7 +142,7 @@ func (t *translator) insertValues(rows []*pg_query.Node, targets []Column, nulls
 				parts = append(parts, "DEFAULT")
 				continue
 			}
-			v, err := t.expr(it)
+			v, err := t.exprAny(it)
 			if err != nil {
 				return "", err
 			}
@@ -277,7 +281,7 @@ func (t *translator) setList(list []*pg_query.Node, table string, cols []Column)
 			v = typed("DEFAULT", col.Type)
 		} else {
 			t.reads = map[string]bool{}
-			v, err = t.expr(rt.GetVal())
+			v, err = t.exprAny(rt.GetVal())
 			reads := t.reads
 			t.reads = nil
 			if err != nil {

@@ -16,9 +16,14 @@ type val struct {
 	null  bool    // the untyped NULL
 	param int32   // an untyped parameter's number
 	scale int     // numeric: every value's display scale, -1 when values differ
-	depth int     // nesting of int2/int4 overflow checks
 	// notNull: a column declared NOT NULL (ORDER BY needs no NULL key).
 	notNull bool
+	// pendingDiv: a numeric division by a power of ten up to 10000, whose
+	// display scale PostgreSQL chooses by the values: only a cast or an
+	// assignment to numeric(p, s) (or a CASE/COALESCE that reaches one)
+	// may take it, MariaDB's quotient (4 more digits after the point,
+	// div_precision_increment) being exact.
+	pendingDiv bool
 }
 
 func (v val) untyped() bool { return v.typ.Name == "unknown" }
@@ -73,8 +78,26 @@ func (t *translator) coerce(v val, to Type) (val, error) {
 	return v, refuse("an untyped expression")
 }
 
-// expr translates an expression.
+// expr translates an expression whose value is used as it is.
 func (t *translator) expr(n *pg_query.Node) (val, error) {
+	v, err := t.exprAny(n)
+	if err == nil && v.pendingDiv {
+		return val{}, refuse("numeric division other than by a power of ten up to 10000 cast or stored at once as numeric(p, s) (PostgreSQL's result scale depends on the values)")
+	}
+	return v, err
+}
+
+// settled refuses a pending division reaching a place other than
+// numeric(p, s).
+func settled(v val, to Type) error {
+	if _, _, ok := numericPS(to); v.pendingDiv && !ok {
+		return refuse("numeric division other than by a power of ten up to 10000 cast or stored at once as numeric(p, s) (PostgreSQL's result scale depends on the values)")
+	}
+	return nil
+}
+
+// exprAny translates an expression, a pending division included.
+func (t *translator) exprAny(n *pg_query.Node) (val, error) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_AConst:
 		return t.constant(x.AConst)
@@ -258,7 +281,7 @@ func (t *translator) common(vs []val, what string) ([]val, Type, error) {
 		if err != nil {
 			return nil, res, err
 		}
-		if res.Name == "numeric" && !v.null {
+		if res.Name == "numeric" && !v.null && !v.pendingDiv {
 			if c.scale < 0 || (scale != -2 && scale != c.scale) {
 				return nil, res, refuse("%s mixing numeric values of different display scales (MariaDB gives the result one scale)", what)
 			}
@@ -320,7 +343,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		} else if cond, err = t.wantBool(cond, "argument of CASE/WHEN"); err != nil {
 			return val{}, err
 		}
-		r, err := t.expr(cw.GetResult())
+		r, err := t.exprAny(cw.GetResult())
 		if err != nil {
 			return val{}, err
 		}
@@ -328,7 +351,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		results = append(results, r)
 	}
 	if c.GetDefresult() != nil {
-		r, err := t.expr(c.GetDefresult())
+		r, err := t.exprAny(c.GetDefresult())
 		if err != nil {
 			return val{}, err
 		}
@@ -346,7 +369,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		sql += " ELSE " + rs[len(rs)-1].sql
 	}
 	out := typed(sql+" END)", typ)
-	out.scale, out.depth = commonScale(rs), maxDepth(rs)
+	out.scale, out.pendingDiv = commonScale(rs), anyPending(rs)
 	return out, nil
 }
 
@@ -354,7 +377,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	var vs []val
 	for _, a := range c.GetArgs() {
-		v, err := t.expr(a)
+		v, err := t.exprAny(a)
 		if err != nil {
 			return val{}, err
 		}
@@ -369,7 +392,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 		parts = append(parts, r.sql)
 	}
 	out := typed("COALESCE("+join(parts, ", ")+")", typ)
-	out.scale, out.depth = commonScale(rs), maxDepth(rs)
+	out.scale, out.pendingDiv = commonScale(rs), anyPending(rs)
 	return out, nil
 }
 
@@ -386,11 +409,12 @@ func commonScale(vs []val) int {
 	return -1
 }
 
-// maxDepth is the deepest overflow-check nesting of vs.
-func maxDepth(vs []val) int {
-	d := 0
+// anyPending reports a pending division among vs.
+func anyPending(vs []val) bool {
 	for _, v := range vs {
-		d = max(d, v.depth)
+		if v.pendingDiv {
+			return true
+		}
 	}
-	return d
+	return false
 }

@@ -13,48 +13,17 @@ func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	if ps, ok := t.exactDivision(c.GetArg(), to); ok || ps != nil {
-		return ps.v, ps.err
-	}
-	v, err := t.expr(c.GetArg())
+	v, err := t.exprAny(c.GetArg())
 	if err != nil {
+		return val{}, err
+	}
+	if err := settled(v, to); err != nil {
 		return val{}, err
 	}
 	if v.untyped() {
 		return t.coerce(v, to)
 	}
 	return t.castTo(v, to)
-}
-
-// divResult is exactDivision's outcome.
-type divResult struct {
-	v   val
-	err error
-}
-
-// exactDivision translates CAST(a / 10^k AS numeric(p, s)) with k <= 4:
-// MariaDB's DECIMAL division keeps 4 more digits after the point
-// (div_precision_increment), so the quotient is exact and the cast rounds
-// it as PostgreSQL does (half away from zero). ok false: not that form.
-func (t *translator) exactDivision(arg *pg_query.Node, to Type) (*divResult, bool) {
-	a := arg.GetAExpr()
-	if _, _, ok := numericPS(to); !ok || a == nil || a.GetKind() != pg_query.A_Expr_Kind_AEXPR_OP ||
-		len(a.GetName()) != 1 || strNode(a.GetName()[0]) != "/" || a.GetLexpr() == nil {
-		return nil, false
-	}
-	d := a.GetRexpr().GetAConst().GetIval()
-	if d == nil || !map[int32]bool{1: true, 10: true, 100: true, 1000: true, 10000: true}[d.GetIval()] {
-		return nil, false
-	}
-	l, err := t.expr(a.GetLexpr())
-	if err != nil {
-		return &divResult{err: err}, true
-	}
-	if l.typ.Name != "numeric" {
-		return nil, false
-	}
-	sql := "CAST((" + l.sql + " / " + strconv.Itoa(int(d.GetIval())) + ") AS " + castSQL(to) + ")"
-	return &divResult{v: typed(sql, to)}, true
 }
 
 // castTo converts a typed value (PostgreSQL's explicit cast).
@@ -99,7 +68,7 @@ func castNumeric(v val, to Type) val {
 	}
 	if v.typ.Name == "numeric" {
 		out := v
-		out.typ = to
+		out.typ, out.pendingDiv = to, false
 		return out
 	}
 	out := typed("CAST("+v.sql+" AS DECIMAL(20,0))", to)
@@ -163,12 +132,65 @@ func (t *translator) scalarFunc(name string, f *pg_query.FuncCall, args []val) (
 			return val{}, refuse("%s() of a value other than text", name)
 		}
 		return typed("CHAR_LENGTH("+args[0].sql+")", tInt4), nil
+	case name == "substr" && (len(args) == 2 || len(args) == 3):
+		return t.substr(args)
+	case (name == "upper" || name == "lower") && len(args) == 1:
+		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
+			return val{}, refuse("%s() of a value other than text", name)
+		}
+		return typed(asciiCase(args[0].sql, name == "upper"), tText), nil
+	case name == "rtrim" && len(args) == 1:
+		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
+			return val{}, refuse("rtrim() of a value other than text")
+		}
+		return typed("RTRIM("+args[0].sql+")", tText), nil
 	case name == "abs" && len(args) == 1 && !args[0].untyped() && isNumber(args[0].typ):
 		out := args[0]
 		out.sql = "ABS(" + out.sql + ")"
 		return t.checkRange(out)
 	}
 	return val{}, refuse("the function %s with %d arguments", name, len(args))
+}
+
+// asciiCase is upper/lower under PostgreSQL's C collation: ASCII letters
+// only (MariaDB's UPPER would map every letter), by a REPLACE per letter
+// (case-sensitive under the binary collation).
+func asciiCase(sql string, upper bool) string {
+	for c := 'a'; c <= 'z'; c++ {
+		from, to := string(c), strings.ToUpper(string(c))
+		if !upper {
+			from, to = to, from
+		}
+		sql = "REPLACE(" + sql + ", '" + from + "', '" + to + "')"
+	}
+	return sql
+}
+
+// substr translates substr(text, from [, count]) with PostgreSQL's
+// positions before 1 (they count towards the length) and its error on
+// a negative count (class 22, by an overflowing BIGINT addition).
+func (t *translator) substr(args []val) (val, error) {
+	s, err := t.coerce(args[0], tText)
+	if err != nil || !isText(s.typ) {
+		return val{}, refuse("substr() of a value other than text")
+	}
+	var ns []string
+	for _, a := range args[1:] {
+		a, err := t.coerce(a, tInt4)
+		if err != nil {
+			return val{}, err
+		}
+		if a.typ.Name != "int4" && a.typ.Name != "int2" {
+			return val{}, pgError("42883", "function substr(text, %s) does not exist", a.typ.Name)
+		}
+		ns = append(ns, a.sql)
+	}
+	from := "GREATEST(" + ns[0] + ", 1)"
+	if len(ns) == 1 {
+		return typed("SUBSTRING("+s.sql+", "+from+")", tText), nil
+	}
+	n := "(CASE WHEN " + ns[1] + " < 0 THEN 9223372036854775807 + ABS(" + ns[1] + ") ELSE " + ns[1] + " END)"
+	return typed("SUBSTRING("+s.sql+", "+from+", GREATEST("+ns[0]+" + "+n+", 1) - "+from+")", tText), nil
 }
 
 // aggregate translates count, sum, min and max with PostgreSQL's result

@@ -1,15 +1,10 @@
 package pgdialect
 
 import (
-	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
-
-// maxCheckDepth bounds the nesting of int2/int4 overflow checks: each
-// repeats its operand's text three times.
-const maxCheckDepth = 4
 
 // aExpr translates an operator expression.
 func (t *translator) aExpr(a *pg_query.A_Expr) (val, error) {
@@ -50,6 +45,8 @@ func (t *translator) aExpr(a *pg_query.A_Expr) (val, error) {
 		return t.arith(op, l, r)
 	case "||":
 		return t.concat(l, r)
+	case "|", "&", "#":
+		return t.bitwise(op, l, r)
 	}
 	return val{}, refuse("the operator %s", op)
 }
@@ -131,6 +128,9 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 		}
 		return typed("("+l.sql+" "+op+" "+r.sql+")", tFloat8), nil
 	case "numeric":
+		if op == "/" {
+			return pendingDivision(l, r)
+		}
 		return numericArith(op, l, r)
 	}
 	var sql string
@@ -143,7 +143,6 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 		sql = "(" + l.sql + " " + op + " " + r.sql + ")"
 	}
 	out := typed(sql, typ)
-	out.depth = max(l.depth, r.depth)
 	return t.checkRange(out)
 }
 
@@ -173,6 +172,17 @@ func numericArith(op string, l, r val) (val, error) {
 	return out, nil
 }
 
+// pendingDivision is numeric l / 10^k (k <= 4), pending until cast or
+// stored as numeric(p, s).
+func pendingDivision(l, r val) (val, error) {
+	if !map[string]bool{"1": true, "10": true, "100": true, "1000": true, "10000": true}[r.sql] || r.typ.Name != "int4" {
+		return numericArith("/", l, r)
+	}
+	out := typed("("+l.sql+" / "+r.sql+")", tNumeric)
+	out.pendingDiv = true
+	return out, nil
+}
+
 // lscale is the display scale of a numeric operand (0 for an integer).
 func lscale(v val) int {
 	if v.typ.Name == "numeric" {
@@ -181,21 +191,24 @@ func lscale(v val) int {
 	return 0
 }
 
-// checkRange wraps an int2/int4 result in PostgreSQL's overflow check:
-// MariaDB computes in BIGINT, so an out-of-range result fails with an
-// overflowing BIGINT addition (1690, 22003), as PostgreSQL's 22003.
+// checkRange gives an int2/int4 result PostgreSQL's overflow check.
+// MariaDB computes integers in BIGINT, so the result is multiplied by
+// 2^32 (2^48 for int2) and divided back: the product overflows BIGINT
+// (1690, SQLSTATE 22003, as PostgreSQL's error) exactly when the value is
+// outside the type's range (-2^31 * 2^32 is -2^63, the smallest BIGINT),
+// and the operand is evaluated once.
 func (t *translator) checkRange(v val) (val, error) {
-	if v.typ.Name != "int4" && v.typ.Name != "int2" {
+	mul := ""
+	switch v.typ.Name {
+	case "int4":
+		mul = "4294967296"
+	case "int2":
+		mul = "281474976710656"
+	default:
 		return v, nil
 	}
-	if v.depth >= maxCheckDepth {
-		return val{}, refuse("int2/int4 arithmetic nested more than %d deep", maxCheckDepth)
-	}
-	lo, hi := intRange(v.typ.Name)
 	out := v
-	out.sql = "(CASE WHEN " + v.sql + " BETWEEN " + strconv.FormatInt(lo, 10) + " AND " + strconv.FormatInt(hi, 10) +
-		" THEN " + v.sql + " ELSE 9223372036854775807 + ABS(" + v.sql + ") END)"
-	out.depth = v.depth + 1
+	out.sql = "((" + v.sql + ") * " + mul + " DIV " + mul + ")"
 	return out, nil
 }
 
@@ -333,4 +346,22 @@ func (t *translator) between(a *pg_query.A_Expr) (val, error) {
 		not = "NOT "
 	}
 	return typed("("+l.sql+" "+not+"BETWEEN "+bs[0].sql+" AND "+bs[1].sql+")", tBool), nil
+}
+
+// bitwise translates | & # on integers. MariaDB computes them on BIGINT
+// UNSIGNED (a negative operand sign-extended): the result cast back to
+// SIGNED is PostgreSQL's two's complement result.
+func (t *translator) bitwise(op string, l, r val) (val, error) {
+	l, r, err := t.pair(l, r)
+	if err != nil {
+		return val{}, err
+	}
+	if intRank(l.typ) == 0 || intRank(r.typ) == 0 {
+		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+	}
+	if op == "#" {
+		op = "^"
+	}
+	out := typed("CAST(("+l.sql+" "+op+" "+r.sql+") AS SIGNED)", widerNumber(l.typ, r.typ))
+	return out, nil
 }

@@ -74,6 +74,9 @@ func (t *translator) columnRef(c *pg_query.ColumnRef) (val, error) {
 		if t.reads != nil {
 			t.reads[col] = true
 		}
+		if s != t.scope {
+			t.refScopes = append(t.refScopes, s)
+		}
 		v := typed(quoteIdent(found.name)+"."+quoteIdent(col), fc.Type)
 		v.notNull = fc.NotNull
 		return v, nil

@@ -71,6 +71,13 @@ func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, 
 	if err != nil {
 		return "", nil, err
 	}
+	if isExprLimit(s.GetLimitCount()) || isExprLimit(s.GetLimitOffset()) {
+		if len(s.GetDistinctClause()) > 0 || len(extra) > 0 {
+			return "", nil, refuse("LIMIT/OFFSET expressions with DISTINCT")
+		}
+		sql, err := t.paged(s, targets, from+where+group+having, order)
+		return sql, cols, err
+	}
 	limit, err := t.limit(s)
 	if err != nil {
 		return "", nil, err
@@ -148,13 +155,16 @@ func (t *translator) targets(list []*pg_query.Node, into []Type) ([]val, []Resul
 			vs, cols = append(vs, sv...), append(cols, sc...)
 			continue
 		}
-		v, err := t.expr(rt.GetVal())
+		v, err := t.exprAny(rt.GetVal())
 		if err != nil {
 			return nil, nil, err
 		}
 		want := tText
 		if len(vs) < len(into) {
 			want = into[len(vs)]
+		}
+		if err := settled(v, want); err != nil {
+			return nil, nil, err
 		}
 		if v, err = t.coerce(v, want); err != nil {
 			return nil, nil, err
@@ -362,4 +372,86 @@ func (t *translator) limitValue(n *pg_query.Node, what string) (string, error) {
 		return marker(p.GetNumber()), nil
 	}
 	return "", refuse("%s other than a constant or a parameter", what)
+}
+
+// isExprLimit: a LIMIT or OFFSET value other than a constant or a
+// parameter.
+func isExprLimit(n *pg_query.Node) bool {
+	return n != nil && n.GetAConst() == nil && n.GetParamRef() == nil
+}
+
+// paged translates a SELECT whose LIMIT or OFFSET is an expression
+// (MariaDB takes only constants and placeholders there): the rows are
+// numbered in the ORDER BY's order and those after the offset kept. The
+// expressions see the enclosing query, as PostgreSQL's; the numbered
+// query, a derived table, must not refer to an enclosing query's columns
+// (MariaDB's derived tables do not see them). A negative value fails with
+// class 22 as PostgreSQL's 2201W/2201X; NULL is no limit, no offset.
+func (t *translator) paged(s *pg_query.SelectStmt, targets []val, body, order string) (string, error) {
+	if order == "" {
+		return "", refuse("LIMIT/OFFSET expressions without ORDER BY")
+	}
+	for _, sc := range t.refScopes {
+		for a := t.scope.parent; a != nil; a = a.parent {
+			if sc == a {
+				return "", refuse("LIMIT/OFFSET expressions in a subquery referring to an enclosing query's columns")
+			}
+		}
+	}
+	inner := t.scope
+	t.scope = inner.parent
+	off, err := t.pageValue(s.GetLimitOffset(), "OFFSET")
+	if err != nil {
+		t.scope = inner
+		return "", err
+	}
+	lim, err := t.pageValue(s.GetLimitCount(), "LIMIT")
+	t.scope = inner
+	if err != nil {
+		return "", err
+	}
+	var items, outer []string
+	for i, v := range targets {
+		c := quoteIdent("relchain_c" + strconv.Itoa(i+1))
+		items = append(items, v.sql+" AS "+c)
+		outer = append(outer, c)
+	}
+	rn := quoteIdent("relchain_rn")
+	sql := "SELECT " + join(items, ", ") + ", ROW_NUMBER() OVER (" + strings.TrimPrefix(order, " ") + ") AS " + rn
+	if body != "" && !strings.HasPrefix(body, " ") {
+		sql += " FROM " + body
+	} else {
+		sql += body
+	}
+	cond := rn + " > " + off
+	if lim != "" {
+		cond += " AND (" + lim + " IS NULL OR " + rn + " <= " + off + " + " + lim + ")"
+	}
+	return "SELECT " + join(outer, ", ") + " FROM (" + sql + ") AS " + quoteIdent("relchain_o") + " WHERE " + cond + " ORDER BY " + rn, nil
+}
+
+// pageValue is a LIMIT or OFFSET value of paged: an integer, checked
+// not negative ("0" when absent; OFFSET NULL is 0).
+func (t *translator) pageValue(n *pg_query.Node, what string) (string, error) {
+	if n == nil {
+		if what == "OFFSET" {
+			return "0", nil
+		}
+		return "", nil
+	}
+	v, err := t.expr(n)
+	if err != nil {
+		return "", err
+	}
+	if v, err = t.coerce(v, tInt8); err != nil {
+		return "", err
+	}
+	if intRank(v.typ) == 0 {
+		return "", refuse("a %s of type %s", what, v.typ.Name)
+	}
+	checked := "(CASE WHEN " + v.sql + " < 0 THEN 9223372036854775807 + ABS(" + v.sql + ") ELSE " + v.sql + " END)"
+	if what == "OFFSET" {
+		return "COALESCE(" + checked + ", 0)", nil
+	}
+	return checked, nil
 }

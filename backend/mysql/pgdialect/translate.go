@@ -30,6 +30,9 @@ type translator struct {
 	// whose select list is next translated.
 	insertTypes []Type
 	lastScale   int // the display scale of the last SELECT's first column
+	// refScopes are the scopes of enclosing queries column references
+	// reached (paged's check).
+	refScopes []*scope
 }
 
 // refuse is the refusal of a construct the dialect does not support.
