@@ -47,6 +47,7 @@ func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, 
 	if len(s.GetDistinctClause()) == 1 {
 		b.WriteString("DISTINCT ")
 	}
+	refMark := len(t.refScopes)
 	from, err := t.fromList(s.GetFromClause())
 	if err != nil {
 		return "", nil, err
@@ -75,7 +76,7 @@ func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, 
 		if len(s.GetDistinctClause()) > 0 || len(extra) > 0 {
 			return "", nil, refuse("LIMIT/OFFSET expressions with DISTINCT")
 		}
-		sql, err := t.paged(s, targets, from+where+group+having, order)
+		sql, err := t.paged(s, targets, from+where+group+having, order, t.refScopes[refMark:])
 		return sql, cols, err
 	}
 	limit, err := t.limit(s)
@@ -387,11 +388,11 @@ func isExprLimit(n *pg_query.Node) bool {
 // query, a derived table, must not refer to an enclosing query's columns
 // (MariaDB's derived tables do not see them). A negative value fails with
 // class 22 as PostgreSQL's 2201W/2201X; NULL is no limit, no offset.
-func (t *translator) paged(s *pg_query.SelectStmt, targets []val, body, order string) (string, error) {
+func (t *translator) paged(s *pg_query.SelectStmt, targets []val, body, order string, refs []*scope) (string, error) {
 	if order == "" {
 		return "", refuse("LIMIT/OFFSET expressions without ORDER BY")
 	}
-	for _, sc := range t.refScopes {
+	for _, sc := range refs {
 		for a := t.scope.parent; a != nil; a = a.parent {
 			if sc == a {
 				return "", refuse("LIMIT/OFFSET expressions in a subquery referring to an enclosing query's columns")

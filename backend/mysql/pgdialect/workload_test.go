@@ -28,11 +28,16 @@ func TestWorkloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp, err := tpcc.New(tpcc.Options{Warehouses: 1, Districts: 2, Customers: 30, Items: 100, Orders: 30, Statements: true})
+	yf, err := ycsb.New(ycsb.Options{Records: 100, Workload: "f"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []workload.Workload{sb, yc, tp} {
+	tp, err := tpcc.New(tpcc.Options{Warehouses: 1, Districts: 2, Customers: 30, Items: 100, Orders: 30, Statements: true,
+		Mix: map[string]int{tpcc.NewOrder: 1, tpcc.Payment: 1, tpcc.OrderStatus: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []workload.Workload{sb, yc, yf, tp} {
 		t.Run(w.Name(), func(t *testing.T) { runWorkload(t, w) })
 	}
 }
