@@ -123,8 +123,9 @@ func parseArgs(t *testing.T, path string, line int, s string) []any {
 type outcome struct {
 	err     string // SQLSTATE class, "" on success
 	msg     string
-	cols    []string // name:type
-	rows    []string
+	cols    []string   // name:type
+	rows    []string   // cells joined by |
+	cells   [][]string // the rows' cells, "NULL" for NULL
 	rowsAff int64
 }
 
@@ -222,12 +223,18 @@ func paramTypes(args []any) []pgdialect.Type {
 	return out
 }
 
-// sortIfUnordered sorts rows whose order the statement does not fix.
-func sortIfUnordered(rows []string, ordered bool) []string {
+// finish joins each row's cells, sorting rows whose order the statement
+// does not fix.
+func (o *outcome) finish(ordered bool) {
 	if !ordered {
-		sort.Strings(rows)
+		sort.Slice(o.cells, func(i, j int) bool {
+			return strings.Join(o.cells[i], "|") < strings.Join(o.cells[j], "|")
+		})
 	}
-	return rows
+	o.rows = nil
+	for _, c := range o.cells {
+		o.rows = append(o.rows, strings.Join(c, "|"))
+	}
 }
 
 // class is an SQLSTATE's class.
@@ -311,9 +318,9 @@ func runPG(ctx context.Context, conn *pgx.Conn, st step, ordered bool) outcome {
 		for i, c := range r {
 			cells = append(cells, pgCell(c, oidName[res.FieldDescriptions[i].DataTypeOID]))
 		}
-		o.rows = append(o.rows, strings.Join(cells, "|"))
+		o.cells = append(o.cells, cells)
 	}
-	o.rows = sortIfUnordered(o.rows, ordered)
+	o.finish(ordered)
 	if len(res.FieldDescriptions) == 0 {
 		o.rowsAff = res.CommandTag.RowsAffected()
 	}
@@ -357,7 +364,7 @@ func runMaria(ctx context.Context, conn *sql.Conn, tr *pgdialect.Translation, ar
 		last := i == len(tr.Statements)-1
 		var err error
 		if last && tr.Columns != nil {
-			o.rows, err = queryMaria(ctx, conn, s, bound, tr.Columns)
+			o.cells, err = queryMaria(ctx, conn, s, bound, tr.Columns)
 		} else {
 			var r sql.Result
 			if r, err = conn.ExecContext(ctx, s, bound...); err == nil {
@@ -381,7 +388,7 @@ func runMaria(ctx context.Context, conn *sql.Conn, tr *pgdialect.Translation, ar
 			o.cols = append(o.cols, c.Name+":"+c.Type.Name)
 		}
 	}
-	o.rows = sortIfUnordered(o.rows, tr.Ordered)
+	o.finish(tr.Ordered)
 	return o
 }
 
@@ -413,13 +420,13 @@ func warnings(ctx context.Context, conn *sql.Conn) error {
 }
 
 // queryMaria reads rows in PostgreSQL's text form by their types.
-func queryMaria(ctx context.Context, conn *sql.Conn, s string, args []any, cols []pgdialect.ResultColumn) ([]string, error) {
+func queryMaria(ctx context.Context, conn *sql.Conn, s string, args []any, cols []pgdialect.ResultColumn) ([][]string, error) {
 	rows, err := conn.QueryContext(ctx, s, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out [][]string
 	for rows.Next() {
 		raw := make([]sql.RawBytes, len(cols))
 		ptrs := make([]any, len(cols))
@@ -433,7 +440,7 @@ func queryMaria(ctx context.Context, conn *sql.Conn, s string, args []any, cols 
 		for i, c := range raw {
 			cells = append(cells, mariaCell(c, cols[i].Type.Name))
 		}
-		out = append(out, strings.Join(cells, "|"))
+		out = append(out, cells)
 	}
 	return out, rows.Err()
 }

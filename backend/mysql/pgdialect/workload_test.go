@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend/mysql/pgdialect"
 	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/tpcc"
@@ -16,9 +17,11 @@ import (
 )
 
 // TestWorkloads runs the benchmark workloads' statements in the postgres
-// dialect (their setup, then generated wl-transactions) on PostgreSQL and,
+// dialect (their setup, then generated wl-transactions, each in a
+// transaction rolled back if a statement fails) on PostgreSQL and,
 // translated, on MariaDB: every statement must translate and give the
-// same outcome.
+// same outcome; then the workload's own Check, its queries run on both
+// engines alike, must hold on MariaDB's state and results.
 func TestWorkloads(t *testing.T) {
 	sb, err := smallbank.New(smallbank.Options{Accounts: 200})
 	if err != nil {
@@ -42,11 +45,17 @@ func TestWorkloads(t *testing.T) {
 	}
 }
 
+// engines are the two connections a workload runs on.
+type engines struct {
+	t  *testing.T
+	pg pgConn
+	my myConn
+}
+
 func runWorkload(t *testing.T, w workload.Workload) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	pg := openPG(ctx, t)
-	my := openMaria(ctx, t)
+	e := &engines{t: t, pg: openPG(ctx, t), my: openMaria(ctx, t)}
 	bcs, err := w.Setup(workload.Postgres)
 	if err != nil {
 		t.Fatalf("setup: %v", err)
@@ -54,7 +63,7 @@ func runWorkload(t *testing.T, w workload.Workload) {
 	n := 0
 	for _, bc := range bcs {
 		for _, st := range bc {
-			if !runWorkloadStatement(ctx, t, pg, my, st, "setup", false) {
+			if _, ok := e.statement(ctx, st, "setup", false); !ok {
 				return
 			}
 			n++
@@ -62,22 +71,104 @@ func runWorkload(t *testing.T, w workload.Workload) {
 	}
 	g := w.Generator(workload.Postgres, 1, 0)
 	kinds := map[string]int{}
+	var applied []workload.Applied
 	for range 200 {
 		wl := g.Next()
 		kinds[wl.Kind]++
-		for _, st := range wl.Statements {
-			if !runWorkloadStatement(ctx, t, pg, my, st, wl.Kind, wl.MayFail) {
-				return
-			}
-			n++
+		a, ok := e.transaction(ctx, wl)
+		if !ok {
+			return
 		}
+		n += len(wl.Statements)
+		if !wl.ReadOnly { // the read-only ones go the query path
+			applied = append(applied, a)
+		}
+	}
+	if err := w.Check(ctx, workload.Postgres, e, applied); err != nil {
+		t.Errorf("%s's check on MariaDB: %v", w.Name(), err)
 	}
 	t.Logf("%d statements agree; wl-transaction kinds %v", n, kinds)
 }
 
-// runWorkloadStatement runs one statement on both engines; false stops
-// the workload (a refusal or a difference).
-func runWorkloadStatement(ctx context.Context, t *testing.T, pg pgConn, my myConn, st txn.Statement, kind string, mayFail bool) bool {
+// transaction runs a wl-transaction on both engines, each in a
+// transaction, rolled back when a statement fails (on both: the outcomes
+// agree); its Applied record holds MariaDB's results.
+func (e *engines) transaction(ctx context.Context, wl workload.WL) (workload.Applied, bool) {
+	e.exec(ctx, "BEGIN")
+	a := workload.Applied{WL: wl, Code: api.CodeOK}
+	for _, st := range wl.Statements {
+		got, ok := e.statement(ctx, st, wl.Kind, wl.MayFail)
+		if !ok {
+			return a, false
+		}
+		if got.err != "" {
+			a.Code, a.Results = api.CodeOK+1, nil
+			e.exec(ctx, "ROLLBACK")
+			return a, true
+		}
+		a.Results = append(a.Results, result(got))
+	}
+	e.exec(ctx, "COMMIT")
+	return a, true
+}
+
+// exec runs a transaction statement on both engines.
+func (e *engines) exec(ctx context.Context, s string) {
+	if _, err := e.pg.Exec(ctx, s); err != nil {
+		e.t.Fatalf("postgres %s: %v", s, err)
+	}
+	if _, err := e.my.ExecContext(ctx, s); err != nil {
+		e.t.Fatalf("mariadb %s: %v", s, err)
+	}
+}
+
+// result is an outcome as a statement's result.
+func result(o outcome) api.StatementResult {
+	r := api.StatementResult{RowsAffected: o.rowsAff}
+	for _, row := range o.cells {
+		var vs []any
+		for _, c := range row {
+			if c == "NULL" {
+				vs = append(vs, nil)
+			} else {
+				vs = append(vs, c)
+			}
+		}
+		r.Rows = append(r.Rows, vs)
+	}
+	if len(o.cols) > 0 {
+		r.RowsAffected = int64(len(o.cells))
+	}
+	return r
+}
+
+// Query implements workload.Querier: the query runs on both engines and
+// must agree; MariaDB's rows are returned.
+func (e *engines) Query(ctx context.Context, sql string, args ...any) ([][]any, error) {
+	targs := make([]txn.Arg, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case int64:
+			targs[i] = txn.Int(v)
+		case int:
+			targs[i] = txn.Int(int64(v))
+		case string:
+			targs[i] = txn.Text(v)
+		default:
+			return nil, fmt.Errorf("argument %d of type %T", i+1, a)
+		}
+	}
+	got, ok := e.statement(ctx, txn.Statement{SQL: sql, Args: targs}, "check", false)
+	if !ok || got.err != "" {
+		return nil, fmt.Errorf("check query %.80q failed: %v", sql, got)
+	}
+	return result(got).Rows, nil
+}
+
+// statement runs one statement on both engines and returns MariaDB's
+// outcome; false: a refusal or a difference (reported).
+func (e *engines) statement(ctx context.Context, st txn.Statement, kind string, mayFail bool) (outcome, bool) {
+	t := e.t
 	t.Helper()
 	args := make([]any, len(st.Args))
 	for i, a := range st.Args {
@@ -92,31 +183,29 @@ func runWorkloadStatement(ctx context.Context, t *testing.T, pg pgConn, my myCon
 		}
 	}
 	where := fmt.Sprintf("%s %.200q", kind, st.SQL)
-	cat := &pgdialect.SchemaCatalog{Ctx: ctx, Q: my}
+	cat := &pgdialect.SchemaCatalog{Ctx: ctx, Q: e.my}
 	tr, terr := pgdialect.TranslateTyped(st.SQL, cat, paramTypes(args))
-	if terr != nil {
-		var e *pgdialect.Error
-		if !errors.As(terr, &e) || e.Code == "0A000" {
-			t.Errorf("%s: %v", where, terr)
-			return false
-		}
+	var perr *pgdialect.Error
+	if terr != nil && (!errors.As(terr, &perr) || perr.Code == "0A000") {
+		t.Errorf("%s: %v", where, terr)
+		return outcome{}, false
 	}
 	s := step{sql: st.SQL, args: args}
-	want := runPG(ctx, pg, s, tr != nil && tr.Ordered)
+	want := runPG(ctx, e.pg, s, tr != nil && tr.Ordered)
 	got := outcome{}
 	if terr != nil {
-		got = outcome{err: terr.(*pgdialect.Error).Code[:2], msg: terr.Error()}
+		got = outcome{err: perr.Code[:2], msg: perr.Message}
 	} else {
-		got = runMaria(ctx, my, tr, args)
+		got = runMaria(ctx, e.my, tr, args)
+	}
+	if want.err != "" && !mayFail {
+		t.Errorf("%s: fails on PostgreSQL: %v", where, want)
+		return got, false
 	}
 	if mayFail {
 		s.expect = "any"
 	}
-	if want.err != "" && !mayFail {
-		t.Errorf("%s: fails on PostgreSQL: %v", where, want)
-		return false
-	}
 	before := t.Failed()
 	compare(t, where, s, want, got)
-	return t.Failed() == before
+	return got, t.Failed() == before
 }
