@@ -24,6 +24,10 @@ type Column struct {
 	// stores that; one without gets an explicit NULL, so a NOT NULL
 	// column fails with class 23 as on PostgreSQL).
 	Default bool
+	// MaxChars bounds a text column's values in characters (0: by its
+	// type alone: varchar(n) n, text unbounded). A text in a PRIMARY
+	// KEY is VARCHAR(768) on MariaDB; SchemaCatalog reads the bound.
+	MaxChars int
 }
 
 // Catalog is the schema a translation reads: the declared PostgreSQL types

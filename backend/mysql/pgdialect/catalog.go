@@ -24,7 +24,7 @@ type SchemaCatalog struct {
 	Err error
 }
 
-const catalogSQL = `SELECT TABLE_NAME, COLUMN_NAME, COLUMN_COMMENT, IS_NULLABLE, COLUMN_DEFAULT IS NOT NULL, DATA_TYPE
+const catalogSQL = `SELECT TABLE_NAME, COLUMN_NAME, COLUMN_COMMENT, IS_NULLABLE, COLUMN_DEFAULT IS NOT NULL, DATA_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0)
 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`
 
 // Columns implements Catalog.
@@ -50,7 +50,8 @@ func (c *SchemaCatalog) read(table string) ([]Column, error) {
 	for rows.Next() {
 		var tbl, name, comment, nullable, dataType string
 		var hasDefault bool
-		if err := rows.Scan(&tbl, &name, &comment, &nullable, &hasDefault, &dataType); err != nil {
+		var maxChars uint64
+		if err := rows.Scan(&tbl, &name, &comment, &nullable, &hasDefault, &dataType, &maxChars); err != nil {
 			return nil, fmt.Errorf("pgdialect catalog: columns of %s: %w", table, err)
 		}
 		if tbl != table { // information_schema may compare names ignoring case
@@ -60,7 +61,11 @@ func (c *SchemaCatalog) read(table string) ([]Column, error) {
 		if !strings.HasPrefix(comment, commentPrefix) || !ok {
 			typ = Type{Name: "mariadb " + dataType, Typmod: -1}
 		}
-		cols = append(cols, Column{Name: name, Type: typ, NotNull: nullable == "NO", Default: hasDefault})
+		c := Column{Name: name, Type: typ, NotNull: nullable == "NO", Default: hasDefault}
+		if isText(typ) && maxChars > 0 && maxChars < 1<<20 {
+			c.MaxChars = int(maxChars)
+		}
+		cols = append(cols, c)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("pgdialect catalog: columns of %s: %w", table, err)

@@ -278,7 +278,8 @@ func openMaria(ctx context.Context, t *testing.T) *sql.Conn {
 		t.Fatalf("connect mariadb: %v", err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	for _, s := range []string{"SET NAMES utf8mb4", "SET sql_mode = '" + relmysql.SQLMode + "'", "SET time_zone = '+00:00'", "SET div_precision_increment = 4"} {
+	for _, s := range []string{"SET NAMES utf8mb4", "SET sql_mode = '" + relmysql.SQLMode + "'", "SET time_zone = '+00:00'", "SET div_precision_increment = 4",
+		"SET max_sort_length = 4096"} {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			t.Fatalf("mariadb %s: %v", s, err)
 		}

@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -24,6 +25,9 @@ type val struct {
 	// may take it, MariaDB's quotient (4 more digits after the point,
 	// div_precision_increment) being exact.
 	pendingDiv bool
+	// maxLen bounds a text value's length in characters (0: unbounded or
+	// unknown); ORDER BY needs it (orderBy).
+	maxLen int
 }
 
 func (v val) untyped() bool { return v.typ.Name == "unknown" }
@@ -72,6 +76,9 @@ func (t *translator) coerce(v val, to Type) (val, error) {
 		out := typed(sql, typ)
 		if typ.Name == "numeric" && typ.Typmod < 0 {
 			out.scale = literalScale(*v.str)
+		}
+		if isText(typ) {
+			out.maxLen = max(utf8.RuneCountInString(*v.str), 1)
 		}
 		return out, nil
 	}
@@ -369,7 +376,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		sql += " ELSE " + rs[len(rs)-1].sql
 	}
 	out := typed(sql+" END)", typ)
-	out.scale, out.pendingDiv = commonScale(rs), anyPending(rs)
+	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)
 	return out, nil
 }
 
@@ -392,7 +399,7 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 		parts = append(parts, r.sql)
 	}
 	out := typed("COALESCE("+join(parts, ", ")+")", typ)
-	out.scale, out.pendingDiv = commonScale(rs), anyPending(rs)
+	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)
 	return out, nil
 }
 
@@ -417,4 +424,30 @@ func anyPending(vs []val) bool {
 		}
 	}
 	return false
+}
+
+// commonLen bounds the text values of vs (0: one is unbounded).
+func commonLen(vs []val) int {
+	n := 0
+	for _, v := range vs {
+		if v.null {
+			continue
+		}
+		if v.maxLen == 0 {
+			return 0
+		}
+		n = max(n, v.maxLen)
+	}
+	return n
+}
+
+// typeLen is the bound of a column's values by its type.
+func typeLen(c Column) int {
+	switch {
+	case c.MaxChars > 0:
+		return c.MaxChars
+	case c.Type.Name == "varchar" && c.Type.Typmod >= 4:
+		return int(c.Type.Typmod - 4)
+	}
+	return 0
 }

@@ -50,7 +50,8 @@ func (t *translator) castTo(v val, to Type) (val, error) {
 		if err != nil {
 			return val{}, err
 		}
-		return typed(s, to), nil
+		s.typ = to
+		return s, nil
 	case from.Name == "bool" && to.Name == "int4":
 		return typed("CAST("+v.sql+" AS SIGNED)", to), nil
 	case from.Name == "int4" && to.Name == "bool":
@@ -126,24 +127,35 @@ func (t *translator) scalarFunc(name string, f *pg_query.FuncCall, args []val) (
 		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
 			return val{}, refuse("left() of a value other than text")
 		}
-		return typed("LEFT("+args[0].sql+", "+strconv.Itoa(int(n.GetIval()))+")", tText), nil
+		out := typed("LEFT("+args[0].sql+", "+strconv.Itoa(int(n.GetIval()))+")", tText)
+		out.maxLen = max(int(n.GetIval()), 1)
+		if args[0].maxLen > 0 {
+			out.maxLen = min(out.maxLen, args[0].maxLen)
+		}
+		return out, nil
 	case (name == "length" || name == "char_length") && len(args) == 1:
 		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
 			return val{}, refuse("%s() of a value other than text", name)
 		}
 		return typed("CHAR_LENGTH("+args[0].sql+")", tInt4), nil
+	case name == "repeat" && len(args) == 2:
+		return t.repeat(f, args)
 	case name == "substr" && (len(args) == 2 || len(args) == 3):
 		return t.substr(args)
 	case (name == "upper" || name == "lower") && len(args) == 1:
 		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
 			return val{}, refuse("%s() of a value other than text", name)
 		}
-		return typed(asciiCase(args[0].sql, name == "upper"), tText), nil
+		out := typed(asciiCase(args[0].sql, name == "upper"), tText)
+		out.maxLen = args[0].maxLen
+		return out, nil
 	case name == "rtrim" && len(args) == 1:
 		if args[0], err = t.coerce(args[0], tText); err != nil || !isText(args[0].typ) {
 			return val{}, refuse("rtrim() of a value other than text")
 		}
-		return typed("RTRIM("+args[0].sql+")", tText), nil
+		out := typed("RTRIM("+args[0].sql+")", tText)
+		out.maxLen = args[0].maxLen
+		return out, nil
 	case name == "abs" && len(args) == 1 && !args[0].untyped() && isNumber(args[0].typ):
 		out := args[0]
 		out.sql = "ABS(" + out.sql + ")"
@@ -166,6 +178,23 @@ func asciiCase(sql string, upper bool) string {
 	return sql
 }
 
+// repeat translates repeat(text, int4) (a count below 1 is '' on both).
+func (t *translator) repeat(f *pg_query.FuncCall, args []val) (val, error) {
+	s, err := t.coerce(args[0], tText)
+	if err != nil || !isText(s.typ) {
+		return val{}, refuse("repeat() of a value other than text")
+	}
+	n, err := t.coerce(args[1], tInt4)
+	if err != nil || (n.typ.Name != "int4" && n.typ.Name != "int2") {
+		return val{}, refuse("repeat() with a count other than int4")
+	}
+	out := typed("REPEAT("+s.sql+", "+n.sql+")", tText)
+	if c := f.GetArgs()[1].GetAConst().GetIval(); c != nil && s.maxLen > 0 {
+		out.maxLen = max(s.maxLen*int(c.GetIval()), 1)
+	}
+	return out, nil
+}
+
 // substr translates substr(text, from [, count]) with PostgreSQL's
 // positions before 1 (they count towards the length) and its error on
 // a negative count (class 22, by an overflowing BIGINT addition).
@@ -186,11 +215,13 @@ func (t *translator) substr(args []val) (val, error) {
 		ns = append(ns, a.sql)
 	}
 	from := "GREATEST(" + ns[0] + ", 1)"
-	if len(ns) == 1 {
-		return typed("SUBSTRING("+s.sql+", "+from+")", tText), nil
+	out := typed("SUBSTRING("+s.sql+", "+from+")", tText)
+	if len(ns) == 2 {
+		n := "(CASE WHEN " + ns[1] + " < 0 THEN 9223372036854775807 + ABS(" + ns[1] + ") ELSE " + ns[1] + " END)"
+		out.sql = "SUBSTRING(" + s.sql + ", " + from + ", GREATEST(" + ns[0] + " + " + n + ", 1) - " + from + ")"
 	}
-	n := "(CASE WHEN " + ns[1] + " < 0 THEN 9223372036854775807 + ABS(" + ns[1] + ") ELSE " + ns[1] + " END)"
-	return typed("SUBSTRING("+s.sql+", "+from+", GREATEST("+ns[0]+" + "+n+", 1) - "+from+")", tText), nil
+	out.maxLen = s.maxLen
+	return out, nil
 }
 
 // aggregate translates count, sum, min and max with PostgreSQL's result
@@ -232,8 +263,12 @@ func (t *translator) aggregate(name string, f *pg_query.FuncCall) (val, error) {
 	case v.typ.Name == "bool" || v.typ.Name == "bytea":
 		return val{}, pgError("42883", "function %s(%s) does not exist", name, v.typ.Name)
 	}
-	out := typed(call, v.typ)
-	out.scale = v.scale
+	typ := v.typ
+	if isText(typ) {
+		typ = tText // min(varchar) is min(text)
+	}
+	out := typed(call, typ)
+	out.scale, out.maxLen = v.scale, v.maxLen
 	return out, nil
 }
 

@@ -226,27 +226,37 @@ func (t *translator) concat(l, r val) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	return typed("CONCAT("+ls+", "+rs+")", tText), nil
+	out := typed("CONCAT("+ls.sql+", "+rs.sql+")", tText)
+	if ls.maxLen > 0 && rs.maxLen > 0 {
+		out.maxLen = ls.maxLen + rs.maxLen
+	}
+	return out, nil
 }
 
-// asText is v's text as PostgreSQL's output function writes it.
-func (t *translator) asText(v val) (string, error) {
+// asText is v as text, as PostgreSQL's output function writes it.
+func (t *translator) asText(v val) (val, error) {
 	v, err := t.coerce(v, tText)
 	if err != nil {
-		return "", err
+		return val{}, err
 	}
 	conv := "CAST(" + v.sql + " AS CHAR CHARACTER SET utf8mb4) COLLATE " + textCollation
+	out := typed(conv, tText)
 	switch {
 	case isText(v.typ):
-		return v.sql, nil
-	case intRank(v.typ) > 0, v.typ.Name == "date":
-		return conv, nil
+		return v, nil
+	case intRank(v.typ) > 0:
+		out.maxLen = 20
+	case v.typ.Name == "date":
+		out.maxLen = 10
 	case v.typ.Name == "numeric" && v.scale >= 0:
-		return conv, nil
+		out.maxLen = 67
 	case v.typ.Name == "bool":
-		return "(CASE WHEN " + v.sql + " THEN " + textLiteral("true") + " WHEN NOT " + v.sql + " THEN " + textLiteral("false") + " END)", nil
+		out.sql = "(CASE WHEN " + v.sql + " THEN " + textLiteral("true") + " WHEN NOT " + v.sql + " THEN " + textLiteral("false") + " END)"
+		out.maxLen = 5
+	default:
+		return val{}, refuse("the text form of %s values", v.typ.Name)
 	}
-	return "", refuse("the text form of %s values", v.typ.Name)
+	return out, nil
 }
 
 // like translates LIKE / NOT LIKE with a literal pattern (PostgreSQL's

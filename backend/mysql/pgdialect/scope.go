@@ -78,7 +78,7 @@ func (t *translator) columnRef(c *pg_query.ColumnRef) (val, error) {
 			t.refScopes = append(t.refScopes, s)
 		}
 		v := typed(quoteIdent(found.name)+"."+quoteIdent(col), fc.Type)
-		v.notNull = fc.NotNull
+		v.notNull, v.maxLen = fc.NotNull, typeLen(fc)
 		return v, nil
 	}
 	if relName != "" {

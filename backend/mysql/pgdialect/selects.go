@@ -7,8 +7,12 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
-// topSelect translates a statement SELECT.
+// topSelect translates a statement SELECT. One without FROM reads a
+// one-row derived table: MariaDB keeps the diagnostics (SHOW WARNINGS) of
+// the statement before a statement that reads no table, so the caller's
+// warning check would see that statement's warnings.
 func (t *translator) topSelect(s *pg_query.SelectStmt) error {
+	t.oneRow = len(s.GetFromClause()) == 0
 	sql, cols, err := t.selectSQL(s, nil)
 	if err != nil {
 		return err
@@ -51,6 +55,9 @@ func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, 
 	from, err := t.fromList(s.GetFromClause())
 	if err != nil {
 		return "", nil, err
+	}
+	if t.oneRow {
+		t.oneRow, from = false, "(SELECT 1) AS "+quoteIdent("relchain_one")
 	}
 	where, err := t.condition(s.GetWhereClause(), "WHERE")
 	if err != nil {
@@ -245,6 +252,10 @@ func colName(n *pg_query.Node) string {
 	return "?column?"
 }
 
+// sortChars bounds the text values ORDER BY sorts: the caller sets
+// max_sort_length to 4096 bytes, 4 per character at most.
+const sortChars = 1024
+
 // orderBy translates ORDER BY with PostgreSQL's NULL order: NULLS LAST
 // ascending, NULLS FIRST descending (MariaDB puts NULLs first ascending),
 // by an explicit key (x IS NULL) unless x is a NOT NULL column.
@@ -261,6 +272,9 @@ func (t *translator) orderBy(items []*pg_query.Node, cols []ResultColumn, target
 		}
 		if v.typ.Name == "bytea" {
 			return "", refuse("ORDER BY bytea")
+		}
+		if isText(v.typ) && (v.maxLen == 0 || v.maxLen > sortChars) {
+			return "", refuse("ORDER BY text not bounded to %d characters (MariaDB sorts by the first max_sort_length bytes only: varchar(n) columns and expressions over them are bounded)", sortChars)
 		}
 		desc := sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC
 		if sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_USING {

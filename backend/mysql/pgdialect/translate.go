@@ -33,6 +33,7 @@ type translator struct {
 	// refScopes are the scopes of enclosing queries column references
 	// reached (paged's check).
 	refScopes []*scope
+	oneRow    bool // the statement SELECT has no FROM (topSelect)
 }
 
 // refuse is the refusal of a construct the dialect does not support.

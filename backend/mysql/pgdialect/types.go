@@ -277,7 +277,10 @@ func literalAs(s string, t Type) (string, Type, error) {
 		if !dateRE.MatchString(s) {
 			return "", t, refuse("date input other than YYYY-MM-DD")
 		}
-		if _, err := time.Parse("2006-01-02", s); err != nil || s < "1000-01-01" {
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return "", t, pgError("22008", "date/time field value out of range: %q", s)
+		}
+		if s < "1000-01-01" {
 			return "", t, refuse("the date %q (MariaDB's dates are the years 1000 to 9999)", s)
 		}
 		return "DATE'" + s + "'", t, nil
@@ -305,13 +308,7 @@ func numericLiteral(s string, t Type) (string, Type, error) {
 	if !ok {
 		return "", t, pgError("22P02", "invalid input syntax for type numeric: %q", s)
 	}
-	scale := 0
-	if i := strings.IndexByte(s, '.'); i >= 0 && !strings.ContainsAny(s, "eE") {
-		scale = len(strings.TrimSpace(s[i+1:]))
-	}
-	if strings.ContainsAny(s, "eE") {
-		return "", t, refuse("numeric input with an exponent")
-	}
+	scale := literalScale(s)
 	txt := r.FloatString(scale)
 	if len(strings.TrimLeft(txt, "-")) > 66 || scale > 30 {
 		return "", t, refuse("numeric values of more than 65 digits or 30 after the point")
@@ -322,12 +319,20 @@ func numericLiteral(s string, t Type) (string, Type, error) {
 	return txt, t, nil
 }
 
-// literalScale is the display scale of a numeric literal's text.
+// literalScale is the display scale of a numeric literal's text, as
+// PostgreSQL's numeric_in computes it (1.50 is 2, 1.5e1 is 0, 15e-1 1).
 func literalScale(s string) int {
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		return len(strings.TrimSpace(s[i+1:]))
+	s = strings.TrimSpace(s)
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, _ = strconv.Atoi(s[i+1:])
+		s = s[:i]
 	}
-	return 0
+	scale := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		scale = len(s[i+1:])
+	}
+	return max(scale-exp, 0)
 }
 
 // boolLiteral reads bool input as PostgreSQL's boolin does.
