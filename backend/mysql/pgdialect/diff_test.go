@@ -360,6 +360,9 @@ func runMaria(ctx context.Context, conn *sql.Conn, tr *pgdialect.Translation, ar
 	for i, s := range tr.Statements {
 		bound := make([]any, len(tr.Args[i]))
 		for k, a := range tr.Args[i] {
+			if a >= len(args) { // PostgreSQL's protocol error 08P01
+				return outcome{err: "08", msg: fmt.Sprintf("no argument for $%d", a+1)}
+			}
 			bound[k] = args[a]
 		}
 		last := i == len(tr.Statements)-1

@@ -27,7 +27,16 @@ func (t *translator) assign(v val, to Type, col string) (val, error) {
 	case to.Name == "float8":
 		ok = isNumber(from)
 	case isText(to):
-		ok = isText(from)
+		// PostgreSQL's assignment casts to text types write the value's
+		// text (its output function).
+		if !isText(from) {
+			tv, err := t.asText(v)
+			if err != nil {
+				return val{}, err
+			}
+			return tv, nil
+		}
+		ok = true
 	default:
 		ok = from.Name == to.Name
 	}
@@ -181,6 +190,9 @@ func (t *translator) insertSelect(sel *pg_query.SelectStmt, targets []Column, nu
 		return "", pgError("42601", "INSERT has %d target columns and %d expressions", len(targets), len(cols))
 	}
 	for i, c := range cols {
+		if isText(targets[i].Type) && !isText(c.Type) {
+			return "", refuse("INSERT ... SELECT of a %s into the text column %s", c.Type.Name, targets[i].Name)
+		}
 		if _, err := t.assign(typed("", c.Type), targets[i].Type, targets[i].Name); err != nil {
 			return "", err
 		}

@@ -178,7 +178,7 @@ func asciiCase(sql string, upper bool) string {
 	return sql
 }
 
-// repeat translates repeat(text, int4) (a count below 1 is '' on both).
+// repeat translates repeat(text, int4) (a count below 1 is ” on both).
 func (t *translator) repeat(f *pg_query.FuncCall, args []val) (val, error) {
 	s, err := t.coerce(args[0], tText)
 	if err != nil || !isText(s.typ) {

@@ -82,6 +82,11 @@ func (t *translator) pair(l, r val) (val, val, error) {
 	return l, r, err
 }
 
+// isDateTime: date, timestamp or timestamptz.
+func isDateTime(t Type) bool {
+	return t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz"
+}
+
 // comparable reports whether PostgreSQL compares values of a and b.
 func comparable(a, b Type) bool {
 	switch {
@@ -118,7 +123,10 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 		return val{}, err
 	}
 	if !isNumber(l.typ) || !isNumber(r.typ) {
-		return val{}, refuse("the operator %s on %s and %s", op, l.typ.Name, r.typ.Name)
+		if isDateTime(l.typ) || isDateTime(r.typ) {
+			return val{}, refuse("date/time arithmetic")
+		}
+		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
 	}
 	typ := widerNumber(l.typ, r.typ)
 	switch typ.Name {
@@ -281,7 +289,9 @@ func (t *translator) like(a *pg_query.A_Expr, op string) (val, error) {
 	}
 	pat := c.GetSval().GetSval()
 	if strings.HasSuffix(pat, `\`) && (len(pat)-len(strings.TrimRight(pat, `\`)))%2 == 1 {
-		return val{}, pgError("22025", "LIKE pattern must not end with escape character")
+		// PostgreSQL fails (22025) only when a row's match reaches the
+		// end of the pattern; MariaDB matches a literal backslash.
+		return val{}, refuse("a LIKE pattern ending with the escape character")
 	}
 	not := ""
 	if op == "!~~" {

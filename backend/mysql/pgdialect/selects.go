@@ -112,10 +112,16 @@ func (t *translator) condition(n *pg_query.Node, what string) (string, error) {
 	if n == nil {
 		return "", nil
 	}
+	saw := t.sawAgg
+	t.sawAgg = false
 	v, err := t.expr(n)
 	if err != nil {
 		return "", err
 	}
+	if t.sawAgg && what != "HAVING" {
+		return "", pgError("42803", "aggregate functions are not allowed in %s", what)
+	}
+	t.sawAgg = t.sawAgg || saw
 	if v, err = t.wantBool(v, "argument of "+what); err != nil {
 		return "", err
 	}

@@ -264,9 +264,15 @@ func literalAs(s string, t Type) (string, Type, error) {
 	case "numeric":
 		return numericLiteral(s, t)
 	case "float8":
+		if special(s) {
+			return "", t, refuse("float8 NaN and Infinity")
+		}
+		if !numericRE.MatchString(s) {
+			return bad()
+		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !numericRE.MatchString(s) {
-			return "", t, refuse("the float8 input %q (NaN, Infinity or an out-of-range value)", s)
+		if err != nil {
+			return "", t, pgError("22003", "%q is out of range for type double precision", s)
 		}
 		return strconv.FormatFloat(f, 'e', -1, 64), t, nil
 	case "bool":
@@ -302,7 +308,10 @@ func literalAs(s string, t Type) (string, Type, error) {
 // numericLiteral reads a numeric literal (no NaN, no Infinity).
 func numericLiteral(s string, t Type) (string, Type, error) {
 	if !numericRE.MatchString(s) {
-		return "", t, refuse("the numeric input %q (NaN, Infinity or not a number)", s)
+		if special(s) {
+			return "", t, refuse("numeric NaN and Infinity")
+		}
+		return "", t, pgError("22P02", "invalid input syntax for type numeric: %q", s)
 	}
 	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
 	if !ok {
@@ -317,6 +326,12 @@ func numericLiteral(s string, t Type) (string, Type, error) {
 		return "CAST(" + txt + " AS " + castSQL(t) + ")", t, nil
 	}
 	return txt, t, nil
+}
+
+// special: NaN or an infinity, as PostgreSQL's input spells them.
+func special(s string) bool {
+	v := strings.TrimLeft(strings.ToLower(strings.TrimSpace(s)), "+-")
+	return v == "nan" || v == "infinity" || v == "inf"
 }
 
 // literalScale is the display scale of a numeric literal's text, as
