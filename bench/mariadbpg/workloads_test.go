@@ -1,20 +1,32 @@
-package pgdialect_test
+package mariadbpg_test
 
 import (
 	"context"
-	"errors"
+	"database/sql"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/relchain/relchain/api"
-	"github.com/relchain/relchain/backend/mysql/pgdialect"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/mysql/pgdialect/pgdialecttest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/ycsb"
 	"github.com/relchain/relchain/txn"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Shutdown()
+	mysqltest.Shutdown()
+	os.Exit(code)
+}
 
 // TestWorkloads runs the benchmark workloads' statements in the postgres
 // dialect (their setup, then generated wl-transactions, each in a
@@ -48,14 +60,14 @@ func TestWorkloads(t *testing.T) {
 // engines are the two connections a workload runs on.
 type engines struct {
 	t  *testing.T
-	pg pgConn
-	my myConn
+	pg *pgx.Conn
+	my *sql.Conn
 }
 
 func runWorkload(t *testing.T, w workload.Workload) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	e := &engines{t: t, pg: openPG(ctx, t), my: openMaria(ctx, t)}
+	e := &engines{t: t, pg: pgdialecttest.OpenPG(ctx, t), my: pgdialecttest.OpenMaria(ctx, t)}
 	bcs, err := w.Setup(workload.Postgres)
 	if err != nil {
 		t.Fatalf("setup: %v", err)
@@ -101,7 +113,7 @@ func (e *engines) transaction(ctx context.Context, wl workload.WL) (workload.App
 		if !ok {
 			return a, false
 		}
-		if got.err != "" {
+		if got.Err != "" {
 			a.Code, a.Results = api.CodeOK+1, nil
 			e.exec(ctx, "ROLLBACK")
 			return a, true
@@ -123,9 +135,9 @@ func (e *engines) exec(ctx context.Context, s string) {
 }
 
 // result is an outcome as a statement's result.
-func result(o outcome) api.StatementResult {
-	r := api.StatementResult{RowsAffected: o.rowsAff}
-	for _, row := range o.cells {
+func result(o pgdialecttest.Outcome) api.StatementResult {
+	r := api.StatementResult{RowsAffected: o.RowsAffected}
+	for _, row := range o.Cells {
 		var vs []any
 		for _, c := range row {
 			if c == "NULL" {
@@ -136,8 +148,8 @@ func result(o outcome) api.StatementResult {
 		}
 		r.Rows = append(r.Rows, vs)
 	}
-	if len(o.cols) > 0 {
-		r.RowsAffected = int64(len(o.cells))
+	if len(o.Cols) > 0 {
+		r.RowsAffected = int64(len(o.Cells))
 	}
 	return r
 }
@@ -159,7 +171,7 @@ func (e *engines) Query(ctx context.Context, sql string, args ...any) ([][]any, 
 		}
 	}
 	got, ok := e.statement(ctx, txn.Statement{SQL: sql, Args: targs}, "check", false)
-	if !ok || got.err != "" {
+	if !ok || got.Err != "" {
 		return nil, fmt.Errorf("check query %.80q failed: %v", sql, got)
 	}
 	return result(got).Rows, nil
@@ -167,7 +179,7 @@ func (e *engines) Query(ctx context.Context, sql string, args ...any) ([][]any, 
 
 // statement runs one statement on both engines and returns MariaDB's
 // outcome; false: a refusal or a difference (reported).
-func (e *engines) statement(ctx context.Context, st txn.Statement, kind string, mayFail bool) (outcome, bool) {
+func (e *engines) statement(ctx context.Context, st txn.Statement, kind string, mayFail bool) (pgdialecttest.Outcome, bool) {
 	t := e.t
 	t.Helper()
 	args := make([]any, len(st.Args))
@@ -183,29 +195,16 @@ func (e *engines) statement(ctx context.Context, st txn.Statement, kind string, 
 		}
 	}
 	where := fmt.Sprintf("%s %.200q", kind, st.SQL)
-	cat := &pgdialect.SchemaCatalog{Ctx: ctx, Q: e.my}
-	tr, terr := pgdialect.TranslateTyped(st.SQL, cat, paramTypes(args))
-	var perr *pgdialect.Error
-	if terr != nil && (!errors.As(terr, &perr) || perr.Code == "0A000") {
-		t.Errorf("%s: %v", where, terr)
-		return outcome{}, false
-	}
-	s := step{sql: st.SQL, args: args}
-	want := runPG(ctx, e.pg, s, tr != nil && tr.Ordered)
-	got := outcome{}
-	if terr != nil {
-		got = outcome{err: perr.Code[:2], msg: perr.Message}
-	} else {
-		got = runMaria(ctx, e.my, tr, args)
-	}
-	if want.err != "" && !mayFail {
+	want, got, err := pgdialecttest.Run(ctx, e.pg, e.my, st.SQL, args)
+	switch {
+	case err != nil:
+		t.Errorf("%s: %v", where, err)
+	case want.Err != "" && !mayFail:
 		t.Errorf("%s: fails on PostgreSQL: %v", where, want)
-		return got, false
+	case !pgdialecttest.Same(want, got):
+		t.Errorf("%s: outcomes differ:\n postgres: %v\n mariadb:  %v", where, want, got)
+	default:
+		return got, true
 	}
-	if mayFail {
-		s.expect = "any"
-	}
-	before := t.Failed()
-	compare(t, where, s, want, got)
-	return got, t.Failed() == before
+	return got, false
 }
