@@ -12,7 +12,6 @@ import (
 
 // Well-known types.
 var (
-	tInt2    = Type{Name: "int2", Typmod: -1}
 	tInt4    = Type{Name: "int4", Typmod: -1}
 	tInt8    = Type{Name: "int8", Typmod: -1}
 	tNumeric = Type{Name: "numeric", Typmod: -1}
