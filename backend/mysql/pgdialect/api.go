@@ -113,7 +113,7 @@ func Refusals() []string {
 		"numeric division unless by a power of ten up to 10000 cast at once to numeric(p, s); CASE/COALESCE/IN mixing numeric values of different display scales",
 		"casts from text other than of a literal; casts of float8 or timestamps to text; casts to varchar(n)",
 		"parameters of type numeric, float8, date, timestamp, timestamptz; LIKE with a pattern other than a string literal",
-		"LIMIT/OFFSET other than constants and parameters",
+		"LIMIT/OFFSET other than constants without ORDER BY, or in a subquery referring to an enclosing query's columns",
 		"GROUP BY with a column shown outside aggregates that is not itself grouped (PostgreSQL's functional dependency on a key)",
 	}
 }

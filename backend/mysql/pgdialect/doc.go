@@ -18,10 +18,12 @@
 // statement, or to which statements it accepts, is a new version.
 //
 // The MariaDB text assumes the connection settings of backend/mysql
-// (mysql.SQLMode, time_zone '+00:00', character set utf8mb4) plus two
-// things the caller must do: report rows matched, not changed (the
-// driver's CLIENT_FOUND_ROWS, as PostgreSQL counts), and fail a statement
-// that leaves a warning when its Translation says so (CheckWarnings):
-// MariaDB only warns where PostgreSQL fails (division by zero outside an
-// INSERT's or UPDATE's values, an out-of-range cast in a SELECT).
+// (mysql.SQLMode, time_zone '+00:00', character set utf8mb4) plus what
+// the caller must do: report rows matched, not changed (the driver's
+// CLIENT_FOUND_ROWS, as PostgreSQL counts), set max_sort_length to 4096
+// (MariaDB sorts strings by that many first bytes; ORDER BY takes text of
+// at most 1024 characters), and fail a statement that leaves a warning
+// when its Translation says so (CheckWarnings): MariaDB only warns where
+// PostgreSQL fails (division by zero outside an INSERT's or UPDATE's
+// values, an out-of-range cast in a SELECT).
 package pgdialect

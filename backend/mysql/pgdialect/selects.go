@@ -341,7 +341,7 @@ func (t *translator) sortKey(n *pg_query.Node, cols []ResultColumn, targets []va
 	return t.expr(n)
 }
 
-// limit translates LIMIT and OFFSET (constants and parameters).
+// limit translates constant LIMIT and OFFSET (others are paged's).
 func (t *translator) limit(s *pg_query.SelectStmt) (string, error) {
 	if s.GetLimitOption() == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
 		return "", refuse("FETCH ... WITH TIES")
@@ -383,26 +383,20 @@ func (t *translator) limitValue(n *pg_query.Node, what string) (string, error) {
 			return strconv.Itoa(int(v)), nil
 		}
 	}
-	if p := n.GetParamRef(); p != nil {
-		if err := t.param(p.GetNumber(), tInt8); err != nil {
-			return "", err
-		}
-		if intRank(t.params[p.GetNumber()-1]) == 0 {
-			return "", refuse("a %s parameter of type %s", what, t.params[p.GetNumber()-1].Name)
-		}
-		return marker(p.GetNumber()), nil
-	}
-	return "", refuse("%s other than a constant or a parameter", what)
+	return "", refuse("%s other than a constant", what)
 }
 
-// isExprLimit: a LIMIT or OFFSET value other than a constant or a
-// parameter.
+// isExprLimit: a LIMIT or OFFSET value other than a constant: an
+// expression or a parameter (MariaDB reads a negative placeholder value
+// as a huge unsigned one, and fails a NULL one, where PostgreSQL fails
+// and takes no limit).
 func isExprLimit(n *pg_query.Node) bool {
-	return n != nil && n.GetAConst() == nil && n.GetParamRef() == nil
+	return n != nil && n.GetAConst() == nil
 }
 
-// paged translates a SELECT whose LIMIT or OFFSET is an expression
-// (MariaDB takes only constants and placeholders there): the rows are
+// paged translates a SELECT whose LIMIT or OFFSET is an expression or a
+// parameter (MariaDB takes only constants and placeholders there, and a
+// placeholder's negative value silently): the rows are
 // numbered in the ORDER BY's order and those after the offset kept. The
 // expressions see the enclosing query, as PostgreSQL's; the numbered
 // query, a derived table, must not refer to an enclosing query's columns
