@@ -28,6 +28,13 @@ type val struct {
 	// maxLen bounds a text value's length in characters (0: unbounded or
 	// unknown); ORDER BY needs it (orderBy).
 	maxLen int
+	// nullConst: a NULL constant (typed): PostgreSQL folds a strict
+	// operator or function over it to NULL at planning, never evaluating
+	// the other operands (fold.go).
+	nullConst bool
+	// ival: an integer constant's value (PostgreSQL folds constant
+	// integer arithmetic at planning, its errors included).
+	ival *int64
 }
 
 func (v val) untyped() bool { return v.typ.Name == "unknown" }
@@ -56,7 +63,7 @@ func (t *translator) coerce(v val, to Type) (val, error) {
 		if to.Name == "unknown" {
 			return v, nil
 		}
-		return val{sql: "NULL", typ: to, scale: scaleOf(to)}, nil
+		return val{sql: "NULL", typ: to, scale: scaleOf(to), nullConst: true}, nil
 	case v.param > 0:
 		if to.Name == "unknown" {
 			to = tText
@@ -74,6 +81,10 @@ func (t *translator) coerce(v val, to Type) (val, error) {
 			return v, err
 		}
 		out := typed(sql, typ)
+		if intRank(typ) > 0 {
+			n, _ := strconv.ParseInt(sql, 10, 64)
+			out = intConst(n, typ)
+		}
 		if typ.Name == "numeric" && typ.Typmod < 0 {
 			out.scale = literalScale(*v.str)
 		}
@@ -147,12 +158,12 @@ func (t *translator) constant(c *pg_query.A_Const) (val, error) {
 	case c.GetIsnull():
 		return val{typ: tUnknown, null: true, sql: "NULL"}, nil
 	case c.GetIval() != nil:
-		return typed(strconv.FormatInt(int64(c.GetIval().GetIval()), 10), tInt4), nil
+		return intConst(int64(c.GetIval().GetIval()), tInt4), nil
 	case c.GetFval() != nil:
 		s := c.GetFval().GetFval()
 		if intRE.MatchString(s) {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return typed(strconv.FormatInt(n, 10), tInt8), nil
+				return intConst(n, tInt8), nil
 			}
 		}
 		sql, typ, err := numericLiteral(s, tNumeric)
@@ -335,6 +346,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 	}
 	var conds []string
 	var results []val
+	skip := false // a constant TRUE arm came: PostgreSQL drops the rest unfolded
 	for _, w := range c.GetArgs() {
 		cw := w.GetCaseWhen()
 		cond, err := t.expr(cw.GetExpr())
@@ -350,12 +362,24 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		} else if cond, err = t.wantBool(cond, "argument of CASE/WHEN"); err != nil {
 			return val{}, err
 		}
+		dropped := skip || cond.sql == "FALSE" || isNullConst(cond)
+		if dropped {
+			t.noFold++
+		}
 		r, err := t.exprAny(cw.GetResult())
+		if dropped {
+			t.noFold--
+		}
 		if err != nil {
 			return val{}, err
 		}
+		skip = skip || cond.sql == "TRUE"
 		conds = append(conds, cond.sql)
 		results = append(results, r)
+	}
+	if skip {
+		t.noFold++
+		defer func() { t.noFold-- }()
 	}
 	if c.GetDefresult() != nil {
 		r, err := t.exprAny(c.GetDefresult())

@@ -29,6 +29,16 @@ func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
 // castTo converts a typed value (PostgreSQL's explicit cast).
 func (t *translator) castTo(v val, to Type) (val, error) {
 	from := v.typ
+	if isNullConst(v) {
+		return nullOf(to), nil
+	}
+	if v.ival != nil && intRank(to) > 0 && t.noFold == 0 {
+		lo, hi := intRange(to.Name)
+		if *v.ival < lo || *v.ival > hi {
+			return t.planError(pgError("22003", "%s out of range", to.Name), to), nil
+		}
+		return intConst(*v.ival, to), nil
+	}
 	switch {
 	case from == to || (from.Name == to.Name && to.Typmod < 0 && to.Name != "numeric"):
 		return typed(v.sql, to), nil
@@ -115,8 +125,18 @@ func (t *translator) funcCall(f *pg_query.FuncCall) (val, error) {
 	return t.scalarFunc(name, f, args)
 }
 
-// scalarFunc translates left, length and abs.
+// scalarFunc translates the supported functions, all strict: a NULL
+// constant argument makes the call NULL (PostgreSQL folds it).
 func (t *translator) scalarFunc(name string, f *pg_query.FuncCall, args []val) (val, error) {
+	v, err := t.scalarCall(name, f, args)
+	if err == nil && anyNull(args...) {
+		return nullOf(v.typ), nil
+	}
+	return v, err
+}
+
+// scalarCall translates left, length, abs and the others.
+func (t *translator) scalarCall(name string, f *pg_query.FuncCall, args []val) (val, error) {
 	var err error
 	switch {
 	case name == "left" && len(args) == 2:

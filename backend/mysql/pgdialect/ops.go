@@ -59,7 +59,20 @@ func (t *translator) unary(op string, r val) (val, error) {
 	if op == "+" {
 		return r, nil
 	}
+	if isNullConst(r) {
+		return nullOf(r.typ), nil
+	}
+	if r.typ.Name == "float8" {
+		return val{}, refuse("float8 negation (PostgreSQL's negative zero, which MariaDB does not return)")
+	}
+	if intRank(r.typ) > 0 {
+		zero := intConst(0, r.typ)
+		if v, ok, err := t.foldInt("-", zero, r, r.typ); ok || err != nil {
+			return v, err
+		}
+	}
 	out := r
+	out.ival = nil
 	out.sql = "(-" + r.sql + ")"
 	return t.checkRange(out)
 }
@@ -107,6 +120,9 @@ func (t *translator) compare(op string, l, r val) (val, error) {
 	if !comparable(l.typ, r.typ) {
 		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
 	}
+	if anyNull(l, r) {
+		return nullOf(tBool), nil
+	}
 	if op == "!=" {
 		op = "<>"
 	}
@@ -129,10 +145,19 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
 	}
 	typ := widerNumber(l.typ, r.typ)
+	if typ.Name == "float8" && op == "%" {
+		return val{}, pgError("42883", "operator does not exist: double precision %% double precision")
+	}
+	if anyNull(l, r) {
+		return nullOf(typ), nil
+	}
+	if v, ok, err := t.foldInt(op, l, r, typ); ok || err != nil {
+		return v, err
+	}
 	switch typ.Name {
 	case "float8":
-		if op == "%" {
-			return val{}, pgError("42883", "operator does not exist: double precision %% double precision")
+		if op == "*" || op == "/" {
+			return val{}, refuse("float8 multiplication and division (PostgreSQL's negative zero, which MariaDB does not return)")
 		}
 		return typed("("+l.sql+" "+op+" "+r.sql+")", tFloat8), nil
 	case "numeric":
@@ -226,6 +251,9 @@ func (t *translator) concat(l, r val) (val, error) {
 	if !l.untyped() && !isText(l.typ) && !r.untyped() && !isText(r.typ) {
 		return val{}, pgError("42883", "operator does not exist: %s || %s", l.typ.Name, r.typ.Name)
 	}
+	if anyNull(l, r) {
+		return nullOf(tText), nil
+	}
 	ls, err := t.asText(l)
 	if err != nil {
 		return val{}, err
@@ -318,6 +346,15 @@ func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
 		}
 		vs = append(vs, v)
 	}
+	if l.untyped() {
+		// PostgreSQL compares an untyped left with each item apart when
+		// the items have no common type.
+		if _, typ, err := t.common(vs[1:], "IN"); err != nil {
+			return val{}, refuse("IN of an untyped value over items of different types")
+		} else if vs[0], err = t.coerce(vs[0], typ); err != nil {
+			return val{}, err
+		}
+	}
 	for i := 1; i < len(vs); i++ {
 		if vs[0], vs[i], err = t.pair(vs[0], vs[i]); err != nil {
 			return val{}, err
@@ -378,6 +415,9 @@ func (t *translator) bitwise(op string, l, r val) (val, error) {
 	}
 	if intRank(l.typ) == 0 || intRank(r.typ) == 0 {
 		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+	}
+	if anyNull(l, r) {
+		return nullOf(widerNumber(l.typ, r.typ)), nil
 	}
 	if op == "#" {
 		op = "^"

@@ -222,40 +222,63 @@ func (t *translator) star(cr *pg_query.ColumnRef) ([]val, []ResultColumn, error)
 	return vs, cols, nil
 }
 
-// colName is the name PostgreSQL gives an unnamed select-list item.
+// colName is the name PostgreSQL gives an unnamed select-list item
+// (FigureColname).
 func colName(n *pg_query.Node) string {
+	name, _ := figureColname(n)
+	return name
+}
+
+// figureColname is PostgreSQL's FigureColnameInternal: a name and its
+// strength (2 a column or function name, 1 a type or keyword name, 0
+// none: "?column?").
+func figureColname(n *pg_query.Node) (string, int) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		f := x.ColumnRef.GetFields()
-		return strNode(f[len(f)-1])
+		if name := strNode(f[len(f)-1]); name != "" {
+			return name, 2
+		}
 	case *pg_query.Node_FuncCall:
 		f := x.FuncCall.GetFuncname()
-		return strNode(f[len(f)-1])
+		return strNode(f[len(f)-1]), 2
 	case *pg_query.Node_TypeCast:
-		if name := colName(x.TypeCast.GetArg()); name != "?column?" {
-			return name
+		if name, s := figureColname(x.TypeCast.GetArg()); s > 1 {
+			return name, s
 		}
-		typ, err := typeOf(x.TypeCast.GetTypeName())
-		if err != nil {
-			return "?column?"
+		names := x.TypeCast.GetTypeName().GetNames()
+		if len(names) > 0 {
+			return strNode(names[len(names)-1]), 1
 		}
-		return typ.Name
 	case *pg_query.Node_CaseExpr:
-		return "case"
-	case *pg_query.Node_CoalesceExpr:
-		return "coalesce"
-	case *pg_query.Node_SubLink:
-		if x.SubLink.GetSubLinkType() == pg_query.SubLinkType_EXISTS_SUBLINK {
-			return "exists"
-		}
-		if tl := x.SubLink.GetSubselect().GetSelectStmt().GetTargetList(); len(tl) > 0 {
-			if rt := tl[0].GetResTarget(); rt.GetName() != "" {
-				return rt.GetName()
+		if d := x.CaseExpr.GetDefresult(); d != nil {
+			if name, s := figureColname(d); s > 1 {
+				return name, s
 			}
-			return colName(tl[0].GetResTarget().GetVal())
+		}
+		return "case", 1
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce", 2
+	case *pg_query.Node_SubLink:
+		return sublinkName(x.SubLink)
+	}
+	return "?column?", 0
+}
+
+// sublinkName is a subquery's column name (FigureColnameInternal).
+func sublinkName(s *pg_query.SubLink) (string, int) {
+	switch s.GetSubLinkType() {
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return "exists", 2
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		if tl := s.GetSubselect().GetSelectStmt().GetTargetList(); len(tl) > 0 {
+			if rt := tl[0].GetResTarget(); rt.GetName() != "" {
+				return rt.GetName(), 2
+			}
+			return figureColname(tl[0].GetResTarget().GetVal())
 		}
 	}
-	return "?column?"
+	return "?column?", 0
 }
 
 // sortChars bounds the text values ORDER BY sorts: the caller sets

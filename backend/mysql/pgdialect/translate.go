@@ -34,6 +34,8 @@ type translator struct {
 	// reached (paged's check).
 	refScopes []*scope
 	oneRow    bool // the statement SELECT has no FROM (topSelect)
+	noFold    int   // > 0 in a CASE arm PostgreSQL drops unfolded (fold.go)
+	deferred  error // the first planning error of constant folding
 }
 
 // refuse is the refusal of a construct the dialect does not support.
@@ -83,6 +85,9 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (tr *Translation, er
 		if p.Name == "" {
 			return nil, pgError("42P18", "could not determine data type of parameter $%d", i+1)
 		}
+	}
+	if t.deferred != nil {
+		return nil, t.deferred
 	}
 	t.out.Params = append([]Type(nil), t.params...)
 	if err := t.bindPlaceholders(); err != nil {

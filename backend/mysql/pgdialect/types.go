@@ -273,6 +273,9 @@ func literalAs(s string, t Type) (string, Type, error) {
 		if err != nil {
 			return "", t, pgError("22003", "%q is out of range for type double precision", s)
 		}
+		if f == 0 && strings.HasPrefix(strings.TrimSpace(s), "-") {
+			return "", t, refuse("float8 negative zero (MariaDB returns 0)")
+		}
 		return strconv.FormatFloat(f, 'e', -1, 64), t, nil
 	case "bool":
 		return boolLiteral(s, t)
