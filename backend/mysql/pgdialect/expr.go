@@ -188,6 +188,7 @@ func (t *translator) constant(c *pg_query.A_Const) (val, error) {
 // boolExpr translates AND, OR, NOT.
 func (t *translator) boolExpr(b *pg_query.BoolExpr) (val, error) {
 	var parts []string
+	decided := "" // AND with a FALSE constant is FALSE, OR with TRUE TRUE: PostgreSQL folds
 	for _, a := range b.GetArgs() {
 		v, err := t.expr(a)
 		if err != nil {
@@ -196,10 +197,19 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr) (val, error) {
 		if v, err = t.wantBool(v, "argument of "+b.GetBoolop().String()); err != nil {
 			return val{}, err
 		}
+		if (b.GetBoolop() == pg_query.BoolExprType_AND_EXPR && v.sql == "FALSE") || (b.GetBoolop() == pg_query.BoolExprType_OR_EXPR && v.sql == "TRUE") {
+			decided = v.sql
+		}
 		parts = append(parts, v.sql)
+	}
+	if decided != "" {
+		return typed(decided, tBool), nil
 	}
 	switch b.GetBoolop() {
 	case pg_query.BoolExprType_NOT_EXPR:
+		if parts[0] == "NULL" {
+			return nullOf(tBool), nil
+		}
 		return typed("(NOT "+parts[0]+")", tBool), nil
 	case pg_query.BoolExprType_AND_EXPR:
 		return typed("("+join(parts, " AND ")+")", tBool), nil
@@ -392,6 +402,14 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
+	if f, ok := foldCase(conds, rs, c.GetDefresult() != nil); ok {
+		if isNullConst(f) {
+			return nullOf(typ), nil
+		}
+		if f.ival != nil && intRank(typ) > 0 {
+			return intConst(*f.ival, typ), nil
+		}
+	}
 	sql := "(CASE"
 	for i, cond := range conds {
 		sql += " WHEN " + cond + " THEN " + rs[i].sql
@@ -402,6 +420,25 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 	out := typed(sql+" END)", typ)
 	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)
 	return out, nil
+}
+
+// foldCase is the arm PostgreSQL's planner reduces a CASE to when every
+// condition before it is a constant (false or NULL dropped, TRUE taken);
+// ok false when a condition is not constant.
+func foldCase(conds []string, rs []val, hasDefault bool) (val, bool) {
+	for i, c := range conds {
+		switch c {
+		case "FALSE", "NULL":
+			continue
+		case "TRUE":
+			return rs[i], true
+		}
+		return val{}, false
+	}
+	if hasDefault {
+		return rs[len(rs)-1], true
+	}
+	return val{sql: "NULL", nullConst: true}, true
 }
 
 // coalesce translates COALESCE.
@@ -418,9 +455,24 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
+	// PostgreSQL drops NULL constants and everything after a non-NULL
+	// constant.
 	var parts []string
+	var kept []val
 	for _, r := range rs {
-		parts = append(parts, r.sql)
+		if isNullConst(r) {
+			continue
+		}
+		parts, kept = append(parts, r.sql), append(kept, r)
+		if r.ival != nil {
+			break
+		}
+	}
+	switch {
+	case len(kept) == 0:
+		return nullOf(typ), nil
+	case len(kept) == 1 && kept[0].ival != nil && intRank(typ) > 0:
+		return intConst(*kept[0].ival, typ), nil
 	}
 	out := typed("COALESCE("+join(parts, ", ")+")", typ)
 	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)

@@ -177,8 +177,16 @@ func (t *translator) scalarCall(name string, f *pg_query.FuncCall, args []val) (
 		out.maxLen = args[0].maxLen
 		return out, nil
 	case name == "abs" && len(args) == 1 && !args[0].untyped() && isNumber(args[0].typ):
+		if c := args[0].ival; c != nil {
+			// Folded at planning, as PostgreSQL does.
+			v, _, err := t.foldInt("-", intConst(0, args[0].typ), args[0], args[0].typ)
+			if *c >= 0 || err != nil || v.ival == nil {
+				return intConst(*c, args[0].typ), err
+			}
+			return v, nil
+		}
 		out := args[0]
-		out.sql = "ABS(" + out.sql + ")"
+		out.sql, out.ival, out.notNull = "ABS("+out.sql+")", nil, false
 		return t.checkRange(out)
 	}
 	return val{}, refuse("the function %s with %d arguments", name, len(args))

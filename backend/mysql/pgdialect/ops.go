@@ -134,15 +134,26 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 	if l.untyped() && r.untyped() {
 		return val{}, refuse("arithmetic between two untyped values")
 	}
+	if op == "%" && (l.typ.Name == "float8" || r.typ.Name == "float8") {
+		// Resolution fails before an untyped operand is read.
+		return val{}, pgError("42883", "operator does not exist: %s %% %s", l.typ.Name, r.typ.Name)
+	}
+	for _, v := range []val{l, r} {
+		switch {
+		case v.untyped() || isNumber(v.typ):
+		case isDateTime(v.typ):
+			return val{}, refuse("date/time arithmetic")
+		case l.untyped() || r.untyped():
+			// PostgreSQL's resolution may pick another type's operator
+			// for the untyped operand (jsonb - text).
+			return val{}, refuse("the operator %s between an untyped literal and %s", op, v.typ.Name)
+		default:
+			return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+		}
+	}
 	l, r, err := t.pair(l, r)
 	if err != nil {
 		return val{}, err
-	}
-	if !isNumber(l.typ) || !isNumber(r.typ) {
-		if isDateTime(l.typ) || isDateTime(r.typ) {
-			return val{}, refuse("date/time arithmetic")
-		}
-		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
 	}
 	typ := widerNumber(l.typ, r.typ)
 	if typ.Name == "float8" && op == "%" {
@@ -167,10 +178,16 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 		return numericArith(op, l, r)
 	}
 	var sql string
-	switch op {
-	case "/":
+	switch {
+	case op == "-" && typ.Name == "int8" && (r.ival == nil || *r.ival == -9223372036854775808):
+		// MariaDB's BIGINT subtraction misses the overflow of x - (-2^63)
+		// (0 - (-2^63) is -2^63 there): that subtrahend is x + 2^63,
+		// computed as (x + (2^63 - 1)) + 1, which overflows when
+		// PostgreSQL's does (x >= 0).
+		sql = "(CASE WHEN " + r.sql + " = -9223372036854775808 THEN (" + l.sql + " + 9223372036854775807) + 1 ELSE " + l.sql + " - " + r.sql + " END)"
+	case op == "/":
 		sql = "(" + l.sql + " DIV " + r.sql + ")"
-	case "%":
+	case op == "%":
 		sql = "MOD(" + l.sql + ", " + r.sql + ")"
 	default:
 		sql = "(" + l.sql + " " + op + " " + r.sql + ")"
@@ -241,7 +258,7 @@ func (t *translator) checkRange(v val) (val, error) {
 		return v, nil
 	}
 	out := v
-	out.sql = "((" + v.sql + ") * " + mul + " DIV " + mul + ")"
+	out.sql, out.ival = "(("+v.sql+") * "+mul+" DIV "+mul+")", nil
 	return out, nil
 }
 

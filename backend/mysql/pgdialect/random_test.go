@@ -36,7 +36,7 @@ func TestRandomExpressions(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	ran, refused, failed := 0, 0, 0
-	for range 400 {
+	for range 1500 {
 		e := randExpr(r, 3)
 		sql := "SELECT id, " + e + " FROM r ORDER BY id"
 		if r.IntN(4) == 0 {

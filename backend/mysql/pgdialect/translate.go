@@ -33,7 +33,7 @@ type translator struct {
 	// refScopes are the scopes of enclosing queries column references
 	// reached (paged's check).
 	refScopes []*scope
-	oneRow    bool // the statement SELECT has no FROM (topSelect)
+	oneRow    bool  // the statement SELECT has no FROM (topSelect)
 	noFold    int   // > 0 in a CASE arm PostgreSQL drops unfolded (fold.go)
 	deferred  error // the first planning error of constant folding
 }
