@@ -111,8 +111,9 @@ func Refusals() []string {
 		"UPDATE whose SET expression reads a column an earlier SET item assigns (MariaDB assigns left to right)",
 		"functions other than count, sum, min, max, left, length/char_length, lower, upper, rtrim (one argument), substr, abs, and generate_series (integer constants, in FROM)",
 		"numeric division unless by a power of ten up to 10000 cast at once to numeric(p, s); CASE/COALESCE/IN mixing numeric values of different display scales",
-		"casts from text other than of a literal; casts of float8 or timestamps to text; casts to varchar(n)",
-		"parameters of type numeric, float8, date, timestamp, timestamptz; LIKE with a pattern other than a string literal",
+		"casts from text other than of a literal; casts of float8 or timestamps to text; casts to varchar(n); ORDER BY text not bounded to 1024 characters, ORDER BY bytea",
+		"parameters of type numeric, float8, date, timestamp, timestamptz; LIKE with a pattern other than a string literal or ending with the escape character; ILIKE",
+		"float8 multiplication, division, negation and the input -0 (MariaDB never returns a negative zero); date/time arithmetic; arithmetic between an untyped literal and a non-number",
 		"LIMIT/OFFSET other than constants without ORDER BY, or in a subquery referring to an enclosing query's columns",
 		"GROUP BY with a column shown outside aggregates that is not itself grouped (PostgreSQL's functional dependency on a key)",
 	}
