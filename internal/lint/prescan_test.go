@@ -36,6 +36,7 @@ var behindPrescan = map[string]string{
 	"backend/postgres/pggate/read.go substitute":         "relchain's own constant catalog texts",
 	"backend/postgres/pggate/read.go guardCalls":         "relchain's own constant guard texts (readGuarded)",
 	"backend/sqlite/pgdialect/translate.go parse":        "calls prescan.Check first",
+	"backend/mysql/pgdialect/translate.go parse":         "calls prescan.Check first",
 	"backend/sqlite/pgdialect/beyondgate.go BeyondGate":  "calls prescan.Check first",
 	"backend/sqlite/deferfk.go parseSetConstraints":      "calls prescan.Check first",
 	"backend/sqlite/deferevents.go rowEventsOf":          "calls prescan.Check first",

@@ -1,0 +1,338 @@
+package pgdialect
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// assign converts a value stored into a column of type to, as
+// PostgreSQL's assignment casts do (42804 where it has none). MariaDB's
+// strict mode fails an out-of-range integer or numeric (22003) and a too
+// long varchar (22001), and truncates trailing spaces past varchar(n)
+// silently, as PostgreSQL does.
+func (t *translator) assign(v val, to Type, col string) (val, error) {
+	if err := settled(v, to); err != nil {
+		return val{}, err
+	}
+	v.pendingDiv = false
+	if v.untyped() {
+		return t.coerce(v, to)
+	}
+	from := v.typ
+	ok := false
+	switch {
+	case intRank(to) > 0:
+		ok = intRank(from) > 0 || from.Name == "numeric"
+	case to.Name == "numeric":
+		ok = intRank(from) > 0 || from.Name == "numeric"
+	case to.Name == "float8":
+		ok = isNumber(from)
+	case isText(to):
+		// PostgreSQL's assignment casts to text types write the value's
+		// text (its output function).
+		if !isText(from) {
+			tv, err := t.asText(v)
+			if err != nil {
+				return val{}, err
+			}
+			return tv, nil
+		}
+		ok = true
+	default:
+		ok = from.Name == to.Name
+	}
+	if !ok {
+		if isNumber(to) && from.Name == "float8" {
+			return val{}, refuse("storing float8 into %s", to.Name)
+		}
+		return val{}, pgError("42804", "column %q is of type %s but expression is of type %s", col, typeString(to), typeString(from))
+	}
+	return v, nil
+}
+
+// target resolves an INSERT, UPDATE or DELETE's table, in a new scope.
+func (t *translator) target(rv *pg_query.RangeVar) (string, []Column, error) {
+	cols, err := t.tableColumns(rv)
+	if err != nil {
+		return "", nil, err
+	}
+	name := rv.GetRelname()
+	if a := rv.GetAlias(); a != nil {
+		return "", nil, refuse("an alias of the table an INSERT, UPDATE or DELETE writes")
+	}
+	t.push()
+	return name, cols, t.add(rel{name: name, cols: cols})
+}
+
+// insert translates INSERT ... VALUES / SELECT [RETURNING].
+func (t *translator) insert(s *pg_query.InsertStmt) error {
+	if s.GetOnConflictClause() != nil || s.GetWithClause() != nil || s.GetOverride() != pg_query.OverridingKind_OVERRIDING_NOT_SET {
+		return refuse("ON CONFLICT, WITH and OVERRIDING")
+	}
+	name, cols, err := t.target(s.GetRelation())
+	if err != nil {
+		return err
+	}
+	defer t.pop()
+	var targets []Column
+	for _, c := range s.GetCols() {
+		rt := c.GetResTarget()
+		if len(rt.GetIndirection()) > 0 {
+			return refuse("INSERT into subscripts or fields")
+		}
+		col, ok := findColumn(cols, rt.GetName())
+		if !ok {
+			return pgError("42703", "column %q of relation %q does not exist", rt.GetName(), name)
+		}
+		targets = append(targets, col)
+	}
+	if len(s.GetCols()) == 0 {
+		targets = cols
+	}
+	// A column left out without a DEFAULT gets an explicit NULL: MariaDB
+	// fails a NOT NULL one with class 23 (1048), as PostgreSQL (23502).
+	var missing []Column
+	for _, c := range cols {
+		if _, listed := findColumn(targets, c.Name); !listed && !c.Default {
+			missing = append(missing, c)
+		}
+	}
+	sel := s.GetSelectStmt().GetSelectStmt()
+	if sel == nil {
+		return refuse("INSERT ... DEFAULT VALUES")
+	}
+	var body string
+	if len(sel.GetValuesLists()) > 0 {
+		body, err = t.insertValues(sel.GetValuesLists(), targets, len(missing))
+	} else {
+		body, err = t.insertSelect(sel, targets, len(missing))
+	}
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, c := range append(append([]Column(nil), targets...), missing...) {
+		names = append(names, quoteIdent(c.Name))
+	}
+	sql := "INSERT INTO " + quoteIdent(name) + " (" + join(names, ", ") + ") " + body
+	ret, err := t.returning(s.GetReturningList())
+	if err != nil {
+		return err
+	}
+	t.out.Statements = []string{sql + ret}
+	t.out.CheckWarnings = true
+	return nil
+}
+
+// findColumn finds a column by name.
+func findColumn(cols []Column, name string) (Column, bool) {
+	for _, c := range cols {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+// insertValues translates VALUES rows into the target columns, each row
+// followed by nulls explicit NULLs.
+func (t *translator) insertValues(rows []*pg_query.Node, targets []Column, nulls int) (string, error) {
+	var out []string
+	for _, r := range rows {
+		items := r.GetList().GetItems()
+		if len(items) > len(targets) {
+			return "", pgError("42601", "INSERT has more expressions than target columns")
+		}
+		if len(items) < len(targets) {
+			return "", pgError("42601", "INSERT has more target columns than expressions")
+		}
+		var parts []string
+		for i, it := range items {
+			if it.GetSetToDefault() != nil {
+				parts = append(parts, "DEFAULT")
+				continue
+			}
+			v, err := t.exprAny(it)
+			if err != nil {
+				return "", err
+			}
+			if v, err = t.assign(v, targets[i].Type, targets[i].Name); err != nil {
+				return "", err
+			}
+			parts = append(parts, v.sql)
+		}
+		for range nulls {
+			parts = append(parts, "NULL")
+		}
+		out = append(out, "("+join(parts, ", ")+")")
+	}
+	return "VALUES " + join(out, ", "), nil
+}
+
+// insertSelect translates INSERT ... SELECT, checking each column's
+// assignment.
+func (t *translator) insertSelect(sel *pg_query.SelectStmt, targets []Column, nulls int) (string, error) {
+	var extra []string
+	for range nulls {
+		extra = append(extra, "NULL")
+	}
+	// The SELECT does not see the target table.
+	outer := t.scope
+	t.scope = &scope{parent: outer.parent}
+	for _, c := range targets {
+		t.insertTypes = append(t.insertTypes, c.Type)
+	}
+	sql, cols, err := t.selectSQL(sel, extra)
+	t.scope = outer
+	if err != nil {
+		return "", err
+	}
+	if len(cols) != len(targets) {
+		return "", pgError("42601", "INSERT has %d target columns and %d expressions", len(targets), len(cols))
+	}
+	for i, c := range cols {
+		if isText(targets[i].Type) && !isText(c.Type) {
+			return "", refuse("INSERT ... SELECT of a %s into the text column %s", c.Type.Name, targets[i].Name)
+		}
+		if _, err := t.assign(typed("", c.Type), targets[i].Type, targets[i].Name); err != nil {
+			return "", err
+		}
+	}
+	return sql, nil
+}
+
+// returning translates RETURNING over the target table in scope.
+func (t *translator) returning(list []*pg_query.Node) (string, error) {
+	if len(list) == 0 {
+		return "", nil
+	}
+	vs, cols, err := t.targets(list, nil)
+	if err != nil {
+		return "", err
+	}
+	var items []string
+	for i, v := range vs {
+		items = append(items, v.sql+" AS "+quoteIdent(cols[i].Name))
+	}
+	t.out.Columns = cols
+	return " RETURNING " + join(items, ", "), nil
+}
+
+// update translates UPDATE ... SET ... [FROM ...] [WHERE ...]; RETURNING
+// (which MariaDB lacks) as the UPDATE then a SELECT of the same rows, when
+// the SET changes no column the WHERE reads.
+func (t *translator) update(s *pg_query.UpdateStmt) error {
+	if s.GetWithClause() != nil {
+		return refuse("WITH")
+	}
+	name, cols, err := t.target(s.GetRelation())
+	if err != nil {
+		return err
+	}
+	defer t.pop()
+	from, err := t.fromList(s.GetFromClause())
+	if err != nil {
+		return err
+	}
+	sets, assigned, err := t.setList(s.GetTargetList(), name, cols)
+	if err != nil {
+		return err
+	}
+	t.reads = map[string]bool{}
+	where, err := t.condition(s.GetWhereClause(), "WHERE")
+	reads := t.reads
+	t.reads = nil
+	if err != nil {
+		return err
+	}
+	tables := quoteIdent(name)
+	if from != "" {
+		tables += ", " + from
+	}
+	t.out.Statements = []string{"UPDATE " + tables + " SET " + join(sets, ", ") + where}
+	t.out.CheckWarnings = true
+	if len(s.GetReturningList()) == 0 {
+		return nil
+	}
+	if from != "" {
+		return refuse("UPDATE ... FROM ... RETURNING")
+	}
+	for c := range reads {
+		if assigned[c] {
+			return refuse("UPDATE ... RETURNING whose SET changes a column its WHERE reads (%s): MariaDB has no UPDATE ... RETURNING, and the rows are read again by the WHERE", c)
+		}
+	}
+	ret, err := t.returning(s.GetReturningList())
+	if err != nil {
+		return err
+	}
+	t.out.Statements = append(t.out.Statements, "SELECT"+ret[len(" RETURNING"):]+" FROM "+quoteIdent(name)+where)
+	return nil
+}
+
+// setList translates SET's assignments. MariaDB assigns left to right
+// (a later item sees an earlier one's new value), PostgreSQL from the old
+// row: an item reading a column an earlier item assigns is refused.
+func (t *translator) setList(list []*pg_query.Node, table string, cols []Column) ([]string, map[string]bool, error) {
+	var sets []string
+	assigned := map[string]bool{}
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if len(rt.GetIndirection()) > 0 || rt.GetVal().GetMultiAssignRef() != nil {
+			return nil, nil, refuse("SET of subscripts, fields or (a, b) = ...")
+		}
+		col, ok := findColumn(cols, rt.GetName())
+		if !ok {
+			return nil, nil, pgError("42703", "column %q of relation %q does not exist", rt.GetName(), table)
+		}
+		if assigned[col.Name] {
+			return nil, nil, pgError("42601", "multiple assignments to same column %q", col.Name)
+		}
+		var v val
+		var err error
+		if rt.GetVal().GetSetToDefault() != nil {
+			v = typed("DEFAULT", col.Type)
+		} else {
+			t.reads = map[string]bool{}
+			v, err = t.exprAny(rt.GetVal())
+			reads := t.reads
+			t.reads = nil
+			if err != nil {
+				return nil, nil, err
+			}
+			for c := range reads {
+				if assigned[c] {
+					return nil, nil, refuse("a SET item reading %s, which an earlier SET item assigns (MariaDB assigns left to right)", c)
+				}
+			}
+			if v, err = t.assign(v, col.Type, col.Name); err != nil {
+				return nil, nil, err
+			}
+		}
+		assigned[col.Name] = true
+		sets = append(sets, quoteIdent(table)+"."+quoteIdent(col.Name)+" = "+v.sql)
+	}
+	return sets, assigned, nil
+}
+
+// delete translates DELETE [WHERE ...] [RETURNING ...].
+func (t *translator) delete(s *pg_query.DeleteStmt) error {
+	if s.GetWithClause() != nil || len(s.GetUsingClause()) > 0 {
+		return refuse("DELETE with WITH or USING")
+	}
+	name, _, err := t.target(s.GetRelation())
+	if err != nil {
+		return err
+	}
+	defer t.pop()
+	where, err := t.condition(s.GetWhereClause(), "WHERE")
+	if err != nil {
+		return err
+	}
+	ret, err := t.returning(s.GetReturningList())
+	if err != nil {
+		return err
+	}
+	t.out.Statements = []string{"DELETE FROM " + quoteIdent(name) + where + ret}
+	t.out.CheckWarnings = true
+	return nil
+}

@@ -1,0 +1,444 @@
+package pgdialect
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// aExpr translates an operator expression.
+func (t *translator) aExpr(a *pg_query.A_Expr) (val, error) {
+	op := ""
+	if names := a.GetName(); len(names) > 0 {
+		op = strNode(names[len(names)-1])
+	}
+	switch a.GetKind() {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		return t.inList(a, op)
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		return t.between(a)
+	case pg_query.A_Expr_Kind_AEXPR_LIKE:
+		return t.like(a, op)
+	default:
+		return val{}, refuse("the operator kind %s", a.GetKind().String())
+	}
+	if a.GetLexpr() == nil { // prefix operator
+		r, err := t.expr(a.GetRexpr())
+		if err != nil {
+			return val{}, err
+		}
+		return t.unary(op, r)
+	}
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	r, err := t.expr(a.GetRexpr())
+	if err != nil {
+		return val{}, err
+	}
+	switch op {
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		return t.compare(op, l, r)
+	case "+", "-", "*", "/", "%":
+		return t.arith(op, l, r)
+	case "||":
+		return t.concat(l, r)
+	case "|", "&", "#":
+		return t.bitwise(op, l, r)
+	}
+	return val{}, refuse("the operator %s", op)
+}
+
+// unary translates prefix - and +.
+func (t *translator) unary(op string, r val) (val, error) {
+	if r.untyped() || !isNumber(r.typ) || (op != "-" && op != "+") {
+		return val{}, refuse("the prefix operator %s on %s", op, r.typ.Name)
+	}
+	if op == "+" {
+		return r, nil
+	}
+	if isNullConst(r) {
+		return nullOf(r.typ), nil
+	}
+	if r.typ.Name == "float8" {
+		return val{}, refuse("float8 negation (PostgreSQL's negative zero, which MariaDB does not return)")
+	}
+	if intRank(r.typ) > 0 {
+		zero := intConst(0, r.typ)
+		if v, ok, err := t.foldInt("-", zero, r, r.typ); ok || err != nil {
+			return v, err
+		}
+	}
+	out := r
+	out.ival = nil
+	out.sql = "(-" + r.sql + ")"
+	return t.checkRange(out)
+}
+
+// pair types two operands against each other: an untyped one takes the
+// other's type (both untyped: text).
+func (t *translator) pair(l, r val) (val, val, error) {
+	var err error
+	switch {
+	case l.untyped() && r.untyped():
+		if l, err = t.coerce(l, tText); err != nil {
+			return l, r, err
+		}
+		r, err = t.coerce(r, tText)
+	case l.untyped():
+		l, err = t.coerce(l, r.typ)
+	case r.untyped():
+		r, err = t.coerce(r, l.typ)
+	}
+	return l, r, err
+}
+
+// isDateTime: date, timestamp or timestamptz.
+func isDateTime(t Type) bool {
+	return t.Name == "date" || t.Name == "timestamp" || t.Name == "timestamptz"
+}
+
+// comparable reports whether PostgreSQL compares values of a and b.
+func comparable(a, b Type) bool {
+	switch {
+	case isNumber(a) && isNumber(b), isText(a) && isText(b):
+		return true
+	case a.Name == "date" || a.Name == "timestamp" || a.Name == "timestamptz":
+		return b.Name == "date" || b.Name == "timestamp" || b.Name == "timestamptz"
+	}
+	return a.Name == b.Name
+}
+
+// compare translates a comparison.
+func (t *translator) compare(op string, l, r val) (val, error) {
+	l, r, err := t.pair(l, r)
+	if err != nil {
+		return val{}, err
+	}
+	if !comparable(l.typ, r.typ) {
+		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+	}
+	if anyNull(l, r) {
+		return nullOf(tBool), nil
+	}
+	if op == "!=" {
+		op = "<>"
+	}
+	return typed("("+l.sql+" "+op+" "+r.sql+")", tBool), nil
+}
+
+// arith translates + - * / %.
+func (t *translator) arith(op string, l, r val) (val, error) {
+	if l.untyped() && r.untyped() {
+		return val{}, refuse("arithmetic between two untyped values")
+	}
+	if op == "%" && (l.typ.Name == "float8" || r.typ.Name == "float8") {
+		// Resolution fails before an untyped operand is read.
+		return val{}, pgError("42883", "operator does not exist: %s %% %s", l.typ.Name, r.typ.Name)
+	}
+	for _, v := range []val{l, r} {
+		switch {
+		case v.untyped() || isNumber(v.typ):
+		case isDateTime(v.typ):
+			return val{}, refuse("date/time arithmetic")
+		case l.untyped() || r.untyped():
+			// PostgreSQL's resolution may pick another type's operator
+			// for the untyped operand (jsonb - text).
+			return val{}, refuse("the operator %s between an untyped literal and %s", op, v.typ.Name)
+		default:
+			return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+		}
+	}
+	l, r, err := t.pair(l, r)
+	if err != nil {
+		return val{}, err
+	}
+	typ := widerNumber(l.typ, r.typ)
+	if typ.Name == "float8" && op == "%" {
+		return val{}, pgError("42883", "operator does not exist: double precision %% double precision")
+	}
+	if anyNull(l, r) {
+		return nullOf(typ), nil
+	}
+	if v, ok, err := t.foldInt(op, l, r, typ); ok || err != nil {
+		return v, err
+	}
+	switch typ.Name {
+	case "float8":
+		if op == "*" || op == "/" {
+			return val{}, refuse("float8 multiplication and division (PostgreSQL's negative zero, which MariaDB does not return)")
+		}
+		return typed("("+l.sql+" "+op+" "+r.sql+")", tFloat8), nil
+	case "numeric":
+		if op == "/" {
+			return pendingDivision(l, r)
+		}
+		return numericArith(op, l, r)
+	}
+	var sql string
+	switch {
+	case op == "-" && typ.Name == "int8" && (r.ival == nil || *r.ival == -9223372036854775808):
+		// MariaDB's BIGINT subtraction misses the overflow of x - (-2^63)
+		// (0 - (-2^63) is -2^63 there): that subtrahend is x + 2^63,
+		// computed as (x + (2^63 - 1)) + 1, which overflows when
+		// PostgreSQL's does (x >= 0).
+		sql = "(CASE WHEN " + r.sql + " = -9223372036854775808 THEN (" + l.sql + " + 9223372036854775807) + 1 ELSE " + l.sql + " - " + r.sql + " END)"
+	case op == "/":
+		sql = "(" + l.sql + " DIV " + r.sql + ")"
+	case op == "%":
+		sql = "MOD(" + l.sql + ", " + r.sql + ")"
+	default:
+		sql = "(" + l.sql + " " + op + " " + r.sql + ")"
+	}
+	out := typed(sql, typ)
+	return t.checkRange(out)
+}
+
+// numericArith is + - * on numeric (division is only supported cast to
+// numeric(p, s) at once: typeCast).
+func numericArith(op string, l, r val) (val, error) {
+	scale := -1
+	if ls, rs := lscale(l), lscale(r); ls >= 0 && rs >= 0 {
+		switch op {
+		case "+", "-":
+			scale = max(ls, rs)
+		case "*":
+			scale = ls + rs
+		}
+	}
+	switch op {
+	case "/":
+		return val{}, refuse("numeric division other than by a power of ten up to 10000 cast at once to numeric(p, s) (PostgreSQL's result scale differs from MariaDB's)")
+	case "%":
+		return val{}, refuse("numeric %%")
+	}
+	if scale > 30 {
+		return val{}, refuse("numeric results of more than 30 digits after the point")
+	}
+	out := typed("("+l.sql+" "+op+" "+r.sql+")", tNumeric)
+	out.scale = scale
+	return out, nil
+}
+
+// pendingDivision is numeric l / 10^k (k <= 4), pending until cast or
+// stored as numeric(p, s).
+func pendingDivision(l, r val) (val, error) {
+	if !map[string]bool{"1": true, "10": true, "100": true, "1000": true, "10000": true}[r.sql] || r.typ.Name != "int4" {
+		return numericArith("/", l, r)
+	}
+	out := typed("("+l.sql+" / "+r.sql+")", tNumeric)
+	out.pendingDiv = true
+	return out, nil
+}
+
+// lscale is the display scale of a numeric operand (0 for an integer).
+func lscale(v val) int {
+	if v.typ.Name == "numeric" {
+		return v.scale
+	}
+	return 0
+}
+
+// checkRange gives an int2/int4 result PostgreSQL's overflow check.
+// MariaDB computes integers in BIGINT, so the result is multiplied by
+// 2^32 (2^48 for int2) and divided back: the product overflows BIGINT
+// (1690, SQLSTATE 22003, as PostgreSQL's error) exactly when the value is
+// outside the type's range (-2^31 * 2^32 is -2^63, the smallest BIGINT),
+// and the operand is evaluated once.
+func (t *translator) checkRange(v val) (val, error) {
+	mul := ""
+	switch v.typ.Name {
+	case "int4":
+		mul = "4294967296"
+	case "int2":
+		mul = "281474976710656"
+	default:
+		return v, nil
+	}
+	out := v
+	out.sql, out.ival = "(("+v.sql+") * "+mul+" DIV "+mul+")", nil
+	return out, nil
+}
+
+// concat translates ||: text with any operand PostgreSQL shows as text;
+// NULL in, NULL out (MariaDB's CONCAT too).
+func (t *translator) concat(l, r val) (val, error) {
+	if !l.untyped() && !isText(l.typ) && !r.untyped() && !isText(r.typ) {
+		return val{}, pgError("42883", "operator does not exist: %s || %s", l.typ.Name, r.typ.Name)
+	}
+	if anyNull(l, r) {
+		return nullOf(tText), nil
+	}
+	ls, err := t.asText(l)
+	if err != nil {
+		return val{}, err
+	}
+	rs, err := t.asText(r)
+	if err != nil {
+		return val{}, err
+	}
+	out := typed("CONCAT("+ls.sql+", "+rs.sql+")", tText)
+	if ls.maxLen > 0 && rs.maxLen > 0 {
+		out.maxLen = ls.maxLen + rs.maxLen
+	}
+	return out, nil
+}
+
+// asText is v as text, as PostgreSQL's output function writes it.
+func (t *translator) asText(v val) (val, error) {
+	v, err := t.coerce(v, tText)
+	if err != nil {
+		return val{}, err
+	}
+	conv := "CAST(" + v.sql + " AS CHAR CHARACTER SET utf8mb4) COLLATE " + textCollation
+	out := typed(conv, tText)
+	switch {
+	case isText(v.typ):
+		return v, nil
+	case intRank(v.typ) > 0:
+		out.maxLen = 20
+	case v.typ.Name == "date":
+		out.maxLen = 10
+	case v.typ.Name == "numeric" && v.scale >= 0:
+		out.maxLen = 67
+	case v.typ.Name == "bool":
+		out.sql = "(CASE WHEN " + v.sql + " THEN " + textLiteral("true") + " WHEN NOT " + v.sql + " THEN " + textLiteral("false") + " END)"
+		out.maxLen = 5
+	default:
+		return val{}, refuse("the text form of %s values", v.typ.Name)
+	}
+	return out, nil
+}
+
+// like translates LIKE / NOT LIKE with a literal pattern (PostgreSQL's
+// escape character \ is MariaDB's too).
+func (t *translator) like(a *pg_query.A_Expr, op string) (val, error) {
+	if op != "~~" && op != "!~~" {
+		return val{}, refuse("ILIKE")
+	}
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	if l, err = t.coerce(l, tText); err != nil {
+		return val{}, err
+	}
+	if !isText(l.typ) {
+		return val{}, pgError("42883", "operator does not exist: %s ~~ unknown", l.typ.Name)
+	}
+	c := a.GetRexpr().GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return val{}, refuse("LIKE with a pattern other than a string literal")
+	}
+	pat := c.GetSval().GetSval()
+	if strings.HasSuffix(pat, `\`) && (len(pat)-len(strings.TrimRight(pat, `\`)))%2 == 1 {
+		// PostgreSQL fails (22025) only when a row's match reaches the
+		// end of the pattern; MariaDB matches a literal backslash.
+		return val{}, refuse("a LIKE pattern ending with the escape character")
+	}
+	not := ""
+	if op == "!~~" {
+		not = "NOT "
+	}
+	return typed("("+l.sql+" "+not+"LIKE "+textLiteral(pat)+")", tBool), nil
+}
+
+// inList translates x [NOT] IN (list).
+func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	items := a.GetRexpr().GetList().GetItems()
+	if len(items) == 0 {
+		return val{}, refuse("IN with this right operand")
+	}
+	vs := []val{l}
+	for _, it := range items {
+		v, err := t.expr(it)
+		if err != nil {
+			return val{}, err
+		}
+		vs = append(vs, v)
+	}
+	if l.untyped() {
+		// PostgreSQL compares an untyped left with each item apart when
+		// the items have no common type.
+		if _, typ, err := t.common(vs[1:], "IN"); err != nil {
+			return val{}, refuse("IN of an untyped value over items of different types")
+		} else if vs[0], err = t.coerce(vs[0], typ); err != nil {
+			return val{}, err
+		}
+	}
+	for i := 1; i < len(vs); i++ {
+		if vs[0], vs[i], err = t.pair(vs[0], vs[i]); err != nil {
+			return val{}, err
+		}
+		if !comparable(vs[0].typ, vs[i].typ) {
+			return val{}, pgError("42883", "operator does not exist: %s = %s", vs[0].typ.Name, vs[i].typ.Name)
+		}
+	}
+	var parts []string
+	for _, v := range vs[1:] {
+		parts = append(parts, v.sql)
+	}
+	not := ""
+	if op == "<>" {
+		not = "NOT "
+	}
+	return typed("("+vs[0].sql+" "+not+"IN ("+join(parts, ", ")+"))", tBool), nil
+}
+
+// between translates [NOT] BETWEEN.
+func (t *translator) between(a *pg_query.A_Expr) (val, error) {
+	l, err := t.expr(a.GetLexpr())
+	if err != nil {
+		return val{}, err
+	}
+	bounds := a.GetRexpr().GetList().GetItems()
+	if len(bounds) != 2 {
+		return val{}, refuse("BETWEEN with this right operand")
+	}
+	var bs [2]val
+	for i, b := range bounds {
+		v, err := t.expr(b)
+		if err != nil {
+			return val{}, err
+		}
+		if l, v, err = t.pair(l, v); err != nil {
+			return val{}, err
+		}
+		if !comparable(l.typ, v.typ) {
+			return val{}, pgError("42883", "operator does not exist: %s >= %s", l.typ.Name, v.typ.Name)
+		}
+		bs[i] = v
+	}
+	not := ""
+	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		not = "NOT "
+	}
+	return typed("("+l.sql+" "+not+"BETWEEN "+bs[0].sql+" AND "+bs[1].sql+")", tBool), nil
+}
+
+// bitwise translates | & # on integers. MariaDB computes them on BIGINT
+// UNSIGNED (a negative operand sign-extended): the result cast back to
+// SIGNED is PostgreSQL's two's complement result.
+func (t *translator) bitwise(op string, l, r val) (val, error) {
+	l, r, err := t.pair(l, r)
+	if err != nil {
+		return val{}, err
+	}
+	if intRank(l.typ) == 0 || intRank(r.typ) == 0 {
+		return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
+	}
+	if anyNull(l, r) {
+		return nullOf(widerNumber(l.typ, r.typ)), nil
+	}
+	if op == "#" {
+		op = "^"
+	}
+	out := typed("CAST(("+l.sql+" "+op+" "+r.sql+") AS SIGNED)", widerNumber(l.typ, r.typ))
+	return out, nil
+}
