@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
 )
@@ -100,19 +103,15 @@ func (d ddlDialect) stmts(r *rand.Rand, exists map[int]bool) []txn.Statement {
 // digests included) and AppHashes at every height as one that executed
 // only the decided blocks: speculation and restarts leave no trace.
 func TestSpeculationAndRestartsLeaveNoTrace(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("RELCHAIN_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (RELCHAIN_TEST_SEED)", seed)
+	seed := testSeed(t)
 	for _, c := range speculationCases() {
 		t.Run(c.name, func(t *testing.T) {
-			s, p := c.store, c.params
+			s := c.store
 			r := rand.New(rand.NewPCG(seed, 7))
-			plain := mustNewFixture(t, s, p)
+			plain := c.fixture(t, s)
 			blocks := ddlBlocks(r, 60, c.spell, plain.tx)
 			other := c.other()
-			stressed := mustNewFixture(t, other, p)
+			stressed := c.fixture(t, other)
 			ctx := context.Background()
 			succeeded := 0
 			for i, txs := range blocks {
@@ -120,7 +119,7 @@ func TestSpeculationAndRestartsLeaveNoTrace(t *testing.T) {
 				disturb(t, stressed, r, blocks, i)
 				if r.IntN(10) == 0 {
 					// A crash while a proposal's execution is pending.
-					stressed.restart(t, other, p)
+					c.restart(t, stressed, other)
 				}
 				want, wantHash := plain.block(txs...)
 				got, gotHash := stressed.block(txs...)
@@ -136,7 +135,7 @@ func TestSpeculationAndRestartsLeaveNoTrace(t *testing.T) {
 					t.Fatalf("height %d: AppHash %X, disturbed %X", h, wantHash, gotHash)
 				}
 				if r.IntN(8) == 0 {
-					stressed.restart(t, other, p)
+					c.restart(t, stressed, other)
 				}
 			}
 			if succeeded < len(blocks)/2 {
@@ -156,6 +155,48 @@ type speculationCase struct {
 	other  func() store // a fresh database of the same kind
 	params app.Params
 	spell  ddlDialect
+	// shadow: a PostgreSQL validator of a network over several engines
+	// (its shadow gate, a SQLite database per executor).
+	shadow bool
+}
+
+// options are the executor's options: the shadow gate's on a new SQLite
+// database when the case has one.
+func (c speculationCase) options(t *testing.T) []app.ExecutorOption {
+	if !c.shadow {
+		return nil
+	}
+	dir := t.TempDir()
+	return []app.ExecutorOption{app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+		return sqlite.Open(ctx, filepath.Join(dir, "shadow.db"), sqlite.WithPostgresDialect())
+	})}
+}
+
+// fixture is mustNewFixture with the case's options.
+func (c speculationCase) fixture(t *testing.T, s store) *fixture {
+	t.Helper()
+	be := s.open(t)
+	t.Cleanup(func() { be.Close() })
+	ex, err := app.NewExecutor(context.Background(), be, chainID, c.params, c.options(t)...)
+	if err != nil {
+		t.Fatalf("new executor: %v", err)
+	}
+	_, key, _ := ed25519.GenerateKey(nil)
+	return &fixture{t: t, dialect: s.dialect, be: be, ex: ex, key: key}
+}
+
+// restart closes f's database without closing its executor (a crash)
+// and opens both again.
+func (c speculationCase) restart(t *testing.T, f *fixture, s store) {
+	t.Helper()
+	f.be.Close()
+	f.be = s.open(t)
+	t.Cleanup(func() { f.be.Close() })
+	ex, err := app.NewExecutor(context.Background(), f.be, chainID, c.params, c.options(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ex = ex
 }
 
 // speculationCases: PostgreSQL's SQL at version 5 on PostgreSQL and on a
@@ -183,6 +224,9 @@ func speculationCases() []speculationCase {
 		}
 		out = append(out, speculationCase{name: name, store: s, other: authNamed(d), params: p, spell: pgSpell})
 	}
+	mixed := authParams(authNamed("postgres")(), protocol.V5)
+	mixed.Backend, mixed.Backends = "", []string{"postgres", "sqlite"}
+	out = append(out, speculationCase{name: "postgres-of-mixed", store: authNamed("postgres")(), other: authNamed("postgres"), params: mixed, spell: pgSpell, shadow: true})
 	native := func() store { return store{"sqlite", stores(nil)[0].open} }
 	out = append(out, speculationCase{name: "sqlite-native", store: native(), other: native, params: app.DefaultParams(),
 		spell: ddlDialect{dialect: "sqlite", serial: "INTEGER PRIMARY KEY"}})
@@ -251,4 +295,49 @@ func withoutDDL(f *fixture, txs [][]byte) [][]byte {
 		}
 	}
 	return out
+}
+
+// The DDL-heavy stream of TestSpeculationAndRestartsLeaveNoTrace gives
+// byte-identical results and the same AppHash at every height on a
+// PostgreSQL and a SQLite validator of one network over both engines.
+func TestEnginesAgreeOnSchemaChurn(t *testing.T) {
+	seed := testSeed(t)
+	var pg, lite speculationCase
+	for _, c := range speculationCases() {
+		switch c.name {
+		case "postgres-of-mixed":
+			pg = c
+		case "sqlite-of-mixed":
+			lite = c
+		}
+	}
+	r := rand.New(rand.NewPCG(seed, 7))
+	a, b := pg.fixture(t, pg.store), lite.fixture(t, lite.store)
+	b.key = a.key
+	for i, txs := range ddlBlocks(r, 80, pg.spell, a.tx) {
+		want, wantHash := a.block(txs...)
+		got, gotHash := b.block(txs...)
+		for j := range want {
+			if want[j].Code != got[j].Code || !bytes.Equal(want[j].Data, got[j].Data) {
+				t.Fatalf("height %d tx %d: postgres %d %s %s, sqlite %d %s %s", i+1, j, want[j].Code, want[j].Log, want[j].Data, got[j].Code, got[j].Log, got[j].Data)
+			}
+		}
+		if !bytes.Equal(wantHash, gotHash) {
+			t.Fatalf("height %d: AppHash on postgres %X, on sqlite %X", i+1, wantHash, gotHash)
+		}
+	}
+}
+
+// testSeed is the seed of a random test: RELCHAIN_TEST_SEED, or the
+// clock's; logged so that a failure can be run again.
+func testSeed(t *testing.T) uint64 {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("RELCHAIN_TEST_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("RELCHAIN_TEST_SEED: %v", err)
+		}
+	}
+	t.Logf("seed %d (RELCHAIN_TEST_SEED)", seed)
+	return seed
 }
