@@ -138,8 +138,8 @@ func TestSpeculationAndRestartsLeaveNoTrace(t *testing.T) {
 					c.restart(t, stressed, other)
 				}
 			}
-			if succeeded < len(blocks)/2 {
-				t.Fatalf("only %d txs of %d blocks succeeded: the stream exercises too little", succeeded, len(blocks))
+			if succeeded < 20 {
+				t.Fatalf("only %d txs of %d blocks succeeded: the stream exercises too little (want 20)", succeeded, len(blocks))
 			}
 			if _, err := app.VerifyState(ctx, stressed.be); err != nil {
 				t.Fatalf("verify the disturbed database: %v", err)
