@@ -197,6 +197,9 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr) (val, error) {
 		if v, err = t.wantBool(v, "argument of "+b.GetBoolop().String()); err != nil {
 			return val{}, err
 		}
+		if err := knownBool(a, v, "AND/OR"); err != nil && b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR {
+			return val{}, err
+		}
 		if (b.GetBoolop() == pg_query.BoolExprType_AND_EXPR && v.sql == "FALSE") || (b.GetBoolop() == pg_query.BoolExprType_OR_EXPR && v.sql == "TRUE") {
 			decided = v.sql
 		}
@@ -372,6 +375,9 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		} else if cond, err = t.wantBool(cond, "argument of CASE/WHEN"); err != nil {
 			return val{}, err
 		}
+		if err := knownCond(freeNodes(false, c.GetArg(), cw.GetExpr()), cond, "CASE"); err != nil {
+			return val{}, err
+		}
 		dropped := skip || cond.sql == "FALSE" || isNullConst(cond)
 		if dropped {
 			t.noFold++
@@ -443,13 +449,9 @@ func foldCase(conds []string, rs []val, hasDefault bool) (val, bool) {
 
 // coalesce translates COALESCE.
 func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
-	var vs []val
-	for _, a := range c.GetArgs() {
-		v, err := t.exprAny(a)
-		if err != nil {
-			return val{}, err
-		}
-		vs = append(vs, v)
+	vs, cut, err := t.coalesceArgs(c.GetArgs())
+	if err != nil {
+		return val{}, err
 	}
 	rs, typ, err := t.common(vs, "COALESCE")
 	if err != nil {
@@ -459,14 +461,11 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	// constant.
 	var parts []string
 	var kept []val
-	for _, r := range rs {
+	for _, r := range rs[:cut] {
 		if isNullConst(r) {
 			continue
 		}
 		parts, kept = append(parts, r.sql), append(kept, r)
-		if r.ival != nil {
-			break
-		}
 	}
 	switch {
 	case len(kept) == 0:
@@ -477,6 +476,37 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	out := typed("COALESCE("+join(parts, ", ")+")", typ)
 	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)
 	return out, nil
+}
+
+// coalesceArgs translates COALESCE's arguments; cut: those before it
+// are kept. PostgreSQL's planner folds them in order and stops at the
+// first non-NULL constant: the arguments after it are analysed (their
+// types count) but never folded, their constant errors never raised.
+func (t *translator) coalesceArgs(args []*pg_query.Node) ([]val, int, error) {
+	var vs []val
+	cut := len(args)
+	for i, a := range args {
+		dropped := i >= cut
+		if dropped {
+			t.noFold++
+		}
+		v, err := t.exprAny(a)
+		if dropped {
+			t.noFold--
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		vs = append(vs, v)
+		if dropped || !constNode(a) || isNullConst(v) {
+			continue
+		}
+		if !nonNullConst(a) {
+			return nil, 0, refuse("COALESCE over a constant expression the dialect does not evaluate (PostgreSQL's planner folds it)")
+		}
+		cut = i + 1
+	}
+	return vs, cut, nil
 }
 
 // commonScale is the one display scale of values common made agree.

@@ -30,7 +30,15 @@ func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
 func (t *translator) castTo(v val, to Type) (val, error) {
 	from := v.typ
 	if isNullConst(v) {
-		return nullOf(to), nil
+		// The cast must exist (analysis, before folding): check it on
+		// a stand-in of v's type.
+		t.noFold++
+		_, err := t.castTo(typed("NULL", from), to)
+		t.noFold--
+		if isText(from) {
+			err = nil // text casts to every type (its I/O functions)
+		}
+		return nullOf(to), err
 	}
 	if v.ival != nil && intRank(to) > 0 && t.noFold == 0 {
 		lo, hi := intRange(to.Name)
