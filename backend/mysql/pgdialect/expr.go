@@ -295,8 +295,11 @@ func (t *translator) common(vs []val, what string) ([]val, Type, error) {
 		case isNumber(res) && isNumber(v.typ):
 			res = widerNumber(res, v.typ)
 		case isText(res) && isText(v.typ):
+			// select_common_type: text is preferred; varchar stays
+			// when first (text and varchar coerce both ways), its
+			// typmod kept only when all agree.
 			if res != v.typ {
-				res = Type{Name: "text", Typmod: -1}
+				res = Type{Name: res.Name, Typmod: -1}
 			}
 		case res.Name != v.typ.Name:
 			return nil, res, pgError("42804", "%s types %s and %s cannot be matched", what, res.Name, v.typ.Name)
@@ -404,7 +407,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		}
 		results = append(results, r)
 	}
-	rs, typ, err := t.common(results, "CASE")
+	rs, typ, err := t.caseCommon(results, c.GetDefresult() != nil)
 	if err != nil {
 		return val{}, err
 	}
@@ -426,6 +429,21 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 	out := typed(sql+" END)", typ)
 	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)
 	return out, nil
+}
+
+// caseCommon is common over CASE's results, its ELSE first as
+// PostgreSQL's transformCaseExpr orders them (varchar then text is
+// varchar, text then varchar text).
+func (t *translator) caseCommon(results []val, hasDefault bool) ([]val, Type, error) {
+	if !hasDefault {
+		return t.common(results, "CASE")
+	}
+	last := len(results) - 1
+	rs, typ, err := t.common(append([]val{results[last]}, results[:last]...), "CASE")
+	if err != nil {
+		return nil, typ, err
+	}
+	return append(rs[1:], rs[0]), typ, nil
 }
 
 // foldCase is the arm PostgreSQL's planner reduces a CASE to when every
@@ -464,6 +482,13 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	for _, r := range rs[:cut] {
 		if isNullConst(r) {
 			continue
+		}
+		if r.typ.Name != typ.Name && cut < len(rs) {
+			// The dropped arguments chose the type: PostgreSQL
+			// coerces the kept ones (2147483647 as float8).
+			if r, err = t.castTo(r, typ); err != nil {
+				return val{}, err
+			}
 		}
 		parts, kept = append(parts, r.sql), append(kept, r)
 	}

@@ -57,6 +57,10 @@ func (t *translator) castTo(v val, to Type) (val, error) {
 		}
 		return out, nil
 	case (intRank(from) > 0 || from.Name == "numeric") && to.Name == "numeric":
+		if p, s, ok := numericPS(to); ok && v.ival != nil && t.noFold == 0 && len(strconv.FormatUint(absU(*v.ival), 10)) > int(p-s) && *v.ival != 0 {
+			// Folded at planning, as PostgreSQL does.
+			return t.planError(pgError("22003", "numeric field overflow"), to), nil
+		}
 		return castNumeric(v, to), nil
 	case from.Name == "numeric" && intRank(to) > 0:
 		out := typed("CAST(ROUND("+v.sql+") AS SIGNED)", to)
@@ -76,6 +80,14 @@ func (t *translator) castTo(v val, to Type) (val, error) {
 		return typed("("+v.sql+" <> 0)", tBool), nil
 	}
 	return val{}, refuse("casts from %s to %s", typeString(from), typeString(to))
+}
+
+// absU is |n| (-2^63 included).
+func absU(n int64) uint64 {
+	if n < 0 {
+		return uint64(-(n + 1)) + 1
+	}
+	return uint64(n)
 }
 
 // castNumeric casts an integer or numeric to numeric[(p, s)].

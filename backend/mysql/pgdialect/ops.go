@@ -384,7 +384,7 @@ func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
 			return val{}, pgError("42883", "operator does not exist: %s = %s", vs[0].typ.Name, vs[i].typ.Name)
 		}
 	}
-	return t.inChain(items, vs, op == "<>")
+	return t.inChain(a.GetLexpr(), items, vs, op == "<>")
 }
 
 // inChain is x [NOT] IN (items) as PostgreSQL's parser builds it
@@ -395,7 +395,8 @@ func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
 // is NULL, the chain folded as simplify_or_arguments does: a TRUE
 // constant decides an OR, FALSE and NULL constants are dropped (NULL kept
 // last), so x is not evaluated when nothing is left.
-func (t *translator) inChain(items []*pg_query.Node, vs []val, not bool) (val, error) {
+func (t *translator) inChain(left *pg_query.Node, items []*pg_query.Node, vs []val, not bool) (val, error) {
+	lconst := constNode(left)
 	var free, rest []int
 	for i, it := range items {
 		if it.GetSubLink() != nil {
@@ -409,6 +410,13 @@ func (t *translator) inChain(items []*pg_query.Node, vs []val, not bool) (val, e
 	}
 	var parts []val
 	if len(free) > 1 {
+		allConst := lconst
+		for _, i := range free {
+			allConst = allConst && constNode(items[i])
+		}
+		if allConst {
+			return val{}, refuse("IN over constants only (PostgreSQL's planner folds it)")
+		}
 		var in []string
 		for _, i := range free {
 			in = append(in, vs[i+1].sql)
@@ -429,6 +437,9 @@ func (t *translator) inChain(items []*pg_query.Node, vs []val, not bool) (val, e
 	for _, i := range rest {
 		c, err := t.compare(cmp, vs[0], vs[i+1])
 		if err != nil {
+			return val{}, err
+		}
+		if err := knownCond(lconst && constNode(items[i]), c, "IN"); err != nil {
 			return val{}, err
 		}
 		parts = append(parts, c)
