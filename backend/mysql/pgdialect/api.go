@@ -69,7 +69,7 @@ type Translation struct {
 	Ordered bool
 	// CheckWarnings: the caller must fail the statement when MariaDB
 	// leaves a warning (SHOW WARNINGS, level Warning or Error; Notes are
-	// kept): 1365 is PostgreSQL's 22012, 1264 and 1690 its 22003, 1292
+	// kept): 1365 is PostgreSQL's 22012, 1264, 1690 and 1916 its 22003, 1292
 	// and 1366 its 22P02.
 	CheckWarnings bool
 }
@@ -92,7 +92,7 @@ func WarningCode(code int) string {
 	switch code {
 	case 1365:
 		return "22012"
-	case 1264, 1690:
+	case 1264, 1690, 1916:
 		return "22003"
 	case 1292, 1366:
 		return "22P02"

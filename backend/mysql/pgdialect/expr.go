@@ -197,6 +197,9 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr) (val, error) {
 		if v, err = t.wantBool(v, "argument of "+b.GetBoolop().String()); err != nil {
 			return val{}, err
 		}
+		if err := knownBool(a, v, "AND/OR"); err != nil && b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR {
+			return val{}, err
+		}
 		if (b.GetBoolop() == pg_query.BoolExprType_AND_EXPR && v.sql == "FALSE") || (b.GetBoolop() == pg_query.BoolExprType_OR_EXPR && v.sql == "TRUE") {
 			decided = v.sql
 		}
@@ -292,8 +295,11 @@ func (t *translator) common(vs []val, what string) ([]val, Type, error) {
 		case isNumber(res) && isNumber(v.typ):
 			res = widerNumber(res, v.typ)
 		case isText(res) && isText(v.typ):
+			// select_common_type: text is preferred; varchar stays
+			// when first (text and varchar coerce both ways), its
+			// typmod kept only when all agree.
 			if res != v.typ {
-				res = Type{Name: "text", Typmod: -1}
+				res = Type{Name: res.Name, Typmod: -1}
 			}
 		case res.Name != v.typ.Name:
 			return nil, res, pgError("42804", "%s types %s and %s cannot be matched", what, res.Name, v.typ.Name)
@@ -372,6 +378,9 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		} else if cond, err = t.wantBool(cond, "argument of CASE/WHEN"); err != nil {
 			return val{}, err
 		}
+		if err := knownCond(freeNodes(false, c.GetArg(), cw.GetExpr()), cond, "CASE"); err != nil {
+			return val{}, err
+		}
 		dropped := skip || cond.sql == "FALSE" || isNullConst(cond)
 		if dropped {
 			t.noFold++
@@ -398,7 +407,7 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 		}
 		results = append(results, r)
 	}
-	rs, typ, err := t.common(results, "CASE")
+	rs, typ, err := t.caseCommon(results, c.GetDefresult() != nil)
 	if err != nil {
 		return val{}, err
 	}
@@ -422,6 +431,21 @@ func (t *translator) caseExpr(c *pg_query.CaseExpr) (val, error) {
 	return out, nil
 }
 
+// caseCommon is common over CASE's results, its ELSE first as
+// PostgreSQL's transformCaseExpr orders them (varchar then text is
+// varchar, text then varchar text).
+func (t *translator) caseCommon(results []val, hasDefault bool) ([]val, Type, error) {
+	if !hasDefault {
+		return t.common(results, "CASE")
+	}
+	last := len(results) - 1
+	rs, typ, err := t.common(append([]val{results[last]}, results[:last]...), "CASE")
+	if err != nil {
+		return nil, typ, err
+	}
+	return append(rs[1:], rs[0]), typ, nil
+}
+
 // foldCase is the arm PostgreSQL's planner reduces a CASE to when every
 // condition before it is a constant (false or NULL dropped, TRUE taken);
 // ok false when a condition is not constant.
@@ -443,13 +467,9 @@ func foldCase(conds []string, rs []val, hasDefault bool) (val, bool) {
 
 // coalesce translates COALESCE.
 func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
-	var vs []val
-	for _, a := range c.GetArgs() {
-		v, err := t.exprAny(a)
-		if err != nil {
-			return val{}, err
-		}
-		vs = append(vs, v)
+	vs, cut, err := t.coalesceArgs(c.GetArgs())
+	if err != nil {
+		return val{}, err
 	}
 	rs, typ, err := t.common(vs, "COALESCE")
 	if err != nil {
@@ -459,14 +479,18 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	// constant.
 	var parts []string
 	var kept []val
-	for _, r := range rs {
+	for _, r := range rs[:cut] {
 		if isNullConst(r) {
 			continue
 		}
-		parts, kept = append(parts, r.sql), append(kept, r)
-		if r.ival != nil {
-			break
+		if r.typ.Name != typ.Name && cut < len(rs) {
+			// The dropped arguments chose the type: PostgreSQL
+			// coerces the kept ones (2147483647 as float8).
+			if r, err = t.castTo(r, typ); err != nil {
+				return val{}, err
+			}
 		}
+		parts, kept = append(parts, r.sql), append(kept, r)
 	}
 	switch {
 	case len(kept) == 0:
@@ -477,6 +501,37 @@ func (t *translator) coalesce(c *pg_query.CoalesceExpr) (val, error) {
 	out := typed("COALESCE("+join(parts, ", ")+")", typ)
 	out.scale, out.pendingDiv, out.maxLen = commonScale(rs), anyPending(rs), commonLen(rs)
 	return out, nil
+}
+
+// coalesceArgs translates COALESCE's arguments; cut: those before it
+// are kept. PostgreSQL's planner folds them in order and stops at the
+// first non-NULL constant: the arguments after it are analysed (their
+// types count) but never folded, their constant errors never raised.
+func (t *translator) coalesceArgs(args []*pg_query.Node) ([]val, int, error) {
+	var vs []val
+	cut := len(args)
+	for i, a := range args {
+		dropped := i >= cut
+		if dropped {
+			t.noFold++
+		}
+		v, err := t.exprAny(a)
+		if dropped {
+			t.noFold--
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		vs = append(vs, v)
+		if dropped || !constNode(a) || isNullConst(v) {
+			continue
+		}
+		if !nonNullConst(a) {
+			return nil, 0, refuse("COALESCE over a constant expression the dialect does not evaluate (PostgreSQL's planner folds it)")
+		}
+		cut = i + 1
+	}
+	return vs, cut, nil
 }
 
 // commonScale is the one display scale of values common made agree.

@@ -3,6 +3,8 @@ package pgdialect
 import (
 	"math/big"
 	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
 // PostgreSQL evaluates constant subexpressions at planning
@@ -82,4 +84,126 @@ func (t *translator) planError(err error, typ Type) val {
 		t.deferred = err
 	}
 	return intConst(0, typ)
+}
+
+// scalarFuncs are the immutable functions the dialect takes: PostgreSQL's
+// planner evaluates them over constants.
+var scalarFuncs = map[string]bool{"abs": true, "left": true, "length": true, "char_length": true, "lower": true, "upper": true, "rtrim": true, "substr": true, "repeat": true}
+
+// constNode: PostgreSQL's planner folds n to a constant (or fails
+// folding it): no column, parameter, subquery or aggregate in it.
+func constNode(n *pg_query.Node) bool { return freeNode(n, false) }
+
+// varFree: n has no column (PostgreSQL's contain_vars_of_level(n, 0) is
+// false), parameters allowed; a subquery counts as having columns.
+func varFree(n *pg_query.Node) bool { return freeNode(n, true) }
+
+// freeNode: n has no column, subquery or aggregate (no parameter unless
+// params).
+func freeNode(n *pg_query.Node, params bool) bool {
+	constNodes := func(ns ...*pg_query.Node) bool { return freeNodes(params, ns...) }
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_AConst:
+		return true
+	case *pg_query.Node_ParamRef:
+		return params
+	case *pg_query.Node_TypeCast:
+		return constNodes(x.TypeCast.GetArg())
+	case *pg_query.Node_AExpr:
+		return constNodes(x.AExpr.GetLexpr(), x.AExpr.GetRexpr())
+	case *pg_query.Node_List:
+		return constNodes(x.List.GetItems()...)
+	case *pg_query.Node_FuncCall:
+		name, err := funcName(x.FuncCall)
+		return err == nil && scalarFuncs[name] && constNodes(x.FuncCall.GetArgs()...)
+	case *pg_query.Node_CaseExpr:
+		c := x.CaseExpr
+		ok := constNodes(c.GetArg(), c.GetDefresult())
+		for _, w := range c.GetArgs() {
+			ok = ok && constNodes(w.GetCaseWhen().GetExpr(), w.GetCaseWhen().GetResult())
+		}
+		return ok
+	case *pg_query.Node_CoalesceExpr:
+		return constNodes(x.CoalesceExpr.GetArgs()...)
+	case *pg_query.Node_BoolExpr:
+		return constNodes(x.BoolExpr.GetArgs()...)
+	case *pg_query.Node_NullTest:
+		return constNodes(x.NullTest.GetArg())
+	case *pg_query.Node_BooleanTest:
+		return constNodes(x.BooleanTest.GetArg())
+	}
+	return false
+}
+
+// freeNodes: every non-nil node of ns is freeNode.
+func freeNodes(params bool, ns ...*pg_query.Node) bool {
+	for _, n := range ns {
+		if n != nil && n.GetNode() != nil && !freeNode(n, params) {
+			return false
+		}
+	}
+	return true
+}
+
+// nonNullConst: n folds to a constant that is not NULL: non-NULL
+// literals under casts, operators and the scalar functions, all strict
+// and never NULL over non-NULL arguments (a folding error is raised
+// either way).
+func nonNullConst(n *pg_query.Node) bool {
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_AConst:
+		return !x.AConst.GetIsnull()
+	case *pg_query.Node_TypeCast:
+		return nonNullConst(x.TypeCast.GetArg())
+	case *pg_query.Node_AExpr:
+		a := x.AExpr
+		if a.GetKind() != pg_query.A_Expr_Kind_AEXPR_OP {
+			return false
+		}
+		return (a.GetLexpr() == nil || nonNullConst(a.GetLexpr())) && nonNullConst(a.GetRexpr())
+	case *pg_query.Node_FuncCall:
+		name, err := funcName(x.FuncCall)
+		if err != nil || !scalarFuncs[name] {
+			return false
+		}
+		for _, a := range x.FuncCall.GetArgs() {
+			if !nonNullConst(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// knownBool: PostgreSQL's planner folds a constant condition (n) to
+// TRUE, FALSE or NULL and drops what it decides; the translation must
+// know which (v.sql), else it refuses.
+func knownBool(n *pg_query.Node, v val, what string) error {
+	return knownCond(constNode(n), v, what)
+}
+
+// knownCond is knownBool of a condition that is constant or not.
+func knownCond(isConst bool, v val, what string) error {
+	if v.sql == "TRUE" || v.sql == "FALSE" || isNullConst(v) || !isConst {
+		return nil
+	}
+	return refuse("%s over a constant condition the dialect does not evaluate (PostgreSQL's planner folds it)", what)
+}
+
+// foldCompare computes a comparison of integer constants as PostgreSQL's
+// planner does (ok false: not both constants).
+func (t *translator) foldCompare(op string, l, r val) (val, bool) {
+	if l.ival == nil || r.ival == nil || t.noFold > 0 {
+		return val{}, false
+	}
+	a, b := *l.ival, *r.ival
+	res, ok := map[string]bool{"=": a == b, "<>": a != b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
+	if !ok {
+		return val{}, false
+	}
+	if res {
+		return typed("TRUE", tBool), true
+	}
+	return typed("FALSE", tBool), true
 }

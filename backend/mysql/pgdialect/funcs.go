@@ -30,7 +30,15 @@ func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
 func (t *translator) castTo(v val, to Type) (val, error) {
 	from := v.typ
 	if isNullConst(v) {
-		return nullOf(to), nil
+		// The cast must exist (analysis, before folding): check it on
+		// a stand-in of v's type.
+		t.noFold++
+		_, err := t.castTo(typed("NULL", from), to)
+		t.noFold--
+		if isText(from) {
+			err = nil // text casts to every type (its I/O functions)
+		}
+		return nullOf(to), err
 	}
 	if v.ival != nil && intRank(to) > 0 && t.noFold == 0 {
 		lo, hi := intRange(to.Name)
@@ -49,6 +57,10 @@ func (t *translator) castTo(v val, to Type) (val, error) {
 		}
 		return out, nil
 	case (intRank(from) > 0 || from.Name == "numeric") && to.Name == "numeric":
+		if p, s, ok := numericPS(to); ok && v.ival != nil && t.noFold == 0 && len(strconv.FormatUint(absU(*v.ival), 10)) > int(p-s) && *v.ival != 0 {
+			// Folded at planning, as PostgreSQL does.
+			return t.planError(pgError("22003", "numeric field overflow"), to), nil
+		}
 		return castNumeric(v, to), nil
 	case from.Name == "numeric" && intRank(to) > 0:
 		out := typed("CAST(ROUND("+v.sql+") AS SIGNED)", to)
@@ -68,6 +80,14 @@ func (t *translator) castTo(v val, to Type) (val, error) {
 		return typed("("+v.sql+" <> 0)", tBool), nil
 	}
 	return val{}, refuse("casts from %s to %s", typeString(from), typeString(to))
+}
+
+// absU is |n| (-2^63 included).
+func absU(n int64) uint64 {
+	if n < 0 {
+		return uint64(-(n + 1)) + 1
+	}
+	return uint64(n)
 }
 
 // castNumeric casts an integer or numeric to numeric[(p, s)].

@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"sort"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -122,6 +123,9 @@ func (t *translator) compare(op string, l, r val) (val, error) {
 	}
 	if anyNull(l, r) {
 		return nullOf(tBool), nil
+	}
+	if v, ok := t.foldCompare(op, l, r); ok {
+		return v, nil
 	}
 	if op == "!=" {
 		op = "<>"
@@ -380,15 +384,102 @@ func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
 			return val{}, pgError("42883", "operator does not exist: %s = %s", vs[0].typ.Name, vs[i].typ.Name)
 		}
 	}
-	var parts []string
-	for _, v := range vs[1:] {
-		parts = append(parts, v.sql)
+	return t.inChain(a.GetLexpr(), items, vs, op == "<>")
+}
+
+// inChain is x [NOT] IN (items) as PostgreSQL's parser builds it
+// (transformAExprIn) and its planner folds it: the items without columns,
+// when there are several, become one x = ANY(ARRAY[...]) (x <> ALL for
+// NOT IN); every other item a comparison of its own (with x again),
+// OR-ed after it (AND-ed for NOT IN). A comparison with a NULL constant
+// is NULL, the chain folded as simplify_or_arguments does: a TRUE
+// constant decides an OR, FALSE and NULL constants are dropped (NULL kept
+// last), so x is not evaluated when nothing is left.
+func (t *translator) inChain(left *pg_query.Node, items []*pg_query.Node, vs []val, not bool) (val, error) {
+	lconst := constNode(left)
+	var free, rest []int
+	for i, it := range items {
+		if it.GetSubLink() != nil {
+			return val{}, refuse("IN with a subquery in its list")
+		}
+		if varFree(it) {
+			free = append(free, i)
+		} else {
+			rest = append(rest, i)
+		}
 	}
-	not := ""
-	if op == "<>" {
-		not = "NOT "
+	var parts []val
+	if len(free) > 1 {
+		allConst := lconst
+		for _, i := range free {
+			allConst = allConst && constNode(items[i])
+		}
+		if allConst {
+			return val{}, refuse("IN over constants only (PostgreSQL's planner folds it)")
+		}
+		var in []string
+		for _, i := range free {
+			in = append(in, vs[i+1].sql)
+		}
+		kw := " IN ("
+		if not {
+			kw = " NOT IN ("
+		}
+		parts = append(parts, typed("("+vs[0].sql+kw+join(in, ", ")+"))", tBool))
+	} else {
+		rest = append(free, rest...)
+		sort.Ints(rest)
 	}
-	return typed("("+vs[0].sql+" "+not+"IN ("+join(parts, ", ")+"))", tBool), nil
+	cmp := "="
+	if not {
+		cmp = "<>"
+	}
+	for _, i := range rest {
+		c, err := t.compare(cmp, vs[0], vs[i+1])
+		if err != nil {
+			return val{}, err
+		}
+		if err := knownCond(lconst && constNode(items[i]), c, "IN"); err != nil {
+			return val{}, err
+		}
+		parts = append(parts, c)
+	}
+	return foldChain(parts, !not), nil
+}
+
+// foldChain is the OR (or AND) of parts as PostgreSQL's planner folds it
+// (simplify_or_arguments, simplify_and_arguments).
+func foldChain(parts []val, or bool) val {
+	decide, neutral, sep := "TRUE", "FALSE", " OR "
+	if !or {
+		decide, neutral, sep = "FALSE", "TRUE", " AND "
+	}
+	var keep []string
+	haveNull := false
+	for _, p := range parts {
+		switch {
+		case p.sql == decide:
+			return typed(decide, tBool)
+		case p.sql == neutral:
+		case isNullConst(p):
+			haveNull = true
+		default:
+			keep = append(keep, p.sql)
+		}
+	}
+	if haveNull {
+		if len(keep) == 0 {
+			return nullOf(tBool)
+		}
+		keep = append(keep, "NULL")
+	}
+	switch len(keep) {
+	case 0:
+		return typed(neutral, tBool)
+	case 1:
+		return typed(keep[0], tBool)
+	}
+	return typed("("+join(keep, sep)+")", tBool)
 }
 
 // between translates [NOT] BETWEEN.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func TestRandomExpressions(t *testing.T) {
 			t.Fatalf("%s: %v %v %v", s, err, want, got)
 		}
 	}
-	r := rand.New(rand.NewPCG(1, 2))
+	r := rand.New(rand.NewPCG(randomSeed(t), 2))
 	ran, refused, failed := 0, 0, 0
 	for range 1500 {
 		e := randExpr(r, 3)
@@ -62,6 +64,21 @@ func TestRandomExpressions(t *testing.T) {
 		t.Errorf("only %d of 400 random statements ran (%d refused)", ran, refused)
 	}
 	t.Logf("%d random statements agree (%d failing alike), %d refused", ran, failed, refused)
+}
+
+// randomSeed is the random test's seed: RELCHAIN_TEST_SEED when set (to
+// replay a run), else the time; logged either way.
+func randomSeed(t *testing.T) uint64 {
+	seed := uint64(time.Now().UnixNano())
+	if env := os.Getenv("RELCHAIN_TEST_SEED"); env != "" {
+		n, err := strconv.ParseUint(env, 10, 64)
+		if err != nil {
+			t.Fatalf("RELCHAIN_TEST_SEED %q: %v", env, err)
+		}
+		seed = n
+	}
+	t.Logf("seed %d (RELCHAIN_TEST_SEED)", seed)
+	return seed
 }
 
 func randCmp(r *rand.Rand) string {

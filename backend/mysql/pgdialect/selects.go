@@ -351,7 +351,10 @@ func (t *translator) sortKey(n *pg_query.Node, cols []ResultColumn, targets []va
 		match := -1
 		for i, c := range cols {
 			if c.Name == name {
-				if match >= 0 && targets[i].sql != targets[match].sql {
+				// PostgreSQL: ambiguous unless the items are equal
+				// expressions (findTargetlistEntrySQL92's equal()), which
+				// a cast MariaDB's text drops (id, id::int8) is not.
+				if match >= 0 && (targets[i].sql != targets[match].sql || targets[i].typ != targets[match].typ) {
 					return val{}, pgError("42702", "ORDER BY %q is ambiguous", name)
 				}
 				match = i
