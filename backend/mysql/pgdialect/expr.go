@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"math/big"
 	"strconv"
 	"unicode/utf8"
 
@@ -35,6 +36,9 @@ type val struct {
 	// ival: an integer constant's value (PostgreSQL folds constant
 	// integer arithmetic at planning, its errors included).
 	ival *int64
+	// nval: a numeric constant's exact value (fold.go folds constant
+	// numeric + - * and casts as PostgreSQL's planner does).
+	nval *big.Rat
 }
 
 func (v val) untyped() bool { return v.typ.Name == "unknown" }
@@ -88,6 +92,9 @@ func (t *translator) coerce(v val, to Type) (val, error) {
 		if typ.Name == "numeric" && typ.Typmod < 0 {
 			out.scale = literalScale(*v.str)
 		}
+		if typ.Name == "numeric" {
+			out.nval, _ = new(big.Rat).SetString(sql)
+		}
 		if isText(typ) {
 			out.maxLen = max(utf8.RuneCountInString(*v.str), 1)
 		}
@@ -116,6 +123,15 @@ func settled(v val, to Type) error {
 
 // exprAny translates an expression, a pending division included.
 func (t *translator) exprAny(n *pg_query.Node) (val, error) {
+	v, err := t.exprNode(n)
+	if err == nil && t.unfoldedNumeric(n, v) {
+		return val{}, refuse("a constant numeric expression PostgreSQL evaluates while planning (the dialect does not fold numeric constants)")
+	}
+	return v, err
+}
+
+// exprNode is exprAny without the check of constant numeric operations.
+func (t *translator) exprNode(n *pg_query.Node) (val, error) {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_AConst:
 		return t.constant(x.AConst)
@@ -172,6 +188,7 @@ func (t *translator) constant(c *pg_query.A_Const) (val, error) {
 		}
 		v := typed(sql, typ)
 		v.scale = literalScale(s)
+		v.nval, _ = new(big.Rat).SetString(sql)
 		return v, nil
 	case c.GetBoolval() != nil:
 		if c.GetBoolval().GetBoolval() {

@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"math/big"
+	"slices"
 	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -191,14 +192,15 @@ func knownCond(isConst bool, v val, what string) error {
 	return refuse("%s over a constant condition the dialect does not evaluate (PostgreSQL's planner folds it)", what)
 }
 
-// foldCompare computes a comparison of integer constants as PostgreSQL's
+// foldCompare computes a comparison of integer or numeric constants as PostgreSQL's
 // planner does (ok false: not both constants).
 func (t *translator) foldCompare(op string, l, r val) (val, bool) {
-	if l.ival == nil || r.ival == nil || t.noFold > 0 {
+	x, y := ratOf(l), ratOf(r)
+	if x == nil || y == nil || t.noFold > 0 {
 		return val{}, false
 	}
-	a, b := *l.ival, *r.ival
-	res, ok := map[string]bool{"=": a == b, "<>": a != b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
+	c := x.Cmp(y)
+	res, ok := map[string]bool{"=": c == 0, "<>": c != 0, "!=": c != 0, "<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
 	if !ok {
 		return val{}, false
 	}
@@ -206,4 +208,188 @@ func (t *translator) foldCompare(op string, l, r val) (val, bool) {
 		return typed("TRUE", tBool), true
 	}
 	return typed("FALSE", tBool), true
+}
+
+// unfoldedNumeric: n is an operator, cast or function over constants one
+// of which is numeric (or float8), which PostgreSQL's planner evaluates
+// (eval_const_expressions: its errors raised even when no row reaches
+// it, its value a constant the rest folds over) and the translation, v,
+// does not hold evaluated (an integer, NULL or boolean constant). Columns
+// and parameters are not constants; a CASE arm PostgreSQL drops is not
+// evaluated.
+func (t *translator) unfoldedNumeric(n *pg_query.Node, v val) bool {
+	if t.noFold > 0 || v.ival != nil || v.nval != nil || isNullConst(v) || v.untyped() || v.sql == "TRUE" || v.sql == "FALSE" {
+		return false
+	}
+	var operands []*pg_query.Node
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_AExpr:
+		operands = []*pg_query.Node{x.AExpr.GetLexpr(), x.AExpr.GetRexpr()}
+	case *pg_query.Node_TypeCast:
+		operands = []*pg_query.Node{x.TypeCast.GetArg()}
+	case *pg_query.Node_FuncCall:
+		operands = x.FuncCall.GetArgs()
+	default:
+		return false
+	}
+	return constNode(n) && slices.ContainsFunc(operands, numericNode)
+}
+
+// numericNode: n (nil allowed) has a numeric or float8 value in it: a
+// literal with a fraction or an exponent, or a cast to numeric or float8.
+func numericNode(n *pg_query.Node) bool {
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_AConst:
+		f := x.AConst.GetFval()
+		if f == nil {
+			return false
+		}
+		_, err := strconv.ParseInt(f.GetFval(), 10, 64)
+		return !intRE.MatchString(f.GetFval()) || err != nil
+	case *pg_query.Node_TypeCast:
+		to, err := typeOf(x.TypeCast.GetTypeName())
+		return err == nil && (to.Name == "numeric" || to.Name == "float8") || numericNode(x.TypeCast.GetArg())
+	case *pg_query.Node_AExpr:
+		return numericNode(x.AExpr.GetLexpr()) || numericNode(x.AExpr.GetRexpr())
+	case *pg_query.Node_List:
+		return slices.ContainsFunc(x.List.GetItems(), numericNode)
+	case *pg_query.Node_FuncCall:
+		return slices.ContainsFunc(x.FuncCall.GetArgs(), numericNode)
+	case *pg_query.Node_CoalesceExpr:
+		return slices.ContainsFunc(x.CoalesceExpr.GetArgs(), numericNode)
+	case *pg_query.Node_CaseExpr:
+		c := x.CaseExpr
+		found := numericNode(c.GetArg()) || numericNode(c.GetDefresult())
+		for _, w := range c.GetArgs() {
+			found = found || numericNode(w.GetCaseWhen().GetResult())
+		}
+		return found
+	}
+	return false
+}
+
+// ratOf is an integer or numeric constant's exact value (nil: not one).
+func ratOf(v val) *big.Rat {
+	switch {
+	case v.ival != nil && intRank(v.typ) > 0:
+		return new(big.Rat).SetInt64(*v.ival)
+	case v.nval != nil && v.typ.Name == "numeric":
+		return v.nval
+	}
+	return nil
+}
+
+// roundRat rounds x to s digits after the point, half away from zero
+// (PostgreSQL's numeric rounding, MariaDB's DECIMAL's too).
+func roundRat(x *big.Rat, s int) *big.Rat {
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s)), nil)
+	num := new(big.Int).Mul(new(big.Int).Abs(x.Num()), pow)
+	q, rem := new(big.Int).QuoRem(num, x.Denom(), new(big.Int))
+	if rem.Lsh(rem, 1).Cmp(x.Denom()) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if x.Sign() < 0 {
+		q.Neg(q)
+	}
+	return new(big.Rat).SetFrac(q, pow)
+}
+
+// intDigits is the number of digits before the point of x.
+func intDigits(x *big.Rat) int {
+	n := new(big.Int).Quo(new(big.Int).Abs(x.Num()), x.Denom())
+	if n.Sign() == 0 {
+		return 0
+	}
+	return len(n.String())
+}
+
+// foldIntCast is the cast of a rounded numeric constant x to the
+// integer type to, as PostgreSQL's planner computes it.
+func (t *translator) foldIntCast(x *big.Rat, to Type) val {
+	n := x.Num()
+	lo, hi := intRange(to.Name)
+	if !n.IsInt64() || n.Int64() < lo || n.Int64() > hi {
+		return t.planError(pgError("22003", "%s out of range", map[string]string{"int2": "smallint", "int4": "integer", "int8": "bigint"}[to.Name]), to)
+	}
+	return intConst(n.Int64(), to)
+}
+
+// foldNumericCast gives out, the cast of v to numeric[(p, s)], v's value
+// rounded as PostgreSQL's planner computes it (numeric field overflow
+// raised at planning).
+func (t *translator) foldNumericCast(v, out val) val {
+	x := ratOf(v)
+	if x == nil {
+		return out
+	}
+	if p, s, ok := numericPS(out.typ); ok {
+		x = roundRat(x, int(s))
+		if intDigits(x) > int(p-s) {
+			if t.noFold > 0 {
+				return out
+			}
+			return t.planError(pgError("22003", "numeric field overflow"), out.typ)
+		}
+		out.sql = "CAST(" + x.FloatString(int(s)) + " AS " + castSQL(out.typ) + ")"
+	}
+	out.nval = x
+	return out
+}
+
+// foldNumeric gives out, numeric l op r (+ - *), the value PostgreSQL's
+// planner computes when both are constants.
+func foldNumeric(op string, l, r, out val) (val, error) {
+	a, b := ratOf(l), ratOf(r)
+	if a == nil || b == nil {
+		return out, nil
+	}
+	z := new(big.Rat)
+	switch op {
+	case "+":
+		z.Add(a, b)
+	case "-":
+		z.Sub(a, b)
+	case "*":
+		z.Mul(a, b)
+	default:
+		return out, nil
+	}
+	if intDigits(z)+max(out.scale, 0) > 65 {
+		return val{}, refuse("numeric values of more than 65 digits or 30 after the point")
+	}
+	out.nval = z
+	return out, nil
+}
+
+// divScale is the scale of PostgreSQL's quotient x / d (select_div_scale:
+// 16 significant digits at least, and the dividend's display scale
+// xscale), d a power of ten up to 10000.
+func divScale(x *big.Rat, xscale int, d int64) int {
+	w1, f1 := nbaseLead(x)
+	w2, f2 := nbaseLead(new(big.Rat).SetInt64(d))
+	qweight := w1 - w2
+	if f1 <= f2 {
+		qweight--
+	}
+	return max(16-qweight*4, xscale, 0)
+}
+
+// nbaseLead is the weight and value of x's first nonzero base-10000
+// digit, as PostgreSQL's numeric stores it (0, 0 for zero).
+func nbaseLead(x *big.Rat) (weight int, digit int64) {
+	a := new(big.Rat).Abs(x)
+	if a.Sign() == 0 {
+		return 0, 0
+	}
+	base := big.NewRat(10000, 1)
+	for a.Cmp(base) >= 0 {
+		a.Quo(a, base)
+		weight++
+	}
+	for a.Cmp(big.NewRat(1, 1)) < 0 {
+		a.Mul(a, base)
+		weight--
+	}
+	n := new(big.Int).Quo(a.Num(), a.Denom())
+	return weight, n.Int64()
 }

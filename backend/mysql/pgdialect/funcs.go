@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -61,8 +62,11 @@ func (t *translator) castTo(v val, to Type) (val, error) {
 			// Folded at planning, as PostgreSQL does.
 			return t.planError(pgError("22003", "numeric field overflow"), to), nil
 		}
-		return castNumeric(v, to), nil
+		return t.foldNumericCast(v, castNumeric(v, to)), nil
 	case from.Name == "numeric" && intRank(to) > 0:
+		if x := ratOf(v); x != nil && t.noFold == 0 {
+			return t.foldIntCast(roundRat(x, 0), to), nil
+		}
 		out := typed("CAST(ROUND("+v.sql+") AS SIGNED)", to)
 		return t.checkRange(out)
 	case (intRank(from) > 0 || from.Name == "numeric") && to.Name == "float8":
@@ -207,6 +211,9 @@ func (t *translator) scalarCall(name string, f *pg_query.FuncCall, args []val) (
 		}
 		out := args[0]
 		out.sql, out.ival, out.notNull = "ABS("+out.sql+")", nil, false
+		if out.nval != nil {
+			out.nval = new(big.Rat).Abs(out.nval)
+		}
 		return t.checkRange(out)
 	}
 	return val{}, refuse("the function %s with %d arguments", name, len(args))

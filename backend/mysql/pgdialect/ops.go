@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"math/big"
 	"sort"
 	"strings"
 
@@ -74,6 +75,9 @@ func (t *translator) unary(op string, r val) (val, error) {
 	}
 	out := r
 	out.ival = nil
+	if out.nval != nil {
+		out.nval = new(big.Rat).Neg(r.nval)
+	}
 	out.sql = "(-" + r.sql + ")"
 	return t.checkRange(out)
 }
@@ -223,7 +227,7 @@ func numericArith(op string, l, r val) (val, error) {
 	}
 	out := typed("("+l.sql+" "+op+" "+r.sql+")", tNumeric)
 	out.scale = scale
-	return out, nil
+	return foldNumeric(op, l, r, out)
 }
 
 // pendingDivision is numeric l / 10^k (k <= 4), pending until cast or
@@ -234,6 +238,10 @@ func pendingDivision(l, r val) (val, error) {
 	}
 	out := typed("("+l.sql+" / "+r.sql+")", tNumeric)
 	out.pendingDiv = true
+	if a := ratOf(l); a != nil && lscale(l) >= 0 {
+		q := new(big.Rat).Quo(a, new(big.Rat).SetInt64(*r.ival))
+		out.nval = roundRat(q, divScale(a, lscale(l), *r.ival))
+	}
 	return out, nil
 }
 
