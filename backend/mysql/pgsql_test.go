@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -115,7 +116,11 @@ var pgBlocks = [][]pgStep{
 		{sql: `SELECT * FROM acct ORDER BY id DESC`},
 		{sql: `SELECT name, balance * 2, active, blob, at FROM acct`},
 		{sql: `SELECT count(*), sum(balance), max(seen) FROM acct`},
+		{sql: `UPDATE acct SET at = now(), seen = localtimestamp WHERE id = 3 RETURNING at, seen`},
+		{sql: `SELECT id, name FROM acct WHERE active = $1 AND name > $2 ORDER BY id`, args: []any{"yes", "b"}},
 	},
+	{{sql: `CREATE INDEX acct_name ON acct (note)`}},
+	{{sql: `SELECT note, id FROM acct WHERE note >= 'a' ORDER BY note, id`}},
 }
 
 // TestPostgresDialectMatchesPostgres runs the same blocks of PostgreSQL
@@ -203,5 +208,50 @@ func TestPostgresDialectQueryMatchesPostgres(t *testing.T) {
 	_, _, err := my.Query(c, `DELETE FROM acct`, nil)
 	if be := backend.AsError(err); be == nil || be.Class != backend.ClassPermission {
 		t.Errorf("Query(DELETE) = %v, want a ClassPermission refusal", err)
+	}
+}
+
+// TestPostgresDialectDDLAlone: in the postgres dialect a translated DDL
+// statement still takes MariaDB's DDL path, so the mysql dialect's rule
+// holds: DDL after a change of its block is ErrDDLNotFirst, and the
+// block's earlier write is kept (not committed implicitly by the DDL).
+func TestPostgresDialectDDLAlone(t *testing.T) {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, my := openPGPair(t, c)
+	runPGBlock(t, c, my, 1, pgBlocks[0])
+	blk, err := my.Begin(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Savepoint(c, sqlcheck.Env{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := blk.Exec(c, `INSERT INTO acct (id, name, balance, active) VALUES (9, 'z', 1, true)`, nil)
+	if err != nil || rows.RowsAffected != 1 {
+		t.Fatalf("INSERT: %v, %v", rows, err)
+	}
+	if _, err := blk.ChangeDigest(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Release(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Savepoint(c, sqlcheck.Env{Tx: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = blk.Exec(c, `CREATE TABLE later (id int4 PRIMARY KEY)`, nil)
+	if !errors.Is(err, mysql.ErrDDLNotFirst) {
+		t.Fatalf("CREATE TABLE after a write: %v, want ErrDDLNotFirst", err)
+	}
+	if err := blk.Rollback(c); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := my.Query(c, `SELECT count(*) FROM acct`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]any{{int64(0)}}; !reflect.DeepEqual(got.Rows, want) {
+		t.Errorf("after the rolled-back block: %#v, want %#v", got.Rows, want)
 	}
 }
