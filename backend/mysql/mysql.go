@@ -119,7 +119,9 @@ type Backend struct {
 	internal      *sql.DB
 	readers       *sql.DB
 	verdict       verdictCache
-	ckpt          sqlstore.Checkpointing
+	// pgTr caches translations in the postgres dialect (pgcache.go).
+	pgTr translations
+	ckpt sqlstore.Checkpointing
 	// profile is the network's expected server profile and what the
 	// writer's server has (profile.go).
 	profile *profile

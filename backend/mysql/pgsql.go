@@ -173,7 +173,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 	if k.inTx {
 		k.txStmts++
 	}
-	tr, err := translateOn(ctx, k.conn, text, argTypes(args))
+	tr, err := k.b.translate(ctx, k.conn, text, argTypes(args))
 	if err != nil {
 		if backend.AsError(err) == nil {
 			return nil, k.fault("exec", err)
@@ -191,6 +191,10 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 		if err != nil {
 			return nil, err
 		}
+		// The schema changes: translations made on it are stale (bumped
+		// before too, so that one made while the DDL runs is not kept).
+		k.b.pgTr.bump()
+		defer k.b.pgTr.bump()
 		return k.execDDL(ctx, stmtInfo{text: tr.Statements[0], ddl: true}, bound)
 	}
 	rows, err := runTranslation(ctx, k.conn, tr, args, len(an.Writes) > 0, limits{})
@@ -237,7 +241,7 @@ func (b *Backend) queryPostgres(ctx context.Context, sql string, args []any) (*b
 	defer b.endSnapshot(conn)
 	driverCtx, cancel, returned := b.readOnServer(ctx, connID)
 	defer cancel()
-	tr, err := translateOn(driverCtx, conn, text, argTypes(args))
+	tr, err := b.translate(driverCtx, conn, text, argTypes(args))
 	var rows *backend.Rows
 	switch {
 	case err != nil:

@@ -255,3 +255,44 @@ func TestPostgresDialectDDLAlone(t *testing.T) {
 		t.Errorf("after the rolled-back block: %#v, want %#v", got.Rows, want)
 	}
 }
+
+// TestPostgresDialectTranslationCacheFollowsDDL: the same text,
+// translated and cached on one schema, is translated again after DDL
+// changes the table's types (the value renders by the new type).
+func TestPostgresDialectTranslationCacheFollowsDDL(t *testing.T) {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, my := openPGPair(t, c)
+	const read = `SELECT v FROM c WHERE id = $1`
+	h := int64(0)
+	run := func(sql string) {
+		t.Helper()
+		h++
+		if out := runPGBlock(t, c, my, h, []pgStep{{sql: sql}}); out[0].rows == nil {
+			t.Fatalf("%s: %s %s", sql, out[0].class, out[0].state)
+		}
+	}
+	get := func() any {
+		t.Helper()
+		var v any
+		for i := range 2 { // the second time from the cache
+			rows, _, err := my.Query(c, read, []any{int64(1)})
+			if err != nil || len(rows.Rows) != 1 {
+				t.Fatalf("%s (%d): %v, %v", read, i, rows, err)
+			}
+			v = rows.Rows[0][0]
+		}
+		return v
+	}
+	run(`CREATE TABLE c (id int4 PRIMARY KEY, v bool)`)
+	run(`INSERT INTO c VALUES (1, true)`)
+	if v := get(); v != true {
+		t.Fatalf("bool column: %#v, want true", v)
+	}
+	run(`DROP TABLE c`)
+	run(`CREATE TABLE c (id int4 PRIMARY KEY, v int4)`)
+	run(`INSERT INTO c VALUES (1, 1)`)
+	if v := get(); v != int64(1) {
+		t.Fatalf("int4 column after DROP and CREATE: %#v, want int64(1)", v)
+	}
+}
