@@ -267,3 +267,35 @@ func (b *Backend) queryPostgres(ctx context.Context, sql string, args []any) (*b
 	pgTypes(rows, tr.Columns)
 	return rows, height, nil
 }
+
+// describePostgres is Describe in the postgres dialect: the translation
+// of sql on committed state (a read snapshot, nothing run) gives the
+// placeholders' and the result columns' PostgreSQL types.
+func (b *Backend) describePostgres(ctx context.Context, sql string) (*backend.Description, error) {
+	_, text, err := pgJudge(sql, sqlcheck.Env{})
+	if err != nil {
+		return nil, err
+	}
+	conn, height, err := b.snapshot(ctx, b.readers)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: describe: %w", err)
+	}
+	defer b.endSnapshot(conn)
+	tr, err := b.translate(ctx, conn, text, nil)
+	if err != nil {
+		return nil, err
+	}
+	d := &backend.Description{Height: height, Params: make([]string, len(tr.Params))}
+	for i, p := range tr.Params {
+		d.Params[i] = p.Name
+	}
+	for _, c := range tr.Columns {
+		ct := backend.ColumnType{Name: c.Name, Type: c.Type.Name}
+		if c.Type.Typmod >= 0 {
+			tm := c.Type.Typmod
+			ct.Typmod = &tm
+		}
+		d.Columns = append(d.Columns, ct)
+	}
+	return d, nil
+}

@@ -296,3 +296,30 @@ func TestPostgresDialectTranslationCacheFollowsDDL(t *testing.T) {
 		t.Fatalf("int4 column after DROP and CREATE: %#v, want int64(1)", v)
 	}
 }
+
+// TestPostgresDialectDescribeMatchesPostgres: Describe gives the
+// placeholders' and columns' PostgreSQL types, as PostgreSQL does.
+func TestPostgresDialectDescribeMatchesPostgres(t *testing.T) {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pg, my := openPGPair(t, c)
+	runPGBlock(t, c, pg, 1, pgBlocks[0])
+	runPGBlock(t, c, my, 1, pgBlocks[0])
+	for _, q := range []string{
+		`SELECT id, name, balance, active, born, seen, at, blob, note, n FROM acct WHERE id = $1 AND n = $2`,
+		`SELECT count(*), sum(balance), max(n) FROM acct`,
+		`UPDATE acct SET n = $1 WHERE id = $2`,
+	} {
+		want, err := pg.Describe(c, q)
+		if err != nil {
+			t.Fatalf("postgres: %s: %v", q, err)
+		}
+		got, err := my.Describe(c, q)
+		if err != nil {
+			t.Fatalf("mysql: %s: %v", q, err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s:\n%+v on MariaDB,\n%+v on PostgreSQL", q, got, want)
+		}
+	}
+}
