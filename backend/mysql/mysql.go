@@ -174,6 +174,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		// backend.ErrDatabaseUnavailable: the node waits for it.
 		return nil, unavailable(ctx, err)
 	}
+	if o.pg && !fl.mariadb {
+		return nil, fmt.Errorf("mysql: WithPostgresDialect needs MariaDB (the translation's text is MariaDB's), the server is %s", fl.version)
+	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate), profile: newProfile(fl)}
 	b.HistoryReader = sqlstore.HistoryReader{Read: b.historyRead, SQL: &historySQL}
 	b.gate = b.newGate()
