@@ -201,6 +201,9 @@ func (k *block) fault(what string, err error) error {
 // same way; the block then accepts only Rollback. Other node faults
 // (connection lost, disk full, context cancelled) likewise.
 func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+	if k.b.opts.pg {
+		return k.execPostgres(ctx, sql, args)
+	}
 	st, err := k.b.verdict.gated(sql)
 	if err != nil {
 		return nil, k.b.syntaxFirst(ctx, st, err)
@@ -212,13 +215,8 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	}
 	ctx, stop := k.watch(ctx)
 	defer stop()
-	if !k.inTx && k.tagged {
-		// Outside every savepoint (never so in the executor): the records
-		// this statement writes belong to no tx.
-		if _, err := k.conn.ExecContext(ctx, "SET "+txVar+" = NULL"); err != nil {
-			return nil, k.fault("exec", err)
-		}
-		k.tagged, k.txVars = false, ""
+	if err := k.untag(ctx); err != nil {
+		return nil, err
 	}
 	if k.inTx {
 		k.txStmts++

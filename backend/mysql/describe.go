@@ -36,6 +36,9 @@ var errDescribeReturning = &backend.Error{Class: backend.ClassNotImplemented, SQ
 // A PostgreSQL catalog query (pgcatalog.Wants, catalogText) is described by the
 // emulated catalog (catalogDescribe), before the gate, as Query answers it.
 func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Description, error) {
+	if b.opts.pg {
+		return b.describePostgres(ctx, sql)
+	}
 	if text, ok := catalogText(sql); ok {
 		return b.catalogDescribe(ctx, text)
 	}

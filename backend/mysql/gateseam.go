@@ -13,11 +13,14 @@ import (
 func (b *Backend) Gate() backend.Gate { return b.gate }
 
 func (b *Backend) newGate() *backend.TextGate {
+	if b.opts.pg {
+		return &backend.TextGate{Verdict: b.pgVerdict, Fold: func(name string) string { return strings.TrimPrefix(name, "public.") }}
+	}
 	return &backend.TextGate{Verdict: b.analyze, Fold: strings.ToLower}
 }
 
 // Capabilities implements backend.Backend: MySQL and MariaDB commit DDL
 // implicitly, so it cannot roll back with the block (see backend.Block).
 func (b *Backend) Capabilities() backend.Capabilities {
-	return backend.Capabilities{TransactionalDDL: false}
+	return backend.Capabilities{TransactionalDDL: false, SQLDialect: b.sqlDialect()}
 }

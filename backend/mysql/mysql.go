@@ -53,6 +53,8 @@ type options struct {
 	// crash at that point.
 	ddlHook func(stage string) error
 	ckpt    sqlstore.CheckpointOptions // WithCheckpoints
+	// pg: WithPostgresDialect.
+	pg bool
 }
 
 // withoutGate turns the determinism and safety gate (backend/mysql/mysqlgate) off.
@@ -117,7 +119,9 @@ type Backend struct {
 	internal      *sql.DB
 	readers       *sql.DB
 	verdict       verdictCache
-	ckpt          sqlstore.Checkpointing
+	// pgTr caches translations in the postgres dialect (pgcache.go).
+	pgTr translations
+	ckpt sqlstore.Checkpointing
 	// profile is the network's expected server profile and what the
 	// writer's server has (profile.go).
 	profile *profile
@@ -162,11 +166,16 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 			return nil, fmt.Errorf("mysql: the reader's dsn names database %q, the writer's %q", rcfg.DBName, cfg.DBName)
 		}
 	}
+	// PostgreSQL counts rows matched (WithPostgresDialect).
+	cfg.ClientFoundRows, rcfg.ClientFoundRows = o.pg, o.pg
 	fl, err := createDatabase(ctx, cfg)
 	if err != nil {
 		// A server that cannot be reached is
 		// backend.ErrDatabaseUnavailable: the node waits for it.
 		return nil, unavailable(ctx, err)
+	}
+	if o.pg && !fl.mariadb {
+		return nil, fmt.Errorf("mysql: WithPostgresDialect needs MariaDB (the translation's text is MariaDB's), the server is %s", fl.version)
 	}
 	b := &Backend{opts: o, flavor: fl, dbName: cfg.DBName, verdict: newVerdictCache(!o.noGate), profile: newProfile(fl)}
 	b.HistoryReader = sqlstore.HistoryReader{Read: b.historyRead, SQL: &historySQL}
@@ -229,7 +238,7 @@ func (b *Backend) openPools(cfg, rcfg *gomysql.Config) error {
 		return db, nil
 	}
 	var err error
-	if b.writer, err = pool(cfg, sessionInit(b.flavor, true, 0), 1); err != nil {
+	if b.writer, err = pool(cfg, b.withPG(sessionInit(b.flavor, true, 0)), 1); err != nil {
 		return err
 	}
 	b.writer.SetConnMaxLifetime(0)
@@ -237,11 +246,11 @@ func (b *Backend) openPools(cfg, rcfg *gomysql.Config) error {
 		b.closeDBs()
 		return err
 	}
-	if b.internal, err = pool(cfg, sessionInit(b.flavor, false, 0), 2); err != nil {
+	if b.internal, err = pool(cfg, b.withPG(sessionInit(b.flavor, false, 0)), 2); err != nil {
 		b.closeDBs()
 		return err
 	}
-	if b.readers, err = pool(rcfg, sessionInit(b.flavor, false, b.opts.queryTimeout), b.opts.maxReaders); err != nil {
+	if b.readers, err = pool(rcfg, b.withPG(sessionInit(b.flavor, false, b.opts.queryTimeout)), b.opts.maxReaders); err != nil {
 		b.closeDBs()
 		return err
 	}

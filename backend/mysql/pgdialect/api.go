@@ -2,8 +2,10 @@ package pgdialect
 
 import "fmt"
 
-// Version is the translation rules this package implements.
-const Version = 1
+// Version is the translation rules this package implements. 2: an ORDER
+// BY inside count, sum, min and max (pggate's rewrite adds one to sum) is
+// accepted and dropped (the aggregates are insensitive to input order).
+const Version = 2
 
 // Type is a PostgreSQL type as the dialect knows it: its pg_type.typname
 // ("int4", "int8", "numeric", "text", "varchar", "bool", "float8", "bytea",

@@ -2,7 +2,8 @@
 // network over several database engines that speaks PostgreSQL's SQL
 // everywhere. It is the foundation of that translation: a deliberately
 // small subset (DESIGN.md here lists the type mapping, the semantics chosen
-// and what is refused, and why), not yet wired into backend/mysql.
+// and what is refused, and why). backend/mysql runs it under the option
+// mysql.WithPostgresDialect.
 //
 // Translate takes a statement PostgreSQL's gate (backend/postgres/pggate)
 // has already accepted and rewritten, parses it with PostgreSQL's own

@@ -128,7 +128,8 @@ func (t *translator) funcCall(f *pg_query.FuncCall) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	if f.GetOver() != nil || f.GetAggFilter() != nil || len(f.GetAggOrder()) > 0 || f.GetAggWithinGroup() || f.GetFuncVariadic() {
+	orderedAgg := len(f.GetAggOrder()) > 0 && (name == "count" || name == "sum" || name == "min" || name == "max")
+	if f.GetOver() != nil || f.GetAggFilter() != nil || (len(f.GetAggOrder()) > 0 && !orderedAgg) || f.GetAggWithinGroup() || f.GetFuncVariadic() {
 		return val{}, refuse("window functions, FILTER, ordered and variadic calls")
 	}
 	switch name {
@@ -291,6 +292,9 @@ func (t *translator) aggregate(name string, f *pg_query.FuncCall) (val, error) {
 	}
 	t.aggDepth++
 	v, err := t.expr(f.GetArgs()[0])
+	if err == nil {
+		err = t.aggOrder(f)
+	}
 	t.aggDepth--
 	if err != nil {
 		return val{}, err
@@ -325,6 +329,25 @@ func (t *translator) aggregate(name string, f *pg_query.FuncCall) (val, error) {
 	out := typed(call, typ)
 	out.scale, out.maxLen = v.scale, v.maxLen
 	return out, nil
+}
+
+// aggOrder checks the ORDER BY inside an aggregate call (pggate's
+// rewrite adds one to sum: sum(x ORDER BY x)). Every aggregate the
+// dialect supports (count, sum of integers and numeric, min, max) is
+// insensitive to its input order, so the ORDER BY changes nothing and is
+// dropped; its expressions are still translated, so that one PostgreSQL
+// rejects (an unknown column) fails here too.
+func (t *translator) aggOrder(f *pg_query.FuncCall) error {
+	for _, it := range f.GetAggOrder() {
+		sb := it.GetSortBy()
+		if sb == nil || sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_USING {
+			return refuse("this ORDER BY inside an aggregate")
+		}
+		if _, err := t.expr(sb.GetNode()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // subLink translates a scalar subquery, EXISTS and IN (subquery).
