@@ -36,10 +36,7 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
 	// Load the schema now if a rollback discarded it, so that loading it
-	// never counts against a statement's work limit (see fuel). The
-	// remembered version stays: a schema changed out of band since is
-	// reconciled after the first statement (which makes the block one
-	// that changed the schema: afterSchemaChange).
+	// never counts against a statement's work limit (see fuel).
 	v, err := b.loadSchema()
 	if err != nil {
 		b.internalExec("ROLLBACK")
@@ -53,8 +50,23 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		b.internalExec("ROLLBACK")
 		return nil, fmt.Errorf("begin block: %w", err)
 	}
-	b.open, b.lost, b.lostBy = true, false, nil
 	b.beginSchemaVer = b.schemaVer
+	if v != b.schemaVer {
+		// The schema changed since this node last reconciled it, outside
+		// any block (an operator's CREATE INDEX in the sqlite3 shell):
+		// reconcile it now, before the block's first statement, so that
+		// only the block's own DDL makes it one that changed the schema
+		// (blockDDL, which every node must agree on: it decides whether
+		// results carry effect digests). The table sums are read whole
+		// once, on this node alone (sumsStale).
+		if err := b.reconcileSchema(); err != nil {
+			b.internalExec("ROLLBACK")
+			b.schemaVer = b.beginSchemaVer
+			return nil, fmt.Errorf("begin block: a schema changed outside relchain: %w", err)
+		}
+		b.sumsStale = true
+	}
+	b.open, b.lost, b.lostBy = true, false, nil
 	b.blockGen++
 	b.delta = make(backend.TableDelta)
 	b.changed.reset()
@@ -513,16 +525,46 @@ func (b *Backend) afterSchemaChange() error {
 	if v == b.schemaVer {
 		return nil
 	}
-	b.dropStatements()
-	if err := b.ddl().vetSchema(); err != nil {
+	if err := b.vetChangedSchema(); err != nil {
 		return err
 	}
 	b.blockDDL = true
+	return b.adoptSchema()
+}
+
+// reconcileSchema is afterSchemaChange for a schema changed outside any
+// block (the block that reconciles it did not change it): its objects are
+// taken as Open takes a database's, unvetted, since the gate traps a
+// refused view, trigger or default where a statement uses it, on every
+// node alike. Vetting them here would fail this node's next DDL alone.
+func (b *Backend) reconcileSchema() error {
+	b.dropStatements()
+	b.internal = true
+	vetted, err := b.ddl().schemaObjects()
+	b.internal = false
+	if err != nil {
+		return err
+	}
+	b.vetted = vetted
+	return b.adoptSchema()
+}
+
+// vetChangedSchema forgets the statements compiled on the old schema and
+// vets the schema as it is now.
+func (b *Backend) vetChangedSchema() error {
+	b.dropStatements()
+	return b.ddl().vetSchema()
+}
+
+// adoptSchema brings the capture triggers and what the backend remembers
+// of the schema in step with the schema as it is now.
+func (b *Backend) adoptSchema() error {
 	b.internal = true
 	defer func() { b.internal = false }()
 	if err := b.reconcileTriggers(); err != nil {
 		return fmt.Errorf("install change-capture triggers: %w", err)
 	}
+	var err error
 	if b.schemaVer, err = b.schemaVersion(); err != nil {
 		return err
 	}
@@ -935,10 +977,10 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		b.hook.verifyNext = true
 		b.hook.reset()
 	}
-	if b.blockDDL {
+	if b.blockDDL || b.sumsStale {
 		// Analyze verdicts taken on the old schema are stale now.
 		b.schemaGen.Add(1)
-		b.blockDDL = false
+		b.blockDDL, b.sumsStale = false, false
 	}
 	b.maybeCheckpoint(s.Height)
 	return nil
@@ -965,11 +1007,11 @@ func (k *block) Rollback(ctx context.Context) error {
 	// (blockDDL), and its results would carry no effect digests on this
 	// node alone (a speculated proposal or a rehearsal with DDL that was
 	// then discarded; TestSpeculationAndRestartsLeaveNoTrace).
-	if b.blockDDL || b.txDDL {
+	if b.blockDDL || b.txDDL || b.schemaVer != b.beginSchemaVer {
 		b.dropStatements()
 		b.schemaVer = b.beginSchemaVer
 	}
-	b.blockDDL, b.txDDL = false, false
+	b.blockDDL, b.txDDL, b.sumsStale = false, false, false
 	if b.w.GetAutocommit() {
 		return nil // SQLite rolled the transaction back already
 	}

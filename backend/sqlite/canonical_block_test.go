@@ -739,3 +739,61 @@ func TestCanonicalDeltaAfterADigestInsideARolledBackSavepoint(t *testing.T) {
 	}
 	checkTrees(t, b, tr, "the rolled-back savepoint")
 }
+
+// A schema change made outside relchain (an operator's CREATE INDEX in
+// the sqlite3 shell, say) is this node's alone: the next block, which
+// runs no DDL, must not count as one that changed the schema, or its
+// results would lose their effect digests on this node only and split it
+// from the others. The change is reconciled at Begin, and the block's
+// state digest is read whole once (node-local work, same digest).
+func TestOutOfBandSchemaChangeIsNotTheBlocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relchain.db")
+	b, err := sqlite.Open(context.Background(), path, sqlite.WithPostgresDialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	pgBlock(t, b, 1, pgStmt{sql: `CREATE TABLE a (id int4 PRIMARY KEY, v int4)`})
+	pgBlock(t, b, 2, pgStmt{sql: `INSERT INTO a VALUES (1, 1)`})
+	writeOutOfBand(t, path, `CREATE INDEX a_v ON a (v)`)
+	ctx := context.Background()
+	blk := canonBlock(t, b, pgStmt{sql: `INSERT INTO a VALUES (2, 2)`})
+	if d := delta(t, blk); d.SchemaChanged || len(d.Tables) != 1 || d.Tables[0].Table != "a" {
+		t.Fatalf("a block after an out-of-band CREATE INDEX: %+v, want a's row and no schema change", d)
+	}
+	digest, err := blk.StateDigest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blk.Commit(ctx, backend.State{Height: 3, AppHash: []byte{3}}); err != nil {
+		t.Fatal(err)
+	}
+	scanned, _, err := b.ScanState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(scanned.Digest(), digest) {
+		t.Fatal("the block's state digest differs from the database's, read whole")
+	}
+}
+
+// A schema changed outside relchain with an object the gate would have
+// refused (a view that reads the node's SQLite build) is taken at Begin as
+// Open takes it: blocks go on, and the view is refused where a statement
+// reads it, as on a node that restarted with it (TestGateTrapsInOldSchema).
+// Were it vetted at Begin instead, this node alone would refuse its next
+// block's DDL, or stop.
+func TestOutOfBandSchemaChangeTrappedAtUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relchain.db")
+	b, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	runBlock(t, b, 1, [][]string{{`CREATE TABLE a (id INTEGER PRIMARY KEY)`}})
+	writeOutOfBand(t, path, `CREATE VIEW vtrap AS SELECT sqlite_version() AS r`)
+	run := runBlock(t, b, 2, [][]string{{`INSERT INTO a (id) VALUES (1)`}, {`CREATE TABLE c (id INTEGER PRIMARY KEY)`}, {`SELECT * FROM vtrap`}})
+	if run.failed[0] || run.failed[1] || !run.failed[2] {
+		t.Fatalf("failed txs %v, want only the read of the out-of-band view", run.failed)
+	}
+}

@@ -67,11 +67,11 @@ func canonSequences(c *sqlite3.Conn) ([]backend.SequenceState, error) {
 // block changed the schema. The writer is held.
 func (b *Backend) blockSequences() ([]pgcatalog.Sequence, error) {
 	gen := b.schemaGen.Load()
-	if !b.blockDDL && !b.txDDL && b.seqCache.valid && b.seqCache.gen == gen {
+	if !b.blockDDL && !b.txDDL && !b.sumsStale && b.seqCache.valid && b.seqCache.gen == gen {
 		return b.seqCache.seqs, nil
 	}
 	list, err := sequencesOf(b.w)
-	if err == nil && !b.blockDDL && !b.txDDL {
+	if err == nil && !b.blockDDL && !b.txDDL && !b.sumsStale {
 		b.seqCache.valid, b.seqCache.gen, b.seqCache.seqs = true, gen, list
 	}
 	return list, err

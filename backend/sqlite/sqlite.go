@@ -91,7 +91,11 @@ type Backend struct {
 	wgate     gate  // the gate's state for the writer's statement being compiled
 	rw        *rewriter
 	vetted    map[string]string
-	blockDDL  bool               // the open block changed the schema
+	blockDDL  bool // the open block changed the schema
+	// sumsStale: Begin reconciled a schema changed outside any block; the
+	// block's state digest reads the table sums whole (node-local work,
+	// unlike blockDDL).
+	sumsStale bool
 	delta     backend.TableDelta // the open block's digested changes, for StateDigest
 	changed   changedRows        // the open block's digested row images, for CanonicalDelta
 	ckpt      backend.Checkpointer

@@ -36,7 +36,7 @@ func (b *Backend) stateDigest() ([]byte, error) {
 	defer func() { b.internal = false }()
 	var tables statedigest.Tables
 	var changed []string
-	if b.blockDDL {
+	if b.blockDDL || b.sumsStale {
 		b.rescans++
 		if tables, err = scanTables(b.w); err != nil {
 			return nil, fmt.Errorf("state digest: rescan after a schema change: %w", err)
