@@ -5,7 +5,11 @@ import "fmt"
 // Version is the translation rules this package implements. 2: an ORDER
 // BY inside count, sum, min and max (pggate's rewrite adds one to sum) is
 // accepted and dropped (the aggregates are insensitive to input order).
-const Version = 2
+// 3: every operand of a comparison, IN, BETWEEN, || and the bitwise
+// operators is computed where PostgreSQL computes it (a failing one fails
+// on both), and an outer join's inner columns are nullable (ORDER BY
+// places their NULLs as PostgreSQL does).
+const Version = 3
 
 // Type is a PostgreSQL type as the dialect knows it: its pg_type.typname
 // ("int4", "int8", "numeric", "text", "varchar", "bool", "float8", "bytea",

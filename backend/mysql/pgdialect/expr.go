@@ -20,6 +20,10 @@ type val struct {
 	scale int     // numeric: every value's display scale, -1 when values differ
 	// notNull: a column declared NOT NULL (ORDER BY needs no NULL key).
 	notNull bool
+	// mayFail: computing it can fail at run time (an overflow, a division
+	// by zero, a cast out of range): MariaDB must compute it wherever
+	// PostgreSQL does (evalAll).
+	mayFail bool
 	// pendingDiv: a numeric division by a power of ten up to 10000, whose
 	// display scale PostgreSQL chooses by the values: only a cast or an
 	// assignment to numeric(p, s) (or a CASE/COALESCE that reaches one)
@@ -121,9 +125,14 @@ func settled(v val, to Type) error {
 	return nil
 }
 
-// exprAny translates an expression, a pending division included.
+// exprAny translates an expression, a pending division included. It
+// is mayFail when a part of it can fail (canFail was called meanwhile).
 func (t *translator) exprAny(n *pg_query.Node) (val, error) {
+	before := t.fails
 	v, err := t.exprNode(n)
+	if t.fails != before {
+		v.mayFail = true
+	}
 	if err == nil && t.unfoldedNumeric(n, v) {
 		return val{}, refuse("a constant numeric expression PostgreSQL evaluates while planning (the dialect does not fold numeric constants)")
 	}

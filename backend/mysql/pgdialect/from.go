@@ -76,10 +76,12 @@ func (t *translator) joinExpr(j *pg_query.JoinExpr) (string, error) {
 	if j.GetIsNatural() || len(j.GetUsingClause()) > 0 || j.GetAlias() != nil {
 		return "", refuse("NATURAL joins, USING and aliased joins")
 	}
+	first := len(t.scope.rels)
 	l, err := t.fromItem(j.GetLarg())
 	if err != nil {
 		return "", err
 	}
+	mid := len(t.scope.rels)
 	r, err := t.fromItem(j.GetRarg())
 	if err != nil {
 		return "", err
@@ -87,8 +89,13 @@ func (t *translator) joinExpr(j *pg_query.JoinExpr) (string, error) {
 	kind := map[pg_query.JoinType]string{
 		pg_query.JoinType_JOIN_INNER: "JOIN", pg_query.JoinType_JOIN_LEFT: "LEFT JOIN", pg_query.JoinType_JOIN_RIGHT: "RIGHT JOIN",
 	}[j.GetJointype()]
-	if kind == "" {
+	switch kind {
+	case "":
 		return "", refuse("FULL joins")
+	case "LEFT JOIN":
+		t.scope.nullable(mid, len(t.scope.rels))
+	case "RIGHT JOIN":
+		t.scope.nullable(first, mid)
 	}
 	if j.GetQuals() == nil {
 		return "(" + l + " CROSS JOIN " + r + ")", nil

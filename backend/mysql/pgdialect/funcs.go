@@ -30,6 +30,9 @@ func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
 // castTo converts a typed value (PostgreSQL's explicit cast).
 func (t *translator) castTo(v val, to Type) (val, error) {
 	from := v.typ
+	if from != to {
+		t.canFail() // out of range, bad input
+	}
 	if isNullConst(v) {
 		// The cast must exist (analysis, before folding): check it on
 		// a stand-in of v's type.
@@ -153,6 +156,7 @@ func (t *translator) funcCall(f *pg_query.FuncCall) (val, error) {
 // scalarFunc translates the supported functions, all strict: a NULL
 // constant argument makes the call NULL (PostgreSQL folds it).
 func (t *translator) scalarFunc(name string, f *pg_query.FuncCall, args []val) (val, error) {
+	t.canFail() // abs's overflow, substr's negative count, repeat's size
 	v, err := t.scalarCall(name, f, args)
 	if err == nil && anyNull(args...) {
 		return nullOf(v.typ), nil

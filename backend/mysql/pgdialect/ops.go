@@ -2,6 +2,7 @@ package pgdialect
 
 import (
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,6 +74,7 @@ func (t *translator) unary(op string, r val) (val, error) {
 			return v, err
 		}
 	}
+	t.canFail() // -(-2^63)
 	out := r
 	out.ival = nil
 	if out.nval != nil {
@@ -134,7 +136,39 @@ func (t *translator) compare(op string, l, r val) (val, error) {
 	if op == "!=" {
 		op = "<>"
 	}
-	return typed("("+l.sql+" "+op+" "+r.sql+")", tBool), nil
+	return typed(evalAll("("+l.sql+" "+op+" "+r.sql+")", l, r), tBool), nil
+}
+
+// evalAll is sql, a strict operator or function over operands vs, made
+// to compute every operand as PostgreSQL does (a strict function's
+// arguments are all computed before it looks for a NULL). MariaDB stops
+// at the first NULL operand of a comparison, IN, BETWEEN, CONCAT or a
+// bitwise operator, so an operand that would fail there (an overflow, a
+// division by zero) goes unnoticed. When an operand after one that can
+// be NULL can fail, every operand is computed first, in order, by a sum
+// of null-safe comparisons (MariaDB's + and <=> compute both sides; IS
+// NULL of a NOT NULL expression is folded uncomputed), then sql.
+func evalAll(sql string, vs ...val) string {
+	for i := 1; i < len(vs); i++ {
+		if vs[i].mayFail && slices.ContainsFunc(vs[:i], mayBeNull) {
+			return computeFirst(sql, vs)
+		}
+	}
+	return sql
+}
+
+// computeFirst is sql after every one of vs is computed, in order.
+func computeFirst(sql string, vs []val) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = "((" + v.sql + ") <=> NULL)"
+	}
+	return "(CASE WHEN " + join(parts, " + ") + " < 0 THEN NULL ELSE " + sql + " END)"
+}
+
+// mayBeNull: v is not a NOT NULL column nor a non-NULL constant.
+func mayBeNull(v val) bool {
+	return !v.notNull && v.ival == nil && v.nval == nil && v.str == nil
 }
 
 // arith translates + - * / %.
@@ -159,6 +193,7 @@ func (t *translator) arith(op string, l, r val) (val, error) {
 			return val{}, pgError("42883", "operator does not exist: %s %s %s", l.typ.Name, op, r.typ.Name)
 		}
 	}
+	t.canFail() // overflow, division by zero
 	l, r, err := t.pair(l, r)
 	if err != nil {
 		return val{}, err
@@ -269,6 +304,7 @@ func (t *translator) checkRange(v val) (val, error) {
 	default:
 		return v, nil
 	}
+	t.canFail()
 	out := v
 	out.sql, out.ival = "(("+v.sql+") * "+mul+" DIV "+mul+")", nil
 	return out, nil
@@ -291,7 +327,8 @@ func (t *translator) concat(l, r val) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	out := typed("CONCAT("+ls.sql+", "+rs.sql+")", tText)
+	ls.mayFail, rs.mayFail = l.mayFail, r.mayFail
+	out := typed(evalAll("CONCAT("+ls.sql+", "+rs.sql+")", ls, rs), tText)
 	if ls.maxLen > 0 && rs.maxLen > 0 {
 		out.maxLen = ls.maxLen + rs.maxLen
 	}
@@ -426,14 +463,22 @@ func (t *translator) inChain(left *pg_query.Node, items []*pg_query.Node, vs []v
 			return val{}, refuse("IN over constants only (PostgreSQL's planner folds it)")
 		}
 		var in []string
+		operands := []val{vs[0]}
 		for _, i := range free {
 			in = append(in, vs[i+1].sql)
+			operands = append(operands, vs[i+1])
 		}
 		kw := " IN ("
 		if not {
 			kw = " NOT IN ("
 		}
-		parts = append(parts, typed("("+vs[0].sql+kw+join(in, ", ")+"))", tBool))
+		sql := "(" + vs[0].sql + kw + join(in, ", ") + "))"
+		if slices.ContainsFunc(operands[1:], func(v val) bool { return v.mayFail }) {
+			// PostgreSQL computes the whole array; MariaDB's IN stops at
+			// a NULL left operand and at the first match.
+			sql = computeFirst(sql, operands)
+		}
+		parts = append(parts, typed(sql, tBool))
 	} else {
 		rest = append(free, rest...)
 		sort.Ints(rest)
@@ -514,11 +559,36 @@ func (t *translator) between(a *pg_query.A_Expr) (val, error) {
 		}
 		bs[i] = v
 	}
+	notBetween := a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN
+	if bs[0].mayFail || bs[1].mayFail {
+		// MariaDB's BETWEEN computes no bound when x is NULL and both
+		// otherwise: PostgreSQL's parser makes it x >= a AND x <= b (x < a
+		// OR x > b), which computes b only when the first is not decided.
+		return t.betweenAsComparisons(l, bs, notBetween)
+	}
 	not := ""
-	if a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+	if notBetween {
 		not = "NOT "
 	}
 	return typed("("+l.sql+" "+not+"BETWEEN "+bs[0].sql+" AND "+bs[1].sql+")", tBool), nil
+}
+
+// betweenAsComparisons is x [NOT] BETWEEN a AND b as PostgreSQL's parser
+// writes it: x >= a AND x <= b, or x < a OR x > b.
+func (t *translator) betweenAsComparisons(x val, bs [2]val, not bool) (val, error) {
+	ops, sep := [2]string{">=", "<="}, " AND "
+	if not {
+		ops, sep = [2]string{"<", ">"}, " OR "
+	}
+	var parts [2]string
+	for i, b := range bs {
+		c, err := t.compare(ops[i], x, b)
+		if err != nil {
+			return val{}, err
+		}
+		parts[i] = c.sql
+	}
+	return typed("("+parts[0]+sep+parts[1]+")", tBool), nil
 }
 
 // bitwise translates | & # on integers. MariaDB computes them on BIGINT
@@ -538,6 +608,6 @@ func (t *translator) bitwise(op string, l, r val) (val, error) {
 	if op == "#" {
 		op = "^"
 	}
-	out := typed("CAST(("+l.sql+" "+op+" "+r.sql+") AS SIGNED)", widerNumber(l.typ, r.typ))
+	out := typed(evalAll("CAST(("+l.sql+" "+op+" "+r.sql+") AS SIGNED)", l, r), widerNumber(l.typ, r.typ))
 	return out, nil
 }

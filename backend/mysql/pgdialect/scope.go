@@ -1,6 +1,8 @@
 package pgdialect
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -18,6 +20,18 @@ type scope struct {
 	// grouped: the GROUP BY column references ("rel.col") of this query
 	// when it has a GROUP BY; a column outside aggregates must be one.
 	grouped map[string]bool
+}
+
+// nullable makes the columns of rels[from:to] (an outer join's inner
+// side) NULL where no row matched: none is NOT NULL any more.
+func (s *scope) nullable(from, to int) {
+	for i := from; i < to; i++ {
+		cols := slices.Clone(s.rels[i].cols)
+		for c := range cols {
+			cols[c].NotNull = false
+		}
+		s.rels[i].cols = cols
+	}
 }
 
 // push opens a query's scope; pop closes it.

@@ -36,7 +36,13 @@ type translator struct {
 	oneRow    bool  // the statement SELECT has no FROM (topSelect)
 	noFold    int   // > 0 in a CASE arm PostgreSQL drops unfolded (fold.go)
 	deferred  error // the first planning error of constant folding
+	fails     int   // run-time computations that can fail, so far (canFail)
 }
+
+// canFail records that the expression being translated computes
+// something that can fail at run time: the expressions around it are
+// mayFail.
+func (t *translator) canFail() { t.fails++ }
 
 // refuse is the refusal of a construct the dialect does not support.
 func refuse(construct string, args ...any) error {

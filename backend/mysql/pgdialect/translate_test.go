@@ -138,7 +138,7 @@ func TestRefusalsNameTheConstruct(t *testing.T) {
 			t.Errorf("%s: %v", sql, err)
 		}
 	}
-	if len(Refusals()) == 0 || Version != 2 {
+	if len(Refusals()) == 0 || Version != 3 {
 		t.Errorf("Refusals %d, Version %d", len(Refusals()), Version)
 	}
 }
