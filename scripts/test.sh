@@ -13,6 +13,9 @@
 #                                 e2e harness's clock fault (-tags e2e_clock);
 #                                 ./test's tests that run alone in one job, beside
 #                                 the manifests then ./test's healthy networks
+#   RELCHAIN_E2E_FULL=1 E2E=1 scripts/test.sh  make test-e2e-full: make
+#                                 test-e2e with every backend of the sampled
+#                                 scenarios and every engine's fault manifests
 #   BENCH=1 scripts/test.sh       make test-bench: ./test's benchmark workloads through
 #                                 consensus (-tags benchset), about 10 minutes
 #   RACE=1 scripts/test.sh        everything (both of the above) with the race detector

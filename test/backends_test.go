@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"slices"
@@ -75,6 +76,41 @@ func onBackends(t *testing.T, absent notOn, f func(t *testing.T, backend string)
 		t.Run(b.name, func(t *testing.T) { f(t, b.name) })
 	}
 }
+
+// onBackendsSampled is onBackends (with no backend left out) for a
+// behaviour whose database-server code paths PostgreSQL and MariaDB share
+// closely enough that make test-e2e runs it on SQLite and on one of the
+// servers, picked by the test's name (FNV-1a, so that the sampled tests
+// split between the two and each run picks the same); make test-e2e-full
+// (RELCHAIN_E2E_FULL=1) runs every backend. It keeps CI under its time
+// budget: the server backends' runs cost two to three times SQLite's.
+func onBackendsSampled(t *testing.T, f func(t *testing.T, backend string)) {
+	t.Helper()
+	if fullMatrix() {
+		onBackends(t, nil, f)
+		return
+	}
+	var servers []string
+	for _, b := range testBackends {
+		if b.dsnTemplate != nil {
+			servers = append(servers, b.name)
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	picked := servers[h.Sum32()%uint32(len(servers))]
+	absent := notOn{}
+	for _, name := range servers {
+		if name != picked {
+			absent[name] = "sampled out: this run covers the database servers with " + picked + " (make test-e2e-full runs every backend)"
+		}
+	}
+	onBackends(t, absent, f)
+}
+
+// fullMatrix: RELCHAIN_E2E_FULL=1 (make test-e2e-full) runs every
+// backend of the sampled tests and the fault manifests of every engine.
+func fullMatrix() bool { return os.Getenv("RELCHAIN_E2E_FULL") == "1" }
 
 // TestHarnessKnowsEveryBackend checks the harness's table against the
 // backends the relchain binary supports: a backend added to the registry

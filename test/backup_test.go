@@ -31,7 +31,7 @@ import (
 // relchain dump of a validator, run in a fresh SQLite database, gives its
 // rows. On PostgreSQL the checkpoints are pg_dump's, on MySQL relchain's
 // own dump format, both restored into a database beside the node's.
-func TestBackupRestore(t *testing.T) { onBackends(t, nil, testBackupRestore) }
+func TestBackupRestore(t *testing.T) { onBackendsSampled(t, testBackupRestore) }
 
 func testBackupRestore(t *testing.T, backend string) {
 	c := mustStartCluster(t, clusterOptions{backend: backend})

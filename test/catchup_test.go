@@ -25,7 +25,7 @@ var killedValidatorClients = map[string][]int{
 }
 
 func TestKilledValidatorCatchesUp(t *testing.T) {
-	onBackends(t, nil, func(t *testing.T, backend string) {
+	onBackendsSampled(t, func(t *testing.T, backend string) {
 		testKilledValidatorCatchesUp(t, backend, killedValidatorClients[backend])
 	})
 }

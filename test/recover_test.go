@@ -24,7 +24,7 @@ import (
 // blocks after the checkpoint from its own block store and rejoins with
 // the network's exact state.
 func TestRecoverRestoresACheckpointAndRejoins(t *testing.T) {
-	onBackends(t, nil, testRecoverRestoresACheckpointAndRejoins)
+	onBackendsSampled(t, testRecoverRestoresACheckpointAndRejoins)
 }
 
 func testRecoverRestoresACheckpointAndRejoins(t *testing.T, backend string) {

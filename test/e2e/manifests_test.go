@@ -93,9 +93,16 @@ func runTests(m *testing.M) int {
 
 // TestManifests runs every manifest of the CI set (manifests/ci) and fails
 // with the violations its checker found. RELCHAIN_E2E_REPORTS keeps each
-// run's report.json and history.jsonl in a directory of that name.
+// run's report.json and history.jsonl in a directory of that name. With
+// RELCHAIN_E2E_FULL=1 (make test-e2e-full) it runs manifests/engines too:
+// faults of the CI set again on the other engines, and a paused
+// validator (make test-e2e leaves them out to stay in CI's time budget;
+// the CI set keeps every kind of fault once).
 func TestManifests(t *testing.T) {
 	runManifests(t, "manifests/ci/*.toml", 1)
+	if os.Getenv("RELCHAIN_E2E_FULL") == "1" {
+		runManifests(t, "manifests/engines/*.toml", 1)
+	}
 }
 
 // TestLongManifests runs the long set (manifests/long) with random fault
