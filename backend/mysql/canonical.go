@@ -28,6 +28,14 @@ var _ backend.CanonicalReader = (*Backend)(nil)
 // bytes; DATE is date; DATETIME and TIMESTAMP are timestamps (read in the
 // pinned time zone +00:00). JSON (MariaDB's too), ENUM, SET, BIT, TIME,
 // spatial and MariaDB's own types (UUID, INET6 …) have no canonical form.
+//
+// That mapping is the MySQL dialect's. A backend opened
+// WithPostgresDialect takes each column's kind from the PostgreSQL type
+// its COMMENT keeps (pg:<type>, written by pgdialect) instead, so that its
+// canonical rows are byte-identical to backend/postgres's for the same
+// table: a bool (TINYINT(1)) is a bool there, not an int; a column without
+// a pg: type, or stored in a MariaDB type pgdialect does not give that
+// type, has no canonical form (canonical_pg.go says why).
 
 // canonKind is how a MySQL column maps to a rowcanon kind; kindNone: no
 // canonical form.
@@ -44,6 +52,7 @@ const (
 	kindBytes
 	kindDate
 	kindTimestamp
+	kindBool // a PostgreSQL-dialect bool (TINYINT(1) holding 0 or 1)
 )
 
 // canonColumn is one column of a table read for its canonical rows.
@@ -65,7 +74,8 @@ type canonTable struct {
 // key's. information_schema compares TABLE_NAME by its collation, which
 // may fold case: the rows of another spelling are skipped (a BINARY
 // comparison would make the server open every table of the server).
-const canonColumnsSQL = `SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0)
+const canonColumnsSQL = `SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0),
+	COALESCE(COLUMN_COMMENT, '')
 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`
 
 const canonKeySQL = `SELECT TABLE_NAME, COLUMN_NAME, SEQ_IN_INDEX FROM information_schema.STATISTICS
@@ -120,12 +130,15 @@ func (b *Backend) canonColumns(ctx context.Context, q querier, table string) (ca
 	var bad error
 	err = eachOfTable(ctx, q, canonColumnsSQL, table, func(r *sql.Rows) error {
 		var c canonColumn
-		var tbl, dataType string
-		if err := r.Scan(&tbl, &c.name, &dataType, &c.shown, &c.charLen); err != nil || tbl != table {
+		var tbl, dataType, comment string
+		if err := r.Scan(&tbl, &c.name, &dataType, &c.shown, &c.charLen, &comment); err != nil || tbl != table {
 			return err
 		}
 		if c.kind = kindOf(dataType, c.shown); jsonCols[c.name] {
 			c.kind, c.shown = kindNone, "json"
+		}
+		if b.opts.pg {
+			c.kind, c.shown = pgKindOf(comment, dataType, c.shown)
 		}
 		if c.kind == kindNone && bad == nil {
 			bad = backend.NoCanonicalForm(table, c.name, c.shown)
@@ -253,9 +266,13 @@ func canonValue(c canonColumn, v any) (rowcanon.Value, error) {
 	switch x := v.(type) {
 	case int64:
 		val = rowcanon.Int(x)
-		if c.kind == kindUnsigned {
+		switch c.kind {
+		case kindInt:
+		case kindUnsigned:
 			val, err = rowcanon.Numeric(strconv.FormatInt(x, 10))
-		} else if c.kind != kindInt {
+		case kindBool:
+			val, err = boolValue(x)
+		default:
 			err = fmt.Errorf("an integer in a column of type %s", c.shown)
 		}
 	case float32:
@@ -305,6 +322,12 @@ func textValue(c canonColumn, s string) (rowcanon.Value, error) {
 			return rowcanon.Value{}, fmt.Errorf("date %q: %w", s, err)
 		}
 		return rowcanon.DateOf(t)
+	case kindBool:
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return rowcanon.Value{}, fmt.Errorf("bool %q: %w", s, err)
+		}
+		return boolValue(i)
 	case kindTimestamp:
 		// The layout has no fraction: time.Parse takes one anyway.
 		t, err := time.Parse(time.DateTime, s)

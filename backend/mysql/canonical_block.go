@@ -255,7 +255,7 @@ func (t canonTable) recordKey(img []byte) (recordKey, error) {
 func jsonKeyText(c canonColumn, v any) (string, any, error) {
 	switch x := v.(type) {
 	case json.Number:
-		if c.kind == kindInt || c.kind == kindUnsigned || c.kind == kindNumeric {
+		if c.kind == kindInt || c.kind == kindUnsigned || c.kind == kindNumeric || c.kind == kindBool {
 			return x.String(), x.String(), nil
 		}
 	case string:
@@ -263,7 +263,7 @@ func jsonKeyText(c canonColumn, v any) (string, any, error) {
 			b, err := hex.DecodeString(x)
 			return string(b), b, err
 		}
-		if c.kind != kindInt && c.kind != kindUnsigned && c.kind != kindNumeric {
+		if c.kind != kindInt && c.kind != kindUnsigned && c.kind != kindNumeric && c.kind != kindBool {
 			return x, x, nil
 		}
 	}

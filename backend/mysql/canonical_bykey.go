@@ -115,6 +115,7 @@ var keyKinds = [...]rowcanon.Kind{
 	kindInt: rowcanon.KindInt, kindUnsigned: rowcanon.KindNumeric, kindNumeric: rowcanon.KindNumeric,
 	kindFloat: rowcanon.KindFloat, kindChar: rowcanon.KindText, kindText: rowcanon.KindText,
 	kindBytes: rowcanon.KindBytes, kindDate: rowcanon.KindDate, kindTimestamp: rowcanon.KindTimestamp,
+	kindBool: rowcanon.KindBool,
 }
 
 // maxDecimalText bounds the text of a numeric a DECIMAL(65, 30) or a
@@ -145,6 +146,11 @@ func keyArg(c canonColumn, v rowcanon.Value) (arg any, storable bool, err error)
 		return append([]byte{}, v.AsString()...), true, nil
 	case rowcanon.KindDate:
 		return v.String(), true, nil
+	case rowcanon.KindBool: // stored as TINYINT(1): 1 or 0
+		if v.AsBool() {
+			return int64(1), true, nil
+		}
+		return int64(0), true, nil
 	}
 	// KindTimestamp, in the session's zone +00:00.
 	return time.UnixMicro(v.AsMicros()).UTC().Format("2006-01-02 15:04:05.000000"), true, nil
