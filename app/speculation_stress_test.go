@@ -17,6 +17,7 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/sqlite"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
 )
@@ -103,6 +104,7 @@ func (d ddlDialect) stmts(r *rand.Rand, exists map[int]bool) []txn.Statement {
 // digests included) and AppHashes at every height as one that executed
 // only the decided blocks: speculation and restarts leave no trace.
 func TestSpeculationAndRestartsLeaveNoTrace(t *testing.T) {
+	racetest.Heavy(t) // one executor at a time, 60 blocks per engine: 54 s under -race
 	seed := testSeed(t)
 	for _, c := range speculationCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -301,6 +303,7 @@ func withoutDDL(f *fixture, txs [][]byte) [][]byte {
 // byte-identical results and the same AppHash at every height on a
 // PostgreSQL and a SQLite validator of one network over both engines.
 func TestEnginesAgreeOnSchemaChurn(t *testing.T) {
+	racetest.Heavy(t) // two executors one after the other, 80 blocks
 	seed := testSeed(t)
 	var pg, lite speculationCase
 	for _, c := range speculationCases() {
