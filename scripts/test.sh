@@ -27,7 +27,7 @@
 #                                 then without the detector the linearity
 #                                 checks, the tests heavy under -race
 #                                 (internal/racetest.Heavy) and the default
-#                                 build's no-hooks packages, then the fast
+#                                 build's own tests (no hooks), then the fast
 #                                 networks
 #   COMPAT=1 scripts/test.sh      only the client compatibility suite (make compat),
 #                                 regenerating test/compat/COMPATIBILITY.md
@@ -185,8 +185,12 @@ else
         /racetest\.Heavy\(/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
       gotest "the tests heavy under -race ($heavynames), without it" -run "^($heavynames)\$" "${heavypkgs[@]}"
     fi
-    mapfile -t nohooks < <(git grep -l '^//go:build.*!testhooks' -- '*.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
-    gotest "the default build's packages (without test hooks)" "${nohooks[@]}"
+    # the packages with tests of the default build itself (test files
+    # tagged !testhooks); the rest of the default build differs from the
+    # testhooks one only by hooks that do nothing (app's crashAt, node's
+    # wrap), vetted by make lint and run by every network of ./test
+    mapfile -t nohooks < <(git grep -l '^//go:build.*!testhooks' -- '*_test.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
+    gotest "the default build's own tests (without test hooks)" "${nohooks[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
   else
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e)" -timeout 40m "${unit[@]}"

@@ -77,6 +77,22 @@ var healthyTests sync.Map
 // runBesideOtherNetworks (mustStartCluster calls it): in the healthy job
 // (RELCHAIN_E2E_JOB=healthy) it skips t unless t or a test it belongs to
 // called runBesideOtherNetworks.
+// runInHealthyJob is for a test that runs alone (no network beside its
+// own in its process: it restarts every node, or depends on block
+// timing) but whose place is free: make test-e2e runs it in the healthy
+// job's process, before the healthy networks start (Go runs a package's
+// sequential tests before its parallel ones), to even out the two jobs'
+// times. It must be called before the test starts its network.
+func runInHealthyJob(t *testing.T) {
+	t.Helper()
+	switch e2eJob {
+	case jobAlone:
+		t.Skip("runs alone in the other job: make test-e2e runs it in the healthy job's process, before its networks (RELCHAIN_E2E_JOB=healthy)")
+	case jobHealthy:
+		healthyTests.Store(t.Name(), true)
+	}
+}
+
 func runAlone(t *testing.T) {
 	t.Helper()
 	if e2eJob != jobHealthy {

@@ -37,6 +37,7 @@ type resent struct {
 // is backend-neutral: app.TestCheckTxTellsCommittedFromReplayed runs
 // CheckTx on each backend).
 func TestResubmittedTxAnswersCommittedOutcome(t *testing.T) {
+	runInHealthyJob(t)
 	for _, n := range []int{1, validators} {
 		t.Run(fmt.Sprintf("%d validators", n), func(t *testing.T) {
 			testResubmission(t, n)
