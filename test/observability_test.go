@@ -102,7 +102,8 @@ func testMetricsHealthAndLogs(t *testing.T, backend, forbidden string) {
 
 // checkLogWithoutErrors fails on every error line of a node's log (JSON
 // "level":"error", or plain "E[…"), and with asJSON on every line that is
-// not a JSON object.
+// not a JSON object. One error line of CometBFT's own is not a fault and
+// passes (shutdownRace).
 func checkLogWithoutErrors(t testing.TB, name, path string, asJSON bool) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -117,6 +118,7 @@ func checkLogWithoutErrors(t testing.TB, name, path string, asJSON bool) {
 		if len(bytes.TrimSpace(line)) > 0 {
 			var obj map[string]any
 			switch {
+			case shutdownRace(line):
 			case !asJSON:
 				if bytes.HasPrefix(line, []byte("E[")) || bytes.Contains(line, []byte("panic")) {
 					rest, _ := io.ReadAll(io.LimitReader(r, 4000))
@@ -177,4 +179,13 @@ func scrape(t *testing.T, base string) map[string]float64 {
 		out[name] = v
 	}
 	return out
+}
+
+// shutdownRace reports CometBFT's error line for a peer connection that
+// a node's own shutdown stopped just before the peer's disconnect reached
+// it: MConnection.stopForError (p2p/conn/connection.go) stops the
+// connection again and logs the ErrAlreadyStopped it gets. Seen once in CI
+// on a localnet stopped with SIGTERM; nothing is lost or wrong.
+func shutdownRace(line []byte) bool {
+	return bytes.Contains(line, []byte("Error stopping connection")) && bytes.Contains(line, []byte("already stopped"))
 }
