@@ -319,7 +319,7 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 			if err := k.reopen(ctx); err != nil {
 				return nil, err
 			}
-			k.ddl = true
+			k.schemaChanged()
 			return nil, &backend.Error{Class: backend.Class(errClass.String), SQLState: errState.String, Message: errMsg.String}
 		}
 		run = bytes.Equal(recFP, before)
@@ -340,7 +340,7 @@ func (k *block) execDDL(ctx context.Context, st stmtInfo, args []any) (*backend.
 	if err := syncTriggers(ctx, k.conn); err != nil {
 		return nil, k.fault("ddl: sync capture triggers", err)
 	}
-	k.ddl = true
+	k.schemaChanged()
 	if err := k.hook("after"); err != nil {
 		return nil, err
 	}
@@ -377,7 +377,7 @@ func (k *block) ddlFailed(ctx context.Context, seq int, before []byte, err error
 		_, err = k.conn.ExecContext(ctx, `DELETE FROM relchain_ddl WHERE height = ? AND seq = ?`, k.height, seq)
 	} else {
 		// Failed, but changed the schema: keep the outcome.
-		k.ddl = true
+		k.schemaChanged()
 		_, err = k.conn.ExecContext(ctx, `UPDATE relchain_ddl SET err_class = ?, err_state = ?, err_msg = ?
 			WHERE height = ? AND seq = ?`, string(be.Class), be.SQLState, be.Message, k.height, seq)
 		if err == nil {
@@ -391,6 +391,14 @@ func (k *block) ddlFailed(ctx context.Context, seq int, before []byte, err error
 		return err
 	}
 	return be
+}
+
+// schemaChanged notes that a DDL statement of the block changed the
+// schema (MySQL committed it at once): the state digest rescans (k.ddl)
+// and the emulated catalog reads the schema again (Backend.schemaGen).
+func (k *block) schemaChanged() {
+	k.ddl = true
+	k.b.schemaGen.Add(1)
 }
 
 // hook runs the test hook (options.ddlHook) at stage.

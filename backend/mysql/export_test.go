@@ -18,3 +18,19 @@ func IsTxResult(n uint16) bool {
 
 // WithoutGate turns the gate off, for tests (withoutGate).
 func WithoutGate() Option { return withoutGate() }
+
+// CatalogSchemaReads is how often b's emulated catalog read the schema.
+func CatalogSchemaReads(b *Backend) int {
+	c := b.catalog()
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
+	return c.reads
+}
+
+// AgeCatalog makes b's cached catalog older than catalogMaxAge.
+func AgeCatalog(b *Backend) {
+	c := b.catalog()
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
+	c.readAt = c.readAt.Add(-2 * catalogMaxAge)
+}

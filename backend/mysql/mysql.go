@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -110,15 +111,19 @@ type Backend struct {
 	// made on first use.
 	pgCatalog     *catalogCache
 	pgCatalogOnce sync.Once
-	gate          *backend.TextGate // the gate seam (gateseam.go)
-	opts          options
-	flavor        flavor
-	dbName        string
-	writer        *sql.DB // at most one connection; a block holds it as a *sql.Conn
-	killer        *sql.DB // KILL QUERY / KILL of the writer's connection
-	internal      *sql.DB
-	readers       *sql.DB
-	verdict       verdictCache
+	// schemaGen counts the DDL statements of this node's blocks that
+	// changed the schema (block.schemaChanged): the emulated catalog is
+	// read again when it moved (catalogCache.refresh). Node-local.
+	schemaGen atomic.Uint64
+	gate      *backend.TextGate // the gate seam (gateseam.go)
+	opts      options
+	flavor    flavor
+	dbName    string
+	writer    *sql.DB // at most one connection; a block holds it as a *sql.Conn
+	killer    *sql.DB // KILL QUERY / KILL of the writer's connection
+	internal  *sql.DB
+	readers   *sql.DB
+	verdict   verdictCache
 	// pgTr caches translations in the postgres dialect (pgcache.go).
 	pgTr translations
 	ckpt sqlstore.Checkpointing

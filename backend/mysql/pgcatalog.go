@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/pgcatalog"
@@ -25,21 +26,22 @@ import (
 // query. The Engine answers from the Schema schemaOf reads from MySQL's
 // information_schema; it holds no user data.
 //
-// The Engine is cached per Backend (catalogCache) and keyed by the
-// committed height: the schema changes only through blocks (a DDL
-// statement of a block is committed by MySQL at once, and the block's
-// Commit then raises the height), so a catalog query at the height the
-// cache was filled at is answered from it without reading
-// information_schema; at a new height schemaOf reads the schema again
-// and the Engine is rebuilt only if the Schema differs. MySQL has no
-// schema generation counter, and relchain keeps none (block.execDDL's
-// schemaFingerprint is node-local, leaves out comments, CHECK clauses and
-// foreign-key rules, and costs as much as schemaOf): comparing the Schema
-// itself is exact. Between a block's DDL and its Commit a catalog query
-// may see the schema before or after the DDL (information_schema is not
-// transactional); the height is read before the schema, so a cached
-// schema is never older than the height it is kept under. A DDL statement
-// run outside relchain shows from the next block on.
+// The Engine is cached per Backend (catalogCache) with the schema
+// generation it was read at (Backend.schemaGen, which every DDL statement
+// of this node's blocks moves after MySQL committed it): a catalog query
+// is answered from the cache without reading information_schema until a
+// block changes the schema, or, after catalogMaxAge, at a new committed
+// height (a DDL statement run outside relchain shows then). schemaOf then
+// reads the schema again and the Engine is rebuilt only if the Schema
+// differs (comparing the Schema itself is exact). Reading it at every new
+// height, as this cache once did, cost six information_schema queries per
+// block on a busy node: on a loaded machine they took seconds and made
+// catalog queries (an ORM's reflection, a verified read's key lookup)
+// time out. Between a block's DDL and its Commit a catalog query may see
+// the schema before or after the DDL (information_schema is not
+// transactional); the generation is read before the schema and moved
+// before the block's height is committed, so a cached schema is never
+// older than the height a query reads.
 
 // catalogUser is the role the emulated catalog names (current_user,
 // relation owners): a node's backend does not know the PostgreSQL role a
@@ -53,9 +55,17 @@ const catalogUser = "relchain"
 type catalogCache struct {
 	sem    chan struct{}
 	height int64 // -1: never filled
+	gen    uint64
+	readAt time.Time // when schema was read
+	reads  int       // schema reads, for tests
 	schema *pgcatalog.Schema
 	engine *pgcatalog.Engine
 }
+
+// catalogMaxAge is how long the cached schema is trusted at new heights
+// while no block of this node changed it: the delay before a schema
+// change made outside relchain shows in the emulated catalog.
+const catalogMaxAge = 5 * time.Second
 
 // catalog returns b's catalogCache, creating it on first use; Close
 // releases its Engine (closeDBs).
@@ -95,15 +105,18 @@ func (b *Backend) withCatalog(ctx context.Context, fn func(*pgcatalog.Engine) er
 	return height, fn(c.engine)
 }
 
-// refresh makes c's Engine that of the schema at height: at a height other
-// than the cache's, the schema is read again (on the internal pool: the
-// readers' account, with SELECT only, is shown no constraints and no view
-// definitions by information_schema) and the Engine rebuilt if it
-// changed. The caller holds c.sem.
+// refresh makes c's Engine that of the schema at height: when a block
+// changed the schema since the cache was filled (Backend.schemaGen), or at
+// a new height once the cache is catalogMaxAge old, the schema is read
+// again (on the internal pool: the readers' account, with SELECT only, is
+// shown no constraints and no view definitions by information_schema) and
+// the Engine rebuilt if it changed. The caller holds c.sem.
 func (c *catalogCache) refresh(ctx context.Context, b *Backend, height int64) error {
-	if c.engine != nil && c.height == height {
+	gen := b.schemaGen.Load()
+	if c.engine != nil && c.gen == gen && (c.height == height || time.Since(c.readAt) < catalogMaxAge) {
 		return nil
 	}
+	readAt := time.Now()
 	conn, err := b.internal.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("read the schema: %w", err)
@@ -113,6 +126,7 @@ func (c *catalogCache) refresh(ctx context.Context, b *Backend, height int64) er
 	if err != nil {
 		return err
 	}
+	c.reads++
 	if c.engine == nil || !reflect.DeepEqual(s, c.schema) {
 		e, err := pgcatalog.New(s)
 		if err != nil {
@@ -123,7 +137,7 @@ func (c *catalogCache) refresh(ctx context.Context, b *Backend, height int64) er
 		}
 		c.engine, c.schema = e, s
 	}
-	c.height = height
+	c.height, c.gen, c.readAt = height, gen, readAt
 	return nil
 }
 

@@ -50,6 +50,13 @@ var catalogDDL = []string{
 // returns it with the database's name.
 func mustCatalogBackend(t *testing.T) (*mysql.Backend, string) {
 	t.Helper()
+	b, name, _ := mustCatalogBackendDSN(t)
+	return b, name
+}
+
+// mustCatalogBackendDSN is mustCatalogBackend, with the database's DSN.
+func mustCatalogBackendDSN(t *testing.T) (*mysql.Backend, string, string) {
+	t.Helper()
 	dsn := mysqltest.DSN(t)
 	for _, s := range catalogDDL {
 		if err := mysqltest.RunOn(ctx(t), dsn, s); err != nil {
@@ -62,7 +69,7 @@ func mustCatalogBackend(t *testing.T) (*mysql.Backend, string) {
 	}
 	b := mustOpen(t, dsn)
 	t.Cleanup(func() { b.Close() })
-	return b, name
+	return b, name, dsn
 }
 
 // schemaOf reads what PostgreSQL clients are shown of MySQL's schema:
@@ -216,6 +223,46 @@ func TestCatalogFollowsTheSchemaByHeight(t *testing.T) {
 	}
 	if got, want := catalogLines(rows.Rows), "public authors table relchain\npublic books table relchain\npublic later table relchain\n"; got != want || height != 1 {
 		t.Fatalf("\\dt after the block = %q at height %d, want %q at 1", got, height, want)
+	}
+}
+
+// The schema is read again when a block changed it, not at every height:
+// blocks without DDL answer catalog queries from the cache (six
+// information_schema queries per block made them time out on a loaded
+// machine). A table created outside relchain shows at a new height once
+// the cache is catalogMaxAge old.
+func TestCatalogReadsTheSchemaOnlyWhenItMayHaveChanged(t *testing.T) {
+	b, _, dsn := mustCatalogBackendDSN(t)
+	list := func(wantHeight int64) string {
+		t.Helper()
+		rows, height, err := b.Query(ctx(t), psqlListTables, nil)
+		if err != nil || height != wantHeight {
+			t.Fatalf("\\dt: height %d, %v; want height %d", height, err, wantHeight)
+		}
+		return catalogLines(rows.Rows)
+	}
+	const two = "public authors table relchain\npublic books table relchain\n"
+	if got := list(0); got != two || mysql.CatalogSchemaReads(b) != 1 {
+		t.Fatalf("\\dt = %q after %d schema reads, want %q after 1", got, mysql.CatalogSchemaReads(b), two)
+	}
+	for h := int64(1); h <= 3; h++ {
+		runBlock(t, b, h, [][]string{{fmt.Sprintf("INSERT INTO authors (id, name) VALUES (%d, 'a%d')", 100+h, h)}})
+		list(h)
+	}
+	if n := mysql.CatalogSchemaReads(b); n != 1 {
+		t.Fatalf("three blocks without DDL: %d schema reads, want 1", n)
+	}
+	if err := mysqltest.RunOn(ctx(t), dsn, "CREATE TABLE byhand (i INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	mysql.AgeCatalog(b)
+	runBlock(t, b, 4, [][]string{{"INSERT INTO authors (id, name) VALUES (200, 'z')"}})
+	if got, want := list(4), "public authors table relchain\npublic books table relchain\npublic byhand table relchain\n"; got != want {
+		t.Fatalf("\\dt after a table made by hand and catalogMaxAge = %q, want %q", got, want)
+	}
+	runBlock(t, b, 5, [][]string{{"CREATE TABLE later (i INT PRIMARY KEY)"}})
+	if got := list(5); !strings.Contains(got, "public later table") || mysql.CatalogSchemaReads(b) != 3 {
+		t.Fatalf("\\dt after a block's DDL = %q after %d schema reads, want table later after 3", got, mysql.CatalogSchemaReads(b))
 	}
 }
 

@@ -90,6 +90,10 @@ func runVerified(ctx context.Context, f *queryFlags, c *client.Client, sql strin
 			if !errors.Is(err, client.ErrNotKeyRead) {
 				return fmt.Errorf("verification failed: %w", err)
 			}
+			// Say why a read that looks like one by key gets no proof (a
+			// column that is not the key, or the node could not name the
+			// table's key): the answer below is still verified.
+			fmt.Fprintf(os.Stderr, "note: no proof for this read (%v): answered by f+1 agreement\n", err)
 		}
 	}
 	if vf.atHeight != 0 {
