@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -115,31 +114,6 @@ func mysqlBenchDSNTemplate(t *testing.T) string {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	prefix := "relchain_e2e_" + hex.EncodeToString(rnd[:])
-	t.Cleanup(func() {
-		db, err := sql.Open("mysql", base)
-		if err != nil {
-			t.Logf("drop test databases: %v", err)
-			return
-		}
-		defer db.Close()
-		rows, err := db.Query("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?", prefix+"\\_%")
-		if err != nil {
-			t.Logf("list test databases: %v", err)
-			return
-		}
-		var names []string
-		for rows.Next() {
-			var n string
-			if rows.Scan(&n) == nil {
-				names = append(names, n)
-			}
-		}
-		rows.Close()
-		for _, n := range names {
-			if _, err := db.Exec("DROP DATABASE IF EXISTS `" + n + "`"); err != nil {
-				t.Logf("drop %s: %v", n, err)
-			}
-		}
-	})
+	t.Cleanup(func() { dropMySQLDatabases(t, base, prefix) })
 	return strings.TrimSuffix(base, "/") + "/" + prefix + "_{node}"
 }

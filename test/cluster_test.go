@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -336,12 +337,38 @@ func mysqlDSNTemplate(t *testing.T) string {
 	if i := strings.Index(base, "/"); i >= 0 && strings.Contains(base[i:], "?") {
 		t.Fatalf("mysqltest server DSN %q: parameters are not supported here", base)
 	}
-	t.Cleanup(func() {
-		for i := 0; i <= validators; i++ { // and a node that joins
-			mysqltest.Exec(t, fmt.Sprintf("DROP DATABASE IF EXISTS `%s_node%d`", prefix, i))
-		}
-	})
+	t.Cleanup(func() { dropMySQLDatabases(t, base, prefix) })
 	return tmpl
+}
+
+// dropMySQLDatabases drops every database on the server of base whose
+// name starts with prefix_: the nodes' (however many validators the test
+// ran, and those that joined) and those recover set aside.
+func dropMySQLDatabases(t *testing.T, base, prefix string) {
+	db, err := sql.Open("mysql", base)
+	if err != nil {
+		t.Logf("drop test databases: %v", err)
+		return
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?", prefix+"\\_%")
+	if err != nil {
+		t.Logf("list test databases: %v", err)
+		return
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			names = append(names, n)
+		}
+	}
+	rows.Close()
+	for _, n := range names {
+		if _, err := db.Exec("DROP DATABASE IF EXISTS `" + n + "`"); err != nil {
+			t.Logf("drop %s: %v", n, err)
+		}
+	}
 }
 
 // checkRaces fails the test if a node built with the race detector
