@@ -372,10 +372,7 @@ func stopOldBinaries(t *testing.T, ctx context.Context, c *cluster, h int64, msg
 	behind := map[string]bool{}
 	deadline := time.Now().Add(time.Minute)
 	for i, n := range c.nodes {
-		select {
-		case <-c.net.Exited(i):
-		case <-time.After(time.Until(deadline)):
-		}
+		waitExitOrStuck(ctx, c, i, deadline)
 		select {
 		case <-c.net.Exited(i):
 			if countIn(t, c.net.LogFile(i), msg) == 0 || c.net.ExitError(i) == nil {
@@ -397,4 +394,22 @@ func stopOldBinaries(t *testing.T, ctx context.Context, c *cluster, h int64, msg
 		t.Fatalf("every old binary was stopped by the test")
 	}
 	return behind
+}
+
+// waitExitOrStuck returns when node i has exited, when its height has not
+// moved for oldBinaryStuck (the nodes that had block h stopped, so none
+// serves it any more), or at deadline.
+func waitExitOrStuck(ctx context.Context, c *cluster, i int, deadline time.Time) {
+	const oldBinaryStuck = 8 * time.Second
+	last, since := c.maxHeight(ctx, i), time.Now()
+	for time.Now().Before(deadline) && time.Since(since) < oldBinaryStuck {
+		select {
+		case <-c.net.Exited(i):
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+		if at := c.maxHeight(ctx, i); at != last {
+			last, since = at, time.Now()
+		}
+	}
 }
