@@ -111,14 +111,21 @@ func (e *Executor) Recheck(tx *txn.Tx) *Rejection {
 	return nil
 }
 
-// ddlAlone: the backend commits DDL implicitly (MySQL), so a
+// ddlAlone: the backend, or an engine of the network
+// (Params.ddlCommitsSomewhere), commits DDL implicitly (MySQL), so a
 // bc-transaction with DDL must be one statement, alone in its block
 // (backend.Block). CheckTx refuses such a tx with more statements,
 // PrepareProposal puts it alone, and FinalizeBlock fails it, before
-// anything runs, in a block with other txs.
-func (e *Executor) ddlAlone() bool { return !e.Backend().Capabilities().TransactionalDDL }
+// anything runs, in a block with other txs: on every validator alike.
+func (e *Executor) ddlAlone() bool {
+	return e.ddlCommitsHere() || e.params.ddlCommitsSomewhere()
+}
 
-const ddlAloneReason = "on MySQL a bc-transaction with DDL must consist of that one statement, alone in its block (MySQL commits DDL implicitly)"
+// ddlCommitsHere: this node's backend commits DDL implicitly, so a block
+// with DDL is not executed before it is decided (ProcessProposal).
+func (e *Executor) ddlCommitsHere() bool { return !e.Backend().Capabilities().TransactionalDDL }
+
+const ddlAloneReason = "on MySQL a bc-transaction with DDL must consist of that one statement, alone in its block (MySQL commits DDL implicitly; the rule holds on every validator of a network with a MySQL or MariaDB validator)"
 
 // HasDDL reports whether raw decodes to a bc-transaction one of whose
 // statements the backend's Analyze calls DDL. A tx that does not decode,

@@ -78,6 +78,19 @@ func (p Params) Engines() []string {
 // Mixed reports a network over several engines (Backends).
 func (p Params) Mixed() bool { return len(p.Backends) > 0 }
 
+// ddlCommitsSomewhere reports a network one of whose engines commits DDL
+// implicitly (dialect.Dialect.DDLCommitsImplicitly): its DDL rule
+// (Executor.ddlAlone) binds every validator, whatever engine it runs, or
+// a block would fail a tx on that engine alone.
+func (p Params) ddlCommitsSomewhere() bool {
+	for _, b := range p.Engines() {
+		if d, err := dialect.Lookup(b); err == nil && d.DDLCommitsImplicitly {
+			return true
+		}
+	}
+	return false
+}
+
 // GenesisProtocol is the protocol version the chain's first block runs.
 func (p Params) GenesisProtocol() uint64 {
 	if p.ProtocolVersion == 0 {

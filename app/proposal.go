@@ -90,7 +90,7 @@ func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessPropo
 		a.logger.Info("rejecting a proposal that holds a quarantined tx", "height", req.Height, "tx", fmt.Sprintf("%X", txn.Hash(req.Txs[i])))
 		return reject(), nil
 	}
-	if a.ex.ddlAlone() {
+	if a.ex.ddlCommitsHere() {
 		// Unknown (the database could not be asked) counts as DDL: an
 		// early run that waited for the database could commit DDL of a
 		// block that is then not decided.

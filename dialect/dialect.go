@@ -36,6 +36,11 @@ type Dialect struct {
 	// Wire of such a network.
 	Translates     string
 	TranslatedWire Wire
+	// DDLCommitsImplicitly: the database commits a DDL statement at once,
+	// whatever becomes of the transaction around it (MySQL/MariaDB). On
+	// every validator of a network where one runs it, a bc-transaction
+	// with DDL is one statement alone in its block (app's ddlAlone rule).
+	DDLCommitsImplicitly bool
 }
 
 // Wire describes a database's SQL dialect to the PostgreSQL wire-protocol

@@ -18,5 +18,6 @@ var dialects = []Dialect{
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
 		// PostgreSQL's catalogs are emulated (backend/pgcatalog, from
 		// MySQL's schema: backend/mysql's schemaOf).
-		Wire: Wire{Placeholders: PlaceholdersOrdered, PGCatalog: true}},
+		Wire:                 Wire{Placeholders: PlaceholdersOrdered, PGCatalog: true},
+		DDLCommitsImplicitly: true},
 }
