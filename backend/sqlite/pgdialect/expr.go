@@ -232,14 +232,15 @@ func castName(t Type) string {
 // boolExpr translates AND, OR and NOT; operands must be boolean.
 func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 	qual := t.inQual && b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR
-	t.inQual = false
+	cond := t.inCond && b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR
+	t.inQual, t.inCond = false, false
 	var parts []string
 	absorbing := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "0", pg_query.BoolExprType_OR_EXPR: "1"}[b.GetBoolop()]
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
 	w := t.newFoldWatch()
 	for _, a := range b.GetArgs() {
-		t.inQual = qual && qualNode(a)
+		t.inQual, t.inCond = qual && qualNode(a), cond && condNode(a)
 		s, err := t.condition(a, sc, "AND/OR/NOT")
 		if err != nil {
 			return value{}, err
@@ -262,8 +263,12 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 		if err := w.check("AND/OR"); err != nil {
 			return value{}, err
 		}
-		v, _ := foldBool(b.GetBoolop() == pg_query.BoolExprType_AND_EXPR, parts)
-		return v, nil
+		and := b.GetBoolop() == pg_query.BoolExprType_AND_EXPR
+		if cond {
+			v, _ := foldBool(and, parts)
+			return v, nil
+		}
+		return foldBoolValue(and, parts), nil
 	}
 	if v, null, ok := boolConst(parts[0]); ok {
 		if null {
@@ -277,11 +282,15 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 // condition translates an expression that must be boolean (WHERE, ON,
 // HAVING, AND's operands), as PostgreSQL requires (42804).
 func (t *translator) condition(n *pg_query.Node, sc *scope, where string) (string, error) {
-	if where == "WHERE" || where == "JOIN/ON" || where == "HAVING" {
-		t.inQual = qualNode(n)
+	switch where {
+	case "WHERE", "JOIN/ON", "HAVING":
+		t.inQual, t.inCond = qualNode(n), condNode(n)
+	case "CHECK", "CASE/WHEN", "FILTER":
+		// SQLite evaluates these as jumps too (sqlite3ExprIfTrue/False).
+		t.inCond = condNode(n)
 	}
 	v, err := t.expr(n, sc)
-	t.inQual = false
+	t.inQual, t.inCond = false, false
 	if err != nil {
 		return "", err
 	}
@@ -306,6 +315,16 @@ func qualNode(n *pg_query.Node) bool {
 	}
 	a := n.GetAExpr()
 	return a != nil && a.GetKind() == pg_query.A_Expr_Kind_AEXPR_IN
+}
+
+// condNode reports whether n is an AND, OR or BETWEEN, whose translation
+// depends on whether it is evaluated as a condition (translator.inCond).
+func condNode(n *pg_query.Node) bool {
+	if b := n.GetBoolExpr(); b != nil {
+		return b.GetBoolop() != pg_query.BoolExprType_NOT_EXPR
+	}
+	a := n.GetAExpr()
+	return a != nil && (a.GetKind() == pg_query.A_Expr_Kind_AEXPR_BETWEEN || a.GetKind() == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN)
 }
 
 // nullIsFalse makes the NULL constants among a qual's AND/OR operands

@@ -33,6 +33,13 @@ func boolConst(sql string) (val int64, null, ok bool) {
 // does: a false operand makes AND false (a true one, OR true), the
 // others (true in AND, false in OR) are dropped.
 func foldBool(and bool, parts []string) (value, bool) {
+	v, _ := foldBoolKept(and, parts)
+	return v, true
+}
+
+// foldBoolKept is foldBool, and the operands it kept when two or more
+// remain (nil when constants decided it or one operand is left).
+func foldBoolKept(and bool, parts []string) (value, []string) {
 	absorbing, neutral := int64(0), int64(1)
 	if !and {
 		absorbing, neutral = 1, 0
@@ -42,7 +49,7 @@ func foldBool(and bool, parts []string) (value, bool) {
 		v, null, ok := boolConst(p)
 		switch {
 		case ok && !null && v == absorbing:
-			return constOf(absorbing, tBool, "?column?"), true
+			return constOf(absorbing, tBool, "?column?"), nil
 		case ok && !null && v == neutral:
 		default:
 			kept = append(kept, p)
@@ -50,18 +57,47 @@ func foldBool(and bool, parts []string) (value, bool) {
 	}
 	switch {
 	case len(kept) == 0:
-		return constOf(neutral, tBool, "?column?"), true
+		return constOf(neutral, tBool, "?column?"), nil
 	case len(kept) == 1:
 		if _, null, ok := boolConst(kept[0]); ok && null {
-			return constOf(nil, tBool, "?column?"), true
+			return constOf(nil, tBool, "?column?"), nil
 		}
-		return value{sql: kept[0], typ: tBool, name: "?column?"}, true
+		return value{sql: kept[0], typ: tBool, name: "?column?"}, nil
 	}
 	op := " AND "
 	if !and {
 		op = " OR "
 	}
-	return value{sql: "(" + join(kept, op) + ")", typ: tBool, name: "?column?"}, true
+	return value{sql: "(" + join(kept, op) + ")", typ: tBool, name: "?column?"}, kept
+}
+
+// foldBoolValue is foldBool for an AND or OR whose value is used, not a
+// WHERE, ON or HAVING condition (which SQLite evaluates as jumps, from
+// the left, stopping at the deciding operand). PostgreSQL computes an
+// AND's operands in order up to the first false one (an OR's up to the
+// first true one); SQLite computes both operands of an AND or OR value,
+// so an operand after the deciding one that fails (z >= 1 AND 5 / z > 1
+// where z is 0) failed on SQLite alone. Each operand k but the last
+// becomes CASE WHEN k = 0 THEN 0 ELSE (k AND rest) END (an OR's: = 1,
+// 1, OR): rest is computed only where PostgreSQL computes it, and where k
+// is true or NULL, k AND rest is PostgreSQL's value. k is computed twice
+// there; a failure in it fails at its first computation, as in
+// PostgreSQL.
+func foldBoolValue(and bool, parts []string) value {
+	v, kept := foldBoolKept(and, parts)
+	if kept == nil {
+		return v
+	}
+	absorbing, op := "0", " AND "
+	if !and {
+		absorbing, op = "1", " OR "
+	}
+	rest := kept[len(kept)-1]
+	for i := len(kept) - 2; i >= 0; i-- {
+		k := kept[i]
+		rest = "CASE WHEN " + k + " = " + absorbing + " THEN " + absorbing + " ELSE (" + k + op + rest + ") END"
+	}
+	return value{sql: "(" + rest + ")", typ: tBool, name: "?column?"}
 }
 
 // foldCompare compares two constants of comparable types.

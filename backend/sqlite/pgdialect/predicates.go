@@ -337,6 +337,8 @@ func foldIn(not bool, cmps []value, n int) (value, bool) {
 }
 
 func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
+	cond := t.inCond
+	t.inCond = false
 	bounds := a.GetRexpr().GetList().GetItems()
 	if len(bounds) != 2 {
 		return value{}, refuse("this BETWEEN form")
@@ -383,6 +385,9 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 	// planner folds like any AND: x BETWEEN 32767 AND 10 with a constant
 	// x is false, and a CASE arm under it is dropped unevaluated.
 	v, _ := foldBool(true, parts[:])
+	if !cond {
+		v = foldBoolValue(true, parts[:])
+	}
 	if a.GetKind() != pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
 		return v, nil
 	}

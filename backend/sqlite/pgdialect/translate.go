@@ -24,6 +24,12 @@ type translator struct {
 	// inQual: the expression being translated is a node of a WHERE,
 	// ON or HAVING condition's AND/OR tree (qualNode).
 	inQual bool
+	// inCond: the expression being translated is a WHERE, ON, HAVING,
+	// CHECK, CASE WHEN or FILTER condition, or an AND/OR operand of one,
+	// and an AND, OR or BETWEEN
+	// (condNode): SQLite evaluates it as jumps, stopping where PostgreSQL
+	// stops; elsewhere foldBoolValue makes it stop there.
+	inCond bool
 
 	aggDepth    int                    // > 0 inside an aggregate's arguments
 	sawAgg      bool                   // the query being translated calls an aggregate
