@@ -91,6 +91,17 @@ func (t *translator) inList(op string, a *pg_query.A_Expr, sc *scope) (value, er
 	return value{sql: inListSQL(op == "<>", lefts, items), typ: tBool, name: "?column?"}, nil
 }
 
+// floatArray reports whether PostgreSQL's array of an IN list's constant
+// items (two or more) is of a float type where an item compared alone
+// would not be: x is float4, or x is a number and an item is float8
+// (the common type of x and the items is float8 then, and an int8 or a
+// numeric goes through it: 9223372036854775805.75 IN (…,
+// 9223372036854775807, 1e300::float8) is true, random
+// 1796454530599725606/2094).
+func floatArray(x value, consts []value) bool {
+	return x.typ.Name == "float4" || isNum(x.typ) && hasType(consts, "float8")
+}
+
 // inItems compares x with each item: l is x as the array of constant
 // items reads it, l0 as written, which an item with a column compares
 // with when x is an untyped literal (its copy of x takes the item's
@@ -108,7 +119,7 @@ func (t *translator) inItems(l0, l value, vars []bool, vals []value) (lefts, ite
 		if vars[i] && l0.untyped() && l0.param == 0 {
 			x = l0
 		}
-		if x.typ.Name == "float4" && arrayed && !vars[i] && (r.num != "" || isInt(r.typ) || r.typ.Name == "numeric") {
+		if arrayed && !vars[i] && floatArray(x, constantVals(vars, vals)) && (r.num != "" || isInt(r.typ) || r.typ.Name == "numeric") {
 			// Two constant items or more make an array of the common
 			// type of x and them, and a numeric or an integer casts
 			// implicitly to float4 (to float8 when a member is float8:
