@@ -46,17 +46,7 @@ func TestDDLAloneBindsEveryValidatorOfANetworkWithMySQL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, key, _ := ed25519.GenerateKey(nil)
-			var nonce uint64
-			tx := func(sqls ...string) []byte {
-				nonce++
-				t := &txn.Tx{ChainID: chainID, Nonce: nonce}
-				for _, s := range sqls {
-					t.Statements = append(t.Statements, txn.Statement{SQL: s})
-				}
-				t.Sign(key)
-				return txn.Encode(t)
-			}
+			tx := txMaker()
 			_, rej := ex.Check(ctx, tx("CREATE TABLE a (id bigint PRIMARY KEY)", "INSERT INTO a (id) VALUES (1)"))
 			if refused := rej != nil && rej.Code == api.CodeForbidden && strings.Contains(rej.Reason, "alone in its block"); refused != c.alone {
 				t.Fatalf("CheckTx of DDL with another statement: %v; want refused: %v", rej, c.alone)
@@ -77,5 +67,21 @@ func TestDDLAloneBindsEveryValidatorOfANetworkWithMySQL(t *testing.T) {
 				t.Fatalf("a DDL tx beside another in a block: results %+v; want the DDL tx failed: %v, the other applied", res, c.alone)
 			}
 		})
+	}
+}
+
+// txMaker returns a function that encodes a tx of its statements, signed
+// by one new key, with the next nonce.
+func txMaker() func(sqls ...string) []byte {
+	_, key, _ := ed25519.GenerateKey(nil)
+	var nonce uint64
+	return func(sqls ...string) []byte {
+		nonce++
+		t := &txn.Tx{ChainID: chainID, Nonce: nonce}
+		for _, s := range sqls {
+			t.Statements = append(t.Statements, txn.Statement{SQL: s})
+		}
+		t.Sign(key)
+		return txn.Encode(t)
 	}
 }

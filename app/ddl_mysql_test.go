@@ -165,17 +165,7 @@ func TestMySQLDDLTxMustBeAloneInItsBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, _ := ed25519.GenerateKey(nil)
-	var nonce uint64
-	tx := func(sqls ...string) []byte {
-		nonce++
-		t := &txn.Tx{ChainID: chainID, Nonce: nonce}
-		for _, s := range sqls {
-			t.Statements = append(t.Statements, txn.Statement{SQL: s})
-		}
-		t.Sign(key)
-		return txn.Encode(t)
-	}
+	tx := txMaker()
 	if _, rej := ex.Check(ctx, tx("CREATE TABLE a (id BIGINT PRIMARY KEY)", "INSERT INTO a (id) VALUES (1)")); rej == nil || rej.Code != 7 {
 		t.Fatalf("CheckTx of DDL with another statement: %v, want code 7 (forbidden)", rej)
 	}
