@@ -247,8 +247,14 @@ func (t *translator) arithmetic(op string, l, r value) (value, error) {
 	res := widerNum(l.typ, r.typ)
 	if (isNullConst(l) || isNullConst(r)) && t.noFold == 0 && (res.Name == "numeric" || l.typ.Name == "numeric" || r.typ.Name == "numeric") {
 		// A strict operator with a NULL constant folds to NULL:
-		// NULL + (c / c) never divides.
+		// NULL + (c / c) never divides. PostgreSQL folds the operands
+		// first, so a constant's implicit cast to a float operator's type
+		// fails there (NULL::float8 * 1e310: 22003, random
+		// 1796455105833389528/4631).
 		if _, ok := floatOps[op]; ok || !isFloat(res) {
+			if err := t.foldOperandCasts(res, l, r); err != nil {
+				return value{}, err
+			}
 			return nullOf(Type{Name: res.Name, Typmod: -1}), nil
 		}
 	}
@@ -454,6 +460,23 @@ func constText(v value) (string, bool) {
 		return strconv.FormatInt(k, 10), v.typ.Name == "int2" || v.typ.Name == "int4" || v.typ.Name == "int8"
 	}
 	return "", false
+}
+
+// foldOperandCasts casts the numeric constants among operands to res,
+// a float type, as PostgreSQL's planner does before it folds a strict
+// operator with a NULL operand: an out-of-range value fails (22003).
+func (t *translator) foldOperandCasts(res Type, operands ...value) error {
+	if !isFloat(res) {
+		return nil
+	}
+	for _, v := range operands {
+		if v.isConst && !isNullConst(v) && v.typ.Name == "numeric" {
+			if _, err := t.coerceValue(v, Type{Name: res.Name, Typmod: -1}, ctxImplicit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // isNullConst reports a NULL constant (typed or not): PostgreSQL folds a
