@@ -268,7 +268,7 @@ func (t *translator) boolExpr(b *pg_query.BoolExpr, sc *scope) (value, error) {
 			v, _ := foldBool(and, parts)
 			return v, nil
 		}
-		return foldBoolValue(and, parts), nil
+		return foldBoolValue(and, parts)
 	}
 	if v, null, ok := boolConst(parts[0]); ok {
 		if null {

@@ -83,10 +83,15 @@ func foldBoolKept(and bool, parts []string) (value, []string) {
 // is true or NULL, k AND rest is PostgreSQL's value. k is computed twice
 // there; a failure in it fails at its first computation, as in
 // PostgreSQL.
-func foldBoolValue(and bool, parts []string) value {
+func foldBoolValue(and bool, parts []string) (value, error) {
 	v, kept := foldBoolKept(and, parts)
 	if kept == nil {
-		return v
+		return v, nil
+	}
+	for _, k := range kept[:len(kept)-1] {
+		if err := checkRepeated(k, "an AND or OR operand"); err != nil {
+			return value{}, err
+		}
 	}
 	absorbing, op := "0", " AND "
 	if !and {
@@ -97,7 +102,22 @@ func foldBoolValue(and bool, parts []string) value {
 		k := kept[i]
 		rest = "CASE WHEN " + k + " = " + absorbing + " THEN " + absorbing + " ELSE (" + k + op + rest + ") END"
 	}
-	return value{sql: "(" + rest + ")", typ: tBool, name: "?column?"}
+	return value{sql: "(" + rest + ")", typ: tBool, name: "?column?"}, nil
+}
+
+// maxRepeated bounds the translated text of an operand the translation
+// writes twice (an AND/OR value's operand, BETWEEN's x): nested, each
+// level doubles it, and a statement of a few hundred bytes would become
+// gigabytes (BETWEEN nested 15 deep: 746 MB and 43 s of CheckTx).
+const maxRepeated = 16 << 10
+
+// checkRepeated refuses an operand whose translation is too large to
+// write twice (maxRepeated).
+func checkRepeated(sql, what string) error {
+	if len(sql) > maxRepeated {
+		return refuse("%s whose translation exceeds %d bytes where it is written twice (nested BETWEEN, AND or OR values): simplify the expression", what, maxRepeated)
+	}
+	return nil
 }
 
 // foldCompare compares two constants of comparable types.

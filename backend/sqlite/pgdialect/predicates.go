@@ -358,6 +358,9 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if err := checkRepeated(x.sql, "a BETWEEN operand"); err != nil {
+		return value{}, err
+	}
 	var parts [2]string
 	saved := t.noFold
 	defer func() { t.noFold = saved }()
@@ -397,7 +400,9 @@ func (t *translator) between(a *pg_query.A_Expr, sc *scope) (value, error) {
 	// x is false, and a CASE arm under it is dropped unevaluated.
 	v, _ := foldBool(true, parts[:])
 	if !cond {
-		v = foldBoolValue(true, parts[:])
+		if v, err = foldBoolValue(true, parts[:]); err != nil {
+			return value{}, err
+		}
 	}
 	if a.GetKind() != pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
 		return v, nil
