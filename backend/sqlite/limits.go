@@ -28,9 +28,23 @@ const MaxValueBytes = 16 << 20
 // never a tx result (see classify and recoverOOM).
 const heapLimit = 1 << 30
 
+// MaxExprDepth is SQLITE_LIMIT_EXPR_DEPTH on every connection: the
+// deepest expression tree SQLite parses. SQLite's own default (1,000)
+// assumes a C stack; the WebAssembly build's is smaller, and generating
+// the code of an AND/OR chain used as a value (SELECT (a = 1 OR a = 2 OR
+// ...)) overflowed it from about 497 operands, whatever the operands:
+// the module's memory was corrupted and the process panicked, on a read
+// as in a block. The relchain gate's pre-scan bounds every other kind of
+// nesting to 128 but not AND/OR chains (ORMs' long WHERE clauses), so
+// SQLite's limit is what stops them: a deeper statement fails at prepare
+// (SQLITE_ERROR "Expression tree is too large"), identically on every
+// node. 400 keeps a fifth of the stack in reserve.
+const MaxExprDepth = 400
+
 // limitConn sets the limits every connection runs under.
 func limitConn(c *sqlite3.Conn) {
 	c.Limit(sqlite3.LIMIT_LENGTH, MaxValueBytes)
+	c.Limit(sqlite3.LIMIT_EXPR_DEPTH, MaxExprDepth)
 	c.HardHeapLimit(heapLimit)
 }
 
