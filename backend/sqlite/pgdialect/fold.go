@@ -77,32 +77,33 @@ func foldBoolKept(and bool, parts []string) (value, []string) {
 // AND's operands in order up to the first false one (an OR's up to the
 // first true one); SQLite computes both operands of an AND or OR value,
 // so an operand after the deciding one that fails (z >= 1 AND 5 / z > 1
-// where z is 0) failed on SQLite alone. Each operand k but the last
-// becomes CASE WHEN k = 0 THEN 0 ELSE (k AND rest) END (an OR's: = 1,
-// 1, OR): rest is computed only where PostgreSQL computes it, and where k
-// is true or NULL, k AND rest is PostgreSQL's value. k is computed twice
-// there; a failure in it fails at its first computation, as in
-// PostgreSQL.
+// where z is 0) failed on SQLite alone. The AND of k1 … kn becomes
+// CASE WHEN k1 = 0 THEN 0 … WHEN kn-1 = 0 THEN 0 ELSE (k1 AND … AND kn)
+// END (an OR's: = 1, 1, OR): SQLite tries the WHENs in order, so each
+// operand is computed only where PostgreSQL computes it, and where none
+// decided, k1 … kn-1 are true or NULL and the AND is PostgreSQL's value.
+// k1 … kn-1 are computed twice there; a failure in one fails at its
+// first computation, as in PostgreSQL. The form is flat: a chain of n
+// operands is as deep as the AND itself (SQLite allows 1,000).
 func foldBoolValue(and bool, parts []string) (value, error) {
 	v, kept := foldBoolKept(and, parts)
 	if kept == nil {
 		return v, nil
 	}
+	absorbing := "0"
+	if !and {
+		absorbing = "1"
+	}
+	var b strings.Builder
+	b.WriteString("(CASE")
 	for _, k := range kept[:len(kept)-1] {
 		if err := checkRepeated(k, "an AND or OR operand"); err != nil {
 			return value{}, err
 		}
+		b.WriteString(" WHEN " + k + " = " + absorbing + " THEN " + absorbing)
 	}
-	absorbing, op := "0", " AND "
-	if !and {
-		absorbing, op = "1", " OR "
-	}
-	rest := kept[len(kept)-1]
-	for i := len(kept) - 2; i >= 0; i-- {
-		k := kept[i]
-		rest = "CASE WHEN " + k + " = " + absorbing + " THEN " + absorbing + " ELSE (" + k + op + rest + ") END"
-	}
-	return value{sql: "(" + rest + ")", typ: tBool, name: "?column?"}, nil
+	b.WriteString(" ELSE " + v.sql + " END)")
+	return value{sql: b.String(), typ: tBool, name: "?column?"}, nil
 }
 
 // maxRepeated bounds the translated text of an operand the translation
