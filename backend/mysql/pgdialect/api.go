@@ -78,6 +78,8 @@ type Translation struct {
 	// kept): 1365 is PostgreSQL's 22012, 1264, 1690 and 1916 its 22003, 1292
 	// and 1366 its 22P02.
 	CheckWarnings bool
+	// schema is what a DDL statement does to the Catalog (Schema.Apply).
+	schema schemaChange
 }
 
 // Error is a translation's refusal or a PostgreSQL error it reproduces at

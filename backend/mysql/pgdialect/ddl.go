@@ -76,6 +76,7 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 	}
 	t.out.Statements = []string{"CREATE TABLE " + ine + quoteIdent(name) + " (" + join(items, ", ") + ")" + tableOptions}
 	t.out.DDL = true
+	t.out.schema = schemaChange{create: name, cols: storedColumns(defs)}
 	return nil
 }
 
@@ -272,6 +273,7 @@ func (t *translator) drop(s *pg_query.DropStmt) error {
 			return pgError("42P01", "table %q does not exist", name)
 		}
 		names = append(names, quoteIdent(name))
+		t.out.schema.drop = append(t.out.schema.drop, name)
 	}
 	ie := ""
 	if s.GetMissingOk() {

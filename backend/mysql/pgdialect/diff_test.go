@@ -2,10 +2,12 @@ package pgdialect_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,9 +135,14 @@ func runCase(t *testing.T, path string) {
 	pg := pgdialecttest.OpenPG(ctx, t)
 	my := pgdialecttest.OpenMaria(ctx, t)
 	steps := readCase(t, path)
+	schema := pgdialect.NewSchema()
 	for _, st := range steps {
 		where := fmt.Sprintf("%s:%d %.80q", path, st.line, st.sql)
+		onSchema := translateOnSchema(ctx, t, where, my, schema, st)
 		want, got, err := pgdialecttest.Run(ctx, pg, my, st.sql, st.args)
+		if err == nil && got.Err == "" && onSchema != nil {
+			schema.Apply(onSchema)
+		}
 		var perr *pgdialect.Error
 		refused := errors.As(err, &perr) && perr.Code == "0A000"
 		switch {
@@ -150,6 +157,25 @@ func runCase(t *testing.T, path string) {
 		}
 	}
 	t.Logf("%s: %d statements", path, len(steps))
+}
+
+// translateOnSchema translates st on schema (the DDL of the case so far,
+// applied in memory) and on MariaDB's information_schema, and fails the
+// test unless both give the same translation or the same error: a node
+// without MariaDB judges statements by the first (app's shadow gate).
+func translateOnSchema(ctx context.Context, t *testing.T, where string, my *sql.Conn, schema *pgdialect.Schema, st step) *pgdialect.Translation {
+	t.Helper()
+	types := pgdialecttest.ParamTypes(st.args)
+	mem, merr := pgdialect.TranslateTyped(st.sql, schema, types)
+	cat := &pgdialect.SchemaCatalog{Ctx: ctx, Q: my}
+	live, lerr := pgdialect.TranslateTyped(st.sql, cat, types)
+	if cat.Err != nil {
+		t.Fatalf("%s: catalog: %v", where, cat.Err)
+	}
+	if fmt.Sprint(merr) != fmt.Sprint(lerr) || !reflect.DeepEqual(mem, live) {
+		t.Errorf("%s: the translation on the in-memory schema differs from MariaDB's:\n memory:  %+v %v\n mariadb: %+v %v", where, mem, merr, live, lerr)
+	}
+	return mem
 }
 
 // compare checks the two outcomes against each other and the file's

@@ -1,0 +1,65 @@
+package pgdialect
+
+// schemaChange is what one DDL translation does to the schema: the table
+// it creates (CREATE TABLE, with its columns as MariaDB stores them) and
+// the tables it drops.
+type schemaChange struct {
+	create string
+	cols   []Column
+	drop   []string
+}
+
+// storedColumns are a new table's columns as SchemaCatalog reads them back
+// from MariaDB: a text key column is VARCHAR(768), so its MaxChars is 768;
+// a varchar(n) column's is n; a nullable column has a DEFAULT (MariaDB's
+// information_schema shows NULL's: its COLUMN_DEFAULT is 'NULL').
+func storedColumns(defs []*colDef) []Column {
+	out := make([]Column, len(defs))
+	for i, d := range defs {
+		c := d.col
+		c.Default = c.Default || !c.NotNull
+		switch {
+		case c.Type.Name == "varchar" && c.Type.Typmod >= 4:
+			c.MaxChars = int(c.Type.Typmod - 4)
+		case isText(c.Type) && d.key:
+			c.MaxChars = 768
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// Schema is a Catalog kept in memory from the DDL statements a network
+// committed, in order (Apply): what SchemaCatalog reads from the MariaDB
+// database those statements built, without a MariaDB server. A validator
+// of a network over several engines that does not run MariaDB judges
+// every statement by MariaDB's translation on it, so that a statement
+// MariaDB's translation refuses fails on every node (app's shadow gate).
+// A Schema is not safe for concurrent use.
+type Schema struct {
+	tables map[string][]Column
+}
+
+// NewSchema is an empty schema.
+func NewSchema() *Schema { return &Schema{tables: make(map[string][]Column)} }
+
+// Columns implements Catalog.
+func (s *Schema) Columns(table string) ([]Column, bool) {
+	cols, ok := s.tables[table]
+	return cols, ok
+}
+
+// Apply makes the schema what it is after tr (a translation on s) ran on
+// MariaDB: a created table is added (CREATE TABLE IF NOT EXISTS of a table
+// that exists leaves it), a dropped one removed; other statements change
+// nothing.
+func (s *Schema) Apply(tr *Translation) {
+	for _, name := range tr.schema.drop {
+		delete(s.tables, name)
+	}
+	if c := tr.schema; c.create != "" {
+		if _, ok := s.tables[c.create]; !ok {
+			s.tables[c.create] = append([]Column(nil), c.cols...)
+		}
+	}
+}
