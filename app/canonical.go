@@ -148,7 +148,7 @@ func SequencesOf(ctx context.Context, be backend.Backend) ([32]byte, error) {
 func sequencesOf(ctx context.Context, r any) ([32]byte, error) {
 	sr, ok := r.(backend.CanonicalSequenceReader)
 	if !ok {
-		return [32]byte{}, fmt.Errorf("this storage has no canonical sequences: protocol version 5 needs PostgreSQL's SQL")
+		return [32]byte{}, fmt.Errorf("this storage (%T) has no canonical sequences: protocol version 5 needs PostgreSQL's SQL", r)
 	}
 	seqs, err := sr.CanonicalSequences(ctx)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
@@ -39,13 +41,7 @@ func TestDDLAloneBindsEveryValidatorOfANetworkWithMySQL(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer be.Close()
-			p := app.DefaultParams()
-			p.Backend, p.Backends = "", c.engines
-			p.SQLDialect, p.SQLDialectVersion, p.ProtocolVersion = "postgres", 1, protocol.V5
-			ex, err := app.NewExecutor(ctx, be, chainID, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ex := mixedExecutor(t, be, c.engines...)
 			tx := txMaker()
 			_, rej := ex.Check(ctx, tx("CREATE TABLE a (id bigint PRIMARY KEY)", "INSERT INTO a (id) VALUES (1)"))
 			if refused := rej != nil && rej.Code == api.CodeForbidden && strings.Contains(rej.Reason, "alone in its block"); refused != c.alone {
@@ -68,6 +64,82 @@ func TestDDLAloneBindsEveryValidatorOfANetworkWithMySQL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mixedExecutor is the executor of a validator on be of a network over
+// engines speaking PostgreSQL's SQL at protocol version 5, with the
+// translator versions a new genesis writes and the schema judges its
+// validators need (a network with SQLite needs no shadow on be: SQLite).
+func mixedExecutor(t *testing.T, be backend.Backend, engines ...string) *app.Executor {
+	t.Helper()
+	p := app.DefaultParams()
+	p.Backend, p.Backends = "", engines
+	p.SQLDialect, p.ProtocolVersion = "postgres", protocol.V5
+	var err error
+	if p.SQLDialectVersion, p.SQLDialectVersions, err = registry.GenesisSQLDialectVersions(engines, "postgres"); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := app.NewExecutor(context.Background(), be, chainID, p, app.WithSchemaJudges(registry.SchemaJudges(engines)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+// On a network with MariaDB validators, every validator judges a
+// statement by MariaDB's translation too (its schema judge, on the
+// network's committed DDL): what MariaDB's translation refuses fails on a
+// SQLite validator with MariaDB's verdict, DDL MariaDB cannot create
+// included; a table created by a committed block is known to the judge
+// at once and after a restart (the DDL log replayed).
+func TestSchemaJudgeRefusesWhatMariaDBCannotRun(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "relchain.db")
+	open := func() (backend.Backend, *app.Executor) {
+		be, err := sqlite.Open(ctx, path, sqlite.WithPostgresDialect())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { be.Close() })
+		return be, mixedExecutor(t, be, "mysql", "postgres", "sqlite")
+	}
+	_, ex := open()
+	tx := txMaker()
+	height := int64(0)
+	run := func(ex *app.Executor, sqls ...string) app.TxResult {
+		t.Helper()
+		height++
+		res, _, err := ex.FinalizeBlock(ctx, blockInfo(height), [][]byte{tx(sqls...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ex.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return res[0]
+	}
+	refusedByMariaDB := func(r app.TxResult, what string) {
+		t.Helper()
+		if r.Code != api.CodeExecFailed || !strings.Contains(r.Log, "MariaDB") || !strings.Contains(string(r.Data), `"0A000"`) {
+			t.Fatalf("%s: code %d data %s (%s); want MariaDB's refusal, 0A000", what, r.Code, r.Data, r.Log)
+		}
+	}
+	refusedByMariaDB(run(ex, "CREATE TABLE r (id int8 PRIMARY KEY, p int8 REFERENCES r (id))"), "a foreign key")
+	if r := run(ex, "CREATE TABLE a (id int8 PRIMARY KEY, v text)"); r.Code != api.CodeOK {
+		t.Fatalf("CREATE TABLE a: %d %s", r.Code, r.Log)
+	}
+	if r := run(ex, "INSERT INTO a (id, v) VALUES (1, 'x')"); r.Code != api.CodeOK {
+		t.Fatalf("an INSERT into the table the last block created: %d %s", r.Code, r.Log)
+	}
+	refusedByMariaDB(run(ex, "INSERT INTO a (id, v) VALUES (1, 'y') ON CONFLICT (id) DO NOTHING"), "ON CONFLICT")
+	if err := ex.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, ex = open()
+	if r := run(ex, "UPDATE a SET v = 'z' WHERE id = 1"); r.Code != api.CodeOK {
+		t.Fatalf("after a restart, an UPDATE of a table an earlier block created: %d %s", r.Code, r.Log)
+	}
+	refusedByMariaDB(run(ex, "SELECT id FROM a UNION SELECT 2"), "UNION after a restart")
 }
 
 // txMaker returns a function that encodes a tx of its statements, signed

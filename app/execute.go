@@ -66,6 +66,8 @@ type pendingBlock struct {
 	// shadow gate), ddl the DDL statements of its committed txs (mixed
 	// networks: the system state's DDL log).
 	shadow backend.Block
+	// judges are the node's schema judges as the block began (shadow.go).
+	judges []schemaJudge
 	ddl    []txn.Statement
 }
 
@@ -526,7 +528,7 @@ func (e *Executor) runStatement(ctx context.Context, p *pendingBlock, tx *txn.Tx
 		}
 		w.lastDDL = j + 1
 	}
-	err = p.shadowJudge(ctx, st, ddl)
+	err = p.shadowJudge(ctx, st, ddl, env)
 	var rows *backend.Rows
 	if err == nil {
 		rows, err = p.block.Exec(ctx, st.SQL, argValues(st.Args))

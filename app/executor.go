@@ -84,6 +84,9 @@ type Executor struct {
 	// that needs none; opts how to open it again.
 	shadow backend.Backend
 	opts   executorOptions
+	// judges are the schema judges of a network over several engines
+	// (shadow.go), in the order of their engines' names.
+	judges []schemaJudge
 	// pgSQL: the network speaks PostgreSQL's SQL (speaksPostgres), fixed
 	// by the genesis and the engine: read once, not per statement.
 	pgSQL bool
@@ -133,6 +136,10 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, err
 	}
+	judges, err := openSchemaJudges(opts, params, stored)
+	if err != nil {
+		return nil, err
+	}
 	var shadow backend.Backend
 	if needsShadow(be, params) {
 		if shadow, err = openShadowGate(ctx, opts, stored, st); err != nil {
@@ -142,6 +149,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	delete(stored, apphashKey)
 	ex := &Executor{
 		shadow:      shadow,
+		judges:      judges,
 		opts:        opts,
 		auth:        auth,
 		authSnap:    authSnap,
@@ -329,7 +337,7 @@ func (e *Executor) Reload(ctx context.Context, be backend.Backend) error {
 	if e.shadow != nil {
 		e.shadow.Close()
 	}
-	e.shadow, e.pgSQL = fresh.shadow, fresh.pgSQL
+	e.shadow, e.judges, e.pgSQL = fresh.shadow, fresh.judges, fresh.pgSQL
 	e.be = fresh.be
 	e.committed = fresh.committed
 	e.stateDigest = fresh.stateDigest

@@ -58,6 +58,10 @@ type Params struct {
 	// pgdialect.Version); 0 for a native one. A node whose binary
 	// implements another version refuses to start.
 	SQLDialectVersion int `json:"sql_dialect_version,omitempty"`
+	// SQLDialectVersions replaces SQLDialectVersion on a network over
+	// several engines of which two or more translate the dialect (SQLite
+	// and MariaDB): each translating engine's version, by engine name.
+	SQLDialectVersions map[string]int `json:"sql_dialect_versions,omitempty"`
 	// ProtocolVersion is the protocol version of the chain's first block
 	// (package protocol): 0 (absent) is version 1, as every chain began
 	// before the field existed. relchain init, testnet and localnet
@@ -73,6 +77,20 @@ func (p Params) Engines() []string {
 		return p.Backends
 	}
 	return []string{p.Backend}
+}
+
+// TranslatorVersion is the version of engine's translation of the
+// network's SQL dialect (sql_dialect_version, or its entry of
+// sql_dialect_versions); 0 when engine does not translate it.
+func (p Params) TranslatorVersion(engine string) int {
+	d, err := dialect.Lookup(engine)
+	if err != nil || !d.Translated(p.SQLDialect) {
+		return 0
+	}
+	if p.SQLDialectVersions != nil {
+		return p.SQLDialectVersions[engine]
+	}
+	return p.SQLDialectVersion
 }
 
 // Mixed reports a network over several engines (Backends).
@@ -103,7 +121,7 @@ func (p Params) GenesisProtocol() uint64 {
 func (p Params) Equal(q Params) bool {
 	return p.BlockAtomic == q.BlockAtomic && p.MaxTxBytes == q.MaxTxBytes && p.MaxStatements == q.MaxStatements &&
 		p.Backend == q.Backend && slices.Equal(p.Backends, q.Backends) && slices.Equal(p.Admins, q.Admins) && maps.Equal(p.DBProfile, q.DBProfile) &&
-		p.SQLDialect == q.SQLDialect && p.SQLDialectVersion == q.SQLDialectVersion && p.GenesisProtocol() == q.GenesisProtocol()
+		p.SQLDialect == q.SQLDialect && p.SQLDialectVersion == q.SQLDialectVersion && maps.Equal(p.SQLDialectVersions, q.SQLDialectVersions) && p.GenesisProtocol() == q.GenesisProtocol()
 }
 
 // DefaultParams are used for fields the genesis app_state leaves out.
@@ -129,6 +147,7 @@ func ParseParams(appState []byte) (Params, error) {
 		DBProfile   map[string]string `json:"db_profile"`
 		SQLDialect  *string           `json:"sql_dialect"`
 		SQLVersion  *int              `json:"sql_dialect_version"`
+		SQLVersions map[string]int    `json:"sql_dialect_versions"`
 		Protocol    *uint64           `json:"protocol_version"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(appState))
@@ -175,6 +194,9 @@ func ParseParams(appState []byte) (Params, error) {
 	}
 	setIf(&p.SQLDialect, raw.SQLDialect)
 	setIf(&p.SQLDialectVersion, raw.SQLVersion)
+	if raw.SQLVersions != nil {
+		p.SQLDialectVersions = raw.SQLVersions
+	}
 	if raw.Protocol != nil {
 		// Whether this binary runs it is the node's startup check
 		// (NewExecutor: checkProtocol).
@@ -264,12 +286,15 @@ func (p Params) checkCanonical(v uint64) error {
 	return nil
 }
 
-// checkSQLDialect refuses a SQL dialect the storage cannot speak, and a
-// translator version where nothing is translated (or none where something
-// is). Whether this binary implements that version is the node's startup
-// check (backend/registry, Spec.SQLDialectVersion).
+// checkSQLDialect refuses a SQL dialect the storage cannot speak, and
+// translator versions that do not name exactly the translating engines:
+// sql_dialect_version when one engine translates the dialect,
+// sql_dialect_versions (one positive version per translating engine) when
+// several do, neither when none does. Whether this binary implements a
+// version is the node's startup check (backend/registry,
+// Spec.SQLDialectVersion).
 func (p Params) checkSQLDialect() error {
-	translated := false
+	var translating []string
 	for _, b := range p.Engines() {
 		d, err := dialect.Lookup(b)
 		if err != nil {
@@ -280,14 +305,35 @@ func (p Params) checkSQLDialect() error {
 				p.SQLDialect, b, d.Spoken())
 		}
 		if d.Translated(p.SQLDialect) {
-			translated = true
-			if p.SQLDialectVersion <= 0 {
-				return fmt.Errorf("genesis app_state: sql_dialect %q on backend %q is translated and needs sql_dialect_version (the translator's version, a positive number)", p.SQLDialect, b)
-			}
+			translating = append(translating, b)
 		}
 	}
-	if !translated && p.SQLDialectVersion != 0 {
-		return fmt.Errorf("genesis app_state: sql_dialect_version %d given, but no backend of this network (%v) translates sql_dialect %q: nothing is translated, leave it out", p.SQLDialectVersion, p.Engines(), p.SQLDialect)
+	switch {
+	case len(translating) == 0 && (p.SQLDialectVersion != 0 || p.SQLDialectVersions != nil):
+		return fmt.Errorf("genesis app_state: a translator version is given, but no backend of this network (%v) translates sql_dialect %q: nothing is translated, leave sql_dialect_version(s) out", p.Engines(), p.SQLDialect)
+	case len(translating) == 1 && p.SQLDialectVersions != nil:
+		return fmt.Errorf("genesis app_state: only %s translates sql_dialect %q on this network: give its version as sql_dialect_version, not sql_dialect_versions", translating[0], p.SQLDialect)
+	case len(translating) == 1 && p.SQLDialectVersion <= 0:
+		return fmt.Errorf("genesis app_state: sql_dialect %q on backend %q is translated and needs sql_dialect_version (the translator's version, a positive number)", p.SQLDialect, translating[0])
+	case len(translating) > 1:
+		return p.checkSQLDialectVersions(translating)
+	}
+	return nil
+}
+
+// checkSQLDialectVersions checks sql_dialect_versions of a network on
+// which the engines translating lists translate the dialect.
+func (p Params) checkSQLDialectVersions(translating []string) error {
+	if p.SQLDialectVersion != 0 {
+		return fmt.Errorf("genesis app_state: %v translate sql_dialect %q on this network, each by its own translator: give sql_dialect_versions (one version per engine), not sql_dialect_version", translating, p.SQLDialect)
+	}
+	for _, b := range translating {
+		if p.SQLDialectVersions[b] <= 0 {
+			return fmt.Errorf("genesis app_state: sql_dialect_versions needs a positive version for each engine translating sql_dialect %q (%v); %s has none", p.SQLDialect, translating, b)
+		}
+	}
+	if len(p.SQLDialectVersions) != len(translating) {
+		return fmt.Errorf("genesis app_state: sql_dialect_versions names an engine that does not translate sql_dialect %q on this network (only %v do)", p.SQLDialect, translating)
 	}
 	return nil
 }

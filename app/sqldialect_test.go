@@ -40,11 +40,13 @@ func TestAbsentSQLDialectIsTodaysDefault(t *testing.T) {
 }
 
 // The genesis refuses a SQL dialect its backend cannot speak (PostgreSQL's
-// SQL on MySQL, for now), a translated dialect without its translator's
-// version, and a version where nothing is translated.
+// SQL on PostgreSQL is native: SQLite's is not there), a translated
+// dialect without its translator's version, and a version where nothing
+// is translated.
 func TestGenesisRefusesSQLDialectsTheBackendCannotSpeak(t *testing.T) {
 	for _, c := range []struct{ state, want string }{
-		{`{"backend":"mysql","sql_dialect":"postgres"}`, `sql_dialect "postgres" is not available on backend "mysql"`},
+		{`{"backend":"mysql","sql_dialect":"postgres"}`, `needs sql_dialect_version`},
+		{`{"backend":"mysql","sql_dialect":"postgres","sql_dialect_versions":{"mysql":3}}`, `give its version as sql_dialect_version`},
 		{`{"backend":"postgres","sql_dialect":"sqlite"}`, `sql_dialect "sqlite" is not available on backend "postgres"`},
 		{`{"sql_dialect":"oracle"}`, `sql_dialect "oracle" is not available on backend "sqlite"`},
 		{`{"sql_dialect":"postgres"}`, `needs sql_dialect_version`},
@@ -101,7 +103,9 @@ func TestGenesisOverSeveralEngines(t *testing.T) {
 	for _, c := range []struct{ state, want string }{
 		{`{` + mixed + `}`, `needs protocol_version 5 or later`},
 		{`{` + mixed + `,"protocol_version":4}`, `needs protocol_version 5 or later`},
-		{`{"backends":["sqlite","mysql"],"sql_dialect":"postgres","sql_dialect_version":1,"protocol_version":5}`, `sql_dialect "postgres" is not available on backend "mysql"`},
+		{`{"backends":["sqlite","mysql"],"sql_dialect":"postgres","sql_dialect_version":1,"protocol_version":5}`, `give sql_dialect_versions`},
+		{`{"backends":["sqlite","mysql"],"sql_dialect":"postgres","sql_dialect_versions":{"sqlite":1},"protocol_version":5}`, `mysql has none`},
+		{`{"backends":["sqlite","mysql"],"sql_dialect":"postgres","sql_dialect_versions":{"sqlite":1,"mysql":3,"postgres":1},"protocol_version":5}`, `names an engine that does not translate`},
 		{`{"backends":["postgres"],"protocol_version":5}`, `backends lists one engine`},
 		{`{"backend":"postgres",` + mixed + `,"protocol_version":5}`, `either backend (one engine) or backends`},
 		{`{"backends":["sqlite","postgres"],"sql_dialect":"postgres","protocol_version":5}`, `needs sql_dialect_version`},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/relchain/relchain/rowcanon"
+	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/statetree"
 )
 
@@ -237,4 +238,21 @@ type SequenceState struct {
 // (issue 37; app's shadow gate). nil: the statement translates.
 type TranslationJudge interface {
 	JudgeTranslation(ctx context.Context, sql string, args []any) error
+}
+
+// SchemaJudge judges statements as a translating engine's validator does,
+// without that engine: on a schema kept in memory from the DDL statements
+// the network committed (MariaDB's translation: mysql.NewSchemaJudge).
+// Every validator of a network over several engines with that engine,
+// its own validators included, asks it in the same place, so that a
+// statement the engine cannot run fails on every node with the same
+// verdict (issue 37; app's shadow gate). Not safe for concurrent use.
+type SchemaJudge interface {
+	// Judge is the engine's verdict on statement sql with args, as its
+	// validator reaches it before running anything (env: the tx's clock
+	// and random numbers); nil: the engine runs it.
+	Judge(sql string, args []any, env sqlcheck.Env) error
+	// Apply makes the schema follow a DDL statement the network
+	// committed; an error means the schema can no longer be trusted.
+	Apply(sql string, args []any) error
 }

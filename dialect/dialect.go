@@ -32,7 +32,7 @@ type Dialect struct {
 	Wire Wire
 	// Translates names the SQL dialect other than its own that a network
 	// on this database may speak ("" none; docs/dialects.md): PostgreSQL's
-	// SQL on SQLite, through a versioned translator. TranslatedWire is the
+	// SQL on SQLite and on MariaDB, each through a versioned translator. TranslatedWire is the
 	// Wire of such a network.
 	Translates     string
 	TranslatedWire Wire
@@ -41,6 +41,12 @@ type Dialect struct {
 	// every validator of a network where one runs it, a bc-transaction
 	// with DDL is one statement alone in its block (app's ddlAlone rule).
 	DDLCommitsImplicitly bool
+	// SchemaJudged: on a network over several engines every validator
+	// reproduces this engine's verdict on a statement without the engine,
+	// on a schema kept from the network's DDL (backend.SchemaJudge:
+	// MariaDB's translation). SQLite's verdict comes from a schema-only
+	// SQLite database instead (app's shadow gate).
+	SchemaJudged bool
 }
 
 // Wire describes a database's SQL dialect to the PostgreSQL wire-protocol
@@ -122,7 +128,8 @@ func Files() []string {
 // "postgres", "mysql"); Speaks says which others it can be asked to speak.
 const (
 	// SQLPostgres is PostgreSQL's SQL: native on PostgreSQL, translated on
-	// SQLite (backend/sqlite/pgdialect).
+	// SQLite (backend/sqlite/pgdialect) and on MariaDB
+	// (backend/mysql/pgdialect).
 	SQLPostgres = "postgres"
 )
 

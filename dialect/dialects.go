@@ -18,6 +18,12 @@ var dialects = []Dialect{
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
 		// PostgreSQL's catalogs are emulated (backend/pgcatalog, from
 		// MySQL's schema: backend/mysql's schemaOf).
-		Wire:                 Wire{Placeholders: PlaceholdersOrdered, PGCatalog: true},
-		DDLCommitsImplicitly: true},
+		Wire: Wire{Placeholders: PlaceholdersOrdered, PGCatalog: true},
+		// PostgreSQL's SQL translated onto MariaDB (backend/mysql/pgdialect):
+		// $n placeholders, PostgreSQL's quoting, values rendered in
+		// PostgreSQL's text forms by their PostgreSQL types.
+		Translates:           SQLPostgres,
+		TranslatedWire:       Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar, PGCatalog: true, NativeTypes: true},
+		DDLCommitsImplicitly: true,
+		SchemaJudged:         true},
 }

@@ -201,17 +201,9 @@ func (o *Options) genesisEngines(kinds []registry.Driver) error {
 	if o.Params.ProtocolVersion == 0 {
 		o.Params.ProtocolVersion = protocol.V5
 	}
-	o.Params.SQLDialectVersion = 0
-	for _, name := range names {
-		sql, version, err := registry.GenesisSQLDialect(name, o.Params.SQLDialect)
-		if err != nil {
-			return fmt.Errorf("a network over %v: %w", names, err)
-		}
-		if sql != "" {
-			o.Params.SQLDialectVersion = version
-		}
-	}
-	return nil
+	var err error
+	o.Params.SQLDialectVersion, o.Params.SQLDialectVersions, err = registry.GenesisSQLDialectVersions(names, o.Params.SQLDialect)
+	return err
 }
 
 // generateHome creates the home of validator i (node<i>) of the network o

@@ -47,7 +47,7 @@ func (c Config) backendSpec(home string, onCheckpointErr func(error)) (registry.
 	}
 	s := registry.Spec{DSN: c.Backend.DSN, ReaderDSN: c.Backend.ReaderDSN,
 		UnsafeSuperuser: c.Backend.UnsafeSuperuser, NoGate: c.Backend.UnsafeNoGate,
-		SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.Version}
+		SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.VersionOf(c.Backend.Kind)}
 	if s.ReadTimeout, err = c.ReadTimeout(); err != nil {
 		return d, registry.Spec{}, err
 	}
@@ -89,5 +89,5 @@ func openBackend(ctx context.Context, home string, rc Config, onErr func(error))
 // (its SQL dialect included).
 func (c Config) Restorer(home string) (dbrestore.Restorer, error) {
 	return dbrestore.For(c.Backend.Kind, c.SQLitePath(home), registry.Spec{DSN: c.Backend.DSN,
-		UnsafeSuperuser: c.Backend.UnsafeSuperuser, SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.Version})
+		UnsafeSuperuser: c.Backend.UnsafeSuperuser, SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.VersionOf(c.Backend.Kind)})
 }

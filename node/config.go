@@ -48,11 +48,23 @@ type Config struct {
 	SQL SQLDialect `toml:"-"`
 }
 
-// SQLDialect is a network's SQL dialect and its translation's version
-// (app.Params.SQLDialect, SQLDialectVersion).
+// SQLDialect is a network's SQL dialect and its translations' versions
+// (app.Params.SQLDialect, SQLDialectVersion, SQLDialectVersions).
 type SQLDialect struct {
 	Name    string
 	Version int
+	// Versions are the versions of the engines translating it on a network
+	// where several do (sql_dialect_versions); nil otherwise.
+	Versions map[string]int
+}
+
+// VersionOf is the version of the dialect's translation on engine (0
+// where engine does not translate it: the registry checks that).
+func (s SQLDialect) VersionOf(engine string) int {
+	if s.Versions != nil {
+		return s.Versions[engine]
+	}
+	return s.Version
 }
 
 // PGConfig configures a node's PostgreSQL wire-protocol listener.
@@ -366,15 +378,16 @@ func genesisSQLDialect(path string) (SQLDialect, error) {
 	// builds the application (app.ParseParams), and tools that open the
 	// database (verify, restore) need no more.
 	var p struct {
-		SQLDialect        string `json:"sql_dialect"`
-		SQLDialectVersion int    `json:"sql_dialect_version"`
+		SQLDialect         string         `json:"sql_dialect"`
+		SQLDialectVersion  int            `json:"sql_dialect_version"`
+		SQLDialectVersions map[string]int `json:"sql_dialect_versions"`
 	}
 	if len(gen.AppState) > 0 {
 		if err := json.Unmarshal(gen.AppState, &p); err != nil {
 			return SQLDialect{}, fmt.Errorf("%s: app_state: %w", path, err)
 		}
 	}
-	return SQLDialect{Name: p.SQLDialect, Version: p.SQLDialectVersion}, nil
+	return SQLDialect{Name: p.SQLDialect, Version: p.SQLDialectVersion, Versions: p.SQLDialectVersions}, nil
 }
 
 // SaveConfig writes both configuration files of a node home.

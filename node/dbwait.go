@@ -9,6 +9,7 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/registry"
 )
 
 // StartDatabaseWait bounds how long a starting node waits for a database
@@ -54,7 +55,8 @@ func openExecutorOnce(ctx context.Context, home string, rc Config, chainID strin
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
-	ex, err := app.NewExecutor(ctx, be, chainID, params, shadowOption(home, params))
+	ex, err := app.NewExecutor(ctx, be, chainID, params, shadowOption(home, params),
+		app.WithSchemaJudges(registry.SchemaJudges(params.Engines())))
 	if err != nil {
 		be.Close()
 		return nil, nil, err

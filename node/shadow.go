@@ -35,7 +35,7 @@ func shadowOption(home string, params app.Params) app.ExecutorOption {
 		if err != nil {
 			return nil, err
 		}
-		be, err := d.Open(ctx, registry.Spec{DSN: filepath.Join(dir, "shadow.db"), SQLDialect: dialect.SQLPostgres, SQLDialectVersion: params.SQLDialectVersion})
+		be, err := d.Open(ctx, registry.Spec{DSN: filepath.Join(dir, "shadow.db"), SQLDialect: dialect.SQLPostgres, SQLDialectVersion: params.TranslatorVersion("sqlite")})
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("open the shadow gate's SQLite database: %w", err)

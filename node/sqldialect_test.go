@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestWrongSQLDialectVersionRefusesTheStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.SQL != (SQLDialect{Name: "postgres", Version: pgdialect.Version}) {
+	if !reflect.DeepEqual(rc.SQL, SQLDialect{Name: "postgres", Version: pgdialect.Version}) {
 		t.Fatalf("init wrote SQL dialect %+v, want postgres version %d", rc.SQL, pgdialect.Version)
 	}
 	gen, err := types.GenesisDocFromFile(cc.GenesisFile())

@@ -113,25 +113,22 @@ func NewMixedChains(t testing.TB, proto uint64, storages ...string) []*Chain {
 	p := app.DefaultParams()
 	p.Backend, p.Backends = "", slices.Compact(slices.Sorted(slices.Values(storages)))
 	p.SQLDialect, p.MaxStatements, p.ProtocolVersion = dialect.SQLPostgres, txn.MaxStatements, proto
-	for _, s := range p.Backends {
-		if sql, version, err := registry.GenesisSQLDialect(s, dialect.SQLPostgres); err != nil {
-			t.Fatalf("workloadtest: %v", err)
-		} else if sql != "" {
-			p.SQLDialectVersion = version
-		}
+	var err error
+	if p.SQLDialectVersion, p.SQLDialectVersions, err = registry.GenesisSQLDialectVersions(p.Backends, dialect.SQLPostgres); err != nil {
+		t.Fatalf("workloadtest: %v", err)
 	}
 	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
 		d, err := registry.Lookup("sqlite")
 		if err != nil {
 			return nil, err
 		}
-		return d.Open(ctx, registry.Spec{DSN: filepath.Join(t.TempDir(), "shadow.db"), SQLDialect: dialect.SQLPostgres, SQLDialectVersion: p.SQLDialectVersion})
+		return d.Open(ctx, registry.Spec{DSN: filepath.Join(t.TempDir(), "shadow.db"), SQLDialect: dialect.SQLPostgres, SQLDialectVersion: p.TranslatorVersion("sqlite")})
 	})
 	chains := make([]*Chain, len(storages))
 	for i, storage := range storages {
 		sql, version, _ := registry.GenesisSQLDialect(storage, dialect.SQLPostgres)
 		be := openBackend(t, storage, registry.Spec{SQLDialect: sql, SQLDialectVersion: version})
-		ex, err := app.NewExecutor(ctx, be, ChainID, p, shadow)
+		ex, err := app.NewExecutor(ctx, be, ChainID, p, shadow, app.WithSchemaJudges(registry.SchemaJudges(p.Engines())))
 		if err != nil {
 			t.Fatalf("new executor on %s: %v", storage, err)
 		}

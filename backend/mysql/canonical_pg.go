@@ -1,9 +1,12 @@
 package mysql
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/rowcanon"
 )
 
@@ -89,4 +92,38 @@ func boolValue(i int64) (rowcanon.Value, error) {
 		return rowcanon.Bool(true), nil
 	}
 	return rowcanon.Value{}, fmt.Errorf("%d in a bool column (TINYINT(1)): neither 0 nor 1", i)
+}
+
+var (
+	_ backend.CanonicalSequenceReader = (*Backend)(nil)
+	_ backend.CanonicalSequenceReader = (*block)(nil)
+	_ backend.CanonicalSequenceReader = canonBlock{}
+)
+
+// errNoSequences is CanonicalSequences' error on MariaDB's own SQL.
+var errNoSequences = errors.New("mysql: canonical sequences need PostgreSQL's SQL (WithPostgresDialect)")
+
+// CanonicalSequences implements backend.CanonicalSequenceReader: none.
+// The postgres dialect on MariaDB has no sequences (pgdialect refuses
+// serial columns and CREATE SEQUENCE), so its state is the empty list a
+// PostgreSQL or SQLite validator of the same network gives while no
+// sequence exists; a network on whose other engines one is created
+// refuses it on MariaDB's translation first (app's schema judge).
+func (b *Backend) CanonicalSequences(context.Context) ([]backend.SequenceState, error) {
+	if !b.opts.pg {
+		return nil, errNoSequences
+	}
+	return nil, nil
+}
+
+// CanonicalSequences implements backend.CanonicalSequenceReader for the
+// block's state: as the Backend's.
+func (k *block) CanonicalSequences(ctx context.Context) ([]backend.SequenceState, error) {
+	return k.b.CanonicalSequences(ctx)
+}
+
+// CanonicalSequences implements backend.CanonicalSequenceReader on the
+// block Begin hands out.
+func (c canonBlock) CanonicalSequences(ctx context.Context) ([]backend.SequenceState, error) {
+	return c.k.CanonicalSequences(ctx)
 }

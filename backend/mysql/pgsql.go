@@ -54,6 +54,11 @@ func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
 	if err != nil {
 		return an, "", pgGateError(err)
 	}
+	// Its parameters as PostgreSQL counts them, so that a tx's arguments
+	// are checked as on every engine (app's argsRejection).
+	if an.Params, err = pggate.ParamCount(sql); err != nil {
+		return an, "", pgGateError(err)
+	}
 	if !pggate.Rewrites(sql) {
 		return an, sql, nil
 	}

@@ -3,12 +3,12 @@ package postgres
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres/pggate"
 	pgcheck "github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/prescan"
@@ -238,28 +238,11 @@ func (s stmtInfo) changesSchema(gated bool) bool {
 	return s.schema || (!gated && s.call)
 }
 
-// paramCount is the statement's highest $n placeholder, from PostgreSQL's
-// own scanner (a $1 inside a string, a dollar-quoted body or a comment is
-// no placeholder).
+// paramCount is pggate.ParamCount, its parse error a *backend.Error.
 func paramCount(sql string) (int, error) {
-	scan, err := pg_query.Scan(sql)
+	n, err := pggate.ParamCount(sql)
 	if err != nil {
 		return 0, &backend.Error{Class: backend.ClassSyntax, SQLState: "42601", Message: err.Error()}
 	}
-	n := 0
-	for _, t := range scan.GetTokens() {
-		if t.GetToken() != pg_query.Token_PARAM || t.GetStart() < 0 || int(t.GetEnd()) > len(sql) {
-			continue
-		}
-		k, err := strconv.Atoi(sql[t.GetStart()+1 : t.GetEnd()])
-		if err != nil || k > maxParams {
-			k = maxParams + 1
-		}
-		n = max(n, k)
-	}
 	return n, nil
 }
-
-// maxParams is PostgreSQL's limit on a statement's parameters; a higher
-// $n counts as one more, which no tx can supply.
-const maxParams = 65535

@@ -11,13 +11,15 @@ import (
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
+	"github.com/relchain/relchain/backend/mysql/pgdialect"
 )
 
 // mysqlNoGate turns the gate off; set in a test-hooks build only.
 var mysqlNoGate mysql.Option
 
 func mysqlDriver() Driver {
-	return serverDriver(Driver{Dialect: mustDialect("mysql"), Open: openMySQL, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
+	return serverDriver(Driver{Dialect: mustDialect("mysql"), TranslatorVersion: pgdialect.Version, Open: openMySQL,
+		SchemaJudge: func() backend.SchemaJudge { return mysql.NewSchemaJudge() }, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
 		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return mysql.Dump(ctx, s.DSN, w) }},
 		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
@@ -26,12 +28,16 @@ func mysqlDriver() Driver {
 // openMySQL opens the database with Query on s.ReaderDSN's account, if
 // given.
 func openMySQL(ctx context.Context, s Spec) (backend.Backend, error) {
-	if err := checkSQLDialect(mustDialect("mysql"), s, 0); err != nil {
+	d := mustDialect("mysql")
+	if err := checkSQLDialect(d, s, pgdialect.Version); err != nil {
 		return nil, err
 	}
 	opts, err := commonOptions(s, mysqlNoGate, mysql.WithCheckpoints)
 	if err != nil {
 		return nil, err
+	}
+	if d.Translated(s.SQLDialect) {
+		opts = append(opts, mysql.WithPostgresDialect())
 	}
 	if s.ReaderDSN != "" {
 		opts = append(opts, mysql.WithReaderDSN(s.ReaderDSN))

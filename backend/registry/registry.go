@@ -45,6 +45,10 @@ type Driver struct {
 	// create the database dsn names and the node's least-privilege roles
 	// (relchain init --print-pg-setup).
 	SetupSQL func(dsn string) (string, error)
+	// SchemaJudge, if not nil, makes a judge of statements as this
+	// engine's validators judge them, without the engine
+	// (dialect.Dialect.SchemaJudged; app.WithSchemaJudge).
+	SchemaJudge func() backend.SchemaJudge
 	// TranslatorVersion is the version of the translation of the SQL
 	// dialect it translates (Dialect.Translates) this binary implements;
 	// 0 when it translates none.
@@ -69,6 +73,44 @@ func GenesisSQLDialect(name, sql string) (string, int, error) {
 		return "", 0, nil
 	}
 	return sql, d.TranslatorVersion, nil
+}
+
+// SchemaJudges are the executor options giving a validator of a network
+// over engines the schema judge of each that has one (app needs them on
+// every validator of a network over several engines with such an engine).
+func SchemaJudges(engines []string) map[string]func() backend.SchemaJudge {
+	out := make(map[string]func() backend.SchemaJudge)
+	for _, name := range engines {
+		if d, err := Lookup(name); err == nil && d.SchemaJudge != nil {
+			out[name] = d.SchemaJudge
+		}
+	}
+	return out
+}
+
+// GenesisSQLDialectVersions are the translator versions a new network
+// over engines (sorted, two or more) speaking SQL dialect sql writes in
+// its genesis: sql_dialect_version when one engine translates sql,
+// sql_dialect_versions when several do (app.Params.checkSQLDialect),
+// neither when none does.
+func GenesisSQLDialectVersions(engines []string, sql string) (version int, versions map[string]int, err error) {
+	found := make(map[string]int)
+	for _, name := range engines {
+		translated, v, err := GenesisSQLDialect(name, sql)
+		if err != nil {
+			return 0, nil, fmt.Errorf("a network over %v: %w", engines, err)
+		}
+		if translated != "" {
+			found[name] = v
+		}
+	}
+	if len(found) > 1 {
+		return 0, found, nil
+	}
+	for _, v := range found {
+		version = v
+	}
+	return version, nil, nil
 }
 
 // mustDialect is the dialect called name; a Driver without one is a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	mysqlpg "github.com/relchain/relchain/backend/mysql/pgdialect"
 	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 )
@@ -25,7 +26,8 @@ func TestGenesisSQLDialect(t *testing.T) {
 		{"sqlite", "postgres", "postgres", pgdialect.Version, ""},
 		{"postgres", "postgres", "", 0, ""},
 		{"postgres", "sqlite", "", 0, `cannot run the "sqlite" SQL dialect`},
-		{"mysql", "postgres", "", 0, `cannot run the "postgres" SQL dialect`},
+		{"mysql", "postgres", "postgres", mysqlpg.Version, ""},
+		{"mysql", "sqlite", "", 0, `cannot run the "sqlite" SQL dialect`},
 	} {
 		got, v, err := registry.GenesisSQLDialect(c.backend, c.sql)
 		if c.err != "" {

@@ -42,37 +42,51 @@ func TestEnginesAgreeBlockByBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []workload.Workload{smallbankW, ycsbW, tpccW} {
-		t.Run(w.Name(), func(t *testing.T) {
-			chains := mixedChains(t)
-			bcs, err := w.Setup(workload.Postgres)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, stmts := range bcs {
-				sameBlock(t, chains, stmts)
-			}
-			gens := make([]workload.Generator, 4)
-			for i := range gens {
-				gens[i] = w.Generator(workload.Postgres, 37, i)
-			}
-			var block [][]txn.Statement
-			for i := 0; i < 300; i++ {
-				if wl := gens[i%len(gens)].Next(); !wl.ReadOnly {
-					block = append(block, wl.Statements)
-				}
-				if len(block) == 25 {
-					sameBlock(t, chains, block...)
-					block = block[:0]
-				}
-			}
-			if len(block) > 0 {
-				sameBlock(t, chains, block...)
-			}
-			for _, c := range chains {
-				inTheMap(t, c, w.Tables())
-			}
-		})
+	for _, engines := range [][]string{{workload.Postgres, workload.SQLite}, {workload.Postgres, workload.MySQL, workload.SQLite}} {
+		for _, w := range []workload.Workload{smallbankW, ycsbW, tpccW} {
+			t.Run(strings.Join(engines, "+")+"/"+w.Name(), func(t *testing.T) {
+				agreeBlockByBlock(t, w, chainsOn(t, engines...))
+			})
+		}
+	}
+}
+
+// agreeBlockByBlock runs w's setup and 300 of its transactions on chains,
+// in blocks of 25, requiring every block to agree (sameBlock). A
+// network with MySQL runs each DDL statement alone (workload.DDLAlone).
+func agreeBlockByBlock(t *testing.T, w workload.Workload, chains []*workloadtest.Chain) {
+	bcs, err := w.Setup(workload.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chains {
+		if c.Storage == workload.MySQL {
+			bcs = workload.DDLAlone(workload.MySQL, bcs)
+			break
+		}
+	}
+	for _, stmts := range bcs {
+		sameBlock(t, chains, stmts)
+	}
+	gens := make([]workload.Generator, 4)
+	for i := range gens {
+		gens[i] = w.Generator(workload.Postgres, 37, i)
+	}
+	var block [][]txn.Statement
+	for i := 0; i < 300; i++ {
+		if wl := gens[i%len(gens)].Next(); !wl.ReadOnly {
+			block = append(block, wl.Statements)
+		}
+		if len(block) == 25 {
+			sameBlock(t, chains, block...)
+			block = block[:0]
+		}
+	}
+	if len(block) > 0 {
+		sameBlock(t, chains, block...)
+	}
+	for _, c := range chains {
+		inTheMap(t, c, w.Tables())
 	}
 }
 
@@ -162,8 +176,14 @@ func TestEnginesAgreeOnSequencesAndSchema(t *testing.T) {
 // process, at protocol version 5: PostgreSQL storage (with its shadow
 // gate), and SQLite storage speaking PostgreSQL's SQL.
 func mixedChains(t *testing.T) []*workloadtest.Chain {
+	return chainsOn(t, workload.Postgres, workload.SQLite)
+}
+
+// chainsOn are validators of one network over engines (one each), in
+// process, at protocol version 5, speaking PostgreSQL's SQL.
+func chainsOn(t *testing.T, engines ...string) []*workloadtest.Chain {
 	var out []*workloadtest.Chain
-	for _, c := range appwt.NewMixedChains(t, protocol.V5, workload.Postgres, workload.SQLite) {
+	for _, c := range appwt.NewMixedChains(t, protocol.V5, engines...) {
 		out = append(out, workloadtest.Wrap(t, c))
 	}
 	return out

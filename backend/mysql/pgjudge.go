@@ -1,0 +1,65 @@
+package mysql
+
+import (
+	"fmt"
+
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql/pgdialect"
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// SchemaJudge is backend.SchemaJudge for MariaDB's postgres dialect: what
+// execPostgres decides before it runs anything (the arguments, PostgreSQL's
+// gate, the translation, a DDL translation's statement count, the
+// arguments' conversion), on a pgdialect.Schema kept from the network's
+// committed DDL instead of a MariaDB database. pgdialect's TestDifferential
+// requires the translation on that schema to equal the one on MariaDB's
+// information_schema for every statement of its corpus.
+type SchemaJudge struct {
+	schema *pgdialect.Schema
+}
+
+var _ backend.SchemaJudge = (*SchemaJudge)(nil)
+
+// NewSchemaJudge is a judge on an empty schema.
+func NewSchemaJudge() *SchemaJudge { return &SchemaJudge{schema: pgdialect.NewSchema()} }
+
+// Judge implements backend.SchemaJudge.
+func (j *SchemaJudge) Judge(sql string, args []any, env sqlcheck.Env) error {
+	_, err := j.translate(sql, args, env)
+	return err
+}
+
+// translate is Judge's translation of sql, or its verdict.
+func (j *SchemaJudge) translate(sql string, args []any, env sqlcheck.Env) (*pgdialect.Translation, error) {
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
+	_, text, err := pgJudge(sql, env)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := pgdialect.TranslateTyped(text, j.schema, argTypes(args))
+	if err != nil {
+		return nil, translationError(err)
+	}
+	if tr.DDL && len(tr.Statements) != 1 {
+		return nil, errPGDDLStatements
+	}
+	for s := range tr.Statements {
+		if _, err := bindArgs(tr, s, args); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+// Apply implements backend.SchemaJudge.
+func (j *SchemaJudge) Apply(sql string, args []any) error {
+	tr, err := j.translate(sql, args, sqlcheck.Env{})
+	if err != nil {
+		return fmt.Errorf("mysql: the postgres dialect's schema: a committed DDL statement does not translate: %w", err)
+	}
+	j.schema.Apply(tr)
+	return nil
+}
