@@ -69,7 +69,7 @@ func commitMark(ctx context.Context, r *run) (int64, error) {
 	_, key, _ := ed25519.GenerateKey(nil)
 	mctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	res, err := r.nw.client(0, key).Exec(mctx, client.ModeCommit, txn.Statement{SQL: "INSERT INTO e2e_marks (n) VALUES (1)"})
+	res, err := r.nw.client(0, key).Exec(mctx, client.ModeCommit, txn.Statement{SQL: keyedInsert("e2e_marks", "n", "1", r.nw.m.mixed())})
 	if err != nil {
 		return 0, fmt.Errorf("marker write: %w", err)
 	}

@@ -23,33 +23,44 @@ type workload interface {
 	logTable() string
 }
 
-func newWorkload(l Load) workload {
+// newWorkload is l's workload; keyed: on a network over several engines
+// (keyedSchema).
+func newWorkload(l Load, keyed bool) workload {
 	if l.Workload == "bank" {
-		return bank{accounts: l.Accounts, balance: l.Balance}
+		return bank{accounts: l.Accounts, balance: l.Balance, keyed: keyed}
 	}
-	return inserts{}
+	return inserts{keyed: keyed}
 }
 
 // keyedSchema gives every table of a workload's schema without a primary
-// key a surrogate one (rid bigserial, filled by the engine): a network
-// over several engines runs protocol version 5, which keeps every table
-// in the authenticated state. The workload's writes name their columns,
-// so they leave rid to its sequence; a write applied twice still shows as
-// two rows.
+// key a surrogate one, rid: a network over several engines runs protocol
+// version 5, which keeps every table in the authenticated state. Not a
+// serial column (the postgres dialect on MariaDB has no sequences): each
+// write numbers its row one past the table's highest (keyedInsert), so a
+// write applied twice still shows as two rows.
 func keyedSchema(stmts []string) []string {
 	out := make([]string, len(stmts))
 	for i, s := range stmts {
 		out[i] = s
 		if strings.HasPrefix(s, "CREATE TABLE ") && !strings.Contains(s, "PRIMARY KEY") {
-			out[i] = strings.Replace(s, " (", " (rid BIGSERIAL PRIMARY KEY, ", 1)
+			out[i] = strings.Replace(s, " (", " (rid BIGINT PRIMARY KEY, ", 1)
 		}
 	}
 	return out
 }
 
+// keyedInsert inserts one row of values into columns of table; keyed: the
+// table has keyedSchema's rid, numbered one past the table's highest.
+func keyedInsert(table, columns, values string, keyed bool) string {
+	if !keyed {
+		return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", table, columns, values)
+	}
+	return fmt.Sprintf("INSERT INTO %s (rid, %s) SELECT COALESCE(MAX(rid), 0) + 1, %s FROM %s", table, columns, values, table)
+}
+
 // inserts: each write inserts its id. No key: a write applied twice
 // shows as two rows instead of failing.
-type inserts struct{}
+type inserts struct{ keyed bool }
 
 func (inserts) setup() []string {
 	return []string{"CREATE TABLE e2e_writes (id BIGINT NOT NULL, client BIGINT NOT NULL)", marksTable}
@@ -60,8 +71,8 @@ func (inserts) setup() []string {
 // that height.
 const marksTable = "CREATE TABLE e2e_marks (n BIGINT NOT NULL)"
 
-func (inserts) next(w *write, _ *rand.Rand) []txn.Statement {
-	return []txn.Statement{{SQL: fmt.Sprintf("INSERT INTO e2e_writes (id, client) VALUES (%d, %d)", w.ID, w.Client)}}
+func (i inserts) next(w *write, _ *rand.Rand) []txn.Statement {
+	return []txn.Statement{{SQL: keyedInsert("e2e_writes", "id, client", fmt.Sprintf("%d, %d", w.ID, w.Client), i.keyed)}}
 }
 
 func (inserts) logTable() string { return "e2e_writes" }
@@ -72,6 +83,7 @@ func (inserts) logTable() string { return "e2e_writes" }
 type bank struct {
 	accounts int
 	balance  int64
+	keyed    bool
 }
 
 func (b bank) setup() []string {
@@ -94,7 +106,7 @@ func (b bank) next(w *write, rng *rand.Rand) []txn.Statement {
 	return []txn.Statement{
 		{SQL: fmt.Sprintf("UPDATE e2e_accounts SET balance = balance - %d WHERE id = %d", w.Amount, w.Src)},
 		{SQL: fmt.Sprintf("UPDATE e2e_accounts SET balance = balance + %d WHERE id = %d", w.Amount, w.Dst)},
-		{SQL: fmt.Sprintf("INSERT INTO e2e_transfers (id, src, dst, amount) VALUES (%d, %d, %d, %d)", w.ID, w.Src, w.Dst, w.Amount)},
+		{SQL: keyedInsert("e2e_transfers", "id, src, dst, amount", fmt.Sprintf("%d, %d, %d, %d", w.ID, w.Src, w.Dst, w.Amount), b.keyed)},
 	}
 }
 
