@@ -122,6 +122,9 @@ type cluster struct {
 	chainID string
 	admin   ed25519.PrivateKey // signs schema changes
 	pgDSN   string             // postgres: the nodes' DSN template ({node})
+	// dsnTemplates[i], where not "", is validator i's template instead of
+	// pgDSN (a network over several server engines).
+	dsnTemplates []string
 	dir     string             // the network's directory (nodes.json)
 }
 
@@ -174,12 +177,43 @@ type clusterOptions struct {
 	prepare func(c *cluster)
 }
 
+// adminDSN is the administrator's DSN of node i's database on a server
+// (its template's).
+func (c *cluster) adminDSN(i int) string {
+	tmpl := c.pgDSN
+	if i < len(c.dsnTemplates) && c.dsnTemplates[i] != "" {
+		tmpl = c.dsnTemplates[i]
+	}
+	return strings.ReplaceAll(tmpl, "{node}", c.nodes[i].Name)
+}
+
 // nodeBackend is node i's backend.
 func (o clusterOptions) nodeBackend(i int) string {
 	if i < len(o.backends) {
 		return o.backends[i]
 	}
 	return o.backend
+}
+
+// otherServerTemplates are the DSN templates of the validators of a
+// network over several engines (backends) on a database server other than
+// main's (whose template is netctl.Options.DSNTemplate): one template per
+// server engine, "" for the others.
+func otherServerTemplates(t *testing.T, backends []string, main string) []string {
+	var out []string
+	made := make(map[string]string)
+	for i, name := range backends {
+		b := backendNamed(t, name)
+		if name == main || b.dsnTemplate == nil {
+			continue
+		}
+		if _, ok := made[name]; !ok {
+			made[name] = b.dsnTemplate(t)
+		}
+		out = append(out, make([]string, i+1-len(out))...)
+		out[i] = made[name]
+	}
+	return out
 }
 
 // mustStartCluster generates and starts a network and waits until every
@@ -219,6 +253,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if b := backendNamed(t, o.backend); b.dsnTemplate != nil && (len(o.backends) == 0 || slices.Contains(o.backends, o.backend)) {
 		opts.DSNTemplate = b.dsnTemplate(t)
 	}
+	opts.DSNTemplates = otherServerTemplates(t, o.backends, o.backend)
 	nodes, err := netctl.Generate(opts)
 	if err != nil {
 		t.Fatalf("generate network: %v", err)
@@ -227,7 +262,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if o.testHooks {
 		bin = testHooksBinary(t)
 	}
-	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(bin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dir: dir}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(bin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dsnTemplates: opts.DSNTemplates, dir: dir}
 	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
 	if o.pg {
 		c.enablePG()

@@ -23,12 +23,12 @@ func TestDivergenceNamesTheTx(t *testing.T) {
 	})
 }
 
-// On a network over PostgreSQL and SQLite (protocol version 5: one
-// AppHash for every engine), a SQLite validator whose row was changed
-// outside the chain names the first tx whose result differs, with both
-// results, as on a network of one engine (issue 37).
+// On a network over PostgreSQL, SQLite and MariaDB (protocol version 5:
+// one AppHash for every engine), the MariaDB validator (node 3) whose row
+// was changed outside the chain names the first tx whose result differs,
+// with both results, as on a network of one engine (issue 37).
 func TestDivergenceNamesTheTxOnAMixedNetwork(t *testing.T) {
-	testDivergenceNamesTheTx(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}})
+	testDivergenceNamesTheTx(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "mysql"}})
 }
 
 // divergenceNotOnMySQL is why the divergence tests leave MySQL out.

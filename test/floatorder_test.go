@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +49,7 @@ func TestFloatAggregatesIgnoreNodeLocalVacuum_Postgres(t *testing.T) {
 func (c *cluster) heapOrder(i int, table string) []int64 {
 	c.t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+	conn, err := pgx.Connect(ctx, c.adminDSN(i))
 	if err != nil {
 		c.t.Fatalf("connect to %s's database: %v", c.nodes[i].Name, err)
 	}

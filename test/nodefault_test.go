@@ -136,7 +136,7 @@ func (c *cluster) requireAckedOnceEverywhere(ctx context.Context, l *load) {
 // pgDatabase is the name of node i's PostgreSQL database.
 func (c *cluster) pgDatabase(i int) string {
 	c.t.Helper()
-	u, err := url.Parse(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+	u, err := url.Parse(c.adminDSN(i))
 	if err != nil || c.pgDSN == "" {
 		c.t.Fatalf("the DSN of %s: %q %v", c.nodes[i].Name, c.pgDSN, err)
 	}

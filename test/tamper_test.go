@@ -230,7 +230,7 @@ func (c *cluster) wipe(i int) {
 	}
 	engine := c.engineOf(i)
 	if engine == "mysql" {
-		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		cfg, err := gomysql.ParseDSN(c.adminDSN(i))
 		if err != nil {
 			c.t.Fatal(err)
 		}
@@ -412,7 +412,7 @@ func (c *cluster) tamperCounted(i int, stmts ...string) []int64 {
 		}
 	case "postgres":
 		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		conn, err := pgx.Connect(ctx, c.adminDSN(i))
 		if err != nil {
 			c.t.Fatalf("connect to %s's database: %v", c.nodes[i].Name, err)
 		}
@@ -425,7 +425,7 @@ func (c *cluster) tamperCounted(i int, stmts ...string) []int64 {
 			changed = append(changed, tag.RowsAffected())
 		}
 	case "mysql":
-		cfg, err := gomysql.ParseDSN(strings.ReplaceAll(c.pgDSN, "{node}", c.nodes[i].Name))
+		cfg, err := gomysql.ParseDSN(c.adminDSN(i))
 		if err != nil {
 			c.t.Fatal(err)
 		}
