@@ -41,6 +41,11 @@ type Dialect struct {
 	// every validator of a network where one runs it, a bc-transaction
 	// with DDL is one statement alone in its block (app's ddlAlone rule).
 	DDLCommitsImplicitly bool
+	// PostgresByDefault: a new network on this database alone speaks
+	// PostgreSQL's SQL unless told otherwise (relchain init, testnet,
+	// localnet). Not on MySQL: its postgres dialect runs on MariaDB only
+	// and translates a smaller subset (--sql-dialect postgres asks for it).
+	PostgresByDefault bool
 	// SchemaJudged: on a network over several engines every validator
 	// reproduces this engine's verdict on a statement without the engine,
 	// on a schema kept from the network's DDL (backend.SchemaJudge:

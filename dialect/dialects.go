@@ -11,10 +11,11 @@ var dialects = []Dialect{
 		// PostgreSQL's quoting; its catalog queries are answered by the
 		// emulated catalog (backend/pgcatalog) on the read path, and its
 		// values are PostgreSQL's text (arrays as '{a,b}').
-		Translates:     SQLPostgres,
-		TranslatedWire: Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar, PGCatalog: true, NativeTypes: true}},
+		Translates:        SQLPostgres,
+		TranslatedWire:    Wire{DollarQuotes: true, Placeholders: PlaceholdersDollar, PGCatalog: true, NativeTypes: true},
+		PostgresByDefault: true},
 	{Name: "postgres", Server: true, DSNTemplate: "postgres://user@127.0.0.1:5432/relchain_{node}?sslmode=disable",
-		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}},
+		Wire: Wire{DollarQuotes: true, PGCatalog: true, NativeTypes: true}, PostgresByDefault: true},
 	{Name: "mysql", Server: true, DSNTemplate: "root@tcp(127.0.0.1:3306)/relchain_{node}",
 		// PostgreSQL's catalogs are emulated (backend/pgcatalog, from
 		// MySQL's schema: backend/mysql's schemaOf).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql/pgdialect"
 	"github.com/relchain/relchain/backend/pgcatalog"
 )
 
@@ -616,8 +617,14 @@ func (r *schemaReader) readViews(ctx context.Context) error {
 // NULL, default (pgDefault) and comment.
 func pgColumn(m mysqlColumn, mariadb bool) pgcatalog.Column {
 	typ, mod := pgType(m)
+	comment := m.comment
+	if t, ok := pgdialect.CommentType(m.comment); ok {
+		// A table of the postgres dialect: its column's declared
+		// PostgreSQL type (the comment is the dialect's, not the user's).
+		typ, mod, comment = t.Name, t.Typmod, ""
+	}
 	return pgcatalog.Column{Name: m.name, Type: typ, Typmod: mod, NotNull: m.nullable == "NO",
-		Default: pgDefault(m, typ, mariadb), Comment: m.comment}
+		Default: pgDefault(m, typ, mariadb), Comment: comment}
 }
 
 // pgType maps a MySQL column type to the PostgreSQL type, and its typmod,

@@ -187,6 +187,11 @@ func TestPostgresDialectQueryMatchesPostgres(t *testing.T) {
 		{sql: `SELECT id, name, balance, active, born, seen, at, blob, note FROM acct ORDER BY note, id`},
 		{sql: `SELECT name FROM acct WHERE id = $1`, args: []any{int64(3)}},
 		{sql: `SELECT count(*) FROM acct WHERE active = $1`, args: []any{"true"}},
+		// A catalog query (psql's \d): answered by the emulated catalog
+		// with the columns' declared PostgreSQL types, as PostgreSQL
+		// answers it; it failed on MariaDB's translation before.
+		{sql: `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_catalog.pg_attribute a
+			WHERE a.attrelid = 'acct'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`},
 	}
 	for _, s := range reads {
 		want, wh, err := pg.Query(c, s.sql, s.args)

@@ -56,11 +56,11 @@ func discard(conn *sql.Conn) {
 // query (pgcatalog.Wants, catalogText) is answered from the emulated catalog
 // (catalogQuery), before the gate: never by MySQL's own information_schema.
 func (b *Backend) Query(ctx context.Context, sql string, args []any) (*backend.Rows, int64, error) {
-	if b.opts.pg {
-		return b.queryPostgres(ctx, sql, args)
-	}
 	if text, ok := catalogText(sql); ok {
 		return b.catalogQuery(ctx, text, args)
+	}
+	if b.opts.pg {
+		return b.queryPostgres(ctx, sql, args)
 	}
 	// Reads pass the gate too: abci_query is open to anyone who reaches
 	// a node, and the gate is what refuses executable comments

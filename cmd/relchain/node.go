@@ -232,7 +232,7 @@ type netFlags struct {
 	validators  int
 	backend     string
 	backends    string
-	dsnTemplate string
+	dsnTemplates []string
 	chainID     string
 	blockAtomic bool
 	timeouts    timeoutFlags
@@ -269,7 +269,7 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators (--backends: one per backend listed)")
 	cmd.Flags().StringVar(&f.backend, "backend", registry.Default, "database backend: "+strings.Join(registry.Names(), ", "))
 	cmd.Flags().StringVar(&f.backends, "backends", "", "one backend per validator, comma-separated, for a network over several engines (e.g. postgres,postgres,sqlite,sqlite): it speaks PostgreSQL's SQL at protocol version 5; replaces --backend")
-	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
+	cmd.Flags().StringArrayVar(&f.dsnTemplates, "dsn-template", nil, "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}; a network over two server engines (--backends) takes one per engine as ENGINE=DSN, e.g. --dsn-template postgres=postgres://... --dsn-template mysql=root@tcp(...)/relchain_{node}")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	registerSQLDialect(cmd, &f.sqlDialect)
@@ -308,11 +308,57 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 		// Real hosts: keep CometBFT's gossip pacing, tuned for WANs.
 		t.FastGossip = false
 	}
+	tmpl, tmpls, err := dsnTemplates(f.dsnTemplates, backends)
+	if err != nil {
+		return netctl.Options{}, err
+	}
 	return netctl.Options{
 		Validators: f.validators, Dir: dir, ChainID: f.chainID, Backend: f.backend, Backends: backends,
-		DSNTemplate: f.dsnTemplate, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
+		DSNTemplate: tmpl, DSNTemplates: tmpls, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
 		UnsafeSuperuser: f.unsafeSuper, Prometheus: f.prometheus,
 	}, nil
+}
+
+// dsnTemplates reads the --dsn-template values: one DSN for every node on
+// a database server, or ENGINE=DSN, one per server engine of a network
+// over several engines (backends), which gives each validator on ENGINE
+// its engine's template (netctl.Options.DSNTemplates).
+func dsnTemplates(values, backends []string) (string, []string, error) {
+	byEngine := make(map[string]string)
+	plain := ""
+	for _, v := range values {
+		engine, dsn, tagged := strings.Cut(v, "=")
+		if !tagged || !slices.Contains(dialect.Servers(), engine) {
+			if plain != "" {
+				return "", nil, fmt.Errorf("--dsn-template given twice without ENGINE=: give one DSN, or one ENGINE=DSN per server engine (%s)", strings.Join(dialect.Servers(), ", "))
+			}
+			plain = v
+			continue
+		}
+		if _, dup := byEngine[engine]; dup {
+			return "", nil, fmt.Errorf("--dsn-template %s= given twice", engine)
+		}
+		byEngine[engine] = dsn
+	}
+	if len(byEngine) == 0 {
+		return plain, nil, nil
+	}
+	if plain != "" {
+		return "", nil, fmt.Errorf("--dsn-template: give one DSN, or ENGINE=DSN for each server engine, not both")
+	}
+	per := make([]string, len(backends))
+	for i, b := range backends {
+		per[i] = byEngine[b]
+	}
+	for engine := range byEngine {
+		if !slices.Contains(backends, engine) {
+			return "", nil, fmt.Errorf("--dsn-template %s=: no validator of --backends runs %s", engine, engine)
+		}
+	}
+	if len(backends) == 0 {
+		return "", nil, fmt.Errorf("--dsn-template ENGINE=DSN is for a network over several engines (--backends); give --dsn-template DSN")
+	}
+	return "", per, nil
 }
 
 func testnetCmd() *cobra.Command {

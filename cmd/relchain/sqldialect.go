@@ -11,7 +11,7 @@ import (
 // network, written to its genesis (docs/dialects.md).
 func registerSQLDialect(cmd *cobra.Command, v *string) {
 	cmd.Flags().StringVar(v, "sql-dialect", "", "the new network's SQL dialect, fixed in its genesis (default postgres: PostgreSQL's SQL, "+
-		"translated on backend sqlite, native on postgres; mysql on mysql); sqlite keeps SQLite's own SQL on backend sqlite (docs/dialects.md)")
+		"translated on backend sqlite, native on postgres; mysql on mysql, where postgres is translated on MariaDB only when asked for); sqlite keeps SQLite's own SQL on backend sqlite (docs/dialects.md)")
 }
 
 // newNetworkSQLDialect is the SQL dialect a new network of backend fixes
@@ -30,7 +30,7 @@ func newNetworkSQLDialect(backend, flag string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if d.Speaks(dialect.SQLPostgres) {
+	if d.PostgresByDefault {
 		return dialect.SQLPostgres, nil
 	}
 	return "", nil

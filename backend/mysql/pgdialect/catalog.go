@@ -72,3 +72,13 @@ func (c *SchemaCatalog) read(table string) ([]Column, error) {
 	}
 	return cols, nil
 }
+
+// CommentType is the PostgreSQL type a column's COMMENT keeps (pg:int4,
+// pg:varchar(20)), as CREATE TABLE's translation writes it; false for
+// another comment (a table the dialect did not create).
+func CommentType(comment string) (Type, bool) {
+	if !strings.HasPrefix(comment, commentPrefix) {
+		return Type{}, false
+	}
+	return parseTypeString(strings.TrimPrefix(comment, commentPrefix))
+}
