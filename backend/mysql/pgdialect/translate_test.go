@@ -2,6 +2,8 @@ package pgdialect
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -148,4 +150,26 @@ func isRefusal(err error) bool { return errorCode(err, "0A000") }
 func errorCode(err error, code string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+// docs/dialects.md lists exactly what the translation refuses (Refusals),
+// between its mariadb-refusals markers.
+func TestDialectsDocListsTheRefusals(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "dialects.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	const open, end = "<!-- mariadb-refusals:begin -->\n", "<!-- mariadb-refusals:end -->"
+	begin, stop := strings.Index(text, open), strings.Index(text, end)
+	if begin < 0 || stop < begin {
+		t.Fatal("docs/dialects.md has no mariadb-refusals markers")
+	}
+	var want strings.Builder
+	for _, r := range Refusals() {
+		want.WriteString("- " + r + "\n")
+	}
+	if got := text[begin+len(open) : stop]; got != want.String() {
+		t.Errorf("docs/dialects.md lists MariaDB's refusals\n%s\nRefusals() says\n%s\ncopy the latter between the markers", got, want.String())
+	}
 }
