@@ -33,7 +33,10 @@ type NetworkOptions struct {
 	// runs).
 	Protocol    uint64
 	DSNTemplate string
-	Tuning      node.Tuning
+	// DSNTemplates, where DSNTemplates[i] is not "", is validator i's
+	// template instead (a network over two server engines).
+	DSNTemplates []string
+	Tuning       node.Tuning
 	// App is "relchain" or "kvstore" (the ceiling).
 	App string
 	// ABCI is how CometBFT reaches relchain's app: "builtin" (in-process
@@ -90,11 +93,16 @@ func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, e
 		return nil, err
 	}
 	// Each run gets its own databases: {node} becomes <run>_<node>.
-	dsn := strings.ReplaceAll(o.DSNTemplate, "{node}", strings.ReplaceAll(filepath.Base(dir), "-", "_")+"_{node}")
+	run := strings.ReplaceAll(filepath.Base(dir), "-", "_") + "_{node}"
+	dsn := strings.ReplaceAll(o.DSNTemplate, "{node}", run)
+	dsns := make([]string, len(o.DSNTemplates))
+	for i, t := range o.DSNTemplates {
+		dsns[i] = strings.ReplaceAll(t, "{node}", run)
+	}
 	// Zero genesis parameters are the defaults (netctl fills them in);
 	// only max_statements may differ.
 	nopts := netctl.Options{
-		Validators: o.Validators, Dir: dir, Backend: o.Backend, Backends: o.Backends, DSNTemplate: dsn,
+		Validators: o.Validators, Dir: dir, Backend: o.Backend, Backends: o.Backends, DSNTemplate: dsn, DSNTemplates: dsns,
 		Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
 	}
 	nopts.Params.MaxStatements = o.MaxStatements

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
 	"github.com/relchain/relchain/dialect"
+	"github.com/relchain/relchain/netctl"
 	"github.com/relchain/relchain/node"
 )
 
@@ -192,7 +194,19 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	default:
 		return bench.NetworkOptions{}, fmt.Errorf("unknown --abci %q: use builtin (in-process calls) or socket (ABCI's socket protocol over loopback TCP)", f.abci)
 	}
-	if want, server := dsnTemplates[f.net.backend]; server && f.net.dsnTemplate == "" && f.nodes == "" {
+	var backends []string
+	if f.net.backends != "" {
+		backends = strings.Split(f.net.backends, ",")
+		f.net.validators = len(backends)
+	}
+	tmpl, tmpls, err := netctl.DSNTemplates(f.net.dsnTemplates, backends)
+	if err != nil {
+		return bench.NetworkOptions{}, err
+	}
+	if i := slices.Index(backends, f.net.backend); tmpls != nil && i >= 0 {
+		tmpl = tmpls[i] // --backend's: the baseline's engine
+	}
+	if want, server := dsnTemplates[f.net.backend]; server && tmpl == "" && f.nodes == "" {
 		return bench.NetworkOptions{}, fmt.Errorf("--backend %s needs --dsn-template (%s)", f.net.backend, want)
 	}
 	bin := "" // an existing network (--nodes) needs no node binary, unless for the ceiling's
@@ -202,13 +216,9 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 			return bench.NetworkOptions{}, err
 		}
 	}
-	var backends []string
-	if f.net.backends != "" {
-		backends = strings.Split(f.net.backends, ",")
-		f.net.validators = len(backends)
-	}
 	return bench.NetworkOptions{
-		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, Backends: backends, SQLDialect: f.sqlDialect, Protocol: f.protocol, DSNTemplate: f.net.dsnTemplate,
+		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, Backends: backends, SQLDialect: f.sqlDialect, Protocol: f.protocol,
+		DSNTemplate: tmpl, DSNTemplates: tmpls,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
 		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
 	}, nil

@@ -98,7 +98,7 @@ type netFlags struct {
 	validators    int
 	backend       string
 	backends      string // one per validator: a network over several engines
-	dsnTemplate   string
+	dsnTemplates  []string
 	chainID       string
 	blockAtomic   bool
 	timeoutCommit time.Duration
@@ -115,7 +115,7 @@ func (f *netFlags) register(cmd *cobra.Command, basePort int) {
 	cmd.Flags().IntVar(&f.validators, "validators", 4, "number of validators")
 	cmd.Flags().StringVar(&f.backend, "backend", "sqlite", "database backend: sqlite, postgres or mysql")
 	cmd.Flags().StringVar(&f.backends, "backends", "", "one backend per validator, comma-separated (a network over several engines, PostgreSQL's SQL at protocol version 5, docs/mixed-networks.md); --backend then names the engine of the baseline and the DSN template")
-	cmd.Flags().StringVar(&f.dsnTemplate, "dsn-template", "", "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}")
+	cmd.Flags().StringArrayVar(&f.dsnTemplates, "dsn-template", nil, "PostgreSQL or MySQL DSN with {node}, e.g. postgres://127.0.0.1:5432/relchain_{node}?sslmode=disable or root@tcp(127.0.0.1:3306)/relchain_{node}; with --backends over two server engines, one ENGINE=DSN per engine (repeatable)")
 	cmd.Flags().StringVar(&f.chainID, "chain-id", "", "chain id (default: random)")
 	cmd.Flags().BoolVar(&f.blockAtomic, "block-atomic", false, "roll back a whole block when any of its transactions fails (the paper's behaviour)")
 	d := node.DefaultTuning()

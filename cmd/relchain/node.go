@@ -229,18 +229,18 @@ func (a *adminFlags) apply(p *app.Params) error {
 
 type netFlags struct {
 	adminFlags
-	validators  int
-	backend     string
-	backends    string
+	validators   int
+	backend      string
+	backends     string
 	dsnTemplates []string
-	chainID     string
-	blockAtomic bool
-	timeouts    timeoutFlags
-	basePort    int
-	unsafeSuper bool
-	prometheus  bool
-	sqlDialect  string
-	changed     func(flag string) bool // the command's: whether a flag was given
+	chainID      string
+	blockAtomic  bool
+	timeouts     timeoutFlags
+	basePort     int
+	unsafeSuper  bool
+	prometheus   bool
+	sqlDialect   string
+	changed      func(flag string) bool // the command's: whether a flag was given
 }
 
 // timeoutFlags are the CometBFT consensus timeouts an operator may set
@@ -308,7 +308,7 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 		// Real hosts: keep CometBFT's gossip pacing, tuned for WANs.
 		t.FastGossip = false
 	}
-	tmpl, tmpls, err := dsnTemplates(f.dsnTemplates, backends)
+	tmpl, tmpls, err := netctl.DSNTemplates(f.dsnTemplates, backends)
 	if err != nil {
 		return netctl.Options{}, err
 	}
@@ -317,48 +317,6 @@ func (f *netFlags) options(dir string, hosts []string) (netctl.Options, error) {
 		DSNTemplate: tmpl, DSNTemplates: tmpls, Hosts: hosts, BasePort: f.basePort, Params: p, Tuning: t,
 		UnsafeSuperuser: f.unsafeSuper, Prometheus: f.prometheus,
 	}, nil
-}
-
-// dsnTemplates reads the --dsn-template values: one DSN for every node on
-// a database server, or ENGINE=DSN, one per server engine of a network
-// over several engines (backends), which gives each validator on ENGINE
-// its engine's template (netctl.Options.DSNTemplates).
-func dsnTemplates(values, backends []string) (string, []string, error) {
-	byEngine := make(map[string]string)
-	plain := ""
-	for _, v := range values {
-		engine, dsn, tagged := strings.Cut(v, "=")
-		if !tagged || !slices.Contains(dialect.Servers(), engine) {
-			if plain != "" {
-				return "", nil, fmt.Errorf("--dsn-template given twice without ENGINE=: give one DSN, or one ENGINE=DSN per server engine (%s)", strings.Join(dialect.Servers(), ", "))
-			}
-			plain = v
-			continue
-		}
-		if _, dup := byEngine[engine]; dup {
-			return "", nil, fmt.Errorf("--dsn-template %s= given twice", engine)
-		}
-		byEngine[engine] = dsn
-	}
-	if len(byEngine) == 0 {
-		return plain, nil, nil
-	}
-	if plain != "" {
-		return "", nil, fmt.Errorf("--dsn-template: give one DSN, or ENGINE=DSN for each server engine, not both")
-	}
-	per := make([]string, len(backends))
-	for i, b := range backends {
-		per[i] = byEngine[b]
-	}
-	for engine := range byEngine {
-		if !slices.Contains(backends, engine) {
-			return "", nil, fmt.Errorf("--dsn-template %s=: no validator of --backends runs %s", engine, engine)
-		}
-	}
-	if len(backends) == 0 {
-		return "", nil, fmt.Errorf("--dsn-template ENGINE=DSN is for a network over several engines (--backends); give --dsn-template DSN")
-	}
-	return "", per, nil
 }
 
 func testnetCmd() *cobra.Command {

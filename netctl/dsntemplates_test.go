@@ -1,4 +1,4 @@
-package main
+package netctl
 
 import (
 	"reflect"
@@ -10,12 +10,12 @@ import (
 // ENGINE=DSN per server engine of a network over several engines.
 func TestDSNTemplatesPerEngine(t *testing.T) {
 	const pg, my = "postgres://a@h:5432/r_{node}?sslmode=disable", "root@tcp(h:3306)/r_{node}"
-	tmpl, per, err := dsnTemplates([]string{pg}, nil)
+	tmpl, per, err := DSNTemplates([]string{pg}, nil)
 	if err != nil || tmpl != pg || per != nil {
 		t.Fatalf("one DSN: %q %q %v", tmpl, per, err)
 	}
 	backends := []string{"postgres", "postgres", "mysql", "sqlite"}
-	tmpl, per, err = dsnTemplates([]string{"postgres=" + pg, "mysql=" + my}, backends)
+	tmpl, per, err = DSNTemplates([]string{"postgres=" + pg, "mysql=" + my}, backends)
 	if err != nil || tmpl != "" || !reflect.DeepEqual(per, []string{pg, pg, my, ""}) {
 		t.Fatalf("per engine: %q %q %v", tmpl, per, err)
 	}
@@ -30,8 +30,8 @@ func TestDSNTemplatesPerEngine(t *testing.T) {
 		{[]string{"mysql=" + my}, []string{"postgres", "sqlite"}, "no validator of --backends runs mysql"},
 		{[]string{"mysql=" + my}, nil, "no validator of --backends runs mysql"},
 	} {
-		if _, _, err := dsnTemplates(c.values, c.backends); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("dsnTemplates(%q, %q) = %v, want an error containing %q", c.values, c.backends, err, c.want)
+		if _, _, err := DSNTemplates(c.values, c.backends); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("DSNTemplates(%q, %q) = %v, want an error containing %q", c.values, c.backends, err, c.want)
 		}
 	}
 }
