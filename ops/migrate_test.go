@@ -13,7 +13,8 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
-	"github.com/relchain/relchain/backend/sqlite/pgdialect"
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/protocol"
 )
@@ -21,6 +22,7 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.Shutdown()
+	mysqltest.Shutdown()
 	os.Exit(code)
 }
 
@@ -122,9 +124,81 @@ func TestMigrateASQLiteValidatorToPostgreSQL(t *testing.T) {
 	runBlocks(t, ex, "c", "INSERT INTO item (v) VALUES ('v')")
 }
 
+// A SQLite validator of a network over MariaDB, PostgreSQL and SQLite
+// moves to MariaDB (issue 37): relchain migrate writes its canonical state
+// into an empty MariaDB database through MariaDB's translation of
+// PostgreSQL's SQL (DDL first: MariaDB commits it at once), which gives
+// the same AppHash at the same height, and the node goes on there.
+func TestMigrateASQLiteValidatorToMariaDB(t *testing.T) {
+	ctx := context.Background()
+	home, params := mixedHomeOver(t, "mysql", "postgres", "sqlite")
+	_, rc, err := node.LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := node.OpenBackend(ctx, home, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judges := app.WithSchemaJudges(registry.SchemaJudges(params.Engines()))
+	ex, err := app.NewExecutor(ctx, be, "c", params, judges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runBlocks(t, ex, "c",
+		"CREATE TABLE acct (id integer PRIMARY KEY, name text NOT NULL, bal numeric(12,2), seen timestamptz, ok boolean, raw bytea)",
+		"CREATE TABLE item (id int8 PRIMARY KEY, v varchar(20) UNIQUE)",
+		"CREATE INDEX acct_name ON acct (name)",
+		"INSERT INTO acct VALUES (1, 'a''b', 10.50, '2026-01-02 03:04:05+00', true, '\\x00ff'), (2, 'é', -0.01, NULL, false, NULL)",
+		"INSERT INTO item (id, v) VALUES (1, 'x'), (2, 'y'), (3, 'z')",
+		"DELETE FROM item WHERE v = 'y'",
+		"UPDATE acct SET bal = bal * 2 WHERE id = 1")
+	want := ex.State()
+	_ = ex.Close(ctx)
+	be.Close()
+
+	r, err := Migrate(ctx, home, MigrateOptions{ToBackend: "mysql", DSN: mysqltest.DSN(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Height != want.Height || r.To != "mysql" {
+		t.Fatalf("report %+v, want height %d to mysql", r, want.Height)
+	}
+	_, rc, err = node.LoadConfig(home)
+	if err != nil || rc.Backend.Kind != "mysql" {
+		t.Fatalf("relchain.toml after the move: %+v, %v", rc.Backend, err)
+	}
+	my, err := node.OpenBackend(ctx, home, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer my.Close()
+	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
+	})
+	ex, err = app.NewExecutor(ctx, my, "c", params, shadow, judges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close(ctx)
+	if st := ex.State(); st.Height != want.Height || string(st.AppHash) != string(want.AppHash) || ex.StartCheck() != nil {
+		t.Fatalf("the moved node starts at %d %X (%v), want %d %X", st.Height, st.AppHash, ex.StartCheck(), want.Height, want.AppHash)
+	}
+	runBlocks(t, ex, "c", "INSERT INTO item (id, v) VALUES (4, 'w')", "UPDATE acct SET bal = bal + 1")
+	rows, _, err := my.Query(ctx, "SELECT name, bal FROM acct ORDER BY id", nil)
+	if err != nil || jsonOf(rows.Rows) != `[["a'b","22.00"],["é","0.99"]]` {
+		t.Fatalf("the moved rows: %s, %v", jsonOf(rows), err)
+	}
+}
+
 // mixedHome is a node home on SQLite speaking PostgreSQL's SQL whose
 // genesis lists PostgreSQL and SQLite, at protocol version 5.
 func mixedHome(t *testing.T) (string, app.Params) {
+	return mixedHomeOver(t, "postgres", "sqlite")
+}
+
+// mixedHomeOver is mixedHome whose genesis lists engines (sorted).
+func mixedHomeOver(t *testing.T, engines ...string) (string, app.Params) {
 	t.Helper()
 	home := t.TempDir()
 	p := app.DefaultParams()
@@ -140,8 +214,11 @@ func mixedHome(t *testing.T) (string, app.Params) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Backend, p.Backends = "", []string{"postgres", "sqlite"}
-	p.SQLDialectVersion, p.ProtocolVersion = pgdialect.Version, protocol.V5
+	p.Backend, p.Backends = "", engines
+	p.ProtocolVersion = protocol.V5
+	if p.SQLDialectVersion, p.SQLDialectVersions, err = registry.GenesisSQLDialectVersions(engines, "postgres"); err != nil {
+		t.Fatal(err)
+	}
 	if gen.AppState, err = json.Marshal(p); err != nil {
 		t.Fatal(err)
 	}

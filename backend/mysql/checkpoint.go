@@ -458,3 +458,25 @@ func (b *Backend) SizeBytes(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// CreateDatabase makes a new, empty database db on dsn's server (dropping
+// one of that name first) and returns its DSN: where a node of a network
+// over several engines restores another engine's checkpoint, in
+// PostgreSQL's SQL through the postgres dialect (dbrestore.Fill).
+func CreateDatabase(ctx context.Context, dsn, db string) (string, error) {
+	if err := DropDatabase(ctx, dsn, db); err != nil {
+		return "", err
+	}
+	target, err := withDatabase(dsn, db)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := gomysql.ParseDSN(target)
+	if err != nil {
+		return "", fmt.Errorf("mysql: parse dsn: %w", err)
+	}
+	if _, err := createDatabase(ctx, cfg); err != nil {
+		return "", err
+	}
+	return target, nil
+}

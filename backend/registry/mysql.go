@@ -21,7 +21,7 @@ func mysqlDriver() Driver {
 	return serverDriver(Driver{Dialect: mustDialect("mysql"), TranslatorVersion: pgdialect.Version, Open: openMySQL,
 		SchemaJudge: func() backend.SchemaJudge { return mysql.NewSchemaJudge() }, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
 		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return mysql.Dump(ctx, s.DSN, w) }},
-		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint,
+		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint, Create: mysql.CreateDatabase,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
 }
 

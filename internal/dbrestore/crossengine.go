@@ -126,13 +126,15 @@ func fillBlock(ctx context.Context, blk backend.Block, stmts []string, p Portabl
 
 // dumpStatements splits a dump (relchain's own text, PostgreSQL's SQL)
 // into its statements, without the session's and transaction's own
-// (SET, BEGIN, COMMIT): the block is the transaction.
+// (SET, BEGIN, COMMIT): the block is the transaction. Its CREATE TABLE
+// and CREATE INDEX statements come first, in the dump's order: MariaDB
+// commits DDL at once and takes it only before the block's other changes.
 func dumpStatements(dump string) ([]string, error) {
 	all, err := pg_query.SplitWithScanner(dump, true)
 	if err != nil {
 		return nil, fmt.Errorf("split the dump: %w", err)
 	}
-	var out, setvals []string
+	var ddl, out, setvals []string
 	for _, s := range all {
 		s = strings.TrimSpace(stripComments(s))
 		u := strings.ToUpper(s)
@@ -146,11 +148,13 @@ func dumpStatements(dump string) ([]string, error) {
 			// Last: a dump may set it before its serial column's table
 			// (the rows' explicit ids never move a sequence).
 			setvals = append(setvals, "SELECT setval("+s[len("SELECT pg_catalog.setval("):])
+		case strings.HasPrefix(u, "CREATE TABLE ") || strings.HasPrefix(u, "CREATE INDEX ") || strings.HasPrefix(u, "CREATE UNIQUE INDEX "):
+			ddl = append(ddl, serialColumns.ReplaceAllStringFunc(s, serialColumn))
 		default:
-			out = append(out, serialColumns.ReplaceAllStringFunc(s, serialColumn))
+			out = append(out, s)
 		}
 	}
-	return append(out, setvals...), nil
+	return append(append(ddl, out...), setvals...), nil
 }
 
 // serialColumns finds, in a dump's CREATE TABLE, a column of an integer
