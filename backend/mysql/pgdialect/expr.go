@@ -130,6 +130,12 @@ func settled(v val, to Type) error {
 func (t *translator) exprAny(n *pg_query.Node) (val, error) {
 	before := t.fails
 	v, err := t.exprNode(n)
+	if err == nil && len(v.sql) > t.maxText {
+		// An operand written twice at every level of a nesting (BETWEEN's
+		// x, an operand computed first, IN's) doubles the text per level:
+		// bounded here, at every level, before it grows further.
+		return val{}, refuse("an expression whose translation exceeds %d bytes (%d times the statement's length and 64 KiB): an operand the translation writes twice, nested", t.maxText, textGrowth)
+	}
 	if t.fails != before {
 		v.mayFail = true
 	}

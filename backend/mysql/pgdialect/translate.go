@@ -37,7 +37,16 @@ type translator struct {
 	noFold    int   // > 0 in a CASE arm PostgreSQL drops unfolded (fold.go)
 	deferred  error // the first planning error of constant folding
 	fails     int   // run-time computations that can fail, so far (canFail)
+	// maxText bounds one expression's translated text (exprAny): a
+	// function of the statement's length alone.
+	maxText int
 }
+
+// textGrowth is how many times the statement's length (plus 64 KiB) one
+// expression's translation may take: literals and collations grow a text
+// by a constant factor; only an operand written twice per level of a
+// nesting grows it further, exponentially.
+const textGrowth = 32
 
 // canFail records that the expression being translated computes
 // something that can fail at run time: the expressions around it are
@@ -75,7 +84,7 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (tr *Translation, er
 	if err != nil {
 		return nil, err
 	}
-	t := &translator{cat: cat, out: &Translation{}}
+	t := &translator{cat: cat, out: &Translation{}, maxText: 64<<10 + textGrowth*len(sql)}
 	for i, p := range params {
 		if p.Name == "" || p.Name == "unknown" {
 			continue
