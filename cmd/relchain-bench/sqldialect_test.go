@@ -19,7 +19,8 @@ func TestNetworkSQLDialect(t *testing.T) {
 		{backend: "sqlite", sql: "postgres", want: "postgres"},
 		{backend: "postgres", want: "postgres"},
 		{backend: "sqlite", sql: "mysql", err: "speaks sqlite, postgres"},
-		{backend: "mysql", sql: "postgres", err: "speaks mysql"},
+		{backend: "mysql", sql: "postgres", want: "postgres"},
+		{backend: "mysql", sql: "sqlite", err: "speaks mysql, postgres"},
 		{backend: "sqlite", sql: "postgres", baseline: true, err: "leave --baseline out"},
 		{backend: "sqlite", baseline: true, want: "sqlite"},
 	} {
