@@ -50,4 +50,3 @@ func DSNTemplates(values, backends []string) (string, []string, error) {
 	}
 	return "", per, nil
 }
-

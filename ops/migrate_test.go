@@ -11,10 +11,10 @@ import (
 
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/postgres/pgtest"
-	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/registry"
+	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/node"
 	"github.com/relchain/relchain/protocol"
 )

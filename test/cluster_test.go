@@ -125,7 +125,7 @@ type cluster struct {
 	// dsnTemplates[i], where not "", is validator i's template instead of
 	// pgDSN (a network over several server engines).
 	dsnTemplates []string
-	dir     string             // the network's directory (nodes.json)
+	dir          string // the network's directory (nodes.json)
 }
 
 type clusterOptions struct {

@@ -8,7 +8,6 @@ import (
 	"github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/relchain/relchain/backend"
-	"github.com/relchain/relchain/backend/postgres/pggate"
 	pgcheck "github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/prescan"
@@ -238,9 +237,9 @@ func (s stmtInfo) changesSchema(gated bool) bool {
 	return s.schema || (!gated && s.call)
 }
 
-// paramCount is pggate.ParamCount, its parse error a *backend.Error.
+// paramCount is pgcheck.ParamCount, its parse error a *backend.Error.
 func paramCount(sql string) (int, error) {
-	n, err := pggate.ParamCount(sql)
+	n, err := pgcheck.ParamCount(sql)
 	if err != nil {
 		return 0, &backend.Error{Class: backend.ClassSyntax, SQLState: "42601", Message: err.Error()}
 	}
