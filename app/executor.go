@@ -136,15 +136,9 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 	if err != nil {
 		return nil, err
 	}
-	judges, err := openSchemaJudges(opts, params, stored)
+	judges, shadow, err := openJudges(ctx, be, opts, params, stored, st)
 	if err != nil {
 		return nil, err
-	}
-	var shadow backend.Backend
-	if needsShadow(be, params) {
-		if shadow, err = openShadowGate(ctx, opts, stored, st); err != nil {
-			return nil, err
-		}
 	}
 	delete(stored, apphashKey)
 	ex := &Executor{

@@ -192,11 +192,7 @@ func ParseParams(appState []byte) (Params, error) {
 	if len(raw.DBProfile) > 0 {
 		p.DBProfile = raw.DBProfile
 	}
-	setIf(&p.SQLDialect, raw.SQLDialect)
-	setIf(&p.SQLDialectVersion, raw.SQLVersion)
-	if raw.SQLVersions != nil {
-		p.SQLDialectVersions = raw.SQLVersions
-	}
+	p.setSQLDialect(raw.SQLDialect, raw.SQLVersion, raw.SQLVersions)
 	if raw.Protocol != nil {
 		// Whether this binary runs it is the node's startup check
 		// (NewExecutor: checkProtocol).
@@ -212,6 +208,17 @@ func ParseParams(appState []byte) (Params, error) {
 		return p, err
 	}
 	return p, p.checkCanonical(p.GenesisProtocol())
+}
+
+// setSQLDialect sets the SQL dialect and its translators' versions from
+// the app_state's sql_dialect, sql_dialect_version and
+// sql_dialect_versions (nil: absent).
+func (p *Params) setSQLDialect(sql *string, version *int, versions map[string]int) {
+	setIf(&p.SQLDialect, sql)
+	setIf(&p.SQLDialectVersion, version)
+	if versions != nil {
+		p.SQLDialectVersions = versions
+	}
 }
 
 // setIf sets *dst to *v when v is given.

@@ -150,6 +150,19 @@ func ddlLog(system map[string][]byte) []txn.Statement {
 	return out
 }
 
+// openJudges makes what a validator on be of a network over several
+// engines judges statements by besides its own gate (none on other
+// networks): the schema judges and the shadow gate's database, from the
+// committed system state (its DDL log) at st.
+func openJudges(ctx context.Context, be backend.Backend, o executorOptions, params Params, system map[string][]byte, st backend.State) ([]schemaJudge, backend.Backend, error) {
+	judges, err := openSchemaJudges(o, params, system)
+	if err != nil || !needsShadow(be, params) {
+		return judges, nil, err
+	}
+	shadow, err := openShadowGate(ctx, o, system, st)
+	return judges, shadow, err
+}
+
 // openShadowGate opens the shadow database and replays the DDL log of
 // system (the committed system state) into it, in one block.
 func openShadowGate(ctx context.Context, o executorOptions, system map[string][]byte, st backend.State) (backend.Backend, error) {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/sqlcheck/prescan"
 )
 
 // MaxParams is PostgreSQL's limit on a statement's parameters; a higher
@@ -14,8 +16,11 @@ const MaxParams = 65535
 // PostgreSQL counts them: its highest $n (one more than MaxParams for a
 // higher one). Every engine speaking PostgreSQL's SQL checks a tx's
 // arguments against it alike (app's argsRejection), natively or
-// translated.
+// translated. The text passes sqlcheck/prescan first.
 func ParamCount(sql string) (int, error) {
+	if err := prescan.Check(sql, prescan.PostgreSQL); err != nil {
+		return 0, err
+	}
 	scan, err := pg_query.Scan(sql)
 	if err != nil {
 		return 0, unparseable("", err)
