@@ -30,6 +30,9 @@ func SetupWorkload(ctx context.Context, node string, cfg Config, w workload.Work
 	if err != nil {
 		return 0, fmt.Errorf("%s setup: %w", w.Name(), err)
 	}
+	if cfg.DDLAloneOn != "" {
+		bcs = workload.DDLAlone(cfg.DDLAloneOn, bcs)
+	}
 	if admin == nil {
 		admin = clientKey(^uint64(0), 0)
 	} else {

@@ -43,8 +43,13 @@ type Config struct {
 	Scale int
 	// Dialect selects the SQL dialect: "sqlite", "postgres" or "mysql".
 	Dialect string
-	Nodes   []string
-	Seed    uint64
+	// DDLAloneOn names an engine of the network that commits DDL at once
+	// (workload.Database.DDLAlone: a MariaDB validator of a network over
+	// several engines): the setup runs each DDL statement alone ("": the
+	// Dialect's own rule).
+	DDLAloneOn string
+	Nodes      []string
+	Seed       uint64
 	// Mix restricts a workload to some transaction kinds (for example
 	// TPC-C "NewOrder"); empty means the workload's standard mix.
 	Mix []string

@@ -257,6 +257,13 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if cfg.Workload == "update" {
 		return runUpdateBench(ctx, f, cfg, nopts)
 	}
+	if f.net.backends != "" {
+		for _, b := range strings.Split(f.net.backends, ",") {
+			if db, err := workload.LookupDB(b); err == nil && db.DDLAlone {
+				cfg.DDLAloneOn = b
+			}
+		}
+	}
 	// A translated dialect runs TPC-C's statement form: the translation
 	// has no PL/pgSQL for the PostgreSQL form's functions. So does a
 	// network over several engines (its PostgreSQL validators' shadow
