@@ -257,11 +257,13 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if cfg.Workload == "update" {
 		return runUpdateBench(ctx, f, cfg, nopts)
 	}
+	engines := []string{f.net.backend}
 	if f.net.backends != "" {
-		for _, b := range strings.Split(f.net.backends, ",") {
-			if db, err := workload.LookupDB(b); err == nil && db.DDLAlone {
-				cfg.DDLAloneOn = b
-			}
+		engines = strings.Split(f.net.backends, ",")
+	}
+	for _, b := range engines {
+		if db, err := workload.LookupDB(b); err == nil && db.DDLAlone {
+			cfg.DDLAloneOn = b
 		}
 	}
 	// A translated dialect runs TPC-C's statement form: the translation
