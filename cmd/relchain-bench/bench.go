@@ -224,6 +224,21 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 	}, nil
 }
 
+// ddlAloneOn is an engine of the network that commits DDL at once
+// (workload.Database.DDLAlone; bench.Config.DDLAloneOn), or "".
+func (nf netFlags) ddlAloneOn() string {
+	engines := []string{nf.backend}
+	if nf.backends != "" {
+		engines = strings.Split(nf.backends, ",")
+	}
+	for _, b := range engines {
+		if db, err := workload.LookupDB(b); err == nil && db.DDLAlone {
+			return b
+		}
+	}
+	return ""
+}
+
 func runBench(ctx context.Context, f *benchFlags) error {
 	if err := f.cfg.Validate(); err != nil {
 		return err
@@ -257,15 +272,7 @@ func runBench(ctx context.Context, f *benchFlags) error {
 	if cfg.Workload == "update" {
 		return runUpdateBench(ctx, f, cfg, nopts)
 	}
-	engines := []string{f.net.backend}
-	if f.net.backends != "" {
-		engines = strings.Split(f.net.backends, ",")
-	}
-	for _, b := range engines {
-		if db, err := workload.LookupDB(b); err == nil && db.DDLAlone {
-			cfg.DDLAloneOn = b
-		}
-	}
+	cfg.DDLAloneOn = f.net.ddlAloneOn()
 	// A translated dialect runs TPC-C's statement form: the translation
 	// has no PL/pgSQL for the PostgreSQL form's functions. So does a
 	// network over several engines (its PostgreSQL validators' shadow
