@@ -117,8 +117,12 @@ func openSchemaJudges(o executorOptions, params Params, system map[string][]byte
 		if newJudge == nil {
 			return nil, fmt.Errorf("this validator of a network over several engines needs %s's schema judge (app.WithSchemaJudge), which judges statements as %s's validators do", engine, engine)
 		}
+		log, err := ddlLog(system)
+		if err != nil {
+			return nil, fmt.Errorf("schema judge of %s: %w", engine, err)
+		}
 		j := newJudge()
-		for _, st := range ddlLog(system) {
+		for _, st := range log {
 			if err := j.Apply(st.SQL, argValues(st.Args)); err != nil {
 				return nil, fmt.Errorf("schema judge of %s: replay the DDL log: %w", engine, err)
 			}
@@ -129,7 +133,7 @@ func openSchemaJudges(o executorOptions, params Params, system map[string][]byte
 }
 
 // ddlLog is the DDL log of system (the committed system state), in order.
-func ddlLog(system map[string][]byte) []txn.Statement {
+func ddlLog(system map[string][]byte) ([]txn.Statement, error) {
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range system {
 			if strings.HasPrefix(k, ddlLogPrefix) && !yield(k) {
@@ -141,13 +145,11 @@ func ddlLog(system map[string][]byte) []txn.Statement {
 	for _, k := range keys {
 		var s txn.Statement
 		if err := json.Unmarshal(system[k], &s); err != nil {
-			// Written by encodeJSON of a txn.Statement: a broken entry is
-			// a broken system state, which the state digest reports.
-			s = txn.Statement{SQL: "-- DDL log entry " + k + " does not decode: " + err.Error()}
+			return nil, fmt.Errorf("DDL log entry %s: %w", k, err)
 		}
 		out = append(out, s)
 	}
-	return out
+	return out, nil
 }
 
 // openJudges makes what a validator on be of a network over several
@@ -178,7 +180,11 @@ func openShadowGate(ctx context.Context, o executorOptions, system map[string][]
 		sb.Close()
 		return nil, fmt.Errorf("shadow gate: begin: %w", err)
 	}
-	for n, s := range ddlLog(system) {
+	log, err := ddlLog(system)
+	if err != nil {
+		return nil, shadowFail(sb, blk, err)
+	}
+	for n, s := range log {
 		if _, err := blk.Exec(ctx, s.SQL, argValues(s.Args)); err != nil {
 			return nil, shadowFail(sb, blk, fmt.Errorf("replay DDL log entry %d (%q): %w", n, s.SQL, err))
 		}
