@@ -38,28 +38,13 @@ func TestMain(m *testing.M) {
 func TestMigrateASQLiteValidatorToPostgreSQL(t *testing.T) {
 	ctx := context.Background()
 	home, params := mixedHome(t)
-	_, rc, err := node.LoadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	be, err := node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := app.NewExecutor(ctx, be, "c", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runBlocks(t, ex, "c",
+	want := runOnHome(t, home, params, nil,
 		"CREATE TABLE acct (id integer PRIMARY KEY, name text NOT NULL, bal numeric(12,2), seen timestamptz, ok boolean, raw bytea)",
 		"CREATE TABLE item (id serial PRIMARY KEY, v varchar(20) UNIQUE)",
 		"INSERT INTO acct VALUES (1, 'a''b', 10.50, '2026-01-02 03:04:05+00', true, '\\x00ff'), (2, 'é', -0.01, NULL, false, NULL)",
 		"INSERT INTO item (v) VALUES ('x'), ('y'), ('z')",
 		"DELETE FROM item WHERE v = 'y'",
 		"UPDATE acct SET bal = bal * 2 WHERE id = 1")
-	want := ex.State()
-	_ = ex.Close(ctx)
-	be.Close()
 
 	for _, bad := range []MigrateOptions{{ToBackend: "sqlite"}, {ToBackend: "mysql", DSN: "root@tcp(127.0.0.1:1)/x"}} {
 		if _, err := Migrate(ctx, home, bad); err == nil {
@@ -73,26 +58,7 @@ func TestMigrateASQLiteValidatorToPostgreSQL(t *testing.T) {
 	if r.Height != want.Height || r.From != "sqlite" || r.To != "postgres" {
 		t.Fatalf("report %+v, want height %d from sqlite to postgres", r, want.Height)
 	}
-	_, rc, err = node.LoadConfig(home)
-	if err != nil || rc.Backend.Kind != "postgres" {
-		t.Fatalf("relchain.toml after the move: %+v, %v", rc.Backend, err)
-	}
-	pg, err := node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
-		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
-	})
-	ex, err = app.NewExecutor(ctx, pg, "c", params, shadow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close(ctx)
-	if st := ex.State(); st.Height != want.Height || string(st.AppHash) != string(want.AppHash) || ex.StartCheck() != nil {
-		t.Fatalf("the moved node starts at %d %X (%v), want %d %X", st.Height, st.AppHash, ex.StartCheck(), want.Height, want.AppHash)
-	}
+	pg, ex := openMoved(t, home, "postgres", params, want)
 	runBlocks(t, ex, "c", "INSERT INTO item (v) VALUES ('w')", "UPDATE acct SET bal = bal + 1")
 	rows, _, err := pg.Query(ctx, "SELECT id FROM item WHERE v = 'w'", nil)
 	if err != nil || len(rows.Rows) != 1 || jsonOf(rows.Rows[0][0]) != "4" {
@@ -105,14 +71,7 @@ func TestMigrateASQLiteValidatorToPostgreSQL(t *testing.T) {
 	if _, err := Migrate(ctx, home, MigrateOptions{ToBackend: "sqlite", DSN: "data/moved.db"}); err != nil {
 		t.Fatal(err)
 	}
-	_, rc, err = node.LoadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := openHome(t, home, "sqlite")
 	defer back.Close()
 	ex, err = app.NewExecutor(ctx, back, "c", params)
 	if err != nil {
@@ -132,20 +91,8 @@ func TestMigrateASQLiteValidatorToPostgreSQL(t *testing.T) {
 func TestMigrateASQLiteValidatorToMariaDB(t *testing.T) {
 	ctx := context.Background()
 	home, params := mixedHomeOver(t, "mysql", "postgres", "sqlite")
-	_, rc, err := node.LoadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	be, err := node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	judges := app.WithSchemaJudges(registry.SchemaJudges(params.Engines()))
-	ex, err := app.NewExecutor(ctx, be, "c", params, judges)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runBlocks(t, ex, "c",
+	want := runOnHome(t, home, params, []app.ExecutorOption{judges},
 		"CREATE TABLE acct (id integer PRIMARY KEY, name text NOT NULL, bal numeric(12,2), seen timestamptz, ok boolean, raw bytea)",
 		"CREATE TABLE item (id int8 PRIMARY KEY, v varchar(20) UNIQUE)",
 		"CREATE INDEX acct_name ON acct (name)",
@@ -153,9 +100,6 @@ func TestMigrateASQLiteValidatorToMariaDB(t *testing.T) {
 		"INSERT INTO item (id, v) VALUES (1, 'x'), (2, 'y'), (3, 'z')",
 		"DELETE FROM item WHERE v = 'y'",
 		"UPDATE acct SET bal = bal * 2 WHERE id = 1")
-	want := ex.State()
-	_ = ex.Close(ctx)
-	be.Close()
 
 	r, err := Migrate(ctx, home, MigrateOptions{ToBackend: "mysql", DSN: mysqltest.DSN(t)})
 	if err != nil {
@@ -164,31 +108,65 @@ func TestMigrateASQLiteValidatorToMariaDB(t *testing.T) {
 	if r.Height != want.Height || r.To != "mysql" {
 		t.Fatalf("report %+v, want height %d to mysql", r, want.Height)
 	}
-	_, rc, err = node.LoadConfig(home)
-	if err != nil || rc.Backend.Kind != "mysql" {
-		t.Fatalf("relchain.toml after the move: %+v, %v", rc.Backend, err)
-	}
-	my, err := node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer my.Close()
-	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
-		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
-	})
-	ex, err = app.NewExecutor(ctx, my, "c", params, shadow, judges)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close(ctx)
-	if st := ex.State(); st.Height != want.Height || string(st.AppHash) != string(want.AppHash) || ex.StartCheck() != nil {
-		t.Fatalf("the moved node starts at %d %X (%v), want %d %X", st.Height, st.AppHash, ex.StartCheck(), want.Height, want.AppHash)
-	}
+	my, ex := openMoved(t, home, "mysql", params, want, judges)
 	runBlocks(t, ex, "c", "INSERT INTO item (id, v) VALUES (4, 'w')", "UPDATE acct SET bal = bal + 1")
 	rows, _, err := my.Query(ctx, "SELECT name, bal FROM acct ORDER BY id", nil)
 	if err != nil || jsonOf(rows.Rows) != `[["a'b","22.00"],["é","0.99"]]` {
 		t.Fatalf("the moved rows: %s, %v", jsonOf(rows), err)
 	}
+}
+
+// openHome opens the node home's database as its relchain.toml says;
+// kind, if not "", is the engine it must name.
+func openHome(t *testing.T, home, kind string) backend.Backend {
+	t.Helper()
+	_, rc, err := node.LoadConfig(home)
+	if err != nil || (kind != "" && rc.Backend.Kind != kind) {
+		t.Fatalf("relchain.toml: %+v, %v; want backend %q", rc.Backend, err, kind)
+	}
+	be, err := node.OpenBackend(context.Background(), home, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return be
+}
+
+// openMoved opens the node home's database after a move to engine kind
+// with a shadow gate (and opts) and fails unless it starts at want; both
+// are closed when the test ends.
+func openMoved(t *testing.T, home, kind string, params app.Params, want backend.State, opts ...app.ExecutorOption) (backend.Backend, *app.Executor) {
+	t.Helper()
+	ctx := context.Background()
+	be := openHome(t, home, kind)
+	t.Cleanup(func() { be.Close() })
+	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
+	})
+	ex, err := app.NewExecutor(ctx, be, "c", params, append([]app.ExecutorOption{shadow}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ex.Close(ctx) })
+	if st := ex.State(); st.Height != want.Height || string(st.AppHash) != string(want.AppHash) || ex.StartCheck() != nil {
+		t.Fatalf("the moved node starts at %d %X (%v), want %d %X", st.Height, st.AppHash, ex.StartCheck(), want.Height, want.AppHash)
+	}
+	return be, ex
+}
+
+// runOnHome runs each of sqls as one block on the node home's database
+// and returns the state after the last; the database is closed again.
+func runOnHome(t *testing.T, home string, params app.Params, opts []app.ExecutorOption, sqls ...string) backend.State {
+	t.Helper()
+	ctx := context.Background()
+	be := openHome(t, home, "")
+	defer be.Close()
+	ex, err := app.NewExecutor(ctx, be, "c", params, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close(ctx)
+	runBlocks(t, ex, "c", sqls...)
+	return ex.State()
 }
 
 // mixedHome is a node home on SQLite speaking PostgreSQL's SQL whose

@@ -17,14 +17,7 @@ func TestVerifyCatchesForgedSystemState(t *testing.T) {
 	if _, err := node.Init(home, node.InitOptions{ChainID: "c", Backend: node.BackendConfig{Kind: "sqlite"}, Params: app.DefaultParams()}); err != nil {
 		t.Fatal(err)
 	}
-	_, rc, err := node.LoadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	be, err := node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	be := openHome(t, home, "")
 	ex, err := app.NewExecutor(ctx, be, "c", app.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
@@ -40,10 +33,7 @@ func TestVerifyCatchesForgedSystemState(t *testing.T) {
 		t.Fatalf("verify of an intact database: %+v, %v", r, err)
 	}
 
-	be, err = node.OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	be = openHome(t, home, "")
 	blk, err := be.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

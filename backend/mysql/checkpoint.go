@@ -264,17 +264,11 @@ func RestoreCheckpoint(ctx context.Context, dsn string, cp backend.Checkpoint, d
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != checkpointMagic {
 		return "", fmt.Errorf("restore checkpoint %d: %s is not a relchain MySQL checkpoint", cp.Height, cp.Path)
 	}
-	if err := DropDatabase(ctx, dsn, db); err != nil {
-		return "", err
-	}
-	target, err := withDatabase(dsn, db)
+	target, err := CreateDatabase(ctx, dsn, db)
 	if err != nil {
 		return "", err
 	}
 	cfg, _ := gomysql.ParseDSN(target)
-	if _, err := createDatabase(ctx, cfg); err != nil {
-		return "", err
-	}
 	conn, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return "", err
