@@ -436,7 +436,7 @@ func (r *schemaReader) readColumns(ctx context.Context) error {
 	dest := []any{&m.table, &m.name, &m.dflt, &m.nullable, &m.dataType, &m.columnType,
 		&m.charLen, &m.prec, &m.scale, &m.timePrec, &m.extra, &m.comment}
 	return r.each(ctx, schemaColumnsSQL, dest, func() error {
-		c := pgColumn(m, r.b.flavor.mariadb)
+		c := pgColumn(m, r.b.flavor.mariadb, r.b.opts.pg)
 		if v := r.views[m.table]; v != nil {
 			// A view's columns are never NOT NULL and have no default
 			// in PostgreSQL's catalog; the comment MySQL shows is the
@@ -614,11 +614,13 @@ func (r *schemaReader) readViews(ctx context.Context) error {
 }
 
 // pgColumn is column m in PostgreSQL's terms: its type (pgType), NOT
-// NULL, default (pgDefault) and comment.
-func pgColumn(m mysqlColumn, mariadb bool) pgcatalog.Column {
+// NULL, default (pgDefault) and comment; pgDialect: the backend speaks
+// PostgreSQL's SQL, whose tables keep each column's declared type in its
+// comment (shown as the type, not as a comment).
+func pgColumn(m mysqlColumn, mariadb, pgDialect bool) pgcatalog.Column {
 	typ, mod := pgType(m)
 	comment := m.comment
-	if t, ok := pgdialect.CommentType(m.comment); ok {
+	if t, ok := pgdialect.CommentType(m.comment); ok && pgDialect {
 		// A table of the postgres dialect: its column's declared
 		// PostgreSQL type (the comment is the dialect's, not the user's).
 		typ, mod, comment = t.Name, t.Typmod, ""
