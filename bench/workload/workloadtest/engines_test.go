@@ -15,6 +15,7 @@ import (
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/bench/workload/workloadtest"
 	"github.com/relchain/relchain/bench/ycsb"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/protocol"
 	"github.com/relchain/relchain/txn"
 )
@@ -29,6 +30,7 @@ import (
 // ORDER BY came in each engine's order (PostgreSQL's by text, 10 before 2;
 // SQLite's by value: TPC-C NewOrder's RETURNING), so no block agreed.
 func TestEnginesAgreeBlockByBlock(t *testing.T) {
+	racetest.Heavy(t) // in-process chains one block at a time: 88 s under -race, 40 s without
 	smallbankW, err := smallbank.New(smallbank.Options{Accounts: 1000})
 	if err != nil {
 		t.Fatal(err)
