@@ -17,12 +17,20 @@ import (
 // information_schema for every statement of its corpus.
 type SchemaJudge struct {
 	schema *pgdialect.Schema
+	// done caches translations on schema by text and argument types
+	// (translationKey); Apply empties it. Refusals are not cached.
+	done map[string]*pgdialect.Translation
 }
+
+// judgeCacheEntries bounds SchemaJudge.done; a full cache is emptied.
+const judgeCacheEntries = 4096
 
 var _ backend.SchemaJudge = (*SchemaJudge)(nil)
 
 // NewSchemaJudge is a judge on an empty schema.
-func NewSchemaJudge() *SchemaJudge { return &SchemaJudge{schema: pgdialect.NewSchema()} }
+func NewSchemaJudge() *SchemaJudge {
+	return &SchemaJudge{schema: pgdialect.NewSchema(), done: make(map[string]*pgdialect.Translation)}
+}
 
 // Judge implements backend.SchemaJudge.
 func (j *SchemaJudge) Judge(sql string, args []any, env sqlcheck.Env) error {
@@ -39,9 +47,17 @@ func (j *SchemaJudge) translate(sql string, args []any, env sqlcheck.Env) (*pgdi
 	if err != nil {
 		return nil, err
 	}
-	tr, err := pgdialect.TranslateTyped(text, j.schema, argTypes(args))
-	if err != nil {
-		return nil, translationError(err)
+	types := argTypes(args)
+	key := translationKey(text, types)
+	tr := j.done[key]
+	if tr == nil {
+		if tr, err = pgdialect.TranslateTyped(text, j.schema, types); err != nil {
+			return nil, translationError(err)
+		}
+		if len(j.done) >= judgeCacheEntries {
+			clear(j.done)
+		}
+		j.done[key] = tr
 	}
 	if tr.DDL && len(tr.Statements) != 1 {
 		return nil, errPGDDLStatements
@@ -61,5 +77,6 @@ func (j *SchemaJudge) Apply(sql string, args []any) error {
 		return fmt.Errorf("mysql: the postgres dialect's schema: a committed DDL statement does not translate: %w", err)
 	}
 	j.schema.Apply(tr)
+	clear(j.done)
 	return nil
 }
