@@ -46,17 +46,13 @@ func (b *Backend) sqlDialect() string {
 	return ""
 }
 
-// pgJudge is PostgreSQL's gate's verdict on sql and the text to
-// translate: sql, or as pggate.Rewrite fills it with env (the clock and
-// random numbers of the tx).
+// pgJudge is PostgreSQL's gate's verdict on sql (its Params counted as
+// PostgreSQL counts them, so a tx's arguments are checked as on every
+// engine) and the text to translate: sql, or as pggate.Rewrite fills it
+// with env (the clock and random numbers of the tx).
 func pgJudge(sql string, env sqlcheck.Env) (sqlcheck.Analysis, string, error) {
 	an, err := pggate.Analyze(sql)
 	if err != nil {
-		return an, "", pgGateError(err)
-	}
-	// Its parameters as PostgreSQL counts them, so that a tx's arguments
-	// are checked as on every engine (app's argsRejection).
-	if an.Params, err = pggate.ParamCount(sql); err != nil {
 		return an, "", pgGateError(err)
 	}
 	if !pggate.Rewrites(sql) {

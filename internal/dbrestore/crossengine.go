@@ -88,7 +88,7 @@ func Fill(ctx context.Context, be backend.Backend, p Portable) (int, error) {
 	if cur, err := be.LoadState(ctx); err != nil || cur.Height != 0 {
 		return 0, fmt.Errorf("the new database must be empty (it holds height %d; %v)", cur.Height, err)
 	}
-	stmts, err := dumpStatements(p.Dump)
+	stmts, err := dumpStatements(p.Dump, !be.Capabilities().TransactionalDDL)
 	if err != nil {
 		return 0, err
 	}
@@ -126,10 +126,12 @@ func fillBlock(ctx context.Context, blk backend.Block, stmts []string, p Portabl
 
 // dumpStatements splits a dump (relchain's own text, PostgreSQL's SQL)
 // into its statements, without the session's and transaction's own
-// (SET, BEGIN, COMMIT): the block is the transaction. Its CREATE TABLE
-// and CREATE INDEX statements come first, in the dump's order: MariaDB
-// commits DDL at once and takes it only before the block's other changes.
-func dumpStatements(dump string) ([]string, error) {
+// (SET, BEGIN, COMMIT): the block is the transaction. ddlFirst (an engine
+// that commits DDL at once, MariaDB, and takes it only before a block's
+// other changes): its CREATE TABLE and CREATE INDEX statements come
+// first, in the dump's order; elsewhere the dump's order stands (indexes
+// built after the rows).
+func dumpStatements(dump string, ddlFirst bool) ([]string, error) {
 	all, err := pg_query.SplitWithScanner(dump, true)
 	if err != nil {
 		return nil, fmt.Errorf("split the dump: %w", err)
@@ -148,10 +150,10 @@ func dumpStatements(dump string) ([]string, error) {
 			// Last: a dump may set it before its serial column's table
 			// (the rows' explicit ids never move a sequence).
 			setvals = append(setvals, "SELECT setval("+s[len("SELECT pg_catalog.setval("):])
-		case strings.HasPrefix(u, "CREATE TABLE ") || strings.HasPrefix(u, "CREATE INDEX ") || strings.HasPrefix(u, "CREATE UNIQUE INDEX "):
+		case ddlFirst && (strings.HasPrefix(u, "CREATE TABLE ") || strings.HasPrefix(u, "CREATE INDEX ") || strings.HasPrefix(u, "CREATE UNIQUE INDEX ")):
 			ddl = append(ddl, serialColumns.ReplaceAllStringFunc(s, serialColumn))
 		default:
-			out = append(out, s)
+			out = append(out, serialColumns.ReplaceAllStringFunc(s, serialColumn))
 		}
 	}
 	return append(append(ddl, out...), setvals...), nil

@@ -92,6 +92,12 @@ func analyze(sql string) *verdict {
 		}
 	}
 	v := &verdict{Verdict: *sqlcheck.Acceptance(isDDL(top), w.writes), keyOrder: w.keyOrder}
+	// Its parameters as PostgreSQL counts them, cached with the verdict:
+	// an engine that does not count them itself (MariaDB's translation)
+	// checks a tx's arguments against it as the others do.
+	if v.Analysis.Params, err = ParamCount(sql); err != nil {
+		return refusal(err)
+	}
 	if len(w.sites) > 0 || w.rewritten || w.seqRewritten || w.guarded {
 		// A rewrite of sequence functions or guarded casts alone
 		// (sequence.go, clockcast.go) depends on no tx's environment: its
