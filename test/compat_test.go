@@ -75,6 +75,13 @@ func runCompat(t *testing.T, nw compatNetwork) {
 	compatTools(t)
 	modules := jsModules(t)
 	notYet := compatNotYet(t, nw)
+	// registered before the network's cleanups, so it runs after its log dump
+	var s *compatSuite
+	t.Cleanup(func() {
+		if s != nil {
+			s.recapFailures(t)
+		}
+	})
 	c := mustStartCluster(t, clusterOptions{backend: nw.backend, dialect: nw.dialect, pg: true})
 	via := map[string]endpoint{compatListener: {c.pgAddr(1), "alice"}}
 	if slices.Contains(nw.ways, compatGateway) {
@@ -92,7 +99,7 @@ func runCompat(t *testing.T, nw compatNetwork) {
 		// executed (issue 33, item 8).
 		via[compatGateway] = endpoint{gw.Addr().String(), "alice"}
 	}
-	s := &compatSuite{c: c, nw: nw, modules: modules, via: via, notYet: notYet}
+	s = &compatSuite{c: c, nw: nw, modules: modules, via: via, notYet: notYet}
 	t.Cleanup(func() { s.write(t) })
 	start := time.Now()
 	for _, cl := range compatClients {
@@ -197,6 +204,20 @@ type compatSuite struct {
 	seen   map[string]bool
 	mu     sync.Mutex
 	rows   []compatRow
+	// failed are the failures reported so far, recapped after the
+	// network's logs (recapFailures).
+	failed []string
+}
+
+// recapFailures repeats s's failures once more: a failed test's network
+// prints every node's log after them, which buries the messages that say
+// what went wrong (a CI excerpt shows only the end of the output).
+func (s *compatSuite) recapFailures(t *testing.T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.failed {
+		t.Logf("recap, above the nodes' logs: %s", f)
+	}
 }
 
 var both = []string{compatListener, compatGateway}
@@ -275,6 +296,9 @@ func (s *compatSuite) record(t *testing.T, r compatRow) {
 		t.Logf("not yet %s: %s (listed: %s)", r.Step, r.Error, why)
 	default:
 		t.Errorf("FAIL %s: %s", r.Step, r.Error)
+		s.mu.Lock()
+		s.failed = append(s.failed, fmt.Sprintf("FAIL %s | %s | %s: %s", r.Client, r.Via, r.Step, r.Error))
+		s.mu.Unlock()
 	}
 }
 
