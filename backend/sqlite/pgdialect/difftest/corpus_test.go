@@ -193,6 +193,7 @@ func caseFiles(t *testing.T) []string {
 func TestCorpus(t *testing.T) {
 	racetest.Heavy(t) // the corpus, one statement at a time on two engines
 	h := newHarness(t)
+	h.maria = newMariaColumn(h)
 	for _, f := range caseFiles(t) {
 		cases, err := parseCases(f)
 		if err != nil {
@@ -202,7 +203,7 @@ func TestCorpus(t *testing.T) {
 			h.runCase(c, "")
 		}
 	}
-	h.tally.log(t, "corpus")
+	h.log(t, "corpus")
 	h.requireCompared(t)
 }
 

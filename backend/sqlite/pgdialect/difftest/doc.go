@@ -1,7 +1,8 @@
-// Package difftest checks the postgres dialect on SQLite against
-// PostgreSQL itself (issue 35, item 3): every statement of a corpus, and
-// statements generated at random in the style of SQLancer's differential
-// testing, runs on a real PostgreSQL server and, translated by
+// Package difftest checks the postgres dialect on SQLite, and on MariaDB,
+// against PostgreSQL itself (issue 35, item 3; issue 37, item 3): every
+// statement of a corpus, and statements generated at random in the style
+// of SQLancer's differential testing, runs on a real PostgreSQL server
+// and, translated by
 // backend/sqlite/pgdialect, on SQLite; any difference in column names,
 // column types, rows, rows affected or error class fails the test.
 //
@@ -58,6 +59,24 @@
 // that explores: 300 seconds by default from a new seed, where random runs
 // still find a discrepancy every few minutes (the open ones: pgdialect/
 // DESIGN.md, "Known differences", and the closing note of issue 35).
+//
+// The third column, MariaDB (maria_test.go; issue 37, item 3): in
+// TestCorpus, TestGateCorpus and TestRandom every statement that runs on
+// PostgreSQL also runs on a MariaDB validator's backend (backend/mysql in
+// the postgres dialect: PostgreSQL's gate, the translation into MariaDB's
+// SQL, results rendered as PostgreSQL's), on a database of the case's
+// own, each statement in a block of its own as a node runs it (a
+// "-- read" statement by Query). Its outcome is compared with
+// PostgreSQL's as SQLite's is, the result column types taken from
+// MariaDB's translation; a statement MariaDB's translation or its gate's
+// read policy refuses is counted apart (a network with a MariaDB
+// validator refuses it on every node), and a refused or plan-dependent
+// write leaves the rest of the case uncompared on MariaDB. The column
+// takes every corpus case and the first RELCHAIN_DIFF_MARIADB random
+// cases (120 by default; "off" turns it off), on top of the random run's
+// time budget. It runs where the tests find a MariaDB server
+// (RELCHAIN_TEST_MYSQL, or a private one: backend/mysql/mysqltest), and
+// says so when there is none (RELCHAIN_SKIP_MYSQL=1).
 //
 // On PostgreSQL, relchain's own schema is installed once (by opening the
 // PostgreSQL backend), since the gate's rewrites call its functions

@@ -58,8 +58,9 @@ func TestGateCorpus(t *testing.T) {
 		t.Fatalf("the gate corpus gave %d accepted statements without parameters; expected over 100", len(c.stmts))
 	}
 	h := newHarness(t)
+	h.maria = newMariaColumn(h)
 	h.runCase(c, "")
-	h.tally.log(t, "pggate corpus")
+	h.log(t, "pggate corpus")
 	h.requireCompared(t)
 	t.Logf("pggate corpus: %d accepted statements with parameters left out (no values)", withParams)
 }

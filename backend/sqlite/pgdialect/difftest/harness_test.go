@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pggate"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
@@ -21,7 +22,12 @@ import (
 	"github.com/relchain/relchain/sqlcheck"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Shutdown()
+	mysqltest.Shutdown()
+	os.Exit(code)
+}
 
 // Environment variables of the suite (see doc.go).
 const (
@@ -122,6 +128,16 @@ type harness struct {
 	// translate is pgdialect.TranslateTyped with the arguments' types as
 	// the SQLite backend gives them (argTypes); a test plants another.
 	translate func(sql string, cat pgdialect.Catalog, args []any) (*pgdialect.Translation, error)
+	// maria is the third column, MariaDB (maria_test.go).
+	maria mariaColumn
+}
+
+// log logs what the test checked on each column.
+func (h *harness) log(tb testing.TB, what string) {
+	h.tally.log(tb, what)
+	if h.maria.on {
+		h.maria.tally.log(tb, what+", MariaDB against PostgreSQL")
+	}
 }
 
 // newHarness connects to a fresh PostgreSQL database, or skips the test
@@ -174,6 +190,8 @@ func (h *harness) runCase(c diffCase, context string) int {
 		h.t.Fatal(err)
 	}
 	defer lite.close()
+	h.maria.eng = h.openMaria(c)
+	defer h.closeMaria()
 	found := 0
 	h.apart = false
 	for i, s := range c.stmts {
@@ -254,6 +272,8 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 	pgO, liteO := pgE.run(st), lite.run(st)
 	h.tally.compared++
 	ordered := s.ordered || totalOrder(text, len(pgO.Columns), pgO.Columns)
+	comparable := true // PostgreSQL's plan does not decide its outcome
+	defer func() { h.mariaStatement(c, i, st, pgO, ordered, comparable && !h.apart) }()
 	d := differences(pgO, liteO, ordered)
 	if len(d) == 0 && pre != nil && !pgO.failed() {
 		return h.written(c, i, st, pre, pgE, lite, context)
@@ -267,6 +287,7 @@ func (h *harness) compare(c diffCase, i int, pgE engine, lite *liteEngine, conte
 			h.tally.planDependent++
 			h.tally.planReasons[kind]++
 			h.tally.example(kind, s.sql)
+			comparable = false
 			if pgO.failed() != liteO.failed() && !isSelect(text) {
 				// one engine wrote and the other did not
 				h.apart = true
