@@ -47,6 +47,8 @@ func classOf(num uint16) (backend.Class, string, bool) {
 		return backend.ClassData, "22003", true
 	case 1365: // division by 0
 		return backend.ClassData, "22012", true
+	case 1242: // a scalar subquery returned more than one row (PostgreSQL's 21000)
+		return backend.ClassOther, "21000", true
 	case 1292, 1366, 1265, 1367, 1411, 3140, 4038, 1918, 1916:
 		// incorrect value, incorrect string/integer value, data truncated,
 		// illegal value, incorrect datetime, invalid JSON, syntax error in

@@ -5,7 +5,7 @@
 //
 // # Schema and keys
 //
-//	usertable (ycsb_key TEXT PRIMARY KEY, field0 TEXT, ..., field9 TEXT)
+//	usertable (ycsb_key TEXT PRIMARY KEY (VARCHAR(64) but on SQLite's own dialect), field0 TEXT, ..., field9 TEXT)
 //
 // YCSB's table: Options.Records records (default 100,000) of
 // Options.Fields fields (default 10) of Options.FieldLength characters

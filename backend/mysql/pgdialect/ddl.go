@@ -1,6 +1,8 @@
 package pgdialect
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -32,6 +34,10 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 		return refuse("tables of the schema %s", rv.GetSchemaname())
 	}
 	name := rv.GetRelname()
+	if strings.ToLower(name) != name {
+		return refuse("table names with upper-case letters (%q): MariaDB keeps table names in lower case "+
+			"(relchain runs it with lower_case_table_names=1), where PostgreSQL tells %q from %q", name, name, strings.ToLower(name))
+	}
 	var defs []*colDef
 	var tableCons []*pg_query.Constraint
 	for _, e := range s.GetTableElts() {
@@ -47,6 +53,9 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 		default:
 			return refuse("the table element %s", nodeName(e))
 		}
+	}
+	if err := distinctIgnoringCase(defs); err != nil {
+		return err
 	}
 	keys, err := tableKeys(defs, tableCons)
 	if err != nil {
@@ -77,6 +86,21 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 	t.out.Statements = []string{"CREATE TABLE " + ine + quoteIdent(name) + " (" + join(items, ", ") + ")" + tableOptions}
 	t.out.DDL = true
 	t.out.schema = schemaChange{create: name, cols: storedColumns(defs)}
+	return nil
+}
+
+// distinctIgnoringCase refuses two columns whose names differ only in
+// case: MariaDB's column names ignore case, PostgreSQL's do not (two equal
+// names are PostgreSQL's own error, left to the translation).
+func distinctIgnoringCase(defs []*colDef) error {
+	seen := map[string]string{}
+	for _, d := range defs {
+		low := strings.ToLower(d.col.Name)
+		if other, ok := seen[low]; ok && other != d.col.Name {
+			return refuse("columns whose names differ only in case (%q and %q): MariaDB's column names ignore case", other, d.col.Name)
+		}
+		seen[low] = d.col.Name
+	}
 	return nil
 }
 
@@ -113,7 +137,8 @@ func columnDef(c *pg_query.ColumnDef) (*colDef, error) {
 }
 
 // tableKeys checks the PRIMARY KEY and UNIQUE constraints and marks key
-// columns (text there is VARCHAR(768)).
+// columns (keyBytes: none of unbounded length, at most maxKeyBytes in
+// all).
 func tableKeys(defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
 	var out []string
 	var pk []string
@@ -154,22 +179,44 @@ func tableKeys(defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
 		return out, nil
 	}
 	var q []string
-	texts := 0
+	size := 0
 	for _, n := range pk {
 		d := findDef(defs, n)
 		if d == nil {
 			return nil, pgError("42703", "column %q named in key does not exist", n)
 		}
 		d.key, d.col.NotNull = true, true
-		if isText(d.col.Type) || d.col.Type.Name == "bytea" {
-			texts++
+		bytes, err := keyBytes(d.col)
+		if err != nil {
+			return nil, err
 		}
+		size += bytes
 		q = append(q, quoteIdent(n))
 	}
-	if texts > 1 {
-		return nil, refuse("a PRIMARY KEY of more than one text or bytea column (InnoDB keys at most 3072 bytes)")
+	if size > maxKeyBytes {
+		return nil, refuse("a PRIMARY KEY of %d bytes (InnoDB keys hold at most %d bytes; varchar(n) takes 4n there)", size, maxKeyBytes)
 	}
 	return append([]string{"PRIMARY KEY (" + join(q, ", ") + ")"}, out...), nil
+}
+
+// maxKeyBytes is InnoDB's bound on a key (innodb_page_size 16k, DYNAMIC
+// rows, both checked on every node: backend/mysql profile.go).
+const maxKeyBytes = 3072
+
+// keyBytes is what column c takes in an InnoDB key at most. A column of
+// unbounded length (text, bytea) is refused there: MariaDB would fail a
+// long value that PostgreSQL stores, at run time, on one engine only.
+func keyBytes(c Column) (int, error) {
+	switch t := c.Type; {
+	case t.Name == "varchar" && t.Typmod >= 4:
+		return 4 * int(t.Typmod-4), nil
+	case isText(t) || t.Name == "bytea":
+		return 0, refuse("a PRIMARY KEY over the %s column %q (InnoDB keys hold at most %d bytes, PostgreSQL's any length): declare it varchar(n), n ≤ 768", t.Name, c.Name, maxKeyBytes)
+	case t.Name == "numeric":
+		p, _, _ := numericPS(t)
+		return int(p)/2 + 1, nil
+	}
+	return map[string]int{"int2": 2, "int4": 4, "bool": 1, "date": 3}[c.Type.Name] + 8, nil // 8: others, and a margin
 }
 
 // findDef finds a column definition by name.

@@ -26,6 +26,8 @@ func (t *translator) assign(v val, to Type, col string) (val, error) {
 		ok = intRank(from) > 0 || from.Name == "numeric"
 	case to.Name == "float8":
 		ok = isNumber(from)
+	case isDateTime(to) && isDateTime(from) && from.Name != to.Name:
+		return dateTimeAssigned(v, to), nil
 	case isText(to):
 		// PostgreSQL's assignment casts to text types write the value's
 		// text (its output function).
@@ -40,6 +42,13 @@ func (t *translator) assign(v val, to Type, col string) (val, error) {
 	default:
 		ok = from.Name == to.Name
 	}
+	if ok && v.ival != nil && intRank(to) > 0 && t.noFold == 0 {
+		// the planner folds the assignment cast of a constant: out of
+		// range, it fails before any row is written
+		if lo, hi := intRange(to.Name); *v.ival < lo || *v.ival > hi {
+			return t.planError(pgError("22003", "%s out of range", map[string]string{"int2": "smallint", "int4": "integer", "int8": "bigint"}[to.Name]), to), nil
+		}
+	}
 	if !ok {
 		if isNumber(to) && from.Name == "float8" {
 			return val{}, refuse("storing float8 into %s", to.Name)
@@ -47,6 +56,20 @@ func (t *translator) assign(v val, to Type, col string) (val, error) {
 		return val{}, pgError("42804", "column %q is of type %s but expression is of type %s", col, typeString(to), typeString(from))
 	}
 	return v, nil
+}
+
+// dateTimeAssigned is v, a date or timestamp, stored into a column of
+// another of those types, as PostgreSQL's assignment casts convert it in
+// the session's time zone, UTC (the dialect's timestamps are UTC):
+// midnight of a date, the date of a timestamp.
+func dateTimeAssigned(v val, to Type) val {
+	mariaType := "DATETIME(6)"
+	if to.Name == "date" {
+		mariaType = "DATE"
+	}
+	out := typed("CAST("+v.sql+" AS "+mariaType+")", to)
+	out.nullConst, out.notNull = v.nullConst, v.notNull
+	return out
 }
 
 // target resolves an INSERT, UPDATE or DELETE's table, in a new scope.
@@ -101,8 +124,9 @@ func (t *translator) insert(s *pg_query.InsertStmt) error {
 		return refuse("INSERT ... DEFAULT VALUES")
 	}
 	var body string
+	order := insertOrder(make([]bool, len(targets)))
 	if len(sel.GetValuesLists()) > 0 {
-		body, err = t.insertValues(sel.GetValuesLists(), targets, len(missing))
+		body, order, err = t.insertValues(sel.GetValuesLists(), targets, len(missing))
 	} else {
 		body, err = t.insertSelect(sel, targets, len(missing))
 	}
@@ -110,7 +134,10 @@ func (t *translator) insert(s *pg_query.InsertStmt) error {
 		return err
 	}
 	var names []string
-	for _, c := range append(append([]Column(nil), targets...), missing...) {
+	for _, i := range order {
+		names = append(names, quoteIdent(targets[i].Name))
+	}
+	for _, c := range missing {
 		names = append(names, quoteIdent(c.Name))
 	}
 	sql := "INSERT INTO " + quoteIdent(name) + " (" + join(names, ", ") + ") " + body
@@ -133,39 +160,85 @@ func findColumn(cols []Column, name string) (Column, bool) {
 	return Column{}, false
 }
 
-// insertValues translates VALUES rows into the target columns, each row
-// followed by nulls explicit NULLs.
-func (t *translator) insertValues(rows []*pg_query.Node, targets []Column, nulls int) (string, error) {
-	var out []string
+// insertValues translates VALUES rows; order is the order the targets'
+// values take in them (insertOrder).
+func (t *translator) insertValues(rows []*pg_query.Node, targets []Column, nulls int) (body string, order []int, err error) {
+	var parts [][]string
+	nullish := make([]bool, len(targets))
 	for _, r := range rows {
-		items := r.GetList().GetItems()
-		if len(items) > len(targets) {
-			return "", pgError("42601", "INSERT has more expressions than target columns")
+		row, err := t.valuesRow(r.GetList().GetItems(), targets, nullish)
+		if err != nil {
+			return "", nil, err
 		}
-		if len(items) < len(targets) {
-			return "", pgError("42601", "INSERT has more target columns than expressions")
-		}
-		var parts []string
-		for i, it := range items {
-			if it.GetSetToDefault() != nil {
-				parts = append(parts, "DEFAULT")
-				continue
-			}
-			v, err := t.exprAny(it)
-			if err != nil {
-				return "", err
-			}
-			if v, err = t.assign(v, targets[i].Type, targets[i].Name); err != nil {
-				return "", err
-			}
-			parts = append(parts, v.sql)
+		parts = append(parts, row)
+	}
+	order = insertOrder(nullish)
+	var out []string
+	for _, row := range parts {
+		items := make([]string, 0, len(row)+nulls)
+		for _, i := range order {
+			items = append(items, row[i])
 		}
 		for range nulls {
-			parts = append(parts, "NULL")
+			items = append(items, "NULL")
 		}
-		out = append(out, "("+join(parts, ", ")+")")
+		out = append(out, "("+join(items, ", ")+")")
 	}
-	return "VALUES " + join(out, ", "), nil
+	return "VALUES " + join(out, ", "), order, nil
+}
+
+// insertOrder puts the targets given a NULL constant in some row last:
+// PostgreSQL computes a row's values before it checks NOT NULL, MariaDB
+// checks each column as it stores it, in the order of the column list, so
+// a value out of range elsewhere in the row fails first on both.
+func insertOrder(nullish []bool) []int {
+	var order, last []int
+	for i, n := range nullish {
+		if n {
+			last = append(last, i)
+		} else {
+			order = append(order, i)
+		}
+	}
+	return append(order, last...)
+}
+
+// valuesRow translates one VALUES row, marking in nullish the targets it
+// gives a NULL constant. PostgreSQL analyses a row's expressions, then
+// converts each to its column's type (transformInsertRow): an error of
+// the analysis comes before a conversion's.
+func (t *translator) valuesRow(items []*pg_query.Node, targets []Column, nullish []bool) ([]string, error) {
+	if len(items) > len(targets) {
+		return nil, pgError("42601", "INSERT has more expressions than target columns")
+	}
+	if len(items) < len(targets) {
+		return nil, pgError("42601", "INSERT has more target columns than expressions")
+	}
+	vals := make([]val, len(items))
+	for i, it := range items {
+		if it.GetSetToDefault() != nil {
+			continue
+		}
+		v, err := t.exprAny(it)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		if it.GetSetToDefault() != nil {
+			parts[i] = "DEFAULT"
+			continue
+		}
+		v, err := t.assign(vals[i], targets[i].Type, targets[i].Name)
+		if err != nil {
+			return nil, err
+		}
+		nullish[i] = nullish[i] || v.null || v.nullConst
+		parts[i] = v.sql
+	}
+	return parts, nil
 }
 
 // insertSelect translates INSERT ... SELECT, checking each column's
@@ -269,47 +342,67 @@ func (t *translator) update(s *pg_query.UpdateStmt) error {
 	return nil
 }
 
-// setList translates SET's assignments. MariaDB assigns left to right
-// (a later item sees an earlier one's new value), PostgreSQL from the old
-// row: an item reading a column an earlier item assigns is refused.
+// setList translates SET's assignments in PostgreSQL's order of errors:
+// every SET expression is analysed first, then each target column and
+// its assignment, then (its rewriter) a column set twice. MariaDB
+// assigns left to right (a later item sees an earlier one's new value),
+// PostgreSQL from the old row: an item reading a column an earlier item
+// assigns is refused.
 func (t *translator) setList(list []*pg_query.Node, table string, cols []Column) ([]string, map[string]bool, error) {
-	var sets []string
-	assigned := map[string]bool{}
-	for _, n := range list {
+	vals := make([]val, len(list))
+	reads := make([]map[string]bool, len(list))
+	for i, n := range list {
 		rt := n.GetResTarget()
 		if len(rt.GetIndirection()) > 0 || rt.GetVal().GetMultiAssignRef() != nil {
 			return nil, nil, refuse("SET of subscripts, fields or (a, b) = ...")
 		}
+		if rt.GetVal().GetSetToDefault() != nil {
+			continue
+		}
+		t.reads = map[string]bool{}
+		v, err := t.exprAny(rt.GetVal())
+		vals[i], reads[i], t.reads = v, t.reads, nil
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	targets := make([]Column, len(list))
+	for i, n := range list {
+		rt := n.GetResTarget()
 		col, ok := findColumn(cols, rt.GetName())
 		if !ok {
 			return nil, nil, pgError("42703", "column %q of relation %q does not exist", rt.GetName(), table)
 		}
+		targets[i] = col
+		if rt.GetVal().GetSetToDefault() != nil {
+			vals[i] = typed("DEFAULT", col.Type)
+			continue
+		}
+		var err error
+		if vals[i], err = t.assign(vals[i], col.Type, col.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t.setItems(table, targets, vals, reads)
+}
+
+// setItems is SET's MariaDB text once every item is analysed: a column
+// set twice is PostgreSQL's rewriter's error; an item reading a column an
+// earlier one assigns is refused.
+func (t *translator) setItems(table string, targets []Column, vals []val, reads []map[string]bool) ([]string, map[string]bool, error) {
+	var sets []string
+	assigned := map[string]bool{}
+	for i, col := range targets {
 		if assigned[col.Name] {
 			return nil, nil, pgError("42601", "multiple assignments to same column %q", col.Name)
 		}
-		var v val
-		var err error
-		if rt.GetVal().GetSetToDefault() != nil {
-			v = typed("DEFAULT", col.Type)
-		} else {
-			t.reads = map[string]bool{}
-			v, err = t.exprAny(rt.GetVal())
-			reads := t.reads
-			t.reads = nil
-			if err != nil {
-				return nil, nil, err
-			}
-			for c := range reads {
-				if assigned[c] {
-					return nil, nil, refuse("a SET item reading %s, which an earlier SET item assigns (MariaDB assigns left to right)", c)
-				}
-			}
-			if v, err = t.assign(v, col.Type, col.Name); err != nil {
-				return nil, nil, err
+		for c := range reads[i] {
+			if assigned[c] {
+				return nil, nil, refuse("a SET item reading %s, which an earlier SET item assigns (MariaDB assigns left to right)", c)
 			}
 		}
 		assigned[col.Name] = true
-		sets = append(sets, quoteIdent(table)+"."+quoteIdent(col.Name)+" = "+v.sql)
+		sets = append(sets, quoteIdent(table)+"."+quoteIdent(col.Name)+" = "+vals[i].sql)
 	}
 	return sets, assigned, nil
 }

@@ -194,6 +194,12 @@ func (t *translator) constant(c *pg_query.A_Const) (val, error) {
 		s := c.GetFval().GetFval()
 		if intRE.MatchString(s) {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				// PostgreSQL's make_const: an integer the lexer gave as
+				// a float (-2147483648, negated by the grammar) is int4
+				// when it fits there
+				if n == int64(int32(n)) {
+					return intConst(n, tInt4), nil
+				}
 				return intConst(n, tInt8), nil
 			}
 		}
@@ -316,29 +322,9 @@ func join(parts []string, sep string) string {
 // coerced to it. Numeric values of different display scales are refused:
 // MariaDB gives the result one scale.
 func (t *translator) common(vs []val, what string) ([]val, Type, error) {
-	res := tUnknown
-	for _, v := range vs {
-		if v.untyped() {
-			continue
-		}
-		switch {
-		case res.Name == "unknown":
-			res = v.typ
-		case isNumber(res) && isNumber(v.typ):
-			res = widerNumber(res, v.typ)
-		case isText(res) && isText(v.typ):
-			// select_common_type: text is preferred; varchar stays
-			// when first (text and varchar coerce both ways), its
-			// typmod kept only when all agree.
-			if res != v.typ {
-				res = Type{Name: res.Name, Typmod: -1}
-			}
-		case res.Name != v.typ.Name:
-			return nil, res, pgError("42804", "%s types %s and %s cannot be matched", what, res.Name, v.typ.Name)
-		}
-	}
-	if res.Name == "unknown" {
-		res = tText
+	res, err := commonType(vs, what)
+	if err != nil {
+		return nil, res, err
 	}
 	out := make([]val, len(vs))
 	scale := -2
@@ -613,4 +599,36 @@ func typeLen(c Column) int {
 		return int(c.Type.Typmod - 4)
 	}
 	return 0
+}
+
+// commonType is the type PostgreSQL's select_common_type resolves vs to
+// (text when all are untyped).
+func commonType(vs []val, what string) (Type, error) {
+	res := tUnknown
+	for _, v := range vs {
+		if v.untyped() {
+			continue
+		}
+		switch {
+		case res.Name == "unknown":
+			res = v.typ
+		case isNumber(res) && isNumber(v.typ):
+			res = widerNumber(res, v.typ)
+		case isText(res) && isText(v.typ):
+			// select_common_type: text is preferred; varchar stays
+			// when first (text and varchar coerce both ways), its
+			// typmod kept only when all agree.
+			if res != v.typ {
+				res = Type{Name: res.Name, Typmod: -1}
+			}
+		case isDateTime(res) && isDateTime(v.typ) && res.Name != v.typ.Name:
+			return res, refuse("%s mixing date, timestamp and timestamptz values", what)
+		case res.Name != v.typ.Name:
+			return res, pgError("42804", "%s types %s and %s cannot be matched", what, res.Name, v.typ.Name)
+		}
+	}
+	if res.Name == "unknown" {
+		res = tText
+	}
+	return res, nil
 }

@@ -22,9 +22,26 @@ func (t *translator) typeCast(c *pg_query.TypeCast) (val, error) {
 		return val{}, err
 	}
 	if v.untyped() {
+		if v.str != nil && to.Name == "varchar" && to.Typmod >= 4 {
+			// an explicit cast truncates to the length (PostgreSQL's
+			// varchar(varchar, int4, isExplicit)); storing fails instead
+			s := truncateRunes(*v.str, int(to.Typmod-4))
+			v.str = &s
+		}
 		return t.coerce(v, to)
 	}
 	return t.castTo(v, to)
+}
+
+// truncateRunes is s's first n characters.
+func truncateRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // castTo converts a typed value (PostgreSQL's explicit cast).
@@ -216,6 +233,9 @@ func (t *translator) scalarCall(name string, f *pg_query.FuncCall, args []val) (
 		}
 		out := args[0]
 		out.sql, out.ival, out.notNull = "ABS("+out.sql+")", nil, false
+		if out.typ.Name == "numeric" {
+			out.typ = tNumeric // a function's result has no typmod
+		}
 		if out.nval != nil {
 			out.nval = new(big.Rat).Abs(out.nval)
 		}
@@ -329,6 +349,9 @@ func (t *translator) aggregate(name string, f *pg_query.FuncCall) (val, error) {
 	typ := v.typ
 	if isText(typ) {
 		typ = tText // min(varchar) is min(text)
+	}
+	if typ.Name == "numeric" {
+		typ = tNumeric // an aggregate's result has no typmod
 	}
 	out := typed(call, typ)
 	out.scale, out.maxLen = v.scale, v.maxLen

@@ -59,6 +59,11 @@ func (t *translator) unary(op string, r val) (val, error) {
 	if r.untyped() || !isNumber(r.typ) || (op != "-" && op != "+") {
 		return val{}, refuse("the prefix operator %s on %s", op, r.typ.Name)
 	}
+	if r.typ.Name == "numeric" {
+		// numeric_uplus and numeric_uminus return numeric without its
+		// typmod (the value's scale stays)
+		r.typ = tNumeric
+	}
 	if op == "+" {
 		return r, nil
 	}
@@ -421,6 +426,9 @@ func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
 			return val{}, err
 		}
 	}
+	if err := t.inArrayItems(items, vs); err != nil {
+		return val{}, err
+	}
 	for i := 1; i < len(vs); i++ {
 		if vs[0], vs[i], err = t.pair(vs[0], vs[i]); err != nil {
 			return val{}, err
@@ -430,6 +438,40 @@ func (t *translator) inList(a *pg_query.A_Expr, op string) (val, error) {
 		}
 	}
 	return t.inChain(a.GetLexpr(), items, vs, op == "<>")
+}
+
+// inArrayItems types the untyped items of x IN (items), vs being x and
+// the items translated, as PostgreSQL does when more than one item has no
+// column (they become an array): by the common type of x and those items
+// (c IN (1, '1.5') compares c with 1.5, not with the integer '1.5'
+// fails to be). Otherwise each is typed against x alone (pair).
+func (t *translator) inArrayItems(items []*pg_query.Node, vs []val) error {
+	if vs[0].untyped() {
+		return nil
+	}
+	array := []val{vs[0]}
+	var untyped []int
+	for i, it := range items {
+		if varFree(it) {
+			array = append(array, vs[i+1])
+			if vs[i+1].untyped() {
+				untyped = append(untyped, i+1)
+			}
+		}
+	}
+	if len(array) < 3 || len(untyped) == 0 {
+		return nil
+	}
+	typ, err := commonType(array, "IN")
+	if err != nil {
+		return nil // the items are paired one by one, which reports it
+	}
+	for _, i := range untyped {
+		if vs[i], err = t.coerce(vs[i], typ); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inChain is x [NOT] IN (items) as PostgreSQL's parser builds it

@@ -10,19 +10,15 @@ type schemaChange struct {
 }
 
 // storedColumns are a new table's columns as SchemaCatalog reads them back
-// from MariaDB: a text key column is VARCHAR(768), so its MaxChars is 768;
-// a varchar(n) column's is n; a nullable column has a DEFAULT (MariaDB's
+// from MariaDB: a varchar(n) column's MaxChars is n; a nullable column has a DEFAULT (MariaDB's
 // information_schema shows NULL's: its COLUMN_DEFAULT is 'NULL').
 func storedColumns(defs []*colDef) []Column {
 	out := make([]Column, len(defs))
 	for i, d := range defs {
 		c := d.col
 		c.Default = c.Default || !c.NotNull
-		switch {
-		case c.Type.Name == "varchar" && c.Type.Typmod >= 4:
+		if c.Type.Name == "varchar" && c.Type.Typmod >= 4 {
 			c.MaxChars = int(c.Type.Typmod - 4)
-		case isText(c.Type) && d.key:
-			c.MaxChars = 768
 		}
 		out[i] = c
 	}

@@ -20,9 +20,9 @@ func apply(t *testing.T, s *Schema, sql string) {
 // two on a real MariaDB for every statement of the corpus).
 func TestSchemaFollowsDDL(t *testing.T) {
 	s := NewSchema()
-	apply(t, s, "CREATE TABLE a (k text PRIMARY KEY, v varchar(10) NOT NULL DEFAULT 'x', n int4)")
+	apply(t, s, "CREATE TABLE a (k varchar(40) PRIMARY KEY, v varchar(10) NOT NULL DEFAULT 'x', n int4)")
 	want := []Column{
-		{Name: "k", Type: tText, NotNull: true, MaxChars: 768},
+		{Name: "k", Type: Type{Name: "varchar", Typmod: 44}, NotNull: true, MaxChars: 40},
 		{Name: "v", Type: Type{Name: "varchar", Typmod: 14}, NotNull: true, Default: true, MaxChars: 10},
 		{Name: "n", Type: tInt4, Default: true},
 	}

@@ -1,6 +1,7 @@
 package pgdialect
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -59,15 +60,23 @@ func (t *translator) selectSQL(s *pg_query.SelectStmt, extra []string) (string, 
 	if t.oneRow {
 		t.oneRow, from = false, "(SELECT 1) AS "+quoteIdent("relchain_one")
 	}
+	// PostgreSQL analyses the select list before WHERE (the first error
+	// is the first it meets); GROUP BY's columns are known from the start
+	grouped, err := t.groupKeys(s.GetGroupClause())
+	if err != nil {
+		return "", nil, err
+	}
+	t.scope.grouped = grouped
+	targets, cols, err := t.targets(s.GetTargetList(), insertTypes)
+	t.scope.grouped = nil
+	if err != nil {
+		return "", nil, err
+	}
 	where, err := t.condition(s.GetWhereClause(), "WHERE")
 	if err != nil {
 		return "", nil, err
 	}
 	group, err := t.groupBy(s.GetGroupClause())
-	if err != nil {
-		return "", nil, err
-	}
-	targets, cols, err := t.targets(s.GetTargetList(), insertTypes)
 	if err != nil {
 		return "", nil, err
 	}
@@ -134,22 +143,37 @@ func (t *translator) groupBy(items []*pg_query.Node) (string, error) {
 	if len(items) == 0 {
 		return "", nil
 	}
+	grouped, err := t.groupKeys(items)
+	if err != nil {
+		return "", err
+	}
 	var parts []string
-	grouped := map[string]bool{}
 	for _, it := range items {
-		key, ok := t.columnKey(it)
-		if !ok {
-			return "", refuse("GROUP BY items other than columns of the FROM items")
-		}
 		v, err := t.expr(it)
 		if err != nil {
 			return "", err
 		}
-		grouped[key] = true
 		parts = append(parts, v.sql)
 	}
 	t.scope.grouped = grouped
 	return " GROUP BY " + join(parts, ", "), nil
+}
+
+// groupKeys are the column references ("rel.col") GROUP BY items name,
+// nil without GROUP BY.
+func (t *translator) groupKeys(items []*pg_query.Node) (map[string]bool, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	grouped := map[string]bool{}
+	for _, it := range items {
+		key, ok := t.columnKey(it)
+		if !ok {
+			return nil, refuse("GROUP BY items other than columns of the FROM items")
+		}
+		grouped[key] = true
+	}
+	return grouped, nil
 }
 
 // targets translates the select list, naming each column as PostgreSQL
@@ -305,10 +329,15 @@ func (t *translator) orderBy(items []*pg_query.Node, cols []ResultColumn, target
 		if isText(v.typ) && (v.maxLen == 0 || v.maxLen > sortChars) {
 			return "", refuse("ORDER BY text not bounded to %d characters (MariaDB sorts by the first max_sort_length bytes only: varchar(n) columns and expressions over them are bounded)", sortChars)
 		}
-		desc := sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC
 		if sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_USING {
 			return "", refuse("ORDER BY ... USING")
 		}
+		if constantKey(v.sql) {
+			// orders nothing; MariaDB would read a number there as a
+			// position (ORDER BY -1: "unknown column")
+			continue
+		}
+		desc := sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC
 		nullsFirst := desc
 		switch sb.GetSortbyNulls() {
 		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
@@ -335,6 +364,14 @@ func (t *translator) orderBy(items []*pg_query.Node, cols []ResultColumn, target
 	}
 	return " ORDER BY " + join(parts, ", "), nil
 }
+
+// constantKeyRE matches a translated sort key that is a number, a boolean
+// or NULL.
+var constantKeyRE = regexp.MustCompile(`^\(*(NULL|TRUE|FALSE|-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?)\)*$`)
+
+// constantKey: sql, a sort key's MariaDB text, is a constant number, boolean or
+// NULL, which orders no rows.
+func constantKey(sql string) bool { return constantKeyRE.MatchString(sql) }
 
 // sortKey resolves an ORDER BY item: an output column's position or name,
 // else an expression over the FROM items.

@@ -110,8 +110,7 @@ func isText(t Type) bool { return t.Name == "text" || t.Name == "varchar" }
 func isNumber(t Type) bool { return intRank(t) > 0 || t.Name == "numeric" || t.Name == "float8" }
 
 // mariaType is the MariaDB column type storing t; key: the column is in
-// a PRIMARY KEY (InnoDB keys at most 3072 bytes: text there is
-// VARCHAR(768)).
+// a PRIMARY KEY (tableKeys has refused text and bytea there).
 func mariaType(t Type, key bool) (string, error) {
 	switch t.Name {
 	case "int2":
@@ -135,9 +134,6 @@ func mariaType(t Type, key bool) (string, error) {
 		}
 		return "DECIMAL(" + strconv.Itoa(int(p)) + "," + strconv.Itoa(int(s)) + ")", nil
 	case "text":
-		if key {
-			return "VARCHAR(768) COLLATE " + textCollation, nil
-		}
 		return "LONGTEXT COLLATE " + textCollation, nil
 	case "varchar":
 		if t.Typmod < 0 {
@@ -149,9 +145,6 @@ func mariaType(t Type, key bool) (string, error) {
 		}
 		return "VARCHAR(" + strconv.Itoa(int(n)) + ") COLLATE " + textCollation, nil
 	case "bytea":
-		if key {
-			return "VARBINARY(3072)", nil
-		}
 		return "LONGBLOB", nil
 	}
 	return "", refuse("columns of type %s", t.Name)
