@@ -51,9 +51,11 @@ test:
 test-e2e:
 	E2E=1 ./scripts/test.sh
 
-# test-e2e with every backend of the sampled scenarios and the fault
-# manifests of every engine (test/e2e/manifests/engines): about 8 minutes
-# more than test-e2e; not in CI.
+# test-e2e with every backend of the sampled scenarios (SQLite too where
+# another test covers it there), pgbench on the PostgreSQL network's
+# compatibility suite, and the fault manifests of every engine
+# (test/e2e/manifests/engines, a partitioned network over three engines
+# among them): about 12 minutes more than test-e2e; not in CI.
 test-e2e-full:
 	RELCHAIN_E2E_FULL=1 E2E=1 ./scripts/test.sh
 

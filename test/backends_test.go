@@ -86,6 +86,14 @@ func onBackends(t *testing.T, absent notOn, f func(t *testing.T, backend string)
 // budget: the server backends' runs cost two to three times SQLite's.
 func onBackendsSampled(t *testing.T, f func(t *testing.T, backend string)) {
 	t.Helper()
+	onBackendsSampledBut(t, nil, f)
+}
+
+// onBackendsSampledBut is onBackendsSampled leaving out, in make
+// test-e2e only, the backends of covered: where another test of the run
+// covers the same behaviour on that backend (the reason says which).
+func onBackendsSampledBut(t *testing.T, covered notOn, f func(t *testing.T, backend string)) {
+	t.Helper()
 	if fullMatrix() {
 		onBackends(t, nil, f)
 		return
@@ -100,6 +108,9 @@ func onBackendsSampled(t *testing.T, f func(t *testing.T, backend string)) {
 	h.Write([]byte(t.Name()))
 	picked := servers[h.Sum32()%uint32(len(servers))]
 	absent := notOn{}
+	for name, why := range covered {
+		absent[name] = why + " (make test-e2e-full runs it here too)"
+	}
 	for _, name := range servers {
 		if name != picked {
 			absent[name] = "sampled out: this run covers the database servers with " + picked + " (make test-e2e-full runs every backend)"

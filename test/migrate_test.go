@@ -5,20 +5,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relchain/relchain/backend/mysql"
 )
 
 // TestValidatorChangesEngineUnderLoad (issue 37): on a network of two
-// PostgreSQL and two SQLite validators (protocol version 5), a SQLite
-// validator is stopped under a write load, moved to PostgreSQL with
-// `relchain migrate` and started again, then moved back to SQLite: no new
-// genesis, the others never stop. It catches up on each engine, and every
-// node holds every acknowledged write exactly once, with the same AppHash.
+// PostgreSQL validators, a MariaDB and a SQLite one (protocol version 5),
+// the SQLite validator is stopped under a write load, moved to PostgreSQL
+// with `relchain migrate` and started again, then moved on to MariaDB: no
+// new genesis, the others never stop. It catches up on each engine, and
+// every node holds every acknowledged write exactly once, with the same
+// AppHash. (MariaDB's translation has no serial columns: the log is keyed
+// by writer and sequence number, and the counter counts every applied
+// write.)
 func TestValidatorChangesEngineUnderLoad(t *testing.T) {
 	const phase = 40
-	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, consensusTimeouts: true})
+	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "mysql", "sqlite"}, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
+	c.mustExec(ctx, 0, stmt("CREATE TABLE log (writer INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (writer, seq))"))
 	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
 	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
 	l := startLoad(t, c, []int{0, 1, 2})
@@ -30,10 +35,16 @@ func TestValidatorChangesEngineUnderLoad(t *testing.T) {
 		}
 	}
 	must(l.waitAcked(ctx, phase))
-	const mover = 3
+	const mover, mariaNode = 3, 2
+	// a database named as the cluster names its own (dropped with them)
+	moved := strings.ReplaceAll(c.dsnTemplates[mariaNode], "{node}", "node3moved")
+	name, err := mysql.DatabaseName(moved)
+	must(err)
+	mariaDSN, err := mysql.CreateDatabase(ctx, c.adminDSN(mariaNode), name)
+	must(err)
 	for _, to := range []struct{ backend, dsn string }{
 		{"postgres", strings.ReplaceAll(c.pgDSN, "{node}", "node3moved")},
-		{"sqlite", "data/relchain-back.db"},
+		{"mysql", mariaDSN},
 	} {
 		must(c.net.Stop(mover))
 		out := cliOut(t, ctx, relchainBin, "migrate", "--home", c.nodes[mover].Home, "--to-backend", to.backend, "--dsn", to.dsn)

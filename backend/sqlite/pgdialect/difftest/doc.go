@@ -73,7 +73,7 @@
 // validator refuses it on every node), and a refused or plan-dependent
 // write leaves the rest of the case uncompared on MariaDB. The column
 // takes every corpus case and the first RELCHAIN_DIFF_MARIADB random
-// cases (120 by default; "off" turns it off), on top of the random run's
+// cases (60 by default; "off" turns it off), on top of the random run's
 // time budget. It runs where the tests find a MariaDB server
 // (RELCHAIN_TEST_MYSQL, or a private one: backend/mysql/mysqltest), and
 // says so when there is none (RELCHAIN_SKIP_MYSQL=1).

@@ -135,8 +135,10 @@ type harness struct {
 // log logs what the test checked on each column.
 func (h *harness) log(tb testing.TB, what string) {
 	h.tally.log(tb, what)
-	if h.maria.on {
-		h.maria.tally.log(tb, what+", MariaDB against PostgreSQL")
+	if m := h.maria; m.on {
+		m.tally.log(tb, what+", MariaDB against PostgreSQL")
+		tb.Logf("the MariaDB column took %s over %d cases (%s opening and dropping their databases)",
+			m.spent.Round(time.Millisecond), m.opened, m.opening.Round(time.Millisecond))
 	}
 }
 

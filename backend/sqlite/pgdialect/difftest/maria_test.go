@@ -29,7 +29,7 @@ const envMaria = "RELCHAIN_DIFF_MARIADB"
 // its own and runs every statement as a block, about 20 times the time the
 // two other engines take, so CI's run compares the first cases of its
 // fixed seed on three engines and the rest on two.
-const defaultMariaCases = 120
+const defaultMariaCases = 60
 
 // mariaColumn is the suite's third column (issue 37, item 3): every
 // statement PostgreSQL and SQLite run also runs on a MariaDB validator's
@@ -44,7 +44,9 @@ type mariaColumn struct {
 	eng   *mariaEngine // the case's, nil when the column does not take it
 	// spent is the time the column took: a random run's budget is the
 	// two other engines' (TestRandom), so the column adds to it.
-	spent time.Duration
+	spent   time.Duration
+	opened  int           // cases it took
+	opening time.Duration // of spent, opening and closing their engines
 }
 
 // newMariaColumn is the column of a harness: off without a MariaDB server
@@ -90,7 +92,6 @@ func (h *harness) openMaria(c diffCase) *mariaEngine {
 	if !m.on {
 		return nil
 	}
-	defer m.took(time.Now())
 	if strings.HasPrefix(c.name, "random ") {
 		if m.cases == 0 {
 			return nil
@@ -99,6 +100,8 @@ func (h *harness) openMaria(c diffCase) *mariaEngine {
 			m.cases--
 		}
 	}
+	began := time.Now()
+	defer func() { m.took(began); m.opened++; m.opening += time.Since(began) }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dsn := mysqltest.AdminDSN(h.t)
@@ -123,7 +126,8 @@ func (m *mariaColumn) took(start time.Time) { m.spent += time.Since(start) }
 // closeMaria closes the case's MariaDB engine, if any.
 func (h *harness) closeMaria() {
 	if e := h.maria.eng; e != nil {
-		defer h.maria.took(time.Now())
+		began := time.Now()
+		defer func() { h.maria.took(began); h.maria.opening += time.Since(began) }()
 		e.close()
 		h.maria.eng = nil
 	}
