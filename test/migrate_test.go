@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/relchain/relchain/backend/mysql"
+	gomysql "github.com/go-sql-driver/mysql"
 )
 
 // TestValidatorChangesEngineUnderLoad (issue 37): on a network of two
@@ -37,11 +39,8 @@ func TestValidatorChangesEngineUnderLoad(t *testing.T) {
 	must(l.waitAcked(ctx, phase))
 	const mover, mariaNode = 3, 2
 	// a database named as the cluster names its own (dropped with them)
-	moved := strings.ReplaceAll(c.dsnTemplates[mariaNode], "{node}", "node3moved")
-	name, err := mysql.DatabaseName(moved)
-	must(err)
-	mariaDSN, err := mysql.CreateDatabase(ctx, c.adminDSN(mariaNode), name)
-	must(err)
+	mariaDSN := strings.ReplaceAll(c.dsnTemplates[mariaNode], "{node}", "node3moved")
+	must(createMariaDBDatabase(ctx, mariaDSN))
 	for _, to := range []struct{ backend, dsn string }{
 		{"postgres", strings.ReplaceAll(c.pgDSN, "{node}", "node3moved")},
 		{"mysql", mariaDSN},
@@ -65,4 +64,24 @@ func TestValidatorChangesEngineUnderLoad(t *testing.T) {
 		t.Fatalf("valid writes failed with a result code: %v", l.unexpected[:min(5, len(l.unexpected))])
 	}
 	requireLoadApplied(ctx, t, c, l)
+}
+
+// createMariaDBDatabase creates the empty database dsn names (utf8mb4,
+// binary collation, as relchain's MySQL backend wants it) on its server.
+func createMariaDBDatabase(ctx context.Context, dsn string) error {
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return fmt.Errorf("parse %s: %w", dsn, err)
+	}
+	name := cfg.DBName
+	cfg.DBName = ""
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
 }
