@@ -119,7 +119,7 @@ func Refusals() []string {
 		"ON CONFLICT, WITH (CTEs), window functions, set operations (UNION ...), DISTINCT ON, LATERAL, USING joins, subqueries other than scalar, EXISTS and IN (subquery)",
 		"UPDATE ... RETURNING whose SET changes a column its WHERE reads, UPDATE ... FROM, DELETE ... USING",
 		"UPDATE whose SET expression reads a column an earlier SET item assigns (MariaDB assigns left to right)",
-		"functions other than count, sum, min, max, left, length/char_length, lower, upper, rtrim (one argument), substr, abs, and generate_series (integer constants, in FROM)",
+		"functions other than count, sum, min, max, left, length/char_length, lower, upper, rtrim (one argument), substr, abs, and generate_series (integer constants, in FROM); substr with a negative constant length over a value that is not a constant",
 		"numeric division unless by a power of ten up to 10000 cast at once to numeric(p, s); CASE/COALESCE/IN mixing numeric values of different display scales, or date, timestamp and timestamptz values",
 		"casts from text other than of a literal; casts of float8 or timestamps to text; casts to varchar(n); ORDER BY text not bounded to 1024 characters, ORDER BY bytea",
 		"parameters of type numeric, float8, date, timestamp, timestamptz; LIKE with a pattern other than a string literal or ending with the escape character; ILIKE",

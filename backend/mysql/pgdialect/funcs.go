@@ -294,6 +294,16 @@ func (t *translator) substr(args []val) (val, error) {
 		}
 		ns = append(ns, a.sql)
 	}
+	if len(args) == 3 && args[2].ival != nil && *args[2].ival < 0 {
+		if args[0].str != nil && args[1].ival != nil && t.noFold == 0 {
+			// PostgreSQL's planner folds substr over constants: a
+			// negative length fails 22011 even where no row is read
+			return t.planError(pgError("22011", "negative substring length not allowed"), tText), nil
+		}
+		// MariaDB would fold the translation's overflow below at once,
+		// failing where PostgreSQL reads no row
+		return val{}, refuse("substr with a negative constant length over a value that is not a constant")
+	}
 	from := "GREATEST(" + ns[0] + ", 1)"
 	out := typed("SUBSTRING("+s.sql+", "+from+")", tText)
 	if len(ns) == 2 {
