@@ -52,8 +52,7 @@ test-e2e:
 	E2E=1 ./scripts/test.sh
 
 # test-e2e with every backend of the sampled scenarios (SQLite too where
-# another test covers it there), pgbench on the PostgreSQL network's
-# compatibility suite, and the fault manifests of every engine
+# another test covers it there) and the fault manifests of every engine
 # (test/e2e/manifests/engines, a partitioned network over three engines
 # among them): about 12 minutes more than test-e2e; not in CI.
 test-e2e-full:

@@ -107,10 +107,6 @@ func runCompat(t *testing.T, nw compatNetwork) {
 			if _, ok := via[way]; !ok {
 				continue
 			}
-			if why := nw.leftOut(cl); why != "" {
-				t.Run(cl.name+"/"+way, func(t *testing.T) { t.Skip(why) })
-				continue
-			}
 			t.Run(cl.name+"/"+way, func(t *testing.T) {
 				began := time.Now()
 				s.run(t, cl, way)
@@ -124,18 +120,6 @@ func runCompat(t *testing.T, nw compatNetwork) {
 		}
 	}
 	t.Logf("the compatibility suite on the %s network took %s", nw.name, time.Since(start).Round(time.Second))
-}
-
-// leftOut says why make test-e2e leaves client cl out on nw ("" when it
-// runs it): pgbench's initial load (100,000 rows by COPY) takes about
-// three minutes of the PostgreSQL network, and the same client through
-// the same listener runs on the SQLite network; make test-e2e-full and
-// make compat run it on both.
-func (nw compatNetwork) leftOut(cl compatClient) string {
-	if cl.name == "pgbench 15" && nw.backend == "postgres" && e2eJob != "" && !fullMatrix() {
-		return "pgbench's 100,000-row load takes about 3 minutes here; make test-e2e runs it on the SQLite network (make test-e2e-full and make compat here too)"
-	}
-	return ""
 }
 
 // notYetFile names nw's list of the steps that do not work yet, under

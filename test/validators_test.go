@@ -37,7 +37,6 @@ import (
 // a snapshot taken after the change and knows the changed set too (its
 // CheckTx and its /validators); every node ends identical.
 func TestValidatorMembership(t *testing.T) {
-	runInHealthyJob(t) // evens out make test-e2e's two jobs
 	c := mustStartCluster(t, clusterOptions{permissioned: true, checkpointEvery: 5, consensusTimeouts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
