@@ -153,6 +153,15 @@ type FailureData struct {
 	Reason    string `json:"reason,omitempty"` // envelope rejections: what was wrong
 }
 
+// ExecInfo is the JSON in a failed tx's result info on a network over
+// several engines, where the result data records only the failure's
+// SQLSTATE class ("22000"): the executing node's own SQLSTATE ("22P02") and
+// failure class. Each node says its own; it is not part of consensus.
+type ExecInfo struct {
+	SQLState string `json:"sqlstate"`
+	Class    string `json:"class,omitempty"`
+}
+
 // InfoData is the JSON in abci_info's data.
 type InfoData struct {
 	Backend     string `json:"backend"`

@@ -224,7 +224,7 @@ func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock)
 	a.observeFinalized(results)
 	out := make([]*abci.ExecTxResult, len(results))
 	for i, r := range results {
-		out[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log}
+		out[i] = &abci.ExecTxResult{Code: r.Code, Data: r.Data, Log: r.Log, Info: string(r.Info)}
 		if r.Code != api.CodeOK {
 			out[i].Codespace = "relchain"
 		}

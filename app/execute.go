@@ -326,6 +326,7 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 		if err != nil {
 			return TxResult{}, nil, err
 		}
+		fail = e.agreed(fail)
 		if fail != nil {
 			return fail.result(0), nil, nil
 		}
@@ -341,6 +342,7 @@ func (e *Executor) executeTx(ctx context.Context, p *pendingBlock, tx *txn.Tx, e
 		if err != nil {
 			return TxResult{}, nil, fmt.Errorf("wl-transaction %d: %w", g+1, err)
 		}
+		fail = e.agreed(fail)
 		if fail == nil {
 			out.Batch[g] = wlData{Code: api.CodeOK, Results: rows}
 			continue
@@ -392,6 +394,9 @@ type wlFailure struct {
 	code uint32
 	data api.FailureData
 	log  string
+	// own is the engine's own class and SQLSTATE where data records only
+	// the SQLSTATE's class (agreed); nil otherwise.
+	own *api.ExecInfo
 }
 
 // result is the failure as a whole tx's result; off is the index of the
@@ -405,7 +410,11 @@ func (f *wlFailure) result(off int) TxResult {
 	if off > 0 && d.Statement > 0 {
 		log = fmt.Sprintf("statement %d (statement %d of its wl-transaction): %s", d.Statement, f.data.Statement, f.log)
 	}
-	return TxResult{Code: f.code, Data: encodeJSON(d), Log: log}
+	r := TxResult{Code: f.code, Data: encodeJSON(d), Log: log}
+	if f.own != nil {
+		r.Info = encodeJSON(f.own)
+	}
+	return r
 }
 
 func rejectionFailure(statement int, rej *Rejection) *wlFailure {
@@ -555,7 +564,7 @@ func (e *Executor) runStatement(ctx context.Context, p *pendingBlock, tx *txn.Tx
 	if errors.Is(err, backend.ErrBlockLost) {
 		// On the retry the whole bc-transaction is forced to fail
 		// with this statement (numbered within the tx).
-		return nil, &lostBlock{result: execFailure(off+j+1, be)}
+		return nil, &lostBlock{result: e.agreed(execFailureOf(off+j+1, be)).result(0)}
 	}
 	if be.Class == backend.ClassPermission {
 		// The gate refused it at execution (SQLite re-judges a
@@ -727,4 +736,28 @@ func argValues(args []txn.Arg) []any {
 		vs[i] = a.Value()
 	}
 	return vs
+}
+
+// agreed is f as the validators of a network over several engines agree
+// on it: a failure the engine reported (a SQLSTATE) records only its
+// SQLSTATE's class ("22P02" becomes "22000", the failure class the one of
+// "22000"), since two engines failing one statement alike may still name
+// the condition differently within a class (PostgreSQL's 22P02, MariaDB's
+// "incorrect value" 22000, or 42883 against 42725), and Data enters the
+// AppHash. What the differential suite checks, and every validator must
+// give alike, is the class. The engine's own code stays in the result's
+// Info and log, and a rehearsal reports it. Elsewhere f is unchanged.
+func (e *Executor) agreed(f *wlFailure) *wlFailure {
+	if f == nil || !e.params.Mixed() || len(f.data.SQLState) != 5 {
+		return f
+	}
+	generic := f.data.SQLState[:2] + "000"
+	if generic == f.data.SQLState {
+		return f
+	}
+	g := *f
+	g.own = &api.ExecInfo{SQLState: f.data.SQLState, Class: f.data.Class}
+	g.data.SQLState = generic
+	g.data.Class = string(backend.ClassOfSQLState(generic))
+	return &g
 }

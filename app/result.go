@@ -10,11 +10,14 @@ import (
 
 // TxResult is the outcome of one bc-transaction in a block. Code and Data
 // are deterministic and enter the AppHash and CometBFT's results hash; Log
-// carries the backend's own message and is informational only.
+// carries the backend's own message and Info (api.ExecInfo) what this
+// node's engine said of a failure whose Data records less: both are
+// informational only.
 type TxResult struct {
 	Code uint32
 	Data []byte
 	Log  string
+	Info []byte
 }
 
 // execData is the JSON document in a successful tx's Data; it has the

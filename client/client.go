@@ -216,11 +216,15 @@ func (c *Client) Sign(ctx context.Context, stmts []txn.Statement) ([]byte, error
 // only Hash is. In every mode, a tx found already committed (a
 // resubmission, see Broadcast) has all fields set, Height included.
 type Result struct {
-	Hash    string                `json:"hash"`
-	Height  int64                 `json:"height,omitempty"`
-	Code    uint32                `json:"code"`
-	Error   string                `json:"error,omitempty"`
-	Failure *api.FailureData      `json:"failure,omitempty"`
+	Hash    string           `json:"hash"`
+	Height  int64            `json:"height,omitempty"`
+	Code    uint32           `json:"code"`
+	Error   string           `json:"error,omitempty"`
+	Failure *api.FailureData `json:"failure,omitempty"`
+	// Own is what the answering node's engine said of the failure where
+	// Failure records only its SQLSTATE's class (a network over several
+	// engines): its SQLSTATE and class, not part of consensus.
+	Own     *api.ExecInfo         `json:"own,omitempty"`
 	Results []api.StatementResult `json:"results,omitempty"`
 	// Batch holds one outcome per wl-transaction of a committed batch
 	// envelope (see ExecBatch); Results is then empty.
@@ -341,6 +345,10 @@ func ExecResult(hash string, height int64, r *abci.ExecTxResult) *Result {
 	var f api.FailureData
 	if decodeJSON(r.Data, &f) == nil {
 		res.Failure = &f
+	}
+	var own api.ExecInfo
+	if r.Info != "" && decodeJSON([]byte(r.Info), &own) == nil && len(own.SQLState) == 5 {
+		res.Own = &own
 	}
 	return res
 }

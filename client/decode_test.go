@@ -46,6 +46,21 @@ func TestExecResultBatch(t *testing.T) {
 	}
 }
 
+// A failure on a network over several engines records its SQLSTATE's
+// class in the result data and the node's own code in the info.
+func TestExecResultOwnFailure(t *testing.T) {
+	data, _ := json.Marshal(api.FailureData{Statement: 1, Class: "data", SQLState: "22000"})
+	r := ExecResult("H", 7, &abci.ExecTxResult{Code: api.CodeExecFailed, Data: data, Info: `{"sqlstate":"22011","class":"data"}`})
+	if r.Failure == nil || r.Failure.SQLState != "22000" || r.Own == nil || r.Own.SQLState != "22011" {
+		t.Fatalf("failure %+v, own %+v", r.Failure, r.Own)
+	}
+	for _, info := range []string{"", "not json", `{"sqlstate":"2"}`} {
+		if r := ExecResult("H", 7, &abci.ExecTxResult{Code: api.CodeExecFailed, Data: data, Info: info}); r.Own != nil {
+			t.Errorf("info %q: own %+v, want none", info, r.Own)
+		}
+	}
+}
+
 func TestFlattenBatch(t *testing.T) {
 	s := func(q string) txn.Statement { return txn.Statement{SQL: q} }
 	stmts, groups, err := flattenBatch([][]txn.Statement{{s("a")}, {s("b"), s("c")}})

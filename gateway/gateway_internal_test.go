@@ -208,6 +208,18 @@ func TestSQLStates(t *testing.T) {
 			t.Errorf("code %d %+v: SQLSTATE %s, want %s", c.code, c.f, e.Code, c.want)
 		}
 	}
+	// A network over several engines records a failure's class; the
+	// client is told the answering node's own code when it is of that
+	// class, the class otherwise.
+	classOnly := &api.FailureData{Class: "data", SQLState: "22000"}
+	for _, c := range []struct {
+		own  *api.ExecInfo
+		want string
+	}{{&api.ExecInfo{SQLState: "22011", Class: "data"}, "22011"}, {&api.ExecInfo{SQLState: "23505", Class: "constraint"}, "22000"}, {nil, "22000"}} {
+		if e := txFailure(&client.Result{Code: api.CodeExecFailed, Failure: classOnly, Own: c.own, Error: "x"}); e.Code != c.want {
+			t.Errorf("class-only failure with the node's %+v: SQLSTATE %s, want %s", c.own, e.Code, c.want)
+		}
+	}
 	var pe *pgwire.Error
 	if e := nodeError(&client.QueryError{Code: api.CodeQueryTimeout, Message: "m"}); !errors.As(e, &pe) || pe.Code != "57014" {
 		t.Errorf("query timeout: %v", e)

@@ -79,10 +79,23 @@ func failureState(code uint32, f *api.FailureData) string {
 	return codeState(code)
 }
 
+// ownFailure is r's failure with the SQLSTATE the answering node's engine
+// gave, where the result data records only its class (a network over
+// several engines: docs/mixed-networks.md) and the node's is of that class.
+func ownFailure(r *client.Result) *api.FailureData {
+	f := r.Failure
+	if f == nil || r.Own == nil || len(f.SQLState) != 5 || r.Own.SQLState[:2] != f.SQLState[:2] {
+		return f
+	}
+	g := *f
+	g.SQLState, g.Class = r.Own.SQLState, r.Own.Class
+	return &g
+}
+
 // txFailure is the ErrorResponse of a committed or rejected
 // bc-transaction that did not succeed.
 func txFailure(r *client.Result) *pgwire.Error {
-	e := &pgwire.Error{Code: failureState(r.Code, r.Failure), Message: r.Error}
+	e := &pgwire.Error{Code: failureState(r.Code, ownFailure(r)), Message: r.Error}
 	if e.Message == "" {
 		e.Message = "transaction " + api.CodeName(r.Code)
 	}

@@ -186,6 +186,9 @@ type Tx struct {
 	Results []api.StatementResult
 	// Data is the tx's result data as the executor wrote it.
 	Data []byte
+	// Info is the result's info (api.ExecInfo of a failure on a network
+	// over several engines), which is not part of consensus.
+	Info []byte
 }
 
 // Block executes one block of bc-transactions, each a list of statements,
@@ -214,7 +217,7 @@ func (c *Chain) Block(bcs ...[]txn.Statement) []Tx {
 	}
 	out := make([]Tx, len(results))
 	for i, r := range results {
-		out[i] = Tx{Code: r.Code, Log: r.Log, Data: r.Data}
+		out[i] = Tx{Code: r.Code, Log: r.Log, Data: r.Data, Info: r.Info}
 		if r.Code == api.CodeOK {
 			var d api.ExecData
 			dec := json.NewDecoder(strings.NewReader(string(r.Data)))

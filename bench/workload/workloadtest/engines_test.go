@@ -203,6 +203,12 @@ func mustCode(t *testing.T, tx appwt.Tx, code uint32) {
 // AppHash; it returns the first chain's outcomes.
 func sameBlock(t *testing.T, chains []*workloadtest.Chain, bcs ...[]txn.Statement) []appwt.Tx {
 	t.Helper()
+	return sameBlockEach(t, chains, bcs...)[0]
+}
+
+// sameBlockEach is sameBlock returning every chain's outcomes.
+func sameBlockEach(t *testing.T, chains []*workloadtest.Chain, bcs ...[]txn.Statement) [][]appwt.Tx {
+	t.Helper()
 	outs := make([][]appwt.Tx, len(chains))
 	for i, c := range chains {
 		outs[i] = c.Block(bcs...)
@@ -220,7 +226,7 @@ func sameBlock(t *testing.T, chains []*workloadtest.Chain, bcs ...[]txn.Statemen
 			t.Fatalf("AppHash at height %d: %s has %X, %s has %X (height %d)", want.Height, chains[0], want.AppHash, c, got.AppHash, got.Height)
 		}
 	}
-	return outs[0]
+	return outs
 }
 
 // inTheMap fails unless every table of tables is in c's authenticated
