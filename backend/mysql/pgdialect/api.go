@@ -126,5 +126,6 @@ func Refusals() []string {
 		"float8 multiplication, division, negation and the input -0 (MariaDB never returns a negative zero); date/time arithmetic; arithmetic between an untyped literal and a non-number",
 		"LIMIT/OFFSET other than constants without ORDER BY, or in a subquery referring to an enclosing query's columns",
 		"GROUP BY with a column shown outside aggregates that is not itself grouped (PostgreSQL's functional dependency on a key)",
+		"index and constraint names with upper-case letters (MariaDB's index names ignore case); a CREATE TABLE whose PRIMARY KEY's or UNIQUE constraint's default index name (t_pkey, t_a_key) another relation holds (PostgreSQL would choose t_pkey1: name the constraint); CREATE TABLE or CREATE INDEX IF NOT EXISTS over a name another kind of relation holds",
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/sqlcheck/pgnames"
 )
 
 // commentPrefix starts a column's COMMENT holding its PostgreSQL type.
@@ -19,7 +21,7 @@ type colDef struct {
 	def     *pg_query.Node // DEFAULT's expression, nil when none
 	key     bool           // in the PRIMARY KEY
 	checks  []*pg_query.Node
-	unique  bool
+	uniques []string // its UNIQUE constraints' CONSTRAINT names ("" unnamed)
 	primary bool
 }
 
@@ -57,9 +59,15 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 	if err := distinctIgnoringCase(defs); err != nil {
 		return err
 	}
-	keys, err := tableKeys(defs, tableCons)
+	keys, err := tableKeys(name, defs, tableCons)
 	if err != nil {
 		return err
+	}
+	indexes := pgnames.KeyIndexes(name, s.GetTableElts())
+	if _, exists := t.cat.Columns(name); !exists {
+		if err := t.newRelationNames(s, name, indexes); err != nil {
+			return err
+		}
 	}
 	t.push()
 	defer t.pop()
@@ -83,10 +91,25 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 	if s.GetIfNotExists() {
 		ine = "IF NOT EXISTS "
 	}
-	t.out.Statements = []string{"CREATE TABLE " + ine + quoteIdent(name) + " (" + join(items, ", ") + ")" + tableOptions}
+	t.out.Statements = []string{"CREATE TABLE " + ine + quoteIdent(name) + " (" + join(items, ", ") + ")" + tableOptions + pkeyComment(name, indexes)}
 	t.out.DDL = true
 	t.out.schema = schemaChange{create: name, cols: storedColumns(defs)}
+	for _, k := range indexes {
+		t.out.schema.relations = append(t.out.schema.relations, k.Name)
+	}
 	return nil
+}
+
+// pkeyComment is the table's COMMENT keeping its PRIMARY KEY's name when
+// the statement names it otherwise than PostgreSQL's default t_pkey
+// (MariaDB names every primary key PRIMARY), or "".
+func pkeyComment(table string, keys []pgnames.KeyIndex) string {
+	for _, k := range keys {
+		if k.Primary && k.Name != pgnames.ObjectName(table, "", "pkey") {
+			return " COMMENT=" + quoteString(pkeyCommentPrefix+k.Name)
+		}
+	}
+	return ""
 }
 
 // distinctIgnoringCase refuses two columns whose names differ only in
@@ -126,7 +149,7 @@ func columnDef(c *pg_query.ColumnDef) (*colDef, error) {
 		case pg_query.ConstrType_CONSTR_PRIMARY:
 			d.primary, d.key, d.col.NotNull = true, true, true
 		case pg_query.ConstrType_CONSTR_UNIQUE:
-			d.unique = true
+			d.uniques = append(d.uniques, k.GetConname())
 		case pg_query.ConstrType_CONSTR_CHECK:
 			d.checks = append(d.checks, k.GetRawExpr())
 		default:
@@ -136,18 +159,19 @@ func columnDef(c *pg_query.ColumnDef) (*colDef, error) {
 	return d, nil
 }
 
-// tableKeys checks the PRIMARY KEY and UNIQUE constraints and marks key
-// columns (keyBytes: none of unbounded length, at most maxKeyBytes in
-// all).
-func tableKeys(defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
+// tableKeys checks the PRIMARY KEY and UNIQUE constraints of table and
+// marks key columns (keyBytes: none of unbounded length, at most
+// maxKeyBytes in all). Each UNIQUE index has PostgreSQL's name (its
+// CONSTRAINT's or the default, t_a_key), so that SchemaCatalog finds it.
+func tableKeys(table string, defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
 	var out []string
 	var pk []string
 	for _, d := range defs {
 		if d.primary {
 			pk = append(pk, d.col.Name)
 		}
-		if d.unique {
-			out = append(out, "UNIQUE ("+quoteIdent(d.col.Name)+")")
+		for _, n := range d.uniques {
+			out = append(out, uniqueKey(table, n, []string{d.col.Name}))
 		}
 	}
 	for _, c := range cons {
@@ -159,14 +183,12 @@ func tableKeys(defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
 		case pg_query.ConstrType_CONSTR_PRIMARY:
 			pk = append(pk, names...)
 		case pg_query.ConstrType_CONSTR_UNIQUE:
-			var q []string
 			for _, n := range names {
 				if findDef(defs, n) == nil {
 					return nil, pgError("42703", "column %q named in key does not exist", n)
 				}
-				q = append(q, quoteIdent(n))
 			}
-			out = append(out, "UNIQUE ("+join(q, ", ")+")")
+			out = append(out, uniqueKey(table, c.GetConname(), names))
 		case pg_query.ConstrType_CONSTR_CHECK:
 		default:
 			return nil, refuse("the table constraint %s", c.GetContype().String())
@@ -197,6 +219,19 @@ func tableKeys(defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
 		return nil, refuse("a PRIMARY KEY of %d bytes (InnoDB keys hold at most %d bytes; varchar(n) takes 4n there)", size, maxKeyBytes)
 	}
 	return append([]string{"PRIMARY KEY (" + join(q, ", ") + ")"}, out...), nil
+}
+
+// uniqueKey is MariaDB's UNIQUE key over cols named name, or
+// PostgreSQL's default name of it when name is "".
+func uniqueKey(table, name string, cols []string) string {
+	if name == "" {
+		name = pgnames.ObjectName(table, join(cols, "_"), "key")
+	}
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = quoteIdent(c)
+	}
+	return "CONSTRAINT " + quoteIdent(name) + " UNIQUE (" + join(q, ", ") + ")"
 }
 
 // maxKeyBytes is InnoDB's bound on a key (innodb_page_size 16k, DYNAMIC
@@ -343,6 +378,10 @@ func (t *translator) createIndex(s *pg_query.IndexStmt) error {
 	if err != nil {
 		return err
 	}
+	table := s.GetRelation().GetRelname()
+	if err := t.indexNameFree(s, table); err != nil {
+		return err
+	}
 	var parts []string
 	for _, p := range s.GetIndexParams() {
 		e := p.GetIndexElem()
@@ -370,7 +409,8 @@ func (t *translator) createIndex(s *pg_query.IndexStmt) error {
 	if s.GetIfNotExists() {
 		ine = "IF NOT EXISTS "
 	}
-	t.out.Statements = []string{"CREATE " + kind + ine + quoteIdent(s.GetIdxname()) + " ON " + quoteIdent(s.GetRelation().GetRelname()) + " (" + join(parts, ", ") + ")"}
+	t.out.Statements = []string{"CREATE " + kind + ine + quoteIdent(s.GetIdxname()) + " ON " + quoteIdent(table) + " (" + join(parts, ", ") + ")"}
 	t.out.DDL = true
+	t.out.schema = schemaChange{relations: []string{s.GetIdxname()}, on: table}
 	return nil
 }

@@ -1,5 +1,7 @@
 package pgdialect
 
+import "maps"
+
 // schemaChange is what one DDL translation does to the schema: the table
 // it creates (CREATE TABLE, with its columns as MariaDB stores them) and
 // the tables it drops.
@@ -7,6 +9,11 @@ type schemaChange struct {
 	create string
 	cols   []Column
 	drop   []string
+	// relations are the indexes it makes (CREATE TABLE's constraints',
+	// by PostgreSQL's names; CREATE INDEX's), on the table on (create's
+	// when "").
+	relations []string
+	on        string
 }
 
 // storedColumns are a new table's columns as SchemaCatalog reads them back
@@ -33,11 +40,14 @@ func storedColumns(defs []*colDef) []Column {
 // MariaDB's translation refuses fails on every node (app's shadow gate).
 // A Schema is not safe for concurrent use.
 type Schema struct {
-	tables map[string][]Column
+	tables    map[string][]Column
+	relations map[string]string // an index's name (PostgreSQL's) → its table
 }
 
 // NewSchema is an empty schema.
-func NewSchema() *Schema { return &Schema{tables: make(map[string][]Column)} }
+func NewSchema() *Schema {
+	return &Schema{tables: make(map[string][]Column), relations: make(map[string]string)}
+}
 
 // Columns implements Catalog.
 func (s *Schema) Columns(table string) ([]Column, bool) {
@@ -46,16 +56,29 @@ func (s *Schema) Columns(table string) ([]Column, bool) {
 }
 
 // Apply makes the schema what it is after tr (a translation on s) ran on
-// MariaDB: a created table is added (CREATE TABLE IF NOT EXISTS of a table
-// that exists leaves it), a dropped one removed; other statements change
-// nothing.
+// MariaDB: a created table is added with its constraints' indexes
+// (CREATE TABLE IF NOT EXISTS of a table that exists leaves it), a created
+// index added, a dropped table removed with its indexes; other statements
+// change nothing.
 func (s *Schema) Apply(tr *Translation) {
 	for _, name := range tr.schema.drop {
 		delete(s.tables, name)
+		maps.DeleteFunc(s.relations, func(_, table string) bool { return table == name })
 	}
-	if c := tr.schema; c.create != "" {
-		if _, ok := s.tables[c.create]; !ok {
-			s.tables[c.create] = append([]Column(nil), c.cols...)
+	c := tr.schema
+	if c.create != "" {
+		if _, ok := s.tables[c.create]; ok {
+			return // IF NOT EXISTS of a table that stands
+		}
+		s.tables[c.create] = append([]Column(nil), c.cols...)
+	}
+	on := c.on
+	if on == "" {
+		on = c.create
+	}
+	for _, r := range c.relations {
+		if _, ok := s.relations[r]; !ok {
+			s.relations[r] = on
 		}
 	}
 }

@@ -46,3 +46,32 @@ func TestSchemaFollowsDDL(t *testing.T) {
 		t.Fatal("a statement on a dropped table translates")
 	}
 }
+
+// The in-memory schema keeps PostgreSQL's relation namespace as the
+// translation on MariaDB's information_schema reads it (namespace.case
+// compares the two): constraints' and CREATE INDEX's index names, gone
+// with their table.
+func TestSchemaKeepsTheRelationNamespace(t *testing.T) {
+	s := NewSchema()
+	apply(t, s, "CREATE TABLE a (k varchar(40) PRIMARY KEY, e varchar(10) UNIQUE, n int4)")
+	apply(t, s, "CREATE TABLE b (id int4, CONSTRAINT b_key PRIMARY KEY (id))")
+	apply(t, s, "CREATE INDEX a_n ON a (n)")
+	for _, name := range []string{"a_pkey", "a_e_key", "a_n", "b_key", "a", "b"} {
+		if !s.RelationTaken(name) {
+			t.Errorf("%s: not taken", name)
+		}
+		if _, err := Translate("CREATE INDEX "+name+" ON b (id)", s); err == nil {
+			t.Errorf("CREATE INDEX %s translates", name)
+		}
+	}
+	if s.RelationTaken("b_pkey") {
+		t.Error("b_pkey is taken, though b's primary key is b_key")
+	}
+	apply(t, s, "DROP TABLE a")
+	for _, name := range []string{"a_pkey", "a_e_key", "a_n"} {
+		if s.RelationTaken(name) {
+			t.Errorf("%s: still taken after DROP TABLE a", name)
+		}
+	}
+	apply(t, s, "CREATE INDEX a_pkey ON b (id)")
+}

@@ -60,10 +60,14 @@ func (t *translator) alterTable(a *pg_query.AlterTableStmt) error {
 	if types > 0 && types < len(cmds) {
 		return refuse("ALTER COLUMN ... TYPE together with other subcommands in one ALTER TABLE")
 	}
+	before := al.keyConstraints()
 	for _, n := range cmds {
 		if err := t.alterCmd(al, n.GetAlterTableCmd()); err != nil {
 			return err
 		}
+	}
+	if err := t.alteredKeysFree(a, al, before); err != nil {
+		return err
 	}
 	return t.rebuild(al)
 }

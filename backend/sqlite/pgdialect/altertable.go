@@ -108,6 +108,19 @@ func quotedNames(s string) []string {
 // constraintNames are the names of the constraints an element holds.
 func (al *alteration) constraintNames(e element) []string {
 	var out []string
+	for _, c := range al.constraintsOf(e) {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// namedConstraint is a constraint's name and kind (pkey, key, fkey).
+type namedConstraint struct{ name, kind string }
+
+// constraintsOf are the constraints an element holds, but its unnamed
+// CHECKs (named by allConstraintNames: it depends on the names taken).
+func (al *alteration) constraintsOf(e element) []namedConstraint {
+	var out []namedConstraint
 	for i, tok := range e.tokens {
 		var kind, cols string
 		switch {
@@ -123,7 +136,7 @@ func (al *alteration) constraintNames(e element) []string {
 			continue
 		}
 		if n := constraintNameOf(e.tokens, i); n != "" {
-			out = append(out, n)
+			out = append(out, namedConstraint{n, kind})
 			continue
 		}
 		cols = e.col
@@ -132,11 +145,10 @@ func (al *alteration) constraintNames(e element) []string {
 		}
 		switch kind {
 		case "pkey":
-			out = append(out, ObjectName(al.table, "", "pkey"))
+			out = append(out, namedConstraint{ObjectName(al.table, "", "pkey"), kind})
 		case "check":
-			// named by allConstraintNames (it depends on the names taken)
 		default:
-			out = append(out, ObjectName(al.table, cols, kind))
+			out = append(out, namedConstraint{ObjectName(al.table, cols, kind), kind})
 		}
 	}
 	return out

@@ -57,6 +57,15 @@ func (t *translator) createTable(c *pg_query.CreateStmt) error {
 	if err != nil {
 		return err
 	}
+	if _, exists := t.cat.Columns(name); !exists {
+		var seqs []string
+		for _, s := range t.creating {
+			seqs = append(seqs, s.seq)
+		}
+		if err := t.newRelationNames(c, name, seqs); err != nil {
+			return err
+		}
+	}
 	ifNot := ""
 	if c.GetIfNotExists() {
 		ifNot = "IF NOT EXISTS "

@@ -132,8 +132,8 @@ func (t *translator) createIndex(ix *pg_query.IndexStmt) error {
 	if err != nil {
 		return err
 	}
-	if k, ok := t.cat.(Indexes); ok && k.HasIndex(ix.GetIdxname()) && !ix.GetIfNotExists() {
-		return pgError("42P07", "relation %q already exists", ix.GetIdxname())
+	if err := t.indexNameFree(ix); err != nil {
+		return err
 	}
 	var keys []string
 	for _, p := range ix.GetIndexParams() {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/relchain/relchain/sqlcheck/pgnames"
 )
 
 // Serial columns. relchain's PostgreSQL backend keeps sequences
@@ -92,40 +94,9 @@ func sequenceFor(table, column string) string {
 	return ObjectName(table, column, "seq")
 }
 
-// maxNameBytes is PostgreSQL's longest name (NAMEDATALEN - 1).
-const maxNameBytes = 63
-
-// ObjectName is PostgreSQL's makeObjectName, the default name of a
-// sequence, constraint or index: name1_name2_label (name1_label when
-// name2 is ""), name1 and name2 clipped (the longer first, at a character
-// boundary) to fit in maxNameBytes.
-func ObjectName(name1, name2, label string) string {
-	avail := maxNameBytes - len(label) - 1
-	if name2 != "" {
-		avail--
-	}
-	n1, n2 := len(name1), len(name2)
-	for n1+n2 > avail {
-		if n1 > n2 {
-			n1--
-		} else {
-			n2--
-		}
-	}
-	out := clip(name1, n1)
-	if name2 != "" {
-		out += "_" + clip(name2, n2)
-	}
-	return out + "_" + label
-}
-
-// clip is s cut to at most n bytes at a UTF-8 character boundary.
-func clip(s string, n int) string {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+// ObjectName is PostgreSQL's makeObjectName (pgnames.ObjectName), the
+// default name of a sequence, constraint or index.
+func ObjectName(name1, name2, label string) string { return pgnames.ObjectName(name1, name2, label) }
 
 // sequenceTable is the statements that create a sequence's state: its
 // columns' declared types keep it out of the Catalog (it is no table of

@@ -35,3 +35,23 @@ func (k *catalog) TableSQL(table string) (string, []string, bool) {
 	}
 	return create, indexes, true
 }
+
+var _ pgdialect.Tables = (*catalog)(nil)
+
+// TableNames implements pgdialect.Tables: every table's name, sequences'
+// included, relchain's and SQLite's own left out, sorted.
+func (k *catalog) TableNames() []string {
+	st, _, err := k.c.Prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'relchain\_%' ESCAPE '\' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if k.failed(err) != nil {
+		return nil
+	}
+	defer st.Close()
+	var out []string
+	for st.Step() {
+		out = append(out, st.ColumnText(0))
+	}
+	if k.failed(st.Err()) != nil {
+		return nil
+	}
+	return out
+}
