@@ -138,8 +138,7 @@ type pgDumpReader struct {
 
 // each runs query and calls fn after scanning every row into dest.
 func (r *pgDumpReader) each(ctx context.Context, query string, dest []any, fn func() error) error {
-	sr := schemaReader{q: r.q}
-	return sr.each(ctx, query, dest, fn)
+	return scanEach(ctx, r.q, query, dest, fn)
 }
 
 // table is the table name, or an error naming it.
