@@ -3,6 +3,7 @@ package mysql
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -100,6 +101,9 @@ func chkTokens(s string) ([]chkToken, error) {
 	}
 	return out, nil
 }
+
+// numberPrefix is the number a text starts with (chkTokens).
+var numberPrefix = regexp.MustCompile(`^[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?`)
 
 // isChkWord reports whether c starts or continues a word.
 func isChkWord(c byte) bool {

@@ -4,16 +4,12 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/relchain/relchain/backend/mysql/pgdialect"
 	"github.com/relchain/relchain/backend/pgcatalog"
 )
-
-// numberPrefix is the number a text starts with (chkTokens).
-var numberPrefix = regexp.MustCompile(`^[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?`)
 
 // chkPrinter prints a chkNode as PostgreSQL's SQL, over the columns of
 // one table.
