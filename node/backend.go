@@ -89,5 +89,6 @@ func openBackend(ctx context.Context, home string, rc Config, onErr func(error))
 // (its SQL dialect included).
 func (c Config) Restorer(home string) (dbrestore.Restorer, error) {
 	return dbrestore.For(c.Backend.Kind, c.SQLitePath(home), registry.Spec{DSN: c.Backend.DSN,
-		UnsafeSuperuser: c.Backend.UnsafeSuperuser, SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.VersionOf(c.Backend.Kind)})
+		UnsafeSuperuser: c.Backend.UnsafeSuperuser, SQLDialect: c.SQL.Name, SQLDialectVersion: c.SQL.VersionOf(c.Backend.Kind),
+		SQLDialectVersions: c.SQL.Versions})
 }

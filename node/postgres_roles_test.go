@@ -8,11 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relchain/relchain/backend/mysql/mysqltest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/node"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Shutdown()
+	mysqltest.Shutdown()
+	os.Exit(code)
+}
 
 // A node configured with a superuser's DSN refuses to start unless told
 // unsafe_superuser; init given that DSN creates least-privilege roles and

@@ -14,6 +14,7 @@ import (
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
 	"github.com/relchain/relchain/protocol"
@@ -51,20 +52,31 @@ func mixedSource(t *testing.T, params app.Params) (backend.Checkpoint, []byte) {
 // pgJoiner is an empty PostgreSQL node home's state sync in a mixed
 // network.
 func pgJoiner(t *testing.T, params app.Params) *stateSync {
+	return mixedJoiner(t, params, BackendConfig{Kind: "postgres", DSN: pgtest.DSN(t)})
+}
+
+// mixedJoiner is an empty node home's state sync on the database bc in a
+// network of params over several engines, with the shadow gate a node
+// that does not run SQLite needs and the schema judges of the network's
+// engines.
+func mixedJoiner(t *testing.T, params app.Params, bc BackendConfig) *stateSync {
 	t.Helper()
 	ctx := context.Background()
 	home := t.TempDir()
 	rc := DefaultConfig()
-	rc.Backend = BackendConfig{Kind: "postgres", DSN: pgtest.DSN(t)}
-	rc.SQL = SQLDialect{Name: params.SQLDialect, Version: params.SQLDialectVersion}
+	rc.Backend = bc
+	rc.SQL = SQLDialect{Name: params.SQLDialect, Version: params.SQLDialectVersion, Versions: params.SQLDialectVersions}
 	be, err := OpenBackend(ctx, home, rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
-		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
-	})
-	ex, err := app.NewExecutor(ctx, be, "c", params, shadow)
+	opts := []app.ExecutorOption{app.WithSchemaJudges(registry.SchemaJudges(params.Engines()))}
+	if bc.Kind != "sqlite" {
+		opts = append(opts, app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+			return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
+		}))
+	}
+	ex, err := app.NewExecutor(ctx, be, "c", params, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,19 +190,5 @@ func TestPortableSnapshotOfAPostgreSQLValidator(t *testing.T) {
 // sqliteJoiner is an empty SQLite node home's state sync in a mixed
 // network.
 func sqliteJoiner(t *testing.T, params app.Params) *stateSync {
-	t.Helper()
-	ctx := context.Background()
-	home := t.TempDir()
-	rc := DefaultConfig()
-	rc.SQL = SQLDialect{Name: params.SQLDialect, Version: params.SQLDialectVersion}
-	be, err := OpenBackend(ctx, home, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := app.NewExecutor(ctx, be, "c", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ex.Close(context.Background()); ex.Backend().Close() })
-	return newStateSync(home, rc, ex, log.NewNopLogger())
+	return mixedJoiner(t, params, DefaultConfig().Backend)
 }

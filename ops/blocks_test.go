@@ -29,3 +29,22 @@ func runBlocks(t *testing.T, ex *app.Executor, chainID string, stmts ...string) 
 		}
 	}
 }
+
+// runFailing runs sql as one block's tx, which must fail, and returns its
+// result code.
+func runFailing(t *testing.T, ex *app.Executor, sql string) uint32 {
+	t.Helper()
+	ctx := context.Background()
+	_, key, _ := ed25519.GenerateKey(nil)
+	tx := &txn.Tx{ChainID: "c", Nonce: 1, Statements: []txn.Statement{{SQL: sql}}}
+	tx.Sign(key)
+	h := ex.State().Height + 1
+	res, _, err := ex.FinalizeBlock(ctx, app.BlockInfo{Height: h, Time: time.Unix(h, 0).UTC(), Hash: []byte{byte(h)}}, [][]byte{txn.Encode(tx)})
+	if err != nil {
+		t.Fatalf("block %d: %v", h, err)
+	}
+	if _, err := ex.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return res[0].Code
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cometbft/cometbft/types"
@@ -116,6 +117,124 @@ func TestMigrateASQLiteValidatorToMariaDB(t *testing.T) {
 	}
 }
 
+// A MariaDB validator of a network over MariaDB, PostgreSQL and SQLite
+// moves to PostgreSQL (issue 37): its database is dumped as PostgreSQL's
+// SQL (types, defaults, keys, UNIQUE and CHECK constraints, indexes, rows
+// of every type the dialect stores), which PostgreSQL reproduces at the
+// same height with the same AppHash; the rows read back the same and the
+// node goes on there with its defaults and constraints.
+func TestMigrateAMariaDBValidatorToPostgreSQL(t *testing.T) {
+	home, params, judges, want, before := mariaDBValidator(t)
+	r, err := Migrate(context.Background(), home, MigrateOptions{ToBackend: "postgres", DSN: pgtest.DSN(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Height != want.Height || r.From != "mysql" || r.To != "postgres" {
+		t.Fatalf("report %+v, want height %d from mysql to postgres", r, want.Height)
+	}
+	pg, ex := openMoved(t, home, "postgres", params, want, judges)
+	checkMovedFromMariaDB(t, pg, ex, before)
+}
+
+// A MariaDB validator moves to a new SQLite file the same way.
+func TestMigrateAMariaDBValidatorToSQLite(t *testing.T) {
+	home, params, judges, want, before := mariaDBValidator(t)
+	r, err := Migrate(context.Background(), home, MigrateOptions{ToBackend: "sqlite", DSN: "data/moved.db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Height != want.Height || r.From != "mysql" || r.To != "sqlite" {
+		t.Fatalf("report %+v, want height %d from mysql to sqlite", r, want.Height)
+	}
+	lite, ex := openMoved(t, home, "sqlite", params, want, judges)
+	checkMovedFromMariaDB(t, lite, ex, before)
+}
+
+// mariaDBTables are the tables a MariaDB validator holds before it moves:
+// every type the postgres dialect stores on MariaDB, NULLs, extremes,
+// negative numbers and scales, quotes and backslashes, defaults, a
+// primary key of varchar, UNIQUE and CHECK constraints, indexes (one over
+// a text column, in descending order, one unique).
+var mariaDBTables = []string{
+	"CREATE TABLE acct (id int8 PRIMARY KEY, n int4 NOT NULL DEFAULT -1, name varchar(40) NOT NULL UNIQUE, note text, " +
+		"bal numeric(12,2) CHECK (bal > -1000), rate numeric(6,4), ok bool DEFAULT true, born date, seen timestamp, " +
+		"at timestamptz DEFAULT '2026-01-01 00:00:00+02', raw bytea, small int2, f float8, CHECK (n <> 0 OR ok))",
+	"CREATE INDEX acct_note ON acct (note, id DESC)",
+	"CREATE UNIQUE INDEX acct_born_small ON acct (born, small)",
+	"CREATE TABLE item (k varchar(8) PRIMARY KEY, qty int4 CHECK (qty >= 0), price numeric(10,3) DEFAULT 0.5, tag text DEFAULT 'none')",
+	"INSERT INTO acct (id, n, name, note, bal, rate, ok, born, seen, at, raw, small, f) VALUES " +
+		`(9007199254740993, 2147483647, 'a''b', 'back\slash and ''quote''', 10.50, -0.0001, true, '2026-01-02', '2026-01-02 03:04:05.123456', '2026-01-02 03:04:05+02', '\x00ff5c27', -32768, 0.1), ` +
+		"(-9223372036854775808, -2147483648, 'é ☃', NULL, -999.99, 12.3, false, NULL, NULL, NULL, NULL, NULL, -12345.678e3), " +
+		`(3, 5, 'c', '', 0, 0, false, '1999-12-31', '1970-01-01 00:00:00', '1969-12-31 23:59:59.5+00', '\x', 32767, NULL)`,
+	"INSERT INTO acct (id, name) VALUES (4, 'defaults')",
+	`INSERT INTO item (k, qty, price) VALUES ('x', 0, 1.5), ('y', 7, -2.125), ('z"q\', NULL, NULL)`,
+	"UPDATE acct SET bal = bal * 2 WHERE id = 9007199254740993",
+	"DELETE FROM item WHERE k = 'y'",
+}
+
+// mariaDBQueries read back every row of mariaDBTables.
+var mariaDBQueries = []string{"SELECT * FROM acct ORDER BY id", "SELECT * FROM item ORDER BY k"}
+
+// mariaDBValidator is a node home on MariaDB of a network over MariaDB,
+// PostgreSQL and SQLite that ran mariaDBTables, stopped: its params, its
+// schema judges, its state and its rows (mariaDBQueries).
+func mariaDBValidator(t *testing.T) (string, app.Params, app.ExecutorOption, backend.State, []string) {
+	t.Helper()
+	home, params := mixedHomeOver(t, "mysql", "postgres", "sqlite")
+	cc, rc, err := node.LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, r := mysqltest.Accounts(t)
+	rc.Backend = node.BackendConfig{Kind: "mysql", DSN: w, ReaderDSN: r}
+	if err := node.SaveConfig(home, cc, rc); err != nil {
+		t.Fatal(err)
+	}
+	judges := app.WithSchemaJudges(registry.SchemaJudges(params.Engines()))
+	want := runOnHome(t, home, params, []app.ExecutorOption{judges, shadowGate(t)}, mariaDBTables...)
+	my := openHome(t, home, "mysql")
+	defer my.Close()
+	return home, params, judges, want, readRows(t, my, mariaDBQueries)
+}
+
+// readRows is each query's columns, types and rows on be, as JSON.
+func readRows(t *testing.T, be backend.Backend, queries []string) []string {
+	t.Helper()
+	var out []string
+	for _, q := range queries {
+		rows, _, err := be.Query(context.Background(), q, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		out = append(out, jsonOf([]any{rows.Columns, rows.Types, rows.Rows}))
+	}
+	return out
+}
+
+// checkMovedFromMariaDB checks a node moved from mariaDBValidator: be
+// reads the rows it read (before), and the node goes on with the
+// defaults and the constraints MariaDB held.
+func checkMovedFromMariaDB(t *testing.T, be backend.Backend, ex *app.Executor, before []string) {
+	t.Helper()
+	for i, got := range readRows(t, be, mariaDBQueries) {
+		if got != before[i] {
+			t.Errorf("%s after the move:\n got %s\nwant %s", mariaDBQueries[i], got, before[i])
+		}
+	}
+	runBlocks(t, ex, "c", "INSERT INTO acct (id, name) VALUES (5, 'new')", "INSERT INTO item (k) VALUES ('w')")
+	rows, _, err := be.Query(context.Background(), "SELECT a.n, a.ok, a.at, i.price, i.tag FROM acct a, item i WHERE a.id = 5 AND i.k = 'w'", nil)
+	if got := jsonOf(rows); err != nil || !strings.Contains(got, `"rows":[[-1,true,"2025-12-31 22:00:00+00","0.500","none"]]`) {
+		t.Errorf("the defaults after the move: %s, %v", got, err)
+	}
+	for _, bad := range []string{"INSERT INTO acct (id, name) VALUES (6, 'new')", "INSERT INTO item (k, qty) VALUES ('v', -1)",
+		"INSERT INTO acct (id, name, bal) VALUES (7, 'low', -1000)", "INSERT INTO acct (id, name, born, small) VALUES (8, 'd8', '1999-12-31', 32767)",
+		"INSERT INTO acct (id, name, n, ok) VALUES (9, 'zero', 0, false)"} {
+		if code := runFailing(t, ex, bad); code == 0 {
+			t.Errorf("%s succeeded after the move; its constraint is lost", bad)
+		}
+	}
+}
+
 // openHome opens the node home's database as its relchain.toml says;
 // kind, if not "", is the engine it must name.
 func openHome(t *testing.T, home, kind string) backend.Backend {
@@ -139,10 +258,7 @@ func openMoved(t *testing.T, home, kind string, params app.Params, want backend.
 	ctx := context.Background()
 	be := openHome(t, home, kind)
 	t.Cleanup(func() { be.Close() })
-	shadow := app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
-		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
-	})
-	ex, err := app.NewExecutor(ctx, be, "c", params, append([]app.ExecutorOption{shadow}, opts...)...)
+	ex, err := app.NewExecutor(ctx, be, "c", params, append([]app.ExecutorOption{shadowGate(t)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +267,14 @@ func openMoved(t *testing.T, home, kind string, params app.Params, want backend.
 		t.Fatalf("the moved node starts at %d %X (%v), want %d %X", st.Height, st.AppHash, ex.StartCheck(), want.Height, want.AppHash)
 	}
 	return be, ex
+}
+
+// shadowGate is the shadow gate of a validator of a network over
+// several engines that does not run SQLite, in a file of its own.
+func shadowGate(t *testing.T) app.ExecutorOption {
+	return app.WithShadow(func(ctx context.Context) (backend.Backend, error) {
+		return sqlite.Open(ctx, filepath.Join(t.TempDir(), "shadow.db"), sqlite.WithPostgresDialect())
+	})
 }
 
 // runOnHome runs each of sqls as one block on the node home's database

@@ -150,7 +150,7 @@ func backupStage(gen *cmttypes.GenesisDoc, rc node.Config, m BackupManifest, r d
 	}
 	foreign, ok := dbrestore.Foreign(r, params, m.Backend)
 	if !ok {
-		return nil, fmt.Errorf("%w (a network over several engines restores a SQLite validator's backup on PostgreSQL, and a PostgreSQL validator's written with backup --portable anywhere: docs/mixed-networks.md)", refused)
+		return nil, fmt.Errorf("%w (a network over several engines restores a SQLite validator's backup on PostgreSQL, and a PostgreSQL or MariaDB validator's written with backup --portable anywhere: docs/mixed-networks.md)", refused)
 	}
 	return func(ctx context.Context, cp backend.Checkpoint, appHash []byte) error {
 		return foreign.StageForeign(ctx, m.Backend, cp, appHash)

@@ -29,5 +29,9 @@
 //
 // Checkpoints (WithCheckpoints) are a logical dump taken in one
 // consistent snapshot together with its height; RestoreCheckpoint and
-// SwapDatabases serve node recovery and state sync.
+// SwapDatabases serve node recovery and state sync. Dump writes the
+// replicated tables as MariaDB's SQL; DumpPostgres, for a database of the
+// postgres SQL dialect, as PostgreSQL's SQL (the text a PostgreSQL or
+// SQLite validator's dump is), so that a MariaDB validator can move to
+// another engine and its checkpoints serve nodes of other engines.
 package mysql

@@ -23,43 +23,69 @@ import (
 // It is the checkpoint's dump (dumpSnapshot) as text, not mysqldump:
 // mysqldump cannot share the snapshot whose height is read.
 func Dump(ctx context.Context, dsn string, w io.Writer) (int64, error) {
+	s, err := openDumpSession(ctx, dsn)
+	if err != nil {
+		return 0, fmt.Errorf("dump: %w", err)
+	}
+	defer s.close()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := dumpText(ctx, s.conn, s.height, bw); err != nil {
+		return 0, fmt.Errorf("dump: %w", err)
+	}
+	return s.height, bw.Flush()
+}
+
+// dumpSession is one connection of its own reading one snapshot of a
+// node's database (START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY)
+// in UTC with relchain's sql_mode and no statement time limit, the server
+// it runs on and the height that snapshot holds.
+type dumpSession struct {
+	db     *sql.DB
+	conn   *sql.Conn
+	flavor flavor
+	height int64
+}
+
+// openDumpSession opens a dumpSession on the database of dsn.
+func openDumpSession(ctx context.Context, dsn string) (*dumpSession, error) {
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
-		return 0, fmt.Errorf("dump: parse dsn: %w", err)
+		return nil, fmt.Errorf("parse dsn: %w", err)
 	}
-	fl := flavorOf(ctx, cfg)
+	s := &dumpSession{flavor: flavorOf(ctx, cfg)}
 	cfg = cfg.Clone()
 	cfg.Params = map[string]string{"time_zone": "'+00:00'", "sql_mode": "'" + SQLMode + "'"}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return 0, fmt.Errorf("dump: %w", err)
+		return nil, err
 	}
-	db := sql.OpenDB(connector)
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("dump: connect: %w", err)
+	s.db = sql.OpenDB(connector)
+	if s.conn, err = s.db.Conn(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("connect: %w", err)
 	}
-	defer conn.Close()
 	lift := "SET SESSION max_statement_time = 0"
-	if !fl.mariadb {
+	if !s.flavor.mariadb {
 		lift = "SET SESSION max_execution_time = 0"
 	}
-	for _, s := range []string{lift, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"} {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return 0, fmt.Errorf("dump: %w", err)
+	for _, q := range []string{lift, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"} {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			s.close()
+			return nil, err
 		}
 	}
-	defer conn.ExecContext(context.Background(), "ROLLBACK")
-	var height int64
-	if err := conn.QueryRowContext(ctx, "SELECT COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)").Scan(&height); err != nil {
-		return 0, fmt.Errorf("dump: read height: %w", err)
+	if err := s.conn.QueryRowContext(ctx, "SELECT COALESCE((SELECT height FROM relchain_meta WHERE id = 1), 0)").Scan(&s.height); err != nil {
+		s.close()
+		return nil, fmt.Errorf("read height: %w", err)
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if err := dumpText(ctx, conn, height, bw); err != nil {
-		return 0, fmt.Errorf("dump: %w", err)
-	}
-	return height, bw.Flush()
+	return s, nil
+}
+
+// close ends the snapshot and closes the connection.
+func (s *dumpSession) close() {
+	s.conn.ExecContext(context.Background(), "ROLLBACK")
+	s.conn.Close()
+	s.db.Close()
 }
 
 // dumpText writes the replicated tables that q reads (in its snapshot) to

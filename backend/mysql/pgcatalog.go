@@ -376,7 +376,13 @@ type schemaReader struct {
 
 // each runs query and calls fn after scanning every row into dest.
 func (r *schemaReader) each(ctx context.Context, query string, dest []any, fn func() error) error {
-	rows, err := r.q.QueryContext(ctx, query)
+	return scanEach(ctx, r.q, query, dest, fn)
+}
+
+// scanEach runs query on q and calls fn after scanning every row into
+// dest.
+func scanEach(ctx context.Context, q querier, query string, dest []any, fn func() error) error {
+	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}

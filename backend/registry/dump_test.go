@@ -3,12 +3,15 @@ package registry_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/mysql"
+	mypgdialect "github.com/relchain/relchain/backend/mysql/pgdialect"
 	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/backend/sqlite/pgdialect"
@@ -59,16 +62,68 @@ func TestSQLiteDumpFollowsTheSQLDialect(t *testing.T) {
 	}
 }
 
+// The MySQL/MariaDB driver dumps in the network's SQL dialect too:
+// MariaDB's SQL for a network of its own dialect, PostgreSQL's (the text
+// a PostgreSQL or SQLite validator's dump is) for a postgres-dialect one,
+// and nothing for a translation version this binary does not implement.
+func TestMySQLDumpFollowsTheSQLDialect(t *testing.T) {
+	ctx := context.Background()
+	d, err := registry.Lookup("mysql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sql, ddl string
+		version  int
+		want     func(context.Context, string, io.Writer) (int64, error)
+		mark     string
+	}{
+		{"", "CREATE TABLE t (id INT PRIMARY KEY)", 0, mysql.Dump, "CREATE TABLE `t`"},
+		{"postgres", "CREATE TABLE t (id int4 PRIMARY KEY)", mypgdialect.Version, mysql.DumpPostgres, "    id integer NOT NULL,"},
+	} {
+		s := spec(t, d)
+		s.SQLDialect, s.SQLDialectVersion = c.sql, c.version
+		be, err := d.Open(ctx, s)
+		if err != nil {
+			t.Fatalf("dialect %q: %v", c.sql, err)
+		}
+		commitDDL(t, be, c.ddl)
+		be.Close()
+		var got, want bytes.Buffer
+		if _, err := d.Dump(ctx, s, &got); err != nil {
+			t.Fatalf("dialect %q: Dump: %v", c.sql, err)
+		}
+		if _, err := c.want(ctx, s.DSN, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() || !strings.Contains(got.String(), c.mark) {
+			t.Errorf("dialect %q: the driver's dump is\n%s\nwant\n%s(holding %q)", c.sql, got.String(), want.String(), c.mark)
+		}
+		if c.sql != "" {
+			s.SQLDialectVersion++
+			if _, err := d.Dump(ctx, s, &got); err == nil || !strings.Contains(err.Error(), "sql_dialect_version") {
+				t.Errorf("dialect %q of another version: Dump = %v, want the version refused", c.sql, err)
+			}
+		}
+	}
+}
+
 // createTable creates a database at path holding the table ddl creates,
 // committed at height 1.
 func createTable(t *testing.T, path string, opts []sqlite.Option, ddl string) {
 	t.Helper()
-	ctx := context.Background()
-	b, err := sqlite.Open(ctx, path, opts...)
+	b, err := sqlite.Open(context.Background(), path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
+	commitDDL(t, b, ddl)
+}
+
+// commitDDL runs ddl, through b's gate, in the block of height 1.
+func commitDDL(t *testing.T, b backend.Backend, ddl string) {
+	t.Helper()
+	ctx := context.Background()
 	blk, err := b.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -20,9 +20,26 @@ var mysqlNoGate mysql.Option
 func mysqlDriver() Driver {
 	return serverDriver(Driver{Dialect: mustDialect("mysql"), TranslatorVersion: pgdialect.Version, Open: openMySQL,
 		SchemaJudge: func() backend.SchemaJudge { return mysql.NewSchemaJudge() }, Prepare: prepareMySQL, CheckpointNow: mysqlCheckpointNow,
-		Dump: func(ctx context.Context, s Spec, w io.Writer) (int64, error) { return mysql.Dump(ctx, s.DSN, w) }},
+		Dump: dumpMySQL},
 		mysql.Checkpoints, ServerOps{DatabaseName: mysql.DatabaseName, Restore: mysql.RestoreCheckpoint, Create: mysql.CreateDatabase,
 			Drop: mysql.DropDatabase, Swap: mysql.SwapDatabases})
+}
+
+// dumpMySQL dumps the database s locates in its network's SQL dialect:
+// MariaDB's SQL, or PostgreSQL's for a postgres-dialect network (genesis
+// sql_dialect), whose translation version this binary must implement, so
+// that the dump of a MariaDB validator is the text a PostgreSQL or SQLite
+// validator's is (issue 37: relchain migrate from MariaDB, portable
+// checkpoints).
+func dumpMySQL(ctx context.Context, s Spec, w io.Writer) (int64, error) {
+	d := mustDialect("mysql")
+	if err := checkSQLDialect(d, s, pgdialect.Version); err != nil {
+		return 0, fmt.Errorf("dump: %w", err)
+	}
+	if d.Translated(s.SQLDialect) {
+		return mysql.DumpPostgres(ctx, s.DSN, w)
+	}
+	return mysql.Dump(ctx, s.DSN, w)
 }
 
 // openMySQL opens the database with Query on s.ReaderDSN's account, if

@@ -168,8 +168,27 @@ type Spec struct {
 	SQLDialect string
 	// SQLDialectVersion is the genesis' sql_dialect_version: for a
 	// translated dialect, Open refuses a version this binary does not
-	// implement, naming both (the translator's startup check).
+	// implement, naming both (the translator's startup check). On a
+	// network where several engines translate the dialect it is the
+	// version of the database's engine.
 	SQLDialectVersion int
+	// SQLDialectVersions are the genesis' sql_dialect_versions, each
+	// translating engine's version, on a network where several engines
+	// translate the dialect; nil elsewhere. OnEngine reads them.
+	SQLDialectVersions map[string]int
+}
+
+// OnEngine is s for a database of another engine of the same network
+// (a checkpoint of another engine read, a database of another engine
+// written): the same SQL dialect, at that engine's translation version
+// (sql_dialect_versions), or at the one version of the network's one
+// translating engine.
+func (s Spec) OnEngine(kind string) Spec {
+	out := Spec{SQLDialect: s.SQLDialect, SQLDialectVersion: s.SQLDialectVersion, SQLDialectVersions: s.SQLDialectVersions}
+	if s.SQLDialectVersions != nil {
+		out.SQLDialectVersion = s.SQLDialectVersions[kind]
+	}
+	return out
 }
 
 // checkSQLDialect refuses a Spec whose SQL dialect d cannot speak, or

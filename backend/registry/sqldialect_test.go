@@ -66,3 +66,25 @@ func TestOpenChecksTheTranslatorVersion(t *testing.T) {
 		t.Errorf("the opened backend takes %q SQL, want postgres", got)
 	}
 }
+
+// A Spec for a database of another engine of the network has that
+// engine's translation version where several engines translate the
+// dialect, and the network's one version elsewhere; nothing else of the
+// live database's Spec.
+func TestSpecOnEngine(t *testing.T) {
+	three := registry.Spec{DSN: "live", ReaderDSN: "r", SQLDialect: "postgres", SQLDialectVersion: 0,
+		SQLDialectVersions: map[string]int{"mysql": 3, "sqlite": 1}}
+	two := registry.Spec{DSN: "live", SQLDialect: "postgres", SQLDialectVersion: 1}
+	for _, c := range []struct {
+		live    registry.Spec
+		kind    string
+		version int
+	}{
+		{three, "sqlite", 1}, {three, "mysql", 3}, {three, "postgres", 0}, {two, "sqlite", 1}, {two, "postgres", 1},
+	} {
+		s := c.live.OnEngine(c.kind)
+		if s.SQLDialect != "postgres" || s.SQLDialectVersion != c.version || s.DSN != "" || s.ReaderDSN != "" {
+			t.Errorf("%+v on %s = %+v, want version %d and no DSN", c.live, c.kind, s, c.version)
+		}
+	}
+}

@@ -29,8 +29,8 @@ the checkpoint aside and verifies that its rows reproduce the AppHash it
 records, then writes one file: a tar with manifest.json (chain ID, backend,
 height, AppHash, the checkpoint's size and SHA-256) and the checkpoint.
 The file appears under its name only when complete. Restore it with
-relchain restore. --portable (a PostgreSQL validator of a network over
-several engines) writes the checkpoint as a SQLite database speaking
+relchain restore. --portable (a PostgreSQL or MariaDB validator of a network
+over several engines) writes the checkpoint as a SQLite database speaking
 PostgreSQL's SQL, verified to give the same AppHash, which a node of any
 engine of the network restores.`,
 		Args: cobra.NoArgs,

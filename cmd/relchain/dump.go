@@ -21,8 +21,8 @@ and its indexes, all in one transaction, without relchain's own tables and
 triggers. It reads one snapshot (the node may be running); the height it
 reflects goes to stderr. The same state gives the same text on every node.
 The SQL is the network's SQL dialect (SQLite, PostgreSQL, MySQL/MariaDB) and
-runs into a fresh database of that kind: on SQLite, a network of the postgres
-dialect (its genesis's sql_dialect) gets PostgreSQL's SQL, which
+runs into a fresh database of that kind: on SQLite and MariaDB, a network of
+the postgres dialect (its genesis's sql_dialect) gets PostgreSQL's SQL, which
 psql -v ON_ERROR_STOP=1 -f tables.sql loads into an empty PostgreSQL database.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -222,7 +222,9 @@ func (r *serverRestorer) StageForeign(ctx context.Context, kind string, cp backe
 	if err != nil {
 		return err
 	}
-	p, err := ReadPortable(ctx, d, registry.Spec{DSN: cp.Path, SQLDialect: r.live.SQLDialect, SQLDialectVersion: r.live.SQLDialectVersion}, appHash)
+	s := r.live.OnEngine(kind)
+	s.DSN = cp.Path
+	p, err := ReadPortable(ctx, d, s, appHash)
 	if err != nil {
 		return fmt.Errorf("the %s checkpoint: %w", kind, err)
 	}
@@ -304,7 +306,8 @@ func (r *serverRestorer) ExportSQLite(ctx context.Context, cp backend.Checkpoint
 }
 
 // writeSQLite fills a new SQLite database speaking live's SQL dialect
-// with p and takes its checkpoint into dir.
+// (at SQLite's translation version of the network) with p and takes its
+// checkpoint into dir.
 func writeSQLite(ctx context.Context, p Portable, dir string, live registry.Spec) (backend.Checkpoint, error) {
 	d, err := registry.Lookup(dialect.Portable)
 	if err != nil {
@@ -318,7 +321,8 @@ func writeSQLite(ctx context.Context, p Portable, dir string, live registry.Spec
 		return backend.Checkpoint{}, err
 	}
 	defer os.RemoveAll(work)
-	s := registry.Spec{DSN: filepath.Join(work, "portable.db"), SQLDialect: live.SQLDialect, SQLDialectVersion: live.SQLDialectVersion}
+	s := live.OnEngine(dialect.Portable)
+	s.DSN = filepath.Join(work, "portable.db")
 	be, err := d.Open(ctx, s)
 	if err != nil {
 		return backend.Checkpoint{}, err
