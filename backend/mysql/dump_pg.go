@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/relchain/relchain/backend/mysql/pgdialect"
 	"github.com/relchain/relchain/backend/pgcatalog"
+	"github.com/relchain/relchain/sqlcheck/pgnames"
 )
 
 // DumpPostgres is Dump for a database of the postgres SQL dialect (a
@@ -157,10 +157,12 @@ func (r *pgDumpReader) readTables(ctx context.Context) error {
 		switch {
 		case kind != "BASE TABLE":
 			return fmt.Errorf("%s is a %s, which the postgres dialect does not make: it cannot be dumped as PostgreSQL's SQL", name, strings.ToLower(kind))
-		case comment != "":
+		}
+		pkey, ok := pgdialect.PrimaryKeyName(name, comment)
+		if !ok {
 			return fmt.Errorf("table %s has a comment, which the postgres dialect does not make: it cannot be dumped as PostgreSQL's SQL", name)
 		}
-		t := &pgDumpTable{Table: pgcatalog.Table{Name: name}}
+		t := &pgDumpTable{Table: pgcatalog.Table{Name: name, PrimaryKeyName: pkey}}
 		r.tables = append(r.tables, t)
 		r.byName[name] = t
 		return nil
@@ -292,7 +294,11 @@ func addPgIndex(t *pgDumpTable, parts []indexPart) error {
 		return fmt.Errorf("table %s: a primary key in descending order, which the postgres dialect does not make", t.Name)
 	case ix.name == "PRIMARY":
 		t.PrimaryKey = ix.columns
+	case ix.unique && !anyDesc && ix.name == pgnames.ObjectName(t.Name, strings.Join(ix.columns, "_"), "key"):
+		// A UNIQUE constraint the dialect named as PostgreSQL does.
+		t.Uniques = append(t.Uniques, pgcatalog.Unique{Name: ix.name, Columns: ix.columns})
 	case ix.unique && !anyDesc && mariaUniqueName(ix.name, ix.columns[0]):
+		// One MariaDB named (the dialect before it kept PostgreSQL's names).
 		t.Uniques = append(t.Uniques, pgcatalog.Unique{Columns: ix.columns})
 	default:
 		t.indexes = append(t.indexes, ix)
@@ -357,17 +363,24 @@ func pgConstraintNames(tables []*pgDumpTable) {
 	taken := map[string]bool{}
 	for _, t := range tables {
 		taken[t.Name] = true
+		if len(t.PrimaryKey) > 0 {
+			taken[t.PrimaryKeyName] = true
+		}
 		for _, ix := range t.indexes {
 			taken[ix.name] = true
+		}
+		for _, u := range t.Uniques {
+			if u.Name != "" {
+				taken[u.Name] = true
+			}
 		}
 	}
 	for _, t := range tables {
 		t.taken = taken
-		if len(t.PrimaryKey) > 0 {
-			t.PrimaryKeyName = t.chooseName("", "pkey")
-		}
 		for i := range t.Uniques {
-			t.Uniques[i].Name = t.chooseName(strings.Join(t.Uniques[i].Columns, "_"), "key")
+			if t.Uniques[i].Name == "" {
+				t.Uniques[i].Name = t.chooseName(strings.Join(t.Uniques[i].Columns, "_"), "key")
+			}
 		}
 	}
 }
@@ -375,46 +388,12 @@ func pgConstraintNames(tables []*pgDumpTable) {
 // chooseName is PostgreSQL's name <table>_<name2>_<label> (clipped,
 // numbered on a clash) for a constraint of t, taken from then on.
 func (t *pgDumpTable) chooseName(name2, label string) string {
-	name := objectName(t.Name, name2, label)
+	name := pgnames.ObjectName(t.Name, name2, label)
 	for i := 1; t.taken[name]; i++ {
-		name = objectName(t.Name, name2, label+strconv.Itoa(i))
+		name = pgnames.ObjectName(t.Name, name2, label+strconv.Itoa(i))
 	}
 	t.taken[name] = true
 	return name
-}
-
-// maxNameBytes is PostgreSQL's longest name (NAMEDATALEN - 1).
-const maxNameBytes = 63
-
-// objectName is PostgreSQL's makeObjectName: name1_name2_label
-// (name1_label when name2 is ""), name1 and name2 clipped (the longer
-// first, at a character boundary) to fit in maxNameBytes.
-func objectName(name1, name2, label string) string {
-	avail := maxNameBytes - len(label) - 1
-	if name2 != "" {
-		avail--
-	}
-	n1, n2 := len(name1), len(name2)
-	for n1+n2 > avail {
-		if n1 > n2 {
-			n1--
-		} else {
-			n2--
-		}
-	}
-	out := clipName(name1, n1)
-	if name2 != "" {
-		out += "_" + clipName(name2, n2)
-	}
-	return out + "_" + label
-}
-
-// clipName is s cut to at most n bytes at a UTF-8 character boundary.
-func clipName(s string, n int) string {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // writePgTable writes t's CREATE TABLE, its rows and its indexes.

@@ -20,6 +20,7 @@ var pgDumpBlock = [][]string{
 	{"CREATE INDEX accounts_note ON accounts (note, id DESC)"},
 	{"CREATE UNIQUE INDEX accounts_opened ON accounts (opened, small)"},
 	{`CREATE TABLE "b-side" (k varchar(8) PRIMARY KEY, "Qty" int4 CHECK ("Qty" + 1 > 0), v int2 NOT NULL)`},
+	{"CREATE TABLE c3 (id int4, CONSTRAINT c3_key PRIMARY KEY (id))"},
 	{"INSERT INTO accounts (id, owner, balance, ok, note, opened, seen, at, raw, f, small, n) VALUES " +
 		`(9007199254740993, 'o''neil', 10.5, true, 'back\slash ''quoted'' é ☃', '2026-01-02', '2026-01-02 03:04:05.12', '2026-01-02 03:04:05+02', '\x00ff5c27', 0.1, -32768, 3), ` +
 		"(-9223372036854775808, 'zed', 0.01, false, NULL, NULL, NULL, NULL, NULL, -12345.678e3, NULL, 2)",
@@ -69,6 +70,10 @@ CREATE TABLE "b-side" (
 INSERT INTO "b-side" (k, "Qty", v) VALUES ('a', 0, -2);
 INSERT INTO "b-side" (k, "Qty", v) VALUES ('b', NULL, 1);
 INSERT INTO "b-side" (k, "Qty", v) VALUES ('x"\', 2147483646, 32767);
+CREATE TABLE c3 (
+    id integer NOT NULL,
+    CONSTRAINT c3_key PRIMARY KEY (id)
+);
 COMMIT;
 `
 

@@ -25,6 +25,18 @@ type Relations interface {
 // (MariaDB names every primary key PRIMARY).
 const pkeyCommentPrefix = "pg:pkey="
 
+// PrimaryKeyName is the name PostgreSQL has for the PRIMARY KEY of table
+// whose MariaDB table COMMENT is comment: the one the comment keeps, else
+// PostgreSQL's default t_pkey; false when the comment is another (the
+// dialect writes no other).
+func PrimaryKeyName(table, comment string) (string, bool) {
+	if comment == "" {
+		return pgnames.ObjectName(table, "", "pkey"), true
+	}
+	name, ok := strings.CutPrefix(comment, pkeyCommentPrefix)
+	return name, ok && name != ""
+}
+
 // relationTaken is the catalog's answer, or false when it has none.
 func (t *translator) relationTaken(name string) bool {
 	if _, ok := t.cat.Columns(name); ok {
@@ -128,10 +140,7 @@ func (c *SchemaCatalog) relation(name string) (string, error) {
 			return "", fmt.Errorf("pgdialect catalog: indexes: %w", err)
 		}
 		if index == "PRIMARY" {
-			index = pgnames.ObjectName(table, "", "pkey")
-			if n, ok := strings.CutPrefix(comment, pkeyCommentPrefix); ok {
-				index = n
-			}
+			index, _ = PrimaryKeyName(table, comment)
 		}
 		if index == name {
 			return table, nil
