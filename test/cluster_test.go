@@ -125,7 +125,10 @@ type cluster struct {
 	// dsnTemplates[i], where not "", is validator i's template instead of
 	// pgDSN (a network over several server engines).
 	dsnTemplates []string
-	dir          string // the network's directory (nodes.json)
+	// engines[i] is validator i's backend on a network over several
+	// engines (clusterOptions.backends), else nil.
+	engines []string
+	dir     string // the network's directory (nodes.json)
 }
 
 type clusterOptions struct {
@@ -262,7 +265,7 @@ func mustStartCluster(t *testing.T, o clusterOptions) *cluster {
 	if o.testHooks {
 		bin = testHooksBinary(t)
 	}
-	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(bin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dsnTemplates: opts.DSNTemplates, dir: dir}
+	c := &cluster{t: t, backend: o.backend, nodes: nodes, net: netctl.NewNetwork(bin, nodes), admin: admin, pgDSN: opts.DSNTemplate, dsnTemplates: opts.DSNTemplates, engines: o.backends, dir: dir}
 	c.net.NodeArgs, c.net.NodeEnv = o.nodeArgs, o.nodeEnv
 	if o.pg {
 		c.enablePG()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,32 @@ func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
 	testRestoreAcrossEngines(ctx, t, c, 0, "sqlite")
 }
 
+// A SQLite node joins a network of PostgreSQL, MariaDB and SQLite
+// validators by state sync while only the MariaDB validator takes
+// checkpoints: it serves them, for nodes of other engines, as SQLite
+// databases speaking PostgreSQL's SQL (its dump read back as PostgreSQL's
+// SQL, exported and verified), and the joiner restores one and follows
+// the chain under load. Then a SQLite validator's backup is restored into
+// a new MariaDB node (MariaDB takes another engine's checkpoint through
+// its translation, the AppHash checked), which follows the chain.
+func TestStateSyncFromAndIntoMariaDB(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	c, l, must := mixedUnderLoadOn(ctx, t, []string{"postgres", "mysql", "sqlite", "sqlite"}, 1, []int{0, 2, 3}, []int{0, 2})
+	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "sqlite", StateSync: true})
+	must(err)
+	joiner := c.net.Add(info)
+	c.nodes = c.net.Nodes
+	must(c.net.Start(joiner))
+	restored := c.waitRestored(ctx, t, joiner, l)
+	if !strings.Contains(restored, "engine=sqlite") || !strings.Contains(restored, "format=2") {
+		t.Fatalf("node 4 did not restore the MariaDB validator's export (format 2): %s", restored)
+	}
+	t.Logf("node 4 (sqlite): %s", restored)
+	followsUnderLoad(ctx, t, c, l, must, joiner)
+	testRestoreAcrossEngines(ctx, t, c, 2, "mysql")
+}
+
 // followsUnderLoad checks that node joiner follows the chain while the
 // load goes on, stops the load, checks that every node holds every
 // acknowledged write once, and that relchain verify passes on the joiner
@@ -91,9 +118,21 @@ func followsUnderLoad(ctx context.Context, t *testing.T, c *cluster, l *load, mu
 // (and those without none). must fails the test, stopping the load first.
 func mixedUnderLoad(ctx context.Context, t *testing.T, with int, without, writers []int) (*cluster, *load, func(error)) {
 	t.Helper()
-	c := mustStartCluster(t, clusterOptions{backends: []string{"postgres", "postgres", "sqlite", "sqlite"}, checkpointEvery: 20, consensusTimeouts: true,
+	return mixedUnderLoadOn(ctx, t, []string{"postgres", "postgres", "sqlite", "sqlite"}, with, without, writers)
+}
+
+// mixedUnderLoadOn is mixedUnderLoad on a network of backends. (MariaDB's
+// translation has no serial columns: the log is keyed by writer and
+// sequence number.)
+func mixedUnderLoadOn(ctx context.Context, t *testing.T, backends []string, with int, without, writers []int) (*cluster, *load, func(error)) {
+	t.Helper()
+	c := mustStartCluster(t, clusterOptions{backends: backends, checkpointEvery: 20, consensusTimeouts: true,
 		prepare: func(c *cluster) { c.withoutCheckpoints(without...) }})
-	c.mustExec(ctx, 0, stmt("CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"))
+	logTable := "CREATE TABLE log (id BIGSERIAL PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)"
+	if slices.Contains(backends, "mysql") {
+		logTable = "CREATE TABLE log (writer INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (writer, seq))"
+	}
+	c.mustExec(ctx, 0, stmt(logTable))
 	c.mustExec(ctx, 0, stmt("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
 	c.mustExec(ctx, 0, stmt("INSERT INTO counter (id, n) VALUES (1, 0)"))
 	l := startLoad(t, c, writers)
@@ -157,8 +196,11 @@ func testRestoreAcrossEngines(ctx context.Context, t *testing.T, c *cluster, fro
 		c.mustExec(ctx, 1, stmt("UPDATE counter SET n = n WHERE id = 1"))
 	}
 	addNode := []string{"add-node", "--net", c.dir, "--name", "node5", "--backend", to}
-	if to == "postgres" {
+	switch to {
+	case "postgres":
 		addNode = append(addNode, "--dsn", strings.ReplaceAll(c.pgDSN, "{node}", "node5"))
+	case "mysql":
+		addNode = append(addNode, "--dsn", strings.ReplaceAll(c.dsnTemplates[slices.Index(c.engines, "mysql")], "{node}", "node5"))
 	}
 	mustRun(t, addNode...)
 	info := loadNode(t, c.dir, "node5")
@@ -179,7 +221,7 @@ func testRestoreAcrossEngines(ctx context.Context, t *testing.T, c *cluster, fro
 	if err := c.net.WaitHeight(ctx, restored, c.maxHeight(ctx, 0, 1, 2, 3)); err != nil {
 		t.Fatalf("node 5 after the restore: %v", err)
 	}
-	h, got := c.consistentRead(ctx, "SELECT id, n FROM counter ORDER BY id", "SELECT count(*), max(id) FROM log")
+	h, got := c.consistentRead(ctx, "SELECT id, n FROM counter ORDER BY id", "SELECT count(*), max(seq) FROM log")
 	c.requireSameRows(h, "counter", got[0])
 	c.requireSameRows(h, "log", got[1])
 	if err := c.net.Stop(restored); err != nil {
