@@ -216,6 +216,9 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 		}
 		a, err := e.gate().Analyze(ctx, st.SQL)
 		if err != nil {
+			if rej := refusalAtCheck(i+1, err); rej != nil {
+				return nil, rej
+			}
 			if rej := analysisRejection(i+1, err); rej != nil && rej.Code != api.CodeExecFailed {
 				return nil, rej
 			}
@@ -229,6 +232,9 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 		if a.BeyondPostgres && e.params.Mixed() {
 			return nil, &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d: %s", i+1, beyondPostgres)}
 		}
+		if rej := e.judgedAtCheck(ctx, i+1, st); rej != nil {
+			return nil, rej
+		}
 		e.mu.Lock()
 		why := e.perms.authorize(sender, a)
 		e.mu.Unlock()
@@ -241,6 +247,44 @@ func (e *Executor) Check(ctx context.Context, raw []byte) (*txn.Tx, *Rejection) 
 	}
 	e.envelopes.add(h, tx, len(raw))
 	return tx, nil
+}
+
+// judgedAtCheck is the refusal of statement i (1-based) on the committed
+// schema by the translations of the network's other engines, asked as the
+// block asks them (docs/mixed-networks.md, "One verdict per statement"):
+// the shadow gate's (SQLite's translation), then each schema judge's
+// (MariaDB's). A refusal there fails the statement on every node, so it
+// is refused here with the translation's message, which names the engine;
+// any other verdict (a table an earlier tx of the block creates) the block
+// gives.
+func (e *Executor) judgedAtCheck(ctx context.Context, i int, st txn.Statement) *Rejection {
+	e.mu.Lock()
+	shadow, judges := e.shadow, e.judges
+	e.mu.Unlock()
+	if shadow != nil {
+		if _, err := shadow.Gate().Analyze(ctx, st.SQL); err != nil {
+			if rej := refusalAtCheck(i, err); rej != nil {
+				return rej
+			}
+		}
+	}
+	for _, j := range judges {
+		if rej := refusalAtCheck(i, j.judge.Judge(st.SQL, argValues(st.Args), sqlcheck.Env{})); rej != nil {
+			return rej
+		}
+	}
+	return nil
+}
+
+// refusalAtCheck is the CheckTx rejection (code 7) of statement i whose
+// verdict err is a translation's refusal (0A000: the postgres dialect on
+// an engine does not support a construct), or nil.
+func refusalAtCheck(i int, err error) *Rejection {
+	be := backend.AsError(err)
+	if be == nil || be.Class != backend.ClassNotImplemented {
+		return nil
+	}
+	return &Rejection{Code: api.CodeForbidden, Reason: fmt.Sprintf("statement %d is refused: %s", i, be.Message)}
 }
 
 // validate performs the deterministic envelope checks of raw, whose tx

@@ -142,6 +142,43 @@ func TestSchemaJudgeRefusesWhatMariaDBCannotRun(t *testing.T) {
 	refusedByMariaDB(run(ex, "SELECT id FROM a UNION SELECT 2"), "UNION after a restart")
 }
 
+// What a translation refuses on the committed schema is refused at
+// CheckTx (code 7), with the translation's message naming its engine, on
+// every validator: its own gate's translation (SQLite), a schema judge's
+// (MariaDB). A statement whose verdict depends on the block (a table not
+// there yet) is admitted: the block decides.
+func TestTranslationRefusalsAreRefusedAtCheckTx(t *testing.T) {
+	ctx := context.Background()
+	be, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "relchain.db"), sqlite.WithPostgresDialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	ex := mixedExecutor(t, be, "mysql", "postgres", "sqlite")
+	tx := txMaker()
+	if res, _, err := ex.FinalizeBlock(ctx, blockInfo(1), [][]byte{tx("CREATE TABLE a (id int8 PRIMARY KEY, v text)")}); err != nil || res[0].Code != api.CodeOK {
+		t.Fatalf("CREATE TABLE a: %v %+v", err, res)
+	}
+	if _, err := ex.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ sql, engine string }{
+		{"INSERT INTO a (id, v) VALUES (1, 'y') ON CONFLICT (id) DO NOTHING", "MariaDB"},
+		{"CREATE TABLE r (id int8 PRIMARY KEY, p int8 REFERENCES r (id))", "MariaDB"},
+		{"CREATE VIEW w AS SELECT id FROM a", "SQLite"},
+	} {
+		_, rej := ex.Check(ctx, tx(c.sql))
+		if rej == nil || rej.Code != api.CodeForbidden || !strings.Contains(rej.Reason, "on "+c.engine+" does not support") {
+			t.Errorf("%s: rejection %+v; want code %d naming %s", c.sql, rej, api.CodeForbidden, c.engine)
+		}
+	}
+	for _, sql := range []string{"INSERT INTO a (id, v) VALUES (2, 'z')", "INSERT INTO later (id) VALUES (1)"} {
+		if _, rej := ex.Check(ctx, tx(sql)); rej != nil {
+			t.Errorf("%s: rejected at CheckTx: %+v", sql, rej)
+		}
+	}
+}
+
 // txMaker returns a function that encodes a tx of its statements, signed
 // by one new key, with the next nonce.
 func txMaker() func(sqls ...string) []byte {

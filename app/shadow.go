@@ -298,7 +298,9 @@ func (e *Executor) commitShadow(ctx context.Context, p *pendingBlock, st backend
 		e.db.logger.Error("shadow gate: rebuild failed; the next block will stop on it", "err", err)
 		return
 	}
+	e.mu.Lock()
 	e.shadow = sb
+	e.mu.Unlock()
 }
 
 // applyDDL makes the schema judges follow block p's committed DDL. A
@@ -332,7 +334,9 @@ func (e *Executor) rebuildJudges(p *pendingBlock, cause error) {
 		e.db.logger.Error("schema judge: rebuild failed; the next block will stop on it", "err", err)
 		judges = []schemaJudge{{engine: "(failed)", judge: failedJudge{err}}}
 	}
+	e.mu.Lock()
 	e.judges = judges
+	e.mu.Unlock()
 }
 
 // errJudgeFailed is the node's fault (never a statement's verdict) of a

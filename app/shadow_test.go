@@ -42,6 +42,11 @@ func TestShadowGateFollowsTheSchemaAcrossRestarts(t *testing.T) {
 	}
 	f := &fixture{t: t, dialect: "postgres", be: be, ex: ex, key: adminFixture(t, storeNamed(t, "sqlite"), app.DefaultParams()).key}
 	mustOK(t, f, f.tx(stmt("CREATE TABLE acct (id integer PRIMARY KEY, bal bigint NOT NULL)")))
+	// What SQLite's translation refuses is refused at CheckTx on a
+	// PostgreSQL validator too, by its shadow gate, naming SQLite.
+	if _, rej := ex.Check(context.Background(), f.tx(stmt("CREATE VIEW v AS SELECT id FROM acct"))); rej == nil || rej.Code != api.CodeForbidden || !strings.Contains(rej.Reason, "on SQLite does not support") {
+		t.Fatalf("CREATE VIEW at CheckTx on a PostgreSQL validator: %+v; want SQLite's refusal, code %d", rej, api.CodeForbidden)
+	}
 	// A tx whose DDL ran but which failed leaves no trace in the gate.
 	res, _ := f.block(f.tx(stmt("CREATE TABLE gone (id integer PRIMARY KEY)"), stmt("INSERT INTO nowhere VALUES (1)")))
 	if res[0].Code == api.CodeOK {

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql/pgdialect"
@@ -16,6 +17,9 @@ import (
 // requires the translation on that schema to equal the one on MariaDB's
 // information_schema for every statement of its corpus.
 type SchemaJudge struct {
+	// mu serialises Judge and Apply: a node judges its mempool's
+	// statements (CheckTx) while its block runs and commits.
+	mu     sync.Mutex
 	schema *pgdialect.Schema
 	// done caches translations on schema by text and argument types
 	// (translationKey); Apply empties it. Refusals are not cached.
@@ -34,6 +38,8 @@ func NewSchemaJudge() *SchemaJudge {
 
 // Judge implements backend.SchemaJudge.
 func (j *SchemaJudge) Judge(sql string, args []any, env sqlcheck.Env) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	_, err := j.translate(sql, args, env)
 	return err
 }
@@ -72,6 +78,8 @@ func (j *SchemaJudge) translate(sql string, args []any, env sqlcheck.Env) (*pgdi
 
 // Apply implements backend.SchemaJudge.
 func (j *SchemaJudge) Apply(sql string, args []any) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	tr, err := j.translate(sql, args, sqlcheck.Env{})
 	if err != nil {
 		return fmt.Errorf("mysql: the postgres dialect's schema: a committed DDL statement does not translate: %w", err)
