@@ -1,7 +1,10 @@
 package pgdialect
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // assign converts a value stored into a column of type to, as
@@ -124,11 +127,13 @@ func (t *translator) insert(s *pg_query.InsertStmt) error {
 		return refuse("INSERT ... DEFAULT VALUES")
 	}
 	var body string
-	order := insertOrder(make([]bool, len(targets)))
+	var order []int // the targets' order in the translation
 	if len(sel.GetValuesLists()) > 0 {
 		body, order, err = t.insertValues(sel.GetValuesLists(), targets, len(missing))
 	} else {
-		body, err = t.insertSelect(sel, targets, len(missing))
+		var sorted []Column
+		sel, sorted, order = notNullLast(sel, targets)
+		body, err = t.insertSelect(sel, sorted, len(missing))
 	}
 	if err != nil {
 		return err
@@ -187,10 +192,14 @@ func (t *translator) insertValues(rows []*pg_query.Node, targets []Column, nulls
 	return "VALUES " + join(out, ", "), order, nil
 }
 
-// insertOrder puts the targets given a NULL constant in some row last:
-// PostgreSQL computes a row's values before it checks NOT NULL, MariaDB
-// checks each column as it stores it, in the order of the column list, so
-// a value out of range elsewhere in the row fails first on both.
+// insertOrder puts the targets given a NULL constant in some row, and
+// the NOT NULL ones given a value that may be NULL at run time (a
+// parameter, an expression over one), last: PostgreSQL computes a row's
+// values before it checks NOT NULL, MariaDB checks each column as it
+// stores it, in the order of the column list, so a value out of range
+// elsewhere in the row fails first on both. (Two such NOT NULL columns,
+// the first NULL and the second failing, still fail 23 on MariaDB where
+// PostgreSQL fails 22.)
 func insertOrder(nullish []bool) []int {
 	var order, last []int
 	for i, n := range nullish {
@@ -235,10 +244,61 @@ func (t *translator) valuesRow(items []*pg_query.Node, targets []Column, nullish
 		if err != nil {
 			return nil, err
 		}
-		nullish[i] = nullish[i] || v.null || v.nullConst
+		nullish[i] = nullish[i] || v.null || v.nullConst || (targets[i].NotNull && mayBeNull(v))
 		parts[i] = v.sql
 	}
 	return parts, nil
+}
+
+// notNullLast is INSERT ... SELECT sel into targets with the NOT NULL
+// targets, and their items of the select list, last (order: the targets'
+// new order), as insertOrder does for VALUES: MariaDB computes and stores
+// each column of a row in turn and checks NOT NULL as it stores it, where
+// PostgreSQL computes the row first, so a NULL stored early failed 23
+// before a later column's failure (22). A select list PostgreSQL's
+// positions refer to (ORDER BY or GROUP BY 2), or with *, keeps its order.
+func notNullLast(sel *pg_query.SelectStmt, targets []Column) (*pg_query.SelectStmt, []Column, []int) {
+	list := sel.GetTargetList()
+	order := make([]int, 0, len(targets))
+	for _, late := range []bool{false, true} {
+		for i, c := range targets {
+			if c.NotNull == late {
+				order = append(order, i)
+			}
+		}
+	}
+	if len(list) != len(targets) || !permutable(sel) || slices.IsSorted(order) {
+		return sel, targets, insertOrder(make([]bool, len(targets)))
+	}
+	out := proto.Clone(sel).(*pg_query.SelectStmt)
+	sorted := make([]Column, len(order))
+	for k, i := range order {
+		out.TargetList[k] = list[i]
+		sorted[k] = targets[i]
+	}
+	return out, sorted, order
+}
+
+// permutable: sel's select list can be reordered without changing what it
+// means (no position refers to it, no * expands in it).
+func permutable(sel *pg_query.SelectStmt) bool {
+	positional := func(n *pg_query.Node) bool {
+		if sb := n.GetSortBy(); sb != nil {
+			n = sb.GetNode()
+		}
+		return n.GetAConst() != nil
+	}
+	for _, n := range append(slices.Clone(sel.GetSortClause()), sel.GetGroupClause()...) {
+		if positional(n) {
+			return false
+		}
+	}
+	for _, n := range sel.GetTargetList() {
+		if ref := n.GetResTarget().GetVal().GetColumnRef(); ref != nil && slices.ContainsFunc(ref.GetFields(), func(f *pg_query.Node) bool { return f.GetAStar() != nil }) {
+			return false
+		}
+	}
+	return len(sel.GetDistinctClause()) == 0
 }
 
 // insertSelect translates INSERT ... SELECT, checking each column's
