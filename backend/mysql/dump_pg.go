@@ -40,8 +40,8 @@ import (
 // (a value, when its row is read): a table or column the dialect did not
 // create (no pg: type, AUTO_INCREMENT, generated, foreign keys, views),
 // a CHECK or default the reverse translation does not read (a string
-// with a quote or a backslash among them: MariaDB reads such a literal
-// of a stored expression back differently), an index over an expression
+// holding '?' among them: information_schema shows a character beyond
+// the BMP as '?'), an index over an expression
 // or a prefix the dialect does not make, a bool that is neither 0 nor 1,
 // a text holding NUL.
 func DumpPostgres(ctx context.Context, dsn string, w io.Writer) (int64, error) {

@@ -21,11 +21,14 @@ var pgDumpBlock = [][]string{
 	{"CREATE UNIQUE INDEX accounts_opened ON accounts (opened, small)"},
 	{`CREATE TABLE "b-side" (k varchar(8) PRIMARY KEY, "Qty" int4 CHECK ("Qty" + 1 > 0), v int2 NOT NULL)`},
 	{"CREATE TABLE c3 (id int4, CONSTRAINT c3_key PRIMARY KEY (id))"},
+	{`CREATE TABLE qs (id int4, s text DEFAULT 'it''s \ é€', v varchar(10) DEFAULT 'a\b' CHECK (v <> 'x''\' OR v LIKE '%\%%'), e bool CHECK (e), ` +
+		`CONSTRAINT "k'\" PRIMARY KEY (id))`},
 	{"INSERT INTO accounts (id, owner, balance, ok, note, opened, seen, at, raw, f, small, n) VALUES " +
 		`(9007199254740993, 'o''neil', 10.5, true, 'back\slash ''quoted'' é ☃', '2026-01-02', '2026-01-02 03:04:05.12', '2026-01-02 03:04:05+02', '\x00ff5c27', 0.1, -32768, 3), ` +
 		"(-9223372036854775808, 'zed', 0.01, false, NULL, NULL, NULL, NULL, NULL, -12345.678e3, NULL, 2)",
 		"INSERT INTO accounts (id, owner) VALUES (2, 'defaults')",
-		`INSERT INTO "b-side" VALUES ('b', NULL, 1), ('a', 0, -2), ('x"\', 2147483646, 32767)`},
+		`INSERT INTO "b-side" VALUES ('b', NULL, 1), ('a', 0, -2), ('x"\', 2147483646, 32767)`,
+		`INSERT INTO qs (id, v) VALUES (1, 'a\%')`, `INSERT INTO qs (id, e) VALUES (2, true)`},
 }
 
 // pgDumpWant is DumpPostgres of pgDumpBlock at height 1.
@@ -74,6 +77,17 @@ CREATE TABLE c3 (
     id integer NOT NULL,
     CONSTRAINT c3_key PRIMARY KEY (id)
 );
+CREATE TABLE qs (
+    id integer NOT NULL,
+    s text DEFAULT 'it''s \ é€',
+    v character varying(10) DEFAULT 'a\b',
+    e boolean,
+    CONSTRAINT "k'\" PRIMARY KEY (id),
+    CONSTRAINT qs_v_check CHECK ((v <> 'x''\') OR (v LIKE '%\%%')),
+    CONSTRAINT qs_e_check CHECK (e)
+);
+INSERT INTO qs (id, s, v, e) VALUES (1, 'it''s \ é€', 'a\%', NULL);
+INSERT INTO qs (id, s, v, e) VALUES (2, 'it''s \ é€', 'a\b', true);
 COMMIT;
 `
 
@@ -125,8 +139,10 @@ func TestDumpPostgresRefusesWhatPostgreSQLCannotSay(t *testing.T) {
 			"CREATE TABLE c (id INT PRIMARY KEY COMMENT 'pg:int4', p INT COMMENT 'pg:int4', CONSTRAINT c_p FOREIGN KEY (p) REFERENCES p (id))"}, "table c has the foreign key c_p"},
 		{"prefix", "", []string{"CREATE TABLE pre (id INT PRIMARY KEY COMMENT 'pg:int4', v VARCHAR(300) COMMENT 'pg:varchar(300)', KEY pv (v(10)))"},
 			"table pre: index pv holds a prefix of 10 of column v"},
-		{"quoted default", "", []string{"CREATE TABLE q (id INT PRIMARY KEY COMMENT 'pg:int4', s VARCHAR(5) DEFAULT 'a''b' COMMENT 'pg:varchar(5)')"},
-			"table q: column s: default 'a''b': a construct the dump cannot write as PostgreSQL's SQL: a string with a quote"},
+		{"beyond the BMP", "CREATE TABLE emo (id int4 PRIMARY KEY, s text DEFAULT '😀')", nil,
+			"table emo: column s: default ('????' collate utf8mb4_nopad_bin): a construct the dump cannot write as PostgreSQL's SQL: a string with '?'"},
+		{"beyond the BMP in a CHECK", "CREATE TABLE emc (id int4 PRIMARY KEY, s text CHECK (s <> 'é😀'))", nil,
+			"table emc: CHECK (`s` <> 'é????' collate utf8mb4_nopad_bin): a construct the dump cannot write as PostgreSQL's SQL: a string with '?'"},
 		{"bool of 2", "", []string{"CREATE TABLE twos (id INT PRIMARY KEY COMMENT 'pg:int4', flag BOOLEAN COMMENT 'pg:bool')", "INSERT INTO twos VALUES (1, 2)"},
 			"dump twos: column flag: 2 in a bool column"},
 		{"lower", "CREATE TABLE low (id int8 PRIMARY KEY, s text CHECK (lower(s) = s))", nil,

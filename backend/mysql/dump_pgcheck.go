@@ -50,9 +50,7 @@ type chkToken struct {
 	pre  string // a string's prefix, lower case: _utf8mb4, x, date, timestamp or ""
 }
 
-// chkTokens splits MariaDB's expression text into tokens. A string with
-// a quote or a backslash in it is refused: MariaDB prints a stored
-// expression's literal without escaping it as it reads it again.
+// chkTokens splits MariaDB's expression text into tokens.
 func chkTokens(s string) ([]chkToken, error) {
 	var out []chkToken
 	for i := 0; i < len(s); {
@@ -111,21 +109,39 @@ func isChkWord(c byte) bool {
 }
 
 // chkString reads the string literal that starts at s[i] (a quote) and
-// returns its value and the end of the literal.
+// returns its value and the end of the literal, as MariaDB's lexer reads
+// it without NO_BACKSLASH_ESCAPES (mysql.SQLMode): a doubled quote is a
+// quote, a backslash escapes the character after it (\0 \b \n \r \t \Z
+// are control characters, \% and \_ stay two characters). MariaDB prints
+// a stored expression's bare literal escaped so (\' and \\), and reads
+// that text again when it opens the table: the value read here is the one
+// it enforces.
 func chkString(s string, i int) (string, int, error) {
+	var v strings.Builder
 	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			return "", 0, fmt.Errorf("%w: a string with a backslash", errCheckText)
-		case '\'':
-			if j+1 < len(s) && s[j+1] == '\'' {
-				return "", 0, fmt.Errorf("%w: a string with a quote", errCheckText)
+		switch c := s[j]; {
+		case c == '\\' && j+1 < len(s):
+			j++
+			if e, ok := chkEscapes[s[j]]; ok {
+				v.WriteString(e)
+			} else {
+				v.WriteByte(s[j])
 			}
-			return s[i+1 : j], j + 1, nil
+		case c == '\'' && j+1 < len(s) && s[j+1] == '\'':
+			v.WriteByte('\'')
+			j++
+		case c == '\'':
+			return v.String(), j + 1, nil
+		default:
+			v.WriteByte(c)
 		}
 	}
 	return "", 0, fmt.Errorf("%w: an unterminated string", errCheckText)
 }
+
+// chkEscapes are the escapes of MariaDB's string literals that are not
+// the escaped character itself.
+var chkEscapes = map[byte]string{'0': "\x00", 'b': "\b", 'n': "\n", 'r': "\r", 't': "\t", 'Z': "\x1a", '%': `\%`, '_': `\_`}
 
 // chkOperator is the length of the operator s starts with, 0 if none.
 func chkOperator(s string) int {
@@ -148,11 +164,24 @@ type chkParser struct {
 	i    int
 }
 
-// parseChk parses s, one whole expression.
+// parseChk parses s, one whole expression as information_schema shows
+// it. A string holding '?' is refused: information_schema's text is
+// utf8mb3, which shows a character beyond the BMP as '?' (checked: a
+// default '😀' reads '????'), so a '?' there may not be the one MariaDB
+// enforces. One holding NUL is refused too: PostgreSQL's text cannot.
 func parseChk(s string) (*chkNode, error) {
 	toks, err := chkTokens(s)
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range toks {
+		switch {
+		case t.kind != 's' || t.pre == "x":
+		case strings.Contains(t.text, "?"):
+			return nil, fmt.Errorf("%w: a string with '?' (information_schema shows a character beyond the BMP as '?')", errCheckText)
+		case strings.Contains(t.text, "\x00"):
+			return nil, fmt.Errorf("%w: a string holding NUL", errCheckText)
+		}
 	}
 	p := &chkParser{toks: toks}
 	n, err := p.or()

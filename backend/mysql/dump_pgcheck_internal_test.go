@@ -39,7 +39,7 @@ func TestPgChecksReadMariaDBsTextBack(t *testing.T) {
 		{"`bal` >= 0", "(bal >= 0)", "t_bal_check"},
 		{"`a` between 1 and 10", "(a BETWEEN 1 AND 10)", "t_a_check"},
 		{"`a` not between -1 and 10", "(a NOT BETWEEN -1 AND 10)", "t_a_check"},
-		{"`s` in (_utf8mb4'a' collate utf8mb4_nopad_bin,_utf8mb4'b' collate utf8mb4_nopad_bin)", "(s IN ('a', 'b'))", "t_s_check"},
+		{"`s` in ('a' collate utf8mb4_nopad_bin,'b' collate utf8mb4_nopad_bin)", "(s IN ('a', 'b'))", "t_s_check"},
 		{"char_length(`s`) <= 10", "(length(s) <= 10)", "t_s_check"},
 		{"(`a` + `b`) * 4294967296 DIV 4294967296 < 100", "((a + b) < 100)", "t_check"},
 		{"(`b` + `b`) * 281474976710656 DIV 281474976710656 < 5", "((b + b) < 5)", "t_b_check"},
@@ -53,11 +53,17 @@ func TestPgChecksReadMariaDBsTextBack(t *testing.T) {
 		{"`d` > DATE'2020-01-01'", "(d > '2020-01-01')", "t_d_check"},
 		{"`tz` > TIMESTAMP'2020-01-01 00:00:00'", "(tz > '2020-01-01 00:00:00+00')", "t_tz_check"},
 		{"`x` <> X'00'", `(x <> '\x00')`, "t_x_check"},
-		{"concat(`s`,_utf8mb4'x' collate utf8mb4_nopad_bin) <> _utf8mb4'yx' collate utf8mb4_nopad_bin", "((s || 'x') <> 'yx')", "t_s_check"},
+		{"concat(`s`,'x' collate utf8mb4_nopad_bin) <> 'yx' collate utf8mb4_nopad_bin", "((s || 'x') <> 'yx')", "t_s_check"},
 		{"coalesce(`a`,0) >= 0", "(coalesce(a, 0) >= 0)", "t_a_check"},
 		{"`s` is not null or `b` is null", "((s IS NOT NULL) OR (b IS NULL))", "t_check"},
 		{"`a` = 1 or `b` = 2 and `n` = 3", "((a = 1) OR ((b = 2) AND (n = 3)))", "t_check"},
-		{"`s` like _utf8mb4'a%' collate utf8mb4_nopad_bin", "(s LIKE 'a%')", "t_s_check"},
+		{"`s` like 'a%' collate utf8mb4_nopad_bin", "(s LIKE 'a%')", "t_s_check"},
+		// Quotes and backslashes as MariaDB prints a bare literal: \' and \\.
+		{"`s` <> 'it\\'s' collate utf8mb4_nopad_bin", "(s <> 'it''s')", "t_s_check"},
+		{"`s` <> 'a\\\\b\\\\\\'' collate utf8mb4_nopad_bin", "(s <> 'a\\b\\''')", "t_s_check"},
+		{"`s` like '%\\\\%%' collate utf8mb4_nopad_bin", "(s LIKE '%\\%%')", "t_s_check"},
+		{"`s` <> 'a\\nb\\té€' collate utf8mb4_nopad_bin", "(s <> 'a\nb\té€')", "t_s_check"},
+		{"`e`", "(e)", "t_e_check"},
 	} {
 		tab := checkTable(c.stored)
 		if err := pgChecks(tab); err != nil {
@@ -76,10 +82,13 @@ func TestPgChecksReadMariaDBsTextBack(t *testing.T) {
 func TestPgChecksRefuseWhatTheyCannotWriteBack(t *testing.T) {
 	for _, stored := range []string{
 		"cast(round(`n`,0) as signed) * 4294967296 DIV 4294967296 > 0", // a cast
-		"`s` <> _utf8mb4'a\\x08' collate utf8mb4_nopad_bin",            // a backslash: not what MariaDB reads
-		"`a` + `b` < 100", // no overflow check: not the translation of (a + b) < 100
-		"`n` DIV 2 > 0",   // DIV of a numeric
-		"`missing` > 0",   // no such column
+		"`s` <> _utf8mb4'a' collate utf8mb4_nopad_bin",                 // an introduced literal: the translation writes none
+		"`s` <> 'a?' collate utf8mb4_nopad_bin",                        // '?': maybe a character beyond the BMP
+		"`s` <> 'a\\0' collate utf8mb4_nopad_bin",                      // NUL
+		"`s` <> 'a\\' collate utf8mb4_nopad_bin",                       // unterminated
+		"`a` + `b` < 100",                                              // no overflow check: not the translation of (a + b) < 100
+		"`n` DIV 2 > 0",                                                // DIV of a numeric
+		"`missing` > 0",                                                // no such column
 		"case when `a` > 0 then 1 else 0 end = 1",
 	} {
 		tab := checkTable(stored)
@@ -115,6 +124,9 @@ func TestPgDumpDefault(t *testing.T) {
 		{"X'00ff'", typ("bytea", -1), `'\x00ff'`},
 		{"(_utf8mb4'its  x' collate utf8mb4_nopad_bin)", typ("text", -1), "'its  x'"},
 		{"'ab'", typ("varchar", 9), "'ab'"},
+		{`('it\'s \\ x' collate utf8mb4_nopad_bin)`, typ("text", -1), `'it''s \ x'`},
+		{"'a''b'", typ("varchar", 9), "'a''b'"},
+		{`'a\\b\%\n'`, typ("text", -1), "'a\\b\\%\n'"},
 	} {
 		got, err := pgDumpDefault(sql.NullString{String: c.raw, Valid: true}, c.typ)
 		if err != nil || got != c.want {
@@ -126,7 +138,7 @@ func TestPgDumpDefault(t *testing.T) {
 		typ pgdialect.Type
 	}{
 		{"current_timestamp()", typ("timestamp", -1)}, {"2", typ("bool", -1)}, {"1.5", typ("int4", -1)},
-		{"'a''b'", typ("varchar", 9)}, {"'a\\b'", typ("text", -1)}, {"X'00'", typ("text", -1)},
+		{"'a?'", typ("varchar", 9)}, {"'a\\0'", typ("text", -1)}, {"X'00'", typ("text", -1)},
 	} {
 		if got, err := pgDumpDefault(sql.NullString{String: c.raw, Valid: true}, c.typ); err == nil {
 			t.Errorf("default %s of %s = %q, want it refused", c.raw, c.typ.Name, got)

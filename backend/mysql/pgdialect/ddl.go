@@ -71,6 +71,7 @@ func (t *translator) createTable(s *pg_query.CreateStmt) error {
 	}
 	t.push()
 	defer t.pop()
+	t.stored = true // DEFAULT and CHECK: MariaDB keeps their text
 	var cols []Column
 	for _, d := range defs {
 		cols = append(cols, d.col)
@@ -308,7 +309,8 @@ func (t *translator) constantDefault(n *pg_query.Node, col Column) (string, erro
 	return "(" + v.sql + ")", nil
 }
 
-// checkSQL translates CHECK constraints (over the new table's columns).
+// checkSQL translates CHECK constraints (over the new table's columns),
+// each in parentheses.
 func (t *translator) checkSQL(defs []*colDef, cons []*pg_query.Constraint) ([]string, error) {
 	var exprs []*pg_query.Node
 	for _, d := range defs {
@@ -334,7 +336,9 @@ func (t *translator) checkSQL(defs []*colDef, cons []*pg_query.Constraint) ([]st
 		if t.sawAgg || len(t.params) > 0 {
 			return nil, pgError("42P17", "aggregates and parameters are not allowed in check constraints")
 		}
-		out = append(out, "CHECK "+v.sql)
+		// Parenthesised: a bare column (CHECK (b) over a bool) is v.sql
+		// without parentheses, and MariaDB's CHECK needs them.
+		out = append(out, "CHECK ("+v.sql+")")
 	}
 	return out, nil
 }

@@ -84,7 +84,7 @@ func (t *translator) coerce(v val, to Type) (val, error) {
 		if to.Name == "unknown" {
 			to = tText
 		}
-		sql, typ, err := literalAs(*v.str, to)
+		sql, typ, err := literalAs(*v.str, to, t.stored)
 		if err != nil {
 			return v, err
 		}

@@ -358,7 +358,7 @@ func (t *translator) asText(v val) (val, error) {
 	case v.typ.Name == "numeric" && v.scale >= 0:
 		out.maxLen = 67
 	case v.typ.Name == "bool":
-		out.sql = "(CASE WHEN " + v.sql + " THEN " + textLiteral("true") + " WHEN NOT " + v.sql + " THEN " + textLiteral("false") + " END)"
+		out.sql = "(CASE WHEN " + v.sql + " THEN " + textLiteral("true", t.stored) + " WHEN NOT " + v.sql + " THEN " + textLiteral("false", t.stored) + " END)"
 		out.maxLen = 5
 	default:
 		return val{}, refuse("the text form of %s values", v.typ.Name)
@@ -396,7 +396,7 @@ func (t *translator) like(a *pg_query.A_Expr, op string) (val, error) {
 	if op == "!~~" {
 		not = "NOT "
 	}
-	return typed("("+l.sql+" "+not+"LIKE "+textLiteral(pat)+")", tBool), nil
+	return typed("("+l.sql+" "+not+"LIKE "+textLiteral(pat, t.stored)+")", tBool), nil
 }
 
 // inList translates x [NOT] IN (list).

@@ -40,6 +40,10 @@ type translator struct {
 	// maxText bounds one expression's translated text (exprAny): a
 	// function of the statement's length alone.
 	maxText int
+	// stored: the expressions being translated are ones MariaDB keeps as
+	// text and reads again (CREATE TABLE's DEFAULT and CHECK), whose
+	// literals are written for that (textLiteral).
+	stored bool
 }
 
 // textGrowth is how many times the statement's length (plus 64 KiB) one
@@ -174,7 +178,19 @@ func quoteString(s string) string {
 const textCollation = "utf8mb4_nopad_bin"
 
 // textLiteral is a string literal of type text, with text's collation.
-func textLiteral(s string) string {
+// In a statement it is _utf8mb4'…', utf8mb4 whatever the connection's
+// character set. In an expression MariaDB stores (stored: a DEFAULT, a
+// CHECK) it has no introducer: MariaDB keeps such an expression as the
+// text it prints and reads that text again when it opens the table, and
+// it prints an introduced literal's value unescaped (a quote ends it, a
+// backslash escapes what follows, a non-ASCII byte becomes \xNN: checked
+// on 10.11: a default it's failed, é was stored as xC3xA9), a bare one escaped.
+// The bare literal takes the connection's character set, which relchain
+// sets to utf8mb4 (under another, COLLATE fails the statement).
+func textLiteral(s string, stored bool) string {
+	if stored {
+		return quoteString(s) + " COLLATE " + textCollation
+	}
 	return "_utf8mb4" + quoteString(s) + " COLLATE " + textCollation
 }
 

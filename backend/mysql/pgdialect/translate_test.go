@@ -110,6 +110,26 @@ func TestCreateTableKeepsTypes(t *testing.T) {
 	}
 }
 
+// CREATE TABLE writes the text literals of DEFAULT and CHECK without an
+// introducer (MariaDB prints an introduced literal of a stored expression
+// unescaped and reads the print again), and every CHECK in parentheses.
+func TestCreateTableStoredLiterals(t *testing.T) {
+	tr, err := Translate(`CREATE TABLE d (s text DEFAULT 'it''s \ é', b bool CHECK (b), CHECK (s <> 'a\b' AND s LIKE '%\%'))`, testCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tr.Statements[0]
+	for _, want := range []string{"DEFAULT ('it''s \\\\ é' COLLATE utf8mb4_nopad_bin)", "CHECK (`d`.`b`)",
+		"CHECK (((`d`.`s` <> 'a\\\\b' COLLATE utf8mb4_nopad_bin) AND (`d`.`s` LIKE '%\\\\%' COLLATE utf8mb4_nopad_bin)))"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("%s\nlacks %s", s, want)
+		}
+	}
+	if strings.Contains(s, "_utf8mb4") {
+		t.Errorf("%s\nhas an introduced literal", s)
+	}
+}
+
 // Literals are read as PostgreSQL's input functions read them.
 func TestLiterals(t *testing.T) {
 	for in, want := range map[string]string{"1.50": "2", "15e-1": "1", "1.5e1": "0", "7": "0"} {
@@ -125,7 +145,7 @@ func TestLiterals(t *testing.T) {
 	if _, _, err := boolLiteral("o", tBool); !errorCode(err, "22P02") {
 		t.Errorf("boolLiteral(o): %v, want 22P02", err)
 	}
-	if _, _, err := literalAs("2147483648", tInt4); !errorCode(err, "22003") {
+	if _, _, err := literalAs("2147483648", tInt4, false); !errorCode(err, "22003") {
 		t.Errorf("int4 2147483648: %v, want 22003", err)
 	}
 }

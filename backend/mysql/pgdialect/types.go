@@ -237,8 +237,9 @@ func intRange(name string) (int64, int64) {
 }
 
 // literalAs is the MariaDB text of the string literal s read as type t,
-// as PostgreSQL's input function reads it (its errors too).
-func literalAs(s string, t Type) (string, Type, error) {
+// as PostgreSQL's input function reads it (its errors too); stored: in an
+// expression MariaDB stores (textLiteral).
+func literalAs(s string, t Type, stored bool) (string, Type, error) {
 	bad := func() (string, Type, error) {
 		return "", t, pgError("22P02", "invalid input syntax for type %s: %q", t.Name, s)
 	}
@@ -273,7 +274,7 @@ func literalAs(s string, t Type) (string, Type, error) {
 	case "bool":
 		return boolLiteral(s, t)
 	case "text", "varchar":
-		return textLiteral(s), t, nil
+		return textLiteral(s, stored), t, nil
 	case "date":
 		if !dateRE.MatchString(s) {
 			return "", t, refuse("date input other than YYYY-MM-DD")
