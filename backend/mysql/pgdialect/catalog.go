@@ -29,6 +29,11 @@ FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME =
 
 // Columns implements Catalog.
 func (c *SchemaCatalog) Columns(table string) ([]Column, bool) {
+	if strings.ContainsFunc(table, func(r rune) bool { return r > 0xFFFF }) {
+		// No MariaDB name (utf8mb3) holds it, and information_schema
+		// fails the comparison (1267): no such table.
+		return nil, false
+	}
 	cols, err := c.read(table)
 	if err != nil {
 		if c.Err == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -112,7 +113,43 @@ func TranslateTyped(sql string, cat Catalog, params []Type) (tr *Translation, er
 	if err := t.bindPlaceholders(); err != nil {
 		return nil, err
 	}
+	for _, st := range t.out.Statements {
+		if name, ok := beyondBMPName(st); ok {
+			return nil, refuse("names with characters beyond Unicode's first plane (%q): MariaDB's names are utf8mb3", name)
+		}
+	}
 	return t.out, nil
+}
+
+// beyondBMPName finds, in a translated statement, a name (outside string
+// literals) holding a character beyond U+FFFF, which MariaDB's names
+// (utf8mb3) cannot hold: CREATE TABLE "t😀" failed on MariaDB only, and
+// so would any alias or reference. Text values may hold any character.
+func beyondBMPName(sql string) (string, bool) {
+	inString, nameStart := false, -1
+	for i := 0; i < len(sql); {
+		r, n := utf8.DecodeRuneInString(sql[i:])
+		switch {
+		case inString && r == '\\':
+			n++ // an escaped character (quoteString escapes backslashes)
+		case r == '\'' && nameStart < 0:
+			inString = !inString // '' inside a string toggles twice
+		case r == '`' && !inString:
+			if nameStart < 0 {
+				nameStart = i + 1
+			} else {
+				nameStart = -1 // `` inside a name toggles twice
+			}
+		case r > 0xFFFF && !inString:
+			end := strings.IndexByte(sql[i:], '`')
+			if nameStart < 0 || end < 0 {
+				return sql[i : i+n], true
+			}
+			return sql[nameStart : i+end], true
+		}
+		i += n
+	}
+	return "", false
 }
 
 // parse parses a text that must hold exactly one statement; the text
