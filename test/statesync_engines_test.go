@@ -53,17 +53,7 @@ func TestStateSyncASQLiteNodeFromPostgreSQLValidators(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	c, l, must := mixedUnderLoad(ctx, t, 0, []int{2, 3}, []int{1, 3})
-	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "sqlite", StateSync: true})
-	must(err)
-	joiner := c.net.Add(info)
-	c.nodes = c.net.Nodes
-	must(c.net.Start(joiner))
-	restored := c.waitRestored(ctx, t, joiner, l)
-	if !strings.Contains(restored, "engine=sqlite") || !strings.Contains(restored, "format=2") {
-		t.Fatalf("node 4 did not restore a PostgreSQL validator's export (format 2): %s", restored)
-	}
-	t.Logf("node 4 (sqlite): %s", restored)
-	followsUnderLoad(ctx, t, c, l, must, joiner)
+	c.sqliteJoinsFromAnExport(ctx, t, l, must, "a PostgreSQL validator")
 	testRestoreAcrossEngines(ctx, t, c, 0, "sqlite")
 }
 
@@ -79,6 +69,16 @@ func TestStateSyncFromAndIntoMariaDB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	c, l, must := mixedUnderLoadOn(ctx, t, []string{"postgres", "mysql", "sqlite", "sqlite"}, 1, []int{0, 2, 3}, []int{0, 2})
+	c.sqliteJoinsFromAnExport(ctx, t, l, must, "the MariaDB validator")
+	testRestoreAcrossEngines(ctx, t, c, 2, "mysql")
+}
+
+// sqliteJoinsFromAnExport adds a SQLite node4 by state sync, requires it
+// to restore a server validator's export (snapshot format 2: from, the
+// only validator taking checkpoints), and to follow the chain under load
+// (followsUnderLoad).
+func (c *cluster) sqliteJoinsFromAnExport(ctx context.Context, t *testing.T, l *load, must func(error), from string) {
+	t.Helper()
 	info, err := netctl.AddNode(ctx, netctl.JoinOptions{Dir: c.dir, Name: "node4", Backend: "sqlite", StateSync: true})
 	must(err)
 	joiner := c.net.Add(info)
@@ -86,11 +86,10 @@ func TestStateSyncFromAndIntoMariaDB(t *testing.T) {
 	must(c.net.Start(joiner))
 	restored := c.waitRestored(ctx, t, joiner, l)
 	if !strings.Contains(restored, "engine=sqlite") || !strings.Contains(restored, "format=2") {
-		t.Fatalf("node 4 did not restore the MariaDB validator's export (format 2): %s", restored)
+		t.Fatalf("node 4 did not restore %s's export (format 2): %s", from, restored)
 	}
 	t.Logf("node 4 (sqlite): %s", restored)
 	followsUnderLoad(ctx, t, c, l, must, joiner)
-	testRestoreAcrossEngines(ctx, t, c, 2, "mysql")
 }
 
 // followsUnderLoad checks that node joiner follows the chain while the
