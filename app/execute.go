@@ -740,8 +740,8 @@ func argValues(args []txn.Arg) []any {
 
 // agreed is f as the validators of a network over several engines agree
 // on it: a failure the engine reported (a SQLSTATE) records only its
-// SQLSTATE's class ("22P02" becomes "22000", the failure class the one of
-// "22000"), since two engines failing one statement alike may still name
+// SQLSTATE's class ("22P02" becomes "22000", the failure class always the
+// one of "22000", whatever class the engine named), since two engines failing one statement alike may still name
 // the condition differently within a class (PostgreSQL's 22P02, MariaDB's
 // "incorrect value" 22000, or 42883 against 42725), and Data enters the
 // AppHash. What the differential suite checks, and every validator must
@@ -752,12 +752,12 @@ func (e *Executor) agreed(f *wlFailure) *wlFailure {
 		return f
 	}
 	generic := f.data.SQLState[:2] + "000"
-	if generic == f.data.SQLState {
+	class := string(backend.ClassOfSQLState(generic))
+	if generic == f.data.SQLState && class == f.data.Class {
 		return f
 	}
 	g := *f
 	g.own = &api.ExecInfo{SQLState: f.data.SQLState, Class: f.data.Class}
-	g.data.SQLState = generic
-	g.data.Class = string(backend.ClassOfSQLState(generic))
+	g.data.SQLState, g.data.Class = generic, class
 	return &g
 }
