@@ -1,8 +1,6 @@
 package pgdialect
 
 import (
-	"slices"
-
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/relchain/relchain/sqlcheck/pgnames"
@@ -28,20 +26,31 @@ func (t *translator) relationTaken(name string) bool {
 	if k, ok := t.cat.(Indexes); ok && k.HasIndex(name) {
 		return true
 	}
+	if t.keyNames == nil {
+		t.keyNames = t.readKeyNames()
+	}
+	return t.keyNames[name]
+}
+
+// readKeyNames are the catalog's tables (sequences' included) and the
+// names of their PRIMARY KEY's and UNIQUE constraints' indexes: read once
+// per statement, since a CREATE TABLE asks for each of its names.
+func (t *translator) readKeyNames() map[string]bool {
+	out := map[string]bool{}
 	tables, ok := t.cat.(Tables)
 	schema, ok2 := t.cat.(Schema)
 	if !ok || !ok2 {
-		return false
+		return out
 	}
 	for _, tb := range tables.TableNames() {
-		if tb == name {
-			return true
-		}
-		if create, _, ok := schema.TableSQL(tb); ok && slices.Contains(keyIndexNames(tb, create), name) {
-			return true
+		out[tb] = true
+		if create, _, ok := schema.TableSQL(tb); ok {
+			for _, n := range keyIndexNames(tb, create) {
+				out[n] = true
+			}
 		}
 	}
-	return false
+	return out
 }
 
 // keyIndexNames are the names PostgreSQL gives the indexes of table's

@@ -13,9 +13,12 @@ import (
 
 // translator holds one statement's translation state.
 type translator struct {
-	cat    Catalog
-	params []Type // by placeholder number - 1; Name "" while unknown
-	out    *Translation
+	cat Catalog
+	// keyNames are the schema's tables and constraints' index names
+	// (relationTaken), read once per statement; nil until asked.
+	keyNames map[string]bool
+	params   []Type // by placeholder number - 1; Name "" while unknown
+	out      *Translation
 
 	// untypedUses are placeholders used where nothing types them
 	// (concat's "any" arguments) while their type was unknown: typed
