@@ -1,0 +1,53 @@
+package backend
+
+import (
+	"context"
+	"errors"
+
+	"github.com/relchain/relchain/sqlcheck"
+)
+
+// Lanes is implemented by a Block whose database can run a block's
+// bc-transactions on several connections at once (issue 38: conflict-free
+// parallel execution). The executor asks for lanes only for a block whose
+// transactions it split into groups that touch nothing in common
+// (package sqlcheck/conflict); each group runs, in block order, on one
+// lane.
+//
+// OpenLanes opens n lanes, n >= 2, before any Savepoint, Exec or
+// ChangeDigest of the Block; lane 0 is the Block's own connection, the
+// others are db-transactions of their own, begun on the state the Block
+// began on. Until ChangeDigest, the executor uses the lanes, never the
+// Block's own Savepoint/Exec. Each lane is driven by one goroutine at a
+// time; lanes run concurrently.
+//
+// The block stays one unit: ChangeDigest consumes the change records of
+// every lane (the digests are those a serial run of the same transactions
+// gives: records are digested in canonical order, whatever lane wrote
+// them); StateDigest folds them all; Commit makes every lane's changes and
+// the State durable atomically (the lanes are prepared, the Block's own
+// db-transaction records the State and commits, then the prepared ones
+// commit; a crash in between is resolved when the backend opens: a
+// prepared lane of a recorded height commits, any other rolls back); no
+// read through Backend.Query sees a height whose lanes have not all
+// committed. Rollback rolls back every lane.
+type Lanes interface {
+	OpenLanes(ctx context.Context, n int) ([]Lane, error)
+}
+
+// Lane is one connection's share of a parallel block: Savepoint, Release,
+// RollbackTo and Exec behave as the Block's own. An error wrapping
+// ErrLaneConflict means the lane waited for a lock another lane holds (the
+// schedule was wrong, or the database locks more than the analysis
+// assumed): not a tx's failure. The executor then rolls the block back
+// and runs it serially.
+type Lane interface {
+	Savepoint(ctx context.Context, env sqlcheck.Env) error
+	Release(ctx context.Context) error
+	RollbackTo(ctx context.Context) error
+	Exec(ctx context.Context, sql string, args []any) (*Rows, error)
+}
+
+// ErrLaneConflict: a lane of a parallel block could not go on without
+// another lane's locks (see Lane).
+var ErrLaneConflict = errors.New("a lane of a parallel block waited for another lane's lock")
