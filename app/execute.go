@@ -69,6 +69,9 @@ type pendingBlock struct {
 	// judges are the node's schema judges as the block began (shadow.go).
 	judges []schemaJudge
 	ddl    []txn.Statement
+	// serial: run this block on one connection (an attempt on lanes was
+	// abandoned; lanes.go).
+	serial bool
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -186,13 +189,14 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 	// the same way, so every node runs the same attempts. Each attempt adds
 	// one entry, so there are at most len(txs)+1.
 	forced := make(map[int]TxResult)
+	serial := false // a parallel attempt was abandoned (lanes.go)
 	for {
 		blk, err := e.Backend().Begin(ctx)
 		if err != nil {
 			return nil, nil, fmt.Errorf("finalize block %d: begin: %w", height, err)
 		}
 		p := &pendingBlock{height: height, hash: b.Hash, time: b.Time, txLimit: txLimit, block: blk, replay: make(map[string]replayState), grants: make(map[string]grantSet), vals: make(valSet),
-			info: b, txs: txs}
+			info: b, txs: txs, serial: serial}
 		if err := e.beginProto(p); err != nil {
 			_ = p.rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
@@ -206,6 +210,12 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		if errors.As(err, &lost) {
 			_ = p.rollback(undo)
 			forced[lost.index] = lost.result
+			continue
+		}
+		if errors.Is(err, errLanesAbandoned) {
+			_ = p.rollback(undo)
+			e.lanesAbandoned(height, err)
+			serial = true
 			continue
 		}
 		if err == nil && e.params.BlockAtomic && anyFailed(results) {
@@ -248,6 +258,13 @@ func (l *lostBlock) Error() string {
 // A tx that succeeded has its statements' results in outs and no Data yet
 // (see encodeExecData).
 func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, []*execData, error) {
+	plan, err := e.planLanes(ctx, p, txs, forced)
+	if err != nil {
+		return nil, nil, err
+	}
+	if plan != nil {
+		return e.executeLanes(ctx, b, p, txs, plan)
+	}
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))
 	for i, raw := range txs {

@@ -37,6 +37,7 @@ type Executor struct {
 	systemRaw   map[string][]byte
 	heightCh    chan struct{} // closed and replaced at every commit
 	pending     *pendingBlock
+	laneStats   laneCounters // parallel runs (lanes.go)
 	// slot serializes the backend's Block between consensus and
 	// rehearsals (Rehearse).
 	slot *blockSlot

@@ -103,10 +103,16 @@ type fixture struct {
 
 func mustNewFixture(t *testing.T, s store, p app.Params) *fixture {
 	t.Helper()
+	return mustNewFixtureWith(t, s, p)
+}
+
+// mustNewFixtureWith is mustNewFixture with executor options.
+func mustNewFixtureWith(t *testing.T, s store, p app.Params, opts ...app.ExecutorOption) *fixture {
+	t.Helper()
 	be := s.open(t)
 	t.Cleanup(func() { be.Close() })
 	p.Backend = s.dialect
-	ex, err := app.NewExecutor(context.Background(), be, chainID, p)
+	ex, err := app.NewExecutor(context.Background(), be, chainID, p, opts...)
 	if err != nil {
 		t.Fatalf("new executor: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/conflict"
 )
 
 // Lanes is implemented by a Block whose database can run a block's
@@ -31,6 +32,7 @@ import (
 // prepared lane of a recorded height commits, any other rolls back); no
 // read through Backend.Query sees a height whose lanes have not all
 // committed. Rollback rolls back every lane.
+// An error of OpenLanes leaves the Block as it was, to run serially.
 type Lanes interface {
 	OpenLanes(ctx context.Context, n int) ([]Lane, error)
 }
@@ -51,3 +53,10 @@ type Lane interface {
 // ErrLaneConflict: a lane of a parallel block could not go on without
 // another lane's locks (see Lane).
 var ErrLaneConflict = errors.New("a lane of a parallel block waited for another lane's lock")
+
+// ConflictCataloger is implemented by a Backend that can describe its
+// committed schema for conflict analysis (package sqlcheck/conflict): the
+// executor runs a block on Lanes only with it.
+type ConflictCataloger interface {
+	ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
+}

@@ -122,8 +122,16 @@ func inHome(home, path, def string) string {
 // vote against it, and that tx is quarantined, so that no client's tx can
 // make a decided block this node cannot apply. A decided block is applied
 // without a time limit.
+//
+// Lanes is how many database connections a block's transactions may run
+// on at once (issue 38; docs/parallel-execution.md): 0 or 1 runs every
+// block serially; k > 1 runs a block whose transactions split into
+// independent groups on up to k connections, on PostgreSQL storage
+// (other storages run serially). Node-local: validators of one network
+// may differ in it, and the results do not.
 type BlockConfig struct {
 	TxTimeout string `toml:"tx_timeout"`
+	Lanes     int    `toml:"lanes"`
 }
 
 // HistoryConfig configures a node's row history ([history]).
@@ -142,6 +150,18 @@ type HistoryConfig struct {
 // AppHistory is the executor's form of c.History.
 func (c Config) AppHistory() app.HistoryConfig {
 	return app.HistoryConfig{Off: c.History.Off, RetainBlocks: c.History.RetainBlocks, ProofHeights: c.History.ProofHeights}
+}
+
+// maxLanes bounds [block] lanes: each lane is a connection and, on
+// PostgreSQL, a prepared transaction at every parallel block's commit.
+const maxLanes = 64
+
+// Lanes checks Block.Lanes and returns it (at least 1).
+func (c Config) Lanes() (int, error) {
+	if c.Block.Lanes < 0 || c.Block.Lanes > maxLanes {
+		return 0, fmt.Errorf("relchain.toml [block] lanes = %d: give a number of connections from 1 to %d (1: serial execution)", c.Block.Lanes, maxLanes)
+	}
+	return max(c.Block.Lanes, 1), nil
 }
 
 // TxTimeout parses Block.TxTimeout (0 when empty: the default).
@@ -286,6 +306,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("checkpoint: snapshot_chunk_bytes = %d: give 0 (8 MiB) or between 1 KiB and 15 MiB (CometBFT refuses chunk messages over 16 MB)", n)
 	}
 	if _, err := c.TxTimeout(); err != nil {
+		return err
+	}
+	if _, err := c.Lanes(); err != nil {
 		return err
 	}
 	if c.History.RetainBlocks < 0 || c.History.ProofHeights < 0 {

@@ -51,12 +51,16 @@ func openExecutor(ctx context.Context, home string, rc Config, chainID string, p
 }
 
 func openExecutorOnce(ctx context.Context, home string, rc Config, chainID string, params app.Params, logger log.Logger) (backend.Backend, *app.Executor, error) {
+	lanes, err := rc.Lanes()
+	if err != nil {
+		return nil, nil, err
+	}
 	be, err := openBackend(ctx, home, rc, logCheckpointError(logger))
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
 	ex, err := app.NewExecutor(ctx, be, chainID, params, shadowOption(home, params),
-		app.WithSchemaJudges(registry.SchemaJudges(params.Engines())))
+		app.WithSchemaJudges(registry.SchemaJudges(params.Engines())), app.WithLanes(lanes))
 	if err != nil {
 		be.Close()
 		return nil, nil, err

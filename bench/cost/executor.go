@@ -32,7 +32,7 @@ type execSide struct {
 	grouped bool           // envelopes carry Groups (several wl per bc)
 }
 
-func openExecutor(ctx context.Context, dialect, dsn string) (*execSide, error) {
+func openExecutor(ctx context.Context, dialect, dsn string, lanes int) (*execSide, error) {
 	d, err := registry.Lookup(dialect)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func openExecutor(ctx context.Context, dialect, dsn string) (*execSide, error) {
 	p := app.DefaultParams()
 	p.Backend = dialect
 	p.MaxStatements = txn.MaxStatements
-	ex, err := app.NewExecutor(ctx, be, chainID, p)
+	ex, err := app.NewExecutor(ctx, be, chainID, p, app.WithLanes(lanes))
 	if err != nil {
 		be.Close()
 		return nil, fmt.Errorf("new executor: %w", err)

@@ -2,7 +2,9 @@ package cost
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/relchain/relchain/bench/raw"
 	"github.com/relchain/relchain/bench/workload"
@@ -13,24 +15,32 @@ import (
 // through package raw (the chain's drivers and settings, prepared
 // statements cached), one db-transaction per block with every
 // wl-transaction in its own savepoint, as bench.RunBaseline replays an
-// async trace.
+// async trace. With several connections (Options.Lanes) each takes every
+// k-th wl-transaction of a block into a db-transaction of its own, all at
+// once.
 type rawSide struct {
 	db      *raw.DB
-	conn    *raw.Conn
+	conn    *raw.Conn   // the first of conns
+	conns   []*raw.Conn // Options.Lanes of them
 	pending []raw.Outcome
 }
 
-func openRaw(ctx context.Context, dialect, dsn string) (*rawSide, error) {
+func openRaw(ctx context.Context, dialect, dsn string, conns int) (*rawSide, error) {
 	db, err := raw.Open(ctx, dialect, dsn)
 	if err != nil {
 		return nil, err
 	}
-	c, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, err
+	s := &rawSide{db: db}
+	for range max(conns, 1) {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		s.conns = append(s.conns, c)
 	}
-	return &rawSide{db: db, conn: c}, nil
+	s.conn = s.conns[0]
+	return s, nil
 }
 
 func (s *rawSide) close() { s.db.Close() }
@@ -60,13 +70,39 @@ func (s *rawSide) prepare(blk [][]workload.WL) [][]txn.Statement {
 	return wls
 }
 
-// execute runs one block as one db-transaction.
+// execute runs one block as one db-transaction per connection.
 func (s *rawSide) execute(ctx context.Context, wls [][]txn.Statement) error {
-	out, err := s.conn.Tx(ctx, wls)
-	if err != nil {
+	if len(s.conns) == 1 {
+		out, err := s.conn.Tx(ctx, wls)
+		if err != nil {
+			return err
+		}
+		s.pending = out
+		return nil
+	}
+	k := len(s.conns)
+	outs := make([][]raw.Outcome, k)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for c, conn := range s.conns {
+		var share [][]txn.Statement
+		for i := c; i < len(wls); i += k {
+			share = append(share, wls[i])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[c], errs[c] = conn.Tx(ctx, share)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	s.pending = out
+	s.pending = s.pending[:0]
+	for _, out := range outs {
+		s.pending = append(s.pending, out...)
+	}
 	return nil
 }
 

@@ -69,6 +69,8 @@ wl-transactions, or the run fails.`,
 	fl.IntVar(&o.BCPerBlock, "bc-per-block", 0, "bc-transactions per block (default: smallbank 4, neworder 200)")
 	fl.IntVar(&o.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction")
 	fl.IntVar(&o.Accounts, "accounts", 0, "Smallbank accounts (default 100,000)")
+	fl.StringVar(&o.Distribution, "distribution", "", "Smallbank's choice of accounts: uniform (default) or zipf")
+	fl.IntVar(&o.Lanes, "lanes", 1, "connections per side: the executor's lanes (parallel execution, PostgreSQL) and the raw baseline's connections")
 	fl.Uint64Var(&o.Seed, "seed", 1, "the workload stream's seed")
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of one more executor turn (FinalizeBlock + Commit only) here")
 	fl.StringVar(&o.RawCPUProfile, "raw-cpuprofile", "", "write a CPU profile of one more raw turn here, to compare with --cpuprofile's")
@@ -112,4 +114,5 @@ func printCost(out io.Writer, r *cost.Result) {
 	fmt.Fprintf(w, "median\traw\t\t\t%.1f\t%.1f\t%.1f\t\t\n", r.RawGo, r.RawServer, r.RawTotal)
 	w.Flush()
 	fmt.Fprintf(out, "ratio executor/raw: %.2fx (with CheckTx %.2fx; median of the turns' own ratios %.2fx)\n", r.Ratio, r.RatioWithCheck, r.PairedRatio)
+	fmt.Fprintf(out, "throughput (median wall): executor %.0f wl/s, raw %.0f wl/s\n", 1e6/max(r.ExecWall, 1e-9), 1e6/max(r.RawWall, 1e-9))
 }

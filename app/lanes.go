@@ -1,0 +1,225 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/conflict"
+	"github.com/relchain/relchain/txn"
+)
+
+// WithLanes sets how many database connections a block's transactions may
+// run on at once (issue 38; see "Parallel execution on lanes" in
+// DESIGN.md). 1, the default, runs every block serially. It is node-local:
+// results, digests and the AppHash are the same whatever it is.
+func WithLanes(k int) ExecutorOption {
+	return func(o *executorOptions) { o.lanes = k }
+}
+
+// lanePlan is a block's parallel schedule: the decoded txs (nil where the
+// envelope was rejected) and, per lane, the indices of the txs it runs,
+// in block order.
+type lanePlan struct {
+	txs   []*txn.Tx
+	rejs  []*Rejection
+	lanes [][]int
+}
+
+// errLanesAbandoned: a lane could not go on without another's locks, or
+// a tx's failure cost a lane its db-transaction; the block runs again,
+// serially.
+var errLanesAbandoned = errors.New("parallel execution abandoned; the block runs serially")
+
+// planLanes returns the block's parallel schedule, or nil to run it
+// serially: lanes are off or unsupported here, the block has a system
+// statement (grants and validator changes are read by later txs'
+// admission) or a statement the analysis cannot bound, or its txs form
+// fewer than two independent groups. Nothing in it touches p: the serial
+// path starts from scratch when it returns nil.
+func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, txs [][]byte, forced map[int]TxResult) (*lanePlan, error) {
+	if e.opts.lanes < 2 || len(txs) < 2 || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
+		e.params.BlockAtomic || e.ddlAlone() {
+		return nil, nil
+	}
+	if _, ok := p.block.(backend.Lanes); !ok {
+		return nil, nil
+	}
+	cataloger, ok := e.Backend().(backend.ConflictCataloger)
+	if !ok {
+		return nil, nil
+	}
+	cat, err := cataloger.ConflictCatalog(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("conflict catalog: %w", err)
+	}
+	plan := &lanePlan{txs: make([]*txn.Tx, len(txs)), rejs: make([]*Rejection, len(txs))}
+	access := make([]conflict.Access, len(txs))
+	weights := make([]int, len(txs))
+	for i, raw := range txs {
+		tx, rej := e.validate(raw, key(raw))
+		plan.txs[i], plan.rejs[i] = tx, rej
+		if tx == nil {
+			continue
+		}
+		weights[i] = len(tx.Statements)
+		for _, st := range tx.Statements {
+			if isSystem(st.SQL) {
+				return nil, nil
+			}
+			access[i].Add(conflict.Analyze(st.SQL, argValues(st.Args), cat))
+			if access[i].All {
+				return nil, nil
+			}
+		}
+	}
+	groups := conflict.Schedule(access)
+	if len(groups.Groups) < 2 {
+		return nil, nil
+	}
+	plan.lanes = conflict.Assign(groups, weights, e.opts.lanes)
+	return plan, nil
+}
+
+// executeLanes is execute on a parallel schedule: the admission of every
+// tx first, in block order (the same checks as the serial loop; no tx of
+// the block changes grants, see planLanes), then each lane's txs in block
+// order on its own connection, the lanes at once. The results are those
+// of the serial loop: txs of different lanes touch nothing in common.
+func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, plan *lanePlan) ([]TxResult, []*execData, error) {
+	results := make([]TxResult, len(txs))
+	outs := make([]*execData, len(txs))
+	run := make([]bool, len(txs))
+	for i, raw := range txs {
+		p.txKeys = append(p.txKeys, key(raw))
+		tx, rej := plan.txs[i], plan.rejs[i]
+		p.signers = append(p.signers, signerOf(tx))
+		if rej == nil {
+			rej = e.consumeNonce(tx, p.replay, b.Time)
+		}
+		if rej == nil {
+			if why := e.perms.admit(tx, p.grants); why != "" {
+				rej = &Rejection{Code: api.CodeUnauthorized, Reason: why}
+			}
+		}
+		if rej != nil {
+			results[i] = rejectionResult(0, rej)
+			continue
+		}
+		run[i] = true
+	}
+	opened, err := p.block.(backend.Lanes).OpenLanes(ctx, len(plan.lanes))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: open %d lanes: %w", errLanesAbandoned, len(plan.lanes), err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(opened))
+	var wg sync.WaitGroup
+	for l, lane := range opened {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lp := *p // the lane's view: its own Block; the overlays stay empty (no system statements)
+			lp.block = laneBlock{lane}
+			for _, i := range plan.lanes[l] {
+				if !run[i] {
+					continue
+				}
+				env := sqlcheck.NewEnv(b.Time, b.Hash, i)
+				env.Protocol = p.version()
+				res, out, err := e.executeLimited(ctx, &lp, plan.txs[i], env)
+				if err != nil {
+					errs[l] = laneError(i, key(txs[i]), err)
+					cancel()
+					return
+				}
+				results[i], outs[i] = res, out
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstLaneError(errs); err != nil {
+		return nil, nil, err
+	}
+	e.laneStats.parallel.Add(1)
+	return results, outs, nil
+}
+
+// laneError is what a lane's error on tx i means for the block: a lane
+// conflict or a lost db-transaction abandons the parallel run; anything
+// else is the backend's failure, as in the serial loop.
+func laneError(i int, h [32]byte, err error) error {
+	var lost *lostBlock
+	if errors.As(err, &lost) || errors.Is(err, backend.ErrLaneConflict) {
+		return fmt.Errorf("%w: tx %d: %w", errLanesAbandoned, i, err)
+	}
+	return &TxError{Index: i, Hash: h[:], Err: err}
+}
+
+// firstLaneError picks the error the block reports: a backend failure
+// first (it would recur serially), then an abandonment; a lane stopped
+// because another cancelled it reports only that.
+func firstLaneError(errs []error) error {
+	var abandoned, cancelled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, errLanesAbandoned):
+			abandoned = cmp.Or(abandoned, err)
+		case errors.Is(err, context.Canceled):
+			cancelled = cmp.Or(cancelled, err)
+		default:
+			return err
+		}
+	}
+	return cmp.Or(abandoned, cancelled)
+}
+
+// laneBlock runs a lane's txs through the executor's serial code: a
+// Block whose per-tx methods are the lane's; the block-wide ones belong
+// to the Block itself and are never called on a lane.
+type laneBlock struct{ backend.Lane }
+
+var errNotOnLane = errors.New("not available on a lane of a parallel block")
+
+func (laneBlock) ChangeDigest(context.Context) (backend.Changes, error) {
+	return backend.Changes{}, errNotOnLane
+}
+func (laneBlock) StateDigest(context.Context) ([]byte, error) { return nil, errNotOnLane }
+func (laneBlock) SaveSystem(context.Context, map[string][]byte) error {
+	return errNotOnLane
+}
+func (laneBlock) Commit(context.Context, backend.State) error { return errNotOnLane }
+func (laneBlock) Rollback(context.Context) error              { return errNotOnLane }
+
+// lanesAbandoned logs a parallel attempt given up for the serial run.
+// It is no fault: the schedule is conservative about what it knows, the
+// database may lock more than it knows.
+func (e *Executor) lanesAbandoned(height int64, why error) {
+	e.db.mu.Lock()
+	logger := e.db.logger
+	e.db.mu.Unlock()
+	e.laneStats.abandoned.Add(1)
+	logger.Info("a block's parallel run was abandoned; it runs serially", "height", height, "why", why.Error())
+}
+
+// LaneStats counts this executor's parallel runs since it started.
+type LaneStats struct {
+	Parallel  int64 // blocks whose txs ran on lanes
+	Abandoned int64 // attempts given up for the serial run
+}
+
+// laneCounters are LaneStats' counters.
+type laneCounters struct{ parallel, abandoned atomic.Int64 }
+
+// LaneStats returns the executor's parallel-run counters.
+func (e *Executor) LaneStats() LaneStats {
+	return LaneStats{Parallel: e.laneStats.parallel.Load(), Abandoned: e.laneStats.abandoned.Load()}
+}
