@@ -127,6 +127,8 @@ func (a *analyzer) walk(m protoreflect.Message) {
 	case *pg_query.MergeStmt:
 		a.modifies(n.GetRelation(), true)
 		with = n.GetWithClause()
+	case *pg_query.LockingClause:
+		return // its relations are aliases of the FROM list (locks: see SelectStmt)
 	case *pg_query.CommonTableExpr, *pg_query.WithClause:
 		// Reached only through walkWith.
 	default:
