@@ -17,15 +17,19 @@ type Table struct {
 	KeyIsOnlyUnique bool
 	// Opaque: something beyond the statement's own text may run when the
 	// table is written or read: a user trigger, a rule, a row-level
-	// security policy. Any statement touching it conflicts with every
-	// other tx.
+	// security policy, a column default, CHECK constraint, generated
+	// column or index expression that calls a user routine, inheritance
+	// children or partitions (a statement on the parent reaches them).
+	// Any statement touching it conflicts with every other tx.
 	Opaque bool
 	// Related are the tables linked to this one by a foreign key, in
 	// either direction, sorted. A write to the table reads or writes them
 	// (a check, a cascade): it counts as a table-wide write to each.
 	Related []string
-	// Sequences its column defaults draw from (serial columns), sorted:
-	// an INSERT that lets a default fill such a column writes them.
+	// Sequences its column defaults draw from (serial columns and any
+	// DEFAULT nextval('s')), sorted, named as Name is: an INSERT or MERGE
+	// into the table, or an UPDATE that sets a column to DEFAULT, writes
+	// them.
 	Sequences []string
 }
 
@@ -53,6 +57,13 @@ const (
 // false for a name that is no plain table of the committed schema (a view,
 // a system catalog, an unknown name): statements touching it conflict
 // with every other tx.
+//
+// Routine reports whether schema public holds a user function or
+// procedure of that name (any argument types). PostgreSQL resolves an
+// unqualified call among every schema of the search path, so lower(x) may
+// call public.lower(varchar) rather than the built-in: such a call
+// conflicts with every other tx, as a call of public.name(...) does.
 type Catalog interface {
 	Table(name string) (Table, bool)
+	Routine(name string) bool
 }

@@ -9,4 +9,8 @@
 // in block order, and transactions of different groups touch nothing in
 // common. Whatever the analysis cannot bound (DDL, user functions, opaque
 // tables, views) conflicts with everything.
+//
+// Analyze gives one statement's Access, Access.Add a tx's, Schedule the
+// groups of a block (Plan) and Assign the groups' lanes. DESIGN.md gives
+// the soundness argument and every rule.
 package conflict
