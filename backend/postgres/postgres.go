@@ -510,7 +510,8 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		}
 		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
-	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages, seqsAtBegin: b.seqs}
+	b.open = &block{b: b, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages, seqsAtBegin: b.seqs}
+	b.open.session = &session{b: b, blk: b.open, mu: &b.mu, stmts: &b.stmts, conn: b.writer}
 	return classified(b.open), nil
 }
 
