@@ -31,6 +31,12 @@ import (
 // prepared lane of a recorded height commits, any other rolls back); no
 // read through Backend.Query sees a height whose lanes have not all
 // committed. Rollback rolls back every lane.
+//
+// OpenLanes fails with an error wrapping ErrNoLanes when the database
+// cannot run this block on lanes (PostgreSQL: max_prepared_transactions
+// is below n-1): the Block is as before, and the executor runs it
+// serially. A schema change (DDL, TRUNCATE) on a lane fails with
+// ErrLaneConflict: a parallel block never changes the schema.
 type Lanes interface {
 	OpenLanes(ctx context.Context, n int) ([]Lane, error)
 }
@@ -51,3 +57,7 @@ type Lane interface {
 // ErrLaneConflict: a lane of a parallel block could not go on without
 // another lane's locks (see Lane).
 var ErrLaneConflict = errors.New("a lane of a parallel block waited for another lane's lock")
+
+// ErrNoLanes: the database cannot open lanes for this block (see Lanes);
+// the block runs serially.
+var ErrNoLanes = errors.New("the database cannot run this block on lanes")

@@ -95,6 +95,10 @@ type session struct {
 	conn  *pgx.Conn
 	lane  int
 	done  bool
+	// laneConn is a lane's kept connection (nil for the writer); gid is
+	// the id of its prepared db-transaction while Commit has one.
+	laneConn *laneConn
+	gid      string
 	env   sqlcheck.Env // of the current bc-transaction
 	// inTx: a bc-transaction's savepoint is open. unconsumed: change
 	// records tagged with a tx index may be waiting for ChangeDigest (see
@@ -352,6 +356,11 @@ func (k *session) Exec(ctx context.Context, sql string, args []any) (*backend.Ro
 		prefix = append(prefix, "SET LOCAL "+txSetting+" = ''")
 	}
 	ddl := st.changesSchema(k.b.syntax.gate)
+	if ddl && k.blk.lanesUsed {
+		// StateDigest would rescan on the writer's session, which cannot
+		// see the other lanes' rows: a schema change is never parallel.
+		return nil, fmt.Errorf("postgres: exec: %w: a parallel block cannot change the schema", backend.ErrLaneConflict)
+	}
 	if ddl {
 		k.keys = nil
 	}
@@ -377,6 +386,7 @@ func (k *session) Exec(ctx context.Context, sql string, args []any) (*backend.Ro
 		}
 		if err == nil {
 			k.stmts.schemaChange()
+			k.b.schemaGen++
 			k.b.seqs = seqsUnknown
 			k.deferred.known, k.deferred.ddl = false, true
 		}
@@ -391,6 +401,9 @@ func (k *session) Exec(ctx context.Context, sql string, args []any) (*backend.Ro
 		return nil, k.interrupted(ctx, "exec", err)
 	}
 	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && k.blk.lanesUsed && lockConflict(pgErr.Code) {
+		return nil, fmt.Errorf("postgres: exec: %w: %w", backend.ErrLaneConflict, err)
+	}
 	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) || stackDependent(pgErr) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
@@ -437,18 +450,30 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if k.done {
 		return backend.Changes{}, errBlockDone
 	}
-	if err := k.flush(ctx); err != nil {
-		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
-	}
-	if err := k.flushSequences(ctx); err != nil {
-		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
-	}
-	recs, err := k.consumeRecords(ctx)
-	if err != nil {
-		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
+	defer k.lockLanes()()
+	// Each lane flushes and consumes its own records, in its own
+	// db-transaction (it sees no other lane's); all of them are digested
+	// together, in canonical order, as a serial block's would be.
+	var recs []backend.ChangeRecord
+	for _, s := range k.sessions() {
+		if err := s.flush(ctx); err != nil {
+			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
+		}
+		if err := s.flushSequences(ctx); err != nil {
+			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
+		}
+		r, err := s.consumeRecords(ctx)
+		if err != nil {
+			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
+		}
+		if recs == nil {
+			recs = r
+		} else {
+			recs = append(recs, r...)
+		}
+		s.unconsumed = s.inTx
 	}
 	k.consumed += len(recs)
-	k.unconsumed = k.inTx
 	k.canonRecs = append(k.canonRecs, recs)
 	// The state digest's part (an LtHash element per image, the costly
 	// part) is a sum, so its order does not matter: it runs on the other
@@ -493,7 +518,9 @@ const truncateAt = 256
 // schemaSQL). After a large block (truncateAt) it consumes them by
 // TRUNCATE when it can lock the table at once.
 func (k *session) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, error) {
-	if k.b.opts.truncateChanges || k.b.lastRecords >= truncateAt {
+	// Not with lanes: the lock would wait for (or keep out) the other
+	// lanes' records.
+	if !k.blk.lanesUsed && (k.b.opts.truncateChanges || k.b.lastRecords >= truncateAt) {
 		recs, ok, err := k.consumeByTruncate(ctx)
 		if err != nil || ok {
 			return recs, err
@@ -651,47 +678,84 @@ const minPerPart = 64
 
 // Commit writes s into relchain.meta and commits; with synchronous_commit
 // on, data and state are durable together when it returns.
+//
+// A parallel block (OpenLanes) commits in three steps: every lane's
+// db-transaction is prepared (PREPARE TRANSACTION), the writer's records
+// s and commits — the decision — and every prepared lane commits (COMMIT
+// PREPARED), while reads wait to take their snapshots (readSnapshot). A
+// crash in between is resolved by resolveLeftovers.
 func (k *block) Commit(ctx context.Context, s backend.State) error {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
 	if k.done {
 		return errBlockDone
 	}
+	defer k.lockLanes()()
 	appHash := s.AppHash
 	if appHash == nil {
 		appHash = []byte{}
 	}
 	if err := k.flush(ctx); err != nil {
-		_ = k.rollback(ctx)
+		_ = k.rollbackLocked(ctx)
+		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
+	}
+	if err := k.prepareLanes(ctx, s.Height); err != nil {
+		_ = k.rollbackLocked(ctx)
 		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
 	}
 	if k.unconsumed {
 		// Records a tx wrote and no ChangeDigest consumed (never so in the
 		// executor) outlive this block: like records written out of band,
 		// they must belong to no tx of the block that digests them.
-		if _, err := k.conn.PgConn().Exec(ctx, "UPDATE relchain.changes SET tx = -1 WHERE tx <> -1").ReadAll(); err != nil {
-			_ = k.rollback(ctx)
+		if _, err := k.conn.PgConn().Exec(ctx, untagSQL).ReadAll(); err != nil {
+			_ = k.rollbackLocked(ctx)
 			return fmt.Errorf("postgres: commit height %d: untag change records: %w", s.Height, err)
 		}
 	}
 	_, err := k.conn.Exec(ctx, `INSERT INTO relchain.meta (id, height, app_hash) VALUES (1, $1, $2)
 		ON CONFLICT (id) DO UPDATE SET height = EXCLUDED.height, app_hash = EXCLUDED.app_hash`, s.Height, appHash)
 	if err != nil {
-		_ = k.rollback(ctx)
+		_ = k.rollbackLocked(ctx)
 		return fmt.Errorf("postgres: commit height %d: write state: %w", s.Height, err)
 	}
+	parallel := len(k.lanes) > 0
+	if parallel {
+		k.b.laneGate.Lock()
+		defer k.b.laneGate.Unlock()
+	}
 	tag, err := k.conn.PgConn().Exec(ctx, "COMMIT").ReadAll()
+	writer := k.conn
 	k.finish(err != nil)
 	if err != nil {
 		k.stmts.rolledBack(true)
+		// A server's answer means the COMMIT failed; a lost connection
+		// leaves it unknown, and resolveLeftovers decides when the writer
+		// connects again.
+		var pgErr *pgconn.PgError
+		_ = k.endLanes(ctx, !errors.As(err, &pgErr))
 		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
 	}
 	// COMMIT of a failed transaction rolls back and says so only in the tag.
 	if len(tag) != 1 || tag[0].CommandTag.String() != "COMMIT" {
 		k.stmts.rolledBack(true)
+		_ = k.endLanes(ctx, false)
 		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
 	}
 	k.stmts.committed()
+	if parallel {
+		laneCommitStep(CrashLanesDecided, 0)
+		if err := k.commitPrepared(ctx); err != nil {
+			// The block is decided: the writer's session commits what is
+			// left (or a later connection of it does).
+			if rerr := resolveLeftovers(ctx, writer, k.b.writerCfg.Database); rerr != nil {
+				_ = k.endLanes(ctx, true)
+				return fmt.Errorf("postgres: commit height %d: %w; %w", s.Height, err, rerr)
+			}
+		}
+		if err := k.endLanes(ctx, true); err != nil {
+			return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
+		}
+	}
 	k.b.lastRecords = k.consumed
 	if k.migrated {
 		k.b.oldImages = false
@@ -710,24 +774,32 @@ func (k *block) Rollback(ctx context.Context) error {
 	return sqlstore.Rollback(&k.b.mu, &k.done, func() error { return k.rollback(ctx) })
 }
 
-// rollback ends the block; the caller holds the backend's mutex. On a
-// closed connection (lost, or given up when a context ended) there is
+// rollback ends the block and its lanes; the caller holds the backend's
+// mutex.
+func (k *block) rollback(ctx context.Context) error {
+	defer k.lockLanes()()
+	return k.rollbackLocked(ctx)
+}
+
+// rollbackLocked is rollback; the caller holds every lane's mutex too. On
+// a closed connection (lost, or given up when a context ended) there is
 // nothing to send: the server rolls the db-transaction back when the
 // session ends, which cancelOnServer hastens.
-func (k *block) rollback(ctx context.Context) error {
+func (k *block) rollbackLocked(ctx context.Context) error {
+	lerr := k.endLanes(ctx, false)
 	k.stmts.rolledBack(true)
 	k.b.seqs = k.seqsAtBegin
 	if k.conn.IsClosed() {
 		k.cancelOnServer()
 		k.finish(true)
-		return nil
+		return lerr
 	}
 	_, err := k.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
 	k.finish(err != nil)
 	if err != nil {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
-	return nil
+	return lerr
 }
 
 // finish marks the block done; if the writer's state is unknown (an error

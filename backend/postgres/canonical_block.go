@@ -33,6 +33,7 @@ const canonSchema = "public."
 // CanonicalTables implements backend.CanonicalReader, in one read-only
 // REPEATABLE READ transaction on a reader connection.
 func (b *Backend) CanonicalTables(ctx context.Context) ([]string, error) {
+	defer b.readSnapshot()()
 	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("canonical tables: begin: %w", err)
@@ -73,6 +74,10 @@ func (k *block) canonRead(ctx context.Context, what string, read func() error) e
 		return errBlockDone
 	case k.aborted:
 		return fmt.Errorf("postgres: %s: the block's db-transaction is aborted", what)
+	case k.blk.lanesUsed:
+		// The other lanes' rows are not visible on the writer's session
+		// before Commit.
+		return fmt.Errorf("postgres: %s: not available in a parallel block", what)
 	}
 	if err := k.flush(ctx); err != nil {
 		return fmt.Errorf("postgres: %s: %w", what, err)
