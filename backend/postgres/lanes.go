@@ -355,7 +355,7 @@ func resolveLeftovers(ctx context.Context, conn *pgx.Conn, database string) erro
 		}
 		return fmt.Errorf("postgres: resolve prepared lanes: %w", err)
 	}
-	if len(res) != 4 || len(res[2].Rows) != 1 {
+	if len(res) != 5 || len(res[2].Rows) != 1 {
 		return errors.New("postgres: resolve prepared lanes: unexpected answer")
 	}
 	recorded, err := strconv.ParseInt(string(res[2].Rows[0][0]), 10, 64)
