@@ -99,7 +99,7 @@ type session struct {
 	// the id of its prepared db-transaction while Commit has one.
 	laneConn *laneConn
 	gid      string
-	env   sqlcheck.Env // of the current bc-transaction
+	env      sqlcheck.Env // of the current bc-transaction
 	// inTx: a bc-transaction's savepoint is open. unconsumed: change
 	// records tagged with a tx index may be waiting for ChangeDigest (see
 	// Commit).
@@ -740,6 +740,9 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 		k.stmts.rolledBack(true)
 		_ = k.endLanes(ctx, false)
 		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
+	}
+	if k.stmts.schemaChanged {
+		k.b.schemaGen++ // the committed schema changed (ConflictCatalog)
 	}
 	k.stmts.committed()
 	if parallel {

@@ -216,6 +216,9 @@ type Backend struct {
 	laneConns   []*laneConn
 	schemaGen   uint64
 	laneGate    sync.RWMutex
+	// catalog is ConflictCatalog's answer while schemaGen is catalogGen.
+	catalog    catalogMap
+	catalogGen uint64
 }
 
 var _ backend.Backend = (*Backend)(nil)
