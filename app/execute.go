@@ -70,8 +70,8 @@ type pendingBlock struct {
 	judges []schemaJudge
 	ddl    []txn.Statement
 	// serial: run this block on one connection (an attempt on lanes was
-	// abandoned; lanes.go).
-	serial bool
+	// abandoned; lanes.go); onLanes: its txs ran on lanes.
+	serial, onLanes bool
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -228,6 +228,15 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 			sealStart := time.Now()
 			err = e.seal(ctx, p, committed, results, outs)
 			p.digest = time.Since(sealStart)
+		}
+		if err != nil && p.onLanes && errors.Is(err, backend.ErrLaneConflict) {
+			// A lane met another's lock while its change records were
+			// consumed (a sequence both drew on): the serial run decides.
+			err = fmt.Errorf("%w: %w", errLanesAbandoned, err)
+			_ = p.rollback(undo)
+			e.lanesAbandoned(height, err)
+			serial = true
+			continue
 		}
 		if err != nil {
 			_ = p.rollback(undo)

@@ -44,7 +44,7 @@ var errLanesAbandoned = errors.New("parallel execution abandoned; the block runs
 // fewer than two independent groups. Nothing in it touches p: the serial
 // path starts from scratch when it returns nil.
 func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, txs [][]byte, forced map[int]TxResult) (*lanePlan, error) {
-	if e.opts.lanes < 2 || len(txs) < 2 || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
+	if e.opts.lanes < 2 || e.laneStats.off.Load() || len(txs) < 2 || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
 		e.params.BlockAtomic || e.ddlAlone() {
 		return nil, nil
 	}
@@ -118,6 +118,7 @@ func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBloc
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: open %d lanes: %w", errLanesAbandoned, len(plan.lanes), err)
 	}
+	p.onLanes = true
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(opened))
@@ -207,6 +208,12 @@ func (e *Executor) lanesAbandoned(height int64, why error) {
 	logger := e.db.logger
 	e.db.mu.Unlock()
 	e.laneStats.abandoned.Add(1)
+	if errors.Is(why, backend.ErrNoLanes) {
+		e.laneStats.off.Store(true)
+		logger.Error("[block] lanes is set but the database cannot give lanes: every block runs serially until the node restarts (docs/parallel-execution.md)",
+			"height", height, "why", why.Error())
+		return
+	}
 	logger.Info("a block's parallel run was abandoned; it runs serially", "height", height, "why", why.Error())
 }
 
@@ -216,8 +223,13 @@ type LaneStats struct {
 	Abandoned int64 // attempts given up for the serial run
 }
 
-// laneCounters are LaneStats' counters.
-type laneCounters struct{ parallel, abandoned atomic.Int64 }
+// laneCounters are LaneStats' counters, and off: the database cannot
+// give lanes (backend.ErrNoLanes), every block runs serially until the
+// node restarts.
+type laneCounters struct {
+	parallel, abandoned atomic.Int64
+	off                 atomic.Bool
+}
 
 // LaneStats returns the executor's parallel-run counters.
 func (e *Executor) LaneStats() LaneStats {

@@ -32,7 +32,13 @@ import (
 // prepared lane of a recorded height commits, any other rolls back); no
 // read through Backend.Query sees a height whose lanes have not all
 // committed. Rollback rolls back every lane.
-// An error of OpenLanes leaves the Block as it was, to run serially.
+//
+// OpenLanes fails with an error wrapping ErrNoLanes when the database
+// cannot run this block on lanes (PostgreSQL: max_prepared_transactions
+// is below n-1): the Block is as before, and the executor runs it
+// serially. A schema change (DDL, TRUNCATE) on a lane fails with
+// ErrLaneConflict: a parallel block never changes the schema. Any error
+// of OpenLanes leaves the Block as it was, to run serially.
 type Lanes interface {
 	OpenLanes(ctx context.Context, n int) ([]Lane, error)
 }
@@ -60,3 +66,7 @@ var ErrLaneConflict = errors.New("a lane of a parallel block waited for another 
 type ConflictCataloger interface {
 	ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 }
+
+// ErrNoLanes: the database cannot open lanes for this block (see Lanes);
+// the block runs serially.
+var ErrNoLanes = errors.New("the database cannot run this block on lanes")

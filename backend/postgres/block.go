@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,13 +43,64 @@ var opBefore = []byte{'B'}
 
 var errBlockDone = errors.New("postgres: block is already committed or rolled back")
 
-// block is the open db-transaction on the writer connection. Its methods
-// hold the backend's mutex, so Close cannot interleave with them.
+// block is the open db-transaction on the writer connection, and the
+// block-wide state that its lanes (lanes.go) share: the digests' sums,
+// what the block learnt of the schema. What belongs to one connection —
+// its db-transaction's savepoints, its attribution tag, its prepared
+// statements — is its session; the writer's is embedded (lane 0).
 type block struct {
-	b    *Backend
-	conn *pgx.Conn
-	done bool
-	env  sqlcheck.Env // of the current bc-transaction
+	*session // the writer's: lane 0
+	b        *Backend
+	// delta is the digested changes' effect on the table sums; ddl records
+	// that one of them changed the schema (StateDigest then rescans).
+	delta backend.TableDelta
+	ddl   bool
+	// migrating: the database's table sums are of row image format 1
+	// (imagesJSON), so this block rescans every table with the current
+	// images and records format 2; migrated, it did (see Commit).
+	migrating, migrated bool
+	// consumed counts the change records ChangeDigest deleted in this
+	// block (see vacuumAfter).
+	consumed int
+	// seqsAtBegin is what the backend knew of relchain.sequences when the
+	// block began: a Rollback brings the database back to that state, and
+	// the knowledge with it. What the block learnt (a speculated block or
+	// a rehearsal that dropped the last serial table: "none") would
+	// otherwise leave the next block's sequences unflushed and out of its
+	// digest on this node alone (TestSpeculationAndRestartsLeaveNoTrace).
+	seqsAtBegin seqsKnown
+	// canonRecs are the change records ChangeDigest consumed, kept for
+	// CanonicalDelta (they name the changed keys and the schema changes);
+	// truncates are the texts of the TRUNCATE statements the block ran,
+	// whose 'S' records change no schema (canonSchemaRecord).
+	canonRecs [][]backend.ChangeRecord
+	canonLane []int // the lane that consumed each of canonRecs
+	truncates map[string]bool
+	// lanes are the sessions of lanes 1..n-1 (OpenLanes), nil if the
+	// block has none; lanesUsed stays set once they were opened (the
+	// writer's lock waits are bounded for the rest of the block).
+	lanes     []*session
+	lanesUsed bool
+}
+
+// session is one connection's share of a block: the writer's (lane 0) or
+// a lane's (lanes.go). Its methods hold mu, the backend's mutex for the
+// writer and the lane's own for a lane, so lanes run concurrently.
+type session struct {
+	b   *Backend
+	blk *block
+	// mu guards this session's state; stmts are its connection's
+	// prepared block statements (the backend's for the writer).
+	mu    *sync.Mutex
+	stmts *blockStmts
+	conn  *pgx.Conn
+	lane  int
+	done  bool
+	// laneConn is a lane's kept connection (nil for the writer); gid is
+	// the id of its prepared db-transaction while Commit has one.
+	laneConn *laneConn
+	gid      string
+	env      sqlcheck.Env // of the current bc-transaction
 	// inTx: a bc-transaction's savepoint is open. unconsumed: change
 	// records tagged with a tx index may be waiting for ChangeDigest (see
 	// Commit).
@@ -67,37 +119,13 @@ type block struct {
 	// releaseDue, the previous tx's RELEASE has not. aborted: the last
 	// statement failed, so the db-transaction is in the aborted state.
 	savepointDue, releaseDue, aborted bool
-	// delta is the digested changes' effect on the table sums; ddl records
-	// that one of them changed the schema (StateDigest then rescans).
-	delta backend.TableDelta
-	ddl   bool
 	// keys are the tables' keys looked up for LIMIT without ORDER BY
 	// (limit.go) since the block's last DDL statement or rollback to a
 	// savepoint: the schema they came from is the block's current one.
 	keys map[tableRef][]string
-	// migrating: the database's table sums are of row image format 1
-	// (imagesJSON), so this block rescans every table with the current
-	// images and records format 2; migrated, it did (see Commit).
-	migrating, migrated bool
 	// deferred: the schema's INITIALLY DEFERRED constraints and whether
 	// the open tx may have checks pending (deferred.go).
 	deferred deferredState
-	// consumed counts the change records ChangeDigest deleted in this
-	// block (see vacuumAfter).
-	consumed int
-	// seqsAtBegin is what the backend knew of relchain.sequences when the
-	// block began: a Rollback brings the database back to that state, and
-	// the knowledge with it. What the block learnt (a speculated block or
-	// a rehearsal that dropped the last serial table: "none") would
-	// otherwise leave the next block's sequences unflushed and out of its
-	// digest on this node alone (TestSpeculationAndRestartsLeaveNoTrace).
-	seqsAtBegin seqsKnown
-	// canonRecs are the change records ChangeDigest consumed, kept for
-	// CanonicalDelta (they name the changed keys and the schema changes);
-	// truncates are the texts of the TRUNCATE statements the block ran,
-	// whose 'S' records change no schema (canonSchemaRecord).
-	canonRecs [][]backend.ChangeRecord
-	truncates map[string]bool
 }
 
 // vacuumAfter: a block that consumed at least this many change records
@@ -114,7 +142,7 @@ var _ backend.Block = (*block)(nil)
 // protocol, after the deferred savepoint statements, in the same round
 // trip; the caller holds the backend's mutex. An empty sql sends only the
 // deferred statements.
-func (k *block) simpleLocked(ctx context.Context, what, sql string) error {
+func (k *session) simpleLocked(ctx context.Context, what, sql string) error {
 	stmts := k.pending()
 	if sql != "" {
 		stmts = append(stmts, sql)
@@ -131,7 +159,7 @@ func (k *block) simpleLocked(ctx context.Context, what, sql string) error {
 
 // flush sends the deferred savepoint statements, if any; the caller holds
 // the backend's mutex. Every statement the block sends goes after them.
-func (k *block) flush(ctx context.Context) error {
+func (k *session) flush(ctx context.Context) error {
 	return k.simpleLocked(ctx, "deferred savepoint statements", "")
 }
 
@@ -144,7 +172,7 @@ func (k *block) flush(ctx context.Context) error {
 // each was sent at once. Nothing runs between a deferred SAVEPOINT and its
 // RELEASE or ROLLBACK TO unless the SAVEPOINT was sent first, so a tx that
 // ends before its first statement can drop its savepoint unsent.
-func (k *block) pending() []string {
+func (k *session) pending() []string {
 	var stmts []string
 	if k.releaseDue {
 		stmts = append(stmts, "RELEASE SAVEPOINT "+savepoint)
@@ -162,7 +190,7 @@ func (k *block) pending() []string {
 }
 
 // sent records that the server ran the pending statements.
-func (k *block) sent() {
+func (k *session) sent() {
 	if k.releaseDue {
 		k.savepointEnded(false)
 	}
@@ -177,7 +205,7 @@ func (k *block) sent() {
 // savepointEnded records that the server released the innermost
 // savepoint (keeping the tag set inside it) or rolled back to it
 // (restoring the tag of its start).
-func (k *block) savepointEnded(rolledBack bool) {
+func (k *session) savepointEnded(rolledBack bool) {
 	n := len(k.tagsBefore)
 	if n == 0 {
 		return
@@ -197,9 +225,9 @@ func (k *block) savepointEnded(rolledBack bool) {
 // when it holds env.Tx already (the wl-transactions of one bc-transaction
 // each open a savepoint, with the same env.Tx). Both are deferred to the
 // tx's first statement (see pending).
-func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+func (k *session) Savepoint(ctx context.Context, env sqlcheck.Env) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.done {
 		return errBlockDone
 	}
@@ -221,9 +249,9 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 // Release releases the tx's savepoint. It is deferred (see pending) unless
 // there is no open savepoint or the db-transaction is aborted: then it
 // fails here, as it would have when sent at once.
-func (k *block) Release(ctx context.Context) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+func (k *session) Release(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.done {
 		return errBlockDone
 	}
@@ -250,9 +278,9 @@ func (k *block) Release(ctx context.Context) error {
 // RollbackTo undoes everything since Savepoint and then releases the
 // savepoint, so a block of many failed txs does not pile up nested
 // savepoints.
-func (k *block) RollbackTo(ctx context.Context) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+func (k *session) RollbackTo(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.done {
 		return errBlockDone
 	}
@@ -262,7 +290,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 		return nil
 	}
 	k.inTx, k.aborted = false, false
-	k.b.stmts.rolledBack(false)
+	k.stmts.rolledBack(false)
 	k.keys = nil // the rollback may undo DDL
 	k.deferred.pending = false
 	if k.deferred.ddl {
@@ -284,7 +312,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 // without ORDER BY) are sorted by their text form: PostgreSQL returns them
 // in physical order, which differs between nodes holding the same rows
 // (autovacuum and HOT pruning run on each node's own schedule).
-func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+func (k *session) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	st, err := k.b.syntax.gated(sql)
 	if err != nil {
 		return nil, err
@@ -297,8 +325,8 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 			return nil, &backend.Error{Class: backend.ClassPermission, SQLState: "42501", Message: err.Error()}
 		}
 	}
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.done {
 		return nil, errBlockDone
 	}
@@ -329,6 +357,11 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		prefix = append(prefix, "SET LOCAL "+txSetting+" = ''")
 	}
 	ddl := st.changesSchema(k.b.syntax.gate)
+	if ddl && k.blk.lanesUsed {
+		// StateDigest would rescan on the writer's session, which cannot
+		// see the other lanes' rows: a schema change is never parallel.
+		return nil, fmt.Errorf("postgres: exec: %w: a parallel block cannot change the schema", backend.ErrLaneConflict)
+	}
 	if ddl {
 		k.keys = nil
 	}
@@ -350,10 +383,11 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 			err = k.restartSequence(ctx, st.restart)
 		}
 		if err == nil && st.truncate {
-			k.ranTruncate(sql)
+			k.blk.ranTruncate(sql)
 		}
 		if err == nil {
-			k.b.stmts.schemaChange()
+			k.stmts.schemaChange()
+			k.b.schemaGen++
 			k.b.seqs = seqsUnknown
 			k.deferred.known, k.deferred.ddl = false, true
 		}
@@ -368,6 +402,9 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		return nil, k.interrupted(ctx, "exec", err)
 	}
 	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && k.blk.lanesUsed && lockConflict(pgErr.Code) {
+		return nil, fmt.Errorf("postgres: exec: %w: %w", backend.ErrLaneConflict, err)
+	}
 	if !errors.As(err, &pgErr) || nodeFault(pgErr.Code) || stackDependent(pgErr) {
 		return nil, fmt.Errorf("postgres: exec: %w", err)
 	}
@@ -382,7 +419,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 // server would run the statement to its end, holding the block's locks:
 // interrupted asks the server to cancel it. The block can then only be
 // rolled back (see rollback); the next Begin connects a new writer.
-func (k *block) interrupted(ctx context.Context, what string, err error) error {
+func (k *session) interrupted(ctx context.Context, what string, err error) error {
 	if k.conn.IsClosed() {
 		k.cancelOnServer()
 	}
@@ -396,7 +433,7 @@ func (k *block) interrupted(ctx context.Context, what string, err error) error {
 // running (a cancel request on a connection of its own: the writer's is
 // closed). A failure leaves the statement to run to its end; the session
 // then ends, as its connection is gone.
-func (k *block) cancelOnServer() {
+func (k *session) cancelOnServer() {
 	sendCancelRequest(k.conn.PgConn())
 }
 
@@ -414,19 +451,31 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if k.done {
 		return backend.Changes{}, errBlockDone
 	}
-	if err := k.flush(ctx); err != nil {
-		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
-	}
-	if err := k.flushSequences(ctx); err != nil {
-		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
-	}
-	recs, err := k.consumeRecords(ctx)
-	if err != nil {
-		return backend.Changes{}, fmt.Errorf("postgres: change digest: %w", err)
+	defer k.lockLanes()()
+	// Each lane flushes and consumes its own records, in its own
+	// db-transaction (it sees no other lane's); all of them are digested
+	// together, in canonical order, as a serial block's would be.
+	var recs []backend.ChangeRecord
+	for _, s := range k.sessions() {
+		if err := s.flush(ctx); err != nil {
+			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
+		}
+		if err := s.flushSequences(ctx); err != nil {
+			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
+		}
+		r, err := s.consumeRecords(ctx)
+		if err != nil {
+			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
+		}
+		if recs == nil {
+			recs = r
+		} else {
+			recs = append(recs, r...)
+		}
+		s.unconsumed = s.inTx
+		k.canonRecs, k.canonLane = append(k.canonRecs, r), append(k.canonLane, s.lane)
 	}
 	k.consumed += len(recs)
-	k.unconsumed = k.inTx
-	k.canonRecs = append(k.canonRecs, recs)
 	// The state digest's part (an LtHash element per image, the costly
 	// part) is a sum, so its order does not matter: it runs on the other
 	// cores while this goroutine sorts and hashes the records.
@@ -469,8 +518,10 @@ const truncateAt = 256
 // as two: its record ('B', old) of the image before it, then its own (see
 // schemaSQL). After a large block (truncateAt) it consumes them by
 // TRUNCATE when it can lock the table at once.
-func (k *block) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, error) {
-	if k.b.opts.truncateChanges || k.b.lastRecords >= truncateAt {
+func (k *session) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, error) {
+	// Not with lanes: the lock would wait for (or keep out) the other
+	// lanes' records.
+	if !k.blk.lanesUsed && (k.b.opts.truncateChanges || k.b.lastRecords >= truncateAt) {
 		recs, ok, err := k.consumeByTruncate(ctx)
 		if err != nil || ok {
 			return recs, err
@@ -510,7 +561,7 @@ RELEASE SAVEPOINT relchain_consume`
 // session with an open transaction that wrote a captured table holds ROW
 // EXCLUSIVE; autovacuum): the caller then deletes them as usual, so a
 // block never waits for a lock here.
-func (k *block) consumeByTruncate(ctx context.Context) (recs []backend.ChangeRecord, ok bool, err error) {
+func (k *session) consumeByTruncate(ctx context.Context) (recs []backend.ChangeRecord, ok bool, err error) {
 	recs, err = readConsumed(k.conn.PgConn().Exec(ctx, consumeByTruncateSQL))
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
@@ -628,47 +679,87 @@ const minPerPart = 64
 
 // Commit writes s into relchain.meta and commits; with synchronous_commit
 // on, data and state are durable together when it returns.
+//
+// A parallel block (OpenLanes) commits in three steps: every lane's
+// db-transaction is prepared (PREPARE TRANSACTION), the writer's records
+// s and commits — the decision — and every prepared lane commits (COMMIT
+// PREPARED), while reads wait to take their snapshots (readSnapshot). A
+// crash in between is resolved by resolveLeftovers.
 func (k *block) Commit(ctx context.Context, s backend.State) error {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
 	if k.done {
 		return errBlockDone
 	}
+	defer k.lockLanes()()
 	appHash := s.AppHash
 	if appHash == nil {
 		appHash = []byte{}
 	}
 	if err := k.flush(ctx); err != nil {
-		_ = k.rollback(ctx)
+		_ = k.rollbackLocked(ctx)
+		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
+	}
+	if err := k.prepareLanes(ctx, s.Height); err != nil {
+		_ = k.rollbackLocked(ctx)
 		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
 	}
 	if k.unconsumed {
 		// Records a tx wrote and no ChangeDigest consumed (never so in the
 		// executor) outlive this block: like records written out of band,
 		// they must belong to no tx of the block that digests them.
-		if _, err := k.conn.PgConn().Exec(ctx, "UPDATE relchain.changes SET tx = -1 WHERE tx <> -1").ReadAll(); err != nil {
-			_ = k.rollback(ctx)
+		if _, err := k.conn.PgConn().Exec(ctx, untagSQL).ReadAll(); err != nil {
+			_ = k.rollbackLocked(ctx)
 			return fmt.Errorf("postgres: commit height %d: untag change records: %w", s.Height, err)
 		}
 	}
 	_, err := k.conn.Exec(ctx, `INSERT INTO relchain.meta (id, height, app_hash) VALUES (1, $1, $2)
 		ON CONFLICT (id) DO UPDATE SET height = EXCLUDED.height, app_hash = EXCLUDED.app_hash`, s.Height, appHash)
 	if err != nil {
-		_ = k.rollback(ctx)
+		_ = k.rollbackLocked(ctx)
 		return fmt.Errorf("postgres: commit height %d: write state: %w", s.Height, err)
 	}
+	parallel := len(k.lanes) > 0
+	if parallel {
+		k.b.laneGate.Lock()
+		defer k.b.laneGate.Unlock()
+	}
 	tag, err := k.conn.PgConn().Exec(ctx, "COMMIT").ReadAll()
+	writer := k.conn
 	k.finish(err != nil)
 	if err != nil {
-		k.b.stmts.rolledBack(true)
+		k.stmts.rolledBack(true)
+		// A server's answer means the COMMIT failed; a lost connection
+		// leaves it unknown, and resolveLeftovers decides when the writer
+		// connects again.
+		var pgErr *pgconn.PgError
+		_ = k.endLanes(ctx, !errors.As(err, &pgErr))
 		return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
 	}
 	// COMMIT of a failed transaction rolls back and says so only in the tag.
 	if len(tag) != 1 || tag[0].CommandTag.String() != "COMMIT" {
-		k.b.stmts.rolledBack(true)
+		k.stmts.rolledBack(true)
+		_ = k.endLanes(ctx, false)
 		return fmt.Errorf("postgres: commit height %d: the db-transaction had failed and was rolled back", s.Height)
 	}
-	k.b.stmts.committed()
+	if k.stmts.schemaChanged {
+		k.b.schemaGen++ // the committed schema changed (ConflictCatalog)
+	}
+	k.stmts.committed()
+	if parallel {
+		laneCommitStep(CrashLanesDecided, 0)
+		if err := k.commitPrepared(ctx); err != nil {
+			// The block is decided: the writer's session commits what is
+			// left (or a later connection of it does).
+			if rerr := resolveLeftovers(ctx, writer, k.b.writerCfg.Database); rerr != nil {
+				_ = k.endLanes(ctx, true)
+				return fmt.Errorf("postgres: commit height %d: %w; %w", s.Height, err, rerr)
+			}
+		}
+		if err := k.endLanes(ctx, true); err != nil {
+			return fmt.Errorf("postgres: commit height %d: %w", s.Height, err)
+		}
+	}
 	k.b.lastRecords = k.consumed
 	if k.migrated {
 		k.b.oldImages = false
@@ -687,24 +778,32 @@ func (k *block) Rollback(ctx context.Context) error {
 	return sqlstore.Rollback(&k.b.mu, &k.done, func() error { return k.rollback(ctx) })
 }
 
-// rollback ends the block; the caller holds the backend's mutex. On a
-// closed connection (lost, or given up when a context ended) there is
+// rollback ends the block and its lanes; the caller holds the backend's
+// mutex.
+func (k *block) rollback(ctx context.Context) error {
+	defer k.lockLanes()()
+	return k.rollbackLocked(ctx)
+}
+
+// rollbackLocked is rollback; the caller holds every lane's mutex too. On
+// a closed connection (lost, or given up when a context ended) there is
 // nothing to send: the server rolls the db-transaction back when the
 // session ends, which cancelOnServer hastens.
-func (k *block) rollback(ctx context.Context) error {
-	k.b.stmts.rolledBack(true)
+func (k *block) rollbackLocked(ctx context.Context) error {
+	lerr := k.endLanes(ctx, false)
+	k.stmts.rolledBack(true)
 	k.b.seqs = k.seqsAtBegin
 	if k.conn.IsClosed() {
 		k.cancelOnServer()
 		k.finish(true)
-		return nil
+		return lerr
 	}
 	_, err := k.conn.PgConn().Exec(ctx, "ROLLBACK").ReadAll()
 	k.finish(err != nil)
 	if err != nil {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
-	return nil
+	return lerr
 }
 
 // finish marks the block done; if the writer's state is unknown (an error
@@ -713,7 +812,7 @@ func (k *block) rollback(ctx context.Context) error {
 func (k *block) finish(dropConn bool) {
 	k.done = true
 	k.b.open = nil
-	k.canonRecs, k.truncates = nil, nil // a caller may keep the Block
+	k.canonRecs, k.canonLane, k.truncates = nil, nil, nil // a caller may keep the Block
 	if dropConn || k.conn.IsClosed() {
 		k.b.dropWriter()
 	}

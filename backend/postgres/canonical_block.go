@@ -33,6 +33,7 @@ const canonSchema = "public."
 // CanonicalTables implements backend.CanonicalReader, in one read-only
 // REPEATABLE READ transaction on a reader connection.
 func (b *Backend) CanonicalTables(ctx context.Context) ([]string, error) {
+	defer b.readSnapshot()()
 	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("canonical tables: begin: %w", err)
@@ -62,29 +63,46 @@ func canonTables(ctx context.Context, q querier) ([]string, error) {
 // canonSavepoint is the savepoint the block's canonical reads run in.
 const canonSavepoint = "relchain_canon"
 
+// errNotOnLanes: a canonical read that must see every row of a table (a
+// full scan, the list of tables after a schema change) in a parallel
+// block, whose other lanes' rows the writer's session does not see. It
+// wraps backend.ErrLaneConflict: the executor runs the block again,
+// serially.
+var errNotOnLanes = fmt.Errorf("not available in a parallel block: %w", backend.ErrLaneConflict)
+
 // canonRead runs read on the writer's session after the block's
-// statements, inside a read-only savepoint that is rolled back whatever
-// happened: the block's db-transaction is as before, a failed read
-// included (a SET LOCAL inside a released savepoint would outlive it).
-// The caller holds the backend's mutex.
+// statements (see canonReadOn); in a parallel block it fails with
+// errNotOnLanes. The caller holds the backend's mutex.
 func (k *block) canonRead(ctx context.Context, what string, read func() error) error {
+	if k.blk.lanesUsed {
+		return fmt.Errorf("postgres: %s: %w", what, errNotOnLanes)
+	}
+	return k.session.canonReadOn(ctx, what, read)
+}
+
+// canonReadOn runs read on session s after the block's statements,
+// inside a read-only savepoint that is rolled back whatever happened:
+// the db-transaction is as before, a failed read included (a SET LOCAL
+// inside a released savepoint would outlive it). The caller holds s's
+// mutex.
+func (s *session) canonReadOn(ctx context.Context, what string, read func() error) error {
 	switch {
-	case k.done:
+	case s.done:
 		return errBlockDone
-	case k.aborted:
+	case s.aborted:
 		return fmt.Errorf("postgres: %s: the block's db-transaction is aborted", what)
 	}
-	if err := k.flush(ctx); err != nil {
+	if err := s.flush(ctx); err != nil {
 		return fmt.Errorf("postgres: %s: %w", what, err)
 	}
-	pc := k.conn.PgConn()
+	pc := s.conn.PgConn()
 	if _, err := pc.Exec(ctx, "SAVEPOINT "+canonSavepoint+"; SET LOCAL transaction_read_only = on").ReadAll(); err != nil {
-		k.aborted = true
+		s.aborted = true
 		return fmt.Errorf("postgres: %s: open its savepoint: %w", what, err)
 	}
 	err := read()
 	if _, rbErr := pc.Exec(ctx, "ROLLBACK TO SAVEPOINT "+canonSavepoint+"; RELEASE SAVEPOINT "+canonSavepoint).ReadAll(); rbErr != nil {
-		k.aborted = true
+		s.aborted = true
 		return fmt.Errorf("postgres: %s: roll back its savepoint: %w", what, errors.Join(rbErr, err))
 	}
 	if err != nil {
@@ -121,10 +139,12 @@ func (k *block) canonicalTableRows(ctx context.Context, table string, fn func(ke
 
 // canonChanged is what the block's change records say of one table: the
 // images they hold (each names a key) with, in the same order, the txs
-// of their records, or rescan (a TRUNCATE).
+// of their records and the lanes that consumed them, or rescan (a
+// TRUNCATE).
 type canonChanged struct {
 	images [][]byte
 	txs    []int
+	lanes  []int
 	rescan bool
 }
 
@@ -134,7 +154,7 @@ type canonChanged struct {
 // relchain's own tables and of schemas other than public are left out.
 func (k *block) canonChanges() (names []string, byTable map[string]*canonChanged, schemaChanged bool) {
 	byTable = map[string]*canonChanged{}
-	for _, recs := range k.canonRecs {
+	for i, recs := range k.canonRecs {
 		for _, r := range recs {
 			if k.canonSchemaRecord(r) {
 				schemaChanged = true
@@ -150,10 +170,10 @@ func (k *block) canonChanges() (names []string, byTable map[string]*canonChanged
 			}
 			switch r.Op[0] {
 			case 'T':
-				c.rescan, c.images, c.txs = true, nil, nil
+				c.rescan, c.images, c.txs, c.lanes = true, nil, nil, nil
 			case 'I', 'U', 'D', 'B':
 				if !c.rescan {
-					c.images, c.txs = append(c.images, r.Image), append(c.txs, r.Tx)
+					c.images, c.txs, c.lanes = append(c.images, r.Image), append(c.txs, r.Tx), append(c.lanes, k.canonLane[i])
 				}
 			}
 		}
@@ -164,6 +184,17 @@ func (k *block) canonChanges() (names []string, byTable map[string]*canonChanged
 	}
 	slices.Sort(names)
 	return names, byTable, schemaChanged
+}
+
+// onLane is the part of c that lane consumed.
+func (c *canonChanged) onLane(lane int) *canonChanged {
+	part := &canonChanged{}
+	for i, l := range c.lanes {
+		if l == lane {
+			part.images, part.txs, part.lanes = append(part.images, c.images[i]), append(part.txs, c.txs[i]), append(part.lanes, l)
+		}
+	}
+	return part
 }
 
 // canonSchemaRecord reports whether r is the record of a schema change:
@@ -192,7 +223,11 @@ func (k *block) ranTruncate(sql string) {
 	k.truncates[sql] = true
 }
 
-// canonicalDelta implements CanonicalDelta (see ctxBlock's).
+// canonicalDelta implements CanonicalDelta (see ctxBlock's). In a
+// parallel block each lane reads the keys its own records name, on its
+// own session (it alone sees its rows); the lanes touched no key in
+// common (their transactions do not conflict), which a key named by two
+// of them disproves: the block then runs serially (ErrLaneConflict).
 func (k *block) canonicalDelta(ctx context.Context) (backend.CanonicalDelta, error) {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
@@ -206,33 +241,80 @@ func (k *block) canonicalDelta(ctx context.Context) (backend.CanonicalDelta, err
 	if len(names) == 0 {
 		return backend.CanonicalDelta{}, nil
 	}
-	var d backend.CanonicalDelta
-	err := k.canonRead(ctx, "canonical delta", func() error {
-		for _, name := range names {
-			td, err := k.canonTableDelta(ctx, name, byTable[name])
-			if err != nil {
-				return err
+	defer k.lockLanes()()
+	tables := make(map[string]*backend.CanonicalTableDelta, len(names))
+	for _, s := range k.sessions() {
+		err := s.canonReadOn(ctx, "canonical delta", func() error {
+			for _, name := range names {
+				c := byTable[name]
+				if len(k.lanes) > 0 && !c.rescan {
+					if c = c.onLane(s.lane); len(c.images) == 0 {
+						continue
+					}
+				} else if s.lane != 0 {
+					continue
+				}
+				td, err := s.canonTableDelta(ctx, name, c)
+				if err != nil {
+					return err
+				}
+				if err := mergeTableDelta(tables, name, td); err != nil {
+					return err
+				}
 			}
-			d.Tables = append(d.Tables, td)
+			return nil
+		})
+		if err != nil {
+			return backend.CanonicalDelta{}, err
 		}
-		return nil
-	})
-	if err != nil {
-		return backend.CanonicalDelta{}, err
+	}
+	var d backend.CanonicalDelta
+	for _, name := range names {
+		if td := tables[name]; td != nil {
+			d.Tables = append(d.Tables, *td)
+		}
 	}
 	return d, nil
 }
 
-// canonTableDelta is one table's part of the delta: the schema's or a
-// value's refusal is its Err, any other failure the error.
-func (k *block) canonTableDelta(ctx context.Context, table string, c *canonChanged) (backend.CanonicalTableDelta, error) {
+// mergeTableDelta adds one lane's delta of table name to tables: rows of
+// keys no other lane named, sorted by key bytes; a lane's refusal (Err)
+// stands for the table.
+func mergeTableDelta(tables map[string]*backend.CanonicalTableDelta, name string, td backend.CanonicalTableDelta) error {
+	cur := tables[name]
+	if cur == nil {
+		tables[name] = &td
+		return nil
+	}
+	if cur.Err != nil {
+		return nil
+	}
+	if td.Err != nil {
+		cur.Rows, cur.Err = nil, td.Err
+		return nil
+	}
+	rows := append(slices.Clone(cur.Rows), td.Rows...)
+	slices.SortFunc(rows, func(a, b backend.CanonicalChange) int { return bytes.Compare(a.Key, b.Key) })
+	for i := 1; i < len(rows); i++ {
+		if bytes.Equal(rows[i-1].Key, rows[i].Key) {
+			return fmt.Errorf("canonical delta of %s: two lanes changed one key: %w", name, backend.ErrLaneConflict)
+		}
+	}
+	cur.Rows = rows
+	return nil
+}
+
+// canonTableDelta is one table's part of the delta, read on session s:
+// the schema's or a value's refusal is its Err, any other failure the
+// error.
+func (s *session) canonTableDelta(ctx context.Context, table string, c *canonChanged) (backend.CanonicalTableDelta, error) {
 	td := backend.CanonicalTableDelta{Table: table, Rescan: c.rescan}
 	if c.rescan {
 		return td, nil
 	}
-	cols, pk, err := canonColumns(ctx, k.conn, table)
+	cols, pk, err := canonColumns(ctx, s.conn, table)
 	if err == nil {
-		td.Rows, err = k.canonKeyRows(ctx, table, cols, pk, c)
+		td.Rows, err = s.canonKeyRows(ctx, table, cols, pk, c)
 	}
 	if backend.NotCanonical(err) {
 		td.Rows, td.Err = nil, err
@@ -251,7 +333,7 @@ func (k *block) canonTableDelta(ctx context.Context, table string, c *canonChang
 // array (read by its input function: no cast a user could redefine); the
 // block ran no DDL (canonicalDelta), so the images are of the table's
 // current columns.
-func (k *block) canonKeyRows(ctx context.Context, table string, cols []canonColumn, pk []int, c *canonChanged) ([]backend.CanonicalChange, error) {
+func (k *session) canonKeyRows(ctx context.Context, table string, cols []canonColumn, pk []int, c *canonChanged) ([]backend.CanonicalChange, error) {
 	args, keyTxs, err := keyArrays(table, len(cols), pk, c.images, c.txs)
 	if err != nil {
 		return nil, err

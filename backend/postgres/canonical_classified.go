@@ -19,6 +19,7 @@ var (
 	_ backend.CanonicalSequenceReader = canonClassified{}
 	_ backend.BlockReader             = canonClassified{}
 	_ backend.LockWaitBounder         = canonClassified{}
+	_ backend.Lanes                   = canonClassified{}
 )
 
 func (c canonClassified) classify(ctx context.Context, err error) error {
@@ -52,6 +53,13 @@ func (c canonClassified) CanonicalTables(ctx context.Context) ([]string, error) 
 // CanonicalTableRows implements backend.CanonicalBlock.
 func (c canonClassified) CanonicalTableRows(ctx context.Context, table string, fn func(key, image []byte) error) error {
 	return c.classify(ctx, c.inner().CanonicalTableRows(ctx, table, fn))
+}
+
+// OpenLanes implements backend.Lanes; each lane's errors are classified
+// already (laneHandle).
+func (c canonClassified) OpenLanes(ctx context.Context, n int) ([]backend.Lane, error) {
+	lanes, err := c.Inner.(backend.Lanes).OpenLanes(ctx, n)
+	return lanes, c.classify(ctx, err)
 }
 
 // BoundLockWaits implements backend.LockWaitBounder as ClassifiedBlock

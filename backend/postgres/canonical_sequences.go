@@ -41,12 +41,56 @@ func (k *block) canonicalSequences(ctx context.Context) ([]backend.SequenceState
 	if k.b.seqs == seqsNone {
 		return nil, nil
 	}
+	if len(k.lanes) > 0 {
+		return k.laneSequences(ctx)
+	}
 	var out []backend.SequenceState
 	err := k.canonRead(ctx, "canonical sequences", func() (err error) {
 		out, err = canonSequences(ctx, k.conn)
 		return err
 	})
 	return out, err
+}
+
+// laneSequences is canonicalSequences in a parallel block: each session
+// sees the committed state of every sequence but its own lane's, so a
+// sequence's state is that of the one lane that changed it (it differs
+// from the committed state there), else the committed one. Lanes draw on
+// no sequence in common (their transactions do not conflict), which two
+// lanes' changes to one disprove: the block then runs serially
+// (ErrLaneConflict). The parallel block ran no DDL: every session lists
+// the same sequences.
+func (k *block) laneSequences(ctx context.Context) ([]backend.SequenceState, error) {
+	committed, err := k.b.CanonicalSequences(ctx) // a block is open: nothing commits meanwhile
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	out := slices.Clone(committed)
+	changedOn := make([]int, len(out)) // lane+1 of the change taken, 0: none
+	defer k.lockLanes()()
+	for _, s := range k.sessions() {
+		var seen []backend.SequenceState
+		err := s.canonReadOn(ctx, "canonical sequences", func() (err error) {
+			seen, err = canonSequences(ctx, s.conn)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(seen) != len(committed) {
+			return nil, fmt.Errorf("postgres: canonical sequences: lane %d sees %d sequences, %d are committed: %w", s.lane, len(seen), len(committed), backend.ErrLaneConflict)
+		}
+		for i, v := range seen {
+			if v == committed[i] {
+				continue
+			}
+			if changedOn[i] != 0 {
+				return nil, fmt.Errorf("postgres: canonical sequences: lanes %d and %d changed sequence %s: %w", changedOn[i]-1, s.lane, v.Name, backend.ErrLaneConflict)
+			}
+			out[i], changedOn[i] = v, s.lane+1
+		}
+	}
+	return out, nil
 }
 
 // canonSequences runs canonSequencesSQL on q: names unquoted, sorted by

@@ -98,7 +98,7 @@ const clockTypesQuery = `WITH RECURSIVE t(root, oid) AS (
 // that does not parse or refers to nothing) is the statement's own, as its
 // execution would have failed the same way: it aborts the tx's savepoint.
 // The caller holds the backend's mutex.
-func (k *block) checkClockArgs(ctx context.Context, sql string, args []any) error {
+func (k *session) checkClockArgs(ctx context.Context, sql string, args []any) error {
 	suspect := make(map[int]string)
 	for i, a := range args {
 		if s, ok := a.(string); ok {
@@ -160,7 +160,7 @@ func (k *block) checkClockArgs(ctx context.Context, sql string, args []any) erro
 // describeFailed returns the failure of checkClockArgs' Describe or
 // catalog query as Exec returns a statement's: a server error of the
 // statement aborts the tx's savepoint, anything else is a node fault.
-func (k *block) describeFailed(ctx context.Context, err error) error {
+func (k *session) describeFailed(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return k.interrupted(ctx, "exec", err)
 	}

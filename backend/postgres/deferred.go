@@ -71,7 +71,7 @@ type deferredState struct {
 // loadDeferred reads the schema's INITIALLY DEFERRED constraints if the
 // block does not know them; the caller holds the backend's mutex. The
 // read runs before the tx's savepoint statements: it changes nothing.
-func (k *block) loadDeferred(ctx context.Context, env sqlcheck.Env) error {
+func (k *session) loadDeferred(ctx context.Context, env sqlcheck.Env) error {
 	if k.deferred.known || !deferredRules(env) {
 		return nil
 	}
@@ -87,7 +87,7 @@ func (k *block) loadDeferred(ctx context.Context, env sqlcheck.Env) error {
 }
 
 // deferStatement is the statement that follows a tx's SAVEPOINT, or "".
-func (k *block) deferStatement() string {
+func (k *session) deferStatement() string {
 	if k.deferred.names == "" || !deferredRules(k.env) {
 		return ""
 	}
@@ -98,7 +98,7 @@ func (k *block) deferStatement() string {
 // released, if it may have any; the caller holds the backend's mutex. A
 // violation is the tx's failure, wrapping backend.ErrDeferredViolation;
 // the savepoint stays open for RollbackTo.
-func (k *block) checkDeferred(ctx context.Context) error {
+func (k *session) checkDeferred(ctx context.Context) error {
 	if !k.deferred.pending {
 		return nil
 	}

@@ -36,7 +36,9 @@ func (b *Backend) Describe(ctx context.Context, sql string) (*backend.Descriptio
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
+	unlock := b.readSnapshot()
 	d, err := describeIn(ctx, pc, text)
+	unlock()
 	if pc.TxStatus() != 'I' {
 		if _, rbErr := pc.Exec(ctx, queryEnd).ReadAll(); rbErr != nil {
 			conn.Conn().Close(context.Background())

@@ -69,3 +69,7 @@ func writerConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	}
 	return pgx.ConnectConfig(ctx, cfg)
 }
+
+// SetLaneCommitHook sets the function a parallel block's Commit calls at
+// each of its crash points (lanes.go), nil to clear it.
+func SetLaneCommitHook(f func(step string, lane int)) { laneCommitHook = f }

@@ -143,6 +143,13 @@ func (b *Backend) historyRead(ctx context.Context, fn func(q sqlstore.HistoryQue
 		return fmt.Errorf("postgres: history: begin: %w", err)
 	}
 	defer tx.Rollback(context.Background())
+	// The snapshot is taken by the first statement (see readSnapshot).
+	unlock := b.readSnapshot()
+	_, err = tx.Exec(ctx, "SELECT 1")
+	unlock()
+	if err != nil {
+		return fmt.Errorf("postgres: history: begin: %w", err)
+	}
 	return fn(func(sql string, args []any, scan func(sqlstore.Rows) error) error {
 		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {

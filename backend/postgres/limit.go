@@ -121,7 +121,7 @@ func keyFunc(ctx context.Context, pc *pgconn.PgConn, named string, seen map[tabl
 // without a key is the statement's error (42P10, naming what to add); a
 // failure of the lookup itself aborts the tx's savepoint like a failed
 // statement. The caller holds the backend's mutex.
-func (k *block) keyOrdered(ctx context.Context, sql string) (string, bool, error) {
+func (k *session) keyOrdered(ctx context.Context, sql string) (string, bool, error) {
 	if err := k.flush(ctx); err != nil {
 		return "", false, err
 	}

@@ -206,6 +206,19 @@ type Backend struct {
 	// seqs: whether relchain.sequences has rows, as far as known (see
 	// flushSequences).
 	seqs seqsKnown
+	// Lanes (lanes.go): maxPrepared is the server's
+	// max_prepared_transactions, read at Open; laneConns are the lanes'
+	// connections kept between blocks; schemaGen counts the block DDL
+	// statements that succeeded, so a kept lane connection knows its
+	// prepared statements may be stale; laneGate is held by a parallel
+	// block's Commit and taken by reads (readSnapshot).
+	maxPrepared int
+	laneConns   []*laneConn
+	schemaGen   uint64
+	laneGate    sync.RWMutex
+	// catalog is ConflictCatalog's answer while schemaGen is catalogGen.
+	catalog    catalogMap
+	catalogGen uint64
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -232,13 +245,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 	if readerDSN == "" && o.unsafeSuperuser {
 		readerDSN = writerDSN
 	}
-	oldImages, err := prepareDatabase(ctx, writerCfg, readerDSN, o)
+	oldImages, maxPrepared, err := prepareDatabase(ctx, writerCfg, readerDSN, o)
 	if err != nil {
 		// A server that cannot be reached (or is starting) is
 		// backend.ErrDatabaseUnavailable: the node waits for it.
 		return nil, unavailable(ctx, err)
 	}
-	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate), oldImages: oldImages}
+	b := &Backend{dsn: writerDSN, opts: o, writerCfg: writerCfg, syntax: newSyntaxCache(!o.noGate), oldImages: oldImages, maxPrepared: maxPrepared}
 	b.HistoryReader = sqlstore.HistoryReader{Read: b.historyRead, SQL: &historySQL}
 	b.gate = b.newGate()
 	pool, err := b.openReaders(ctx, readerDSN)
@@ -300,38 +313,48 @@ func cancelOnDone(pc *pgconn.PgConn) ctxwatch.Handler {
 
 // prepareDatabase checks the database and both roles and installs
 // relchain's schema, as the writer.
-func prepareDatabase(ctx context.Context, writerCfg *pgx.ConnConfig, readerDSN string, o options) (oldImages bool, err error) {
+func prepareDatabase(ctx context.Context, writerCfg *pgx.ConnConfig, readerDSN string, o options) (oldImages bool, maxPrepared int, err error) {
 	conn, err := connectOrCreate(ctx, writerCfg)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	defer conn.Close(context.Background())
 	if err := checkDatabase(ctx, conn); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if err := checkRole(ctx, conn, "writer", o.unsafeSuperuser); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if readerDSN == "" {
-		return false, errors.New("postgres: the DSN names no reader role: its user is not <db>_writer and it has no " +
+		return false, 0, errors.New("postgres: the DSN names no reader role: its user is not <db>_writer and it has no " +
 			pgsetup.ParamReader + " parameter, so queries would run as the writer. " + roleFixHint)
 	}
 	readerCfg, err := pgx.ParseConfig(readerDSN)
 	if err != nil {
-		return false, fmt.Errorf("postgres: parse reader dsn: %w", err)
+		return false, 0, fmt.Errorf("postgres: parse reader dsn: %w", err)
 	}
 	readerCfg.Database = writerCfg.Database
 	if err := checkReader(ctx, readerCfg, o.unsafeSuperuser); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if err := migrateEventTriggers(ctx, conn); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	reader := ""
 	if readerCfg.User != writerCfg.User {
 		reader = readerCfg.User
 	}
-	return install(ctx, conn, reader)
+	if oldImages, err = install(ctx, conn, reader); err != nil {
+		return false, 0, err
+	}
+	// Lanes a crash left prepared are finished before anything reads.
+	if err := resolveLeftovers(ctx, conn, writerCfg.Database); err != nil {
+		return false, 0, err
+	}
+	if err := conn.QueryRow(ctx, "SELECT pg_catalog.current_setting('max_prepared_transactions')::int").Scan(&maxPrepared); err != nil {
+		return false, 0, fmt.Errorf("postgres: read max_prepared_transactions: %w", err)
+	}
+	return oldImages, maxPrepared, nil
 }
 
 // openReaders opens Query's pool, as the reader.
@@ -510,7 +533,8 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 		}
 		return nil, unavailable(ctx, fmt.Errorf("postgres: begin: %w", err))
 	}
-	b.open = &block{b: b, conn: b.writer, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages, seqsAtBegin: b.seqs}
+	b.open = &block{b: b, delta: make(backend.TableDelta), ddl: b.oldImages, migrating: b.oldImages, seqsAtBegin: b.seqs}
+	b.open.session = &session{b: b, blk: b.open, mu: &b.mu, stmts: &b.stmts, conn: b.writer}
 	return classified(b.open), nil
 }
 
@@ -526,6 +550,12 @@ func (b *Backend) connectWriter(ctx context.Context) error {
 	conn, err := pgx.ConnectConfig(ctx, b.writerCfg)
 	if err != nil {
 		return fmt.Errorf("connect writer: %w", err)
+	}
+	// The session lost may have left a parallel block's lanes prepared
+	// (its COMMIT's outcome unknown to it): finished before the next block.
+	if err := resolveLeftovers(ctx, conn, b.writerCfg.Database); err != nil {
+		_ = conn.Close(ctx)
+		return err
 	}
 	b.writer = conn
 	// A new session may be on another database (a restore swapped it in):
@@ -562,6 +592,7 @@ func (b *Backend) Close() error {
 		return b.open.rollback(ctx)
 	}, func() {
 		b.dropWriter()
+		b.closeLaneConns()
 		b.pool.Close()
 	})
 }

@@ -135,7 +135,9 @@ func (b *Backend) queryOnce(ctx context.Context, sql string, args []any, run que
 			return nil, 0, fmt.Errorf("postgres: query: prepare: %w", err)
 		}
 		bound.reset()
+		unlock := b.readSnapshot()
 		rows, height, err := run(ctx, pc, name, values, formats, !st.ordered, bound)
+		unlock()
 		if e := backend.AsError(err); e != nil && e.Class == backend.ClassResource && bound.exceeded {
 			return nil, 0, e // run closed the connection
 		}

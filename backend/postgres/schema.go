@@ -239,7 +239,7 @@ ORDER BY c.oid;
 // afterDDL runs relchain.after_ddl for a DDL statement that succeeded (see
 // schemaSQL), in the statement's savepoint; the caller holds the backend's
 // mutex.
-func (k *block) afterDDL(ctx context.Context, sql string) error {
+func (k *session) afterDDL(ctx context.Context, sql string) error {
 	_, err := execParams(ctx, k.conn.PgConn(), "SELECT relchain.after_ddl($1)", []any{sql}, false)
 	return err
 }

@@ -392,7 +392,7 @@ ORDER BY a.attnum`
 // holds the backend's mutex and has sent the deferred savepoint
 // statements. The answer depends on the schema only, the same on every
 // node.
-func (k *block) checkPerRowDefaults(ctx context.Context, p *perRowDefaults) error {
+func (k *session) checkPerRowDefaults(ctx context.Context, p *perRowDefaults) error {
 	rows, err := execParams(ctx, k.conn.PgConn(), sequenceDefaultsSQL, []any{p.table}, false)
 	if err != nil {
 		return err
@@ -432,7 +432,7 @@ const (
 // ids). A setting changed in a savepoint is undone by ROLLBACK TO, as the
 // row would be. The flush runs outside every tx's savepoint (relchain.tx
 // cleared, then set back): it belongs to the block, like its digest.
-func (k *block) flushSequences(ctx context.Context) error {
+func (k *session) flushSequences(ctx context.Context) error {
 	if k.b.seqs == seqsUnknown {
 		var some bool
 		if err := k.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM relchain.sequences)`).Scan(&some); err != nil {
@@ -534,7 +534,7 @@ func restartTarget(node *pg_query.Node) string {
 // ALTER SEQUENCE ... RESTART just gave the server's (relchain.seq_restart);
 // the caller holds the backend's mutex. Nothing, if the sequence does not
 // exist (ALTER SEQUENCE IF EXISTS).
-func (k *block) restartSequence(ctx context.Context, seq string) error {
+func (k *session) restartSequence(ctx context.Context, seq string) error {
 	_, err := execParams(ctx, k.conn.PgConn(), "SELECT relchain.seq_restart(pg_catalog.to_regclass($1))", []any{seq}, false)
 	return err
 }

@@ -98,6 +98,7 @@ func (b *Backend) stateSnapshot(ctx context.Context) (querier, int64, func(), er
 // snapshotTx is stateSnapshot's transaction itself, for a reader that
 // needs its connection; the caller rolls it back.
 func (b *Backend) snapshotTx(ctx context.Context) (pgx.Tx, int64, error) {
+	defer b.readSnapshot()()
 	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, 0, err

@@ -172,13 +172,13 @@ func (s *blockStmts) takeStale() []string {
 // blockStmts). Preparing is a round trip of its own after prefix, so a
 // failed Parse fails inside the tx's savepoint as the unnamed statement's
 // did.
-func (k *block) execStatement(ctx context.Context, prefix []string, sql string, args []any, sortRows, cacheable bool) (*backend.Rows, error) {
+func (k *session) execStatement(ctx context.Context, prefix []string, sql string, args []any, sortRows, cacheable bool) (*backend.Rows, error) {
 	values, oids, formats, err := encodeArgs(args)
 	if err != nil {
 		return nil, err
 	}
 	pc := k.conn.PgConn()
-	c := &k.b.stmts
+	c := k.stmts
 	c.on(pc)
 	if len(c.names) >= maxBlockStmts {
 		c.invalidate() // before takeStale: deallocated before the next Parse

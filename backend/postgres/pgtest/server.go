@@ -171,6 +171,8 @@ func (s *Server) start(ctx context.Context, cred *syscall.Credential, data strin
 		"-c", "listen_addresses=127.0.0.1",
 		"-k", s.Dir, // Unix socket in the private dir, never /var/run/postgresql
 		"-c", "max_connections=200",
+		// Parallel blocks prepare their lanes (two-phase commit: backend/postgres/DESIGN.md, "Lanes").
+		"-c", "max_prepared_transactions=64",
 		"-c", "logging_collector=off",
 	}
 	if s.durable {
