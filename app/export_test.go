@@ -21,3 +21,7 @@ func SetRetryBackoff(e *Executor, lo, hi time.Duration) {
 	defer e.db.mu.Unlock()
 	e.db.minWait, e.db.maxWait = lo, hi
 }
+
+// SetLaneAssign makes e run every parallel block's txs on the lanes
+// assign gives (tx indices per lane), whatever the analysis found.
+func SetLaneAssign(e *Executor, assign func(txs int) [][]int) { e.laneAssign = assign }

@@ -193,3 +193,47 @@ func parallelMatchesSerial(t *testing.T, seed uint64, p app.Params) {
 		t.Fatal("after the stream the stored state digest of the 8-lane database differs from a full scan")
 	}
 }
+
+// A schedule that puts two txs writing the same row on different lanes
+// (here forced: the analysis would group them) makes one lane wait for
+// the other's lock: the attempt is abandoned and the block runs
+// serially, with the serial run's results and AppHash.
+func TestAWrongScheduleFallsBackToTheSerialRun(t *testing.T) {
+	serial := mustNewFixture(t, storeNamed(t, "postgres"), app.DefaultParams())
+	par := mustNewFixtureWith(t, storeNamed(t, "postgres"), app.DefaultParams(), app.WithLanes(2))
+	par.key = serial.key
+	setup := []txn.Statement{stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)")}
+	seed := []txn.Statement{stmt("INSERT INTO acct VALUES (1, 10), (2, 20), (3, 30)")}
+	for _, stmts := range [][]txn.Statement{setup, seed} {
+		tx := serial.tx(stmts...)
+		par.nonce = serial.nonce
+		serial.block(tx)
+		par.block(tx)
+	}
+	app.SetLaneAssign(par.ex, func(int) [][]int { return [][]int{{0, 2}, {1}} })
+	txs := [][]byte{
+		serial.tx(stmt("UPDATE acct SET bal = bal + 1 WHERE id = 1")),
+		serial.tx(stmt("UPDATE acct SET bal = bal * 2 WHERE id = 1")),
+		serial.tx(stmt("UPDATE acct SET bal = bal - 1 WHERE id = 3")),
+	}
+	want, wantHash := serial.block(txs...)
+	got, hash := par.block(txs...)
+	for i := range want {
+		if got[i].Code != want[i].Code || !bytes.Equal(got[i].Data, want[i].Data) {
+			t.Fatalf("tx %d: %d %s; serially %d %s", i, got[i].Code, got[i].Data, want[i].Code, want[i].Data)
+		}
+	}
+	if !bytes.Equal(hash, wantHash) {
+		t.Fatalf("AppHash %x, serially %x", hash, wantHash)
+	}
+	if st := par.ex.LaneStats(); st.Abandoned != 1 || st.Parallel != 0 {
+		t.Fatalf("lane stats %+v: want one abandoned attempt and no parallel run", st)
+	}
+	rows, _, err := par.be.Query(context.Background(), "SELECT bal FROM acct ORDER BY id", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rows.Rows) != "[[22] [20] [29]]" {
+		t.Fatalf("rows %v, want [[22] [20] [29]]", rows.Rows)
+	}
+}
