@@ -250,10 +250,11 @@ func (l *lostBlock) Error() string {
 func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, []*execData, error) {
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))
+	defer e.verifyAhead(txs)()
 	for i, raw := range txs {
 		h := key(raw)
 		p.txKeys = append(p.txKeys, h)
-		tx, rej := e.validate(raw, h)
+		tx, rej := e.validateAt(i, raw, h)
 		p.signers = append(p.signers, signerOf(tx))
 		if rej == nil {
 			rej = e.consumeNonce(tx, p.replay, b.Time)

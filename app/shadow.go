@@ -30,6 +30,7 @@ type ExecutorOption func(*executorOptions)
 type executorOptions struct {
 	openShadow   func(ctx context.Context) (backend.Backend, error)
 	schemaJudges map[string]func() backend.SchemaJudge
+	verifyPool   int // WithVerifyPool
 }
 
 // WithSchemaJudge gives NewExecutor the way to make engine's schema judge
