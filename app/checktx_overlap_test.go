@@ -49,7 +49,7 @@ func TestCheckTxCompletesWhileABlockExecutes(t *testing.T) {
 			consensus, mempool := conn(), conn()
 			checkTx := func() time.Duration {
 				start := time.Now()
-				r, err := mempool.CheckTx(ctx, &abci.RequestCheckTx{Tx: f.insert(int64(1000+f.nonce)), Type: abci.CheckTxType_New})
+				r, err := mempool.CheckTx(ctx, &abci.RequestCheckTx{Tx: f.insert(int64(1000 + f.nonce)), Type: abci.CheckTxType_New})
 				if err != nil || r.Code != api.CodeOK {
 					t.Fatalf("check tx: %v %v", r, err)
 				}
