@@ -73,6 +73,18 @@ func (c *envelopeCache) get(h [32]byte) (*txn.Tx, bool) {
 	return el.Value.(*cachedEnvelope).tx, true
 }
 
+// has reports whether h is cached, without counting a hit or a miss (the
+// pool's look ahead: the block's own lookup counts).
+func (c *envelopeCache) has(h [32]byte) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.byHash[h]
+	return ok
+}
+
 // add caches tx, decoded from rawLen bytes whose hash is h and whose
 // signature verified, evicting the oldest entries beyond the bounds. An
 // envelope larger than the whole byte bound is not cached.

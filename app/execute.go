@@ -267,19 +267,21 @@ func (l *lostBlock) Error() string {
 // A tx that succeeded has its statements' results in outs and no Data yet
 // (see encodeExecData).
 func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, forced map[int]TxResult) ([]TxResult, []*execData, error) {
-	plan, err := e.planLanes(ctx, p, txs, forced)
+	defer e.verifyAhead(txs)()
+	v := e.newVerdicts(txs)
+	plan, err := e.planLanes(ctx, p, v, forced)
 	if err != nil {
 		return nil, nil, err
 	}
 	if plan != nil {
-		return e.executeLanes(ctx, b, p, txs, plan)
+		return e.executeLanes(ctx, b, p, txs, v, plan)
 	}
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))
 	for i, raw := range txs {
 		h := key(raw)
 		p.txKeys = append(p.txKeys, h)
-		tx, rej := e.validate(raw, h)
+		tx, rej := v.of(i)
 		p.signers = append(p.signers, signerOf(tx))
 		if rej == nil {
 			rej = e.consumeNonce(tx, p.replay, b.Time)

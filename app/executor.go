@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/relchain/relchain/api"
@@ -49,7 +50,10 @@ type Executor struct {
 	// envelopes holds the decoded, signature-verified envelopes of the
 	// txs CheckTx admitted, for their block (envelopes.go).
 	envelopes *envelopeCache
-	replay    map[string]replayState // committed replay windows, by public key; guarded by mu
+	// ahead are the envelope verdicts the pool computes for the block
+	// being executed (verifyahead.go).
+	ahead  atomic.Pointer[aheadVerdicts]
+	replay map[string]replayState // committed replay windows, by public key; guarded by mu
 	// chainTime is the consensus time of the last block this node
 	// committed (zero until the first one since start); guarded by mu.
 	// CheckTx bounds nonces with it (see ReplayWindow).

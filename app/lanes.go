@@ -23,13 +23,34 @@ func WithLanes(k int) ExecutorOption {
 	return func(o *executorOptions) { o.lanes = k }
 }
 
-// lanePlan is a block's parallel schedule: the decoded txs (nil where the
-// envelope was rejected) and, per lane, the indices of the txs it runs,
-// in block order.
+// lanePlan is a block's parallel schedule: per lane, the indices of the
+// txs it runs, in block order.
 type lanePlan struct {
-	txs   []*txn.Tx
-	rejs  []*Rejection
 	lanes [][]int
+}
+
+// verdicts are the envelope verdicts of a block's txs (validateAt), each
+// reached once, when first asked: planLanes asks for them all, the
+// serial loop then finds them.
+type verdicts struct {
+	e    *Executor
+	txs  [][]byte
+	tx   []*txn.Tx
+	rej  []*Rejection
+	done []bool
+}
+
+func (e *Executor) newVerdicts(txs [][]byte) *verdicts {
+	return &verdicts{e: e, txs: txs, tx: make([]*txn.Tx, len(txs)), rej: make([]*Rejection, len(txs)), done: make([]bool, len(txs))}
+}
+
+// of is tx i decoded (nil if rejected) and its rejection.
+func (v *verdicts) of(i int) (*txn.Tx, *Rejection) {
+	if !v.done[i] {
+		v.tx[i], v.rej[i] = v.e.validateAt(i, v.txs[i], key(v.txs[i]))
+		v.done[i] = true
+	}
+	return v.tx[i], v.rej[i]
 }
 
 // errLanesAbandoned: a lane could not go on without another's locks, or
@@ -43,7 +64,8 @@ var errLanesAbandoned = errors.New("parallel execution abandoned; the block runs
 // admission) or a statement the analysis cannot bound, or its txs form
 // fewer than two independent groups. Nothing in it touches p: the serial
 // path starts from scratch when it returns nil.
-func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, txs [][]byte, forced map[int]TxResult) (*lanePlan, error) {
+func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, forced map[int]TxResult) (*lanePlan, error) {
+	txs := v.txs
 	if e.opts.lanes < 2 || e.laneStats.off.Load() || len(txs) < 2 || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
 		e.params.BlockAtomic || e.ddlAlone() {
 		return nil, nil
@@ -59,12 +81,11 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, txs [][]byte,
 	if err != nil {
 		return nil, fmt.Errorf("conflict catalog: %w", err)
 	}
-	plan := &lanePlan{txs: make([]*txn.Tx, len(txs)), rejs: make([]*Rejection, len(txs))}
+	plan := &lanePlan{}
 	access := make([]conflict.Access, len(txs))
 	weights := make([]int, len(txs))
-	for i, raw := range txs {
-		tx, rej := e.validate(raw, key(raw))
-		plan.txs[i], plan.rejs[i] = tx, rej
+	for i := range txs {
+		tx, _ := v.of(i)
 		if tx == nil {
 			continue
 		}
@@ -95,13 +116,13 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, txs [][]byte,
 // the block changes grants, see planLanes), then each lane's txs in block
 // order on its own connection, the lanes at once. The results are those
 // of the serial loop: txs of different lanes touch nothing in common.
-func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, plan *lanePlan) ([]TxResult, []*execData, error) {
+func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBlock, txs [][]byte, v *verdicts, plan *lanePlan) ([]TxResult, []*execData, error) {
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))
 	run := make([]bool, len(txs))
 	for i, raw := range txs {
 		p.txKeys = append(p.txKeys, key(raw))
-		tx, rej := plan.txs[i], plan.rejs[i]
+		tx, rej := v.of(i)
 		p.signers = append(p.signers, signerOf(tx))
 		if rej == nil {
 			rej = e.consumeNonce(tx, p.replay, b.Time)
@@ -138,7 +159,7 @@ func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBloc
 				}
 				env := sqlcheck.NewEnv(b.Time, b.Hash, i)
 				env.Protocol = p.version()
-				res, out, err := e.executeLimited(ctx, &lp, plan.txs[i], env)
+				res, out, err := e.executeLimited(ctx, &lp, v.tx[i], env)
 				if err != nil {
 					errs[l] = laneError(i, key(txs[i]), err)
 					cancel()

@@ -31,6 +31,7 @@ type executorOptions struct {
 	openShadow   func(ctx context.Context) (backend.Backend, error)
 	schemaJudges map[string]func() backend.SchemaJudge
 	lanes        int // WithLanes
+	verifyPool   int // WithVerifyPool
 }
 
 // WithSchemaJudge gives NewExecutor the way to make engine's schema judge

@@ -8,6 +8,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -484,10 +485,18 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	}
 	k.unconsumed = k.inTx
 	for _, r := range recs {
-		k.delta.Record(r.Table, r.Op, r.Image)
 		k.noteCanonical(r)
 	}
-	return backend.DigestChanges(recs), nil
+	// The state digest's part (an LtHash element per image, the costly
+	// part) is a sum: it runs on the other cores while this goroutine
+	// sorts and hashes a copy of the records (DigestChanges sorts in
+	// place; backend.RecordParallel).
+	wait := k.delta.RecordParallel(len(recs), 0, func(i int) (table, op, image []byte) {
+		return recs[i].Table, recs[i].Op, recs[i].Image
+	})
+	digest := backend.DigestChanges(slices.Clone(recs))
+	wait()
+	return digest, nil
 }
 
 // Commit writes s into relchain_meta, deletes the block's DDL recovery

@@ -521,15 +521,32 @@ func (b *Backend) inWriteTx(what string, fn func() error) error {
 // digest h and their txs' effect digests, then drops them. A record's
 // bytes are its table, op and image, each a big-endian uint64 length and
 // the bytes.
+// opBytes holds every byte value at its own index: opBytes[c:c+1] is the
+// one-byte slice of c, shared, without an allocation per record.
+var opBytes = func() (b [256]byte) {
+	for i := range 256 {
+		b[i] = byte(i)
+	}
+	return b
+}()
+
 func (b *Backend) hookDigest(h hash.Hash, effects backend.EffectDigests) {
 	var buf []byte
 	field := func(s []byte) {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(len(s)))
 		buf = append(buf, s...)
 	}
+	// The state digest's part (an LtHash element per image, the costly
+	// part) is a sum: it runs on the other cores while this goroutine
+	// hashes the records in capture order (backend.RecordParallel).
+	recs, arena := b.hook.records, b.hook.arena
+	wait := b.delta.RecordParallel(len(recs), 0, func(i int) (table, op, image []byte) {
+		r := &recs[i]
+		return []byte(r.tbl), opBytes[r.op : int(r.op)+1], arena[r.from:r.to]
+	})
 	var op [1]byte
-	for _, r := range b.hook.records {
-		tbl, img := []byte(r.tbl), b.hook.arena[r.from:r.to]
+	for _, r := range recs {
+		tbl, img := []byte(r.tbl), arena[r.from:r.to]
 		op[0] = r.op
 		buf = buf[:0]
 		field(tbl)
@@ -537,8 +554,8 @@ func (b *Backend) hookDigest(h hash.Hash, effects backend.EffectDigests) {
 		field(img)
 		h.Write(buf)
 		effects.Write(r.tx, buf)
-		b.delta.Record(tbl, op[:], img)
 	}
+	wait()
 	if b.opts.pg {
 		b.changed.add(b.hook.records, b.hook.arena)
 		// A rollback to the open savepoint would leave them in changed.
