@@ -67,7 +67,7 @@ var errLanesAbandoned = errors.New("parallel execution abandoned; the block runs
 func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, forced map[int]TxResult) (*lanePlan, error) {
 	txs := v.txs
 	if e.opts.lanes < 2 || e.laneStats.off.Load() || len(txs) < 2 || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
-		e.params.BlockAtomic || e.ddlAlone() {
+		e.params.BlockAtomic {
 		return nil, nil
 	}
 	if _, ok := p.block.(backend.Lanes); !ok {
@@ -78,6 +78,10 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, 
 		return nil, nil
 	}
 	cat, err := cataloger.ConflictCatalog(ctx)
+	if errors.Is(err, backend.ErrNoLanes) {
+		e.lanesAbandoned(p.height, err) // lanes off until restart
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("conflict catalog: %w", err)
 	}
@@ -139,6 +143,10 @@ func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBloc
 		run[i] = true
 	}
 	opened, err := p.block.(backend.Lanes).OpenLanes(ctx, len(plan.lanes))
+	if backend.IsUnavailable(err) {
+		// Waited out and run again like any block (dbfault.go).
+		return nil, nil, fmt.Errorf("open %d lanes: %w", len(plan.lanes), err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: open %d lanes: %w", errLanesAbandoned, len(plan.lanes), err)
 	}

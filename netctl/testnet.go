@@ -95,6 +95,9 @@ type Options struct {
 	// TxTimeout, if not 0, bounds how long one tx of a proposed block may
 	// run on each node (relchain.toml [block] tx_timeout).
 	TxTimeout time.Duration
+	// Lanes, if set, is validator i's relchain.toml [block] lanes in
+	// Lanes[i] (parallel execution; node-local, so validators may differ).
+	Lanes []int
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -253,6 +256,9 @@ func generateHome(o Options, drv registry.Driver, i int, ports []int) (NodeInfo,
 	rc.Checkpoint.SnapshotChunkBytes = o.SnapshotChunkBytes
 	if o.TxTimeout != 0 {
 		rc.Block.TxTimeout = o.TxTimeout.String()
+	}
+	if i < len(o.Lanes) {
+		rc.Block.Lanes = o.Lanes[i]
 	}
 	if drv.Server {
 		tmpl := o.DSNTemplate

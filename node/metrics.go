@@ -130,6 +130,8 @@ var (
 		"Times this node's database became unavailable during a block (each resolved by retrying).", nil, nil)
 	descDatabaseLostCommits = prometheus.NewDesc(metricsNamespace+"_database_lost_commits_total",
 		"Block commits that failed with the database connection lost, by what the recorded (height, AppHash) showed: applied (the acknowledgement was lost; done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
+	descLaneBlocks = prometheus.NewDesc(metricsNamespace+"_lane_blocks_total",
+		"Blocks whose transactions ran on lanes ([block] lanes, parallel execution), by outcome: parallel (they did), abandoned (an attempt given up for the serial run: a lane met another's lock, or the database could give no lanes).", []string{"outcome"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )
@@ -138,7 +140,8 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descHeight, descCheckpointHeight, descCheckpointAge, descCheckpointAgeBlocks,
 		descCheckpointDuration, descCheckpointFailed, descDatabaseSize, descReplayKeys, descHalted, descReady,
 		descEnvelopeEntries, descEnvelopeBytes, descEnvelopeLookups,
-		descDatabaseUnavailable, descDatabaseUnavailableSeconds, descDatabaseRetries, descDatabaseOutages, descDatabaseLostCommits} {
+		descDatabaseUnavailable, descDatabaseUnavailableSeconds, descDatabaseRetries, descDatabaseOutages, descDatabaseLostCommits,
+		descLaneBlocks} {
 		ch <- d
 	}
 }
@@ -172,6 +175,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descEnvelopeBytes, float64(env.Bytes))
 	ch <- prometheus.MustNewConstMetric(descEnvelopeLookups, prometheus.CounterValue, float64(env.Hits), "hit")
 	ch <- prometheus.MustNewConstMetric(descEnvelopeLookups, prometheus.CounterValue, float64(env.Misses), "miss")
+	lanes := ex.LaneStats()
+	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Parallel), "parallel")
+	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Abandoned), "abandoned")
 	if cp, at, ok := n.newestCheckpoint(); ok {
 		gauge(descCheckpointHeight, float64(cp.Height))
 		gauge(descCheckpointAge, time.Since(at).Seconds())

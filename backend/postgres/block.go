@@ -467,9 +467,11 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 		if err != nil {
 			return backend.Changes{}, laneError(ctx, fmt.Errorf("postgres: change digest: lane %d: %w", s.lane, err))
 		}
-		if recs == nil {
+		if len(k.lanes) == 0 {
 			recs = r
 		} else {
+			// A copy: DigestChanges sorts recs in place, and each lane's
+			// own records stay as they came, for CanonicalDelta.
 			recs = append(recs, r...)
 		}
 		s.unconsumed = s.inTx

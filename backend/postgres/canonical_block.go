@@ -297,7 +297,7 @@ func mergeTableDelta(tables map[string]*backend.CanonicalTableDelta, name string
 	slices.SortFunc(rows, func(a, b backend.CanonicalChange) int { return bytes.Compare(a.Key, b.Key) })
 	for i := 1; i < len(rows); i++ {
 		if bytes.Equal(rows[i-1].Key, rows[i].Key) {
-			return fmt.Errorf("canonical delta of %s: two lanes changed one key: %w", name, backend.ErrLaneConflict)
+			return fmt.Errorf("canonical delta of %s: two lanes changed key %x (txs %v and %v): %w", name, rows[i].Key, rows[i-1].Txs, rows[i].Txs, backend.ErrLaneConflict)
 		}
 	}
 	cur.Rows = rows

@@ -29,6 +29,9 @@ func check(ctx context.Context, r *run, env Env) error {
 		return err
 	}
 	r.rep.CommonHeight = h
+	if err := checkLanes(ctx, r); err != nil {
+		return err
+	}
 	if r.wants(InvAppHash) {
 		if err := checkAppHashes(ctx, r, h); err != nil {
 			return err

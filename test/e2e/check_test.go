@@ -27,7 +27,7 @@ func newTestRun(t *testing.T, workload string, ws ...write) *run {
 		h.Invoke(w, 0)
 		h.Complete(w.ID, 0, phase, height, w.Code, "")
 	}
-	return &run{m: m, hist: h, wl: newWorkload(m.Load, m.mixed()), rep: &Report{}}
+	return &run{m: m, hist: h, wl: newWorkload(m), rep: &Report{}}
 }
 
 // withMinAcked adds the required load.min_acked to a manifest's text.

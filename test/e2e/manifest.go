@@ -35,11 +35,15 @@ type Manifest struct {
 	// and serving clients like the validators; they are nodes
 	// Validators..Validators+FullNodes-1 to kill, pause and restart, and
 	// every check covers them. They run in the caller's namespace.
-	FullNodes int         `toml:"full_nodes"`
-	Load      Load        `toml:"load"`
-	Perturb   []Perturb   `toml:"perturb"`
-	Random    *RandomPlan `toml:"random"`
-	Check     Check       `toml:"check"`
+	FullNodes int `toml:"full_nodes"`
+	// Lanes is validator i's relchain.toml [block] lanes in Lanes[i]
+	// (issue 38: parallel execution on PostgreSQL; node-local, so a
+	// network whose validators differ in it must still agree).
+	Lanes   []int       `toml:"lanes"`
+	Load    Load        `toml:"load"`
+	Perturb []Perturb   `toml:"perturb"`
+	Random  *RandomPlan `toml:"random"`
+	Check   Check       `toml:"check"`
 }
 
 // Load is the client workload.
@@ -377,6 +381,9 @@ func (m *Manifest) validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, m.validateBackends()...)
+	if len(m.Lanes) > m.Validators || slices.ContainsFunc(m.Lanes, func(k int) bool { return k < 0 || k > 64 }) {
+		errs = append(errs, fmt.Errorf("lanes = %v: want at most one value per validator, each from 0 to 64", m.Lanes))
+	}
 	if !slices.Contains([]string{"auto", "netns", "loopback"}, m.Network) {
 		errs = append(errs, fmt.Errorf("network %q: want auto, netns or loopback", m.Network))
 	}

@@ -132,13 +132,15 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	}
 	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{}, delays: map[int]time.Duration{},
 		servers: map[int]*dbServer{}, disconnecting: map[int]chan int{}, env: env, note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
-	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend, Backends: m.Backends}
+	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend, Backends: m.Backends, Lanes: m.Lanes}
 	nw.dir = opts.Dir
 	if m.syncsState() {
 		opts.CheckpointEvery = 10 // snapshots to sync from, within seconds
 	}
-	// A disk-full fault checks /readyz, which the metrics listener serves.
-	opts.Prometheus = len(m.diskFullNodes()) > 0
+	// A disk-full fault checks /readyz, which the metrics listener serves;
+	// a network on lanes is checked for blocks that ran on them
+	// (checkLanes).
+	opts.Prometheus = len(m.diskFullNodes()) > 0 || len(m.Lanes) > 0
 	opts.Tuning = node.Tuning{FastGossip: true}
 	if behind := slices.Min(append(slices.Collect(maps.Values(m.clockFaults())), 0)); behind < 0 {
 		// CometBFT sleeps until its clock reaches the genesis time: a

@@ -32,7 +32,7 @@ func Run(ctx context.Context, m *Manifest, env Env, seed int64) (rep *Report, er
 	if err != nil {
 		return nil, err
 	}
-	wl := newWorkload(m.Load, m.mixed())
+	wl := newWorkload(m)
 	if err := setupSchema(ctx, nw, wl); err != nil {
 		return nil, err
 	}
