@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/relchain/relchain/backend"
@@ -41,14 +42,50 @@ var ErrDDLNotAlone = &backend.Error{Class: backend.ClassNotImplemented, SQLState
 	Message: "on MySQL a bc-transaction with DDL must consist of exactly that one DDL statement " +
 		"(MySQL commits DDL implicitly: the rest of the tx could not be rolled back with it)"}
 
-// block is the open db-transaction on the writer connection. Its methods
-// hold the backend's mutex, so Close cannot interleave with them.
+// block is the open db-transaction on the writer connection, and the
+// block-wide state its lanes (lanes.go) share: the height, the DDL
+// recovery, the digests' sums. What belongs to one connection — its
+// db-transaction, savepoint, tx tag and clock — is its session; the
+// writer's is embedded (lane 0). Its methods hold the backend's mutex, so
+// Close cannot interleave with them.
 type block struct {
+	*session // the writer's: lane 0
+	b        *Backend
+	height   int64 // the block's height: committed height + 1
+	done     bool
+	// ddlSeq numbers the block's DDL statements (recovery records).
+	ddlSeq int
+	// delta is the digested changes' effect on the table sums; ddl
+	// records that the block changed the schema (StateDigest rescans).
+	delta backend.TableDelta
+	ddl   bool
+	// ranDDL: the block ran DDL, kept past StateDigest (which resets ddl)
+	// for CanonicalDelta, which the executor calls after it.
+	ranDDL bool
+	// canonRecs are the images of the change records ChangeDigest
+	// consumed, for CanonicalDelta (canonical_block.go), each with the
+	// lane that consumed it.
+	canonRecs []canonRecord
+	// lanes are the sessions of lanes 1..n-1 (OpenLanes), nil if the
+	// block has none; lanesUsed stays set once they were opened.
+	lanes     []*session
+	lanesUsed bool
+}
+
+// session is one connection's share of a block: the writer's (lane 0) or
+// a lane's (lanes.go). Its methods hold mu, the backend's mutex for the
+// writer and the lane's own for a lane, so lanes run concurrently.
+type session struct {
 	b      *Backend
+	blk    *block
+	mu     *sync.Mutex
 	conn   *sql.Conn
-	connID int64 // the writer connection's server thread id (see watch)
-	height int64 // the block's height: committed height + 1
-	done   bool
+	connID int64 // the connection's server thread id (see watch)
+	lane   int
+	// gid is a lane's XA transaction id (lanes.go); xaEnded: XA END was
+	// sent, prepared: XA PREPARE succeeded.
+	gid               string
+	xaEnded, prepared bool
 	// callCtx is the context of the method running (see watch): when it
 	// ends, the server-side statement is killed and errors wrap its Err.
 	callCtx context.Context
@@ -71,22 +108,13 @@ type block struct {
 	// dirty: something in this block changed data (a successful write, a
 	// consumed change record, system state): DDL is refused from then on.
 	dirty bool
-	// ddlSeq numbers the block's DDL statements (recovery records).
-	ddlSeq int
 	// txStmts counts the statements run in the open bc-transaction;
 	// txDDL: one of them was DDL (see ErrDDLNotAlone).
 	txStmts int
 	txDDL   bool
-	// delta is the digested changes' effect on the table sums; ddl
-	// records that the block changed the schema (StateDigest rescans).
-	delta backend.TableDelta
-	ddl   bool
-	// ranDDL: the block ran DDL, kept past StateDigest (which resets ddl)
-	// for CanonicalDelta, which the executor calls after it.
-	ranDDL bool
-	// canonRecs are the images of the change records ChangeDigest
-	// consumed, for CanonicalDelta (canonical_block.go).
-	canonRecs []canonRecord
+	// txs are the bc-transactions a session of a parallel block ran (for
+	// CanonicalDelta, which reads each key on the lane that wrote it).
+	txs map[int]bool
 }
 
 var _ backend.Block = (*block)(nil)
@@ -117,8 +145,8 @@ func timestampOf(t time.Time) string {
 }
 
 // check returns why the block accepts no statement, or nil.
-func (k *block) check() error {
-	if k.done {
+func (k *session) check() error {
+	if k.blk.done {
 		return errBlockDone
 	}
 	if k.lost != nil {
@@ -130,9 +158,9 @@ func (k *block) check() error {
 // Savepoint opens the tx's savepoint and pins the session's clock to
 // env.Time and the change records' tx to env.Tx (see txVars: not again
 // when they hold those values already).
-func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+func (k *session) Savepoint(ctx context.Context, env sqlcheck.Env) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if err := k.check(); err != nil {
 		return err
 	}
@@ -150,6 +178,12 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 	}
 	k.inTx, k.tagged, k.unconsumed = true, true, true
 	k.txStmts, k.txDDL = 0, false
+	if k.blk.lanesUsed {
+		if k.txs == nil {
+			k.txs = map[int]bool{}
+		}
+		k.txs[env.Tx] = true
+	}
 	return nil
 }
 
@@ -158,9 +192,9 @@ func (k *block) Savepoint(ctx context.Context, env sqlcheck.Env) error {
 // and COMMIT releases it, so RELEASE SAVEPOINT would change nothing the
 // block can observe (measured: a quarter of a single-statement tx's round
 // trips).
-func (k *block) Release(ctx context.Context) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+func (k *session) Release(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if err := k.check(); err != nil {
 		return err
 	}
@@ -171,9 +205,9 @@ func (k *block) Release(ctx context.Context) error {
 // RollbackTo undoes everything since Savepoint (except a DDL statement,
 // which MySQL cannot undo: see execDDL). The savepoint stays until the
 // next Savepoint replaces it.
-func (k *block) RollbackTo(ctx context.Context) error {
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+func (k *session) RollbackTo(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if err := k.check(); err != nil {
 		return err
 	}
@@ -188,7 +222,7 @@ func (k *block) RollbackTo(ctx context.Context) error {
 
 // fault records that the db-transaction's state is unknown and returns a
 // node fault.
-func (k *block) fault(what string, err error) error {
+func (k *session) fault(what string, err error) error {
 	err = k.wrapInterrupted(err)
 	k.lost = err
 	return fmt.Errorf("mysql: %s: %w", what, err)
@@ -201,7 +235,7 @@ func (k *block) fault(what string, err error) error {
 // a *backend.Error, a node fault, since another node would not fail the
 // same way; the block then accepts only Rollback. Other node faults
 // (connection lost, disk full, context cancelled) likewise.
-func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+func (k *session) Exec(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	if k.b.opts.pg {
 		return k.execPostgres(ctx, sql, args)
 	}
@@ -209,8 +243,8 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 	if err != nil {
 		return nil, k.b.syntaxFirst(ctx, st, err)
 	}
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if err := k.check(); err != nil {
 		return nil, err
 	}
@@ -226,7 +260,10 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 		}
 	}
 	if st.ddl {
-		return k.execDDL(ctx, st, args)
+		if err := k.refuseDDL(); err != nil {
+			return nil, err
+		}
+		return k.blk.execDDL(ctx, st, args)
 	}
 	rows, err := runStmt(ctx, k.conn, st, args, limits{})
 	if err == nil {
@@ -239,7 +276,7 @@ func (k *block) Exec(ctx context.Context, sql string, args []any) (*backend.Rows
 }
 
 // stmtError classifies a failed statement's error.
-func (k *block) stmtError(err error) error {
+func (k *session) stmtError(err error) error {
 	if e := backend.AsError(err); e != nil { // arguments, before anything was sent
 		return e
 	}
@@ -249,6 +286,10 @@ func (k *block) stmtError(err error) error {
 		return k.fault("exec", err)
 	}
 	switch n := mysqlNumber(err); {
+	case (n == errDeadlock || n == errLockWaitTimeout) && k.blk.lanesUsed:
+		// Another lane held the lock (lanes.go): not the tx's failure.
+		k.lost = err
+		return fmt.Errorf("mysql: exec: %w: %w", backend.ErrLaneConflict, err)
 	case n == errDeadlock || n == errLockWaitTimeout:
 		k.lost = err
 		return fmt.Errorf("mysql: exec: %w: %w", backend.ErrBlockLost, err)
@@ -437,55 +478,22 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	if err := k.check(); err != nil {
 		return backend.Changes{}, err
 	}
-	ctx, stop := k.watch(ctx)
-	defer stop()
-	// Read and delete in one statement on MariaDB; on MySQL lock what is
-	// read and delete exactly that. Records that a session outside
-	// relchain commits meanwhile are then left for the next block, never
-	// deleted unread.
-	q := "DELETE FROM relchain_changes RETURNING tbl, op, img, old, tx, seq"
-	if !k.b.flavor.mariadb {
-		q = "SELECT tbl, op, img, old, tx, seq FROM relchain_changes FOR UPDATE"
-	}
-	rows, err := k.conn.QueryContext(ctx, q)
-	if err != nil {
-		return backend.Changes{}, k.fault("change digest", err)
-	}
-	var seqs []any
+	defer k.lockLanes()()
+	// Each lane consumes its own records, in its own db-transaction (it
+	// sees no other lane's); all of them are digested together, in
+	// canonical order, as a serial block's would be.
 	var recs []backend.ChangeRecord
-	for rows.Next() {
-		var tbl, op, img []byte
-		var old sql.RawBytes
-		var tx int
-		var seq int64
-		if err := rows.Scan(&tbl, &op, &img, &old, &tx, &seq); err != nil {
-			rows.Close()
-			return backend.Changes{}, k.fault("change digest", err)
+	for _, s := range k.sessions() {
+		r, err := s.consumeRecords(ctx)
+		if err != nil {
+			return backend.Changes{}, err
 		}
-		if old != nil {
-			recs = append(recs, backend.ChangeRecord{Table: tbl, Op: opBefore, Image: bytes.Clone(old), Tx: tx})
-		}
-		recs = append(recs, backend.ChangeRecord{Table: tbl, Op: op, Image: img, Tx: tx})
-		seqs = append(seqs, seq)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return backend.Changes{}, k.fault("change digest", err)
-	}
-	if len(recs) > 0 {
-		for len(seqs) > 0 && !k.b.flavor.mariadb {
-			n := min(len(seqs), 1000)
-			q := "DELETE FROM relchain_changes WHERE seq IN (?" + strings.Repeat(", ?", n-1) + ")"
-			if _, err := k.conn.ExecContext(ctx, q, seqs[:n]...); err != nil {
-				return backend.Changes{}, k.fault("change digest", err)
+		for _, rec := range r {
+			if len(rec.Table) > 0 {
+				k.canonRecs = append(k.canonRecs, canonRecord{rec.Table, rec.Image, rec.Tx, s.lane})
 			}
-			seqs = seqs[n:]
 		}
-		k.dirty = true
-	}
-	k.unconsumed = k.inTx
-	for _, r := range recs {
-		k.noteCanonical(r)
+		recs = append(recs, r...)
 	}
 	// The state digest's part (an LtHash element per image, the costly
 	// part) is a sum: it runs on the other cores while this goroutine
@@ -497,6 +505,74 @@ func (k *block) ChangeDigest(ctx context.Context) (backend.Changes, error) {
 	digest := backend.DigestChanges(slices.Clone(recs))
 	wait()
 	return digest, nil
+}
+
+// consumeRecords reads and deletes the change records its session sees.
+// Read and delete in one statement on MariaDB; on MySQL lock what is read
+// and delete exactly that. Records that a session outside relchain
+// commits meanwhile are then left for the next block, never deleted
+// unread. With lanes, every session reads without locking (a locking read
+// would wait for the other lanes' uncommitted records) and deletes what
+// it read by key.
+func (k *session) consumeRecords(ctx context.Context) ([]backend.ChangeRecord, error) {
+	if k.lost != nil {
+		return nil, fmt.Errorf("mysql: change digest: lane %d: %w: %v", k.lane, backend.ErrBlockLost, k.lost)
+	}
+	ctx, stop := k.watch(ctx)
+	defer stop()
+	byKey := !k.b.flavor.mariadb || k.blk.lanesUsed
+	q := "DELETE FROM relchain_changes RETURNING tbl, op, img, old, tx, seq"
+	switch {
+	case k.blk.lanesUsed:
+		q = "SELECT tbl, op, img, old, tx, seq FROM relchain_changes"
+	case byKey:
+		q = "SELECT tbl, op, img, old, tx, seq FROM relchain_changes FOR UPDATE"
+	}
+	rows, err := k.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, k.fault("change digest", err)
+	}
+	var seqs []any
+	var recs []backend.ChangeRecord
+	for rows.Next() {
+		var tbl, op, img []byte
+		var old sql.RawBytes
+		var tx int
+		var seq int64
+		if err := rows.Scan(&tbl, &op, &img, &old, &tx, &seq); err != nil {
+			rows.Close()
+			return nil, k.fault("change digest", err)
+		}
+		if old != nil {
+			recs = append(recs, backend.ChangeRecord{Table: tbl, Op: opBefore, Image: bytes.Clone(old), Tx: tx})
+		}
+		recs = append(recs, backend.ChangeRecord{Table: tbl, Op: op, Image: img, Tx: tx})
+		seqs = append(seqs, seq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.fault("change digest", err)
+	}
+	if len(recs) > 0 {
+		for len(seqs) > 0 && byKey {
+			n := min(len(seqs), 1000)
+			q := "DELETE FROM relchain_changes WHERE seq IN (?" + strings.Repeat(", ?", n-1) + ")"
+			if k.blk.lanesUsed {
+				// Point by point (a join on the primary key, eq_ref): a
+				// range read, as IN may be, reads past each key into the
+				// other lanes' uncommitted records and waits for them.
+				q = "DELETE c FROM (SELECT ? AS s" + strings.Repeat(" UNION ALL SELECT ?", n-1) +
+					") v STRAIGHT_JOIN relchain_changes c ON c.seq = v.s"
+			}
+			if _, err := k.conn.ExecContext(ctx, q, seqs[:n]...); err != nil {
+				return nil, k.stmtError(err)
+			}
+			seqs = seqs[n:]
+		}
+		k.dirty = true
+	}
+	k.unconsumed = k.inTx
+	return recs, nil
 }
 
 // Commit writes s into relchain_meta, deletes the block's DDL recovery
@@ -515,9 +591,13 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	if appHash == nil {
 		appHash = []byte{}
 	}
+	defer k.lockLanes()()
 	fail := func(what string, err error) error {
-		_ = k.rollback(ctx)
+		_ = k.rollbackLocked(ctx)
 		return fmt.Errorf("mysql: commit height %d: %s: %w", s.Height, what, err)
+	}
+	if err := k.prepareLanes(ctx); err != nil {
+		return fail("prepare lanes", err)
 	}
 	if k.unconsumed {
 		// Records a tx wrote and no ChangeDigest consumed (never so in the
@@ -538,9 +618,30 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 			return fail("delete DDL recovery records", err)
 		}
 	}
+	parallel := len(k.lanes) > 0
+	if parallel {
+		k.b.laneGate.Lock()
+		defer k.b.laneGate.Unlock()
+	}
 	if _, err := k.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		// A lost connection leaves the COMMIT's outcome unknown:
+		// resolveLeftovers decides at the next Begin.
+		k.endLanes(ctx, true)
 		k.finish(true)
 		return fmt.Errorf("mysql: commit height %d: %w", s.Height, err)
+	}
+	if parallel {
+		laneCommitStep(CrashLanesDecided, 0)
+		cerr := k.commitPrepared(ctx)
+		k.endLanes(ctx, true)
+		if cerr != nil {
+			// The block is decided: the lanes' connections are gone, so
+			// the writer's connection commits what is left.
+			if rerr := resolveLeftovers(ctx, k.conn, k.b.dbName); rerr != nil {
+				k.finish(true)
+				return fmt.Errorf("mysql: commit height %d: %w; %w", s.Height, cerr, rerr)
+			}
+		}
 	}
 	k.finish(false)
 	k.b.ckpt.MaybeCheckpoint(s.Height, k.b.dumpSnapshot)
@@ -557,6 +658,13 @@ func (k *block) Rollback(ctx context.Context) error {
 // has nothing left to roll back: the server rolled its transaction back
 // with the connection, and the next Begin opens a new one.
 func (k *block) rollback(ctx context.Context) error {
+	defer k.lockLanes()()
+	return k.rollbackLocked(ctx)
+}
+
+// rollbackLocked is rollback; the caller holds every lane's mutex too.
+func (k *block) rollbackLocked(ctx context.Context) error {
+	k.endLanes(ctx, false)
 	_, err := k.conn.ExecContext(ctx, "ROLLBACK")
 	k.finish(err != nil || k.lost != nil)
 	if err != nil && k.lost != nil && asBackendError(err) == nil && mysqlNumber(err) == 0 {
@@ -573,6 +681,10 @@ func (k *block) rollback(ctx context.Context) error {
 func (k *block) finish(bad bool) {
 	k.done = true
 	k.b.open = nil
+	if !bad && k.lanesUsed {
+		_, err := k.conn.ExecContext(context.Background(), "SET SESSION innodb_lock_wait_timeout = DEFAULT")
+		bad = err != nil
+	}
 	if bad {
 		k.abandon()
 		return

@@ -26,7 +26,7 @@ const killTimeout = 5 * time.Second
 // statement has not returned after killGrace. The statement then fails at
 // once and k.fault reports an error wrapping ctx.Err(). Call stop before
 // the method returns.
-func (k *block) watch(ctx context.Context) (driverCtx context.Context, stop func()) {
+func (k *session) watch(ctx context.Context) (driverCtx context.Context, stop func()) {
 	if ctx.Done() == nil {
 		return ctx, func() {}
 	}
@@ -92,7 +92,7 @@ func (b *Backend) kill(killer *sql.DB, id int64, what string) {
 }
 
 // interrupted returns the error of the cancelled method context, or nil.
-func (k *block) interrupted() error {
+func (k *session) interrupted() error {
 	if c := k.callCtx; c != nil {
 		return c.Err()
 	}
@@ -101,7 +101,7 @@ func (k *block) interrupted() error {
 
 // wrapInterrupted returns err, wrapping the method context's error when
 // that ended (errors.Is(err, context.DeadlineExceeded) then holds).
-func (k *block) wrapInterrupted(err error) error {
+func (k *session) wrapInterrupted(err error) error {
 	if cerr := k.interrupted(); cerr != nil && !errors.Is(err, cerr) {
 		return fmt.Errorf("%w: %w", cerr, err)
 	}

@@ -24,15 +24,7 @@ var _ backend.CanonicalBlock = (*block)(nil)
 // the primary key out of them.
 type canonRecord struct {
 	table, image []byte
-	tx           int
-}
-
-// noteCanonical keeps the image of a data change record for
-// CanonicalDelta (schema records, table "", are k.ddl's).
-func (k *block) noteCanonical(r backend.ChangeRecord) {
-	if len(r.Table) > 0 {
-		k.canonRecs = append(k.canonRecs, canonRecord{r.Table, r.Image, r.Tx})
-	}
+	tx, lane     int
 }
 
 // CanonicalTables implements backend.CanonicalBlock: the replicated tables
@@ -276,7 +268,13 @@ const keysPerRead = 200
 // readKeys reads the rows of keys by primary key in the block's
 // db-transaction: each key with its row's image, or nil.
 func (k *block) readKeys(ctx context.Context, t canonTable, keys []recordKey) ([]backend.CanonicalChange, error) {
-	found, err := t.readByKey(ctx, k.conn, keys)
+	var found map[string][]byte
+	var err error
+	if len(k.lanes) == 0 {
+		found, err = t.readByKey(ctx, k.conn, keys)
+	} else {
+		found, err = k.readKeysOnLanes(ctx, t, keys)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -361,4 +359,37 @@ func (c canonBlock) BoundLockWaits(ctx context.Context, d time.Duration) (backen
 		return c, nil
 	}
 	return b, err
+}
+
+// readKeysOnLanes is readByKey for a parallel block: each key is read on
+// the session that ran the txs that changed it (lanes change disjoint
+// keys; a session sees no other lane's uncommitted rows).
+func (k *block) readKeysOnLanes(ctx context.Context, t canonTable, keys []recordKey) (map[string][]byte, error) {
+	defer k.lockLanes()()
+	sessions := k.sessions()
+	byLane := make([][]recordKey, len(sessions))
+	for _, rk := range keys {
+		i := 0
+		for j, s := range sessions {
+			if len(rk.txs) > 0 && s.txs[rk.txs[0]] {
+				i = j
+				break
+			}
+		}
+		byLane[i] = append(byLane[i], rk)
+	}
+	found := map[string][]byte{}
+	for i, s := range sessions {
+		if len(byLane[i]) == 0 {
+			continue
+		}
+		f, err := t.readByKey(ctx, s.conn, byLane[i])
+		if err != nil {
+			return nil, fmt.Errorf("lane %d: %w", s.lane, err)
+		}
+		for key, img := range f {
+			found[key] = img
+		}
+	}
+	return found, nil
 }

@@ -34,3 +34,6 @@ func AgeCatalog(b *Backend) {
 	defer func() { <-c.sem }()
 	c.readAt = c.readAt.Add(-2 * catalogMaxAge)
 }
+
+// LanePrefix is the prefix of database db's lane XA ids.
+func LanePrefix(db string) string { return lanePrefix(db) }

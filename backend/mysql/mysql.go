@@ -138,6 +138,17 @@ type Backend struct {
 	mu     sync.Mutex // guards open, closed
 	open   *block
 	closed bool
+
+	// Lanes (lanes.go): lanePool holds the lanes' connections (the
+	// writer's account and settings); xaErr is why the account cannot
+	// recover XA transactions (checked once); xaLeftovers: a parallel
+	// block may have left a prepared lane, which the next Begin resolves;
+	// laneGate is the read gate (readGate).
+	lanePool    *sql.DB
+	xaOnce      sync.Once
+	xaErr       error
+	xaLeftovers atomic.Bool
+	laneGate    sync.RWMutex
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -201,6 +212,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		b.closeDBs()
 		return nil, err
 	}
+	if b.flavor.mariadb {
+		b.xaLeftovers.Store(true) // a crashed parallel block may have left prepared lanes
+	}
 	return b, nil
 }
 
@@ -247,6 +261,10 @@ func (b *Backend) openPools(cfg, rcfg *gomysql.Config) error {
 		return err
 	}
 	b.writer.SetConnMaxLifetime(0)
+	if b.lanePool, err = pool(cfg, b.withPG(sessionInit(b.flavor, true, 0)), maxLaneConns); err != nil {
+		return err
+	}
+	b.lanePool.SetMaxIdleConns(8)
 	if b.killer, err = pool(cfg, nil, 1); err != nil {
 		b.closeDBs()
 		return err
@@ -497,6 +515,7 @@ func (b *Backend) Dialect() string { return "mysql" }
 // LoadState implements backend.Backend.
 func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 	var s backend.State
+	defer b.readGate()()
 	err := b.internal.QueryRowContext(ctx, `SELECT height, app_hash FROM relchain_meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return backend.State{}, nil
@@ -521,7 +540,15 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 	if err != nil {
 		return nil, unavailable(ctx, fmt.Errorf("mysql: begin: connect writer: %w", err))
 	}
-	k := &block{b: b, conn: conn, delta: make(backend.TableDelta)}
+	if b.xaLeftovers.Load() {
+		if err := resolveLeftovers(ctx, conn, b.dbName); err != nil {
+			discard(conn)
+			return nil, unavailable(ctx, fmt.Errorf("mysql: begin: %w", err))
+		}
+		b.xaLeftovers.Store(false)
+	}
+	k := &block{b: b, delta: make(backend.TableDelta)}
+	k.session = &session{b: b, blk: k, mu: &b.mu, conn: conn}
 	if err := k.start(ctx); err != nil {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
@@ -582,7 +609,7 @@ func (b *Backend) Close() error {
 
 func (b *Backend) closeDBs() {
 	b.catalog().close()
-	for _, db := range []*sql.DB{b.writer, b.killer, b.internal, b.readers, b.readKiller} {
+	for _, db := range []*sql.DB{b.writer, b.killer, b.internal, b.readers, b.readKiller, b.lanePool} {
 		if db != nil {
 			db.Close()
 		}

@@ -153,12 +153,12 @@ var errPGDDLStatements = &backend.Error{Class: backend.ClassNotImplemented, SQLS
 // execPostgres is Exec in the postgres dialect: PostgreSQL's gate, the
 // translation on the block's connection, the translated statements in
 // order inside the tx's savepoint (DDL through execDDL).
-func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
+func (k *session) execPostgres(ctx context.Context, sql string, args []any) (*backend.Rows, error) {
 	if err := checkArgs(args); err != nil {
 		return nil, err
 	}
-	k.b.mu.Lock()
-	defer k.b.mu.Unlock()
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if err := k.check(); err != nil {
 		return nil, err
 	}
@@ -185,6 +185,9 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 		return nil, ErrDDLNotAlone
 	}
 	if tr.DDL {
+		if err := k.refuseDDL(); err != nil {
+			return nil, err
+		}
 		if len(tr.Statements) != 1 {
 			return nil, errPGDDLStatements
 		}
@@ -196,7 +199,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 		// before too, so that one made while the DDL runs is not kept).
 		k.b.pgTr.bump()
 		defer k.b.pgTr.bump()
-		return k.execDDL(ctx, stmtInfo{text: tr.Statements[0], ddl: true}, bound)
+		return k.blk.execDDL(ctx, stmtInfo{text: tr.Statements[0], ddl: true}, bound)
 	}
 	rows, err := runTranslation(ctx, k.conn, tr, args, len(an.Writes) > 0, limits{})
 	if err != nil {
@@ -211,7 +214,7 @@ func (k *block) execPostgres(ctx context.Context, sql string, args []any) (*back
 // untag clears the change records' tx tag for a statement outside every
 // savepoint (never so in the executor): the records it writes belong to
 // no tx.
-func (k *block) untag(ctx context.Context) error {
+func (k *session) untag(ctx context.Context) error {
 	if k.inTx || !k.tagged {
 		return nil
 	}

@@ -19,7 +19,10 @@ func (b *Backend) snapshot(ctx context.Context, pool *sql.DB) (*sql.Conn, int64,
 	if err != nil {
 		return nil, 0, err
 	}
-	if _, err := conn.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"); err != nil {
+	unlock := b.readGate()
+	_, err = conn.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+	unlock()
+	if err != nil {
 		discard(conn)
 		return nil, 0, err
 	}

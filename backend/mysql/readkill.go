@@ -13,7 +13,10 @@ func (b *Backend) readSnapshot(ctx context.Context) (conn *sql.Conn, height, con
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	if _, err := conn.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"); err != nil {
+	unlock := b.readGate()
+	_, err = conn.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+	unlock()
+	if err != nil {
 		discard(conn)
 		return nil, 0, 0, err
 	}
