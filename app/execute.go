@@ -212,27 +212,10 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 			forced[lost.index] = lost.result
 			continue
 		}
-		if errors.Is(err, errLanesAbandoned) {
-			_ = p.rollback(undo)
-			e.lanesAbandoned(height, err)
-			serial = true
-			continue
-		}
-		if err == nil && e.params.BlockAtomic && anyFailed(results) {
-			err = e.abortBlock(ctx, p, results)
-		}
 		if err == nil {
-			err = e.saveSystem(ctx, p)
+			err = e.finishBlock(ctx, p, committed, results, outs)
 		}
-		if err == nil {
-			sealStart := time.Now()
-			err = e.seal(ctx, p, committed, results, outs)
-			p.digest = time.Since(sealStart)
-		}
-		if err != nil && p.onLanes && errors.Is(err, backend.ErrLaneConflict) {
-			// A lane met another's lock while its change records were
-			// consumed (a sequence both drew on): the serial run decides.
-			err = fmt.Errorf("%w: %w", errLanesAbandoned, err)
+		if p.abandoned(err) {
 			_ = p.rollback(undo)
 			e.lanesAbandoned(height, err)
 			serial = true
@@ -248,6 +231,23 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		e.mu.Unlock()
 		return results, p.appHash, nil
 	}
+}
+
+// finishBlock is what follows a block's txs: block_atomic's rollback if
+// one failed, the system state, the digests and the AppHash (seal).
+func (e *Executor) finishBlock(ctx context.Context, p *pendingBlock, committed backend.State, results []TxResult, outs []*execData) error {
+	if e.params.BlockAtomic && anyFailed(results) {
+		if err := e.abortBlock(ctx, p, results); err != nil {
+			return err
+		}
+	}
+	if err := e.saveSystem(ctx, p); err != nil {
+		return err
+	}
+	sealStart := time.Now()
+	err := e.seal(ctx, p, committed, results, outs)
+	p.digest = time.Since(sealStart)
+	return err
 }
 
 // lostBlock is returned by execute when tx index failed deterministically

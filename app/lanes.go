@@ -185,6 +185,13 @@ func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBloc
 	return results, outs, nil
 }
 
+// abandoned reports whether err gives up p's parallel attempt for the
+// serial run: an abandonment, or a lane conflict met after the lanes ran
+// (while their change records were consumed: a sequence both drew on).
+func (p *pendingBlock) abandoned(err error) bool {
+	return errors.Is(err, errLanesAbandoned) || p.onLanes && errors.Is(err, backend.ErrLaneConflict)
+}
+
 // laneError is what a lane's error on tx i means for the block: a lane
 // conflict or a lost db-transaction abandons the parallel run; anything
 // else is the backend's failure, as in the serial loop.

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/bench/smallbank"
 	"github.com/relchain/relchain/bench/tpcc"
 	"github.com/relchain/relchain/bench/workload"
+	"github.com/relchain/relchain/bench/ycsb"
 	"github.com/relchain/relchain/dialect"
 )
 
@@ -22,6 +24,7 @@ import (
 const (
 	Smallbank = "smallbank" // Smallbank's default mix on Options.Accounts accounts
 	NewOrder  = "neworder"  // TPC-C NewOrder alone on one full-scale warehouse
+	YCSB      = "ycsb"      // YCSB core workload A (50 % reads, 50 % updates by key), Options.Accounts records
 )
 
 // Options configure one row: one workload on one backend.
@@ -41,14 +44,14 @@ type Options struct {
 	BCPerBlock    int // bc-transactions per block
 	WLPerBC       int // wl-transactions per bc-transaction
 	Accounts      int // Smallbank accounts (default 100,000)
-	// Distribution is Smallbank's choice of accounts: "uniform" (the
-	// default) or "zipf" (smallbank.Options.Distribution).
+	// Distribution is the key choice: Smallbank's "uniform" (the default)
+	// or "zipf" (smallbank.Options.Distribution); YCSB's "uniform" or
+	// "zipfian" (ycsb.Options.Distribution).
 	Distribution string
 	// Lanes (issue 38): the executor runs blocks on this many connections
 	// (app.WithLanes), and the raw baseline splits each block's
-	// wl-transactions over as many connections, each its own
-	// db-transaction, at once (PostgreSQL's own locking orders them).
-	// Default 1: both serial.
+	// wl-transactions over as many connections, each committing its own
+	// (PostgreSQL's own locking orders them). Default 1: both serial.
 	Lanes int
 	Seed  uint64
 	// CPUProfile, if set, gets a CPU profile of one more executor turn
@@ -95,6 +98,9 @@ type Result struct {
 	// ExecWall, RawWall: medians of the turns' wall time per
 	// wl-transaction, µs (throughput is their inverse).
 	ExecWall, RawWall float64
+	// Lanes: the executor's blocks run on lanes and attempts abandoned
+	// for the serial run, over the whole row (app.LaneStats).
+	Lanes app.LaneStats
 }
 
 func (o *Options) defaults() error {
@@ -113,8 +119,10 @@ func (o *Options) defaults() error {
 		def(&o.BCPerBlock, 4)
 	case NewOrder:
 		def(&o.BCPerBlock, 200)
+	case YCSB:
+		def(&o.BCPerBlock, 1000)
 	default:
-		return fmt.Errorf("cost: unknown workload %q (smallbank, neworder)", o.Workload)
+		return fmt.Errorf("cost: unknown workload %q (smallbank, neworder, ycsb)", o.Workload)
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -132,8 +140,11 @@ func (o *Options) defaults() error {
 }
 
 func (o *Options) newWorkload() (workload.Workload, error) {
-	if o.Workload == NewOrder {
+	switch o.Workload {
+	case NewOrder:
 		return tpcc.New(tpcc.Options{Warehouses: 1, Mix: map[string]int{tpcc.NewOrder: 1}})
+	case YCSB:
+		return ycsb.New(ycsb.Options{Records: o.Accounts, Distribution: o.Distribution})
 	}
 	return smallbank.New(smallbank.Options{Accounts: o.Accounts, Distribution: o.Distribution})
 }
@@ -273,6 +284,7 @@ func (r *runner) measure(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.summarize()
+	res.Lanes = r.exec.ex.LaneStats()
 	return res, nil
 }
 

@@ -16,8 +16,11 @@ import (
 // statements cached), one db-transaction per block with every
 // wl-transaction in its own savepoint, as bench.RunBaseline replays an
 // async trace. With several connections (Options.Lanes) each takes every
-// k-th wl-transaction of a block into a db-transaction of its own, all at
-// once.
+// k-th wl-transaction of a block and commits each in a db-transaction of
+// its own, the connections at once, as k clients of a plain database
+// would (one db-transaction per connection for the whole block held its
+// locks until the block's end: the connections waited for each other,
+// and deadlocked, most of the time).
 type rawSide struct {
 	db      *raw.DB
 	conn    *raw.Conn   // the first of conns
@@ -92,7 +95,14 @@ func (s *rawSide) execute(ctx context.Context, wls [][]txn.Statement) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[c], errs[c] = conn.Tx(ctx, share)
+			for _, wl := range share {
+				out, err := conn.Tx(ctx, [][]txn.Statement{wl})
+				if err != nil {
+					errs[c] = err
+					return
+				}
+				outs[c] = append(outs[c], out...)
+			}
 		}()
 	}
 	wg.Wait()

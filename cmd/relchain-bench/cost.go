@@ -59,7 +59,7 @@ wl-transactions, or the run fails.`,
 	}
 	fl := cmd.Flags()
 	o := &f.opts
-	fl.StringVar(&o.Workload, "workload", cost.Smallbank, "smallbank or neworder (TPC-C NewOrder, one full-scale warehouse)")
+	fl.StringVar(&o.Workload, "workload", cost.Smallbank, "smallbank, neworder (TPC-C NewOrder, one full-scale warehouse) or ycsb (core workload A; --accounts records)")
 	fl.StringVar(&o.Backend, "backend", workload.SQLite, "sqlite, postgres or mysql")
 	fl.StringVar(&o.Dir, "dir", "", "directory for the two SQLite files (default: a temporary one, removed afterwards)")
 	fl.StringVar(&o.DSNTemplate, "dsn-template", "", "server DSN with {node}, replaced by each side's database name")
@@ -68,8 +68,8 @@ wl-transactions, or the run fails.`,
 	fl.IntVar(&o.Blocks, "blocks", 10, "blocks per turn")
 	fl.IntVar(&o.BCPerBlock, "bc-per-block", 0, "bc-transactions per block (default: smallbank 4, neworder 200)")
 	fl.IntVar(&o.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction")
-	fl.IntVar(&o.Accounts, "accounts", 0, "Smallbank accounts (default 100,000)")
-	fl.StringVar(&o.Distribution, "distribution", "", "Smallbank's choice of accounts: uniform (default) or zipf")
+	fl.IntVar(&o.Accounts, "accounts", 0, "Smallbank accounts or YCSB records (default 100,000)")
+	fl.StringVar(&o.Distribution, "distribution", "", "key choice: uniform (default); smallbank's zipf, ycsb's zipfian")
 	fl.IntVar(&o.Lanes, "lanes", 1, "connections per side: the executor's lanes (parallel execution, PostgreSQL) and the raw baseline's connections")
 	fl.Uint64Var(&o.Seed, "seed", 1, "the workload stream's seed")
 	fl.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of one more executor turn (FinalizeBlock + Commit only) here")
@@ -114,5 +114,6 @@ func printCost(out io.Writer, r *cost.Result) {
 	fmt.Fprintf(w, "median\traw\t\t\t%.1f\t%.1f\t%.1f\t\t\n", r.RawGo, r.RawServer, r.RawTotal)
 	w.Flush()
 	fmt.Fprintf(out, "ratio executor/raw: %.2fx (with CheckTx %.2fx; median of the turns' own ratios %.2fx)\n", r.Ratio, r.RatioWithCheck, r.PairedRatio)
-	fmt.Fprintf(out, "throughput (median wall): executor %.0f wl/s, raw %.0f wl/s\n", 1e6/max(r.ExecWall, 1e-9), 1e6/max(r.RawWall, 1e-9))
+	fmt.Fprintf(out, "throughput (median wall): executor %.0f wl/s, raw %.0f wl/s; blocks on lanes %d, abandoned %d\n",
+		1e6/max(r.ExecWall, 1e-9), 1e6/max(r.RawWall, 1e-9), r.Lanes.Parallel, r.Lanes.Abandoned)
 }

@@ -42,7 +42,7 @@ var behindPrescan = map[string]string{
 	"backend/sqlite/deferevents.go rowEventsOf":          "calls prescan.Check first",
 	"backend/sqlite/deferevents.go ddlTargets":           "calls prescan.Check first",
 	"backend/pgcatalog/rewrite.go parseSelect":           "calls prescan.Check first",
-	"sqlcheck/conflict/analyze.go Analyze":               "calls prescan.Check first",
+	"sqlcheck/conflict/analyze.go parsed":                "calls prescan.Check first",
 	"sqlcheck/pgclass/catalogonly.go CatalogOnly":        "calls prescan.Check first",
 	"sqlcheck/pgclass/plainwrite.go PlainWrite":          "calls prescan.Check first",
 	"sqlcheck/pgclass/keyread.go KeyRead":                "calls prescan.Check first",

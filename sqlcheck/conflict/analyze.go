@@ -3,6 +3,7 @@ package conflict
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -18,11 +19,8 @@ import (
 // them (nil, int64, float64, string, []byte, bool). Whatever the analysis
 // cannot bound is All (see DESIGN.md for the rules).
 func Analyze(sql string, args []any, cat Catalog) Access {
-	if prescan.Check(sql, prescan.PostgreSQL) != nil {
-		return Access{All: true}
-	}
-	tree, err := pgparse.Parse(sql)
-	if err != nil || len(tree.GetStmts()) != 1 {
+	tree := parsed(sql)
+	if tree == nil {
 		return Access{All: true}
 	}
 	a := &analyzer{cat: cat, args: args, done: map[*pg_query.RangeVar]bool{}}
@@ -45,6 +43,42 @@ func Analyze(sql string, args []any, cat Catalog) Access {
 	}
 	a.walk(top.ProtoReflect())
 	return a.result()
+}
+
+// trees caches the parse trees of statement texts: a block's txs repeat
+// a few texts with other arguments, and the parse (libpg_query's
+// encoding decoded afresh, pgparse) was most of the analysis's cost. The
+// analysis only reads a tree, so one serves every caller; a tree is a
+// pure function of its text, so the cache changes no answer. Past
+// maxTrees texts it starts again empty.
+var trees struct {
+	sync.RWMutex
+	m map[string]*pg_query.ParseResult
+}
+
+const maxTrees = 4096
+
+// parsed is sql's parse tree, nil when sql is not one statement that
+// passes the prescan and parses.
+func parsed(sql string) *pg_query.ParseResult {
+	trees.RLock()
+	tree, ok := trees.m[sql]
+	trees.RUnlock()
+	if ok {
+		return tree
+	}
+	if prescan.Check(sql, prescan.PostgreSQL) == nil {
+		if t, err := pgparse.Parse(sql); err == nil && len(t.GetStmts()) == 1 {
+			tree = t
+		}
+	}
+	trees.Lock()
+	if trees.m == nil || len(trees.m) >= maxTrees {
+		trees.m = make(map[string]*pg_query.ParseResult)
+	}
+	trees.m[sql] = tree
+	trees.Unlock()
+	return tree
 }
 
 // analyzer gathers one statement's access.
