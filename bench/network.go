@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,9 @@ type NetworkOptions struct {
 	// NoGate runs relchain with the determinism and safety gate off
 	// (backend.unsafe_no_gate), to measure the gate's cost.
 	NoGate bool
+	// Lanes, if above 1, runs every validator's blocks on that many
+	// database connections ([block] lanes; issue 38).
+	Lanes int
 	// MaxStatements, if not 0, sets the genesis max_statements (batches
 	// of many wl-transactions need more than the default 256).
 	MaxStatements int
@@ -104,6 +108,9 @@ func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, e
 	nopts := netctl.Options{
 		Validators: o.Validators, Dir: dir, Backend: o.Backend, Backends: o.Backends, DSNTemplate: dsn, DSNTemplates: dsns,
 		Tuning: o.Tuning, UnsafeNoGate: o.NoGate,
+	}
+	if o.Lanes > 1 {
+		nopts.Lanes = slices.Repeat([]int{o.Lanes}, o.Validators)
 	}
 	nopts.Params.MaxStatements = o.MaxStatements
 	nopts.Params.SQLDialect = o.SQLDialect

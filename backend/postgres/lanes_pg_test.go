@@ -18,6 +18,7 @@ import (
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
+	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/conflict"
 )
@@ -254,6 +255,7 @@ func TestLaneCrashChild(t *testing.T) {
 // the whole block or none of it once the backend opens again, no
 // prepared transaction, and a database that commits the next block.
 func TestLanesCommitAtomicallyAcrossKills(t *testing.T) {
+	racetest.Heavy(t) // five child processes, each a test binary started and killed
 	// The whole block, as a run that was not killed leaves it.
 	ref, _ := setupLaneDB(t)
 	blk, err := runParallel(t, ref, laneTxs(), 3)

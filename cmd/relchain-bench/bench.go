@@ -35,6 +35,7 @@ type benchFlags struct {
 	// protocol is the network's genesis protocol version (--protocol): 0
 	// is the newest this binary runs, as relchain testnet writes.
 	protocol    uint64
+	lanes       int
 	cfg         bench.Config
 	dist        string
 	mix         string
@@ -152,6 +153,7 @@ func (f *benchFlags) registerWorkload(cmd *cobra.Command) {
 // registerGenesis adds the flags that set the measured network's genesis.
 func (f *benchFlags) registerGenesis(cmd *cobra.Command) {
 	fl := cmd.Flags()
+	fl.IntVar(&f.lanes, "lanes", 1, "every validator's [block] lanes: database connections a block may use at once (parallel execution, PostgreSQL; 1: serial)")
 	fl.Uint64Var(&f.protocol, "protocol", 0, "the network's genesis protocol version (default: the newest this binary runs; 3 measures a network without the authenticated state of version 4, docs/upgrades.md)")
 	fl.StringVar(&f.sqlDialect, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis as relchain testnet --sql-dialect does (default: the backend's own; postgres on --backend sqlite runs the workloads' PostgreSQL SQL translated, docs/dialects.md)")
 }
@@ -220,7 +222,7 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, Backends: backends, SQLDialect: f.sqlDialect, Protocol: f.protocol,
 		DSNTemplate: tmpl, DSNTemplates: tmpls,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
-		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay,
+		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay, Lanes: f.lanes,
 	}, nil
 }
 
