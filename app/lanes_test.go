@@ -120,12 +120,12 @@ func laneSeed(t *testing.T) uint64 {
 // effect digest) and every AppHash are the same, and the parallel
 // executors did run blocks on lanes.
 func TestParallelExecutionMatchesSerial(t *testing.T) {
-	racetest.Heavy(t) // 3 versions x 4 executors x 12 blocks; TestLanesUnderTheRaceDetector is its race run
+	racetest.Heavy(t) // 3 versions x 4 executors x 9 blocks; TestLanesUnderTheRaceDetector is its race run
 	seed := laneSeed(t)
 	t.Logf("seed %d (RELCHAIN_LANES_SEED=%d replays it)", seed, seed)
 	for _, v := range []uint64{protocol.V1, protocol.V4, protocol.V5} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
-			parallelMatchesSerial(t, seed, laneParams(v), 12, []int{2, 4, 8})
+			parallelMatchesSerial(t, seed, laneParams(v), 9, []int{2, 4, 8})
 		})
 	}
 }
