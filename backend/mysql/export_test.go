@@ -37,3 +37,7 @@ func AgeCatalog(b *Backend) {
 
 // LanePrefix is the prefix of database db's lane XA ids.
 func LanePrefix(db string) string { return lanePrefix(db) }
+
+// SetLaneCommitHook sets the function a parallel block's Commit calls at
+// each of its crash points (laneCommitStep), for tests that die there.
+func SetLaneCommitHook(f func(step string, lane int)) { laneCommitHook = f }

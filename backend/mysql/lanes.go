@@ -336,14 +336,69 @@ func resolveLeftovers(ctx context.Context, conn *sql.Conn, db string) error {
 		if h <= st.Height {
 			verb = "XA COMMIT"
 		}
-		if _, err := conn.ExecContext(ctx, verb+" '"+gid+"'"); err != nil {
-			if mysqlNumber(err) == 1397 { // XAER_NOTA: finished meanwhile
-				continue
-			}
+		if err := finishXA(ctx, conn, verb, gid); err != nil {
 			return fmt.Errorf("mysql: resolve prepared lanes: %s %s: %w", verb, gid, err)
 		}
 	}
 	return nil
+}
+
+// ownerWait bounds how long finishXA waits for the session that prepared
+// an XA transaction to end: a process killed a moment ago may still have
+// its session on the server.
+const ownerWait = 30 * time.Second
+
+// finishXA runs verb (XA COMMIT or XA ROLLBACK) on the prepared XA
+// transaction gid. MariaDB answers XAER_NOTA both when gid is gone
+// (finished meanwhile) and when the session that prepared it still
+// lives (only that session may finish it then): while XA RECOVER still
+// lists gid, finishXA waits for the session to end and tries again, as
+// skipping it would leave a decided lane prepared, its rows missing and
+// locked.
+func finishXA(ctx context.Context, conn *sql.Conn, verb, gid string) error {
+	deadline := time.Now().Add(ownerWait)
+	for {
+		_, err := conn.ExecContext(ctx, verb+" '"+gid+"'")
+		if err == nil || mysqlNumber(err) != 1397 { // XAER_NOTA
+			return err
+		}
+		listed, lerr := xaListed(ctx, conn, gid)
+		if lerr != nil {
+			return lerr
+		}
+		if !listed {
+			return nil // finished meanwhile
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the session that prepared it still lives after %v: %w", ownerWait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// xaListed reports whether XA RECOVER lists gid.
+func xaListed(ctx context.Context, conn *sql.Conn, gid string) (bool, error) {
+	rows, err := conn.QueryContext(ctx, "XA RECOVER")
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	found := false
+	for rows.Next() {
+		var format, glen, blen int64
+		var data []byte
+		if err := rows.Scan(&format, &glen, &blen, &data); err != nil {
+			return false, err
+		}
+		if format == 1 && blen == 0 && string(data) == gid {
+			found = true
+		}
+	}
+	return found, rows.Err()
 }
 
 // Crash points of a parallel block's Commit (laneCommitStep), for tests

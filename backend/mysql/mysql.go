@@ -142,7 +142,8 @@ type Backend struct {
 	// Lanes (lanes.go): lanePool holds the lanes' connections (the
 	// writer's account and settings); xaErr is why the account cannot
 	// recover XA transactions (checked once); xaLeftovers: a parallel
-	// block may have left a prepared lane, which the next Begin resolves;
+	// block may have left a prepared lane, which the next Begin resolves
+	// (Open resolves those a crash left);
 	// laneGate is the read gate (readGate).
 	lanePool    *sql.DB
 	xaOnce      sync.Once
@@ -213,9 +214,29 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Backend, error) {
 		return nil, err
 	}
 	if b.flavor.mariadb {
-		b.xaLeftovers.Store(true) // a crashed parallel block may have left prepared lanes
+		// A crashed parallel block may have left prepared lanes: resolved
+		// now, before the first read, which would otherwise see a decided
+		// block's writer part (its height) without its prepared lanes.
+		if err := b.resolveAtOpen(ctx); err != nil {
+			b.closeDBs()
+			return nil, unavailable(ctx, err)
+		}
 	}
 	return b, nil
+}
+
+// resolveAtOpen resolves the prepared lanes a crashed process left
+// (resolveLeftovers) on a writer's connection.
+func (b *Backend) resolveAtOpen(ctx context.Context) error {
+	conn, err := b.writer.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("mysql: open: connect writer: %w", err)
+	}
+	defer conn.Close()
+	if err := resolveLeftovers(ctx, conn, b.dbName); err != nil {
+		return fmt.Errorf("mysql: open: %w", err)
+	}
+	return nil
 }
 
 // connConfig parses a DSN and fixes the connection settings relchain
