@@ -30,24 +30,36 @@ import (
 // or a statement on a missing table (either runs the block serially).
 //
 // mariadb gives the variant for MariaDB's postgres dialect, which refuses
-// SERIAL and foreign keys: ledger's id is a plain key with a default (so
-// a second insert of a block's stream fails on a duplicate key) and
-// child.pid references nothing.
+// SERIAL, foreign keys and keys of unbounded length, and runs DDL alone in
+// its block: ledger's id is a plain key with a default (so a second
+// insert of a block's stream fails on a duplicate key), child.pid
+// references nothing, kv's and uq's keys are varchar(64), and each table
+// is created in a block of its own.
 func laneBlocks(r *rand.Rand, blocks int, sign func(...txn.Statement) []byte, mariadb bool) [][][]byte {
 	ledger, child := "CREATE TABLE ledger (id SERIAL PRIMARY KEY, acct BIGINT NOT NULL, amount BIGINT NOT NULL)",
 		"CREATE TABLE child (id INT PRIMARY KEY, pid INT REFERENCES parent (id))"
+	text := "TEXT"
 	if mariadb {
 		ledger, child = "CREATE TABLE ledger (id BIGINT NOT NULL DEFAULT 0 PRIMARY KEY, acct BIGINT NOT NULL, amount BIGINT NOT NULL)",
 			"CREATE TABLE child (id INT PRIMARY KEY, pid INT)"
+		text = "VARCHAR(64)"
 	}
-	out := [][][]byte{{
+	setup := [][]byte{
 		sign(stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL CHECK (bal >= 0), note TEXT)")),
 		sign(stmt(ledger)),
-		sign(stmt("CREATE TABLE kv (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")),
+		sign(stmt("CREATE TABLE kv (k " + text + " PRIMARY KEY, v BIGINT NOT NULL)")),
 		sign(stmt("CREATE TABLE parent (id INT PRIMARY KEY)")),
 		sign(stmt(child)),
-		sign(stmt("CREATE TABLE uq (id INT PRIMARY KEY, email TEXT UNIQUE)")),
-	}}
+		sign(stmt("CREATE TABLE uq (id INT PRIMARY KEY, email " + text + " UNIQUE)")),
+	}
+	out := [][][]byte{setup}
+	if mariadb {
+		out = nil
+		for _, tx := range setup {
+			out = append(out, [][]byte{tx})
+		}
+	}
+	blocks += len(out) - 1
 	var rows []string
 	for id := range 120 {
 		rows = append(rows, fmt.Sprintf("(%d, 100)", id))
@@ -57,7 +69,7 @@ func laneBlocks(r *rand.Rand, blocks int, sign func(...txn.Statement) []byte, ma
 		sign(stmt("INSERT INTO parent (id) VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)")),
 	})
 	acct := func() int64 { return int64(r.IntN(120)) }
-	for b := 2; b < blocks; b++ {
+	for b := len(out); b < blocks; b++ {
 		var txs [][]byte
 		for range 16 + r.IntN(24) {
 			txs = append(txs, sign(laneTx(r, acct)...))
@@ -191,7 +203,10 @@ func parallelMatchesSerialOn(t *testing.T, newStore func() store, mariadb bool, 
 		for i, f := range par {
 			got, hash := f.block(txs...)
 			for j := range want {
-				if got[j].Code != want[j].Code || !bytes.Equal(got[j].Data, want[j].Data) || got[j].Log != want[j].Log {
+				// MariaDB's messages name the database, which differs
+				// between the executors' databases: the log is no
+				// consensus state (CometBFT's results hash leaves it out).
+				if got[j].Code != want[j].Code || !bytes.Equal(got[j].Data, want[j].Data) || got[j].Log != want[j].Log && !mariadb {
 					t.Fatalf("seed %d, height %d, tx %d, %d lanes: %d %s %q; serially %d %s %q", seed, h+1, j, lanes[i],
 						got[j].Code, got[j].Data, got[j].Log, want[j].Code, want[j].Data, want[j].Log)
 				}
