@@ -280,17 +280,7 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 	outs := make([]*execData, len(txs))
 	for i, raw := range txs {
 		h := key(raw)
-		p.txKeys = append(p.txKeys, h)
-		tx, rej := v.of(i)
-		p.signers = append(p.signers, signerOf(tx))
-		if rej == nil {
-			rej = e.consumeNonce(tx, p.replay, b.Time)
-		}
-		if rej == nil {
-			if why := e.perms.admit(tx, p.grants); why != "" {
-				rej = &Rejection{Code: api.CodeUnauthorized, Reason: why}
-			}
-		}
+		tx, rej := e.admitTx(p, v, i, b.Time)
 		if rej != nil {
 			results[i] = rejectionResult(0, rej)
 			continue
@@ -324,6 +314,25 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 		results[i], outs[i] = res, out
 	}
 	return results, outs, nil
+}
+
+// admitTx is tx i's admission in its block, in block order: its
+// envelope's verdict, its nonce (consumed in p's replay windows) and the
+// sender's grants as the block's earlier txs left them. It records the
+// tx's key and signer in p.
+func (e *Executor) admitTx(p *pendingBlock, v *verdicts, i int, chainTime time.Time) (*txn.Tx, *Rejection) {
+	p.txKeys = append(p.txKeys, key(v.txs[i]))
+	tx, rej := v.of(i)
+	p.signers = append(p.signers, signerOf(tx))
+	if rej == nil {
+		rej = e.consumeNonce(tx, p.replay, chainTime)
+	}
+	if rej == nil {
+		if why := e.perms.admit(tx, p.grants); why != "" {
+			rej = &Rejection{Code: api.CodeUnauthorized, Reason: why}
+		}
+	}
+	return tx, rej
 }
 
 // executeLimited is executeTx within the block's per-tx limit, if any.

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/conflict"
@@ -124,19 +123,8 @@ func (e *Executor) executeLanes(ctx context.Context, b BlockInfo, p *pendingBloc
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))
 	run := make([]bool, len(txs))
-	for i, raw := range txs {
-		p.txKeys = append(p.txKeys, key(raw))
-		tx, rej := v.of(i)
-		p.signers = append(p.signers, signerOf(tx))
-		if rej == nil {
-			rej = e.consumeNonce(tx, p.replay, b.Time)
-		}
-		if rej == nil {
-			if why := e.perms.admit(tx, p.grants); why != "" {
-				rej = &Rejection{Code: api.CodeUnauthorized, Reason: why}
-			}
-		}
-		if rej != nil {
+	for i := range txs {
+		if _, rej := e.admitTx(p, v, i, b.Time); rej != nil {
 			results[i] = rejectionResult(0, rej)
 			continue
 		}
