@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -110,6 +111,12 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, 
 	plan.lanes = conflict.Assign(groups, weights, e.opts.lanes)
 	if e.laneAssign != nil { // tests: a wrong schedule, to see the fallback
 		plan.lanes = e.laneAssign(len(txs))
+	}
+	// Fewer groups than lanes leave lanes empty: each would still cost a
+	// connection's db-transaction and, at commit, a prepared transaction.
+	plan.lanes = slices.DeleteFunc(plan.lanes, func(l []int) bool { return len(l) == 0 })
+	if len(plan.lanes) < 2 {
+		return nil, nil
 	}
 	return plan, nil
 }

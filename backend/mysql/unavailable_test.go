@@ -25,7 +25,7 @@ func TestTransientKnowsLostConnections(t *testing.T) {
 			t.Errorf("%v is transient", err)
 		}
 	}
-	k := &block{}
+	k := &block{session: &session{}}
 	for _, n := range []uint16{4031, 3169, 1927} {
 		if be := k.stmtError(my(n)); backend.AsError(be) != nil {
 			t.Errorf("error %d became a tx result: %v", n, be)

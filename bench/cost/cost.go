@@ -113,6 +113,9 @@ func (o *Options) defaults() error {
 	def(&o.Blocks, 10)
 	def(&o.WLPerBC, 1)
 	def(&o.ProfileBlocks, 50)
+	if o.Lanes < 0 || o.Lanes > 64 {
+		return fmt.Errorf("cost: --lanes %d: give 1 to 64 connections", o.Lanes)
+	}
 	def(&o.Lanes, 1)
 	switch o.Workload {
 	case Smallbank:

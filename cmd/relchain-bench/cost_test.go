@@ -7,7 +7,8 @@ import (
 
 func TestCostRefusesBadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"--workload", "ycsb"},
+		{"--workload", "tpcc"}, // smallbank, neworder or ycsb
+		{"--workload", "ycsb", "--lanes", "-1"},
 		{"--backend", "postgres"}, // no --dsn-template
 		{"--backend", "postgres", "--dsn-template", "postgres://u@127.0.0.1:1/db"}, // no {node}
 		{"--backend", "oracle", "--dsn-template", "x/{node}"},
