@@ -12,6 +12,7 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/internal/racetest"
 )
 
 // CheckTx overlaps block execution: with the client creator the node uses
@@ -25,6 +26,7 @@ import (
 // the same CheckTx waits for the block, which is why the node does not
 // use it. Latencies are logged (go test -v).
 func TestCheckTxCompletesWhileABlockExecutes(t *testing.T) {
+	racetest.Heavy(t) // a block held open by a long count: 53 s under -race, about 3 s without
 	for _, c := range []struct {
 		name    string
 		creator func(abci.Application) proxy.ClientCreator
