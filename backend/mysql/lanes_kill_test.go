@@ -20,11 +20,9 @@ import (
 // on the database of its value and dies at the step of laneCrashStep.
 const laneCrashEnv, laneCrashStep = "RELCHAIN_TEST_MARIADB_LANE_CRASH_DSN", "RELCHAIN_TEST_MARIADB_LANE_CRASH_STEP"
 
-func TestLaneCrashChild(t *testing.T) {
-	dsn := os.Getenv(laneCrashEnv)
-	if dsn == "" {
-		t.Skip("the child of TestLanesCommitAtomicallyAcrossKills")
-	}
+// laneCrashChild is TestLanesCommitAtomicallyAcrossKills in its child
+// process: it runs a parallel block on dsn and dies at laneCrashStep.
+func laneCrashChild(t *testing.T, dsn string) {
 	step := os.Getenv(laneCrashStep)
 	mysql.SetLaneCommitHook(func(s string, lane int) {
 		if step == s || step == fmt.Sprintf("%s:%d", s, lane) {
@@ -63,6 +61,10 @@ func laneRows(t *testing.T, b *mysql.Backend) [][]any {
 // prepared XA transaction of the database, and a database that commits
 // the next block.
 func TestLanesCommitAtomicallyAcrossKills(t *testing.T) {
+	if dsn := os.Getenv(laneCrashEnv); dsn != "" {
+		laneCrashChild(t, dsn) // the test binary started by the test below, to be killed
+		return
+	}
 	racetest.Heavy(t)
 	// The whole block, as a run that was not killed leaves it.
 	ref, refDSN := setupLaneDB(t)
@@ -89,7 +91,7 @@ func TestLanesCommitAtomicallyAcrossKills(t *testing.T) {
 			b, dsn := setupLaneDB(t)
 			before := laneRows(t, b)
 			b.Close()
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestLaneCrashChild$", "-test.count=1")
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestLanesCommitAtomicallyAcrossKills$", "-test.count=1")
 			cmd.Env = append(os.Environ(), laneCrashEnv+"="+dsn, laneCrashStep+"="+tc.step)
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
