@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck/conflict"
@@ -48,11 +49,21 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 	if !b.opts.pg {
 		return nil, fmt.Errorf("mysql: conflict catalog: %w: conflict analysis needs the postgres dialect", backend.ErrNoLanes)
 	}
-	conn, _, err := b.snapshot(ctx, b.readers)
+	gen := b.schemaGen.Load()
+	b.conflictCat.Lock()
+	defer b.conflictCat.Unlock()
+	if b.conflictCat.tables != nil && b.conflictCat.gen == gen {
+		return b.conflictCat.catalogMap, nil
+	}
+	// On the internal pool: the readers' account, with SELECT only, is
+	// shown no constraints by information_schema (see catalogCache), and a
+	// catalog without its UNIQUE keys and foreign keys would split txs
+	// that conflict.
+	conn, err := b.internal.Conn(ctx)
 	if err != nil {
 		return nil, unavailable(ctx, fmt.Errorf("mysql: conflict catalog: %w", err))
 	}
-	defer b.endSnapshot(conn)
+	defer conn.Close()
 	s, err := b.schemaOf(ctx, conn)
 	if err != nil {
 		return nil, unavailable(ctx, fmt.Errorf("mysql: conflict catalog: %w", err))
@@ -100,5 +111,14 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 		}
 		m.tables[t.Name] = ct
 	}
+	// Kept until a block's DDL (schemaGen; MariaDB commits DDL at once).
+	b.conflictCat.catalogMap, b.conflictCat.gen = m, gen
 	return m, nil
+}
+
+// conflictCatalogCache is the conflict catalog of schema generation gen.
+type conflictCatalogCache struct {
+	sync.Mutex
+	catalogMap
+	gen uint64
 }

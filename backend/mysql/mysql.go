@@ -115,15 +115,18 @@ type Backend struct {
 	// changed the schema (block.schemaChanged): the emulated catalog is
 	// read again when it moved (catalogCache.refresh). Node-local.
 	schemaGen atomic.Uint64
-	gate      *backend.TextGate // the gate seam (gateseam.go)
-	opts      options
-	flavor    flavor
-	dbName    string
-	writer    *sql.DB // at most one connection; a block holds it as a *sql.Conn
-	killer    *sql.DB // KILL QUERY / KILL of the writer's connection
-	internal  *sql.DB
-	readers   *sql.DB
-	verdict   verdictCache
+	// conflictCat is the conflict catalog read at a schemaGen
+	// (conflict_catalog.go).
+	conflictCat conflictCatalogCache
+	gate        *backend.TextGate // the gate seam (gateseam.go)
+	opts        options
+	flavor      flavor
+	dbName      string
+	writer      *sql.DB // at most one connection; a block holds it as a *sql.Conn
+	killer      *sql.DB // KILL QUERY / KILL of the writer's connection
+	internal    *sql.DB
+	readers     *sql.DB
+	verdict     verdictCache
 	// pgTr caches translations in the postgres dialect (pgcache.go).
 	pgTr translations
 	ckpt sqlstore.Checkpointing
