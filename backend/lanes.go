@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/relchain/relchain/sqlcheck"
 	"github.com/relchain/relchain/sqlcheck/conflict"
@@ -70,3 +71,37 @@ type ConflictCataloger interface {
 // ErrNoLanes: the database cannot open lanes for this block (see Lanes);
 // the block runs serially.
 var ErrNoLanes = errors.New("the database cannot run this block on lanes")
+
+// ReadGate keeps reads from seeing half a parallel block: the block's
+// Commit holds it exclusively (Publish) from the deciding COMMIT until
+// every lane has committed, and a read holds it shared (Read) while it
+// takes its snapshot — only then, so that a Commit waits for no read's
+// work. A reader must never wait for anything else while holding it (a
+// pool's connection, a lock): the Commit waiting for the gate holds the
+// backend, and, the gate preferring the waiting Commit, new readers then
+// wait behind it, holding their connections; take the connection first.
+// Serial blocks never take it. The zero value is ready.
+type ReadGate struct{ mu sync.RWMutex }
+
+// Read takes the gate for a read's snapshot; call the result once the
+// snapshot is taken.
+func (g *ReadGate) Read() (unlock func()) {
+	g.mu.RLock()
+	return g.mu.RUnlock
+}
+
+// Publish takes the gate for a parallel block's commit; call the result
+// once every lane has committed.
+func (g *ReadGate) Publish() (unlock func()) {
+	g.mu.Lock()
+	return g.mu.Unlock
+}
+
+// TryPublish is Publish if the gate is free now (ok), for a caller that
+// must not wait: tests that check no read holds the gate while it waits.
+func (g *ReadGate) TryPublish() (unlock func(), ok bool) {
+	if !g.mu.TryLock() {
+		return nil, false
+	}
+	return g.mu.Unlock, true
+}

@@ -620,8 +620,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	}
 	parallel := len(k.lanes) > 0
 	if parallel {
-		k.b.laneGate.Lock()
-		defer k.b.laneGate.Unlock()
+		defer k.b.laneGate.Publish()()
 	}
 	if _, err := k.conn.ExecContext(ctx, "COMMIT"); err != nil {
 		// A lost connection leaves the COMMIT's outcome unknown:

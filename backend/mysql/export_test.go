@@ -1,5 +1,10 @@
 package mysql
 
+import (
+	"context"
+	"database/sql"
+)
+
 // WithDDLHook sets a hook run at the stages of every DDL statement
 // ("before": recovery record committed, DDL not run; "after": DDL and
 // capture triggers done, the block's db-transaction not reopened). An
@@ -41,3 +46,26 @@ func LanePrefix(db string) string { return lanePrefix(db) }
 // SetLaneCommitHook sets the function a parallel block's Commit calls at
 // each of its crash points (laneCommitStep), for tests that die there.
 func SetLaneCommitHook(f func(step string, lane int)) { laneCommitHook = f }
+
+// TryPublish takes b's read gate as a parallel block's Commit does, if it
+// is free now.
+func TryPublish(b *Backend) (unlock func(), ok bool) { return b.laneGate.TryPublish() }
+
+// HoldInternal takes every connection of b's internal pool until release.
+func HoldInternal(ctx context.Context, b *Backend) (release func(), err error) {
+	var conns []*sql.Conn
+	release = func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	for len(conns) < b.internal.Stats().MaxOpenConnections {
+		c, err := b.internal.Conn(ctx)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	return release, nil
+}

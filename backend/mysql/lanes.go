@@ -422,14 +422,10 @@ func laneCommitStep(step string, lane int) {
 	}
 }
 
-// readGate is taken by a read while it takes its snapshot: a parallel
-// block's Commit holds it exclusively from the writer's COMMIT until
-// every lane's XA COMMIT is done, so no read sees the block's height (or
-// part of its rows) before all of them. Serial blocks never take it.
-func (b *Backend) readGate() func() {
-	b.laneGate.RLock()
-	return b.laneGate.RUnlock
-}
+// readGate is taken by a read while it takes its snapshot, after it holds
+// its connection (backend.ReadGate): a parallel block's Commit holds the
+// gate from the writer's COMMIT until every lane's XA COMMIT is done.
+func (b *Backend) readGate() func() { return b.laneGate.Read() }
 
 var _ backend.Lanes = canonBlock{}
 

@@ -152,7 +152,7 @@ type Backend struct {
 	xaOnce      sync.Once
 	xaErr       error
 	xaLeftovers atomic.Bool
-	laneGate    sync.RWMutex
+	laneGate    backend.ReadGate
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -539,8 +539,16 @@ func (b *Backend) Dialect() string { return "mysql" }
 // LoadState implements backend.Backend.
 func (b *Backend) LoadState(ctx context.Context) (backend.State, error) {
 	var s backend.State
-	defer b.readGate()()
-	err := b.internal.QueryRowContext(ctx, `SELECT height, app_hash FROM relchain_meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
+	// The connection is taken before the read gate: a reader must never
+	// wait for a pool while holding it (readGate).
+	conn, err := b.internal.Conn(ctx)
+	if err != nil {
+		return backend.State{}, unavailable(ctx, fmt.Errorf("mysql: load state: %w", err))
+	}
+	defer conn.Close()
+	unlock := b.readGate()
+	err = conn.QueryRowContext(ctx, `SELECT height, app_hash FROM relchain_meta WHERE id = 1`).Scan(&s.Height, &s.AppHash)
+	unlock()
 	if errors.Is(err, sql.ErrNoRows) {
 		return backend.State{}, nil
 	}

@@ -723,8 +723,7 @@ func (k *block) Commit(ctx context.Context, s backend.State) error {
 	}
 	parallel := len(k.lanes) > 0
 	if parallel {
-		k.b.laneGate.Lock()
-		defer k.b.laneGate.Unlock()
+		defer k.b.laneGate.Publish()()
 	}
 	tag, err := k.conn.PgConn().Exec(ctx, "COMMIT").ReadAll()
 	writer := k.conn

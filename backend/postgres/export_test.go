@@ -73,3 +73,29 @@ func writerConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
 // SetLaneCommitHook sets the function a parallel block's Commit calls at
 // each of its crash points (lanes.go), nil to clear it.
 func SetLaneCommitHook(f func(step string, lane int)) { laneCommitHook = f }
+
+// TryPublish takes b's read gate as a parallel block's Commit does, if it
+// is free now.
+func TryPublish(b *Backend) (unlock func(), ok bool) { return b.laneGate.TryPublish() }
+
+// HoldReader takes a connection of b's reader pool until release.
+func HoldReader(ctx context.Context, b *Backend) (release func(), err error) {
+	c, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Release, nil
+}
+
+// DatabaseOf is the database a node's DSN names.
+func DatabaseOf(dsn string) (string, error) {
+	writerDSN, _, err := pgsetup.SplitDSN(dsn)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := pgx.ParseConfig(writerDSN)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Database, nil
+}

@@ -112,36 +112,51 @@ func (k *block) openLanes(ctx context.Context, n int) ([]backend.Lane, error) {
 }
 
 // openLane begins lane i's db-transaction on a kept connection or a new
-// one; the caller holds the backend's mutex.
+// one; the caller holds the backend's mutex. A kept connection that fails
+// to begin (its session lost with a server restart, which a connection
+// notices only when used) is closed and the next one tried, so one outage
+// costs one retry of the block, not one per kept connection.
 func (k *block) openLane(ctx context.Context, i int) (*session, error) {
 	b := k.b
-	var lc *laneConn
-	for len(b.laneConns) > 0 && lc == nil {
+	for {
+		lc, kept, err := b.laneConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if lc.schemaGen != b.schemaGen {
+			// A block changed the schema since this connection's statements
+			// were prepared: they may be stale (see blockStmts).
+			lc.stmts.invalidate()
+			lc.schemaGen = b.schemaGen
+		}
+		if _, err := lc.conn.PgConn().Exec(ctx, beginSQL).ReadAll(); err != nil {
+			closeLaneConn(lc)
+			if kept && ctx.Err() == nil && transient(err) {
+				continue
+			}
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+		return &session{b: b, blk: k, mu: new(sync.Mutex), stmts: &lc.stmts, conn: lc.conn, lane: i, laneConn: lc}, nil
+	}
+}
+
+// laneConn takes a kept lane connection (kept reports so) or connects a
+// new one; the caller holds the backend's mutex.
+func (b *Backend) laneConn(ctx context.Context) (lc *laneConn, kept bool, err error) {
+	for len(b.laneConns) > 0 {
 		lc = b.laneConns[len(b.laneConns)-1]
 		b.laneConns = b.laneConns[:len(b.laneConns)-1]
-		if lc.conn.IsClosed() {
-			lc = nil
+		if !lc.conn.IsClosed() {
+			return lc, true, nil
 		}
 	}
-	if lc == nil {
-		conn, err := pgx.ConnectConfig(ctx, laneConfig(b.writerCfg))
-		if err != nil {
-			return nil, fmt.Errorf("connect: %w", err)
-		}
-		lc = &laneConn{conn: conn, schemaGen: b.schemaGen}
-		lc.stmts.on(conn.PgConn())
+	conn, err := pgx.ConnectConfig(ctx, laneConfig(b.writerCfg))
+	if err != nil {
+		return nil, false, fmt.Errorf("connect: %w", err)
 	}
-	if lc.schemaGen != b.schemaGen {
-		// A block changed the schema since this connection's statements
-		// were prepared: they may be stale (see blockStmts).
-		lc.stmts.invalidate()
-		lc.schemaGen = b.schemaGen
-	}
-	if _, err := lc.conn.PgConn().Exec(ctx, beginSQL).ReadAll(); err != nil {
-		closeLaneConn(lc)
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return &session{b: b, blk: k, mu: new(sync.Mutex), stmts: &lc.stmts, conn: lc.conn, lane: i, laneConn: lc}, nil
+	lc = &laneConn{conn: conn, schemaGen: b.schemaGen}
+	lc.stmts.on(conn.PgConn())
+	return lc, false, nil
 }
 
 func closeLaneConn(lc *laneConn) {
@@ -409,11 +424,8 @@ func laneCommitStep(step string, lane int) {
 	}
 }
 
-// readSnapshot is taken by a read while it takes its snapshot: a parallel
-// block's Commit holds it exclusively from the writer's COMMIT until every
-// lane's COMMIT PREPARED is done, so no read sees the block's height (or
-// part of its rows) before all of them. Serial blocks never take it.
-func (b *Backend) readSnapshot() func() {
-	b.laneGate.RLock()
-	return b.laneGate.RUnlock
-}
+// readSnapshot is taken by a read while it takes its snapshot, after it
+// holds its connection (backend.ReadGate): a parallel block's Commit
+// holds the gate from the writer's COMMIT until every lane's COMMIT
+// PREPARED is done.
+func (b *Backend) readSnapshot() func() { return b.laneGate.Read() }

@@ -210,12 +210,12 @@ type Backend struct {
 	// max_prepared_transactions, read at Open; laneConns are the lanes'
 	// connections kept between blocks; schemaGen counts the block DDL
 	// statements that succeeded, so a kept lane connection knows its
-	// prepared statements may be stale; laneGate is held by a parallel
-	// block's Commit and taken by reads (readSnapshot).
+	// prepared statements may be stale; laneGate keeps reads from seeing
+	// half a parallel block (readSnapshot).
 	maxPrepared int
 	laneConns   []*laneConn
 	schemaGen   uint64
-	laneGate    sync.RWMutex
+	laneGate    backend.ReadGate
 	// catalog is ConflictCatalog's answer while schemaGen is catalogGen.
 	catalog    catalogMap
 	catalogGen uint64
@@ -558,6 +558,9 @@ func (b *Backend) connectWriter(ctx context.Context) error {
 		return err
 	}
 	b.writer = conn
+	// The kept lane connections were most likely lost with the writer's
+	// (a server restart): each would fail one retry of a block.
+	b.closeLaneConns()
 	// A new session may be on another database (a restore swapped it in):
 	// whether it has sequences is asked again (flushSequences).
 	b.seqs = seqsUnknown

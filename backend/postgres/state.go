@@ -97,14 +97,22 @@ func (b *Backend) stateSnapshot(ctx context.Context) (querier, int64, func(), er
 
 // snapshotTx is stateSnapshot's transaction itself, for a reader that
 // needs its connection; the caller rolls it back.
+//
+// The snapshot is taken by the first statement, under the lanes' read
+// gate (readSnapshot); the connection is acquired before it, since a
+// reader must never wait for the pool while holding the gate (a parallel
+// block's Commit waits for the gate, and readers holding the pool's
+// connections wait behind that Commit).
 func (b *Backend) snapshotTx(ctx context.Context) (pgx.Tx, int64, error) {
-	defer b.readSnapshot()()
 	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, 0, err
 	}
 	var height int64
-	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&height); err != nil {
+	unlock := b.readSnapshot()
+	err = tx.QueryRow(ctx, `SELECT coalesce((SELECT height FROM relchain.meta WHERE id = 1), 0)`).Scan(&height)
+	unlock()
+	if err != nil {
 		_ = tx.Rollback(ctx)
 		return nil, 0, err
 	}
