@@ -70,8 +70,9 @@ type pendingBlock struct {
 	judges []schemaJudge
 	ddl    []txn.Statement
 	// serial: run this block on one connection (an attempt on lanes was
-	// abandoned; lanes.go); onLanes: its txs ran on lanes.
-	serial, onLanes bool
+	// abandoned; lanes.go); split: the conflict analysis split its txs;
+	// onLanes: they ran on lanes.
+	serial, split, onLanes bool
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and
@@ -205,6 +206,7 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 			_ = p.rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
 		}
+		started := time.Now()
 		results, outs, err := e.execute(ctx, b, p, txs, forced)
 		var lost *lostBlock
 		if errors.As(err, &lost) {
@@ -224,6 +226,9 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		if err != nil {
 			_ = p.rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
+		}
+		if p.split && e.opts.adaptiveLanes {
+			e.laneChoice.record(p.onLanes, len(txs), time.Since(started))
 		}
 		p.results = results
 		e.mu.Lock()
@@ -274,7 +279,11 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 		return nil, nil, err
 	}
 	if plan != nil {
-		return e.executeLanes(ctx, b, p, txs, v, plan)
+		p.split = true
+		if !e.opts.adaptiveLanes || e.laneChoice.useLanes() {
+			return e.executeLanes(ctx, b, p, txs, v, plan)
+		}
+		e.laneStats.declined.Add(1) // serially: measured faster here
 	}
 	results := make([]TxResult, len(txs))
 	outs := make([]*execData, len(txs))

@@ -39,6 +39,7 @@ type Executor struct {
 	heightCh    chan struct{} // closed and replaced at every commit
 	pending     *pendingBlock
 	laneStats   laneCounters // parallel runs (lanes.go)
+	laneChoice  laneChooser  // WithAdaptiveLanes (lanechoice.go)
 	// laneAssign, set by tests only, replaces the schedule's lanes.
 	laneAssign func(txs int) [][]int
 	// slot serializes the backend's Block between consensus and

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/sqlcheck"
@@ -255,17 +256,26 @@ func (e *Executor) lanesAbandoned(height int64, why error) {
 type LaneStats struct {
 	Parallel  int64 // blocks whose txs ran on lanes
 	Abandoned int64 // attempts given up for the serial run
+	// Declined: blocks that split but ran serially, measured faster here
+	// (WithAdaptiveLanes).
+	Declined int64
+	// SerialCost and LanesCost are the measured costs per tx of blocks
+	// that split, run serially and on lanes (WithAdaptiveLanes; 0 before
+	// the first of each).
+	SerialCost, LanesCost time.Duration
 }
 
 // laneCounters are LaneStats' counters, and off: the database cannot
 // give lanes (backend.ErrNoLanes), every block runs serially until the
 // node restarts.
 type laneCounters struct {
-	parallel, abandoned atomic.Int64
+	parallel, abandoned, declined atomic.Int64
 	off                 atomic.Bool
 }
 
 // LaneStats returns the executor's parallel-run counters.
 func (e *Executor) LaneStats() LaneStats {
-	return LaneStats{Parallel: e.laneStats.parallel.Load(), Abandoned: e.laneStats.abandoned.Load()}
+	serial, lanes := e.laneChoice.costs()
+	return LaneStats{Parallel: e.laneStats.parallel.Load(), Abandoned: e.laneStats.abandoned.Load(), Declined: e.laneStats.declined.Load(),
+		SerialCost: serial, LanesCost: lanes}
 }

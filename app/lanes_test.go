@@ -189,6 +189,12 @@ func parallelMatchesSerialOn(t *testing.T, newStore func() store, mariadb bool, 
 	for i, k := range lanes {
 		par[i] = mustNewFixtureWith(t, newStore(), p, app.WithLanes(k))
 	}
+	// adaptive runs a block that splits on lanes or serially, as measured
+	// faster (a node's default): the same results either way.
+	kmax := lanes[len(lanes)-1]
+	adaptive := mustNewFixtureWith(t, newStore(), p, app.WithLanes(kmax), app.WithAdaptiveLanes(true))
+	lanes = append(lanes, kmax)
+	par = append(par, adaptive)
 	var nonce uint64
 	sign := func(stmts ...txn.Statement) []byte {
 		nonce++
@@ -224,9 +230,14 @@ func parallelMatchesSerialOn(t *testing.T, newStore func() store, mariadb bool, 
 	if failed == 0 {
 		t.Fatal("no tx failed: the stream does not exercise failures")
 	}
+	forced := par[len(par)-2].ex.LaneStats() // kmax lanes, every block that splits
+	if st := adaptive.ex.LaneStats(); st.Parallel+st.Declined != forced.Parallel || st.Parallel == 0 || st.Declined > 0 && st.SerialCost == 0 || st.LanesCost == 0 {
+		t.Fatalf("adaptive, %d lanes: %d blocks on lanes and %d declined (costs per tx %v serially, %v on lanes); %d blocks split",
+			kmax, st.Parallel, st.Declined, st.SerialCost, st.LanesCost, forced.Parallel)
+	}
 	for i, f := range par {
 		st := f.ex.LaneStats()
-		t.Logf("%d lanes: %d of %d blocks ran on lanes (%d abandoned for the serial run)", lanes[i], st.Parallel, len(blocks), st.Abandoned)
+		t.Logf("%d lanes: %d of %d blocks ran on lanes, %d declined (%d abandoned for the serial run)", lanes[i], st.Parallel, len(blocks), st.Declined, st.Abandoned)
 		if st.Parallel == 0 {
 			t.Fatalf("%d lanes: no block ran on lanes", lanes[i])
 		}

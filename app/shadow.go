@@ -28,10 +28,11 @@ const beyondPostgres = "this statement runs on SQLite storage only (PostgreSQL's
 type ExecutorOption func(*executorOptions)
 
 type executorOptions struct {
-	openShadow   func(ctx context.Context) (backend.Backend, error)
-	schemaJudges map[string]func() backend.SchemaJudge
-	lanes        int // WithLanes
-	verifyPool   int // WithVerifyPool
+	openShadow    func(ctx context.Context) (backend.Backend, error)
+	schemaJudges  map[string]func() backend.SchemaJudge
+	lanes         int  // WithLanes
+	adaptiveLanes bool // WithAdaptiveLanes
+	verifyPool    int  // WithVerifyPool
 }
 
 // WithSchemaJudge gives NewExecutor the way to make engine's schema judge

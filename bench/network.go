@@ -51,6 +51,9 @@ type NetworkOptions struct {
 	// Lanes, if above 1, runs every validator's blocks on that many
 	// database connections ([block] lanes; issue 38).
 	Lanes int
+	// LanesAlways runs every block that splits on lanes ([block]
+	// lanes_always), not only while that is measured faster.
+	LanesAlways bool
 	// MaxStatements, if not 0, sets the genesis max_statements (batches
 	// of many wl-transactions need more than the default 256).
 	MaxStatements int
@@ -111,6 +114,7 @@ func startNetworkOnce(ctx context.Context, o NetworkOptions) (*netctl.Network, e
 	}
 	if o.Lanes > 1 {
 		nopts.Lanes = slices.Repeat([]int{o.Lanes}, o.Validators)
+		nopts.LanesAlways = o.LanesAlways
 	}
 	nopts.Params.MaxStatements = o.MaxStatements
 	nopts.Params.SQLDialect = o.SQLDialect

@@ -98,6 +98,9 @@ type Options struct {
 	// Lanes, if set, is validator i's relchain.toml [block] lanes in
 	// Lanes[i] (parallel execution; node-local, so validators may differ).
 	Lanes []int
+	// LanesAlways sets [block] lanes_always: every block that splits runs
+	// on lanes, even where serial runs are measured faster.
+	LanesAlways bool
 }
 
 // NodesFile is the list of nodes written into a network's directory.
@@ -260,6 +263,7 @@ func generateHome(o Options, drv registry.Driver, i int, ports []int) (NodeInfo,
 	if i < len(o.Lanes) {
 		rc.Block.Lanes = o.Lanes[i]
 	}
+	rc.Block.LanesAlways = o.LanesAlways
 	if drv.Server {
 		tmpl := o.DSNTemplate
 		if i < len(o.DSNTemplates) && o.DSNTemplates[i] != "" {

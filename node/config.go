@@ -129,9 +129,15 @@ func inHome(home, path, def string) string {
 // independent groups on up to k connections, on PostgreSQL storage
 // (other storages run serially). Node-local: validators of one network
 // may differ in it, and the results do not.
+//
+// A block that splits runs on lanes only while blocks on lanes are
+// measured faster than serial ones on this node (app.WithAdaptiveLanes:
+// where the cores are shared, lanes add work they cannot absorb);
+// LanesAlways runs every block that splits on lanes (tests, benchmarks).
 type BlockConfig struct {
-	TxTimeout string `toml:"tx_timeout"`
-	Lanes     int    `toml:"lanes"`
+	TxTimeout   string `toml:"tx_timeout"`
+	Lanes       int    `toml:"lanes"`
+	LanesAlways bool   `toml:"lanes_always"`
 }
 
 // HistoryConfig configures a node's row history ([history]).

@@ -60,7 +60,7 @@ func openExecutorOnce(ctx context.Context, home string, rc Config, chainID strin
 		return nil, nil, fmt.Errorf("open %s backend: %w", rc.Backend.Kind, err)
 	}
 	ex, err := app.NewExecutor(ctx, be, chainID, params, shadowOption(home, params),
-		app.WithSchemaJudges(registry.SchemaJudges(params.Engines())), app.WithLanes(lanes))
+		app.WithSchemaJudges(registry.SchemaJudges(params.Engines())), app.WithLanes(lanes), app.WithAdaptiveLanes(!rc.Block.LanesAlways))
 	if err != nil {
 		be.Close()
 		return nil, nil, err

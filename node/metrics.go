@@ -131,7 +131,7 @@ var (
 	descDatabaseLostCommits = prometheus.NewDesc(metricsNamespace+"_database_lost_commits_total",
 		"Block commits that failed with the database connection lost, by what the recorded (height, AppHash) showed: applied (the acknowledgement was lost; done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
 	descLaneBlocks = prometheus.NewDesc(metricsNamespace+"_lane_blocks_total",
-		"Blocks whose transactions ran on lanes ([block] lanes, parallel execution), by outcome: parallel (they did), abandoned (an attempt given up for the serial run: a lane met another's lock, or the database could give no lanes).", []string{"outcome"}, nil)
+		"Blocks whose transactions ran on lanes ([block] lanes, parallel execution), by outcome: parallel (they did), abandoned (an attempt given up for the serial run: a lane met another's lock, or the database could give no lanes), declined (the block split but ran serially: [block] lanes_adaptive measured serial runs faster on this machine).", []string{"outcome"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )
@@ -178,6 +178,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	lanes := ex.LaneStats()
 	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Parallel), "parallel")
 	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Abandoned), "abandoned")
+	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Declined), "declined")
 	if cp, at, ok := n.newestCheckpoint(); ok {
 		gauge(descCheckpointHeight, float64(cp.Height))
 		gauge(descCheckpointAge, time.Since(at).Seconds())

@@ -36,6 +36,7 @@ type benchFlags struct {
 	// is the newest this binary runs, as relchain testnet writes.
 	protocol    uint64
 	lanes       int
+	lanesAlways bool
 	cfg         bench.Config
 	dist        string
 	mix         string
@@ -154,6 +155,7 @@ func (f *benchFlags) registerWorkload(cmd *cobra.Command) {
 func (f *benchFlags) registerGenesis(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.lanes, "lanes", 1, "every validator's [block] lanes: database connections a block may use at once (parallel execution, PostgreSQL; 1: serial)")
+	fl.BoolVar(&f.lanesAlways, "lanes-always", false, "with --lanes: every block that splits runs on lanes ([block] lanes_always), not only while measured faster")
 	fl.Uint64Var(&f.protocol, "protocol", 0, "the network's genesis protocol version (default: the newest this binary runs; 3 measures a network without the authenticated state of version 4, docs/upgrades.md)")
 	fl.StringVar(&f.sqlDialect, "sql-dialect", "", "the network's SQL dialect, fixed in its genesis as relchain testnet --sql-dialect does (default: the backend's own; postgres on --backend sqlite runs the workloads' PostgreSQL SQL translated, docs/dialects.md)")
 }
@@ -222,7 +224,7 @@ func (f *benchFlags) networkOptions() (bench.NetworkOptions, error) {
 		Bin: bin, Dir: f.dir, Validators: f.net.validators, Backend: f.net.backend, Backends: backends, SQLDialect: f.sqlDialect, Protocol: f.protocol,
 		DSNTemplate: tmpl, DSNTemplates: tmpls,
 		Tuning: tuning, App: "relchain", ABCI: f.abci, MaxStatements: bench.MaxStatements,
-		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay, Lanes: f.lanes,
+		RelayLinks: f.relayLinks || f.linkDelay > 0, LinkDelay: f.linkDelay, Lanes: f.lanes, LanesAlways: f.lanesAlways,
 	}, nil
 }
 

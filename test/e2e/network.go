@@ -132,7 +132,9 @@ func startNetwork(ctx context.Context, m *Manifest, env Env) (nw *network, err e
 	}
 	nw = &network{m: m, mode: mode, fills: map[int]*diskFill{}, tampered: map[int]time.Time{}, exits: map[int]time.Time{}, expected: map[int]bool{}, throttled: map[int]bool{}, delays: map[int]time.Duration{},
 		servers: map[int]*dbServer{}, disconnecting: map[int]chan int{}, env: env, note: func(s string) { env.Logf("%s: %s", m.Name, s) }}
-	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend, Backends: m.Backends, Lanes: m.Lanes}
+	opts := netctl.Options{Validators: m.Validators, Dir: filepath.Join(env.Dir, "net"), Backend: m.Backend, Backends: m.Backends, Lanes: m.Lanes,
+		// Every block that splits runs on lanes: the faults meet them.
+		LanesAlways: true}
 	nw.dir = opts.Dir
 	if m.syncsState() {
 		opts.CheckpointEvery = 10 // snapshots to sync from, within seconds

@@ -1,0 +1,93 @@
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+// WithAdaptiveLanes makes the executor run a block that splits on lanes
+// only while that is measured to be faster here (laneChooser): where the
+// validator's cores are shared (several validators or the database server
+// on a small machine), lanes add work the cores cannot absorb and would
+// make blocks slower. Off (the executor's default, for tests), every block
+// that splits runs on lanes. Node-local like WithLanes: whether a block
+// ran on lanes never shows in its results.
+func WithAdaptiveLanes(on bool) ExecutorOption {
+	return func(o *executorOptions) { o.adaptiveLanes = on }
+}
+
+// Tuning of laneChooser: each way runs laneWarmup blocks before the
+// cheaper is chosen; then one block in laneExploreEvery runs the other
+// way, so a change of load is noticed; a new block weighs laneCostWeight
+// in its way's cost, laneExploreWeight in the slower way's (sampled
+// rarely, so a change of load must show in few samples).
+const (
+	laneWarmup        = 4
+	laneExploreEvery  = 16
+	laneCostWeight    = 0.2
+	laneExploreWeight = 0.5
+)
+
+// laneChooser decides, for each block the conflict analysis splits,
+// whether it runs on lanes or serially, by the measured cost per tx of
+// each way (execution and digests, a moving average over recent blocks).
+// It only ever sees blocks that split, so both ways are measured on the
+// same kind of block. Its decisions are node-local and change nothing but
+// speed: results, digests and the AppHash are the same either way.
+type laneChooser struct {
+	mu       sync.Mutex
+	cost     [2]float64 // nanoseconds per tx: [serial, lanes]
+	samples  [2]int
+	eligible int
+}
+
+// useLanes reports whether the next block that splits runs on lanes.
+func (c *laneChooser) useLanes() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eligible++
+	switch {
+	case c.samples[1] < laneWarmup && c.samples[1] <= c.samples[0]:
+		return true
+	case c.samples[0] < laneWarmup:
+		return false
+	}
+	faster := c.cost[1] < c.cost[0]
+	if c.eligible%laneExploreEvery == 0 {
+		return !faster
+	}
+	return faster
+}
+
+// record adds a block of txs that split and took d (execution and
+// digests) on lanes or serially.
+func (c *laneChooser) record(onLanes bool, txs int, d time.Duration) {
+	if txs <= 0 || d <= 0 {
+		return
+	}
+	way := 0
+	if onLanes {
+		way = 1
+	}
+	per := float64(d) / float64(txs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	weight := laneCostWeight
+	if c.cost[way] > c.cost[1-way] {
+		weight = laneExploreWeight
+	}
+	if c.samples[way] == 0 {
+		c.cost[way] = per
+	} else {
+		c.cost[way] += weight * (per - c.cost[way])
+	}
+	c.samples[way]++
+}
+
+// costs are the current costs per tx, serial and on lanes (0 before the
+// first block of each).
+func (c *laneChooser) costs() (serial, lanes time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Duration(c.cost[0]), time.Duration(c.cost[1])
+}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"testing"
+	"time"
+)
+
+// runChooser drives c over n blocks of 100 txs whose cost per tx is
+// serial or lanes, and counts the blocks it ran on lanes.
+func runChooser(c *laneChooser, n int, serial, lanes time.Duration) (onLanes int) {
+	for range n {
+		use := c.useLanes()
+		cost := serial
+		if use {
+			cost, onLanes = lanes, onLanes+1
+		}
+		c.record(use, 100, 100*cost)
+	}
+	return onLanes
+}
+
+// Lanes measured slower (shared cores) run only the warm-up and one block
+// in laneExploreEvery; measured faster, all but the explorations; a
+// change of load is followed.
+func TestTheLaneChooserRunsTheFasterWay(t *testing.T) {
+	var c laneChooser
+	const n = 160
+	slow := runChooser(&c, n, time.Millisecond, 2*time.Millisecond)
+	if max := laneWarmup + n/laneExploreEvery + 1; slow > max {
+		t.Errorf("lanes twice as slow: %d of %d blocks on lanes, want at most %d", slow, n, max)
+	}
+	if s, l := c.costs(); s != time.Millisecond || l != 2*time.Millisecond {
+		t.Errorf("costs %v serial, %v lanes; want 1ms, 2ms", s, l)
+	}
+	// The load changes: lanes become the faster way.
+	fast := runChooser(&c, n, time.Millisecond, time.Millisecond/2)
+	if min := n * 3 / 4; fast < min {
+		t.Errorf("lanes twice as fast after a change: %d of %d blocks on lanes, want at least %d", fast, n, min)
+	}
+	var fresh laneChooser
+	if fast := runChooser(&fresh, n, time.Millisecond, time.Millisecond/2); fast < n-n/laneExploreEvery-laneWarmup {
+		t.Errorf("lanes twice as fast: %d of %d blocks on lanes", fast, n)
+	}
+}
+
+// The warm-up measures both ways alternately before choosing, and a
+// block without txs or time teaches nothing.
+func TestTheLaneChooserMeasuresBothWaysFirst(t *testing.T) {
+	var c laneChooser
+	var got []bool
+	for range 2 * laneWarmup {
+		use := c.useLanes()
+		got = append(got, use)
+		c.record(use, 10, time.Millisecond)
+	}
+	for i, use := range got {
+		if use != (i%2 == 0) {
+			t.Fatalf("warm-up choices %v: want lanes and serial alternately", got)
+		}
+	}
+	c.record(true, 0, time.Second)
+	c.record(false, 5, 0)
+	if s, l := c.costs(); s != 100*time.Microsecond || l != 100*time.Microsecond {
+		t.Errorf("costs %v, %v after empty records; want 100µs each", s, l)
+	}
+}
