@@ -270,7 +270,7 @@ type LaneStats struct {
 // node restarts.
 type laneCounters struct {
 	parallel, abandoned, declined atomic.Int64
-	off                 atomic.Bool
+	off                           atomic.Bool
 }
 
 // LaneStats returns the executor's parallel-run counters.
