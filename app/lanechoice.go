@@ -22,7 +22,7 @@ func WithAdaptiveLanes(on bool) ExecutorOption {
 // in its way's cost, laneExploreWeight in the slower way's (sampled
 // rarely, so a change of load must show in few samples).
 const (
-	laneWarmup        = 4
+	laneWarmup        = 2
 	laneExploreEvery  = 16
 	laneCostWeight    = 0.2
 	laneExploreWeight = 0.5
