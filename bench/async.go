@@ -205,7 +205,9 @@ func (a *asyncRun) generate(ctx context.Context, ci int, work chan<- *asyncBC) i
 	batch := a.cfg.WLPerBC > 1
 	var pending []workload.WL
 	sent := 0
+	pace := a.pacer(ctx)
 	for k := 0; k < n && ctx.Err() == nil; k++ {
+		pace(k)
 		wl := gen.Next()
 		if wl.ReadOnly {
 			// Reads go through the query path on the same workers, so
@@ -225,6 +227,29 @@ func (a *asyncRun) generate(ctx context.Context, ci int, work chan<- *asyncBC) i
 		sent++
 	}
 	return sent
+}
+
+// pacer returns the wait before a client's k-th wl-transaction: none
+// without Rate; with it, each client holds to Rate/clients a second from
+// its start.
+func (a *asyncRun) pacer(ctx context.Context) func(k int) {
+	if a.cfg.Rate <= 0 {
+		return func(int) {}
+	}
+	start := time.Now()
+	every := time.Duration(float64(time.Second) * float64(a.nclients) / a.cfg.Rate)
+	return func(k int) {
+		wait := time.Until(start.Add(time.Duration(k) * every))
+		if wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // asyncTrace fills tr from an async run: every height that committed one

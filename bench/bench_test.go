@@ -76,6 +76,8 @@ func TestValidateRefusesBadFlagsBeforeAnythingStarts(t *testing.T) {
 		"commit for a workload": func(c *Config) {
 			c.Mode, c.WLPerBC = "commit", 1
 		},
+		"a rate outside async": func(c *Config) { c.Rate = 100 },
+		"a negative rate":      func(c *Config) { c.Mode, c.Rate = ModeAsync, -1 },
 	} {
 		c := ok
 		mutate(&c)

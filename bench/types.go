@@ -56,6 +56,10 @@ type Config struct {
 	// Inflight is how many bc-transactions an async client submits
 	// concurrently (0: DefaultInflight).
 	Inflight int
+	// Rate, if not 0, paces an async run: its clients together hand over
+	// at most Rate wl-transactions a second (blocks of a steady size
+	// instead of whatever the mempool holds).
+	Rate float64
 	// Progress, when set, is called with the number of wl-transactions
 	// done.
 	Progress func(done int)
@@ -184,6 +188,9 @@ func (c Config) Validate() error {
 	}
 	if c.WLPerBC > 1 && c.Mode == ModeSync {
 		return fmt.Errorf("--wl-per-bc %d with --mode sync: sync sends one wl-transaction per bc-transaction; use --mode pseudo (or async) to batch", c.WLPerBC)
+	}
+	if c.Rate < 0 || c.Rate > 0 && c.Mode != ModeAsync {
+		return fmt.Errorf("--rate %g: paces --mode async only, with a positive number of wl-transactions a second", c.Rate)
 	}
 	return nil
 }

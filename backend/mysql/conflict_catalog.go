@@ -52,8 +52,8 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 	gen := b.schemaGen.Load()
 	b.conflictCat.Lock()
 	defer b.conflictCat.Unlock()
-	if b.conflictCat.tables != nil && b.conflictCat.gen == gen {
-		return b.conflictCat.catalogMap, nil
+	if b.conflictCat.memo != nil && b.conflictCat.gen == gen {
+		return b.conflictCat.memo, nil
 	}
 	// On the internal pool: the readers' account, with SELECT only, is
 	// shown no constraints by information_schema (see catalogCache), and a
@@ -112,13 +112,14 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 		m.tables[t.Name] = ct
 	}
 	// Kept until a block's DDL (schemaGen; MariaDB commits DDL at once).
-	b.conflictCat.catalogMap, b.conflictCat.gen = m, gen
-	return m, nil
+	// One memo per schema: its analyses hold until DDL.
+	b.conflictCat.memo, b.conflictCat.gen = conflict.NewMemo(m), gen
+	return b.conflictCat.memo, nil
 }
 
 // conflictCatalogCache is the conflict catalog of schema generation gen.
 type conflictCatalogCache struct {
 	sync.Mutex
-	catalogMap
-	gen uint64
+	memo *conflict.Memo
+	gen  uint64
 }

@@ -92,7 +92,7 @@ func (m catalogMap) Routine(name string) bool { return m.routines[name] }
 func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error) {
 	b.mu.Lock()
 	gen := b.schemaGen
-	if b.catalog.tables != nil && b.catalogGen == gen {
+	if b.catalog != nil && b.catalogGen == gen {
 		c := b.catalog
 		b.mu.Unlock()
 		return c, nil
@@ -130,12 +130,13 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 	if err := rows.Err(); err != nil {
 		return nil, unavailable(ctx, fmt.Errorf("postgres: conflict catalog: %w", err))
 	}
+	memo := conflict.NewMemo(m) // one per schema: its analyses hold until DDL
 	b.mu.Lock()
 	if b.schemaGen == gen {
-		b.catalog, b.catalogGen = m, gen
+		b.catalog, b.catalogGen = memo, gen
 	}
 	b.mu.Unlock()
-	return m, nil
+	return memo, nil
 }
 
 // readRoutines adds the names conflictRoutinesSQL reads to into.

@@ -17,6 +17,7 @@ import (
 	"github.com/relchain/relchain/backend/internal/sqlstore"
 	"github.com/relchain/relchain/backend/postgres/pgsetup"
 	"github.com/relchain/relchain/sqlcheck"
+	"github.com/relchain/relchain/sqlcheck/conflict"
 )
 
 // Defaults for Options. The query time limit, pool size and result bounds
@@ -217,7 +218,7 @@ type Backend struct {
 	schemaGen   uint64
 	laneGate    backend.ReadGate
 	// catalog is ConflictCatalog's answer while schemaGen is catalogGen.
-	catalog    catalogMap
+	catalog    *conflict.Memo
 	catalogGen uint64
 }
 

@@ -137,6 +137,7 @@ func (f *benchFlags) registerWorkload(cmd *cobra.Command) {
 	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
 	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
 	fl.IntVar(&f.cfg.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction (pseudo, async)")
+	fl.Float64Var(&f.cfg.Rate, "rate", 0, "async: the clients together hand over at most this many wl-transactions a second (0: as fast as they can)")
 	fl.IntVar(&f.cfg.Clients, "clients", 1, "concurrent clients (spread over the nodes)")
 	fl.IntVar(&f.cfg.Txs, "txs", 1000, "wl-transactions to run")
 	fl.IntVar(&f.cfg.Scale, "scale", 0, "workload size: Smallbank accounts (100000), TPC-C warehouses (10), YCSB records (100000); 0 = default")

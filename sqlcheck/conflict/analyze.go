@@ -19,9 +19,25 @@ import (
 // them (nil, int64, float64, string, []byte, bool). Whatever the analysis
 // cannot bound is All (see DESIGN.md for the rules).
 func Analyze(sql string, args []any, cat Catalog) Access {
+	memo, _ := cat.(*Memo)
+	if memo != nil {
+		if acc, ok := memo.get(sql); ok {
+			return acc
+		}
+	}
+	acc, usedArgs := analyze(sql, args, cat)
+	if memo != nil && !usedArgs {
+		memo.put(sql, acc)
+	}
+	return acc
+}
+
+// analyze is Analyze without the memo; usedArgs reports whether the
+// answer depends on args (a parameter's value pinned a key).
+func analyze(sql string, args []any, cat Catalog) (acc Access, usedArgs bool) {
 	tree := parsed(sql)
 	if tree == nil {
-		return Access{All: true}
+		return Access{All: true}, false
 	}
 	a := &analyzer{cat: cat, args: args, done: map[*pg_query.RangeVar]bool{}}
 	top := tree.GetStmts()[0].GetStmt()
@@ -39,10 +55,10 @@ func Analyze(sql string, args []any, cat Catalog) Access {
 	default:
 		// DDL, TRUNCATE, LOCK, CALL, SET CONSTRAINTS and any kind this
 		// package does not know.
-		return Access{All: true}
+		return Access{All: true}, false
 	}
 	a.walk(top.ProtoReflect())
-	return a.result()
+	return a.result(), a.usedArgs
 }
 
 // trees caches the parse trees of statement texts: a block's txs repeat
@@ -83,11 +99,13 @@ func parsed(sql string) *pg_query.ParseResult {
 
 // analyzer gathers one statement's access.
 type analyzer struct {
-	cat    Catalog
-	args   []any
-	all    bool
-	reads  []Key
-	writes []Key
+	cat  Catalog
+	args []any
+	// usedArgs: an argument's value went into the answer.
+	usedArgs bool
+	all      bool
+	reads    []Key
+	writes   []Key
 	// locks: the statement has a locking clause (FOR UPDATE, FOR SHARE
 	// ...): everything it reads counts as written.
 	locks bool

@@ -246,6 +246,7 @@ func (a *analyzer) value(n *pg_query.Node, k Kind) (string, bool) {
 	}
 	if p := n.GetParamRef(); p != nil {
 		i := int(p.GetNumber())
+		a.usedArgs = true
 		if i < 1 || i > len(a.args) {
 			return "", false
 		}
