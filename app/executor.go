@@ -40,6 +40,7 @@ type Executor struct {
 	pending     *pendingBlock
 	laneStats   laneCounters // parallel runs (lanes.go)
 	laneChoice  laneChooser  // WithAdaptiveLanes (lanechoice.go)
+	laneMinTxs  int          // minTxsPerLane (tests change it)
 	// laneAssign, set by tests only, replaces the schedule's lanes.
 	laneAssign func(txs int) [][]int
 	// slot serializes the backend's Block between consensus and
@@ -153,6 +154,7 @@ func NewExecutor(ctx context.Context, be backend.Backend, chainID string, params
 		shadow:      shadow,
 		judges:      judges,
 		opts:        opts,
+		laneMinTxs:  minTxsPerLane,
 		auth:        auth,
 		authSnap:    authSnap,
 		authSnaps:   snapList(authSnap),

@@ -25,3 +25,7 @@ func SetRetryBackoff(e *Executor, lo, hi time.Duration) {
 // SetLaneAssign makes e run every parallel block's txs on the lanes
 // assign gives (tx indices per lane), whatever the analysis found.
 func SetLaneAssign(e *Executor, assign func(txs int) [][]int) { e.laneAssign = assign }
+
+// SetLaneMinTxs sets how many txs a block needs per lane where lanes are
+// adaptive (minTxsPerLane), so that tests' small blocks may split.
+func SetLaneMinTxs(e *Executor, n int) { e.laneMinTxs = n }

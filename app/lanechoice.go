@@ -16,6 +16,25 @@ func WithAdaptiveLanes(on bool) ExecutorOption {
 	return func(o *executorOptions) { o.adaptiveLanes = on }
 }
 
+// minTxsPerLane: with WithAdaptiveLanes, a block gets at most one lane per
+// minTxsPerLane txs (fewer than two: it runs serially, unplanned). A lane
+// costs a few round trips whatever it runs (its BEGIN, its PREPARE
+// TRANSACTION and COMMIT PREPARED): four validators paced at 300
+// wl-tx/s, blocks of 14-61 txs, took 3.5 ms per tx on lanes against 2.5
+// serially (BENCHMARKS.md, "Parallel execution on lanes").
+const minTxsPerLane = 16
+
+// lanesFor is how many lanes a block of n txs may use: WithLanes's k, at
+// most one per minTxsPerLane txs where lanes are adaptive, and never more
+// than n.
+func (e *Executor) lanesFor(n int) int {
+	k := min(e.opts.lanes, n)
+	if e.opts.adaptiveLanes {
+		k = min(k, n/max(e.laneMinTxs, 1))
+	}
+	return k
+}
+
 // Tuning of laneChooser: each way runs laneWarmup blocks before the
 // cheaper is chosen; then one block in laneExploreEvery runs the other
 // way, so a change of load is noticed; a new block weighs laneCostWeight

@@ -64,3 +64,21 @@ func TestTheLaneChooserMeasuresBothWaysFirst(t *testing.T) {
 		t.Errorf("costs %v, %v after empty records; want 100µs each", s, l)
 	}
 }
+
+// Where lanes are adaptive, a block gets one lane per minTxsPerLane txs at
+// most (a lane's fixed round trips outweigh a few txs); forced, the
+// configured count, never more than the txs.
+func TestSmallBlocksGetFewLanes(t *testing.T) {
+	e := &Executor{opts: executorOptions{lanes: 8, adaptiveLanes: true}, laneMinTxs: minTxsPerLane}
+	for n, want := range map[int]int{0: 0, 10: 0, 2*minTxsPerLane - 1: 1, 2 * minTxsPerLane: 2, 3 * minTxsPerLane: 3, 100 * minTxsPerLane: 8} {
+		if got := e.lanesFor(n); got != want {
+			t.Errorf("adaptive, %d txs: %d lanes, want %d", n, got, want)
+		}
+	}
+	e.opts.adaptiveLanes = false
+	for n, want := range map[int]int{1: 1, 3: 3, 10: 8} {
+		if got := e.lanesFor(n); got != want {
+			t.Errorf("lanes always, %d txs: %d lanes, want %d", n, got, want)
+		}
+	}
+}

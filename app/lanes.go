@@ -67,7 +67,8 @@ var errLanesAbandoned = errors.New("parallel execution abandoned; the block runs
 // path starts from scratch when it returns nil.
 func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, forced map[int]TxResult) (*lanePlan, error) {
 	txs := v.txs
-	if e.opts.lanes < 2 || e.laneStats.off.Load() || len(txs) < 2 || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
+	k := e.lanesFor(len(txs))
+	if k < 2 || e.laneStats.off.Load() || len(forced) > 0 || p.serial || p.shadow != nil || len(p.judges) > 0 ||
 		e.params.BlockAtomic {
 		return nil, nil
 	}
@@ -109,7 +110,7 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, 
 	if len(groups.Groups) < 2 {
 		return nil, nil
 	}
-	plan.lanes = conflict.Assign(groups, weights, e.opts.lanes)
+	plan.lanes = conflict.Assign(groups, weights, k)
 	if e.laneAssign != nil { // tests: a wrong schedule, to see the fallback
 		plan.lanes = e.laneAssign(len(txs))
 	}

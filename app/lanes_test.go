@@ -193,6 +193,7 @@ func parallelMatchesSerialOn(t *testing.T, newStore func() store, mariadb bool, 
 	// faster (a node's default): the same results either way.
 	kmax := lanes[len(lanes)-1]
 	adaptive := mustNewFixtureWith(t, newStore(), p, app.WithLanes(kmax), app.WithAdaptiveLanes(true))
+	app.SetLaneMinTxs(adaptive.ex, 1)
 	lanes = append(lanes, kmax)
 	par = append(par, adaptive)
 	var nonce uint64

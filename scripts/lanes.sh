@@ -14,6 +14,7 @@
 #
 #   scripts/lanes.sh [OUT_DIR]     (default bench-results/lanes-<date>)
 #   TURNS=5 scripts/lanes.sh       (turns per side, default 3)
+#   ONLY=smallbank scripts/lanes.sh  (only the rows whose name holds it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -29,6 +30,9 @@ turns=${TURNS:-3}
 row() {
   local name=$1
   shift
+  if [[ -n ${ONLY:-} && $name != *"$ONLY"* ]]; then
+    return 0
+  fi
   echo "== $name"
   "$out/relchain-bench" cost --backend postgres --dsn-template "$bench_pg_template" \
     --server-pid-file "$pgdir/cluster/data/postmaster.pid" --turns "$turns" --quiet \
