@@ -2,10 +2,10 @@ package mysql_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
+	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/mysql"
 )
 
@@ -26,20 +26,7 @@ func TestAReadWaitingForAConnectionDoesNotHoldTheReadGate(t *testing.T) {
 		defer close(done)
 		_, _ = b.LoadState(rctx)
 	}()
-	held := false
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		default:
-			if unlock, ok := mysql.TryPublish(b); ok {
-				unlock()
-			} else {
-				held = true
-			}
-			runtime.Gosched()
-		}
-	}
+	held := backendtest.GateHeldWhile(done, func() (func(), bool) { return mysql.TryPublish(b) })
 	release()
 	if held {
 		t.Error("LoadState held the read gate while it waited for a connection")

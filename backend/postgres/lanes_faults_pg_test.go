@@ -2,13 +2,13 @@ package postgres_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/postgres"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/rowcanon"
@@ -113,20 +113,7 @@ func TestAReadWaitingForTheReaderPoolDoesNotHoldTheReadGate(t *testing.T) {
 				defer close(done)
 				_ = read(rctx)
 			}()
-			held := false
-			for waiting := true; waiting; {
-				select {
-				case <-done:
-					waiting = false
-				default:
-					if unlock, ok := postgres.TryPublish(b); ok {
-						unlock()
-					} else {
-						held = true
-					}
-					runtime.Gosched()
-				}
-			}
+			held := backendtest.GateHeldWhile(done, func() (func(), bool) { return postgres.TryPublish(b) })
 			release()
 			if held {
 				t.Errorf("%s held the read gate while it waited for a reader connection", name)
