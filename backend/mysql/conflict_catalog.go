@@ -55,10 +55,10 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 	if b.conflictCat.memo != nil && b.conflictCat.gen == gen {
 		return b.conflictCat.memo, nil
 	}
-	// On the internal pool: the readers' account, with SELECT only, is
-	// shown no constraints by information_schema (see catalogCache), and a
-	// catalog without its UNIQUE keys and foreign keys would split txs
-	// that conflict.
+	// On the internal pool, as the emulated catalog reads the schema
+	// (schemaOf; catalogCache says what the readers' SELECT-only account
+	// is not shown): a catalog missing a key would split txs that
+	// conflict.
 	conn, err := b.internal.Conn(ctx)
 	if err != nil {
 		return nil, unavailable(ctx, fmt.Errorf("mysql: conflict catalog: %w", err))

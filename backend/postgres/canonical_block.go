@@ -32,16 +32,14 @@ const canonSchema = "public."
 
 // CanonicalTables implements backend.CanonicalReader, in one read-only
 // REPEATABLE READ transaction on a reader connection.
-// The snapshot is taken by its one statement, under the lanes' read gate;
-// the connection is acquired before (see snapshotTx).
+// The snapshot is snapshotTx's (taken under the lanes' read gate, after
+// the connection).
 func (b *Backend) CanonicalTables(ctx context.Context) ([]string, error) {
-	tx, err := b.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, _, err := b.snapshotTx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("canonical tables: begin: %w", err)
 	}
 	defer tx.Rollback(context.Background())
-	unlock := b.readSnapshot()
-	defer unlock()
 	return canonTables(ctx, tx)
 }
 

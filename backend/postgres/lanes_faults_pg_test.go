@@ -36,6 +36,9 @@ func terminateSessions(t *testing.T, db, app string) {
 		if err := conn.QueryRow(ctx(t), `SELECT count(*) FROM pg_stat_activity WHERE `+match, db, app).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
+		if left > 0 {
+			time.Sleep(10 * time.Millisecond) // a poll, not an assertion on time
+		}
 	}
 }
 

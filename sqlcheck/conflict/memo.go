@@ -28,7 +28,10 @@ func (m *Memo) get(sql string) (Access, bool) {
 	m.mu.RLock()
 	acc, ok := m.m[sql]
 	m.mu.RUnlock()
-	return acc.clone(), ok
+	if !ok {
+		return Access{}, false
+	}
+	return acc.clone(), true
 }
 
 func (m *Memo) put(sql string, acc Access) {
