@@ -26,8 +26,11 @@ import (
 // so that blocks split into groups, some on the same key), with failures
 // (a CHECK, duplicate keys, a foreign key), a serial
 // column, a second UNIQUE key, upserts, reads, locking reads, table-wide
-// statements, key values given as text, and now and then a schema change
-// or a statement on a missing table (either runs the block serially).
+// statements, key values given as text, wallets found only through their
+// owner's unique name (a lookup subquery, a join, a correlated SET
+// subquery; now and then a rename moves a name), and now and then a
+// schema change or a statement on a missing table (either runs the block
+// serially).
 //
 // mariadb gives the variant for MariaDB's postgres dialect, which refuses
 // SERIAL, foreign keys and keys of unbounded length, and runs DDL alone in
@@ -51,6 +54,8 @@ func laneBlocks(r *rand.Rand, blocks int, sign func(...txn.Statement) []byte, ma
 		sign(stmt("CREATE TABLE parent (id INT PRIMARY KEY)")),
 		sign(stmt(child)),
 		sign(stmt("CREATE TABLE uq (id INT PRIMARY KEY, email " + text + " UNIQUE)")),
+		sign(stmt("CREATE TABLE owner (id BIGINT PRIMARY KEY, name " + text + " NOT NULL UNIQUE)")),
+		sign(stmt("CREATE TABLE wallet (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL, note " + text + ")")),
 	}
 	out := [][][]byte{setup}
 	if mariadb {
@@ -60,12 +65,16 @@ func laneBlocks(r *rand.Rand, blocks int, sign func(...txn.Statement) []byte, ma
 		}
 	}
 	blocks += len(out) - 1
-	var rows []string
+	var rows, owners, wallets []string
 	for id := range 120 {
 		rows = append(rows, fmt.Sprintf("(%d, 100)", id))
+		owners = append(owners, fmt.Sprintf("(%d, 'o%d')", id, id))
+		wallets = append(wallets, fmt.Sprintf("(%d, 0)", id))
 	}
 	out = append(out, [][]byte{
 		sign(stmt("INSERT INTO acct (id, bal) VALUES " + strings.Join(rows, ", "))),
+		sign(stmt("INSERT INTO owner (id, name) VALUES " + strings.Join(owners, ", "))),
+		sign(stmt("INSERT INTO wallet (id, bal) VALUES " + strings.Join(wallets, ", "))),
 		sign(stmt("INSERT INTO parent (id) VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)")),
 	})
 	acct := func() int64 { return int64(r.IntN(120)) }
@@ -88,7 +97,16 @@ func laneBlocks(r *rand.Rand, blocks int, sign func(...txn.Statement) []byte, ma
 
 // laneTx is one random tx of laneBlocks.
 func laneTx(r *rand.Rand, acct func() int64) []txn.Statement {
-	switch k := r.IntN(20); {
+	owner := func() txn.Arg { return txn.Text(fmt.Sprintf("o%d", acct())) }
+	switch k := r.IntN(24); {
+	case k == 20: // wallets are found by their owner's unique name only (Smallbank)
+		return []txn.Statement{stmt("UPDATE wallet SET bal = bal + $1 WHERE id = (SELECT id FROM owner WHERE name = $2)", txn.Int(int64(r.IntN(9))), owner())}
+	case k == 21:
+		return []txn.Statement{stmt("SELECT o.id, w.bal, w.note FROM owner o JOIN wallet w ON w.id = o.id WHERE o.name = $1", owner())}
+	case k == 22:
+		return []txn.Statement{stmt("UPDATE wallet SET note = (SELECT o.name FROM owner o WHERE o.id = wallet.id) WHERE id = (SELECT id FROM owner WHERE name = $1)", owner())}
+	case k == 23 && r.IntN(4) == 0: // a rename moves a name to another key (or fails on a taken one)
+		return []txn.Statement{stmt("UPDATE owner SET name = $1 WHERE id = $2", owner(), txn.Int(acct()))}
 	case k < 8: // a transfer; fails when the balance would go below 0
 		amt := txn.Int(int64(r.IntN(80)))
 		return []txn.Statement{

@@ -6,10 +6,9 @@
 # executor and raw in alternating turns on the same stream, and reports
 # wall time per wl-transaction (throughput) beside CPU, and how many blocks
 # ran on lanes. Rows: YCSB A (updates by key; reads go to the query path)
-# uniform at K = 1, 2, 4, 8 and zipfian at K = 1, 4; Smallbank uniform at
-# K = 1, 4 (its customers are looked up by name: every write is
-# table-wide to the analysis, so no block splits); TPC-C NewOrder at
-# K = 1, 4. Blocks of 1,000 bc-transactions of one wl-transaction each
+# uniform at K = 1, 2, 4, 8 and zipfian at K = 1, 4; Smallbank (customers
+# looked up by their unique name, keyed by that lookup) uniform at
+# K = 1, 2, 4, 8 and zipfian at K = 1, 4; TPC-C NewOrder at K = 1, 4. Blocks of 1,000 bc-transactions of one wl-transaction each
 # (the grouping of the 4-validator async runs; NewOrder 200).
 #
 #   scripts/lanes.sh [OUT_DIR]     (default bench-results/lanes-<date>)
@@ -44,8 +43,11 @@ done
 for k in 1 4; do
   row "ycsb-zipfian-k$k" --workload ycsb --accounts 20000 --distribution zipfian --bc-per-block 1000 --blocks 4 --lanes "$k"
 done
-for k in 1 4; do
+for k in 1 2 4 8; do
   row "smallbank-uniform-k$k" --workload smallbank --accounts 20000 --bc-per-block 1000 --wl-per-bc 1 --blocks 4 --lanes "$k"
+done
+for k in 1 4; do
+  row "smallbank-zipf-k$k" --workload smallbank --accounts 20000 --distribution zipf --bc-per-block 1000 --wl-per-bc 1 --blocks 4 --lanes "$k"
 done
 for k in 1 4; do
   row "neworder-k$k" --workload neworder --bc-per-block 200 --wl-per-bc 1 --blocks 4 --lanes "$k"

@@ -11,7 +11,10 @@ import (
 // conflictCatalogSQL describes every user table for conflict analysis, in
 // one query on committed state: its name as the gate's Analysis.Writes
 // spells it (public unqualified), its primary key's columns with their
-// kinds, whether another unique index or constraint exists, whether
+// kinds, the other columns that alone are unique (conflict.Table.Unique:
+// a unique index on that column alone, not partial, without expression,
+// of the type's default operator class, not deferrable) with their kinds,
+// whether another unique index or constraint exists, whether
 // something opaque runs on it (a trigger other than relchain's capture
 // triggers, a rule, row-level security), the tables a foreign key links it
 // to in either direction, and the sequences its defaults draw from
@@ -26,19 +29,23 @@ const conflictCatalogSQL = `WITH t AS (
 	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relkind IN ('r', 'p') AND c.relpersistence <> 't'
 		AND n.nspname NOT IN ('relchain', 'pg_catalog', 'information_schema', 'pg_toast')
-		AND n.nspname NOT LIKE 'pg\_%')
-SELECT t.name,
-	coalesce((SELECT pg_catalog.array_agg(a.attname::text ORDER BY k.ord)
-		FROM pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_catalog.pg_attribute a
-		WHERE i.indrelid = t.oid AND i.indisprimary AND a.attrelid = t.oid AND a.attnum = k.attnum), '{}'),
-	coalesce((SELECT pg_catalog.array_agg(CASE
+		AND n.nspname NOT LIKE 'pg\_%'),
+col AS (
+	SELECT a.attrelid, a.attnum, a.attname::text AS name, CASE
 			WHEN a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN 1
 			WHEN a.atttypid IN ('text'::regtype, 'varchar'::regtype)
 				AND coalesce((SELECT co.collisdeterministic FROM pg_catalog.pg_collation co
 					WHERE co.oid = CASE WHEN a.attcollation = 0 THEN 100 ELSE a.attcollation END), true) THEN 2
-			ELSE 0 END ORDER BY k.ord)
-		FROM pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), pg_catalog.pg_attribute a
+			ELSE 0 END AS kind
+	FROM pg_catalog.pg_attribute a WHERE a.attrelid IN (SELECT oid FROM t) AND a.attnum > 0 AND NOT a.attisdropped)
+SELECT t.name,
+	coalesce((SELECT pg_catalog.array_agg(a.name ORDER BY k.ord)
+		FROM pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), col a
 		WHERE i.indrelid = t.oid AND i.indisprimary AND a.attrelid = t.oid AND a.attnum = k.attnum), '{}'),
+	coalesce((SELECT pg_catalog.array_agg(a.kind ORDER BY k.ord)
+		FROM pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord), col a
+		WHERE i.indrelid = t.oid AND i.indisprimary AND a.attrelid = t.oid AND a.attnum = k.attnum), '{}'),
+	coalesce(u.names, '{}'), coalesce(u.kinds, '{}'),
 	NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = t.oid AND i.indisunique AND NOT i.indisprimary)
 		AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint x WHERE x.conrelid = t.oid AND x.contype = 'x'),
 	EXISTS (SELECT 1 FROM pg_catalog.pg_trigger g WHERE g.tgrelid = t.oid AND NOT g.tgisinternal
@@ -65,7 +72,13 @@ SELECT t.name,
 		JOIN pg_catalog.pg_attrdef ad ON ad.oid = d.objid
 		WHERE d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass
 			AND ad.adrelid = t.oid), '{}')
-FROM t ORDER BY t.name`
+FROM t LEFT JOIN LATERAL (
+	SELECT pg_catalog.array_agg(uc.name ORDER BY uc.name) AS names, pg_catalog.array_agg(uc.kind ORDER BY uc.name) AS kinds
+	FROM (SELECT DISTINCT a.name, a.kind FROM pg_catalog.pg_index i JOIN col a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
+		WHERE i.indrelid = t.oid AND i.indisunique AND NOT i.indisprimary AND i.indnkeyatts = 1
+			AND i.indexprs IS NULL AND i.indpred IS NULL AND i.indimmediate AND i.indisvalid
+			AND (SELECT oc.opcdefault FROM pg_catalog.pg_opclass oc WHERE oc.oid = i.indclass[0])) uc) u ON true
+ORDER BY t.name`
 
 // conflictRoutinesSQL names the user functions and procedures of schema
 // public: an unqualified call of one of those names may reach it rather
@@ -109,13 +122,16 @@ func (b *Backend) ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 	defer rows.Close()
 	for rows.Next() {
 		var t conflict.Table
-		var cols []string
-		var kinds []int32
-		if err := rows.Scan(&t.Name, &cols, &kinds, &t.KeyIsOnlyUnique, &t.Opaque, &t.Related, &t.Sequences); err != nil {
+		var cols, unique []string
+		var kinds, uniqueKinds []int32
+		if err := rows.Scan(&t.Name, &cols, &kinds, &unique, &uniqueKinds, &t.KeyIsOnlyUnique, &t.Opaque, &t.Related, &t.Sequences); err != nil {
 			return nil, fmt.Errorf("postgres: conflict catalog: %w", err)
 		}
 		for i, c := range cols {
 			t.PrimaryKey = append(t.PrimaryKey, conflict.Column{Name: c, Kind: conflict.Kind(kinds[i])})
+		}
+		for i, c := range unique {
+			t.Unique = append(t.Unique, conflict.Column{Name: c, Kind: conflict.Kind(uniqueKinds[i])})
 		}
 		if len(t.Related) == 0 {
 			t.Related = nil

@@ -11,6 +11,11 @@ type Key struct {
 	// Rel is "t:<table>" or "s:<sequence>", the name spelled as
 	// Table.Name is.
 	Rel string
+	// Via is "" when Row is the primary key's value itself; otherwise Row
+	// is a value looked up through a unique key of another table (see
+	// pinned): rows of different Via may be one row, rows of one Via and
+	// different Row are not.
+	Via string
 	// Row is the row's primary-key value, encoded by rowKey; "" is the
 	// whole relation.
 	Row string
@@ -75,6 +80,9 @@ func compact(keys []Key) []Key {
 
 func compareKeys(a, b Key) int {
 	if c := cmp.Compare(a.Rel, b.Rel); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Via, b.Via); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.Row, b.Row)

@@ -43,12 +43,16 @@ func analyze(sql string, args []any, cat Catalog) (acc Access, usedArgs bool) {
 	top := tree.GetStmts()[0].GetStmt()
 	switch n := top.GetNode().(type) {
 	case *pg_query.Node_SelectStmt:
+		a.ctes = cteNames(n.SelectStmt.GetWithClause())
 		a.selectByKey(n.SelectStmt)
 	case *pg_query.Node_InsertStmt:
+		a.ctes = cteNames(n.InsertStmt.GetWithClause())
 		a.insertByKey(n.InsertStmt)
 	case *pg_query.Node_UpdateStmt:
+		a.ctes = cteNames(n.UpdateStmt.GetWithClause())
 		a.updateByKey(n.UpdateStmt)
 	case *pg_query.Node_DeleteStmt:
+		a.ctes = cteNames(n.DeleteStmt.GetWithClause())
 		a.deleteByKey(n.DeleteStmt)
 	case *pg_query.Node_MergeStmt:
 		// Handled by walk: a table-wide write of its target.
@@ -113,6 +117,23 @@ type analyzer struct {
 	scope []string
 	// done are the relations whose access a key rule recorded already.
 	done map[*pg_query.RangeVar]bool
+	// ctes are the CTE names of the top-level statement's WITH clause,
+	// visible to every key rule.
+	ctes []string
+	// inner are the qualifiers of the FROM items a key rule stands in
+	// (they hide outer's); outer the enclosing UPDATE's pinned key
+	// column, seen from its SET list (lookup.go).
+	inner []string
+	outer []outerCol
+}
+
+// cteNames are the names a WITH clause defines.
+func cteNames(w *pg_query.WithClause) []string {
+	var names []string
+	for _, c := range w.GetCtes() {
+		names = append(names, c.GetCommonTableExpr().GetCtename())
+	}
+	return names
 }
 
 // table is the catalog's table name, or false (and the access becomes All)
@@ -419,7 +440,7 @@ func (a *analyzer) result() Access {
 		if !ok {
 			return Access{All: true}
 		}
-		if !t.KeyIsOnlyUnique || len(t.Related) > 0 {
+		if !t.KeyIsOnlyUnique || len(t.Unique) > 0 || len(t.Related) > 0 {
 			a.writes[i].Row = ""
 		}
 		related = append(related, t.Related...)

@@ -48,6 +48,7 @@ func testCatalog() fakeCatalog {
 		{Name: "tofrozen", PrimaryKey: intKey("id"), KeyIsOnlyUnique: true, Related: []string{"opaque"}},
 		{Name: "other.t", PrimaryKey: intKey("id"), KeyIsOnlyUnique: true},
 		{Name: "Quoted", PrimaryKey: intKey("id"), KeyIsOnlyUnique: true},
+		{Name: "customers", PrimaryKey: intKey("custid"), Unique: []Column{{Name: "name", Kind: KindText}, {Name: "code", Kind: KindInt}}},
 	}
 	c := fakeCatalog{tables: map[string]Table{}, routines: map[string]bool{"lower": true, "f": true}}
 	for _, t := range ts {
@@ -58,12 +59,18 @@ func testCatalog() fakeCatalog {
 
 func row(rel string, vals ...string) Key { return Key{Rel: "t:" + rel, Row: rowKey(vals)} }
 func whole(rel string) Key               { return Key{Rel: "t:" + rel} }
-func seq(name string) Key                { return Key{Rel: "s:" + name} }
-func keys(ks ...Key) []Key               { return ks }
-func reads(ks ...Key) Access             { return Access{Reads: ks} }
-func writes(ks ...Key) Access            { return Access{Writes: ks} }
-func rw(r []Key, w []Key) Access         { return Access{Reads: r, Writes: w} }
-func args(vs ...any) []any               { return vs }
+
+// found is the row of rel whose key is column to of the customers row
+// whose column by holds v.
+func found(rel, by, to, v string) Key {
+	return Key{Rel: "t:" + rel, Via: rowKey([]string{"customers", by, to}), Row: rowKey([]string{v})}
+}
+func seq(name string) Key        { return Key{Rel: "s:" + name} }
+func keys(ks ...Key) []Key       { return ks }
+func reads(ks ...Key) Access     { return Access{Reads: ks} }
+func writes(ks ...Key) Access    { return Access{Writes: ks} }
+func rw(r []Key, w []Key) Access { return Access{Reads: r, Writes: w} }
+func args(vs ...any) []any       { return vs }
 
 var all = Access{All: true}
 
@@ -153,7 +160,7 @@ func TestAnalyze(t *testing.T) {
 		{"update sets key", "UPDATE savings SET custid = 9 WHERE custid = 1", nil, writes(whole("savings"))},
 		{"update sets key by row", "UPDATE savings SET (bal, custid) = (1, 9) WHERE custid = 1", nil, writes(whole("savings"))},
 		{"update from", "UPDATE savings SET bal = c.bal FROM checking c WHERE savings.custid = 1 AND c.custid = 1", nil, rw(keys(whole("checking")), keys(whole("savings")))},
-		{"update subquery", "UPDATE savings SET bal = (SELECT bal FROM checking WHERE custid = 1) WHERE custid = 1", nil, rw(keys(whole("checking")), keys(row("savings", "1")))},
+		{"update subquery", "UPDATE savings SET bal = (SELECT bal FROM checking WHERE custid = 1) WHERE custid = 1", nil, rw(keys(row("checking", "1")), keys(row("savings", "1")))},
 		{"update self subquery", "UPDATE savings SET bal = 0 WHERE custid = 1 AND bal < (SELECT max(bal) FROM savings)", nil, rw(keys(whole("savings")), keys(row("savings", "1")))},
 		{"update DEFAULT draws sequence", "UPDATE history SET h_id = DEFAULT WHERE h_id = 1", nil, writes(seq("history_h_id_seq"), whole("history"))},
 		{"delete using", "DELETE FROM savings USING checking WHERE savings.custid = checking.custid AND savings.custid = 1", nil, rw(keys(whole("checking")), keys(whole("savings")))},
@@ -163,7 +170,7 @@ func TestAnalyze(t *testing.T) {
 		{"read of FK table stays by row", "SELECT * FROM parent WHERE id = 1", nil, reads(row("parent", "1"))},
 		{"merge", "MERGE INTO savings s USING checking c ON s.custid = c.custid WHEN MATCHED THEN UPDATE SET bal = c.bal", nil, rw(keys(whole("checking")), keys(whole("savings")))},
 		// Joins, subqueries, CTEs, locks.
-		{"join", "SELECT * FROM savings s JOIN checking c ON s.custid = c.custid WHERE s.custid = 1", nil, reads(whole("checking"), whole("savings"))},
+		{"join", "SELECT * FROM savings s JOIN checking c ON s.custid = c.custid WHERE s.custid = 1", nil, reads(row("checking", "1"), row("savings", "1"))},
 		{"union", "SELECT custid FROM savings WHERE custid = 1 UNION SELECT custid FROM checking WHERE custid = 1", nil, reads(whole("checking"), whole("savings"))},
 		{"subquery in WHERE", "SELECT * FROM savings WHERE custid = 1 AND EXISTS (SELECT 1 FROM checking)", nil, reads(whole("checking"), row("savings", "1"))},
 		{"CTE", "WITH x AS (SELECT * FROM checking) SELECT * FROM x WHERE custid = 1", nil, reads(whole("checking"))},
@@ -175,6 +182,43 @@ func TestAnalyze(t *testing.T) {
 		{"for share", "SELECT * FROM savings WHERE custid = 1 FOR SHARE", nil, writes(row("savings", "1"))},
 		{"for update of a join", "SELECT * FROM savings s JOIN checking c USING (custid) FOR UPDATE OF s", nil, writes(whole("checking"), whole("savings"))},
 		{"lock in subquery", "SELECT * FROM savings WHERE custid = (SELECT custid FROM checking WHERE custid = 1 FOR KEY SHARE)", nil, writes(whole("checking"), whole("savings"))},
+		// Lookups: keys found through a unique column (Smallbank by name).
+		{"deposit by name", "UPDATE checking SET bal = bal + $1 WHERE custid = (SELECT custid FROM customers WHERE name = $2)", args(int64(5), "alice"),
+			rw(keys(whole("customers")), keys(found("checking", "name", "custid", "alice")))},
+		{"balance by name", "SELECT a.custid, s.bal + c.bal FROM customers a JOIN savings s ON s.custid = a.custid JOIN checking c ON c.custid = a.custid WHERE a.name = $1", args("bob"),
+			reads(found("checking", "name", "custid", "bob"), whole("customers"), found("savings", "name", "custid", "bob"))},
+		{"write check by name", "UPDATE checking SET bal = bal - $1 - CASE WHEN bal + (SELECT s.bal FROM savings s WHERE s.custid = checking.custid) < $1 THEN 1 ELSE 0 END WHERE custid = (SELECT custid FROM customers WHERE name = $2)", args(int64(5), "carol"),
+			rw(keys(whole("customers"), found("savings", "name", "custid", "carol")), keys(found("checking", "name", "custid", "carol")))},
+		{"amalgamate", "UPDATE checking SET bal = bal + (SELECT s.bal + c.bal FROM savings s JOIN checking c ON c.custid = s.custid WHERE s.custid = $1) WHERE custid = $2", args(int64(1), int64(2)),
+			rw(keys(row("checking", "1"), row("savings", "1")), keys(row("checking", "2")))},
+		{"chained join", "SELECT * FROM customers a, savings s, checking c WHERE c.custid = s.custid AND s.custid = a.custid AND a.name = 'x'", nil,
+			reads(found("checking", "name", "custid", "x"), whole("customers"), found("savings", "name", "custid", "x"))},
+		{"lookup by another unique column", "DELETE FROM savings WHERE custid = (SELECT custid FROM customers WHERE code = 7)", nil,
+			rw(keys(whole("customers")), keys(found("savings", "code", "custid", "7")))},
+		{"lookup of a unique column by the key", "SELECT * FROM customers a JOIN customers b ON b.code = a.code WHERE a.custid = 3", nil,
+			reads(whole("customers"))},
+		{"lookup by the key itself", "UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE custid = 3)", nil,
+			rw(keys(whole("customers")), keys(row("checking", "3")))},
+		{"insert a looked-up key", "INSERT INTO savings (custid, bal) VALUES ((SELECT custid FROM customers WHERE name = 'x'), 0)", nil,
+			rw(keys(whole("customers")), keys(found("savings", "name", "custid", "x")))},
+		{"write to the looked-up table", "UPDATE customers SET name = 'y' WHERE custid = 3", nil, writes(whole("customers"))},
+		{"lookup by a column not unique", "UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE bal = 7)", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"lookup of a column not unique", "UPDATE checking SET bal = 0 WHERE custid = (SELECT bal FROM customers WHERE name = 'x')", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"lookup of another kind", "UPDATE checking SET bal = 0 WHERE custid = (SELECT name FROM customers WHERE custid = 1)", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"lookup with ORDER BY and LIMIT", "UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE name = 'x' ORDER BY custid LIMIT 1)", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"lookup locking", "UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE name = 'x' FOR UPDATE)", nil, writes(whole("checking"), whole("customers"))},
+		{"lookup of an expression", "UPDATE checking SET bal = 0 WHERE custid = (SELECT custid + 1 FROM customers WHERE name = 'x')", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"lookup by a looked-up value", "UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE code = (SELECT code FROM customers WHERE name = 'x'))", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"IN a subquery", "UPDATE checking SET bal = 0 WHERE custid IN (SELECT custid FROM customers WHERE name = 'x')", nil, rw(keys(whole("customers")), keys(whole("checking")))},
+		{"lookup from a CTE", "WITH customers AS (SELECT 1 AS custid, 'x' AS name) UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE name = 'x')", nil, writes(whole("checking"))},
+		{"left join", "SELECT * FROM customers a LEFT JOIN savings s ON s.custid = a.custid WHERE a.name = 'x'", nil, reads(whole("customers"), whole("savings"))},
+		{"join on a column not unique", "SELECT * FROM customers a JOIN savings s ON s.custid = a.bal WHERE a.name = 'x'", nil, reads(whole("customers"), whole("savings"))},
+		{"join by bare names", "SELECT * FROM savings s JOIN checking c ON custid = c.custid WHERE s.custid = 1", nil, reads(whole("checking"), row("savings", "1"))},
+		{"join with an alias", "SELECT * FROM (savings s JOIN checking c ON c.custid = s.custid) AS j WHERE s.custid = 1", nil, reads(whole("checking"), whole("savings"))},
+		{"target key in a WHERE subquery", "UPDATE checking SET bal = 0 WHERE custid = 1 AND bal > (SELECT bal FROM savings s WHERE s.custid = checking.custid)", nil, rw(keys(whole("savings")), keys(row("checking", "1")))},
+		{"target key hidden by an alias", "UPDATE checking SET bal = (SELECT c.bal FROM savings checking, checking c WHERE c.custid = checking.custid) WHERE custid = 1", nil, rw(keys(whole("checking"), whole("savings")), keys(row("checking", "1")))},
+		{"target of several keys", "UPDATE checking SET bal = (SELECT bal FROM savings s WHERE s.custid = checking.custid) WHERE custid IN (1, 2)", nil, rw(keys(whole("savings")), keys(row("checking", "1"), row("checking", "2")))},
+		{"target key in RETURNING", "UPDATE checking SET bal = 0 WHERE custid = 4 RETURNING (SELECT bal FROM savings s WHERE s.custid = checking.custid)", nil, rw(keys(row("savings", "4")), keys(row("checking", "4")))},
 		// Refusals.
 		{"DDL", "CREATE TABLE z (id int PRIMARY KEY)", nil, all},
 		{"ALTER", "ALTER TABLE savings ADD COLUMN z int", nil, all},

@@ -10,6 +10,14 @@ type Table struct {
 	// PrimaryKey lists the primary key's columns in key order; empty when
 	// the table has none (its accesses are then table-wide).
 	PrimaryKey []Column
+	// Unique lists the columns other than the primary key's that alone
+	// are unique: each the one key column of a unique index that is not
+	// partial, has no expression, uses its type's default operator class
+	// and is checked immediately. Two rows never share a non-NULL value
+	// of one, so a row found by such a column and a value is one row, and
+	// different values find different rows (pinned). Nil where the
+	// catalog does not tell (lookups through it stay table-wide).
+	Unique []Column
 	// KeyIsOnlyUnique: no other UNIQUE or EXCLUDE constraint, and no
 	// unique index, besides the primary key. Writes to a table with
 	// another one are table-wide (two rows with different keys can still

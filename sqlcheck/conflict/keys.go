@@ -14,21 +14,27 @@ import (
 // Each rule either records its rows and marks the relation done (walk then
 // adds nothing for it) or leaves it to walk, which records the table whole.
 
-// selectByKey: SELECT ... FROM t WHERE pk = v [AND ...].
+// selectByKey: SELECT ... FROM t WHERE pk = v [AND ...], or tables
+// joined (joinByKey).
 func (a *analyzer) selectByKey(s *pg_query.SelectStmt) {
 	from := s.GetFromClause()
-	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(from) != 1 {
+	if s.GetOp() != pg_query.SetOperation_SETOP_NONE || len(from) == 0 {
 		return
 	}
 	r := from[0].GetRangeVar()
-	if r == nil || r.GetSchemaname() == "" && namesCTE(s.GetWithClause(), r.GetRelname()) {
+	if len(from) > 1 || r == nil {
+		a.joinByKey(s)
+		return
+	}
+	if r.GetSchemaname() == "" && (namesCTE(s.GetWithClause(), r.GetRelname()) || a.isCTE(r)) {
 		return
 	}
 	a.byKey(r, s.GetWhereClause(), false)
 }
 
 // updateByKey: UPDATE t SET non-key columns WHERE pk = v [AND ...],
-// without FROM.
+// without FROM; then the SELECTs of its SET and RETURNING lists
+// (setSubqueries).
 func (a *analyzer) updateByKey(s *pg_query.UpdateStmt) {
 	if len(s.GetFromClause()) > 0 {
 		return
@@ -37,7 +43,8 @@ func (a *analyzer) updateByKey(s *pg_query.UpdateStmt) {
 	if !ok || setsKey(s.GetTargetList(), t) {
 		return
 	}
-	a.byKey(s.GetRelation(), s.GetWhereClause(), true)
+	target, pinnedOne := a.byKey(s.GetRelation(), s.GetWhereClause(), true)
+	a.setSubqueries(s, t, target, pinnedOne)
 }
 
 // deleteByKey: DELETE FROM t WHERE pk = v [AND ...], without USING.
@@ -81,23 +88,23 @@ func (a *analyzer) insertByKey(s *pg_query.InsertStmt) {
 			return // filled by its default
 		}
 	}
-	var rows []string
+	var rows []Key
 	for _, l := range v.GetValuesLists() {
 		items := l.GetList().GetItems()
 		if len(items) != len(s.GetCols()) {
 			return
 		}
-		vals := make([]string, len(t.PrimaryKey))
+		vals := make([]pinned, len(t.PrimaryKey))
 		for i, c := range t.PrimaryKey {
-			if vals[i], ok = a.value(items[pos[i]], c.Kind); !ok {
+			if vals[i], ok = a.value(items[pos[i]], c.Kind); !ok || len(vals) > 1 && vals[i].via != "" {
 				return
 			}
 		}
-		rows = append(rows, rowKey(vals))
+		rows = append(rows, tupleKey(relName(r), vals))
 	}
 	a.done[r] = true
 	for _, row := range rows {
-		a.touch(Key{Rel: "t:" + relName(r), Row: row}, true)
+		a.touch(row, true)
 	}
 }
 
@@ -123,18 +130,17 @@ func setsKey(targets []*pg_query.Node, t Table) bool {
 }
 
 // byKey records the rows of r that where pins, if it pins every key
-// column, as reads or writes, and marks r done.
-func (a *analyzer) byKey(r *pg_query.RangeVar, where *pg_query.Node, write bool) {
+// column, as reads or writes, and marks r done. one is the value of a
+// single-column key pinned to one value (ok: it was).
+func (a *analyzer) byKey(r *pg_query.RangeVar, where *pg_query.Node, write bool) (one pinned, ok bool) {
 	t, ok := a.cat.Table(relName(r))
 	if !ok || t.Opaque || len(t.PrimaryKey) == 0 || where == nil {
-		return
+		return pinned{}, false
 	}
-	qualifier := r.GetRelname()
-	if alias := r.GetAlias(); alias != nil {
-		qualifier = alias.GetAliasname() // the table's own name is hidden
-	}
+	qualifier := qualifierOf(r)
+	defer a.enter(qualifier)()
 	conjuncts := flattenAnd(where, nil)
-	vals := make([][]string, len(t.PrimaryKey))
+	vals := make([][]pinned, len(t.PrimaryKey))
 	for i, c := range t.PrimaryKey {
 		for _, conj := range conjuncts {
 			if vs, ok := a.pins(conj, qualifier, c, len(t.PrimaryKey) == 1); ok {
@@ -143,21 +149,35 @@ func (a *analyzer) byKey(r *pg_query.RangeVar, where *pg_query.Node, write bool)
 			}
 		}
 		if vals[i] == nil {
-			return
+			return pinned{}, false
 		}
 	}
-	a.done[r] = true
 	if len(t.PrimaryKey) == 1 {
+		a.done[r] = true
 		for _, v := range vals[0] {
-			a.touch(Key{Rel: "t:" + relName(r), Row: rowKey([]string{v})}, write)
+			a.touch(v.key(relName(r)), write)
 		}
-		return
+		return vals[0][0], len(vals[0]) == 1
 	}
 	tuple := make([]string, len(vals))
 	for i, vs := range vals {
-		tuple[i] = vs[0]
+		if vs[0].via != "" {
+			return pinned{}, false // a looked-up value in a composite key: table-wide
+		}
+		tuple[i] = vs[0].v
 	}
+	a.done[r] = true
 	a.touch(Key{Rel: "t:" + relName(r), Row: rowKey(tuple)}, write)
+	return pinned{}, false
+}
+
+// qualifierOf is the name a statement refers to r's columns by: its
+// alias, which hides the table's own name, or the table's name.
+func qualifierOf(r *pg_query.RangeVar) string {
+	if alias := r.GetAlias(); alias != nil {
+		return alias.GetAliasname()
+	}
+	return r.GetRelname()
 }
 
 // flattenAnd appends the top-level AND conjuncts of e to out.
@@ -173,7 +193,7 @@ func flattenAnd(e *pg_query.Node, out []*pg_query.Node) []*pg_query.Node {
 
 // pins is the values conj pins column c to: `c = v`, `v = c`, or (when
 // in is true: a single-column key) `c IN (v, ...)`.
-func (a *analyzer) pins(conj *pg_query.Node, qualifier string, c Column, in bool) ([]string, bool) {
+func (a *analyzer) pins(conj *pg_query.Node, qualifier string, c Column, in bool) ([]pinned, bool) {
 	e := conj.GetAExpr()
 	if e == nil || !isOperator(e.GetName(), "=") {
 		return nil, false
@@ -191,13 +211,13 @@ func (a *analyzer) pins(conj *pg_query.Node, qualifier string, c Column, in bool
 		if !ok {
 			return nil, false
 		}
-		return []string{v}, true
+		return []pinned{v}, true
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		items := e.GetRexpr().GetList().GetItems()
 		if !in || len(items) == 0 || !isColumn(e.GetLexpr(), qualifier, c.Name) {
 			return nil, false
 		}
-		vs := make([]string, len(items))
+		vs := make([]pinned, len(items))
 		for i, item := range items {
 			v, ok := a.value(item, c.Kind)
 			if !ok {
@@ -234,16 +254,31 @@ func isColumn(n *pg_query.Node, qualifier, name string) bool {
 // underscores or other bases.
 var canonicalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
-// value is the canonical text of the key value n stands for in a column of
-// kind k: a literal or $n (with its argument), under casts that keep the
-// kind. false: anything else, which leaves the access table-wide.
-func (a *analyzer) value(n *pg_query.Node, k Kind) (string, bool) {
+// value is the key value n stands for in a column of kind k: a literal
+// or $n (with its argument), under casts that keep the kind, as canonical
+// text; or a value looked up through a unique key (lookup), or a column
+// of the enclosing statement's pinned row (outerValue). false: anything
+// else, which leaves the access table-wide.
+func (a *analyzer) value(n *pg_query.Node, k Kind) (pinned, bool) {
 	if tc := n.GetTypeCast(); tc != nil {
 		if !keepsKind(tc.GetTypeName(), k) {
-			return "", false
+			return pinned{}, false
 		}
 		return a.value(tc.GetArg(), k)
 	}
+	if sl := n.GetSubLink(); sl != nil {
+		return a.lookup(sl, k)
+	}
+	if cr := n.GetColumnRef(); cr != nil {
+		return a.outerValue(cr, k)
+	}
+	v, ok := a.literal(n, k)
+	return pinned{kind: k, v: v}, ok
+}
+
+// literal is the canonical text of a literal or $n (with its argument) as
+// a key value of kind k.
+func (a *analyzer) literal(n *pg_query.Node, k Kind) (string, bool) {
 	if p := n.GetParamRef(); p != nil {
 		i := int(p.GetNumber())
 		a.usedArgs = true

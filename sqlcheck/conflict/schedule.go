@@ -64,16 +64,20 @@ func Schedule(txs []Access) Plan {
 // relUse is who touches one relation.
 type relUse struct {
 	wholeReaders, wholeWriters []int
-	rowReaders, rowWriters     map[string][]int
-	rows                       []string // the rows named, in first-use order
+	rowReaders, rowWriters     map[rowID][]int
+	rows                       []rowID  // the rows named, in first-use order
+	vias                       []string // the Via of the rows named, without repeats
 	writers                    []int    // every tx writing any part of it
 	all                        []int    // every tx touching it
 }
 
+// rowID is a row key's identity within its relation.
+type rowID struct{ via, row string }
+
 func use(rels map[string]*relUse, rel string) *relUse {
 	r := rels[rel]
 	if r == nil {
-		r = &relUse{rowReaders: map[string][]int{}, rowWriters: map[string][]int{}}
+		r = &relUse{rowReaders: map[rowID][]int{}, rowWriters: map[rowID][]int{}}
 		rels[rel] = r
 	}
 	return r
@@ -90,25 +94,32 @@ func (r *relUse) add(tx int, k Key, write bool) {
 	case k.Whole():
 		r.wholeReaders = append(r.wholeReaders, tx)
 	default:
-		if _, seen := r.rowReaders[k.Row]; !seen {
-			if _, seen := r.rowWriters[k.Row]; !seen {
-				r.rows = append(r.rows, k.Row)
+		id := rowID{k.Via, k.Row}
+		if _, seen := r.rowReaders[id]; !seen {
+			if _, seen := r.rowWriters[id]; !seen {
+				r.rows = append(r.rows, id)
 			}
 		}
+		if !slices.Contains(r.vias, k.Via) {
+			r.vias = append(r.vias, k.Via)
+		}
 		if write {
-			r.rowWriters[k.Row] = append(r.rowWriters[k.Row], tx)
+			r.rowWriters[id] = append(r.rowWriters[id], tx)
 		} else {
-			r.rowReaders[k.Row] = append(r.rowReaders[k.Row], tx)
+			r.rowReaders[id] = append(r.rowReaders[id], tx)
 		}
 	}
 }
 
 // join unites the txs that conflict over this relation. A whole writer
 // conflicts with everyone touching it; a whole reader with every writer;
-// a row's writers with everyone touching that row.
+// a row's writers with everyone touching that row. Rows named through
+// different Via (a key value and a looked-up one, or lookups through
+// different unique keys) may be one row: where they meet a writer,
+// everyone touching the relation is united.
 func (r *relUse) join(u *union) {
 	switch {
-	case len(r.wholeWriters) > 0:
+	case len(r.wholeWriters) > 0 || len(r.vias) > 1 && len(r.writers) > 0:
 		u.joinAll(r.all)
 		return
 	case len(r.wholeReaders) > 0 && len(r.writers) > 0:

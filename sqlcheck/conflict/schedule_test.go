@@ -63,7 +63,8 @@ func conflicting(a, b Access) bool {
 	hit := func(ws, other []Key) bool {
 		for _, w := range ws {
 			for _, o := range other {
-				if w.Rel == o.Rel && (w.Row == o.Row || w.Whole() || o.Whole()) {
+				// Rows named through different lookups may be one row.
+				if w.Rel == o.Rel && (w.Row == o.Row || w.Via != o.Via || w.Whole() || o.Whole()) {
 					return true
 				}
 			}
@@ -93,7 +94,17 @@ func randomStatement(r *rand.Rand) (string, []any) {
 	if col == "" {
 		col = "id"
 	}
-	switch r.Intn(9) {
+	name := func() any { return fmt.Sprintf("n%d", r.Intn(3)) }
+	switch r.Intn(12) {
+	case 9:
+		return fmt.Sprintf("UPDATE %s SET x = 1 WHERE %s = (SELECT custid FROM customers WHERE name = $1)", tbl, col), []any{name()}
+	case 10:
+		if r.Intn(4) == 0 {
+			return "UPDATE customers SET name = $1 WHERE custid = $2", []any{name(), id()}
+		}
+		return "SELECT * FROM customers a JOIN savings s ON s.custid = a.custid WHERE a.name = $1", []any{name()}
+	case 11:
+		return fmt.Sprintf("DELETE FROM %s WHERE %s = (SELECT custid FROM customers WHERE code = $1)", tbl, col), []any{id()}
 	case 0:
 		return fmt.Sprintf("SELECT * FROM %s WHERE %s = $1", tbl, col), []any{id()}
 	case 1:
@@ -159,6 +170,38 @@ func TestScheduleSound(t *testing.T) {
 		}
 		if again := Schedule(txs); !reflect.DeepEqual(again, p) {
 			t.Fatalf("round %d: two schedules of one block differ", round)
+		}
+	}
+}
+
+// TestScheduleLookups: keys found through one lookup with different
+// values run apart; a key found by lookup and one given by value, or two
+// lookups through different unique columns, may be one row and run
+// together where one writes; a write to the looked-up table joins them.
+func TestScheduleLookups(t *testing.T) {
+	cat := testCatalog()
+	deposit := func(name string) Access {
+		return Analyze("UPDATE checking SET bal = bal + 1 WHERE custid = (SELECT custid FROM customers WHERE name = $1)", args(name), cat)
+	}
+	byValue := Analyze("UPDATE checking SET bal = 0 WHERE custid = 7", nil, cat)
+	byCode := Analyze("UPDATE checking SET bal = 0 WHERE custid = (SELECT custid FROM customers WHERE code = 7)", nil, cat)
+	rename := Analyze("UPDATE customers SET name = 'b' WHERE custid = 9", nil, cat)
+	balance := Analyze("SELECT s.bal FROM customers a JOIN savings s ON s.custid = a.custid WHERE a.name = 'a'", nil, cat)
+	cases := []struct {
+		name string
+		txs  []Access
+		want [][]int
+	}{
+		{"different names", []Access{deposit("a"), deposit("b"), deposit("c")}, [][]int{{0}, {1}, {2}}},
+		{"one name", []Access{deposit("a"), deposit("b"), deposit("a")}, [][]int{{0, 2}, {1}}},
+		{"a key by value", []Access{deposit("a"), deposit("b"), byValue}, [][]int{{0, 1, 2}}},
+		{"a lookup by another column", []Access{deposit("a"), byCode}, [][]int{{0, 1}}},
+		{"a write to the looked-up table", []Access{deposit("a"), deposit("b"), rename}, [][]int{{0, 1, 2}}},
+		{"reads by lookup", []Access{balance, deposit("a"), balance}, [][]int{{0}, {1}, {2}}},
+	}
+	for _, c := range cases {
+		if got := Schedule(c.txs).Groups; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: groups %v, want %v", c.name, got, c.want)
 		}
 	}
 }
