@@ -37,12 +37,18 @@ func (e *Executor) lanesFor(n int) int {
 
 // Tuning of laneChooser: each way runs laneWarmup blocks before the
 // cheaper is chosen; then one block in laneExploreEvery runs the other
-// way, so a change of load is noticed; a new block weighs laneCostWeight
-// in its way's cost, laneExploreWeight in the slower way's (sampled
-// rarely, so a change of load must show in few samples).
+// way, so a change of load is noticed — one in twice as many each time
+// such a block is slower again than the chosen way's cost, up to one in
+// laneExploreMax (an exploration of the slower way costs what it
+// measures: on shared cores lanes took 3-5x serial's time per block); a
+// block of the other way that comes out faster brings it back to one in
+// laneExploreEvery. A new block weighs laneCostWeight in its way's cost,
+// laneExploreWeight in the slower way's (sampled rarely, so a change of
+// load must show in few samples).
 const (
 	laneWarmup        = 2
 	laneExploreEvery  = 16
+	laneExploreMax    = 256
 	laneCostWeight    = 0.2
 	laneExploreWeight = 0.5
 )
@@ -54,17 +60,18 @@ const (
 // same kind of block. Its decisions are node-local and change nothing but
 // speed: results, digests and the AppHash are the same either way.
 type laneChooser struct {
-	mu       sync.Mutex
-	cost     [2]float64 // nanoseconds per tx: [serial, lanes]
-	samples  [2]int
-	eligible int
+	mu      sync.Mutex
+	cost    [2]float64 // nanoseconds per tx: [serial, lanes]
+	samples [2]int
+	// sinceExplore counts the blocks since the last run the slower way;
+	// exploreEvery is the current interval (0: laneExploreEvery).
+	sinceExplore, exploreEvery int
 }
 
 // useLanes reports whether the next block that splits runs on lanes.
 func (c *laneChooser) useLanes() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.eligible++
 	switch {
 	case c.samples[1] < laneWarmup && c.samples[1] <= c.samples[0]:
 		return true
@@ -72,7 +79,9 @@ func (c *laneChooser) useLanes() bool {
 		return false
 	}
 	faster := c.cost[1] < c.cost[0]
-	if c.eligible%laneExploreEvery == 0 {
+	c.sinceExplore++
+	if c.sinceExplore >= max(c.exploreEvery, laneExploreEvery) {
+		c.sinceExplore = 0
 		return !faster
 	}
 	return faster
@@ -94,6 +103,7 @@ func (c *laneChooser) record(onLanes bool, txs int, d time.Duration) {
 	weight := laneCostWeight
 	if c.cost[way] > c.cost[1-way] {
 		weight = laneExploreWeight
+		c.backOff(way, per)
 	}
 	if c.samples[way] == 0 {
 		c.cost[way] = per
@@ -101,6 +111,20 @@ func (c *laneChooser) record(onLanes bool, txs int, d time.Duration) {
 		c.cost[way] += weight * (per - c.cost[way])
 	}
 	c.samples[way]++
+}
+
+// backOff adjusts the exploration interval after a block of the slower
+// way (past the warm-up) that cost per per tx: slower again than the
+// chosen way, explore half as often; faster, as often as at first.
+func (c *laneChooser) backOff(way int, per float64) {
+	if c.samples[0] < laneWarmup || c.samples[1] < laneWarmup {
+		return
+	}
+	if per < c.cost[1-way] {
+		c.exploreEvery = laneExploreEvery
+		return
+	}
+	c.exploreEvery = min(2*max(c.exploreEvery, laneExploreEvery), laneExploreMax)
 }
 
 // costs are the current costs per tx, serial and on lanes (0 before the

@@ -19,23 +19,28 @@ func runChooser(c *laneChooser, n int, serial, lanes time.Duration) (onLanes int
 	return onLanes
 }
 
-// Lanes measured slower (shared cores) run only the warm-up and one block
-// in laneExploreEvery; measured faster, all but the explorations; a
-// change of load is followed.
+// Lanes measured slower (shared cores) run only the warm-up and the
+// explorations, ever rarer while lanes stay slower (one in
+// laneExploreEvery, then twice as few each time, up to one in
+// laneExploreMax); measured faster, all but the explorations; a change of
+// load is followed within laneExploreMax blocks and a few more.
 func TestTheLaneChooserRunsTheFasterWay(t *testing.T) {
 	var c laneChooser
-	const n = 160
+	const n = 1000
 	slow := runChooser(&c, n, time.Millisecond, 2*time.Millisecond)
-	if max := laneWarmup + n/laneExploreEvery + 1; slow > max {
+	// 16, 32, 64, 128, then every 256: 4 + n/256 explorations, far fewer
+	// than one in laneExploreEvery.
+	if max := min(laneWarmup+4+n/laneExploreMax, n/(4*laneExploreEvery)); slow > max {
 		t.Errorf("lanes twice as slow: %d of %d blocks on lanes, want at most %d", slow, n, max)
 	}
 	if s, l := c.costs(); s != time.Millisecond || l != 2*time.Millisecond {
 		t.Errorf("costs %v serial, %v lanes; want 1ms, 2ms", s, l)
 	}
 	// The load changes: lanes become the faster way.
-	fast := runChooser(&c, n, time.Millisecond, time.Millisecond/2)
-	if min := n * 3 / 4; fast < min {
-		t.Errorf("lanes twice as fast after a change: %d of %d blocks on lanes, want at least %d", fast, n, min)
+	const n2 = laneExploreMax + 160
+	fast := runChooser(&c, n2, time.Millisecond, time.Millisecond/2)
+	if min := n2 - laneExploreMax - 3*laneExploreEvery; fast < min {
+		t.Errorf("lanes twice as fast after a change: %d of %d blocks on lanes, want at least %d", fast, n2, min)
 	}
 	var fresh laneChooser
 	if fast := runChooser(&fresh, n, time.Millisecond, time.Millisecond/2); fast < n-n/laneExploreEvery-laneWarmup {
