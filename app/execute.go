@@ -190,7 +190,8 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 	// the same way, so every node runs the same attempts. Each attempt adds
 	// one entry, so there are at most len(txs)+1.
 	forced := make(map[int]TxResult)
-	serial := false // a parallel attempt was abandoned (lanes.go)
+	serial := false             // a parallel attempt was abandoned (lanes.go)
+	var abandoned time.Duration // how long that attempt took
 	for {
 		blk, err := e.Backend().Begin(ctx)
 		if err != nil {
@@ -220,16 +221,14 @@ func (e *Executor) execBlockHeld(ctx context.Context, b BlockInfo, txs [][]byte,
 		if p.abandoned(err) {
 			_ = p.rollback(undo)
 			e.lanesAbandoned(height, err)
-			serial = true
+			serial, abandoned = true, time.Since(started)
 			continue
 		}
 		if err != nil {
 			_ = p.rollback(undo)
 			return nil, nil, fmt.Errorf("finalize block %d: %w", height, err)
 		}
-		if p.split && e.opts.adaptiveLanes {
-			e.laneChoice.record(p.onLanes, len(txs), time.Since(started))
-		}
+		e.recordLaneChoice(p, serial, len(txs), abandoned+time.Since(started))
 		p.results = results
 		e.mu.Lock()
 		e.pending = p

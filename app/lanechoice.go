@@ -127,6 +127,20 @@ func (c *laneChooser) backOff(way int, per float64) {
 	c.exploreEvery = min(2*max(c.exploreEvery, laneExploreEvery), laneExploreMax)
 }
 
+// recordLaneChoice tells an adaptive executor's chooser what a block that
+// split cost (d, execution and digests): on lanes, serially by choice, or
+// on lanes abandoned for the serial run (abandoned: d holds both runs,
+// the price of trying lanes).
+func (e *Executor) recordLaneChoice(p *pendingBlock, abandoned bool, txs int, d time.Duration) {
+	switch {
+	case !e.opts.adaptiveLanes:
+	case abandoned:
+		e.laneChoice.record(true, txs, d)
+	case p.split:
+		e.laneChoice.record(p.onLanes, txs, d)
+	}
+}
+
 // costs are the current costs per tx, serial and on lanes (0 before the
 // first block of each).
 func (c *laneChooser) costs() (serial, lanes time.Duration) {

@@ -286,9 +286,16 @@ func parallelMatchesSerialOn(t *testing.T, newStore func() store, mariadb bool, 
 // (here forced: the analysis would group them) makes one lane wait for
 // the other's lock: the attempt is abandoned and the block runs
 // serially, with the serial run's results and AppHash.
+// Where lanes are adaptive, the abandoned attempt counts against lanes.
 func TestAWrongScheduleFallsBackToTheSerialRun(t *testing.T) {
+	t.Run("forced", func(t *testing.T) { wrongScheduleFallsBack(t, false) })
+	t.Run("adaptive", func(t *testing.T) { wrongScheduleFallsBack(t, true) })
+}
+
+func wrongScheduleFallsBack(t *testing.T, adaptive bool) {
 	serial := mustNewFixture(t, storeNamed(t, "postgres"), app.DefaultParams())
-	par := mustNewFixtureWith(t, storeNamed(t, "postgres"), app.DefaultParams(), app.WithLanes(2))
+	par := mustNewFixtureWith(t, storeNamed(t, "postgres"), app.DefaultParams(), app.WithLanes(2), app.WithAdaptiveLanes(adaptive))
+	app.SetLaneMinTxs(par.ex, 1)
 	par.key = serial.key
 	setup := []txn.Statement{stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)")}
 	seed := []txn.Statement{stmt("INSERT INTO acct VALUES (1, 10), (2, 20), (3, 30)")}
@@ -314,8 +321,8 @@ func TestAWrongScheduleFallsBackToTheSerialRun(t *testing.T) {
 	if !bytes.Equal(hash, wantHash) {
 		t.Fatalf("AppHash %x, serially %x", hash, wantHash)
 	}
-	if st := par.ex.LaneStats(); st.Abandoned != 1 || st.Parallel != 0 {
-		t.Fatalf("lane stats %+v: want one abandoned attempt and no parallel run", st)
+	if st := par.ex.LaneStats(); st.Abandoned != 1 || st.Parallel != 0 || adaptive && st.LanesCost == 0 {
+		t.Fatalf("lane stats %+v: want one abandoned attempt, no parallel run and (adaptive) its cost counted against lanes", st)
 	}
 	rows, _, err := par.be.Query(context.Background(), "SELECT bal FROM acct ORDER BY id", nil)
 	if err != nil {
