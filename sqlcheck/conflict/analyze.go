@@ -219,21 +219,12 @@ func (a *analyzer) walk(m protoreflect.Message) {
 			a.scope = append(a.scope, c.GetCommonTableExpr().GetCtename())
 		}
 	}
-	fields := md.Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) || fd.Name() == "with_clause" {
-			continue
+	pgparse.Children(m, func(c protoreflect.Message) bool {
+		if c.Interface() != with { // walked by walkWith
+			a.walk(c)
 		}
-		if fd.IsList() {
-			l := m.Get(fd).List()
-			for j := 0; j < l.Len(); j++ {
-				a.walk(l.Get(j).Message())
-			}
-		} else {
-			a.walk(m.Get(fd).Message())
-		}
-	}
+		return true
+	})
 	a.scope = a.scope[:base]
 }
 

@@ -5,6 +5,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/relchain/relchain/sqlcheck/pgparse"
 )
 
 // Lookups: a key pinned not by a literal but by a row found through a
@@ -192,21 +194,10 @@ func subqueries(m protoreflect.Message, out []*pg_query.SelectStmt) []*pg_query.
 		}
 		return out
 	}
-	fields := m.Descriptor().Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) {
-			continue
-		}
-		if fd.IsList() {
-			l := m.Get(fd).List()
-			for j := 0; j < l.Len(); j++ {
-				out = subqueries(l.Get(j).Message(), out)
-			}
-		} else {
-			out = subqueries(m.Get(fd).Message(), out)
-		}
-	}
+	pgparse.Children(m, func(c protoreflect.Message) bool {
+		out = subqueries(c, out)
+		return true
+	})
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Bounds of the cache: past maxEntries texts it starts again empty; an
@@ -72,4 +73,31 @@ func keep(sql string, enc []byte) {
 		cache.m = make(map[string][]byte)
 	}
 	cache.m[strings.Clone(sql)] = enc // not the caller's larger buffer
+}
+
+// Children calls fn on each message directly below m (the set message
+// fields, each element of a list), in field order, until fn returns
+// false; it reports whether every call returned true. The walks over
+// parse trees share it.
+func Children(m protoreflect.Message, fn func(protoreflect.Message) bool) bool {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.MessageKind || fd.IsMap() || !m.Has(fd) {
+			continue
+		}
+		if !fd.IsList() {
+			if !fn(m.Get(fd).Message()) {
+				return false
+			}
+			continue
+		}
+		l := m.Get(fd).List()
+		for j := 0; j < l.Len(); j++ {
+			if !fn(l.Get(j).Message()) {
+				return false
+			}
+		}
+	}
+	return true
 }
