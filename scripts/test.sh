@@ -13,6 +13,7 @@
 #                                 e2e harness's clock fault (-tags e2e_clock);
 #                                 ./test's tests that run alone in one job, beside
 #                                 the manifests then ./test's healthy networks
+#                                 then the unit packages' long tests
 #   RELCHAIN_E2E_FULL=1 E2E=1 scripts/test.sh  make test-e2e-full: make
 #                                 test-e2e with every backend of the sampled
 #                                 scenarios and every engine's fault manifests
@@ -136,25 +137,27 @@ elif [ "${BENCH:-}" = 1 ]; then
   # raw baseline; built only with -tags benchset (test/benchset_test.go)
   gotest "./test -tags benchset -run ^TestBench" -tags benchset -timeout 60m -run '^TestBench' ./test
 elif [ "${E2E:-}" = 1 ]; then
-  # two jobs side by side, so that two networks run all along: ./test's
-  # tests that run alone (killed, paused, restarted validators), and
-  # ./test/e2e's manifests followed by ./test's healthy networks one at a
-  # time (RELCHAIN_E2E_JOB, test/parallel_test.go)
-  gotest_jobs "./test but $FAST_NETWORK_TESTS: the tests that run alone" \
-      "RELCHAIN_E2E_JOB=alone go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test" \
-    "./test/e2e, then ./test's healthy networks one at a time" \
-      "go test -count=1 -v -timeout 60m ./test/e2e; e2e=\$?; RELCHAIN_E2E_JOB=healthy RELCHAIN_E2E_NETWORKS=1 go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test && exit \$e2e"
   # the long tests of unit packages (internal/longtest.Require: the lab's
   # end-to-end checks, the e2e runner's in-process manifest), found by that call
+  longrun="true"
   mapfile -t longfiles < <(grep -rl --include='*_test.go' 'longtest.Require(t' . | grep -v '^./internal/longtest/' | sort)
   if [ "${#longfiles[@]}" -gt 0 ]; then
     mapfile -t longpkgs < <(printf '%s\n' "${longfiles[@]}" | xargs -n1 dirname | sort -u)
     longnames=$(awk '/^func Test/ { match($0, /Test[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
       /longtest\.Require\(t/ { print name }' "${longfiles[@]}" | sort -u | paste -sd '|')
-    export RELCHAIN_LONG_TESTS=1
-    gotest "the long tests of unit packages ($longnames)" -timeout 30m -run "^($longnames)\$" "${longpkgs[@]}"
-    unset RELCHAIN_LONG_TESTS
+    longrun="echo '== the long tests of unit packages ($longnames)'; RELCHAIN_LONG_TESTS=1 go test -count=1 -v -timeout 30m -run '^($longnames)\$' ${longpkgs[*]}"
   fi
+  # two jobs side by side, so that two networks run all along: ./test's
+  # tests that run alone (killed, paused, restarted validators), and
+  # ./test/e2e's manifests followed by ./test's healthy networks one at a
+  # time (RELCHAIN_E2E_JOB, test/parallel_test.go) and the long tests of
+  # unit packages (the jobs took about as long before those moved in
+  # after pgbench's PostgreSQL run left the second job for
+  # make test-e2e-full)
+  gotest_jobs "./test but $FAST_NETWORK_TESTS: the tests that run alone" \
+      "RELCHAIN_E2E_JOB=alone go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test" \
+    "./test/e2e, then ./test's healthy networks one at a time, then the long tests of unit packages" \
+      "go test -count=1 -v -timeout 60m ./test/e2e; e2e=\$?; RELCHAIN_E2E_JOB=healthy RELCHAIN_E2E_NETWORKS=1 go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test; healthy=\$?; $longrun; long=\$?; [ \$e2e = 0 ] && [ \$healthy = 0 ] && [ \$long = 0 ]"
   # the e2e harness's clock fault (build tag e2e_clock, not in a default build)
   gotest "./internal/clockfault -tags e2e_clock" -tags e2e_clock ./internal/clockfault
 else
@@ -176,22 +179,28 @@ else
     # side share the cache and the memory bus, which grows the larger
     # text's time more than the smaller's
     gotest "the linearity checks, without -race, one package at a time" -p 1 -run 'Linear' "${linear[@]}"
-    # the tests of long single-stream work that skip under -race
-    # (internal/racetest.Heavy), found by that call
-    mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest\.Heavy(' . | grep -v '^./internal/racetest/' | sort)
-    if [ "${#heavyfiles[@]}" -gt 0 ]; then
-      mapfile -t heavypkgs < <(printf '%s\n' "${heavyfiles[@]}" | xargs -n1 dirname | sort -u)
-      heavynames=$(awk '/^func (Test|Fuzz)/ { match($0, /(Test|Fuzz)[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
-        /racetest\.Heavy\(/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
-      gotest "the tests heavy under -race ($heavynames), without it" -run "^($heavynames)\$" "${heavypkgs[@]}"
-    fi
     # the packages with tests of the default build itself (test files
     # tagged !testhooks); the rest of the default build differs from the
     # testhooks one only by hooks that do nothing (app's crashAt, node's
     # wrap), vetted by make lint and run by every network of ./test
     mapfile -t nohooks < <(git grep -l '^//go:build.*!testhooks' -- '*_test.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
     gotest "the default build's own tests (without test hooks)" "${nohooks[@]}"
-    gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
+    # the tests of long single-stream work that skip under -race
+    # (internal/racetest.Heavy), found by that call, side by side with the
+    # fast networks (those mostly wait for blocks; the heavy tests keep a
+    # core busy): one after the other they took 159 s and 82 s
+    mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest\.Heavy(' . | grep -v '^./internal/racetest/' | sort)
+    fast="go test -count=1 -v -timeout 20m -run '$FAST_NETWORK_TESTS' ./test"
+    if [ "${#heavyfiles[@]}" -gt 0 ]; then
+      mapfile -t heavypkgs < <(printf '%s\n' "${heavyfiles[@]}" | xargs -n1 dirname | sort -u)
+      heavynames=$(awk '/^func (Test|Fuzz)/ { match($0, /(Test|Fuzz)[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
+        /racetest\.Heavy\(/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
+      gotest_jobs "the tests heavy under -race ($heavynames), without it" \
+          "go test -count=1 -v -run '^($heavynames)\$' ${heavypkgs[*]}" \
+        "./test -run $FAST_NETWORK_TESTS" "$fast"
+    else
+      gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
+    fi
   else
     gotest "${#unit[@]} unit packages (all but ./test and ./test/e2e)" -timeout 40m "${unit[@]}"
     gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
