@@ -39,7 +39,7 @@ func analyze(sql string, args []any, cat Catalog) (acc Access, usedArgs bool) {
 	if tree == nil {
 		return Access{All: true}, false
 	}
-	a := &analyzer{cat: cat, args: args, done: map[*pg_query.RangeVar]bool{}}
+	a := &analyzer{sql: sql, cat: cat, args: args, done: map[*pg_query.RangeVar]bool{}}
 	top := tree.GetStmts()[0].GetStmt()
 	switch n := top.GetNode().(type) {
 	case *pg_query.Node_SelectStmt:
@@ -103,6 +103,7 @@ func parsed(sql string) *pg_query.ParseResult {
 
 // analyzer gathers one statement's access.
 type analyzer struct {
+	sql  string
 	cat  Catalog
 	args []any
 	// usedArgs: an argument's value went into the answer.

@@ -2,6 +2,7 @@ package conflict
 
 import (
 	"slices"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -169,7 +170,9 @@ func (a *analyzer) outerValue(cr *pg_query.ColumnRef, k Kind) (pinned, bool) {
 // rows only, so a reference to the target's key column there is the value
 // its WHERE pinned (target, when pinnedOne). Not under a WITH clause.
 func (a *analyzer) setSubqueries(s *pg_query.UpdateStmt, t Table, target pinned, pinnedOne bool) {
-	if s.GetWithClause() != nil {
+	// Without the word, no subquery to look for (most UPDATEs): skipping
+	// the search leaves subqueries to walk, table-wide, never less.
+	if s.GetWithClause() != nil || !strings.Contains(strings.ToLower(a.sql), "select") {
 		return
 	}
 	if pinnedOne {

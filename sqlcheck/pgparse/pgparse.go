@@ -78,12 +78,16 @@ func keep(sql string, enc []byte) {
 // Children calls fn on each message directly below m (the set message
 // fields, each element of a list), in field order, until fn returns
 // false; it reports whether every call returned true. The walks over
-// parse trees share it.
+// parse trees share it; a Node's hundreds of kinds are one oneof, asked
+// which field it holds (childFields).
 func Children(m protoreflect.Message, fn func(protoreflect.Message) bool) bool {
-	fields := m.Descriptor().Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.Kind() != protoreflect.MessageKind || fd.IsMap() || !m.Has(fd) {
+	for _, c := range childFields(m.Descriptor()) {
+		fd := c.field
+		if c.oneof != nil {
+			if fd = m.WhichOneof(c.oneof); fd == nil || fd.Kind() != protoreflect.MessageKind {
+				continue
+			}
+		} else if !m.Has(fd) {
 			continue
 		}
 		if !fd.IsList() {
@@ -100,4 +104,37 @@ func Children(m protoreflect.Message, fn func(protoreflect.Message) bool) bool {
 		}
 	}
 	return true
+}
+
+// childField is a message field of a message type that may hold a child:
+// a field outside any oneof, or a oneof (field nil) holding messages.
+type childField struct {
+	field protoreflect.FieldDescriptor
+	oneof protoreflect.OneofDescriptor
+}
+
+var childFieldsByType sync.Map // protoreflect.FullName -> []childField
+
+// childFields are md's message fields in field order, each oneof once (at
+// its first field); computed once per message type.
+func childFields(md protoreflect.MessageDescriptor) []childField {
+	if v, ok := childFieldsByType.Load(md.FullName()); ok {
+		return v.([]childField)
+	}
+	var out []childField
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			if od.Fields().Get(0) == fd {
+				out = append(out, childField{oneof: od})
+			}
+			continue
+		}
+		if fd.Kind() == protoreflect.MessageKind && !fd.IsMap() {
+			out = append(out, childField{field: fd})
+		}
+	}
+	childFieldsByType.Store(md.FullName(), out)
+	return out
 }
