@@ -134,7 +134,7 @@ func setsKey(targets []*pg_query.Node, t Table) bool {
 // single-column key pinned to one value (ok: it was).
 func (a *analyzer) byKey(r *pg_query.RangeVar, where *pg_query.Node, write bool) (one pinned, ok bool) {
 	t, ok := a.cat.Table(relName(r))
-	if !ok || t.Opaque || len(t.PrimaryKey) == 0 || where == nil {
+	if !ok || t.Opaque || len(t.PrimaryKey) == 0 || where == nil || renamesColumns(r) {
 		return pinned{}, false
 	}
 	qualifier := qualifierOf(r)
@@ -169,6 +169,13 @@ func (a *analyzer) byKey(r *pg_query.RangeVar, where *pg_query.Node, write bool)
 	a.done[r] = true
 	a.touch(Key{Rel: "t:" + relName(r), Row: rowKey(tuple)}, write)
 	return pinned{}, false
+}
+
+// renamesColumns reports whether r's alias renames its columns (FROM t
+// AS a(x, y)): the statement's column names are then not the table's
+// (a(bal, custid) swaps savings' two), so no key rule reads r.
+func renamesColumns(r *pg_query.RangeVar) bool {
+	return len(r.GetAlias().GetColnames()) > 0
 }
 
 // qualifierOf is the name a statement refers to r's columns by: its

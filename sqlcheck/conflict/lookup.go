@@ -116,7 +116,7 @@ func (a *analyzer) lookup(sl *pg_query.SubLink, k Kind) (pinned, bool) {
 		return pinned{}, false
 	}
 	r := s.GetFromClause()[0].GetRangeVar()
-	if r == nil || a.isCTE(r) {
+	if r == nil || a.isCTE(r) || renamesColumns(r) {
 		return pinned{}, false
 	}
 	t, ok := a.cat.Table(relName(r))
@@ -261,10 +261,14 @@ func (a *analyzer) joinByKey(s *pg_query.SelectStmt) {
 }
 
 // flattenFrom appends a FROM item's tables to items and its ON
-// conditions' conjuncts to conjuncts; false for anything but tables and
-// inner joins with ON (no USING, NATURAL or alias).
+// conditions' conjuncts to conjuncts; false for anything but tables (not
+// renaming their columns) and inner joins with ON (no USING, NATURAL or
+// alias).
 func flattenFrom(n *pg_query.Node, items []*fromItem, conjuncts []*pg_query.Node) ([]*fromItem, []*pg_query.Node, bool) {
 	if r := n.GetRangeVar(); r != nil {
+		if renamesColumns(r) {
+			return nil, nil, false
+		}
 		return append(items, &fromItem{r: r, q: qualifierOf(r)}), conjuncts, true
 	}
 	j := n.GetJoinExpr()
