@@ -1,7 +1,9 @@
 package conflict
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -218,6 +220,8 @@ func TestAnalyze(t *testing.T) {
 		{"left join", "SELECT * FROM customers a LEFT JOIN savings s ON s.custid = a.custid WHERE a.name = 'x'", nil, reads(whole("customers"), whole("savings"))},
 		{"join on a column not unique", "SELECT * FROM customers a JOIN savings s ON s.custid = a.bal WHERE a.name = 'x'", nil, reads(whole("customers"), whole("savings"))},
 		{"join by bare names", "SELECT * FROM savings s JOIN checking c ON custid = c.custid WHERE s.custid = 1", nil, reads(whole("checking"), row("savings", "1"))},
+		{"join of the most tables", "SELECT * FROM savings s0" + joinChain(maxJoinItems), nil, reads(row("savings", "1"))},
+		{"join of too many tables", "SELECT * FROM savings s0" + joinChain(maxJoinItems+1), nil, reads(whole("savings"))},
 		{"join with an alias", "SELECT * FROM (savings s JOIN checking c ON c.custid = s.custid) AS j WHERE s.custid = 1", nil, reads(whole("checking"), whole("savings"))},
 		{"target key in a WHERE subquery", "UPDATE checking SET bal = 0 WHERE custid = 1 AND bal > (SELECT bal FROM savings s WHERE s.custid = checking.custid)", nil, rw(keys(whole("savings")), keys(row("checking", "1")))},
 		{"target key hidden by an alias", "UPDATE checking SET bal = (SELECT c.bal FROM savings checking, checking c WHERE c.custid = checking.custid) WHERE custid = 1", nil, rw(keys(whole("checking"), whole("savings")), keys(row("checking", "1")))},
@@ -285,4 +289,19 @@ func TestRowKeyUnambiguous(t *testing.T) {
 	if rowKey([]string{"1:2", "3"}) == rowKey([]string{"1", "2:3"}) || rowKey([]string{"ab", ""}) == rowKey([]string{"a", "b"}) {
 		t.Fatal("two tuples share an encoding")
 	}
+}
+
+// joinChain is n-1 more savings tables joined to s0 (a FROM list), each
+// by key to the next, the last pinned: the order in which the search finds
+// one table a round (the most rounds). Within the bounds every one would
+// be read by key.
+func joinChain(n int) string {
+	var b strings.Builder
+	var where []string
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, ", savings s%d", i)
+		where = append(where, fmt.Sprintf("s%d.custid = s%d.custid", i-1, i))
+	}
+	where = append(where, fmt.Sprintf("s%d.custid = 1", n-1))
+	return b.String() + " WHERE " + strings.Join(where, " AND ")
 }
