@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,6 +19,41 @@ func sendCancelRequest(pc *pgconn.PgConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), cancelRequestTimeout)
 	defer cancel()
 	_ = pc.CancelRequest(ctx)
+}
+
+// cancelledSessions are the connections a cancel request was sent for
+// (watchStatement): the server delivers a cancel to the session's process
+// as a signal, which may arrive after the statement it was meant for has
+// ended and cancel the next one — a CI run's node halted on its block's
+// first statement, cancelled ("57014 due to user request") by the cancel
+// of the interactive transaction's rehearsal that the block had pre-empted
+// on the same session. A session in this set runs nothing more that
+// matters: the writer and a lane's kept connection are closed and
+// replaced before their next block (takeCancelled).
+var cancelledSessions sync.Map // *pgconn.PgConn -> struct{}
+
+// cancelsSent counts cancel requests; every 256th forgets the closed
+// sessions (a reader's, which nothing takes, would otherwise stay).
+var cancelsSent atomic.Int64
+
+// markCancelled records that a cancel request is sent for pc's session.
+func markCancelled(pc *pgconn.PgConn) {
+	cancelledSessions.Store(pc, struct{}{})
+	if cancelsSent.Add(1)%256 == 0 {
+		cancelledSessions.Range(func(k, _ any) bool {
+			if k.(*pgconn.PgConn).IsClosed() {
+				cancelledSessions.Delete(k)
+			}
+			return true
+		})
+	}
+}
+
+// takeCancelled reports whether a cancel request was sent for pc's session
+// since the last call, and forgets it.
+func takeCancelled(pc *pgconn.PgConn) bool {
+	_, ok := cancelledSessions.LoadAndDelete(pc)
+	return ok
 }
 
 // cancelDeadlineDelay is how long a statement may take to stop after its
@@ -53,6 +90,7 @@ func watchStatement(ctx context.Context, pc *pgconn.PgConn) (driverCtx context.C
 	deadlineSet := false
 	stopAfter := context.AfterFunc(ctx, func() {
 		defer close(finished)
+		markCancelled(pc)
 		sendCancelRequest(pc)
 		timer := time.NewTimer(cancelDeadlineDelay)
 		defer timer.Stop()

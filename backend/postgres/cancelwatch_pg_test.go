@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
@@ -82,10 +84,11 @@ func TestDeadlinedExecStopsOnTheServerWhateverThePlan(t *testing.T) {
 // mustStopAtDeadline runs sql in a block under a 300 ms deadline and
 // requires the Exec to fail as a node fault wrapping
 // context.DeadlineExceeded, the statement (found by marker in
-// pg_stat_activity) to leave the server, and the writer to begin the next
-// block on the same connection. The last tells a statement the cancel
-// request stopped from one that ignored it: then watchStatement cuts the
-// connection after cancelDeadlineDelay, and the writer reconnects.
+// pg_stat_activity) to leave the server while its session stays (the
+// cancel request stopped it: had it been ignored, watchStatement would
+// have cut the connection after cancelDeadlineDelay), and the writer to
+// begin the next block on a new session (a cancel request may still
+// reach the old one's next statement: cancelledSessions).
 func mustStopAtDeadline(t *testing.T, b backend.Backend, sql, marker string) {
 	t.Helper()
 	blk, err := b.Begin(ctx(t))
@@ -112,12 +115,15 @@ func mustStopAtDeadline(t *testing.T, b backend.Backend, sql, marker string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if !sessionAlive(t, pid) {
+		t.Errorf("server process %v is gone: the cancel request did not stop the statement, cutting the connection did", pid)
+	}
 	next, err := b.Begin(ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := backendPID(t, next); got != pid {
-		t.Errorf("the writer's next block runs in server process %d, not %d: the cancel request did not stop the statement, cutting the connection did", got, pid)
+	if got := backendPID(t, next); got == pid {
+		t.Errorf("the writer's next block runs in server process %v, whose statement a cancel request was sent for", got)
 	}
 	if err := next.Rollback(ctx(t)); err != nil {
 		t.Fatal(err)
@@ -132,4 +138,20 @@ func backendPID(t *testing.T, blk backend.Block) any {
 		t.Fatal(err)
 	}
 	return rows.Rows[0][0]
+}
+
+// sessionAlive reports whether the server process pid still serves a
+// session.
+func sessionAlive(t *testing.T, pid any) bool {
+	t.Helper()
+	c, err := pgx.Connect(ctx(t), pgtest.ServerDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var n int64
+	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
 }

@@ -324,8 +324,8 @@ func (k *block) endLanes(ctx context.Context, keepPrepared bool) error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("lane %d: %w", s.lane, err))
 		}
-		if err != nil || s.conn.IsClosed() || pc.TxStatus() != 'I' {
-			closeLaneConn(s.laneConn)
+		if err != nil || s.conn.IsClosed() || pc.TxStatus() != 'I' || takeCancelled(pc) {
+			closeLaneConn(s.laneConn) // a cancelled session may still take a stray cancel (cancelledSessions)
 			continue
 		}
 		s.stmts.rolledBack(true)

@@ -542,6 +542,11 @@ func (b *Backend) Begin(ctx context.Context) (backend.Block, error) {
 // connectWriter connects the block writer unless it is connected. The
 // caller holds b.mu.
 func (b *Backend) connectWriter(ctx context.Context) error {
+	if b.writer != nil && takeCancelled(b.writer.PgConn()) {
+		// A cancel request sent for its session may still cancel the
+		// next statement (cancelledSessions): a new session instead.
+		_ = b.writer.Close(ctx)
+	}
 	if b.writer != nil && b.writer.IsClosed() {
 		b.writer = nil
 	}
