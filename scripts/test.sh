@@ -151,9 +151,7 @@ elif [ "${E2E:-}" = 1 ]; then
   # tests that run alone (killed, paused, restarted validators), and
   # ./test/e2e's manifests followed by ./test's healthy networks one at a
   # time (RELCHAIN_E2E_JOB, test/parallel_test.go) and the long tests of
-  # unit packages (the jobs took about as long before those moved in
-  # after pgbench's PostgreSQL run left the second job for
-  # make test-e2e-full)
+  # unit packages
   gotest_jobs "./test but $FAST_NETWORK_TESTS: the tests that run alone" \
       "RELCHAIN_E2E_JOB=alone go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test" \
     "./test/e2e, then ./test's healthy networks one at a time, then the long tests of unit packages" \

@@ -108,9 +108,6 @@ func runCompat(t *testing.T, nw compatNetwork) {
 				continue
 			}
 			t.Run(cl.name+"/"+way, func(t *testing.T) {
-				if why := nw.sampledOut(cl); why != "" {
-					t.Skip(why)
-				}
 				began := time.Now()
 				s.run(t, cl, way)
 				t.Logf("%s through the %s: %s", cl.name, way, time.Since(began).Round(time.Millisecond))
@@ -123,19 +120,6 @@ func runCompat(t *testing.T, nw compatNetwork) {
 		}
 	}
 	t.Logf("the compatibility suite on the %s network took %s", nw.name, time.Since(start).Round(time.Second))
-}
-
-// sampledOut says why make test-e2e leaves cl out on nw ("" when it runs):
-// pgbench's initialisation loads 100,000 rows through consensus, 94 s of
-// its 113 s on the PostgreSQL network (31 s on the SQLite one), the
-// slowest step of the CI run's slower job. make test-e2e runs it on the
-// SQLite network; make compat and make test-e2e-full run it on both; COPY
-// on PostgreSQL, split transactions included, is TestGatewayCopy's.
-func (nw compatNetwork) sampledOut(cl compatClient) string {
-	if cl.name != "pgbench 15" || nw.backend != "postgres" || fullMatrix() || os.Getenv("RELCHAIN_COMPAT_TABLE") != "" {
-		return ""
-	}
-	return "sampled out on the PostgreSQL network in make test-e2e (pgbench -i loads 100,000 rows through consensus, about 100 s): it runs on the SQLite network; make compat and make test-e2e-full run it here too"
 }
 
 // notYetFile names nw's list of the steps that do not work yet, under

@@ -287,14 +287,20 @@ func TestDeadlinedExecReturnsPromptlyAndWriterStaysUsable(t *testing.T) {
 // activeQueries counts the server's sessions running a query LIKE pattern.
 func activeQueries(t *testing.T, pattern string) int64 {
 	t.Helper()
+	return countActivity(t, `query LIKE $1 AND state = 'active'`, pattern)
+}
+
+// countActivity counts the server's other sessions (pg_stat_activity)
+// matching where, with its one argument.
+func countActivity(t *testing.T, where string, arg any) int64 {
+	t.Helper()
 	c, err := pgx.Connect(ctx(t), pgtest.ServerDSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
 	var n int64
-	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM pg_stat_activity
-		WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`, pattern).Scan(&n); err != nil {
+	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM pg_stat_activity WHERE `+where+` AND pid <> pg_backend_pid()`, arg).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

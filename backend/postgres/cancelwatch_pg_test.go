@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/backendtest"
 	"github.com/relchain/relchain/backend/postgres/pgtest"
@@ -144,14 +142,5 @@ func backendPID(t *testing.T, blk backend.Block) any {
 // session.
 func sessionAlive(t *testing.T, pid any) bool {
 	t.Helper()
-	c, err := pgx.Connect(ctx(t), pgtest.ServerDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	var n int64
-	if err := c.QueryRow(ctx(t), `SELECT count(*) FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n == 1
+	return countActivity(t, `pid = $1`, pid) == 1
 }
