@@ -182,6 +182,9 @@ type compatLine struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
 	Check string `json:"check"`
+	// Trace is where a failed step's error was raised (the Python
+	// clients' innermost frames), for the recap only.
+	Trace string `json:"trace"`
 }
 
 // compatRow is one row of the results.
@@ -191,6 +194,9 @@ type compatRow struct {
 	Step   string `json:"step"`
 	OK     bool   `json:"ok"`
 	Error  string `json:"error,omitempty"`
+	// trace is where a failed step's error was raised, when the client
+	// says (compatLine.Trace): recapped, not written to the results.
+	trace string
 }
 
 type compatSuite struct {
@@ -260,7 +266,7 @@ func (s *compatSuite) run(t *testing.T, cl compatClient, via string) {
 			continue
 		}
 		steps++
-		s.record(t, compatRow{Client: cl.name, Via: via, Step: l.Step, OK: l.OK, Error: l.Error})
+		s.record(t, compatRow{Client: cl.name, Via: via, Step: l.Step, OK: l.OK, Error: l.Error, trace: l.Trace})
 	}
 	if runErr != nil || steps == 0 {
 		msg := "printed no step"
@@ -297,7 +303,11 @@ func (s *compatSuite) record(t *testing.T, r compatRow) {
 	default:
 		t.Errorf("FAIL %s: %s", r.Step, r.Error)
 		s.mu.Lock()
-		s.failed = append(s.failed, fmt.Sprintf("FAIL %s | %s | %s: %s", r.Client, r.Via, r.Step, r.Error))
+		f := fmt.Sprintf("FAIL %s | %s | %s: %s", r.Client, r.Via, r.Step, r.Error)
+		if r.trace != "" {
+			f += "\n    raised at: " + r.trace
+		}
+		s.failed = append(s.failed, f)
 		s.mu.Unlock()
 	}
 }

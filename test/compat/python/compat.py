@@ -27,12 +27,20 @@ def _describe(e):
     return msg[:400]
 
 
+def _where(e):
+    """The innermost frames of e's traceback, "file:line in function" each,
+    for the suite's recap: a CI excerpt may show only that."""
+    frames = traceback.extract_tb(e.__traceback__)[-6:]
+    return " <- ".join("%s:%d in %s" % ("/".join(f.filename.split("/")[-2:]), f.lineno, f.name)
+                       for f in reversed(frames))
+
+
 def step(name, fn, *args):
     """Runs fn(*args) as the step name; returns its result, or None if it failed."""
     try:
         out = fn(*args)
     except Exception as e:  # every failure is the step's result
-        _emit({"step": name, "ok": False, "error": _describe(e)})
+        _emit({"step": name, "ok": False, "error": _describe(e), "trace": _where(e)})
         traceback.print_exc(file=sys.stderr)
         return None
     _emit({"step": name, "ok": True})
