@@ -41,6 +41,7 @@ type Executor struct {
 	laneStats   laneCounters // parallel runs (lanes.go)
 	laneChoice  laneChooser  // WithAdaptiveLanes (lanechoice.go)
 	laneMinTxs  int          // minTxsPerLane (tests change it)
+	planSkip    planBackoff  // WithAdaptiveLanes
 	// laneAssign, set by tests only, replaces the schedule's lanes.
 	laneAssign func(txs int) [][]int
 	// slot serializes the backend's Block between consensus and

@@ -29,3 +29,7 @@ func SetLaneAssign(e *Executor, assign func(txs int) [][]int) { e.laneAssign = a
 // SetLaneMinTxs sets how many txs a block needs per lane where lanes are
 // adaptive (minTxsPerLane), so that tests' small blocks may split.
 func SetLaneMinTxs(e *Executor, n int) { e.laneMinTxs = n }
+
+// PlanSkipMax is planSkipMax: at most this many blocks in a row go
+// unanalysed where lanes are adaptive.
+const PlanSkipMax = planSkipMax

@@ -148,3 +148,49 @@ func (c *laneChooser) costs() (serial, lanes time.Duration) {
 	defer c.mu.Unlock()
 	return time.Duration(c.cost[0]), time.Duration(c.cost[1])
 }
+
+// planSkipMax bounds planBackoff: at most this many blocks in a row go
+// unanalysed.
+const planSkipMax = 64
+
+// planBackoff spares the conflict analysis of blocks that would not split
+// anyway, where lanes are adaptive: after a block analysed and found not
+// to split (one hot row, rows named two ways, a statement the analysis
+// cannot bound), the next block is analysed; after each further such
+// block, twice as many are skipped as the last time (1, 2, 4, … up to
+// planSkipMax); a block that splits ends it. A workload that never splits
+// (Smallbank, whose rows are named by id and by name) then pays for the
+// analysis of about one block in planSkipMax instead of every statement
+// of every block (25-30 µs of CPU per wl-tx, BENCHMARKS.md); one that
+// starts to split is noticed within planSkipMax blocks. Node-local like
+// the chooser: a block not analysed runs serially, with the same results.
+type planBackoff struct {
+	mu sync.Mutex
+	// skip: blocks still to skip; next: how many to skip after the next
+	// analysed block that does not split.
+	skip, next int
+}
+
+// analyse reports whether the next block that could run on lanes is
+// analysed.
+func (b *planBackoff) analyse() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.skip > 0 {
+		b.skip--
+		return false
+	}
+	return true
+}
+
+// analysed records whether an analysed block split.
+func (b *planBackoff) analysed(split bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if split {
+		b.skip, b.next = 0, 0
+		return
+	}
+	b.skip = b.next
+	b.next = min(max(2*b.next, 1), planSkipMax)
+}

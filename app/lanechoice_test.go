@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -85,5 +86,45 @@ func TestSmallBlocksGetFewLanes(t *testing.T) {
 		if got := e.lanesFor(n); got != want {
 			t.Errorf("lanes always, %d txs: %d lanes, want %d", n, got, want)
 		}
+	}
+}
+
+// Blocks that do not split are analysed ever more rarely (the next, then
+// one in 2, 4, … up to one in planSkipMax+1); a block that splits is found
+// within planSkipMax+1 blocks, and from then on every block is analysed.
+func TestBlocksThatDoNotSplitAreAnalysedEverMoreRarely(t *testing.T) {
+	var b planBackoff
+	const n = 1000
+	var at []int
+	for i := range n {
+		if b.analyse() {
+			at = append(at, i)
+			b.analysed(false)
+		}
+	}
+	// 0, 1, 3, 6, 11, 20, 37, 70, then every planSkipMax+1
+	if want := []int{0, 1, 3, 6, 11, 20, 37, 70, 70 + planSkipMax + 1}; len(at) < len(want) || !slices.Equal(at[:len(want)], want) {
+		t.Fatalf("blocks analysed %v, want them to start %v", at, want)
+	}
+	if max := 8 + (n-70)/(planSkipMax+1); len(at) > max {
+		t.Fatalf("%d of %d blocks analysed, want at most %d", len(at), n, max)
+	}
+	// The load starts to split: found within planSkipMax+1 blocks.
+	found := -1
+	for i := range planSkipMax + 1 {
+		if b.analyse() {
+			found = i
+			b.analysed(true)
+			break
+		}
+	}
+	if found < 0 {
+		t.Fatalf("a load that splits went unanalysed for %d blocks", planSkipMax+1)
+	}
+	for i := range 10 {
+		if !b.analyse() {
+			t.Fatalf("block %d after one that split was not analysed", i)
+		}
+		b.analysed(true)
 	}
 }

@@ -63,8 +63,10 @@ var errLanesAbandoned = errors.New("parallel execution abandoned; the block runs
 // serially: lanes are off or unsupported here, the block has a system
 // statement (grants and validator changes are read by later txs'
 // admission) or a statement the analysis cannot bound, or its txs form
-// fewer than two independent groups. Nothing in it touches p: the serial
-// path starts from scratch when it returns nil.
+// fewer than two independent groups. Where lanes are adaptive, a block
+// is not analysed while recent ones did not split (planBackoff). Nothing
+// in it touches p: the serial path starts from scratch when it returns
+// nil.
 func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, forced map[int]TxResult) (*lanePlan, error) {
 	txs := v.txs
 	k := e.lanesFor(len(txs))
@@ -79,9 +81,27 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, 
 	if !ok {
 		return nil, nil
 	}
+	if !e.opts.adaptiveLanes {
+		return e.analyseBlock(ctx, cataloger, p.height, v, k)
+	}
+	if !e.planSkip.analyse() {
+		e.laneStats.unanalysed.Add(1)
+		return nil, nil
+	}
+	plan, err := e.analyseBlock(ctx, cataloger, p.height, v, k)
+	if err == nil {
+		e.planSkip.analysed(plan != nil)
+	}
+	return plan, err
+}
+
+// analyseBlock is planLanes's conflict analysis of a block that may run
+// on up to k lanes: its schedule, or nil when it does not split.
+func (e *Executor) analyseBlock(ctx context.Context, cataloger backend.ConflictCataloger, height int64, v *verdicts, k int) (*lanePlan, error) {
+	txs := v.txs
 	cat, err := cataloger.ConflictCatalog(ctx)
 	if errors.Is(err, backend.ErrNoLanes) {
-		e.lanesAbandoned(p.height, err) // lanes off until restart
+		e.lanesAbandoned(height, err) // lanes off until restart
 		return nil, nil
 	}
 	if err != nil {
@@ -260,6 +280,10 @@ type LaneStats struct {
 	// Declined: blocks that split but ran serially, measured faster here
 	// (WithAdaptiveLanes).
 	Declined int64
+	// Unanalysed: blocks that could have run on lanes but were not
+	// analysed, recent ones having not split (planBackoff;
+	// WithAdaptiveLanes).
+	Unanalysed int64
 	// SerialCost and LanesCost are the measured costs per tx of blocks
 	// that split, run serially and on lanes (WithAdaptiveLanes; 0 before
 	// the first of each).
@@ -270,13 +294,13 @@ type LaneStats struct {
 // give lanes (backend.ErrNoLanes), every block runs serially until the
 // node restarts.
 type laneCounters struct {
-	parallel, abandoned, declined atomic.Int64
-	off                           atomic.Bool
+	parallel, abandoned, declined, unanalysed atomic.Int64
+	off                                       atomic.Bool
 }
 
 // LaneStats returns the executor's parallel-run counters.
 func (e *Executor) LaneStats() LaneStats {
 	serial, lanes := e.laneChoice.costs()
 	return LaneStats{Parallel: e.laneStats.parallel.Load(), Abandoned: e.laneStats.abandoned.Load(), Declined: e.laneStats.declined.Load(),
-		SerialCost: serial, LanesCost: lanes}
+		Unanalysed: e.laneStats.unanalysed.Load(), SerialCost: serial, LanesCost: lanes}
 }

@@ -131,7 +131,7 @@ var (
 	descDatabaseLostCommits = prometheus.NewDesc(metricsNamespace+"_database_lost_commits_total",
 		"Block commits that failed with the database connection lost, by what the recorded (height, AppHash) showed: applied (the acknowledgement was lost; done), or rerun (the block ran again and was committed once).", []string{"outcome"}, nil)
 	descLaneBlocks = prometheus.NewDesc(metricsNamespace+"_lane_blocks_total",
-		"Blocks whose transactions ran on lanes ([block] lanes, parallel execution), by outcome: parallel (they did), abandoned (an attempt given up for the serial run: a lane met another's lock, or the database could give no lanes), declined (the block split but ran serially: [block] lanes_adaptive measured serial runs faster on this machine).", []string{"outcome"}, nil)
+		"Blocks whose transactions ran on lanes ([block] lanes, parallel execution), by outcome: parallel (they did), abandoned (an attempt given up for the serial run: a lane met another's lock, or the database could give no lanes), declined (the block split but ran serially: measured serial runs faster on this machine), unanalysed (not analysed for lanes, recent blocks having not split).", []string{"outcome"}, nil)
 	descReady = prometheus.NewDesc(metricsNamespace+"_ready",
 		"1 when /readyz answers 200: caught up (not block- or state-syncing) and executing.", nil, nil)
 )
@@ -179,6 +179,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Parallel), "parallel")
 	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Abandoned), "abandoned")
 	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Declined), "declined")
+	ch <- prometheus.MustNewConstMetric(descLaneBlocks, prometheus.CounterValue, float64(lanes.Unanalysed), "unanalysed")
 	if cp, at, ok := n.newestCheckpoint(); ok {
 		gauge(descCheckpointHeight, float64(cp.Height))
 		gauge(descCheckpointAge, time.Since(at).Seconds())
