@@ -149,15 +149,30 @@ func (v *Verifier) Header(ctx context.Context, h int64) (*types.SignedHeader, er
 		if err == nil {
 			return lb.SignedHeader, nil
 		}
-		if !notMadeYet(err) {
-			return nil, fmt.Errorf("verify header %d: %w", h, err)
+		if err := headerError(ctx, h, err); err != nil {
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("header %d: %w (%w; last error: %v)", h, ErrNoHeader, ctx.Err(), err)
+			return nil, headerError(ctx, h, err)
 		case <-time.After(v.Poll):
 		}
 	}
+}
+
+// headerError is what Header returns after asking for header h failed
+// with err: nil to ask again (the header is not made yet and ctx lives),
+// ErrNoHeader once ctx ended — also when it ended during the request,
+// whose error (a post cut short) then says only that — and otherwise
+// err: the header does not verify.
+func headerError(ctx context.Context, h int64, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("header %d: %w (%w; last error: %v)", h, ErrNoHeader, ctx.Err(), err)
+	case notMadeYet(err):
+		return nil
+	}
+	return fmt.Errorf("verify header %d: %w", h, err)
 }
 
 // notMadeYet reports whether err says the header is not there (yet),

@@ -3,12 +3,14 @@ package lightverify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cometbft/cometbft/crypto/ed25519"
+	"github.com/cometbft/cometbft/light/provider"
 	"github.com/cometbft/cometbft/types"
 )
 
@@ -71,5 +73,32 @@ func TestRoots(t *testing.T) {
 	}
 	if _, err := New(context.Background(), Root{}, "http://127.0.0.1:1", nil); err == nil || !strings.Contains(err.Error(), "chain ID") {
 		t.Fatalf("a root without a chain ID: %v", err)
+	}
+}
+
+// Asking for a header: not made yet, asked again while the wait lasts;
+// a wait that ended, during the request too (its error is then a post cut
+// short), is ErrNoHeader; anything else is the header's failure to verify.
+func TestHeaderErrors(t *testing.T) {
+	live := context.Background()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	cut := fmt.Errorf("post failed: %w", context.Canceled)
+	for _, c := range []struct {
+		ctx         context.Context
+		err         error
+		again, none bool
+	}{
+		{live, provider.ErrHeightTooHigh, true, false},
+		{live, provider.ErrLightBlockNotFound, true, false},
+		{ended, provider.ErrHeightTooHigh, false, true},
+		{ended, cut, false, true},
+		{live, errors.New("invalid commit"), false, false},
+	} {
+		err := headerError(c.ctx, 7, c.err)
+		if (err == nil) != c.again || errors.Is(err, ErrNoHeader) != c.none {
+			t.Errorf("header 7 failed with %q (context ended: %v): %v; want asked again %v, ErrNoHeader %v",
+				c.err, c.ctx.Err() != nil, err, c.again, c.none)
+		}
 	}
 }
