@@ -582,6 +582,44 @@ func TestStreamReportsAQuarantinedTxEarly(t *testing.T) {
 	}
 }
 
+// A stream tx evicted from the mempool (a recheck refused it: too old, or
+// its nonce used) is reported once its probe's resubmission is refused as
+// a replay and a node holding the whole chain has no such tx: not
+// included, with an error saying so (a *TxError of CodeReplayed). Before,
+// its outcome had neither a height nor an error.
+func TestStreamReportsAnEvictedTxWithAnError(t *testing.T) {
+	node := &fakeNode{earliest: 1}
+	sent := 0
+	node.decide = func([]byte) (uint32, string) {
+		sent++
+		if sent == 1 {
+			return 0, ""
+		}
+		return api.CodeReplayed, ""
+	}
+	// one look-up in the index, and time for it and the node's status
+	// within a probe
+	lag := indexLagTries
+	indexLagTries = []time.Duration{0}
+	t.Cleanup(func() { indexLagTries = lag })
+	c, _ := probingClient(t, node, nil, 2)
+	c.probeEvery = 500 * time.Millisecond
+	ctx := ctxTimeout(t, 5*time.Second)
+	s, err := c.Stream(ctx, MaxBlocks(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(ctx, "evicted", txn.Statement{SQL: "INSERT INTO t VALUES (1)"}); err != nil {
+		t.Fatal(err)
+	}
+	o := <-s.Results()
+	var te *TxError
+	if o.Tag != "evicted" || o.Included() || !errors.As(o.Err, &te) || te.Code != api.CodeReplayed {
+		t.Fatalf("outcome %+v (err %v); want the evicted tx, not included, with a replay TxError", o, o.Err)
+	}
+	s.Close()
+}
+
 // probingClient is a client of node whose waits probe every 20 ms, with
 // a follower of a fake chain of height blocks installed for it (events
 // nil: polling only); everything is stopped when the test ends.

@@ -78,6 +78,12 @@ func (s *Stream) probeOne(st *streamTx, raw []byte) {
 			res := &Result{Hash: st.hash, Code: api.CodeQuarantined, Error: a.log}
 			s.resolve(st, &Outcome{Result: res, Err: a.quarantined})
 		}
+	case a.committed != nil && a.committed.Height == 0:
+		// A refusal the node's index proves final (evicted by a recheck:
+		// too old, or its nonce used): not committed, and an error says so.
+		if s.f.cancelWaiter(st.w) {
+			s.resolve(st, &Outcome{Result: a.committed, Err: a.committed.Err()})
+		}
 	case a.committed != nil && a.committed.Height <= s.f.height():
 		if s.f.cancelWaiter(st.w) {
 			s.resolve(st, &Outcome{Height: a.committed.Height, Index: a.index, Result: a.committed, CommitTime: time.Now()})
