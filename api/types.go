@@ -217,7 +217,20 @@ type BlockTiming struct {
 	ConsensusUS int64 `json:"consensus_us"`
 	ExecuteUS   int64 `json:"execute_us"`
 	CommitUS    int64 `json:"commit_us"`
+	// Lanes is how the block's txs ran where the node has lanes (parallel
+	// execution, node-local): LanesParallel, LanesAbandoned,
+	// LanesDeclined, LanesUnanalysed, or "" (serially: lanes off, too few
+	// txs, or the block did not split).
+	Lanes string `json:"lanes,omitempty"`
 }
+
+// The outcomes of BlockTiming.Lanes.
+const (
+	LanesParallel   = "parallel"   // on lanes
+	LanesAbandoned  = "abandoned"  // an attempt on lanes given up, then serially
+	LanesDeclined   = "declined"   // split, run serially: measured faster here
+	LanesUnanalysed = "unanalysed" // not analysed: recent blocks did not split
+)
 
 // RehearsePath is the abci_query path of the rehearsal of an interactive
 // transaction. The request data is a signed request (txn.SignRehearsal,

@@ -219,7 +219,7 @@ func (a *App) FinalizeBlock(ctx context.Context, req *abci.RequestFinalizeBlock)
 		return nil, a.halt(err)
 	}
 	if !speculated {
-		a.stats.executed(req.Height, len(req.Txs), start, time.Now())
+		a.stats.executed(req.Height, len(req.Txs), start, time.Now(), a.ex.PendingLanes())
 	}
 	a.observeFinalized(results)
 	out := make([]*abci.ExecTxResult, len(results))

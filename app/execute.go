@@ -71,8 +71,38 @@ type pendingBlock struct {
 	ddl    []txn.Statement
 	// serial: run this block on one connection (an attempt on lanes was
 	// abandoned; lanes.go); split: the conflict analysis split its txs;
-	// onLanes: they ran on lanes.
-	serial, split, onLanes bool
+	// onLanes: they ran on lanes; unanalysed: the analysis was skipped
+	// (planBackoff).
+	serial, split, onLanes, unanalysed bool
+}
+
+// laneOutcome is how the block ran (api.BlockTiming.Lanes): on lanes
+// ("parallel"), serially after an abandoned attempt ("abandoned"), split
+// but run serially by the adaptive choice ("declined"), not analysed
+// ("unanalysed"), or "" (serially, not split or lanes off).
+func (p *pendingBlock) laneOutcome() string {
+	switch {
+	case p.serial:
+		return api.LanesAbandoned
+	case p.onLanes:
+		return api.LanesParallel
+	case p.split:
+		return api.LanesDeclined
+	case p.unanalysed:
+		return api.LanesUnanalysed
+	}
+	return ""
+}
+
+// PendingLanes is how the block executed last (FinalizeBlock or
+// Speculate), not yet committed, ran: its laneOutcome ("" without one).
+func (e *Executor) PendingLanes() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending == nil {
+		return ""
+	}
+	return e.pending.laneOutcome()
 }
 
 // FinalizeBlock executes the decided block in one db-transaction and

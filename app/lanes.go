@@ -86,6 +86,7 @@ func (e *Executor) planLanes(ctx context.Context, p *pendingBlock, v *verdicts, 
 	}
 	if !e.planSkip.analyse() {
 		e.laneStats.unanalysed.Add(1)
+		p.unanalysed = true
 		return nil, nil
 	}
 	plan, err := e.analyseBlock(ctx, cataloger, p.height, v, k)

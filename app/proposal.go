@@ -105,7 +105,7 @@ func (a *App) ProcessProposal(ctx context.Context, req *abci.RequestProcessPropo
 	start := time.Now()
 	err := a.ex.Speculate(ctx, BlockInfo{Height: req.Height, Time: req.Time, Hash: req.Hash}, req.Txs, timeout)
 	if err == nil {
-		a.stats.executed(req.Height, len(req.Txs), start, time.Now())
+		a.stats.executed(req.Height, len(req.Txs), start, time.Now(), a.ex.PendingLanes())
 		return accept(), nil
 	}
 	var txErr *TxError

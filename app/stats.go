@@ -19,6 +19,7 @@ type blockStats struct {
 	execStart  time.Time // the latest execution of the block (ProcessProposal's
 	execEnd    time.Time // speculative one, or FinalizeBlock's)
 	txs        int
+	lanes      string // how it ran (pendingBlock.laneOutcome)
 	ring       []api.BlockTiming
 	next       int
 }
@@ -51,11 +52,11 @@ func (s *blockStats) finalizing(height int64, now time.Time) {
 
 // executed records an execution of the block: in ProcessProposal before
 // the decision, or in FinalizeBlock.
-func (s *blockStats) executed(height int64, txs int, start, end time.Time) {
+func (s *blockStats) executed(height int64, txs int, start, end time.Time, lanes string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.enter(height)
-	s.execStart, s.execEnd, s.txs = start, end, txs
+	s.execStart, s.execEnd, s.txs, s.lanes = start, end, txs, lanes
 }
 
 // committed records the end of the block's Commit and returns its timings.
@@ -72,6 +73,7 @@ func (s *blockStats) committed(now time.Time) api.BlockTiming {
 		Txs:       s.txs,
 		ExecuteUS: exec.Microseconds(),
 		CommitUS:  now.Sub(done).Microseconds(),
+		Lanes:     s.lanes,
 	}
 	if !s.proposal.IsZero() {
 		consensus := s.decided.Sub(s.proposal)

@@ -373,7 +373,7 @@ func collectPhases(ctx context.Context, c *client.Client, from, to int64, res *R
 	n := 0
 	for _, t := range timings {
 		ph := Phases{Propose: float64(t.ProposeUS) / 1000, Consensus: float64(t.ConsensusUS) / 1000, Execute: float64(t.ExecuteUS) / 1000, Commit: float64(t.CommitUS) / 1000}
-		bs := BlockStat{Height: t.Height, BCTxs: t.Txs, Phases: ph}
+		bs := BlockStat{Height: t.Height, BCTxs: t.Txs, Phases: ph, Lanes: t.Lanes}
 		if lat := res.blockLatency[t.Height]; len(lat) > 0 {
 			sum := 0.0
 			for _, l := range lat {
@@ -382,6 +382,12 @@ func collectPhases(ctx context.Context, c *client.Client, from, to int64, res *R
 			bs.WLTxs, bs.LatencyMS = len(lat), sum/float64(len(lat))
 		}
 		res.PerBlock = append(res.PerBlock, bs)
+		if t.Txs > 0 && t.Lanes != "" {
+			if res.LaneBlocks == nil {
+				res.LaneBlocks = map[string]int{}
+			}
+			res.LaneBlocks[t.Lanes]++
+		}
 		if t.Txs > 0 {
 			n++
 			sum.Propose += ph.Propose

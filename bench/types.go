@@ -94,6 +94,8 @@ type BlockStat struct {
 	WLTxs     int     `json:"wl_txs"`
 	Phases    Phases  `json:"phases_ms"`
 	LatencyMS float64 `json:"latency_ms,omitempty"`
+	// Lanes is how node 0 ran it (api.BlockTiming.Lanes; "": serially).
+	Lanes string `json:"lanes,omitempty"`
 }
 
 // Baseline is the raw DBMS running the same wl-transaction sequence with
@@ -147,11 +149,15 @@ type Result struct {
 	Blocks    int      `json:"blocks"`
 	TxBlocks  int      `json:"blocks_with_txs"`
 	// TxsPerBlockMean is bc-transactions per block that had any.
-	TxsPerBlockMean float64              `json:"txs_per_block_mean"`
-	Phases          *Phases              `json:"phases_ms,omitempty"`
-	PerBlock        []BlockStat          `json:"per_block,omitempty"`
-	Kinds           map[string]*KindStat `json:"kinds,omitempty"`
-	Baseline        *Baseline            `json:"baseline,omitempty"`
+	TxsPerBlockMean float64 `json:"txs_per_block_mean"`
+	Phases          *Phases `json:"phases_ms,omitempty"`
+	// LaneBlocks counts node 0's blocks with txs that ran otherwise than
+	// plainly serially (api.BlockTiming.Lanes: on lanes, declined,
+	// abandoned, unanalysed); nil when none did.
+	LaneBlocks map[string]int       `json:"lane_blocks,omitempty"`
+	PerBlock   []BlockStat          `json:"per_block,omitempty"`
+	Kinds      map[string]*KindStat `json:"kinds,omitempty"`
+	Baseline   *Baseline            `json:"baseline,omitempty"`
 	// Overhead is chain seconds over baseline seconds.
 	Overhead float64  `json:"overhead,omitempty"`
 	Ceiling  *Ceiling `json:"ceiling,omitempty"`

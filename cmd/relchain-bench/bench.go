@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/bench"
 	"github.com/relchain/relchain/bench/workload"
 	"github.com/relchain/relchain/client"
@@ -423,6 +424,9 @@ func printBenchResult(r *bench.Result) {
 		fmt.Printf("per block (mean of %d blocks with txs, node 0): propose %.1f ms, consensus %.1f ms, execute %.1f ms, commit %.1f ms\n",
 			r.TxBlocks, r.Phases.Propose, r.Phases.Consensus, r.Phases.Execute, r.Phases.Commit)
 	}
+	if len(r.LaneBlocks) > 0 {
+		fmt.Printf("blocks with txs by how node 0 ran them: %s (the rest serially: lanes off, too few txs, or not split)\n", laneCounts(r.LaneBlocks))
+	}
 	if r.Baseline != nil {
 		what := "raw " + r.Backend
 		if n := r.Baseline.Replicas; n > 0 {
@@ -541,4 +545,16 @@ func runUpdateBench(ctx context.Context, f *benchFlags, cfg bench.Config, nopts 
 		return writeJSON(f.output, map[string]any{"result": res, "gate_off": gate, "gate_cost": cost})
 	}
 	return writeJSON(f.output, res)
+}
+
+// laneCounts lists a run's lane outcomes (bench.Result.LaneBlocks) in a
+// fixed order.
+func laneCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range []string{api.LanesParallel, api.LanesDeclined, api.LanesAbandoned, api.LanesUnanalysed} {
+		if n := m[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
