@@ -29,10 +29,7 @@
 #                                 checks, the tests heavy under -race
 #                                 (internal/racetest.Heavy) and the default
 #                                 build's own tests (no hooks), then the fast
-#                                 networks; with RELCHAIN_HEAVY_BESIDE_E2E=1
-#                                 (.ci/run) the heavy tests are left to
-#                                 make test-e2e, which runs them beside its
-#                                 two jobs at nice 10
+#                                 networks
 #   COMPAT=1 scripts/test.sh      only the client compatibility suite (make compat),
 #                                 regenerating test/compat/COMPATIBILITY.md
 #   RELCHAIN_TEST_PG=DSN ...      use an existing server (superuser DSN) instead
@@ -128,20 +125,6 @@ gotest_jobs() {
   [ "$rc1" = 0 ] && [ "$rc2" = 0 ] || status=1
 }
 
-# heavy_tests: sets heavyrun to the go test command of the tests of long
-# single-stream work that skip under -race (internal/racetest.Heavy),
-# found by that call, without the detector ("" when there are none)
-heavy_tests() {
-  heavyrun=""
-  mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest\.Heavy(' . | grep -v '^./internal/racetest/' | sort)
-  if [ "${#heavyfiles[@]}" -gt 0 ]; then
-    mapfile -t heavypkgs < <(printf '%s\n' "${heavyfiles[@]}" | xargs -n1 dirname | sort -u)
-    heavynames=$(awk '/^func (Test|Fuzz)/ { match($0, /(Test|Fuzz)[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
-      /racetest\.Heavy\(/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
-    heavyrun="go test -count=1 -v -timeout 30m -run '^($heavynames)\$' ${heavypkgs[*]}"
-  fi
-}
-
 mapfile -t unit < <(go list ./... | grep -v -e '/relchain/test$' -e '/relchain/test/e2e$')
 race=()
 if [ "${RACE:-}" = 1 ]; then race=(-race); fi
@@ -169,33 +152,10 @@ elif [ "${E2E:-}" = 1 ]; then
   # ./test/e2e's manifests followed by ./test's healthy networks one at a
   # time (RELCHAIN_E2E_JOB, test/parallel_test.go) and the long tests of
   # unit packages
-  # .ci/run (RELCHAIN_HEAVY_BESIDE_E2E=1): the tests heavy under -race,
-  # which its make test leaves out, run here beside the two jobs at a lower
-  # priority (nice 10), on the cores the networks leave idle (about a
-  # quarter of two cores while the jobs wait for blocks)
-  heavy_pid=""
-  if [ "${RELCHAIN_HEAVY_BESIDE_E2E:-}" = 1 ]; then
-    heavy_tests
-    if [ -n "$heavyrun" ]; then
-      heavy_start=$SECONDS
-      (nice -n 10 bash -c "$heavyrun" > "$tmp/heavy.log" 2>&1; rc=$?; echo "$((SECONDS - heavy_start))" > "$tmp/heavy.secs"; exit $rc) &
-      heavy_pid=$!
-    fi
-  fi
   gotest_jobs "./test but $FAST_NETWORK_TESTS: the tests that run alone" \
       "RELCHAIN_E2E_JOB=alone go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test" \
     "./test/e2e, then ./test's healthy networks one at a time, then the long tests of unit packages" \
       "go test -count=1 -v -timeout 60m ./test/e2e; e2e=\$?; RELCHAIN_E2E_JOB=healthy RELCHAIN_E2E_NETWORKS=1 go test -count=1 -v -timeout 60m -skip '$FAST_NETWORK_TESTS' ./test; healthy=\$?; $longrun; long=\$?; [ \$e2e = 0 ] && [ \$healthy = 0 ] && [ \$long = 0 ]"
-  if [ -n "$heavy_pid" ]; then
-    set +e
-    wait "$heavy_pid"
-    heavy_rc=$?
-    set -e
-    steps+=("$(cat "$tmp/heavy.secs") s  the tests heavy under -race ($heavynames), without it, beside the jobs (nice 10)")
-    echo "== go test: the tests heavy under -race, without it, beside the jobs (nice 10)"
-    tee -a "$tmp/test.log" < "$tmp/heavy.log"
-    [ "$heavy_rc" = 0 ] || status=1
-  fi
   # the e2e harness's clock fault (build tag e2e_clock, not in a default build)
   gotest "./internal/clockfault -tags e2e_clock" -tags e2e_clock ./internal/clockfault
 else
@@ -227,11 +187,14 @@ else
     # (internal/racetest.Heavy), found by that call, side by side with the
     # fast networks (those mostly wait for blocks; the heavy tests keep a
     # core busy): one after the other they took 159 s and 82 s
-    # (.ci/run runs them in make test-e2e instead: RELCHAIN_HEAVY_BESIDE_E2E)
+    mapfile -t heavyfiles < <(grep -rl --include='*_test.go' 'racetest\.Heavy(' . | grep -v '^./internal/racetest/' | sort)
     fast="go test -count=1 -v -timeout 20m -run '$FAST_NETWORK_TESTS' ./test"
-    heavy_tests
-    if [ -n "$heavyrun" ] && [ "${RELCHAIN_HEAVY_BESIDE_E2E:-}" != 1 ]; then
-      gotest_jobs "the tests heavy under -race ($heavynames), without it" "$heavyrun" \
+    if [ "${#heavyfiles[@]}" -gt 0 ]; then
+      mapfile -t heavypkgs < <(printf '%s\n' "${heavyfiles[@]}" | xargs -n1 dirname | sort -u)
+      heavynames=$(awk '/^func (Test|Fuzz)/ { match($0, /(Test|Fuzz)[A-Za-z0-9_]+/); name = substr($0, RSTART, RLENGTH) }
+        /racetest\.Heavy\(/ { print name }' "${heavyfiles[@]}" | sort -u | paste -sd '|')
+      gotest_jobs "the tests heavy under -race ($heavynames), without it" \
+          "go test -count=1 -v -run '^($heavynames)\$' ${heavypkgs[*]}" \
         "./test -run $FAST_NETWORK_TESTS" "$fast"
     else
       gotest "./test -run $FAST_NETWORK_TESTS" -timeout 20m -run "$FAST_NETWORK_TESTS" ./test
