@@ -185,6 +185,9 @@ type compatLine struct {
 	// Trace is where a failed step's error was raised (the Python
 	// clients' innermost frames), for the recap only.
 	Trace string `json:"trace"`
+	// Context is the client's state at a failed step (its transaction
+	// state, its last statements), when the client says: recap only.
+	Context string `json:"context"`
 }
 
 // compatRow is one row of the results.
@@ -195,8 +198,9 @@ type compatRow struct {
 	OK     bool   `json:"ok"`
 	Error  string `json:"error,omitempty"`
 	// trace is where a failed step's error was raised, when the client
-	// says (compatLine.Trace): recapped, not written to the results.
-	trace string
+	// says (compatLine.Trace), and the client's state then
+	// (compatLine.Context): recapped, not written to the results.
+	trace, context string
 }
 
 type compatSuite struct {
@@ -217,12 +221,14 @@ type compatSuite struct {
 
 // recapFailures repeats s's failures once more: a failed test's network
 // prints every node's log after them, which buries the messages that say
-// what went wrong (a CI excerpt shows only the end of the output).
+// what went wrong (a CI excerpt shows only the end of the output). The
+// newest comes first and the first failure last, at the very end: later
+// failures are often its consequences.
 func (s *compatSuite) recapFailures(t *testing.T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, f := range s.failed {
-		t.Logf("recap, above the nodes' logs: %s", f)
+	for i := len(s.failed) - 1; i >= 0; i-- {
+		t.Logf("recap, above the nodes' logs (failure %d of %d): %s", i+1, len(s.failed), s.failed[i])
 	}
 }
 
@@ -266,7 +272,7 @@ func (s *compatSuite) run(t *testing.T, cl compatClient, via string) {
 			continue
 		}
 		steps++
-		s.record(t, compatRow{Client: cl.name, Via: via, Step: l.Step, OK: l.OK, Error: l.Error, trace: l.Trace})
+		s.record(t, compatRow{Client: cl.name, Via: via, Step: l.Step, OK: l.OK, Error: l.Error, trace: l.Trace, context: l.Context})
 	}
 	if runErr != nil || steps == 0 {
 		msg := "printed no step"
@@ -306,6 +312,9 @@ func (s *compatSuite) record(t *testing.T, r compatRow) {
 		f := fmt.Sprintf("FAIL %s | %s | %s: %s", r.Client, r.Via, r.Step, r.Error)
 		if r.trace != "" {
 			f += "\n    raised at: " + r.trace
+		}
+		if r.context != "" {
+			f += "\n    client state: " + r.context
 		}
 		s.failed = append(s.failed, f)
 		s.mu.Unlock()

@@ -35,12 +35,28 @@ def _where(e):
                        for f in reversed(frames))
 
 
+_context = []
+
+
+def set_context(fn):
+    """fn() describes the client's state (its driver's transaction state,
+    its last statements) for the recap of a failed step."""
+    _context[:] = [fn]
+
+
+def _state():
+    try:
+        return " | ".join(fn() for fn in _context)
+    except Exception as e:  # the description must not hide the failure
+        return "(no context: %s)" % _describe(e)
+
+
 def step(name, fn, *args):
     """Runs fn(*args) as the step name; returns its result, or None if it failed."""
     try:
         out = fn(*args)
     except Exception as e:  # every failure is the step's result
-        _emit({"step": name, "ok": False, "error": _describe(e), "trace": _where(e)})
+        _emit({"step": name, "ok": False, "error": _describe(e), "trace": _where(e), "context": _state()})
         traceback.print_exc(file=sys.stderr)
         return None
     _emit({"step": name, "ok": True})

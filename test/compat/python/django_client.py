@@ -14,7 +14,7 @@ import re
 import sys
 import textwrap
 
-from compat import check, dsn_parts, expect, step
+from compat import check, dsn_parts, expect, set_context, step
 
 url, work = sys.argv[1], sys.argv[2]
 host, port, user, password, dbname = dsn_parts(url)
@@ -56,6 +56,19 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from shop.models import Customer, Order  # noqa: E402
 
+# Django's own record of its statements (CursorDebugWrapper, failed ones
+# too) and transaction state, for the recap of a failed step.
+connection.force_debug_cursor = True
+
+
+def django_state():
+    recent = [" ".join(q["sql"].split())[:160] for q in list(connection.queries_log)[-6:]]
+    return "in_atomic_block=%s needs_rollback=%s autocommit=%s savepoints=%s; last statements: %s" % (
+        connection.in_atomic_block, connection.needs_rollback, connection.autocommit, connection.savepoint_ids,
+        " ; ".join(recent) or "none")
+
+
+set_context(django_state)
 JOINED = datetime.datetime(2026, 12, 1, 23, 9, 33, 293245, tzinfo=datetime.timezone.utc)
 
 
