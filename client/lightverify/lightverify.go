@@ -23,9 +23,23 @@ import (
 // validator that left the set could still be punished for misbehaving.
 const DefaultTrustingPeriod = 14 * 24 * time.Hour
 
+// requestTimeout bounds each of the light client's calls that ask nodes
+// (Update, VerifyLightBlockAtHeight), which run under the Verifier's own
+// context, never under a caller's: CometBFT's light client takes a
+// request cut short by its context for the node's misbehaviour and drops
+// the node. The bound is longer than the HTTP provider's own budget for a
+// node that does not answer (5 attempts of 5 s with backoff, about 45 s
+// for each of a light block's two RPC methods), so that such a node is
+// judged by the light client itself (ErrNoResponse: a witness takes
+// over, no node is dropped) before this bound cuts the call short.
+const requestTimeout = 2 * time.Minute
+
 // ErrNoHeader: the header asked for did not appear before the context
 // ended.
 var ErrNoHeader = errors.New("no such header yet")
+
+// ErrClosed: the Verifier was closed.
+var ErrClosed = errors.New("light client verifier closed")
 
 // Root is a trust root: the genesis the user trusts, or a header.
 type Root struct {
@@ -55,21 +69,47 @@ func FromHeader(chainID string, height int64, hash []byte) Root {
 	return Root{ChainID: chainID, Height: height, Hash: hash}
 }
 
-// Verifier hands out verified headers of one chain.
+// Verifier hands out verified headers of one chain. It is safe for
+// concurrent use. Its light client asks the nodes one call at a time,
+// under the Verifier's own context: a caller's context bounds only how
+// long that caller waits (for the call in flight, then for its own), and
+// a call whose caller stopped waiting finishes in the background (a
+// header it verified stays trusted: a later ask finds it at once).
+// Callers asking the same (the same height, or the newest header) while
+// such a call is in flight share its answer.
 type Verifier struct {
 	lc      *light.Client
 	primary string
 	// Poll is how often AppHashAfter asks again for a header not made yet.
 	Poll time.Duration
 
+	lifetime context.Context // the light client's calls run under it; Close ends it
+	stop     context.CancelFunc
+
+	flightMu sync.Mutex
+	inFlight *flight // the light client's call in flight, nil when none is
+
 	mu          sync.Mutex
 	lastUpdated time.Time // when Latest last asked the primary for its newest header
+}
+
+// flight is one call of the light client: for header height (0: the
+// newest header, Update). done is closed once lb and err are set.
+type flight struct {
+	height int64
+	done   chan struct{}
+	lb     *types.LightBlock
+	err    error
 }
 
 // New starts a light client on primary (a node's RPC URL) with witnesses
 // (other nodes' RPC URLs that cross-check the primary; with none, the
 // primary is its own witness, which checks signatures but cannot detect
-// a forked primary), from root.
+// a forked primary), from root. ctx bounds New's own requests (the trust
+// root's header, checked against the witnesses); a New whose ctx ends
+// fails rather than hand out a light client that may have dropped a
+// witness for not answering in time. Close ends the Verifier; one that
+// lives as long as its process need not be closed.
 func New(ctx context.Context, root Root, primary string, witnesses []string) (*Verifier, error) {
 	if root.ChainID == "" {
 		return nil, errors.New("light client: no chain ID in the trust root")
@@ -98,8 +138,17 @@ func New(ctx context.Context, root Root, primary string, witnesses []string) (*V
 	if err != nil {
 		return nil, fmt.Errorf("light client on %s from header %d: %w", primary, opts.Height, err)
 	}
-	return &Verifier{lc: lc, primary: primary, Poll: 100 * time.Millisecond}, nil
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("light client on %s from header %d: cut short: %w", primary, opts.Height, err)
+	}
+	lifetime, stop := context.WithCancel(context.Background())
+	return &Verifier{lc: lc, primary: primary, Poll: 100 * time.Millisecond, lifetime: lifetime, stop: stop}, nil
 }
+
+// Close ends the light client's call in flight, if any, without waiting
+// for it, and makes every later call that would ask a node fail with
+// ErrClosed.
+func (v *Verifier) Close() { v.stop() }
 
 // trustOptions turns root into light.TrustOptions: a genesis root trusts
 // header 1 once it is signed by more than two thirds of the genesis
@@ -144,8 +193,14 @@ func (v *Verifier) Primary() string { return v.primary }
 // until ctx ends: then an error wrapping ErrNoHeader) while the chain has
 // not made it.
 func (v *Verifier) Header(ctx context.Context, h int64) (*types.SignedHeader, error) {
+	if h <= 0 {
+		return nil, fmt.Errorf("header %d: heights start at 1", h)
+	}
 	for {
-		lb, err := v.lc.VerifyLightBlockAtHeight(ctx, h, time.Now())
+		lb, err := v.lc.TrustedLightBlock(h)
+		if err != nil { // not verified yet
+			lb, err = v.ask(ctx, h)
+		}
 		if err == nil {
 			return lb.SignedHeader, nil
 		}
@@ -162,9 +217,9 @@ func (v *Verifier) Header(ctx context.Context, h int64) (*types.SignedHeader, er
 
 // headerError is what Header returns after asking for header h failed
 // with err: nil to ask again (the header is not made yet and ctx lives),
-// ErrNoHeader once ctx ended — also when it ended during the request,
-// whose error (a post cut short) then says only that — and otherwise
-// err: the header does not verify.
+// ErrNoHeader once ctx ended — also when it ended while the request was
+// in flight, whose error then says only that — and otherwise err: the
+// header does not verify.
 func headerError(ctx context.Context, h int64, err error) error {
 	switch {
 	case ctx.Err() != nil:
@@ -194,7 +249,7 @@ func (v *Verifier) AppHashAfter(ctx context.Context, h int64) ([]byte, error) {
 
 // Latest returns the newest header the primary has, verified.
 func (v *Verifier) Latest(ctx context.Context) (*types.SignedHeader, error) {
-	lb, err := v.lc.Update(ctx, time.Now())
+	lb, err := v.ask(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("light client update from %s: %w", v.primary, err)
 	}
@@ -247,4 +302,69 @@ func (v *Verifier) Validators(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("light client: the latest trusted block: %w", err)
 	}
 	return lb.ValidatorSet.Size(), nil
+}
+
+// ask returns the light client's answer for header height (0: Update,
+// the newest header; else VerifyLightBlockAtHeight). It joins the call
+// in flight for the same height, else waits for the one in flight to
+// end and starts its own. ctx bounds only the wait: once it ends, ask
+// returns its error and the call goes on in the background.
+func (v *Verifier) ask(ctx context.Context, height int64) (*types.LightBlock, error) {
+	for {
+		if v.lifetime.Err() != nil {
+			return nil, ErrClosed
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("light client call for %s not made: %w", headerName(height), err)
+		}
+		f := v.flightFor(height)
+		select {
+		case <-f.done:
+			if f.height != height {
+				continue // another call ended: start ours
+			}
+			if f.err != nil && v.lifetime.Err() != nil {
+				return nil, fmt.Errorf("%w: %w", ErrClosed, f.err)
+			}
+			return f.lb, f.err
+		case <-ctx.Done():
+			return nil, fmt.Errorf("light client call for %s left to finish in the background: %w", headerName(height), ctx.Err())
+		}
+	}
+}
+
+// headerName names the header of height for ask (0: the newest).
+func headerName(height int64) string {
+	if height == 0 {
+		return "the newest header"
+	}
+	return fmt.Sprintf("header %d", height)
+}
+
+// flightFor returns the light client's call in flight, starting one for
+// height if none is.
+func (v *Verifier) flightFor(height int64) *flight {
+	v.flightMu.Lock()
+	defer v.flightMu.Unlock()
+	if v.inFlight == nil {
+		v.inFlight = &flight{height: height, done: make(chan struct{})}
+		go v.fly(v.inFlight)
+	}
+	return v.inFlight
+}
+
+// fly makes the light client's call f under the Verifier's lifetime,
+// bounded by requestTimeout, then lets the next call start.
+func (v *Verifier) fly(f *flight) {
+	ctx, cancel := context.WithTimeout(v.lifetime, requestTimeout)
+	defer cancel()
+	if f.height == 0 {
+		f.lb, f.err = v.lc.Update(ctx, time.Now())
+	} else {
+		f.lb, f.err = v.lc.VerifyLightBlockAtHeight(ctx, f.height, time.Now())
+	}
+	v.flightMu.Lock()
+	v.inFlight = nil
+	v.flightMu.Unlock()
+	close(f.done)
 }
