@@ -309,7 +309,7 @@ func (e *Executor) execute(ctx context.Context, b BlockInfo, p *pendingBlock, tx
 	}
 	if plan != nil {
 		p.split = true
-		if !e.opts.adaptiveLanes || e.laneChoice.useLanes() {
+		if !e.opts.adaptiveLanes || e.laneChoice.useLanes(len(txs)) {
 			return e.executeLanes(ctx, b, p, txs, v, plan)
 		}
 		e.laneStats.declined.Add(1) // serially: measured faster here

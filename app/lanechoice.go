@@ -45,7 +45,15 @@ func (e *Executor) lanesFor(n int) int {
 // laneExploreEvery. A new block weighs laneCostWeight in its way's cost,
 // laneExploreWeight in the slower way's (sampled rarely, so a change of
 // load must show in few samples).
+//
+// A try — the warm-up's blocks on lanes, an exploration — is made only
+// on a block of at most laneTryMaxTxs txs: a try of the slower way costs
+// its block several times its time, and a large block (a bulk load's)
+// tried on lanes on shared cores made a benchmark's set-up 1.5-2.8x
+// slower (8.3 s against 3.0-5.8 s, BENCHMARKS.md). A larger block runs
+// the way measured faster, and serially before both ways are measured.
 const (
+	laneTryMaxTxs     = 128
 	laneWarmup        = 2
 	laneExploreEvery  = 16
 	laneExploreMax    = 256
@@ -68,17 +76,22 @@ type laneChooser struct {
 	sinceExplore, exploreEvery int
 }
 
-// useLanes reports whether the next block that splits runs on lanes.
-func (c *laneChooser) useLanes() bool {
+// useLanes reports whether the next block that splits, of txs txs, runs
+// on lanes.
+func (c *laneChooser) useLanes(txs int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	try := txs <= laneTryMaxTxs
 	switch {
 	case c.samples[1] < laneWarmup && c.samples[1] <= c.samples[0]:
-		return true
+		return try
 	case c.samples[0] < laneWarmup:
 		return false
 	}
 	faster := c.cost[1] < c.cost[0]
+	if !try {
+		return faster
+	}
 	c.sinceExplore++
 	if c.sinceExplore >= max(c.exploreEvery, laneExploreEvery) {
 		c.sinceExplore = 0

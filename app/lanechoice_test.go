@@ -10,7 +10,7 @@ import (
 // serial or lanes, and counts the blocks it ran on lanes.
 func runChooser(c *laneChooser, n int, serial, lanes time.Duration) (onLanes int) {
 	for range n {
-		use := c.useLanes()
+		use := c.useLanes(100)
 		cost := serial
 		if use {
 			cost, onLanes = lanes, onLanes+1
@@ -55,7 +55,7 @@ func TestTheLaneChooserMeasuresBothWaysFirst(t *testing.T) {
 	var c laneChooser
 	var got []bool
 	for range 2 * laneWarmup {
-		use := c.useLanes()
+		use := c.useLanes(10)
 		got = append(got, use)
 		c.record(use, 10, time.Millisecond)
 	}
@@ -68,6 +68,53 @@ func TestTheLaneChooserMeasuresBothWaysFirst(t *testing.T) {
 	c.record(false, 5, 0)
 	if s, l := c.costs(); s != 100*time.Microsecond || l != 100*time.Microsecond {
 		t.Errorf("costs %v, %v after empty records; want 100µs each", s, l)
+	}
+}
+
+// A large block is never a try: before both ways are measured it runs
+// serially (a bulk load's first blocks are not tried on lanes), and once
+// they are, the way measured faster, whichever way that is; the tries
+// (the warm-up's, the explorations) are made on the small blocks.
+func TestTheLaneChooserTriesOnlySmallBlocks(t *testing.T) {
+	big := laneTryMaxTxs + 1
+	var c laneChooser
+	for i := range 50 {
+		if c.useLanes(big) {
+			t.Fatalf("large block %d ran on lanes before lanes were measured", i)
+		}
+		c.record(false, big, time.Duration(big)*time.Millisecond)
+	}
+	// Small blocks warm lanes up; lanes are twice as slow.
+	onLanes := 0
+	for range 100 {
+		use := c.useLanes(laneTryMaxTxs)
+		cost := time.Millisecond
+		if use {
+			cost, onLanes = 2*time.Millisecond, onLanes+1
+		}
+		c.record(use, laneTryMaxTxs, laneTryMaxTxs*cost)
+	}
+	if onLanes < laneWarmup {
+		t.Fatalf("%d small blocks ran on lanes, want the warm-up's %d at least", onLanes, laneWarmup)
+	}
+	for i := range 1000 {
+		if c.useLanes(big) {
+			t.Fatalf("large block %d explored lanes, measured twice as slow", i)
+		}
+	}
+	// The load changes: small blocks find lanes faster; large ones follow.
+	for range 2 * laneExploreMax {
+		use := c.useLanes(laneTryMaxTxs)
+		cost := time.Millisecond
+		if use {
+			cost = time.Millisecond / 4
+		}
+		c.record(use, laneTryMaxTxs, laneTryMaxTxs*cost)
+	}
+	for i := range 100 {
+		if !c.useLanes(big) {
+			t.Fatalf("large block %d ran serially, lanes measured four times as fast", i)
+		}
 	}
 }
 
