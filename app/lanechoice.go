@@ -48,10 +48,12 @@ func (e *Executor) lanesFor(n int) int {
 //
 // A try — the warm-up's blocks on lanes, an exploration — is made only
 // on a block of at most laneTryMaxTxs txs: a try of the slower way costs
-// its block several times its time, and a large block (a bulk load's)
-// tried on lanes on shared cores made a benchmark's set-up 1.5-2.8x
-// slower (8.3 s against 3.0-5.8 s, BENCHMARKS.md). A larger block runs
-// the way measured faster, and serially before both ways are measured.
+// its block several times its time, and on shared cores that delay makes
+// the next blocks larger — four validators paced at 600 wl-tx/s tipped
+// into blocks of 1,000+ txs when the warm-up ran such blocks on lanes,
+// and again at an exploration (benchmarks/JOURNAL.md, 2026-12-06). A
+// larger block runs the way measured faster, and serially before both
+// ways are measured.
 const (
 	laneTryMaxTxs     = 128
 	laneWarmup        = 2
