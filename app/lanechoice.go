@@ -47,14 +47,18 @@ func (e *Executor) lanesFor(n int) int {
 // load must show in few samples).
 //
 // A try — the warm-up's blocks on lanes, an exploration — is made only
-// on a block of at most laneTryMaxTxs txs: a try of the slower way costs
-// its block several times its time, and on shared cores that delay makes
-// the next blocks larger — four validators paced at 600 wl-tx/s tipped
-// into blocks of 1,000+ txs when the warm-up ran such blocks on lanes,
-// and again at an exploration (benchmarks/JOURNAL.md, 2026-12-06). A
-// larger block runs the way measured faster, and serially before both
-// ways are measured.
+// on a block a serial run takes at most laneTryBudget for (by the serial
+// cost measured; before it is, a block of at most laneTryMaxTxs txs): a
+// try of the slower way costs its block several times its time, and on
+// shared cores that delay makes the next blocks larger — four validators
+// paced at 600 wl-tx/s (1.7 ms a tx serially) tipped into blocks of
+// 1,000+ txs when the warm-up ran such blocks on lanes, and again at an
+// exploration (benchmarks/JOURNAL.md, 2026-12-06). A larger block runs
+// the way measured faster, serially before both ways are measured. A
+// budget in time, not in txs, keeps large blocks tried where a tx is
+// cheap (idle cores: lanes' best case).
 const (
+	laneTryBudget     = 250 * time.Millisecond
 	laneTryMaxTxs     = 128
 	laneWarmup        = 2
 	laneExploreEvery  = 16
@@ -83,7 +87,7 @@ type laneChooser struct {
 func (c *laneChooser) useLanes(txs int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	try := txs <= laneTryMaxTxs
+	try := c.mayTry(txs)
 	switch {
 	case c.samples[1] < laneWarmup && c.samples[1] <= c.samples[0]:
 		return try
@@ -100,6 +104,15 @@ func (c *laneChooser) useLanes(txs int) bool {
 		return !faster
 	}
 	return faster
+}
+
+// mayTry reports whether a block of txs txs may be a try (laneTryBudget);
+// the caller holds c.mu.
+func (c *laneChooser) mayTry(txs int) bool {
+	if c.samples[0] == 0 {
+		return txs <= laneTryMaxTxs
+	}
+	return c.cost[0]*float64(txs) <= float64(laneTryBudget)
 }
 
 // record adds a block of txs that split and took d (execution and

@@ -71,28 +71,30 @@ func TestTheLaneChooserMeasuresBothWaysFirst(t *testing.T) {
 	}
 }
 
-// A large block is never a try: before both ways are measured it runs
-// serially (a bulk load's first blocks are not tried on lanes), and once
-// they are, the way measured faster, whichever way that is; the tries
-// (the warm-up's, the explorations) are made on the small blocks.
-func TestTheLaneChooserTriesOnlySmallBlocks(t *testing.T) {
-	big := laneTryMaxTxs + 1
+// A block a serial run would take longer than laneTryBudget for is never
+// a try: before lanes are measured it runs serially (before the serial
+// cost is known, any block of more than laneTryMaxTxs), and once they
+// are, the way measured faster, whichever way that is; the tries (the
+// warm-up's, the explorations) are made on the cheaper blocks. Where a tx
+// is cheap (idle cores), a large block is a try like any.
+func TestTheLaneChooserTriesOnlyCheapBlocks(t *testing.T) {
+	const big, small = 1000, 100 // 1 s and 100 ms at 1 ms a tx serially
 	var c laneChooser
 	for i := range 50 {
 		if c.useLanes(big) {
 			t.Fatalf("large block %d ran on lanes before lanes were measured", i)
 		}
-		c.record(false, big, time.Duration(big)*time.Millisecond)
+		c.record(false, big, big*time.Millisecond)
 	}
 	// Small blocks warm lanes up; lanes are twice as slow.
 	onLanes := 0
 	for range 100 {
-		use := c.useLanes(laneTryMaxTxs)
+		use := c.useLanes(small)
 		cost := time.Millisecond
 		if use {
 			cost, onLanes = 2*time.Millisecond, onLanes+1
 		}
-		c.record(use, laneTryMaxTxs, laneTryMaxTxs*cost)
+		c.record(use, small, small*cost)
 	}
 	if onLanes < laneWarmup {
 		t.Fatalf("%d small blocks ran on lanes, want the warm-up's %d at least", onLanes, laneWarmup)
@@ -104,17 +106,26 @@ func TestTheLaneChooserTriesOnlySmallBlocks(t *testing.T) {
 	}
 	// The load changes: small blocks find lanes faster; large ones follow.
 	for range 2 * laneExploreMax {
-		use := c.useLanes(laneTryMaxTxs)
+		use := c.useLanes(small)
 		cost := time.Millisecond
 		if use {
 			cost = time.Millisecond / 4
 		}
-		c.record(use, laneTryMaxTxs, laneTryMaxTxs*cost)
+		c.record(use, small, small*cost)
 	}
 	for i := range 100 {
 		if !c.useLanes(big) {
 			t.Fatalf("large block %d ran serially, lanes measured four times as fast", i)
 		}
+	}
+	// Cheap txs: after one serial block of them, a large block is a try.
+	var idle laneChooser
+	if idle.useLanes(big) {
+		t.Fatal("a large first block ran on lanes before any block was measured")
+	}
+	idle.record(false, big, big*10*time.Microsecond)
+	if !idle.useLanes(big) {
+		t.Fatal("a large block of 10 µs txs was not tried on lanes in the warm-up")
 	}
 }
 
