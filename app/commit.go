@@ -270,6 +270,7 @@ func (e *Executor) Commit(ctx context.Context) (backend.State, error) {
 	e.heightCh = make(chan struct{})
 	e.mu.Unlock()
 	e.slot.releaseBlock()
+	e.warmLanes()
 	return st, nil
 }
 

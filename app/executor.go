@@ -42,6 +42,7 @@ type Executor struct {
 	laneChoice  laneChooser  // WithAdaptiveLanes (lanechoice.go)
 	laneMinTxs  int          // minTxsPerLane (tests change it)
 	planSkip    planBackoff  // WithAdaptiveLanes
+	laneWarm    laneWarming  // warmLanes, after each Commit
 	// laneAssign, set by tests only, replaces the schedule's lanes.
 	laneAssign func(txs int) [][]int
 	// slot serializes the backend's Block between consensus and

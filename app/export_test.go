@@ -33,3 +33,6 @@ func SetLaneMinTxs(e *Executor, n int) { e.laneMinTxs = n }
 // PlanSkipMax is planSkipMax: at most this many blocks in a row go
 // unanalysed where lanes are adaptive.
 const PlanSkipMax = planSkipMax
+
+// WaitLaneWarm waits for e's background lane warm-up, if one runs.
+func WaitLaneWarm(e *Executor) { e.laneWarm.wg.Wait() }

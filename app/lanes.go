@@ -305,3 +305,49 @@ func (e *Executor) LaneStats() LaneStats {
 	return LaneStats{Parallel: e.laneStats.parallel.Load(), Abandoned: e.laneStats.abandoned.Load(), Declined: e.laneStats.declined.Load(),
 		Unanalysed: e.laneStats.unanalysed.Load(), SerialCost: serial, LanesCost: lanes}
 }
+
+// laneWarmTimeout bounds one background warmLanes run.
+const laneWarmTimeout = time.Minute
+
+// laneWarming is the state of warmLanes: one run at a time, and a wait
+// for tests.
+type laneWarming struct {
+	running atomic.Bool
+	wg      sync.WaitGroup
+}
+
+// warmLanes has the backend make its lanes ready for the next parallel
+// block (backend.LaneWarmer: connections, and statements prepared on
+// them) and read the conflict catalog of the committed schema, in the
+// background, off the block path, so that the first block on lanes (and
+// the first after a schema change) does not pay for them. Only where
+// blocks may run on lanes; one run at a time (a call while one runs does
+// nothing: the next Commit calls again). A failure only leaves the block
+// path to do it; it is logged at debug level.
+func (e *Executor) warmLanes() {
+	e.mu.Lock()
+	be, mixed := e.be, e.shadow != nil || len(e.judges) > 0
+	e.mu.Unlock()
+	w, ok := be.(backend.LaneWarmer)
+	if !ok || mixed || e.opts.lanes < 2 || e.laneStats.off.Load() || e.params.BlockAtomic ||
+		!e.laneWarm.running.CompareAndSwap(false, true) {
+		return
+	}
+	e.laneWarm.wg.Add(1)
+	go func() {
+		defer e.laneWarm.wg.Done()
+		defer e.laneWarm.running.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), laneWarmTimeout)
+		defer cancel()
+		err := w.WarmLanes(ctx, e.opts.lanes)
+		if c, ok := be.(backend.ConflictCataloger); ok && err == nil {
+			_, err = c.ConflictCatalog(ctx)
+		}
+		if err != nil && !errors.Is(err, backend.ErrNoLanes) {
+			e.db.mu.Lock()
+			logger := e.db.logger
+			e.db.mu.Unlock()
+			logger.Debug("warming the lanes failed; the next parallel block sets up what it needs itself", "why", err.Error())
+		}
+	}()
+}

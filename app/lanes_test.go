@@ -11,11 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
 	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/backend/mysql"
 	"github.com/relchain/relchain/backend/mysql/mysqltest"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/registry"
 	"github.com/relchain/relchain/internal/racetest"
 	"github.com/relchain/relchain/protocol"
@@ -406,4 +410,48 @@ func TestParallelExecutionMatchesSerialOnMariaDB(t *testing.T) {
 		}}
 	}
 	parallelMatchesSerialOn(t, newStore, true, seed, p, 8, []int{2, 4})
+}
+
+// A node with lanes makes them ready after each Commit, off the block
+// path (the backend's WarmLanes): its PostgreSQL holds k-1 lane sessions
+// before any block ran on lanes, so the first parallel block connects
+// nothing. A serial node opens none.
+func TestANodeWithLanesWarmsThemAfterACommit(t *testing.T) {
+	for _, k := range []int{1, 4} {
+		t.Run(fmt.Sprintf("lanes=%d", k), func(t *testing.T) {
+			dsn := pgtest.DSN(t)
+			open := func(t *testing.T) backend.Backend {
+				b, err := postgres.Open(context.Background(), dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			f := mustNewFixtureWith(t, store{"postgres", open}, app.DefaultParams(), app.WithLanes(k))
+			f.block(f.tx(stmt("CREATE TABLE acct (id BIGINT PRIMARY KEY, bal BIGINT NOT NULL)")))
+			app.WaitLaneWarm(f.ex)
+			if n := laneSessions(t, dsn); n != k-1 {
+				t.Fatalf("lane sessions after a Commit: %d, want %d", n, k-1)
+			}
+			if st := f.ex.LaneStats(); st.Parallel != 0 {
+				t.Fatalf("lane stats %+v: no block ran on lanes", st)
+			}
+		})
+	}
+}
+
+// laneSessions counts the server sessions of the database's lanes.
+func laneSessions(t *testing.T, dsn string) int {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_catalog.pg_stat_activity
+		WHERE datname = current_database() AND application_name = 'relchain-lane'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/relchain/relchain/sqlcheck"
@@ -68,6 +69,18 @@ type ConflictCataloger interface {
 	ConflictCatalog(ctx context.Context) (conflict.Catalog, error)
 }
 
+// LaneWarmer is implemented by a Backend that can make its lanes ready
+// between blocks: WarmLanes opens what n lanes need (connections, and on
+// them what the block's statements need) while no block is open, so that
+// a parallel block does not pay for it on its own path. The executor calls
+// it in the background after each block's Commit; it must be cheap when
+// nothing changed, must do nothing while a block is open, and must change
+// no result (a block's outcome never depends on what was warmed). An error
+// only means the next parallel block sets up what is missing itself.
+type LaneWarmer interface {
+	WarmLanes(ctx context.Context, n int) error
+}
+
 // ErrNoLanes: the database cannot open lanes for this block (see Lanes);
 // the block runs serially.
 var ErrNoLanes = errors.New("the database cannot run this block on lanes")
@@ -104,4 +117,24 @@ func (g *ReadGate) TryPublish() (unlock func(), ok bool) {
 		return nil, false
 	}
 	return g.mu.Unlock, true
+}
+
+// EachLane runs step on every lane at once (each lane is a connection of
+// its own) and returns their errors, each named by its lane's number
+// (number), joined in the lanes' order. A
+// backend prepares and commits a parallel block's lanes with it, so that
+// the server's group commit takes their log flushes together instead of
+// one after another.
+func EachLane[L any](lanes []L, number func(L) int, step func(L) error) error {
+	errs := make([]error, len(lanes))
+	var wg sync.WaitGroup
+	for i, l := range lanes {
+		wg.Go(func() {
+			if err := step(l); err != nil {
+				errs[i] = fmt.Errorf("lane %d: %w", number(l), err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -198,46 +198,50 @@ func (k *block) lockLanes() func() {
 	}
 }
 
-// prepareLanes ends and prepares every lane's XA transaction; the caller
-// holds every mutex. On failure the caller rolls the block back.
+// prepareLanes ends and prepares every lane's XA transaction, the lanes
+// at once (each on its own connection, so the server's group commit can
+// take their redo flushes together); the caller holds every mutex. On
+// failure the caller rolls the block back.
 func (k *block) prepareLanes(ctx context.Context) error {
-	for _, s := range k.lanes {
+	return backend.EachLane(k.lanes, laneNumber, func(s *session) error {
 		if s.lost != nil {
-			return fmt.Errorf("lane %d: %w", s.lane, s.lost)
+			return s.lost
 		}
 		if s.unconsumed {
 			if _, err := s.conn.ExecContext(ctx, untagSQL); err != nil {
-				return fmt.Errorf("lane %d: untag change records: %w", s.lane, err)
+				return fmt.Errorf("untag change records: %w", err)
 			}
 		}
 		if _, err := s.conn.ExecContext(ctx, "XA END '"+s.gid+"'"); err != nil {
-			return fmt.Errorf("lane %d: xa end: %w", s.lane, err)
+			return fmt.Errorf("xa end: %w", err)
 		}
 		s.xaEnded = true
 		if _, err := s.conn.ExecContext(ctx, "XA PREPARE '"+s.gid+"'"); err != nil {
-			return fmt.Errorf("lane %d: xa prepare: %w", s.lane, err)
+			return fmt.Errorf("xa prepare: %w", err)
 		}
 		s.prepared = true
 		laneCommitStep(CrashLanePrepared, s.lane)
-	}
-	return nil
+		return nil
+	})
 }
 
-// commitPrepared commits the prepared lanes, each on its own connection;
-// the caller holds every mutex. A lane it could not commit is left to
-// resolveLeftovers (its connection is dropped first: MariaDB lets no
-// other session finish a prepared XA transaction while its own lives).
+// laneNumber is a lane session's number in its block (backend.EachLane).
+func laneNumber(s *session) int { return s.lane }
+
+// commitPrepared commits the prepared lanes, each on its own connection,
+// the lanes at once; the caller holds every mutex. A lane it could not
+// commit is left to resolveLeftovers (its connection is dropped first:
+// MariaDB lets no other session finish a prepared XA transaction while
+// its own lives).
 func (k *block) commitPrepared(ctx context.Context) error {
-	var errs []error
-	for _, s := range k.lanes {
+	return backend.EachLane(k.lanes, laneNumber, func(s *session) error {
 		if _, err := s.conn.ExecContext(ctx, "XA COMMIT '"+s.gid+"'"); err != nil {
-			errs = append(errs, fmt.Errorf("lane %d: xa commit: %w", s.lane, err))
-			continue
+			return fmt.Errorf("xa commit: %w", err)
 		}
 		s.prepared = false
 		laneCommitStep(CrashLaneCommitPrepared, s.lane)
-	}
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 // endLanes ends every lane: an XA transaction not prepared is rolled

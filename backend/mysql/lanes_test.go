@@ -366,3 +366,51 @@ func TestConflictCatalog(t *testing.T) {
 		t.Error("relchain's own table in the catalog")
 	}
 }
+
+// WarmLanes opens the lanes' connections between blocks, so the next
+// parallel block opens none on its path; while a block is open it does
+// nothing.
+func TestWarmLanesOpensTheLaneConnectionsBetweenBlocks(t *testing.T) {
+	b, dsn := setupLaneDB(t)
+	before := sessions(t, dsn)
+	if err := b.WarmLanes(ctx(t), 4); err != nil {
+		t.Fatal(err)
+	}
+	warmed := sessions(t, dsn)
+	if warmed != before+3 {
+		t.Fatalf("sessions of the database: %d before WarmLanes, %d after; want 3 more", before, warmed)
+	}
+	if err := b.WarmLanes(ctx(t), 4); err != nil {
+		t.Fatal(err)
+	}
+	if n := sessions(t, dsn); n != warmed {
+		t.Fatalf("sessions after a second WarmLanes: %d, want %d", n, warmed)
+	}
+	blk, err := runParallel(t, b, laneTxs(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WarmLanes(ctx(t), 8); err != nil {
+		t.Fatal(err)
+	}
+	if n := sessions(t, dsn); n != warmed {
+		t.Fatalf("sessions during the parallel block (WarmLanes called): %d, want the warmed %d", n, warmed)
+	}
+	finishLaneBlock(t, b, blk, laneHeight)
+}
+
+// sessions counts the server's sessions on the database of dsn, this
+// one's included.
+func sessions(t *testing.T, dsn string) int {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx(t), "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE()").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -288,7 +288,7 @@ func (b *Backend) openPools(cfg, rcfg *gomysql.Config) error {
 	if b.lanePool, err = pool(cfg, b.withPG(sessionInit(b.flavor, true, 0)), maxLaneConns); err != nil {
 		return err
 	}
-	b.lanePool.SetMaxIdleConns(8)
+	b.lanePool.SetMaxIdleConns(laneWarmMax)
 	if b.killer, err = pool(cfg, nil, 1); err != nil {
 		b.closeDBs()
 		return err

@@ -99,3 +99,40 @@ func DatabaseOf(dsn string) (string, error) {
 	}
 	return cfg.Database, nil
 }
+
+// blockStatementsSQL lists a session's prepared block statements
+// (blockStmts names them relchain_b<n>), by text.
+const blockStatementsSQL = `SELECT statement FROM pg_catalog.pg_prepared_statements
+	WHERE name LIKE 'relchain\_b%' ORDER BY statement`
+
+// WriterStatements are the block statements prepared on the writer's
+// session.
+func WriterStatements(ctx context.Context, b *Backend) ([]string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return sessionStatements(ctx, b.writer)
+}
+
+// LaneStatements are, per kept lane connection, the block statements
+// prepared on it.
+func LaneStatements(ctx context.Context, b *Backend) ([][]string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out [][]string
+	for _, lc := range b.laneConns {
+		s, err := sessionStatements(ctx, lc.conn)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func sessionStatements(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	rows, err := conn.Query(ctx, blockStatementsSQL, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

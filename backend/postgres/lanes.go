@@ -150,13 +150,20 @@ func (b *Backend) laneConn(ctx context.Context) (lc *laneConn, kept bool, err er
 			return lc, true, nil
 		}
 	}
+	lc, err = b.connectLane(ctx, b.schemaGen)
+	return lc, false, err
+}
+
+// connectLane connects a new lane connection, whose prepared statements
+// (none yet) are those of the committed schema of schemaGen.
+func (b *Backend) connectLane(ctx context.Context, schemaGen uint64) (*laneConn, error) {
 	conn, err := pgx.ConnectConfig(ctx, laneConfig(b.writerCfg))
 	if err != nil {
-		return nil, false, fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", err)
 	}
-	lc = &laneConn{conn: conn, schemaGen: b.schemaGen}
+	lc := &laneConn{conn: conn, schemaGen: schemaGen}
 	lc.stmts.on(conn.PgConn())
-	return lc, false, nil
+	return lc, nil
 }
 
 func closeLaneConn(lc *laneConn) {
@@ -252,51 +259,52 @@ func (k *block) lockLanes() func() {
 const untagSQL = "UPDATE relchain.changes SET tx = -1 WHERE tx <> -1"
 
 // prepareLanes prepares every lane's db-transaction (PREPARE
-// TRANSACTION); the caller holds every mutex. On failure nothing is
-// prepared any more: the caller rolls the block back.
+// TRANSACTION), the lanes at once (each on its own connection, so the
+// server's group commit can take their WAL flushes together); the caller
+// holds every mutex. On failure the caller rolls the block back: the
+// lanes prepared are rolled back by endLanes, the others with their
+// db-transactions.
 func (k *block) prepareLanes(ctx context.Context, h int64) error {
-	for _, s := range k.lanes {
+	return backend.EachLane(k.lanes, laneNumber, func(s *session) error {
 		if err := s.flush(ctx); err != nil {
-			return fmt.Errorf("lane %d: %w", s.lane, err)
+			return err
 		}
 		stmts := ""
 		if s.unconsumed {
 			stmts = untagSQL + "; "
 		}
 		gid := k.b.laneGID(h, s.lane)
-		if _, err := s.conn.PgConn().Exec(ctx, stmts+"PREPARE TRANSACTION '"+gid+"'").ReadAll(); err != nil {
-			return fmt.Errorf("lane %d: prepare: %w", s.lane, err)
+		res, err := s.conn.PgConn().Exec(ctx, stmts+"PREPARE TRANSACTION '"+gid+"'").ReadAll()
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
 		}
 		// PREPARE TRANSACTION of a failed db-transaction rolls it back, as
-		// COMMIT does: the prepared transaction must exist.
-		var exists bool
-		if err := s.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_prepared_xacts WHERE gid = $1)", gid).Scan(&exists); err != nil {
-			return fmt.Errorf("lane %d: prepare: %w", s.lane, err)
-		}
-		if !exists {
-			return fmt.Errorf("lane %d: prepare: the db-transaction had failed and was rolled back", s.lane)
+		// COMMIT does, and says so only in its tag.
+		if tag := res[len(res)-1].CommandTag.String(); tag != "PREPARE TRANSACTION" {
+			return fmt.Errorf("prepare: the db-transaction had failed and was rolled back (%q)", tag)
 		}
 		s.gid = gid
 		laneCommitStep(CrashLanePrepared, s.lane)
-	}
-	return nil
+		return nil
+	})
 }
 
+// laneNumber is a lane session's number in its block (backend.EachLane).
+func laneNumber(s *session) int { return s.lane }
+
 // commitPrepared commits the prepared lanes, each on its own connection
-// (now outside a db-transaction), and keeps the connections for the next
-// block; the caller holds every mutex. A lane it could not commit is
-// left to resolveLeftovers, on the writer's session.
+// (now outside a db-transaction), the lanes at once; the caller holds
+// every mutex. A lane it could not commit is left to resolveLeftovers, on
+// the writer's session.
 func (k *block) commitPrepared(ctx context.Context) error {
-	var errs []error
-	for _, s := range k.lanes {
+	return backend.EachLane(k.lanes, laneNumber, func(s *session) error {
 		if _, err := s.conn.PgConn().Exec(ctx, "COMMIT PREPARED '"+s.gid+"'").ReadAll(); err != nil {
-			errs = append(errs, fmt.Errorf("lane %d: commit prepared: %w", s.lane, err))
-			continue
+			return fmt.Errorf("commit prepared: %w", err)
 		}
 		s.gid = ""
 		laneCommitStep(CrashLaneCommitPrepared, s.lane)
-	}
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 // endLanes ends every lane: a db-transaction still open is rolled back

@@ -105,11 +105,7 @@ func finishLaneBlock(t *testing.T, b *postgres.Backend, blk backend.Block, h int
 	if err := blk.Commit(ctx(t), backend.State{Height: h, AppHash: []byte{byte(h)}}); err != nil {
 		t.Fatal(err)
 	}
-	rows, _, err := b.Query(ctx(t), "SELECT 'a', id, bal::text FROM acct UNION ALL SELECT 'l1', id, note FROM log1 UNION ALL SELECT 'l2', id, note FROM log2 ORDER BY 1, 2", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.rows = rows.Rows
+	r.rows = finishLaneBlockRows(t, b)
 	return r
 }
 
@@ -379,6 +375,156 @@ func TestLaneConflictIsPromptAndRollsBack(t *testing.T) {
 		t.Fatalf("row after rollback: %v, %v", rows, err)
 	}
 	block(t, b, 2, "UPDATE acct SET bal = 3 WHERE id = 1")
+}
+
+// A lane whose db-transaction failed (a statement failed and nothing
+// rolled back to its savepoint; the executor never leaves one so) makes
+// the block's Commit fail while the other lanes prepare at once: none of
+// them stays prepared, nothing of the block is applied, and the next
+// block runs.
+func TestALaneWhoseTransactionFailedFailsTheCommitAlone(t *testing.T) {
+	b, dsn := setupLaneDB(t)
+	before := finishLaneBlockRows(t, b)
+	blk, err := b.Begin(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, err := blk.(backend.Lanes).OpenLanes(ctx(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, lane := range lanes {
+		if err := lane.Savepoint(ctx(t), sqlcheck.Env{Tx: l, Time: time.Unix(1700000000, 0).UTC()}); err != nil {
+			t.Fatal(err)
+		}
+		if l == 2 {
+			continue
+		}
+		if _, err := lane.Exec(ctx(t), fmt.Sprintf("UPDATE acct SET bal = bal + 1 WHERE id = %d", 10*l+1), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := lane.Release(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := lanes[2].Exec(ctx(t), "UPDATE acct SET bal = -1 WHERE id = 21", nil); backend.AsError(err) == nil {
+		t.Fatalf("a CHECK violation: %v", err)
+	}
+	err = blk.Commit(ctx(t), backend.State{Height: 2, AppHash: []byte{2}})
+	if err == nil || !strings.Contains(err.Error(), "lane 2") {
+		t.Fatalf("Commit of a block with a failed lane: %v, want lane 2's failure", err)
+	}
+	t.Logf("Commit: %v", err)
+	if gids := preparedLanes(t, dsn); len(gids) != 0 {
+		t.Fatalf("prepared transactions after the failed Commit: %v", gids)
+	}
+	if after := finishLaneBlockRows(t, b); !reflect.DeepEqual(after, before) {
+		t.Fatalf("rows after the failed Commit:\n%v\nwant\n%v", after, before)
+	}
+	block(t, b, 2, "UPDATE acct SET bal = 3 WHERE id = 1")
+}
+
+// finishLaneBlockRows are the lane tests' tables' rows.
+func finishLaneBlockRows(t *testing.T, b *postgres.Backend) [][]any {
+	t.Helper()
+	rows, _, err := b.Query(ctx(t), "SELECT 'a', id, bal::text FROM acct UNION ALL SELECT 'l1', id, note FROM log1 UNION ALL SELECT 'l2', id, note FROM log2 ORDER BY 1, 2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows.Rows
+}
+
+// WarmLanes readies the lane connections between blocks: it opens them
+// and prepares on each the statements the writer's session has prepared,
+// so the next parallel block opens no connection on its path; after a
+// schema change they follow the writer's again; while a block is open,
+// and once the backend is closed, it does nothing.
+func TestWarmLanesReadiesConnectionsBetweenBlocks(t *testing.T) {
+	b, dsn := setupLaneDB(t)
+	h := int64(1)
+	twice := func(stmts ...string) { // the second sighting prepares (blockStmts)
+		for range 2 {
+			h++
+			block(t, b, h, stmts...)
+		}
+	}
+	twice("UPDATE acct SET bal = bal + 1 WHERE id = 1", "INSERT INTO log1 (note) VALUES ('x')")
+	lanesFollowWriter := func(stmts, conns int) {
+		t.Helper()
+		if err := b.WarmLanes(ctx(t), 4); err != nil {
+			t.Fatal(err)
+		}
+		writer, err := postgres.WriterStatements(ctx(t), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lanes, err := postgres.LaneStatements(ctx(t), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(writer) != stmts || len(lanes) != conns {
+			t.Fatalf("writer's statements %q, lane connections %d: want %d and %d", writer, len(lanes), stmts, conns)
+		}
+		for i, l := range lanes {
+			if !reflect.DeepEqual(l, writer) {
+				t.Fatalf("lane connection %d has %q prepared, want the writer's %q", i, l, writer)
+			}
+		}
+	}
+	lanesFollowWriter(2, 3)
+	pids := lanePIDs(t, dsn)
+	if len(pids) != 3 {
+		t.Fatalf("lane sessions after WarmLanes: %v, want 3", pids)
+	}
+
+	blk, err := runParallel(t, b, laneTxs(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lanePIDs(t, dsn); !reflect.DeepEqual(got, pids) {
+		t.Fatalf("lane sessions of the parallel block %v, want the warmed ones %v", got, pids)
+	}
+	if err := b.WarmLanes(ctx(t), 8); err != nil {
+		t.Fatal(err)
+	}
+	if got := lanePIDs(t, dsn); !reflect.DeepEqual(got, pids) {
+		t.Fatalf("WarmLanes during a block: lane sessions %v, want %v", got, pids)
+	}
+	h++
+	finishLaneBlock(t, b, blk, h)
+
+	h++
+	block(t, b, h, "ALTER TABLE acct ADD COLUMN extra int")
+	twice("UPDATE acct SET extra = 1 WHERE id = 2")
+	lanesFollowWriter(1, 3) // the statements of before the ALTER are gone
+
+	b.Close()
+	if err := b.WarmLanes(ctx(t), 4); err != nil {
+		t.Fatal(err)
+	}
+	if got := lanePIDs(t, dsn); len(got) != 0 {
+		t.Fatalf("lane sessions after Close: %v", got)
+	}
+}
+
+// lanePIDs are the server processes of the database's lane sessions.
+func lanePIDs(t *testing.T, dsn string) []int32 {
+	t.Helper()
+	conn, err := pgx.Connect(ctx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx(t))
+	rows, err := conn.Query(ctx(t), `SELECT pid FROM pg_catalog.pg_stat_activity
+		WHERE datname = current_database() AND application_name = 'relchain-lane' ORDER BY pid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pids
 }
 
 // Lanes a crash left prepared are resolved when the backend opens: those

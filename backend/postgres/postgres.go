@@ -215,6 +215,7 @@ type Backend struct {
 	// half a parallel block (readSnapshot).
 	maxPrepared int
 	laneConns   []*laneConn
+	laneWarmth  laneWarmth // what WarmLanes last made laneConns ready for
 	schemaGen   uint64
 	laneGate    backend.ReadGate
 	// catalog is ConflictCatalog's answer while schemaGen is catalogGen.
