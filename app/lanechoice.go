@@ -57,7 +57,17 @@ func (e *Executor) lanesFor(n int) int {
 // the way measured faster, serially before both ways are measured. A
 // budget in time, not in txs, keeps large blocks tried where a tx is
 // cheap (idle cores: lanes' best case).
+//
+// Lanes are chosen only when measured at least laneMinGain times cheaper
+// per tx than serial runs: per-block costs on shared cores are noisy, and
+// where the two ways cost nearly alike the moving averages cross at
+// random, so a chooser without a margin ran half its blocks on lanes while
+// they were 14 % slower per tx (median) — and with them a large block that
+// cost twice its serial time (four validators, YCSB at 600 wl-tx/s,
+// benchmarks/JOURNAL.md, 2026-12-06, fourth session). Serial is the way
+// with no risk; lanes must win clearly.
 const (
+	laneMinGain       = 1.2
 	laneTryBudget     = 250 * time.Millisecond
 	laneTryMaxTxs     = 128
 	laneWarmup        = 2
@@ -94,7 +104,7 @@ func (c *laneChooser) useLanes(txs int) bool {
 	case c.samples[0] < laneWarmup:
 		return false
 	}
-	faster := c.cost[1] < c.cost[0]
+	faster := lanesPay(c.cost[0], c.cost[1])
 	if !try {
 		return faster
 	}
@@ -129,8 +139,8 @@ func (c *laneChooser) record(onLanes bool, txs int, d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	weight := laneCostWeight
-	if c.cost[way] > c.cost[1-way] {
-		weight = laneExploreWeight
+	if c.samples[1-way] > 0 && onLanes != lanesPay(c.cost[0], c.cost[1]) {
+		weight = laneExploreWeight // the way not chosen, sampled rarely
 		c.backOff(way, per)
 	}
 	if c.samples[way] == 0 {
@@ -141,19 +151,26 @@ func (c *laneChooser) record(onLanes bool, txs int, d time.Duration) {
 	c.samples[way]++
 }
 
-// backOff adjusts the exploration interval after a block of the slower
-// way (past the warm-up) that cost per per tx: slower again than the
-// chosen way, explore half as often; faster, as often as at first.
+// backOff adjusts the exploration interval after a block of the way not
+// chosen (past the warm-up) that cost per per tx: still not the way to
+// choose, explore half as often; the way to choose by itself, as often as
+// at first.
 func (c *laneChooser) backOff(way int, per float64) {
 	if c.samples[0] < laneWarmup || c.samples[1] < laneWarmup {
 		return
 	}
-	if per < c.cost[1-way] {
+	cost := c.cost
+	cost[way] = per
+	if lanesPay(cost[0], cost[1]) == (way == 1) {
 		c.exploreEvery = laneExploreEvery
 		return
 	}
 	c.exploreEvery = min(2*max(c.exploreEvery, laneExploreEvery), laneExploreMax)
 }
+
+// lanesPay reports whether lanes, at lanes per tx, are the way to choose
+// against serial runs at serial per tx (laneMinGain).
+func lanesPay(serial, lanes float64) bool { return lanes*laneMinGain < serial }
 
 // recordLaneChoice tells an adaptive executor's chooser what a block that
 // split cost (d, execution and digests): on lanes, serially by choice, or

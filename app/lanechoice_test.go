@@ -49,6 +49,23 @@ func TestTheLaneChooserRunsTheFasterWay(t *testing.T) {
 	}
 }
 
+// Lanes measured cheaper by less than laneMinGain (noise, where the two
+// ways cost nearly alike) run only the warm-up and the explorations, ever
+// rarer; clearly cheaper, they take the blocks.
+func TestTheLaneChooserWantsLanesClearlyCheaper(t *testing.T) {
+	const n = 1000
+	var c laneChooser
+	nearGain, clearGain := 1.1, 1.5 // laneMinGain lies between
+	near := runChooser(&c, n, time.Millisecond, time.Duration(float64(time.Millisecond)/nearGain))
+	if max := laneWarmup + 4 + n/laneExploreMax; near > max {
+		t.Errorf("lanes %.1fx cheaper than serial: %d of %d blocks on lanes, want at most %d", nearGain, near, n, max)
+	}
+	var clear laneChooser
+	if got := runChooser(&clear, n, time.Millisecond, time.Duration(float64(time.Millisecond)/clearGain)); got < n-n/laneExploreEvery-laneWarmup {
+		t.Errorf("lanes %.1fx cheaper than serial: %d of %d blocks on lanes", clearGain, got, n)
+	}
+}
+
 // The warm-up measures both ways alternately before choosing, and a
 // block without txs or time teaches nothing.
 func TestTheLaneChooserMeasuresBothWaysFirst(t *testing.T) {
