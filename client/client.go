@@ -106,23 +106,37 @@ func newClient(url string, key ed25519.PrivateKey, tc *tls.Config) (*Client, err
 	if !strings.Contains(url, "://") {
 		url = "http://" + url
 	}
-	hc, err := jsonrpcclient.DefaultHTTPClient(url)
+	hc, err := nodeHTTPClient(url, tc)
 	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", url, err)
-	}
-	if tr, ok := hc.Transport.(*http.Transport); ok {
-		// A Stream submits from many goroutines: keep their connections
-		// instead of Go's default of two idle ones per host.
-		tr.MaxIdleConnsPerHost = 64
-		tr.TLSClientConfig = tc
-	} else if tc != nil {
-		return nil, fmt.Errorf("node %s: the RPC client's transport takes no TLS settings", url)
+		return nil, err
 	}
 	rpc, err := rpchttp.NewWithClient(url, "/websocket", hc)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", url, err)
 	}
 	return &Client{url: url, rpc: rpc, key: key, nonce: nonceCounter(key)}, nil
+}
+
+// nodeHTTPClient is the HTTP client of a node's RPC at url: TLS with tc
+// (nil: the system's certificate authorities), connections kept for
+// concurrent callers (idleConnTimeout), reads sent again on a new
+// connection when a kept one turns out closed (replayReads).
+func nodeHTTPClient(url string, tc *tls.Config) (*http.Client, error) {
+	hc, err := jsonrpcclient.DefaultHTTPClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", url, err)
+	}
+	tr, ok := hc.Transport.(*http.Transport)
+	if !ok {
+		return nil, fmt.Errorf("node %s: the RPC client's transport is a %T, not an *http.Transport", url, hc.Transport)
+	}
+	// A Stream submits from many goroutines: keep their connections
+	// instead of Go's default of two idle ones per host.
+	tr.MaxIdleConnsPerHost = 64
+	tr.IdleConnTimeout = idleConnTimeout
+	tr.TLSClientConfig = tc
+	hc.Transport = replayReads{tr}
+	return hc, nil
 }
 
 // LocalQuerier answers abci_query requests in process: the ABCI Query

@@ -280,8 +280,8 @@ func (k *block) prepareLanes(ctx context.Context, h int64) error {
 		}
 		// PREPARE TRANSACTION of a failed db-transaction rolls it back, as
 		// COMMIT does, and says so only in its tag.
-		if tag := res[len(res)-1].CommandTag.String(); tag != "PREPARE TRANSACTION" {
-			return fmt.Errorf("prepare: the db-transaction had failed and was rolled back (%q)", tag)
+		if len(res) == 0 || res[len(res)-1].CommandTag.String() != "PREPARE TRANSACTION" {
+			return errors.New("prepare: the db-transaction had failed and was rolled back")
 		}
 		s.gid = gid
 		laneCommitStep(CrashLanePrepared, s.lane)
