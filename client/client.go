@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,9 +16,9 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
-	jsonrpcclient "github.com/cometbft/cometbft/rpc/jsonrpc/client"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/client/internal/nodehttp"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -106,7 +105,7 @@ func newClient(url string, key ed25519.PrivateKey, tc *tls.Config) (*Client, err
 	if !strings.Contains(url, "://") {
 		url = "http://" + url
 	}
-	hc, err := nodeHTTPClient(url, tc)
+	hc, err := nodehttp.Client(url, tc, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -115,28 +114,6 @@ func newClient(url string, key ed25519.PrivateKey, tc *tls.Config) (*Client, err
 		return nil, fmt.Errorf("node %s: %w", url, err)
 	}
 	return &Client{url: url, rpc: rpc, key: key, nonce: nonceCounter(key)}, nil
-}
-
-// nodeHTTPClient is the HTTP client of a node's RPC at url: TLS with tc
-// (nil: the system's certificate authorities), connections kept for
-// concurrent callers (idleConnTimeout), reads sent again on a new
-// connection when a kept one turns out closed (replayReads).
-func nodeHTTPClient(url string, tc *tls.Config) (*http.Client, error) {
-	hc, err := jsonrpcclient.DefaultHTTPClient(url)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", url, err)
-	}
-	tr, ok := hc.Transport.(*http.Transport)
-	if !ok {
-		return nil, fmt.Errorf("node %s: the RPC client's transport is a %T, not an *http.Transport", url, hc.Transport)
-	}
-	// A Stream submits from many goroutines: keep their connections
-	// instead of Go's default of two idle ones per host.
-	tr.MaxIdleConnsPerHost = 64
-	tr.IdleConnTimeout = idleConnTimeout
-	tr.TLSClientConfig = tc
-	hc.Transport = replayReads{tr}
-	return hc, nil
 }
 
 // LocalQuerier answers abci_query requests in process: the ABCI Query

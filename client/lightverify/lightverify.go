@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,7 +15,10 @@ import (
 	"github.com/cometbft/cometbft/light/provider"
 	lighthttp "github.com/cometbft/cometbft/light/provider/http"
 	lightdb "github.com/cometbft/cometbft/light/store/db"
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 	"github.com/cometbft/cometbft/types"
+
+	"github.com/relchain/relchain/client/internal/nodehttp"
 )
 
 // DefaultTrustingPeriod is how long a trusted header stays a valid
@@ -102,6 +106,30 @@ type flight struct {
 	err    error
 }
 
+// providerTimeout bounds each call of a node provider: CometBFT's own
+// HTTP provider's (light/provider/http, 5 s).
+const providerTimeout = 5 * time.Second
+
+// nodeProvider is CometBFT's HTTP provider of the node at url, on
+// relchain's transport (client/internal/nodehttp): a call that went out
+// on a kept connection the node had just closed is sent again instead of
+// failing with "EOF", which CometBFT's light client takes for a faulty
+// witness and drops it (light/detector.go).
+func nodeProvider(chainID, url string) (provider.Provider, error) {
+	if !strings.Contains(url, "://") {
+		url = "http://" + url
+	}
+	hc, err := nodehttp.Client(url, nil, providerTimeout)
+	if err != nil {
+		return nil, err
+	}
+	rpc, err := rpchttp.NewWithClient(url, "/websocket", hc)
+	if err != nil {
+		return nil, err
+	}
+	return lighthttp.NewWithClient(chainID, rpc), nil
+}
+
 // New starts a light client on primary (a node's RPC URL) with witnesses
 // (other nodes' RPC URLs that cross-check the primary; with none, the
 // primary is its own witness, which checks signatures but cannot detect
@@ -114,7 +142,7 @@ func New(ctx context.Context, root Root, primary string, witnesses []string) (*V
 	if root.ChainID == "" {
 		return nil, errors.New("light client: no chain ID in the trust root")
 	}
-	p, err := lighthttp.New(root.ChainID, primary)
+	p, err := nodeProvider(root.ChainID, primary)
 	if err != nil {
 		return nil, fmt.Errorf("light client: primary %s: %w", primary, err)
 	}
@@ -123,7 +151,7 @@ func New(ctx context.Context, root Root, primary string, witnesses []string) (*V
 	}
 	ws := make([]provider.Provider, 0, len(witnesses))
 	for _, w := range witnesses {
-		wp, err := lighthttp.New(root.ChainID, w)
+		wp, err := nodeProvider(root.ChainID, w)
 		if err != nil {
 			return nil, fmt.Errorf("light client: witness %s: %w", w, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,5 +210,62 @@ func TestClosedVerifierAsksNoNode(t *testing.T) {
 	}
 	if _, err := v.Header(ctx, 3); err != nil {
 		t.Errorf("header 3, verified before Close: %v", err)
+	}
+}
+
+// hangUpNode is an rpcNode that closes a connection, unanswered, when a
+// second request comes on it: what a client sees when a node's idle
+// timeout closes a kept connection just as a request goes out on it.
+type hangUpNode struct {
+	rpcNode
+	mu     sync.Mutex
+	served map[string]int // by the client's address: one per connection
+}
+
+func (n *hangUpNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n.mu.Lock()
+	n.served[r.RemoteAddr]++
+	second := n.served[r.RemoteAddr] == 2
+	n.mu.Unlock()
+	if second {
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
+		}
+		return
+	}
+	n.rpcNode.ServeHTTP(w, r)
+}
+
+// A witness whose kept connections close under the light client's next
+// request (the node's idle timeout) stays a witness: the request is sent
+// again on a new connection. Before, the provider's "EOF" made CometBFT's
+// light client drop the witness as faulty.
+func TestAWitnessThatClosedAKeptConnectionStays(t *testing.T) {
+	chain := mustNewChain(t, 12)
+	primary := mustServe(t, chain, 0)
+	fast := mustServe(t, chain, 0)
+	hangUp := httptest.NewServer(&hangUpNode{rpcNode: rpcNode{chain: chain}, served: map[string]int{}})
+	t.Cleanup(hangUp.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	v, err := New(ctx, FromHeader(chain.id, 1, chain.blocks[0].Hash()), primary.URL, []string{fast.URL, hangUp.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Close)
+	for h := int64(2); h <= 12; h++ {
+		if _, err := v.Header(ctx, h); err != nil {
+			t.Fatalf("header %d: %v", h, err)
+		}
+	}
+	var witnesses []string
+	for _, w := range v.lc.Witnesses() {
+		witnesses = append(witnesses, fmt.Sprint(w))
+	}
+	want := []string{providerName(fast.URL), providerName(hangUp.URL)}
+	slices.Sort(witnesses)
+	slices.Sort(want)
+	if !slices.Equal(witnesses, want) {
+		t.Errorf("witnesses %v, want %v", witnesses, want)
 	}
 }

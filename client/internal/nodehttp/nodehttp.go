@@ -1,11 +1,43 @@
-package client
+package nodehttp
 
 import (
 	"bytes"
+	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
+
+	jsonrpcclient "github.com/cometbft/cometbft/rpc/jsonrpc/client"
 )
+
+// Client is the HTTP client of a node's RPC at url (an http:// URL if it
+// names no scheme): TLS with tc (nil: the system's certificate
+// authorities), connections kept for concurrent callers and dropped after
+// idleConnTimeout unused, reads sent again on a new connection when a kept
+// one turns out closed (replayReads). timeout > 0 bounds each call.
+func Client(url string, tc *tls.Config, timeout time.Duration) (*http.Client, error) {
+	if !strings.Contains(url, "://") {
+		url = "http://" + url
+	}
+	hc, err := jsonrpcclient.DefaultHTTPClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", url, err)
+	}
+	tr, ok := hc.Transport.(*http.Transport)
+	if !ok {
+		return nil, fmt.Errorf("node %s: the RPC client's transport is a %T, not an *http.Transport", url, hc.Transport)
+	}
+	// A Stream submits from many goroutines: keep their connections
+	// instead of Go's default of two idle ones per host.
+	tr.MaxIdleConnsPerHost = 64
+	tr.IdleConnTimeout = idleConnTimeout
+	tr.TLSClientConfig = tc
+	hc.Transport = replayReads{tr}
+	hc.Timeout = timeout
+	return hc, nil
+}
 
 // idleConnTimeout closes a kept connection to a node after this long
 // unused: under the CometBFT RPC server's own limit for an idle

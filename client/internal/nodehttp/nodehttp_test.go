@@ -1,4 +1,4 @@
-package client
+package nodehttp
 
 import (
 	"bufio"
@@ -54,7 +54,7 @@ func closingNode(t *testing.T) (url string, conns *atomic.Int32) {
 // would refuse the second as already seen).
 func TestAReadOnAConnectionTheNodeClosedIsSentAgain(t *testing.T) {
 	url, conns := closingNode(t)
-	hc, err := nodeHTTPClient(url, nil)
+	hc, err := Client(url, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
