@@ -45,7 +45,7 @@ type TPCCCardinality struct {
 }
 
 // Workloads lists the workload names NewWorkload knows.
-var Workloads = []string{"smallbank", "tpcc", "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-f"}
+var Workloads = []string{"smallbank", "smallbank-id", "tpcc", "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-f"}
 
 // NewWorkload builds the named workload.
 func NewWorkload(name string, o WorkloadOptions) (workload.Workload, error) {
@@ -56,6 +56,8 @@ func NewWorkload(name string, o WorkloadOptions) (workload.Workload, error) {
 	switch {
 	case name == "smallbank":
 		return smallbank.New(smallbank.Options{Accounts: o.Scale, Distribution: o.Distribution, Mix: mix})
+	case name == "smallbank-id":
+		return smallbank.New(smallbank.Options{Accounts: o.Scale, Distribution: o.Distribution, Mix: mix, Keys: smallbank.ByID})
 	case name == "tpcc":
 		return newTPCC(o, mix)
 	case strings.HasPrefix(name, "ycsb-"):

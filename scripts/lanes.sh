@@ -8,7 +8,9 @@
 # ran on lanes. Rows: YCSB A (updates by key; reads go to the query path)
 # uniform at K = 1, 2, 4, 8 and zipfian at K = 1, 4; Smallbank (customers
 # looked up by their unique name, keyed by that lookup) uniform at
-# K = 1, 2, 4, 8 and zipfian at K = 1, 4; TPC-C NewOrder at K = 1, 4. Blocks of 1,000 bc-transactions of one wl-transaction each
+# K = 1, 2, 4, 8 and zipfian at K = 1, 4; Smallbank with every customer
+# named by id (smallbank-id, chainifyDB's form, whose blocks split) uniform
+# at K = 1, 2, 4, 8 and zipfian at K = 1, 4; TPC-C NewOrder at K = 1, 4. Blocks of 1,000 bc-transactions of one wl-transaction each
 # (the grouping of the 4-validator async runs; NewOrder 200).
 #
 #   scripts/lanes.sh [OUT_DIR]     (default bench-results/lanes-<date>)
@@ -48,6 +50,12 @@ for k in 1 2 4 8; do
 done
 for k in 1 4; do
   row "smallbank-zipf-k$k" --workload smallbank --accounts 20000 --distribution zipf --bc-per-block 1000 --wl-per-bc 1 --blocks 4 --lanes "$k"
+done
+for k in 1 2 4 8; do
+  row "smallbank-id-uniform-k$k" --workload smallbank-id --accounts 20000 --bc-per-block 1000 --wl-per-bc 1 --blocks 4 --lanes "$k"
+done
+for k in 1 4; do
+  row "smallbank-id-zipf-k$k" --workload smallbank-id --accounts 20000 --distribution zipf --bc-per-block 1000 --wl-per-bc 1 --blocks 4 --lanes "$k"
 done
 for k in 1 4; do
   row "neworder-k$k" --workload neworder --bc-per-block 200 --wl-per-bc 1 --blocks 4 --lanes "$k"

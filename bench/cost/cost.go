@@ -23,8 +23,11 @@ import (
 // Workloads Run knows.
 const (
 	Smallbank = "smallbank" // Smallbank's default mix on Options.Accounts accounts
-	NewOrder  = "neworder"  // TPC-C NewOrder alone on one full-scale warehouse
-	YCSB      = "ycsb"      // YCSB core workload A (50 % reads, 50 % updates by key), Options.Accounts records
+	// SmallbankByID is Smallbank with every customer named by id
+	// (smallbank.ByID, chainifyDB's form).
+	SmallbankByID = "smallbank-id"
+	NewOrder      = "neworder" // TPC-C NewOrder alone on one full-scale warehouse
+	YCSB          = "ycsb"     // YCSB core workload A (50 % reads, 50 % updates by key), Options.Accounts records
 )
 
 // Options configure one row: one workload on one backend.
@@ -118,14 +121,14 @@ func (o *Options) defaults() error {
 	}
 	def(&o.Lanes, 1)
 	switch o.Workload {
-	case Smallbank:
+	case Smallbank, SmallbankByID:
 		def(&o.BCPerBlock, 4)
 	case NewOrder:
 		def(&o.BCPerBlock, 200)
 	case YCSB:
 		def(&o.BCPerBlock, 1000)
 	default:
-		return fmt.Errorf("cost: unknown workload %q (smallbank, neworder, ycsb)", o.Workload)
+		return fmt.Errorf("cost: unknown workload %q (smallbank, smallbank-id, neworder, ycsb)", o.Workload)
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -149,7 +152,11 @@ func (o *Options) newWorkload() (workload.Workload, error) {
 	case YCSB:
 		return ycsb.New(ycsb.Options{Records: o.Accounts, Distribution: o.Distribution})
 	}
-	return smallbank.New(smallbank.Options{Accounts: o.Accounts, Distribution: o.Distribution})
+	keys := smallbank.ByName
+	if o.Workload == SmallbankByID {
+		keys = smallbank.ByID
+	}
+	return smallbank.New(smallbank.Options{Accounts: o.Accounts, Distribution: o.Distribution, Keys: keys})
 }
 
 // Row names the row, e.g. "smallbank sqlite 4x100".
@@ -187,7 +194,7 @@ func (o *Options) dsns() (execDSN, rawDSN string, err error) {
 	}
 	stamp := strconv.FormatInt(time.Now().Unix(), 36)
 	name := func(side string) string {
-		return strings.ReplaceAll(o.DSNTemplate, "{node}", "cost_"+o.Workload+"_"+side+"_"+stamp)
+		return strings.ReplaceAll(o.DSNTemplate, "{node}", "cost_"+strings.ReplaceAll(o.Workload, "-", "_")+"_"+side+"_"+stamp)
 	}
 	return name("exec"), name("raw"), nil
 }

@@ -68,6 +68,19 @@
 //     s.custid = ?1) WHERE custid = ?2, then set src's savings and
 //     checking to 0.
 //
+// # Customers by id
+//
+// Options.Keys = ByID (relchain-bench's workload smallbank-id) names every
+// customer by custid, as chainifyDB's Smallbank does: DepositChecking,
+// TransactSavings and WriteCheck take the id where the statements above
+// look the name up (... WHERE custid = ?2), and Balance reads
+// SELECT s.custid, s.bal + c.bal FROM savings s JOIN checking c ON
+// c.custid = s.custid WHERE s.custid = ?1. Results, failures and the
+// consistency check are the same. It exists for parallel execution (issue
+// 38): a block whose statements name a table's rows both by id and by a
+// name lookup cannot be split by their text, one whose statements all
+// give the key can.
+//
 // With the default balances and uniform accounts about 0.1 % of
 // SendPayment and TransactSavings fail (5 of 5,000 wl-transactions over
 // 100,000 customers). Under Zipf the hot customers are soon amalgamated to

@@ -34,6 +34,19 @@ var DefaultMix = map[string]int{
 	WriteCheck:      15,
 }
 
+// How a transaction names its customers (Options.Keys).
+const (
+	// ByName: Balance, DepositChecking, TransactSavings and WriteCheck find
+	// the customer by accounts.name; SendPayment and Amalgamate take ids
+	// (the H-Store and OLTPBench procedures; the default).
+	ByName = "name"
+	// ByID: every transaction takes customer ids, as chainifyDB's
+	// Smallbank does (the workload of its parallel execution): the
+	// statements are ByName's with the name lookup replaced by the id
+	// (Balance reads savings and checking by custid).
+	ByID = "id"
+)
+
 // Account distributions.
 const (
 	Uniform = "uniform"
@@ -66,12 +79,15 @@ type Options struct {
 	// Distribution chooses accounts: "uniform" (default) or "zipf"
 	// (s = 1.1, customer 1 the hottest).
 	Distribution string
+	// Keys is how transactions name customers: ByName (default) or ByID.
+	Keys string
 }
 
 // Workload is the Smallbank workload.
 type Workload struct {
 	accounts int
 	dist     string
+	byID     bool
 	mix      workload.Mix
 }
 
@@ -93,6 +109,13 @@ func New(o Options) (*Workload, error) {
 	default:
 		return nil, fmt.Errorf("smallbank: unknown distribution %q (want %q or %q)", o.Distribution, Uniform, Zipf)
 	}
+	switch o.Keys {
+	case "", ByName:
+	case ByID:
+		w.byID = true
+	default:
+		return nil, fmt.Errorf("smallbank: unknown keys %q (want %q or %q)", o.Keys, ByName, ByID)
+	}
 	mix := o.Mix
 	if len(mix) == 0 {
 		mix = DefaultMix
@@ -109,7 +132,12 @@ func New(o Options) (*Workload, error) {
 func (w *Workload) Accounts() int { return w.accounts }
 
 // Name implements workload.Workload.
-func (w *Workload) Name() string { return "smallbank" }
+func (w *Workload) Name() string {
+	if w.byID {
+		return "smallbank-id"
+	}
+	return "smallbank"
+}
 
 // Tables implements workload.Workload.
 func (w *Workload) Tables() []workload.Table {
@@ -274,27 +302,30 @@ func (g *generator) next() workload.WL {
 	kind := g.w.mix.Pick(g.r)
 	p := g.p
 	byName := "(SELECT custid FROM accounts WHERE name = " + p(2) + ")"
+	if g.w.byID {
+		byName = p(2)
+	}
 	switch kind {
 	case Balance:
 		return workload.WL{Kind: kind, ReadOnly: true, Statements: []txn.Statement{
-			{SQL: balanceSQL(p), Args: []txn.Arg{txn.Text(Name(g.account()))}},
+			{SQL: g.balanceSQL(), Args: []txn.Arg{g.customer()}},
 		}}
 	case DepositChecking:
 		return workload.WL{Kind: kind, Statements: []txn.Statement{
 			{SQL: "UPDATE checking SET bal = bal + " + p(1) + " WHERE custid = " + byName,
-				Args: []txn.Arg{txn.Int(g.amount()), txn.Text(Name(g.account()))}},
+				Args: []txn.Arg{txn.Int(g.amount()), g.customer()}},
 		}}
 	case TransactSavings:
 		v := g.r.Int64N(2*MaxAmount+1) - MaxAmount
 		return workload.WL{Kind: kind, MayFail: true, Statements: []txn.Statement{
 			{SQL: "UPDATE savings SET bal = bal + " + p(1) + " WHERE custid = " + byName,
-				Args: []txn.Arg{txn.Int(v), txn.Text(Name(g.account()))}},
+				Args: []txn.Arg{txn.Int(v), g.customer()}},
 		}}
 	case WriteCheck:
-		name := txn.Text(Name(g.account()))
+		name := g.customer()
 		v := txn.Int(g.amount())
 		return workload.WL{Kind: kind, Statements: []txn.Statement{
-			{SQL: balanceSQL(p), Args: []txn.Arg{name}},
+			{SQL: g.balanceSQL(), Args: []txn.Arg{name}},
 			{SQL: fmt.Sprintf("UPDATE checking SET bal = bal - %[1]s - CASE WHEN bal + (SELECT s.bal FROM savings s WHERE s.custid = checking.custid) < %[1]s THEN %[3]d ELSE 0 END WHERE custid = %[2]s",
 				p(1), byName, OverdraftPenalty),
 				Args: []txn.Arg{v, name}},
@@ -326,9 +357,22 @@ func (g *generator) next() workload.WL {
 	}
 }
 
-// balanceSQL reads a customer's id and total balance by name (p(1)).
-func balanceSQL(p func(int) string) string {
-	return "SELECT a.custid, s.bal + c.bal FROM accounts a JOIN savings s ON s.custid = a.custid JOIN checking c ON c.custid = a.custid WHERE a.name = " + p(1)
+// customer is one customer chosen as Options.Keys names it: its name, or
+// its id.
+func (g *generator) customer() txn.Arg {
+	if g.w.byID {
+		return txn.Int(g.account())
+	}
+	return txn.Text(Name(g.account()))
+}
+
+// balanceSQL reads a customer's id and total balance by the customer
+// p(1) names.
+func (g *generator) balanceSQL() string {
+	if g.w.byID {
+		return "SELECT s.custid, s.bal + c.bal FROM savings s JOIN checking c ON c.custid = s.custid WHERE s.custid = " + g.p(1)
+	}
+	return "SELECT a.custid, s.bal + c.bal FROM accounts a JOIN savings s ON s.custid = a.custid JOIN checking c ON c.custid = a.custid WHERE a.name = " + g.p(1)
 }
 
 // Effect returns the change of the total money, in cents, of a committed

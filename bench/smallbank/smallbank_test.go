@@ -44,10 +44,16 @@ func kindsOf(w *Workload, dialect string, seed uint64, clients, n int) map[strin
 
 func TestMixedRunKeepsMoneyConsistent(t *testing.T) {
 	longtest.Require(t, "a mixed Smallbank run on every database")
+	runs := []Options{{Distribution: Uniform}, {Distribution: Zipf}, {Distribution: Uniform, Keys: ByID}}
 	for _, dialect := range dialects {
-		for _, dist := range []string{Uniform, Zipf} {
-			t.Run(dialect+"/"+dist, func(t *testing.T) {
-				w := newWorkload(t, Options{Accounts: 1000, Distribution: dist})
+		for _, o := range runs {
+			name := dialect + "/" + o.Distribution
+			if o.Keys != "" {
+				name += "/by-" + o.Keys
+			}
+			t.Run(name, func(t *testing.T) {
+				o.Accounts = 1000
+				w := newWorkload(t, o)
 				c := workloadtest.NewChain(t, dialect)
 				c.Setup(w)
 				c.Check(w, nil)
@@ -364,6 +370,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{Mix: map[string]int{"NewOrder": 1}},
 		{Mix: map[string]int{Balance: -1, SendPayment: 2}},
 		{Mix: map[string]int{Balance: 0}},
+		{Keys: "email"},
 	} {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) succeeded", o)

@@ -74,8 +74,9 @@ func benchCmd() *cobra.Command {
 stops the network. The nodes run the relchain binary: $RELCHAIN_BIN, else
 the relchain next to relchain-bench, else relchain in PATH.
 
-Workloads: smallbank, tpcc (NewOrder, Payment, OrderStatus), ycsb-a, ycsb-b,
-ycsb-c, ycsb-f; and the micro-workload update (single-row UPDATEs).
+Workloads: smallbank, smallbank-id (every customer named by id, as chainifyDB
+runs it), tpcc (NewOrder, Payment, OrderStatus), ycsb-a, ycsb-b, ycsb-c,
+ycsb-f; and the micro-workload update (single-row UPDATEs).
 Modes: sync (one wl-transaction per bc-transaction, wait for its block),
 pseudo (--wl-per-bc wl-transactions per bc-transaction, wait), async (submit
 without waiting; outcomes from committed blocks).
@@ -135,7 +136,7 @@ baseline reached the chain's state).`,
 // registerWorkload adds the flags that choose and size the workload.
 func (f *benchFlags) registerWorkload(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
+	fl.StringVar(&f.cfg.Workload, "workload", "smallbank", "smallbank, smallbank-id, tpcc, ycsb-a, ycsb-b, ycsb-c, ycsb-f or update")
 	fl.StringVar(&f.cfg.Mode, "mode", bench.ModeSync, "sync, pseudo or async")
 	fl.IntVar(&f.cfg.WLPerBC, "wl-per-bc", 1, "wl-transactions per bc-transaction (pseudo, async)")
 	fl.Float64Var(&f.cfg.Rate, "rate", 0, "async: the clients together hand over at most this many wl-transactions a second (0: as fast as they can)")

@@ -59,7 +59,7 @@ wl-transactions, or the run fails.`,
 	}
 	fl := cmd.Flags()
 	o := &f.opts
-	fl.StringVar(&o.Workload, "workload", cost.Smallbank, "smallbank, neworder (TPC-C NewOrder, one full-scale warehouse) or ycsb (core workload A; --accounts records)")
+	fl.StringVar(&o.Workload, "workload", cost.Smallbank, "smallbank, smallbank-id (every customer named by id, as chainifyDB runs it), neworder (TPC-C NewOrder, one full-scale warehouse) or ycsb (core workload A; --accounts records)")
 	fl.StringVar(&o.Backend, "backend", workload.SQLite, "sqlite, postgres or mysql")
 	fl.StringVar(&o.Dir, "dir", "", "directory for the two SQLite files (default: a temporary one, removed afterwards)")
 	fl.StringVar(&o.DSNTemplate, "dsn-template", "", "server DSN with {node}, replaced by each side's database name")
