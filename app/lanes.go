@@ -109,23 +109,24 @@ func (e *Executor) analyseBlock(ctx context.Context, cataloger backend.ConflictC
 		return nil, fmt.Errorf("conflict catalog: %w", err)
 	}
 	plan := &lanePlan{}
-	access := make([]conflict.Access, len(txs))
+	decoded := make([]*txn.Tx, len(txs))
 	weights := make([]int, len(txs))
 	for i := range txs {
 		tx, _ := v.of(i)
 		if tx == nil {
 			continue
 		}
+		decoded[i] = tx
 		weights[i] = len(tx.Statements)
 		for _, st := range tx.Statements {
 			if isSystem(st.SQL) {
 				return nil, nil
 			}
-			access[i].Add(conflict.Analyze(st.SQL, argValues(st.Args), cat))
-			if access[i].All {
-				return nil, nil
-			}
 		}
+	}
+	access, bounded := analyseTxs(decoded, cat, e.verifyPoolSize())
+	if !bounded {
+		return nil, nil
 	}
 	groups := conflict.Schedule(access)
 	if len(groups.Groups) < 2 {
@@ -142,6 +143,43 @@ func (e *Executor) analyseBlock(ctx context.Context, cataloger backend.ConflictC
 		return nil, nil
 	}
 	return plan, nil
+}
+
+// analyseTxs is each tx's Access, the union of its statements' (nil txs:
+// rejected, none), computed by workers goroutines at once (the caller's
+// among them; the node's pool size, as for the envelopes) claiming txs
+// in turn: a statement's analysis is a pure function of its text, its
+// arguments and cat, so the answers do not depend on workers. bounded is
+// false when a tx is unbounded (All); the workers then stop.
+func analyseTxs(txs []*txn.Tx, cat conflict.Catalog, workers int) (access []conflict.Access, bounded bool) {
+	access = make([]conflict.Access, len(txs))
+	var next atomic.Int64
+	var unbounded atomic.Bool
+	work := func() {
+		for !unbounded.Load() {
+			i := int(next.Add(1) - 1)
+			if i >= len(txs) {
+				return
+			}
+			if txs[i] == nil {
+				continue
+			}
+			for _, st := range txs[i].Statements {
+				access[i].Add(conflict.Analyze(st.SQL, argValues(st.Args), cat))
+				if access[i].All {
+					unbounded.Store(true)
+					return
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, len(txs)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	return access, !unbounded.Load()
 }
 
 // executeLanes is execute on a parallel schedule: the admission of every
