@@ -20,26 +20,52 @@ import (
 // cannot bound is All (see DESIGN.md for the rules).
 func Analyze(sql string, args []any, cat Catalog) Access {
 	memo, _ := cat.(*Memo)
-	if memo != nil {
-		if acc, ok := memo.get(sql); ok {
+	if memo == nil {
+		acc, _ := analyze(sql, args, cat)
+		return acc
+	}
+	if acc, ok := memo.get(sql); ok {
+		return acc
+	}
+	shape := argShape(args)
+	if tpl, ok := memo.template(sql, shape); ok {
+		if acc, ok := tpl.instantiate(args); ok {
 			return acc
 		}
 	}
-	acc, usedArgs := analyze(sql, args, cat)
-	if memo != nil && !usedArgs {
-		memo.put(sql, acc)
+	tpl, usedArgs, clean := analyzeWith(sql, args, cat, true)
+	if !clean {
+		acc, _ := analyze(sql, args, cat)
+		return acc
 	}
+	if !usedArgs {
+		memo.put(sql, tpl)
+		return tpl.clone()
+	}
+	memo.putTemplate(sql, shape, tpl)
+	if acc, ok := tpl.instantiate(args); ok {
+		return acc
+	}
+	acc, _ := analyze(sql, args, cat)
 	return acc
 }
 
 // analyze is Analyze without the memo; usedArgs reports whether the
 // answer depends on args (a parameter's value pinned a key).
 func analyze(sql string, args []any, cat Catalog) (acc Access, usedArgs bool) {
+	acc, usedArgs, _ = analyzeWith(sql, args, cat, false)
+	return acc, usedArgs
+}
+
+// analyzeWith is analyze; with marks, each key value an argument gives
+// is argMark(i, k) instead of the argument's text (memo.go), and clean
+// reports whether no literal of sql could be taken for a mark.
+func analyzeWith(sql string, args []any, cat Catalog, marks bool) (acc Access, usedArgs, clean bool) {
 	tree := parsed(sql)
 	if tree == nil {
-		return Access{All: true}, false
+		return Access{All: true}, false, true
 	}
-	a := &analyzer{sql: sql, cat: cat, args: args, done: map[*pg_query.RangeVar]bool{}}
+	a := &analyzer{sql: sql, cat: cat, args: args, marks: marks, done: map[*pg_query.RangeVar]bool{}}
 	top := tree.GetStmts()[0].GetStmt()
 	switch n := top.GetNode().(type) {
 	case *pg_query.Node_SelectStmt:
@@ -59,10 +85,10 @@ func analyze(sql string, args []any, cat Catalog) (acc Access, usedArgs bool) {
 	default:
 		// DDL, TRUNCATE, LOCK, CALL, SET CONSTRAINTS and any kind this
 		// package does not know.
-		return Access{All: true}, false
+		return Access{All: true}, false, true
 	}
 	a.walk(top.ProtoReflect())
-	return a.result(), a.usedArgs
+	return a.result(), a.usedArgs, !a.marked
 }
 
 // trees caches the parse trees of statement texts: a block's txs repeat
@@ -108,9 +134,14 @@ type analyzer struct {
 	args []any
 	// usedArgs: an argument's value went into the answer.
 	usedArgs bool
-	all      bool
-	reads    []Key
-	writes   []Key
+	// marks: an argument's key value is its mark (argMark), not its text.
+	marks bool
+	// marked: a literal's text could be taken for a mark (it holds a
+	// NUL); the marked answer cannot serve as a template.
+	marked bool
+	all    bool
+	reads  []Key
+	writes []Key
 	// locks: the statement has a locking clause (FOR UPDATE, FOR SHARE
 	// ...): everything it reads counts as written.
 	locks bool

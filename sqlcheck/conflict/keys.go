@@ -292,11 +292,18 @@ func (a *analyzer) literal(n *pg_query.Node, k Kind) (string, bool) {
 		if i < 1 || i > len(a.args) {
 			return "", false
 		}
-		return argValue(a.args[i-1], k)
+		v, ok := argValue(a.args[i-1], k)
+		if ok && a.marks {
+			return argMark(i, k), true
+		}
+		return v, ok
 	}
 	c := n.GetAConst()
 	if c == nil || c.GetIsnull() {
 		return "", false
+	}
+	if strings.Contains(c.GetSval().GetSval(), "\x00") {
+		a.marked = true
 	}
 	switch {
 	case k == KindInt && c.GetIval() != nil:
