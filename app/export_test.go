@@ -1,6 +1,10 @@
 package app
 
-import "time"
+import (
+	"time"
+
+	"github.com/relchain/relchain/txn"
+)
 
 // RehearsalsPreempted is how many rehearsals consensus has cancelled to
 // take the block slot.
@@ -36,3 +40,6 @@ const PlanSkipMax = planSkipMax
 
 // WaitLaneWarm waits for e's background lane warm-up, if one runs.
 func WaitLaneWarm(e *Executor) { e.laneWarm.wg.Wait() }
+
+// WarmVerdicts has the pool's gate work for tx done (warmVerdicts).
+func WarmVerdicts(e *Executor, tx *txn.Tx) { e.warmVerdicts(tx) }

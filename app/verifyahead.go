@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/relchain/relchain/api"
+	"github.com/relchain/relchain/backend"
 	"github.com/relchain/relchain/txn"
 )
 
@@ -117,12 +118,33 @@ func (a *aheadVerdicts) work(e *Executor) {
 		a.mu.Lock()
 		a.held += len(raw)
 		a.mu.Unlock()
+		var verified *txn.Tx
 		if len(raw) > e.params.MaxTxBytes || e.envelopes.has(key(raw)) {
 			s.skip = true
 		} else if s.tx, s.err = txn.Decode(raw); s.err == nil && e.checkHeader(s.tx) == nil {
-			s.sigErr = verifySignature(s.tx)
+			if s.sigErr = verifySignature(s.tx); s.sigErr == nil {
+				verified = s.tx
+			}
 		}
 		close(s.done)
+		e.warmVerdicts(verified)
+	}
+}
+
+// warmVerdicts has the gate judge tx's statements ahead of the block's
+// loop, where the gate's verdict is a pure function of the text that it
+// caches (backend.TextGate.Warm: PostgreSQL's): a tx the node never saw
+// brings texts CheckTx never judged. The loop then finds each verdict
+// made (or makes it itself, if it gets there first: the same verdict).
+func (e *Executor) warmVerdicts(tx *txn.Tx) {
+	g, ok := e.gate().(*backend.TextGate)
+	if tx == nil || !ok || g.Warm == nil {
+		return
+	}
+	for _, st := range tx.Statements {
+		if !isSystem(st.SQL) {
+			g.Warm(st.SQL)
+		}
 	}
 }
 

@@ -70,6 +70,13 @@ type TextGate struct {
 	InBlock func(ctx context.Context, blk Block, sql string) (sqlcheck.Analysis, error)
 	// Fold is Gate.TableName.
 	Fold func(name string) string
+	// Warm, if set, computes the verdict on a text and keeps it for the
+	// next Analyze or AnalyzeInBlock of that text (the executor's pool
+	// calls it for the statements of a block's txs the node never saw,
+	// ahead of the block's loop). Set it only where the verdict is a pure
+	// function of the text the gate caches: calling it changes when the
+	// work is done, never a verdict.
+	Warm func(sql string)
 }
 
 // Analyze implements Gate.

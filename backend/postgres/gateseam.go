@@ -15,7 +15,8 @@ func (b *Backend) Gate() backend.Gate { return b.gate }
 
 func (b *Backend) newGate() *backend.TextGate {
 	return &backend.TextGate{Verdict: b.analyze, InBlock: b.analyzeInBlock,
-		Fold: func(name string) string { return strings.TrimPrefix(name, "public.") }}
+		Fold: func(name string) string { return strings.TrimPrefix(name, "public.") },
+		Warm: func(sql string) { b.syntax.lookup(sql) }}
 }
 
 // Capabilities implements backend.Backend: PostgreSQL rolls DDL back with
