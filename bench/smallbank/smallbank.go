@@ -301,9 +301,10 @@ func (g *generator) Next() workload.WL {
 func (g *generator) next() workload.WL {
 	kind := g.w.mix.Pick(g.r)
 	p := g.p
-	byName := "(SELECT custid FROM accounts WHERE name = " + p(2) + ")"
+	// custid is the customer p(2) names: looked up by name, or the id.
+	custid := "(SELECT custid FROM accounts WHERE name = " + p(2) + ")"
 	if g.w.byID {
-		byName = p(2)
+		custid = p(2)
 	}
 	switch kind {
 	case Balance:
@@ -312,23 +313,23 @@ func (g *generator) next() workload.WL {
 		}}
 	case DepositChecking:
 		return workload.WL{Kind: kind, Statements: []txn.Statement{
-			{SQL: "UPDATE checking SET bal = bal + " + p(1) + " WHERE custid = " + byName,
+			{SQL: "UPDATE checking SET bal = bal + " + p(1) + " WHERE custid = " + custid,
 				Args: []txn.Arg{txn.Int(g.amount()), g.customer()}},
 		}}
 	case TransactSavings:
 		v := g.r.Int64N(2*MaxAmount+1) - MaxAmount
 		return workload.WL{Kind: kind, MayFail: true, Statements: []txn.Statement{
-			{SQL: "UPDATE savings SET bal = bal + " + p(1) + " WHERE custid = " + byName,
+			{SQL: "UPDATE savings SET bal = bal + " + p(1) + " WHERE custid = " + custid,
 				Args: []txn.Arg{txn.Int(v), g.customer()}},
 		}}
 	case WriteCheck:
-		name := g.customer()
+		who := g.customer()
 		v := txn.Int(g.amount())
 		return workload.WL{Kind: kind, Statements: []txn.Statement{
-			{SQL: g.balanceSQL(), Args: []txn.Arg{name}},
+			{SQL: g.balanceSQL(), Args: []txn.Arg{who}},
 			{SQL: fmt.Sprintf("UPDATE checking SET bal = bal - %[1]s - CASE WHEN bal + (SELECT s.bal FROM savings s WHERE s.custid = checking.custid) < %[1]s THEN %[3]d ELSE 0 END WHERE custid = %[2]s",
-				p(1), byName, OverdraftPenalty),
-				Args: []txn.Arg{v, name}},
+				p(1), custid, OverdraftPenalty),
+				Args: []txn.Arg{v, who}},
 		}}
 	case SendPayment:
 		src, dst := g.twoAccounts()
