@@ -42,4 +42,4 @@ const PlanSkipMax = planSkipMax
 func WaitLaneWarm(e *Executor) { e.laneWarm.wg.Wait() }
 
 // WarmVerdicts has the pool's gate work for tx done (warmVerdicts).
-func WarmVerdicts(e *Executor, tx *txn.Tx) { e.warmVerdicts(tx) }
+func WarmVerdicts(e *Executor, tx *txn.Tx) { warmVerdicts(e.verdictWarmer(), tx) }

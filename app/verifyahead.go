@@ -47,6 +47,8 @@ func (e *Executor) verifyPoolSize() int {
 type aheadVerdicts struct {
 	txs   [][]byte
 	slots []aheadSlot
+	// warm judges a verified tx's statements ahead (warmVerdicts).
+	warm func(sql string)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -79,7 +81,7 @@ func (e *Executor) verifyAhead(txs [][]byte) (stop func()) {
 	if helpers < 1 {
 		return func() {}
 	}
-	a := &aheadVerdicts{txs: txs, slots: make([]aheadSlot, len(txs))}
+	a := &aheadVerdicts{txs: txs, slots: make([]aheadSlot, len(txs)), warm: e.verdictWarmer()}
 	a.cond = sync.NewCond(&a.mu)
 	for i := range a.slots {
 		a.slots[i].done = make(chan struct{})
@@ -127,23 +129,32 @@ func (a *aheadVerdicts) work(e *Executor) {
 			}
 		}
 		close(s.done)
-		e.warmVerdicts(verified)
+		warmVerdicts(a.warm, verified)
 	}
 }
 
+// verdictWarmer is the gate's Warm (backend.TextGate), set where the
+// gate's verdict is a pure function of the text that it caches
+// (PostgreSQL's); nil otherwise.
+func (e *Executor) verdictWarmer() func(sql string) {
+	if g, ok := e.gate().(*backend.TextGate); ok {
+		return g.Warm
+	}
+	return nil
+}
+
 // warmVerdicts has the gate judge tx's statements ahead of the block's
-// loop, where the gate's verdict is a pure function of the text that it
-// caches (backend.TextGate.Warm: PostgreSQL's): a tx the node never saw
-// brings texts CheckTx never judged. The loop then finds each verdict
-// made (or makes it itself, if it gets there first: the same verdict).
-func (e *Executor) warmVerdicts(tx *txn.Tx) {
-	g, ok := e.gate().(*backend.TextGate)
-	if tx == nil || !ok || g.Warm == nil {
+// loop (warm: verdictWarmer's): a tx the node never saw brings texts
+// CheckTx never judged. The loop then finds each verdict made (or makes
+// it itself, if it gets there first: the same verdict). System
+// statements never reach the gate.
+func warmVerdicts(warm func(sql string), tx *txn.Tx) {
+	if warm == nil || tx == nil {
 		return
 	}
 	for _, st := range tx.Statements {
 		if !isSystem(st.SQL) {
-			g.Warm(st.SQL)
+			warm(st.SQL)
 		}
 	}
 }
