@@ -12,6 +12,9 @@ import (
 
 	"github.com/relchain/relchain/api"
 	"github.com/relchain/relchain/app"
+	"github.com/relchain/relchain/backend"
+	"github.com/relchain/relchain/backend/postgres"
+	"github.com/relchain/relchain/backend/postgres/pgtest"
 	"github.com/relchain/relchain/backend/sqlite"
 	"github.com/relchain/relchain/txn"
 )
@@ -26,19 +29,45 @@ import (
 //	go test ./app -run '^$' -bench FinalizeUnseen -benchtime 20x -count 5
 func BenchmarkFinalizeUnseen(b *testing.B) {
 	for _, pool := range []int{1, 2} {
-		b.Run(fmt.Sprintf("pool=%d", pool), func(b *testing.B) { benchFinalizeUnseen(b, pool) })
+		b.Run(fmt.Sprintf("pool=%d", pool), func(b *testing.B) {
+			be, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "relchain.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchFinalizeUnseen(b, be, pool, func(k int64) txn.Statement {
+				return txn.Statement{SQL: "INSERT INTO kv (k, v) VALUES (?1, ?2)", Args: []txn.Arg{txn.Int(k), txn.Text("value")}}
+			})
+		})
 	}
 }
 
-func benchFinalizeUnseen(b *testing.B, pool int) {
+// BenchmarkFinalizeUnseenPostgres is BenchmarkFinalizeUnseen on
+// PostgreSQL (RELCHAIN_TEST_PG) with the literals inlined, so that every
+// tx brings a text the gate never judged (the pool also judges those
+// ahead: backend.TextGate.Warm).
+//
+//	go test ./app -run '^$' -bench FinalizeUnseenPostgres -benchtime 20x -count 5
+func BenchmarkFinalizeUnseenPostgres(b *testing.B) {
+	for _, pool := range []int{1, 2} {
+		b.Run(fmt.Sprintf("pool=%d", pool), func(b *testing.B) {
+			be, err := postgres.Open(context.Background(), pgtest.DSN(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchFinalizeUnseen(b, be, pool, func(k int64) txn.Statement {
+				return txn.Statement{SQL: fmt.Sprintf("INSERT INTO kv (k, v) VALUES (%d, 'value')", k)}
+			})
+		})
+	}
+}
+
+func benchFinalizeUnseen(b *testing.B, be backend.Backend, pool int, insert func(k int64) txn.Statement) {
 	const txsPerBlock, clients = 256, 64
 	ctx := context.Background()
-	be, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "relchain.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	defer be.Close()
-	ex, err := app.NewExecutor(ctx, be, benchChainID, benchParams(), app.WithVerifyPool(pool))
+	p := benchParams()
+	p.Backend = be.Dialect()
+	ex, err := app.NewExecutor(ctx, be, benchChainID, p, app.WithVerifyPool(pool))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +112,7 @@ func benchFinalizeUnseen(b *testing.B, pool int) {
 		raws := make([][]byte, txsPerBlock)
 		for i := range raws {
 			next++
-			raws[i] = sign(i%clients, txn.Statement{SQL: "INSERT INTO kv (k, v) VALUES (?1, ?2)", Args: []txn.Arg{txn.Int(next), txn.Text("value")}})
+			raws[i] = sign(i%clients, insert(next))
 		}
 		for i, r := range run(raws) {
 			if r.Code != api.CodeOK {
