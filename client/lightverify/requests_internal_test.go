@@ -161,16 +161,7 @@ func TestEndedWaitsKeepPrimaryAndWitnesses(t *testing.T) {
 	if got, want := fmt.Sprint(v.lc.Primary()), providerName(primary.URL); got != want {
 		t.Errorf("primary %s, want %s", got, want)
 	}
-	var witnesses []string
-	for _, w := range v.lc.Witnesses() {
-		witnesses = append(witnesses, fmt.Sprint(w))
-	}
-	want := []string{providerName(fast.URL), providerName(slow.URL)}
-	slices.Sort(witnesses)
-	slices.Sort(want)
-	if !slices.Equal(witnesses, want) {
-		t.Errorf("witnesses %v, want %v", witnesses, want)
-	}
+	checkWitnesses(t, v, fast.URL, slow.URL)
 }
 
 // expectHeaderOrNone asks v for header h, waiting at most wait: the
@@ -258,11 +249,20 @@ func TestAWitnessThatClosedAKeptConnectionStays(t *testing.T) {
 			t.Fatalf("header %d: %v", h, err)
 		}
 	}
-	var witnesses []string
+	checkWitnesses(t, v, fast.URL, hangUp.URL)
+}
+
+// checkWitnesses fails t unless v's light client keeps exactly the
+// witnesses at urls.
+func checkWitnesses(t *testing.T, v *Verifier, urls ...string) {
+	t.Helper()
+	var witnesses, want []string
 	for _, w := range v.lc.Witnesses() {
 		witnesses = append(witnesses, fmt.Sprint(w))
 	}
-	want := []string{providerName(fast.URL), providerName(hangUp.URL)}
+	for _, u := range urls {
+		want = append(want, providerName(u))
+	}
 	slices.Sort(witnesses)
 	slices.Sort(want)
 	if !slices.Equal(witnesses, want) {
